@@ -1,0 +1,92 @@
+import path from "node:path";
+import { createEnv } from "@t3-oss/env-core";
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0"])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+/**
+ * Builds the one validated configuration from an environment record.
+ * Every variable has a safe default so a fresh machine runs `npm start` with none set.
+ * Throws (at boot) with a list of invalid variables; cross-variable rules (a vendor provider
+ * needs its credentials) are checked in `superRefine`-like guards below.
+ */
+export function loadEnv(source: Record<string, string | undefined> = process.env) {
+  const env = createEnv({
+    runtimeEnv: source,
+    emptyStringAsUndefined: true,
+    server: {
+      NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+      PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+      HOST: z.string().default("0.0.0.0"),
+      APP_URL: z.string().url().optional(),
+      DATABASE_URL: z.string().url().optional(),
+      DATA_DIR: z.string().default("./.data"),
+      EMBEDDED_PG_PORT: z.coerce.number().int().default(54329),
+      PROCESS_ROLE: z.enum(["web", "worker", "all"]).default("all"),
+      LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      COOKIE_SECURE: bool,
+      AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(30),
+      AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
+      DEMO_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(5),
+      DEMO_RATE_LIMIT_PER_TARGET: z.coerce.number().int().positive().default(2),
+      // providers
+      EMAIL_PROVIDER: z.enum(["local", "postmark"]).default("local"),
+      EMAIL_FROM: z.string().default("Pitchwise <hello@pitchwise.local>"),
+      POSTMARK_SERVER_TOKEN: z.string().optional(),
+      POSTMARK_API_HOST: z.string().optional(),
+      POSTMARK_BROADCAST_STREAM: z.string().default("broadcast"),
+      POSTMARK_WEBHOOK_USER: z.string().optional(),
+      POSTMARK_WEBHOOK_PASSWORD: z.string().optional(),
+      SMS_PROVIDER: z.enum(["local", "twilio"]).default("local"),
+      VOICE_PROVIDER: z.enum(["local", "twilio"]).default("local"),
+      TWILIO_ACCOUNT_SID: z.string().optional(),
+      TWILIO_AUTH_TOKEN: z.string().optional(),
+      TWILIO_FROM_NUMBER: z.string().optional(),
+      TWILIO_MESSAGING_SERVICE_SID: z.string().optional(),
+      TWILIO_API_HOST: z.string().optional(),
+      VOICEMAIL_PROVIDER: z.enum(["local", "dropcowboy"]).default("local"),
+      DROPCOWBOY_TEAM_ID: z.string().optional(),
+      DROPCOWBOY_SECRET: z.string().optional(),
+      DROPCOWBOY_API_URL: z.string().url().default("https://api.dropcowboy.com/v1"),
+      AVATAR_PROVIDER: z.enum(["local", "did", "heygen"]).default("local"),
+      DID_API_KEY: z.string().optional(),
+      DID_API_URL: z.string().url().default("https://api.d-id.com"),
+      HEYGEN_API_KEY: z.string().optional(),
+      HEYGEN_API_URL: z.string().url().default("https://api.heygen.com"),
+      STORAGE_PROVIDER: z.enum(["local", "s3"]).default("local"),
+      S3_BUCKET: z.string().optional(),
+      S3_ENDPOINT: z.string().optional(),
+      S3_REGION: z.string().default("auto"),
+      AWS_ACCESS_KEY_ID: z.string().optional(),
+      AWS_SECRET_ACCESS_KEY: z.string().optional(),
+      FFMPEG_PATH: z.string().optional(),
+      FFPROBE_PATH: z.string().optional(),
+      SEND_RATE_EMAIL_PER_SEC: z.coerce.number().positive().default(2000),
+      SEND_RATE_SMS_PER_SEC: z.coerce.number().positive().default(2000),
+      SEND_RATE_VOICE_PER_SEC: z.coerce.number().positive().default(50),
+      WORKER_CONCURRENCY: z.coerce.number().int().positive().default(8),
+    },
+  });
+  const problems: string[] = [];
+  if (env.EMAIL_PROVIDER === "postmark" && !env.POSTMARK_SERVER_TOKEN)
+    problems.push("EMAIL_PROVIDER=postmark needs POSTMARK_SERVER_TOKEN");
+  if ((env.SMS_PROVIDER === "twilio" || env.VOICE_PROVIDER === "twilio") && !(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN))
+    problems.push("SMS_PROVIDER/VOICE_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN");
+  if (env.AVATAR_PROVIDER === "did" && !env.DID_API_KEY) problems.push("AVATAR_PROVIDER=did needs DID_API_KEY");
+  if (env.AVATAR_PROVIDER === "heygen" && !env.HEYGEN_API_KEY) problems.push("AVATAR_PROVIDER=heygen needs HEYGEN_API_KEY");
+  if (env.STORAGE_PROVIDER === "s3" && !env.S3_BUCKET) problems.push("STORAGE_PROVIDER=s3 needs S3_BUCKET");
+  if (env.VOICEMAIL_PROVIDER === "dropcowboy" && !(env.DROPCOWBOY_TEAM_ID && env.DROPCOWBOY_SECRET))
+    problems.push("VOICEMAIL_PROVIDER=dropcowboy needs DROPCOWBOY_TEAM_ID and DROPCOWBOY_SECRET");
+  if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
+  return {
+    ...env,
+    DATA_DIR: path.resolve(env.DATA_DIR),
+    APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+    isProduction: env.NODE_ENV === "production",
+  };
+}
+
+export type Env = ReturnType<typeof loadEnv>;

@@ -1,0 +1,2 @@
+// Tables of the avatar feature (filled in by its issue).
+export {};

@@ -1,0 +1,2 @@
+// Tables of the campaigns feature (filled in by its issue).
+export {};

@@ -1,0 +1,2 @@
+// Tables of the studio feature (filled in by its issue).
+export {};

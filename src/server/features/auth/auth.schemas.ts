@@ -1,0 +1,28 @@
+import { z } from "zod";
+
+const email = z
+  .string({ error: "Email is required" })
+  .trim()
+  .min(1, "Email is required")
+  .max(254, "Email is too long")
+  .pipe(z.email({ error: "Please enter a valid email address" }));
+
+/** POST /api/auth/register (spec section 7); password rule from spec section 5. */
+export const registerInput = z.object({
+  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(120, "Name is too long"),
+  business_name: z.string().trim().max(200, "Business name is too long").optional().nullable(),
+  email,
+  password: z
+    .string({ error: "Password is required" })
+    .min(8, "Password must be at least 8 characters")
+    .max(200, "Password is too long"),
+});
+
+/** POST /api/auth/login */
+export const loginInput = z.object({
+  email: z.string({ error: "Email is required" }).trim().min(1, "Email is required").max(254),
+  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(200),
+});
+
+export type RegisterInput = z.infer<typeof registerInput>;
+export type LoginInput = z.infer<typeof loginInput>;

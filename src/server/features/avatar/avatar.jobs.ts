@@ -1,0 +1,4 @@
+import type { AnyJobDefinition } from "../../jobs/define";
+
+/** pg-boss jobs of the avatar feature. */
+export const avatarJobs: AnyJobDefinition[] = [];

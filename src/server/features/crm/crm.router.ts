@@ -1,0 +1,4 @@
+import { router } from "../../trpc/init";
+
+/** tRPC `crm` router (procedures arrive with the crm issue). */
+export const crmRouter = router({});

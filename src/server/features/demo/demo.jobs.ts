@@ -1,0 +1,38 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { demoRequests } from "../../db/schema";
+import { renderDemoEmail } from "../../emails/demo-email";
+import { defineJob } from "../../jobs/define";
+
+/**
+ * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
+ * providers. Idempotent: a request already marked sent is skipped.
+ */
+export const sendDemoJob = defineJob({
+  name: "demo.send-demo",
+  schema: z.object({ demoRequestId: z.number().int() }),
+  options: { retryLimit: 3 },
+  handler: async ({ demoRequestId }, { db, providers, env }) => {
+    const [req] = await db.select().from(demoRequests).where(eq(demoRequests.id, demoRequestId));
+    if (!req || req.status === "sent") return;
+    const firstName = req.name.split(/\s+/)[0];
+    if (req.email) {
+      const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL });
+      await providers.email.send({ to: req.email, subject: `${firstName}, your Pitchwise demo is here`, html, text, tag: "demo" });
+    }
+    if (req.phone) {
+      await providers.sms.send({
+        to: req.phone,
+        body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,
+      });
+      await providers.voice.call({
+        to: req.phone,
+        script: `Hello ${firstName}! This is the Pitchwise AI assistant calling with your demo. Pitchwise lets your business reach customers by personal video, text message, email and calls like this one. Thanks for trying it, and have a great day!`,
+        machineDetection: true,
+      });
+    }
+    await db.update(demoRequests).set({ status: "sent" }).where(eq(demoRequests.id, demoRequestId));
+  },
+});
+
+export const demoJobs = [sendDemoJob];

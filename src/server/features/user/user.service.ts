@@ -1,0 +1,67 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import type { z } from "zod";
+import type { AppContext } from "../../context";
+import type { User } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { findUserByEmail } from "../auth/auth.queries";
+import { hashPassword, verifyPassword } from "../auth/auth.service";
+import * as q from "./user.queries";
+import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
+
+/**
+ * Updates name, email, business name and phone.
+ * @throws AppError CONFLICT when the email belongs to another account; BAD_REQUEST for a phone
+ * number libphonenumber cannot parse (default country US).
+ */
+export async function updateProfile(ctx: AppContext, user: User, input: z.infer<typeof profileInput>) {
+  let phone = input.phone || null;
+  if (phone) {
+    const parsed = parsePhoneNumberFromString(phone, "US");
+    if (!parsed?.isPossible()) throw new AppError("BAD_REQUEST", "Please enter a valid phone number");
+    phone = parsed.number;
+  }
+  if (input.email.toLowerCase() !== user.email.toLowerCase()) {
+    const other = await findUserByEmail(ctx.db, input.email);
+    if (other) throw new AppError("CONFLICT", "That email is already used by another account");
+  }
+  try {
+    const updated = await q.updateUser(ctx.db, user.id, {
+      name: input.name,
+      email: input.email,
+      businessName: input.businessName || null,
+      phone,
+    });
+    if (!updated) throw new AppError("NOT_FOUND", "Account not found");
+    return updated;
+  } catch (e) {
+    if ((e as { code?: string }).code === "23505" || (e as { cause?: { code?: string } }).cause?.code === "23505")
+      throw new AppError("CONFLICT", "That email is already used by another account");
+    throw e;
+  }
+}
+
+/**
+ * Changes the password after verifying the current one; signs out the user's other sessions.
+ * @throws AppError BAD_REQUEST "Current password is incorrect".
+ */
+export async function changePassword(
+  ctx: AppContext,
+  user: User,
+  sessionId: string,
+  input: z.infer<typeof passwordInput>,
+) {
+  if (!(await verifyPassword(user.passwordHash, input.currentPassword)))
+    throw new AppError("BAD_REQUEST", "Current password is incorrect");
+  await q.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(input.newPassword) });
+  await q.deleteOtherSessions(ctx.db, user.id, sessionId);
+}
+
+/** Saves the theme and/or merges preferences into the stored ones. */
+export async function updateSettings(ctx: AppContext, user: User, input: z.infer<typeof settingsInput>) {
+  const updated = await q.updateUser(ctx.db, user.id, {
+    ...(input.theme ? { theme: input.theme } : {}),
+    ...(input.preferences ? { preferences: { ...user.preferences, ...input.preferences } } : {}),
+  });
+  if (!updated) throw new AppError("NOT_FOUND", "Account not found");
+  return updated;
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import fp from "fastify-plugin";
+import type { AppContext } from "../context";
+import type { Session, User } from "../db/schema";
+import { SESSION_COOKIE, SESSION_TTL_MS, validateSessionToken } from "../features/auth/auth.service";
+import { AppError } from "../lib/errors";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    auth: { session: Session; user: User } | null;
+  }
+}
+
+/**
+ * Shared by tRPC and REST: resolves the session cookie on every request into `req.auth`, and
+ * refreshes the cookie when the session slid forward.
+ */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
+  app.decorateRequest("auth", null);
+  app.addHook("onRequest", async (req, reply) => {
+    const token = req.cookies[SESSION_COOKIE];
+    if (!token) return;
+    const result = await validateSessionToken(opts.ctx, token);
+    if (!result) {
+      clearSessionCookie(reply, opts.ctx);
+      return;
+    }
+    req.auth = result;
+    // re-send the cookie when the expiry moved (sliding window)
+    if (result.session.expiresAt.getTime() - Date.now() > SESSION_TTL_MS - 60_000)
+      setSessionCookie(reply, opts.ctx, token, result.session.expiresAt);
+  });
+});
+
+/** HttpOnly, SameSite=Lax, Secure in production (or COOKIE_SECURE=true). */
+export function setSessionCookie(reply: FastifyReply, ctx: Pick<AppContext, "env">, token: string, expiresAt: Date) {
+  reply.setCookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: ctx.env.isProduction || ctx.env.COOKIE_SECURE,
+    path: "/",
+    expires: expiresAt,
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, ctx: Pick<AppContext, "env">) {
+  reply.clearCookie(SESSION_COOKIE, {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: ctx.env.isProduction || ctx.env.COOKIE_SECURE,
+    path: "/",
+  });
+}
+
+/** The signed-in user's id (the tenant). @throws AppError UNAUTHORIZED when signed out. */
+export function requireUser(req: FastifyRequest): User {
+  if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  return req.auth.user;
+}

@@ -1,0 +1,35 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import { ZodError } from "zod";
+import { AppError } from "../lib/errors";
+import { describeZodError } from "../lib/validate";
+
+/**
+ * One error handler for every REST route: AppError -> its status with `{success:false, error}`;
+ * Fastify's own client errors (bad JSON, body too large, wrong content type) -> 4xx with a clear
+ * message; anything else -> 500 with the request id and no internal text.
+ */
+export function registerErrorHandler(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError | Error, req, reply) => {
+    if (err instanceof AppError) {
+      return reply.status(err.status).send({ success: false, error: err.message });
+    }
+    if (err instanceof ZodError) {
+      return reply.status(400).send({ success: false, error: describeZodError(err) });
+    }
+    const fe = err as FastifyError;
+    const code = fe.code ?? "";
+    if (code === "FST_ERR_CTP_BODY_TOO_LARGE" || fe.statusCode === 413)
+      return reply.status(413).send({ success: false, error: "Request body is too large" });
+    if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || fe.statusCode === 415)
+      return reply.status(415).send({ success: false, error: "Unsupported content type" });
+    if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || code === "FST_ERR_CTP_EMPTY_JSON_BODY" || err instanceof SyntaxError)
+      return reply.status(400).send({ success: false, error: "The request body is not valid JSON" });
+    if (fe.statusCode === 429) return reply.status(429).send({ success: false, error: "Too many requests. Please slow down." });
+    if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
+      return reply.status(fe.statusCode).send({ success: false, error: fe.message });
+    req.log.error({ err }, "unhandled error");
+    return reply
+      .status(500)
+      .send({ success: false, error: `Something went wrong on our side. Reference: ${req.id}` });
+  });
+}

@@ -1,0 +1,62 @@
+import { PgBoss } from "pg-boss";
+import { describeZodError } from "../lib/validate";
+import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
+
+/**
+ * Creates pg-boss on `url` and creates every registered queue (with its retry options).
+ * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
+ */
+export async function startBoss(url: string, registry: AnyJobDefinition[], opts: { max?: number } = {}) {
+  const boss = new PgBoss({ connectionString: url, max: opts.max ?? 10 });
+  boss.on("error", () => {});
+  await boss.start();
+  for (const job of registry) {
+    const o = job.options ?? {};
+    await boss.createQueue(job.name, {
+      retryLimit: o.retryLimit ?? 2,
+      retryDelay: o.retryDelay ?? 1,
+      retryBackoff: o.retryBackoff ?? true,
+      retryDelayMax: o.retryDelayMax ?? 300,
+      expireInSeconds: o.expireInSeconds ?? 900,
+    });
+  }
+  return boss;
+}
+
+/**
+ * Registers a pg-boss worker per job definition. Payloads are parsed with zod; a parse failure or a
+ * PermanentJobError is logged and not retried.
+ */
+export async function startWorkers(boss: PgBoss, registry: AnyJobDefinition[], deps: JobDeps, concurrency = 4) {
+  for (const job of registry) {
+    const o = job.options ?? {};
+    await boss.work(
+      job.name,
+      {
+        batchSize: o.batchSize ?? 1,
+        localConcurrency: o.localConcurrency ?? concurrency,
+        pollingIntervalSeconds: o.pollingIntervalSeconds ?? 0.5,
+        burstWhenBatchFull: (o.batchSize ?? 1) > 1,
+        includeMetadata: true,
+      },
+      async (jobs) => {
+        for (const j of jobs) {
+          const parsed = job.schema.safeParse(j.data);
+          if (!parsed.success) {
+            deps.log.error({ job: job.name, id: j.id, reason: describeZodError(parsed.error) }, "invalid job payload");
+            continue; // not retried: the same payload would fail the same way
+          }
+          try {
+            await job.handler(parsed.data, deps, { id: j.id, retryCount: (j as { retryCount?: number }).retryCount ?? 0 });
+          } catch (error) {
+            if (error instanceof PermanentJobError) {
+              deps.log.warn({ job: job.name, id: j.id, reason: error.message }, "job failed permanently");
+              continue;
+            }
+            throw error;
+          }
+        }
+      },
+    );
+  }
+}

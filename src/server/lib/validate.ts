@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { AppError } from "./errors";
+
+/**
+ * Turns a zod error into one sentence a person understands, e.g.
+ * "email: Invalid email address; password: Too small".
+ */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
+      if (issue.code === "invalid_type" && issue.input === undefined) return `${where}is required`;
+      return `${where}${issue.message}`;
+    })
+    .join("; ");
+}
+
+/**
+ * Parses untrusted input with a zod schema.
+ * @throws AppError BAD_REQUEST with a readable message when the input does not match.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new AppError("BAD_REQUEST", describeZodError(result.error));
+  return result.data;
+}

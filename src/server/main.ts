@@ -1,0 +1,123 @@
+import fs from "node:fs";
+import path from "node:path";
+import cookie from "@fastify/cookie";
+import formbody from "@fastify/formbody";
+import helmet from "@fastify/helmet";
+import multipart from "@fastify/multipart";
+import fastifyStatic from "@fastify/static";
+import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
+import Fastify, { type FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Env } from "../env";
+import type { AppContext } from "./context";
+import type { Db, Sql } from "./db/client";
+import { authRest } from "./features/auth/auth.rest";
+import { avatarRest } from "./features/avatar/avatar.rest";
+import { campaignsRest } from "./features/campaigns/campaigns.rest";
+import { crmRest } from "./features/crm/crm.rest";
+import { dashboardRest } from "./features/dashboard/dashboard.rest";
+import { demoRest } from "./features/demo/demo.rest";
+import { devRest } from "./features/dev/dev.rest";
+import { studioRest } from "./features/studio/studio.rest";
+import { userRest } from "./features/user/user.rest";
+import { authPlugin } from "./http/auth";
+import { registerErrorHandler } from "./http/error-handler";
+import { originCheckPlugin } from "./http/origin";
+import type { JobClient } from "./jobs/client";
+import { loggerOptions } from "./lib/logger";
+import { createRateLimiters } from "./lib/rate-limit";
+import type { Providers } from "./providers";
+import { createTrpcContextFactory } from "./trpc/context";
+import { type AppRouter, appRouter } from "./trpc/router";
+
+export const CLIENT_DIST = path.resolve(import.meta.dirname, "../../dist/client");
+
+export interface ServerDeps {
+  db: Db;
+  sql: Sql;
+  env: Env;
+  providers: Providers;
+  jobs: JobClient;
+  /** defaults to a pino logger from env */
+  logger?: Logger;
+  /** serve the built client from dist/client (default: when it exists) */
+  serveClient?: boolean;
+}
+
+/**
+ * Builds the Fastify app: security headers, cookies, session auth, Origin check, tRPC at /trpc,
+ * REST adapters under /api, /healthz, the dev outbox (not in production), and the built SPA with
+ * history fallback. Used by `npm start` and by integration tests (`app.inject`).
+ */
+export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInstance; ctx: AppContext }> {
+  const { env } = deps;
+  const app = Fastify({
+    logger: deps.logger ? undefined : loggerOptions(env),
+    loggerInstance: deps.logger,
+    trustProxy: env.isProduction,
+    bodyLimit: 1024 * 1024,
+    genReqId: () => crypto.randomUUID(),
+    requestIdHeader: false,
+  } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
+  const ctx: AppContext = {
+    db: deps.db,
+    sql: deps.sql,
+    env,
+    providers: deps.providers,
+    jobs: deps.jobs,
+    log: app.log as unknown as Logger,
+    limiters: createRateLimiters(env),
+  };
+
+  registerErrorHandler(app);
+  await app.register(helmet, {
+    contentSecurityPolicy: false, // the SPA loads map tiles, blobs and media; set a CSP at the edge
+    crossOriginEmbedderPolicy: false,
+    crossOriginResourcePolicy: { policy: "same-site" },
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 256 * 1024 });
+  await app.register(multipart, { limits: { fileSize: 100 * 1024 * 1024, files: 1, fields: 20 } });
+  await app.register(authPlugin, { ctx });
+  await app.register(originCheckPlugin, { appUrl: env.APP_URL });
+
+  app.get("/healthz", async (_req, reply) => {
+    try {
+      await deps.sql`select 1`;
+      return { ok: true };
+    } catch {
+      return reply.status(503).send({ ok: false, error: "database unreachable" });
+    }
+  });
+
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext: createTrpcContextFactory(ctx),
+      onError({ error, path }: { error: Error & { code?: string }; path?: string }) {
+        if (error.code === "INTERNAL_SERVER_ERROR") app.log.error({ err: error, path }, "tRPC error");
+      },
+    } as { router: AppRouter },
+  });
+
+  for (const plugin of [authRest, userRest, demoRest, dashboardRest, crmRest, campaignsRest, studioRest, avatarRest]) {
+    await app.register(plugin, { ctx });
+  }
+  if (!env.isProduction) await app.register(devRest, { ctx });
+
+  const serveClient = deps.serveClient ?? fs.existsSync(path.join(CLIENT_DIST, "index.html"));
+  if (serveClient) {
+    await app.register(fastifyStatic, { root: CLIENT_DIST, wildcard: false, index: false });
+  }
+  app.setNotFoundHandler((req, reply) => {
+    const url = req.url.split("?")[0];
+    const isApi = url.startsWith("/api/") || url.startsWith("/trpc/") || url === "/healthz";
+    if (serveClient && req.method === "GET" && !isApi && !path.extname(url)) {
+      return reply.type("text/html").sendFile("index.html");
+    }
+    return reply.status(404).send({ success: false, error: `Not found: ${req.method} ${url}` });
+  });
+
+  return { app, ctx };
+}

@@ -1,0 +1,39 @@
+export interface EmailMessage {
+  to: string;
+  /** defaults to EMAIL_FROM */
+  from?: string;
+  replyTo?: string;
+  subject: string;
+  html?: string;
+  text: string;
+  /** extra headers, e.g. List-Unsubscribe (RFC 8058) */
+  headers?: Record<string, string>;
+  /** Postmark message stream: transactional (default) or broadcast */
+  stream?: "transactional" | "broadcast";
+  tag?: string;
+  trackOpens?: boolean;
+  trackLinks?: boolean;
+  /** string key/values echoed back by the vendor's webhooks */
+  metadata?: Record<string, string>;
+  /** owner, for the local outbox */
+  userId?: string | null;
+}
+
+export interface SendResult {
+  providerMessageId: string;
+}
+
+export interface BatchSendResult {
+  providerMessageId?: string;
+  /** set when this one message was rejected */
+  error?: { message: string; transient: boolean; vendorCode?: string | number };
+}
+
+/** Sends email. Implementations: `local` (outbox table) and `postmark`. */
+export interface EmailProvider {
+  readonly name: string;
+  /** @throws ProviderError */
+  send(message: EmailMessage): Promise<SendResult>;
+  /** Up to 500 messages per call (Postmark batch limit). @throws ProviderError when the whole call fails */
+  sendBatch(messages: EmailMessage[]): Promise<BatchSendResult[]>;
+}

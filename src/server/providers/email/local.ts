@@ -1,0 +1,35 @@
+import type { Db } from "../../db/client";
+import { writeOutbox } from "../outbox";
+import type { BatchSendResult, EmailMessage, EmailProvider } from "./index";
+
+/** Offline email provider: each message becomes a row in the outbox, shown at /dev/outbox. */
+export class LocalEmailProvider implements EmailProvider {
+  readonly name = "local";
+  constructor(
+    private readonly db: Db,
+    private readonly defaultFrom: string,
+  ) {}
+
+  private entry(m: EmailMessage) {
+    return {
+      userId: m.userId,
+      channel: "email" as const,
+      to: m.to,
+      from: m.from ?? this.defaultFrom,
+      subject: m.subject,
+      body: m.text,
+      html: m.html ?? null,
+      metadata: { headers: m.headers ?? {}, stream: m.stream ?? "transactional", tag: m.tag, ...(m.metadata ?? {}) },
+    };
+  }
+
+  async send(m: EmailMessage) {
+    const [id] = await writeOutbox(this.db, [this.entry(m)]);
+    return { providerMessageId: id };
+  }
+
+  async sendBatch(messages: EmailMessage[]): Promise<BatchSendResult[]> {
+    const ids = await writeOutbox(this.db, messages.map((m) => this.entry(m)));
+    return ids.map((providerMessageId) => ({ providerMessageId }));
+  }
+}

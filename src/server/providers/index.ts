@@ -1,0 +1,27 @@
+import type { Env } from "../../env";
+import type { Db } from "../db/client";
+import type { EmailProvider } from "./email";
+import { LocalEmailProvider } from "./email/local";
+import type { SmsProvider } from "./sms";
+import { LocalSmsProvider } from "./sms/local";
+import type { VoiceProvider } from "./voice";
+import { LocalVoiceProvider } from "./voice/local";
+
+/** Every provider the app reaches, chosen from env. Code gets these through context or job deps. */
+export interface Providers {
+  email: EmailProvider;
+  sms: SmsProvider;
+  voice: VoiceProvider;
+}
+
+/**
+ * Picks each provider from env (`EMAIL_PROVIDER`, `SMS_PROVIDER`, `VOICE_PROVIDER`, ...). `local` is
+ * the offline default. Vendor providers are added with their features.
+ */
+export function createProviders(env: Env, deps: { db: Db }): Providers {
+  return {
+    email: new LocalEmailProvider(deps.db, env.EMAIL_FROM),
+    sms: new LocalSmsProvider(deps.db),
+    voice: new LocalVoiceProvider(deps.db),
+  };
+}

@@ -1,0 +1,18 @@
+export interface VoiceCall {
+  /** E.164 */
+  to: string;
+  /** text spoken by the AI voice (TwiML <Say>) */
+  script: string;
+  /** detect answering machines (Twilio AMD) */
+  machineDetection?: boolean;
+  statusCallback?: string;
+  userId?: string | null;
+  metadata?: Record<string, unknown>;
+}
+
+/** Places AI voice calls. Implementations: `local` (outbox) and `twilio`. */
+export interface VoiceProvider {
+  readonly name: string;
+  /** @throws ProviderError */
+  call(call: VoiceCall): Promise<{ providerMessageId: string }>;
+}

@@ -1,0 +1,15 @@
+import type { Db } from "../../db/client";
+import { writeOutbox } from "../outbox";
+import type { VoiceCall, VoiceProvider } from "./index";
+
+/** Offline voice provider: the call script lands in the outbox as the recipient would hear it. */
+export class LocalVoiceProvider implements VoiceProvider {
+  readonly name = "local";
+  constructor(private readonly db: Db) {}
+  async call(c: VoiceCall) {
+    const [id] = await writeOutbox(this.db, [
+      { userId: c.userId, channel: "voice", to: c.to, from: "Pitchwise AI voice", body: c.script, metadata: c.metadata },
+    ]);
+    return { providerMessageId: id };
+  }
+}

@@ -1,0 +1,35 @@
+import { initTRPC, TRPCError } from "@trpc/server";
+import superjson from "superjson";
+import { AppError, ERROR_TABLE } from "../lib/errors";
+import type { TrpcContext } from "./context";
+
+const t = initTRPC.context<TrpcContext>().create({
+  transformer: superjson,
+  errorFormatter({ shape, error }) {
+    // Unknown errors never leak internal text.
+    if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)) {
+      return { ...shape, message: "Something went wrong on our side", data: { ...shape.data, stack: undefined } };
+    }
+    return { ...shape, data: { ...shape.data, stack: undefined } };
+  },
+});
+
+/** Maps AppError (thrown by services) to the tRPC code from the one error table. */
+const appErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof AppError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: ERROR_TABLE[cause.code].trpc, message: cause.message, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+export const createCallerFactory = t.createCallerFactory;
+export const publicProcedure = t.procedure.use(appErrors);
+
+/** Narrows the session: `ctx.userId` is the tenant every query filters by. */
+export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+  if (!ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: "Please sign in to continue" });
+  return next({ ctx: { ...ctx, user: ctx.auth.user, userId: ctx.auth.user.id } });
+});

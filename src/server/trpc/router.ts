@@ -1,0 +1,22 @@
+import { avatarRouter } from "../features/avatar/avatar.router";
+import { authRouter } from "../features/auth/auth.router";
+import { campaignsRouter } from "../features/campaigns/campaigns.router";
+import { crmRouter } from "../features/crm/crm.router";
+import { dashboardRouter } from "../features/dashboard/dashboard.router";
+import { demoRouter } from "../features/demo/demo.router";
+import { studioRouter } from "../features/studio/studio.router";
+import { userRouter } from "../features/user/user.router";
+import { router } from "./init";
+
+export const appRouter = router({
+  auth: authRouter,
+  user: userRouter,
+  demo: demoRouter,
+  dashboard: dashboardRouter,
+  crm: crmRouter,
+  campaigns: campaignsRouter,
+  studio: studioRouter,
+  avatar: avatarRouter,
+});
+
+export type AppRouter = typeof appRouter;

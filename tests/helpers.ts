@@ -1,0 +1,97 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { FastifyInstance, InjectOptions } from "fastify";
+import { inject } from "vitest";
+import { loadEnv } from "../src/env";
+import { createDb } from "../src/server/db/client";
+import { InlineJobClient } from "../src/server/jobs/client";
+import type { JobDeps } from "../src/server/jobs/define";
+import { createProviders } from "../src/server/providers";
+import { createServer } from "../src/server/main";
+
+/** The folder of real third-party test files (../shared/data), or null when absent. */
+export const SHARED_DATA = (() => {
+  const dir = path.resolve(import.meta.dirname, "../../shared/data");
+  return fs.existsSync(dir) ? dir : null;
+})();
+export const SHARED_DATA_MISSING = "../shared/data is absent: tests that read the shared third-party files are skipped";
+
+/** Origin header value that passes the same-origin check for `app.inject` (Host is localhost:80). */
+export const TEST_ORIGIN = "http://localhost:80";
+
+/**
+ * A real app over the test Postgres with local providers and the inline job client.
+ * `envOverrides` are raw env strings (e.g. { EMAIL_PROVIDER: "postmark", ... }).
+ */
+export async function createTestApp(envOverrides: Record<string, string> = {}) {
+  const databaseUrl = inject("databaseUrl");
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-test-data-"));
+  const env = loadEnv({
+    NODE_ENV: "test",
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    APP_URL: "http://localhost:80",
+    AUTH_RATE_LIMIT_PER_IP: "100000",
+    AUTH_RATE_LIMIT_PER_EMAIL: "100000",
+    DEMO_RATE_LIMIT_PER_IP: "100000",
+    DEMO_RATE_LIMIT_PER_TARGET: "100000",
+    ...envOverrides,
+  });
+  const { db, sql } = createDb(databaseUrl, { max: 5 });
+  let deps: JobDeps | null = null;
+  const jobs = new InlineJobClient(() => deps!);
+  const providers = createProviders(env, { db });
+  const { app, ctx } = await createServer({ db, sql, env, providers, jobs, serveClient: false });
+  deps = { db, sql, env, providers, jobs, log: ctx.log };
+  await app.ready();
+  return {
+    app,
+    ctx,
+    db,
+    sql,
+    env,
+    jobs,
+    providers,
+    async close() {
+      await app.close();
+      await sql.end({ timeout: 5 });
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+
+let counter = 0;
+/** A unique email for this test run. */
+export function uniqueEmail(prefix = "user") {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now()}-${counter}@example.com`;
+}
+
+/** Registers a fresh user through the REST API and returns a client that sends its cookie and Origin. */
+export async function signUp(app: FastifyInstance, overrides: Partial<{ name: string; email: string; password: string; business_name: string }> = {}) {
+  const body = { name: "Test User", email: uniqueEmail(), password: "correct-horse-battery", business_name: "Acme", ...overrides };
+  const res = await app.inject({ method: "POST", url: "/api/auth/register", payload: body });
+  if (res.statusCode !== 200) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+  const setCookie = res.cookies.find((c) => c.name === "pw_session");
+  if (!setCookie) throw new Error("no session cookie");
+  const cookie = `pw_session=${setCookie.value}`;
+  const user = res.json().user as { id: string; email: string; name: string };
+  return { user, password: body.password, cookie, client: authedClient(app, cookie) };
+}
+
+/** `app.inject` with the session cookie and a same-origin Origin header. */
+export function authedClient(app: FastifyInstance, cookie: string) {
+  const call = (opts: InjectOptions) =>
+    app.inject({ ...opts, headers: { cookie, origin: TEST_ORIGIN, ...(opts.headers ?? {}) } });
+  return {
+    inject: call,
+    get: (url: string) => call({ method: "GET", url }),
+    post: (url: string, payload?: unknown) => call({ method: "POST", url, payload: payload as InjectOptions["payload"] }),
+    put: (url: string, payload?: unknown) => call({ method: "PUT", url, payload: payload as InjectOptions["payload"] }),
+    del: (url: string) => call({ method: "DELETE", url }),
+  };
+}
+export type AuthedClient = ReturnType<typeof authedClient>;

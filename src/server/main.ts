@@ -30,7 +30,8 @@ import type { Providers } from "./providers";
 import { createTrpcContextFactory } from "./trpc/context";
 import { type AppRouter, appRouter } from "./trpc/router";
 
-export const CLIENT_DIST = path.resolve(import.meta.dirname, "../../dist/client");
+/** Built client; CLIENT_DIST_DIR overrides (parallel builds in development). */
+export const CLIENT_DIST = path.resolve(process.env.CLIENT_DIST_DIR ?? path.resolve(import.meta.dirname, "../../dist/client"));
 
 export interface ServerDeps {
   db: Db;

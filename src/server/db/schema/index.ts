@@ -4,3 +4,4 @@ export * from "./crm";
 export * from "./campaigns";
 export * from "./studio";
 export * from "./avatar";
+export * from "./compliance";

@@ -1,0 +1,71 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { suppressions } from "../../db/schema";
+
+export type SuppressionChannel = "email" | "sms" | "voice" | "voicemail";
+
+/** Normalises a suppression value: emails lower-cased and trimmed, numbers as given (E.164). */
+export function normaliseSuppressionValue(channel: SuppressionChannel | "all", value: string): string {
+  return channel === "email" || value.includes("@") ? value.trim().toLowerCase() : value.trim();
+}
+
+/**
+ * Adds `value` to the user's suppression list for `channel` (idempotent).
+ * Sources of rules: CAN-SPAM / RFC 8058 (email unsubscribe), CTIA + Twilio STOP keywords (SMS).
+ */
+export async function suppress(
+  db: DbOrTx,
+  userId: string,
+  channel: SuppressionChannel | "all",
+  value: string,
+  reason: string,
+  source?: string,
+): Promise<void> {
+  await db
+    .insert(suppressions)
+    .values({ userId, channel, value: normaliseSuppressionValue(channel, value), reason, source })
+    .onConflictDoNothing();
+}
+
+/** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
+export async function unsuppress(db: DbOrTx, userId: string, channel: SuppressionChannel | "all", value: string) {
+  await db
+    .delete(suppressions)
+    .where(
+      and(
+        eq(suppressions.userId, userId),
+        eq(suppressions.channel, channel),
+        sql`lower(${suppressions.value}) = ${normaliseSuppressionValue(channel, value)}`,
+      ),
+    );
+}
+
+/**
+ * Which of `values` are suppressed for `channel` (or for "all") for this user.
+ * Returns the normalised suppressed values and their reasons.
+ */
+export async function findSuppressed(
+  db: DbOrTx,
+  userId: string,
+  channel: SuppressionChannel,
+  values: string[],
+): Promise<Map<string, string>> {
+  const norm = [...new Set(values.filter(Boolean).map((v) => normaliseSuppressionValue(channel, v)))];
+  if (norm.length === 0) return new Map();
+  const rows = await db
+    .select({ value: suppressions.value, reason: suppressions.reason })
+    .from(suppressions)
+    .where(
+      and(
+        eq(suppressions.userId, userId),
+        inArray(suppressions.channel, [channel, "all"]),
+        inArray(sql`lower(${suppressions.value})`, norm),
+      ),
+    );
+  return new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
+}
+
+/** True when `value` is on the user's suppression list for `channel`. */
+export async function isSuppressed(db: DbOrTx, userId: string, channel: SuppressionChannel, value: string) {
+  return (await findSuppressed(db, userId, channel, [value])).size > 0;
+}

@@ -73,10 +73,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   if (env.EMAIL_PROVIDER === "postmark" && !env.POSTMARK_SERVER_TOKEN)
     problems.push("EMAIL_PROVIDER=postmark needs POSTMARK_SERVER_TOKEN");
-  if ((env.SMS_PROVIDER === "twilio" || env.VOICE_PROVIDER === "twilio") && !(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN))
+  if (
+    (env.SMS_PROVIDER === "twilio" || env.VOICE_PROVIDER === "twilio") &&
+    !(env.TWILIO_ACCOUNT_SID && env.TWILIO_AUTH_TOKEN)
+  )
     problems.push("SMS_PROVIDER/VOICE_PROVIDER=twilio needs TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN");
-  if (env.AVATAR_PROVIDER === "did" && !env.DID_API_KEY) problems.push("AVATAR_PROVIDER=did needs DID_API_KEY");
-  if (env.AVATAR_PROVIDER === "heygen" && !env.HEYGEN_API_KEY) problems.push("AVATAR_PROVIDER=heygen needs HEYGEN_API_KEY");
+  if (env.AVATAR_PROVIDER === "did" && !env.DID_API_KEY)
+    problems.push("AVATAR_PROVIDER=did needs DID_API_KEY");
+  if (env.AVATAR_PROVIDER === "heygen" && !env.HEYGEN_API_KEY)
+    problems.push("AVATAR_PROVIDER=heygen needs HEYGEN_API_KEY");
   if (env.STORAGE_PROVIDER === "s3" && !env.S3_BUCKET) problems.push("STORAGE_PROVIDER=s3 needs S3_BUCKET");
   if (env.VOICEMAIL_PROVIDER === "dropcowboy" && !(env.DROPCOWBOY_TEAM_ID && env.DROPCOWBOY_SECRET))
     problems.push("VOICEMAIL_PROVIDER=dropcowboy needs DROPCOWBOY_TEAM_ID and DROPCOWBOY_SECRET");

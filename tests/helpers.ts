@@ -7,15 +7,16 @@ import { loadEnv } from "../src/env";
 import { createDb } from "../src/server/db/client";
 import { InlineJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
-import { createProviders } from "../src/server/providers";
 import { createServer } from "../src/server/main";
+import { createProviders } from "../src/server/providers";
 
 /** The folder of real third-party test files (../shared/data), or null when absent. */
 export const SHARED_DATA = (() => {
   const dir = path.resolve(import.meta.dirname, "../../shared/data");
   return fs.existsSync(dir) ? dir : null;
 })();
-export const SHARED_DATA_MISSING = "../shared/data is absent: tests that read the shared third-party files are skipped";
+export const SHARED_DATA_MISSING =
+  "../shared/data is absent: tests that read the shared third-party files are skipped";
 
 /** Origin header value that passes the same-origin check for `app.inject` (Host is localhost:80). */
 export const TEST_ORIGIN = "http://localhost:80";
@@ -71,8 +72,17 @@ export function uniqueEmail(prefix = "user") {
 }
 
 /** Registers a fresh user through the REST API and returns a client that sends its cookie and Origin. */
-export async function signUp(app: FastifyInstance, overrides: Partial<{ name: string; email: string; password: string; business_name: string }> = {}) {
-  const body = { name: "Test User", email: uniqueEmail(), password: "correct-horse-battery", business_name: "Acme", ...overrides };
+export async function signUp(
+  app: FastifyInstance,
+  overrides: Partial<{ name: string; email: string; password: string; business_name: string }> = {},
+) {
+  const body = {
+    name: "Test User",
+    email: uniqueEmail(),
+    password: "correct-horse-battery",
+    business_name: "Acme",
+    ...overrides,
+  };
   const res = await app.inject({ method: "POST", url: "/api/auth/register", payload: body });
   if (res.statusCode !== 200) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
   const setCookie = res.cookies.find((c) => c.name === "pw_session");
@@ -89,8 +99,10 @@ export function authedClient(app: FastifyInstance, cookie: string) {
   return {
     inject: call,
     get: (url: string) => call({ method: "GET", url }),
-    post: (url: string, payload?: unknown) => call({ method: "POST", url, payload: payload as InjectOptions["payload"] }),
-    put: (url: string, payload?: unknown) => call({ method: "PUT", url, payload: payload as InjectOptions["payload"] }),
+    post: (url: string, payload?: unknown) =>
+      call({ method: "POST", url, payload: payload as InjectOptions["payload"] }),
+    put: (url: string, payload?: unknown) =>
+      call({ method: "PUT", url, payload: payload as InjectOptions["payload"] }),
     del: (url: string) => call({ method: "DELETE", url }),
   };
 }

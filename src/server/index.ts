@@ -15,7 +15,14 @@ async function main() {
     log.info("worker started");
   }
   if (env.PROCESS_ROLE !== "worker") {
-    ({ app } = await createServer({ db: core.db, sql: core.sql, env, providers: core.providers, jobs: core.jobs, logger: log }));
+    ({ app } = await createServer({
+      db: core.db,
+      sql: core.sql,
+      env,
+      providers: core.providers,
+      jobs: core.jobs,
+      logger: log,
+    }));
     await app.listen({ port: env.PORT, host: env.HOST });
     console.log(`\n  Pitchwise is running at ${env.APP_URL}\n`);
   }

@@ -31,7 +31,9 @@ import { createTrpcContextFactory } from "./trpc/context";
 import { type AppRouter, appRouter } from "./trpc/router";
 
 /** Built client; CLIENT_DIST_DIR overrides (parallel builds in development). */
-export const CLIENT_DIST = path.resolve(process.env.CLIENT_DIST_DIR ?? path.resolve(import.meta.dirname, "../../dist/client"));
+export const CLIENT_DIST = path.resolve(
+  process.env.CLIENT_DIST_DIR ?? path.resolve(import.meta.dirname, "../../dist/client"),
+);
 
 export interface ServerDeps {
   db: Db;
@@ -102,7 +104,16 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     } as { router: AppRouter },
   });
 
-  for (const plugin of [authRest, userRest, demoRest, dashboardRest, crmRest, campaignsRest, studioRest, avatarRest]) {
+  for (const plugin of [
+    authRest,
+    userRest,
+    demoRest,
+    dashboardRest,
+    crmRest,
+    campaignsRest,
+    studioRest,
+    avatarRest,
+  ]) {
     await app.register(plugin, { ctx });
   }
   if (!env.isProduction) await app.register(devRest, { ctx });

@@ -18,7 +18,12 @@ fs.chmodSync(dir, 0o777);
 let url = process.env.TEST_DATABASE_URL;
 const embedded = url
   ? null
-  : await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port: port + 20000, database: "pitchwise_e2e", persistent: false });
+  : await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port: port + 20000,
+      database: "pitchwise_e2e",
+      persistent: false,
+    });
 url ??= embedded!.url;
 await runMigrations(url);
 const env = loadEnv({
@@ -37,7 +42,15 @@ const env = loadEnv({
 const log = createLogger(env);
 const core = await bootCore(env, url, log);
 await core.startWorkers();
-const { app } = await createServer({ db: core.db, sql: core.sql, env, providers: core.providers, jobs: core.jobs, logger: log, serveClient: true });
+const { app } = await createServer({
+  db: core.db,
+  sql: core.sql,
+  env,
+  providers: core.providers,
+  jobs: core.jobs,
+  logger: log,
+  serveClient: true,
+});
 await app.listen({ port, host: "127.0.0.1" });
 console.log(`e2e server on ${env.APP_URL}`);
 const stop = async () => {

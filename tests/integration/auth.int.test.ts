@@ -26,7 +26,12 @@ describe("POST /api/auth/register", () => {
       subscription_status: null,
       subscription_tier: null,
       theme: "monochrome-elite",
-      preferences: { emailSignature: "", emailNotifications: true, campaignNotifications: true, weeklyReports: false },
+      preferences: {
+        emailSignature: "",
+        emailNotifications: true,
+        campaignNotifications: true,
+        weeklyReports: false,
+      },
     });
     expect(typeof body.user.id).toBe("string");
     expect(Number.isNaN(Date.parse(body.user.created_at))).toBe(false);
@@ -63,7 +68,10 @@ describe("POST /api/auth/register", () => {
 
   it.each([
     [{}, "name: is required"],
-    [{ name: "x", email: "not-an-email", password: "longenough" }, "email: Please enter a valid email address"],
+    [
+      { name: "x", email: "not-an-email", password: "longenough" },
+      "email: Please enter a valid email address",
+    ],
     [{ name: 42, email: uniqueEmail(), password: "longenough" }, "name: Name is required"],
     [{ name: "x", email: uniqueEmail(), password: ["a"] }, "password: Password is required"],
   ])("bad input %j -> 400 with a clear message", async (payload, message) => {
@@ -86,7 +94,11 @@ describe("POST /api/auth/register", () => {
       method: "POST",
       url: "/api/auth/register",
       headers: { "content-type": "application/json" },
-      payload: JSON.stringify({ name: "x".repeat(2 * 1024 * 1024), email: uniqueEmail(), password: "longenough" }),
+      payload: JSON.stringify({
+        name: "x".repeat(2 * 1024 * 1024),
+        email: uniqueEmail(),
+        password: "longenough",
+      }),
     });
     expect(big.statusCode).toBe(413);
     expect(big.json()).toEqual({ success: false, error: "Request body is too large" });
@@ -104,14 +116,22 @@ describe("POST /api/auth/login, GET /api/auth/me, POST /api/auth/logout", () => 
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ success: true, user: { id: user.id, email: user.email } });
     const cookie = res.cookies.find((c) => c.name === "pw_session")!;
-    const me = await t.app.inject({ method: "GET", url: "/api/auth/me", cookies: { pw_session: cookie.value } });
+    const me = await t.app.inject({
+      method: "GET",
+      url: "/api/auth/me",
+      cookies: { pw_session: cookie.value },
+    });
     expect(me.statusCode).toBe(200);
     expect(me.json()).toEqual({ user: expect.objectContaining({ id: user.id, name: "Test User" }) });
   });
 
   it("gives the same error for a wrong password and an unknown email", async () => {
     const { user } = await signUp(t.app);
-    const wrong = await t.app.inject({ method: "POST", url: "/api/auth/login", payload: { email: user.email, password: "nope-nope" } });
+    const wrong = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email: user.email, password: "nope-nope" },
+    });
     const unknown = await t.app.inject({
       method: "POST",
       url: "/api/auth/login",
@@ -127,7 +147,11 @@ describe("POST /api/auth/login, GET /api/auth/me, POST /api/auth/logout", () => 
     const anon = await t.app.inject({ method: "GET", url: "/api/auth/me" });
     expect(anon.statusCode).toBe(401);
     expect(anon.json()).toEqual({ success: false, error: "Please sign in to continue" });
-    const forged = await t.app.inject({ method: "GET", url: "/api/auth/me", cookies: { pw_session: "abcdefghijklmnopqrstuvwxyz234567" } });
+    const forged = await t.app.inject({
+      method: "GET",
+      url: "/api/auth/me",
+      cookies: { pw_session: "abcdefghijklmnopqrstuvwxyz234567" },
+    });
     expect(forged.statusCode).toBe(401);
   });
 
@@ -150,7 +174,12 @@ describe("POST /api/auth/login, GET /api/auth/me, POST /api/auth/logout", () => 
       payload: { theme: "ocean-deep" },
     });
     expect(res.statusCode).toBe(403);
-    const noOrigin = await t.app.inject({ method: "PUT", url: "/api/user/settings", headers: { cookie }, payload: { theme: "ocean-deep" } });
+    const noOrigin = await t.app.inject({
+      method: "PUT",
+      url: "/api/user/settings",
+      headers: { cookie },
+      payload: { theme: "ocean-deep" },
+    });
     expect(noOrigin.statusCode).toBe(403);
     const ok = await t.app.inject({
       method: "PUT",
@@ -190,7 +219,12 @@ describe("rate limits", () => {
       }
       expect(ipCodes.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
       expect(ipCodes[5]).toBe(429);
-      const last = await strict.app.inject({ method: "POST", url: "/api/auth/login", payload: { email, password: "x" }, remoteAddress: "10.0.0.50" });
+      const last = await strict.app.inject({
+        method: "POST",
+        url: "/api/auth/login",
+        payload: { email, password: "x" },
+        remoteAddress: "10.0.0.50",
+      });
       expect(last.json().error).toMatch(/^Too many login attempts\. Please try again in \d+ minutes?\.$/);
     } finally {
       await strict.close();

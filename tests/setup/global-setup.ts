@@ -25,7 +25,12 @@ export async function setup(project: TestProject) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-test-pg-"));
     fs.chmodSync(dir, 0o777); // initdb runs as the postgres user when we are root
     const port = 55000 + Math.floor(Math.random() * 5000);
-    embedded = await startEmbeddedPostgres({ dataDir: path.join(dir, "pg"), port, database: "pitchwise_test", persistent: false });
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port,
+      database: "pitchwise_test",
+      persistent: false,
+    });
     url = embedded.url;
   }
   await runMigrations(url);

@@ -1,7 +1,7 @@
+import path from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import path from "node:path";
 import * as schema from "./schema";
 
 /**

@@ -1,4 +1,14 @@
-import { Body, Button, Container, Head, Heading, Html, Preview, Section, Text } from "@react-email/components";
+import {
+  Body,
+  Button,
+  Container,
+  Head,
+  Heading,
+  Html,
+  Preview,
+  Section,
+  Text,
+} from "@react-email/components";
 import { render } from "@react-email/render";
 
 export interface DemoEmailProps {
@@ -18,22 +28,30 @@ export function DemoEmail({ name, appUrl, videoUrl }: DemoEmailProps) {
         <Container style={{ background: "#ffffff", borderRadius: 12, padding: 32, maxWidth: 560 }}>
           <Heading style={{ fontSize: 22 }}>Hi {name}, here is your Pitchwise demo</Heading>
           <Text>
-            This is what your customers receive when you reach them with Pitchwise: a personal video, a text, an AI
-            voice call and an email, all from one place.
+            This is what your customers receive when you reach them with Pitchwise: a personal video, a text,
+            an AI voice call and an email, all from one place.
           </Text>
           {videoUrl ? (
             <Section style={{ textAlign: "center", margin: "24px 0" }}>
-              <Button href={videoUrl} style={{ background: "#111827", color: "#fff", padding: "12px 20px", borderRadius: 8 }}>
+              <Button
+                href={videoUrl}
+                style={{ background: "#111827", color: "#fff", padding: "12px 20px", borderRadius: 8 }}
+              >
                 Watch your AI avatar video
               </Button>
             </Section>
           ) : null}
           <Section style={{ textAlign: "center", margin: "24px 0" }}>
-            <Button href={`${appUrl}/register`} style={{ background: "#2563eb", color: "#fff", padding: "12px 20px", borderRadius: 8 }}>
+            <Button
+              href={`${appUrl}/register`}
+              style={{ background: "#2563eb", color: "#fff", padding: "12px 20px", borderRadius: 8 }}
+            >
               Start your free trial
             </Button>
           </Section>
-          <Text style={{ color: "#6b7280", fontSize: 12 }}>You received this because someone requested a demo with this address.</Text>
+          <Text style={{ color: "#6b7280", fontSize: 12 }}>
+            You received this because someone requested a demo with this address.
+          </Text>
         </Container>
       </Body>
     </Html>

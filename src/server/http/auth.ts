@@ -33,7 +33,12 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
 });
 
 /** HttpOnly, SameSite=Lax, Secure in production (or COOKIE_SECURE=true). */
-export function setSessionCookie(reply: FastifyReply, ctx: Pick<AppContext, "env">, token: string, expiresAt: Date) {
+export function setSessionCookie(
+  reply: FastifyReply,
+  ctx: Pick<AppContext, "env">,
+  token: string,
+  expiresAt: Date,
+) {
   reply.setCookie(SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: "lax",

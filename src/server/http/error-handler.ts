@@ -22,9 +22,14 @@ export function registerErrorHandler(app: FastifyInstance) {
       return reply.status(413).send({ success: false, error: "Request body is too large" });
     if (code === "FST_ERR_CTP_INVALID_MEDIA_TYPE" || fe.statusCode === 415)
       return reply.status(415).send({ success: false, error: "Unsupported content type" });
-    if (code === "FST_ERR_CTP_INVALID_JSON_BODY" || code === "FST_ERR_CTP_EMPTY_JSON_BODY" || err instanceof SyntaxError)
+    if (
+      code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+      code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+      err instanceof SyntaxError
+    )
       return reply.status(400).send({ success: false, error: "The request body is not valid JSON" });
-    if (fe.statusCode === 429) return reply.status(429).send({ success: false, error: "Too many requests. Please slow down." });
+    if (fe.statusCode === 429)
+      return reply.status(429).send({ success: false, error: "Too many requests. Please slow down." });
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)
       return reply.status(fe.statusCode).send({ success: false, error: fe.message });
     req.log.error({ err }, "unhandled error");

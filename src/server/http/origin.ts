@@ -23,6 +23,9 @@ export const originCheckPlugin = fp(async (app: FastifyInstance, opts: { appUrl:
       host = null;
     }
     if (!host || (host !== req.headers.host && host !== appHost))
-      throw new AppError("FORBIDDEN", "Cross-site request refused: the Origin header does not match this site");
+      throw new AppError(
+        "FORBIDDEN",
+        "Cross-site request refused: the Origin header does not match this site",
+      );
   });
 });

@@ -17,9 +17,16 @@ export interface SendOptions {
 /** Enqueues jobs. The web role only enqueues; the worker role works (ARCHITECTURE.md). */
 export interface JobClient {
   readonly kind: "pg-boss" | "inline";
-  send<S extends z.ZodType>(job: JobDefinition<S>, data: z.input<S>, options?: SendOptions): Promise<string | null>;
+  send<S extends z.ZodType>(
+    job: JobDefinition<S>,
+    data: z.input<S>,
+    options?: SendOptions,
+  ): Promise<string | null>;
   /** Bulk insert (one round trip for pg-boss). */
-  sendMany<S extends z.ZodType>(job: JobDefinition<S>, items: { data: z.input<S>; options?: SendOptions }[]): Promise<void>;
+  sendMany<S extends z.ZodType>(
+    job: JobDefinition<S>,
+    items: { data: z.input<S>; options?: SendOptions }[],
+  ): Promise<void>;
 }
 
 /** pg-boss backed client. */
@@ -31,7 +38,10 @@ export class PgBossJobClient implements JobClient {
     return this.boss.send(job.name, data as object, options);
   }
 
-  async sendMany<S extends z.ZodType>(job: JobDefinition<S>, items: { data: z.input<S>; options?: SendOptions }[]) {
+  async sendMany<S extends z.ZodType>(
+    job: JobDefinition<S>,
+    items: { data: z.input<S>; options?: SendOptions }[],
+  ) {
     for (let i = 0; i < items.length; i += 1000) {
       await this.boss.insert(
         job.name,
@@ -72,7 +82,10 @@ export class InlineJobClient implements JobClient {
     return id;
   }
 
-  async sendMany<S extends z.ZodType>(job: JobDefinition<S>, items: { data: z.input<S>; options?: SendOptions }[]) {
+  async sendMany<S extends z.ZodType>(
+    job: JobDefinition<S>,
+    items: { data: z.input<S>; options?: SendOptions }[],
+  ) {
     for (const it of items) await this.send(job, it.data, it.options);
   }
 
@@ -80,7 +93,15 @@ export class InlineJobClient implements JobClient {
   async runDeferred(): Promise<number> {
     const batch = this.deferred.splice(0);
     for (const d of batch) {
-      await runJob(d.job, d.data, this.getDeps(), randomUUID(), this.active, d.options.singletonKey, this.failures);
+      await runJob(
+        d.job,
+        d.data,
+        this.getDeps(),
+        randomUUID(),
+        this.active,
+        d.options.singletonKey,
+        this.failures,
+      );
     }
     return batch.length;
   }

@@ -45,7 +45,6 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   options?: JobOptions;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a registry holds jobs of every payload type
 export type AnyJobDefinition = JobDefinition<any>;
 
 /**

@@ -6,4 +6,10 @@ import { studioJobs } from "../features/studio/studio.jobs";
 import type { AnyJobDefinition } from "./define";
 
 /** Every job the worker runs; pg-boss creates a queue for each at boot. */
-export const jobRegistry: AnyJobDefinition[] = [...demoJobs, ...crmJobs, ...campaignsJobs, ...studioJobs, ...avatarJobs];
+export const jobRegistry: AnyJobDefinition[] = [
+  ...demoJobs,
+  ...crmJobs,
+  ...campaignsJobs,
+  ...studioJobs,
+  ...avatarJobs,
+];

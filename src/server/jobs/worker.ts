@@ -27,7 +27,12 @@ export async function startBoss(url: string, registry: AnyJobDefinition[], opts:
  * Registers a pg-boss worker per job definition. Payloads are parsed with zod; a parse failure or a
  * PermanentJobError is logged and not retried.
  */
-export async function startWorkers(boss: PgBoss, registry: AnyJobDefinition[], deps: JobDeps, concurrency = 4) {
+export async function startWorkers(
+  boss: PgBoss,
+  registry: AnyJobDefinition[],
+  deps: JobDeps,
+  concurrency = 4,
+) {
   for (const job of registry) {
     const o = job.options ?? {};
     await boss.work(
@@ -43,11 +48,17 @@ export async function startWorkers(boss: PgBoss, registry: AnyJobDefinition[], d
         for (const j of jobs) {
           const parsed = job.schema.safeParse(j.data);
           if (!parsed.success) {
-            deps.log.error({ job: job.name, id: j.id, reason: describeZodError(parsed.error) }, "invalid job payload");
+            deps.log.error(
+              { job: job.name, id: j.id, reason: describeZodError(parsed.error) },
+              "invalid job payload",
+            );
             continue; // not retried: the same payload would fail the same way
           }
           try {
-            await job.handler(parsed.data, deps, { id: j.id, retryCount: (j as { retryCount?: number }).retryCount ?? 0 });
+            await job.handler(parsed.data, deps, {
+              id: j.id,
+              retryCount: (j as { retryCount?: number }).retryCount ?? 0,
+            });
           } catch (error) {
             if (error instanceof PermanentJobError) {
               deps.log.warn({ job: job.name, id: j.id, reason: error.message }, "job failed permanently");

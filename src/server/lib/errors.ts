@@ -37,4 +37,5 @@ export class AppError extends Error {
 }
 
 export const notFound = (what = "Not found") => new AppError("NOT_FOUND", what);
-export const badRequest = (message: string, details?: unknown) => new AppError("BAD_REQUEST", message, details);
+export const badRequest = (message: string, details?: unknown) =>
+  new AppError("BAD_REQUEST", message, details);

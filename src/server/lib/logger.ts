@@ -6,8 +6,21 @@ export function loggerOptions(env: Pick<Env, "LOG_LEVEL" | "NODE_ENV">) {
   const pretty = env.NODE_ENV === "development" && process.stdout.isTTY;
   return {
     level: env.LOG_LEVEL,
-    redact: ["req.headers.cookie", "req.headers.authorization", "*.password", "*.currentPassword", "*.newPassword"],
-    ...(pretty ? { transport: { target: "pino-pretty", options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" } } } : {}),
+    redact: [
+      "req.headers.cookie",
+      "req.headers.authorization",
+      "*.password",
+      "*.currentPassword",
+      "*.newPassword",
+    ],
+    ...(pretty
+      ? {
+          transport: {
+            target: "pino-pretty",
+            options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" },
+          },
+        }
+      : {}),
   };
 }
 

@@ -24,7 +24,11 @@ export type RateLimiters = ReturnType<typeof createRateLimiters>;
  * Consumes one point for `key`.
  * @throws AppError TOO_MANY_REQUESTS ("Too many attempts. Please try again in N minutes.")
  */
-export async function consumeOrThrow(limiter: RateLimiterMemory, key: string, what = "attempts"): Promise<void> {
+export async function consumeOrThrow(
+  limiter: RateLimiterMemory,
+  key: string,
+  what = "attempts",
+): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (e) {

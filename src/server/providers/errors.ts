@@ -6,7 +6,10 @@ export class ProviderError extends Error {
   readonly transient: boolean;
   readonly vendorCode?: string | number;
   readonly httpStatus?: number;
-  constructor(message: string, opts: { transient: boolean; vendorCode?: string | number; httpStatus?: number }) {
+  constructor(
+    message: string,
+    opts: { transient: boolean; vendorCode?: string | number; httpStatus?: number },
+  ) {
     super(message);
     this.name = "ProviderError";
     this.transient = opts.transient;

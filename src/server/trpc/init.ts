@@ -8,7 +8,11 @@ const t = initTRPC.context<TrpcContext>().create({
   errorFormatter({ shape, error }) {
     // Unknown errors never leak internal text.
     if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)) {
-      return { ...shape, message: "Something went wrong on our side", data: { ...shape.data, stack: undefined } };
+      return {
+        ...shape,
+        message: "Something went wrong on our side",
+        data: { ...shape.data, stack: undefined },
+      };
     }
     return { ...shape, data: { ...shape.data, stack: undefined } };
   },

@@ -1,5 +1,5 @@
-import { avatarRouter } from "../features/avatar/avatar.router";
 import { authRouter } from "../features/auth/auth.router";
+import { avatarRouter } from "../features/avatar/avatar.router";
 import { campaignsRouter } from "../features/campaigns/campaigns.router";
 import { crmRouter } from "../features/crm/crm.router";
 import { dashboardRouter } from "../features/dashboard/dashboard.router";

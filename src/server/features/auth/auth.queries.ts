@@ -3,11 +3,7 @@ import type { DbOrTx } from "../../db/client";
 import { sessions, users } from "../../db/schema";
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
-  const [row] = await db
-    .select()
-    .from(users)
-    .where(sql`lower(${users.email}) = lower(${email})`)
-    .limit(1);
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
   return row ?? null;
 }
 

@@ -9,7 +9,11 @@ const email = z
 
 /** POST /api/auth/register (spec section 7); password rule from spec section 5. */
 export const registerInput = z.object({
-  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(120, "Name is too long"),
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(120, "Name is too long"),
   business_name: z.string().trim().max(200, "Business name is too long").optional().nullable(),
   email,
   password: z

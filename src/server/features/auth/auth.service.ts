@@ -1,6 +1,6 @@
+import { hash, verify } from "@node-rs/argon2";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
-import { hash, verify } from "@node-rs/argon2";
 import type { AppContext } from "../../context";
 import type { Session, User } from "../../db/schema";
 import { AppError } from "../../lib/errors";

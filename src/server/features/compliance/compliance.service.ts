@@ -28,7 +28,12 @@ export async function suppress(
 }
 
 /** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
-export async function unsuppress(db: DbOrTx, userId: string, channel: SuppressionChannel | "all", value: string) {
+export async function unsuppress(
+  db: DbOrTx,
+  userId: string,
+  channel: SuppressionChannel | "all",
+  value: string,
+) {
   await db
     .delete(suppressions)
     .where(

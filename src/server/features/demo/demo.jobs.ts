@@ -18,7 +18,13 @@ export const sendDemoJob = defineJob({
     const firstName = req.name.split(/\s+/)[0];
     if (req.email) {
       const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL });
-      await providers.email.send({ to: req.email, subject: `${firstName}, your Pitchwise demo is here`, html, text, tag: "demo" });
+      await providers.email.send({
+        to: req.email,
+        subject: `${firstName}, your Pitchwise demo is here`,
+        html,
+        text,
+        tag: "demo",
+      });
     }
     if (req.phone) {
       await providers.sms.send({

@@ -3,7 +3,11 @@ import { z } from "zod";
 /** POST /api/demo/send; messages from spec section 5 (Demo). */
 export const demoInput = z
   .object({
-    name: z.string({ error: "Please enter your name" }).trim().min(1, "Please enter your name").max(120, "Name is too long"),
+    name: z
+      .string({ error: "Please enter your name" })
+      .trim()
+      .min(1, "Please enter your name")
+      .max(120, "Name is too long"),
     phone: z.string().trim().max(40, "Phone number is too long").optional().nullable(),
     email: z
       .string()

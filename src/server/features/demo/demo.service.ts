@@ -20,7 +20,8 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
   }
   const email = input.email ? input.email.toLowerCase() : null;
   await consumeOrThrow(ctx.limiters.demoIp, meta.ip, "demo requests");
-  for (const target of [phone, email]) if (target) await consumeOrThrow(ctx.limiters.demoTarget, target, "demo requests");
+  for (const target of [phone, email])
+    if (target) await consumeOrThrow(ctx.limiters.demoTarget, target, "demo requests");
   const [row] = await ctx.db
     .insert(demoRequests)
     .values({ name: input.name, phone, email, ip: meta.ip })

@@ -12,7 +12,10 @@ const query = z.object({
 });
 
 const esc = (s: unknown) =>
-  String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  String(s ?? "").replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 
 async function listOutbox(ctx: AppContext, q: z.infer<typeof query>) {
   const where: SQL[] = [];
@@ -55,7 +58,10 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const q = parseInput(query, req.query);
     const rows = await listOutbox(ctx, q);
     const tabs = ["", "email", "sms", "voice", "voicemail"]
-      .map((c) => `<a class="tab${(q.channel ?? "") === c ? " on" : ""}" href="/dev/outbox${c ? `?channel=${c}` : ""}">${c || "all"}</a>`)
+      .map(
+        (c) =>
+          `<a class="tab${(q.channel ?? "") === c ? " on" : ""}" href="/dev/outbox${c ? `?channel=${c}` : ""}">${c || "all"}</a>`,
+      )
       .join("");
     const cards = rows
       .map((r) => {
@@ -71,7 +77,9 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
           content = `<div class="bubble">${esc(r.body).replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>')}</div>`;
         } else {
           content = `<div class="call">📞 ${r.channel === "voice" ? "AI voice call" : "Ringless voicemail"} says:<blockquote>${esc(r.body)}</blockquote>${
-            (r.metadata as { audioUrl?: string }).audioUrl ? `<audio controls src="${esc((r.metadata as { audioUrl?: string }).audioUrl)}"></audio>` : ""
+            (r.metadata as { audioUrl?: string }).audioUrl
+              ? `<audio controls src="${esc((r.metadata as { audioUrl?: string }).audioUrl)}"></audio>`
+              : ""
           }</div>`;
         }
         return `<article class="msg" data-channel="${esc(r.channel)}" data-to="${esc(r.to)}">${head}${content}</article>`;

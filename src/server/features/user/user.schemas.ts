@@ -2,15 +2,39 @@ import { z } from "zod";
 
 /** The 24 theme ids of spec section 9; monochrome-elite is the default. */
 export const THEME_IDS = [
-  "monochrome-elite", "blue-ocean", "modern-blue", "dark-vibrant", "green-fresh", "orange-energy",
-  "cyan-tech", "red-power", "purple-royal", "teal-medical", "amber-sunset", "rose-pink",
-  "emerald-forest", "neon-glow", "ocean-deep", "mint-fresh", "lavender-dream", "crimson-dark",
-  "gold-luxe", "midnight-blue", "lime-electric", "coral-reef", "indigo-night", "steel-gray",
+  "monochrome-elite",
+  "blue-ocean",
+  "modern-blue",
+  "dark-vibrant",
+  "green-fresh",
+  "orange-energy",
+  "cyan-tech",
+  "red-power",
+  "purple-royal",
+  "teal-medical",
+  "amber-sunset",
+  "rose-pink",
+  "emerald-forest",
+  "neon-glow",
+  "ocean-deep",
+  "mint-fresh",
+  "lavender-dream",
+  "crimson-dark",
+  "gold-luxe",
+  "midnight-blue",
+  "lime-electric",
+  "coral-reef",
+  "indigo-night",
+  "steel-gray",
 ] as const;
 
 /** PUT /api/user/profile; name and email required (spec section 5). */
 export const profileInput = z.object({
-  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(120, "Name is too long"),
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(120, "Name is too long"),
   email: z
     .string({ error: "Email is required" })
     .trim()
@@ -23,7 +47,10 @@ export const profileInput = z.object({
 
 /** PUT /api/user/password; 6 characters minimum when changing (spec section 5). */
 export const passwordInput = z.object({
-  currentPassword: z.string({ error: "Current password is required" }).min(1, "Current password is required").max(200),
+  currentPassword: z
+    .string({ error: "Current password is required" })
+    .min(1, "Current password is required")
+    .max(200),
   newPassword: z
     .string({ error: "New password is required" })
     .min(6, "Password must be at least 6 characters")

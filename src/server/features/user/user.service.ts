@@ -34,7 +34,10 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
     if (!updated) throw new AppError("NOT_FOUND", "Account not found");
     return updated;
   } catch (e) {
-    if ((e as { code?: string }).code === "23505" || (e as { cause?: { code?: string } }).cause?.code === "23505")
+    if (
+      (e as { code?: string }).code === "23505" ||
+      (e as { cause?: { code?: string } }).cause?.code === "23505"
+    )
       throw new AppError("CONFLICT", "That email is already used by another account");
     throw e;
   }

@@ -19,7 +19,12 @@ export class LocalEmailProvider implements EmailProvider {
       subject: m.subject,
       body: m.text,
       html: m.html ?? null,
-      metadata: { headers: m.headers ?? {}, stream: m.stream ?? "transactional", tag: m.tag, ...(m.metadata ?? {}) },
+      metadata: {
+        headers: m.headers ?? {},
+        stream: m.stream ?? "transactional",
+        tag: m.tag,
+        ...(m.metadata ?? {}),
+      },
     };
   }
 
@@ -29,7 +34,10 @@ export class LocalEmailProvider implements EmailProvider {
   }
 
   async sendBatch(messages: EmailMessage[]): Promise<BatchSendResult[]> {
-    const ids = await writeOutbox(this.db, messages.map((m) => this.entry(m)));
+    const ids = await writeOutbox(
+      this.db,
+      messages.map((m) => this.entry(m)),
+    );
     return ids.map((providerMessageId) => ({ providerMessageId }));
   }
 }

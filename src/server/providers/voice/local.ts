@@ -8,7 +8,14 @@ export class LocalVoiceProvider implements VoiceProvider {
   constructor(private readonly db: Db) {}
   async call(c: VoiceCall) {
     const [id] = await writeOutbox(this.db, [
-      { userId: c.userId, channel: "voice", to: c.to, from: "Pitchwise AI voice", body: c.script, metadata: c.metadata },
+      {
+        userId: c.userId,
+        channel: "voice",
+        to: c.to,
+        from: "Pitchwise AI voice",
+        body: c.script,
+        metadata: c.metadata,
+      },
     ]);
     return { providerMessageId: id };
   }

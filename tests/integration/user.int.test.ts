@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+describe("PUT /api/user/profile", () => {
+  it("updates name, email, business name and phone (stored as E.164)", async () => {
+    const { client, user } = await signUp(t.app);
+    const email = `new-${user.email}`;
+    const res = await client.put("/api/user/profile", {
+      name: "New Name",
+      email,
+      businessName: "New Biz",
+      phone: "(415) 555-2671",
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({
+      success: true,
+      user: { name: "New Name", email, business_name: "New Biz", phone: "+14155552671" },
+    });
+    const me = await client.get("/api/auth/me");
+    expect(me.json().user).toMatchObject({ name: "New Name", email, business_name: "New Biz" });
+  });
+
+  it("requires name and email, and refuses another account's email", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const missing = await a.client.put("/api/user/profile", { name: "", email: a.user.email });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toEqual({ success: false, error: "name: Name is required" });
+    const taken = await a.client.put("/api/user/profile", { name: "A", email: b.user.email.toUpperCase() });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json()).toEqual({ success: false, error: "That email is already used by another account" });
+    const badPhone = await a.client.put("/api/user/profile", { name: "A", email: a.user.email, phone: "12" });
+    expect(badPhone.statusCode).toBe(400);
+    expect(badPhone.json().error).toBe("Please enter a valid phone number");
+  });
+
+  it("is 401 when signed out", async () => {
+    const res = await t.app.inject({
+      method: "PUT",
+      url: "/api/user/profile",
+      payload: { name: "x", email: "x@y.co" },
+    });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().success).toBe(false);
+  });
+});
+
+describe("PUT /api/user/password", () => {
+  it("verifies the current password, enforces 6 characters, and signs out other sessions", async () => {
+    const { client, user, password } = await signUp(t.app);
+    const other = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email: user.email, password },
+    });
+    const otherCookie = other.cookies.find((c) => c.name === "pw_session")!.value;
+
+    const wrong = await client.put("/api/user/password", {
+      currentPassword: "not-it",
+      newPassword: "abcdef",
+    });
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toEqual({ success: false, error: "Current password is incorrect" });
+    const short = await client.put("/api/user/password", { currentPassword: password, newPassword: "abc" });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().error).toBe("newPassword: Password must be at least 6 characters");
+    const missing = await client.put("/api/user/password", {});
+    expect(missing.statusCode).toBe(400);
+
+    const ok = await client.put("/api/user/password", {
+      currentPassword: password,
+      newPassword: "brand-new-pw",
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ success: true });
+    // this session still works, the other one is gone
+    expect((await client.get("/api/auth/me")).statusCode).toBe(200);
+    const stale = await t.app.inject({
+      method: "GET",
+      url: "/api/auth/me",
+      cookies: { pw_session: otherCookie },
+    });
+    expect(stale.statusCode).toBe(401);
+    const login = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email: user.email, password: "brand-new-pw" },
+    });
+    expect(login.statusCode).toBe(200);
+  });
+});
+
+describe("PUT /api/user/settings", () => {
+  it("saves the theme and merges preferences", async () => {
+    const { client } = await signUp(t.app);
+    const theme = await client.put("/api/user/settings", { theme: "ocean-deep" });
+    expect(theme.statusCode).toBe(200);
+    expect(theme.json().user.theme).toBe("ocean-deep");
+    const prefs = await client.put("/api/user/settings", {
+      preferences: { emailSignature: "— Ann, Ann's Plumbing", weeklyReports: true },
+    });
+    expect(prefs.statusCode).toBe(200);
+    expect(prefs.json().user.preferences).toEqual({
+      emailSignature: "— Ann, Ann's Plumbing",
+      emailNotifications: true,
+      campaignNotifications: true,
+      weeklyReports: true,
+    });
+    expect(prefs.json().user.theme).toBe("ocean-deep");
+  });
+
+  it("refuses unknown themes, unknown preference keys, wrong types and empty bodies", async () => {
+    const { client } = await signUp(t.app);
+    for (const body of [
+      { theme: "hot-dog" },
+      { preferences: { admin: true } },
+      { preferences: { weeklyReports: "yes" } },
+      {},
+    ]) {
+      const res = await client.put("/api/user/settings", body);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().success).toBe(false);
+      expect(res.json().error.length).toBeGreaterThan(5);
+    }
+  });
+});
+
+describe("tenant isolation", () => {
+  it("a second user never sees or changes the first user's data", async () => {
+    const a = await signUp(t.app, { name: "Alice" });
+    const b = await signUp(t.app, { name: "Bob" });
+    await a.client.put("/api/user/settings", { theme: "gold-luxe" });
+    const bMe = await b.client.get("/api/auth/me");
+    expect(bMe.json().user).toMatchObject({ name: "Bob", theme: "monochrome-elite" });
+    const bStats = await b.client.get("/api/dashboard/stats");
+    expect(bStats.statusCode).toBe(200);
+    const aMe = await a.client.get("/api/auth/me");
+    expect(aMe.json().user).toMatchObject({ name: "Alice", theme: "gold-luxe" });
+  });
+});
+
+describe("tRPC user router", () => {
+  it("maps AppError to the tRPC code from the error table", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const res = await a.client.inject({
+      method: "POST",
+      url: "/trpc/user.updateProfile",
+      payload: { json: { name: "A", email: b.user.email } },
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error.json.message).toBe("That email is already used by another account");
+    expect(res.json().error.json.data.code).toBe("CONFLICT");
+  });
+});

@@ -67,14 +67,74 @@ export const contacts = pgTable(
     customFields: jsonb().$type<Record<string, string>>().notNull().default({}),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * Lower-cased name, email, company and phones in one string, maintained by Postgres; a pg_trgm
+     * GIN index over it serves substring and typo-tolerant search (spec: Contacts list search).
+     */
+    searchText: text().generatedAlwaysAs(
+      sql`lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(company, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(phone_raw, '') || ' ' || coalesce(mobile, ''))`,
+    ),
   },
   (t) => [
     uniqueIndex("contacts_user_email_uq").on(t.userId, sql`lower(${t.email})`),
     index("contacts_user_created_idx").on(t.userId, t.createdAt),
-    index("contacts_user_stage_idx").on(t.userId, t.lifecycleStage),
-    index("contacts_user_status_idx").on(t.userId, t.leadStatus),
+    // list pages are ordered by id desc (creation order); one index per filter keeps them index-only
+    index("contacts_user_id_idx").on(t.userId, t.id),
+    index("contacts_user_stage_id_idx").on(t.userId, t.lifecycleStage, t.id),
+    index("contacts_user_status_id_idx").on(t.userId, t.leadStatus, t.id),
+    index("contacts_user_phone_idx").on(t.userId, t.phone),
     index("contacts_user_geo_idx").on(t.userId, t.latitude, t.longitude),
+    index("contacts_search_trgm_idx").using("gin", t.searchText.op("gin_trgm_ops")),
   ],
+);
+
+/**
+ * Exact contact counts per (user, lifecycle stage, lead status), kept by statement-level triggers on
+ * `contacts` (migration `crm_counts_triggers`), so the list's total is O(1) even at millions of rows.
+ * No foreign key: the triggers may still decrement while a user is being deleted.
+ */
+export const contactCounts = pgTable(
+  "contact_counts",
+  {
+    userId: uuid().notNull(),
+    lifecycleStage: text().notNull(),
+    leadStatus: text().notNull(),
+    n: bigint({ mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.lifecycleStage, t.leadStatus] })],
+);
+
+/** A CSV import run (streaming path): file on disk, processed by the `crm.import-contacts` job. */
+export const contactImports = pgTable(
+  "contact_imports",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    fileName: text().notNull(),
+    /** bytes */
+    fileSize: bigint({ mode: "number" }).notNull(),
+    /** queued | processing | completed | failed */
+    status: text().notNull().default("queued"),
+    /** contact field -> CSV column index (0-based) */
+    mapping: jsonb().$type<Record<string, number>>().notNull().default({}),
+    /** "update" (overwrite existing contacts with the same email) or "skip" */
+    onDuplicate: text().notNull().default("skip"),
+    /** bytes read so far, for the progress bar */
+    bytesProcessed: bigint({ mode: "number" }).notNull().default(0),
+    rowsProcessed: integer().notNull().default(0),
+    created: integer().notNull().default(0),
+    updated: integer().notNull().default(0),
+    skipped: integer().notNull().default(0),
+    /** rejected rows: [{line, reason, raw}] (first 10,000) */
+    errors: jsonb().$type<{ line: number; reason: string; raw?: string }[]>().notNull().default([]),
+    errorCount: integer().notNull().default(0),
+    failureReason: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [index("contact_imports_user_idx").on(t.userId, t.createdAt)],
 );
 
 export const tags = pgTable(

@@ -1,2 +1,62 @@
-// Tables of the avatar feature (filled in by its issue).
-export {};
+import { bigint, doublePrecision, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { users } from "./auth";
+import { mediaItems } from "./studio";
+
+/** Avatar providers (spec section 9: d-id standard quality, heygen premium; `local` is the offline preview). */
+export const AVATAR_PROVIDERS = ["local", "did", "heygen"] as const;
+export type AvatarProviderName = (typeof AVATAR_PROVIDERS)[number];
+
+/**
+ * Pitchwise's own states of an avatar video (spec section 4 "Avatar video"): `created` (accepted, the
+ * vendor has not started), `processing` (vendor rendering, or Pitchwise downloading/processing the
+ * result), `completed` (a Pitchwise URL exists), `error` (vendor failure, rejection or time limit).
+ */
+export const AVATAR_STATUSES = ["created", "processing", "completed", "error"] as const;
+export type AvatarVideoStatus = (typeof AVATAR_STATUSES)[number];
+
+/**
+ * One avatar video job: the script sent to a provider, the vendor's id and last status, and the
+ * media item it became once downloaded into Pitchwise storage. Scoped by user_id.
+ */
+export const avatarVideos = pgTable(
+  "avatar_videos",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    provider: text().$type<AvatarProviderName>().notNull(),
+    /** the vendor's id (D-ID talk id `tlk_...`, HeyGen video_id); for `local` the row id */
+    vendorVideoId: text(),
+    status: text().$type<AvatarVideoStatus>().notNull().default("created"),
+    /** the vendor's own last status word (D-ID created/started/done/error/rejected, HeyGen pending/...) */
+    vendorStatus: text(),
+    script: text().notNull(),
+    /** name of the media item in the library */
+    title: text().notNull(),
+    /** reason shown to the user when status is error */
+    error: text(),
+    /** status polls made so far */
+    attempts: integer().notNull().default(0),
+    /** consecutive transient failures (network, 429, 5xx): drives the poll backoff */
+    transientFailures: integer().notNull().default(0),
+    /** the vendor's result URL as last seen (time-limited: HeyGen's expire after 7 days) */
+    vendorVideoUrl: text(),
+    /** the library item once the result is stored in Pitchwise */
+    mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
+    /** seconds of the finished video */
+    durationSeconds: doublePrecision(),
+    /** polling stops with an error after this moment */
+    deadlineAt: timestamp({ withTimezone: true }).notNull(),
+    nextPollAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    completedAt: timestamp({ withTimezone: true }),
+  },
+  (t) => [
+    index("avatar_videos_user_created_idx").on(t.userId, t.createdAt),
+    uniqueIndex("avatar_videos_vendor_uq").on(t.provider, t.vendorVideoId),
+  ],
+);
+
+export type AvatarVideo = typeof avatarVideos.$inferSelect;

@@ -1,2 +1,171 @@
-// Tables of the campaigns feature (filled in by its issue).
-export {};
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import { users } from "./auth";
+import { contacts } from "./crm";
+
+/** Channels a campaign sends on. `video_email` / `video_sms` carry a per-recipient landing-page URL (studio). */
+export const CAMPAIGN_CHANNELS = ["email", "sms", "voice", "voicemail", "video_email", "video_sms"] as const;
+export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
+
+/** Campaign lifecycle (issue 4). */
+export const CAMPAIGN_STATUSES = ["draft", "scheduled", "sending", "paused", "completed", "cancelled", "failed"] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/**
+ * Recipient status machine: queued -> sending -> sent -> delivered -> opened -> clicked / replied;
+ * sending -> queued (transient vendor error, retried with backoff); sending -> failed (permanent);
+ * queued -> skipped (compliance) or cancelled; sent/delivered -> bounced.
+ */
+export const RECIPIENT_STATUSES = [
+  "queued",
+  "sending",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "replied",
+  "bounced",
+  "failed",
+  "skipped",
+  "cancelled",
+] as const;
+export type RecipientStatus = (typeof RECIPIENT_STATUSES)[number];
+
+/** What a campaign sends; fields used depend on the channel. Merge tags allowed in every text. */
+export interface CampaignContent {
+  subject?: string;
+  /** email body (plain text with merge tags; paragraphs split on blank lines) */
+  body?: string;
+  /** SMS text */
+  message?: string;
+  /** AI call script (spoken with TwiML <Say>) or voicemail text-to-speech script */
+  script?: string;
+  /** ringless voicemail audio (media library URL); when absent the script is spoken by TTS */
+  audioUrl?: string | null;
+  /** answering-machine detection for AI calls */
+  machineDetection?: boolean;
+  /** video campaigns: landing page URL template, `{{token}}` is replaced by the recipient token */
+  landingUrl?: string;
+  videoTitle?: string;
+  thumbnailUrl?: string | null;
+  /** links found in the content at launch; clicks go through /c/:token/:index */
+  links?: string[];
+  /** the user's email signature, copied at launch */
+  signature?: string;
+  /** ask for quiet hours (8am-9pm recipient local time) on sms/voice/voicemail; default true */
+  quietHours?: boolean;
+  /** send to contacts who have not opted in to this channel (single sends after confirmation) */
+  ignoreOptIn?: boolean;
+}
+
+export const campaigns = pgTable(
+  "campaigns",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text().notNull(),
+    channel: text().$type<CampaignChannel>().notNull(),
+    status: text().$type<CampaignStatus>().notNull().default("draft"),
+    content: jsonb().$type<CampaignContent>().notNull().default({}),
+    /** where the recipients came from: csv | contacts | segment | single */
+    source: text().notNull().default("contacts"),
+    segmentId: bigint({ mode: "number" }),
+    scheduledAt: timestamp({ withTimezone: true }),
+    startedAt: timestamp({ withTimezone: true }),
+    completedAt: timestamp({ withTimezone: true }),
+    recipientCount: integer().notNull().default(0),
+    /** SMS segments per message of the un-merged template (GSM-7 / UCS-2) */
+    segmentsPerMessage: integer().notNull().default(1),
+    /** bumped by "resend to failed only"; part of the send-job idempotency id */
+    round: integer().notNull().default(0),
+    error: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("campaigns_user_created_idx").on(t.userId, t.createdAt),
+    index("campaigns_status_idx").on(t.status),
+  ],
+);
+
+export const campaignRecipients = pgTable(
+  "campaign_recipients",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    campaignId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => campaigns.id, { onDelete: "cascade" }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    contactId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    channel: text().$type<CampaignChannel>().notNull(),
+    /** lower-cased email or E.164 number */
+    address: text().notNull(),
+    status: text().$type<RecipientStatus>().notNull().default("queued"),
+    /** why skipped / failed / bounced (the vendor's reason when there is one) */
+    reason: text(),
+    attempts: integer().notNull().default(0),
+    /** a claimed (`sending`) row belongs to its claimer until this time */
+    leaseUntil: timestamp({ withTimezone: true }),
+    /** quiet hours or retry backoff: not before this time */
+    notBefore: timestamp({ withTimezone: true }),
+    providerMessageId: text(),
+    /** public token for unsubscribe (/u/:token), click tracking (/c/:token/:i) and video landing pages */
+    token: text().notNull(),
+    /** SMS segments of the merged message */
+    segments: integer().notNull().default(1),
+    /** the opt-out footer was added (first SMS to this contact) */
+    optOutNotice: boolean().notNull().default(false),
+    sentAt: timestamp({ withTimezone: true }),
+    deliveredAt: timestamp({ withTimezone: true }),
+    openedAt: timestamp({ withTimezone: true }),
+    clickedAt: timestamp({ withTimezone: true }),
+    repliedAt: timestamp({ withTimezone: true }),
+    failedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("campaign_recipients_campaign_contact_channel_uq").on(t.campaignId, t.contactId, t.channel),
+    uniqueIndex("campaign_recipients_token_uq").on(t.token),
+    index("campaign_recipients_campaign_status_idx").on(t.campaignId, t.status),
+    index("campaign_recipients_provider_msg_idx")
+      .on(t.providerMessageId)
+      .where(sql`${t.providerMessageId} is not null`),
+    index("campaign_recipients_user_address_idx").on(t.userId, t.channel, t.address),
+  ],
+);
+
+/**
+ * Webhook deliveries already applied, for replay protection: (provider, event key) is unique, so a
+ * replayed delivery is recognised and changes nothing.
+ */
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    provider: text().notNull(),
+    eventKey: text().notNull(),
+    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.eventKey] }), index("webhook_events_received_idx").on(t.receivedAt)],
+);
+
+export type Campaign = typeof campaigns.$inferSelect;
+export type CampaignRecipient = typeof campaignRecipients.$inferSelect;

@@ -2,6 +2,8 @@ import type { Env } from "../../env";
 import type { Db } from "../db/client";
 import type { EmailProvider } from "./email";
 import { LocalEmailProvider } from "./email/local";
+import type { GeocoderProvider } from "./geocoder";
+import { LocalGeocoder } from "./geocoder/local";
 import type { SmsProvider } from "./sms";
 import { LocalSmsProvider } from "./sms/local";
 import type { VoiceProvider } from "./voice";
@@ -12,6 +14,8 @@ export interface Providers {
   email: EmailProvider;
   sms: SmsProvider;
   voice: VoiceProvider;
+  /** addresses to coordinates (offline `zipcodes`) */
+  geocoder: GeocoderProvider;
 }
 
 /**
@@ -23,5 +27,6 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
     email: new LocalEmailProvider(deps.db, env.EMAIL_FROM),
     sms: new LocalSmsProvider(deps.db),
     voice: new LocalVoiceProvider(deps.db),
+    geocoder: new LocalGeocoder(),
   };
 }

@@ -1,4 +1,142 @@
-import type { AnyJobDefinition } from "../../jobs/define";
+import fs from "node:fs";
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { contactImports } from "../../db/schema";
+import { type AnyJobDefinition, defineJob, type JobDeps, PermanentJobError } from "../../jobs/define";
+import { AppError } from "../../lib/errors";
+import type { ColumnMapping, ImportField } from "./crm.csv";
+import { ContactImporter, type ImportResult, streamCsvFile } from "./crm.import";
+
+const GEO_BATCH = 5000;
+
+/**
+ * Geocodes a user's contacts that have a postal code or city + state but no coordinates, with the
+ * geocoder provider (offline `zipcodes` by default), 5,000 per statement. Misses are marked
+ * (`geocoded_at` set, coordinates null) so they are not retried until the address changes.
+ */
+export async function geocodePendingContacts(
+  deps: Pick<JobDeps, "db" | "providers">,
+  userId: string,
+  contactIds?: number[],
+) {
+  let total = 0;
+  for (;;) {
+    const idFilter = contactIds?.length
+      ? sql`and id = any(${`{${contactIds.map(Number).join(",")}}`}::bigint[])`
+      : sql``;
+    const rows = (await deps.db.execute(sql`
+      select id, city, state, postal_code, country from contacts
+      where user_id = ${userId} and latitude is null and geocoded_at is null
+        and (postal_code is not null or (city is not null and state is not null)) ${idFilter}
+      order by id limit ${GEO_BATCH}`)) as unknown as {
+      id: string | number;
+      city: string | null;
+      state: string | null;
+      postal_code: string | null;
+      country: string | null;
+    }[];
+    if (rows.length === 0) break;
+    const results = await deps.providers.geocoder.geocodeMany(
+      rows.map((r) => ({ city: r.city, state: r.state, postalCode: r.postal_code, country: r.country })),
+    );
+    const values = rows.map((r, i) => ({
+      id: Number(r.id),
+      lat: results[i]?.latitude ?? null,
+      lng: results[i]?.longitude ?? null,
+    }));
+    await deps.db.execute(sql`
+      update contacts c set latitude = v.lat, longitude = v.lng, geocoded_at = now()
+      from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id bigint, lat double precision, lng double precision)
+      where c.id = v.id and c.user_id = ${userId}`);
+    total += rows.length;
+    if (rows.length < GEO_BATCH) break;
+  }
+  return total;
+}
+
+export const geocodeContactsJob = defineJob({
+  name: "crm.geocode-contacts",
+  schema: z.object({
+    userId: z.string().uuid(),
+    contactIds: z.array(z.number().int().positive()).max(10_000).optional(),
+  }),
+  options: { retryLimit: 2, retryDelay: 5 },
+  async handler(data, deps) {
+    await geocodePendingContacts(deps, data.userId, data.contactIds);
+  },
+});
+
+/** Where an uploaded import file waits for its job: `<DATA_DIR>/imports/<importId>.csv`. */
+export function importFilePath(dataDir: string, importId: string) {
+  return `${dataDir}/imports/${importId}.csv`;
+}
+
+/**
+ * Runs a streaming CSV import (`contact_imports` row): parse, COPY, upsert, with progress written
+ * after every batch; then queues geocoding. A missing file or a binary file fails the import
+ * with a readable reason (not retried).
+ */
+export const importContactsJob = defineJob({
+  name: "crm.import-contacts",
+  schema: z.object({ importId: z.string().uuid() }),
+  options: { retryLimit: 0, expireInSeconds: 3600 },
+  async handler(data, deps) {
+    const [imp] = await deps.db.select().from(contactImports).where(eq(contactImports.id, data.importId));
+    if (!imp) throw new PermanentJobError(`import ${data.importId} not found`);
+    if (imp.status === "completed" || imp.status === "failed") return;
+    const file = importFilePath(deps.env.DATA_DIR, imp.id);
+    const save = async (
+      status: string,
+      bytes: number,
+      r: ImportResult,
+      extra: Partial<typeof contactImports.$inferInsert> = {},
+    ) => {
+      await deps.db
+        .update(contactImports)
+        .set({
+          status,
+          bytesProcessed: bytes,
+          rowsProcessed: r.rows,
+          created: r.created,
+          updated: r.updated,
+          skipped: r.skipped,
+          errorCount: r.errorCount,
+          ...extra,
+        })
+        .where(and(eq(contactImports.id, imp.id), eq(contactImports.userId, imp.userId)));
+    };
+    const empty: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
+    await save("processing", 0, empty);
+    try {
+      if (!fs.existsSync(file))
+        throw new AppError("NOT_FOUND", "The uploaded file is no longer available; please upload it again");
+      const mapping = imp.mapping as ColumnMapping;
+      const result = await streamCsvFile(
+        file,
+        (m) =>
+          new ContactImporter(deps.sql, imp.userId, {
+            onDuplicate: imp.onDuplicate === "update" ? "update" : "skip",
+            mappedFields: new Set(Object.keys(m) as ImportField[]),
+            source: "csv_import",
+            importId: imp.id,
+          }),
+        { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
+      );
+      await save("completed", imp.fileSize, result, { errors: result.errors, finishedAt: new Date() });
+      await deps.jobs.send(geocodeContactsJob, { userId: imp.userId }, { singletonKey: `geo:${imp.userId}` });
+    } catch (e) {
+      const reason =
+        e instanceof AppError ? e.message : "The import failed unexpectedly; no further rows were imported";
+      if (!(e instanceof AppError)) deps.log.error({ err: e, importId: imp.id }, "contact import failed");
+      await deps.db
+        .update(contactImports)
+        .set({ status: "failed", failureReason: reason, finishedAt: new Date() })
+        .where(eq(contactImports.id, imp.id));
+    } finally {
+      await fs.promises.rm(file, { force: true });
+    }
+  },
+});
 
 /** pg-boss jobs of the crm feature. */
-export const crmJobs: AnyJobDefinition[] = [];
+export const crmJobs: AnyJobDefinition[] = [geocodeContactsJob, importContactsJob];

@@ -1,8 +1,69 @@
+import { and, count, countDistinct, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
+import {
+  activities,
+  type Contact,
+  contactCounts,
+  contacts,
+  contactTags,
+  type NewContact,
+  notes,
+  type SegmentFilter,
+  segments,
+  tags,
+} from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { ProviderError } from "../../providers/errors";
+import { isSuppressed } from "../compliance/compliance.service";
+import { normalisePhone, toE164 } from "./crm.phone";
+import { contactOrder, contactWhere, normaliseSearch } from "./crm.queries";
+import {
+  type BulkOperationInput,
+  bulkOperationSchema,
+  type ContactFields,
+  createContactSchema,
+  createSegmentSchema,
+  createTagSchema,
+  type ListContactsInput,
+  listContactsSchema,
+  locationSearchSchema,
+  makeCallSchema,
+  noteSchema,
+  sendEmailSchema,
+  sendSmsSchema,
+  updateContactSchema,
+} from "./crm.schemas";
+
+type Ctx = Pick<AppContext, "db" | "sql" | "jobs" | "providers" | "log" | "env">;
+
+export const SENT_TYPES = ["email_sent", "sms_sent", "call_made", "voicemail_sent"] as const;
+export const ENGAGED_TYPES = ["email_opened", "email_clicked", "sms_received", "video_viewed"] as const;
+export const DEFAULT_TAG_COLOR = "#6366f1";
+
+// ---------------------------------------------------------------------------------------------
+// Functions other features depend on (dashboard, campaigns, studio). Keep names and signatures.
+// ---------------------------------------------------------------------------------------------
 
 /** Contacts owned by `userId`, optionally only those created before `before`. */
-export async function countContacts(_ctx: AppContext, _userId: string, _opts: { before?: Date } = {}): Promise<number> {
-  return 0; // CRM issue: contacts table
+export async function countContacts(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  opts: { before?: Date } = {},
+): Promise<number> {
+  if (!opts.before) {
+    const [row] = await ctx.db
+      .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+      .from(contactCounts)
+      .where(eq(contactCounts.userId, userId));
+    return Number(row?.n ?? 0);
+  }
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(contacts)
+    .where(and(eq(contacts.userId, userId), lt(contacts.createdAt, opts.before)));
+  return row?.n ?? 0;
 }
 
 /**
@@ -10,10 +71,836 @@ export async function countContacts(_ctx: AppContext, _userId: string, _opts: { 
  * and how many of those contacts engaged (opened, clicked or replied) in the same window.
  */
 export async function countMessageActivity(
-  _ctx: AppContext,
-  _userId: string,
-  _from: Date,
-  _to: Date,
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  from: Date,
+  to: Date,
 ): Promise<{ sent: number; engaged: number }> {
-  return { sent: 0, engaged: 0 }; // CRM issue: activities table
+  const window = and(
+    eq(activities.userId, userId),
+    gte(activities.createdAt, from),
+    lt(activities.createdAt, to),
+  );
+  const [[s], [e]] = await Promise.all([
+    ctx.db
+      .select({ n: count() })
+      .from(activities)
+      .where(and(window, inArray(activities.activityType, [...SENT_TYPES]))),
+    ctx.db
+      .select({ n: countDistinct(activities.contactId) })
+      .from(activities)
+      .where(and(window, inArray(activities.activityType, [...ENGAGED_TYPES]))),
+  ]);
+  return { sent: s?.n ?? 0, engaged: e?.n ?? 0 };
+}
+
+/**
+ * Bulk-inserts timeline activities (5,000 rows per statement). `activityType` is one of the types
+ * documented on the `activities` table (email_sent, sms_sent, video_viewed, ...). The caller vouches
+ * that every contactId belongs to userId (campaigns and studio pass ids they resolved for that user).
+ */
+export async function recordActivities(
+  db: DbOrTx,
+  rows: { userId: string; contactId: number; activityType: string; metadata?: Record<string, unknown> }[],
+): Promise<void> {
+  for (let i = 0; i < rows.length; i += 5000) {
+    const chunk = rows.slice(i, i + 5000).map((r) => ({
+      userId: r.userId,
+      contactId: r.contactId,
+      activityType: r.activityType,
+      metadata: r.metadata ?? {},
+    }));
+    if (chunk.length) await db.insert(activities).values(chunk);
+  }
+}
+
+function splitName(name: string | undefined | null): { first: string | null; last: string | null } {
+  const parts = (name ?? "").trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return { first: null, last: null };
+  return { first: parts[0] ?? null, last: parts.slice(1).join(" ") || null };
+}
+
+/**
+ * Returns one contact id per input row, in input order: an existing contact of `userId` matched by
+ * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
+ * created (a row with neither a usable email nor phone always creates a new contact). Used for
+ * campaign CSV recipients. Rows repeating an email or phone map to the same id.
+ */
+export async function findOrCreateContacts(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  rows: {
+    first_name?: string;
+    last_name?: string;
+    name?: string;
+    email?: string;
+    phone?: string;
+    company?: string;
+  }[],
+): Promise<number[]> {
+  const norm = rows.map((r) => {
+    const email = r.email?.trim().toLowerCase() || null;
+    const validEmail = email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
+    const phone = normalisePhone(r.phone);
+    const split = splitName(r.name);
+    return {
+      email: validEmail,
+      phone: phone.e164,
+      phoneRaw: phone.raw,
+      firstName: r.first_name?.trim() || split.first,
+      lastName: r.last_name?.trim() || (r.first_name ? null : split.last),
+      company: r.company?.trim() || null,
+    };
+  });
+  const byEmail = new Map<string, number>();
+  const byPhone = new Map<string, number>();
+  const lookup = async () => {
+    const emails = [...new Set(norm.map((n) => n.email).filter((e): e is string => !!e))];
+    const phones = [...new Set(norm.map((n) => n.phone).filter((p): p is string => !!p))];
+    for (let i = 0; i < emails.length; i += 5000) {
+      const found = await ctx.db
+        .select({ id: contacts.id, email: sql<string>`lower(${contacts.email})` })
+        .from(contacts)
+        .where(
+          and(eq(contacts.userId, userId), inArray(sql`lower(${contacts.email})`, emails.slice(i, i + 5000))),
+        );
+      for (const f of found) byEmail.set(f.email, f.id);
+    }
+    for (let i = 0; i < phones.length; i += 5000) {
+      const found = await ctx.db
+        .select({ id: contacts.id, phone: contacts.phone })
+        .from(contacts)
+        .where(and(eq(contacts.userId, userId), inArray(contacts.phone, phones.slice(i, i + 5000))))
+        .orderBy(contacts.id);
+      for (const f of found) if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
+    }
+  };
+  const resolve = (n: (typeof norm)[number]) =>
+    (n.email ? byEmail.get(n.email) : undefined) ?? (!n.email && n.phone ? byPhone.get(n.phone) : undefined);
+  await lookup();
+  const toCreate: NewContact[] = [];
+  const seen = new Set<string>();
+  const anonymous: number[] = [];
+  norm.forEach((n, i) => {
+    if (resolve(n) !== undefined) return;
+    const key = n.email ? `e:${n.email}` : n.phone ? `p:${n.phone}` : null;
+    if (key) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    } else anonymous.push(i);
+    toCreate.push({
+      userId,
+      email: n.email,
+      phone: n.phone,
+      phoneRaw: n.phoneRaw,
+      firstName: n.firstName,
+      lastName: n.lastName,
+      company: n.company,
+      leadSource: "campaign",
+    });
+  });
+  const anonIds = new Map<number, number>();
+  const keyed = toCreate.filter((c) => c.email || c.phone);
+  const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
+  for (let i = 0; i < keyed.length; i += 2000) {
+    await ctx.db
+      .insert(contacts)
+      .values(keyed.slice(i, i + 2000))
+      .onConflictDoNothing();
+  }
+  if (unkeyed.length) {
+    const created = await ctx.db.insert(contacts).values(unkeyed).returning({ id: contacts.id });
+    anonymous.forEach((rowIdx, k) => {
+      const c = created[k];
+      if (c) anonIds.set(rowIdx, c.id);
+    });
+  }
+  if (keyed.length) await lookup();
+  return norm.map((n, i) => {
+    const id = resolve(n) ?? anonIds.get(i);
+    if (id === undefined) throw new AppError("INTERNAL", "Could not create a contact");
+    return id;
+  });
+}
+
+/**
+ * Contact ids of `userId` addressed by a campaign target: explicit `contactIds` (unknown or foreign
+ * ids are ignored), a saved segment (`segmentId`, NOT_FOUND 'List not found' when not the user's),
+ * and/or an ad-hoc `filter`; the union, ascending.
+ */
+export async function resolveTargetContactIds(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  target: { contactIds?: number[]; segmentId?: number; filter?: SegmentFilter },
+): Promise<number[]> {
+  const ids = new Set<number>();
+  if (target.contactIds?.length) {
+    const unique = [...new Set(target.contactIds.filter((n) => Number.isSafeInteger(n) && n > 0))];
+    for (let i = 0; i < unique.length; i += 10_000) {
+      const rows = await ctx.db
+        .select({ id: contacts.id })
+        .from(contacts)
+        .where(and(eq(contacts.userId, userId), inArray(contacts.id, unique.slice(i, i + 10_000))));
+      for (const r of rows) ids.add(r.id);
+    }
+  }
+  const filters: SegmentFilter[] = [];
+  if (target.segmentId !== undefined) {
+    const [seg] = await ctx.db
+      .select()
+      .from(segments)
+      .where(and(eq(segments.userId, userId), eq(segments.id, target.segmentId)));
+    if (!seg) throw new AppError("NOT_FOUND", "List not found");
+    filters.push(seg.filter);
+  }
+  if (target.filter) filters.push(target.filter);
+  for (const f of filters) {
+    const rows = await ctx.db.select({ id: contacts.id }).from(contacts).where(contactWhere(userId, f));
+    for (const r of rows) ids.add(r.id);
+  }
+  return [...ids].sort((a, b) => a - b);
+}
+
+/** Contact rows of `userId` with the given ids (others' and unknown ids are left out), by id. */
+export async function getContactsByIds(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  ids: number[],
+): Promise<Contact[]> {
+  const unique = [...new Set(ids.filter((n) => Number.isSafeInteger(n) && n > 0))];
+  const out: Contact[] = [];
+  for (let i = 0; i < unique.length; i += 10_000) {
+    out.push(
+      ...(await ctx.db
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.userId, userId), inArray(contacts.id, unique.slice(i, i + 10_000))))),
+    );
+  }
+  return out.sort((a, b) => a.id - b.id);
+}
+
+/** One contact of `userId`. @throws AppError NOT_FOUND 'Contact not found' (also for another user's id). */
+export async function getContact(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<Contact> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
+  const [row] = await ctx.db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)));
+  if (!row) throw new AppError("NOT_FOUND", "Contact not found");
+  return row;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON shapes (spec section 3: Contact, Tag; section 7)
+// ---------------------------------------------------------------------------------------------
+
+/** A contact as the REST API returns it (snake_case, spec section 3). */
+export function toContactJson(c: Contact) {
+  return {
+    id: c.id,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    email: c.email,
+    phone: c.phoneRaw ?? c.phone,
+    phone_e164: c.phone,
+    mobile: c.mobileRaw ?? c.mobile,
+    mobile_e164: c.mobile,
+    company: c.company,
+    job_title: c.jobTitle,
+    website: c.website,
+    street_address: c.streetAddress,
+    city: c.city,
+    state: c.state,
+    postal_code: c.postalCode,
+    country: c.country,
+    lifecycle_stage: c.lifecycleStage,
+    lead_status: c.leadStatus,
+    lead_source: c.leadSource,
+    lead_score: c.leadScore,
+    engagement_score: c.engagementScore,
+    email_opt_in: c.emailOptIn,
+    sms_opt_in: c.smsOptIn,
+    call_opt_in: c.callOptIn,
+    preferred_language: c.preferredLanguage,
+    timezone: c.timezone,
+    linkedin_url: c.linkedinUrl,
+    twitter_handle: c.twitterHandle,
+    facebook_url: c.facebookUrl,
+    instagram_handle: c.instagramHandle,
+    latitude: c.latitude,
+    longitude: c.longitude,
+    custom_fields: c.customFields,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+export type ContactJson = ReturnType<typeof toContactJson>;
+
+/** Maps validated snake_case fields to column values (phones normalised to E.164, raw kept). */
+export function fieldsToColumns(f: Partial<ContactFields>): Partial<NewContact> {
+  const out: Partial<NewContact> = {};
+  const set = <K extends keyof NewContact>(k: K, v: NewContact[K] | undefined) => {
+    if (v !== undefined) out[k] = v;
+  };
+  const blank = (v: string | null | undefined) => (v === undefined ? undefined : v ? v : null);
+  set("firstName", blank(f.first_name));
+  set("lastName", blank(f.last_name));
+  set("email", blank(f.email));
+  if (f.phone !== undefined) {
+    const p = normalisePhone(f.phone);
+    out.phone = p.e164;
+    out.phoneRaw = p.raw;
+  }
+  if (f.mobile !== undefined) {
+    const p = normalisePhone(f.mobile);
+    out.mobile = p.e164;
+    out.mobileRaw = p.raw;
+  }
+  set("company", blank(f.company));
+  set("jobTitle", blank(f.job_title));
+  set("website", blank(f.website));
+  set("streetAddress", blank(f.street_address));
+  set("city", blank(f.city));
+  set("state", blank(f.state));
+  set("postalCode", blank(f.postal_code));
+  set("country", blank(f.country));
+  set("lifecycleStage", f.lifecycle_stage);
+  set("leadStatus", f.lead_status);
+  set("leadSource", blank(f.lead_source));
+  set("leadScore", f.lead_score);
+  set("engagementScore", f.engagement_score);
+  set("emailOptIn", f.email_opt_in);
+  set("smsOptIn", f.sms_opt_in);
+  set("callOptIn", f.call_opt_in);
+  set("preferredLanguage", blank(f.preferred_language));
+  set("timezone", blank(f.timezone));
+  set("linkedinUrl", blank(f.linkedin_url));
+  set("twitterHandle", blank(f.twitter_handle));
+  set("facebookUrl", blank(f.facebook_url));
+  set("instagramHandle", blank(f.instagram_handle));
+  return out;
+}
+
+function assertPhonesValid(f: Partial<ContactFields>) {
+  for (const key of ["phone", "mobile"] as const) {
+    const v = f[key];
+    if (v && !toE164(v)) throw new AppError("BAD_REQUEST", `${key}: '${v}' is not a valid phone number`);
+  }
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } };
+  return err?.code === "23505" || err?.cause?.code === "23505";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contacts list, detail, create, edit, delete
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * GET /api/contacts. Query: `search` (substring of name/email/company/phone, typo-tolerant
+ * ranking), `stage`, `status`, `tag`, `page` (1-based), `limit` (default 50, max 200).
+ * Returns `{ contacts, pagination: {page, pages, total, limit} }`; the total without a search
+ * or tag comes from the trigger-maintained `contact_counts` (exact, O(1)).
+ */
+export async function listContacts(ctx: Pick<AppContext, "db">, userId: string, input: ListContactsInput) {
+  const q = parseInput(listContactsSchema, input);
+  const filter: SegmentFilter = {
+    search: q.search,
+    lifecycle_stage: q.stage || undefined,
+    lead_status: q.status || undefined,
+    tag_id: q.tag,
+  };
+  const where = contactWhere(userId, filter);
+  const totalPromise =
+    normaliseSearch(q.search) || q.tag
+      ? ctx.db
+          .select({ n: count() })
+          .from(contacts)
+          .where(where)
+          .then((r) => r[0]?.n ?? 0)
+      : ctx.db
+          .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+          .from(contactCounts)
+          .where(
+            and(
+              eq(contactCounts.userId, userId),
+              filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
+              filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
+            ),
+          )
+          .then((r) => Number(r[0]?.n ?? 0));
+  const rowsPromise = ctx.db
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(...contactOrder(filter))
+    .limit(q.limit)
+    .offset((q.page - 1) * q.limit);
+  const [total, rows] = await Promise.all([totalPromise, rowsPromise]);
+  return {
+    contacts: rows.map(toContactJson),
+    pagination: { page: q.page, pages: Math.max(1, Math.ceil(total / q.limit)), total, limit: q.limit },
+  };
+}
+
+/** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}` (spec section 3: Tag on a contact). */
+export async function tagsOfContacts(ctx: Pick<AppContext, "db">, userId: string, contactIds: number[]) {
+  if (contactIds.length === 0) return [];
+  return ctx.db
+    .select({ contact_id: contactTags.contactId, id: tags.id, tag_name: tags.name, tag_color: tags.color })
+    .from(contactTags)
+    .innerJoin(tags, eq(tags.id, contactTags.tagId))
+    .where(and(eq(tags.userId, userId), inArray(contactTags.contactId, contactIds)))
+    .orderBy(tags.name);
+}
+
+/**
+ * GET /api/contacts/{id}: the contact with its tags, the 200 latest activities and all notes
+ * (newest first). @throws NOT_FOUND 'Contact not found'.
+ */
+export async function getContactDetail(ctx: Pick<AppContext, "db">, userId: string, id: number) {
+  const c = await getContact(ctx, userId, id);
+  const [tagRows, acts, noteRows] = await Promise.all([
+    tagsOfContacts(ctx, userId, [c.id]),
+    ctx.db
+      .select()
+      .from(activities)
+      .where(and(eq(activities.userId, userId), eq(activities.contactId, c.id)))
+      .orderBy(desc(activities.createdAt), desc(activities.id))
+      .limit(200),
+    ctx.db
+      .select()
+      .from(notes)
+      .where(and(eq(notes.userId, userId), eq(notes.contactId, c.id)))
+      .orderBy(desc(notes.createdAt), desc(notes.id)),
+  ]);
+  return {
+    contact: toContactJson(c),
+    tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
+    activities: acts.map((a) => ({
+      id: a.id,
+      activity_type: a.activityType,
+      metadata: a.metadata,
+      created_at: a.createdAt.toISOString(),
+    })),
+    notes: noteRows.map((n) => ({ id: n.id, note_text: n.noteText, created_at: n.createdAt.toISOString() })),
+  };
+}
+
+/** Enqueues offline geocoding for contacts with a city/state or postal code and no coordinates. */
+async function queueGeocode(ctx: Ctx, userId: string, contactIds?: number[]) {
+  const { geocodeContactsJob } = await import("./crm.jobs");
+  await ctx.jobs.send(
+    geocodeContactsJob,
+    { userId, contactIds },
+    contactIds ? {} : { singletonKey: `geo:${userId}` },
+  );
+}
+
+function needsGeocode(c: Partial<NewContact>) {
+  return c.latitude == null && (!!c.postalCode || (!!c.city && !!c.state));
+}
+
+/**
+ * POST /api/contacts. First name and email required (spec section 5); phones to E.164.
+ * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists'.
+ */
+export async function createContact(ctx: Ctx, userId: string, input: unknown): Promise<Contact> {
+  const f = parseInput(createContactSchema, input);
+  assertPhonesValid(f);
+  let row: Contact | undefined;
+  try {
+    [row] = await ctx.db
+      .insert(contacts)
+      .values({ ...fieldsToColumns(f), userId, leadSource: f.lead_source || "manual" })
+      .returning();
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
+    throw e;
+  }
+  if (!row) throw new AppError("INTERNAL", "Failed to add contact");
+  if (needsGeocode(row)) await queueGeocode(ctx, userId, [row.id]);
+  return row;
+}
+
+/**
+ * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode).
+ * @throws NOT_FOUND, BAD_REQUEST, CONFLICT (email taken by another contact).
+ */
+export async function updateContact(ctx: Ctx, userId: string, id: number, input: unknown): Promise<Contact> {
+  const f = parseInput(updateContactSchema, input);
+  await getContact(ctx, userId, id);
+  assertPhonesValid(f);
+  const cols = fieldsToColumns(f);
+  const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
+  if (addressChanged) {
+    cols.latitude = null;
+    cols.longitude = null;
+    cols.geocodedAt = null;
+  }
+  let row: Contact | undefined;
+  try {
+    [row] = await ctx.db
+      .update(contacts)
+      .set({ ...cols, updatedAt: new Date() })
+      .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+      .returning();
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
+    throw e;
+  }
+  if (!row) throw new AppError("NOT_FOUND", "Contact not found");
+  if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, userId, [row.id]);
+  return row;
+}
+
+/** DELETE /api/contacts/{id} (notes, activities and tag links cascade). @throws NOT_FOUND. */
+export async function deleteContact(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<void> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
+  const deleted = await ctx.db
+    .delete(contacts)
+    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+    .returning({ id: contacts.id });
+  if (deleted.length === 0) throw new AppError("NOT_FOUND", "Contact not found");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk operations (spec section 7 "Bulk operations")
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * POST /api/contacts/bulk/operation over explicit `contactIds` or a whole `filter` result.
+ * delete -> {deleted}; update_stage {lifecycle_stage} -> {updated}; update_status {lead_status}
+ * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
+ * Ids that are not the user's are ignored. @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found'.
+ */
+export async function bulkOperation(ctx: Pick<AppContext, "db">, userId: string, input: BulkOperationInput) {
+  const b = parseInput(bulkOperationSchema, input);
+  const target: SQL = b.contactIds
+    ? (and(
+        eq(contacts.userId, userId),
+        inArray(contacts.id, b.contactIds.length ? b.contactIds : [0]),
+      ) as SQL)
+    : contactWhere(userId, b.filter);
+  switch (b.operation) {
+    case "delete": {
+      const rows = await ctx.db.delete(contacts).where(target).returning({ id: contacts.id });
+      return { deleted: rows.length };
+    }
+    case "update_stage": {
+      const stage = b.data?.lifecycle_stage;
+      if (!stage) throw new AppError("BAD_REQUEST", "data.lifecycle_stage is required");
+      const rows = await ctx.db
+        .update(contacts)
+        .set({ lifecycleStage: stage, updatedAt: new Date() })
+        .where(target)
+        .returning({ id: contacts.id });
+      return { updated: rows.length };
+    }
+    case "update_status": {
+      const status = b.data?.lead_status;
+      if (!status) throw new AppError("BAD_REQUEST", "data.lead_status is required");
+      const rows = await ctx.db
+        .update(contacts)
+        .set({ leadStatus: status, updatedAt: new Date() })
+        .where(target)
+        .returning({ id: contacts.id });
+      return { updated: rows.length };
+    }
+    case "add_tag":
+    case "remove_tag": {
+      const tagId = b.data?.tag_id;
+      if (!tagId) throw new AppError("BAD_REQUEST", "data.tag_id is required");
+      const [tag] = await ctx.db
+        .select({ id: tags.id })
+        .from(tags)
+        .where(and(eq(tags.userId, userId), eq(tags.id, tagId)));
+      if (!tag) throw new AppError("NOT_FOUND", "Tag not found");
+      if (b.operation === "remove_tag") {
+        const rows = await ctx.db
+          .delete(contactTags)
+          .where(
+            and(
+              eq(contactTags.tagId, tagId),
+              sql`${contactTags.contactId} in (select ${contacts.id} from ${contacts} where ${target})`,
+            ),
+          )
+          .returning({ id: contactTags.contactId });
+        return { untagged: rows.length };
+      }
+      // one set-based statement; contacts already carrying the tag count as tagged
+      const matched = await ctx.db.execute<{ n: string }>(sql`
+        with target as (select ${contacts.id} as id from ${contacts} where ${target}),
+        ins as (
+          insert into contact_tags (contact_id, tag_id) select id, ${tagId} from target
+          on conflict do nothing returning 1
+        )
+        select count(*)::text as n from target`);
+      return { tagged: Number(matched[0]?.n ?? 0) };
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tags and lists (segments)
+// ---------------------------------------------------------------------------------------------
+
+/** GET /api/contacts/tags/all: `{id, name, color, contact_count}` by name. */
+export async function listTags(ctx: Pick<AppContext, "db">, userId: string) {
+  const rows = await ctx.db
+    .select({
+      id: tags.id,
+      name: tags.name,
+      color: tags.color,
+      contact_count: sql<number>`(select count(*)::int from contact_tags ct where ct.tag_id = ${tags.id})`,
+    })
+    .from(tags)
+    .where(eq(tags.userId, userId))
+    .orderBy(tags.name);
+  return rows;
+}
+
+/** POST /api/contacts/tags: creates a tag. @throws CONFLICT 'A tag with this name already exists'. */
+export async function createTag(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+  const t = parseInput(createTagSchema, input);
+  try {
+    const [row] = await ctx.db
+      .insert(tags)
+      .values({ userId, name: t.name, color: t.color ?? DEFAULT_TAG_COLOR })
+      .returning();
+    if (!row) throw new AppError("INTERNAL", "Failed to create tag");
+    return { id: row.id, name: row.name, color: row.color };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A tag with this name already exists");
+    throw e;
+  }
+}
+
+/** GET /api/contacts/lists/all: saved segments `{id, name, filter, contact_count, created_at}`. */
+export async function listSegments(ctx: Pick<AppContext, "db">, userId: string) {
+  const rows = await ctx.db.select().from(segments).where(eq(segments.userId, userId)).orderBy(segments.name);
+  const out = [];
+  for (const s of rows) {
+    const [c] = await ctx.db.select({ n: count() }).from(contacts).where(contactWhere(userId, s.filter));
+    out.push({
+      id: s.id,
+      name: s.name,
+      filter: s.filter,
+      contact_count: c?.n ?? 0,
+      created_at: s.createdAt.toISOString(),
+    });
+  }
+  return out;
+}
+
+/** POST /api/contacts/lists: saves a segment (name + filter). @throws CONFLICT on a duplicate name. */
+export async function createSegment(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+  const s = parseInput(createSegmentSchema, input);
+  if (s.filter.tag_id !== undefined) {
+    const [tag] = await ctx.db
+      .select({ id: tags.id })
+      .from(tags)
+      .where(and(eq(tags.userId, userId), eq(tags.id, s.filter.tag_id)));
+    if (!tag) throw new AppError("NOT_FOUND", "Tag not found");
+  }
+  try {
+    const [row] = await ctx.db
+      .insert(segments)
+      .values({ userId, name: s.name, filter: s.filter })
+      .returning();
+    if (!row) throw new AppError("INTERNAL", "Failed to save list");
+    return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A list with this name already exists");
+    throw e;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Notes and messages
+// ---------------------------------------------------------------------------------------------
+
+/** POST /api/contacts/{id}/notes {note_text}: blank notes are rejected; records a note_added activity. */
+export async function addNote(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  contactId: number,
+  input: unknown,
+) {
+  const n = parseInput(noteSchema, input);
+  await getContact(ctx, userId, contactId);
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx.insert(notes).values({ userId, contactId, noteText: n.note_text }).returning();
+    if (!row) throw new AppError("INTERNAL", "Failed to add note");
+    await recordActivities(tx, [
+      { userId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
+    ]);
+    return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
+  });
+}
+
+function providerFailure(e: unknown, what: string): never {
+  if (e instanceof ProviderError) throw new AppError("BAD_GATEWAY", `${what}: ${e.message}`);
+  throw e;
+}
+
+/**
+ * POST /api/contacts/{id}/send-email {subject, body}: sends through the email provider, never to a
+ * suppressed address (compliance suppression list) or a contact who opted out of email.
+ * Records an email_sent activity. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
+ */
+export async function sendEmailToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+  const m = parseInput(sendEmailSchema, input);
+  const c = await getContact(ctx, userId, contactId);
+  if (!c.email) throw new AppError("UNPROCESSABLE", "This contact has no email address");
+  if (await isSuppressed(ctx.db, userId, "email", c.email))
+    throw new AppError(
+      "UNPROCESSABLE",
+      "This email address is on your suppression list and cannot be emailed",
+    );
+  if (!c.emailOptIn) throw new AppError("UNPROCESSABLE", "This contact has opted out of email");
+  let result: { providerMessageId: string };
+  try {
+    result = await ctx.providers.email.send({
+      to: c.email,
+      subject: m.subject,
+      text: m.body,
+      userId,
+      stream: "transactional",
+      metadata: { contact_id: String(c.id) },
+    });
+  } catch (e) {
+    providerFailure(e, "Failed to send email");
+  }
+  await recordActivities(ctx.db, [
+    {
+      userId,
+      contactId: c.id,
+      activityType: "email_sent",
+      metadata: { subject: m.subject, provider_message_id: result.providerMessageId },
+    },
+  ]);
+  return { message_id: result.providerMessageId };
+}
+
+function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null {
+  const order = prefer === "mobile" ? [c.mobile, c.phone] : [c.phone, c.mobile];
+  return order.find((n): n is string => !!n) ?? null;
+}
+
+/**
+ * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
+ * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
+ * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
+ */
+export async function sendSmsToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+  const m = parseInput(sendSmsSchema, input);
+  const c = await getContact(ctx, userId, contactId);
+  if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
+    throw new AppError("UNPROCESSABLE", "This contact has no phone number");
+  const to = reachableNumber(c, "mobile");
+  if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
+  if (await isSuppressed(ctx.db, userId, "sms", to))
+    throw new AppError("UNPROCESSABLE", "This number is on your suppression list (opted out of SMS)");
+  let result: { providerMessageId: string };
+  try {
+    result = await ctx.providers.sms.send({ to, body: m.message, userId, metadata: { contact_id: c.id } });
+  } catch (e) {
+    providerFailure(e, "Failed to send SMS");
+  }
+  await recordActivities(ctx.db, [
+    {
+      userId,
+      contactId: c.id,
+      activityType: "sms_sent",
+      metadata: { message: m.message, to, provider_message_id: result.providerMessageId },
+    },
+  ]);
+  return { message_id: result.providerMessageId };
+}
+
+/**
+ * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
+ * to the phone (else mobile), never to a number suppressed for voice. Records call_made.
+ */
+export async function makeCallToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+  const m = parseInput(makeCallSchema, input);
+  const c = await getContact(ctx, userId, contactId);
+  if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
+    throw new AppError("UNPROCESSABLE", "This contact has no phone number");
+  const to = reachableNumber(c, "phone");
+  if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
+  if (await isSuppressed(ctx.db, userId, "voice", to))
+    throw new AppError("UNPROCESSABLE", "This number is on your suppression list and cannot be called");
+  let result: { providerMessageId: string };
+  try {
+    result = await ctx.providers.voice.call({ to, script: m.script, userId, metadata: { contact_id: c.id } });
+  } catch (e) {
+    providerFailure(e, "Failed to make call");
+  }
+  await recordActivities(ctx.db, [
+    {
+      userId,
+      contactId: c.id,
+      activityType: "call_made",
+      metadata: { script: m.script, to, provider_message_id: result.providerMessageId },
+    },
+  ]);
+  return { call_id: result.providerMessageId };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map
+// ---------------------------------------------------------------------------------------------
+
+const EARTH_RADIUS_MILES = 3958.7613;
+
+/** Contacts of the user that have coordinates (the map's markers), newest first, at most 5,000. */
+export async function listLocatedContacts(ctx: Pick<AppContext, "db">, userId: string) {
+  const rows = await ctx.db
+    .select()
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.userId, userId),
+        sql`${contacts.latitude} is not null and ${contacts.longitude} is not null`,
+      ),
+    )
+    .orderBy(desc(contacts.id))
+    .limit(5000);
+  return rows.map(toContactJson);
+}
+
+/**
+ * POST /api/contacts/search/location {latitude, longitude, radius_miles}: contacts within the
+ * great-circle (haversine) distance, nearest first, each with `distance_miles`. A bounding box
+ * on (latitude, longitude) lets the (user_id, latitude, longitude) index prune before the exact test.
+ */
+export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+  const q = parseInput(locationSearchSchema, input);
+  const dLat = (q.radius_miles / EARTH_RADIUS_MILES) * (180 / Math.PI);
+  const cosLat = Math.cos((q.latitude * Math.PI) / 180);
+  const dLng = cosLat < 1e-6 ? 180 : Math.min(180, dLat / cosLat);
+  const distance = sql<number>`(${EARTH_RADIUS_MILES} * 2 * asin(sqrt(
+    power(sin(radians(${contacts.latitude} - ${q.latitude}) / 2), 2) +
+    cos(radians(${q.latitude})) * cos(radians(${contacts.latitude})) * power(sin(radians(${contacts.longitude} - ${q.longitude}) / 2), 2)
+  )))`;
+  const rows = await ctx.db
+    .select({ c: contacts, distance })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.userId, userId),
+        sql`${contacts.latitude} between ${q.latitude - dLat} and ${q.latitude + dLat}`,
+        dLng >= 180
+          ? undefined
+          : sql`${contacts.longitude} between ${q.longitude - dLng} and ${q.longitude + dLng}`,
+        sql`${distance} <= ${q.radius_miles}`,
+      ),
+    )
+    .orderBy(distance)
+    .limit(5000);
+  return rows.map((r) => ({ ...toContactJson(r.c), distance_miles: Math.round(r.distance * 100) / 100 }));
 }

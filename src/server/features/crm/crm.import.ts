@@ -1,0 +1,462 @@
+import fs from "node:fs";
+import { Readable } from "node:stream";
+import Papa from "papaparse";
+import type { Sql } from "../../db/client";
+import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
+import {
+  type ColumnMapping,
+  createDecoder,
+  IMPORT_FIELDS,
+  type ImportField,
+  matchHeaders,
+  sniffEncoding,
+} from "./crm.csv";
+import { normalisePhone } from "./crm.phone";
+
+/** One rejected row: its CSV record number (the header is line 1) and why. */
+export interface ImportRowError {
+  line: number;
+  reason: string;
+  raw?: string;
+}
+
+export interface ImportResult {
+  /** rows read (header excluded) */
+  rows: number;
+  created: number;
+  updated: number;
+  /** existing contacts left as they were (on_duplicate = skip) */
+  skipped: number;
+  errorCount: number;
+  /** the first MAX_STORED_ERRORS rejected rows */
+  errors: ImportRowError[];
+}
+
+export type OnDuplicate = "skip" | "update";
+export const MAX_STORED_ERRORS = 10_000;
+const BATCH_ROWS = 10_000;
+const MAX_TEXT = 500;
+
+/** Staging columns, in COPY order. */
+const STAGE_COLS = [
+  "first_name",
+  "last_name",
+  "email",
+  "phone",
+  "phone_raw",
+  "mobile",
+  "mobile_raw",
+  "company",
+  "job_title",
+  "website",
+  "street_address",
+  "city",
+  "state",
+  "postal_code",
+  "country",
+  "lifecycle_stage",
+  "lead_status",
+  "lead_source",
+  "lead_score",
+  "email_opt_in",
+  "sms_opt_in",
+  "call_opt_in",
+  "preferred_language",
+  "timezone",
+  "linkedin_url",
+  "twitter_handle",
+  "facebook_url",
+  "instagram_handle",
+] as const;
+type StageCol = (typeof STAGE_COLS)[number];
+const TEXT_COLS = STAGE_COLS.filter(
+  (c) =>
+    !["lifecycle_stage", "lead_status", "lead_score", "email_opt_in", "sms_opt_in", "call_opt_in"].includes(
+      c,
+    ),
+);
+
+const STAGE_ALIASES: Record<string, LifecycleStage> = {
+  marketingqualifiedlead: "prospect",
+  salesqualifiedlead: "prospect",
+  mql: "prospect",
+  sql: "prospect",
+  opportunity: "prospect",
+  evangelist: "advocate",
+  other: "lead",
+};
+const STATUS_ALIASES: Record<string, LeadStatus> = {
+  open: "new",
+  inprogress: "contacted",
+  attemptedtocontact: "contacted",
+  connected: "contacted",
+  opendeal: "qualified",
+  badtiming: "unqualified",
+};
+const TRUE = new Set(["true", "yes", "y", "1", "opted in", "subscribed"]);
+const FALSE = new Set(["false", "no", "n", "0", "opted out", "unsubscribed"]);
+const EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
+
+function copyEscape(v: string | null): string {
+  if (v === null) return "\\N";
+  return v.replace(/[\\\t\n\r]/g, (c) =>
+    c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
+  );
+}
+
+/**
+ * Validates one row (field -> raw text) into staging values, or returns the reason it is rejected.
+ * Rules: email required and well-formed (spec section 5: rows without an email are dropped),
+ * phones to E.164 with the original kept, lifecycle stage / lead status from the spec's values
+ * (HubSpot names mapped), lead score 0-100, opt-ins yes/no/true/false/1/0.
+ */
+export function validateImportRow(
+  values: Partial<Record<ImportField, string>>,
+): { row: Record<StageCol, string | null> } | { reason: string } {
+  const v = (k: ImportField) => {
+    const s = values[k];
+    return s === undefined || s === null ? "" : String(s).trim();
+  };
+  const email = v("email").toLowerCase();
+  if (!email) return { reason: "Missing email" };
+  if (email.length > 254 || !EMAIL_RE.test(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
+  const row = Object.fromEntries(STAGE_COLS.map((c) => [c, null])) as Record<StageCol, string | null>;
+  for (const c of TEXT_COLS) {
+    if (c === "phone_raw" || c === "mobile_raw" || c === "phone" || c === "mobile") continue;
+    const s = v(c as ImportField);
+    if (s.length > MAX_TEXT) return { reason: `${c} is longer than ${MAX_TEXT} characters` };
+    row[c] = s || null;
+  }
+  row.email = email;
+  if (!row.first_name && !row.last_name) {
+    const parts = v("name").split(/\s+/).filter(Boolean);
+    if (parts.length) {
+      row.first_name = (parts[0] as string).slice(0, MAX_TEXT);
+      row.last_name = parts.slice(1).join(" ").slice(0, MAX_TEXT) || null;
+    }
+  }
+  for (const k of ["phone", "mobile"] as const) {
+    const raw = v(k);
+    if (raw.length > 64) return { reason: `${k} is longer than 64 characters` };
+    const p = normalisePhone(raw);
+    row[k] = p.e164;
+    row[`${k}_raw`] = p.raw;
+  }
+  const stage = v("lifecycle_stage").toLowerCase();
+  if (stage) {
+    const key = stage.replace(/[^a-z]/g, "");
+    const s = (LIFECYCLE_STAGES as readonly string[]).includes(key)
+      ? (key as LifecycleStage)
+      : STAGE_ALIASES[key];
+    if (!s)
+      return {
+        reason: `Lifecycle stage '${stage.slice(0, 40)}' is not one of ${LIFECYCLE_STAGES.join(", ")}`,
+      };
+    row.lifecycle_stage = s;
+  }
+  const status = v("lead_status").toLowerCase();
+  if (status) {
+    const key = status.replace(/[^a-z]/g, "");
+    const s = (LEAD_STATUSES as readonly string[]).includes(key) ? (key as LeadStatus) : STATUS_ALIASES[key];
+    if (!s)
+      return { reason: `Lead status '${status.slice(0, 40)}' is not one of ${LEAD_STATUSES.join(", ")}` };
+    row.lead_status = s;
+  }
+  const score = v("lead_score");
+  if (score) {
+    const n = Number(score);
+    if (!Number.isInteger(n) || n < 0 || n > 100)
+      return { reason: `Lead score '${score.slice(0, 20)}' must be a whole number from 0 to 100` };
+    row.lead_score = String(n);
+  }
+  for (const k of ["email_opt_in", "sms_opt_in", "call_opt_in"] as const) {
+    const b = v(k).toLowerCase();
+    if (!b) continue;
+    if (TRUE.has(b)) row[k] = "t";
+    else if (FALSE.has(b)) row[k] = "f";
+    else return { reason: `${k} '${b.slice(0, 20)}' must be yes or no` };
+  }
+  return { row };
+}
+
+/**
+ * Set-based contact import for one user: rows are validated in JS, COPY'd into a session temp
+ * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
+ * (user_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
+ * columns for `update`). Created contacts get an `imported` activity. Holds one reserved
+ * connection until `close()`.
+ */
+export class ContactImporter {
+  private conn: Awaited<ReturnType<Sql["reserve"]>> | null = null;
+  private pending: string[] = [];
+  private readonly seen = new Map<string, number>();
+  readonly result: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly userId: string,
+    private readonly opts: {
+      onDuplicate: OnDuplicate;
+      mappedFields: Set<ImportField>;
+      source: string;
+      importId?: string;
+    },
+  ) {}
+
+  async open() {
+    this.conn = await this.sql.reserve();
+    await this.conn.unsafe(
+      `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : "text"}`).join(", ")})`,
+    );
+    await this.conn.unsafe("truncate crm_import_stage");
+  }
+
+  private reject(line: number, reason: string, raw?: string) {
+    this.result.errorCount++;
+    if (this.result.errors.length < MAX_STORED_ERRORS)
+      this.result.errors.push({ line, reason, raw: raw?.slice(0, 500) });
+  }
+
+  /** Adds rows; flushes a batch to Postgres every 10,000 accepted rows. */
+  async add(rows: { line: number; values: Partial<Record<ImportField, string>>; raw?: string }[]) {
+    for (const r of rows) {
+      this.result.rows++;
+      const out = validateImportRow(r.values);
+      if ("reason" in out) {
+        this.reject(r.line, out.reason, r.raw);
+        continue;
+      }
+      const email = out.row.email as string;
+      const first = this.seen.get(email);
+      if (first !== undefined) {
+        this.reject(r.line, `Duplicate email ${email}, already on line ${first}`, r.raw);
+        continue;
+      }
+      this.seen.set(email, r.line);
+      this.pending.push(STAGE_COLS.map((c) => copyEscape(out.row[c])).join("\t"));
+      if (this.pending.length >= BATCH_ROWS) await this.flush();
+    }
+  }
+
+  /** COPY + upsert of the pending rows. */
+  async flush() {
+    if (!this.conn) throw new Error("importer not open");
+    if (this.pending.length === 0) return;
+    const lines = this.pending;
+    this.pending = [];
+    const conn = this.conn;
+    await conn.unsafe("truncate crm_import_stage");
+    const writable = await conn
+      .unsafe(`copy crm_import_stage (${STAGE_COLS.join(", ")}) from stdin`)
+      .writable();
+    await new Promise<void>((resolve, reject) => {
+      writable.on("error", reject);
+      writable.on("finish", resolve);
+      writable.end(`${lines.join("\n")}\n`);
+    });
+    const cols = STAGE_COLS.map((c) => {
+      if (c === "lifecycle_stage") return "coalesce(s.lifecycle_stage, 'lead')";
+      if (c === "lead_status") return "coalesce(s.lead_status, 'new')";
+      if (c === "lead_score") return "coalesce(s.lead_score, 0)";
+      if (c === "email_opt_in") return "coalesce(s.email_opt_in, true)";
+      if (c === "sms_opt_in") return "coalesce(s.sms_opt_in, false)";
+      if (c === "call_opt_in") return "coalesce(s.call_opt_in, false)";
+      if (c === "lead_source") return `coalesce(s.lead_source, '${this.opts.source.replace(/'/g, "''")}')`;
+      return `s.${c}`;
+    });
+    let conflict = "do nothing";
+    if (this.opts.onDuplicate === "update") {
+      const mapped = this.opts.mappedFields;
+      const sets = STAGE_COLS.filter((c) => {
+        if (c === "email") return false;
+        const field = (c.endsWith("_raw") ? c.slice(0, -4) : c) as ImportField;
+        return mapped.has(field) || ((c === "first_name" || c === "last_name") && mapped.has("name"));
+      }).map((c) =>
+        [
+          "lifecycle_stage",
+          "lead_status",
+          "lead_score",
+          "email_opt_in",
+          "sms_opt_in",
+          "call_opt_in",
+        ].includes(c)
+          ? `${c} = excluded.${c}`
+          : `${c} = coalesce(excluded.${c}, contacts.${c})`,
+      );
+      conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
+    }
+    const meta = JSON.stringify({ source: this.opts.source, import_id: this.opts.importId ?? null });
+    const [res] = await conn.unsafe(
+      `with ins as (
+         insert into contacts (user_id, ${STAGE_COLS.join(", ")})
+         select $1::uuid, ${cols.join(", ")} from crm_import_stage s
+         on conflict (user_id, lower(email)) ${conflict}
+         returning id, (xmax = 0) as inserted
+       ), act as (
+         insert into activities (user_id, contact_id, activity_type, metadata)
+         select $1::uuid, id, 'imported', $2::jsonb from ins where inserted
+       )
+       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated from ins`,
+      [this.userId, meta],
+    );
+    const created = Number(res?.created ?? 0);
+    const updated = Number(res?.updated ?? 0);
+    this.result.created += created;
+    this.result.updated += updated;
+    this.result.skipped += lines.length - created - updated;
+  }
+
+  async close() {
+    try {
+      if (this.conn) await this.conn.unsafe("drop table if exists crm_import_stage");
+    } finally {
+      this.conn?.release();
+      this.conn = null;
+    }
+  }
+
+  /** Flushes and closes; returns the totals. */
+  async finish(): Promise<ImportResult> {
+    try {
+      await this.flush();
+    } finally {
+      await this.close();
+    }
+    return this.result;
+  }
+}
+
+/**
+ * The documented JSON import (`POST /api/contacts/import {contacts:[...]}`): each row is an object
+ * keyed by contact field (first_name, last_name, email, phone, company, city, state, ... or name).
+ * Non-text values (objects, arrays) reject the row. Line numbers are 1-based row positions.
+ */
+export async function importRows(
+  sql: Sql,
+  userId: string,
+  rows: Record<string, unknown>[],
+  onDuplicate: OnDuplicate,
+): Promise<ImportResult> {
+  const mapped = new Set<ImportField>();
+  const prepared: { line: number; values: Partial<Record<ImportField, string>> }[] = [];
+  const wrongType: { line: number; reason: string }[] = [];
+  rows.forEach((row, i) => {
+    const values: Partial<Record<ImportField, string>> = {};
+    let bad: string | null = null;
+    for (const [k, val] of Object.entries(row ?? {})) {
+      const key = k.trim().toLowerCase() as ImportField;
+      if (!(IMPORT_FIELDS as readonly string[]).includes(key)) continue;
+      if (val === null || val === undefined) continue;
+      if (typeof val === "string" || typeof val === "number" || typeof val === "boolean") {
+        values[key] = String(val);
+        mapped.add(key);
+      } else bad = `${key} must be text, not ${Array.isArray(val) ? "a list" : typeof val}`;
+    }
+    if (bad) wrongType.push({ line: i + 1, reason: bad });
+    else prepared.push({ line: i + 1, values });
+  });
+  const importer = new ContactImporter(sql, userId, { onDuplicate, mappedFields: mapped, source: "import" });
+  await importer.open();
+  try {
+    await importer.add(prepared);
+    const result = await importer.finish();
+    result.rows += wrongType.length;
+    result.errorCount += wrongType.length;
+    result.errors = [...result.errors, ...wrongType]
+      .sort((a, b) => a.line - b.line)
+      .slice(0, MAX_STORED_ERRORS);
+    return result;
+  } catch (e) {
+    await importer.close();
+    throw e;
+  }
+}
+
+/**
+ * Streams a CSV file from disk into `importer`: sniffs the encoding (BOM, UTF-16, UTF-8, else
+ * Latin-1), parses with papaparse (quotes, embedded delimiters and newlines, CRLF; the delimiter
+ * , ; TAB or | is guessed), maps columns with `mapping` or the header rules, and reports progress
+ * (bytes read) after every batch. The header row is line 1.
+ * @throws AppError UNSUPPORTED_MEDIA_TYPE when the file is binary.
+ */
+export async function streamCsvFile(
+  filePath: string,
+  makeImporter: (mapping: ColumnMapping) => ContactImporter,
+  opts: { mapping?: ColumnMapping; onProgress?: (bytes: number, result: ImportResult) => Promise<void> } = {},
+): Promise<ImportResult> {
+  const fd = await fs.promises.open(filePath, "r");
+  const head = Buffer.alloc(65536);
+  const { bytesRead } = await fd.read(head, 0, head.length, 0);
+  await fd.close();
+  const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
+  const decode = createDecoder(encoding);
+  let bytes = bomLength;
+  const file = fs.createReadStream(filePath, { start: bomLength, highWaterMark: 1024 * 1024 });
+  async function* text() {
+    for await (const chunk of file) {
+      bytes += (chunk as Buffer).length;
+      const s = decode(chunk as Buffer);
+      if (s) yield s;
+    }
+    const tail = decode(null);
+    if (tail) yield tail;
+  }
+  let importer: ContactImporter | null = null;
+  let line = 0;
+  let headers: string[] | null = null;
+  let mapping: ColumnMapping = {};
+  let entries: [ImportField, number][] = [];
+  let failed: unknown = null;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      Papa.parse<string[]>(Readable.from(text(), { objectMode: true }) as unknown as NodeJS.ReadableStream, {
+        skipEmptyLines: "greedy",
+        chunk(results, parser) {
+          parser.pause();
+          (async () => {
+            const batch: { line: number; values: Partial<Record<ImportField, string>>; raw: string }[] = [];
+            for (const cells of results.data) {
+              line++;
+              if (!headers) {
+                headers = cells.map((c) => String(c));
+                mapping =
+                  opts.mapping && Object.keys(opts.mapping).length ? opts.mapping : matchHeaders(headers);
+                entries = Object.entries(mapping).filter(([, i]) => typeof i === "number" && i >= 0) as [
+                  ImportField,
+                  number,
+                ][];
+                importer = makeImporter(mapping);
+                await importer.open();
+                continue;
+              }
+              const values: Partial<Record<ImportField, string>> = {};
+              for (const [field, idx] of entries) {
+                const cell = cells[idx];
+                if (cell !== undefined) values[field] = cell;
+              }
+              batch.push({ line, values, raw: cells.join(",") });
+            }
+            if (importer && batch.length) await importer.add(batch);
+            if (importer && opts.onProgress) await opts.onProgress(bytes, importer.result);
+          })().then(
+            () => parser.resume(),
+            (e) => {
+              failed = e;
+              parser.abort();
+              reject(e);
+            },
+          );
+        },
+        complete: () => (failed ? reject(failed) : resolve()),
+        error: (e: Error) => reject(e),
+      });
+    });
+    if (!importer) return { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
+    const result = await (importer as ContactImporter).finish();
+    if (opts.onProgress) await opts.onProgress(bytes, result);
+    return result;
+  } catch (e) {
+    if (importer) await (importer as ContactImporter).close();
+    throw e;
+  }
+}

@@ -1,0 +1,194 @@
+import { z } from "zod";
+import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
+
+const text = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .transform((s) => s.trim())
+    .nullish();
+
+/** Optional boolean that also accepts "true"/"false"/"yes"/"no"/"1"/"0" (forms and CSVs). */
+const looseBool = z.preprocess((v) => {
+  if (typeof v === "string") {
+    const s = v.trim().toLowerCase();
+    if (["true", "yes", "y", "1"].includes(s)) return true;
+    if (["false", "no", "n", "0"].includes(s)) return false;
+  }
+  return v;
+}, z.boolean().optional());
+
+const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
+
+/** Every editable Contact field (spec section 3: Contact), snake_case as in the REST API. */
+export const contactFieldsSchema = z.object({
+  first_name: text(100),
+  last_name: text(100),
+  email: z
+    .string()
+    .trim()
+    .max(254)
+    .transform((s) => s.toLowerCase())
+    .pipe(z.union([z.literal(""), z.email("must be a valid email address")]))
+    .nullish(),
+  phone: text(40),
+  mobile: text(40),
+  company: text(200),
+  job_title: text(200),
+  website: text(500),
+  street_address: text(300),
+  city: text(100),
+  state: text(100),
+  postal_code: text(20),
+  country: text(100),
+  lifecycle_stage: z
+    .enum(LIFECYCLE_STAGES, { error: `must be one of ${LIFECYCLE_STAGES.join(", ")}` })
+    .optional(),
+  lead_status: z.enum(LEAD_STATUSES, { error: `must be one of ${LEAD_STATUSES.join(", ")}` }).optional(),
+  lead_source: text(100),
+  lead_score: score,
+  engagement_score: score,
+  email_opt_in: looseBool,
+  sms_opt_in: looseBool,
+  call_opt_in: looseBool,
+  preferred_language: text(50),
+  timezone: text(64),
+  linkedin_url: text(500),
+  twitter_handle: text(100),
+  facebook_url: text(500),
+  instagram_handle: text(100),
+});
+export type ContactFields = z.output<typeof contactFieldsSchema>;
+export const CONTACT_FIELD_NAMES = Object.keys(contactFieldsSchema.shape) as (keyof ContactFields)[];
+
+/** POST /api/contacts: first name and email required (spec section 5, Add Contact). */
+export const createContactSchema = contactFieldsSchema.extend({
+  first_name: z.string({ error: "First name is required" }).trim().min(1, "First name is required").max(100),
+  email: z
+    .string({ error: "Email is required" })
+    .trim()
+    .toLowerCase()
+    .min(1, "Email is required")
+    .max(254)
+    .pipe(z.email("must be a valid email address")),
+});
+
+/** PUT /api/contacts/{id}: any subset of the fields. */
+export const updateContactSchema = contactFieldsSchema;
+
+export const contactIdSchema = z.coerce
+  .number({ error: "Contact id must be a number" })
+  .int()
+  .positive()
+  .max(2 ** 53);
+
+/** GET /api/contacts query (spec section 7). `limit` 50 default, 200 max. */
+export const listContactsSchema = z.object({
+  search: z.string().max(200).optional(),
+  stage: z.enum(LIFECYCLE_STAGES).or(z.literal("")).optional(),
+  status: z.enum(LEAD_STATUSES).or(z.literal("")).optional(),
+  tag: z.coerce.number().int().positive().optional(),
+  page: z.coerce.number().int().min(1, "page must be 1 or more").max(1_000_000).default(1),
+  limit: z.coerce.number().int().min(1).max(200, "limit must be at most 200").default(50),
+});
+export type ListContactsInput = z.input<typeof listContactsSchema>;
+
+export const segmentFilterSchema = z.object({
+  search: z.string().max(200).optional(),
+  lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+  lead_status: z.enum(LEAD_STATUSES).optional(),
+  tag_id: z.number().int().positive().optional(),
+});
+
+/** POST /api/contacts/bulk/operation (spec section 7 "Bulk operations"). */
+export const bulkOperationSchema = z
+  .object({
+    contactIds: z.array(z.coerce.number().int().positive()).max(100_000).optional(),
+    /** bulk over a whole filter result instead of explicit ids ("select all N matching") */
+    filter: segmentFilterSchema.optional(),
+    operation: z.enum(["delete", "update_stage", "update_status", "add_tag", "remove_tag"], {
+      error: "operation must be one of delete, update_stage, update_status, add_tag, remove_tag",
+    }),
+    data: z
+      .object({
+        lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+        lead_status: z.enum(LEAD_STATUSES).optional(),
+        tag_id: z.coerce.number().int().positive().optional(),
+      })
+      .optional(),
+  })
+  .refine((b) => b.contactIds !== undefined || b.filter !== undefined, {
+    message: "contactIds or filter is required",
+    path: ["contactIds"],
+  });
+export type BulkOperationInput = z.input<typeof bulkOperationSchema>;
+
+export const noteSchema = z.object({
+  note_text: z
+    .string({ error: "Note text is required" })
+    .trim()
+    .min(1, "Note text is required")
+    .max(10_000, "Note must be at most 10,000 characters"),
+});
+
+export const sendEmailSchema = z.object({
+  subject: z
+    .string({ error: "Please fill in subject and message" })
+    .trim()
+    .min(1, "Please fill in subject and message")
+    .max(300),
+  body: z
+    .string({ error: "Please fill in subject and message" })
+    .trim()
+    .min(1, "Please fill in subject and message")
+    .max(100_000),
+});
+
+export const sendSmsSchema = z.object({
+  message: z
+    .string({ error: "Please enter a message" })
+    .trim()
+    .min(1, "Please enter a message")
+    .max(160, "Message must be at most 160 characters"),
+});
+
+export const makeCallSchema = z.object({
+  script: z
+    .string({ error: "Please enter a script for the call" })
+    .trim()
+    .min(1, "Please enter a script for the call")
+    .max(5_000),
+});
+
+/** POST /api/contacts/search/location; radius in miles (spec: 1 to 500). */
+export const locationSearchSchema = z.object({
+  latitude: z.coerce.number().min(-90).max(90),
+  longitude: z.coerce.number().min(-180).max(180),
+  radius_miles: z.coerce
+    .number()
+    .positive("radius_miles must be more than 0")
+    .max(500, "radius_miles must be at most 500")
+    .default(50),
+});
+
+export const createTagSchema = z.object({
+  name: z.string({ error: "Tag name is required" }).trim().min(1, "Tag name is required").max(50),
+  color: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, "color must be a hex colour like #6366f1")
+    .optional(),
+});
+
+export const createSegmentSchema = z.object({
+  name: z.string({ error: "List name is required" }).trim().min(1, "List name is required").max(100),
+  filter: segmentFilterSchema.default({}),
+});
+
+/** One row of POST /api/contacts/import {contacts:[...]}; values are loose (strings from a CSV). */
+export const importRowSchema = z.record(z.string(), z.unknown());
+export const importJsonSchema = z.object({
+  contacts: z
+    .array(importRowSchema, { error: "contacts must be an array of rows" })
+    .max(50_000, "At most 50,000 rows per request; upload the file instead"),
+  on_duplicate: z.enum(["skip", "update"]).default("skip"),
+});

@@ -1,0 +1,33 @@
+/** Display helpers shared by pages. */
+
+/** Capitalises each word: "past_due" -> "Past Due". */
+export function titleCase(value: string): string {
+  return value
+    .replace(/[_-]+/g, " ")
+    .trim()
+    .replace(/\b\w/g, (ch) => ch.toUpperCase());
+}
+
+/** Plan label (spec sections 3 and 9): missing or "free" -> "Starter", otherwise the capitalised plan. */
+export function planLabel(plan: string | null | undefined): string {
+  if (!plan || plan.toLowerCase() === "free") return "Starter";
+  return titleCase(plan);
+}
+
+/** Subscription status label: missing -> "Trial" (spec section 9), otherwise capitalised. */
+export function statusLabel(status: string | null | undefined): string {
+  return status ? titleCase(status) : "Trial";
+}
+
+/** A date as e.g. "Jan 5, 2025", or `fallback` ("N/A") when missing or invalid. */
+export function formatDate(value: string | number | Date | null | undefined, fallback = "N/A"): string {
+  if (value === null || value === undefined || value === "") return fallback;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return fallback;
+  return date.toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric" });
+}
+
+/** An integer with thousands separators: 12345 -> "12,345". */
+export function formatNumber(value: number): string {
+  return new Intl.NumberFormat("en-US").format(value);
+}

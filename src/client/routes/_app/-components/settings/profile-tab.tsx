@@ -1,0 +1,196 @@
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useForm } from "react-hook-form";
+import { z } from "zod";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { FormField } from "@/client/components/ui/form-field";
+import { Input } from "@/client/components/ui/input";
+import { useAuth, useCurrentUser } from "@/client/features/auth/auth-context";
+import type { User } from "@/client/features/auth/types";
+import { api, errorMessage } from "@/client/lib/api";
+import type { ShowBanner } from "./types";
+
+/** Profile rules (spec section 5): name and email required. */
+const profileSchema = z.object({
+  name: z.string().trim().min(1, "Please enter your name"),
+  email: z
+    .string()
+    .trim()
+    .min(1, "Please enter your email")
+    .pipe(z.email("Please enter a valid email address")),
+  businessName: z.string().trim(),
+  phone: z.string().trim(),
+});
+type ProfileValues = z.input<typeof profileSchema>;
+
+/** Change-password rules (spec section 5): all required, matching, at least 6 characters. */
+const passwordSchema = z
+  .object({
+    currentPassword: z.string().min(1, "Please enter your current password"),
+    newPassword: z
+      .string()
+      .min(1, "Please enter a new password")
+      .min(6, "Password must be at least 6 characters"),
+    confirmPassword: z.string().min(1, "Please confirm your new password"),
+  })
+  .refine((d) => d.newPassword === d.confirmPassword, {
+    message: "New passwords do not match",
+    path: ["confirmPassword"],
+  });
+type PasswordValues = z.infer<typeof passwordSchema>;
+
+/** Profile tab: the profile form (PUT /api/user/profile) and the change-password form (PUT /api/user/password). */
+export function ProfileTab({ onBanner }: { onBanner: ShowBanner }) {
+  return (
+    <div className="grid gap-6 xl:grid-cols-2">
+      <ProfileForm onBanner={onBanner} />
+      <PasswordForm onBanner={onBanner} />
+    </div>
+  );
+}
+
+function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
+  const user = useCurrentUser();
+  const { setUser } = useAuth();
+  const form = useForm<ProfileValues>({
+    resolver: zodResolver(profileSchema),
+    defaultValues: {
+      name: user.name ?? "",
+      email: user.email ?? "",
+      businessName: user.business_name ?? "",
+      phone: user.phone ?? "",
+    },
+  });
+  const { errors, isSubmitting } = form.formState;
+
+  const onSubmit = form.handleSubmit(async (values) => {
+    onBanner(null);
+    try {
+      const res = await api.put<{ user?: User }>("/api/user/profile", values, {
+        fallbackError: "Failed to update profile",
+      });
+      if (res.user) setUser(res.user);
+      form.reset(values);
+      onBanner({ variant: "success", message: "Profile updated successfully!" });
+    } catch (error) {
+      onBanner({ variant: "error", message: errorMessage(error, "Failed to update profile") });
+    }
+  });
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Profile Information</CardTitle>
+        <CardDescription>Your name and contact details.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={onSubmit} noValidate className="grid gap-4">
+          <FormField label="Full Name" htmlFor="profile-name" error={errors.name?.message}>
+            <Input
+              id="profile-name"
+              autoComplete="name"
+              aria-invalid={!!errors.name}
+              {...form.register("name")}
+            />
+          </FormField>
+          <FormField label="Email" htmlFor="profile-email" error={errors.email?.message}>
+            <Input
+              id="profile-email"
+              type="email"
+              autoComplete="email"
+              aria-invalid={!!errors.email}
+              {...form.register("email")}
+            />
+          </FormField>
+          <FormField label="Business Name" htmlFor="profile-business" optional>
+            <Input id="profile-business" autoComplete="organization" {...form.register("businessName")} />
+          </FormField>
+          <FormField label="Phone" htmlFor="profile-phone" optional>
+            <Input id="profile-phone" type="tel" autoComplete="tel" {...form.register("phone")} />
+          </FormField>
+          <div>
+            <Button type="submit" loading={isSubmitting}>
+              {isSubmitting ? "Saving..." : "Save Profile"}
+            </Button>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}
+
+function PasswordForm({ onBanner }: { onBanner: ShowBanner }) {
+  const form = useForm<PasswordValues>({
+    resolver: zodResolver(passwordSchema),
+    defaultValues: { currentPassword: "", newPassword: "", confirmPassword: "" },
+  });
+  const { errors, isSubmitting } = form.formState;
+
+  const onSubmit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
+    onBanner(null);
+    try {
+      await api.put(
+        "/api/user/password",
+        { currentPassword, newPassword },
+        { fallbackError: "Failed to update password" },
+      );
+      form.reset();
+      onBanner({ variant: "success", message: "Password updated successfully!" });
+    } catch (error) {
+      onBanner({ variant: "error", message: errorMessage(error, "Failed to update password") });
+    }
+  });
+
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Change Password</CardTitle>
+        <CardDescription>Use at least 6 characters.</CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={onSubmit} noValidate className="grid gap-4">
+          <FormField
+            label="Current Password"
+            htmlFor="current-password"
+            error={errors.currentPassword?.message}
+          >
+            <Input
+              id="current-password"
+              type="password"
+              autoComplete="current-password"
+              aria-invalid={!!errors.currentPassword}
+              {...form.register("currentPassword")}
+            />
+          </FormField>
+          <FormField label="New Password" htmlFor="new-password" error={errors.newPassword?.message}>
+            <Input
+              id="new-password"
+              type="password"
+              autoComplete="new-password"
+              aria-invalid={!!errors.newPassword}
+              {...form.register("newPassword")}
+            />
+          </FormField>
+          <FormField
+            label="Confirm New Password"
+            htmlFor="confirm-password"
+            error={errors.confirmPassword?.message}
+          >
+            <Input
+              id="confirm-password"
+              type="password"
+              autoComplete="new-password"
+              aria-invalid={!!errors.confirmPassword}
+              {...form.register("confirmPassword")}
+            />
+          </FormField>
+          <div>
+            <Button type="submit" loading={isSubmitting}>
+              {isSubmitting ? "Updating..." : "Update Password"}
+            </Button>
+          </div>
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,76 @@
+import { useQuery } from "@tanstack/react-query";
+import { createFileRoute } from "@tanstack/react-router";
+import { Megaphone, Send, TrendingUp, Users } from "lucide-react";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { useCurrentUser } from "@/client/features/auth/auth-context";
+import { formatNumber } from "@/client/lib/format";
+import { AccountDetails } from "./-components/dashboard/account-details";
+import { QuickActions } from "./-components/dashboard/quick-actions";
+import { StatCard } from "./-components/dashboard/stat-card";
+import { dashboardStatsQuery } from "./-components/dashboard/stats";
+
+export const Route = createFileRoute("/_app/dashboard")({
+  // Start fetching while the page chunk loads; the cards show skeletons until the data arrives.
+  loader: ({ context }) => {
+    void context.queryClient.prefetchQuery(dashboardStatsQuery);
+  },
+  component: DashboardPage,
+});
+
+const percent = (value: number) => `${value.toFixed(1)}%`;
+
+function DashboardPage() {
+  const user = useCurrentUser();
+  const { data: stats, isError } = useQuery(dashboardStatsQuery);
+
+  return (
+    <>
+      <PageHeader
+        title={`Welcome back, ${user.name?.trim() || user.email}!`}
+        description="Here is how your outreach is doing this month."
+      />
+
+      <section aria-label="Statistics" className="grid gap-4 sm:grid-cols-2 xl:grid-cols-4">
+        <StatCard
+          title="Total Campaigns"
+          icon={Megaphone}
+          stat={stats?.totalCampaigns}
+          format={formatNumber}
+          failed={isError}
+        />
+        <StatCard
+          title="Total Contacts"
+          icon={Users}
+          stat={stats?.totalContacts}
+          format={formatNumber}
+          failed={isError}
+        />
+        <StatCard
+          title="Messages Sent"
+          icon={Send}
+          stat={stats?.messagesSent}
+          format={formatNumber}
+          failed={isError}
+        />
+        <StatCard
+          title="Engagement Rate"
+          icon={TrendingUp}
+          stat={stats?.engagementRate}
+          format={percent}
+          failed={isError}
+        />
+      </section>
+
+      <section aria-labelledby="quick-actions-title" className="mt-10">
+        <h2 id="quick-actions-title" className="mb-4 text-lg font-semibold tracking-tight">
+          Quick Actions
+        </h2>
+        <QuickActions />
+      </section>
+
+      <section aria-label="Account" className="mt-10">
+        <AccountDetails user={user} />
+      </section>
+    </>
+  );
+}

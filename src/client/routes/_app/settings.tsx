@@ -1,0 +1,69 @@
+import { createFileRoute } from "@tanstack/react-router";
+import { Bell, Palette, UserRound } from "lucide-react";
+import { useState } from "react";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { PreferencesTab } from "./-components/settings/preferences-tab";
+import { ProfileTab } from "./-components/settings/profile-tab";
+import { ThemeTab } from "./-components/settings/theme-tab";
+import type { SettingsBanner } from "./-components/settings/types";
+
+const SETTINGS_TABS = ["profile", "theme", "preferences"] as const;
+type SettingsTab = (typeof SETTINGS_TABS)[number];
+
+export const Route = createFileRoute("/_app/settings")({
+  validateSearch: (search: Record<string, unknown>): { tab?: SettingsTab } => {
+    const tab = SETTINGS_TABS.find((t) => t === search.tab);
+    return tab ? { tab } : {};
+  },
+  component: SettingsPage,
+});
+
+function SettingsPage() {
+  const { tab = "profile" } = Route.useSearch();
+  const navigate = Route.useNavigate();
+  const [banner, setBanner] = useState<SettingsBanner | null>(null);
+
+  return (
+    <>
+      <PageHeader title="Settings" description="Manage your profile, theme and preferences." />
+      {banner && (
+        <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
+          {banner.message}
+        </AlertBanner>
+      )}
+      <Tabs
+        value={tab}
+        onValueChange={(value) => {
+          setBanner(null);
+          void navigate({ search: { tab: value as SettingsTab }, replace: true });
+        }}
+      >
+        <TabsList>
+          <TabsTrigger value="profile">
+            <UserRound aria-hidden />
+            Profile
+          </TabsTrigger>
+          <TabsTrigger value="theme">
+            <Palette aria-hidden />
+            Theme
+          </TabsTrigger>
+          <TabsTrigger value="preferences">
+            <Bell aria-hidden />
+            Preferences
+          </TabsTrigger>
+        </TabsList>
+        <TabsContent value="profile">
+          <ProfileTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="theme">
+          <ThemeTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="preferences">
+          <PreferencesTab onBanner={setBanner} />
+        </TabsContent>
+      </Tabs>
+    </>
+  );
+}

@@ -7,6 +7,7 @@ import { AuthProvider, useAuth } from "./features/auth/auth-context";
 import { createAuthStore } from "./features/auth/auth-store";
 import { ApiError } from "./lib/api";
 import { createAppRouter } from "./router";
+import { createTrpcClient, TRPCProvider } from "./trpc";
 import "./styles.css";
 import { getStoredTheme } from "./themes";
 
@@ -25,6 +26,7 @@ const queryClient = new QueryClient({
   },
 });
 
+const trpcClient = createTrpcClient();
 const auth = createAuthStore();
 const router = createAppRouter({ queryClient, auth });
 
@@ -52,9 +54,11 @@ if (!rootElement) throw new Error("#root element missing from index.html");
 createRoot(rootElement).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <AuthProvider store={auth}>
-        <App />
-      </AuthProvider>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        <AuthProvider store={auth}>
+          <App />
+        </AuthProvider>
+      </TRPCProvider>
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -106,7 +106,10 @@ export const mediaRenditions = pgTable(
     editId: bigint({ mode: "number" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("media_renditions_media_idx").on(t.mediaId), uniqueIndex("media_renditions_key_uq").on(t.storageKey)],
+  (t) => [
+    index("media_renditions_media_idx").on(t.mediaId),
+    uniqueIndex("media_renditions_key_uq").on(t.storageKey),
+  ],
 );
 
 /** Render states of an edit decision list. */
@@ -155,7 +158,10 @@ export const mediaEdits = pgTable(
     startedAt: timestamp({ withTimezone: true }),
     finishedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [index("media_edits_media_idx").on(t.mediaId, t.createdAt), index("media_edits_user_idx").on(t.userId)],
+  (t) => [
+    index("media_edits_media_idx").on(t.mediaId, t.createdAt),
+    index("media_edits_user_idx").on(t.userId),
+  ],
 );
 
 /**

@@ -1,5 +1,189 @@
-import type { FastifyInstance } from "fastify";
+import fsp from "node:fs/promises";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { z } from "zod";
 import type { AppContext } from "../../context";
+import type { MediaSource, MediaType } from "../../db/schema";
+import { requireUser } from "../../http/auth";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { editIdSchema, FILE_TOO_LARGE_MESSAGE, mediaIdSchema } from "./studio.schemas";
+import {
+  applyAdvanced,
+  applyTrim,
+  createMediaFromFile,
+  deleteMedia,
+  getEdit,
+  getMedia,
+  listDraftsFirst,
+  listMedia,
+  listMyVideos,
+  type MediaFileKind,
+  openMediaFile,
+  streamToTempFile,
+  toPublicEdit,
+  toPublicMedia,
+} from "./studio.service";
+
+const FILE_FIELDS = new Set(["file", "video", "audio"]);
+
+/**
+ * Reads a multipart upload (spec section 3: "file, or a field named video or audio, plus name"),
+ * streaming the file part to a temporary file (never buffered), and stores it with
+ * `createMediaFromFile`. Fields may come before or after the file.
+ * @throws AppError BAD_REQUEST (no file / not multipart), PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE.
+ */
+async function handleUpload(
+  ctx: AppContext,
+  req: FastifyRequest,
+  opts: { source: MediaSource; isDraft: boolean; typeHint: MediaType },
+) {
+  const user = requireUser(req);
+  if (!req.isMultipart()) throw new AppError("BAD_REQUEST", "Please upload the file as multipart/form-data");
+  let tmp: { path: string; size: number } | null = null;
+  const fields: Record<string, string> = {};
+  let fileName = "";
+  try {
+    try {
+      for await (const part of req.parts()) {
+        if (part.type === "file") {
+          if (!FILE_FIELDS.has(part.fieldname) || tmp) {
+            part.file.resume();
+            continue;
+          }
+          fileName = part.filename ?? "";
+          tmp = await streamToTempFile(ctx, part.file);
+        } else if (typeof part.value === "string") {
+          fields[part.fieldname] = part.value;
+        }
+      }
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === "FST_REQ_FILE_TOO_LARGE") throw new AppError("PAYLOAD_TOO_LARGE", FILE_TOO_LARGE_MESSAGE);
+      if (code === "FST_FILES_LIMIT") throw new AppError("BAD_REQUEST", "Please upload one file at a time");
+      if (code?.startsWith("FST_"))
+        throw new AppError("BAD_REQUEST", "The upload could not be read. Please try again.");
+      throw error;
+    }
+    if (!tmp) throw new AppError("BAD_REQUEST", "No file was uploaded");
+    const name = (fields.name ?? "").trim() || fileName.replace(/\.[^.]+$/, "") || "Untitled";
+    const item = await createMediaFromFile(ctx, user.id, {
+      path: tmp.path,
+      move: true,
+      name,
+      source: opts.source,
+      isDraft: opts.isDraft,
+      typeHint: opts.typeHint,
+    });
+    tmp = null;
+    return { success: true, media: toPublicMedia(item) };
+  } finally {
+    if (tmp) await fsp.rm(tmp.path, { force: true });
+  }
+}
+
+async function serveFile(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, kind: MediaFileKind) {
+  const user = requireUser(req);
+  const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
+  const item = await getMedia(ctx, user.id, id);
+  return sendMediaFile(ctx, req, reply, item, kind);
+}
+
+/**
+ * Streams a media file with HTTP Range support (206 Partial Content, 416 when unsatisfiable), so
+ * players can seek. Shared by the owner's file routes and the public landing page.
+ */
+export async function sendMediaFile(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  item: Parameters<typeof openMediaFile>[1],
+  kind: MediaFileKind,
+  cache = "private, max-age=3600",
+) {
+  const file = await openMediaFile(ctx, item, kind, req.headers.range);
+  reply.header("Accept-Ranges", "bytes").header("Cache-Control", cache).type(file.contentType);
+  if (file.status === 416) {
+    return reply
+      .status(416)
+      .type("application/json")
+      .header("Content-Range", `bytes */${file.size}`)
+      .send({ success: false, error: "Requested range not satisfiable" });
+  }
+  if (file.status === 206 && file.range) {
+    reply
+      .status(206)
+      .header("Content-Range", `bytes ${file.range.start}-${file.range.end}/${file.size}`)
+      .header("Content-Length", String(file.range.end - file.range.start + 1));
+  } else {
+    reply.header("Content-Length", String(file.size));
+  }
+  if (req.method === "HEAD") {
+    file.stream.destroy();
+    return reply.send();
+  }
+  return reply.send(file.stream);
+}
 
 /** REST adapters of the studio feature (spec section 7). */
-export async function studioRest(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.post("/api/media/upload-draft", async (req) =>
+    handleUpload(ctx, req, { source: "recording", isDraft: true, typeHint: "video" }),
+  );
+  app.post("/api/media/upload", async (req) =>
+    handleUpload(ctx, req, { source: "recording", isDraft: false, typeHint: "audio" }),
+  );
+  app.post("/api/videos/upload", async (req) =>
+    handleUpload(ctx, req, { source: "upload", isDraft: false, typeHint: "video" }),
+  );
+  app.post("/api/audio/upload", async (req) =>
+    handleUpload(ctx, req, { source: "upload", isDraft: false, typeHint: "audio" }),
+  );
+
+  app.get("/api/media/list", async (req) => {
+    const user = requireUser(req);
+    return { success: true, media: (await listMedia(ctx, user.id)).map(toPublicMedia) };
+  });
+  app.get("/api/media/drafts", async (req) => {
+    const user = requireUser(req);
+    return { success: true, media: (await listDraftsFirst(ctx, user.id)).map(toPublicMedia) };
+  });
+  app.get("/api/videos/my-videos", async (req) => {
+    const user = requireUser(req);
+    return { success: true, videos: await listMyVideos(ctx, user.id) };
+  });
+
+  /** One item with its waveform peaks (editor). */
+  app.get("/api/media/:id", async (req) => {
+    const user = requireUser(req);
+    const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
+    const item = await getMedia(ctx, user.id, id);
+    return { success: true, media: toPublicMedia(item), peaks: item.peaks ?? null };
+  });
+  app.delete("/api/media/:id", async (req) => {
+    const user = requireUser(req);
+    const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
+    await deleteMedia(ctx, user.id, id);
+    return { success: true };
+  });
+
+  for (const kind of ["file", "poster", "gif", "original"] as const) {
+    app.get(`/api/media/:id/${kind}`, async (req, reply) => serveFile(ctx, req, reply, kind));
+  }
+
+  app.post("/api/media/edit/trim", async (req) => {
+    const user = requireUser(req);
+    const edit = await applyTrim(ctx, user.id, req.body);
+    return { success: true, edit: toPublicEdit(edit) };
+  });
+  app.post("/api/media/edit/advanced", async (req) => {
+    const user = requireUser(req);
+    const edit = await applyAdvanced(ctx, user.id, req.body);
+    return { success: true, edit: toPublicEdit(edit) };
+  });
+  /** Render progress of an edit (status queued|rendering|done|failed, progress 0-100). */
+  app.get("/api/media/edits/:id", async (req) => {
+    const user = requireUser(req);
+    const { id } = parseInput(z.object({ id: editIdSchema }), req.params);
+    return { success: true, edit: toPublicEdit(await getEdit(ctx, user.id, id)) };
+  });
+}

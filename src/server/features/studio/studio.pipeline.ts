@@ -1,0 +1,433 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { and, eq, sql } from "drizzle-orm";
+import type { Env } from "../../../env";
+import {
+  type MediaItem,
+  type MediaProbe,
+  mediaEdits,
+  mediaItems,
+  mediaRenditions,
+  type RenditionKind,
+} from "../../db/schema";
+import type { JobDeps } from "../../jobs/define";
+import {
+  computePeaks,
+  type FfmpegBinaries,
+  FfmpegError,
+  type ProbeResult,
+  probe,
+  resolveFfmpegBinaries,
+  runFfmpeg,
+} from "../../lib/ffmpeg";
+import { buildEditGraph, renderOutputOptions } from "./studio.graph";
+
+/** Folder for temporary files (uploads in flight, S3 downloads, ffmpeg outputs): DATA_DIR/tmp. */
+export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
+  const dir = path.join(deps.env.DATA_DIR, "tmp");
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Storage prefix of every file of one media item: `u/<userId>/m/<mediaId>`. */
+export function mediaPrefix(userId: string, mediaId: number): string {
+  return `u/${userId}/m/${mediaId}`;
+}
+
+let cachedBins: { key: string; bins: FfmpegBinaries } | null = null;
+function bins(env: Env): FfmpegBinaries {
+  const key = `${env.FFMPEG_PATH}|${env.FFPROBE_PATH}`;
+  if (!cachedBins || cachedBins.key !== key) cachedBins = { key, bins: resolveFfmpegBinaries(env) };
+  return cachedBins.bins;
+}
+
+function toProbe(p: ProbeResult): MediaProbe {
+  return {
+    formatName: p.formatName,
+    durationSeconds: p.durationSeconds,
+    bitRate: p.bitRate ?? undefined,
+    videoCodec: p.videoCodec,
+    audioCodec: p.audioCodec,
+    width: p.width,
+    height: p.height,
+    frameRate: p.frameRate,
+    sampleRate: p.sampleRate,
+    channels: p.channels,
+  };
+}
+
+async function storeRendition(
+  deps: JobDeps,
+  item: Pick<MediaItem, "id" | "userId">,
+  kind: RenditionKind,
+  name: string,
+  file: string,
+  mime: string,
+  extra: { durationSeconds?: number | null; editId?: number } = {},
+) {
+  const key = `${mediaPrefix(item.userId, item.id)}/${name}`;
+  const stored = await deps.providers.storage.putFile(key, file, { contentType: mime, move: true });
+  await deps.db
+    .insert(mediaRenditions)
+    .values({ mediaId: item.id, kind, storageKey: key, mimeType: mime, sizeBytes: stored.size, ...extra })
+    .onConflictDoUpdate({
+      target: mediaRenditions.storageKey,
+      set: { sizeBytes: stored.size, mimeType: mime },
+    });
+  return { key, size: stored.size };
+}
+
+/** A scratch folder for one job run, removed by `done()`. */
+async function scratch(deps: JobDeps) {
+  const dir = path.join(tmpDir(deps), `job-${randomUUID()}`);
+  await fsp.mkdir(dir, { recursive: true });
+  return { dir, done: () => fsp.rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Poster (JPEG, 640 px wide, frame at min(1 s, duration/2)) and animated GIF preview (first 3 s,
+ * 10 fps, 320 px wide, palettegen/paletteuse) of a video file.
+ */
+async function makeVideoPreviews(b: FfmpegBinaries, input: string, duration: number, dir: string) {
+  const poster = path.join(dir, "poster.jpg");
+  const gif = path.join(dir, "preview.gif");
+  const at = Math.min(1, Math.max(0, duration / 2));
+  await runFfmpeg(b, {
+    inputs: [{ path: input, options: ["-ss", at.toFixed(3)] }],
+    outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
+  });
+  await runFfmpeg(b, {
+    inputs: [{ path: input, options: ["-t", "3"] }],
+    filterComplex:
+      "[0:v]fps=10,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
+    outputs: [{ path: gif, options: ["-loop", "0"] }],
+  });
+  return { poster, gif };
+}
+
+/**
+ * The processing job's work for one media item (`studio.process-media`):
+ * ffprobe metadata; an H.264/AAC MP4 playback rendition for video (remuxed with faststart when the
+ * source already is H.264/AAC in MP4/MOV, else transcoded: webm recordings then play in Safari too)
+ * or an MP3 for audio; a poster and an animated GIF for video; waveform peaks for any audio track.
+ * A file ffmpeg cannot read ends as `failed` with ffmpeg's reason (no retry, no crash).
+ * Other errors (storage, database) are thrown so the job is retried.
+ */
+export async function processMedia(deps: JobDeps, mediaId: number): Promise<void> {
+  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
+  if (!item?.currentKey) return;
+  const b = bins(deps.env);
+  const work = await scratch(deps);
+  const local = await deps.providers.storage.toLocalFile(item.currentKey, work.dir);
+  const fail = async (reason: string) => {
+    await deps.db
+      .update(mediaItems)
+      .set({ processingStatus: "failed", processingError: reason.slice(0, 1000), updatedAt: new Date() })
+      .where(eq(mediaItems.id, mediaId));
+  };
+  try {
+    let info: ProbeResult;
+    try {
+      info = await probe(b, local.path);
+    } catch (error) {
+      await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
+      return;
+    }
+    const type = info.hasVideo ? "video" : "audio";
+    try {
+      let playback: { key: string; size: number };
+      let posterKey: string | null = null;
+      let gifKey: string | null = null;
+      if (type === "video") {
+        const out = path.join(work.dir, "playback.mp4");
+        const canRemux =
+          info.videoCodec === "h264" &&
+          (!info.hasAudio || info.audioCodec === "aac") &&
+          /mp4|mov/.test(info.formatName);
+        const videoOpts = canRemux
+          ? ["-map", "0:v:0", "-c:v", "copy"]
+          : [
+              "-map",
+              "0:v:0",
+              "-vf",
+              "scale=trunc(iw/2)*2:trunc(ih/2)*2",
+              "-c:v",
+              "libx264",
+              "-preset",
+              "veryfast",
+              "-crf",
+              "23",
+              "-pix_fmt",
+              "yuv420p",
+            ];
+        const audioOpts = info.hasAudio
+          ? ["-map", "0:a:0", "-c:a", canRemux ? "copy" : "aac", ...(canRemux ? [] : ["-b:a", "128k"])]
+          : [];
+        await runFfmpeg(b, {
+          inputs: [{ path: local.path }],
+          outputs: [{ path: out, options: [...videoOpts, ...audioOpts, "-movflags", "+faststart"] }],
+        });
+        const outInfo = await probe(b, out);
+        info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
+        const previews = await makeVideoPreviews(b, out, info.durationSeconds, work.dir);
+        posterKey = (
+          await storeRendition(
+            deps,
+            item,
+            "poster",
+            `poster-v${item.version}.jpg`,
+            previews.poster,
+            "image/jpeg",
+          )
+        ).key;
+        gifKey = (
+          await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
+        ).key;
+        // peaks before the playback file moves into storage
+        const peaks = info.hasAudio
+          ? await computePeaks(b, out, {
+              durationSeconds: info.durationSeconds,
+              channels: info.channels ?? 2,
+            })
+          : null;
+        playback = await storeRendition(deps, item, "playback", "playback.mp4", out, "video/mp4", {
+          durationSeconds: info.durationSeconds,
+        });
+        await deps.db
+          .update(mediaItems)
+          .set({
+            type,
+            processingStatus: "ready",
+            processingError: null,
+            durationSeconds: info.durationSeconds,
+            width: info.width,
+            height: info.height,
+            probe: toProbe(info),
+            peaks: peaks ? { durationSeconds: info.durationSeconds, channels: peaks } : null,
+            currentKey: playback.key,
+            sizeBytes: playback.size,
+            posterKey,
+            gifKey,
+            updatedAt: new Date(),
+          })
+          .where(eq(mediaItems.id, mediaId));
+      } else {
+        const out = path.join(work.dir, "playback.mp3");
+        const isMp3 = info.audioCodec === "mp3" && /mp3/.test(info.formatName);
+        await runFfmpeg(b, {
+          inputs: [{ path: local.path }],
+          outputs: [
+            {
+              path: out,
+              options: [
+                "-map",
+                "0:a:0",
+                "-vn",
+                ...(isMp3 ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "128k"]),
+              ],
+            },
+          ],
+        });
+        const outInfo = await probe(b, out);
+        info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
+        const peaks = await computePeaks(b, out, {
+          durationSeconds: info.durationSeconds,
+          channels: info.channels ?? 2,
+        });
+        playback = await storeRendition(deps, item, "playback", "playback.mp3", out, "audio/mpeg", {
+          durationSeconds: info.durationSeconds,
+        });
+        await deps.db
+          .update(mediaItems)
+          .set({
+            type,
+            mimeType: item.mimeType === "video/webm" ? "audio/webm" : item.mimeType,
+            processingStatus: "ready",
+            processingError: null,
+            durationSeconds: info.durationSeconds,
+            probe: toProbe(info),
+            peaks: { durationSeconds: info.durationSeconds, channels: peaks },
+            currentKey: playback.key,
+            sizeBytes: playback.size,
+            updatedAt: new Date(),
+          })
+          .where(eq(mediaItems.id, mediaId));
+      }
+    } catch (error) {
+      if (error instanceof FfmpegError) {
+        await fail(error.reason);
+        return;
+      }
+      throw error;
+    }
+  } finally {
+    await local.cleanup();
+    await work.done();
+  }
+}
+
+/** Hooks for measuring a render (benchmarks). */
+export interface RenderHooks {
+  /** minimum milliseconds between progress writes (default 500) */
+  progressIntervalMs?: number;
+}
+
+/**
+ * The render job's work (`studio.render-edit`): renders an edit decision list with ONE ffmpeg filter
+ * graph (`buildEditGraph`) into a new rendition (`edit-<id>.mp4|mp3`), non-destructively: the
+ * original and earlier renditions stay. Progress (0-1) is parsed from ffmpeg's `-progress` output and
+ * written at most every 500 ms. On success the item plays the new rendition (version + 1, draft or
+ * published as the edit asked) and a `studio.derive-previews` job refreshes poster, GIF and peaks.
+ * An ffmpeg failure marks the edit `failed` with ffmpeg's reason.
+ * @returns true when the render succeeded.
+ */
+export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHooks = {}): Promise<boolean> {
+  const [edit] = await deps.db.select().from(mediaEdits).where(eq(mediaEdits.id, editId));
+  if (!edit || edit.status === "done") return edit?.status === "done";
+  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, edit.mediaId));
+  if (!item) return false;
+  await deps.db
+    .update(mediaEdits)
+    .set({ status: "rendering", startedAt: new Date(), progress: 0, error: null })
+    .where(eq(mediaEdits.id, editId));
+  const b = bins(deps.env);
+  const work = await scratch(deps);
+  const local = await deps.providers.storage.toLocalFile(edit.inputKey, work.dir);
+  try {
+    const hasVideo = item.type === "video";
+    const hasAudio = Boolean(item.probe?.audioCodec);
+    const graph = buildEditGraph(edit.edl, { hasVideo, hasAudio });
+    const out = renderOutputOptions(graph);
+    const file = path.join(work.dir, `edit.${out.ext}`);
+    let lastWrite = 0;
+    let pending: Promise<unknown> = Promise.resolve();
+    const interval = hooks.progressIntervalMs ?? 500;
+    try {
+      await runFfmpeg(
+        b,
+        {
+          inputs: [{ path: local.path }],
+          filterComplex: graph.filterComplex,
+          outputs: [{ path: file, options: out.options }],
+          progress: true,
+        },
+        {
+          onProgress: (p) => {
+            const now = Date.now();
+            if (p.done || now - lastWrite < interval) return;
+            lastWrite = now;
+            const fraction = Math.min(
+              0.99,
+              graph.outputDurationSeconds > 0 ? p.outTimeSeconds / graph.outputDurationSeconds : 0,
+            );
+            pending = pending.then(() =>
+              deps.db
+                .update(mediaEdits)
+                .set({ progress: fraction })
+                .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.status, "rendering")))
+                .catch(() => {}),
+            );
+          },
+        },
+      );
+    } catch (error) {
+      await pending;
+      if (error instanceof FfmpegError) {
+        await deps.db
+          .update(mediaEdits)
+          .set({ status: "failed", error: error.reason.slice(0, 1000), finishedAt: new Date() })
+          .where(eq(mediaEdits.id, editId));
+        return false;
+      }
+      throw error;
+    }
+    await pending;
+    const stored = await storeRendition(deps, item, "edit", `edit-${editId}.${out.ext}`, file, out.mime, {
+      durationSeconds: graph.outputDurationSeconds,
+      editId,
+    });
+    await deps.db.transaction(async (tx) => {
+      await tx
+        .update(mediaEdits)
+        .set({
+          status: "done",
+          progress: 1,
+          outputKey: stored.key,
+          outputDurationSeconds: graph.outputDurationSeconds,
+          finishedAt: new Date(),
+        })
+        .where(eq(mediaEdits.id, editId));
+      await tx
+        .update(mediaItems)
+        .set({
+          currentKey: stored.key,
+          sizeBytes: stored.size,
+          durationSeconds: graph.outputDurationSeconds,
+          isDraft: edit.saveAsDraft,
+          version: sql`${mediaItems.version} + 1`,
+          updatedAt: new Date(),
+        })
+        .where(eq(mediaItems.id, item.id));
+    });
+    return true;
+  } finally {
+    await local.cleanup();
+    await work.done();
+  }
+}
+
+/**
+ * Refreshes poster, GIF preview and waveform peaks from the item's current file after a render
+ * (`studio.derive-previews`). Measures the exact duration with ffprobe.
+ */
+export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<void> {
+  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
+  if (!item?.currentKey) return;
+  const b = bins(deps.env);
+  const work = await scratch(deps);
+  const local = await deps.providers.storage.toLocalFile(item.currentKey, work.dir);
+  try {
+    const info = await probe(b, local.path);
+    const set: Partial<typeof mediaItems.$inferInsert> = {
+      durationSeconds: info.durationSeconds,
+      updatedAt: new Date(),
+    };
+    if (info.hasAudio) {
+      const peaks = await computePeaks(b, local.path, {
+        durationSeconds: info.durationSeconds,
+        channels: info.channels ?? 2,
+      });
+      set.peaks = { durationSeconds: info.durationSeconds, channels: peaks };
+    }
+    if (info.hasVideo) {
+      const previews = await makeVideoPreviews(b, local.path, info.durationSeconds, work.dir);
+      set.posterKey = (
+        await storeRendition(
+          deps,
+          item,
+          "poster",
+          `poster-v${item.version}.jpg`,
+          previews.poster,
+          "image/jpeg",
+        )
+      ).key;
+      set.gifKey = (
+        await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
+      ).key;
+    }
+    // only if no newer render replaced the file meanwhile
+    await deps.db
+      .update(mediaItems)
+      .set(set)
+      .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.version, item.version)));
+  } catch (error) {
+    if (error instanceof FfmpegError)
+      deps.log.warn({ mediaId, reason: error.reason }, "could not refresh previews");
+    else throw error;
+  } finally {
+    await local.cleanup();
+    await work.done();
+  }
+}

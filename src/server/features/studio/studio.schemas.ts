@@ -1,0 +1,124 @@
+import { z } from "zod";
+
+/** Upload limit: 100 MB (spec section 9), counted in bytes as 100 x 1024 x 1024. */
+export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
+export const FILE_TOO_LARGE_MESSAGE = "File too large. Maximum size is 100MB.";
+export const UNSUPPORTED_TYPE_MESSAGE =
+  "Unsupported file type. Please upload MP4, WebM, MOV, MP3, or WAV files.";
+
+/**
+ * Allowed MIME types decided by magic bytes (spec section 5: video/mp4, video/webm, video/quicktime,
+ * audio/mpeg, audio/wav, audio/mp3, audio/webm). file-type's names for the same containers map here.
+ */
+export const ALLOWED_MIME: Record<string, { mime: string; ext: string }> = {
+  "video/mp4": { mime: "video/mp4", ext: "mp4" },
+  "video/x-m4v": { mime: "video/mp4", ext: "mp4" },
+  "video/webm": { mime: "video/webm", ext: "webm" },
+  "audio/webm": { mime: "audio/webm", ext: "webm" },
+  "video/quicktime": { mime: "video/quicktime", ext: "mov" },
+  "audio/mpeg": { mime: "audio/mpeg", ext: "mp3" },
+  "audio/mp3": { mime: "audio/mpeg", ext: "mp3" },
+  "audio/wav": { mime: "audio/wav", ext: "wav" },
+  "audio/x-wav": { mime: "audio/wav", ext: "wav" },
+  "audio/vnd.wave": { mime: "audio/wav", ext: "wav" },
+};
+
+export const mediaIdSchema = z.coerce
+  .number({ error: "Media id must be a number" })
+  .int("Media id must be a whole number")
+  .positive("Media id must be positive")
+  .max(Number.MAX_SAFE_INTEGER);
+
+/** Display name of a media item: trimmed, 1-200 characters. */
+export const mediaNameSchema = z.string().trim().max(200, "Name must be at most 200 characters");
+
+const seconds = (label: string) =>
+  z.coerce
+    .number({ error: `${label} must be a number` })
+    .finite(`${label} must be a number`)
+    .min(0, `${label} cannot be negative`);
+
+/** Simple editor speeds (spec section 9). */
+export const SIMPLE_SPEEDS = [0.5, 1, 2] as const;
+/** Advanced editor speeds (spec section 9). */
+export const ADVANCED_SPEEDS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2] as const;
+
+/**
+ * Simple editor payload (spec sections 3 and 7): times in seconds, volume 0-2, fades 0-5 s,
+ * speed 0.5/1/2; `status: "draft"` saves a draft, `quality: "source"` exports.
+ */
+export const trimEditSchema = z.object({
+  mediaId: mediaIdSchema,
+  startTime: seconds("Start time"),
+  endTime: seconds("End time"),
+  volume: z.coerce
+    .number()
+    .min(0, "Volume must be between 0 and 2")
+    .max(2, "Volume must be between 0 and 2")
+    .default(1),
+  speed: z.coerce
+    .number()
+    .refine((v) => (SIMPLE_SPEEDS as readonly number[]).includes(v), "Speed must be 0.5, 1 or 2")
+    .default(1),
+  fadeIn: seconds("Fade in").max(5, "Fade in must be at most 5 seconds").default(0),
+  fadeOut: seconds("Fade out").max(5, "Fade out must be at most 5 seconds").default(0),
+  quality: z.literal("source").optional(),
+  status: z.literal("draft").optional(),
+});
+export type TrimEditInput = z.input<typeof trimEditSchema>;
+
+/** A fade flag (true = 1 second, spec section 9) or a length in seconds (0-5). */
+const fadeSchema = z
+  .union([z.boolean(), z.coerce.number().min(0).max(5, "Fades must be at most 5 seconds")])
+  .transform((v) => (v === true ? 1 : v === false ? 0 : v))
+  .default(0);
+
+const percent = (label: string) =>
+  z.coerce
+    .number()
+    .min(0, `${label} must be between 0 and 200`)
+    .max(200, `${label} must be between 0 and 200`)
+    .default(100);
+
+/**
+ * Advanced editor payload (spec sections 3 and 7): picture effects in percent (0-200, default 100),
+ * blur 0-10 px, fades, cuts (times in seconds that split the selection into segments). Extension:
+ * `removedSegments` lists the indexes (0-based, in time order) of segments the user dropped.
+ */
+export const advancedEditSchema = z.object({
+  mediaId: mediaIdSchema,
+  startTime: seconds("Start time"),
+  endTime: seconds("End time"),
+  volume: z.coerce
+    .number()
+    .min(0, "Volume must be between 0 and 2")
+    .max(2, "Volume must be between 0 and 2")
+    .default(1),
+  speed: z.coerce
+    .number()
+    .refine(
+      (v) => (ADVANCED_SPEEDS as readonly number[]).includes(v),
+      "Speed must be one of 0.25, 0.5, 0.75, 1, 1.25, 1.5, 2",
+    )
+    .default(1),
+  effects: z
+    .object({
+      brightness: percent("Brightness"),
+      contrast: percent("Contrast"),
+      saturation: percent("Saturation"),
+      blur: z.coerce
+        .number()
+        .min(0, "Blur must be between 0 and 10")
+        .max(10, "Blur must be between 0 and 10")
+        .default(0),
+      fadeIn: fadeSchema,
+      fadeOut: fadeSchema,
+    })
+    .default({ brightness: 100, contrast: 100, saturation: 100, blur: 0, fadeIn: 0, fadeOut: 0 }),
+  cuts: z.array(seconds("Cut")).max(100, "At most 100 cuts").default([]),
+  removedSegments: z.array(z.number().int().min(0)).max(101).default([]),
+  quality: z.literal("source").optional(),
+});
+export type AdvancedEditInput = z.input<typeof advancedEditSchema>;
+
+export const editIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);

@@ -1,0 +1,498 @@
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { and, desc, eq } from "drizzle-orm";
+import { fileTypeFromFile } from "file-type";
+import type { AppContext } from "../../context";
+import {
+  type EditDecisionList,
+  type MediaEdit,
+  type MediaItem,
+  type MediaSource,
+  type MediaType,
+  mediaEdits,
+  mediaItems,
+  mediaRenditions,
+} from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import type { ByteRange } from "../../providers/storage";
+import { segmentsFromCuts } from "./studio.graph";
+import { processMediaJob, renderEditJob } from "./studio.jobs";
+import { mediaPrefix, tmpDir } from "./studio.pipeline";
+import {
+  ALLOWED_MIME,
+  advancedEditSchema,
+  FILE_TOO_LARGE_MESSAGE,
+  MAX_UPLOAD_BYTES,
+  trimEditSchema,
+  UNSUPPORTED_TYPE_MESSAGE,
+} from "./studio.schemas";
+
+/** What the studio's services need (an AppContext or a job's deps both fit). */
+export type StudioDeps = Pick<AppContext, "db" | "env" | "providers" | "jobs" | "log">;
+
+/**
+ * Streams `body` into a temporary file, counting bytes; refuses more than `maxBytes`.
+ * Resolves with the path and size; on any failure (including the limit) the file is removed.
+ * @throws AppError PAYLOAD_TOO_LARGE 'File too large. Maximum size is 100MB.' (spec section 5).
+ */
+export async function streamToTempFile(
+  deps: Pick<AppContext, "env">,
+  body: Readable,
+  maxBytes = MAX_UPLOAD_BYTES,
+): Promise<{ path: string; size: number }> {
+  const file = path.join(tmpDir(deps), `upload-${randomUUID()}`);
+  let size = 0;
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > maxBytes) cb(new AppError("PAYLOAD_TOO_LARGE", FILE_TOO_LARGE_MESSAGE));
+      else cb(null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, counter, fs.createWriteStream(file));
+    if ((body as Readable & { truncated?: boolean }).truncated)
+      throw new AppError("PAYLOAD_TOO_LARGE", FILE_TOO_LARGE_MESSAGE);
+  } catch (error) {
+    await fsp.rm(file, { force: true });
+    if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE")
+      throw new AppError("PAYLOAD_TOO_LARGE", FILE_TOO_LARGE_MESSAGE);
+    throw error;
+  }
+  return { path: file, size };
+}
+
+/** Input of `createMediaFromFile`: a file on local disk or a stream, plus how to list it. */
+export interface CreateMediaInput {
+  /** a local file (left in place unless `move`) */
+  path?: string;
+  /** or a stream (written to a temporary file first, at most 100 MB) */
+  stream?: Readable;
+  /** display name; defaults to "Untitled" */
+  name: string;
+  source: MediaSource;
+  /** keep it a draft (recordings opened in the editor) */
+  isDraft?: boolean;
+  /** hint for containers that hold either kind (webm): the endpoint's kind */
+  typeHint?: MediaType;
+  /** move `path` into storage instead of copying it */
+  move?: boolean;
+}
+
+/**
+ * Stores a media file for `userId` and queues its processing job (`studio.process-media`: ffprobe
+ * metadata, H.264/AAC MP4 or MP3 playback rendition, poster + GIF preview for video, waveform peaks).
+ *
+ * The type is decided by magic bytes (`file-type`), never by a client's MIME; allowed types and the
+ * message come from spec section 5. A type starting with `video` is video, otherwise audio (the
+ * processing job corrects a webm without a video stream to audio).
+ *
+ * Returns the new row (status `processing`). Entry point for other features (e.g. the AI avatar
+ * feature stores its rendered videos with `source: "avatar"`).
+ *
+ * @throws AppError PAYLOAD_TOO_LARGE 'File too large. Maximum size is 100MB.' (over 100 MB)
+ * @throws AppError UNSUPPORTED_MEDIA_TYPE 'Unsupported file type. Please upload MP4, WebM, MOV, MP3, or WAV files.'
+ * On any failure nothing is left behind (no row, no stored file, no temporary file).
+ */
+export async function createMediaFromFile(
+  deps: StudioDeps,
+  userId: string,
+  input: CreateMediaInput,
+): Promise<MediaItem> {
+  let localPath: string;
+  let size: number;
+  let ownsTemp = false;
+  if (input.stream) {
+    const tmp = await streamToTempFile(deps, input.stream);
+    localPath = tmp.path;
+    size = tmp.size;
+    ownsTemp = true;
+  } else if (input.path) {
+    localPath = input.path;
+    size = (await fsp.stat(localPath)).size;
+    if (size > MAX_UPLOAD_BYTES) throw new AppError("PAYLOAD_TOO_LARGE", FILE_TOO_LARGE_MESSAGE);
+  } else {
+    throw new AppError("BAD_REQUEST", "No file was uploaded");
+  }
+  const removeTemp = async () => {
+    if (ownsTemp || input.move) await fsp.rm(localPath, { force: true });
+  };
+  let row: MediaItem | undefined;
+  try {
+    if (size === 0) throw new AppError("BAD_REQUEST", "The file is empty");
+    const detected = await fileTypeFromFile(localPath);
+    const allowed = detected ? ALLOWED_MIME[detected.mime] : undefined;
+    if (!allowed) throw new AppError("UNSUPPORTED_MEDIA_TYPE", UNSUPPORTED_TYPE_MESSAGE);
+    let type: MediaType = allowed.mime.startsWith("video") ? "video" : "audio";
+    if (allowed.ext === "webm" && input.typeHint) type = input.typeHint;
+    const mime = type === "audio" && allowed.ext === "webm" ? "audio/webm" : allowed.mime;
+    const name = input.name.trim().slice(0, 200) || "Untitled";
+    [row] = await deps.db
+      .insert(mediaItems)
+      .values({
+        userId,
+        name,
+        type,
+        source: input.source,
+        isDraft: input.isDraft ?? false,
+        mimeType: mime,
+        sizeBytes: size,
+        originalSizeBytes: size,
+      })
+      .returning();
+    const key = `${mediaPrefix(userId, row.id)}/original.${allowed.ext}`;
+    const stored = await deps.providers.storage.putFile(key, localPath, {
+      contentType: mime,
+      move: ownsTemp || input.move,
+    });
+    await deps.db
+      .insert(mediaRenditions)
+      .values({ mediaId: row.id, kind: "original", storageKey: key, mimeType: mime, sizeBytes: stored.size });
+    [row] = await deps.db
+      .update(mediaItems)
+      .set({ currentKey: key, updatedAt: new Date() })
+      .where(eq(mediaItems.id, row.id))
+      .returning();
+  } catch (error) {
+    await removeTemp();
+    if (row) {
+      await deps.db.delete(mediaItems).where(eq(mediaItems.id, row.id));
+      await deps.providers.storage.deletePrefix(mediaPrefix(userId, row.id)).catch(() => {});
+    }
+    throw error;
+  }
+  await removeTemp();
+  await deps.jobs.send(processMediaJob, { mediaId: row.id });
+  const [fresh] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, row.id));
+  return fresh ?? row;
+}
+
+/** The media item as the API shows it (spec section 3: Media item), plus pipeline fields. */
+export interface PublicMedia {
+  id: number;
+  name: string;
+  type: MediaType;
+  url: string;
+  thumbnail_url: string | null;
+  gif_url: string | null;
+  mime_type: string;
+  /** bytes */
+  size: number;
+  /** seconds */
+  duration: number | null;
+  width: number | null;
+  height: number | null;
+  created_at: string;
+  /** "draft" or "published" */
+  status: "draft" | "published";
+  processing_status: MediaItem["processingStatus"];
+  processing_error: string | null;
+  source: MediaSource;
+  version: number;
+}
+
+/** Maps a row to the API shape; urls are owner-only (`/api/media/{id}/file|poster|gif`) and versioned. */
+export function toPublicMedia(m: MediaItem): PublicMedia {
+  const v = `v=${m.version}`;
+  return {
+    id: m.id,
+    name: m.name,
+    type: m.type,
+    url: `/api/media/${m.id}/file?${v}`,
+    thumbnail_url: m.posterKey ? `/api/media/${m.id}/poster?${v}` : null,
+    gif_url: m.gifKey ? `/api/media/${m.id}/gif?${v}` : null,
+    mime_type: m.currentKey?.endsWith(".mp4")
+      ? "video/mp4"
+      : m.currentKey?.endsWith(".mp3")
+        ? "audio/mpeg"
+        : m.mimeType,
+    size: m.sizeBytes,
+    duration: m.durationSeconds,
+    width: m.width,
+    height: m.height,
+    created_at: m.createdAt.toISOString(),
+    status: m.isDraft ? "draft" : "published",
+    processing_status: m.processingStatus,
+    processing_error: m.processingError,
+    source: m.source,
+    version: m.version,
+  };
+}
+
+/** Every media item of the user, newest first. */
+export async function listMedia(deps: Pick<AppContext, "db">, userId: string): Promise<MediaItem[]> {
+  return deps.db
+    .select()
+    .from(mediaItems)
+    .where(eq(mediaItems.userId, userId))
+    .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id));
+}
+
+/** Drafts first, then published items, each newest first (spec section 7: GET /api/media/drafts). */
+export async function listDraftsFirst(deps: Pick<AppContext, "db">, userId: string): Promise<MediaItem[]> {
+  const all = await listMedia(deps, userId);
+  return [...all.filter((m) => m.isDraft), ...all.filter((m) => !m.isDraft)];
+}
+
+/** Videos for campaign pickers (spec section 3: Video {id, title, url, thumbnail_url, duration}), ready ones only. */
+export async function listMyVideos(deps: Pick<AppContext, "db">, userId: string) {
+  const all = await listMedia(deps, userId);
+  return all
+    .filter((m) => m.type === "video" && m.processingStatus === "ready")
+    .map((m) => {
+      const p = toPublicMedia(m);
+      return {
+        id: m.id,
+        title: m.name,
+        url: p.url,
+        thumbnail_url: p.thumbnail_url,
+        gif_url: p.gif_url,
+        duration: m.durationSeconds,
+        status: p.status,
+      };
+    });
+}
+
+/**
+ * One media item of the user.
+ * @throws AppError NOT_FOUND 'Media not found' when absent or owned by someone else.
+ */
+export async function getMedia(
+  deps: Pick<AppContext, "db">,
+  userId: string,
+  mediaId: number,
+): Promise<MediaItem> {
+  const [row] = await deps.db
+    .select()
+    .from(mediaItems)
+    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.userId, userId)));
+  if (!row) throw new AppError("NOT_FOUND", "Media not found");
+  return row;
+}
+
+/**
+ * Deletes a media item, its renditions, edits and stored files.
+ * @throws AppError NOT_FOUND for an unknown id or another user's item.
+ */
+export async function deleteMedia(deps: StudioDeps, userId: string, mediaId: number): Promise<void> {
+  const row = await getMedia(deps, userId, mediaId);
+  await deps.db.delete(mediaItems).where(and(eq(mediaItems.id, row.id), eq(mediaItems.userId, userId)));
+  await deps.providers.storage.deletePrefix(mediaPrefix(userId, row.id)).catch((err) => {
+    deps.log.warn({ err, mediaId }, "could not delete media files");
+  });
+}
+
+/** Which stored file of an item to serve. */
+export type MediaFileKind = "file" | "poster" | "gif" | "original";
+
+/**
+ * Opens a stored file of `item` for HTTP serving with an optional byte range (RFC 9110 Range).
+ * @throws AppError NOT_FOUND when the file does not exist (yet).
+ */
+export async function openMediaFile(
+  deps: Pick<AppContext, "providers" | "db">,
+  item: MediaItem,
+  kind: MediaFileKind,
+  rangeHeader?: string,
+) {
+  const key =
+    kind === "poster"
+      ? item.posterKey
+      : kind === "gif"
+        ? item.gifKey
+        : kind === "original"
+          ? await originalKey(deps, item)
+          : item.currentKey;
+  if (!key) throw new AppError("NOT_FOUND", "File not ready yet");
+  const stat = await deps.providers.storage.stat(key);
+  if (!stat) throw new AppError("NOT_FOUND", "File not found");
+  const contentType = contentTypeOf(key, item);
+  const range = parseRange(rangeHeader, stat.size);
+  if (range === "invalid") return { status: 416 as const, size: stat.size, contentType };
+  const stream = await deps.providers.storage.get(key, range ?? undefined);
+  return { status: range ? (206 as const) : (200 as const), stream, size: stat.size, range, contentType };
+}
+
+async function originalKey(deps: Pick<AppContext, "db">, item: MediaItem): Promise<string | null> {
+  const [r] = await deps.db
+    .select({ key: mediaRenditions.storageKey })
+    .from(mediaRenditions)
+    .where(and(eq(mediaRenditions.mediaId, item.id), eq(mediaRenditions.kind, "original")));
+  return r?.key ?? null;
+}
+
+function contentTypeOf(key: string, item: MediaItem): string {
+  if (key.endsWith(".mp4")) return "video/mp4";
+  if (key.endsWith(".mp3")) return "audio/mpeg";
+  if (key.endsWith(".jpg")) return "image/jpeg";
+  if (key.endsWith(".gif")) return "image/gif";
+  if (key.endsWith(".wav")) return "audio/wav";
+  if (key.endsWith(".mov")) return "video/quicktime";
+  return item.mimeType;
+}
+
+/**
+ * Parses a single `bytes=` range (RFC 9110 section 14.1.2). Multi-range requests are served whole.
+ * Returns null for no/ignored range, "invalid" when unsatisfiable.
+ */
+export function parseRange(header: string | undefined, size: number): ByteRange | null | "invalid" {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === "" && m[2] === "") return null;
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return "invalid";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start >= size || start > end) return "invalid";
+  return { start, end };
+}
+
+const MIN_SEGMENT_SECONDS = 0.05;
+
+function clampSelection(item: MediaItem, startTime: number, endTime: number) {
+  const duration = item.durationSeconds ?? 0;
+  const end = Math.min(endTime, duration);
+  if (startTime >= duration) throw new AppError("BAD_REQUEST", "Start time is past the end of the media");
+  if (end - startTime < MIN_SEGMENT_SECONDS)
+    throw new AppError("BAD_REQUEST", "End time must be after start time");
+  return { start: startTime, end };
+}
+
+async function readyForEdit(deps: Pick<AppContext, "db">, userId: string, mediaId: number) {
+  const item = await getMedia(deps, userId, mediaId);
+  if (item.processingStatus === "processing")
+    throw new AppError("CONFLICT", "This media is still processing. Please try again in a moment.");
+  if (item.processingStatus === "failed" || !item.currentKey || !item.durationSeconds)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `This media could not be processed${item.processingError ? `: ${item.processingError}` : ""}`,
+    );
+  const [running] = await deps.db
+    .select({ id: mediaEdits.id })
+    .from(mediaEdits)
+    .where(and(eq(mediaEdits.mediaId, item.id), eq(mediaEdits.status, "rendering")));
+  if (running)
+    throw new AppError("CONFLICT", "An edit of this media is still rendering. Please wait for it to finish.");
+  return item;
+}
+
+async function queueEdit(
+  deps: StudioDeps,
+  item: MediaItem,
+  mode: "trim" | "advanced",
+  edl: EditDecisionList,
+  saveAsDraft: boolean,
+): Promise<MediaEdit> {
+  const [edit] = await deps.db
+    .insert(mediaEdits)
+    .values({
+      userId: item.userId,
+      mediaId: item.id,
+      mode,
+      edl,
+      inputKey: item.currentKey as string,
+      saveAsDraft,
+    })
+    .returning();
+  await deps.jobs.send(renderEditJob, { editId: edit.id });
+  const [fresh] = await deps.db.select().from(mediaEdits).where(eq(mediaEdits.id, edit.id));
+  return fresh ?? edit;
+}
+
+/**
+ * Simple editor (spec sections 3, 5, 7): trim to startTime..endTime (seconds, end clamped to the
+ * duration), volume 0-2, speed 0.5/1/2, fades 0-5 s. `status: "draft"` keeps the item a draft,
+ * otherwise it is published. Queues the render job; returns the edit row (status queued, or done
+ * when jobs run inline).
+ * @throws AppError BAD_REQUEST for bad times, NOT_FOUND, CONFLICT while processing or rendering.
+ */
+export async function applyTrim(deps: StudioDeps, userId: string, raw: unknown): Promise<MediaEdit> {
+  const input = parseInput(trimEditSchema, raw);
+  const item = await readyForEdit(deps, userId, input.mediaId);
+  const sel = clampSelection(item, input.startTime, input.endTime);
+  const edl: EditDecisionList = {
+    segments: [sel],
+    speed: input.speed,
+    volume: input.volume,
+    brightness: 100,
+    contrast: 100,
+    saturation: 100,
+    blur: 0,
+    fadeIn: input.fadeIn,
+    fadeOut: input.fadeOut,
+  };
+  return queueEdit(deps, item, "trim", edl, input.status === "draft");
+}
+
+/**
+ * Advanced editor (spec sections 3, 5, 7): the selection startTime..endTime split by `cuts` into
+ * segments (those in `removedSegments` dropped), volume, speed, picture effects, fades.
+ * Publishes the item when rendered. Returns the queued edit.
+ * @throws AppError BAD_REQUEST when every segment is dropped or times are bad.
+ */
+export async function applyAdvanced(deps: StudioDeps, userId: string, raw: unknown): Promise<MediaEdit> {
+  const input = parseInput(advancedEditSchema, raw);
+  const item = await readyForEdit(deps, userId, input.mediaId);
+  const sel = clampSelection(item, input.startTime, input.endTime);
+  const { kept } = segmentsFromCuts(sel.start, sel.end, input.cuts, input.removedSegments);
+  const segments = kept.filter((s) => s.end - s.start >= MIN_SEGMENT_SECONDS);
+  if (!segments.length) throw new AppError("BAD_REQUEST", "Keep at least one segment");
+  const edl: EditDecisionList = {
+    segments,
+    speed: input.speed,
+    volume: input.volume,
+    brightness: input.effects.brightness,
+    contrast: input.effects.contrast,
+    saturation: input.effects.saturation,
+    blur: input.effects.blur,
+    fadeIn: input.effects.fadeIn,
+    fadeOut: input.effects.fadeOut,
+  };
+  return queueEdit(deps, item, "advanced", edl, false);
+}
+
+/** The edit as the API shows it: render status and progress (0-100 %). */
+export function toPublicEdit(e: MediaEdit) {
+  return {
+    id: e.id,
+    media_id: e.mediaId,
+    mode: e.mode,
+    status: e.status,
+    progress: Math.round(e.progress * 1000) / 10,
+    error: e.error,
+    output_duration: e.outputDurationSeconds,
+    created_at: e.createdAt.toISOString(),
+    finished_at: e.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * One edit of the user (render progress polling).
+ * @throws AppError NOT_FOUND for an unknown id or another user's edit.
+ */
+export async function getEdit(
+  deps: Pick<AppContext, "db">,
+  userId: string,
+  editId: number,
+): Promise<MediaEdit> {
+  const [row] = await deps.db
+    .select()
+    .from(mediaEdits)
+    .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.userId, userId)));
+  if (!row) throw new AppError("NOT_FOUND", "Edit not found");
+  return row;
+}

@@ -1,0 +1,48 @@
+import { Readable } from "node:stream";
+
+/**
+ * Builds a multipart/form-data body: text `fields` plus one file part. `content` may be a Buffer or a
+ * generator of chunks (streamed: used for 100 MB+ bodies without holding them in memory).
+ */
+export function multipart(
+  fields: Record<string, string>,
+  file: {
+    field: string;
+    filename: string;
+    contentType?: string;
+    content: Buffer | (() => Iterable<Buffer>);
+  } | null,
+) {
+  const boundary = `----pitchwise${Math.random().toString(16).slice(2)}`;
+  const head: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    head.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  }
+  const headers = { "content-type": `multipart/form-data; boundary=${boundary}` };
+  if (!file) return { payload: Buffer.concat([...head, Buffer.from(`--${boundary}--\r\n`)]), headers };
+  const fileHead = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.filename}"\r\nContent-Type: ${file.contentType ?? "application/octet-stream"}\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  if (Buffer.isBuffer(file.content)) {
+    return { payload: Buffer.concat([...head, fileHead, file.content, tail]), headers };
+  }
+  const gen = file.content;
+  const stream = Readable.from(
+    (function* () {
+      yield* head;
+      yield fileHead;
+      yield* gen();
+      yield tail;
+    })(),
+  );
+  return { payload: stream, headers };
+}
+
+/** `count` chunks of `size` zero bytes (a stream of count x size bytes). */
+export function zeros(count: number, size = 1024 * 1024) {
+  return function* () {
+    const chunk = Buffer.alloc(size);
+    for (let i = 0; i < count; i++) yield chunk;
+  };
+}

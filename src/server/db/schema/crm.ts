@@ -234,3 +234,4 @@ export type Contact = typeof contacts.$inferSelect;
 export type NewContact = typeof contacts.$inferInsert;
 export type Tag = typeof tags.$inferSelect;
 export type Activity = typeof activities.$inferSelect;
+export type ContactImport = typeof contactImports.$inferSelect;

@@ -170,10 +170,10 @@ export function notCsv() {
 /** Decodes a whole buffer (small files, tests) with the sniffed encoding. */
 export function decodeCsvBuffer(buf: Buffer): string {
   const { encoding, bomLength } = sniffEncoding(buf.subarray(0, 65536));
-  return decodeWith(encoding, buf.subarray(bomLength));
+  return decodeWithEncoding(encoding, buf.subarray(bomLength));
 }
 
-function decodeWith(encoding: TextEncodingName, buf: Buffer): string {
+export function decodeWithEncoding(encoding: TextEncodingName, buf: Buffer): string {
   if (encoding === "utf-16be") {
     const swapped = Buffer.from(buf);
     swapped.swap16();

@@ -1,5 +1,199 @@
-import type { FastifyInstance } from "fastify";
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
+import { requireUser } from "../../http/auth";
+import { AppError } from "../../lib/errors";
+import { importFilePath } from "./crm.jobs";
+import type { BulkOperationInput, ListContactsInput } from "./crm.schemas";
+import * as crm from "./crm.service";
 
-/** REST adapters of the crm feature (spec section 7). */
-export async function crmRest(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+function idParam(req: FastifyRequest): number {
+  const raw = (req.params as { id: string }).id;
+  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", "Contact not found");
+  return Number(raw);
+}
+
+/**
+ * REST adapters of the crm feature (spec section 7 "/api/contacts..."): each parses with the
+ * service's zod schemas, calls the service and shapes `{success, ...}`. Every call is scoped to the
+ * signed-in user; another user's id gives 404.
+ */
+export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.get("/api/contacts", async (req) => {
+    const user = requireUser(req);
+    const r = await crm.listContacts(ctx, user.id, req.query as ListContactsInput);
+    return { success: true, ...r };
+  });
+
+  app.get("/api/contacts/tags/all", async (req) => {
+    const user = requireUser(req);
+    return { success: true, tags: await crm.listTags(ctx, user.id) };
+  });
+
+  app.post("/api/contacts/tags", async (req) => {
+    const user = requireUser(req);
+    return { success: true, tag: await crm.createTag(ctx, user.id, req.body) };
+  });
+
+  app.get("/api/contacts/lists/all", async (req) => {
+    const user = requireUser(req);
+    return { success: true, lists: await crm.listSegments(ctx, user.id) };
+  });
+
+  app.post("/api/contacts/lists", async (req) => {
+    const user = requireUser(req);
+    return { success: true, list: await crm.createSegment(ctx, user.id, req.body) };
+  });
+
+  /** The map's markers: every contact with coordinates (at most 5,000, newest first). */
+  app.get("/api/contacts/map", async (req) => {
+    const user = requireUser(req);
+    return { success: true, contacts: await crm.listLocatedContacts(ctx, user.id) };
+  });
+
+  app.get("/api/contacts/export.csv", async (req, reply) => {
+    const user = requireUser(req);
+    const gen = crm.exportContactsCsv(ctx, user.id, req.query as ListContactsInput);
+    const first = await gen.next(); // validates the query before the 200 goes out
+    const stream = Readable.from(
+      (async function* () {
+        if (!first.done) yield first.value;
+        yield* gen;
+      })(),
+    );
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="contacts-${day}.csv"`)
+      .header("cache-control", "no-store")
+      .send(stream);
+  });
+
+  app.post("/api/contacts/search/location", async (req) => {
+    const user = requireUser(req);
+    return { success: true, contacts: await crm.searchByLocation(ctx, user.id, req.body) };
+  });
+
+  app.post("/api/contacts/bulk/operation", { bodyLimit: 4 * 1024 * 1024 }, async (req) => {
+    const user = requireUser(req);
+    const r = await crm.bulkOperation(ctx, user.id, req.body as BulkOperationInput);
+    return { success: true, ...r };
+  });
+
+  app.post("/api/contacts/import", { bodyLimit: 32 * 1024 * 1024 }, async (req) => {
+    const user = requireUser(req);
+    const r = await crm.importContactsJson(ctx, user.id, req.body);
+    return { success: true, ...r };
+  });
+
+  /**
+   * Streaming import: multipart/form-data with optional fields `mapping` (JSON field -> column
+   * index) and `on_duplicate` (skip|update) BEFORE the `file` part (or in the query string).
+   * The file streams to disk (100 MB limit) and a `crm.import-contacts` job takes it from there.
+   * 202 `{success, import}`; poll GET /api/contacts/imports/{id}.
+   */
+  app.post("/api/contacts/import/upload", async (req, reply) => {
+    const user = requireUser(req);
+    if (!req.isMultipart())
+      throw new AppError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        "Upload the CSV as multipart/form-data in a field named 'file'",
+      );
+    const part = await req.file();
+    if (!part) throw new AppError("BAD_REQUEST", "No file was uploaded");
+    const name = part.filename || "upload.csv";
+    if (!/\.csv$/i.test(name)) {
+      part.file.resume();
+      throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Only .csv files can be imported");
+    }
+    const importId = randomUUID();
+    const dest = importFilePath(ctx.env.DATA_DIR, importId);
+    await fs.promises.mkdir(path.dirname(dest), { recursive: true });
+    await pipeline(part.file, fs.createWriteStream(dest));
+    const size = (await fs.promises.stat(dest)).size;
+    const q = req.query as Record<string, unknown>;
+    const field = (n: string) => {
+      const f = part.fields[n] as { value?: unknown } | undefined;
+      return f && "value" in f ? f.value : q[n];
+    };
+    try {
+      if (part.file.truncated)
+        throw new AppError("PAYLOAD_TOO_LARGE", "File too large. Maximum size is 100MB.");
+      const imp = await crm.startFileImport(
+        ctx,
+        user.id,
+        { importId, path: dest, name, size },
+        { mapping: field("mapping"), onDuplicate: field("on_duplicate") },
+      );
+      return reply.status(202).send({ success: true, import: imp });
+    } catch (e) {
+      await fs.promises.rm(dest, { force: true });
+      throw e;
+    }
+  });
+
+  app.get("/api/contacts/imports/:importId", async (req) => {
+    const user = requireUser(req);
+    return {
+      success: true,
+      import: await crm.getImport(ctx, user.id, (req.params as { importId: string }).importId),
+    };
+  });
+
+  app.get("/api/contacts/imports/:importId/errors.csv", async (req, reply) => {
+    const user = requireUser(req);
+    const id = (req.params as { importId: string }).importId;
+    const body = await crm.importErrorsCsv(ctx, user.id, id);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="import-errors-${id.slice(0, 8)}.csv"`)
+      .send(body);
+  });
+
+  app.get("/api/contacts/:id", async (req) => {
+    const user = requireUser(req);
+    return { success: true, ...(await crm.getContactDetail(ctx, user.id, idParam(req))) };
+  });
+
+  app.post("/api/contacts", async (req) => {
+    const user = requireUser(req);
+    const c = await crm.createContact(ctx, user.id, req.body);
+    return { success: true, contact: crm.toContactJson(c) };
+  });
+
+  app.put("/api/contacts/:id", async (req) => {
+    const user = requireUser(req);
+    const c = await crm.updateContact(ctx, user.id, idParam(req), req.body);
+    return { success: true, contact: crm.toContactJson(c) };
+  });
+
+  app.delete("/api/contacts/:id", async (req) => {
+    const user = requireUser(req);
+    await crm.deleteContact(ctx, user.id, idParam(req));
+    return { success: true };
+  });
+
+  app.post("/api/contacts/:id/notes", async (req) => {
+    const user = requireUser(req);
+    return { success: true, note: await crm.addNote(ctx, user.id, idParam(req), req.body) };
+  });
+
+  app.post("/api/contacts/:id/send-email", async (req) => {
+    const user = requireUser(req);
+    return { success: true, ...(await crm.sendEmailToContact(ctx, user.id, idParam(req), req.body)) };
+  });
+
+  app.post("/api/contacts/:id/send-sms", async (req) => {
+    const user = requireUser(req);
+    return { success: true, ...(await crm.sendSmsToContact(ctx, user.id, idParam(req), req.body)) };
+  });
+
+  app.post("/api/contacts/:id/make-call", async (req) => {
+    const user = requireUser(req);
+    return { success: true, ...(await crm.makeCallToContact(ctx, user.id, idParam(req), req.body)) };
+  });
+}

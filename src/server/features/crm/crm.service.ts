@@ -1,10 +1,15 @@
+import fs from "node:fs";
 import { and, count, countDistinct, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
+import Papa from "papaparse";
+import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import {
   activities,
   type Contact,
+  type ContactImport,
   contactCounts,
+  contactImports,
   contacts,
   contactTags,
   type NewContact,
@@ -17,6 +22,15 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { isSuppressed } from "../compliance/compliance.service";
+import {
+  type ColumnMapping,
+  decodeWithEncoding,
+  IMPORT_FIELDS,
+  matchHeaders,
+  safeCell,
+  sniffEncoding,
+} from "./crm.csv";
+import { importRows } from "./crm.import";
 import { normalisePhone, toE164 } from "./crm.phone";
 import { contactOrder, contactWhere, normaliseSearch } from "./crm.queries";
 import {
@@ -26,6 +40,7 @@ import {
   createContactSchema,
   createSegmentSchema,
   createTagSchema,
+  importJsonSchema,
   type ListContactsInput,
   listContactsSchema,
   locationSearchSchema,
@@ -883,24 +898,255 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: stri
   const dLat = (q.radius_miles / EARTH_RADIUS_MILES) * (180 / Math.PI);
   const cosLat = Math.cos((q.latitude * Math.PI) / 180);
   const dLng = cosLat < 1e-6 ? 180 : Math.min(180, dLat / cosLat);
-  const distance = sql<number>`(${EARTH_RADIUS_MILES} * 2 * asin(sqrt(
-    power(sin(radians(${contacts.latitude} - ${q.latitude}) / 2), 2) +
-    cos(radians(${q.latitude})) * cos(radians(${contacts.latitude})) * power(sin(radians(${contacts.longitude} - ${q.longitude}) / 2), 2)
-  )))`;
+  const lat = sql`${q.latitude}::float8`;
+  const lng = sql`${q.longitude}::float8`;
+  const distance = sql<number>`(${EARTH_RADIUS_MILES}::float8 * 2 * asin(least(1, sqrt(
+    power(sin(radians(${contacts.latitude} - ${lat}) / 2), 2) +
+    cos(radians(${lat})) * cos(radians(${contacts.latitude})) * power(sin(radians(${contacts.longitude} - ${lng}) / 2), 2)
+  ))))`;
   const rows = await ctx.db
     .select({ c: contacts, distance })
     .from(contacts)
     .where(
       and(
         eq(contacts.userId, userId),
-        sql`${contacts.latitude} between ${q.latitude - dLat} and ${q.latitude + dLat}`,
+        sql`${contacts.latitude} between ${q.latitude - dLat}::float8 and ${q.latitude + dLat}::float8`,
         dLng >= 180
           ? undefined
-          : sql`${contacts.longitude} between ${q.longitude - dLng} and ${q.longitude + dLng}`,
-        sql`${distance} <= ${q.radius_miles}`,
+          : sql`${contacts.longitude} between ${q.longitude - dLng}::float8 and ${q.longitude + dLng}::float8`,
+        sql`${distance} <= ${q.radius_miles}::float8`,
       ),
     )
     .orderBy(distance)
     .limit(5000);
   return rows.map((r) => ({ ...toContactJson(r.c), distance_miles: Math.round(r.distance * 100) / 100 }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import (JSON and streaming file) and export
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * POST /api/contacts/import {contacts:[...], on_duplicate?}: validates and upserts the rows by email
+ * (skip or update duplicates), then queues geocoding. Returns `{imported, created, updated, skipped,
+ * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
+ */
+export async function importContactsJson(ctx: Ctx, userId: string, input: unknown) {
+  const body = parseInput(importJsonSchema, input);
+  const r = await importRows(ctx.sql, userId, body.contacts, body.on_duplicate);
+  if (r.created + r.updated > 0) {
+    const { geocodeContactsJob } = await import("./crm.jobs");
+    await ctx.jobs.send(geocodeContactsJob, { userId }, { singletonKey: `geo:${userId}` });
+  }
+  return {
+    imported: r.created + r.updated,
+    created: r.created,
+    updated: r.updated,
+    skipped: r.skipped,
+    errors: r.errorCount,
+    error_rows: r.errors.slice(0, 1000).map(({ line, reason }) => ({ line, reason })),
+  };
+}
+
+const importMappingSchema = z
+  .record(z.enum(IMPORT_FIELDS), z.number().int().min(0).max(10_000))
+  .refine(
+    (m) => new Set(Object.values(m)).size === Object.values(m).length,
+    "Each column can be mapped to one field only",
+  );
+
+/** The import progress shape returned by the REST API and tRPC. */
+export function toImportJson(i: ContactImport) {
+  return {
+    id: i.id,
+    status: i.status,
+    file_name: i.fileName,
+    file_size: i.fileSize,
+    bytes_processed: i.bytesProcessed,
+    progress: i.fileSize > 0 ? Math.min(1, i.bytesProcessed / i.fileSize) : 1,
+    rows_processed: i.rowsProcessed,
+    imported: i.created + i.updated,
+    created: i.created,
+    updated: i.updated,
+    skipped: i.skipped,
+    errors: i.errorCount,
+    error_rows: i.errors.slice(0, 100).map(({ line, reason }) => ({ line, reason })),
+    failure_reason: i.failureReason,
+    created_at: i.createdAt.toISOString(),
+    finished_at: i.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Registers an uploaded CSV (already written to `filePath`) and queues `crm.import-contacts`.
+ * Checks before queueing: not empty, text (not binary), a header row, a column for email (from
+ * `mapping` or the header rules). @throws BAD_REQUEST (empty, bad mapping), UNSUPPORTED_MEDIA_TYPE
+ * (binary), UNPROCESSABLE (no email column).
+ */
+export async function startFileImport(
+  ctx: Ctx,
+  userId: string,
+  file: { importId: string; path: string; name: string; size: number },
+  opts: { mapping?: unknown; onDuplicate?: unknown },
+) {
+  const mapping = opts.mapping === undefined || opts.mapping === "" ? undefined : parseMapping(opts.mapping);
+  const onDuplicate = opts.onDuplicate === "update" ? "update" : "skip";
+  if (file.size === 0) throw new AppError("BAD_REQUEST", "The file is empty");
+  const fd = await fs.promises.open(file.path, "r");
+  const head = Buffer.alloc(65536);
+  const { bytesRead } = await fd.read(head, 0, head.length, 0);
+  await fd.close();
+  const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
+  const text = decodeWithEncoding(encoding, head.subarray(bomLength, bytesRead));
+  const firstRows = Papa.parse<string[]>(text, { preview: 2, skipEmptyLines: "greedy" }).data;
+  const headers = firstRows[0]?.map(String) ?? [];
+  if (headers.length === 0 || headers.every((h) => !h.trim()))
+    throw new AppError("BAD_REQUEST", "The file has no header row");
+  const effective = mapping ?? matchHeaders(headers);
+  for (const idx of Object.values(effective))
+    if (idx !== undefined && idx >= headers.length)
+      throw new AppError(
+        "BAD_REQUEST",
+        `The mapping points at column ${idx + 1}, but the file has ${headers.length} columns`,
+      );
+  if (effective.email === undefined)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `No email column found (columns: ${headers.slice(0, 10).join(", ").slice(0, 200)}). Every contact needs an email; map a column to Email.`,
+    );
+  const [row] = await ctx.db
+    .insert(contactImports)
+    .values({
+      id: file.importId,
+      userId,
+      fileName: file.name.slice(0, 200),
+      fileSize: file.size,
+      mapping: effective,
+      onDuplicate,
+    })
+    .returning();
+  if (!row) throw new AppError("INTERNAL", "Could not start the import");
+  const { importContactsJob } = await import("./crm.jobs");
+  await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
+  return getImport(ctx, userId, row.id);
+}
+
+function parseMapping(raw: unknown): ColumnMapping {
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new AppError("BAD_REQUEST", "mapping must be a JSON object of field -> column index");
+    }
+  }
+  return parseInput(importMappingSchema, value) as ColumnMapping;
+}
+
+/** One import of the user with its progress. @throws NOT_FOUND 'Import not found'. */
+export async function getImport(ctx: Pick<AppContext, "db">, userId: string, importId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(importId)) throw new AppError("NOT_FOUND", "Import not found");
+  const [row] = await ctx.db
+    .select()
+    .from(contactImports)
+    .where(and(eq(contactImports.userId, userId), eq(contactImports.id, importId)));
+  if (!row) throw new AppError("NOT_FOUND", "Import not found");
+  return toImportJson(row);
+}
+
+/** The rejected rows of an import as CSV (line, reason, row), formula-safe. @throws NOT_FOUND. */
+export async function importErrorsCsv(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  importId: string,
+): Promise<string> {
+  await getImport(ctx, userId, importId);
+  const [row] = await ctx.db
+    .select({ errors: contactImports.errors })
+    .from(contactImports)
+    .where(and(eq(contactImports.userId, userId), eq(contactImports.id, importId)));
+  return Papa.unparse({
+    fields: ["line", "reason", "row"],
+    data: (row?.errors ?? []).map((e) => [String(e.line), safeCell(e.reason), safeCell(e.raw ?? "")]),
+  });
+}
+
+/** Columns of the contacts CSV export, in order. */
+export const EXPORT_COLUMNS = [
+  "id",
+  "first_name",
+  "last_name",
+  "email",
+  "phone",
+  "mobile",
+  "company",
+  "job_title",
+  "website",
+  "street_address",
+  "city",
+  "state",
+  "postal_code",
+  "country",
+  "lifecycle_stage",
+  "lead_status",
+  "lead_source",
+  "lead_score",
+  "engagement_score",
+  "email_opt_in",
+  "sms_opt_in",
+  "call_opt_in",
+  "preferred_language",
+  "timezone",
+  "linkedin_url",
+  "twitter_handle",
+  "facebook_url",
+  "instagram_handle",
+  "latitude",
+  "longitude",
+  "tags",
+  "created_at",
+] as const;
+
+/**
+ * Streams the user's contacts matching the list filter (search, stage, status, tag) as CSV lines,
+ * 2,000 rows per query (keyset on id), every cell formula-safe (OWASP CSV injection).
+ */
+export async function* exportContactsCsv(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  input: ListContactsInput,
+) {
+  const q = parseInput(listContactsSchema, input);
+  const filter: SegmentFilter = {
+    search: q.search,
+    lifecycle_stage: q.stage || undefined,
+    lead_status: q.status || undefined,
+    tag_id: q.tag,
+  };
+  yield `\uFEFF${Papa.unparse([EXPORT_COLUMNS as unknown as string[]])}\r\n`;
+  let after = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const rows = await ctx.db
+      .select()
+      .from(contacts)
+      .where(and(contactWhere(userId, filter), lt(contacts.id, after)))
+      .orderBy(desc(contacts.id))
+      .limit(2000);
+    if (rows.length === 0) break;
+    const tagRows = await tagsOfContacts(
+      ctx,
+      userId,
+      rows.map((r) => r.id),
+    );
+    const tagsBy = new Map<number, string[]>();
+    for (const t of tagRows) tagsBy.set(t.contact_id, [...(tagsBy.get(t.contact_id) ?? []), t.tag_name]);
+    const data = rows.map((r) => {
+      const j = toContactJson(r) as Record<string, unknown>;
+      j.tags = (tagsBy.get(r.id) ?? []).join("; ");
+      return EXPORT_COLUMNS.map((c) => safeCell(j[c]));
+    });
+    yield `${Papa.unparse(data, { newline: "\r\n" })}\r\n`;
+    after = (rows[rows.length - 1] as Contact).id;
+    if (rows.length < 2000) break;
+  }
 }

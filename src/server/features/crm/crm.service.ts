@@ -932,6 +932,8 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: stri
  * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
  */
 export async function importContactsJson(ctx: Ctx, userId: string, input: unknown) {
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new AppError("BAD_REQUEST", 'Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
   const body = parseInput(importJsonSchema, input);
   const r = await importRows(ctx.sql, userId, body.contacts, body.on_duplicate);
   if (r.created + r.updated > 0) {
@@ -949,7 +951,7 @@ export async function importContactsJson(ctx: Ctx, userId: string, input: unknow
 }
 
 const importMappingSchema = z
-  .record(z.enum(IMPORT_FIELDS), z.number().int().min(0).max(10_000))
+  .partialRecord(z.enum(IMPORT_FIELDS), z.number().int().min(0).max(10_000))
   .refine(
     (m) => new Set(Object.values(m)).size === Object.values(m).length,
     "Each column can be mapped to one field only",

@@ -1,0 +1,454 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AuthedClient,
+  createTestApp,
+  SHARED_DATA,
+  SHARED_DATA_MISSING,
+  signUp,
+  type TestApp,
+} from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+/** A multipart/form-data body: text fields first, then the file part. */
+function multipart(
+  file: { name: string; content: Buffer | string; type?: string },
+  fields: Record<string, string> = {},
+) {
+  const boundary = `----pwtest${Date.now()}${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type ?? "text/csv"}\r\n\r\n`,
+    ),
+  );
+  parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
+  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
+  return {
+    payload: Buffer.concat(parts),
+    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+async function upload(
+  client: AuthedClient,
+  file: { name: string; content: Buffer | string; type?: string },
+  fields: Record<string, string> = {},
+) {
+  const { payload, headers } = multipart(file, fields);
+  return client.inject({ method: "POST", url: "/api/contacts/import/upload", payload, headers });
+}
+
+type ImportJson = {
+  id: string;
+  status: string;
+  rows_processed: number;
+  imported: number;
+  created: number;
+  updated: number;
+  skipped: number;
+  errors: number;
+  error_rows: { line: number; reason: string }[];
+  progress: number;
+  failure_reason: string | null;
+};
+
+/** Uploads and returns the finished import (the inline job client runs the job during the request). */
+async function importFile(
+  client: AuthedClient,
+  name: string,
+  content: Buffer | string,
+  fields: Record<string, string> = {},
+) {
+  const res = await upload(client, { name, content }, fields);
+  expect(res.statusCode, res.body).toBe(202);
+  const id = res.json().import.id as string;
+  const status = await client.get(`/api/contacts/imports/${id}`);
+  expect(status.statusCode).toBe(200);
+  return status.json().import as ImportJson;
+}
+
+const csvDir = SHARED_DATA ? path.join(SHARED_DATA, "csv") : "";
+const readShared = (name: string) => fs.readFileSync(path.join(csvDir, name));
+
+describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHARED_DATA_MISSING})`, () => {
+  it.each([
+    ["datablist-customers-100.csv", 100],
+    ["datablist-people-100.csv", 100],
+    ["csv_semicolon.csv", 2],
+  ])("%s imports %i contacts through the streaming upload", async (file, expected) => {
+    const { client } = await signUp(t.app);
+    const imp = await importFile(client, file, readShared(file));
+    expect(imp).toMatchObject({
+      status: "completed",
+      rows_processed: expected,
+      created: expected,
+      imported: expected,
+      errors: 0,
+      progress: 1,
+    });
+    const list = (await client.get("/api/contacts?limit=1")).json();
+    expect(list.pagination.total).toBe(expected);
+  });
+
+  it("datablist-customers-100.csv keeps quoted commas, messy phones (raw + E.164) and maps company/city/country/website", async () => {
+    const { client } = await signUp(t.app);
+    await importFile(client, "c.csv", readShared("datablist-customers-100.csv"));
+    const linda = (await client.get("/api/contacts?search=stanleyblackwell@benson.org")).json().contacts[0];
+    expect(linda).toMatchObject({
+      first_name: "Linda",
+      last_name: "Olsen",
+      company: "Dominguez, Mcmillan and Donovan",
+      city: "Bensonview",
+      country: "Dominican Republic",
+      phone: "001-808-617-6467x12895",
+      website: "http://www.good-lyons.com/",
+      lead_source: "csv_import",
+    });
+    const sheryl = (await client.get("/api/contacts?search=zunigavanessa@smith.info")).json().contacts[0];
+    expect(sheryl).toMatchObject({ phone: "229.077.5154", phone_e164: "+12290775154" });
+    const d = (await client.get(`/api/contacts/${sheryl.id}`)).json();
+    expect(d.activities.map((a: { activity_type: string }) => a.activity_type)).toEqual(["imported"]);
+  });
+
+  it("datablist-people-100.csv maps quoted job titles", async () => {
+    const { client } = await signUp(t.app);
+    await importFile(client, "p.csv", readShared("datablist-people-100.csv"));
+    const c = (await client.get("/api/contacts?search=elijah57@example.net")).json().contacts[0];
+    expect(c).toMatchObject({ first_name: "Shelby", last_name: "Terrell", job_title: "Games developer" });
+  });
+
+  it("datablist-customers-10000.csv: 10,000 created; re-import skips all; update mode updates all", async () => {
+    const { client } = await signUp(t.app);
+    const content = readShared("datablist-customers-10000.csv");
+    let imp = await importFile(client, "big.csv", content);
+    expect(imp).toMatchObject({
+      status: "completed",
+      rows_processed: 10_000,
+      created: 10_000,
+      skipped: 0,
+      errors: 0,
+    });
+    expect((await client.get("/api/contacts?limit=1")).json().pagination.total).toBe(10_000);
+    imp = await importFile(client, "big.csv", content);
+    expect(imp).toMatchObject({ status: "completed", created: 0, updated: 0, skipped: 10_000, imported: 0 });
+    imp = await importFile(client, "big.csv", content, { on_duplicate: "update" });
+    expect(imp).toMatchObject({
+      status: "completed",
+      created: 0,
+      updated: 10_000,
+      skipped: 0,
+      imported: 10_000,
+    });
+    expect((await client.get("/api/contacts?limit=1")).json().pagination.total).toBe(10_000);
+  });
+
+  it("semicolon export from Thunderbird: names and emails", async () => {
+    const { client } = await signUp(t.app);
+    await importFile(client, "tb.csv", readShared("csv_semicolon.csv"));
+    const names = (await client.get("/api/contacts"))
+      .json()
+      .contacts.map(
+        (c: { first_name: string; last_name: string; email: string }) =>
+          `${c.first_name} ${c.last_name} <${c.email}>`,
+      );
+    expect(names.sort()).toEqual(["Jane Doe <jane@doe.invalid>", "John Doe <john@doe.invalid>"]);
+  });
+
+  const spectrum = [
+    ["comma_in_quotes.csv", 1],
+    ["empty.csv", 2],
+    ["empty_crlf.csv", 2],
+    ["escaped_quotes.csv", 2],
+    ["json.csv", 1],
+    ["location_coordinates.csv", 1],
+    ["newlines.csv", 3],
+    ["newlines_crlf.csv", 3],
+    ["quotes_and_newlines.csv", 2],
+    ["simple.csv", 1],
+    ["simple_crlf.csv", 1],
+    ["utf8.csv", 2],
+  ] as const;
+
+  it.each(spectrum)(
+    "csv-spectrum/%s has no email column: 422 with a clear message, nothing imported",
+    async (file) => {
+      const { client } = await signUp(t.app);
+      const res = await upload(client, { name: file, content: readShared(`csv-spectrum/${file}`) });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error).toMatch(
+        /^No email column found \(columns: .+\)\. Every contact needs an email; map a column to Email\.$/,
+      );
+      expect((await client.get("/api/contacts")).json().pagination.total).toBe(0);
+    },
+  );
+
+  it.each(spectrum)(
+    "csv-spectrum/%s mapped by hand: every one of its %i records is read and rejected with its line",
+    async (file, records) => {
+      const { client } = await signUp(t.app);
+      const imp = await importFile(client, file, readShared(`csv-spectrum/${file}`), {
+        mapping: JSON.stringify({ email: 0, first_name: 1 }),
+      });
+      expect(imp).toMatchObject({
+        status: "completed",
+        rows_processed: records,
+        created: 0,
+        errors: records,
+      });
+      expect(imp.error_rows.map((e) => e.line)).toEqual(Array.from({ length: records }, (_, i) => i + 2));
+      for (const e of imp.error_rows) expect(e.reason).toMatch(/^(Invalid email '.*'|Missing email)$/s);
+    },
+  );
+
+  it("encoding/node-csv-365-utf8-bom-windows.csv: the BOM is stripped from the first header", async () => {
+    const { client } = await signUp(t.app);
+    const imp = await importFile(
+      client,
+      "bom.csv",
+      readShared("encoding/node-csv-365-utf8-bom-windows.csv"),
+      { mapping: JSON.stringify({ email: 0 }) },
+    );
+    expect(imp).toMatchObject({ status: "completed", rows_processed: 1, errors: 1 });
+    expect(imp.error_rows).toEqual([{ line: 2, reason: "Invalid email '1'" }]);
+    const res = await upload(client, {
+      name: "bom.csv",
+      content: readShared("encoding/node-csv-365-utf8-bom-windows.csv"),
+    });
+    expect(res.json().error).toContain("(columns: a, b, c)");
+  });
+});
+
+describe("CSV dialects and encodings", () => {
+  const header = "First Name,Last Name,Email,Phone,Company,City,State\r\n";
+  const row = 'José,Núñez,jose@example.com,(989) 555-0101,"Café ""Olé"", Inc.",Bay City,MI\r\n';
+
+  it("UTF-8 with BOM, CRLF, quotes and embedded newlines", async () => {
+    const { client } = await signUp(t.app);
+    const content = `\uFEFF${header}${row}Ann,Lee,ann@example.com,,"Multi\nLine Co",Saginaw,MI\r\n`;
+    const imp = await importFile(client, "utf8.csv", content);
+    expect(imp).toMatchObject({ created: 2, errors: 0 });
+    const jose = (await client.get("/api/contacts?search=jose@example.com")).json().contacts[0];
+    expect(jose).toMatchObject({
+      first_name: "José",
+      last_name: "Núñez",
+      company: 'Café "Olé", Inc.',
+      phone_e164: "+19895550101",
+      city: "Bay City",
+      state: "MI",
+    });
+    const ann = (await client.get("/api/contacts?search=ann@example.com")).json().contacts[0];
+    expect(ann.company).toBe("Multi\nLine Co");
+    // geocoded after the import (Bay City, MI centroid)
+    const d = (await client.get(`/api/contacts/${jose.id}`)).json();
+    expect(d.contact.latitude).toBeCloseTo(43.64, 1);
+  });
+
+  it("UTF-16 LE with BOM, tab-delimited", async () => {
+    const { client } = await signUp(t.app);
+    const text = `\uFEFF${header.replace(/,/g, "\t")}Zoë\tÅberg\tzoe@example.com\t\tNordic\tDetroit\tMI\r\n`;
+    const imp = await importFile(client, "utf16.csv", Buffer.from(text, "utf16le"));
+    expect(imp).toMatchObject({ created: 1, errors: 0 });
+    const c = (await client.get("/api/contacts")).json().contacts[0];
+    expect(c).toMatchObject({ first_name: "Zoë", last_name: "Åberg", company: "Nordic" });
+  });
+
+  it("Latin-1 (Windows-1252), semicolon-delimited", async () => {
+    const { client } = await signUp(t.app);
+    const text =
+      "Vorname First Name;Last Name;E-Mail;Firma Company\nJürgen;Müller;jm@example.de;Bäckerei Größe\n";
+    const imp = await importFile(client, "latin1.csv", Buffer.from(text, "latin1"));
+    expect(imp).toMatchObject({ created: 1, errors: 0 });
+    const c = (await client.get("/api/contacts")).json().contacts[0];
+    expect(c).toMatchObject({
+      first_name: "Jürgen",
+      last_name: "Müller",
+      email: "jm@example.de",
+      company: "Bäckerei Größe",
+    });
+  });
+
+  it("rejected rows are reported with line and reason, and downloadable as CSV", async () => {
+    const { client } = await signUp(t.app);
+    const content =
+      "Name,Email,Lifecycle Stage,Lead Score\n" +
+      "Ok Person,ok@example.com,Customer,10\n" +
+      "No Email,,lead,1\n" +
+      "Bad Email,not-an-email,lead,1\n" +
+      "Dup Person,OK@example.com,lead,1\n" +
+      "Bad Stage,bs@example.com,whale,1\n" +
+      "Bad Score,sc@example.com,lead,101\n" +
+      "=Evil,evil@example.com,lead,\n";
+    const imp = await importFile(client, "mixed.csv", content);
+    expect(imp).toMatchObject({ status: "completed", rows_processed: 7, created: 2, errors: 5 });
+    expect(imp.error_rows).toEqual([
+      { line: 3, reason: "Missing email" },
+      { line: 4, reason: "Invalid email 'not-an-email'" },
+      { line: 5, reason: "Duplicate email ok@example.com, already on line 2" },
+      {
+        line: 6,
+        reason: "Lifecycle stage 'whale' is not one of subscriber, lead, prospect, customer, advocate",
+      },
+      { line: 7, reason: "Lead score '101' must be a whole number from 0 to 100" },
+    ]);
+    const ok = (await client.get("/api/contacts?search=ok@example.com")).json().contacts[0];
+    expect(ok).toMatchObject({
+      first_name: "Ok",
+      last_name: "Person",
+      lifecycle_stage: "customer",
+      lead_score: 10,
+    });
+    const res = await client.get(`/api/contacts/imports/${imp.id}/errors.csv`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toContain("text/csv");
+    const lines = res.body.trim().split(/\r?\n/);
+    expect(lines[0]).toBe("line,reason,row");
+    expect(lines).toHaveLength(6);
+    expect(lines[1]).toBe('3,Missing email,"No Email,,lead,1"');
+    // another user cannot read this import
+    const other = await signUp(t.app);
+    expect((await other.client.get(`/api/contacts/imports/${imp.id}`)).statusCode).toBe(404);
+    expect((await other.client.get(`/api/contacts/imports/${imp.id}/errors.csv`)).statusCode).toBe(404);
+  });
+
+  it("update mode overwrites mapped non-empty fields only", async () => {
+    const { client } = await signUp(t.app);
+    await importFile(client, "a.csv", "email,company,city\nu@example.com,Old Co,Flint\n");
+    const imp = await importFile(client, "b.csv", "email,company,city\nu@example.com,New Co,\n", {
+      on_duplicate: "update",
+    });
+    expect(imp).toMatchObject({ updated: 1, created: 0 });
+    const c = (await client.get("/api/contacts")).json().contacts[0];
+    expect(c).toMatchObject({ company: "New Co", city: "Flint" });
+  });
+});
+
+describe("bad uploads", () => {
+  it("non-CSV extension, binary content, empty file, 50 MB of garbage, not multipart, bad mapping", async () => {
+    const { client } = await signUp(t.app);
+    let res = await upload(client, {
+      name: "photo.png",
+      content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
+      type: "image/png",
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toEqual({ success: false, error: "Only .csv files can be imported" });
+    res = await upload(client, {
+      name: "photo.csv",
+      content: Buffer.concat([
+        Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+        randomBytes(2000),
+      ]),
+    });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error).toBe("This file is not a CSV text file. Please upload a .csv file.");
+    res = await upload(client, { name: "empty.csv", content: "" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe("The file is empty");
+    res = await upload(client, { name: "blank.csv", content: "\n\n\n" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe("The file has no header row");
+    res = await upload(client, { name: "garbage.csv", content: randomBytes(50 * 1024 * 1024) });
+    expect(res.statusCode).toBe(415);
+    expect(res.json().error).toBe("This file is not a CSV text file. Please upload a .csv file.");
+    res = await client.post("/api/contacts/import/upload", { file: "a,b" });
+    expect(res.statusCode).toBe(415);
+    res = await upload(client, { name: "m.csv", content: "email\na@b.co\n" }, { mapping: "{nope" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe("mapping must be a JSON object of field -> column index");
+    res = await upload(
+      client,
+      { name: "m.csv", content: "email\na@b.co\n" },
+      { mapping: JSON.stringify({ email: 5 }) },
+    );
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe("The mapping points at column 6, but the file has 1 columns");
+    res = await upload(
+      client,
+      { name: "m.csv", content: "email\na@b.co\n" },
+      { mapping: JSON.stringify({ shoe_size: 0 }) },
+    );
+    expect(res.statusCode).toBe(400);
+    expect((await client.get("/api/contacts")).json().pagination.total).toBe(0);
+    // leftovers are cleaned up
+    const dir = path.join(t.env.DATA_DIR, "imports");
+    expect(fs.existsSync(dir) ? fs.readdirSync(dir) : []).toEqual([]);
+  });
+
+  it("an unknown import id gives 404", async () => {
+    const { client } = await signUp(t.app);
+    expect((await client.get("/api/contacts/imports/00000000-0000-0000-0000-000000000000")).statusCode).toBe(
+      404,
+    );
+    expect((await client.get("/api/contacts/imports/nope")).statusCode).toBe(404);
+  });
+});
+
+describe("POST /api/contacts/import (JSON)", () => {
+  it("imports the documented rows and returns success, imported, errors", async () => {
+    const { client } = await signUp(t.app);
+    const res = await client.post("/api/contacts/import", {
+      contacts: [
+        {
+          first_name: "A",
+          last_name: "One",
+          email: "a1@example.com",
+          phone: "9895550111",
+          company: "Co",
+          city: "Bay City",
+          state: "MI",
+        },
+        { first_name: "B", email: "" },
+        { first_name: "C", email: { nested: true } },
+        { first_name: "D", email: "d@example.com", phone: 9895550112 },
+      ],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({
+      success: true,
+      imported: 2,
+      created: 2,
+      updated: 0,
+      skipped: 0,
+      errors: 2,
+      error_rows: [
+        { line: 2, reason: "Missing email" },
+        { line: 3, reason: "email must be text, not object" },
+      ],
+    });
+    const d = (await client.get("/api/contacts?search=d@example.com")).json().contacts[0];
+    expect(d.phone_e164).toBe("+19895550112");
+  });
+
+  it("wrong types give 400", async () => {
+    const { client } = await signUp(t.app);
+    for (const body of [
+      {},
+      { contacts: "a,b,c" },
+      { contacts: [1, 2] },
+      { contacts: [{ email: "a@b.co" }], on_duplicate: "merge" },
+    ]) {
+      const res = await client.post("/api/contacts/import", body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json().success).toBe(false);
+    }
+    const res = await client.inject({
+      method: "POST",
+      url: "/api/contacts/import",
+      payload: "garbage",
+      headers: { "content-type": "text/plain" },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toBe('Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
+  });
+});

@@ -1,0 +1,153 @@
+import { useQuery } from "@tanstack/react-query";
+import { useNavigate } from "@tanstack/react-router";
+import { AlertCircle, FileAudio, FileVideo, Loader2, Megaphone, RefreshCw, Trash2 } from "lucide-react";
+import { useState } from "react";
+import { toast } from "sonner";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent } from "@/client/components/ui/card";
+import { EmptyState } from "@/client/components/ui/empty-state";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import { errorMessage } from "@/client/lib/api";
+import { formatBytes, formatDuration, formatShortDate } from "./format";
+import { deleteMedia, mediaListQuery, useInvalidateMedia } from "./media-api";
+import { MediaPlayer } from "./media-player";
+import type { Media } from "./types";
+
+/**
+ * The studio's media library grid (spec section 2): type icon, name, player, size, duration (m:ss),
+ * date; Refresh; Delete with confirmation; 'Use in Campaign' opens the video campaign builder with
+ * that video. Shows processing/failed states.
+ */
+export function MediaLibrary() {
+  const { data, isLoading, isError, refetch, isFetching } = useQuery(mediaListQuery);
+  const invalidate = useInvalidateMedia();
+  const navigate = useNavigate();
+  const [deleting, setDeleting] = useState<number | null>(null);
+
+  async function remove(m: Media) {
+    if (!window.confirm("Delete this file? This cannot be undone.")) return;
+    setDeleting(m.id);
+    try {
+      await deleteMedia(m.id);
+      toast.success(`Deleted "${m.name}"`);
+      await invalidate();
+    } catch (error) {
+      console.error("delete failed", error);
+      toast.error(`Failed to delete: ${errorMessage(error, "Unknown error")}`);
+    } finally {
+      setDeleting(null);
+    }
+  }
+
+  return (
+    <section aria-labelledby="library-heading" className="mt-10">
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h2 id="library-heading" className="text-xl font-semibold">
+          Media Library {data ? <span className="text-muted-foreground">({data.length})</span> : null}
+        </h2>
+        <Button variant="outline" size="sm" onClick={() => void refetch()} loading={isFetching && !isLoading}>
+          <RefreshCw className="size-4" aria-hidden /> Refresh
+        </Button>
+      </div>
+      {isLoading && (
+        <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+          {[0, 1, 2].map((i) => (
+            <Skeleton key={i} className="h-72 rounded-xl" />
+          ))}
+        </div>
+      )}
+      {isError && (
+        <p className="text-sm text-destructive">Failed to load media library. Please refresh the page.</p>
+      )}
+      {data && data.length === 0 && (
+        <EmptyState
+          icon={FileVideo}
+          title="No media yet"
+          description="Record a video or audio clip, or upload a file, and it shows up here."
+        />
+      )}
+      {data && data.length > 0 && (
+        <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+          {data.map((m) => (
+            <li key={m.id}>
+              <Card className="flex h-full flex-col overflow-hidden" data-testid="media-card">
+                <div className="flex items-center gap-2 px-4 pt-4">
+                  {m.type === "video" ? (
+                    <FileVideo className="size-5 text-primary" aria-label="Video" />
+                  ) : (
+                    <FileAudio className="size-5 text-primary" aria-label="Audio" />
+                  )}
+                  <h3 className="min-w-0 flex-1 truncate font-medium" title={m.name}>
+                    {m.name}
+                  </h3>
+                  {m.status === "draft" && <Badge variant="warning">Draft</Badge>}
+                </div>
+                <div className="px-4 pt-3">
+                  {m.processing_status === "ready" ? (
+                    <MediaPlayer
+                      src={m.url}
+                      type={m.type}
+                      mime={m.mime_type}
+                      poster={m.thumbnail_url}
+                      title={m.name}
+                    />
+                  ) : m.processing_status === "processing" ? (
+                    <div className="flex aspect-video items-center justify-center gap-2 rounded-[12px] bg-muted text-sm text-muted-foreground">
+                      <Loader2 className="size-4 animate-spin" aria-hidden /> Processing...
+                    </div>
+                  ) : (
+                    <div className="flex aspect-video flex-col items-center justify-center gap-1 rounded-[12px] bg-destructive/10 p-4 text-center text-sm text-destructive">
+                      <AlertCircle className="size-5" aria-hidden />
+                      <span>Processing failed</span>
+                      {m.processing_error && (
+                        <span className="line-clamp-2 text-xs opacity-80">{m.processing_error}</span>
+                      )}
+                    </div>
+                  )}
+                </div>
+                <CardContent className="mt-3 flex flex-1 flex-col gap-3 pb-4">
+                  <dl className="grid grid-cols-3 gap-2 text-xs text-muted-foreground">
+                    <div>
+                      <dt className="sr-only">Size</dt>
+                      <dd>{formatBytes(m.size)}</dd>
+                    </div>
+                    <div>
+                      <dt className="sr-only">Duration</dt>
+                      <dd>{formatDuration(m.duration)}</dd>
+                    </div>
+                    <div className="text-right">
+                      <dt className="sr-only">Created</dt>
+                      <dd>{formatShortDate(m.created_at)}</dd>
+                    </div>
+                  </dl>
+                  <div className="mt-auto flex gap-2">
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      onClick={() => void remove(m)}
+                      loading={deleting === m.id}
+                      aria-label={`Delete ${m.name}`}
+                    >
+                      <Trash2 className="size-4" aria-hidden /> Delete
+                    </Button>
+                    {m.type === "video" && (
+                      <Button
+                        size="sm"
+                        className="flex-1"
+                        disabled={m.processing_status !== "ready"}
+                        onClick={() => void navigate({ to: "/campaigns/video", search: { videoId: m.id } })}
+                      >
+                        <Megaphone className="size-4" aria-hidden /> Use in Campaign
+                      </Button>
+                    )}
+                  </div>
+                </CardContent>
+              </Card>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

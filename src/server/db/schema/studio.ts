@@ -203,6 +203,32 @@ export const videoLandingPages = pgTable(
   ],
 );
 
+/**
+ * A video campaign's studio side: which video it sends and the landing page's call to action.
+ * `publicId` (unguessable) names the campaign-wide email thumbnail (`/v/t/{publicId}.gif`); each
+ * recipient's page is `/v/{recipient token}` (the campaign engine's token).
+ */
+export const videoCampaigns = pgTable(
+  "video_campaigns",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    publicId: text().notNull(),
+    mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
+    /** the campaign engine's campaign id, set right after launch */
+    campaignId: bigint({ mode: "number" }),
+    deliveryMethod: text().$type<"email" | "sms">().notNull(),
+    /** the sender's message with merge tags (name, email, phone, company) */
+    message: text().notNull().default(""),
+    ctaLabel: text(),
+    ctaUrl: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("video_campaigns_public_uq").on(t.publicId), index("video_campaigns_campaign_idx").on(t.campaignId)],
+);
+
 /** View tracking of a landing page: `view` on open, `progress` at 25/50/75/100 % (each once). */
 export const videoViewEvents = pgTable(
   "video_view_events",
@@ -223,3 +249,4 @@ export type NewMediaItem = typeof mediaItems.$inferInsert;
 export type MediaRendition = typeof mediaRenditions.$inferSelect;
 export type MediaEdit = typeof mediaEdits.$inferSelect;
 export type VideoLandingPage = typeof videoLandingPages.$inferSelect;
+export type VideoCampaign = typeof videoCampaigns.$inferSelect;

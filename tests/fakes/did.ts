@@ -99,7 +99,7 @@ interface Talk {
  * Starts the fake on 127.0.0.1 (random port).
  * - `scenario` sets how new talks behave (default: 2 polls, then done)
  * - `failNext(n, status)` answers the next n requests with that status (e.g. 503, 429)
- * - `expireResults()` makes every result URL answer 403 (D-ID's S3 links are signed and expire)
+ * - `expireResults()` makes the result URLs of existing talks answer 403 (D-ID's S3 links are signed and expire)
  */
 export async function startFakeDid(opts: { apiKey: string }) {
   const video = await sampleVendorVideo();
@@ -107,7 +107,8 @@ export async function startFakeDid(opts: { apiKey: string }) {
   const requests: RecordedRequest[] = [];
   let scenario: FakeTalkScenario = { pollsBeforeOutcome: 2, outcome: "done" };
   let failures: { remaining: number; status: number } = { remaining: 0, status: 503 };
-  let resultsExpired = false;
+  /** talks whose result links have expired */
+  const expired = new Set<string>();
   let baseUrl = "";
 
   const server = http.createServer(async (req, res) => {
@@ -116,12 +117,12 @@ export async function startFakeDid(opts: { apiKey: string }) {
     requests.push({ method: req.method ?? "", path: url.pathname + url.search, headers: req.headers, body });
 
     if (url.pathname.startsWith("/results/")) {
-      if (resultsExpired) {
+      const id = url.pathname.slice("/results/".length).replace(/\.mp4$/, "");
+      if (expired.has(id)) {
         res.writeHead(403, { "content-type": "application/xml" });
         res.end("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>");
         return;
       }
-      const id = url.pathname.slice("/results/".length).replace(/\.mp4$/, "");
       if (!talks.has(id)) return sendJson(res, 404, { kind: "NotFoundError", description: "not found" });
       return sendVideo(res, video);
     }
@@ -207,8 +208,9 @@ export async function startFakeDid(opts: { apiKey: string }) {
     failNext(n: number, status = 503) {
       failures = { remaining: n, status };
     },
+    /** result links of every talk created so far answer 403 */
     expireResults() {
-      resultsExpired = true;
+      for (const id of talks.keys()) expired.add(id);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -30,6 +30,7 @@ const SEVEN_DAYS = 7 * 24 * 3600;
  * - `setScenario` sets how new videos behave (default: 3 polls, then completed)
  * - `failNext(n, status)` answers the next n API requests with that status
  * - `expireResults()` makes every issued video_url answer 403 (its Expires has passed)
+ * - `failDownloads(n)` makes the next n video downloads answer 403
  */
 export async function startFakeHeygen(opts: { apiKey: string }) {
   const file = await sampleVendorVideo();
@@ -37,7 +38,10 @@ export async function startFakeHeygen(opts: { apiKey: string }) {
   const requests: RecordedRequest[] = [];
   let scenario: FakeHeygenScenario = { pollsBeforeOutcome: 3, outcome: "completed" };
   let failures = { remaining: 0, status: 503 };
+  /** issue time (ms) of every signed link, by signature */
+  const issued = new Map<string, number>();
   let expiredBefore = 0;
+  let failingDownloads = 0;
   let baseUrl = "";
 
   const server = http.createServer(async (req, res) => {
@@ -47,8 +51,9 @@ export async function startFakeHeygen(opts: { apiKey: string }) {
 
     if (url.pathname.startsWith("/files/")) {
       const expires = Number(url.searchParams.get("Expires"));
-      const issued = expires - SEVEN_DAYS;
-      if (!Number.isFinite(expires) || expires * 1000 < Date.now() || issued <= expiredBefore) {
+      const issuedAt = issued.get(url.searchParams.get("Signature") ?? "") ?? 0;
+      if (failingDownloads > 0 || !Number.isFinite(expires) || expires * 1000 < Date.now() || issuedAt <= expiredBefore) {
+        if (failingDownloads > 0) failingDownloads--;
         res.writeHead(403, { "content-type": "application/xml" });
         res.end("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>");
         return;
@@ -150,13 +155,15 @@ export async function startFakeHeygen(opts: { apiKey: string }) {
         });
       // like HeyGen, every status call issues a fresh signed link that expires in 7 days
       const expires = Math.floor(Date.now() / 1000) + SEVEN_DAYS;
+      const signature = randomBytes(8).toString("hex");
+      issued.set(signature, Date.now());
       return sendJson(res, 200, {
         code: 100,
         data: {
           ...base,
           status: "completed",
           duration: 2,
-          video_url: `${baseUrl}/files/${v.id}.mp4?Expires=${expires}&Signature=${randomBytes(8).toString("hex")}`,
+          video_url: `${baseUrl}/files/${v.id}.mp4?Expires=${expires}&Signature=${signature}`,
           thumbnail_url: `${baseUrl}/files/${v.id}.jpg?Expires=${expires}`,
         },
         message: "Success",
@@ -177,9 +184,13 @@ export async function startFakeHeygen(opts: { apiKey: string }) {
     failNext(n: number, status = 503) {
       failures = { remaining: n, status };
     },
+    /** the next n video downloads answer 403 (as an expired link does) */
+    failDownloads(n: number) {
+      failingDownloads = n;
+    },
     /** links issued until now stop working */
     expireResults() {
-      expiredBefore = Math.floor(Date.now() / 1000);
+      expiredBefore = Date.now();
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -1,5 +1,7 @@
 import type { Env } from "../../env";
 import type { Db } from "../db/client";
+import type { AvatarProviders } from "./avatar";
+import { createAvatarProviders } from "./avatar/factory";
 import type { EmailProvider } from "./email";
 import { LocalEmailProvider } from "./email/local";
 import type { GeocoderProvider } from "./geocoder";
@@ -16,6 +18,8 @@ export interface Providers {
   email: EmailProvider;
   sms: SmsProvider;
   voice: VoiceProvider;
+  /** AI avatar video (AVATAR_PROVIDER default local|did|heygen; vendors present when their key is set) */
+  avatar: AvatarProviders;
   /** addresses to coordinates (offline `zipcodes`) */
   geocoder: GeocoderProvider;
   /** media files (STORAGE_PROVIDER local|s3) */
@@ -28,6 +32,7 @@ export interface Providers {
  */
 export function createProviders(env: Env, deps: { db: Db }): Providers {
   return {
+    avatar: createAvatarProviders(env),
     email: new LocalEmailProvider(deps.db, env.EMAIL_FROM),
     sms: new LocalSmsProvider(deps.db),
     voice: new LocalVoiceProvider(deps.db),

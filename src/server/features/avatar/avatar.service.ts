@@ -1,0 +1,235 @@
+import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
+import type { AppContext } from "../../context";
+import {
+  type AvatarProviderName,
+  type AvatarVideo,
+  type AvatarVideoStatus,
+  avatarVideos,
+} from "../../db/schema/avatar";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { ProviderError } from "../../providers/errors";
+import { pollAvatarVideoJob } from "./avatar.jobs";
+import { pollJobId, timeoutMessage } from "./avatar.pipeline";
+import { createAvatarInput, providerSchema, scriptSchema, statusInput } from "./avatar.schemas";
+
+/** What the avatar services need (an AppContext or a job's deps both fit). */
+export type AvatarDeps = Pick<AppContext, "db" | "env" | "providers" | "jobs" | "log">;
+
+/** At most this many avatar videos of one user may be in progress at once (vendor calls cost credits). */
+export const MAX_IN_PROGRESS_PER_USER = 5;
+
+/** Vendor names as users know them. */
+export const PROVIDER_DISPLAY: Record<AvatarProviderName, string> = {
+  local: "The local avatar",
+  did: "D-ID",
+  heygen: "HeyGen",
+};
+
+/**
+ * The avatar video as the API shows it. `status` follows spec section 4: created/processing while
+ * the vendor works, `completed` once `videoUrl` (a Pitchwise URL, not the vendor's expiring one)
+ * exists, `error` with a reason.
+ */
+export interface PublicAvatarVideo {
+  videoId: string;
+  provider: AvatarProviderName;
+  vendorVideoId: string | null;
+  status: AvatarVideoStatus;
+  vendorStatus: string | null;
+  videoUrl: string | null;
+  mediaId: number | null;
+  title: string;
+  script: string;
+  error: string | null;
+  /** seconds */
+  durationSeconds: number | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+/** Maps a row to the API shape; the video URL is the owner-only media file route of the library item. */
+export function toPublicAvatarVideo(v: AvatarVideo): PublicAvatarVideo {
+  return {
+    videoId: v.id,
+    provider: v.provider,
+    vendorVideoId: v.vendorVideoId,
+    status: v.status,
+    vendorStatus: v.vendorStatus,
+    videoUrl: v.status === "completed" && v.mediaId ? `/api/media/${v.mediaId}/file` : null,
+    mediaId: v.mediaId,
+    title: v.title,
+    script: v.script,
+    error: v.error,
+    durationSeconds: v.durationSeconds,
+    createdAt: v.createdAt.toISOString(),
+    completedAt: v.completedAt?.toISOString() ?? null,
+  };
+}
+
+/** A library name from the script: "AI avatar: <first words>…" (at most 60 characters). */
+export function defaultTitle(script: string): string {
+  const words = script.replace(/\s+/g, " ").trim();
+  const head = words.length > 48 ? `${words.slice(0, 47).replace(/\s+\S*$/, "")}…` : words;
+  return `AI avatar: ${head}`;
+}
+
+/**
+ * Starts an avatar video for `userId` with `providerName` (spec section 7, `POST /api/videos/create/*`).
+ * Vendors get the script at once (their id is kept); the local provider renders in a job. Either
+ * way the polling job `avatar.poll-video` takes it from there.
+ *
+ * @returns the new video; status `error` (with the vendor's reason) when the vendor refused it
+ * @throws AppError BAD_REQUEST 'Please enter a script' (blank), or a too long script
+ * @throws AppError UNPROCESSABLE when the provider is not configured here (no API key)
+ * @throws AppError TOO_MANY_REQUESTS with MAX_IN_PROGRESS_PER_USER videos in progress
+ */
+export async function createAvatarVideo(
+  deps: AvatarDeps,
+  userId: string,
+  providerName: unknown,
+  raw: unknown,
+): Promise<PublicAvatarVideo> {
+  const name = parseInput(providerSchema, providerName);
+  // the script is parsed on its own so its message reads exactly 'Please enter a script' (spec section 5)
+  const body = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
+  const input = { ...parseInput(createAvatarInput.pick({ title: true }), { title: body.title }), script: parseInput(scriptSchema, body.script) };
+  const provider = deps.providers.avatar.get(name);
+  if (!provider)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `${PROVIDER_DISPLAY[name]} is not configured on this server (set ${name === "did" ? "DID_API_KEY" : "HEYGEN_API_KEY"}); choose another provider`,
+    );
+  const [{ n }] = await deps.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(avatarVideos)
+    .where(and(eq(avatarVideos.userId, userId), inArray(avatarVideos.status, ["created", "processing"])));
+  if (n >= MAX_IN_PROGRESS_PER_USER)
+    throw new AppError(
+      "TOO_MANY_REQUESTS",
+      `You already have ${n} avatar videos in progress. Please wait for one to finish.`,
+    );
+  const title = input.title || defaultTitle(input.script);
+  const deadlineAt = new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000);
+  const [row] = await deps.db
+    .insert(avatarVideos)
+    .values({ userId, provider: name, script: input.script, title, deadlineAt, status: "created" })
+    .returning();
+
+  if (provider.kind === "local") {
+    const [updated] = await deps.db
+      .update(avatarVideos)
+      .set({ vendorVideoId: row.id, vendorStatus: "queued" })
+      .where(eq(avatarVideos.id, row.id))
+      .returning();
+    await deps.jobs.send(
+      pollAvatarVideoJob,
+      { avatarVideoId: row.id, attempt: 0 },
+      { id: pollJobId(row.id, 0) },
+    );
+    return toPublicAvatarVideo((await findOwned(deps, userId, row.id)) ?? updated);
+  }
+
+  try {
+    const created = await provider.create({ script: input.script, title });
+    const [updated] = await deps.db
+      .update(avatarVideos)
+      .set({
+        vendorVideoId: created.vendorVideoId,
+        vendorStatus: created.vendorStatus,
+        updatedAt: new Date(),
+      })
+      .where(eq(avatarVideos.id, row.id))
+      .returning();
+    await deps.jobs.send(
+      pollAvatarVideoJob,
+      { avatarVideoId: row.id, attempt: 0 },
+      {
+        id: pollJobId(row.id, 0),
+        startAfter: new Date(Date.now() + deps.env.AVATAR_POLL_INTERVAL_SECONDS * 1000),
+      },
+    );
+    return toPublicAvatarVideo((await findOwned(deps, userId, row.id)) ?? updated);
+  } catch (error) {
+    const message =
+      error instanceof ProviderError
+        ? error.transient
+          ? `${error.message}. Please try again in a moment.`
+          : error.message
+        : `${PROVIDER_DISPLAY[name]} request failed`;
+    if (!(error instanceof ProviderError))
+      deps.log.error({ err: error, provider: name }, "avatar create failed");
+    const [failed] = await deps.db
+      .update(avatarVideos)
+      .set({ status: "error", error: message, updatedAt: new Date() })
+      .where(eq(avatarVideos.id, row.id))
+      .returning();
+    return toPublicAvatarVideo(failed);
+  }
+}
+
+async function findOwned(
+  deps: Pick<AppContext, "db">,
+  userId: string,
+  id: string,
+): Promise<AvatarVideo | undefined> {
+  const [row] = await deps.db
+    .select()
+    .from(avatarVideos)
+    .where(and(eq(avatarVideos.id, id), eq(avatarVideos.userId, userId)));
+  return row;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The current state of one of the user's avatar videos (spec section 7,
+ * `GET /api/videos/status/{provider}/{videoId}`). `videoId` is Pitchwise's id from the create call;
+ * the vendor's id is accepted too. Pitchwise answers from its own table: the client never polls
+ * the vendor. A video past its deadline that no job finished is reported (and stored) as timed out.
+ * @throws AppError BAD_REQUEST for an unknown provider or a malformed id; NOT_FOUND when it is not the user's
+ */
+export async function getAvatarVideoStatus(
+  deps: Pick<AppContext, "db" | "env">,
+  userId: string,
+  raw: { provider: unknown; videoId: unknown },
+): Promise<PublicAvatarVideo> {
+  const { provider, videoId } = parseInput(statusInput, raw);
+  const idMatch = UUID_RE.test(videoId)
+    ? or(eq(avatarVideos.id, videoId), eq(avatarVideos.vendorVideoId, videoId))
+    : eq(avatarVideos.vendorVideoId, videoId);
+  const [row] = await deps.db
+    .select()
+    .from(avatarVideos)
+    .where(and(eq(avatarVideos.userId, userId), eq(avatarVideos.provider, provider), idMatch))
+    .limit(1);
+  if (!row) throw new AppError("NOT_FOUND", "Video not found");
+  if ((row.status === "created" || row.status === "processing") && row.deadlineAt.getTime() < Date.now()) {
+    const [timedOut] = await deps.db
+      .update(avatarVideos)
+      .set({
+        status: "error",
+        error: timeoutMessage(deps.env.AVATAR_POLL_TIMEOUT_SECONDS),
+        updatedAt: new Date(),
+      })
+      .where(and(eq(avatarVideos.id, row.id), inArray(avatarVideos.status, ["created", "processing"])))
+      .returning();
+    if (timedOut) return toPublicAvatarVideo(timedOut);
+  }
+  return toPublicAvatarVideo(row);
+}
+
+/** The user's avatar videos, newest first (at most `limit`, default 20). */
+export async function listAvatarVideos(
+  deps: Pick<AppContext, "db">,
+  userId: string,
+  limit = 20,
+): Promise<PublicAvatarVideo[]> {
+  const rows = await deps.db
+    .select()
+    .from(avatarVideos)
+    .where(eq(avatarVideos.userId, userId))
+    .orderBy(desc(avatarVideos.createdAt))
+    .limit(Math.min(100, Math.max(1, limit)));
+  return rows.map(toPublicAvatarVideo);
+}

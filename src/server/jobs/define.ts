@@ -42,6 +42,13 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   schema: S;
   handler: (data: z.output<S>, deps: JobDeps, meta: JobMeta) => Promise<void>;
+  /**
+   * Optional: handles every job of one pg-boss fetch (up to `batchSize`) in one call, for hot paths
+   * (campaign sends claim, send and record a whole batch with a few statements). When set, the
+   * pg-boss worker calls it instead of `handler`; the inline client still calls `handler`. Throwing
+   * fails (and retries) the whole batch, so it should record per-item failures itself.
+   */
+  batchHandler?: (items: { data: z.output<S>; meta: JobMeta }[], deps: JobDeps) => Promise<void>;
   options?: JobOptions;
 }
 

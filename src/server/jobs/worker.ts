@@ -45,6 +45,25 @@ export async function startWorkers(
         includeMetadata: true,
       },
       async (jobs) => {
+        if (job.batchHandler) {
+          const items: { data: unknown; meta: { id: string; retryCount: number } }[] = [];
+          for (const j of jobs) {
+            const parsed = job.schema.safeParse(j.data);
+            if (!parsed.success) {
+              deps.log.error(
+                { job: job.name, id: j.id, reason: describeZodError(parsed.error) },
+                "invalid job payload",
+              );
+              continue;
+            }
+            items.push({
+              data: parsed.data,
+              meta: { id: j.id, retryCount: (j as { retryCount?: number }).retryCount ?? 0 },
+            });
+          }
+          if (items.length) await job.batchHandler(items, deps);
+          return;
+        }
         for (const j of jobs) {
           const parsed = job.schema.safeParse(j.data);
           if (!parsed.success) {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { outboxMessages } from "../db/schema";
 
@@ -31,4 +32,14 @@ export async function writeOutbox(db: Db, entries: OutboxEntry[]): Promise<strin
   }));
   await db.insert(outboxMessages).values(rows);
   return rows.map((r) => r.providerMessageId);
+}
+
+/** The outbox row written for `idempotencyKey` (the local providers' findSent). */
+export async function findOutboxByKey(db: Db, key: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: outboxMessages.providerMessageId })
+    .from(outboxMessages)
+    .where(sql`${outboxMessages.metadata}->>'idempotencyKey' = ${key}`)
+    .limit(1);
+  return row?.id ?? null;
 }

@@ -1,4 +1,79 @@
-import type { AnyJobDefinition } from "../../jobs/define";
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import { campaigns } from "../../db/schema";
+import { defineJob } from "../../jobs/define";
+import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
+import { simulateEngagement } from "./campaigns.events";
+
+/**
+ * Starts (or restarts after resume / resend-failed) a campaign: a scheduled campaign whose time came
+ * becomes `sending`; then one send job per due recipient is enqueued and the watchdog armed.
+ */
+export const fanOutJob = defineJob({
+  name: "campaigns.fan-out",
+  schema: z.object({ campaignId: z.number().int().positive() }),
+  options: { retryLimit: 5, expireInSeconds: 300 },
+  handler: async ({ campaignId }, deps) => {
+    const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+    if (!c) return;
+    if (c.status === "scheduled") {
+      if (c.scheduledAt && c.scheduledAt.getTime() > Date.now() + 1000) return; // rescheduled later; that job will run
+      await deps.db
+        .update(campaigns)
+        .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
+        .where(eq(campaigns.id, campaignId));
+      c.status = "sending";
+    }
+    if (c.status !== "sending") return;
+    await fanOut(deps, c);
+    await watchCampaign(deps, campaignId);
+  },
+});
+
+/**
+ * Sends to one campaign recipient (idempotency key: the recipient row, unique per campaign, contact
+ * and channel). Under pg-boss a fetch of up to 100 jobs is handled as one batch (`batchHandler`).
+ */
+export const sendMessageJob = defineJob({
+  name: "campaigns.send-message",
+  schema: z.object({ recipientId: z.number().int().positive() }),
+  options: {
+    retryLimit: 5,
+    expireInSeconds: 120,
+    batchSize: 100,
+    localConcurrency: 4,
+    pollingIntervalSeconds: 0.5,
+  },
+  handler: async ({ recipientId }, deps) => {
+    await processRecipients(deps, [recipientId]);
+  },
+  batchHandler: async (items, deps) => {
+    await processRecipients(
+      deps,
+      items.map((i) => i.data.recipientId),
+    );
+  },
+});
+
+/** Watchdog pass of a sending campaign (completion, lost-job recovery); re-schedules itself. */
+export const watchCampaignJob = defineJob({
+  name: "campaigns.watch",
+  schema: z.object({ campaignId: z.number().int().positive() }),
+  options: { retryLimit: 10, retryDelay: 2, expireInSeconds: 60 },
+  handler: async ({ campaignId }, deps) => {
+    await watchCampaign(deps, campaignId);
+  },
+});
+
+/** Local providers only: simulates delivery, opens, clicks and replies for a completed campaign. */
+export const simulateEngagementJob = defineJob({
+  name: "campaigns.simulate-engagement",
+  schema: z.object({ campaignId: z.number().int().positive() }),
+  options: { retryLimit: 2 },
+  handler: async ({ campaignId }, deps) => {
+    await simulateEngagement(deps, campaignId);
+  },
+});
 
 /** pg-boss jobs of the campaigns feature. */
-export const campaignsJobs: AnyJobDefinition[] = [];
+export const campaignsJobs = [fanOutJob, sendMessageJob, watchCampaignJob, simulateEngagementJob];

@@ -1,5 +1,218 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../../context";
+import { requireUser } from "../../http/auth";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { clickByToken, unsubscribeByToken } from "./campaigns.events";
+import { campaignIdInput, createCampaignInput, emailLaunchInput, smsLaunchInput } from "./campaigns.schemas";
+import * as svc from "./campaigns.service";
+import {
+  handlePostmarkEvent,
+  handleTwilioInbound,
+  handleTwilioStatus,
+  twilioEventKey,
+  twimlReply,
+  verifyPostmarkAuth,
+  verifyTwilioSignature,
+} from "./campaigns.webhooks";
 
-/** REST adapters of the campaigns feature (spec section 7). */
-export async function campaignsRest(_app: FastifyInstance, _opts: { ctx: AppContext }) {}
+const BIG = { bodyLimit: 25 * 1024 * 1024 };
+
+function page(reply: FastifyReply, status: number, title: string, body: string) {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>${title}</title>
+<style>body{font-family:system-ui,sans-serif;background:#f6f7f9;margin:0;padding:48px 16px;color:#111827}main{max-width:480px;margin:0 auto;background:#fff;border-radius:12px;padding:32px;box-shadow:0 1px 3px rgba(0,0,0,.08)}button{background:#111827;color:#fff;border:0;border-radius:8px;padding:12px 20px;font-size:15px;cursor:pointer}p{line-height:1.5}</style></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`;
+  return reply.status(status).type("text/html; charset=utf-8").header("cache-control", "no-store").send(html);
+}
+
+function mask(address: string) {
+  const [u, d] = address.split("@");
+  return d ? `${u.slice(0, 2)}***@${d}` : `${address.slice(0, -4).replace(/\d/g, "*")}${address.slice(-4)}`;
+}
+
+function formParams(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (body && typeof body === "object")
+    for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
+/** REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe / click pages. */
+export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // --- spec section 7 ---
+  app.post("/api/campaigns/email/test", async (req) => {
+    const user = requireUser(req);
+    const { email } = await svc.sendTestEmail(ctx, user.id, req.body);
+    return { success: true, message: `Test email sent to ${email}` };
+  });
+
+  app.post("/api/campaigns/email/launch", BIG, async (req) => {
+    const user = requireUser(req);
+    const input = parseInput(emailLaunchInput, req.body ?? {});
+    const contacts = input.contacts.filter((c) => c.email?.trim());
+    if (!input.campaignName.trim() || !input.subject.trim() || !input.body.trim() || contacts.length === 0)
+      throw new AppError("BAD_REQUEST", "Please complete all steps");
+    const r = await svc.createAndLaunchCampaign(ctx, user.id, {
+      name: input.campaignName,
+      channel: "email",
+      content: { subject: input.subject, body: input.body },
+      recipients: { csv: contacts },
+      scheduledAt: input.scheduledAt,
+    });
+    return {
+      success: true,
+      campaignId: r.campaign.id,
+      campaign: r.campaign,
+      recipients: r.queued,
+      skipped: r.skipped,
+    };
+  });
+
+  app.post("/api/campaigns/sms/launch", BIG, async (req) => {
+    const user = requireUser(req);
+    const input = parseInput(smsLaunchInput, req.body ?? {});
+    if (!input.campaignName.trim()) throw new AppError("BAD_REQUEST", "Please enter a campaign name");
+    if (!input.message.trim()) throw new AppError("BAD_REQUEST", "Please enter your SMS message");
+    if (input.contacts.length === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
+    const r = await svc.createAndLaunchCampaign(ctx, user.id, {
+      name: input.campaignName,
+      channel: "sms",
+      content: { message: input.message },
+      recipients: {
+        contactIds: input.contacts.filter((c) => c.id).map((c) => c.id as number),
+        csv: input.contacts.filter((c) => !c.id),
+      },
+      includeNotOptedIn: input.includeNotOptedIn,
+      scheduledAt: input.scheduledAt,
+    });
+    return {
+      success: true,
+      campaignId: r.campaign.id,
+      campaign: r.campaign,
+      recipients: r.queued,
+      skipped: r.skipped,
+      message: `Campaign launched! Sending to ${r.queued} contacts.`,
+    };
+  });
+
+  // --- generic (call and voice builders, API users) ---
+  app.post("/api/campaigns", BIG, async (req) => {
+    const user = requireUser(req);
+    const r = await svc.createAndLaunchCampaign(
+      ctx,
+      user.id,
+      parseInput(createCampaignInput, req.body ?? {}),
+    );
+    return {
+      success: true,
+      campaignId: r.campaign.id,
+      campaign: r.campaign,
+      recipients: r.queued,
+      skipped: r.skipped,
+    };
+  });
+  app.get("/api/campaigns", async (req) => ({
+    success: true,
+    campaigns: await svc.listCampaigns(ctx, requireUser(req).id),
+  }));
+  app.get("/api/campaigns/:id", async (req) => {
+    const user = requireUser(req);
+    const { id } = parseInput(campaignIdInput, req.params);
+    return { success: true, ...(await svc.getCampaignReport(ctx, user.id, id)) };
+  });
+  app.get("/api/campaigns/:id/recipients", async (req) => {
+    const user = requireUser(req);
+    return {
+      success: true,
+      ...(await svc.listRecipients(ctx, user.id, { ...(req.query as object), ...(req.params as object) })),
+    };
+  });
+  const actions = {
+    pause: svc.pauseCampaign,
+    resume: svc.resumeCampaign,
+    cancel: svc.cancelCampaign,
+    "resend-failed": svc.resendFailed,
+  } as const;
+  for (const [name, fn] of Object.entries(actions)) {
+    app.post(`/api/campaigns/:id/${name}`, async (req) => {
+      const user = requireUser(req);
+      const { id } = parseInput(campaignIdInput, req.params);
+      return { success: true, ...(await fn(ctx, user.id, id)) };
+    });
+  }
+
+  // --- vendor webhooks (no session; authenticated by signature / basic auth; replay-protected) ---
+  app.post("/api/webhooks/twilio/status", async (req, reply) => {
+    const params = formParams(req.body);
+    const url = `${ctx.env.APP_URL}${req.url}`;
+    if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    const result = await handleTwilioStatus(
+      ctx,
+      params,
+      twilioEventKey(req.headers["i-twilio-idempotency-token"] as string | undefined, params),
+    );
+    return { success: true, result };
+  });
+  app.post("/api/webhooks/twilio/inbound", async (req, reply) => {
+    const params = formParams(req.body);
+    const url = `${ctx.env.APP_URL}${req.url}`;
+    if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    const key = req.headers["i-twilio-idempotency-token"] as string | undefined;
+    const text = await handleTwilioInbound(
+      ctx,
+      params,
+      key ? `idem:${key}` : `msg:${params.MessageSid ?? params.SmsSid ?? ""}`,
+    );
+    return reply.type("text/xml").send(twimlReply(text));
+  });
+  app.post("/api/webhooks/postmark", async (req, reply) => {
+    if (!verifyPostmarkAuth(ctx, req.headers.authorization))
+      return reply
+        .status(401)
+        .header("www-authenticate", 'Basic realm="postmark"')
+        .send({ success: false, error: "Unauthorized" });
+    const body = req.body;
+    if (!body || typeof body !== "object" || Array.isArray(body))
+      throw new AppError("BAD_REQUEST", "Expected a Postmark webhook JSON object");
+    const result = await handlePostmarkEvent(ctx, body as Record<string, unknown>);
+    return { success: true, result };
+  });
+
+  // --- public pages ---
+  app.get("/u/:token", async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const { recipientByToken } = await import("./campaigns.events");
+    const r = await recipientByToken(ctx.db, token);
+    if (!r)
+      return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
+    return page(
+      reply,
+      200,
+      "Unsubscribe",
+      `<p>Stop receiving these messages at <strong>${mask(r.address)}</strong>?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+    );
+  });
+  // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" (form-encoded); the page's button posts the same URL
+  app.post("/u/:token", async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const oneClick = formParams(req.body)["List-Unsubscribe"] === "One-Click";
+    const done = await unsubscribeByToken(ctx.db, token, oneClick ? "one-click" : "unsubscribe page");
+    if (!done)
+      return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
+    return page(
+      reply,
+      200,
+      "You are unsubscribed",
+      `<p><strong>${mask(done.address)}</strong> will receive no more of these messages.</p>`,
+    );
+  });
+  app.get("/c/:token/:index", async (req, reply) => {
+    const { token, index } = req.params as { token: string; index: string };
+    const i = /^\d{1,3}$/.test(index) ? Number(index) : -1;
+    const url = i >= 0 ? await clickByToken(ctx.db, token, i) : null;
+    if (!url) return page(reply, 404, "Link not found", "<p>This link is not valid.</p>");
+    return reply.redirect(url, 302);
+  });
+}

@@ -1,4 +1,35 @@
-import { router } from "../../trpc/init";
+import { z } from "zod";
+import { protectedProcedure, router } from "../../trpc/init";
+import { campaignIdInput, createCampaignInput, emailTestInput, recipientsQuery } from "./campaigns.schemas";
+import * as svc from "./campaigns.service";
 
-/** tRPC `campaigns` router (procedures arrive with the campaigns issue). */
-export const campaignsRouter = router({});
+/** tRPC `campaigns` router: every channel's create+launch, list, report, recipients and actions. */
+export const campaignsRouter = router({
+  list: protectedProcedure
+    .input(z.object({ limit: z.number().int().min(1).max(500).optional() }).optional())
+    .query(({ ctx, input }) => svc.listCampaigns(ctx, ctx.userId, input ?? {})),
+  report: protectedProcedure
+    .input(campaignIdInput)
+    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.userId, input.id)),
+  recipients: protectedProcedure
+    .input(recipientsQuery)
+    .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.userId, input)),
+  create: protectedProcedure
+    .input(createCampaignInput)
+    .mutation(({ ctx, input }) => svc.createAndLaunchCampaign(ctx, ctx.userId, input)),
+  sendTest: protectedProcedure
+    .input(emailTestInput)
+    .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.userId, input)),
+  pause: protectedProcedure
+    .input(campaignIdInput)
+    .mutation(({ ctx, input }) => svc.pauseCampaign(ctx, ctx.userId, input.id)),
+  resume: protectedProcedure
+    .input(campaignIdInput)
+    .mutation(({ ctx, input }) => svc.resumeCampaign(ctx, ctx.userId, input.id)),
+  cancel: protectedProcedure
+    .input(campaignIdInput)
+    .mutation(({ ctx, input }) => svc.cancelCampaign(ctx, ctx.userId, input.id)),
+  resendFailed: protectedProcedure
+    .input(campaignIdInput)
+    .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.userId, input.id)),
+});

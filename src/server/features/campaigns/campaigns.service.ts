@@ -1,6 +1,534 @@
+import { and, asc, count, desc, eq, inArray, lt, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
+import {
+  type Campaign,
+  type CampaignChannel,
+  type CampaignContent,
+  type Contact,
+  campaignRecipients,
+  campaigns,
+  type RecipientStatus,
+  users,
+} from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
+import { parseInput } from "../../lib/validate";
+import { findSuppressed } from "../compliance/compliance.service";
+import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
+import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
+import { deliveryKind, suppressionChannel } from "./campaigns.engine";
+import { fanOutJob } from "./campaigns.jobs";
+import {
+  type CreateCampaignInput,
+  createCampaignInput,
+  emailTestInput,
+  type RecipientInput,
+  recipientsQuery,
+} from "./campaigns.schemas";
+import { smsSegments } from "./sms-segments";
+
+type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
 
 /** Campaigns owned by `userId` (any status but draft), optionally created before `before`. */
-export async function countCampaigns(_ctx: AppContext, _userId: string, _opts: { before?: Date } = {}): Promise<number> {
-  return 0; // campaigns issue: campaigns table
+export async function countCampaigns(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  opts: { before?: Date } = {},
+): Promise<number> {
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.userId, userId),
+        ne(campaigns.status, "draft"),
+        opts.before ? lt(campaigns.createdAt, opts.before) : undefined,
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
+export function addressFor(
+  channel: CampaignChannel,
+  c: Pick<Contact, "email" | "phone" | "mobile">,
+): string | null {
+  if (deliveryKind(channel) === "email") {
+    const e = c.email?.trim().toLowerCase();
+    return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
+  }
+  for (const p of [c.phone, c.mobile]) if (p && E164.test(p)) return p;
+  return null;
+}
+
+/**
+ * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
+ * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
+ * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
+ * consent (`includeNotOptedIn`, like the single-send confirmation); a second contact with the same
+ * address -> skipped. Returns the reason, or null to send.
+ */
+export function skipReason(
+  channel: CampaignChannel,
+  contact: Contact,
+  address: string | null,
+  suppressed: Map<string, string>,
+  seen: Set<string>,
+  includeNotOptedIn: boolean,
+): string | null {
+  const kind = deliveryKind(channel);
+  if (!address) return kind === "email" ? "no email address" : "no valid phone number";
+  const sup = suppressed.get(address);
+  if (sup) return `suppressed: ${sup}`;
+  if (kind === "email" && !contact.emailOptIn) return "opted out of email";
+  if (
+    (kind === "sms" && !contact.smsOptIn) ||
+    ((kind === "voice" || kind === "voicemail") && !contact.callOptIn)
+  ) {
+    if (!includeNotOptedIn) return kind === "sms" ? "not opted in to SMS" : "not opted in to calls";
+  }
+  if (seen.has(address)) return "duplicate address";
+  return null;
+}
+
+function requireContent(channel: CampaignChannel, c: CampaignContent) {
+  const kind = deliveryKind(channel);
+  if (channel.startsWith("video_") && !c.landingUrl)
+    throw new AppError("BAD_REQUEST", "A video campaign needs a landing page URL");
+  if (kind === "email" && (!c.subject?.trim() || !(c.body ?? "").trim()) && channel === "email")
+    throw new AppError("BAD_REQUEST", "Please complete all steps");
+  if (kind === "email" && !c.subject?.trim()) throw new AppError("BAD_REQUEST", "Please complete all steps");
+  if (kind === "sms" && !(c.message ?? "").trim() && channel === "sms")
+    throw new AppError("BAD_REQUEST", "Please enter your SMS message");
+  if (channel === "voice" && !(c.script ?? "").trim())
+    throw new AppError("BAD_REQUEST", "Please enter a script for the call");
+  if (channel === "voicemail" && !(c.script ?? "").trim() && !c.audioUrl)
+    throw new AppError("BAD_REQUEST", "Please choose a recording or write a script");
+}
+
+function csvRow(r: RecipientInput) {
+  return {
+    name: r.name ?? undefined,
+    first_name: r.first_name ?? undefined,
+    last_name: r.last_name ?? undefined,
+    email: r.email ?? undefined,
+    phone: r.phone || r.mobile || undefined,
+    company: r.company ?? undefined,
+  };
+}
+
+export interface LaunchResult {
+  campaign: CampaignSummary;
+  /** recipients queued to send */
+  queued: number;
+  /** skipped recipients by reason */
+  skipped: Record<string, number>;
+}
+
+/**
+ * Creates a campaign and launches it (or schedules it): the one entry point for every channel,
+ * including video campaigns (studio).
+ *
+ * - `channel`: email | sms | voice (AI call, TwiML <Say>) | voicemail (ringless) | video_email | video_sms.
+ * - `content`: subject + body (email), message (sms), script (voice; voicemail TTS), audioUrl
+ *   (voicemail), landingUrl (video_*: a URL template where `{{token}}` becomes each recipient's
+ *   public token, so each recipient gets their own landing page; `{{video_url}}` in the body or
+ *   message places it, otherwise a button / the link is appended), videoTitle, thumbnailUrl.
+ *   Merge tags (`{{name|there}}`, any contact field) render per recipient at send time.
+ * - `recipients`: csv rows (become contacts via the CRM), contactIds and/or a saved segmentId; the union.
+ * - `scheduledAt`: later launch; `includeNotOptedIn`: the user confirmed consent for SMS/calls.
+ *
+ * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
+ * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment not the user's)
+ */
+export async function createAndLaunchCampaign(
+  ctx: Ctx,
+  userId: string,
+  raw: CreateCampaignInput,
+): Promise<LaunchResult> {
+  const input = parseInput(createCampaignInput, raw);
+  const content: CampaignContent = { ...input.content };
+  requireContent(input.channel, content);
+
+  const ids = new Set<number>();
+  const csv = (input.recipients.csv ?? []).filter((r) => r.email || r.phone || r.mobile);
+  if (csv.length) for (const id of await findOrCreateContacts(ctx, userId, csv.map(csvRow))) ids.add(id);
+  if (input.recipients.contactIds?.length || input.recipients.segmentId !== undefined) {
+    const target = await resolveTargetContactIds(ctx, userId, {
+      contactIds: input.recipients.contactIds,
+      segmentId: input.recipients.segmentId,
+    });
+    for (const id of target) ids.add(id);
+  }
+  if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
+  const contactRows = await getContactsByIds(ctx, userId, [...ids]);
+
+  const [owner] = await ctx.db
+    .select({ preferences: users.preferences })
+    .from(users)
+    .where(eq(users.id, userId));
+  if (deliveryKind(input.channel) === "email") content.signature = owner?.preferences?.emailSignature ?? "";
+  content.links = extractLinks(content.body, content.message);
+  if (input.includeNotOptedIn) content.ignoreOptIn = true;
+
+  const addresses = contactRows.map((c) => addressFor(input.channel, c));
+  const suppressed = await findSuppressed(
+    ctx.db,
+    userId,
+    suppressionChannel(input.channel),
+    addresses.filter((a): a is string => !!a),
+  );
+  const seen = new Set<string>();
+  const skipped: Record<string, number> = {};
+  const rows = contactRows.map((c, i) => {
+    const address = addresses[i];
+    const reason = skipReason(input.channel, c, address, suppressed, seen, !!input.includeNotOptedIn);
+    if (address && !reason) seen.add(address);
+    if (reason) skipped[reason] = (skipped[reason] ?? 0) + 1;
+    return {
+      userId,
+      contactId: c.id,
+      channel: input.channel,
+      address: address ?? "",
+      status: (reason ? "skipped" : "queued") as RecipientStatus,
+      reason,
+      token: randomToken(16),
+    };
+  });
+  const queued = rows.filter((r) => r.status === "queued").length;
+  const now = new Date();
+  const scheduled =
+    input.scheduledAt && input.scheduledAt.getTime() > now.getTime() + 5000 ? input.scheduledAt : null;
+  const segmentsPerMessage =
+    deliveryKind(input.channel) === "sms" ? smsSegments(content.message ?? "").segments : 1;
+
+  const campaign = await ctx.db.transaction(async (tx) => {
+    const [c] = await tx
+      .insert(campaigns)
+      .values({
+        userId,
+        name: input.name,
+        channel: input.channel,
+        status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
+        content,
+        source: csv.length ? "csv" : input.recipients.segmentId ? "segment" : "contacts",
+        segmentId: input.recipients.segmentId ?? null,
+        scheduledAt: scheduled,
+        startedAt: scheduled ? null : now,
+        completedAt: queued === 0 ? now : null,
+        recipientCount: rows.length,
+        segmentsPerMessage,
+      })
+      .returning();
+    for (let i = 0; i < rows.length; i += 2000) {
+      await tx
+        .insert(campaignRecipients)
+        .values(rows.slice(i, i + 2000).map((r) => ({ ...r, campaignId: c.id })));
+    }
+    return c;
+  });
+  if (queued > 0)
+    await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, scheduled ? { startAfter: scheduled } : {});
+  const [fresh] = await ctx.db.select().from(campaigns).where(eq(campaigns.id, campaign.id));
+  return { campaign: summarize(fresh ?? campaign, {}), queued, skipped };
+}
+
+/**
+ * Sends the email draft to the user's own address ("Test email sent to {email}", spec section 8).
+ * @throws AppError BAD_REQUEST 'Please write subject and email body first'; BAD_REQUEST when
+ * `testEmail` is another address (test sends only go to the signed-in user).
+ */
+export async function sendTestEmail(ctx: Ctx, userId: string, raw: unknown): Promise<{ email: string }> {
+  const input = parseInput(emailTestInput, raw);
+  if (!input.subject.trim() || !input.body.trim())
+    throw new AppError("BAD_REQUEST", "Please write subject and email body first");
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
+  if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  if (input.testEmail && input.testEmail.trim().toLowerCase() !== user.email.toLowerCase())
+    throw new AppError("BAD_REQUEST", "Test emails can only be sent to your own address");
+  const content: CampaignContent = {
+    subject: input.subject,
+    body: input.body,
+    signature: user.preferences?.emailSignature ?? "",
+    links: extractLinks(input.body),
+  };
+  const tpl = await buildEmailTemplate(
+    { content, channel: "email" },
+    { appUrl: ctx.env.APP_URL, senderName: user.businessName || user.name },
+  );
+  const [first, ...rest] = user.name.trim().split(/\s+/);
+  const sample = {
+    first_name: first,
+    last_name: rest.join(" "),
+    email: user.email,
+    company: user.businessName ?? "",
+    phone: user.phone ?? "",
+  };
+  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env.APP_URL);
+  await ctx.providers.email.send({
+    to: user.email,
+    subject: `[Test] ${m.subject}`,
+    html: m.html,
+    text: m.text,
+    tag: "campaign-test",
+    userId,
+  });
+  return { email: user.email };
+}
+
+export interface CampaignSummary {
+  id: number;
+  name: string;
+  channel: CampaignChannel;
+  status: Campaign["status"];
+  recipientCount: number;
+  segmentsPerMessage: number;
+  scheduledAt: Date | null;
+  startedAt: Date | null;
+  completedAt: Date | null;
+  createdAt: Date;
+  counts: Record<string, number>;
+  /** recipients no longer queued or sending, 0..1 */
+  progress: number;
+}
+
+function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary {
+  const pending = (counts.queued ?? 0) + (counts.sending ?? 0);
+  const total = c.recipientCount;
+  return {
+    id: c.id,
+    name: c.name,
+    channel: c.channel,
+    status: c.status,
+    recipientCount: total,
+    segmentsPerMessage: c.segmentsPerMessage,
+    scheduledAt: c.scheduledAt,
+    startedAt: c.startedAt,
+    completedAt: c.completedAt,
+    createdAt: c.createdAt,
+    counts,
+    progress:
+      total === 0
+        ? 1
+        : Object.keys(counts).length === 0 && c.status === "completed"
+          ? 1
+          : (total - pending) / total,
+  };
+}
+
+async function statusCounts(ctx: Pick<AppContext, "db">, ids: number[]) {
+  const out = new Map<number, Record<string, number>>();
+  if (ids.length === 0) return out;
+  const rows = await ctx.db
+    .select({ id: campaignRecipients.campaignId, status: campaignRecipients.status, n: count() })
+    .from(campaignRecipients)
+    .where(inArray(campaignRecipients.campaignId, ids))
+    .groupBy(campaignRecipients.campaignId, campaignRecipients.status);
+  for (const r of rows) {
+    const m = out.get(r.id) ?? {};
+    m[r.status] = r.n;
+    out.set(r.id, m);
+  }
+  return out;
+}
+
+/** The user's campaigns, newest first (at most `limit`), with per-status counts and progress. */
+export async function listCampaigns(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  opts: { limit?: number } = {},
+): Promise<CampaignSummary[]> {
+  const rows = await ctx.db
+    .select()
+    .from(campaigns)
+    .where(eq(campaigns.userId, userId))
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(Math.min(opts.limit ?? 100, 500));
+  const counts = await statusCounts(
+    ctx,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => summarize(r, counts.get(r.id) ?? {}));
+}
+
+async function ownCampaign(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<Campaign> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
+  const [c] = await ctx.db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.id, id), eq(campaigns.userId, userId)));
+  if (!c) throw new AppError("NOT_FOUND", "Campaign not found");
+  return c;
+}
+
+/**
+ * A campaign's report: summary, content, per-status counts, SMS totals, and a timeline of sent /
+ * delivered / opened / clicked / replied / failed per time bucket (minute, or hour past 3 hours).
+ * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
+ */
+export async function getCampaignReport(ctx: Pick<AppContext, "db" | "sql">, userId: string, id: number) {
+  const c = await ownCampaign(ctx, userId, id);
+  const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
+  const [span] = await ctx.sql<{ first: Date | null; last: Date | null; segments: number | null }[]>`
+    select min(sent_at) as first,
+      greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
+      sum(segments) filter (where sent_at is not null)::int as segments
+    from campaign_recipients where campaign_id = ${c.id}`;
+  const hours =
+    span?.first && span.last
+      ? (new Date(span.last).getTime() - new Date(span.first).getTime()) / 3_600_000
+      : 0;
+  const unit = hours > 3 ? "hour" : "minute";
+  const timeline = await ctx.sql<
+    {
+      t: Date;
+      sent: number;
+      delivered: number;
+      opened: number;
+      clicked: number;
+      replied: number;
+      failed: number;
+    }[]
+  >`
+    select t, sum(sent)::int as sent, sum(delivered)::int as delivered, sum(opened)::int as opened,
+      sum(clicked)::int as clicked, sum(replied)::int as replied, sum(failed)::int as failed
+    from (
+      select date_trunc(${unit}, sent_at) as t, 1 as sent, 0 as delivered, 0 as opened, 0 as clicked, 0 as replied, 0 as failed from campaign_recipients where campaign_id = ${c.id} and sent_at is not null
+      union all select date_trunc(${unit}, delivered_at), 0, 1, 0, 0, 0, 0 from campaign_recipients where campaign_id = ${c.id} and delivered_at is not null
+      union all select date_trunc(${unit}, opened_at), 0, 0, 1, 0, 0, 0 from campaign_recipients where campaign_id = ${c.id} and opened_at is not null
+      union all select date_trunc(${unit}, clicked_at), 0, 0, 0, 1, 0, 0 from campaign_recipients where campaign_id = ${c.id} and clicked_at is not null
+      union all select date_trunc(${unit}, replied_at), 0, 0, 0, 0, 1, 0 from campaign_recipients where campaign_id = ${c.id} and replied_at is not null
+      union all select date_trunc(${unit}, failed_at), 0, 0, 0, 0, 0, 1 from campaign_recipients where campaign_id = ${c.id} and failed_at is not null
+    ) e group by t order by t limit 500`;
+  const { signature: _s, ...content } = c.content;
+  return {
+    campaign: summarize(c, counts),
+    content,
+    totalSegments: span?.segments ?? 0,
+    timeline: timeline.map((r) => ({ ...r, t: new Date(r.t).toISOString() })),
+    bucket: unit,
+  };
+}
+
+/** One page of a campaign's recipients with contact names, optionally one status. @throws NOT_FOUND */
+export async function listRecipients(ctx: Pick<AppContext, "db">, userId: string, raw: unknown) {
+  const q = parseInput(recipientsQuery, raw);
+  const c = await ownCampaign(ctx, userId, q.id);
+  const where = and(
+    eq(campaignRecipients.campaignId, c.id),
+    q.status ? eq(campaignRecipients.status, q.status) : undefined,
+  );
+  const [{ n }] = await ctx.db.select({ n: count() }).from(campaignRecipients).where(where);
+  const rows = await ctx.db
+    .select()
+    .from(campaignRecipients)
+    .where(where)
+    .orderBy(asc(campaignRecipients.id))
+    .limit(q.limit)
+    .offset((q.page - 1) * q.limit);
+  const contacts = new Map(
+    (
+      await getContactsByIds(
+        ctx,
+        userId,
+        rows.map((r) => r.contactId),
+      )
+    ).map((x) => [x.id, x]),
+  );
+  return {
+    recipients: rows.map((r) => {
+      const ct = contacts.get(r.contactId);
+      return {
+        id: r.id,
+        contactId: r.contactId,
+        name: [ct?.firstName, ct?.lastName].filter(Boolean).join(" ") || ct?.email || r.address,
+        address: r.address,
+        status: r.status,
+        reason: r.reason,
+        attempts: r.attempts,
+        segments: r.segments,
+        sentAt: r.sentAt,
+        deliveredAt: r.deliveredAt,
+        openedAt: r.openedAt,
+        clickedAt: r.clickedAt,
+        notBefore: r.notBefore,
+      };
+    }),
+    pagination: { page: q.page, pages: Math.max(1, Math.ceil(n / q.limit)), total: n },
+  };
+}
+
+/** Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. @throws NOT_FOUND, CONFLICT */
+export async function pauseCampaign(ctx: Ctx, userId: string, id: number) {
+  const c = await ownCampaign(ctx, userId, id);
+  if (c.status !== "sending" && c.status !== "scheduled")
+    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be paused`);
+  await ctx.db
+    .update(campaigns)
+    .set({ status: "paused", updatedAt: new Date() })
+    .where(eq(campaigns.id, c.id));
+  return { status: "paused" as const };
+}
+
+async function restart(ctx: Ctx, c: Campaign) {
+  await ctx.db
+    .update(campaigns)
+    .set({
+      status: "sending",
+      round: sql`${campaigns.round} + 1`,
+      completedAt: null,
+      startedAt: c.startedAt ?? new Date(),
+      updatedAt: new Date(),
+    })
+    .where(eq(campaigns.id, c.id));
+  await ctx.jobs.send(fanOutJob, { campaignId: c.id });
+}
+
+/** Resumes a paused campaign. @throws NOT_FOUND, CONFLICT */
+export async function resumeCampaign(ctx: Ctx, userId: string, id: number) {
+  const c = await ownCampaign(ctx, userId, id);
+  if (c.status !== "paused") throw new AppError("CONFLICT", `A ${c.status} campaign cannot be resumed`);
+  await restart(ctx, c);
+  return { status: "sending" as const };
+}
+
+/** Cancels a campaign: queued recipients become cancelled; nothing more is sent. @throws NOT_FOUND, CONFLICT */
+export async function cancelCampaign(ctx: Ctx, userId: string, id: number) {
+  const c = await ownCampaign(ctx, userId, id);
+  if (c.status === "completed" || c.status === "cancelled")
+    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be cancelled`);
+  await ctx.db.transaction(async (tx) => {
+    await tx
+      .update(campaigns)
+      .set({ status: "cancelled", completedAt: new Date(), updatedAt: new Date() })
+      .where(eq(campaigns.id, c.id));
+    await tx
+      .update(campaignRecipients)
+      .set({ status: "cancelled", reason: "campaign cancelled", updatedAt: new Date() })
+      .where(and(eq(campaignRecipients.campaignId, c.id), eq(campaignRecipients.status, "queued")));
+  });
+  return { status: "cancelled" as const };
+}
+
+/** "Resend to failed only": failed recipients are queued again in a new round. @throws NOT_FOUND, CONFLICT */
+export async function resendFailed(ctx: Ctx, userId: string, id: number) {
+  const c = await ownCampaign(ctx, userId, id);
+  if (c.status === "cancelled") throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
+  const requeued = await ctx.db
+    .update(campaignRecipients)
+    .set({
+      status: "queued",
+      reason: null,
+      attempts: 0,
+      notBefore: null,
+      failedAt: null,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(campaignRecipients.campaignId, c.id), eq(campaignRecipients.status, "failed")))
+    .returning({ id: campaignRecipients.id });
+  if (requeued.length === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
+  if (c.status !== "paused") await restart(ctx, c);
+  return { requeued: requeued.length };
 }

@@ -17,6 +17,8 @@ export interface EmailMessage {
   metadata?: Record<string, string>;
   /** owner, for the local outbox */
   userId?: string | null;
+  /** our key for this message (campaign recipient id); sent as metadata so `findSent` can look it up */
+  idempotencyKey?: string;
 }
 
 export interface SendResult {
@@ -36,4 +38,9 @@ export interface EmailProvider {
   send(message: EmailMessage): Promise<SendResult>;
   /** Up to 500 messages per call (Postmark batch limit). @throws ProviderError when the whole call fails */
   sendBatch(messages: EmailMessage[]): Promise<BatchSendResult[]>;
+  /**
+   * The provider message id of a message already accepted with `idempotencyKey`, or null. Used
+   * after a crash to tell "sent but not recorded" from "never sent". @throws ProviderError
+   */
+  findSent?(idempotencyKey: string, hint: { to: string; since: Date }): Promise<string | null>;
 }

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { writeOutbox } from "../outbox";
+import { findOutboxByKey, writeOutbox } from "../outbox";
 import type { BatchSendResult, EmailMessage, EmailProvider } from "./index";
 
 /** Offline email provider: each message becomes a row in the outbox, shown at /dev/outbox. */
@@ -24,6 +24,7 @@ export class LocalEmailProvider implements EmailProvider {
         stream: m.stream ?? "transactional",
         tag: m.tag,
         ...(m.metadata ?? {}),
+        idempotencyKey: m.idempotencyKey,
       },
     };
   }
@@ -39,5 +40,9 @@ export class LocalEmailProvider implements EmailProvider {
       messages.map((m) => this.entry(m)),
     );
     return ids.map((providerMessageId) => ({ providerMessageId }));
+  }
+
+  async findSent(key: string) {
+    return findOutboxByKey(this.db, key);
   }
 }

@@ -6,6 +6,8 @@ export interface SmsMessage {
   statusCallback?: string;
   userId?: string | null;
   metadata?: Record<string, unknown>;
+  /** our key for this message (campaign recipient id), for `findSent` */
+  idempotencyKey?: string;
 }
 
 /** Sends SMS. Implementations: `local` (outbox) and `twilio`. */
@@ -13,4 +15,6 @@ export interface SmsProvider {
   readonly name: string;
   /** @throws ProviderError */
   send(message: SmsMessage): Promise<{ providerMessageId: string }>;
+  /** The id of a message already accepted for `idempotencyKey` (see EmailProvider.findSent), or null. */
+  findSent?(idempotencyKey: string, hint: { to: string; body: string; since: Date }): Promise<string | null>;
 }

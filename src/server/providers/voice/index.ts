@@ -8,6 +8,8 @@ export interface VoiceCall {
   statusCallback?: string;
   userId?: string | null;
   metadata?: Record<string, unknown>;
+  /** our key for this call (campaign recipient id), for `findSent` */
+  idempotencyKey?: string;
 }
 
 /** Places AI voice calls. Implementations: `local` (outbox) and `twilio`. */
@@ -15,4 +17,6 @@ export interface VoiceProvider {
   readonly name: string;
   /** @throws ProviderError */
   call(call: VoiceCall): Promise<{ providerMessageId: string }>;
+  /** The id of a call already placed for `idempotencyKey`, or null. */
+  findSent?(idempotencyKey: string, hint: { to: string; since: Date }): Promise<string | null>;
 }

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/client";
-import { writeOutbox } from "../outbox";
+import { findOutboxByKey, writeOutbox } from "../outbox";
 import type { VoiceCall, VoiceProvider } from "./index";
 
 /** Offline voice provider: the call script lands in the outbox as the recipient would hear it. */
@@ -14,9 +14,12 @@ export class LocalVoiceProvider implements VoiceProvider {
         to: c.to,
         from: "Pitchwise AI voice",
         body: c.script,
-        metadata: c.metadata,
+        metadata: { ...(c.metadata ?? {}), idempotencyKey: c.idempotencyKey },
       },
     ]);
     return { providerMessageId: id };
+  }
+  async findSent(key: string) {
+    return findOutboxByKey(this.db, key);
   }
 }

@@ -1,0 +1,142 @@
+import type { Campaign, CampaignContent, Contact } from "../../db/schema";
+import { renderCampaignEmail } from "../../emails/campaign-email";
+import { escapeHtml, type MergeContact, renderMergeTags } from "./merge-tags";
+import { smsSegments } from "./sms-segments";
+
+/** Text appended to the first SMS a contact receives from this account (CTIA guidelines). */
+export const SMS_OPT_OUT_NOTICE = "Reply STOP to opt out";
+
+const URL_RE = /https?:\/\/[^\s<>"')]+/g;
+const LINK_PLACEHOLDER = (i: number) => `https://pwlink.invalid/${i}`;
+const UNSUB_PLACEHOLDER = "https://pwunsub.invalid/";
+const VIDEO_PLACEHOLDER = "https://pwvideo.invalid/";
+
+/** Distinct http(s) links in the texts (at most 50), in order of appearance; clicks are tracked through /c/:token/:i. */
+export function extractLinks(...texts: (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const t of texts)
+    for (const m of (t ?? "").matchAll(URL_RE)) if (!out.includes(m[0]) && out.length < 50) out.push(m[0]);
+  return out;
+}
+
+function withPlaceholders(text: string, links: string[]): string {
+  // longest first so a link that prefixes another is not replaced inside it
+  const order = links.map((l, i) => [l, i] as const).sort((a, b) => b[0].length - a[0].length);
+  let out = text;
+  for (const [l, i] of order) out = out.split(l).join(LINK_PLACEHOLDER(i));
+  return out;
+}
+
+export interface RenderEnv {
+  appUrl: string;
+  senderName: string;
+}
+
+/** Public URLs of one recipient. */
+export function recipientUrls(appUrl: string, token: string) {
+  return {
+    unsubscribe: `${appUrl}/u/${token}`,
+    click: (i: number) => `${appUrl}/c/${token}/${i}`,
+  };
+}
+
+/** The per-recipient landing page of a video campaign (`content.landingUrl` with `{{token}}`). */
+export function videoUrlFor(content: CampaignContent, token: string): string | null {
+  return content.landingUrl ? content.landingUrl.split("{{token}}").join(token) : null;
+}
+
+function fillUrls(s: string, appUrl: string, token: string, videoUrl: string | null) {
+  const urls = recipientUrls(appUrl, token);
+  return s
+    .replace(/https:\/\/pwlink\.invalid\/(\d+)/g, (_m, i: string) => urls.click(Number(i)))
+    .split(UNSUB_PLACEHOLDER)
+    .join(urls.unsubscribe)
+    .split(VIDEO_PLACEHOLDER)
+    .join(videoUrl ?? "");
+}
+
+/** A campaign's email rendered once with placeholders, then filled per recipient (fast for 10k+). */
+export interface EmailTemplate {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Renders the React Email template once for a campaign (merge tags and links left as placeholders). */
+export async function buildEmailTemplate(
+  campaign: Pick<Campaign, "content" | "channel">,
+  env: RenderEnv,
+): Promise<EmailTemplate> {
+  const c = campaign.content;
+  const links = c.links ?? [];
+  const isVideo = campaign.channel === "video_email";
+  let body = withPlaceholders(c.body ?? c.message ?? "", links);
+  if (isVideo) body = body.split("{{video_url}}").join(VIDEO_PLACEHOLDER);
+  const { html, text } = await renderCampaignEmail({
+    body,
+    signature: c.signature,
+    senderName: env.senderName,
+    unsubscribeUrl: UNSUB_PLACEHOLDER,
+    video: isVideo ? { url: VIDEO_PLACEHOLDER, title: c.videoTitle, thumbnailUrl: c.thumbnailUrl } : null,
+  });
+  return { subject: c.subject ?? "", html, text };
+}
+
+/** One recipient's email: subject, HTML, text and the RFC 8058 one-click unsubscribe headers. */
+export function renderEmailFor(
+  tpl: EmailTemplate,
+  content: CampaignContent,
+  contact: MergeContact,
+  token: string,
+  appUrl: string,
+) {
+  const videoUrl = videoUrlFor(content, token);
+  const extra = videoUrl ? { video_url: videoUrl } : undefined;
+  const unsubscribe = recipientUrls(appUrl, token).unsubscribe;
+  return {
+    subject: renderMergeTags(tpl.subject, contact, { extra }).replace(/[\r\n]+/g, " "),
+    html: fillUrls(
+      renderMergeTags(tpl.html, contact, { extra, escape: escapeHtml }),
+      appUrl,
+      token,
+      videoUrl,
+    ),
+    text: fillUrls(renderMergeTags(tpl.text, contact, { extra }), appUrl, token, videoUrl),
+    headers: {
+      "List-Unsubscribe": `<${unsubscribe}>`,
+      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    },
+  };
+}
+
+/**
+ * One recipient's SMS text: merged message with tracked links (and the video landing URL for
+ * video_sms), plus "Reply STOP to opt out" on the first message to this contact.
+ */
+export function renderSmsFor(
+  content: CampaignContent,
+  contact: MergeContact,
+  token: string,
+  appUrl: string,
+  firstMessage: boolean,
+) {
+  const videoUrl = videoUrlFor(content, token);
+  let tpl = withPlaceholders(content.message ?? content.body ?? "", content.links ?? []);
+  if (videoUrl)
+    tpl = tpl.includes("{{video_url}}")
+      ? tpl.split("{{video_url}}").join(VIDEO_PLACEHOLDER)
+      : `${tpl.trim()} ${VIDEO_PLACEHOLDER}`;
+  let body = fillUrls(renderMergeTags(tpl, contact), appUrl, token, videoUrl).trim();
+  if (firstMessage && !/\bstop\b/i.test(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
+  return { body, segments: smsSegments(body).segments };
+}
+
+/** One recipient's AI call script or voicemail TTS text (merge tags rendered). */
+export function renderScriptFor(content: CampaignContent, contact: MergeContact) {
+  return renderMergeTags(content.script ?? content.message ?? "", contact);
+}
+
+/** The contact as a merge-tag source. */
+export function mergeSource(contact: Contact): MergeContact {
+  return contact as unknown as MergeContact;
+}

@@ -1,0 +1,696 @@
+import { createHash } from "node:crypto";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import {
+  type Campaign,
+  type CampaignChannel,
+  type CampaignRecipient,
+  campaignRecipients,
+  campaigns,
+  users,
+} from "../../db/schema";
+import type { JobDeps } from "../../jobs/define";
+import { ProviderError } from "../../providers/errors";
+import { findSuppressed, type SuppressionChannel } from "../compliance/compliance.service";
+import { quietHoursCheck } from "../compliance/quiet-hours";
+import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import {
+  buildEmailTemplate,
+  type EmailTemplate,
+  mergeSource,
+  renderEmailFor,
+  renderScriptFor,
+  renderSmsFor,
+} from "./campaigns.content";
+
+/*
+ * The send engine. Guarantee (documented honestly, see also the report):
+ *
+ * 1. Idempotency key: one campaign_recipients row per (campaign, contact, channel) (unique index).
+ *    pg-boss job ids are derived from that key (+ round/attempt), so a re-enqueue is ignored.
+ * 2. Claim: a worker moves rows queued -> sending with a lease (CAMPAIGN_SEND_LEASE_SECONDS) in one
+ *    UPDATE ... FOR UPDATE SKIP LOCKED. Only the claimer sends. A row still `sending` after its lease
+ *    (the worker died) may be re-claimed by anyone.
+ * 3. A re-claimed row is first looked up at the provider by its idempotency key (`findSent`: the
+ *    outbox row for local providers, Postmark metadata search, Twilio list by To+body); found ->
+ *    recorded as sent without sending again.
+ * 4. The outcome (sent / retry / failed) and the contact activity are written in one transaction,
+ *    guarded by `status = 'sending'`.
+ * 5. A per-campaign watchdog job completes the campaign and re-enqueues rows whose job was lost.
+ *
+ * So with the local providers a kill -9 at any point yields no duplicate and no loss (the outbox
+ * write is atomic and findSent is exact). With vendors, a duplicate is possible only when the vendor
+ * accepted a message but its lookup cannot see it (Twilio's list lags, or a body changed), or when a
+ * worker is frozen (not dead) longer than the lease while its HTTP call is in flight; the HTTP
+ * timeout (15 s) is far below the default lease (60 s).
+ */
+
+export const MAX_ATTEMPTS = 5;
+const SENDABLE = ["queued", "sending"] as const;
+
+/** The provider channel a campaign channel sends through. */
+export function deliveryKind(channel: CampaignChannel): "email" | "sms" | "voice" | "voicemail" {
+  if (channel === "video_email") return "email";
+  if (channel === "video_sms") return "sms";
+  return channel;
+}
+
+/** Suppression-list channel of a campaign channel. */
+export function suppressionChannel(channel: CampaignChannel): SuppressionChannel {
+  return deliveryKind(channel);
+}
+
+/** The contact activity a successful send records. */
+export function sentActivity(channel: CampaignChannel): string {
+  return { email: "email_sent", sms: "sms_sent", voice: "call_made", voicemail: "voicemail_sent" }[
+    deliveryKind(channel)
+  ];
+}
+
+/** A deterministic UUID (v4 layout) from a string key: the pg-boss job id for an idempotent enqueue. */
+export function uuidFromKey(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The vendor idempotency key of one recipient: its row id. It does not change across pause/resume
+ * rounds, so a row claimed before a pause and re-claimed after is still recognised by `findSent`.
+ */
+export function vendorKey(r: Pick<CampaignRecipient, "id">): string {
+  return `cr-${r.id}`;
+}
+
+/** Exponential backoff for transient vendor errors: 2^attempts seconds, 2 s .. 10 min. */
+export function backoffSeconds(attempts: number): number {
+  return Math.min(600, 2 ** Math.max(1, attempts));
+}
+
+/** Token bucket per channel per process (`SEND_RATE_*_PER_SEC`). */
+class Throttle {
+  private tokens: number;
+  private last = Date.now();
+  constructor(private readonly rate: number) {
+    this.tokens = rate;
+  }
+  async take(n: number): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) / 1000) * this.rate);
+      this.last = now;
+      if (this.tokens >= Math.min(n, this.rate)) {
+        this.tokens -= n;
+        return;
+      }
+      const wait = ((Math.min(n, this.rate) - this.tokens) / this.rate) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(5, wait)));
+    }
+  }
+}
+const throttles = new Map<string, Throttle>();
+function throttleFor(deps: JobDeps, kind: ReturnType<typeof deliveryKind>): Throttle {
+  const rate =
+    kind === "email"
+      ? deps.env.SEND_RATE_EMAIL_PER_SEC
+      : kind === "sms"
+        ? deps.env.SEND_RATE_SMS_PER_SEC
+        : deps.env.SEND_RATE_VOICE_PER_SEC;
+  const key = `${kind}:${rate}`;
+  let t = throttles.get(key);
+  if (!t) {
+    t = new Throttle(rate);
+    throttles.set(key, t);
+  }
+  return t;
+}
+
+type Claimed = CampaignRecipient & { prevStatus: string };
+
+/** Claims sendable rows among `ids` (queued and due, or sending with an expired lease) for this worker. */
+async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
+  if (ids.length === 0) return [];
+  const lease = deps.env.CAMPAIGN_SEND_LEASE_SECONDS;
+  const rows = await deps.sql<Record<string, unknown>[]>`
+    with cand as (
+      select r.id, r.status as prev_status
+      from campaign_recipients r
+      join campaigns c on c.id = r.campaign_id and c.status = 'sending'
+      where r.id = any(${ids}::bigint[])
+        and ((r.status = 'queued' and (r.not_before is null or r.not_before <= now()))
+          or (r.status = 'sending' and r.lease_until < now()))
+      for update of r skip locked
+    )
+    update campaign_recipients r
+    set status = 'sending', lease_until = now() + make_interval(secs => ${lease}),
+        attempts = r.attempts + 1, updated_at = now()
+    from cand where r.id = cand.id
+    returning r.id, r.campaign_id, r.user_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
+      r.updated_at, r.provider_message_id, cand.prev_status`;
+  return rows.map((r) => ({
+    id: Number(r.id),
+    campaignId: Number(r.campaign_id),
+    userId: String(r.user_id),
+    contactId: Number(r.contact_id),
+    channel: r.channel as CampaignChannel,
+    address: String(r.address),
+    token: String(r.token),
+    attempts: Number(r.attempts),
+    updatedAt: r.updated_at as Date,
+    providerMessageId: (r.provider_message_id as string | null) ?? null,
+    prevStatus: String(r.prev_status),
+  })) as Claimed[];
+}
+
+interface Outcome {
+  id: number;
+  contactId: number;
+  kind: "sent" | "retry" | "failed" | "skipped" | "deferred";
+  providerMessageId?: string;
+  segments?: number;
+  optOutNotice?: boolean;
+  reason?: string;
+  notBefore?: Date;
+  attempts: number;
+}
+
+/** Writes outcomes (status, vendor id, reason) and the contacts' activities in one transaction. */
+async function record(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]) {
+  if (outcomes.length === 0) return;
+
+  const sent = outcomes.filter((o) => o.kind === "sent");
+  const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
+  const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
+  await deps.db.transaction(async (tx) => {
+    if (sent.length) {
+      const json = JSON.stringify(
+        sent.map((o) => ({
+          id: o.id,
+          pid: o.providerMessageId ?? "",
+          seg: o.segments ?? 1,
+          notice: o.optOutNotice ?? false,
+        })),
+      );
+      const updated = (await tx.execute(sql`
+        update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
+          segments = v.seg, opt_out_notice = v.notice, lease_until = null, reason = null, updated_at = now()
+        from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
+        where r.id = v.id and r.status = 'sending'
+        returning r.id, r.contact_id, v.pid`)) as unknown as {
+        id: string;
+        contact_id: string;
+        pid: string;
+      }[];
+      const type = sentActivity(campaign.channel);
+      // the CRM's recordActivities, in this same transaction
+      await recordActivities(
+        tx,
+        updated.map((u) => ({
+          userId: campaign.userId,
+          contactId: Number(u.contact_id),
+          activityType: type,
+          metadata: {
+            campaignId: campaign.id,
+            campaignName: campaign.name,
+            recipientId: Number(u.id),
+            messageId: u.pid,
+          },
+        })),
+      );
+    }
+    if (waiting.length) {
+      const json = JSON.stringify(
+        waiting.map((o) => ({
+          id: o.id,
+          nb: (o.notBefore ?? new Date()).toISOString(),
+          reason: o.reason ?? null,
+          deferred: o.kind === "deferred",
+        })),
+      );
+      await tx.execute(sql`
+        update campaign_recipients r set status = 'queued', not_before = v.nb, reason = v.reason,
+          lease_until = null, updated_at = now(),
+          attempts = case when v.deferred then greatest(r.attempts - 1, 0) else r.attempts end
+        from jsonb_to_recordset(${json}::jsonb) as v(id bigint, nb timestamptz, reason text, deferred boolean)
+        where r.id = v.id and r.status = 'sending'`);
+    }
+    if (done.length) {
+      const json = JSON.stringify(
+        done.map((o) => ({
+          id: o.id,
+          status: o.kind === "failed" ? "failed" : "skipped",
+          reason: o.reason ?? null,
+        })),
+      );
+      await tx.execute(sql`
+        update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
+          failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
+        from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text)
+        where r.id = v.id and r.status = 'sending'`);
+    }
+  });
+  // transient errors and quiet hours: come back later with a fresh, deterministic job id
+  if (waiting.length) {
+    const { sendMessageJob } = await import("./campaigns.jobs");
+    await deps.jobs.sendMany(
+      sendMessageJob,
+      waiting.map((o) => ({
+        data: { recipientId: o.id },
+        options: {
+          id: uuidFromKey(`send:${o.id}:${campaign.round}:${o.kind}:${o.attempts}:${o.notBefore?.getTime()}`),
+          startAfter: o.notBefore,
+        },
+      })),
+    );
+  }
+}
+
+const templateCache = new Map<string, EmailTemplate>();
+
+async function emailTemplate(deps: JobDeps, campaign: Campaign, senderName: string) {
+  const key = `${campaign.id}:${campaign.updatedAt.getTime()}`;
+  let t = templateCache.get(key);
+  if (!t) {
+    t = await buildEmailTemplate(campaign, { appUrl: deps.env.APP_URL, senderName });
+    if (templateCache.size > 200) templateCache.clear();
+    templateCache.set(key, t);
+  }
+  return t;
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+function failureOutcome(r: Claimed, e: unknown): Outcome {
+  const pe =
+    e instanceof ProviderError
+      ? e
+      : new ProviderError((e as Error)?.message ?? "send failed", { transient: true });
+  const reason = pe.vendorCode !== undefined ? `${pe.message} (code ${pe.vendorCode})` : pe.message;
+  if (pe.transient && r.attempts < MAX_ATTEMPTS) {
+    return {
+      id: r.id,
+      contactId: r.contactId,
+      kind: "retry",
+      reason,
+      attempts: r.attempts,
+      notBefore: new Date(Date.now() + backoffSeconds(r.attempts) * 1000),
+    };
+  }
+  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts };
+}
+
+/** Sends one campaign's claimed rows through its provider and records the outcomes. */
+async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[]) {
+  const kind = deliveryKind(campaign.channel);
+  const outcomes: Outcome[] = [];
+  const now = new Date();
+  const contacts = new Map(
+    (
+      await getContactsByIds(
+        deps,
+        campaign.userId,
+        rows.map((r) => r.contactId),
+      )
+    ).map((c) => [c.id, c]),
+  );
+  const suppressed = await findSuppressed(
+    deps.db,
+    campaign.userId,
+    suppressionChannel(campaign.channel),
+    rows.map((r) => r.address),
+  );
+  let todo: Claimed[] = [];
+  for (const r of rows) {
+    const contact = contacts.get(r.contactId);
+    if (!contact) {
+      outcomes.push({
+        id: r.id,
+        contactId: r.contactId,
+        kind: "skipped",
+        reason: "contact deleted",
+        attempts: r.attempts,
+      });
+      continue;
+    }
+    const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
+    if (sup) {
+      outcomes.push({
+        id: r.id,
+        contactId: r.contactId,
+        kind: "skipped",
+        reason: `suppressed: ${sup}`,
+        attempts: r.attempts,
+      });
+      continue;
+    }
+    if (kind !== "email" && campaign.content.quietHours !== false) {
+      const q = quietHoursCheck(now, contact);
+      if (!q.allowed) {
+        outcomes.push({
+          id: r.id,
+          contactId: r.contactId,
+          kind: "deferred",
+          reason: `quiet hours (${q.zone ?? "time zone unknown"})`,
+          notBefore: q.notBefore,
+          attempts: r.attempts,
+        });
+        continue;
+      }
+    }
+    todo.push(r);
+  }
+  // re-claimed rows: did the vendor already accept them before the previous worker died?
+  const reclaimed = todo.filter((r) => r.prevStatus === "sending");
+  if (reclaimed.length) {
+    const provider =
+      kind === "email"
+        ? deps.providers.email
+        : kind === "sms"
+          ? deps.providers.sms
+          : kind === "voice"
+            ? deps.providers.voice
+            : deps.providers.voicemail;
+    const found = new Set<number>();
+    await mapLimit(reclaimed, 8, async (r) => {
+      if (!provider.findSent) return;
+      try {
+        const contact = contacts.get(r.contactId);
+        const body =
+          kind === "sms" && contact
+            ? renderSmsFor(campaign.content, mergeSource(contact), r.token, deps.env.APP_URL, false).body
+            : "";
+        const id = await provider.findSent(vendorKey(r), {
+          to: r.address,
+          body,
+          since: new Date(r.updatedAt.getTime() - 86_400_000),
+        });
+        if (id) {
+          found.add(r.id);
+          outcomes.push({
+            id: r.id,
+            contactId: r.contactId,
+            kind: "sent",
+            providerMessageId: id,
+            attempts: r.attempts,
+          });
+        }
+      } catch (e) {
+        // cannot tell whether it was sent: do not risk a duplicate, retry the lookup later
+        found.add(r.id);
+        outcomes.push(failureOutcome(r, e));
+      }
+    });
+    todo = todo.filter((r) => !found.has(r.id));
+  }
+
+  await throttleFor(deps, kind).take(todo.length);
+  const statusCallback = (path: string) => `${deps.env.APP_URL}${path}`;
+  if (kind === "email") {
+    const [owner] = await deps.db
+      .select({ name: users.name, businessName: users.businessName, email: users.email })
+      .from(users)
+      .where(eq(users.id, campaign.userId));
+    const sender = owner?.businessName || owner?.name || "Pitchwise";
+    const tpl = await emailTemplate(deps, campaign, sender);
+    for (let i = 0; i < todo.length; i += 500) {
+      const chunk = todo.slice(i, i + 500);
+      const messages = chunk.map((r) => {
+        const contact = contacts.get(r.contactId);
+        const m = renderEmailFor(tpl, campaign.content, mergeSource(contact!), r.token, deps.env.APP_URL);
+        return {
+          to: r.address,
+          subject: m.subject,
+          html: m.html,
+          text: m.text,
+          headers: m.headers,
+          replyTo: owner?.email,
+          stream: "broadcast" as const,
+          tag: `campaign-${campaign.id}`,
+          trackOpens: true,
+          trackLinks: false, // Pitchwise's own /c/ redirect tracks clicks with any provider
+          metadata: { campaignId: String(campaign.id), recipientId: String(r.id) },
+          idempotencyKey: vendorKey(r),
+          userId: campaign.userId,
+        };
+      });
+      try {
+        const results = await deps.providers.email.sendBatch(messages);
+        chunk.forEach((r, k) => {
+          const res = results[k];
+          if (res?.providerMessageId)
+            outcomes.push({
+              id: r.id,
+              contactId: r.contactId,
+              kind: "sent",
+              providerMessageId: res.providerMessageId,
+              attempts: r.attempts,
+            });
+          else
+            outcomes.push(
+              failureOutcome(
+                r,
+                new ProviderError(res?.error?.message ?? "rejected", {
+                  transient: res?.error?.transient ?? false,
+                  vendorCode: res?.error?.vendorCode,
+                }),
+              ),
+            );
+        });
+      } catch (e) {
+        for (const r of chunk) outcomes.push(failureOutcome(r, e));
+      }
+    }
+  } else {
+    let firstIds = new Set<string>();
+    if (kind === "sms" && todo.length) {
+      const prior = await deps.sql<{ address: string }[]>`
+        select distinct address from campaign_recipients
+        where user_id = ${campaign.userId} and channel in ('sms', 'video_sms') and address = any(${todo.map((r) => r.address)}::text[])
+          and opt_out_notice and sent_at is not null`;
+      const seen = new Set(prior.map((p) => p.address));
+      firstIds = new Set(todo.filter((r) => !seen.has(r.address)).map((r) => r.address));
+    }
+    const results = await mapLimit(todo, 16, async (r): Promise<Outcome> => {
+      const contact = mergeSource(contacts.get(r.contactId)!);
+      const key = vendorKey(r);
+      const meta = { campaignId: campaign.id, recipientId: r.id };
+      try {
+        if (kind === "sms") {
+          const m = renderSmsFor(
+            campaign.content,
+            contact,
+            r.token,
+            deps.env.APP_URL,
+            firstIds.has(r.address),
+          );
+          const res = await deps.providers.sms.send({
+            to: r.address,
+            body: m.body,
+            statusCallback: statusCallback("/api/webhooks/twilio/status"),
+            userId: campaign.userId,
+            metadata: meta,
+            idempotencyKey: key,
+          });
+          return {
+            id: r.id,
+            contactId: r.contactId,
+            kind: "sent",
+            providerMessageId: res.providerMessageId,
+            segments: m.segments,
+            optOutNotice: firstIds.has(r.address),
+            attempts: r.attempts,
+          };
+        }
+        if (kind === "voice") {
+          const res = await deps.providers.voice.call({
+            to: r.address,
+            script: renderScriptFor(campaign.content, contact),
+            machineDetection: campaign.content.machineDetection ?? true,
+            statusCallback: statusCallback("/api/webhooks/twilio/status"),
+            userId: campaign.userId,
+            metadata: meta,
+            idempotencyKey: key,
+          });
+          return {
+            id: r.id,
+            contactId: r.contactId,
+            kind: "sent",
+            providerMessageId: res.providerMessageId,
+            attempts: r.attempts,
+          };
+        }
+        const res = await deps.providers.voicemail.drop({
+          to: r.address,
+          audioUrl: campaign.content.audioUrl ?? null,
+          ttsText: renderScriptFor(campaign.content, contact),
+          userId: campaign.userId,
+          metadata: meta,
+          idempotencyKey: key,
+        });
+        return {
+          id: r.id,
+          contactId: r.contactId,
+          kind: "sent",
+          providerMessageId: res.providerMessageId,
+          attempts: r.attempts,
+        };
+      } catch (e) {
+        return failureOutcome(r, e);
+      }
+    });
+    outcomes.push(...results);
+  }
+  await record(deps, campaign, outcomes);
+}
+
+/**
+ * Processes send jobs for `recipientIds` (any campaigns): claim, compliance re-check (suppression
+ * list, quiet hours), crash recovery lookup, throttled send, outcome recording. Safe to call with
+ * ids that are already sent, in flight, paused or cancelled: they are simply not claimed.
+ */
+export async function processRecipients(deps: JobDeps, recipientIds: number[]): Promise<void> {
+  const claimed = await claim(deps, [...new Set(recipientIds)]);
+  if (claimed.length === 0) return;
+  const byCampaign = new Map<number, Claimed[]>();
+  for (const r of claimed) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
+  const rows = await deps.db
+    .select()
+    .from(campaigns)
+    .where(inArray(campaigns.id, [...byCampaign.keys()]));
+  for (const campaign of rows) await sendClaimed(deps, campaign, byCampaign.get(campaign.id) ?? []);
+}
+
+/** Enqueues a send job per due queued recipient of the campaign (deterministic ids: re-running is harmless). */
+export async function fanOut(deps: JobDeps, campaign: Campaign): Promise<number> {
+  const { sendMessageJob } = await import("./campaigns.jobs");
+  const rows = await deps.db
+    .select({
+      id: campaignRecipients.id,
+      contactId: campaignRecipients.contactId,
+      notBefore: campaignRecipients.notBefore,
+    })
+    .from(campaignRecipients)
+    .where(and(eq(campaignRecipients.campaignId, campaign.id), eq(campaignRecipients.status, "queued")))
+    .orderBy(campaignRecipients.id);
+  await deps.jobs.sendMany(
+    sendMessageJob,
+    rows.map((r) => ({
+      data: { recipientId: r.id },
+      options: {
+        id: uuidFromKey(
+          `send:${campaign.id}:${r.contactId}:${campaign.channel}:${campaign.round}:${r.notBefore?.getTime() ?? 0}`,
+        ),
+        ...(r.notBefore && r.notBefore > new Date() ? { startAfter: r.notBefore } : {}),
+      },
+    })),
+  );
+  return rows.length;
+}
+
+/**
+ * The watchdog pass for one campaign: completes it when nothing is queued or sending; otherwise
+ * re-enqueues rows whose job was lost (queued and untouched for a lease, or sending past the lease)
+ * and schedules the next pass. Returns the campaign's status after the pass.
+ */
+export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<string | null> {
+  const [campaign] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+  if (campaign?.status !== "sending") return campaign?.status ?? null;
+  const lease = deps.env.CAMPAIGN_SEND_LEASE_SECONDS;
+  const [{ pending }] = await deps.sql<{ pending: number }[]>`
+    select count(*)::int as pending from campaign_recipients
+    where campaign_id = ${campaignId} and status in ('queued', 'sending')`;
+  if (pending === 0) {
+    const done = await deps.db
+      .update(campaigns)
+      .set({ status: "completed", completedAt: new Date(), updatedAt: new Date() })
+      .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "sending")))
+      .returning({ id: campaigns.id });
+    if (done.length && shouldSimulate(deps)) {
+      const { simulateEngagementJob } = await import("./campaigns.jobs");
+      await deps.jobs.send(
+        simulateEngagementJob,
+        { campaignId },
+        { id: uuidFromKey(`simulate:${campaignId}:${campaign.round}`) },
+      );
+    }
+    return "completed";
+  }
+  const stuck = await deps.sql<{ id: string }[]>`
+    update campaign_recipients set updated_at = now()
+    where id in (
+      select id from campaign_recipients
+      where campaign_id = ${campaignId}
+        and ((status = 'sending' and lease_until < now())
+          or (status = 'queued' and (not_before is null or not_before <= now())
+              and updated_at < now() - make_interval(secs => ${lease})))
+      limit 5000)
+    returning id`;
+  if (stuck.length) {
+    const { sendMessageJob } = await import("./campaigns.jobs");
+    const slot = Math.floor(Date.now() / 1000);
+    await deps.jobs.sendMany(
+      sendMessageJob,
+      stuck.map((s) => ({
+        data: { recipientId: Number(s.id) },
+        options: { id: uuidFromKey(`recover:${s.id}:${slot}`) },
+      })),
+    );
+  }
+  if (deps.jobs.kind === "pg-boss") {
+    const { watchCampaignJob } = await import("./campaigns.jobs");
+    const every = deps.env.CAMPAIGN_WATCHDOG_SECONDS;
+    const at = Math.ceil(Date.now() / 1000 / every) * every;
+    await deps.jobs.send(
+      watchCampaignJob,
+      { campaignId },
+      { id: uuidFromKey(`watch:${campaignId}:${at}`), startAfter: new Date(at * 1000) },
+    );
+  }
+  return "sending";
+}
+
+/** True when the local providers should simulate delivery, opens and clicks. */
+export function shouldSimulate(deps: Pick<JobDeps, "env" | "providers">): boolean {
+  const flag = deps.env.CAMPAIGN_SIMULATE_ENGAGEMENT;
+  if (flag !== undefined) return flag === "true" || flag === "1";
+  return !deps.env.isProduction;
+}
+
+/** Re-arms the watchdog of every sending campaign (worker boot after a crash). Returns how many. */
+export async function recoverCampaigns(deps: JobDeps): Promise<number> {
+  const rows = await deps.db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(eq(campaigns.status, "sending"));
+  for (const r of rows) await watchCampaign(deps, r.id);
+  return rows.length;
+}
+
+/** Rows of a campaign still queued or sending. */
+export async function pendingCount(db: DbOrTx, campaignId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(campaignRecipients)
+    .where(
+      and(eq(campaignRecipients.campaignId, campaignId), inArray(campaignRecipients.status, [...SENDABLE])),
+    );
+  return row?.n ?? 0;
+}
+
+/** Records contact activities for campaign events (thin wrapper so webhooks and pages share it). */
+export async function recordCampaignActivities(
+  db: DbOrTx,
+  rows: { userId: string; contactId: number; activityType: string; metadata?: Record<string, unknown> }[],
+) {
+  await recordActivities(db, rows);
+}

@@ -1,0 +1,230 @@
+import { createHash } from "node:crypto";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { type CampaignRecipient, campaignRecipients, campaigns, webhookEvents } from "../../db/schema";
+import type { JobDeps } from "../../jobs/define";
+import { suppress } from "../compliance/compliance.service";
+import { recordActivities } from "../crm/crm.service";
+import { deliveryKind, suppressionChannel } from "./campaigns.engine";
+
+/** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
+const RANK: Record<string, number> = {
+  queued: 0,
+  sending: 1,
+  sent: 2,
+  delivered: 3,
+  opened: 4,
+  clicked: 5,
+  replied: 6,
+};
+const FINAL = new Set(["failed", "skipped", "cancelled"]);
+
+export type RecipientEvent =
+  | "delivered"
+  | "opened"
+  | "clicked"
+  | "replied"
+  | "bounced"
+  | "failed"
+  | "unsubscribed"
+  | "complained";
+
+function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEvent): string | null {
+  const kind = deliveryKind(r.channel);
+  if (event === "opened") return "email_opened";
+  if (event === "clicked") return kind === "email" ? "email_clicked" : "sms_clicked";
+  if (event === "replied") return "sms_received";
+  if (event === "bounced") return kind === "email" ? "email_bounced" : `${kind}_failed`;
+  if (event === "failed") return `${kind === "voice" ? "call" : kind}_failed`;
+  if (event === "unsubscribed") return "opted_out";
+  if (event === "complained") return "spam_complaint";
+  if (event === "delivered") return kind === "voice" ? "call_completed" : null;
+  return null;
+}
+
+/**
+ * Applies a delivery/engagement event to a recipient: status moves forward only (RANK), the
+ * event's timestamp is set once, bounces/failures record the vendor's reason, and the contact gets a
+ * timeline activity. Returns false when the event changed nothing.
+ */
+export async function applyRecipientEvent(
+  db: DbOrTx,
+  r: CampaignRecipient,
+  event: RecipientEvent,
+  opts: { reason?: string; metadata?: Record<string, unknown> } = {},
+): Promise<boolean> {
+  const now = new Date();
+  const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
+  const cur = r.status;
+  if (event === "bounced" || event === "failed") {
+    if (FINAL.has(cur) || cur === "bounced") return false;
+    set.status = event === "bounced" ? "bounced" : "failed";
+    set.reason = opts.reason ?? event;
+    set.failedAt = now;
+  } else if (event === "unsubscribed" || event === "complained") {
+    set.reason = event === "complained" ? "spam complaint" : "unsubscribed";
+  } else {
+    const ts = {
+      delivered: "deliveredAt",
+      opened: "openedAt",
+      clicked: "clickedAt",
+      replied: "repliedAt",
+    } as const;
+    const col = ts[event];
+    if (!r[col]) set[col] = now;
+    if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
+    if (!FINAL.has(cur) && cur !== "bounced" && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
+    if (!set.status && r[col]) {
+      // a repeat open/click: timeline only
+      const type = activityFor(r, event);
+      if (type && event !== "delivered")
+        await recordActivities(db, [
+          {
+            userId: r.userId,
+            contactId: r.contactId,
+            activityType: type,
+            metadata: { campaignId: r.campaignId, recipientId: r.id, ...(opts.metadata ?? {}) },
+          },
+        ]);
+      return false;
+    }
+  }
+  await db.update(campaignRecipients).set(set).where(eq(campaignRecipients.id, r.id));
+  const type = activityFor(r, event);
+  if (type)
+    await recordActivities(db, [
+      {
+        userId: r.userId,
+        contactId: r.contactId,
+        activityType: type,
+        metadata: {
+          campaignId: r.campaignId,
+          recipientId: r.id,
+          ...(opts.reason ? { reason: opts.reason } : {}),
+          ...(opts.metadata ?? {}),
+        },
+      },
+    ]);
+  return true;
+}
+
+/**
+ * Replay protection: records (provider, eventKey) and returns true the first time only. A replayed
+ * webhook delivery (same key) returns false and must change nothing.
+ */
+export async function firstDelivery(db: DbOrTx, provider: string, eventKey: string): Promise<boolean> {
+  const rows = await db
+    .insert(webhookEvents)
+    .values({ provider, eventKey: eventKey.slice(0, 500) })
+    .onConflictDoNothing()
+    .returning({ k: webhookEvents.eventKey });
+  return rows.length > 0;
+}
+
+/** A recipient by its public token (unsubscribe / click / video landing pages), or null. */
+export async function recipientByToken(db: DbOrTx, token: string): Promise<CampaignRecipient | null> {
+  if (!/^[a-z0-9]{16,64}$/.test(token)) return null;
+  const [r] = await db.select().from(campaignRecipients).where(eq(campaignRecipients.token, token));
+  return r ?? null;
+}
+
+/** A recipient by the vendor's message id (Postmark MessageID, Twilio MessageSid/CallSid). */
+export async function recipientByProviderId(
+  db: DbOrTx,
+  providerMessageId: string,
+): Promise<CampaignRecipient | null> {
+  if (!providerMessageId) return null;
+  const [r] = await db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.providerMessageId, providerMessageId));
+  return r ?? null;
+}
+
+/**
+ * Unsubscribes the recipient behind `token` (RFC 8058 one-click or the page's button): adds the
+ * address to the owner's suppression list for the channel and records the opt-out. Idempotent.
+ * Returns the masked address, or null for an unknown token.
+ */
+export async function unsubscribeByToken(
+  db: DbOrTx,
+  token: string,
+  source: string,
+): Promise<{ address: string } | null> {
+  const r = await recipientByToken(db, token);
+  if (!r) return null;
+  await suppress(db, r.userId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
+  if (r.reason !== "unsubscribed") await applyRecipientEvent(db, r, "unsubscribed", { metadata: { source } });
+  return { address: r.address };
+}
+
+/**
+ * A tracked click: the campaign's link number `index` for the recipient behind `token`. Records the
+ * click and returns the destination, or null (unknown token or index: never an open redirect).
+ */
+export async function clickByToken(db: DbOrTx, token: string, index: number): Promise<string | null> {
+  const r = await recipientByToken(db, token);
+  if (!r) return null;
+  const [c] = await db
+    .select({ content: campaigns.content })
+    .from(campaigns)
+    .where(eq(campaigns.id, r.campaignId));
+  const url = c?.content.links?.[index];
+  if (!url) return null;
+  await applyRecipientEvent(db, r, "clicked", { metadata: { url } });
+  return url;
+}
+
+function bucket(token: string, mod: number): number {
+  return createHash("sha256").update(token).digest().readUInt32BE(0) % mod;
+}
+
+/**
+ * The local providers' simulated engagement for a completed campaign: every sent recipient is
+ * delivered; for email about 45 % open and, when the email has links, about 15 % click; for SMS
+ * about 15 % click a link and 5 % reply. Deterministic per recipient token, so re-runs change nothing.
+ */
+export async function simulateEngagement(deps: Pick<JobDeps, "db">, campaignId: number): Promise<void> {
+  const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+  if (!c) return;
+  const rows = await deps.db
+    .select()
+    .from(campaignRecipients)
+    .where(and(eq(campaignRecipients.campaignId, campaignId), inArray(campaignRecipients.status, ["sent"])));
+  const kind = deliveryKind(c.channel);
+  const hasLinks = (c.content.links?.length ?? 0) > 0 || !!c.content.landingUrl;
+  for (const r of rows) {
+    const b = bucket(r.token, 100);
+    await applyRecipientEvent(deps.db, r, "delivered", { metadata: { simulated: true } });
+    const fresh = { ...r, deliveredAt: new Date(), status: "delivered" as const };
+    if (kind === "email" && b < 45) {
+      await applyRecipientEvent(deps.db, fresh, "opened", { metadata: { simulated: true } });
+      if (hasLinks && b < 15)
+        await applyRecipientEvent(deps.db, { ...fresh, status: "opened", openedAt: new Date() }, "clicked", {
+          metadata: { simulated: true },
+        });
+    } else if (kind === "sms") {
+      if (hasLinks && b < 15)
+        await applyRecipientEvent(deps.db, fresh, "clicked", { metadata: { simulated: true } });
+      else if (b >= 95)
+        await applyRecipientEvent(deps.db, fresh, "replied", {
+          metadata: { simulated: true, body: "Thanks!" },
+        });
+    }
+  }
+}
+
+/** Count of a user's recipients with an address on a channel (used to scope inbound SMS). */
+export async function recipientsForAddress(db: DbOrTx, channels: string[], address: string) {
+  return db
+    .select()
+    .from(campaignRecipients)
+    .where(
+      and(
+        inArray(campaignRecipients.channel, channels as CampaignRecipient["channel"][]),
+        eq(campaignRecipients.address, address),
+      ),
+    )
+    .orderBy(sql`${campaignRecipients.sentAt} desc nulls last`)
+    .limit(200);
+}

@@ -1,0 +1,221 @@
+import { timingSafeEqual } from "node:crypto";
+import twilio from "twilio";
+import type { AppContext } from "../../context";
+import type { CampaignRecipient } from "../../db/schema";
+import { suppress, unsuppress } from "../compliance/compliance.service";
+import { recordActivities } from "../crm/crm.service";
+import {
+  applyRecipientEvent,
+  firstDelivery,
+  recipientByProviderId,
+  recipientsForAddress,
+} from "./campaigns.events";
+
+type Ctx = Pick<AppContext, "db" | "env" | "log">;
+
+/** Twilio's opt-out keywords (Twilio Advanced Opt-Out defaults; CTIA). */
+export const STOP_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
+export const START_KEYWORDS = ["START", "UNSTOP"] as const;
+export const HELP_KEYWORDS = ["HELP", "INFO"] as const;
+
+export const STOP_REPLY =
+  "You have been unsubscribed and will receive no further messages. Reply START to resubscribe.";
+export const START_REPLY = "You have been resubscribed. Reply STOP to unsubscribe.";
+export const HELP_REPLY =
+  "Pitchwise messages from a business you know. Reply STOP to unsubscribe. Msg&data rates may apply.";
+
+/**
+ * Verifies `X-Twilio-Signature` with the SDK (`twilio.validateRequest`: HMAC-SHA1 of the public URL
+ * plus the sorted POST params, keyed with the auth token). `url` must be the URL Twilio called
+ * (APP_URL + path + query). False when no auth token is configured.
+ */
+export function verifyTwilioSignature(
+  ctx: Ctx,
+  signature: string | undefined,
+  url: string,
+  params: Record<string, string>,
+): boolean {
+  const token = ctx.env.TWILIO_AUTH_TOKEN;
+  if (!token || !signature) return false;
+  return twilio.validateRequest(token, signature, url, params);
+}
+
+/** Twilio's event key for replay protection: its I-Twilio-Idempotency-Token header, else sid + status. */
+export function twilioEventKey(headerToken: string | undefined, params: Record<string, string>): string {
+  if (headerToken) return `idem:${headerToken}`;
+  const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid ?? "";
+  return `${sid}:${params.MessageStatus ?? params.CallStatus ?? params.SmsStatus ?? ""}:${params.AnsweredBy ?? ""}`;
+}
+
+/**
+ * Applies a verified Twilio status callback (messages: queued/sent/delivered/undelivered/failed with
+ * ErrorCode; calls: completed/busy/no-answer/failed/canceled with AnsweredBy). Returns what changed.
+ */
+export async function handleTwilioStatus(
+  ctx: Ctx,
+  params: Record<string, string>,
+  eventKey: string,
+): Promise<"replay" | "unknown" | "applied" | "ignored"> {
+  if (!(await firstDelivery(ctx.db, "twilio", eventKey))) return "replay";
+  const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid;
+  const r = sid ? await recipientByProviderId(ctx.db, sid) : null;
+  if (!r) return "unknown";
+  const status = (params.MessageStatus ?? params.SmsStatus ?? params.CallStatus ?? "").toLowerCase();
+  const code = params.ErrorCode ? ` (Twilio error ${params.ErrorCode})` : "";
+  if (status === "delivered")
+    return (await applyRecipientEvent(ctx.db, r, "delivered")) ? "applied" : "ignored";
+  if (status === "undelivered" || status === "failed") {
+    return (await applyRecipientEvent(ctx.db, r, "failed", { reason: `${status}${code}` }))
+      ? "applied"
+      : "ignored";
+  }
+  if (status === "completed") {
+    const by = params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {};
+    return (await applyRecipientEvent(ctx.db, r, "delivered", {
+      metadata: { ...by, duration: params.CallDuration },
+    }))
+      ? "applied"
+      : "ignored";
+  }
+  if (status === "busy" || status === "no-answer" || status === "canceled") {
+    return (await applyRecipientEvent(ctx.db, r, "failed", { reason: status })) ? "applied" : "ignored";
+  }
+  return "ignored";
+}
+
+/**
+ * Applies a verified inbound SMS: STOP/STOPALL/UNSUBSCRIBE/CANCEL/END/QUIT (or Twilio's
+ * `OptOutType=STOP`) puts the number on the suppression list of every account that texted it;
+ * START/UNSTOP (`OptOutType=START`) removes it; HELP is answered; any other text marks the latest
+ * recipient `replied`. Returns the TwiML reply text, or null when Twilio already answered (Advanced
+ * Opt-Out sends its own confirmation when it sets OptOutType) or nothing should be sent.
+ */
+export async function handleTwilioInbound(
+  ctx: Ctx,
+  params: Record<string, string>,
+  eventKey: string,
+): Promise<string | null> {
+  if (!(await firstDelivery(ctx.db, "twilio-inbound", eventKey))) return null;
+  const from = params.From ?? "";
+  const body = (params.Body ?? "").trim();
+  const word = body.toUpperCase().replace(/[^A-Z]/g, "");
+  const optOutType = (params.OptOutType ?? "").toUpperCase();
+  const recipients = await recipientsForAddress(ctx.db, ["sms", "video_sms"], from);
+  const accounts = new Map<string, CampaignRecipient>();
+  for (const r of recipients) if (!accounts.has(r.userId)) accounts.set(r.userId, r);
+  const isStop = optOutType === "STOP" || (STOP_KEYWORDS as readonly string[]).includes(word);
+  const isStart = optOutType === "START" || (START_KEYWORDS as readonly string[]).includes(word);
+  const isHelp = optOutType === "HELP" || (HELP_KEYWORDS as readonly string[]).includes(word);
+  if (isStop) {
+    for (const [userId, r] of accounts) {
+      await suppress(ctx.db, userId, "sms", from, "stop_reply", "twilio inbound");
+      await recordActivities(ctx.db, [
+        {
+          userId,
+          contactId: r.contactId,
+          activityType: "opted_out",
+          metadata: { channel: "sms", keyword: word || optOutType },
+        },
+      ]);
+    }
+    return optOutType ? null : STOP_REPLY;
+  }
+  if (isStart) {
+    for (const [userId, r] of accounts) {
+      await unsuppress(ctx.db, userId, "sms", from);
+      await recordActivities(ctx.db, [
+        { userId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
+      ]);
+    }
+    return optOutType ? null : START_REPLY;
+  }
+  if (isHelp) return optOutType ? null : HELP_REPLY;
+  const latest = recipients.find((r) => r.sentAt);
+  if (latest)
+    await applyRecipientEvent(ctx.db, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
+  return null;
+}
+
+/** TwiML <Response> with an optional <Message>. */
+export function twimlReply(text: string | null): string {
+  const r = new twilio.twiml.MessagingResponse();
+  if (text) r.message(text);
+  return r.toString();
+}
+
+/**
+ * Checks Postmark webhook basic auth (POSTMARK_WEBHOOK_USER / POSTMARK_WEBHOOK_PASSWORD, set in the
+ * webhook URL as https://user:pass@host/...). Constant-time compare; false when not configured.
+ */
+export function verifyPostmarkAuth(ctx: Ctx, authorization: string | undefined): boolean {
+  const user = ctx.env.POSTMARK_WEBHOOK_USER;
+  const pass = ctx.env.POSTMARK_WEBHOOK_PASSWORD;
+  if (!user || !pass || !authorization?.startsWith("Basic ")) return false;
+  const given = Buffer.from(authorization.slice(6).trim(), "base64");
+  const expected = Buffer.from(`${user}:${pass}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** Postmark's event key for replay protection: RecordType + MessageID + the event's own id/time. */
+export function postmarkEventKey(e: Record<string, unknown>): string {
+  const when = e.ID ?? e.ReceivedAt ?? e.DeliveredAt ?? e.BouncedAt ?? e.ChangedAt ?? "";
+  return `${e.RecordType}:${e.MessageID}:${when}`;
+}
+
+/**
+ * Applies a Postmark webhook (Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange;
+ * https://postmarkapp.com/developer/webhooks/webhooks-overview). Hard bounces and spam complaints
+ * add the address to the suppression list; SubscriptionChange mirrors Postmark's suppression.
+ */
+export async function handlePostmarkEvent(
+  ctx: Ctx,
+  e: Record<string, unknown>,
+): Promise<"replay" | "unknown" | "applied" | "ignored"> {
+  const type = String(e.RecordType ?? "");
+  const messageId = String(e.MessageID ?? "");
+  if (!type || !messageId) return "ignored";
+  if (!(await firstDelivery(ctx.db, "postmark", postmarkEventKey(e)))) return "replay";
+  const r = await recipientByProviderId(ctx.db, messageId);
+  if (!r) return "unknown";
+  const ok = (b: boolean) => (b ? "applied" : "ignored");
+  switch (type) {
+    case "Delivery":
+      return ok(await applyRecipientEvent(ctx.db, r, "delivered"));
+    case "Open":
+      return ok(
+        await applyRecipientEvent(ctx.db, r, "opened", {
+          metadata: { client: (e.Client as { Name?: string } | undefined)?.Name },
+        }),
+      );
+    case "Click":
+      return ok(await applyRecipientEvent(ctx.db, r, "clicked", { metadata: { url: e.OriginalLink } }));
+    case "Bounce": {
+      const hard = e.Type === "HardBounce" || e.Inactive === true;
+      if (hard) await suppress(ctx.db, r.userId, "email", r.address, "hard_bounce", "postmark webhook");
+      return ok(
+        await applyRecipientEvent(ctx.db, r, "bounced", {
+          reason: `${e.Type ?? "Bounce"}: ${e.Description ?? e.Details ?? ""}`.trim(),
+        }),
+      );
+    }
+    case "SpamComplaint":
+      await suppress(ctx.db, r.userId, "email", r.address, "spam_complaint", "postmark webhook");
+      return ok(await applyRecipientEvent(ctx.db, r, "complained"));
+    case "SubscriptionChange":
+      if (e.SuppressSending === true) {
+        await suppress(
+          ctx.db,
+          r.userId,
+          "email",
+          r.address,
+          e.SuppressionReason === "SpamComplaint" ? "spam_complaint" : "unsubscribed",
+          "postmark webhook",
+        );
+        return ok(await applyRecipientEvent(ctx.db, r, "unsubscribed"));
+      }
+      await unsuppress(ctx.db, r.userId, "email", r.address);
+      return "applied";
+    default:
+      return "ignored";
+  }
+}

@@ -1,0 +1,157 @@
+import { createRequire } from "node:module";
+import tzLookup from "@photostructure/tz-lookup";
+
+/**
+ * Quiet hours for SMS, calls and ringless voicemail: send only between 08:00 and 21:00 in the
+ * recipient's local time (TCPA, 47 CFR 64.1200(c)(1); several state "mini-TCPA" laws are stricter,
+ * which is why the window is not widened).
+ */
+export const QUIET_HOURS = { startHour: 8, endHour: 21 } as const;
+
+/** Time zones used when a contact's zone cannot be derived: the window must hold in both. */
+export const FALLBACK_ZONES = ["America/New_York", "America/Los_Angeles"] as const;
+
+const require = createRequire(import.meta.url);
+interface ZipInfo {
+  latitude: number;
+  longitude: number;
+}
+/** zipcodes (offline US ZIP data) ships no types: the part used here. */
+const zipcodes = require("zipcodes") as {
+  lookup(zip: string): ZipInfo | undefined;
+  lookupByName(city: string, state: string): ZipInfo[];
+  lookupByState(state: string): ZipInfo[];
+  states: { normalize(state: string): string | undefined };
+};
+type AreaCodeEntry = { stateCode?: string; location?: { latitude: number; longitude: number } };
+let areaCodes: Record<string, AreaCodeEntry> | null = null;
+function areaCodeData(): Record<string, AreaCodeEntry> {
+  areaCodes ??= require("areacodes/lib/data.json") as Record<string, AreaCodeEntry>;
+  return areaCodes;
+}
+
+function validZone(tz: string | null | undefined): string | null {
+  if (!tz) return null;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return tz;
+  } catch {
+    return null;
+  }
+}
+
+function zoneAt(lat: number | null | undefined, lon: number | null | undefined): string | null {
+  if (typeof lat !== "number" || typeof lon !== "number" || !Number.isFinite(lat) || !Number.isFinite(lon))
+    return null;
+  try {
+    return validZone(tzLookup(lat, lon));
+  } catch {
+    return null;
+  }
+}
+
+export interface ZoneSource {
+  timezone?: string | null;
+  postalCode?: string | null;
+  city?: string | null;
+  state?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  /** E.164 */
+  phone?: string | null;
+  mobile?: string | null;
+}
+
+/**
+ * The contact's IANA time zone, derived in this order: the contact's own `timezone`, its
+ * coordinates, its US postal code (zipcodes, offline), city + state, state, then the NANP area code
+ * of its phone (areacodes data: the area code's centre). Returns `{zone, from}` or null when nothing
+ * gives a zone.
+ */
+export function resolveTimeZone(c: ZoneSource): { zone: string; from: string } | null {
+  const own = validZone(c.timezone);
+  if (own) return { zone: own, from: "contact" };
+  const geo = zoneAt(c.latitude, c.longitude);
+  if (geo) return { zone: geo, from: "coordinates" };
+  const zip = c.postalCode?.trim().slice(0, 5);
+  if (zip && /^\d{5}$/.test(zip)) {
+    const z = zipcodes.lookup(zip);
+    const zone = z ? zoneAt(z.latitude, z.longitude) : null;
+    if (zone) return { zone, from: "postal_code" };
+  }
+  if (c.state?.trim()) {
+    const st = c.state.trim();
+    const code = st.length === 2 ? st.toUpperCase() : zipcodes.states.normalize(st);
+    if (c.city?.trim() && code) {
+      const hits = zipcodes.lookupByName(c.city.trim(), code);
+      const zone = hits[0] ? zoneAt(hits[0].latitude, hits[0].longitude) : null;
+      if (zone) return { zone, from: "city_state" };
+    }
+    if (code) {
+      const hits = zipcodes.lookupByState(code);
+      const zone = hits[0] ? zoneAt(hits[0].latitude, hits[0].longitude) : null;
+      if (zone) return { zone, from: "state" };
+    }
+  }
+  for (const p of [c.phone, c.mobile]) {
+    const m = p ? /^\+1(\d{3})\d{7}$/.exec(p) : null;
+    if (!m) continue;
+    const entry = areaCodeData()[m[1]];
+    const zone = entry?.location ? zoneAt(entry.location.latitude, entry.location.longitude) : null;
+    if (zone) return { zone, from: "area_code" };
+  }
+  return null;
+}
+
+/** Minutes since local midnight at `now` in `zone`. */
+export function localMinutes(now: Date, zone: string): number {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hour: "numeric",
+    minute: "numeric",
+    hourCycle: "h23",
+  }).formatToParts(now);
+  const h = Number(parts.find((p) => p.type === "hour")?.value ?? 0);
+  const m = Number(parts.find((p) => p.type === "minute")?.value ?? 0);
+  return h * 60 + m;
+}
+
+/**
+ * When a message to someone in `zone` may go out: null when `now` is inside the window, otherwise
+ * the next 08:00 local (to the minute; a DST jump may put it up to an hour off, which the send job
+ * re-checks before sending).
+ */
+export function nextAllowedTime(now: Date, zone: string): Date | null {
+  const mins = localMinutes(now, zone);
+  const start = QUIET_HOURS.startHour * 60;
+  const end = QUIET_HOURS.endHour * 60;
+  if (mins >= start && mins < end) return null;
+  const wait = (start - mins + 1440) % 1440;
+  const t = new Date(now.getTime() + wait * 60_000);
+  t.setUTCSeconds(0, 0);
+  return t;
+}
+
+/**
+ * Quiet-hours decision for a recipient: `{allowed: true}` or `{allowed: false, notBefore, zone}`.
+ * An unknown zone must satisfy every zone in FALLBACK_ZONES (11:00-21:00 US Eastern).
+ */
+export function quietHoursCheck(
+  now: Date,
+  source: ZoneSource,
+): { allowed: true; zone: string | null } | { allowed: false; notBefore: Date; zone: string | null } {
+  const resolved = resolveTimeZone(source);
+  const zones = resolved ? [resolved.zone] : [...FALLBACK_ZONES];
+  let latest: Date | null = null;
+  for (const z of zones) {
+    const next = nextAllowedTime(now, z);
+    if (next && (!latest || next > latest)) latest = next;
+  }
+  if (!latest) return { allowed: true, zone: resolved?.zone ?? null };
+  // the later zone's window start may fall outside the other's window: re-check from there
+  if (zones.length > 1) {
+    const again = quietHoursCheck(latest, { ...source });
+    if (!again.allowed) return { allowed: false, notBefore: again.notBefore, zone: null };
+  }
+  return { allowed: false, notBefore: latest, zone: resolved?.zone ?? null };
+}

@@ -1,0 +1,25 @@
+import type { Db } from "../../db/client";
+import { findOutboxByKey, writeOutbox } from "../outbox";
+import type { VoicemailDrop, VoicemailProvider } from "./index";
+
+/** Offline ringless-voicemail provider: each drop lands in the outbox (audio URL or TTS script). */
+export class LocalVoicemailProvider implements VoicemailProvider {
+  readonly name = "local";
+  constructor(private readonly db: Db) {}
+  async drop(d: VoicemailDrop) {
+    const [id] = await writeOutbox(this.db, [
+      {
+        userId: d.userId,
+        channel: "voicemail",
+        to: d.to,
+        from: "Pitchwise voicemail",
+        body: d.audioUrl ? `Audio: ${d.audioUrl}` : (d.ttsText ?? ""),
+        metadata: { ...(d.metadata ?? {}), idempotencyKey: d.idempotencyKey, audioUrl: d.audioUrl ?? null },
+      },
+    ]);
+    return { providerMessageId: id };
+  }
+  async findSent(key: string): Promise<string | null> {
+    return findOutboxByKey(this.db, key);
+  }
+}

@@ -1,0 +1,192 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
+import { suppress } from "../../src/server/features/compliance/compliance.service";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+async function outboxFor(to: string) {
+  return t.db.select().from(outboxMessages).where(eq(outboxMessages.to, to));
+}
+
+describe("email campaigns (local provider)", () => {
+  it("launches from CSV rows, renders merge tags with fallbacks, adds RFC 8058 headers, sends once", async () => {
+    const { client, user } = await signUp(t.app);
+    const a = `ann-${Date.now()}@example.com`;
+    const b = `bob-${Date.now()}@example.com`;
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Spring",
+      subject: "Hi {{name|there}}",
+      body: "Hello {{name|there}} at {{company}}.\n\nSee https://example.com/offer",
+      contacts: [
+        { name: "Ann Lee", email: a, company: "Acme" },
+        { name: "", email: b, company: "" },
+        { name: "No Email", email: "", company: "X" },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    const json = res.json();
+    expect(json.success).toBe(true);
+    expect(json.recipients).toBe(2);
+    const [ma] = await outboxFor(a);
+    expect(ma.subject).toBe("Hi Ann Lee");
+    expect(ma.body).toContain("Hello Ann Lee at Acme.");
+    const [mb] = await outboxFor(b);
+    expect(mb.subject).toBe("Hi there");
+    expect(mb.body).toContain("Hello there at your company.");
+    const headers = (ma.metadata as { headers: Record<string, string> }).headers;
+    expect(headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
+    expect(headers["List-Unsubscribe"]).toMatch(/^<http:\/\/localhost:80\/u\/[a-z0-9]+>$/);
+    expect(ma.html).toContain("/c/");
+    expect(ma.html).not.toContain("https://example.com/offer");
+    // report
+    const report = await client.get(`/api/campaigns/${json.campaignId}`);
+    expect(report.statusCode).toBe(200);
+    expect(t.jobs.failures.map((f) => `${f.job}: ${f.error.message}`)).toEqual([]);
+    expect(report.json().campaign.status).toBe("completed");
+    // simulated engagement ran (local providers): every sent recipient delivered
+    const rows = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, json.campaignId));
+    expect(rows.every((r) => r.deliveredAt)).toBe(true);
+    // another user cannot read it
+    const other = await signUp(t.app);
+    expect((await other.client.get(`/api/campaigns/${json.campaignId}`)).statusCode).toBe(404);
+    expect(user.id).toBeTruthy();
+  });
+
+  it("validates with the spec messages", async () => {
+    const { client } = await signUp(t.app);
+    const r1 = await client.post("/api/campaigns/email/launch", {
+      campaignName: "x",
+      subject: "",
+      body: "b",
+      contacts: [{ email: "a@b.co" }],
+    });
+    expect(r1.statusCode).toBe(400);
+    expect(r1.json().error).toBe("Please complete all steps");
+    const r2 = await client.post("/api/campaigns/email/test", { subject: "", body: "" });
+    expect(r2.json().error).toBe("Please write subject and email body first");
+    const r3 = await client.post("/api/campaigns/sms/launch", {
+      campaignName: "",
+      message: "hi",
+      contacts: [],
+    });
+    expect(r3.json().error).toBe("Please enter a campaign name");
+    const r4 = await client.post("/api/campaigns/sms/launch", {
+      campaignName: "x",
+      message: " ",
+      contacts: [],
+    });
+    expect(r4.json().error).toBe("Please enter your SMS message");
+    const r5 = await client.post("/api/campaigns/sms/launch", {
+      campaignName: "x",
+      message: "hi",
+      contacts: [],
+    });
+    expect(r5.json().error).toBe("Please select at least one contact");
+  });
+
+  it("sends a test email to the user's own address only", async () => {
+    const { client, user } = await signUp(t.app);
+    const ok = await client.post("/api/campaigns/email/test", {
+      subject: "S {{name}}",
+      body: "B",
+      testEmail: user.email,
+    });
+    expect(ok.json()).toMatchObject({ success: true, message: `Test email sent to ${user.email}` });
+    expect((await outboxFor(user.email)).some((m) => m.subject === "[Test] S Test User")).toBe(true);
+    const bad = await client.post("/api/campaigns/email/test", {
+      subject: "S",
+      body: "B",
+      testEmail: "victim@example.com",
+    });
+    expect(bad.statusCode).toBe(400);
+  });
+
+  it("unsubscribe (RFC 8058 one-click) suppresses the address for the next campaign; clicks redirect only to campaign links", async () => {
+    const { client } = await signUp(t.app);
+    const a = `unsub-${Date.now()}@example.com`;
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "One",
+      subject: "S",
+      body: "Go https://example.com/x",
+      contacts: [{ name: "U", email: a }],
+    });
+    const [rec] = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, res.json().campaignId));
+    const click = await t.app.inject({ method: "GET", url: `/c/${rec.token}/0` });
+    expect(click.statusCode).toBe(302);
+    expect(click.headers.location).toBe("https://example.com/x");
+    expect((await t.app.inject({ method: "GET", url: `/c/${rec.token}/7` })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: "GET", url: `/u/${rec.token}` })).body).toContain("Unsubscribe");
+    const post = await t.app.inject({
+      method: "POST",
+      url: `/u/${rec.token}`,
+      payload: "List-Unsubscribe=One-Click",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(post.statusCode).toBe(200);
+    const again = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Two",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "U", email: a }],
+    });
+    expect(again.json().recipients).toBe(0);
+    expect(again.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect((await outboxFor(a)).length).toBe(1);
+  });
+});
+
+describe("sms campaigns (local provider)", () => {
+  it("skips opted-out and not-opted-in contacts, adds the STOP notice on the first message only", async () => {
+    const { client, user } = await signUp(t.app);
+    const phone = "+12125550101";
+    const stopped = "+12125550102";
+    await suppress(t.db, user.id, "sms", stopped, "stop_reply");
+    const base = {
+      campaignName: "Promo",
+      message: "Hi {{name|there}}, 20% off at {{company|your company}}",
+      quietHoursOff: true,
+    };
+    const r = await client.post("/api/campaigns/sms/launch", {
+      ...base,
+      contacts: [
+        { name: "Sam", phone, company: "Shop" },
+        { name: "Stopped", phone: stopped },
+      ],
+      includeNotOptedIn: true,
+    });
+    expect(r.statusCode).toBe(200);
+    expect(r.json().skipped).toEqual({ "suppressed: stop_reply": 1 });
+    const withoutConsent = await client.post("/api/campaigns/sms/launch", {
+      ...base,
+      contacts: [{ name: "Sam", phone }],
+    });
+    expect(withoutConsent.json().skipped).toEqual({ "not opted in to SMS": 1 });
+    const recs = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, r.json().campaignId));
+    const sam = recs.find((x) => x.address === phone)!;
+    // SMS waits for 8am-9pm in New York (area code 212): either sent now or deferred with a reason
+    if (sam.status === "queued") {
+      expect(sam.reason).toMatch(/quiet hours \(America\/New_York\)/);
+      expect(sam.notBefore).toBeTruthy();
+    } else {
+      const [msg] = await outboxFor(phone);
+      expect(msg.body).toBe("Hi Sam, 20% off at Shop\nReply STOP to opt out");
+    }
+  });
+});

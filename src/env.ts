@@ -64,6 +64,16 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       DID_API_URL: z.string().url().default("https://api.d-id.com"),
       HEYGEN_API_KEY: z.string().optional(),
       HEYGEN_API_URL: z.string().url().default("https://api.heygen.com"),
+      /** presenter image D-ID animates (a public .jpg/.png URL) */
+      DID_SOURCE_URL: z.string().url().default("https://d-id-public-bucket.s3.us-west-2.amazonaws.com/alice.jpg"),
+      /** Microsoft TTS voice D-ID speaks with */
+      DID_VOICE_ID: z.string().default("en-US-JennyNeural"),
+      HEYGEN_AVATAR_ID: z.string().default("Daisy-inskirt-20220818"),
+      HEYGEN_VOICE_ID: z.string().default("2d5b0e6cf36f460aa7fc47e3eee4ba54"),
+      /** seconds between status polls of a processing avatar video (spec section 9: 5000 ms) */
+      AVATAR_POLL_INTERVAL_SECONDS: z.coerce.number().positive().default(5),
+      /** an avatar video still processing after this many seconds fails with a timeout */
+      AVATAR_POLL_TIMEOUT_SECONDS: z.coerce.number().positive().default(1800),
       STORAGE_PROVIDER: z.enum(["local", "s3"]).default("local"),
       S3_BUCKET: z.string().optional(),
       S3_ENDPOINT: z.string().optional(),

@@ -1,5 +1,7 @@
 import type { Env } from "../../env";
 import type { Db } from "../db/client";
+import type { AvatarProviders } from "./avatar";
+import { createAvatarProviders } from "./avatar/factory";
 import type { EmailProvider } from "./email";
 import { LocalEmailProvider } from "./email/local";
 import { PostmarkEmailProvider } from "./email/postmark";
@@ -22,6 +24,8 @@ export interface Providers {
   email: EmailProvider;
   sms: SmsProvider;
   voice: VoiceProvider;
+  /** AI avatar video (AVATAR_PROVIDER default local|did|heygen; vendors present when their key is set) */
+  avatar: AvatarProviders;
   /** ringless voicemail drops (VOICEMAIL_PROVIDER local|dropcowboy) */
   voicemail: VoicemailProvider;
   /** addresses to coordinates (offline `zipcodes`) */
@@ -43,6 +47,7 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
     apiHost: env.TWILIO_API_HOST,
   };
   return {
+    avatar: createAvatarProviders(env),
     email:
       env.EMAIL_PROVIDER === "postmark"
         ? new PostmarkEmailProvider({

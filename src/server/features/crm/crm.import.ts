@@ -189,6 +189,8 @@ export function validateImportRow(
 export class ContactImporter {
   private conn: Awaited<ReturnType<Sql["reserve"]>> | null = null;
   private pending: string[] = [];
+  /** the batch being written while the next one is parsed (one in flight at a time) */
+  private inflight: Promise<void> | null = null;
   private readonly seen = new Map<string, number>();
   readonly result: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
 
@@ -234,16 +236,29 @@ export class ContactImporter {
       }
       this.seen.set(email, r.line);
       this.pending.push(STAGE_COLS.map((c) => copyEscape(out.row[c])).join("\t"));
-      if (this.pending.length >= BATCH_ROWS) await this.flush();
+      if (this.pending.length >= BATCH_ROWS) {
+        // overlap: validate the next batch in JS while Postgres writes this one
+        await this.inflight;
+        const lines = this.pending;
+        this.pending = [];
+        this.inflight = this.write(lines);
+      }
     }
   }
 
-  /** COPY + upsert of the pending rows. */
+  /** Waits for the batch in flight, then writes what is pending. */
   async flush() {
-    if (!this.conn) throw new Error("importer not open");
-    if (this.pending.length === 0) return;
+    await this.inflight;
+    this.inflight = null;
     const lines = this.pending;
     this.pending = [];
+    await this.write(lines);
+  }
+
+  /** COPY + upsert of one batch. */
+  private async write(lines: string[]) {
+    if (!this.conn) throw new Error("importer not open");
+    if (lines.length === 0) return;
     const conn = this.conn;
     await conn.unsafe("truncate crm_import_stage");
     const writable = await conn
@@ -307,6 +322,8 @@ export class ContactImporter {
   }
 
   async close() {
+    await this.inflight?.catch(() => {});
+    this.inflight = null;
     try {
       if (this.conn) await this.conn.unsafe("drop table if exists crm_import_stage");
     } finally {

@@ -9,6 +9,8 @@ export function toE164(raw: string | null | undefined, defaultCountry: "US" = "U
   if (!raw) return null;
   const trimmed = String(raw).trim();
   if (trimmed.length < 3 || trimmed.length > 40) return null;
+  const nanp = fastNanp(trimmed);
+  if (nanp) return nanp;
   // fast path: already E.164
   if (/^\+[1-9]\d{7,14}$/.test(trimmed)) {
     const p = parsePhoneNumberFromString(trimmed);
@@ -17,6 +19,26 @@ export function toE164(raw: string | null | undefined, defaultCountry: "US" = "U
   const p = parsePhoneNumberFromString(trimmed, defaultCountry);
   if (!p?.isPossible()) return null;
   return p.number;
+}
+
+const NANP_SHAPE = /^\+?[\d\s().-]+?(?:\s*(?:x|ext\.?|extension|#)\s*\d{1,7})?$/i;
+const EXTENSION = /\s*(?:x|ext\.?|extension|#)\s*\d{1,7}$/i;
+
+/**
+ * Fast path for the common North American shapes ("(989) 555-0142", "989.555.0142x12",
+ * "+1-989-555-0142", "19895550142"): same result as libphonenumber-js's possible-number parse with
+ * default country US (10 national digits, optional trunk/country code 1, extension dropped), several times
+ * faster, which matters for imports of 100,000+ rows. Returns null when the shape is not one of these.
+ */
+function fastNanp(s: string): string | null {
+  if (!NANP_SHAPE.test(s)) return null;
+  const main = s.replace(EXTENSION, "");
+  const plus = main.startsWith("+");
+  const digits = main.replace(/\D/g, "");
+  if (!plus && digits.length === 10 && digits[0] !== "0" && digits[0] !== "1") return `+1${digits}`;
+  if (digits.length === 11 && digits[0] === "1" && digits[1] !== "0" && digits[1] !== "1")
+    return `+${digits}`;
+  return null;
 }
 
 /** Phone as stored: `{ e164, raw }` where raw is the trimmed input (for display), both null when blank. */

@@ -1,0 +1,294 @@
+/**
+ * CRM benchmark (`npm run bench:crm`), issue 3:
+ *  1. Import of 100,000 rows (datablist-customers-10000.csv repeated 10x with unique emails) through the
+ *     real path (the `crm.import-contacts` job: stream, parse, validate, COPY to staging, set-based
+ *     upsert, activities) vs a raw COPY of the same, already-normalised rows into an equivalent table
+ *     (`LIKE contacts INCLUDING ALL`: same columns and indexes), measured in the same run.
+ *  2. 1,000,000 contacts for one user plus 1,000,000 for another (seeded set-based with
+ *     generate_series, kept between runs): GET /api/contacts search and filter latency p50/p95 through
+ *     the real HTTP handler (app.inject), vs a primary-key lookup round trip as the floor.
+ *
+ * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-pg.
+ * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40).
+ */
+import { randomUUID } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import Papa from "papaparse";
+import pino from "pino";
+import { loadEnv } from "../src/env";
+import { createDb, runMigrations } from "../src/server/db/client";
+import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
+import { contactImports } from "../src/server/db/schema";
+import { importContactsJob, importFilePath } from "../src/server/features/crm/crm.jobs";
+import { normalisePhone } from "../src/server/features/crm/crm.phone";
+import { InlineJobClient } from "../src/server/jobs/client";
+import type { JobDeps } from "../src/server/jobs/define";
+import { createServer } from "../src/server/main";
+import { createProviders } from "../src/server/providers";
+
+const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
+const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
+const SOURCE = path.resolve(import.meta.dirname, "../../shared/data/csv/datablist-customers-10000.csv");
+
+function pct(xs: number[], p: number) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+}
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+async function main() {
+  const t0 = performance.now();
+  let embedded: EmbeddedDatabase | null = null;
+  let url = process.env.BENCH_DATABASE_URL;
+  if (!url) {
+    const dir = path.resolve(".data/bench-pg");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.chmodSync(dir, 0o777);
+    embedded = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port: 54329,
+      database: "bench",
+      persistent: true,
+    });
+    url = embedded.url;
+  }
+  console.log(`database: ${url.replace(/:[^:@/]*@/, ":***@")}`);
+  await runMigrations(url);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pw-bench-crm-"));
+  const env = loadEnv({
+    ...process.env,
+    NODE_ENV: "test",
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    APP_URL: "http://localhost:80",
+  } as Record<string, string>);
+  const { db, sql } = createDb(url, { max: 8 });
+  const log = pino({ level: "silent" });
+  let deps: JobDeps | null = null;
+  const jobs = new InlineJobClient(() => deps as JobDeps);
+  const providers = createProviders(env, { db });
+  const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
+  deps = { db, sql, env, providers, jobs, log };
+  await app.ready();
+
+  async function account(email: string) {
+    const password = "bench-password-123";
+    let res = await app.inject({ method: "POST", url: "/api/auth/login", payload: { email, password } });
+    if (res.statusCode !== 200)
+      res = await app.inject({
+        method: "POST",
+        url: "/api/auth/register",
+        payload: { name: "Bench", email, password, business_name: "Bench" },
+      });
+    if (res.statusCode !== 200) throw new Error(`auth failed: ${res.body}`);
+    const cookie = res.cookies.find((c) => c.name === "pw_session");
+    return { id: res.json().user.id as string, cookie: `pw_session=${cookie?.value}` };
+  }
+
+  // ------------------------------------------------------------------ 1. import 100k
+  if (!fs.existsSync(SOURCE)) throw new Error(`missing ${SOURCE} (../shared/data)`);
+  const src = Papa.parse<string[]>(fs.readFileSync(SOURCE, "utf8"), { skipEmptyLines: true }).data;
+  const [header, ...body] = src;
+  if (!header) throw new Error("empty source");
+  const emailIdx = header.indexOf("Email");
+  const runTag = Date.now().toString(36);
+  const rows: string[][] = [];
+  for (let k = 0; k < 10; k++)
+    for (const r of body) rows.push(r.map((v, i) => (i === emailIdx ? `r${k}.${runTag}.${v}` : v)));
+  const csvPath = path.join(dataDir, "bench-100k.csv");
+  fs.writeFileSync(csvPath, Papa.unparse([header, ...rows]));
+  console.log(
+    `\n1. import: ${rows.length.toLocaleString()} rows, ${(fs.statSync(csvPath).size / 1e6).toFixed(1)} MB`,
+  );
+
+  const importer = await account(`bench-import-${runTag}@bench.local`);
+  // baseline: raw COPY of the same normalised values into an equivalent table
+  await sql.unsafe("drop table if exists bench_contacts_copy");
+  await sql.unsafe("create table bench_contacts_copy (like contacts including all)");
+  const col = (n: string) => header.indexOf(n);
+  const esc = (v: string | null) =>
+    v === null || v === ""
+      ? "\\N"
+      : v.replace(/[\\\t\n\r]/g, (c) =>
+          c === "\t" ? "\\t" : c === "\n" ? "\\n" : c === "\r" ? "\\r" : "\\\\",
+        );
+  const copyLines = rows.map((r) => {
+    const p = normalisePhone(r[col("Phone 1")]);
+    return [
+      importer.id,
+      r[col("First Name")],
+      r[col("Last Name")],
+      (r[emailIdx] as string).toLowerCase(),
+      p.e164,
+      p.raw,
+      r[col("Company")],
+      r[col("City")],
+      r[col("Country")],
+      r[col("Website")],
+    ]
+      .map((v) => esc((v as string | null) ?? null))
+      .join("\t");
+  });
+  const copyText = `${copyLines.join("\n")}\n`;
+  const conn = await sql.reserve();
+  const c0 = performance.now();
+  const w = await conn
+    .unsafe(
+      "copy bench_contacts_copy (user_id, first_name, last_name, email, phone, phone_raw, company, city, country, website) from stdin",
+    )
+    .writable();
+  await new Promise<void>((resolve, reject) => {
+    w.on("error", reject);
+    w.on("finish", resolve);
+    w.end(copyText);
+  });
+  const copyMs = performance.now() - c0;
+  conn.release();
+  await sql.unsafe("drop table bench_contacts_copy");
+
+  // real path: the import job over the uploaded file
+  const importId = randomUUID();
+  const dest = importFilePath(dataDir, importId);
+  fs.mkdirSync(path.dirname(dest), { recursive: true });
+  fs.copyFileSync(csvPath, dest);
+  await db
+    .insert(contactImports)
+    .values({
+      id: importId,
+      userId: importer.id,
+      fileName: "bench.csv",
+      fileSize: fs.statSync(dest).size,
+      mapping: {},
+    });
+  const i0 = performance.now();
+  await importContactsJob.handler({ importId }, deps, { id: importId, retryCount: 0 });
+  const importMs = performance.now() - i0;
+  const [imp] = await sql`select status, created, error_count from contact_imports where id = ${importId}`;
+  if (imp?.status !== "completed" || imp.created !== rows.length)
+    throw new Error(`import did not complete: ${JSON.stringify(imp)}`);
+  console.log(
+    `   raw COPY (baseline):      ${ms(copyMs)}  (${Math.round(rows.length / (copyMs / 1000)).toLocaleString()} rows/s)`,
+  );
+  console.log(
+    `   import job (real path):   ${ms(importMs)}  (${Math.round(rows.length / (importMs / 1000)).toLocaleString()} rows/s), created ${imp.created}, errors ${imp.error_count}`,
+  );
+  console.log(
+    `   ratio import / raw COPY:  ${(importMs / copyMs).toFixed(2)}x   (target: < 3 s and <= 1.5x)`,
+  );
+  await sql`delete from users where id = ${importer.id}`;
+
+  // ------------------------------------------------------------------ 2. 1M + 1M search/filter
+  const main = await account("bench-crm-main@bench.local");
+  const other = await account("bench-crm-other@bench.local");
+  for (const u of [main, other]) {
+    const [{ n }] =
+      (await sql`select count(*)::int as n from contacts where user_id = ${u.id}`) as unknown as [
+        { n: number },
+      ];
+    if (n >= SEED_ROWS) continue;
+    console.log(
+      `\n   seeding ${SEED_ROWS.toLocaleString()} contacts for ${u === main ? "the measured user" : "another user"} (kept for later runs)...`,
+    );
+    const s0 = performance.now();
+    await sql`delete from contacts where user_id = ${u.id}`;
+    await sql.unsafe("drop index if exists contacts_search_trgm_idx");
+    await sql.unsafe(
+      `
+      insert into contacts (user_id, first_name, last_name, email, phone, phone_raw, company, city, state, lifecycle_stage, lead_status, lead_score, created_at)
+      select $1::uuid, f.v, l.v,
+        lower(f.v) || '.' || lower(l.v) || '.' || g || '@' || (array['gmail.com','yahoo.com','outlook.com','acme.io','example.org'])[1 + g % 5],
+        '+1989' || lpad((g % 10000000)::text, 7, '0'), '(989) ' || lpad((g % 10000000)::text, 7, '0'),
+        c.v || ' ' || (array['Group','LLC','Inc','and Sons','Partners','Bakery','Plumbing','Dental'])[1 + (g / 7) % 8],
+        (array['Bay City','Saginaw','Midland','Flint','Detroit','Lansing'])[1 + g % 6], 'MI',
+        (array['subscriber','lead','prospect','customer','advocate'])[1 + (g / 3) % 5],
+        (array['new','contacted','qualified','unqualified'])[1 + (g / 11) % 4],
+        g % 101, now() - (g || ' seconds')::interval
+      from generate_series(1, $2::int) g
+      cross join lateral (select (array['James','Mary','Robert','Patricia','John','Jennifer','Michael','Linda','David','Elizabeth','William','Barbara','Richard','Susan','Joseph','Jessica','Thomas','Sarah','Charles','Karen','Sheryl','Preston','Roy','Linda','Joanna','Aimee','Darren','Brett','Sophia','Liam','Olivia','Noah','Emma','Ava','Mia','Lucas','Ethan','Amelia','Harper','Evelyn'])[1 + (g * 7) % 40] as v) f
+      cross join lateral (select (array['Smith','Johnson','Williams','Brown','Jones','Garcia','Miller','Davis','Rodriguez','Martinez','Hernandez','Lopez','Gonzalez','Wilson','Anderson','Thomas','Taylor','Moore','Jackson','Martin','Lee','Perez','Thompson','White','Harris','Sanchez','Clark','Ramirez','Lewis','Robinson','Walker','Young','Allen','King','Wright','Scott','Torres','Nguyen','Hill','Flores','Baxter','Lozano','Berry','Olsen','Bender','Rasmussen','Kowalski','Nakamura','Okafor','Lindqvist'])[1 + (g * 13) % 50] || (g % 997)::text as v) l
+      cross join lateral (select (array['Rasmussen','Vega','Murillo','Dominguez','Martin','Hogan','Colon','Benson','Stephenson','Lawrence','Hobbs','Good','Lyons','Northwind','Contoso','Fabrikam','Initech','Globex','Umbrella','Stark','Wayne','Acme','Hooli','Pied Piper','Vandelay'])[1 + (g * 17) % 25] || ' ' || (g % 4999)::text as v) c`,
+      [u.id, SEED_ROWS],
+    );
+    await sql.unsafe(
+      "create index if not exists contacts_search_trgm_idx on contacts using gin (search_text gin_trgm_ops)",
+    );
+    await sql.unsafe("vacuum analyze contacts");
+    await sql.unsafe("analyze contact_counts");
+    console.log(`   seeded in ${((performance.now() - s0) / 1000).toFixed(1)} s`);
+  }
+  await sql.unsafe(
+    "create index if not exists contacts_search_trgm_idx on contacts using gin (search_text gin_trgm_ops)",
+  );
+
+  const [{ n: mine }] =
+    (await sql`select count(*)::int as n from contacts where user_id = ${main.id}`) as unknown as [
+      { n: number },
+    ];
+  console.log(
+    `\n2. GET /api/contacts latency, ${mine.toLocaleString()} contacts for the user (+ others'), ${ITER} runs each`,
+  );
+  const [{ id: someId }] =
+    (await sql`select id from contacts where user_id = ${main.id} limit 1`) as unknown as [{ id: string }];
+  // floor: one primary-key lookup round trip
+  const floor: number[] = [];
+  for (let i = 0; i < ITER * 2; i++) {
+    const a = performance.now();
+    await sql`select id, first_name, email from contacts where id = ${someId} and user_id = ${main.id}`;
+    floor.push(performance.now() - a);
+  }
+  const queries: [string, string][] = [
+    ["page 1, no filter", "/api/contacts"],
+    ["page 200, no filter", "/api/contacts?page=200"],
+    ["stage=customer", "/api/contacts?stage=customer"],
+    ["status=qualified", "/api/contacts?status=qualified"],
+    ["stage + status", "/api/contacts?stage=prospect&status=contacted"],
+    ["search last name 'lindqvist42'", "/api/contacts?search=lindqvist42"],
+    ["search email fragment", "/api/contacts?search=olivia.nakamura"],
+    ["search company 'pied piper 12'", `/api/contacts?search=${encodeURIComponent("pied piper 12")}`],
+    ["search phone '555123'", "/api/contacts?search=0555123"],
+    ["search typo 'rasmusen 4321'", `/api/contacts?search=${encodeURIComponent("rasmusen 4321")}`],
+    ["search + stage", "/api/contacts?search=kowalski7&stage=lead"],
+    ["limit 200", "/api/contacts?limit=200"],
+  ];
+  const all: number[] = [];
+  const rowsOut: string[] = [];
+  for (const [label, url] of queries) {
+    const times: number[] = [];
+    let total = 0;
+    for (let i = 0; i < ITER + 3; i++) {
+      const a = performance.now();
+      const res = await app.inject({ method: "GET", url, headers: { cookie: main.cookie } });
+      const d = performance.now() - a;
+      if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
+      total = res.json().pagination.total;
+      if (i >= 3) times.push(d); // 3 warm-up runs
+    }
+    all.push(...times);
+    rowsOut.push(
+      `   ${label.padEnd(36)} p50 ${ms(pct(times, 50)).padStart(10)}  p95 ${ms(pct(times, 95)).padStart(10)}  (total ${total.toLocaleString()})`,
+    );
+  }
+  console.log(rowsOut.join("\n"));
+  const fp50 = pct(floor, 50);
+  console.log(
+    `   primary-key lookup (floor)            p50 ${ms(fp50).padStart(10)}  p95 ${ms(pct(floor, 95)).padStart(10)}`,
+  );
+  console.log(
+    `   all queries                           p50 ${ms(pct(all, 50)).padStart(10)}  p95 ${ms(pct(all, 95)).padStart(10)}  (target p95 < 25 ms)`,
+  );
+  console.log(`   ratio all-queries p50 / floor p50:    ${(pct(all, 50) / fp50).toFixed(1)}x`);
+  console.log(`\ntotal bench time ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  await app.close();
+  await sql.end({ timeout: 5 });
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  await embedded?.stop();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

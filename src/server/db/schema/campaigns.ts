@@ -20,7 +20,15 @@ export const CAMPAIGN_CHANNELS = ["email", "sms", "voice", "voicemail", "video_e
 export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number];
 
 /** Campaign lifecycle (issue 4). */
-export const CAMPAIGN_STATUSES = ["draft", "scheduled", "sending", "paused", "completed", "cancelled", "failed"] as const;
+export const CAMPAIGN_STATUSES = [
+  "draft",
+  "scheduled",
+  "sending",
+  "paused",
+  "completed",
+  "cancelled",
+  "failed",
+] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /**
@@ -64,8 +72,6 @@ export interface CampaignContent {
   links?: string[];
   /** the user's email signature, copied at launch */
   signature?: string;
-  /** ask for quiet hours (8am-9pm recipient local time) on sms/voice/voicemail; default true */
-  quietHours?: boolean;
   /** send to contacts who have not opted in to this channel (single sends after confirmation) */
   ignoreOptIn?: boolean;
 }
@@ -164,7 +170,10 @@ export const webhookEvents = pgTable(
     eventKey: text().notNull(),
     receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.provider, t.eventKey] }), index("webhook_events_received_idx").on(t.receivedAt)],
+  (t) => [
+    primaryKey({ columns: [t.provider, t.eventKey] }),
+    index("webhook_events_received_idx").on(t.receivedAt),
+  ],
 );
 
 export type Campaign = typeof campaigns.$inferSelect;

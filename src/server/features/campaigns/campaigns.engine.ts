@@ -155,7 +155,7 @@ async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
     address: String(r.address),
     token: String(r.token),
     attempts: Number(r.attempts),
-    updatedAt: r.updated_at as Date,
+    updatedAt: new Date(r.updated_at as string),
     providerMessageId: (r.provider_message_id as string | null) ?? null,
     prevStatus: String(r.prev_status),
   })) as Claimed[];
@@ -353,7 +353,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[]) {
       });
       continue;
     }
-    if (kind !== "email" && campaign.content.quietHours !== false) {
+    if (kind !== "email") {
       const q = quietHoursCheck(now, contact);
       if (!q.allowed) {
         outcomes.push({

@@ -32,7 +32,7 @@ export const fanOutJob = defineJob({
 
 /**
  * Sends to one campaign recipient (idempotency key: the recipient row, unique per campaign, contact
- * and channel). Under pg-boss a fetch of up to 100 jobs is handled as one batch (`batchHandler`).
+ * and channel). Under pg-boss a fetch of up to 500 jobs (one Postmark batch) is handled as one batch (`batchHandler`).
  */
 export const sendMessageJob = defineJob({
   name: "campaigns.send-message",

@@ -26,7 +26,6 @@ export const campaignContentInput = z.object({
   landingUrl: z.string().url().max(2000).optional(),
   videoTitle: text(300).optional(),
   thumbnailUrl: z.string().url().max(2000).optional().nullable(),
-  quietHours: z.boolean().optional(),
 });
 
 /** tRPC / service input for creating and launching any campaign. */

@@ -32,14 +32,15 @@ function str(v: unknown): string {
 /** The value of one merge field for `contact` ("" when missing). */
 export function mergeValue(contact: MergeContact, field: string): string {
   const key = field.toLowerCase();
-  const get = (k: string) => str(contact[k] ?? contact[camel(k)]);
+  const get = (k: string) =>
+    str(contact[k] ?? contact[camel(k)] ?? contact[k.toLowerCase()] ?? contact[camel(k.toLowerCase())]);
   if (key === "name" || key === "full_name") {
     const full = [get("first_name"), get("last_name")].filter(Boolean).join(" ");
     return full || get("name");
   }
   if (key === "phone") return get("phone_raw") || get("phone") || get("mobile_raw") || get("mobile");
   if (key === "company" || key === "business") return get("company") || get("business");
-  const direct = get(key);
+  const direct = get(field);
   if (direct) return direct;
   const custom = contact.customFields ?? (contact.custom_fields as Record<string, string> | undefined);
   if (custom) {

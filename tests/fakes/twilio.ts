@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+
+import { type FakeReply, type RecordedRequest, startFake } from "./http";
+
+/** Twilio-shaped SIDs: a prefix and 32 hex characters, unique like Twilio's. */
+const sid = (prefix: string) => `${prefix}${randomBytes(16).toString("hex")}`;
+
+/**
+ * A fake of Twilio's REST API 2010-04-01 for Messages and Calls (create + list), with HTTP basic
+ * auth (AccountSid:AuthToken) and Twilio's error JSON ({code, message, more_info, status}).
+ * Numbers in `blocked` get error 21610 (unsubscribed recipient), like Twilio.
+ */
+export async function startTwilioFake(accountSid: string, authToken: string) {
+  const messages: Record<string, string>[] = [];
+  const calls: Record<string, string>[] = [];
+  const blocked = new Set<string>();
+  const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
+  const err = (status: number, code: number, message: string): FakeReply => ({
+    status,
+    json: { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status },
+  });
+  const fake = await startFake((req: RecordedRequest): FakeReply => {
+    if (req.headers.authorization !== expectedAuth) return err(401, 20003, "Authenticate");
+    const base = `/2010-04-01/Accounts/${accountSid}`;
+    const form = Object.fromEntries(new URLSearchParams(req.body));
+    const now = new Date().toUTCString();
+    if (req.method === "POST" && req.path === `${base}/Messages.json`) {
+      if (!form.To || !form.Body) return err(400, 21602, "Message body is required.");
+      if (!form.From && !form.MessagingServiceSid)
+        return err(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required.");
+      if (blocked.has(form.To)) return err(400, 21610, "Attempt to send to unsubscribed recipient");
+      const m = { ...form, sid: sid("SM"), date_created: now };
+      messages.push(m);
+      return {
+        status: 201,
+        json: {
+          sid: m.sid,
+          account_sid: accountSid,
+          to: form.To,
+          from: form.From ?? null,
+          body: form.Body,
+          status: "queued",
+          messaging_service_sid: form.MessagingServiceSid ?? null,
+          num_segments: "1",
+          date_created: now,
+          date_sent: null,
+        },
+      };
+    }
+    if (req.method === "GET" && req.path === `${base}/Messages.json`) {
+      const to = req.query.get("To");
+      const list = messages
+        .filter((m) => !to || m.To === to)
+        .map((m) => ({
+          sid: m.sid,
+          to: m.To,
+          from: m.From ?? null,
+          body: m.Body,
+          status: "sent",
+          date_created: m.date_created,
+          date_sent: m.date_created,
+        }));
+      return {
+        status: 200,
+        json: {
+          messages: list,
+          page: 0,
+          page_size: 50,
+          first_page_uri: `${base}/Messages.json?PageSize=50&Page=0`,
+          next_page_uri: null,
+          previous_page_uri: null,
+          uri: `${base}/Messages.json`,
+          start: 0,
+          end: list.length,
+        },
+      };
+    }
+    if (req.method === "POST" && req.path === `${base}/Calls.json`) {
+      if (!form.To || !form.From) return err(400, 21201, "No 'To' number is specified");
+      if (!form.Twiml && !form.Url) return err(400, 21205, "Url or Twiml is required");
+      const c = { ...form, sid: sid("CA"), date_created: now };
+      calls.push(c);
+      return {
+        status: 201,
+        json: {
+          sid: c.sid,
+          account_sid: accountSid,
+          to: form.To,
+          from: form.From,
+          status: "queued",
+          date_created: now,
+        },
+      };
+    }
+    if (req.method === "GET" && req.path === `${base}/Calls.json`) {
+      const to = req.query.get("To");
+      const list = calls
+        .filter((c) => !to || c.To === to)
+        .map((c) => ({ sid: c.sid, to: c.To, from: c.From, status: "queued", date_created: c.date_created }));
+      return {
+        status: 200,
+        json: {
+          calls: list,
+          page: 0,
+          page_size: 50,
+          first_page_uri: `${base}/Calls.json?PageSize=50&Page=0`,
+          next_page_uri: null,
+          previous_page_uri: null,
+          uri: `${base}/Calls.json`,
+          start: 0,
+          end: list.length,
+        },
+      };
+    }
+    return err(404, 20404, "The requested resource was not found");
+  });
+  return { ...fake, messages, calls, blocked };
+}

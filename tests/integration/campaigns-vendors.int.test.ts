@@ -1,0 +1,531 @@
+import { eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { campaignRecipients, campaigns, contacts, suppressions } from "../../src/server/db/schema";
+import { processRecipients } from "../../src/server/features/campaigns/campaigns.engine";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { startDropCowboyFake } from "../fakes/dropcowboy";
+import { startPostmarkFake } from "../fakes/postmark";
+import { startTwilioFake } from "../fakes/twilio";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the 8am-9pm window). */
+function daytimeZone(): string {
+  const offset = 14 - new Date().getUTCHours(); // local = utc + offset
+  const o = ((offset + 12 + 24) % 24) - 12; // -12..11
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`; // POSIX sign is inverted
+}
+/** A zone where it is now about 03:00. */
+function nightZone(): string {
+  const offset = 3 - new Date().getUTCHours();
+  const o = ((offset + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+async function makeContacts(
+  t: TestApp,
+  userId: string,
+  rows: { name: string; email?: string; phone?: string }[],
+  timezone = daytimeZone(),
+) {
+  const ids = await findOrCreateContacts(t.ctx, userId, rows);
+  await t.db.update(contacts).set({ timezone }).where(inArray(contacts.id, ids));
+  return ids;
+}
+
+async function recipientsOf(t: TestApp, campaignId: number) {
+  return t.db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.campaignId, campaignId))
+    .orderBy(campaignRecipients.id);
+}
+
+describe("Postmark (real SDK against a fake Postmark API)", () => {
+  let t: TestApp;
+  let pm: Awaited<ReturnType<typeof startPostmarkFake>>;
+  const auth = `Basic ${Buffer.from("hook:secret").toString("base64")}`;
+  beforeAll(async () => {
+    pm = await startPostmarkFake("pm-server-token");
+    t = await createTestApp({
+      EMAIL_PROVIDER: "postmark",
+      POSTMARK_SERVER_TOKEN: "pm-server-token",
+      POSTMARK_API_HOST: pm.url,
+      POSTMARK_BROADCAST_STREAM: "broadcast",
+      POSTMARK_WEBHOOK_USER: "hook",
+      POSTMARK_WEBHOOK_PASSWORD: "secret",
+      CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await pm?.close();
+  });
+
+  it("sends one batch on the broadcast stream with tracking, metadata and RFC 8058 headers; maps per-message rejections", async () => {
+    const { client } = await signUp(t.app);
+    const stamp = Date.now();
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "PM",
+      subject: "Hello {{name|there}}",
+      body: "Hi {{name|there}}",
+      contacts: [
+        { name: "Ann", email: `ann-${stamp}@example.com` },
+        { name: "Ina", email: `ina-${stamp}@inactive.test` },
+      ],
+    });
+    expect(res.statusCode).toBe(200);
+    // the inline job client runs one job at a time, so each batch here holds one message (pg-boss fetches up to 500)
+    const batches = pm.requests.filter((r) => r.path === "/email/batch" && r.body.includes(String(stamp)));
+    expect(batches.every((b) => b.headers["x-postmark-server-token"] === "pm-server-token")).toBe(true);
+    const sent = batches.flatMap((b) => JSON.parse(b.body) as Record<string, unknown>[]);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatchObject({ Subject: "Hello Ann", MessageStream: "broadcast", TrackOpens: true });
+    expect((sent[0].Metadata as Record<string, string>).pw_key).toMatch(/^cr-\d+$/);
+    const headers = Object.fromEntries(
+      (sent[0].Headers as { Name: string; Value: string }[]).map((h) => [h.Name, h.Value]),
+    );
+    expect(headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
+    const rows = await recipientsOf(t, res.json().campaignId);
+    expect(rows.map((r) => r.status)).toEqual(["sent", "failed"]);
+    expect(rows[1].reason).toMatch(/inactive.*code 406/);
+    expect(rows[0].providerMessageId).toBe(
+      pm.sent.find((m) => m.To === `ann-${stamp}@example.com`)?.MessageID,
+    );
+  });
+
+  it("sends a batch in one POST /email/batch and refuses more than 500", async () => {
+    const { PostmarkEmailProvider } = await import("../../src/server/providers/email/postmark");
+    const p = new PostmarkEmailProvider({
+      serverToken: "pm-server-token",
+      defaultFrom: "a@b.co",
+      broadcastStream: "broadcast",
+      apiHost: pm.url,
+    });
+    const n = pm.requests.length;
+    const res = await p.sendBatch([
+      { to: "x1@example.com", subject: "s", text: "t" },
+      { to: "x2@example.com", subject: "s", text: "t" },
+    ]);
+    expect(res.every((r) => r.providerMessageId)).toBe(true);
+    expect(pm.requests.length).toBe(n + 1);
+    await expect(
+      p.sendBatch(
+        Array.from({ length: 501 }, (_, i) => ({ to: `y${i}@example.com`, subject: "s", text: "t" })),
+      ),
+    ).rejects.toThrow(/500/);
+    const bad = new PostmarkEmailProvider({
+      serverToken: "wrong",
+      defaultFrom: "a@b.co",
+      broadcastStream: "broadcast",
+      apiHost: pm.url,
+    });
+    await expect(bad.send({ to: "z@example.com", subject: "s", text: "t" })).rejects.toMatchObject({
+      transient: false,
+      httpStatus: 401,
+    });
+  });
+
+  it("retries a 500 with backoff and sends exactly once", async () => {
+    const { client } = await signUp(t.app);
+    const to = `retry-${Date.now()}@example.com`;
+    pm.failNext({ status: 500, json: { ErrorCode: 500, Message: "Internal Server Error" } });
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "R",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "R", email: to }],
+    });
+    let [row] = await recipientsOf(t, res.json().campaignId);
+    expect(row.status).toBe("queued");
+    expect(row.reason).toMatch(/Postmark/);
+    expect(row.notBefore!.getTime()).toBeGreaterThan(Date.now());
+    await t.db
+      .update(campaignRecipients)
+      .set({ notBefore: new Date(Date.now() - 1000) })
+      .where(eq(campaignRecipients.id, row.id));
+    await t.jobs.runDeferred();
+    [row] = await recipientsOf(t, res.json().campaignId);
+    expect(row.status).toBe("sent");
+    expect(row.attempts).toBe(2);
+    expect(pm.sent.filter((m) => m.To === to)).toHaveLength(1);
+  });
+
+  it("after a crash, a re-claimed row already accepted by Postmark is found by metadata and not sent again", async () => {
+    const { user } = await signUp(t.app);
+    const to = `crash-${Date.now()}@example.com`;
+    const [cid] = await makeContacts(t, user.id, [{ name: "C", email: to }]);
+    // launch while pg-boss would be down: the send job is not run (we fake the crash manually below)
+    const launched = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "Crash",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { contactIds: [cid] },
+    });
+    const [row] = await recipientsOf(t, launched.campaign.id);
+    const before = pm.sent.filter((m) => m.To === to).length;
+    expect(before).toBe(1);
+    // the worker "died" after Postmark accepted but before recording: the row is back to sending with an expired lease
+    await t.db
+      .update(campaignRecipients)
+      .set({ status: "sending", providerMessageId: null, leaseUntil: new Date(Date.now() - 1000) })
+      .where(eq(campaignRecipients.id, row.id));
+    await t.db
+      .update(campaigns)
+      .set({ status: "sending", completedAt: null })
+      .where(eq(campaigns.id, launched.campaign.id));
+    await processRecipients({ ...t.ctx, log: t.ctx.log }, [row.id]);
+    const [after] = await recipientsOf(t, launched.campaign.id);
+    expect(after.reason).toBeNull();
+    expect(after.status).toBe("sent");
+    expect(after.providerMessageId).toBe(pm.sent.find((m) => m.To === to)?.MessageID);
+    expect(pm.sent.filter((m) => m.To === to)).toHaveLength(1);
+    expect(
+      pm.requests.some(
+        (r) => r.path === "/messages/outbound" && r.query.get(`metadata_pw_key`) === `cr-${row.id}`,
+      ),
+    ).toBe(true);
+  });
+
+  it("webhooks: basic auth required, delivery/open/bounce applied once, replays change nothing, hard bounce suppresses", async () => {
+    const { client, user } = await signUp(t.app);
+    const to = `hook-${Date.now()}@example.com`;
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "H",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "H", email: to }],
+    });
+    const [row] = await recipientsOf(t, res.json().campaignId);
+    const delivery = {
+      RecordType: "Delivery",
+      MessageID: row.providerMessageId,
+      Recipient: to,
+      DeliveredAt: "2026-11-21T10:00:00Z",
+      Metadata: {},
+    };
+    const post = (payload: unknown, authorization?: string) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/webhooks/postmark",
+        payload: payload as object,
+        headers: authorization ? { authorization } : {},
+      });
+    expect((await post(delivery)).statusCode).toBe(401);
+    expect((await post(delivery, `Basic ${Buffer.from("hook:wrong").toString("base64")}`)).statusCode).toBe(
+      401,
+    );
+    expect((await post(delivery, auth)).json().result).toBe("applied");
+    expect((await post(delivery, auth)).json().result).toBe("replay");
+    const open = {
+      RecordType: "Open",
+      MessageID: row.providerMessageId,
+      ReceivedAt: "2026-11-21T10:01:00Z",
+      Client: { Name: "Gmail" },
+    };
+    expect((await post(open, auth)).json().result).toBe("applied");
+    let [r] = await recipientsOf(t, res.json().campaignId);
+    expect(r.status).toBe("opened");
+    const bounce = {
+      RecordType: "Bounce",
+      ID: 42,
+      Type: "HardBounce",
+      MessageID: row.providerMessageId,
+      Description: "The server was unable to deliver your message",
+      BouncedAt: "2026-11-21T10:02:00Z",
+    };
+    expect((await post(bounce, auth)).json().result).toBe("applied");
+    expect((await post(bounce, auth)).json().result).toBe("replay");
+    [r] = await recipientsOf(t, res.json().campaignId);
+    expect(r.status).toBe("bounced");
+    expect(r.reason).toMatch(/HardBounce/);
+    const sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["email", to, "hard_bounce"]]);
+  });
+});
+
+describe("Twilio SMS and calls (real twilio SDK through a host-rewriting RequestClient)", () => {
+  let t: TestApp;
+  let tw: Awaited<ReturnType<typeof startTwilioFake>>;
+  const sid = `AC${"1".repeat(32)}`;
+  const token = "twilio-auth-token";
+  beforeAll(async () => {
+    tw = await startTwilioFake(sid, token);
+    t = await createTestApp({
+      SMS_PROVIDER: "twilio",
+      VOICE_PROVIDER: "twilio",
+      TWILIO_ACCOUNT_SID: sid,
+      TWILIO_AUTH_TOKEN: token,
+      TWILIO_FROM_NUMBER: "+15005550006",
+      TWILIO_API_HOST: tw.url,
+      CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await tw?.close();
+  });
+
+  const signed = (path: string, params: Record<string, string>, extra: Record<string, string> = {}) => {
+    const url = `http://localhost:80${path}`;
+    return t.app.inject({
+      method: "POST",
+      url: path,
+      payload: new URLSearchParams(params).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": twilio.getExpectedTwilioSignature(token, url, params),
+        ...extra,
+      },
+    });
+  };
+
+  it("sends SMS with basic auth, From, StatusCallback and the STOP notice once; maps 21610 to a permanent failure", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [
+      { name: "Sam", phone: "+12125550111" },
+      { name: "Blocked", phone: "+12125550112" },
+    ]);
+    tw.blocked.add("+12125550112");
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "S",
+      channel: "sms",
+      content: { message: "Hi {{name}}" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const req = tw.requests.find(
+      (q) => q.path.endsWith("/Messages.json") && q.method === "POST" && q.body.includes("2125550111"),
+    )!;
+    expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}`);
+    const form = Object.fromEntries(new URLSearchParams(req.body));
+    expect(form).toMatchObject({
+      To: "+12125550111",
+      From: "+15005550006",
+      Body: "Hi Sam\nReply STOP to opt out",
+      StatusCallback: "http://localhost:80/api/webhooks/twilio/status",
+    });
+    const rows = await recipientsOf(t, r.campaign.id);
+    expect(rows.map((x) => x.status)).toEqual(["sent", "failed"]);
+    expect(rows[1].reason).toMatch(/unsubscribed recipient.*21610/);
+    // second campaign to Sam: no STOP notice again
+    const r2 = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "S2",
+      channel: "sms",
+      content: { message: "Again {{name}}" },
+      recipients: { contactIds: [ids[0]] },
+      includeNotOptedIn: true,
+    });
+    expect(tw.messages.at(-1)?.Body).toBe("Again Sam");
+    expect((await recipientsOf(t, r2.campaign.id))[0].optOutNotice).toBe(false);
+  });
+
+  it("defers SMS outside 8am-9pm recipient local time", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Night", phone: "+13125550113" }], nightZone());
+    const before = tw.messages.length;
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "N",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const [row] = await recipientsOf(t, r.campaign.id);
+    expect(row.status).toBe("queued");
+    expect(row.reason).toMatch(/^quiet hours \(Etc\/GMT/);
+    const hoursAway = (row.notBefore!.getTime() - Date.now()) / 3_600_000;
+    expect(hoursAway).toBeGreaterThan(4);
+    expect(hoursAway).toBeLessThan(6);
+    expect(tw.messages.length).toBe(before);
+  });
+
+  it("retries a 429 and records the vendor code on permanent 4xx", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Rita", phone: "+12125550114" }]);
+    tw.failNext({
+      status: 429,
+      json: { code: 20429, message: "Too Many Requests", more_info: "", status: 429 },
+    });
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "R",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    let [row] = await recipientsOf(t, r.campaign.id);
+    expect(row.status).toBe("queued");
+    expect(row.reason).toMatch(/20429/);
+    await t.db
+      .update(campaignRecipients)
+      .set({ notBefore: new Date(Date.now() - 1000) })
+      .where(eq(campaignRecipients.id, row.id));
+    await t.jobs.runDeferred();
+    [row] = await recipientsOf(t, r.campaign.id);
+    expect(row.status).toBe("sent");
+    expect(tw.messages.filter((m) => m.To === "+12125550114")).toHaveLength(1);
+  });
+
+  it("status callbacks: valid signature applies, forged is refused, replay changes nothing", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Dee", phone: "+12125550115" }]);
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "D",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const [row] = await recipientsOf(t, r.campaign.id);
+    const params = {
+      MessageSid: row.providerMessageId!,
+      MessageStatus: "delivered",
+      AccountSid: sid,
+      To: "+12125550115",
+    };
+    const forged = await t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/twilio/status",
+      payload: new URLSearchParams(params).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": twilio.getExpectedTwilioSignature(
+          "wrong-token",
+          "http://localhost:80/api/webhooks/twilio/status",
+          params,
+        ),
+      },
+    });
+    expect(forged.statusCode).toBe(403);
+    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("sent");
+    const ok = await signed("/api/webhooks/twilio/status", params, {
+      "i-twilio-idempotency-token": `tok-${row.id}`,
+    });
+    expect(ok.json()).toEqual({ success: true, result: "applied" });
+    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("delivered");
+    // a tampered body with the old signature is forged too
+    const tampered = await t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/twilio/status",
+      payload: new URLSearchParams({ ...params, MessageStatus: "undelivered" }).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": twilio.getExpectedTwilioSignature(
+          token,
+          "http://localhost:80/api/webhooks/twilio/status",
+          params,
+        ),
+      },
+    });
+    expect(tampered.statusCode).toBe(403);
+    const replay = await signed("/api/webhooks/twilio/status", params, {
+      "i-twilio-idempotency-token": `tok-${row.id}`,
+    });
+    expect(replay.json().result).toBe("replay");
+  });
+
+  it("inbound STOP suppresses, START resubscribes, HELP is answered, OptOutType is honoured", async () => {
+    const { user } = await signUp(t.app);
+    const phone = "+12125550116";
+    const ids = await makeContacts(t, user.id, [{ name: "Opt", phone }]);
+    await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "O",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const inbound = (body: string, n: number, extra: Record<string, string> = {}) =>
+      signed("/api/webhooks/twilio/inbound", {
+        MessageSid: `SMin${n}${Date.now()}`,
+        From: phone,
+        To: "+15005550006",
+        Body: body,
+        ...extra,
+      });
+    const stop = await inbound("Stop", 1);
+    expect(stop.body).toContain("You have been unsubscribed");
+    let sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["sms", phone, "stop_reply"]]);
+    const next = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "O2",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    expect(next.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect((await inbound("HELP", 2)).body).toContain("Reply STOP to unsubscribe");
+    const start = await inbound("start", 3);
+    expect(start.body).toContain("resubscribed");
+    sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    expect(sup).toHaveLength(0);
+    // Advanced Opt-Out: Twilio already replied, we stay silent but still suppress
+    const adv = await inbound("arrêt", 4, { OptOutType: "STOP" });
+    expect(adv.body).not.toContain("<Message>");
+    sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    expect(sup).toHaveLength(1);
+  });
+
+  it("places AI calls with TwiML <Say> and answering-machine detection", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Cal", phone: "+12125550117" }]);
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "Call",
+      channel: "voice",
+      content: { script: "Hello {{name}}, this is Acme." },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const call = tw.calls.at(-1)!;
+    expect(call.To).toBe("+12125550117");
+    expect(call.MachineDetection).toBe("Enable");
+    expect(call.Twiml).toContain("<Say");
+    expect(call.Twiml).toContain("Hello Cal, this is Acme.");
+    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("sent");
+  });
+});
+
+describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => {
+  let t: TestApp;
+  let dc: Awaited<ReturnType<typeof startDropCowboyFake>>;
+  beforeAll(async () => {
+    dc = await startDropCowboyFake("team-1", "dc-secret");
+    t = await createTestApp({
+      VOICEMAIL_PROVIDER: "dropcowboy",
+      DROPCOWBOY_TEAM_ID: "team-1",
+      DROPCOWBOY_SECRET: "dc-secret",
+      DROPCOWBOY_API_URL: dc.apiUrl,
+      DROPCOWBOY_CALLER_ID: "+15005550006",
+      CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dc?.close();
+  });
+
+  it("drops a TTS voicemail with our idempotency key as foreign_id", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Val", phone: "+12125550118" }]);
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "VM",
+      channel: "voicemail",
+      content: { script: "Hi {{name}}, call us back." },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const [row] = await recipientsOf(t, r.campaign.id);
+    expect(row.status).toBe("sent");
+    expect(dc.drops.at(-1)).toMatchObject({
+      team_id: "team-1",
+      phone_number: "+12125550118",
+      tts_body: "Hi Val, call us back.",
+      foreign_id: `cr-${row.id}`,
+      caller_id: "+15005550006",
+    });
+    expect(row.providerMessageId).toBe(dc.drops.at(-1)?.drop_id);
+  });
+});

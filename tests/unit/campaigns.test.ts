@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { extractLinks, renderSmsFor } from "../../src/server/features/campaigns/campaigns.content";
+import { backoffSeconds, uuidFromKey } from "../../src/server/features/campaigns/campaigns.engine";
+import { mergeTagsIn, renderMergeTags } from "../../src/server/features/campaigns/merge-tags";
+import { isGsm7, smsSegments } from "../../src/server/features/campaigns/sms-segments";
+import {
+  nextAllowedTime,
+  quietHoursCheck,
+  resolveTimeZone,
+} from "../../src/server/features/compliance/quiet-hours";
+
+describe("SMS segment math (3GPP TS 23.038 / 23.040)", () => {
+  it("GSM-7: 160 in one part, 153 per part after", () => {
+    expect(smsSegments("").segments).toBe(1);
+    expect(smsSegments("a".repeat(160))).toMatchObject({ encoding: "GSM-7", segments: 1, remaining: 0 });
+    expect(smsSegments("a".repeat(161)).segments).toBe(2);
+    expect(smsSegments("a".repeat(306)).segments).toBe(2);
+    expect(smsSegments("a".repeat(307)).segments).toBe(3);
+  });
+  it("GSM-7 extension characters take two septets and are not split across parts", () => {
+    expect(smsSegments("€".repeat(80))).toMatchObject({ units: 160, segments: 1 });
+    expect(smsSegments("€".repeat(81)).segments).toBe(2);
+    // 152 septets of 'a' then a 2-septet '{': it does not fit in part one (153) -> the brace moves on
+    expect(smsSegments(`${"a".repeat(152)}{${"a".repeat(10)}`)).toMatchObject({ units: 164, segments: 2 });
+    expect(isGsm7("Héllo @ £5 {ok}")).toBe(true);
+  });
+  it("UCS-2: 70 in one part, 67 per part after; emoji count two code units and are not split", () => {
+    expect(smsSegments("Ж".repeat(70))).toMatchObject({ encoding: "UCS-2", segments: 1 });
+    expect(smsSegments("Ж".repeat(71)).segments).toBe(2);
+    expect(smsSegments("Ж".repeat(134)).segments).toBe(2);
+    expect(smsSegments("Ж".repeat(135)).segments).toBe(3);
+    expect(smsSegments("😀".repeat(35))).toMatchObject({ units: 70, characters: 35, segments: 1 });
+    // naive ceil(134 / 67) = 2, but the emoji cannot straddle parts 1 and 2
+    expect(smsSegments(`${"Ж".repeat(66)}😀${"Ж".repeat(66)}`)).toMatchObject({ units: 134, segments: 3 });
+    expect(smsSegments("ç is fine but ć is not").encoding).toBe("UCS-2");
+  });
+});
+
+describe("merge tags", () => {
+  const contact = {
+    firstName: "Ann",
+    lastName: "Lee",
+    company: "",
+    email: "ann@example.com",
+    phone: "+12125550100",
+    phoneRaw: "(212) 555-0100",
+    city: "Flint",
+    customFields: { Plan: "Gold" },
+  };
+  it("renders fields, aliases, custom fields and fallbacks", () => {
+    expect(renderMergeTags("Hi {{name|there}} from {{ company | your company }}", contact)).toBe(
+      "Hi Ann Lee from your company",
+    );
+    expect(
+      renderMergeTags("{{first_name}} {{firstName}} {{email}} {{phone}} {{city}} {{plan}}", contact),
+    ).toBe("Ann Ann ann@example.com (212) 555-0100 Flint Gold");
+    expect(renderMergeTags("Hi {{name}}, {{company}}", {})).toBe("Hi there, your company");
+    expect(renderMergeTags("x{{unknown}}y{{unknown|z}}", contact)).toBe("xyz");
+    expect(mergeTagsIn("{{Name|a}} {{name}} {{email}}")).toEqual(["name", "email"]);
+  });
+  it("escapes inserted values when asked (HTML)", () => {
+    expect(
+      renderMergeTags(
+        "<b>{{company}}</b>",
+        { company: "<script>" },
+        { escape: (s) => s.replace(/</g, "&lt;") },
+      ),
+    ).toBe("<b>&lt;script></b>");
+  });
+});
+
+describe("campaign content", () => {
+  it("tracks links through /c/:token/:i and adds the STOP notice once", () => {
+    const content = {
+      message: "Hi {{name}} see https://ex.com/a",
+      links: extractLinks("Hi {{name}} see https://ex.com/a"),
+    };
+    const first = renderSmsFor(content, { firstName: "Bo" }, "tok123", "https://app.test", true);
+    expect(first.body).toBe("Hi Bo see https://app.test/c/tok123/0\nReply STOP to opt out");
+    expect(renderSmsFor(content, { firstName: "Bo" }, "tok123", "https://app.test", false).body).toBe(
+      "Hi Bo see https://app.test/c/tok123/0",
+    );
+  });
+  it("video SMS carries the recipient's own landing page", () => {
+    const body = renderSmsFor(
+      { message: "Watch {{video_url}}", landingUrl: "https://app.test/v/{{token}}" },
+      {},
+      "abc",
+      "https://app.test",
+      false,
+    ).body;
+    expect(body).toBe("Watch https://app.test/v/abc");
+  });
+});
+
+describe("engine helpers", () => {
+  it("derives stable UUIDs from idempotency keys and backs off exponentially", () => {
+    expect(uuidFromKey("send:1:2:sms:0:0")).toBe(uuidFromKey("send:1:2:sms:0:0"));
+    expect(uuidFromKey("a")).not.toBe(uuidFromKey("b"));
+    expect(uuidFromKey("a")).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect([1, 2, 3, 10, 20].map(backoffSeconds)).toEqual([2, 4, 8, 600, 600]);
+  });
+});
+
+describe("quiet hours (8am-9pm recipient local time)", () => {
+  it("derives the time zone from the contact, postal code, state, city or phone area code", () => {
+    expect(resolveTimeZone({ timezone: "America/Detroit" })).toEqual({
+      zone: "America/Detroit",
+      from: "contact",
+    });
+    expect(resolveTimeZone({ postalCode: "90210" })).toEqual({
+      zone: "America/Los_Angeles",
+      from: "postal_code",
+    });
+    expect(resolveTimeZone({ city: "Denver", state: "CO" })?.zone).toBe("America/Denver");
+    expect(resolveTimeZone({ state: "Texas" })?.zone).toBe("America/Chicago");
+    expect(resolveTimeZone({ phone: "+13125550100" })).toEqual({
+      zone: "America/Chicago",
+      from: "area_code",
+    });
+    expect(resolveTimeZone({ phone: "+442071234567" })).toBeNull();
+  });
+  it("allows 08:00-20:59 local and defers to the next 08:00", () => {
+    // 2026-07-01 is EDT (UTC-4)
+    expect(nextAllowedTime(new Date("2026-07-01T12:00:00Z"), "America/New_York")).toBeNull(); // 08:00
+    expect(nextAllowedTime(new Date("2026-07-02T00:59:00Z"), "America/New_York")).toBeNull(); // 20:59
+    expect(nextAllowedTime(new Date("2026-07-02T01:00:00Z"), "America/New_York")?.toISOString()).toBe(
+      "2026-07-02T12:00:00.000Z",
+    ); // 21:00
+    expect(nextAllowedTime(new Date("2026-07-01T11:30:00Z"), "America/New_York")?.toISOString()).toBe(
+      "2026-07-01T12:00:00.000Z",
+    ); // 07:30
+  });
+  it("with no known zone, waits until it is daytime in both US Eastern and Pacific", () => {
+    const r = quietHoursCheck(new Date("2026-07-01T13:00:00Z"), {}); // 09:00 ET, 06:00 PT
+    expect(r.allowed).toBe(false);
+    if (!r.allowed) expect(r.notBefore.toISOString()).toBe("2026-07-01T15:00:00.000Z"); // 08:00 PT
+    expect(quietHoursCheck(new Date("2026-07-01T18:00:00Z"), {}).allowed).toBe(true);
+  });
+});

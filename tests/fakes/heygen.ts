@@ -52,7 +52,12 @@ export async function startFakeHeygen(opts: { apiKey: string }) {
     if (url.pathname.startsWith("/files/")) {
       const expires = Number(url.searchParams.get("Expires"));
       const issuedAt = issued.get(url.searchParams.get("Signature") ?? "") ?? 0;
-      if (failingDownloads > 0 || !Number.isFinite(expires) || expires * 1000 < Date.now() || issuedAt <= expiredBefore) {
+      if (
+        failingDownloads > 0 ||
+        !Number.isFinite(expires) ||
+        expires * 1000 < Date.now() ||
+        issuedAt <= expiredBefore
+      ) {
         if (failingDownloads > 0) failingDownloads--;
         res.writeHead(403, { "content-type": "application/xml" });
         res.end("<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>");

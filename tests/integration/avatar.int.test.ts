@@ -57,7 +57,13 @@ describe("D-ID through Pitchwise", () => {
     const res = await client.post("/api/videos/create/did", { script: "Hello from the D-ID test" });
     expect(res.statusCode).toBe(200);
     const created = res.json();
-    expect(created).toMatchObject({ success: true, provider: "did", status: "created", error: null, videoUrl: null });
+    expect(created).toMatchObject({
+      success: true,
+      provider: "did",
+      status: "created",
+      error: null,
+      videoUrl: null,
+    });
     expect(created.videoId).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.vendorVideoId).toMatch(/^tlk_/);
 
@@ -76,7 +82,11 @@ describe("D-ID through Pitchwise", () => {
     // the library has it, processed by the studio pipeline
     const list = (await client.get("/api/media/list")).json();
     const item = list.media.find((m: { id: number }) => m.id === body.mediaId);
-    expect(item).toMatchObject({ type: "video", source: "avatar", name: "AI avatar: Hello from the D-ID test" });
+    expect(item).toMatchObject({
+      type: "video",
+      source: "avatar",
+      name: "AI avatar: Hello from the D-ID test",
+    });
     const [row] = await t.db.select().from(mediaItems).where(eq(mediaItems.id, body.mediaId));
     expect(row.userId).toBe(user.id);
     expect(row.processingStatus).toBe("ready");
@@ -154,7 +164,10 @@ describe("HeyGen through Pitchwise", () => {
   it("walks waiting/pending/processing to completed and stores the video", async () => {
     const { client } = await signUp(t.app);
     heygen.setScenario({ pollsBeforeOutcome: 3, outcome: "completed" });
-    const res = await client.post("/api/videos/create/heygen", { script: "Premium hello", title: "My HeyGen intro" });
+    const res = await client.post("/api/videos/create/heygen", {
+      script: "Premium hello",
+      title: "My HeyGen intro",
+    });
     expect(res.statusCode).toBe(200);
     const created = res.json();
     expect(created).toMatchObject({ success: true, provider: "heygen", status: "created" });
@@ -188,7 +201,9 @@ describe("HeyGen through Pitchwise", () => {
     heygen.setScenario({ pollsBeforeOutcome: 1, outcome: "failed" });
     const created = (await client.post("/api/videos/create/heygen", { script: "Bad avatar" })).json();
     const { body } = await pollUntilSettled(client, "heygen", created.videoId);
-    expect(body.error).toBe("HeyGen could not render the video: Avatar rendering failed (The avatar could not be rendered)");
+    expect(body.error).toBe(
+      "HeyGen could not render the video: Avatar rendering failed (The avatar could not be rendered)",
+    );
   });
 });
 
@@ -204,7 +219,9 @@ describe("time limit", () => {
       heygen.setScenario({ outcome: "stuck" });
       const created = (await client.post("/api/videos/create/heygen", { script: "Never finishes" })).json();
       await short.jobs.runDeferred();
-      expect((await client.get(`/api/videos/status/heygen/${created.videoId}`)).json().status).toBe("processing");
+      expect((await client.get(`/api/videos/status/heygen/${created.videoId}`)).json().status).toBe(
+        "processing",
+      );
       // the next poll would land after the deadline: one last poll is queued at the deadline
       const last = short.jobs.deferred.at(-1)!;
       const [row] = await short.db.select().from(avatarVideos).where(eq(avatarVideos.id, created.videoId));
@@ -212,7 +229,11 @@ describe("time limit", () => {
       await new Promise((r) => setTimeout(r, 2100));
       await short.jobs.runDeferred();
       const after = (await client.get(`/api/videos/status/heygen/${created.videoId}`)).json();
-      expect(after).toMatchObject({ status: "error", error: "Video generation timed out after 2 seconds", videoUrl: null });
+      expect(after).toMatchObject({
+        status: "error",
+        error: "Video generation timed out after 2 seconds",
+        videoUrl: null,
+      });
       expect(short.jobs.deferred).toHaveLength(0); // polling stopped
     } finally {
       await short.close();
@@ -284,9 +305,16 @@ describe("input and access rules", () => {
     expect((await b.client.get(`/api/videos/status/did/${created.videoId}`)).statusCode).toBe(404);
     expect((await b.client.get(`/api/videos/status/did/${created.vendorVideoId}`)).statusCode).toBe(404);
     expect((await a.client.get(`/api/videos/status/heygen/${created.videoId}`)).statusCode).toBe(404);
-    const anon = await t.app.inject({ method: "POST", url: "/api/videos/create/did", payload: { script: "x" } });
+    const anon = await t.app.inject({
+      method: "POST",
+      url: "/api/videos/create/did",
+      payload: { script: "x" },
+    });
     expect(anon.statusCode).toBe(401);
-    const anonStatus = await t.app.inject({ method: "GET", url: `/api/videos/status/did/${created.videoId}` });
+    const anonStatus = await t.app.inject({
+      method: "GET",
+      url: `/api/videos/status/did/${created.videoId}`,
+    });
     expect(anonStatus.statusCode).toBe(401);
   });
 
@@ -294,10 +322,13 @@ describe("input and access rules", () => {
     const { client } = await signUp(t.app);
     did.setScenario({ outcome: "stuck" });
     try {
-      for (let i = 0; i < 5; i++) expect((await client.post("/api/videos/create/did", { script: `Video ${i}` })).statusCode).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await client.post("/api/videos/create/did", { script: `Video ${i}` })).statusCode).toBe(200);
       const sixth = await client.post("/api/videos/create/did", { script: "One too many" });
       expect(sixth.statusCode).toBe(429);
-      expect(sixth.json().error).toBe("You already have 5 avatar videos in progress. Please wait for one to finish.");
+      expect(sixth.json().error).toBe(
+        "You already have 5 avatar videos in progress. Please wait for one to finish.",
+      );
     } finally {
       did.setScenario({ outcome: "done", pollsBeforeOutcome: 2 });
     }
@@ -309,7 +340,9 @@ describe("input and access rules", () => {
       const { client } = await signUp(bare.app);
       const res = await client.post("/api/videos/create/heygen", { script: "hello" });
       expect(res.statusCode).toBe(422);
-      expect(res.json().error).toBe("HeyGen is not configured on this server (set HEYGEN_API_KEY); choose another provider");
+      expect(res.json().error).toBe(
+        "HeyGen is not configured on this server (set HEYGEN_API_KEY); choose another provider",
+      );
     } finally {
       await bare.close();
     }
@@ -327,7 +360,9 @@ describe("tRPC avatar router", () => {
       { name: "heygen", label: "HeyGen (premium quality)", configured: true, isDefault: false },
     ]);
     did.setScenario({ pollsBeforeOutcome: 2, outcome: "done" });
-    const created = await client.post("/trpc/avatar.create", { json: { provider: "did", script: "Via tRPC" } });
+    const created = await client.post("/trpc/avatar.create", {
+      json: { provider: "did", script: "Via tRPC" },
+    });
     expect(created.statusCode).toBe(200);
     const video = created.json().result.data.json;
     expect(video).toMatchObject({ provider: "did", status: "created", script: "Via tRPC" });

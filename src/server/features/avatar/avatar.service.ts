@@ -93,7 +93,10 @@ export async function createAvatarVideo(
   const name = parseInput(providerSchema, providerName);
   // the script is parsed on its own so its message reads exactly 'Please enter a script' (spec section 5)
   const body = (typeof raw === "object" && raw !== null ? raw : {}) as Record<string, unknown>;
-  const input = { ...parseInput(createAvatarInput.pick({ title: true }), { title: body.title }), script: parseInput(scriptSchema, body.script) };
+  const input = {
+    ...parseInput(createAvatarInput.pick({ title: true }), { title: body.title }),
+    script: parseInput(scriptSchema, body.script),
+  };
   const provider = deps.providers.avatar.get(name);
   if (!provider)
     throw new AppError(

@@ -1,4 +1,7 @@
+import fs from "node:fs";
 import fsp from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../../context";
@@ -6,6 +9,14 @@ import type { MediaSource, MediaType } from "../../db/schema";
 import { requireUser } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import {
+  landingByToken,
+  launchVideoCampaign,
+  thumbnailByPublicId,
+  trackView,
+  videoCampaignStats,
+} from "./studio.campaigns";
+import { renderLandingPage, renderUnavailablePage } from "./studio.landing";
 import { editIdSchema, FILE_TOO_LARGE_MESSAGE, mediaIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
@@ -25,6 +36,13 @@ import {
 } from "./studio.service";
 
 const FILE_FIELDS = new Set(["file", "video", "audio"]);
+const PLYR_DIST = path.dirname(createRequire(import.meta.url).resolve("plyr/dist/plyr.css"));
+const PLYR_ASSETS: Record<string, { file: string; type: string }> = {
+  "plyr.js": { file: "plyr.min.js", type: "application/javascript; charset=utf-8" },
+  "plyr.css": { file: "plyr.css", type: "text/css; charset=utf-8" },
+  "plyr.svg": { file: "plyr.svg", type: "image/svg+xml" },
+};
+const tokenParams = z.object({ token: z.string().max(100) });
 
 /**
  * Reads a multipart upload (spec section 3: "file, or a field named video or audio, plus name"),
@@ -180,6 +198,65 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
     const edit = await applyAdvanced(ctx, user.id, req.body);
     return { success: true, edit: toPublicEdit(edit) };
   });
+  /** Video campaign (spec section 7): launched through the campaign engine. */
+  app.post("/api/campaigns/video", async (req) => {
+    const user = requireUser(req);
+    const result = await launchVideoCampaign(ctx, user.id, req.body);
+    return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
+  });
+  /** Video engagement of a video campaign (views, watch milestones). */
+  app.get("/api/campaigns/video/:id/stats", async (req) => {
+    const user = requireUser(req);
+    const { id } = parseInput(
+      z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
+      req.params,
+    );
+    return { success: true, stats: await videoCampaignStats(ctx, user.id, id) };
+  });
+
+  // ---- public recipient landing pages (no sign-in; the token is the credential)
+  app.get("/v/assets/:file", async (req, reply) => {
+    const { file } = parseInput(z.object({ file: z.string().max(40) }), req.params);
+    const asset = PLYR_ASSETS[file];
+    if (!asset) throw new AppError("NOT_FOUND", "Not found");
+    return reply
+      .type(asset.type)
+      .header("Cache-Control", "public, max-age=86400")
+      .send(fs.createReadStream(path.join(PLYR_DIST, asset.file)));
+  });
+  app.get("/v/t/:file", async (req, reply) => {
+    const { file } = parseInput(z.object({ file: z.string().max(100) }), req.params);
+    const thumb = await thumbnailByPublicId(ctx, file.replace(/\.(gif|jpg)$/, ""));
+    if (!thumb) throw new AppError("NOT_FOUND", "Not found");
+    return sendMediaFile(ctx, req, reply, thumb.media, thumb.kind, "public, max-age=300");
+  });
+  app.get("/v/:token", async (req, reply) => {
+    const { token } = parseInput(tokenParams, req.params);
+    const data = await landingByToken(ctx, token);
+    reply
+      .header("Cache-Control", "no-store")
+      .header("Referrer-Policy", "no-referrer")
+      .type("text/html; charset=utf-8");
+    if (!data) return reply.status(404).send(renderUnavailablePage());
+    return reply.send(renderLandingPage(data, token));
+  });
+  for (const [suffix, kind] of [
+    ["video", "file"],
+    ["poster", "poster"],
+  ] as const) {
+    app.get(`/v/:token/${suffix}`, async (req, reply) => {
+      const { token } = parseInput(tokenParams, req.params);
+      const data = await landingByToken(ctx, token);
+      if (!data) throw new AppError("NOT_FOUND", "Not found");
+      return sendMediaFile(ctx, req, reply, data.media, kind, "private, max-age=300");
+    });
+  }
+  app.post("/v/:token/events", async (req) => {
+    const { token } = parseInput(tokenParams, req.params);
+    const tracked = await trackView(ctx, token, req.body);
+    return { success: true, tracked };
+  });
+
   /** Render progress of an edit (status queued|rendering|done|failed, progress 0-100). */
   app.get("/api/media/edits/:id", async (req) => {
     const user = requireUser(req);

@@ -1,0 +1,378 @@
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { AppContext } from "../../context";
+import {
+  type CampaignRecipient,
+  contacts,
+  type MediaItem,
+  mediaItems,
+  users,
+  type VideoCampaign,
+  type VideoLandingPage,
+  videoCampaigns,
+  videoLandingPages,
+  videoViewEvents,
+} from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
+import { parseInput } from "../../lib/validate";
+import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
+import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
+import { recordActivities } from "../crm/crm.service";
+import { getMedia } from "./studio.service";
+
+const COMPLETE_STEPS = "Please complete all steps";
+
+/**
+ * POST /api/campaigns/video (spec sections 5, 7): campaignName, videoId, videoUrl (ignored: the
+ * server knows the video), deliveryMethod email|sms, optional message, contacts {name, company,
+ * email or phone}. Extensions: subject, ctaLabel, ctaUrl for the landing page's button, and
+ * includeNotOptedIn (SMS: the user confirmed consent, as for single sends in spec section 5).
+ */
+export const videoCampaignInput = z.object({
+  campaignName: z.string().trim().max(200, "Campaign name must be at most 200 characters").default(""),
+  videoId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  videoUrl: z.string().max(2000).optional().nullable(),
+  deliveryMethod: z
+    .enum(["email", "sms"], { error: "Delivery method must be email or sms" })
+    .default("email"),
+  message: z.string().max(1600, "Message must be at most 1600 characters").default(""),
+  subject: z.string().trim().max(300).optional(),
+  ctaLabel: z.string().trim().max(60).optional(),
+  ctaUrl: z
+    .string()
+    .trim()
+    .url("The button link must be a full URL (https://...)")
+    .max(2000)
+    .optional()
+    .or(z.literal("")),
+  /** SMS: the user confirmed consent for contacts not opted in to SMS (opt-outs are always skipped) */
+  includeNotOptedIn: z.boolean().optional(),
+  contacts: z
+    .array(
+      z.object({
+        name: z.string().max(300).optional().nullable(),
+        company: z.string().max(300).optional().nullable(),
+        email: z.string().max(320).optional().nullable(),
+        phone: z.string().max(64).optional().nullable(),
+        mobile: z.string().max(64).optional().nullable(),
+      }),
+    )
+    .max(100_000, "At most 100,000 contacts per campaign")
+    .default([]),
+});
+export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
+
+/**
+ * Turns the builder's placeholders into the campaign engine's merge tags (spec section 5: name,
+ * email, phone, company are replaced per contact, fallbacks 'there' for name and 'your company' for
+ * company). Accepts `{name}`, `{{name}}` and `[name]`.
+ */
+export function toMergeTags(message: string): string {
+  const fallback: Record<string, string> = {
+    name: "{{name|there}}",
+    company: "{{company|your company}}",
+    email: "{{email}}",
+    phone: "{{phone}}",
+  };
+  return message.replace(
+    /\{\{\s*(name|email|phone|company)\s*\}\}|\{\s*(name|email|phone|company)\s*\}|\[\s*(name|email|phone|company)\s*\]/gi,
+    (_m, a, b, c) => {
+      const key = String(a ?? b ?? c).toLowerCase();
+      return fallback[key] ?? _m;
+    },
+  );
+}
+
+/**
+ * Creates and launches a video campaign through the campaign engine (`createAndLaunchCampaign`,
+ * channel video_email or video_sms). Each recipient gets a personal landing page
+ * `APP_URL/v/{token}`; emails show the GIF preview (else the poster) linking to it, SMS carries the
+ * link. The studio keeps the campaign's video and call to action in `video_campaigns`.
+ * @throws AppError BAD_REQUEST 'Please complete all steps' (no name, video or contact), NOT_FOUND
+ * (video not the user's), UNPROCESSABLE (video not ready); the engine's validation errors.
+ */
+export async function launchVideoCampaign(
+  ctx: AppContext,
+  userId: string,
+  raw: unknown,
+): Promise<LaunchResult & { videoCampaignId: number }> {
+  const input = parseInput(videoCampaignInput, raw);
+  if (!input.campaignName || !input.videoId || input.contacts.length === 0)
+    throw new AppError("BAD_REQUEST", COMPLETE_STEPS);
+  const media = await getMedia(ctx, userId, input.videoId);
+  if (media.type !== "video") throw new AppError("BAD_REQUEST", "Please choose a video");
+  if (media.processingStatus !== "ready")
+    throw new AppError(
+      "UNPROCESSABLE",
+      "This video is not ready yet. Please wait until it has been processed.",
+    );
+  const contactsIn = input.contacts
+    .map((c) => ({ ...c, phone: c.phone || c.mobile || null }))
+    .filter((c) => (input.deliveryMethod === "email" ? c.email?.trim() : c.phone?.trim()));
+  if (contactsIn.length === 0)
+    throw new AppError(
+      "BAD_REQUEST",
+      input.deliveryMethod === "email"
+        ? 'CSV must have an "email" column for email delivery'
+        : 'CSV must have a "phone" or "mobile" column for SMS delivery',
+    );
+
+  const [sender] = await ctx.db
+    .select({ name: users.name, businessName: users.businessName })
+    .from(users)
+    .where(eq(users.id, userId));
+  const from = sender?.businessName || sender?.name || "We";
+  const publicId = randomToken(16);
+  const [vc] = await ctx.db
+    .insert(videoCampaigns)
+    .values({
+      userId,
+      publicId,
+      mediaId: media.id,
+      deliveryMethod: input.deliveryMethod,
+      message: input.message,
+      ctaLabel: input.ctaLabel || null,
+      ctaUrl: input.ctaUrl || null,
+    })
+    .returning();
+  const appUrl = ctx.env.APP_URL.replace(/\/+$/, "");
+  const merged = toMergeTags(input.message.trim());
+  try {
+    const result = await createAndLaunchCampaign(ctx, userId, {
+      name: input.campaignName,
+      channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
+      content: {
+        landingUrl: `${appUrl}/v/{{token}}`,
+        videoTitle: media.name,
+        thumbnailUrl:
+          media.gifKey || media.posterKey
+            ? `${appUrl}/v/t/${publicId}.${media.gifKey ? "gif" : "jpg"}`
+            : null,
+        ...(input.deliveryMethod === "email"
+          ? {
+              subject: input.subject || `${from} recorded a video for you`,
+              body: merged || `Hi {{name|there}}, I recorded a short video for you.`,
+            }
+          : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
+      },
+      includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
+      recipients: {
+        csv: contactsIn.map((c) => ({
+          name: c.name ?? null,
+          company: c.company ?? null,
+          email: c.email ?? null,
+          phone: c.phone ?? null,
+        })),
+      },
+    });
+    await ctx.db
+      .update(videoCampaigns)
+      .set({ campaignId: result.campaign.id })
+      .where(eq(videoCampaigns.id, vc.id));
+    return { ...result, videoCampaignId: vc.id };
+  } catch (error) {
+    await ctx.db.delete(videoCampaigns).where(eq(videoCampaigns.id, vc.id));
+    throw error;
+  }
+}
+
+/** A campaign-wide thumbnail for emails: the GIF preview or poster of the campaign's video, or null. */
+export async function thumbnailByPublicId(
+  ctx: Pick<AppContext, "db">,
+  publicId: string,
+): Promise<{ media: MediaItem; kind: "gif" | "poster" } | null> {
+  if (!/^[a-z0-9]{16,64}$/.test(publicId)) return null;
+  const [row] = await ctx.db
+    .select({ media: mediaItems })
+    .from(videoCampaigns)
+    .innerJoin(mediaItems, eq(mediaItems.id, videoCampaigns.mediaId))
+    .where(eq(videoCampaigns.publicId, publicId));
+  if (!row) return null;
+  return { media: row.media, kind: row.media.gifKey ? "gif" : "poster" };
+}
+
+/** Everything a recipient's landing page shows. */
+export interface LandingData {
+  recipient: CampaignRecipient;
+  page: VideoLandingPage;
+  media: MediaItem;
+  campaign: VideoCampaign;
+  sender: { name: string; businessName: string | null; email: string; phone: string | null };
+}
+
+const FIRST_NAME_FALLBACK = "there";
+
+function mergeFor(
+  template: string,
+  c: {
+    firstName: string | null;
+    lastName: string | null;
+    email: string | null;
+    phone: string | null;
+    company: string | null;
+  },
+) {
+  const name = [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || FIRST_NAME_FALLBACK;
+  const values: Record<string, string> = {
+    name,
+    email: c.email ?? "",
+    phone: c.phone ?? "",
+    company: c.company || "your company",
+  };
+  return toMergeTags(template).replace(
+    /\{\{\s*(\w+)(?:\|([^}]*))?\s*\}\}/g,
+    (_m, key: string, fb?: string) => {
+      const v = values[key.toLowerCase()];
+      return v || fb || "";
+    },
+  );
+}
+
+/**
+ * Resolves `/v/{token}`: the campaign recipient (engine token), the studio's video campaign, the
+ * video and the sender; creates the recipient's landing page row on first use with the message
+ * merged for them. Returns null for an unknown token or a deleted video.
+ */
+export async function landingByToken(
+  ctx: Pick<AppContext, "db">,
+  token: string,
+): Promise<LandingData | null> {
+  const recipient = await recipientByToken(ctx.db, token);
+  if (!recipient) return null;
+  const [campaign] = await ctx.db
+    .select()
+    .from(videoCampaigns)
+    .where(eq(videoCampaigns.campaignId, recipient.campaignId));
+  if (!campaign?.mediaId) return null;
+  const [media] = await ctx.db
+    .select()
+    .from(mediaItems)
+    .where(and(eq(mediaItems.id, campaign.mediaId), eq(mediaItems.userId, recipient.userId)));
+  if (!media) return null;
+  const [sender] = await ctx.db
+    .select({ name: users.name, businessName: users.businessName, email: users.email, phone: users.phone })
+    .from(users)
+    .where(eq(users.id, recipient.userId));
+  let [page] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+  if (!page) {
+    const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, recipient.contactId));
+    const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };
+    await ctx.db
+      .insert(videoLandingPages)
+      .values({
+        userId: recipient.userId,
+        token,
+        mediaId: media.id,
+        campaignId: String(recipient.campaignId),
+        contactId: recipient.contactId,
+        recipientName: [c.firstName, c.lastName].filter(Boolean).join(" ") || null,
+        recipientEmail: c.email,
+        recipientPhone: c.phone,
+        message: mergeFor(campaign.message, c),
+        ctaLabel: campaign.ctaLabel,
+        ctaUrl: campaign.ctaUrl,
+      })
+      .onConflictDoNothing();
+    [page] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+  }
+  if (!page || !sender) return null;
+  return { recipient, page, media, campaign, sender };
+}
+
+export const MILESTONES = [25, 50, 75, 100] as const;
+
+export const viewEventInput = z.object({
+  event: z.enum(["view", "progress"]),
+  percent: z.coerce.number().int().optional(),
+});
+
+/**
+ * Tracks a landing page event (public, by token). `view`: counts the view, records a `video_viewed`
+ * contact activity (once per 30 minutes per page) and, on the first view, the campaign engine's
+ * `clicked` event (the report's engagement). `progress`: watch milestones 25/50/75/100 % are recorded
+ * once each, in order, as `video_progress` activities with `percent`.
+ * Returns false for an unknown token or an ignored event.
+ * @throws AppError BAD_REQUEST for a percent that is not a milestone.
+ */
+export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw: unknown): Promise<boolean> {
+  const input = parseInput(viewEventInput, raw);
+  const data = await landingByToken(ctx, token);
+  if (!data) return false;
+  const { page, recipient } = data;
+  const now = new Date();
+  if (input.event === "view") {
+    const recent = page.lastViewedAt && now.getTime() - page.lastViewedAt.getTime() < 30 * 60 * 1000;
+    await ctx.db
+      .update(videoLandingPages)
+      .set({
+        viewCount: sql`${videoLandingPages.viewCount} + 1`,
+        lastViewedAt: now,
+        firstViewedAt: page.firstViewedAt ?? now,
+      })
+      .where(eq(videoLandingPages.id, page.id));
+    await ctx.db.insert(videoViewEvents).values({ pageId: page.id, event: "view" });
+    if (!recent)
+      await recordActivities(ctx.db, [
+        {
+          userId: page.userId,
+          contactId: recipient.contactId,
+          activityType: "video_viewed",
+          metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId },
+        },
+      ]);
+    if (!page.firstViewedAt)
+      await applyRecipientEvent(ctx.db, recipient, "clicked", { metadata: { videoView: true } });
+    return true;
+  }
+  const percent = input.percent ?? 0;
+  if (!(MILESTONES as readonly number[]).includes(percent))
+    throw new AppError("BAD_REQUEST", "percent must be 25, 50, 75 or 100");
+  const updated = await ctx.db
+    .update(videoLandingPages)
+    .set({ maxPercent: percent })
+    .where(and(eq(videoLandingPages.id, page.id), sql`${videoLandingPages.maxPercent} < ${percent}`))
+    .returning({ id: videoLandingPages.id });
+  if (!updated.length) return false;
+  await ctx.db.insert(videoViewEvents).values({ pageId: page.id, event: "progress", percent });
+  await recordActivities(ctx.db, [
+    {
+      userId: page.userId,
+      contactId: recipient.contactId,
+      activityType: "video_progress",
+      metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
+    },
+  ]);
+  return true;
+}
+
+/**
+ * Video engagement of one campaign for its report: recipients whose page was opened, total views,
+ * and how many reached each watch milestone (25/50/75/100 %).
+ * @throws AppError NOT_FOUND when the campaign is not the user's video campaign.
+ */
+export async function videoCampaignStats(ctx: Pick<AppContext, "db">, userId: string, campaignId: number) {
+  const [vc] = await ctx.db
+    .select()
+    .from(videoCampaigns)
+    .where(and(eq(videoCampaigns.campaignId, campaignId), eq(videoCampaigns.userId, userId)));
+  if (!vc) throw new AppError("NOT_FOUND", "Campaign not found");
+  const [row] = await ctx.db
+    .select({
+      viewers: sql<number>`count(*) filter (where ${videoLandingPages.viewCount} > 0)::int`,
+      views: sql<number>`coalesce(sum(${videoLandingPages.viewCount}), 0)::int`,
+      p25: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 25)::int`,
+      p50: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 50)::int`,
+      p75: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 75)::int`,
+      p100: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 100)::int`,
+    })
+    .from(videoLandingPages)
+    .where(and(eq(videoLandingPages.campaignId, String(campaignId)), eq(videoLandingPages.userId, userId)));
+  return {
+    campaign_id: campaignId,
+    media_id: vc.mediaId,
+    viewers: row?.viewers ?? 0,
+    views: row?.views ?? 0,
+    watched: { 25: row?.p25 ?? 0, 50: row?.p50 ?? 0, 75: row?.p75 ?? 0, 100: row?.p100 ?? 0 },
+  };
+}

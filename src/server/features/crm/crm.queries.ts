@@ -15,19 +15,23 @@ export function normaliseSearch(search: string | undefined | null): string {
 }
 
 /**
- * WHERE clause of a contact filter, always scoped to `userId`. Search matches a substring of the
- * name, email, company or phone (`search_text ILIKE %term%`) or, for 3+ characters, a typo within a
- * word (pg_trgm `<%` word similarity); both are served by the trigram GIN index.
+ * WHERE clause of a contact filter, always scoped to `userId`. `search` matches a substring of the
+ * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
+ * index). With `fuzzy`, the search instead matches words within a typo of the term (pg_trgm `<%`
+ * word similarity, threshold 0.6): the list's fallback when the substring search finds nothing.
  */
-export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
+export function contactWhere(
+  userId: string,
+  filter: SegmentFilter = {},
+  opts: { fuzzy?: boolean } = {},
+): SQL {
   const parts: SQL[] = [eq(contacts.userId, userId)];
   const term = normaliseSearch(filter.search);
   if (term) {
-    const like = `%${escapeLike(term)}%`;
     parts.push(
-      term.length >= TRGM_MIN
-        ? sql`(${contacts.searchText} like ${like} or ${term} <% ${contacts.searchText})`
-        : sql`${contacts.searchText} like ${like}`,
+      opts.fuzzy
+        ? sql`${term} <% ${contacts.searchText}`
+        : sql`${contacts.searchText} like ${`%${escapeLike(term)}%`}`,
     );
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
@@ -39,15 +43,13 @@ export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
   return and(...parts) as SQL;
 }
 
-/** ORDER BY for a filter: best trigram match first when searching, else newest first (id desc). */
-export function contactOrder(filter: SegmentFilter = {}): SQL[] {
+/**
+ * ORDER BY: closest word match first for a fuzzy search, else newest first (created_at desc, id
+ * desc). Ordering by created_at walks the (user_id, created_at) index; ordering by id would let
+ * Postgres pick a primary-key scan that skips every other user's newer rows.
+ */
+export function contactOrder(filter: SegmentFilter = {}, opts: { fuzzy?: boolean } = {}): SQL[] {
   const term = normaliseSearch(filter.search);
-  if (term.length >= TRGM_MIN) {
-    return [
-      sql`(${contacts.searchText} like ${`%${escapeLike(term)}%`}) desc`,
-      sql`${term} <<-> ${contacts.searchText}`,
-      sql`${contacts.id} desc`,
-    ];
-  }
-  return [sql`${contacts.id} desc`];
+  if (opts.fuzzy && term) return [sql`${term} <<-> ${contacts.searchText}`, sql`${contacts.id} desc`];
+  return [sql`${contacts.createdAt} desc`, sql`${contacts.id} desc`];
 }

@@ -414,8 +414,8 @@ function isUniqueViolation(e: unknown): boolean {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * GET /api/contacts. Query: `search` (substring of name/email/company/phone, typo-tolerant
- * ranking), `stage`, `status`, `tag`, `page` (1-based), `limit` (default 50, max 200).
+ * GET /api/contacts. Query: `search` (substring of name/email/company/phone; when nothing contains
+ * it, words within a typo ranked by pg_trgm word similarity), `stage`, `status`, `tag`, `page` (1-based), `limit` (default 50, max 200).
  * Returns `{ contacts, pagination: {page, pages, total, limit} }`; the total without a search
  * or tag comes from the trigger-maintained `contact_counts` (exact, O(1)).
  */
@@ -427,33 +427,39 @@ export async function listContacts(ctx: Pick<AppContext, "db">, userId: string, 
     lead_status: q.status || undefined,
     tag_id: q.tag,
   };
-  const where = contactWhere(userId, filter);
-  const totalPromise =
-    normaliseSearch(q.search) || q.tag
-      ? ctx.db
-          .select({ n: count() })
-          .from(contacts)
-          .where(where)
-          .then((r) => r[0]?.n ?? 0)
-      : ctx.db
-          .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
-          .from(contactCounts)
-          .where(
-            and(
-              eq(contactCounts.userId, userId),
-              filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
-              filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
-            ),
-          )
-          .then((r) => Number(r[0]?.n ?? 0));
-  const rowsPromise = ctx.db
-    .select()
-    .from(contacts)
-    .where(where)
-    .orderBy(...contactOrder(filter))
-    .limit(q.limit)
-    .offset((q.page - 1) * q.limit);
-  const [total, rows] = await Promise.all([totalPromise, rowsPromise]);
+  const term = normaliseSearch(q.search);
+  const page = async (fuzzy: boolean) => {
+    const where = contactWhere(userId, filter, { fuzzy });
+    const totalPromise =
+      term || q.tag
+        ? ctx.db
+            .select({ n: count() })
+            .from(contacts)
+            .where(where)
+            .then((r) => r[0]?.n ?? 0)
+        : ctx.db
+            .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+            .from(contactCounts)
+            .where(
+              and(
+                eq(contactCounts.userId, userId),
+                filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
+                filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
+              ),
+            )
+            .then((r) => Number(r[0]?.n ?? 0));
+    const rowsPromise = ctx.db
+      .select()
+      .from(contacts)
+      .where(where)
+      .orderBy(...contactOrder(filter, { fuzzy }))
+      .limit(q.limit)
+      .offset((q.page - 1) * q.limit);
+    return Promise.all([totalPromise, rowsPromise]);
+  };
+  let [total, rows] = await page(false);
+  // typo tolerance: nothing contains the term, so rank words within a typo of it (pg_trgm)
+  if (total === 0 && term.length >= 4) [total, rows] = await page(true);
   return {
     contacts: rows.map(toContactJson),
     pagination: { page: q.page, pages: Math.max(1, Math.ceil(total / q.limit)), total, limit: q.limit },
@@ -1126,13 +1132,20 @@ export async function* exportContactsCsv(
     tag_id: q.tag,
   };
   yield `\uFEFF${Papa.unparse([EXPORT_COLUMNS as unknown as string[]])}\r\n`;
-  let after = Number.MAX_SAFE_INTEGER;
+  let after: { createdAt: Date; id: number } | null = null;
   for (;;) {
-    const rows = await ctx.db
+    const rows: Contact[] = await ctx.db
       .select()
       .from(contacts)
-      .where(and(contactWhere(userId, filter), lt(contacts.id, after)))
-      .orderBy(desc(contacts.id))
+      .where(
+        and(
+          contactWhere(userId, filter),
+          after
+            ? sql`(${contacts.createdAt}, ${contacts.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`
+            : undefined,
+        ),
+      )
+      .orderBy(...contactOrder(filter))
       .limit(2000);
     if (rows.length === 0) break;
     const tagRows = await tagsOfContacts(
@@ -1148,7 +1161,7 @@ export async function* exportContactsCsv(
       return EXPORT_COLUMNS.map((c) => safeCell(j[c]));
     });
     yield `${Papa.unparse(data, { newline: "\r\n" })}\r\n`;
-    after = (rows[rows.length - 1] as Contact).id;
+    after = rows[rows.length - 1] as Contact;
     if (rows.length < 2000) break;
   }
 }

@@ -1,17 +1,382 @@
-import { createFileRoute } from "@tanstack/react-router";
-import { UserRound } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { createFileRoute, Link } from "@tanstack/react-router";
+import {
+  Activity as ActivityIcon,
+  ArrowLeft,
+  Eye,
+  Mail,
+  MailOpen,
+  MessageSquare,
+  MousePointerClick,
+  Phone,
+  StickyNote,
+  Upload,
+} from "lucide-react";
+import { useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Input } from "@/client/components/ui/input";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { Textarea } from "@/client/components/ui/textarea";
+import {
+  type Contact,
+  contactDetailQuery,
+  contactName,
+  crmKeys,
+  LEAD_STATUSES,
+  LIFECYCLE_STAGES,
+} from "@/client/features/crm/api";
+import { MessageDialog } from "@/client/features/crm/dialogs";
+import { StageBadge } from "@/client/features/crm/stage-badge";
+import { api, errorMessage } from "@/client/lib/api";
+import { titleCase } from "@/client/lib/format";
 
 export const Route = createFileRoute("/_app/contacts/$id")({
   component: ContactDetailPage,
 });
 
+const ACTIVITY_ICONS: Record<string, typeof Mail> = {
+  email_sent: Mail,
+  email_opened: MailOpen,
+  email_clicked: MousePointerClick,
+  call_made: Phone,
+  note_added: StickyNote,
+  sms_sent: MessageSquare,
+  imported: Upload,
+  video_viewed: Eye,
+};
+
+type FieldDef = {
+  key: keyof Contact;
+  label: string;
+  type?: "text" | "email" | "tel" | "url" | "number" | "bool" | "stage" | "status";
+};
+const SECTIONS: { title: string; fields: FieldDef[] }[] = [
+  {
+    title: "Contact Information",
+    fields: [
+      { key: "first_name", label: "First name" },
+      { key: "last_name", label: "Last name" },
+      { key: "email", label: "Email", type: "email" },
+      { key: "phone", label: "Phone", type: "tel" },
+      { key: "mobile", label: "Mobile", type: "tel" },
+      { key: "company", label: "Company" },
+      { key: "job_title", label: "Job title" },
+      { key: "website", label: "Website", type: "url" },
+    ],
+  },
+  {
+    title: "Address",
+    fields: [
+      { key: "street_address", label: "Street" },
+      { key: "city", label: "City" },
+      { key: "state", label: "State" },
+      { key: "postal_code", label: "Postal code" },
+      { key: "country", label: "Country" },
+    ],
+  },
+  {
+    title: "Lead Information",
+    fields: [
+      { key: "lifecycle_stage", label: "Lifecycle stage", type: "stage" },
+      { key: "lead_status", label: "Lead status", type: "status" },
+      { key: "lead_source", label: "Lead source" },
+      { key: "lead_score", label: "Lead score", type: "number" },
+      { key: "engagement_score", label: "Engagement score", type: "number" },
+    ],
+  },
+  {
+    title: "Social Media",
+    fields: [
+      { key: "linkedin_url", label: "LinkedIn", type: "url" },
+      { key: "twitter_handle", label: "Twitter" },
+      { key: "facebook_url", label: "Facebook", type: "url" },
+      { key: "instagram_handle", label: "Instagram" },
+    ],
+  },
+  {
+    title: "Preferences",
+    fields: [
+      { key: "email_opt_in", label: "Email opt-in", type: "bool" },
+      { key: "sms_opt_in", label: "SMS opt-in", type: "bool" },
+      { key: "call_opt_in", label: "Call opt-in", type: "bool" },
+      { key: "preferred_language", label: "Language" },
+      { key: "timezone", label: "Timezone" },
+    ],
+  },
+];
+
+function display(c: Contact, f: FieldDef): string {
+  const v = c[f.key];
+  if (f.type === "bool") return v ? "Yes" : "No";
+  if (f.type === "stage" || f.type === "status") return v ? titleCase(String(v)) : "-";
+  if (v === null || v === undefined || v === "") return "-";
+  return String(v);
+}
+
 function ContactDetailPage() {
+  const { id } = Route.useParams();
+  const contactId = Number(id);
+  const qc = useQueryClient();
+  const { data, isPending, isError } = useQuery({
+    ...contactDetailQuery(contactId),
+    enabled: Number.isSafeInteger(contactId),
+  });
+  const [editing, setEditing] = useState(false);
+  const [draft, setDraft] = useState<Record<string, unknown>>({});
+  const [saving, setSaving] = useState(false);
+  const [note, setNote] = useState("");
+  const [banner, setBanner] = useState<{ variant: "success" | "error"; message: string } | null>(null);
+  const [dialog, setDialog] = useState<null | "email" | "sms" | "call">(null);
+
+  if (isPending && Number.isSafeInteger(contactId))
+    return <p className="p-6 text-muted-foreground">Loading contact...</p>;
+  if (isError || !data)
+    return (
+      <div className="grid gap-4 p-6">
+        <p className="text-lg font-medium">Contact not found</p>
+        <Button variant="outline" asChild className="w-fit">
+          <Link to="/contacts">
+            <ArrowLeft aria-hidden /> Back to Contacts
+          </Link>
+        </Button>
+      </div>
+    );
+
+  const { contact: c, tags, activities, notes } = data;
+  const name = contactName(c);
+
+  function startEdit() {
+    setDraft(
+      Object.fromEntries(
+        SECTIONS.flatMap((s) => s.fields).map((f) => [f.key, c[f.key] ?? (f.type === "bool" ? false : "")]),
+      ),
+    );
+    setEditing(true);
+  }
+
+  async function save() {
+    setSaving(true);
+    setBanner(null);
+    try {
+      const body: Record<string, unknown> = { ...draft };
+      for (const k of ["lead_score", "engagement_score"]) body[k] = body[k] === "" ? 0 : Number(body[k]);
+      await api.put(`/api/contacts/${c.id}`, body);
+      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      setEditing(false);
+      setBanner({ variant: "success", message: "Contact saved" });
+    } catch (e) {
+      setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Failed to save contact")}` });
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  async function addNote() {
+    const text = note.trim();
+    if (!text) return; // empty notes are not sent (spec section 5)
+    try {
+      await api.post(`/api/contacts/${c.id}/notes`, { note_text: text });
+      setNote("");
+      await qc.invalidateQueries({ queryKey: crmKeys.detail(c.id) });
+    } catch (e) {
+      setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Failed to add note")}` });
+    }
+  }
+
+  function editor(f: FieldDef) {
+    const id = `edit-${f.key}`;
+    const value = draft[f.key];
+    if (f.type === "bool")
+      return (
+        <input
+          id={id}
+          type="checkbox"
+          checked={!!value}
+          onChange={(e) => setDraft({ ...draft, [f.key]: e.target.checked })}
+        />
+      );
+    if (f.type === "stage" || f.type === "status")
+      return (
+        <select
+          id={id}
+          className="h-9 rounded-md border border-input bg-card px-2 text-sm"
+          value={String(value ?? "")}
+          onChange={(e) => setDraft({ ...draft, [f.key]: e.target.value })}
+        >
+          {(f.type === "stage" ? LIFECYCLE_STAGES : LEAD_STATUSES).map((v) => (
+            <option key={v} value={v}>
+              {titleCase(v)}
+            </option>
+          ))}
+        </select>
+      );
+    return (
+      <Input
+        id={id}
+        type={f.type === "number" ? "number" : (f.type ?? "text")}
+        min={f.type === "number" ? 0 : undefined}
+        max={f.type === "number" ? 100 : undefined}
+        className="h-9"
+        value={String(value ?? "")}
+        onChange={(e) => setDraft({ ...draft, [f.key]: e.target.value })}
+      />
+    );
+  }
+
   return (
-    <ComingSoonPage
-      title="Contact Details"
-      icon={UserRound}
-      description="View a contact's details, activity and notes, and send them an email, SMS or AI call."
-    />
+    <div className="grid gap-6">
+      <div>
+        <Button variant="ghost" size="sm" asChild>
+          <Link to="/contacts">
+            <ArrowLeft aria-hidden /> Back to Contacts
+          </Link>
+        </Button>
+      </div>
+      <header className="flex flex-col gap-4 sm:flex-row sm:items-center sm:justify-between">
+        <div className="flex items-center gap-4">
+          <div className="flex size-14 items-center justify-center rounded-full bg-primary/15 text-xl font-semibold text-primary">
+            {(name[0] ?? "?").toUpperCase()}
+          </div>
+          <div>
+            <h1 className="text-2xl font-semibold">{name}</h1>
+            <p className="text-sm text-muted-foreground">{c.email || "-"}</p>
+            <div className="mt-1 flex flex-wrap gap-1" data-testid="contact-tags">
+              {tags.map((t) => (
+                <span
+                  key={t.id}
+                  className="rounded-full px-2 py-0.5 text-xs font-medium text-white"
+                  style={{ backgroundColor: t.tag_color || "#6366f1" }}
+                >
+                  {t.tag_name}
+                </span>
+              ))}
+              <StageBadge stage={c.lifecycle_stage} />
+            </div>
+          </div>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Button variant="outline" onClick={() => (editing ? setEditing(false) : startEdit())}>
+            {editing ? "Cancel" : "Edit"}
+          </Button>
+          <Button variant="outline" onClick={() => setDialog("email")}>
+            <Mail aria-hidden /> Send Email
+          </Button>
+          <Button variant="outline" onClick={() => setDialog("sms")}>
+            <MessageSquare aria-hidden /> Send SMS
+          </Button>
+          <Button variant="outline" onClick={() => setDialog("call")}>
+            <Phone aria-hidden /> Call
+          </Button>
+        </div>
+      </header>
+
+      {banner && (
+        <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)}>
+          {banner.message}
+        </AlertBanner>
+      )}
+
+      <Tabs defaultValue="overview">
+        <TabsList>
+          <TabsTrigger value="overview">Overview</TabsTrigger>
+          <TabsTrigger value="activity">Activity</TabsTrigger>
+          <TabsTrigger value="notes">Notes ({notes.length})</TabsTrigger>
+        </TabsList>
+        <TabsContent value="overview">
+          <div className="grid gap-4 md:grid-cols-2">
+            {SECTIONS.map((s) => (
+              <Card key={s.title}>
+                <CardHeader>
+                  <CardTitle className="text-base">{s.title}</CardTitle>
+                </CardHeader>
+                <CardContent>
+                  <dl className="grid grid-cols-[10rem_1fr] gap-x-4 gap-y-2 text-sm">
+                    {s.fields.map((f) => (
+                      <div key={f.key} className="contents">
+                        <dt className="text-muted-foreground">
+                          {editing ? <label htmlFor={`edit-${f.key}`}>{f.label}</label> : f.label}
+                        </dt>
+                        <dd className="min-w-0 break-words">{editing ? editor(f) : display(c, f)}</dd>
+                      </div>
+                    ))}
+                  </dl>
+                </CardContent>
+              </Card>
+            ))}
+          </div>
+          {editing && (
+            <div className="mt-4 flex justify-end gap-2">
+              <Button variant="outline" onClick={() => setEditing(false)}>
+                Cancel
+              </Button>
+              <Button loading={saving} onClick={() => void save()}>
+                Save Contact
+              </Button>
+            </div>
+          )}
+        </TabsContent>
+        <TabsContent value="activity">
+          {activities.length === 0 ? (
+            <p className="py-8 text-center text-muted-foreground">No activity yet</p>
+          ) : (
+            <ol className="grid gap-2">
+              {activities.map((a) => {
+                const Icon = ACTIVITY_ICONS[a.activity_type] ?? ActivityIcon;
+                return (
+                  <li key={a.id} className="flex items-center gap-3 rounded-lg border border-border p-3">
+                    <Icon className="size-4 text-primary" aria-hidden />
+                    <span className="font-medium">{titleCase(a.activity_type)}</span>
+                    <span className="ml-auto text-sm text-muted-foreground">
+                      {new Date(a.created_at).toLocaleString()}
+                    </span>
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+        </TabsContent>
+        <TabsContent value="notes">
+          <div className="grid gap-3">
+            <Textarea
+              rows={4}
+              aria-label="Note"
+              placeholder="Write a note..."
+              value={note}
+              onChange={(e) => setNote(e.target.value)}
+            />
+            <Button className="w-fit" onClick={() => void addNote()} disabled={!note.trim()}>
+              Add Note
+            </Button>
+            {notes.length === 0 ? (
+              <p className="py-6 text-center text-muted-foreground">No notes yet</p>
+            ) : (
+              <ul className="grid gap-2">
+                {notes.map((n) => (
+                  <li key={n.id} className="rounded-lg border border-border p-3">
+                    <p className="whitespace-pre-wrap">{n.note_text}</p>
+                    <p className="mt-1 text-xs text-muted-foreground">
+                      {new Date(n.created_at).toLocaleString()}
+                    </p>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        </TabsContent>
+      </Tabs>
+
+      {(["email", "sms", "call"] as const).map((ch) => (
+        <MessageDialog
+          key={ch}
+          channel={ch}
+          contact={c}
+          open={dialog === ch}
+          onOpenChange={(o) => setDialog(o ? ch : null)}
+          onDone={(message, ok) => setBanner({ variant: ok ? "success" : "error", message })}
+        />
+      ))}
+    </div>
   );
 }

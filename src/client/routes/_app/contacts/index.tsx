@@ -1,17 +1,493 @@
-import { createFileRoute } from "@tanstack/react-router";
-import { Users } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import {
+  Download,
+  Eye,
+  LayoutGrid,
+  List,
+  Map as MapIcon,
+  Plus,
+  Search,
+  SearchCheck,
+  Tag as TagIcon,
+  Trash2,
+  Upload,
+  Users,
+} from "lucide-react";
+import { useState } from "react";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import { EmptyState } from "@/client/components/ui/empty-state";
+import { Input } from "@/client/components/ui/input";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import {
+  type Contact,
+  type ContactFilter,
+  contactName,
+  contactsQuery,
+  crmKeys,
+  filterQuery,
+  LEAD_STATUSES,
+  LIFECYCLE_STAGES,
+} from "@/client/features/crm/api";
+import {
+  AddContactDialog,
+  ChoiceDialog,
+  NewTagRow,
+  stageOptions,
+  useTags,
+} from "@/client/features/crm/dialogs";
+import { ImportDialog } from "@/client/features/crm/import-dialog";
+import { StageBadge } from "@/client/features/crm/stage-badge";
+import { api, errorMessage } from "@/client/lib/api";
+import { formatNumber, titleCase } from "@/client/lib/format";
 
 export const Route = createFileRoute("/_app/contacts/")({
   component: ContactsPage,
 });
 
+type Banner = { variant: "success" | "error"; message: string };
+type Modal = null | "add" | "import" | "stage" | "status" | "tag";
+
 function ContactsPage() {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const [filter, setFilter] = useState<ContactFilter>({ page: 1 });
+  const [searchText, setSearchText] = useState("");
+  const [view, setView] = useState<"list" | "grid">("list");
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [allMatching, setAllMatching] = useState(false);
+  const [modal, setModal] = useState<Modal>(null);
+  const [banner, setBanner] = useState<Banner | null>(null);
+  const tags = useTags();
+  const { data, isPending, isError } = useQuery(contactsQuery(filter));
+  const contacts = data?.contacts ?? [];
+  const pagination = data?.pagination;
+  const total = pagination?.total ?? 0;
+  const filtered = !!(filter.search || filter.stage || filter.status);
+
+  const update = (next: Partial<ContactFilter>) => {
+    setFilter((f) => ({ ...f, ...next }));
+    setSelected(new Set());
+    setAllMatching(false);
+  };
+  const pageIds = contacts.map((c) => c.id);
+  const allOnPage = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
+  const selectedCount = allMatching ? total : selected.size;
+
+  function toggleAll() {
+    setAllMatching(false);
+    setSelected(allOnPage ? new Set() : new Set(pageIds));
+  }
+  function toggle(id: number) {
+    setAllMatching(false);
+    setSelected((s) => {
+      const n = new Set(s);
+      n.has(id) ? n.delete(id) : n.add(id);
+      return n;
+    });
+  }
+
+  async function bulk(operation: string, body: Record<string, unknown> = {}) {
+    const target = allMatching
+      ? {
+          filter: {
+            search: filter.search || undefined,
+            lifecycle_stage: filter.stage || undefined,
+            lead_status: filter.status || undefined,
+          },
+        }
+      : { contactIds: [...selected] };
+    const res = await api.post<{ deleted?: number; updated?: number; tagged?: number }>(
+      "/api/contacts/bulk/operation",
+      {
+        ...target,
+        operation,
+        data: body,
+      },
+    );
+    await qc.invalidateQueries({ queryKey: crmKeys.all });
+    setSelected(new Set());
+    setAllMatching(false);
+    return res;
+  }
+
+  async function bulkDelete() {
+    if (!window.confirm(`Delete ${selectedCount} selected contacts? This cannot be undone.`)) return;
+    try {
+      const r = await bulk("delete");
+      setBanner({ variant: "success", message: `Successfully deleted ${r.deleted ?? 0} contacts` });
+    } catch (e) {
+      setBanner({ variant: "error", message: `Failed: ${errorMessage(e, "Unknown error")}` });
+    }
+  }
+
+  async function deleteOne(c: Contact) {
+    if (!window.confirm("Delete this contact?")) return;
+    try {
+      await api.del(`/api/contacts/${c.id}`);
+      await qc.invalidateQueries({ queryKey: crmKeys.all });
+    } catch (e) {
+      setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Unknown error")}` });
+    }
+  }
+
+  const pages = pagination?.pages ?? 1;
+  const page = pagination?.page ?? 1;
+
   return (
-    <ComingSoonPage
-      title="Contacts"
-      icon={Users}
-      description="Manage your contacts with search, filters, tags, bulk actions and CSV import."
-    />
+    <>
+      <PageHeader
+        title={`Contacts (${formatNumber(total)})`}
+        description="Search, segment and reach the people and businesses you work with."
+        actions={
+          <>
+            <Button onClick={() => setModal("add")}>
+              <Plus aria-hidden /> Add Contact
+            </Button>
+            <Button variant="outline" onClick={() => setModal("import")}>
+              <Upload aria-hidden /> Import CSV
+            </Button>
+            <Button variant="outline" asChild>
+              <a href={`/api/contacts/export.csv${filterQuery({ ...filter, page: undefined })}`} download>
+                <Download aria-hidden /> Export CSV
+              </a>
+            </Button>
+            <Button variant="outline" asChild>
+              <Link to="/contacts/business-search">
+                <SearchCheck aria-hidden /> Find Businesses
+              </Link>
+            </Button>
+            <Button variant="outline" asChild>
+              <Link to="/contacts/map">
+                <MapIcon aria-hidden /> Map View
+              </Link>
+            </Button>
+          </>
+        }
+      />
+
+      {banner && (
+        <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-4">
+          {banner.message}
+        </AlertBanner>
+      )}
+
+      <div className="mb-4 flex flex-col gap-2 lg:flex-row lg:items-center">
+        <form
+          className="relative flex-1"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            update({ search: searchText.trim(), page: 1 });
+          }}
+        >
+          <Search
+            className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground"
+            aria-hidden
+          />
+          <Input
+            aria-label="Search contacts"
+            placeholder="Search name, email, company or phone and press Enter"
+            className="pl-9"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+          />
+        </form>
+        <select
+          aria-label="Lifecycle stage"
+          className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
+          value={filter.stage ?? ""}
+          onChange={(e) => update({ stage: e.target.value, page: 1 })}
+        >
+          <option value="">All stages</option>
+          {LIFECYCLE_STAGES.map((s) => (
+            <option key={s} value={s}>
+              {titleCase(s)}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Lead status"
+          className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
+          value={filter.status ?? ""}
+          onChange={(e) => update({ status: e.target.value, page: 1 })}
+        >
+          <option value="">All statuses</option>
+          {LEAD_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {titleCase(s)}
+            </option>
+          ))}
+        </select>
+        <div className="flex rounded-lg border border-border p-0.5" role="group" aria-label="View">
+          <Button
+            size="icon-sm"
+            variant={view === "list" ? "secondary" : "ghost"}
+            aria-pressed={view === "list"}
+            aria-label="List view"
+            onClick={() => setView("list")}
+          >
+            <List aria-hidden />
+          </Button>
+          <Button
+            size="icon-sm"
+            variant={view === "grid" ? "secondary" : "ghost"}
+            aria-pressed={view === "grid"}
+            aria-label="Grid view"
+            onClick={() => setView("grid")}
+          >
+            <LayoutGrid aria-hidden />
+          </Button>
+        </div>
+      </div>
+
+      {selectedCount > 0 && (
+        <div
+          className="mb-4 flex flex-wrap items-center gap-2 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2"
+          role="region"
+          aria-label="Bulk actions"
+        >
+          <span className="text-sm font-medium" data-testid="selected-count">
+            {formatNumber(selectedCount)} selected
+          </span>
+          {allOnPage && !allMatching && total > contacts.length && (
+            <Button variant="link" size="sm" onClick={() => setAllMatching(true)}>
+              Select all {formatNumber(total)} matching
+            </Button>
+          )}
+          <div className="ml-auto flex flex-wrap gap-2">
+            <Button size="sm" variant="outline" onClick={() => setModal("tag")}>
+              <TagIcon aria-hidden /> Add Tag
+            </Button>
+            <Button size="sm" variant="outline" onClick={() => setModal("stage")}>
+              Update Stage
+            </Button>
+            <Button size="sm" variant="outline" onClick={() => setModal("status")}>
+              Update Status
+            </Button>
+            <Button size="sm" variant="destructive" onClick={() => void bulkDelete()}>
+              <Trash2 aria-hidden /> Delete
+            </Button>
+          </div>
+        </div>
+      )}
+
+      {isError && (
+        <AlertBanner variant="error">Could not load contacts. Please refresh the page.</AlertBanner>
+      )}
+      {isPending ? (
+        <div className="grid gap-2">
+          {Array.from({ length: 6 }, (_, i) => (
+            <Skeleton key={String(i)} className="h-12" />
+          ))}
+        </div>
+      ) : contacts.length === 0 ? (
+        filtered ? (
+          <EmptyState
+            icon={Search}
+            title="No contacts match"
+            description="Try another search or clear the filters."
+            action={
+              <Button
+                variant="outline"
+                onClick={() => {
+                  setSearchText("");
+                  update({ search: "", stage: "", status: "", page: 1 });
+                }}
+              >
+                Clear filters
+              </Button>
+            }
+          />
+        ) : (
+          <EmptyState
+            icon={Users}
+            title="No contacts yet"
+            description="Add your first contact or import a CSV from your spreadsheet, Google Contacts, Outlook, Mailchimp or HubSpot."
+            action={
+              <div className="flex gap-2">
+                <Button onClick={() => setModal("add")}>
+                  <Plus aria-hidden /> Add Contact
+                </Button>
+                <Button variant="outline" onClick={() => setModal("import")}>
+                  <Upload aria-hidden /> Import CSV
+                </Button>
+              </div>
+            }
+          />
+        )
+      ) : view === "list" ? (
+        <div className="overflow-x-auto rounded-xl border border-border bg-card">
+          <table className="w-full text-sm">
+            <thead className="border-b border-border bg-muted/40 text-left text-xs text-muted-foreground uppercase">
+              <tr>
+                <th className="w-10 p-3">
+                  <input type="checkbox" aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
+                </th>
+                <th className="p-3">Name</th>
+                <th className="p-3">Email</th>
+                <th className="p-3">Company</th>
+                <th className="p-3">Phone</th>
+                <th className="p-3">Stage</th>
+                <th className="p-3">Score</th>
+                <th className="p-3 text-right">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {contacts.map((c) => (
+                <tr key={c.id} className="border-b border-border last:border-0 hover:bg-accent/30">
+                  <td className="p-3">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${contactName(c)}`}
+                      checked={allMatching || selected.has(c.id)}
+                      onChange={() => toggle(c.id)}
+                    />
+                  </td>
+                  <td className="p-3 font-medium">
+                    <Link to="/contacts/$id" params={{ id: String(c.id) }} className="hover:underline">
+                      {contactName(c)}
+                    </Link>
+                  </td>
+                  <td className="p-3 text-muted-foreground">{c.email || "-"}</td>
+                  <td className="p-3">{c.company || "-"}</td>
+                  <td className="p-3 whitespace-nowrap">{c.phone || c.mobile || "-"}</td>
+                  <td className="p-3">
+                    <StageBadge stage={c.lifecycle_stage} />
+                  </td>
+                  <td className="p-3">{c.lead_score ?? 0}</td>
+                  <td className="p-3 text-right whitespace-nowrap">
+                    <Button
+                      size="icon-sm"
+                      variant="ghost"
+                      aria-label={`View ${contactName(c)}`}
+                      onClick={() => void navigate({ to: "/contacts/$id", params: { id: String(c.id) } })}
+                    >
+                      <Eye aria-hidden />
+                    </Button>
+                    <Button
+                      size="icon-sm"
+                      variant="ghost"
+                      aria-label={`Delete ${contactName(c)}`}
+                      onClick={() => void deleteOne(c)}
+                    >
+                      <Trash2 aria-hidden />
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : (
+        <div className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+          {contacts.map((c) => (
+            <Link
+              key={c.id}
+              to="/contacts/$id"
+              params={{ id: String(c.id) }}
+              className="flex gap-3 rounded-xl border border-border bg-card p-4 transition hover:shadow-md focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+            >
+              <div className="flex size-10 shrink-0 items-center justify-center rounded-full bg-primary/15 font-semibold text-primary">
+                {(contactName(c)[0] ?? "?").toUpperCase()}
+              </div>
+              <div className="min-w-0 flex-1">
+                <p className="truncate font-medium">{contactName(c)}</p>
+                <p className="truncate text-sm text-muted-foreground">{c.email || "-"}</p>
+                <p className="truncate text-sm">{c.company || "No company"}</p>
+                <p className="truncate text-sm">{c.phone || c.mobile || "No phone"}</p>
+                <div className="mt-2">
+                  <StageBadge stage={c.lifecycle_stage} />
+                </div>
+              </div>
+            </Link>
+          ))}
+        </div>
+      )}
+
+      {pages > 1 && (
+        <nav className="mt-4 flex flex-wrap items-center justify-between gap-2" aria-label="Pagination">
+          <div className="flex gap-2">
+            <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => update({ page: 1 })}>
+              First
+            </Button>
+            <Button
+              size="sm"
+              variant="outline"
+              disabled={page <= 1}
+              onClick={() => update({ page: page - 1 })}
+            >
+              Previous
+            </Button>
+          </div>
+          <span className="text-sm text-muted-foreground">
+            Page {page} of {pages} ({formatNumber(total)} total contacts)
+          </span>
+          <div className="flex gap-2">
+            <Button
+              size="sm"
+              variant="outline"
+              disabled={page >= pages}
+              onClick={() => update({ page: page + 1 })}
+            >
+              Next
+            </Button>
+            <Button
+              size="sm"
+              variant="outline"
+              disabled={page >= pages}
+              onClick={() => update({ page: pages })}
+            >
+              Last
+            </Button>
+          </div>
+        </nav>
+      )}
+
+      <AddContactDialog open={modal === "add"} onOpenChange={(o) => setModal(o ? "add" : null)} />
+      <ImportDialog open={modal === "import"} onOpenChange={(o) => setModal(o ? "import" : null)} />
+      <ChoiceDialog
+        open={modal === "stage"}
+        onOpenChange={(o) => setModal(o ? "stage" : null)}
+        title="Update Lifecycle Stage"
+        description={`Set the lifecycle stage of ${formatNumber(selectedCount)} contacts.`}
+        label="Lifecycle stage"
+        options={stageOptions(LIFECYCLE_STAGES)}
+        confirmLabel="Update Stage"
+        onConfirm={async (v) => {
+          const r = await bulk("update_stage", { lifecycle_stage: v });
+          setBanner({ variant: "success", message: `Updated ${r.updated ?? 0} contacts to ${v}` });
+        }}
+      />
+      <ChoiceDialog
+        open={modal === "status"}
+        onOpenChange={(o) => setModal(o ? "status" : null)}
+        title="Update Lead Status"
+        description={`Set the lead status of ${formatNumber(selectedCount)} contacts.`}
+        label="Lead status"
+        options={stageOptions(LEAD_STATUSES)}
+        confirmLabel="Update Status"
+        onConfirm={async (v) => {
+          const r = await bulk("update_status", { lead_status: v });
+          setBanner({ variant: "success", message: `Updated ${r.updated ?? 0} contacts to ${v}` });
+        }}
+      />
+      <ChoiceDialog
+        open={modal === "tag"}
+        onOpenChange={(o) => setModal(o ? "tag" : null)}
+        title="Add Tag to Contacts"
+        description={`Tag ${formatNumber(selectedCount)} contacts.`}
+        label="Tag"
+        options={tags.map((t) => ({ value: String(t.id), label: t.name }))}
+        confirmLabel="Add Tag"
+        extra={<NewTagRow />}
+        onConfirm={async (v) => {
+          const r = await bulk("add_tag", { tag_id: Number(v) });
+          setBanner({ variant: "success", message: `Tagged ${r.tagged ?? 0} contacts` });
+        }}
+      />
+    </>
   );
 }

@@ -1,0 +1,355 @@
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
+import { FormField } from "@/client/components/ui/form-field";
+import { Input } from "@/client/components/ui/input";
+import { Textarea } from "@/client/components/ui/textarea";
+import { api, errorMessage } from "@/client/lib/api";
+import { titleCase } from "@/client/lib/format";
+import { type Contact, crmKeys, type Tag, tagsQuery } from "./api";
+
+/** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
+export function AddContactDialog({
+  open,
+  onOpenChange,
+}: {
+  open: boolean;
+  onOpenChange: (o: boolean) => void;
+}) {
+  const qc = useQueryClient();
+  const [form, setForm] = useState({ first_name: "", last_name: "", email: "", phone: "", company: "" });
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) =>
+    setForm({ ...form, [k]: e.target.value });
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    if (!form.first_name.trim() || !form.email.trim()) return setError("First name and email are required");
+    setSaving(true);
+    setError(null);
+    try {
+      await api.post("/api/contacts", form, { fallbackError: "Failed to add contact" });
+      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      setForm({ first_name: "", last_name: "", email: "", phone: "", company: "" });
+      onOpenChange(false);
+    } catch (err) {
+      setError(errorMessage(err, "Failed to add contact"));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Add Contact</DialogTitle>
+          <DialogDescription>First name and email are required.</DialogDescription>
+        </DialogHeader>
+        <form onSubmit={submit} className="grid gap-3" noValidate>
+          {error && <AlertBanner variant="error">{error}</AlertBanner>}
+          <div className="grid gap-3 sm:grid-cols-2">
+            <FormField label="First name" htmlFor="ac-first">
+              <Input id="ac-first" value={form.first_name} onChange={set("first_name")} required autoFocus />
+            </FormField>
+            <FormField label="Last name" htmlFor="ac-last" optional>
+              <Input id="ac-last" value={form.last_name} onChange={set("last_name")} />
+            </FormField>
+          </div>
+          <FormField label="Email" htmlFor="ac-email">
+            <Input id="ac-email" type="email" value={form.email} onChange={set("email")} required />
+          </FormField>
+          <FormField label="Phone" htmlFor="ac-phone" optional>
+            <Input id="ac-phone" type="tel" value={form.phone} onChange={set("phone")} />
+          </FormField>
+          <FormField label="Company" htmlFor="ac-company" optional>
+            <Input id="ac-company" value={form.company} onChange={set("company")} />
+          </FormField>
+          <DialogFooter>
+            <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={saving}>
+              Add Contact
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/**
+ * A modal with a list of choices and a confirm button that stays disabled until a choice is made
+ * (spec section 5: Update stage, status and tag modals).
+ */
+export function ChoiceDialog({
+  open,
+  onOpenChange,
+  title,
+  description,
+  label,
+  options,
+  confirmLabel,
+  onConfirm,
+  extra,
+}: {
+  open: boolean;
+  onOpenChange: (o: boolean) => void;
+  title: string;
+  description: string;
+  label: string;
+  options: { value: string; label: string }[];
+  confirmLabel: string;
+  onConfirm: (value: string) => Promise<void>;
+  extra?: React.ReactNode;
+}) {
+  const [value, setValue] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(o) => {
+        if (!o) {
+          setValue("");
+          setError(null);
+        }
+        onOpenChange(o);
+      }}
+    >
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>{title}</DialogTitle>
+          <DialogDescription>{description}</DialogDescription>
+        </DialogHeader>
+        {error && <AlertBanner variant="error">{error}</AlertBanner>}
+        <FormField label={label} htmlFor="choice-select">
+          <select
+            id="choice-select"
+            className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+          >
+            <option value="">Select...</option>
+            {options.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        </FormField>
+        {extra}
+        <DialogFooter>
+          <Button variant="outline" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button
+            disabled={!value}
+            loading={busy}
+            onClick={async () => {
+              setBusy(true);
+              setError(null);
+              try {
+                await onConfirm(value);
+                setValue("");
+                onOpenChange(false);
+              } catch (e) {
+                setError(`Error: ${errorMessage(e, "Something went wrong")}`);
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            {confirmLabel}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** Inline "create a tag" row for the Add Tag modal. */
+export function NewTagRow() {
+  const qc = useQueryClient();
+  const [name, setName] = useState("");
+  const [color, setColor] = useState("#6366f1");
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <div className="grid gap-2 rounded-lg border border-border p-3">
+      <p className="text-sm font-medium">Or create a tag</p>
+      <div className="flex gap-2">
+        <Input
+          aria-label="New tag name"
+          placeholder="Tag name"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+        />
+        <input
+          aria-label="Tag colour"
+          type="color"
+          value={color}
+          onChange={(e) => setColor(e.target.value)}
+          className="h-10 w-12 rounded"
+        />
+        <Button
+          variant="secondary"
+          disabled={!name.trim()}
+          onClick={async () => {
+            try {
+              await api.post("/api/contacts/tags", { name: name.trim(), color });
+              setName("");
+              setError(null);
+              await qc.invalidateQueries({ queryKey: crmKeys.tags });
+            } catch (e) {
+              setError(errorMessage(e, "Failed to create tag"));
+            }
+          }}
+        >
+          Create
+        </Button>
+      </div>
+      {error && <p className="text-sm text-destructive">{error}</p>}
+    </div>
+  );
+}
+
+export function useTags(): Tag[] {
+  return useQuery(tagsQuery).data ?? [];
+}
+
+type Channel = "email" | "sms" | "call";
+
+/**
+ * Send Email / Send SMS / Call dialog for one contact (spec section 5 validation texts and opt-in
+ * confirmations; section 8 success and failure texts).
+ */
+export function MessageDialog({
+  channel,
+  contact,
+  open,
+  onOpenChange,
+  onDone,
+}: {
+  channel: Channel;
+  contact: Contact;
+  open: boolean;
+  onOpenChange: (o: boolean) => void;
+  onDone: (message: string, ok: boolean) => void;
+}) {
+  const qc = useQueryClient();
+  const [subject, setSubject] = useState("");
+  const [body, setBody] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const hasPhone = !!(contact.phone || contact.mobile);
+  const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
+
+  async function send() {
+    setError(null);
+    if (channel === "email" && (!subject.trim() || !body.trim()))
+      return setError("Please fill in subject and message");
+    if (channel === "sms" && !body.trim()) return setError("Please enter a message");
+    if (channel === "call" && !body.trim()) return setError("Please enter a script for the call");
+    if (channel !== "email" && !hasPhone) return setError("This contact has no phone number");
+    if (
+      channel === "sms" &&
+      !contact.sms_opt_in &&
+      !window.confirm("This contact has not opted in to SMS. Send anyway?")
+    )
+      return;
+    if (
+      channel === "call" &&
+      !contact.call_opt_in &&
+      !window.confirm("This contact has not opted in to calls. Call anyway?")
+    )
+      return;
+    setBusy(true);
+    const path = { email: "send-email", sms: "send-sms", call: "make-call" }[channel];
+    const payload =
+      channel === "email" ? { subject, body } : channel === "sms" ? { message: body } : { script: body };
+    const texts = {
+      email: ["Email sent successfully!", "Failed to send email: ", "Error sending email: "],
+      sms: ["SMS sent successfully!", "Failed to send SMS: ", "Error sending SMS: "],
+      call: ["Call initiated successfully!", "Failed to make call: ", "Error making call: "],
+    }[channel];
+    try {
+      await api.post(`/api/contacts/${contact.id}/${path}`, payload);
+      await qc.invalidateQueries({ queryKey: crmKeys.detail(contact.id) });
+      setSubject("");
+      setBody("");
+      onOpenChange(false);
+      onDone(texts[0] as string, true);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : "Unknown error";
+      setError(`${texts[1]}${msg || "Unknown error"}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>{titles[channel]}</DialogTitle>
+          <DialogDescription>
+            To{" "}
+            {channel === "email"
+              ? contact.email || "(no email)"
+              : contact.mobile || contact.phone || "(no phone)"}
+          </DialogDescription>
+        </DialogHeader>
+        {error && <AlertBanner variant="error">{error}</AlertBanner>}
+        {channel === "email" && (
+          <FormField label="Subject" htmlFor="msg-subject">
+            <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
+          </FormField>
+        )}
+        <FormField
+          label={
+            channel === "email" ? "Message" : channel === "sms" ? "Message" : "Script (spoken by an AI voice)"
+          }
+          htmlFor="msg-body"
+          hint={channel === "sms" ? undefined : undefined}
+        >
+          <Textarea
+            id="msg-body"
+            rows={channel === "email" ? 8 : 4}
+            value={body}
+            maxLength={channel === "sms" ? 160 : undefined}
+            onChange={(e) => setBody(e.target.value)}
+          />
+        </FormField>
+        {channel === "sms" && (
+          <p
+            className={`text-right text-xs ${body.length >= 160 ? "text-destructive" : "text-muted-foreground"}`}
+          >
+            {body.length}/160
+          </p>
+        )}
+        <DialogFooter>
+          <Button variant="outline" onClick={() => onOpenChange(false)}>
+            Cancel
+          </Button>
+          <Button loading={busy} onClick={() => void send()}>
+            {channel === "call" ? "Call" : "Send"}
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+export const stageOptions = (values: readonly string[]) =>
+  values.map((v) => ({ value: v, label: titleCase(v) }));

@@ -1,0 +1,369 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { CheckCircle2, Download, FileUp, Upload } from "lucide-react";
+import Papa from "papaparse";
+import { useEffect, useRef, useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
+import { Label } from "@/client/components/ui/label";
+import { Progress } from "@/client/components/ui/progress";
+import { api, errorMessage } from "@/client/lib/api";
+import {
+  type ColumnMapping,
+  IMPORT_FIELD_LABELS,
+  IMPORT_FIELDS,
+  type ImportField,
+  matchHeaders,
+} from "@/server/features/crm/crm.headers";
+import { crmKeys, type ImportProgress } from "./api";
+
+const MAX_BYTES = 100 * 1024 * 1024;
+const NONE = "__none__";
+
+type Step = "choose" | "map" | "importing" | "done";
+
+/** Reads the first 64 KB to pick the text encoding (BOM, UTF-16 without BOM, UTF-8, else Windows-1252). */
+async function sniffEncoding(file: File): Promise<string> {
+  const head = new Uint8Array(await file.slice(0, 65536).arrayBuffer());
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return "utf-8";
+  if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
+  if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
+  let odd = 0;
+  let even = 0;
+  for (let i = 0; i < Math.min(head.length, 4096); i++) if (head[i] === 0) i % 2 ? odd++ : even++;
+  if (odd > 8 && even === 0) return "utf-16le";
+  if (even > 8 && odd === 0) return "utf-16be";
+  try {
+    new TextDecoder("utf-8", { fatal: true }).decode(head.subarray(0, Math.max(0, head.length - 4)));
+    return "utf-8";
+  } catch {
+    return "windows-1252";
+  }
+}
+
+/**
+ * Import Contacts (CSV) modal (spec: Contacts list modals; section 4 import states idle, importing,
+ * result). Steps: choose a .csv file, map columns (pre-filled by the header rules) with a preview of
+ * the first rows and a duplicate policy, then upload (progress) and follow the import job (progress)
+ * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV. On success
+ * without errors the modal closes after 2 seconds and the list refreshes.
+ */
+export function ImportDialog({
+  open,
+  onOpenChange,
+}: {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}) {
+  const qc = useQueryClient();
+  const [step, setStep] = useState<Step>("choose");
+  const [file, setFile] = useState<File | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [headers, setHeaders] = useState<string[]>([]);
+  const [preview, setPreview] = useState<string[][]>([]);
+  const [mapping, setMapping] = useState<ColumnMapping>({});
+  const [onDuplicate, setOnDuplicate] = useState<"skip" | "update">("skip");
+  const [uploadPct, setUploadPct] = useState(0);
+  const [progress, setProgress] = useState<ImportProgress | null>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const closeTimer = useRef<number | null>(null);
+
+  function reset() {
+    setStep("choose");
+    setFile(null);
+    setError(null);
+    setHeaders([]);
+    setPreview([]);
+    setMapping({});
+    setUploadPct(0);
+    setProgress(null);
+  }
+
+  useEffect(() => {
+    if (!open) {
+      if (closeTimer.current) window.clearTimeout(closeTimer.current);
+      reset();
+    }
+  }, [open]);
+
+  async function onFile(f: File | undefined) {
+    setError(null);
+    if (!f) return;
+    if (!/\.csv$/i.test(f.name)) return setError("Only .csv files can be imported");
+    if (f.size === 0) return setError("The file is empty");
+    if (f.size > MAX_BYTES) return setError("File too large. Maximum size is 100MB.");
+    const encoding = await sniffEncoding(f);
+    Papa.parse<string[]>(f, {
+      preview: 6,
+      skipEmptyLines: "greedy",
+      encoding,
+      complete: (res) => {
+        const [head, ...rows] = res.data;
+        if (!head || head.every((h) => !String(h).trim())) return setError("The file has no header row");
+        setFile(f);
+        setHeaders(head.map((h) => String(h).replace(/^\uFEFF/, "")));
+        setPreview(rows);
+        setMapping(matchHeaders(head));
+        setStep("map");
+      },
+      error: () => setError("Error parsing CSV file"),
+    });
+  }
+
+  const fieldOfColumn = (col: number): string =>
+    (Object.entries(mapping).find(([, i]) => i === col)?.[0] as ImportField | undefined) ?? NONE;
+
+  function setColumnField(col: number, field: string) {
+    setMapping((m) => {
+      const next: ColumnMapping = {};
+      for (const [f, i] of Object.entries(m) as [ImportField, number][])
+        if (i !== col && f !== field) next[f] = i;
+      if (field !== NONE) next[field as ImportField] = col;
+      return next;
+    });
+  }
+
+  async function poll(id: string) {
+    for (;;) {
+      const { import: imp } = await api.get<{ import: ImportProgress }>(`/api/contacts/imports/${id}`);
+      setProgress(imp);
+      if (imp.status === "completed" || imp.status === "failed") return imp;
+      await new Promise((r) => setTimeout(r, 400));
+    }
+  }
+
+  async function startImport() {
+    if (!file) return;
+    if (mapping.email === undefined) return setError("Map a column to Email: every contact needs an email.");
+    setError(null);
+    setStep("importing");
+    const form = new FormData();
+    form.append("mapping", JSON.stringify(mapping));
+    form.append("on_duplicate", onDuplicate);
+    form.append("file", file);
+    try {
+      const started = await new Promise<ImportProgress>((resolve, reject) => {
+        const xhr = new XMLHttpRequest();
+        xhr.open("POST", "/api/contacts/import/upload");
+        xhr.withCredentials = true;
+        xhr.upload.onprogress = (e) =>
+          e.lengthComputable && setUploadPct(Math.round((e.loaded / e.total) * 100));
+        xhr.onload = () => {
+          let body: { success?: boolean; error?: string; import?: ImportProgress } = {};
+          try {
+            body = JSON.parse(xhr.responseText);
+          } catch {}
+          if (xhr.status >= 200 && xhr.status < 300 && body.import) resolve(body.import);
+          else reject(new Error(body.error ?? `Upload failed (${xhr.status})`));
+        };
+        xhr.onerror = () => reject(new Error("Network error. Please try again."));
+        xhr.send(form);
+      });
+      setUploadPct(100);
+      setProgress(started);
+      const done = await poll(started.id);
+      setStep("done");
+      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      if (done.status === "completed" && done.errors === 0) {
+        closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
+      }
+    } catch (e) {
+      setError(`Import failed: ${e instanceof Error ? e.message : errorMessage(e, "Unknown error")}`);
+      setStep("map");
+    }
+  }
+
+  const jobPct = progress ? Math.round(progress.progress * 100) : 0;
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent className="max-w-3xl">
+        <DialogHeader>
+          <DialogTitle>Import Contacts (CSV)</DialogTitle>
+          <DialogDescription>
+            The first line must be the header. Rows without an email are skipped and reported.
+          </DialogDescription>
+        </DialogHeader>
+
+        {error && <AlertBanner variant="error">{error}</AlertBanner>}
+
+        {step === "choose" && (
+          <div className="grid gap-3">
+            <button
+              type="button"
+              onClick={() => inputRef.current?.click()}
+              onDragOver={(e) => e.preventDefault()}
+              onDrop={(e) => {
+                e.preventDefault();
+                void onFile(e.dataTransfer.files[0]);
+              }}
+              className="flex flex-col items-center gap-2 rounded-xl border-2 border-dashed border-border px-6 py-10 text-center transition hover:bg-accent/40 focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+            >
+              <FileUp className="size-8 text-muted-foreground" aria-hidden />
+              <span className="font-medium">Choose a CSV file or drop it here</span>
+              <span className="text-xs text-muted-foreground">
+                Comma, semicolon or tab separated; UTF-8, UTF-16 or Latin-1; up to 100MB
+              </span>
+            </button>
+            <input
+              ref={inputRef}
+              type="file"
+              accept=".csv,text/csv"
+              className="sr-only"
+              aria-label="CSV file"
+              data-testid="import-file-input"
+              onChange={(e) => void onFile(e.target.files?.[0])}
+            />
+          </div>
+        )}
+
+        {step === "map" && file && (
+          <div className="grid gap-4">
+            <p className="text-sm text-muted-foreground">
+              <span className="font-medium text-foreground">{file.name}</span> (
+              {(file.size / 1024).toFixed(1)} KB). Match each column to a contact field:
+            </p>
+            <div className="max-h-80 overflow-auto rounded-lg border border-border">
+              <table className="w-full text-sm">
+                <thead className="bg-muted/50 text-left">
+                  <tr>
+                    <th className="p-2 font-medium">Column</th>
+                    <th className="p-2 font-medium">Imports as</th>
+                    <th className="p-2 font-medium">First rows</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {headers.map((h, col) => (
+                    <tr key={`${col}-${h}`} className="border-t border-border">
+                      <td className="p-2 font-medium">{h || `Column ${col + 1}`}</td>
+                      <td className="p-2">
+                        <select
+                          aria-label={`Field for column ${h || col + 1}`}
+                          className="h-9 w-full rounded-md border border-input bg-card px-2 text-sm"
+                          value={fieldOfColumn(col)}
+                          onChange={(e) => setColumnField(col, e.target.value)}
+                        >
+                          <option value={NONE}>Don't import</option>
+                          {IMPORT_FIELDS.map((f) => (
+                            <option key={f} value={f}>
+                              {IMPORT_FIELD_LABELS[f]}
+                            </option>
+                          ))}
+                        </select>
+                      </td>
+                      <td className="max-w-64 truncate p-2 text-muted-foreground">
+                        {preview
+                          .map((r) => r[col])
+                          .filter(Boolean)
+                          .slice(0, 3)
+                          .join(" · ")}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <fieldset className="grid gap-2">
+              <legend className="mb-1 text-sm font-medium">Contacts that already exist (same email)</legend>
+              <Label className="font-normal">
+                <input
+                  type="radio"
+                  name="dup"
+                  checked={onDuplicate === "skip"}
+                  onChange={() => setOnDuplicate("skip")}
+                />{" "}
+                Skip them
+              </Label>
+              <Label className="font-normal">
+                <input
+                  type="radio"
+                  name="dup"
+                  checked={onDuplicate === "update"}
+                  onChange={() => setOnDuplicate("update")}
+                />{" "}
+                Update them with the file's values
+              </Label>
+            </fieldset>
+          </div>
+        )}
+
+        {step === "importing" && (
+          <div className="grid gap-4" aria-live="polite">
+            <div className="grid gap-1.5">
+              <div className="flex justify-between text-sm">
+                <span>Uploading</span>
+                <span>{uploadPct}%</span>
+              </div>
+              <Progress value={uploadPct} aria-label="Upload progress" />
+            </div>
+            <div className="grid gap-1.5">
+              <div className="flex justify-between text-sm">
+                <span>
+                  Importing{progress ? ` (${progress.rows_processed.toLocaleString()} rows read)` : ""}
+                </span>
+                <span>{jobPct}%</span>
+              </div>
+              <Progress value={jobPct} aria-label="Import progress" />
+            </div>
+          </div>
+        )}
+
+        {step === "done" && progress && (
+          <div className="grid gap-3" aria-live="polite">
+            {progress.status === "failed" ? (
+              <AlertBanner variant="error">Import failed: {progress.failure_reason}</AlertBanner>
+            ) : (
+              <div className="flex items-start gap-3 rounded-lg border border-border p-4">
+                <CheckCircle2 className="mt-0.5 size-5 text-success" aria-hidden />
+                <div className="grid gap-1 text-sm">
+                  <p className="font-medium" data-testid="import-imported">
+                    Imported: {progress.imported}
+                  </p>
+                  {progress.skipped > 0 && <p>Skipped (already in your contacts): {progress.skipped}</p>}
+                  {progress.errors > 0 && <p data-testid="import-errors">Errors: {progress.errors}</p>}
+                </div>
+              </div>
+            )}
+            {progress.errors > 0 && (
+              <>
+                <ul className="max-h-40 overflow-auto rounded-lg border border-border p-3 text-xs">
+                  {progress.error_rows.slice(0, 20).map((e) => (
+                    <li key={`${e.line}-${e.reason}`}>
+                      Line {e.line}: {e.reason}
+                    </li>
+                  ))}
+                </ul>
+                <Button variant="outline" asChild>
+                  <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
+                    <Download aria-hidden /> Download rejected rows (CSV)
+                  </a>
+                </Button>
+              </>
+            )}
+          </div>
+        )}
+
+        <DialogFooter>
+          {step === "map" && (
+            <>
+              <Button variant="outline" onClick={reset}>
+                Choose another file
+              </Button>
+              <Button onClick={() => void startImport()}>
+                <Upload aria-hidden /> Import
+              </Button>
+            </>
+          )}
+          {step === "done" && <Button onClick={() => onOpenChange(false)}>Close</Button>}
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
+  );
+}

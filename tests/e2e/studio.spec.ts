@@ -19,7 +19,9 @@ async function register(page: Page) {
 
 test.skip(!HAVE_MEDIA, "../shared/data/media is absent: the studio e2e test needs the shared flower clip");
 
-test("upload a video, edit it in the advanced editor, save and see the shorter result", async ({ page }) => {
+test("upload a video, edit it in the advanced editor, save, launch a video campaign by email, open the landing page and play", async ({
+  page,
+}) => {
   await register(page);
   await page.goto("/studio?tab=upload");
   await expect(page.getByRole("heading", { name: "Complete Recording & Editing Studio" })).toBeVisible();
@@ -65,6 +67,63 @@ test("upload a video, edit it in the advanced editor, save and see the shorter r
   // back to the selector; the library shows the 3 s result
   await expect(page.getByRole("button", { name: "Edit Video" })).toBeVisible();
   await expect(card).toContainText("0:03", { timeout: 15_000 });
+
+  // 'Use in Campaign' opens the video campaign builder with this video
+  await card.getByRole("button", { name: "Use in Campaign" }).click();
+  await expect(page).toHaveURL(/\/campaigns\/video\?videoId=\d+/);
+  await page.getByLabel("Campaign name").fill("Spring flowers");
+  await expect(page.getByRole("radio", { name: /Flower promo/ })).toBeChecked();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Step 2: Delivery Settings")).toBeVisible();
+  await page.getByLabel("Message (optional)").fill("Hi {name}, a quick video for {company}!");
+  await page.getByLabel("Landing page button (optional)").fill("Book a call");
+  await page.getByLabel("Button link").fill("https://example.com/book");
+  await page.getByRole("button", { name: "Next" }).click();
+  const recipient = `ada-${Date.now()}@example.com`;
+  await page.locator("#vc-csv").setInputFiles({
+    name: "contacts.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(`Name,Email,Company\nAda Lovelace,${recipient},"Analytical, Ltd"\nNo Email,,X\n`),
+  });
+  await expect(page.getByText("1 contacts ready")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Hi Ada Lovelace, a quick video for Analytical, Ltd!")).toBeVisible();
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Back to Dashboard" })).toBeVisible();
+
+  // the recipient's email (dev outbox) links to their landing page; open it and play the video
+  let html = "";
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.get(
+          `/api/dev/outbox?channel=email&to=${encodeURIComponent(recipient)}`,
+        );
+        html = (await res.json()).messages[0]?.html ?? "";
+        return html;
+      },
+      { timeout: 30_000 },
+    )
+    .toContain("/v/");
+  const landing = /https?:\/\/[^"\s]+\/v\/[a-z0-9]+/.exec(html)?.[0];
+  expect(landing).toBeTruthy();
+  const tracked = page.waitForResponse((r) => r.url().endsWith("/events") && r.request().method() === "POST");
+  await page.goto(landing as string);
+  await expect(page.getByRole("heading", { name: "A video for Ada Lovelace" })).toBeVisible();
+  await expect(page.getByText("Hi Ada Lovelace, a quick video for Analytical, Ltd!")).toBeVisible();
+  await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(
+    "href",
+    "https://example.com/book",
+  );
+  expect((await tracked).ok()).toBe(true);
+  await page.getByRole("button", { name: "Play", exact: true }).first().click();
+  await expect
+    .poll(() => page.locator("video").evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 15_000 })
+    .toBeGreaterThan(1);
+  expect(await page.locator("video").evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(
+    2,
+  );
 });
 
 test("a recorded webcam clip uploads as a draft and opens in the editor", async ({ page }) => {

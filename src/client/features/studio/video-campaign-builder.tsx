@@ -1,0 +1,464 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { CheckCircle2, FileSpreadsheet, Mail, MessageSquare, PartyPopper, Video } from "lucide-react";
+import { useEffect, useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Badge } from "@/client/components/ui/badge";
+import { Button, buttonVariants } from "@/client/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { EmptyState } from "@/client/components/ui/empty-state";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import { Textarea } from "@/client/components/ui/textarea";
+import { ApiError, api } from "@/client/lib/api";
+import { cn } from "@/client/lib/utils";
+import { type CampaignContact, parseCampaignCsv, previewMessage } from "./campaign-csv";
+import { formatDuration } from "./format";
+
+interface VideoOption {
+  id: number;
+  title: string;
+  url: string;
+  thumbnail_url: string | null;
+  gif_url: string | null;
+  duration: number | null;
+}
+
+const STEPS = ["Select Video", "Delivery Settings", "Upload Contacts", "Review & Launch"] as const;
+
+/**
+ * The video campaign builder (spec sections 2, 5, 8): 1 Select Video (name + video; a link to
+ * /video-creator when there are none), 2 Delivery Settings (email or sms, optional message with
+ * placeholders), 3 Upload Contacts (CSV), 4 Review & Launch; 'Campaign Launched!' with Back to
+ * Dashboard. Sent through POST /api/campaigns/video (the campaign engine).
+ */
+export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: number }) {
+  const {
+    data: videos,
+    isLoading,
+    isError,
+  } = useQuery({
+    queryKey: ["studio", "my-videos"],
+    queryFn: async () =>
+      (
+        await api.get<{ videos: VideoOption[] }>("/api/videos/my-videos", {
+          fallbackError: "Failed to load videos",
+        })
+      ).videos,
+  });
+  const [step, setStep] = useState(0);
+  const [name, setName] = useState("");
+  const [videoId, setVideoId] = useState<number | null>(initialVideoId ?? null);
+  const [delivery, setDelivery] = useState<"email" | "sms">("email");
+  const [subject, setSubject] = useState("");
+  const [message, setMessage] = useState("Hi {name}, I recorded a quick video for {company}. Have a look!");
+  const [ctaLabel, setCtaLabel] = useState("");
+  const [ctaUrl, setCtaUrl] = useState("");
+  const [csvText, setCsvText] = useState<string | null>(null);
+  const [fileName, setFileName] = useState("");
+  const [contacts, setContacts] = useState<CampaignContact[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [launching, setLaunching] = useState(false);
+  const [launched, setLaunched] = useState<{ queued: number; skipped: Record<string, number> } | null>(null);
+
+  useEffect(() => {
+    if (initialVideoId) setVideoId(initialVideoId);
+  }, [initialVideoId]);
+
+  // re-check the CSV when the delivery method changes (the needed column differs)
+  useEffect(() => {
+    if (csvText === null) return;
+    try {
+      setContacts(parseCampaignCsv(csvText, delivery));
+      setError(null);
+    } catch (e) {
+      setContacts([]);
+      setError((e as Error).message);
+    }
+  }, [csvText, delivery]);
+
+  const video = videos?.find((v) => v.id === videoId) ?? null;
+
+  function next() {
+    setError(null);
+    if (step === 0 && (!name.trim() || !video))
+      return setError("Please enter a campaign name and choose a video");
+    if (step === 2 && contacts.length === 0)
+      return setError(
+        csvText === null
+          ? "Please upload a CSV file with your contacts"
+          : "No contacts with the needed column were found in this CSV",
+      );
+    setStep((s) => Math.min(3, s + 1));
+  }
+
+  async function readCsv(file: File | undefined) {
+    setError(null);
+    if (!file) return;
+    if (!/\.csv$/i.test(file.name)) return setError("Please choose a .csv file");
+    try {
+      setFileName(file.name);
+      setCsvText(await file.text());
+    } catch {
+      setError("Error parsing CSV file");
+    }
+  }
+
+  async function launch() {
+    setError(null);
+    if (!name.trim() || !video || contacts.length === 0) return setError("Please complete all steps");
+    let includeNotOptedIn = false;
+    if (delivery === "sms") {
+      includeNotOptedIn = window.confirm("Some contacts may not have opted in to SMS. Send anyway?");
+    }
+    setLaunching(true);
+    try {
+      const res = await api.post<{ queued: number; skipped: Record<string, number> }>(
+        "/api/campaigns/video",
+        {
+          campaignName: name.trim(),
+          videoId: video.id,
+          videoUrl: video.url,
+          deliveryMethod: delivery,
+          message,
+          ...(delivery === "email" && subject.trim() ? { subject: subject.trim() } : {}),
+          ...(ctaUrl.trim() ? { ctaUrl: ctaUrl.trim(), ctaLabel: ctaLabel.trim() || undefined } : {}),
+          includeNotOptedIn,
+          contacts: contacts.map((c) => ({
+            name: c.name,
+            company: c.company,
+            email: c.email || null,
+            phone: c.phone || null,
+          })),
+        },
+        { fallbackError: "Campaign failed" },
+      );
+      setLaunched(res);
+    } catch (e) {
+      setError(e instanceof ApiError ? (e.isNetworkError ? "Network error" : e.message) : "Campaign failed");
+    } finally {
+      setLaunching(false);
+    }
+  }
+
+  if (launched) {
+    const skipped = Object.entries(launched.skipped ?? {});
+    return (
+      <Card className="mx-auto max-w-lg text-center">
+        <CardContent className="flex flex-col items-center gap-4 p-10">
+          <PartyPopper className="size-12 text-primary" aria-hidden />
+          <h2 className="text-2xl font-semibold">Campaign Launched!</h2>
+          <p className="text-muted-foreground">
+            Sending your video to {launched.queued} contact{launched.queued === 1 ? "" : "s"}.
+          </p>
+          {skipped.length > 0 && (
+            <ul className="text-sm text-muted-foreground">
+              {skipped.map(([reason, n]) => (
+                <li key={reason}>
+                  Skipped {n}: {reason}
+                </li>
+              ))}
+            </ul>
+          )}
+          <Link to="/dashboard" className={buttonVariants()}>
+            Back to Dashboard
+          </Link>
+        </CardContent>
+      </Card>
+    );
+  }
+
+  return (
+    <div className="space-y-6">
+      <ol className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Steps">
+        {STEPS.map((label, i) => (
+          <li
+            key={label}
+            aria-current={i === step ? "step" : undefined}
+            className={cn(
+              "flex items-center gap-2 rounded-lg border px-3 py-2 text-sm",
+              i === step
+                ? "border-primary bg-primary/5 font-medium"
+                : i < step
+                  ? "border-border text-foreground"
+                  : "border-border text-muted-foreground",
+            )}
+          >
+            <span
+              className={cn(
+                "flex size-6 items-center justify-center rounded-full text-xs",
+                i <= step ? "bg-primary text-primary-foreground" : "bg-muted",
+              )}
+            >
+              {i < step ? <CheckCircle2 className="size-4" aria-hidden /> : i + 1}
+            </span>
+            {label}
+          </li>
+        ))}
+      </ol>
+
+      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+
+      <Card>
+        <CardHeader>
+          <CardTitle>
+            Step {step + 1}: {STEPS[step]}
+          </CardTitle>
+        </CardHeader>
+        <CardContent className="space-y-5">
+          {step === 0 && (
+            <>
+              <div className="space-y-1.5">
+                <Label htmlFor="vc-name">Campaign name</Label>
+                <Input
+                  id="vc-name"
+                  value={name}
+                  onChange={(e) => setName(e.target.value)}
+                  placeholder="Spring promotion"
+                  maxLength={200}
+                />
+              </div>
+              {isLoading && <Skeleton className="h-40 w-full" />}
+              {isError && <AlertBanner variant="error">Failed to load videos</AlertBanner>}
+              {videos && videos.length === 0 && (
+                <EmptyState
+                  icon={Video}
+                  title="No videos yet"
+                  description="Record, upload or generate a video first."
+                  action={
+                    <Link to="/video-creator" className={buttonVariants({ variant: "outline" })}>
+                      Create a video
+                    </Link>
+                  }
+                />
+              )}
+              {videos && videos.length > 0 && (
+                <fieldset>
+                  <legend className="mb-2 text-sm font-medium">Choose a video</legend>
+                  <div className="grid gap-3 [grid-template-columns:repeat(auto-fill,minmax(220px,1fr))]">
+                    {videos.map((v) => (
+                      <label
+                        key={v.id}
+                        className={cn(
+                          "cursor-pointer overflow-hidden rounded-xl border-2 transition focus-within:ring-[3px] focus-within:ring-ring/40",
+                          videoId === v.id ? "border-primary" : "border-border hover:border-primary/50",
+                        )}
+                      >
+                        <input
+                          type="radio"
+                          name="video"
+                          className="sr-only"
+                          checked={videoId === v.id}
+                          onChange={() => setVideoId(v.id)}
+                        />
+                        <div className="aspect-video bg-black">
+                          {v.thumbnail_url && (
+                            <img src={v.thumbnail_url} alt="" className="size-full object-cover" />
+                          )}
+                        </div>
+                        <div className="flex items-center justify-between gap-2 p-2 text-sm">
+                          <span className="truncate font-medium">{v.title}</span>
+                          <span className="text-muted-foreground">{formatDuration(v.duration)}</span>
+                        </div>
+                      </label>
+                    ))}
+                  </div>
+                </fieldset>
+              )}
+            </>
+          )}
+
+          {step === 1 && (
+            <>
+              <fieldset className="space-y-2">
+                <legend className="text-sm font-medium">Delivery method</legend>
+                <div className="flex gap-3">
+                  {(
+                    [
+                      ["email", "Email", Mail],
+                      ["sms", "SMS", MessageSquare],
+                    ] as const
+                  ).map(([value, label, Icon]) => (
+                    <label
+                      key={value}
+                      className={cn(
+                        "flex flex-1 cursor-pointer items-center gap-2 rounded-lg border-2 px-4 py-3 focus-within:ring-[3px] focus-within:ring-ring/40",
+                        delivery === value ? "border-primary bg-primary/5" : "border-border",
+                      )}
+                    >
+                      <input
+                        type="radio"
+                        name="delivery"
+                        value={value}
+                        checked={delivery === value}
+                        onChange={() => setDelivery(value)}
+                        className="sr-only"
+                      />
+                      <Icon className="size-4" aria-hidden /> {label}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              {delivery === "email" && (
+                <div className="space-y-1.5">
+                  <Label htmlFor="vc-subject">Subject (optional)</Label>
+                  <Input
+                    id="vc-subject"
+                    value={subject}
+                    onChange={(e) => setSubject(e.target.value)}
+                    placeholder="A quick video for you"
+                    maxLength={300}
+                  />
+                </div>
+              )}
+              <div className="space-y-1.5">
+                <Label htmlFor="vc-message">Message (optional)</Label>
+                <Textarea
+                  id="vc-message"
+                  rows={4}
+                  value={message}
+                  onChange={(e) => setMessage(e.target.value)}
+                  maxLength={1600}
+                />
+                <p className="text-xs text-muted-foreground">
+                  Placeholders: {"{name}"}, {"{company}"}, {"{email}"}, {"{phone}"}. The video link is added
+                  automatically.
+                </p>
+              </div>
+              <div className="grid gap-4 sm:grid-cols-2">
+                <div className="space-y-1.5">
+                  <Label htmlFor="vc-cta-label">Landing page button (optional)</Label>
+                  <Input
+                    id="vc-cta-label"
+                    value={ctaLabel}
+                    onChange={(e) => setCtaLabel(e.target.value)}
+                    placeholder="Book a call"
+                    maxLength={60}
+                  />
+                </div>
+                <div className="space-y-1.5">
+                  <Label htmlFor="vc-cta-url">Button link</Label>
+                  <Input
+                    id="vc-cta-url"
+                    type="url"
+                    value={ctaUrl}
+                    onChange={(e) => setCtaUrl(e.target.value)}
+                    placeholder="https://calendly.com/you"
+                    maxLength={2000}
+                  />
+                </div>
+              </div>
+            </>
+          )}
+
+          {step === 2 && (
+            <>
+              <label
+                htmlFor="vc-csv"
+                className="flex cursor-pointer flex-col items-center gap-2 rounded-xl border-2 border-dashed border-border px-6 py-10 text-center focus-within:ring-[3px] focus-within:ring-ring/40"
+              >
+                <FileSpreadsheet className="size-8 text-primary" aria-hidden />
+                <span className="font-medium">{fileName || "Choose a CSV file"}</span>
+                <span className="text-sm text-muted-foreground">
+                  Columns: name, {delivery === "email" ? "email" : "phone or mobile"}, company
+                </span>
+                <input
+                  id="vc-csv"
+                  type="file"
+                  accept=".csv,text/csv"
+                  className="sr-only"
+                  onChange={(e) => void readCsv(e.target.files?.[0])}
+                />
+              </label>
+              {contacts.length > 0 && <ContactPreview contacts={contacts} delivery={delivery} />}
+            </>
+          )}
+
+          {step === 3 && video && (
+            <div className="grid gap-6 md:grid-cols-2">
+              <dl className="space-y-3 text-sm">
+                <div>
+                  <dt className="text-muted-foreground">Campaign</dt>
+                  <dd className="font-medium">{name}</dd>
+                </div>
+                <div>
+                  <dt className="text-muted-foreground">Video</dt>
+                  <dd className="font-medium">
+                    {video.title} ({formatDuration(video.duration)})
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-muted-foreground">Delivery</dt>
+                  <dd>
+                    <Badge variant="secondary">{delivery === "email" ? "Email" : "SMS"}</Badge>
+                  </dd>
+                </div>
+                <div>
+                  <dt className="text-muted-foreground">Recipients</dt>
+                  <dd className="font-medium">{contacts.length}</dd>
+                </div>
+              </dl>
+              <div className="space-y-2">
+                <p className="text-sm text-muted-foreground">
+                  Preview for {contacts[0]?.name || "the first contact"}
+                </p>
+                <div className="rounded-xl border border-border p-4 text-sm">
+                  {video.thumbnail_url && (
+                    <img
+                      src={video.gif_url ?? video.thumbnail_url}
+                      alt=""
+                      className="mb-3 w-full rounded-lg"
+                    />
+                  )}
+                  <p className="whitespace-pre-line">
+                    {previewMessage(message, contacts[0]) || "(no message)"}
+                  </p>
+                  <p className="mt-2 text-primary underline">Watch the video</p>
+                </div>
+              </div>
+              <div className="md:col-span-2">
+                <ContactPreview contacts={contacts} delivery={delivery} />
+              </div>
+            </div>
+          )}
+        </CardContent>
+      </Card>
+
+      <div className="flex justify-between">
+        <Button
+          variant="outline"
+          onClick={() => setStep((s) => Math.max(0, s - 1))}
+          disabled={step === 0 || launching}
+        >
+          Back
+        </Button>
+        {step < 3 ? (
+          <Button onClick={next}>Next</Button>
+        ) : (
+          <Button onClick={() => void launch()} loading={launching} disabled={launching}>
+            Launch Campaign
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ContactPreview({ contacts, delivery }: { contacts: CampaignContact[]; delivery: "email" | "sms" }) {
+  return (
+    <div className="text-sm">
+      <p className="mb-2 font-medium">{contacts.length} contacts ready</p>
+      <ul className="divide-y divide-border rounded-lg border border-border">
+        {contacts.slice(0, 5).map((c, i) => (
+          <li key={`${i}-${c.email}-${c.phone}`} className="flex flex-wrap gap-x-4 px-3 py-2">
+            <span className="font-medium">{c.name || "-"}</span>
+            <span className="text-muted-foreground">{delivery === "email" ? c.email : c.phone}</span>
+            <span className="text-muted-foreground">{c.company}</span>
+          </li>
+        ))}
+      </ul>
+      {contacts.length > 5 && <p className="mt-2 text-muted-foreground">...and {contacts.length - 5} more</p>}
+    </div>
+  );
+}

@@ -4,4 +4,5 @@
  */
 process.env.PROCESS_ROLE = "worker";
 await import("../src/server/index");
+
 export {};

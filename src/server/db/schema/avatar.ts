@@ -32,9 +32,8 @@ export const avatarVideos = pgTable(
   "avatar_videos",
   {
     id: uuid().primaryKey().defaultRandom(),
-    userId: uuid()
-      .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+    /** the owner; null only for a landing-page demo video (then `demoRequestId` and `publicToken` are set) */
+    userId: uuid().references(() => users.id, { onDelete: "cascade" }),
     provider: text().$type<AvatarProviderName>().notNull(),
     /** the vendor's id (D-ID talk id `tlk_...`, HeyGen video_id); for `local` the row id */
     vendorVideoId: text(),
@@ -59,6 +58,12 @@ export const avatarVideos = pgTable(
     /** polling stops with an error after this moment */
     deadlineAt: timestamp({ withTimezone: true }).notNull(),
     nextPollAt: timestamp({ withTimezone: true }),
+    /** the landing-page demo request this video answers (one video per request) */
+    demoRequestId: bigint({ mode: "number" }),
+    /** unguessable token of the public demo video page `/a/{token}` */
+    publicToken: text(),
+    /** storage key of a demo video's file (library videos live in media items instead) */
+    storageKey: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     completedAt: timestamp({ withTimezone: true }),
@@ -66,6 +71,8 @@ export const avatarVideos = pgTable(
   (t) => [
     index("avatar_videos_user_created_idx").on(t.userId, t.createdAt),
     uniqueIndex("avatar_videos_vendor_uq").on(t.provider, t.vendorVideoId),
+    uniqueIndex("avatar_videos_demo_request_uq").on(t.demoRequestId),
+    uniqueIndex("avatar_videos_public_token_uq").on(t.publicToken),
   ],
 );
 

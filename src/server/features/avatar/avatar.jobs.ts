@@ -72,8 +72,29 @@ async function schedule(deps: JobDeps, row: AvatarVideo, attempt: number, delayS
   );
 }
 
-/** Stores the finished file as a library item (studio pipeline: probe, playback rendition, poster) and completes the video. */
+/**
+ * Stores the finished file and completes the video: a user's video becomes a library item (studio
+ * pipeline: probe, playback rendition, poster); a landing-page demo video is stored as is under
+ * `avatar-demo/` for its public page.
+ */
 async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSeconds: number | undefined) {
+  if (!row.userId) {
+    const key = `avatar-demo/${row.id}.mp4`;
+    await deps.providers.storage.putFile(key, file, { contentType: "video/mp4", move: true });
+    await deps.db
+      .update(avatarVideos)
+      .set({
+        status: "completed",
+        storageKey: key,
+        durationSeconds: durationSeconds ?? null,
+        error: null,
+        nextPollAt: null,
+        completedAt: new Date(),
+        updatedAt: new Date(),
+      })
+      .where(eq(avatarVideos.id, row.id));
+    return;
+  }
   const media = await createMediaFromFile(deps, row.userId, {
     path: file,
     name: row.title,

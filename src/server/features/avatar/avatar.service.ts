@@ -7,6 +7,7 @@ import {
   avatarVideos,
 } from "../../db/schema/avatar";
 import { AppError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { pollAvatarVideoJob } from "./avatar.jobs";
@@ -235,4 +236,115 @@ export async function listAvatarVideos(
     .orderBy(desc(avatarVideos.createdAt))
     .limit(Math.min(100, Math.max(1, limit)));
   return rows.map(toPublicAvatarVideo);
+}
+
+/** The script of the landing-page demo video (spec section 2: the success view promises 'AI Avatar Video Included'). */
+export function demoScript(firstName: string): string {
+  const name = firstName.replace(/\s+/g, " ").trim().slice(0, 40) || "there";
+  return `Hi ${name}! I'm the Pitchwise AI avatar, and this short video was made just for you. It shows what your customers will see: a personal video, a text message, an email and even an AI phone call, all sent from one place. Start your free trial today, and let's grow your business together!`;
+}
+
+/** A demo's local render starts this long after the demo job queued it, milliseconds. */
+export const DEMO_RENDER_DELAY_MS = 2000;
+
+/** The public page of a demo video. */
+export function demoVideoUrl(env: { APP_URL: string }, token: string): string {
+  return `${env.APP_URL.replace(/\/+$/, "")}/a/${token}`;
+}
+
+/**
+ * Starts the avatar video of a landing-page demo request with the default provider (AVATAR_PROVIDER,
+ * the offline local one unless configured) and returns the public page that will play it. Idempotent
+ * per demo request (a retried demo job gets the same page).
+ * @returns the page URL, or null when the vendor refused the video at once (the demo email then goes
+ *   without a video link)
+ */
+export async function startDemoAvatarVideo(
+  deps: AvatarDeps,
+  input: { demoRequestId: number; firstName: string },
+): Promise<string | null> {
+  const name = deps.providers.avatar.get(deps.providers.avatar.defaultName)
+    ? deps.providers.avatar.defaultName
+    : "local";
+  const provider = deps.providers.avatar.get(name);
+  if (!provider) return null;
+  const [inserted] = await deps.db
+    .insert(avatarVideos)
+    .values({
+      userId: null,
+      demoRequestId: input.demoRequestId,
+      publicToken: randomToken(),
+      provider: name,
+      script: demoScript(input.firstName),
+      title: "Pitchwise demo",
+      deadlineAt: new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000),
+    })
+    .onConflictDoNothing({ target: avatarVideos.demoRequestId })
+    .returning();
+  if (!inserted) {
+    const [existing] = await deps.db
+      .select()
+      .from(avatarVideos)
+      .where(eq(avatarVideos.demoRequestId, input.demoRequestId));
+    return existing?.publicToken && existing.status !== "error"
+      ? demoVideoUrl(deps.env, existing.publicToken)
+      : null;
+  }
+  const url = demoVideoUrl(deps.env, inserted.publicToken!);
+  if (provider.kind === "local") {
+    await deps.db
+      .update(avatarVideos)
+      .set({ vendorVideoId: inserted.id, vendorStatus: "queued" })
+      .where(eq(avatarVideos.id, inserted.id));
+    // rendered after the demo's email, SMS and call are out (the render is CPU-heavy; the page waits for it)
+    await deps.jobs.send(
+      pollAvatarVideoJob,
+      { avatarVideoId: inserted.id, attempt: 0 },
+      { id: pollJobId(inserted.id, 0), startAfter: new Date(Date.now() + DEMO_RENDER_DELAY_MS) },
+    );
+    return url;
+  }
+  try {
+    const created = await provider.create({ script: inserted.script, title: inserted.title });
+    await deps.db
+      .update(avatarVideos)
+      .set({
+        vendorVideoId: created.vendorVideoId,
+        vendorStatus: created.vendorStatus,
+        updatedAt: new Date(),
+      })
+      .where(eq(avatarVideos.id, inserted.id));
+    await deps.jobs.send(
+      pollAvatarVideoJob,
+      { avatarVideoId: inserted.id, attempt: 0 },
+      {
+        id: pollJobId(inserted.id, 0),
+        startAfter: new Date(Date.now() + deps.env.AVATAR_POLL_INTERVAL_SECONDS * 1000),
+      },
+    );
+    return url;
+  } catch (error) {
+    deps.log.warn(
+      { err: error, demoRequestId: input.demoRequestId },
+      "demo avatar video refused by the vendor",
+    );
+    await deps.db
+      .update(avatarVideos)
+      .set({ status: "error", error: (error as Error).message, updatedAt: new Date() })
+      .where(eq(avatarVideos.id, inserted.id));
+    return null;
+  }
+}
+
+const TOKEN_RE = /^[a-z2-7]{16,64}$/;
+
+/**
+ * A demo video by its public token (the page `/a/{token}` needs no account).
+ * @throws AppError NOT_FOUND for a malformed or unknown token
+ */
+export async function getDemoAvatarVideo(deps: Pick<AppContext, "db">, token: string): Promise<AvatarVideo> {
+  if (!TOKEN_RE.test(token)) throw new AppError("NOT_FOUND", "Video not found");
+  const [row] = await deps.db.select().from(avatarVideos).where(eq(avatarVideos.publicToken, token));
+  if (!row || row.userId !== null) throw new AppError("NOT_FOUND", "Video not found");
+  return row;
 }

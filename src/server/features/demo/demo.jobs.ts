@@ -3,6 +3,7 @@ import { z } from "zod";
 import { demoRequests } from "../../db/schema";
 import { renderDemoEmail } from "../../emails/demo-email";
 import { defineJob } from "../../jobs/define";
+import { startDemoAvatarVideo } from "../avatar/avatar.service";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
@@ -12,12 +13,15 @@ export const sendDemoJob = defineJob({
   name: "demo.send-demo",
   schema: z.object({ demoRequestId: z.number().int() }),
   options: { retryLimit: 3 },
-  handler: async ({ demoRequestId }, { db, providers, env }) => {
+  handler: async ({ demoRequestId }, deps) => {
+    const { db, providers, env } = deps;
     const [req] = await db.select().from(demoRequests).where(eq(demoRequests.id, demoRequestId));
     if (!req || req.status === "sent") return;
     const firstName = req.name.split(/\s+/)[0];
     if (req.email) {
-      const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL });
+      // spec section 2: the success view promises 'AI Avatar Video Included' with the email
+      const videoUrl = await startDemoAvatarVideo(deps, { demoRequestId: req.id, firstName });
+      const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL, videoUrl });
       await providers.email.send({
         to: req.email,
         subject: `${firstName}, your Pitchwise demo is here`,

@@ -188,17 +188,20 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
       message: "Hey {name}!",
       contacts: [{ name: "Cy", company: "C Co", phone: "+1 (415) 555-0142" }],
     };
+    const before = (await outbox("sms", "+14155550142")).length;
     const unconfirmed = await client.post("/api/campaigns/video", payload);
     expect(unconfirmed.json()).toMatchObject({
       success: true,
       queued: 0,
       skipped: { "not opted in to SMS": 1 },
     });
-    expect(await outbox("sms", "+14155550142")).toEqual([]);
+    expect((await outbox("sms", "+14155550142")).length).toBe(before);
     const res = await client.post("/api/campaigns/video", { ...payload, includeNotOptedIn: true });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().queued).toBe(1);
-    const [sms] = await outbox("sms", "+14155550142");
+    const messages = await outbox("sms", "+14155550142");
+    expect(messages.length).toBe(before + 1);
+    const [sms] = messages; // newest first
     expect(sms.body).toMatch(/^Hey Cy! http:\/\/localhost:80\/v\/[a-z0-9]+/);
   });
 
@@ -228,6 +231,31 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const res = await client.post("/api/campaigns/video", payload);
     expect(res.statusCode).toBe(status);
     expect(res.json().error).toContain(message);
+  });
+
+  it("the tRPC studio router launches a video campaign and reads its stats", async () => {
+    const { client } = await signUp(t.app);
+    const video = await uploadFlower(client);
+    const bad = await client.post("/trpc/studio.launchVideoCampaign", {
+      json: { campaignName: "", videoId: video.id, contacts: [] },
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.json.message).toBe("Please complete all steps");
+    const ok = await client.post("/trpc/studio.launchVideoCampaign", {
+      json: {
+        campaignName: "tRPC video",
+        videoId: video.id,
+        deliveryMethod: "email",
+        contacts: [{ name: "Di", email: uniqueEmail("di") }],
+      },
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const { campaign, queued } = ok.json().result.data.json;
+    expect(queued).toBe(1);
+    const stats = await client.get(
+      `/trpc/studio.videoCampaignStats?input=${encodeURIComponent(JSON.stringify({ json: { campaignId: campaign.id } }))}`,
+    );
+    expect(stats.json().result.data.json).toMatchObject({ campaign_id: campaign.id, viewers: 0, views: 0 });
   });
 
   it("refuses another user's video (404) and contacts without the delivery channel's address", async () => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
+import { launchVideoCampaign, videoCampaignStats } from "./studio.campaigns";
 import { editIdSchema, mediaIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
@@ -38,6 +39,14 @@ export const studioRouter = router({
   advanced: protectedProcedure
     .input(z.unknown())
     .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.userId, input))),
+  /** Same input as POST /api/campaigns/video (validated by the service). */
+  launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
+    const r = await launchVideoCampaign(ctx, ctx.userId, input);
+    return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
+  }),
+  videoCampaignStats: protectedProcedure
+    .input(z.object({ campaignId: z.number().int().positive() }))
+    .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.userId, input.campaignId)),
   edit: protectedProcedure
     .input(z.object({ id: editIdSchema }))
     .query(async ({ ctx, input }) => toPublicEdit(await getEdit(ctx, ctx.userId, input.id))),

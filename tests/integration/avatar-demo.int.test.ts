@@ -133,7 +133,8 @@ describe("demo avatar video with a vendor as the default provider", () => {
     expect(waiting.body).toContain('<meta http-equiv="refresh" content="5">');
     expect(waiting.body).toContain("Your AI avatar video is being made");
     const talk = did.requests.find((r) => r.method === "POST" && r.path === "/talks");
-    expect((talk?.body as { script: { input: string } }).script.input).toMatch(/^Hi Vera!/);
+    expect(talk).toBeDefined();
+    expect((talk!.body as { script: { input: string } }).script.input).toMatch(/^Hi Vera!/);
     for (let i = 0; i < 3 && (await t.jobs.runDeferred()) > 0; i++);
     const ready = await t.app.inject({ method: "GET", url: `/a/${token}` });
     expect(ready.body).toContain(`src="/a/${token}/video.mp4"`);

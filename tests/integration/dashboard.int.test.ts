@@ -1,0 +1,80 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts } from "../../src/server/db/schema";
+import { recordActivities } from "../../src/server/features/crm/crm.service";
+import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const SENT = new Set(["email_sent", "sms_sent", "call_made", "voicemail_sent"]);
+const ENGAGED = new Set(["email_opened", "email_clicked", "sms_received", "video_viewed"]);
+
+describe("dashboard stats are real numbers from the database", () => {
+  it("counts contacts, campaigns, messages sent and engagement, with month-over-month change", async () => {
+    const { client, user } = await signUp(t.app);
+    const other = await signUp(t.app);
+    const emails = [uniqueEmail("dash-a"), uniqueEmail("dash-b"), uniqueEmail("dash-c")];
+    const ids: number[] = [];
+    for (const [i, email] of emails.entries()) {
+      const res = await client.post("/api/contacts", { first_name: `C${i}`, last_name: "Dash", email });
+      expect(res.statusCode).toBe(200);
+      ids.push(res.json().contact?.id ?? res.json().id);
+    }
+    // one contact existed before this month: it counts in "previous"
+    const lastMonth = new Date();
+    lastMonth.setUTCDate(1);
+    lastMonth.setUTCMonth(lastMonth.getUTCMonth() - 1);
+    await t.db
+      .update(contacts)
+      .set({ createdAt: lastMonth })
+      .where(and(eq(contacts.userId, user.id), eq(contacts.email, emails[0])));
+
+    // a single send and an email campaign to two contacts
+    expect(
+      (await client.post(`/api/contacts/${ids[0]}/send-email`, { subject: "Hi", body: "Hello" })).statusCode,
+    ).toBe(200);
+    const launch = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Dashboard test",
+      subject: "Hello {{name|there}}",
+      body: "Body",
+      contacts: [
+        { name: "C1 Dash", email: emails[1], company: "" },
+        { name: "C2 Dash", email: emails[2], company: "" },
+      ],
+    });
+    expect(launch.statusCode).toBe(200);
+    // an open from one contact
+    await recordActivities(t.db, [{ userId: user.id, contactId: ids[1], activityType: "email_opened" }]);
+    // noise in another account must not count
+    await other.client.post("/api/contacts", { first_name: "X", email: uniqueEmail("noise") });
+
+    // what the contact timelines say, read through the CRM API
+    let sent = 0;
+    const engaged = new Set<number>();
+    for (const id of ids) {
+      const detail = (await client.get(`/api/contacts/${id}`)).json();
+      for (const a of detail.activities as { activity_type: string }[]) {
+        if (SENT.has(a.activity_type)) sent += 1;
+        if (ENGAGED.has(a.activity_type)) engaged.add(id);
+      }
+    }
+    expect(sent).toBeGreaterThanOrEqual(3);
+
+    const res = await client.get("/api/dashboard/stats");
+    expect(res.statusCode).toBe(200);
+    const { stats } = res.json();
+    expect(stats.totalContacts).toEqual({ value: 3, previous: 1, changePct: 200 });
+    expect(stats.totalCampaigns.value).toBe(1);
+    expect(stats.totalCampaigns.previous).toBe(0);
+    expect(stats.messagesSent).toEqual({ value: sent, previous: 0, changePct: null });
+    expect(stats.engagementRate.value).toBe(Math.round((engaged.size / sent) * 1000) / 10);
+
+    // the tRPC procedure gives the same figures
+    const trpc = await client.get("/trpc/dashboard.stats");
+    expect(trpc.json().result.data.json).toEqual(stats);
+  });
+});

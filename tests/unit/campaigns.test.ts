@@ -138,3 +138,12 @@ describe("quiet hours (8am-9pm recipient local time)", () => {
     expect(quietHoursCheck(new Date("2026-07-01T18:00:00Z"), {}).allowed).toBe(true);
   });
 });
+
+describe("legacy placeholders from the spec's builders", () => {
+  it("accepts {name} and [company] for the four builder fields", () => {
+    expect(
+      renderMergeTags("Hi {name}, about {company} [email] {{name}}", { firstName: "Jo", email: "j@x.co" }),
+    ).toBe("Hi Jo, about your company j@x.co Jo");
+    expect(renderMergeTags("{city} stays", { city: "Flint" })).toBe("{city} stays");
+  });
+});

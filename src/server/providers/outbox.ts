@@ -30,7 +30,16 @@ export async function writeOutbox(db: Db, entries: OutboxEntry[]): Promise<strin
     providerMessageId: `local-${randomUUID()}`,
     metadata: e.metadata ?? {},
   }));
-  await db.insert(outboxMessages).values(rows);
+  if (rows.length < 20) {
+    await db.insert(outboxMessages).values(rows);
+  } else {
+    // bulk (campaign batches): one jsonb parameter instead of 11 per row, about twice as fast
+    await db.execute(sql`
+      insert into outbox_messages (user_id, channel, "to", "from", subject, body, html, status, provider_message_id, metadata)
+      select v."userId", v.channel, v."to", v."from", v.subject, v.body, v.html, v.status, v."providerMessageId", v.metadata
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v("userId" uuid, channel text, "to" text, "from" text,
+        subject text, body text, html text, status text, "providerMessageId" text, metadata jsonb)`);
+  }
   return rows.map((r) => r.providerMessageId);
 }
 

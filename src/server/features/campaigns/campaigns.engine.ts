@@ -124,7 +124,25 @@ function throttleFor(deps: JobDeps, kind: ReturnType<typeof deliveryKind>): Thro
   return t;
 }
 
-type Claimed = CampaignRecipient & { prevStatus: string };
+/** A claimed row; `lease` is the exact lease_until text (microseconds) that identifies this claim. */
+type Claimed = CampaignRecipient & { prevStatus: string; lease: string };
+
+/**
+ * Re-checks that each row is still ours (same lease_until as our claim) and extends the lease, just
+ * before the provider call. A row whose lease expired and was re-claimed elsewhere (a throttle wait
+ * longer than the lease) is dropped here, so two workers never both send it.
+ */
+async function confirmLease(deps: JobDeps, rows: Claimed[]): Promise<Claimed[]> {
+  if (rows.length === 0) return rows;
+  const json = JSON.stringify(rows.map((r) => ({ id: r.id, lease: r.lease })));
+  const kept = await deps.sql<{ id: string; lease: string }[]>`
+    update campaign_recipients r set lease_until = now() + make_interval(secs => ${deps.env.CAMPAIGN_SEND_LEASE_SECONDS})
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, lease text)
+    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz
+    returning r.id, r.lease_until::text as lease`;
+  const mine = new Map(kept.map((k) => [Number(k.id), k.lease]));
+  return rows.filter((r) => mine.has(r.id)).map((r) => ({ ...r, lease: mine.get(r.id) as string }));
+}
 
 /** Claims sendable rows among `ids` (queued and due, or sending with an expired lease) for this worker. */
 async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
@@ -145,7 +163,7 @@ async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
         attempts = r.attempts + 1, updated_at = now()
     from cand where r.id = cand.id
     returning r.id, r.campaign_id, r.user_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
-      r.updated_at, r.provider_message_id, cand.prev_status`;
+      r.updated_at, r.provider_message_id, cand.prev_status, r.lease_until::text as lease`;
   return rows.map((r) => ({
     id: Number(r.id),
     campaignId: Number(r.campaign_id),
@@ -158,6 +176,7 @@ async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
     updatedAt: new Date(r.updated_at as string),
     providerMessageId: (r.provider_message_id as string | null) ?? null,
     prevStatus: String(r.prev_status),
+    lease: String(r.lease),
   })) as Claimed[];
 }
 
@@ -414,6 +433,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[]) {
   }
 
   await throttleFor(deps, kind).take(todo.length);
+  todo = await confirmLease(deps, todo);
   const statusCallback = (path: string) => `${deps.env.APP_URL}${path}`;
   if (kind === "email") {
     const [owner] = await deps.db
@@ -479,6 +499,49 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[]) {
           and opt_out_notice and sent_at is not null`;
       const seen = new Set(prior.map((p) => p.address));
       firstIds = new Set(todo.filter((r) => !seen.has(r.address)).map((r) => r.address));
+    }
+    const smsBatch = deps.providers.sms.sendBatch?.bind(deps.providers.sms);
+    if (kind === "sms" && smsBatch) {
+      // providers with a bulk call (the local outbox): one call per 500 messages
+      for (let i = 0; i < todo.length; i += 500) {
+        const chunk = todo.slice(i, i + 500);
+        const rendered = chunk.map((r) =>
+          renderSmsFor(
+            campaign.content,
+            mergeSource(contacts.get(r.contactId)!),
+            r.token,
+            deps.env.APP_URL,
+            firstIds.has(r.address),
+          ),
+        );
+        try {
+          const res = await smsBatch(
+            chunk.map((r, k) => ({
+              to: r.address,
+              body: rendered[k].body,
+              statusCallback: statusCallback("/api/webhooks/twilio/status"),
+              userId: campaign.userId,
+              metadata: { campaignId: campaign.id, recipientId: r.id },
+              idempotencyKey: vendorKey(r),
+            })),
+          );
+          chunk.forEach((r, k) => {
+            outcomes.push({
+              id: r.id,
+              contactId: r.contactId,
+              kind: "sent",
+              providerMessageId: res[k].providerMessageId,
+              segments: rendered[k].segments,
+              optOutNotice: firstIds.has(r.address),
+              attempts: r.attempts,
+            });
+          });
+        } catch (e) {
+          for (const r of chunk) outcomes.push(failureOutcome(r, e));
+        }
+      }
+      await record(deps, campaign, outcomes);
+      return;
     }
     const results = await mapLimit(todo, 16, async (r): Promise<Outcome> => {
       const contact = mergeSource(contacts.get(r.contactId)!);

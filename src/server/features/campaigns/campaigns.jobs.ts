@@ -40,7 +40,7 @@ export const sendMessageJob = defineJob({
   options: {
     retryLimit: 5,
     expireInSeconds: 120,
-    batchSize: 100,
+    batchSize: 500,
     localConcurrency: 4,
     pollingIntervalSeconds: 0.5,
   },

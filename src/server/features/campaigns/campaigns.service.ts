@@ -222,10 +222,17 @@ export async function createAndLaunchCampaign(
         segmentsPerMessage,
       })
       .returning();
-    for (let i = 0; i < rows.length; i += 2000) {
-      await tx
-        .insert(campaignRecipients)
-        .values(rows.slice(i, i + 2000).map((r) => ({ ...r, campaignId: c.id })));
+    // one jsonb parameter per 10,000 rows: far cheaper than a 10,000-row VALUES list
+    for (let i = 0; i < rows.length; i += 10_000) {
+      const json = JSON.stringify(
+        rows
+          .slice(i, i + 10_000)
+          .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
+      );
+      await tx.execute(sql`
+        insert into campaign_recipients (campaign_id, user_id, contact_id, channel, address, status, reason, token)
+        select ${c.id}, ${userId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
+        from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)`);
     }
     return c;
   });

@@ -17,6 +17,8 @@ export const DEFAULT_FALLBACKS: Record<string, string> = { name: "there", compan
 /** Tags the builders offer as insert buttons. */
 export const MERGE_TAG_BUTTONS = ["name", "first_name", "company", "email", "phone"] as const;
 
+/** The spec's single-brace / bracket placeholders for the four builder fields: {name}, [company]. */
+const LEGACY_RE = /(?<!\{)\{\s*(name|email|phone|company)\s*\}(?!\})|\[\s*(name|email|phone|company)\s*\]/gi;
 const TAG_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(?:\|([^}]*))?\}\}/g;
 
 function camel(key: string) {
@@ -69,13 +71,16 @@ export function renderMergeTags(
   opts: { extra?: Record<string, string>; escape?: (s: string) => string } = {},
 ): string {
   const esc = opts.escape ?? ((s: string) => s);
-  return template.replace(TAG_RE, (_m, field: string, fallback: string | undefined) => {
+  const value = (field: string, fallback?: string) => {
     const key = field.toLowerCase();
     const v = opts.extra?.[key] ?? mergeValue(contact, field);
     if (v) return esc(v);
     if (fallback !== undefined) return esc(fallback.trim());
     return esc(DEFAULT_FALLBACKS[key] ?? "");
-  });
+  };
+  return template
+    .replace(TAG_RE, (_m, field: string, fallback: string | undefined) => value(field, fallback))
+    .replace(LEGACY_RE, (_m, a: string | undefined, b: string | undefined) => value(a ?? b ?? ""));
 }
 
 /** Field names used in `template` (lower-cased, unique). */

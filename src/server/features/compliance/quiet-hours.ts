@@ -30,14 +30,30 @@ function areaCodeData(): Record<string, AreaCodeEntry> {
   return areaCodes;
 }
 
+const formatters = new Map<string, Intl.DateTimeFormat | null>();
+/** A cached hour/minute formatter for `zone` (building one costs ~100 µs), or null for an invalid zone. */
+function formatterFor(zone: string): Intl.DateTimeFormat | null {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    try {
+      f = new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        hour: "numeric",
+        minute: "numeric",
+        hourCycle: "h23",
+      });
+    } catch {
+      f = null;
+    }
+    if (formatters.size > 5000) formatters.clear();
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
 function validZone(tz: string | null | undefined): string | null {
   if (!tz) return null;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return tz;
-  } catch {
-    return null;
-  }
+  return formatterFor(tz) ? tz : null;
 }
 
 function zoneAt(lat: number | null | undefined, lon: number | null | undefined): string | null {
@@ -105,12 +121,25 @@ export function resolveTimeZone(c: ZoneSource): { zone: string; from: string } |
 
 /** Minutes since local midnight at `now` in `zone`. */
 export function localMinutes(now: Date, zone: string): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    hour: "numeric",
-    minute: "numeric",
-    hourCycle: "h23",
-  }).formatToParts(now);
+  // memo per (zone, UTC minute): a campaign batch asks the same few zones thousands of times
+  const minute = Math.floor(now.getTime() / 60_000);
+  if (minute !== memoMinute) {
+    memo.clear();
+    memoMinute = minute;
+  }
+  const hit = memo.get(zone);
+  if (hit !== undefined) return hit;
+  const v = computeLocalMinutes(now, zone);
+  memo.set(zone, v);
+  return v;
+}
+const memo = new Map<string, number>();
+let memoMinute = -1;
+
+function computeLocalMinutes(now: Date, zone: string): number {
+  const f = formatterFor(zone);
+  if (!f) throw new RangeError(`Invalid time zone: ${zone}`);
+  const parts = f.formatToParts(now);
   const h = Number(parts.find((p) => p.type === "hour")?.value ?? 0);
   const m = Number(parts.find((p) => p.type === "minute")?.value ?? 0);
   return h * 60 + m;

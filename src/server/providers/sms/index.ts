@@ -15,6 +15,8 @@ export interface SmsProvider {
   readonly name: string;
   /** @throws ProviderError */
   send(message: SmsMessage): Promise<{ providerMessageId: string }>;
+  /** Optional bulk send (one call for many messages); when absent callers use `send` per message. */
+  sendBatch?(messages: SmsMessage[]): Promise<{ providerMessageId: string }[]>;
   /** The id of a message already accepted for `idempotencyKey` (see EmailProvider.findSent), or null. */
   findSent?(idempotencyKey: string, hint: { to: string; body: string; since: Date }): Promise<string | null>;
 }

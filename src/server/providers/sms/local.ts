@@ -19,6 +19,21 @@ export class LocalSmsProvider implements SmsProvider {
     ]);
     return { providerMessageId: id };
   }
+  /** One multi-row outbox insert: all or nothing. */
+  async sendBatch(messages: SmsMessage[]) {
+    const ids = await writeOutbox(
+      this.db,
+      messages.map((m) => ({
+        userId: m.userId,
+        channel: "sms" as const,
+        to: m.to,
+        from: "Pitchwise",
+        body: m.body,
+        metadata: { ...(m.metadata ?? {}), idempotencyKey: m.idempotencyKey },
+      })),
+    );
+    return ids.map((providerMessageId) => ({ providerMessageId }));
+  }
   async findSent(key: string) {
     return findOutboxByKey(this.db, key);
   }

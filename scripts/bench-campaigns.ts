@@ -1,0 +1,116 @@
+/**
+ * Campaigns benchmark (`npm run bench:campaigns`), issue 4:
+ *  1. Baseline: raw pg-boss throughput of empty jobs (insert 10,000 + work them with the same
+ *     batchSize/localConcurrency as campaigns.send-message), jobs/s.
+ *  2. A 10,000-recipient email campaign and a 10,000-recipient SMS campaign through the real engine
+ *     (createAndLaunchCampaign -> fan-out -> per-recipient pg-boss send jobs -> claim, render, local
+ *     provider outbox write, state-machine update + activity in one transaction), messages/s from
+ *     launch to the last `sent_at`, and the ratio to the baseline.
+ *  3. The crash test (scripts/crash-campaigns.ts) unless BENCH_SKIP_CRASH=1.
+ * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-campaigns-pg.
+ * BENCH_RATE sets SEND_RATE_*_PER_SEC (default 1,000,000: measure the engine, not the throttle).
+ */
+import { performance } from "node:perf_hooks";
+import { createDb } from "../src/server/db/client";
+import { sendMessageJob } from "../src/server/features/campaigns/campaigns.jobs";
+import { createAndLaunchCampaign } from "../src/server/features/campaigns/campaigns.service";
+import { PgBossJobClient } from "../src/server/jobs/client";
+import type { JobDeps } from "../src/server/jobs/define";
+import { jobRegistry } from "../src/server/jobs/registry";
+import { startBoss, startWorkers } from "../src/server/jobs/worker";
+import { createProviders } from "../src/server/providers";
+import { benchDatabase, benchEnv, log, seedUserWithContacts, waitForCampaign } from "./campaigns-bench-lib";
+import { runCrashTest } from "./crash-campaigns";
+
+const N = Number(process.env.BENCH_RECIPIENTS ?? 10_000);
+
+async function rawPgBoss(url: string): Promise<number> {
+  const { PgBoss } = await import("pg-boss");
+  const boss = new PgBoss({ connectionString: url, max: 10 });
+  boss.on("error", () => {});
+  await boss.start();
+  const q = `bench.noop-${Date.now()}`;
+  await boss.createQueue(q);
+  let done = 0;
+  let finished!: () => void;
+  const all = new Promise<void>((r) => {
+    finished = r;
+  });
+  const o = sendMessageJob.options ?? {};
+  await boss.work(
+    q,
+    { batchSize: o.batchSize, localConcurrency: o.localConcurrency, pollingIntervalSeconds: 0.5 },
+    async (jobs) => {
+      done += jobs.length;
+      if (done >= N) finished();
+    },
+  );
+  const t0 = performance.now();
+  for (let i = 0; i < N; i += 1000)
+    await boss.insert(
+      q,
+      Array.from({ length: Math.min(1000, N - i) }, (_, k) => ({ data: { recipientId: i + k + 1 } })),
+    );
+  await all;
+  const secs = (performance.now() - t0) / 1000;
+  await boss.deleteQueue(q).catch(() => {});
+  await boss.stop({ graceful: false });
+  return N / secs;
+}
+
+async function main() {
+  const { url, embedded } = await benchDatabase();
+  console.log(`database: ${url.replace(/:[^:@/]*@/, ":***@")}; recipients per campaign: ${N}`);
+  const baseline = await rawPgBoss(url);
+  console.log(
+    `raw pg-boss (insert + work empty jobs, batchSize ${sendMessageJob.options?.batchSize}, localConcurrency ${sendMessageJob.options?.localConcurrency}): ${baseline.toFixed(0)} jobs/s`,
+  );
+
+  const env = benchEnv(url);
+  const { db, sql } = createDb(url, { max: 20 });
+  const boss = await startBoss(url, jobRegistry, { max: 20 });
+  const jobs = new PgBossJobClient(boss);
+  const providers = createProviders(env, { db });
+  const deps: JobDeps = { db, sql, env, providers, jobs, log };
+  await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+
+  const results: string[] = [];
+  for (const channel of ["email", "sms"] as const) {
+    const { userId, contactIds } = await seedUserWithContacts(url, N);
+    const t0 = Date.now();
+    const launched = await createAndLaunchCampaign(deps, userId, {
+      name: `Bench ${channel}`,
+      channel,
+      content:
+        channel === "email"
+          ? {
+              subject: "Hello {{name|there}}",
+              body: "Hi {{name|there}} at {{company|your company}}.\n\nSee https://example.com/offer",
+            }
+          : { message: "Hi {{name|there}}, 20% off at {{company|your company}} https://example.com/o" },
+      recipients: { contactIds },
+    });
+    const launchMs = Date.now() - t0;
+    const counts = await waitForCampaign(sql, launched.campaign.id);
+    const [{ last }] = await sql<
+      { last: Date }[]
+    >`select max(sent_at) as last from campaign_recipients where campaign_id = ${launched.campaign.id}`;
+    const secs = (new Date(last).getTime() - t0) / 1000;
+    const rate = (counts.sent ?? 0) / secs;
+    const line = `${channel}: ${counts.sent ?? 0} sent (${JSON.stringify(counts)}) in ${secs.toFixed(2)} s from launch (launch call ${launchMs} ms) = ${rate.toFixed(0)} messages/s; ratio to raw pg-boss ${(rate / baseline).toFixed(2)}`;
+    console.log(line);
+    results.push(line);
+  }
+  await boss.stop({ graceful: true, timeout: 5000 }).catch(() => {});
+  await sql.end({ timeout: 5 });
+  if (process.env.BENCH_SKIP_CRASH !== "1") await runCrashTest(url);
+  await embedded?.stop();
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

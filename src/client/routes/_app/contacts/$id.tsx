@@ -47,6 +47,22 @@ const ACTIVITY_ICONS: Record<string, typeof Mail> = {
   video_viewed: Eye,
 };
 
+const ACTIVITY_LABELS: Record<string, string> = {
+  email_sent: "Email sent",
+  email_opened: "Email opened",
+  email_clicked: "Email link clicked",
+  email_bounced: "Email bounced",
+  sms_sent: "SMS sent",
+  sms_received: "SMS reply received",
+  call_made: "Call made",
+  voicemail_sent: "Voicemail sent",
+  note_added: "Note added",
+  imported: "Imported",
+  opted_out: "Opted out",
+  opted_in: "Opted in",
+  video_viewed: "Video viewed",
+};
+
 type FieldDef = {
   key: keyof Contact;
   label: string;
@@ -327,7 +343,9 @@ function ContactDetailPage() {
                 return (
                   <li key={a.id} className="flex items-center gap-3 rounded-lg border border-border p-3">
                     <Icon className="size-4 text-primary" aria-hidden />
-                    <span className="font-medium">{titleCase(a.activity_type)}</span>
+                    <span className="font-medium">
+                      {ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type)}
+                    </span>
                     <span className="ml-auto text-sm text-muted-foreground">
                       {new Date(a.created_at).toLocaleString()}
                     </span>
@@ -341,7 +359,7 @@ function ContactDetailPage() {
           <div className="grid gap-3">
             <Textarea
               rows={4}
-              aria-label="Note"
+              aria-label="New note"
               placeholder="Write a note..."
               value={note}
               onChange={(e) => setNote(e.target.value)}

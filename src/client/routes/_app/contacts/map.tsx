@@ -1,17 +1,143 @@
-import { createFileRoute } from "@tanstack/react-router";
-import { Map as MapIcon } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { useQuery } from "@tanstack/react-query";
+import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import { ArrowLeft, List, MapPin, RotateCcw, Search } from "lucide-react";
+import { lazy, Suspense, useMemo, useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import { EmptyState } from "@/client/components/ui/empty-state";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { type Contact, mapContactsQuery } from "@/client/features/crm/api";
+import type { LocatedContact } from "@/client/features/crm/contact-map";
+import { api, errorMessage } from "@/client/lib/api";
+
+const ContactMap = lazy(() =>
+  import("@/client/features/crm/contact-map").then((m) => ({ default: m.ContactMap })),
+);
 
 export const Route = createFileRoute("/_app/contacts/map")({
   component: ContactMapPage,
 });
 
+/** Latitude/longitude parsed to numbers; only contacts with both are shown (spec section 3). */
+function located(list: Contact[]): LocatedContact[] {
+  return list.flatMap((c) => {
+    const lat = c.latitude === null || c.latitude === "" ? Number.NaN : Number(c.latitude);
+    const lng = c.longitude === null || c.longitude === "" ? Number.NaN : Number(c.longitude);
+    return Number.isFinite(lat) && Number.isFinite(lng) ? [{ ...c, lat, lng }] : [];
+  });
+}
+
 function ContactMapPage() {
+  const navigate = useNavigate();
+  const all = useQuery(mapContactsQuery);
+  const [center, setCenter] = useState<{ lat: number; lng: number } | null>(null);
+  const [radius, setRadius] = useState(50);
+  const [results, setResults] = useState<Contact[] | null>(null);
+  const [message, setMessage] = useState<{ variant: "success" | "error" | "info"; text: string } | null>(
+    null,
+  );
+  const [searching, setSearching] = useState(false);
+  const shown = useMemo(() => located(results ?? all.data ?? []), [results, all.data]);
+
+  async function searchRadius() {
+    if (!center) {
+      setMessage({ variant: "info", text: "Click on the map to set a search center first" });
+      return;
+    }
+    setSearching(true);
+    try {
+      const r = await api.post<{ contacts: Contact[] }>("/api/contacts/search/location", {
+        latitude: center.lat,
+        longitude: center.lng,
+        radius_miles: radius,
+      });
+      setResults(r.contacts);
+      setMessage({ variant: "success", text: `Found ${r.contacts.length} contacts within ${radius} miles` });
+    } catch (e) {
+      setMessage({ variant: "error", text: `Search failed: ${errorMessage(e, "Unknown error")}` });
+    } finally {
+      setSearching(false);
+    }
+  }
+
+  function reset() {
+    setCenter(null);
+    setResults(null);
+    setMessage(null);
+    void all.refetch();
+  }
+
   return (
-    <ComingSoonPage
-      title="Contact Map"
-      icon={MapIcon}
-      description="See your contacts on a map and find everyone within a radius of any point."
-    />
+    <div className="grid gap-4">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <div className="flex items-center gap-2">
+          <Button variant="ghost" size="icon-sm" asChild aria-label="Back to contacts">
+            <Link to="/contacts">
+              <ArrowLeft aria-hidden />
+            </Link>
+          </Button>
+          <h1 className="text-2xl font-semibold">Contact Map ({shown.length} contacts)</h1>
+        </div>
+        <Button variant="outline" onClick={() => void navigate({ to: "/contacts" })}>
+          <List aria-hidden /> List View
+        </Button>
+      </div>
+
+      <div className="flex flex-wrap items-end gap-3">
+        <div className="grid gap-1.5">
+          <Label htmlFor="radius">Search radius (miles)</Label>
+          <Input
+            id="radius"
+            type="number"
+            min={1}
+            max={500}
+            className="w-32"
+            value={radius}
+            onChange={(e) => setRadius(Number(e.target.value))}
+          />
+        </div>
+        <Button onClick={() => void searchRadius()} loading={searching}>
+          <Search aria-hidden /> Search by Radius
+        </Button>
+        <Button variant="outline" onClick={reset}>
+          <RotateCcw aria-hidden /> Reset
+        </Button>
+        <p className="text-sm text-muted-foreground">
+          {center
+            ? `Center: ${center.lat.toFixed(4)}, ${center.lng.toFixed(4)}`
+            : "Click the map to set the search center."}
+        </p>
+      </div>
+
+      {message && (
+        <AlertBanner variant={message.variant} onDismiss={() => setMessage(null)}>
+          {message.text}
+        </AlertBanner>
+      )}
+
+      {all.isPending ? (
+        <p className="py-16 text-center text-muted-foreground">Loading map...</p>
+      ) : (
+        <>
+          {shown.length === 0 && !results && (
+            <EmptyState
+              icon={MapPin}
+              title="No contacts with location data found."
+              description="Add city and state to contacts to see them on the map!"
+            />
+          )}
+          <Suspense fallback={<p className="py-16 text-center text-muted-foreground">Loading map...</p>}>
+            <ContactMap
+              contacts={shown}
+              center={center}
+              radiusMiles={radius}
+              onPickCenter={setCenter}
+              onViewDetails={(id) => void navigate({ to: "/contacts/$id", params: { id: String(id) } })}
+            />
+          </Suspense>
+        </>
+      )}
+    </div>
   );
 }

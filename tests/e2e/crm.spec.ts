@@ -1,0 +1,122 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+
+/**
+ * CRM end to end (issue 3): import a shared CSV through the UI and see the contacts, bulk-tag them,
+ * open a contact, add a note, send an SMS that lands in the outbox, edit the address and see the
+ * contact on the map, search by radius.
+ */
+const SHARED_CSV = path.resolve(import.meta.dirname, "../../../shared/data/csv/datablist-customers-100.csv");
+
+test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) => {
+  test.skip(!fs.existsSync(SHARED_CSV), "../shared/data is absent: the shared CSV is needed");
+  const email = `crm-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Cora CRM", email, password: "correct-horse-battery", business_name: "Cora Co" },
+  });
+  expect(reg.ok()).toBe(true);
+
+  await page.goto("/contacts");
+  await expect(page.getByRole("heading", { name: "Contacts (0)" })).toBeVisible();
+  await expect(page.getByText("No contacts yet")).toBeVisible();
+
+  // import through the mapping step; the pg-boss worker runs the job, the dialog follows its progress
+  await page.getByRole("button", { name: "Import CSV" }).first().click();
+  await page.getByTestId("import-file-input").setInputFiles(SHARED_CSV);
+  await expect(page.getByLabel("Field for column Email")).toHaveValue("email");
+  await expect(page.getByLabel("Field for column First Name")).toHaveValue("first_name");
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("import-imported")).toHaveText("Imported: 100");
+  await expect(page.getByRole("dialog")).toBeHidden({ timeout: 5000 }); // closes after 2 s
+  await expect(page.getByRole("heading", { name: "Contacts (100)" })).toBeVisible();
+  await expect(page.getByText("Page 1 of 2 (100 total contacts)")).toBeVisible();
+
+  // bulk-tag every matching contact with a new tag
+  await page.getByRole("checkbox", { name: "Select all" }).check();
+  await expect(page.getByTestId("selected-count")).toHaveText("50 selected");
+  await page.getByRole("button", { name: "Select all 100 matching" }).click();
+  await expect(page.getByTestId("selected-count")).toHaveText("100 selected");
+  await page.getByRole("button", { name: "Add Tag" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("button", { name: "Add Tag" })).toBeDisabled();
+  await dialog.getByLabel("New tag name").fill("VIP");
+  await dialog.getByRole("button", { name: "Create" }).click();
+  await dialog.getByLabel("Tag", { exact: true }).selectOption({ label: "VIP" });
+  await dialog.getByRole("button", { name: "Add Tag" }).click();
+  await expect(page.getByText("Tagged 100 contacts")).toBeVisible();
+
+  // search (Enter) and open a contact
+  await page.getByLabel("Search contacts").fill("zunigavanessa");
+  await page.getByLabel("Search contacts").press("Enter");
+  await expect(page.getByRole("heading", { name: "Contacts (1)" })).toBeVisible();
+  await page.getByRole("link", { name: "Sheryl Baxter" }).click();
+  await expect(page.getByRole("heading", { name: "Sheryl Baxter" })).toBeVisible();
+  await expect(page.getByTestId("contact-tags")).toContainText("VIP");
+  await expect(page.getByText("Rasmussen Group")).toBeVisible();
+
+  // a note
+  await page.getByRole("tab", { name: "Notes (0)" }).click();
+  await expect(page.getByText("No notes yet")).toBeVisible();
+  await page.getByLabel("New note").fill("Met at the trade show; wants a quote.");
+  await page.getByRole("button", { name: "Add Note" }).click();
+  await expect(page.getByText("Met at the trade show; wants a quote.")).toBeVisible();
+  await expect(page.getByRole("tab", { name: "Notes (1)" })).toBeVisible();
+
+  // an SMS (not opted in: the confirmation is accepted), delivered to the local outbox
+  page.once("dialog", (d) => {
+    expect(d.message()).toBe("This contact has not opted in to SMS. Send anyway?");
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Send SMS" }).click();
+  const smsText = `Hi Sheryl, quick hello ${Date.now()}`;
+  await page.getByRole("dialog").getByLabel("Message").fill(smsText);
+  await page.getByRole("dialog").getByRole("button", { name: "Send" }).click();
+  await expect(page.getByText("SMS sent successfully!")).toBeVisible();
+  const outbox = await page.request.get("/api/dev/outbox?channel=sms&to=%2B12290775154");
+  const messages = (await outbox.json()).messages as { body: string }[];
+  expect(messages.map((m) => m.body)).toContain(smsText);
+  await page.getByRole("tab", { name: "Activity" }).click();
+  await expect(page.getByText("SMS sent", { exact: true })).toBeVisible();
+  await expect(page.getByText("Note added", { exact: true })).toBeVisible();
+
+  // edit the address: the geocode job places the contact on the map
+  await page.getByRole("tab", { name: "Overview" }).click();
+  await page.getByRole("button", { name: "Edit" }).click();
+  await page.getByLabel("City").fill("Bay City");
+  await page.getByLabel("State").fill("MI");
+  await page.getByLabel("Postal code").fill("48706");
+  await page.getByLabel("Country").fill("United States"); // the datablist row says Chile; the geocoder is US-only
+  await page.getByRole("button", { name: "Save Contact" }).click();
+  await expect(page.getByText("Contact saved")).toBeVisible();
+
+  await page.goto("/contacts/map");
+  await expect(page.getByRole("heading", { name: "Contact Map (1 contacts)" })).toBeVisible({
+    timeout: 20_000,
+  });
+  const marker = page.locator('[title="Sheryl Baxter"]');
+  await expect(marker).toBeVisible();
+  await marker.click();
+  const info = page.getByTestId("map-info-window");
+  await expect(info).toContainText("zunigavanessa@smith.info");
+  await expect(info).toContainText("Bay City, MI");
+
+  // radius search: no centre yet, then click the map and search
+  await page.getByRole("button", { name: "Search by Radius" }).click();
+  await expect(page.getByText("Click on the map to set a search center first")).toBeVisible();
+  const map = page.getByTestId("contact-map");
+  const box = await map.boundingBox();
+  if (!box) throw new Error("map not laid out");
+  await page.mouse.click(box.x + box.width * 0.3, box.y + box.height * 0.3);
+  await expect(page.getByText(/^Center: /)).toBeVisible();
+  await page.getByRole("button", { name: "Search by Radius" }).click();
+  await expect(page.getByText("Found 1 contacts within 50 miles")).toBeVisible();
+  await info
+    .getByRole("button", { name: "View Details" })
+    .click()
+    .catch(async () => {
+      await marker.click();
+      await page.getByTestId("map-info-window").getByRole("button", { name: "View Details" }).click();
+    });
+  await expect(page).toHaveURL(/\/contacts\/\d+$/);
+});

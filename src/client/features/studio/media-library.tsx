@@ -1,6 +1,15 @@
 import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
-import { AlertCircle, FileAudio, FileVideo, Loader2, Megaphone, RefreshCw, Trash2 } from "lucide-react";
+import {
+  AlertCircle,
+  AudioLines,
+  FileAudio,
+  FileVideo,
+  Loader2,
+  Megaphone,
+  RefreshCw,
+  Trash2,
+} from "lucide-react";
 import { useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
@@ -84,6 +93,11 @@ export function MediaLibrary() {
                   {m.status === "draft" && <Badge variant="warning">Draft</Badge>}
                 </div>
                 <div className="px-4 pt-3">
+                  {m.processing_status === "ready" && m.type === "audio" && (
+                    <div className="mb-2 flex aspect-[16/5] items-center justify-center rounded-[12px] bg-muted text-muted-foreground">
+                      <AudioLines className="size-10" aria-hidden />
+                    </div>
+                  )}
                   {m.processing_status === "ready" ? (
                     <MediaPlayer
                       src={m.url}

@@ -1,6 +1,7 @@
 import { Plyr, type PlyrOptions } from "plyr-react";
 import "plyr-react/plyr.css";
 import { useMemo } from "react";
+import { cn } from "@/client/lib/utils";
 
 /**
  * Player settings from spec section 9: controls, settings menu (quality, speed, loop), speeds
@@ -35,6 +36,9 @@ export const PLYR_OPTIONS: PlyrOptions = {
   disableContextMenu: false,
   resetOnEnd: false,
   clickToPlay: true,
+  // the control icons come from our server, not Plyr's CDN (works offline)
+  iconUrl: "/v/assets/plyr.svg",
+  blankVideo: "",
 };
 
 /** One source played with Plyr (mp4 video or mp3 audio), in a 12 px rounded frame (spec section 9). */
@@ -57,7 +61,10 @@ export function MediaPlayer({
   );
   return (
     <div
-      className="overflow-hidden rounded-[12px] bg-black [--plyr-color-main:var(--color-primary)]"
+      className={cn(
+        "overflow-hidden rounded-[12px] [--plyr-color-main:var(--color-primary)]",
+        type === "video" ? "bg-black" : "border border-border",
+      )}
       data-testid="media-player"
     >
       <Plyr

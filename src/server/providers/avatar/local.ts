@@ -120,6 +120,15 @@ async function presenterBackground(bin: FfmpegBinaries): Promise<string> {
     os.tmpdir(),
     `pitchwise-avatar-presenter-v${BACKGROUND_VERSION}-${WIDTH}x${HEIGHT}.png`,
   );
+  // the picture lives in the temp folder: draw it again if something cleaned that up
+  if (
+    backgroundPromise &&
+    !(await fs.access(target).then(
+      () => true,
+      () => false,
+    ))
+  )
+    backgroundPromise = null;
   if (!backgroundPromise) {
     backgroundPromise = (async () => {
       try {
@@ -154,11 +163,13 @@ export function buildLocalAvatarGraph(
   const font = quoted(fontFile);
   const samplesPerFrame = Math.round(22050 / FPS);
   const parts = [
-    "[1:a]asplit=2[amouth][aspec]",
+    // apad: the visuals keep getting (silent) audio past the end, so no overlay waits on an ended
+    // stream (ffmpeg 5 stalls there); `-t` on the output cuts the video at the speech's end
+    "[1:a]apad,asplit=2[amouth][aspec]",
     // the mouth: the live waveform of the speech, redrawn every frame
     `[amouth]showwaves=s=120x44:mode=cline:colors=0x5b1a1a:rate=${FPS}:n=${Math.max(1, Math.floor(samplesPerFrame / 120))}:scale=sqrt,format=rgba[mouth]`,
     // the audio-reactive spectrum along the bottom (black keyed out)
-    `[aspec]showfreqs=s=${WIDTH}x120:mode=bar:ascale=log:fscale=log:win_size=w1024:colors=0xa5b4fc,fps=${FPS},format=rgba,colorkey=black:0.02:0,colorchannelmixer=aa=0.6[spectrum]`,
+    `[aspec]showfreqs=s=${WIDTH}x120:mode=bar:ascale=log:fscale=log:colors=0xa5b4fc,fps=${FPS},format=rgba,colorkey=black:0.02:0,colorchannelmixer=aa=0.6[spectrum]`,
     `[0:v][spectrum]overlay=0:${HEIGHT - 120}[withspec]`,
     "[withspec][mouth]overlay=580:335[withmouth]",
   ];
@@ -219,35 +230,43 @@ export class LocalAvatarRenderer implements LocalAvatarProvider {
       );
       const graphPath = path.join(workDir, "graph.txt");
       await fs.writeFile(graphPath, buildLocalAvatarGraph(speech.cues, captionFiles));
-      await runFfmpeg(this.opts.ffmpeg, {
-        globalOptions: ["-filter_complex_script", graphPath],
-        inputs: [{ path: background, options: ["-loop", "1", "-framerate", String(FPS)] }, { path: wavPath }],
-        outputs: [
-          {
-            path: input.outPath,
-            options: [
-              "-map",
-              "[v]",
-              "-map",
-              "1:a",
-              "-c:v",
-              "libx264",
-              "-preset",
-              this.opts.preset ?? "veryfast",
-              "-crf",
-              "23",
-              "-c:a",
-              "aac",
-              "-b:a",
-              "128k",
-              "-t",
-              speech.durationSeconds.toFixed(3),
-              "-movflags",
-              "+faststart",
-            ],
-          },
-        ],
-      });
+      await runFfmpeg(
+        this.opts.ffmpeg,
+        {
+          globalOptions: ["-filter_complex_script", graphPath],
+          inputs: [
+            { path: background, options: ["-loop", "1", "-framerate", String(FPS)] },
+            { path: wavPath },
+          ],
+          outputs: [
+            {
+              path: input.outPath,
+              options: [
+                "-map",
+                "[v]",
+                "-map",
+                "1:a",
+                "-c:v",
+                "libx264",
+                "-preset",
+                this.opts.preset ?? "veryfast",
+                "-crf",
+                "23",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "128k",
+                "-t",
+                speech.durationSeconds.toFixed(3),
+                "-movflags",
+                "+faststart",
+              ],
+            },
+          ],
+        },
+        // a guard against a stuck encoder: 10x the speech, at least 2 minutes
+        { signal: AbortSignal.timeout(Math.max(120, speech.durationSeconds * 10) * 1000) },
+      );
       return { durationSeconds: speech.durationSeconds, cues: speech.cues };
     } finally {
       await fs.rm(workDir, { recursive: true, force: true });

@@ -248,6 +248,24 @@ describe("GET /api/contacts", () => {
   });
 });
 
+describe("broad searches", () => {
+  it("count exactly up to 1,000 matches, then report total_capped", async () => {
+    const { client } = await signUp(t.app);
+    const contacts = Array.from({ length: 1005 }, (_, i) => ({
+      first_name: `Cap${i}`,
+      email: `cap${i}@capco.example`,
+      company: "Capco",
+    }));
+    expect((await client.post("/api/contacts/import", { contacts })).json().imported).toBe(1005);
+    const body = (await client.get("/api/contacts?search=capco&limit=200")).json();
+    expect(body.pagination).toEqual({ page: 1, pages: 5, total: 1000, limit: 200, total_capped: true });
+    expect(body.contacts).toHaveLength(200);
+    const exact = (await client.get("/api/contacts?search=cap100")).json();
+    expect(exact.pagination).toEqual({ page: 1, pages: 1, total: 6, limit: 50 }); // cap100 and cap1000..cap1004
+    expect((await client.get("/api/contacts")).json().pagination.total).toBe(1005);
+  });
+});
+
 describe("PUT and DELETE /api/contacts/{id}", () => {
   it("edits fields (re-geocoding on address change) and deletes", async () => {
     const { client } = await signUp(t.app);

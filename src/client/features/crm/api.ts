@@ -72,6 +72,8 @@ export interface Pagination {
   pages: number;
   total: number;
   limit: number;
+  /** a search matched more than `total` contacts (the count stops at 1,000) */
+  total_capped?: boolean;
 }
 export interface ContactFilter {
   search?: string;

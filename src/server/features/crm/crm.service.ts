@@ -428,42 +428,118 @@ export async function listContacts(ctx: Pick<AppContext, "db">, userId: string, 
     tag_id: q.tag,
   };
   const term = normaliseSearch(q.search);
-  const page = async (fuzzy: boolean) => {
-    const where = contactWhere(userId, filter, { fuzzy });
-    const totalPromise =
-      term || q.tag
-        ? ctx.db
-            .select({ n: count() })
-            .from(contacts)
-            .where(where)
-            .then((r) => r[0]?.n ?? 0)
-        : ctx.db
-            .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
-            .from(contactCounts)
-            .where(
-              and(
-                eq(contactCounts.userId, userId),
-                filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
-                filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
-              ),
-            )
-            .then((r) => Number(r[0]?.n ?? 0));
-    const rowsPromise = ctx.db
-      .select()
-      .from(contacts)
-      .where(where)
-      .orderBy(...contactOrder(filter, { fuzzy }))
-      .limit(q.limit)
-      .offset((q.page - 1) * q.limit);
-    return Promise.all([totalPromise, rowsPromise]);
-  };
-  let [total, rows] = await page(false);
-  // typo tolerance: nothing contains the term, so rank words within a typo of it (pg_trgm)
-  if (total === 0 && term.length >= 4) [total, rows] = await page(true);
+  const where = contactWhere(userId, filter);
+  const offset = (q.page - 1) * q.limit;
+  let total: number;
+  let capped = false;
+  let rows: Contact[];
+  if (term || q.tag) {
+    // exact count up to SEARCH_COUNT_CAP; past it the list says "1,000+" (a count of every match
+    // of a broad term would read tens of thousands of heap pages)
+    const [n, r] = await Promise.all([
+      ctx.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from (select 1 from ${contacts} where ${where} limit ${SEARCH_COUNT_CAP + 1}) x`,
+      ),
+      ctx.db
+        .select()
+        .from(contacts)
+        .where(where)
+        .orderBy(...contactOrder(filter))
+        .limit(q.limit)
+        .offset(offset),
+    ]);
+    total = Number(n[0]?.n ?? 0);
+    rows = r;
+    if (total > SEARCH_COUNT_CAP) {
+      total = SEARCH_COUNT_CAP;
+      capped = true;
+    }
+    // typo tolerance: nothing contains the term, so rank words within a typo of it (pg_trgm)
+    if (total === 0 && term.length >= 4)
+      [total, rows] = await fuzzySearch(ctx, userId, filter, q.limit, offset);
+  } else {
+    const [n, r] = await Promise.all([
+      ctx.db
+        .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+        .from(contactCounts)
+        .where(
+          and(
+            eq(contactCounts.userId, userId),
+            filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
+            filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
+          ),
+        ),
+      ctx.db
+        .select()
+        .from(contacts)
+        .where(where)
+        .orderBy(...contactOrder(filter))
+        .limit(q.limit)
+        .offset(offset),
+    ]);
+    total = Number(n[0]?.n ?? 0);
+    rows = r;
+  }
   return {
     contacts: rows.map(toContactJson),
-    pagination: { page: q.page, pages: Math.max(1, Math.ceil(total / q.limit)), total, limit: q.limit },
+    pagination: {
+      page: q.page,
+      pages: Math.max(1, Math.ceil(total / q.limit)),
+      total,
+      limit: q.limit,
+      ...(capped ? { total_capped: true } : {}),
+    },
   };
+}
+
+/** Searches count exactly up to this many matches (then `pagination.total_capped`). */
+export const SEARCH_COUNT_CAP = 1000;
+/** The fuzzy fallback returns at most this many best matches. */
+export const FUZZY_MAX = 200;
+/** Time budget of the fuzzy fallback (ms); past it the search returns no matches rather than stalling. */
+export const FUZZY_TIMEOUT_MS = 300;
+
+/**
+ * Typo-tolerant fallback: the first FUZZY_MAX contacts whose words are within pg_trgm word
+ * similarity 0.6 of the term, ranked closest first, inside a FUZZY_TIMEOUT_MS statement timeout.
+ * Returns [total (<= FUZZY_MAX), page rows]; [0, []] when the budget runs out.
+ */
+async function fuzzySearch(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  filter: SegmentFilter,
+  limit: number,
+  offset: number,
+): Promise<[number, Contact[]]> {
+  const term = normaliseSearch(filter.search);
+  try {
+    return await ctx.db.transaction(async (tx) => {
+      await tx.execute(sql.raw(`set local statement_timeout = ${FUZZY_TIMEOUT_MS}`));
+      const ids = await tx.execute<{ id: string | number }>(sql`
+        select id from (
+          select ${contacts.id} as id, ${term} <<-> ${contacts.searchText} as d, ${contacts.createdAt} as c
+          from ${contacts} where ${contactWhere(userId, filter, { fuzzy: true })} limit ${FUZZY_MAX}
+        ) x order by d, c desc, id desc`);
+      const all = ids.map((r) => Number(r.id));
+      const pageIds = all.slice(offset, offset + limit);
+      if (pageIds.length === 0) return [all.length, []] as [number, Contact[]];
+      const found = await tx
+        .select()
+        .from(contacts)
+        .where(and(eq(contacts.userId, userId), inArray(contacts.id, pageIds)));
+      const byId = new Map(found.map((c) => [c.id, c]));
+      return [all.length, pageIds.map((id) => byId.get(id)).filter((c): c is Contact => !!c)] as [
+        number,
+        Contact[],
+      ];
+    });
+  } catch (e) {
+    const code =
+      (e as { code?: string; cause?: { code?: string } }).code ??
+      (e as { cause?: { code?: string } }).cause?.code;
+    if (code === "57014") return [0, []]; // statement timeout: too many candidates for this term
+    throw e;
+  }
 }
 
 /** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}` (spec section 3: Tag on a contact). */

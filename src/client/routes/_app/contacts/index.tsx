@@ -65,6 +65,7 @@ function ContactsPage() {
   const contacts = data?.contacts ?? [];
   const pagination = data?.pagination;
   const total = pagination?.total ?? 0;
+  const totalText = `${formatNumber(total)}${pagination?.total_capped ? "+" : ""}`;
   const filtered = !!(filter.search || filter.stage || filter.status);
 
   const update = (next: Partial<ContactFilter>) => {
@@ -139,7 +140,7 @@ function ContactsPage() {
   return (
     <>
       <PageHeader
-        title={`Contacts (${formatNumber(total)})`}
+        title={`Contacts (${totalText})`}
         description="Search, segment and reach the people and businesses you work with."
         actions={
           <>
@@ -254,7 +255,7 @@ function ContactsPage() {
           </span>
           {allOnPage && !allMatching && total > contacts.length && (
             <Button variant="link" size="sm" onClick={() => setAllMatching(true)}>
-              Select all {formatNumber(total)} matching
+              Select all {totalText} matching
             </Button>
           )}
           <div className="ml-auto flex flex-wrap gap-2">
@@ -423,7 +424,7 @@ function ContactsPage() {
             </Button>
           </div>
           <span className="text-sm text-muted-foreground">
-            Page {page} of {pages} ({formatNumber(total)} total contacts)
+            Page {page} of {pages} ({totalText} total contacts)
           </span>
           <div className="flex gap-2">
             <Button

@@ -19,6 +19,8 @@ import { Route as AppPricingRouteImport } from "./routes/_app/pricing"
 import { Route as AppSettingsRouteImport } from "./routes/_app/settings"
 import { Route as AppStudioRouteImport } from "./routes/_app/studio"
 import { Route as AppVideoCreatorRouteImport } from "./routes/_app/video-creator"
+import { Route as AppCampaignsIndexRouteImport } from "./routes/_app/campaigns/index"
+import { Route as AppCampaignsIdRouteImport } from "./routes/_app/campaigns/$id"
 import { Route as AppCampaignsCallRouteImport } from "./routes/_app/campaigns/call"
 import { Route as AppCampaignsSmsRouteImport } from "./routes/_app/campaigns/sms"
 import { Route as AppCampaignsVideoRouteImport } from "./routes/_app/campaigns/video"
@@ -77,6 +79,16 @@ const AppVideoCreatorRoute = AppVideoCreatorRouteImport.update({
   path: "/video-creator",
   getParentRoute: () => AppRoute,
 } as any)
+const AppCampaignsIndexRoute = AppCampaignsIndexRouteImport.update({
+  id: "/campaigns/",
+  path: "/campaigns/",
+  getParentRoute: () => AppRoute,
+} as any)
+const AppCampaignsIdRoute = AppCampaignsIdRouteImport.update({
+  id: "/campaigns/$id",
+  path: "/campaigns/$id",
+  getParentRoute: () => AppRoute,
+} as any)
 const AppCampaignsCallRoute = AppCampaignsCallRouteImport.update({
   id: "/campaigns/call",
   path: "/campaigns/call",
@@ -129,6 +141,7 @@ export interface FileRoutesByFullPath {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
   "/campaigns/sms": typeof AppCampaignsSmsRoute
   "/campaigns/video": typeof AppCampaignsVideoRoute
@@ -136,6 +149,7 @@ export interface FileRoutesByFullPath {
   "/contacts/$id": typeof AppContactsIdRoute
   "/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/contacts/map": typeof AppContactsMapRoute
+  "/campaigns/": typeof AppCampaignsIndexRoute
   "/contacts/": typeof AppContactsIndexRoute
 }
 export interface FileRoutesByTo {
@@ -148,6 +162,7 @@ export interface FileRoutesByTo {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
   "/campaigns/sms": typeof AppCampaignsSmsRoute
   "/campaigns/video": typeof AppCampaignsVideoRoute
@@ -155,6 +170,7 @@ export interface FileRoutesByTo {
   "/contacts/$id": typeof AppContactsIdRoute
   "/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/contacts/map": typeof AppContactsMapRoute
+  "/campaigns": typeof AppCampaignsIndexRoute
   "/contacts": typeof AppContactsIndexRoute
 }
 export interface FileRoutesById {
@@ -169,6 +185,7 @@ export interface FileRoutesById {
   "/_app/settings": typeof AppSettingsRoute
   "/_app/studio": typeof AppStudioRoute
   "/_app/video-creator": typeof AppVideoCreatorRoute
+  "/_app/campaigns/$id": typeof AppCampaignsIdRoute
   "/_app/campaigns/call": typeof AppCampaignsCallRoute
   "/_app/campaigns/sms": typeof AppCampaignsSmsRoute
   "/_app/campaigns/video": typeof AppCampaignsVideoRoute
@@ -176,6 +193,7 @@ export interface FileRoutesById {
   "/_app/contacts/$id": typeof AppContactsIdRoute
   "/_app/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/_app/contacts/map": typeof AppContactsMapRoute
+  "/_app/campaigns/": typeof AppCampaignsIndexRoute
   "/_app/contacts/": typeof AppContactsIndexRoute
 }
 export interface FileRouteTypes {
@@ -190,6 +208,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/campaigns/$id"
     | "/campaigns/call"
     | "/campaigns/sms"
     | "/campaigns/video"
@@ -197,6 +216,7 @@ export interface FileRouteTypes {
     | "/contacts/$id"
     | "/contacts/business-search"
     | "/contacts/map"
+    | "/campaigns/"
     | "/contacts/"
   fileRoutesByTo: FileRoutesByTo
   to:
@@ -209,6 +229,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/campaigns/$id"
     | "/campaigns/call"
     | "/campaigns/sms"
     | "/campaigns/video"
@@ -216,6 +237,7 @@ export interface FileRouteTypes {
     | "/contacts/$id"
     | "/contacts/business-search"
     | "/contacts/map"
+    | "/campaigns"
     | "/contacts"
   id:
     | "__root__"
@@ -229,6 +251,7 @@ export interface FileRouteTypes {
     | "/_app/settings"
     | "/_app/studio"
     | "/_app/video-creator"
+    | "/_app/campaigns/$id"
     | "/_app/campaigns/call"
     | "/_app/campaigns/sms"
     | "/_app/campaigns/video"
@@ -236,6 +259,7 @@ export interface FileRouteTypes {
     | "/_app/contacts/$id"
     | "/_app/contacts/business-search"
     | "/_app/contacts/map"
+    | "/_app/campaigns/"
     | "/_app/contacts/"
   fileRoutesById: FileRoutesById
 }
@@ -318,6 +342,20 @@ declare module "@tanstack/react-router" {
       preLoaderRoute: typeof AppVideoCreatorRouteImport
       parentRoute: typeof AppRoute
     }
+    "/_app/campaigns/": {
+      id: "/_app/campaigns/"
+      path: "/campaigns"
+      fullPath: "/campaigns/"
+      preLoaderRoute: typeof AppCampaignsIndexRouteImport
+      parentRoute: typeof AppRoute
+    }
+    "/_app/campaigns/$id": {
+      id: "/_app/campaigns/$id"
+      path: "/campaigns/$id"
+      fullPath: "/campaigns/$id"
+      preLoaderRoute: typeof AppCampaignsIdRouteImport
+      parentRoute: typeof AppRoute
+    }
     "/_app/campaigns/call": {
       id: "/_app/campaigns/call"
       path: "/campaigns/call"
@@ -384,6 +422,7 @@ interface AppRouteChildren {
   AppSettingsRoute: typeof AppSettingsRoute
   AppStudioRoute: typeof AppStudioRoute
   AppVideoCreatorRoute: typeof AppVideoCreatorRoute
+  AppCampaignsIdRoute: typeof AppCampaignsIdRoute
   AppCampaignsCallRoute: typeof AppCampaignsCallRoute
   AppCampaignsSmsRoute: typeof AppCampaignsSmsRoute
   AppCampaignsVideoRoute: typeof AppCampaignsVideoRoute
@@ -391,6 +430,7 @@ interface AppRouteChildren {
   AppContactsIdRoute: typeof AppContactsIdRoute
   AppContactsBusinessSearchRoute: typeof AppContactsBusinessSearchRoute
   AppContactsMapRoute: typeof AppContactsMapRoute
+  AppCampaignsIndexRoute: typeof AppCampaignsIndexRoute
   AppContactsIndexRoute: typeof AppContactsIndexRoute
 }
 
@@ -401,6 +441,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppSettingsRoute: AppSettingsRoute,
   AppStudioRoute: AppStudioRoute,
   AppVideoCreatorRoute: AppVideoCreatorRoute,
+  AppCampaignsIdRoute: AppCampaignsIdRoute,
   AppCampaignsCallRoute: AppCampaignsCallRoute,
   AppCampaignsSmsRoute: AppCampaignsSmsRoute,
   AppCampaignsVideoRoute: AppCampaignsVideoRoute,
@@ -408,6 +449,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppContactsIdRoute: AppContactsIdRoute,
   AppContactsBusinessSearchRoute: AppContactsBusinessSearchRoute,
   AppContactsMapRoute: AppContactsMapRoute,
+  AppCampaignsIndexRoute: AppCampaignsIndexRoute,
   AppContactsIndexRoute: AppContactsIndexRoute,
 }
 

@@ -6,6 +6,7 @@ import {
   type LucideIcon,
   Mail,
   Map as MapIcon,
+  Megaphone,
   MessageSquare,
   Phone,
   SearchCheck,
@@ -41,6 +42,7 @@ export const NAV_SECTIONS: NavSection[] = [
   {
     title: "Campaigns",
     items: [
+      { label: "All Campaigns", to: "/campaigns", icon: Megaphone },
       { label: "Video", to: "/campaigns/video", icon: Video },
       { label: "Email", to: "/email-campaign", icon: Mail },
       { label: "SMS", to: "/campaigns/sms", icon: MessageSquare },

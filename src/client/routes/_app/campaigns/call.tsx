@@ -1,17 +1,20 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Phone } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { VoiceCampaignBuilder } from "@/client/features/campaigns/voice-builder";
 
 export const Route = createFileRoute("/_app/campaigns/call")({
   component: CallCampaignPage,
 });
 
+/** /campaigns/call: AI voice call campaign builder (4 steps). */
 function CallCampaignPage() {
   return (
-    <ComingSoonPage
-      title="Call Campaign"
-      icon={Phone}
-      description="Reach your contacts with AI voice calls that speak your script in a natural voice."
-    />
+    <>
+      <PageHeader
+        title="AI Call Campaign"
+        description="An AI voice calls each contact and speaks your personalised script."
+      />
+      <VoiceCampaignBuilder kind="voice" />
+    </>
   );
 }

@@ -1,17 +1,20 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { MessageSquare } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { SmsCampaignBuilder } from "@/client/features/campaigns/sms-builder";
 
 export const Route = createFileRoute("/_app/campaigns/sms")({
   component: SmsCampaignPage,
 });
 
+/** /campaigns/sms (spec section 2): the 4-step SMS campaign builder. */
 function SmsCampaignPage() {
   return (
-    <ComingSoonPage
-      title="SMS Campaign"
-      icon={MessageSquare}
-      description="Write a text message with personal merge fields, pick your contacts and launch in minutes."
-    />
+    <>
+      <PageHeader
+        title="SMS Campaign"
+        description="Write a text message with merge tags, pick your contacts and launch."
+      />
+      <SmsCampaignBuilder />
+    </>
   );
 }

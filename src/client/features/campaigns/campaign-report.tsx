@@ -1,0 +1,358 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { BarChart3, Megaphone } from "lucide-react";
+import { useState } from "react";
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { toast } from "sonner";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Badge } from "@/client/components/ui/badge";
+import { Button, buttonVariants } from "@/client/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { EmptyState } from "@/client/components/ui/empty-state";
+import { Progress } from "@/client/components/ui/progress";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
+import { type CampaignSummary, CHANNEL_LABELS, campaignsApi } from "./api";
+
+const STATUS_ORDER = [
+  "queued",
+  "sending",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "replied",
+  "bounced",
+  "failed",
+  "skipped",
+  "cancelled",
+];
+
+export function StatusBadge({ status }: { status: string }) {
+  const variant =
+    status === "completed" || status === "sent" || status === "delivered"
+      ? "default"
+      : status === "failed" || status === "bounced" || status === "cancelled"
+        ? "destructive"
+        : "secondary";
+  return <Badge variant={variant as "default"}>{status}</Badge>;
+}
+
+function pct(n: number) {
+  return `${Math.round(n * 100)}%`;
+}
+
+/** All the user's campaigns with live progress (polls while any is sending). */
+export function CampaignList() {
+  const { data, isLoading } = useQuery({
+    queryKey: ["campaigns", "list"],
+    queryFn: campaignsApi.list,
+    refetchInterval: (q) =>
+      (q.state.data as CampaignSummary[] | undefined)?.some(
+        (c) => c.status === "sending" || c.status === "scheduled",
+      )
+        ? 2000
+        : false,
+  });
+  if (isLoading) return <Skeleton className="h-48 w-full" />;
+  if (!data?.length)
+    return (
+      <EmptyState
+        icon={Megaphone}
+        title="No campaigns yet"
+        description="Launch an email, SMS, call or voicemail campaign and follow it here."
+        action={
+          <Link to="/email-campaign" className={buttonVariants()}>
+            New email campaign
+          </Link>
+        }
+      />
+    );
+  return (
+    <div className="overflow-x-auto rounded-lg border">
+      <Table>
+        <TableHeader>
+          <TableRow>
+            <TableHead>Name</TableHead>
+            <TableHead>Channel</TableHead>
+            <TableHead>Status</TableHead>
+            <TableHead className="w-48">Progress</TableHead>
+            <TableHead>Recipients</TableHead>
+            <TableHead>Created</TableHead>
+          </TableRow>
+        </TableHeader>
+        <TableBody>
+          {data.map((c) => (
+            <TableRow key={c.id}>
+              <TableCell>
+                <Link
+                  to="/campaigns/$id"
+                  params={{ id: String(c.id) }}
+                  className="font-medium underline-offset-4 hover:underline"
+                >
+                  {c.name}
+                </Link>
+              </TableCell>
+              <TableCell>{CHANNEL_LABELS[c.channel]}</TableCell>
+              <TableCell>
+                <StatusBadge status={c.status} />
+              </TableCell>
+              <TableCell>
+                <Progress value={c.progress * 100} aria-label={`${c.name} progress`} />
+              </TableCell>
+              <TableCell>{c.recipientCount}</TableCell>
+              <TableCell>{new Date(c.createdAt).toLocaleString()}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </div>
+  );
+}
+
+/**
+ * A campaign report: live progress bar while sending (polls every 2 s), per-status counts,
+ * delivery/open/click/reply chart over time, recipients table with status and reason, and
+ * pause / resume / cancel / resend-failed actions.
+ */
+export function CampaignReport({ id }: { id: number }) {
+  const qc = useQueryClient();
+  const [filter, setFilter] = useState<string | undefined>();
+  const [page, setPage] = useState(1);
+  const report = useQuery({
+    queryKey: ["campaigns", "report", id],
+    queryFn: () => campaignsApi.report(id),
+    refetchInterval: (q) => {
+      const s = (q.state.data as { campaign?: CampaignSummary } | undefined)?.campaign?.status;
+      return s === "sending" || s === "scheduled" ? 2000 : false;
+    },
+  });
+  const recipients = useQuery({
+    queryKey: ["campaigns", "recipients", id, page, filter, report.data?.campaign.counts],
+    queryFn: () => campaignsApi.recipients(id, page, filter),
+  });
+  const action = useMutation({
+    mutationFn: (a: "pause" | "resume" | "cancel" | "resend-failed") => campaignsApi.action(id, a),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ["campaigns"] });
+    },
+    onError: (e) => toast.error((e as Error).message),
+  });
+
+  if (report.isLoading) return <Skeleton className="h-64 w-full" />;
+  if (report.isError || !report.data)
+    return (
+      <AlertBanner variant="error">{(report.error as Error)?.message ?? "Campaign not found"}</AlertBanner>
+    );
+  const { campaign, content, timeline } = report.data;
+  const counts = campaign.counts;
+  const sent = ["sent", "delivered", "opened", "clicked", "replied", "bounced"].reduce(
+    (n, k) => n + (counts[k] ?? 0),
+    0,
+  );
+  const delivered = ["delivered", "opened", "clicked", "replied"].reduce((n, k) => n + (counts[k] ?? 0), 0);
+  const opened = ["opened", "clicked"].reduce((n, k) => n + (counts[k] ?? 0), 0);
+  const clicked = counts.clicked ?? 0;
+
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center gap-3">
+        <StatusBadge status={campaign.status} />
+        <span className="text-sm text-muted-foreground">
+          {CHANNEL_LABELS[campaign.channel]} · {campaign.recipientCount} recipients
+          {campaign.channel === "sms" ? ` · ${report.data.totalSegments} segments sent` : ""}
+        </span>
+        <div className="ml-auto flex flex-wrap gap-2">
+          {(campaign.status === "sending" || campaign.status === "scheduled") && (
+            <Button variant="outline" onClick={() => action.mutate("pause")} disabled={action.isPending}>
+              Pause
+            </Button>
+          )}
+          {campaign.status === "paused" && (
+            <Button variant="outline" onClick={() => action.mutate("resume")} disabled={action.isPending}>
+              Resume
+            </Button>
+          )}
+          {(counts.failed ?? 0) > 0 && campaign.status !== "cancelled" && (
+            <Button
+              variant="outline"
+              onClick={() => action.mutate("resend-failed")}
+              disabled={action.isPending}
+            >
+              Resend to failed
+            </Button>
+          )}
+          {!["completed", "cancelled"].includes(campaign.status) && (
+            <Button
+              variant="destructive"
+              onClick={() =>
+                confirm("Cancel this campaign? Queued messages will not be sent.") && action.mutate("cancel")
+              }
+              disabled={action.isPending}
+            >
+              Cancel
+            </Button>
+          )}
+        </div>
+      </div>
+      <Card>
+        <CardContent className="space-y-2 p-6">
+          <div className="flex justify-between text-sm">
+            <span>{campaign.status === "sending" ? "Sending..." : "Progress"}</span>
+            <span data-testid="campaign-progress">{pct(campaign.progress)}</span>
+          </div>
+          <Progress value={campaign.progress * 100} aria-label="Campaign progress" />
+        </CardContent>
+      </Card>
+      <dl className="grid gap-4 sm:grid-cols-4">
+        {[
+          ["Sent", sent, campaign.recipientCount ? sent / campaign.recipientCount : 0],
+          ["Delivered", delivered, sent ? delivered / sent : 0],
+          ["Opened", opened, delivered ? opened / delivered : 0],
+          ["Clicked", clicked, delivered ? clicked / delivered : 0],
+        ].map(([label, n, rate]) => (
+          <div key={label as string} className="rounded-lg border p-4">
+            <dt className="text-sm text-muted-foreground">{label as string}</dt>
+            <dd className="text-2xl font-semibold" data-testid={`stat-${String(label).toLowerCase()}`}>
+              {n as number}
+            </dd>
+            <dd className="text-xs text-muted-foreground">{pct(rate as number)}</dd>
+          </div>
+        ))}
+      </dl>
+      <Card>
+        <CardHeader>
+          <CardTitle className="flex items-center gap-2">
+            <BarChart3 className="size-4" aria-hidden /> Activity over time (per {report.data.bucket})
+          </CardTitle>
+        </CardHeader>
+        <CardContent className="h-64">
+          {timeline.length === 0 ? (
+            <p className="text-sm text-muted-foreground">No activity yet.</p>
+          ) : (
+            <ResponsiveContainer width="100%" height="100%">
+              <LineChart
+                data={timeline.map((t) => ({
+                  ...t,
+                  t: new Date(t.t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
+                }))}
+              >
+                <CartesianGrid strokeDasharray="3 3" />
+                <XAxis dataKey="t" />
+                <YAxis allowDecimals={false} />
+                <Tooltip />
+                <Legend />
+                <Line type="monotone" dataKey="sent" stroke="#6366f1" />
+                <Line type="monotone" dataKey="delivered" stroke="#10b981" />
+                <Line type="monotone" dataKey="opened" stroke="#f59e0b" />
+                <Line type="monotone" dataKey="clicked" stroke="#ef4444" />
+                <Line type="monotone" dataKey="replied" stroke="#0ea5e9" />
+              </LineChart>
+            </ResponsiveContainer>
+          )}
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Recipients</CardTitle>
+          <div className="flex flex-wrap gap-2 pt-2" role="group" aria-label="Filter by status">
+            <Button
+              size="sm"
+              variant={filter ? "outline" : "default"}
+              onClick={() => {
+                setFilter(undefined);
+                setPage(1);
+              }}
+            >
+              All ({campaign.recipientCount})
+            </Button>
+            {STATUS_ORDER.filter((s) => counts[s]).map((s) => (
+              <Button
+                key={s}
+                size="sm"
+                variant={filter === s ? "default" : "outline"}
+                onClick={() => {
+                  setFilter(s);
+                  setPage(1);
+                }}
+              >
+                {s} ({counts[s]})
+              </Button>
+            ))}
+          </div>
+        </CardHeader>
+        <CardContent>
+          <div className="overflow-x-auto rounded-lg border">
+            <Table>
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Name</TableHead>
+                  <TableHead>Address</TableHead>
+                  <TableHead>Status</TableHead>
+                  <TableHead>Reason</TableHead>
+                  <TableHead>Sent</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {recipients.data?.recipients.map((r) => (
+                  <TableRow key={r.id}>
+                    <TableCell>
+                      <Link
+                        to="/contacts/$id"
+                        params={{ id: String(r.contactId) }}
+                        className="underline-offset-4 hover:underline"
+                      >
+                        {r.name}
+                      </Link>
+                    </TableCell>
+                    <TableCell>{r.address}</TableCell>
+                    <TableCell>
+                      <StatusBadge status={r.status} />
+                    </TableCell>
+                    <TableCell className="text-sm text-muted-foreground">
+                      {r.reason ??
+                        (r.notBefore && r.status === "queued"
+                          ? `waiting until ${new Date(r.notBefore).toLocaleString()}`
+                          : "")}
+                    </TableCell>
+                    <TableCell className="text-sm">
+                      {r.sentAt ? new Date(r.sentAt).toLocaleTimeString() : ""}
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </div>
+          {recipients.data && recipients.data.pagination.pages > 1 && (
+            <div className="mt-3 flex items-center justify-end gap-2 text-sm">
+              <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => setPage((p) => p - 1)}>
+                Previous
+              </Button>
+              <span>
+                Page {page} of {recipients.data.pagination.pages}
+              </span>
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={page >= recipients.data.pagination.pages}
+                onClick={() => setPage((p) => p + 1)}
+              >
+                Next
+              </Button>
+            </div>
+          )}
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Content</CardTitle>
+        </CardHeader>
+        <CardContent className="space-y-2 whitespace-pre-line text-sm">
+          {content.subject && <p className="font-semibold">{content.subject}</p>}
+          <p>{content.body ?? content.message ?? content.script}</p>
+          {content.audioUrl && <p>Audio: {content.audioUrl}</p>}
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

@@ -1,0 +1,229 @@
+import { Link } from "@tanstack/react-router";
+import { useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { buttonVariants } from "@/client/components/ui/button";
+import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Textarea } from "@/client/components/ui/textarea";
+import { useAuth } from "@/client/features/auth/auth-context";
+import type { Contact } from "@/client/features/crm/api";
+import { ApiError, api, NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
+import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
+import type { BuilderRecipient, LaunchResponse } from "./api";
+import { ContactPicker, contactName } from "./contact-picker";
+import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
+
+/** Voice calls per month by plan (spec section 9); free has none. */
+const VOICE_QUOTA: Record<string, number | null> = {
+  free: 0,
+  professional: 100,
+  business: 500,
+  enterprise: 2500,
+};
+/** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
+const CENTS = { voice: 1.4, voicemail: 1 } as const;
+
+/**
+ * Builders for AI call campaigns (/campaigns/call: a script spoken by TwiML <Say> with
+ * answering-machine detection) and ringless voicemail campaigns (/campaigns/voice: an audio URL from
+ * the media library or a text-to-speech script), in the same 4 steps: details, script or audio,
+ * contacts, review with cost and quota preview. Calls and drops happen 8am-9pm recipient local time.
+ */
+export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) {
+  const { user } = useAuth();
+  const steps = [
+    "Campaign Details",
+    kind === "voice" ? "Call Script" : "Audio or Script",
+    "Select Contacts",
+    "Review & Launch",
+  ] as const;
+  const [step, setStep] = useState(0);
+  const [name, setName] = useState("");
+  const [script, setScript] = useState(
+    "Hello {{name|there}}, this is a quick call from {{company|your company}}.",
+  );
+  const [audioUrl, setAudioUrl] = useState("");
+  const [selected, setSelected] = useState<Contact[]>([]);
+  const [csvRows, setCsvRows] = useState<BuilderRecipient[]>([]);
+  const [consent, setConsent] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [launched, setLaunched] = useState<LaunchResponse | null>(null);
+  const recipients = selected.length + csvRows.length;
+  const plan = (user as { plan?: string } | null)?.plan ?? "free";
+  const quota = VOICE_QUOTA[plan] ?? null;
+  const notOptedIn = selected.filter((c) => !c.call_opt_in).length + csvRows.length;
+
+  function next() {
+    if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
+    if (step === 1 && kind === "voice" && !script.trim())
+      return setError("Please enter a script for the call");
+    if (step === 1 && kind === "voicemail" && !script.trim() && !audioUrl.trim())
+      return setError("Please choose a recording or write a script");
+    if (step === 2 && recipients === 0) return setError("Please select at least one contact");
+    setError(null);
+    setStep((s) => s + 1);
+  }
+
+  async function launch() {
+    setBusy(true);
+    setError(null);
+    try {
+      const res = await api.post<LaunchResponse>(
+        "/api/campaigns",
+        {
+          name,
+          channel: kind,
+          content: {
+            script,
+            ...(kind === "voicemail" && audioUrl.trim() ? { audioUrl: audioUrl.trim() } : {}),
+            ...(kind === "voice" ? { machineDetection: true } : {}),
+          },
+          recipients: { contactIds: selected.map((c) => c.id), csv: csvRows },
+          includeNotOptedIn: consent,
+        },
+        { fallbackError: "Campaign failed" },
+      );
+      setLaunched(res);
+    } catch (e) {
+      setError(
+        e instanceof ApiError && e.isNetworkError
+          ? NETWORK_ERROR_MESSAGE
+          : (e as Error).message || "Campaign failed",
+      );
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  if (launched)
+    return (
+      <LaunchedCard
+        campaignId={launched.campaignId}
+        queued={launched.recipients}
+        skipped={launched.skipped}
+      />
+    );
+  const sample = selected[0]
+    ? { firstName: selected[0].first_name, lastName: selected[0].last_name, company: selected[0].company }
+    : { name: csvRows[0]?.name, company: csvRows[0]?.company };
+
+  return (
+    <div className="space-y-6">
+      <WizardSteps steps={steps} step={step} />
+      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+      <Card>
+        <CardHeader>
+          <CardTitle>{steps[step]}</CardTitle>
+        </CardHeader>
+        <CardContent className="space-y-4">
+          {step === 0 && (
+            <div className="space-y-2">
+              <Label htmlFor="voice-name">Campaign name</Label>
+              <Input id="voice-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={200} />
+            </div>
+          )}
+          {step === 1 && (
+            <>
+              {kind === "voicemail" && (
+                <div className="space-y-2">
+                  <Label htmlFor="voice-audio">Recording URL (from your media library; optional)</Label>
+                  <Input
+                    id="voice-audio"
+                    type="url"
+                    value={audioUrl}
+                    onChange={(e) => setAudioUrl(e.target.value)}
+                    placeholder="https://.../message.mp3"
+                  />
+                </div>
+              )}
+              <div className="space-y-2">
+                <Label htmlFor="voice-script">
+                  {kind === "voice"
+                    ? "Script (spoken by the AI voice)"
+                    : "Text-to-speech script (used when there is no recording)"}
+                </Label>
+                <Textarea
+                  id="voice-script"
+                  rows={6}
+                  value={script}
+                  onChange={(e) => setScript(e.target.value)}
+                  maxLength={5000}
+                />
+              </div>
+              <div className="rounded-lg border bg-muted/40 p-4 text-sm">
+                <p className="text-muted-foreground">Preview</p>
+                <p className="mt-1">{renderMergeTags(script, sample)}</p>
+              </div>
+            </>
+          )}
+          {step === 2 && (
+            <ContactPicker
+              need="phone"
+              selected={selected}
+              onSelected={setSelected}
+              csvRows={csvRows}
+              onCsvRows={setCsvRows}
+            />
+          )}
+          {step === 3 && (
+            <div className="space-y-4">
+              <dl className="grid gap-4 sm:grid-cols-4">
+                {[
+                  ["Campaign name", name],
+                  ["Recipients", String(recipients)],
+                  ["Estimated cost", `$${((recipients * CENTS[kind]) / 100).toFixed(2)}`],
+                  ["Monthly quota", quota === null ? "Unlimited" : `${quota} calls (${plan})`],
+                ].map(([k, v]) => (
+                  <div key={k} className="rounded-lg border p-4">
+                    <dt className="text-sm text-muted-foreground">{k}</dt>
+                    <dd className="text-lg font-semibold">{v}</dd>
+                  </div>
+                ))}
+              </dl>
+              {quota !== null && recipients > quota && (
+                <AlertBanner variant="warning">
+                  This campaign is larger than your plan's monthly quota. <Link to="/pricing">Upgrade</Link>
+                </AlertBanner>
+              )}
+              {notOptedIn > 0 && (
+                <label className="flex items-start gap-2 rounded-lg border p-4 text-sm">
+                  <input
+                    type="checkbox"
+                    checked={consent}
+                    onChange={(e) => setConsent(e.target.checked)}
+                    className="mt-0.5"
+                  />
+                  <span>
+                    {notOptedIn} recipient(s) have not opted in to calls. I have their consent to call them.
+                  </span>
+                </label>
+              )}
+              <p className="text-sm text-muted-foreground">
+                Recipients:{" "}
+                {[...selected.map((c) => contactName(c)), ...csvRows.map((r) => r.name || r.phone)]
+                  .slice(0, 5)
+                  .join(", ")}
+                {recipients > 5 ? ` ...and ${recipients - 5} more` : ""}
+              </p>
+            </div>
+          )}
+        </CardContent>
+      </Card>
+      <WizardNav
+        step={step}
+        last={3}
+        busy={busy}
+        onBack={() => setStep((s) => Math.max(0, s - 1))}
+        onNext={next}
+        onLaunch={() => void launch()}
+        cancel={
+          <Link to="/dashboard" className={buttonVariants({ variant: "ghost" })}>
+            Cancel
+          </Link>
+        }
+      />
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+import { Link } from "@tanstack/react-router";
+import { CheckCircle2, PartyPopper } from "lucide-react";
+import type { ReactNode } from "react";
+import { Button, buttonVariants } from "@/client/components/ui/button";
+import { Card, CardContent } from "@/client/components/ui/card";
+import { cn } from "@/client/lib/utils";
+
+/** The 4-step indicator shared by the campaign builders. */
+export function WizardSteps({ steps, step }: { steps: readonly string[]; step: number }) {
+  return (
+    <ol className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Steps">
+      {steps.map((label, i) => (
+        <li
+          key={label}
+          aria-current={i === step ? "step" : undefined}
+          className={cn(
+            "flex items-center gap-2 rounded-lg border px-3 py-2 text-sm",
+            i === step ? "border-primary bg-primary/5 font-medium" : "text-muted-foreground",
+          )}
+        >
+          <span
+            className={cn(
+              "flex size-6 items-center justify-center rounded-full border text-xs",
+              i < step && "border-primary bg-primary text-primary-foreground",
+            )}
+          >
+            {i < step ? <CheckCircle2 className="size-4" aria-hidden /> : i + 1}
+          </span>
+          {label}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** Back / Next / Launch row. A launch in progress disables the buttons (spec section 4). */
+export function WizardNav({
+  step,
+  last,
+  busy,
+  onBack,
+  onNext,
+  onLaunch,
+  cancel,
+}: {
+  step: number;
+  last: number;
+  busy: boolean;
+  onBack: () => void;
+  onNext: () => void;
+  onLaunch: () => void;
+  cancel?: ReactNode;
+}) {
+  return (
+    <div className="flex items-center justify-between gap-2">
+      <div className="flex gap-2">
+        {cancel}
+        <Button variant="outline" onClick={onBack} disabled={step === 0 || busy}>
+          Back
+        </Button>
+      </div>
+      {step < last ? (
+        <Button onClick={onNext} disabled={busy}>
+          Next
+        </Button>
+      ) : (
+        <Button onClick={onLaunch} disabled={busy}>
+          {busy ? "Launching..." : "Launch Campaign"}
+        </Button>
+      )}
+    </div>
+  );
+}
+
+/** 'Campaign Launched!' with Back to Dashboard and a link to the live report. */
+export function LaunchedCard({
+  campaignId,
+  queued,
+  skipped,
+  note,
+}: {
+  campaignId: number;
+  queued: number;
+  skipped: Record<string, number>;
+  note?: string;
+}) {
+  const skippedList = Object.entries(skipped);
+  return (
+    <Card className="mx-auto max-w-lg text-center">
+      <CardContent className="flex flex-col items-center gap-4 p-10">
+        <PartyPopper className="size-12 text-primary" aria-hidden />
+        <h2 className="text-2xl font-semibold">Campaign Launched!</h2>
+        <p className="text-muted-foreground">{note ?? `Sending to ${queued} contacts.`}</p>
+        {skippedList.length > 0 && (
+          <ul className="text-sm text-muted-foreground">
+            {skippedList.map(([reason, n]) => (
+              <li key={reason}>
+                Skipped {n}: {reason}
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="flex gap-2">
+          <Link
+            to="/campaigns/$id"
+            params={{ id: String(campaignId) }}
+            className={buttonVariants({ variant: "outline" })}
+          >
+            View report
+          </Link>
+          <Link to="/dashboard" className={buttonVariants()}>
+            Back to Dashboard
+          </Link>
+        </div>
+      </CardContent>
+    </Card>
+  );
+}

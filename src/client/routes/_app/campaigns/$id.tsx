@@ -1,0 +1,29 @@
+import { useQuery } from "@tanstack/react-query";
+import { createFileRoute, Link } from "@tanstack/react-router";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { campaignsApi } from "@/client/features/campaigns/api";
+import { CampaignReport } from "@/client/features/campaigns/campaign-report";
+
+export const Route = createFileRoute("/_app/campaigns/$id")({
+  component: CampaignReportPage,
+});
+
+/** /campaigns/:id: the campaign report. */
+function CampaignReportPage() {
+  const { id } = Route.useParams();
+  const n = Number(id);
+  const { data } = useQuery({
+    queryKey: ["campaigns", "report", n],
+    queryFn: () => campaignsApi.report(n),
+    enabled: Number.isInteger(n) && n > 0,
+  });
+  return (
+    <>
+      <PageHeader
+        title={data?.campaign.name ?? "Campaign report"}
+        description={<Link to="/campaigns">All campaigns</Link>}
+      />
+      {Number.isInteger(n) && n > 0 ? <CampaignReport id={n} /> : <p>Campaign not found</p>}
+    </>
+  );
+}

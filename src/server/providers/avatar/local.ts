@@ -265,7 +265,7 @@ export class LocalAvatarRenderer implements LocalAvatarProvider {
           ],
         },
         // a guard against a stuck encoder: 10x the speech, at least 2 minutes
-        { signal: AbortSignal.timeout(Math.max(120, speech.durationSeconds * 10) * 1000) },
+        { signal: AbortSignal.timeout(Math.round(Math.max(120, speech.durationSeconds * 10) * 1000)) },
       );
       return { durationSeconds: speech.durationSeconds, cues: speech.cues };
     } finally {

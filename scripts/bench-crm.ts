@@ -248,7 +248,7 @@ async function main() {
     ["search email 'linda.king441'", "/api/contacts?search=linda.king441"],
     ["search company 'hooli 441'", `/api/contacts?search=${encodeURIComponent("hooli 441")}`],
     ["search phone '0000441'", "/api/contacts?search=0000441"],
-    ["search + stage", "/api/contacts?search=kowalski7&stage=lead"],
+    ["search + stage", "/api/contacts?search=hooli%20441&stage=customer"],
     ["broad search 'smith' (~20k hits)", "/api/contacts?search=smith"],
     ["typo 'rasmusen 4321' (fuzzy fallback)", `/api/contacts?search=${encodeURIComponent("rasmusen 4321")}`],
     ["limit 200", "/api/contacts?limit=200"],

@@ -90,6 +90,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const thumb = await t.app.inject({ method: "GET", url: thumbUrl });
     expect(thumb.statusCode).toBe(200);
     expect(thumb.headers["content-type"]).toBe("image/gif");
+    expect(thumb.headers["cross-origin-resource-policy"]).toBe("cross-origin");
 
     // landing page: no sign-in needed
     const page = await t.app.inject({ method: "GET", url: `/v/${token}` });

@@ -1,9 +1,9 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { runMigrations } from "../../src/server/db/client";
-import { type EmbeddedDatabase, startEmbeddedPostgres } from "../../src/server/db/embedded";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -11,13 +11,43 @@ declare module "vitest" {
   }
 }
 
-let embedded: EmbeddedDatabase | null = null;
+let child: ChildProcess | null = null;
 let dir: string | null = null;
 
+/** Starts tests/setup/embedded-pg-process.ts and resolves with its database URL. */
+function startEmbeddedInChild(dataDir: string, port: number, database: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        path.join(import.meta.dirname, "embedded-pg-process.ts"),
+        dataDir,
+        String(port),
+        database,
+      ],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child = proc;
+    let out = "";
+    let err = "";
+    proc.stdout?.on("data", (d) => {
+      out += String(d);
+      const line = out.split("\n").find((l) => l.startsWith("{"));
+      if (line) resolve(JSON.parse(line).url);
+    });
+    proc.stderr?.on("data", (d) => {
+      err += String(d);
+    });
+    proc.on("exit", (code) => reject(new Error(`embedded Postgres exited (${code}): ${err.slice(-2000)}`)));
+  });
+}
+
 /**
- * One real Postgres for the whole run: TEST_DATABASE_URL when set, otherwise an embedded cluster in a
- * temp dir on a free port. Migrations are applied once; every test creates its own user, so tests
- * share the database without cleanup.
+ * One real Postgres for the whole run: TEST_DATABASE_URL when set, otherwise an embedded cluster (in a
+ * child process) in a temp dir on a free port. Migrations are applied once; every test creates its own
+ * user, so tests share the database without cleanup.
  */
 export async function setup(project: TestProject) {
   let url = process.env.TEST_DATABASE_URL;
@@ -25,19 +55,20 @@ export async function setup(project: TestProject) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-test-pg-"));
     fs.chmodSync(dir, 0o777); // initdb runs as the postgres user when we are root
     const port = 55000 + Math.floor(Math.random() * 5000);
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(dir, "pg"),
-      port,
-      database: "pitchwise_test",
-      persistent: false,
-    });
-    url = embedded.url;
+    url = await startEmbeddedInChild(path.join(dir, "pg"), port, "pitchwise_test");
   }
   await runMigrations(url);
   project.provide("databaseUrl", url);
 }
 
 export async function teardown() {
-  await embedded?.stop().catch(() => {});
+  if (child && child.exitCode === null) {
+    const exited = new Promise((r) => child?.once("exit", r));
+    child.kill("SIGTERM");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+  }
+  child?.stdout?.destroy();
+  child?.stderr?.destroy();
+  child?.unref();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -16,7 +16,7 @@ export async function startBoss(url: string, registry: AnyJobDefinition[], opts:
       retryLimit: o.retryLimit ?? 2,
       retryDelay: o.retryDelay ?? 1,
       retryBackoff: o.retryBackoff ?? true,
-      retryDelayMax: o.retryDelayMax ?? 300,
+      ...((o.retryBackoff ?? true) ? { retryDelayMax: o.retryDelayMax ?? 300 } : {}),
       expireInSeconds: o.expireInSeconds ?? 900,
     });
   }

@@ -228,6 +228,8 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
     const { file } = parseInput(z.object({ file: z.string().max(100) }), req.params);
     const thumb = await thumbnailByPublicId(ctx, file.replace(/\.(gif|jpg)$/, ""));
     if (!thumb) throw new AppError("NOT_FOUND", "Not found");
+    // email clients load it from their own origin: helmet's same-site CORP would block it
+    reply.header("Cross-Origin-Resource-Policy", "cross-origin");
     return sendMediaFile(ctx, req, reply, thumb.media, thumb.kind, "public, max-age=300");
   });
   app.get("/v/:token", async (req, reply) => {

@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+/** Calls a tRPC procedure over HTTP (superjson envelope); returns `{status, data, error}`. */
+async function trpc(client: AuthedClient, path: string, input: unknown, kind: "query" | "mutation") {
+  const res =
+    kind === "query"
+      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
+      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
+  const body = res.json();
+  return {
+    status: res.statusCode,
+    data: body.result?.data?.json,
+    error: body.error?.json as { message: string } | undefined,
+  };
+}
+
+describe("tRPC crm router", () => {
+  it("runs the same operations as REST through the same service, scoped to the user", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const created = await trpc(
+      a.client,
+      "crm.create",
+      { first_name: "Tia", email: "tia@trpc.example", phone: "9895550150" },
+      "mutation",
+    );
+    expect(created.status).toBe(200);
+    expect(created.data).toMatchObject({
+      first_name: "Tia",
+      email: "tia@trpc.example",
+      phone_e164: "+19895550150",
+    });
+    const id = created.data.id as number;
+
+    const list = await trpc(a.client, "crm.list", { search: "tia" }, "query");
+    expect(list.data.pagination).toEqual({ page: 1, pages: 1, total: 1, limit: 50 });
+
+    const updated = await trpc(
+      a.client,
+      "crm.update",
+      { id, data: { lifecycle_stage: "customer" } },
+      "mutation",
+    );
+    expect(updated.data.lifecycle_stage).toBe("customer");
+
+    const tag = await trpc(a.client, "crm.createTag", { name: "Gold" }, "mutation");
+    const bulk = await trpc(
+      a.client,
+      "crm.bulk",
+      { contactIds: [id], operation: "add_tag", data: { tag_id: tag.data.id } },
+      "mutation",
+    );
+    expect(bulk.data).toEqual({ tagged: 1 });
+
+    const note = await trpc(a.client, "crm.addNote", { id, note_text: "via tRPC" }, "mutation");
+    expect(note.data.note_text).toBe("via tRPC");
+    const sms = await trpc(a.client, "crm.sendSms", { id, message: "hello" }, "mutation");
+    expect(sms.status).toBe(200);
+
+    const detail = await trpc(a.client, "crm.get", { id }, "query");
+    expect(detail.data.tags).toEqual([{ id: tag.data.id, tag_name: "Gold", tag_color: "#6366f1" }]);
+    expect(detail.data.activities.map((x: { activity_type: string }) => x.activity_type).sort()).toEqual([
+      "note_added",
+      "sms_sent",
+    ]);
+
+    // tenant isolation and validation through tRPC
+    const foreign = await trpc(b.client, "crm.get", { id }, "query");
+    expect(foreign.status).toBe(404);
+    expect(foreign.error?.message).toBe("Contact not found");
+    expect((await trpc(b.client, "crm.delete", { id }, "mutation")).status).toBe(404);
+    const bad = await trpc(a.client, "crm.sendSms", { id, message: "  " }, "mutation");
+    expect(bad.status).toBe(400);
+    expect(bad.error?.message).toBe("message: Please enter a message");
+
+    const imported = await trpc(
+      a.client,
+      "crm.importRows",
+      { contacts: [{ email: "row@trpc.example", first_name: "Row" }, { first_name: "NoEmail" }] },
+      "mutation",
+    );
+    expect(imported.data).toMatchObject({ imported: 1, errors: 1 });
+    expect((await trpc(a.client, "crm.tags", undefined, "query")).data).toEqual([
+      { id: tag.data.id, name: "Gold", color: "#6366f1", contact_count: 1 },
+    ]);
+    const deleted = await trpc(a.client, "crm.delete", { id }, "mutation");
+    expect(deleted.data).toEqual({ success: true });
+
+    const anon = await t.app.inject({
+      method: "GET",
+      url: `/trpc/crm.list?input=${encodeURIComponent(JSON.stringify({ json: {} }))}`,
+    });
+    expect(anon.statusCode).toBe(401);
+  });
+});

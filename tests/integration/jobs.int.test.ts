@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { InlineJobClient, PgBossJobClient } from "../../src/server/jobs/client";
+import { defineJob, type JobDeps, PermanentJobError } from "../../src/server/jobs/define";
+import { startBoss, startWorkers } from "../../src/server/jobs/worker";
+import { createTestApp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+async function waitFor(check: () => boolean, ms = 20_000) {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function makeJobs(prefix: string) {
+  const seen: number[] = [];
+  const attempts = new Map<number, number>();
+  const job = defineJob({
+    name: `${prefix}.record-number`,
+    schema: z.object({ n: z.number().int() }),
+    options: { retryLimit: 2, retryDelay: 1, retryBackoff: false },
+    handler: async ({ n }) => {
+      attempts.set(n, (attempts.get(n) ?? 0) + 1);
+      if (n < 0) throw new PermanentJobError("negative numbers are refused");
+      if (n === 13 && (attempts.get(n) ?? 0) < 2) throw new Error("transient failure");
+      seen.push(n);
+    },
+  });
+  return { job, seen, attempts };
+}
+
+describe("pg-boss job client and workers", () => {
+  it("creates the queue, works sent and bulk-inserted jobs, retries transient errors, never retries permanent ones or bad payloads", async () => {
+    const prefix = `t${randomUUID().slice(0, 8)}`;
+    const { job, seen, attempts } = makeJobs(prefix);
+    const boss = await startBoss(t.env.DATABASE_URL!, [job], { max: 4 });
+    try {
+      const client = new PgBossJobClient(boss);
+      const deps = {
+        db: t.db,
+        sql: t.sql,
+        env: t.env,
+        providers: t.providers,
+        jobs: client,
+        log: t.ctx.log,
+      } as JobDeps;
+      await startWorkers(boss, [job], deps, 2);
+      await client.send(job, { n: 1 });
+      await client.sendMany(job, [
+        { data: { n: 2 } },
+        { data: { n: 3 } },
+        { data: { n: 13 } },
+        { data: { n: -1 } },
+      ]);
+      await boss.send(job.name, { n: "not a number" });
+      await waitFor(() => seen.length >= 4);
+      expect([...seen].sort((a, b) => a - b)).toEqual([1, 2, 3, 13]);
+      expect(attempts.get(13)).toBe(2); // failed once, retried once
+      await new Promise((r) => setTimeout(r, 2500)); // give a wrongly retried job time to show up
+      expect(attempts.get(-1)).toBe(1);
+      expect(seen).toHaveLength(4);
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  });
+});
+
+describe("inline job client", () => {
+  it("runs handlers in process, retries, keeps delayed jobs aside and honours ids", async () => {
+    const { job, seen, attempts } = makeJobs("inline");
+    const inline = new InlineJobClient(() => ({ ...t.ctx, jobs: inline }) as unknown as JobDeps);
+    await inline.send(job, { n: 13 });
+    expect(seen).toEqual([13]);
+    expect(attempts.get(13)).toBe(2);
+    await inline.send(job, { n: -5 });
+    expect(inline.failures.map((f) => f.error.message)).toContain("negative numbers are refused");
+    await inline.send(job, { n: 7 }, { startAfter: new Date(Date.now() + 60_000) });
+    expect(seen).toEqual([13]);
+    expect(inline.deferred).toHaveLength(1);
+    expect(await inline.runDeferred()).toBe(1);
+    expect(seen).toEqual([13, 7]);
+    const id = randomUUID();
+    await inline.send(job, { n: 8 }, { id });
+    await inline.send(job, { n: 8 }, { id });
+    expect(seen.filter((n) => n === 8)).toHaveLength(1);
+    await inline.send(job, { n: "x" } as unknown as { n: number });
+    expect(inline.failures.at(-1)?.error.message).toMatch(/^n: /);
+  });
+});

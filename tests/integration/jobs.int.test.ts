@@ -76,7 +76,9 @@ describe("pg-boss job client and workers", () => {
 describe("inline job client", () => {
   it("runs handlers in process, retries, keeps delayed jobs aside and honours ids", async () => {
     const { job, seen, attempts } = makeJobs("inline");
-    const inline = new InlineJobClient(() => ({ ...t.ctx, jobs: inline }) as unknown as JobDeps);
+    const inline: InlineJobClient = new InlineJobClient(
+      (): JobDeps => ({ ...t.ctx, jobs: inline }) as unknown as JobDeps,
+    );
     await inline.send(job, { n: 13 });
     expect(seen).toEqual([13]);
     expect(attempts.get(13)).toBe(2);

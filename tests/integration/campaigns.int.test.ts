@@ -1,7 +1,10 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
+import { campaignRecipients, campaigns, outboxMessages } from "../../src/server/db/schema";
+import { processRecipients, watchCampaign } from "../../src/server/features/campaigns/campaigns.engine";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
@@ -188,5 +191,116 @@ describe("sms campaigns (local provider)", () => {
       const [msg] = await outboxFor(phone);
       expect(msg.body).toBe("Hi Sam, 20% off at Shop\nReply STOP to opt out");
     }
+  });
+});
+
+describe("campaign lifecycle and crash recovery (local providers)", () => {
+  it("schedules, pauses, resumes, cancels and resends failed recipients", async () => {
+    const { client, user } = await signUp(t.app);
+    const stamp = Date.now();
+    const emails = [0, 1, 2].map((i) => `life${i}-${stamp}@example.com`);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Later",
+      subject: "S",
+      body: "B",
+      contacts: emails.map((email) => ({ name: "L", email })),
+      scheduledAt: later,
+    });
+    const id = res.json().campaignId as number;
+    expect(res.json().campaign.status).toBe("scheduled");
+    expect((await outboxFor(emails[0])).length).toBe(0);
+    expect((await client.post(`/api/campaigns/${id}/pause`)).json().status).toBe("paused");
+    expect((await client.post(`/api/campaigns/${id}/pause`)).statusCode).toBe(409);
+    expect((await client.post(`/api/campaigns/${id}/resume`)).json().status).toBe("sending");
+    const report = (await client.get(`/api/campaigns/${id}`)).json();
+    expect(report.campaign.status).toBe("completed");
+    for (const e of emails) expect((await outboxFor(e)).length).toBe(1);
+    // the scheduled fan-out firing later changes nothing
+    await t.jobs.runDeferred();
+    for (const e of emails) expect((await outboxFor(e)).length).toBe(1);
+    // resend to failed only: one recipient failed at the vendor
+    const [first] = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, id))
+      .orderBy(campaignRecipients.id);
+    await t.db
+      .update(campaignRecipients)
+      .set({ status: "failed", reason: "vendor said no" })
+      .where(eq(campaignRecipients.id, first.id));
+    expect((await client.post(`/api/campaigns/${id}/resend-failed`)).json().requeued).toBe(1);
+    expect((await outboxFor(first.address)).length).toBe(2);
+    expect((await client.post(`/api/campaigns/${id}/resend-failed`)).statusCode).toBe(409);
+    // another user's campaign: 404, and cancel
+    const other = await signUp(t.app);
+    expect((await other.client.post(`/api/campaigns/${id}/cancel`)).statusCode).toBe(404);
+    const c2 = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Cancel me",
+      subject: "S",
+      body: "B",
+      contacts: [{ email: `cx-${stamp}@example.com` }],
+      scheduledAt: later,
+    });
+    expect((await client.post(`/api/campaigns/${c2.json().campaignId}/cancel`)).json().status).toBe(
+      "cancelled",
+    );
+    const rows = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, c2.json().campaignId));
+    expect(rows.map((r) => [r.status, r.reason])).toEqual([["cancelled", "campaign cancelled"]]);
+    expect(user.id).toBeTruthy();
+  });
+
+  it("a worker killed mid-send: rows stuck in sending are finished exactly once", async () => {
+    const { user } = await signUp(t.app);
+    const stamp = Date.now();
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      user.id,
+      [0, 1].map((i) => ({ name: `K${i}`, email: `kill${i}-${stamp}@example.com` })),
+    );
+    const launched = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "K",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { contactIds: ids },
+    });
+    const rows = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, launched.campaign.id))
+      .orderBy(campaignRecipients.id);
+    // simulate: row 0 was sent (outbox written) but not recorded; row 1 was claimed but never sent
+    await t.db.delete(outboxMessages).where(eq(outboxMessages.to, rows[1].address));
+    await t.db
+      .update(campaignRecipients)
+      .set({ status: "sending", leaseUntil: new Date(Date.now() - 1000), providerMessageId: null })
+      .where(eq(campaignRecipients.campaignId, launched.campaign.id));
+    await t.db
+      .update(campaigns)
+      .set({ status: "sending", completedAt: null })
+      .where(eq(campaigns.id, launched.campaign.id));
+    // a live lease is respected: nothing is re-claimed before it expires
+    await t.db
+      .update(campaignRecipients)
+      .set({ leaseUntil: new Date(Date.now() + 60_000) })
+      .where(eq(campaignRecipients.id, rows[1].id));
+    await processRecipients({ ...t.ctx }, [rows[1].id]);
+    expect((await outboxFor(rows[1].address)).length).toBe(0);
+    await t.db
+      .update(campaignRecipients)
+      .set({ leaseUntil: new Date(Date.now() - 1000) })
+      .where(eq(campaignRecipients.id, rows[1].id));
+    expect(await watchCampaign({ ...t.ctx }, launched.campaign.id)).toBe("sending"); // re-enqueues the stuck rows
+    expect(await watchCampaign({ ...t.ctx }, launched.campaign.id)).toBe("completed");
+    expect((await outboxFor(rows[0].address)).length).toBe(1);
+    expect((await outboxFor(rows[1].address)).length).toBe(1);
+    const after = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, launched.campaign.id));
+    expect(after.every((r) => r.status === "sent" || r.status === "delivered")).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, inArray, lt, ne, sql } from "drizzle-orm";
+import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { AppContext } from "../../context";
 import {
   type Campaign,
@@ -49,6 +50,12 @@ export async function countCampaigns(
 }
 
 const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** A phone as typed (default country US) in E.164, or null when libphonenumber-js finds it invalid. */
+export function toE164(raw: string): string | null {
+  const p = parsePhoneNumberFromString(raw.trim(), "US");
+  return p?.isValid() ? p.number : null;
+}
 
 /** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
 export function addressFor(
@@ -154,7 +161,17 @@ export async function createAndLaunchCampaign(
 
   const ids = new Set<number>();
   const csv = (input.recipients.csv ?? []).filter((r) => r.email || r.phone || r.mobile);
-  if (csv.length) for (const id of await findOrCreateContacts(ctx, userId, csv.map(csvRow))) ids.add(id);
+  // a CSV row's own phone is used when its (existing) contact has none on file
+  const csvPhone = new Map<number, string>();
+  if (csv.length) {
+    const created = await findOrCreateContacts(ctx, userId, csv.map(csvRow));
+    created.forEach((id, i) => {
+      ids.add(id);
+      const raw = csv[i].phone || csv[i].mobile;
+      const e164 = raw ? toE164(raw) : null;
+      if (e164 && !csvPhone.has(id)) csvPhone.set(id, e164);
+    });
+  }
   if (input.recipients.contactIds?.length || input.recipients.segmentId !== undefined) {
     const target = await resolveTargetContactIds(ctx, userId, {
       contactIds: input.recipients.contactIds,
@@ -173,7 +190,11 @@ export async function createAndLaunchCampaign(
   content.links = extractLinks(content.body, content.message);
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
-  const addresses = contactRows.map((c) => addressFor(input.channel, c));
+  const addresses = contactRows.map(
+    (c) =>
+      addressFor(input.channel, c) ??
+      (deliveryKind(input.channel) !== "email" ? (csvPhone.get(c.id) ?? null) : null),
+  );
   const suppressed = await findSuppressed(
     ctx.db,
     userId,

@@ -100,12 +100,7 @@ export function EmailCampaignBuilder() {
           campaignName: name,
           subject,
           body,
-          contacts: contacts.map((c) => ({
-            name: c.name,
-            email: c.email,
-            company: c.company,
-            phone: c.phone,
-          })),
+          contacts: contacts.map((c) => ({ name: c.name, email: c.email, company: c.company })),
         },
         { fallbackError: "Campaign failed" },
       );

@@ -90,6 +90,9 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await page.getByRole("button", { name: "Save Contact" }).click();
   await expect(page.getByText("Contact saved")).toBeVisible();
 
+  const mapErrors: string[] = [];
+  page.on("console", (m) => m.type() === "error" && mapErrors.push(m.text()));
+  page.on("pageerror", (e) => mapErrors.push(e.message));
   await page.goto("/contacts/map");
   await expect(page.getByRole("heading", { name: "Contact Map (1 contacts)" })).toBeVisible({
     timeout: 20_000,
@@ -119,4 +122,6 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
       await page.getByTestId("map-info-window").getByRole("button", { name: "View Details" }).click();
     });
   await expect(page).toHaveURL(/\/contacts\/\d+$/);
+  // the basemap's GeoJSON is drawn by maplibre's web worker: it must have loaded
+  expect(mapErrors.filter((e) => /worker|maplibre|webgl/i.test(e))).toEqual([]);
 });

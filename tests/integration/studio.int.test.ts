@@ -1,6 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mediaEdits, mediaItems } from "../../src/server/db/schema";
+import { processMediaJob, renderEditJob } from "../../src/server/features/studio/studio.jobs";
 import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import {
   type AuthedClient,
@@ -385,6 +388,56 @@ describe.skipIf(!SHARED_DATA)(`editing (${SHARED_DATA_MISSING})`, () => {
     });
     expect(blur.statusCode).toBe(400);
     expect(blur.json().error).toContain("Blur must be between 0 and 10");
+  });
+});
+
+describe.skipIf(!SHARED_DATA)(`job failures (${SHARED_DATA_MISSING})`, () => {
+  it("a render whose input vanished fails on its last attempt instead of staying 'rendering'; same for processing", async () => {
+    const { client, user } = await signUp(t.app);
+    const m = (
+      await upload(client, "/api/videos/upload", "video", path.join(MEDIA, "mdn-flower.mp4"), "gone")
+    ).json().media;
+    const [edit] = await t.db
+      .insert(mediaEdits)
+      .values({
+        userId: user.id,
+        mediaId: m.id,
+        mode: "trim",
+        edl: {
+          segments: [{ start: 0, end: 1 }],
+          speed: 1,
+          volume: 1,
+          brightness: 100,
+          contrast: 100,
+          saturation: 100,
+          blur: 0,
+          fadeIn: 0,
+          fadeOut: 0,
+        },
+        inputKey: `u/${user.id}/m/${m.id}/missing.mp4`,
+      })
+      .returning();
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    await expect(
+      renderEditJob.handler({ editId: edit.id }, deps, { id: "x", retryCount: 0 }),
+    ).rejects.toThrow();
+    expect((await client.get(`/api/media/edits/${edit.id}`)).json().edit.status).toBe("rendering");
+    await expect(
+      renderEditJob.handler({ editId: edit.id }, deps, { id: "x", retryCount: 1 }),
+    ).rejects.toThrow();
+    expect((await client.get(`/api/media/edits/${edit.id}`)).json().edit).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("internal error"),
+    });
+
+    await t.db
+      .update(mediaItems)
+      .set({ currentKey: `u/${user.id}/m/${m.id}/missing.mp4`, processingStatus: "processing" })
+      .where(eq(mediaItems.id, m.id));
+    await expect(
+      processMediaJob.handler({ mediaId: m.id }, deps, { id: "y", retryCount: 2 }),
+    ).rejects.toThrow();
+    expect((await client.get(`/api/media/${m.id}`)).json().media.processing_status).toBe("failed");
   });
 });
 

@@ -100,7 +100,12 @@ export function EmailCampaignBuilder() {
           campaignName: name,
           subject,
           body,
-          contacts: contacts.map((c) => ({ name: c.name, email: c.email, company: c.company })),
+          contacts: contacts.map((c) => ({
+            name: c.name,
+            email: c.email,
+            company: c.company,
+            phone: c.phone,
+          })),
         },
         { fallbackError: "Campaign failed" },
       );

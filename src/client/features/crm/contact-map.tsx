@@ -1,12 +1,17 @@
 import type { Feature, FeatureCollection, Polygon } from "geojson";
 import "maplibre-gl/dist/maplibre-gl.css";
-import type { StyleSpecification } from "maplibre-gl";
+import { type StyleSpecification, setWorkerUrl } from "maplibre-gl";
+// maplibre-gl 6 looks for its worker next to its own module, which a bundle does not have: point it
+// at the worker file Vite copies into the build
+import maplibreWorkerUrl from "maplibre-gl/dist/maplibre-gl-worker.mjs?url";
 import { useEffect, useMemo, useRef, useState } from "react";
 import MapGL, { Layer, type MapRef, Marker, NavigationControl, Popup, Source } from "react-map-gl/maplibre";
 import { feature } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
 import statesTopo from "us-atlas/states-10m.json";
 import { type Contact, contactName } from "./api";
+
+setWorkerUrl(maplibreWorkerUrl);
 
 /** 1 mile in metres (spec section 10). */
 export const METRES_PER_MILE = 1609.34;

@@ -690,13 +690,21 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
     }
     return "completed";
   }
+  // Stall detector: queued rows are re-enqueued only when the campaign made no progress for a whole
+  // lease (their jobs were lost with a killed worker); while rows keep moving, their jobs exist and
+  // re-enqueueing them would only flood the queue. Expired `sending` rows are always recovered.
+  const [{ moving }] = await deps.sql<{ moving: boolean }[]>`
+    select exists (
+      select 1 from campaign_recipients
+      where campaign_id = ${campaignId} and status <> 'queued'
+        and updated_at > now() - make_interval(secs => ${lease})) as moving`;
   const stuck = await deps.sql<{ id: string }[]>`
     update campaign_recipients set updated_at = now()
     where id in (
       select id from campaign_recipients
       where campaign_id = ${campaignId}
         and ((status = 'sending' and lease_until < now())
-          or (status = 'queued' and (not_before is null or not_before <= now())
+          or (${!moving} and status = 'queued' and (not_before is null or not_before <= now())
               and updated_at < now() - make_interval(secs => ${lease})))
       limit 5000)
     returning id`;

@@ -59,7 +59,7 @@ export const sendMessageJob = defineJob({
 export const watchCampaignJob = defineJob({
   name: "campaigns.watch",
   schema: z.object({ campaignId: z.number().int().positive() }),
-  options: { retryLimit: 10, retryDelay: 2, expireInSeconds: 60 },
+  options: { retryLimit: 10, retryDelay: 2, expireInSeconds: 60, localConcurrency: 1 },
   handler: async ({ campaignId }, deps) => {
     await watchCampaign(deps, campaignId);
   },

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, gt } from "drizzle-orm";
 import { fileTypeFromFile } from "file-type";
 import type { AppContext } from "../../context";
 import {
@@ -384,7 +384,14 @@ async function readyForEdit(deps: Pick<AppContext, "db">, userId: string, mediaI
   const [running] = await deps.db
     .select({ id: mediaEdits.id })
     .from(mediaEdits)
-    .where(and(eq(mediaEdits.mediaId, item.id), eq(mediaEdits.status, "rendering")));
+    .where(
+      and(
+        eq(mediaEdits.mediaId, item.id),
+        eq(mediaEdits.status, "rendering"),
+        // a render that started over an hour ago is stale (its worker died): do not block on it
+        gt(mediaEdits.startedAt, new Date(Date.now() - 60 * 60 * 1000)),
+      ),
+    );
   if (running)
     throw new AppError("CONFLICT", "An edit of this media is still rendering. Please wait for it to finish.");
   return item;

@@ -1,0 +1,114 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+
+/**
+ * Campaigns end to end (issue 4): an email campaign and an SMS campaign from the same shared CSV,
+ * through the builders, the real pg-boss worker and the local providers, to completion; the
+ * messages are in the dev outbox and on the report page.
+ */
+const SHARED_CSV = path.resolve(import.meta.dirname, "../../../shared/data/csv/datablist-customers-100.csv");
+
+/** An Etc/GMT zone where it is now about 14:00, so quiet hours (8am-9pm local) never defer the SMS. */
+function daytimeZone(): string {
+  const o = ((14 - new Date().getUTCHours() + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+test("email then SMS campaign from a shared CSV, to completion, in the outbox and on the report", async ({
+  page,
+}) => {
+  test.skip(!fs.existsSync(SHARED_CSV), "../shared/data is absent: the shared CSV is needed");
+  const email = `camp-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Cam Paign", email, password: "correct-horse-battery", business_name: "Cam Co" },
+  });
+  expect(reg.ok()).toBe(true);
+
+  // ---- email campaign ----
+  await page.goto("/email-campaign");
+  await expect(page.getByRole("heading", { name: "Email Campaign" })).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Please enter a campaign name")).toBeVisible();
+  await page.getByLabel("Campaign name").fill("E2E email");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Subject").fill("Hello {{name|there}}");
+  await page
+    .getByLabel("Email body")
+    .fill("Hi {{name|there}} at {{company|your company}}.\n\nOur offer: https://example.com/offer");
+  await page.getByRole("button", { name: "Send Test" }).click();
+  await expect(page.getByText(`Test email sent to ${email}`)).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Contacts CSV (needs an email column)").setInputFiles(SHARED_CSV);
+  await expect(page.getByText("datablist-customers-100.csv: 100 contacts")).toBeVisible();
+  await expect(page.getByText("...and 95 more")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByTestId("preview-subject")).toHaveText("Hello Sheryl Baxter");
+  await expect(page.getByTestId("preview-body")).toContainText("Hi Sheryl Baxter at Rasmussen Group.");
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  await page.getByRole("link", { name: "View report" }).click();
+  await expect(page.getByTestId("campaign-progress")).toHaveText("100%", { timeout: 60_000 });
+  await expect(page.getByText("completed").first()).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId("stat-sent")).toHaveText("100");
+  await expect(page.getByRole("cell", { name: "zunigavanessa@smith.info" })).toBeVisible();
+
+  const outbox = await page.request.get("/api/dev/outbox?channel=email&to=zunigavanessa@smith.info");
+  const mails = (await outbox.json()).messages as {
+    subject: string;
+    body: string;
+    metadata: { headers: Record<string, string> };
+  }[];
+  const mail = mails.find((m) => m.subject === "Hello Sheryl Baxter");
+  expect(mail).toBeTruthy();
+  expect(mail?.body).toContain("Hi Sheryl Baxter at Rasmussen Group.");
+  expect(mail?.metadata.headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
+
+  // the CSV rows became contacts; give them a daytime time zone so quiet hours do not defer the SMS
+  const list = await page.request.get("/api/contacts?page=1&limit=200");
+  const contacts = (await list.json()).contacts as { id: number }[];
+  expect(contacts.length).toBe(100);
+  const zone = daytimeZone();
+  const origin = new URL(page.url()).origin; // cookie-carrying mutations need a same-origin Origin header
+  for (const c of contacts) {
+    const res = await page.request.put(`/api/contacts/${c.id}`, {
+      data: { timezone: zone },
+      headers: { origin },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+
+  // ---- SMS campaign from the same CSV ----
+  await page.goto("/campaigns/sms");
+  await page.getByLabel("Campaign name").fill("E2E sms");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Please enter your SMS message")).toBeVisible();
+  await page.getByLabel("Message").fill("Hi ");
+  await page.getByRole("button", { name: "Insert Name" }).click();
+  await expect(page.getByLabel("Message")).toHaveValue("Hi {{name|there}}");
+  await page.getByLabel("Message").fill("Hi {{name|there}}, 20% off this week at Cam Co.");
+  await expect(page.getByTestId("sms-counter")).toContainText("1 segment (GSM-7)");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Upload contacts (CSV, optional)").setInputFiles(SHARED_CSV);
+  await expect(page.getByText(/datablist-customers-100\.csv: \d+ contacts/)).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Message segments")).toBeVisible();
+  await page.getByRole("checkbox", { name: /have not opted in to SMS/ }).check();
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByText(/Campaign launched! Sending to \d+ contacts\./).first()).toBeVisible();
+  await expect(page).toHaveURL(/\/dashboard$/, { timeout: 10_000 });
+
+  await page.goto("/campaigns");
+  await page.getByRole("link", { name: "E2E sms" }).click();
+  await expect(page.getByTestId("campaign-progress")).toHaveText("100%", { timeout: 60_000 });
+  const sentSms = Number(await page.getByTestId("stat-sent").textContent());
+  expect(sentSms).toBeGreaterThan(10);
+  // Preston Lozano's 5153435776 is a valid US number: +15153435776
+  const sms = await page.request.get("/api/dev/outbox?channel=sms&to=%2B15153435776");
+  const texts = (await sms.json()).messages as { body: string }[];
+  expect(texts.map((t) => t.body)).toContain(
+    "Hi Preston Lozano, 20% off this week at Cam Co.\nReply STOP to opt out",
+  );
+  await expect(page.getByRole("cell", { name: "+15153435776" })).toBeVisible();
+});

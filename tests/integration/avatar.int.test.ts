@@ -92,6 +92,10 @@ describe("D-ID through Pitchwise", () => {
     expect(row.processingStatus).toBe("ready");
     expect(row.durationSeconds).toBeCloseTo(2, 0);
 
+    // and it is offered in the video campaign picker
+    const picker = (await client.get("/api/videos/my-videos")).json();
+    expect(picker.videos.map((v: { id: number }) => v.id)).toContain(body.mediaId);
+
     // it plays from Pitchwise even after the vendor link expired
     did.expireResults();
     const file = await client.get(body.videoUrl);

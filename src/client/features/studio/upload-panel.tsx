@@ -21,7 +21,6 @@ const ALLOWED = [
   "audio/webm",
   "audio/x-wav",
   "audio/wave",
-  "audio/vnd.wave",
 ];
 
 /**

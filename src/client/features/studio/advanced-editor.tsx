@@ -11,7 +11,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
-import { api, errorMessage } from "@/client/lib/api";
+import { ApiError, api } from "@/client/lib/api";
 import { formatTime } from "./format";
 import { mediaDetailQuery, useInvalidateMedia, waitForRender } from "./media-api";
 import { RangeField } from "./range-field";
@@ -165,9 +165,10 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
       await invalidate();
       onDone();
     } catch (error) {
-      toast.error(
-        `Failed to save: ${error instanceof Error ? errorMessage(error, error.message) : "Unknown error"}`,
-      );
+      // spec section 8: a server refusal vs a thrown error (network, render failure)
+      if (error instanceof ApiError && !error.isNetworkError)
+        toast.error(`Failed to save: ${error.message || "Unknown error"}`);
+      else toast.error(`Error saving video: ${error instanceof Error ? error.message : "Unknown error"}`);
     } finally {
       setSaving(false);
       setProgress(null);

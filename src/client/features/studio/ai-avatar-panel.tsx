@@ -17,6 +17,28 @@ import { MediaPlayer } from "./media-player";
 type ProviderName = "local" | "did" | "heygen";
 type AvatarStatus = "created" | "processing" | "completed" | "error";
 
+/** A recent video as the tRPC `avatar.list` returns it. */
+interface RecentVideo {
+  videoId: string;
+  provider: ProviderName;
+  status: AvatarStatus;
+  videoUrl: string | null;
+  error: string | null;
+  title: string;
+  createdAt: string;
+}
+
+function fromRecent(v: RecentVideo): CurrentVideo {
+  return {
+    provider: v.provider,
+    videoId: v.videoId,
+    status: v.status,
+    videoUrl: v.videoUrl,
+    error: v.error,
+    startedAt: Date.parse(v.createdAt) || Date.now(),
+  };
+}
+
 interface ProviderInfo {
   name: ProviderName;
   label: string;
@@ -93,6 +115,17 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
   const [submitting, setSubmitting] = useState(false);
   const [current, setCurrent] = useState<CurrentVideo | null>(null);
   const notified = useRef<string | null>(null);
+  const restored = useRef(false);
+  const recentQuery = useQuery(trpc.avatar.list.queryOptions({ limit: 5 }));
+  const recent = (recentQuery.data ?? []) as RecentVideo[];
+
+  // coming back to the tab: pick up a video that is still being made
+  useEffect(() => {
+    if (restored.current || !recentQuery.data) return;
+    restored.current = true;
+    const running = recent.find((v) => v.status === "created" || v.status === "processing");
+    if (running && !current) setCurrent(fromRecent(running));
+  }, [recentQuery.data, recent, current]);
 
   // default choice: AVATAR_PROVIDER if configured, else the first configured one
   useEffect(() => {
@@ -125,8 +158,10 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
       notified.current = current.videoId;
       toast.success("Your avatar video is ready and saved to the library");
       onCreated?.();
+      void recentQuery.refetch();
     }
-  }, [current, onCreated]);
+    if (current?.status === "error") void recentQuery.refetch();
+  }, [current, onCreated, recentQuery.refetch]);
 
   async function generate() {
     setFormError(null);
@@ -160,6 +195,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
         error: res.error,
         startedAt: Date.now(),
       });
+      void recentQuery.refetch();
     } catch (error) {
       const data =
         error instanceof ApiError
@@ -388,6 +424,36 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
           )}
         </CardContent>
       </Card>
+
+      {recent.length > 0 && (
+        <section aria-labelledby="avatar-recent-heading" className="lg:col-span-2">
+          <h3 id="avatar-recent-heading" className="mb-2 text-sm font-semibold">
+            Recent avatar videos
+          </h3>
+          <ul className="divide-y divide-border rounded-lg border border-border" data-testid="avatar-recent">
+            {recent.map((v) => (
+              <li key={v.videoId} className="flex items-center gap-3 px-3 py-2 text-sm">
+                <Badge variant={STATUS_BADGE[v.status].variant}>{STATUS_BADGE[v.status].label}</Badge>
+                <span className="min-w-0 flex-1 truncate" title={v.title}>
+                  {v.title}
+                </span>
+                <span className="hidden text-xs text-muted-foreground sm:inline">
+                  {PROVIDER_TEXT[v.provider].title} · {new Date(v.createdAt).toLocaleString()}
+                </span>
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  aria-label={`Show ${v.title}`}
+                  disabled={current?.videoId === v.videoId}
+                  onClick={() => setCurrent(fromRecent(v))}
+                >
+                  Show
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
     </div>
   );
 }

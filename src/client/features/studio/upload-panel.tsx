@@ -21,6 +21,7 @@ const ALLOWED = [
   "audio/webm",
   "audio/x-wav",
   "audio/wave",
+  "audio/vnd.wave",
 ];
 
 /**

@@ -9,7 +9,7 @@ import { Button } from "@/client/components/ui/button";
 import { Card } from "@/client/components/ui/card";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { errorMessage } from "@/client/lib/api";
+import { ApiError } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
 import { AdvancedEditor } from "./advanced-editor";
 import { formatDuration } from "./format";
@@ -52,7 +52,9 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
       setSelectedId(null);
       await invalidate();
     } catch (error) {
-      toast.error(`Failed to delete: ${errorMessage(error, "Unknown error")}`);
+      if (error instanceof ApiError && !error.isNetworkError)
+        toast.error(`Failed to delete: ${error.message}`);
+      else toast.error(`Error deleting video: ${error instanceof Error ? error.message : "Unknown error"}`);
     } finally {
       setDeleting(false);
     }

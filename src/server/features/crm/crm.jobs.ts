@@ -1,9 +1,10 @@
-import fs from "node:fs";
+import os from "node:os";
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { contactImports } from "../../db/schema";
 import { type AnyJobDefinition, defineJob, type JobDeps, PermanentJobError } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
+import { StorageNotFoundError } from "../../providers/storage";
 import type { ColumnMapping, ImportField } from "./crm.csv";
 import { ContactImporter, type ImportResult, streamCsvFile } from "./crm.import";
 
@@ -66,9 +67,14 @@ export const geocodeContactsJob = defineJob({
   },
 });
 
-/** Where an uploaded import file waits for its job: `<DATA_DIR>/imports/<importId>.csv`. */
+/** Where an upload is spooled on the web machine while it is checked: `<DATA_DIR>/imports/<id>.csv`. */
 export function importFilePath(dataDir: string, importId: string) {
   return `${dataDir}/imports/${importId}.csv`;
+}
+
+/** Storage key of an uploaded import file (storage provider: local disk or S3, so any worker can read it). */
+export function importStorageKey(importId: string) {
+  return `imports/${importId}.csv`;
 }
 
 /**
@@ -84,7 +90,7 @@ export const importContactsJob = defineJob({
     const [imp] = await deps.db.select().from(contactImports).where(eq(contactImports.id, data.importId));
     if (!imp) throw new PermanentJobError(`import ${data.importId} not found`);
     if (imp.status === "completed" || imp.status === "failed") return;
-    const file = importFilePath(deps.env.DATA_DIR, imp.id);
+    const key = importStorageKey(imp.id);
     const save = async (
       status: string,
       bytes: number,
@@ -107,12 +113,16 @@ export const importContactsJob = defineJob({
     };
     const empty: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
     await save("processing", 0, empty);
+    let local: { path: string; cleanup: () => Promise<void> } | null = null;
     try {
-      if (!fs.existsSync(file))
-        throw new AppError("NOT_FOUND", "The uploaded file is no longer available; please upload it again");
+      local = await deps.providers.storage.toLocalFile(key, os.tmpdir()).catch((e) => {
+        if (e instanceof StorageNotFoundError)
+          throw new AppError("NOT_FOUND", "The uploaded file is no longer available; please upload it again");
+        throw e;
+      });
       const mapping = imp.mapping as ColumnMapping;
       const result = await streamCsvFile(
-        file,
+        local.path,
         (m) =>
           new ContactImporter(deps.sql, imp.userId, {
             onDuplicate: imp.onDuplicate === "update" ? "update" : "skip",
@@ -133,7 +143,8 @@ export const importContactsJob = defineJob({
         .set({ status: "failed", failureReason: reason, finishedAt: new Date() })
         .where(eq(contactImports.id, imp.id));
     } finally {
-      await fs.promises.rm(file, { force: true });
+      await local?.cleanup().catch(() => {});
+      await deps.providers.storage.delete(key).catch(() => {});
     }
   },
 });

@@ -1062,7 +1062,8 @@ export function toImportJson(i: ContactImport) {
 }
 
 /**
- * Registers an uploaded CSV (already written to `filePath`) and queues `crm.import-contacts`.
+ * Registers an uploaded CSV (spooled to `file.path`), moves it to the storage provider and queues
+ * `crm.import-contacts`.
  * Checks before queueing: not empty, text (not binary), a header row, a column for email (from
  * `mapping` or the header rules). @throws BAD_REQUEST (empty, bad mapping), UNSUPPORTED_MEDIA_TYPE
  * (binary), UNPROCESSABLE (no email column).
@@ -1098,6 +1099,12 @@ export async function startFileImport(
       "UNPROCESSABLE",
       `No email column found (columns: ${headers.slice(0, 10).join(", ").slice(0, 200)}). Every contact needs an email; map a column to Email.`,
     );
+  // hand the file to the storage provider (local disk or S3) so whichever worker runs the job can read it
+  const { importStorageKey } = await import("./crm.jobs");
+  await ctx.providers.storage.putFile(importStorageKey(file.importId), file.path, {
+    contentType: "text/csv",
+    move: true,
+  });
   const [row] = await ctx.db
     .insert(contactImports)
     .values({

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { outboxMessages } from "../db/schema";
 
@@ -43,12 +43,15 @@ export async function writeOutbox(db: Db, entries: OutboxEntry[]): Promise<strin
   return rows.map((r) => r.providerMessageId);
 }
 
-/** The outbox row written for `idempotencyKey` (the local providers' findSent). */
-export async function findOutboxByKey(db: Db, key: string): Promise<string | null> {
+/**
+ * The outbox row written for `idempotencyKey` to `to` (the local providers' findSent); `to` lets the
+ * lookup use the outbox "to" index instead of scanning every message's metadata.
+ */
+export async function findOutboxByKey(db: Db, key: string, to: string): Promise<string | null> {
   const [row] = await db
     .select({ id: outboxMessages.providerMessageId })
     .from(outboxMessages)
-    .where(sql`${outboxMessages.metadata}->>'idempotencyKey' = ${key}`)
+    .where(and(eq(outboxMessages.to, to), sql`${outboxMessages.metadata}->>'idempotencyKey' = ${key}`))
     .limit(1);
   return row?.id ?? null;
 }

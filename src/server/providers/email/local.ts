@@ -42,7 +42,7 @@ export class LocalEmailProvider implements EmailProvider {
     return ids.map((providerMessageId) => ({ providerMessageId }));
   }
 
-  async findSent(key: string) {
-    return findOutboxByKey(this.db, key);
+  async findSent(key: string, hint: { to: string }) {
+    return findOutboxByKey(this.db, key, hint.to);
   }
 }

@@ -34,7 +34,7 @@ export class LocalSmsProvider implements SmsProvider {
     );
     return ids.map((providerMessageId) => ({ providerMessageId }));
   }
-  async findSent(key: string) {
-    return findOutboxByKey(this.db, key);
+  async findSent(key: string, hint: { to: string }) {
+    return findOutboxByKey(this.db, key, hint.to);
   }
 }

@@ -19,7 +19,7 @@ export class LocalVoiceProvider implements VoiceProvider {
     ]);
     return { providerMessageId: id };
   }
-  async findSent(key: string) {
-    return findOutboxByKey(this.db, key);
+  async findSent(key: string, hint: { to: string }) {
+    return findOutboxByKey(this.db, key, hint.to);
   }
 }

@@ -19,7 +19,7 @@ export class LocalVoicemailProvider implements VoicemailProvider {
     ]);
     return { providerMessageId: id };
   }
-  async findSent(key: string): Promise<string | null> {
-    return findOutboxByKey(this.db, key);
+  async findSent(key: string, hint: { to: string }): Promise<string | null> {
+    return findOutboxByKey(this.db, key, hint.to);
   }
 }

@@ -434,7 +434,8 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
 
   await throttleFor(deps, kind).take(todo.length);
   // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE per row saved)
-  if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2) todo = await confirmLease(deps, todo);
+  if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
+    todo = await confirmLease(deps, todo);
   const statusCallback = (path: string) => `${deps.env.APP_URL}${path}`;
   if (kind === "email") {
     const [owner] = await deps.db
@@ -632,7 +633,8 @@ export async function processRecipients(deps: JobDeps, recipientIds: number[]): 
     .select()
     .from(campaigns)
     .where(inArray(campaigns.id, [...byCampaign.keys()]));
-  for (const campaign of rows) await sendClaimed(deps, campaign, byCampaign.get(campaign.id) ?? [], claimedAt);
+  for (const campaign of rows)
+    await sendClaimed(deps, campaign, byCampaign.get(campaign.id) ?? [], claimedAt);
 }
 
 /** Enqueues a send job per due queued recipient of the campaign (deterministic ids: re-running is harmless). */

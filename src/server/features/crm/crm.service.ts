@@ -683,28 +683,27 @@ export async function bulkOperation(ctx: Pick<AppContext, "db">, userId: string,
     : contactWhere(userId, b.filter);
   switch (b.operation) {
     case "delete": {
-      const rows = await ctx.db.delete(contacts).where(target).returning({ id: contacts.id });
-      return { deleted: rows.length };
+      // counted in SQL: "select all matching" can cover a million rows
+      const [r] = await ctx.db.execute<{ n: number }>(
+        sql`with d as (delete from ${contacts} where ${target} returning 1) select count(*)::int as n from d`,
+      );
+      return { deleted: Number(r?.n ?? 0) };
     }
     case "update_stage": {
       const stage = b.data?.lifecycle_stage;
       if (!stage) throw new AppError("BAD_REQUEST", "data.lifecycle_stage is required");
-      const rows = await ctx.db
-        .update(contacts)
-        .set({ lifecycleStage: stage, updatedAt: new Date() })
-        .where(target)
-        .returning({ id: contacts.id });
-      return { updated: rows.length };
+      const [r] = await ctx.db.execute<{ n: number }>(
+        sql`with u as (update ${contacts} set lifecycle_stage = ${stage}, updated_at = now() where ${target} returning 1) select count(*)::int as n from u`,
+      );
+      return { updated: Number(r?.n ?? 0) };
     }
     case "update_status": {
       const status = b.data?.lead_status;
       if (!status) throw new AppError("BAD_REQUEST", "data.lead_status is required");
-      const rows = await ctx.db
-        .update(contacts)
-        .set({ leadStatus: status, updatedAt: new Date() })
-        .where(target)
-        .returning({ id: contacts.id });
-      return { updated: rows.length };
+      const [r] = await ctx.db.execute<{ n: number }>(
+        sql`with u as (update ${contacts} set lead_status = ${status}, updated_at = now() where ${target} returning 1) select count(*)::int as n from u`,
+      );
+      return { updated: Number(r?.n ?? 0) };
     }
     case "add_tag":
     case "remove_tag": {

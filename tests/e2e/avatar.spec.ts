@@ -37,7 +37,12 @@ test("generate a local avatar video from the studio tab and play it", async ({ p
 
   const result = page.getByTestId("avatar-result");
   await expect(result.getByTestId("avatar-video-id")).toHaveText(/^[0-9a-f-]{36}$/);
+  const videoId = await result.getByTestId("avatar-video-id").textContent();
   await expect(result.getByTestId("avatar-status")).toHaveText(/Created|Processing/);
+
+  // leaving and coming back picks the video up again while it is being made
+  await page.reload();
+  await expect(result.getByTestId("avatar-video-id")).toHaveText(videoId!);
   await expect(result.getByTestId("avatar-status")).toHaveText("Completed", { timeout: 120_000 });
 
   // play it
@@ -60,6 +65,7 @@ test("generate a local avatar video from the studio tab and play it", async ({ p
   expect(file.status()).toBe(200);
   expect(file.headers()["content-type"]).toMatch(/^video\/mp4/);
 
-  // and it is in the library
+  // listed under recent videos, and in the library
+  await expect(page.getByTestId("avatar-recent")).toContainText("AI avatar: Hi Jordan!");
   await expect(page.getByTestId("media-card").filter({ hasText: "AI avatar: Hi Jordan!" })).toBeVisible();
 });

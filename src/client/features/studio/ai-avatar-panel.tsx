@@ -123,8 +123,12 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
   useEffect(() => {
     if (restored.current || !recentQuery.data) return;
     restored.current = true;
-    const running = recent.find((v) => v.status === "created" || v.status === "processing");
-    if (running && !current) setCurrent(fromRecent(running));
+    // (or shows the last one made, without announcing it again)
+    const pick = recent.find((v) => v.status === "created" || v.status === "processing") ?? recent[0];
+    if (pick && !current) {
+      if (pick.status === "completed") notified.current = pick.videoId;
+      setCurrent(fromRecent(pick));
+    }
   }, [recentQuery.data, recent, current]);
 
   // default choice: AVATAR_PROVIDER if configured, else the first configured one

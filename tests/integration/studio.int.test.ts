@@ -3,6 +3,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mediaEdits, mediaItems } from "../../src/server/db/schema";
+import { atempoChain, buildEditGraph, segmentsFromCuts } from "../../src/server/features/studio/studio.graph";
 import { processMediaJob, renderEditJob } from "../../src/server/features/studio/studio.jobs";
 import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import {
@@ -45,6 +46,68 @@ async function upload(client: AuthedClient, url: string, field: string, file: st
 function storedPath(key: string) {
   return path.join(t.env.DATA_DIR, "media", key);
 }
+
+describe("edit decision list -> one ffmpeg filter graph", () => {
+  const base = {
+    speed: 1,
+    volume: 1,
+    brightness: 100,
+    contrast: 100,
+    saturation: 100,
+    blur: 0,
+    fadeIn: 0,
+    fadeOut: 0,
+  };
+  it("trims and concatenates kept segments, applies speed, eq, boxblur, fades and volume (no xfade: ffmpeg 4.1)", () => {
+    const { kept } = segmentsFromCuts(0, 6, [4, 2, 9], [1]);
+    expect(kept).toEqual([
+      { start: 0, end: 2 },
+      { start: 4, end: 6 },
+    ]);
+    const g = buildEditGraph(
+      {
+        ...base,
+        segments: kept,
+        speed: 0.25,
+        volume: 1.5,
+        brightness: 150,
+        contrast: 80,
+        saturation: 0,
+        blur: 4,
+        fadeIn: 1,
+        fadeOut: 1,
+      },
+      { hasVideo: true, hasAudio: true },
+    );
+    expect(g.outputDurationSeconds).toBe(16);
+    expect(g.filterComplex).toContain("[0:v]trim=start=0:end=2,setpts=PTS-STARTPTS[v0]");
+    expect(g.filterComplex).toContain("[0:a]atrim=start=4:end=6,asetpts=PTS-STARTPTS[a1]");
+    expect(g.filterComplex).toContain("[v0][a0][v1][a1]concat=n=2:v=1:a=1[vc][ac]");
+    expect(g.filterComplex).toContain(
+      "setpts=PTS/0.25,eq=brightness=0.25:contrast=0.8:saturation=0,boxblur=luma_radius=4:luma_power=1",
+    );
+    expect(g.filterComplex).toContain("fade=t=in:st=0:d=1,fade=t=out:st=15:d=1,format=yuv420p[vout]");
+    expect(g.filterComplex).toContain(
+      "[ac]atempo=0.5,atempo=0.5,volume=1.5,afade=t=in:st=0:d=1,afade=t=out:st=15:d=1[aout]",
+    );
+    expect(g.filterComplex).not.toContain("xfade");
+  });
+  it("audio-only and untouched edits need no concat or effects; fades never overlap", () => {
+    const g = buildEditGraph(
+      { ...base, segments: [{ start: 1, end: 2 }], fadeIn: 5, fadeOut: 5 },
+      { hasVideo: false, hasAudio: true },
+    );
+    expect(g.videoLabel).toBeNull();
+    expect(g.filterComplex).toBe(
+      "[0:a]atrim=start=1:end=2,asetpts=PTS-STARTPTS[a0];[a0]afade=t=in:st=0:d=0.5,afade=t=out:st=0.5:d=0.5[aout]",
+    );
+    expect(atempoChain(2)).toEqual(["atempo=2"]);
+    expect(atempoChain(1)).toEqual([]);
+    expect(() => buildEditGraph({ ...base, segments: [] }, { hasVideo: true, hasAudio: true })).toThrow(
+      "the edit keeps no segment",
+    );
+  });
+});
 
 describe("uploads: validation", () => {
   it("refuses a file over 100 MB with the spec's message and leaves nothing behind", async () => {

@@ -226,7 +226,10 @@ export const videoCampaigns = pgTable(
     ctaUrl: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("video_campaigns_public_uq").on(t.publicId), index("video_campaigns_campaign_idx").on(t.campaignId)],
+  (t) => [
+    uniqueIndex("video_campaigns_public_uq").on(t.publicId),
+    index("video_campaigns_campaign_idx").on(t.campaignId),
+  ],
 );
 
 /** View tracking of a landing page: `view` on open, `progress` at 25/50/75/100 % (each once). */

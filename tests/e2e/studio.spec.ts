@@ -139,4 +139,17 @@ test("a recorded webcam clip uploads as a draft and opens in the editor", async 
   await expect(page).toHaveURL(/\/studio\?tab=editor$/);
   await expect(page.getByRole("button", { name: "Delete Video" })).toBeVisible();
   await expect(page.getByText("Draft", { exact: true }).first()).toBeVisible();
+
+  // the simple editor: free tier sees locked premium tools and the upgrade modal to /pricing
+  await page.getByRole("button", { name: "basic" }).click();
+  await expect(page.getByText("Free Tier")).toBeVisible({ timeout: 30_000 });
+  await page.getByRole("button", { name: "Color grading" }).click();
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByRole("heading", { name: "Upgrade to Pro" })).toBeVisible();
+  await expect(dialog.getByRole("link", { name: "View Pricing" })).toHaveAttribute("href", "/pricing");
+  await dialog.getByRole("button", { name: "Maybe Later" }).click();
+  await expect(dialog).toBeHidden();
+  // Save Draft renders the trim and keeps the draft
+  await page.getByRole("button", { name: "Save Draft" }).click();
+  await expect(page.getByText("Draft saved successfully!")).toBeVisible({ timeout: 60_000 });
 });

@@ -22,6 +22,7 @@ import {
   resolveFfmpegBinaries,
   runFfmpeg,
 } from "../../lib/ffmpeg";
+import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
 
 /** Folder for temporary files (uploads in flight, S3 downloads, ffmpeg outputs): DATA_DIR/tmp. */
@@ -93,18 +94,23 @@ async function scratch(deps: JobDeps) {
 async function makeVideoPreviews(b: FfmpegBinaries, input: string, duration: number, dir: string) {
   const poster = path.join(dir, "poster.jpg");
   const gif = path.join(dir, "preview.gif");
-  const at = Math.min(1, Math.max(0, duration / 2));
-  await runFfmpeg(b, {
-    inputs: [{ path: input, options: ["-ss", at.toFixed(3)] }],
-    outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
-  });
+  const made = (f: string) => fs.existsSync(f) && fs.statSync(f).size > 0;
+  // ffmpeg exits 0 with no output when the seek lands past the last video frame (short or
+  // oddly timed recordings): fall back to the first frame
+  for (const at of [Math.min(1, Math.max(0, duration / 2)), 0]) {
+    await runFfmpeg(b, {
+      inputs: [{ path: input, options: ["-ss", at.toFixed(3)] }],
+      outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
+    });
+    if (made(poster)) break;
+  }
   await runFfmpeg(b, {
     inputs: [{ path: input, options: ["-t", "3"] }],
     filterComplex:
       "[0:v]fps=10,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
     outputs: [{ path: gif, options: ["-loop", "0"] }],
   });
-  return { poster, gif };
+  return { poster: made(poster) ? poster : null, gif: made(gif) ? gif : null };
 }
 
 /**
@@ -119,14 +125,22 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
   const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
   if (!item?.currentKey) return;
   const b = bins(deps.env);
-  const work = await scratch(deps);
-  const local = await deps.providers.storage.toLocalFile(item.currentKey, work.dir);
   const fail = async (reason: string) => {
     await deps.db
       .update(mediaItems)
       .set({ processingStatus: "failed", processingError: reason.slice(0, 1000), updatedAt: new Date() })
       .where(eq(mediaItems.id, mediaId));
   };
+  const work = await scratch(deps);
+  let local: { path: string; cleanup: () => Promise<void> };
+  try {
+    local = await deps.providers.storage.toLocalFile(item.currentKey, work.dir);
+  } catch (error) {
+    await work.done();
+    // the stored file is gone (deleted meanwhile): retrying cannot help
+    if (error instanceof StorageNotFoundError) return fail("the uploaded file is missing");
+    throw error;
+  }
   try {
     let info: ProbeResult;
     try {
@@ -172,19 +186,21 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         const outInfo = await probe(b, out);
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
         const previews = await makeVideoPreviews(b, out, info.durationSeconds, work.dir);
-        posterKey = (
-          await storeRendition(
-            deps,
-            item,
-            "poster",
-            `poster-v${item.version}.jpg`,
-            previews.poster,
-            "image/jpeg",
-          )
-        ).key;
-        gifKey = (
-          await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
-        ).key;
+        if (previews.poster)
+          posterKey = (
+            await storeRendition(
+              deps,
+              item,
+              "poster",
+              `poster-v${item.version}.jpg`,
+              previews.poster,
+              "image/jpeg",
+            )
+          ).key;
+        if (previews.gif)
+          gifKey = (
+            await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
+          ).key;
         // peaks before the playback file moves into storage
         const peaks = info.hasAudio
           ? await computePeaks(b, out, {
@@ -403,19 +419,21 @@ export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<vo
     }
     if (info.hasVideo) {
       const previews = await makeVideoPreviews(b, local.path, info.durationSeconds, work.dir);
-      set.posterKey = (
-        await storeRendition(
-          deps,
-          item,
-          "poster",
-          `poster-v${item.version}.jpg`,
-          previews.poster,
-          "image/jpeg",
-        )
-      ).key;
-      set.gifKey = (
-        await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
-      ).key;
+      if (previews.poster)
+        set.posterKey = (
+          await storeRendition(
+            deps,
+            item,
+            "poster",
+            `poster-v${item.version}.jpg`,
+            previews.poster,
+            "image/jpeg",
+          )
+        ).key;
+      if (previews.gif)
+        set.gifKey = (
+          await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
+        ).key;
     }
     // only if no newer render replaced the file meanwhile
     await deps.db

@@ -6,7 +6,7 @@ import { createDb, runMigrations } from "./db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "./db/embedded";
 import { PgBossJobClient } from "./jobs/client";
 import type { JobDeps } from "./jobs/define";
-import { jobRegistry } from "./jobs/registry";
+import { jobRegistry, workerStartHooks } from "./jobs/registry";
 import { startBoss, startWorkers } from "./jobs/worker";
 import { createProviders } from "./providers";
 
@@ -49,7 +49,10 @@ export async function bootCore(env: Env, url: string, log: Logger) {
     jobs,
     providers,
     deps,
-    startWorkers: () => startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY),
+    async startWorkers() {
+      await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+      for (const hook of workerStartHooks) await hook(deps);
+    },
     async stop() {
       await boss.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
       await sql.end({ timeout: 5 });

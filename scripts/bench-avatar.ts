@@ -52,7 +52,7 @@ console.log(`speech ratio per-cue / baseline: ${(perCue / single).toFixed(2)}x`)
 const renderer = new LocalAvatarRenderer({ ffmpeg: bin });
 const out = path.join(dir, "avatar.mp4");
 await renderer.render({ script: "warm up", outPath: out }); // draws the presenter picture once
-const ours = await best("render, full local avatar", async () => {
+const ours = await best("render, full local avatar (speech + video)", async () => {
   await renderer.render({ script: SCRIPT, outPath: out });
 });
 const facts = await probe(bin, out);

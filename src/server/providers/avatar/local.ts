@@ -170,8 +170,10 @@ export function buildLocalAvatarGraph(
     `[amouth]showwaves=s=120x44:mode=cline:colors=0x5b1a1a:rate=${FPS}:n=${Math.max(1, Math.floor(samplesPerFrame / 120))}:scale=sqrt,format=rgba[mouth]`,
     // the audio-reactive spectrum along the bottom (black keyed out)
     `[aspec]showfreqs=s=${WIDTH}x120:mode=bar:ascale=log:fscale=log:colors=0xa5b4fc,fps=${FPS},format=rgba,colorkey=black:0.02:0,colorchannelmixer=aa=0.6[spectrum]`,
-    `[0:v][spectrum]overlay=0:${HEIGHT - 120}[withspec]`,
-    "[withspec][mouth]overlay=580:335[withmouth]",
+    // overlays blend in YUV 4:2:0 (what x264 encodes), not RGB: 1.7x faster (scripts/bench-avatar.ts)
+    "[0:v]format=yuv420p[bg]",
+    `[bg][spectrum]overlay=0:${HEIGHT - 120}:format=yuv420[withspec]`,
+    "[withspec][mouth]overlay=580:335:format=yuv420[withmouth]",
   ];
   const draws = [
     `drawtext=fontfile=${font}:text=${quoted(LOCAL_AVATAR_LABEL)}:expansion=none:x=24:y=24:fontsize=26:fontcolor=white:box=1:boxcolor=black@0.55:boxborderw=10`,

@@ -9,7 +9,8 @@
  *     the real HTTP handler (app.inject), vs a primary-key lookup round trip as the floor.
  *
  * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-pg.
- * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40), BENCH_SKIP_IMPORT=1.
+ * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40), BENCH_SKIP_IMPORT=1,
+ * BENCH_SKIP_SEARCH=1.
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -181,6 +182,11 @@ async function main() {
     await sql`delete from users where id = ${importer.id}`;
   }
   if (process.env.BENCH_SKIP_IMPORT !== "1") await benchImport();
+  if (process.env.BENCH_SKIP_SEARCH === "1") {
+    await app.close();
+    await sql.end({ timeout: 5 });
+    return;
+  }
 
   // ------------------------------------------------------------------ 2. 1M + 1M search/filter
   const main = await account("bench-crm-main@bench.local");

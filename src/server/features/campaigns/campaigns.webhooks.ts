@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
-import twilio from "twilio";
 import type { AppContext } from "../../context";
 import type { CampaignRecipient } from "../../db/schema";
+import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { suppress, unsuppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
 import {
@@ -37,7 +37,7 @@ export function verifyTwilioSignature(
 ): boolean {
   const token = ctx.env.TWILIO_AUTH_TOKEN;
   if (!token || !signature) return false;
-  return twilio.validateRequest(token, signature, url, params);
+  return validateTwilioSignature(token, signature, url, params);
 }
 
 /** Twilio's event key for replay protection: its I-Twilio-Idempotency-Token header, else sid + status. */
@@ -138,9 +138,7 @@ export async function handleTwilioInbound(
 
 /** TwiML <Response> with an optional <Message>. */
 export function twimlReply(text: string | null): string {
-  const r = new twilio.twiml.MessagingResponse();
-  if (text) r.message(text);
-  return r.toString();
+  return twimlMessageResponse(text);
 }
 
 /**

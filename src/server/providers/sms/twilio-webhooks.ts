@@ -1,0 +1,21 @@
+import twilio from "twilio";
+
+/**
+ * Checks an `X-Twilio-Signature` with the Twilio SDK (`twilio.validateRequest`: HMAC-SHA1 of the public
+ * URL plus the sorted POST params, keyed with the auth token). `url` is the URL Twilio called.
+ */
+export function validateTwilioSignature(
+  authToken: string,
+  signature: string,
+  url: string,
+  params: Record<string, string>,
+): boolean {
+  return twilio.validateRequest(authToken, signature, url, params);
+}
+
+/** TwiML `<Response>` with an optional `<Message>` (Twilio's reply to an inbound SMS). */
+export function twimlMessageResponse(text: string | null): string {
+  const r = new twilio.twiml.MessagingResponse();
+  if (text) r.message(text);
+  return r.toString();
+}

@@ -273,7 +273,7 @@ async function record(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]) {
     await deps.jobs.sendMany(
       sendMessageJob,
       waiting.map((o) => ({
-        data: { recipientId: o.id },
+        data: { recipientIds: [o.id] },
         options: {
           id: uuidFromKey(`send:${o.id}:${campaign.round}:${o.kind}:${o.attempts}:${o.notBefore?.getTime()}`),
           startAfter: o.notBefore,
@@ -333,21 +333,27 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
   const kind = deliveryKind(campaign.channel);
   const outcomes: Outcome[] = [];
   const now = new Date();
-  const contacts = new Map(
-    (
-      await getContactsByIds(
-        deps,
-        campaign.userId,
-        rows.map((r) => r.contactId),
-      )
-    ).map((c) => [c.id, c]),
-  );
-  const suppressed = await findSuppressed(
-    deps.db,
-    campaign.userId,
-    suppressionChannel(campaign.channel),
-    rows.map((r) => r.address),
-  );
+  // contacts, suppression list and (email) the sender: independent lookups, run together
+  const [contactRows, suppressed, owners] = await Promise.all([
+    getContactsByIds(
+      deps,
+      campaign.userId,
+      rows.map((r) => r.contactId),
+    ),
+    findSuppressed(
+      deps.db,
+      campaign.userId,
+      suppressionChannel(campaign.channel),
+      rows.map((r) => r.address),
+    ),
+    kind === "email"
+      ? deps.db
+          .select({ name: users.name, businessName: users.businessName, email: users.email })
+          .from(users)
+          .where(eq(users.id, campaign.userId))
+      : Promise.resolve([]),
+  ]);
+  const contacts = new Map(contactRows.map((c) => [c.id, c]));
   let todo: Claimed[] = [];
   for (const r of rows) {
     const contact = contacts.get(r.contactId);
@@ -438,10 +444,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
     todo = await confirmLease(deps, todo);
   const statusCallback = (path: string) => `${deps.env.APP_URL}${path}`;
   if (kind === "email") {
-    const [owner] = await deps.db
-      .select({ name: users.name, businessName: users.businessName, email: users.email })
-      .from(users)
-      .where(eq(users.id, campaign.userId));
+    const [owner] = owners;
     const sender = owner?.businessName || owner?.name || "Pitchwise";
     const tpl = await emailTemplate(deps, campaign, sender);
     for (let i = 0; i < todo.length; i += 500) {
@@ -618,17 +621,34 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
   await record(deps, campaign, outcomes);
 }
 
+/** Recipients handled per claim / provider batch (one Postmark batch call holds up to 500). */
+export const SEND_CHUNK = 500;
+/** Chunks of one job (or pg-boss fetch) in flight at once: overlaps rendering with database round trips. */
+const CHUNK_CONCURRENCY = 3;
+
 /**
  * Processes send jobs for `recipientIds` (any campaigns): claim, compliance re-check (suppression
  * list, quiet hours), crash recovery lookup, throttled send, outcome recording. Safe to call with
- * ids that are already sent, in flight, paused or cancelled: they are simply not claimed.
+ * ids that are already sent, in flight, paused or cancelled: they are simply not claimed. Ids are
+ * handled in chunks of SEND_CHUNK (a few chunks concurrently).
  */
 export async function processRecipients(deps: JobDeps, recipientIds: number[]): Promise<void> {
+  const unique = [...new Set(recipientIds)];
+  const chunks: number[][] = [];
+  for (let i = 0; i < unique.length; i += SEND_CHUNK) chunks.push(unique.slice(i, i + SEND_CHUNK));
+  await mapLimit(chunks, CHUNK_CONCURRENCY, (ids) => processChunk(deps, ids));
+}
+
+async function processChunk(deps: JobDeps, recipientIds: number[]): Promise<void> {
   const claimedAt = Date.now();
-  const claimed = await claim(deps, [...new Set(recipientIds)]);
+  const claimed = await claim(deps, recipientIds);
   if (claimed.length === 0) return;
   const byCampaign = new Map<number, Claimed[]>();
-  for (const r of claimed) byCampaign.set(r.campaignId, [...(byCampaign.get(r.campaignId) ?? []), r]);
+  for (const r of claimed) {
+    const list = byCampaign.get(r.campaignId);
+    if (list) list.push(r);
+    else byCampaign.set(r.campaignId, [r]);
+  }
   const rows = await deps.db
     .select()
     .from(campaigns)
@@ -637,30 +657,49 @@ export async function processRecipients(deps: JobDeps, recipientIds: number[]): 
     await sendClaimed(deps, campaign, byCampaign.get(campaign.id) ?? [], claimedAt);
 }
 
-/** Enqueues a send job per due queued recipient of the campaign (deterministic ids: re-running is harmless). */
+/** Send-job payloads for `ids`: one job per SEND_CHUNK ids (the row status, not the job, decides what is sent). */
+function sendJobs(ids: number[], key: (first: number, last: number, n: number) => string) {
+  const out: { data: { recipientIds: number[] }; options: { id: string } }[] = [];
+  for (let i = 0; i < ids.length; i += SEND_CHUNK) {
+    const chunk = ids.slice(i, i + SEND_CHUNK);
+    out.push({
+      data: { recipientIds: chunk },
+      options: { id: uuidFromKey(key(chunk[0], chunk[chunk.length - 1], chunk.length)) },
+    });
+  }
+  return out;
+}
+
+/**
+ * Enqueues send jobs for the campaign's queued recipients: due rows in jobs of SEND_CHUNK ids (a few
+ * large pg-boss jobs instead of one per recipient), deferred rows (quiet hours) one job each at
+ * their time. Job ids are deterministic per campaign round, so re-running is harmless.
+ */
 export async function fanOut(deps: JobDeps, campaign: Campaign): Promise<number> {
   const { sendMessageJob } = await import("./campaigns.jobs");
-  const rows = await deps.db
-    .select({
-      id: campaignRecipients.id,
-      contactId: campaignRecipients.contactId,
-      notBefore: campaignRecipients.notBefore,
-    })
-    .from(campaignRecipients)
-    .where(and(eq(campaignRecipients.campaignId, campaign.id), eq(campaignRecipients.status, "queued")))
-    .orderBy(campaignRecipients.id);
-  await deps.jobs.sendMany(
-    sendMessageJob,
-    rows.map((r) => ({
-      data: { recipientId: r.id },
+  const rows = await deps.sql<{ id: string; nb: string | null }[]>`
+    select id, (extract(epoch from not_before) * 1000)::bigint::text as nb
+    from campaign_recipients
+    where campaign_id = ${campaign.id} and status = 'queued'
+    order by id`;
+  const now = Date.now();
+  const due: number[] = [];
+  const later: { id: number; at: number }[] = [];
+  for (const r of rows) {
+    const at = r.nb === null ? 0 : Number(r.nb);
+    if (at > now) later.push({ id: Number(r.id), at });
+    else due.push(Number(r.id));
+  }
+  await deps.jobs.sendMany(sendMessageJob, [
+    ...sendJobs(due, (a, b, n) => `send:${campaign.id}:${campaign.round}:${a}-${b}:${n}`),
+    ...later.map((r) => ({
+      data: { recipientIds: [r.id] },
       options: {
-        id: uuidFromKey(
-          `send:${campaign.id}:${r.contactId}:${campaign.channel}:${campaign.round}:${r.notBefore?.getTime() ?? 0}`,
-        ),
-        ...(r.notBefore && r.notBefore > new Date() ? { startAfter: r.notBefore } : {}),
+        id: uuidFromKey(`send:${campaign.id}:${campaign.round}:${r.id}:${r.at}`),
+        startAfter: new Date(r.at),
       },
     })),
-  );
+  ]);
   return rows.length;
 }
 
@@ -713,12 +752,10 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
   if (stuck.length) {
     const { sendMessageJob } = await import("./campaigns.jobs");
     const slot = Math.floor(Date.now() / 1000);
+    const ids = stuck.map((s) => Number(s.id)).sort((a, b) => a - b);
     await deps.jobs.sendMany(
       sendMessageJob,
-      stuck.map((s) => ({
-        data: { recipientId: Number(s.id) },
-        options: { id: uuidFromKey(`recover:${s.id}:${slot}`) },
-      })),
+      sendJobs(ids, (a, b, n) => `recover:${a}-${b}:${n}:${slot}`),
     );
   }
   if (deps.jobs.kind === "pg-boss") {

@@ -31,12 +31,22 @@ export const fanOutJob = defineJob({
 });
 
 /**
- * Sends to one campaign recipient (idempotency key: the recipient row, unique per campaign, contact
- * and channel). Under pg-boss a fetch of up to 500 jobs (one Postmark batch) is handled as one batch (`batchHandler`).
+ * Sends to campaign recipients: `recipientIds` (fan-out puts up to SEND_CHUNK = 500 in one job; the
+ * idempotency key is each recipient row, unique per campaign, contact and channel, and its status
+ * machine decides what is sent, so a duplicate or stale job sends nothing twice). `recipientId` is
+ * the single-recipient form of older jobs. Under pg-boss every job of one fetch is handled in one
+ * call (`batchHandler`), in chunks of 500.
  */
 export const sendMessageJob = defineJob({
   name: "campaigns.send-message",
-  schema: z.object({ recipientId: z.number().int().positive() }),
+  schema: z
+    .object({
+      recipientId: z.number().int().positive().optional(),
+      recipientIds: z.array(z.number().int().positive()).max(5000).optional(),
+    })
+    .refine((d) => d.recipientId !== undefined || (d.recipientIds?.length ?? 0) > 0, {
+      message: "recipientId or recipientIds is required",
+    }),
   options: {
     retryLimit: 5,
     expireInSeconds: 120,
@@ -44,16 +54,20 @@ export const sendMessageJob = defineJob({
     localConcurrency: 4,
     pollingIntervalSeconds: 0.5,
   },
-  handler: async ({ recipientId }, deps) => {
-    await processRecipients(deps, [recipientId]);
+  handler: async (data, deps) => {
+    await processRecipients(deps, recipientIdsOf(data));
   },
   batchHandler: async (items, deps) => {
     await processRecipients(
       deps,
-      items.map((i) => i.data.recipientId),
+      items.flatMap((i) => recipientIdsOf(i.data)),
     );
   },
 });
+
+function recipientIdsOf(d: { recipientId?: number; recipientIds?: number[] }): number[] {
+  return [...(d.recipientIds ?? []), ...(d.recipientId !== undefined ? [d.recipientId] : [])];
+}
 
 /** Watchdog pass of a sending campaign (completion, lost-job recovery); re-schedules itself. */
 export const watchCampaignJob = defineJob({

@@ -120,12 +120,17 @@ export async function recordActivities(
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += 5000) {
     const chunk = rows.slice(i, i + 5000).map((r) => ({
-      userId: r.userId,
-      contactId: r.contactId,
-      activityType: r.activityType,
-      metadata: r.metadata ?? {},
+      u: r.userId,
+      c: r.contactId,
+      t: r.activityType,
+      m: r.metadata ?? {},
     }));
-    if (chunk.length) await db.insert(activities).values(chunk);
+    // one jsonb parameter instead of 4 per row: no per-row query building (campaign sends' hot path)
+    if (chunk.length)
+      await db.execute(sql`
+        insert into activities (user_id, contact_id, activity_type, metadata)
+        select v.u, v.c, v.t, v.m
+        from jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) as v(u uuid, c bigint, t text, m jsonb)`);
   }
 }
 

@@ -104,6 +104,25 @@ export const contactCounts = pgTable(
   (t) => [primaryKey({ columns: [t.userId, t.lifecycleStage, t.leadStatus] })],
 );
 
+/**
+ * Per-user search dictionary: the distinct words (3-40 characters, at least one letter) of contacts'
+ * names, companies and emails, kept by statement-level triggers on `contacts` (migration
+ * `crm_search_words`). A typo in a search term is corrected against it ("did you mean", pg_trgm
+ * similarity on a small table) before the substring search runs. Words are never removed: a stale
+ * word only costs a correction that finds nothing.
+ */
+export const contactWords = pgTable(
+  "contact_words",
+  {
+    userId: uuid().notNull(),
+    word: text().notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.userId, t.word] }),
+    index("contact_words_trgm_idx").using("gin", t.word.op("gin_trgm_ops")),
+  ],
+);
+
 /** A CSV import run (streaming path): file on disk, processed by the `crm.import-contacts` job. */
 export const contactImports = pgTable(
   "contact_imports",

@@ -17,22 +17,13 @@ export function normaliseSearch(search: string | undefined | null): string {
 /**
  * WHERE clause of a contact filter, always scoped to `userId`. `search` matches a substring of the
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
- * index). With `fuzzy`, the search instead matches words within a typo of the term (pg_trgm `<%`
- * word similarity, threshold 0.6): the list's fallback when the substring search finds nothing.
+ * index). Typos are handled before this, by correcting the term (crm.service listContacts).
  */
-export function contactWhere(
-  userId: string,
-  filter: SegmentFilter = {},
-  opts: { fuzzy?: boolean } = {},
-): SQL {
+export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
   const parts: SQL[] = [eq(contacts.userId, userId)];
   const term = normaliseSearch(filter.search);
   if (term) {
-    parts.push(
-      opts.fuzzy
-        ? sql`${term} <% ${contacts.searchText}`
-        : sql`${contacts.searchText} like ${`%${escapeLike(term)}%`}`,
-    );
+    parts.push(sql`${contacts.searchText} like ${`%${escapeLike(term)}%`}`);
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
   if (filter.lead_status) parts.push(eq(contacts.leadStatus, filter.lead_status));
@@ -44,12 +35,9 @@ export function contactWhere(
 }
 
 /**
- * ORDER BY: closest word match first for a fuzzy search, else newest first (created_at desc, id
- * desc). Ordering by created_at walks the (user_id, created_at) index; ordering by id would let
+ * ORDER BY: newest first (created_at desc, id desc). Ordering by created_at walks the (user_id, created_at) index; ordering by id would let
  * Postgres pick a primary-key scan that skips every other user's newer rows.
  */
-export function contactOrder(filter: SegmentFilter = {}, opts: { fuzzy?: boolean } = {}): SQL[] {
-  const term = normaliseSearch(filter.search);
-  if (opts.fuzzy && term) return [sql`${term} <<-> ${contacts.searchText}`, sql`${contacts.id} desc`];
+export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
   return [sql`${contacts.createdAt} desc`, sql`${contacts.id} desc`];
 }

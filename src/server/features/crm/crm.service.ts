@@ -12,6 +12,7 @@ import {
   contactImports,
   contacts,
   contactTags,
+  contactWords,
   type NewContact,
   notes,
   type SegmentFilter,
@@ -420,11 +421,22 @@ function isUniqueViolation(e: unknown): boolean {
 
 /**
  * GET /api/contacts. Query: `search` (substring of name/email/company/phone; when nothing contains
- * it, words within a typo ranked by pg_trgm word similarity), `stage`, `status`, `tag`, `page` (1-based), `limit` (default 50, max 200).
- * Returns `{ contacts, pagination: {page, pages, total, limit} }`; the total without a search
- * or tag comes from the trigger-maintained `contact_counts` (exact, O(1)).
+ * it, the search runs once more with the term's typos corrected against the user's search
+ * dictionary, see correctTerm), `stage`, `status`, `tag`, `page` (1-based), `limit` (default 50,
+ * max 200). Returns `{ contacts, pagination: {page, pages, total, limit, total_capped?} }`; the
+ * total without a search or tag comes from the trigger-maintained `contact_counts` (exact, O(1));
+ * a search's total is exact up to SEARCH_COUNT_CAP, else a lower bound with `total_capped`.
+ * `corrected` is internal (the typo-corrected second pass).
  */
-export async function listContacts(ctx: Pick<AppContext, "db">, userId: string, input: ListContactsInput) {
+export async function listContacts(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  input: ListContactsInput,
+  corrected = false,
+): Promise<{
+  contacts: ContactJson[];
+  pagination: { page: number; pages: number; total: number; limit: number; total_capped?: boolean };
+}> {
   const q = parseInput(listContactsSchema, input);
   const filter: SegmentFilter = {
     search: q.search,
@@ -482,9 +494,12 @@ export async function listContacts(ctx: Pick<AppContext, "db">, userId: string, 
         capped = true;
       } else total = offset + rows.length;
     }
-    // typo tolerance: nothing contains the term, so rank words within a typo of it (pg_trgm)
-    if (total === 0 && term.length >= 4)
-      [total, rows] = await fuzzySearch(ctx, userId, filter, q.limit, offset);
+    // typo tolerance: nothing contains the term; search again with its words corrected against
+    // the user's search dictionary ("did you mean", pg_trgm similarity), once
+    if (total === 0 && offset === 0 && term.length >= 4 && !corrected) {
+      const fixed = await correctTerm(ctx, userId, term);
+      if (fixed) return listContacts(ctx, userId, { ...input, search: fixed }, true);
+    }
   } else {
     const [n, r] = await Promise.all([
       ctx.db
@@ -532,8 +547,7 @@ export const BROAD_ESTIMATE = 3000;
  */
 async function estimateMatches(ctx: Pick<AppContext, "db">, where: SQL): Promise<number> {
   const query = ctx.db.select({ one: sql`1` }).from(contacts).where(where).toSQL();
-  const literal = (v: unknown) =>
-    typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
+  const literal = (v: unknown) => (typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
   const text = query.sql.replace(/\$(\d+)/g, (_, i) => literal(query.params[Number(i) - 1]));
   const [row] = await ctx.db.$client.unsafe(`explain (format json) ${text}`, [], { prepare: false });
   const raw = (row as Record<string, unknown> | undefined)?.["QUERY PLAN"];
@@ -542,52 +556,46 @@ async function estimateMatches(ctx: Pick<AppContext, "db">, where: SQL): Promise
     | undefined;
   return Number(plan?.[0]?.Plan?.["Plan Rows"] ?? 0);
 }
-/** The fuzzy fallback returns at most this many best matches. */
-export const FUZZY_MAX = 200;
-/** Time budget of the fuzzy fallback (ms); past it the search returns no matches rather than stalling. */
-export const FUZZY_TIMEOUT_MS = 300;
+/** Smallest pg_trgm similarity (0-1) at which a dictionary word counts as the intended word. */
+export const TYPO_SIMILARITY = 0.4;
 
 /**
- * Typo-tolerant fallback: the first FUZZY_MAX contacts whose words are within pg_trgm word
- * similarity 0.6 of the term, ranked closest first, inside a FUZZY_TIMEOUT_MS statement timeout.
- * Returns [total (<= FUZZY_MAX), page rows]; [0, []] when the budget runs out.
+ * "Did you mean": corrects each word of `term` (4+ characters, with a letter) that is not a word
+ * of the user's contacts to the most similar word of the user's search dictionary (`contact_words`,
+ * pg_trgm similarity >= TYPO_SIMILARITY through its trigram GIN index, `%` operator at the
+ * default 0.3 threshold). Returns the corrected term, or null when nothing was corrected.
  */
-async function fuzzySearch(
+async function correctTerm(
   ctx: Pick<AppContext, "db">,
   userId: string,
-  filter: SegmentFilter,
-  limit: number,
-  offset: number,
-): Promise<[number, Contact[]]> {
-  const term = normaliseSearch(filter.search);
-  try {
-    return await ctx.db.transaction(async (tx) => {
-      await tx.execute(sql.raw(`set local statement_timeout = ${FUZZY_TIMEOUT_MS}`));
-      const ids = await tx.execute<{ id: string | number }>(sql`
-        select id from (
-          select ${contacts.id} as id, ${term} <<-> ${contacts.searchText} as d, ${contacts.createdAt} as c
-          from ${contacts} where ${contactWhere(userId, filter, { fuzzy: true })} limit ${FUZZY_MAX}
-        ) x order by d, c desc, id desc`);
-      const all = ids.map((r) => Number(r.id));
-      const pageIds = all.slice(offset, offset + limit);
-      if (pageIds.length === 0) return [all.length, []] as [number, Contact[]];
-      const found = await tx
-        .select()
-        .from(contacts)
-        .where(and(eq(contacts.userId, userId), inArray(contacts.id, pageIds)));
-      const byId = new Map(found.map((c) => [c.id, c]));
-      return [all.length, pageIds.map((id) => byId.get(id)).filter((c): c is Contact => !!c)] as [
-        number,
-        Contact[],
-      ];
-    });
-  } catch (e) {
-    const code =
-      (e as { code?: string; cause?: { code?: string } }).code ??
-      (e as { cause?: { code?: string } }).cause?.code;
-    if (code === "57014") return [0, []]; // statement timeout: too many candidates for this term
-    throw e;
-  }
+  term: string,
+): Promise<string | null> {
+  const words = term.split(/([^\p{L}\p{N}]+)/u);
+  const candidates = [...new Set(words.filter((w) => w.length >= 4 && w.length <= 40 && /\p{L}/u.test(w)))];
+  if (candidates.length === 0) return null;
+  const fixes = await ctx.db.execute<{ w: string; fix: string | null }>(sql`
+    select t.w, (
+      select ${contactWords.word} from ${contactWords}
+      where ${contactWords.userId} = ${userId} and ${contactWords.word} % t.w
+        and similarity(${contactWords.word}, t.w) >= ${TYPO_SIMILARITY}
+      order by ${contactWords.word} = t.w desc, similarity(${contactWords.word}, t.w) desc, ${contactWords.word}
+      limit 1
+    ) as fix
+    from unnest(${sql.raw("array[")}${sql.join(
+      candidates.map((c) => sql`${c}`),
+      sql`, `,
+    )}${sql.raw("]::text[]")}) as t(w)`);
+  const map = new Map(fixes.map((f) => [f.w, f.fix]));
+  let changed = false;
+  const out = words.map((w) => {
+    const fix = map.get(w);
+    if (fix && fix !== w) {
+      changed = true;
+      return fix;
+    }
+    return w;
+  });
+  return changed ? out.join("") : null;
 }
 
 /** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}` (spec section 3: Tag on a contact). */

@@ -21,7 +21,8 @@ export function describeZodError(error: z.ZodError): string {
  * @throws AppError BAD_REQUEST with a readable message when the input does not match.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  // reportInput: zod 4 leaves the offending value out of issues unless asked (needed for "is required")
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw new AppError("BAD_REQUEST", describeZodError(result.error));
   return result.data;
 }

@@ -65,7 +65,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       HEYGEN_API_KEY: z.string().optional(),
       HEYGEN_API_URL: z.string().url().default("https://api.heygen.com"),
       /** presenter image D-ID animates (a public .jpg/.png URL) */
-      DID_SOURCE_URL: z.string().url().default("https://d-id-public-bucket.s3.us-west-2.amazonaws.com/alice.jpg"),
+      DID_SOURCE_URL: z
+        .string()
+        .url()
+        .default("https://d-id-public-bucket.s3.us-west-2.amazonaws.com/alice.jpg"),
       /** Microsoft TTS voice D-ID speaks with */
       DID_VOICE_ID: z.string().default("en-US-JennyNeural"),
       HEYGEN_AVATAR_ID: z.string().default("Daisy-inskirt-20220818"),

@@ -4,20 +4,16 @@ import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
 export const userRouter = router({
-  updateProfile: protectedProcedure
-    .input(profileInput)
-    .mutation(async ({ ctx, input }) => ({
-      success: true as const,
-      user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input)),
-    })),
+  updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => ({
+    success: true as const,
+    user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input)),
+  })),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {
     await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input);
     return { success: true as const };
   }),
-  updateSettings: protectedProcedure
-    .input(settingsInput)
-    .mutation(async ({ ctx, input }) => ({
-      success: true as const,
-      user: toPublicUser(await svc.updateSettings(ctx, ctx.user, input)),
-    })),
+  updateSettings: protectedProcedure.input(settingsInput).mutation(async ({ ctx, input }) => ({
+    success: true as const,
+    user: toPublicUser(await svc.updateSettings(ctx, ctx.user, input)),
+  })),
 });

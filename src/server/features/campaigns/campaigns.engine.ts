@@ -671,6 +671,23 @@ function sendJobs(ids: number[], key: (first: number, last: number, n: number) =
 }
 
 /**
+ * Enqueues send jobs for due queued recipients `ids` (ascending) of a campaign, SEND_CHUNK per job,
+ * with job ids deterministic per campaign round (fanOut and launch produce the same ids).
+ */
+export async function enqueueDue(
+  deps: Pick<JobDeps, "jobs">,
+  campaign: Pick<Campaign, "id" | "round">,
+  ids: number[],
+): Promise<void> {
+  if (ids.length === 0) return;
+  const { sendMessageJob } = await import("./campaigns.jobs");
+  await deps.jobs.sendMany(
+    sendMessageJob,
+    sendJobs(ids, (a, b, n) => `send:${campaign.id}:${campaign.round}:${a}-${b}:${n}`),
+  );
+}
+
+/**
  * Enqueues send jobs for the campaign's queued recipients: due rows in jobs of SEND_CHUNK ids (a few
  * large pg-boss jobs instead of one per recipient), deferred rows (quiet hours) one job each at
  * their time. Job ids are deterministic per campaign round, so re-running is harmless.
@@ -690,8 +707,8 @@ export async function fanOut(deps: JobDeps, campaign: Campaign): Promise<number>
     if (at > now) later.push({ id: Number(r.id), at });
     else due.push(Number(r.id));
   }
+  await enqueueDue(deps, campaign, due);
   await deps.jobs.sendMany(sendMessageJob, [
-    ...sendJobs(due, (a, b, n) => `send:${campaign.id}:${campaign.round}:${a}-${b}:${n}`),
     ...later.map((r) => ({
       data: { recipientIds: [r.id] },
       options: {

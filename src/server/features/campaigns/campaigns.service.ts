@@ -17,8 +17,8 @@ import { parseInput } from "../../lib/validate";
 import { findSuppressed } from "../compliance/compliance.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
-import { deliveryKind, suppressionChannel } from "./campaigns.engine";
-import { fanOutJob } from "./campaigns.jobs";
+import { deliveryKind, enqueueDue, suppressionChannel } from "./campaigns.engine";
+import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
   type CreateCampaignInput,
   createCampaignInput,
@@ -172,12 +172,15 @@ export async function createAndLaunchCampaign(
       if (e164 && !csvPhone.has(id)) csvPhone.set(id, e164);
     });
   }
-  if (input.recipients.contactIds?.length || input.recipients.segmentId !== undefined) {
+  if (input.recipients.segmentId !== undefined) {
     const target = await resolveTargetContactIds(ctx, userId, {
       contactIds: input.recipients.contactIds,
       segmentId: input.recipients.segmentId,
     });
     for (const id of target) ids.add(id);
+  } else {
+    // contact ids alone: getContactsByIds below keeps only the user's own contacts
+    for (const id of input.recipients.contactIds ?? []) ids.add(id);
   }
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
   const contactRows = await getContactsByIds(ctx, userId, [...ids]);
@@ -225,6 +228,7 @@ export async function createAndLaunchCampaign(
   const segmentsPerMessage =
     deliveryKind(input.channel) === "sms" ? smsSegments(content.message ?? "").segments : 1;
 
+  const queuedIds: number[] = [];
   const campaign = await ctx.db.transaction(async (tx) => {
     const [c] = await tx
       .insert(campaigns)
@@ -250,15 +254,27 @@ export async function createAndLaunchCampaign(
           .slice(i, i + 10_000)
           .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
       );
-      await tx.execute(sql`
+      const inserted = (await tx.execute(sql`
         insert into campaign_recipients (campaign_id, user_id, contact_id, channel, address, status, reason, token)
         select ${c.id}, ${userId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
-        from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)`);
+        from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)
+        returning id, status`)) as unknown as { id: string; status: string }[];
+      for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
     }
     return c;
   });
-  if (queued > 0)
-    await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, scheduled ? { startAfter: scheduled } : {});
+  if (queued > 0 && scheduled)
+    await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });
+  else if (queued > 0) {
+    // sending now: enqueue the send jobs here (what the fan-out job would do, without its queue
+    // round trip and re-read of the rows; same deterministic job ids), then arm the watchdog
+    await enqueueDue(
+      ctx,
+      campaign,
+      queuedIds.sort((a, b) => a - b),
+    );
+    await ctx.jobs.send(watchCampaignJob, { campaignId: campaign.id });
+  }
   const [fresh] = await ctx.db.select().from(campaigns).where(eq(campaigns.id, campaign.id));
   return { campaign: summarize(fresh ?? campaign, {}), queued, skipped };
 }

@@ -124,6 +124,17 @@ test("upload a video, edit it in the advanced editor, save, launch a video campa
   expect(await page.locator("video").evaluate((v: HTMLVideoElement) => v.readyState)).toBeGreaterThanOrEqual(
     2,
   );
+
+  // the sender's campaign report shows the view in its video funnel
+  const list = (await (await page.request.get("/api/campaigns")).json()).campaigns as {
+    id: number;
+    name: string;
+  }[];
+  const campaign = list.find((c) => c.name === "Spring flowers");
+  expect(campaign).toBeTruthy();
+  await page.goto(`/campaigns/${campaign?.id}`);
+  await expect(page.getByText("Video views")).toBeVisible();
+  await expect(page.getByTestId("video-viewers")).toContainText(/^1 of 1/, { timeout: 15_000 });
 });
 
 test("a recorded webcam clip uploads as a draft and opens in the editor", async ({ page }) => {

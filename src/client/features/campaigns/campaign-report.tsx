@@ -13,6 +13,7 @@ import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
 import { type CampaignSummary, CHANNEL_LABELS, campaignsApi } from "./api";
+import { VideoEngagement } from "./video-engagement";
 
 const STATUS_ORDER = [
   "queued",
@@ -220,6 +221,13 @@ export function CampaignReport({ id }: { id: number }) {
           </div>
         ))}
       </dl>
+      {String(campaign.channel).startsWith("video") && (
+        <VideoEngagement
+          campaignId={campaign.id}
+          recipients={campaign.recipientCount}
+          live={campaign.status === "sending"}
+        />
+      )}
       <Card>
         <CardHeader>
           <CardTitle className="flex items-center gap-2">

@@ -16,9 +16,12 @@ import {
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
+import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
 import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
 import { recordActivities } from "../crm/crm.service";
+import { assertVideoQuota, queueRecipientAvatars } from "./studio.avatar-campaigns";
 import { getMedia } from "./studio.service";
 
 const COMPLETE_STEPS = "Please complete all steps";
@@ -33,6 +36,19 @@ export const videoCampaignInput = z.object({
   campaignName: z.string().trim().max(200, "Campaign name must be at most 200 characters").default(""),
   videoId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   videoUrl: z.string().max(2000).optional().nullable(),
+  /**
+   * Personalised AI avatar instead of `videoId`: a script with merge tags (`{{name|there}}`) rendered
+   * into one avatar video per recipient before that recipient's message goes out.
+   */
+  avatarScript: z
+    .string()
+    .max(MAX_SCRIPT_CHARS, `The script must be at most ${MAX_SCRIPT_CHARS} characters`)
+    .optional()
+    .nullable(),
+  /** avatar provider of `avatarScript`: local (offline preview, default), did or heygen */
+  avatarProvider: z
+    .enum(["local", "did", "heygen", "d-id"], { error: "Provider must be local, d-id or heygen" })
+    .optional(),
   deliveryMethod: z
     .enum(["email", "sms"], { error: "Delivery method must be email or sms" })
     .default("email"),
@@ -89,8 +105,13 @@ export function toMergeTags(message: string): string {
  * channel video_email or video_sms). Each recipient gets a personal landing page
  * `APP_URL/v/{token}`; emails show the GIF preview (else the poster) linking to it, SMS carries the
  * link. The studio keeps the campaign's video and call to action in `video_campaigns`.
+ * With `avatarScript` (personalised AI avatar) there is no campaign video: each recipient's message
+ * is held while their own avatar video renders (see studio.avatar-campaigns.ts), and their landing
+ * page plays it. The plan's monthly video messages (spec section 9) must cover the recipients.
  * @throws AppError BAD_REQUEST 'Please complete all steps' (no name, video or contact), NOT_FOUND
- * (video not the user's), UNPROCESSABLE (video not ready); the engine's validation errors.
+ * (video not the user's), UNPROCESSABLE (video not ready, avatar provider not configured),
+ * PAYMENT_REQUIRED (plan without video campaigns or over its monthly video messages); the engine's
+ * validation errors.
  */
 export async function launchVideoCampaign(
   ctx: AppContext,
@@ -98,15 +119,27 @@ export async function launchVideoCampaign(
   raw: unknown,
 ): Promise<LaunchResult & { videoCampaignId: number }> {
   const input = parseInput(videoCampaignInput, raw);
-  if (!input.campaignName || !input.videoId || input.contacts.length === 0)
+  const avatarScript = input.avatarScript?.trim() || "";
+  const personalised = !input.videoId && avatarScript.length > 0;
+  if (!input.campaignName || !(input.videoId || personalised) || input.contacts.length === 0)
     throw new AppError("BAD_REQUEST", COMPLETE_STEPS);
-  const media = await getMedia(ctx, userId, input.videoId);
-  if (media.type !== "video") throw new AppError("BAD_REQUEST", "Please choose a video");
-  if (media.processingStatus !== "ready")
-    throw new AppError(
-      "UNPROCESSABLE",
-      "This video is not ready yet. Please wait until it has been processed.",
-    );
+  const avatarProvider = input.avatarProvider === "d-id" ? "did" : (input.avatarProvider ?? "local");
+  let media: MediaItem | null = null;
+  if (personalised) {
+    if (!ctx.providers.avatar.get(avatarProvider))
+      throw new AppError(
+        "UNPROCESSABLE",
+        `${PROVIDER_DISPLAY[avatarProvider]} is not configured on this server; choose another provider`,
+      );
+  } else {
+    media = await getMedia(ctx, userId, input.videoId as number);
+    if (media.type !== "video") throw new AppError("BAD_REQUEST", "Please choose a video");
+    if (media.processingStatus !== "ready")
+      throw new AppError(
+        "UNPROCESSABLE",
+        "This video is not ready yet. Please wait until it has been processed.",
+      );
+  }
   const contactsIn = input.contacts
     .map((c) => ({ ...c, phone: c.phone || c.mobile || null }))
     .filter((c) => (input.deliveryMethod === "email" ? c.email?.trim() : c.phone?.trim()));
@@ -117,6 +150,7 @@ export async function launchVideoCampaign(
         ? 'CSV must have an "email" column for email delivery'
         : 'CSV must have a "phone" or "mobile" column for SMS delivery',
     );
+  if (personalised) await assertVideoQuota(ctx, userId, contactsIn.length);
 
   const [sender] = await ctx.db
     .select({ name: users.name, businessName: users.businessName })
@@ -129,7 +163,7 @@ export async function launchVideoCampaign(
     .values({
       userId,
       publicId,
-      mediaId: media.id,
+      mediaId: media?.id ?? null,
       deliveryMethod: input.deliveryMethod,
       message: input.message,
       ctaLabel: input.ctaLabel || null,
@@ -144,9 +178,9 @@ export async function launchVideoCampaign(
       channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
       content: {
         landingUrl: `${appUrl}/v/{{token}}`,
-        videoTitle: media.name,
+        videoTitle: media?.name ?? `${from}'s personal video`,
         thumbnailUrl:
-          media.gifKey || media.posterKey
+          media && (media.gifKey || media.posterKey)
             ? `${appUrl}/v/t/${publicId}.${media.gifKey ? "gif" : "jpg"}`
             : null,
         ...(input.deliveryMethod === "email"
@@ -157,6 +191,8 @@ export async function launchVideoCampaign(
           : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
       },
       includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
+      // personalised: launched "scheduled" so nothing sends before the recipients are held
+      scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : undefined,
       recipients: {
         csv: contactsIn.map((c) => ({
           name: c.name ?? null,
@@ -170,6 +206,20 @@ export async function launchVideoCampaign(
       .update(videoCampaigns)
       .set({ campaignId: result.campaign.id })
       .where(eq(videoCampaigns.id, vc.id));
+    if (personalised && result.queued > 0) {
+      await queueRecipientAvatars(ctx, {
+        campaignId: result.campaign.id,
+        videoCampaignId: vc.id,
+        campaignName: input.campaignName,
+        provider: avatarProvider,
+        script: avatarScript,
+      });
+      return {
+        ...result,
+        campaign: { ...result.campaign, status: "sending", scheduledAt: null },
+        videoCampaignId: vc.id,
+      };
+    }
     return { ...result, videoCampaignId: vc.id };
   } catch (error) {
     await ctx.db.delete(videoCampaigns).where(eq(videoCampaigns.id, vc.id));
@@ -203,7 +253,8 @@ export interface LandingData {
 
 const FIRST_NAME_FALLBACK = "there";
 
-function mergeFor(
+/** The landing page message merged for one contact (spec section 5 placeholders and merge tags). */
+export function mergeFor(
   template: string,
   c: {
     firstName: string | null;
@@ -244,17 +295,20 @@ export async function landingByToken(
     .select()
     .from(videoCampaigns)
     .where(eq(videoCampaigns.campaignId, recipient.campaignId));
-  if (!campaign?.mediaId) return null;
+  // a personalised (avatar) recipient's page row is made with their own video when it is ready
+  const [existing] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+  const mediaId = existing?.mediaId ?? campaign?.mediaId;
+  if (!campaign || !mediaId) return null;
   const [media] = await ctx.db
     .select()
     .from(mediaItems)
-    .where(and(eq(mediaItems.id, campaign.mediaId), eq(mediaItems.userId, recipient.userId)));
+    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.userId, recipient.userId)));
   if (!media) return null;
   const [sender] = await ctx.db
     .select({ name: users.name, businessName: users.businessName, email: users.email, phone: users.phone })
     .from(users)
     .where(eq(users.id, recipient.userId));
-  let [page] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+  let page = existing;
   if (!page) {
     const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, recipient.contactId));
     const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { mediaEdits, mediaItems } from "../../db/schema";
 import { type AnyJobDefinition, defineJob } from "../../jobs/define";
+import { renderRecipientAvatarJob } from "./studio.avatar-campaigns";
 import { derivePreviews, processMedia, renderEdit } from "./studio.pipeline";
 
 const PROCESS_RETRIES = 2;
@@ -70,4 +71,9 @@ export const renderEditJob = defineJob({
 });
 
 /** pg-boss jobs of the studio feature. */
-export const studioJobs: AnyJobDefinition[] = [processMediaJob, renderEditJob, derivePreviewsJob];
+export const studioJobs: AnyJobDefinition[] = [
+  processMediaJob,
+  renderEditJob,
+  derivePreviewsJob,
+  renderRecipientAvatarJob,
+];

@@ -1,0 +1,274 @@
+import { and, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { AppContext } from "../../context";
+import {
+  AVATAR_PROVIDERS,
+  avatarVideos,
+  campaignRecipients,
+  campaigns,
+  contacts,
+  users,
+  videoCampaigns,
+  videoLandingPages,
+} from "../../db/schema";
+import { defineJob, type JobDeps } from "../../jobs/define";
+import { AppError } from "../../lib/errors";
+import { createAvatarVideo } from "../avatar/avatar.service";
+import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
+import { watchCampaignJob } from "../campaigns/campaigns.jobs";
+import { renderMergeTags } from "../campaigns/merge-tags";
+
+/**
+ * Monthly video messages per plan (spec section 9 plan table): Free has no video campaigns,
+ * Professional 100, Business 1,000, Enterprise unlimited. Unknown plans count as Free.
+ */
+export const VIDEO_MESSAGES_PER_MONTH: Record<string, number> = {
+  free: 0,
+  professional: 100,
+  business: 1000,
+  enterprise: Number.POSITIVE_INFINITY,
+};
+
+const PLAN_LABEL: Record<string, string> = {
+  free: "Free",
+  professional: "Professional",
+  business: "Business",
+  enterprise: "Enterprise",
+};
+
+/**
+ * How long a personalised recipient's message is held for its avatar video (the campaign engine does
+ * not claim a queued row before its `not_before`); the render job releases it as soon as the video is
+ * ready. 24 hours, milliseconds.
+ */
+export const AVATAR_HOLD_MS = 24 * 60 * 60 * 1000;
+/** A render that found the user's in-progress cap full tries again after this many seconds. */
+export const RENDER_RETRY_SECONDS = 10;
+
+/**
+ * Quota check of spec section 9: `count` more video messages must fit in the plan's monthly video
+ * messages (video_email / video_sms campaign recipients created since the first of the month, UTC,
+ * not skipped or cancelled).
+ * @throws AppError PAYMENT_REQUIRED (402) on the Free plan, or when `count` exceeds what is left
+ */
+export async function assertVideoQuota(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  count: number,
+): Promise<void> {
+  const [user] = await ctx.db.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
+  const plan = user?.plan && user.plan in VIDEO_MESSAGES_PER_MONTH ? user.plan : "free";
+  const limit = VIDEO_MESSAGES_PER_MONTH[plan];
+  if (limit === 0)
+    throw new AppError(
+      "PAYMENT_REQUIRED",
+      "Video campaigns are not included in the Free plan. Please upgrade to send personalised avatar videos.",
+    );
+  if (!Number.isFinite(limit)) return;
+  const [{ used }] = await ctx.db
+    .select({ used: sql<number>`count(*)::int` })
+    .from(campaignRecipients)
+    .where(
+      and(
+        eq(campaignRecipients.userId, userId),
+        inArray(campaignRecipients.channel, ["video_email", "video_sms"]),
+        notInArray(campaignRecipients.status, ["skipped", "cancelled"]),
+        gte(
+          campaignRecipients.createdAt,
+          sql`date_trunc('month', now() at time zone 'utc') at time zone 'utc'`,
+        ),
+      ),
+    );
+  const left = Math.max(0, limit - used);
+  if (count > left)
+    throw new AppError(
+      "PAYMENT_REQUIRED",
+      `This campaign needs ${count} video messages, but your ${PLAN_LABEL[plan]} plan has ${left} of ${limit} left this month. Please remove contacts or upgrade your plan.`,
+    );
+}
+
+const renderSchema = z.object({
+  videoCampaignId: z.number().int().positive(),
+  recipientId: z.number().int().positive(),
+  provider: z.enum(AVATAR_PROVIDERS),
+  script: z.string().min(1).max(5000),
+  title: z.string().max(200),
+  /** set once the avatar video exists: the job then waits for it */
+  avatarVideoId: z.string().uuid().optional(),
+  /** re-queues so far (part of the job id) */
+  round: z.number().int().min(0).default(0),
+});
+type RenderData = z.infer<typeof renderSchema>;
+
+async function again(deps: JobDeps, data: RenderData, delaySeconds: number) {
+  const next = { ...data, round: data.round + 1 };
+  await deps.jobs.send(renderRecipientAvatarJob, next, {
+    id: uuidFromKey(`avatar-campaign:${data.recipientId}:${next.round}`),
+    startAfter: new Date(Date.now() + delaySeconds * 1000),
+  });
+}
+
+/** Skips a held recipient whose avatar video failed (it never gets a message without its video). */
+async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: number, reason: string) {
+  await deps.db
+    .update(campaignRecipients)
+    .set({ status: "skipped", reason, notBefore: null, updatedAt: new Date() })
+    .where(and(eq(campaignRecipients.id, recipientId), eq(campaignRecipients.status, "queued")));
+  await deps.jobs.send(watchCampaignJob, { campaignId });
+}
+
+/**
+ * Renders one recipient's personalised avatar video of a video campaign and then releases that
+ * recipient's message. Throttled per user: when the avatar feature's in-progress cap
+ * (MAX_IN_PROGRESS_PER_USER) is full the job re-queues itself after RENDER_RETRY_SECONDS instead of
+ * failing. Once the video is in the library the recipient's landing page row is created with it
+ * (so `/v/{token}` plays this recipient's own video), the hold (`not_before`) is cleared and the
+ * send job enqueued; a failed video skips the recipient with the reason.
+ */
+export const renderRecipientAvatarJob = defineJob({
+  name: "studio.render-recipient-avatar",
+  schema: renderSchema,
+  options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
+  handler: async (data, deps) => {
+    const [row] = await deps.db
+      .select({ r: campaignRecipients, vc: videoCampaigns })
+      .from(campaignRecipients)
+      .innerJoin(videoCampaigns, eq(videoCampaigns.campaignId, campaignRecipients.campaignId))
+      .where(and(eq(campaignRecipients.id, data.recipientId), eq(videoCampaigns.id, data.videoCampaignId)));
+    if (row?.r.status !== "queued") return; // cancelled, skipped or already released
+    const { r, vc } = row;
+    if (!data.avatarVideoId) {
+      let created: Awaited<ReturnType<typeof createAvatarVideo>>;
+      try {
+        created = await createAvatarVideo(deps, r.userId, data.provider, {
+          script: data.script,
+          title: data.title,
+        });
+      } catch (error) {
+        if (error instanceof AppError && error.code === "TOO_MANY_REQUESTS") {
+          await again(deps, data, RENDER_RETRY_SECONDS);
+          return;
+        }
+        if (error instanceof AppError) {
+          await skipRecipient(deps, r.id, r.campaignId, `avatar video failed: ${error.message}`);
+          return;
+        }
+        throw error;
+      }
+      data = { ...data, avatarVideoId: created.videoId };
+    }
+    const [video] = await deps.db
+      .select()
+      .from(avatarVideos)
+      .where(and(eq(avatarVideos.id, data.avatarVideoId as string), eq(avatarVideos.userId, r.userId)));
+    if (!video || video.status === "error") {
+      await skipRecipient(
+        deps,
+        r.id,
+        r.campaignId,
+        `avatar video failed: ${video?.error ?? "video deleted"}`,
+      );
+      return;
+    }
+    if (video.status !== "completed" || !video.mediaId) {
+      await again(deps, data, deps.env.AVATAR_POLL_INTERVAL_SECONDS);
+      return;
+    }
+    const [contact] = await deps.db.select().from(contacts).where(eq(contacts.id, r.contactId));
+    const { mergeFor } = await import("./studio.campaigns");
+    await deps.db
+      .insert(videoLandingPages)
+      .values({
+        userId: r.userId,
+        token: r.token,
+        mediaId: video.mediaId,
+        campaignId: String(r.campaignId),
+        contactId: r.contactId,
+        recipientName: contact
+          ? [contact.firstName, contact.lastName].filter(Boolean).join(" ") || null
+          : null,
+        recipientEmail: contact?.email ?? null,
+        recipientPhone: contact?.phone ?? null,
+        message: contact
+          ? mergeFor(vc.message, contact)
+          : mergeFor(vc.message, {
+              firstName: null,
+              lastName: null,
+              email: null,
+              phone: null,
+              company: null,
+            }),
+        ctaLabel: vc.ctaLabel,
+        ctaUrl: vc.ctaUrl,
+      })
+      .onConflictDoUpdate({ target: videoLandingPages.token, set: { mediaId: video.mediaId } });
+    const released = await deps.db
+      .update(campaignRecipients)
+      .set({ notBefore: null, updatedAt: new Date() })
+      .where(and(eq(campaignRecipients.id, r.id), eq(campaignRecipients.status, "queued")))
+      .returning({ id: campaignRecipients.id });
+    if (!released.length) return;
+    const [campaign] = await deps.db.select().from(campaigns).where(eq(campaigns.id, r.campaignId));
+    if (!campaign) return;
+    await enqueueDue(deps, campaign, [r.id]);
+    await deps.jobs.send(watchCampaignJob, { campaignId: campaign.id });
+  },
+});
+
+/**
+ * Holds every queued recipient of a just-launched personalised campaign (`not_before` AVATAR_HOLD_MS
+ * ahead), starts the campaign (`scheduled` -> `sending`) and queues one render job per recipient with
+ * the script merged for that contact (the campaigns merge-tag renderer: `{{name|there}}`, any field).
+ * Returns how many renders were queued.
+ */
+export async function queueRecipientAvatars(
+  ctx: Pick<AppContext, "db" | "jobs">,
+  input: {
+    campaignId: number;
+    videoCampaignId: number;
+    campaignName: string;
+    provider: (typeof AVATAR_PROVIDERS)[number];
+    script: string;
+  },
+): Promise<number> {
+  const hold = new Date(Date.now() + AVATAR_HOLD_MS);
+  const held = await ctx.db
+    .update(campaignRecipients)
+    .set({ notBefore: hold, updatedAt: new Date() })
+    .where(and(eq(campaignRecipients.campaignId, input.campaignId), eq(campaignRecipients.status, "queued")))
+    .returning({ id: campaignRecipients.id, contactId: campaignRecipients.contactId });
+  await ctx.db
+    .update(campaigns)
+    .set({ status: "sending", scheduledAt: null, startedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(campaigns.id, input.campaignId), eq(campaigns.status, "scheduled")));
+  if (held.length === 0) return 0;
+  const rows = await ctx.db
+    .select()
+    .from(contacts)
+    .where(
+      inArray(
+        contacts.id,
+        held.map((h) => h.contactId),
+      ),
+    );
+  const byId = new Map(rows.map((c) => [c.id, c]));
+  const jobs = held
+    .sort((a, b) => a.id - b.id)
+    .map((h) => {
+      const contact = byId.get(h.contactId) ?? {};
+      const who = renderMergeTags("{{name|}}", contact) || "recipient";
+      return {
+        data: {
+          videoCampaignId: input.videoCampaignId,
+          recipientId: h.id,
+          provider: input.provider,
+          script: renderMergeTags(input.script, contact).slice(0, 5000),
+          title: `${input.campaignName}: ${who}`.slice(0, 200),
+          round: 0,
+        },
+        options: { id: uuidFromKey(`avatar-campaign:${h.id}:0`) },
+      };
+    });
+  await ctx.jobs.sendMany(renderRecipientAvatarJob, jobs);
+  return jobs.length;
+}

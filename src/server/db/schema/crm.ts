@@ -65,6 +65,12 @@ export const contacts = pgTable(
     longitude: doublePrecision(),
     geocodedAt: timestamp({ withTimezone: true }),
     customFields: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /**
+     * The import run that created the contact (a contact_imports id for a CSV file, a fresh id per
+     * JSON import call), null otherwise. The contact's timeline shows it as its "imported" activity
+     * (no activities row per imported contact: that doubled the cost of an import).
+     */
+    importId: uuid(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**

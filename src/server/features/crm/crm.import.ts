@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { Readable } from "node:stream";
 import Papa from "papaparse";
@@ -183,7 +184,8 @@ export function validateImportRow(
  * Set-based contact import for one user: rows are validated in JS, COPY'd into a session temp
  * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
  * (user_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
- * columns for `update`). Created contacts get an `imported` activity. Holds one reserved
+ * columns for `update`). Created contacts carry the import's id (`import_id`), which their timeline
+ * shows as the `imported` activity. Holds one reserved
  * connection until `close()`.
  */
 export class ContactImporter {
@@ -193,6 +195,8 @@ export class ContactImporter {
   private inflight: Promise<void> | null = null;
   private readonly seen = new Map<string, number>();
   readonly result: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
+  /** stored in contacts.import_id of the created contacts: the contact_imports id, else a fresh one */
+  private readonly importId: string;
 
   constructor(
     private readonly sql: Sql,
@@ -203,7 +207,9 @@ export class ContactImporter {
       source: string;
       importId?: string;
     },
-  ) {}
+  ) {
+    this.importId = opts.importId ?? randomUUID();
+  }
 
   async open() {
     this.conn = await this.sql.reserve();
@@ -300,19 +306,17 @@ export class ContactImporter {
       );
       conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
     }
-    const meta = JSON.stringify({ source: this.opts.source, import_id: this.opts.importId ?? null });
+    // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
+    // activities per contact
     const [res] = await conn.unsafe(
       `with ins as (
-         insert into contacts (user_id, ${STAGE_COLS.join(", ")})
-         select $1::uuid, ${cols.join(", ")} from crm_import_stage s
+         insert into contacts (user_id, import_id, ${STAGE_COLS.join(", ")})
+         select $1::uuid, $2::uuid, ${cols.join(", ")} from crm_import_stage s
          on conflict (user_id, lower(email)) ${conflict}
-         returning id, (xmax = 0) as inserted
-       ), act as (
-         insert into activities (user_id, contact_id, activity_type, metadata)
-         select $1::uuid, id, 'imported', $2::jsonb from ins where inserted
+         returning (xmax = 0) as inserted
        )
        select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated from ins`,
-      [this.userId, meta],
+      [this.userId, this.importId],
     );
     const created = Number(res?.created ?? 0);
     const updated = Number(res?.updated ?? 0);

@@ -615,7 +615,7 @@ export async function tagsOfContacts(ctx: Pick<AppContext, "db">, userId: string
  */
 export async function getContactDetail(ctx: Pick<AppContext, "db">, userId: string, id: number) {
   const c = await getContact(ctx, userId, id);
-  const [tagRows, acts, noteRows] = await Promise.all([
+  const [tagRows, acts, noteRows, fromFile] = await Promise.all([
     tagsOfContacts(ctx, userId, [c.id]),
     ctx.db
       .select()
@@ -628,16 +628,32 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, userId: stri
       .from(notes)
       .where(and(eq(notes.userId, userId), eq(notes.contactId, c.id)))
       .orderBy(desc(notes.createdAt), desc(notes.id)),
+    c.importId
+      ? ctx.db
+          .select({ id: contactImports.id })
+          .from(contactImports)
+          .where(and(eq(contactImports.userId, userId), eq(contactImports.id, c.importId)))
+      : Promise.resolve([]),
   ]);
+  const timeline = acts.map((a) => ({
+    id: a.id,
+    activity_type: a.activityType,
+    metadata: a.metadata,
+    created_at: a.createdAt.toISOString(),
+  }));
+  // an imported contact's first entry: the import that created it (kept on the contact as
+  // import_id; the negative id cannot collide with an activities id)
+  if (c.importId && timeline.length < 200)
+    timeline.push({
+      id: -c.id,
+      activity_type: "imported",
+      metadata: { source: fromFile.length ? "csv_import" : "import", import_id: c.importId },
+      created_at: c.createdAt.toISOString(),
+    });
   return {
     contact: toContactJson(c),
     tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
-    activities: acts.map((a) => ({
-      id: a.id,
-      activity_type: a.activityType,
-      metadata: a.metadata,
-      created_at: a.createdAt.toISOString(),
-    })),
+    activities: timeline,
     notes: noteRows.map((n) => ({ id: n.id, note_text: n.noteText, created_at: n.createdAt.toISOString() })),
   };
 }

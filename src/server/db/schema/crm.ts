@@ -112,8 +112,9 @@ export const contactCounts = pgTable(
 
 /**
  * Per-user search dictionary: the distinct words (3-40 characters, at least one letter) of contacts'
- * names, companies and emails, kept by statement-level triggers on `contacts` (migration
- * `crm_search_words`). A typo in a search term is corrected against it ("did you mean", pg_trgm
+ * names and companies (not emails: mostly unique words, costly to index on import), kept by
+ * statement-level triggers on `contacts` (migrations
+ * `crm_search_words*`). A typo in a search term is corrected against it ("did you mean", pg_trgm
  * similarity on a small table) before the substring search runs. Words are never removed: a stale
  * word only costs a correction that finds nothing.
  */

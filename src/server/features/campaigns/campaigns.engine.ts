@@ -272,13 +272,10 @@ async function record(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]) {
     const { sendMessageJob } = await import("./campaigns.jobs");
     await deps.jobs.sendMany(
       sendMessageJob,
-      waiting.map((o) => ({
-        data: { recipientIds: [o.id] },
-        options: {
-          id: uuidFromKey(`send:${o.id}:${campaign.round}:${o.kind}:${o.attempts}:${o.notBefore?.getTime()}`),
-          startAfter: o.notBefore,
-        },
-      })),
+      laterJobs(
+        waiting.map((o) => ({ id: o.id, at: (o.notBefore ?? new Date()).getTime() })),
+        (a, b, n, at) => `wait:${campaign.id}:${campaign.round}:${a}-${b}:${n}:${at}`,
+      ),
     );
   }
 }
@@ -322,7 +319,8 @@ function failureOutcome(r: Claimed, e: unknown): Outcome {
       kind: "retry",
       reason,
       attempts: r.attempts,
-      notBefore: new Date(Date.now() + backoffSeconds(r.attempts) * 1000),
+      // whole seconds, so rows failing together come back together in one job
+      notBefore: new Date(Math.ceil((Date.now() + backoffSeconds(r.attempts) * 1000) / 1000) * 1000),
     };
   }
   return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts };
@@ -623,8 +621,11 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
 
 /** Recipients handled per claim / provider batch (one Postmark batch call holds up to 500). */
 export const SEND_CHUNK = 500;
-/** Chunks of one job (or pg-boss fetch) in flight at once: overlaps rendering with database round trips. */
-const CHUNK_CONCURRENCY = 3;
+/**
+ * Chunks of one pg-boss fetch in flight at once: overlaps rendering with database round trips
+ * (with the worker's 2 fetch loops of 2 jobs each, 4 chunks of 500 per process).
+ */
+const CHUNK_CONCURRENCY = 2;
 
 /**
  * Processes send jobs for `recipientIds` (any campaigns): claim, compliance re-check (suppression
@@ -671,6 +672,28 @@ function sendJobs(ids: number[], key: (first: number, last: number, n: number) =
 }
 
 /**
+ * Send-job payloads for rows due at given times (quiet-hours deferrals, retries): rows due at the
+ * same instant share jobs of up to SEND_CHUNK ids, each with `startAfter` that instant.
+ */
+function laterJobs(
+  rows: { id: number; at: number }[],
+  key: (first: number, last: number, n: number, at: number) => string,
+) {
+  const byAt = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = byAt.get(r.at);
+    if (list) list.push(r.id);
+    else byAt.set(r.at, [r.id]);
+  }
+  return [...byAt].flatMap(([at, ids]) =>
+    sendJobs(
+      ids.sort((a, b) => a - b),
+      (a, b, n) => key(a, b, n, at),
+    ).map((j) => ({ ...j, options: { ...j.options, startAfter: new Date(at) } })),
+  );
+}
+
+/**
  * Enqueues send jobs for due queued recipients `ids` (ascending) of a campaign, SEND_CHUNK per job,
  * with job ids deterministic per campaign round (fanOut and launch produce the same ids).
  */
@@ -708,15 +731,10 @@ export async function fanOut(deps: JobDeps, campaign: Campaign): Promise<number>
     else due.push(Number(r.id));
   }
   await enqueueDue(deps, campaign, due);
-  await deps.jobs.sendMany(sendMessageJob, [
-    ...later.map((r) => ({
-      data: { recipientIds: [r.id] },
-      options: {
-        id: uuidFromKey(`send:${campaign.id}:${campaign.round}:${r.id}:${r.at}`),
-        startAfter: new Date(r.at),
-      },
-    })),
-  ]);
+  await deps.jobs.sendMany(
+    sendMessageJob,
+    laterJobs(later, (a, b, n, at) => `send:${campaign.id}:${campaign.round}:${a}-${b}:${n}:${at}`),
+  );
   return rows.length;
 }
 

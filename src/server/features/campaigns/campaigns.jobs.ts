@@ -34,8 +34,8 @@ export const fanOutJob = defineJob({
  * Sends to campaign recipients: `recipientIds` (fan-out puts up to SEND_CHUNK = 500 in one job; the
  * idempotency key is each recipient row, unique per campaign, contact and channel, and its status
  * machine decides what is sent, so a duplicate or stale job sends nothing twice). `recipientId` is
- * the single-recipient form of older jobs. Under pg-boss every job of one fetch is handled in one
- * call (`batchHandler`), in chunks of 500.
+ * the single-recipient form of older jobs. Under pg-boss the jobs of one fetch (2) are handled in
+ * one call (`batchHandler`), in chunks of 500.
  */
 export const sendMessageJob = defineJob({
   name: "campaigns.send-message",
@@ -50,8 +50,10 @@ export const sendMessageJob = defineJob({
   options: {
     retryLimit: 5,
     expireInSeconds: 120,
-    batchSize: 500,
-    localConcurrency: 4,
+    // a job holds up to 500 recipients: 2 jobs per fetch, 2 fetch loops keep 4 chunks in flight
+    // while one fetch stays far below expireInSeconds even at a low throttle (voice: 50/s)
+    batchSize: 2,
+    localConcurrency: 2,
     pollingIntervalSeconds: 0.5,
   },
   handler: async (data, deps) => {

@@ -190,6 +190,16 @@ describe("personalised avatar video campaigns", () => {
     expect(blank.statusCode).toBe(400);
     expect(blank.json().error).toBe("Please complete all steps");
 
+    // the tRPC operation takes the same input
+    const trpc = await client.post("/trpc/studio.launchVideoCampaign", {
+      json: { ...body, contacts: [{ name: "Tia", email: uniqueEmail("tia") }] },
+    });
+    expect(trpc.statusCode, trpc.body).toBe(200);
+    expect(trpc.json().result.data.json).toMatchObject({ queued: 1, campaign: { status: "sending" } });
+    const tia = await t.db.select().from(avatarVideos).where(eq(avatarVideos.userId, user.id));
+    expect(tia.map((v) => v.script)).toEqual(["Hi Tia"]);
+    await t.db.delete(avatarVideos).where(eq(avatarVideos.userId, user.id));
+
     const badProvider = await client.post("/api/campaigns/video", { ...body, avatarProvider: "heygen" });
     expect(badProvider.statusCode).toBe(422);
     // nothing was created by the refused requests

@@ -13,6 +13,7 @@ import { Skeleton } from "@/client/components/ui/skeleton";
 import { Textarea } from "@/client/components/ui/textarea";
 import { ApiError, api } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
+import { MERGE_TAG_BUTTONS, renderMergeTags } from "@/server/features/campaigns/merge-tags";
 import { type CampaignContact, parseCampaignCsv, previewMessage } from "./campaign-csv";
 import { formatDuration } from "./format";
 
@@ -50,6 +51,11 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [videoId, setVideoId] = useState<number | null>(initialVideoId ?? null);
+  /** "library": one video for everyone; "avatar": a personalised AI avatar video per recipient */
+  const [source, setSource] = useState<"library" | "avatar">("library");
+  const [avatarScript, setAvatarScript] = useState(
+    "Hi {{name|there}}, thanks for taking a minute. I made this short video just for you.",
+  );
   const [delivery, setDelivery] = useState<"email" | "sms">("email");
   const [subject, setSubject] = useState("");
   const [message, setMessage] = useState("Hi {name}, I recorded a quick video for {company}. Have a look!");
@@ -79,11 +85,30 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   }, [csvText, delivery]);
 
   const video = videos?.find((v) => v.id === videoId) ?? null;
+  const avatar = source === "avatar";
+  const hasVideo = avatar ? avatarScript.trim().length > 0 : !!video;
+
+  function insertTag(tag: string) {
+    const el = document.getElementById("vc-avatar-script") as HTMLTextAreaElement | null;
+    const token =
+      tag === "name" ? "{{name|there}}" : tag === "company" ? "{{company|your company}}" : `{{${tag}}}`;
+    const start = el?.selectionStart ?? avatarScript.length;
+    const end = el?.selectionEnd ?? avatarScript.length;
+    setAvatarScript(avatarScript.slice(0, start) + token + avatarScript.slice(end));
+    requestAnimationFrame(() => {
+      el?.focus();
+      el?.setSelectionRange(start + token.length, start + token.length);
+    });
+  }
 
   function next() {
     setError(null);
-    if (step === 0 && (!name.trim() || !video))
-      return setError("Please enter a campaign name and choose a video");
+    if (step === 0 && (!name.trim() || !hasVideo))
+      return setError(
+        avatar
+          ? "Please enter a campaign name and a script"
+          : "Please enter a campaign name and choose a video",
+      );
     if (step === 2 && contacts.length === 0)
       return setError(
         csvText === null
@@ -107,7 +132,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
 
   async function launch() {
     setError(null);
-    if (!name.trim() || !video || contacts.length === 0) return setError("Please complete all steps");
+    if (!name.trim() || !hasVideo || contacts.length === 0) return setError("Please complete all steps");
     let includeNotOptedIn = false;
     if (delivery === "sms") {
       includeNotOptedIn = window.confirm("Some contacts may not have opted in to SMS. Send anyway?");
@@ -118,8 +143,9 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
         "/api/campaigns/video",
         {
           campaignName: name.trim(),
-          videoId: video.id,
-          videoUrl: video.url,
+          ...(avatar || !video
+            ? { avatarScript: avatarScript.trim(), avatarProvider: "local" }
+            : { videoId: video.id, videoUrl: video.url }),
           deliveryMethod: delivery,
           message,
           ...(delivery === "email" && subject.trim() ? { subject: subject.trim() } : {}),
@@ -219,9 +245,67 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                   maxLength={200}
                 />
               </div>
-              {isLoading && <Skeleton className="h-40 w-full" />}
-              {isError && <AlertBanner variant="error">Failed to load videos</AlertBanner>}
-              {videos && videos.length === 0 && (
+              <fieldset className="space-y-2">
+                <legend className="text-sm font-medium">Video</legend>
+                <div className="flex flex-wrap gap-2">
+                  {(
+                    [
+                      ["library", "A video from my library"],
+                      ["avatar", "Personalised AI avatar"],
+                    ] as const
+                  ).map(([value, label]) => (
+                    <label
+                      key={value}
+                      className={cn(
+                        "cursor-pointer rounded-lg border-2 px-3 py-2 text-sm focus-within:ring-[3px] focus-within:ring-ring/40",
+                        source === value ? "border-primary" : "border-border hover:border-primary/50",
+                      )}
+                    >
+                      <input
+                        type="radio"
+                        name="video-source"
+                        className="sr-only"
+                        checked={source === value}
+                        onChange={() => setSource(value)}
+                      />
+                      {label}
+                    </label>
+                  ))}
+                </div>
+              </fieldset>
+              {avatar && (
+                <div className="space-y-2">
+                  <Label htmlFor="vc-avatar-script">Avatar script</Label>
+                  <div className="flex flex-wrap gap-1.5" role="group" aria-label="Insert merge tag">
+                    {MERGE_TAG_BUTTONS.map((tag) => (
+                      <Button
+                        key={tag}
+                        type="button"
+                        size="sm"
+                        variant="outline"
+                        onClick={() => insertTag(tag)}
+                      >
+                        {`{{${tag}}}`}
+                      </Button>
+                    ))}
+                  </div>
+                  <Textarea
+                    id="vc-avatar-script"
+                    value={avatarScript}
+                    onChange={(e) => setAvatarScript(e.target.value)}
+                    rows={5}
+                    maxLength={5000}
+                  />
+                  <p className="text-xs text-muted-foreground">
+                    Each recipient gets their own AI avatar video speaking this script with their details
+                    filled in (local preview avatar). Their message is sent as soon as their video is ready.
+                    Counts toward your plan's monthly video messages.
+                  </p>
+                </div>
+              )}
+              {!avatar && isLoading && <Skeleton className="h-40 w-full" />}
+              {!avatar && isError && <AlertBanner variant="error">Failed to load videos</AlertBanner>}
+              {!avatar && videos && videos.length === 0 && (
                 <EmptyState
                   icon={Video}
                   title="No videos yet"
@@ -233,7 +317,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                   }
                 />
               )}
-              {videos && videos.length > 0 && (
+              {!avatar && videos && videos.length > 0 && (
                 <fieldset>
                   <legend className="mb-2 text-sm font-medium">Choose a video</legend>
                   <div className="grid gap-3 [grid-template-columns:repeat(auto-fill,minmax(220px,1fr))]">
@@ -375,7 +459,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
             </>
           )}
 
-          {step === 3 && video && (
+          {step === 3 && hasVideo && (
             <div className="grid gap-6 md:grid-cols-2">
               <dl className="space-y-3 text-sm">
                 <div>
@@ -385,7 +469,9 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                 <div>
                   <dt className="text-muted-foreground">Video</dt>
                   <dd className="font-medium">
-                    {video.title} ({formatDuration(video.duration)})
+                    {avatar || !video
+                      ? "Personalised AI avatar (one video per recipient)"
+                      : `${video.title} (${formatDuration(video.duration)})`}
                   </dd>
                 </div>
                 <div>
@@ -404,7 +490,12 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                   Preview for {contacts[0]?.name || "the first contact"}
                 </p>
                 <div className="rounded-xl border border-border p-4 text-sm">
-                  {video.thumbnail_url && (
+                  {avatar && (
+                    <p className="mb-3 rounded-lg bg-muted p-3 italic">
+                      Avatar says: “{renderMergeTags(avatarScript, contactForPreview(contacts[0]))}”
+                    </p>
+                  )}
+                  {!avatar && video?.thumbnail_url && (
                     <img
                       src={video.gif_url ?? video.thumbnail_url}
                       alt=""
@@ -461,4 +552,11 @@ function ContactPreview({ contacts, delivery }: { contacts: CampaignContact[]; d
       {contacts.length > 5 && <p className="mt-2 text-muted-foreground">...and {contacts.length - 5} more</p>}
     </div>
   );
+}
+
+/** A CSV contact as merge-tag values for the avatar script preview. */
+function contactForPreview(c: CampaignContact | undefined): Record<string, unknown> {
+  if (!c) return {};
+  const [first, ...rest] = (c.name ?? "").trim().split(/\s+/);
+  return { ...c, first_name: first ?? "", last_name: rest.join(" ") };
 }

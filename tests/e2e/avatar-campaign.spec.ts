@@ -1,0 +1,91 @@
+import { expect, type Page, test } from "@playwright/test";
+import postgres from "postgres";
+
+/** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
+
+async function register(page: Page) {
+  const email = `avc-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const res = await page.request.post("/api/auth/register", {
+    data: {
+      name: "Avatar Sender",
+      business_name: "Bloom Florists",
+      email,
+      password: "correct-horse-battery",
+    },
+    headers: { origin: new URL(page.url() === "about:blank" ? "http://127.0.0.1" : page.url()).origin },
+  });
+  expect(res.ok()).toBe(true);
+  return email;
+}
+
+async function buildAndLaunch(page: Page, recipient: string) {
+  await page.goto("/campaigns/video");
+  await page.getByLabel("Campaign name").fill("Avatar hello");
+  await page.getByText("Personalised AI avatar").click();
+  const script = page.getByLabel("Avatar script");
+  await script.fill("Hi ");
+  await page.getByRole("button", { name: "{{name}}" }).click();
+  await script.press("End");
+  await script.pressSequentially(", a video for ");
+  await page.getByRole("button", { name: "{{company}}" }).click();
+  await expect(script).toHaveValue("Hi {{name|there}}, a video for {{company|your company}}");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Step 2: Delivery Settings")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.locator("#vc-csv").setInputFiles({
+    name: "contacts.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(`Name,Email,Company\nAda Lovelace,${recipient},Analytical Ltd\n`),
+  });
+  await expect(page.getByText("1 contacts ready")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Avatar says: “Hi Ada Lovelace, a video for Analytical Ltd”")).toBeVisible();
+  await expect(page.getByText("Personalised AI avatar (one video per recipient)")).toBeVisible();
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+}
+
+test("a Free plan user is told that video campaigns need an upgrade", async ({ page }) => {
+  await page.goto("/");
+  await register(page);
+  await buildAndLaunch(page, `ada-${Date.now()}@example.com`);
+  await expect(page.getByText(/not included in the Free plan/)).toBeVisible();
+});
+
+const DB = process.env.TEST_DATABASE_URL;
+test("a Professional user's recipient gets their own avatar video on their landing page", async ({
+  page,
+}) => {
+  test.skip(!DB, "needs TEST_DATABASE_URL to put the test user on a paid plan (there is no billing yet)");
+  test.setTimeout(120_000);
+  await page.goto("/");
+  const email = await register(page);
+  const sql = postgres(DB as string, { max: 1 });
+  try {
+    await sql`update users set plan = 'professional' where email = ${email}`;
+  } finally {
+    await sql.end();
+  }
+  const recipient = `ada-${Date.now()}@example.com`;
+  await buildAndLaunch(page, recipient);
+  await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  let html = "";
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.get(
+          `/api/dev/outbox?channel=email&to=${encodeURIComponent(recipient)}`,
+        );
+        html = (await res.json()).messages[0]?.html ?? "";
+        return html;
+      },
+      { timeout: 90_000 },
+    )
+    .toContain("/v/");
+  const landing = /https?:\/\/[^"\s]+\/v\/[a-z0-9]+/.exec(html)?.[0];
+  await page.goto(landing as string);
+  await expect(page.getByRole("heading", { name: "A video for Ada Lovelace" })).toBeVisible();
+  await page.getByRole("button", { name: "Play", exact: true }).first().click();
+  await expect
+    .poll(() => page.locator("video").evaluate((v: HTMLVideoElement) => v.currentTime), { timeout: 15_000 })
+    .toBeGreaterThan(1);
+});

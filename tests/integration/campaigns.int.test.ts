@@ -253,6 +253,52 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
     expect(user.id).toBeTruthy();
   });
 
+  it("a 1,200-recipient launch is enqueued as send jobs of at most 500 recipients; replaying them sends nothing twice", async () => {
+    const { user } = await signUp(t.app);
+    const stamp = Date.now();
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      user.id,
+      Array.from({ length: 1200 }, (_, i) => ({ name: `B${i}`, email: `batch${i}-${stamp}@example.com` })),
+    );
+    const enqueued: { data: unknown; options?: { id?: string } }[] = [];
+    const original = t.jobs.sendMany.bind(t.jobs);
+    t.jobs.sendMany = async (job, items) => {
+      if (job.name === "campaigns.send-message") enqueued.push(...items);
+      return original(job, items);
+    };
+    let launched: Awaited<ReturnType<typeof createAndLaunchCampaign>>;
+    try {
+      launched = await createAndLaunchCampaign(t.ctx, user.id, {
+        name: "Batches",
+        channel: "email",
+        content: { subject: "Hi {{name}}", body: "Hello {{name|there}}" },
+        recipients: { contactIds: ids },
+      });
+    } finally {
+      t.jobs.sendMany = original;
+    }
+    const sizes = enqueued.map((j) => (j.data as { recipientIds: number[] }).recipientIds.length);
+    expect(sizes).toEqual([500, 500, 200]);
+    expect(new Set(enqueued.map((j) => j.options?.id)).size).toBe(3);
+    const rows = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, launched.campaign.id));
+    expect(rows.length).toBe(1200);
+    expect(rows.every((r) => r.status !== "queued" && r.status !== "sending")).toBe(true);
+    // a duplicate / stale delivery of every job: the rows' status machine sends nothing again
+    await processRecipients(
+      { ...t.ctx },
+      enqueued.flatMap((j) => (j.data as { recipientIds: number[] }).recipientIds),
+    );
+    const counts = await t.sql<{ n: number }[]>`
+      select count(*)::int as n from outbox_messages
+      where "to" like ${`batch%-${stamp}@example.com`} group by "to"`;
+    expect(counts.length).toBe(1200);
+    expect(counts.every((c) => c.n === 1)).toBe(true);
+  });
+
   it("a worker killed mid-send: rows stuck in sending are finished exactly once", async () => {
     const { user } = await signUp(t.app);
     const stamp = Date.now();

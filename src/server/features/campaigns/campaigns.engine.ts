@@ -27,7 +27,9 @@ import {
  * The send engine. Guarantee (documented honestly, see also the report):
  *
  * 1. Idempotency key: one campaign_recipients row per (campaign, contact, channel) (unique index).
- *    pg-boss job ids are derived from that key (+ round/attempt), so a re-enqueue is ignored.
+ *    A send job carries up to 500 row ids; its pg-boss id is derived from (campaign, round, id
+ *    range), so a re-enqueue is ignored. Jobs only point at rows: a duplicate, stale or overlapping
+ *    job sends nothing twice, because only the claim below decides who sends.
  * 2. Claim: a worker moves rows queued -> sending with a lease (CAMPAIGN_SEND_LEASE_SECONDS) in one
  *    UPDATE ... FOR UPDATE SKIP LOCKED. Only the claimer sends. A row still `sending` after its lease
  *    (the worker died) may be re-claimed by anyone.

@@ -264,6 +264,23 @@ describe("broad searches", () => {
     expect(exact.pagination).toEqual({ page: 1, pages: 1, total: 6, limit: 50 }); // cap100 and cap1000..cap1004
     expect((await client.get("/api/contacts")).json().pagination.total).toBe(1005);
   });
+
+  it("corrects typos against the user's own words only, and a long corrected term stays valid", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    await addContact(a.client, { first_name: "Quintessa", last_name: "Marlowe", email: "q@a.example" });
+    await addContact(b.client, { first_name: "Quintessia", email: "q@b.example" });
+    const names = async (client: typeof a.client, q: string) =>
+      (await client.get(`/api/contacts?search=${encodeURIComponent(q)}`))
+        .json()
+        .contacts.map((c: { first_name: string }) => c.first_name);
+    expect(await names(a.client, "quintesa")).toEqual(["Quintessa"]);
+    expect(await names(b.client, "quintesa")).toEqual(["Quintessia"]);
+    const long = Array.from({ length: 20 }, () => "marlow").join(" ").slice(0, 100);
+    const res = await a.client.get(`/api/contacts?search=${encodeURIComponent(long)}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().contacts).toEqual([]);
+  });
 });
 
 describe("PUT and DELETE /api/contacts/{id}", () => {

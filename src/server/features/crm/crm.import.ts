@@ -206,6 +206,11 @@ export class ContactImporter {
       mappedFields: Set<ImportField>;
       source: string;
       importId?: string;
+      /**
+       * Leave the created contacts' words out of the search dictionary (the insert trigger skips
+       * them); the caller runs `indexImportWords` afterwards (the file import's follow-up job).
+       */
+      deferWords?: boolean;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
@@ -217,6 +222,7 @@ export class ContactImporter {
       `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : "text"}`).join(", ")})`,
     );
     await this.conn.unsafe("truncate crm_import_stage");
+    if (this.opts.deferWords) await this.conn.unsafe("set pitchwise.defer_contact_words = 'on'");
   }
 
   private reject(line: number, reason: string, raw?: string) {
@@ -329,7 +335,10 @@ export class ContactImporter {
     await this.inflight?.catch(() => {});
     this.inflight = null;
     try {
-      if (this.conn) await this.conn.unsafe("drop table if exists crm_import_stage");
+      if (this.conn) {
+        await this.conn.unsafe("drop table if exists crm_import_stage");
+        if (this.opts.deferWords) await this.conn.unsafe("reset pitchwise.defer_contact_words");
+      }
     } finally {
       this.conn?.release();
       this.conn = null;
@@ -480,4 +489,22 @@ export async function streamCsvFile(
     if (importer) await (importer as ContactImporter).close();
     throw e;
   }
+}
+
+/**
+ * Adds the words of the contacts created by import `importId` (names and companies) to the user's
+ * search dictionary `contact_words`, in one set-based statement; returns the number of new words.
+ * The follow-up of a file import that ran with `deferWords`.
+ */
+export async function indexImportWords(sql: Sql, userId: string, importId: string): Promise<number> {
+  const res = await sql`
+    insert into contact_words (user_id, word)
+    select distinct c.user_id, w
+    from contacts c,
+      regexp_split_to_table(lower(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.company, '')), '[^[:alnum:]]+') w
+    where c.user_id = ${userId} and c.import_id = ${importId}
+      and length(w) between 3 and 40 and w ~ '[[:alpha:]]'
+    order by 1, 2
+    on conflict do nothing`;
+  return res.count;
 }

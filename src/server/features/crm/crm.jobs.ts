@@ -6,7 +6,7 @@ import { type AnyJobDefinition, defineJob, type JobDeps, PermanentJobError } fro
 import { AppError } from "../../lib/errors";
 import { StorageNotFoundError } from "../../providers/storage";
 import type { ColumnMapping, ImportField } from "./crm.csv";
-import { ContactImporter, type ImportResult, streamCsvFile } from "./crm.import";
+import { ContactImporter, type ImportResult, indexImportWords, streamCsvFile } from "./crm.import";
 
 const GEO_BATCH = 5000;
 
@@ -129,6 +129,7 @@ export const importContactsJob = defineJob({
             mappedFields: new Set(Object.keys(m) as ImportField[]),
             source: "csv_import",
             importId: imp.id,
+            deferWords: true,
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );
@@ -145,9 +146,21 @@ export const importContactsJob = defineJob({
     } finally {
       await local?.cleanup().catch(() => {});
       await deps.providers.storage.delete(key).catch(() => {});
+      // the created contacts' words go to the search dictionary after the import (also after a
+      // failure part-way: earlier batches are committed)
+      await deps.jobs.send(indexContactWordsJob, { userId: imp.userId, importId: imp.id });
     }
   },
 });
 
+/** Adds the words of an import's contacts to the user's search dictionary (see indexImportWords). */
+export const indexContactWordsJob = defineJob({
+  name: "crm.index-contact-words",
+  schema: z.object({ userId: z.string().uuid(), importId: z.string().uuid() }),
+  async handler(data, deps) {
+    await indexImportWords(deps.sql, data.userId, data.importId);
+  },
+});
+
 /** pg-boss jobs of the crm feature. */
-export const crmJobs: AnyJobDefinition[] = [geocodeContactsJob, importContactsJob];
+export const crmJobs: AnyJobDefinition[] = [geocodeContactsJob, importContactsJob, indexContactWordsJob];

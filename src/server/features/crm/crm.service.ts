@@ -498,7 +498,7 @@ export async function listContacts(
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (total === 0 && offset === 0 && term.length >= 4 && !corrected) {
       const fixed = await correctTerm(ctx, userId, term);
-      if (fixed) return listContacts(ctx, userId, { ...input, search: fixed }, true);
+      if (fixed) return listContacts(ctx, userId, { ...input, search: fixed.slice(0, 100) }, true);
     }
   } else {
     const [n, r] = await Promise.all([

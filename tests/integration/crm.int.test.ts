@@ -276,7 +276,9 @@ describe("broad searches", () => {
         .contacts.map((c: { first_name: string }) => c.first_name);
     expect(await names(a.client, "quintesa")).toEqual(["Quintessa"]);
     expect(await names(b.client, "quintesa")).toEqual(["Quintessia"]);
-    const long = Array.from({ length: 20 }, () => "marlow").join(" ").slice(0, 100);
+    const long = Array.from({ length: 20 }, () => "marlow")
+      .join(" ")
+      .slice(0, 100);
     const res = await a.client.get(`/api/contacts?search=${encodeURIComponent(long)}`);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().contacts).toEqual([]);

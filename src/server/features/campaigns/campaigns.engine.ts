@@ -784,7 +784,11 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
         and ((status = 'sending' and lease_until < now())
           or (${!moving} and status = 'queued' and (not_before is null or not_before <= now())
               and updated_at < now() - make_interval(secs => ${lease})))
-      limit 5000)
+      order by id
+      limit 5000
+      -- never wait on a row a worker is recording or claiming right now (no deadlock with its
+      -- multi-row UPDATE; that row is being resolved anyway)
+      for update skip locked)
     returning id`;
   if (stuck.length) {
     const { sendMessageJob } = await import("./campaigns.jobs");

@@ -959,6 +959,31 @@ function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null 
 }
 
 /**
+ * The E.164 number a single SMS (mobile first) or call (phone first) goes to.
+ * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is on the
+ * user's suppression list for that channel.
+ */
+async function phoneRecipient(
+  ctx: Ctx,
+  userId: string,
+  c: Contact,
+  channel: "sms" | "voice",
+): Promise<string> {
+  if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
+    throw new AppError("UNPROCESSABLE", "This contact has no phone number");
+  const to = reachableNumber(c, channel === "sms" ? "mobile" : "phone");
+  if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
+  if (await isSuppressed(ctx.db, userId, channel, to))
+    throw new AppError(
+      "UNPROCESSABLE",
+      channel === "sms"
+        ? "This number is on your suppression list (opted out of SMS)"
+        : "This number is on your suppression list and cannot be called",
+    );
+  return to;
+}
+
+/**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
  * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
@@ -966,12 +991,7 @@ function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null 
 export async function sendSmsToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
   const m = parseInput(sendSmsSchema, input);
   const c = await getContact(ctx, userId, contactId);
-  if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
-    throw new AppError("UNPROCESSABLE", "This contact has no phone number");
-  const to = reachableNumber(c, "mobile");
-  if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
-  if (await isSuppressed(ctx.db, userId, "sms", to))
-    throw new AppError("UNPROCESSABLE", "This number is on your suppression list (opted out of SMS)");
+  const to = await phoneRecipient(ctx, userId, c, "sms");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({ to, body: m.message, userId, metadata: { contact_id: c.id } });
@@ -996,12 +1016,7 @@ export async function sendSmsToContact(ctx: Ctx, userId: string, contactId: numb
 export async function makeCallToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
   const m = parseInput(makeCallSchema, input);
   const c = await getContact(ctx, userId, contactId);
-  if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
-    throw new AppError("UNPROCESSABLE", "This contact has no phone number");
-  const to = reachableNumber(c, "phone");
-  if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
-  if (await isSuppressed(ctx.db, userId, "voice", to))
-    throw new AppError("UNPROCESSABLE", "This number is on your suppression list and cannot be called");
+  const to = await phoneRecipient(ctx, userId, c, "voice");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.voice.call({ to, script: m.script, userId, metadata: { contact_id: c.id } });

@@ -36,6 +36,8 @@ export interface ImportResult {
 export type OnDuplicate = "skip" | "update";
 export const MAX_STORED_ERRORS = 10_000;
 const BATCH_ROWS = 10_000;
+/** Rows validated between two turns of the event loop while a batch is being written. */
+const YIELD_ROWS = 500;
 const MAX_TEXT = 500;
 
 /** Staging columns, in COPY order. */
@@ -76,6 +78,15 @@ const TEXT_COLS = STAGE_COLS.filter(
       c,
     ),
 );
+
+/** Text columns copied as given (trimmed); email and phones have their own rules. */
+const PLAIN_TEXT_COLS = TEXT_COLS.filter(
+  (c) => !["email", "phone", "phone_raw", "mobile", "mobile_raw"].includes(c),
+) as (StageCol & ImportField)[];
+/** A staging row with every column null, copied per row. */
+const NULL_ROW = Object.freeze(Object.fromEntries(STAGE_COLS.map((c) => [c, null]))) as Readonly<
+  Record<StageCol, string | null>
+>;
 
 const STAGE_ALIASES: Record<string, LifecycleStage> = {
   marketingqualifiedlead: "prospect",
@@ -121,12 +132,13 @@ export function validateImportRow(
   const email = v("email").toLowerCase();
   if (!email) return { reason: "Missing email" };
   if (email.length > 254 || !EMAIL_RE.test(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
-  const row = Object.fromEntries(STAGE_COLS.map((c) => [c, null])) as Record<StageCol, string | null>;
-  for (const c of TEXT_COLS) {
-    if (c === "phone_raw" || c === "mobile_raw" || c === "phone" || c === "mobile") continue;
-    const s = v(c as ImportField);
+  const row: Record<StageCol, string | null> = { ...NULL_ROW };
+  for (const c of PLAIN_TEXT_COLS) {
+    const given = values[c];
+    if (given === undefined || given === null || given === "") continue;
+    const s = String(given).trim();
     if (s.length > MAX_TEXT) return { reason: `${c} is longer than ${MAX_TEXT} characters` };
-    row[c] = s || null;
+    if (s) row[c] = s;
   }
   row.email = email;
   if (!row.first_name && !row.last_name) {
@@ -185,14 +197,16 @@ export function validateImportRow(
  * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
  * (user_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
  * columns for `update`). Created contacts carry the import's id (`import_id`), which their timeline
- * shows as the `imported` activity. Holds one reserved
- * connection until `close()`.
+ * shows as the `imported` activity. Holds one reserved connection per writer (`opts.writers`)
+ * until `close()`; an error of a batch written in the background is thrown by the next `add` or
+ * `flush`.
  */
 export class ContactImporter {
-  private conn: Awaited<ReturnType<Sql["reserve"]>> | null = null;
+  /** one reserved connection per writer, each with its own staging table and the batch it writes */
+  private writers: { conn: Awaited<ReturnType<Sql["reserve"]>>; busy: Promise<void> | null }[] = [];
+  /** the first error of a batch written in the background, thrown by the next add/flush */
+  private failure: unknown = null;
   private pending: string[] = [];
-  /** the batch being written while the next one is parsed (one in flight at a time) */
-  private inflight: Promise<void> | null = null;
   private readonly seen = new Map<string, number>();
   readonly result: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
   /** stored in contacts.import_id of the created contacts: the contact_imports id, else a fresh one */
@@ -207,22 +221,66 @@ export class ContactImporter {
       source: string;
       importId?: string;
       /**
-       * Leave the created contacts' words out of the search dictionary (the insert trigger skips
-       * them); the caller runs `indexImportWords` afterwards (the file import's follow-up job).
+       * Leave the created contacts out of the search indexes: their words out of the search
+       * dictionary (the insert trigger skips them) and themselves out of the trigram index
+       * (`search_indexed` false). The caller runs `indexImportSearch` afterwards (the file
+       * import's follow-up job); search finds them meanwhile (crm.queries contactWhere).
        */
-      deferWords?: boolean;
+      deferSearchIndex?: boolean;
+      /**
+       * Connections writing batches at the same time (default 1). A file import uses 2 so that
+       * Postgres works on two batches on two cores while the next is validated. Safe because a
+       * file never holds an email twice (later lines are rejected), so no two batches touch the
+       * same contact, and the count triggers lock their rows in one order.
+       */
+      writers?: number;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
   }
 
   async open() {
-    this.conn = await this.sql.reserve();
-    await this.conn.unsafe(
-      `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : "text"}`).join(", ")})`,
+    const n = Math.max(1, Math.min(4, this.opts.writers ?? 1));
+    for (let i = 0; i < n; i++) {
+      const conn = await this.sql.reserve();
+      this.writers.push({ conn, busy: null });
+      await conn.unsafe(
+        `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : "text"}`).join(", ")})`,
+      );
+      await conn.unsafe("truncate crm_import_stage");
+      if (this.opts.deferSearchIndex) await conn.unsafe("set pitchwise.defer_contact_words = 'on'");
+    }
+  }
+
+  /** Waits for a writer with no batch in flight; rethrows a background batch's error. */
+  private async idleWriter() {
+    if (this.writers.length === 0) throw new Error("importer not open");
+    for (;;) {
+      if (this.failure) throw this.failure;
+      const idle = this.writers.find((w) => !w.busy);
+      if (idle) return idle;
+      await Promise.race(this.writers.map((w) => w.busy));
+    }
+  }
+
+  /** Starts writing `lines` on an idle writer (in the background). */
+  private async dispatch(lines: string[]) {
+    const w = await this.idleWriter();
+    w.busy = this.write(w.conn, lines).then(
+      () => {
+        w.busy = null;
+      },
+      (e) => {
+        w.busy = null;
+        this.failure ??= e;
+      },
     );
-    await this.conn.unsafe("truncate crm_import_stage");
-    if (this.opts.deferWords) await this.conn.unsafe("set pitchwise.defer_contact_words = 'on'");
+  }
+
+  /** Waits for every batch in flight; rethrows the first error. */
+  private async drain() {
+    await Promise.all(this.writers.map((w) => w.busy));
+    if (this.failure) throw this.failure;
   }
 
   private reject(line: number, reason: string, raw?: string) {
@@ -232,46 +290,61 @@ export class ContactImporter {
   }
 
   /** Adds rows; flushes a batch to Postgres every 10,000 accepted rows. */
-  async add(rows: { line: number; values: Partial<Record<ImportField, string>>; raw?: string }[]) {
+  async add(
+    rows: {
+      line: number;
+      values: Partial<Record<ImportField, string>>;
+      /** the row as read, for the error report; or its cells, joined only if the row is rejected */
+      raw?: string;
+      cells?: string[];
+    }[],
+  ) {
+    let sinceYield = 0;
     for (const r of rows) {
+      // give the event loop a turn now and then: the batch being written needs it to send its
+      // next statement (truncate -> COPY -> upsert) while this one is validated
+      if (++sinceYield === YIELD_ROWS) {
+        sinceYield = 0;
+        if (this.writers.some((w) => w.busy)) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       this.result.rows++;
       const out = validateImportRow(r.values);
       if ("reason" in out) {
-        this.reject(r.line, out.reason, r.raw);
+        this.reject(r.line, out.reason, r.raw ?? r.cells?.join(","));
         continue;
       }
       const email = out.row.email as string;
       const first = this.seen.get(email);
       if (first !== undefined) {
-        this.reject(r.line, `Duplicate email ${email}, already on line ${first}`, r.raw);
+        this.reject(
+          r.line,
+          `Duplicate email ${email}, already on line ${first}`,
+          r.raw ?? r.cells?.join(","),
+        );
         continue;
       }
       this.seen.set(email, r.line);
       this.pending.push(STAGE_COLS.map((c) => copyEscape(out.row[c])).join("\t"));
       if (this.pending.length >= BATCH_ROWS) {
         // overlap: validate the next batch in JS while Postgres writes this one
-        await this.inflight;
         const lines = this.pending;
         this.pending = [];
-        this.inflight = this.write(lines);
+        await this.dispatch(lines);
       }
     }
   }
 
-  /** Waits for the batch in flight, then writes what is pending. */
+  /** Writes what is pending, then waits for every batch in flight. */
   async flush() {
-    await this.inflight;
-    this.inflight = null;
     const lines = this.pending;
     this.pending = [];
-    await this.write(lines);
+    if (lines.length) await this.dispatch(lines);
+    await this.drain();
   }
 
   /** COPY + upsert of one batch. */
-  private async write(lines: string[]) {
-    if (!this.conn) throw new Error("importer not open");
+  private async write(conn: Awaited<ReturnType<Sql["reserve"]>>, lines: string[]) {
     if (lines.length === 0) return;
-    const conn = this.conn;
     await conn.unsafe("truncate crm_import_stage");
     const writable = await conn
       .unsafe(`copy crm_import_stage (${STAGE_COLS.join(", ")}) from stdin`)
@@ -316,8 +389,8 @@ export class ContactImporter {
     // activities per contact
     const [res] = await conn.unsafe(
       `with ins as (
-         insert into contacts (user_id, import_id, ${STAGE_COLS.join(", ")})
-         select $1::uuid, $2::uuid, ${cols.join(", ")} from crm_import_stage s
+         insert into contacts (user_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
+         select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          on conflict (user_id, lower(email)) ${conflict}
          returning (xmax = 0) as inserted
        )
@@ -332,16 +405,18 @@ export class ContactImporter {
   }
 
   async close() {
-    await this.inflight?.catch(() => {});
-    this.inflight = null;
-    try {
-      if (this.conn) {
-        await this.conn.unsafe("drop table if exists crm_import_stage");
-        if (this.opts.deferWords) await this.conn.unsafe("reset pitchwise.defer_contact_words");
+    await Promise.all(this.writers.map((w) => w.busy));
+    const writers = this.writers;
+    this.writers = [];
+    for (const { conn } of writers) {
+      try {
+        await conn.unsafe("drop table if exists crm_import_stage");
+        if (this.opts.deferSearchIndex) await conn.unsafe("reset pitchwise.defer_contact_words");
+      } catch {
+        // the connection goes back to the pool either way
+      } finally {
+        conn.release();
       }
-    } finally {
-      this.conn?.release();
-      this.conn = null;
     }
   }
 
@@ -444,7 +519,8 @@ export async function streamCsvFile(
         chunk(results, parser) {
           parser.pause();
           (async () => {
-            const batch: { line: number; values: Partial<Record<ImportField, string>>; raw: string }[] = [];
+            const batch: { line: number; values: Partial<Record<ImportField, string>>; cells: string[] }[] =
+              [];
             for (const cells of results.data) {
               line++;
               if (!headers) {
@@ -464,7 +540,7 @@ export async function streamCsvFile(
                 const cell = cells[idx];
                 if (cell !== undefined) values[field] = cell;
               }
-              batch.push({ line, values, raw: cells.join(",") });
+              batch.push({ line, values, cells });
             }
             if (importer && batch.length) await importer.add(batch);
             if (importer && opts.onProgress) await opts.onProgress(bytes, importer.result);
@@ -491,12 +567,22 @@ export async function streamCsvFile(
   }
 }
 
+/** Rows per UPDATE of the search catch-up (one short transaction each). */
+export const SEARCH_INDEX_CHUNK = 10_000;
+
 /**
- * Adds the words of the contacts created by import `importId` (names and companies) to the user's
- * search dictionary `contact_words`, in one set-based statement; returns the number of new words.
- * The follow-up of a file import that ran with `deferWords`.
+ * The follow-up of a file import that ran with `deferSearchIndex`: adds the words of the contacts
+ * import `importId` created (names and companies) to the user's search dictionary `contact_words`
+ * in one set-based statement, then puts the user's contacts that are not in the trigram index yet
+ * (`search_indexed` false: this import's, and any an interrupted import left) into it, in
+ * transactions of SEARCH_INDEX_CHUNK rows so that no long transaction holds them.
+ * Returns `{ words, indexed }`: new dictionary words and contacts indexed.
  */
-export async function indexImportWords(sql: Sql, userId: string, importId: string): Promise<number> {
+export async function indexImportSearch(
+  sql: Sql,
+  userId: string,
+  importId: string,
+): Promise<{ words: number; indexed: number }> {
   const res = await sql`
     insert into contact_words (user_id, word)
     select distinct c.user_id, w
@@ -506,5 +592,17 @@ export async function indexImportWords(sql: Sql, userId: string, importId: strin
       and length(w) between 3 and 40 and w ~ '[[:alpha:]]'
     order by 1, 2
     on conflict do nothing`;
-  return res.count;
+  let indexed = 0;
+  for (;;) {
+    const chunk = await sql`
+      update contacts set search_indexed = true
+      where id in (
+        select id from contacts where user_id = ${userId} and not search_indexed
+        order by id limit ${SEARCH_INDEX_CHUNK}
+        for update skip locked
+      )`;
+    indexed += chunk.count;
+    if (chunk.count < SEARCH_INDEX_CHUNK) break;
+  }
+  return { words: res.count, indexed };
 }

@@ -6,7 +6,7 @@ import { type AnyJobDefinition, defineJob, type JobDeps, PermanentJobError } fro
 import { AppError } from "../../lib/errors";
 import { StorageNotFoundError } from "../../providers/storage";
 import type { ColumnMapping, ImportField } from "./crm.csv";
-import { ContactImporter, type ImportResult, indexImportWords, streamCsvFile } from "./crm.import";
+import { ContactImporter, type ImportResult, indexImportSearch, streamCsvFile } from "./crm.import";
 
 const GEO_BATCH = 5000;
 
@@ -46,7 +46,10 @@ export async function geocodePendingContacts(
       lng: results[i]?.longitude ?? null,
     }));
     await deps.db.execute(sql`
-      update contacts c set latitude = v.lat, longitude = v.lng, geocoded_at = now()
+      update contacts c set latitude = v.lat, longitude = v.lng, geocoded_at = now(),
+        -- a new row version either way: take an import's contact into the trigram index now
+        -- rather than in a second version from its search catch-up
+        search_indexed = true
       from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id bigint, lat double precision, lng double precision)
       where c.id = v.id and c.user_id = ${userId}`);
     total += rows.length;
@@ -129,7 +132,8 @@ export const importContactsJob = defineJob({
             mappedFields: new Set(Object.keys(m) as ImportField[]),
             source: "csv_import",
             importId: imp.id,
-            deferWords: true,
+            deferSearchIndex: true,
+            writers: 2,
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );
@@ -146,21 +150,25 @@ export const importContactsJob = defineJob({
     } finally {
       await local?.cleanup().catch(() => {});
       await deps.providers.storage.delete(key).catch(() => {});
-      // the created contacts' words go to the search dictionary after the import (also after a
-      // failure part-way: earlier batches are committed)
-      await deps.jobs.send(indexContactWordsJob, { userId: imp.userId, importId: imp.id });
+      // the created contacts go into the search indexes after the import (also after a failure
+      // part-way: earlier batches are committed)
+      await deps.jobs.send(indexImportSearchJob, { userId: imp.userId, importId: imp.id });
     }
   },
 });
 
-/** Adds the words of an import's contacts to the user's search dictionary (see indexImportWords). */
-export const indexContactWordsJob = defineJob({
-  name: "crm.index-contact-words",
+/**
+ * Puts an import's contacts into the search indexes: the search dictionary and the trigram index
+ * (see indexImportSearch). Safe to run twice.
+ */
+export const indexImportSearchJob = defineJob({
+  name: "crm.index-import-search",
   schema: z.object({ userId: z.string().uuid(), importId: z.string().uuid() }),
   async handler(data, deps) {
-    await indexImportWords(deps.sql, data.userId, data.importId);
+    const r = await indexImportSearch(deps.sql, data.userId, data.importId);
+    deps.log.info({ ...data, ...r }, "import search index caught up");
   },
 });
 
 /** pg-boss jobs of the crm feature. */
-export const crmJobs: AnyJobDefinition[] = [geocodeContactsJob, importContactsJob, indexContactWordsJob];
+export const crmJobs: AnyJobDefinition[] = [geocodeContactsJob, importContactsJob, indexImportSearchJob];

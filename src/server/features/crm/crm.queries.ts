@@ -17,13 +17,19 @@ export function normaliseSearch(search: string | undefined | null): string {
 /**
  * WHERE clause of a contact filter, always scoped to `userId`. `search` matches a substring of the
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
- * index). Typos are handled before this, by correcting the term (crm.service listContacts).
+ * index, or for contacts a CSV import created and its follow-up job has not indexed yet
+ * (`search_indexed` false), by the pending index on user_id). Typos are handled before this, by correcting the term (crm.service listContacts).
  */
 export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
   const parts: SQL[] = [eq(contacts.userId, userId)];
   const term = normaliseSearch(filter.search);
   if (term) {
-    parts.push(sql`${contacts.searchText} like ${`%${escapeLike(term)}%`}`);
+    const pattern = `%${escapeLike(term)}%`;
+    // two arms Postgres answers with a BitmapOr: contacts in the (partial) trigram index, and a
+    // CSV import's contacts its follow-up job has not indexed yet (partial btree on user_id)
+    parts.push(
+      sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.userId} = ${userId} and ${contacts.searchText} like ${pattern}))`,
+    );
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
   if (filter.lead_status) parts.push(eq(contacts.leadStatus, filter.lead_status));

@@ -24,7 +24,9 @@ import { authPlugin } from "./http/auth";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
+import { AppError } from "./lib/errors";
 import { loggerOptions } from "./lib/logger";
+import { containsNul } from "./lib/nul";
 import { createRateLimiters } from "./lib/rate-limit";
 import type { Providers } from "./providers";
 import { createTrpcContextFactory } from "./trpc/context";
@@ -73,6 +75,14 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   };
 
   registerErrorHandler(app);
+  // every route: a NUL character cannot be stored in Postgres text; refuse it up front with a 400
+  app.addHook("preHandler", async (req) => {
+    if (containsNul(req.body) || containsNul(req.query) || containsNul(req.params))
+      throw new AppError(
+        "BAD_REQUEST",
+        "The request contains a NUL character (\\u0000), which text cannot hold. Remove it and try again.",
+      );
+  });
   await app.register(helmet, {
     contentSecurityPolicy: false, // the SPA loads map tiles, blobs and media; set a CSP at the edge
     crossOriginEmbedderPolicy: false,

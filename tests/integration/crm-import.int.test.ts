@@ -391,6 +391,61 @@ describe("search index catch-up after a file import", () => {
   });
 });
 
+describe("files of several batches (two writers)", () => {
+  const rowsCsv = (n: number, tag: string, at?: { line: number; company: string }) => {
+    const out = ["first_name,last_name,email,company"];
+    for (let i = 2; i <= n + 1; i++)
+      out.push(`F${i},L${i},${tag}-${i}@example.com,${at && at.line === i ? at.company : `Co ${i}`}`);
+    return `${out.join("\n")}\n`;
+  };
+
+  it("a NUL character rejects its row, not the batch", async () => {
+    const { client } = await signUp(t.app);
+    const imp = await importFile(
+      client,
+      "nul.csv",
+      rowsCsv(25_000, "nul", { line: 20_001, company: "Bad\u0000Co" }),
+    );
+    expect(imp).toMatchObject({ status: "completed", rows_processed: 25_000, created: 24_999, errors: 1 });
+    expect(imp.error_rows[0]).toMatchObject({
+      line: 20_001,
+      reason: "The row contains a NUL character (binary data)",
+    });
+    expect((await client.get("/api/contacts?search=nul-25001@")).json().pagination.total).toBe(1);
+  });
+
+  it("a batch failing in the background fails the import; committed batches stay and the next import works", async () => {
+    const { client, user } = await signUp(t.app);
+    const tag = `boom${process.pid}${Date.now()}`;
+    // a row Postgres refuses in the third batch, while the second may still be in flight
+    await t.sql.unsafe(`
+      create or replace function ${tag}() returns trigger language plpgsql as $$
+      begin
+        if new.email = '${tag}-25000@example.com' then raise exception 'refused by test'; end if;
+        return new;
+      end $$;
+      create trigger ${tag} before insert on contacts for each row execute function ${tag}();`);
+    let imp: ImportJson;
+    try {
+      imp = await importFile(client, "boom.csv", rowsCsv(30_000, tag));
+    } finally {
+      await t.sql.unsafe(`drop trigger if exists ${tag} on contacts; drop function if exists ${tag}();`);
+    }
+    expect(imp).toMatchObject({
+      status: "failed",
+      failure_reason: "The import failed unexpectedly; no further rows were imported",
+    });
+    const [{ n, pending }] = await t.sql`
+      select count(*)::int as n, count(*) filter (where not search_indexed)::int as pending
+      from contacts where user_id = ${user.id}`;
+    // batches 1 and 2 were committed; the follow-up still put them into the search index
+    expect(n).toBe(20_000);
+    expect(pending).toBe(0);
+    const again = await importFile(client, "again.csv", rowsCsv(30_000, tag));
+    expect(again).toMatchObject({ status: "completed", created: 10_000, skipped: 20_000 });
+  });
+});
+
 describe("bad uploads", () => {
   it("non-CSV extension, binary content, empty file, 50 MB of garbage, not multipart, bad mapping", async () => {
     const { client } = await signUp(t.app);

@@ -22,6 +22,34 @@ describe("health and routing", () => {
     expect(res.json()).toEqual({ success: false, error: "Not found: GET /api/nope" });
   });
 
+  it("refuses a NUL character in a body, query or tRPC input with a 400, on every route", async () => {
+    const { client } = await signUp(t.app);
+    const message =
+      "The request contains a NUL character (\\u0000), which text cannot hold. Remove it and try again.";
+    let res = await client.post("/api/contacts", { first_name: "a\u0000b", email: "nul@example.com" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ success: false, error: message });
+    res = await client.get("/api/contacts?search=a%00b");
+    expect(res.statusCode).toBe(400);
+    res = await client.post("/api/contacts", { ["k\u0000"]: 1, email: "nul2@example.com" });
+    expect(res.statusCode).toBe(400);
+    // deeply nested: walked without recursion
+    const deep = `${"[".repeat(5_000)}"\\u0000"${"]".repeat(5_000)}`;
+    res = await client.inject({
+      method: "POST",
+      url: "/api/contacts/import",
+      payload: `{"contacts":${deep}}`,
+      headers: { "content-type": "application/json" },
+    });
+    expect(res.json()).toEqual({ success: false, error: message });
+    res = await client.get(
+      `/trpc/crm.list?input=${encodeURIComponent(JSON.stringify({ search: "x\u0000" }))}`,
+    );
+    expect(res.statusCode).toBe(400);
+    // nothing was stored
+    expect((await client.get("/api/contacts")).json().pagination.total).toBe(0);
+  });
+
   it("sets security headers", async () => {
     const res = await t.app.inject({ method: "GET", url: "/healthz" });
     expect(res.headers["x-content-type-options"]).toBe("nosniff");

@@ -285,8 +285,13 @@ export class ContactImporter {
 
   private reject(line: number, reason: string, raw?: string) {
     this.result.errorCount++;
+    // the report is stored as jsonb, which cannot hold NUL: shown as U+FFFD
     if (this.result.errors.length < MAX_STORED_ERRORS)
-      this.result.errors.push({ line, reason, raw: raw?.slice(0, 500) });
+      this.result.errors.push({
+        line,
+        reason: reason.replace(/\u0000/g, "\uFFFD"),
+        raw: raw?.slice(0, 500).replace(/\u0000/g, "\uFFFD"),
+      });
   }
 
   /** Adds rows; flushes a batch to Postgres every 10,000 accepted rows. */
@@ -323,8 +328,14 @@ export class ContactImporter {
         );
         continue;
       }
+      const copyLine = STAGE_COLS.map((c) => copyEscape(out.row[c])).join("\t");
+      // Postgres text cannot hold NUL; one such cell would fail the whole batch
+      if (copyLine.includes("\u0000")) {
+        this.reject(r.line, "The row contains a NUL character (binary data)", r.raw ?? r.cells?.join(","));
+        continue;
+      }
       this.seen.set(email, r.line);
-      this.pending.push(STAGE_COLS.map((c) => copyEscape(out.row[c])).join("\t"));
+      this.pending.push(copyLine);
       if (this.pending.length >= BATCH_ROWS) {
         // overlap: validate the next batch in JS while Postgres writes this one
         const lines = this.pending;

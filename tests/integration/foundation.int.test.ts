@@ -31,7 +31,7 @@ describe("health and routing", () => {
     expect(res.json()).toEqual({ success: false, error: message });
     res = await client.get("/api/contacts?search=a%00b");
     expect(res.statusCode).toBe(400);
-    res = await client.post("/api/contacts", { ["k\u0000"]: 1, email: "nul2@example.com" });
+    res = await client.post("/api/contacts", { "k\u0000": 1, email: "nul2@example.com" });
     expect(res.statusCode).toBe(400);
     // deeply nested: walked without recursion
     const deep = `${"[".repeat(5_000)}"\\u0000"${"]".repeat(5_000)}`;

@@ -289,8 +289,8 @@ export class ContactImporter {
     if (this.result.errors.length < MAX_STORED_ERRORS)
       this.result.errors.push({
         line,
-        reason: reason.replace(/\u0000/g, "\uFFFD"),
-        raw: raw?.slice(0, 500).replace(/\u0000/g, "\uFFFD"),
+        reason: reason.replaceAll("\u0000", "\uFFFD"),
+        raw: raw?.slice(0, 500).replaceAll("\u0000", "\uFFFD"),
       });
   }
 

@@ -2,7 +2,9 @@ import { randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contactImports } from "../../src/server/db/schema";
 import { ContactImporter, indexImportSearch } from "../../src/server/features/crm/crm.import";
+import { importContactsJob, importStorageKey } from "../../src/server/features/crm/crm.jobs";
 import {
   type AuthedClient,
   createTestApp,
@@ -444,6 +446,70 @@ describe("files of several batches (two writers)", () => {
     const again = await importFile(client, "again.csv", rowsCsv(30_000, tag));
     expect(again).toMatchObject({ status: "completed", created: 10_000, skipped: 20_000 });
   });
+});
+
+describe("an import whose worker died", () => {
+  it.each([
+    ["skip", { created: 1_200, updated: 0, skipped: 1 }],
+    ["update", { created: 1_200, updated: 1, skipped: 0 }],
+  ] as const)(
+    "runs again from the start (%s mode): nothing lost, nothing twice, exact totals",
+    async (mode, totals) => {
+      const { client, user } = await signUp(t.app);
+      // a contact the user had before, also in the file
+      expect(
+        (await client.post("/api/contacts", { first_name: "Old", email: "old@example.com" })).statusCode,
+      ).toBe(200);
+      const lines = ["first_name,email,company", "Old,old@example.com,Again Co"];
+      for (let i = 1; i <= 1_200; i++) lines.push(`P${i},p${i}@example.com,Co ${i}`);
+      const file = path.join(t.env.DATA_DIR, `resume-${mode}.csv`);
+      fs.writeFileSync(file, `${lines.join("\n")}\n`);
+      const importId = randomUUID();
+      await t.providers.storage.putFile(importStorageKey(importId), file, { contentType: "text/csv" });
+      // what the first attempt left: the import processing, its first 500 contacts written
+      await t.db.insert(contactImports).values({
+        id: importId,
+        userId: user.id,
+        fileName: "resume.csv",
+        fileSize: fs.statSync(file).size,
+        onDuplicate: mode,
+        status: "processing",
+        rowsProcessed: 501,
+        created: 500,
+      });
+      const first = new ContactImporter(t.sql, user.id, {
+        onDuplicate: mode,
+        mappedFields: new Set(["first_name", "email", "company"]),
+        source: "csv_import",
+        importId,
+        deferSearchIndex: true,
+      });
+      await first.open();
+      await first.add(
+        Array.from({ length: 500 }, (_, k) => ({
+          line: k + 3,
+          values: { first_name: `P${k + 1}`, email: `p${k + 1}@example.com`, company: `Co ${k + 1}` },
+        })),
+      );
+      await first.finish();
+      // pg-boss runs the job again (retryCount 1) once the dead worker's heartbeat has lapsed
+      await importContactsJob.handler(
+        { importId },
+        { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log },
+        { id: randomUUID(), retryCount: 1 },
+      );
+      const imp = (await client.get(`/api/contacts/imports/${importId}`)).json().import as ImportJson;
+      expect(imp).toMatchObject({ status: "completed", rows_processed: 1_201, errors: 0, ...totals });
+      const [counts] = await t.sql`
+        select count(*)::int as n, count(distinct lower(email))::int as emails,
+          count(*) filter (where not search_indexed)::int as pending,
+          count(*) filter (where import_id = ${importId})::int as from_import
+        from contacts where user_id = ${user.id}`;
+      expect(counts).toEqual({ n: 1_201, emails: 1_201, pending: 0, from_import: 1_200 });
+      const old = (await client.get("/api/contacts?search=old@example.com")).json().contacts[0];
+      expect(old.company).toBe(mode === "update" ? "Again Co" : null);
+    },
+  );
 });
 
 describe("bad uploads", () => {

@@ -73,6 +73,34 @@ describe("pg-boss job client and workers", () => {
   });
 });
 
+describe("pg-boss queue options", () => {
+  it("applies the code's options to a new queue and brings an existing queue in line (heartbeat, retries)", async () => {
+    const name = `t${randomUUID().slice(0, 8)}.heartbeat`;
+    const schema = z.object({});
+    const handler = async () => {};
+    let boss = await startBoss(
+      t.env.DATABASE_URL!,
+      [defineJob({ name, schema, handler, options: { retryLimit: 2, heartbeatSeconds: 30 } })],
+      { max: 2 },
+    );
+    try {
+      expect(await boss.getQueue(name)).toMatchObject({ retryLimit: 2, heartbeatSeconds: 30 });
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+    boss = await startBoss(
+      t.env.DATABASE_URL!,
+      [defineJob({ name, schema, handler, options: { retryLimit: 5 } })],
+      { max: 2 },
+    );
+    try {
+      expect(await boss.getQueue(name)).toMatchObject({ retryLimit: 5, heartbeatSeconds: null });
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  });
+});
+
 describe("inline job client", () => {
   it("runs handlers in process, retries, keeps delayed jobs aside and honours ids", async () => {
     const { job, seen, attempts } = makeJobs("inline");

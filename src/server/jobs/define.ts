@@ -29,6 +29,12 @@ export interface JobOptions {
   retryBackoff?: boolean;
   retryDelayMax?: number;
   expireInSeconds?: number;
+  /**
+   * pg-boss heartbeat, seconds (>= 10): the worker refreshes it while the handler runs; when a
+   * killed worker stops refreshing it, pg-boss retries the job (within retryLimit) without waiting
+   * for expireInSeconds.
+   */
+  heartbeatSeconds?: number;
   /** jobs fetched per poll */
   batchSize?: number;
   /** parallel fetch loops per process */

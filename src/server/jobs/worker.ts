@@ -12,13 +12,19 @@ export async function startBoss(url: string, registry: AnyJobDefinition[], opts:
   await boss.start();
   for (const job of registry) {
     const o = job.options ?? {};
-    await boss.createQueue(job.name, {
+    const options = {
       retryLimit: o.retryLimit ?? 2,
       retryDelay: o.retryDelay ?? 1,
       retryBackoff: o.retryBackoff ?? true,
       ...((o.retryBackoff ?? true) ? { retryDelayMax: o.retryDelayMax ?? 300 } : {}),
       expireInSeconds: o.expireInSeconds ?? 900,
+    };
+    await boss.createQueue(job.name, {
+      ...options,
+      ...(o.heartbeatSeconds ? { heartbeatSeconds: o.heartbeatSeconds } : {}),
     });
+    // createQueue leaves an existing queue as it was: bring its options in line with the code
+    await boss.updateQueue(job.name, { ...options, heartbeatSeconds: o.heartbeatSeconds ?? null });
   }
   return boss;
 }

@@ -82,17 +82,22 @@ export function importStorageKey(importId: string) {
 
 /**
  * Runs a streaming CSV import (`contact_imports` row): parse, COPY, upsert, with progress written
- * after every batch; then queues geocoding. A missing file or a binary file fails the import
- * with a readable reason (not retried).
+ * after every batch; then queues geocoding and the search-index follow-up. A missing file or a
+ * binary file fails the import with a readable reason (not retried). When the worker running it
+ * dies (its pg-boss heartbeat stops), pg-boss runs it again: the file is imported again from the
+ * start, which the upsert by email makes idempotent, and the totals count the contacts the
+ * interrupted attempt created as created (they carry the import's id), not as skipped or updated.
  */
 export const importContactsJob = defineJob({
   name: "crm.import-contacts",
   schema: z.object({ importId: z.string().uuid() }),
-  options: { retryLimit: 0, expireInSeconds: 3600 },
+  options: { retryLimit: 2, retryDelay: 1, heartbeatSeconds: 30, expireInSeconds: 3600 },
   async handler(data, deps) {
     const [imp] = await deps.db.select().from(contactImports).where(eq(contactImports.id, data.importId));
     if (!imp) throw new PermanentJobError(`import ${data.importId} not found`);
     if (imp.status === "completed" || imp.status === "failed") return;
+    // an earlier attempt got as far as processing, then its worker died
+    const resumed = imp.status === "processing";
     const key = importStorageKey(imp.id);
     const save = async (
       status: string,
@@ -137,6 +142,15 @@ export const importContactsJob = defineJob({
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );
+      if (resumed) {
+        const [row] = await deps.sql<{ n: number }[]>`
+          select count(*)::int as n from contacts where user_id = ${imp.userId} and import_id = ${imp.id}`;
+        const earlier = Math.max(0, (row?.n ?? 0) - result.created);
+        result.created += earlier;
+        if (imp.onDuplicate === "update") result.updated = Math.max(0, result.updated - earlier);
+        else result.skipped = Math.max(0, result.skipped - earlier);
+        deps.log.info({ importId: imp.id, earlier }, "interrupted contact import resumed and completed");
+      }
       await save("completed", imp.fileSize, result, { errors: result.errors, finishedAt: new Date() });
       await deps.jobs.send(geocodeContactsJob, { userId: imp.userId }, { singletonKey: `geo:${imp.userId}` });
     } catch (e) {

@@ -101,6 +101,41 @@ describe("pg-boss queue options", () => {
   });
 });
 
+describe("a worker that dies mid-job", () => {
+  it("stops its heartbeat, and another worker gets the job again (retryCount 1)", async () => {
+    const name = `t${randomUUID().slice(0, 8)}.heartbeat-retry`;
+    const attempts: number[] = [];
+    let release = () => {};
+    const hang = new Promise<void>((r) => {
+      release = r;
+    });
+    const job = defineJob({
+      name,
+      schema: z.object({}),
+      options: { retryLimit: 1, retryDelay: 1, retryBackoff: false, heartbeatSeconds: 10 },
+      handler: async (_data, _deps, meta) => {
+        attempts.push(meta.retryCount);
+        if (meta.retryCount === 0) await hang; // the first worker never finishes
+      },
+    });
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, log: t.ctx.log } as JobDeps;
+    const first = await startBoss(t.env.DATABASE_URL!, [job], { max: 2 });
+    await startWorkers(first, [job], { ...deps, jobs: new PgBossJobClient(first) }, 1);
+    await first.send(name, {});
+    await waitFor(() => attempts.length === 1);
+    await first.stop({ graceful: false, timeout: 1000 }); // "killed": no more heartbeats
+    const second = await startBoss(t.env.DATABASE_URL!, [job], { max: 2, superviseIntervalSeconds: 1 });
+    try {
+      await startWorkers(second, [job], { ...deps, jobs: new PgBossJobClient(second) }, 1);
+      await waitFor(() => attempts.length === 2, 40_000);
+      expect(attempts).toEqual([0, 1]);
+    } finally {
+      release();
+      await second.stop({ graceful: false, timeout: 2000 });
+    }
+  }, 60_000);
+});
+
 describe("inline job client", () => {
   it("runs handlers in process, retries, keeps delayed jobs aside and honours ids", async () => {
     const { job, seen, attempts } = makeJobs("inline");

@@ -6,8 +6,19 @@ import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define
  * Creates pg-boss on `url` and creates every registered queue (with its retry options).
  * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
  */
-export async function startBoss(url: string, registry: AnyJobDefinition[], opts: { max?: number } = {}) {
-  const boss = new PgBoss({ connectionString: url, max: opts.max ?? 10 });
+export async function startBoss(
+  url: string,
+  registry: AnyJobDefinition[],
+  opts: {
+    max?: number /** how often pg-boss fails jobs whose heartbeat lapsed (default 60 s) */;
+    superviseIntervalSeconds?: number;
+  } = {},
+) {
+  const boss = new PgBoss({
+    connectionString: url,
+    max: opts.max ?? 10,
+    ...(opts.superviseIntervalSeconds ? { superviseIntervalSeconds: opts.superviseIntervalSeconds } : {}),
+  });
   boss.on("error", () => {});
   await boss.start();
   for (const job of registry) {

@@ -78,9 +78,9 @@ async function main() {
 
   const results: string[] = [];
   for (const channel of ["email", "sms"] as const) {
-    const { userId, contactIds } = await seedUserWithContacts(url, N);
+    const { workspaceId, contactIds } = await seedUserWithContacts(url, N);
     const t0 = Date.now();
-    const launched = await createAndLaunchCampaign(deps, userId, {
+    const launched = await createAndLaunchCampaign(deps, workspaceId, {
       name: `Bench ${channel}`,
       channel,
       content:

@@ -154,7 +154,7 @@ async function main() {
         const c0 = performance.now();
         const w = await conn
           .unsafe(
-            "copy contacts (user_id, import_id, search_indexed, lead_source, first_name, last_name, email, phone, phone_raw, company, city, country, website) from stdin",
+            "copy contacts (workspace_id, import_id, search_indexed, lead_source, first_name, last_name, email, phone, phone_raw, company, city, country, website) from stdin",
           )
           .writable();
         await new Promise<void>((resolve, reject) => {
@@ -177,7 +177,7 @@ async function main() {
     await providers.storage.putFile(importStorageKey(importId), csvPath, { contentType: "text/csv" });
     await db.insert(contactImports).values({
       id: importId,
-      userId: importer.id,
+      workspaceId: importer.id,
       fileName: "bench.csv",
       fileSize: fs.statSync(csvPath).size,
       mapping: {},
@@ -232,7 +232,7 @@ async function main() {
     }
     const followMs = performance.now() - f0;
     const [{ n: unindexed }] = (await sql`
-      select count(*)::int as n from contacts where user_id = ${importer.id} and not search_indexed`) as unknown as [
+      select count(*)::int as n from contacts where workspace_id = ${importer.id} and not search_indexed`) as unknown as [
       { n: number },
     ];
     if (unindexed !== 0) throw new Error(`${unindexed} contacts left out of the search index`);
@@ -253,8 +253,8 @@ async function main() {
     console.log(
       `   follow-up jobs after the import: ${ms(followMs)} (${followTimes.join(", ")}); import + follow-ups / raw COPY: ${((importMs + followMs) / copyMs).toFixed(2)}x`,
     );
-    await sql`delete from users where id = ${copier.id}`;
-    await sql`delete from users where id = ${importer.id}`;
+    await sql`delete from workspaces where id in (${copier.id}, ${importer.id})`;
+    await sql`delete from users where id in (${copier.id}, ${importer.id})`;
     // this server may run without autovacuum: clear the 100k dead rows so the next run starts alike
     await sql.unsafe("vacuum (analyze) contacts, activities, contact_words");
   }
@@ -270,7 +270,7 @@ async function main() {
   const other = await account("bench-crm-other@bench.local");
   for (const u of [main, other]) {
     const [{ n }] =
-      (await sql`select count(*)::int as n from contacts where user_id = ${u.id}`) as unknown as [
+      (await sql`select count(*)::int as n from contacts where workspace_id = ${u.id}`) as unknown as [
         { n: number },
       ];
     if (n >= SEED_ROWS) continue;
@@ -278,11 +278,11 @@ async function main() {
       `\n   seeding ${SEED_ROWS.toLocaleString()} contacts for ${u === main ? "the measured user" : "another user"} (kept for later runs)...`,
     );
     const s0 = performance.now();
-    await sql`delete from contacts where user_id = ${u.id}`;
+    await sql`delete from contacts where workspace_id = ${u.id}`;
     await sql.unsafe("drop index if exists contacts_search_trgm_idx");
     await sql.unsafe(
       `
-      insert into contacts (user_id, first_name, last_name, email, phone, phone_raw, company, city, state, lifecycle_stage, lead_status, lead_score, created_at)
+      insert into contacts (workspace_id, first_name, last_name, email, phone, phone_raw, company, city, state, lifecycle_stage, lead_status, lead_score, created_at)
       select $1::uuid, f.v, l.v,
         lower(f.v) || '.' || lower(l.v) || '.' || g || '@' || (array['gmail.com','yahoo.com','outlook.com','acme.io','example.org'])[1 + g % 5],
         '+1989' || lpad((g % 10000000)::text, 7, '0'), '(989) ' || lpad((g % 10000000)::text, 7, '0'),
@@ -310,19 +310,21 @@ async function main() {
   );
 
   const [{ n: mine }] =
-    (await sql`select count(*)::int as n from contacts where user_id = ${main.id}`) as unknown as [
+    (await sql`select count(*)::int as n from contacts where workspace_id = ${main.id}`) as unknown as [
       { n: number },
     ];
   console.log(
     `\n2. GET /api/contacts latency, ${mine.toLocaleString()} contacts for the user (+ others'), ${ITER} runs each`,
   );
   const [{ id: someId }] =
-    (await sql`select id from contacts where user_id = ${main.id} limit 1`) as unknown as [{ id: string }];
+    (await sql`select id from contacts where workspace_id = ${main.id} limit 1`) as unknown as [
+      { id: string },
+    ];
   // floor: one primary-key lookup round trip
   const floor: number[] = [];
   for (let i = 0; i < ITER * 2; i++) {
     const a = performance.now();
-    await sql`select id, first_name, email from contacts where id = ${someId} and user_id = ${main.id}`;
+    await sql`select id, first_name, email from contacts where id = ${someId} and workspace_id = ${main.id}`;
     floor.push(performance.now() - a);
   }
   const queries: [string, string][] = [

@@ -16,6 +16,7 @@
  *
  * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-studio-pg.
  */
+
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -35,6 +36,7 @@ import {
 } from "../src/server/features/studio/studio.graph";
 import { renderEditJob } from "../src/server/features/studio/studio.jobs";
 import { createMediaFromFile } from "../src/server/features/studio/studio.service";
+import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
 import type { JobClient } from "../src/server/jobs/client";
 import { InlineJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
@@ -115,6 +117,7 @@ async function benchRender(url: string) {
 
   const [user] = await sql<{ id: string }[]>`
     insert into users (name, email, password_hash) values ('Bench', ${`bench-studio-${Date.now()}@example.com`}, 'x') returning id`;
+  await createWorkspace({ db }, { id: user.id, name: "Bench", businessName: null }, { sameIdAsUser: true });
   const loop60 = path.join(dataDir, "flower-60s.mp4");
   await runFfmpeg(bins, {
     inputs: [{ path: FLOWER, options: ["-stream_loop", "12"] }],
@@ -169,7 +172,7 @@ async function benchRender(url: string) {
     const runJob = async (i: number) => {
       const [edit] = await db
         .insert(mediaEdits)
-        .values({ userId: user.id, mediaId: item.id, mode: "advanced", edl, inputKey })
+        .values({ workspaceId: user.id, mediaId: item.id, mode: "advanced", edl, inputKey })
         .returning();
       const c = cpuSeconds();
       const t = performance.now();

@@ -3,6 +3,7 @@
  * embedded Postgres in ./.data/bench-campaigns-pg), migrations, a user with N contacts whose local
  * time is daytime (so quiet hours never defer the SMS run), and an env for the engine.
  */
+
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,6 +14,7 @@ import { createDb, runMigrations } from "../src/server/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { contacts, users } from "../src/server/db/schema";
 import { findOrCreateContacts } from "../src/server/features/crm/crm.service";
+import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
 
 export async function benchDatabase(): Promise<{ url: string; embedded: EmbeddedDatabase | null }> {
   let url = process.env.BENCH_DATABASE_URL;
@@ -70,6 +72,7 @@ export async function seedUserWithContacts(url: string, n: number) {
       businessName: "Bench Co",
     })
     .returning();
+  await createWorkspace({ db }, user, { sameIdAsUser: true });
   const rows = Array.from({ length: n }, (_, i) => ({
     name: `Person ${i}`,
     email: `p${i}-${stamp}@example.com`,
@@ -84,7 +87,7 @@ export async function seedUserWithContacts(url: string, n: number) {
       .set({ timezone: zone, smsOptIn: true, callOptIn: true })
       .where(inArray(contacts.id, ids.slice(i, i + 5000)));
   await sql.end();
-  return { userId: user.id, contactIds: ids };
+  return { workspaceId: user.id, contactIds: ids };
 }
 
 export const log = pino({ level: "silent" });

@@ -54,8 +54,8 @@ export async function runCrashTest(url: string) {
     jobs: new PgBossJobClient(boss),
     log,
   };
-  const { userId, contactIds } = await seedUserWithContacts(url, N);
-  const launched = await createAndLaunchCampaign(deps, userId, {
+  const { workspaceId, contactIds } = await seedUserWithContacts(url, N);
+  const launched = await createAndLaunchCampaign(deps, workspaceId, {
     name: "Crash test",
     channel: "sms",
     content: { message: "Hi {{name|there}}" },
@@ -82,14 +82,14 @@ export async function runCrashTest(url: string) {
   const [{ duplicates }] = await sql<{ duplicates: number }[]>`
     select coalesce(sum(n - 1), 0)::int as duplicates from (
       select o.metadata->>'idempotencyKey' as k, count(*) as n from outbox_messages o
-      where o.user_id = ${userId} group by 1 having count(*) > 1) d`;
+      where o.workspace_id = ${workspaceId} group by 1 having count(*) > 1) d`;
   const [{ lost }] = await sql<{ lost: number }[]>`
     select count(*)::int as lost from campaign_recipients r
     where r.campaign_id = ${id} and (r.status <> 'sent' or not exists (
-      select 1 from outbox_messages o where o.user_id = ${userId} and o.metadata->>'idempotencyKey' = 'cr-' || r.id))`;
+      select 1 from outbox_messages o where o.workspace_id = ${workspaceId} and o.metadata->>'idempotencyKey' = 'cr-' || r.id))`;
   const [{ outbox }] = await sql<
     { outbox: number }[]
-  >`select count(*)::int as outbox from outbox_messages where user_id = ${userId}`;
+  >`select count(*)::int as outbox from outbox_messages where workspace_id = ${workspaceId}`;
   console.log(
     `crash test: ${N} recipients, ${KILLS} kill -9, finished ${((Date.now() - t0) / 1000).toFixed(1)} s after the last restart; statuses ${JSON.stringify(counts)}; outbox messages ${outbox}; duplicates ${duplicates}; lost ${lost}`,
   );

@@ -20,6 +20,7 @@ import { demoRest } from "./features/demo/demo.rest";
 import { devRest } from "./features/dev/dev.rest";
 import { studioRest } from "./features/studio/studio.rest";
 import { userRest } from "./features/user/user.rest";
+import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
@@ -117,6 +118,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   for (const plugin of [
     authRest,
     userRest,
+    workspacesRest,
     demoRest,
     dashboardRest,
     crmRest,

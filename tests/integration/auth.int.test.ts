@@ -106,7 +106,7 @@ describe("POST /api/auth/register", () => {
 });
 
 describe("POST /api/auth/login, GET /api/auth/me, POST /api/auth/logout", () => {
-  it("logs in with any email case and returns the user; /me returns {user}", async () => {
+  it("logs in with any email case and returns the user; /me returns {user, workspace, workspaces}", async () => {
     const { user, password } = await signUp(t.app);
     const res = await t.app.inject({
       method: "POST",
@@ -122,7 +122,12 @@ describe("POST /api/auth/login, GET /api/auth/me, POST /api/auth/logout", () => 
       cookies: { pw_session: cookie.value },
     });
     expect(me.statusCode).toBe(200);
-    expect(me.json()).toEqual({ user: expect.objectContaining({ id: user.id, name: "Test User" }) });
+    expect(me.json()).toEqual({
+      user: expect.objectContaining({ id: user.id, name: "Test User", plan: "free" }),
+      // issue 10: the active workspace and every workspace of the user (the personal one here)
+      workspace: { id: user.id, name: expect.any(String), role: "owner", plan: "free" },
+      workspaces: [{ id: user.id, name: expect.any(String), role: "owner", plan: "free" }],
+    });
   });
 
   it("gives the same error for a wrong password and an unknown email", async () => {

@@ -4,8 +4,8 @@ import {
   avatarVideos,
   campaignRecipients,
   campaigns,
-  users,
   videoLandingPages,
+  workspaces,
 } from "../../src/server/db/schema";
 import { MAX_IN_PROGRESS_PER_USER } from "../../src/server/features/avatar/avatar.service";
 import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
@@ -25,8 +25,8 @@ async function outbox(channel: "email" | "sms", to: string) {
   return res.json().messages as { subject: string; body: string; html: string | null }[];
 }
 
-async function setPlan(userId: string, plan: string) {
-  await t.db.update(users).set({ plan }).where(eq(users.id, userId));
+async function setPlan(workspaceId: string, plan: string) {
+  await t.db.update(workspaces).set({ plan }).where(eq(workspaces.id, workspaceId));
 }
 
 describe("personalised avatar video campaigns", () => {
@@ -53,7 +53,7 @@ describe("personalised avatar video campaigns", () => {
     const videos = await t.db
       .select()
       .from(avatarVideos)
-      .where(eq(avatarVideos.userId, user.id))
+      .where(eq(avatarVideos.workspaceId, user.id))
       .orderBy(avatarVideos.createdAt);
     expect(videos.map((v) => v.script).sort()).toEqual([
       "Hi Ada, thanks for stopping by.",
@@ -124,7 +124,7 @@ describe("personalised avatar video campaigns", () => {
     // occupy the cap with videos that never finish (no job polls them)
     await t.db.insert(avatarVideos).values(
       Array.from({ length: MAX_IN_PROGRESS_PER_USER }, (_, i) => ({
-        userId: user.id,
+        workspaceId: user.id,
         provider: "local" as const,
         script: `busy ${i}`,
         title: `busy ${i}`,
@@ -145,7 +145,7 @@ describe("personalised avatar video campaigns", () => {
       t.db
         .select()
         .from(avatarVideos)
-        .where(and(eq(avatarVideos.userId, user.id), eq(avatarVideos.script, "Hello Held!")));
+        .where(and(eq(avatarVideos.workspaceId, user.id), eq(avatarVideos.script, "Hello Held!")));
     expect(await mine()).toHaveLength(0);
     expect(await outbox("email", to)).toHaveLength(0);
     const [held] = await t.db
@@ -159,7 +159,7 @@ describe("personalised avatar video campaigns", () => {
     await t.db
       .update(avatarVideos)
       .set({ status: "error", error: "test" })
-      .where(and(eq(avatarVideos.userId, user.id), eq(avatarVideos.status, "processing")));
+      .where(and(eq(avatarVideos.workspaceId, user.id), eq(avatarVideos.status, "processing")));
     await t.jobs.runDeferred();
     const [video] = await mine();
     expect(video?.status).toBe("completed");
@@ -175,7 +175,9 @@ describe("personalised avatar video campaigns", () => {
     };
     const free = await client.post("/api/campaigns/video", body);
     expect(free.statusCode).toBe(402);
-    expect(free.json().error).toContain("not included in the Free plan");
+    expect(free.json().error).toBe(
+      "Video campaigns are not included in your Free plan. Upgrade to Professional to use video campaigns.",
+    );
 
     await setPlan(user.id, "professional");
     const over = await client.post("/api/campaigns/video", {
@@ -183,8 +185,9 @@ describe("personalised avatar video campaigns", () => {
       contacts: Array.from({ length: 101 }, (_, i) => ({ name: `C${i}`, email: uniqueEmail(`c${i}`) })),
     });
     expect(over.statusCode).toBe(402);
-    expect(over.json().error).toContain("needs 101 video messages");
-    expect(over.json().error).toContain("100 of 100 left");
+    expect(over.json().error).toBe(
+      "Your Professional plan includes 100 video messages a month; this needs 101 and 100 are left. Upgrade to Business for up to 1,000 video messages a month.",
+    );
 
     const blank = await client.post("/api/campaigns/video", { ...body, avatarScript: "   " });
     expect(blank.statusCode).toBe(400);
@@ -196,13 +199,15 @@ describe("personalised avatar video campaigns", () => {
     });
     expect(trpc.statusCode, trpc.body).toBe(200);
     expect(trpc.json().result.data.json).toMatchObject({ queued: 1, campaign: { status: "sending" } });
-    const tia = await t.db.select().from(avatarVideos).where(eq(avatarVideos.userId, user.id));
+    const tia = await t.db.select().from(avatarVideos).where(eq(avatarVideos.workspaceId, user.id));
     expect(tia.map((v) => v.script)).toEqual(["Hi Tia"]);
-    await t.db.delete(avatarVideos).where(eq(avatarVideos.userId, user.id));
+    await t.db.delete(avatarVideos).where(eq(avatarVideos.workspaceId, user.id));
 
     const badProvider = await client.post("/api/campaigns/video", { ...body, avatarProvider: "heygen" });
     expect(badProvider.statusCode).toBe(422);
     // nothing was created by the refused requests
-    expect(await t.db.select().from(avatarVideos).where(eq(avatarVideos.userId, user.id))).toHaveLength(0);
+    expect(await t.db.select().from(avatarVideos).where(eq(avatarVideos.workspaceId, user.id))).toHaveLength(
+      0,
+    );
   });
 });

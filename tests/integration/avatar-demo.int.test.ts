@@ -42,7 +42,7 @@ describe("demo avatar video with the local provider", () => {
     expect(await t.jobs.runDeferred()).toBe(1);
 
     const [row] = await t.db.select().from(avatarVideos).where(eq(avatarVideos.publicToken, token));
-    expect(row).toMatchObject({ userId: null, provider: "local", status: "completed", mediaId: null });
+    expect(row).toMatchObject({ workspaceId: null, provider: "local", status: "completed", mediaId: null });
     expect(row.script).toMatch(/^Hi Dana! I'm the Pitchwise AI avatar/);
     expect(row.durationSeconds).toBeGreaterThan(8);
 

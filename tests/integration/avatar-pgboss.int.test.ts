@@ -74,7 +74,7 @@ describe("avatar videos on pg-boss", () => {
       await new Promise((r) => setTimeout(r, 200));
       media = (await t.db.select().from(mediaItems).where(eq(mediaItems.id, row.mediaId!)))[0];
     }
-    expect(media).toMatchObject({ processingStatus: "ready", source: "avatar", userId: user.id });
+    expect(media).toMatchObject({ processingStatus: "ready", source: "avatar", workspaceId: user.id });
   });
 
   it("renders a local avatar video in the worker", async () => {

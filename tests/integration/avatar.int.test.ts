@@ -88,7 +88,7 @@ describe("D-ID through Pitchwise", () => {
       name: "AI avatar: Hello from the D-ID test",
     });
     const [row] = await t.db.select().from(mediaItems).where(eq(mediaItems.id, body.mediaId));
-    expect(row.userId).toBe(user.id);
+    expect(row.workspaceId).toBe(user.id);
     expect(row.processingStatus).toBe("ready");
     expect(row.durationSeconds).toBeCloseTo(2, 0);
 
@@ -122,7 +122,7 @@ describe("D-ID through Pitchwise", () => {
       videoUrl: null,
       error: "D-ID could not render the video: Failed to detect a face in the source image",
     });
-    const media = await t.db.select().from(mediaItems).where(eq(mediaItems.userId, user.id));
+    const media = await t.db.select().from(mediaItems).where(eq(mediaItems.workspaceId, user.id));
     expect(media).toHaveLength(0);
   });
 

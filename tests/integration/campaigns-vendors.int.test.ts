@@ -25,11 +25,11 @@ function nightZone(): string {
 
 async function makeContacts(
   t: TestApp,
-  userId: string,
+  workspaceId: string,
   rows: { name: string; email?: string; phone?: string }[],
   timezone = daytimeZone(),
 ) {
-  const ids = await findOrCreateContacts(t.ctx, userId, rows);
+  const ids = await findOrCreateContacts(t.ctx, workspaceId, rows);
   await t.db.update(contacts).set({ timezone }).where(inArray(contacts.id, ids));
   return ids;
 }
@@ -240,7 +240,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
     [r] = await recipientsOf(t, res.json().campaignId);
     expect(r.status).toBe("bounced");
     expect(r.reason).toMatch(/HardBounce/);
-    const sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    const sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["email", to, "hard_bounce"]]);
   });
 });
@@ -447,7 +447,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       });
     const stop = await inbound("Stop", 1);
     expect(stop.body).toContain("You have been unsubscribed");
-    let sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    let sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["sms", phone, "stop_reply"]]);
     const next = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "O2",
@@ -460,12 +460,12 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     expect((await inbound("HELP", 2)).body).toContain("Reply STOP to unsubscribe");
     const start = await inbound("start", 3);
     expect(start.body).toContain("resubscribed");
-    sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup).toHaveLength(0);
     // Advanced Opt-Out: Twilio already replied, we stay silent but still suppress
     const adv = await inbound("arrêt", 4, { OptOutType: "STOP" });
     expect(adv.body).not.toContain("<Message>");
-    sup = await t.db.select().from(suppressions).where(eq(suppressions.userId, user.id));
+    sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup).toHaveLength(1);
   });
 

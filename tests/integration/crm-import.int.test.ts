@@ -242,7 +242,7 @@ describe("CSV dialects and encodings", () => {
     const imp = await importFile(client, "utf8.csv", content);
     expect(imp).toMatchObject({ created: 2, errors: 0 });
     // the import's follow-up job (run inline here) has put them into the trigram index
-    const indexed = await t.sql`select search_indexed from contacts where user_id = ${user.id}`;
+    const indexed = await t.sql`select search_indexed from contacts where workspace_id = ${user.id}`;
     expect(indexed.map((r) => r.search_indexed)).toEqual([true, true]);
     const jose = (await client.get("/api/contacts?search=jose@example.com")).json().contacts[0];
     expect(jose).toMatchObject({
@@ -366,7 +366,7 @@ describe("search index catch-up after a file import", () => {
     );
     expect(await importer.finish()).toMatchObject({ created: 3, errorCount: 0 });
     const flags = async () =>
-      (await t.sql`select search_indexed from contacts where user_id = ${user.id}`).map(
+      (await t.sql`select search_indexed from contacts where workspace_id = ${user.id}`).map(
         (r) => r.search_indexed,
       );
     expect(await flags()).toEqual([false, false, false]);
@@ -439,7 +439,7 @@ describe("files of several batches (two writers)", () => {
     });
     const [{ n, pending }] = await t.sql`
       select count(*)::int as n, count(*) filter (where not search_indexed)::int as pending
-      from contacts where user_id = ${user.id}`;
+      from contacts where workspace_id = ${user.id}`;
     // batches 1 and 2 were committed; the follow-up still put them into the search index
     expect(n).toBe(20_000);
     expect(pending).toBe(0);
@@ -469,7 +469,7 @@ describe("an import whose worker died", () => {
       // what the first attempt left: the import processing, its first 500 contacts written
       await t.db.insert(contactImports).values({
         id: importId,
-        userId: user.id,
+        workspaceId: user.id,
         fileName: "resume.csv",
         fileSize: fs.statSync(file).size,
         onDuplicate: mode,
@@ -504,7 +504,7 @@ describe("an import whose worker died", () => {
         select count(*)::int as n, count(distinct lower(email))::int as emails,
           count(*) filter (where not search_indexed)::int as pending,
           count(*) filter (where import_id = ${importId})::int as from_import
-        from contacts where user_id = ${user.id}`;
+        from contacts where workspace_id = ${user.id}`;
       expect(counts).toEqual({ n: 1_201, emails: 1_201, pending: 0, from_import: 1_200 });
       const old = (await client.get("/api/contacts?search=old@example.com")).json().contacts[0];
       expect(old.company).toBe(mode === "update" ? "Again Co" : null);

@@ -629,13 +629,13 @@ describe("shared service functions", () => {
     const a = await addContact(client, { first_name: "A", email: "a@act.example" });
     const b = await addContact(client, { first_name: "B", email: "b@act.example" });
     await recordActivities(t.db, [
-      { userId: user.id, contactId: a.id, activityType: "email_sent" },
-      { userId: user.id, contactId: b.id, activityType: "sms_sent" },
-      { userId: user.id, contactId: b.id, activityType: "voicemail_sent" },
-      { userId: user.id, contactId: a.id, activityType: "email_opened", metadata: { campaign_id: 1 } },
-      { userId: user.id, contactId: a.id, activityType: "email_clicked" },
-      { userId: user.id, contactId: b.id, activityType: "video_viewed" },
-      { userId: user.id, contactId: b.id, activityType: "note_added" },
+      { workspaceId: user.id, contactId: a.id, activityType: "email_sent" },
+      { workspaceId: user.id, contactId: b.id, activityType: "sms_sent" },
+      { workspaceId: user.id, contactId: b.id, activityType: "voicemail_sent" },
+      { workspaceId: user.id, contactId: a.id, activityType: "email_opened", metadata: { campaign_id: 1 } },
+      { workspaceId: user.id, contactId: a.id, activityType: "email_clicked" },
+      { workspaceId: user.id, contactId: b.id, activityType: "video_viewed" },
+      { workspaceId: user.id, contactId: b.id, activityType: "note_added" },
     ]);
     const now = Date.now();
     expect(

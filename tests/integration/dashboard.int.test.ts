@@ -31,7 +31,7 @@ describe("dashboard stats are real numbers from the database", () => {
     await t.db
       .update(contacts)
       .set({ createdAt: lastMonth })
-      .where(and(eq(contacts.userId, user.id), eq(contacts.email, emails[0])));
+      .where(and(eq(contacts.workspaceId, user.id), eq(contacts.email, emails[0])));
 
     // a single send and an email campaign to two contacts
     expect(
@@ -48,7 +48,7 @@ describe("dashboard stats are real numbers from the database", () => {
     });
     expect(launch.statusCode).toBe(200);
     // an open from one contact
-    await recordActivities(t.db, [{ userId: user.id, contactId: ids[1], activityType: "email_opened" }]);
+    await recordActivities(t.db, [{ workspaceId: user.id, contactId: ids[1], activityType: "email_opened" }]);
     // noise in another account must not count
     await other.client.post("/api/contacts", { first_name: "X", email: uniqueEmail("noise") });
 

@@ -128,7 +128,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const acts = await t.db
       .select()
       .from(activities)
-      .where(and(eq(activities.userId, user.id)));
+      .where(and(eq(activities.workspaceId, user.id)));
     const types = acts.map((a) => a.activityType);
     expect(types).toContain("video_viewed");
     expect(acts.filter((a) => a.activityType === "video_progress").map((a) => a.metadata.percent)).toEqual([
@@ -180,7 +180,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const zone = zones.find((z) => hourIn(z) >= 9 && hourIn(z) <= 19) ?? "UTC";
     await t.db
       .insert(contacts)
-      .values({ userId: user.id, firstName: "Cy", phone: "+14155550142", timezone: zone });
+      .values({ workspaceId: user.id, firstName: "Cy", phone: "+14155550142", timezone: zone });
     const video = await uploadFlower(client);
     const payload = {
       campaignName: "SMS video",

@@ -463,7 +463,7 @@ describe.skipIf(!SHARED_DATA)(`job failures (${SHARED_DATA_MISSING})`, () => {
     const [edit] = await t.db
       .insert(mediaEdits)
       .values({
-        userId: user.id,
+        workspaceId: user.id,
         mediaId: m.id,
         mode: "trim",
         edl: {

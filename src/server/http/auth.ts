@@ -3,11 +3,13 @@ import fp from "fastify-plugin";
 import type { AppContext } from "../context";
 import type { Session, User } from "../db/schema";
 import { SESSION_COOKIE, SESSION_TTL_MS, validateSessionToken } from "../features/auth/auth.service";
+import { resolveTenant, type Tenant } from "../features/workspaces/workspaces.service";
 import { AppError } from "../lib/errors";
 
 declare module "fastify" {
   interface FastifyRequest {
-    auth: { session: Session; user: User } | null;
+    /** the signed-in user, their session and the active workspace (the tenant) */
+    auth: { session: Session; user: User; tenant: Tenant } | null;
   }
 }
 
@@ -25,7 +27,8 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
       clearSessionCookie(reply, opts.ctx);
       return;
     }
-    req.auth = result;
+    // membership is checked on every request: a removed member loses the workspace at once
+    req.auth = { ...result, tenant: await resolveTenant(opts.ctx, result.session, result.user) };
     // re-send the cookie when the expiry moved (sliding window)
     if (result.session.expiresAt.getTime() - Date.now() > SESSION_TTL_MS - 60_000)
       setSessionCookie(reply, opts.ctx, token, result.session.expiresAt);
@@ -61,4 +64,14 @@ export function clearSessionCookie(reply: FastifyReply, ctx: Pick<AppContext, "e
 export function requireUser(req: FastifyRequest): User {
   if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
   return req.auth.user;
+}
+
+/**
+ * The signed-in user's active workspace: `{userId, workspaceId, role, plan, workspace}`. Every
+ * tenant-scoped REST adapter passes `workspaceId` to its service.
+ * @throws AppError UNAUTHORIZED when signed out.
+ */
+export function requireTenant(req: FastifyRequest): Tenant {
+  if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  return req.auth.tenant;
 }

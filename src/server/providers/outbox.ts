@@ -4,7 +4,7 @@ import type { Db } from "../db/client";
 import { outboxMessages } from "../db/schema";
 
 export interface OutboxEntry {
-  userId?: string | null;
+  workspaceId?: string | null;
   channel: "email" | "sms" | "voice" | "voicemail";
   to: string;
   from?: string | null;
@@ -19,7 +19,7 @@ export interface OutboxEntry {
 export async function writeOutbox(db: Db, entries: OutboxEntry[]): Promise<string[]> {
   if (entries.length === 0) return [];
   const rows = entries.map((e) => ({
-    userId: e.userId ?? null,
+    workspaceId: e.workspaceId ?? null,
     channel: e.channel,
     to: e.to,
     from: e.from ?? null,
@@ -35,9 +35,9 @@ export async function writeOutbox(db: Db, entries: OutboxEntry[]): Promise<strin
   } else {
     // bulk (campaign batches): one jsonb parameter instead of 11 per row, about twice as fast
     await db.execute(sql`
-      insert into outbox_messages (user_id, channel, "to", "from", subject, body, html, status, provider_message_id, metadata)
-      select v."userId", v.channel, v."to", v."from", v.subject, v.body, v.html, v.status, v."providerMessageId", v.metadata
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v("userId" uuid, channel text, "to" text, "from" text,
+      insert into outbox_messages (workspace_id, channel, "to", "from", subject, body, html, status, provider_message_id, metadata)
+      select v."workspaceId", v.channel, v."to", v."from", v.subject, v.body, v.html, v.status, v."providerMessageId", v.metadata
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v("workspaceId" uuid, channel text, "to" text, "from" text,
         subject text, body text, html text, status text, "providerMessageId" text, metadata jsonb)`);
   }
   return rows.map((r) => r.providerMessageId);

@@ -32,8 +32,19 @@ export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(appErrors);
 
-/** Narrows the session: `ctx.userId` is the tenant every query filters by. */
+/**
+ * Narrows the session: `ctx.workspaceId` is the tenant every query filters by, `ctx.tenant` the
+ * acting member (user id, role, plan), `ctx.user` the signed-in person.
+ */
 export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
   if (!ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: "Please sign in to continue" });
-  return next({ ctx: { ...ctx, user: ctx.auth.user, userId: ctx.auth.user.id } });
+  return next({
+    ctx: {
+      ...ctx,
+      user: ctx.auth.user,
+      userId: ctx.auth.user.id,
+      tenant: ctx.auth.tenant,
+      workspaceId: ctx.auth.tenant.workspaceId,
+    },
+  });
 });

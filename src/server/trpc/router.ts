@@ -6,6 +6,7 @@ import { dashboardRouter } from "../features/dashboard/dashboard.router";
 import { demoRouter } from "../features/demo/demo.router";
 import { studioRouter } from "../features/studio/studio.router";
 import { userRouter } from "../features/user/user.router";
+import { workspacesRouter } from "../features/workspaces/workspaces.router";
 import { router } from "./init";
 
 export const appRouter = router({
@@ -17,6 +18,7 @@ export const appRouter = router({
   campaigns: campaignsRouter,
   studio: studioRouter,
   avatar: avatarRouter,
+  workspaces: workspacesRouter,
 });
 
 export type AppRouter = typeof appRouter;

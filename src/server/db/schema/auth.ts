@@ -25,11 +25,6 @@ export const users = pgTable(
     passwordHash: text().notNull(),
     businessName: text(),
     phone: text(),
-    /** free | professional | business | enterprise (spec section 3) */
-    plan: text().notNull().default("free"),
-    subscriptionStatus: text(),
-    /** premium or pro unlock the premium editor (spec section 6) */
-    subscriptionTier: text(),
     theme: text().notNull().default("monochrome-elite"),
     preferences: jsonb().$type<UserPreferences>().notNull().default(DEFAULT_PREFERENCES),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
@@ -46,6 +41,8 @@ export const sessions = pgTable(
     userId: uuid()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
+    /** the active workspace (FK to workspaces in SQL, set null on delete); null = the user's first membership */
+    workspaceId: uuid(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -11,6 +11,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { users } from "./auth";
 import { mediaItems } from "./studio";
+import { workspaces } from "./workspaces";
 
 /** Avatar providers (spec section 9: d-id standard quality, heygen premium; `local` is the offline preview). */
 export const AVATAR_PROVIDERS = ["local", "did", "heygen"] as const;
@@ -33,7 +34,9 @@ export const avatarVideos = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     /** the owner; null only for a landing-page demo video (then `demoRequestId` and `publicToken` are set) */
-    userId: uuid().references(() => users.id, { onDelete: "cascade" }),
+    workspaceId: uuid().references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     provider: text().$type<AvatarProviderName>().notNull(),
     /** the vendor's id (D-ID talk id `tlk_...`, HeyGen video_id); for `local` the row id */
     vendorVideoId: text(),
@@ -69,7 +72,7 @@ export const avatarVideos = pgTable(
     completedAt: timestamp({ withTimezone: true }),
   },
   (t) => [
-    index("avatar_videos_user_created_idx").on(t.userId, t.createdAt),
+    index("avatar_videos_user_created_idx").on(t.workspaceId, t.createdAt),
     uniqueIndex("avatar_videos_vendor_uq").on(t.provider, t.vendorVideoId),
     uniqueIndex("avatar_videos_demo_request_uq").on(t.demoRequestId),
     uniqueIndex("avatar_videos_public_token_uq").on(t.publicToken),

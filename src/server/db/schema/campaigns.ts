@@ -14,6 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { users } from "./auth";
 import { contacts } from "./crm";
+import { workspaces } from "./workspaces";
 
 /** Channels a campaign sends on. `video_email` / `video_sms` carry a per-recipient landing-page URL (studio). */
 export const CAMPAIGN_CHANNELS = ["email", "sms", "voice", "voicemail", "video_email", "video_sms"] as const;
@@ -80,9 +81,11 @@ export const campaigns = pgTable(
   "campaigns",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     name: text().notNull(),
     channel: text().$type<CampaignChannel>().notNull(),
     status: text().$type<CampaignStatus>().notNull().default("draft"),
@@ -103,7 +106,7 @@ export const campaigns = pgTable(
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    index("campaigns_user_created_idx").on(t.userId, t.createdAt),
+    index("campaigns_user_created_idx").on(t.workspaceId, t.createdAt),
     index("campaigns_status_idx").on(t.status),
   ],
 );
@@ -115,9 +118,9 @@ export const campaignRecipients = pgTable(
     campaignId: bigint({ mode: "number" })
       .notNull()
       .references(() => campaigns.id, { onDelete: "cascade" }),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     contactId: bigint({ mode: "number" })
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
@@ -155,7 +158,7 @@ export const campaignRecipients = pgTable(
     index("campaign_recipients_provider_msg_idx")
       .on(t.providerMessageId)
       .where(sql`${t.providerMessageId} is not null`),
-    index("campaign_recipients_user_address_idx").on(t.userId, t.channel, t.address),
+    index("campaign_recipients_user_address_idx").on(t.workspaceId, t.channel, t.address),
   ],
 );
 

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { bigint, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { users } from "./auth";
+import { workspaces } from "./workspaces";
 
 /**
  * The suppression list: addresses and numbers a user must never message again on a channel
@@ -11,9 +11,9 @@ export const suppressions = pgTable(
   "suppressions",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     /** email | sms | voice | voicemail | all */
     channel: text().notNull(),
     value: text().notNull(),
@@ -24,7 +24,7 @@ export const suppressions = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex("suppressions_user_channel_value_uq").on(t.userId, t.channel, sql`lower(${t.value})`),
+    uniqueIndex("suppressions_user_channel_value_uq").on(t.workspaceId, t.channel, sql`lower(${t.value})`),
     index("suppressions_value_idx").on(sql`lower(${t.value})`),
   ],
 );

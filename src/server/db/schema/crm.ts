@@ -14,6 +14,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { users } from "./auth";
+import { workspaces } from "./workspaces";
 
 /** Lifecycle stages and lead statuses (spec section 4). */
 export const LIFECYCLE_STAGES = ["subscriber", "lead", "prospect", "customer", "advocate"] as const;
@@ -26,9 +27,9 @@ export const contacts = pgTable(
   "contacts",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     firstName: text(),
     lastName: text(),
     email: text(),
@@ -89,18 +90,18 @@ export const contacts = pgTable(
     ),
   },
   (t) => [
-    uniqueIndex("contacts_user_email_uq").on(t.userId, sql`lower(${t.email})`),
-    index("contacts_user_created_idx").on(t.userId, t.createdAt),
+    uniqueIndex("contacts_user_email_uq").on(t.workspaceId, sql`lower(${t.email})`),
+    index("contacts_user_created_idx").on(t.workspaceId, t.createdAt),
     // list pages are ordered by id desc (creation order); one index per filter keeps them index-only
-    index("contacts_user_id_idx").on(t.userId, t.id),
-    index("contacts_user_stage_id_idx").on(t.userId, t.lifecycleStage, t.id),
-    index("contacts_user_status_id_idx").on(t.userId, t.leadStatus, t.id),
-    index("contacts_user_phone_idx").on(t.userId, t.phone),
-    index("contacts_user_geo_idx").on(t.userId, t.latitude, t.longitude),
+    index("contacts_user_id_idx").on(t.workspaceId, t.id),
+    index("contacts_user_stage_id_idx").on(t.workspaceId, t.lifecycleStage, t.id),
+    index("contacts_user_status_id_idx").on(t.workspaceId, t.leadStatus, t.id),
+    index("contacts_user_phone_idx").on(t.workspaceId, t.phone),
+    index("contacts_user_geo_idx").on(t.workspaceId, t.latitude, t.longitude),
     index("contacts_search_trgm_idx")
       .using("gin", t.searchText.op("gin_trgm_ops"))
       .where(sql`search_indexed`),
-    index("contacts_search_pending_idx").on(t.userId).where(sql`not search_indexed`),
+    index("contacts_search_pending_idx").on(t.workspaceId).where(sql`not search_indexed`),
   ],
 );
 
@@ -112,12 +113,12 @@ export const contacts = pgTable(
 export const contactCounts = pgTable(
   "contact_counts",
   {
-    userId: uuid().notNull(),
+    workspaceId: uuid().notNull(),
     lifecycleStage: text().notNull(),
     leadStatus: text().notNull(),
     n: bigint({ mode: "number" }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.userId, t.lifecycleStage, t.leadStatus] })],
+  (t) => [primaryKey({ columns: [t.workspaceId, t.lifecycleStage, t.leadStatus] })],
 );
 
 /**
@@ -131,11 +132,11 @@ export const contactCounts = pgTable(
 export const contactWords = pgTable(
   "contact_words",
   {
-    userId: uuid().notNull(),
+    workspaceId: uuid().notNull(),
     word: text().notNull(),
   },
   (t) => [
-    primaryKey({ columns: [t.userId, t.word] }),
+    primaryKey({ columns: [t.workspaceId, t.word] }),
     index("contact_words_trgm_idx").using("gin", t.word.op("gin_trgm_ops")),
   ],
 );
@@ -145,9 +146,11 @@ export const contactImports = pgTable(
   "contact_imports",
   {
     id: uuid().primaryKey().defaultRandom(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     fileName: text().notNull(),
     /** bytes */
     fileSize: bigint({ mode: "number" }).notNull(),
@@ -170,22 +173,22 @@ export const contactImports = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [index("contact_imports_user_idx").on(t.userId, t.createdAt)],
+  (t) => [index("contact_imports_user_idx").on(t.workspaceId, t.createdAt)],
 );
 
 export const tags = pgTable(
   "tags",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     /** CSS colour, e.g. #6366f1 */
     color: text().notNull().default("#6366f1"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("tags_user_name_uq").on(t.userId, sql`lower(${t.name})`)],
+  (t) => [uniqueIndex("tags_user_name_uq").on(t.workspaceId, sql`lower(${t.name})`)],
 );
 
 export const contactTags = pgTable(
@@ -206,9 +209,11 @@ export const notes = pgTable(
   "notes",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     contactId: bigint({ mode: "number" })
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
@@ -227,9 +232,9 @@ export const activities = pgTable(
   "activities",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     contactId: bigint({ mode: "number" })
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
@@ -239,7 +244,7 @@ export const activities = pgTable(
   },
   (t) => [
     index("activities_contact_idx").on(t.contactId, t.createdAt),
-    index("activities_user_type_created_idx").on(t.userId, t.activityType, t.createdAt),
+    index("activities_user_type_created_idx").on(t.workspaceId, t.activityType, t.createdAt),
   ],
 );
 
@@ -256,14 +261,14 @@ export const segments = pgTable(
   "segments",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     filter: jsonb().$type<SegmentFilter>().notNull().default({}),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("segments_user_name_uq").on(t.userId, sql`lower(${t.name})`)],
+  (t) => [uniqueIndex("segments_user_name_uq").on(t.workspaceId, sql`lower(${t.name})`)],
 );
 
 export type Contact = typeof contacts.$inferSelect;

@@ -5,3 +5,4 @@ export * from "./compliance";
 export * from "./crm";
 export * from "./outbox";
 export * from "./studio";
+export * from "./workspaces";

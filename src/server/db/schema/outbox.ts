@@ -1,5 +1,5 @@
 import { bigint, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import { users } from "./auth";
+import { workspaces } from "./workspaces";
 
 /**
  * Every message the `local` providers "send": what the recipient would have received.
@@ -9,7 +9,7 @@ export const outboxMessages = pgTable(
   "outbox_messages",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid().references(() => users.id, { onDelete: "set null" }),
+    workspaceId: uuid().references(() => workspaces.id, { onDelete: "set null" }),
     /** email | sms | voice | voicemail */
     channel: text().notNull(),
     to: text().notNull(),

@@ -13,6 +13,7 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 import { users } from "./auth";
+import { workspaces } from "./workspaces";
 
 /** Media kinds (spec section 5: a type starting with video is video, otherwise audio). */
 export const MEDIA_TYPES = ["video", "audio"] as const;
@@ -57,9 +58,11 @@ export const mediaItems = pgTable(
   "media_items",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     name: text().notNull(),
     type: text().$type<MediaType>().notNull(),
     source: text().$type<MediaSource>().notNull().default("upload"),
@@ -86,7 +89,7 @@ export const mediaItems = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("media_items_user_created_idx").on(t.userId, t.createdAt)],
+  (t) => [index("media_items_user_created_idx").on(t.workspaceId, t.createdAt)],
 );
 
 /** Every stored file of a media item (original, renditions, renders); deleted with the item. */
@@ -137,9 +140,11 @@ export const mediaEdits = pgTable(
   "media_edits",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     mediaId: bigint({ mode: "number" })
       .notNull()
       .references(() => mediaItems.id, { onDelete: "cascade" }),
@@ -160,7 +165,7 @@ export const mediaEdits = pgTable(
   },
   (t) => [
     index("media_edits_media_idx").on(t.mediaId, t.createdAt),
-    index("media_edits_user_idx").on(t.userId),
+    index("media_edits_user_idx").on(t.workspaceId),
   ],
 );
 
@@ -172,9 +177,9 @@ export const videoLandingPages = pgTable(
   "video_landing_pages",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     /** unguessable url token (base32, 160 bits) */
     token: text().notNull(),
     mediaId: bigint({ mode: "number" })
@@ -199,7 +204,7 @@ export const videoLandingPages = pgTable(
   (t) => [
     uniqueIndex("video_landing_pages_token_uq").on(t.token),
     index("video_landing_pages_campaign_idx").on(t.campaignId),
-    index("video_landing_pages_user_idx").on(t.userId, t.createdAt),
+    index("video_landing_pages_user_idx").on(t.workspaceId, t.createdAt),
   ],
 );
 
@@ -212,9 +217,11 @@ export const videoCampaigns = pgTable(
   "video_campaigns",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    userId: uuid()
+    workspaceId: uuid()
       .notNull()
-      .references(() => users.id, { onDelete: "cascade" }),
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     publicId: text().notNull(),
     mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
     /** the campaign engine's campaign id, set right after launch */

@@ -5,18 +5,16 @@ import * as auth from "./auth.service";
 
 export const authRouter = router({
   register: publicProcedure.input(registerInput).mutation(async ({ ctx, input }) => {
-    const user = await auth.register(ctx, input, { ip: ctx.ip });
-    const s = await auth.createSession(ctx, user.id);
-    setSessionCookie(ctx.res, ctx, s.token, s.expiresAt);
-    return { success: true as const, user: auth.toPublicUser(user) };
+    const r = await auth.signUp(ctx, input, { ip: ctx.ip });
+    setSessionCookie(ctx.res, ctx, r.token, r.expiresAt);
+    return { success: true as const, user: auth.toPublicUser(r.user, r.workspace) };
   }),
   login: publicProcedure.input(loginInput).mutation(async ({ ctx, input }) => {
-    const user = await auth.login(ctx, input, { ip: ctx.ip });
-    const s = await auth.createSession(ctx, user.id);
-    setSessionCookie(ctx.res, ctx, s.token, s.expiresAt);
-    return { success: true as const, user: auth.toPublicUser(user) };
+    const r = await auth.signIn(ctx, input, { ip: ctx.ip });
+    setSessionCookie(ctx.res, ctx, r.token, r.expiresAt);
+    return { success: true as const, user: auth.toPublicUser(r.user, r.workspace) };
   }),
-  me: protectedProcedure.query(({ ctx }) => ({ user: auth.toPublicUser(ctx.user) })),
+  me: protectedProcedure.query(({ ctx }) => auth.describeSession(ctx, ctx.user, ctx.tenant)),
   logout: publicProcedure.mutation(async ({ ctx }) => {
     if (ctx.auth) await auth.invalidateSession(ctx, ctx.auth.session.id);
     clearSessionCookie(ctx.res, ctx);

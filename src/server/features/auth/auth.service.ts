@@ -1,11 +1,18 @@
-import { hash, verify } from "@node-rs/argon2";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppContext } from "../../context";
-import type { Session, User } from "../../db/schema";
+import type { Session, User, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow } from "../../lib/rate-limit";
+import {
+  createWorkspace,
+  getWorkspace,
+  listUserWorkspaces,
+  type Tenant,
+  toWorkspaceSummary,
+} from "../workspaces/workspaces.service";
 import * as q from "./auth.queries";
 import type { LoginInput, RegisterInput } from "./auth.schemas";
 
@@ -14,8 +21,6 @@ export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const SESSION_REFRESH_MS = 15 * 24 * 60 * 60 * 1000;
 export const SESSION_COOKIE = "pw_session";
 
-// argon2id (the @node-rs/argon2 default) with OWASP's minimum: m=19 MiB, t=2, p=1.
-const ARGON = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
 let dummyHash: Promise<string> | null = null;
 
 /** The user as the API shows it (spec section 3: User). */
@@ -33,39 +38,47 @@ export interface PublicUser {
   created_at: string;
 }
 
-export function toPublicUser(u: User): PublicUser {
+/**
+ * The spec's User shape; `plan`, `subscription_status` and `subscription_tier` are the active
+ * workspace's (issue 10: plan and billing belong to the workspace).
+ */
+export function toPublicUser(
+  u: User,
+  w?: Pick<Workspace, "plan" | "subscriptionStatus" | "subscriptionTier"> | null,
+): PublicUser {
   return {
     id: u.id,
     name: u.name,
     email: u.email,
     business_name: u.businessName,
     phone: u.phone,
-    plan: u.plan,
-    subscription_status: u.subscriptionStatus,
-    subscription_tier: u.subscriptionTier,
+    plan: w?.plan ?? "free",
+    subscription_status: w?.subscriptionStatus ?? null,
+    subscription_tier: w?.subscriptionTier ?? null,
     theme: u.theme,
     preferences: u.preferences,
     created_at: u.createdAt.toISOString(),
   };
 }
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON);
-}
-
-export function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
-  return verify(passwordHash, password).catch(() => false);
-}
+export { hashPassword, verifyPassword };
 
 function sessionIdFromToken(token: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
 }
 
-/** Creates a session; returns the raw token for the cookie (only its SHA-256 is stored). */
-export async function createSession(ctx: Pick<AppContext, "db">, userId: string) {
+/**
+ * Creates a session on `workspaceId` (null: the user's first workspace, resolved on first use);
+ * returns the raw token for the cookie (only its SHA-256 is stored).
+ */
+export async function createSession(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  workspaceId: string | null = null,
+) {
   const token = randomToken(20);
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  await q.insertSession(ctx.db, { id: sessionIdFromToken(token), userId, expiresAt });
+  await q.insertSession(ctx.db, { id: sessionIdFromToken(token), userId, workspaceId, expiresAt });
   return { token, expiresAt };
 }
 
@@ -105,14 +118,20 @@ export async function register(ctx: AppContext, input: RegisterInput, meta: { ip
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
   await consumeOrThrow(ctx.limiters.authEmail, input.email.toLowerCase(), "attempts");
   const passwordHash = await hashPassword(input.password);
-  const user = await q.insertUser(ctx.db, {
-    name: input.name,
-    email: input.email,
-    businessName: input.business_name || null,
-    passwordHash,
+  const created = await ctx.db.transaction(async (tx) => {
+    const user = await q.insertUser(tx, {
+      name: input.name,
+      email: input.email,
+      businessName: input.business_name || null,
+      passwordHash,
+    });
+    if (!user) return null;
+    // every account starts with its personal workspace (same uuid as the user)
+    const workspace = await createWorkspace({ db: tx }, user, { sameIdAsUser: true });
+    return { user, workspace };
   });
-  if (!user) throw new AppError("CONFLICT", "An account with this email already exists");
-  return user;
+  if (!created) throw new AppError("CONFLICT", "An account with this email already exists");
+  return created;
 }
 
 /**
@@ -132,4 +151,40 @@ export async function login(ctx: AppContext, input: LoginInput, meta: { ip: stri
   if (!(await verifyPassword(user.passwordHash, input.password)))
     throw new AppError("UNAUTHORIZED", "Invalid email or password");
   return user;
+}
+
+/**
+ * `GET /api/auth/me`: `{user, workspace: {id, name, role, plan}, workspaces: [{id, name, role, plan}]}`;
+ * the user's plan fields are the active workspace's.
+ */
+export async function describeSession(ctx: Pick<AppContext, "db">, user: User, tenant: Tenant) {
+  return {
+    user: toPublicUser(user, tenant.workspace),
+    workspace: toWorkspaceSummary(tenant.workspace, tenant.role),
+    workspaces: await listUserWorkspaces(ctx, user.id),
+  };
+}
+
+/**
+ * Registers and opens a session on the new personal workspace.
+ * Shape: `{user, workspace, token, expiresAt}` (token goes in the cookie).
+ * @throws as `register`.
+ */
+export async function signUp(ctx: AppContext, input: RegisterInput, meta: { ip: string }) {
+  const { user, workspace } = await register(ctx, input, meta);
+  const s = await createSession(ctx, user.id, workspace.id);
+  return { user, workspace, ...s };
+}
+
+/**
+ * Checks credentials and opens a session on the user's first workspace (owned first).
+ * Shape: `{user, workspace, token, expiresAt}`.
+ * @throws as `login`.
+ */
+export async function signIn(ctx: AppContext, input: LoginInput, meta: { ip: string }) {
+  const user = await login(ctx, input, meta);
+  const [first] = await listUserWorkspaces(ctx, user.id);
+  const workspace = first ? await getWorkspace(ctx, first.id) : null;
+  const s = await createSession(ctx, user.id, workspace?.id ?? null);
+  return { user, workspace, ...s };
 }

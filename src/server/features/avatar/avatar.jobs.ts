@@ -78,7 +78,7 @@ async function schedule(deps: JobDeps, row: AvatarVideo, attempt: number, delayS
  * `avatar-demo/` for its public page.
  */
 async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSeconds: number | undefined) {
-  if (!row.userId) {
+  if (!row.workspaceId) {
     const key = `avatar-demo/${row.id}.mp4`;
     await deps.providers.storage.putFile(key, file, { contentType: "video/mp4", move: true });
     await deps.db
@@ -95,7 +95,7 @@ async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSec
       .where(eq(avatarVideos.id, row.id));
     return;
   }
-  const media = await createMediaFromFile(deps, row.userId, {
+  const media = await createMediaFromFile(deps, row.workspaceId, {
     path: file,
     name: row.title,
     source: "avatar",

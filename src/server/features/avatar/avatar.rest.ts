@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
-import { requireUser } from "../../http/auth";
+import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseRange } from "../studio/studio.service";
 import { createAvatarVideo, getAvatarVideoStatus, getDemoAvatarVideo } from "./avatar.service";
@@ -26,8 +26,8 @@ export async function avatarRest(app: FastifyInstance, { ctx }: { ctx: AppContex
     "/api/videos/create/:provider",
     { bodyLimit: 64 * 1024 },
     async (req, reply) => {
-      const user = requireUser(req);
-      const video = await createAvatarVideo(ctx, user.id, req.params.provider, req.body ?? {});
+      const tenant = requireTenant(req);
+      const video = await createAvatarVideo(ctx, tenant.workspaceId, req.params.provider, req.body ?? {});
       const failed = video.status === "error";
       return reply.status(failed ? 502 : 200).send({
         success: !failed,
@@ -44,8 +44,8 @@ export async function avatarRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   app.get<{ Params: { provider: string; videoId: string } }>(
     "/api/videos/status/:provider/:videoId",
     async (req) => {
-      const user = requireUser(req);
-      const video = await getAvatarVideoStatus(ctx, user.id, req.params);
+      const tenant = requireTenant(req);
+      const video = await getAvatarVideoStatus(ctx, tenant.workspaceId, req.params);
       return {
         success: true,
         provider: video.provider,

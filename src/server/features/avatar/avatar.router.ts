@@ -12,12 +12,12 @@ export const avatarRouter = router({
   create: protectedProcedure
     .input(z.object({ provider: z.string(), script: z.unknown(), title: z.unknown().optional() }))
     .mutation(({ ctx, input }) =>
-      createAvatarVideo(ctx, ctx.userId, input.provider, { script: input.script, title: input.title }),
+      createAvatarVideo(ctx, ctx.workspaceId, input.provider, { script: input.script, title: input.title }),
     ),
   status: protectedProcedure
     .input(z.object({ provider: z.string(), videoId: z.string() }))
-    .query(({ ctx, input }) => getAvatarVideoStatus(ctx, ctx.userId, input)),
+    .query(({ ctx, input }) => getAvatarVideoStatus(ctx, ctx.workspaceId, input)),
   list: protectedProcedure
     .input(z.object({ limit: z.number().int().min(1).max(100).optional() }).optional())
-    .query(({ ctx, input }) => listAvatarVideos(ctx, ctx.userId, input?.limit)),
+    .query(({ ctx, input }) => listAvatarVideos(ctx, ctx.workspaceId, input?.limit)),
 });

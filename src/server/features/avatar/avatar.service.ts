@@ -76,7 +76,7 @@ export function defaultTitle(script: string): string {
 }
 
 /**
- * Starts an avatar video for `userId` with `providerName` (spec section 7, `POST /api/videos/create/*`).
+ * Starts an avatar video for `workspaceId` with `providerName` (spec section 7, `POST /api/videos/create/*`).
  * Vendors get the script at once (their id is kept); the local provider renders in a job. Either
  * way the polling job `avatar.poll-video` takes it from there.
  *
@@ -87,7 +87,7 @@ export function defaultTitle(script: string): string {
  */
 export async function createAvatarVideo(
   deps: AvatarDeps,
-  userId: string,
+  workspaceId: string,
   providerName: unknown,
   raw: unknown,
 ): Promise<PublicAvatarVideo> {
@@ -107,7 +107,9 @@ export async function createAvatarVideo(
   const [{ n }] = await deps.db
     .select({ n: sql<number>`count(*)::int` })
     .from(avatarVideos)
-    .where(and(eq(avatarVideos.userId, userId), inArray(avatarVideos.status, ["created", "processing"])));
+    .where(
+      and(eq(avatarVideos.workspaceId, workspaceId), inArray(avatarVideos.status, ["created", "processing"])),
+    );
   if (n >= MAX_IN_PROGRESS_PER_USER)
     throw new AppError(
       "TOO_MANY_REQUESTS",
@@ -117,7 +119,7 @@ export async function createAvatarVideo(
   const deadlineAt = new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000);
   const [row] = await deps.db
     .insert(avatarVideos)
-    .values({ userId, provider: name, script: input.script, title, deadlineAt, status: "created" })
+    .values({ workspaceId, provider: name, script: input.script, title, deadlineAt, status: "created" })
     .returning();
 
   if (provider.kind === "local") {
@@ -131,7 +133,7 @@ export async function createAvatarVideo(
       { avatarVideoId: row.id, attempt: 0 },
       { id: pollJobId(row.id, 0) },
     );
-    return toPublicAvatarVideo((await findOwned(deps, userId, row.id)) ?? updated);
+    return toPublicAvatarVideo((await findOwned(deps, workspaceId, row.id)) ?? updated);
   }
 
   try {
@@ -153,7 +155,7 @@ export async function createAvatarVideo(
         startAfter: new Date(Date.now() + deps.env.AVATAR_POLL_INTERVAL_SECONDS * 1000),
       },
     );
-    return toPublicAvatarVideo((await findOwned(deps, userId, row.id)) ?? updated);
+    return toPublicAvatarVideo((await findOwned(deps, workspaceId, row.id)) ?? updated);
   } catch (error) {
     const message =
       error instanceof ProviderError
@@ -174,13 +176,13 @@ export async function createAvatarVideo(
 
 async function findOwned(
   deps: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   id: string,
 ): Promise<AvatarVideo | undefined> {
   const [row] = await deps.db
     .select()
     .from(avatarVideos)
-    .where(and(eq(avatarVideos.id, id), eq(avatarVideos.userId, userId)));
+    .where(and(eq(avatarVideos.id, id), eq(avatarVideos.workspaceId, workspaceId)));
   return row;
 }
 
@@ -195,7 +197,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  */
 export async function getAvatarVideoStatus(
   deps: Pick<AppContext, "db" | "env">,
-  userId: string,
+  workspaceId: string,
   raw: { provider: unknown; videoId: unknown },
 ): Promise<PublicAvatarVideo> {
   const { provider, videoId } = parseInput(statusInput, raw);
@@ -205,7 +207,7 @@ export async function getAvatarVideoStatus(
   const [row] = await deps.db
     .select()
     .from(avatarVideos)
-    .where(and(eq(avatarVideos.userId, userId), eq(avatarVideos.provider, provider), idMatch))
+    .where(and(eq(avatarVideos.workspaceId, workspaceId), eq(avatarVideos.provider, provider), idMatch))
     .limit(1);
   if (!row) throw new AppError("NOT_FOUND", "Video not found");
   if ((row.status === "created" || row.status === "processing") && row.deadlineAt.getTime() < Date.now()) {
@@ -226,13 +228,13 @@ export async function getAvatarVideoStatus(
 /** The user's avatar videos, newest first (at most `limit`, default 20). */
 export async function listAvatarVideos(
   deps: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   limit = 20,
 ): Promise<PublicAvatarVideo[]> {
   const rows = await deps.db
     .select()
     .from(avatarVideos)
-    .where(eq(avatarVideos.userId, userId))
+    .where(eq(avatarVideos.workspaceId, workspaceId))
     .orderBy(desc(avatarVideos.createdAt))
     .limit(Math.min(100, Math.max(1, limit)));
   return rows.map(toPublicAvatarVideo);
@@ -271,7 +273,7 @@ export async function startDemoAvatarVideo(
   const [inserted] = await deps.db
     .insert(avatarVideos)
     .values({
-      userId: null,
+      workspaceId: null,
       demoRequestId: input.demoRequestId,
       publicToken: randomToken(),
       provider: name,
@@ -345,6 +347,6 @@ const TOKEN_RE = /^[a-z2-7]{16,64}$/;
 export async function getDemoAvatarVideo(deps: Pick<AppContext, "db">, token: string): Promise<AvatarVideo> {
   if (!TOKEN_RE.test(token)) throw new AppError("NOT_FOUND", "Video not found");
   const [row] = await deps.db.select().from(avatarVideos).where(eq(avatarVideos.publicToken, token));
-  if (!row || row.userId !== null) throw new AppError("NOT_FOUND", "Video not found");
+  if (!row || row.workspaceId !== null) throw new AppError("NOT_FOUND", "Video not found");
   return row;
 }

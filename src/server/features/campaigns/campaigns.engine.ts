@@ -7,13 +7,13 @@ import {
   type CampaignRecipient,
   campaignRecipients,
   campaigns,
-  users,
 } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
 import { findSuppressed, type SuppressionChannel } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   buildEmailTemplate,
   type EmailTemplate,
@@ -164,12 +164,12 @@ async function claim(deps: JobDeps, ids: number[]): Promise<Claimed[]> {
     set status = 'sending', lease_until = now() + make_interval(secs => ${lease}),
         attempts = r.attempts + 1, updated_at = now()
     from cand where r.id = cand.id
-    returning r.id, r.campaign_id, r.user_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
+    returning r.id, r.campaign_id, r.workspace_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
       r.updated_at, r.provider_message_id, cand.prev_status, r.lease_until::text as lease`;
   return rows.map((r) => ({
     id: Number(r.id),
     campaignId: Number(r.campaign_id),
-    userId: String(r.user_id),
+    workspaceId: String(r.workspace_id),
     contactId: Number(r.contact_id),
     channel: r.channel as CampaignChannel,
     address: String(r.address),
@@ -226,7 +226,7 @@ async function record(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]) {
       await recordActivities(
         tx,
         updated.map((u) => ({
-          userId: campaign.userId,
+          workspaceId: campaign.workspaceId,
           contactId: Number(u.contact_id),
           activityType: type,
           metadata: {
@@ -337,21 +337,16 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
   const [contactRows, suppressed, owners] = await Promise.all([
     getContactsByIds(
       deps,
-      campaign.userId,
+      campaign.workspaceId,
       rows.map((r) => r.contactId),
     ),
     findSuppressed(
       deps.db,
-      campaign.userId,
+      campaign.workspaceId,
       suppressionChannel(campaign.channel),
       rows.map((r) => r.address),
     ),
-    kind === "email"
-      ? deps.db
-          .select({ name: users.name, businessName: users.businessName, email: users.email })
-          .from(users)
-          .where(eq(users.id, campaign.userId))
-      : Promise.resolve([]),
+    kind === "email" ? getSenderProfile(deps, campaign.workspaceId).then((s) => [s]) : Promise.resolve([]),
   ]);
   const contacts = new Map(contactRows.map((c) => [c.id, c]));
   let todo: Claimed[] = [];
@@ -465,7 +460,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
           trackLinks: false, // Pitchwise's own /c/ redirect tracks clicks with any provider
           metadata: { campaignId: String(campaign.id), recipientId: String(r.id) },
           idempotencyKey: vendorKey(r),
-          userId: campaign.userId,
+          workspaceId: campaign.workspaceId,
         };
       });
       try {
@@ -500,7 +495,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
     if (kind === "sms" && todo.length) {
       const prior = await deps.sql<{ address: string }[]>`
         select distinct address from campaign_recipients
-        where user_id = ${campaign.userId} and channel in ('sms', 'video_sms') and address = any(${todo.map((r) => r.address)}::text[])
+        where workspace_id = ${campaign.workspaceId} and channel in ('sms', 'video_sms') and address = any(${todo.map((r) => r.address)}::text[])
           and opt_out_notice and sent_at is not null`;
       const seen = new Set(prior.map((p) => p.address));
       firstIds = new Set(todo.filter((r) => !seen.has(r.address)).map((r) => r.address));
@@ -525,7 +520,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
               to: r.address,
               body: rendered[k].body,
               statusCallback: statusCallback("/api/webhooks/twilio/status"),
-              userId: campaign.userId,
+              workspaceId: campaign.workspaceId,
               metadata: { campaignId: campaign.id, recipientId: r.id },
               idempotencyKey: vendorKey(r),
             })),
@@ -565,7 +560,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
             to: r.address,
             body: m.body,
             statusCallback: statusCallback("/api/webhooks/twilio/status"),
-            userId: campaign.userId,
+            workspaceId: campaign.workspaceId,
             metadata: meta,
             idempotencyKey: key,
           });
@@ -585,7 +580,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
             script: renderScriptFor(campaign.content, contact),
             machineDetection: campaign.content.machineDetection ?? true,
             statusCallback: statusCallback("/api/webhooks/twilio/status"),
-            userId: campaign.userId,
+            workspaceId: campaign.workspaceId,
             metadata: meta,
             idempotencyKey: key,
           });
@@ -601,7 +596,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
           to: r.address,
           audioUrl: campaign.content.audioUrl ?? null,
           ttsText: renderScriptFor(campaign.content, contact),
-          userId: campaign.userId,
+          workspaceId: campaign.workspaceId,
           metadata: meta,
           idempotencyKey: key,
         });
@@ -843,7 +838,12 @@ export async function pendingCount(db: DbOrTx, campaignId: number): Promise<numb
 /** Records contact activities for campaign events (thin wrapper so webhooks and pages share it). */
 export async function recordCampaignActivities(
   db: DbOrTx,
-  rows: { userId: string; contactId: number; activityType: string; metadata?: Record<string, unknown> }[],
+  rows: {
+    workspaceId: string;
+    contactId: number;
+    activityType: string;
+    metadata?: Record<string, unknown>;
+  }[],
 ) {
   await recordActivities(db, rows);
 }

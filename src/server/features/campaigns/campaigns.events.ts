@@ -80,7 +80,7 @@ export async function applyRecipientEvent(
       if (type && event !== "delivered")
         await recordActivities(db, [
           {
-            userId: r.userId,
+            workspaceId: r.workspaceId,
             contactId: r.contactId,
             activityType: type,
             metadata: { campaignId: r.campaignId, recipientId: r.id, ...(opts.metadata ?? {}) },
@@ -94,7 +94,7 @@ export async function applyRecipientEvent(
   if (type)
     await recordActivities(db, [
       {
-        userId: r.userId,
+        workspaceId: r.workspaceId,
         contactId: r.contactId,
         activityType: type,
         metadata: {
@@ -153,7 +153,7 @@ export async function unsubscribeByToken(
 ): Promise<{ address: string } | null> {
   const r = await recipientByToken(db, token);
   if (!r) return null;
-  await suppress(db, r.userId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
+  await suppress(db, r.workspaceId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
   if (r.reason !== "unsubscribed") await applyRecipientEvent(db, r, "unsubscribed", { metadata: { source } });
   return { address: r.address };
 }

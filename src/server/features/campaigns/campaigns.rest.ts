@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { AppContext } from "../../context";
-import { requireUser } from "../../http/auth";
+import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { clickByToken, unsubscribeByToken } from "./campaigns.events";
@@ -41,18 +41,18 @@ function formParams(body: unknown): Record<string, string> {
 export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   // --- spec section 7 ---
   app.post("/api/campaigns/email/test", async (req) => {
-    const user = requireUser(req);
-    const { email } = await svc.sendTestEmail(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const { email } = await svc.sendTestEmail(ctx, tenant, req.body);
     return { success: true, message: `Test email sent to ${email}` };
   });
 
   app.post("/api/campaigns/email/launch", BIG, async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const input = parseInput(emailLaunchInput, req.body ?? {});
     const contacts = input.contacts.filter((c) => c.email?.trim());
     if (!input.campaignName.trim() || !input.subject.trim() || !input.body.trim() || contacts.length === 0)
       throw new AppError("BAD_REQUEST", "Please complete all steps");
-    const r = await svc.createAndLaunchCampaign(ctx, user.id, {
+    const r = await svc.createAndLaunchCampaign(ctx, tenant.workspaceId, {
       name: input.campaignName,
       channel: "email",
       content: { subject: input.subject, body: input.body },
@@ -69,12 +69,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
 
   app.post("/api/campaigns/sms/launch", BIG, async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const input = parseInput(smsLaunchInput, req.body ?? {});
     if (!input.campaignName.trim()) throw new AppError("BAD_REQUEST", "Please enter a campaign name");
     if (!input.message.trim()) throw new AppError("BAD_REQUEST", "Please enter your SMS message");
     if (input.contacts.length === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
-    const r = await svc.createAndLaunchCampaign(ctx, user.id, {
+    const r = await svc.createAndLaunchCampaign(ctx, tenant.workspaceId, {
       name: input.campaignName,
       channel: "sms",
       content: { message: input.message },
@@ -97,10 +97,10 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   // --- generic (call and voice builders, API users) ---
   app.post("/api/campaigns", BIG, async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const r = await svc.createAndLaunchCampaign(
       ctx,
-      user.id,
+      tenant.workspaceId,
       parseInput(createCampaignInput, req.body ?? {}),
     );
     return {
@@ -113,18 +113,21 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
   app.get("/api/campaigns", async (req) => ({
     success: true,
-    campaigns: await svc.listCampaigns(ctx, requireUser(req).id),
+    campaigns: await svc.listCampaigns(ctx, requireTenant(req).workspaceId),
   }));
   app.get("/api/campaigns/:id", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const { id } = parseInput(campaignIdInput, req.params);
-    return { success: true, ...(await svc.getCampaignReport(ctx, user.id, id)) };
+    return { success: true, ...(await svc.getCampaignReport(ctx, tenant.workspaceId, id)) };
   });
   app.get("/api/campaigns/:id/recipients", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await svc.listRecipients(ctx, user.id, { ...(req.query as object), ...(req.params as object) })),
+      ...(await svc.listRecipients(ctx, tenant.workspaceId, {
+        ...(req.query as object),
+        ...(req.params as object),
+      })),
     };
   });
   const actions = {
@@ -135,9 +138,9 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   } as const;
   for (const [name, fn] of Object.entries(actions)) {
     app.post(`/api/campaigns/:id/${name}`, async (req) => {
-      const user = requireUser(req);
+      const tenant = requireTenant(req);
       const { id } = parseInput(campaignIdInput, req.params);
-      return { success: true, ...(await fn(ctx, user.id, id)) };
+      return { success: true, ...(await fn(ctx, tenant.workspaceId, id)) };
     });
   }
 

@@ -7,29 +7,29 @@ import * as svc from "./campaigns.service";
 export const campaignsRouter = router({
   list: protectedProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).optional() }).optional())
-    .query(({ ctx, input }) => svc.listCampaigns(ctx, ctx.userId, input ?? {})),
+    .query(({ ctx, input }) => svc.listCampaigns(ctx, ctx.workspaceId, input ?? {})),
   report: protectedProcedure
     .input(campaignIdInput)
-    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.userId, input.id)),
+    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.workspaceId, input.id)),
   recipients: protectedProcedure
     .input(recipientsQuery)
-    .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.userId, input)),
+    .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.workspaceId, input)),
   create: protectedProcedure
     .input(createCampaignInput)
-    .mutation(({ ctx, input }) => svc.createAndLaunchCampaign(ctx, ctx.userId, input)),
+    .mutation(({ ctx, input }) => svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input)),
   sendTest: protectedProcedure
     .input(emailTestInput)
-    .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.userId, input)),
+    .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.tenant, input)),
   pause: protectedProcedure
     .input(campaignIdInput)
-    .mutation(({ ctx, input }) => svc.pauseCampaign(ctx, ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => svc.pauseCampaign(ctx, ctx.workspaceId, input.id)),
   resume: protectedProcedure
     .input(campaignIdInput)
-    .mutation(({ ctx, input }) => svc.resumeCampaign(ctx, ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => svc.resumeCampaign(ctx, ctx.workspaceId, input.id)),
   cancel: protectedProcedure
     .input(campaignIdInput)
-    .mutation(({ ctx, input }) => svc.cancelCampaign(ctx, ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => svc.cancelCampaign(ctx, ctx.workspaceId, input.id)),
   resendFailed: protectedProcedure
     .input(campaignIdInput)
-    .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.userId, input.id)),
+    .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.workspaceId, input.id)),
 });

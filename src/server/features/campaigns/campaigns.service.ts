@@ -9,13 +9,14 @@ import {
   campaignRecipients,
   campaigns,
   type RecipientStatus,
-  users,
 } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { findSuppressed } from "../compliance/compliance.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
+import { getUserProfiles } from "../user/user.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
 import { deliveryKind, enqueueDue, suppressionChannel } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
@@ -30,10 +31,10 @@ import { smsSegments } from "./sms-segments";
 
 type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
 
-/** Campaigns owned by `userId` (any status but draft), optionally created before `before`. */
+/** Campaigns owned by `workspaceId` (any status but draft), optionally created before `before`. */
 export async function countCampaigns(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   opts: { before?: Date } = {},
 ): Promise<number> {
   const [row] = await ctx.db
@@ -41,7 +42,7 @@ export async function countCampaigns(
     .from(campaigns)
     .where(
       and(
-        eq(campaigns.userId, userId),
+        eq(campaigns.workspaceId, workspaceId),
         ne(campaigns.status, "draft"),
         opts.before ? lt(campaigns.createdAt, opts.before) : undefined,
       ),
@@ -152,7 +153,7 @@ export interface LaunchResult {
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
-  userId: string,
+  workspaceId: string,
   raw: CreateCampaignInput,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
@@ -164,7 +165,7 @@ export async function createAndLaunchCampaign(
   // a CSV row's own phone is used when its (existing) contact has none on file
   const csvPhone = new Map<number, string>();
   if (csv.length) {
-    const created = await findOrCreateContacts(ctx, userId, csv.map(csvRow));
+    const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow));
     created.forEach((id, i) => {
       ids.add(id);
       const raw = csv[i].phone || csv[i].mobile;
@@ -173,7 +174,7 @@ export async function createAndLaunchCampaign(
     });
   }
   if (input.recipients.segmentId !== undefined) {
-    const target = await resolveTargetContactIds(ctx, userId, {
+    const target = await resolveTargetContactIds(ctx, workspaceId, {
       contactIds: input.recipients.contactIds,
       segmentId: input.recipients.segmentId,
     });
@@ -183,13 +184,10 @@ export async function createAndLaunchCampaign(
     for (const id of input.recipients.contactIds ?? []) ids.add(id);
   }
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
-  const contactRows = await getContactsByIds(ctx, userId, [...ids]);
+  const contactRows = await getContactsByIds(ctx, workspaceId, [...ids]);
 
-  const [owner] = await ctx.db
-    .select({ preferences: users.preferences })
-    .from(users)
-    .where(eq(users.id, userId));
-  if (deliveryKind(input.channel) === "email") content.signature = owner?.preferences?.emailSignature ?? "";
+  if (deliveryKind(input.channel) === "email")
+    content.signature = (await getSenderProfile(ctx, workspaceId)).ownerPreferences?.emailSignature ?? "";
   content.links = extractLinks(content.body, content.message);
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
@@ -200,7 +198,7 @@ export async function createAndLaunchCampaign(
   );
   const suppressed = await findSuppressed(
     ctx.db,
-    userId,
+    workspaceId,
     suppressionChannel(input.channel),
     addresses.filter((a): a is string => !!a),
   );
@@ -212,7 +210,7 @@ export async function createAndLaunchCampaign(
     if (address && !reason) seen.add(address);
     if (reason) skipped[reason] = (skipped[reason] ?? 0) + 1;
     return {
-      userId,
+      workspaceId,
       contactId: c.id,
       channel: input.channel,
       address: address ?? "",
@@ -233,7 +231,7 @@ export async function createAndLaunchCampaign(
     const [c] = await tx
       .insert(campaigns)
       .values({
-        userId,
+        workspaceId,
         name: input.name,
         channel: input.channel,
         status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
@@ -255,8 +253,8 @@ export async function createAndLaunchCampaign(
           .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
       );
       const inserted = (await tx.execute(sql`
-        insert into campaign_recipients (campaign_id, user_id, contact_id, channel, address, status, reason, token)
-        select ${c.id}, ${userId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
+        insert into campaign_recipients (campaign_id, workspace_id, contact_id, channel, address, status, reason, token)
+        select ${c.id}, ${workspaceId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
         from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)
         returning id, status`)) as unknown as { id: string; status: string }[];
       for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
@@ -284,12 +282,18 @@ export async function createAndLaunchCampaign(
  * @throws AppError BAD_REQUEST 'Please write subject and email body first'; BAD_REQUEST when
  * `testEmail` is another address (test sends only go to the signed-in user).
  */
-export async function sendTestEmail(ctx: Ctx, userId: string, raw: unknown): Promise<{ email: string }> {
+export async function sendTestEmail(
+  ctx: Ctx,
+  tenant: { workspaceId: string; userId: string },
+  raw: unknown,
+): Promise<{ email: string }> {
+  const { workspaceId } = tenant;
   const input = parseInput(emailTestInput, raw);
   if (!input.subject.trim() || !input.body.trim())
     throw new AppError("BAD_REQUEST", "Please write subject and email body first");
-  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId));
+  const user = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId);
   if (!user) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  const sender = await getSenderProfile(ctx, workspaceId);
   if (input.testEmail && input.testEmail.trim().toLowerCase() !== user.email.toLowerCase())
     throw new AppError("BAD_REQUEST", "Test emails can only be sent to your own address");
   const content: CampaignContent = {
@@ -300,7 +304,7 @@ export async function sendTestEmail(ctx: Ctx, userId: string, raw: unknown): Pro
   };
   const tpl = await buildEmailTemplate(
     { content, channel: "email" },
-    { appUrl: ctx.env.APP_URL, senderName: user.businessName || user.name },
+    { appUrl: ctx.env.APP_URL, senderName: sender.businessName },
   );
   const [first, ...rest] = user.name.trim().split(/\s+/);
   const sample = {
@@ -317,7 +321,7 @@ export async function sendTestEmail(ctx: Ctx, userId: string, raw: unknown): Pro
     html: m.html,
     text: m.text,
     tag: "campaign-test",
-    userId,
+    workspaceId,
   });
   return { email: user.email };
 }
@@ -381,13 +385,13 @@ async function statusCounts(ctx: Pick<AppContext, "db">, ids: number[]) {
 /** The user's campaigns, newest first (at most `limit`), with per-status counts and progress. */
 export async function listCampaigns(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   opts: { limit?: number } = {},
 ): Promise<CampaignSummary[]> {
   const rows = await ctx.db
     .select()
     .from(campaigns)
-    .where(eq(campaigns.userId, userId))
+    .where(eq(campaigns.workspaceId, workspaceId))
     .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
     .limit(Math.min(opts.limit ?? 100, 500));
   const counts = await statusCounts(
@@ -397,12 +401,12 @@ export async function listCampaigns(
   return rows.map((r) => summarize(r, counts.get(r.id) ?? {}));
 }
 
-async function ownCampaign(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<Campaign> {
+async function ownCampaign(ctx: Pick<AppContext, "db">, workspaceId: string, id: number): Promise<Campaign> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
   const [c] = await ctx.db
     .select()
     .from(campaigns)
-    .where(and(eq(campaigns.id, id), eq(campaigns.userId, userId)));
+    .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)));
   if (!c) throw new AppError("NOT_FOUND", "Campaign not found");
   return c;
 }
@@ -412,8 +416,12 @@ async function ownCampaign(ctx: Pick<AppContext, "db">, userId: string, id: numb
  * delivered / opened / clicked / replied / failed per time bucket (minute, or hour past 3 hours).
  * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
  */
-export async function getCampaignReport(ctx: Pick<AppContext, "db" | "sql">, userId: string, id: number) {
-  const c = await ownCampaign(ctx, userId, id);
+export async function getCampaignReport(
+  ctx: Pick<AppContext, "db" | "sql">,
+  workspaceId: string,
+  id: number,
+) {
+  const c = await ownCampaign(ctx, workspaceId, id);
   const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
   const [span] = await ctx.sql<{ first: Date | null; last: Date | null; segments: number | null }[]>`
     select min(sent_at) as first,
@@ -457,9 +465,9 @@ export async function getCampaignReport(ctx: Pick<AppContext, "db" | "sql">, use
 }
 
 /** One page of a campaign's recipients with contact names, optionally one status. @throws NOT_FOUND */
-export async function listRecipients(ctx: Pick<AppContext, "db">, userId: string, raw: unknown) {
+export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: string, raw: unknown) {
   const q = parseInput(recipientsQuery, raw);
-  const c = await ownCampaign(ctx, userId, q.id);
+  const c = await ownCampaign(ctx, workspaceId, q.id);
   const where = and(
     eq(campaignRecipients.campaignId, c.id),
     q.status ? eq(campaignRecipients.status, q.status) : undefined,
@@ -476,7 +484,7 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, userId: string
     (
       await getContactsByIds(
         ctx,
-        userId,
+        workspaceId,
         rows.map((r) => r.contactId),
       )
     ).map((x) => [x.id, x]),
@@ -505,8 +513,8 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, userId: string
 }
 
 /** Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. @throws NOT_FOUND, CONFLICT */
-export async function pauseCampaign(ctx: Ctx, userId: string, id: number) {
-  const c = await ownCampaign(ctx, userId, id);
+export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
+  const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status !== "sending" && c.status !== "scheduled")
     throw new AppError("CONFLICT", `A ${c.status} campaign cannot be paused`);
   await ctx.db
@@ -531,16 +539,16 @@ async function restart(ctx: Ctx, c: Campaign) {
 }
 
 /** Resumes a paused campaign. @throws NOT_FOUND, CONFLICT */
-export async function resumeCampaign(ctx: Ctx, userId: string, id: number) {
-  const c = await ownCampaign(ctx, userId, id);
+export async function resumeCampaign(ctx: Ctx, workspaceId: string, id: number) {
+  const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status !== "paused") throw new AppError("CONFLICT", `A ${c.status} campaign cannot be resumed`);
   await restart(ctx, c);
   return { status: "sending" as const };
 }
 
 /** Cancels a campaign: queued recipients become cancelled; nothing more is sent. @throws NOT_FOUND, CONFLICT */
-export async function cancelCampaign(ctx: Ctx, userId: string, id: number) {
-  const c = await ownCampaign(ctx, userId, id);
+export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) {
+  const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status === "completed" || c.status === "cancelled")
     throw new AppError("CONFLICT", `A ${c.status} campaign cannot be cancelled`);
   await ctx.db.transaction(async (tx) => {
@@ -557,8 +565,8 @@ export async function cancelCampaign(ctx: Ctx, userId: string, id: number) {
 }
 
 /** "Resend to failed only": failed recipients are queued again in a new round. @throws NOT_FOUND, CONFLICT */
-export async function resendFailed(ctx: Ctx, userId: string, id: number) {
-  const c = await ownCampaign(ctx, userId, id);
+export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
+  const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status === "cancelled") throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
   const requeued = await ctx.db
     .update(campaignRecipients)

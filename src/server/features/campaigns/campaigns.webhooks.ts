@@ -102,16 +102,16 @@ export async function handleTwilioInbound(
   const optOutType = (params.OptOutType ?? "").toUpperCase();
   const recipients = await recipientsForAddress(ctx.db, ["sms", "video_sms"], from);
   const accounts = new Map<string, CampaignRecipient>();
-  for (const r of recipients) if (!accounts.has(r.userId)) accounts.set(r.userId, r);
+  for (const r of recipients) if (!accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
   const isStop = optOutType === "STOP" || (STOP_KEYWORDS as readonly string[]).includes(word);
   const isStart = optOutType === "START" || (START_KEYWORDS as readonly string[]).includes(word);
   const isHelp = optOutType === "HELP" || (HELP_KEYWORDS as readonly string[]).includes(word);
   if (isStop) {
-    for (const [userId, r] of accounts) {
-      await suppress(ctx.db, userId, "sms", from, "stop_reply", "twilio inbound");
+    for (const [workspaceId, r] of accounts) {
+      await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");
       await recordActivities(ctx.db, [
         {
-          userId,
+          workspaceId,
           contactId: r.contactId,
           activityType: "opted_out",
           metadata: { channel: "sms", keyword: word || optOutType },
@@ -121,10 +121,10 @@ export async function handleTwilioInbound(
     return optOutType ? null : STOP_REPLY;
   }
   if (isStart) {
-    for (const [userId, r] of accounts) {
-      await unsuppress(ctx.db, userId, "sms", from);
+    for (const [workspaceId, r] of accounts) {
+      await unsuppress(ctx.db, workspaceId, "sms", from);
       await recordActivities(ctx.db, [
-        { userId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
+        { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);
     }
     return optOutType ? null : START_REPLY;
@@ -189,7 +189,7 @@ export async function handlePostmarkEvent(
       return ok(await applyRecipientEvent(ctx.db, r, "clicked", { metadata: { url: e.OriginalLink } }));
     case "Bounce": {
       const hard = e.Type === "HardBounce" || e.Inactive === true;
-      if (hard) await suppress(ctx.db, r.userId, "email", r.address, "hard_bounce", "postmark webhook");
+      if (hard) await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", "postmark webhook");
       return ok(
         await applyRecipientEvent(ctx.db, r, "bounced", {
           reason: `${e.Type ?? "Bounce"}: ${e.Description ?? e.Details ?? ""}`.trim(),
@@ -197,13 +197,13 @@ export async function handlePostmarkEvent(
       );
     }
     case "SpamComplaint":
-      await suppress(ctx.db, r.userId, "email", r.address, "spam_complaint", "postmark webhook");
+      await suppress(ctx.db, r.workspaceId, "email", r.address, "spam_complaint", "postmark webhook");
       return ok(await applyRecipientEvent(ctx.db, r, "complained"));
     case "SubscriptionChange":
       if (e.SuppressSending === true) {
         await suppress(
           ctx.db,
-          r.userId,
+          r.workspaceId,
           "email",
           r.address,
           e.SuppressionReason === "SpamComplaint" ? "spam_complaint" : "unsubscribed",
@@ -211,7 +211,7 @@ export async function handlePostmarkEvent(
         );
         return ok(await applyRecipientEvent(ctx.db, r, "unsubscribed"));
       }
-      await unsuppress(ctx.db, r.userId, "email", r.address);
+      await unsuppress(ctx.db, r.workspaceId, "email", r.address);
       return "applied";
     default:
       return "ignored";

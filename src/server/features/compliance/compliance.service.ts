@@ -15,7 +15,7 @@ export function normaliseSuppressionValue(channel: SuppressionChannel | "all", v
  */
 export async function suppress(
   db: DbOrTx,
-  userId: string,
+  workspaceId: string,
   channel: SuppressionChannel | "all",
   value: string,
   reason: string,
@@ -23,14 +23,14 @@ export async function suppress(
 ): Promise<void> {
   await db
     .insert(suppressions)
-    .values({ userId, channel, value: normaliseSuppressionValue(channel, value), reason, source })
+    .values({ workspaceId, channel, value: normaliseSuppressionValue(channel, value), reason, source })
     .onConflictDoNothing();
 }
 
 /** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
 export async function unsuppress(
   db: DbOrTx,
-  userId: string,
+  workspaceId: string,
   channel: SuppressionChannel | "all",
   value: string,
 ) {
@@ -38,7 +38,7 @@ export async function unsuppress(
     .delete(suppressions)
     .where(
       and(
-        eq(suppressions.userId, userId),
+        eq(suppressions.workspaceId, workspaceId),
         eq(suppressions.channel, channel),
         sql`lower(${suppressions.value}) = ${normaliseSuppressionValue(channel, value)}`,
       ),
@@ -51,7 +51,7 @@ export async function unsuppress(
  */
 export async function findSuppressed(
   db: DbOrTx,
-  userId: string,
+  workspaceId: string,
   channel: SuppressionChannel,
   values: string[],
 ): Promise<Map<string, string>> {
@@ -62,7 +62,7 @@ export async function findSuppressed(
     .from(suppressions)
     .where(
       and(
-        eq(suppressions.userId, userId),
+        eq(suppressions.workspaceId, workspaceId),
         inArray(suppressions.channel, [channel, "all"]),
         inArray(sql`lower(${suppressions.value})`, norm),
       ),
@@ -71,6 +71,11 @@ export async function findSuppressed(
 }
 
 /** True when `value` is on the user's suppression list for `channel`. */
-export async function isSuppressed(db: DbOrTx, userId: string, channel: SuppressionChannel, value: string) {
-  return (await findSuppressed(db, userId, channel, [value])).size > 0;
+export async function isSuppressed(
+  db: DbOrTx,
+  workspaceId: string,
+  channel: SuppressionChannel,
+  value: string,
+) {
+  return (await findSuppressed(db, workspaceId, channel, [value])).size > 0;
 }

@@ -195,7 +195,7 @@ export function validateImportRow(
 /**
  * Set-based contact import for one user: rows are validated in JS, COPY'd into a session temp
  * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
- * (user_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
+ * (workspace_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
  * columns for `update`). Created contacts carry the import's id (`import_id`), which their timeline
  * shows as the `imported` activity. Holds one reserved connection per writer (`opts.writers`)
  * until `close()`; an error of a batch written in the background is thrown by the next `add` or
@@ -214,7 +214,7 @@ export class ContactImporter {
 
   constructor(
     private readonly sql: Sql,
-    private readonly userId: string,
+    private readonly workspaceId: string,
     private readonly opts: {
       onDuplicate: OnDuplicate;
       mappedFields: Set<ImportField>;
@@ -400,13 +400,13 @@ export class ContactImporter {
     // activities per contact
     const [res] = await conn.unsafe(
       `with ins as (
-         insert into contacts (user_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
+         insert into contacts (workspace_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
          select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
-         on conflict (user_id, lower(email)) ${conflict}
+         on conflict (workspace_id, lower(email)) ${conflict}
          returning (xmax = 0) as inserted
        )
        select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated from ins`,
-      [this.userId, this.importId],
+      [this.workspaceId, this.importId],
     );
     const created = Number(res?.created ?? 0);
     const updated = Number(res?.updated ?? 0);
@@ -449,7 +449,7 @@ export class ContactImporter {
  */
 export async function importRows(
   sql: Sql,
-  userId: string,
+  workspaceId: string,
   rows: Record<string, unknown>[],
   onDuplicate: OnDuplicate,
 ): Promise<ImportResult> {
@@ -471,7 +471,11 @@ export async function importRows(
     if (bad) wrongType.push({ line: i + 1, reason: bad });
     else prepared.push({ line: i + 1, values });
   });
-  const importer = new ContactImporter(sql, userId, { onDuplicate, mappedFields: mapped, source: "import" });
+  const importer = new ContactImporter(sql, workspaceId, {
+    onDuplicate,
+    mappedFields: mapped,
+    source: "import",
+  });
   await importer.open();
   try {
     await importer.add(prepared);
@@ -591,15 +595,15 @@ export const SEARCH_INDEX_CHUNK = 10_000;
  */
 export async function indexImportSearch(
   sql: Sql,
-  userId: string,
+  workspaceId: string,
   importId: string,
 ): Promise<{ words: number; indexed: number }> {
   const res = await sql`
-    insert into contact_words (user_id, word)
-    select distinct c.user_id, w
+    insert into contact_words (workspace_id, word)
+    select distinct c.workspace_id, w
     from contacts c,
       regexp_split_to_table(lower(coalesce(c.first_name, '') || ' ' || coalesce(c.last_name, '') || ' ' || coalesce(c.company, '')), '[^[:alnum:]]+') w
-    where c.user_id = ${userId} and c.import_id = ${importId}
+    where c.workspace_id = ${workspaceId} and c.import_id = ${importId}
       and length(w) between 3 and 40 and w ~ '[[:alpha:]]'
     order by 1, 2
     on conflict do nothing`;
@@ -611,7 +615,7 @@ export async function indexImportSearch(
       const chunk = await sql`
         update contacts set search_indexed = true
         where id in (
-          select id from contacts where user_id = ${userId} and not search_indexed
+          select id from contacts where workspace_id = ${workspaceId} and not search_indexed
           order by id limit ${SEARCH_INDEX_CHUNK}
           for update skip locked
         )`;

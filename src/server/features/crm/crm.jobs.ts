@@ -17,7 +17,7 @@ const GEO_BATCH = 5000;
  */
 export async function geocodePendingContacts(
   deps: Pick<JobDeps, "db" | "providers">,
-  userId: string,
+  workspaceId: string,
   contactIds?: number[],
 ) {
   let total = 0;
@@ -27,7 +27,7 @@ export async function geocodePendingContacts(
       : sql``;
     const rows = (await deps.db.execute(sql`
       select id, city, state, postal_code, country from contacts
-      where user_id = ${userId} and latitude is null and geocoded_at is null
+      where workspace_id = ${workspaceId} and latitude is null and geocoded_at is null
         and (postal_code is not null or (city is not null and state is not null)) ${idFilter}
       order by id limit ${GEO_BATCH}`)) as unknown as {
       id: string | number;
@@ -51,7 +51,7 @@ export async function geocodePendingContacts(
         -- rather than in a second version from its search catch-up
         search_indexed = true
       from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(id bigint, lat double precision, lng double precision)
-      where c.id = v.id and c.user_id = ${userId}`);
+      where c.id = v.id and c.workspace_id = ${workspaceId}`);
     total += rows.length;
     if (rows.length < GEO_BATCH) break;
   }
@@ -61,12 +61,12 @@ export async function geocodePendingContacts(
 export const geocodeContactsJob = defineJob({
   name: "crm.geocode-contacts",
   schema: z.object({
-    userId: z.string().uuid(),
+    workspaceId: z.string().uuid(),
     contactIds: z.array(z.number().int().positive()).max(10_000).optional(),
   }),
   options: { retryLimit: 2, retryDelay: 5 },
   async handler(data, deps) {
-    await geocodePendingContacts(deps, data.userId, data.contactIds);
+    await geocodePendingContacts(deps, data.workspaceId, data.contactIds);
   },
 });
 
@@ -117,7 +117,7 @@ export const importContactsJob = defineJob({
           errorCount: r.errorCount,
           ...extra,
         })
-        .where(and(eq(contactImports.id, imp.id), eq(contactImports.userId, imp.userId)));
+        .where(and(eq(contactImports.id, imp.id), eq(contactImports.workspaceId, imp.workspaceId)));
     };
     const empty: ImportResult = { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
     await save("processing", 0, empty);
@@ -132,7 +132,7 @@ export const importContactsJob = defineJob({
       const result = await streamCsvFile(
         local.path,
         (m) =>
-          new ContactImporter(deps.sql, imp.userId, {
+          new ContactImporter(deps.sql, imp.workspaceId, {
             onDuplicate: imp.onDuplicate === "update" ? "update" : "skip",
             mappedFields: new Set(Object.keys(m) as ImportField[]),
             source: "csv_import",
@@ -144,7 +144,7 @@ export const importContactsJob = defineJob({
       );
       if (resumed) {
         const [row] = await deps.sql<{ n: number }[]>`
-          select count(*)::int as n from contacts where user_id = ${imp.userId} and import_id = ${imp.id}`;
+          select count(*)::int as n from contacts where workspace_id = ${imp.workspaceId} and import_id = ${imp.id}`;
         const earlier = Math.max(0, (row?.n ?? 0) - result.created);
         result.created += earlier;
         if (imp.onDuplicate === "update") result.updated = Math.max(0, result.updated - earlier);
@@ -152,7 +152,11 @@ export const importContactsJob = defineJob({
         deps.log.info({ importId: imp.id, earlier }, "interrupted contact import resumed and completed");
       }
       await save("completed", imp.fileSize, result, { errors: result.errors, finishedAt: new Date() });
-      await deps.jobs.send(geocodeContactsJob, { userId: imp.userId }, { singletonKey: `geo:${imp.userId}` });
+      await deps.jobs.send(
+        geocodeContactsJob,
+        { workspaceId: imp.workspaceId },
+        { singletonKey: `geo:${imp.workspaceId}` },
+      );
     } catch (e) {
       const reason =
         e instanceof AppError ? e.message : "The import failed unexpectedly; no further rows were imported";
@@ -166,7 +170,7 @@ export const importContactsJob = defineJob({
       await deps.providers.storage.delete(key).catch(() => {});
       // the created contacts go into the search indexes after the import (also after a failure
       // part-way: earlier batches are committed)
-      await deps.jobs.send(indexImportSearchJob, { userId: imp.userId, importId: imp.id });
+      await deps.jobs.send(indexImportSearchJob, { workspaceId: imp.workspaceId, importId: imp.id });
     }
   },
 });
@@ -177,9 +181,9 @@ export const importContactsJob = defineJob({
  */
 export const indexImportSearchJob = defineJob({
   name: "crm.index-import-search",
-  schema: z.object({ userId: z.string().uuid(), importId: z.string().uuid() }),
+  schema: z.object({ workspaceId: z.string().uuid(), importId: z.string().uuid() }),
   async handler(data, deps) {
-    const r = await indexImportSearch(deps.sql, data.userId, data.importId);
+    const r = await indexImportSearch(deps.sql, data.workspaceId, data.importId);
     deps.log.info({ ...data, ...r }, "import search index caught up");
   },
 });

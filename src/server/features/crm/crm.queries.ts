@@ -15,20 +15,20 @@ export function normaliseSearch(search: string | undefined | null): string {
 }
 
 /**
- * WHERE clause of a contact filter, always scoped to `userId`. `search` matches a substring of the
+ * WHERE clause of a contact filter, always scoped to `workspaceId`. `search` matches a substring of the
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
  * index, or for contacts a CSV import created and its follow-up job has not indexed yet
- * (`search_indexed` false), by the pending index on user_id). Typos are handled before this, by correcting the term (crm.service listContacts).
+ * (`search_indexed` false), by the pending index on workspace_id). Typos are handled before this, by correcting the term (crm.service listContacts).
  */
-export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
-  const parts: SQL[] = [eq(contacts.userId, userId)];
+export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): SQL {
+  const parts: SQL[] = [eq(contacts.workspaceId, workspaceId)];
   const term = normaliseSearch(filter.search);
   if (term) {
     const pattern = `%${escapeLike(term)}%`;
     // two arms Postgres answers with a BitmapOr: contacts in the (partial) trigram index, and a
-    // CSV import's contacts its follow-up job has not indexed yet (partial btree on user_id)
+    // CSV import's contacts its follow-up job has not indexed yet (partial btree on workspace_id)
     parts.push(
-      sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.userId} = ${userId} and ${contacts.searchText} like ${pattern}))`,
+      sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${workspaceId} and ${contacts.searchText} like ${pattern}))`,
     );
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
@@ -41,7 +41,7 @@ export function contactWhere(userId: string, filter: SegmentFilter = {}): SQL {
 }
 
 /**
- * ORDER BY: newest first (created_at desc, id desc). Ordering by created_at walks the (user_id, created_at) index; ordering by id would let
+ * ORDER BY: newest first (created_at desc, id desc). Ordering by created_at walks the (workspace_id, created_at) index; ordering by id would let
  * Postgres pick a primary-key scan that skips every other user's newer rows.
  */
 export function contactOrder(_filter: SegmentFilter = {}): SQL[] {

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
-import { requireUser } from "../../http/auth";
+import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { importFilePath } from "./crm.jobs";
 import type { BulkOperationInput, ListContactsInput } from "./crm.schemas";
@@ -24,40 +24,40 @@ function idParam(req: FastifyRequest): number {
  */
 export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.get("/api/contacts", async (req) => {
-    const user = requireUser(req);
-    const r = await crm.listContacts(ctx, user.id, req.query as ListContactsInput);
+    const tenant = requireTenant(req);
+    const r = await crm.listContacts(ctx, tenant.workspaceId, req.query as ListContactsInput);
     return { success: true, ...r };
   });
 
   app.get("/api/contacts/tags/all", async (req) => {
-    const user = requireUser(req);
-    return { success: true, tags: await crm.listTags(ctx, user.id) };
+    const tenant = requireTenant(req);
+    return { success: true, tags: await crm.listTags(ctx, tenant.workspaceId) };
   });
 
   app.post("/api/contacts/tags", async (req) => {
-    const user = requireUser(req);
-    return { success: true, tag: await crm.createTag(ctx, user.id, req.body) };
+    const tenant = requireTenant(req);
+    return { success: true, tag: await crm.createTag(ctx, tenant.workspaceId, req.body) };
   });
 
   app.get("/api/contacts/lists/all", async (req) => {
-    const user = requireUser(req);
-    return { success: true, lists: await crm.listSegments(ctx, user.id) };
+    const tenant = requireTenant(req);
+    return { success: true, lists: await crm.listSegments(ctx, tenant.workspaceId) };
   });
 
   app.post("/api/contacts/lists", async (req) => {
-    const user = requireUser(req);
-    return { success: true, list: await crm.createSegment(ctx, user.id, req.body) };
+    const tenant = requireTenant(req);
+    return { success: true, list: await crm.createSegment(ctx, tenant.workspaceId, req.body) };
   });
 
   /** The map's markers: every contact with coordinates (at most 5,000, newest first). */
   app.get("/api/contacts/map", async (req) => {
-    const user = requireUser(req);
-    return { success: true, contacts: await crm.listLocatedContacts(ctx, user.id) };
+    const tenant = requireTenant(req);
+    return { success: true, contacts: await crm.listLocatedContacts(ctx, tenant.workspaceId) };
   });
 
   app.get("/api/contacts/export.csv", async (req, reply) => {
-    const user = requireUser(req);
-    const gen = crm.exportContactsCsv(ctx, user.id, req.query as ListContactsInput);
+    const tenant = requireTenant(req);
+    const gen = crm.exportContactsCsv(ctx, tenant.workspaceId, req.query as ListContactsInput);
     const first = await gen.next(); // validates the query before the 200 goes out
     const stream = Readable.from(
       (async function* () {
@@ -74,19 +74,19 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
   });
 
   app.post("/api/contacts/search/location", async (req) => {
-    const user = requireUser(req);
-    return { success: true, contacts: await crm.searchByLocation(ctx, user.id, req.body) };
+    const tenant = requireTenant(req);
+    return { success: true, contacts: await crm.searchByLocation(ctx, tenant.workspaceId, req.body) };
   });
 
   app.post("/api/contacts/bulk/operation", { bodyLimit: 4 * 1024 * 1024 }, async (req) => {
-    const user = requireUser(req);
-    const r = await crm.bulkOperation(ctx, user.id, req.body as BulkOperationInput);
+    const tenant = requireTenant(req);
+    const r = await crm.bulkOperation(ctx, tenant.workspaceId, req.body as BulkOperationInput);
     return { success: true, ...r };
   });
 
   app.post("/api/contacts/import", { bodyLimit: 32 * 1024 * 1024 }, async (req) => {
-    const user = requireUser(req);
-    const r = await crm.importContactsJson(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const r = await crm.importContactsJson(ctx, tenant.workspaceId, req.body);
     return { success: true, ...r };
   });
 
@@ -97,7 +97,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
    * 202 `{success, import}`; poll GET /api/contacts/imports/{id}.
    */
   app.post("/api/contacts/import/upload", async (req, reply) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     if (!req.isMultipart())
       throw new AppError(
         "UNSUPPORTED_MEDIA_TYPE",
@@ -125,7 +125,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
         throw new AppError("PAYLOAD_TOO_LARGE", "File too large. Maximum size is 100MB.");
       const imp = await crm.startFileImport(
         ctx,
-        user.id,
+        tenant.workspaceId,
         { importId, path: dest, name, size },
         { mapping: field("mapping"), onDuplicate: field("on_duplicate") },
       );
@@ -137,17 +137,17 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
   });
 
   app.get("/api/contacts/imports/:importId", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     return {
       success: true,
-      import: await crm.getImport(ctx, user.id, (req.params as { importId: string }).importId),
+      import: await crm.getImport(ctx, tenant.workspaceId, (req.params as { importId: string }).importId),
     };
   });
 
   app.get("/api/contacts/imports/:importId/errors.csv", async (req, reply) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const id = (req.params as { importId: string }).importId;
-    const body = await crm.importErrorsCsv(ctx, user.id, id);
+    const body = await crm.importErrorsCsv(ctx, tenant.workspaceId, id);
     return reply
       .type("text/csv; charset=utf-8")
       .header("content-disposition", `attachment; filename="import-errors-${id.slice(0, 8)}.csv"`)
@@ -155,45 +155,54 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
   });
 
   app.get("/api/contacts/:id", async (req) => {
-    const user = requireUser(req);
-    return { success: true, ...(await crm.getContactDetail(ctx, user.id, idParam(req))) };
+    const tenant = requireTenant(req);
+    return { success: true, ...(await crm.getContactDetail(ctx, tenant.workspaceId, idParam(req))) };
   });
 
   app.post("/api/contacts", async (req) => {
-    const user = requireUser(req);
-    const c = await crm.createContact(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const c = await crm.createContact(ctx, tenant.workspaceId, req.body);
     return { success: true, contact: crm.toContactJson(c) };
   });
 
   app.put("/api/contacts/:id", async (req) => {
-    const user = requireUser(req);
-    const c = await crm.updateContact(ctx, user.id, idParam(req), req.body);
+    const tenant = requireTenant(req);
+    const c = await crm.updateContact(ctx, tenant.workspaceId, idParam(req), req.body);
     return { success: true, contact: crm.toContactJson(c) };
   });
 
   app.delete("/api/contacts/:id", async (req) => {
-    const user = requireUser(req);
-    await crm.deleteContact(ctx, user.id, idParam(req));
+    const tenant = requireTenant(req);
+    await crm.deleteContact(ctx, tenant.workspaceId, idParam(req));
     return { success: true };
   });
 
   app.post("/api/contacts/:id/notes", async (req) => {
-    const user = requireUser(req);
-    return { success: true, note: await crm.addNote(ctx, user.id, idParam(req), req.body) };
+    const tenant = requireTenant(req);
+    return { success: true, note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body) };
   });
 
   app.post("/api/contacts/:id/send-email", async (req) => {
-    const user = requireUser(req);
-    return { success: true, ...(await crm.sendEmailToContact(ctx, user.id, idParam(req), req.body)) };
+    const tenant = requireTenant(req);
+    return {
+      success: true,
+      ...(await crm.sendEmailToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+    };
   });
 
   app.post("/api/contacts/:id/send-sms", async (req) => {
-    const user = requireUser(req);
-    return { success: true, ...(await crm.sendSmsToContact(ctx, user.id, idParam(req), req.body)) };
+    const tenant = requireTenant(req);
+    return {
+      success: true,
+      ...(await crm.sendSmsToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+    };
   });
 
   app.post("/api/contacts/:id/make-call", async (req) => {
-    const user = requireUser(req);
-    return { success: true, ...(await crm.makeCallToContact(ctx, user.id, idParam(req), req.body)) };
+    const tenant = requireTenant(req);
+    return {
+      success: true,
+      ...(await crm.makeCallToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+    };
   });
 }

@@ -9,60 +9,64 @@ const loose = z.record(z.string(), z.unknown());
 
 /**
  * tRPC `crm` router: the same operations as the `/api/contacts...` REST adapters, through the same
- * service functions, scoped to `ctx.userId`.
+ * service functions, scoped to `ctx.workspaceId`.
  */
 export const crmRouter = router({
   list: protectedProcedure
     .input(listContactsSchema.partial())
-    .query(({ ctx, input }) => crm.listContacts(ctx, ctx.userId, input)),
+    .query(({ ctx, input }) => crm.listContacts(ctx, ctx.workspaceId, input)),
   get: protectedProcedure
     .input(withId)
-    .query(({ ctx, input }) => crm.getContactDetail(ctx, ctx.userId, input.id)),
+    .query(({ ctx, input }) => crm.getContactDetail(ctx, ctx.workspaceId, input.id)),
   create: protectedProcedure
     .input(loose)
-    .mutation(async ({ ctx, input }) => crm.toContactJson(await crm.createContact(ctx, ctx.userId, input))),
+    .mutation(async ({ ctx, input }) =>
+      crm.toContactJson(await crm.createContact(ctx, ctx.workspaceId, input)),
+    ),
   update: protectedProcedure
     .input(withId.extend({ data: loose }))
     .mutation(async ({ ctx, input }) =>
-      crm.toContactJson(await crm.updateContact(ctx, ctx.userId, input.id, input.data)),
+      crm.toContactJson(await crm.updateContact(ctx, ctx.workspaceId, input.id, input.data)),
     ),
   delete: protectedProcedure.input(withId).mutation(async ({ ctx, input }) => {
-    await crm.deleteContact(ctx, ctx.userId, input.id);
+    await crm.deleteContact(ctx, ctx.workspaceId, input.id);
     return { success: true as const };
   }),
   bulk: protectedProcedure
     .input(bulkOperationSchema)
-    .mutation(({ ctx, input }) => crm.bulkOperation(ctx, ctx.userId, input)),
+    .mutation(({ ctx, input }) => crm.bulkOperation(ctx, ctx.workspaceId, input)),
   importRows: protectedProcedure
     .input(
       z.object({ contacts: z.array(loose).max(50_000), on_duplicate: z.enum(["skip", "update"]).optional() }),
     )
-    .mutation(({ ctx, input }) => crm.importContactsJson(ctx, ctx.userId, input)),
+    .mutation(({ ctx, input }) => crm.importContactsJson(ctx, ctx.workspaceId, input)),
   importStatus: protectedProcedure
     .input(z.object({ importId: z.string().max(64) }))
-    .query(({ ctx, input }) => crm.getImport(ctx, ctx.userId, input.importId)),
+    .query(({ ctx, input }) => crm.getImport(ctx, ctx.workspaceId, input.importId)),
   addNote: protectedProcedure
     .input(withId.extend({ note_text: z.string().max(10_000) }))
-    .mutation(({ ctx, input }) => crm.addNote(ctx, ctx.userId, input.id, { note_text: input.note_text })),
+    .mutation(({ ctx, input }) =>
+      crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }),
+    ),
   sendEmail: protectedProcedure
     .input(withId.extend({ subject: z.string().max(300), body: z.string().max(100_000) }))
-    .mutation(({ ctx, input }) => crm.sendEmailToContact(ctx, ctx.userId, input.id, input)),
+    .mutation(({ ctx, input }) => crm.sendEmailToContact(ctx, ctx.workspaceId, input.id, input)),
   sendSms: protectedProcedure
     .input(withId.extend({ message: z.string().max(1000) }))
-    .mutation(({ ctx, input }) => crm.sendSmsToContact(ctx, ctx.userId, input.id, input)),
+    .mutation(({ ctx, input }) => crm.sendSmsToContact(ctx, ctx.workspaceId, input.id, input)),
   makeCall: protectedProcedure
     .input(withId.extend({ script: z.string().max(5000) }))
-    .mutation(({ ctx, input }) => crm.makeCallToContact(ctx, ctx.userId, input.id, input)),
+    .mutation(({ ctx, input }) => crm.makeCallToContact(ctx, ctx.workspaceId, input.id, input)),
   searchLocation: protectedProcedure
     .input(z.object({ latitude: z.number(), longitude: z.number(), radius_miles: z.number() }))
-    .mutation(({ ctx, input }) => crm.searchByLocation(ctx, ctx.userId, input)),
-  mapContacts: protectedProcedure.query(({ ctx }) => crm.listLocatedContacts(ctx, ctx.userId)),
-  tags: protectedProcedure.query(({ ctx }) => crm.listTags(ctx, ctx.userId)),
+    .mutation(({ ctx, input }) => crm.searchByLocation(ctx, ctx.workspaceId, input)),
+  mapContacts: protectedProcedure.query(({ ctx }) => crm.listLocatedContacts(ctx, ctx.workspaceId)),
+  tags: protectedProcedure.query(({ ctx }) => crm.listTags(ctx, ctx.workspaceId)),
   createTag: protectedProcedure
     .input(z.object({ name: z.string().max(50), color: z.string().max(7).optional() }))
-    .mutation(({ ctx, input }) => crm.createTag(ctx, ctx.userId, input)),
-  lists: protectedProcedure.query(({ ctx }) => crm.listSegments(ctx, ctx.userId)),
+    .mutation(({ ctx, input }) => crm.createTag(ctx, ctx.workspaceId, input)),
+  lists: protectedProcedure.query(({ ctx }) => crm.listSegments(ctx, ctx.workspaceId)),
   createList: protectedProcedure
     .input(z.object({ name: z.string().max(100), filter: loose.optional() }))
-    .mutation(({ ctx, input }) => crm.createSegment(ctx, ctx.userId, input)),
+    .mutation(({ ctx, input }) => crm.createSegment(ctx, ctx.workspaceId, input)),
 });

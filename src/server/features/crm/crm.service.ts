@@ -62,23 +62,23 @@ export const DEFAULT_TAG_COLOR = "#6366f1";
 // Functions other features depend on (dashboard, campaigns, studio). Keep names and signatures.
 // ---------------------------------------------------------------------------------------------
 
-/** Contacts owned by `userId`, optionally only those created before `before`. */
+/** Contacts owned by `workspaceId`, optionally only those created before `before`. */
 export async function countContacts(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   opts: { before?: Date } = {},
 ): Promise<number> {
   if (!opts.before) {
     const [row] = await ctx.db
       .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
       .from(contactCounts)
-      .where(eq(contactCounts.userId, userId));
+      .where(eq(contactCounts.workspaceId, workspaceId));
     return Number(row?.n ?? 0);
   }
   const [row] = await ctx.db
     .select({ n: count() })
     .from(contacts)
-    .where(and(eq(contacts.userId, userId), lt(contacts.createdAt, opts.before)));
+    .where(and(eq(contacts.workspaceId, workspaceId), lt(contacts.createdAt, opts.before)));
   return row?.n ?? 0;
 }
 
@@ -88,12 +88,12 @@ export async function countContacts(
  */
 export async function countMessageActivity(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   from: Date,
   to: Date,
 ): Promise<{ sent: number; engaged: number }> {
   const window = and(
-    eq(activities.userId, userId),
+    eq(activities.workspaceId, workspaceId),
     gte(activities.createdAt, from),
     lt(activities.createdAt, to),
   );
@@ -113,15 +113,20 @@ export async function countMessageActivity(
 /**
  * Bulk-inserts timeline activities (5,000 rows per statement). `activityType` is one of the types
  * documented on the `activities` table (email_sent, sms_sent, video_viewed, ...). The caller vouches
- * that every contactId belongs to userId (campaigns and studio pass ids they resolved for that user).
+ * that every contactId belongs to workspaceId (campaigns and studio pass ids they resolved for that user).
  */
 export async function recordActivities(
   db: DbOrTx,
-  rows: { userId: string; contactId: number; activityType: string; metadata?: Record<string, unknown> }[],
+  rows: {
+    workspaceId: string;
+    contactId: number;
+    activityType: string;
+    metadata?: Record<string, unknown>;
+  }[],
 ): Promise<void> {
   for (let i = 0; i < rows.length; i += 5000) {
     const chunk = rows.slice(i, i + 5000).map((r) => ({
-      u: r.userId,
+      u: r.workspaceId,
       c: r.contactId,
       t: r.activityType,
       m: r.metadata ?? {},
@@ -129,7 +134,7 @@ export async function recordActivities(
     // one jsonb parameter instead of 4 per row: no per-row query building (campaign sends' hot path)
     if (chunk.length)
       await db.execute(sql`
-        insert into activities (user_id, contact_id, activity_type, metadata)
+        insert into activities (workspace_id, contact_id, activity_type, metadata)
         select v.u, v.c, v.t, v.m
         from jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) as v(u uuid, c bigint, t text, m jsonb)`);
   }
@@ -142,14 +147,14 @@ function splitName(name: string | undefined | null): { first: string | null; las
 }
 
 /**
- * Returns one contact id per input row, in input order: an existing contact of `userId` matched by
+ * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
  * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
  * created (a row with neither a usable email nor phone always creates a new contact). Used for
  * campaign CSV recipients. Rows repeating an email or phone map to the same id.
  */
 export async function findOrCreateContacts(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   rows: {
     first_name?: string;
     last_name?: string;
@@ -183,7 +188,10 @@ export async function findOrCreateContacts(
         .select({ id: contacts.id, email: sql<string>`lower(${contacts.email})` })
         .from(contacts)
         .where(
-          and(eq(contacts.userId, userId), inArray(sql`lower(${contacts.email})`, emails.slice(i, i + 5000))),
+          and(
+            eq(contacts.workspaceId, workspaceId),
+            inArray(sql`lower(${contacts.email})`, emails.slice(i, i + 5000)),
+          ),
         );
       for (const f of found) byEmail.set(f.email, f.id);
     }
@@ -191,7 +199,7 @@ export async function findOrCreateContacts(
       const found = await ctx.db
         .select({ id: contacts.id, phone: contacts.phone })
         .from(contacts)
-        .where(and(eq(contacts.userId, userId), inArray(contacts.phone, phones.slice(i, i + 5000))))
+        .where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.phone, phones.slice(i, i + 5000))))
         .orderBy(contacts.id);
       for (const f of found) if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
     }
@@ -210,7 +218,7 @@ export async function findOrCreateContacts(
       seen.add(key);
     } else anonymous.push(i);
     toCreate.push({
-      userId,
+      workspaceId,
       email: n.email,
       phone: n.phone,
       phoneRaw: n.phoneRaw,
@@ -245,13 +253,13 @@ export async function findOrCreateContacts(
 }
 
 /**
- * Contact ids of `userId` addressed by a campaign target: explicit `contactIds` (unknown or foreign
+ * Contact ids of `workspaceId` addressed by a campaign target: explicit `contactIds` (unknown or foreign
  * ids are ignored), a saved segment (`segmentId`, NOT_FOUND 'List not found' when not the user's),
  * and/or an ad-hoc `filter`; the union, ascending.
  */
 export async function resolveTargetContactIds(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   target: { contactIds?: number[]; segmentId?: number; filter?: SegmentFilter },
 ): Promise<number[]> {
   const ids = new Set<number>();
@@ -261,7 +269,7 @@ export async function resolveTargetContactIds(
       const rows = await ctx.db
         .select({ id: contacts.id })
         .from(contacts)
-        .where(and(eq(contacts.userId, userId), inArray(contacts.id, unique.slice(i, i + 10_000))));
+        .where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, unique.slice(i, i + 10_000))));
       for (const r of rows) ids.add(r.id);
     }
   }
@@ -270,22 +278,22 @@ export async function resolveTargetContactIds(
     const [seg] = await ctx.db
       .select()
       .from(segments)
-      .where(and(eq(segments.userId, userId), eq(segments.id, target.segmentId)));
+      .where(and(eq(segments.workspaceId, workspaceId), eq(segments.id, target.segmentId)));
     if (!seg) throw new AppError("NOT_FOUND", "List not found");
     filters.push(seg.filter);
   }
   if (target.filter) filters.push(target.filter);
   for (const f of filters) {
-    const rows = await ctx.db.select({ id: contacts.id }).from(contacts).where(contactWhere(userId, f));
+    const rows = await ctx.db.select({ id: contacts.id }).from(contacts).where(contactWhere(workspaceId, f));
     for (const r of rows) ids.add(r.id);
   }
   return [...ids].sort((a, b) => a - b);
 }
 
-/** Contact rows of `userId` with the given ids (others' and unknown ids are left out), by id. */
+/** Contact rows of `workspaceId` with the given ids (others' and unknown ids are left out), by id. */
 export async function getContactsByIds(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   ids: number[],
 ): Promise<Contact[]> {
   const unique = [...new Set(ids.filter((n) => Number.isSafeInteger(n) && n > 0))];
@@ -295,19 +303,25 @@ export async function getContactsByIds(
       ...(await ctx.db
         .select()
         .from(contacts)
-        .where(and(eq(contacts.userId, userId), inArray(contacts.id, unique.slice(i, i + 10_000))))),
+        .where(
+          and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, unique.slice(i, i + 10_000))),
+        )),
     );
   }
   return out.sort((a, b) => a.id - b.id);
 }
 
-/** One contact of `userId`. @throws AppError NOT_FOUND 'Contact not found' (also for another user's id). */
-export async function getContact(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<Contact> {
+/** One contact of `workspaceId`. @throws AppError NOT_FOUND 'Contact not found' (also for another user's id). */
+export async function getContact(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+): Promise<Contact> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
   const [row] = await ctx.db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)));
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)));
   if (!row) throw new AppError("NOT_FOUND", "Contact not found");
   return row;
 }
@@ -430,7 +444,7 @@ function isUniqueViolation(e: unknown): boolean {
  */
 export async function listContacts(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   input: ListContactsInput,
   corrected = false,
 ): Promise<{
@@ -445,7 +459,7 @@ export async function listContacts(
     tag_id: q.tag,
   };
   const term = normaliseSearch(q.search);
-  const where = contactWhere(userId, filter);
+  const where = contactWhere(workspaceId, filter);
   const offset = (q.page - 1) * q.limit;
   let total: number;
   let capped = false;
@@ -454,7 +468,7 @@ export async function listContacts(
     // Two strategies by the planner's estimate of the matches (EXPLAIN, ~1 ms of planning):
     // - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
     //   trigram index scan give both the exact total and the page; the page's rows follow by id.
-    // - broad term (counting would read tens of thousands of heap pages): walk the (user_id,
+    // - broad term (counting would read tens of thousands of heap pages): walk the (workspace_id,
     //   created_at) index newest first and stop after one page plus one row; the total is then the
     //   exact number when this is the last page, else the lower bound offset + limit + 1 with
     //   total_capped ("51+").
@@ -476,7 +490,7 @@ export async function listContacts(
         ? await ctx.db
             .select()
             .from(contacts)
-            .where(and(eq(contacts.userId, userId), inArray(contacts.id, pageIds)))
+            .where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, pageIds)))
             .orderBy(...contactOrder(filter))
         : [];
     } else {
@@ -497,8 +511,8 @@ export async function listContacts(
     // typo tolerance: nothing contains the term; search again with its words corrected against
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (total === 0 && offset === 0 && term.length >= 4 && !corrected) {
-      const fixed = await correctTerm(ctx, userId, term);
-      if (fixed) return listContacts(ctx, userId, { ...input, search: fixed.slice(0, 100) }, true);
+      const fixed = await correctTerm(ctx, workspaceId, term);
+      if (fixed) return listContacts(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, true);
     }
   } else {
     const [n, r] = await Promise.all([
@@ -507,7 +521,7 @@ export async function listContacts(
         .from(contactCounts)
         .where(
           and(
-            eq(contactCounts.userId, userId),
+            eq(contactCounts.workspaceId, workspaceId),
             filter.lifecycle_stage ? eq(contactCounts.lifecycleStage, filter.lifecycle_stage) : undefined,
             filter.lead_status ? eq(contactCounts.leadStatus, filter.lead_status) : undefined,
           ),
@@ -567,7 +581,7 @@ export const TYPO_SIMILARITY = 0.4;
  */
 async function correctTerm(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   term: string,
 ): Promise<string | null> {
   const words = term.split(/([^\p{L}\p{N}]+)/u);
@@ -576,7 +590,7 @@ async function correctTerm(
   const fixes = await ctx.db.execute<{ w: string; fix: string | null }>(sql`
     select t.w, (
       select ${contactWords.word} from ${contactWords}
-      where ${contactWords.userId} = ${userId} and ${contactWords.word} % t.w
+      where ${contactWords.workspaceId} = ${workspaceId} and ${contactWords.word} % t.w
         and similarity(${contactWords.word}, t.w) >= ${TYPO_SIMILARITY}
       order by ${contactWords.word} = t.w desc, similarity(${contactWords.word}, t.w) desc, ${contactWords.word}
       limit 1
@@ -599,13 +613,13 @@ async function correctTerm(
 }
 
 /** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}` (spec section 3: Tag on a contact). */
-export async function tagsOfContacts(ctx: Pick<AppContext, "db">, userId: string, contactIds: number[]) {
+export async function tagsOfContacts(ctx: Pick<AppContext, "db">, workspaceId: string, contactIds: number[]) {
   if (contactIds.length === 0) return [];
   return ctx.db
     .select({ contact_id: contactTags.contactId, id: tags.id, tag_name: tags.name, tag_color: tags.color })
     .from(contactTags)
     .innerJoin(tags, eq(tags.id, contactTags.tagId))
-    .where(and(eq(tags.userId, userId), inArray(contactTags.contactId, contactIds)))
+    .where(and(eq(tags.workspaceId, workspaceId), inArray(contactTags.contactId, contactIds)))
     .orderBy(tags.name);
 }
 
@@ -613,26 +627,26 @@ export async function tagsOfContacts(ctx: Pick<AppContext, "db">, userId: string
  * GET /api/contacts/{id}: the contact with its tags, the 200 latest activities and all notes
  * (newest first). @throws NOT_FOUND 'Contact not found'.
  */
-export async function getContactDetail(ctx: Pick<AppContext, "db">, userId: string, id: number) {
-  const c = await getContact(ctx, userId, id);
+export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+  const c = await getContact(ctx, workspaceId, id);
   const [tagRows, acts, noteRows, fromFile] = await Promise.all([
-    tagsOfContacts(ctx, userId, [c.id]),
+    tagsOfContacts(ctx, workspaceId, [c.id]),
     ctx.db
       .select()
       .from(activities)
-      .where(and(eq(activities.userId, userId), eq(activities.contactId, c.id)))
+      .where(and(eq(activities.workspaceId, workspaceId), eq(activities.contactId, c.id)))
       .orderBy(desc(activities.createdAt), desc(activities.id))
       .limit(200),
     ctx.db
       .select()
       .from(notes)
-      .where(and(eq(notes.userId, userId), eq(notes.contactId, c.id)))
+      .where(and(eq(notes.workspaceId, workspaceId), eq(notes.contactId, c.id)))
       .orderBy(desc(notes.createdAt), desc(notes.id)),
     c.importId
       ? ctx.db
           .select({ id: contactImports.id })
           .from(contactImports)
-          .where(and(eq(contactImports.userId, userId), eq(contactImports.id, c.importId)))
+          .where(and(eq(contactImports.workspaceId, workspaceId), eq(contactImports.id, c.importId)))
       : Promise.resolve([]),
   ]);
   const timeline = acts.map((a) => ({
@@ -659,12 +673,12 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, userId: stri
 }
 
 /** Enqueues offline geocoding for contacts with a city/state or postal code and no coordinates. */
-async function queueGeocode(ctx: Ctx, userId: string, contactIds?: number[]) {
+async function queueGeocode(ctx: Ctx, workspaceId: string, contactIds?: number[]) {
   const { geocodeContactsJob } = await import("./crm.jobs");
   await ctx.jobs.send(
     geocodeContactsJob,
-    { userId, contactIds },
-    contactIds ? {} : { singletonKey: `geo:${userId}` },
+    { workspaceId, contactIds },
+    contactIds ? {} : { singletonKey: `geo:${workspaceId}` },
   );
 }
 
@@ -676,21 +690,21 @@ function needsGeocode(c: Partial<NewContact>) {
  * POST /api/contacts. First name and email required (spec section 5); phones to E.164.
  * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists'.
  */
-export async function createContact(ctx: Ctx, userId: string, input: unknown): Promise<Contact> {
+export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
   assertPhonesValid(f);
   let row: Contact | undefined;
   try {
     [row] = await ctx.db
       .insert(contacts)
-      .values({ ...fieldsToColumns(f), userId, leadSource: f.lead_source || "manual" })
+      .values({ ...fieldsToColumns(f), workspaceId, leadSource: f.lead_source || "manual" })
       .returning();
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
     throw e;
   }
   if (!row) throw new AppError("INTERNAL", "Failed to add contact");
-  if (needsGeocode(row)) await queueGeocode(ctx, userId, [row.id]);
+  if (needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
   return row;
 }
 
@@ -698,9 +712,14 @@ export async function createContact(ctx: Ctx, userId: string, input: unknown): P
  * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode).
  * @throws NOT_FOUND, BAD_REQUEST, CONFLICT (email taken by another contact).
  */
-export async function updateContact(ctx: Ctx, userId: string, id: number, input: unknown): Promise<Contact> {
+export async function updateContact(
+  ctx: Ctx,
+  workspaceId: string,
+  id: number,
+  input: unknown,
+): Promise<Contact> {
   const f = parseInput(updateContactSchema, input);
-  await getContact(ctx, userId, id);
+  await getContact(ctx, workspaceId, id);
   assertPhonesValid(f);
   const cols = fieldsToColumns(f);
   const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
@@ -714,23 +733,27 @@ export async function updateContact(ctx: Ctx, userId: string, id: number, input:
     [row] = await ctx.db
       .update(contacts)
       .set({ ...cols, updatedAt: new Date() })
-      .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+      .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
       .returning();
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
     throw e;
   }
   if (!row) throw new AppError("NOT_FOUND", "Contact not found");
-  if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, userId, [row.id]);
+  if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
   return row;
 }
 
 /** DELETE /api/contacts/{id} (notes, activities and tag links cascade). @throws NOT_FOUND. */
-export async function deleteContact(ctx: Pick<AppContext, "db">, userId: string, id: number): Promise<void> {
+export async function deleteContact(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+): Promise<void> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
   const deleted = await ctx.db
     .delete(contacts)
-    .where(and(eq(contacts.userId, userId), eq(contacts.id, id)))
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
     .returning({ id: contacts.id });
   if (deleted.length === 0) throw new AppError("NOT_FOUND", "Contact not found");
 }
@@ -745,14 +768,18 @@ export async function deleteContact(ctx: Pick<AppContext, "db">, userId: string,
  * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
  * Ids that are not the user's are ignored. @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found'.
  */
-export async function bulkOperation(ctx: Pick<AppContext, "db">, userId: string, input: BulkOperationInput) {
+export async function bulkOperation(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  input: BulkOperationInput,
+) {
   const b = parseInput(bulkOperationSchema, input);
   const target: SQL = b.contactIds
     ? (and(
-        eq(contacts.userId, userId),
+        eq(contacts.workspaceId, workspaceId),
         inArray(contacts.id, b.contactIds.length ? b.contactIds : [0]),
       ) as SQL)
-    : contactWhere(userId, b.filter);
+    : contactWhere(workspaceId, b.filter);
   switch (b.operation) {
     case "delete": {
       // counted in SQL: "select all matching" can cover a million rows
@@ -784,7 +811,7 @@ export async function bulkOperation(ctx: Pick<AppContext, "db">, userId: string,
       const [tag] = await ctx.db
         .select({ id: tags.id })
         .from(tags)
-        .where(and(eq(tags.userId, userId), eq(tags.id, tagId)));
+        .where(and(eq(tags.workspaceId, workspaceId), eq(tags.id, tagId)));
       if (!tag) throw new AppError("NOT_FOUND", "Tag not found");
       if (b.operation === "remove_tag") {
         const rows = await ctx.db
@@ -816,7 +843,7 @@ export async function bulkOperation(ctx: Pick<AppContext, "db">, userId: string,
 // ---------------------------------------------------------------------------------------------
 
 /** GET /api/contacts/tags/all: `{id, name, color, contact_count}` by name. */
-export async function listTags(ctx: Pick<AppContext, "db">, userId: string) {
+export async function listTags(ctx: Pick<AppContext, "db">, workspaceId: string) {
   const rows = await ctx.db
     .select({
       id: tags.id,
@@ -825,18 +852,18 @@ export async function listTags(ctx: Pick<AppContext, "db">, userId: string) {
       contact_count: sql<number>`(select count(*)::int from contact_tags ct where ct.tag_id = ${tags.id})`,
     })
     .from(tags)
-    .where(eq(tags.userId, userId))
+    .where(eq(tags.workspaceId, workspaceId))
     .orderBy(tags.name);
   return rows;
 }
 
 /** POST /api/contacts/tags: creates a tag. @throws CONFLICT 'A tag with this name already exists'. */
-export async function createTag(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+export async function createTag(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const t = parseInput(createTagSchema, input);
   try {
     const [row] = await ctx.db
       .insert(tags)
-      .values({ userId, name: t.name, color: t.color ?? DEFAULT_TAG_COLOR })
+      .values({ workspaceId, name: t.name, color: t.color ?? DEFAULT_TAG_COLOR })
       .returning();
     if (!row) throw new AppError("INTERNAL", "Failed to create tag");
     return { id: row.id, name: row.name, color: row.color };
@@ -847,11 +874,15 @@ export async function createTag(ctx: Pick<AppContext, "db">, userId: string, inp
 }
 
 /** GET /api/contacts/lists/all: saved segments `{id, name, filter, contact_count, created_at}`. */
-export async function listSegments(ctx: Pick<AppContext, "db">, userId: string) {
-  const rows = await ctx.db.select().from(segments).where(eq(segments.userId, userId)).orderBy(segments.name);
+export async function listSegments(ctx: Pick<AppContext, "db">, workspaceId: string) {
+  const rows = await ctx.db
+    .select()
+    .from(segments)
+    .where(eq(segments.workspaceId, workspaceId))
+    .orderBy(segments.name);
   const out = [];
   for (const s of rows) {
-    const [c] = await ctx.db.select({ n: count() }).from(contacts).where(contactWhere(userId, s.filter));
+    const [c] = await ctx.db.select({ n: count() }).from(contacts).where(contactWhere(workspaceId, s.filter));
     out.push({
       id: s.id,
       name: s.name,
@@ -864,19 +895,19 @@ export async function listSegments(ctx: Pick<AppContext, "db">, userId: string) 
 }
 
 /** POST /api/contacts/lists: saves a segment (name + filter). @throws CONFLICT on a duplicate name. */
-export async function createSegment(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const s = parseInput(createSegmentSchema, input);
   if (s.filter.tag_id !== undefined) {
     const [tag] = await ctx.db
       .select({ id: tags.id })
       .from(tags)
-      .where(and(eq(tags.userId, userId), eq(tags.id, s.filter.tag_id)));
+      .where(and(eq(tags.workspaceId, workspaceId), eq(tags.id, s.filter.tag_id)));
     if (!tag) throw new AppError("NOT_FOUND", "Tag not found");
   }
   try {
     const [row] = await ctx.db
       .insert(segments)
-      .values({ userId, name: s.name, filter: s.filter })
+      .values({ workspaceId, name: s.name, filter: s.filter })
       .returning();
     if (!row) throw new AppError("INTERNAL", "Failed to save list");
     return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };
@@ -893,17 +924,20 @@ export async function createSegment(ctx: Pick<AppContext, "db">, userId: string,
 /** POST /api/contacts/{id}/notes {note_text}: blank notes are rejected; records a note_added activity. */
 export async function addNote(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   contactId: number,
   input: unknown,
 ) {
   const n = parseInput(noteSchema, input);
-  await getContact(ctx, userId, contactId);
+  await getContact(ctx, workspaceId, contactId);
   return ctx.db.transaction(async (tx) => {
-    const [row] = await tx.insert(notes).values({ userId, contactId, noteText: n.note_text }).returning();
+    const [row] = await tx
+      .insert(notes)
+      .values({ workspaceId, contactId, noteText: n.note_text })
+      .returning();
     if (!row) throw new AppError("INTERNAL", "Failed to add note");
     await recordActivities(tx, [
-      { userId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
+      { workspaceId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
     ]);
     return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
   });
@@ -919,11 +953,11 @@ function providerFailure(e: unknown, what: string): never {
  * suppressed address (compliance suppression list) or a contact who opted out of email.
  * Records an email_sent activity. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
-export async function sendEmailToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+export async function sendEmailToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
   const m = parseInput(sendEmailSchema, input);
-  const c = await getContact(ctx, userId, contactId);
+  const c = await getContact(ctx, workspaceId, contactId);
   if (!c.email) throw new AppError("UNPROCESSABLE", "This contact has no email address");
-  if (await isSuppressed(ctx.db, userId, "email", c.email))
+  if (await isSuppressed(ctx.db, workspaceId, "email", c.email))
     throw new AppError(
       "UNPROCESSABLE",
       "This email address is on your suppression list and cannot be emailed",
@@ -935,7 +969,7 @@ export async function sendEmailToContact(ctx: Ctx, userId: string, contactId: nu
       to: c.email,
       subject: m.subject,
       text: m.body,
-      userId,
+      workspaceId,
       stream: "transactional",
       metadata: { contact_id: String(c.id) },
     });
@@ -944,7 +978,7 @@ export async function sendEmailToContact(ctx: Ctx, userId: string, contactId: nu
   }
   await recordActivities(ctx.db, [
     {
-      userId,
+      workspaceId,
       contactId: c.id,
       activityType: "email_sent",
       metadata: { subject: m.subject, provider_message_id: result.providerMessageId },
@@ -965,7 +999,7 @@ function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null 
  */
 async function phoneRecipient(
   ctx: Ctx,
-  userId: string,
+  workspaceId: string,
   c: Contact,
   channel: "sms" | "voice",
 ): Promise<string> {
@@ -973,7 +1007,7 @@ async function phoneRecipient(
     throw new AppError("UNPROCESSABLE", "This contact has no phone number");
   const to = reachableNumber(c, channel === "sms" ? "mobile" : "phone");
   if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
-  if (await isSuppressed(ctx.db, userId, channel, to))
+  if (await isSuppressed(ctx.db, workspaceId, channel, to))
     throw new AppError(
       "UNPROCESSABLE",
       channel === "sms"
@@ -988,19 +1022,24 @@ async function phoneRecipient(
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
  * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
  */
-export async function sendSmsToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+export async function sendSmsToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
   const m = parseInput(sendSmsSchema, input);
-  const c = await getContact(ctx, userId, contactId);
-  const to = await phoneRecipient(ctx, userId, c, "sms");
+  const c = await getContact(ctx, workspaceId, contactId);
+  const to = await phoneRecipient(ctx, workspaceId, c, "sms");
   let result: { providerMessageId: string };
   try {
-    result = await ctx.providers.sms.send({ to, body: m.message, userId, metadata: { contact_id: c.id } });
+    result = await ctx.providers.sms.send({
+      to,
+      body: m.message,
+      workspaceId,
+      metadata: { contact_id: c.id },
+    });
   } catch (e) {
     providerFailure(e, "Failed to send SMS");
   }
   await recordActivities(ctx.db, [
     {
-      userId,
+      workspaceId,
       contactId: c.id,
       activityType: "sms_sent",
       metadata: { message: m.message, to, provider_message_id: result.providerMessageId },
@@ -1013,19 +1052,24 @@ export async function sendSmsToContact(ctx: Ctx, userId: string, contactId: numb
  * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
  * to the phone (else mobile), never to a number suppressed for voice. Records call_made.
  */
-export async function makeCallToContact(ctx: Ctx, userId: string, contactId: number, input: unknown) {
+export async function makeCallToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
   const m = parseInput(makeCallSchema, input);
-  const c = await getContact(ctx, userId, contactId);
-  const to = await phoneRecipient(ctx, userId, c, "voice");
+  const c = await getContact(ctx, workspaceId, contactId);
+  const to = await phoneRecipient(ctx, workspaceId, c, "voice");
   let result: { providerMessageId: string };
   try {
-    result = await ctx.providers.voice.call({ to, script: m.script, userId, metadata: { contact_id: c.id } });
+    result = await ctx.providers.voice.call({
+      to,
+      script: m.script,
+      workspaceId,
+      metadata: { contact_id: c.id },
+    });
   } catch (e) {
     providerFailure(e, "Failed to make call");
   }
   await recordActivities(ctx.db, [
     {
-      userId,
+      workspaceId,
       contactId: c.id,
       activityType: "call_made",
       metadata: { script: m.script, to, provider_message_id: result.providerMessageId },
@@ -1041,13 +1085,13 @@ export async function makeCallToContact(ctx: Ctx, userId: string, contactId: num
 const EARTH_RADIUS_MILES = 3958.7613;
 
 /** Contacts of the user that have coordinates (the map's markers), newest first, at most 5,000. */
-export async function listLocatedContacts(ctx: Pick<AppContext, "db">, userId: string) {
+export async function listLocatedContacts(ctx: Pick<AppContext, "db">, workspaceId: string) {
   const rows = await ctx.db
     .select()
     .from(contacts)
     .where(
       and(
-        eq(contacts.userId, userId),
+        eq(contacts.workspaceId, workspaceId),
         sql`${contacts.latitude} is not null and ${contacts.longitude} is not null`,
       ),
     )
@@ -1059,9 +1103,9 @@ export async function listLocatedContacts(ctx: Pick<AppContext, "db">, userId: s
 /**
  * POST /api/contacts/search/location {latitude, longitude, radius_miles}: contacts within the
  * great-circle (haversine) distance, nearest first, each with `distance_miles`. A bounding box
- * on (latitude, longitude) lets the (user_id, latitude, longitude) index prune before the exact test.
+ * on (latitude, longitude) lets the (workspace_id, latitude, longitude) index prune before the exact test.
  */
-export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: string, input: unknown) {
+export async function searchByLocation(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const q = parseInput(locationSearchSchema, input);
   const dLat = (q.radius_miles / EARTH_RADIUS_MILES) * (180 / Math.PI);
   const cosLat = Math.cos((q.latitude * Math.PI) / 180);
@@ -1077,7 +1121,7 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: stri
     .from(contacts)
     .where(
       and(
-        eq(contacts.userId, userId),
+        eq(contacts.workspaceId, workspaceId),
         sql`${contacts.latitude} between ${q.latitude - dLat}::float8 and ${q.latitude + dLat}::float8`,
         dLng >= 180
           ? undefined
@@ -1099,14 +1143,14 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, userId: stri
  * (skip or update duplicates), then queues geocoding. Returns `{imported, created, updated, skipped,
  * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
  */
-export async function importContactsJson(ctx: Ctx, userId: string, input: unknown) {
+export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown) {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new AppError("BAD_REQUEST", 'Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
   const body = parseInput(importJsonSchema, input);
-  const r = await importRows(ctx.sql, userId, body.contacts, body.on_duplicate);
+  const r = await importRows(ctx.sql, workspaceId, body.contacts, body.on_duplicate);
   if (r.created + r.updated > 0) {
     const { geocodeContactsJob } = await import("./crm.jobs");
-    await ctx.jobs.send(geocodeContactsJob, { userId }, { singletonKey: `geo:${userId}` });
+    await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });
   }
   return {
     imported: r.created + r.updated,
@@ -1156,7 +1200,7 @@ export function toImportJson(i: ContactImport) {
  */
 export async function startFileImport(
   ctx: Ctx,
-  userId: string,
+  workspaceId: string,
   file: { importId: string; path: string; name: string; size: number },
   opts: { mapping?: unknown; onDuplicate?: unknown },
 ) {
@@ -1195,7 +1239,7 @@ export async function startFileImport(
     .insert(contactImports)
     .values({
       id: file.importId,
-      userId,
+      workspaceId,
       fileName: file.name.slice(0, 200),
       fileSize: file.size,
       mapping: effective,
@@ -1205,7 +1249,7 @@ export async function startFileImport(
   if (!row) throw new AppError("INTERNAL", "Could not start the import");
   const { importContactsJob } = await import("./crm.jobs");
   await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
-  return getImport(ctx, userId, row.id);
+  return getImport(ctx, workspaceId, row.id);
 }
 
 function parseMapping(raw: unknown): ColumnMapping {
@@ -1221,12 +1265,12 @@ function parseMapping(raw: unknown): ColumnMapping {
 }
 
 /** One import of the user with its progress. @throws NOT_FOUND 'Import not found'. */
-export async function getImport(ctx: Pick<AppContext, "db">, userId: string, importId: string) {
+export async function getImport(ctx: Pick<AppContext, "db">, workspaceId: string, importId: string) {
   if (!/^[0-9a-f-]{36}$/i.test(importId)) throw new AppError("NOT_FOUND", "Import not found");
   const [row] = await ctx.db
     .select()
     .from(contactImports)
-    .where(and(eq(contactImports.userId, userId), eq(contactImports.id, importId)));
+    .where(and(eq(contactImports.workspaceId, workspaceId), eq(contactImports.id, importId)));
   if (!row) throw new AppError("NOT_FOUND", "Import not found");
   return toImportJson(row);
 }
@@ -1234,14 +1278,14 @@ export async function getImport(ctx: Pick<AppContext, "db">, userId: string, imp
 /** The rejected rows of an import as CSV (line, reason, row), formula-safe. @throws NOT_FOUND. */
 export async function importErrorsCsv(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   importId: string,
 ): Promise<string> {
-  await getImport(ctx, userId, importId);
+  await getImport(ctx, workspaceId, importId);
   const [row] = await ctx.db
     .select({ errors: contactImports.errors })
     .from(contactImports)
-    .where(and(eq(contactImports.userId, userId), eq(contactImports.id, importId)));
+    .where(and(eq(contactImports.workspaceId, workspaceId), eq(contactImports.id, importId)));
   return Papa.unparse({
     fields: ["line", "reason", "row"],
     data: (row?.errors ?? []).map((e) => [String(e.line), safeCell(e.reason), safeCell(e.raw ?? "")]),
@@ -1290,7 +1334,7 @@ export const EXPORT_COLUMNS = [
  */
 export async function* exportContactsCsv(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   input: ListContactsInput,
 ) {
   const q = parseInput(listContactsSchema, input);
@@ -1308,7 +1352,7 @@ export async function* exportContactsCsv(
       .from(contacts)
       .where(
         and(
-          contactWhere(userId, filter),
+          contactWhere(workspaceId, filter),
           after
             ? sql`(${contacts.createdAt}, ${contacts.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`
             : undefined,
@@ -1319,7 +1363,7 @@ export async function* exportContactsCsv(
     if (rows.length === 0) break;
     const tagRows = await tagsOfContacts(
       ctx,
-      userId,
+      workspaceId,
       rows.map((r) => r.id),
     );
     const tagsBy = new Map<number, string[]>();

@@ -19,16 +19,16 @@ function card(value: number, previous: number): StatCard {
  * The dashboard's four stat cards (spec: Dashboard) with real counts and month-over-month change.
  * Months are calendar months in UTC. Engagement rate = engaged contacts / messages sent, percent.
  */
-export async function getDashboardStats(ctx: AppContext, userId: string, now = new Date()) {
+export async function getDashboardStats(ctx: AppContext, workspaceId: string, now = new Date()) {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const lastMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
   const [campaigns, campaignsBefore, contacts, contactsBefore, thisMonth, lastMonth] = await Promise.all([
-    countCampaigns(ctx, userId),
-    countCampaigns(ctx, userId, { before: monthStart }),
-    countContacts(ctx, userId),
-    countContacts(ctx, userId, { before: monthStart }),
-    countMessageActivity(ctx, userId, monthStart, new Date(now.getTime() + 1)),
-    countMessageActivity(ctx, userId, lastMonthStart, monthStart),
+    countCampaigns(ctx, workspaceId),
+    countCampaigns(ctx, workspaceId, { before: monthStart }),
+    countContacts(ctx, workspaceId),
+    countContacts(ctx, workspaceId, { before: monthStart }),
+    countMessageActivity(ctx, workspaceId, monthStart, new Date(now.getTime() + 1)),
+    countMessageActivity(ctx, workspaceId, lastMonthStart, monthStart),
   ]);
   const rate = (a: { sent: number; engaged: number }) =>
     a.sent === 0 ? 0 : Math.round((Math.min(a.engaged, a.sent) / a.sent) * 1000) / 10;

@@ -7,34 +7,17 @@ import {
   campaignRecipients,
   campaigns,
   contacts,
-  users,
   videoCampaigns,
   videoLandingPages,
 } from "../../db/schema";
 import { defineJob, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo } from "../avatar/avatar.service";
+import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
 import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
 import { watchCampaignJob } from "../campaigns/campaigns.jobs";
 import { renderMergeTags } from "../campaigns/merge-tags";
-
-/**
- * Monthly video messages per plan (spec section 9 plan table): Free has no video campaigns,
- * Professional 100, Business 1,000, Enterprise unlimited. Unknown plans count as Free.
- */
-export const VIDEO_MESSAGES_PER_MONTH: Record<string, number> = {
-  free: 0,
-  professional: 100,
-  business: 1000,
-  enterprise: Number.POSITIVE_INFINITY,
-};
-
-const PLAN_LABEL: Record<string, string> = {
-  free: "Free",
-  professional: "Professional",
-  business: "Business",
-  enterprise: "Enterprise",
-};
+import { getWorkspace } from "../workspaces/workspaces.service";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -46,31 +29,25 @@ export const AVATAR_HOLD_MS = 24 * 60 * 60 * 1000;
 export const RENDER_RETRY_SECONDS = 10;
 
 /**
- * Quota check of spec section 9: `count` more video messages must fit in the plan's monthly video
+ * Quota check of spec section 9 (limits from billing.plans.ts): `count` more video messages must fit in the plan's monthly video
  * messages (video_email / video_sms campaign recipients created since the first of the month, UTC,
  * not skipped or cancelled).
  * @throws AppError PAYMENT_REQUIRED (402) on the Free plan, or when `count` exceeds what is left
  */
 export async function assertVideoQuota(
   ctx: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   count: number,
 ): Promise<void> {
-  const [user] = await ctx.db.select({ plan: users.plan }).from(users).where(eq(users.id, userId));
-  const plan = user?.plan && user.plan in VIDEO_MESSAGES_PER_MONTH ? user.plan : "free";
-  const limit = VIDEO_MESSAGES_PER_MONTH[plan];
-  if (limit === 0)
-    throw new AppError(
-      "PAYMENT_REQUIRED",
-      "Video campaigns are not included in the Free plan. Please upgrade to send personalised avatar videos.",
-    );
-  if (!Number.isFinite(limit)) return;
+  const workspace = await getWorkspace(ctx, workspaceId);
+  assertPlanFeature(workspace, "videoCampaigns");
+  if (planOf(workspace.plan).limits.videoMessages === null) return;
   const [{ used }] = await ctx.db
     .select({ used: sql<number>`count(*)::int` })
     .from(campaignRecipients)
     .where(
       and(
-        eq(campaignRecipients.userId, userId),
+        eq(campaignRecipients.workspaceId, workspaceId),
         inArray(campaignRecipients.channel, ["video_email", "video_sms"]),
         notInArray(campaignRecipients.status, ["skipped", "cancelled"]),
         gte(
@@ -79,12 +56,7 @@ export async function assertVideoQuota(
         ),
       ),
     );
-  const left = Math.max(0, limit - used);
-  if (count > left)
-    throw new AppError(
-      "PAYMENT_REQUIRED",
-      `This campaign needs ${count} video messages, but your ${PLAN_LABEL[plan]} plan has ${left} of ${limit} left this month. Please remove contacts or upgrade your plan.`,
-    );
+  assertWithinPlan(workspace, "videoMessages", count, used);
 }
 
 const renderSchema = z.object({
@@ -140,7 +112,7 @@ export const renderRecipientAvatarJob = defineJob({
     if (!data.avatarVideoId) {
       let created: Awaited<ReturnType<typeof createAvatarVideo>>;
       try {
-        created = await createAvatarVideo(deps, r.userId, data.provider, {
+        created = await createAvatarVideo(deps, r.workspaceId, data.provider, {
           script: data.script,
           title: data.title,
         });
@@ -160,7 +132,9 @@ export const renderRecipientAvatarJob = defineJob({
     const [video] = await deps.db
       .select()
       .from(avatarVideos)
-      .where(and(eq(avatarVideos.id, data.avatarVideoId as string), eq(avatarVideos.userId, r.userId)));
+      .where(
+        and(eq(avatarVideos.id, data.avatarVideoId as string), eq(avatarVideos.workspaceId, r.workspaceId)),
+      );
     if (!video || video.status === "error") {
       await skipRecipient(
         deps,
@@ -179,7 +153,7 @@ export const renderRecipientAvatarJob = defineJob({
     await deps.db
       .insert(videoLandingPages)
       .values({
-        userId: r.userId,
+        workspaceId: r.workspaceId,
         token: r.token,
         mediaId: video.mediaId,
         campaignId: String(r.campaignId),

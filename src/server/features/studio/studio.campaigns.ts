@@ -6,7 +6,6 @@ import {
   contacts,
   type MediaItem,
   mediaItems,
-  users,
   type VideoCampaign,
   type VideoLandingPage,
   videoCampaigns,
@@ -21,6 +20,7 @@ import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
 import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
 import { recordActivities } from "../crm/crm.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { assertVideoQuota, queueRecipientAvatars } from "./studio.avatar-campaigns";
 import { getMedia } from "./studio.service";
 
@@ -115,7 +115,7 @@ export function toMergeTags(message: string): string {
  */
 export async function launchVideoCampaign(
   ctx: AppContext,
-  userId: string,
+  workspaceId: string,
   raw: unknown,
 ): Promise<LaunchResult & { videoCampaignId: number }> {
   const input = parseInput(videoCampaignInput, raw);
@@ -132,7 +132,7 @@ export async function launchVideoCampaign(
         `${PROVIDER_DISPLAY[avatarProvider]} is not configured on this server; choose another provider`,
       );
   } else {
-    media = await getMedia(ctx, userId, input.videoId as number);
+    media = await getMedia(ctx, workspaceId, input.videoId as number);
     if (media.type !== "video") throw new AppError("BAD_REQUEST", "Please choose a video");
     if (media.processingStatus !== "ready")
       throw new AppError(
@@ -150,18 +150,15 @@ export async function launchVideoCampaign(
         ? 'CSV must have an "email" column for email delivery'
         : 'CSV must have a "phone" or "mobile" column for SMS delivery',
     );
-  if (personalised) await assertVideoQuota(ctx, userId, contactsIn.length);
+  if (personalised) await assertVideoQuota(ctx, workspaceId, contactsIn.length);
 
-  const [sender] = await ctx.db
-    .select({ name: users.name, businessName: users.businessName })
-    .from(users)
-    .where(eq(users.id, userId));
-  const from = sender?.businessName || sender?.name || "We";
+  const sender = await getSenderProfile(ctx, workspaceId);
+  const from = sender.businessName || sender.name || "We";
   const publicId = randomToken(16);
   const [vc] = await ctx.db
     .insert(videoCampaigns)
     .values({
-      userId,
+      workspaceId,
       publicId,
       mediaId: media?.id ?? null,
       deliveryMethod: input.deliveryMethod,
@@ -173,7 +170,7 @@ export async function launchVideoCampaign(
   const appUrl = ctx.env.APP_URL.replace(/\/+$/, "");
   const merged = toMergeTags(input.message.trim());
   try {
-    const result = await createAndLaunchCampaign(ctx, userId, {
+    const result = await createAndLaunchCampaign(ctx, workspaceId, {
       name: input.campaignName,
       channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
       content: {
@@ -302,12 +299,9 @@ export async function landingByToken(
   const [media] = await ctx.db
     .select()
     .from(mediaItems)
-    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.userId, recipient.userId)));
+    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, recipient.workspaceId)));
   if (!media) return null;
-  const [sender] = await ctx.db
-    .select({ name: users.name, businessName: users.businessName, email: users.email, phone: users.phone })
-    .from(users)
-    .where(eq(users.id, recipient.userId));
+  const sender = await getSenderProfile(ctx, recipient.workspaceId);
   let page = existing;
   if (!page) {
     const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, recipient.contactId));
@@ -315,7 +309,7 @@ export async function landingByToken(
     await ctx.db
       .insert(videoLandingPages)
       .values({
-        userId: recipient.userId,
+        workspaceId: recipient.workspaceId,
         token,
         mediaId: media.id,
         campaignId: String(recipient.campaignId),
@@ -369,7 +363,7 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
     if (!recent)
       await recordActivities(ctx.db, [
         {
-          userId: page.userId,
+          workspaceId: page.workspaceId,
           contactId: recipient.contactId,
           activityType: "video_viewed",
           metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId },
@@ -391,7 +385,7 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
   await ctx.db.insert(videoViewEvents).values({ pageId: page.id, event: "progress", percent });
   await recordActivities(ctx.db, [
     {
-      userId: page.userId,
+      workspaceId: page.workspaceId,
       contactId: recipient.contactId,
       activityType: "video_progress",
       metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
@@ -405,11 +399,15 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
  * and how many reached each watch milestone (25/50/75/100 %).
  * @throws AppError NOT_FOUND when the campaign is not the user's video campaign.
  */
-export async function videoCampaignStats(ctx: Pick<AppContext, "db">, userId: string, campaignId: number) {
+export async function videoCampaignStats(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  campaignId: number,
+) {
   const [vc] = await ctx.db
     .select()
     .from(videoCampaigns)
-    .where(and(eq(videoCampaigns.campaignId, campaignId), eq(videoCampaigns.userId, userId)));
+    .where(and(eq(videoCampaigns.campaignId, campaignId), eq(videoCampaigns.workspaceId, workspaceId)));
   if (!vc) throw new AppError("NOT_FOUND", "Campaign not found");
   const [row] = await ctx.db
     .select({
@@ -421,7 +419,12 @@ export async function videoCampaignStats(ctx: Pick<AppContext, "db">, userId: st
       p100: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 100)::int`,
     })
     .from(videoLandingPages)
-    .where(and(eq(videoLandingPages.campaignId, String(campaignId)), eq(videoLandingPages.userId, userId)));
+    .where(
+      and(
+        eq(videoLandingPages.campaignId, String(campaignId)),
+        eq(videoLandingPages.workspaceId, workspaceId),
+      ),
+    );
   return {
     campaign_id: campaignId,
     media_id: vc.mediaId,

@@ -32,9 +32,9 @@ export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
   return dir;
 }
 
-/** Storage prefix of every file of one media item: `u/<userId>/m/<mediaId>`. */
-export function mediaPrefix(userId: string, mediaId: number): string {
-  return `u/${userId}/m/${mediaId}`;
+/** Storage prefix of every file of one media item: `u/<workspaceId>/m/<mediaId>`. */
+export function mediaPrefix(workspaceId: string, mediaId: number): string {
+  return `u/${workspaceId}/m/${mediaId}`;
 }
 
 let cachedBins: { key: string; bins: FfmpegBinaries } | null = null;
@@ -61,14 +61,14 @@ function toProbe(p: ProbeResult): MediaProbe {
 
 async function storeRendition(
   deps: JobDeps,
-  item: Pick<MediaItem, "id" | "userId">,
+  item: Pick<MediaItem, "id" | "workspaceId">,
   kind: RenditionKind,
   name: string,
   file: string,
   mime: string,
   extra: { durationSeconds?: number | null; editId?: number } = {},
 ) {
-  const key = `${mediaPrefix(item.userId, item.id)}/${name}`;
+  const key = `${mediaPrefix(item.workspaceId, item.id)}/${name}`;
   const stored = await deps.providers.storage.putFile(key, file, { contentType: mime, move: true });
   await deps.db
     .insert(mediaRenditions)

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { MediaSource, MediaType } from "../../db/schema";
-import { requireUser } from "../../http/auth";
+import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import {
@@ -55,7 +55,7 @@ async function handleUpload(
   req: FastifyRequest,
   opts: { source: MediaSource; isDraft: boolean; typeHint: MediaType },
 ) {
-  const user = requireUser(req);
+  const tenant = requireTenant(req);
   if (!req.isMultipart()) throw new AppError("BAD_REQUEST", "Please upload the file as multipart/form-data");
   let tmp: { path: string; size: number } | null = null;
   const fields: Record<string, string> = {};
@@ -84,7 +84,7 @@ async function handleUpload(
     }
     if (!tmp) throw new AppError("BAD_REQUEST", "No file was uploaded");
     const name = (fields.name ?? "").trim() || fileName.replace(/\.[^.]+$/, "") || "Untitled";
-    const item = await createMediaFromFile(ctx, user.id, {
+    const item = await createMediaFromFile(ctx, tenant.workspaceId, {
       path: tmp.path,
       move: true,
       name,
@@ -100,9 +100,9 @@ async function handleUpload(
 }
 
 async function serveFile(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, kind: MediaFileKind) {
-  const user = requireUser(req);
+  const tenant = requireTenant(req);
   const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
-  const item = await getMedia(ctx, user.id, id);
+  const item = await getMedia(ctx, tenant.workspaceId, id);
   return sendMediaFile(ctx, req, reply, item, kind);
 }
 
@@ -158,29 +158,29 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   );
 
   app.get("/api/media/list", async (req) => {
-    const user = requireUser(req);
-    return { success: true, media: (await listMedia(ctx, user.id)).map(toPublicMedia) };
+    const tenant = requireTenant(req);
+    return { success: true, media: (await listMedia(ctx, tenant.workspaceId)).map(toPublicMedia) };
   });
   app.get("/api/media/drafts", async (req) => {
-    const user = requireUser(req);
-    return { success: true, media: (await listDraftsFirst(ctx, user.id)).map(toPublicMedia) };
+    const tenant = requireTenant(req);
+    return { success: true, media: (await listDraftsFirst(ctx, tenant.workspaceId)).map(toPublicMedia) };
   });
   app.get("/api/videos/my-videos", async (req) => {
-    const user = requireUser(req);
-    return { success: true, videos: await listMyVideos(ctx, user.id) };
+    const tenant = requireTenant(req);
+    return { success: true, videos: await listMyVideos(ctx, tenant.workspaceId) };
   });
 
   /** One item with its waveform peaks (editor). */
   app.get("/api/media/:id", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
-    const item = await getMedia(ctx, user.id, id);
+    const item = await getMedia(ctx, tenant.workspaceId, id);
     return { success: true, media: toPublicMedia(item), peaks: item.peaks ?? null };
   });
   app.delete("/api/media/:id", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const { id } = parseInput(z.object({ id: mediaIdSchema }), req.params);
-    await deleteMedia(ctx, user.id, id);
+    await deleteMedia(ctx, tenant.workspaceId, id);
     return { success: true };
   });
 
@@ -189,29 +189,29 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   }
 
   app.post("/api/media/edit/trim", async (req) => {
-    const user = requireUser(req);
-    const edit = await applyTrim(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const edit = await applyTrim(ctx, tenant.workspaceId, req.body);
     return { success: true, edit: toPublicEdit(edit) };
   });
   app.post("/api/media/edit/advanced", async (req) => {
-    const user = requireUser(req);
-    const edit = await applyAdvanced(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const edit = await applyAdvanced(ctx, tenant.workspaceId, req.body);
     return { success: true, edit: toPublicEdit(edit) };
   });
   /** Video campaign (spec section 7): launched through the campaign engine. */
   app.post("/api/campaigns/video", async (req) => {
-    const user = requireUser(req);
-    const result = await launchVideoCampaign(ctx, user.id, req.body);
+    const tenant = requireTenant(req);
+    const result = await launchVideoCampaign(ctx, tenant.workspaceId, req.body);
     return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
   });
   /** Video engagement of a video campaign (views, watch milestones). */
   app.get("/api/campaigns/video/:id/stats", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const { id } = parseInput(
       z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
       req.params,
     );
-    return { success: true, stats: await videoCampaignStats(ctx, user.id, id) };
+    return { success: true, stats: await videoCampaignStats(ctx, tenant.workspaceId, id) };
   });
 
   // ---- public recipient landing pages (no sign-in; the token is the credential)
@@ -261,8 +261,8 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   /** Render progress of an edit (status queued|rendering|done|failed, progress 0-100). */
   app.get("/api/media/edits/:id", async (req) => {
-    const user = requireUser(req);
+    const tenant = requireTenant(req);
     const { id } = parseInput(z.object({ id: editIdSchema }), req.params);
-    return { success: true, edit: toPublicEdit(await getEdit(ctx, user.id, id)) };
+    return { success: true, edit: toPublicEdit(await getEdit(ctx, tenant.workspaceId, id)) };
   });
 }

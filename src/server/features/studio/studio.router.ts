@@ -20,34 +20,36 @@ import {
  * Edit inputs are validated by the service with the REST schemas (same messages).
  */
 export const studioRouter = router({
-  list: protectedProcedure.query(async ({ ctx }) => (await listMedia(ctx, ctx.userId)).map(toPublicMedia)),
-  drafts: protectedProcedure.query(async ({ ctx }) =>
-    (await listDraftsFirst(ctx, ctx.userId)).map(toPublicMedia),
+  list: protectedProcedure.query(async ({ ctx }) =>
+    (await listMedia(ctx, ctx.workspaceId)).map(toPublicMedia),
   ),
-  myVideos: protectedProcedure.query(async ({ ctx }) => listMyVideos(ctx, ctx.userId)),
+  drafts: protectedProcedure.query(async ({ ctx }) =>
+    (await listDraftsFirst(ctx, ctx.workspaceId)).map(toPublicMedia),
+  ),
+  myVideos: protectedProcedure.query(async ({ ctx }) => listMyVideos(ctx, ctx.workspaceId)),
   get: protectedProcedure.input(z.object({ id: mediaIdSchema })).query(async ({ ctx, input }) => {
-    const item = await getMedia(ctx, ctx.userId, input.id);
+    const item = await getMedia(ctx, ctx.workspaceId, input.id);
     return { media: toPublicMedia(item), peaks: item.peaks ?? null };
   }),
   delete: protectedProcedure.input(z.object({ id: mediaIdSchema })).mutation(async ({ ctx, input }) => {
-    await deleteMedia(ctx, ctx.userId, input.id);
+    await deleteMedia(ctx, ctx.workspaceId, input.id);
     return { success: true as const };
   }),
   trim: protectedProcedure
     .input(z.unknown())
-    .mutation(async ({ ctx, input }) => toPublicEdit(await applyTrim(ctx, ctx.userId, input))),
+    .mutation(async ({ ctx, input }) => toPublicEdit(await applyTrim(ctx, ctx.workspaceId, input))),
   advanced: protectedProcedure
     .input(z.unknown())
-    .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.userId, input))),
+    .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.workspaceId, input))),
   /** Same input as POST /api/campaigns/video (validated by the service). */
   launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
-    const r = await launchVideoCampaign(ctx, ctx.userId, input);
+    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input);
     return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
   }),
   videoCampaignStats: protectedProcedure
     .input(z.object({ campaignId: z.number().int().positive() }))
-    .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.userId, input.campaignId)),
+    .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.workspaceId, input.campaignId)),
   edit: protectedProcedure
     .input(z.object({ id: editIdSchema }))
-    .query(async ({ ctx, input }) => toPublicEdit(await getEdit(ctx, ctx.userId, input.id))),
+    .query(async ({ ctx, input }) => toPublicEdit(await getEdit(ctx, ctx.workspaceId, input.id))),
 });

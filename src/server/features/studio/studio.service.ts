@@ -86,7 +86,7 @@ export interface CreateMediaInput {
 }
 
 /**
- * Stores a media file for `userId` and queues its processing job (`studio.process-media`: ffprobe
+ * Stores a media file for `workspaceId` and queues its processing job (`studio.process-media`: ffprobe
  * metadata, H.264/AAC MP4 or MP3 playback rendition, poster + GIF preview for video, waveform peaks).
  *
  * The type is decided by magic bytes (`file-type`), never by a client's MIME; allowed types and the
@@ -102,7 +102,7 @@ export interface CreateMediaInput {
  */
 export async function createMediaFromFile(
   deps: StudioDeps,
-  userId: string,
+  workspaceId: string,
   input: CreateMediaInput,
 ): Promise<MediaItem> {
   let localPath: string;
@@ -136,7 +136,7 @@ export async function createMediaFromFile(
     [row] = await deps.db
       .insert(mediaItems)
       .values({
-        userId,
+        workspaceId,
         name,
         type,
         source: input.source,
@@ -146,7 +146,7 @@ export async function createMediaFromFile(
         originalSizeBytes: size,
       })
       .returning();
-    const key = `${mediaPrefix(userId, row.id)}/original.${allowed.ext}`;
+    const key = `${mediaPrefix(workspaceId, row.id)}/original.${allowed.ext}`;
     const stored = await deps.providers.storage.putFile(key, localPath, {
       contentType: mime,
       move: ownsTemp || input.move,
@@ -163,7 +163,7 @@ export async function createMediaFromFile(
     await removeTemp();
     if (row) {
       await deps.db.delete(mediaItems).where(eq(mediaItems.id, row.id));
-      await deps.providers.storage.deletePrefix(mediaPrefix(userId, row.id)).catch(() => {});
+      await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch(() => {});
     }
     throw error;
   }
@@ -226,23 +226,26 @@ export function toPublicMedia(m: MediaItem): PublicMedia {
 }
 
 /** Every media item of the user, newest first. */
-export async function listMedia(deps: Pick<AppContext, "db">, userId: string): Promise<MediaItem[]> {
+export async function listMedia(deps: Pick<AppContext, "db">, workspaceId: string): Promise<MediaItem[]> {
   return deps.db
     .select()
     .from(mediaItems)
-    .where(eq(mediaItems.userId, userId))
+    .where(eq(mediaItems.workspaceId, workspaceId))
     .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id));
 }
 
 /** Drafts first, then published items, each newest first (spec section 7: GET /api/media/drafts). */
-export async function listDraftsFirst(deps: Pick<AppContext, "db">, userId: string): Promise<MediaItem[]> {
-  const all = await listMedia(deps, userId);
+export async function listDraftsFirst(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<MediaItem[]> {
+  const all = await listMedia(deps, workspaceId);
   return [...all.filter((m) => m.isDraft), ...all.filter((m) => !m.isDraft)];
 }
 
 /** Videos for campaign pickers (spec section 3: Video {id, title, url, thumbnail_url, duration}), ready ones only. */
-export async function listMyVideos(deps: Pick<AppContext, "db">, userId: string) {
-  const all = await listMedia(deps, userId);
+export async function listMyVideos(deps: Pick<AppContext, "db">, workspaceId: string) {
+  const all = await listMedia(deps, workspaceId);
   return all
     .filter((m) => m.type === "video" && m.processingStatus === "ready")
     .map((m) => {
@@ -265,13 +268,13 @@ export async function listMyVideos(deps: Pick<AppContext, "db">, userId: string)
  */
 export async function getMedia(
   deps: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   mediaId: number,
 ): Promise<MediaItem> {
   const [row] = await deps.db
     .select()
     .from(mediaItems)
-    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.userId, userId)));
+    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, workspaceId)));
   if (!row) throw new AppError("NOT_FOUND", "Media not found");
   return row;
 }
@@ -280,10 +283,12 @@ export async function getMedia(
  * Deletes a media item, its renditions, edits and stored files.
  * @throws AppError NOT_FOUND for an unknown id or another user's item.
  */
-export async function deleteMedia(deps: StudioDeps, userId: string, mediaId: number): Promise<void> {
-  const row = await getMedia(deps, userId, mediaId);
-  await deps.db.delete(mediaItems).where(and(eq(mediaItems.id, row.id), eq(mediaItems.userId, userId)));
-  await deps.providers.storage.deletePrefix(mediaPrefix(userId, row.id)).catch((err) => {
+export async function deleteMedia(deps: StudioDeps, workspaceId: string, mediaId: number): Promise<void> {
+  const row = await getMedia(deps, workspaceId, mediaId);
+  await deps.db
+    .delete(mediaItems)
+    .where(and(eq(mediaItems.id, row.id), eq(mediaItems.workspaceId, workspaceId)));
+  await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch((err) => {
     deps.log.warn({ err, mediaId }, "could not delete media files");
   });
 }
@@ -372,8 +377,8 @@ function clampSelection(item: MediaItem, startTime: number, endTime: number) {
   return { start: startTime, end };
 }
 
-async function readyForEdit(deps: Pick<AppContext, "db">, userId: string, mediaId: number) {
-  const item = await getMedia(deps, userId, mediaId);
+async function readyForEdit(deps: Pick<AppContext, "db">, workspaceId: string, mediaId: number) {
+  const item = await getMedia(deps, workspaceId, mediaId);
   if (item.processingStatus === "processing")
     throw new AppError("CONFLICT", "This media is still processing. Please try again in a moment.");
   if (item.processingStatus === "failed" || !item.currentKey || !item.durationSeconds)
@@ -407,7 +412,7 @@ async function queueEdit(
   const [edit] = await deps.db
     .insert(mediaEdits)
     .values({
-      userId: item.userId,
+      workspaceId: item.workspaceId,
       mediaId: item.id,
       mode,
       edl,
@@ -427,9 +432,9 @@ async function queueEdit(
  * when jobs run inline).
  * @throws AppError BAD_REQUEST for bad times, NOT_FOUND, CONFLICT while processing or rendering.
  */
-export async function applyTrim(deps: StudioDeps, userId: string, raw: unknown): Promise<MediaEdit> {
+export async function applyTrim(deps: StudioDeps, workspaceId: string, raw: unknown): Promise<MediaEdit> {
   const input = parseInput(trimEditSchema, raw);
-  const item = await readyForEdit(deps, userId, input.mediaId);
+  const item = await readyForEdit(deps, workspaceId, input.mediaId);
   const sel = clampSelection(item, input.startTime, input.endTime);
   const edl: EditDecisionList = {
     segments: [sel],
@@ -451,9 +456,9 @@ export async function applyTrim(deps: StudioDeps, userId: string, raw: unknown):
  * Publishes the item when rendered. Returns the queued edit.
  * @throws AppError BAD_REQUEST when every segment is dropped or times are bad.
  */
-export async function applyAdvanced(deps: StudioDeps, userId: string, raw: unknown): Promise<MediaEdit> {
+export async function applyAdvanced(deps: StudioDeps, workspaceId: string, raw: unknown): Promise<MediaEdit> {
   const input = parseInput(advancedEditSchema, raw);
-  const item = await readyForEdit(deps, userId, input.mediaId);
+  const item = await readyForEdit(deps, workspaceId, input.mediaId);
   const sel = clampSelection(item, input.startTime, input.endTime);
   const { kept } = segmentsFromCuts(sel.start, sel.end, input.cuts, input.removedSegments);
   const segments = kept.filter((s) => s.end - s.start >= MIN_SEGMENT_SECONDS);
@@ -493,13 +498,13 @@ export function toPublicEdit(e: MediaEdit) {
  */
 export async function getEdit(
   deps: Pick<AppContext, "db">,
-  userId: string,
+  workspaceId: string,
   editId: number,
 ): Promise<MediaEdit> {
   const [row] = await deps.db
     .select()
     .from(mediaEdits)
-    .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.userId, userId)));
+    .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.workspaceId, workspaceId)));
   if (!row) throw new AppError("NOT_FOUND", "Edit not found");
   return row;
 }

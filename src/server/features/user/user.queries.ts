@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, inArray, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { sessions, users } from "../../db/schema";
 
@@ -14,4 +14,13 @@ export async function updateUser(db: DbOrTx, userId: string, values: Partial<typ
 /** Deletes the user's sessions except `keepSessionId` (after a password change). */
 export async function deleteOtherSessions(db: DbOrTx, userId: string, keepSessionId: string) {
   await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));
+}
+
+export async function findUserByEmail(db: DbOrTx, email: string) {
+  const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  return row ?? null;
+}
+
+export async function findUsersByIds(db: DbOrTx, ids: string[]) {
+  return db.select().from(users).where(inArray(users.id, ids));
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
-import { requireUser } from "../../http/auth";
+import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
 import { toPublicUser } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
@@ -11,7 +11,7 @@ export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
   app.put("/api/user/profile", async (req) => {
     const user = requireUser(req);
     const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body));
-    return { success: true, user: toPublicUser(updated) };
+    return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });
   app.put("/api/user/password", async (req) => {
     const user = requireUser(req);
@@ -21,6 +21,6 @@ export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
   app.put("/api/user/settings", async (req) => {
     const user = requireUser(req);
     const updated = await svc.updateSettings(ctx, user, parseInput(settingsInput, req.body));
-    return { success: true, user: toPublicUser(updated) };
+    return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });
 }

@@ -6,7 +6,7 @@ import * as svc from "./user.service";
 export const userRouter = router({
   updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => ({
     success: true as const,
-    user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input)),
+    user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input), ctx.tenant.workspace),
   })),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {
     await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input);
@@ -14,6 +14,6 @@ export const userRouter = router({
   }),
   updateSettings: protectedProcedure.input(settingsInput).mutation(async ({ ctx, input }) => ({
     success: true as const,
-    user: toPublicUser(await svc.updateSettings(ctx, ctx.user, input)),
+    user: toPublicUser(await svc.updateSettings(ctx, ctx.user, input), ctx.tenant.workspace),
   })),
 });

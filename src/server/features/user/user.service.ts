@@ -1,10 +1,10 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { findUserByEmail } from "../auth/auth.queries";
-import { hashPassword, verifyPassword } from "../auth/auth.service";
+import { hashPassword, verifyPassword } from "../../lib/passwords";
 import * as q from "./user.queries";
 import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
 
@@ -21,7 +21,7 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
     phone = parsed.number;
   }
   if (input.email.toLowerCase() !== user.email.toLowerCase()) {
-    const other = await findUserByEmail(ctx.db, input.email);
+    const other = await q.findUserByEmail(ctx.db, input.email);
     if (other) throw new AppError("CONFLICT", "That email is already used by another account");
   }
   try {
@@ -67,4 +67,35 @@ export async function updateSettings(ctx: AppContext, user: User, input: z.infer
   });
   if (!updated) throw new AppError("NOT_FOUND", "Account not found");
   return updated;
+}
+
+/** Public profile fields of a user, as teammates see them. */
+export interface UserProfile {
+  id: string;
+  name: string;
+  email: string;
+  phone: string | null;
+  businessName: string | null;
+  preferences: User["preferences"];
+}
+
+/**
+ * Profiles of the given users (for member lists, invites and sender details). Unknown ids are
+ * left out. Shape: Map id -> UserProfile.
+ */
+export async function getUserProfiles(ctx: { db: DbOrTx }, ids: string[]): Promise<Map<string, UserProfile>> {
+  const rows = ids.length ? await q.findUsersByIds(ctx.db, [...new Set(ids)]) : [];
+  return new Map(
+    rows.map((u) => [
+      u.id,
+      {
+        id: u.id,
+        name: u.name,
+        email: u.email,
+        phone: u.phone,
+        businessName: u.businessName,
+        preferences: u.preferences,
+      },
+    ]),
+  );
 }

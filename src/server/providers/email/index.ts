@@ -16,7 +16,7 @@ export interface EmailMessage {
   /** string key/values echoed back by the vendor's webhooks */
   metadata?: Record<string, string>;
   /** owner, for the local outbox */
-  userId?: string | null;
+  workspaceId?: string | null;
   /** our key for this message (campaign recipient id); sent as metadata so `findSent` can look it up */
   idempotencyKey?: string;
 }

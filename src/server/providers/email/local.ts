@@ -12,7 +12,7 @@ export class LocalEmailProvider implements EmailProvider {
 
   private entry(m: EmailMessage) {
     return {
-      userId: m.userId,
+      workspaceId: m.workspaceId,
       channel: "email" as const,
       to: m.to,
       from: m.from ?? this.defaultFrom,

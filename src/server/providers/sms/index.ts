@@ -4,7 +4,7 @@ export interface SmsMessage {
   body: string;
   /** where the vendor posts delivery status */
   statusCallback?: string;
-  userId?: string | null;
+  workspaceId?: string | null;
   metadata?: Record<string, unknown>;
   /** our key for this message (campaign recipient id), for `findSent` */
   idempotencyKey?: string;

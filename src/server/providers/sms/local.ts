@@ -9,7 +9,7 @@ export class LocalSmsProvider implements SmsProvider {
   async send(m: SmsMessage) {
     const [id] = await writeOutbox(this.db, [
       {
-        userId: m.userId,
+        workspaceId: m.workspaceId,
         channel: "sms",
         to: m.to,
         from: "Pitchwise",
@@ -24,7 +24,7 @@ export class LocalSmsProvider implements SmsProvider {
     const ids = await writeOutbox(
       this.db,
       messages.map((m) => ({
-        userId: m.userId,
+        workspaceId: m.workspaceId,
         channel: "sms" as const,
         to: m.to,
         from: "Pitchwise",

@@ -6,7 +6,7 @@ export interface VoiceCall {
   /** detect answering machines (Twilio AMD) */
   machineDetection?: boolean;
   statusCallback?: string;
-  userId?: string | null;
+  workspaceId?: string | null;
   metadata?: Record<string, unknown>;
   /** our key for this call (campaign recipient id), for `findSent` */
   idempotencyKey?: string;

@@ -9,7 +9,7 @@ export class LocalVoiceProvider implements VoiceProvider {
   async call(c: VoiceCall) {
     const [id] = await writeOutbox(this.db, [
       {
-        userId: c.userId,
+        workspaceId: c.workspaceId,
         channel: "voice",
         to: c.to,
         from: "Pitchwise AI voice",

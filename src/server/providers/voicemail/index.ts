@@ -9,7 +9,7 @@ export interface VoicemailDrop {
   idempotencyKey?: string;
   /** where the vendor posts the drop's outcome */
   statusCallback?: string;
-  userId?: string | null;
+  workspaceId?: string | null;
   metadata?: Record<string, unknown>;
 }
 

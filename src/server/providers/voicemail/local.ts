@@ -9,7 +9,7 @@ export class LocalVoicemailProvider implements VoicemailProvider {
   async drop(d: VoicemailDrop) {
     const [id] = await writeOutbox(this.db, [
       {
-        userId: d.userId,
+        workspaceId: d.workspaceId,
         channel: "voicemail",
         to: d.to,
         from: "Pitchwise voicemail",

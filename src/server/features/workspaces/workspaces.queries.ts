@@ -1,0 +1,197 @@
+import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import {
+  sessions,
+  type WorkspaceRole,
+  workspaceInvites,
+  workspaceMembers,
+  workspaces,
+} from "../../db/schema";
+
+/** All SQL of the workspaces feature (drizzle functions taking `db` first). */
+
+export async function insertWorkspace(db: DbOrTx, values: typeof workspaces.$inferInsert) {
+  const [row] = await db.insert(workspaces).values(values).returning();
+  return row!;
+}
+
+export async function insertMember(
+  db: DbOrTx,
+  values: { workspaceId: string; userId: string; role: WorkspaceRole },
+) {
+  const [row] = await db.insert(workspaceMembers).values(values).onConflictDoNothing().returning();
+  return row ?? null;
+}
+
+export async function findWorkspace(db: DbOrTx, id: string) {
+  const [row] = await db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** The membership of `userId` in `workspaceId` with its workspace, or null when not a member. */
+export async function findMembership(db: DbOrTx, workspaceId: string, userId: string) {
+  const [row] = await db
+    .select({ workspace: workspaces, role: workspaceMembers.role })
+    .from(workspaceMembers)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The user's memberships: workspaces they own first, then by join time. */
+export async function listMemberships(db: DbOrTx, userId: string) {
+  return db
+    .select({ workspace: workspaces, role: workspaceMembers.role, joinedAt: workspaceMembers.joinedAt })
+    .from(workspaceMembers)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+    .where(eq(workspaceMembers.userId, userId))
+    .orderBy(sql`${workspaceMembers.role} = 'owner' desc`, asc(workspaceMembers.joinedAt));
+}
+
+export async function listMembers(db: DbOrTx, workspaceId: string) {
+  return db
+    .select()
+    .from(workspaceMembers)
+    .where(eq(workspaceMembers.workspaceId, workspaceId))
+    .orderBy(asc(workspaceMembers.joinedAt));
+}
+
+export async function countMembers(db: DbOrTx, workspaceId: string) {
+  const [row] = await db
+    .select({ n: count() })
+    .from(workspaceMembers)
+    .where(eq(workspaceMembers.workspaceId, workspaceId));
+  return row?.n ?? 0;
+}
+
+/** Pending (not accepted, not revoked, not expired) invites of a workspace, newest first. */
+export async function listPendingInvites(db: DbOrTx, workspaceId: string, now = new Date()) {
+  return db
+    .select()
+    .from(workspaceInvites)
+    .where(
+      and(
+        eq(workspaceInvites.workspaceId, workspaceId),
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+        gt(workspaceInvites.expiresAt, now),
+      ),
+    )
+    .orderBy(desc(workspaceInvites.createdAt));
+}
+
+export async function insertInvite(db: DbOrTx, values: typeof workspaceInvites.$inferInsert) {
+  const [row] = await db.insert(workspaceInvites).values(values).returning();
+  return row!;
+}
+
+export async function findInviteByTokenHash(db: DbOrTx, tokenHash: string) {
+  const [row] = await db
+    .select({ invite: workspaceInvites, workspace: workspaces })
+    .from(workspaceInvites)
+    .innerJoin(workspaces, eq(workspaces.id, workspaceInvites.workspaceId))
+    .where(eq(workspaceInvites.tokenHash, tokenHash))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function findInvite(db: DbOrTx, workspaceId: string, inviteId: string) {
+  const [row] = await db
+    .select()
+    .from(workspaceInvites)
+    .where(and(eq(workspaceInvites.workspaceId, workspaceId), eq(workspaceInvites.id, inviteId)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function updateInvite(
+  db: DbOrTx,
+  id: string,
+  values: Partial<typeof workspaceInvites.$inferInsert>,
+) {
+  const [row] = await db.update(workspaceInvites).set(values).where(eq(workspaceInvites.id, id)).returning();
+  return row ?? null;
+}
+
+/**
+ * Marks an invite accepted if it is still open (single use under concurrency: the conditional
+ * UPDATE lets exactly one caller win). Returns the row, or null when it was not open.
+ */
+export async function claimInvite(db: DbOrTx, id: string, userId: string, now = new Date()) {
+  const [row] = await db
+    .update(workspaceInvites)
+    .set({ acceptedAt: now, acceptedBy: userId })
+    .where(
+      and(
+        eq(workspaceInvites.id, id),
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+        gt(workspaceInvites.expiresAt, now),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+export async function updateMemberRole(db: DbOrTx, workspaceId: string, userId: string, role: WorkspaceRole) {
+  const [row] = await db
+    .update(workspaceMembers)
+    .set({ role })
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteMember(db: DbOrTx, workspaceId: string, userId: string) {
+  const [row] = await db
+    .delete(workspaceMembers)
+    .where(and(eq(workspaceMembers.workspaceId, workspaceId), eq(workspaceMembers.userId, userId)))
+    .returning();
+  return row ?? null;
+}
+
+/** Points the user's sessions that were on `workspaceId` at nothing (they fall back on next request). */
+export async function detachSessions(db: DbOrTx, workspaceId: string, userId: string) {
+  await db
+    .update(sessions)
+    .set({ workspaceId: null })
+    .where(and(eq(sessions.workspaceId, workspaceId), eq(sessions.userId, userId)));
+}
+
+export async function setSessionWorkspace(db: DbOrTx, sessionId: string, workspaceId: string | null) {
+  await db.update(sessions).set({ workspaceId }).where(eq(sessions.id, sessionId));
+}
+
+export async function updateWorkspace(
+  db: DbOrTx,
+  id: string,
+  values: Partial<typeof workspaces.$inferInsert>,
+) {
+  const [row] = await db
+    .update(workspaces)
+    .set({ ...values, updatedAt: new Date() })
+    .where(eq(workspaces.id, id))
+    .returning();
+  return row ?? null;
+}
+
+/** Locks the workspace row for the rest of the transaction (serialises seat checks). */
+export async function lockWorkspace(db: DbOrTx, id: string) {
+  await db.execute(sql`select 1 from ${workspaces} where ${workspaces.id} = ${id} for update`);
+}
+
+export async function countPendingInvites(db: DbOrTx, workspaceId: string, now = new Date()) {
+  const [row] = await db
+    .select({ n: count() })
+    .from(workspaceInvites)
+    .where(
+      and(
+        eq(workspaceInvites.workspaceId, workspaceId),
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+        gt(workspaceInvites.expiresAt, now),
+      ),
+    );
+  return row?.n ?? 0;
+}

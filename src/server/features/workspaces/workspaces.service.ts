@@ -1,0 +1,550 @@
+import { sha256 } from "@oslojs/crypto/sha2";
+import { encodeHexLowerCase } from "@oslojs/encoding";
+import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
+import type { UserPreferences, Workspace, WorkspaceRole } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
+import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
+import { getUserProfiles } from "../user/user.service";
+import * as q from "./workspaces.queries";
+import type { InviteInput, WorkspaceSettingsInput } from "./workspaces.schemas";
+
+/**
+ * The acting person in the active workspace: what every tenant-scoped service needs.
+ * `workspaceId` is the tenant every query filters by; `userId` is who acted (`created_by`).
+ */
+export interface Tenant {
+  userId: string;
+  workspaceId: string;
+  role: WorkspaceRole;
+  /** the active workspace's plan (free | professional | business | enterprise) */
+  plan: string;
+  workspace: Workspace;
+}
+
+/** Invite links live 7 days (issue 10). */
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * What each role may do (issue 10 "Roles"): owner everything; admin everything but billing, deleting
+ * the workspace and changing the owner; member works with contacts, media and campaigns but cannot
+ * manage members, billing or API keys, or delete more than one contact at a time.
+ */
+export const PERMISSIONS = {
+  manageMembers: ["owner", "admin"],
+  manageWorkspace: ["owner", "admin"],
+  manageApiKeys: ["owner", "admin"],
+  manageWebhooks: ["owner", "admin"],
+  bulkDeleteContacts: ["owner", "admin"],
+  manageBilling: ["owner"],
+  deleteWorkspace: ["owner"],
+  transferOwnership: ["owner"],
+} as const satisfies Record<string, readonly WorkspaceRole[]>;
+export type Permission = keyof typeof PERMISSIONS;
+
+const DENIED: Record<Permission, string> = {
+  manageMembers: "Only the workspace owner or an admin can manage team members.",
+  manageWorkspace: "Only the workspace owner or an admin can change workspace settings.",
+  manageApiKeys: "Only the workspace owner or an admin can manage API keys.",
+  manageWebhooks: "Only the workspace owner or an admin can manage webhooks.",
+  bulkDeleteContacts: "Only the workspace owner or an admin can delete more than one contact at a time.",
+  manageBilling: "Only the workspace owner can manage billing.",
+  deleteWorkspace: "Only the workspace owner can delete the workspace.",
+  transferOwnership: "Only the workspace owner can transfer ownership.",
+};
+
+/** True when `role` may do `action`. */
+export function can(role: WorkspaceRole, action: Permission): boolean {
+  return (PERMISSIONS[action] as readonly WorkspaceRole[]).includes(role);
+}
+
+/** @throws AppError FORBIDDEN (403) with a sentence naming who may do it. */
+export function assertCan(tenant: Pick<Tenant, "role">, action: Permission): void {
+  if (!can(tenant.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
+}
+
+function hashToken(token: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+}
+
+function slugify(name: string): string {
+  return (
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "workspace"
+  );
+}
+
+/** The workspace as the API shows it in `GET /api/auth/me` and lists. */
+export function toWorkspaceSummary(w: Workspace, role: WorkspaceRole) {
+  return { id: w.id, name: w.name, role, plan: planOf(w.plan).id };
+}
+
+/** Full settings of a workspace (Settings > Workspace). */
+export function toWorkspaceJson(w: Workspace, role: WorkspaceRole) {
+  return {
+    id: w.id,
+    name: w.name,
+    slug: w.slug,
+    role,
+    plan: planOf(w.plan).id,
+    subscription_status: w.subscriptionStatus,
+    logo_url: w.logoUrl,
+    brand_color: w.brandColor,
+    sender_name: w.senderName,
+    hide_branding: w.hideBranding,
+    white_label_available: planOf(w.plan).features.whiteLabel,
+    created_at: w.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Creates the user's personal workspace (owner membership). Its id is the user's id when
+ * `sameIdAsUser` (registration), else random. Name: the business name, else "{name}'s workspace".
+ */
+export async function createWorkspace(
+  ctx: { db: DbOrTx },
+  owner: { id: string; name: string; businessName: string | null },
+  opts: { sameIdAsUser?: boolean; name?: string } = {},
+) {
+  const name = opts.name?.trim() || owner.businessName?.trim() || `${owner.name}'s workspace`;
+  return ctx.db.transaction(async (tx) => {
+    const w = await q.insertWorkspace(tx, {
+      ...(opts.sameIdAsUser ? { id: owner.id } : {}),
+      name,
+      slug: `${slugify(name)}-${randomToken(5)}`,
+      ownerId: owner.id,
+      senderName: owner.businessName?.trim() || null,
+    });
+    await q.insertMember(tx, { workspaceId: w.id, userId: owner.id, role: "owner" });
+    return w;
+  });
+}
+
+/**
+ * Resolves the active workspace of a session. The session's workspace is used while the user is
+ * still a member; otherwise (removed, or none chosen yet) the user's first membership (owned
+ * workspaces first) becomes active and is stored on the session. A user with no membership left gets
+ * a new personal workspace, so a signed-in person always has a tenant.
+ */
+export async function resolveTenant(
+  ctx: Pick<AppContext, "db">,
+  session: { id: string; workspaceId: string | null },
+  user: { id: string; name: string; businessName: string | null },
+): Promise<Tenant> {
+  if (session.workspaceId) {
+    const m = await q.findMembership(ctx.db, session.workspaceId, user.id);
+    if (m)
+      return {
+        userId: user.id,
+        workspaceId: m.workspace.id,
+        role: m.role,
+        plan: m.workspace.plan,
+        workspace: m.workspace,
+      };
+  }
+  const [first] = await q.listMemberships(ctx.db, user.id);
+  let workspace = first?.workspace;
+  let role: WorkspaceRole = first?.role ?? "owner";
+  if (!workspace) {
+    workspace = await createWorkspace(ctx, user);
+    role = "owner";
+  }
+  await q.setSessionWorkspace(ctx.db, session.id, workspace.id);
+  session.workspaceId = workspace.id;
+  return { userId: user.id, workspaceId: workspace.id, role, plan: workspace.plan, workspace };
+}
+
+/** The user's workspaces as `[{id, name, role, plan}]` (owned first). */
+export async function listUserWorkspaces(ctx: Pick<AppContext, "db">, userId: string) {
+  return (await q.listMemberships(ctx.db, userId)).map((m) => toWorkspaceSummary(m.workspace, m.role));
+}
+
+/**
+ * Makes `workspaceId` the session's active workspace.
+ * @throws AppError NOT_FOUND when the user is not a member (the workspace's existence is not revealed).
+ */
+export async function switchWorkspace(
+  ctx: Pick<AppContext, "db">,
+  sessionId: string,
+  userId: string,
+  workspaceId: string,
+) {
+  const m = /^[0-9a-f-]{36}$/i.test(workspaceId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
+  if (!m) throw new AppError("NOT_FOUND", "Workspace not found");
+  await q.setSessionWorkspace(ctx.db, sessionId, workspaceId);
+  return toWorkspaceSummary(m.workspace, m.role);
+}
+
+/**
+ * Members of the active workspace, and (for owners and admins) its pending invites.
+ * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit}}`.
+ */
+export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
+  const rows = await q.listMembers(ctx.db, tenant.workspaceId);
+  const profiles = await getUserProfiles(
+    ctx,
+    rows.map((r) => r.userId),
+  );
+  const invites = can(tenant.role, "manageMembers")
+    ? await q.listPendingInvites(ctx.db, tenant.workspaceId)
+    : [];
+  const limit = planOf(tenant.plan).limits.seats;
+  return {
+    members: rows.map((r) => ({
+      user_id: r.userId,
+      name: profiles.get(r.userId)?.name ?? "",
+      email: profiles.get(r.userId)?.email ?? "",
+      role: r.role,
+      joined_at: r.joinedAt.toISOString(),
+    })),
+    invites: invites.map((i) => ({
+      id: i.id,
+      email: i.email,
+      role: i.role,
+      expires_at: i.expiresAt.toISOString(),
+      created_at: i.createdAt.toISOString(),
+    })),
+    seats: { used: rows.length + invites.length, limit },
+  };
+}
+
+async function sendInviteEmail(
+  ctx: Pick<AppContext, "providers" | "env">,
+  to: string,
+  token: string,
+  workspaceName: string,
+  inviterName: string,
+) {
+  const link = `${ctx.env.APP_URL}/invite/${token}`;
+  await ctx.providers.email.send({
+    to,
+    subject: `${inviterName} invited you to ${workspaceName} on Pitchwise`,
+    text: `${inviterName} invited you to join the ${workspaceName} workspace on Pitchwise.\n\nAccept the invitation: ${link}\n\nThe link works once and expires in 7 days. If you did not expect this, ignore this email.`,
+    html: `<p>${escapeHtml(inviterName)} invited you to join the <strong>${escapeHtml(workspaceName)}</strong> workspace on Pitchwise.</p><p><a href="${link}">Accept the invitation</a></p><p>The link works once and expires in 7 days. If you did not expect this, ignore this email.</p>`,
+    tag: "workspace-invite",
+  });
+}
+
+function escapeHtml(s: string) {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Invites `email` to the active workspace with `role` (admin | member): stores the SHA-256 of a
+ * random 160-bit token, expiring in 7 days, and emails the link `APP_URL/invite/{token}`.
+ * Seats: members + pending invites + 1 must fit the plan (spec section 9).
+ * @throws AppError FORBIDDEN for members; CONFLICT when the person is already a member or invited;
+ *   PAYMENT_REQUIRED (402) over the seat limit, naming the plan that allows more.
+ */
+export async function inviteMember(
+  ctx: Pick<AppContext, "db" | "providers" | "env">,
+  tenant: Tenant,
+  input: InviteInput,
+) {
+  assertCan(tenant, "manageMembers");
+  const email = input.email.trim().toLowerCase();
+  const token = randomToken(20);
+  const invite = await ctx.db.transaction(async (tx) => {
+    await q.lockWorkspace(tx, tenant.workspaceId);
+    const members = await q.listMembers(tx, tenant.workspaceId);
+    const profiles = await getUserProfiles(
+      { db: tx },
+      members.map((m) => m.userId),
+    );
+    if ([...profiles.values()].some((p) => p.email.toLowerCase() === email))
+      throw new AppError("CONFLICT", `${email} is already a member of this workspace.`);
+    const pending = await q.listPendingInvites(tx, tenant.workspaceId);
+    if (pending.some((i) => i.email.toLowerCase() === email))
+      throw new AppError(
+        "CONFLICT",
+        `${email} already has a pending invitation. Resend it from the list instead.`,
+      );
+    assertWithinPlan(tenant.workspace, "seats", 1, members.length + pending.length);
+    return q.insertInvite(tx, {
+      workspaceId: tenant.workspaceId,
+      email,
+      role: input.role,
+      tokenHash: hashToken(token),
+      invitedBy: tenant.userId,
+      expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+    });
+  });
+  const inviter = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId);
+  await sendInviteEmail(ctx, email, token, tenant.workspace.name, inviter?.name ?? "A teammate");
+  return {
+    id: invite.id,
+    email: invite.email,
+    role: invite.role,
+    expires_at: invite.expiresAt.toISOString(),
+    created_at: invite.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Sends a pending invite again with a new token (the old link stops working) and a fresh 7 days.
+ * @throws AppError FORBIDDEN; NOT_FOUND when the invite is not a pending one of this workspace.
+ */
+export async function resendInvite(
+  ctx: Pick<AppContext, "db" | "providers" | "env">,
+  tenant: Tenant,
+  inviteId: string,
+) {
+  assertCan(tenant, "manageMembers");
+  const invite = /^[0-9a-f-]{36}$/i.test(inviteId)
+    ? await q.findInvite(ctx.db, tenant.workspaceId, inviteId)
+    : null;
+  if (!invite || invite.acceptedAt || invite.revokedAt)
+    throw new AppError("NOT_FOUND", "Invitation not found");
+  const token = randomToken(20);
+  const updated = await q.updateInvite(ctx.db, invite.id, {
+    tokenHash: hashToken(token),
+    expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+  });
+  const inviter = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId);
+  await sendInviteEmail(ctx, invite.email, token, tenant.workspace.name, inviter?.name ?? "A teammate");
+  return {
+    id: invite.id,
+    email: invite.email,
+    role: invite.role,
+    expires_at: updated!.expiresAt.toISOString(),
+  };
+}
+
+/** Revokes a pending invite (its link stops working). @throws AppError FORBIDDEN; NOT_FOUND. */
+export async function revokeInvite(ctx: Pick<AppContext, "db">, tenant: Tenant, inviteId: string) {
+  assertCan(tenant, "manageMembers");
+  const invite = /^[0-9a-f-]{36}$/i.test(inviteId)
+    ? await q.findInvite(ctx.db, tenant.workspaceId, inviteId)
+    : null;
+  if (!invite || invite.acceptedAt || invite.revokedAt)
+    throw new AppError("NOT_FOUND", "Invitation not found");
+  await q.updateInvite(ctx.db, invite.id, { revokedAt: new Date() });
+}
+
+type InviteStatus = "pending" | "accepted" | "revoked" | "expired";
+
+async function findInviteByToken(ctx: Pick<AppContext, "db">, token: string) {
+  if (!/^[a-z2-7]{16,64}$/.test(token)) return null;
+  return q.findInviteByTokenHash(ctx.db, hashToken(token));
+}
+
+/**
+ * Who invites whom to what, for the invite page (public: the token is the secret).
+ * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at}`.
+ * @throws AppError NOT_FOUND for an unknown or forged token.
+ */
+export async function getInvite(ctx: Pick<AppContext, "db">, token: string) {
+  const row = await findInviteByToken(ctx, token);
+  if (!row) throw new AppError("NOT_FOUND", "This invitation link is not valid. Ask for a new one.");
+  const { invite, workspace } = row;
+  const inviter = invite.invitedBy
+    ? (await getUserProfiles(ctx, [invite.invitedBy])).get(invite.invitedBy)
+    : null;
+  const status: InviteStatus = invite.acceptedAt
+    ? "accepted"
+    : invite.revokedAt
+      ? "revoked"
+      : invite.expiresAt.getTime() <= Date.now()
+        ? "expired"
+        : "pending";
+  return {
+    workspace: { name: workspace.name },
+    inviter: { name: inviter?.name ?? null },
+    email: invite.email,
+    role: invite.role,
+    status,
+    expires_at: invite.expiresAt.toISOString(),
+  };
+}
+
+/**
+ * Accepts an invite for the signed-in user: adds the membership with the invited role (single use,
+ * also under concurrent accepts), makes it the session's active workspace. The seat limit is checked
+ * again under the workspace lock (the plan may have changed since the invite).
+ * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
+ *   "revoked") for an invite that is no longer open; CONFLICT when already a member.
+ */
+export async function acceptInvite(
+  ctx: Pick<AppContext, "db">,
+  user: { id: string; email: string },
+  sessionId: string,
+  token: string,
+) {
+  const row = await findInviteByToken(ctx, token);
+  if (!row) throw new AppError("NOT_FOUND", "This invitation link is not valid. Ask for a new one.");
+  const { invite } = row;
+  if (invite.acceptedAt) throw new AppError("BAD_REQUEST", "This invitation has already been used.");
+  if (invite.revokedAt) throw new AppError("BAD_REQUEST", "This invitation was revoked. Ask for a new one.");
+  if (invite.expiresAt.getTime() <= Date.now())
+    throw new AppError("BAD_REQUEST", "This invitation has expired. Ask for a new one.");
+  const workspace = await ctx.db.transaction(async (tx) => {
+    await q.lockWorkspace(tx, invite.workspaceId);
+    const w = await q.findWorkspace(tx, invite.workspaceId);
+    if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+    if (await q.findMembership(tx, w.id, user.id))
+      throw new AppError("CONFLICT", `You are already a member of ${w.name}.`);
+    const claimed = await q.claimInvite(tx, invite.id, user.id);
+    if (!claimed) throw new AppError("BAD_REQUEST", "This invitation has already been used.");
+    // the accepted invite's seat becomes the member's seat: members before + 1 must fit
+    assertWithinPlan(
+      w,
+      "seats",
+      1,
+      (await q.countMembers(tx, w.id)) + (await q.countPendingInvites(tx, w.id)),
+    );
+    await q.insertMember(tx, { workspaceId: w.id, userId: user.id, role: invite.role });
+    await q.setSessionWorkspace(tx, sessionId, w.id);
+    return w;
+  });
+  return toWorkspaceSummary(workspace, invite.role);
+}
+
+/**
+ * Removes a member. Access ends at once: every request re-checks membership, and the person's
+ * sessions on this workspace are detached (they fall back to another workspace of theirs).
+ * @throws AppError FORBIDDEN (members; removing the owner); NOT_FOUND for a non-member id.
+ */
+export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
+  assertCan(tenant, "manageMembers");
+  const target = /^[0-9a-f-]{36}$/i.test(userId)
+    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
+    : null;
+  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  if (target.role === "owner")
+    throw new AppError("FORBIDDEN", "The owner cannot be removed. Transfer ownership first.");
+  if (userId === tenant.userId)
+    throw new AppError("BAD_REQUEST", "Use 'Leave workspace' to remove yourself.");
+  await ctx.db.transaction(async (tx) => {
+    await q.deleteMember(tx, tenant.workspaceId, userId);
+    await q.detachSessions(tx, tenant.workspaceId, userId);
+  });
+}
+
+/**
+ * Changes a member's role to admin or member.
+ * @throws AppError FORBIDDEN (members; the owner's own role: use transfer); NOT_FOUND.
+ */
+export async function changeRole(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  userId: string,
+  role: Exclude<WorkspaceRole, "owner">,
+) {
+  assertCan(tenant, "manageMembers");
+  const target = /^[0-9a-f-]{36}$/i.test(userId)
+    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
+    : null;
+  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  if (target.role === "owner")
+    throw new AppError("FORBIDDEN", "The owner's role cannot be changed. Transfer ownership instead.");
+  await q.updateMemberRole(ctx.db, tenant.workspaceId, userId, role);
+  return { user_id: userId, role };
+}
+
+/**
+ * Makes another member the owner; the previous owner becomes an admin. Owner only.
+ * @throws AppError FORBIDDEN; NOT_FOUND for a non-member.
+ */
+export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
+  assertCan(tenant, "transferOwnership");
+  const target = /^[0-9a-f-]{36}$/i.test(userId)
+    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
+    : null;
+  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
+  await ctx.db.transaction(async (tx) => {
+    await q.lockWorkspace(tx, tenant.workspaceId);
+    await q.updateMemberRole(tx, tenant.workspaceId, tenant.userId, "admin");
+    await q.updateMemberRole(tx, tenant.workspaceId, userId, "owner");
+    await q.updateWorkspace(tx, tenant.workspaceId, { ownerId: userId });
+  });
+}
+
+/**
+ * The signed-in user leaves the active workspace; the session falls back to another of theirs.
+ * @throws AppError BAD_REQUEST for the owner (transfer ownership first).
+ */
+export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant) {
+  if (tenant.role === "owner")
+    throw new AppError("BAD_REQUEST", "The owner cannot leave the workspace. Transfer ownership first.");
+  await ctx.db.transaction(async (tx) => {
+    await q.deleteMember(tx, tenant.workspaceId, tenant.userId);
+    await q.detachSessions(tx, tenant.workspaceId, tenant.userId);
+  });
+}
+
+/**
+ * Updates name and branding (owner and admin). Hiding 'Powered by Pitchwise' is the Enterprise
+ * white-label option (spec section 9).
+ * @throws AppError FORBIDDEN; PAYMENT_REQUIRED for hide_branding below Enterprise.
+ */
+export async function updateWorkspaceSettings(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  input: WorkspaceSettingsInput,
+) {
+  assertCan(tenant, "manageWorkspace");
+  if (input.hide_branding) assertPlanFeature(tenant.workspace, "whiteLabel");
+  const updated = await q.updateWorkspace(ctx.db, tenant.workspaceId, {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.logo_url !== undefined ? { logoUrl: input.logo_url || null } : {}),
+    ...(input.brand_color !== undefined ? { brandColor: input.brand_color || null } : {}),
+    ...(input.sender_name !== undefined ? { senderName: input.sender_name || null } : {}),
+    ...(input.hide_branding !== undefined ? { hideBranding: input.hide_branding } : {}),
+  });
+  return toWorkspaceJson(updated!, tenant.role);
+}
+
+/** Branding and sender details of a workspace, as recipients see them (emails, landing pages, calls). */
+export interface SenderProfile {
+  /** the owner's name (the person signing messages) */
+  name: string;
+  /** the business recipients hear from: the workspace's sender name, else its name */
+  businessName: string;
+  /** the owner's email (reply-to) */
+  email: string;
+  phone: string | null;
+  brandColor: string | null;
+  logoUrl: string | null;
+  /** true only when the plan includes white-label and the workspace chose it */
+  hideBranding: boolean;
+  /** the owner's preferences (notification emails, signature) */
+  ownerPreferences: UserPreferences | null;
+  ownerId: string;
+}
+
+/**
+ * Sender details of a workspace for campaigns and landing pages.
+ * @throws AppError NOT_FOUND when the workspace does not exist.
+ */
+export async function getSenderProfile(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<SenderProfile> {
+  const w = await q.findWorkspace(ctx.db, workspaceId);
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  const owner = (await getUserProfiles(ctx, [w.ownerId])).get(w.ownerId);
+  return {
+    name: owner?.name ?? w.name,
+    businessName: w.senderName?.trim() || w.name,
+    email: owner?.email ?? "",
+    phone: owner?.phone ?? null,
+    brandColor: w.brandColor,
+    logoUrl: w.logoUrl,
+    hideBranding: w.hideBranding && planOf(w.plan).features.whiteLabel,
+    ownerPreferences: owner?.preferences ?? null,
+    ownerId: w.ownerId,
+  };
+}
+
+/** The workspace's plan and billing fields (for features that gate on the plan). */
+export async function getWorkspace(ctx: Pick<AppContext, "db">, workspaceId: string) {
+  const w = await q.findWorkspace(ctx.db, workspaceId);
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  return w;
+}

@@ -100,6 +100,7 @@ async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSec
     name: row.title,
     source: "avatar",
     move: true,
+    createdBy: row.createdBy,
   });
   await deps.db
     .update(avatarVideos)

@@ -27,7 +27,13 @@ export async function avatarRest(app: FastifyInstance, { ctx }: { ctx: AppContex
     { bodyLimit: 64 * 1024 },
     async (req, reply) => {
       const tenant = requireTenant(req);
-      const video = await createAvatarVideo(ctx, tenant.workspaceId, req.params.provider, req.body ?? {});
+      const video = await createAvatarVideo(
+        ctx,
+        tenant.workspaceId,
+        req.params.provider,
+        req.body ?? {},
+        tenant.userId,
+      );
       const failed = video.status === "error";
       return reply.status(failed ? 502 : 200).send({
         success: !failed,

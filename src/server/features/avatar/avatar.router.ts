@@ -12,7 +12,13 @@ export const avatarRouter = router({
   create: protectedProcedure
     .input(z.object({ provider: z.string(), script: z.unknown(), title: z.unknown().optional() }))
     .mutation(({ ctx, input }) =>
-      createAvatarVideo(ctx, ctx.workspaceId, input.provider, { script: input.script, title: input.title }),
+      createAvatarVideo(
+        ctx,
+        ctx.workspaceId,
+        input.provider,
+        { script: input.script, title: input.title },
+        ctx.tenant.userId,
+      ),
     ),
   status: protectedProcedure
     .input(z.object({ provider: z.string(), videoId: z.string() }))

@@ -90,6 +90,7 @@ export async function createAvatarVideo(
   workspaceId: string,
   providerName: unknown,
   raw: unknown,
+  createdBy: string | null = null,
 ): Promise<PublicAvatarVideo> {
   const name = parseInput(providerSchema, providerName);
   // the script is parsed on its own so its message reads exactly 'Please enter a script' (spec section 5)
@@ -119,7 +120,15 @@ export async function createAvatarVideo(
   const deadlineAt = new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000);
   const [row] = await deps.db
     .insert(avatarVideos)
-    .values({ workspaceId, provider: name, script: input.script, title, deadlineAt, status: "created" })
+    .values({
+      workspaceId,
+      createdBy,
+      provider: name,
+      script: input.script,
+      title,
+      deadlineAt,
+      status: "created",
+    })
     .returning();
 
   if (provider.kind === "local") {

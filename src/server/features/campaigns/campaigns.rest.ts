@@ -52,13 +52,18 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const contacts = input.contacts.filter((c) => c.email?.trim());
     if (!input.campaignName.trim() || !input.subject.trim() || !input.body.trim() || contacts.length === 0)
       throw new AppError("BAD_REQUEST", "Please complete all steps");
-    const r = await svc.createAndLaunchCampaign(ctx, tenant.workspaceId, {
-      name: input.campaignName,
-      channel: "email",
-      content: { subject: input.subject, body: input.body },
-      recipients: { csv: contacts },
-      scheduledAt: input.scheduledAt,
-    });
+    const r = await svc.createAndLaunchCampaign(
+      ctx,
+      tenant.workspaceId,
+      {
+        name: input.campaignName,
+        channel: "email",
+        content: { subject: input.subject, body: input.body },
+        recipients: { csv: contacts },
+        scheduledAt: input.scheduledAt,
+      },
+      tenant.userId,
+    );
     return {
       success: true,
       campaignId: r.campaign.id,
@@ -74,17 +79,22 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     if (!input.campaignName.trim()) throw new AppError("BAD_REQUEST", "Please enter a campaign name");
     if (!input.message.trim()) throw new AppError("BAD_REQUEST", "Please enter your SMS message");
     if (input.contacts.length === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
-    const r = await svc.createAndLaunchCampaign(ctx, tenant.workspaceId, {
-      name: input.campaignName,
-      channel: "sms",
-      content: { message: input.message },
-      recipients: {
-        contactIds: input.contacts.filter((c) => c.id).map((c) => c.id as number),
-        csv: input.contacts.filter((c) => !c.id),
+    const r = await svc.createAndLaunchCampaign(
+      ctx,
+      tenant.workspaceId,
+      {
+        name: input.campaignName,
+        channel: "sms",
+        content: { message: input.message },
+        recipients: {
+          contactIds: input.contacts.filter((c) => c.id).map((c) => c.id as number),
+          csv: input.contacts.filter((c) => !c.id),
+        },
+        includeNotOptedIn: input.includeNotOptedIn,
+        scheduledAt: input.scheduledAt,
       },
-      includeNotOptedIn: input.includeNotOptedIn,
-      scheduledAt: input.scheduledAt,
-    });
+      tenant.userId,
+    );
     return {
       success: true,
       campaignId: r.campaign.id,
@@ -102,6 +112,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       ctx,
       tenant.workspaceId,
       parseInput(createCampaignInput, req.body ?? {}),
+      tenant.userId,
     );
     return {
       success: true,

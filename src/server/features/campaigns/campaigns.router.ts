@@ -16,7 +16,9 @@ export const campaignsRouter = router({
     .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.workspaceId, input)),
   create: protectedProcedure
     .input(createCampaignInput)
-    .mutation(({ ctx, input }) => svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input)),
+    .mutation(({ ctx, input }) =>
+      svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId),
+    ),
   sendTest: protectedProcedure
     .input(emailTestInput)
     .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.tenant, input)),

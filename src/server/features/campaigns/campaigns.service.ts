@@ -155,6 +155,7 @@ export async function createAndLaunchCampaign(
   ctx: Ctx,
   workspaceId: string,
   raw: CreateCampaignInput,
+  createdBy: string | null = null,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
   const content: CampaignContent = { ...input.content };
@@ -232,6 +233,7 @@ export async function createAndLaunchCampaign(
       .insert(campaigns)
       .values({
         workspaceId,
+        createdBy,
         name: input.name,
         channel: input.channel,
         status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",

@@ -80,7 +80,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.post("/api/contacts/bulk/operation", { bodyLimit: 4 * 1024 * 1024 }, async (req) => {
     const tenant = requireTenant(req);
-    const r = await crm.bulkOperation(ctx, tenant.workspaceId, req.body as BulkOperationInput);
+    const r = await crm.bulkOperation(ctx, tenant.workspaceId, req.body as BulkOperationInput, tenant);
     return { success: true, ...r };
   });
 
@@ -127,7 +127,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
         ctx,
         tenant.workspaceId,
         { importId, path: dest, name, size },
-        { mapping: field("mapping"), onDuplicate: field("on_duplicate") },
+        { mapping: field("mapping"), onDuplicate: field("on_duplicate"), createdBy: tenant.userId },
       );
       return reply.status(202).send({ success: true, import: imp });
     } catch (e) {
@@ -179,7 +179,10 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.post("/api/contacts/:id/notes", async (req) => {
     const tenant = requireTenant(req);
-    return { success: true, note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body) };
+    return {
+      success: true,
+      note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId),
+    };
   });
 
   app.post("/api/contacts/:id/send-email", async (req) => {

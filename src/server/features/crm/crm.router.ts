@@ -34,7 +34,7 @@ export const crmRouter = router({
   }),
   bulk: protectedProcedure
     .input(bulkOperationSchema)
-    .mutation(({ ctx, input }) => crm.bulkOperation(ctx, ctx.workspaceId, input)),
+    .mutation(({ ctx, input }) => crm.bulkOperation(ctx, ctx.workspaceId, input, ctx.tenant)),
   importRows: protectedProcedure
     .input(
       z.object({ contacts: z.array(loose).max(50_000), on_duplicate: z.enum(["skip", "update"]).optional() }),
@@ -46,7 +46,7 @@ export const crmRouter = router({
   addNote: protectedProcedure
     .input(withId.extend({ note_text: z.string().max(10_000) }))
     .mutation(({ ctx, input }) =>
-      crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }),
+      crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }, ctx.tenant.userId),
     ),
   sendEmail: protectedProcedure
     .input(withId.extend({ subject: z.string().max(300), body: z.string().max(100_000) }))

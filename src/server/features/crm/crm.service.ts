@@ -18,11 +18,13 @@ import {
   type SegmentFilter,
   segments,
   tags,
+  type WorkspaceRole,
 } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { isSuppressed } from "../compliance/compliance.service";
+import { assertCan } from "../workspaces/workspaces.service";
 import {
   type ColumnMapping,
   decodeWithEncoding,
@@ -766,14 +768,19 @@ export async function deleteContact(
  * POST /api/contacts/bulk/operation over explicit `contactIds` or a whole `filter` result.
  * delete -> {deleted}; update_stage {lifecycle_stage} -> {updated}; update_status {lead_status}
  * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
- * Ids that are not the user's are ignored. @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found'.
+ * Ids that are not the workspace's are ignored. A `member` may delete at most one contact at a time
+ * (issue 10 roles): deleting a filter's result or several ids needs owner or admin.
+ * @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found', FORBIDDEN (member bulk delete).
  */
 export async function bulkOperation(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   input: BulkOperationInput,
+  actor: { role: WorkspaceRole },
 ) {
   const b = parseInput(bulkOperationSchema, input);
+  if (b.operation === "delete" && (!b.contactIds || b.contactIds.length > 1))
+    assertCan(actor, "bulkDeleteContacts");
   const target: SQL = b.contactIds
     ? (and(
         eq(contacts.workspaceId, workspaceId),
@@ -927,13 +934,14 @@ export async function addNote(
   workspaceId: string,
   contactId: number,
   input: unknown,
+  createdBy: string | null = null,
 ) {
   const n = parseInput(noteSchema, input);
   await getContact(ctx, workspaceId, contactId);
   return ctx.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(notes)
-      .values({ workspaceId, contactId, noteText: n.note_text })
+      .values({ workspaceId, contactId, noteText: n.note_text, createdBy })
       .returning();
     if (!row) throw new AppError("INTERNAL", "Failed to add note");
     await recordActivities(tx, [
@@ -1202,7 +1210,7 @@ export async function startFileImport(
   ctx: Ctx,
   workspaceId: string,
   file: { importId: string; path: string; name: string; size: number },
-  opts: { mapping?: unknown; onDuplicate?: unknown },
+  opts: { mapping?: unknown; onDuplicate?: unknown; createdBy?: string | null },
 ) {
   const mapping = opts.mapping === undefined || opts.mapping === "" ? undefined : parseMapping(opts.mapping);
   const onDuplicate = opts.onDuplicate === "update" ? "update" : "skip";
@@ -1240,6 +1248,7 @@ export async function startFileImport(
     .values({
       id: file.importId,
       workspaceId,
+      createdBy: opts.createdBy ?? null,
       fileName: file.name.slice(0, 200),
       fileSize: file.size,
       mapping: effective,

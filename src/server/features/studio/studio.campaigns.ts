@@ -117,6 +117,7 @@ export async function launchVideoCampaign(
   ctx: AppContext,
   workspaceId: string,
   raw: unknown,
+  createdBy: string | null = null,
 ): Promise<LaunchResult & { videoCampaignId: number }> {
   const input = parseInput(videoCampaignInput, raw);
   const avatarScript = input.avatarScript?.trim() || "";
@@ -159,6 +160,7 @@ export async function launchVideoCampaign(
     .insert(videoCampaigns)
     .values({
       workspaceId,
+      createdBy,
       publicId,
       mediaId: media?.id ?? null,
       deliveryMethod: input.deliveryMethod,
@@ -170,35 +172,40 @@ export async function launchVideoCampaign(
   const appUrl = ctx.env.APP_URL.replace(/\/+$/, "");
   const merged = toMergeTags(input.message.trim());
   try {
-    const result = await createAndLaunchCampaign(ctx, workspaceId, {
-      name: input.campaignName,
-      channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
-      content: {
-        landingUrl: `${appUrl}/v/{{token}}`,
-        videoTitle: media?.name ?? `${from}'s personal video`,
-        thumbnailUrl:
-          media && (media.gifKey || media.posterKey)
-            ? `${appUrl}/v/t/${publicId}.${media.gifKey ? "gif" : "jpg"}`
-            : null,
-        ...(input.deliveryMethod === "email"
-          ? {
-              subject: input.subject || `${from} recorded a video for you`,
-              body: merged || `Hi {{name|there}}, I recorded a short video for you.`,
-            }
-          : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
+    const result = await createAndLaunchCampaign(
+      ctx,
+      workspaceId,
+      {
+        name: input.campaignName,
+        channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
+        content: {
+          landingUrl: `${appUrl}/v/{{token}}`,
+          videoTitle: media?.name ?? `${from}'s personal video`,
+          thumbnailUrl:
+            media && (media.gifKey || media.posterKey)
+              ? `${appUrl}/v/t/${publicId}.${media.gifKey ? "gif" : "jpg"}`
+              : null,
+          ...(input.deliveryMethod === "email"
+            ? {
+                subject: input.subject || `${from} recorded a video for you`,
+                body: merged || `Hi {{name|there}}, I recorded a short video for you.`,
+              }
+            : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
+        },
+        includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
+        // personalised: launched "scheduled" so nothing sends before the recipients are held
+        scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : undefined,
+        recipients: {
+          csv: contactsIn.map((c) => ({
+            name: c.name ?? null,
+            company: c.company ?? null,
+            email: c.email ?? null,
+            phone: c.phone ?? null,
+          })),
+        },
       },
-      includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
-      // personalised: launched "scheduled" so nothing sends before the recipients are held
-      scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : undefined,
-      recipients: {
-        csv: contactsIn.map((c) => ({
-          name: c.name ?? null,
-          company: c.company ?? null,
-          email: c.email ?? null,
-          phone: c.phone ?? null,
-        })),
-      },
-    });
+      createdBy,
+    );
     await ctx.db
       .update(videoCampaigns)
       .set({ campaignId: result.campaign.id })

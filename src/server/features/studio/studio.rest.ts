@@ -91,6 +91,7 @@ async function handleUpload(
       source: opts.source,
       isDraft: opts.isDraft,
       typeHint: opts.typeHint,
+      createdBy: tenant.userId,
     });
     tmp = null;
     return { success: true, media: toPublicMedia(item) };
@@ -201,7 +202,7 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   /** Video campaign (spec section 7): launched through the campaign engine. */
   app.post("/api/campaigns/video", async (req) => {
     const tenant = requireTenant(req);
-    const result = await launchVideoCampaign(ctx, tenant.workspaceId, req.body);
+    const result = await launchVideoCampaign(ctx, tenant.workspaceId, req.body, tenant.userId);
     return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
   });
   /** Video engagement of a video campaign (views, watch milestones). */

@@ -43,7 +43,7 @@ export const studioRouter = router({
     .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.workspaceId, input))),
   /** Same input as POST /api/campaigns/video (validated by the service). */
   launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
-    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input);
+    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
     return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
   }),
   videoCampaignStats: protectedProcedure

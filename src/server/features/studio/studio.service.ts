@@ -83,6 +83,8 @@ export interface CreateMediaInput {
   typeHint?: MediaType;
   /** move `path` into storage instead of copying it */
   move?: boolean;
+  /** the user who uploaded or made it (null for system work) */
+  createdBy?: string | null;
 }
 
 /**
@@ -137,6 +139,7 @@ export async function createMediaFromFile(
       .insert(mediaItems)
       .values({
         workspaceId,
+        createdBy: input.createdBy ?? null,
         name,
         type,
         source: input.source,

@@ -19,6 +19,7 @@ import { Route as AppPricingRouteImport } from "./routes/_app/pricing"
 import { Route as AppSettingsRouteImport } from "./routes/_app/settings"
 import { Route as AppStudioRouteImport } from "./routes/_app/studio"
 import { Route as AppVideoCreatorRouteImport } from "./routes/_app/video-creator"
+import { Route as InviteTokenRouteImport } from "./routes/invite.$token"
 import { Route as AppCampaignsIndexRouteImport } from "./routes/_app/campaigns/index"
 import { Route as AppCampaignsIdRouteImport } from "./routes/_app/campaigns/$id"
 import { Route as AppCampaignsCallRouteImport } from "./routes/_app/campaigns/call"
@@ -78,6 +79,11 @@ const AppVideoCreatorRoute = AppVideoCreatorRouteImport.update({
   id: "/video-creator",
   path: "/video-creator",
   getParentRoute: () => AppRoute,
+} as any)
+const InviteTokenRoute = InviteTokenRouteImport.update({
+  id: "/invite/$token",
+  path: "/invite/$token",
+  getParentRoute: () => rootRouteImport,
 } as any)
 const AppCampaignsIndexRoute = AppCampaignsIndexRouteImport.update({
   id: "/campaigns/",
@@ -141,6 +147,7 @@ export interface FileRoutesByFullPath {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/invite/$token": typeof InviteTokenRoute
   "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
   "/campaigns/sms": typeof AppCampaignsSmsRoute
@@ -162,6 +169,7 @@ export interface FileRoutesByTo {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/invite/$token": typeof InviteTokenRoute
   "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
   "/campaigns/sms": typeof AppCampaignsSmsRoute
@@ -185,6 +193,7 @@ export interface FileRoutesById {
   "/_app/settings": typeof AppSettingsRoute
   "/_app/studio": typeof AppStudioRoute
   "/_app/video-creator": typeof AppVideoCreatorRoute
+  "/invite/$token": typeof InviteTokenRoute
   "/_app/campaigns/$id": typeof AppCampaignsIdRoute
   "/_app/campaigns/call": typeof AppCampaignsCallRoute
   "/_app/campaigns/sms": typeof AppCampaignsSmsRoute
@@ -208,6 +217,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/invite/$token"
     | "/campaigns/$id"
     | "/campaigns/call"
     | "/campaigns/sms"
@@ -229,6 +239,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/invite/$token"
     | "/campaigns/$id"
     | "/campaigns/call"
     | "/campaigns/sms"
@@ -251,6 +262,7 @@ export interface FileRouteTypes {
     | "/_app/settings"
     | "/_app/studio"
     | "/_app/video-creator"
+    | "/invite/$token"
     | "/_app/campaigns/$id"
     | "/_app/campaigns/call"
     | "/_app/campaigns/sms"
@@ -268,6 +280,7 @@ export interface RootRouteChildren {
   AppRoute: typeof AppRouteWithChildren
   LoginRoute: typeof LoginRoute
   RegisterRoute: typeof RegisterRoute
+  InviteTokenRoute: typeof InviteTokenRoute
 }
 
 declare module "@tanstack/react-router" {
@@ -341,6 +354,13 @@ declare module "@tanstack/react-router" {
       fullPath: "/video-creator"
       preLoaderRoute: typeof AppVideoCreatorRouteImport
       parentRoute: typeof AppRoute
+    }
+    "/invite/$token": {
+      id: "/invite/$token"
+      path: "/invite/$token"
+      fullPath: "/invite/$token"
+      preLoaderRoute: typeof InviteTokenRouteImport
+      parentRoute: typeof rootRouteImport
     }
     "/_app/campaigns/": {
       id: "/_app/campaigns/"
@@ -460,6 +480,7 @@ const rootRouteChildren: RootRouteChildren = {
   AppRoute: AppRouteWithChildren,
   LoginRoute: LoginRoute,
   RegisterRoute: RegisterRoute,
+  InviteTokenRoute: InviteTokenRoute,
 }
 export const routeTree = rootRouteImport
   ._addFileChildren(rootRouteChildren)

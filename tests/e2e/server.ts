@@ -11,6 +11,7 @@ import { runMigrations } from "../../src/server/db/client";
 import { startEmbeddedPostgres } from "../../src/server/db/embedded";
 import { createLogger } from "../../src/server/lib/logger";
 import { createServer } from "../../src/server/main";
+import { e2eInfoPath } from "./e2e-info";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-e2e-"));
@@ -53,7 +54,10 @@ const { app } = await createServer({
 });
 await app.listen({ port, host: "127.0.0.1" });
 console.log(`e2e server on ${env.APP_URL}`);
+// specs that must arrange state no screen can make yet (e.g. a workspace's plan) read the database URL here
+fs.writeFileSync(e2eInfoPath(port), JSON.stringify({ databaseUrl: url }));
 const stop = async () => {
+  fs.rmSync(e2eInfoPath(port), { force: true });
   await app.close().catch(() => {});
   await core.stop();
   await embedded?.stop().catch(() => {});

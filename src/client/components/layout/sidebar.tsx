@@ -2,6 +2,7 @@ import { Link, useLocation } from "@tanstack/react-router";
 import { LogOut } from "lucide-react";
 import { Logo } from "@/client/components/logo";
 import type { User } from "@/client/features/auth/types";
+import { WorkspaceSwitcher } from "@/client/features/workspaces/workspace-switcher";
 import { planLabel } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { activeNavTarget, NAV_SECTIONS } from "./nav";
@@ -96,6 +97,7 @@ export function SidebarContent({
       </nav>
 
       <div className="shrink-0 border-t border-sidebar-border p-3">
+        <WorkspaceSwitcher />
         <div className="flex items-center gap-3 rounded-lg px-2 py-2">
           <span
             aria-hidden

@@ -19,7 +19,7 @@ export function AuthShell({
   title: string;
   subtitle: string;
   children: ReactNode;
-  footer: ReactNode;
+  footer?: ReactNode;
 }) {
   return (
     <div className="grid min-h-dvh bg-background lg:grid-cols-2">
@@ -56,7 +56,7 @@ export function AuthShell({
           <h1 className="text-2xl font-semibold tracking-tight">{title}</h1>
           <p className="mt-1.5 text-sm text-muted-foreground">{subtitle}</p>
           <div className="mt-8">{children}</div>
-          <p className="mt-6 text-center text-sm text-muted-foreground">{footer}</p>
+          {footer && <p className="mt-6 text-center text-sm text-muted-foreground">{footer}</p>}
         </div>
       </main>
     </div>

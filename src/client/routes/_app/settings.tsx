@@ -1,15 +1,17 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Bell, Palette, UserRound } from "lucide-react";
+import { Bell, Building2, Palette, UserRound, Users } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
 import { ProfileTab } from "./-components/settings/profile-tab";
+import { TeamTab } from "./-components/settings/team-tab";
 import { ThemeTab } from "./-components/settings/theme-tab";
 import type { SettingsBanner } from "./-components/settings/types";
+import { WorkspaceTab } from "./-components/settings/workspace-tab";
 
-const SETTINGS_TABS = ["profile", "theme", "preferences"] as const;
+const SETTINGS_TABS = ["profile", "theme", "preferences", "team", "workspace"] as const;
 type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 export const Route = createFileRoute("/_app/settings")({
@@ -27,7 +29,10 @@ function SettingsPage() {
 
   return (
     <>
-      <PageHeader title="Settings" description="Manage your profile, theme and preferences." />
+      <PageHeader
+        title="Settings"
+        description="Manage your profile, theme, preferences, team and workspace."
+      />
       {banner && (
         <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
           {banner.message}
@@ -53,6 +58,14 @@ function SettingsPage() {
             <Bell aria-hidden />
             Preferences
           </TabsTrigger>
+          <TabsTrigger value="team">
+            <Users aria-hidden />
+            Team
+          </TabsTrigger>
+          <TabsTrigger value="workspace">
+            <Building2 aria-hidden />
+            Workspace
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <ProfileTab onBanner={setBanner} />
@@ -62,6 +75,12 @@ function SettingsPage() {
         </TabsContent>
         <TabsContent value="preferences">
           <PreferencesTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="team">
+          <TeamTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="workspace">
+          <WorkspaceTab onBanner={setBanner} />
         </TabsContent>
       </Tabs>
     </>

@@ -1,0 +1,373 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { MailPlus, UserMinus } from "lucide-react";
+import { type FormEvent, useId, useState } from "react";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
+import { formatDate } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+import type { ShowBanner } from "./types";
+
+const ROLE_LABEL = { owner: "Owner", admin: "Admin", member: "Member" } as const;
+
+/**
+ * Settings > Team (issue 10): members with roles, pending invites with resend/revoke, the invite form
+ * and seat count, transfer ownership, leave. Buttons a role cannot use are hidden; the server enforces
+ * the same rules.
+ */
+export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const me = useQuery(trpc.auth.me.queryOptions());
+  const members = useQuery(trpc.workspaces.members.queryOptions());
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.workspaces.members.queryKey() });
+  const role = me.data?.workspace.role;
+  const canManage = role === "owner" || role === "admin";
+  const done = (message: string) => ({
+    onSuccess: () => {
+      onBanner({ variant: "success", message });
+      void refresh();
+    },
+    onError: (e: { message: string }) => onBanner({ variant: "error", message: e.message }),
+  });
+  const changeRole = useMutation(trpc.workspaces.changeRole.mutationOptions(done("Role updated.")));
+  const resend = useMutation(trpc.workspaces.resendInvite.mutationOptions(done("Invitation sent again.")));
+  const revoke = useMutation(trpc.workspaces.revokeInvite.mutationOptions(done("Invitation revoked.")));
+  const remove = useMutation(
+    trpc.workspaces.removeMember.mutationOptions(done("Member removed. Their access ended.")),
+  );
+  const transfer = useMutation(
+    trpc.workspaces.transferOwnership.mutationOptions({
+      onSuccess: () => window.location.assign("/settings?tab=team"),
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  const leave = useMutation(
+    trpc.workspaces.leave.mutationOptions({
+      onSuccess: () => window.location.assign("/dashboard"),
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  const [removing, setRemoving] = useState<{ user_id: string; name: string } | null>(null);
+
+  if (members.isPending || me.isPending)
+    return <p className="text-sm text-muted-foreground">Loading team...</p>;
+  if (members.error) return <p role="alert">{members.error.message}</p>;
+  const { seats } = members.data;
+  const others = members.data.members.filter((m) => m.user_id !== me.data?.user.id);
+
+  return (
+    <div className="grid gap-6">
+      {canManage && <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} />}
+      <Card>
+        <CardHeader>
+          <CardTitle>Members</CardTitle>
+          <CardDescription>
+            {seats.limit === null
+              ? `${seats.used} ${seats.used === 1 ? "seat" : "seats"} used (unlimited on your plan)`
+              : `${seats.used} of ${seats.limit} ${seats.limit === 1 ? "seat" : "seats"} used, pending invitations included`}
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <ul className="divide-y divide-border" aria-label="Members">
+            {members.data.members.map((m) => (
+              <li key={m.user_id} className="flex flex-wrap items-center gap-3 py-3" data-testid="member-row">
+                <div className="min-w-0 flex-1">
+                  <p className="truncate font-medium">
+                    {m.name || m.email}
+                    {m.user_id === me.data?.user.id && <span className="text-muted-foreground"> (you)</span>}
+                  </p>
+                  <p className="truncate text-sm text-muted-foreground">
+                    {m.email} · joined {formatDate(m.joined_at)}
+                  </p>
+                </div>
+                {canManage && m.role !== "owner" && m.user_id !== me.data?.user.id ? (
+                  <>
+                    <Select
+                      value={m.role}
+                      onValueChange={(r) =>
+                        changeRole.mutate({ userId: m.user_id, role: r as "admin" | "member" })
+                      }
+                    >
+                      <SelectTrigger className="w-32" aria-label={`Role of ${m.name || m.email}`}>
+                        <SelectValue />
+                      </SelectTrigger>
+                      <SelectContent>
+                        <SelectItem value="admin">Admin</SelectItem>
+                        <SelectItem value="member">Member</SelectItem>
+                      </SelectContent>
+                    </Select>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      onClick={() => setRemoving({ user_id: m.user_id, name: m.name || m.email })}
+                    >
+                      <UserMinus aria-hidden />
+                      Remove
+                    </Button>
+                  </>
+                ) : (
+                  <Badge variant={m.role === "owner" ? "default" : "secondary"}>{ROLE_LABEL[m.role]}</Badge>
+                )}
+              </li>
+            ))}
+          </ul>
+        </CardContent>
+      </Card>
+
+      {canManage && members.data.invites.length > 0 && (
+        <Card>
+          <CardHeader>
+            <CardTitle>Pending invitations</CardTitle>
+            <CardDescription>Each link works once and expires after 7 days.</CardDescription>
+          </CardHeader>
+          <CardContent>
+            <ul className="divide-y divide-border" aria-label="Pending invitations">
+              {members.data.invites.map((i) => (
+                <li key={i.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="invite-row">
+                  <div className="min-w-0 flex-1">
+                    <p className="truncate font-medium">{i.email}</p>
+                    <p className="text-sm text-muted-foreground">
+                      {ROLE_LABEL[i.role]} · expires {formatDate(i.expires_at)}
+                    </p>
+                  </div>
+                  <Button variant="outline" size="sm" onClick={() => resend.mutate({ inviteId: i.id })}>
+                    Resend
+                  </Button>
+                  <Button variant="outline" size="sm" onClick={() => revoke.mutate({ inviteId: i.id })}>
+                    Revoke
+                  </Button>
+                </li>
+              ))}
+            </ul>
+          </CardContent>
+        </Card>
+      )}
+
+      {role === "owner" && others.length > 0 && (
+        <TransferOwnership
+          members={others}
+          pending={transfer.isPending}
+          onTransfer={(userId) => transfer.mutate({ user_id: userId })}
+        />
+      )}
+      {role && role !== "owner" && (
+        <Card>
+          <CardHeader>
+            <CardTitle>Leave workspace</CardTitle>
+            <CardDescription>You lose access to {me.data?.workspace.name} at once.</CardDescription>
+          </CardHeader>
+          <CardContent>
+            <Button variant="destructive" onClick={() => leave.mutate()} disabled={leave.isPending}>
+              Leave workspace
+            </Button>
+          </CardContent>
+        </Card>
+      )}
+
+      <Dialog open={removing !== null} onOpenChange={(open) => !open && setRemoving(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Remove {removing?.name}?</DialogTitle>
+            <DialogDescription>
+              Their access to this workspace ends at once, including any open sessions. Their contacts, notes
+              and campaigns stay in the workspace.
+            </DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <DialogClose asChild>
+              <Button variant="outline">Cancel</Button>
+            </DialogClose>
+            <Button
+              variant="destructive"
+              onClick={() => {
+                if (removing) remove.mutate({ userId: removing.user_id });
+                setRemoving(null);
+              }}
+            >
+              Remove member
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+    </div>
+  );
+}
+
+function InviteForm({
+  onBanner,
+  onInvited,
+  seats,
+}: {
+  onBanner: ShowBanner;
+  onInvited: () => void;
+  seats: { used: number; limit: number | null };
+}) {
+  const trpc = useTRPC();
+  const emailId = useId();
+  const roleId = useId();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<"admin" | "member">("member");
+  const [error, setError] = useState<{ message: string; upgrade: boolean } | null>(null);
+  const invite = useMutation(
+    trpc.workspaces.invite.mutationOptions({
+      onSuccess: (inv) => {
+        setEmail("");
+        setError(null);
+        onBanner({ variant: "success", message: `Invitation sent to ${inv.email}.` });
+        onInvited();
+      },
+      onError: (e) => setError({ message: e.message, upgrade: /Upgrade to/.test(e.message) }),
+    }),
+  );
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!email.trim()) {
+      setError({ message: "Please enter an email address", upgrade: false });
+      return;
+    }
+    invite.mutate({ email, role });
+  };
+  const full = seats.limit !== null && seats.used >= seats.limit;
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Invite a teammate</CardTitle>
+        <CardDescription>
+          Admins manage members and settings; members work with contacts, media and campaigns.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={submit} className="flex flex-wrap items-end gap-3" noValidate>
+          <div className="grid min-w-56 flex-1 gap-1.5">
+            <Label htmlFor={emailId}>Email</Label>
+            <Input
+              id={emailId}
+              type="email"
+              value={email}
+              autoComplete="off"
+              onChange={(e) => {
+                setEmail(e.target.value);
+                setError(null);
+              }}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${emailId}-error` : undefined}
+              placeholder="teammate@example.com"
+            />
+          </div>
+          <div className="grid w-36 gap-1.5">
+            <Label htmlFor={roleId}>Role</Label>
+            <Select value={role} onValueChange={(v) => setRole(v as "admin" | "member")}>
+              <SelectTrigger id={roleId}>
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                <SelectItem value="member">Member</SelectItem>
+                <SelectItem value="admin">Admin</SelectItem>
+              </SelectContent>
+            </Select>
+          </div>
+          <Button type="submit" disabled={invite.isPending}>
+            <MailPlus aria-hidden />
+            {invite.isPending ? "Sending..." : "Send invitation"}
+          </Button>
+        </form>
+        {error && (
+          <p id={`${emailId}-error`} role="alert" className="mt-3 text-sm text-destructive">
+            {error.message}{" "}
+            {error.upgrade && (
+              <Link to="/pricing" className="font-medium underline">
+                See plans
+              </Link>
+            )}
+          </p>
+        )}
+        {!error && full && (
+          <p className="mt-3 text-sm text-muted-foreground">
+            Every seat of your plan is in use.{" "}
+            <Link to="/pricing" className="font-medium underline">
+              Upgrade for more seats
+            </Link>
+          </p>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
+function TransferOwnership({
+  members,
+  pending,
+  onTransfer,
+}: {
+  members: { user_id: string; name: string; email: string }[];
+  pending: boolean;
+  onTransfer: (userId: string) => void;
+}) {
+  const id = useId();
+  const [target, setTarget] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const chosen = members.find((m) => m.user_id === target);
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Transfer ownership</CardTitle>
+        <CardDescription>The new owner manages billing; you become an admin.</CardDescription>
+      </CardHeader>
+      <CardContent className="flex flex-wrap items-end gap-3">
+        <div className="grid min-w-56 flex-1 gap-1.5">
+          <Label htmlFor={id}>New owner</Label>
+          <Select value={target} onValueChange={setTarget}>
+            <SelectTrigger id={id}>
+              <SelectValue placeholder="Choose a member" />
+            </SelectTrigger>
+            <SelectContent>
+              {members.map((m) => (
+                <SelectItem key={m.user_id} value={m.user_id}>
+                  {m.name || m.email}
+                </SelectItem>
+              ))}
+            </SelectContent>
+          </Select>
+        </div>
+        <Button variant="outline" disabled={!target || pending} onClick={() => setConfirming(true)}>
+          Transfer
+        </Button>
+      </CardContent>
+      <Dialog open={confirming} onOpenChange={setConfirming}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Make {chosen?.name || chosen?.email} the owner?</DialogTitle>
+            <DialogDescription>You will become an admin and can no longer manage billing.</DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <DialogClose asChild>
+              <Button variant="outline">Cancel</Button>
+            </DialogClose>
+            <Button
+              onClick={() => {
+                setConfirming(false);
+                onTransfer(target);
+              }}
+            >
+              Transfer ownership
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+    </Card>
+  );
+}

@@ -1,0 +1,131 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { type FormEvent, useEffect, useId, useState } from "react";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Switch } from "@/client/components/ui/switch";
+import { useTRPC } from "@/client/trpc";
+import type { ShowBanner } from "./types";
+
+/**
+ * Settings > Workspace (issue 10): name and the branding recipients see on landing pages and emails
+ * (sender name, brand colour, logo); Enterprise may hide 'Powered by Pitchwise'. Owners and admins
+ * edit; members read.
+ */
+export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const current = useQuery(trpc.workspaces.current.queryOptions());
+  const ids = { name: useId(), sender: useId(), color: useId(), logo: useId(), hide: useId() };
+  const [form, setForm] = useState({
+    name: "",
+    sender_name: "",
+    brand_color: "",
+    logo_url: "",
+    hide_branding: false,
+  });
+  useEffect(() => {
+    if (current.data)
+      setForm({
+        name: current.data.name,
+        sender_name: current.data.sender_name ?? "",
+        brand_color: current.data.brand_color ?? "",
+        logo_url: current.data.logo_url ?? "",
+        hide_branding: current.data.hide_branding,
+      });
+  }, [current.data]);
+  const save = useMutation(
+    trpc.workspaces.update.mutationOptions({
+      onSuccess: () => {
+        onBanner({ variant: "success", message: "Workspace settings saved." });
+        void qc.invalidateQueries();
+      },
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  if (!current.data) return <p className="text-sm text-muted-foreground">Loading workspace...</p>;
+  const canEdit = current.data.role !== "member";
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onBanner(null);
+    save.mutate(form);
+  };
+  const field = (key: "name" | "sender_name" | "brand_color" | "logo_url") => ({
+    value: form[key],
+    disabled: !canEdit,
+    onChange: (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [key]: e.target.value })),
+  });
+  return (
+    <Card>
+      <CardHeader>
+        <CardTitle>Workspace</CardTitle>
+        <CardDescription>
+          {canEdit
+            ? "Your business as recipients see it on video pages and in emails."
+            : "Only the owner or an admin can change these settings."}
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <form onSubmit={submit} className="grid max-w-xl gap-4" noValidate>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.name}>Workspace name</Label>
+            <Input id={ids.name} {...field("name")} maxLength={80} />
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.sender}>Sender name</Label>
+            <Input id={ids.sender} {...field("sender_name")} maxLength={80} placeholder={form.name} />
+            <p className="text-xs text-muted-foreground">Shown as the sender of emails and on video pages.</p>
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.color}>Brand colour</Label>
+            <div className="flex items-center gap-3">
+              <Input id={ids.color} {...field("brand_color")} placeholder="#1a2b3c" className="max-w-40" />
+              <span
+                aria-hidden
+                className="size-8 rounded-md border border-border"
+                style={{
+                  background: /^#[0-9a-f]{6}$/i.test(form.brand_color) ? form.brand_color : "transparent",
+                }}
+              />
+            </div>
+          </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.logo}>Logo URL</Label>
+            <Input
+              id={ids.logo}
+              type="url"
+              {...field("logo_url")}
+              placeholder="https://example.com/logo.png"
+            />
+          </div>
+          <div className="flex items-center gap-3">
+            <Switch
+              id={ids.hide}
+              checked={form.hide_branding}
+              disabled={!canEdit || !current.data.white_label_available}
+              onCheckedChange={(v) => setForm((f) => ({ ...f, hide_branding: v }))}
+            />
+            <Label htmlFor={ids.hide}>Hide 'Powered by Pitchwise'</Label>
+          </div>
+          {!current.data.white_label_available && (
+            <p className="text-xs text-muted-foreground">
+              White-label options come with the Enterprise plan.{" "}
+              <Link to="/pricing" className="underline">
+                See plans
+              </Link>
+            </p>
+          )}
+          {canEdit && (
+            <div>
+              <Button type="submit" disabled={save.isPending}>
+                {save.isPending ? "Saving..." : "Save workspace"}
+              </Button>
+            </div>
+          )}
+        </form>
+      </CardContent>
+    </Card>
+  );
+}

@@ -1,0 +1,75 @@
+import { expect, test } from "@playwright/test";
+import { withE2eDb } from "./e2e-info";
+
+/** Issue 10: an owner invites a teammate, who registers through the link, shares the contacts, and is removed. */
+test("owner invites a teammate by email; the teammate registers through the link, sees shared contacts; removal ends access", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
+  const ownerEmail = `owner-${stamp}@example.com`;
+  const mateEmail = `mate-${stamp}@example.com`;
+
+  await page.goto("/register");
+  await page.getByLabel("Name", { exact: true }).fill("Olive Owner");
+  await page.getByLabel("Business Name").fill("Olive Plumbing");
+  await page.getByLabel("Email").fill(ownerEmail);
+  await page.getByLabel("Password").fill("correct-horse-battery");
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page).toHaveURL(/\/dashboard$/);
+  // Business plan (5 seats): set in the database until billing can sell it
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'business' where name = 'Olive Plumbing' and owner_id = (select id from users where email = ${ownerEmail})`,
+  );
+  const created = await page.request.post("/api/contacts", {
+    data: { first_name: "Maria", last_name: "Shared", email: `maria-${stamp}@example.com` },
+    headers: { origin: baseURL! },
+  });
+  expect(created.ok()).toBe(true);
+  const contactId = (await created.json()).contact.id as number;
+
+  await page.goto("/settings?tab=team");
+  await page.getByLabel("Email").fill(mateEmail);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  await expect(page.getByText(`Invitation sent to ${mateEmail}.`)).toBeVisible();
+  await expect(page.getByTestId("invite-row")).toContainText(mateEmail);
+
+  // the link from the invite email in the outbox
+  const outbox = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(mateEmail)}`);
+  const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
+  const link = body.match(/https?:\/\/\S+\/invite\/[a-z2-7]+/)![0];
+
+  const mateContext = await browser.newContext();
+  const mate = await mateContext.newPage();
+  await mate.goto(link);
+  await expect(mate.getByRole("heading", { name: "Join Olive Plumbing" })).toBeVisible();
+  await mate.getByRole("link", { name: "Create an account to join" }).click();
+  await mate.getByLabel("Name", { exact: true }).fill("Mia Mate");
+  await mate.getByLabel("Business Name").fill("");
+  await mate.getByLabel("Email").fill(mateEmail);
+  await mate.getByLabel("Password").fill("correct-horse-battery");
+  await mate.getByRole("button", { name: "Create Account" }).click();
+  await expect(mate).toHaveURL(/\/invite\//);
+  await mate.getByRole("button", { name: "Accept and join Olive Plumbing" }).click();
+  await expect(mate).toHaveURL(/\/contacts$/);
+  await expect(mate.getByText("Maria Shared")).toBeVisible();
+  await expect(mate.getByTestId("workspace-switcher")).toContainText("Olive Plumbing");
+
+  // the owner sees the new member and removes them
+  await page.goto("/settings?tab=team");
+  const row = page.getByTestId("member-row").filter({ hasText: mateEmail });
+  await expect(row).toBeVisible();
+  await row.getByRole("button", { name: "Remove" }).click();
+  await page.getByRole("button", { name: "Remove member" }).click();
+  await expect(page.getByText("Member removed. Their access ended.")).toBeVisible();
+  await expect(page.getByTestId("member-row").filter({ hasText: mateEmail })).toHaveCount(0);
+
+  // the teammate's next navigation is refused the owner's data
+  await mate.goto(`/contacts/${contactId}`);
+  await expect(mate.getByText("Contact not found")).toBeVisible();
+  await mate.goto("/contacts");
+  await expect(mate.getByText("Maria Shared")).toHaveCount(0);
+  await mateContext.close();
+});

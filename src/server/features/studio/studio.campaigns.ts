@@ -20,7 +20,7 @@ import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
 import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
 import { recordActivities } from "../crm/crm.service";
-import { getSenderProfile } from "../workspaces/workspaces.service";
+import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { assertVideoQuota, queueRecipientAvatars } from "./studio.avatar-campaigns";
 import { getMedia } from "./studio.service";
 
@@ -252,7 +252,11 @@ export interface LandingData {
   page: VideoLandingPage;
   media: MediaItem;
   campaign: VideoCampaign;
-  sender: { name: string; businessName: string | null; email: string; phone: string | null };
+  /** the workspace's sender details and branding */
+  sender: Pick<
+    SenderProfile,
+    "name" | "businessName" | "email" | "phone" | "brandColor" | "logoUrl" | "hideBranding"
+  >;
 }
 
 const FIRST_NAME_FALLBACK = "there";

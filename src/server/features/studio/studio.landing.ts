@@ -53,6 +53,11 @@ const PLYR_CONFIG = {
  */
 export function renderLandingPage(d: LandingData, token: string): string {
   const senderName = d.sender.businessName || d.sender.name;
+  // workspace branding (Settings > Workspace): brand colour on the player and button, logo, white-label footer
+  const brand =
+    d.sender.brandColor && /^#[0-9a-f]{6}$/i.test(d.sender.brandColor) ? d.sender.brandColor : "#4f46e5";
+  const onBrand = readableOn(brand);
+  const logo = d.sender.logoUrl && safeHref(d.sender.logoUrl);
   const hello = d.page.recipientName ? `A video for ${d.page.recipientName}` : "A video for you";
   const ctaHref =
     (d.page.ctaUrl && safeHref(d.page.ctaUrl)) ||
@@ -69,7 +74,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
 <title>${esc(hello)} from ${esc(senderName)}</title>
 <link rel="stylesheet" href="/v/assets/plyr.css">
 <style>
-  :root { --plyr-color-main: #4f46e5; color-scheme: light; }
+  :root { --plyr-color-main: ${brand}; color-scheme: light; }
   * { box-sizing: border-box; }
   body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: #f4f5f8; color: #111827; }
   main { max-width: 860px; margin: 0 auto; padding: 32px 16px 48px; }
@@ -78,17 +83,18 @@ export function renderLandingPage(d: LandingData, token: string): string {
   .player { border-radius: 12px; overflow: hidden; background: #000; box-shadow: 0 10px 30px rgba(17,24,39,.15); }
   .card { background: #fff; border-radius: 12px; padding: 24px; margin-top: 24px; box-shadow: 0 1px 3px rgba(17,24,39,.08); }
   .message { font-size: 17px; line-height: 1.6; margin: 0 0 20px; }
-  .cta { display: inline-block; background: #4f46e5; color: #fff; text-decoration: none; padding: 14px 28px; border-radius: 10px; font-weight: 600; font-size: 16px; }
-  .cta:hover, .cta:focus-visible { background: #4338ca; outline: 3px solid #c7d2fe; }
+  .cta { display: inline-block; background: ${brand}; color: ${onBrand}; text-decoration: none; padding: 14px 28px; border-radius: 10px; font-weight: 600; font-size: 16px; }
+  .cta:hover, .cta:focus-visible { filter: brightness(0.92); outline: 3px solid ${brand}55; }
   .sender { display: flex; flex-wrap: wrap; gap: 8px 24px; margin-top: 20px; padding-top: 20px; border-top: 1px solid #e5e7eb; font-size: 14px; color: #374151; }
   .sender strong { display: block; width: 100%; font-size: 15px; color: #111827; }
   .sender a { color: #4338ca; }
-  footer { margin-top: 24px; text-align: center; font-size: 12px; color: #9ca3af; }
+  footer { margin-top: 24px; text-align: center; font-size: 12px; color: #6b7280; }
+  .logo { max-height: 48px; max-width: 200px; display: block; margin-bottom: 8px; }
 </style>
 </head>
 <body>
 <main>
-  <header><p>${esc(senderName)}</p><h1>${esc(hello)}</h1></header>
+  <header>${logo ? `<img class="logo" src="${esc(logo)}" alt="${esc(senderName)} logo" referrerpolicy="no-referrer">` : ""}<p>${esc(senderName)}</p><h1>${esc(hello)}</h1></header>
   <div class="player">
     <video id="player" playsinline controls preload="metadata" poster="${base}/poster" data-testid="landing-video">
       <source src="${base}/video" type="video/mp4">
@@ -103,7 +109,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
       ${d.sender.phone ? `<a href="tel:${esc(d.sender.phone)}">${esc(d.sender.phone)}</a>` : ""}
     </div>
   </section>
-  <footer>Sent with Pitchwise</footer>
+  ${d.sender.hideBranding ? "" : "<footer>Powered by Pitchwise</footer>"}
 </main>
 <script src="/v/assets/plyr.js"></script>
 <script>
@@ -131,6 +137,16 @@ export function renderLandingPage(d: LandingData, token: string): string {
 </script>
 </body>
 </html>`;
+}
+
+/** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
+function readableOn(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? "#111827" : "#ffffff";
 }
 
 /** The page for an unknown token or a deleted video. */

@@ -1,5 +1,6 @@
 import { loadEnv } from "../env";
 import { bootCore, prepareDatabase } from "./boot";
+import { resolveFfmpegBinaries } from "./lib/ffmpeg";
 import { createLogger } from "./lib/logger";
 import { createServer } from "./main";
 
@@ -7,6 +8,11 @@ import { createServer } from "./main";
 async function main() {
   const env = loadEnv();
   const log = createLogger(env);
+  const ff = resolveFfmpegBinaries(env);
+  log.info(
+    { ffmpeg: ff.ffmpeg, ffprobe: ff.ffprobe, source: ff.source, version: ff.version ?? "unknown" },
+    `ffmpeg: ${ff.source === "system" ? "system" : ff.source === "env" ? "FFMPEG_PATH/FFPROBE_PATH" : "npm @ffmpeg-installer"} build ${ff.version ?? "unknown"}`,
+  );
   const { url, embedded } = await prepareDatabase(env, log);
   const core = await bootCore(env, url, log);
   let app: Awaited<ReturnType<typeof createServer>>["app"] | null = null;

@@ -1,31 +1,223 @@
 /**
  * A small typed layer over the ffmpeg and ffprobe binaries (child_process.spawn, no shell).
  *
- * Binaries: `FFMPEG_PATH` / `FFPROBE_PATH` when set, else the npm builds from `@ffmpeg-installer/ffmpeg`
- * and `@ffprobe-installer/ffprobe` (ffmpeg 4.1: no `xfade`). ARCHITECTURE.md explains why not fluent-ffmpeg.
+ * Binaries (`resolveFfmpegBinaries`): `FFMPEG_PATH` / `FFPROBE_PATH` when set; else the system's `ffmpeg` and
+ * `ffprobe` found on PATH when both are version 5 or newer; else the npm builds from `@ffmpeg-installer/ffmpeg`
+ * (4.1: no `xfade`) and `@ffprobe-installer/ffprobe`. ARCHITECTURE.md explains why not fluent-ffmpeg.
+ *
+ * User media is never opened with format auto-detection: every probe and every render of a user's file pins
+ * the demuxer (`-f`) from the file's magic bytes (`mediaDemuxer`), allows only that demuxer
+ * (`-format_whitelist`) and only the `file` protocol (`-protocol_whitelist file`). Auto-detection let an
+ * ID3-prefixed HLS playlist that `file-type` calls audio/mpeg read other local files through `file://`
+ * segments (issue 11, finding 1). `verifyMediaFormat` refuses a file that ffmpeg or ffprobe would detect as
+ * anything but its magic-byte type.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import type { Readable } from "node:stream";
+import { fileTypeFromFile } from "file-type";
 
 const require = createRequire(import.meta.url);
 
-/** Absolute paths of the ffmpeg and ffprobe binaries to run. */
+/** Absolute paths of the ffmpeg and ffprobe binaries to run, and where they came from. */
 export interface FfmpegBinaries {
   ffmpeg: string;
   ffprobe: string;
+  /** `env` (FFMPEG_PATH/FFPROBE_PATH), `system` (PATH, version >= 5) or `npm` (@ffmpeg-installer builds) */
+  source?: "env" | "system" | "npm";
+  /** ffmpeg's version string as `-version` prints it (e.g. "6.1.1-3" or "N-47683-g0e8eb07980-static") */
+  version?: string;
+}
+
+/** The oldest system ffmpeg preferred over the npm build (major version). */
+export const MIN_SYSTEM_FFMPEG_MAJOR = 5;
+
+/** `ffmpeg -version`'s version word, or null when the binary does not run. */
+export function ffmpegVersion(file: string): string | null {
+  try {
+    const out = spawnSync(file, ["-version"], { encoding: "utf8", timeout: 10_000 });
+    if (out.status !== 0) return null;
+    return /^\S+ version (\S+)/.exec(out.stdout)?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Major version of a release version string ("6.1.1-3" -> 6, "n5.1.4" -> 5); null for git snapshots ("N-47683-..."). */
+export function ffmpegMajor(version: string | null): number | null {
+  const m = version ? /^n?(\d+)\./.exec(version) : null;
+  return m ? Number(m[1]) : null;
+}
+
+function onPath(name: string, searchPath: string | undefined): string | null {
+  for (const dir of (searchPath ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, name);
+    try {
+      fs.accessSync(file, fs.constants.X_OK);
+      return file;
+    } catch {}
+  }
+  return null;
+}
+
+const resolved = new Map<string, FfmpegBinaries>();
+
+/**
+ * Resolves the binaries once per configuration: explicit overrides (env FFMPEG_PATH / FFPROBE_PATH) win;
+ * else the system's `ffmpeg` and `ffprobe` on `PATH` when both run and report version >= 5 (one current
+ * build for probing and rendering); else the npm packages. `PATH` defaults to the process's.
+ */
+export function resolveFfmpegBinaries(
+  env: { FFMPEG_PATH?: string; FFPROBE_PATH?: string; PATH?: string } = {},
+): FfmpegBinaries {
+  const searchPath = env.PATH ?? process.env.PATH;
+  const key = `${env.FFMPEG_PATH}|${env.FFPROBE_PATH}|${searchPath}`;
+  const cached = resolved.get(key);
+  if (cached) return cached;
+  let result: FfmpegBinaries | null = null;
+  if (env.FFMPEG_PATH || env.FFPROBE_PATH) {
+    const ffmpeg = env.FFMPEG_PATH ?? (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
+    const ffprobe = env.FFPROBE_PATH ?? (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+    result = { ffmpeg, ffprobe, source: "env", version: ffmpegVersion(ffmpeg) ?? undefined };
+  } else {
+    const sysFfmpeg = onPath("ffmpeg", searchPath);
+    const sysFfprobe = onPath("ffprobe", searchPath);
+    if (sysFfmpeg && sysFfprobe) {
+      const version = ffmpegVersion(sysFfmpeg);
+      const major = ffmpegMajor(version);
+      const probeMajor = ffmpegMajor(ffmpegVersion(sysFfprobe));
+      if (
+        major !== null &&
+        major >= MIN_SYSTEM_FFMPEG_MAJOR &&
+        probeMajor !== null &&
+        probeMajor >= MIN_SYSTEM_FFMPEG_MAJOR
+      )
+        result = { ffmpeg: sysFfmpeg, ffprobe: sysFfprobe, source: "system", version: version ?? undefined };
+    }
+  }
+  if (!result) {
+    const ffmpeg = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
+    const ffprobe = (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+    result = { ffmpeg, ffprobe, source: "npm", version: ffmpegVersion(ffmpeg) ?? undefined };
+  }
+  resolved.set(key, result);
+  return result;
 }
 
 /**
- * Resolves the binaries: explicit overrides (env FFMPEG_PATH / FFPROBE_PATH) win, else the npm packages.
- * @throws Error when neither is available.
+ * ffmpeg demuxer for each media MIME type `file-type` can report for an accepted upload (studio uploads:
+ * MP4, MOV, WebM, MP3, WAV) and for the pictures and sounds the app makes itself (PNG, JPEG).
  */
-export function resolveFfmpegBinaries(
-  env: { FFMPEG_PATH?: string; FFPROBE_PATH?: string } = {},
-): FfmpegBinaries {
-  const ffmpeg = env.FFMPEG_PATH ?? (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
-  const ffprobe = env.FFPROBE_PATH ?? (require("@ffprobe-installer/ffprobe") as { path: string }).path;
-  return { ffmpeg, ffprobe };
+export const DEMUXER_BY_MIME: Readonly<Record<string, string>> = {
+  "video/mp4": "mov",
+  "video/x-m4v": "mov",
+  "video/quicktime": "mov",
+  "audio/mp4": "mov",
+  "audio/x-m4a": "mov",
+  "video/webm": "matroska",
+  "audio/webm": "matroska",
+  "video/x-matroska": "matroska",
+  "audio/mpeg": "mp3",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/vnd.wave": "wav",
+  "image/png": "png_pipe",
+  "image/jpeg": "jpeg_pipe",
+};
+
+/** Human names of the demuxers (for refusal messages). */
+const FORMAT_LABEL: Record<string, string> = {
+  mov: "MP4/MOV",
+  matroska: "WebM",
+  mp3: "MP3",
+  wav: "WAV",
+  png_pipe: "PNG",
+  jpeg_pipe: "JPEG",
+};
+
+/**
+ * The demuxer to pin for a file, from its magic bytes (`file-type`), never from its name or a client's MIME.
+ * @throws FfmpegError when the bytes are not one of the media types in `DEMUXER_BY_MIME`.
+ */
+export async function mediaDemuxer(file: string): Promise<string> {
+  const detected = await fileTypeFromFile(file).catch(() => undefined);
+  const demuxer = detected ? DEMUXER_BY_MIME[detected.mime] : undefined;
+  if (!demuxer)
+    throw new FfmpegError(
+      `the file is not a supported media type (${detected?.mime ?? "unknown contents"})`,
+      null,
+      [file],
+    );
+  return demuxer;
+}
+
+/**
+ * Input options that open `format` and nothing else: the demuxer pinned (`-f`), only it allowed
+ * (`-format_whitelist`, which also covers nested opens), and only plain local files as protocol
+ * (no hls, concat, data, http, ...).
+ */
+export function pinnedInputOptions(format: string): string[] {
+  return ["-protocol_whitelist", "file", "-format_whitelist", format, "-f", format];
+}
+
+/**
+ * Refuses a file whose format, as ffmpeg's and ffprobe's own detection see it, is not `format` (the
+ * demuxer its magic bytes gave). Detection runs with `-format_whitelist format` and
+ * `-protocol_whitelist file`: a file detected as anything else (an HLS playlist behind an ID3 tag, a
+ * concat script) stops at "Format not on whitelist" before its demuxer opens anything.
+ * @throws FfmpegError with a sentence for the uploader when either tool detects another format.
+ */
+export async function verifyMediaFormat(bin: FfmpegBinaries, file: string, format: string): Promise<void> {
+  const base = ["-protocol_whitelist", "file", "-format_whitelist", format];
+  const checks = [
+    runProcess(
+      bin.ffprobe,
+      ["-v", "error", ...base, "-show_entries", "format=format_name", "-of", "json", file],
+      {
+        collectStdout: true,
+      },
+    ),
+    runProcess(bin.ffmpeg, [
+      "-hide_banner",
+      "-nostdin",
+      "-loglevel",
+      "error",
+      ...base,
+      "-i",
+      file,
+      "-t",
+      "0",
+      "-f",
+      "null",
+      "-",
+    ]),
+  ];
+  const results = await Promise.allSettled(checks);
+  for (const r of results) {
+    if (
+      r.status === "rejected" &&
+      r.reason instanceof FfmpegError &&
+      /not on whitelist/i.test(r.reason.reason)
+    )
+      throw new FfmpegError(
+        `the file's contents do not match its type: it starts like ${FORMAT_LABEL[format] ?? format} but ffmpeg reads it as another format (for example a playlist). Upload the media file itself.`,
+        r.reason.exitCode,
+        r.reason.args,
+      );
+  }
+  const probed = results[0];
+  if (probed.status === "fulfilled") {
+    const name = (JSON.parse(probed.value || "{}") as RawProbe).format?.format_name ?? "";
+    if (name && !name.split(",").includes(format))
+      throw new FfmpegError(
+        `the file's contents do not match its type: it starts like ${FORMAT_LABEL[format] ?? format} but ffprobe reads it as ${name}`,
+        0,
+        [file],
+      );
+  }
 }
 
 /** An ffmpeg failure; `reason` is the last meaningful lines of stderr (what the user is shown). */
@@ -44,6 +236,8 @@ export class FfmpegError extends Error {
 export interface FfmpegInput {
   path: string;
   options?: string[];
+  /** pin this demuxer (`pinnedInputOptions`): required for any file a user supplied */
+  format?: string;
 }
 
 /** One output with its options (codecs, maps, `-f`, ...). `path` may be `pipe:1`. */
@@ -72,7 +266,13 @@ export function buildFfmpegArgs(cmd: FfmpegCommand): string[] {
   if (cmd.overwrite !== false) args.push("-y");
   if (cmd.progress) args.push("-progress", "pipe:1", "-nostats");
   if (cmd.globalOptions) args.push(...cmd.globalOptions);
-  for (const input of cmd.inputs) args.push(...(input.options ?? []), "-i", input.path);
+  for (const input of cmd.inputs)
+    args.push(
+      ...(input.format ? pinnedInputOptions(input.format) : []),
+      ...(input.options ?? []),
+      "-i",
+      input.path,
+    );
   if (cmd.filterComplex) args.push("-filter_complex", cmd.filterComplex);
   for (const output of cmd.outputs) args.push(...(output.options ?? []), output.path);
   return args;
@@ -228,14 +428,29 @@ function fraction(v: string | undefined): number | null {
 }
 
 /**
- * Probes a file with `ffprobe -print_format json -show_format -show_streams`. Cover art (an attached
- * picture such as an MP3's mjpeg) does not count as video.
- * @throws FfmpegError with ffprobe's reason for an unreadable file.
+ * Probes a file with `ffprobe -print_format json -show_format -show_streams`, the demuxer pinned to
+ * `opts.format` (default: the one its magic bytes give, `mediaDemuxer`). Cover art (an attached picture
+ * such as an MP3's mjpeg) does not count as video.
+ * @throws FfmpegError with ffprobe's reason for an unreadable file or an unsupported type.
  */
-export async function probe(bin: FfmpegBinaries, file: string): Promise<ProbeResult> {
+export async function probe(
+  bin: FfmpegBinaries,
+  file: string,
+  opts: { format?: string } = {},
+): Promise<ProbeResult> {
+  const format = opts.format ?? (await mediaDemuxer(file));
   const stdout = await runProcess(
     bin.ffprobe,
-    ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file],
+    [
+      "-v",
+      "error",
+      ...pinnedInputOptions(format),
+      "-print_format",
+      "json",
+      "-show_format",
+      "-show_streams",
+      file,
+    ],
     { collectStdout: true },
   );
   const raw = JSON.parse(stdout) as RawProbe;
@@ -274,8 +489,9 @@ export async function probe(bin: FfmpegBinaries, file: string): Promise<ProbeRes
 export async function computePeaks(
   bin: FfmpegBinaries,
   file: string,
-  opts: { durationSeconds: number; channels: number; buckets?: number },
+  opts: { durationSeconds: number; channels: number; buckets?: number; format?: string },
 ): Promise<number[][]> {
+  const format = opts.format ?? (await mediaDemuxer(file));
   const channels = Math.min(2, Math.max(1, opts.channels));
   const buckets = opts.buckets ?? 1000;
   const rate = 8000;
@@ -296,7 +512,7 @@ export async function computePeaks(
   await runFfmpeg(
     bin,
     {
-      inputs: [{ path: file }],
+      inputs: [{ path: file, format }],
       outputs: [
         {
           path: "pipe:1",

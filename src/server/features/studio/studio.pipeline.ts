@@ -17,10 +17,12 @@ import {
   computePeaks,
   type FfmpegBinaries,
   FfmpegError,
+  mediaDemuxer,
   type ProbeResult,
   probe,
   resolveFfmpegBinaries,
   runFfmpeg,
+  verifyMediaFormat,
 } from "../../lib/ffmpeg";
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
@@ -37,11 +39,8 @@ export function mediaPrefix(workspaceId: string, mediaId: number): string {
   return `u/${workspaceId}/m/${mediaId}`;
 }
 
-let cachedBins: { key: string; bins: FfmpegBinaries } | null = null;
 function bins(env: Env): FfmpegBinaries {
-  const key = `${env.FFMPEG_PATH}|${env.FFPROBE_PATH}`;
-  if (!cachedBins || cachedBins.key !== key) cachedBins = { key, bins: resolveFfmpegBinaries(env) };
-  return cachedBins.bins;
+  return resolveFfmpegBinaries(env);
 }
 
 function toProbe(p: ProbeResult): MediaProbe {
@@ -91,7 +90,13 @@ async function scratch(deps: JobDeps) {
  * Poster (JPEG, 640 px wide, frame at min(1 s, duration/2)) and animated GIF preview (first 3 s,
  * 10 fps, 320 px wide, palettegen/paletteuse) of a video file.
  */
-async function makeVideoPreviews(b: FfmpegBinaries, input: string, duration: number, dir: string) {
+async function makeVideoPreviews(
+  b: FfmpegBinaries,
+  input: string,
+  format: string,
+  duration: number,
+  dir: string,
+) {
   const poster = path.join(dir, "poster.jpg");
   const gif = path.join(dir, "preview.gif");
   const made = (f: string) => fs.existsSync(f) && fs.statSync(f).size > 0;
@@ -99,13 +104,13 @@ async function makeVideoPreviews(b: FfmpegBinaries, input: string, duration: num
   // oddly timed recordings): fall back to the first frame
   for (const at of [Math.min(1, Math.max(0, duration / 2)), 0]) {
     await runFfmpeg(b, {
-      inputs: [{ path: input, options: ["-ss", at.toFixed(3)] }],
+      inputs: [{ path: input, format, options: ["-ss", at.toFixed(3)] }],
       outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
     });
     if (made(poster)) break;
   }
   await runFfmpeg(b, {
-    inputs: [{ path: input, options: ["-t", "3"] }],
+    inputs: [{ path: input, format, options: ["-t", "3"] }],
     filterComplex:
       "[0:v]fps=10,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
     outputs: [{ path: gif, options: ["-loop", "0"] }],
@@ -143,8 +148,13 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
   }
   try {
     let info: ProbeResult;
+    let format: string;
     try {
-      info = await probe(b, local.path);
+      // the demuxer from the magic bytes, pinned for every ffmpeg run on this file; a file ffmpeg
+      // would detect as something else (an HLS playlist behind an ID3 tag) is refused
+      format = await mediaDemuxer(local.path);
+      await verifyMediaFormat(b, local.path, format);
+      info = await probe(b, local.path, { format });
     } catch (error) {
       await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
@@ -180,12 +190,12 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
           ? ["-map", "0:a:0", "-c:a", canRemux ? "copy" : "aac", ...(canRemux ? [] : ["-b:a", "128k"])]
           : [];
         await runFfmpeg(b, {
-          inputs: [{ path: local.path }],
+          inputs: [{ path: local.path, format }],
           outputs: [{ path: out, options: [...videoOpts, ...audioOpts, "-movflags", "+faststart"] }],
         });
-        const outInfo = await probe(b, out);
+        const outInfo = await probe(b, out, { format: "mov" });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
-        const previews = await makeVideoPreviews(b, out, info.durationSeconds, work.dir);
+        const previews = await makeVideoPreviews(b, out, "mov", info.durationSeconds, work.dir);
         if (previews.poster)
           posterKey = (
             await storeRendition(
@@ -204,6 +214,7 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         // peaks before the playback file moves into storage
         const peaks = info.hasAudio
           ? await computePeaks(b, out, {
+              format: "mov",
               durationSeconds: info.durationSeconds,
               channels: info.channels ?? 2,
             })
@@ -233,7 +244,7 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         const out = path.join(work.dir, "playback.mp3");
         const isMp3 = info.audioCodec === "mp3" && /mp3/.test(info.formatName);
         await runFfmpeg(b, {
-          inputs: [{ path: local.path }],
+          inputs: [{ path: local.path, format }],
           outputs: [
             {
               path: out,
@@ -246,9 +257,10 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
             },
           ],
         });
-        const outInfo = await probe(b, out);
+        const outInfo = await probe(b, out, { format: "mp3" });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
         const peaks = await computePeaks(b, out, {
+          format: "mp3",
           durationSeconds: info.durationSeconds,
           channels: info.channels ?? 2,
         });
@@ -321,10 +333,11 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
     let pending: Promise<unknown> = Promise.resolve();
     const interval = hooks.progressIntervalMs ?? 500;
     try {
+      const format = await mediaDemuxer(local.path);
       await runFfmpeg(
         b,
         {
-          inputs: [{ path: local.path }],
+          inputs: [{ path: local.path, format }],
           filterComplex: graph.filterComplex,
           outputs: [{ path: file, options: out.options }],
           progress: true,
@@ -405,20 +418,22 @@ export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<vo
   const work = await scratch(deps);
   const local = await deps.providers.storage.toLocalFile(item.currentKey, work.dir);
   try {
-    const info = await probe(b, local.path);
+    const format = await mediaDemuxer(local.path);
+    const info = await probe(b, local.path, { format });
     const set: Partial<typeof mediaItems.$inferInsert> = {
       durationSeconds: info.durationSeconds,
       updatedAt: new Date(),
     };
     if (info.hasAudio) {
       const peaks = await computePeaks(b, local.path, {
+        format,
         durationSeconds: info.durationSeconds,
         channels: info.channels ?? 2,
       });
       set.peaks = { durationSeconds: info.durationSeconds, channels: peaks };
     }
     if (info.hasVideo) {
-      const previews = await makeVideoPreviews(b, local.path, info.durationSeconds, work.dir);
+      const previews = await makeVideoPreviews(b, local.path, format, info.durationSeconds, work.dir);
       if (previews.poster)
         set.posterKey = (
           await storeRendition(

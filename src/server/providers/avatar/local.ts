@@ -238,7 +238,7 @@ export class LocalAvatarRenderer implements LocalAvatarProvider {
           globalOptions: ["-filter_complex_script", graphPath],
           inputs: [
             { path: background, options: ["-loop", "1", "-framerate", String(FPS)] },
-            { path: wavPath },
+            { path: wavPath, format: "wav" },
           ],
           outputs: [
             {

@@ -154,11 +154,11 @@ export async function login(ctx: AppContext, input: LoginInput, meta: { ip: stri
   const wait = slowDownMs(failures, ctx.env.AUTH_RATE_LIMIT_PER_EMAIL, ctx.env.AUTH_SLOWDOWN_MAX_MS);
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const user = await q.findUserByEmail(ctx.db, input.email);
+  dummyHash ??= hashPassword("not-a-real-password");
+  // an unknown email still costs one argon2 verification, so timing does not tell
   const ok = user
     ? await verifyPassword(user.passwordHash, input.password)
-    : await verifyPassword(await (dummyHash ??= hashPassword("not-a-real-password")), input.password).then(
-        () => false,
-      );
+    : await verifyPassword(await dummyHash, input.password).then(() => false);
   if (!user || !ok) {
     await ctx.limiters.authEmailFailures.consume(email).catch(() => {});
     throw new AppError("UNAUTHORIZED", "Invalid email or password");

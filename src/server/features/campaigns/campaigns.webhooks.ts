@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import type { AppContext } from "../../context";
 import { desc, eq } from "drizzle-orm";
+import type { AppContext } from "../../context";
 import { type CampaignRecipient, smsOptEvents } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { suppress, unsuppress } from "../compliance/compliance.service";

@@ -40,6 +40,7 @@ export function benchEnv(url: string, extra: Record<string, string> = {}) {
   const rate = process.env.BENCH_RATE ?? "1000000";
   return loadEnv({
     NODE_ENV: "production",
+    APP_SECRET: process.env.APP_SECRET ?? "bench-secret-0123456789abcdef0123456789abcdef",
     DATABASE_URL: url,
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "pw-bench-campaigns-")),
     LOG_LEVEL: "silent",

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import path from "node:path";
 import { createEnv } from "@t3-oss/env-core";
 import { z } from "zod";
@@ -6,6 +7,9 @@ const bool = z
   .enum(["true", "false", "1", "0"])
   .optional()
   .transform((v) => v === "true" || v === "1");
+
+/** The development-only APP_SECRET (public; production refuses to boot without its own). */
+export const DEV_APP_SECRET = "pitchwise-development-secret-not-for-production";
 
 /**
  * Builds the one validated configuration from an environment record.
@@ -16,6 +20,13 @@ const bool = z
 export function loadEnv(source: Record<string, string | undefined> = process.env) {
   const env = createEnv({
     runtimeEnv: source,
+    onValidationError(issues) {
+      const lines = issues.map((i) => {
+        const key = (i.path ?? []).map((p) => (typeof p === "object" ? String(p.key) : String(p))).join(".");
+        return `${key}: ${i.message}`;
+      });
+      throw new Error(`Invalid environment variables:\n- ${lines.join("\n- ")}`);
+    },
     emptyStringAsUndefined: true,
     server: {
       NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
@@ -28,8 +39,52 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       PROCESS_ROLE: z.enum(["web", "worker", "all"]).default("all"),
       LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
       COOKIE_SECURE: bool,
+      /**
+       * Which proxies may set X-Forwarded-For: unset or `false` trusts none (the client's address is the
+       * TCP peer); a number trusts that many hops; else a comma list of IPs/CIDRs (proxy-addr names
+       * `loopback`, `linklocal`, `uniquelocal` allowed). Never `true`: anyone could pick their address.
+       */
+      TRUST_PROXY: z
+        .string()
+        .optional()
+        .transform((v, c) => {
+          const raw = (v ?? "").trim();
+          if (!raw || raw === "false" || raw === "0") return false as const;
+          if (/^\d+$/.test(raw)) return Number(raw);
+          const parts = raw
+            .split(",")
+            .map((p) => p.trim())
+            .filter(Boolean);
+          const named = new Set(["loopback", "linklocal", "uniquelocal"]);
+          for (const p of parts) {
+            const [ip, bits] = p.split("/");
+            if (named.has(p)) continue;
+            const family = isIP(ip);
+            const max = family === 4 ? 32 : 128;
+            if (!family || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= max))) {
+              c.addIssue({
+                code: "custom",
+                message: `TRUST_PROXY: "${p}" is not a hop count, an IP or a CIDR (true is refused: it trusts any X-Forwarded-For)`,
+              });
+              return z.NEVER;
+            }
+          }
+          return parts;
+        }),
+      /** set by Fly.io on its machines: the client address is then read from Fly-Client-IP */
+      FLY_APP_NAME: z.string().optional(),
+      /**
+       * Server secret for signatures (click-tracking links). Production must set its own (32+ characters);
+       * the development default is public.
+       */
+      APP_SECRET: z.string().min(32, "APP_SECRET must be at least 32 characters").optional(),
       AUTH_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(30),
+      /** failed logins per email (all clients together) before each further attempt is slowed down */
       AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
+      /** login attempts per (client IP, email) and current-password checks per account, per 15 minutes */
+      AUTH_RATE_LIMIT_PER_IP_EMAIL: z.coerce.number().int().positive().default(10),
+      /** longest slow-down of one login for an email under attack, milliseconds */
+      AUTH_SLOWDOWN_MAX_MS: z.coerce.number().int().min(0).default(5000),
       DEMO_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(5),
       DEMO_RATE_LIMIT_PER_TARGET: z.coerce.number().int().positive().default(2),
       // providers
@@ -106,11 +161,16 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (env.STORAGE_PROVIDER === "s3" && !env.S3_BUCKET) problems.push("STORAGE_PROVIDER=s3 needs S3_BUCKET");
   if (env.VOICEMAIL_PROVIDER === "dropcowboy" && !(env.DROPCOWBOY_TEAM_ID && env.DROPCOWBOY_SECRET))
     problems.push("VOICEMAIL_PROVIDER=dropcowboy needs DROPCOWBOY_TEAM_ID and DROPCOWBOY_SECRET");
+  if (env.NODE_ENV === "production" && !env.APP_SECRET)
+    problems.push(
+      "NODE_ENV=production needs APP_SECRET (32+ random characters, e.g. `openssl rand -hex 32`)",
+    );
   if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
   return {
     ...env,
     DATA_DIR: path.resolve(env.DATA_DIR),
     APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+    APP_SECRET: env.APP_SECRET ?? DEV_APP_SECRET,
     isProduction: env.NODE_ENV === "production",
   };
 }

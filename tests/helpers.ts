@@ -36,6 +36,7 @@ export async function createTestApp(envOverrides: Record<string, string> = {}) {
     APP_URL: "http://localhost:80",
     AUTH_RATE_LIMIT_PER_IP: "100000",
     AUTH_RATE_LIMIT_PER_EMAIL: "100000",
+    AUTH_RATE_LIMIT_PER_IP_EMAIL: "100000",
     DEMO_RATE_LIMIT_PER_IP: "100000",
     DEMO_RATE_LIMIT_PER_TARGET: "100000",
     ...envOverrides,

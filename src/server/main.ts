@@ -22,6 +22,7 @@ import { studioRest } from "./features/studio/studio.rest";
 import { userRest } from "./features/user/user.rest";
 import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
+import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
@@ -60,7 +61,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   const app = Fastify({
     logger: deps.logger ? undefined : loggerOptions(env),
     loggerInstance: deps.logger,
-    trustProxy: env.isProduction,
+    trustProxy: trustProxyOption(env),
     bodyLimit: 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
@@ -76,6 +77,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   };
 
   registerErrorHandler(app);
+  await app.register(clientIpPlugin, { env });
   // every route: a NUL character cannot be stored in Postgres text; refuse it up front with a 400
   app.addHook("preHandler", async (req) => {
     if (containsNul(req.body) || containsNul(req.query) || containsNul(req.params))

@@ -9,9 +9,12 @@ const sid = (prefix: string) => `${prefix}${randomBytes(16).toString("hex")}`;
  * A fake of Twilio's REST API 2010-04-01 for Messages and Calls (create + list), with HTTP basic
  * auth (AccountSid:AuthToken) and Twilio's error JSON ({code, message, more_info, status}).
  * Numbers in `blocked` get error 21610 (unsubscribed recipient), like Twilio.
+ * GET Messages/{Sid}.json fetches one message: sent ones, or `receive()`d inbound ones with the
+ * `date_created` Twilio gave them (RFC 2822, like Twilio's JSON).
  */
 export async function startTwilioFake(accountSid: string, authToken: string) {
   const messages: Record<string, string>[] = [];
+  const inbound: Record<string, string>[] = [];
   const calls: Record<string, string>[] = [];
   const blocked = new Set<string>();
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
@@ -44,6 +47,29 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
           num_segments: "1",
           date_created: now,
           date_sent: null,
+        },
+      };
+    }
+    const one =
+      req.method === "GET"
+        ? new RegExp(`^${base}/Messages/((?:SM|MM)[0-9a-f]{32})\\.json$`).exec(req.path)
+        : null;
+    if (one) {
+      const m = [...messages, ...inbound].find((x) => x.sid === one[1]);
+      if (!m) return err(404, 20404, `The requested resource ${req.path} was not found`);
+      return {
+        status: 200,
+        json: {
+          sid: m.sid,
+          account_sid: accountSid,
+          to: m.To,
+          from: m.From ?? null,
+          body: m.Body,
+          status: m.direction === "inbound" ? "received" : "sent",
+          direction: m.direction ?? "outbound-api",
+          date_created: m.date_created,
+          date_sent: m.date_created,
+          date_updated: m.date_created,
         },
       };
     }
@@ -114,5 +140,18 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
     }
     return err(404, 20404, "The requested resource was not found");
   });
-  return { ...fake, messages, calls, blocked };
+  /** Records an inbound message Twilio received at `at`; returns its MessageSid. */
+  const receive = (m: { from: string; to: string; body: string; at: Date }) => {
+    const msg = {
+      sid: sid("SM"),
+      From: m.from,
+      To: m.to,
+      Body: m.body,
+      direction: "inbound",
+      date_created: m.at.toUTCString(),
+    };
+    inbound.push(msg);
+    return msg.sid;
+  };
+  return { ...fake, messages, calls, blocked, inbound, receive };
 }

@@ -469,6 +469,86 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     expect(sup).toHaveLength(1);
   });
 
+  it("replays are keyed on signed content: a captured status callback with a new idempotency header changes nothing", async () => {
+    const { user } = await signUp(t.app);
+    const ids = await makeContacts(t, user.id, [{ name: "Rex", phone: "+12125550119" }]);
+    const r = await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "R",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const [row] = await recipientsOf(t, r.campaign.id);
+    const params = {
+      MessageSid: row.providerMessageId!,
+      MessageStatus: "undelivered",
+      ErrorCode: "30003",
+      AccountSid: sid,
+    };
+    const first = await signed("/api/webhooks/twilio/status", params, {
+      "i-twilio-idempotency-token": "a-1",
+    });
+    expect(first.json().result).toBe("applied");
+    const again = await signed("/api/webhooks/twilio/status", params, {
+      "i-twilio-idempotency-token": "attacker-2",
+    });
+    expect(again.json().result).toBe("replay");
+  });
+
+  it("STOP/START follow Twilio's time: a replayed or late START cannot re-subscribe a number that sent STOP later", async () => {
+    const { user } = await signUp(t.app);
+    const phone = "+12125550120";
+    const ids = await makeContacts(t, user.id, [{ name: "Ord", phone }]);
+    await createAndLaunchCampaign(t.ctx, user.id, {
+      name: "Ord",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const base = Date.now() - 60 * 60_000;
+    const reply = (body: string, minutes: number, header?: string) => {
+      const MessageSid = tw.receive({
+        from: phone,
+        to: "+15005550006",
+        body,
+        at: new Date(base + minutes * 60_000),
+      });
+      const params = {
+        MessageSid,
+        SmsSid: MessageSid,
+        AccountSid: sid,
+        From: phone,
+        To: "+15005550006",
+        Body: body,
+      };
+      return {
+        params,
+        send: (h = header) =>
+          signed("/api/webhooks/twilio/inbound", params, h ? { "i-twilio-idempotency-token": h } : {}),
+      };
+    };
+    const suppressed = async () =>
+      (await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id))).length > 0;
+    const start1 = reply("START", 1, "tok-start-1");
+    await start1.send();
+    const stop = reply("STOP", 5, "tok-stop");
+    expect((await stop.send()).body).toContain("unsubscribed");
+    expect(await suppressed()).toBe(true);
+    // the captured START replayed with a fresh header: same MessageSid, no effect
+    await start1.send("tok-replayed");
+    expect(await suppressed()).toBe(true);
+    // a START Twilio received before the STOP but delivered to us after it: ignored
+    const late = reply("START", 3);
+    await late.send();
+    expect(await suppressed()).toBe(true);
+    // a START sent after the STOP re-subscribes
+    const start2 = reply("START", 9);
+    expect((await start2.send()).body).toContain("resubscribed");
+    expect(await suppressed()).toBe(false);
+  });
+
   it("places AI calls with TwiML <Say> and answering-machine detection", async () => {
     const { user } = await signUp(t.app);
     const ids = await makeContacts(t, user.id, [{ name: "Cal", phone: "+12125550117" }]);

@@ -183,6 +183,7 @@ describe("dev outbox", () => {
   it("does not exist in production", async () => {
     const env = loadEnv({
       NODE_ENV: "production",
+      APP_SECRET: "test-secret-0123456789abcdef0123456789abcdef",
       DATABASE_URL: t.env.DATABASE_URL,
       LOG_LEVEL: "silent",
       DATA_DIR: t.env.DATA_DIR,

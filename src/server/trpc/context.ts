@@ -14,6 +14,6 @@ export function createTrpcContextFactory(app: AppContext) {
     req,
     res,
     auth: req.auth,
-    ip: req.ip,
+    ip: req.clientIp,
   });
 }

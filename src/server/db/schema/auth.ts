@@ -27,6 +27,8 @@ export const users = pgTable(
     phone: text(),
     theme: text().notNull().default("monochrome-elite"),
     preferences: jsonb().$type<UserPreferences>().notNull().default(DEFAULT_PREFERENCES),
+    /** when the account's email was confirmed through its verification link (null: not yet) */
+    emailVerifiedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -49,5 +51,28 @@ export const sessions = pgTable(
   (t) => [index("sessions_user_idx").on(t.userId)],
 );
 
+/**
+ * Single-use account links: password reset (1 hour) and email verification. `id` is the hex SHA-256 of
+ * the random token sent by email (only the hash is stored, like sessions); `email` is the address the
+ * link was sent to (a verification link proves that address only).
+ */
+export const authTokens = pgTable(
+  "auth_tokens",
+  {
+    id: text().primaryKey(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** password_reset | email_verification */
+    purpose: text().notNull(),
+    email: text().notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    usedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("auth_tokens_user_purpose_idx").on(t.userId, t.purpose)],
+);
+
 export type User = typeof users.$inferSelect;
+export type AuthToken = typeof authTokens.$inferSelect;
 export type Session = typeof sessions.$inferSelect;

@@ -166,6 +166,30 @@ export const campaignRecipients = pgTable(
  * Webhook deliveries already applied, for replay protection: (provider, event key) is unique, so a
  * replayed delivery is recognised and changes nothing.
  */
+/**
+ * STOP/START replies per phone number with the provider's own time of each message (Twilio's
+ * `date_created`, fetched by MessageSid: inbound webhooks carry no timestamp). The latest by provider
+ * time decides the number's SMS opt-out state, so an old START delivered (or replayed) after a newer
+ * STOP cannot re-subscribe the number (issue 11, finding 5).
+ */
+export const smsOptEvents = pgTable(
+  "sms_opt_events",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    /** E.164 of the person who replied */
+    phone: text().notNull(),
+    /** stop | start */
+    kind: text().notNull(),
+    providerMessageId: text().notNull(),
+    providerTime: timestamp({ withTimezone: true }).notNull(),
+    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("sms_opt_events_message_uq").on(t.providerMessageId),
+    index("sms_opt_events_phone_time_idx").on(t.phone, t.providerTime),
+  ],
+);
+
 export const webhookEvents = pgTable(
   "webhook_events",
   {

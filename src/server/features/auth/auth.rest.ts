@@ -8,13 +8,13 @@ import * as auth from "./auth.service";
 /** REST adapters for spec section 7: /api/auth/register, login, me, logout. */
 export async function authRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.post("/api/auth/register", async (req, reply) => {
-    const r = await auth.signUp(ctx, parseInput(registerInput, req.body), { ip: req.ip });
+    const r = await auth.signUp(ctx, parseInput(registerInput, req.body), { ip: req.clientIp });
     setSessionCookie(reply, ctx, r.token, r.expiresAt);
     return { success: true, user: auth.toPublicUser(r.user, r.workspace) };
   });
 
   app.post("/api/auth/login", async (req, reply) => {
-    const r = await auth.signIn(ctx, parseInput(loginInput, req.body), { ip: req.ip });
+    const r = await auth.signIn(ctx, parseInput(loginInput, req.body), { ip: req.clientIp });
     setSessionCookie(reply, ctx, r.token, r.expiresAt);
     return { success: true, user: auth.toPublicUser(r.user, r.workspace) };
   });

@@ -5,7 +5,7 @@ import type { Session, User, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
-import { consumeOrThrow } from "../../lib/rate-limit";
+import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import {
   createWorkspace,
   getWorkspace,
@@ -116,7 +116,7 @@ export async function invalidateSession(ctx: Pick<AppContext, "db">, sessionId: 
  */
 export async function register(ctx: AppContext, input: RegisterInput, meta: { ip: string }) {
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
-  await consumeOrThrow(ctx.limiters.authEmail, input.email.toLowerCase(), "attempts");
+  await consumeOrThrow(ctx.limiters.registerEmail, input.email.toLowerCase(), "attempts");
   const passwordHash = await hashPassword(input.password);
   const created = await ctx.db.transaction(async (tx) => {
     const user = await q.insertUser(tx, {
@@ -137,19 +137,33 @@ export async function register(ctx: AppContext, input: RegisterInput, meta: { ip
 /**
  * Checks credentials. The error never says whether the email exists, and an unknown email still
  * costs one argon2 verification so timing does not tell either.
+ *
+ * Throttling (issue 11, finding 4): hard limits per client IP (AUTH_RATE_LIMIT_PER_IP) and per
+ * (client IP, email) (AUTH_RATE_LIMIT_PER_IP_EMAIL, cleared by a success); per email across all
+ * clients only a slow-down: past AUTH_RATE_LIMIT_PER_EMAIL failures in 15 minutes each attempt waits
+ * `slowDownMs` (at most AUTH_SLOWDOWN_MAX_MS) before the password is checked, so someone guessing
+ * from many addresses is slowed while the owner can still sign in.
  * @throws AppError UNAUTHORIZED "Invalid email or password"; TOO_MANY_REQUESTS.
  */
 export async function login(ctx: AppContext, input: LoginInput, meta: { ip: string }) {
+  const email = input.email.toLowerCase();
+  const ipEmail = `${meta.ip}|${email}`;
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "login attempts");
-  await consumeOrThrow(ctx.limiters.authEmail, input.email.toLowerCase(), "login attempts");
+  await consumeOrThrow(ctx.limiters.authIpEmail, ipEmail, "login attempts");
+  const failures = await pointsUsed(ctx.limiters.authEmailFailures, email);
+  const wait = slowDownMs(failures, ctx.env.AUTH_RATE_LIMIT_PER_EMAIL, ctx.env.AUTH_SLOWDOWN_MAX_MS);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
   const user = await q.findUserByEmail(ctx.db, input.email);
-  if (!user) {
-    dummyHash ??= hashPassword("not-a-real-password");
-    await verifyPassword(await dummyHash, input.password);
+  dummyHash ??= hashPassword("not-a-real-password");
+  // an unknown email still costs one argon2 verification, so timing does not tell
+  const ok = user
+    ? await verifyPassword(user.passwordHash, input.password)
+    : await verifyPassword(await dummyHash, input.password).then(() => false);
+  if (!user || !ok) {
+    await ctx.limiters.authEmailFailures.consume(email).catch(() => {});
     throw new AppError("UNAUTHORIZED", "Invalid email or password");
   }
-  if (!(await verifyPassword(user.passwordHash, input.password)))
-    throw new AppError("UNAUTHORIZED", "Invalid email or password");
+  await ctx.limiters.authIpEmail.delete(ipEmail).catch(() => {});
   return user;
 }
 

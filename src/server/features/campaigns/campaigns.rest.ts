@@ -11,6 +11,7 @@ import {
   handleTwilioInbound,
   handleTwilioStatus,
   twilioEventKey,
+  twilioInboundKey,
   twimlReply,
   verifyPostmarkAuth,
   verifyTwilioSignature,
@@ -161,11 +162,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const url = `${ctx.env.APP_URL}${req.url}`;
     if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
-    const result = await handleTwilioStatus(
-      ctx,
-      params,
-      twilioEventKey(req.headers["i-twilio-idempotency-token"] as string | undefined, params),
-    );
+    const result = await handleTwilioStatus(ctx, params, twilioEventKey(params));
     return { success: true, result };
   });
   app.post("/api/webhooks/twilio/inbound", async (req, reply) => {
@@ -173,12 +170,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const url = `${ctx.env.APP_URL}${req.url}`;
     if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
-    const key = req.headers["i-twilio-idempotency-token"] as string | undefined;
-    const text = await handleTwilioInbound(
-      ctx,
-      params,
-      key ? `idem:${key}` : `msg:${params.MessageSid ?? params.SmsSid ?? ""}`,
-    );
+    const text = await handleTwilioInbound(ctx, params, twilioInboundKey(params));
     return reply.type("text/xml").send(twimlReply(text));
   });
   app.post("/api/webhooks/postmark", async (req, reply) => {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
+import { desc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import type { CampaignRecipient } from "../../db/schema";
+import { type CampaignRecipient, smsOptEvents } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { suppress, unsuppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
@@ -40,11 +41,45 @@ export function verifyTwilioSignature(
   return validateTwilioSignature(token, signature, url, params);
 }
 
-/** Twilio's event key for replay protection: its I-Twilio-Idempotency-Token header, else sid + status. */
-export function twilioEventKey(headerToken: string | undefined, params: Record<string, string>): string {
-  if (headerToken) return `idem:${headerToken}`;
+/**
+ * Replay key of a verified status callback, built only from signed parameters: the message or call sid
+ * plus its status (and AnsweredBy). Not `I-Twilio-Idempotency-Token`: the signature does not cover
+ * headers, so a captured request replayed with a new token would pass as new (issue 11, finding 5).
+ */
+export function twilioEventKey(params: Record<string, string>): string {
   const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid ?? "";
   return `${sid}:${params.MessageStatus ?? params.CallStatus ?? params.SmsStatus ?? ""}:${params.AnsweredBy ?? ""}`;
+}
+
+/** Replay key of a verified inbound SMS: its MessageSid (signed; one inbound message, one effect). */
+export function twilioInboundKey(params: Record<string, string>): string {
+  return `msg:${params.MessageSid ?? params.SmsSid ?? ""}`;
+}
+
+/**
+ * Records a STOP or START reply with the provider's time and says whether it is the number's latest
+ * opt-out decision (latest provider time wins; ties go to the later arrival).
+ */
+async function isLatestOptDecision(
+  ctx: Ctx & Pick<AppContext, "providers">,
+  phone: string,
+  kind: "stop" | "start",
+  messageSid: string,
+): Promise<boolean> {
+  const providerTime = (messageSid && (await ctx.providers.sms.messageTime?.(messageSid))) || new Date();
+  const [row] = await ctx.db
+    .insert(smsOptEvents)
+    .values({ phone, kind, providerMessageId: messageSid || `unknown-${Date.now()}`, providerTime })
+    .onConflictDoNothing()
+    .returning({ id: smsOptEvents.id });
+  if (!row) return false;
+  const [latest] = await ctx.db
+    .select({ id: smsOptEvents.id })
+    .from(smsOptEvents)
+    .where(eq(smsOptEvents.phone, phone))
+    .orderBy(desc(smsOptEvents.providerTime), desc(smsOptEvents.id))
+    .limit(1);
+  return latest?.id === row.id;
 }
 
 /**
@@ -89,11 +124,13 @@ export async function handleTwilioStatus(
  * START/UNSTOP (`OptOutType=START`) removes it; HELP is answered; any other text marks the latest
  * recipient `replied`. Returns the TwiML reply text, or null when Twilio already answered (Advanced
  * Opt-Out sends its own confirmation when it sets OptOutType) or nothing should be sent.
+ * Replays (same MessageSid) change nothing; a STOP/START older, by Twilio's own time, than the number's
+ * latest STOP/START is ignored.
  */
 export async function handleTwilioInbound(
-  ctx: Ctx,
+  ctx: Ctx & Pick<AppContext, "providers">,
   params: Record<string, string>,
-  eventKey: string,
+  eventKey: string = twilioInboundKey(params),
 ): Promise<string | null> {
   if (!(await firstDelivery(ctx.db, "twilio-inbound", eventKey))) return null;
   const from = params.From ?? "";
@@ -106,6 +143,12 @@ export async function handleTwilioInbound(
   const isStop = optOutType === "STOP" || (STOP_KEYWORDS as readonly string[]).includes(word);
   const isStart = optOutType === "START" || (START_KEYWORDS as readonly string[]).includes(word);
   const isHelp = optOutType === "HELP" || (HELP_KEYWORDS as readonly string[]).includes(word);
+  const sid = params.MessageSid ?? params.SmsSid ?? "";
+  if ((isStop || isStart) && !(await isLatestOptDecision(ctx, from, isStop ? "stop" : "start", sid))) {
+    // an older reply than the number's latest STOP/START (a delayed or replayed webhook): no effect
+    ctx.log.info({ from, sid }, "ignored an out-of-date STOP/START reply");
+    return null;
+  }
   if (isStop) {
     for (const [workspaceId, r] of accounts) {
       await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");

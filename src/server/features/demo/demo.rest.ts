@@ -7,7 +7,7 @@ import { requestDemo } from "./demo.service";
 /** POST /api/demo/send -> {success} (spec section 7). */
 export async function demoRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.post("/api/demo/send", async (req) => {
-    await requestDemo(ctx, parseInput(demoInput, req.body), { ip: req.ip });
+    await requestDemo(ctx, parseInput(demoInput, req.body), { ip: req.clientIp });
     return { success: true };
   });
 }

@@ -15,7 +15,9 @@ export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
   });
   app.put("/api/user/password", async (req) => {
     const user = requireUser(req);
-    await svc.changePassword(ctx, user, req.auth!.session.id, parseInput(passwordInput, req.body));
+    await svc.changePassword(ctx, user, req.auth!.session.id, parseInput(passwordInput, req.body), {
+      ip: req.clientIp,
+    });
     return { success: true };
   });
   app.put("/api/user/settings", async (req) => {

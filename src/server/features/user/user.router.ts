@@ -9,7 +9,7 @@ export const userRouter = router({
     user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input), ctx.tenant.workspace),
   })),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {
-    await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input);
+    await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input, { ip: ctx.ip });
     return { success: true as const };
   }),
   updateSettings: protectedProcedure.input(settingsInput).mutation(async ({ ctx, input }) => ({

@@ -5,6 +5,7 @@ import type { DbOrTx } from "../../db/client";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
+import { consumeOrThrow } from "../../lib/rate-limit";
 import * as q from "./user.queries";
 import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
 
@@ -45,16 +46,22 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
 
 /**
  * Changes the password after verifying the current one; signs out the user's other sessions.
- * @throws AppError BAD_REQUEST "Current password is incorrect".
+ * The current-password check is limited per account (AUTH_RATE_LIMIT_PER_IP_EMAIL checks per 15 minutes)
+ * and per client IP, so a stolen session cannot guess the password (issue 11, finding 4).
+ * @throws AppError BAD_REQUEST "Current password is incorrect"; TOO_MANY_REQUESTS.
  */
 export async function changePassword(
   ctx: AppContext,
   user: User,
   sessionId: string,
   input: z.infer<typeof passwordInput>,
+  meta: { ip: string },
 ) {
+  await consumeOrThrow(ctx.limiters.authIp, meta.ip, "password attempts");
+  await consumeOrThrow(ctx.limiters.passwordCheck, user.id, "password attempts");
   if (!(await verifyPassword(user.passwordHash, input.currentPassword)))
     throw new AppError("BAD_REQUEST", "Current password is incorrect");
+  await ctx.limiters.passwordCheck.delete(user.id).catch(() => {});
   await q.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(input.newPassword) });
   await q.deleteOtherSessions(ctx.db, user.id, sessionId);
 }

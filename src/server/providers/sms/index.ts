@@ -19,4 +19,9 @@ export interface SmsProvider {
   sendBatch?(messages: SmsMessage[]): Promise<{ providerMessageId: string }[]>;
   /** The id of a message already accepted for `idempotencyKey` (see EmailProvider.findSent), or null. */
   findSent?(idempotencyKey: string, hint: { to: string; body: string; since: Date }): Promise<string | null>;
+  /**
+   * When the vendor received or created message `providerMessageId` (its own clock), or null when it
+   * cannot tell. Used to order STOP/START replies, whose webhooks carry no timestamp.
+   */
+  messageTime?(providerMessageId: string): Promise<Date | null>;
 }

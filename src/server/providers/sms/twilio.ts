@@ -78,6 +78,20 @@ export class TwilioSmsProvider implements SmsProvider {
   }
 
   /**
+   * Twilio's `date_created` of a message (GET /2010-04-01/Accounts/{sid}/Messages/{MessageSid}.json),
+   * or null when Twilio cannot be asked (network, unknown sid): the caller then uses its receipt time.
+   */
+  async messageTime(providerMessageId: string): Promise<Date | null> {
+    if (!/^(SM|MM)[0-9a-f]{32}$/i.test(providerMessageId)) return null;
+    try {
+      const msg = await this.client.messages(providerMessageId).fetch();
+      return msg.dateCreated ?? msg.dateSent ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
    * Twilio keeps no client idempotency key on messages: a message to `to` with the same body sent
    * since `since` is taken as ours (GET Messages.json?To=&DateSent>=).
    */

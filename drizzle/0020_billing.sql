@@ -4,13 +4,13 @@ CREATE TABLE "billing_events" (
 	"id" text PRIMARY KEY NOT NULL,
 	"provider" text NOT NULL,
 	"type" text NOT NULL,
-	"workspace_id" uuid,
+	"workspace_id" uuid REFERENCES "workspaces"("id") ON DELETE SET NULL,
 	"received_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "billing_refunds" (
 	"id" bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY (sequence name "billing_refunds_id_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1),
-	"workspace_id" uuid NOT NULL,
+	"workspace_id" uuid NOT NULL REFERENCES "workspaces"("id") ON DELETE CASCADE,
 	"provider" text NOT NULL,
 	"subscription_id" text NOT NULL,
 	"refund_id" text NOT NULL,
@@ -21,7 +21,7 @@ CREATE TABLE "billing_refunds" (
 CREATE UNIQUE INDEX "billing_refunds_subscription_uq" ON "billing_refunds" USING btree ("subscription_id");
 --> statement-breakpoint
 CREATE TABLE "usage_meters" (
-	"workspace_id" uuid NOT NULL,
+	"workspace_id" uuid NOT NULL REFERENCES "workspaces"("id") ON DELETE CASCADE,
 	"meter" text NOT NULL,
 	"period_start" timestamp with time zone NOT NULL,
 	"used" integer DEFAULT 0 NOT NULL,
@@ -32,7 +32,7 @@ CREATE TABLE "usage_meters" (
 --> statement-breakpoint
 CREATE TABLE "local_checkout_sessions" (
 	"id" text PRIMARY KEY NOT NULL,
-	"workspace_id" uuid NOT NULL,
+	"workspace_id" uuid NOT NULL REFERENCES "workspaces"("id") ON DELETE CASCADE,
 	"customer_id" text NOT NULL,
 	"plan" text NOT NULL,
 	"plan_name" text NOT NULL,
@@ -47,7 +47,7 @@ CREATE TABLE "local_checkout_sessions" (
 --> statement-breakpoint
 CREATE TABLE "local_subscriptions" (
 	"id" text PRIMARY KEY NOT NULL,
-	"workspace_id" uuid NOT NULL,
+	"workspace_id" uuid NOT NULL REFERENCES "workspaces"("id") ON DELETE CASCADE,
 	"customer_id" text NOT NULL,
 	"plan" text NOT NULL,
 	"price_id" text NOT NULL,

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import postgres from "postgres";
+import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
 
@@ -48,23 +48,16 @@ test("a Free plan user is told that video campaigns need an upgrade", async ({ p
   await page.goto("/");
   await register(page);
   await buildAndLaunch(page, `ada-${Date.now()}@example.com`);
-  await expect(page.getByText(/not included in the Free plan/)).toBeVisible();
+  await expect(page.getByText(/Video campaigns are not included in your Free plan/)).toBeVisible();
 });
 
-const DB = process.env.TEST_DATABASE_URL;
 test("a Professional user's recipient gets their own avatar video on their landing page", async ({
   page,
 }) => {
-  test.skip(!DB, "needs TEST_DATABASE_URL to put the test user on a paid plan (there is no billing yet)");
-  test.setTimeout(120_000);
+  test.setTimeout(150_000);
   await page.goto("/");
-  const email = await register(page);
-  const sql = postgres(DB as string, { max: 1 });
-  try {
-    await sql`update users set plan = 'professional' where email = ${email}`;
-  } finally {
-    await sql.end();
-  }
+  await register(page);
+  await upgradeThroughLocalCheckout(page, "Professional");
   const recipient = `ada-${Date.now()}@example.com`;
   await buildAndLaunch(page, recipient);
   await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();

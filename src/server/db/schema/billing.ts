@@ -9,6 +9,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { workspaces } from "./workspaces";
 
 /**
  * Payment webhook events already applied (vendor event id), so a redelivered or replayed event changes
@@ -19,7 +20,7 @@ export const billingEvents = pgTable("billing_events", {
   id: text().primaryKey(),
   provider: text().notNull(),
   type: text().notNull(),
-  workspaceId: uuid(),
+  workspaceId: uuid().references(() => workspaces.id, { onDelete: "set null" }),
   receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 
@@ -28,7 +29,9 @@ export const billingRefunds = pgTable(
   "billing_refunds",
   {
     id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
-    workspaceId: uuid().notNull(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     provider: text().notNull(),
     subscriptionId: text().notNull(),
     refundId: text().notNull(),
@@ -46,7 +49,9 @@ export const billingRefunds = pgTable(
 export const usageMeters = pgTable(
   "usage_meters",
   {
-    workspaceId: uuid().notNull(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
     /** lead_searches | emails | video_messages | sms | voice_calls */
     meter: text().notNull(),
     /** start of the billing period (UTC) */
@@ -62,7 +67,9 @@ export const usageMeters = pgTable(
 export const localCheckoutSessions = pgTable("local_checkout_sessions", {
   /** cs_local_... */
   id: text().primaryKey(),
-  workspaceId: uuid().notNull(),
+  workspaceId: uuid()
+    .notNull()
+    .references(() => workspaces.id, { onDelete: "cascade" }),
   customerId: text().notNull(),
   plan: text().notNull(),
   planName: text().notNull(),
@@ -80,7 +87,9 @@ export const localCheckoutSessions = pgTable("local_checkout_sessions", {
 export const localSubscriptions = pgTable("local_subscriptions", {
   /** sub_local_... */
   id: text().primaryKey(),
-  workspaceId: uuid().notNull(),
+  workspaceId: uuid()
+    .notNull()
+    .references(() => workspaces.id, { onDelete: "cascade" }),
   customerId: text().notNull(),
   plan: text().notNull(),
   priceId: text().notNull(),

@@ -1,15 +1,16 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Bell, Palette, UserRound } from "lucide-react";
+import { Bell, CreditCard, Palette, UserRound } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { BillingTab } from "./-components/settings/billing-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
 import { ProfileTab } from "./-components/settings/profile-tab";
 import { ThemeTab } from "./-components/settings/theme-tab";
 import type { SettingsBanner } from "./-components/settings/types";
 
-const SETTINGS_TABS = ["profile", "theme", "preferences"] as const;
+const SETTINGS_TABS = ["profile", "theme", "preferences", "billing"] as const;
 type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 export const Route = createFileRoute("/_app/settings")({
@@ -27,7 +28,7 @@ function SettingsPage() {
 
   return (
     <>
-      <PageHeader title="Settings" description="Manage your profile, theme and preferences." />
+      <PageHeader title="Settings" description="Manage your profile, theme, preferences and billing." />
       {banner && (
         <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
           {banner.message}
@@ -53,6 +54,10 @@ function SettingsPage() {
             <Bell aria-hidden />
             Preferences
           </TabsTrigger>
+          <TabsTrigger value="billing">
+            <CreditCard aria-hidden />
+            Billing
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <ProfileTab onBanner={setBanner} />
@@ -62,6 +67,9 @@ function SettingsPage() {
         </TabsContent>
         <TabsContent value="preferences">
           <PreferencesTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="billing">
+          <BillingTab />
         </TabsContent>
       </Tabs>
     </>

@@ -710,3 +710,24 @@ export const usageWarningJob = defineJob({
 });
 
 export const billingJobs = [usageWarningJob];
+
+/**
+ * What a message of a campaign channel counts against (spec section 9): email -> emails, sms ->
+ * SMS messages (one per recipient, whatever its segments), voice and ringless voicemail -> voice
+ * calls, video_email / video_sms (incl. personalised AI avatar videos) -> video messages; and the
+ * plan feature the channel's campaigns need (none for email).
+ */
+export function planRuleOfChannel(channel: string): { meter: Meter; feature?: PlanFeature } {
+  switch (channel) {
+    case "sms":
+      return { meter: "smsMessages", feature: "smsVoiceCampaigns" };
+    case "voice":
+    case "voicemail":
+      return { meter: "voiceCalls", feature: "smsVoiceCampaigns" };
+    case "video_email":
+    case "video_sms":
+      return { meter: "videoMessages", feature: "videoCampaigns" };
+    default:
+      return { meter: "emails" };
+  }
+}

@@ -7,12 +7,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { sql as dsql, inArray } from "drizzle-orm";
+import { sql as dsql, eq, inArray } from "drizzle-orm";
 import pino from "pino";
 import { loadEnv } from "../src/env";
 import { createDb, runMigrations } from "../src/server/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
-import { contacts, users } from "../src/server/db/schema";
+import { contacts, users, workspaces } from "../src/server/db/schema";
 import { findOrCreateContacts } from "../src/server/features/crm/crm.service";
 import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
 
@@ -74,6 +74,12 @@ export async function seedUserWithContacts(url: string, n: number) {
     })
     .returning();
   await createWorkspace({ db }, user, { sameIdAsUser: true });
+  // Enterprise: 10,000 SMS a month and unlimited contacts, so a 10,000-recipient run fits its limits
+  // (the plan check still runs: SMS is a limited meter on Enterprise)
+  await db
+    .update(workspaces)
+    .set({ plan: "enterprise", subscriptionStatus: "active", subscriptionTier: "premium" })
+    .where(eq(workspaces.id, user.id));
   const rows = Array.from({ length: n }, (_, i) => ({
     name: `Person ${i}`,
     email: `p${i}-${stamp}@example.com`,

@@ -144,6 +144,21 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       SEND_RATE_SMS_PER_SEC: z.coerce.number().positive().default(2000),
       SEND_RATE_VOICE_PER_SEC: z.coerce.number().positive().default(50),
       WORKER_CONCURRENCY: z.coerce.number().int().positive().default(8),
+      /** card payments for plans: local (offline test checkout) or stripe */
+      PAYMENTS_PROVIDER: z.enum(["local", "stripe"]).default("local"),
+      STRIPE_SECRET_KEY: z.string().optional(),
+      /** whsec_... of the webhook endpoint APP_URL/api/webhooks/stripe */
+      STRIPE_WEBHOOK_SECRET: z.string().optional(),
+      /** base URL replacing https://api.stripe.com (a local fake) */
+      STRIPE_API_HOST: z.string().url().optional(),
+      /** Stripe price ids of the paid plans (spec section 9 names them price_professional, ...) */
+      STRIPE_PRICE_PROFESSIONAL: z.string().default("price_professional"),
+      STRIPE_PRICE_BUSINESS: z.string().default("price_business"),
+      STRIPE_PRICE_ENTERPRISE: z.string().default("price_enterprise"),
+      /** serve the local test checkout in production too (it is always on outside production) */
+      LOCAL_CHECKOUT_ENABLED: bool,
+      /** HMAC secret of the local payments provider's signed events */
+      LOCAL_PAYMENTS_WEBHOOK_SECRET: z.string().default("whsec_local_pitchwise"),
     },
   });
   const problems: string[] = [];
@@ -165,6 +180,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     problems.push(
       "NODE_ENV=production needs APP_SECRET (32+ random characters, e.g. `openssl rand -hex 32`)",
     );
+  if (env.PAYMENTS_PROVIDER === "stripe" && !(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET))
+    problems.push("PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
   if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
   return {
     ...env,

@@ -1,10 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { eq } from "drizzle-orm";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
 import { createDb } from "../src/server/db/client";
+import { workspaces } from "../src/server/db/schema";
 import { InlineJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
 import { createServer } from "../src/server/main";
@@ -108,3 +110,18 @@ export function authedClient(app: FastifyInstance, cookie: string) {
   };
 }
 export type AuthedClient = ReturnType<typeof authedClient>;
+
+/**
+ * Puts a workspace on a plan directly (tests of plan limits; the checkout itself is tested in
+ * billing-payments.int.test.ts). A paid plan gets an active status; no subscription or period.
+ */
+export async function setPlan(t: Pick<TestApp, "db">, workspaceId: string, plan: string) {
+  await t.db
+    .update(workspaces)
+    .set({
+      plan,
+      subscriptionStatus: plan === "free" ? null : "active",
+      subscriptionTier: plan === "free" ? null : "premium",
+    })
+    .where(eq(workspaces.id, workspaceId));
+}

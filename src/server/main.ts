@@ -13,6 +13,7 @@ import type { AppContext } from "./context";
 import type { Db, Sql } from "./db/client";
 import { authRest } from "./features/auth/auth.rest";
 import { avatarRest } from "./features/avatar/avatar.rest";
+import { billingRest } from "./features/billing/billing.rest";
 import { campaignsRest } from "./features/campaigns/campaigns.rest";
 import { crmRest } from "./features/crm/crm.rest";
 import { dashboardRest } from "./features/dashboard/dashboard.rest";
@@ -127,6 +128,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     campaignsRest,
     studioRest,
     avatarRest,
+    billingRest,
   ]) {
     await app.register(plugin, { ctx });
   }

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { withE2eDb } from "./e2e-info";
+import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
 
@@ -48,20 +48,16 @@ test("a Free plan user is told that video campaigns need an upgrade", async ({ p
   await page.goto("/");
   await register(page);
   await buildAndLaunch(page, `ada-${Date.now()}@example.com`);
-  await expect(page.getByText(/not included in your Free plan/)).toBeVisible();
+  await expect(page.getByText(/Video campaigns are not included in your Free plan/)).toBeVisible();
 });
 
 test("a Professional user's recipient gets their own avatar video on their landing page", async ({
   page,
 }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(150_000);
   await page.goto("/");
-  const email = await register(page);
-  // the workspace's plan, set in the e2e server's database
-  await withE2eDb(
-    (sql) =>
-      sql`update workspaces set plan = 'professional' where owner_id = (select id from users where email = ${email})`,
-  );
+  await register(page);
+  await upgradeThroughLocalCheckout(page, "Professional");
   const recipient = `ada-${Date.now()}@example.com`;
   await buildAndLaunch(page, recipient);
   await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /**
  * Campaigns end to end (issue 4): an email campaign and an SMS campaign from the same shared CSV,
@@ -78,7 +79,8 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
     expect(res.ok(), await res.text()).toBe(true);
   }
 
-  // ---- SMS campaign from the same CSV ----
+  // ---- SMS campaign from the same CSV (SMS campaigns need a paid plan: upgrade first) ----
+  await upgradeThroughLocalCheckout(page, "Professional");
   await page.goto("/campaigns/sms");
   await page.getByLabel("Campaign name").fill("E2E sms");
   await page.getByRole("button", { name: "Next" }).click();

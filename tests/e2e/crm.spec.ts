@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /**
  * CRM end to end (issue 3): import a shared CSV through the UI and see the contacts, bulk-tag them,
@@ -16,6 +17,8 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
     data: { name: "Cora CRM", email, password: "correct-horse-battery", business_name: "Cora Co" },
   });
   expect(reg.ok()).toBe(true);
+  // single SMS from a contact page is not on the Free plan (spec section 9): upgrade first
+  await upgradeThroughLocalCheckout(page, "Professional");
 
   await page.goto("/contacts");
   await expect(page.getByRole("heading", { name: "Contacts (0)" })).toBeVisible();

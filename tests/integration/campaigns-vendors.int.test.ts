@@ -8,7 +8,7 @@ import { findOrCreateContacts } from "../../src/server/features/crm/crm.service"
 import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 /** An Etc/GMT zone where the local time is now about 14:00 (inside the 8am-9pm window). */
 function daytimeZone(): string {
@@ -283,6 +283,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("sends SMS with basic auth, From, StatusCallback and the STOP notice once; maps 21610 to a permanent failure", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [
       { name: "Sam", phone: "+12125550111" },
       { name: "Blocked", phone: "+12125550112" },
@@ -323,6 +324,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("defers SMS outside 8am-9pm recipient local time", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Night", phone: "+13125550113" }], nightZone());
     const before = tw.messages.length;
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
@@ -343,6 +345,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("retries a 429 and records the vendor code on permanent 4xx", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Rita", phone: "+12125550114" }]);
     tw.failNext({
       status: 429,
@@ -370,6 +373,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("status callbacks: valid signature applies, forged is refused, replay changes nothing", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Dee", phone: "+12125550115" }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "D",
@@ -428,6 +432,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("inbound STOP suppresses, START resubscribes, HELP is answered, OptOutType is honoured", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const phone = "+12125550116";
     const ids = await makeContacts(t, user.id, [{ name: "Opt", phone }]);
     await createAndLaunchCampaign(t.ctx, user.id, {
@@ -551,6 +556,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("places AI calls with TwiML <Say> and answering-machine detection", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Cal", phone: "+12125550117" }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "Call",
@@ -589,6 +595,7 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
 
   it("drops a TTS voicemail with our idempotency key as foreign_id", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Val", phone: "+12125550118" }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "VM",

@@ -5,7 +5,7 @@ import { processRecipients, watchCampaign } from "../../src/server/features/camp
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -155,6 +155,7 @@ describe("email campaigns (local provider)", () => {
 describe("sms campaigns (local provider)", () => {
   it("skips opted-out and not-opted-in contacts, adds the STOP notice on the first message only", async () => {
     const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // beyond the Free plan (spec section 9)
     const phone = "+12125550101";
     const stopped = "+12125550102";
     await suppress(t.db, user.id, "sms", stopped, "stop_reply");
@@ -255,6 +256,7 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
 
   it("a 1,200-recipient launch is enqueued as send jobs of at most 500 recipients; replaying them sends nothing twice", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "enterprise"); // beyond the Free plan (spec section 9)
     const stamp = Date.now();
     const ids = await findOrCreateContacts(
       t.ctx,

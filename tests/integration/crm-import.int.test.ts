@@ -10,11 +10,19 @@ import {
   createTestApp,
   SHARED_DATA,
   SHARED_DATA_MISSING,
+  setPlan,
   signUp,
   type TestApp,
 } from "../helpers";
 
 let t: TestApp;
+
+/** Import mechanics are tested on the Enterprise plan (unlimited contacts); the limit in billing-limits. */
+async function signUpUnlimited() {
+  const s = await signUp(t.app);
+  await setPlan(t, s.user.id, "enterprise");
+  return s;
+}
 beforeAll(async () => {
   t = await createTestApp();
 });
@@ -90,7 +98,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
     ["datablist-people-100.csv", 100],
     ["csv_semicolon.csv", 2],
   ])("%s imports %i contacts through the streaming upload", async (file, expected) => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const imp = await importFile(client, file, readShared(file));
     expect(imp).toMatchObject({
       status: "completed",
@@ -105,7 +113,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   });
 
   it("datablist-customers-100.csv keeps quoted commas, messy phones (raw + E.164) and maps company/city/country/website", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     await importFile(client, "c.csv", readShared("datablist-customers-100.csv"));
     const linda = (await client.get("/api/contacts?search=stanleyblackwell@benson.org")).json().contacts[0];
     expect(linda).toMatchObject({
@@ -125,14 +133,14 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   });
 
   it("datablist-people-100.csv maps quoted job titles", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     await importFile(client, "p.csv", readShared("datablist-people-100.csv"));
     const c = (await client.get("/api/contacts?search=elijah57@example.net")).json().contacts[0];
     expect(c).toMatchObject({ first_name: "Shelby", last_name: "Terrell", job_title: "Games developer" });
   });
 
   it("datablist-customers-10000.csv: 10,000 created; re-import skips all; update mode updates all", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const content = readShared("datablist-customers-10000.csv");
     let imp = await importFile(client, "big.csv", content);
     expect(imp).toMatchObject({
@@ -157,7 +165,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   });
 
   it("semicolon export from Thunderbird: names and emails", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     await importFile(client, "tb.csv", readShared("csv_semicolon.csv"));
     const names = (await client.get("/api/contacts"))
       .json()
@@ -186,7 +194,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   it.each(spectrum)(
     "csv-spectrum/%s has no email column: 422 with a clear message, nothing imported",
     async (file) => {
-      const { client } = await signUp(t.app);
+      const { client } = await signUpUnlimited();
       const res = await upload(client, { name: file, content: readShared(`csv-spectrum/${file}`) });
       expect(res.statusCode).toBe(422);
       expect(res.json().error).toMatch(
@@ -199,7 +207,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   it.each(spectrum)(
     "csv-spectrum/%s mapped by hand: every one of its %i records is read and rejected with its line",
     async (file, records) => {
-      const { client } = await signUp(t.app);
+      const { client } = await signUpUnlimited();
       const imp = await importFile(client, file, readShared(`csv-spectrum/${file}`), {
         mapping: JSON.stringify({ email: 0, first_name: 1 }),
       });
@@ -215,7 +223,7 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
   );
 
   it("encoding/node-csv-365-utf8-bom-windows.csv: the BOM is stripped from the first header", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const imp = await importFile(
       client,
       "bom.csv",
@@ -237,7 +245,7 @@ describe("CSV dialects and encodings", () => {
   const row = 'José,Núñez,jose@example.com,(989) 555-0101,"Café ""Olé"", Inc.",Bay City,MI\r\n';
 
   it("UTF-8 with BOM, CRLF, quotes and embedded newlines", async () => {
-    const { client, user } = await signUp(t.app);
+    const { client, user } = await signUpUnlimited();
     const content = `\uFEFF${header}${row}Ann,Lee,ann@example.com,,"Multi\nLine Co",Saginaw,MI\r\n`;
     const imp = await importFile(client, "utf8.csv", content);
     expect(imp).toMatchObject({ created: 2, errors: 0 });
@@ -261,7 +269,7 @@ describe("CSV dialects and encodings", () => {
   });
 
   it("UTF-16 LE with BOM, tab-delimited", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const text = `\uFEFF${header.replace(/,/g, "\t")}Zoë\tÅberg\tzoe@example.com\t\tNordic\tDetroit\tMI\r\n`;
     const imp = await importFile(client, "utf16.csv", Buffer.from(text, "utf16le"));
     expect(imp).toMatchObject({ created: 1, errors: 0 });
@@ -270,7 +278,7 @@ describe("CSV dialects and encodings", () => {
   });
 
   it("Latin-1 (Windows-1252), semicolon-delimited", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const text =
       "Vorname First Name;Last Name;E-Mail;Firma Company\nJürgen;Müller;jm@example.de;Bäckerei Größe\n";
     const imp = await importFile(client, "latin1.csv", Buffer.from(text, "latin1"));
@@ -285,7 +293,7 @@ describe("CSV dialects and encodings", () => {
   });
 
   it("rejected rows are reported with line and reason, and downloadable as CSV", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const content =
       "Name,Email,Lifecycle Stage,Lead Score\n" +
       "Ok Person,ok@example.com,Customer,10\n" +
@@ -322,13 +330,13 @@ describe("CSV dialects and encodings", () => {
     expect(lines).toHaveLength(6);
     expect(lines[1]).toBe('3,Missing email,"No Email,,lead,1"');
     // another user cannot read this import
-    const other = await signUp(t.app);
+    const other = await signUpUnlimited();
     expect((await other.client.get(`/api/contacts/imports/${imp.id}`)).statusCode).toBe(404);
     expect((await other.client.get(`/api/contacts/imports/${imp.id}/errors.csv`)).statusCode).toBe(404);
   });
 
   it("update mode overwrites mapped non-empty fields only", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     await importFile(client, "a.csv", "email,company,city\nu@example.com,Old Co,Flint\n");
     const imp = await importFile(client, "b.csv", "email,company,city\nu@example.com,New Co,\n", {
       on_duplicate: "update",
@@ -341,8 +349,8 @@ describe("CSV dialects and encodings", () => {
 
 describe("search index catch-up after a file import", () => {
   it("finds the contacts before the follow-up job indexes them, and after; typos once it has run", async () => {
-    const { client, user } = await signUp(t.app);
-    const other = await signUp(t.app);
+    const { client, user } = await signUpUnlimited();
+    const other = await signUpUnlimited();
     const importId = randomUUID();
     // what the import job does: contacts written with the search indexes deferred
     const importer = new ContactImporter(t.sql, user.id, {
@@ -402,7 +410,7 @@ describe("files of several batches (two writers)", () => {
   };
 
   it("a NUL character rejects its row, not the batch", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const imp = await importFile(
       client,
       "nul.csv",
@@ -417,7 +425,7 @@ describe("files of several batches (two writers)", () => {
   });
 
   it("a batch failing in the background fails the import; committed batches stay and the next import works", async () => {
-    const { client, user } = await signUp(t.app);
+    const { client, user } = await signUpUnlimited();
     const tag = `boom${process.pid}${Date.now()}`;
     // a row Postgres refuses in the third batch, while the second may still be in flight
     await t.sql.unsafe(`
@@ -455,7 +463,7 @@ describe("an import whose worker died", () => {
   ] as const)(
     "runs again from the start (%s mode): nothing lost, nothing twice, exact totals",
     async (mode, totals) => {
-      const { client, user } = await signUp(t.app);
+      const { client, user } = await signUpUnlimited();
       // a contact the user had before, also in the file
       expect(
         (await client.post("/api/contacts", { first_name: "Old", email: "old@example.com" })).statusCode,
@@ -514,7 +522,7 @@ describe("an import whose worker died", () => {
 
 describe("bad uploads", () => {
   it("non-CSV extension, binary content, empty file, 50 MB of garbage, not multipart, bad mapping", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     let res = await upload(client, {
       name: "photo.png",
       content: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0]),
@@ -565,7 +573,7 @@ describe("bad uploads", () => {
   });
 
   it("an unknown import id gives 404", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     expect((await client.get("/api/contacts/imports/00000000-0000-0000-0000-000000000000")).statusCode).toBe(
       404,
     );
@@ -575,7 +583,7 @@ describe("bad uploads", () => {
 
 describe("POST /api/contacts/import (JSON)", () => {
   it("imports the documented rows and returns success, imported, errors", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     const res = await client.post("/api/contacts/import", {
       contacts: [
         {
@@ -610,7 +618,7 @@ describe("POST /api/contacts/import (JSON)", () => {
   });
 
   it("wrong types give 400", async () => {
-    const { client } = await signUp(t.app);
+    const { client } = await signUpUnlimited();
     for (const body of [
       {},
       { contacts: "a,b,c" },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,6 +24,7 @@ async function trpc(client: AuthedClient, path: string, input: unknown, kind: "q
 describe("tRPC crm router", () => {
   it("runs the same operations as REST through the same service, scoped to the user", async () => {
     const a = await signUp(t.app);
+    await setPlan(t, a.user.id, "professional"); // the single SMS below is not on the Free plan
     const b = await signUp(t.app);
     const created = await trpc(
       a.client,

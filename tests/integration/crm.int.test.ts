@@ -9,7 +9,7 @@ import {
   recordActivities,
   resolveTargetContactIds,
 } from "../../src/server/features/crm/crm.service";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -250,7 +250,8 @@ describe("GET /api/contacts", () => {
 
 describe("broad searches", () => {
   it("count exactly up to 1,000 matches, then report total_capped", async () => {
-    const { client } = await signUp(t.app);
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // more contacts than the Free plan's 100
     const contacts = Array.from({ length: 1005 }, (_, i) => ({
       first_name: `Cap${i}`,
       email: `cap${i}@capco.example`,
@@ -344,6 +345,7 @@ describe("notes and activity", () => {
 describe("send-email, send-sms, make-call", () => {
   it("sends through the local providers (outbox), records activities, honours the suppression list", async () => {
     const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional"); // SMS and calls are not on the Free plan
     const email = `msg-${Date.now()}@example.com`;
     // unique numbers per run: the dev outbox is shared by every test in the database
     const four = () => String(1000 + Math.floor(Math.random() * 9000));

@@ -9,6 +9,7 @@ import {
   createTestApp,
   SHARED_DATA,
   SHARED_DATA_MISSING,
+  setPlan,
   signUp,
   type TestApp,
   uniqueEmail,
@@ -53,6 +54,7 @@ describe("toMergeTags", () => {
 describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => {
   it("launches by email through the campaign engine; each recipient's landing page plays the video and tracks views and progress", async () => {
     const { client, user } = await signUp(t.app, { name: "Sam Seller", business_name: "Bloom Florists" });
+    await setPlan(t, user.id, "professional"); // video campaigns are not on the Free plan
     const video = await uploadFlower(client);
     const ada = uniqueEmail("ada");
     const bob = uniqueEmail("bob");
@@ -154,6 +156,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
 
   it("SMS delivery carries the landing page link; contacts not opted in need the user's confirmation", async () => {
     const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional"); // video campaigns are not on the Free plan
     // the engine holds SMS during the recipient's quiet hours (8:00-21:00 local): give the contact a
     // time zone where it is daytime now, so the test passes at any hour
     const zones = [
@@ -235,7 +238,8 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
   });
 
   it("the tRPC studio router launches a video campaign and reads its stats", async () => {
-    const { client } = await signUp(t.app);
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional"); // video campaigns are not on the Free plan
     const video = await uploadFlower(client);
     const bad = await client.post("/trpc/studio.launchVideoCampaign", {
       json: { campaignName: "", videoId: video.id, contacts: [] },

@@ -1,4 +1,5 @@
 import { avatarJobs } from "../features/avatar/avatar.jobs";
+import { billingJobs } from "../features/billing/billing.service";
 import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
 import { campaignsJobs } from "../features/campaigns/campaigns.jobs";
 import { crmJobs } from "../features/crm/crm.jobs";
@@ -13,6 +14,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...campaignsJobs,
   ...studioJobs,
   ...avatarJobs,
+  ...billingJobs,
 ];
 
 /**

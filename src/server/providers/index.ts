@@ -7,6 +7,9 @@ import { LocalEmailProvider } from "./email/local";
 import { PostmarkEmailProvider } from "./email/postmark";
 import type { GeocoderProvider } from "./geocoder";
 import { LocalGeocoder } from "./geocoder/local";
+import type { PaymentsProvider } from "./payments";
+import { LocalPaymentsProvider } from "./payments/local";
+import { StripePaymentsProvider } from "./payments/stripe";
 import type { SmsProvider } from "./sms";
 import { LocalSmsProvider } from "./sms/local";
 import { type TwilioOptions, TwilioSmsProvider } from "./sms/twilio";
@@ -32,6 +35,8 @@ export interface Providers {
   geocoder: GeocoderProvider;
   /** media files (STORAGE_PROVIDER local|s3) */
   storage: StorageProvider;
+  /** subscriptions and checkout (PAYMENTS_PROVIDER local|stripe) */
+  payments: PaymentsProvider;
 }
 
 /**
@@ -72,5 +77,16 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
         : new LocalVoicemailProvider(deps.db),
     geocoder: new LocalGeocoder(),
     storage: createStorageProvider(env),
+    payments:
+      env.PAYMENTS_PROVIDER === "stripe"
+        ? new StripePaymentsProvider({
+            secretKey: env.STRIPE_SECRET_KEY ?? "",
+            webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? "",
+            apiHost: env.STRIPE_API_HOST,
+          })
+        : new LocalPaymentsProvider(deps.db, {
+            appUrl: env.APP_URL,
+            webhookSecret: env.LOCAL_PAYMENTS_WEBHOOK_SECRET,
+          }),
   };
 }

@@ -1,5 +1,6 @@
 import { authRouter } from "../features/auth/auth.router";
 import { avatarRouter } from "../features/avatar/avatar.router";
+import { billingRouter } from "../features/billing/billing.router";
 import { campaignsRouter } from "../features/campaigns/campaigns.router";
 import { crmRouter } from "../features/crm/crm.router";
 import { dashboardRouter } from "../features/dashboard/dashboard.router";
@@ -19,6 +20,7 @@ export const appRouter = router({
   studio: studioRouter,
   avatar: avatarRouter,
   workspaces: workspacesRouter,
+  billing: billingRouter,
 });
 
 export type AppRouter = typeof appRouter;

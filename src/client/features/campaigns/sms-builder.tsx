@@ -54,6 +54,8 @@ export function SmsCampaignBuilder() {
   const [csvRows, setCsvRows] = useState<BuilderRecipient[]>([]);
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  /** the server refused the launch for the plan (402): the banner links to /pricing */
+  const [needsUpgrade, setNeedsUpgrade] = useState(false);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const textRef = useRef<HTMLTextAreaElement>(null);
@@ -122,6 +124,7 @@ export function SmsCampaignBuilder() {
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);
     } catch (e) {
+      setNeedsUpgrade(e instanceof ApiError && e.status === 402);
       setError(
         e instanceof ApiError && e.isNetworkError
           ? NETWORK_ERROR_MESSAGE
@@ -134,7 +137,19 @@ export function SmsCampaignBuilder() {
   return (
     <div className="space-y-6">
       <WizardSteps steps={STEPS} step={step} />
-      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+      {error && (
+        <AlertBanner variant="error">
+          {error}
+          {needsUpgrade && (
+            <>
+              {" "}
+              <Link to="/pricing" className="font-medium underline">
+                See plans
+              </Link>
+            </>
+          )}
+        </AlertBanner>
+      )}
       {done && <AlertBanner variant="success">{done}</AlertBanner>}
       <Card>
         <CardHeader>

@@ -6,7 +6,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Textarea } from "@/client/components/ui/textarea";
-import { useAuth } from "@/client/features/auth/auth-context";
+import { useUsage } from "@/client/features/billing/usage";
 import type { Contact } from "@/client/features/crm/api";
 import { ApiError, api, NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
 import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
@@ -14,13 +14,6 @@ import type { BuilderRecipient, LaunchResponse } from "./api";
 import { ContactPicker, contactName } from "./contact-picker";
 import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
 
-/** Voice calls per month by plan (spec section 9); free has none. */
-const VOICE_QUOTA: Record<string, number | null> = {
-  free: 0,
-  professional: 100,
-  business: 500,
-  enterprise: 2500,
-};
 /** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
 const CENTS = { voice: 1.4, voicemail: 1 } as const;
 
@@ -31,7 +24,8 @@ const CENTS = { voice: 1.4, voicemail: 1 } as const;
  * contacts, review with cost and quota preview. Calls and drops happen 8am-9pm recipient local time.
  */
 export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) {
-  const { user } = useAuth();
+  // the plan's voice calls come from the server (billing.usage); ringless voicemails count against them
+  const { data: usage } = useUsage();
   const steps = [
     "Campaign Details",
     kind === "voice" ? "Call Script" : "Audio or Script",
@@ -51,8 +45,9 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   const [busy, setBusy] = useState(false);
   const [launched, setLaunched] = useState<LaunchResponse | null>(null);
   const recipients = selected.length + csvRows.length;
-  const plan = (user as { plan?: string } | null)?.plan ?? "free";
-  const quota = VOICE_QUOTA[plan] ?? null;
+  const voice = usage?.usage.voice_calls;
+  const quota = voice ? voice.limit : undefined;
+  const left = voice && voice.limit !== null ? Math.max(0, voice.limit - voice.used) : null;
   const notOptedIn = selected.filter((c) => !c.call_opt_in).length + csvRows.length;
 
   function next() {
@@ -174,7 +169,14 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
                   ["Campaign name", name],
                   ["Recipients", String(recipients)],
                   ["Estimated cost", `$${((recipients * CENTS[kind]) / 100).toFixed(2)}`],
-                  ["Monthly quota", quota === null ? "Unlimited" : `${quota} calls (${plan})`],
+                  [
+                    "Monthly quota",
+                    quota === undefined
+                      ? "..."
+                      : quota === null
+                        ? "Unlimited"
+                        : `${left} of ${quota} calls left (${usage?.plan_name})`,
+                  ],
                 ].map(([k, v]) => (
                   <div key={k} className="rounded-lg border p-4">
                     <dt className="text-sm text-muted-foreground">{k}</dt>
@@ -182,9 +184,12 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
                   </div>
                 ))}
               </dl>
-              {quota !== null && recipients > quota && (
+              {left !== null && recipients > left && (
                 <AlertBanner variant="warning">
-                  This campaign is larger than your plan's monthly quota. <Link to="/pricing">Upgrade</Link>
+                  {quota === 0
+                    ? `Voice campaigns are not included in your ${usage?.plan_name} plan.`
+                    : "This campaign is larger than what is left of your plan's monthly calls."}{" "}
+                  <Link to="/pricing">Upgrade</Link>
                 </AlertBanner>
               )}
               {notOptedIn > 0 && (

@@ -1,17 +1,231 @@
-import { createFileRoute } from "@tanstack/react-router";
-import { CreditCard } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import { ArrowLeft, Check, LogOut } from "lucide-react";
+import { useEffect, useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import { useAuth } from "@/client/features/auth/auth-context";
+import type { User } from "@/client/features/auth/types";
+import { api } from "@/client/lib/api";
+import { useTRPC } from "@/client/trpc";
+
+/** Spec section 9: redirect to the dashboard 3 seconds after a successful payment. */
+const SUCCESS_REDIRECT_MS = 3000;
 
 export const Route = createFileRoute("/_app/pricing")({
+  validateSearch: (search: Record<string, unknown>): { success?: boolean; canceled?: boolean } => ({
+    ...(search.success === true || search.success === "true" ? { success: true } : {}),
+    ...(search.canceled === true || search.canceled === "true" ? { canceled: true } : {}),
+  }),
   component: PricingPage,
 });
 
+/** Spec section 2 FAQ: the four questions. */
+const FAQ = [
+  {
+    q: "Can I change plans anytime?",
+    a: "Yes. Upgrades and plan changes take effect immediately, and the price difference is prorated.",
+  },
+  {
+    q: "What happens if I exceed my limits?",
+    a: "We notify you when you reach 80% of a limit. Once a limit is reached, you need to upgrade to keep sending; nothing you already have is deleted.",
+  },
+  {
+    q: "Can I cancel anytime?",
+    a: "Yes. Cancel from Settings whenever you like. There is no long-term contract.",
+  },
+  {
+    q: "Is there a money-back guarantee?",
+    a: "Yes. Cancel within 14 days of your first payment and we refund it in full.",
+  },
+];
+
+/**
+ * /pricing (spec sections 2, 4, 9): the four plans as the server describes them (the client never
+ * decides what a plan allows), 'Most Popular' on Professional, 'Current Plan' disabled, 'Upgrade to
+ * {Plan}' starting a checkout ('Processing...' meanwhile), the closable checkout error, and the
+ * success / canceled messages on return from checkout (success goes to /dashboard after 3 s).
+ */
 function PricingPage() {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const { logout, setUser } = useAuth();
+  const { success, canceled } = Route.useSearch();
+  const plansQuery = useQuery(trpc.billing.plans.queryOptions());
+  const [processing, setProcessing] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [dismissed, setDismissed] = useState(false);
+
+  // back from a paid checkout: refresh the plan everywhere, then go to the dashboard after 3 s
+  useEffect(() => {
+    if (!success) return;
+    void api
+      .get<{ user?: User | null }>("/api/auth/me")
+      .then((res) => res.user && setUser(res.user))
+      .catch(() => {});
+    void queryClient.invalidateQueries();
+    const timer = setTimeout(() => void navigate({ to: "/dashboard" }), SUCCESS_REDIRECT_MS);
+    return () => clearTimeout(timer);
+  }, [success, navigate, queryClient, setUser]);
+
+  const checkout = useMutation(
+    trpc.billing.checkout.mutationOptions({
+      onSuccess: (res) => {
+        if (!res?.url) {
+          setError("Failed to start checkout. Please try again.");
+          setProcessing(null);
+          return;
+        }
+        window.location.assign(res.url);
+      },
+      onError: () => {
+        setError("Failed to start checkout. Please try again.");
+        setProcessing(null);
+      },
+    }),
+  );
+  const portal = useMutation(
+    trpc.billing.portal.mutationOptions({
+      onSuccess: (res) => res?.url && window.location.assign(res.url),
+      onError: (e) => setError(e.message || "Failed to open the billing portal. Please try again."),
+    }),
+  );
+
+  const data = plansQuery.data;
+  const paid = data && data.current !== "free";
+
   return (
-    <ComingSoonPage
-      title="Choose Your Plan"
-      icon={CreditCard}
-      description="Compare the Free, Professional, Business and Enterprise plans and upgrade in a few clicks."
-    />
+    <div className="mx-auto w-full max-w-6xl">
+      <header className="mb-8 flex items-center justify-between gap-3">
+        <Button asChild variant="ghost" size="sm">
+          <Link to="/dashboard">
+            <ArrowLeft aria-hidden />
+            Back to Dashboard
+          </Link>
+        </Button>
+        <Button
+          variant="outline"
+          size="sm"
+          onClick={() => void logout().then(() => navigate({ to: "/login" }))}
+        >
+          <LogOut aria-hidden />
+          Logout
+        </Button>
+      </header>
+
+      <div className="mb-8 text-center">
+        <h1 className="text-3xl font-semibold tracking-tight sm:text-4xl">Choose Your Plan</h1>
+        <p className="mt-2 text-muted-foreground">Start free and upgrade when your outreach grows.</p>
+      </div>
+
+      <div className="mb-6 grid gap-3">
+        {success && !dismissed && (
+          <AlertBanner variant="success" onDismiss={() => setDismissed(true)}>
+            Payment successful! Your subscription is now active.
+          </AlertBanner>
+        )}
+        {canceled && !dismissed && (
+          <AlertBanner variant="info" onDismiss={() => setDismissed(true)}>
+            Payment canceled. You can try again anytime.
+          </AlertBanner>
+        )}
+        {error && (
+          <AlertBanner variant="error" onDismiss={() => setError(null)}>
+            {error}
+          </AlertBanner>
+        )}
+        {data && !data.can_manage_billing && (
+          <AlertBanner variant="info">Only the workspace owner can change the plan.</AlertBanner>
+        )}
+      </div>
+
+      {plansQuery.isError ? (
+        <AlertBanner variant="error">Failed to load plans. Please refresh the page.</AlertBanner>
+      ) : (
+        <section aria-label="Plans" className="grid gap-6 sm:grid-cols-2 xl:grid-cols-4">
+          {!data
+            ? [0, 1, 2, 3].map((i) => <Skeleton key={i} className="h-96 rounded-xl" />)
+            : data.plans.map((plan) => {
+                const isProcessing = processing === plan.id;
+                return (
+                  <Card
+                    key={plan.id}
+                    data-testid={`plan-${plan.id}`}
+                    className={plan.most_popular ? "relative border-primary shadow-lg" : "relative"}
+                  >
+                    {plan.most_popular && (
+                      <Badge variant="accent" className="absolute -top-3 left-1/2 -translate-x-1/2">
+                        Most Popular
+                      </Badge>
+                    )}
+                    <CardHeader>
+                      <CardTitle>{plan.name}</CardTitle>
+                      <CardDescription>
+                        <span className="text-3xl font-bold text-foreground">${plan.price_usd}</span>{" "}
+                        {plan.id === "free" ? "forever" : "per month"}
+                      </CardDescription>
+                    </CardHeader>
+                    <CardContent className="flex flex-1 flex-col gap-4">
+                      <ul className="grid gap-2 text-sm">
+                        {plan.highlights.map((h) => (
+                          <li key={h} className="flex items-start gap-2">
+                            <Check className="mt-0.5 size-4 shrink-0 text-success" aria-hidden />
+                            <span>{h}</span>
+                          </li>
+                        ))}
+                      </ul>
+                      <div className="mt-auto">
+                        {plan.current ? (
+                          <Button className="w-full" variant="secondary" disabled>
+                            Current Plan
+                          </Button>
+                        ) : plan.id === "free" ? null : (
+                          <Button
+                            className="w-full"
+                            variant={plan.most_popular ? "default" : "outline"}
+                            disabled={!data.can_manage_billing || processing !== null}
+                            onClick={() => {
+                              setError(null);
+                              setProcessing(plan.id);
+                              checkout.mutate({ priceId: plan.price_id ?? "", planName: plan.id });
+                            }}
+                          >
+                            {isProcessing ? "Processing..." : `Upgrade to ${plan.name}`}
+                          </Button>
+                        )}
+                      </div>
+                    </CardContent>
+                  </Card>
+                );
+              })}
+        </section>
+      )}
+
+      {paid && data?.can_manage_billing && (
+        <div className="mt-6 text-center">
+          <Button variant="link" loading={portal.isPending} onClick={() => portal.mutate()}>
+            Manage subscription, card and invoices
+          </Button>
+        </div>
+      )}
+
+      <section aria-labelledby="faq-title" className="mx-auto mt-12 max-w-3xl">
+        <h2 id="faq-title" className="mb-4 text-xl font-semibold tracking-tight">
+          Frequently Asked Questions
+        </h2>
+        <dl className="grid gap-4">
+          {FAQ.map(({ q, a }) => (
+            <div key={q} className="rounded-lg border bg-card px-4 py-3">
+              <dt className="font-medium">{q}</dt>
+              <dd className="mt-1 text-sm text-muted-foreground">{a}</dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+    </div>
   );
 }

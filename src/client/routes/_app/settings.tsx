@@ -1,9 +1,10 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Bell, Building2, Palette, UserRound, Users } from "lucide-react";
+import { Bell, Building2, CreditCard, Palette, UserRound, Users } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { BillingTab } from "./-components/settings/billing-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
 import { ProfileTab } from "./-components/settings/profile-tab";
 import { TeamTab } from "./-components/settings/team-tab";
@@ -11,7 +12,7 @@ import { ThemeTab } from "./-components/settings/theme-tab";
 import type { SettingsBanner } from "./-components/settings/types";
 import { WorkspaceTab } from "./-components/settings/workspace-tab";
 
-const SETTINGS_TABS = ["profile", "theme", "preferences", "team", "workspace"] as const;
+const SETTINGS_TABS = ["profile", "theme", "preferences", "team", "workspace", "billing"] as const;
 type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 export const Route = createFileRoute("/_app/settings")({
@@ -31,7 +32,7 @@ function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        description="Manage your profile, theme, preferences, team and workspace."
+        description="Manage your profile, theme, preferences, team, workspace and billing."
       />
       {banner && (
         <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
@@ -66,6 +67,10 @@ function SettingsPage() {
             <Building2 aria-hidden />
             Workspace
           </TabsTrigger>
+          <TabsTrigger value="billing">
+            <CreditCard aria-hidden />
+            Billing
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <ProfileTab onBanner={setBanner} />
@@ -81,6 +86,9 @@ function SettingsPage() {
         </TabsContent>
         <TabsContent value="workspace">
           <WorkspaceTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="billing">
+          <BillingTab />
         </TabsContent>
       </Tabs>
     </>

@@ -1,5 +1,6 @@
 export * from "./auth";
 export * from "./avatar";
+export * from "./billing";
 export * from "./campaigns";
 export * from "./compliance";
 export * from "./crm";

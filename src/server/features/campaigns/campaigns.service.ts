@@ -13,6 +13,12 @@ import {
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import {
+  assertWorkspaceFeature,
+  planRuleOfChannel,
+  releaseUsage,
+  reserveUsage,
+} from "../billing/billing.service";
 import { findSuppressed } from "../compliance/compliance.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
@@ -160,6 +166,9 @@ export async function createAndLaunchCampaign(
   const input = parseInput(createCampaignInput, raw);
   const content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
+  // plan feature first (spec section 9): refused before any contact is created
+  const rule = planRuleOfChannel(input.channel);
+  if (rule.feature) await assertWorkspaceFeature(ctx, workspaceId, rule.feature);
 
   const ids = new Set<number>();
   const csv = (input.recipients.csv ?? []).filter((r) => r.email || r.phone || r.mobile);
@@ -228,41 +237,51 @@ export async function createAndLaunchCampaign(
     deliveryKind(input.channel) === "sms" ? smsSegments(content.message ?? "").segments : 1;
 
   const queuedIds: number[] = [];
-  const campaign = await ctx.db.transaction(async (tx) => {
-    const [c] = await tx
-      .insert(campaigns)
-      .values({
-        workspaceId,
-        createdBy,
-        name: input.name,
-        channel: input.channel,
-        status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
-        content,
-        source: csv.length ? "csv" : input.recipients.segmentId ? "segment" : "contacts",
-        segmentId: input.recipients.segmentId ?? null,
-        scheduledAt: scheduled,
-        startedAt: scheduled ? null : now,
-        completedAt: queued === 0 ? now : null,
-        recipientCount: rows.length,
-        segmentsPerMessage,
-      })
-      .returning();
-    // one jsonb parameter per 10,000 rows: far cheaper than a 10,000-row VALUES list
-    for (let i = 0; i < rows.length; i += 10_000) {
-      const json = JSON.stringify(
-        rows
-          .slice(i, i + 10_000)
-          .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
-      );
-      const inserted = (await tx.execute(sql`
+  // the one plan check (issue 12): reserve this launch's messages in the period's meter, atomically
+  // (concurrent launches never pass the limit), or refuse the whole launch up front with a 402
+  const reservation = await reserveUsage(ctx, workspaceId, rule.meter, queued);
+  let campaign: Campaign;
+  try {
+    campaign = await ctx.db.transaction(async (tx) => {
+      const [c] = await tx
+        .insert(campaigns)
+        .values({
+          workspaceId,
+          createdBy,
+          name: input.name,
+          channel: input.channel,
+          status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
+          content,
+          source: csv.length ? "csv" : input.recipients.segmentId ? "segment" : "contacts",
+          segmentId: input.recipients.segmentId ?? null,
+          scheduledAt: scheduled,
+          startedAt: scheduled ? null : now,
+          completedAt: queued === 0 ? now : null,
+          recipientCount: rows.length,
+          segmentsPerMessage,
+        })
+        .returning();
+      // one jsonb parameter per 10,000 rows: far cheaper than a 10,000-row VALUES list
+      for (let i = 0; i < rows.length; i += 10_000) {
+        const json = JSON.stringify(
+          rows
+            .slice(i, i + 10_000)
+            .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
+        );
+        const inserted = (await tx.execute(sql`
         insert into campaign_recipients (campaign_id, workspace_id, contact_id, channel, address, status, reason, token)
         select ${c.id}, ${workspaceId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
         from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)
         returning id, status`)) as unknown as { id: string; status: string }[];
-      for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
-    }
-    return c;
-  });
+        for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
+      }
+      return c;
+    });
+  } catch (e) {
+    // nothing was created: give the reservation back
+    await releaseUsage(ctx, reservation);
+    throw e;
+  }
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });
   else if (queued > 0) {

@@ -234,13 +234,22 @@ export class ContactImporter {
        * same contact, and the count triggers lock their rows in one order.
        */
       writers?: number;
+      /**
+       * The plan's contact limit (issue 12): at most `maxNew` contacts are created; further new
+       * rows are rejected with `reason` (updates of existing contacts still go through). Forces one
+       * writer, so the count is exact.
+       */
+      contactLimit?: { maxNew: number; reason: string } | null;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
+    this.newLeft = opts.contactLimit ? Math.max(0, opts.contactLimit.maxNew) : null;
   }
+  /** contacts this import may still create under the plan's limit (null = unlimited) */
+  private newLeft: number | null;
 
   async open() {
-    const n = Math.max(1, Math.min(4, this.opts.writers ?? 1));
+    const n = this.newLeft !== null ? 1 : Math.max(1, Math.min(4, this.opts.writers ?? 1));
     for (let i = 0; i < n; i++) {
       const conn = await this.sql.reserve();
       this.writers.push({ conn, busy: null });
@@ -375,6 +384,27 @@ export class ContactImporter {
       if (c === "lead_source") return `coalesce(s.lead_source, '${this.opts.source.replace(/'/g, "''")}')`;
       return `s.${c}`;
     });
+    // over the plan's contact limit: new rows past what is left are taken out and rejected
+    let cut = 0;
+    if (this.newLeft !== null) {
+      const removed = await conn.unsafe(
+        `with fresh as (
+           select s.ctid as id, row_number() over (order by s.ctid) as rn from crm_import_stage s
+           where not exists (select 1 from contacts c where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email))
+         )
+         delete from crm_import_stage s using fresh f where s.ctid = f.id and f.rn > $2 returning s.email`,
+        [this.workspaceId, this.newLeft],
+      );
+      cut = removed.length;
+      for (const r of removed) {
+        const email = String(r.email);
+        this.reject(
+          this.seen.get(email) ?? 0,
+          this.opts.contactLimit?.reason ?? "Over the plan's contact limit",
+          email,
+        );
+      }
+    }
     let conflict = "do nothing";
     if (this.opts.onDuplicate === "update") {
       const mapped = this.opts.mappedFields;
@@ -412,7 +442,8 @@ export class ContactImporter {
     const updated = Number(res?.updated ?? 0);
     this.result.created += created;
     this.result.updated += updated;
-    this.result.skipped += lines.length - created - updated;
+    this.result.skipped += lines.length - cut - created - updated;
+    if (this.newLeft !== null) this.newLeft = Math.max(0, this.newLeft - created);
   }
 
   async close() {
@@ -452,6 +483,8 @@ export async function importRows(
   workspaceId: string,
   rows: Record<string, unknown>[],
   onDuplicate: OnDuplicate,
+  /** the plan's contact limit: new contacts allowed and the rejection reason (issue 12) */
+  contactLimit: { maxNew: number; reason: string } | null = null,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: { line: number; values: Partial<Record<ImportField, string>> }[] = [];
@@ -475,6 +508,7 @@ export async function importRows(
     onDuplicate,
     mappedFields: mapped,
     source: "import",
+    contactLimit,
   });
   await importer.open();
   try {

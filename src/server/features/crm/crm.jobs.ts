@@ -129,6 +129,9 @@ export const importContactsJob = defineJob({
         throw e;
       });
       const mapping = imp.mapping as ColumnMapping;
+      // the plan's contact limit (issue 12); crm.service is loaded lazily (it imports this module)
+      const { importContactLimit } = await import("./crm.service");
+      const contactLimit = await importContactLimit(deps, imp.workspaceId);
       const result = await streamCsvFile(
         local.path,
         (m) =>
@@ -139,6 +142,7 @@ export const importContactsJob = defineJob({
             importId: imp.id,
             deferSearchIndex: true,
             writers: 2,
+            contactLimit,
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );

@@ -23,6 +23,13 @@ import {
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
+import {
+  assertContactsWithinPlan,
+  contactsAllowance,
+  contactsLimitReason,
+  releaseUsage,
+  reserveUsage,
+} from "../billing/billing.service";
 import { isSuppressed } from "../compliance/compliance.service";
 import { assertCan } from "../workspaces/workspaces.service";
 import {
@@ -230,6 +237,9 @@ export async function findOrCreateContacts(
       leadSource: "campaign",
     });
   });
+  // the plan's contact limit (issue 12): refuse before creating any
+  if (toCreate.length)
+    await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), toCreate.length);
   const anonIds = new Map<number, number>();
   const keyed = toCreate.filter((c) => c.email || c.phone);
   const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
@@ -695,6 +705,7 @@ function needsGeocode(c: Partial<NewContact>) {
 export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
   assertPhonesValid(f);
+  await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), 1);
   let row: Contact | undefined;
   try {
     [row] = await ctx.db
@@ -971,6 +982,8 @@ export async function sendEmailToContact(ctx: Ctx, workspaceId: string, contactI
       "This email address is on your suppression list and cannot be emailed",
     );
   if (!c.emailOptIn) throw new AppError("UNPROCESSABLE", "This contact has opted out of email");
+  // counts against the plan's monthly emails (issue 12); given back if the provider refuses it
+  const reservation = await reserveUsage(ctx, workspaceId, "emails", 1);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.email.send({
@@ -982,6 +995,7 @@ export async function sendEmailToContact(ctx: Ctx, workspaceId: string, contactI
       metadata: { contact_id: String(c.id) },
     });
   } catch (e) {
+    await releaseUsage(ctx, reservation);
     providerFailure(e, "Failed to send email");
   }
   await recordActivities(ctx.db, [
@@ -1034,6 +1048,8 @@ export async function sendSmsToContact(ctx: Ctx, workspaceId: string, contactId:
   const m = parseInput(sendSmsSchema, input);
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "sms");
+  // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
+  const reservation = await reserveUsage(ctx, workspaceId, "smsMessages", 1);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -1043,6 +1059,7 @@ export async function sendSmsToContact(ctx: Ctx, workspaceId: string, contactId:
       metadata: { contact_id: c.id },
     });
   } catch (e) {
+    await releaseUsage(ctx, reservation);
     providerFailure(e, "Failed to send SMS");
   }
   await recordActivities(ctx.db, [
@@ -1064,6 +1081,8 @@ export async function makeCallToContact(ctx: Ctx, workspaceId: string, contactId
   const m = parseInput(makeCallSchema, input);
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "voice");
+  // counts against the plan's monthly voiceCalls (issue 12); given back if the provider refuses it
+  const reservation = await reserveUsage(ctx, workspaceId, "voiceCalls", 1);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.voice.call({
@@ -1073,6 +1092,7 @@ export async function makeCallToContact(ctx: Ctx, workspaceId: string, contactId
       metadata: { contact_id: c.id },
     });
   } catch (e) {
+    await releaseUsage(ctx, reservation);
     providerFailure(e, "Failed to make call");
   }
   await recordActivities(ctx.db, [
@@ -1147,6 +1167,19 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, workspaceId:
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * The contact limit an import runs under (spec section 9, issue 12): how many new contacts the
+ * workspace's plan still allows and the sentence rejected rows get; null when unlimited.
+ */
+export async function importContactLimit(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<{ maxNew: number; reason: string } | null> {
+  const a = await contactsAllowance(ctx, workspaceId, await countContacts(ctx, workspaceId));
+  if (a.left === null || a.max === null) return null;
+  return { maxNew: a.left, reason: contactsLimitReason(a.plan, a.max) };
+}
+
+/**
  * POST /api/contacts/import {contacts:[...], on_duplicate?}: validates and upserts the rows by email
  * (skip or update duplicates), then queues geocoding. Returns `{imported, created, updated, skipped,
  * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
@@ -1155,7 +1188,13 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new AppError("BAD_REQUEST", 'Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
   const body = parseInput(importJsonSchema, input);
-  const r = await importRows(ctx.sql, workspaceId, body.contacts, body.on_duplicate);
+  const r = await importRows(
+    ctx.sql,
+    workspaceId,
+    body.contacts,
+    body.on_duplicate,
+    await importContactLimit(ctx, workspaceId),
+  );
   if (r.created + r.updated > 0) {
     const { geocodeContactsJob } = await import("./crm.jobs");
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });

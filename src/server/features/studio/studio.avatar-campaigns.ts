@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, notInArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import {
@@ -13,11 +13,9 @@ import {
 import { defineJob, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo } from "../avatar/avatar.service";
-import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
 import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
 import { watchCampaignJob } from "../campaigns/campaigns.jobs";
 import { renderMergeTags } from "../campaigns/merge-tags";
-import { getWorkspace } from "../workspaces/workspaces.service";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -27,37 +25,6 @@ import { getWorkspace } from "../workspaces/workspaces.service";
 export const AVATAR_HOLD_MS = 24 * 60 * 60 * 1000;
 /** A render that found the user's in-progress cap full tries again after this many seconds. */
 export const RENDER_RETRY_SECONDS = 10;
-
-/**
- * Quota check of spec section 9 (limits from billing.plans.ts): `count` more video messages must fit in the plan's monthly video
- * messages (video_email / video_sms campaign recipients created since the first of the month, UTC,
- * not skipped or cancelled).
- * @throws AppError PAYMENT_REQUIRED (402) on the Free plan, or when `count` exceeds what is left
- */
-export async function assertVideoQuota(
-  ctx: Pick<AppContext, "db">,
-  workspaceId: string,
-  count: number,
-): Promise<void> {
-  const workspace = await getWorkspace(ctx, workspaceId);
-  assertPlanFeature(workspace, "videoCampaigns");
-  if (planOf(workspace.plan).limits.videoMessages === null) return;
-  const [{ used }] = await ctx.db
-    .select({ used: sql<number>`count(*)::int` })
-    .from(campaignRecipients)
-    .where(
-      and(
-        eq(campaignRecipients.workspaceId, workspaceId),
-        inArray(campaignRecipients.channel, ["video_email", "video_sms"]),
-        notInArray(campaignRecipients.status, ["skipped", "cancelled"]),
-        gte(
-          campaignRecipients.createdAt,
-          sql`date_trunc('month', now() at time zone 'utc') at time zone 'utc'`,
-        ),
-      ),
-    );
-  assertWithinPlan(workspace, "videoMessages", count, used);
-}
 
 const renderSchema = z.object({
   videoCampaignId: z.number().int().positive(),

@@ -17,11 +17,12 @@ import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
+import { assertWorkspaceFeature } from "../billing/billing.service";
 import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
 import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
 import { recordActivities } from "../crm/crm.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
-import { assertVideoQuota, queueRecipientAvatars } from "./studio.avatar-campaigns";
+import { queueRecipientAvatars } from "./studio.avatar-campaigns";
 import { getMedia } from "./studio.service";
 
 const COMPLETE_STEPS = "Please complete all steps";
@@ -151,7 +152,8 @@ export async function launchVideoCampaign(
         ? 'CSV must have an "email" column for email delivery'
         : 'CSV must have a "phone" or "mobile" column for SMS delivery',
     );
-  if (personalised) await assertVideoQuota(ctx, workspaceId, contactsIn.length);
+  // video campaigns are a plan feature; their monthly video messages are reserved by the launch
+  await assertWorkspaceFeature(ctx, workspaceId, "videoCampaigns");
 
   const sender = await getSenderProfile(ctx, workspaceId);
   const from = sender.businessName || sender.name || "We";

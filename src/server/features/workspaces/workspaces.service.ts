@@ -548,3 +548,11 @@ export async function getWorkspace(ctx: Pick<AppContext, "db">, workspaceId: str
   if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
   return w;
 }
+
+/**
+ * Seats in use (issue 10/12): members plus pending invites, as the seat check counts them. Used by
+ * the billing usage report.
+ */
+export async function countWorkspaceSeats(ctx: Pick<AppContext, "db">, workspaceId: string): Promise<number> {
+  return (await q.countMembers(ctx.db, workspaceId)) + (await q.countPendingInvites(ctx.db, workspaceId));
+}

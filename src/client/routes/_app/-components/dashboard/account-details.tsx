@@ -4,6 +4,7 @@ import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import type { User } from "@/client/features/auth/types";
+import { UsageBars } from "@/client/features/billing/usage";
 import { formatDate, planLabel, statusLabel } from "@/client/lib/format";
 
 /** Account Details card: email, plan (default Starter), status (default Trial), member since (or N/A). */
@@ -45,6 +46,10 @@ export function AccountDetails({ user }: { user: User }) {
             </div>
           ))}
         </dl>
+        <div className="mt-6">
+          <h4 className="mb-3 text-sm font-medium">Usage this period</h4>
+          <UsageBars compact />
+        </div>
       </CardContent>
     </Card>
   );

@@ -1,0 +1,121 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import { Progress } from "@/client/components/ui/progress";
+import { Skeleton } from "@/client/components/ui/skeleton";
+import { formatDate, formatNumber } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+
+/** Labels of the server's usage keys (spec section 9 limits). */
+const LABELS: Record<string, string> = {
+  contacts: "Contacts",
+  seats: "Team members",
+  lead_searches: "Lead searches",
+  emails: "Emails",
+  video_messages: "Video messages",
+  sms_messages: "SMS messages",
+  voice_calls: "Voice calls",
+};
+
+/** What stops at 100 % of each meter (for the limit banner). */
+const STOPS: Record<string, string> = {
+  contacts: "new contacts and imports",
+  seats: "new invitations",
+  lead_searches: "lead searches",
+  emails: "email sends",
+  video_messages: "video messages",
+  sms_messages: "SMS sends",
+  voice_calls: "voice calls and voicemail drops",
+};
+
+/** The workspace's plan usage as the server reports it (`billing.usage`): never computed in the client. */
+export function useUsage() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.billing.usage.queryOptions(), staleTime: 30_000 });
+}
+
+/**
+ * Banners under the page header: past-due payment (link to fix the card), 80 % warnings, and at
+ * 100 % what stops with a link to /pricing.
+ */
+export function UsageBanners() {
+  const { data } = useUsage();
+  const trpc = useTRPC();
+  const portal = useMutation(
+    trpc.billing.portal.mutationOptions({ onSuccess: (r) => r?.url && window.location.assign(r.url) }),
+  );
+  if (!data) return null;
+  const limits = data.alerts.filter((a) => a.level === "limit");
+  const warnings = data.alerts.filter((a) => a.level === "warning");
+  return (
+    <div className="mb-6 grid gap-3 empty:hidden">
+      {data.past_due && (
+        <AlertBanner variant="error" title="Your last payment failed">
+          Please update your card to keep your {data.plan_name} plan.{" "}
+          <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
+            Update payment method
+          </Button>
+        </AlertBanner>
+      )}
+      {limits.length > 0 && (
+        <AlertBanner variant="error" title="Plan limit reached">
+          You have used all {limits.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
+          {data.plan_name} plan includes. {limits.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
+          {formatDate(data.period_end)} or an upgrade.{" "}
+          <Link to="/pricing" className="font-medium underline">
+            Upgrade your plan
+          </Link>
+        </AlertBanner>
+      )}
+      {warnings.length > 0 && (
+        <AlertBanner variant="warning" title="Approaching your plan limit">
+          {warnings
+            .map((a) => `${LABELS[a.meter]}: ${formatNumber(a.used)} of ${formatNumber(a.limit)}`)
+            .join(" · ")}
+          .{" "}
+          <Link to="/pricing" className="font-medium underline">
+            See plans
+          </Link>
+        </AlertBanner>
+      )}
+    </div>
+  );
+}
+
+/** One bar per limit (Settings > Billing, dashboard): used of limit, 'Unlimited' or 'Not included'. */
+export function UsageBars({ compact = false }: { compact?: boolean }) {
+  const { data, isError } = useUsage();
+  if (isError) return <p className="text-sm text-muted-foreground">Usage could not be loaded.</p>;
+  if (!data) return <Skeleton className="h-40" />;
+  const keys = Object.keys(data.usage).filter((k) => !compact || data.usage[k]!.limit !== 0);
+  return (
+    <ul className={compact ? "grid gap-3 sm:grid-cols-2" : "grid gap-4"} aria-label="Plan usage">
+      {keys.map((k) => {
+        const { used, limit } = data.usage[k]!;
+        const label = LABELS[k] ?? k;
+        const text =
+          limit === null
+            ? `${formatNumber(used)} · Unlimited`
+            : limit === 0
+              ? "Not included"
+              : `${formatNumber(used)} of ${formatNumber(limit)}`;
+        const share = limit ? used / limit : 0;
+        return (
+          <li key={k} className="grid gap-1.5" data-testid={`usage-${k}`}>
+            <div className="flex items-baseline justify-between gap-2 text-sm">
+              <span className="font-medium">{label}</span>
+              <span className="text-muted-foreground tabular-nums">{text}</span>
+            </div>
+            <Progress
+              value={limit ? Math.min(used, limit) : 0}
+              max={limit || 1}
+              aria-label={`${label}: ${text}`}
+              indicatorClassName={share >= 1 ? "bg-destructive" : share >= 0.8 ? "bg-warning" : undefined}
+            />
+          </li>
+        );
+      })}
+    </ul>
+  );
+}

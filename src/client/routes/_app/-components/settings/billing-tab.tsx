@@ -1,0 +1,61 @@
+import { useMutation } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { Badge } from "@/client/components/ui/badge";
+import { Button, buttonVariants } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { UsageBars, useUsage } from "@/client/features/billing/usage";
+import { formatDate, statusLabel } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+
+/**
+ * Settings > Billing (issue 12): the workspace's plan, status and period, a bar per plan limit
+ * (from `billing.usage`; the client never computes a limit), and the way to change plan or manage
+ * the subscription (billing portal: card, invoices, cancel).
+ */
+export function BillingTab() {
+  const { data } = useUsage();
+  const trpc = useTRPC();
+  const portal = useMutation(
+    trpc.billing.portal.mutationOptions({ onSuccess: (r) => r?.url && window.location.assign(r.url) }),
+  );
+  return (
+    <Card>
+      <CardHeader className="flex-row flex-wrap items-start justify-between gap-4">
+        <div className="grid gap-1.5">
+          <CardTitle>Billing</CardTitle>
+          <CardDescription>
+            {data ? (
+              <>
+                <Badge variant="accent">{data.plan_name}</Badge>{" "}
+                <Badge variant={data.status === "active" ? "success" : "secondary"}>
+                  {statusLabel(data.status)}
+                </Badge>{" "}
+                {data.plan === "free"
+                  ? `Usage resets on ${formatDate(data.period_end)}.`
+                  : data.cancel_at_period_end
+                    ? `Ends on ${formatDate(data.period_end)}; then the Free plan applies.`
+                    : `Renews on ${formatDate(data.period_end)}.`}
+              </>
+            ) : (
+              "Your plan and this period's usage."
+            )}
+          </CardDescription>
+        </div>
+        <div className="flex flex-wrap gap-2">
+          <Link to="/pricing" className={buttonVariants({ variant: "default", size: "sm" })}>
+            {data?.plan === "free" ? "Upgrade" : "Change plan"}
+          </Link>
+          {data && data.plan !== "free" && (
+            <Button variant="outline" size="sm" loading={portal.isPending} onClick={() => portal.mutate()}>
+              Manage subscription
+            </Button>
+          )}
+        </div>
+      </CardHeader>
+      <CardContent>
+        {portal.isError && <p className="mb-4 text-sm text-destructive">{portal.error.message}</p>}
+        <UsageBars />
+      </CardContent>
+    </Card>
+  );
+}

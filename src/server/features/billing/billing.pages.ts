@@ -1,0 +1,103 @@
+/**
+ * Server-rendered pages of the local payments provider (issue 12): the test checkout at
+ * /local-checkout/{session} and the test billing portal at /local-portal. Plain HTML with inline CSS
+ * (no client bundle), readable at 390 px wide.
+ */
+
+const esc = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
+const usd = (cents: number) => `$${(cents / 100).toFixed(2)}`;
+
+function layout(title: string, body: string) {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>
+*{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;background:#f4f4f5;color:#18181b}
+main{max-width:440px;margin:0 auto;padding:24px 16px}
+.badge{display:inline-block;background:#fef3c7;color:#92400e;border:1px solid #f59e0b;border-radius:6px;padding:4px 8px;font-size:13px;font-weight:600}
+.card{background:#fff;border:1px solid #e4e4e7;border-radius:12px;padding:20px;margin-top:16px}
+h1{font-size:22px;margin:12px 0 4px}p{margin:6px 0}.muted{color:#71717a;font-size:14px}
+.price{font-size:28px;font-weight:700}label{display:block;font-size:14px;font-weight:600;margin:12px 0 4px}
+input{width:100%;padding:10px 12px;border:1px solid #d4d4d8;border-radius:8px;font-size:16px}
+.row{display:flex;gap:12px}.row>div{flex:1}
+button,.btn{display:block;width:100%;margin-top:16px;padding:12px;border:0;border-radius:8px;background:#18181b;color:#fff;font-size:16px;font-weight:600;cursor:pointer;text-align:center;text-decoration:none}
+.btn.secondary,button.secondary{background:#fff;color:#18181b;border:1px solid #d4d4d8}
+.error{background:#fee2e2;color:#991b1b;border:1px solid #fca5a5;border-radius:8px;padding:10px 12px;margin-top:12px}
+.ok{background:#dcfce7;color:#166534;border:1px solid #86efac;border-radius:8px;padding:10px 12px;margin-top:12px}
+</style></head><body><main>${body}</main></body></html>`;
+}
+
+/** The test checkout page: plan, price, a card form, and the decline message when there is one. */
+export function checkoutPage(s: {
+  id: string;
+  planName: string;
+  amountCents: number;
+  status: string;
+  cancelUrl: string;
+  error?: string;
+  cardNumber?: string;
+}) {
+  const paid = s.status !== "open";
+  return layout(
+    `Checkout - ${s.planName}`,
+    `<span class="badge" role="note">Test checkout - no real payment</span>
+<h1>Subscribe to ${esc(s.planName)}</h1>
+<p class="muted">Pitchwise ${esc(s.planName)} plan, billed monthly</p>
+<div class="card"><div class="price">${usd(s.amountCents)} <span class="muted">per month</span></div>
+${
+  paid
+    ? `<div class="ok">This checkout has already been paid.</div><a class="btn" href="/pricing">Back to Pricing</a>`
+    : `${s.error ? `<div class="error" role="alert">${esc(s.error)}</div>` : ""}
+<form method="post" action="/local-checkout/${esc(s.id)}">
+<label for="card_number">Card number</label>
+<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" value="${esc(s.cardNumber ?? "")}" required>
+<div class="row"><div><label for="exp">Expiry</label><input id="exp" name="exp" placeholder="MM / YY" autocomplete="cc-exp"></div>
+<div><label for="cvc">CVC</label><input id="cvc" name="cvc" placeholder="123" inputmode="numeric" autocomplete="cc-csc"></div></div>
+<button type="submit">Pay ${usd(s.amountCents)}</button>
+</form>
+<p class="muted">Test cards: 4242 4242 4242 4242 succeeds, 4000 0000 0000 0002 is declined.</p>
+<a class="btn secondary" href="${esc(s.cancelUrl)}">Cancel</a>`
+}</div>`,
+  );
+}
+
+/** The test billing portal: the subscription, plan change and cancel. */
+export function portalPage(p: {
+  planName: string | null;
+  plan: string | null;
+  status: string | null;
+  periodEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  returnUrl: string;
+  plans: { id: string; name: string; amountCents: number }[];
+  message?: string;
+  error?: string;
+}) {
+  const active = p.plan && p.status && p.status !== "canceled";
+  return layout(
+    "Billing portal",
+    `<span class="badge" role="note">Test billing portal - no real payment</span>
+<h1>Your subscription</h1>
+${p.message ? `<div class="ok" role="status">${esc(p.message)}</div>` : ""}
+${p.error ? `<div class="error" role="alert">${esc(p.error)}</div>` : ""}
+<div class="card">${
+      active
+        ? `<p><strong>${esc(p.planName ?? "")}</strong> - ${esc(p.status ?? "")}</p>
+<p class="muted">${p.cancelAtPeriodEnd ? "Ends" : "Renews"} on ${p.periodEnd ? esc(p.periodEnd.toISOString().slice(0, 10)) : "-"}</p>
+${p.plans
+  .filter((x) => x.id !== p.plan)
+  .map(
+    (
+      x,
+    ) => `<form method="post" action="/local-portal/change"><input type="hidden" name="plan" value="${esc(x.id)}">
+<button type="submit" class="secondary">Switch to ${esc(x.name)} (${usd(x.amountCents)}/month)</button></form>`,
+  )
+  .join("")}
+${p.cancelAtPeriodEnd ? "" : `<form method="post" action="/local-portal/cancel"><button type="submit">Cancel subscription</button></form>`}`
+        : `<p>No active subscription.</p><a class="btn" href="/pricing">Choose a plan</a>`
+    }</div>
+<a class="btn secondary" href="${esc(p.returnUrl)}">Back to Pitchwise</a>`,
+  );
+}

@@ -1,0 +1,157 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
+
+/** All SQL of the billing feature (drizzle functions taking `db` first). */
+
+/** The workspace's billing columns (plan, subscription, customer), or null. */
+export async function findBillingWorkspace(db: DbOrTx, id: string, opts: { forUpdate?: boolean } = {}) {
+  const q = db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1);
+  const [row] = opts.forUpdate ? await q.for("update") : await q;
+  return row ?? null;
+}
+
+export async function findWorkspaceByCustomer(db: DbOrTx, customerId: string) {
+  const [row] = await db
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.stripeCustomerId, customerId))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Sets the vendor customer id if the workspace has none yet; returns the id the workspace now holds. */
+export async function claimCustomerId(db: DbOrTx, id: string, customerId: string): Promise<string | null> {
+  const [set] = await db
+    .update(workspaces)
+    .set({ stripeCustomerId: customerId, updatedAt: new Date() })
+    .where(and(eq(workspaces.id, id), isNull(workspaces.stripeCustomerId)))
+    .returning({ customerId: workspaces.stripeCustomerId });
+  if (set) return set.customerId;
+  const row = await findBillingWorkspace(db, id);
+  return row?.stripeCustomerId ?? null;
+}
+
+export type BillingPatch = Partial<
+  Pick<
+    typeof workspaces.$inferInsert,
+    | "plan"
+    | "subscriptionStatus"
+    | "subscriptionTier"
+    | "currentPeriodEnd"
+    | "cancelAtPeriodEnd"
+    | "stripeCustomerId"
+    | "stripeSubscriptionId"
+    | "firstPaidAt"
+  >
+>;
+
+export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch) {
+  const [row] = await db
+    .update(workspaces)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(workspaces.id, id))
+    .returning();
+  return row ?? null;
+}
+
+export async function eventSeen(db: DbOrTx, id: string): Promise<boolean> {
+  const [row] = await db.select({ id: billingEvents.id }).from(billingEvents).where(eq(billingEvents.id, id));
+  return Boolean(row);
+}
+
+/** Stores an event id; false when it was already stored (a redelivery or a replay). */
+export async function recordEvent(db: DbOrTx, values: typeof billingEvents.$inferInsert): Promise<boolean> {
+  const rows = await db
+    .insert(billingEvents)
+    .values(values)
+    .onConflictDoNothing()
+    .returning({ id: billingEvents.id });
+  return rows.length > 0;
+}
+
+export async function findRefundOfWorkspace(db: DbOrTx, workspaceId: string) {
+  const [row] = await db
+    .select()
+    .from(billingRefunds)
+    .where(eq(billingRefunds.workspaceId, workspaceId))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function insertRefund(db: DbOrTx, values: typeof billingRefunds.$inferInsert) {
+  const [row] = await db.insert(billingRefunds).values(values).onConflictDoNothing().returning();
+  return row ?? null;
+}
+
+/**
+ * Adds `amount` to a meter of a period if the result stays within `max` (null = unlimited), in one
+ * INSERT ... ON CONFLICT DO UPDATE ... WHERE: concurrent callers queue on the row lock and each
+ * re-checks the condition on the latest row, so together they never pass `max`. The caller refuses
+ * `amount > max` itself (a first insert is not checked). Returns the new `used` and when the 80 %
+ * warning went out, or null when it would pass `max`.
+ */
+export async function reserveMeter(
+  db: DbOrTx,
+  key: { workspaceId: string; meter: string; periodStart: Date },
+  amount: number,
+  max: number | null,
+): Promise<{ used: number; warnedAt: Date | null } | null> {
+  const [row] = await db
+    .insert(usageMeters)
+    .values({ ...key, used: amount })
+    .onConflictDoUpdate({
+      target: [usageMeters.workspaceId, usageMeters.meter, usageMeters.periodStart],
+      set: { used: sql`${usageMeters.used} + excluded.used`, updatedAt: sql`now()` },
+      setWhere: max === null ? undefined : sql`${usageMeters.used} + excluded.used <= ${max}`,
+    })
+    .returning({ used: usageMeters.used, warnedAt: usageMeters.warnedAt });
+  return row ?? null;
+}
+
+/** Gives back `amount` of a reservation (a launch that failed after reserving). Never below 0. */
+export async function releaseMeter(
+  db: DbOrTx,
+  key: { workspaceId: string; meter: string; periodStart: Date },
+  amount: number,
+) {
+  await db
+    .update(usageMeters)
+    .set({ used: sql`greatest(0, ${usageMeters.used} - ${amount})`, updatedAt: new Date() })
+    .where(
+      and(
+        eq(usageMeters.workspaceId, key.workspaceId),
+        eq(usageMeters.meter, key.meter),
+        eq(usageMeters.periodStart, key.periodStart),
+      ),
+    );
+}
+
+/** Used amounts of every meter of a workspace in a period: { meter: used }. */
+export async function meterUsage(db: DbOrTx, workspaceId: string, periodStart: Date) {
+  const rows = await db
+    .select({ meter: usageMeters.meter, used: usageMeters.used, warnedAt: usageMeters.warnedAt })
+    .from(usageMeters)
+    .where(and(eq(usageMeters.workspaceId, workspaceId), eq(usageMeters.periodStart, periodStart)));
+  return rows;
+}
+
+/** Marks the 80 % warning of a meter sent; true only for the one caller that marked it. */
+export async function claimWarning(
+  db: DbOrTx,
+  key: { workspaceId: string; meter: string; periodStart: Date },
+) {
+  const rows = await db
+    .update(usageMeters)
+    .set({ warnedAt: new Date() })
+    .where(
+      and(
+        eq(usageMeters.workspaceId, key.workspaceId),
+        eq(usageMeters.meter, key.meter),
+        eq(usageMeters.periodStart, key.periodStart),
+        isNull(usageMeters.warnedAt),
+      ),
+    )
+    .returning({ meter: usageMeters.meter });
+  return rows.length > 0;
+}

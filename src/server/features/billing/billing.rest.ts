@@ -1,0 +1,169 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AppContext } from "../../context";
+import { requireTenant } from "../../http/auth";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { countContacts } from "../crm/crm.service";
+import { countWorkspaceSeats } from "../workspaces/workspaces.service";
+import { checkoutPage, portalPage } from "./billing.pages";
+import { PLANS } from "./billing.plans";
+import { checkoutInput, localCheckoutForm, localPlanChangeForm } from "./billing.schemas";
+import * as svc from "./billing.service";
+
+/**
+ * Billing REST adapters: the spec's `POST /api/payment/create-checkout-session` (section 7),
+ * `POST /api/payment/portal`, `GET /api/billing/usage`, `POST /api/webhooks/stripe` (raw body,
+ * signature-verified), and the local provider's test checkout and portal pages.
+ */
+export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.post("/api/payment/create-checkout-session", async (req) => {
+    const tenant = requireTenant(req);
+    const input = parseInput(checkoutInput, req.body ?? {});
+    const { url } = await svc.createCheckout(ctx, tenant, input);
+    return { success: true, url };
+  });
+
+  app.post("/api/payment/portal", async (req) => {
+    const { url } = await svc.createPortal(ctx, requireTenant(req));
+    return { success: true, url };
+  });
+
+  app.get("/api/billing/plans", async (req) => ({
+    success: true,
+    ...(await svc.listPlans(ctx, requireTenant(req))),
+  }));
+
+  app.get("/api/billing/usage", async (req) => {
+    const t = requireTenant(req);
+    return svc.getUsage(ctx, t.workspaceId, {
+      contacts: await countContacts(ctx, t.workspaceId),
+      seats: await countWorkspaceSeats(ctx, t.workspaceId),
+    });
+  });
+
+  // the webhook needs its raw bytes for the signature: its own content-type parsers, scoped here
+  await app.register(async (hook) => {
+    hook.removeAllContentTypeParsers();
+    hook.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 512 * 1024 }, (_req, body, done) =>
+      done(null, body),
+    );
+    hook.post("/api/webhooks/stripe", async (req) => {
+      if (!Buffer.isBuffer(req.body) || req.body.length === 0)
+        throw new AppError("BAD_REQUEST", "Expected the raw JSON event as the request body");
+      const signature = req.headers["stripe-signature"];
+      const result = await svc.handlePaymentWebhook(
+        ctx,
+        req.body,
+        typeof signature === "string" ? signature : undefined,
+      );
+      return { received: true, duplicate: result.duplicate };
+    });
+  });
+
+  if (!svc.localCheckoutEnabled(ctx.env)) return;
+
+  // ---- local provider pages (outside production, or LOCAL_CHECKOUT_ENABLED) ----
+  const sessionOf = async (req: FastifyRequest) => {
+    const { id } = req.params as { id: string };
+    const s = id.length <= 100 ? await svc.localPayments(ctx).getCheckoutSession(id) : null;
+    if (!s) throw new AppError("NOT_FOUND", "This checkout session does not exist.");
+    return s;
+  };
+
+  app.get("/local-checkout/:id", async (req, reply) => {
+    const s = await sessionOf(req);
+    return reply.type("text/html").send(checkoutPage(s));
+  });
+
+  app.post("/local-checkout/:id", async (req, reply) => {
+    const s = await sessionOf(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const cardRaw = typeof body.card_number === "string" ? body.card_number : "";
+    const form = localCheckoutForm.safeParse(body);
+    if (!form.success || !cardRaw.trim())
+      return reply
+        .status(400)
+        .type("text/html")
+        .send(checkoutPage({ ...s, error: "Enter a card number.", cardNumber: cardRaw.slice(0, 40) }));
+    const result = await svc.payLocalCheckout(ctx, s.id, form.data.card_number);
+    if (!result.ok)
+      return reply
+        .status(402)
+        .type("text/html")
+        .send(
+          checkoutPage({
+            ...s,
+            ...(result.session ?? {}),
+            error: result.message,
+            cardNumber: form.data.card_number,
+          }),
+        );
+    return reply.redirect(result.redirect, 303);
+  });
+
+  const renderPortal = async (req: FastifyRequest, extra: { message?: string; error?: string } = {}) => {
+    const { ws, sub, plan } = await svc.localPortalState(ctx, requireTenant(req));
+    const q = req.query as { return_url?: string };
+    const returnUrl =
+      typeof q.return_url === "string" && q.return_url.startsWith(ctx.env.APP_URL)
+        ? q.return_url
+        : "/settings?tab=billing";
+    return portalPage({
+      plan: sub ? plan : null,
+      planName: PLANS[plan].name,
+      status: sub?.status ?? null,
+      periodEnd: ws.currentPeriodEnd,
+      cancelAtPeriodEnd: ws.cancelAtPeriodEnd,
+      returnUrl,
+      plans: svc.PAID_PLAN_IDS.map((id) => ({
+        id,
+        name: PLANS[id].name,
+        amountCents: PLANS[id].priceMonthlyUsd * 100,
+      })),
+      ...extra,
+    });
+  };
+
+  app.get("/local-portal", async (req, reply) => {
+    if (!req.auth) return reply.redirect("/login?redirect=%2Flocal-portal", 303);
+    return reply.type("text/html").send(await renderPortal(req));
+  });
+
+  app.post("/local-portal/cancel", async (req, reply) => {
+    const tenant = requireTenant(req);
+    try {
+      await svc.localPortalCancel(ctx, tenant);
+    } catch (e) {
+      if (e instanceof AppError && e.status < 500)
+        return reply
+          .status(e.status)
+          .type("text/html")
+          .send(await renderPortal(req, { error: e.message }));
+      throw e;
+    }
+    const after = await svc.localPortalState(ctx, tenant);
+    const message =
+      after.plan === "free"
+        ? "Your subscription is canceled and your payment was refunded in full (14-day money-back guarantee)."
+        : "Your subscription will end at the end of the current period.";
+    return reply.type("text/html").send(await renderPortal(req, { message }));
+  });
+
+  app.post("/local-portal/change", async (req, reply) => {
+    const tenant = requireTenant(req);
+    try {
+      const { plan } = parseInput(localPlanChangeForm, req.body ?? {});
+      await svc.localPortalChangePlan(ctx, tenant, plan);
+      return reply
+        .type("text/html")
+        .send(await renderPortal(req, { message: `Your plan is now ${PLANS[plan].name}.` }));
+    } catch (e) {
+      if (e instanceof AppError && e.status < 500)
+        return reply
+          .status(e.status)
+          .type("text/html")
+          .send(await renderPortal(req, { error: e.message }));
+      throw e;
+    }
+  });
+}

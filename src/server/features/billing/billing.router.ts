@@ -1,0 +1,20 @@
+import { protectedProcedure, router } from "../../trpc/init";
+import { countContacts } from "../crm/crm.service";
+import { countWorkspaceSeats } from "../workspaces/workspaces.service";
+import { checkoutInput } from "./billing.schemas";
+import * as svc from "./billing.service";
+
+/** tRPC `billing` router: plan cards, usage, checkout and portal sessions (the client never decides limits). */
+export const billingRouter = router({
+  plans: protectedProcedure.query(({ ctx }) => svc.listPlans(ctx, ctx.tenant)),
+  usage: protectedProcedure.query(async ({ ctx }) =>
+    svc.getUsage(ctx, ctx.workspaceId, {
+      contacts: await countContacts(ctx, ctx.workspaceId),
+      seats: await countWorkspaceSeats(ctx, ctx.workspaceId),
+    }),
+  ),
+  checkout: protectedProcedure
+    .input(checkoutInput)
+    .mutation(({ ctx, input }) => svc.createCheckout(ctx, ctx.tenant, input)),
+  portal: protectedProcedure.mutation(({ ctx }) => svc.createPortal(ctx, ctx.tenant)),
+});

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** `POST /api/payment/create-checkout-session` (spec section 7): the plan's price id and lowercase name. */
+export const checkoutInput = z.object({
+  priceId: z.string({ error: "priceId is required" }).trim().min(1, "priceId is required").max(200),
+  planName: z.string({ error: "planName is required" }).trim().min(1, "planName is required").max(50),
+});
+export type CheckoutInputBody = z.infer<typeof checkoutInput>;
+
+/** The local checkout form: the card number (spaces allowed). */
+export const localCheckoutForm = z.object({
+  card_number: z.string({ error: "Enter a card number" }).max(40, "That card number is too long"),
+});
+
+/** The local portal's plan change form. */
+export const localPlanChangeForm = z.object({
+  plan: z.enum(["professional", "business", "enterprise"], {
+    error: "Choose Professional, Business or Enterprise",
+  }),
+});

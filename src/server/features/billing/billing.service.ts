@@ -1,0 +1,733 @@
+import { z } from "zod";
+import type { AppContext } from "../../context";
+import type { Workspace } from "../../db/schema";
+import { defineJob } from "../../jobs/define";
+import { AppError } from "../../lib/errors";
+import { ProviderError } from "../../providers/errors";
+import type { PaidPlanId, PaymentEvent, SubscriptionState } from "../../providers/payments";
+import { WebhookSignatureError } from "../../providers/payments";
+import { LocalPaymentsProvider, type SignedEvent } from "../../providers/payments/local";
+import { getUserProfiles } from "../user/user.service";
+import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import {
+  assertPlanFeature,
+  assertWithinPlan,
+  PLAN_IDS,
+  PLANS,
+  type PlanFeature,
+  type PlanId,
+  planOf,
+} from "./billing.plans";
+import * as q from "./billing.queries";
+
+type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">;
+
+/** Spec section 9: 14-day money-back guarantee, counted from the first payment. Milliseconds. */
+export const MONEY_BACK_MS = 14 * 24 * 60 * 60 * 1000;
+
+export const PAID_PLAN_IDS = [
+  "professional",
+  "business",
+  "enterprise",
+] as const satisfies readonly PaidPlanId[];
+
+/** The vendor price id configured for a paid plan (STRIPE_PRICE_*; defaults are the spec's ids). */
+export function priceIdOf(env: AppContext["env"], plan: PaidPlanId): string {
+  return {
+    professional: env.STRIPE_PRICE_PROFESSIONAL,
+    business: env.STRIPE_PRICE_BUSINESS,
+    enterprise: env.STRIPE_PRICE_ENTERPRISE,
+  }[plan];
+}
+
+/** The paid plan whose configured (or spec) price id is `priceId`, or null. */
+export function planOfPrice(env: AppContext["env"], priceId: string | null): PaidPlanId | null {
+  if (!priceId) return null;
+  return PAID_PLAN_IDS.find((p) => priceIdOf(env, p) === priceId || PLANS[p].priceId === priceId) ?? null;
+}
+
+/** Whether the local test checkout pages are served (always outside production; LOCAL_CHECKOUT_ENABLED in it). */
+export function localCheckoutEnabled(env: AppContext["env"]): boolean {
+  return env.PAYMENTS_PROVIDER === "local" && (!env.isProduction || env.LOCAL_CHECKOUT_ENABLED);
+}
+
+/**
+ * The plan a workspace has now: its stored plan, except that a subscription set to cancel falls back
+ * to Free once its period has ended (spec section 9; Stripe's own `customer.subscription.deleted`
+ * does the same when it arrives).
+ */
+export function effectivePlan(
+  ws: Pick<Workspace, "plan" | "cancelAtPeriodEnd" | "currentPeriodEnd" | "subscriptionStatus">,
+  now = new Date(),
+): PlanId {
+  const plan = planOf(ws.plan).id;
+  if (plan === "free") return plan;
+  const ended = ws.currentPeriodEnd !== null && ws.currentPeriodEnd.getTime() <= now.getTime();
+  if (ended && (ws.cancelAtPeriodEnd || ws.subscriptionStatus === "canceled")) return "free";
+  return plan;
+}
+
+/** UTC month arithmetic: `d` moved by `n` calendar months (day clamped to the month's length). */
+export function addMonths(d: Date, n: number): Date {
+  const y = d.getUTCFullYear();
+  const m = d.getUTCMonth() + n;
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  const out = new Date(d);
+  out.setUTCFullYear(y, m, Math.min(d.getUTCDate(), last));
+  return out;
+}
+
+/**
+ * The billing period holding `now` (issue 12): on a paid plan the subscription's monthly period
+ * (anchored on `current_period_end`), on Free the calendar month (UTC). `start` is inclusive, `end`
+ * exclusive.
+ */
+export function billingPeriod(
+  ws: Pick<Workspace, "plan" | "cancelAtPeriodEnd" | "currentPeriodEnd" | "subscriptionStatus">,
+  now = new Date(),
+): { start: Date; end: Date } {
+  if (effectivePlan(ws, now) !== "free" && ws.currentPeriodEnd) {
+    let end = ws.currentPeriodEnd;
+    while (end.getTime() <= now.getTime()) end = addMonths(end, 1);
+    let start = addMonths(end, -1);
+    while (start.getTime() > now.getTime()) {
+      end = start;
+      start = addMonths(end, -1);
+    }
+    return { start, end };
+  }
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  return { start, end: addMonths(start, 1) };
+}
+
+/** Loads a workspace's billing row, applying the lazy period-end fallback (written back once). */
+export async function loadBillingWorkspace(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<Workspace> {
+  const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
+  if (!ws) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (ws.plan !== "free" && effectivePlan(ws) === "free") {
+    const updated = await q.updateBilling(ctx.db, ws.id, {
+      plan: "free",
+      subscriptionStatus: "canceled",
+      subscriptionTier: null,
+      cancelAtPeriodEnd: false,
+    });
+    return updated ?? ws;
+  }
+  return ws;
+}
+
+// ---------------------------------------------------------------- plans and checkout
+
+/** The four plan cards of /pricing (spec section 2, 9), with the workspace's current plan marked. */
+export async function listPlans(ctx: Pick<AppContext, "db" | "env">, tenant: Tenant) {
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
+  const current = effectivePlan(ws);
+  return {
+    current,
+    status: ws.subscriptionStatus,
+    can_manage_billing: tenant.role === "owner",
+    plans: PLAN_IDS.map((id) => ({
+      id,
+      name: PLANS[id].name,
+      price_usd: PLANS[id].priceMonthlyUsd,
+      price_id: id === "free" ? null : priceIdOf(ctx.env, id),
+      highlights: PLANS[id].highlights,
+      most_popular: id === "professional",
+      current: id === current,
+    })),
+  };
+}
+
+async function ensureCustomer(ctx: Ctx, ws: Workspace): Promise<string> {
+  if (ws.stripeCustomerId) return ws.stripeCustomerId;
+  const id = await ctx.providers.payments.createCustomer({
+    workspaceId: ws.id,
+    email: await ownerEmail(ctx, ws),
+    name: ws.name,
+  });
+  return (await q.claimCustomerId(ctx.db, ws.id, id)) ?? id;
+}
+
+async function ownerEmail(ctx: Pick<AppContext, "db">, ws: Workspace): Promise<string> {
+  const owner = (await getUserProfiles(ctx, [ws.ownerId])).get(ws.ownerId);
+  return owner?.email ?? "";
+}
+
+function providerFailure(e: unknown, what: string): never {
+  if (e instanceof ProviderError)
+    throw new AppError("BAD_GATEWAY", `${what} failed at the payment provider. Please try again.`);
+  throw e;
+}
+
+/**
+ * Starts a checkout for a paid plan (spec section 7 `POST /api/payment/create-checkout-session`).
+ * `priceId` must be the plan's price (the configured STRIPE_PRICE_* or the spec's `price_<plan>`);
+ * the server charges its configured price whatever the client sent. A workspace that already has a
+ * live subscription gets the billing portal instead (plan changes there are prorated).
+ * Returns `{ url }` to redirect the browser to.
+ * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST (unknown plan or price, current plan),
+ *   BAD_GATEWAY (provider down)
+ */
+export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId: string; planName: string }) {
+  assertCan(tenant, "manageBilling");
+  if (ctx.env.PAYMENTS_PROVIDER === "local" && !localCheckoutEnabled(ctx.env))
+    throw new AppError(
+      "BAD_REQUEST",
+      "Online payments are not set up on this server yet. Please contact support.",
+    );
+  const plan = PAID_PLAN_IDS.find((p) => p === input.planName.toLowerCase());
+  if (!plan)
+    throw new AppError(
+      "BAD_REQUEST",
+      `There is no paid plan called '${input.planName}'. Choose Professional, Business or Enterprise.`,
+    );
+  if (input.priceId !== priceIdOf(ctx.env, plan) && input.priceId !== PLANS[plan].priceId)
+    throw new AppError(
+      "BAD_REQUEST",
+      `That price does not belong to the ${PLANS[plan].name} plan. Please reload the page and try again.`,
+    );
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
+  const current = effectivePlan(ws);
+  const live = ws.stripeSubscriptionId && ws.subscriptionStatus !== "canceled" && current !== "free";
+  if (live && current === plan && !ws.cancelAtPeriodEnd)
+    throw new AppError("BAD_REQUEST", `You are already on the ${PLANS[plan].name} plan.`);
+  try {
+    const customerId = await ensureCustomer(ctx, ws);
+    if (live)
+      return ctx.providers.payments.createPortalSession({
+        customerId,
+        returnUrl: `${ctx.env.APP_URL}/pricing`,
+      });
+    return await ctx.providers.payments.createCheckoutSession({
+      workspaceId: ws.id,
+      customerId,
+      plan,
+      planName: PLANS[plan].name,
+      amountCents: PLANS[plan].priceMonthlyUsd * 100,
+      priceId: priceIdOf(ctx.env, plan),
+      successUrl: `${ctx.env.APP_URL}/pricing?success=true&session_id={CHECKOUT_SESSION_ID}`,
+      cancelUrl: `${ctx.env.APP_URL}/pricing?canceled=true`,
+    });
+  } catch (e) {
+    providerFailure(e, "Starting the checkout");
+  }
+}
+
+/**
+ * The billing portal for the workspace's customer (`POST /api/payment/portal`): card, invoices,
+ * plan change, cancel. Returns `{ url }`.
+ * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST (never subscribed), BAD_GATEWAY
+ */
+export async function createPortal(ctx: Ctx, tenant: Tenant) {
+  assertCan(tenant, "manageBilling");
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
+  if (!ws.stripeCustomerId)
+    throw new AppError(
+      "BAD_REQUEST",
+      "There is no subscription to manage yet. Choose a plan on the Pricing page first.",
+    );
+  try {
+    return await ctx.providers.payments.createPortalSession({
+      customerId: ws.stripeCustomerId,
+      returnUrl: `${ctx.env.APP_URL}/settings?tab=billing`,
+    });
+  } catch (e) {
+    providerFailure(e, "Opening the billing portal");
+  }
+}
+
+// ---------------------------------------------------------------- webhooks
+
+/** What applying one event did (for logs and tests). */
+export interface WebhookOutcome {
+  eventId: string;
+  duplicate: boolean;
+  workspaceId: string | null;
+  plan?: PlanId;
+  refunded?: boolean;
+}
+
+/**
+ * `POST /api/webhooks/stripe` (and the local checkout's signed events): verifies the signature on the
+ * raw body (300 s tolerance), then applies the event once (its id is stored; a redelivery or replay
+ * changes nothing). Events are applied by re-reading the subscription from the provider, so the
+ * workspace converges on the provider's current state whatever order events arrive in.
+ * Handles checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid,
+ * invoice.payment_failed; other types are stored and ignored.
+ * @throws AppError BAD_REQUEST for a missing, forged or stale signature
+ */
+export async function handlePaymentWebhook(
+  ctx: Ctx,
+  rawBody: string | Buffer,
+  signature: string | undefined,
+): Promise<WebhookOutcome> {
+  let event: PaymentEvent;
+  try {
+    event = ctx.providers.payments.parseWebhook(rawBody, signature);
+  } catch (e) {
+    if (e instanceof WebhookSignatureError) throw new AppError("BAD_REQUEST", e.message);
+    throw new AppError("BAD_REQUEST", "The webhook body is not a valid event.");
+  }
+  return applyPaymentEvent(ctx, event);
+}
+
+const HANDLED = new Set([
+  "checkout.session.completed",
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+]);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Applies a verified event once (see handlePaymentWebhook). */
+export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<WebhookOutcome> {
+  if (await q.eventSeen(ctx.db, event.id)) return { eventId: event.id, duplicate: true, workspaceId: null };
+  // the workspace: the id we sent (client_reference_id / metadata), else the customer's workspace
+  let ws =
+    event.workspaceId && UUID.test(event.workspaceId)
+      ? await q.findBillingWorkspace(ctx.db, event.workspaceId)
+      : null;
+  if (!ws && event.customerId) ws = await q.findWorkspaceByCustomer(ctx.db, event.customerId);
+  const subscriptionId = event.subscriptionId ?? ws?.stripeSubscriptionId ?? null;
+  let state: SubscriptionState | null = null;
+  if (ws && HANDLED.has(event.type) && subscriptionId) {
+    try {
+      state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
+    } catch (e) {
+      // not stored: the provider redelivers and we try again
+      if (e instanceof ProviderError)
+        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
+      throw e;
+    }
+  }
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const fresh = await q.recordEvent(tx, {
+      id: event.id,
+      provider: ctx.providers.payments.name,
+      type: event.type,
+      workspaceId: ws?.id ?? null,
+    });
+    if (!fresh) return { eventId: event.id, duplicate: true, workspaceId: ws?.id ?? null };
+    if (!ws || !state) return { eventId: event.id, duplicate: false, workspaceId: ws?.id ?? null };
+    const locked = await q.findBillingWorkspace(tx, ws.id, { forUpdate: true });
+    if (!locked) return { eventId: event.id, duplicate: false, workspaceId: null };
+    // a customer whose id we did not store yet (checkout raced the customer write)
+    if (!locked.stripeCustomerId && state.customerId)
+      await q.updateBilling(tx, locked.id, { stripeCustomerId: state.customerId });
+    const applied = await applySubscriptionState(ctx, tx, locked, state);
+    return {
+      eventId: event.id,
+      duplicate: false,
+      workspaceId: locked.id,
+      plan: applied ? effectivePlan(applied) : undefined,
+    };
+  });
+  if (!outcome.duplicate && ws && state) {
+    const refunded = await maybeMoneyBack(ctx, ws.id, state);
+    return { ...outcome, refunded };
+  }
+  return outcome;
+}
+
+const LIVE = new Set(["active", "trialing", "past_due"]);
+
+/**
+ * Writes a subscription's current state onto its workspace: a live one (active, trialing, past_due)
+ * sets the plan of its price, status, period end, cancel-at-period-end, tier 'premium' and the first
+ * payment time; a canceled one falls back to Free. A dead subscription that is not the workspace's
+ * current one is ignored (an old subscription's late event never undoes a newer one).
+ */
+async function applySubscriptionState(
+  ctx: Ctx,
+  tx: Parameters<typeof q.updateBilling>[0],
+  ws: Workspace,
+  state: SubscriptionState,
+): Promise<Workspace | null> {
+  const isCurrent = !ws.stripeSubscriptionId || ws.stripeSubscriptionId === state.id;
+  if (LIVE.has(state.status)) {
+    const plan = planOfPrice(ctx.env, state.priceId);
+    if (!plan) {
+      ctx.log.warn({ priceId: state.priceId, workspaceId: ws.id }, "subscription price matches no plan");
+      return null;
+    }
+    // a live subscription replaces a dead current one, never a live one it is not
+    if (!isCurrent && ws.subscriptionStatus && LIVE.has(ws.subscriptionStatus) && ws.plan !== "free") {
+      ctx.log.warn({ workspaceId: ws.id, subscriptionId: state.id }, "second live subscription ignored");
+      return null;
+    }
+    return q.updateBilling(tx, ws.id, {
+      plan,
+      subscriptionStatus: state.status,
+      subscriptionTier: "premium",
+      currentPeriodEnd: state.currentPeriodEnd,
+      cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+      stripeSubscriptionId: state.id,
+      stripeCustomerId: ws.stripeCustomerId ?? state.customerId,
+      firstPaidAt: ws.firstPaidAt ?? (state.status === "trialing" ? null : new Date()),
+    });
+  }
+  if (!isCurrent) return null;
+  if (state.status === "canceled")
+    return q.updateBilling(tx, ws.id, {
+      plan: "free",
+      subscriptionStatus: "canceled",
+      subscriptionTier: null,
+      cancelAtPeriodEnd: false,
+      currentPeriodEnd: state.currentPeriodEnd,
+      stripeSubscriptionId: state.id,
+    });
+  // incomplete: the first payment has not gone through; nothing is granted
+  return q.updateBilling(tx, ws.id, { stripeSubscriptionId: state.id });
+}
+
+/**
+ * Spec section 9 "14-day money-back guarantee": when the owner cancels (cancel at period end, or an
+ * immediate cancel) within 14 days of the workspace's first payment, the latest payment is refunded
+ * in full and the subscription ends now (plan back to Free). Once per workspace.
+ * Returns true when this call refunded.
+ */
+async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: SubscriptionState): Promise<boolean> {
+  const canceling = state.cancelAtPeriodEnd && LIVE.has(state.status);
+  if (!canceling) return false;
+  const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
+  if (!ws?.firstPaidAt || ws.stripeSubscriptionId !== state.id) return false;
+  if (Date.now() - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
+  if (await q.findRefundOfWorkspace(ctx.db, workspaceId)) return false;
+  try {
+    const refund = await ctx.providers.payments.refundLatestPayment(state.id);
+    const ended = await ctx.providers.payments.cancelSubscriptionNow(state.id);
+    if (refund)
+      await q.insertRefund(ctx.db, {
+        workspaceId,
+        provider: ctx.providers.payments.name,
+        subscriptionId: state.id,
+        refundId: refund.refundId,
+        amountCents: refund.amountCents,
+      });
+    await ctx.db.transaction(async (tx) => {
+      const locked = await q.findBillingWorkspace(tx, workspaceId, { forUpdate: true });
+      if (locked) await applySubscriptionState(ctx, tx, locked, ended);
+    });
+    ctx.log.info({ workspaceId, subscriptionId: state.id, refund }, "money-back refund");
+    return Boolean(refund);
+  } catch (e) {
+    // the cancel itself stands; the refund is retried on the next event of this subscription
+    ctx.log.error({ err: e, workspaceId }, "money-back refund failed");
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------- local checkout and portal
+
+/** The local provider, or NOT_FOUND when payments are not local or the test checkout is off. */
+export function localPayments(ctx: Pick<AppContext, "env" | "providers">): LocalPaymentsProvider {
+  const p = ctx.providers.payments;
+  if (!(p instanceof LocalPaymentsProvider) || !localCheckoutEnabled(ctx.env))
+    throw new AppError("NOT_FOUND", "The test checkout is not available on this server.");
+  return p;
+}
+
+/** Feeds the local provider's signed events through the same code as Stripe's webhook. */
+async function deliverLocal(ctx: Ctx, events: SignedEvent[]) {
+  for (const e of events) await handlePaymentWebhook(ctx, e.payload, e.signature);
+}
+
+/**
+ * Pays a local checkout session with a test card (`POST /local-checkout/{session}`). On success the
+ * signed checkout.session.completed and invoice.paid events are applied through the webhook code and
+ * the success URL is returned; on a decline the sentence to show on the page.
+ */
+export async function payLocalCheckout(ctx: Ctx, sessionId: string, cardNumber: string) {
+  const local = localPayments(ctx);
+  const result = await local.payCheckoutSession(sessionId, cardNumber);
+  if (!result.ok) return result;
+  await deliverLocal(ctx, result.events);
+  return { ok: true as const, redirect: result.session.successUrl };
+}
+
+/** The local portal's view of the workspace's subscription. */
+export async function localPortalState(ctx: Ctx, tenant: Tenant) {
+  assertCan(tenant, "manageBilling");
+  const local = localPayments(ctx);
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
+  const sub = ws.stripeSubscriptionId ? await local.retrieveSubscription(ws.stripeSubscriptionId) : null;
+  return { ws, sub, plan: effectivePlan(ws) };
+}
+
+/** Local portal cancel: ends at period end (refunded and ended now within the 14-day guarantee). */
+export async function localPortalCancel(ctx: Ctx, tenant: Tenant) {
+  const { ws, sub } = await localPortalState(ctx, tenant);
+  if (!sub || sub.status === "canceled" || !ws.stripeCustomerId)
+    throw new AppError("BAD_REQUEST", "There is no active subscription to cancel.");
+  const ev = await localPayments(ctx).scheduleCancel(sub.id, ws.stripeCustomerId);
+  if (ev) await deliverLocal(ctx, [ev]);
+}
+
+/** Local portal plan change (immediate, like Stripe's prorated change). */
+export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: string) {
+  const { ws, sub } = await localPortalState(ctx, tenant);
+  const plan = PAID_PLAN_IDS.find((p) => p === planName);
+  if (!plan) throw new AppError("BAD_REQUEST", "Choose Professional, Business or Enterprise.");
+  if (!sub || sub.status === "canceled" || !ws.stripeCustomerId)
+    throw new AppError(
+      "BAD_REQUEST",
+      "There is no active subscription to change. Choose a plan on the Pricing page.",
+    );
+  const ev = await localPayments(ctx).changePlan(sub.id, ws.stripeCustomerId, {
+    plan,
+    priceId: priceIdOf(ctx.env, plan),
+    amountCents: PLANS[plan].priceMonthlyUsd * 100,
+  });
+  if (ev) await deliverLocal(ctx, [ev]);
+}
+
+// ---------------------------------------------------------------- usage meters and limits
+
+/** The monthly meters (spec section 9): each counts in the workspace's billing period. */
+export const METERS = ["leadSearches", "emails", "videoMessages", "smsMessages", "voiceCalls"] as const;
+export type Meter = (typeof METERS)[number];
+
+/** Usage reaching this share of a limit warns the owner (spec section 9: 80 %). */
+export const WARNING_SHARE = 0.8;
+
+/** A reservation made by `reserveUsage`, to give back with `releaseUsage` if the work is not done. */
+export interface Reservation {
+  workspaceId: string;
+  meter: Meter;
+  periodStart: Date;
+  amount: number;
+}
+
+/**
+ * The one check before work is accepted (issue 12): checks the plan's feature (when given) and
+ * reserves `amount` of a monthly meter in the current billing period atomically, so concurrent
+ * requests together never pass the limit. Sends the once-per-period 80 % warning email (a job) when
+ * this reservation crosses it.
+ * @throws AppError PAYMENT_REQUIRED (402) with the plan's sentence, e.g. "Your Free plan includes 100
+ *   emails a month; this needs 250 and 30 are left. Upgrade to Professional for unlimited emails."
+ */
+export async function reserveUsage(
+  ctx: Pick<AppContext, "db" | "jobs">,
+  workspaceId: string,
+  meter: Meter,
+  amount: number,
+  opts: { feature?: PlanFeature; now?: Date } = {},
+): Promise<Reservation> {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const holder = { plan: effectivePlan(ws, opts.now) };
+  if (opts.feature) assertPlanFeature(holder, opts.feature);
+  const period = billingPeriod(ws, opts.now);
+  const key = { workspaceId, meter, periodStart: period.start };
+  const reservation: Reservation = { ...key, amount };
+  if (amount <= 0) return reservation;
+  const max = planOf(holder.plan).limits[meter];
+  const row = max !== null && amount > max ? null : await q.reserveMeter(ctx.db, key, amount, max);
+  if (!row) {
+    const used =
+      (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === meter)?.used ?? 0;
+    assertWithinPlan(holder, meter, amount, used);
+    // the limit moved between the two reads: refuse rather than pass it
+    throw new AppError(
+      "PAYMENT_REQUIRED",
+      "Your plan's limit was reached by another request. Please try again.",
+    );
+  }
+  if (max !== null && max > 0 && !row.warnedAt && row.used >= Math.ceil(max * WARNING_SHARE)) {
+    if (await q.claimWarning(ctx.db, key))
+      await ctx.jobs.send(usageWarningJob, { workspaceId, meter, used: row.used, limit: max });
+  }
+  return reservation;
+}
+
+/** Gives back a reservation whose work was not accepted after all (never below zero). */
+export async function releaseUsage(ctx: Pick<AppContext, "db">, r: Reservation): Promise<void> {
+  if (r.amount > 0) await q.releaseMeter(ctx.db, r, r.amount);
+}
+
+/**
+ * Feature gate of spec section 9 for the workspace's current plan.
+ * @throws AppError PAYMENT_REQUIRED naming the feature and the plan that includes it
+ */
+export async function assertWorkspaceFeature(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  feature: PlanFeature,
+) {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  assertPlanFeature({ plan: effectivePlan(ws) }, feature);
+}
+
+/**
+ * How many more contacts the workspace's plan allows, given how many it has (`current`, from the
+ * CRM); null = unlimited. A downgraded workspace over its limit gets 0 (its contacts stay).
+ */
+export async function contactsAllowance(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  current: number,
+): Promise<{ left: number | null; plan: PlanId; max: number | null }> {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const plan = effectivePlan(ws);
+  const max = PLANS[plan].limits.contacts;
+  return { left: max === null ? null : Math.max(0, max - current), plan, max };
+}
+
+/**
+ * Contacts limit check: `adding` new contacts on top of `current`.
+ * @throws AppError PAYMENT_REQUIRED with the plan's sentence
+ */
+export async function assertContactsWithinPlan(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  current: number,
+  adding: number,
+) {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  assertWithinPlan({ plan: effectivePlan(ws) }, "contacts", adding, current);
+}
+
+/** The sentence for contacts refused by the limit (import rejected rows). */
+export function contactsLimitReason(plan: PlanId, max: number): string {
+  const up = PLAN_IDS.slice(PLAN_IDS.indexOf(plan) + 1).find((p) => {
+    const m = PLANS[p].limits.contacts;
+    return m === null || m > max;
+  });
+  return (
+    `Your ${PLANS[plan].name} plan includes ${max.toLocaleString("en-US")} contacts.` +
+    (up
+      ? ` Upgrade to ${PLANS[up].name} for ${PLANS[up].limits.contacts === null ? "unlimited contacts" : `up to ${PLANS[up].limits.contacts!.toLocaleString("en-US")} contacts`}.`
+      : "")
+  );
+}
+
+const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
+  contacts: "contacts",
+  seats: "seats",
+  leadSearches: "lead_searches",
+  emails: "emails",
+  videoMessages: "video_messages",
+  smsMessages: "sms_messages",
+  voiceCalls: "voice_calls",
+};
+
+/**
+ * `GET /api/billing/usage`: the plan, status, billing period and every limit with its use
+ * (`limit: null` = unlimited), plus the plan's features and the banners to show: 'warning' at 80 %,
+ * 'limit' at 100 %. `totals` are the counts other features own (contacts from the CRM, seats from
+ * the workspace) passed in by the adapter.
+ */
+export async function getUsage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  totals: { contacts: number; seats: number },
+) {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const plan = effectivePlan(ws);
+  const period = billingPeriod(ws);
+  const rows = await q.meterUsage(ctx.db, workspaceId, period.start);
+  const limits = PLANS[plan].limits;
+  const usage: Record<string, { used: number; limit: number | null }> = {};
+  const alerts: { meter: string; level: "warning" | "limit"; used: number; limit: number }[] = [];
+  const add = (k: Meter | "contacts" | "seats", used: number) => {
+    const limit = limits[k];
+    usage[USAGE_KEYS[k]] = { used, limit };
+    // seats warn where invitations are made, not in a banner on every page
+    if (limit !== null && limit > 0 && k !== "seats") {
+      if (used >= limit) alerts.push({ meter: USAGE_KEYS[k], level: "limit", used, limit });
+      else if (used >= Math.ceil(limit * WARNING_SHARE))
+        alerts.push({ meter: USAGE_KEYS[k], level: "warning", used, limit });
+    }
+  };
+  add("contacts", totals.contacts);
+  add("seats", totals.seats);
+  for (const m of METERS) add(m, rows.find((r) => r.meter === m)?.used ?? 0);
+  return {
+    success: true as const,
+    plan,
+    plan_name: PLANS[plan].name,
+    status: ws.subscriptionStatus,
+    period_start: period.start.toISOString(),
+    period_end: (plan !== "free" && ws.currentPeriodEnd ? ws.currentPeriodEnd : period.end).toISOString(),
+    cancel_at_period_end: ws.cancelAtPeriodEnd,
+    past_due: ws.subscriptionStatus === "past_due",
+    features: PLANS[plan].features,
+    usage,
+    alerts,
+  };
+}
+
+/** Words for a meter in the warning email. */
+const METER_WORDS: Record<Meter, string> = {
+  leadSearches: "lead searches",
+  emails: "emails",
+  videoMessages: "video messages",
+  smsMessages: "SMS messages",
+  voiceCalls: "voice calls",
+};
+
+/**
+ * `billing.send-usage-warning`: emails the workspace owner that a meter reached 80 % of the plan's
+ * monthly limit (spec section 2 FAQ, section 9), unless the owner turned email notifications off in
+ * Settings > Preferences. Enqueued once per period and meter by `reserveUsage`.
+ */
+export const usageWarningJob = defineJob({
+  name: "billing.send-usage-warning",
+  schema: z.object({
+    workspaceId: z.string().uuid(),
+    meter: z.enum(METERS),
+    used: z.number().int().nonnegative(),
+    limit: z.number().int().positive(),
+  }),
+  options: { retryLimit: 3, retryDelay: 30, retryBackoff: true },
+  async handler(data, deps) {
+    const ws = await q.findBillingWorkspace(deps.db, data.workspaceId);
+    if (!ws) return;
+    const owner = (await getUserProfiles(deps, [ws.ownerId])).get(ws.ownerId);
+    if (!owner || owner.preferences?.emailNotifications === false) return;
+    const plan = PLANS[effectivePlan(ws)];
+    const words = METER_WORDS[data.meter];
+    const pct = Math.floor((data.used / data.limit) * 100);
+    const url = `${deps.env.APP_URL}/pricing`;
+    await deps.providers.email.send({
+      to: owner.email,
+      subject: `You have used ${pct}% of your ${words} this month`,
+      text:
+        `Hi ${owner.name},\n\n${ws.name} has used ${data.used.toLocaleString("en-US")} of the ` +
+        `${data.limit.toLocaleString("en-US")} ${words} your ${plan.name} plan includes this billing period. ` +
+        `When the limit is reached, new ${words} are refused until the next period or an upgrade.\n\n` +
+        `Compare plans: ${url}\n`,
+      tag: "usage-warning",
+      workspaceId: ws.id,
+      metadata: { kind: "usage-warning", meter: data.meter },
+    });
+  },
+});
+
+export const billingJobs = [usageWarningJob];
+
+/**
+ * What a message of a campaign channel counts against (spec section 9): email -> emails, sms ->
+ * SMS messages (one per recipient, whatever its segments), voice and ringless voicemail -> voice
+ * calls, video_email / video_sms (incl. personalised AI avatar videos) -> video messages; and the
+ * plan feature the channel's campaigns need (none for email).
+ */
+export function planRuleOfChannel(channel: string): { meter: Meter; feature?: PlanFeature } {
+  switch (channel) {
+    case "sms":
+      return { meter: "smsMessages", feature: "smsVoiceCampaigns" };
+    case "voice":
+    case "voicemail":
+      return { meter: "voiceCalls", feature: "smsVoiceCampaigns" };
+    case "video_email":
+    case "video_sms":
+      return { meter: "videoMessages", feature: "videoCampaigns" };
+    default:
+      return { meter: "emails" };
+  }
+}

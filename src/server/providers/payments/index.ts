@@ -1,0 +1,110 @@
+/**
+ * Card payments for subscriptions (spec section 2 "Pricing", section 7 create-checkout-session).
+ * Implementations: `local` (offline checkout page served by Pitchwise, signed local events) and
+ * `stripe` (the official SDK: Checkout, Customer Portal, webhooks, refunds). Chosen by
+ * `PAYMENTS_PROVIDER` (default `local`).
+ */
+
+/** The paid plans a checkout can sell (spec section 9). */
+export type PaidPlanId = "professional" | "business" | "enterprise";
+
+/**
+ * Our normalized subscription statuses (spec section 3 subscription_status). Vendor statuses map:
+ * trialing -> trialing; active -> active; past_due, unpaid, paused -> past_due; canceled,
+ * incomplete_expired -> canceled; incomplete -> incomplete (first payment not made: no plan granted).
+ */
+export type SubscriptionStatus = "trialing" | "active" | "past_due" | "canceled" | "incomplete";
+
+/** The vendor's current view of one subscription (always re-read, never taken from an event body). */
+export interface SubscriptionState {
+  id: string;
+  customerId: string;
+  /** our workspace id from the subscription's metadata (`workspace_id`), when set */
+  workspaceId: string | null;
+  /** the price of its first item */
+  priceId: string | null;
+  status: SubscriptionStatus;
+  /** end of the paid period */
+  currentPeriodEnd: Date | null;
+  /** true when it ends at `currentPeriodEnd` (portal cancel) */
+  cancelAtPeriodEnd: boolean;
+}
+
+/** A verified webhook event reduced to what we act on (its body is never trusted beyond ids). */
+export interface PaymentEvent {
+  /** vendor event id (`evt_...`), stored so each is processed once */
+  id: string;
+  /** e.g. checkout.session.completed, customer.subscription.updated, invoice.paid */
+  type: string;
+  /** unix seconds */
+  created: number;
+  /** checkout's client_reference_id or the object's metadata.workspace_id */
+  workspaceId: string | null;
+  customerId: string | null;
+  subscriptionId: string | null;
+}
+
+export interface CheckoutInput {
+  workspaceId: string;
+  customerId: string;
+  plan: PaidPlanId;
+  /** display name (Professional) and monthly price in cents, shown by the local checkout page */
+  planName: string;
+  amountCents: number;
+  priceId: string;
+  /** may hold the literal `{CHECKOUT_SESSION_ID}` (Stripe substitutes it) */
+  successUrl: string;
+  cancelUrl: string;
+}
+
+/** Thrown by `parseWebhook` for a missing, forged or stale signature (answered with HTTP 400). */
+export class WebhookSignatureError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "WebhookSignatureError";
+  }
+}
+
+export interface PaymentsProvider {
+  readonly name: "local" | "stripe";
+  /**
+   * Creates the vendor customer for a workspace (one per workspace; the caller stores and reuses it).
+   * @throws ProviderError
+   */
+  createCustomer(input: { workspaceId: string; email: string; name: string }): Promise<string>;
+  /** A hosted checkout for one subscription to `priceId`. @throws ProviderError */
+  createCheckoutSession(input: CheckoutInput): Promise<{ id: string; url: string }>;
+  /** A billing portal (card, invoices, plan change, cancel) for the customer. @throws ProviderError */
+  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /**
+   * Verifies a webhook delivery on its raw body (HMAC-SHA256 `t=...,v1=...`, 300 s tolerance).
+   * @throws WebhookSignatureError
+   */
+  parseWebhook(rawBody: string | Buffer, signature: string | undefined): PaymentEvent;
+  /** The subscription as the vendor holds it now, or null when it does not exist. @throws ProviderError */
+  retrieveSubscription(id: string): Promise<SubscriptionState | null>;
+  /** Ends a subscription immediately (money-back guarantee). @throws ProviderError */
+  cancelSubscriptionNow(id: string): Promise<SubscriptionState>;
+  /**
+   * Refunds the subscription's latest paid invoice in full (idempotent per subscription).
+   * Returns null when nothing was paid. @throws ProviderError
+   */
+  refundLatestPayment(subscriptionId: string): Promise<{ refundId: string; amountCents: number } | null>;
+}
+
+/** Maps a vendor subscription status onto ours (see SubscriptionStatus). */
+export function normalizeStatus(status: string): SubscriptionStatus {
+  switch (status) {
+    case "trialing":
+    case "active":
+    case "past_due":
+    case "canceled":
+    case "incomplete":
+      return status;
+    case "unpaid":
+    case "paused":
+      return "past_due";
+    default:
+      return "canceled";
+  }
+}

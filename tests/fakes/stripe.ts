@@ -1,0 +1,306 @@
+import crypto from "node:crypto";
+import { type FakeReply, type RecordedRequest, startFake } from "./http";
+
+/**
+ * A fake of the Stripe API endpoints Pitchwise calls, answering with Stripe's documented object shapes
+ * (API 2025+ "basil" layout: the period end on subscription items, an invoice's subscription under
+ * `parent.subscription_details`):
+ * POST /v1/customers, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions,
+ * GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id, GET /v1/invoice_payments, POST /v1/refunds.
+ * Test controls (completeCheckout, updateSubscription, failPayment, endSubscription) change the fake's
+ * state the way Stripe would and return the event object Stripe would then deliver.
+ */
+export async function startStripeFake() {
+  const rid = (prefix: string) => `${prefix}_${crypto.randomBytes(10).toString("hex")}`;
+  const now = () => Math.floor(Date.now() / 1000);
+  const customers = new Map<string, Record<string, unknown>>();
+  const sessions = new Map<string, Record<string, any>>();
+  const subscriptions = new Map<string, Record<string, any>>();
+  const invoicePayments = new Map<string, Record<string, any>>(); // by invoice id
+  const refunds: Record<string, any>[] = [];
+  const refundsByKey = new Map<string, Record<string, any>>();
+
+  const notFound = (what: string, id: string): FakeReply => ({
+    status: 404,
+    json: {
+      error: {
+        type: "invalid_request_error",
+        code: "resource_missing",
+        message: `No such ${what}: '${id}'`,
+        param: "id",
+      },
+    },
+  });
+  const missing = (param: string): FakeReply => ({
+    status: 400,
+    json: {
+      error: {
+        type: "invalid_request_error",
+        code: "parameter_missing",
+        message: `Missing required param: ${param}.`,
+        param,
+      },
+    },
+  });
+
+  function event(type: string, object: unknown) {
+    return {
+      id: rid("evt"),
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: now(),
+      type,
+      livemode: false,
+      pending_webhooks: 1,
+      data: { object },
+    };
+  }
+
+  function route(req: RecordedRequest): FakeReply {
+    const form = new URLSearchParams(req.body);
+    const auth = req.headers.authorization ?? "";
+    if (!auth.startsWith("Bearer sk_"))
+      return {
+        status: 401,
+        json: { error: { type: "invalid_request_error", message: "Invalid API Key provided" } },
+      };
+    const p = req.path;
+    if (req.method === "POST" && p === "/v1/customers") {
+      const c = {
+        id: rid("cus"),
+        object: "customer",
+        email: form.get("email"),
+        name: form.get("name"),
+        metadata: { workspace_id: form.get("metadata[workspace_id]") },
+        created: now(),
+      };
+      customers.set(c.id, c);
+      return { status: 200, json: c };
+    }
+    if (req.method === "POST" && p === "/v1/checkout/sessions") {
+      for (const k of ["mode", "success_url", "line_items[0][price]"]) if (!form.get(k)) return missing(k);
+      const id = rid("cs_test");
+      const s = {
+        id,
+        object: "checkout.session",
+        mode: form.get("mode"),
+        status: "open",
+        payment_status: "unpaid",
+        customer: form.get("customer"),
+        client_reference_id: form.get("client_reference_id"),
+        success_url: form.get("success_url"),
+        cancel_url: form.get("cancel_url"),
+        metadata: { workspace_id: form.get("metadata[workspace_id]"), plan: form.get("metadata[plan]") },
+        subscription_metadata: {
+          workspace_id: form.get("subscription_data[metadata][workspace_id]"),
+          plan: form.get("subscription_data[metadata][plan]"),
+        },
+        price: form.get("line_items[0][price]"),
+        quantity: Number(form.get("line_items[0][quantity]") ?? 1),
+        subscription: null as string | null,
+        url: `https://checkout.stripe.com/c/pay/${id}`,
+        created: now(),
+      };
+      sessions.set(id, s);
+      const { subscription_metadata: _m, price: _p, quantity: _q, ...wire } = s;
+      return { status: 200, json: wire };
+    }
+    if (req.method === "POST" && p === "/v1/billing_portal/sessions") {
+      if (!form.get("customer")) return missing("customer");
+      const id = rid("bps");
+      return {
+        status: 200,
+        json: {
+          id,
+          object: "billing_portal.session",
+          customer: form.get("customer"),
+          return_url: form.get("return_url"),
+          url: `https://billing.stripe.com/p/session/${id}`,
+          created: now(),
+          livemode: false,
+        },
+      };
+    }
+    const subMatch = p.match(/^\/v1\/subscriptions\/([^/]+)$/);
+    if (subMatch) {
+      const sub = subscriptions.get(subMatch[1]);
+      if (!sub) return notFound("subscription", subMatch[1]);
+      if (req.method === "DELETE") {
+        Object.assign(sub, {
+          status: "canceled",
+          canceled_at: now(),
+          ended_at: now(),
+          cancel_at_period_end: false,
+        });
+      }
+      return { status: 200, json: sub };
+    }
+    if (req.method === "GET" && p === "/v1/invoice_payments") {
+      const inv = req.query.get("invoice") ?? "";
+      const ip = invoicePayments.get(inv);
+      return {
+        status: 200,
+        json: { object: "list", url: "/v1/invoice_payments", has_more: false, data: ip ? [ip] : [] },
+      };
+    }
+    if (req.method === "POST" && p === "/v1/refunds") {
+      const key = String(req.headers["idempotency-key"] ?? "");
+      if (key && refundsByKey.has(key)) return { status: 200, json: refundsByKey.get(key) };
+      const pi = form.get("payment_intent");
+      if (!pi) return missing("payment_intent");
+      const paid = [...invoicePayments.values()].find((x) => x.payment.payment_intent === pi);
+      if (!paid) return notFound("payment_intent", pi);
+      const r = {
+        id: rid("re"),
+        object: "refund",
+        amount: paid.amount_paid,
+        currency: "usd",
+        payment_intent: pi,
+        reason: form.get("reason"),
+        status: "succeeded",
+        created: now(),
+      };
+      refunds.push(r);
+      if (key) refundsByKey.set(key, r);
+      return { status: 200, json: r };
+    }
+    return {
+      status: 404,
+      json: {
+        error: { type: "invalid_request_error", message: `Unrecognized request URL (${req.method}: ${p})` },
+      },
+    };
+  }
+
+  const fake = await startFake(route);
+
+  function newInvoice(sub: Record<string, any>, amount: number, paid: boolean) {
+    const id = rid("in");
+    const pi = rid("pi");
+    const invoice = {
+      id,
+      object: "invoice",
+      customer: sub.customer,
+      status: paid ? "paid" : "open",
+      amount_due: amount,
+      amount_paid: paid ? amount : 0,
+      currency: "usd",
+      billing_reason: "subscription_create",
+      parent: {
+        type: "subscription_details",
+        quote_details: null,
+        subscription_details: { subscription: sub.id, metadata: sub.metadata },
+      },
+      created: now(),
+    };
+    if (paid)
+      invoicePayments.set(id, {
+        id: rid("inpay"),
+        object: "invoice_payment",
+        invoice: id,
+        amount_paid: amount,
+        amount_requested: amount,
+        currency: "usd",
+        is_default: true,
+        status: "paid",
+        payment: { type: "payment_intent", payment_intent: pi },
+      });
+    sub.latest_invoice = id;
+    return invoice;
+  }
+
+  return {
+    ...fake,
+    customers,
+    sessions,
+    subscriptions,
+    refunds,
+    /**
+     * The customer pays the session: an active subscription to its price with a one-month period and
+     * a paid invoice. Returns the events Stripe sends: checkout.session.completed,
+     * customer.subscription.created, invoice.paid.
+     */
+    completeCheckout(sessionId: string, amountCents = 4900) {
+      const s = sessions.get(sessionId);
+      if (!s) throw new Error(`no session ${sessionId}`);
+      const start = now();
+      const subId = rid("sub");
+      const sub: Record<string, any> = {
+        id: subId,
+        object: "subscription",
+        customer: s.customer,
+        status: "active",
+        cancel_at_period_end: false,
+        cancel_at: null,
+        canceled_at: null,
+        created: start,
+        start_date: start,
+        metadata: s.subscription_metadata,
+        latest_invoice: null,
+        items: {
+          object: "list",
+          data: [
+            {
+              id: rid("si"),
+              object: "subscription_item",
+              price: {
+                id: s.price,
+                object: "price",
+                unit_amount: amountCents,
+                currency: "usd",
+                recurring: { interval: "month" },
+              },
+              quantity: 1,
+              current_period_start: start,
+              current_period_end: start + 30 * 86400,
+            },
+          ],
+        },
+      };
+      subscriptions.set(subId, sub);
+      const invoice = newInvoice(sub, amountCents, true);
+      Object.assign(s, { status: "complete", payment_status: "paid", subscription: subId });
+      const { subscription_metadata: _m, price: _p, quantity: _q, ...wire } = s;
+      return [
+        event("checkout.session.completed", wire),
+        event("customer.subscription.created", { ...sub }),
+        event("invoice.paid", invoice),
+      ];
+    },
+    /** Changes a subscription (portal cancel, plan change); returns customer.subscription.updated. */
+    updateSubscription(
+      id: string,
+      patch: { cancel_at_period_end?: boolean; price?: string; status?: string; current_period_end?: number },
+    ) {
+      const sub = subscriptions.get(id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      if (patch.cancel_at_period_end !== undefined) sub.cancel_at_period_end = patch.cancel_at_period_end;
+      if (patch.status) sub.status = patch.status;
+      if (patch.price) sub.items.data[0].price = { ...sub.items.data[0].price, id: patch.price };
+      if (patch.current_period_end) sub.items.data[0].current_period_end = patch.current_period_end;
+      return event("customer.subscription.updated", structuredClone(sub));
+    },
+    /** A renewal payment fails: the subscription goes past_due; returns invoice.payment_failed. */
+    failPayment(id: string) {
+      const sub = subscriptions.get(id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      sub.status = "past_due";
+      return event("invoice.payment_failed", newInvoice(sub, sub.items.data[0].price.unit_amount, false));
+    },
+    /** A renewal payment succeeds: active again; returns invoice.paid. */
+    payRenewal(id: string) {
+      const sub = subscriptions.get(id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      sub.status = "active";
+      return event("invoice.paid", newInvoice(sub, sub.items.data[0].price.unit_amount, true));
+    },
+    /** The subscription ends (period end after a cancel); returns customer.subscription.deleted. */
+    endSubscription(id: string) {
+      const sub = subscriptions.get(id);
+      if (!sub) throw new Error(`no subscription ${id}`);
+      Object.assign(sub, { status: "canceled", ended_at: now(), canceled_at: now() });
+      return event("customer.subscription.deleted", structuredClone(sub));
+    },
+  };
+}
+export type StripeFake = Awaited<ReturnType<typeof startStripeFake>>;

@@ -27,9 +27,8 @@ import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
-import { AppError } from "./lib/errors";
 import { loggerOptions } from "./lib/logger";
-import { containsNul } from "./lib/nul";
+import { assertStorableText } from "./lib/nul";
 import { createRateLimiters } from "./lib/rate-limit";
 import type { Providers } from "./providers";
 import { createTrpcContextFactory } from "./trpc/context";
@@ -79,13 +78,12 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
 
   registerErrorHandler(app);
   await app.register(clientIpPlugin, { env });
-  // every route: a NUL character cannot be stored in Postgres text; refuse it up front with a 400
+  // every route: a NUL character or a lone surrogate cannot be stored in Postgres text/jsonb;
+  // refuse it up front with a 400 (tRPC inputs: trpc/init.ts; multipart fields: the upload routes)
   app.addHook("preHandler", async (req) => {
-    if (containsNul(req.body) || containsNul(req.query) || containsNul(req.params))
-      throw new AppError(
-        "BAD_REQUEST",
-        "The request contains a NUL character (\\u0000), which text cannot hold. Remove it and try again.",
-      );
+    assertStorableText(req.params);
+    assertStorableText(req.query);
+    assertStorableText(req.body);
   });
   await app.register(helmet, {
     contentSecurityPolicy: false, // the SPA loads map tiles, blobs and media; set a CSP at the edge

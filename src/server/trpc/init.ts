@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { AppError, ERROR_TABLE } from "../lib/errors";
+import { findUnstorableText, unstorableMessage } from "../lib/nul";
 import type { TrpcContext } from "./context";
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -28,9 +29,19 @@ const appErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
+/**
+ * Refuses an input holding a NUL character or a lone surrogate with BAD_REQUEST before any
+ * procedure runs (the tRPC adapter parses its own body, so the REST preHandler never sees it).
+ */
+const storableInput = t.middleware(async ({ getRawInput, next }) => {
+  const kind = findUnstorableText(await getRawInput());
+  if (kind) throw new TRPCError({ code: "BAD_REQUEST", message: unstorableMessage(kind) });
+  return next();
+});
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure.use(appErrors);
+export const publicProcedure = t.procedure.use(appErrors).use(storableInput);
 
 /**
  * Narrows the session: `ctx.workspaceId` is the tenant every query filters by, `ctx.tenant` the

@@ -4,6 +4,7 @@ import { Readable } from "node:stream";
 import Papa from "papaparse";
 import type { Sql } from "../../db/client";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
+import { AppError } from "../../lib/errors";
 import {
   type ColumnMapping,
   createDecoder,
@@ -303,6 +304,12 @@ export class ContactImporter {
       });
   }
 
+  /** Counts a row the reader could not read (e.g. an oversized record) as read and rejected. */
+  rejectRow(line: number, reason: string) {
+    this.result.rows++;
+    this.reject(line, reason);
+  }
+
   /** Adds rows; flushes a batch to Postgres every 10,000 accepted rows. */
   async add(
     rows: {
@@ -526,6 +533,115 @@ export async function importRows(
   }
 }
 
+/** Longest CSV field (characters) an import reads; a longer one rejects its row. */
+export const MAX_FIELD_CHARS = 64 * 1024;
+/** Longest CSV record (characters, all fields and delimiters) an import reads; a longer one rejects its row. */
+export const MAX_ROW_CHARS = 256 * 1024;
+/**
+ * Stands in for a record the limiter dropped: one cell starting with NUL (a real row holding NUL
+ * is rejected anyway), followed by the reason.
+ */
+const OVERSIZE_MARK = "\u0000pitchwise-oversize:";
+
+/**
+ * Keeps a CSV text stream's records bounded before papaparse sees them, so that import memory
+ * stays flat whatever the file: papaparse holds a record until it ends, so one 95 MB field
+ * cost gigabytes. Tracks RFC 4180 quoting (a field starting with `"` runs to the closing quote;
+ * `""` inside is a quote) and record ends (CR or LF outside quotes); holds at most one record
+ * (<= MAX_ROW_CHARS); passes complete records through unchanged and replaces a record with a
+ * field over `maxField` or a length over `maxRow` by one OVERSIZE_MARK line (the rest of it is
+ * skipped as it streams), so line numbers stay those of the file.
+ * `push(text)` returns the text that is safe to parse; `end()` the rest.
+ */
+export function createRecordLimiter(
+  delimiter: string,
+  opts: { maxField?: number; maxRow?: number } = {},
+): { push(text: string): string; end(): string } {
+  const maxField = opts.maxField ?? MAX_FIELD_CHARS;
+  const maxRow = opts.maxRow ?? MAX_ROW_CHARS;
+  const delim = delimiter.charCodeAt(0);
+  const QUOTE = 34;
+  const CR = 13;
+  const LF = 10;
+  let held = ""; // the current record's text so far (from earlier chunks)
+  let rowLen = 0;
+  let fieldLen = 0;
+  let inQuotes = false;
+  let quotePending = false; // a quote seen inside quotes: closing, or the first of ""
+  let skipping = false; // dropping the rest of an oversized record
+  return {
+    push(text) {
+      let out = "";
+      let recordStart = 0; // start of the current record within `text` (when not skipping)
+      for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inQuotes) {
+          if (quotePending) {
+            quotePending = false;
+            if (c === QUOTE) {
+              fieldLen++;
+              rowLen++;
+              continue;
+            }
+            inQuotes = false; // the quote closed the field; c is read below as unquoted
+          } else if (c === QUOTE) {
+            quotePending = true;
+            rowLen++;
+            continue;
+          } else {
+            fieldLen++;
+            rowLen++;
+            if (!skipping && (fieldLen > maxField || rowLen > maxRow)) {
+              out += `${OVERSIZE_MARK}${fieldLen > maxField ? "field" : "row"}`;
+              held = "";
+              skipping = true;
+            }
+            continue;
+          }
+        }
+        if (c === LF || c === CR) {
+          if (skipping) {
+            skipping = false;
+            out += text[i]; // the record end itself is kept: it ends the marker's line
+          } else {
+            out += held + text.slice(recordStart, i + 1);
+            held = "";
+          }
+          recordStart = i + 1;
+          rowLen = 0;
+          fieldLen = 0;
+          continue;
+        }
+        rowLen++;
+        if (c === delim) fieldLen = 0;
+        else if (c === QUOTE && fieldLen === 0) inQuotes = true;
+        else fieldLen++;
+        if (!skipping && (fieldLen > maxField || rowLen > maxRow)) {
+          out += `${OVERSIZE_MARK}${fieldLen > maxField ? "field" : "row"}`;
+          held = "";
+          skipping = true;
+        }
+      }
+      if (!skipping) held += text.slice(recordStart);
+      return out;
+    },
+    end() {
+      const rest = held;
+      held = "";
+      return rest;
+    },
+  };
+}
+
+/** The reason a record the limiter dropped is rejected, or null for an ordinary record. */
+function oversizeReason(cells: string[]): string | null {
+  const first = cells[0];
+  if (cells.length !== 1 || !first?.startsWith(OVERSIZE_MARK)) return null;
+  return first.endsWith("field")
+    ? `A field is longer than ${MAX_FIELD_CHARS.toLocaleString("en-US")} characters; the row was not read`
+    : `The row is longer than ${MAX_ROW_CHARS.toLocaleString("en-US")} characters; it was not read`;
+}
+
 /**
  * Streams a CSV file from disk into `importer`: sniffs the encoding (BOM, UTF-16, UTF-8, else
  * Latin-1), parses with papaparse (quotes, embedded delimiters and newlines, CRLF; the delimiter
@@ -543,16 +659,23 @@ export async function streamCsvFile(
   const { bytesRead } = await fd.read(head, 0, head.length, 0);
   await fd.close();
   const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
+  // the delimiter papaparse would guess from the first rows, fixed for the whole file so that the
+  // record limiter and the parser agree on where fields end
+  const delimiter =
+    Papa.parse<string[]>(createDecoder(encoding)(head.subarray(bomLength, bytesRead)), {
+      preview: 10,
+    }).meta.delimiter || ",";
   const decode = createDecoder(encoding);
+  const limiter = createRecordLimiter(delimiter);
   let bytes = bomLength;
   const file = fs.createReadStream(filePath, { start: bomLength, highWaterMark: 1024 * 1024 });
   async function* text() {
     for await (const chunk of file) {
       bytes += (chunk as Buffer).length;
-      const s = decode(chunk as Buffer);
+      const s = limiter.push(decode(chunk as Buffer));
       if (s) yield s;
     }
-    const tail = decode(null);
+    const tail = limiter.push(decode(null)) + limiter.end();
     if (tail) yield tail;
   }
   let importer: ContactImporter | null = null;
@@ -565,6 +688,7 @@ export async function streamCsvFile(
     await new Promise<void>((resolve, reject) => {
       Papa.parse<string[]>(Readable.from(text(), { objectMode: true }) as unknown as NodeJS.ReadableStream, {
         skipEmptyLines: "greedy",
+        delimiter,
         chunk(results, parser) {
           parser.pause();
           (async () => {
@@ -572,6 +696,14 @@ export async function streamCsvFile(
               [];
             for (const cells of results.data) {
               line++;
+              const oversize = oversizeReason(cells);
+              if (oversize && !headers)
+                throw new AppError("BAD_REQUEST", `The header row cannot be read: ${oversize.toLowerCase()}`);
+              if (oversize) {
+                if (importer && batch.length) await importer.add(batch.splice(0));
+                importer?.rejectRow(line, oversize);
+                continue;
+              }
               if (!headers) {
                 headers = cells.map((c) => String(c));
                 mapping =

@@ -41,9 +41,12 @@ export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): S
 }
 
 /**
- * ORDER BY: newest first (created_at desc, id desc). Ordering by created_at walks the (workspace_id, created_at) index; ordering by id would let
- * Postgres pick a primary-key scan that skips every other user's newer rows.
+ * ORDER BY: newest first by id (`id desc`). The id is unique (no ties, so keyset pages never skip
+ * or repeat a row) and follows creation order (an identity column), unlike created_at, which every
+ * contact of one import shares. Each list shape has an index ending in id, so page 1 is a backward
+ * index scan that stops after one page: (workspace_id, id), (workspace_id, lifecycle_stage, id),
+ * (workspace_id, lead_status, id).
  */
 export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
-  return [sql`${contacts.createdAt} desc`, sql`${contacts.id} desc`];
+  return [sql`${contacts.id} desc`];
 }

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
-import { importFilePath } from "./crm.jobs";
+import { assertStorableText } from "../../lib/nul";
+import { importFilePath, sweepImportSpool } from "./crm.jobs";
 import type { BulkOperationInput, ListContactsInput } from "./crm.schemas";
 import * as crm from "./crm.service";
 
@@ -23,6 +24,17 @@ function idParam(req: FastifyRequest): number {
  * signed-in user; another user's id gives 404.
  */
 export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // uploads a crash or a lost client left in the spool folder: removed at boot, then hourly
+  const sweep = () =>
+    sweepImportSpool(ctx.env.DATA_DIR).then(
+      (n) => n > 0 && ctx.log.info({ removed: n }, "removed orphaned import uploads"),
+      (err) => ctx.log.warn({ err }, "could not sweep the import upload folder"),
+    );
+  await sweep();
+  const sweeper = setInterval(sweep, 60 * 60 * 1000);
+  sweeper.unref();
+  app.addHook("onClose", async () => clearInterval(sweeper));
+
   app.get("/api/contacts", async (req) => {
     const tenant = requireTenant(req);
     const r = await crm.listContacts(ctx, tenant.workspaceId, req.query as ListContactsInput);
@@ -106,33 +118,56 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const part = await req.file();
     if (!part) throw new AppError("BAD_REQUEST", "No file was uploaded");
     const name = part.filename || "upload.csv";
+    const q = req.query as Record<string, unknown>;
+    const field = (n: string) => {
+      const f = part.fields[n] as { value?: unknown } | undefined;
+      return f && "value" in f ? f.value : q[n];
+    };
+    const fieldValues = Object.values(part.fields).map((f) =>
+      f && typeof f === "object" && "value" in f ? (f as { value: unknown }).value : null,
+    );
+    try {
+      // multipart fields and the file name arrive after the global preHandler has run
+      assertStorableText([name, fieldValues]);
+    } catch (e) {
+      part.file.resume();
+      throw e;
+    }
     if (!/\.csv$/i.test(name)) {
       part.file.resume();
       throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Only .csv files can be imported");
     }
     const importId = randomUUID();
     const dest = importFilePath(ctx.env.DATA_DIR, importId);
-    await fs.promises.mkdir(path.dirname(dest), { recursive: true });
-    await pipeline(part.file, fs.createWriteStream(dest));
-    const size = (await fs.promises.stat(dest)).size;
-    const q = req.query as Record<string, unknown>;
-    const field = (n: string) => {
-      const f = part.fields[n] as { value?: unknown } | undefined;
-      return f && "value" in f ? f.value : q[n];
-    };
+    // the spooled file is removed on every path but a started import (which moved it to storage):
+    // a client that aborts mid-upload fails the pipeline, and that too lands in the finally
+    let started = false;
     try {
+      await fs.promises.mkdir(path.dirname(dest), { recursive: true });
+      try {
+        await pipeline(part.file, fs.createWriteStream(dest));
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        if (code?.startsWith("FST_") || req.raw.destroyed || req.raw.aborted)
+          throw new AppError(
+            "BAD_REQUEST",
+            "The upload was interrupted or could not be read. Please try again.",
+          );
+        throw e;
+      }
       if (part.file.truncated)
         throw new AppError("PAYLOAD_TOO_LARGE", "File too large. Maximum size is 100MB.");
+      const size = (await fs.promises.stat(dest)).size;
       const imp = await crm.startFileImport(
         ctx,
         tenant.workspaceId,
         { importId, path: dest, name, size },
         { mapping: field("mapping"), onDuplicate: field("on_duplicate"), createdBy: tenant.userId },
       );
+      started = true;
       return reply.status(202).send({ success: true, import: imp });
-    } catch (e) {
-      await fs.promises.rm(dest, { force: true });
-      throw e;
+    } finally {
+      if (!started) await fs.promises.rm(dest, { force: true }).catch(() => {});
     }
   });
 

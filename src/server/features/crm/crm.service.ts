@@ -481,7 +481,7 @@ export async function listContacts(
     // - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
     //   trigram index scan give both the exact total and the page; the page's rows follow by id.
     // - broad term (counting would read tens of thousands of heap pages): walk the (workspace_id,
-    //   created_at) index newest first and stop after one page plus one row; the total is then the
+    //   id) index newest first and stop after one page plus one row; the total is then the
     //   exact number when this is the last page, else the lower bound offset + limit + 1 with
     //   total_capped ("51+").
     const estimate = await estimateMatches(ctx, where);
@@ -1282,22 +1282,28 @@ export async function startFileImport(
     contentType: "text/csv",
     move: true,
   });
-  const [row] = await ctx.db
-    .insert(contactImports)
-    .values({
-      id: file.importId,
-      workspaceId,
-      createdBy: opts.createdBy ?? null,
-      fileName: file.name.slice(0, 200),
-      fileSize: file.size,
-      mapping: effective,
-      onDuplicate,
-    })
-    .returning();
-  if (!row) throw new AppError("INTERNAL", "Could not start the import");
-  const { importContactsJob } = await import("./crm.jobs");
-  await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
-  return getImport(ctx, workspaceId, row.id);
+  try {
+    const [row] = await ctx.db
+      .insert(contactImports)
+      .values({
+        id: file.importId,
+        workspaceId,
+        createdBy: opts.createdBy ?? null,
+        fileName: file.name.slice(0, 200),
+        fileSize: file.size,
+        mapping: effective,
+        onDuplicate,
+      })
+      .returning();
+    if (!row) throw new AppError("INTERNAL", "Could not start the import");
+    const { importContactsJob } = await import("./crm.jobs");
+    await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
+    return getImport(ctx, workspaceId, row.id);
+  } catch (e) {
+    // no job will read the stored file: do not leave it in storage
+    await ctx.providers.storage.delete(importStorageKey(file.importId)).catch(() => {});
+    throw e;
+  }
 }
 
 function parseMapping(raw: unknown): ColumnMapping {
@@ -1378,7 +1384,7 @@ export const EXPORT_COLUMNS = [
 
 /**
  * Streams the user's contacts matching the list filter (search, stage, status, tag) as CSV lines,
- * 2,000 rows per query (keyset on id), every cell formula-safe (OWASP CSV injection).
+ * 2,000 rows per query (keyset on the unique id, newest first), every cell formula-safe (OWASP CSV injection).
  */
 export async function* exportContactsCsv(
   ctx: Pick<AppContext, "db">,
@@ -1393,19 +1399,14 @@ export async function* exportContactsCsv(
     tag_id: q.tag,
   };
   yield `\uFEFF${Papa.unparse([EXPORT_COLUMNS as unknown as string[]])}\r\n`;
-  let after: { createdAt: Date; id: number } | null = null;
+  // keyset on id alone (unique, and an integer survives the round trip through JS exactly; a
+  // created_at key lost its microseconds in a JS Date and skipped rows sharing an import's time)
+  let afterId: number | null = null;
   for (;;) {
     const rows: Contact[] = await ctx.db
       .select()
       .from(contacts)
-      .where(
-        and(
-          contactWhere(workspaceId, filter),
-          after
-            ? sql`(${contacts.createdAt}, ${contacts.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`
-            : undefined,
-        ),
-      )
+      .where(and(contactWhere(workspaceId, filter), afterId === null ? undefined : lt(contacts.id, afterId)))
       .orderBy(...contactOrder(filter))
       .limit(2000);
     if (rows.length === 0) break;
@@ -1422,7 +1423,7 @@ export async function* exportContactsCsv(
       return EXPORT_COLUMNS.map((c) => safeCell(j[c]));
     });
     yield `${Papa.unparse(data, { newline: "\r\n" })}\r\n`;
-    after = rows[rows.length - 1] as Contact;
+    afterId = (rows[rows.length - 1] as Contact).id;
     if (rows.length < 2000) break;
   }
 }

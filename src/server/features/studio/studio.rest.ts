@@ -8,6 +8,7 @@ import type { AppContext } from "../../context";
 import type { MediaSource, MediaType } from "../../db/schema";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
+import { assertStorableText } from "../../lib/nul";
 import { parseInput } from "../../lib/validate";
 import {
   landingByToken,
@@ -83,6 +84,8 @@ async function handleUpload(
       throw error;
     }
     if (!tmp) throw new AppError("BAD_REQUEST", "No file was uploaded");
+    // multipart fields and the file name are read here, after the global preHandler
+    assertStorableText([fileName, fields]);
     const name = (fields.name ?? "").trim() || fileName.replace(/\.[^.]+$/, "") || "Untitled";
     const item = await createMediaFromFile(ctx, tenant.workspaceId, {
       path: tmp.path,

@@ -1,0 +1,145 @@
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SegmentFilter } from "../../src/server/db/schema";
+import { contacts } from "../../src/server/db/schema";
+import { contactOrder, contactWhere } from "../../src/server/features/crm/crm.queries";
+import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+/** Signs up and imports `n` contacts in one JSON import: one statement, so one shared created_at. */
+async function userWithImport(n: number, tag: string) {
+  const u = await signUp(t.app);
+  const rows = Array.from({ length: n }, (_, i) => ({
+    first_name: `P${i}`,
+    email: `${tag}-${i}@example.com`,
+    lifecycle_stage: i % 5 === 0 ? "customer" : "lead",
+  }));
+  const res = await u.client.post("/api/contacts/import", { contacts: rows });
+  expect(res.statusCode, res.body).toBe(200);
+  expect(res.json().created).toBe(n);
+  return u;
+}
+
+async function exportedIds(client: AuthedClient, query = "") {
+  const res = await client.get(`/api/contacts/export.csv${query}`);
+  expect(res.statusCode).toBe(200);
+  const rows = Papa.parse<string[]>(res.body.replace(/^\uFEFF/, ""), { skipEmptyLines: true }).data;
+  expect(rows[0]?.[0]).toBe("id");
+  return rows.slice(1).map((r) => Number(r[0]));
+}
+
+describe("CSV export pages by a key that survives the round trip (issue 11 #2)", () => {
+  let u: Awaited<ReturnType<typeof userWithImport>>;
+  beforeAll(async () => {
+    u = await userWithImport(10_000, "exp");
+  });
+
+  it("exports all 10,000 contacts of one import (one shared created_at), each once, newest first", async () => {
+    const [{ distinct }] = await t.sql`
+      select count(distinct created_at)::int as distinct from contacts where workspace_id = ${u.user.id}`;
+    expect(distinct).toBe(1);
+    const ids = await exportedIds(u.client);
+    expect(ids.length).toBe(10_000);
+    expect(new Set(ids).size).toBe(10_000);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    // a filtered export too (2,000 customers: exactly one page, then an empty one)
+    const customers = await exportedIds(u.client, "?stage=customer");
+    expect(new Set(customers).size).toBe(2_000);
+  });
+
+  it("with created_at ties (microseconds apart, same millisecond) straddling every 2,000-row page boundary", async () => {
+    const v = await signUp(t.app);
+    await t.sql`
+      insert into contacts (workspace_id, first_name, email, created_at)
+      select ${v.user.id}::uuid, 'T' || g, 'tie-' || g || '@example.com',
+        -- groups of 7 share a timestamp; groups are 1 microsecond apart, so all 6,500 fall within
+        -- a few milliseconds and a page boundary (every 2,000) always splits a group
+        timestamptz '2026-01-01 00:00:00.000001+00' + ((g / 7) * interval '1 microsecond')
+      from generate_series(1, 6500) g`;
+    const ids = await exportedIds(v.client);
+    expect(ids.length).toBe(6_500);
+    expect(new Set(ids).size).toBe(6_500);
+  });
+
+  it("list pages over the shared created_at return every contact once", async () => {
+    const seen = new Set<number>();
+    for (let page = 1; page <= 50; page++) {
+      const res = await u.client.get(`/api/contacts?page=${page}&limit=200`);
+      expect(res.statusCode).toBe(200);
+      for (const c of res.json().contacts as { id: number }[]) seen.add(c.id);
+    }
+    expect(seen.size).toBe(10_000);
+  });
+});
+
+type PlanNode = {
+  "Node Type": string;
+  "Actual Rows": number;
+  "Index Name"?: string;
+  Plans?: PlanNode[];
+};
+function nodes(p: PlanNode): PlanNode[] {
+  return [p, ...(p.Plans ?? []).flatMap(nodes)];
+}
+
+describe("contacts list page 1 on imported contacts (issue 11: linear list)", () => {
+  it("reads one page from an index, with no sort, for no filter and a stage filter", async () => {
+    const u = await userWithImport(10_000, "plan");
+    await t.sql`analyze contacts`;
+    for (const filter of [{}, { lifecycle_stage: "lead" }, { lead_status: "new" }] as SegmentFilter[]) {
+      // the statement listContacts runs for a page without search
+      const q = t.db
+        .select()
+        .from(contacts)
+        .where(contactWhere(u.user.id, filter))
+        .orderBy(...contactOrder(filter))
+        .limit(50)
+        .offset(0)
+        .toSQL();
+      const [row] = await t.sql.unsafe(`explain (analyze, format json) ${q.sql}`, q.params as never[]);
+      const raw = (row as Record<string, unknown>)["QUERY PLAN"];
+      const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
+      const all = nodes(plan[0].Plan);
+      const shape = all.map((n) => `${n["Node Type"]}(${n["Actual Rows"]})`).join(" > ");
+      expect(
+        all.some((n) => /Sort/.test(n["Node Type"])),
+        `${JSON.stringify(filter)}: ${shape}`,
+      ).toBe(false);
+      expect(Math.max(...all.map((n) => n["Actual Rows"])), shape).toBeLessThanOrEqual(51);
+    }
+  });
+
+  it("a file import's follow-up refreshes the planner's statistics", async () => {
+    const { client, user } = await signUp(t.app);
+    const estimate = async () => {
+      const [row] = await t.sql.unsafe(
+        `explain (format json) select * from contacts where workspace_id = '${user.id}'`,
+      );
+      const raw = (row as Record<string, unknown>)["QUERY PLAN"];
+      const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: { "Plan Rows": number } }];
+      return plan[0].Plan["Plan Rows"];
+    };
+    await t.sql`analyze contacts`;
+    expect(await estimate()).toBeLessThan(1_000);
+    const lines = ["first_name,email"];
+    for (let i = 0; i < 10_000; i++) lines.push(`S${i},stats-${i}@example.com`);
+    const boundary = "----pwstats";
+    const payload = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="s.csv"\r\nContent-Type: text/csv\r\n\r\n${lines.join("\n")}\n\r\n--${boundary}--\r\n`,
+    );
+    const res = await client.inject({
+      method: "POST",
+      url: "/api/contacts/import/upload",
+      payload,
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(res.statusCode, res.body).toBe(202);
+    // the inline job client ran the import and its follow-up (search index + ANALYZE)
+    expect(await estimate()).toBeGreaterThan(5_000);
+  });
+});

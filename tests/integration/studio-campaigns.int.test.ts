@@ -3,7 +3,7 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts } from "../../src/server/db/schema";
-import { toMergeTags } from "../../src/server/features/studio/studio.campaigns";
+import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import {
   type AuthedClient,
   createTestApp,

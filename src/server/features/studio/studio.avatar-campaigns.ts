@@ -1,8 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { AppContext } from "../../context";
 import {
-  AVATAR_PROVIDERS,
+  type AVATAR_PROVIDERS,
   avatarVideos,
   campaignRecipients,
   campaigns,
@@ -10,12 +10,13 @@ import {
   videoCampaigns,
   videoLandingPages,
 } from "../../db/schema";
-import { defineJob, type JobDeps } from "../../jobs/define";
+import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo } from "../avatar/avatar.service";
 import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
 import { watchCampaignJob } from "../campaigns/campaigns.jobs";
-import { renderMergeTags } from "../campaigns/merge-tags";
+import { mergeFor, renderMergeTags } from "../campaigns/merge-tags";
+import { renderRecipientAvatarJob } from "./studio.jobs";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -26,18 +27,7 @@ export const AVATAR_HOLD_MS = 24 * 60 * 60 * 1000;
 /** A render that found the user's in-progress cap full tries again after this many seconds. */
 export const RENDER_RETRY_SECONDS = 10;
 
-const renderSchema = z.object({
-  videoCampaignId: z.number().int().positive(),
-  recipientId: z.number().int().positive(),
-  provider: z.enum(AVATAR_PROVIDERS),
-  script: z.string().min(1).max(5000),
-  title: z.string().max(200),
-  /** set once the avatar video exists: the job then waits for it */
-  avatarVideoId: z.string().uuid().optional(),
-  /** re-queues so far (part of the job id) */
-  round: z.number().int().min(0).default(0),
-});
-type RenderData = z.infer<typeof renderSchema>;
+type RenderData = z.output<typeof renderRecipientAvatarJob.schema>;
 
 async function again(deps: JobDeps, data: RenderData, delaySeconds: number) {
   const next = { ...data, round: data.round + 1 };
@@ -64,10 +54,7 @@ async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: num
  * (so `/v/{token}` plays this recipient's own video), the hold (`not_before`) is cleared and the
  * send job enqueued; a failed video skips the recipient with the reason.
  */
-export const renderRecipientAvatarJob = defineJob({
-  name: "studio.render-recipient-avatar",
-  schema: renderSchema,
-  options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
+export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJob, {
   handler: async (data, deps) => {
     const [row] = await deps.db
       .select({ r: campaignRecipients, vc: videoCampaigns })
@@ -116,7 +103,6 @@ export const renderRecipientAvatarJob = defineJob({
       return;
     }
     const [contact] = await deps.db.select().from(contacts).where(eq(contacts.id, r.contactId));
-    const { mergeFor } = await import("./studio.campaigns");
     await deps.db
       .insert(videoLandingPages)
       .values({

@@ -234,6 +234,23 @@ export async function getAvatarVideoStatus(
   return toPublicAvatarVideo(row);
 }
 
+/**
+ * One avatar video of the workspace by Pitchwise id, or null when absent or another workspace's (for
+ * other features: video campaigns wait on their recipients' videos through this).
+ */
+export async function getAvatarVideo(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: string,
+): Promise<AvatarVideo | null> {
+  if (!UUID_RE.test(id)) return null;
+  const [row] = await deps.db
+    .select()
+    .from(avatarVideos)
+    .where(and(eq(avatarVideos.id, id), eq(avatarVideos.workspaceId, workspaceId)));
+  return row ?? null;
+}
+
 /** The user's avatar videos, newest first (at most `limit`, default 20). */
 export async function listAvatarVideos(
   deps: Pick<AppContext, "db">,

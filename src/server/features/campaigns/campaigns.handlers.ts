@@ -4,6 +4,7 @@ import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
 import { simulateEngagement } from "./campaigns.events";
 import { fanOutJob, sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
+import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
 
 /**
  * Starts (or restarts after resume / resend-failed) a campaign: a scheduled campaign whose time came
@@ -70,4 +71,5 @@ export const campaignsHandlers: AnyJobDefinition[] = [
   sendMessageHandler,
   watchCampaignHandler,
   simulateEngagementHandler,
+  renderRecipientAvatarHandler,
 ];

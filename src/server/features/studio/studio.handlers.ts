@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { mediaEdits, mediaItems } from "../../db/schema";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
-import { renderRecipientAvatarHandler } from "./studio.avatar-campaigns";
 import {
   derivePreviewsJob,
   PROCESS_RETRIES,
@@ -70,5 +69,4 @@ export const studioHandlers: AnyJobDefinition[] = [
   processMediaHandler,
   renderEditHandler,
   derivePreviewsHandler,
-  renderRecipientAvatarHandler,
 ];

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { AVATAR_PROVIDERS } from "../../db/schema";
 import { defineJob } from "../../jobs/contract";
 
 /** Job contracts of the studio feature (what callers enqueue); the work is in studio.handlers.ts. */
@@ -28,24 +27,4 @@ export const renderEditJob = defineJob({
   name: "studio.render-edit",
   schema: z.object({ editId: z.number().int().positive() }),
   options: { retryLimit: RENDER_RETRIES, expireInSeconds: 3600, localConcurrency: 2 },
-});
-
-/**
- * Renders one recipient's personalised avatar video of a video campaign, then releases that
- * recipient's held message (the queue keeps its original name).
- */
-export const renderRecipientAvatarJob = defineJob({
-  name: "studio.render-recipient-avatar",
-  schema: z.object({
-    videoCampaignId: z.number().int().positive(),
-    recipientId: z.number().int().positive(),
-    provider: z.enum(AVATAR_PROVIDERS),
-    script: z.string().min(1).max(5000),
-    title: z.string().max(200),
-    /** set once the avatar video exists: the job then waits for it */
-    avatarVideoId: z.string().uuid().optional(),
-    /** re-queues so far (part of the job id) */
-    round: z.number().int().min(0).default(0),
-  }),
-  options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
 });

@@ -3,20 +3,18 @@ import type { z } from "zod";
 import type { AppContext } from "../../context";
 import {
   type AVATAR_PROVIDERS,
-  avatarVideos,
   campaignRecipients,
   campaigns,
-  contacts,
   videoCampaigns,
   videoLandingPages,
 } from "../../db/schema";
 import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
-import { createAvatarVideo } from "../avatar/avatar.service";
-import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
-import { watchCampaignJob } from "../campaigns/campaigns.jobs";
-import { mergeFor, renderMergeTags } from "../campaigns/merge-tags";
-import { renderRecipientAvatarJob } from "./studio.jobs";
+import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
+import { getContactsByIds } from "../crm/crm.service";
+import { enqueueDue, uuidFromKey } from "./campaigns.engine";
+import { renderRecipientAvatarJob, watchCampaignJob } from "./campaigns.jobs";
+import { mergeFor, renderMergeTags } from "./merge-tags";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -83,12 +81,7 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
       }
       data = { ...data, avatarVideoId: created.videoId };
     }
-    const [video] = await deps.db
-      .select()
-      .from(avatarVideos)
-      .where(
-        and(eq(avatarVideos.id, data.avatarVideoId as string), eq(avatarVideos.workspaceId, r.workspaceId)),
-      );
+    const video = await getAvatarVideo(deps, r.workspaceId, data.avatarVideoId as string);
     if (!video || video.status === "error") {
       await skipRecipient(
         deps,
@@ -102,7 +95,7 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
       await again(deps, data, deps.env.AVATAR_POLL_INTERVAL_SECONDS);
       return;
     }
-    const [contact] = await deps.db.select().from(contacts).where(eq(contacts.id, r.contactId));
+    const [contact] = await getContactsByIds(deps, r.workspaceId, [r.contactId]);
     await deps.db
       .insert(videoLandingPages)
       .values({
@@ -163,21 +156,21 @@ export async function queueRecipientAvatars(
     .update(campaignRecipients)
     .set({ notBefore: hold, updatedAt: new Date() })
     .where(and(eq(campaignRecipients.campaignId, input.campaignId), eq(campaignRecipients.status, "queued")))
-    .returning({ id: campaignRecipients.id, contactId: campaignRecipients.contactId });
+    .returning({
+      id: campaignRecipients.id,
+      contactId: campaignRecipients.contactId,
+      workspaceId: campaignRecipients.workspaceId,
+    });
   await ctx.db
     .update(campaigns)
     .set({ status: "sending", scheduledAt: null, startedAt: new Date(), updatedAt: new Date() })
     .where(and(eq(campaigns.id, input.campaignId), eq(campaigns.status, "scheduled")));
   if (held.length === 0) return 0;
-  const rows = await ctx.db
-    .select()
-    .from(contacts)
-    .where(
-      inArray(
-        contacts.id,
-        held.map((h) => h.contactId),
-      ),
-    );
+  const rows = await getContactsByIds(
+    ctx,
+    held[0].workspaceId,
+    held.map((h) => h.contactId),
+  );
   const byId = new Map(rows.map((c) => [c.id, c]));
   const jobs = held
     .sort((a, b) => a.id - b.id)

@@ -1,7 +1,6 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { and, eq } from "drizzle-orm";
-import { type AvatarVideo, avatarVideos } from "../../db/schema/avatar";
+import type { AvatarVideo, avatarVideos } from "../../db/schema/avatar";
 import { type AnyJobDefinition, defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { ProviderError } from "../../providers/errors";
@@ -10,20 +9,22 @@ import { MAX_UPLOAD_BYTES } from "../studio/studio.schemas";
 import { createMediaFromFile } from "../studio/studio.service";
 import { pollAvatarVideoJob } from "./avatar.jobs";
 import { downloadVideo, nextPollDelaySeconds, pollJobId, timeoutMessage } from "./avatar.pipeline";
+import * as q from "./avatar.queries";
 
 const DISPLAY = { local: "The local avatar", did: "D-ID", heygen: "HeyGen" } as const;
 
 async function load(deps: JobDeps, id: string): Promise<AvatarVideo | undefined> {
-  const [row] = await deps.db.select().from(avatarVideos).where(eq(avatarVideos.id, id));
-  return row;
+  return q.getById(deps.db, id);
 }
 
 /** Marks the video failed with a reason the user sees (only while it is still in progress). */
 async function fail(deps: JobDeps, row: AvatarVideo, reason: string) {
-  await deps.db
-    .update(avatarVideos)
-    .set({ status: "error", error: reason, nextPollAt: null, updatedAt: new Date() })
-    .where(eq(avatarVideos.id, row.id));
+  await q.updateAvatarVideo(deps.db, row.id, {
+    status: "error",
+    error: reason,
+    nextPollAt: null,
+    updatedAt: new Date(),
+  });
   deps.log.info({ avatarVideoId: row.id, provider: row.provider, reason }, "avatar video failed");
 }
 
@@ -36,12 +37,7 @@ async function claim(
   row: AvatarVideo,
   patch: Partial<typeof avatarVideos.$inferInsert>,
 ): Promise<boolean> {
-  const updated = await deps.db
-    .update(avatarVideos)
-    .set({ ...patch, attempts: row.attempts + 1, updatedAt: new Date() })
-    .where(and(eq(avatarVideos.id, row.id), eq(avatarVideos.attempts, row.attempts)))
-    .returning({ id: avatarVideos.id });
-  return updated.length === 1;
+  return q.claimAttempt(deps.db, row.id, row.attempts, patch);
 }
 
 /** Queues poll `attempt` after `delaySeconds`, unless that would pass the deadline (then fails it). */
@@ -50,7 +46,7 @@ async function schedule(deps: JobDeps, row: AvatarVideo, attempt: number, delayS
   if (at.getTime() > row.deadlineAt.getTime() + 1000) {
     // one last poll exactly at the deadline decides
     const last = new Date(Math.max(Date.now(), row.deadlineAt.getTime()) + 1000);
-    await deps.db.update(avatarVideos).set({ nextPollAt: last }).where(eq(avatarVideos.id, row.id));
+    await q.updateAvatarVideo(deps.db, row.id, { nextPollAt: last });
     await deps.jobs.send(
       pollAvatarVideoJob,
       { avatarVideoId: row.id, attempt },
@@ -58,7 +54,7 @@ async function schedule(deps: JobDeps, row: AvatarVideo, attempt: number, delayS
     );
     return;
   }
-  await deps.db.update(avatarVideos).set({ nextPollAt: at }).where(eq(avatarVideos.id, row.id));
+  await q.updateAvatarVideo(deps.db, row.id, { nextPollAt: at });
   await deps.jobs.send(
     pollAvatarVideoJob,
     { avatarVideoId: row.id, attempt },
@@ -75,18 +71,15 @@ async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSec
   if (!row.workspaceId) {
     const key = `avatar-demo/${row.id}.mp4`;
     await deps.providers.storage.putFile(key, file, { contentType: "video/mp4", move: true });
-    await deps.db
-      .update(avatarVideos)
-      .set({
-        status: "completed",
-        storageKey: key,
-        durationSeconds: durationSeconds ?? null,
-        error: null,
-        nextPollAt: null,
-        completedAt: new Date(),
-        updatedAt: new Date(),
-      })
-      .where(eq(avatarVideos.id, row.id));
+    await q.updateAvatarVideo(deps.db, row.id, {
+      status: "completed",
+      storageKey: key,
+      durationSeconds: durationSeconds ?? null,
+      error: null,
+      nextPollAt: null,
+      completedAt: new Date(),
+      updatedAt: new Date(),
+    });
     return;
   }
   const media = await createMediaFromFile(deps, row.workspaceId, {
@@ -96,18 +89,15 @@ async function ingest(deps: JobDeps, row: AvatarVideo, file: string, durationSec
     move: true,
     createdBy: row.createdBy,
   });
-  await deps.db
-    .update(avatarVideos)
-    .set({
-      status: "completed",
-      mediaId: media.id,
-      durationSeconds: media.durationSeconds ?? durationSeconds ?? null,
-      error: null,
-      nextPollAt: null,
-      completedAt: new Date(),
-      updatedAt: new Date(),
-    })
-    .where(eq(avatarVideos.id, row.id));
+  await q.updateAvatarVideo(deps.db, row.id, {
+    status: "completed",
+    mediaId: media.id,
+    durationSeconds: media.durationSeconds ?? durationSeconds ?? null,
+    error: null,
+    nextPollAt: null,
+    completedAt: new Date(),
+    updatedAt: new Date(),
+  });
   deps.log.info(
     { avatarVideoId: row.id, mediaId: media.id, provider: row.provider },
     "avatar video stored in the library",
@@ -176,10 +166,7 @@ async function pollRemote(deps: JobDeps, row: AvatarVideo) {
     if (file) await fsp.rm(file.path, { force: true });
     if (error instanceof ProviderError && error.transient) {
       const failures = row.transientFailures + 1;
-      await deps.db
-        .update(avatarVideos)
-        .set({ transientFailures: failures })
-        .where(eq(avatarVideos.id, row.id));
+      await q.updateAvatarVideo(deps.db, row.id, { transientFailures: failures });
       deps.log.warn(
         { avatarVideoId: row.id, reason: error.message, failures },
         "avatar download failed, retrying",

@@ -1,9 +1,8 @@
-import { eq } from "drizzle-orm";
-import { demoRequests } from "../../db/schema";
 import { renderDemoEmail } from "../../emails/demo-email";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { startDemoAvatarVideo } from "../avatar/avatar.service";
 import { sendDemoJob } from "./demo.jobs";
+import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
@@ -12,7 +11,7 @@ import { sendDemoJob } from "./demo.jobs";
 const sendDemoHandler = defineHandler(sendDemoJob, {
   handler: async ({ demoRequestId }, deps) => {
     const { db, providers, env } = deps;
-    const [req] = await db.select().from(demoRequests).where(eq(demoRequests.id, demoRequestId));
+    const req = await getDemoRequest(db, demoRequestId);
     if (!req || req.status === "sent") return;
     const firstName = req.name.split(/\s+/)[0];
     if (req.email) {
@@ -38,7 +37,7 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         machineDetection: true,
       });
     }
-    await db.update(demoRequests).set({ status: "sent" }).where(eq(demoRequests.id, demoRequestId));
+    await markDemoRequestSent(db, demoRequestId);
   },
 });
 

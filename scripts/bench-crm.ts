@@ -29,8 +29,10 @@ import { importContactsJob, importStorageKey } from "../src/server/features/crm/
 import { normalisePhone } from "../src/server/features/crm/crm.phone";
 import type { ListContactsInput } from "../src/server/features/crm/crm.schemas";
 import { listContacts } from "../src/server/features/crm/crm.service";
-import { InlineJobClient, type JobClient } from "../src/server/jobs/client";
+import type { JobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
+import { InlineJobClient } from "../src/server/jobs/inline";
+import { handlerOf, jobRegistry } from "../src/server/jobs/registry";
 import { createServer } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
 
@@ -74,7 +76,7 @@ async function main() {
   const { db, sql } = createDb(url, { max: 8 });
   const log = pino({ level: "silent" });
   let deps: JobDeps | null = null;
-  const jobs = new InlineJobClient(() => deps as JobDeps);
+  const jobs = new InlineJobClient(() => deps as JobDeps, jobRegistry);
   const providers = createProviders(env, { db });
   const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
   deps = { db, sql, env, providers, jobs, log };
@@ -189,7 +191,6 @@ async function main() {
     // has completed; here they are held, then run and timed separately
     const followUps: { name: string; run: () => Promise<unknown> }[] = [];
     const deferring: JobClient = {
-      kind: "pg-boss",
       async send(job, data, options) {
         followUps.push({ name: job.name, run: () => jobs.send(job, data, options) });
         return null;
@@ -199,7 +200,7 @@ async function main() {
       },
     };
     const i0 = performance.now();
-    await importContactsJob.handler(
+    await handlerOf(importContactsJob).handler(
       { importId },
       { ...(deps as JobDeps), jobs: deferring },
       {

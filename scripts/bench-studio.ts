@@ -38,8 +38,9 @@ import { renderEditJob } from "../src/server/features/studio/studio.jobs";
 import { createMediaFromFile } from "../src/server/features/studio/studio.service";
 import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
 import type { JobClient } from "../src/server/jobs/client";
-import { InlineJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
+import { InlineJobClient } from "../src/server/jobs/inline";
+import { handlerOf, jobRegistry } from "../src/server/jobs/registry";
 import { buildFfmpegArgs, resolveFfmpegBinaries, runFfmpeg, runProcess } from "../src/server/lib/ffmpeg";
 import { createServer } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
@@ -110,7 +111,7 @@ async function benchRender(url: string) {
   const log = pino({ level: "silent" });
   const providers = createProviders(env, { db });
   let deps: JobDeps | null = null;
-  const inline = new InlineJobClient(() => deps as JobDeps);
+  const inline = new InlineJobClient(() => deps as JobDeps, jobRegistry);
   deps = { db, sql, env, providers, jobs: inline, log };
   const bins = resolveFfmpegBinaries(env);
   const storage = providers.storage as LocalStorageProvider;
@@ -176,7 +177,10 @@ async function benchRender(url: string) {
         .returning();
       const c = cpuSeconds();
       const t = performance.now();
-      await renderEditJob.handler({ editId: edit.id }, jobDeps, { id: `bench-${i}`, retryCount: 0 });
+      await handlerOf(renderEditJob).handler({ editId: edit.id }, jobDeps, {
+        id: `bench-${i}`,
+        retryCount: 0,
+      });
       jobTimes.push(performance.now() - t);
       jobCpu.push(cpuSeconds() - c);
       const [done] = await db.select().from(mediaEdits).where(eq(mediaEdits.id, edit.id));

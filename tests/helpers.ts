@@ -7,8 +7,9 @@ import { inject } from "vitest";
 import { loadEnv } from "../src/env";
 import { createDb } from "../src/server/db/client";
 import { workspaces } from "../src/server/db/schema";
-import { InlineJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
+import { InlineJobClient } from "../src/server/jobs/inline";
+import { jobRegistry } from "../src/server/jobs/registry";
 import { createServer } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
 
@@ -45,7 +46,7 @@ export async function createTestApp(envOverrides: Record<string, string> = {}) {
   });
   const { db, sql } = createDb(databaseUrl, { max: 5 });
   let deps: JobDeps | null = null;
-  const jobs = new InlineJobClient(() => deps!);
+  const jobs = new InlineJobClient(() => deps!, jobRegistry);
   const providers = createProviders(env, { db });
   const { app, ctx } = await createServer({ db, sql, env, providers, jobs, serveClient: false });
   deps = { db, sql, env, providers, jobs, log: ctx.log };

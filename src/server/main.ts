@@ -15,6 +15,7 @@ import { authRest } from "./features/auth/auth.rest";
 import { avatarRest } from "./features/avatar/avatar.rest";
 import { billingRest } from "./features/billing/billing.rest";
 import { campaignsRest } from "./features/campaigns/campaigns.rest";
+import { videoCampaignsRest } from "./features/campaigns/campaigns.video-rest";
 import { crmRest } from "./features/crm/crm.rest";
 import { dashboardRest } from "./features/dashboard/dashboard.rest";
 import { demoRest } from "./features/demo/demo.rest";
@@ -124,6 +125,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     dashboardRest,
     crmRest,
     campaignsRest,
+    videoCampaignsRest,
     studioRest,
     avatarRest,
     billingRest,

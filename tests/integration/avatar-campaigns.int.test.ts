@@ -194,7 +194,7 @@ describe("personalised avatar video campaigns", () => {
     expect(blank.json().error).toBe("Please complete all steps");
 
     // the tRPC operation takes the same input
-    const trpc = await client.post("/trpc/studio.launchVideoCampaign", {
+    const trpc = await client.post("/trpc/campaigns.launchVideoCampaign", {
       json: { ...body, contacts: [{ name: "Tia", email: uniqueEmail("tia") }] },
     });
     expect(trpc.statusCode, trpc.body).toBe(200);

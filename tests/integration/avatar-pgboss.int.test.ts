@@ -2,11 +2,10 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { avatarVideos } from "../../src/server/db/schema/avatar";
 import { mediaItems } from "../../src/server/db/schema/studio";
-import { avatarJobs } from "../../src/server/features/avatar/avatar.jobs";
 import { createAvatarVideo } from "../../src/server/features/avatar/avatar.service";
-import { studioJobs } from "../../src/server/features/studio/studio.jobs";
 import { PgBossJobClient } from "../../src/server/jobs/client";
 import type { JobDeps } from "../../src/server/jobs/define";
+import { jobRegistry } from "../../src/server/jobs/registry";
 import { startBoss, startWorkers } from "../../src/server/jobs/worker";
 import { type FakeDid, startFakeDid } from "../fakes/did";
 import { createTestApp, signUp, type TestApp } from "../helpers";
@@ -28,7 +27,7 @@ beforeAll(async () => {
     DID_API_URL: did.url,
     AVATAR_POLL_INTERVAL_SECONDS: "0.5",
   });
-  const registry = [...avatarJobs, ...studioJobs];
+  const registry = jobRegistry.filter((j) => /^(avatar|studio)\./.test(j.name));
   boss = await startBoss(t.env.DATABASE_URL!, registry, { max: 4 });
   deps = {
     db: t.db,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contactImports } from "../../src/server/db/schema";
 import { MAX_FIELD_CHARS } from "../../src/server/features/crm/crm.import";
 import { importContactsJob, importStorageKey } from "../../src/server/features/crm/crm.jobs";
+import { handlerOf } from "../../src/server/jobs/registry";
 import { createTestApp, signUp, TEST_ORIGIN, type TestApp } from "../helpers";
 
 let t: TestApp;
@@ -25,7 +26,7 @@ async function runImport(workspaceId: string, file: string) {
     fileName: path.basename(file),
     fileSize: fs.statSync(file).size,
   });
-  await importContactsJob.handler(
+  await handlerOf(importContactsJob).handler(
     { importId },
     { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log },
     { id: randomUUID(), retryCount: 0 },

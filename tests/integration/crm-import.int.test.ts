@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contactImports } from "../../src/server/db/schema";
 import { ContactImporter, indexImportSearch } from "../../src/server/features/crm/crm.import";
 import { importContactsJob, importStorageKey } from "../../src/server/features/crm/crm.jobs";
+import { handlerOf } from "../../src/server/jobs/registry";
 import {
   type AuthedClient,
   createTestApp,
@@ -501,7 +502,7 @@ describe("an import whose worker died", () => {
       );
       await first.finish();
       // pg-boss runs the job again (retryCount 1) once the dead worker's heartbeat has lapsed
-      await importContactsJob.handler(
+      await handlerOf(importContactsJob).handler(
         { importId },
         { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log },
         { id: randomUUID(), retryCount: 1 },

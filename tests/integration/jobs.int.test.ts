@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { InlineJobClient, PgBossJobClient } from "../../src/server/jobs/client";
-import { defineJob, type JobDeps, PermanentJobError } from "../../src/server/jobs/define";
+import { PgBossJobClient } from "../../src/server/jobs/client";
+import { defineHandler, defineJob, type JobDeps, PermanentJobError } from "../../src/server/jobs/define";
+import { InlineJobClient } from "../../src/server/jobs/inline";
 import { startBoss, startWorkers } from "../../src/server/jobs/worker";
 import { createTestApp, type TestApp } from "../helpers";
 
@@ -23,10 +24,12 @@ async function waitFor(check: () => boolean, ms = 20_000) {
 function makeJobs(prefix: string) {
   const seen: number[] = [];
   const attempts = new Map<number, number>();
-  const job = defineJob({
+  const contract = defineJob({
     name: `${prefix}.record-number`,
     schema: z.object({ n: z.number().int() }),
     options: { retryLimit: 2, retryDelay: 1, retryBackoff: false },
+  });
+  const job = defineHandler(contract, {
     handler: async ({ n }) => {
       attempts.set(n, (attempts.get(n) ?? 0) + 1);
       if (n < 0) throw new PermanentJobError("negative numbers are refused");
@@ -34,13 +37,13 @@ function makeJobs(prefix: string) {
       seen.push(n);
     },
   });
-  return { job, seen, attempts };
+  return { contract, job, seen, attempts };
 }
 
 describe("pg-boss job client and workers", () => {
   it("creates the queue, works sent and bulk-inserted jobs, retries transient errors, never retries permanent ones or bad payloads", async () => {
     const prefix = `t${randomUUID().slice(0, 8)}`;
-    const { job, seen, attempts } = makeJobs(prefix);
+    const { contract, job, seen, attempts } = makeJobs(prefix);
     const boss = await startBoss(t.env.DATABASE_URL!, [job], { max: 4 });
     try {
       const client = new PgBossJobClient(boss);
@@ -53,8 +56,8 @@ describe("pg-boss job client and workers", () => {
         log: t.ctx.log,
       } as JobDeps;
       await startWorkers(boss, [job], deps, 2);
-      await client.send(job, { n: 1 });
-      await client.sendMany(job, [
+      await client.send(contract, { n: 1 });
+      await client.sendMany(contract, [
         { data: { n: 2 } },
         { data: { n: 3 } },
         { data: { n: 13 } },
@@ -80,7 +83,11 @@ describe("pg-boss queue options", () => {
     const handler = async () => {};
     let boss = await startBoss(
       t.env.DATABASE_URL!,
-      [defineJob({ name, schema, handler, options: { retryLimit: 2, heartbeatSeconds: 30 } })],
+      [
+        defineHandler(defineJob({ name, schema, options: { retryLimit: 2, heartbeatSeconds: 30 } }), {
+          handler,
+        }),
+      ],
       { max: 2 },
     );
     try {
@@ -90,7 +97,7 @@ describe("pg-boss queue options", () => {
     }
     boss = await startBoss(
       t.env.DATABASE_URL!,
-      [defineJob({ name, schema, handler, options: { retryLimit: 5 } })],
+      [defineHandler(defineJob({ name, schema, options: { retryLimit: 5 } }), { handler })],
       { max: 2 },
     );
     try {
@@ -109,15 +116,19 @@ describe("a worker that dies mid-job", () => {
     const hang = new Promise<void>((r) => {
       release = r;
     });
-    const job = defineJob({
-      name,
-      schema: z.object({}),
-      options: { retryLimit: 1, retryDelay: 1, retryBackoff: false, heartbeatSeconds: 10 },
-      handler: async (_data, _deps, meta) => {
-        attempts.push(meta.retryCount);
-        if (meta.retryCount === 0) await hang; // the first worker never finishes
+    const job = defineHandler(
+      defineJob({
+        name,
+        schema: z.object({}),
+        options: { retryLimit: 1, retryDelay: 1, retryBackoff: false, heartbeatSeconds: 10 },
+      }),
+      {
+        handler: async (_data, _deps, meta) => {
+          attempts.push(meta.retryCount);
+          if (meta.retryCount === 0) await hang; // the first worker never finishes
+        },
       },
-    });
+    );
     const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, log: t.ctx.log } as JobDeps;
     const first = await startBoss(t.env.DATABASE_URL!, [job], { max: 2 });
     await startWorkers(first, [job], { ...deps, jobs: new PgBossJobClient(first) }, 1);
@@ -138,25 +149,31 @@ describe("a worker that dies mid-job", () => {
 
 describe("inline job client", () => {
   it("runs handlers in process, retries, keeps delayed jobs aside and honours ids", async () => {
-    const { job, seen, attempts } = makeJobs("inline");
+    const { contract, job, seen, attempts } = makeJobs("inline");
     const inline: InlineJobClient = new InlineJobClient(
       (): JobDeps => ({ ...t.ctx, jobs: inline }) as unknown as JobDeps,
+      [job],
     );
-    await inline.send(job, { n: 13 });
+    await inline.send(contract, { n: 13 });
     expect(seen).toEqual([13]);
     expect(attempts.get(13)).toBe(2);
-    await inline.send(job, { n: -5 });
+    await inline.send(contract, { n: -5 });
     expect(inline.failures.map((f) => f.error.message)).toContain("negative numbers are refused");
-    await inline.send(job, { n: 7 }, { startAfter: new Date(Date.now() + 60_000) });
+    await inline.send(contract, { n: 7 }, { startAfter: new Date(Date.now() + 60_000) });
     expect(seen).toEqual([13]);
     expect(inline.deferred).toHaveLength(1);
     expect(await inline.runDeferred()).toBe(1);
     expect(seen).toEqual([13, 7]);
     const id = randomUUID();
-    await inline.send(job, { n: 8 }, { id });
-    await inline.send(job, { n: 8 }, { id });
+    await inline.send(contract, { n: 8 }, { id });
+    await inline.send(contract, { n: 8 }, { id });
     expect(seen.filter((n) => n === 8)).toHaveLength(1);
-    await inline.send(job, { n: "x" } as unknown as { n: number });
+    await inline.send(contract, { n: "x" } as unknown as { n: number });
     expect(inline.failures.at(-1)?.error.message).toMatch(/^n: /);
+    // a contract without a registered handler is refused, not silently dropped
+    const unknown = defineJob({ name: "inline.unregistered", schema: z.object({}) });
+    await expect(inline.send(unknown, {})).rejects.toThrow(
+      /No handler is registered for the job inline.unregistered/,
+    );
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mediaEdits, mediaItems } from "../../src/server/db/schema";
 import { atempoChain, buildEditGraph, segmentsFromCuts } from "../../src/server/features/studio/studio.graph";
 import { processMediaJob, renderEditJob } from "../../src/server/features/studio/studio.jobs";
+import { handlerOf } from "../../src/server/jobs/registry";
 import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import {
   type AuthedClient,
@@ -482,11 +483,11 @@ describe.skipIf(!SHARED_DATA)(`job failures (${SHARED_DATA_MISSING})`, () => {
       .returning();
     const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
     await expect(
-      renderEditJob.handler({ editId: edit.id }, deps, { id: "x", retryCount: 0 }),
+      handlerOf(renderEditJob).handler({ editId: edit.id }, deps, { id: "x", retryCount: 0 }),
     ).rejects.toThrow();
     expect((await client.get(`/api/media/edits/${edit.id}`)).json().edit.status).toBe("rendering");
     await expect(
-      renderEditJob.handler({ editId: edit.id }, deps, { id: "x", retryCount: 1 }),
+      handlerOf(renderEditJob).handler({ editId: edit.id }, deps, { id: "x", retryCount: 1 }),
     ).rejects.toThrow();
     expect((await client.get(`/api/media/edits/${edit.id}`)).json().edit).toMatchObject({
       status: "failed",
@@ -498,7 +499,7 @@ describe.skipIf(!SHARED_DATA)(`job failures (${SHARED_DATA_MISSING})`, () => {
       .set({ currentKey: `u/${user.id}/m/${m.id}/missing.mp4`, processingStatus: "processing" })
       .where(eq(mediaItems.id, m.id));
     // a missing stored file is final at the first attempt (no retries)
-    await processMediaJob.handler({ mediaId: m.id }, deps, { id: "y", retryCount: 0 });
+    await handlerOf(processMediaJob).handler({ mediaId: m.id }, deps, { id: "y", retryCount: 0 });
     expect((await client.get(`/api/media/${m.id}`)).json().media).toMatchObject({
       processing_status: "failed",
       processing_error: "the uploaded file is missing",

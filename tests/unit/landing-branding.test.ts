@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LandingData } from "../../src/server/features/studio/studio.campaigns";
-import { renderLandingPage } from "../../src/server/features/studio/studio.landing";
+import { renderLandingPage } from "../../src/server/features/campaigns/campaigns.landing";
+import type { LandingData } from "../../src/server/features/campaigns/campaigns.video";
 
 function data(sender: Partial<LandingData["sender"]>): LandingData {
   return {

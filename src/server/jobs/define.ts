@@ -4,6 +4,9 @@ import type { Env } from "../../env";
 import type { Db, Sql } from "../db/client";
 import type { Providers } from "../providers";
 import type { JobClient } from "./client";
+import type { JobContract } from "./contract";
+
+export { defineJob, type JobContract, type JobOptions } from "./contract";
 
 /** What every job handler receives besides its payload. */
 export interface JobDeps {
@@ -22,31 +25,8 @@ export interface JobMeta {
   retryCount: number;
 }
 
-/** Queue-level options (pg-boss `createQueue`) and worker options (pg-boss `work`). */
-export interface JobOptions {
-  retryLimit?: number;
-  retryDelay?: number;
-  retryBackoff?: boolean;
-  retryDelayMax?: number;
-  expireInSeconds?: number;
-  /**
-   * pg-boss heartbeat, seconds (>= 10): the worker refreshes it while the handler runs; when a
-   * killed worker stops refreshing it, pg-boss retries the job (within retryLimit) without waiting
-   * for expireInSeconds.
-   */
-  heartbeatSeconds?: number;
-  /** jobs fetched per poll */
-  batchSize?: number;
-  /** parallel fetch loops per process */
-  localConcurrency?: number;
-  /** idle poll interval, seconds (>= 0.5) */
-  pollingIntervalSeconds?: number;
-}
-
-export interface JobDefinition<S extends z.ZodType = z.ZodType> {
-  /** `<feature>.<verb-noun>` */
-  name: string;
-  schema: S;
+/** The work of a job (`<feature>.handlers.ts`). */
+export interface JobHandlers<S extends z.ZodType = z.ZodType> {
   handler: (data: z.output<S>, deps: JobDeps, meta: JobMeta) => Promise<void>;
   /**
    * Optional: handles every job of one pg-boss fetch (up to `batchSize`) in one call, for hot paths
@@ -55,17 +35,22 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * fails (and retries) the whole batch, so it should record per-item failures itself.
    */
   batchHandler?: (items: { data: z.output<S>; meta: JobMeta }[], deps: JobDeps) => Promise<void>;
-  options?: JobOptions;
 }
+
+/** A job contract bound to its work: what the worker registry (jobs/registry.ts) runs. */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> extends JobContract<S>, JobHandlers<S> {}
 
 export type AnyJobDefinition = JobDefinition<any>;
 
 /**
- * The one way to define a job (ARCHITECTURE.md "One way to define a job"). The payload is parsed
- * with `schema` before the handler runs; a parse failure is final (not retried).
+ * Binds the work to a job contract (in `<feature>.handlers.ts`, imported only by the worker
+ * registry). The handler receives the payload parsed by the contract's schema.
  */
-export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
-  return def;
+export function defineHandler<S extends z.ZodType>(
+  contract: JobContract<S>,
+  handlers: JobHandlers<S>,
+): JobDefinition<S> {
+  return { ...contract, ...handlers };
 }
 
 /** Thrown by a handler for an error that retrying cannot fix (the job fails at once). */

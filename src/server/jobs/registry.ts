@@ -1,21 +1,36 @@
-import { avatarJobs } from "../features/avatar/avatar.jobs";
-import { billingJobs } from "../features/billing/billing.service";
+import { avatarHandlers } from "../features/avatar/avatar.handlers";
+import { billingHandlers } from "../features/billing/billing.handlers";
 import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
-import { campaignsJobs } from "../features/campaigns/campaigns.jobs";
-import { crmJobs } from "../features/crm/crm.jobs";
-import { demoJobs } from "../features/demo/demo.jobs";
-import { studioJobs } from "../features/studio/studio.jobs";
+import { campaignsHandlers } from "../features/campaigns/campaigns.handlers";
+import { crmHandlers } from "../features/crm/crm.handlers";
+import { demoHandlers } from "../features/demo/demo.handlers";
+import { studioHandlers } from "../features/studio/studio.handlers";
+import type { JobContract } from "./contract";
 import type { AnyJobDefinition, JobDeps } from "./define";
 
-/** Every job the worker runs; pg-boss creates a queue for each at boot. */
+/**
+ * Every job the worker runs (contract + handler); pg-boss creates a queue for each at boot. The only
+ * module outside the features that imports their `<feature>.handlers.ts` (npm run check:deps).
+ */
 export const jobRegistry: AnyJobDefinition[] = [
-  ...demoJobs,
-  ...crmJobs,
-  ...campaignsJobs,
-  ...studioJobs,
-  ...avatarJobs,
-  ...billingJobs,
+  ...demoHandlers,
+  ...crmHandlers,
+  ...campaignsHandlers,
+  ...studioHandlers,
+  ...avatarHandlers,
+  ...billingHandlers,
 ];
+
+/**
+ * The registered definition (with its handler) of a job contract, for scripts and tests that run one
+ * job's work directly.
+ * @throws Error when no handler is registered under the contract's name.
+ */
+export function handlerOf(job: JobContract): AnyJobDefinition {
+  const def = jobRegistry.find((d) => d.name === job.name);
+  if (!def) throw new Error(`No handler is registered for the job ${job.name}`);
+  return def;
+}
 
 /**
  * Run once each time a worker process starts, after its pg-boss workers: recovery work that must not

@@ -14,6 +14,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { users } from "./auth";
 import { contacts } from "./crm";
+import { mediaItems } from "./studio";
 import { workspaces } from "./workspaces";
 
 /** Channels a campaign sends on. `video_email` / `video_sms` carry a per-recipient landing-page URL (studio). */
@@ -205,3 +206,93 @@ export const webhookEvents = pgTable(
 
 export type Campaign = typeof campaigns.$inferSelect;
 export type CampaignRecipient = typeof campaignRecipients.$inferSelect;
+
+// ---- video campaigns (their media lives in studio; the campaign and its recipients here)
+
+/**
+ * A recipient's personal video landing page (`/v/{token}`): the video, the sender's message merged for
+ * this recipient, a call to action. `campaignId`/`contactId` link it to the campaign engine and CRM.
+ */
+export const videoLandingPages = pgTable(
+  "video_landing_pages",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** unguessable url token (base32, 160 bits) */
+    token: text().notNull(),
+    mediaId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => mediaItems.id, { onDelete: "cascade" }),
+    campaignId: text(),
+    contactId: bigint({ mode: "number" }),
+    recipientName: text(),
+    recipientEmail: text(),
+    recipientPhone: text(),
+    /** the sender's message, merged for this recipient */
+    message: text().notNull().default(""),
+    ctaLabel: text(),
+    ctaUrl: text(),
+    viewCount: integer().notNull().default(0),
+    /** highest watch milestone reached: 0, 25, 50, 75, 100 */
+    maxPercent: integer().notNull().default(0),
+    firstViewedAt: timestamp({ withTimezone: true }),
+    lastViewedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("video_landing_pages_token_uq").on(t.token),
+    index("video_landing_pages_campaign_idx").on(t.campaignId),
+    index("video_landing_pages_user_idx").on(t.workspaceId, t.createdAt),
+  ],
+);
+
+/**
+ * A video campaign's studio side: which video it sends and the landing page's call to action.
+ * `publicId` (unguessable) names the campaign-wide email thumbnail (`/v/t/{publicId}.gif`); each
+ * recipient's page is `/v/{recipient token}` (the campaign engine's token).
+ */
+export const videoCampaigns = pgTable(
+  "video_campaigns",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    workspaceId: uuid()
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** who did it (the acting user); null once that user is deleted */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
+    publicId: text().notNull(),
+    mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
+    /** the campaign engine's campaign id, set right after launch */
+    campaignId: bigint({ mode: "number" }),
+    deliveryMethod: text().$type<"email" | "sms">().notNull(),
+    /** the sender's message with merge tags (name, email, phone, company) */
+    message: text().notNull().default(""),
+    ctaLabel: text(),
+    ctaUrl: text(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("video_campaigns_public_uq").on(t.publicId),
+    index("video_campaigns_campaign_idx").on(t.campaignId),
+  ],
+);
+
+/** View tracking of a landing page: `view` on open, `progress` at 25/50/75/100 % (each once). */
+export const videoViewEvents = pgTable(
+  "video_view_events",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    pageId: bigint({ mode: "number" })
+      .notNull()
+      .references(() => videoLandingPages.id, { onDelete: "cascade" }),
+    event: text().$type<"view" | "progress">().notNull(),
+    percent: integer(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("video_view_events_page_idx").on(t.pageId, t.createdAt)],
+);
+
+export type VideoLandingPage = typeof videoLandingPages.$inferSelect;
+export type VideoCampaign = typeof videoCampaigns.$inferSelect;

@@ -1,17 +1,12 @@
-import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import {
-  type AvatarProviderName,
-  type AvatarVideo,
-  type AvatarVideoStatus,
-  avatarVideos,
-} from "../../db/schema/avatar";
+import type { AvatarProviderName, AvatarVideo, AvatarVideoStatus } from "../../db/schema/avatar";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { pollAvatarVideoJob } from "./avatar.jobs";
 import { pollJobId, timeoutMessage } from "./avatar.pipeline";
+import * as q from "./avatar.queries";
 import { createAvatarInput, providerSchema, scriptSchema, statusInput } from "./avatar.schemas";
 
 /** What the avatar services need (an AppContext or a job's deps both fit). */
@@ -105,12 +100,7 @@ export async function createAvatarVideo(
       "UNPROCESSABLE",
       `${PROVIDER_DISPLAY[name]} is not configured on this server (set ${name === "did" ? "DID_API_KEY" : "HEYGEN_API_KEY"}); choose another provider`,
     );
-  const [{ n }] = await deps.db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(avatarVideos)
-    .where(
-      and(eq(avatarVideos.workspaceId, workspaceId), inArray(avatarVideos.status, ["created", "processing"])),
-    );
+  const n = await q.countInProgress(deps.db, workspaceId);
   if (n >= MAX_IN_PROGRESS_PER_USER)
     throw new AppError(
       "TOO_MANY_REQUESTS",
@@ -118,44 +108,36 @@ export async function createAvatarVideo(
     );
   const title = input.title || defaultTitle(input.script);
   const deadlineAt = new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000);
-  const [row] = await deps.db
-    .insert(avatarVideos)
-    .values({
-      workspaceId,
-      createdBy,
-      provider: name,
-      script: input.script,
-      title,
-      deadlineAt,
-      status: "created",
-    })
-    .returning();
+  const row = await q.insertAvatarVideo(deps.db, {
+    workspaceId,
+    createdBy,
+    provider: name,
+    script: input.script,
+    title,
+    deadlineAt,
+    status: "created",
+  });
 
   if (provider.kind === "local") {
-    const [updated] = await deps.db
-      .update(avatarVideos)
-      .set({ vendorVideoId: row.id, vendorStatus: "queued" })
-      .where(eq(avatarVideos.id, row.id))
-      .returning();
+    const updated = await q.updateAvatarVideo(deps.db, row.id, {
+      vendorVideoId: row.id,
+      vendorStatus: "queued",
+    });
     await deps.jobs.send(
       pollAvatarVideoJob,
       { avatarVideoId: row.id, attempt: 0 },
       { id: pollJobId(row.id, 0) },
     );
-    return toPublicAvatarVideo((await findOwned(deps, workspaceId, row.id)) ?? updated);
+    return toPublicAvatarVideo((await q.getOwned(deps.db, workspaceId, row.id)) ?? updated ?? row);
   }
 
   try {
     const created = await provider.create({ script: input.script, title });
-    const [updated] = await deps.db
-      .update(avatarVideos)
-      .set({
-        vendorVideoId: created.vendorVideoId,
-        vendorStatus: created.vendorStatus,
-        updatedAt: new Date(),
-      })
-      .where(eq(avatarVideos.id, row.id))
-      .returning();
+    const updated = await q.updateAvatarVideo(deps.db, row.id, {
+      vendorVideoId: created.vendorVideoId,
+      vendorStatus: created.vendorStatus,
+      updatedAt: new Date(),
+    });
     await deps.jobs.send(
       pollAvatarVideoJob,
       { avatarVideoId: row.id, attempt: 0 },
@@ -164,7 +146,7 @@ export async function createAvatarVideo(
         startAfter: new Date(Date.now() + deps.env.AVATAR_POLL_INTERVAL_SECONDS * 1000),
       },
     );
-    return toPublicAvatarVideo((await findOwned(deps, workspaceId, row.id)) ?? updated);
+    return toPublicAvatarVideo((await q.getOwned(deps.db, workspaceId, row.id)) ?? updated ?? row);
   } catch (error) {
     const message =
       error instanceof ProviderError
@@ -174,25 +156,13 @@ export async function createAvatarVideo(
         : `${PROVIDER_DISPLAY[name]} request failed`;
     if (!(error instanceof ProviderError))
       deps.log.error({ err: error, provider: name }, "avatar create failed");
-    const [failed] = await deps.db
-      .update(avatarVideos)
-      .set({ status: "error", error: message, updatedAt: new Date() })
-      .where(eq(avatarVideos.id, row.id))
-      .returning();
-    return toPublicAvatarVideo(failed);
+    const failed = await q.updateAvatarVideo(deps.db, row.id, {
+      status: "error",
+      error: message,
+      updatedAt: new Date(),
+    });
+    return toPublicAvatarVideo(failed ?? row);
   }
-}
-
-async function findOwned(
-  deps: Pick<AppContext, "db">,
-  workspaceId: string,
-  id: string,
-): Promise<AvatarVideo | undefined> {
-  const [row] = await deps.db
-    .select()
-    .from(avatarVideos)
-    .where(and(eq(avatarVideos.id, id), eq(avatarVideos.workspaceId, workspaceId)));
-  return row;
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -210,28 +180,30 @@ export async function getAvatarVideoStatus(
   raw: { provider: unknown; videoId: unknown },
 ): Promise<PublicAvatarVideo> {
   const { provider, videoId } = parseInput(statusInput, raw);
-  const idMatch = UUID_RE.test(videoId)
-    ? or(eq(avatarVideos.id, videoId), eq(avatarVideos.vendorVideoId, videoId))
-    : eq(avatarVideos.vendorVideoId, videoId);
-  const [row] = await deps.db
-    .select()
-    .from(avatarVideos)
-    .where(and(eq(avatarVideos.workspaceId, workspaceId), eq(avatarVideos.provider, provider), idMatch))
-    .limit(1);
+  const row = await q.findByAnyId(deps.db, workspaceId, provider, videoId, UUID_RE.test(videoId));
   if (!row) throw new AppError("NOT_FOUND", "Video not found");
   if ((row.status === "created" || row.status === "processing") && row.deadlineAt.getTime() < Date.now()) {
-    const [timedOut] = await deps.db
-      .update(avatarVideos)
-      .set({
-        status: "error",
-        error: timeoutMessage(deps.env.AVATAR_POLL_TIMEOUT_SECONDS),
-        updatedAt: new Date(),
-      })
-      .where(and(eq(avatarVideos.id, row.id), inArray(avatarVideos.status, ["created", "processing"])))
-      .returning();
+    const timedOut = await q.failIfInProgress(
+      deps.db,
+      row.id,
+      timeoutMessage(deps.env.AVATAR_POLL_TIMEOUT_SECONDS),
+    );
     if (timedOut) return toPublicAvatarVideo(timedOut);
   }
   return toPublicAvatarVideo(row);
+}
+
+/**
+ * One avatar video of the workspace by Pitchwise id, or null when absent or another workspace's (for
+ * other features: video campaigns wait on their recipients' videos through this).
+ */
+export async function getAvatarVideo(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: string,
+): Promise<AvatarVideo | null> {
+  if (!UUID_RE.test(id)) return null;
+  return (await q.getOwned(deps.db, workspaceId, id)) ?? null;
 }
 
 /** The user's avatar videos, newest first (at most `limit`, default 20). */
@@ -240,12 +212,7 @@ export async function listAvatarVideos(
   workspaceId: string,
   limit = 20,
 ): Promise<PublicAvatarVideo[]> {
-  const rows = await deps.db
-    .select()
-    .from(avatarVideos)
-    .where(eq(avatarVideos.workspaceId, workspaceId))
-    .orderBy(desc(avatarVideos.createdAt))
-    .limit(Math.min(100, Math.max(1, limit)));
+  const rows = await q.listNewest(deps.db, workspaceId, Math.min(100, Math.max(1, limit)));
   return rows.map(toPublicAvatarVideo);
 }
 
@@ -279,34 +246,24 @@ export async function startDemoAvatarVideo(
     : "local";
   const provider = deps.providers.avatar.get(name);
   if (!provider) return null;
-  const [inserted] = await deps.db
-    .insert(avatarVideos)
-    .values({
-      workspaceId: null,
-      demoRequestId: input.demoRequestId,
-      publicToken: randomToken(),
-      provider: name,
-      script: demoScript(input.firstName),
-      title: "Pitchwise demo",
-      deadlineAt: new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000),
-    })
-    .onConflictDoNothing({ target: avatarVideos.demoRequestId })
-    .returning();
+  const inserted = await q.insertDemoAvatarVideo(deps.db, {
+    workspaceId: null,
+    demoRequestId: input.demoRequestId,
+    publicToken: randomToken(),
+    provider: name,
+    script: demoScript(input.firstName),
+    title: "Pitchwise demo",
+    deadlineAt: new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000),
+  });
   if (!inserted) {
-    const [existing] = await deps.db
-      .select()
-      .from(avatarVideos)
-      .where(eq(avatarVideos.demoRequestId, input.demoRequestId));
+    const existing = await q.getByDemoRequest(deps.db, input.demoRequestId);
     return existing?.publicToken && existing.status !== "error"
       ? demoVideoUrl(deps.env, existing.publicToken)
       : null;
   }
   const url = demoVideoUrl(deps.env, inserted.publicToken!);
   if (provider.kind === "local") {
-    await deps.db
-      .update(avatarVideos)
-      .set({ vendorVideoId: inserted.id, vendorStatus: "queued" })
-      .where(eq(avatarVideos.id, inserted.id));
+    await q.updateAvatarVideo(deps.db, inserted.id, { vendorVideoId: inserted.id, vendorStatus: "queued" });
     // rendered after the demo's email, SMS and call are out (the render is CPU-heavy; the page waits for it)
     await deps.jobs.send(
       pollAvatarVideoJob,
@@ -317,14 +274,11 @@ export async function startDemoAvatarVideo(
   }
   try {
     const created = await provider.create({ script: inserted.script, title: inserted.title });
-    await deps.db
-      .update(avatarVideos)
-      .set({
-        vendorVideoId: created.vendorVideoId,
-        vendorStatus: created.vendorStatus,
-        updatedAt: new Date(),
-      })
-      .where(eq(avatarVideos.id, inserted.id));
+    await q.updateAvatarVideo(deps.db, inserted.id, {
+      vendorVideoId: created.vendorVideoId,
+      vendorStatus: created.vendorStatus,
+      updatedAt: new Date(),
+    });
     await deps.jobs.send(
       pollAvatarVideoJob,
       { avatarVideoId: inserted.id, attempt: 0 },
@@ -339,10 +293,11 @@ export async function startDemoAvatarVideo(
       { err: error, demoRequestId: input.demoRequestId },
       "demo avatar video refused by the vendor",
     );
-    await deps.db
-      .update(avatarVideos)
-      .set({ status: "error", error: (error as Error).message, updatedAt: new Date() })
-      .where(eq(avatarVideos.id, inserted.id));
+    await q.updateAvatarVideo(deps.db, inserted.id, {
+      status: "error",
+      error: (error as Error).message,
+      updatedAt: new Date(),
+    });
     return null;
   }
 }
@@ -355,7 +310,7 @@ const TOKEN_RE = /^[a-z2-7]{16,64}$/;
  */
 export async function getDemoAvatarVideo(deps: Pick<AppContext, "db">, token: string): Promise<AvatarVideo> {
   if (!TOKEN_RE.test(token)) throw new AppError("NOT_FOUND", "Video not found");
-  const [row] = await deps.db.select().from(avatarVideos).where(eq(avatarVideos.publicToken, token));
+  const row = await q.getByPublicToken(deps.db, token);
   if (!row || row.workspaceId !== null) throw new AppError("NOT_FOUND", "Video not found");
   return row;
 }

@@ -20,6 +20,10 @@ export type PlanLimit =
   | "smsMessages"
   | "voiceCalls";
 
+/** The monthly meters counted per workspace and billing period (a subset of PlanLimit). */
+export const METERS = ["leadSearches", "emails", "videoMessages", "smsMessages", "voiceCalls"] as const;
+export type Meter = (typeof METERS)[number];
+
 /** Features a plan includes or not. */
 export type PlanFeature =
   | "videoCampaigns"

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { Workspace } from "../../db/schema";
-import { defineJob } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { ProviderError } from "../../providers/errors";
 import type { PaidPlanId, PaymentEvent, SubscriptionState } from "../../providers/payments";
@@ -9,9 +8,12 @@ import { WebhookSignatureError } from "../../providers/payments";
 import { LocalPaymentsProvider, type SignedEvent } from "../../providers/payments/local";
 import { getUserProfiles } from "../user/user.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
   assertWithinPlan,
+  METERS,
+  type Meter,
   PLAN_IDS,
   PLANS,
   type PlanFeature,
@@ -19,6 +21,8 @@ import {
   planOf,
 } from "./billing.plans";
 import * as q from "./billing.queries";
+
+export { METERS, type Meter };
 
 type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">;
 
@@ -490,8 +494,6 @@ export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: 
 // ---------------------------------------------------------------- usage meters and limits
 
 /** The monthly meters (spec section 9): each counts in the workspace's billing period. */
-export const METERS = ["leadSearches", "emails", "videoMessages", "smsMessages", "voiceCalls"] as const;
-export type Meter = (typeof METERS)[number];
 
 /** Usage reaching this share of a limit warns the owner (spec section 9: 80 %). */
 export const WARNING_SHARE = 0.8;
@@ -663,53 +665,6 @@ export async function getUsage(
 }
 
 /** Words for a meter in the warning email. */
-const METER_WORDS: Record<Meter, string> = {
-  leadSearches: "lead searches",
-  emails: "emails",
-  videoMessages: "video messages",
-  smsMessages: "SMS messages",
-  voiceCalls: "voice calls",
-};
-
-/**
- * `billing.send-usage-warning`: emails the workspace owner that a meter reached 80 % of the plan's
- * monthly limit (spec section 2 FAQ, section 9), unless the owner turned email notifications off in
- * Settings > Preferences. Enqueued once per period and meter by `reserveUsage`.
- */
-export const usageWarningJob = defineJob({
-  name: "billing.send-usage-warning",
-  schema: z.object({
-    workspaceId: z.string().uuid(),
-    meter: z.enum(METERS),
-    used: z.number().int().nonnegative(),
-    limit: z.number().int().positive(),
-  }),
-  options: { retryLimit: 3, retryDelay: 30, retryBackoff: true },
-  async handler(data, deps) {
-    const ws = await q.findBillingWorkspace(deps.db, data.workspaceId);
-    if (!ws) return;
-    const owner = (await getUserProfiles(deps, [ws.ownerId])).get(ws.ownerId);
-    if (!owner || owner.preferences?.emailNotifications === false) return;
-    const plan = PLANS[effectivePlan(ws)];
-    const words = METER_WORDS[data.meter];
-    const pct = Math.floor((data.used / data.limit) * 100);
-    const url = `${deps.env.APP_URL}/pricing`;
-    await deps.providers.email.send({
-      to: owner.email,
-      subject: `You have used ${pct}% of your ${words} this month`,
-      text:
-        `Hi ${owner.name},\n\n${ws.name} has used ${data.used.toLocaleString("en-US")} of the ` +
-        `${data.limit.toLocaleString("en-US")} ${words} your ${plan.name} plan includes this billing period. ` +
-        `When the limit is reached, new ${words} are refused until the next period or an upgrade.\n\n` +
-        `Compare plans: ${url}\n`,
-      tag: "usage-warning",
-      workspaceId: ws.id,
-      metadata: { kind: "usage-warning", meter: data.meter },
-    });
-  },
-});
-
-export const billingJobs = [usageWarningJob];
 
 /**
  * What a message of a campaign channel counts against (spec section 9): email -> emails, sms ->

@@ -22,6 +22,7 @@ import {
   renderScriptFor,
   renderSmsFor,
 } from "./campaigns.content";
+import { sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
 
 /*
  * The send engine. Guarantee (documented honestly, see also the report):
@@ -271,7 +272,6 @@ async function record(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]) {
   });
   // transient errors and quiet hours: come back later with a fresh, deterministic job id
   if (waiting.length) {
-    const { sendMessageJob } = await import("./campaigns.jobs");
     await deps.jobs.sendMany(
       sendMessageJob,
       laterJobs(
@@ -700,7 +700,6 @@ export async function enqueueDue(
   ids: number[],
 ): Promise<void> {
   if (ids.length === 0) return;
-  const { sendMessageJob } = await import("./campaigns.jobs");
   await deps.jobs.sendMany(
     sendMessageJob,
     sendJobs(ids, (a, b, n) => `send:${campaign.id}:${campaign.round}:${a}-${b}:${n}`),
@@ -713,7 +712,6 @@ export async function enqueueDue(
  * their time. Job ids are deterministic per campaign round, so re-running is harmless.
  */
 export async function fanOut(deps: JobDeps, campaign: Campaign): Promise<number> {
-  const { sendMessageJob } = await import("./campaigns.jobs");
   const rows = await deps.sql<{ id: string; nb: string | null }[]>`
     select id, (extract(epoch from not_before) * 1000)::bigint::text as nb
     from campaign_recipients
@@ -754,7 +752,6 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
       .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "sending")))
       .returning({ id: campaigns.id });
     if (done.length && shouldSimulate(deps)) {
-      const { simulateEngagementJob } = await import("./campaigns.jobs");
       await deps.jobs.send(
         simulateEngagementJob,
         { campaignId },
@@ -786,7 +783,6 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
       for update skip locked)
     returning id`;
   if (stuck.length) {
-    const { sendMessageJob } = await import("./campaigns.jobs");
     const slot = Math.floor(Date.now() / 1000);
     const ids = stuck.map((s) => Number(s.id)).sort((a, b) => a - b);
     await deps.jobs.sendMany(
@@ -794,16 +790,13 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
       sendJobs(ids, (a, b, n) => `recover:${a}-${b}:${n}:${slot}`),
     );
   }
-  if (deps.jobs.kind === "pg-boss") {
-    const { watchCampaignJob } = await import("./campaigns.jobs");
-    const every = deps.env.CAMPAIGN_WATCHDOG_SECONDS;
-    const at = Math.ceil(Date.now() / 1000 / every) * every;
-    await deps.jobs.send(
-      watchCampaignJob,
-      { campaignId },
-      { id: uuidFromKey(`watch:${campaignId}:${at}`), startAfter: new Date(at * 1000) },
-    );
-  }
+  const every = deps.env.CAMPAIGN_WATCHDOG_SECONDS;
+  const at = Math.ceil(Date.now() / 1000 / every) * every;
+  await deps.jobs.send(
+    watchCampaignJob,
+    { campaignId },
+    { id: uuidFromKey(`watch:${campaignId}:${at}`), startAfter: new Date(at * 1000) },
+  );
   return "sending";
 }
 

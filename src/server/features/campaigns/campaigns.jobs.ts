@@ -1,9 +1,8 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { campaigns } from "../../db/schema";
-import { defineJob } from "../../jobs/define";
-import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
-import { simulateEngagement } from "./campaigns.events";
+import { AVATAR_PROVIDERS } from "../../db/schema";
+import { defineJob } from "../../jobs/contract";
+
+/** Job contracts of the campaigns feature (what callers enqueue); the work is in campaigns.handlers.ts. */
 
 /**
  * Starts (or restarts after resume / resend-failed) a campaign: a scheduled campaign whose time came
@@ -13,29 +12,12 @@ export const fanOutJob = defineJob({
   name: "campaigns.fan-out",
   schema: z.object({ campaignId: z.number().int().positive() }),
   options: { retryLimit: 5, expireInSeconds: 300 },
-  handler: async ({ campaignId }, deps) => {
-    const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
-    if (!c) return;
-    if (c.status === "scheduled") {
-      if (c.scheduledAt && c.scheduledAt.getTime() > Date.now() + 1000) return; // rescheduled later; that job will run
-      await deps.db
-        .update(campaigns)
-        .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
-        .where(eq(campaigns.id, campaignId));
-      c.status = "sending";
-    }
-    if (c.status !== "sending") return;
-    await fanOut(deps, c);
-    await watchCampaign(deps, campaignId);
-  },
 });
 
 /**
- * Sends to campaign recipients: `recipientIds` (fan-out puts up to SEND_CHUNK = 500 in one job; the
- * idempotency key is each recipient row, unique per campaign, contact and channel, and its status
- * machine decides what is sent, so a duplicate or stale job sends nothing twice). `recipientId` is
- * the single-recipient form of older jobs. Under pg-boss the jobs of one fetch (2) are handled in
- * one call (`batchHandler`), in chunks of 500.
+ * Sends to campaign recipients by row id: `recipientIds` (up to SEND_CHUNK = 500 per job from
+ * fan-out) or the older single `recipientId`. The rows' status machine decides what is sent, so a
+ * duplicate or stale job sends nothing twice.
  */
 export const sendMessageJob = defineJob({
   name: "campaigns.send-message",
@@ -56,29 +38,13 @@ export const sendMessageJob = defineJob({
     localConcurrency: 2,
     pollingIntervalSeconds: 0.5,
   },
-  handler: async (data, deps) => {
-    await processRecipients(deps, recipientIdsOf(data));
-  },
-  batchHandler: async (items, deps) => {
-    await processRecipients(
-      deps,
-      items.flatMap((i) => recipientIdsOf(i.data)),
-    );
-  },
 });
-
-function recipientIdsOf(d: { recipientId?: number; recipientIds?: number[] }): number[] {
-  return [...(d.recipientIds ?? []), ...(d.recipientId !== undefined ? [d.recipientId] : [])];
-}
 
 /** Watchdog pass of a sending campaign (completion, lost-job recovery); re-schedules itself. */
 export const watchCampaignJob = defineJob({
   name: "campaigns.watch",
   schema: z.object({ campaignId: z.number().int().positive() }),
   options: { retryLimit: 10, retryDelay: 2, expireInSeconds: 60, localConcurrency: 1 },
-  handler: async ({ campaignId }, deps) => {
-    await watchCampaign(deps, campaignId);
-  },
 });
 
 /** Local providers only: simulates delivery, opens, clicks and replies for a completed campaign. */
@@ -86,10 +52,25 @@ export const simulateEngagementJob = defineJob({
   name: "campaigns.simulate-engagement",
   schema: z.object({ campaignId: z.number().int().positive() }),
   options: { retryLimit: 2 },
-  handler: async ({ campaignId }, deps) => {
-    await simulateEngagement(deps, campaignId);
-  },
 });
 
-/** pg-boss jobs of the campaigns feature. */
-export const campaignsJobs = [fanOutJob, sendMessageJob, watchCampaignJob, simulateEngagementJob];
+/**
+ * Renders one recipient's personalised avatar video of a video campaign, then releases that
+ * recipient's held message. The queue keeps the name it had when video campaigns lived in studio/
+ * (jobs already queued under it still run).
+ */
+export const renderRecipientAvatarJob = defineJob({
+  name: "studio.render-recipient-avatar",
+  schema: z.object({
+    videoCampaignId: z.number().int().positive(),
+    recipientId: z.number().int().positive(),
+    provider: z.enum(AVATAR_PROVIDERS),
+    script: z.string().min(1).max(5000),
+    title: z.string().max(200),
+    /** set once the avatar video exists: the job then waits for it */
+    avatarVideoId: z.string().uuid().optional(),
+    /** re-queues so far (part of the job id) */
+    round: z.number().int().min(0).default(0),
+  }),
+  options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
+});

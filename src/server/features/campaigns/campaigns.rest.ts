@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { clickByToken, unsubscribeByToken } from "./campaigns.events";
+import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import { campaignIdInput, createCampaignInput, emailLaunchInput, smsLaunchInput } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import {
@@ -189,7 +189,6 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // --- public pages ---
   app.get("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
-    const { recipientByToken } = await import("./campaigns.events");
     const r = await recipientByToken(ctx.db, token);
     if (!r)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
 import { campaignIdInput, createCampaignInput, emailTestInput, recipientsQuery } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
+import { launchVideoCampaign, videoCampaignStats } from "./campaigns.video";
 
 /** tRPC `campaigns` router: every channel's create+launch, list, report, recipients and actions. */
 export const campaignsRouter = router({
@@ -34,4 +35,12 @@ export const campaignsRouter = router({
   resendFailed: protectedProcedure
     .input(campaignIdInput)
     .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.workspaceId, input.id)),
+  /** Same input as POST /api/campaigns/video (validated by the service). */
+  launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
+    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
+    return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
+  }),
+  videoCampaignStats: protectedProcedure
+    .input(z.object({ campaignId: z.number().int().positive() }))
+    .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.workspaceId, input.campaignId)),
 });

@@ -87,3 +87,53 @@ export function renderMergeTags(
 export function mergeTagsIn(template: string): string[] {
   return [...new Set(Array.from(template.matchAll(TAG_RE), (m) => m[1].toLowerCase()))];
 }
+
+/**
+ * Turns the builder's placeholders into the campaign engine's merge tags (spec section 5: name,
+ * email, phone, company are replaced per contact, fallbacks 'there' for name and 'your company' for
+ * company). Accepts `{name}`, `{{name}}` and `[name]`.
+ */
+export function toMergeTags(message: string): string {
+  const fallback: Record<string, string> = {
+    name: "{{name|there}}",
+    company: "{{company|your company}}",
+    email: "{{email}}",
+    phone: "{{phone}}",
+  };
+  return message.replace(
+    /\{\{\s*(name|email|phone|company)\s*\}\}|\{\s*(name|email|phone|company)\s*\}|\[\s*(name|email|phone|company)\s*\]/gi,
+    (_m, a, b, c) => {
+      const key = String(a ?? b ?? c).toLowerCase();
+      return fallback[key] ?? _m;
+    },
+  );
+}
+
+const FIRST_NAME_FALLBACK = "there";
+
+/** The landing page message merged for one contact (spec section 5 placeholders and merge tags). */
+export function mergeFor(
+  template: string,
+  c: {
+    firstName: string | null;
+    lastName: string | null;
+    email: string | null;
+    phone: string | null;
+    company: string | null;
+  },
+) {
+  const name = [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || FIRST_NAME_FALLBACK;
+  const values: Record<string, string> = {
+    name,
+    email: c.email ?? "",
+    phone: c.phone ?? "",
+    company: c.company || "your company",
+  };
+  return toMergeTags(template).replace(
+    /\{\{\s*(\w+)(?:\|([^}]*))?\s*\}\}/g,
+    (_m, key: string, fb?: string) => {
+      const v = values[key.toLowerCase()];
+      return v || fb || "";
+    },
+  );
+}

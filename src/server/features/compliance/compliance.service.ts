@@ -1,6 +1,5 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { suppressions } from "../../db/schema";
+import * as q from "./compliance.queries";
 
 export type SuppressionChannel = "email" | "sms" | "voice" | "voicemail";
 
@@ -21,10 +20,13 @@ export async function suppress(
   reason: string,
   source?: string,
 ): Promise<void> {
-  await db
-    .insert(suppressions)
-    .values({ workspaceId, channel, value: normaliseSuppressionValue(channel, value), reason, source })
-    .onConflictDoNothing();
+  await q.insertSuppression(db, {
+    workspaceId,
+    channel,
+    value: normaliseSuppressionValue(channel, value),
+    reason,
+    source,
+  });
 }
 
 /** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
@@ -34,15 +36,7 @@ export async function unsuppress(
   channel: SuppressionChannel | "all",
   value: string,
 ) {
-  await db
-    .delete(suppressions)
-    .where(
-      and(
-        eq(suppressions.workspaceId, workspaceId),
-        eq(suppressions.channel, channel),
-        sql`lower(${suppressions.value}) = ${normaliseSuppressionValue(channel, value)}`,
-      ),
-    );
+  await q.deleteSuppression(db, workspaceId, channel, normaliseSuppressionValue(channel, value));
 }
 
 /**
@@ -57,16 +51,7 @@ export async function findSuppressed(
 ): Promise<Map<string, string>> {
   const norm = [...new Set(values.filter(Boolean).map((v) => normaliseSuppressionValue(channel, v)))];
   if (norm.length === 0) return new Map();
-  const rows = await db
-    .select({ value: suppressions.value, reason: suppressions.reason })
-    .from(suppressions)
-    .where(
-      and(
-        eq(suppressions.workspaceId, workspaceId),
-        inArray(suppressions.channel, [channel, "all"]),
-        inArray(sql`lower(${suppressions.value})`, norm),
-      ),
-    );
+  const rows = await q.selectSuppressions(db, workspaceId, [channel, "all"], norm);
   return new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
 }
 

@@ -41,6 +41,7 @@ import {
   sniffEncoding,
 } from "./crm.csv";
 import { importRows } from "./crm.import";
+import { geocodeContactsJob, importContactsJob, importStorageKey } from "./crm.jobs";
 import { normalisePhone, toE164 } from "./crm.phone";
 import { contactOrder, contactWhere, normaliseSearch } from "./crm.queries";
 import {
@@ -686,7 +687,6 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
 
 /** Enqueues offline geocoding for contacts with a city/state or postal code and no coordinates. */
 async function queueGeocode(ctx: Ctx, workspaceId: string, contactIds?: number[]) {
-  const { geocodeContactsJob } = await import("./crm.jobs");
   await ctx.jobs.send(
     geocodeContactsJob,
     { workspaceId, contactIds },
@@ -1196,7 +1196,6 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     await importContactLimit(ctx, workspaceId),
   );
   if (r.created + r.updated > 0) {
-    const { geocodeContactsJob } = await import("./crm.jobs");
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });
   }
   return {
@@ -1277,7 +1276,6 @@ export async function startFileImport(
       `No email column found (columns: ${headers.slice(0, 10).join(", ").slice(0, 200)}). Every contact needs an email; map a column to Email.`,
     );
   // hand the file to the storage provider (local disk or S3) so whichever worker runs the job can read it
-  const { importStorageKey } = await import("./crm.jobs");
   await ctx.providers.storage.putFile(importStorageKey(file.importId), file.path, {
     contentType: "text/csv",
     move: true,
@@ -1296,7 +1294,6 @@ export async function startFileImport(
       })
       .returning();
     if (!row) throw new AppError("INTERNAL", "Could not start the import");
-    const { importContactsJob } = await import("./crm.jobs");
     await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
     return getImport(ctx, workspaceId, row.id);
   } catch (e) {

@@ -1,48 +1,12 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
-import { demoRequests } from "../../db/schema";
-import { renderDemoEmail } from "../../emails/demo-email";
-import { defineJob } from "../../jobs/define";
-import { startDemoAvatarVideo } from "../avatar/avatar.service";
+import { defineJob } from "../../jobs/contract";
 
 /**
- * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
- * providers. Idempotent: a request already marked sent is skipped.
+ * Sends the landing-page demo (email with an avatar video, SMS, voice call) of a demo request; the
+ * work is in demo.handlers.ts. Idempotent per request.
  */
 export const sendDemoJob = defineJob({
   name: "demo.send-demo",
   schema: z.object({ demoRequestId: z.number().int() }),
   options: { retryLimit: 3 },
-  handler: async ({ demoRequestId }, deps) => {
-    const { db, providers, env } = deps;
-    const [req] = await db.select().from(demoRequests).where(eq(demoRequests.id, demoRequestId));
-    if (!req || req.status === "sent") return;
-    const firstName = req.name.split(/\s+/)[0];
-    if (req.email) {
-      // spec section 2: the success view promises 'AI Avatar Video Included' with the email
-      const videoUrl = await startDemoAvatarVideo(deps, { demoRequestId: req.id, firstName });
-      const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL, videoUrl });
-      await providers.email.send({
-        to: req.email,
-        subject: `${firstName}, your Pitchwise demo is here`,
-        html,
-        text,
-        tag: "demo",
-      });
-    }
-    if (req.phone) {
-      await providers.sms.send({
-        to: req.phone,
-        body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,
-      });
-      await providers.voice.call({
-        to: req.phone,
-        script: `Hello ${firstName}! This is the Pitchwise AI assistant calling with your demo. Pitchwise lets your business reach customers by personal video, text message, email and calls like this one. Thanks for trying it, and have a great day!`,
-        machineDetection: true,
-      });
-    }
-    await db.update(demoRequests).set({ status: "sent" }).where(eq(demoRequests.id, demoRequestId));
-  },
 });
-
-export const demoJobs = [sendDemoJob];

@@ -1,10 +1,10 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
-import { demoRequests } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import { sendDemoJob } from "./demo.jobs";
+import { insertDemoRequest } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
 
 /**
@@ -22,10 +22,7 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
   await consumeOrThrow(ctx.limiters.demoIp, meta.ip, "demo requests");
   for (const target of [phone, email])
     if (target) await consumeOrThrow(ctx.limiters.demoTarget, target, "demo requests");
-  const [row] = await ctx.db
-    .insert(demoRequests)
-    .values({ name: input.name, phone, email, ip: meta.ip })
-    .returning({ id: demoRequests.id });
-  await ctx.jobs.send(sendDemoJob, { demoRequestId: row.id });
-  return { id: row.id, phone, email };
+  const id = await insertDemoRequest(ctx.db, { name: input.name, phone, email, ip: meta.ip });
+  await ctx.jobs.send(sendDemoJob, { demoRequestId: id });
+  return { id, phone, email };
 }

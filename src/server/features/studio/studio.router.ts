@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { launchVideoCampaign, videoCampaignStats } from "./studio.campaigns";
 import { editIdSchema, mediaIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
@@ -16,7 +15,8 @@ import {
 } from "./studio.service";
 
 /**
- * tRPC `studio` router: the same operations as the REST adapters (uploads stay REST: multipart).
+ * tRPC `studio` router (media): the same operations as the REST adapters (uploads stay REST:
+ * multipart). Video campaigns are in the `campaigns` router.
  * Edit inputs are validated by the service with the REST schemas (same messages).
  */
 export const studioRouter = router({
@@ -41,14 +41,6 @@ export const studioRouter = router({
   advanced: protectedProcedure
     .input(z.unknown())
     .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.workspaceId, input))),
-  /** Same input as POST /api/campaigns/video (validated by the service). */
-  launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
-    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
-    return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
-  }),
-  videoCampaignStats: protectedProcedure
-    .input(z.object({ campaignId: z.number().int().positive() }))
-    .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.workspaceId, input.campaignId)),
   edit: protectedProcedure
     .input(z.object({ id: editIdSchema }))
     .query(async ({ ctx, input }) => toPublicEdit(await getEdit(ctx, ctx.workspaceId, input.id))),

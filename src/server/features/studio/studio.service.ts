@@ -266,6 +266,22 @@ export async function listMyVideos(deps: Pick<AppContext, "db">, workspaceId: st
 }
 
 /**
+ * One media item of the workspace, or null when absent or another workspace's (for other features:
+ * campaign landing pages and thumbnails read media only through this).
+ */
+export async function findMedia(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  mediaId: number,
+): Promise<MediaItem | null> {
+  const [row] = await deps.db
+    .select()
+    .from(mediaItems)
+    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, workspaceId)));
+  return row ?? null;
+}
+
+/**
  * One media item of the user.
  * @throws AppError NOT_FOUND 'Media not found' when absent or owned by someone else.
  */

@@ -3,9 +3,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context";
 import {
   type CampaignRecipient,
-  contacts,
   type MediaItem,
-  mediaItems,
   type VideoCampaign,
   type VideoLandingPage,
   videoCampaigns,
@@ -18,12 +16,13 @@ import { parseInput } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { assertWorkspaceFeature } from "../billing/billing.service";
-import { applyRecipientEvent, recipientByToken } from "../campaigns/campaigns.events";
-import { createAndLaunchCampaign, type LaunchResult } from "../campaigns/campaigns.service";
-import { recordActivities } from "../crm/crm.service";
+import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { findMedia, getMedia } from "../studio/studio.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
-import { queueRecipientAvatars } from "./studio.avatar-campaigns";
-import { getMedia } from "./studio.service";
+import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
+import { createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
+import { queueRecipientAvatars } from "./campaigns.video-avatars";
+import { mergeFor, toMergeTags } from "./merge-tags";
 
 const COMPLETE_STEPS = "Please complete all steps";
 
@@ -81,33 +80,12 @@ export const videoCampaignInput = z.object({
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 
 /**
- * Turns the builder's placeholders into the campaign engine's merge tags (spec section 5: name,
- * email, phone, company are replaced per contact, fallbacks 'there' for name and 'your company' for
- * company). Accepts `{name}`, `{{name}}` and `[name]`.
- */
-export function toMergeTags(message: string): string {
-  const fallback: Record<string, string> = {
-    name: "{{name|there}}",
-    company: "{{company|your company}}",
-    email: "{{email}}",
-    phone: "{{phone}}",
-  };
-  return message.replace(
-    /\{\{\s*(name|email|phone|company)\s*\}\}|\{\s*(name|email|phone|company)\s*\}|\[\s*(name|email|phone|company)\s*\]/gi,
-    (_m, a, b, c) => {
-      const key = String(a ?? b ?? c).toLowerCase();
-      return fallback[key] ?? _m;
-    },
-  );
-}
-
-/**
  * Creates and launches a video campaign through the campaign engine (`createAndLaunchCampaign`,
  * channel video_email or video_sms). Each recipient gets a personal landing page
  * `APP_URL/v/{token}`; emails show the GIF preview (else the poster) linking to it, SMS carries the
  * link. The studio keeps the campaign's video and call to action in `video_campaigns`.
  * With `avatarScript` (personalised AI avatar) there is no campaign video: each recipient's message
- * is held while their own avatar video renders (see studio.avatar-campaigns.ts), and their landing
+ * is held while their own avatar video renders (see campaigns.video-avatars.ts), and their landing
  * page plays it. The plan's monthly video messages (spec section 9) must cover the recipients.
  * @throws AppError BAD_REQUEST 'Please complete all steps' (no name, video or contact), NOT_FOUND
  * (video not the user's), UNPROCESSABLE (video not ready, avatar provider not configured),
@@ -239,13 +217,11 @@ export async function thumbnailByPublicId(
   publicId: string,
 ): Promise<{ media: MediaItem; kind: "gif" | "poster" } | null> {
   if (!/^[a-z0-9]{16,64}$/.test(publicId)) return null;
-  const [row] = await ctx.db
-    .select({ media: mediaItems })
-    .from(videoCampaigns)
-    .innerJoin(mediaItems, eq(mediaItems.id, videoCampaigns.mediaId))
-    .where(eq(videoCampaigns.publicId, publicId));
-  if (!row) return null;
-  return { media: row.media, kind: row.media.gifKey ? "gif" : "poster" };
+  const [vc] = await ctx.db.select().from(videoCampaigns).where(eq(videoCampaigns.publicId, publicId));
+  if (!vc?.mediaId) return null;
+  const media = await findMedia(ctx, vc.workspaceId, vc.mediaId);
+  if (!media) return null;
+  return { media, kind: media.gifKey ? "gif" : "poster" };
 }
 
 /** Everything a recipient's landing page shows. */
@@ -259,35 +235,6 @@ export interface LandingData {
     SenderProfile,
     "name" | "businessName" | "email" | "phone" | "brandColor" | "logoUrl" | "hideBranding"
   >;
-}
-
-const FIRST_NAME_FALLBACK = "there";
-
-/** The landing page message merged for one contact (spec section 5 placeholders and merge tags). */
-export function mergeFor(
-  template: string,
-  c: {
-    firstName: string | null;
-    lastName: string | null;
-    email: string | null;
-    phone: string | null;
-    company: string | null;
-  },
-) {
-  const name = [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || FIRST_NAME_FALLBACK;
-  const values: Record<string, string> = {
-    name,
-    email: c.email ?? "",
-    phone: c.phone ?? "",
-    company: c.company || "your company",
-  };
-  return toMergeTags(template).replace(
-    /\{\{\s*(\w+)(?:\|([^}]*))?\s*\}\}/g,
-    (_m, key: string, fb?: string) => {
-      const v = values[key.toLowerCase()];
-      return v || fb || "";
-    },
-  );
 }
 
 /**
@@ -309,15 +256,12 @@ export async function landingByToken(
   const [existing] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
   const mediaId = existing?.mediaId ?? campaign?.mediaId;
   if (!campaign || !mediaId) return null;
-  const [media] = await ctx.db
-    .select()
-    .from(mediaItems)
-    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, recipient.workspaceId)));
+  const media = await findMedia(ctx, recipient.workspaceId, mediaId);
   if (!media) return null;
   const sender = await getSenderProfile(ctx, recipient.workspaceId);
   let page = existing;
   if (!page) {
-    const [contact] = await ctx.db.select().from(contacts).where(eq(contacts.id, recipient.contactId));
+    const [contact] = await getContactsByIds(ctx, recipient.workspaceId, [recipient.contactId]);
     const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };
     await ctx.db
       .insert(videoLandingPages)

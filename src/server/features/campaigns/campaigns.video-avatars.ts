@@ -1,21 +1,20 @@
 import { and, eq, inArray } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { AppContext } from "../../context";
 import {
-  AVATAR_PROVIDERS,
-  avatarVideos,
+  type AVATAR_PROVIDERS,
   campaignRecipients,
   campaigns,
-  contacts,
   videoCampaigns,
   videoLandingPages,
 } from "../../db/schema";
-import { defineJob, type JobDeps } from "../../jobs/define";
+import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
-import { createAvatarVideo } from "../avatar/avatar.service";
-import { enqueueDue, uuidFromKey } from "../campaigns/campaigns.engine";
-import { watchCampaignJob } from "../campaigns/campaigns.jobs";
-import { renderMergeTags } from "../campaigns/merge-tags";
+import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
+import { getContactsByIds } from "../crm/crm.service";
+import { enqueueDue, uuidFromKey } from "./campaigns.engine";
+import { renderRecipientAvatarJob, watchCampaignJob } from "./campaigns.jobs";
+import { mergeFor, renderMergeTags } from "./merge-tags";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -26,18 +25,7 @@ export const AVATAR_HOLD_MS = 24 * 60 * 60 * 1000;
 /** A render that found the user's in-progress cap full tries again after this many seconds. */
 export const RENDER_RETRY_SECONDS = 10;
 
-const renderSchema = z.object({
-  videoCampaignId: z.number().int().positive(),
-  recipientId: z.number().int().positive(),
-  provider: z.enum(AVATAR_PROVIDERS),
-  script: z.string().min(1).max(5000),
-  title: z.string().max(200),
-  /** set once the avatar video exists: the job then waits for it */
-  avatarVideoId: z.string().uuid().optional(),
-  /** re-queues so far (part of the job id) */
-  round: z.number().int().min(0).default(0),
-});
-type RenderData = z.infer<typeof renderSchema>;
+type RenderData = z.output<typeof renderRecipientAvatarJob.schema>;
 
 async function again(deps: JobDeps, data: RenderData, delaySeconds: number) {
   const next = { ...data, round: data.round + 1 };
@@ -64,10 +52,7 @@ async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: num
  * (so `/v/{token}` plays this recipient's own video), the hold (`not_before`) is cleared and the
  * send job enqueued; a failed video skips the recipient with the reason.
  */
-export const renderRecipientAvatarJob = defineJob({
-  name: "studio.render-recipient-avatar",
-  schema: renderSchema,
-  options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
+export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJob, {
   handler: async (data, deps) => {
     const [row] = await deps.db
       .select({ r: campaignRecipients, vc: videoCampaigns })
@@ -96,12 +81,7 @@ export const renderRecipientAvatarJob = defineJob({
       }
       data = { ...data, avatarVideoId: created.videoId };
     }
-    const [video] = await deps.db
-      .select()
-      .from(avatarVideos)
-      .where(
-        and(eq(avatarVideos.id, data.avatarVideoId as string), eq(avatarVideos.workspaceId, r.workspaceId)),
-      );
+    const video = await getAvatarVideo(deps, r.workspaceId, data.avatarVideoId as string);
     if (!video || video.status === "error") {
       await skipRecipient(
         deps,
@@ -115,8 +95,7 @@ export const renderRecipientAvatarJob = defineJob({
       await again(deps, data, deps.env.AVATAR_POLL_INTERVAL_SECONDS);
       return;
     }
-    const [contact] = await deps.db.select().from(contacts).where(eq(contacts.id, r.contactId));
-    const { mergeFor } = await import("./studio.campaigns");
+    const [contact] = await getContactsByIds(deps, r.workspaceId, [r.contactId]);
     await deps.db
       .insert(videoLandingPages)
       .values({
@@ -177,21 +156,21 @@ export async function queueRecipientAvatars(
     .update(campaignRecipients)
     .set({ notBefore: hold, updatedAt: new Date() })
     .where(and(eq(campaignRecipients.campaignId, input.campaignId), eq(campaignRecipients.status, "queued")))
-    .returning({ id: campaignRecipients.id, contactId: campaignRecipients.contactId });
+    .returning({
+      id: campaignRecipients.id,
+      contactId: campaignRecipients.contactId,
+      workspaceId: campaignRecipients.workspaceId,
+    });
   await ctx.db
     .update(campaigns)
     .set({ status: "sending", scheduledAt: null, startedAt: new Date(), updatedAt: new Date() })
     .where(and(eq(campaigns.id, input.campaignId), eq(campaigns.status, "scheduled")));
   if (held.length === 0) return 0;
-  const rows = await ctx.db
-    .select()
-    .from(contacts)
-    .where(
-      inArray(
-        contacts.id,
-        held.map((h) => h.contactId),
-      ),
-    );
+  const rows = await getContactsByIds(
+    ctx,
+    held[0].workspaceId,
+    held.map((h) => h.contactId),
+  );
   const byId = new Map(rows.map((c) => [c.id, c]));
   const jobs = held
     .sort((a, b) => a.id - b.id)

@@ -3,7 +3,7 @@ import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts } from "../../src/server/db/schema";
-import { toMergeTags } from "../../src/server/features/studio/studio.campaigns";
+import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import {
   type AuthedClient,
   createTestApp,
@@ -237,16 +237,16 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     expect(res.json().error).toContain(message);
   });
 
-  it("the tRPC studio router launches a video campaign and reads its stats", async () => {
+  it("the tRPC campaigns router launches a video campaign and reads its stats", async () => {
     const { client, user } = await signUp(t.app);
     await setPlan(t, user.id, "professional"); // video campaigns are not on the Free plan
     const video = await uploadFlower(client);
-    const bad = await client.post("/trpc/studio.launchVideoCampaign", {
+    const bad = await client.post("/trpc/campaigns.launchVideoCampaign", {
       json: { campaignName: "", videoId: video.id, contacts: [] },
     });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.json.message).toBe("Please complete all steps");
-    const ok = await client.post("/trpc/studio.launchVideoCampaign", {
+    const ok = await client.post("/trpc/campaigns.launchVideoCampaign", {
       json: {
         campaignName: "tRPC video",
         videoId: video.id,
@@ -258,7 +258,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const { campaign, queued } = ok.json().result.data.json;
     expect(queued).toBe(1);
     const stats = await client.get(
-      `/trpc/studio.videoCampaignStats?input=${encodeURIComponent(JSON.stringify({ json: { campaignId: campaign.id } }))}`,
+      `/trpc/campaigns.videoCampaignStats?input=${encodeURIComponent(JSON.stringify({ json: { campaignId: campaign.id } }))}`,
     );
     expect(stats.json().result.data.json).toMatchObject({ campaign_id: campaign.id, viewers: 0, views: 0 });
   });

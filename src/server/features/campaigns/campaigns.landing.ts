@@ -1,4 +1,4 @@
-import type { LandingData } from "./studio.campaigns";
+import type { LandingData } from "./campaigns.video";
 
 /** HTML-escapes text for element content and attribute values. */
 export function esc(s: string | null | undefined): string {

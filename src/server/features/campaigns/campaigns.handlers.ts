@@ -1,0 +1,75 @@
+import { eq } from "drizzle-orm";
+import { campaigns } from "../../db/schema";
+import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
+import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
+import { simulateEngagement } from "./campaigns.events";
+import { fanOutJob, sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
+import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
+
+/**
+ * Starts (or restarts after resume / resend-failed) a campaign: a scheduled campaign whose time came
+ * becomes `sending`; then one send job per due recipient is enqueued and the watchdog armed.
+ */
+const fanOutHandler = defineHandler(fanOutJob, {
+  handler: async ({ campaignId }, deps) => {
+    const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+    if (!c) return;
+    if (c.status === "scheduled") {
+      if (c.scheduledAt && c.scheduledAt.getTime() > Date.now() + 1000) return; // rescheduled later; that job will run
+      await deps.db
+        .update(campaigns)
+        .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
+        .where(eq(campaigns.id, campaignId));
+      c.status = "sending";
+    }
+    if (c.status !== "sending") return;
+    await fanOut(deps, c);
+    await watchCampaign(deps, campaignId);
+  },
+});
+
+/**
+ * Sends to campaign recipients: `recipientIds` (fan-out puts up to SEND_CHUNK = 500 in one job; the
+ * idempotency key is each recipient row, unique per campaign, contact and channel, and its status
+ * machine decides what is sent, so a duplicate or stale job sends nothing twice). `recipientId` is
+ * the single-recipient form of older jobs. Under pg-boss the jobs of one fetch (2) are handled in
+ * one call (`batchHandler`), in chunks of 500.
+ */
+const sendMessageHandler = defineHandler(sendMessageJob, {
+  handler: async (data, deps) => {
+    await processRecipients(deps, recipientIdsOf(data));
+  },
+  batchHandler: async (items, deps) => {
+    await processRecipients(
+      deps,
+      items.flatMap((i) => recipientIdsOf(i.data)),
+    );
+  },
+});
+
+function recipientIdsOf(d: { recipientId?: number; recipientIds?: number[] }): number[] {
+  return [...(d.recipientIds ?? []), ...(d.recipientId !== undefined ? [d.recipientId] : [])];
+}
+
+/** Watchdog pass of a sending campaign (completion, lost-job recovery); re-schedules itself. */
+const watchCampaignHandler = defineHandler(watchCampaignJob, {
+  handler: async ({ campaignId }, deps) => {
+    await watchCampaign(deps, campaignId);
+  },
+});
+
+/** Local providers only: simulates delivery, opens, clicks and replies for a completed campaign. */
+const simulateEngagementHandler = defineHandler(simulateEngagementJob, {
+  handler: async ({ campaignId }, deps) => {
+    await simulateEngagement(deps, campaignId);
+  },
+});
+
+/** The campaigns feature's job handlers (worker registry). */
+export const campaignsHandlers: AnyJobDefinition[] = [
+  fanOutHandler,
+  sendMessageHandler,
+  watchCampaignHandler,
+  simulateEngagementHandler,
+  renderRecipientAvatarHandler,
+];

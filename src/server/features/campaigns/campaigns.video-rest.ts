@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { FastifyInstance } from "fastify";
+import { z } from "zod";
+import type { AppContext } from "../../context";
+import { requireTenant } from "../../http/auth";
+import { sendMediaFile } from "../../http/media-file";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
+import {
+  landingByToken,
+  launchVideoCampaign,
+  thumbnailByPublicId,
+  trackView,
+  videoCampaignStats,
+} from "./campaigns.video";
+
+const PLYR_DIST = path.dirname(createRequire(import.meta.url).resolve("plyr/dist/plyr.css"));
+const PLYR_ASSETS: Record<string, { file: string; type: string }> = {
+  "plyr.js": { file: "plyr.min.js", type: "application/javascript; charset=utf-8" },
+  "plyr.css": { file: "plyr.css", type: "text/css; charset=utf-8" },
+  "plyr.svg": { file: "plyr.svg", type: "image/svg+xml" },
+};
+const tokenParams = z.object({ token: z.string().max(100) });
+
+/**
+ * REST adapters of video campaigns (spec section 7: POST /api/campaigns/video) and the public
+ * recipient landing pages `/v/{token}` with their video, poster, thumbnail and player assets.
+ */
+export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  /** Video campaign (spec section 7): launched through the campaign engine. */
+  app.post("/api/campaigns/video", async (req) => {
+    const tenant = requireTenant(req);
+    const result = await launchVideoCampaign(ctx, tenant.workspaceId, req.body, tenant.userId);
+    return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
+  });
+  /** Video engagement of a video campaign (views, watch milestones). */
+  app.get("/api/campaigns/video/:id/stats", async (req) => {
+    const tenant = requireTenant(req);
+    const { id } = parseInput(
+      z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
+      req.params,
+    );
+    return { success: true, stats: await videoCampaignStats(ctx, tenant.workspaceId, id) };
+  });
+
+  // ---- public recipient landing pages (no sign-in; the token is the credential)
+  app.get("/v/assets/:file", async (req, reply) => {
+    const { file } = parseInput(z.object({ file: z.string().max(40) }), req.params);
+    const asset = PLYR_ASSETS[file];
+    if (!asset) throw new AppError("NOT_FOUND", "Not found");
+    return reply
+      .type(asset.type)
+      .header("Cache-Control", "public, max-age=86400")
+      .send(fs.createReadStream(path.join(PLYR_DIST, asset.file)));
+  });
+  app.get("/v/t/:file", async (req, reply) => {
+    const { file } = parseInput(z.object({ file: z.string().max(100) }), req.params);
+    const thumb = await thumbnailByPublicId(ctx, file.replace(/\.(gif|jpg)$/, ""));
+    if (!thumb) throw new AppError("NOT_FOUND", "Not found");
+    // email clients load it from their own origin: helmet's same-site CORP would block it
+    reply.header("Cross-Origin-Resource-Policy", "cross-origin");
+    return sendMediaFile(ctx, req, reply, thumb.media, thumb.kind, "public, max-age=300");
+  });
+  app.get("/v/:token", async (req, reply) => {
+    const { token } = parseInput(tokenParams, req.params);
+    const data = await landingByToken(ctx, token);
+    reply
+      .header("Cache-Control", "no-store")
+      .header("Referrer-Policy", "no-referrer")
+      .type("text/html; charset=utf-8");
+    if (!data) return reply.status(404).send(renderUnavailablePage());
+    return reply.send(renderLandingPage(data, token));
+  });
+  for (const [suffix, kind] of [
+    ["video", "file"],
+    ["poster", "poster"],
+  ] as const) {
+    app.get(`/v/:token/${suffix}`, async (req, reply) => {
+      const { token } = parseInput(tokenParams, req.params);
+      const data = await landingByToken(ctx, token);
+      if (!data) throw new AppError("NOT_FOUND", "Not found");
+      return sendMediaFile(ctx, req, reply, data.media, kind, "private, max-age=300");
+    });
+  }
+  app.post("/v/:token/events", async (req) => {
+    const { token } = parseInput(tokenParams, req.params);
+    const tracked = await trackView(ctx, token, req.body);
+    return { success: true, tracked };
+  });
+}

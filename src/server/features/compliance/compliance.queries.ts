@@ -1,0 +1,50 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { suppressions } from "../../db/schema";
+
+/** The compliance feature's SQL (suppression list); values arrive normalised by the service. */
+
+/** Inserts one suppression; an existing (workspace, channel, value) is left as it is. */
+export async function insertSuppression(
+  db: DbOrTx,
+  row: { workspaceId: string; channel: string; value: string; reason: string; source?: string },
+): Promise<void> {
+  await db.insert(suppressions).values(row).onConflictDoNothing();
+}
+
+/** Deletes the suppression of `value` (compared lower-cased) for exactly `channel`. */
+export async function deleteSuppression(
+  db: DbOrTx,
+  workspaceId: string,
+  channel: string,
+  value: string,
+): Promise<void> {
+  await db
+    .delete(suppressions)
+    .where(
+      and(
+        eq(suppressions.workspaceId, workspaceId),
+        eq(suppressions.channel, channel),
+        sql`lower(${suppressions.value}) = ${value}`,
+      ),
+    );
+}
+
+/** Suppressions of the workspace on any of `channels` whose lower-cased value is one of `values`. */
+export async function selectSuppressions(
+  db: DbOrTx,
+  workspaceId: string,
+  channels: string[],
+  values: string[],
+): Promise<{ value: string; reason: string }[]> {
+  return db
+    .select({ value: suppressions.value, reason: suppressions.reason })
+    .from(suppressions)
+    .where(
+      and(
+        eq(suppressions.workspaceId, workspaceId),
+        inArray(suppressions.channel, channels),
+        inArray(sql`lower(${suppressions.value})`, values),
+      ),
+    );
+}

@@ -1,0 +1,45 @@
+import { renderDemoEmail } from "../../emails/demo-email";
+import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
+import { startDemoAvatarVideo } from "../avatar/avatar.service";
+import { sendDemoJob } from "./demo.jobs";
+import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
+
+/**
+ * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
+ * providers. Idempotent: a request already marked sent is skipped.
+ */
+const sendDemoHandler = defineHandler(sendDemoJob, {
+  handler: async ({ demoRequestId }, deps) => {
+    const { db, providers, env } = deps;
+    const req = await getDemoRequest(db, demoRequestId);
+    if (!req || req.status === "sent") return;
+    const firstName = req.name.split(/\s+/)[0];
+    if (req.email) {
+      // spec section 2: the success view promises 'AI Avatar Video Included' with the email
+      const videoUrl = await startDemoAvatarVideo(deps, { demoRequestId: req.id, firstName });
+      const { html, text } = await renderDemoEmail({ name: firstName, appUrl: env.APP_URL, videoUrl });
+      await providers.email.send({
+        to: req.email,
+        subject: `${firstName}, your Pitchwise demo is here`,
+        html,
+        text,
+        tag: "demo",
+      });
+    }
+    if (req.phone) {
+      await providers.sms.send({
+        to: req.phone,
+        body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,
+      });
+      await providers.voice.call({
+        to: req.phone,
+        script: `Hello ${firstName}! This is the Pitchwise AI assistant calling with your demo. Pitchwise lets your business reach customers by personal video, text message, email and calls like this one. Thanks for trying it, and have a great day!`,
+        machineDetection: true,
+      });
+    }
+    await markDemoRequestSent(db, demoRequestId);
+  },
+});
+
+/** The demo feature's job handlers (worker registry). */
+export const demoHandlers: AnyJobDefinition[] = [sendDemoHandler];

@@ -1,0 +1,27 @@
+import { eq } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { demoRequests } from "../../db/schema";
+
+type DemoRequest = typeof demoRequests.$inferSelect;
+
+/** The demo feature's SQL (landing-page demo requests). */
+
+/** Records a demo request; returns its id. */
+export async function insertDemoRequest(
+  db: DbOrTx,
+  row: { name: string; phone: string | null; email: string | null; ip: string },
+): Promise<number> {
+  const [created] = await db.insert(demoRequests).values(row).returning({ id: demoRequests.id });
+  return created.id;
+}
+
+/** One demo request by id, or undefined. */
+export async function getDemoRequest(db: DbOrTx, id: number): Promise<DemoRequest | undefined> {
+  const [row] = await db.select().from(demoRequests).where(eq(demoRequests.id, id));
+  return row;
+}
+
+/** Marks a demo request sent (its demo email, SMS and call went out). */
+export async function markDemoRequestSent(db: DbOrTx, id: number): Promise<void> {
+  await db.update(demoRequests).set({ status: "sent" }).where(eq(demoRequests.id, id));
+}

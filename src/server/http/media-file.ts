@@ -1,0 +1,39 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../context";
+import { type MediaFileKind, openMediaFile } from "../features/studio/studio.service";
+
+/**
+ * Streams a media file with HTTP Range support (206 Partial Content, 416 when unsatisfiable), so
+ * players can seek. Shared by the studio's file routes and the campaigns' public landing pages.
+ */
+export async function sendMediaFile(
+  ctx: AppContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  item: Parameters<typeof openMediaFile>[1],
+  kind: MediaFileKind,
+  cache = "private, max-age=3600",
+) {
+  const file = await openMediaFile(ctx, item, kind, req.headers.range);
+  reply.header("Accept-Ranges", "bytes").header("Cache-Control", cache).type(file.contentType);
+  if (file.status === 416) {
+    return reply
+      .status(416)
+      .type("application/json")
+      .header("Content-Range", `bytes */${file.size}`)
+      .send({ success: false, error: "Requested range not satisfiable" });
+  }
+  if (file.status === 206 && file.range) {
+    reply
+      .status(206)
+      .header("Content-Range", `bytes ${file.range.start}-${file.range.end}/${file.size}`)
+      .header("Content-Length", String(file.range.end - file.range.start + 1));
+  } else {
+    reply.header("Content-Length", String(file.size));
+  }
+  if (req.method === "HEAD") {
+    file.stream.destroy();
+    return reply.send();
+  }
+  return reply.send(file.stream);
+}

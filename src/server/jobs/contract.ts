@@ -1,0 +1,41 @@
+import type { z } from "zod";
+
+/** Queue-level options (pg-boss `createQueue`) and worker options (pg-boss `work`). */
+export interface JobOptions {
+  retryLimit?: number;
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number;
+  expireInSeconds?: number;
+  /**
+   * pg-boss heartbeat, seconds (>= 10): the worker refreshes it while the handler runs; when a
+   * killed worker stops refreshing it, pg-boss retries the job (within retryLimit) without waiting
+   * for expireInSeconds.
+   */
+  heartbeatSeconds?: number;
+  /** jobs fetched per poll */
+  batchSize?: number;
+  /** parallel fetch loops per process */
+  localConcurrency?: number;
+  /** idle poll interval, seconds (>= 0.5) */
+  pollingIntervalSeconds?: number;
+}
+
+/**
+ * What callers enqueue: a job's name, payload schema and queue options, without its work. Lives in
+ * `<feature>.jobs.ts`; the work is bound to it in `<feature>.handlers.ts` (`defineHandler`).
+ */
+export interface JobContract<S extends z.ZodType = z.ZodType> {
+  /** `<feature>.<verb-noun>` (the pg-boss queue name) */
+  name: string;
+  schema: S;
+  options?: JobOptions;
+}
+
+/**
+ * The one way to define a job (ARCHITECTURE.md "One way to define a job"): its contract. The
+ * payload is parsed with `schema` before the handler runs; a parse failure is final (not retried).
+ */
+export function defineJob<S extends z.ZodType>(contract: JobContract<S>): JobContract<S> {
+  return contract;
+}

@@ -89,6 +89,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       SEND_RATE_SMS_PER_SEC: z.coerce.number().positive().default(2000),
       SEND_RATE_VOICE_PER_SEC: z.coerce.number().positive().default(50),
       WORKER_CONCURRENCY: z.coerce.number().int().positive().default(8),
+      /** business lead search provider (issue 13): local demo data, OpenStreetMap (Overpass) or Google */
+      PLACES_PROVIDER: z.enum(["local", "osm", "google"]).default("local"),
+      GOOGLE_PLACES_API_KEY: z.string().optional(),
+      GOOGLE_PLACES_API_URL: z.string().url().default("https://places.googleapis.com"),
+      OVERPASS_URL: z.string().url().default("https://overpass-api.de/api/interpreter"),
+      /** provider calls one business search may make (cost bound; reported when reached) */
+      PLACES_MAX_CALLS_PER_SEARCH: z.coerce.number().int().min(1).max(100_000).default(250),
+      /** comma-separated host[:port] list outbound fetches may reach even when private (tests' fake sites) */
+      OUTBOUND_ALLOWED_HOSTS: z.string().default(""),
     },
   });
   const problems: string[] = [];
@@ -106,6 +115,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
   if (env.STORAGE_PROVIDER === "s3" && !env.S3_BUCKET) problems.push("STORAGE_PROVIDER=s3 needs S3_BUCKET");
   if (env.VOICEMAIL_PROVIDER === "dropcowboy" && !(env.DROPCOWBOY_TEAM_ID && env.DROPCOWBOY_SECRET))
     problems.push("VOICEMAIL_PROVIDER=dropcowboy needs DROPCOWBOY_TEAM_ID and DROPCOWBOY_SECRET");
+  if (env.PLACES_PROVIDER === "google" && !env.GOOGLE_PLACES_API_KEY)
+    problems.push("PLACES_PROVIDER=google needs GOOGLE_PLACES_API_KEY");
   if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
   return {
     ...env,

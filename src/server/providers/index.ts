@@ -7,6 +7,8 @@ import { LocalEmailProvider } from "./email/local";
 import { PostmarkEmailProvider } from "./email/postmark";
 import type { GeocoderProvider } from "./geocoder";
 import { LocalGeocoder } from "./geocoder/local";
+import type { PlacesProvider } from "./places";
+import { createPlacesProvider } from "./places/factory";
 import type { SmsProvider } from "./sms";
 import { LocalSmsProvider } from "./sms/local";
 import { type TwilioOptions, TwilioSmsProvider } from "./sms/twilio";
@@ -30,6 +32,8 @@ export interface Providers {
   voicemail: VoicemailProvider;
   /** addresses to coordinates (offline `zipcodes`) */
   geocoder: GeocoderProvider;
+  /** business lead search (PLACES_PROVIDER local|osm|google) */
+  places: PlacesProvider;
   /** media files (STORAGE_PROVIDER local|s3) */
   storage: StorageProvider;
 }
@@ -71,6 +75,7 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
           })
         : new LocalVoicemailProvider(deps.db),
     geocoder: new LocalGeocoder(),
+    places: createPlacesProvider(env),
     storage: createStorageProvider(env),
   };
 }

@@ -3,6 +3,7 @@ export * from "./avatar";
 export * from "./campaigns";
 export * from "./compliance";
 export * from "./crm";
+export * from "./leads";
 export * from "./outbox";
 export * from "./studio";
 export * from "./workspaces";

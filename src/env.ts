@@ -159,6 +159,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       LOCAL_CHECKOUT_ENABLED: bool,
       /** HMAC secret of the local payments provider's signed events */
       LOCAL_PAYMENTS_WEBHOOK_SECRET: z.string().default("whsec_local_pitchwise"),
+      /** business lead search provider (issue 13): local demo data, OpenStreetMap (Overpass) or Google */
+      PLACES_PROVIDER: z.enum(["local", "osm", "google"]).default("local"),
+      GOOGLE_PLACES_API_KEY: z.string().optional(),
+      GOOGLE_PLACES_API_URL: z.string().url().default("https://places.googleapis.com"),
+      OVERPASS_URL: z.string().url().default("https://overpass-api.de/api/interpreter"),
+      /** provider calls one business search may make (cost bound; reported when reached) */
+      PLACES_MAX_CALLS_PER_SEARCH: z.coerce.number().int().min(1).max(100_000).default(250),
+      /** comma-separated host[:port] list outbound fetches may reach even when private (tests' fake sites) */
+      OUTBOUND_ALLOWED_HOSTS: z.string().default(""),
     },
   });
   const problems: string[] = [];
@@ -182,6 +191,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     );
   if (env.PAYMENTS_PROVIDER === "stripe" && !(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET))
     problems.push("PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
+  if (env.PLACES_PROVIDER === "google" && !env.GOOGLE_PLACES_API_KEY)
+    problems.push("PLACES_PROVIDER=google needs GOOGLE_PLACES_API_KEY");
   if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
   return {
     ...env,

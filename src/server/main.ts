@@ -20,6 +20,7 @@ import { crmRest } from "./features/crm/crm.rest";
 import { dashboardRest } from "./features/dashboard/dashboard.rest";
 import { demoRest } from "./features/demo/demo.rest";
 import { devRest } from "./features/dev/dev.rest";
+import { leadsRest } from "./features/leads/leads.rest";
 import { studioRest } from "./features/studio/studio.rest";
 import { userRest } from "./features/user/user.rest";
 import { workspacesRest } from "./features/workspaces/workspaces.rest";
@@ -124,6 +125,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     demoRest,
     dashboardRest,
     crmRest,
+    leadsRest,
     campaignsRest,
     videoCampaignsRest,
     studioRest,

@@ -10,6 +10,8 @@ import { LocalGeocoder } from "./geocoder/local";
 import type { PaymentsProvider } from "./payments";
 import { LocalPaymentsProvider } from "./payments/local";
 import { StripePaymentsProvider } from "./payments/stripe";
+import type { PlacesProvider } from "./places";
+import { createPlacesProvider } from "./places/factory";
 import type { SmsProvider } from "./sms";
 import { LocalSmsProvider } from "./sms/local";
 import { type TwilioOptions, TwilioSmsProvider } from "./sms/twilio";
@@ -33,6 +35,8 @@ export interface Providers {
   voicemail: VoicemailProvider;
   /** addresses to coordinates (offline `zipcodes`) */
   geocoder: GeocoderProvider;
+  /** business lead search (PLACES_PROVIDER local|osm|google) */
+  places: PlacesProvider;
   /** media files (STORAGE_PROVIDER local|s3) */
   storage: StorageProvider;
   /** subscriptions and checkout (PAYMENTS_PROVIDER local|stripe) */
@@ -76,6 +80,7 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
           })
         : new LocalVoicemailProvider(deps.db),
     geocoder: new LocalGeocoder(),
+    places: createPlacesProvider(env),
     storage: createStorageProvider(env),
     payments:
       env.PAYMENTS_PROVIDER === "stripe"

@@ -5,6 +5,7 @@ import { campaignsRouter } from "../features/campaigns/campaigns.router";
 import { crmRouter } from "../features/crm/crm.router";
 import { dashboardRouter } from "../features/dashboard/dashboard.router";
 import { demoRouter } from "../features/demo/demo.router";
+import { leadsRouter } from "../features/leads/leads.router";
 import { studioRouter } from "../features/studio/studio.router";
 import { userRouter } from "../features/user/user.router";
 import { workspacesRouter } from "../features/workspaces/workspaces.router";
@@ -16,6 +17,7 @@ export const appRouter = router({
   demo: demoRouter,
   dashboard: dashboardRouter,
   crm: crmRouter,
+  leads: leadsRouter,
   campaigns: campaignsRouter,
   studio: studioRouter,
   avatar: avatarRouter,

@@ -24,7 +24,7 @@ const statesGeo = feature(
 ) as FeatureCollection;
 
 /** Offline basemap: background, state fills and borders; no tiles, no glyphs, no network. */
-const OFFLINE_STYLE: StyleSpecification = {
+export const OFFLINE_STYLE: StyleSpecification = {
   version: 8,
   sources: { states: { type: "geojson", data: statesGeo } },
   layers: [
@@ -55,7 +55,7 @@ export function circlePolygon(lat: number, lng: number, radiusM: number, steps =
   return { type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [ring] } };
 }
 
-function hasWebGl(): boolean {
+export function hasWebGl(): boolean {
   try {
     const c = document.createElement("canvas");
     return !!(c.getContext("webgl2") || c.getContext("webgl"));

@@ -4,6 +4,7 @@ export * from "./billing";
 export * from "./campaigns";
 export * from "./compliance";
 export * from "./crm";
+export * from "./leads";
 export * from "./outbox";
 export * from "./studio";
 export * from "./workspaces";

@@ -1,17 +1,910 @@
-import { createFileRoute } from "@tanstack/react-router";
-import { SearchCheck } from "lucide-react";
-import { ComingSoonPage } from "@/client/components/layout/coming-soon";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { createFileRoute, useNavigate } from "@tanstack/react-router";
+import {
+  Columns3,
+  Filter,
+  LayoutGrid,
+  Map as MapIcon,
+  RotateCcw,
+  Save,
+  Search,
+  Table2,
+  X,
+} from "lucide-react";
+import { lazy, Suspense, useMemo, useState } from "react";
+import { toast } from "sonner";
+import { PageHeader } from "@/client/components/layout/page-header";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogContent,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Progress } from "@/client/components/ui/progress";
+import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
+import { cn } from "@/client/lib/utils";
+import { useTRPC } from "@/client/trpc";
+
+const LeadsMap = lazy(() =>
+  import("@/client/features/leads/leads-map").then((m) => ({ default: m.LeadsMap })),
+);
 
 export const Route = createFileRoute("/_app/contacts/business-search")({
   component: BusinessSearchPage,
 });
 
+type Filters = Record<string, unknown>;
+type View = "grid" | "table" | "kanban" | "map";
+const TIERS = [
+  { tier: "HOT", emoji: "🔥", color: "#ef4444" },
+  { tier: "WARM", emoji: "🌤️", color: "#f59e0b" },
+  { tier: "COLD", emoji: "❄️", color: "#3b82f6" },
+] as const;
+
+/** The tier shown for a result; a result without one shows COLD, blue (spec section 4). */
+const tierOf = (b: Business) => b.leadTier ?? TIERS[2];
+
+/**
+ * Business Lead Search (spec section 2; issue 13): preset, location and business type, radius and
+ * circle-size sliders, the 131-filter panel in 19 tabs (filters the active provider cannot answer are
+ * disabled with the reason), a progress bar while circles are searched, the results summary, Grid /
+ * Table / Kanban / Map views, saved searches (Load, Swap Location, Delete), and Add to contacts /
+ * Start a campaign on selected results.
+ */
 function BusinessSearchPage() {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const catalogue = useQuery(trpc.leads.filters.queryOptions());
+  const presets = useQuery(trpc.leads.presets.queryOptions());
+  const saved = useQuery(trpc.leads.savedSearches.queryOptions());
+  const defaults = (catalogue.data?.defaults ?? { recentReviewDays: 90 }) as Filters;
+
+  const [presetId, setPresetId] = useState("");
+  const [location, setLocation] = useState("");
+  const [businessType, setBusinessType] = useState("");
+  const [radius, setRadius] = useState(25);
+  const [circle, setCircle] = useState(2);
+  const [filters, setFilters] = useState<Filters>({ recentReviewDays: 90 });
+  const [showFilters, setShowFilters] = useState(false);
+  const [tab, setTab] = useState("basic");
+  const [result, setResult] = useState<SearchResult | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [view, setView] = useState<View>("grid");
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [saveOpen, setSaveOpen] = useState(false);
+  const [searchName, setSearchName] = useState("");
+  const [searchId, setSearchId] = useState<string | null>(null);
+
+  const progress = useQuery({
+    ...trpc.leads.progress.queryOptions({ searchId: searchId ?? "" }),
+    enabled: !!searchId,
+    refetchInterval: 300,
+  });
+
+  const searchM = useMutation(trpc.leads.search.mutationOptions());
+  const swapM = useMutation(trpc.leads.swapLocation.mutationOptions());
+  const deleteM = useMutation(trpc.leads.deleteSavedSearch.mutationOptions());
+  const addM = useMutation(trpc.leads.addToContacts.mutationOptions());
+  const searching = searchM.isPending || swapM.isPending;
+
+  const refreshSaved = () => qc.invalidateQueries({ queryKey: trpc.leads.savedSearches.queryKey() });
+
+  function begin() {
+    setError(null);
+    setResult(null);
+    setSelected(new Set());
+    const id = crypto.randomUUID();
+    setSearchId(id);
+    return id;
+  }
+
+  function finish(r: SearchResult) {
+    setResult(r);
+    setSearchId(null);
+    toast.success(`Found ${r.totalResults} contacts within ${r.radius} miles`);
+  }
+
+  function fail(e: unknown, prefix = "") {
+    setSearchId(null);
+    const msg = e instanceof Error && e.message ? e.message : "Search failed";
+    setError(prefix ? `${prefix}${msg}` : msg);
+  }
+
+  async function runSearch(extra: Record<string, unknown> = {}) {
+    if (!location.trim() || !businessType.trim()) {
+      setError("Please enter both location and business type");
+      return null;
+    }
+    const id = begin();
+    try {
+      const r = await searchM.mutateAsync({
+        location,
+        businessType,
+        radius,
+        searchRadius: circle,
+        filters,
+        usePreset: presetId || undefined,
+        searchId: id,
+        ...extra,
+      });
+      finish(r);
+      return r;
+    } catch (e) {
+      fail(e);
+      return null;
+    }
+  }
+
+  async function saveSearch() {
+    if (!searchName.trim()) {
+      toast.error("Please enter a search name");
+      return;
+    }
+    const r = await runSearch({ saveSearch: true, searchName });
+    if (r) {
+      toast.success("Search saved successfully!");
+      setSaveOpen(false);
+      setSearchName("");
+      refreshSaved();
+    } else toast.error("Failed to save search");
+  }
+
+  function choosePreset(id: string) {
+    setPresetId(id);
+    const p = presets.data?.find((x) => x.id === id);
+    if (p) {
+      setFilters((f) => ({ ...f, ...p.filters })); // choosing a preset merges its filters (spec section 4)
+      if (!businessType.trim()) setBusinessType(p.businessType);
+    }
+  }
+
+  function resetFilters() {
+    setFilters({ ...defaults });
+    setPresetId("");
+  }
+
+  const businesses = result?.businesses ?? [];
+  const chosen = businesses.filter((b) => selected.has(b.place_id));
+
+  async function addToContacts(thenCampaign = false) {
+    if (!result || !chosen.length) return;
+    try {
+      const r = await addM.mutateAsync({
+        searchId: result.searchId,
+        placeIds: chosen.map((b) => b.place_id),
+      });
+      toast.success(`Added to contacts: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`);
+      if (thenCampaign) await navigate({ to: "/campaigns/sms" });
+    } catch (e) {
+      toast.error(e instanceof Error ? e.message : "Failed to add contacts");
+    }
+  }
+
+  const pct = progress.data?.circlesTotal
+    ? Math.round((100 * progress.data.circlesDone) / progress.data.circlesTotal)
+    : null;
+
   return (
-    <ComingSoonPage
-      title="Business Lead Search"
-      icon={SearchCheck}
-      description="Find local businesses by location and type with 131 advanced filters, presets and saved searches."
-    />
+    <div className="mx-auto max-w-7xl">
+      <PageHeader
+        title="Business Lead Search"
+        description="Enhanced Multi-Circle Grid Search with 131 Advanced Filters"
+      />
+
+      <Card className="mb-6">
+        <CardContent className="grid gap-4 pt-6">
+          <div className="grid gap-4 md:grid-cols-3">
+            <div className="grid gap-1.5">
+              <Label htmlFor="preset">Industry preset</Label>
+              <select
+                id="preset"
+                value={presetId}
+                onChange={(e) => choosePreset(e.target.value)}
+                className="h-9 rounded-md border border-input bg-background px-3 text-sm"
+              >
+                <option value="">Custom Search</option>
+                {(presets.data ?? []).map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor="location">Location</Label>
+              <Input
+                id="location"
+                placeholder="Location (city, state or zip)"
+                value={location}
+                onChange={(e) => setLocation(e.target.value)}
+                onKeyDown={(e) => e.key === "Enter" && void runSearch()}
+              />
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor="business-type">Business type</Label>
+              <Input
+                id="business-type"
+                placeholder="Business type (e.g. dentist)"
+                value={businessType}
+                onChange={(e) => setBusinessType(e.target.value)}
+                onKeyDown={(e) => e.key === "Enter" && void runSearch()}
+              />
+            </div>
+          </div>
+          <div className="grid gap-4 md:grid-cols-2">
+            <div className="grid gap-1.5">
+              <Label htmlFor="radius">Total radius: {radius} miles</Label>
+              <input
+                id="radius"
+                type="range"
+                min={1}
+                max={50}
+                step={1}
+                value={radius}
+                onChange={(e) => setRadius(Number(e.target.value))}
+              />
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor="circle">Circle size: {circle} miles</Label>
+              <input
+                id="circle"
+                type="range"
+                min={1}
+                max={5}
+                step={0.5}
+                value={circle}
+                onChange={(e) => setCircle(Number(e.target.value))}
+              />
+            </div>
+          </div>
+          <div className="flex flex-wrap gap-2">
+            <Button variant="outline" onClick={() => setShowFilters((s) => !s)}>
+              <Filter className="size-4" /> {showFilters ? "Hide Filters" : "Show Filters"}
+            </Button>
+            <Button onClick={() => void runSearch()} disabled={searching}>
+              <Search className="size-4" /> {searching ? "Searching..." : "Search"}
+            </Button>
+            <Button variant="outline" onClick={() => setSaveOpen(true)} disabled={searching}>
+              <Save className="size-4" /> Save Search
+            </Button>
+          </div>
+        </CardContent>
+      </Card>
+
+      {showFilters && catalogue.data && (
+        <FilterPanel
+          catalogue={catalogue.data}
+          tab={tab}
+          setTab={setTab}
+          filters={filters}
+          setFilters={setFilters}
+          onReset={resetFilters}
+          onClose={() => setShowFilters(false)}
+        />
+      )}
+
+      {searching && (
+        <div className="mb-4 grid gap-1" data-testid="search-progress">
+          <Progress value={pct} aria-label="Search progress" />
+          <p className="text-xs text-muted-foreground">
+            {progress.data?.circlesTotal
+              ? `${progress.data.circlesDone} of ${progress.data.circlesTotal} circles searched, ${progress.data.apiCalls} API calls`
+              : "Starting search..."}
+          </p>
+        </div>
+      )}
+      {error && (
+        <AlertBanner variant="error" className="mb-4">
+          {error}
+        </AlertBanner>
+      )}
+
+      {result && (
+        <>
+          <div
+            className="mb-4 grid gap-2 rounded-xl border border-border p-4 text-sm sm:grid-cols-3 lg:grid-cols-6"
+            data-testid="results-summary"
+          >
+            <Fact label="Location" value={result.location} />
+            <Fact label="Circles searched" value={result.totalCircles} />
+            <Fact label="API calls" value={result.apiCalls} />
+            <Fact label="Total results" value={result.totalResults} />
+            {result.preset && <Fact label="Preset" value={result.preset} />}
+            <Fact label="Source" value={result.provider.label} />
+            {result.capped && (
+              <p className="text-amber-600 sm:col-span-3 lg:col-span-6">
+                The search stopped at its limit of {result.maxCalls} API calls; {result.skippedCircles}{" "}
+                circles were not searched.
+              </p>
+            )}
+            <p className="text-xs text-muted-foreground sm:col-span-3 lg:col-span-6">
+              {result.provider.attribution}
+            </p>
+          </div>
+
+          <div className="mb-4 flex flex-wrap items-center gap-2">
+            {(
+              [
+                ["grid", "Grid", LayoutGrid],
+                ["table", "Table", Table2],
+                ["kanban", "Kanban", Columns3],
+                ["map", "Map", MapIcon],
+              ] as const
+            ).map(([v, label, Icon]) => (
+              <Button
+                key={v}
+                size="sm"
+                variant={view === v ? "default" : "outline"}
+                onClick={() => setView(v)}
+                aria-pressed={view === v}
+              >
+                <Icon className="size-4" /> {label}
+              </Button>
+            ))}
+            <span className="ml-auto text-sm text-muted-foreground" data-testid="selected-results">
+              {selected.size} selected
+            </span>
+            <Button
+              size="sm"
+              variant="outline"
+              onClick={() => setSelected(new Set(businesses.map((b) => b.place_id)))}
+            >
+              Select all
+            </Button>
+            <Button
+              size="sm"
+              disabled={!chosen.length || addM.isPending}
+              onClick={() => void addToContacts()}
+            >
+              Add to contacts
+            </Button>
+            <Button
+              size="sm"
+              variant="outline"
+              disabled={!chosen.length || addM.isPending}
+              onClick={() => void addToContacts(true)}
+            >
+              Start a campaign
+            </Button>
+          </div>
+
+          {businesses.length === 0 ? (
+            <p className="rounded-xl border border-border p-6 text-center text-sm text-muted-foreground">
+              No businesses match. Try a larger radius or fewer filters.
+            </p>
+          ) : (
+            <Results
+              view={view}
+              result={result}
+              businesses={businesses}
+              selected={selected}
+              setSelected={setSelected}
+            />
+          )}
+        </>
+      )}
+
+      <section className="mt-8">
+        <h2 className="mb-3 text-lg font-semibold">Saved searches</h2>
+        {(saved.data ?? []).length === 0 ? (
+          <p className="text-sm text-muted-foreground">No saved searches yet.</p>
+        ) : (
+          <ul className="grid gap-2" data-testid="saved-searches">
+            {(saved.data ?? []).map((s) => (
+              <li
+                key={s.id}
+                className="flex flex-wrap items-center gap-2 rounded-lg border border-border p-3 text-sm"
+              >
+                <span className="font-medium">{s.search_name}</span>
+                <span className="text-muted-foreground">
+                  {s.business_type} in {s.location} · {s.radius} mi · {s.result_count} results
+                </span>
+                <span className="ml-auto flex gap-2">
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    onClick={() => {
+                      setLocation(s.location);
+                      setBusinessType(s.business_type);
+                      setRadius(s.radius);
+                      setCircle(s.search_radius);
+                      setFilters({ ...defaults, ...(s.filters as Filters) });
+                      setPresetId(s.preset ?? "");
+                    }}
+                  >
+                    Load
+                  </Button>
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    onClick={async () => {
+                      const next = window.prompt("New location (city, state or zip)", s.location);
+                      if (!next?.trim()) return; // an empty prompt is ignored (spec section 5)
+                      const id = begin();
+                      try {
+                        const r = await swapM.mutateAsync({
+                          savedSearchId: s.id,
+                          newLocation: next,
+                          searchId: id,
+                        });
+                        setLocation(next);
+                        finish(r);
+                        refreshSaved();
+                      } catch (e) {
+                        fail(e, "Location swap failed: ");
+                      }
+                    }}
+                  >
+                    Swap Location
+                  </Button>
+                  <Button
+                    size="sm"
+                    variant="outline"
+                    onClick={async () => {
+                      if (!window.confirm("Delete this saved search?")) return;
+                      try {
+                        await deleteM.mutateAsync({ id: s.id });
+                        refreshSaved();
+                      } catch {
+                        toast.error("Failed to delete search");
+                      }
+                    }}
+                  >
+                    Delete
+                  </Button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <Dialog open={saveOpen} onOpenChange={setSaveOpen}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Save Search</DialogTitle>
+          </DialogHeader>
+          <div className="grid gap-1.5">
+            <Label htmlFor="search-name">Search name</Label>
+            <Input id="search-name" value={searchName} onChange={(e) => setSearchName(e.target.value)} />
+          </div>
+          <DialogFooter>
+            <Button variant="outline" onClick={() => setSaveOpen(false)}>
+              Cancel
+            </Button>
+            <Button onClick={() => void saveSearch()} disabled={searching}>
+              Save
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+    </div>
+  );
+}
+
+function Fact({ label, value }: { label: string; value: string | number }) {
+  return (
+    <div>
+      <p className="text-xs text-muted-foreground">{label}</p>
+      <p className="font-medium" data-testid={`summary-${label.toLowerCase().replace(/\s+/g, "-")}`}>
+        {value}
+      </p>
+    </div>
+  );
+}
+
+function FilterPanel({
+  catalogue,
+  tab,
+  setTab,
+  filters,
+  setFilters,
+  onReset,
+  onClose,
+}: {
+  catalogue: { categories: { id: string; label: string }[]; filters: FilterInfo[] };
+  tab: string;
+  setTab: (t: string) => void;
+  filters: Filters;
+  setFilters: (f: Filters | ((f: Filters) => Filters)) => void;
+  onReset: () => void;
+  onClose: () => void;
+}) {
+  const set = (k: string, v: unknown) =>
+    setFilters((f) => {
+      const n = { ...f };
+      if (v === undefined || v === "" || v === null) delete n[k];
+      else n[k] = v;
+      return n;
+    });
+  const shown = catalogue.filters.filter((f) => f.category === tab);
+  return (
+    <Card className="mb-6" data-testid="filter-panel">
+      <CardContent className="grid gap-4 pt-6">
+        <div className="flex items-center gap-2">
+          <h2 className="font-semibold">Filters</h2>
+          <Button size="sm" variant="outline" className="ml-auto" onClick={onReset}>
+            <RotateCcw className="size-4" /> Reset All Filters
+          </Button>
+          <Button size="sm" variant="ghost" onClick={onClose} aria-label="Close filters">
+            <X className="size-4" />
+          </Button>
+        </div>
+        <div className="flex flex-wrap gap-1" role="tablist">
+          {catalogue.categories.map((c) => (
+            <button
+              key={c.id}
+              type="button"
+              role="tab"
+              aria-selected={tab === c.id}
+              onClick={() => setTab(c.id)}
+              className={cn(
+                "rounded-md border px-2.5 py-1 text-xs",
+                tab === c.id ? "border-primary bg-primary text-primary-foreground" : "border-border",
+              )}
+            >
+              {c.label}
+            </button>
+          ))}
+        </div>
+        <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+          {shown.map((f) => (
+            <FilterField key={f.key} f={f} value={filters[f.key]} onChange={(v) => set(f.key, v)} />
+          ))}
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
+
+function FilterField({
+  f,
+  value,
+  onChange,
+}: {
+  f: FilterInfo;
+  value: unknown;
+  onChange: (v: unknown) => void;
+}) {
+  const id = `filter-${f.key}`;
+  const disabled = !f.answerable;
+  const hint = disabled ? <p className="text-xs text-muted-foreground">Unavailable: {f.reason}</p> : null;
+  if (f.kind === "bool")
+    return (
+      <div className={cn("grid gap-0.5", disabled && "opacity-60")}>
+        <label htmlFor={id} className="flex items-center gap-2 text-sm">
+          <input
+            id={id}
+            type="checkbox"
+            disabled={disabled}
+            checked={value === true}
+            onChange={(e) => onChange(e.target.checked || undefined)}
+          />
+          {f.label}
+        </label>
+        {hint}
+      </div>
+    );
+  if (f.kind === "tri")
+    return (
+      <div className={cn("grid gap-1", disabled && "opacity-60")}>
+        <Label htmlFor={id}>{f.label}</Label>
+        <select
+          id={id}
+          disabled={disabled}
+          value={value === true ? "yes" : value === false ? "no" : ""}
+          onChange={(e) =>
+            onChange(e.target.value === "yes" ? true : e.target.value === "no" ? false : undefined)
+          }
+          className="h-8 rounded-md border border-input bg-background px-2 text-sm"
+        >
+          <option value="">Any</option>
+          <option value="yes">Only</option>
+          <option value="no">Exclude</option>
+        </select>
+        {hint}
+      </div>
+    );
+  if (f.kind === "list" && f.options) {
+    const cur = Array.isArray(value) ? (value as (string | number)[]) : [];
+    return (
+      <fieldset className={cn("grid gap-1", disabled && "opacity-60")}>
+        <legend className="text-sm font-medium">{f.label}</legend>
+        <div className="flex flex-wrap gap-2">
+          {f.options.map((o) => (
+            <label key={String(o)} className="flex items-center gap-1 text-xs">
+              <input
+                type="checkbox"
+                disabled={disabled}
+                checked={cur.includes(o)}
+                onChange={(e) => {
+                  const next = e.target.checked ? [...cur, o] : cur.filter((x) => x !== o);
+                  onChange(next.length ? next : undefined);
+                }}
+              />
+              {String(o)}
+            </label>
+          ))}
+        </div>
+        {hint}
+      </fieldset>
+    );
+  }
+  if (f.kind === "list" || f.kind === "text")
+    return (
+      <div className={cn("grid gap-1", disabled && "opacity-60")}>
+        <Label htmlFor={id}>{f.label}</Label>
+        <Input
+          id={id}
+          disabled={disabled}
+          placeholder={f.kind === "list" ? "comma-separated" : ""}
+          value={Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : ""}
+          onChange={(e) => {
+            const t = e.target.value;
+            if (f.kind === "text") onChange(t || undefined);
+            else {
+              const parts = t
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean);
+              onChange(parts.length ? parts : undefined);
+            }
+          }}
+        />
+        {hint}
+      </div>
+    );
+  // min / max / days
+  return (
+    <div className={cn("grid gap-1", disabled && "opacity-60")}>
+      <Label htmlFor={id}>{f.label}</Label>
+      {f.options ? (
+        <select
+          id={id}
+          disabled={disabled}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value || undefined)}
+          className="h-8 rounded-md border border-input bg-background px-2 text-sm"
+        >
+          <option value="">Any</option>
+          {f.options.map((o) => (
+            <option key={String(o)} value={String(o)}>
+              {String(o)}
+            </option>
+          ))}
+        </select>
+      ) : (
+        <Input
+          id={id}
+          type="number"
+          disabled={disabled}
+          min={f.min}
+          max={f.max}
+          step={f.step ?? 1}
+          value={typeof value === "number" ? value : ""}
+          onChange={(e) => onChange(e.target.value === "" ? undefined : Number(e.target.value))}
+        />
+      )}
+      {hint}
+    </div>
+  );
+}
+
+function Results({
+  view,
+  result,
+  businesses,
+  selected,
+  setSelected,
+}: {
+  view: View;
+  result: SearchResult;
+  businesses: Business[];
+  selected: Set<string>;
+  setSelected: (s: Set<string>) => void;
+}) {
+  const toggle = (id: string) => {
+    const n = new Set(selected);
+    if (n.has(id)) n.delete(id);
+    else n.add(id);
+    setSelected(n);
+  };
+  const byTier = useMemo(
+    () => Object.fromEntries(TIERS.map((t) => [t.tier, businesses.filter((b) => tierOf(b).tier === t.tier)])),
+    [businesses],
+  );
+  if (view === "table")
+    return (
+      <div className="overflow-x-auto rounded-xl border border-border" data-testid="results-table">
+        <table className="w-full text-sm">
+          <thead className="bg-muted/50 text-left">
+            <tr>
+              <th className="p-2"> </th>
+              <th className="p-2">Name</th>
+              <th className="p-2">Address</th>
+              <th className="p-2">Rating</th>
+              <th className="p-2">Reviews</th>
+              <th className="p-2">Phone</th>
+              <th className="p-2">Website</th>
+              <th className="p-2">Distance</th>
+              <th className="p-2">Open now</th>
+              <th className="p-2">Score</th>
+            </tr>
+          </thead>
+          <tbody>
+            {businesses.map((b) => (
+              <tr key={b.place_id} className="border-t border-border">
+                <td className="p-2">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${b.name}`}
+                    checked={selected.has(b.place_id)}
+                    onChange={() => toggle(b.place_id)}
+                  />
+                </td>
+                <td className="p-2 font-medium">{b.name}</td>
+                <td className="p-2">{b.address ?? "-"}</td>
+                <td className="p-2">{b.rating ?? "-"}</td>
+                <td className="p-2">{b.review_count ?? "-"}</td>
+                <td className="p-2">{b.phone ?? "-"}</td>
+                <td className="p-2">
+                  {b.website ? (
+                    <a href={b.website} target="_blank" rel="noreferrer" className="underline">
+                      site
+                    </a>
+                  ) : (
+                    "-"
+                  )}
+                </td>
+                <td className="p-2">{b.distance} mi</td>
+                <td className="p-2">
+                  {b.opening_hours.open_now === null ? "-" : b.opening_hours.open_now ? "Yes" : "No"}
+                </td>
+                <td className="p-2">
+                  {tierOf(b).emoji} {b.leadScore}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+  if (view === "kanban")
+    return (
+      <div className="grid gap-4 md:grid-cols-3" data-testid="results-kanban">
+        {TIERS.map((t) => (
+          <div
+            key={t.tier}
+            className="rounded-xl border border-border p-3"
+            style={{ borderTopColor: t.color, borderTopWidth: 4 }}
+          >
+            <h3 className="mb-2 font-semibold">
+              {t.emoji} {t.tier} ({byTier[t.tier]?.length ?? 0})
+            </h3>
+            <div className="grid gap-2">
+              {(byTier[t.tier] ?? []).map((b) => (
+                <LeadCard
+                  key={b.place_id}
+                  b={b}
+                  selected={selected.has(b.place_id)}
+                  onToggle={() => toggle(b.place_id)}
+                  compact
+                />
+              ))}
+            </div>
+          </div>
+        ))}
+      </div>
+    );
+  if (view === "map")
+    return (
+      <div className="grid gap-4">
+        <Suspense fallback={<p className="text-sm text-muted-foreground">Loading map...</p>}>
+          <LeadsMap result={result} businesses={businesses} />
+        </Suspense>
+        <Grid businesses={businesses} selected={selected} toggle={toggle} />
+      </div>
+    );
+  return <Grid businesses={businesses} selected={selected} toggle={toggle} />;
+}
+
+function Grid({
+  businesses,
+  selected,
+  toggle,
+}: {
+  businesses: Business[];
+  selected: Set<string>;
+  toggle: (id: string) => void;
+}) {
+  return (
+    <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3" data-testid="results-grid">
+      {businesses.map((b) => (
+        <LeadCard
+          key={b.place_id}
+          b={b}
+          selected={selected.has(b.place_id)}
+          onToggle={() => toggle(b.place_id)}
+        />
+      ))}
+    </div>
+  );
+}
+
+function LeadCard({
+  b,
+  selected,
+  onToggle,
+  compact,
+}: {
+  b: Business;
+  selected: boolean;
+  onToggle: () => void;
+  compact?: boolean;
+}) {
+  const t = tierOf(b);
+  return (
+    <div
+      className={cn(
+        "grid gap-1 rounded-xl border p-3 text-sm",
+        selected ? "border-primary" : "border-border",
+      )}
+      data-testid="lead-card"
+    >
+      <div className="flex items-start gap-2">
+        <input
+          type="checkbox"
+          aria-label={`Select ${b.name}`}
+          checked={selected}
+          onChange={onToggle}
+          className="mt-1"
+        />
+        <p className="font-semibold">{b.name}</p>
+        <span
+          className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold text-white"
+          style={{ background: t.color }}
+        >
+          {t.emoji} {t.tier} {b.leadScore}
+        </span>
+      </div>
+      <div className="flex flex-wrap gap-1">
+        {b.demo && <Badge variant="outline">Demo data</Badge>}
+        {b.is_new && <Badge>New</Badge>}
+        {b.in_contacts && <Badge variant="secondary">In contacts</Badge>}
+      </div>
+      <p className="text-muted-foreground">{b.address ?? "No address"}</p>
+      {!compact && (
+        <>
+          <p>
+            {b.rating !== null ? `★ ${b.rating} (${b.review_count ?? 0} reviews)` : "No rating"} ·{" "}
+            {b.distance} mi
+            {b.opening_hours.open_now !== null &&
+              ` · ${b.opening_hours.open_now ? "Open now" : "Closed now"}`}
+          </p>
+          <p>{b.phone ?? "No phone"}</p>
+          {b.website && (
+            <a href={b.website} target="_blank" rel="noreferrer" className="truncate underline">
+              {b.website}
+            </a>
+          )}
+          <details>
+            <summary className="cursor-pointer text-xs text-muted-foreground">Why this score</summary>
+            <ul className="mt-1 list-disc pl-4 text-xs">
+              {b.scoreReasons.map((r) => (
+                <li key={r}>{r}</li>
+              ))}
+            </ul>
+          </details>
+        </>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,109 @@
+import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { leadResults, leadSavedSearches, leadSearches } from "../../db/schema";
+
+/** Searches the workspace ran since `from` (the monthly quota's usage). */
+export async function countSearchesSince(db: DbOrTx, workspaceId: string, from: Date): Promise<number> {
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(leadSearches)
+    .where(and(eq(leadSearches.workspaceId, workspaceId), gte(leadSearches.createdAt, from)));
+  return r?.n ?? 0;
+}
+
+export async function insertSearch(db: DbOrTx, row: typeof leadSearches.$inferInsert) {
+  const [r] = await db.insert(leadSearches).values(row).returning();
+  return r;
+}
+
+export async function updateSearch(
+  db: DbOrTx,
+  workspaceId: string,
+  id: string,
+  set: Partial<typeof leadSearches.$inferInsert>,
+) {
+  await db
+    .update(leadSearches)
+    .set(set)
+    .where(and(eq(leadSearches.workspaceId, workspaceId), eq(leadSearches.id, id)));
+}
+
+export async function findSearch(db: DbOrTx, workspaceId: string, id: string) {
+  const [r] = await db
+    .select()
+    .from(leadSearches)
+    .where(and(eq(leadSearches.workspaceId, workspaceId), eq(leadSearches.id, id)));
+  return r ?? null;
+}
+
+/** Stores a search's results (one jsonb parameter per 2,000 rows). */
+export async function insertResults(
+  db: DbOrTx,
+  searchId: string,
+  rows: { placeId: string; data: Record<string, unknown>; isNew: boolean }[],
+) {
+  for (let i = 0; i < rows.length; i += 2000) {
+    const chunk = rows.slice(i, i + 2000).map((r, k) => ({ p: r.placeId, n: i + k, d: r.data, x: r.isNew }));
+    await db.execute(sql`
+      insert into lead_results (search_id, place_id, position, data, is_new)
+      select ${searchId}::uuid, v.p, v.n, v.d, v.x
+      from jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) as v(p text, n int, d jsonb, x boolean)
+      on conflict do nothing`);
+  }
+}
+
+export async function listResults(db: DbOrTx, searchId: string, placeIds?: string[]) {
+  return db
+    .select()
+    .from(leadResults)
+    .where(
+      placeIds
+        ? and(
+            eq(leadResults.searchId, searchId),
+            sql`${leadResults.placeId} = any(array(select jsonb_array_elements_text(${JSON.stringify(placeIds)}::jsonb)))`,
+          )
+        : eq(leadResults.searchId, searchId),
+    )
+    .orderBy(asc(leadResults.position));
+}
+
+export async function listSaved(db: DbOrTx, workspaceId: string) {
+  return db
+    .select()
+    .from(leadSavedSearches)
+    .where(eq(leadSavedSearches.workspaceId, workspaceId))
+    .orderBy(desc(leadSavedSearches.createdAt));
+}
+
+export async function findSaved(db: DbOrTx, workspaceId: string, id: string) {
+  const [r] = await db
+    .select()
+    .from(leadSavedSearches)
+    .where(and(eq(leadSavedSearches.workspaceId, workspaceId), eq(leadSavedSearches.id, id)));
+  return r ?? null;
+}
+
+export async function insertSaved(db: DbOrTx, row: typeof leadSavedSearches.$inferInsert) {
+  const [r] = await db.insert(leadSavedSearches).values(row).returning();
+  return r;
+}
+
+export async function updateSaved(
+  db: DbOrTx,
+  workspaceId: string,
+  id: string,
+  set: Partial<typeof leadSavedSearches.$inferInsert>,
+) {
+  await db
+    .update(leadSavedSearches)
+    .set(set)
+    .where(and(eq(leadSavedSearches.workspaceId, workspaceId), eq(leadSavedSearches.id, id)));
+}
+
+export async function deleteSaved(db: DbOrTx, workspaceId: string, id: string): Promise<boolean> {
+  const r = await db
+    .delete(leadSavedSearches)
+    .where(and(eq(leadSavedSearches.workspaceId, workspaceId), eq(leadSavedSearches.id, id)))
+    .returning({ id: leadSavedSearches.id });
+  return r.length > 0;
+}

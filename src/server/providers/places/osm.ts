@@ -1,0 +1,261 @@
+import OpeningHours from "opening_hours";
+import { ProviderError } from "../errors";
+import type { NearbyAnswer, NearbyQuery, Place, PlaceAttribute, PlaceHours, PlacesProvider } from "./index";
+
+const METRES_PER_MILE = 1609.34;
+/** elements one Overpass answer may hold before we call it full and split the circle */
+const OSM_CAP = 500;
+
+/** Business type words -> OSM tag selectors (wiki.openstreetmap.org Map features). */
+const OSM_TAGS: Record<string, string[]> = {
+  restaurant: ['["amenity"="restaurant"]'],
+  dentist: ['["amenity"="dentist"]', '["healthcare"="dentist"]'],
+  plumber: ['["craft"="plumber"]'],
+  hvac: ['["craft"="hvac"]'],
+  roofer: ['["craft"="roofer"]'],
+  "real estate": ['["office"="estate_agent"]'],
+  salon: ['["shop"="hairdresser"]', '["shop"="beauty"]'],
+  "hair salon": ['["shop"="hairdresser"]'],
+  "auto repair": ['["shop"="car_repair"]'],
+  lawyer: ['["office"="lawyer"]'],
+  "law firm": ['["office"="lawyer"]'],
+  gym: ['["leisure"="fitness_centre"]'],
+  chiropractor: ['["healthcare"="chiropractor"]', '["healthcare:speciality"="chiropractic"]'],
+  landscaper: ['["craft"="gardener"]', '["landscape"="yes"]'],
+  electrician: ['["craft"="electrician"]'],
+  cafe: ['["amenity"="cafe"]'],
+  bakery: ['["shop"="bakery"]'],
+  florist: ['["shop"="florist"]'],
+  pharmacy: ['["amenity"="pharmacy"]'],
+  veterinarian: ['["amenity"="veterinary"]'],
+  accountant: ['["office"="accountant"]'],
+};
+
+/** "Dentists", "law firms" -> the OSM_TAGS key, or null (then a name search). */
+function tagKey(type: string): string | null {
+  const t = type.trim().toLowerCase().replace(/\s+/g, " ");
+  if (OSM_TAGS[t]) return t;
+  const singular = t.replace(/(?:es|s)$/, "");
+  if (OSM_TAGS[singular]) return singular;
+  const s2 = t.replace(/s$/, "");
+  if (OSM_TAGS[s2]) return s2;
+  if (/hvac|heating|air condition/.test(t)) return "hvac";
+  if (/roof/.test(t)) return "roofer";
+  if (/real estate|realtor/.test(t)) return "real estate";
+  if (/lawyer|attorney|law firm/.test(t)) return "lawyer";
+  if (/landscap/.test(t)) return "landscaper";
+  if (/auto|car repair|mechanic/.test(t)) return "auto repair";
+  if (/chiropract/.test(t)) return "chiropractor";
+  return null;
+}
+
+/** Builds the Overpass QL query for one circle (around: radius in metres). */
+export function overpassQuery(q: NearbyQuery): string {
+  const around = `(around:${Math.round(q.radiusMi * METRES_PER_MILE)},${q.lat.toFixed(6)},${q.lng.toFixed(6)})`;
+  const key = tagKey(q.businessType);
+  const selectors = key
+    ? (OSM_TAGS[key] ?? []).map((s) => `nwr${s}${around};`)
+    : ["shop", "amenity", "craft", "office", "healthcare"].map(
+        (k) =>
+          `nwr["${k}"]["name"~"${q.businessType.replace(/[^\p{L}\p{N} &'-]/gu, "").trim()}",i]${around};`,
+      );
+  return `[out:json][timeout:25];\n(\n  ${selectors.join("\n  ")}\n);\nout center tags ${OSM_CAP + 1};`;
+}
+
+interface OsmElement {
+  type: "node" | "way" | "relation";
+  id: number;
+  lat?: number;
+  lon?: number;
+  center?: { lat: number; lon: number };
+  tags?: Record<string, string>;
+}
+
+const yes = (v: string | undefined): boolean | null =>
+  v === undefined ? null : v === "yes" || v === "only" || v === "designated";
+
+/** Opening-hours facts from an OSM opening_hours value (parsed by the `opening_hours` package). */
+export function hoursFrom(value: string | undefined, now = new Date()): PlaceHours | undefined {
+  if (!value) return undefined;
+  try {
+    const oh = new OpeningHours(value);
+    const weekStart = new Date(now);
+    weekStart.setHours(0, 0, 0, 0);
+    const weekEnd = new Date(weekStart.getTime() + 7 * 86_400_000);
+    const iv = oh.getOpenIntervals(weekStart, weekEnd);
+    const days = new Set<number>();
+    let late = false;
+    let early = false;
+    for (const [from, to] of iv) {
+      for (let t = from.getTime(); t < to.getTime(); t += 3_600_000) days.add(new Date(t).getDay());
+      if (to.getHours() >= 21 || to.getDate() !== from.getDate() || to.getHours() === 0) late = true;
+      if (from.getHours() < 7) early = true;
+    }
+    const total = iv.reduce((s, [a, b]) => s + (b.getTime() - a.getTime()), 0);
+    return {
+      openNow: oh.getState(now),
+      openWeekends: days.has(0) || days.has(6),
+      openSundays: days.has(0),
+      open24Hours: total >= 7 * 86_400_000 - 60_000,
+      openLate: late,
+      openEarly: early,
+      seasonal: /\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/.test(value),
+      hasHolidayHours: /\bPH\b|\bSH\b/.test(value),
+      text: value,
+    };
+  } catch {
+    return { openNow: null, text: value };
+  }
+}
+
+/** Maps one Overpass element to a Place (attributes only from tags that exist). */
+export function osmToPlace(e: OsmElement, now = new Date()): Place | null {
+  const t = e.tags ?? {};
+  const lat = e.lat ?? e.center?.lat;
+  const lng = e.lon ?? e.center?.lon;
+  if (!t.name || lat === undefined || lng === undefined) return null;
+  const street = [t["addr:housenumber"], t["addr:street"]].filter(Boolean).join(" ");
+  const address =
+    [street, t["addr:city"], [t["addr:state"], t["addr:postcode"]].filter(Boolean).join(" ")]
+      .filter(Boolean)
+      .join(", ") || undefined;
+  const start = t.start_date?.match(/^(\d{4})/)?.[1];
+  const pay = (k: string) => yes(t[`payment:${k}`]);
+  return {
+    placeId: `${e.type}/${e.id}`,
+    name: t.name,
+    lat,
+    lng,
+    address: street ? address : undefined,
+    city: t["addr:city"],
+    state: t["addr:state"],
+    postalCode: t["addr:postcode"]?.slice(0, 5),
+    types: ["shop", "amenity", "craft", "office", "healthcare", "leisure"]
+      .filter((k) => t[k])
+      .map((k) => `${k}=${t[k]}`),
+    phone: t.phone ?? t["contact:phone"] ?? null,
+    website: t.website ?? t["contact:website"] ?? null,
+    email: t.email ?? t["contact:email"] ?? null,
+    socials: {
+      facebook: t["contact:facebook"],
+      instagram: t["contact:instagram"],
+      linkedin: t["contact:linkedin"],
+      twitter: t["contact:twitter"],
+      youtube: t["contact:youtube"],
+    },
+    hours: hoursFrom(t.opening_hours, now) ?? { openNow: null },
+    brand: t.brand ?? null,
+    yearsInBusiness: start ? Math.max(0, now.getFullYear() - Number(start)) : null,
+    services: {
+      delivery: yes(t.delivery) ?? undefined,
+      takeout: yes(t.takeaway) ?? undefined,
+      dineIn: t.amenity === "restaurant" || t.amenity === "cafe" ? t.indoor_seating !== "no" : undefined,
+      reservations: yes(t.reservation) ?? undefined,
+    },
+    accessibility: { wheelchair: t.wheelchair === undefined ? null : t.wheelchair === "yes" },
+    healthSafety: {
+      smokeFree: t.smoking === undefined ? null : t.smoking === "no",
+      petFriendly: yes(t.dog),
+      safetyCertified: null,
+    },
+    payments: {
+      creditCards: pay("credit_cards"),
+      debitCards: pay("debit_cards"),
+      cash: pay("cash"),
+      contactless: pay("contactless"),
+      mobile: pay("apple_pay") ?? pay("google_pay"),
+      crypto: pay("cryptocurrencies") ?? pay("bitcoin"),
+      checks: pay("cheque"),
+    },
+    attribution: "© OpenStreetMap contributors (ODbL)",
+  };
+}
+
+/**
+ * OpenStreetMap through the Overpass API (OVERPASS_URL; free, no key; use a self-hosted instance for
+ * production volumes: the public one allows about 2 concurrent queries per IP). One `around:` query
+ * per circle with the business type mapped to shop/amenity/craft/office/healthcare tags (a
+ * case-insensitive name match for other types); `out center tags` gives ways and relations a centre.
+ * Data © OpenStreetMap contributors, ODbL: the screen shows the attribution.
+ */
+export class OsmPlacesProvider implements PlacesProvider {
+  readonly name = "osm" as const;
+  readonly label = "OpenStreetMap";
+  readonly attribution = "© OpenStreetMap contributors (ODbL)";
+  readonly attributes = new Set<PlaceAttribute>([
+    "location",
+    "address",
+    "types",
+    "phone",
+    "website",
+    "email",
+    "webPresence",
+    "openNow",
+    "openingHours",
+    "brand",
+    "yearsInBusiness",
+    "services",
+    "accessibility",
+    "healthSafety",
+    "payments",
+    "crm",
+  ]);
+  readonly perRequestCap = OSM_CAP;
+  readonly maxRadiusMi = 10;
+  readonly ratePerSecond: number;
+  readonly concurrency = 2;
+
+  constructor(private readonly opts: { url: string; ratePerSecond?: number; backoffMs?: number }) {
+    this.ratePerSecond = opts.ratePerSecond ?? 1;
+  }
+
+  async searchNearby(q: NearbyQuery): Promise<NearbyAnswer> {
+    const body = new URLSearchParams({ data: overpassQuery(q) }).toString();
+    const backoff = this.opts.backoffMs ?? 1000;
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await fetch(this.opts.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            "user-agent": "Pitchwise lead search",
+          },
+          body,
+          signal: q.signal ?? AbortSignal.timeout(30_000),
+        });
+      } catch (e) {
+        if (attempt < 2) {
+          await new Promise((r) => setTimeout(r, backoff * 2 ** attempt));
+          continue;
+        }
+        throw new ProviderError(`The Overpass API could not be reached: ${(e as Error).message}`, {
+          transient: true,
+        });
+      }
+      if ((res.status === 429 || res.status === 504) && attempt < 2) {
+        await new Promise((r) => setTimeout(r, backoff * 2 ** attempt));
+        continue;
+      }
+      if (!res.ok)
+        throw new ProviderError(
+          `The Overpass API answered ${res.status}${res.status === 429 ? " (too many requests: use a self-hosted OVERPASS_URL)" : ""}`,
+          { transient: res.status === 429 || res.status >= 500, httpStatus: res.status },
+        );
+      const json = (await res.json()) as { elements?: OsmElement[]; remark?: string };
+      if (json.remark && /runtime error|timed out/i.test(json.remark))
+        throw new ProviderError(`The Overpass API could not finish the query: ${json.remark}`, {
+          transient: true,
+        });
+      const elements = json.elements ?? [];
+      const now = new Date();
+      const places = elements.map((e) => osmToPlace(e, now)).filter((p): p is Place => p !== null);
+      return {
+        places: places.slice(0, OSM_CAP),
+        calls: 1,
+        full: elements.length > OSM_CAP,
+        rankedByDistance: false,
+      };
+    }
+  }
+}

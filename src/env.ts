@@ -32,6 +32,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       AUTH_RATE_LIMIT_PER_EMAIL: z.coerce.number().int().positive().default(10),
       DEMO_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(5),
       DEMO_RATE_LIMIT_PER_TARGET: z.coerce.number().int().positive().default(2),
+      /** requests per API key per minute on /api/v1 (issue 15) */
+      API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+      /**
+       * comma-separated host[:port] list that outbound requests (webhooks) may reach although they
+       * resolve to private addresses; the only targets where plain http is accepted
+       */
+      OUTBOUND_ALLOWED_HOSTS: z.string().default(""),
+      /** milliseconds an outbound webhook delivery may take */
+      WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
       // providers
       EMAIL_PROVIDER: z.enum(["local", "postmark"]).default("local"),
       EMAIL_FROM: z.string().default("Pitchwise <hello@pitchwise.local>"),

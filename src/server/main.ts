@@ -11,6 +11,8 @@ import type { Logger } from "pino";
 import type { Env } from "../env";
 import type { AppContext } from "./context";
 import type { Db, Sql } from "./db/client";
+import { apiPublicRest } from "./features/api/api.docs";
+import { apiKeysRest } from "./features/api/api.rest";
 import { authRest } from "./features/auth/auth.rest";
 import { avatarRest } from "./features/avatar/avatar.rest";
 import { campaignsRest } from "./features/campaigns/campaigns.rest";
@@ -20,6 +22,7 @@ import { demoRest } from "./features/demo/demo.rest";
 import { devRest } from "./features/dev/dev.rest";
 import { studioRest } from "./features/studio/studio.rest";
 import { userRest } from "./features/user/user.rest";
+import { webhooksRest } from "./features/webhooks/webhooks.rest";
 import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
 import { registerErrorHandler } from "./http/error-handler";
@@ -125,6 +128,9 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     campaignsRest,
     studioRest,
     avatarRest,
+    apiKeysRest,
+    webhooksRest,
+    apiPublicRest,
   ]) {
     await app.register(plugin, { ctx });
   }

@@ -4,6 +4,7 @@ import { campaignsJobs } from "../features/campaigns/campaigns.jobs";
 import { crmJobs } from "../features/crm/crm.jobs";
 import { demoJobs } from "../features/demo/demo.jobs";
 import { studioJobs } from "../features/studio/studio.jobs";
+import { webhooksJobs } from "../features/webhooks/webhooks.jobs";
 import type { AnyJobDefinition, JobDeps } from "./define";
 
 /** Every job the worker runs; pg-boss creates a queue for each at boot. */
@@ -13,6 +14,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...campaignsJobs,
   ...studioJobs,
   ...avatarJobs,
+  ...webhooksJobs,
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { apiKeysRouter } from "../features/api/api.router";
 import { authRouter } from "../features/auth/auth.router";
 import { avatarRouter } from "../features/avatar/avatar.router";
 import { campaignsRouter } from "../features/campaigns/campaigns.router";
@@ -6,6 +7,7 @@ import { dashboardRouter } from "../features/dashboard/dashboard.router";
 import { demoRouter } from "../features/demo/demo.router";
 import { studioRouter } from "../features/studio/studio.router";
 import { userRouter } from "../features/user/user.router";
+import { webhooksRouter } from "../features/webhooks/webhooks.router";
 import { workspacesRouter } from "../features/workspaces/workspaces.router";
 import { router } from "./init";
 
@@ -19,6 +21,8 @@ export const appRouter = router({
   studio: studioRouter,
   avatar: avatarRouter,
   workspaces: workspacesRouter,
+  apiKeys: apiKeysRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,17 +1,27 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Bell, Building2, Palette, UserRound, Users } from "lucide-react";
+import { Bell, Building2, KeyRound, Palette, UserRound, Users, Webhook } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { ApiKeysTab } from "./-components/settings/api-keys-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
 import { ProfileTab } from "./-components/settings/profile-tab";
 import { TeamTab } from "./-components/settings/team-tab";
 import { ThemeTab } from "./-components/settings/theme-tab";
 import type { SettingsBanner } from "./-components/settings/types";
+import { WebhooksTab } from "./-components/settings/webhooks-tab";
 import { WorkspaceTab } from "./-components/settings/workspace-tab";
 
-const SETTINGS_TABS = ["profile", "theme", "preferences", "team", "workspace"] as const;
+const SETTINGS_TABS = [
+  "profile",
+  "theme",
+  "preferences",
+  "team",
+  "workspace",
+  "api-keys",
+  "webhooks",
+] as const;
 type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 export const Route = createFileRoute("/_app/settings")({
@@ -66,6 +76,14 @@ function SettingsPage() {
             <Building2 aria-hidden />
             Workspace
           </TabsTrigger>
+          <TabsTrigger value="api-keys">
+            <KeyRound aria-hidden />
+            API keys
+          </TabsTrigger>
+          <TabsTrigger value="webhooks">
+            <Webhook aria-hidden />
+            Webhooks
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <ProfileTab onBanner={setBanner} />
@@ -81,6 +99,12 @@ function SettingsPage() {
         </TabsContent>
         <TabsContent value="workspace">
           <WorkspaceTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="api-keys">
+          <ApiKeysTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="webhooks">
+          <WebhooksTab onBanner={setBanner} />
         </TabsContent>
       </Tabs>
     </>

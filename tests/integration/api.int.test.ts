@@ -480,6 +480,27 @@ describe("outbound webhooks", () => {
     }
   });
 
+  it("campaign.launched is emitted by the campaigns feature to subscribed endpoints", async () => {
+    const k = await keyed();
+    const rx = await receiver();
+    try {
+      await k.call("POST", "/webhook_endpoints", { url: rx.url, events: ["campaign.launched"] });
+      const launch = await k.call("POST", "/campaigns", {
+        name: "Hooked",
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        audience: { contacts: [{ first_name: "Q", email: "q@example.com" }] },
+        scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+      });
+      expect(launch.statusCode).toBe(201);
+      const launched = rx.got.map((g) => JSON.parse(g.body)).filter((b) => b.type === "campaign.launched");
+      expect(launched).toHaveLength(1);
+      expect(launched[0].data).toMatchObject({ id: launch.json().campaign.id, name: "Hooked", channel: "email" });
+    } finally {
+      await rx.close();
+    }
+  });
+
   it("refuses private targets (SSRF guard) unless allow-listed; plain http only for allow-listed hosts", async () => {
     const k = await keyed();
     for (const url of [

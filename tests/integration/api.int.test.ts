@@ -495,7 +495,11 @@ describe("outbound webhooks", () => {
       expect(launch.statusCode).toBe(201);
       const launched = rx.got.map((g) => JSON.parse(g.body)).filter((b) => b.type === "campaign.launched");
       expect(launched).toHaveLength(1);
-      expect(launched[0].data).toMatchObject({ id: launch.json().campaign.id, name: "Hooked", channel: "email" });
+      expect(launched[0].data).toMatchObject({
+        id: launch.json().campaign.id,
+        name: "Hooked",
+        channel: "email",
+      });
     } finally {
       await rx.close();
     }

@@ -87,6 +87,15 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       AUTH_SLOWDOWN_MAX_MS: z.coerce.number().int().min(0).default(5000),
       DEMO_RATE_LIMIT_PER_IP: z.coerce.number().int().positive().default(5),
       DEMO_RATE_LIMIT_PER_TARGET: z.coerce.number().int().positive().default(2),
+      /** requests per API key per minute on /api/v1 (issue 15) */
+      API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+      /**
+       * comma-separated host[:port] list that outbound requests (webhooks) may reach although they
+       * resolve to private addresses; the only targets where plain http is accepted
+       */
+      OUTBOUND_ALLOWED_HOSTS: z.string().default(""),
+      /** milliseconds an outbound webhook delivery may take */
+      WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
       // providers
       EMAIL_PROVIDER: z.enum(["local", "postmark"]).default("local"),
       EMAIL_FROM: z.string().default("Pitchwise <hello@pitchwise.local>"),
@@ -166,8 +175,6 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       OVERPASS_URL: z.string().url().default("https://overpass-api.de/api/interpreter"),
       /** provider calls one business search may make (cost bound; reported when reached) */
       PLACES_MAX_CALLS_PER_SEARCH: z.coerce.number().int().min(1).max(100_000).default(250),
-      /** comma-separated host[:port] list outbound fetches may reach even when private (tests' fake sites) */
-      OUTBOUND_ALLOWED_HOSTS: z.string().default(""),
     },
   });
   const problems: string[] = [];

@@ -11,6 +11,8 @@ import type { Logger } from "pino";
 import type { Env } from "../env";
 import type { AppContext } from "./context";
 import type { Db, Sql } from "./db/client";
+import { apiPublicRest } from "./features/api/api.docs";
+import { apiKeysRest } from "./features/api/api.rest";
 import { authRest } from "./features/auth/auth.rest";
 import { avatarRest } from "./features/avatar/avatar.rest";
 import { billingRest } from "./features/billing/billing.rest";
@@ -23,6 +25,7 @@ import { devRest } from "./features/dev/dev.rest";
 import { leadsRest } from "./features/leads/leads.rest";
 import { studioRest } from "./features/studio/studio.rest";
 import { userRest } from "./features/user/user.rest";
+import { webhooksRest } from "./features/webhooks/webhooks.rest";
 import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
 import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
@@ -131,6 +134,9 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     studioRest,
     avatarRest,
     billingRest,
+    apiKeysRest,
+    webhooksRest,
+    apiPublicRest,
   ]) {
     await app.register(plugin, { ctx });
   }

@@ -20,6 +20,8 @@ declare module "fastify" {
 export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContext }) => {
   app.decorateRequest("auth", null);
   app.addHook("onRequest", async (req, reply) => {
+    // the public API authenticates with API keys only (issue 15): session cookies are not read there
+    if (req.url === "/api/v1" || req.url.startsWith("/api/v1/") || req.url.startsWith("/api/v1?")) return;
     const token = req.cookies[SESSION_COOKIE];
     if (!token) return;
     const result = await validateSessionToken(opts.ctx, token);

@@ -5,6 +5,7 @@ import { campaignsHandlers } from "../features/campaigns/campaigns.handlers";
 import { crmHandlers } from "../features/crm/crm.handlers";
 import { demoHandlers } from "../features/demo/demo.handlers";
 import { studioHandlers } from "../features/studio/studio.handlers";
+import { webhooksHandlers } from "../features/webhooks/webhooks.handlers";
 import type { JobContract } from "./contract";
 import type { AnyJobDefinition, JobDeps } from "./define";
 
@@ -19,6 +20,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...studioHandlers,
   ...avatarHandlers,
   ...billingHandlers,
+  ...webhooksHandlers,
 ];
 
 /**

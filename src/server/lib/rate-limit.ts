@@ -27,6 +27,8 @@ export function createRateLimiters(env: Env) {
     demoIp: new RateLimiterMemory({ points: env.DEMO_RATE_LIMIT_PER_IP, duration: 60 * 60 }),
     /** demo requests per phone number or email address, per day */
     demoTarget: new RateLimiterMemory({ points: env.DEMO_RATE_LIMIT_PER_TARGET, duration: 24 * 60 * 60 }),
+    /** /api/v1 requests per API key, per minute (issue 15) */
+    apiKey: new RateLimiterMemory({ points: env.API_RATE_LIMIT_PER_MINUTE, duration: 60 }),
   };
 }
 export type RateLimiters = ReturnType<typeof createRateLimiters>;

@@ -23,6 +23,14 @@ export function describeZodError(error: z.ZodError): string {
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   // reportInput: zod 4 leaves the offending value out of issues unless asked (needed for "is required")
   const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw new AppError("BAD_REQUEST", describeZodError(result.error));
+  if (!result.success) {
+    // `param`: the first offending field, for APIs that name it (issue 15: {error: {param}})
+    const path = result.error.issues[0]?.path ?? [];
+    throw new AppError(
+      "BAD_REQUEST",
+      describeZodError(result.error),
+      path.length ? { param: path.join(".") } : undefined,
+    );
+  }
   return result.data;
 }

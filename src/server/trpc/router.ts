@@ -1,3 +1,4 @@
+import { apiKeysRouter } from "../features/api/api.router";
 import { authRouter } from "../features/auth/auth.router";
 import { avatarRouter } from "../features/avatar/avatar.router";
 import { billingRouter } from "../features/billing/billing.router";
@@ -8,6 +9,7 @@ import { demoRouter } from "../features/demo/demo.router";
 import { leadsRouter } from "../features/leads/leads.router";
 import { studioRouter } from "../features/studio/studio.router";
 import { userRouter } from "../features/user/user.router";
+import { webhooksRouter } from "../features/webhooks/webhooks.router";
 import { workspacesRouter } from "../features/workspaces/workspaces.router";
 import { router } from "./init";
 
@@ -23,6 +25,8 @@ export const appRouter = router({
   avatar: avatarRouter,
   workspaces: workspacesRouter,
   billing: billingRouter,
+  apiKeys: apiKeysRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,18 +1,29 @@
 import { createFileRoute } from "@tanstack/react-router";
-import { Bell, Building2, CreditCard, Palette, UserRound, Users } from "lucide-react";
+import { Bell, Building2, CreditCard, KeyRound, Palette, UserRound, Users, Webhook } from "lucide-react";
 import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { ApiKeysTab } from "./-components/settings/api-keys-tab";
 import { BillingTab } from "./-components/settings/billing-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
 import { ProfileTab } from "./-components/settings/profile-tab";
 import { TeamTab } from "./-components/settings/team-tab";
 import { ThemeTab } from "./-components/settings/theme-tab";
 import type { SettingsBanner } from "./-components/settings/types";
+import { WebhooksTab } from "./-components/settings/webhooks-tab";
 import { WorkspaceTab } from "./-components/settings/workspace-tab";
 
-const SETTINGS_TABS = ["profile", "theme", "preferences", "team", "workspace", "billing"] as const;
+const SETTINGS_TABS = [
+  "profile",
+  "theme",
+  "preferences",
+  "team",
+  "workspace",
+  "billing",
+  "api-keys",
+  "webhooks",
+] as const;
 type SettingsTab = (typeof SETTINGS_TABS)[number];
 
 export const Route = createFileRoute("/_app/settings")({
@@ -71,6 +82,14 @@ function SettingsPage() {
             <CreditCard aria-hidden />
             Billing
           </TabsTrigger>
+          <TabsTrigger value="api-keys">
+            <KeyRound aria-hidden />
+            API keys
+          </TabsTrigger>
+          <TabsTrigger value="webhooks">
+            <Webhook aria-hidden />
+            Webhooks
+          </TabsTrigger>
         </TabsList>
         <TabsContent value="profile">
           <ProfileTab onBanner={setBanner} />
@@ -89,6 +108,12 @@ function SettingsPage() {
         </TabsContent>
         <TabsContent value="billing">
           <BillingTab />
+        </TabsContent>
+        <TabsContent value="api-keys">
+          <ApiKeysTab onBanner={setBanner} />
+        </TabsContent>
+        <TabsContent value="webhooks">
+          <WebhooksTab onBanner={setBanner} />
         </TabsContent>
       </Tabs>
     </>

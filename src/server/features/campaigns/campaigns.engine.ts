@@ -13,6 +13,7 @@ import { ProviderError } from "../../providers/errors";
 import { findSuppressed, type SuppressionChannel } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   buildEmailTemplate,
@@ -751,6 +752,15 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
       .set({ status: "completed", completedAt: new Date(), updatedAt: new Date() })
       .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, "sending")))
       .returning({ id: campaigns.id });
+    if (done.length)
+      await emitWebhookEvent(deps, campaign.workspaceId, "campaign.completed", {
+        id: campaign.id,
+        name: campaign.name,
+        channel: campaign.channel,
+        status: "completed",
+        recipient_count: campaign.recipientCount,
+        completed_at: new Date().toISOString(),
+      });
     if (done.length && shouldSimulate(deps)) {
       await deps.jobs.send(
         simulateEngagementJob,

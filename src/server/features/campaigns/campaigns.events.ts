@@ -5,6 +5,7 @@ import { type CampaignRecipient, campaignRecipients, campaigns, webhookEvents } 
 import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
+import { emitWebhookEvent, type WebhookEventType } from "../webhooks/webhooks.service";
 import { deliveryKind, suppressionChannel } from "./campaigns.engine";
 
 /** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
@@ -29,6 +30,16 @@ export type RecipientEvent =
   | "unsubscribed"
   | "complained";
 
+/** Outbound webhook event type of each recipient event (issue 15). */
+const WEBHOOK_EVENT: Partial<Record<RecipientEvent, WebhookEventType>> = {
+  delivered: "message.delivered",
+  opened: "message.opened",
+  clicked: "message.clicked",
+  replied: "message.replied",
+  bounced: "message.bounced",
+  unsubscribed: "contact.unsubscribed",
+};
+
 function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEvent): string | null {
   const kind = deliveryKind(r.channel);
   if (event === "opened") return "email_opened";
@@ -48,11 +59,14 @@ function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEven
  * timeline activity. Returns false when the event changed nothing.
  */
 export async function applyRecipientEvent(
-  db: DbOrTx,
+  dbOrCtx: DbOrTx | Pick<JobDeps, "db" | "jobs">,
   r: CampaignRecipient,
   event: RecipientEvent,
   opts: { reason?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<boolean> {
+  // with the app context (db + jobs), the change is also emitted as an outbound webhook event
+  const ctx = "jobs" in dbOrCtx ? dbOrCtx : null;
+  const db = ctx ? ctx.db : (dbOrCtx as DbOrTx);
   const now = new Date();
   const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
   const cur = r.status;
@@ -90,6 +104,18 @@ export async function applyRecipientEvent(
     }
   }
   await db.update(campaignRecipients).set(set).where(eq(campaignRecipients.id, r.id));
+  const hook = WEBHOOK_EVENT[event];
+  if (ctx && hook)
+    await emitWebhookEvent(ctx, r.workspaceId, hook, {
+      campaign_id: r.campaignId,
+      recipient_id: r.id,
+      contact_id: r.contactId,
+      channel: r.channel,
+      address: r.address,
+      status: set.status ?? r.status,
+      ...(opts.reason ? { reason: opts.reason } : {}),
+      occurred_at: now.toISOString(),
+    });
   const type = activityFor(r, event);
   if (type)
     await recordActivities(db, [

@@ -22,6 +22,7 @@ import {
 import { findSuppressed } from "../compliance/compliance.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
 import { deliveryKind, enqueueDue, suppressionChannel } from "./campaigns.engine";
@@ -295,7 +296,16 @@ export async function createAndLaunchCampaign(
     await ctx.jobs.send(watchCampaignJob, { campaignId: campaign.id });
   }
   const [fresh] = await ctx.db.select().from(campaigns).where(eq(campaigns.id, campaign.id));
-  return { campaign: summarize(fresh ?? campaign, {}), queued, skipped };
+  const c = fresh ?? campaign;
+  await emitWebhookEvent(ctx, workspaceId, "campaign.launched", {
+    id: c.id,
+    name: c.name,
+    channel: c.channel,
+    status: c.status,
+    recipient_count: c.recipientCount,
+    scheduled_at: c.scheduledAt?.toISOString() ?? null,
+  });
+  return { campaign: summarize(c, {}), queued, skipped };
 }
 
 /**
@@ -403,16 +413,27 @@ async function statusCounts(ctx: Pick<AppContext, "db">, ids: number[]) {
   return out;
 }
 
-/** The user's campaigns, newest first (at most `limit`), with per-status counts and progress. */
+/**
+ * The workspace's campaigns, newest first (at most `limit`, 500 max), with per-status counts and
+ * progress; `beforeId` starts after that campaign (cursor pages of the public API).
+ */
 export async function listCampaigns(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  opts: { limit?: number } = {},
+  opts: { limit?: number; beforeId?: number } = {},
 ): Promise<CampaignSummary[]> {
   const rows = await ctx.db
     .select()
     .from(campaigns)
-    .where(eq(campaigns.workspaceId, workspaceId))
+    .where(
+      and(
+        eq(campaigns.workspaceId, workspaceId),
+        // keyset for cursor pages (public API): campaigns older than `beforeId` in list order
+        opts.beforeId
+          ? sql`(${campaigns.createdAt}, ${campaigns.id}) < (select c2.created_at, c2.id from campaigns c2 where c2.id = ${opts.beforeId} and c2.workspace_id = ${workspaceId})`
+          : undefined,
+      ),
+    )
     .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
     .limit(Math.min(opts.limit ?? 100, 500));
   const counts = await statusCounts(

@@ -12,7 +12,7 @@ import {
   recipientsForAddress,
 } from "./campaigns.events";
 
-type Ctx = Pick<AppContext, "db" | "env" | "log">;
+type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
 
 /** Twilio's opt-out keywords (Twilio Advanced Opt-Out defaults; CTIA). */
 export const STOP_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
@@ -97,23 +97,22 @@ export async function handleTwilioStatus(
   if (!r) return "unknown";
   const status = (params.MessageStatus ?? params.SmsStatus ?? params.CallStatus ?? "").toLowerCase();
   const code = params.ErrorCode ? ` (Twilio error ${params.ErrorCode})` : "";
-  if (status === "delivered")
-    return (await applyRecipientEvent(ctx.db, r, "delivered")) ? "applied" : "ignored";
+  if (status === "delivered") return (await applyRecipientEvent(ctx, r, "delivered")) ? "applied" : "ignored";
   if (status === "undelivered" || status === "failed") {
-    return (await applyRecipientEvent(ctx.db, r, "failed", { reason: `${status}${code}` }))
+    return (await applyRecipientEvent(ctx, r, "failed", { reason: `${status}${code}` }))
       ? "applied"
       : "ignored";
   }
   if (status === "completed") {
     const by = params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {};
-    return (await applyRecipientEvent(ctx.db, r, "delivered", {
+    return (await applyRecipientEvent(ctx, r, "delivered", {
       metadata: { ...by, duration: params.CallDuration },
     }))
       ? "applied"
       : "ignored";
   }
   if (status === "busy" || status === "no-answer" || status === "canceled") {
-    return (await applyRecipientEvent(ctx.db, r, "failed", { reason: status })) ? "applied" : "ignored";
+    return (await applyRecipientEvent(ctx, r, "failed", { reason: status })) ? "applied" : "ignored";
   }
   return "ignored";
 }
@@ -174,8 +173,7 @@ export async function handleTwilioInbound(
   }
   if (isHelp) return optOutType ? null : HELP_REPLY;
   const latest = recipients.find((r) => r.sentAt);
-  if (latest)
-    await applyRecipientEvent(ctx.db, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
+  if (latest) await applyRecipientEvent(ctx, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
   return null;
 }
 
@@ -221,27 +219,27 @@ export async function handlePostmarkEvent(
   const ok = (b: boolean) => (b ? "applied" : "ignored");
   switch (type) {
     case "Delivery":
-      return ok(await applyRecipientEvent(ctx.db, r, "delivered"));
+      return ok(await applyRecipientEvent(ctx, r, "delivered"));
     case "Open":
       return ok(
-        await applyRecipientEvent(ctx.db, r, "opened", {
+        await applyRecipientEvent(ctx, r, "opened", {
           metadata: { client: (e.Client as { Name?: string } | undefined)?.Name },
         }),
       );
     case "Click":
-      return ok(await applyRecipientEvent(ctx.db, r, "clicked", { metadata: { url: e.OriginalLink } }));
+      return ok(await applyRecipientEvent(ctx, r, "clicked", { metadata: { url: e.OriginalLink } }));
     case "Bounce": {
       const hard = e.Type === "HardBounce" || e.Inactive === true;
       if (hard) await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", "postmark webhook");
       return ok(
-        await applyRecipientEvent(ctx.db, r, "bounced", {
+        await applyRecipientEvent(ctx, r, "bounced", {
           reason: `${e.Type ?? "Bounce"}: ${e.Description ?? e.Details ?? ""}`.trim(),
         }),
       );
     }
     case "SpamComplaint":
       await suppress(ctx.db, r.workspaceId, "email", r.address, "spam_complaint", "postmark webhook");
-      return ok(await applyRecipientEvent(ctx.db, r, "complained"));
+      return ok(await applyRecipientEvent(ctx, r, "complained"));
     case "SubscriptionChange":
       if (e.SuppressSending === true) {
         await suppress(
@@ -252,7 +250,7 @@ export async function handlePostmarkEvent(
           e.SuppressionReason === "SpamComplaint" ? "spam_complaint" : "unsubscribed",
           "postmark webhook",
         );
-        return ok(await applyRecipientEvent(ctx.db, r, "unsubscribed"));
+        return ok(await applyRecipientEvent(ctx, r, "unsubscribed"));
       }
       await unsuppress(ctx.db, r.workspaceId, "email", r.address);
       return "applied";

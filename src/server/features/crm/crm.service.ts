@@ -31,6 +31,7 @@ import {
   reserveUsage,
 } from "../billing/billing.service";
 import { isSuppressed } from "../compliance/compliance.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { assertCan } from "../workspaces/workspaces.service";
 import {
   type ColumnMapping,
@@ -562,6 +563,45 @@ export async function listContacts(
   };
 }
 
+/**
+ * A cursor page of contacts for the public API (issue 15): the filter of `contactWhere`, newest
+ * first (created_at desc, id desc), `limit` rows after the position `cursor` (an opaque string from a
+ * previous page's `nextCursor`). Search here is the plain substring match (no typo correction), so
+ * pages stay stable. Returns `{contacts, nextCursor}` (`nextCursor` null on the last page).
+ * @throws AppError BAD_REQUEST 'cursor is not valid' for a cursor this function did not make.
+ */
+export async function listContactsPage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  filter: SegmentFilter,
+  limit: number,
+  cursor?: string,
+): Promise<{ contacts: Contact[]; nextCursor: string | null }> {
+  let after: SQL | undefined;
+  if (cursor) {
+    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d(?::\d\d)?)\|(\d{1,15})$/.exec(
+      Buffer.from(cursor, "base64url").toString("utf8"),
+    );
+    if (!m) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+    after = sql`(${contacts.createdAt}, ${contacts.id}) < (${m[1]}::timestamptz, ${Number(m[2])})`;
+  }
+  const rows = await ctx.db
+    .select({ c: contacts, ts: sql<string>`${contacts.createdAt}::text` })
+    .from(contacts)
+    .where(and(contactWhere(workspaceId, filter), after))
+    .orderBy(...contactOrder(filter))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    contacts: page.map((r) => r.c),
+    nextCursor:
+      rows.length > limit && last
+        ? Buffer.from(`${last.ts}|${last.c.id}`, "utf8").toString("base64url")
+        : null,
+  };
+}
+
 /** Searches count exactly up to this many matches (then `pagination.total_capped`). */
 export const SEARCH_COUNT_CAP = 1000;
 /** Above this many matches expected by the planner, a search is not counted (lower bound instead). */
@@ -718,6 +758,7 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
   }
   if (!row) throw new AppError("INTERNAL", "Failed to add contact");
   if (needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
+  await emitWebhookEvent(ctx, workspaceId, "contact.created", toContactJson(row));
   return row;
 }
 
@@ -754,12 +795,13 @@ export async function updateContact(
   }
   if (!row) throw new AppError("NOT_FOUND", "Contact not found");
   if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
+  await emitWebhookEvent(ctx, workspaceId, "contact.updated", toContactJson(row));
   return row;
 }
 
 /** DELETE /api/contacts/{id} (notes, activities and tag links cascade). @throws NOT_FOUND. */
 export async function deleteContact(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "jobs">,
   workspaceId: string,
   id: number,
 ): Promise<void> {
@@ -769,6 +811,7 @@ export async function deleteContact(
     .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
     .returning({ id: contacts.id });
   if (deleted.length === 0) throw new AppError("NOT_FOUND", "Contact not found");
+  await emitWebhookEvent(ctx, workspaceId, "contact.deleted", { id, deleted: true });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,163 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Copy, KeyRound } from "lucide-react";
+import { type FormEvent, useId, useState } from "react";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { formatDate } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+import type { ShowBanner } from "./types";
+
+/**
+ * Settings > API keys (issue 15, owner and admin): create a key with a name and scopes (shown once),
+ * list keys with prefix, scopes and last use, revoke. Links to the API reference at /docs/api.
+ */
+export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const keys = useQuery(trpc.apiKeys.list.queryOptions(undefined, { retry: false }));
+  const scopes = useQuery(trpc.apiKeys.scopes.queryOptions());
+  const [name, setName] = useState("");
+  const [chosen, setChosen] = useState<string[]>(["contacts:read"]);
+  const [shown, setShown] = useState<string | null>(null);
+  const nameId = useId();
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
+  const create = useMutation(
+    trpc.apiKeys.create.mutationOptions({
+      onSuccess: (r) => {
+        setShown(r.key);
+        setName("");
+        onBanner({ variant: "success", message: "API key created. Copy it now: it is shown only once." });
+        void refresh();
+      },
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  const revoke = useMutation(
+    trpc.apiKeys.revoke.mutationOptions({
+      onSuccess: () => {
+        onBanner({
+          variant: "success",
+          message: "API key revoked. Requests with it are refused from now on.",
+        });
+        void refresh();
+      },
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+
+  if (keys.error) return <p role="alert">{keys.error.message}</p>;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ name, scopes: chosen as never });
+  };
+
+  return (
+    <div className="grid gap-6">
+      <Card>
+        <CardHeader>
+          <CardTitle>Create an API key</CardTitle>
+          <CardDescription>
+            Keys call the REST API at /api/v1 with <code>Authorization: Bearer pw_live_...</code>. See the{" "}
+            <a className="underline" href="/docs/api" target="_blank" rel="noreferrer">
+              API reference
+            </a>
+            .
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <form onSubmit={submit} className="grid gap-4">
+            <div className="grid gap-2">
+              <Label htmlFor={nameId}>Name</Label>
+              <Input
+                id={nameId}
+                value={name}
+                onChange={(e) => setName(e.target.value)}
+                maxLength={100}
+                required
+              />
+            </div>
+            <fieldset className="grid gap-2">
+              <legend className="mb-1 text-sm font-medium">Scopes</legend>
+              <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
+                {(scopes.data ?? []).map((s) => (
+                  <label key={s} className="flex items-center gap-2 text-sm">
+                    <input
+                      type="checkbox"
+                      className="size-4"
+                      checked={chosen.includes(s)}
+                      onChange={(e) =>
+                        setChosen((c) => (e.target.checked ? [...c, s] : c.filter((x) => x !== s)))
+                      }
+                    />
+                    <code>{s}</code>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div>
+              <Button type="submit" disabled={create.isPending || !name.trim() || chosen.length === 0}>
+                <KeyRound aria-hidden />
+                Create key
+              </Button>
+            </div>
+          </form>
+          {shown && (
+            <div className="mt-4 grid gap-2 rounded-md border border-border p-3" data-testid="new-api-key">
+              <p className="text-sm font-medium">Your new key (shown once):</p>
+              <code className="break-all text-sm">{shown}</code>
+              <div>
+                <Button
+                  variant="outline"
+                  size="sm"
+                  onClick={() => void navigator.clipboard?.writeText(shown).then(() => setShown(null))}
+                >
+                  <Copy aria-hidden />
+                  Copy and hide
+                </Button>
+              </div>
+            </div>
+          )}
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>API keys</CardTitle>
+          <CardDescription>Revoked keys stop working at once.</CardDescription>
+        </CardHeader>
+        <CardContent>
+          {keys.isPending ? (
+            <p className="text-sm text-muted-foreground">Loading keys...</p>
+          ) : keys.data.length === 0 ? (
+            <p className="text-sm text-muted-foreground">No API keys yet.</p>
+          ) : (
+            <ul className="divide-y divide-border" aria-label="API keys">
+              {keys.data.map((k) => (
+                <li key={k.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="api-key-row">
+                  <div className="min-w-0 flex-1">
+                    <p className="truncate font-medium">
+                      {k.name} <code className="text-sm text-muted-foreground">{k.prefix}...</code>
+                    </p>
+                    <p className="text-sm text-muted-foreground">
+                      {k.scopes.join(", ")} · created {formatDate(k.created_at)} · last used{" "}
+                      {k.last_used_at ? formatDate(k.last_used_at) : "never"}
+                    </p>
+                  </div>
+                  {k.revoked_at ? (
+                    <Badge variant="secondary">Revoked</Badge>
+                  ) : (
+                    <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
+                      Revoke
+                    </Button>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </CardContent>
+      </Card>
+    </div>
+  );
+}

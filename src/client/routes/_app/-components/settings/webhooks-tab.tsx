@@ -1,0 +1,206 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Send, Trash2, Webhook } from "lucide-react";
+import { type FormEvent, useId, useState } from "react";
+import { Badge } from "@/client/components/ui/badge";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { Input } from "@/client/components/ui/input";
+import { Label } from "@/client/components/ui/label";
+import { Switch } from "@/client/components/ui/switch";
+import { formatDate } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+import type { ShowBanner } from "./types";
+
+/**
+ * Settings > Webhooks (issue 15, owner and admin): endpoints (https URL, events, secret shown once),
+ * enable/disable, delivery log (status, response code, duration, attempts), resend, test event.
+ */
+export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const endpoints = useQuery(trpc.webhooks.list.queryOptions(undefined, { retry: false }));
+  const types = useQuery(trpc.webhooks.eventTypes.queryOptions());
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState<string[]>(["contact.created"]);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const urlId = useId();
+  const refresh = () => qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
+  const fail = (e: { message: string }) => onBanner({ variant: "error", message: e.message });
+  const create = useMutation(
+    trpc.webhooks.create.mutationOptions({
+      onSuccess: (r) => {
+        setSecret(r.secret);
+        setUrl("");
+        onBanner({
+          variant: "success",
+          message: "Endpoint added. Copy its signing secret now: it is shown once.",
+        });
+        void refresh();
+      },
+      onError: fail,
+    }),
+  );
+  const setEnabled = useMutation(
+    trpc.webhooks.setEnabled.mutationOptions({ onSuccess: () => void refresh(), onError: fail }),
+  );
+  const remove = useMutation(
+    trpc.webhooks.remove.mutationOptions({ onSuccess: () => void refresh(), onError: fail }),
+  );
+  const test = useMutation(
+    trpc.webhooks.test.mutationOptions({
+      onSuccess: () => {
+        onBanner({ variant: "success", message: "Test event sent. See the delivery log." });
+        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() });
+      },
+      onError: fail,
+    }),
+  );
+
+  if (endpoints.error) return <p role="alert">{endpoints.error.message}</p>;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate({ url, events: events as never });
+  };
+
+  return (
+    <div className="grid gap-6">
+      <Card>
+        <CardHeader>
+          <CardTitle>Add a webhook endpoint</CardTitle>
+          <CardDescription>
+            Events are POSTed as JSON and signed per the Standard Webhooks specification (webhook-id,
+            webhook-timestamp, webhook-signature).
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <form onSubmit={submit} className="grid gap-4">
+            <div className="grid gap-2">
+              <Label htmlFor={urlId}>Endpoint URL (https)</Label>
+              <Input
+                id={urlId}
+                type="url"
+                placeholder="https://example.com/hooks/pitchwise"
+                value={url}
+                onChange={(e) => setUrl(e.target.value)}
+                required
+              />
+            </div>
+            <fieldset className="grid gap-2">
+              <legend className="mb-1 text-sm font-medium">Events</legend>
+              <div className="grid grid-cols-1 gap-2 sm:grid-cols-2">
+                {(types.data ?? []).map((t) => (
+                  <label key={t} className="flex items-center gap-2 text-sm">
+                    <input
+                      type="checkbox"
+                      className="size-4"
+                      checked={events.includes(t)}
+                      onChange={(e) =>
+                        setEvents((c) => (e.target.checked ? [...c, t] : c.filter((x) => x !== t)))
+                      }
+                    />
+                    <code>{t}</code>
+                  </label>
+                ))}
+              </div>
+            </fieldset>
+            <div>
+              <Button type="submit" disabled={create.isPending || !url || events.length === 0}>
+                <Webhook aria-hidden />
+                Add endpoint
+              </Button>
+            </div>
+          </form>
+          {secret && (
+            <div className="mt-4 grid gap-2 rounded-md border border-border p-3" data-testid="webhook-secret">
+              <p className="text-sm font-medium">Signing secret (shown once):</p>
+              <code className="break-all text-sm">{secret}</code>
+            </div>
+          )}
+        </CardContent>
+      </Card>
+      <Card>
+        <CardHeader>
+          <CardTitle>Endpoints</CardTitle>
+          <CardDescription>
+            An endpoint whose deliveries fail for 5 days is disabled and the owner emailed.
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          {endpoints.isPending ? (
+            <p className="text-sm text-muted-foreground">Loading endpoints...</p>
+          ) : endpoints.data.length === 0 ? (
+            <p className="text-sm text-muted-foreground">No webhook endpoints yet.</p>
+          ) : (
+            <ul className="divide-y divide-border" aria-label="Webhook endpoints">
+              {endpoints.data.map((e) => (
+                <li key={e.id} className="grid gap-2 py-3" data-testid="webhook-row">
+                  <div className="flex flex-wrap items-center gap-3">
+                    <div className="min-w-0 flex-1">
+                      <p className="truncate font-medium">{e.url}</p>
+                      <p className="text-sm text-muted-foreground">{e.events.join(", ")}</p>
+                      {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
+                    </div>
+                    <Switch
+                      checked={e.enabled}
+                      aria-label={`Enabled: ${e.url}`}
+                      onCheckedChange={(v) => setEnabled.mutate({ id: e.id, enabled: v })}
+                    />
+                    <Button variant="outline" size="sm" onClick={() => test.mutate({ id: e.id })}>
+                      <Send aria-hidden />
+                      Test
+                    </Button>
+                    <Button variant="outline" size="sm" onClick={() => setOpen(open === e.id ? null : e.id)}>
+                      Deliveries
+                    </Button>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      aria-label={`Delete ${e.url}`}
+                      onClick={() => remove.mutate({ id: e.id })}
+                    >
+                      <Trash2 aria-hidden />
+                    </Button>
+                  </div>
+                  {open === e.id && <Deliveries endpointId={e.id} onBanner={onBanner} />}
+                </li>
+              ))}
+            </ul>
+          )}
+        </CardContent>
+      </Card>
+    </div>
+  );
+}
+
+function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const qc = useQueryClient();
+  const log = useQuery(trpc.webhooks.deliveries.queryOptions({ id: endpointId }));
+  const resend = useMutation(
+    trpc.webhooks.resend.mutationOptions({
+      onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  if (log.isPending) return <p className="text-sm text-muted-foreground">Loading deliveries...</p>;
+  if (log.error) return <p role="alert">{log.error.message}</p>;
+  if (log.data.length === 0) return <p className="text-sm text-muted-foreground">No deliveries yet.</p>;
+  return (
+    <ul className="grid gap-1 text-sm" aria-label="Delivery log">
+      {log.data.map((d) => (
+        <li key={d.id} className="flex flex-wrap items-center gap-2 rounded border border-border px-2 py-1">
+          <Badge variant={d.status === "succeeded" ? "default" : "secondary"}>{d.status}</Badge>
+          <code>{d.event_type}</code>
+          <span className="text-muted-foreground">
+            {d.response_code ?? "no response"} · {d.duration_ms ?? "-"} ms · attempt {d.attempts} ·{" "}
+            {formatDate(d.created_at)}
+          </span>
+          <Button variant="ghost" size="sm" onClick={() => resend.mutate({ id: d.id })}>
+            Resend
+          </Button>
+        </li>
+      ))}
+    </ul>
+  );
+}

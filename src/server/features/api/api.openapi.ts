@@ -1,0 +1,119 @@
+import { z } from "zod";
+import { API_SCOPES } from "./api.schemas";
+import { V1_ROUTES } from "./api.v1";
+import { errorObject } from "./api.v1.schemas";
+
+type JsonSchema = Record<string, unknown>;
+
+function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+const ERROR_RESPONSES: Record<string, string> = {
+  "400": "Invalid request (the message names the field; `param` holds it)",
+  "401": "Missing, unknown, revoked or expired API key",
+  "402": "The workspace's plan does not include API access",
+  "403": "The key lacks the route's scope",
+  "404": "Not found (also another workspace's id)",
+  "409": "Conflict, or an Idempotency-Key reused with a different request",
+  "429": "Rate limit exceeded; see Retry-After and RateLimit-* headers",
+};
+
+let cached: JsonSchema | null = null;
+
+/**
+ * The OpenAPI 3.1 document of /api/v1, generated from the routes' own zod schemas (zod 4
+ * `z.toJSONSchema`, JSON Schema 2020-12 as OpenAPI 3.1 uses). Every entry of V1_ROUTES is in it.
+ */
+export function openApiDocument(serverUrl: string): JsonSchema {
+  if (!cached) cached = build();
+  return { ...cached, servers: [{ url: `${serverUrl.replace(/\/$/, "")}/api/v1` }] };
+}
+
+function build(): JsonSchema {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of V1_ROUTES) {
+    const parameters: unknown[] = [];
+    for (const m of r.path.matchAll(/\{(\w+)\}/g))
+      parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+    if (r.query) {
+      const qs = toSchema(r.query, "input") as {
+        properties?: Record<string, JsonSchema>;
+        required?: string[];
+      };
+      for (const [name, schema] of Object.entries(qs.properties ?? {}))
+        parameters.push({
+          name,
+          in: "query",
+          required: qs.required?.includes(name) ?? false,
+          schema,
+          ...(typeof schema.description === "string" ? { description: schema.description } : {}),
+        });
+    }
+    if (r.method === "POST")
+      parameters.push({
+        name: "Idempotency-Key",
+        in: "header",
+        required: false,
+        description:
+          "A unique key: a repeat with the same body returns the first response; a different body gets 409.",
+        schema: { type: "string", maxLength: 255 },
+      });
+    const responses: Record<string, unknown> = {
+      [String(r.status ?? 200)]: {
+        description: "Success",
+        content: { "application/json": { schema: toSchema(r.response, "output") } },
+      },
+    };
+    for (const [code, description] of Object.entries(ERROR_RESPONSES))
+      responses[code] = {
+        description,
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      };
+    paths[r.path] ??= {};
+    paths[r.path]![r.method.toLowerCase()] = {
+      operationId: r.operationId,
+      summary: r.summary,
+      description: `Scope: \`${r.scope}\``,
+      tags: [r.tag],
+      security: [{ bearerAuth: [r.scope] }],
+      ...(parameters.length ? { parameters } : {}),
+      ...(r.body
+        ? {
+            requestBody: {
+              required: true,
+              content: { "application/json": { schema: toSchema(r.body, "input") } },
+            },
+          }
+        : {}),
+      responses,
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Pitchwise API",
+      version: "1.0.0",
+      description:
+        "The Pitchwise public REST API. Authenticate with `Authorization: Bearer pw_live_...` (Settings > API keys; Business plan and up). " +
+        "Fields are snake_case, times ISO 8601, lists use cursor pagination (`limit`, `cursor`, `next_cursor`), errors are `{error: {type, message, param?}}`, " +
+        "every response carries `Request-Id`, and POSTs accept an `Idempotency-Key`. Rate limit per key: see the RateLimit-* headers. " +
+        "Outbound webhooks are signed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature).",
+    },
+    tags: ["Contacts", "Notes", "Tags", "Segments", "Campaigns", "Media", "Webhooks"].map((name) => ({
+      name,
+    })),
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: `API key (pw_live_...). Scopes: ${API_SCOPES.join(", ")}`,
+        },
+      },
+      schemas: { Error: toSchema(errorObject, "output") },
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import { z } from "zod";
+import { protectedProcedure, router } from "../../trpc/init";
+import { API_SCOPES, createApiKeySchema } from "./api.schemas";
+import * as svc from "./api.service";
+
+/** tRPC procedures of API keys (Settings > API keys): the same service calls as api.rest.ts. */
+export const apiKeysRouter = router({
+  scopes: protectedProcedure.query(() => [...API_SCOPES]),
+  list: protectedProcedure.query(({ ctx }) => svc.listApiKeys(ctx, ctx.tenant)),
+  create: protectedProcedure
+    .input(createApiKeySchema)
+    .mutation(({ ctx, input }) => svc.createApiKey(ctx, ctx.tenant, input)),
+  revoke: protectedProcedure
+    .input(z.object({ id: z.string().max(100) }))
+    .mutation(({ ctx, input }) => svc.revokeApiKey(ctx, ctx.tenant, input.id)),
+});

@@ -1,0 +1,43 @@
+import { z } from "zod";
+
+/** Scopes an API key may carry (issue 15). */
+export const API_SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "campaigns:read",
+  "campaigns:write",
+  "media:read",
+  "leads:read",
+  "webhooks:write",
+] as const;
+export type ApiScope = (typeof API_SCOPES)[number];
+
+/** POST /api/api-keys {name, scopes, expires_at?}. */
+export const createApiKeySchema = z.object({
+  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(100),
+  scopes: z
+    .array(z.enum(API_SCOPES, { error: `each scope must be one of ${API_SCOPES.join(", ")}` }), {
+      error: "scopes must be a list",
+    })
+    .min(1, "Choose at least one scope")
+    .max(API_SCOPES.length)
+    .transform((s) => [...new Set(s)]),
+  expires_at: z.iso
+    .datetime({ offset: true, error: "expires_at must be an ISO 8601 date-time" })
+    .refine((s) => Date.parse(s) > Date.now(), "expires_at must be in the future")
+    .nullish(),
+});
+export type CreateApiKeyInput = z.input<typeof createApiKeySchema>;
+
+export const apiKeyIdSchema = z.uuid({ error: "API key not found" });
+
+/** Cursor pagination of every /api/v1 list: `limit` 1..100 (default 50) and an opaque `cursor`. */
+export const v1PageSchema = z.object({
+  limit: z.coerce
+    .number({ error: "limit must be a number" })
+    .int("limit must be a whole number")
+    .min(1, "limit must be at least 1")
+    .max(100, "limit must be at most 100")
+    .default(50),
+  cursor: z.string().max(200).optional(),
+});

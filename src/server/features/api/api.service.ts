@@ -1,0 +1,176 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { AppContext } from "../../context";
+import type { ApiKey, Workspace } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { assertPlanFeature } from "../billing/billing.plans";
+import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import * as q from "./api.queries";
+import { type ApiScope, apiKeyIdSchema, type CreateApiKeyInput, createApiKeySchema } from "./api.schemas";
+
+/** Every key starts with this (the "live" secret-scanning prefix, like Stripe's `sk_live_`). */
+export const API_KEY_PREFIX = "pw_live_";
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** hex SHA-256 of a key: the only form in which keys are stored. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** `pw_live_` + 32 base62 characters (~190 bits). */
+function newKey(): string {
+  const bytes = randomBytes(32);
+  let s = "";
+  for (const b of bytes) s += BASE62[b % 62];
+  return API_KEY_PREFIX + s;
+}
+
+/** A key as lists show it (never the key itself). */
+export function toApiKeyJson(k: ApiKey) {
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes as ApiScope[],
+    last_used_at: k.lastUsedAt?.toISOString() ?? null,
+    expires_at: k.expiresAt?.toISOString() ?? null,
+    revoked_at: k.revokedAt?.toISOString() ?? null,
+    created_at: k.createdAt.toISOString(),
+  };
+}
+export type ApiKeyJson = ReturnType<typeof toApiKeyJson>;
+
+/**
+ * Creates a key for the tenant's workspace (owner/admin, Business plan and up). The returned `key`
+ * is shown once; only its SHA-256 hash and a 12-character prefix are stored.
+ * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST (input).
+ */
+export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, input: CreateApiKeyInput) {
+  assertCan(tenant, "manageApiKeys");
+  assertPlanFeature(tenant.workspace, "apiAccess");
+  const f = parseInput(createApiKeySchema, input);
+  const key = newKey();
+  const row = await q.insertApiKey(ctx.db, {
+    workspaceId: tenant.workspaceId,
+    name: f.name,
+    prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+    keyHash: hashApiKey(key),
+    scopes: f.scopes,
+    expiresAt: f.expires_at ? new Date(f.expires_at) : null,
+    createdBy: tenant.userId,
+  });
+  return { key, apiKey: toApiKeyJson(row) };
+}
+
+/** The workspace's keys, newest first. @throws FORBIDDEN for members. */
+export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
+  assertCan(tenant, "manageApiKeys");
+  return (await q.listApiKeys(ctx.db, tenant.workspaceId)).map(toApiKeyJson);
+}
+
+/**
+ * Revokes a key: the next request with it gets 401.
+ * @throws FORBIDDEN for members, NOT_FOUND 'API key not found' (also another workspace's or an
+ *   already revoked key).
+ */
+export async function revokeApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
+  assertCan(tenant, "manageApiKeys");
+  if (!apiKeyIdSchema.safeParse(id).success) throw new AppError("NOT_FOUND", "API key not found");
+  const row = await q.revokeApiKey(ctx.db, tenant.workspaceId, id);
+  if (!row) throw new AppError("NOT_FOUND", "API key not found");
+  return toApiKeyJson(row);
+}
+
+/** What a valid key acts as on /api/v1. */
+export interface ApiPrincipal {
+  key: ApiKey;
+  workspace: Workspace;
+  /** the workspace tenant the services take; acts with admin rights bounded by `key.scopes` */
+  tenant: Tenant;
+}
+
+/**
+ * Resolves `Authorization: Bearer <key>` (issue 15). Checked on every request (no cache), so a
+ * revoke or a plan change takes effect at once.
+ * @throws UNAUTHORIZED (unknown, revoked or expired key), PAYMENT_REQUIRED (the workspace's plan no
+ *   longer includes API access).
+ */
+export async function authenticateApiKey(ctx: Pick<AppContext, "db">, key: string): Promise<ApiPrincipal> {
+  if (!key.startsWith(API_KEY_PREFIX) || key.length > 200)
+    throw new AppError("UNAUTHORIZED", "Invalid API key. Send 'Authorization: Bearer pw_live_...'.");
+  const row = await q.findKeyByHash(ctx.db, hashApiKey(key));
+  if (!row) throw new AppError("UNAUTHORIZED", "Invalid API key.");
+  if (row.key.revokedAt) throw new AppError("UNAUTHORIZED", "This API key has been revoked.");
+  if (row.key.expiresAt && row.key.expiresAt.getTime() <= Date.now())
+    throw new AppError("UNAUTHORIZED", "This API key has expired.");
+  assertPlanFeature(row.workspace, "apiAccess");
+  if (!row.key.lastUsedAt || Date.now() - row.key.lastUsedAt.getTime() > 60_000)
+    await q.touchApiKey(ctx.db, row.key.id);
+  return {
+    key: row.key,
+    workspace: row.workspace,
+    tenant: {
+      userId: row.key.createdBy ?? row.workspace.ownerId,
+      workspaceId: row.workspace.id,
+      role: "admin",
+      plan: row.workspace.plan,
+      workspace: row.workspace,
+    },
+  };
+}
+
+/** @throws FORBIDDEN naming the missing scope, e.g. "This API key lacks the 'contacts:write' scope." */
+export function assertScope(principal: Pick<ApiPrincipal, "key">, scope: ApiScope): void {
+  if (!principal.key.scopes.includes(scope))
+    throw new AppError("FORBIDDEN", `This API key lacks the '${scope}' scope.`, { scope });
+}
+
+/** hex SHA-256 identifying a request for idempotency (method, path, body). */
+export function requestFingerprint(method: string, url: string, body: unknown): string {
+  return createHash("sha256")
+    .update(`${method} ${url}\n${JSON.stringify(body ?? null)}`)
+    .digest("hex");
+}
+
+/**
+ * Idempotency-Key handling of POST /api/v1 (issue 15; semantics as Stripe's): the first request
+ * claims the key and runs; a repeat with the same body gets the stored response; a repeat with a
+ * different body, or while the first is still running, gets 409.
+ * Returns `null` when the caller should run the request, else the stored `{statusCode, body}`.
+ */
+export async function beginIdempotent(
+  ctx: Pick<AppContext, "db">,
+  apiKeyId: string,
+  idemKey: string,
+  fingerprint: string,
+): Promise<{ statusCode: number; body: unknown } | null> {
+  if (idemKey.length > 255)
+    throw new AppError("BAD_REQUEST", "Idempotency-Key must be at most 255 characters", {
+      param: "Idempotency-Key",
+    });
+  const r = await q.claimIdempotencyKey(ctx.db, apiKeyId, idemKey, fingerprint);
+  if (r.claimed) return null;
+  if (!r.row || r.row.requestHash !== fingerprint)
+    throw new AppError(
+      "CONFLICT",
+      "This Idempotency-Key was already used with a different request. Use a new key for a new request.",
+      { param: "Idempotency-Key" },
+    );
+  if (r.row.statusCode == null)
+    throw new AppError("CONFLICT", "A request with this Idempotency-Key is still in progress.", {
+      param: "Idempotency-Key",
+    });
+  return { statusCode: r.row.statusCode, body: r.row.response };
+}
+
+/** Stores the response of a claimed idempotency key (5xx responses release it for a retry). */
+export async function finishIdempotent(
+  ctx: Pick<AppContext, "db">,
+  apiKeyId: string,
+  idemKey: string,
+  statusCode: number,
+  body: unknown,
+) {
+  if (statusCode >= 500) await q.releaseIdempotencyKey(ctx.db, apiKeyId, idemKey);
+  else await q.saveIdempotentResponse(ctx.db, apiKeyId, idemKey, statusCode, body);
+}

@@ -1,0 +1,279 @@
+import { z } from "zod";
+import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import { type campaignContentInput, recipientInput } from "../campaigns/campaigns.schemas";
+import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
+import { WEBHOOK_EVENT_TYPES } from "../webhooks/webhooks.schemas";
+import { v1PageSchema } from "./api.schemas";
+
+/**
+ * Request and response schemas of the public REST API v1 (issue 15). Request bodies are the owning
+ * features' own zod schemas (crm, campaigns, webhooks); the few v1-only shapes here rename
+ * camelCase service inputs to the API's snake_case. The OpenAPI document is generated from these.
+ */
+
+const iso = z.iso.datetime({ offset: true });
+const nullableText = z.string().nullable();
+
+// --- contacts -----------------------------------------------------------------------------------
+export const contactListQuery = v1PageSchema.extend({
+  search: z.string().max(200).optional().describe("substring of name, email, company or phone"),
+  lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+  lead_status: z.enum(LEAD_STATUSES).optional(),
+  tag_id: z.coerce.number().int().positive().optional(),
+});
+
+export const contactCreateBody = createContactSchema;
+export const contactUpdateBody = contactFieldsSchema;
+export const contactBulkBody = z.object({
+  contacts: z
+    .array(z.record(z.string(), z.unknown()), { error: "contacts must be a list of contact objects" })
+    .min(1, "contacts must not be empty")
+    .max(1000, "At most 1,000 contacts per request")
+    .describe("contact objects with the fields of POST /contacts; matched by email, existing ones updated"),
+});
+
+export const contactObject = z.object({
+  id: z.number().int(),
+  first_name: nullableText,
+  last_name: nullableText,
+  email: nullableText,
+  phone: nullableText,
+  phone_e164: nullableText,
+  mobile: nullableText,
+  mobile_e164: nullableText,
+  company: nullableText,
+  job_title: nullableText,
+  website: nullableText,
+  street_address: nullableText,
+  city: nullableText,
+  state: nullableText,
+  postal_code: nullableText,
+  country: nullableText,
+  lifecycle_stage: z.enum(LIFECYCLE_STAGES),
+  lead_status: z.enum(LEAD_STATUSES),
+  lead_source: nullableText,
+  lead_score: z.number().int().nullable(),
+  engagement_score: z.number().int().nullable(),
+  email_opt_in: z.boolean(),
+  sms_opt_in: z.boolean(),
+  call_opt_in: z.boolean(),
+  preferred_language: nullableText,
+  timezone: nullableText,
+  linkedin_url: nullableText,
+  twitter_handle: nullableText,
+  facebook_url: nullableText,
+  instagram_handle: nullableText,
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  created_at: iso,
+  updated_at: iso,
+});
+
+export const bulkResult = z.object({
+  imported: z.number().int(),
+  created: z.number().int(),
+  updated: z.number().int(),
+  skipped: z.number().int(),
+  errors: z.number().int(),
+  error_rows: z.array(z.object({ line: z.number().int(), reason: z.string() })),
+});
+
+// --- tags, segments, notes ------------------------------------------------------------------------
+export {
+  createSegmentSchema as segmentCreateBody,
+  createTagSchema as tagCreateBody,
+  noteSchema as noteCreateBody,
+} from "../crm/crm.schemas";
+
+export const tagObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  color: z.string(),
+  contact_count: z.number().int().optional(),
+});
+export const segmentObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  filter: z.object({
+    search: z.string().optional(),
+    lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+    lead_status: z.enum(LEAD_STATUSES).optional(),
+    tag_id: z.number().int().optional(),
+  }),
+  contact_count: z.number().int().optional(),
+  created_at: iso,
+});
+export const noteObject = z.object({ id: z.number().int(), note_text: z.string(), created_at: iso });
+
+// --- campaigns ------------------------------------------------------------------------------------
+export const campaignListQuery = v1PageSchema;
+export const recipientListQuery = v1PageSchema.extend({ status: z.enum(RECIPIENT_STATUSES).optional() });
+
+/** POST /campaigns: the campaigns service's createCampaignInput in snake_case. */
+export const campaignCreateBody = z.object({
+  name: z.string().trim().min(1, "Please enter a campaign name").max(200),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  content: z.object({
+    subject: z.string().max(500).optional(),
+    body: z.string().max(100_000).optional(),
+    message: z.string().max(1600).optional(),
+    script: z.string().max(5000).optional(),
+    audio_url: z.url().max(2000).nullish(),
+    machine_detection: z.boolean().optional(),
+    landing_url: z.url().max(2000).optional(),
+    video_title: z.string().max(300).optional(),
+    thumbnail_url: z.url().max(2000).nullish(),
+  }),
+  audience: z
+    .object({
+      contacts: z
+        .array(recipientInput)
+        .max(100_000)
+        .optional()
+        .describe("inline recipients (become contacts)"),
+      contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
+      segment_id: z.number().int().positive().optional(),
+    })
+    .describe("the union of inline contacts, contact ids and a saved segment"),
+  scheduled_at: iso.nullish().describe("launch later; absent or past = now"),
+  include_not_opted_in: z.boolean().optional(),
+});
+export type CampaignCreateBody = z.output<typeof campaignCreateBody>;
+
+/** Maps the v1 body to the campaigns service input (same fields, camelCase). */
+export function toCampaignInput(b: CampaignCreateBody) {
+  const content: z.input<typeof campaignContentInput> = {
+    subject: b.content.subject,
+    body: b.content.body,
+    message: b.content.message,
+    script: b.content.script,
+    audioUrl: b.content.audio_url,
+    machineDetection: b.content.machine_detection,
+    landingUrl: b.content.landing_url,
+    videoTitle: b.content.video_title,
+    thumbnailUrl: b.content.thumbnail_url,
+  };
+  return {
+    name: b.name,
+    channel: b.channel,
+    content,
+    recipients: {
+      csv: b.audience.contacts,
+      contactIds: b.audience.contact_ids,
+      segmentId: b.audience.segment_id,
+    },
+    scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
+    includeNotOptedIn: b.include_not_opted_in,
+  };
+}
+
+export const campaignObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  status: z.string(),
+  recipient_count: z.number().int(),
+  counts: z.record(z.string(), z.number().int()).describe("recipients per status"),
+  progress: z.number().describe("0..1"),
+  scheduled_at: iso.nullable(),
+  started_at: iso.nullable(),
+  completed_at: iso.nullable(),
+  created_at: iso,
+});
+export const launchResult = z.object({
+  campaign: campaignObject,
+  queued: z.number().int(),
+  skipped: z.record(z.string(), z.number().int()),
+});
+export const recipientObject = z.object({
+  id: z.number().int(),
+  contact_id: z.number().int(),
+  name: z.string().nullable(),
+  address: z.string().nullable(),
+  status: z.enum(RECIPIENT_STATUSES),
+  reason: z.string().nullable(),
+  attempts: z.number().int(),
+  sent_at: iso.nullable(),
+  delivered_at: iso.nullable(),
+  opened_at: iso.nullable(),
+  clicked_at: iso.nullable(),
+});
+export const statusResult = z.object({ id: z.number().int(), status: z.string() });
+
+// --- media ----------------------------------------------------------------------------------------
+export const mediaListQuery = v1PageSchema;
+export const mediaObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  type: z.string(),
+  url: z.string(),
+  thumbnail_url: z.string().nullable(),
+  gif_url: z.string().nullable(),
+  mime_type: z.string(),
+  size: z.number().int().describe("bytes"),
+  duration: z.number().nullable().describe("seconds"),
+  width: z.number().int().nullable(),
+  height: z.number().int().nullable(),
+  status: z.enum(["draft", "published"]),
+  processing_status: z.string(),
+  created_at: iso,
+});
+
+// --- webhooks -------------------------------------------------------------------------------------
+export {
+  createEndpointSchema as endpointCreateBody,
+  updateEndpointSchema as endpointUpdateBody,
+} from "../webhooks/webhooks.schemas";
+export const endpointObject = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.enum(WEBHOOK_EVENT_TYPES)),
+  enabled: z.boolean(),
+  disabled_reason: z.string().nullable(),
+  failing_since: iso.nullable(),
+  created_at: iso,
+});
+export const endpointWithSecret = endpointObject.extend({
+  secret: z
+    .string()
+    .describe("whsec_<base64>: shown once; verify deliveries with a Standard Webhooks library"),
+});
+export const deliveryObject = z.object({
+  id: z.uuid(),
+  event_id: z.string().describe("the webhook-id header"),
+  event_type: z.string(),
+  status: z.enum(["pending", "succeeded", "failed"]),
+  attempts: z.number().int(),
+  response_code: z.number().int().nullable(),
+  duration_ms: z.number().int().nullable(),
+  last_error: z.string().nullable(),
+  last_attempt_at: iso.nullable(),
+  created_at: iso,
+});
+
+// --- shared ---------------------------------------------------------------------------------------
+export const deletedResult = z.object({ id: z.union([z.number(), z.string()]), deleted: z.literal(true) });
+export function listOf<T extends z.ZodType>(item: T) {
+  return z.object({
+    object: z.literal("list"),
+    data: z.array(item),
+    next_cursor: z.string().nullable().describe("pass as `cursor` for the next page; null on the last page"),
+  });
+}
+export const errorObject = z.object({
+  error: z.object({
+    type: z.enum([
+      "invalid_request_error",
+      "authentication_error",
+      "payment_required",
+      "permission_error",
+      "not_found",
+      "conflict",
+      "rate_limit_error",
+      "api_error",
+    ]),
+    message: z.string(),
+    param: z.string().optional(),
+  }),
+});

@@ -1,0 +1,631 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { RateLimiterRes } from "rate-limiter-flexible";
+import { ZodError, type z } from "zod";
+import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
+import { describeZodError, parseInput } from "../../lib/validate";
+import * as campaigns from "../campaigns/campaigns.service";
+import * as crm from "../crm/crm.service";
+import * as studio from "../studio/studio.service";
+import * as webhooks from "../webhooks/webhooks.service";
+import type { ApiScope } from "./api.schemas";
+import {
+  type ApiPrincipal,
+  assertScope,
+  authenticateApiKey,
+  beginIdempotent,
+  finishIdempotent,
+  requestFingerprint,
+} from "./api.service";
+import * as s from "./api.v1.schemas";
+
+/** One route of the public API: the Fastify route and its OpenAPI operation come from this. */
+export interface V1Route {
+  method: "GET" | "POST" | "PATCH" | "DELETE";
+  /** OpenAPI form, under /api/v1: `/contacts/{id}` */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  scope: ApiScope;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response: z.ZodType;
+  /** success status (200 default) */
+  status?: number;
+  handler: (a: {
+    ctx: AppContext;
+    p: ApiPrincipal;
+    params: Record<string, string>;
+    query: any;
+    body: any;
+  }) => Promise<unknown>;
+}
+
+const intId = (raw: string | undefined, what: string) => {
+  if (!raw || !/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", `${what} not found`);
+  return Number(raw);
+};
+const list = <T>(data: T[], next: string | null) => ({ object: "list" as const, data, next_cursor: next });
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** Offset cursors for lists the owning service pages by number: base64url of the offset. */
+function offsetOf(cursor: string | undefined): number {
+  if (!cursor) return 0;
+  const n = Number(Buffer.from(cursor, "base64url").toString("utf8"));
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+  return n;
+}
+const offsetCursor = (n: number) => Buffer.from(String(n), "utf8").toString("base64url");
+
+function campaignJson(c: campaigns.CampaignSummary) {
+  return {
+    id: c.id,
+    name: c.name,
+    channel: c.channel,
+    status: c.status,
+    recipient_count: c.recipientCount,
+    counts: c.counts,
+    progress: c.progress,
+    scheduled_at: iso(c.scheduledAt),
+    started_at: iso(c.startedAt),
+    completed_at: iso(c.completedAt),
+    created_at: iso(c.createdAt)!,
+  };
+}
+
+function mediaJson(m: studio.PublicMedia) {
+  return {
+    id: m.id,
+    name: m.name,
+    type: m.type,
+    url: m.url,
+    thumbnail_url: m.thumbnail_url,
+    gif_url: m.gif_url,
+    mime_type: m.mime_type,
+    size: m.size,
+    duration: m.duration,
+    width: m.width,
+    height: m.height,
+    status: m.status,
+    processing_status: m.processing_status,
+    created_at: m.created_at,
+  };
+}
+
+/** Every v1 route (issue 15). Handlers call the owning features' services; no second implementation. */
+export const V1_ROUTES: V1Route[] = [
+  // contacts
+  {
+    method: "GET",
+    path: "/contacts",
+    operationId: "listContacts",
+    summary: "List contacts, newest first, with the list filters and cursor pagination",
+    tag: "Contacts",
+    scope: "contacts:read",
+    query: s.contactListQuery,
+    response: s.listOf(s.contactObject),
+    handler: async ({ ctx, p, query }) => {
+      const r = await crm.listContactsPage(
+        ctx,
+        p.tenant.workspaceId,
+        {
+          search: query.search,
+          lifecycle_stage: query.lifecycle_stage,
+          lead_status: query.lead_status,
+          tag_id: query.tag_id,
+        },
+        query.limit,
+        query.cursor,
+      );
+      return list(r.contacts.map(crm.toContactJson), r.nextCursor);
+    },
+  },
+  {
+    method: "POST",
+    path: "/contacts",
+    operationId: "createContact",
+    summary: "Create a contact (first_name and email required)",
+    tag: "Contacts",
+    scope: "contacts:write",
+    body: s.contactCreateBody,
+    response: s.contactObject,
+    status: 201,
+    handler: async ({ ctx, p, body }) =>
+      crm.toContactJson(await crm.createContact(ctx, p.tenant.workspaceId, body)),
+  },
+  {
+    method: "POST",
+    path: "/contacts/bulk",
+    operationId: "bulkUpsertContacts",
+    summary: "Create or update up to 1,000 contacts by email",
+    tag: "Contacts",
+    scope: "contacts:write",
+    body: s.contactBulkBody,
+    response: s.bulkResult,
+    handler: async ({ ctx, p, body }) =>
+      crm.importContactsJson(ctx, p.tenant.workspaceId, { contacts: body.contacts, on_duplicate: "update" }),
+  },
+  {
+    method: "GET",
+    path: "/contacts/{id}",
+    operationId: "getContact",
+    summary: "Get a contact",
+    tag: "Contacts",
+    scope: "contacts:read",
+    response: s.contactObject,
+    handler: async ({ ctx, p, params }) =>
+      crm.toContactJson(await crm.getContact(ctx, p.tenant.workspaceId, intId(params.id, "Contact"))),
+  },
+  {
+    method: "PATCH",
+    path: "/contacts/{id}",
+    operationId: "updateContact",
+    summary: "Update any subset of a contact's fields",
+    tag: "Contacts",
+    scope: "contacts:write",
+    body: s.contactUpdateBody,
+    response: s.contactObject,
+    handler: async ({ ctx, p, params, body }) =>
+      crm.toContactJson(
+        await crm.updateContact(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body),
+      ),
+  },
+  {
+    method: "DELETE",
+    path: "/contacts/{id}",
+    operationId: "deleteContact",
+    summary: "Delete a contact (its notes, activities and tag links too)",
+    tag: "Contacts",
+    scope: "contacts:write",
+    response: s.deletedResult,
+    handler: async ({ ctx, p, params }) => {
+      const id = intId(params.id, "Contact");
+      await crm.deleteContact(ctx, p.tenant.workspaceId, id);
+      return { id, deleted: true };
+    },
+  },
+  // notes
+  {
+    method: "GET",
+    path: "/contacts/{id}/notes",
+    operationId: "listNotes",
+    summary: "A contact's notes, newest first",
+    tag: "Notes",
+    scope: "contacts:read",
+    response: s.listOf(s.noteObject),
+    handler: async ({ ctx, p, params }) => {
+      const d = await crm.getContactDetail(ctx, p.tenant.workspaceId, intId(params.id, "Contact"));
+      return list(d.notes, null);
+    },
+  },
+  {
+    method: "POST",
+    path: "/contacts/{id}/notes",
+    operationId: "createNote",
+    summary: "Add a note to a contact",
+    tag: "Notes",
+    scope: "contacts:write",
+    body: s.noteCreateBody,
+    response: s.noteObject,
+    status: 201,
+    handler: async ({ ctx, p, params, body }) =>
+      crm.addNote(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body, p.tenant.userId),
+  },
+  // tags
+  {
+    method: "GET",
+    path: "/tags",
+    operationId: "listTags",
+    summary: "Tags with their contact counts, by name",
+    tag: "Tags",
+    scope: "contacts:read",
+    response: s.listOf(s.tagObject),
+    handler: async ({ ctx, p }) => list(await crm.listTags(ctx, p.tenant.workspaceId), null),
+  },
+  {
+    method: "POST",
+    path: "/tags",
+    operationId: "createTag",
+    summary: "Create a tag",
+    tag: "Tags",
+    scope: "contacts:write",
+    body: s.tagCreateBody,
+    response: s.tagObject,
+    status: 201,
+    handler: async ({ ctx, p, body }) => crm.createTag(ctx, p.tenant.workspaceId, body),
+  },
+  // segments
+  {
+    method: "GET",
+    path: "/segments",
+    operationId: "listSegments",
+    summary: "Saved segments (lists) with their contact counts",
+    tag: "Segments",
+    scope: "contacts:read",
+    response: s.listOf(s.segmentObject),
+    handler: async ({ ctx, p }) => list(await crm.listSegments(ctx, p.tenant.workspaceId), null),
+  },
+  {
+    method: "POST",
+    path: "/segments",
+    operationId: "createSegment",
+    summary: "Save a segment (a name and a contact filter)",
+    tag: "Segments",
+    scope: "contacts:write",
+    body: s.segmentCreateBody,
+    response: s.segmentObject,
+    status: 201,
+    handler: async ({ ctx, p, body }) => crm.createSegment(ctx, p.tenant.workspaceId, body),
+  },
+  // campaigns
+  {
+    method: "GET",
+    path: "/campaigns",
+    operationId: "listCampaigns",
+    summary: "Campaigns, newest first, with per-status counters",
+    tag: "Campaigns",
+    scope: "campaigns:read",
+    query: s.campaignListQuery,
+    response: s.listOf(s.campaignObject),
+    handler: async ({ ctx, p, query }) => {
+      let beforeId: number | undefined;
+      if (query.cursor) {
+        beforeId = Number(Buffer.from(query.cursor, "base64url").toString("utf8"));
+        if (!Number.isSafeInteger(beforeId) || beforeId <= 0)
+          throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+      }
+      const rows = await campaigns.listCampaigns(ctx, p.tenant.workspaceId, {
+        limit: query.limit + 1,
+        beforeId,
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      return list(
+        page.map(campaignJson),
+        rows.length > query.limit && last ? Buffer.from(String(last.id)).toString("base64url") : null,
+      );
+    },
+  },
+  {
+    method: "POST",
+    path: "/campaigns",
+    operationId: "createCampaign",
+    summary: "Create and launch (or schedule) a campaign on any channel",
+    tag: "Campaigns",
+    scope: "campaigns:write",
+    body: s.campaignCreateBody,
+    response: s.launchResult,
+    status: 201,
+    handler: async ({ ctx, p, body }) => {
+      const r = await campaigns.createAndLaunchCampaign(
+        ctx,
+        p.tenant.workspaceId,
+        s.toCampaignInput(body),
+        p.tenant.userId,
+      );
+      return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
+    },
+  },
+  {
+    method: "GET",
+    path: "/campaigns/{id}",
+    operationId: "getCampaign",
+    summary: "A campaign with its counters",
+    tag: "Campaigns",
+    scope: "campaigns:read",
+    response: s.campaignObject,
+    handler: async ({ ctx, p, params }) => {
+      const r = await campaigns.getCampaignReport(ctx, p.tenant.workspaceId, intId(params.id, "Campaign"));
+      return campaignJson(r.campaign);
+    },
+  },
+  ...(["pause", "resume", "cancel"] as const).map(
+    (action): V1Route => ({
+      method: "POST",
+      path: `/campaigns/{id}/${action}`,
+      operationId: `${action}Campaign`,
+      summary: `${action[0]!.toUpperCase()}${action.slice(1)} a campaign`,
+      tag: "Campaigns",
+      scope: "campaigns:write",
+      response: s.statusResult,
+      handler: async ({ ctx, p, params }) => {
+        const id = intId(params.id, "Campaign");
+        const fn = {
+          pause: campaigns.pauseCampaign,
+          resume: campaigns.resumeCampaign,
+          cancel: campaigns.cancelCampaign,
+        }[action];
+        const r = await fn(ctx, p.tenant.workspaceId, id);
+        return { id, status: r.status };
+      },
+    }),
+  ),
+  {
+    method: "GET",
+    path: "/campaigns/{id}/recipients",
+    operationId: "listCampaignRecipients",
+    summary: "A campaign's recipients with their delivery status",
+    tag: "Campaigns",
+    scope: "campaigns:read",
+    query: s.recipientListQuery,
+    response: s.listOf(s.recipientObject),
+    handler: async ({ ctx, p, params, query }) => {
+      const id = intId(params.id, "Campaign");
+      const offset = offsetOf(query.cursor);
+      if (offset % query.limit !== 0)
+        throw new AppError("BAD_REQUEST", "cursor does not match limit; keep limit the same between pages", {
+          param: "cursor",
+        });
+      const page = offset / query.limit + 1;
+      const r = await campaigns.listRecipients(ctx, p.tenant.workspaceId, {
+        id,
+        status: query.status,
+        page,
+        limit: query.limit,
+      });
+      return list(
+        r.recipients.map((x) => ({
+          id: x.id,
+          contact_id: x.contactId,
+          name: x.name ?? null,
+          address: x.address ?? null,
+          status: x.status,
+          reason: x.reason,
+          attempts: x.attempts,
+          sent_at: iso(x.sentAt),
+          delivered_at: iso(x.deliveredAt),
+          opened_at: iso(x.openedAt),
+          clicked_at: iso(x.clickedAt),
+        })),
+        page < r.pagination.pages ? offsetCursor(offset + query.limit) : null,
+      );
+    },
+  },
+  // media
+  {
+    method: "GET",
+    path: "/media",
+    operationId: "listMedia",
+    summary: "Media items (videos, audio, images), newest first",
+    tag: "Media",
+    scope: "media:read",
+    query: s.mediaListQuery,
+    response: s.listOf(s.mediaObject),
+    handler: async ({ ctx, p, query }) => {
+      const all = await studio.listMedia(ctx, p.tenant.workspaceId);
+      const offset = offsetOf(query.cursor);
+      const page = all.slice(offset, offset + query.limit);
+      return list(
+        page.map((m) => mediaJson(studio.toPublicMedia(m))),
+        offset + query.limit < all.length ? offsetCursor(offset + query.limit) : null,
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/media/{id}",
+    operationId: "getMedia",
+    summary: "A media item",
+    tag: "Media",
+    scope: "media:read",
+    response: s.mediaObject,
+    handler: async ({ ctx, p, params }) =>
+      mediaJson(
+        studio.toPublicMedia(await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"))),
+      ),
+  },
+  // webhook endpoints
+  {
+    method: "GET",
+    path: "/webhook_endpoints",
+    operationId: "listWebhookEndpoints",
+    summary: "Webhook endpoints",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.listOf(s.endpointObject),
+    handler: async ({ ctx, p }) => list(await webhooks.listEndpoints(ctx, p.tenant), null),
+  },
+  {
+    method: "POST",
+    path: "/webhook_endpoints",
+    operationId: "createWebhookEndpoint",
+    summary: "Create a webhook endpoint; the signing secret is returned once",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    body: s.endpointCreateBody,
+    response: s.endpointWithSecret,
+    status: 201,
+    handler: async ({ ctx, p, body }) => webhooks.createEndpoint(ctx, p.tenant, body),
+  },
+  {
+    method: "GET",
+    path: "/webhook_endpoints/{id}",
+    operationId: "getWebhookEndpoint",
+    summary: "A webhook endpoint",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.endpointObject,
+    handler: async ({ ctx, p, params }) => webhooks.getEndpoint(ctx, p.tenant, params.id ?? ""),
+  },
+  {
+    method: "PATCH",
+    path: "/webhook_endpoints/{id}",
+    operationId: "updateWebhookEndpoint",
+    summary: "Enable, disable or change a webhook endpoint",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    body: s.endpointUpdateBody,
+    response: s.endpointObject,
+    handler: async ({ ctx, p, params, body }) =>
+      webhooks.updateEndpoint(ctx, p.tenant, params.id ?? "", body),
+  },
+  {
+    method: "DELETE",
+    path: "/webhook_endpoints/{id}",
+    operationId: "deleteWebhookEndpoint",
+    summary: "Delete a webhook endpoint and its delivery log",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.deletedResult,
+    handler: async ({ ctx, p, params }) => {
+      await webhooks.deleteEndpoint(ctx, p.tenant, params.id ?? "");
+      return { id: params.id!, deleted: true };
+    },
+  },
+  {
+    method: "GET",
+    path: "/webhook_endpoints/{id}/deliveries",
+    operationId: "listWebhookDeliveries",
+    summary: "The endpoint's latest 100 deliveries",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.listOf(s.deliveryObject),
+    handler: async ({ ctx, p, params }) =>
+      list(await webhooks.listDeliveries(ctx, p.tenant, params.id ?? ""), null),
+  },
+];
+
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  402: "payment_required",
+  403: "permission_error",
+  404: "not_found",
+  409: "conflict",
+  413: "invalid_request_error",
+  415: "invalid_request_error",
+  422: "invalid_request_error",
+  429: "rate_limit_error",
+};
+
+function errorBody(status: number, message: string, param?: string) {
+  return {
+    error: {
+      type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"),
+      message,
+      ...(param ? { param } : {}),
+    },
+  };
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** the API key's principal on /api/v1 routes */
+    apiPrincipal?: ApiPrincipal;
+    /** the claimed Idempotency-Key of this POST */
+    idempotencyKey?: string;
+  }
+}
+
+/** Sets the IETF RateLimit-* headers (draft-ietf-httpapi-ratelimit-headers) from a limiter result. */
+function rateHeaders(reply: FastifyReply, limit: number, r: RateLimiterRes) {
+  reply.header("RateLimit-Limit", String(limit));
+  reply.header("RateLimit-Remaining", String(Math.max(0, r.remainingPoints)));
+  reply.header("RateLimit-Reset", String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))));
+}
+
+/**
+ * The public REST API v1 (issue 15), registered under the `/api/v1` prefix as its own encapsulated
+ * plugin: `Authorization: Bearer pw_live_...` is the only credential here (session cookies are not
+ * read on /api/v1, and bearer keys are read nowhere else); each key acts for its workspace with its
+ * scopes; the workspace's plan is checked on every request (402 once it loses API access); per-key
+ * rate limit with RateLimit-* headers (429 + Retry-After); `Idempotency-Key` on POSTs; every response
+ * carries `Request-Id`; errors are `{error: {type, message, param?}}`.
+ */
+export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof AppError) {
+      const details = err.details as { param?: string } | undefined;
+      return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
+    }
+    if (err instanceof ZodError)
+      return reply
+        .status(400)
+        .send(errorBody(400, describeZodError(err), err.issues[0]?.path.join(".") || undefined));
+    if (
+      err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
+      err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
+      err instanceof SyntaxError
+    )
+      return reply.status(400).send(errorBody(400, "The request body is not valid JSON"));
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
+      return reply.status(err.statusCode).send(errorBody(err.statusCode, err.message));
+    req.log.error({ err }, "unhandled v1 error");
+    return reply.status(500).send(errorBody(500, `Something went wrong on our side. Request id: ${req.id}`));
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.status(404).send(errorBody(404, `No such route: ${req.method} ${req.url.split("?")[0]}`)),
+  );
+
+  app.addHook("onRequest", async (req, reply) => {
+    reply.header("Request-Id", req.id);
+    if ((req.routeOptions.config as { public?: boolean } | undefined)?.public) return;
+    const header = req.headers.authorization ?? "";
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!m)
+      throw new AppError(
+        "UNAUTHORIZED",
+        "Send your API key as 'Authorization: Bearer pw_live_...'. Create one in Settings > API keys.",
+      );
+    const principal = await authenticateApiKey(ctx, m[1]!);
+    const limit = ctx.env.API_RATE_LIMIT_PER_MINUTE;
+    try {
+      rateHeaders(reply, limit, await ctx.limiters.apiKey.consume(principal.key.id));
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      rateHeaders(reply, limit, e);
+      reply.header("Retry-After", String(Math.max(1, Math.ceil(e.msBeforeNext / 1000))));
+      throw new AppError(
+        "TOO_MANY_REQUESTS",
+        `Rate limit of ${limit} requests per minute for this API key exceeded.`,
+      );
+    }
+    req.apiPrincipal = principal;
+  });
+
+  // Idempotency-Key on POST (after body parsing): replay the first response or 409
+  app.addHook("preHandler", async (req, reply) => {
+    const key = req.headers["idempotency-key"];
+    if (req.method !== "POST" || !req.apiPrincipal || typeof key !== "string" || !key) return;
+    const stored = await beginIdempotent(
+      ctx,
+      req.apiPrincipal.key.id,
+      key,
+      requestFingerprint(req.method, req.url, req.body),
+    );
+    if (stored) {
+      reply.header("Idempotent-Replayed", "true");
+      return reply.status(stored.statusCode).send(stored.body);
+    }
+    req.idempotencyKey = key;
+  });
+  app.addHook("onSend", async (req, reply, payload) => {
+    if (!req.idempotencyKey || !req.apiPrincipal) return payload;
+    let body: unknown = null;
+    try {
+      body = typeof payload === "string" ? JSON.parse(payload) : null;
+    } catch {
+      body = null;
+    }
+    await finishIdempotent(ctx, req.apiPrincipal.key.id, req.idempotencyKey, reply.statusCode, body);
+    return payload;
+  });
+
+  for (const r of V1_ROUTES) {
+    app.route({
+      method: r.method,
+      url: r.path.replace(/\{(\w+)\}/g, ":$1"),
+      bodyLimit: r.path === "/contacts/bulk" || r.path === "/campaigns" ? 10 * 1024 * 1024 : undefined,
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        const p = req.apiPrincipal!;
+        assertScope(p, r.scope);
+        const query = r.query ? parseInput(r.query, req.query ?? {}) : undefined;
+        const body = r.body ? parseInput(r.body, req.body ?? {}) : undefined;
+        const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
+        return reply.status(r.status ?? 200).send(out);
+      },
+    });
+  }
+}

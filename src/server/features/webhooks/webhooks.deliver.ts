@@ -1,0 +1,128 @@
+import { createHmac } from "node:crypto";
+import type { JobDeps } from "../../jobs/define";
+import { AppError } from "../../lib/errors";
+import { getUserProfiles } from "../user/user.service";
+import { getWorkspace } from "../workspaces/workspaces.service";
+import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
+import * as q from "./webhooks.queries";
+import { guardedPost } from "./webhooks.target";
+
+/** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
+export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/**
+ * Standard Webhooks signature (https://www.standardwebhooks.com, "Signature scheme"):
+ * `v1,` + base64 HMAC-SHA256 over `{id}.{timestamp}.{body}` with the secret's base64 part as key.
+ * `timestamp` in seconds since the epoch.
+ */
+export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
+  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
+}
+
+/** The payload of an event as POSTed: `{type, timestamp, data}` (Standard Webhooks payload shape). */
+export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }): string {
+  return JSON.stringify({ type: ev.type, timestamp: ev.createdAt.toISOString(), data: ev.data });
+}
+
+/**
+ * One delivery attempt (job `webhooks.deliver`). POSTs the event with `webhook-id` (the event id:
+ * the same on every retry and resend), `webhook-timestamp` and `webhook-signature`. A 2xx marks it
+ * succeeded and ends the endpoint's failure streak; anything else is recorded and thrown so pg-boss
+ * retries with exponential backoff, until the last attempt marks it failed. An endpoint failing for
+ * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, or a
+ * refused (private) target, fails the delivery without retry.
+ */
+export async function deliverWebhook(
+  deps: Pick<JobDeps, "db" | "env" | "providers" | "log">,
+  deliveryId: string,
+  meta: { retryCount: number },
+): Promise<void> {
+  const row = await q.findDelivery(deps.db, deliveryId);
+  if (!row || row.d.status === "succeeded") return;
+  const { d, e, ev } = row;
+  if (!e.enabled) {
+    await q.recordAttempt(deps.db, d.id, {
+      status: "failed",
+      responseCode: null,
+      durationMs: null,
+      lastError: "endpoint is disabled",
+    });
+    return;
+  }
+  const body = webhookBody(ev);
+  const timestamp = Math.floor(Date.now() / 1000);
+  const last = meta.retryCount >= DELIVERY_RETRY_LIMIT;
+  let status = 0;
+  let durationMs: number | null = null;
+  let error: string | null = null;
+  let permanent = false;
+  try {
+    const r = await guardedPost(
+      e.url,
+      body,
+      {
+        "webhook-id": ev.id,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signWebhook(e.secret, ev.id, timestamp, body),
+        "user-agent": "Pitchwise-Webhooks/1",
+      },
+      { allowedHosts: deps.env.OUTBOUND_ALLOWED_HOSTS, timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS },
+    );
+    status = r.status;
+    durationMs = r.durationMs;
+    if (status < 200 || status > 299) error = `HTTP ${status}: ${r.body.slice(0, 200)}`;
+  } catch (err) {
+    permanent = err instanceof AppError || (err as NodeJS.ErrnoException).code === "EPRIVATEADDRESS";
+    error = (err as Error).message.slice(0, 500);
+  }
+  if (!error) {
+    await q.recordAttempt(deps.db, d.id, {
+      status: "succeeded",
+      responseCode: status,
+      durationMs,
+      lastError: null,
+    });
+    await q.clearFailing(deps.db, e.id);
+    return;
+  }
+  const final = last || permanent;
+  await q.recordAttempt(deps.db, d.id, {
+    status: final ? "failed" : "pending",
+    responseCode: status || null,
+    durationMs,
+    lastError: error,
+  });
+  const disabled = await q.markFailing(
+    deps.db,
+    e.id,
+    DISABLE_AFTER_MS,
+    `Disabled automatically after 5 days of failed deliveries (last: ${error.slice(0, 200)})`,
+  );
+  if (disabled) {
+    await notifyOwner(deps, e.workspaceId, e.url, error).catch((err) =>
+      deps.log.warn({ err, endpointId: e.id }, "webhook disable email failed"),
+    );
+    return;
+  }
+  if (!final) throw new Error(`webhook delivery ${d.id} failed: ${error}`);
+}
+
+async function notifyOwner(
+  deps: Pick<JobDeps, "db" | "env" | "providers">,
+  workspaceId: string,
+  url: string,
+  error: string,
+) {
+  const w = await getWorkspace(deps, workspaceId);
+  const owner = (await getUserProfiles(deps, [w.ownerId])).get(w.ownerId);
+  if (!owner) return;
+  const link = `${deps.env.APP_URL}/settings?tab=webhooks`;
+  await deps.providers.email.send({
+    to: owner.email,
+    subject: `Webhook endpoint disabled in ${w.name}`,
+    text: `Deliveries to your webhook endpoint ${url} have failed for 5 days, so Pitchwise disabled it.\n\nLast error: ${error}\n\nFix the receiver, then enable the endpoint again in Settings > Webhooks: ${link}`,
+    tag: "webhook-disabled",
+    workspaceId,
+  });
+}

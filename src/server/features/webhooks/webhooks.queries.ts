@@ -1,0 +1,144 @@
+import { and, arrayContains, desc, eq, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { outboundWebhookEvents, webhookDeliveries, webhookEndpoints } from "../../db/schema";
+
+type NewEndpoint = typeof webhookEndpoints.$inferInsert;
+
+export async function insertEndpoint(db: DbOrTx, v: NewEndpoint) {
+  const [row] = await db.insert(webhookEndpoints).values(v).returning();
+  return row!;
+}
+
+export function listEndpoints(db: DbOrTx, workspaceId: string) {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.workspaceId, workspaceId))
+    .orderBy(desc(webhookEndpoints.createdAt));
+}
+
+export async function findEndpoint(db: DbOrTx, workspaceId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)));
+  return row;
+}
+
+export async function updateEndpoint(db: DbOrTx, workspaceId: string, id: string, set: Partial<NewEndpoint>) {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ ...set, updatedAt: new Date() })
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteEndpoint(db: DbOrTx, workspaceId: string, id: string) {
+  const rows = await db
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+/** Enabled endpoints of a workspace subscribed to `type` (served by the workspace index). */
+export function subscribedEndpoints(db: DbOrTx, workspaceId: string, type: string) {
+  return db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.workspaceId, workspaceId),
+        eq(webhookEndpoints.enabled, true),
+        arrayContains(webhookEndpoints.events, [type]),
+      ),
+    );
+}
+
+export async function insertEvent(db: DbOrTx, v: typeof outboundWebhookEvents.$inferInsert) {
+  const [row] = await db.insert(outboundWebhookEvents).values(v).returning();
+  return row!;
+}
+
+export function insertDeliveries(db: DbOrTx, rows: (typeof webhookDeliveries.$inferInsert)[]) {
+  return db.insert(webhookDeliveries).values(rows).onConflictDoNothing().returning();
+}
+
+/** Deliveries of an endpoint, newest first, with the event type. */
+export function listDeliveries(db: DbOrTx, workspaceId: string, endpointId: string, limit: number) {
+  return db
+    .select({ d: webhookDeliveries, type: outboundWebhookEvents.type })
+    .from(webhookDeliveries)
+    .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
+    .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.endpointId, endpointId)))
+    .orderBy(desc(webhookDeliveries.createdAt))
+    .limit(limit);
+}
+
+export async function findDelivery(db: DbOrTx, deliveryId: string) {
+  const [row] = await db
+    .select({ d: webhookDeliveries, e: webhookEndpoints, ev: outboundWebhookEvents })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, deliveryId));
+  return row;
+}
+
+export async function recordAttempt(
+  db: DbOrTx,
+  deliveryId: string,
+  v: {
+    status: "pending" | "succeeded" | "failed";
+    responseCode: number | null;
+    durationMs: number | null;
+    lastError: string | null;
+  },
+) {
+  await db
+    .update(webhookDeliveries)
+    .set({ ...v, attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date() })
+    .where(eq(webhookDeliveries.id, deliveryId));
+}
+
+/** A success clears the endpoint's failure streak. */
+export async function clearFailing(db: DbOrTx, endpointId: string) {
+  await db
+    .update(webhookEndpoints)
+    .set({ failingSince: null })
+    .where(and(eq(webhookEndpoints.id, endpointId), sql`${webhookEndpoints.failingSince} is not null`));
+}
+
+/**
+ * Starts (or continues) the endpoint's failure streak; when it began at least `disableAfterMs` ago
+ * and the endpoint is enabled, disables it. Returns true when this call disabled it.
+ */
+export async function markFailing(db: DbOrTx, endpointId: string, disableAfterMs: number, reason: string) {
+  await db
+    .update(webhookEndpoints)
+    .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, now())` })
+    .where(eq(webhookEndpoints.id, endpointId));
+  const rows = await db
+    .update(webhookEndpoints)
+    .set({ enabled: false, disabledReason: reason, updatedAt: new Date() })
+    .where(
+      and(
+        eq(webhookEndpoints.id, endpointId),
+        eq(webhookEndpoints.enabled, true),
+        sql`${webhookEndpoints.failingSince} <= now() - make_interval(secs => ${disableAfterMs / 1000})`,
+      ),
+    )
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+/** Sets a delivery back to pending for a resend. */
+export async function resetDelivery(db: DbOrTx, workspaceId: string, deliveryId: string) {
+  const [row] = await db
+    .update(webhookDeliveries)
+    .set({ status: "pending" })
+    .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.id, deliveryId)))
+    .returning();
+  return row;
+}

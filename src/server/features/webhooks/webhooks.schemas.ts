@@ -1,0 +1,52 @@
+import { z } from "zod";
+
+/** Event types an endpoint can subscribe to (issue 15). */
+export const WEBHOOK_EVENT_TYPES = [
+  "contact.created",
+  "contact.updated",
+  "contact.deleted",
+  "contact.unsubscribed",
+  "campaign.launched",
+  "campaign.completed",
+  "message.sent",
+  "message.delivered",
+  "message.opened",
+  "message.clicked",
+  "message.replied",
+  "message.bounced",
+  "video.viewed",
+  "lead_search.completed",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+const url = z
+  .string({ error: "url is required" })
+  .trim()
+  .min(1, "url is required")
+  .max(2000, "url must be at most 2,000 characters")
+  .pipe(z.url({ error: "url must be an absolute URL such as https://example.com/hooks" }));
+
+const events = z
+  .array(
+    z.enum(WEBHOOK_EVENT_TYPES, { error: `each event must be one of ${WEBHOOK_EVENT_TYPES.join(", ")}` }),
+    {
+      error: "events must be a list of event types",
+    },
+  )
+  .min(1, "Choose at least one event")
+  .max(WEBHOOK_EVENT_TYPES.length)
+  .transform((e) => [...new Set(e)]);
+
+/** POST /api/v1/webhook_endpoints {url, events}. */
+export const createEndpointSchema = z.object({ url, events });
+export type CreateEndpointInput = z.input<typeof createEndpointSchema>;
+
+/** PATCH: enable/disable, or change url/events. */
+export const updateEndpointSchema = z.object({
+  url: url.optional(),
+  events: events.optional(),
+  enabled: z.boolean({ error: "enabled must be true or false" }).optional(),
+});
+export type UpdateEndpointInput = z.input<typeof updateEndpointSchema>;
+
+export const endpointIdSchema = z.uuid();

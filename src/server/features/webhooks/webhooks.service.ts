@@ -1,0 +1,212 @@
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../../context";
+import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { randomToken } from "../../lib/ids";
+import { parseInput } from "../../lib/validate";
+import { assertPlanFeature } from "../billing/billing.plans";
+import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import { deliverWebhookJob } from "./webhooks.jobs";
+import * as q from "./webhooks.queries";
+import {
+  type CreateEndpointInput,
+  createEndpointSchema,
+  endpointIdSchema,
+  type UpdateEndpointInput,
+  updateEndpointSchema,
+  type WebhookEventType,
+} from "./webhooks.schemas";
+import { assertTargetUrl } from "./webhooks.target";
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks.schemas";
+
+type Ctx = Pick<AppContext, "db" | "jobs" | "env">;
+
+/** An endpoint as the API shows it (the secret only at creation). */
+export function toEndpointJson(e: WebhookEndpoint) {
+  return {
+    id: e.id,
+    url: e.url,
+    events: e.events as WebhookEventType[],
+    enabled: e.enabled,
+    disabled_reason: e.disabledReason,
+    failing_since: e.failingSince?.toISOString() ?? null,
+    created_at: e.createdAt.toISOString(),
+  };
+}
+
+/** A delivery log row: status, response code, duration (ms), attempt count. */
+export function toDeliveryJson(d: WebhookDelivery, type: string) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    event_type: type,
+    status: d.status,
+    attempts: d.attempts,
+    response_code: d.responseCode,
+    duration_ms: d.durationMs,
+    last_error: d.lastError,
+    last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,
+    created_at: d.createdAt.toISOString(),
+  };
+}
+
+function assertManage(tenant: Tenant) {
+  assertCan(tenant, "manageWebhooks");
+  assertPlanFeature(tenant.workspace, "apiAccess");
+}
+
+async function ownEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
+  const e = endpointIdSchema.safeParse(id).success
+    ? await q.findEndpoint(ctx.db, tenant.workspaceId, id)
+    : undefined;
+  if (!e) throw new AppError("NOT_FOUND", "Webhook endpoint not found");
+  return e;
+}
+
+/**
+ * Creates an endpoint `{url, events}`; returns it with its signing `secret` (`whsec_` + base64 of 24
+ * random bytes, Standard Webhooks), shown this once. The url must be https and not a private
+ * address (OUTBOUND_ALLOWED_HOSTS excepted); it is checked again on every delivery after DNS.
+ * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST.
+ */
+export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndpointInput) {
+  assertManage(tenant);
+  const f = parseInput(createEndpointSchema, input);
+  assertTargetUrl(f.url, ctx.env.OUTBOUND_ALLOWED_HOSTS);
+  const secret = `whsec_${randomBytes(24).toString("base64")}`;
+  const row = await q.insertEndpoint(ctx.db, {
+    workspaceId: tenant.workspaceId,
+    url: f.url,
+    events: f.events,
+    secret,
+    createdBy: tenant.userId,
+  });
+  return { ...toEndpointJson(row), secret };
+}
+
+/** The workspace's endpoints, newest first. @throws FORBIDDEN for members. */
+export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant) {
+  assertCan(tenant, "manageWebhooks");
+  return (await q.listEndpoints(ctx.db, tenant.workspaceId)).map(toEndpointJson);
+}
+
+/** One endpoint. @throws FORBIDDEN, NOT_FOUND. */
+export async function getEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
+  assertCan(tenant, "manageWebhooks");
+  return toEndpointJson(await ownEndpoint(ctx, tenant, id));
+}
+
+/**
+ * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason.
+ * @throws FORBIDDEN, PAYMENT_REQUIRED, NOT_FOUND, BAD_REQUEST.
+ */
+export async function updateEndpoint(ctx: Ctx, tenant: Tenant, id: string, input: UpdateEndpointInput) {
+  assertManage(tenant);
+  const f = parseInput(updateEndpointSchema, input);
+  await ownEndpoint(ctx, tenant, id);
+  if (f.url) assertTargetUrl(f.url, ctx.env.OUTBOUND_ALLOWED_HOSTS);
+  const row = await q.updateEndpoint(ctx.db, tenant.workspaceId, id, {
+    ...(f.url ? { url: f.url } : {}),
+    ...(f.events ? { events: f.events } : {}),
+    ...(f.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
+    ...(f.enabled === false ? { enabled: false, disabledReason: "Disabled by a user" } : {}),
+  });
+  if (!row) throw new AppError("NOT_FOUND", "Webhook endpoint not found");
+  return toEndpointJson(row);
+}
+
+/** Deletes an endpoint and its delivery log. @throws FORBIDDEN, NOT_FOUND. */
+export async function deleteEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
+  assertCan(tenant, "manageWebhooks");
+  if (!endpointIdSchema.safeParse(id).success || !(await q.deleteEndpoint(ctx.db, tenant.workspaceId, id)))
+    throw new AppError("NOT_FOUND", "Webhook endpoint not found");
+}
+
+/** The endpoint's latest deliveries (at most `limit`, 100 default), newest first. @throws NOT_FOUND. */
+export async function listDeliveries(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  endpointId: string,
+  limit = 100,
+) {
+  assertCan(tenant, "manageWebhooks");
+  await ownEndpoint(ctx, tenant, endpointId);
+  const rows = await q.listDeliveries(
+    ctx.db,
+    tenant.workspaceId,
+    endpointId,
+    Math.min(Math.max(1, limit), 500),
+  );
+  return rows.map((r) => toDeliveryJson(r.d, r.type));
+}
+
+/**
+ * Queues a delivery again (same event, same `webhook-id`). @throws NOT_FOUND.
+ */
+export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: string) {
+  assertManage(tenant);
+  const d = endpointIdSchema.safeParse(deliveryId).success
+    ? await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId)
+    : undefined;
+  if (!d) throw new AppError("NOT_FOUND", "Delivery not found");
+  await ctx.jobs.send(deliverWebhookJob, { deliveryId: d.id });
+  return { id: d.id, status: "pending" as const };
+}
+
+/**
+ * Sends a `test.ping`-style event to one endpoint: an event of the endpoint's first subscribed type
+ * with `data: {test: true}`. Returns the delivery. @throws NOT_FOUND, FORBIDDEN.
+ */
+export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string) {
+  assertManage(tenant);
+  const e = await ownEndpoint(ctx, tenant, endpointId);
+  const ev = await q.insertEvent(ctx.db, {
+    id: newEventId(),
+    workspaceId: tenant.workspaceId,
+    type: e.events[0] ?? "contact.created",
+    data: { test: true, message: "This is a test event from Pitchwise." },
+  });
+  const [d] = await q.insertDeliveries(ctx.db, [
+    { workspaceId: tenant.workspaceId, endpointId: e.id, eventId: ev.id },
+  ]);
+  await ctx.jobs.send(deliverWebhookJob, { deliveryId: d!.id });
+  return { delivery_id: d!.id, event_id: ev.id };
+}
+
+function newEventId() {
+  return `msg_${randomToken(16)}`;
+}
+
+/**
+ * The one way features emit an outbound webhook event (issue 15): when enabled endpoints of the
+ * workspace subscribe to `type`, stores the event (its id is the stable `webhook-id`) and queues one
+ * `webhooks.deliver` job per endpoint. Costs one indexed select when nobody listens. `data` should be
+ * the resource's public JSON (snake_case, ISO 8601 times). Never throws for a webhook problem: a
+ * failure is logged so the owning feature's action is not undone.
+ * Returns the event id, or null when no endpoint listens.
+ */
+export async function emitWebhookEvent(
+  ctx: Pick<AppContext, "db" | "jobs"> & { log?: { warn: (o: object, m: string) => void } },
+  workspaceId: string,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+): Promise<string | null> {
+  try {
+    const endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
+    if (endpoints.length === 0) return null;
+    const ev = await q.insertEvent(ctx.db, { id: newEventId(), workspaceId, type, data });
+    const rows = await q.insertDeliveries(
+      ctx.db,
+      endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id })),
+    );
+    await ctx.jobs.sendMany(
+      deliverWebhookJob,
+      rows.map((d) => ({ data: { deliveryId: d.id } })),
+    );
+    return ev.id;
+  } catch (err) {
+    ctx.log?.warn({ err, workspaceId, type }, "webhook event not emitted");
+    return null;
+  }
+}

@@ -476,6 +476,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("replays are keyed on signed content: a captured status callback with a new idempotency header changes nothing", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const ids = await makeContacts(t, user.id, [{ name: "Rex", phone: "+12125550119" }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "R",
@@ -503,6 +504,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
 
   it("STOP/START follow Twilio's time: a replayed or late START cannot re-subscribe a number that sent STOP later", async () => {
     const { user } = await signUp(t.app);
+    await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
     const phone = "+12125550120";
     const ids = await makeContacts(t, user.id, [{ name: "Ord", phone }]);
     await createAndLaunchCampaign(t.ctx, user.id, {

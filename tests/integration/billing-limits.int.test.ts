@@ -89,7 +89,7 @@ describe("monthly meters: the last allowed and the first refused", () => {
       const res = await launch(client, channel, ids);
       expect(res.statusCode).toBe(402);
       expect(res.json().error).toBe(
-        "SMS and voice campaigns are not included in your Free plan. Upgrade to Professional to use sms and voice campaigns.",
+        "SMS and voice campaigns are not included in your Free plan. Upgrade to Professional to use SMS and voice campaigns.",
       );
     }
     expect(await campaignCount(user.id)).toBe(0);

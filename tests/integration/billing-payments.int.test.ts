@@ -244,7 +244,11 @@ describe("local payments provider (default, offline)", () => {
   }
 
   it("the local checkout pages are absent in production unless enabled", async () => {
-    const prod = await createTestApp({ NODE_ENV: "production", PAYMENTS_PROVIDER: "local" });
+    const prod = await createTestApp({
+      NODE_ENV: "production",
+      PAYMENTS_PROVIDER: "local",
+      APP_SECRET: "x".repeat(40),
+    });
     try {
       const { client } = await signUp(prod.app);
       const res = await client.post("/api/payment/create-checkout-session", {

@@ -201,6 +201,11 @@ const FEATURE_WORDS: Record<PlanFeature, string> = {
   premiumEditor: "The premium editor",
 };
 
+/** "Video campaigns" -> "video campaigns"; acronyms stay ("SMS and voice campaigns", "API access"). */
+function lowerFirst(words: string): string {
+  return /^[A-Z][a-z]/.test(words) ? words[0].toLowerCase() + words.slice(1) : words;
+}
+
 /** The cheapest plan (in PLAN_IDS order) above `from` whose limit fits `needed`, or null. */
 export function planAllowing(limit: PlanLimit, needed: number, from: PlanId = "free"): PlanFacts | null {
   for (const id of PLAN_IDS.slice(PLAN_IDS.indexOf(from) + 1)) {
@@ -268,7 +273,7 @@ export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature): 
   throw new AppError(
     "PAYMENT_REQUIRED",
     `${FEATURE_WORDS[feature]} ${feature === "apiAccess" || feature === "premiumEditor" ? "is" : "are"} not included in your ${plan.name} plan.` +
-      (upgrade ? ` Upgrade to ${upgrade.name} to use ${FEATURE_WORDS[feature].toLowerCase()}.` : ""),
+      (upgrade ? ` Upgrade to ${upgrade.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.` : ""),
     { feature },
   );
 }

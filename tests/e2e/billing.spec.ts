@@ -53,6 +53,7 @@ async function buildSms(page: Page, tag: string) {
 test("a Free user hits the SMS gate, upgrades through the local checkout and launches the SMS campaign", async ({
   page,
 }) => {
+  test.setTimeout(240_000); // a long flow: two launches and a checkout
   await registerWithContact(page);
   const tag = Math.random().toString(36).slice(2, 8);
 

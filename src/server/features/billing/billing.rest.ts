@@ -63,6 +63,8 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
   if (!svc.localCheckoutEnabled(ctx.env)) return;
 
   // ---- local provider pages (outside production, or LOCAL_CHECKOUT_ENABLED) ----
+  // their forms POST back here; Helmet's `no-referrer` would make browsers send `Origin: null`, which
+  // the same-origin check refuses, so these pages use `same-origin` (the Origin is then sent)
   const sessionOf = async (req: FastifyRequest) => {
     const { id } = req.params as { id: string };
     const s = id.length <= 100 ? await svc.localPayments(ctx).getCheckoutSession(id) : null;
@@ -72,7 +74,7 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   app.get("/local-checkout/:id", async (req, reply) => {
     const s = await sessionOf(req);
-    return reply.type("text/html").send(checkoutPage(s));
+    return reply.type("text/html").header("referrer-policy", "same-origin").send(checkoutPage(s));
   });
 
   app.post("/local-checkout/:id", async (req, reply) => {
@@ -84,12 +86,14 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       return reply
         .status(400)
         .type("text/html")
+        .header("referrer-policy", "same-origin")
         .send(checkoutPage({ ...s, error: "Enter a card number.", cardNumber: cardRaw.slice(0, 40) }));
     const result = await svc.payLocalCheckout(ctx, s.id, form.data.card_number);
     if (!result.ok)
       return reply
         .status(402)
         .type("text/html")
+        .header("referrer-policy", "same-origin")
         .send(
           checkoutPage({
             ...s,
@@ -126,7 +130,10 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   app.get("/local-portal", async (req, reply) => {
     if (!req.auth) return reply.redirect("/login?redirect=%2Flocal-portal", 303);
-    return reply.type("text/html").send(await renderPortal(req));
+    return reply
+      .type("text/html")
+      .header("referrer-policy", "same-origin")
+      .send(await renderPortal(req));
   });
 
   app.post("/local-portal/cancel", async (req, reply) => {
@@ -138,6 +145,7 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
         return reply
           .status(e.status)
           .type("text/html")
+          .header("referrer-policy", "same-origin")
           .send(await renderPortal(req, { error: e.message }));
       throw e;
     }
@@ -146,7 +154,10 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       after.plan === "free"
         ? "Your subscription is canceled and your payment was refunded in full (14-day money-back guarantee)."
         : "Your subscription will end at the end of the current period.";
-    return reply.type("text/html").send(await renderPortal(req, { message }));
+    return reply
+      .type("text/html")
+      .header("referrer-policy", "same-origin")
+      .send(await renderPortal(req, { message }));
   });
 
   app.post("/local-portal/change", async (req, reply) => {
@@ -156,12 +167,14 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       await svc.localPortalChangePlan(ctx, tenant, plan);
       return reply
         .type("text/html")
+        .header("referrer-policy", "same-origin")
         .send(await renderPortal(req, { message: `Your plan is now ${PLANS[plan].name}.` }));
     } catch (e) {
       if (e instanceof AppError && e.status < 500)
         return reply
           .status(e.status)
           .type("text/html")
+          .header("referrer-policy", "same-origin")
           .send(await renderPortal(req, { error: e.message }));
       throw e;
     }

@@ -43,8 +43,8 @@ describe("local payments provider (default, offline)", () => {
       const page = await t.app.inject({ method: "GET", url: path });
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain("Test checkout - no real payment");
-    // its form posts back with an Origin header (Helmet's no-referrer would send 'Origin: null')
-    expect(page.headers["referrer-policy"]).toBe("same-origin");
+      // its form posts back with an Origin header (Helmet's no-referrer would send 'Origin: null')
+      expect(page.headers["referrer-policy"]).toBe("same-origin");
       expect(page.body).toContain(`Subscribe to ${plan.name}`);
       expect(page.body).toContain(`$${(plan.cents / 100).toFixed(2)}`);
     },

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SegmentFilter } from "../../src/server/db/schema";
 import { contacts } from "../../src/server/db/schema";
 import { contactOrder, contactWhere } from "../../src/server/features/crm/crm.queries";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -14,6 +14,7 @@ afterAll(async () => t?.close());
 /** Signs up and imports `n` contacts in one JSON import: one statement, so one shared created_at. */
 async function userWithImport(n: number, tag: string) {
   const u = await signUp(t.app);
+  await setPlan(t, u.user.id, "enterprise"); // more contacts than Free's 100
   const rows = Array.from({ length: n }, (_, i) => ({
     first_name: `P${i}`,
     email: `${tag}-${i}@example.com`,
@@ -116,6 +117,7 @@ describe("contacts list page 1 on imported contacts (issue 11: linear list)", ()
 
   it("a file import's follow-up refreshes the planner's statistics", async () => {
     const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "enterprise"); // more contacts than Free's 100
     const estimate = async () => {
       const [row] = await t.sql.unsafe(
         `explain (format json) select * from contacts where workspace_id = '${user.id}'`,

@@ -142,11 +142,11 @@ describe("migration 0017_workspaces on a database seeded before it", () => {
     // plan fields left users
     const cols = await sql`select column_name from information_schema.columns where table_name = 'users'`;
     expect(cols.map((c) => c.column_name)).not.toContain("plan");
-    // no tenant table keeps a user_id column (memberships and sessions do, by design)
+    // no tenant table keeps a user_id column (memberships, sessions and a person's auth tokens do, by design)
     const left = await sql`
       select table_name from information_schema.columns
       where column_name = 'user_id' and table_schema = 'public' order by table_name`;
-    expect(left.map((r) => r.table_name)).toEqual(["sessions", "workspace_members"]);
+    expect(left.map((r) => r.table_name)).toEqual(["auth_tokens", "sessions", "workspace_members"]);
 
     // the triggers follow the renamed column: counts and words keep working
     await sql`insert into contacts (workspace_id, first_name, company, email, lifecycle_stage, lead_status)

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
+import { withE2eDb } from "./e2e-info";
 
 /** Studio end to end: upload a real video, edit it in the advanced editor, save, see the result. */
 
@@ -22,7 +23,12 @@ test.skip(!HAVE_MEDIA, "../shared/data/media is absent: the studio e2e test need
 test("upload a video, edit it in the advanced editor, save, launch a video campaign by email, open the landing page and play", async ({
   page,
 }) => {
-  await register(page);
+  const email = await register(page);
+  // video campaigns need a paid plan (spec section 9): the workspace's plan, set in the e2e server's database
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'professional' where owner_id = (select id from users where email = ${email})`,
+  );
   await page.goto("/studio?tab=upload");
   await expect(page.getByRole("heading", { name: "Complete Recording & Editing Studio" })).toBeVisible();
   await expect(page.getByText("No media yet")).toBeVisible();

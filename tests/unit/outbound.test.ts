@@ -1,0 +1,73 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  assertPublicUrl,
+  isPublicAddress,
+  parseAllowedHosts,
+  safeFetch,
+} from "../../src/server/lib/outbound";
+
+let server: http.Server;
+let port = 0;
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    if (req.url === "/redirect-private") {
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/" });
+      return res.end();
+    }
+    if (req.url === "/big") return res.end("x".repeat(50_000));
+    res.end("hello");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe("outbound SSRF guard", () => {
+  it("classifies addresses", () => {
+    for (const ip of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fc00::1",
+      "fe80::1",
+      "::ffff:127.0.0.1",
+      "224.0.0.1",
+    ])
+      expect(isPublicAddress(ip), ip).toBe(false);
+    for (const ip of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111"])
+      expect(isPublicAddress(ip), ip).toBe(true);
+  });
+
+  it("refuses private, loopback, metadata and non-http URLs", async () => {
+    await expect(assertPublicUrl(`http://127.0.0.1:${port}/`)).rejects.toThrow(
+      /non-public address \(127\.0\.0\.1\)/,
+    );
+    await expect(assertPublicUrl("http://localhost/")).rejects.toThrow(/non-public/);
+    await expect(assertPublicUrl("http://169.254.169.254/latest/meta-data/")).rejects.toThrow(/non-public/);
+    await expect(assertPublicUrl("http://[::1]/")).rejects.toThrow(/non-public/);
+    await expect(assertPublicUrl("file:///etc/passwd")).rejects.toThrow(/Only http and https/);
+    await expect(assertPublicUrl("http://user:pw@example.com/")).rejects.toThrow(/credentials/);
+    await expect(safeFetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(/non-public/);
+  });
+
+  it("allows listed hosts, re-checks redirects and caps the body", async () => {
+    const allowedHosts = parseAllowedHosts(` 127.0.0.1:${port} , other.test`);
+    const ok = await safeFetch(`http://127.0.0.1:${port}/`, { allowedHosts });
+    expect(ok).toMatchObject({ status: 200, text: "hello", truncated: false });
+    await expect(safeFetch(`http://127.0.0.1:${port}/redirect-private`, { allowedHosts })).rejects.toThrow(
+      /169\.254\.169\.254/,
+    );
+    const big = await safeFetch(`http://127.0.0.1:${port}/big`, { allowedHosts, maxBytes: 1000 });
+    expect(big.text).toHaveLength(1000);
+    expect(big.truncated).toBe(true);
+    // another port on the same host is not allowed
+    await expect(safeFetch("http://127.0.0.1:1/", { allowedHosts })).rejects.toThrow(/non-public/);
+  });
+});

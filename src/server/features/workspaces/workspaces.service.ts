@@ -64,6 +64,23 @@ export function assertCan(tenant: Pick<Tenant, "role">, action: Permission): voi
   if (!can(tenant.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
 }
 
+const isUuid = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
+/** The membership of `userId` in the workspace. @throws AppError NOT_FOUND (also for a malformed id). */
+async function memberOrNotFound(ctx: Pick<AppContext, "db">, workspaceId: string, userId: string) {
+  const m = isUuid(userId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
+  if (!m) throw new AppError("NOT_FOUND", "Member not found");
+  return m;
+}
+
+/** A pending (not accepted, not revoked) invite of the workspace. @throws AppError NOT_FOUND. */
+async function pendingInviteOrNotFound(ctx: Pick<AppContext, "db">, workspaceId: string, inviteId: string) {
+  const invite = isUuid(inviteId) ? await q.findInvite(ctx.db, workspaceId, inviteId) : null;
+  if (!invite || invite.acceptedAt || invite.revokedAt)
+    throw new AppError("NOT_FOUND", "Invitation not found");
+  return invite;
+}
+
 function hashToken(token: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
 }
@@ -174,7 +191,7 @@ export async function switchWorkspace(
   userId: string,
   workspaceId: string,
 ) {
-  const m = /^[0-9a-f-]{36}$/i.test(workspaceId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
+  const m = isUuid(workspaceId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
   if (!m) throw new AppError("NOT_FOUND", "Workspace not found");
   await q.setSessionWorkspace(ctx.db, sessionId, workspaceId);
   return toWorkspaceSummary(m.workspace, m.role);
@@ -213,13 +230,15 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   };
 }
 
+/** Emails the invite link `APP_URL/invite/{token}` to `to`, signed by the inviting member. */
 async function sendInviteEmail(
-  ctx: Pick<AppContext, "providers" | "env">,
+  ctx: Pick<AppContext, "db" | "providers" | "env">,
+  tenant: Tenant,
   to: string,
   token: string,
-  workspaceName: string,
-  inviterName: string,
 ) {
+  const inviterName = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId)?.name ?? "A teammate";
+  const workspaceName = tenant.workspace.name;
   const link = `${ctx.env.APP_URL}/invite/${token}`;
   await ctx.providers.email.send({
     to,
@@ -274,8 +293,7 @@ export async function inviteMember(
       expiresAt: new Date(Date.now() + INVITE_TTL_MS),
     });
   });
-  const inviter = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId);
-  await sendInviteEmail(ctx, email, token, tenant.workspace.name, inviter?.name ?? "A teammate");
+  await sendInviteEmail(ctx, tenant, email, token);
   return {
     id: invite.id,
     email: invite.email,
@@ -295,18 +313,13 @@ export async function resendInvite(
   inviteId: string,
 ) {
   assertCan(tenant, "manageMembers");
-  const invite = /^[0-9a-f-]{36}$/i.test(inviteId)
-    ? await q.findInvite(ctx.db, tenant.workspaceId, inviteId)
-    : null;
-  if (!invite || invite.acceptedAt || invite.revokedAt)
-    throw new AppError("NOT_FOUND", "Invitation not found");
+  const invite = await pendingInviteOrNotFound(ctx, tenant.workspaceId, inviteId);
   const token = randomToken(20);
   const updated = await q.updateInvite(ctx.db, invite.id, {
     tokenHash: hashToken(token),
     expiresAt: new Date(Date.now() + INVITE_TTL_MS),
   });
-  const inviter = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId);
-  await sendInviteEmail(ctx, invite.email, token, tenant.workspace.name, inviter?.name ?? "A teammate");
+  await sendInviteEmail(ctx, tenant, invite.email, token);
   return {
     id: invite.id,
     email: invite.email,
@@ -318,11 +331,7 @@ export async function resendInvite(
 /** Revokes a pending invite (its link stops working). @throws AppError FORBIDDEN; NOT_FOUND. */
 export async function revokeInvite(ctx: Pick<AppContext, "db">, tenant: Tenant, inviteId: string) {
   assertCan(tenant, "manageMembers");
-  const invite = /^[0-9a-f-]{36}$/i.test(inviteId)
-    ? await q.findInvite(ctx.db, tenant.workspaceId, inviteId)
-    : null;
-  if (!invite || invite.acceptedAt || invite.revokedAt)
-    throw new AppError("NOT_FOUND", "Invitation not found");
+  const invite = await pendingInviteOrNotFound(ctx, tenant.workspaceId, inviteId);
   await q.updateInvite(ctx.db, invite.id, { revokedAt: new Date() });
 }
 
@@ -411,10 +420,7 @@ export async function acceptInvite(
  */
 export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
   assertCan(tenant, "manageMembers");
-  const target = /^[0-9a-f-]{36}$/i.test(userId)
-    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
-    : null;
-  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
   if (target.role === "owner")
     throw new AppError("FORBIDDEN", "The owner cannot be removed. Transfer ownership first.");
   if (userId === tenant.userId)
@@ -436,10 +442,7 @@ export async function changeRole(
   role: Exclude<WorkspaceRole, "owner">,
 ) {
   assertCan(tenant, "manageMembers");
-  const target = /^[0-9a-f-]{36}$/i.test(userId)
-    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
-    : null;
-  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
   if (target.role === "owner")
     throw new AppError("FORBIDDEN", "The owner's role cannot be changed. Transfer ownership instead.");
   await q.updateMemberRole(ctx.db, tenant.workspaceId, userId, role);
@@ -452,10 +455,7 @@ export async function changeRole(
  */
 export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
   assertCan(tenant, "transferOwnership");
-  const target = /^[0-9a-f-]{36}$/i.test(userId)
-    ? await q.findMembership(ctx.db, tenant.workspaceId, userId)
-    : null;
-  if (!target) throw new AppError("NOT_FOUND", "Member not found");
+  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
   if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
   await ctx.db.transaction(async (tx) => {
     await q.lockWorkspace(tx, tenant.workspaceId);

@@ -304,6 +304,7 @@ export const V1_ROUTES: V1Route[] = [
         p.tenant.workspaceId,
         s.toCampaignInput(body),
         p.tenant.userId,
+        p.tenant.workspace,
       );
       return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
     },

@@ -97,16 +97,22 @@ export async function reserveMeter(
   amount: number,
   max: number | null,
 ): Promise<{ used: number; warnedAt: Date | null } | null> {
-  const [row] = await db
-    .insert(usageMeters)
-    .values({ ...key, used: amount })
-    .onConflictDoUpdate({
-      target: [usageMeters.workspaceId, usageMeters.meter, usageMeters.periodStart],
-      set: { used: sql`${usageMeters.used} + excluded.used`, updatedAt: sql`now()` },
-      setWhere: max === null ? undefined : sql`${usageMeters.used} + excluded.used <= ${max}`,
-    })
-    .returning({ used: usageMeters.used, warnedAt: usageMeters.warnedAt });
-  return row ?? null;
+  // One statement, committed without waiting for its WAL flush (synchronous_commit off for this
+  // statement's own transaction only). Safe here: the work a reservation pays for (a launch's campaign
+  // and recipients) commits synchronously afterwards, which flushes this earlier commit too; a crash
+  // before that loses only a reservation whose work never existed. It turns the check from a disk
+  // flush into one round trip (issue 12: the plan check adds <= 1 ms p95 to a launch).
+  const rows = await db.execute<{ used: number; warned_at: Date | string | null }>(sql`
+    insert into usage_meters (workspace_id, meter, period_start, used)
+    select ${key.workspaceId}::uuid, ${key.meter}, ${key.periodStart.toISOString()}::timestamptz, ${amount}::int
+    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    on conflict (workspace_id, meter, period_start) do update
+      set used = usage_meters.used + excluded.used, updated_at = now()
+      ${max === null ? sql`` : sql`where usage_meters.used + excluded.used <= ${max}::int`}
+    returning used, warned_at`);
+  const [row] = rows as unknown as { used: number; warned_at: Date | string | null }[];
+  if (!row) return null;
+  return { used: Number(row.used), warnedAt: row.warned_at === null ? null : new Date(row.warned_at) };
 }
 
 /** Gives back `amount` of a reservation (a launch that failed after reserving). Never below 0. */

@@ -104,6 +104,14 @@ export function billingPeriod(
   return { start, end: addMonths(start, 1) };
 }
 
+/**
+ * The workspace row a plan check reads: the one the caller already holds (the request's tenant loaded
+ * it when the request began: no second read) or, given an id, a fresh read.
+ */
+async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Workspace): Promise<Workspace> {
+  return typeof workspace === "string" ? loadBillingWorkspace(ctx, workspace) : workspace;
+}
+
 /** Loads a workspace's billing row, applying the lazy period-end fallback (written back once). */
 export async function loadBillingWorkspace(
   ctx: Pick<AppContext, "db">,
@@ -510,18 +518,20 @@ export interface Reservation {
  * The one check before work is accepted (issue 12): checks the plan's feature (when given) and
  * reserves `amount` of a monthly meter in the current billing period atomically, so concurrent
  * requests together never pass the limit. Sends the once-per-period 80 % warning email (a job) when
- * this reservation crosses it.
+ * this reservation crosses it. `workspace` is the workspace's id, or its row when the caller already
+ * holds it (a request's tenant): then the check is one statement, the meter's conditional upsert.
  * @throws AppError PAYMENT_REQUIRED (402) with the plan's sentence, e.g. "Your Free plan includes 100
  *   emails a month; this needs 250 and 30 are left. Upgrade to Professional for unlimited emails."
  */
 export async function reserveUsage(
   ctx: Pick<AppContext, "db" | "jobs">,
-  workspaceId: string,
+  workspace: string | Workspace,
   meter: Meter,
   amount: number,
   opts: { feature?: PlanFeature; now?: Date } = {},
 ): Promise<Reservation> {
-  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const ws = await billingRowOf(ctx, workspace);
+  const workspaceId = ws.id;
   const holder = { plan: effectivePlan(ws, opts.now) };
   if (opts.feature) assertPlanFeature(holder, opts.feature);
   const period = billingPeriod(ws, opts.now);
@@ -553,15 +563,16 @@ export async function releaseUsage(ctx: Pick<AppContext, "db">, r: Reservation):
 }
 
 /**
- * Feature gate of spec section 9 for the workspace's current plan.
+ * Feature gate of spec section 9 for the workspace's current plan (`workspace`: its id, or the row the
+ * caller already holds, then no query is made).
  * @throws AppError PAYMENT_REQUIRED naming the feature and the plan that includes it
  */
 export async function assertWorkspaceFeature(
   ctx: Pick<AppContext, "db">,
-  workspaceId: string,
+  workspace: string | Workspace,
   feature: PlanFeature,
 ) {
-  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const ws = await billingRowOf(ctx, workspace);
   assertPlanFeature({ plan: effectivePlan(ws) }, feature);
 }
 

@@ -64,6 +64,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         scheduledAt: input.scheduledAt,
       },
       tenant.userId,
+      tenant.workspace,
     );
     return {
       success: true,
@@ -95,6 +96,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         scheduledAt: input.scheduledAt,
       },
       tenant.userId,
+      tenant.workspace,
     );
     return {
       success: true,
@@ -114,6 +116,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       tenant.workspaceId,
       parseInput(createCampaignInput, req.body ?? {}),
       tenant.userId,
+      tenant.workspace,
     );
     return {
       success: true,

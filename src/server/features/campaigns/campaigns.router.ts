@@ -18,7 +18,7 @@ export const campaignsRouter = router({
   create: protectedProcedure
     .input(createCampaignInput)
     .mutation(({ ctx, input }) =>
-      svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId),
+      svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId, ctx.tenant.workspace),
     ),
   sendTest: protectedProcedure
     .input(emailTestInput)

@@ -9,6 +9,7 @@ import {
   campaignRecipients,
   campaigns,
   type RecipientStatus,
+  type Workspace,
 } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -156,20 +157,25 @@ export interface LaunchResult {
  * - `scheduledAt`: later launch; `includeNotOptedIn`: the user confirmed consent for SMS/calls.
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
- * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment not the user's)
+ * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
+ *   plan check then reads nothing and costs one statement (the meter's conditional upsert).
+ * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment not the user's),
+ *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit)
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
   workspaceId: string,
   raw: CreateCampaignInput,
   createdBy: string | null = null,
+  workspace?: Workspace,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
   const content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
+  const billing = workspace?.id === workspaceId ? workspace : workspaceId;
   // plan feature first (spec section 9): refused before any contact is created
   const rule = planRuleOfChannel(input.channel);
-  if (rule.feature) await assertWorkspaceFeature(ctx, workspaceId, rule.feature);
+  if (rule.feature) await assertWorkspaceFeature(ctx, billing, rule.feature);
 
   const ids = new Set<number>();
   const csv = (input.recipients.csv ?? []).filter((r) => r.email || r.phone || r.mobile);
@@ -240,7 +246,7 @@ export async function createAndLaunchCampaign(
   const queuedIds: number[] = [];
   // the one plan check (issue 12): reserve this launch's messages in the period's meter, atomically
   // (concurrent launches never pass the limit), or refuse the whole launch up front with a 402
-  const reservation = await reserveUsage(ctx, workspaceId, rule.meter, queued);
+  const reservation = await reserveUsage(ctx, billing, rule.meter, queued);
   let campaign: Campaign;
   try {
     campaign = await ctx.db.transaction(async (tx) => {

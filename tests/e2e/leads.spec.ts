@@ -4,9 +4,12 @@ import { expect, test } from "@playwright/test";
  * Business lead search end to end (issue 13): a preset search on the local (demo) provider, a filter,
  * the four views, save, swap location, then three results added to contacts and seen in /contacts.
  */
-// FIXME(issue 13): in two runs the page stopped answering Playwright after the filtered search (once at
-// the Table click, once after the Map view); the cause is not found yet. Every step before that passed.
-test.fixme("preset search, filter, views, save, swap location, add to contacts", async ({ page }) => {
+// Not a hang: profiled (CDP metrics, DOM node counts, React commits, long tasks) the page is idle between
+// steps (no render loop, ~1,400 DOM nodes for 45 results) but on this shared 2-core machine at load 15-25
+// every step takes seconds (the heading alone 12-15 s, the Map view's software WebGL 1-3 s long tasks),
+// so the whole flow needs more than the default 90 s (4.5 min measured at load 27-36): it gets 8 minutes.
+test("preset search, filter, views, save, swap location, add to contacts", async ({ page }) => {
+  test.setTimeout(480_000);
   const email = `leads-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const reg = await page.request.post("/api/auth/register", {
     data: { name: "Lena Leads", email, password: "correct-horse-battery", business_name: "Lena Co" },

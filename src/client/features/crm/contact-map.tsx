@@ -55,13 +55,23 @@ export function circlePolygon(lat: number, lng: number, radiusM: number, steps =
   return { type: "Feature", properties: {}, geometry: { type: "Polygon", coordinates: [ring] } };
 }
 
+let webglSupport: boolean | null = null;
+/**
+ * Whether the browser can draw WebGL (the maps need it). Probed once per page: the probe's context is
+ * released at once (WEBGL_lose_context), since every live context costs memory and Chromium keeps
+ * at most 16 before dropping the oldest (the map's own).
+ */
 export function hasWebGl(): boolean {
+  if (webglSupport !== null) return webglSupport;
   try {
     const c = document.createElement("canvas");
-    return !!(c.getContext("webgl2") || c.getContext("webgl"));
+    const gl = (c.getContext("webgl2") ?? c.getContext("webgl")) as WebGLRenderingContext | null;
+    gl?.getExtension("WEBGL_lose_context")?.loseContext();
+    webglSupport = !!gl;
   } catch {
-    return false;
+    webglSupport = false;
   }
+  return webglSupport;
 }
 
 export interface LocatedContact extends Contact {

@@ -11,7 +11,7 @@ import {
   Table2,
   X,
 } from "lucide-react";
-import { lazy, Suspense, useMemo, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useMemo, useState } from "react";
 import { toast } from "sonner";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -709,14 +709,19 @@ function Results({
   result: SearchResult;
   businesses: Business[];
   selected: Set<string>;
-  setSelected: (s: Set<string>) => void;
+  setSelected: (s: Set<string> | ((s: Set<string>) => Set<string>)) => void;
 }) {
-  const toggle = (id: string) => {
-    const n = new Set(selected);
-    if (n.has(id)) n.delete(id);
-    else n.add(id);
-    setSelected(n);
-  };
+  // stable across renders, so ticking one card re-renders that card only (LeadCard is memoised)
+  const toggle = useCallback(
+    (id: string) =>
+      setSelected((cur) => {
+        const n = new Set(cur);
+        if (n.has(id)) n.delete(id);
+        else n.add(id);
+        return n;
+      }),
+    [setSelected],
+  );
   const byTier = useMemo(
     () => Object.fromEntries(TIERS.map((t) => [t.tier, businesses.filter((b) => tierOf(b).tier === t.tier)])),
     [businesses],
@@ -795,7 +800,7 @@ function Results({
                   key={b.place_id}
                   b={b}
                   selected={selected.has(b.place_id)}
-                  onToggle={() => toggle(b.place_id)}
+                  onToggle={toggle}
                   compact
                 />
               ))}
@@ -804,14 +809,12 @@ function Results({
         ))}
       </div>
     );
+  // the map alone: each marker's popup is its card (the grid under it doubled the page's DOM)
   if (view === "map")
     return (
-      <div className="grid gap-4">
-        <Suspense fallback={<p className="text-sm text-muted-foreground">Loading map...</p>}>
-          <LeadsMap result={result} businesses={businesses} />
-        </Suspense>
-        <Grid businesses={businesses} selected={selected} toggle={toggle} />
-      </div>
+      <Suspense fallback={<p className="text-sm text-muted-foreground">Loading map...</p>}>
+        <LeadsMap result={result} businesses={businesses} />
+      </Suspense>
     );
   return <Grid businesses={businesses} selected={selected} toggle={toggle} />;
 }
@@ -828,18 +831,14 @@ function Grid({
   return (
     <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3" data-testid="results-grid">
       {businesses.map((b) => (
-        <LeadCard
-          key={b.place_id}
-          b={b}
-          selected={selected.has(b.place_id)}
-          onToggle={() => toggle(b.place_id)}
-        />
+        <LeadCard key={b.place_id} b={b} selected={selected.has(b.place_id)} onToggle={toggle} />
       ))}
     </div>
   );
 }
 
-function LeadCard({
+/** One result's card; memoised (props are the business, its selection and a stable toggle). */
+const LeadCard = memo(function LeadCard({
   b,
   selected,
   onToggle,
@@ -847,7 +846,7 @@ function LeadCard({
 }: {
   b: Business;
   selected: boolean;
-  onToggle: () => void;
+  onToggle: (placeId: string) => void;
   compact?: boolean;
 }) {
   const t = tierOf(b);
@@ -864,7 +863,7 @@ function LeadCard({
           type="checkbox"
           aria-label={`Select ${b.name}`}
           checked={selected}
-          onChange={onToggle}
+          onChange={() => onToggle(b.place_id)}
           className="mt-1"
         />
         <p className="font-semibold">{b.name}</p>
@@ -907,4 +906,4 @@ function LeadCard({
       )}
     </div>
   );
-}
+});

@@ -1,5 +1,17 @@
-import { and, eq, type SQL, sql } from "drizzle-orm";
-import { contacts, type SegmentFilter } from "../../db/schema";
+import { and, count, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import type { Db, DbOrTx } from "../../db/client";
+import {
+  type Contact,
+  contactCounts,
+  contacts,
+  contactWords,
+  type NewContact,
+  type SegmentFilter,
+} from "../../db/schema";
+
+// The contacts table's SQL: the list filter (WHERE / ORDER BY builders) and every statement on
+// contact rows. Functions take the database (or a transaction) first; the rules that call them live
+// in crm.contacts.ts, crm.search.ts, crm.map.ts and crm.export.ts.
 
 /** Minimum characters for which the search uses pg_trgm (trigrams need 3). */
 export const TRGM_MIN = 3;
@@ -18,7 +30,8 @@ export function normaliseSearch(search: string | undefined | null): string {
  * WHERE clause of a contact filter, always scoped to `workspaceId`. `search` matches a substring of the
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
  * index, or for contacts a CSV import created and its follow-up job has not indexed yet
- * (`search_indexed` false), by the pending index on workspace_id). Typos are handled before this, by correcting the term (crm.service listContacts).
+ * (`search_indexed` false), by the pending index on workspace_id). Typos are handled before this, by
+ * correcting the term (crm.search.ts listContacts).
  */
 export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): SQL {
   const parts: SQL[] = [eq(contacts.workspaceId, workspaceId)];
@@ -49,4 +62,355 @@ export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): S
  */
 export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
   return [sql`${contacts.id} desc`];
+}
+
+/** WHERE for explicit contact ids of `workspaceId` (an empty list matches nothing). */
+export function contactIdsWhere(workspaceId: string, ids: number[]): SQL {
+  return and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, ids.length ? ids : [0])) as SQL;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counts
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Contacts of `workspaceId` from the trigger-maintained `contact_counts` (exact, O(1)), optionally
+ * only those in one lifecycle stage and/or lead status.
+ */
+export async function sumContactCounts(
+  db: DbOrTx,
+  workspaceId: string,
+  by: { lifecycleStage?: string; leadStatus?: string } = {},
+): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+    .from(contactCounts)
+    .where(
+      and(
+        eq(contactCounts.workspaceId, workspaceId),
+        by.lifecycleStage ? eq(contactCounts.lifecycleStage, by.lifecycleStage) : undefined,
+        by.leadStatus ? eq(contactCounts.leadStatus, by.leadStatus) : undefined,
+      ),
+    );
+  return Number(row?.n ?? 0);
+}
+
+/** Contacts of `workspaceId` created before `before` (a scan of the workspace's rows). */
+export async function countContactsCreatedBefore(
+  db: DbOrTx,
+  workspaceId: string,
+  before: Date,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(contacts)
+    .where(and(eq(contacts.workspaceId, workspaceId), lt(contacts.createdAt, before)));
+  return row?.n ?? 0;
+}
+
+/** Contacts matching `where` (a contactWhere clause). */
+export async function countContactsWhere(db: DbOrTx, where: SQL): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(contacts).where(where);
+  return row?.n ?? 0;
+}
+
+/**
+ * The planner's estimate of the contacts matching `where` (EXPLAIN, no execution; about a
+ * millisecond of planning). The statement is sent unprepared with its values inlined, so the
+ * estimate uses the actual search term's trigram statistics rather than a generic plan's default
+ * selectivity.
+ */
+export async function estimateContactsWhere(db: Db, where: SQL): Promise<number> {
+  const query = db.select({ one: sql`1` }).from(contacts).where(where).toSQL();
+  const literal = (v: unknown) => (typeof v === "number" ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+  const text = query.sql.replace(/\$(\d+)/g, (_, i) => literal(query.params[Number(i) - 1]));
+  const [row] = await db.$client.unsafe(`explain (format json) ${text}`, [], { prepare: false });
+  const raw = (row as Record<string, unknown> | undefined)?.["QUERY PLAN"];
+  const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as
+    | [{ Plan: { "Plan Rows": number } }]
+    | undefined;
+  return Number(plan?.[0]?.Plan?.["Plan Rows"] ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading contacts
+// ---------------------------------------------------------------------------------------------
+
+/** One contact of `workspaceId` by id, or undefined. */
+export async function selectContact(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+): Promise<Contact | undefined> {
+  const [row] = await db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)));
+  return row;
+}
+
+/** Contacts of `workspaceId` among `ids` (one statement: callers chunk long lists), in `order` when given. */
+export async function selectContactsByIds(
+  db: DbOrTx,
+  workspaceId: string,
+  ids: number[],
+  order?: SQL[],
+): Promise<Contact[]> {
+  const q = db.select().from(contacts).where(contactIdsWhere(workspaceId, ids));
+  return order ? q.orderBy(...order) : q;
+}
+
+/** Ids of the contacts of `workspaceId` among `ids` (one statement: callers chunk long lists). */
+export async function selectContactIdsIn(db: DbOrTx, workspaceId: string, ids: number[]): Promise<number[]> {
+  const rows = await db.select({ id: contacts.id }).from(contacts).where(contactIdsWhere(workspaceId, ids));
+  return rows.map((r) => r.id);
+}
+
+/** Ids of the contacts matching `where`, in `order`, at most `limit` when given. */
+export async function selectContactIdsWhere(
+  db: DbOrTx,
+  where: SQL,
+  opts: { order?: SQL[]; limit?: number } = {},
+): Promise<number[]> {
+  let q = db.select({ id: contacts.id }).from(contacts).where(where).$dynamic();
+  if (opts.order) q = q.orderBy(...opts.order);
+  if (opts.limit !== undefined) q = q.limit(opts.limit);
+  return (await q).map((r) => r.id);
+}
+
+/** A page of the contacts matching `where`: `limit` rows after skipping `offset`, in `order`. */
+export async function selectContactsWhere(
+  db: DbOrTx,
+  where: SQL,
+  order: SQL[],
+  limit: number,
+  offset = 0,
+): Promise<Contact[]> {
+  return db
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset);
+}
+
+/**
+ * Up to `limit` contacts matching `where` below the keyset position (created_at text, id), newest
+ * first, each with its created_at as Postgres text (microseconds kept, for the next cursor).
+ */
+export async function selectContactsBeforeCursor(
+  db: DbOrTx,
+  where: SQL,
+  order: SQL[],
+  limit: number,
+  before?: { createdAt: string; id: number },
+): Promise<{ c: Contact; ts: string }[]> {
+  const after = before
+    ? sql`(${contacts.createdAt}, ${contacts.id}) < (${before.createdAt}::timestamptz, ${before.id})`
+    : undefined;
+  return db
+    .select({ c: contacts, ts: sql<string>`${contacts.createdAt}::text` })
+    .from(contacts)
+    .where(and(where, after))
+    .orderBy(...order)
+    .limit(limit);
+}
+
+/** Up to `limit` contacts matching `where` with an id below `beforeId` (all when null), in `order`. */
+export async function selectContactsBeforeId(
+  db: DbOrTx,
+  where: SQL,
+  order: SQL[],
+  beforeId: number | null,
+  limit: number,
+): Promise<Contact[]> {
+  return db
+    .select()
+    .from(contacts)
+    .where(and(where, beforeId === null ? undefined : lt(contacts.id, beforeId)))
+    .orderBy(...order)
+    .limit(limit);
+}
+
+/** `{id, email}` (email lower-cased) of the contacts of `workspaceId` whose lower(email) is in `emails`. */
+export async function selectContactIdsByEmail(db: DbOrTx, workspaceId: string, emails: string[]) {
+  return db
+    .select({ id: contacts.id, email: sql<string>`lower(${contacts.email})` })
+    .from(contacts)
+    .where(and(eq(contacts.workspaceId, workspaceId), inArray(sql`lower(${contacts.email})`, emails)));
+}
+
+/** `{id, phone}` of the contacts of `workspaceId` whose E.164 phone is in `phones`, oldest first. */
+export async function selectContactIdsByPhone(db: DbOrTx, workspaceId: string, phones: string[]) {
+  return db
+    .select({ id: contacts.id, phone: contacts.phone })
+    .from(contacts)
+    .where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.phone, phones)))
+    .orderBy(contacts.id);
+}
+
+/**
+ * Correction of each word in `words` to the most similar word of the workspace's search dictionary
+ * (`contact_words`, the `%` operator at pg_trgm's default 0.3 threshold through its trigram GIN
+ * index, then similarity >= `minSimilarity`; an exact word wins). Returns word -> fix (null: none).
+ */
+export async function closestDictionaryWords(
+  db: DbOrTx,
+  workspaceId: string,
+  words: string[],
+  minSimilarity: number,
+): Promise<Map<string, string | null>> {
+  const fixes = await db.execute<{ w: string; fix: string | null }>(sql`
+    select t.w, (
+      select ${contactWords.word} from ${contactWords}
+      where ${contactWords.workspaceId} = ${workspaceId} and ${contactWords.word} % t.w
+        and similarity(${contactWords.word}, t.w) >= ${minSimilarity}
+      order by ${contactWords.word} = t.w desc, similarity(${contactWords.word}, t.w) desc, ${contactWords.word}
+      limit 1
+    ) as fix
+    from unnest(${sql.raw("array[")}${sql.join(
+      words.map((c) => sql`${c}`),
+      sql`, `,
+    )}${sql.raw("]::text[]")}) as t(w)`);
+  return new Map(fixes.map((f) => [f.w, f.fix]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing contacts
+// ---------------------------------------------------------------------------------------------
+
+/** Inserts one contact and returns it. Throws the driver's unique violation (23505) on a taken email. */
+export async function insertContact(db: DbOrTx, values: NewContact): Promise<Contact | undefined> {
+  const [row] = await db.insert(contacts).values(values).returning();
+  return row;
+}
+
+/** Inserts contacts, skipping those that collide with an existing one (email or phone key). */
+export async function insertContactsSkippingDuplicates(db: DbOrTx, values: NewContact[]): Promise<void> {
+  if (values.length) await db.insert(contacts).values(values).onConflictDoNothing();
+}
+
+/** Inserts contacts and returns their ids in input order. */
+export async function insertContactsReturningIds(db: DbOrTx, values: NewContact[]): Promise<number[]> {
+  if (!values.length) return [];
+  const rows = await db.insert(contacts).values(values).returning({ id: contacts.id });
+  return rows.map((r) => r.id);
+}
+
+/** Updates one contact of `workspaceId` (updated_at = now) and returns it, or undefined when not found. */
+export async function updateContactRow(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+  cols: Partial<NewContact>,
+): Promise<Contact | undefined> {
+  const [row] = await db
+    .update(contacts)
+    .set({ ...cols, updatedAt: new Date() })
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
+    .returning();
+  return row;
+}
+
+/** Deletes one contact of `workspaceId` (notes, activities, tag links cascade); false when not found. */
+export async function deleteContactRow(db: DbOrTx, workspaceId: string, id: number): Promise<boolean> {
+  const deleted = await db
+    .delete(contacts)
+    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
+    .returning({ id: contacts.id });
+  return deleted.length > 0;
+}
+
+/** Deletes every contact matching `where` in one statement; returns how many. */
+export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<number> {
+  const [r] = await db.execute<{ n: number }>(
+    sql`with d as (delete from ${contacts} where ${where} returning 1) select count(*)::int as n from d`,
+  );
+  return Number(r?.n ?? 0);
+}
+
+/** Sets lifecycle_stage or lead_status (and updated_at) on every contact matching `where`; returns how many. */
+export async function setContactsColumnWhere(
+  db: DbOrTx,
+  where: SQL,
+  column: "lifecycle_stage" | "lead_status",
+  value: string,
+): Promise<number> {
+  const set = column === "lifecycle_stage" ? sql`lifecycle_stage = ${value}` : sql`lead_status = ${value}`;
+  const [r] = await db.execute<{ n: number }>(
+    sql`with u as (update ${contacts} set ${set}, updated_at = now() where ${where} returning 1) select count(*)::int as n from u`,
+  );
+  return Number(r?.n ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map
+// ---------------------------------------------------------------------------------------------
+
+/** Contacts of `workspaceId` that have coordinates, newest first, at most `limit`. */
+export async function selectLocatedContacts(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+): Promise<Contact[]> {
+  return db
+    .select()
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        sql`${contacts.latitude} is not null and ${contacts.longitude} is not null`,
+      ),
+    )
+    .orderBy(desc(contacts.id))
+    .limit(limit);
+}
+
+/**
+ * Contacts of `workspaceId` within `radiusMiles` great-circle (haversine, Earth radius
+ * `earthRadiusMiles`) of (latitude, longitude), nearest first, at most `limit`, each with its
+ * `distance` in miles. `dLat`/`dLng` (degrees) bound a box the (workspace_id, latitude, longitude)
+ * index prunes with before the exact test; `dLng >= 180` leaves longitude unbounded.
+ */
+export async function selectContactsNear(
+  db: DbOrTx,
+  workspaceId: string,
+  p: {
+    latitude: number;
+    longitude: number;
+    radiusMiles: number;
+    dLat: number;
+    dLng: number;
+    earthRadiusMiles: number;
+    limit: number;
+  },
+): Promise<{ c: Contact; distance: number }[]> {
+  const lat = sql`${p.latitude}::float8`;
+  const lng = sql`${p.longitude}::float8`;
+  const distance = sql<number>`(${p.earthRadiusMiles}::float8 * 2 * asin(least(1, sqrt(
+    power(sin(radians(${contacts.latitude} - ${lat}) / 2), 2) +
+    cos(radians(${lat})) * cos(radians(${contacts.latitude})) * power(sin(radians(${contacts.longitude} - ${lng}) / 2), 2)
+  ))))`;
+  return db
+    .select({ c: contacts, distance })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        sql`${contacts.latitude} between ${p.latitude - p.dLat}::float8 and ${p.latitude + p.dLat}::float8`,
+        p.dLng >= 180
+          ? undefined
+          : sql`${contacts.longitude} between ${p.longitude - p.dLng}::float8 and ${p.longitude + p.dLng}::float8`,
+        sql`${distance} <= ${p.radiusMiles}::float8`,
+      ),
+    )
+    .orderBy(distance)
+    .limit(p.limit);
+}
+
+/** True when `e` is Postgres' unique violation (23505), as thrown by the driver or wrapped by drizzle. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; cause?: { code?: string } };
+  return err?.code === "23505" || err?.cause?.code === "23505";
 }

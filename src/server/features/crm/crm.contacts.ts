@@ -1,0 +1,328 @@
+import type { AppContext } from "../../context";
+import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { assertContactsWithinPlan } from "../billing/billing.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { contactImportExists } from "./crm.imports.queries";
+import { geocodeContactsJob } from "./crm.jobs";
+import { fieldsToColumns, toContactJson } from "./crm.json";
+import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
+import { normalisePhone, toE164 } from "./crm.phone";
+import {
+  contactWhere,
+  countContactsCreatedBefore,
+  deleteContactRow,
+  insertContact,
+  insertContactsReturningIds,
+  insertContactsSkippingDuplicates,
+  isUniqueViolation,
+  selectContact,
+  selectContactIdsByEmail,
+  selectContactIdsByPhone,
+  selectContactIdsIn,
+  selectContactIdsWhere,
+  selectContactsByIds,
+  sumContactCounts,
+  updateContactRow,
+} from "./crm.queries";
+import { type ContactFields, createContactSchema, updateContactSchema } from "./crm.schemas";
+import { DEFAULT_TAG_COLOR, tagsOfContacts } from "./crm.tags";
+import { selectSegment } from "./crm.tags.queries";
+
+// Contacts: reading one or many, the detail page, create, edit, delete, and the lookups other
+// features depend on (campaigns, studio, dashboard, billing). Keep names and signatures.
+
+type Ctx = Pick<AppContext, "db" | "sql" | "jobs" | "providers" | "log" | "env">;
+
+/** Contacts owned by `workspaceId`, optionally only those created before `before`. */
+export async function countContacts(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  opts: { before?: Date } = {},
+): Promise<number> {
+  if (!opts.before) return sumContactCounts(ctx.db, workspaceId);
+  return countContactsCreatedBefore(ctx.db, workspaceId, opts.before);
+}
+
+function splitName(name: string | undefined | null): { first: string | null; last: string | null } {
+  const parts = (name ?? "").trim().split(/\s+/).filter(Boolean);
+  if (parts.length === 0) return { first: null, last: null };
+  return { first: parts[0] ?? null, last: parts.slice(1).join(" ") || null };
+}
+
+/**
+ * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
+ * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
+ * created (a row with neither a usable email nor phone always creates a new contact). Used for
+ * campaign CSV recipients. Rows repeating an email or phone map to the same id.
+ * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
+ */
+export async function findOrCreateContacts(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  rows: {
+    first_name?: string;
+    last_name?: string;
+    name?: string;
+    email?: string;
+    phone?: string;
+    company?: string;
+  }[],
+): Promise<number[]> {
+  const norm = rows.map((r) => {
+    const email = r.email?.trim().toLowerCase() || null;
+    const validEmail = email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
+    const phone = normalisePhone(r.phone);
+    const split = splitName(r.name);
+    return {
+      email: validEmail,
+      phone: phone.e164,
+      phoneRaw: phone.raw,
+      firstName: r.first_name?.trim() || split.first,
+      lastName: r.last_name?.trim() || (r.first_name ? null : split.last),
+      company: r.company?.trim() || null,
+    };
+  });
+  const byEmail = new Map<string, number>();
+  const byPhone = new Map<string, number>();
+  const lookup = async () => {
+    const emails = [...new Set(norm.map((n) => n.email).filter((e): e is string => !!e))];
+    const phones = [...new Set(norm.map((n) => n.phone).filter((p): p is string => !!p))];
+    for (let i = 0; i < emails.length; i += 5000)
+      for (const f of await selectContactIdsByEmail(ctx.db, workspaceId, emails.slice(i, i + 5000)))
+        byEmail.set(f.email, f.id);
+    for (let i = 0; i < phones.length; i += 5000)
+      for (const f of await selectContactIdsByPhone(ctx.db, workspaceId, phones.slice(i, i + 5000)))
+        if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
+  };
+  const resolve = (n: (typeof norm)[number]) =>
+    (n.email ? byEmail.get(n.email) : undefined) ?? (!n.email && n.phone ? byPhone.get(n.phone) : undefined);
+  await lookup();
+  const toCreate: NewContact[] = [];
+  const seen = new Set<string>();
+  const anonymous: number[] = [];
+  norm.forEach((n, i) => {
+    if (resolve(n) !== undefined) return;
+    const key = n.email ? `e:${n.email}` : n.phone ? `p:${n.phone}` : null;
+    if (key) {
+      if (seen.has(key)) return;
+      seen.add(key);
+    } else anonymous.push(i);
+    toCreate.push({
+      workspaceId,
+      email: n.email,
+      phone: n.phone,
+      phoneRaw: n.phoneRaw,
+      firstName: n.firstName,
+      lastName: n.lastName,
+      company: n.company,
+      leadSource: "campaign",
+    });
+  });
+  // the plan's contact limit (issue 12): refuse before creating any
+  if (toCreate.length)
+    await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), toCreate.length);
+  const anonIds = new Map<number, number>();
+  const keyed = toCreate.filter((c) => c.email || c.phone);
+  const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
+  for (let i = 0; i < keyed.length; i += 2000)
+    await insertContactsSkippingDuplicates(ctx.db, keyed.slice(i, i + 2000));
+  if (unkeyed.length) {
+    const created = await insertContactsReturningIds(ctx.db, unkeyed);
+    anonymous.forEach((rowIdx, k) => {
+      const id = created[k];
+      if (id !== undefined) anonIds.set(rowIdx, id);
+    });
+  }
+  if (keyed.length) await lookup();
+  return norm.map((n, i) => {
+    const id = resolve(n) ?? anonIds.get(i);
+    if (id === undefined) throw new AppError("INTERNAL", "Could not create a contact");
+    return id;
+  });
+}
+
+/**
+ * Contact ids of `workspaceId` addressed by a campaign target: explicit `contactIds` (unknown or foreign
+ * ids are ignored), a saved segment (`segmentId`, NOT_FOUND 'List not found' when not the user's),
+ * and/or an ad-hoc `filter`; the union, ascending.
+ */
+export async function resolveTargetContactIds(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  target: { contactIds?: number[]; segmentId?: number; filter?: SegmentFilter },
+): Promise<number[]> {
+  const ids = new Set<number>();
+  if (target.contactIds?.length) {
+    const unique = [...new Set(target.contactIds.filter((n) => Number.isSafeInteger(n) && n > 0))];
+    for (let i = 0; i < unique.length; i += 10_000)
+      for (const id of await selectContactIdsIn(ctx.db, workspaceId, unique.slice(i, i + 10_000)))
+        ids.add(id);
+  }
+  const filters: SegmentFilter[] = [];
+  if (target.segmentId !== undefined) {
+    const seg = await selectSegment(ctx.db, workspaceId, target.segmentId);
+    if (!seg) throw new AppError("NOT_FOUND", "List not found");
+    filters.push(seg.filter);
+  }
+  if (target.filter) filters.push(target.filter);
+  for (const f of filters)
+    for (const id of await selectContactIdsWhere(ctx.db, contactWhere(workspaceId, f))) ids.add(id);
+  return [...ids].sort((a, b) => a - b);
+}
+
+/** Contact rows of `workspaceId` with the given ids (others' and unknown ids are left out), by id. */
+export async function getContactsByIds(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  ids: number[],
+): Promise<Contact[]> {
+  const unique = [...new Set(ids.filter((n) => Number.isSafeInteger(n) && n > 0))];
+  const out: Contact[] = [];
+  for (let i = 0; i < unique.length; i += 10_000)
+    out.push(...(await selectContactsByIds(ctx.db, workspaceId, unique.slice(i, i + 10_000))));
+  return out.sort((a, b) => a.id - b.id);
+}
+
+/** One contact of `workspaceId`. @throws AppError NOT_FOUND 'Contact not found' (also for another user's id). */
+export async function getContact(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+): Promise<Contact> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
+  const row = await selectContact(ctx.db, workspaceId, id);
+  if (!row) throw new AppError("NOT_FOUND", "Contact not found");
+  return row;
+}
+
+/**
+ * GET /api/contacts/{id}: the contact with its tags, the 200 latest activities and all notes
+ * (newest first). @throws NOT_FOUND 'Contact not found'.
+ */
+export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+  const c = await getContact(ctx, workspaceId, id);
+  const [tagRows, acts, noteRows, fromFile] = await Promise.all([
+    tagsOfContacts(ctx, workspaceId, [c.id]),
+    selectContactActivities(ctx.db, workspaceId, c.id, 200),
+    selectContactNotes(ctx.db, workspaceId, c.id),
+    c.importId ? contactImportExists(ctx.db, workspaceId, c.importId) : Promise.resolve(false),
+  ]);
+  const timeline = acts.map((a) => ({
+    id: a.id,
+    activity_type: a.activityType,
+    metadata: a.metadata,
+    created_at: a.createdAt.toISOString(),
+  }));
+  // an imported contact's first entry: the import that created it (kept on the contact as
+  // import_id; the negative id cannot collide with an activities id)
+  if (c.importId && timeline.length < 200)
+    timeline.push({
+      id: -c.id,
+      activity_type: "imported",
+      metadata: { source: fromFile ? "csv_import" : "import", import_id: c.importId },
+      created_at: c.createdAt.toISOString(),
+    });
+  return {
+    contact: toContactJson(c),
+    tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
+    activities: timeline,
+    notes: noteRows.map((n) => ({ id: n.id, note_text: n.noteText, created_at: n.createdAt.toISOString() })),
+  };
+}
+
+function assertPhonesValid(f: Partial<ContactFields>) {
+  for (const key of ["phone", "mobile"] as const) {
+    const v = f[key];
+    if (v && !toE164(v)) throw new AppError("BAD_REQUEST", `${key}: '${v}' is not a valid phone number`);
+  }
+}
+
+/** Enqueues offline geocoding for contacts with a city/state or postal code and no coordinates. */
+async function queueGeocode(ctx: Ctx, workspaceId: string, contactIds?: number[]) {
+  await ctx.jobs.send(
+    geocodeContactsJob,
+    { workspaceId, contactIds },
+    contactIds ? {} : { singletonKey: `geo:${workspaceId}` },
+  );
+}
+
+function needsGeocode(c: Partial<NewContact>) {
+  return c.latitude == null && (!!c.postalCode || (!!c.city && !!c.state));
+}
+
+/**
+ * POST /api/contacts. First name and email required (spec section 5); phones to E.164.
+ * Emits the `contact.created` webhook event.
+ * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists',
+ * PAYMENT_REQUIRED at the plan's contact limit.
+ */
+export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
+  const f = parseInput(createContactSchema, input);
+  assertPhonesValid(f);
+  await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), 1);
+  let row: Contact | undefined;
+  try {
+    row = await insertContact(ctx.db, {
+      ...fieldsToColumns(f),
+      workspaceId,
+      leadSource: f.lead_source || "manual",
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
+    throw e;
+  }
+  if (!row) throw new AppError("INTERNAL", "Failed to add contact");
+  if (needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
+  await emitWebhookEvent(ctx, workspaceId, "contact.created", toContactJson(row));
+  return row;
+}
+
+/**
+ * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode). Emits
+ * `contact.updated`. @throws NOT_FOUND, BAD_REQUEST, CONFLICT (email taken by another contact).
+ */
+export async function updateContact(
+  ctx: Ctx,
+  workspaceId: string,
+  id: number,
+  input: unknown,
+): Promise<Contact> {
+  const f = parseInput(updateContactSchema, input);
+  await getContact(ctx, workspaceId, id);
+  assertPhonesValid(f);
+  const cols = fieldsToColumns(f);
+  const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
+  if (addressChanged) {
+    cols.latitude = null;
+    cols.longitude = null;
+    cols.geocodedAt = null;
+  }
+  let row: Contact | undefined;
+  try {
+    row = await updateContactRow(ctx.db, workspaceId, id, cols);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
+    throw e;
+  }
+  if (!row) throw new AppError("NOT_FOUND", "Contact not found");
+  if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
+  await emitWebhookEvent(ctx, workspaceId, "contact.updated", toContactJson(row));
+  return row;
+}
+
+/**
+ * DELETE /api/contacts/{id} (notes, activities and tag links cascade); emits `contact.deleted`.
+ * @throws NOT_FOUND 'Contact not found'.
+ */
+export async function deleteContact(
+  ctx: Pick<AppContext, "db" | "jobs">,
+  workspaceId: string,
+  id: number,
+): Promise<void> {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
+  if (!(await deleteContactRow(ctx.db, workspaceId, id)))
+    throw new AppError("NOT_FOUND", "Contact not found");
+  await emitWebhookEvent(ctx, workspaceId, "contact.deleted", { id, deleted: true });
+}

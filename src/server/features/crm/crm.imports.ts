@@ -1,0 +1,198 @@
+import fs from "node:fs";
+import Papa from "papaparse";
+import { z } from "zod";
+import type { AppContext } from "../../context";
+import type { ContactImport } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { contactsAllowance, contactsLimitReason } from "../billing/billing.service";
+import { countContacts } from "./crm.contacts";
+import {
+  type ColumnMapping,
+  decodeWithEncoding,
+  IMPORT_FIELDS,
+  matchHeaders,
+  safeCell,
+  sniffEncoding,
+} from "./crm.csv";
+import { importRows } from "./crm.import";
+import { insertContactImport, selectContactImport } from "./crm.imports.queries";
+import { geocodeContactsJob, importContactsJob, importStorageKey } from "./crm.jobs";
+import { importJsonSchema } from "./crm.schemas";
+
+// Starting imports (a JSON body, or an uploaded CSV handed to the import job) and reading their
+// progress. The streaming import itself is crm.import.ts (run by crm.handlers.ts).
+
+type Ctx = Pick<AppContext, "db" | "sql" | "jobs" | "providers" | "log" | "env">;
+
+/**
+ * The contact limit an import runs under (spec section 9, issue 12): how many new contacts the
+ * workspace's plan still allows and the sentence rejected rows get; null when unlimited.
+ */
+export async function importContactLimit(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<{ maxNew: number; reason: string } | null> {
+  const a = await contactsAllowance(ctx, workspaceId, await countContacts(ctx, workspaceId));
+  if (a.left === null || a.max === null) return null;
+  return { maxNew: a.left, reason: contactsLimitReason(a.plan, a.max) };
+}
+
+/**
+ * POST /api/contacts/import {contacts:[...], on_duplicate?}: validates and upserts the rows by email
+ * (skip or update duplicates), then queues geocoding. Returns `{imported, created, updated, skipped,
+ * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
+ */
+export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown) {
+  if (typeof input !== "object" || input === null || Array.isArray(input))
+    throw new AppError("BAD_REQUEST", 'Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
+  const body = parseInput(importJsonSchema, input);
+  const r = await importRows(
+    ctx.sql,
+    workspaceId,
+    body.contacts,
+    body.on_duplicate,
+    await importContactLimit(ctx, workspaceId),
+  );
+  if (r.created + r.updated > 0) {
+    await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });
+  }
+  return {
+    imported: r.created + r.updated,
+    created: r.created,
+    updated: r.updated,
+    skipped: r.skipped,
+    errors: r.errorCount,
+    error_rows: r.errors.slice(0, 1000).map(({ line, reason }) => ({ line, reason })),
+  };
+}
+
+const importMappingSchema = z
+  .partialRecord(z.enum(IMPORT_FIELDS), z.number().int().min(0).max(10_000))
+  .refine(
+    (m) => new Set(Object.values(m)).size === Object.values(m).length,
+    "Each column can be mapped to one field only",
+  );
+
+/** The import progress shape returned by the REST API and tRPC. */
+export function toImportJson(i: ContactImport) {
+  return {
+    id: i.id,
+    status: i.status,
+    file_name: i.fileName,
+    file_size: i.fileSize,
+    bytes_processed: i.bytesProcessed,
+    progress: i.fileSize > 0 ? Math.min(1, i.bytesProcessed / i.fileSize) : 1,
+    rows_processed: i.rowsProcessed,
+    imported: i.created + i.updated,
+    created: i.created,
+    updated: i.updated,
+    skipped: i.skipped,
+    errors: i.errorCount,
+    error_rows: i.errors.slice(0, 100).map(({ line, reason }) => ({ line, reason })),
+    failure_reason: i.failureReason,
+    created_at: i.createdAt.toISOString(),
+    finished_at: i.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Registers an uploaded CSV (spooled to `file.path`), moves it to the storage provider and queues
+ * `crm.import-contacts`.
+ * Checks before queueing: not empty, text (not binary), a header row, a column for email (from
+ * `mapping` or the header rules). @throws BAD_REQUEST (empty, bad mapping), UNSUPPORTED_MEDIA_TYPE
+ * (binary), UNPROCESSABLE (no email column).
+ */
+export async function startFileImport(
+  ctx: Ctx,
+  workspaceId: string,
+  file: { importId: string; path: string; name: string; size: number },
+  opts: { mapping?: unknown; onDuplicate?: unknown; createdBy?: string | null },
+) {
+  const mapping = opts.mapping === undefined || opts.mapping === "" ? undefined : parseMapping(opts.mapping);
+  const onDuplicate = opts.onDuplicate === "update" ? "update" : "skip";
+  if (file.size === 0) throw new AppError("BAD_REQUEST", "The file is empty");
+  const fd = await fs.promises.open(file.path, "r");
+  const head = Buffer.alloc(65536);
+  const { bytesRead } = await fd.read(head, 0, head.length, 0);
+  await fd.close();
+  const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
+  const text = decodeWithEncoding(encoding, head.subarray(bomLength, bytesRead));
+  const firstRows = Papa.parse<string[]>(text, { preview: 2, skipEmptyLines: "greedy" }).data;
+  const headers = firstRows[0]?.map(String) ?? [];
+  if (headers.length === 0 || headers.every((h) => !h.trim()))
+    throw new AppError("BAD_REQUEST", "The file has no header row");
+  const effective = mapping ?? matchHeaders(headers);
+  for (const idx of Object.values(effective))
+    if (idx !== undefined && idx >= headers.length)
+      throw new AppError(
+        "BAD_REQUEST",
+        `The mapping points at column ${idx + 1}, but the file has ${headers.length} columns`,
+      );
+  if (effective.email === undefined)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `No email column found (columns: ${headers.slice(0, 10).join(", ").slice(0, 200)}). Every contact needs an email; map a column to Email.`,
+    );
+  // hand the file to the storage provider (local disk or S3) so whichever worker runs the job can read it
+  await ctx.providers.storage.putFile(importStorageKey(file.importId), file.path, {
+    contentType: "text/csv",
+    move: true,
+  });
+  try {
+    const row = await insertContactImport(ctx.db, {
+      id: file.importId,
+      workspaceId,
+      createdBy: opts.createdBy ?? null,
+      fileName: file.name.slice(0, 200),
+      fileSize: file.size,
+      mapping: effective,
+      onDuplicate,
+    });
+    if (!row) throw new AppError("INTERNAL", "Could not start the import");
+    await ctx.jobs.send(importContactsJob, { importId: row.id }, { singletonKey: row.id });
+    return getImport(ctx, workspaceId, row.id);
+  } catch (e) {
+    // no job will read the stored file: do not leave it in storage
+    await ctx.providers.storage.delete(importStorageKey(file.importId)).catch(() => {});
+    throw e;
+  }
+}
+
+function parseMapping(raw: unknown): ColumnMapping {
+  let value = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw new AppError("BAD_REQUEST", "mapping must be a JSON object of field -> column index");
+    }
+  }
+  return parseInput(importMappingSchema, value) as ColumnMapping;
+}
+
+/** One import of the workspace. @throws AppError NOT_FOUND 'Import not found' (also for another's id). */
+async function findImport(ctx: Pick<AppContext, "db">, workspaceId: string, importId: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(importId)) throw new AppError("NOT_FOUND", "Import not found");
+  const row = await selectContactImport(ctx.db, workspaceId, importId);
+  if (!row) throw new AppError("NOT_FOUND", "Import not found");
+  return row;
+}
+
+/** One import of the workspace with its progress (toImportJson). @throws NOT_FOUND 'Import not found'. */
+export async function getImport(ctx: Pick<AppContext, "db">, workspaceId: string, importId: string) {
+  return toImportJson(await findImport(ctx, workspaceId, importId));
+}
+
+/** The rejected rows of an import as CSV (line, reason, row), formula-safe. @throws NOT_FOUND. */
+export async function importErrorsCsv(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  importId: string,
+): Promise<string> {
+  const row = await findImport(ctx, workspaceId, importId);
+  return Papa.unparse({
+    fields: ["line", "reason", "row"],
+    data: row.errors.map((e) => [String(e.line), safeCell(e.reason), safeCell(e.raw ?? "")]),
+  });
+}

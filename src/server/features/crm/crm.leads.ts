@@ -1,0 +1,200 @@
+import type { AppContext } from "../../context";
+import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
+import { normalisePhone, toE164 } from "./crm.phone";
+import { insertContactsReturningIds } from "./crm.queries";
+import { DEFAULT_TAG_COLOR } from "./crm.tags";
+import { ensureTag, tagContactsByTagName } from "./crm.tags.queries";
+
+// Businesses from the lead search (issue 13) -> contacts: matching and adding.
+
+/** A business found by the lead search, as the leads feature hands it to the CRM. */
+export interface BusinessContactInput {
+  placeId: string;
+  name: string;
+  phone?: string | null;
+  website?: string | null;
+  email?: string | null;
+  streetAddress?: string | null;
+  city?: string | null;
+  state?: string | null;
+  postalCode?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  leadScore?: number | null;
+  facebookUrl?: string | null;
+  instagramHandle?: string | null;
+  linkedinUrl?: string | null;
+}
+
+/** "https://www.Acme.com/x" -> "acme.com" (null when not a URL). */
+export function websiteDomain(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(/^[a-z]+:\/\//i.test(url) ? url : `https://${url}`);
+    return u.hostname.toLowerCase().replace(/^www\./, "") || null;
+  } catch {
+    return null;
+  }
+}
+
+const nameAddressKey = (name: string | null | undefined, street: string | null | undefined) =>
+  name && street
+    ? `${name.trim().toLowerCase()}|${street
+        .trim()
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, "")}`
+    : null;
+
+/**
+ * Contacts of the workspace matching businesses, keyed by the business's placeId. A business matches a
+ * contact (in this order) by the place id it was created from (`custom_fields.place_id`), its email,
+ * its E.164 phone, its website domain, then name (the contact's company) + street address.
+ */
+export async function matchBusinessContacts(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  businesses: Pick<
+    BusinessContactInput,
+    "placeId" | "name" | "phone" | "website" | "email" | "streetAddress"
+  >[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!businesses.length) return out;
+  const placeIds = businesses.map((b) => b.placeId);
+  const phones = businesses.map((b) => toE164(b.phone)).filter((p): p is string => !!p);
+  const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
+  const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
+  const rows = await selectBusinessMatchCandidates(ctx.db, workspaceId, {
+    placeIds,
+    emails,
+    phones,
+    domains,
+    names: businesses.map((b) => b.name.trim().toLowerCase()),
+  });
+  const byPlace = new Map<string, number>();
+  const byEmail = new Map<string, number>();
+  const byPhone = new Map<string, number>();
+  const byDomain = new Map<string, number>();
+  const byNameAddr = new Map<string, number>();
+  for (const r of rows) {
+    const id = Number(r.id);
+    if (r.place_id && !byPlace.has(r.place_id)) byPlace.set(r.place_id, id);
+    if (r.email && !byEmail.has(r.email)) byEmail.set(r.email, id);
+    if (r.phone && !byPhone.has(r.phone)) byPhone.set(r.phone, id);
+    const d = websiteDomain(r.website);
+    if (d && !byDomain.has(d)) byDomain.set(d, id);
+    const k = nameAddressKey(r.company, r.street_address);
+    if (k && !byNameAddr.has(k)) byNameAddr.set(k, id);
+  }
+  for (const b of businesses) {
+    const e164 = toE164(b.phone);
+    const d = websiteDomain(b.website);
+    const k = nameAddressKey(b.name, b.streetAddress);
+    const id =
+      byPlace.get(b.placeId) ??
+      (b.email ? byEmail.get(b.email.trim().toLowerCase()) : undefined) ??
+      (e164 ? byPhone.get(e164) : undefined) ??
+      (d ? byDomain.get(d) : undefined) ??
+      (k ? byNameAddr.get(k) : undefined);
+    if (id !== undefined) out.set(b.placeId, id);
+  }
+  return out;
+}
+
+/**
+ * Adds businesses from the lead search to the workspace's contacts (issue 13): each is matched first
+ * (see matchBusinessContacts; duplicates within the call collapse too). Matched contacts get their
+ * empty phone, website, address and coordinates filled ("updated"; "skipped" when nothing was
+ * missing); the rest are created with company = the business name, lead_source 'business_search',
+ * lifecycle stage lead and custom_fields.place_id. `beforeCreate(n)` runs before anything is written
+ * with the number of contacts to create (the caller's plan check: it may throw). With `tagName`, the
+ * created and matched contacts get that tag (created when missing).
+ */
+export async function addBusinessContacts(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  businesses: BusinessContactInput[],
+  opts: { tagName?: string; beforeCreate?: (n: number) => Promise<void> | void } = {},
+): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
+  const matched = await matchBusinessContacts(ctx, workspaceId, businesses);
+  const seen = new Set<string>();
+  const toCreate: BusinessContactInput[] = [];
+  const toUpdate: { id: number; b: BusinessContactInput }[] = [];
+  let skipped = 0;
+  for (const b of businesses) {
+    const keys = [
+      `p:${b.placeId}`,
+      b.email ? `e:${b.email.toLowerCase()}` : null,
+      toE164(b.phone) ? `t:${toE164(b.phone)}` : null,
+      websiteDomain(b.website) ? `d:${websiteDomain(b.website)}` : null,
+    ].filter((k): k is string => !!k);
+    if (keys.some((k) => seen.has(k))) {
+      skipped++;
+      continue;
+    }
+    for (const k of keys) seen.add(k);
+    const id = matched.get(b.placeId);
+    if (id !== undefined) toUpdate.push({ id, b });
+    else toCreate.push(b);
+  }
+  await opts.beforeCreate?.(toCreate.length);
+  const ids: number[] = [];
+  return ctx.db.transaction(async (tx) => {
+    let updated = 0;
+    for (const { id, b } of toUpdate) {
+      const p = normalisePhone(b.phone);
+      const filled = await fillContactFromBusiness(tx, workspaceId, id, {
+        phone: p.e164,
+        phoneRaw: p.raw,
+        website: b.website ?? null,
+        streetAddress: b.streetAddress ?? null,
+        city: b.city ?? null,
+        state: b.state ?? null,
+        postalCode: b.postalCode ?? null,
+        latitude: b.latitude ?? null,
+        longitude: b.longitude ?? null,
+        placeId: b.placeId,
+      });
+      if (filled) updated++;
+      else skipped++;
+      ids.push(id);
+    }
+    if (toCreate.length) {
+      const created = await insertContactsReturningIds(
+        tx,
+        toCreate.map((b) => {
+          const p = normalisePhone(b.phone);
+          return {
+            workspaceId,
+            company: b.name,
+            email: b.email?.toLowerCase() ?? null,
+            phone: p.e164,
+            phoneRaw: p.raw,
+            website: b.website ?? null,
+            streetAddress: b.streetAddress ?? null,
+            city: b.city ?? null,
+            state: b.state ?? null,
+            postalCode: b.postalCode ?? null,
+            country: "US",
+            latitude: b.latitude ?? null,
+            longitude: b.longitude ?? null,
+            geocodedAt: b.latitude != null ? new Date() : null,
+            leadSource: "business_search",
+            leadScore: Math.max(0, Math.min(100, Math.round(b.leadScore ?? 0))),
+            facebookUrl: b.facebookUrl ?? null,
+            instagramHandle: b.instagramHandle ?? null,
+            linkedinUrl: b.linkedinUrl ?? null,
+            customFields: { place_id: b.placeId },
+          };
+        }),
+      );
+      ids.push(...created);
+    }
+    if (opts.tagName?.trim() && ids.length) {
+      const name = opts.tagName.trim().slice(0, 50);
+      await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
+      await tagContactsByTagName(tx, workspaceId, name, ids);
+    }
+    return { created: toCreate.length, updated, skipped, contactIds: ids };
+  });
+}

@@ -1,0 +1,110 @@
+import { and, count, countDistinct, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { activities, notes } from "../../db/schema";
+
+// SQL of notes and timeline activities. Rules: crm.notes.ts.
+
+/** One timeline row to insert (`activityType` as documented on the `activities` table). */
+export interface ActivityRow {
+  workspaceId: string;
+  contactId: number;
+  activityType: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Inserts activities in one statement per 5,000 rows, each chunk as a single jsonb parameter
+ * instead of 4 per row (no per-row query building: campaign sends' hot path).
+ */
+export async function insertActivities(db: DbOrTx, rows: ActivityRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 5000) {
+    const chunk = rows.slice(i, i + 5000).map((r) => ({
+      u: r.workspaceId,
+      c: r.contactId,
+      t: r.activityType,
+      m: r.metadata ?? {},
+    }));
+    if (chunk.length)
+      await db.execute(sql`
+        insert into activities (workspace_id, contact_id, activity_type, metadata)
+        select v.u, v.c, v.t, v.m
+        from jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) as v(u uuid, c bigint, t text, m jsonb)`);
+  }
+}
+
+/** Activities of `workspaceId` in [from, to) whose type is in `types`. */
+export async function countActivities(
+  db: DbOrTx,
+  workspaceId: string,
+  from: Date,
+  to: Date,
+  types: string[],
+) {
+  const [row] = await db
+    .select({ n: count() })
+    .from(activities)
+    .where(
+      and(
+        eq(activities.workspaceId, workspaceId),
+        gte(activities.createdAt, from),
+        lt(activities.createdAt, to),
+        inArray(activities.activityType, types),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** Distinct contacts of `workspaceId` with an activity whose type is in `types` in [from, to). */
+export async function countContactsWithActivity(
+  db: DbOrTx,
+  workspaceId: string,
+  from: Date,
+  to: Date,
+  types: string[],
+) {
+  const [row] = await db
+    .select({ n: countDistinct(activities.contactId) })
+    .from(activities)
+    .where(
+      and(
+        eq(activities.workspaceId, workspaceId),
+        gte(activities.createdAt, from),
+        lt(activities.createdAt, to),
+        inArray(activities.activityType, types),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** The latest `limit` activities of one contact, newest first. */
+export async function selectContactActivities(
+  db: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  limit: number,
+) {
+  return db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.workspaceId, workspaceId), eq(activities.contactId, contactId)))
+    .orderBy(desc(activities.createdAt), desc(activities.id))
+    .limit(limit);
+}
+
+/** Every note of one contact, newest first. */
+export async function selectContactNotes(db: DbOrTx, workspaceId: string, contactId: number) {
+  return db
+    .select()
+    .from(notes)
+    .where(and(eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)))
+    .orderBy(desc(notes.createdAt), desc(notes.id));
+}
+
+/** Inserts a note and returns it. */
+export async function insertNote(
+  db: DbOrTx,
+  values: { workspaceId: string; contactId: number; noteText: string; createdBy: string | null },
+) {
+  const [row] = await db.insert(notes).values(values).returning();
+  return row;
+}

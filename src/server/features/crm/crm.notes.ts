@@ -1,0 +1,69 @@
+import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { getContact } from "./crm.contacts";
+import {
+  type ActivityRow,
+  countActivities,
+  countContactsWithActivity,
+  insertActivities,
+  insertNote,
+} from "./crm.notes.queries";
+import { noteSchema } from "./crm.schemas";
+
+// Notes and the contact timeline (activities).
+
+/** Activity types that count as a message sent to a contact. */
+export const SENT_TYPES = ["email_sent", "sms_sent", "call_made", "voicemail_sent"] as const;
+/** Activity types that count as a contact engaging (opened, clicked, replied, watched). */
+export const ENGAGED_TYPES = ["email_opened", "email_clicked", "sms_received", "video_viewed"] as const;
+
+/**
+ * Messages sent to contacts (email_sent, sms_sent, call_made, voicemail_sent activities) in [from, to),
+ * and how many of those contacts engaged (opened, clicked or replied) in the same window.
+ */
+export async function countMessageActivity(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  from: Date,
+  to: Date,
+): Promise<{ sent: number; engaged: number }> {
+  const [sent, engaged] = await Promise.all([
+    countActivities(ctx.db, workspaceId, from, to, [...SENT_TYPES]),
+    countContactsWithActivity(ctx.db, workspaceId, from, to, [...ENGAGED_TYPES]),
+  ]);
+  return { sent, engaged };
+}
+
+/**
+ * Bulk-inserts timeline activities (5,000 rows per statement). `activityType` is one of the types
+ * documented on the `activities` table (email_sent, sms_sent, video_viewed, ...). The caller vouches
+ * that every contactId belongs to workspaceId (campaigns and studio pass ids they resolved for that user).
+ */
+export async function recordActivities(db: DbOrTx, rows: ActivityRow[]): Promise<void> {
+  await insertActivities(db, rows);
+}
+
+/**
+ * POST /api/contacts/{id}/notes {note_text}: blank notes are rejected; records a note_added activity
+ * in the same transaction. Returns `{id, note_text, created_at}`. @throws BAD_REQUEST, NOT_FOUND.
+ */
+export async function addNote(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+  createdBy: string | null = null,
+) {
+  const n = parseInput(noteSchema, input);
+  await getContact(ctx, workspaceId, contactId);
+  return ctx.db.transaction(async (tx) => {
+    const row = await insertNote(tx, { workspaceId, contactId, noteText: n.note_text, createdBy });
+    if (!row) throw new AppError("INTERNAL", "Failed to add note");
+    await recordActivities(tx, [
+      { workspaceId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
+    ]);
+    return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
+  });
+}

@@ -1,0 +1,114 @@
+import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import type { DbOrTx } from "../../db/client";
+import { contacts, contactTags, type SegmentFilter, segments, tags } from "../../db/schema";
+
+// SQL of tags, contact-tag links and saved segments (lists). Rules: crm.tags.ts.
+
+/** Tags of `workspaceId` with how many contacts carry each: `{id, name, color, contact_count}` by name. */
+export async function selectTagsWithCounts(db: DbOrTx, workspaceId: string) {
+  return db
+    .select({
+      id: tags.id,
+      name: tags.name,
+      color: tags.color,
+      contact_count: sql<number>`(select count(*)::int from contact_tags ct where ct.tag_id = ${tags.id})`,
+    })
+    .from(tags)
+    .where(eq(tags.workspaceId, workspaceId))
+    .orderBy(tags.name);
+}
+
+/** True when `tagId` is a tag of `workspaceId`. */
+export async function tagExists(db: DbOrTx, workspaceId: string, tagId: number): Promise<boolean> {
+  const [tag] = await db
+    .select({ id: tags.id })
+    .from(tags)
+    .where(and(eq(tags.workspaceId, workspaceId), eq(tags.id, tagId)));
+  return !!tag;
+}
+
+/** Inserts a tag and returns it. Throws the driver's unique violation (23505) on a taken name. */
+export async function insertTag(db: DbOrTx, workspaceId: string, name: string, color: string) {
+  const [row] = await db.insert(tags).values({ workspaceId, name, color }).returning();
+  return row;
+}
+
+/** Creates the tag `name` of `workspaceId` (case-insensitive name) unless it exists. */
+export async function ensureTag(db: DbOrTx, workspaceId: string, name: string, color: string): Promise<void> {
+  await db.execute(sql`
+    insert into tags (workspace_id, name, color) values (${workspaceId}, ${name}, ${color})
+    on conflict (workspace_id, lower(name)) do nothing`);
+}
+
+/** Links the tag named `name` (case-insensitive) of `workspaceId` to each of `contactIds` (existing links kept). */
+export async function tagContactsByTagName(
+  db: DbOrTx,
+  workspaceId: string,
+  name: string,
+  contactIds: number[],
+): Promise<void> {
+  await db.execute(sql`
+    insert into contact_tags (contact_id, tag_id)
+    select c, (select id from tags where workspace_id = ${workspaceId} and lower(name) = lower(${name}))
+    from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb) as j(c0), lateral (select j.c0::bigint as c) x
+    on conflict do nothing`);
+}
+
+/** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}`, by tag name. */
+export async function selectTagsOfContacts(db: DbOrTx, workspaceId: string, contactIds: number[]) {
+  return db
+    .select({ contact_id: contactTags.contactId, id: tags.id, tag_name: tags.name, tag_color: tags.color })
+    .from(contactTags)
+    .innerJoin(tags, eq(tags.id, contactTags.tagId))
+    .where(and(eq(tags.workspaceId, workspaceId), inArray(contactTags.contactId, contactIds)))
+    .orderBy(tags.name);
+}
+
+/**
+ * Links `tagId` to every contact matching `target` in one set-based statement; returns how many
+ * contacts matched (those already carrying the tag count too).
+ */
+export async function tagContactsWhere(db: DbOrTx, target: SQL, tagId: number): Promise<number> {
+  const matched = await db.execute<{ n: string }>(sql`
+    with target as (select ${contacts.id} as id from ${contacts} where ${target}),
+    ins as (
+      insert into contact_tags (contact_id, tag_id) select id, ${tagId} from target
+      on conflict do nothing returning 1
+    )
+    select count(*)::text as n from target`);
+  return Number(matched[0]?.n ?? 0);
+}
+
+/** Removes `tagId` from every contact matching `target`; returns how many links were removed. */
+export async function untagContactsWhere(db: DbOrTx, target: SQL, tagId: number): Promise<number> {
+  const rows = await db
+    .delete(contactTags)
+    .where(
+      and(
+        eq(contactTags.tagId, tagId),
+        sql`${contactTags.contactId} in (select ${contacts.id} from ${contacts} where ${target})`,
+      ),
+    )
+    .returning({ id: contactTags.contactId });
+  return rows.length;
+}
+
+/** Saved segments of `workspaceId`, by name. */
+export async function selectSegments(db: DbOrTx, workspaceId: string) {
+  return db.select().from(segments).where(eq(segments.workspaceId, workspaceId)).orderBy(segments.name);
+}
+
+/** One saved segment of `workspaceId`, or undefined. */
+export async function selectSegment(db: DbOrTx, workspaceId: string, id: number) {
+  const [seg] = await db
+    .select()
+    .from(segments)
+    .where(and(eq(segments.workspaceId, workspaceId), eq(segments.id, id)));
+  return seg;
+}
+
+/** Inserts a segment and returns it. Throws the driver's unique violation (23505) on a taken name. */
+export async function insertSegment(db: DbOrTx, workspaceId: string, name: string, filter: SegmentFilter) {
+  const [row] = await db.insert(segments).values({ workspaceId, name, filter }).returning();
+  return row;
+}

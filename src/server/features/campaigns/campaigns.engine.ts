@@ -408,7 +408,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
         const contact = contacts.get(r.contactId);
         const body =
           kind === "sms" && contact
-            ? renderSmsFor(campaign.content, mergeSource(contact), r.token, deps.env.APP_URL, false).body
+            ? renderSmsFor(campaign.content, mergeSource(contact), r.token, deps.env, false).body
             : "";
         const id = await provider.findSent(vendorKey(r), {
           to: r.address,
@@ -447,7 +447,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
       const chunk = todo.slice(i, i + 500);
       const messages = chunk.map((r) => {
         const contact = contacts.get(r.contactId);
-        const m = renderEmailFor(tpl, campaign.content, mergeSource(contact!), r.token, deps.env.APP_URL);
+        const m = renderEmailFor(tpl, campaign.content, mergeSource(contact!), r.token, deps.env);
         return {
           to: r.address,
           subject: m.subject,
@@ -511,7 +511,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
             campaign.content,
             mergeSource(contacts.get(r.contactId)!),
             r.token,
-            deps.env.APP_URL,
+            deps.env,
             firstIds.has(r.address),
           ),
         );
@@ -550,13 +550,7 @@ async function sendClaimed(deps: JobDeps, campaign: Campaign, rows: Claimed[], c
       const meta = { campaignId: campaign.id, recipientId: r.id };
       try {
         if (kind === "sms") {
-          const m = renderSmsFor(
-            campaign.content,
-            contact,
-            r.token,
-            deps.env.APP_URL,
-            firstIds.has(r.address),
-          );
+          const m = renderSmsFor(campaign.content, contact, r.token, deps.env, firstIds.has(r.address));
           const res = await deps.providers.sms.send({
             to: r.address,
             body: m.body,

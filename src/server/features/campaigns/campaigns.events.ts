@@ -6,6 +6,7 @@ import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
 import { emitWebhookEvent, type WebhookEventType } from "../webhooks/webhooks.service";
+import { verifyClickSignature } from "./campaigns.content";
 import { deliveryKind, suppressionChannel } from "./campaigns.engine";
 
 /** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
@@ -185,10 +186,19 @@ export async function unsubscribeByToken(
 }
 
 /**
- * A tracked click: the campaign's link number `index` for the recipient behind `token`. Records the
- * click and returns the destination, or null (unknown token or index: never an open redirect).
+ * A tracked click: the campaign's link number `index` for the recipient behind `token`, accepted only
+ * with the link's signature (`clickSignature`: HMAC under APP_SECRET over token, index and the
+ * destination). Records the click and returns the destination, or null for an unknown token or
+ * index, a missing or altered signature, or a destination changed since the message was sent (never
+ * a redirect the server did not sign for this message).
  */
-export async function clickByToken(db: DbOrTx, token: string, index: number): Promise<string | null> {
+export async function clickByToken(
+  db: DbOrTx,
+  secret: string,
+  token: string,
+  index: number,
+  signature: string | undefined,
+): Promise<string | null> {
   const r = await recipientByToken(db, token);
   if (!r) return null;
   const [c] = await db
@@ -196,7 +206,7 @@ export async function clickByToken(db: DbOrTx, token: string, index: number): Pr
     .from(campaigns)
     .where(eq(campaigns.id, r.campaignId));
   const url = c?.content.links?.[index];
-  if (!url) return null;
+  if (!url || !verifyClickSignature(secret, token, index, url, signature)) return null;
   await applyRecipientEvent(db, r, "clicked", { metadata: { url } });
   return url;
 }

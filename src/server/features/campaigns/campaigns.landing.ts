@@ -47,6 +47,35 @@ const PLYR_CONFIG = {
 };
 
 /**
+ * The landing page's script, served as /v/assets/landing.js (no inline script, so the page works
+ * under the Content-Security-Policy): Plyr on the video, then view and watch-progress events
+ * (25/50/75/100 %) posted to the URL in the video's `data-events`.
+ */
+export const LANDING_JS = `(function () {
+  var video = document.getElementById("player");
+  if (!video) return;
+  try { new Plyr(video, ${JSON.stringify(PLYR_CONFIG)}); } catch (e) {}
+  var url = video.getAttribute("data-events");
+  var chain = Promise.resolve();
+  function post(body) {
+    chain = chain.then(function () {
+      return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), keepalive: true, credentials: "omit" });
+    }).catch(function () {});
+  }
+  post({ event: "view" });
+  var sent = {};
+  function mark(p) { if (!sent[p]) { sent[p] = true; post({ event: "progress", percent: p }); } }
+  video.addEventListener("timeupdate", function () {
+    if (!video.duration) return;
+    var pct = (video.currentTime / video.duration) * 100;
+    [25, 50, 75].forEach(function (m) { if (pct >= m) mark(m); });
+    if (pct >= 99.5) mark(100);
+  });
+  video.addEventListener("ended", function () { [25, 50, 75, 100].forEach(mark); });
+})();
+`;
+
+/**
  * The recipient's landing page (`/v/{token}`): the video in Plyr, the sender's message merged for
  * this recipient, a call-to-action button (the campaign's link, else a reply email), the sender's
  * contact details, and the view / watch-progress (25/50/75/100 %) tracking script.
@@ -96,7 +125,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
 <main>
   <header>${logo ? `<img class="logo" src="${esc(logo)}" alt="${esc(senderName)} logo" referrerpolicy="no-referrer">` : ""}<p>${esc(senderName)}</p><h1>${esc(hello)}</h1></header>
   <div class="player">
-    <video id="player" playsinline controls preload="metadata" poster="${base}/poster" data-testid="landing-video">
+    <video id="player" playsinline controls preload="metadata" poster="${base}/poster" data-events="${esc(`${base}/events`)}" data-testid="landing-video">
       <source src="${base}/video" type="video/mp4">
     </video>
   </div>
@@ -112,29 +141,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
   ${d.sender.hideBranding ? "" : "<footer>Powered by Pitchwise</footer>"}
 </main>
 <script src="/v/assets/plyr.js"></script>
-<script>
-(function () {
-  var video = document.getElementById("player");
-  try { new Plyr(video, ${JSON.stringify(PLYR_CONFIG)}); } catch (e) {}
-  var url = ${JSON.stringify(`${base}/events`)};
-  var chain = Promise.resolve();
-  function post(body) {
-    chain = chain.then(function () {
-      return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), keepalive: true, credentials: "omit" });
-    }).catch(function () {});
-  }
-  post({ event: "view" });
-  var sent = {};
-  function mark(p) { if (!sent[p]) { sent[p] = true; post({ event: "progress", percent: p }); } }
-  video.addEventListener("timeupdate", function () {
-    if (!video.duration) return;
-    var pct = (video.currentTime / video.duration) * 100;
-    [25, 50, 75].forEach(function (m) { if (pct >= m) mark(m); });
-    if (pct >= 99.5) mark(100);
-  });
-  video.addEventListener("ended", function () { [25, 50, 75, 100].forEach(mark); });
-})();
-</script>
+<script src="/v/assets/landing.js"></script>
 </body>
 </html>`;
 }

@@ -351,7 +351,7 @@ export async function sendTestEmail(
     company: user.businessName ?? "",
     phone: user.phone ?? "",
   };
-  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env.APP_URL);
+  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env);
   await ctx.providers.email.send({
     to: user.email,
     subject: `[Test] ${m.subject}`,

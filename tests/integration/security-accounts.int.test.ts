@@ -146,7 +146,7 @@ describe("login CSRF (issue 11)", () => {
       { origin: "null" },
       { referer: "https://attacker.example/page" },
       { "sec-fetch-site": "cross-site" },
-    ]) {
+    ] as Record<string, string>[]) {
       const r = await form("/api/auth/login", creds, headers);
       expect(r.statusCode, JSON.stringify(headers)).toBe(403);
       expect(r.json().error).toBe("Cross-site request refused: the Origin header does not match this site");

@@ -4,6 +4,7 @@ import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
 import { campaignsHandlers } from "../features/campaigns/campaigns.handlers";
 import { crmHandlers } from "../features/crm/crm.handlers";
 import { demoHandlers } from "../features/demo/demo.handlers";
+import { leadsHandlers } from "../features/leads/leads.handlers";
 import { studioHandlers } from "../features/studio/studio.handlers";
 import { webhooksHandlers } from "../features/webhooks/webhooks.handlers";
 import type { JobContract } from "./contract";
@@ -21,6 +22,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...avatarHandlers,
   ...billingHandlers,
   ...webhooksHandlers,
+  ...leadsHandlers,
 ];
 
 /**

@@ -119,6 +119,15 @@ export function renderLandingPage(d: LandingData, token: string): string {
   .sender a { color: #4338ca; }
   footer { margin-top: 24px; text-align: center; font-size: 12px; color: #6b7280; }
   .logo { max-height: 48px; max-width: 200px; display: block; margin-bottom: 8px; }
+  /* Plyr hides controls by viewport only: size the controls by the player's own width so the
+     progress bar stays wide enough to scrub on phones (same rules as the app's styles.css) */
+  .plyr { container-type: inline-size; }
+  .plyr__controls .plyr__progress__container { min-width: 64px; }
+  .plyr__progress input[type=range] { height: 28px; }
+  @container (max-width: 639px) {
+    .plyr .plyr__volume input[type=range], .plyr [data-plyr=pip], .plyr [data-plyr=airplay], .plyr .plyr__controls .plyr__time--duration { display: none; }
+  }
+  @container (max-width: 300px) { .plyr .plyr__controls .plyr__time { display: none; } }
 </style>
 </head>
 <body>

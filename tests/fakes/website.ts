@@ -1,5 +1,5 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 
 /** A page of a fake website: status, headers and body (a function may stream a large body). */
 export interface FakePage {
@@ -10,8 +10,7 @@ export interface FakePage {
 
 /**
  * A local fake business website for the enrichment tests: serves `pages` by path (404 otherwise),
- * records every requested path, and how many bytes of streamed bodies were written before the
- * client went away.
+ * records every requested path and user agent, and whether each connection began with a TLS handshake.
  */
 export async function startFakeWebsite(pages: Record<string, FakePage>) {
   const requested: string[] = [];
@@ -30,17 +29,37 @@ export async function startFakeWebsite(pages: Record<string, FakePage>) {
     if (typeof page.body === "function") page.body(res);
     else res.end(page.body ?? "");
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const port = (server.address() as AddressInfo).port;
+  // a TCP front that records TLS handshakes (a first byte of 0x16) before plain HTTP reaches the server,
+  // so a test can see an https:// attempt come first
+  const connections: ("tls" | "http")[] = [];
+  const front = net.createServer((socket) => {
+    socket.once("data", (first) => {
+      if (first[0] === 0x16) {
+        connections.push("tls");
+        socket.destroy();
+        return;
+      }
+      connections.push("http");
+      socket.pause();
+      socket.unshift(first);
+      server.emit("connection", socket);
+      socket.resume();
+    });
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((r) => front.listen(0, "127.0.0.1", r));
+  const port = (front.address() as AddressInfo).port;
   return {
     port,
     url: `http://127.0.0.1:${port}/`,
     requested,
     userAgents,
+    /** each connection's first protocol, in order */
+    connections,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
-        server.close(() => r());
+        front.close(() => r());
       }),
   };
 }

@@ -132,6 +132,32 @@ describe("enrichWebsite (the crawler)", () => {
     expect(good.userAgents.every((u) => u.startsWith("PitchwiseBot/"))).toBe(true);
   });
 
+  it("HTTPS first: an http:// website is tried over TLS before plain http", async () => {
+    good.connections.length = 0;
+    good.requested.length = 0;
+    const r = await enrichWebsite(good.url, allowed);
+    // one TLS attempt first (refused by this plain-http site), then the pages over http (connections
+    // may be reused from earlier tests, so only the new ones are recorded)
+    expect(good.connections[0]).toBe("tls");
+    expect(good.connections.filter((c) => c === "tls")).toHaveLength(1);
+    expect(good.requested[0]).toBe("/robots.txt");
+    expect(r.pages.every((p) => p.url.startsWith("http://"))).toBe(true);
+  });
+
+  it("a robots.txt that cannot be read (5xx) disallows everything (RFC 9309)", async () => {
+    const down = await startFakeWebsite({
+      "/robots.txt": { status: 503, body: "busy" },
+      "/": { body: "<p>down@robots.test</p>" },
+    });
+    try {
+      const r = await enrichWebsite(down.url, allowed);
+      expect(r.status).toBe("blocked");
+      expect(down.requested).toEqual(["/robots.txt"]);
+    } finally {
+      await down.close();
+    }
+  });
+
   it("a robots.txt disallowing our agent: no page is fetched", async () => {
     blocked.requested.length = 0;
     const r = await enrichWebsite(blocked.url, allowed);

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
@@ -12,9 +13,9 @@ async function register(page: Page) {
       email,
       password: "correct-horse-battery",
     },
-    headers: { origin: new URL(page.url() === "about:blank" ? "http://127.0.0.1" : page.url()).origin },
   });
   expect(res.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
   return email;
 }
 

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * AI avatar tab end to end: the offline local provider renders a presenter video (espeak-ng speech +
@@ -12,6 +13,7 @@ async function register(page: Page) {
     data: { name: "Avatar Tester", business_name: "Bakery", email, password: "correct-horse-battery" },
   });
   expect(res.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
 }
 
 test("generate a local avatar video from the studio tab and play it", async ({ page }) => {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /**
@@ -25,6 +26,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
     data: { name: "Cam Paign", email, password: "correct-horse-battery", business_name: "Cam Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
 
   // ---- email campaign ----
   await page.goto("/email-campaign");

@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * Business lead search end to end (issue 13): a preset search on the local (demo) provider, a filter
@@ -15,6 +16,7 @@ test("preset search, filter, views, save, swap location, add to contacts", async
     data: { name: "Lena Leads", email, password: "correct-horse-battery", business_name: "Lena Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
 
   await page.goto("/contacts/business-search");
   await expect(page.getByRole("heading", { name: "Business Lead Search" })).toBeVisible();

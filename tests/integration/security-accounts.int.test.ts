@@ -2,10 +2,19 @@ import { Writable } from "node:stream";
 import { eq, sql } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, campaigns, outboxMessages, users } from "../../src/server/db/schema";
+import { authTokens, campaignRecipients, campaigns, outboxMessages, users } from "../../src/server/db/schema";
 import { avatarVideos } from "../../src/server/db/schema/avatar";
 import { loggerOptions } from "../../src/server/lib/logger";
-import { createTestApp, signUp, TEST_ORIGIN, type TestApp, uniqueEmail } from "../helpers";
+import {
+  accountLinkToken,
+  authedClient,
+  createTestApp,
+  setPlan,
+  signUp,
+  TEST_ORIGIN,
+  type TestApp,
+  uniqueEmail,
+} from "../helpers";
 
 /** Issue 11, hardening: click signing, demo text, login CSRF, log redaction, CSP, account links. */
 
@@ -247,5 +256,198 @@ describe("Content-Security-Policy (issue 11)", () => {
     expect(prod["script-src"]).toHaveLength(2);
     expect(prod["script-src"]![1]).toMatch(/^'sha256-[A-Za-z0-9+/]+=*'$/);
     expect(prod["upgrade-insecure-requests"]).toEqual([]);
+  });
+});
+
+function sessionCookie(res: { cookies: { name: string; value: string }[] }) {
+  const c = res.cookies.find((x) => x.name === "pw_session" && x.value);
+  return c ? `pw_session=${c.value}` : null;
+}
+
+describe("forgot and reset password (issue 11)", () => {
+  it("same answer for any address; a single-use, hashed, 1-hour link sets the password, ends every session and signs in", async () => {
+    const { user, cookie, password } = await signUp(t.app);
+    // a second device
+    const other = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email: user.email, password },
+    });
+    const otherCookie = sessionCookie(other)!;
+    const ask = (email: string) =>
+      t.app.inject({ method: "POST", url: "/api/auth/forgot-password", payload: { email } });
+    const known = await ask(user.email.toUpperCase());
+    const unknown = await ask(uniqueEmail("nobody"));
+    expect(known.statusCode).toBe(200);
+    expect(unknown.statusCode).toBe(200);
+    expect(known.json()).toEqual(unknown.json());
+    expect(known.json().message).toBe(
+      "If an account exists for that email, we have sent it a link to reset the password. The link works once, for 1 hour.",
+    );
+    expect((await ask("not-an-email")).statusCode).toBe(400);
+
+    const token = (await accountLinkToken(t.app, user.email, "reset-password"))!;
+    expect(token).toMatch(/^[a-z2-7]{32}$/);
+    // stored hashed, valid one hour
+    const rows = await t.db.select().from(authTokens).where(eq(authTokens.userId, user.id));
+    const reset = rows.filter((r) => r.purpose === "password_reset");
+    expect(reset).toHaveLength(1);
+    expect(reset[0].id).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    const ttl = reset[0].expiresAt.getTime() - reset[0].createdAt.getTime();
+    expect(Math.abs(ttl - 3600_000)).toBeLessThan(5_000);
+
+    const short = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/reset-password",
+      payload: { token, password: "short" },
+    });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().error).toContain("Password must be at least 8 characters");
+
+    const done = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/reset-password",
+      payload: { token, password: "a-brand-new-password" },
+    });
+    expect(done.statusCode).toBe(200);
+    expect(done.json().user.email).toBe(user.email);
+    const fresh = sessionCookie(done)!;
+    expect(fresh).toBeTruthy();
+    // every earlier session ended; the new one works
+    expect((await t.app.inject({ method: "GET", url: "/api/auth/me", headers: { cookie } })).statusCode).toBe(
+      401,
+    );
+    expect(
+      (await t.app.inject({ method: "GET", url: "/api/auth/me", headers: { cookie: otherCookie } }))
+        .statusCode,
+    ).toBe(401);
+    expect((await authedClient(t.app, fresh).get("/api/auth/me")).statusCode).toBe(200);
+    // single use
+    const again = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/reset-password",
+      payload: { token, password: "another-new-password" },
+    });
+    expect(again.statusCode).toBe(400);
+    expect(again.json().error).toBe(
+      "This password reset link is invalid, already used or expired. Please request a new one.",
+    );
+    // the old password no longer works, the new one does
+    const login = (p: string) =>
+      t.app.inject({ method: "POST", url: "/api/auth/login", payload: { email: user.email, password: p } });
+    expect((await login(password)).statusCode).toBe(401);
+    expect((await login("a-brand-new-password")).statusCode).toBe(200);
+  });
+
+  it("an expired or forged link is refused; tRPC has the same operations", async () => {
+    const { user } = await signUp(t.app);
+    const trpc = (path: string, json: unknown) =>
+      t.app.inject({ method: "POST", url: `/trpc/${path}`, payload: { json } });
+    const asked = await trpc("auth.forgotPassword", { email: user.email });
+    expect(asked.statusCode).toBe(200);
+    const token = (await accountLinkToken(t.app, user.email, "reset-password"))!;
+    await t.db
+      .update(authTokens)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(authTokens.userId, user.id));
+    const expired = await trpc("auth.resetPassword", { token, password: "a-brand-new-password" });
+    expect(expired.statusCode).toBe(400);
+    expect(expired.body).toContain("invalid, already used or expired");
+    const forged = await trpc("auth.resetPassword", {
+      token: "a".repeat(32),
+      password: "a-brand-new-password",
+    });
+    expect(forged.statusCode).toBe(400);
+    await trpc("auth.forgotPassword", { email: user.email });
+    const next = (await accountLinkToken(t.app, user.email, "reset-password"))!;
+    const ok = await trpc("auth.resetPassword", { token: next, password: "a-brand-new-password" });
+    expect(ok.statusCode).toBe(200);
+    expect(sessionCookie(ok)).toBeTruthy();
+  });
+
+  it("is rate limited per client address", async () => {
+    const limited = await createTestApp({ AUTH_RATE_LIMIT_PER_IP: "3" });
+    try {
+      const codes: number[] = [];
+      for (let i = 0; i < 5; i++)
+        codes.push(
+          (
+            await limited.app.inject({
+              method: "POST",
+              url: "/api/auth/forgot-password",
+              payload: { email: uniqueEmail("rl") },
+              remoteAddress: "203.0.113.50",
+            })
+          ).statusCode,
+        );
+      expect(codes).toEqual([200, 200, 200, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe("email verification (issue 11)", () => {
+  it("a new account is emailed a link; until verified it cannot launch or send beyond its own address; the link verifies it", async () => {
+    const { user, client } = await signUp(t.app, {}, { verify: false });
+    await setPlan(t, user.id, "professional");
+    const me = await client.get("/api/auth/me");
+    expect(me.json().user.email_verified).toBe(false);
+    const token = await accountLinkToken(t.app, user.email, "verify-email");
+    expect(token).toMatch(/^[a-z2-7]{32}$/);
+
+    const launch = () =>
+      client.post("/api/campaigns/email/launch", {
+        campaignName: "Early",
+        subject: "S",
+        body: "B",
+        contacts: [{ name: "X", email: uniqueEmail("target") }],
+      });
+    const refused = await launch();
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toBe(
+      "Please verify your email address before sending: open the link we emailed you, or resend it from the banner at the top of the app. Until then you can send only to your own address.",
+    );
+    const sms = await client.post("/api/campaigns/sms/launch", {
+      campaignName: "Early SMS",
+      message: "Hi",
+      contacts: [{ name: "X", phone: "+15155550123" }],
+    });
+    expect(sms.statusCode).toBe(403);
+    // one-off email: to a contact refused, to the user's own address allowed
+    const stranger = await client.post("/api/contacts", { first_name: "S", email: uniqueEmail("s") });
+    const self = await client.post("/api/contacts", { first_name: "Me", email: user.email });
+    const strangerId = stranger.json().contact?.id ?? stranger.json().id;
+    const selfId = self.json().contact?.id ?? self.json().id;
+    expect(
+      (await client.post(`/api/contacts/${strangerId}/send-email`, { subject: "S", body: "B" })).statusCode,
+    ).toBe(403);
+    expect(
+      (await client.post(`/api/contacts/${selfId}/send-email`, { subject: "S", body: "B" })).statusCode,
+    ).toBe(200);
+    // the test email goes to the user's own address: allowed
+    expect(
+      (await client.post("/api/campaigns/email/test", { subject: "S", body: "B", testEmail: user.email }))
+        .statusCode,
+    ).toBe(200);
+    // resend works (a new link replaces the old one)
+    const resend = await client.post("/api/auth/resend-verification");
+    expect(resend.statusCode).toBe(200);
+    expect(resend.json().message).toBe(
+      `We sent a new verification link to ${user.email}. It works for 7 days.`,
+    );
+    const newer = (await accountLinkToken(t.app, user.email, "verify-email"))!;
+    expect(newer).not.toBe(token);
+    const old = await t.app.inject({ method: "POST", url: "/api/auth/verify-email", payload: { token } });
+    expect(old.statusCode).toBe(400);
+    const ok = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/verify-email",
+      payload: { token: newer },
+    });
+    expect(ok.statusCode).toBe(200);
+    expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
+    expect((await launch()).statusCode).toBe(200);
   });
 });

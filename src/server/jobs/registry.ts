@@ -1,3 +1,4 @@
+import { authHandlers } from "../features/auth/auth.handlers";
 import { avatarHandlers } from "../features/avatar/avatar.handlers";
 import { billingHandlers } from "../features/billing/billing.handlers";
 import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
@@ -15,6 +16,7 @@ import type { AnyJobDefinition, JobDeps } from "./define";
  * module outside the features that imports their `<feature>.handlers.ts` (npm run check:deps).
  */
 export const jobRegistry: AnyJobDefinition[] = [
+  ...authHandlers,
   ...demoHandlers,
   ...crmHandlers,
   ...campaignsHandlers,

@@ -11,6 +11,7 @@ import type {
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   planRuleOfChannel,
@@ -174,6 +175,8 @@ export async function createAndLaunchCampaign(
   workspace?: Workspace,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
+  // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
+  if (createdBy) await assertCanSend(ctx, createdBy);
   const content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
   const billing = workspace?.id === workspaceId ? workspace : workspaceId;

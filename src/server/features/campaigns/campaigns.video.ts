@@ -13,6 +13,7 @@ import {
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import { assertCanSend } from "../auth/auth.service";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { assertWorkspaceFeature } from "../billing/billing.service";
@@ -99,6 +100,7 @@ export async function launchVideoCampaign(
   createdBy: string | null = null,
 ): Promise<LaunchResult & { videoCampaignId: number }> {
   const input = parseInput(videoCampaignInput, raw);
+  if (createdBy) await assertCanSend(ctx, createdBy);
   const avatarScript = input.avatarScript?.trim() || "";
   const personalised = !input.videoId && avatarScript.length > 0;
   if (!input.campaignName || !(input.videoId || personalised) || input.contacts.length === 0)

@@ -25,10 +25,10 @@ async function buildAndLaunch(page: Page, recipient: string) {
   await page.getByText("Personalised AI avatar").click();
   const script = page.getByLabel("Avatar script");
   await script.fill("Hi ");
-  await page.getByRole("button", { name: "{{name}}" }).click();
+  await page.getByRole("button", { name: "Insert full name" }).click();
   await script.press("End");
   await script.pressSequentially(", a video for ");
-  await page.getByRole("button", { name: "{{company}}" }).click();
+  await page.getByRole("button", { name: "Insert company" }).click();
   await expect(script).toHaveValue("Hi {{name|there}}, a video for {{company|your company}}");
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Step 2: Delivery Settings")).toBeVisible();

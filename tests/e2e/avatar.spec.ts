@@ -25,7 +25,7 @@ test("generate a local avatar video from the studio tab and play it", async ({ p
   // the offline provider is the default; vendors without keys are shown but disabled
   await expect(page.getByTestId("avatar-provider-local")).toBeChecked();
   await expect(page.getByTestId("avatar-provider-did")).toBeDisabled();
-  await expect(page.getByText("Not configured (set HEYGEN_API_KEY)")).toBeVisible();
+  await expect(page.getByText("Not available yet on this account").first()).toBeVisible();
 
   // a blank script is refused with the spec's message
   await page.getByTestId("avatar-generate").click();

@@ -89,7 +89,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Please enter your SMS message")).toBeVisible();
   await page.getByLabel("Message").fill("Hi ");
-  await page.getByRole("button", { name: "Insert Name" }).click();
+  await page.getByRole("button", { name: "Insert full name" }).click();
   await expect(page.getByLabel("Message")).toHaveValue("Hi {{name|there}}");
   await page.getByLabel("Message").fill("Hi {{name|there}}, 20% off this week at Cam Co.");
   await expect(page.getByTestId("sms-counter")).toContainText("1 segment (GSM-7)");

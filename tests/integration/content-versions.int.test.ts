@@ -31,7 +31,9 @@ async function uploadFlower(client: AuthedClient) {
 }
 
 describe.skipIf(!SHARED_DATA)(`media versions (${SHARED_DATA_MISSING})`, () => {
-  it("an edit adds a version, the original stays playable, revert makes it current again, tenants are isolated", async () => {
+  it("an edit adds a version, the original stays playable, revert makes it current again, tenants are isolated", {
+    timeout: 600_000,
+  }, async () => {
     const { client } = await signUp(t.app);
     const m = await uploadFlower(client);
     const versions = async (c = client) => {

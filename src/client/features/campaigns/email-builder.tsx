@@ -7,12 +7,11 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { Textarea } from "@/client/components/ui/textarea";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { ApiError, api } from "@/client/lib/api";
-import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
 import type { BuilderRecipient, LaunchResponse } from "./api";
 import { parseRecipientsCsv } from "./csv";
+import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Email Content", "Upload Contacts", "Review & Launch"] as const;
@@ -38,7 +37,9 @@ export function EmailCampaignBuilder() {
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [subject, setSubject] = useState("");
-  const [body, setBody] = useState("Hi {{name|there}},\n\n");
+  const [body, setBody] = useState("Hi {{first_name|there}},\n\n");
+  const preview = usePreview();
+  const { data: sender } = useSender();
   const [contacts, setContacts] = useState<BuilderRecipient[]>([]);
   const [fileName, setFileName] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -166,10 +167,10 @@ export function EmailCampaignBuilder() {
               </div>
               <div className="space-y-2">
                 <Label htmlFor="email-body">Email body</Label>
-                <Textarea id="email-body" rows={10} value={body} onChange={(e) => setBody(e.target.value)} />
+                <MergeTagTextarea id="email-body" rows={10} value={body} onChange={setBody} />
                 <p className="text-xs text-muted-foreground">
-                  Merge tags: {"{{name|there}}"}, {"{{company|your company}}"}, {"{{email}}"} and any contact
-                  field. Your email signature and an unsubscribe link are added.
+                  Merge tags work with any contact field; the text after | is used when the contact has no
+                  value. Your email signature and an unsubscribe link are added.
                 </p>
               </div>
               <Button variant="outline" onClick={() => void sendTest()} disabled={testing}>
@@ -220,16 +221,18 @@ export function EmailCampaignBuilder() {
                 </div>
                 <div className="rounded-lg border p-4">
                   <dt className="text-sm text-muted-foreground">From</dt>
-                  <dd className="font-medium">{user?.business_name || user?.name}</dd>
+                  <dd className="font-medium break-all" data-testid="review-from">
+                    {sender?.from ?? "..."}
+                  </dd>
                 </div>
               </dl>
               <section className="rounded-lg border p-4" aria-label="Preview for the first contact">
                 <p className="text-sm text-muted-foreground">Preview for {contacts[0]?.email}</p>
                 <p className="mt-2 font-semibold" data-testid="preview-subject">
-                  {renderMergeTags(subject, first)}
+                  {preview(subject, first ?? null)}
                 </p>
                 <p className="mt-2 whitespace-pre-line" data-testid="preview-body">
-                  {renderMergeTags(body, first)}
+                  {preview(body, first ?? null)}
                 </p>
               </section>
             </div>

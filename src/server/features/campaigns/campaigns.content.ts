@@ -1,7 +1,7 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
-import { escapeHtml, type MergeContact, renderMergeTags } from "./merge-tags";
+import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
 /** Text appended to the first SMS a contact receives from this account (CTIA guidelines). */
@@ -31,6 +31,27 @@ function withPlaceholders(text: string, links: string[]): string {
 export interface RenderEnv {
   appUrl: string;
   senderName: string;
+}
+
+/**
+ * The From header of a campaign email: the workspace's sender name as the display name, on the
+ * verified sending address of `EMAIL_FROM` (providers such as Postmark send only from verified
+ * sender signatures, so the address stays; the name is what recipients see), e.g.
+ * `"Sam's Plumbing" <hello@pitchwise.local>`. An empty name keeps `EMAIL_FROM` as it is.
+ */
+export function senderFrom(senderName: string | null | undefined, emailFrom: string): string {
+  const address = /<([^>]+)>/.exec(emailFrom)?.[1]?.trim() ?? emailFrom.trim();
+  const name = (senderName ?? "")
+    .replace(/[\r\n"\\<>]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 100);
+  return name ? `"${name}" <${address}>` : emailFrom;
+}
+
+/** Extra merge values every channel renders with (the sender's business, from the launch snapshot). */
+function contentExtra(content: CampaignContent): Record<string, string> {
+  return { [MY_BUSINESS_TAG]: content.myBusiness ?? "" };
 }
 
 /** Where recipient links point and the secret their click links are signed with (the app's `Env` fits). */
@@ -122,7 +143,7 @@ export function renderEmailFor(
   env: LinkEnv,
 ) {
   const videoUrl = videoUrlFor(content, token);
-  const extra = videoUrl ? { video_url: videoUrl } : undefined;
+  const extra = { ...contentExtra(content), ...(videoUrl ? { video_url: videoUrl } : {}) };
   const links = content.links ?? [];
   const unsubscribe = recipientUrls(env, token).unsubscribe;
   return {
@@ -159,14 +180,20 @@ export function renderSmsFor(
     tpl = tpl.includes("{{video_url}}")
       ? tpl.split("{{video_url}}").join(VIDEO_PLACEHOLDER)
       : `${tpl.trim()} ${VIDEO_PLACEHOLDER}`;
-  let body = fillUrls(renderMergeTags(tpl, contact), env, token, videoUrl, content.links ?? []).trim();
+  let body = fillUrls(
+    renderMergeTags(tpl, contact, { extra: contentExtra(content) }),
+    env,
+    token,
+    videoUrl,
+    content.links ?? [],
+  ).trim();
   if (firstMessage && !/\bstop\b/i.test(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
   return { body, segments: smsSegments(body).segments };
 }
 
 /** One recipient's AI call script or voicemail TTS text (merge tags rendered). */
 export function renderScriptFor(content: CampaignContent, contact: MergeContact) {
-  return renderMergeTags(content.script ?? content.message ?? "", contact);
+  return renderMergeTags(content.script ?? content.message ?? "", contact, { extra: contentExtra(content) });
 }
 
 /** The contact as a merge-tag source. */

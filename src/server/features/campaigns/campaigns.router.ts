@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
+import { getSenderProfile } from "../workspaces/workspaces.service";
+import { senderFrom } from "./campaigns.content";
 import { campaignIdInput, createCampaignInput, emailTestInput, recipientsQuery } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import { launchVideoCampaign, videoCampaignStats } from "./campaigns.video";
@@ -20,6 +22,14 @@ export const campaignsRouter = router({
     .mutation(({ ctx, input }) =>
       svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId, ctx.tenant.workspace),
     ),
+  /**
+   * Who campaigns come from, for the builders' previews and review: `myBusiness` is what
+   * `{{my_business}}` renders to, `from` the exact From header of campaign emails.
+   */
+  sender: protectedProcedure.query(async ({ ctx }) => {
+    const profile = await getSenderProfile(ctx, ctx.workspaceId);
+    return { myBusiness: profile.businessName, from: senderFrom(profile.businessName, ctx.env.EMAIL_FROM) };
+  }),
   sendTest: protectedProcedure
     .input(emailTestInput)
     .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.tenant, input)),

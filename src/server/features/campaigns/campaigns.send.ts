@@ -12,6 +12,7 @@ import {
   renderEmailFor,
   renderScriptFor,
   renderSmsFor,
+  senderFrom,
 } from "./campaigns.content";
 import {
   backoffSeconds,
@@ -256,12 +257,15 @@ async function sendEmails(
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
   const tpl = await emailTemplate(deps, campaign, emailSenderName(sender));
+  // the workspace's sender name on the verified EMAIL_FROM address (what the builder's review showed)
+  const from = senderFrom(campaign.content.myBusiness || emailSenderName(sender), deps.env.EMAIL_FROM);
   for (let i = 0; i < todo.length; i += 500) {
     const chunk = todo.slice(i, i + 500);
     const messages = chunk.map((r) => {
       const m = renderEmailFor(tpl, campaign.content, mergeSource(r.contact), r.token, deps.env);
       return {
         to: r.address,
+        from,
         subject: m.subject,
         html: m.html,
         text: m.text,

@@ -23,7 +23,7 @@ import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from 
 import { getUserProfiles } from "../user/user.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
-import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
+import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
 import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
@@ -210,8 +210,11 @@ export async function createAndLaunchCampaign(
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
   const contactRows = await getContactsByIds(ctx, workspaceId, [...ids]);
 
+  const senderProfile = await getSenderProfile(ctx, workspaceId);
+  // {{my_business}} and the email's From name: the workspace's sender name, snapshotted at launch
+  content.myBusiness = senderProfile.businessName;
   if (deliveryKind(input.channel) === "email")
-    content.signature = (await getSenderProfile(ctx, workspaceId)).ownerPreferences?.emailSignature ?? "";
+    content.signature = senderProfile.ownerPreferences?.emailSignature ?? "";
   content.links = extractLinks(content.body, content.message);
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
@@ -328,6 +331,7 @@ export async function sendTestEmail(
     body: input.body,
     signature: user.preferences?.emailSignature ?? "",
     links: extractLinks(input.body),
+    myBusiness: sender.businessName,
   };
   const tpl = await buildEmailTemplate(
     { content, channel: "email" },
@@ -344,6 +348,7 @@ export async function sendTestEmail(
   const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env);
   await ctx.providers.email.send({
     to: user.email,
+    from: senderFrom(sender.businessName, ctx.env.EMAIL_FROM),
     subject: `[Test] ${m.subject}`,
     html: m.html,
     text: m.text,

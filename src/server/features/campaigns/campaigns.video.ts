@@ -199,6 +199,7 @@ export async function launchVideoCampaign(
         campaignName: input.campaignName,
         provider: avatarProvider,
         script: avatarScript,
+        myBusiness: sender.businessName,
       });
       return {
         ...result,
@@ -276,7 +277,7 @@ export async function landingByToken(
         recipientName: [c.firstName, c.lastName].filter(Boolean).join(" ") || null,
         recipientEmail: c.email,
         recipientPhone: c.phone,
-        message: mergeFor(campaign.message, c),
+        message: mergeFor(campaign.message, c, sender.businessName),
         ctaLabel: campaign.ctaLabel,
         ctaUrl: campaign.ctaUrl,
       })

@@ -116,7 +116,6 @@ export const crmKeys = {
   list: (f: ContactFilter) => ["crm", "contacts", f] as const,
   detail: (id: number) => ["crm", "contact", id] as const,
   tags: ["crm", "tags"] as const,
-  map: ["crm", "map"] as const,
 };
 
 export const contactsQuery = (f: ContactFilter) =>
@@ -139,11 +138,6 @@ export const contactDetailQuery = (id: number) =>
 export const tagsQuery = queryOptions({
   queryKey: crmKeys.tags,
   queryFn: () => api.get<{ tags: Tag[] }>("/api/contacts/tags/all").then((r) => r.tags),
-});
-
-export const mapContactsQuery = queryOptions({
-  queryKey: crmKeys.map,
-  queryFn: () => api.get<{ contacts: Contact[] }>("/api/contacts/map").then((r) => r.contacts),
 });
 
 /** "First Last", else the email, else "Unnamed contact". */

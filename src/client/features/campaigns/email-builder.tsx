@@ -12,7 +12,7 @@ import { ApiError, api } from "@/client/lib/api";
 import type { BuilderRecipient, LaunchResponse } from "./api";
 import { parseRecipientsCsv } from "./csv";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
-import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
+import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Email Content", "Upload Contacts", "Review & Launch"] as const;
 
@@ -46,6 +46,8 @@ export function EmailCampaignBuilder() {
   const [busy, setBusy] = useState(false);
   const [testing, setTesting] = useState(false);
   const [launched, setLaunched] = useState<LaunchResponse | null>(null);
+
+  useClearWhenEdited(setError, [name, subject, body, contacts]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

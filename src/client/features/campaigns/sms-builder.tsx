@@ -13,7 +13,7 @@ import { smsSegments } from "@/server/features/campaigns/sms-segments";
 import type { BuilderRecipient, LaunchResponse } from "./api";
 import { ContactPicker, contactName } from "./contact-picker";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { WizardNav, WizardSteps } from "./wizard";
+import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review & Launch"] as const;
 
@@ -72,6 +72,8 @@ export function SmsCampaignBuilder() {
         }
       : {};
   const notOptedIn = selected.filter((c) => !c.sms_opt_in).length + csvRows.length;
+
+  useClearWhenEdited(setError, [name, message, selected, csvRows]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

@@ -11,7 +11,7 @@ import { ApiError, api, NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
 import type { BuilderRecipient, LaunchResponse } from "./api";
 import { ContactPicker, contactName } from "./contact-picker";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
+import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 /** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
 const CENTS = { voice: 1.4, voicemail: 1 } as const;
@@ -50,6 +50,8 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   const quota = voice ? voice.limit : undefined;
   const left = voice && voice.limit !== null ? Math.max(0, voice.limit - voice.used) : null;
   const notOptedIn = selected.filter((c) => !c.call_opt_in).length + csvRows.length;
+
+  useClearWhenEdited(setError, [name, script, audioUrl, selected, csvRows]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

@@ -15,6 +15,7 @@ import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
 import { api, errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
+import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { type Contact, crmKeys, type Tag, tagsQuery } from "./api";
 
 /** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
@@ -254,6 +255,7 @@ export function MessageDialog({
   const [busy, setBusy] = useState(false);
   const hasPhone = !!(contact.phone || contact.mobile);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
+  useClearWhenEdited(setError, [subject, body]);
 
   async function send() {
     setError(null);

@@ -38,7 +38,10 @@ test("the top-bar navigation is a saved preference", async ({ page }) => {
   await expect(bar.getByRole("button", { name: "Logout" })).toBeVisible();
   await nav.getByRole("link", { name: "Library", exact: true }).click();
   await expect(page).toHaveURL(/\/studio\?tab=library/);
-  await expect(nav.getByRole("link", { name: "Library", exact: true })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "Library", exact: true })).toHaveAttribute(
+    "aria-current",
+    "page",
+  );
 
   // saved server-side: a reload (and any device) keeps it; at 390 px the links sit behind a menu
   await page.reload();

@@ -188,7 +188,7 @@ export function ContactMap({
     setView({ bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()], zoom: map.getZoom() });
   }, []);
 
-  const fit = useCallback(() => {
+  const fitView = useCallback(() => {
     const map = mapRef.current;
     if (!map) return;
     const bounds = contactBounds(contacts);
@@ -199,8 +199,8 @@ export function ContactMap({
 
   // refit whenever the shown set changes (first load, radius search, reset)
   useEffect(() => {
-    fit();
-  }, [fit]);
+    fitView();
+  }, [fitView]);
 
   const circle = useMemo(
     () => (center ? circlePolygon(center.lat, center.lng, Math.max(0, radiusMiles) * METRES_PER_MILE) : null),
@@ -251,7 +251,7 @@ export function ContactMap({
         }
         onLoad={() => {
           if (useStreets) setStreetsReady(true);
-          fit();
+          fitView();
         }}
         onStyleData={() => {
           if (useStreets && mapRef.current?.isStyleLoaded()) setStreetsReady(true);

@@ -4,10 +4,10 @@ import { Megaphone, Send, TrendingUp, Users } from "lucide-react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { useCurrentUser } from "@/client/features/auth/auth-context";
 import { formatNumber } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
 import { AccountDetails } from "./-components/dashboard/account-details";
 import { QuickActions } from "./-components/dashboard/quick-actions";
 import { StatCard } from "./-components/dashboard/stat-card";
-import { useTRPC } from "@/client/trpc";
 import { greeting } from "./-components/dashboard/stats";
 
 export const Route = createFileRoute("/_app/dashboard")({

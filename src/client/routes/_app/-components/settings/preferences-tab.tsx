@@ -30,7 +30,11 @@ const toggles: {
 ];
 
 const layouts: { value: UserPreferences["navLayout"]; label: string; description: string }[] = [
-  { value: "sidebar", label: "Sidebar", description: "Sections down the left: campaigns, contacts, settings." },
+  {
+    value: "sidebar",
+    label: "Sidebar",
+    description: "Sections down the left: campaigns, contacts, settings.",
+  },
   {
     value: "topbar",
     label: "Top bar",

@@ -1,6 +1,7 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, type Page, test } from "@playwright/test";
 import { THEME_IDS } from "../../src/server/features/user/user.schemas";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * Issue 14 section 6, kept so: no horizontal overflow at 390 px on any signed-in route (scrollWidth <=
@@ -22,6 +23,7 @@ async function seed(page: Page, origin: string): Promise<{ contactId: number; ca
     data: { name: "Alex Access", email, password: "correct-horse-battery", business_name: "Access Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email); // launches need a verified address (issue 11)
   const headers = { origin };
   let contactId = 0;
   for (const [i, stage] of STAGES.entries()) {

@@ -84,3 +84,33 @@ test.describe("studio player and versions", () => {
     });
   }
 });
+
+test("a note on the contact page can be edited and deleted; the timeline says so", async ({ page }) => {
+  const { origin } = await register(page);
+  const created = await page.request.post("/api/contacts", {
+    headers: { origin },
+    data: { first_name: "Nora", last_name: "Notes", email: `nora-${Date.now()}@example.com` },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  const id = (await created.json()).contact.id as number;
+  const added = await page.request.post(`/api/contacts/${id}/notes`, {
+    headers: { origin },
+    data: { note_text: "Called, wants a quote" },
+  });
+  expect(added.ok()).toBe(true);
+
+  await page.goto(`/contacts/${id}`);
+  await page.getByRole("tab", { name: /Notes/ }).click();
+  const note = page.getByTestId("note");
+  await expect(note).toContainText("Called, wants a quote");
+  await note.getByRole("button", { name: "Edit note" }).click();
+  await page.getByLabel("Edit note").fill("Quote sent on Monday");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(note).toContainText("Quote sent on Monday");
+  page.once("dialog", (d) => void d.accept());
+  await note.getByRole("button", { name: "Delete note" }).click();
+  await expect(page.getByText("No notes yet")).toBeVisible();
+  await page.getByRole("tab", { name: /Activity/ }).click();
+  await expect(page.getByText("Note edited")).toBeVisible();
+  await expect(page.getByText("Note deleted")).toBeVisible();
+});

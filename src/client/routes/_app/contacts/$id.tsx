@@ -31,6 +31,7 @@ import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
 import { api, errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
+import { useTRPCClient } from "@/client/trpc";
 
 export const Route = createFileRoute("/_app/contacts/$id")({
   component: ContactDetailPage,
@@ -376,12 +377,13 @@ function ContactDetailPage() {
             ) : (
               <ul className="grid gap-2">
                 {notes.map((n) => (
-                  <li key={n.id} className="rounded-lg border border-border p-3">
-                    <p className="whitespace-pre-wrap">{n.note_text}</p>
-                    <p className="mt-1 text-xs text-muted-foreground">
-                      {new Date(n.created_at).toLocaleString()}
-                    </p>
-                  </li>
+                  <NoteItem
+                    key={n.id}
+                    contactId={c.id}
+                    note={n}
+                    onChanged={() => qc.invalidateQueries({ queryKey: crmKeys.detail(c.id) })}
+                    onError={(message) => setBanner({ variant: "error", message })}
+                  />
                 ))}
               </ul>
             )}
@@ -400,5 +402,110 @@ function ContactDetailPage() {
         />
       ))}
     </div>
+  );
+}
+
+/**
+ * One note with Edit (inline, Save / Cancel, Escape cancels) and Delete (confirmed); both through
+ * tRPC `crm.editNote` / `crm.deleteNote`, which record note_edited / note_deleted on the timeline.
+ */
+function NoteItem({
+  contactId,
+  note,
+  onChanged,
+  onError,
+}: {
+  contactId: number;
+  note: { id: number; note_text: string; created_at: string };
+  onChanged: () => Promise<unknown>;
+  onError: (message: string) => void;
+}) {
+  const crm = useTRPCClient().crm;
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState(note.note_text);
+  const [busy, setBusy] = useState(false);
+
+  async function save() {
+    if (!text.trim()) return;
+    setBusy(true);
+    try {
+      await crm.editNote.mutate({ id: contactId, noteId: note.id, note_text: text });
+      await onChanged();
+      setEditing(false);
+    } catch (e) {
+      onError(`Error: ${errorMessage(e, "Failed to save the note")}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove() {
+    if (!window.confirm("Delete this note? This cannot be undone.")) return;
+    setBusy(true);
+    try {
+      await crm.deleteNote.mutate({ id: contactId, noteId: note.id });
+      await onChanged();
+    } catch (e) {
+      onError(`Error: ${errorMessage(e, "Failed to delete the note")}`);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <li className="rounded-lg border border-border p-3" data-testid="note">
+      {editing ? (
+        <div className="grid gap-2">
+          <Textarea
+            rows={3}
+            aria-label="Edit note"
+            value={text}
+            autoFocus
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Escape") {
+                setText(note.note_text);
+                setEditing(false);
+              }
+            }}
+          />
+          <div className="flex gap-2">
+            <Button size="sm" onClick={() => void save()} loading={busy} disabled={!text.trim()}>
+              Save
+            </Button>
+            <Button
+              size="sm"
+              variant="ghost"
+              onClick={() => {
+                setText(note.note_text);
+                setEditing(false);
+              }}
+            >
+              Cancel
+            </Button>
+          </div>
+        </div>
+      ) : (
+        <>
+          <p className="whitespace-pre-wrap">{note.note_text}</p>
+          <div className="mt-1 flex flex-wrap items-center gap-2">
+            <p className="text-xs text-muted-foreground">{new Date(note.created_at).toLocaleString()}</p>
+            <span className="ml-auto flex gap-1">
+              <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label="Edit note">
+                Edit
+              </Button>
+              <Button
+                size="sm"
+                variant="ghost"
+                onClick={() => void remove()}
+                loading={busy}
+                aria-label="Delete note"
+              >
+                Delete
+              </Button>
+            </span>
+          </div>
+        </>
+      )}
+    </li>
   );
 }

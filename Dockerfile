@@ -1,10 +1,13 @@
-# Pitchwise: one image for the `app` and `worker` process groups (fly.toml).
+# Pitchwise: one image for the `app` and `worker` process groups (fly.toml). The server runs as JavaScript
+# built by `npm run build` (client: vite, server: esbuild bundle in dist/server); no TypeScript at runtime.
+# scripts/smoke-build.sh runs the build stage's commands in a clean copy and smoke-tests the result.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npm run build:client && npm prune --omit=dev --no-audit --no-fund || true
+RUN npm run build
+RUN npm prune --omit=dev --no-audit --no-fund
 
 FROM node:22-bookworm-slim
 RUN apt-get update \
@@ -18,4 +21,5 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0
 COPY --from=build /app /app
 EXPOSE 8080
-CMD ["npx", "tsx", "src/server/index.ts"]
+# SIGTERM goes straight to node (no npm/npx in between), which drains and exits (src/server/index.ts)
+CMD ["node", "--enable-source-maps", "dist/server/index.js"]

@@ -3,6 +3,7 @@ import tailwindcss from "@tailwindcss/vite";
 import { tanstackRouter } from "@tanstack/router-plugin/vite";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
+import { precompressPlugin } from "./scripts/precompress";
 
 /** Where the dev server forwards API, tRPC, dev and public-share calls (the Fastify process). */
 const apiTarget = process.env.PITCHWISE_API_URL ?? "http://127.0.0.1:3000";
@@ -20,6 +21,8 @@ export default defineConfig({
     }),
     react(),
     tailwindcss(),
+    // .br and .gz beside every text file of dist/client, served by @fastify/static's preCompressed
+    precompressPlugin(),
   ],
   resolve: {
     alias: { "@": fileURLToPath(new URL("./src", import.meta.url)) },

@@ -38,6 +38,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       EMBEDDED_PG_PORT: z.coerce.number().int().default(54329),
       PROCESS_ROLE: z.enum(["web", "worker", "all"]).default("all"),
       LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+      /**
+       * On SIGTERM/SIGINT: how long running jobs may take to finish before pg-boss fails them back to
+       * their queue (retried by the next worker); keep it under Fly's kill_timeout (fly.toml, 30 s).
+       */
+      SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(25_000),
       COOKIE_SECURE: bool,
       /**
        * Which proxies may set X-Forwarded-For: unset or `false` trusts none (the client's address is the

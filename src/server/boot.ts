@@ -53,8 +53,15 @@ export async function bootCore(env: Env, url: string, log: Logger) {
       await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
       for (const hook of workerStartHooks) await hook(deps);
     },
-    async stop() {
-      await boss.stop({ graceful: true, timeout: 10_000 }).catch(() => {});
+    /**
+     * Drains and closes: pg-boss stops fetching, waits up to `timeoutMs` for running jobs to finish,
+     * fails the ones still running back to their queue (retried later, never lost) and closes its
+     * pool; then the app's pool closes (5 s for queries in flight).
+     */
+    async stop(timeoutMs = env.SHUTDOWN_TIMEOUT_MS) {
+      await boss.stop({ graceful: true, timeout: timeoutMs, close: true }).catch((error: unknown) => {
+        log.error({ err: error }, "pg-boss did not stop cleanly");
+      });
       await sql.end({ timeout: 5 });
     },
   };

@@ -6,7 +6,7 @@ import helmet from "@fastify/helmet";
 import multipart from "@fastify/multipart";
 import fastifyStatic from "@fastify/static";
 import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
-import Fastify, { type FastifyInstance, type RouteOptions } from "fastify";
+import Fastify, { type FastifyInstance, LogController, type RouteOptions } from "fastify";
 import type { Logger } from "pino";
 import type { Env } from "../env";
 import type { AppContext } from "./context";
@@ -34,17 +34,22 @@ import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
 import { AppError } from "./lib/errors";
-import { loggerOptions } from "./lib/logger";
+import { loggerOptions, registerRequestLog } from "./lib/logger";
 import { assertStorableText } from "./lib/nul";
+import { APP_ROOT } from "./lib/paths";
 import { createRateLimiters } from "./lib/rate-limit";
 import type { Providers } from "./providers";
 import { createTrpcContextFactory } from "./trpc/context";
 import { type AppRouter, appRouter } from "./trpc/router";
 
 /** Built client; CLIENT_DIST_DIR overrides (parallel builds in development). */
-export const CLIENT_DIST = path.resolve(
-  process.env.CLIENT_DIST_DIR ?? path.resolve(import.meta.dirname, "../../dist/client"),
-);
+export const CLIENT_DIST = path.resolve(process.env.CLIENT_DIST_DIR ?? path.join(APP_ROOT, "dist/client"));
+
+/**
+ * Cache-Control of Vite's content-hashed files (`/assets/name-<hash>.js`): they never change. Every
+ * other file of the client (index.html, whose script tags name the current hashes) gets `no-cache`.
+ */
+export const IMMUTABLE_CACHE = "public, max-age=31536000, immutable";
 
 export interface ServerDeps {
   db: Db;
@@ -61,6 +66,8 @@ export interface ServerDeps {
    * caller can enumerate the route table: the fuzz test walks every REST route this way.
    */
   onRoute?: (route: RouteOptions) => void;
+  /** folder of the built client (default CLIENT_DIST) */
+  clientDir?: string;
 }
 
 /**
@@ -77,6 +84,8 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     bodyLimit: 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
+    // one line per request from registerRequestLog instead of Fastify's two
+    logController: new LogController({ disableRequestLogging: true }),
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;
   const ctx: AppContext = {
     db: deps.db,
@@ -93,6 +102,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     app.addHook("onRoute", (route) => onRoute(route as RouteOptions));
   }
   registerErrorHandler(app);
+  registerRequestLog(app);
   await app.register(clientIpPlugin, { env });
   // every route: a NUL character or a lone surrogate cannot be stored in Postgres text/jsonb;
   // refuse it up front with a 400 (tRPC inputs: trpc/init.ts; multipart fields: the upload routes)
@@ -101,8 +111,9 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     assertStorableText(req.query);
     assertStorableText(req.body);
   });
-  const serveClient = deps.serveClient ?? fs.existsSync(path.join(CLIENT_DIST, "index.html"));
-  const directives = cspDirectives(env, serveClient ? readClientIndex(CLIENT_DIST) : null);
+  const clientDir = path.resolve(deps.clientDir ?? CLIENT_DIST);
+  const serveClient = deps.serveClient ?? fs.existsSync(path.join(clientDir, "index.html"));
+  const directives = cspDirectives(env, serveClient ? readClientIndex(clientDir) : null);
   await app.register(helmet, {
     // issue 11: the app, Plyr, maplibre, wavesurfer, /docs/api and the local checkout work under it (http/csp.ts)
     contentSecurityPolicy: {
@@ -182,12 +193,24 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   if (!env.isProduction) await app.register(devRest, { ctx });
 
   if (serveClient) {
-    await app.register(fastifyStatic, { root: CLIENT_DIST, wildcard: false, index: false });
+    // `vite build` writes name.br and name.gz beside every text file (vite.config.ts): sent as-is to a
+    // browser that accepts them, with `Vary: Accept-Encoding`
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      wildcard: false,
+      index: false,
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders(reply, filePath) {
+        const rel = path.relative(clientDir, filePath).split(path.sep);
+        reply.header("cache-control", rel[0] === "assets" ? IMMUTABLE_CACHE : "no-cache");
+      },
+    });
   }
   app.setNotFoundHandler((req, reply) => {
     const url = req.url.split("?")[0];
     const isApi = url.startsWith("/api/") || url.startsWith("/trpc/") || url === "/healthz";
-    if (serveClient && req.method === "GET" && !isApi && !path.extname(url)) {
+    if (serveClient && (req.method === "GET" || req.method === "HEAD") && !isApi && !path.extname(url)) {
       return reply.type("text/html").sendFile("index.html");
     }
     return reply.status(404).send({ success: false, error: `Not found: ${req.method} ${url}` });

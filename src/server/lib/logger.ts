@@ -1,4 +1,5 @@
-import pino, { type Logger } from "pino";
+import type { FastifyInstance } from "fastify";
+import pino, { type DestinationStream, type Logger } from "pino";
 import type { Env } from "../../env";
 
 const REDACTED = "[redacted]";
@@ -50,9 +51,16 @@ export function redactErrorSerializer(err: unknown): unknown {
   return out;
 }
 
-/** Options for Fastify's pino logger: pretty in development, JSON elsewhere, silent when asked. */
+/** Fields of the one line logged per request (the pretty printer folds them into the message). */
+const REQUEST_LINE_FIELDS = ["reqId", "method", "url", "status", "ms"];
+
+/**
+ * Options for pino (Fastify's logger and the standalone one): human-readable through the pino-pretty
+ * transport in development only (one line per entry, request fields folded into the message), one
+ * JSON object per line everywhere else (production, test), nothing at `silent`.
+ */
 export function loggerOptions(env: Pick<Env, "LOG_LEVEL" | "NODE_ENV">) {
-  const pretty = env.NODE_ENV === "development" && process.stdout.isTTY;
+  const pretty = env.NODE_ENV === "development";
   return {
     level: env.LOG_LEVEL,
     redact: {
@@ -73,15 +81,44 @@ export function loggerOptions(env: Pick<Env, "LOG_LEVEL" | "NODE_ENV">) {
       ? {
           transport: {
             target: "pino-pretty",
-            options: { translateTime: "HH:MM:ss", ignore: "pid,hostname" },
+            options: {
+              translateTime: "HH:MM:ss",
+              ignore: ["pid", "hostname", ...REQUEST_LINE_FIELDS].join(","),
+              singleLine: true,
+            },
           },
         }
       : {}),
   };
 }
 
-/** A standalone pino logger (worker, scripts). */
-export function createLogger(env: Pick<Env, "LOG_LEVEL" | "NODE_ENV">): Logger {
-  return pino(loggerOptions(env));
+/**
+ * A standalone pino logger (the server entry, worker, scripts). `destination` overrides stdout
+ * (tests capture the lines); it is ignored in development, where the pretty transport writes.
+ */
+export function createLogger(
+  env: Pick<Env, "LOG_LEVEL" | "NODE_ENV">,
+  destination?: DestinationStream,
+): Logger {
+  const options = loggerOptions(env);
+  return destination && !("transport" in options) ? pino(options, destination) : pino(options);
+}
+
+/**
+ * One log line per request instead of Fastify's two ("incoming request" + "request completed"): at
+ * response time, `{reqId, method, url, status, ms}` with the message "GET /api/contacts 200 3.1 ms".
+ * `url` is the path without its query string (queries can carry tokens and search terms).
+ * Register on an app created with `disableRequestLogging: true`.
+ */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook("onResponse", async (req, reply) => {
+    const url = req.url.split("?")[0];
+    const ms = Math.round(reply.elapsedTime * 10) / 10;
+    const status = reply.statusCode;
+    const line = { method: req.method, url, status, ms };
+    const msg = `${req.method} ${url} ${status} ${ms} ms`;
+    if (status >= 500) req.log.error(line, msg);
+    else req.log.info(line, msg);
+  });
 }
 export type { Logger };

@@ -9,6 +9,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { type FfmpegBinaries, runFfmpeg } from "../../lib/ffmpeg";
+import { APP_ROOT } from "../../lib/paths";
 import type { CaptionCue, LocalAvatarProvider } from "./index";
 import { type SpeakOptions, speakCues } from "./tts";
 
@@ -18,7 +19,7 @@ export const LOCAL_AVATAR_LABEL = "Local preview avatar";
 const WIDTH = 1280;
 const HEIGHT = 720;
 const FPS = 25;
-const FONT_FILE = path.join(import.meta.dirname, "assets", "DejaVuSans-Bold.ttf");
+const FONT_FILE = path.join(APP_ROOT, "src/server/providers/avatar/assets/DejaVuSans-Bold.ttf");
 const BACKGROUND_VERSION = 1;
 
 /**

@@ -5,6 +5,8 @@
  * local provider and wait for it. Each step throws an Error with the server's answer when it fails.
  */
 
+import type { Sql } from "postgres";
+
 /** Waits `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -68,6 +70,26 @@ export class SmokeClient {
       password,
     });
     await this.call("GET", "/api/auth/me");
+  }
+
+  /**
+   * Confirms `email` (issue 11: an unverified account cannot launch campaigns) with the token of the
+   * newest verification email the local provider wrote to `outbox_messages`, read through `sql`
+   * (polled up to `timeoutMs`: the email is sent by a job), then POST /api/auth/verify-email.
+   */
+  async verifyEmail(sql: Sql, email: string, timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const rows = await sql<{ body: string }[]>`
+        select body from outbox_messages where "to" = ${email} and channel = 'email' order by id desc limit 20`;
+      const token = rows.map((r) => /\/verify-email\?token=([a-z2-7]+)/.exec(r.body)?.[1]).find(Boolean);
+      if (token) {
+        await this.call("POST", "/api/auth/verify-email", { token });
+        return;
+      }
+      if (Date.now() > deadline) throw new Error(`no verification email for ${email} within ${timeoutMs} ms`);
+      await sleep(250);
+    }
   }
 
   /**

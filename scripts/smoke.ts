@@ -1,10 +1,12 @@
 /**
  * Smoke test of a running production server (scripts/smoke-build.sh starts the built one):
  * `tsx scripts/smoke.ts <base-url>`. Checks /healthz, the precompressed and cached client, that the
- * dev outbox is absent, then registers, imports a CSV of 20 contacts through the streaming upload
+ * dev outbox is absent, then registers, verifies the address (the link in the outbox table, read through
+ * DATABASE_URL), imports a CSV of 20 contacts through the streaming upload
  * (worker job), sends them an email campaign through the local provider and waits until every
  * recipient is sent. Exits 1 with the failing step.
  */
+import postgres from "postgres";
 import { contactsCsv, SmokeClient, waitForHealthy } from "./smoke-lib";
 
 const base = process.argv[2] ?? process.env.SMOKE_URL;
@@ -47,6 +49,14 @@ async function main(url: string) {
   const client = new SmokeClient(url);
   await client.register(`${tag}@example.com`);
   check(true, `registered ${tag}@example.com`);
+  if (!process.env.DATABASE_URL) throw new Error("DATABASE_URL is needed to read the verification email");
+  const sql = postgres(process.env.DATABASE_URL, { max: 1, onnotice: () => {} });
+  try {
+    await client.verifyEmail(sql, `${tag}@example.com`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  check(true, "verified the address through the link in the verification email (outbox)");
   const imported = await client.importCsv(contactsCsv(20, tag));
   check(
     imported.created === 20 && imported.errors === 0,

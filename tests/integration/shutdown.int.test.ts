@@ -112,6 +112,7 @@ describe("SIGTERM", () => {
     await waitForHealthy(`http://127.0.0.1:${port}/healthz`);
     const client = new SmokeClient(`http://127.0.0.1:${port}`);
     await client.register(`${tag}@example.com`);
+    await client.verifyEmail(sql, `${tag}@example.com`);
     expect((await client.importCsv(contactsCsv(30, tag))).created).toBe(30);
     const campaignId = await secondCampaignWaiting(client, 30);
     server.child.kill("SIGTERM");
@@ -145,6 +146,7 @@ describe("SIGTERM", () => {
     await waitForHealthy(`http://127.0.0.1:${port}/healthz`);
     const client = new SmokeClient(`http://127.0.0.1:${port}`);
     await client.register(`${tag}@example.com`);
+    await client.verifyEmail(sql, `${tag}@example.com`);
     expect((await client.importCsv(contactsCsv(20, tag))).created).toBe(20);
     const campaignId = await secondCampaignWaiting(client, 20);
     first.child.kill("SIGTERM");

@@ -42,6 +42,7 @@ export function WizardNav({
   onNext,
   onLaunch,
   cancel,
+  launchDisabled = false,
 }: {
   step: number;
   last: number;
@@ -50,6 +51,8 @@ export function WizardNav({
   onNext: () => void;
   onLaunch: () => void;
   cancel?: ReactNode;
+  /** the review found nobody to send to (issue 14) */
+  launchDisabled?: boolean;
 }) {
   return (
     <div className="flex items-center justify-between gap-2">
@@ -64,7 +67,7 @@ export function WizardNav({
           Next
         </Button>
       ) : (
-        <Button onClick={onLaunch} disabled={busy}>
+        <Button onClick={onLaunch} disabled={busy || launchDisabled}>
           {busy ? "Launching..." : "Launch Campaign"}
         </Button>
       )}

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { campaignIdInput, createCampaignInput, emailTestInput, recipientsQuery } from "./campaigns.schemas";
+import { preflightAudience } from "./campaigns.audience";
+import {
+  campaignIdInput,
+  createCampaignInput,
+  emailTestInput,
+  preflightInput,
+  recipientsQuery,
+} from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import { launchVideoCampaign, videoCampaignStats } from "./campaigns.video";
 
@@ -20,6 +27,13 @@ export const campaignsRouter = router({
     .mutation(({ ctx, input }) =>
       svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId, ctx.tenant.workspace),
     ),
+  /**
+   * What launching would do: `{audienceSize, willSendNow, deferred, skipped}` (issue 14). A mutation
+   * only for transport (a CSV audience is too large for a GET URL); it changes nothing.
+   */
+  preflight: protectedProcedure
+    .input(preflightInput)
+    .mutation(({ ctx, input }) => preflightAudience(ctx, ctx.workspaceId, input)),
   sendTest: protectedProcedure
     .input(emailTestInput)
     .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.tenant, input)),

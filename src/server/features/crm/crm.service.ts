@@ -25,6 +25,7 @@ export {
   getContact,
   getContactDetail,
   getContactsByIds,
+  matchContactsByAddress,
   resolveTargetContactIds,
   updateContact,
 } from "./crm.contacts";

@@ -39,13 +39,11 @@ export const audienceFilterSchema = z
   .object({
     search: z.string().trim().max(200).optional(),
     stage: z
-      .enum(LIFECYCLE_STAGES, { error: `stage must be one of ${LIFECYCLE_STAGES.join(", ")}` })
-      .or(z.literal(""))
+      .union([z.enum(LIFECYCLE_STAGES), z.literal("")], { error: `stage must be one of ${LIFECYCLE_STAGES.join(", ")}` })
       .optional()
       .transform((v) => v || undefined),
     status: z
-      .enum(LEAD_STATUSES, { error: `status must be one of ${LEAD_STATUSES.join(", ")}` })
-      .or(z.literal(""))
+      .union([z.enum(LEAD_STATUSES), z.literal("")], { error: `status must be one of ${LEAD_STATUSES.join(", ")}` })
       .optional()
       .transform((v) => v || undefined),
     tagId: positiveId.optional(),

@@ -84,4 +84,16 @@ export const crmRouter = router({
   createList: protectedProcedure
     .input(z.object({ name: z.string().max(100), filter: loose.optional() }))
     .mutation(({ ctx, input }) => crm.createSegment(ctx, ctx.workspaceId, input)),
+  /** Renames a saved segment and/or replaces its filter. */
+  updateList: protectedProcedure
+    .input(z.object({ id: z.number().int().positive(), name: z.string().max(100), filter: loose.optional() }))
+    .mutation(({ ctx, input }) =>
+      crm.updateSegment(ctx, ctx.workspaceId, input.id, { name: input.name, filter: input.filter }),
+    ),
+  deleteList: protectedProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .mutation(async ({ ctx, input }) => {
+      await crm.deleteSegment(ctx, ctx.workspaceId, input.id);
+      return { success: true as const };
+    }),
 });

@@ -59,7 +59,9 @@ export {
   createSegment,
   createTag,
   DEFAULT_TAG_COLOR,
+  deleteSegment,
   listSegments,
   listTags,
   tagsOfContacts,
+  updateSegment,
 } from "./crm.tags";

@@ -22,8 +22,8 @@ export const Route = createFileRoute("/_app/contacts/map")({
 /** Latitude/longitude parsed to numbers; only contacts with both are shown (spec section 3). */
 function located(list: Contact[]): LocatedContact[] {
   return list.flatMap((c) => {
-    const lat = c.latitude === null || c.latitude === "" ? Number.NaN : Number(c.latitude);
-    const lng = c.longitude === null || c.longitude === "" ? Number.NaN : Number(c.longitude);
+    const lat = c.latitude === null ? Number.NaN : Number(c.latitude);
+    const lng = c.longitude === null ? Number.NaN : Number(c.longitude);
     return Number.isFinite(lat) && Number.isFinite(lng) ? [{ ...c, lat, lng }] : [];
   });
 }

@@ -99,8 +99,8 @@ export function SaveSegmentDialog({
         <DialogHeader>
           <DialogTitle>Save as segment</DialogTitle>
           <DialogDescription>
-            {describeFilter(filter, tags)}. A segment is re-evaluated each time you use it, so new contacts that
-            match are included.
+            {describeFilter(filter, tags)}. A segment is re-evaluated each time you use it, so new contacts
+            that match are included.
           </DialogDescription>
         </DialogHeader>
         <form
@@ -197,7 +197,8 @@ export function SegmentsDialog({
                       className="flex gap-2"
                       onSubmit={(e) => {
                         e.preventDefault();
-                        if (name.trim()) update.mutate({ id: s.id, name: name.trim(), filter: { ...s.filter } });
+                        if (name.trim())
+                          update.mutate({ id: s.id, name: name.trim(), filter: { ...s.filter } });
                       }}
                     >
                       <Input

@@ -39,11 +39,15 @@ export const audienceFilterSchema = z
   .object({
     search: z.string().trim().max(200).optional(),
     stage: z
-      .union([z.enum(LIFECYCLE_STAGES), z.literal("")], { error: `stage must be one of ${LIFECYCLE_STAGES.join(", ")}` })
+      .union([z.enum(LIFECYCLE_STAGES), z.literal("")], {
+        error: `stage must be one of ${LIFECYCLE_STAGES.join(", ")}`,
+      })
       .optional()
       .transform((v) => v || undefined),
     status: z
-      .union([z.enum(LEAD_STATUSES), z.literal("")], { error: `status must be one of ${LEAD_STATUSES.join(", ")}` })
+      .union([z.enum(LEAD_STATUSES), z.literal("")], {
+        error: `status must be one of ${LEAD_STATUSES.join(", ")}`,
+      })
       .optional()
       .transform((v) => v || undefined),
     tagId: positiveId.optional(),

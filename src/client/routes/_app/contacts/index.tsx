@@ -29,8 +29,8 @@ import {
   filterQuery,
   invalidateCrm,
   LEAD_STATUSES,
-  LIFECYCLE_STAGES,
   type LeadStatus,
+  LIFECYCLE_STAGES,
   type LifecycleStage,
   type ListedContact,
 } from "@/client/features/crm/api";
@@ -283,7 +283,7 @@ function ContactsPage() {
           ))}
         </select>
         <select
-          aria-label="Tag"
+          aria-label="Filter by tag"
           className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
           value={filter.tag ? String(filter.tag) : ""}
           onChange={(e) => update({ tag: e.target.value ? Number(e.target.value) : undefined, page: 1 })}

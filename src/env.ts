@@ -175,6 +175,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       OVERPASS_URL: z.string().url().default("https://overpass-api.de/api/interpreter"),
       /** provider calls one business search may make (cost bound; reported when reached) */
       PLACES_MAX_CALLS_PER_SEARCH: z.coerce.number().int().min(1).max(100_000).default(250),
+      /**
+       * days Google Places content other than place ids is kept in stored results (Google's terms allow
+       * temporary caching, at most 30 days); then only place ids remain
+       */
+      GOOGLE_PLACES_RETENTION_DAYS: z.coerce.number().int().min(1).max(30).default(30),
     },
   });
   const problems: string[] = [];

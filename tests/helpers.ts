@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { and, desc, eq } from "drizzle-orm";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
-import { createDb } from "../src/server/db/client";
-import { workspaces } from "../src/server/db/schema";
+import { createDb, type Db } from "../src/server/db/client";
+import { outboxMessages, workspaces } from "../src/server/db/schema";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { jobRegistry } from "../src/server/jobs/registry";
@@ -23,6 +23,9 @@ export const SHARED_DATA_MISSING =
 
 /** Origin header value that passes the same-origin check for `app.inject` (Host is localhost:80). */
 export const TEST_ORIGIN = "http://localhost:80";
+
+/** The database of each test app, so `signUp` can read the verification email from the outbox. */
+const appDb = new WeakMap<FastifyInstance, Db>();
 
 /**
  * A real app over the test Postgres with local providers and the inline job client.
@@ -50,6 +53,7 @@ export async function createTestApp(envOverrides: Record<string, string> = {}) {
   const providers = createProviders(env, { db });
   const { app, ctx } = await createServer({ db, sql, env, providers, jobs, serveClient: false });
   deps = { db, sql, env, providers, jobs, log: ctx.log };
+  appDb.set(app, db);
   await app.ready();
   return {
     app,
@@ -75,10 +79,47 @@ export function uniqueEmail(prefix = "user") {
   return `${prefix}-${process.pid}-${Date.now()}-${counter}@example.com`;
 }
 
-/** Registers a fresh user through the REST API and returns a client that sends its cookie and Origin. */
+/**
+ * The token of the newest account link of `purpose` emailed to `to` (read from the local provider's
+ * outbox table), or null.
+ */
+export async function accountLinkToken(
+  app: FastifyInstance,
+  to: string,
+  purpose: "verify-email" | "reset-password",
+): Promise<string | null> {
+  const db = appDb.get(app);
+  if (!db) throw new Error("accountLinkToken needs an app from createTestApp");
+  const rows = await db
+    .select({ body: outboxMessages.body })
+    .from(outboxMessages)
+    .where(and(eq(outboxMessages.to, to), eq(outboxMessages.channel, "email")))
+    .orderBy(desc(outboxMessages.id))
+    .limit(20);
+  for (const r of rows) {
+    const m = r.body.match(new RegExp(`/${purpose}\\?token=([a-z2-7]+)`));
+    if (m) return m[1];
+  }
+  return null;
+}
+
+/** Confirms `email` through the verification link in its newest verification email (issue 11). */
+export async function verifyEmailThroughOutbox(app: FastifyInstance, email: string) {
+  const token = await accountLinkToken(app, email, "verify-email");
+  if (!token) throw new Error(`no verification email for ${email}`);
+  const res = await app.inject({ method: "POST", url: "/api/auth/verify-email", payload: { token } });
+  if (res.statusCode !== 200) throw new Error(`verify-email failed: ${res.statusCode} ${res.body}`);
+}
+
+/**
+ * Registers a fresh user through the REST API and returns a client that sends its cookie and Origin.
+ * The address is verified through the emailed link (as a person would) unless `verify: false`, so
+ * the account can launch campaigns (issue 11).
+ */
 export async function signUp(
   app: FastifyInstance,
   overrides: Partial<{ name: string; email: string; password: string; business_name: string }> = {},
+  opts: { verify?: boolean } = {},
 ) {
   const body = {
     name: "Test User",
@@ -93,6 +134,7 @@ export async function signUp(
   if (!setCookie) throw new Error("no session cookie");
   const cookie = `pw_session=${setCookie.value}`;
   const user = res.json().user as { id: string; email: string; name: string };
+  if (opts.verify !== false) await verifyEmailThroughOutbox(app, body.email);
   return { user, password: body.password, cookie, client: authedClient(app, cookie) };
 }
 

@@ -1,3 +1,5 @@
+// first: zod without its `new Function` probe (the CSP has no 'unsafe-eval')
+import "./zod-config";
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";

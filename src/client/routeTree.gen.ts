@@ -11,8 +11,11 @@
 import { Route as rootRouteImport } from "./routes/__root"
 import { Route as IndexRouteImport } from "./routes/index"
 import { Route as AppRouteImport } from "./routes/_app"
+import { Route as ForgotPasswordRouteImport } from "./routes/forgot-password"
 import { Route as LoginRouteImport } from "./routes/login"
 import { Route as RegisterRouteImport } from "./routes/register"
+import { Route as ResetPasswordRouteImport } from "./routes/reset-password"
+import { Route as VerifyEmailRouteImport } from "./routes/verify-email"
 import { Route as AppDashboardRouteImport } from "./routes/_app/dashboard"
 import { Route as AppEmailCampaignRouteImport } from "./routes/_app/email-campaign"
 import { Route as AppPricingRouteImport } from "./routes/_app/pricing"
@@ -40,6 +43,11 @@ const AppRoute = AppRouteImport.update({
   id: "/_app",
   getParentRoute: () => rootRouteImport,
 } as any)
+const ForgotPasswordRoute = ForgotPasswordRouteImport.update({
+  id: "/forgot-password",
+  path: "/forgot-password",
+  getParentRoute: () => rootRouteImport,
+} as any)
 const LoginRoute = LoginRouteImport.update({
   id: "/login",
   path: "/login",
@@ -48,6 +56,16 @@ const LoginRoute = LoginRouteImport.update({
 const RegisterRoute = RegisterRouteImport.update({
   id: "/register",
   path: "/register",
+  getParentRoute: () => rootRouteImport,
+} as any)
+const ResetPasswordRoute = ResetPasswordRouteImport.update({
+  id: "/reset-password",
+  path: "/reset-password",
+  getParentRoute: () => rootRouteImport,
+} as any)
+const VerifyEmailRoute = VerifyEmailRouteImport.update({
+  id: "/verify-email",
+  path: "/verify-email",
   getParentRoute: () => rootRouteImport,
 } as any)
 const AppDashboardRoute = AppDashboardRouteImport.update({
@@ -139,8 +157,11 @@ const AppContactsMapRoute = AppContactsMapRouteImport.update({
 
 export interface FileRoutesByFullPath {
   "/": typeof IndexRoute
+  "/forgot-password": typeof ForgotPasswordRoute
   "/login": typeof LoginRoute
   "/register": typeof RegisterRoute
+  "/reset-password": typeof ResetPasswordRoute
+  "/verify-email": typeof VerifyEmailRoute
   "/dashboard": typeof AppDashboardRoute
   "/email-campaign": typeof AppEmailCampaignRoute
   "/pricing": typeof AppPricingRoute
@@ -161,8 +182,11 @@ export interface FileRoutesByFullPath {
 }
 export interface FileRoutesByTo {
   "/": typeof IndexRoute
+  "/forgot-password": typeof ForgotPasswordRoute
   "/login": typeof LoginRoute
   "/register": typeof RegisterRoute
+  "/reset-password": typeof ResetPasswordRoute
+  "/verify-email": typeof VerifyEmailRoute
   "/dashboard": typeof AppDashboardRoute
   "/email-campaign": typeof AppEmailCampaignRoute
   "/pricing": typeof AppPricingRoute
@@ -185,8 +209,11 @@ export interface FileRoutesById {
   __root__: typeof rootRouteImport
   "/": typeof IndexRoute
   "/_app": typeof AppRouteWithChildren
+  "/forgot-password": typeof ForgotPasswordRoute
   "/login": typeof LoginRoute
   "/register": typeof RegisterRoute
+  "/reset-password": typeof ResetPasswordRoute
+  "/verify-email": typeof VerifyEmailRoute
   "/_app/dashboard": typeof AppDashboardRoute
   "/_app/email-campaign": typeof AppEmailCampaignRoute
   "/_app/pricing": typeof AppPricingRoute
@@ -209,8 +236,11 @@ export interface FileRouteTypes {
   fileRoutesByFullPath: FileRoutesByFullPath
   fullPaths:
     | "/"
+    | "/forgot-password"
     | "/login"
     | "/register"
+    | "/reset-password"
+    | "/verify-email"
     | "/dashboard"
     | "/email-campaign"
     | "/pricing"
@@ -231,8 +261,11 @@ export interface FileRouteTypes {
   fileRoutesByTo: FileRoutesByTo
   to:
     | "/"
+    | "/forgot-password"
     | "/login"
     | "/register"
+    | "/reset-password"
+    | "/verify-email"
     | "/dashboard"
     | "/email-campaign"
     | "/pricing"
@@ -254,8 +287,11 @@ export interface FileRouteTypes {
     | "__root__"
     | "/"
     | "/_app"
+    | "/forgot-password"
     | "/login"
     | "/register"
+    | "/reset-password"
+    | "/verify-email"
     | "/_app/dashboard"
     | "/_app/email-campaign"
     | "/_app/pricing"
@@ -278,8 +314,11 @@ export interface FileRouteTypes {
 export interface RootRouteChildren {
   IndexRoute: typeof IndexRoute
   AppRoute: typeof AppRouteWithChildren
+  ForgotPasswordRoute: typeof ForgotPasswordRoute
   LoginRoute: typeof LoginRoute
   RegisterRoute: typeof RegisterRoute
+  ResetPasswordRoute: typeof ResetPasswordRoute
+  VerifyEmailRoute: typeof VerifyEmailRoute
   InviteTokenRoute: typeof InviteTokenRoute
 }
 
@@ -299,6 +338,13 @@ declare module "@tanstack/react-router" {
       preLoaderRoute: typeof AppRouteImport
       parentRoute: typeof rootRouteImport
     }
+    "/forgot-password": {
+      id: "/forgot-password"
+      path: "/forgot-password"
+      fullPath: "/forgot-password"
+      preLoaderRoute: typeof ForgotPasswordRouteImport
+      parentRoute: typeof rootRouteImport
+    }
     "/login": {
       id: "/login"
       path: "/login"
@@ -311,6 +357,20 @@ declare module "@tanstack/react-router" {
       path: "/register"
       fullPath: "/register"
       preLoaderRoute: typeof RegisterRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    "/reset-password": {
+      id: "/reset-password"
+      path: "/reset-password"
+      fullPath: "/reset-password"
+      preLoaderRoute: typeof ResetPasswordRouteImport
+      parentRoute: typeof rootRouteImport
+    }
+    "/verify-email": {
+      id: "/verify-email"
+      path: "/verify-email"
+      fullPath: "/verify-email"
+      preLoaderRoute: typeof VerifyEmailRouteImport
       parentRoute: typeof rootRouteImport
     }
     "/_app/dashboard": {
@@ -478,8 +538,11 @@ const AppRouteWithChildren = AppRoute._addFileChildren(AppRouteChildren)
 const rootRouteChildren: RootRouteChildren = {
   IndexRoute: IndexRoute,
   AppRoute: AppRouteWithChildren,
+  ForgotPasswordRoute: ForgotPasswordRoute,
   LoginRoute: LoginRoute,
   RegisterRoute: RegisterRoute,
+  ResetPasswordRoute: ResetPasswordRoute,
+  VerifyEmailRoute: VerifyEmailRoute,
   InviteTokenRoute: InviteTokenRoute,
 }
 export const routeTree = rootRouteImport

@@ -29,6 +29,7 @@ import { webhooksRest } from "./features/webhooks/webhooks.rest";
 import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
 import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
+import { cspDirectives, readClientIndex } from "./http/csp";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
@@ -90,8 +91,17 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     assertStorableText(req.query);
     assertStorableText(req.body);
   });
+  const serveClient = deps.serveClient ?? fs.existsSync(path.join(CLIENT_DIST, "index.html"));
+  const directives = cspDirectives(env, serveClient ? readClientIndex(CLIENT_DIST) : null);
   await app.register(helmet, {
-    contentSecurityPolicy: false, // the SPA loads map tiles, blobs and media; set a CSP at the edge
+    // issue 11: the app, Plyr, maplibre, wavesurfer, /docs/api and the local checkout work under it (http/csp.ts)
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: Object.fromEntries(Object.entries(directives).filter(([, v]) => v !== null)) as Record<
+        string,
+        string[]
+      >,
+    },
     crossOriginEmbedderPolicy: false,
     crossOriginResourcePolicy: { policy: "same-site" },
   });
@@ -142,7 +152,6 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   }
   if (!env.isProduction) await app.register(devRest, { ctx });
 
-  const serveClient = deps.serveClient ?? fs.existsSync(path.join(CLIENT_DIST, "index.html"));
   if (serveClient) {
     await app.register(fastifyStatic, { root: CLIENT_DIST, wildcard: false, index: false });
   }

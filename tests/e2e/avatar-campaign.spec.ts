@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
@@ -12,9 +13,9 @@ async function register(page: Page) {
       email,
       password: "correct-horse-battery",
     },
-    headers: { origin: new URL(page.url() === "about:blank" ? "http://127.0.0.1" : page.url()).origin },
   });
   expect(res.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
   return email;
 }
 
@@ -24,10 +25,10 @@ async function buildAndLaunch(page: Page, recipient: string) {
   await page.getByText("Personalised AI avatar").click();
   const script = page.getByLabel("Avatar script");
   await script.fill("Hi ");
-  await page.getByRole("button", { name: "{{name}}" }).click();
+  await page.getByRole("button", { name: "Insert full name" }).click();
   await script.press("End");
   await script.pressSequentially(", a video for ");
-  await page.getByRole("button", { name: "{{company}}" }).click();
+  await page.getByRole("button", { name: "Insert company" }).click();
   await expect(script).toHaveValue("Hi {{name|there}}, a video for {{company|your company}}");
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Step 2: Delivery Settings")).toBeVisible();

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * Billing end to end (issue 12): a Free user hits the SMS campaign gate, upgrades on /pricing through
@@ -18,6 +19,7 @@ async function registerWithContact(page: Page) {
     data: { name: "Bill Ing", email, password: "correct-horse-battery", business_name: "Bill Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
   await page.goto("/dashboard");
   const origin = new URL(page.url()).origin;
   const created = await page.request.post("/api/contacts", {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /**
@@ -25,6 +26,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
     data: { name: "Cam Paign", email, password: "correct-horse-battery", business_name: "Cam Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
 
   // ---- email campaign ----
   await page.goto("/email-campaign");
@@ -87,7 +89,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Please enter your SMS message")).toBeVisible();
   await page.getByLabel("Message").fill("Hi ");
-  await page.getByRole("button", { name: "Insert Name" }).click();
+  await page.getByRole("button", { name: "Insert full name" }).click();
   await expect(page.getByLabel("Message")).toHaveValue("Hi {{name|there}}");
   await page.getByLabel("Message").fill("Hi {{name|there}}, 20% off this week at Cam Co.");
   await expect(page.getByTestId("sms-counter")).toContainText("1 segment (GSM-7)");

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
 /**
@@ -17,6 +18,7 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
     data: { name: "Cora CRM", email, password: "correct-horse-battery", business_name: "Cora Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
   // single SMS from a contact page is not on the Free plan (spec section 9): upgrade first
   await upgradeThroughLocalCheckout(page, "Professional");
 

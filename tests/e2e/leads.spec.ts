@@ -1,8 +1,9 @@
 import { expect, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
- * Business lead search end to end (issue 13): a preset search on the local (demo) provider, a filter,
- * the four views, save, swap location, then three results added to contacts and seen in /contacts.
+ * Business lead search end to end (issue 13): a preset search on the local (demo) provider, a filter
+ * (with website enrichment asked for), the four views, save, swap location, then three results added to contacts and seen in /contacts.
  */
 // Not a hang: profiled (CDP metrics, DOM node counts, React commits, long tasks) the page is idle between
 // steps (no render loop, ~1,400 DOM nodes for 45 results) but on this shared 2-core machine at load 15-25
@@ -15,6 +16,7 @@ test("preset search, filter, views, save, swap location, add to contacts", async
     data: { name: "Lena Leads", email, password: "correct-horse-battery", business_name: "Lena Co" },
   });
   expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
 
   await page.goto("/contacts/business-search");
   await expect(page.getByRole("heading", { name: "Business Lead Search" })).toBeVisible();
@@ -44,8 +46,11 @@ test("preset search, filter, views, save, swap location, add to contacts", async
   await expect(
     page.getByText("Unavailable: Demo data does not supply the national Do Not Call registry"),
   ).toBeVisible();
+  // with website enrichment: the job runs on the worker and its progress shows (demo sites are not visited)
+  await page.getByLabel(/Visit websites for public emails/).check();
   await page.getByRole("button", { name: "Search", exact: true }).click();
   await expect(page.getByTestId("results-summary")).toBeVisible();
+  await expect(page.getByTestId("enrich-progress")).toContainText("Enrichment done: 0 websites visited");
   const filtered = Number(await page.getByTestId("summary-total-results").textContent());
   expect(filtered).toBeLessThan(total);
   expect(filtered).toBeGreaterThan(2);

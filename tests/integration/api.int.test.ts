@@ -335,6 +335,78 @@ describe("v1 resources", () => {
   });
 });
 
+describe("v1 lead searches", () => {
+  it("runs a search (201), gets it and its results with cursor pagination; scope leads:read; errors with param; tenant isolation", async () => {
+    const a = await keyed(["leads:read"]);
+    const run = await a.call("POST", "/lead_searches", {
+      location: "Saginaw, MI",
+      business_type: "dentist",
+      radius: 5,
+      search_radius: 2,
+      filters: { minRating: 3 },
+    });
+    expect(run.statusCode).toBe(201);
+    const s = run.json();
+    expect(s).toMatchObject({
+      status: "completed",
+      location: "Saginaw, MI",
+      business_type: "dentist",
+      radius: 5,
+      search_radius: 2,
+      provider: "local",
+      enrichment: { status: "none", done: 0, total: 0, deferred_filters: [] },
+      content_purged: false,
+    });
+    expect(s.total_results).toBeGreaterThan(3);
+    expect(s.total_circles).toBeGreaterThan(0);
+    expect(Date.parse(s.completed_at)).not.toBeNaN();
+    expect((await a.call("GET", `/lead_searches/${s.id}`)).json()).toEqual(s);
+
+    const first = (await a.call("GET", `/lead_searches/${s.id}/results?limit=2`)).json();
+    expect(first.object).toBe("list");
+    expect(first.data).toHaveLength(2);
+    expect(first.data[0]).toMatchObject({ demo: true, leadTier: { tier: expect.any(String) } });
+    expect(first.data.every((b: { rating: number }) => b.rating >= 3)).toBe(true);
+    const seen = first.data.map((b: { place_id: string }) => b.place_id);
+    let cursor = first.next_cursor;
+    while (cursor) {
+      const page = (
+        await a.call("GET", `/lead_searches/${s.id}/results?limit=2&cursor=${encodeURIComponent(cursor)}`)
+      ).json();
+      seen.push(...page.data.map((b: { place_id: string }) => b.place_id));
+      cursor = page.next_cursor;
+    }
+    expect(seen).toHaveLength(s.total_results);
+    expect(new Set(seen).size).toBe(seen.length);
+
+    const bad = await a.call("POST", "/lead_searches", {
+      location: "Saginaw, MI",
+      business_type: "dentist",
+      radius: 99,
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({
+      type: "invalid_request_error",
+      message: expect.stringContaining("radius must be between 1 and 50 miles"),
+      param: "radius",
+    });
+    const unknown = await a.call("POST", "/lead_searches", {
+      location: "Nowhere Land, ZZ",
+      business_type: "x",
+    });
+    expect(unknown.statusCode).toBe(422);
+    expect((await a.call("GET", "/lead_searches/not-an-id")).statusCode).toBe(404);
+
+    const noScope = await keyed(["contacts:read"]);
+    const refused = await noScope.call("GET", `/lead_searches/${s.id}`);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.message).toContain("leads:read");
+    const other = await keyed(["leads:read"]);
+    expect((await other.call("GET", `/lead_searches/${s.id}`)).statusCode).toBe(404);
+    expect((await other.call("GET", `/lead_searches/${s.id}/results`)).statusCode).toBe(404);
+  });
+});
+
 describe("OpenAPI", () => {
   it("GET /api/v1/openapi.json is a valid OpenAPI 3.1 document with every v1 route; /docs/api serves the console offline", async () => {
     const res = await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" });
@@ -500,6 +572,56 @@ describe("outbound webhooks", () => {
         name: "Hooked",
         channel: "email",
       });
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("lead_search.completed is sent when a search completes, and after its enrichment when asked (verified with standardwebhooks)", async () => {
+    const k = await keyed(["leads:read", "webhooks:write"]);
+    const rx = await receiver();
+    try {
+      const { secret } = (
+        await k.call("POST", "/webhook_endpoints", { url: rx.url, events: ["lead_search.completed"] })
+      ).json();
+      const verify = (i: number) => {
+        const g = rx.got[i]!;
+        return new Webhook(secret).verify(g.body, {
+          "webhook-id": String(g.headers["webhook-id"]),
+          "webhook-timestamp": String(g.headers["webhook-timestamp"]),
+          "webhook-signature": String(g.headers["webhook-signature"]),
+        }) as { type: string; data: Record<string, unknown> };
+      };
+      const plain = (
+        await k.call("POST", "/lead_searches", {
+          location: "Saginaw, MI",
+          business_type: "dentist",
+          radius: 3,
+        })
+      ).json();
+      expect(rx.got).toHaveLength(1);
+      const first = verify(0);
+      expect(first.type).toBe("lead_search.completed");
+      expect(first.data).toMatchObject({
+        id: plain.id,
+        status: "completed",
+        total_results: plain.total_results,
+        enrichment: { status: "none" },
+      });
+      // with enrichment: one event, sent once the enrichment completed (the inline job ran it)
+      const enriched = (
+        await k.call("POST", "/lead_searches", {
+          location: "Saginaw, MI",
+          business_type: "dentist",
+          radius: 3,
+          enrich: true,
+        })
+      ).json();
+      expect(rx.got).toHaveLength(2);
+      expect(verify(1).data).toMatchObject({ id: enriched.id, enrichment: { status: "completed" } });
+      expect(rx.got[1]!.headers["webhook-id"]).not.toBe(rx.got[0]!.headers["webhook-id"]);
+      // tests run jobs inline: the response already shows the finished enrichment (a worker would show queued)
+      expect(enriched.enrichment.status).toBe("completed");
     } finally {
       await rx.close();
     }

@@ -128,7 +128,11 @@ describe("email campaigns (local provider)", () => {
       .select()
       .from(campaignRecipients)
       .where(eq(campaignRecipients.campaignId, res.json().campaignId));
-    const click = await t.app.inject({ method: "GET", url: `/c/${rec.token}/0` });
+    // the tracked link as sent (signed per message: /c/:token/:i/:signature)
+    const [mail] = await outboxFor(a);
+    const sent = mail.body.match(/http:\/\/localhost:80(\/c\/[^\s)]+)/)?.[1];
+    expect(sent).toMatch(new RegExp(`^/c/${rec.token}/0/[A-Za-z0-9_-]{22}$`));
+    const click = await t.app.inject({ method: "GET", url: sent! });
     expect(click.statusCode).toBe(302);
     expect(click.headers.location).toBe("https://example.com/x");
     expect((await t.app.inject({ method: "GET", url: `/c/${rec.token}/7` })).statusCode).toBe(404);

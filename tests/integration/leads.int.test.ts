@@ -146,6 +146,13 @@ describe("/api/maps on the local provider", () => {
         .filter((x: { is_new: boolean }) => x.is_new)
         .every((x: { distance: number }) => x.distance > 4),
     ).toBe(true);
+    // results found again are not new: the mark is relative to the saved search's last run
+    const again = (
+      await a.client.post("/api/maps/search", { ...search, radius: 10, savedSearchId: id })
+    ).json();
+    expect(again.totalResults).toBe(rb.totalResults);
+    expect(again.newResults).toBe(0);
+    expect(again.businesses.some((x: { is_new: boolean }) => x.is_new)).toBe(false);
 
     const swapped = await a.client.post("/api/maps/swap-location", {
       savedSearchId: id,

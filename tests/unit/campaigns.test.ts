@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { extractLinks, renderSmsFor } from "../../src/server/features/campaigns/campaigns.content";
+import {
+  clickSignature,
+  extractLinks,
+  renderSmsFor,
+} from "../../src/server/features/campaigns/campaigns.content";
+
+const LINK_ENV = { APP_URL: "https://app.test", APP_SECRET: "unit-test-secret-0123456789abcdef0123" };
+
 import { backoffSeconds, uuidFromKey } from "../../src/server/features/campaigns/campaigns.engine";
 import { mergeTagsIn, renderMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import { isGsm7, smsSegments } from "../../src/server/features/campaigns/sms-segments";
@@ -75,10 +82,22 @@ describe("campaign content", () => {
       message: "Hi {{name}} see https://ex.com/a",
       links: extractLinks("Hi {{name}} see https://ex.com/a"),
     };
-    const first = renderSmsFor(content, { firstName: "Bo" }, "tok123", "https://app.test", true);
-    expect(first.body).toBe("Hi Bo see https://app.test/c/tok123/0\nReply STOP to opt out");
-    expect(renderSmsFor(content, { firstName: "Bo" }, "tok123", "https://app.test", false).body).toBe(
-      "Hi Bo see https://app.test/c/tok123/0",
+    const sig = clickSignature(LINK_ENV.APP_SECRET, "tok123", 0, "https://ex.com/a");
+    const first = renderSmsFor(content, { firstName: "Bo" }, "tok123", LINK_ENV, true);
+    expect(first.body).toBe(`Hi Bo see https://app.test/c/tok123/0/${sig}\nReply STOP to opt out`);
+    expect(renderSmsFor(content, { firstName: "Bo" }, "tok123", LINK_ENV, false).body).toBe(
+      `Hi Bo see https://app.test/c/tok123/0/${sig}`,
+    );
+  });
+  it("signs each click link for its message and destination (issue 11)", () => {
+    const s = (token: string, i: number, url: string) => clickSignature("k".repeat(32), token, i, url);
+    expect(s("tok1", 0, "https://ex.com/a")).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(s("tok1", 0, "https://ex.com/a")).toBe(s("tok1", 0, "https://ex.com/a"));
+    expect(s("tok2", 0, "https://ex.com/a")).not.toBe(s("tok1", 0, "https://ex.com/a"));
+    expect(s("tok1", 1, "https://ex.com/a")).not.toBe(s("tok1", 0, "https://ex.com/a"));
+    expect(s("tok1", 0, "https://evil.example/")).not.toBe(s("tok1", 0, "https://ex.com/a"));
+    expect(clickSignature("j".repeat(32), "tok1", 0, "https://ex.com/a")).not.toBe(
+      s("tok1", 0, "https://ex.com/a"),
     );
   });
   it("video SMS carries the recipient's own landing page", () => {
@@ -86,7 +105,7 @@ describe("campaign content", () => {
       { message: "Watch {{video_url}}", landingUrl: "https://app.test/v/{{token}}" },
       {},
       "abc",
-      "https://app.test",
+      LINK_ENV,
       false,
     ).body;
     expect(body).toBe("Watch https://app.test/v/abc");

@@ -1,3 +1,5 @@
+import { TRPCClientError } from "@trpc/client";
+
 /**
  * Tiny typed fetch wrapper for the REST adapters (`/api/...`, spec section 7).
  *
@@ -109,7 +111,24 @@ export const api = {
   del: <T>(path: string, options?: ApiOptions) => request<T>("DELETE", path, undefined, options),
 };
 
-/** The text to show for a caught error: an ApiError's message, else `fallback`. */
+/**
+ * The text to show for a caught error: an ApiError's message; a tRPC error's message when the server
+ * answered (its sentences are written for people; unknown errors arrive as 'Something went wrong on
+ * our side'), the network sentence when it did not; else `fallback`.
+ */
 export function errorMessage(error: unknown, fallback: string): string {
-  return error instanceof ApiError ? error.message : fallback;
+  if (error instanceof ApiError) return error.message;
+  if (error instanceof TRPCClientError)
+    return (error.data as { httpStatus?: number } | undefined)?.httpStatus
+      ? error.message || fallback
+      : NETWORK_ERROR_MESSAGE;
+  return fallback;
+}
+
+/** True when the server refused the request (4xx/5xx) rather than the network failing. */
+export function isServerRefusal(error: unknown): boolean {
+  if (error instanceof ApiError) return !error.isNetworkError;
+  if (error instanceof TRPCClientError)
+    return Boolean((error.data as { httpStatus?: number } | undefined)?.httpStatus);
+  return false;
 }

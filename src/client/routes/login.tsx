@@ -85,6 +85,11 @@ function LoginPage() {
             {...form.register("password")}
           />
         </FormField>
+        <div className="-mt-2 text-right text-sm">
+          <Link to="/forgot-password" className="font-medium text-primary hover:underline">
+            Forgot password?
+          </Link>
+        </div>
         <Button type="submit" size="lg" className="mt-2 w-full" loading={isSubmitting}>
           {isSubmitting ? "Signing In..." : "Sign In"}
         </Button>

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../context";
-import { type MediaFileKind, openMediaFile } from "../features/studio/studio.service";
+import { type MediaFileKind, type MediaVersionId, openMediaFile } from "../features/studio/studio.service";
 
 /**
  * Streams a media file with HTTP Range support (206 Partial Content, 416 when unsatisfiable), so
- * players can seek. Shared by the studio's file routes and the campaigns' public landing pages.
+ * players can seek. `versionId` serves that version's file instead of `kind` (studio versions). Shared by the studio's file routes and the campaigns' public landing pages.
  */
 export async function sendMediaFile(
   ctx: AppContext,
@@ -13,8 +13,9 @@ export async function sendMediaFile(
   item: Parameters<typeof openMediaFile>[1],
   kind: MediaFileKind,
   cache = "private, max-age=3600",
+  versionId?: MediaVersionId,
 ) {
-  const file = await openMediaFile(ctx, item, kind, req.headers.range);
+  const file = await openMediaFile(ctx, item, kind, req.headers.range, versionId);
   reply.header("Accept-Ranges", "bytes").header("Cache-Control", cache).type(file.contentType);
   if (file.status === 416) {
     return reply

@@ -1,9 +1,11 @@
+import { authHandlers } from "../features/auth/auth.handlers";
 import { avatarHandlers } from "../features/avatar/avatar.handlers";
 import { billingHandlers } from "../features/billing/billing.handlers";
 import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
 import { campaignsHandlers } from "../features/campaigns/campaigns.handlers";
 import { crmHandlers } from "../features/crm/crm.handlers";
 import { demoHandlers } from "../features/demo/demo.handlers";
+import { leadsHandlers } from "../features/leads/leads.handlers";
 import { studioHandlers } from "../features/studio/studio.handlers";
 import { webhooksHandlers } from "../features/webhooks/webhooks.handlers";
 import type { JobContract } from "./contract";
@@ -14,6 +16,7 @@ import type { AnyJobDefinition, JobDeps } from "./define";
  * module outside the features that imports their `<feature>.handlers.ts` (npm run check:deps).
  */
 export const jobRegistry: AnyJobDefinition[] = [
+  ...authHandlers,
   ...demoHandlers,
   ...crmHandlers,
   ...campaignsHandlers,
@@ -21,6 +24,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...avatarHandlers,
   ...billingHandlers,
   ...webhooksHandlers,
+  ...leadsHandlers,
 ];
 
 /**

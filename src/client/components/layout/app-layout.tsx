@@ -4,6 +4,7 @@ import { Dialog as DialogPrimitive } from "radix-ui";
 import { type ReactNode, useState } from "react";
 import { Logo } from "@/client/components/logo";
 import { useAuth } from "@/client/features/auth/auth-context";
+import { VerifyEmailBanner } from "@/client/features/auth/verify-email-banner";
 import { UsageBanners } from "@/client/features/billing/usage";
 import { Breadcrumbs } from "./breadcrumbs";
 import { SidebarContent } from "./sidebar";
@@ -82,6 +83,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
           className="mx-auto w-full max-w-7xl px-4 py-6 outline-none sm:px-6 lg:px-10 lg:py-8"
         >
           <Breadcrumbs className="mb-5" />
+          <VerifyEmailBanner />
           <UsageBanners />
           {children}
         </main>

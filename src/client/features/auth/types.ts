@@ -30,6 +30,8 @@ export interface User {
   theme: string | null;
   preferences: Partial<UserPreferences> | null;
   created_at: string | null;
+  /** false until the address is confirmed through the emailed link (issue 11); missing = verified */
+  email_verified?: boolean;
 }
 
 export type AuthStatus = "loading" | "authenticated" | "unauthenticated";

@@ -5,11 +5,9 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { Textarea } from "@/client/components/ui/textarea";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { ApiError, api } from "@/client/lib/api";
 import { useTRPCClient } from "@/client/trpc";
-import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
 import {
   type AudienceState,
   audienceChosen,
@@ -19,6 +17,7 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Email Content", "Select Contacts", "Review & Launch"] as const;
@@ -33,7 +32,9 @@ export function EmailCampaignBuilder() {
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [subject, setSubject] = useState("");
-  const [body, setBody] = useState("Hi {{name|there}},\n\n");
+  const [body, setBody] = useState("Hi {{first_name|there}},\n\n");
+  const preview = usePreview();
+  const { data: sender } = useSender();
   const client = useTRPCClient();
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
   const [error, setError] = useState<string | null>(null);
@@ -137,10 +138,10 @@ export function EmailCampaignBuilder() {
               </div>
               <div className="space-y-2">
                 <Label htmlFor="email-body">Email body</Label>
-                <Textarea id="email-body" rows={10} value={body} onChange={(e) => setBody(e.target.value)} />
+                <MergeTagTextarea id="email-body" rows={10} value={body} onChange={setBody} />
                 <p className="text-xs text-muted-foreground">
-                  Merge tags: {"{{name|there}}"}, {"{{company|your company}}"}, {"{{email}}"} and any contact
-                  field. Your email signature and an unsubscribe link are added.
+                  Merge tags work with any contact field; the text after | is used when the contact has no
+                  value. Your email signature and an unsubscribe link are added.
                 </p>
               </div>
               <Button variant="outline" onClick={() => void sendTest()} disabled={testing}>
@@ -162,7 +163,9 @@ export function EmailCampaignBuilder() {
                 </div>
                 <div className="rounded-lg border p-4">
                   <dt className="text-sm text-muted-foreground">From</dt>
-                  <dd className="font-medium">{user?.business_name || user?.name}</dd>
+                  <dd className="font-medium break-all" data-testid="review-from">
+                    {sender?.from ?? "..."}
+                  </dd>
                 </div>
               </dl>
               <section className="rounded-lg border p-4" aria-label="Preview for the first contact">
@@ -170,10 +173,10 @@ export function EmailCampaignBuilder() {
                   Preview for {typeof first.email === "string" && first.email ? first.email : "a contact"}
                 </p>
                 <p className="mt-2 font-semibold" data-testid="preview-subject">
-                  {renderMergeTags(subject, first)}
+                  {preview(subject, first ?? null)}
                 </p>
                 <p className="mt-2 whitespace-pre-line" data-testid="preview-body">
-                  {renderMergeTags(body, first)}
+                  {preview(body, first ?? null)}
                 </p>
               </section>
               <PreflightReview channel="email" preflight={preflight} consent={false} onConsent={() => {}} />

@@ -1,15 +1,13 @@
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { Button, buttonVariants } from "@/client/components/ui/button";
+import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { Textarea } from "@/client/components/ui/textarea";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
-import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
 import {
   type AudienceState,
@@ -20,15 +18,10 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review & Launch"] as const;
-const INSERTS = [
-  ["Name", "{{name|there}}"],
-  ["Company", "{{company|your company}}"],
-  ["Phone", "{{phone}}"],
-  ["Email", "{{email}}"],
-] as const;
 
 /** Live counter: characters (red past 160, spec section 5) and GSM-7 / UCS-2 segments. */
 export function SmsCounter({ text }: { text: string }) {
@@ -64,18 +57,12 @@ export function SmsCampaignBuilder() {
   const [needsUpgrade, setNeedsUpgrade] = useState(false);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-  const textRef = useRef<HTMLTextAreaElement>(null);
+  const preview = usePreview();
 
   const preflight = usePreflight("sms", audience, consent, step === 3);
   const recipients = preflight.reach;
   const segments = smsSegments(message).segments;
   const sample = firstKnownRecipient(audience) ?? {};
-
-  function insert(tag: string) {
-    const el = textRef.current;
-    const at = el?.selectionStart ?? message.length;
-    setMessage(message.slice(0, at) + tag + message.slice(el?.selectionEnd ?? at));
-  }
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
@@ -149,27 +136,19 @@ export function SmsCampaignBuilder() {
             <>
               <div className="space-y-2">
                 <Label htmlFor="sms-message">Message</Label>
-                <Textarea
+                <MergeTagTextarea
                   id="sms-message"
-                  ref={textRef}
                   rows={5}
                   value={message}
-                  onChange={(e) => setMessage(e.target.value)}
+                  onChange={setMessage}
                   maxLength={1600}
                 />
                 <SmsCounter text={message} />
               </div>
-              <div className="flex flex-wrap gap-2">
-                {INSERTS.map(([label, tag]) => (
-                  <Button key={label} variant="outline" size="sm" onClick={() => insert(tag)}>
-                    Insert {label}
-                  </Button>
-                ))}
-              </div>
               <div className="rounded-lg border bg-muted/40 p-4">
                 <p className="text-sm text-muted-foreground">Preview</p>
                 <p className="mt-1 whitespace-pre-line" data-testid="sms-preview">
-                  {renderMergeTags(message, sample)}
+                  {preview(message, sample)}
                 </p>
                 <p className="mt-2 text-xs text-muted-foreground">
                   "Reply STOP to opt out" is added to the first message each contact receives. Texts go out

@@ -5,10 +5,8 @@ import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { Textarea } from "@/client/components/ui/textarea";
 import { useUsage } from "@/client/features/billing/usage";
 import { useTRPCClient } from "@/client/trpc";
-import { renderMergeTags } from "@/server/features/campaigns/merge-tags";
 import {
   type AudienceState,
   audienceChosen,
@@ -18,6 +16,7 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
 
 /** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
@@ -41,9 +40,11 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   ] as const;
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
+  // the caller is the workspace's business ({{my_business}}), never the recipient's company
   const [script, setScript] = useState(
-    "Hello {{name|there}}, this is a quick call from {{company|your company}}.",
+    "Hello {{first_name|there}}, this is a quick call from {{my_business}}.",
   );
+  const preview = usePreview();
   const [audioUrl, setAudioUrl] = useState("");
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
@@ -135,17 +136,19 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
                     ? "Script (spoken by the AI voice)"
                     : "Text-to-speech script (used when there is no recording)"}
                 </Label>
-                <Textarea
+                <MergeTagTextarea
                   id="voice-script"
                   rows={6}
                   value={script}
-                  onChange={(e) => setScript(e.target.value)}
+                  onChange={setScript}
                   maxLength={5000}
                 />
               </div>
               <div className="rounded-lg border bg-muted/40 p-4 text-sm">
                 <p className="text-muted-foreground">Preview</p>
-                <p className="mt-1">{renderMergeTags(script, sample)}</p>
+                <p className="mt-1" data-testid="script-preview">
+                  {preview(script, sample)}
+                </p>
               </div>
             </>
           )}

@@ -1,4 +1,3 @@
-import { useQuery } from "@tanstack/react-query";
 import { Pause, Play, Scissors, Trash2, X, ZoomIn } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
@@ -11,12 +10,12 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
-import { ApiError, api } from "@/client/lib/api";
+import { errorMessage, isServerRefusal } from "@/client/lib/api";
 import { formatTime } from "./format";
-import { mediaDetailQuery, useInvalidateMedia, waitForRender } from "./media-api";
+import { useInvalidateMedia, useMediaDetail, useStudioClient, waitForRender } from "./media-api";
 import { RangeField } from "./range-field";
 import { RenderProgress } from "./render-progress";
-import type { EditState, Media } from "./types";
+import type { Media } from "./types";
 
 /** Advanced editor speeds (spec section 9). */
 export const ADVANCED_SPEEDS = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 2] as const;
@@ -35,7 +34,8 @@ export function segmentsOf(start: number, end: number, cuts: number[]) {
  */
 export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => void }) {
   const invalidate = useInvalidateMedia();
-  const { data: detail } = useQuery(mediaDetailQuery(media.id));
+  const studio = useStudioClient();
+  const { data: detail } = useMediaDetail(media.id);
   const videoRef = useRef<HTMLVideoElement>(null);
   const waveRef = useRef<HTMLDivElement>(null);
   const wsRef = useRef<WaveSurfer | null>(null);
@@ -147,7 +147,7 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
     setSaving(true);
     setProgress(0);
     try {
-      const { edit } = await api.post<{ edit: EditState }>("/api/media/edit/advanced", {
+      const edit = await studio.advanced.mutate({
         mediaId: media.id,
         startTime: Number(selection.start.toFixed(3)),
         endTime: Number(selection.end.toFixed(3)),
@@ -159,15 +159,18 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
         quality: "source",
       });
       const final =
-        edit.status === "done" || edit.status === "failed" ? edit : await waitForRender(edit.id, setProgress);
+        edit.status === "done" || edit.status === "failed"
+          ? edit
+          : await waitForRender(studio.edit, edit.id, setProgress);
       if (final.status === "failed") throw new Error(final.error ?? "Unknown error");
-      toast.success("Video saved successfully!");
+      toast.success("Video saved successfully!", {
+        description: "Saved as a new version; the original stays in the library.",
+      });
       await invalidate();
       onDone();
     } catch (error) {
       // spec section 8: a server refusal vs a thrown error (network, render failure)
-      if (error instanceof ApiError && !error.isNetworkError)
-        toast.error(`Failed to save: ${error.message || "Unknown error"}`);
+      if (isServerRefusal(error)) toast.error(`Failed to save: ${errorMessage(error, "Unknown error")}`);
       else toast.error(`Error saving video: ${error instanceof Error ? error.message : "Unknown error"}`);
     } finally {
       setSaving(false);

@@ -62,9 +62,9 @@ const MAX_SCRIPT = 5000;
 /** espeak-ng / vendor voices speak about 150-165 words a minute */
 const WORDS_PER_MINUTE = 160;
 
-const PROVIDER_TEXT: Record<ProviderName, { title: string; detail: string; envKey?: string }> = {
-  did: { title: "D-ID", detail: "Standard quality", envKey: "DID_API_KEY" },
-  heygen: { title: "HeyGen", detail: "Premium quality", envKey: "HEYGEN_API_KEY" },
+const PROVIDER_TEXT: Record<ProviderName, { title: string; detail: string; vendor?: boolean }> = {
+  did: { title: "D-ID", detail: "Standard quality", vendor: true },
+  heygen: { title: "HeyGen", detail: "Premium quality", vendor: true },
   local: { title: "Local preview", detail: "Offline: text-to-speech presenter, clearly labelled" },
 };
 
@@ -275,10 +275,8 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
                       {text.title}
                     </span>
                     <span className="text-xs text-muted-foreground">{text.detail}</span>
-                    {!p.configured && text.envKey && (
-                      <span className="text-xs text-muted-foreground">
-                        Not configured (set {text.envKey})
-                      </span>
+                    {!p.configured && text.vendor && (
+                      <span className="text-xs text-muted-foreground">Not available yet on this account</span>
                     )}
                   </label>
                 );
@@ -301,7 +299,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
               rows={7}
               maxLength={MAX_SCRIPT}
               value={script}
-              placeholder="Hi {name}, I recorded this quick video for you..."
+              placeholder="Hi there, I recorded this quick video for you..."
               aria-invalid={scriptError ? true : undefined}
               onChange={(e) => {
                 setScript(e.target.value);

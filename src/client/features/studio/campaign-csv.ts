@@ -45,17 +45,3 @@ export function parseCampaignCsv(text: string, delivery: "email" | "sms"): Campa
     }))
     .filter((c) => (delivery === "email" ? c.email : c.phone));
 }
-
-/** Replaces the placeholders name, email, phone, company for a preview (fallbacks 'there' and 'your company'). */
-export function previewMessage(message: string, c: CampaignContact | undefined): string {
-  const values: Record<string, string> = {
-    name: c?.name || "there",
-    email: c?.email ?? "",
-    phone: c?.phone ?? "",
-    company: c?.company || "your company",
-  };
-  return message.replace(
-    /\{\{?\s*(name|email|phone|company)\s*\}?\}|\[\s*(name|email|phone|company)\s*\]/gi,
-    (_m, a, b) => values[String(a ?? b).toLowerCase()] ?? "",
-  );
-}

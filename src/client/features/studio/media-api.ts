@@ -1,41 +1,55 @@
-import { queryOptions, useQueryClient } from "@tanstack/react-query";
-import { api } from "@/client/lib/api";
-import type { EditState, Media, Peaks } from "./types";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
+import type { Media } from "./types";
 
-/** Query of every media item (newest first); polls every 3 s while something is processing. */
-export const mediaListQuery = queryOptions({
-  queryKey: ["studio", "media"],
-  queryFn: async () => (await api.get<{ media: Media[] }>("/api/media/list")).media,
-  refetchInterval: (q) => (q.state.data?.some((m) => m.processing_status === "processing") ? 3000 : false),
-});
+/** Every media item (newest first, tRPC `studio.list`); polls every 3 s while something is processing. */
+export function useMediaList() {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.studio.list.queryOptions(),
+    refetchInterval: (q) => (q.state.data?.some((m) => m.processing_status === "processing") ? 3000 : false),
+  });
+}
 
-/** One item with its waveform peaks. */
-export const mediaDetailQuery = (id: number) =>
-  queryOptions({
-    queryKey: ["studio", "media", id],
-    queryFn: async () => api.get<{ media: Media; peaks: Peaks | null }>(`/api/media/${id}`),
+/** One item with its waveform peaks (tRPC `studio.get`); polls while it is processing. */
+export function useMediaDetail(id: number) {
+  const trpc = useTRPC();
+  return useQuery({
+    ...trpc.studio.get.queryOptions({ id }),
     refetchInterval: (q) => (q.state.data?.media.processing_status === "processing" ? 2000 : false),
   });
+}
 
-/** Refreshes every studio query (after an upload, edit or delete). */
+/** The versions of one item (original first, tRPC `studio.versions`), fetched when `enabled`. */
+export function useMediaVersions(id: number, enabled = true) {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.studio.versions.queryOptions({ id }), enabled });
+}
+
+/** Refreshes every studio query (after an upload, edit, restore or delete). */
 export function useInvalidateMedia() {
   const qc = useQueryClient();
-  return () => qc.invalidateQueries({ queryKey: ["studio"] });
+  const trpc = useTRPC();
+  return () => qc.invalidateQueries({ queryKey: trpc.studio.pathKey() });
 }
 
-/** Deletes a media item. @throws ApiError with the server's message. */
-export async function deleteMedia(id: number): Promise<void> {
-  await api.del(`/api/media/${id}`);
+/** The tRPC client's studio procedures (edits, deletes and render polling outside queries). */
+export function useStudioClient() {
+  return useTRPCClient().studio;
 }
+
+/** What `waitForRender` polls with (the tRPC client's `studio.edit` query). */
+type EditPoller = ReturnType<typeof useStudioClient>["edit"];
 
 /** Polls a render job until it is done or failed, reporting progress (0-100). */
 export async function waitForRender(
+  poll: EditPoller,
   editId: number,
   onProgress: (pct: number) => void,
   signal?: AbortSignal,
-): Promise<EditState> {
+) {
   for (;;) {
-    const { edit } = await api.get<{ edit: EditState }>(`/api/media/edits/${editId}`, { signal });
+    const edit = await poll.query({ id: editId }, { signal });
     onProgress(edit.progress);
     if (edit.status === "done" || edit.status === "failed") return edit;
     await new Promise((r) => setTimeout(r, 500));
@@ -43,7 +57,7 @@ export async function waitForRender(
 }
 
 /**
- * Uploads a file as multipart with progress (XHR: fetch has no upload progress).
+ * Uploads a file as multipart with progress (XHR: fetch has no upload progress; uploads stay REST).
  * `field` is file | video | audio (spec section 3). Resolves with the server's JSON; rejects with
  * Error(server error text, or 'Upload failed'); `signal` cancels (rejects with AbortError).
  */

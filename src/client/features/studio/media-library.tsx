@@ -1,10 +1,10 @@
-import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import {
   AlertCircle,
   AudioLines,
   FileAudio,
   FileVideo,
+  History,
   Loader2,
   Megaphone,
   RefreshCw,
@@ -15,30 +15,40 @@ import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogContent,
+  DialogDescription,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { errorMessage } from "@/client/lib/api";
 import { formatBytes, formatDuration, formatShortDate } from "./format";
-import { deleteMedia, mediaListQuery, useInvalidateMedia } from "./media-api";
+import { useInvalidateMedia, useMediaList, useMediaVersions, useStudioClient } from "./media-api";
 import { MediaPlayer } from "./media-player";
-import type { Media } from "./types";
+import type { Media, MediaVersion } from "./types";
 
 /**
  * The studio's media library grid (spec section 2): type icon, name, player, size, duration (m:ss),
  * date; Refresh; Delete with confirmation; 'Use in Campaign' opens the video campaign builder with
- * that video. Shows processing/failed states.
+ * that video. Shows processing/failed states. An edited item shows 'Versions (n)': the original and
+ * every saved edit, each playable, with 'Restore' to make it current again.
  */
 export function MediaLibrary() {
-  const { data, isLoading, isError, refetch, isFetching } = useQuery(mediaListQuery);
+  const { data, isLoading, isError, refetch, isFetching } = useMediaList();
   const invalidate = useInvalidateMedia();
+  const studio = useStudioClient();
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState<number | null>(null);
+  const [versionsOf, setVersionsOf] = useState<Media | null>(null);
 
   async function remove(m: Media) {
     if (!window.confirm("Delete this file? This cannot be undone.")) return;
     setDeleting(m.id);
     try {
-      await deleteMedia(m.id);
+      await studio.delete.mutate({ id: m.id });
       toast.success(`Deleted "${m.name}"`);
       await invalidate();
     } catch (error) {
@@ -135,7 +145,17 @@ export function MediaLibrary() {
                       <dd>{formatShortDate(m.created_at)}</dd>
                     </div>
                   </dl>
-                  <div className="mt-auto flex gap-2">
+                  <div className="mt-auto flex flex-wrap gap-2">
+                    {(m.version_count ?? 1) > 1 && (
+                      <Button
+                        variant="outline"
+                        size="sm"
+                        onClick={() => setVersionsOf(m)}
+                        aria-label={`Versions of ${m.name} (${m.version_count})`}
+                      >
+                        <History className="size-4" aria-hidden /> Versions ({m.version_count})
+                      </Button>
+                    )}
                     <Button
                       variant="outline"
                       size="sm"
@@ -162,6 +182,94 @@ export function MediaLibrary() {
           ))}
         </ul>
       )}
+      <VersionsDialog media={versionsOf} onClose={() => setVersionsOf(null)} />
     </section>
+  );
+}
+
+/** The versions of one item: original first, the current one marked, each playable and restorable. */
+function VersionsDialog({ media, onClose }: { media: Media | null; onClose: () => void }) {
+  const versions = useMediaVersions(media?.id ?? 0, media !== null);
+  const studio = useStudioClient();
+  const invalidate = useInvalidateMedia();
+  const [restoring, setRestoring] = useState<MediaVersion["id"] | null>(null);
+  const [playing, setPlaying] = useState<MediaVersion["id"] | null>(null);
+
+  async function restore(v: MediaVersion) {
+    if (!media) return;
+    setRestoring(v.id);
+    try {
+      await studio.restoreVersion.mutate({ id: media.id, version: v.id });
+      toast.success(`${v.label} is the current version of "${media.name}"`);
+      await invalidate();
+    } catch (error) {
+      toast.error(`Could not restore: ${errorMessage(error, "Unknown error")}`);
+    } finally {
+      setRestoring(null);
+    }
+  }
+
+  return (
+    <Dialog open={media !== null} onOpenChange={(open) => !open && onClose()}>
+      <DialogContent className="max-w-xl">
+        <DialogHeader>
+          <DialogTitle>Versions of {media?.name}</DialogTitle>
+          <DialogDescription>
+            Editing never overwrites: each save is a new version. Restore any of them; nothing is deleted.
+          </DialogDescription>
+        </DialogHeader>
+        {versions.isLoading && <Skeleton className="h-32 w-full rounded-lg" />}
+        {versions.isError && (
+          <p role="alert" className="text-sm text-destructive">
+            {errorMessage(versions.error, "Could not load the versions. Please try again.")}
+          </p>
+        )}
+        {versions.data && media && (
+          <ol className="space-y-3" data-testid="media-versions">
+            {versions.data.map((v) => (
+              <li key={String(v.id)} className="rounded-lg border border-border p-3">
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="font-medium">{v.label}</span>
+                  {v.current && <Badge variant="success">Current</Badge>}
+                  <span className="text-xs text-muted-foreground">
+                    {formatDuration(v.duration)} &middot; {formatShortDate(v.created_at)}
+                  </span>
+                  <span className="ml-auto flex gap-2">
+                    <Button
+                      variant="ghost"
+                      size="sm"
+                      aria-pressed={playing === v.id}
+                      onClick={() => setPlaying(playing === v.id ? null : v.id)}
+                    >
+                      {playing === v.id ? "Hide" : "Preview"}
+                    </Button>
+                    {!v.current && (
+                      <Button
+                        size="sm"
+                        variant="outline"
+                        loading={restoring === v.id}
+                        onClick={() => void restore(v)}
+                      >
+                        Restore
+                      </Button>
+                    )}
+                  </span>
+                </div>
+                {playing === v.id && (
+                  <div className="mt-3">
+                    <MediaPlayer
+                      src={v.url}
+                      type={media.type}
+                      mime={media.type === "video" ? "video/mp4" : "audio/mpeg"}
+                      title={`${media.name} (${v.label})`}
+                    />
+                  </div>
+                )}
+              </li>
+            ))}
+          </ol>
+        )}
+      </DialogContent>
+    </Dialog>
   );
 }

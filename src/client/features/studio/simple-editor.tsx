@@ -14,13 +14,13 @@ import {
   DialogTitle,
 } from "@/client/components/ui/dialog";
 import { useCurrentUser } from "@/client/features/auth/auth-context";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
 import { formatTime } from "./format";
-import { useInvalidateMedia, waitForRender } from "./media-api";
+import { useInvalidateMedia, useStudioClient, waitForRender } from "./media-api";
 import { RangeField } from "./range-field";
 import { RenderProgress } from "./render-progress";
-import type { EditState, Media } from "./types";
+import type { Media } from "./types";
 
 /** Simple editor speeds (spec section 9). */
 export const SIMPLE_SPEEDS = [0.5, 1, 2] as const;
@@ -49,6 +49,7 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
   const user = useCurrentUser();
   const premium = isPremium(user.subscription_tier);
   const invalidate = useInvalidateMedia();
+  const studio = useStudioClient();
   const duration = media.duration ?? 0;
   const [startPct, setStartPct] = useState(0);
   const [endPct, setEndPct] = useState(100);
@@ -79,8 +80,8 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
         volume: volume / 100,
         speed,
       };
-      const { edit } = graded
-        ? await api.post<{ edit: EditState }>("/api/media/edit/advanced", {
+      const edit = graded
+        ? await studio.advanced.mutate({
             ...base,
             effects: {
               brightness: Math.round((grade.brightness * preset.brightness) / 100),
@@ -92,16 +93,20 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
             },
             quality: "source",
           })
-        : await api.post<{ edit: EditState }>("/api/media/edit/trim", {
+        : await studio.trim.mutate({
             ...base,
             fadeIn,
             fadeOut,
             ...(kind === "draft" ? { status: "draft" } : { quality: "source" }),
           });
       const final =
-        edit.status === "done" || edit.status === "failed" ? edit : await waitForRender(edit.id, setProgress);
+        edit.status === "done" || edit.status === "failed"
+          ? edit
+          : await waitForRender(studio.edit, edit.id, setProgress);
       if (final.status === "failed") throw new Error(final.error ?? "Unknown error");
-      toast.success(kind === "draft" ? "Draft saved successfully!" : "Video exported successfully!");
+      toast.success(kind === "draft" ? "Draft saved successfully!" : "Video exported successfully!", {
+        description: "Saved as a new version; the original stays in the library.",
+      });
       await invalidate();
       onDone();
     } catch (error) {

@@ -1,24 +1,16 @@
-import type { PublicMedia } from "@/server/features/studio/studio.service";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/router";
 
-/** A media item as `/api/media/list` returns it (spec section 3: Media item). */
-export type Media = PublicMedia;
+type Studio = inferRouterOutputs<AppRouter>["studio"];
 
-/** A render job's state (`/api/media/edits/{id}`): progress in percent (0-100). */
-export interface EditState {
-  id: number;
-  media_id: number;
-  mode: "trim" | "advanced";
-  status: "queued" | "rendering" | "done" | "failed";
-  progress: number;
-  error: string | null;
-  output_duration: number | null;
-}
+/** A media item as `studio.list` returns it (spec section 3: Media item). */
+export type Media = Studio["list"][number];
 
-/** Waveform peaks (`/api/media/{id}`): channels of values in [-1, 1]. */
-export interface Peaks {
-  durationSeconds: number;
-  channels: number[][];
-}
+/** A render job's state (`studio.edit`): progress in percent (0-100). */
+export type EditState = Studio["edit"];
+
+/** One version of a media item (`studio.versions`). */
+export type MediaVersion = Studio["versions"][number];
 
 /** The tabs of /studio (spec section 2) plus the library view. */
 export const STUDIO_TABS = [

@@ -10,7 +10,6 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { Textarea } from "@/client/components/ui/textarea";
 import {
   type AudienceState,
   audienceBody,
@@ -20,11 +19,11 @@ import {
 } from "@/client/features/campaigns/audience";
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
 import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
+import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { api } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
-import { MERGE_TAG_BUTTONS, renderMergeTags } from "@/server/features/campaigns/merge-tags";
-import { type CampaignContact, parseCampaignCsv, previewMessage } from "./campaign-csv";
+import { type CampaignContact, parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";
 
 interface VideoOption {
@@ -68,7 +67,10 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   );
   const [delivery, setDelivery] = useState<"email" | "sms">("email");
   const [subject, setSubject] = useState("");
-  const [message, setMessage] = useState("Hi {name}, I recorded a quick video for {company}. Have a look!");
+  const [message, setMessage] = useState(
+    "Hi {{first_name|there}}, I recorded a quick video for {{company|your company}}. Have a look!",
+  );
+  const preview = usePreview();
   const [ctaLabel, setCtaLabel] = useState("");
   const [ctaUrl, setCtaUrl] = useState("");
   const client = useTRPCClient();
@@ -111,19 +113,6 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const video = videos?.find((v) => v.id === videoId) ?? null;
   const avatar = source === "avatar";
   const hasVideo = avatar ? avatarScript.trim().length > 0 : !!video;
-
-  function insertTag(tag: string) {
-    const el = document.getElementById("vc-avatar-script") as HTMLTextAreaElement | null;
-    const token =
-      tag === "name" ? "{{name|there}}" : tag === "company" ? "{{company|your company}}" : `{{${tag}}}`;
-    const start = el?.selectionStart ?? avatarScript.length;
-    const end = el?.selectionEnd ?? avatarScript.length;
-    setAvatarScript(avatarScript.slice(0, start) + token + avatarScript.slice(end));
-    requestAnimationFrame(() => {
-      el?.focus();
-      el?.setSelectionRange(start + token.length, start + token.length);
-    });
-  }
 
   function next() {
     setError(null);
@@ -287,23 +276,10 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
               {avatar && (
                 <div className="space-y-2">
                   <Label htmlFor="vc-avatar-script">Avatar script</Label>
-                  <div className="flex flex-wrap gap-1.5" role="group" aria-label="Insert merge tag">
-                    {MERGE_TAG_BUTTONS.map((tag) => (
-                      <Button
-                        key={tag}
-                        type="button"
-                        size="sm"
-                        variant="outline"
-                        onClick={() => insertTag(tag)}
-                      >
-                        {`{{${tag}}}`}
-                      </Button>
-                    ))}
-                  </div>
-                  <Textarea
+                  <MergeTagTextarea
                     id="vc-avatar-script"
                     value={avatarScript}
-                    onChange={(e) => setAvatarScript(e.target.value)}
+                    onChange={setAvatarScript}
                     rows={5}
                     maxLength={5000}
                   />
@@ -409,16 +385,16 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
               )}
               <div className="space-y-1.5">
                 <Label htmlFor="vc-message">Message (optional)</Label>
-                <Textarea
+                <MergeTagTextarea
                   id="vc-message"
                   rows={4}
                   value={message}
-                  onChange={(e) => setMessage(e.target.value)}
+                  onChange={setMessage}
                   maxLength={1600}
                 />
                 <p className="text-xs text-muted-foreground">
-                  Placeholders: {"{name}"}, {"{company}"}, {"{email}"}, {"{phone}"}. The video link is added
-                  automatically.
+                  Merge tags such as {"{{first_name|there}}"} are filled in per contact (the text after | is
+                  used when the contact has no value). The video link is added automatically.
                 </p>
               </div>
               <div className="grid gap-4 sm:grid-cols-2">
@@ -494,7 +470,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                 <div className="rounded-xl border border-border p-4 text-sm">
                   {avatar && (
                     <p className="mb-3 rounded-lg bg-muted p-3 italic">
-                      Avatar says: “{renderMergeTags(avatarScript, contactForPreview(first))}”
+                      Avatar says: “{preview(avatarScript, contactForPreview(first))}”
                     </p>
                   )}
                   {!avatar && video?.thumbnail_url && (
@@ -504,7 +480,9 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                       className="mb-3 w-full rounded-lg"
                     />
                   )}
-                  <p className="whitespace-pre-line">{previewMessage(message, first) || "(no message)"}</p>
+                  <p className="whitespace-pre-line">
+                    {preview(message, contactForPreview(first)) || "(no message)"}
+                  </p>
                   <p className="mt-2 text-primary underline">Watch the video</p>
                 </div>
               </div>

@@ -1,4 +1,3 @@
-import { useQuery } from "@tanstack/react-query";
 import { useNavigate } from "@tanstack/react-router";
 import { ArrowLeft, Film, Loader2, Pencil, Play, Trash2 } from "lucide-react";
 import { useEffect, useState } from "react";
@@ -9,11 +8,11 @@ import { Button } from "@/client/components/ui/button";
 import { Card } from "@/client/components/ui/card";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { ApiError } from "@/client/lib/api";
+import { errorMessage, isServerRefusal } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
 import { AdvancedEditor } from "./advanced-editor";
 import { formatDuration } from "./format";
-import { deleteMedia, mediaListQuery, useInvalidateMedia } from "./media-api";
+import { useInvalidateMedia, useMediaList, useStudioClient } from "./media-api";
 import { SimpleEditor } from "./simple-editor";
 import type { Media } from "./types";
 
@@ -25,7 +24,8 @@ import type { Media } from "./types";
 export function VideoEditorTab({ draftId }: { draftId?: number }) {
   const navigate = useNavigate();
   const invalidate = useInvalidateMedia();
-  const { data, isLoading, isError } = useQuery(mediaListQuery);
+  const studio = useStudioClient();
+  const { data, isLoading, isError } = useMediaList();
   const [selectedId, setSelectedId] = useState<number | null>(null);
   const [mode, setMode] = useState<"basic" | "advanced">("advanced");
   const [notFound, setNotFound] = useState(false);
@@ -47,13 +47,12 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
     if (!window.confirm(`Delete "${m.name}"? This cannot be undone.`)) return;
     setDeleting(true);
     try {
-      await deleteMedia(m.id);
+      await studio.delete.mutate({ id: m.id });
       toast.success("Video deleted successfully!");
       setSelectedId(null);
       await invalidate();
     } catch (error) {
-      if (error instanceof ApiError && !error.isNetworkError)
-        toast.error(`Failed to delete: ${error.message}`);
+      if (isServerRefusal(error)) toast.error(`Failed to delete: ${errorMessage(error, "Unknown error")}`);
       else toast.error(`Error deleting video: ${error instanceof Error ? error.message : "Unknown error"}`);
     } finally {
       setDeleting(false);

@@ -4,7 +4,7 @@ import { PageHeader } from "@/client/components/layout/page-header";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { AiAvatarPanel } from "@/client/features/studio/ai-avatar-panel";
 import { AudioRecorder } from "@/client/features/studio/audio-recorder";
-import { mediaListQuery, useInvalidateMedia } from "@/client/features/studio/media-api";
+import { useInvalidateMedia } from "@/client/features/studio/media-api";
 import { MediaLibrary } from "@/client/features/studio/media-library";
 import { STUDIO_TABS, type StudioTab } from "@/client/features/studio/types";
 import { UploadPanel } from "@/client/features/studio/upload-panel";
@@ -27,9 +27,6 @@ export const Route = createFileRoute("/_app/studio")({
       ...(tab ? { tab } : {}),
       ...(search.draftId !== undefined && Number.isInteger(draftId) && draftId > 0 ? { draftId } : {}),
     };
-  },
-  loader: ({ context }) => {
-    void context.queryClient.prefetchQuery(mediaListQuery);
   },
   component: StudioPage,
 });

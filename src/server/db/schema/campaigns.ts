@@ -74,6 +74,8 @@ export interface CampaignContent {
   links?: string[];
   /** the user's email signature, copied at launch */
   signature?: string;
+  /** the workspace's sender (business) name at launch: `{{my_business}}` and the email From name */
+  myBusiness?: string;
   /** send to contacts who have not opted in to this channel (single sends after confirmation) */
   ignoreOptIn?: boolean;
 }

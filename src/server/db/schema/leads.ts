@@ -75,10 +75,25 @@ export const leadSearches = pgTable(
     totalResults: integer().notNull().default(0),
     capped: boolean().notNull().default(false),
     error: text(),
+    /** website enrichment asked for (emails, social profiles, contact form) */
+    enrich: boolean().notNull().default(false),
+    /** none | queued | running | completed | failed */
+    enrichStatus: text().notNull().default("none"),
+    enrichDone: integer().notNull().default(0),
+    enrichTotal: integer().notNull().default(0),
+    /** filter keys applied after enrichment (they need what enrichment finds) */
+    deferredFilters: text().array().notNull().default(sql`'{}'::text[]`),
+    /** when Google content other than place ids was removed from the results (Google's terms) */
+    contentPurgedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp({ withTimezone: true }),
   },
-  (t) => [index("lead_searches_ws_created_idx").on(t.workspaceId, t.createdAt)],
+  (t) => [
+    index("lead_searches_ws_created_idx").on(t.workspaceId, t.createdAt),
+    index("lead_searches_google_unpurged_idx")
+      .on(t.finishedAt)
+      .where(sql`${t.provider} = 'google' and ${t.contentPurgedAt} is null`),
+  ],
 );
 
 /** The businesses a search returned (after filters), in result order. */

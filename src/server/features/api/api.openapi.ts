@@ -101,9 +101,11 @@ function build(): JsonSchema {
         "every response carries `Request-Id`, and POSTs accept an `Idempotency-Key`. Rate limit per key: see the RateLimit-* headers. " +
         "Outbound webhooks are signed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature).",
     },
-    tags: ["Contacts", "Notes", "Tags", "Segments", "Campaigns", "Media", "Webhooks"].map((name) => ({
-      name,
-    })),
+    tags: ["Contacts", "Notes", "Tags", "Segments", "Campaigns", "Media", "Lead searches", "Webhooks"].map(
+      (name) => ({
+        name,
+      }),
+    ),
     paths,
     components: {
       securitySchemes: {

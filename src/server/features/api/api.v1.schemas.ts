@@ -6,6 +6,8 @@ import {
   recipientInput,
 } from "../campaigns/campaigns.schemas";
 import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
+import { filterSetSchema } from "../leads/leads.filters";
+import { searchSchema } from "../leads/leads.schemas";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/webhooks.schemas";
 import { v1PageSchema } from "./api.schemas";
 
@@ -269,6 +271,81 @@ export const deliveryObject = z.object({
   last_attempt_at: iso.nullable(),
   created_at: iso,
 });
+
+// --- lead searches --------------------------------------------------------------------------------
+const searchFields = searchSchema.shape;
+/** POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages). */
+export const leadSearchCreateBody = z.object({
+  location: searchFields.location.describe("city and state, or a US ZIP code"),
+  business_type: searchFields.businessType.describe("e.g. dentist"),
+  radius: searchFields.radius.describe("total radius, miles (1-50, default 25)"),
+  search_radius: searchFields.searchRadius.describe("circle size, miles (1-5 in steps of 0.5, default 2)"),
+  filters: filterSetSchema
+    .optional()
+    .describe("the Filter set (spec section 3); GET /api/maps/filters lists them"),
+  preset: z.string().max(50).optional().describe("an industry preset id, e.g. dentists"),
+  enrich: z
+    .boolean()
+    .optional()
+    .describe("visit the results' websites for public emails and social profiles (a background job)"),
+});
+export const leadSearchObject = z.object({
+  id: z.uuid(),
+  status: z.enum(["running", "completed", "failed"]),
+  location: z.string(),
+  business_type: z.string(),
+  radius: z.number(),
+  search_radius: z.number(),
+  preset: nullableText,
+  provider: z.string().describe("local (demo data), osm or google"),
+  saved_search_id: z.uuid().nullable(),
+  total_circles: z.number().int(),
+  api_calls: z.number().int(),
+  total_results: z.number().int(),
+  capped: z.boolean().describe("the per-search cap on provider calls was reached"),
+  error: nullableText,
+  enrichment: z.object({
+    status: z.enum(["none", "queued", "running", "completed", "failed"]),
+    done: z.number().int(),
+    total: z.number().int(),
+    deferred_filters: z.array(z.string()).describe("filters applied once enrichment has run"),
+  }),
+  content_purged: z
+    .boolean()
+    .describe("Google content other than place ids was removed (Google's terms: 30 days at most)"),
+  created_at: iso,
+  completed_at: iso.nullable(),
+});
+export const leadResultsQuery = v1PageSchema;
+const leadResultFull = z
+  .object({
+    place_id: z.string(),
+    name: z.string(),
+    address: nullableText,
+    city: nullableText,
+    state: nullableText,
+    postal_code: nullableText,
+    lat: z.number(),
+    lng: z.number(),
+    rating: z.number().nullable(),
+    review_count: z.number().int().nullable(),
+    phone: nullableText,
+    website: nullableText,
+    email: nullableText,
+    socials: z.record(z.string(), z.string()),
+    types: z.array(z.string()),
+    distance: z.number().describe("miles from the search centre"),
+    leadScore: z.number().int(),
+    leadTier: z.object({ tier: z.enum(["HOT", "WARM", "COLD"]), emoji: z.string(), color: z.string() }),
+    is_new: z.boolean().describe("not found by the saved search's previous run"),
+    demo: z.boolean(),
+  })
+  .passthrough();
+const leadResultPurged = z.object({
+  place_id: z.string(),
+  purged: z.literal(true).describe("Google content past its retention: only the place id is kept"),
+});
+export const leadResultObject = z.union([leadResultFull, leadResultPurged]);
 
 // --- shared ---------------------------------------------------------------------------------------
 export const deletedResult = z.object({ id: z.union([z.number(), z.string()]), deleted: z.literal(true) });

@@ -6,6 +6,7 @@ import { AppError } from "../../lib/errors";
 import { describeZodError, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
 import * as crm from "../crm/crm.service";
+import * as leads from "../leads/leads.service";
 import * as studio from "../studio/studio.service";
 import * as webhooks from "../webhooks/webhooks.service";
 import type { ApiScope } from "./api.schemas";
@@ -416,6 +417,57 @@ export const V1_ROUTES: V1Route[] = [
       mediaJson(
         studio.toPublicMedia(await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"))),
       ),
+  },
+  // lead searches
+  {
+    method: "POST",
+    path: "/lead_searches",
+    operationId: "createLeadSearch",
+    summary:
+      "Run a business lead search (counts against the plan's searches per month); with enrich, website enrichment follows in the background and lead_search.completed is sent when it is done",
+    tag: "Lead searches",
+    scope: "leads:read",
+    body: s.leadSearchCreateBody,
+    response: s.leadSearchObject,
+    status: 201,
+    handler: async ({ ctx, p, body }) => {
+      const r = await leads.searchBusinesses(ctx, p.tenant, {
+        location: body.location,
+        businessType: body.business_type,
+        radius: body.radius,
+        searchRadius: body.search_radius,
+        filters: body.filters ?? {},
+        usePreset: body.preset,
+        enrich: body.enrich,
+      });
+      return leads.getSearch(ctx, p.tenant, r.searchId);
+    },
+  },
+  {
+    method: "GET",
+    path: "/lead_searches/{id}",
+    operationId: "getLeadSearch",
+    summary: "A lead search with its counts and enrichment progress",
+    tag: "Lead searches",
+    scope: "leads:read",
+    response: s.leadSearchObject,
+    handler: async ({ ctx, p, params }) => leads.getSearch(ctx, p.tenant, params.id ?? ""),
+  },
+  {
+    method: "GET",
+    path: "/lead_searches/{id}/results",
+    operationId: "listLeadSearchResults",
+    summary:
+      "The search's results in result order (Google results past 30 days: place ids only), cursor pagination",
+    tag: "Lead searches",
+    scope: "leads:read",
+    query: s.leadResultsQuery,
+    response: s.listOf(s.leadResultObject),
+    handler: async ({ ctx, p, params, query }) => {
+      const offset = offsetOf(query.cursor);
+      const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", offset, query.limit);
+      return list(r.results, r.hasMore ? offsetCursor(offset + query.limit) : null);
+    },
   },
   // webhook endpoints
   {

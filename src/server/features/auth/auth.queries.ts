@@ -1,6 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { sessions, users } from "../../db/schema";
+import { authTokens, sessions, users } from "../../db/schema";
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
   const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
@@ -37,4 +37,54 @@ export async function updateSessionExpiry(db: DbOrTx, sessionId: string, expires
 
 export async function deleteSession(db: DbOrTx, sessionId: string) {
   await db.delete(sessions).where(eq(sessions.id, sessionId));
+}
+
+export async function insertAuthToken(db: DbOrTx, values: typeof authTokens.$inferInsert) {
+  await db.insert(authTokens).values(values);
+}
+
+/**
+ * Marks the unused, unexpired token `id` of `purpose` used (one conditional UPDATE, so two requests
+ * with one link cannot both pass) and returns it, or null.
+ */
+export async function consumeAuthToken(db: DbOrTx, id: string, purpose: string) {
+  const [row] = await db
+    .update(authTokens)
+    .set({ usedAt: sql`now()` })
+    .where(
+      and(
+        eq(authTokens.id, id),
+        eq(authTokens.purpose, purpose),
+        isNull(authTokens.usedAt),
+        gt(authTokens.expiresAt, sql`now()`),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Marks every still-unused token of `purpose` for the user used (a newer link or a reset replaced them). */
+export async function retireAuthTokens(db: DbOrTx, userId: string, purpose: string) {
+  await db
+    .update(authTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(authTokens.userId, userId), eq(authTokens.purpose, purpose), isNull(authTokens.usedAt)));
+}
+
+export async function updateUserPassword(db: DbOrTx, userId: string, passwordHash: string) {
+  await db.update(users).set({ passwordHash, updatedAt: sql`now()` }).where(eq(users.id, userId));
+}
+
+/** Sets `email_verified_at` when the user's address is still `email` and not yet verified; returns the user. */
+export async function markEmailVerified(db: DbOrTx, userId: string, email: string) {
+  const [row] = await db
+    .update(users)
+    .set({ emailVerifiedAt: sql`coalesce(${users.emailVerifiedAt}, now())` })
+    .where(and(eq(users.id, userId), sql`lower(${users.email}) = lower(${email})`))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteUserSessions(db: DbOrTx, userId: string) {
+  await db.delete(sessions).where(eq(sessions.userId, userId));
 }

@@ -2,10 +2,19 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { clearSessionCookie, requireTenant, requireUser, setSessionCookie } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { loginInput, registerInput } from "./auth.schemas";
+import {
+  forgotPasswordInput,
+  loginInput,
+  registerInput,
+  resetPasswordInput,
+  verifyEmailInput,
+} from "./auth.schemas";
 import * as auth from "./auth.service";
 
-/** REST adapters for spec section 7: /api/auth/register, login, me, logout. */
+/**
+ * REST adapters for spec section 7: /api/auth/register, login, me, logout; and (issue 11)
+ * forgot-password, reset-password, verify-email, resend-verification.
+ */
 export async function authRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.post("/api/auth/register", async (req, reply) => {
     const r = await auth.signUp(ctx, parseInput(registerInput, req.body), { ip: req.clientIp });
@@ -21,6 +30,34 @@ export async function authRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
 
   /** The spec's `{user}` plus the active workspace and every workspace of the user (issue 10). */
   app.get("/api/auth/me", async (req) => auth.describeSession(ctx, requireUser(req), requireTenant(req)));
+
+  /** `{email}` -> `{success, message}`: the same answer whether or not the address has an account. */
+  app.post("/api/auth/forgot-password", async (req) => {
+    const r = await auth.requestPasswordReset(ctx, parseInput(forgotPasswordInput, req.body), {
+      ip: req.clientIp,
+    });
+    return { success: true, message: r.message };
+  });
+
+  /** `{token, password}` -> `{success, user}`: new password, every other session ended, signed in. */
+  app.post("/api/auth/reset-password", async (req, reply) => {
+    const r = await auth.resetPassword(ctx, parseInput(resetPasswordInput, req.body), { ip: req.clientIp });
+    setSessionCookie(reply, ctx, r.token, r.expiresAt);
+    return { success: true, user: auth.toPublicUser(r.user, r.workspace) };
+  });
+
+  /** `{token}` -> `{success, message}`: confirms the address the link was sent to. */
+  app.post("/api/auth/verify-email", async (req) => {
+    const { token } = parseInput(verifyEmailInput, req.body);
+    await auth.verifyEmail(ctx, token);
+    return { success: true, message: "Your email address is verified. You can now launch campaigns." };
+  });
+
+  /** Signed in: emails a new verification link -> `{success, message}`. */
+  app.post("/api/auth/resend-verification", async (req) => {
+    const r = await auth.resendVerification(ctx, requireUser(req));
+    return { success: true, message: r.message };
+  });
 
   app.post("/api/auth/logout", async (req, reply) => {
     if (req.auth) await auth.invalidateSession(ctx, req.auth.session.id);

@@ -30,3 +30,27 @@ export const loginInput = z.object({
 
 export type RegisterInput = z.infer<typeof registerInput>;
 export type LoginInput = z.infer<typeof loginInput>;
+
+/** POST /api/auth/forgot-password (issue 11) */
+export const forgotPasswordInput = z.object({ email });
+
+const linkToken = z
+  .string({ error: "This link is incomplete. Please use the link from the email." })
+  .trim()
+  .min(1, "This link is incomplete. Please use the link from the email.")
+  .max(200, "This link is not valid");
+
+/** POST /api/auth/reset-password (issue 11); the password rule is registration's (spec section 5). */
+export const resetPasswordInput = z.object({
+  token: linkToken,
+  password: z
+    .string({ error: "Password is required" })
+    .min(8, "Password must be at least 8 characters")
+    .max(200, "Password is too long"),
+});
+
+/** POST /api/auth/verify-email (issue 11) */
+export const verifyEmailInput = z.object({ token: linkToken });
+
+export type ForgotPasswordInput = z.infer<typeof forgotPasswordInput>;
+export type ResetPasswordInput = z.infer<typeof resetPasswordInput>;

@@ -13,8 +13,9 @@ import {
   type Tenant,
   toWorkspaceSummary,
 } from "../workspaces/workspaces.service";
+import { type AccountLinkPurpose, sendAccountLinkJob } from "./auth.jobs";
 import * as q from "./auth.queries";
-import type { LoginInput, RegisterInput } from "./auth.schemas";
+import type { ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput } from "./auth.schemas";
 
 /** Session lifetime and the sliding-refresh threshold (the Lucia recipe): 30 days, refreshed past half-life. */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
@@ -36,6 +37,8 @@ export interface PublicUser {
   theme: string;
   preferences: User["preferences"];
   created_at: string;
+  /** false until the address is confirmed through the emailed link (issue 11) */
+  email_verified: boolean;
 }
 
 /**
@@ -58,6 +61,7 @@ export function toPublicUser(
     theme: u.theme,
     preferences: u.preferences,
     created_at: u.createdAt.toISOString(),
+    email_verified: u.emailVerifiedAt !== null,
   };
 }
 
@@ -131,6 +135,8 @@ export async function register(ctx: AppContext, input: RegisterInput, meta: { ip
     return { user, workspace };
   });
   if (!created) throw new AppError("CONFLICT", "An account with this email already exists");
+  // issue 11: every new account is asked to confirm its address (a link valid 7 days)
+  await ctx.jobs.send(sendAccountLinkJob, { userId: created.user.id, purpose: "email_verification" });
   return created;
 }
 
@@ -201,4 +207,164 @@ export async function signIn(ctx: AppContext, input: LoginInput, meta: { ip: str
   const workspace = first ? await getWorkspace(ctx, first.id) : null;
   const s = await createSession(ctx, user.id, workspace?.id ?? null);
   return { user, workspace, ...s };
+}
+
+/** A password-reset link works for 1 hour; a verification link for 7 days (issue 11). */
+export const LINK_TTL_MS: Record<AccountLinkPurpose, number> = {
+  password_reset: 60 * 60 * 1000,
+  email_verification: 7 * 24 * 60 * 60 * 1000,
+};
+
+/** The one answer of POST /api/auth/forgot-password, whether or not the address has an account. */
+export const FORGOT_PASSWORD_MESSAGE =
+  "If an account exists for that email, we have sent it a link to reset the password. The link works once, for 1 hour.";
+
+const RESET_LINK_INVALID =
+  "This password reset link is invalid, already used or expired. Please request a new one.";
+const VERIFY_LINK_INVALID =
+  "This verification link is invalid, already used or expired. Please ask for a new one from the banner in the app.";
+
+function linkEmail(purpose: AccountLinkPurpose, name: string, link: string) {
+  const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  if (purpose === "password_reset")
+    return {
+      subject: "Reset your Pitchwise password",
+      text: `Hi ${name},\n\nSomeone (hopefully you) asked to reset the password of your Pitchwise account.\n\nChoose a new password: ${link}\n\nThe link works once and expires in 1 hour. Resetting signs you out everywhere else. If you did not ask for this, ignore this email: your password stays as it is.`,
+      html: `<p>Hi ${esc(name)},</p><p>Someone (hopefully you) asked to reset the password of your Pitchwise account.</p><p><a href="${esc(link)}">Choose a new password</a></p><p>The link works once and expires in 1 hour. Resetting signs you out everywhere else. If you did not ask for this, ignore this email: your password stays as it is.</p>`,
+    };
+  return {
+    subject: "Confirm your email for Pitchwise",
+    text: `Hi ${name},\n\nConfirm that this is your email address to launch campaigns with Pitchwise: ${link}\n\nThe link works once and expires in 7 days. If you did not create a Pitchwise account, ignore this email.`,
+    html: `<p>Hi ${esc(name)},</p><p>Confirm that this is your email address to launch campaigns with Pitchwise.</p><p><a href="${esc(link)}">Confirm my email</a></p><p>The link works once and expires in 7 days. If you did not create a Pitchwise account, ignore this email.</p>`,
+  };
+}
+
+/**
+ * Makes a single-use account link for the user and emails it to their current address (the job
+ * `sendAccountLinkJob`'s work): a random 160-bit token, only its SHA-256 stored in `auth_tokens`
+ * with the address and the expiry (`LINK_TTL_MS`); earlier unused links of the same purpose stop
+ * working. Links: `APP_URL/reset-password?token=...`, `APP_URL/verify-email?token=...`. Does nothing
+ * for an unknown user, or for a verification when the address is already verified.
+ */
+export async function sendAccountLink(
+  deps: Pick<AppContext, "db" | "env" | "providers">,
+  userId: string,
+  purpose: AccountLinkPurpose,
+): Promise<void> {
+  const user = await q.findUserById(deps.db, userId);
+  if (!user || (purpose === "email_verification" && user.emailVerifiedAt)) return;
+  const token = randomToken(20);
+  await deps.db.transaction(async (tx) => {
+    await q.retireAuthTokens(tx, user.id, purpose);
+    await q.insertAuthToken(tx, {
+      id: sessionIdFromToken(token),
+      userId: user.id,
+      purpose,
+      email: user.email,
+      expiresAt: new Date(Date.now() + LINK_TTL_MS[purpose]),
+    });
+  });
+  const path = purpose === "password_reset" ? "reset-password" : "verify-email";
+  const mail = linkEmail(purpose, user.name, `${deps.env.APP_URL}/${path}?token=${token}`);
+  await deps.providers.email.send({ to: user.email, ...mail, tag: purpose.replace("_", "-") });
+}
+
+/**
+ * `POST /api/auth/forgot-password`: queues a reset link for the account of `email`, if there is one.
+ * The answer (`FORGOT_PASSWORD_MESSAGE`) is the same either way. Limits: the per-IP auth limit (429),
+ * and at most 5 links per address per hour (past that nothing more is sent, same answer).
+ * @throws AppError TOO_MANY_REQUESTS.
+ */
+export async function requestPasswordReset(
+  ctx: AppContext,
+  input: ForgotPasswordInput,
+  meta: { ip: string },
+): Promise<{ message: string }> {
+  await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
+  const email = input.email.toLowerCase();
+  const allowed = await ctx.limiters.accountEmail.consume(`reset|${email}`).then(
+    () => true,
+    () => false,
+  );
+  const user = await q.findUserByEmail(ctx.db, email);
+  if (user && allowed)
+    await ctx.jobs.send(sendAccountLinkJob, { userId: user.id, purpose: "password_reset" });
+  return { message: FORGOT_PASSWORD_MESSAGE };
+}
+
+/**
+ * `POST /api/auth/reset-password`: with an unused, unexpired reset link sets the new password,
+ * ends every session of the account, retires its other reset links, marks the address verified
+ * (the link proved it) and opens a new session. Shape: `{user, workspace, token, expiresAt}`.
+ * @throws AppError BAD_REQUEST (invalid, used or expired link; the address changed since it was
+ *   sent); TOO_MANY_REQUESTS (per-IP auth limit).
+ */
+export async function resetPassword(ctx: AppContext, input: ResetPasswordInput, meta: { ip: string }) {
+  await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
+  if (!/^[a-z2-7]{16,64}$/.test(input.token)) throw new AppError("BAD_REQUEST", RESET_LINK_INVALID);
+  const passwordHash = await hashPassword(input.password);
+  const user = await ctx.db.transaction(async (tx) => {
+    const link = await q.consumeAuthToken(tx, sessionIdFromToken(input.token), "password_reset");
+    if (!link) return null;
+    const u = await q.findUserById(tx, link.userId);
+    if (!u || u.email.toLowerCase() !== link.email.toLowerCase()) return null;
+    await q.updateUserPassword(tx, u.id, passwordHash);
+    await q.deleteUserSessions(tx, u.id);
+    await q.retireAuthTokens(tx, u.id, "password_reset");
+    return (await q.markEmailVerified(tx, u.id, link.email)) ?? u;
+  });
+  if (!user) throw new AppError("BAD_REQUEST", RESET_LINK_INVALID);
+  await ctx.limiters.authEmailFailures.delete(user.email.toLowerCase()).catch(() => {});
+  const [first] = await listUserWorkspaces(ctx, user.id);
+  const workspace = first ? await getWorkspace(ctx, first.id) : null;
+  const s = await createSession(ctx, user.id, workspace?.id ?? null);
+  return { user, workspace, ...s };
+}
+
+/**
+ * `POST /api/auth/verify-email`: confirms the address with an unused, unexpired verification link
+ * (signed in or not). Returns the user.
+ * @throws AppError BAD_REQUEST (invalid, used or expired link, or the address changed since).
+ */
+export async function verifyEmail(ctx: AppContext, token: string): Promise<User> {
+  if (!/^[a-z2-7]{16,64}$/.test(token)) throw new AppError("BAD_REQUEST", VERIFY_LINK_INVALID);
+  const user = await ctx.db.transaction(async (tx) => {
+    const link = await q.consumeAuthToken(tx, sessionIdFromToken(token), "email_verification");
+    return link ? q.markEmailVerified(tx, link.userId, link.email) : null;
+  });
+  if (!user) throw new AppError("BAD_REQUEST", VERIFY_LINK_INVALID);
+  return user;
+}
+
+/**
+ * `POST /api/auth/resend-verification`: emails a new verification link to the signed-in user
+ * (at most 5 per hour). Returns the sentence to show.
+ * @throws AppError TOO_MANY_REQUESTS.
+ */
+export async function resendVerification(ctx: AppContext, user: User): Promise<{ message: string }> {
+  if (user.emailVerifiedAt) return { message: "Your email address is already verified." };
+  await consumeOrThrow(ctx.limiters.accountEmail, `verify|${user.id}`, "verification emails");
+  await ctx.jobs.send(sendAccountLinkJob, { userId: user.id, purpose: "email_verification" });
+  return { message: `We sent a new verification link to ${user.email}. It works for 7 days.` };
+}
+
+/** The sentence of the 403 an unverified account gets when it tries to send (issue 11). */
+export const UNVERIFIED_SEND_MESSAGE =
+  "Please verify your email address before sending: open the link we emailed you, or resend it from the banner at the top of the app. Until then you can send only to your own address.";
+
+/**
+ * Refuses sending for a user whose email address is not verified, unless every recipient is the
+ * user's own address (`to`, case-insensitive). Used by campaign launches and one-off sends.
+ * @throws AppError FORBIDDEN (UNVERIFIED_SEND_MESSAGE).
+ */
+export async function assertCanSend(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+  to: readonly string[] | null = null,
+): Promise<void> {
+  const user = await q.findUserById(ctx.db, userId);
+  if (!user || user.emailVerifiedAt) return;
+  const own = user.email.toLowerCase();
+  if (to && to.length > 0 && to.every((a) => a.toLowerCase() === own)) return;
+  throw new AppError("FORBIDDEN", UNVERIFIED_SEND_MESSAGE);
 }

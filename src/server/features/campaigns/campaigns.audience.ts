@@ -11,7 +11,7 @@ import {
   matchContactsByAddress,
   resolveTargetContactIds,
 } from "../crm/crm.service";
-import { deliveryKind, suppressionChannel } from "./campaigns.engine";
+import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
   type AudienceFilter,

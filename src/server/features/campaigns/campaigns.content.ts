@@ -1,6 +1,7 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { renderCampaignEmail } from "../../emails/campaign-email";
-import { escapeHtml, type MergeContact, renderMergeTags } from "./merge-tags";
+import { sign, verifySignature } from "../../lib/signing";
+import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
 /** Text appended to the first SMS a contact receives from this account (CTIA guidelines). */
@@ -32,11 +33,62 @@ export interface RenderEnv {
   senderName: string;
 }
 
-/** Public URLs of one recipient. */
-export function recipientUrls(appUrl: string, token: string) {
+/**
+ * The From header of a campaign email: the workspace's sender name as the display name, on the
+ * verified sending address of `EMAIL_FROM` (providers such as Postmark send only from verified
+ * sender signatures, so the address stays; the name is what recipients see), e.g.
+ * `"Sam's Plumbing" <hello@pitchwise.local>`. An empty name keeps `EMAIL_FROM` as it is.
+ */
+export function senderFrom(senderName: string | null | undefined, emailFrom: string): string {
+  const address = /<([^>]+)>/.exec(emailFrom)?.[1]?.trim() ?? emailFrom.trim();
+  const name = (senderName ?? "")
+    .replace(/[\r\n"\\<>]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 100);
+  return name ? `"${name}" <${address}>` : emailFrom;
+}
+
+/** Extra merge values every channel renders with (the sender's business, from the launch snapshot). */
+function contentExtra(content: CampaignContent): Record<string, string> {
+  return { [MY_BUSINESS_TAG]: content.myBusiness ?? "" };
+}
+
+/** Where recipient links point and the secret their click links are signed with (the app's `Env` fits). */
+export interface LinkEnv {
+  APP_URL: string;
+  APP_SECRET: string;
+}
+
+/**
+ * The signature of a click link: HMAC (APP_SECRET) over the recipient's token, the link number and
+ * the destination itself, so a link works only for the message it was sent in and only while it
+ * still leads where it led when sent (issue 11: no redirect to a target the server did not sign).
+ */
+export function clickSignature(secret: string, token: string, index: number, target: string): string {
+  return sign(secret, "click", [token, index, target]);
+}
+
+/** True when `signature` is the one `clickSignature` gives for this token, link number and destination. */
+export function verifyClickSignature(
+  secret: string,
+  token: string,
+  index: number,
+  target: string,
+  signature: string | undefined,
+): boolean {
+  return verifySignature(secret, "click", [token, index, target], signature);
+}
+
+/**
+ * Public URLs of one recipient: `unsubscribe` (/u/:token) and `click(i)`, the signed tracking
+ * link /c/:token/:i/:signature of the campaign's link number `i` (`links[i]`).
+ */
+export function recipientUrls(env: LinkEnv, token: string, links: readonly string[] = []) {
   return {
-    unsubscribe: `${appUrl}/u/${token}`,
-    click: (i: number) => `${appUrl}/c/${token}/${i}`,
+    unsubscribe: `${env.APP_URL}/u/${token}`,
+    click: (i: number) =>
+      `${env.APP_URL}/c/${token}/${i}/${clickSignature(env.APP_SECRET, token, i, links[i] ?? "")}`,
   };
 }
 
@@ -45,8 +97,8 @@ export function videoUrlFor(content: CampaignContent, token: string): string | n
   return content.landingUrl ? content.landingUrl.split("{{token}}").join(token) : null;
 }
 
-function fillUrls(s: string, appUrl: string, token: string, videoUrl: string | null) {
-  const urls = recipientUrls(appUrl, token);
+function fillUrls(s: string, env: LinkEnv, token: string, videoUrl: string | null, links: readonly string[]) {
+  const urls = recipientUrls(env, token, links);
   return s
     .replace(/https:\/\/pwlink\.invalid\/(\d+)/g, (_m, i: string) => urls.click(Number(i)))
     .split(UNSUB_PLACEHOLDER)
@@ -88,20 +140,22 @@ export function renderEmailFor(
   content: CampaignContent,
   contact: MergeContact,
   token: string,
-  appUrl: string,
+  env: LinkEnv,
 ) {
   const videoUrl = videoUrlFor(content, token);
-  const extra = videoUrl ? { video_url: videoUrl } : undefined;
-  const unsubscribe = recipientUrls(appUrl, token).unsubscribe;
+  const extra = { ...contentExtra(content), ...(videoUrl ? { video_url: videoUrl } : {}) };
+  const links = content.links ?? [];
+  const unsubscribe = recipientUrls(env, token).unsubscribe;
   return {
     subject: renderMergeTags(tpl.subject, contact, { extra }).replace(/[\r\n]+/g, " "),
     html: fillUrls(
       renderMergeTags(tpl.html, contact, { extra, escape: escapeHtml }),
-      appUrl,
+      env,
       token,
       videoUrl,
+      links,
     ),
-    text: fillUrls(renderMergeTags(tpl.text, contact, { extra }), appUrl, token, videoUrl),
+    text: fillUrls(renderMergeTags(tpl.text, contact, { extra }), env, token, videoUrl, links),
     headers: {
       "List-Unsubscribe": `<${unsubscribe}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
@@ -117,7 +171,7 @@ export function renderSmsFor(
   content: CampaignContent,
   contact: MergeContact,
   token: string,
-  appUrl: string,
+  env: LinkEnv,
   firstMessage: boolean,
 ) {
   const videoUrl = videoUrlFor(content, token);
@@ -126,14 +180,20 @@ export function renderSmsFor(
     tpl = tpl.includes("{{video_url}}")
       ? tpl.split("{{video_url}}").join(VIDEO_PLACEHOLDER)
       : `${tpl.trim()} ${VIDEO_PLACEHOLDER}`;
-  let body = fillUrls(renderMergeTags(tpl, contact), appUrl, token, videoUrl).trim();
+  let body = fillUrls(
+    renderMergeTags(tpl, contact, { extra: contentExtra(content) }),
+    env,
+    token,
+    videoUrl,
+    content.links ?? [],
+  ).trim();
   if (firstMessage && !/\bstop\b/i.test(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
   return { body, segments: smsSegments(body).segments };
 }
 
 /** One recipient's AI call script or voicemail TTS text (merge tags rendered). */
 export function renderScriptFor(content: CampaignContent, contact: MergeContact) {
-  return renderMergeTags(content.script ?? content.message ?? "", contact);
+  return renderMergeTags(content.script ?? content.message ?? "", contact, { extra: contentExtra(content) });
 }
 
 /** The contact as a merge-tag source. */

@@ -1,12 +1,22 @@
 import { createHash } from "node:crypto";
-import { and, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { type CampaignRecipient, campaignRecipients, campaigns, webhookEvents } from "../../db/schema";
+import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
 import { emitWebhookEvent, type WebhookEventType } from "../webhooks/webhooks.service";
-import { deliveryKind, suppressionChannel } from "./campaigns.engine";
+import { verifyClickSignature } from "./campaigns.content";
+import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
+import {
+  insertWebhookEventKey,
+  selectCampaign,
+  selectCampaignContent,
+  selectRecipientByProviderId,
+  selectRecipientByToken,
+  selectRecipientsAtAddress,
+  selectRecipientsWithStatus,
+  updateRecipient,
+} from "./campaigns.queries";
 
 /** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
 const RANK: Record<string, number> = {
@@ -103,7 +113,7 @@ export async function applyRecipientEvent(
       return false;
     }
   }
-  await db.update(campaignRecipients).set(set).where(eq(campaignRecipients.id, r.id));
+  await updateRecipient(db, r.id, set);
   const hook = WEBHOOK_EVENT[event];
   if (ctx && hook)
     await emitWebhookEvent(ctx, r.workspaceId, hook, {
@@ -139,19 +149,13 @@ export async function applyRecipientEvent(
  * webhook delivery (same key) returns false and must change nothing.
  */
 export async function firstDelivery(db: DbOrTx, provider: string, eventKey: string): Promise<boolean> {
-  const rows = await db
-    .insert(webhookEvents)
-    .values({ provider, eventKey: eventKey.slice(0, 500) })
-    .onConflictDoNothing()
-    .returning({ k: webhookEvents.eventKey });
-  return rows.length > 0;
+  return insertWebhookEventKey(db, provider, eventKey.slice(0, 500));
 }
 
 /** A recipient by its public token (unsubscribe / click / video landing pages), or null. */
 export async function recipientByToken(db: DbOrTx, token: string): Promise<CampaignRecipient | null> {
   if (!/^[a-z0-9]{16,64}$/.test(token)) return null;
-  const [r] = await db.select().from(campaignRecipients).where(eq(campaignRecipients.token, token));
-  return r ?? null;
+  return (await selectRecipientByToken(db, token)) ?? null;
 }
 
 /** A recipient by the vendor's message id (Postmark MessageID, Twilio MessageSid/CallSid). */
@@ -160,11 +164,7 @@ export async function recipientByProviderId(
   providerMessageId: string,
 ): Promise<CampaignRecipient | null> {
   if (!providerMessageId) return null;
-  const [r] = await db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.providerMessageId, providerMessageId));
-  return r ?? null;
+  return (await selectRecipientByProviderId(db, providerMessageId)) ?? null;
 }
 
 /**
@@ -185,18 +185,24 @@ export async function unsubscribeByToken(
 }
 
 /**
- * A tracked click: the campaign's link number `index` for the recipient behind `token`. Records the
- * click and returns the destination, or null (unknown token or index: never an open redirect).
+ * A tracked click: the campaign's link number `index` for the recipient behind `token`, accepted only
+ * with the link's signature (`clickSignature`: HMAC under APP_SECRET over token, index and the
+ * destination). Records the click and returns the destination, or null for an unknown token or
+ * index, a missing or altered signature, or a destination changed since the message was sent (never
+ * a redirect the server did not sign for this message).
  */
-export async function clickByToken(db: DbOrTx, token: string, index: number): Promise<string | null> {
+export async function clickByToken(
+  db: DbOrTx,
+  secret: string,
+  token: string,
+  index: number,
+  signature: string | undefined,
+): Promise<string | null> {
   const r = await recipientByToken(db, token);
   if (!r) return null;
-  const [c] = await db
-    .select({ content: campaigns.content })
-    .from(campaigns)
-    .where(eq(campaigns.id, r.campaignId));
-  const url = c?.content.links?.[index];
-  if (!url) return null;
+  const content = await selectCampaignContent(db, r.campaignId);
+  const url = content?.links?.[index];
+  if (!url || !verifyClickSignature(secret, token, index, url, signature)) return null;
   await applyRecipientEvent(db, r, "clicked", { metadata: { url } });
   return url;
 }
@@ -211,12 +217,9 @@ function bucket(token: string, mod: number): number {
  * about 15 % click a link and 5 % reply. Deterministic per recipient token, so re-runs change nothing.
  */
 export async function simulateEngagement(deps: Pick<JobDeps, "db">, campaignId: number): Promise<void> {
-  const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+  const c = await selectCampaign(deps.db, campaignId);
   if (!c) return;
-  const rows = await deps.db
-    .select()
-    .from(campaignRecipients)
-    .where(and(eq(campaignRecipients.campaignId, campaignId), inArray(campaignRecipients.status, ["sent"])));
+  const rows = await selectRecipientsWithStatus(deps.db, campaignId, ["sent"]);
   const kind = deliveryKind(c.channel);
   const hasLinks = (c.content.links?.length ?? 0) > 0 || !!c.content.landingUrl;
   for (const r of rows) {
@@ -240,17 +243,10 @@ export async function simulateEngagement(deps: Pick<JobDeps, "db">, campaignId: 
   }
 }
 
-/** Count of a user's recipients with an address on a channel (used to scope inbound SMS). */
+/**
+ * Up to 200 recipients (of any workspace) on `channels` at `address`, most recently sent first: the
+ * candidates an inbound SMS from that number answers (the caller scopes them).
+ */
 export async function recipientsForAddress(db: DbOrTx, channels: string[], address: string) {
-  return db
-    .select()
-    .from(campaignRecipients)
-    .where(
-      and(
-        inArray(campaignRecipients.channel, channels as CampaignRecipient["channel"][]),
-        eq(campaignRecipients.address, address),
-      ),
-    )
-    .orderBy(sql`${campaignRecipients.sentAt} desc nulls last`)
-    .limit(200);
+  return selectRecipientsAtAddress(db, channels as CampaignChannel[], address);
 }

@@ -1,9 +1,8 @@
-import { eq } from "drizzle-orm";
-import { campaigns } from "../../db/schema";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
 import { simulateEngagement } from "./campaigns.events";
 import { fanOutJob, sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
+import { selectCampaign, setCampaignStatus } from "./campaigns.queries";
 import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
 
 /**
@@ -12,14 +11,11 @@ import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
  */
 const fanOutHandler = defineHandler(fanOutJob, {
   handler: async ({ campaignId }, deps) => {
-    const [c] = await deps.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+    const c = await selectCampaign(deps.db, campaignId);
     if (!c) return;
     if (c.status === "scheduled") {
       if (c.scheduledAt && c.scheduledAt.getTime() > Date.now() + 1000) return; // rescheduled later; that job will run
-      await deps.db
-        .update(campaigns)
-        .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
-        .where(eq(campaigns.id, campaignId));
+      await setCampaignStatus(deps.db, campaignId, "sending", { startedAt: new Date() });
       c.status = "sending";
     }
     if (c.status !== "sending") return;

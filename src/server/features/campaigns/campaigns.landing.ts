@@ -47,6 +47,35 @@ const PLYR_CONFIG = {
 };
 
 /**
+ * The landing page's script, served as /v/assets/landing.js (no inline script, so the page works
+ * under the Content-Security-Policy): Plyr on the video, then view and watch-progress events
+ * (25/50/75/100 %) posted to the URL in the video's `data-events`.
+ */
+export const LANDING_JS = `(function () {
+  var video = document.getElementById("player");
+  if (!video) return;
+  try { new Plyr(video, ${JSON.stringify(PLYR_CONFIG)}); } catch (e) {}
+  var url = video.getAttribute("data-events");
+  var chain = Promise.resolve();
+  function post(body) {
+    chain = chain.then(function () {
+      return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), keepalive: true, credentials: "omit" });
+    }).catch(function () {});
+  }
+  post({ event: "view" });
+  var sent = {};
+  function mark(p) { if (!sent[p]) { sent[p] = true; post({ event: "progress", percent: p }); } }
+  video.addEventListener("timeupdate", function () {
+    if (!video.duration) return;
+    var pct = (video.currentTime / video.duration) * 100;
+    [25, 50, 75].forEach(function (m) { if (pct >= m) mark(m); });
+    if (pct >= 99.5) mark(100);
+  });
+  video.addEventListener("ended", function () { [25, 50, 75, 100].forEach(mark); });
+})();
+`;
+
+/**
  * The recipient's landing page (`/v/{token}`): the video in Plyr, the sender's message merged for
  * this recipient, a call-to-action button (the campaign's link, else a reply email), the sender's
  * contact details, and the view / watch-progress (25/50/75/100 %) tracking script.
@@ -90,13 +119,22 @@ export function renderLandingPage(d: LandingData, token: string): string {
   .sender a { color: #4338ca; }
   footer { margin-top: 24px; text-align: center; font-size: 12px; color: #6b7280; }
   .logo { max-height: 48px; max-width: 200px; display: block; margin-bottom: 8px; }
+  /* Plyr hides controls by viewport only: size the controls by the player's own width so the
+     progress bar stays wide enough to scrub on phones (same rules as the app's styles.css) */
+  .plyr { container-type: inline-size; }
+  .plyr__controls .plyr__progress__container { min-width: 64px; }
+  .plyr__progress input[type=range] { height: 28px; }
+  @container (max-width: 639px) {
+    .plyr .plyr__volume input[type=range], .plyr [data-plyr=pip], .plyr [data-plyr=airplay], .plyr .plyr__controls .plyr__time--duration { display: none; }
+  }
+  @container (max-width: 300px) { .plyr .plyr__controls .plyr__time { display: none; } }
 </style>
 </head>
 <body>
 <main>
   <header>${logo ? `<img class="logo" src="${esc(logo)}" alt="${esc(senderName)} logo" referrerpolicy="no-referrer">` : ""}<p>${esc(senderName)}</p><h1>${esc(hello)}</h1></header>
   <div class="player">
-    <video id="player" playsinline controls preload="metadata" poster="${base}/poster" data-testid="landing-video">
+    <video id="player" playsinline controls preload="metadata" poster="${base}/poster" data-events="${esc(`${base}/events`)}" data-testid="landing-video">
       <source src="${base}/video" type="video/mp4">
     </video>
   </div>
@@ -112,29 +150,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
   ${d.sender.hideBranding ? "" : "<footer>Powered by Pitchwise</footer>"}
 </main>
 <script src="/v/assets/plyr.js"></script>
-<script>
-(function () {
-  var video = document.getElementById("player");
-  try { new Plyr(video, ${JSON.stringify(PLYR_CONFIG)}); } catch (e) {}
-  var url = ${JSON.stringify(`${base}/events`)};
-  var chain = Promise.resolve();
-  function post(body) {
-    chain = chain.then(function () {
-      return fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body), keepalive: true, credentials: "omit" });
-    }).catch(function () {});
-  }
-  post({ event: "view" });
-  var sent = {};
-  function mark(p) { if (!sent[p]) { sent[p] = true; post({ event: "progress", percent: p }); } }
-  video.addEventListener("timeupdate", function () {
-    if (!video.duration) return;
-    var pct = (video.currentTime / video.duration) * 100;
-    [25, 50, 75].forEach(function (m) { if (pct >= m) mark(m); });
-    if (pct >= 99.5) mark(100);
-  });
-  video.addEventListener("ended", function () { [25, 50, 75, 100].forEach(mark); });
-})();
-</script>
+<script src="/v/assets/landing.js"></script>
 </body>
 </html>`;
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
@@ -231,11 +231,20 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       `<p><strong>${mask(done.address)}</strong> will receive no more of these messages.</p>`,
     );
   });
-  app.get("/c/:token/:index", async (req, reply) => {
-    const { token, index } = req.params as { token: string; index: string };
+  // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused
+  const click = async (req: FastifyRequest, reply: FastifyReply) => {
+    const { token, index, signature } = req.params as { token: string; index: string; signature?: string };
     const i = /^\d{1,3}$/.test(index) ? Number(index) : -1;
-    const url = i >= 0 ? await clickByToken(ctx.db, token, i) : null;
-    if (!url) return page(reply, 404, "Link not found", "<p>This link is not valid.</p>");
+    const url = i >= 0 ? await clickByToken(ctx.db, ctx.env.APP_SECRET, token, i, signature) : null;
+    if (!url)
+      return page(
+        reply,
+        404,
+        "Link not found",
+        "<p>This link is not valid: it may be incomplete or changed. Please use the link exactly as it appears in the message.</p>",
+      );
     return reply.redirect(url, 302);
-  });
+  };
+  app.get("/c/:token/:index", click);
+  app.get("/c/:token/:index/:signature", click);
 }

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { preflightAudience } from "./campaigns.audience";
+import { senderFrom } from "./campaigns.content";
 import {
   campaignIdInput,
   createCampaignInput,
@@ -34,6 +36,14 @@ export const campaignsRouter = router({
   preflight: protectedProcedure
     .input(preflightInput)
     .mutation(({ ctx, input }) => preflightAudience(ctx, ctx.workspaceId, input)),
+  /**
+   * Who campaigns come from, for the builders' previews and review: `myBusiness` is what
+   * `{{my_business}}` renders to, `from` the exact From header of campaign emails.
+   */
+  sender: protectedProcedure.query(async ({ ctx }) => {
+    const profile = await getSenderProfile(ctx, ctx.workspaceId);
+    return { myBusiness: profile.businessName, from: senderFrom(profile.businessName, ctx.env.EMAIL_FROM) };
+  }),
   sendTest: protectedProcedure
     .input(emailTestInput)
     .mutation(({ ctx, input }) => svc.sendTestEmail(ctx, ctx.tenant, input)),

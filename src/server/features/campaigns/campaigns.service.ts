@@ -1,17 +1,9 @@
-import { and, asc, count, desc, eq, inArray, lt, ne, sql } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import {
-  type Campaign,
-  type CampaignChannel,
-  type CampaignContent,
-  campaignRecipients,
-  campaigns,
-  type RecipientStatus,
-  type Workspace,
-} from "../../db/schema";
+import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   planRuleOfChannel,
@@ -23,9 +15,26 @@ import { getUserProfiles } from "../user/user.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
-import { buildEmailTemplate, extractLinks, renderEmailFor } from "./campaigns.content";
-import { deliveryKind, enqueueDue } from "./campaigns.engine";
+import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
+import { deliveryKind } from "./campaigns.delivery";
+import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
+import {
+  cancelCampaignRows,
+  countRecipientsByStatus,
+  countWorkspaceCampaigns,
+  insertCampaign,
+  insertRecipients,
+  requeueFailedRecipients,
+  selectCampaign,
+  selectRecipientPage,
+  selectReportSpan,
+  selectReportTimeline,
+  selectWorkspaceCampaign,
+  selectWorkspaceCampaigns,
+  setCampaignStatus,
+  startCampaignRound,
+} from "./campaigns.queries";
 import {
   type CreateCampaignInput,
   createCampaignInput,
@@ -43,17 +52,7 @@ export async function countCampaigns(
   workspaceId: string,
   opts: { before?: Date } = {},
 ): Promise<number> {
-  const [row] = await ctx.db
-    .select({ n: count() })
-    .from(campaigns)
-    .where(
-      and(
-        eq(campaigns.workspaceId, workspaceId),
-        ne(campaigns.status, "draft"),
-        opts.before ? lt(campaigns.createdAt, opts.before) : undefined,
-      ),
-    );
-  return row?.n ?? 0;
+  return countWorkspaceCampaigns(ctx.db, workspaceId, opts.before);
 }
 
 function requireContent(channel: CampaignChannel, c: CampaignContent) {
@@ -119,6 +118,8 @@ export async function createAndLaunchCampaign(
   workspace?: Workspace,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
+  // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
+  if (createdBy) await assertCanSend(ctx, createdBy);
   const content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
   const billing = workspace?.id === workspaceId ? workspace : workspaceId;
@@ -152,8 +153,11 @@ export async function createAndLaunchCampaign(
   if (input.audience) for (const id of await resolveAudience(ctx, workspaceId, input.audience)) ids.add(id);
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
 
+  const senderProfile = await getSenderProfile(ctx, workspaceId);
+  // {{my_business}} and the email's From name: the workspace's sender name, snapshotted at launch
+  content.myBusiness = senderProfile.businessName;
   if (deliveryKind(input.channel) === "email")
-    content.signature = (await getSenderProfile(ctx, workspaceId)).ownerPreferences?.emailSignature ?? "";
+    content.signature = senderProfile.ownerPreferences?.emailSignature ?? "";
   content.links = extractLinks(content.body, content.message);
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
@@ -188,46 +192,30 @@ export async function createAndLaunchCampaign(
   let campaign: Campaign;
   try {
     campaign = await ctx.db.transaction(async (tx) => {
-      const [c] = await tx
-        .insert(campaigns)
-        .values({
-          workspaceId,
-          createdBy,
-          name: input.name,
-          channel: input.channel,
-          status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
-          content,
-          source: csv.length
-            ? "csv"
-            : input.recipients.segmentId || input.audience?.segmentId
-              ? "segment"
-              : input.audience?.tagId
-                ? "tag"
-                : input.audience?.filter
-                  ? "filter"
-                  : "contacts",
-          segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
-          scheduledAt: scheduled,
-          startedAt: scheduled ? null : now,
-          completedAt: queued === 0 ? now : null,
-          recipientCount: rows.length,
-          segmentsPerMessage,
-        })
-        .returning();
-      // one jsonb parameter per 10,000 rows: far cheaper than a 10,000-row VALUES list
-      for (let i = 0; i < rows.length; i += 10_000) {
-        const json = JSON.stringify(
-          rows
-            .slice(i, i + 10_000)
-            .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
-        );
-        const inserted = (await tx.execute(sql`
-        insert into campaign_recipients (campaign_id, workspace_id, contact_id, channel, address, status, reason, token)
-        select ${c.id}, ${workspaceId}, v.c, ${input.channel}, v.a, v.s, v.r, v.t
-        from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)
-        returning id, status`)) as unknown as { id: string; status: string }[];
-        for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
-      }
+      const c = await insertCampaign(tx, {
+        workspaceId,
+        createdBy,
+        name: input.name,
+        channel: input.channel,
+        status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
+        content,
+        source: csv.length
+          ? "csv"
+          : input.recipients.segmentId || input.audience?.segmentId
+            ? "segment"
+            : input.audience?.tagId
+              ? "tag"
+              : input.audience?.filter
+                ? "filter"
+                : "contacts",
+        segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
+        scheduledAt: scheduled,
+        startedAt: scheduled ? null : now,
+        completedAt: queued === 0 ? now : null,
+        recipientCount: rows.length,
+        segmentsPerMessage,
+      });
+      queuedIds.push(...(await insertRecipients(tx, c, rows)));
       return c;
     });
   } catch (e) {
@@ -247,8 +235,7 @@ export async function createAndLaunchCampaign(
     );
     await ctx.jobs.send(watchCampaignJob, { campaignId: campaign.id });
   }
-  const [fresh] = await ctx.db.select().from(campaigns).where(eq(campaigns.id, campaign.id));
-  const c = fresh ?? campaign;
+  const c = (await selectCampaign(ctx.db, campaign.id)) ?? campaign;
   await emitWebhookEvent(ctx, workspaceId, "campaign.launched", {
     id: c.id,
     name: c.name,
@@ -284,6 +271,7 @@ export async function sendTestEmail(
     body: input.body,
     signature: user.preferences?.emailSignature ?? "",
     links: extractLinks(input.body),
+    myBusiness: sender.businessName,
   };
   const tpl = await buildEmailTemplate(
     { content, channel: "email" },
@@ -297,9 +285,10 @@ export async function sendTestEmail(
     company: user.businessName ?? "",
     phone: user.phone ?? "",
   };
-  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env.APP_URL);
+  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env);
   await ctx.providers.email.send({
     to: user.email,
+    from: senderFrom(sender.businessName, ctx.env.EMAIL_FROM),
     subject: `[Test] ${m.subject}`,
     html: m.html,
     text: m.text,
@@ -350,19 +339,7 @@ function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary
 }
 
 async function statusCounts(ctx: Pick<AppContext, "db">, ids: number[]) {
-  const out = new Map<number, Record<string, number>>();
-  if (ids.length === 0) return out;
-  const rows = await ctx.db
-    .select({ id: campaignRecipients.campaignId, status: campaignRecipients.status, n: count() })
-    .from(campaignRecipients)
-    .where(inArray(campaignRecipients.campaignId, ids))
-    .groupBy(campaignRecipients.campaignId, campaignRecipients.status);
-  for (const r of rows) {
-    const m = out.get(r.id) ?? {};
-    m[r.status] = r.n;
-    out.set(r.id, m);
-  }
-  return out;
+  return countRecipientsByStatus(ctx.db, ids);
 }
 
 /**
@@ -374,20 +351,13 @@ export async function listCampaigns(
   workspaceId: string,
   opts: { limit?: number; beforeId?: number } = {},
 ): Promise<CampaignSummary[]> {
-  const rows = await ctx.db
-    .select()
-    .from(campaigns)
-    .where(
-      and(
-        eq(campaigns.workspaceId, workspaceId),
-        // keyset for cursor pages (public API): campaigns older than `beforeId` in list order
-        opts.beforeId
-          ? sql`(${campaigns.createdAt}, ${campaigns.id}) < (select c2.created_at, c2.id from campaigns c2 where c2.id = ${opts.beforeId} and c2.workspace_id = ${workspaceId})`
-          : undefined,
-      ),
-    )
-    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
-    .limit(Math.min(opts.limit ?? 100, 500));
+  // keyset for cursor pages (public API): campaigns older than `beforeId` in list order
+  const rows = await selectWorkspaceCampaigns(
+    ctx.db,
+    workspaceId,
+    Math.min(opts.limit ?? 100, 500),
+    opts.beforeId,
+  );
   const counts = await statusCounts(
     ctx,
     rows.map((r) => r.id),
@@ -397,10 +367,7 @@ export async function listCampaigns(
 
 async function ownCampaign(ctx: Pick<AppContext, "db">, workspaceId: string, id: number): Promise<Campaign> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
-  const [c] = await ctx.db
-    .select()
-    .from(campaigns)
-    .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)));
+  const c = await selectWorkspaceCampaign(ctx.db, workspaceId, id);
   if (!c) throw new AppError("NOT_FOUND", "Campaign not found");
   return c;
 }
@@ -417,37 +384,13 @@ export async function getCampaignReport(
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
   const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
-  const [span] = await ctx.sql<{ first: Date | null; last: Date | null; segments: number | null }[]>`
-    select min(sent_at) as first,
-      greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
-      sum(segments) filter (where sent_at is not null)::int as segments
-    from campaign_recipients where campaign_id = ${c.id}`;
+  const span = await selectReportSpan(ctx.sql, c.id);
   const hours =
     span?.first && span.last
       ? (new Date(span.last).getTime() - new Date(span.first).getTime()) / 3_600_000
       : 0;
   const unit = hours > 3 ? "hour" : "minute";
-  const timeline = await ctx.sql<
-    {
-      t: Date;
-      sent: number;
-      delivered: number;
-      opened: number;
-      clicked: number;
-      replied: number;
-      failed: number;
-    }[]
-  >`
-    select t, sum(sent)::int as sent, sum(delivered)::int as delivered, sum(opened)::int as opened,
-      sum(clicked)::int as clicked, sum(replied)::int as replied, sum(failed)::int as failed
-    from (
-      select date_trunc(${unit}, sent_at) as t, 1 as sent, 0 as delivered, 0 as opened, 0 as clicked, 0 as replied, 0 as failed from campaign_recipients where campaign_id = ${c.id} and sent_at is not null
-      union all select date_trunc(${unit}, delivered_at), 0, 1, 0, 0, 0, 0 from campaign_recipients where campaign_id = ${c.id} and delivered_at is not null
-      union all select date_trunc(${unit}, opened_at), 0, 0, 1, 0, 0, 0 from campaign_recipients where campaign_id = ${c.id} and opened_at is not null
-      union all select date_trunc(${unit}, clicked_at), 0, 0, 0, 1, 0, 0 from campaign_recipients where campaign_id = ${c.id} and clicked_at is not null
-      union all select date_trunc(${unit}, replied_at), 0, 0, 0, 0, 1, 0 from campaign_recipients where campaign_id = ${c.id} and replied_at is not null
-      union all select date_trunc(${unit}, failed_at), 0, 0, 0, 0, 0, 1 from campaign_recipients where campaign_id = ${c.id} and failed_at is not null
-    ) e group by t order by t limit 500`;
+  const timeline = await selectReportTimeline(ctx.sql, c.id, unit);
   const { signature: _s, ...content } = c.content;
   return {
     campaign: summarize(c, counts),
@@ -462,18 +405,11 @@ export async function getCampaignReport(
 export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: string, raw: unknown) {
   const q = parseInput(recipientsQuery, raw);
   const c = await ownCampaign(ctx, workspaceId, q.id);
-  const where = and(
-    eq(campaignRecipients.campaignId, c.id),
-    q.status ? eq(campaignRecipients.status, q.status) : undefined,
-  );
-  const [{ n }] = await ctx.db.select({ n: count() }).from(campaignRecipients).where(where);
-  const rows = await ctx.db
-    .select()
-    .from(campaignRecipients)
-    .where(where)
-    .orderBy(asc(campaignRecipients.id))
-    .limit(q.limit)
-    .offset((q.page - 1) * q.limit);
+  const { rows, total: n } = await selectRecipientPage(ctx.db, c.id, {
+    status: q.status,
+    limit: q.limit,
+    offset: (q.page - 1) * q.limit,
+  });
   const contacts = new Map(
     (
       await getContactsByIds(
@@ -511,24 +447,13 @@ export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
   const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status !== "sending" && c.status !== "scheduled")
     throw new AppError("CONFLICT", `A ${c.status} campaign cannot be paused`);
-  await ctx.db
-    .update(campaigns)
-    .set({ status: "paused", updatedAt: new Date() })
-    .where(eq(campaigns.id, c.id));
+  await setCampaignStatus(ctx.db, c.id, "paused");
   return { status: "paused" as const };
 }
 
+/** Starts a new sending round of a paused (or resent) campaign and queues its fan-out. */
 async function restart(ctx: Ctx, c: Campaign) {
-  await ctx.db
-    .update(campaigns)
-    .set({
-      status: "sending",
-      round: sql`${campaigns.round} + 1`,
-      completedAt: null,
-      startedAt: c.startedAt ?? new Date(),
-      updatedAt: new Date(),
-    })
-    .where(eq(campaigns.id, c.id));
+  await startCampaignRound(ctx.db, c.id, c.startedAt ?? new Date());
   await ctx.jobs.send(fanOutJob, { campaignId: c.id });
 }
 
@@ -545,16 +470,7 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status === "completed" || c.status === "cancelled")
     throw new AppError("CONFLICT", `A ${c.status} campaign cannot be cancelled`);
-  await ctx.db.transaction(async (tx) => {
-    await tx
-      .update(campaigns)
-      .set({ status: "cancelled", completedAt: new Date(), updatedAt: new Date() })
-      .where(eq(campaigns.id, c.id));
-    await tx
-      .update(campaignRecipients)
-      .set({ status: "cancelled", reason: "campaign cancelled", updatedAt: new Date() })
-      .where(and(eq(campaignRecipients.campaignId, c.id), eq(campaignRecipients.status, "queued")));
-  });
+  await cancelCampaignRows(ctx.db, c.id);
   return { status: "cancelled" as const };
 }
 
@@ -562,19 +478,8 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   const c = await ownCampaign(ctx, workspaceId, id);
   if (c.status === "cancelled") throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
-  const requeued = await ctx.db
-    .update(campaignRecipients)
-    .set({
-      status: "queued",
-      reason: null,
-      attempts: 0,
-      notBefore: null,
-      failedAt: null,
-      updatedAt: new Date(),
-    })
-    .where(and(eq(campaignRecipients.campaignId, c.id), eq(campaignRecipients.status, "failed")))
-    .returning({ id: campaignRecipients.id });
-  if (requeued.length === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
+  const requeued = await requeueFailedRecipients(ctx.db, c.id);
+  if (requeued === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
   if (c.status !== "paused") await restart(ctx, c);
-  return { requeued: requeued.length };
+  return { requeued };
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import {
@@ -12,9 +12,10 @@ import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
 import { getContactsByIds } from "../crm/crm.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { enqueueDue, uuidFromKey } from "./campaigns.engine";
 import { renderRecipientAvatarJob, watchCampaignJob } from "./campaigns.jobs";
-import { mergeFor, renderMergeTags } from "./merge-tags";
+import { MY_BUSINESS_TAG, mergeFor, renderMergeTags } from "./merge-tags";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does
@@ -96,6 +97,7 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
       return;
     }
     const [contact] = await getContactsByIds(deps, r.workspaceId, [r.contactId]);
+    const sender = await getSenderProfile(deps, r.workspaceId);
     await deps.db
       .insert(videoLandingPages)
       .values({
@@ -109,15 +111,7 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
           : null,
         recipientEmail: contact?.email ?? null,
         recipientPhone: contact?.phone ?? null,
-        message: contact
-          ? mergeFor(vc.message, contact)
-          : mergeFor(vc.message, {
-              firstName: null,
-              lastName: null,
-              email: null,
-              phone: null,
-              company: null,
-            }),
+        message: mergeFor(vc.message, contact ?? {}, sender.businessName),
         ctaLabel: vc.ctaLabel,
         ctaUrl: vc.ctaUrl,
       })
@@ -149,6 +143,8 @@ export async function queueRecipientAvatars(
     campaignName: string;
     provider: (typeof AVATAR_PROVIDERS)[number];
     script: string;
+    /** the workspace's sender name, for `{{my_business}}` */
+    myBusiness?: string;
   },
 ): Promise<number> {
   const hold = new Date(Date.now() + AVATAR_HOLD_MS);
@@ -182,7 +178,9 @@ export async function queueRecipientAvatars(
           videoCampaignId: input.videoCampaignId,
           recipientId: h.id,
           provider: input.provider,
-          script: renderMergeTags(input.script, contact).slice(0, 5000),
+          script: renderMergeTags(input.script, contact, {
+            extra: { [MY_BUSINESS_TAG]: input.myBusiness ?? "" },
+          }).slice(0, 5000),
           title: `${input.campaignName}: ${who}`.slice(0, 200),
           round: 0,
         },

@@ -8,7 +8,7 @@ import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
+import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
 import {
   landingByToken,
   launchVideoCampaign,
@@ -49,6 +49,11 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
   // ---- public recipient landing pages (no sign-in; the token is the credential)
   app.get("/v/assets/:file", async (req, reply) => {
     const { file } = parseInput(z.object({ file: z.string().max(40) }), req.params);
+    if (file === "landing.js")
+      return reply
+        .type("application/javascript; charset=utf-8")
+        .header("Cache-Control", "public, max-age=300")
+        .send(LANDING_JS);
     const asset = PLYR_ASSETS[file];
     if (!asset) throw new AppError("NOT_FOUND", "Not found");
     return reply

@@ -13,6 +13,7 @@ import {
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
+import { assertCanSend } from "../auth/auth.service";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { assertWorkspaceFeature } from "../billing/billing.service";
@@ -103,6 +104,7 @@ export async function launchVideoCampaign(
   createdBy: string | null = null,
 ): Promise<LaunchResult & { videoCampaignId: number }> {
   const input = parseInput(videoCampaignInput, raw);
+  if (createdBy) await assertCanSend(ctx, createdBy);
   const avatarScript = input.avatarScript?.trim() || "";
   const personalised = !input.videoId && avatarScript.length > 0;
   if (
@@ -206,6 +208,7 @@ export async function launchVideoCampaign(
         campaignName: input.campaignName,
         provider: avatarProvider,
         script: avatarScript,
+        myBusiness: sender.businessName,
       });
       return {
         ...result,
@@ -283,7 +286,7 @@ export async function landingByToken(
         recipientName: [c.firstName, c.lastName].filter(Boolean).join(" ") || null,
         recipientEmail: c.email,
         recipientPhone: c.phone,
-        message: mergeFor(campaign.message, c),
+        message: mergeFor(campaign.message, c, sender.businessName),
         ctaLabel: campaign.ctaLabel,
         ctaUrl: campaign.ctaUrl,
       })

@@ -1,24 +1,53 @@
 /**
  * Merge tags (pure; shared by the server and the builders' previews).
  *
- * Syntax: `{{field}}` or `{{field|fallback}}`, whitespace allowed inside the braces. `field` is any
+ * One syntax in every channel (email, SMS, call and voicemail scripts, video messages, AI avatar
+ * scripts): `{{field}}` or `{{field|fallback}}`, whitespace allowed inside the braces. `field` is any
  * contact field in snake_case or camelCase (first_name, lastName, company, city, lead_score, ...), a
- * custom field, or one of the aliases `name` (first + last name), `phone` (phone, else mobile).
- * Default fallbacks (spec section 5): name -> "there", company -> "your company"; others -> "".
- * Unknown tags render their fallback (or nothing), never the raw braces.
+ * custom field, one of the aliases `name` (first + last name), `phone` (phone, else mobile), or
+ * `my_business`: the sender's own business (the workspace's sender name, passed by the caller in
+ * `extra`, snapshotted into a campaign's content at launch as `myBusiness`).
+ * Default fallbacks (spec section 5): name and first_name -> "there", company -> "your company";
+ * others -> "". Unknown tags render their fallback (or nothing), never the raw braces.
+ * The spec's single-brace and bracket placeholders (`{name}`, `[company]`, also `{first_name}` and
+ * `{my_business}`) keep working: stored video messages and avatar scripts used them.
  */
 
 export type MergeContact = Record<string, unknown> & {
   customFields?: Record<string, string> | null;
 };
 
-export const DEFAULT_FALLBACKS: Record<string, string> = { name: "there", company: "your company" };
+export const DEFAULT_FALLBACKS: Record<string, string> = {
+  name: "there",
+  first_name: "there",
+  firstname: "there",
+  company: "your company",
+};
 
-/** Tags the builders offer as insert buttons. */
-export const MERGE_TAG_BUTTONS = ["name", "first_name", "company", "email", "phone"] as const;
+/** The tag of the sender's own business (the workspace's sender name). */
+export const MY_BUSINESS_TAG = "my_business";
 
-/** The spec's single-brace / bracket placeholders for the four builder fields: {name}, [company]. */
-const LEGACY_RE = /(?<!\{)\{\s*(name|email|phone|company)\s*\}(?!\})|\[\s*(name|email|phone|company)\s*\]/gi;
+/**
+ * The insert buttons every builder offers (label, text inserted at the cursor), in this order.
+ * Each inserts the canonical `{{...}}` form with its fallback.
+ */
+export const MERGE_TAG_BUTTONS = [
+  { label: "First name", tag: "{{first_name|there}}" },
+  { label: "Full name", tag: "{{name|there}}" },
+  { label: "Company", tag: "{{company|your company}}" },
+  { label: "Email", tag: "{{email}}" },
+  { label: "Phone", tag: "{{phone}}" },
+  { label: "My business", tag: "{{my_business}}" },
+] as const;
+
+const LEGACY_FIELDS = "name|first_name|last_name|email|phone|company|my_business";
+/** The spec's single-brace / bracket placeholders: {name}, [company], {first_name}, {my_business}. */
+const LEGACY_RE = new RegExp(
+  `(?<!\\{)\\{\\s*(${LEGACY_FIELDS})\\s*\\}(?!\\})|\\[\\s*(${LEGACY_FIELDS})\\s*\\]`,
+  "gi",
+);
+/** A `{{field}}` without a fallback, for the fields that have a default one. */
+const BARE_TAG_RE = /\{\{\s*(name|first_name|company)\s*\}\}/gi;
 const TAG_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(?:\|([^}]*))?\}\}/g;
 
 function camel(key: string) {
@@ -39,6 +68,15 @@ export function mergeValue(contact: MergeContact, field: string): string {
   if (key === "name" || key === "full_name") {
     const full = [get("first_name"), get("last_name")].filter(Boolean).join(" ");
     return full || get("name");
+  }
+  // a CSV row holds `name` only: the first word is the first name, as the CRM splits it on import
+  if (key === "first_name" || key === "firstname") {
+    const first = get("first_name");
+    return first || (get("name").split(/\s+/)[0] ?? "");
+  }
+  if (key === "last_name" || key === "lastname") {
+    const last = get("last_name");
+    return last || (get("first_name") ? "" : get("name").split(/\s+/).slice(1).join(" "));
   }
   if (key === "phone") return get("phone_raw") || get("phone") || get("mobile_raw") || get("mobile");
   if (key === "company" || key === "business") return get("company") || get("business");
@@ -73,7 +111,8 @@ export function renderMergeTags(
   const esc = opts.escape ?? ((s: string) => s);
   const value = (field: string, fallback?: string) => {
     const key = field.toLowerCase();
-    const v = opts.extra?.[key] ?? mergeValue(contact, field);
+    // `my_business` is the sender's, never a contact field
+    const v = opts.extra?.[key] ?? (key === MY_BUSINESS_TAG ? "" : mergeValue(contact, field));
     if (v) return esc(v);
     if (fallback !== undefined) return esc(fallback.trim());
     return esc(DEFAULT_FALLBACKS[key] ?? "");
@@ -89,51 +128,34 @@ export function mergeTagsIn(template: string): string[] {
 }
 
 /**
- * Turns the builder's placeholders into the campaign engine's merge tags (spec section 5: name,
- * email, phone, company are replaced per contact, fallbacks 'there' for name and 'your company' for
- * company). Accepts `{name}`, `{{name}}` and `[name]`.
+ * Turns the spec's single-brace / bracket placeholders (`{name}`, `[company]`, `{first_name}`,
+ * `{my_business}`) into the canonical merge tags with their default fallbacks, e.g. `{name}` ->
+ * `{{name|there}}`, so what is stored and previewed is the one syntax; `{{name}}`, `{{first_name}}`
+ * and `{{company}}` get their default fallback written out. Other `{{...}}` tags are left as written.
  */
 export function toMergeTags(message: string): string {
-  const fallback: Record<string, string> = {
-    name: "{{name|there}}",
-    company: "{{company|your company}}",
-    email: "{{email}}",
-    phone: "{{phone}}",
+  const canonical = (field: string) => {
+    const key = field.toLowerCase();
+    const fb = DEFAULT_FALLBACKS[key];
+    return fb ? `{{${key}|${fb}}}` : `{{${key}}}`;
   };
-  return message.replace(
-    /\{\{\s*(name|email|phone|company)\s*\}\}|\{\s*(name|email|phone|company)\s*\}|\[\s*(name|email|phone|company)\s*\]/gi,
-    (_m, a, b, c) => {
-      const key = String(a ?? b ?? c).toLowerCase();
-      return fallback[key] ?? _m;
-    },
-  );
+  return message
+    .replace(BARE_TAG_RE, (_m, field: string) => canonical(field))
+    .replace(LEGACY_RE, (_m, a: string | undefined, b: string | undefined) => canonical(String(a ?? b)));
 }
 
-const FIRST_NAME_FALLBACK = "there";
+/**
+ * The landing page message merged for one contact: the same rendering as the email / SMS text
+ * (`renderMergeTags`), with `myBusiness` for `{{my_business}}`.
+ */
+export function mergeFor(template: string, c: MergeContact, myBusiness = ""): string {
+  return renderMergeTags(template, c, { extra: { [MY_BUSINESS_TAG]: myBusiness } });
+}
 
-/** The landing page message merged for one contact (spec section 5 placeholders and merge tags). */
-export function mergeFor(
-  template: string,
-  c: {
-    firstName: string | null;
-    lastName: string | null;
-    email: string | null;
-    phone: string | null;
-    company: string | null;
-  },
-) {
-  const name = [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || FIRST_NAME_FALLBACK;
-  const values: Record<string, string> = {
-    name,
-    email: c.email ?? "",
-    phone: c.phone ?? "",
-    company: c.company || "your company",
-  };
-  return toMergeTags(template).replace(
-    /\{\{\s*(\w+)(?:\|([^}]*))?\s*\}\}/g,
-    (_m, key: string, fb?: string) => {
-      const v = values[key.toLowerCase()];
-      return v || fb || "";
-    },
-  );
+/**
+ * Renders a template for a preview exactly as the first recipient will receive it. `contact` may be
+ * a CRM contact (snake or camel case) or a CSV row ({name, company, ...}); null renders the fallbacks.
+ */
+export function renderPreview(template: string, contact: MergeContact | null, myBusiness: string): string {
+  return renderMergeTags(template, contact ?? {}, { extra: { [MY_BUSINESS_TAG]: myBusiness } });
 }

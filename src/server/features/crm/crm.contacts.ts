@@ -4,9 +4,9 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { assertContactsWithinPlan } from "../billing/billing.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { fieldsToColumns, toContactJson } from "./crm.contact-json";
 import { contactImportExists } from "./crm.imports.queries";
 import { geocodeContactsJob } from "./crm.jobs";
-import { fieldsToColumns, toContactJson } from "./crm.json";
 import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
 import { normalisePhone, toE164 } from "./crm.phone";
 import {

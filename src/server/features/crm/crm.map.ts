@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context";
 import { parseInput } from "../../lib/validate";
-import { toContactJson } from "./crm.json";
+import { toContactJson } from "./crm.contact-json";
 import { selectContactsNear, selectLocatedContacts } from "./crm.queries";
 import { locationSearchSchema } from "./crm.schemas";
 

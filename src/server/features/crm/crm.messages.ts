@@ -3,6 +3,7 @@ import type { Contact } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
+import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { isSuppressed } from "../compliance/compliance.service";
 import { getContact } from "./crm.contacts";
@@ -23,10 +24,18 @@ function providerFailure(e: unknown, what: string): never {
  * suppressed address (compliance suppression list) or a contact who opted out of email.
  * Records an email_sent activity. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
-export async function sendEmailToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
+export async function sendEmailToContact(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+  sentBy: string | null = null,
+) {
   const m = parseInput(sendEmailSchema, input);
   const c = await getContact(ctx, workspaceId, contactId);
   if (!c.email) throw new AppError("UNPROCESSABLE", "This contact has no email address");
+  // issue 11: until `sentBy` has verified their address, only that address
+  if (sentBy) await assertCanSend(ctx, sentBy, [c.email]);
   if (await isSuppressed(ctx.db, workspaceId, "email", c.email))
     throw new AppError(
       "UNPROCESSABLE",
@@ -95,8 +104,16 @@ async function phoneRecipient(
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
  * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
  */
-export async function sendSmsToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
+export async function sendSmsToContact(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+  sentBy: string | null = null,
+) {
   const m = parseInput(sendSmsSchema, input);
+  // issue 11: an unverified account sends no SMS (its own address is an email address)
+  if (sentBy) await assertCanSend(ctx, sentBy, []);
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "sms");
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
@@ -128,8 +145,15 @@ export async function sendSmsToContact(ctx: Ctx, workspaceId: string, contactId:
  * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
  * to the phone (else mobile), never to a number suppressed for voice. Records call_made.
  */
-export async function makeCallToContact(ctx: Ctx, workspaceId: string, contactId: number, input: unknown) {
+export async function makeCallToContact(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+  sentBy: string | null = null,
+) {
   const m = parseInput(makeCallSchema, input);
+  if (sentBy) await assertCanSend(ctx, sentBy, []);
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "voice");
   // counts against the plan's monthly voiceCalls (issue 12); given back if the provider refuses it

@@ -224,7 +224,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.sendEmailToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+      ...(await crm.sendEmailToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
     };
   });
 
@@ -232,7 +232,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.sendSmsToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+      ...(await crm.sendSmsToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
     };
   });
 
@@ -240,7 +240,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.makeCallToContact(ctx, tenant.workspaceId, idParam(req), req.body)),
+      ...(await crm.makeCallToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
     };
   });
 }

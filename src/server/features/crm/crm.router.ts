@@ -65,13 +65,19 @@ export const crmRouter = router({
     ),
   sendEmail: protectedProcedure
     .input(withId.extend({ subject: z.string().max(300), body: z.string().max(100_000) }))
-    .mutation(({ ctx, input }) => crm.sendEmailToContact(ctx, ctx.workspaceId, input.id, input)),
+    .mutation(({ ctx, input }) =>
+      crm.sendEmailToContact(ctx, ctx.workspaceId, input.id, input, ctx.tenant.userId),
+    ),
   sendSms: protectedProcedure
     .input(withId.extend({ message: z.string().max(1000) }))
-    .mutation(({ ctx, input }) => crm.sendSmsToContact(ctx, ctx.workspaceId, input.id, input)),
+    .mutation(({ ctx, input }) =>
+      crm.sendSmsToContact(ctx, ctx.workspaceId, input.id, input, ctx.tenant.userId),
+    ),
   makeCall: protectedProcedure
     .input(withId.extend({ script: z.string().max(5000) }))
-    .mutation(({ ctx, input }) => crm.makeCallToContact(ctx, ctx.workspaceId, input.id, input)),
+    .mutation(({ ctx, input }) =>
+      crm.makeCallToContact(ctx, ctx.workspaceId, input.id, input, ctx.tenant.userId),
+    ),
   searchLocation: protectedProcedure
     .input(z.object({ latitude: z.number(), longitude: z.number(), radius_miles: z.number() }))
     .mutation(({ ctx, input }) => crm.searchByLocation(ctx, ctx.workspaceId, input)),

@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import type { Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { type ContactJson, toContactJson } from "./crm.json";
+import { type ContactJson, toContactJson } from "./crm.contact-json";
 import {
   closestDictionaryWords,
   contactOrder,

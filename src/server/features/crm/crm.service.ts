@@ -13,10 +13,11 @@
  * - crm.imports.ts   starting imports and their progress (the streaming import: crm.import.ts)
  * - crm.export.ts    the CSV export
  * - crm.leads.ts     lead search businesses -> contacts (issue 13)
- * - crm.json.ts      the JSON shape of a contact
+ * - crm.contact-json.ts the JSON shape of a contact (not "crm.json.ts": Node and tsx resolve "./crm.json" to a JSON file)
  */
 
 export { bulkOperation } from "./crm.bulk";
+export { type ContactJson, fieldsToColumns, toContactJson } from "./crm.contact-json";
 export {
   countContacts,
   createContact,
@@ -38,7 +39,6 @@ export {
   startFileImport,
   toImportJson,
 } from "./crm.imports";
-export { type ContactJson, fieldsToColumns, toContactJson } from "./crm.json";
 export {
   addBusinessContacts,
   type BusinessContactInput,

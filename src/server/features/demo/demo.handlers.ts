@@ -3,6 +3,7 @@ import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { startDemoAvatarVideo } from "../avatar/avatar.service";
 import { sendDemoJob } from "./demo.jobs";
 import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
+import { demoFirstName } from "./demo.service";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
@@ -13,7 +14,8 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
     const { db, providers, env } = deps;
     const req = await getDemoRequest(db, demoRequestId);
     if (!req || req.status === "sent") return;
-    const firstName = req.name.split(/\s+/)[0];
+    // fixed texts around a cleaned first name: no links, addresses or long text from the form
+    const firstName = demoFirstName(req.name);
     if (req.email) {
       // spec section 2: the success view promises 'AI Avatar Video Included' with the email
       const videoUrl = await startDemoAvatarVideo(deps, { demoRequestId: req.id, firstName });

@@ -7,6 +7,29 @@ import { sendDemoJob } from "./demo.jobs";
 import { insertDemoRequest } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
 
+/** Longest first name the demo messages carry (characters). */
+export const DEMO_NAME_MAX = 24;
+
+/**
+ * The only visitor text the demo's email, SMS, call and avatar script carry: the first word of
+ * `name` that is not a link, an address or a domain (anything with "://", "/", "@", "www." or a
+ * dotted host such as "evil.example"), reduced to letters, apostrophes and hyphens and cut to
+ * DEMO_NAME_MAX characters; "there" when nothing is left. The public demo sends to any number or
+ * address, so the messages are fixed texts around this name (issue 11: attacker text, a URL in
+ * `name`, reached emails, SMS and calls).
+ */
+export function demoFirstName(name: string): string {
+  const words = name
+    .normalize("NFKC")
+    .replace(/[\p{C}]/gu, " ")
+    .split(/\s+/)
+    .filter((w) => w && !/:\/\/|\/|\\|@|^www\./i.test(w) && !/[\p{L}\p{N}-]+\.[\p{L}]{2,}/u.test(w))
+    .map((w) => w.replace(/[^\p{L}\p{M}'’-]/gu, "").replace(/^['’-]+|['’-]+$/g, ""))
+    .filter(Boolean);
+  const first = [...(words[0] ?? "")].slice(0, DEMO_NAME_MAX).join("");
+  return first || "there";
+}
+
 /**
  * Records a demo request and queues the demo job. Rate-limited per IP and per phone/email.
  * @throws AppError BAD_REQUEST for an unparseable phone (default country US); TOO_MANY_REQUESTS.

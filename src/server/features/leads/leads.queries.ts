@@ -2,6 +2,8 @@ import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { leadResults, leadSavedSearches, leadSearches } from "../../db/schema";
 
+export type LeadSearchRow = typeof leadSearches.$inferSelect;
+
 /** Searches the workspace ran since `from` (the monthly quota's usage). */
 export async function countSearchesSince(db: DbOrTx, workspaceId: string, from: Date): Promise<number> {
   const [r] = await db
@@ -106,4 +108,76 @@ export async function deleteSaved(db: DbOrTx, workspaceId: string, id: string): 
     .where(and(eq(leadSavedSearches.workspaceId, workspaceId), eq(leadSavedSearches.id, id)))
     .returning({ id: leadSavedSearches.id });
   return r.length > 0;
+}
+
+/** A search by id alone: for the worker's jobs, which carry ids they were given by the service. */
+export async function findSearchById(db: DbOrTx, id: string) {
+  const [r] = await db.select().from(leadSearches).where(eq(leadSearches.id, id));
+  return r ?? null;
+}
+
+/** One page of a search's results in result order. */
+export async function listResultsPage(db: DbOrTx, searchId: string, offset: number, limit: number) {
+  return db
+    .select()
+    .from(leadResults)
+    .where(eq(leadResults.searchId, searchId))
+    .orderBy(asc(leadResults.position))
+    .offset(offset)
+    .limit(limit);
+}
+
+export async function updateResultData(
+  db: DbOrTx,
+  searchId: string,
+  placeId: string,
+  data: Record<string, unknown>,
+) {
+  await db
+    .update(leadResults)
+    .set({ data })
+    .where(and(eq(leadResults.searchId, searchId), eq(leadResults.placeId, placeId)));
+}
+
+export async function deleteResults(db: DbOrTx, searchId: string, placeIds: string[]) {
+  if (!placeIds.length) return;
+  await db
+    .delete(leadResults)
+    .where(
+      and(
+        eq(leadResults.searchId, searchId),
+        sql`${leadResults.placeId} = any(array(select jsonb_array_elements_text(${JSON.stringify(placeIds)}::jsonb)))`,
+      ),
+    );
+}
+
+/**
+ * Keeps only the place id of each result of a search (Google's terms: place ids may be stored
+ * indefinitely, other Places content not beyond the allowed period) and stamps the search purged.
+ * Returns the number of results rewritten.
+ */
+export async function purgeSearchContent(db: DbOrTx, searchId: string): Promise<number> {
+  const r = await db.execute(sql`
+    update lead_results set data = jsonb_build_object('place_id', place_id, 'purged', true)
+    where search_id = ${searchId}::uuid and not (data ? 'purged')`);
+  await db.execute(
+    sql`update lead_searches set content_purged_at = now() where id = ${searchId}::uuid and content_purged_at is null`,
+  );
+  return (r as unknown as { count?: number }).count ?? 0;
+}
+
+/** Google searches finished before `before` whose content is not purged yet (oldest first). */
+export async function expiredGoogleSearches(db: DbOrTx, before: Date, limit: number) {
+  return db
+    .select({ id: leadSearches.id })
+    .from(leadSearches)
+    .where(
+      and(
+        eq(leadSearches.provider, "google"),
+        sql`${leadSearches.contentPurgedAt} is null`,
+        sql`${leadSearches.finishedAt} < ${before.toISOString()}::timestamptz`,
+      ),
+    )
+    .orderBy(asc(leadSearches.finishedAt))
+    .limit(limit);
 }

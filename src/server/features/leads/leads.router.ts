@@ -20,6 +20,13 @@ export const leadsRouter = router({
   progress: protectedProcedure
     .input(z.object({ searchId: z.string().max(64) }))
     .query(({ ctx, input }) => leads.searchProgress(ctx, tenantOf(ctx), input.searchId)),
+  /** the stored results of a search (after enrichment: emails, socials, re-scored, deferred filters applied) */
+  results: protectedProcedure
+    .input(z.object({ searchId: z.string().max(64) }))
+    .query(async ({ ctx, input }) => {
+      const r = await leads.getSearchResults(ctx, tenantOf(ctx), input.searchId, 0, 5000);
+      return r.results.filter((b): b is leads.BusinessJson => !("purged" in b && b.purged === true));
+    }),
   swapLocation: protectedProcedure
     .input(loose)
     .mutation(({ ctx, input }) => leads.swapLocation(ctx, tenantOf(ctx), input)),

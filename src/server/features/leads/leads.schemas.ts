@@ -7,7 +7,8 @@ const BOTH = "Please enter both location and business type";
  * POST /api/maps/search (spec section 7): {location, businessType, radius (total, miles, 1-50,
  * default 25), searchRadius (circle size, miles, 1-5 in steps of 0.5, default 2), filters, usePreset}
  * and the save variant {saveSearch: true, searchName}. `savedSearchId` re-runs a saved search (its new
- * results are marked); `searchId` (a UUID the client picks) lets the client follow progress.
+ * results are marked); `searchId` (a UUID the client picks) lets the client follow progress; `enrich` queues website
+ * enrichment of the results.
  */
 export const searchSchema = z
   .object({
@@ -30,6 +31,8 @@ export const searchSchema = z
     searchName: z.string().trim().max(100, "searchName must be at most 100 characters").optional(),
     savedSearchId: z.uuid("savedSearchId must be a saved search id").optional(),
     searchId: z.uuid("searchId must be a UUID").optional(),
+    /** visit the results' websites for public emails and social profiles (a background job) */
+    enrich: z.boolean({ error: "enrich must be true or false" }).optional(),
   })
   .superRefine((v, ctx) => {
     if (!v.location || !v.businessType) ctx.addIssue({ code: "custom", path: [], message: BOTH });

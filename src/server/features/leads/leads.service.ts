@@ -1,12 +1,15 @@
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
-import type { Place } from "../../providers/places";
+import type { Place, PlaceAttribute } from "../../providers/places";
 import { assertWithinPlan } from "../billing/billing.plans";
 import { addBusinessContacts, countContacts, matchBusinessContacts } from "../crm/crm.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { runGridSearch } from "./leads.engine";
+import { type EnrichedSite, enrichWebsite } from "./leads.enrich";
 import {
   activeFilters,
   DEFAULT_FILTERS,
@@ -20,6 +23,7 @@ import {
   unanswerable,
 } from "./leads.filters";
 import { distanceMi } from "./leads.geo";
+import { enrichSearchJob, purgeGoogleContentJob } from "./leads.jobs";
 import { resolveLocation } from "./leads.location";
 import { PRESETS, presetsFor } from "./leads.presets";
 import * as q from "./leads.queries";
@@ -32,7 +36,18 @@ import {
 } from "./leads.schemas";
 import { leadTier, scoreLead } from "./leads.score";
 
-type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log">;
+type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">;
+
+/**
+ * Attributes website enrichment supplies (public emails; social profiles and contact forms) when the
+ * provider gives websites: with `enrich`, filters needing them are answerable and applied once the
+ * enrichment job has visited the websites.
+ */
+export const ENRICHED_ATTRIBUTES: readonly PlaceAttribute[] = ["email", "webPresence"];
+/** Websites one search's enrichment visits at most (cost and time bound). */
+export const ENRICH_MAX_SITES = 500;
+/** Sites visited in parallel by one enrichment job. */
+const ENRICH_CONCURRENCY = 6;
 
 /** The user and workspace a call acts for. */
 export interface LeadsTenant {
@@ -57,6 +72,10 @@ export function filterCatalogue(ctx: Pick<AppContext, "providers">) {
     defaults: DEFAULT_FILTERS,
     filters: FILTERS.map((f) => {
       const missing = f.attrs.filter((a) => !p.attributes.has(a));
+      const enrichable =
+        missing.length > 0 &&
+        p.attributes.has("website") &&
+        missing.every((a) => ENRICHED_ATTRIBUTES.includes(a));
       return {
         key: f.key,
         category: f.category,
@@ -68,6 +87,8 @@ export function filterCatalogue(ctx: Pick<AppContext, "providers">) {
         options: f.options ? [...f.options] : undefined,
         answerable: missing.length === 0,
         reason: missing.length ? reasonFor(missing, p.label) : null,
+        /** answerable when the search asks for website enrichment */
+        answerableWithEnrichment: enrichable,
       };
     }),
   };
@@ -111,8 +132,16 @@ export function toBusinessJson(p: Place, f: LeadFacts, reasons: string[], isNew:
     competitors: f.competitors,
     in_contacts: f.inContacts,
     is_new: isNew,
+    has_contact_form: p.hasContactForm ?? null,
     demo: p.demo === true,
     attribution: p.attribution ?? null,
+    /** what website enrichment did for this result (null when not asked or not yet run) */
+    enrichment: null as null | {
+      status: EnrichedSite["status"] | "skipped";
+      reason?: string;
+      pages: number;
+      emails_found: number;
+    },
   };
 }
 export type BusinessJson = ReturnType<typeof toBusinessJson>;
@@ -161,7 +190,11 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     : {};
   const filters: FilterValues = { ...DEFAULT_FILTERS, ...presetFilters, ...stripUnset(s.filters) };
   const provider = ctx.providers.places;
-  const refused = unanswerable(filters, provider.attributes, provider.label);
+  const enrich = s.enrich === true;
+  // with enrichment, filters needing what it finds are answerable: applied after it ran (deferred)
+  const supplied = new Set<string>(provider.attributes);
+  if (enrich && provider.attributes.has("website")) for (const a of ENRICHED_ATTRIBUTES) supplied.add(a);
+  const refused = unanswerable(filters, supplied, provider.label);
   if (refused.length)
     throw new AppError(
       "UNPROCESSABLE",
@@ -224,6 +257,8 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     provider: provider.name,
     latitude: where.lat,
     longitude: where.lng,
+    enrich,
+    enrichStatus: enrich ? "queued" : "none",
   });
   if (!search) throw new AppError("INTERNAL", "Search failed");
 
@@ -281,7 +316,9 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     .filter((w) => w.length > 2)
     .map((w) => w.replace(/s$/, ""));
   const previous = new Set(saved?.lastPlaceIds ?? []);
-  const active = activeFilters(filters);
+  const allActive = activeFilters(filters);
+  const deferred = allActive.filter((a) => a.def.attrs.some((x) => !provider.attributes.has(x)));
+  const active = allActive.filter((a) => !deferred.includes(a));
   const rows: { placeId: string; data: BusinessJson; isNew: boolean; score: number; d: number }[] = [];
   grid.places.forEach((p, i) => {
     const { score, reasons } = scoreLead(p);
@@ -306,6 +343,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
   });
   rows.sort((a, b) => b.score - a.score || a.d - b.d);
   await q.insertResults(ctx.db, search.id, rows);
+  const finishedAt = new Date();
   await q.updateSearch(ctx.db, t.workspaceId, search.id, {
     status: "completed",
     circlesDone: grid.circles.length,
@@ -313,7 +351,8 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     apiCalls: grid.apiCalls,
     totalResults: rows.length,
     capped: grid.capped,
-    finishedAt: new Date(),
+    finishedAt,
+    deferredFilters: deferred.map((d) => d.def.key),
   });
   if (savedId)
     await q.updateSaved(ctx.db, t.workspaceId, savedId, {
@@ -321,6 +360,16 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       lastPlaceIds: rows.map((r) => r.placeId),
       lastRunAt: new Date(),
     });
+  if (provider.name === "google")
+    await ctx.jobs.send(
+      purgeGoogleContentJob,
+      { searchId: search.id },
+      { startAfter: new Date(finishedAt.getTime() + ctx.env.GOOGLE_PLACES_RETENTION_DAYS * 86_400_000) },
+    );
+  const completedSearch = await q.findSearch(ctx.db, t.workspaceId, search.id);
+  if (enrich) await ctx.jobs.send(enrichSearchJob, { searchId: search.id, workspaceId: t.workspaceId });
+  else if (completedSearch)
+    await emitWebhookEvent(ctx, t.workspaceId, "lead_search.completed", toSearchJson(completedSearch));
   return {
     success: true as const,
     searchId: search.id,
@@ -341,6 +390,10 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     maxCalls: ctx.env.PLACES_MAX_CALLS_PER_SEARCH,
     circles: grid.circles.map((c) => ({ lat: c.lat, lng: c.lng, radiusMi: c.radiusMi })),
     newResults: rows.filter((r) => r.isNew).length,
+    enrichment: {
+      status: enrich ? ("queued" as string) : "none",
+      deferredFilters: deferred.map((d) => d.def.key),
+    },
   };
 }
 export type SearchResponse = Awaited<ReturnType<typeof searchBusinesses>>;
@@ -357,18 +410,306 @@ function stripUnset(v: FilterValues): FilterValues {
   );
 }
 
-/** Progress of a running search (circles answered of those known, calls), for the progress bar. */
+/**
+ * Progress of a search (circles answered of those known, calls) and of its website enrichment
+ * (sites visited of those to visit), for the progress bars. An unknown id is "pending" (the client
+ * picks the id before the search row exists).
+ */
 export async function searchProgress(ctx: Pick<AppContext, "db">, t: LeadsTenant, searchId: string) {
   const id = idSchema.safeParse(searchId);
   if (!id.success) throw new AppError("NOT_FOUND", "Search not found");
   const s = await q.findSearch(ctx.db, t.workspaceId, id.data);
-  if (!s) return { status: "pending" as const, circlesDone: 0, circlesTotal: 0, apiCalls: 0 };
+  if (!s)
+    return {
+      status: "pending" as const,
+      circlesDone: 0,
+      circlesTotal: 0,
+      apiCalls: 0,
+      totalResults: 0,
+      enrichment: { status: "none", done: 0, total: 0 },
+    };
   return {
     status: s.status as "running" | "completed" | "failed",
     circlesDone: s.circlesDone,
     circlesTotal: s.circlesTotal,
     apiCalls: s.apiCalls,
+    totalResults: s.totalResults,
+    enrichment: { status: s.enrichStatus, done: s.enrichDone, total: s.enrichTotal },
   };
+}
+
+/**
+ * A lead search as the public API and the `lead_search.completed` webhook show it (snake_case, ISO
+ * 8601 times). `status` is the grid search's; `enrichment.status` the website enrichment's.
+ */
+export function toSearchJson(s: q.LeadSearchRow) {
+  return {
+    id: s.id,
+    status: s.status as "running" | "completed" | "failed",
+    location: s.location,
+    business_type: s.businessType,
+    radius: s.radius,
+    search_radius: s.circleSize,
+    preset: s.preset,
+    provider: s.provider,
+    saved_search_id: s.savedSearchId,
+    total_circles: s.circlesTotal,
+    api_calls: s.apiCalls,
+    total_results: s.totalResults,
+    capped: s.capped,
+    error: s.error,
+    enrichment: {
+      status: s.enrichStatus as "none" | "queued" | "running" | "completed" | "failed",
+      done: s.enrichDone,
+      total: s.enrichTotal,
+      deferred_filters: s.deferredFilters,
+    },
+    content_purged: isGoogleContentExpired(s, null),
+    created_at: s.createdAt.toISOString(),
+    completed_at: s.finishedAt?.toISOString() ?? null,
+  };
+}
+export type SearchJson = ReturnType<typeof toSearchJson>;
+
+/**
+ * Whether a search's stored results may show only place ids: a Google search whose content was purged,
+ * or finished more than `retentionDays` ago (on-read expiry, should the purge job be late). Source:
+ * Google Maps Platform terms / Places API policies (place ids may be stored indefinitely; other Places
+ * content only temporarily, at most 30 days). `retentionDays` null: the purge stamp alone.
+ */
+export function isGoogleContentExpired(
+  s: Pick<q.LeadSearchRow, "provider" | "contentPurgedAt" | "finishedAt">,
+  retentionDays: number | null,
+  now = Date.now(),
+): boolean {
+  if (s.provider !== "google") return false;
+  if (s.contentPurgedAt) return true;
+  return (
+    retentionDays !== null && !!s.finishedAt && s.finishedAt.getTime() < now - retentionDays * 86_400_000
+  );
+}
+
+/** A result whose content is gone: the place id only. */
+export interface PurgedResult {
+  place_id: string;
+  purged: true;
+}
+
+/** The search (public JSON) of the workspace. @throws NOT_FOUND 'Search not found' (also another workspace's). */
+export async function getSearch(ctx: Pick<AppContext, "db">, t: LeadsTenant, searchId: string) {
+  const id = idSchema.safeParse(searchId);
+  const s = id.success ? await q.findSearch(ctx.db, t.workspaceId, id.data) : null;
+  if (!s) throw new AppError("NOT_FOUND", "Search not found");
+  return toSearchJson(s);
+}
+
+/**
+ * One page of a search's stored results, in result order (`offset`, `limit` <= 5,000). Google content
+ * past its retention comes back as `{place_id, purged: true}` even before the purge job ran.
+ * @throws NOT_FOUND 'Search not found'.
+ */
+export async function getSearchResults(
+  ctx: Pick<AppContext, "db" | "env">,
+  t: LeadsTenant,
+  searchId: string,
+  offset = 0,
+  limit = 100,
+): Promise<{ results: (BusinessJson | PurgedResult)[]; hasMore: boolean }> {
+  const id = idSchema.safeParse(searchId);
+  const s = id.success ? await q.findSearch(ctx.db, t.workspaceId, id.data) : null;
+  if (!s) throw new AppError("NOT_FOUND", "Search not found");
+  const rows = await q.listResultsPage(ctx.db, s.id, offset, Math.min(5000, limit) + 1);
+  const expired = isGoogleContentExpired(s, ctx.env.GOOGLE_PLACES_RETENTION_DAYS);
+  const page = rows.slice(0, Math.min(5000, limit));
+  return {
+    results: page.map((r) =>
+      expired || (r.data as { purged?: boolean }).purged
+        ? { place_id: r.placeId, purged: true as const }
+        : (r.data as unknown as BusinessJson),
+    ),
+    hasMore: rows.length > page.length,
+  };
+}
+
+/** Rebuilds the provider facts a stored result shows (for re-scoring and the deferred filters). */
+function placeFromJson(b: BusinessJson): Place {
+  return {
+    placeId: b.place_id,
+    name: b.name,
+    lat: b.lat,
+    lng: b.lng,
+    address: b.address ?? undefined,
+    city: b.city ?? undefined,
+    state: b.state ?? undefined,
+    postalCode: b.postal_code ?? undefined,
+    types: b.types,
+    rating: b.rating,
+    reviewCount: b.review_count,
+    priceLevel: b.price_level,
+    phone: b.phone,
+    website: b.website,
+    email: b.email,
+    socials: b.socials as Place["socials"],
+    hasContactForm: b.has_contact_form ?? undefined,
+    hours:
+      b.opening_hours.open_now !== null || b.opening_hours.text
+        ? { openNow: b.opening_hours.open_now, text: b.opening_hours.text ?? undefined }
+        : undefined,
+    businessStatus: (b.business_status ?? undefined) as Place["businessStatus"],
+    demo: b.demo,
+  };
+}
+
+/**
+ * The enrichment job's work (leads.enrich-search): visits the websites of a search's results
+ * (`enrichWebsite`, at most ENRICH_MAX_SITES, ENRICH_CONCURRENCY at a time; demo results are skipped:
+ * their websites are invented), stores the emails, social profiles and contact form found, re-scores
+ * the results, then applies the filters deferred until enrichment (results failing them are removed,
+ * the counts and the saved search follow), and emits `lead_search.completed`. Progress is written as
+ * it goes (enrichDone of enrichTotal). A search already completed is left alone (retries are safe).
+ */
+export async function enrichSearch(ctx: Ctx, searchId: string, workspaceId: string) {
+  const s = await q.findSearch(ctx.db, workspaceId, searchId);
+  if (!s?.enrich || s.enrichStatus === "completed") return;
+  const rows = await q.listResults(ctx.db, s.id);
+  const targets = rows.filter((r) => {
+    const b = r.data as unknown as BusinessJson;
+    return !b.demo && !!b.website && !(b as { purged?: boolean }).purged;
+  });
+  const visit = targets.slice(0, ENRICH_MAX_SITES);
+  await q.updateSearch(ctx.db, workspaceId, s.id, {
+    enrichStatus: "running",
+    enrichDone: 0,
+    enrichTotal: visit.length,
+  });
+  const allowed = parseAllowedHosts(ctx.env.OUTBOUND_ALLOWED_HOSTS);
+  const byId = new Map<string, BusinessJson>();
+  for (const r of rows) {
+    const b = r.data as unknown as BusinessJson;
+    if (!(b as { purged?: boolean }).purged) byId.set(r.placeId, b);
+  }
+  let done = 0;
+  let next = 0;
+  let lastWrite = 0;
+  const worker = async () => {
+    for (;;) {
+      const r = visit[next++];
+      if (!r) return;
+      const b = byId.get(r.placeId) as BusinessJson;
+      const site = await enrichWebsite(b.website as string, allowed);
+      const socials = {
+        ...(site.socials as Record<string, string>),
+        ...(b.socials as Record<string, string>),
+      };
+      const p = placeFromJson({
+        ...b,
+        email: b.email ?? site.email,
+        socials,
+        has_contact_form: b.has_contact_form || site.hasContactForm,
+      });
+      const { score, reasons } = scoreLead(p);
+      const updated: BusinessJson = {
+        ...b,
+        email: p.email ?? null,
+        socials,
+        has_contact_form: p.hasContactForm ?? null,
+        leadScore: score,
+        leadTier: leadTier(score),
+        scoreReasons: reasons,
+        enrichment: {
+          status: site.status,
+          ...(site.status === "ok"
+            ? {}
+            : {
+                reason: site.skipped
+                  .map((x) => `${x.url}: ${x.reason}`)
+                  .join("; ")
+                  .slice(0, 500),
+              }),
+          pages: site.pages.length,
+          emails_found: site.emails.length,
+        },
+      };
+      byId.set(r.placeId, updated);
+      await q.updateResultData(ctx.db, s.id, r.placeId, updated as unknown as Record<string, unknown>);
+      done++;
+      if (Date.now() - lastWrite > 500 || done === visit.length) {
+        lastWrite = Date.now();
+        await q.updateSearch(ctx.db, workspaceId, s.id, { enrichDone: done });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ENRICH_CONCURRENCY, visit.length) }, worker));
+  // results not visited say why
+  for (const r of rows) {
+    const b = byId.get(r.placeId);
+    if (!b || b.enrichment) continue;
+    const reason = b.demo
+      ? "demo data: its website is invented"
+      : !b.website
+        ? "no website"
+        : `over the limit of ${ENRICH_MAX_SITES} websites per search`;
+    const updated = { ...b, enrichment: { status: "skipped" as const, reason, pages: 0, emails_found: 0 } };
+    byId.set(r.placeId, updated);
+    await q.updateResultData(ctx.db, s.id, r.placeId, updated as unknown as Record<string, unknown>);
+  }
+  // the filters that waited for enrichment
+  const deferredKeys = new Set(s.deferredFilters);
+  const deferred = activeFilters(s.filters as FilterValues).filter((a) => deferredKeys.has(a.def.key));
+  const removed: string[] = [];
+  if (deferred.length)
+    for (const [placeId, b] of byId) {
+      const f: LeadFacts = {
+        distanceMi: b.distance,
+        leadScore: b.leadScore,
+        tier: b.leadTier.tier,
+        competitors: b.competitors,
+        topRatedInArea: null,
+        inContacts: b.in_contacts,
+        matchesType: true,
+      };
+      if (!passes(placeFromJson(b), f, s.filters as FilterValues, deferred)) removed.push(placeId);
+    }
+  await q.deleteResults(ctx.db, s.id, removed);
+  const total = byId.size - removed.length;
+  await q.updateSearch(ctx.db, workspaceId, s.id, {
+    enrichStatus: "completed",
+    enrichDone: visit.length,
+    totalResults: total,
+  });
+  if (s.savedSearchId && removed.length) {
+    const gone = new Set(removed);
+    await q.updateSaved(ctx.db, workspaceId, s.savedSearchId, {
+      resultCount: total,
+      lastPlaceIds: [...byId.keys()].filter((id) => !gone.has(id)),
+    });
+  }
+  const final = await q.findSearch(ctx.db, workspaceId, s.id);
+  if (final) await emitWebhookEvent(ctx, workspaceId, "lead_search.completed", toSearchJson(final));
+}
+
+/** Marks a search's enrichment failed (the job's last attempt failed). */
+export async function failEnrichment(ctx: Pick<AppContext, "db">, searchId: string, workspaceId: string) {
+  await q.updateSearch(ctx.db, workspaceId, searchId, { enrichStatus: "failed" });
+}
+
+/**
+ * The purge job's work (leads.purge-google-content): keeps only place ids in the results of the given
+ * Google search once GOOGLE_PLACES_RETENTION_DAYS have passed since it finished (too early: nothing
+ * happens; the job is sent with that startAfter), and of up to 100 other expired Google searches (a
+ * lost job). Returns the searches purged.
+ */
+export async function purgeExpiredGoogleContent(ctx: Pick<AppContext, "db" | "env">, searchId?: string) {
+  const before = new Date(Date.now() - ctx.env.GOOGLE_PLACES_RETENTION_DAYS * 86_400_000);
+  const due = await q.expiredGoogleSearches(ctx.db, before, 100);
+  const ids = new Set(due.map((d) => d.id));
+  if (searchId) {
+    const s = await q.findSearchById(ctx.db, searchId);
+    if (s && isGoogleContentExpired(s, ctx.env.GOOGLE_PLACES_RETENTION_DAYS) && !s.contentPurgedAt)
+      ids.add(s.id);
+  }
+  for (const id of ids) await q.purgeSearchContent(ctx.db, id);
+  return ids.size;
 }
 
 /** GET /api/maps/saved-searches: `{id, search_name, location, business_type, radius, filters, result_count}`. */
@@ -435,8 +776,16 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
   const a = parseInput(addToContactsSchema, input);
   const search = await q.findSearch(ctx.db, t.workspaceId, a.searchId);
   if (!search) throw new AppError("NOT_FOUND", "Search not found");
-  const results = await q.listResults(ctx.db, search.id, [...new Set(a.placeIds)]);
-  if (!results.length) throw new AppError("BAD_REQUEST", "None of the chosen results belong to this search");
+  const all = await q.listResults(ctx.db, search.id, [...new Set(a.placeIds)]);
+  if (!all.length) throw new AppError("BAD_REQUEST", "None of the chosen results belong to this search");
+  const results = isGoogleContentExpired(search, ctx.env.GOOGLE_PLACES_RETENTION_DAYS)
+    ? []
+    : all.filter((r) => !(r.data as { purged?: boolean }).purged);
+  if (!results.length)
+    throw new AppError(
+      "CONFLICT",
+      `These results are no longer stored: Google's terms keep only place ids after ${ctx.env.GOOGLE_PLACES_RETENTION_DAYS} days. Run the search again.`,
+    );
   const workspace = await getWorkspace(ctx, t.workspaceId);
   const r = await addBusinessContacts(
     ctx,

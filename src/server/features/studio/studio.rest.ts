@@ -8,7 +8,7 @@ import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
 import { parseInput } from "../../lib/validate";
-import { editIdSchema, FILE_TOO_LARGE_MESSAGE, mediaIdSchema } from "./studio.schemas";
+import { editIdSchema, FILE_TOO_LARGE_MESSAGE, mediaIdSchema, mediaVersionIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
   applyTrim,
@@ -17,8 +17,8 @@ import {
   getEdit,
   getMedia,
   listDraftsFirst,
-  listMedia,
   listMyVideos,
+  listPublicMedia,
   type MediaFileKind,
   streamToTempFile,
   toPublicEdit,
@@ -109,7 +109,7 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   app.get("/api/media/list", async (req) => {
     const tenant = requireTenant(req);
-    return { success: true, media: (await listMedia(ctx, tenant.workspaceId)).map(toPublicMedia) };
+    return { success: true, media: await listPublicMedia(ctx, tenant.workspaceId) };
   });
   app.get("/api/media/drafts", async (req) => {
     const tenant = requireTenant(req);
@@ -137,6 +137,17 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   for (const kind of ["file", "poster", "gif", "original"] as const) {
     app.get(`/api/media/:id/${kind}`, async (req, reply) => serveFile(ctx, req, reply, kind));
   }
+
+  /** One version's file (the library's version list plays these; listing and restoring are tRPC). */
+  app.get("/api/media/:id/versions/:version/file", async (req, reply) => {
+    const tenant = requireTenant(req);
+    const { id, version } = parseInput(
+      z.object({ id: mediaIdSchema, version: mediaVersionIdSchema }),
+      req.params,
+    );
+    const item = await getMedia(ctx, tenant.workspaceId, id);
+    return sendMediaFile(ctx, req, reply, item, "file", "private, max-age=3600", version);
+  });
 
   app.post("/api/media/edit/trim", async (req) => {
     const tenant = requireTenant(req);

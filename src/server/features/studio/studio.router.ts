@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { editIdSchema, mediaIdSchema } from "./studio.schemas";
+import { editIdSchema, mediaIdSchema, mediaVersionIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
   applyTrim,
@@ -8,8 +8,10 @@ import {
   getEdit,
   getMedia,
   listDraftsFirst,
-  listMedia,
+  listMediaVersions,
   listMyVideos,
+  listPublicMedia,
+  restoreMediaVersion,
   toPublicEdit,
   toPublicMedia,
 } from "./studio.service";
@@ -20,9 +22,7 @@ import {
  * Edit inputs are validated by the service with the REST schemas (same messages).
  */
 export const studioRouter = router({
-  list: protectedProcedure.query(async ({ ctx }) =>
-    (await listMedia(ctx, ctx.workspaceId)).map(toPublicMedia),
-  ),
+  list: protectedProcedure.query(async ({ ctx }) => listPublicMedia(ctx, ctx.workspaceId)),
   drafts: protectedProcedure.query(async ({ ctx }) =>
     (await listDraftsFirst(ctx, ctx.workspaceId)).map(toPublicMedia),
   ),
@@ -41,6 +41,16 @@ export const studioRouter = router({
   advanced: protectedProcedure
     .input(z.unknown())
     .mutation(async ({ ctx, input }) => toPublicEdit(await applyAdvanced(ctx, ctx.workspaceId, input))),
+  /** Every version of an item, oldest first (original, then each finished edit). */
+  versions: protectedProcedure
+    .input(z.object({ id: mediaIdSchema }))
+    .query(async ({ ctx, input }) => listMediaVersions(ctx, ctx.workspaceId, input.id)),
+  /** Makes a version current again (revert); nothing is deleted. */
+  restoreVersion: protectedProcedure
+    .input(z.object({ id: mediaIdSchema, version: mediaVersionIdSchema }))
+    .mutation(async ({ ctx, input }) =>
+      toPublicMedia(await restoreMediaVersion(ctx, ctx.workspaceId, input.id, input.version)),
+    ),
   edit: protectedProcedure
     .input(z.object({ id: editIdSchema }))
     .query(async ({ ctx, input }) => toPublicEdit(await getEdit(ctx, ctx.workspaceId, input.id))),

@@ -122,3 +122,8 @@ export const advancedEditSchema = z.object({
 export type AdvancedEditInput = z.input<typeof advancedEditSchema>;
 
 export const editIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** A media version id: "original" or a finished edit's id (studio versions). */
+export const mediaVersionIdSchema = z.union([z.literal("original"), editIdSchema], {
+  error: 'Version must be "original" or an edit id',
+});

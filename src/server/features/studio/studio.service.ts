@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { and, desc, eq, gt } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { fileTypeFromFile } from "file-type";
 import type { AppContext } from "../../context";
 import {
@@ -22,7 +22,7 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import type { ByteRange } from "../../providers/storage";
 import { segmentsFromCuts } from "./studio.graph";
-import { processMediaJob, renderEditJob } from "./studio.jobs";
+import { derivePreviewsJob, processMediaJob, renderEditJob } from "./studio.jobs";
 import { mediaPrefix, tmpDir } from "./studio.pipeline";
 import {
   ALLOWED_MIME,
@@ -198,6 +198,8 @@ export interface PublicMedia {
   processing_error: string | null;
   source: MediaSource;
   version: number;
+  /** how many versions the library can show (original + finished edits); present in list answers */
+  version_count?: number;
 }
 
 /** Maps a row to the API shape; urls are owner-only (`/api/media/{id}/file|poster|gif`) and versioned. */
@@ -235,6 +237,26 @@ export async function listMedia(deps: Pick<AppContext, "db">, workspaceId: strin
     .from(mediaItems)
     .where(eq(mediaItems.workspaceId, workspaceId))
     .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id));
+}
+
+/**
+ * Every media item of the workspace in the API shape, newest first, each with `version_count`
+ * (1 + its finished edits; one grouped query for the whole list).
+ */
+export async function listPublicMedia(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<PublicMedia[]> {
+  const [items, counts] = await Promise.all([
+    listMedia(deps, workspaceId),
+    deps.db
+      .select({ mediaId: mediaEdits.mediaId, n: sql<number>`count(*)::int` })
+      .from(mediaEdits)
+      .where(and(eq(mediaEdits.workspaceId, workspaceId), eq(mediaEdits.status, "done")))
+      .groupBy(mediaEdits.mediaId),
+  ]);
+  const byId = new Map(counts.map((c) => [c.mediaId, c.n]));
+  return items.map((m) => ({ ...toPublicMedia(m), version_count: 1 + (byId.get(m.id) ?? 0) }));
 }
 
 /** Drafts first, then published items, each newest first (spec section 7: GET /api/media/drafts). */
@@ -315,6 +337,152 @@ export async function deleteMedia(deps: StudioDeps, workspaceId: string, mediaId
 /** Which stored file of an item to serve. */
 export type MediaFileKind = "file" | "poster" | "gif" | "original";
 
+/** A version id: `"original"` (the upload as processed) or the id of a finished edit. */
+export type MediaVersionId = "original" | number;
+
+/**
+ * One playable version of a media item (issue 14: the editor saves a new version, the original is kept).
+ * `id` is "original" or the edit id; `number` counts from 1 (the original) in the order they were made;
+ * `duration` in seconds; `current` marks the version players and campaigns use now.
+ */
+export interface PublicMediaVersion {
+  id: MediaVersionId;
+  number: number;
+  label: string;
+  mode: "upload" | "trim" | "advanced";
+  duration: number | null;
+  created_at: string;
+  current: boolean;
+  /** owner-only URL of this version's file */
+  url: string;
+}
+
+interface VersionRow {
+  id: MediaVersionId;
+  key: string;
+  size: number;
+  duration: number | null;
+  mode: PublicMediaVersion["mode"];
+  createdAt: Date;
+}
+
+async function versionRows(deps: Pick<AppContext, "db">, item: MediaItem): Promise<VersionRow[]> {
+  const rends = await deps.db
+    .select()
+    .from(mediaRenditions)
+    .where(
+      and(eq(mediaRenditions.mediaId, item.id), inArray(mediaRenditions.kind, ["original", "playback"])),
+    );
+  const base = rends.find((r) => r.kind === "playback") ?? rends.find((r) => r.kind === "original");
+  const edits = await deps.db
+    .select()
+    .from(mediaEdits)
+    .where(and(eq(mediaEdits.mediaId, item.id), eq(mediaEdits.status, "done")))
+    .orderBy(asc(mediaEdits.createdAt), asc(mediaEdits.id));
+  const editSizes = new Map(
+    (
+      await deps.db
+        .select({ editId: mediaRenditions.editId, size: mediaRenditions.sizeBytes })
+        .from(mediaRenditions)
+        .where(and(eq(mediaRenditions.mediaId, item.id), eq(mediaRenditions.kind, "edit")))
+    ).map((r) => [r.editId, r.size]),
+  );
+  const rows: VersionRow[] = [];
+  if (base)
+    rows.push({
+      id: "original",
+      key: base.storageKey,
+      size: base.sizeBytes,
+      duration: base.durationSeconds ?? item.probe?.durationSeconds ?? null,
+      mode: "upload",
+      createdAt: item.createdAt,
+    });
+  for (const e of edits)
+    if (e.outputKey)
+      rows.push({
+        id: e.id,
+        key: e.outputKey,
+        size: editSizes.get(e.id) ?? item.sizeBytes,
+        duration: e.outputDurationSeconds,
+        mode: e.mode,
+        createdAt: e.finishedAt ?? e.createdAt,
+      });
+  return rows;
+}
+
+function toPublicVersion(item: MediaItem, r: VersionRow, index: number): PublicMediaVersion {
+  return {
+    id: r.id,
+    number: index + 1,
+    label: r.id === "original" ? "Original" : `Edit ${index}`,
+    mode: r.mode,
+    duration: r.duration,
+    created_at: r.createdAt.toISOString(),
+    current: r.key === item.currentKey,
+    url: `/api/media/${item.id}/versions/${r.id}/file`,
+  };
+}
+
+/**
+ * Every version of a media item, oldest first: the original upload, then each finished edit. Editing
+ * never overwrites: an edit renders into a new file and becomes the current version.
+ * @throws AppError NOT_FOUND for an unknown id or another workspace's item.
+ */
+export async function listMediaVersions(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  mediaId: number,
+): Promise<PublicMediaVersion[]> {
+  const item = await getMedia(deps, workspaceId, mediaId);
+  return (await versionRows(deps, item)).map((r, i) => toPublicVersion(item, r, i));
+}
+
+/**
+ * Makes an earlier version current again (revert): players, the editor and new campaigns use it; no
+ * version is deleted, so the newer edits stay restorable. Bumps `version` (cache keys) and queues a
+ * `studio.derive-previews` job for the poster, GIF and peaks. Returns the updated item.
+ * @throws AppError NOT_FOUND 'Version not found' for an unknown version; CONFLICT while processing or rendering.
+ */
+export async function restoreMediaVersion(
+  deps: StudioDeps,
+  workspaceId: string,
+  mediaId: number,
+  versionId: MediaVersionId,
+): Promise<MediaItem> {
+  const item = await readyForEdit(deps, workspaceId, mediaId);
+  const row = (await versionRows(deps, item)).find((r) => r.id === versionId);
+  if (!row) throw new AppError("NOT_FOUND", "Version not found");
+  if (row.key === item.currentKey) return item;
+  const [updated] = await deps.db
+    .update(mediaItems)
+    .set({
+      currentKey: row.key,
+      sizeBytes: row.size,
+      durationSeconds: row.duration ?? item.durationSeconds,
+      version: sql`${mediaItems.version} + 1`,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(mediaItems.id, item.id), eq(mediaItems.workspaceId, workspaceId)))
+    .returning();
+  await deps.jobs.send(derivePreviewsJob, { mediaId: item.id });
+  const [fresh] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, item.id));
+  return fresh ?? updated;
+}
+
+/**
+ * The storage key of one version of `item` (for serving its file).
+ * @throws AppError NOT_FOUND 'Version not found'.
+ */
+export async function mediaVersionKey(
+  deps: Pick<AppContext, "db">,
+  item: MediaItem,
+  versionId: MediaVersionId,
+): Promise<string> {
+  const row = (await versionRows(deps, item)).find((r) => r.id === versionId);
+  if (!row) throw new AppError("NOT_FOUND", "Version not found");
+  return row.key;
+}
+
 /**
  * Opens a stored file of `item` for HTTP serving with an optional byte range (RFC 9110 Range).
  * @throws AppError NOT_FOUND when the file does not exist (yet).
@@ -324,15 +492,18 @@ export async function openMediaFile(
   item: MediaItem,
   kind: MediaFileKind,
   rangeHeader?: string,
+  versionId?: MediaVersionId,
 ) {
   const key =
-    kind === "poster"
-      ? item.posterKey
-      : kind === "gif"
-        ? item.gifKey
-        : kind === "original"
-          ? await originalKey(deps, item)
-          : item.currentKey;
+    versionId !== undefined
+      ? await mediaVersionKey(deps, item, versionId)
+      : kind === "poster"
+        ? item.posterKey
+        : kind === "gif"
+          ? item.gifKey
+          : kind === "original"
+            ? await originalKey(deps, item)
+            : item.currentKey;
   if (!key) throw new AppError("NOT_FOUND", "File not ready yet");
   const stat = await deps.providers.storage.stat(key);
   if (!stat) throw new AppError("NOT_FOUND", "File not found");

@@ -82,12 +82,30 @@ function BusinessSearchPage() {
   const [saveOpen, setSaveOpen] = useState(false);
   const [searchName, setSearchName] = useState("");
   const [searchId, setSearchId] = useState<string | null>(null);
+  const [enrich, setEnrich] = useState(false);
+  const [enrichingId, setEnrichingId] = useState<string | null>(null);
 
   const progress = useQuery({
     ...trpc.leads.progress.queryOptions({ searchId: searchId ?? "" }),
     enabled: !!searchId,
     refetchInterval: 300,
   });
+
+  // website enrichment runs in the background after the search: follow it, then reload the results
+  const enrichProgress = useQuery({
+    ...trpc.leads.progress.queryOptions({ searchId: enrichingId ?? "" }),
+    enabled: !!enrichingId,
+    refetchInterval: (q) => {
+      const st = q.state.data?.enrichment.status;
+      return st === "completed" || st === "failed" ? false : 1000;
+    },
+  });
+  const enrichStatus = enrichingId ? enrichProgress.data?.enrichment.status : undefined;
+  const enrichedResults = useQuery({
+    ...trpc.leads.results.queryOptions({ searchId: enrichingId ?? "" }),
+    enabled: !!enrichingId && enrichStatus === "completed",
+  });
+  const enrichedBusinesses = enrichStatus === "completed" ? enrichedResults.data : undefined;
 
   const searchM = useMutation(trpc.leads.search.mutationOptions());
   const swapM = useMutation(trpc.leads.swapLocation.mutationOptions());
@@ -101,6 +119,7 @@ function BusinessSearchPage() {
     setError(null);
     setResult(null);
     setSelected(new Set());
+    setEnrichingId(null);
     const id = crypto.randomUUID();
     setSearchId(id);
     return id;
@@ -109,6 +128,7 @@ function BusinessSearchPage() {
   function finish(r: SearchResult) {
     setResult(r);
     setSearchId(null);
+    setEnrichingId(r.enrichment.status === "queued" ? r.searchId : null);
     toast.success(`Found ${r.totalResults} contacts within ${r.radius} miles`);
   }
 
@@ -133,6 +153,7 @@ function BusinessSearchPage() {
         filters,
         usePreset: presetId || undefined,
         searchId: id,
+        enrich: enrich || undefined,
         ...extra,
       });
       finish(r);
@@ -171,7 +192,7 @@ function BusinessSearchPage() {
     setPresetId("");
   }
 
-  const businesses = result?.businesses ?? [];
+  const businesses = enrichedBusinesses ?? result?.businesses ?? [];
   const chosen = businesses.filter((b) => selected.has(b.place_id));
 
   async function addToContacts(thenCampaign = false) {
@@ -265,6 +286,15 @@ function BusinessSearchPage() {
               />
             </div>
           </div>
+          <label className="flex items-center gap-2 text-sm" htmlFor="enrich">
+            <input
+              id="enrich"
+              type="checkbox"
+              checked={enrich}
+              onChange={(e) => setEnrich(e.target.checked)}
+            />
+            Visit websites for public emails and social profiles (enrichment; runs after the search)
+          </label>
           <div className="flex flex-wrap gap-2">
             <Button variant="outline" onClick={() => setShowFilters((s) => !s)}>
               <Filter className="size-4" /> {showFilters ? "Hide Filters" : "Show Filters"}
@@ -286,6 +316,7 @@ function BusinessSearchPage() {
           setTab={setTab}
           filters={filters}
           setFilters={setFilters}
+          enrich={enrich}
           onReset={resetFilters}
           onClose={() => setShowFilters(false)}
         />
@@ -316,7 +347,10 @@ function BusinessSearchPage() {
             <Fact label="Location" value={result.location} />
             <Fact label="Circles searched" value={result.totalCircles} />
             <Fact label="API calls" value={result.apiCalls} />
-            <Fact label="Total results" value={result.totalResults} />
+            <Fact
+              label="Total results"
+              value={enrichedBusinesses ? enrichedBusinesses.length : result.totalResults}
+            />
             {result.preset && <Fact label="Preset" value={result.preset} />}
             <Fact label="Source" value={result.provider.label} />
             {result.capped && (
@@ -324,6 +358,41 @@ function BusinessSearchPage() {
                 The search stopped at its limit of {result.maxCalls} API calls; {result.skippedCircles}{" "}
                 circles were not searched.
               </p>
+            )}
+            {enrichingId && (
+              <div className="grid gap-1 sm:col-span-3 lg:col-span-6" data-testid="enrich-progress">
+                {enrichStatus === "completed" ? (
+                  <p>
+                    Enrichment done: {enrichProgress.data?.enrichment.total ?? 0} websites visited
+                    {result.enrichment.deferredFilters.length > 0 &&
+                      `; filters applied: ${result.enrichment.deferredFilters.join(", ")}`}
+                    .
+                  </p>
+                ) : enrichStatus === "failed" ? (
+                  <p className="text-destructive">Enrichment failed; the results are shown without it.</p>
+                ) : (
+                  <>
+                    <Progress
+                      value={
+                        enrichProgress.data?.enrichment.total
+                          ? Math.round(
+                              (100 * enrichProgress.data.enrichment.done) /
+                                enrichProgress.data.enrichment.total,
+                            )
+                          : null
+                      }
+                      aria-label="Enrichment progress"
+                    />
+                    <p className="text-xs text-muted-foreground">
+                      {enrichProgress.data?.enrichment.total
+                        ? `Visiting websites: ${enrichProgress.data.enrichment.done} of ${enrichProgress.data.enrichment.total}`
+                        : "Enrichment queued..."}
+                      {result.enrichment.deferredFilters.length > 0 &&
+                        ` (then filtering by ${result.enrichment.deferredFilters.join(", ")})`}
+                    </p>
+                  </>
+                )}
+              </div>
             )}
             <p className="text-xs text-muted-foreground sm:col-span-3 lg:col-span-6">
               {result.provider.attribution}
@@ -507,10 +576,12 @@ function FilterPanel({
   setTab,
   filters,
   setFilters,
+  enrich,
   onReset,
   onClose,
 }: {
   catalogue: { categories: { id: string; label: string }[]; filters: FilterInfo[] };
+  enrich: boolean;
   tab: string;
   setTab: (t: string) => void;
   filters: Filters;
@@ -557,7 +628,13 @@ function FilterPanel({
         </div>
         <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
           {shown.map((f) => (
-            <FilterField key={f.key} f={f} value={filters[f.key]} onChange={(v) => set(f.key, v)} />
+            <FilterField
+              key={f.key}
+              f={f}
+              enrich={enrich}
+              value={filters[f.key]}
+              onChange={(v) => set(f.key, v)}
+            />
           ))}
         </div>
       </CardContent>
@@ -567,16 +644,25 @@ function FilterPanel({
 
 function FilterField({
   f,
+  enrich,
   value,
   onChange,
 }: {
   f: FilterInfo;
+  enrich: boolean;
   value: unknown;
   onChange: (v: unknown) => void;
 }) {
   const id = `filter-${f.key}`;
-  const disabled = !f.answerable;
-  const hint = disabled ? <p className="text-xs text-muted-foreground">Unavailable: {f.reason}</p> : null;
+  const disabled = !f.answerable && !(enrich && f.answerableWithEnrichment);
+  const hint = disabled ? (
+    <p className="text-xs text-muted-foreground">
+      Unavailable: {f.reason}
+      {f.answerableWithEnrichment && " (tick website enrichment to use it)"}
+    </p>
+  ) : !f.answerable ? (
+    <p className="text-xs text-muted-foreground">Applied after website enrichment</p>
+  ) : null;
   if (f.kind === "bool")
     return (
       <div className={cn("grid gap-0.5", disabled && "opacity-60")}>

@@ -1,0 +1,87 @@
+import { useQuery } from "@tanstack/react-query";
+import { useRef } from "react";
+import { Button } from "@/client/components/ui/button";
+import { Textarea } from "@/client/components/ui/textarea";
+import { useTRPC } from "@/client/trpc";
+import { MERGE_TAG_BUTTONS, type MergeContact, renderPreview } from "@/server/features/campaigns/merge-tags";
+
+/**
+ * Who campaigns come from (tRPC `campaigns.sender`): `myBusiness` is what `{{my_business}}` renders
+ * to, `from` the exact From header of campaign emails.
+ */
+export function useSender() {
+  const trpc = useTRPC();
+  return useQuery({ ...trpc.campaigns.sender.queryOptions(), staleTime: 60_000 });
+}
+
+/**
+ * Renders `template` for the first recipient exactly as it will be sent (same function as the
+ * server's send path), with the workspace's business for `{{my_business}}`.
+ */
+export function usePreview() {
+  const { data } = useSender();
+  return (template: string, contact: MergeContact | null) =>
+    renderPreview(template, contact, data?.myBusiness ?? "");
+}
+
+/**
+ * A message box with the merge-tag insert buttons (first name, full name, company, email, phone,
+ * my business) that insert at the cursor. Every builder's content step uses it, so the tags and
+ * their fallbacks are the same in email, SMS, calls, voicemail, video messages and avatar scripts.
+ */
+export function MergeTagTextarea({
+  id,
+  value,
+  onChange,
+  rows = 5,
+  maxLength,
+  ...rest
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  maxLength?: number;
+} & Omit<React.ComponentProps<typeof Textarea>, "value" | "onChange" | "id" | "rows" | "maxLength">) {
+  const ref = useRef<HTMLTextAreaElement>(null);
+  function insert(tag: string) {
+    const el = ref.current;
+    const start = el?.selectionStart ?? value.length;
+    const end = el?.selectionEnd ?? value.length;
+    const next = `${value.slice(0, start)}${tag}${value.slice(end)}`;
+    if (maxLength !== undefined && next.length > maxLength) return;
+    onChange(next);
+    requestAnimationFrame(() => {
+      el?.focus();
+      el?.setSelectionRange(start + tag.length, start + tag.length);
+    });
+  }
+  return (
+    <div className="space-y-2">
+      <div className="flex flex-wrap gap-1.5" role="group" aria-label="Insert merge tag">
+        {MERGE_TAG_BUTTONS.map((b) => (
+          <Button
+            key={b.tag}
+            type="button"
+            size="sm"
+            variant="outline"
+            title={`Insert ${b.tag}`}
+            aria-label={`Insert ${b.label.toLowerCase()} (${b.tag})`}
+            onClick={() => insert(b.tag)}
+          >
+            {b.label}
+          </Button>
+        ))}
+      </div>
+      <Textarea
+        ref={ref}
+        id={id}
+        rows={rows}
+        value={value}
+        maxLength={maxLength}
+        onChange={(e) => onChange(e.target.value)}
+        {...rest}
+      />
+    </div>
+  );
+}

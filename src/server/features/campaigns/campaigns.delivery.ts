@@ -1,0 +1,99 @@
+import { createHash } from "node:crypto";
+import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
+import type { SuppressionChannel } from "../compliance/compliance.service";
+
+// Small pure helpers of the send engine: channel mapping, idempotency keys, deterministic job ids,
+// backoff, send-job payloads. No I/O.
+
+/** Sends attempted per recipient before a transient failure becomes final. */
+export const MAX_ATTEMPTS = 5;
+
+/** Recipients handled per claim / provider batch (one Postmark batch call holds up to 500). */
+export const SEND_CHUNK = 500;
+
+/** The provider channel a campaign channel sends through. */
+export function deliveryKind(channel: CampaignChannel): "email" | "sms" | "voice" | "voicemail" {
+  if (channel === "video_email") return "email";
+  if (channel === "video_sms") return "sms";
+  return channel;
+}
+
+/** Suppression-list channel of a campaign channel. */
+export function suppressionChannel(channel: CampaignChannel): SuppressionChannel {
+  return deliveryKind(channel);
+}
+
+/** The contact activity a successful send records. */
+export function sentActivity(channel: CampaignChannel): string {
+  return { email: "email_sent", sms: "sms_sent", voice: "call_made", voicemail: "voicemail_sent" }[
+    deliveryKind(channel)
+  ];
+}
+
+/** A deterministic UUID (v4 layout) from a string key: the pg-boss job id for an idempotent enqueue. */
+export function uuidFromKey(key: string): string {
+  const h = createHash("sha256").update(key).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * The vendor idempotency key of one recipient: its row id. It does not change across pause/resume
+ * rounds, so a row claimed before a pause and re-claimed after is still recognised by `findSent`.
+ */
+export function vendorKey(r: Pick<CampaignRecipient, "id">): string {
+  return `cr-${r.id}`;
+}
+
+/** Exponential backoff for transient vendor errors: 2^attempts seconds, 2 s .. 10 min. */
+export function backoffSeconds(attempts: number): number {
+  return Math.min(600, 2 ** Math.max(1, attempts));
+}
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; results in input order. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  });
+  await Promise.all(workers);
+  return out;
+}
+
+/** Send-job payloads for `ids`: one job per SEND_CHUNK ids (the row status, not the job, decides what is sent). */
+export function sendJobs(ids: number[], key: (first: number, last: number, n: number) => string) {
+  const out: { data: { recipientIds: number[] }; options: { id: string } }[] = [];
+  for (let i = 0; i < ids.length; i += SEND_CHUNK) {
+    const chunk = ids.slice(i, i + SEND_CHUNK);
+    out.push({
+      data: { recipientIds: chunk },
+      options: { id: uuidFromKey(key(chunk[0] as number, chunk[chunk.length - 1] as number, chunk.length)) },
+    });
+  }
+  return out;
+}
+
+/**
+ * Send-job payloads for rows due at given times (quiet-hours deferrals, retries): rows due at the
+ * same instant share jobs of up to SEND_CHUNK ids, each with `startAfter` that instant.
+ */
+export function laterJobs(
+  rows: { id: number; at: number }[],
+  key: (first: number, last: number, n: number, at: number) => string,
+) {
+  const byAt = new Map<number, number[]>();
+  for (const r of rows) {
+    const list = byAt.get(r.at);
+    if (list) list.push(r.id);
+    else byAt.set(r.at, [r.id]);
+  }
+  return [...byAt].flatMap(([at, ids]) =>
+    sendJobs(
+      ids.sort((a, b) => a - b),
+      (a, b, n) => key(a, b, n, at),
+    ).map((j) => ({ ...j, options: { ...j.options, startAfter: new Date(at) } })),
+  );
+}

@@ -1,0 +1,583 @@
+import { and, asc, count, desc, eq, inArray, lt, ne, sql } from "drizzle-orm";
+import type { DbOrTx, Sql } from "../../db/client";
+import {
+  type Campaign,
+  type CampaignChannel,
+  type CampaignRecipient,
+  campaignRecipients,
+  campaigns,
+  type RecipientStatus,
+  webhookEvents,
+} from "../../db/schema";
+
+// The SQL of campaigns and their recipients: the send engine's claim / lease / outcome statements
+// (campaigns.engine.ts, campaigns.send.ts), the service's launch, list, report and state changes
+// (campaigns.service.ts), and the event lookups (campaigns.events.ts). Functions take the database
+// first: drizzle's `db` (or a transaction), or postgres.js `pg` (the context's `sql`) for raw statements.
+
+// ---------------------------------------------------------------------------------------------
+// Campaign rows
+// ---------------------------------------------------------------------------------------------
+
+/** One campaign by id (any workspace: job handlers and the engine), or undefined. */
+export async function selectCampaign(db: DbOrTx, id: number): Promise<Campaign | undefined> {
+  const [c] = await db.select().from(campaigns).where(eq(campaigns.id, id));
+  return c;
+}
+
+/** One campaign of `workspaceId`, or undefined. */
+export async function selectWorkspaceCampaign(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+): Promise<Campaign | undefined> {
+  const [c] = await db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)));
+  return c;
+}
+
+/** Campaigns with the given ids (any workspace: the engine groups claimed rows by campaign). */
+export async function selectCampaignsByIds(db: DbOrTx, ids: number[]): Promise<Campaign[]> {
+  return db.select().from(campaigns).where(inArray(campaigns.id, ids));
+}
+
+/** Ids of every campaign in status `sending` (worker boot). */
+export async function selectSendingCampaignIds(db: DbOrTx): Promise<number[]> {
+  const rows = await db.select({ id: campaigns.id }).from(campaigns).where(eq(campaigns.status, "sending"));
+  return rows.map((r) => r.id);
+}
+
+/** The content of one campaign (its tracked links), or undefined. */
+export async function selectCampaignContent(
+  db: DbOrTx,
+  id: number,
+): Promise<Campaign["content"] | undefined> {
+  const [c] = await db.select({ content: campaigns.content }).from(campaigns).where(eq(campaigns.id, id));
+  return c?.content;
+}
+
+/** Campaigns of `workspaceId` that are not drafts, optionally only those created before `before`. */
+export async function countWorkspaceCampaigns(
+  db: DbOrTx,
+  workspaceId: string,
+  before?: Date,
+): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.workspaceId, workspaceId),
+        ne(campaigns.status, "draft"),
+        before ? lt(campaigns.createdAt, before) : undefined,
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/**
+ * Campaigns of `workspaceId`, newest first (created_at desc, id desc), at most `limit`; with
+ * `beforeId`, only those after that campaign in this order (keyset of the public API's cursor pages).
+ */
+export async function selectWorkspaceCampaigns(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+  beforeId?: number,
+): Promise<Campaign[]> {
+  return db
+    .select()
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.workspaceId, workspaceId),
+        beforeId
+          ? sql`(${campaigns.createdAt}, ${campaigns.id}) < (select c2.created_at, c2.id from campaigns c2 where c2.id = ${beforeId} and c2.workspace_id = ${workspaceId})`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(limit);
+}
+
+/** Inserts a campaign and returns it. */
+export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$inferInsert): Promise<Campaign> {
+  const [c] = await db.insert(campaigns).values(values).returning();
+  if (!c) throw new Error("insert into campaigns returned no row");
+  return c;
+}
+
+/** Sets a campaign's status (and updated_at, plus the given timestamps). */
+export async function setCampaignStatus(
+  db: DbOrTx,
+  id: number,
+  status: Campaign["status"],
+  extra: { startedAt?: Date; completedAt?: Date } = {},
+): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({ status, ...extra, updatedAt: new Date() })
+    .where(eq(campaigns.id, id));
+}
+
+/**
+ * A new sending round of a campaign (resume, resend failed): status sending, round + 1 (fresh
+ * deterministic job ids), completed_at cleared, started_at kept or now.
+ */
+export async function startCampaignRound(db: DbOrTx, id: number, startedAt: Date): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({
+      status: "sending",
+      round: sql`${campaigns.round} + 1`,
+      completedAt: null,
+      startedAt,
+      updatedAt: new Date(),
+    })
+    .where(eq(campaigns.id, id));
+}
+
+/** Completes a campaign that is still `sending`; false when another pass (or a pause) got there first. */
+export async function completeSendingCampaign(db: DbOrTx, id: number): Promise<boolean> {
+  const done = await db
+    .update(campaigns)
+    .set({ status: "completed", completedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(campaigns.id, id), eq(campaigns.status, "sending")))
+    .returning({ id: campaigns.id });
+  return done.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recipients: launch, lists, counts, state changes
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Inserts a campaign's recipients, one jsonb parameter per 10,000 rows (far cheaper than a
+ * 10,000-row VALUES list). Returns the ids of the rows inserted as `queued`.
+ */
+export async function insertRecipients(
+  db: DbOrTx,
+  campaign: Pick<Campaign, "id" | "workspaceId" | "channel">,
+  rows: {
+    contactId: number;
+    address: string;
+    status: RecipientStatus;
+    reason: string | null;
+    token: string;
+  }[],
+): Promise<number[]> {
+  const queuedIds: number[] = [];
+  for (let i = 0; i < rows.length; i += 10_000) {
+    const json = JSON.stringify(
+      rows
+        .slice(i, i + 10_000)
+        .map((r) => ({ c: r.contactId, a: r.address, s: r.status, r: r.reason, t: r.token })),
+    );
+    const inserted = (await db.execute(sql`
+      insert into campaign_recipients (campaign_id, workspace_id, contact_id, channel, address, status, reason, token)
+      select ${campaign.id}, ${campaign.workspaceId}, v.c, ${campaign.channel}, v.a, v.s, v.r, v.t
+      from jsonb_to_recordset(${json}::jsonb) as v(c bigint, a text, s text, r text, t text)
+      returning id, status`)) as unknown as { id: string; status: string }[];
+    for (const r of inserted) if (r.status === "queued") queuedIds.push(Number(r.id));
+  }
+  return queuedIds;
+}
+
+/** Recipients per status of each campaign in `ids`: campaign id -> {status: n}. */
+export async function countRecipientsByStatus(
+  db: DbOrTx,
+  ids: number[],
+): Promise<Map<number, Record<string, number>>> {
+  const out = new Map<number, Record<string, number>>();
+  if (ids.length === 0) return out;
+  const rows = await db
+    .select({ id: campaignRecipients.campaignId, status: campaignRecipients.status, n: count() })
+    .from(campaignRecipients)
+    .where(inArray(campaignRecipients.campaignId, ids))
+    .groupBy(campaignRecipients.campaignId, campaignRecipients.status);
+  for (const r of rows) {
+    const m = out.get(r.id) ?? {};
+    m[r.status] = r.n;
+    out.set(r.id, m);
+  }
+  return out;
+}
+
+/** Recipients of a campaign still queued or sending. */
+export async function countPendingRecipients(db: DbOrTx, campaignId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(campaignRecipients)
+    .where(
+      and(
+        eq(campaignRecipients.campaignId, campaignId),
+        inArray(campaignRecipients.status, ["queued", "sending"]),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** A page of a campaign's recipients (by id), optionally of one status, with the total. */
+export async function selectRecipientPage(
+  db: DbOrTx,
+  campaignId: number,
+  opts: { status?: RecipientStatus; limit: number; offset: number },
+): Promise<{ rows: CampaignRecipient[]; total: number }> {
+  const where = and(
+    eq(campaignRecipients.campaignId, campaignId),
+    opts.status ? eq(campaignRecipients.status, opts.status) : undefined,
+  );
+  const [[n], rows] = await Promise.all([
+    db.select({ n: count() }).from(campaignRecipients).where(where),
+    db
+      .select()
+      .from(campaignRecipients)
+      .where(where)
+      .orderBy(asc(campaignRecipients.id))
+      .limit(opts.limit)
+      .offset(opts.offset),
+  ]);
+  return { rows, total: n?.n ?? 0 };
+}
+
+/** Recipients of a campaign in one of `statuses`. */
+export async function selectRecipientsWithStatus(
+  db: DbOrTx,
+  campaignId: number,
+  statuses: RecipientStatus[],
+): Promise<CampaignRecipient[]> {
+  return db
+    .select()
+    .from(campaignRecipients)
+    .where(and(eq(campaignRecipients.campaignId, campaignId), inArray(campaignRecipients.status, statuses)));
+}
+
+/** Cancels a campaign and its queued recipients in one transaction (reason 'campaign cancelled'). */
+export async function cancelCampaignRows(db: DbOrTx, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx
+      .update(campaigns)
+      .set({ status: "cancelled", completedAt: new Date(), updatedAt: new Date() })
+      .where(eq(campaigns.id, id));
+    await tx
+      .update(campaignRecipients)
+      .set({ status: "cancelled", reason: "campaign cancelled", updatedAt: new Date() })
+      .where(and(eq(campaignRecipients.campaignId, id), eq(campaignRecipients.status, "queued")));
+  });
+}
+
+/** Queues a campaign's failed recipients again (attempts, reason and timestamps reset); returns how many. */
+export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): Promise<number> {
+  const requeued = await db
+    .update(campaignRecipients)
+    .set({
+      status: "queued",
+      reason: null,
+      attempts: 0,
+      notBefore: null,
+      failedAt: null,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(campaignRecipients.campaignId, campaignId), eq(campaignRecipients.status, "failed")))
+    .returning({ id: campaignRecipients.id });
+  return requeued.length;
+}
+
+/** Applies a change to one recipient row (events: status, timestamps, reason). */
+export async function updateRecipient(
+  db: DbOrTx,
+  id: number,
+  set: Partial<typeof campaignRecipients.$inferInsert>,
+): Promise<void> {
+  await db.update(campaignRecipients).set(set).where(eq(campaignRecipients.id, id));
+}
+
+/** A recipient by its public token, or undefined. */
+export async function selectRecipientByToken(
+  db: DbOrTx,
+  token: string,
+): Promise<CampaignRecipient | undefined> {
+  const [r] = await db.select().from(campaignRecipients).where(eq(campaignRecipients.token, token));
+  return r;
+}
+
+/** A recipient by the vendor's message id, or undefined. */
+export async function selectRecipientByProviderId(
+  db: DbOrTx,
+  providerMessageId: string,
+): Promise<CampaignRecipient | undefined> {
+  const [r] = await db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.providerMessageId, providerMessageId));
+  return r;
+}
+
+/** Up to 200 recipients (any workspace) on `channels` at `address`, most recently sent first. */
+export async function selectRecipientsAtAddress(db: DbOrTx, channels: CampaignChannel[], address: string) {
+  return db
+    .select()
+    .from(campaignRecipients)
+    .where(and(inArray(campaignRecipients.channel, channels), eq(campaignRecipients.address, address)))
+    .orderBy(sql`${campaignRecipients.sentAt} desc nulls last`)
+    .limit(200);
+}
+
+/** Records (provider, eventKey) of an inbound webhook; true the first time only (replay protection). */
+export async function insertWebhookEventKey(
+  db: DbOrTx,
+  provider: string,
+  eventKey: string,
+): Promise<boolean> {
+  const rows = await db
+    .insert(webhookEvents)
+    .values({ provider, eventKey })
+    .onConflictDoNothing()
+    .returning({ k: webhookEvents.eventKey });
+  return rows.length > 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+
+/** First send and last event of a campaign, and the SMS segments sent. */
+export async function selectReportSpan(pg: Sql, campaignId: number) {
+  const [span] = await pg<{ first: Date | null; last: Date | null; segments: number | null }[]>`
+    select min(sent_at) as first,
+      greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
+      sum(segments) filter (where sent_at is not null)::int as segments
+    from campaign_recipients where campaign_id = ${campaignId}`;
+  return span;
+}
+
+/** Sent / delivered / opened / clicked / replied / failed per `unit` bucket of a campaign (at most 500 buckets). */
+export async function selectReportTimeline(pg: Sql, campaignId: number, unit: "hour" | "minute") {
+  return pg<
+    {
+      t: Date;
+      sent: number;
+      delivered: number;
+      opened: number;
+      clicked: number;
+      replied: number;
+      failed: number;
+    }[]
+  >`
+    select t, sum(sent)::int as sent, sum(delivered)::int as delivered, sum(opened)::int as opened,
+      sum(clicked)::int as clicked, sum(replied)::int as replied, sum(failed)::int as failed
+    from (
+      select date_trunc(${unit}, sent_at) as t, 1 as sent, 0 as delivered, 0 as opened, 0 as clicked, 0 as replied, 0 as failed from campaign_recipients where campaign_id = ${campaignId} and sent_at is not null
+      union all select date_trunc(${unit}, delivered_at), 0, 1, 0, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and delivered_at is not null
+      union all select date_trunc(${unit}, opened_at), 0, 0, 1, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and opened_at is not null
+      union all select date_trunc(${unit}, clicked_at), 0, 0, 0, 1, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and clicked_at is not null
+      union all select date_trunc(${unit}, replied_at), 0, 0, 0, 0, 1, 0 from campaign_recipients where campaign_id = ${campaignId} and replied_at is not null
+      union all select date_trunc(${unit}, failed_at), 0, 0, 0, 0, 0, 1 from campaign_recipients where campaign_id = ${campaignId} and failed_at is not null
+    ) e group by t order by t limit 500`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The send engine (claims, leases, outcomes, watchdog)
+// ---------------------------------------------------------------------------------------------
+
+/** A claimed recipient; `lease` is the exact lease_until text (microseconds) that identifies the claim. */
+export type ClaimedRecipient = Pick<
+  CampaignRecipient,
+  | "id"
+  | "campaignId"
+  | "workspaceId"
+  | "contactId"
+  | "channel"
+  | "address"
+  | "token"
+  | "attempts"
+  | "updatedAt"
+  | "providerMessageId"
+> & { prevStatus: string; lease: string };
+
+/**
+ * Claims the sendable rows among `ids` (queued and due, or sending with an expired lease, of a
+ * `sending` campaign): one UPDATE ... FOR UPDATE SKIP LOCKED moves them to `sending` with a lease of
+ * `leaseSeconds` and counts the attempt. Only the claimer sends.
+ */
+export async function claimRecipients(
+  pg: Sql,
+  ids: number[],
+  leaseSeconds: number,
+): Promise<ClaimedRecipient[]> {
+  if (ids.length === 0) return [];
+  const rows = await pg<Record<string, unknown>[]>`
+    with cand as (
+      select r.id, r.status as prev_status
+      from campaign_recipients r
+      join campaigns c on c.id = r.campaign_id and c.status = 'sending'
+      where r.id = any(${ids}::bigint[])
+        and ((r.status = 'queued' and (r.not_before is null or r.not_before <= now()))
+          or (r.status = 'sending' and r.lease_until < now()))
+      for update of r skip locked
+    )
+    update campaign_recipients r
+    set status = 'sending', lease_until = now() + make_interval(secs => ${leaseSeconds}),
+        attempts = r.attempts + 1, updated_at = now()
+    from cand where r.id = cand.id
+    returning r.id, r.campaign_id, r.workspace_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
+      r.updated_at, r.provider_message_id, cand.prev_status, r.lease_until::text as lease`;
+  return rows.map((r) => ({
+    id: Number(r.id),
+    campaignId: Number(r.campaign_id),
+    workspaceId: String(r.workspace_id),
+    contactId: Number(r.contact_id),
+    channel: r.channel as CampaignChannel,
+    address: String(r.address),
+    token: String(r.token),
+    attempts: Number(r.attempts),
+    updatedAt: new Date(r.updated_at as string),
+    providerMessageId: (r.provider_message_id as string | null) ?? null,
+    prevStatus: String(r.prev_status),
+    lease: String(r.lease),
+  }));
+}
+
+/**
+ * Extends the lease of each row still held by the given claim (same lease_until text) by
+ * `leaseSeconds`; returns id -> new lease for the rows still ours.
+ */
+export async function extendLeases(
+  pg: Sql,
+  rows: { id: number; lease: string }[],
+  leaseSeconds: number,
+): Promise<Map<number, string>> {
+  if (rows.length === 0) return new Map();
+  const json = JSON.stringify(rows.map((r) => ({ id: r.id, lease: r.lease })));
+  const kept = await pg<{ id: string; lease: string }[]>`
+    update campaign_recipients r set lease_until = now() + make_interval(secs => ${leaseSeconds})
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, lease text)
+    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz
+    returning r.id, r.lease_until::text as lease`;
+  return new Map(kept.map((k) => [Number(k.id), k.lease]));
+}
+
+/**
+ * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`) and
+ * returns `{id, contactId, providerMessageId}` of those it changed.
+ */
+export async function markRecipientsSent(
+  db: DbOrTx,
+  rows: { id: number; providerMessageId: string; segments: number; optOutNotice: boolean }[],
+): Promise<{ id: number; contactId: number; providerMessageId: string }[]> {
+  if (rows.length === 0) return [];
+  const json = JSON.stringify(
+    rows.map((o) => ({ id: o.id, pid: o.providerMessageId, seg: o.segments, notice: o.optOutNotice })),
+  );
+  const updated = (await db.execute(sql`
+    update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
+      segments = v.seg, opt_out_notice = v.notice, lease_until = null, reason = null, updated_at = now()
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
+    where r.id = v.id and r.status = 'sending'
+    returning r.id, r.contact_id, v.pid`)) as unknown as { id: string; contact_id: string; pid: string }[];
+  return updated.map((u) => ({
+    id: Number(u.id),
+    contactId: Number(u.contact_id),
+    providerMessageId: u.pid,
+  }));
+}
+
+/**
+ * Puts claimed rows back in the queue until `notBefore` (retry after a transient error, or deferred
+ * by quiet hours: a deferral gives its attempt back). Only rows still `sending`.
+ */
+export async function requeueRecipients(
+  db: DbOrTx,
+  rows: { id: number; notBefore: Date; reason: string | null; deferred: boolean }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(
+    rows.map((o) => ({ id: o.id, nb: o.notBefore.toISOString(), reason: o.reason, deferred: o.deferred })),
+  );
+  await db.execute(sql`
+    update campaign_recipients r set status = 'queued', not_before = v.nb, reason = v.reason,
+      lease_until = null, updated_at = now(),
+      attempts = case when v.deferred then greatest(r.attempts - 1, 0) else r.attempts end
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, nb timestamptz, reason text, deferred boolean)
+    where r.id = v.id and r.status = 'sending'`);
+}
+
+/** Ends claimed rows as failed (failed_at now) or skipped, with their reason. Only rows still `sending`. */
+export async function finishRecipients(
+  db: DbOrTx,
+  rows: { id: number; status: "failed" | "skipped"; reason: string | null }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows);
+  await db.execute(sql`
+    update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
+      failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text)
+    where r.id = v.id and r.status = 'sending'`);
+}
+
+/** Which of `addresses` already got the SMS opt-out notice from `workspaceId` (a sent sms / video_sms). */
+export async function selectNoticedSmsAddresses(pg: Sql, workspaceId: string, addresses: string[]) {
+  const prior = await pg<{ address: string }[]>`
+    select distinct address from campaign_recipients
+    where workspace_id = ${workspaceId} and channel in ('sms', 'video_sms') and address = any(${addresses}::text[])
+      and opt_out_notice and sent_at is not null`;
+  return new Set(prior.map((p) => p.address));
+}
+
+/** A campaign's queued rows by id, each with its not_before in epoch milliseconds (null: due). */
+export async function selectQueuedRecipients(pg: Sql, campaignId: number) {
+  const rows = await pg<{ id: string; nb: string | null }[]>`
+    select id, (extract(epoch from not_before) * 1000)::bigint::text as nb
+    from campaign_recipients
+    where campaign_id = ${campaignId} and status = 'queued'
+    order by id`;
+  return rows.map((r) => ({ id: Number(r.id), notBefore: r.nb === null ? null : Number(r.nb) }));
+}
+
+/** Rows of a campaign still queued or sending (the watchdog's completion test). */
+export async function countQueuedOrSending(pg: Sql, campaignId: number): Promise<number> {
+  const [row] = await pg<{ pending: number }[]>`
+    select count(*)::int as pending from campaign_recipients
+    where campaign_id = ${campaignId} and status in ('queued', 'sending')`;
+  return row?.pending ?? 0;
+}
+
+/** True when a row of the campaign other than a queued one changed in the last `seconds`. */
+export async function campaignMoved(pg: Sql, campaignId: number, seconds: number): Promise<boolean> {
+  const [row] = await pg<{ moving: boolean }[]>`
+    select exists (
+      select 1 from campaign_recipients
+      where campaign_id = ${campaignId} and status <> 'queued'
+        and updated_at > now() - make_interval(secs => ${seconds})) as moving`;
+  return !!row?.moving;
+}
+
+/**
+ * Touches (updated_at = now) and returns the ids of up to 5,000 stalled rows of a campaign: sending
+ * past their lease, and with `includeQueued`, due queued rows untouched for `leaseSeconds`. Never
+ * waits on a row a worker is recording or claiming right now (SKIP LOCKED: no deadlock with its
+ * multi-row UPDATE; that row is being resolved anyway).
+ */
+export async function touchStalledRecipients(
+  pg: Sql,
+  campaignId: number,
+  leaseSeconds: number,
+  includeQueued: boolean,
+): Promise<number[]> {
+  const stuck = await pg<{ id: string }[]>`
+    update campaign_recipients set updated_at = now()
+    where id in (
+      select id from campaign_recipients
+      where campaign_id = ${campaignId}
+        and ((status = 'sending' and lease_until < now())
+          or (${includeQueued} and status = 'queued' and (not_before is null or not_before <= now())
+              and updated_at < now() - make_interval(secs => ${leaseSeconds})))
+      order by id
+      limit 5000
+      for update skip locked)
+    returning id`;
+  return stuck.map((s) => Number(s.id));
+}

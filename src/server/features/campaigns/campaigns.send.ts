@@ -1,0 +1,504 @@
+import type { Campaign, Contact } from "../../db/schema";
+import type { JobDeps } from "../../jobs/define";
+import { ProviderError } from "../../providers/errors";
+import { findSuppressed } from "../compliance/compliance.service";
+import { quietHoursCheck } from "../compliance/quiet-hours";
+import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
+import {
+  buildEmailTemplate,
+  type EmailTemplate,
+  mergeSource,
+  renderEmailFor,
+  renderScriptFor,
+  renderSmsFor,
+  senderFrom,
+} from "./campaigns.content";
+import {
+  backoffSeconds,
+  deliveryKind,
+  laterJobs,
+  MAX_ATTEMPTS,
+  mapLimit,
+  sentActivity,
+  suppressionChannel,
+  vendorKey,
+} from "./campaigns.delivery";
+import { sendMessageJob } from "./campaigns.jobs";
+import {
+  type ClaimedRecipient,
+  extendLeases,
+  finishRecipients,
+  markRecipientsSent,
+  requeueRecipients,
+  selectNoticedSmsAddresses,
+} from "./campaigns.queries";
+
+// Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
+// deleted, suppressed, quiet hours), recover re-claimed rows already accepted by the vendor,
+// throttle, re-check the lease, hand each message to the provider, record the outcomes. The
+// guarantees are described at the top of campaigns.engine.ts.
+
+type Kind = ReturnType<typeof deliveryKind>;
+
+/** What happened to one claimed row. */
+interface Outcome {
+  id: number;
+  contactId: number;
+  kind: "sent" | "retry" | "failed" | "skipped" | "deferred";
+  providerMessageId?: string;
+  segments?: number;
+  optOutNotice?: boolean;
+  reason?: string;
+  notBefore?: Date;
+  attempts: number;
+}
+
+/** A row ready to hand to the provider, with its contact. */
+type Ready = ClaimedRecipient & { contact: Contact };
+
+/**
+ * Sends one campaign's claimed rows through its provider and records the outcomes. `claimedAt`
+ * (epoch ms) is when the claim was made: a claim older than half its lease is re-checked before
+ * sending.
+ */
+export async function sendClaimed(
+  deps: JobDeps,
+  campaign: Campaign,
+  rows: ClaimedRecipient[],
+  claimedAt: number,
+): Promise<void> {
+  const kind = deliveryKind(campaign.channel);
+  // contacts, suppression list and (email) the sender: independent lookups, run together
+  const [contactRows, suppressed, sender] = await Promise.all([
+    getContactsByIds(
+      deps,
+      campaign.workspaceId,
+      rows.map((r) => r.contactId),
+    ),
+    findSuppressed(
+      deps.db,
+      campaign.workspaceId,
+      suppressionChannel(campaign.channel),
+      rows.map((r) => r.address),
+    ),
+    kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null),
+  ]);
+  const contacts = new Map(contactRows.map((c) => [c.id, c]));
+  const { outcomes, ready } = screen(kind, rows, contacts, suppressed, new Date());
+  let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
+  await throttleFor(deps, kind).take(todo.length);
+  // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE per row saved)
+  if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
+    todo = await confirmLease(deps, todo);
+  if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
+  else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
+  else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
+  await recordOutcomes(deps, campaign, outcomes);
+}
+
+/**
+ * Compliance re-check at send time: a deleted contact or a suppressed address is skipped; a call,
+ * voicemail or SMS outside the contact's quiet hours is deferred to their next allowed time.
+ */
+function screen(
+  kind: Kind,
+  rows: ClaimedRecipient[],
+  contacts: Map<number, Contact>,
+  suppressed: Map<string, string>,
+  now: Date,
+): { outcomes: Outcome[]; ready: Ready[] } {
+  const outcomes: Outcome[] = [];
+  const ready: Ready[] = [];
+  for (const r of rows) {
+    const base = { id: r.id, contactId: r.contactId, attempts: r.attempts };
+    const contact = contacts.get(r.contactId);
+    if (!contact) {
+      outcomes.push({ ...base, kind: "skipped", reason: "contact deleted" });
+      continue;
+    }
+    const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
+    if (sup) {
+      outcomes.push({ ...base, kind: "skipped", reason: `suppressed: ${sup}` });
+      continue;
+    }
+    if (kind !== "email") {
+      const q = quietHoursCheck(now, contact);
+      if (!q.allowed) {
+        outcomes.push({
+          ...base,
+          kind: "deferred",
+          reason: `quiet hours (${q.zone ?? "time zone unknown"})`,
+          notBefore: q.notBefore,
+        });
+        continue;
+      }
+    }
+    ready.push({ ...r, contact });
+  }
+  return { outcomes, ready };
+}
+
+/**
+ * Re-claimed rows (a previous worker died while sending them): asks the provider whether it
+ * already accepted each one (`findSent` by the vendor idempotency key); found -> recorded as sent
+ * without sending again; a failed lookup -> retried later (never risk a duplicate). Pushes those
+ * outcomes and returns the rows still to send.
+ */
+async function recoverReclaimed(
+  deps: JobDeps,
+  campaign: Campaign,
+  rows: Ready[],
+  outcomes: Outcome[],
+): Promise<Ready[]> {
+  const reclaimed = rows.filter((r) => r.prevStatus === "sending");
+  if (reclaimed.length === 0) return rows;
+  const kind = deliveryKind(campaign.channel);
+  const provider = deps.providers[kind];
+  const found = new Set<number>();
+  await mapLimit(reclaimed, 8, async (r) => {
+    if (!provider.findSent) return;
+    try {
+      const body =
+        kind === "sms"
+          ? renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, false).body
+          : "";
+      const id = await provider.findSent(vendorKey(r), {
+        to: r.address,
+        body,
+        since: new Date(r.updatedAt.getTime() - 86_400_000),
+      });
+      if (id) {
+        found.add(r.id);
+        outcomes.push({
+          id: r.id,
+          contactId: r.contactId,
+          kind: "sent",
+          providerMessageId: id,
+          attempts: r.attempts,
+        });
+      }
+    } catch (e) {
+      // cannot tell whether it was sent: do not risk a duplicate, retry the lookup later
+      found.add(r.id);
+      outcomes.push(failureOutcome(r, e));
+    }
+  });
+  return rows.filter((r) => !found.has(r.id));
+}
+
+/**
+ * Re-checks that each row is still ours (same lease_until as our claim) and extends the lease, just
+ * before the provider call. A row whose lease expired and was re-claimed elsewhere (a throttle wait
+ * longer than the lease) is dropped here, so two workers never both send it.
+ */
+async function confirmLease<R extends ClaimedRecipient>(deps: JobDeps, rows: R[]): Promise<R[]> {
+  const mine = await extendLeases(deps.sql, rows, deps.env.CAMPAIGN_SEND_LEASE_SECONDS);
+  return rows.filter((r) => mine.has(r.id)).map((r) => ({ ...r, lease: mine.get(r.id) as string }));
+}
+
+/** The outcome of a provider error: retry later (transient, attempts left) or failed, with the vendor's reason. */
+function failureOutcome(r: ClaimedRecipient, e: unknown): Outcome {
+  const pe =
+    e instanceof ProviderError
+      ? e
+      : new ProviderError((e as Error)?.message ?? "send failed", { transient: true });
+  const reason = pe.vendorCode !== undefined ? `${pe.message} (code ${pe.vendorCode})` : pe.message;
+  if (pe.transient && r.attempts < MAX_ATTEMPTS) {
+    return {
+      id: r.id,
+      contactId: r.contactId,
+      kind: "retry",
+      reason,
+      attempts: r.attempts,
+      // whole seconds, so rows failing together come back together in one job
+      notBefore: new Date(Math.ceil((Date.now() + backoffSeconds(r.attempts) * 1000) / 1000) * 1000),
+    };
+  }
+  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts };
+}
+
+function sentOutcome(r: ClaimedRecipient, providerMessageId: string, extra: Partial<Outcome> = {}): Outcome {
+  return {
+    id: r.id,
+    contactId: r.contactId,
+    kind: "sent",
+    providerMessageId,
+    attempts: r.attempts,
+    ...extra,
+  };
+}
+
+const templateCache = new Map<string, EmailTemplate>();
+
+/** The campaign's compiled email template (cached per campaign version, at most ~200 kept). */
+async function emailTemplate(deps: JobDeps, campaign: Campaign, senderName: string) {
+  const key = `${campaign.id}:${campaign.updatedAt.getTime()}`;
+  let t = templateCache.get(key);
+  if (!t) {
+    t = await buildEmailTemplate(campaign, { appUrl: deps.env.APP_URL, senderName });
+    if (templateCache.size > 200) templateCache.clear();
+    templateCache.set(key, t);
+  }
+  return t;
+}
+
+/** The name a campaign email is sent as: the workspace's sender name, else the owner's name. */
+function emailSenderName(sender: SenderProfile | null): string {
+  return sender?.businessName || sender?.name || "Pitchwise";
+}
+
+/** Email (and video email): rendered per recipient, sent in provider batches of 500. */
+async function sendEmails(
+  deps: JobDeps,
+  campaign: Campaign,
+  todo: Ready[],
+  sender: SenderProfile | null,
+): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const tpl = await emailTemplate(deps, campaign, emailSenderName(sender));
+  // the workspace's sender name on the verified EMAIL_FROM address (what the builder's review showed)
+  const from = senderFrom(campaign.content.myBusiness || emailSenderName(sender), deps.env.EMAIL_FROM);
+  for (let i = 0; i < todo.length; i += 500) {
+    const chunk = todo.slice(i, i + 500);
+    const messages = chunk.map((r) => {
+      const m = renderEmailFor(tpl, campaign.content, mergeSource(r.contact), r.token, deps.env);
+      return {
+        to: r.address,
+        from,
+        subject: m.subject,
+        html: m.html,
+        text: m.text,
+        headers: m.headers,
+        replyTo: sender?.email,
+        stream: "broadcast" as const,
+        tag: `campaign-${campaign.id}`,
+        trackOpens: true,
+        trackLinks: false, // Pitchwise's own /c/ redirect tracks clicks with any provider
+        metadata: { campaignId: String(campaign.id), recipientId: String(r.id) },
+        idempotencyKey: vendorKey(r),
+        workspaceId: campaign.workspaceId,
+      };
+    });
+    try {
+      const results = await deps.providers.email.sendBatch(messages);
+      chunk.forEach((r, k) => {
+        const res = results[k];
+        if (res?.providerMessageId) outcomes.push(sentOutcome(r, res.providerMessageId));
+        else
+          outcomes.push(
+            failureOutcome(
+              r,
+              new ProviderError(res?.error?.message ?? "rejected", {
+                transient: res?.error?.transient ?? false,
+                vendorCode: res?.error?.vendorCode,
+              }),
+            ),
+          );
+      });
+    } catch (e) {
+      for (const r of chunk) outcomes.push(failureOutcome(r, e));
+    }
+  }
+  return outcomes;
+}
+
+const statusCallback = (deps: JobDeps) => `${deps.env.APP_URL}/api/webhooks/twilio/status`;
+
+/**
+ * SMS (and video SMS). A number's first message from the workspace carries the opt-out notice
+ * ("Reply STOP"). Providers with a bulk call (the local outbox) get one call per 500 messages;
+ * others one call per message, 16 in flight.
+ */
+async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promise<Outcome[]> {
+  if (todo.length === 0) return [];
+  const noticed = await selectNoticedSmsAddresses(
+    deps.sql,
+    campaign.workspaceId,
+    todo.map((r) => r.address),
+  );
+  const render = (r: Ready) =>
+    renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, !noticed.has(r.address));
+  const message = (r: Ready, body: string) => ({
+    to: r.address,
+    body,
+    statusCallback: statusCallback(deps),
+    workspaceId: campaign.workspaceId,
+    metadata: { campaignId: campaign.id, recipientId: r.id },
+    idempotencyKey: vendorKey(r),
+  });
+  const smsBatch = deps.providers.sms.sendBatch?.bind(deps.providers.sms);
+  if (!smsBatch)
+    return mapLimit(todo, 16, async (r): Promise<Outcome> => {
+      try {
+        const m = render(r);
+        const res = await deps.providers.sms.send(message(r, m.body));
+        return sentOutcome(r, res.providerMessageId, {
+          segments: m.segments,
+          optOutNotice: !noticed.has(r.address),
+        });
+      } catch (e) {
+        return failureOutcome(r, e);
+      }
+    });
+  const outcomes: Outcome[] = [];
+  for (let i = 0; i < todo.length; i += 500) {
+    const chunk = todo.slice(i, i + 500);
+    const rendered = chunk.map(render);
+    try {
+      const res = await smsBatch(chunk.map((r, k) => message(r, rendered[k]?.body ?? "")));
+      chunk.forEach((r, k) => {
+        outcomes.push(
+          sentOutcome(r, res[k]?.providerMessageId ?? "", {
+            segments: rendered[k]?.segments,
+            optOutNotice: !noticed.has(r.address),
+          }),
+        );
+      });
+    } catch (e) {
+      for (const r of chunk) outcomes.push(failureOutcome(r, e));
+    }
+  }
+  return outcomes;
+}
+
+/** AI voice calls (TwiML <Say> of the rendered script) and ringless voicemail drops: one call each, 16 in flight. */
+async function callOrDrop(
+  deps: JobDeps,
+  campaign: Campaign,
+  kind: "voice" | "voicemail",
+  todo: Ready[],
+): Promise<Outcome[]> {
+  return mapLimit(todo, 16, async (r): Promise<Outcome> => {
+    const common = {
+      to: r.address,
+      workspaceId: campaign.workspaceId,
+      metadata: { campaignId: campaign.id, recipientId: r.id },
+      idempotencyKey: vendorKey(r),
+    };
+    try {
+      const script = renderScriptFor(campaign.content, mergeSource(r.contact));
+      const res =
+        kind === "voice"
+          ? await deps.providers.voice.call({
+              ...common,
+              script,
+              machineDetection: campaign.content.machineDetection ?? true,
+              statusCallback: statusCallback(deps),
+            })
+          : await deps.providers.voicemail.drop({
+              ...common,
+              audioUrl: campaign.content.audioUrl ?? null,
+              ttsText: script,
+            });
+      return sentOutcome(r, res.providerMessageId);
+    } catch (e) {
+      return failureOutcome(r, e);
+    }
+  });
+}
+
+/**
+ * Writes outcomes (status, vendor id, reason) and the contacts' sent activities in one transaction
+ * (each row only while still `sending`), then re-enqueues retries and quiet-hours deferrals with a
+ * fresh deterministic job id at their time.
+ */
+async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]): Promise<void> {
+  if (outcomes.length === 0) return;
+  const sent = outcomes.filter((o) => o.kind === "sent");
+  const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
+  const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
+  await deps.db.transaction(async (tx) => {
+    const updated = await markRecipientsSent(
+      tx,
+      sent.map((o) => ({
+        id: o.id,
+        providerMessageId: o.providerMessageId ?? "",
+        segments: o.segments ?? 1,
+        optOutNotice: o.optOutNotice ?? false,
+      })),
+    );
+    const type = sentActivity(campaign.channel);
+    // the CRM's recordActivities, in this same transaction
+    await recordActivities(
+      tx,
+      updated.map((u) => ({
+        workspaceId: campaign.workspaceId,
+        contactId: u.contactId,
+        activityType: type,
+        metadata: {
+          campaignId: campaign.id,
+          campaignName: campaign.name,
+          recipientId: u.id,
+          messageId: u.providerMessageId,
+        },
+      })),
+    );
+    await requeueRecipients(
+      tx,
+      waiting.map((o) => ({
+        id: o.id,
+        notBefore: o.notBefore ?? new Date(),
+        reason: o.reason ?? null,
+        deferred: o.kind === "deferred",
+      })),
+    );
+    await finishRecipients(
+      tx,
+      done.map((o) => ({
+        id: o.id,
+        status: o.kind === "failed" ? "failed" : "skipped",
+        reason: o.reason ?? null,
+      })),
+    );
+  });
+  // transient errors and quiet hours: come back later with a fresh, deterministic job id
+  if (waiting.length) {
+    await deps.jobs.sendMany(
+      sendMessageJob,
+      laterJobs(
+        waiting.map((o) => ({ id: o.id, at: (o.notBefore ?? new Date()).getTime() })),
+        (a, b, n, at) => `wait:${campaign.id}:${campaign.round}:${a}-${b}:${n}:${at}`,
+      ),
+    );
+  }
+}
+
+/** Token bucket per channel per process (`SEND_RATE_*_PER_SEC`). */
+class Throttle {
+  private tokens: number;
+  private last = Date.now();
+  constructor(private readonly rate: number) {
+    this.tokens = rate;
+  }
+  /** Waits until `n` sends are allowed (at most one second's worth is waited for at once). */
+  async take(n: number): Promise<void> {
+    for (;;) {
+      const now = Date.now();
+      this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) / 1000) * this.rate);
+      this.last = now;
+      if (this.tokens >= Math.min(n, this.rate)) {
+        this.tokens -= n;
+        return;
+      }
+      const wait = ((Math.min(n, this.rate) - this.tokens) / this.rate) * 1000;
+      await new Promise((r) => setTimeout(r, Math.max(5, wait)));
+    }
+  }
+}
+const throttles = new Map<string, Throttle>();
+function throttleFor(deps: JobDeps, kind: Kind): Throttle {
+  const rate =
+    kind === "email"
+      ? deps.env.SEND_RATE_EMAIL_PER_SEC
+      : kind === "sms"
+        ? deps.env.SEND_RATE_SMS_PER_SEC
+        : deps.env.SEND_RATE_VOICE_PER_SEC;
+  const key = `${kind}:${rate}`;
+  let t = throttles.get(key);
+  if (!t) {
+    t = new Throttle(rate);
+    throttles.set(key, t);
+  }
+  return t;
+}

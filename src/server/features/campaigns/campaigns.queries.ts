@@ -7,6 +7,7 @@ import {
   campaignRecipients,
   campaigns,
   type RecipientStatus,
+  smsOptEvents,
   webhookEvents,
 } from "../../db/schema";
 
@@ -461,12 +462,12 @@ export async function extendLeases(
 
 /**
  * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`) and
- * returns `{id, contactId, providerMessageId}` of those it changed.
+ * returns `{id, contactId, address, providerMessageId}` of those it changed.
  */
 export async function markRecipientsSent(
   db: DbOrTx,
   rows: { id: number; providerMessageId: string; segments: number; optOutNotice: boolean }[],
-): Promise<{ id: number; contactId: number; providerMessageId: string }[]> {
+): Promise<{ id: number; contactId: number; address: string; providerMessageId: string }[]> {
   if (rows.length === 0) return [];
   const json = JSON.stringify(
     rows.map((o) => ({ id: o.id, pid: o.providerMessageId, seg: o.segments, notice: o.optOutNotice })),
@@ -476,10 +477,16 @@ export async function markRecipientsSent(
       segments = v.seg, opt_out_notice = v.notice, lease_until = null, reason = null, updated_at = now()
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
     where r.id = v.id and r.status = 'sending'
-    returning r.id, r.contact_id, v.pid`)) as unknown as { id: string; contact_id: string; pid: string }[];
+    returning r.id, r.contact_id, r.address, v.pid`)) as unknown as {
+    id: string;
+    contact_id: string;
+    address: string;
+    pid: string;
+  }[];
   return updated.map((u) => ({
     id: Number(u.id),
     contactId: Number(u.contact_id),
+    address: u.address,
     providerMessageId: u.pid,
   }));
 }
@@ -580,4 +587,32 @@ export async function touchStalledRecipients(
       for update skip locked)
     returning id`;
   return stuck.map((s) => Number(s.id));
+}
+
+// ---------------------------------------------------------------------------------------------
+// SMS opt-out decisions (STOP / START replies)
+// ---------------------------------------------------------------------------------------------
+
+/** Records a STOP or START reply; returns its id, or undefined when that provider message was recorded before. */
+export async function insertSmsOptEvent(
+  db: DbOrTx,
+  values: { phone: string; kind: "stop" | "start"; providerMessageId: string; providerTime: Date },
+): Promise<number | undefined> {
+  const [row] = await db
+    .insert(smsOptEvents)
+    .values(values)
+    .onConflictDoNothing()
+    .returning({ id: smsOptEvents.id });
+  return row?.id;
+}
+
+/** The id of a number's latest opt-out decision (latest provider time; ties: the later arrival). */
+export async function latestSmsOptEventId(db: DbOrTx, phone: string): Promise<number | undefined> {
+  const [latest] = await db
+    .select({ id: smsOptEvents.id })
+    .from(smsOptEvents)
+    .where(eq(smsOptEvents.phone, phone))
+    .orderBy(desc(smsOptEvents.providerTime), desc(smsOptEvents.id))
+    .limit(1);
+  return latest?.id;
 }

@@ -4,6 +4,7 @@ import { ProviderError } from "../../providers/errors";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { emitWebhookEvents } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import {
   buildEmailTemplate,
@@ -400,15 +401,16 @@ async function callOrDrop(
 
 /**
  * Writes outcomes (status, vendor id, reason) and the contacts' sent activities in one transaction
- * (each row only while still `sending`), then re-enqueues retries and quiet-hours deferrals with a
- * fresh deterministic job id at their time.
+ * (each row only while still `sending`), emits `message.sent` (issue 15) for each row it marked
+ * sent, then re-enqueues retries and quiet-hours deferrals with a fresh deterministic job id at
+ * their time.
  */
 async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]): Promise<void> {
   if (outcomes.length === 0) return;
   const sent = outcomes.filter((o) => o.kind === "sent");
   const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
   const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
-  await deps.db.transaction(async (tx) => {
+  const marked = await deps.db.transaction(async (tx) => {
     const updated = await markRecipientsSent(
       tx,
       sent.map((o) => ({
@@ -451,7 +453,25 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         reason: o.reason ?? null,
       })),
     );
+    return updated;
   });
+  // handed to the provider: one event per message for subscribed endpoints (one select when none)
+  const sentAt = new Date().toISOString();
+  await emitWebhookEvents(
+    deps,
+    campaign.workspaceId,
+    "message.sent",
+    marked.map((u) => ({
+      campaign_id: campaign.id,
+      recipient_id: u.id,
+      contact_id: u.contactId,
+      channel: campaign.channel,
+      address: u.address,
+      status: "sent",
+      provider_message_id: u.providerMessageId,
+      occurred_at: sentAt,
+    })),
+  );
   // transient errors and quiet hours: come back later with a fresh, deterministic job id
   if (waiting.length) {
     await deps.jobs.sendMany(

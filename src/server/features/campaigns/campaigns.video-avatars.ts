@@ -1,20 +1,23 @@
-import { and, eq } from "drizzle-orm";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
-import {
-  type AVATAR_PROVIDERS,
-  campaignRecipients,
-  campaigns,
-  videoCampaigns,
-  videoLandingPages,
-} from "../../db/schema";
+import type { AVATAR_PROVIDERS } from "../../db/schema";
 import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
 import { getContactsByIds } from "../crm/crm.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
-import { enqueueDue, uuidFromKey } from "./campaigns.engine";
+import { uuidFromKey } from "./campaigns.delivery";
+import { enqueueDue } from "./campaigns.engine";
 import { renderRecipientAvatarJob, watchCampaignJob } from "./campaigns.jobs";
+import { selectCampaign } from "./campaigns.queries";
+import {
+  holdQueuedRecipients,
+  insertLandingPage,
+  releaseQueuedRecipient,
+  selectRecipientWithVideoCampaign,
+  skipQueuedRecipient,
+  startScheduledCampaign,
+} from "./campaigns.video.queries";
 import { MY_BUSINESS_TAG, mergeFor, renderMergeTags } from "./merge-tags";
 
 /**
@@ -38,10 +41,7 @@ async function again(deps: JobDeps, data: RenderData, delaySeconds: number) {
 
 /** Skips a held recipient whose avatar video failed (it never gets a message without its video). */
 async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: number, reason: string) {
-  await deps.db
-    .update(campaignRecipients)
-    .set({ status: "skipped", reason, notBefore: null, updatedAt: new Date() })
-    .where(and(eq(campaignRecipients.id, recipientId), eq(campaignRecipients.status, "queued")));
+  await skipQueuedRecipient(deps.db, recipientId, reason);
   await deps.jobs.send(watchCampaignJob, { campaignId });
 }
 
@@ -55,11 +55,7 @@ async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: num
  */
 export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJob, {
   handler: async (data, deps) => {
-    const [row] = await deps.db
-      .select({ r: campaignRecipients, vc: videoCampaigns })
-      .from(campaignRecipients)
-      .innerJoin(videoCampaigns, eq(videoCampaigns.campaignId, campaignRecipients.campaignId))
-      .where(and(eq(campaignRecipients.id, data.recipientId), eq(videoCampaigns.id, data.videoCampaignId)));
+    const row = await selectRecipientWithVideoCampaign(deps.db, data.recipientId, data.videoCampaignId);
     if (row?.r.status !== "queued") return; // cancelled, skipped or already released
     const { r, vc } = row;
     if (!data.avatarVideoId) {
@@ -98,9 +94,9 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
     }
     const [contact] = await getContactsByIds(deps, r.workspaceId, [r.contactId]);
     const sender = await getSenderProfile(deps, r.workspaceId);
-    await deps.db
-      .insert(videoLandingPages)
-      .values({
+    await insertLandingPage(
+      deps.db,
+      {
         workspaceId: r.workspaceId,
         token: r.token,
         mediaId: video.mediaId,
@@ -114,15 +110,11 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
         message: mergeFor(vc.message, contact ?? {}, sender.businessName),
         ctaLabel: vc.ctaLabel,
         ctaUrl: vc.ctaUrl,
-      })
-      .onConflictDoUpdate({ target: videoLandingPages.token, set: { mediaId: video.mediaId } });
-    const released = await deps.db
-      .update(campaignRecipients)
-      .set({ notBefore: null, updatedAt: new Date() })
-      .where(and(eq(campaignRecipients.id, r.id), eq(campaignRecipients.status, "queued")))
-      .returning({ id: campaignRecipients.id });
-    if (!released.length) return;
-    const [campaign] = await deps.db.select().from(campaigns).where(eq(campaigns.id, r.campaignId));
+      },
+      "media",
+    );
+    if (!(await releaseQueuedRecipient(deps.db, r.id))) return;
+    const campaign = await selectCampaign(deps.db, r.campaignId);
     if (!campaign) return;
     await enqueueDue(deps, campaign, [r.id]);
     await deps.jobs.send(watchCampaignJob, { campaignId: campaign.id });
@@ -148,19 +140,8 @@ export async function queueRecipientAvatars(
   },
 ): Promise<number> {
   const hold = new Date(Date.now() + AVATAR_HOLD_MS);
-  const held = await ctx.db
-    .update(campaignRecipients)
-    .set({ notBefore: hold, updatedAt: new Date() })
-    .where(and(eq(campaignRecipients.campaignId, input.campaignId), eq(campaignRecipients.status, "queued")))
-    .returning({
-      id: campaignRecipients.id,
-      contactId: campaignRecipients.contactId,
-      workspaceId: campaignRecipients.workspaceId,
-    });
-  await ctx.db
-    .update(campaigns)
-    .set({ status: "sending", scheduledAt: null, startedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(campaigns.id, input.campaignId), eq(campaigns.status, "scheduled")));
+  const held = await holdQueuedRecipients(ctx.db, input.campaignId, hold);
+  await startScheduledCampaign(ctx.db, input.campaignId);
   if (held.length === 0) return 0;
   const rows = await getContactsByIds(
     ctx,

@@ -1,15 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { AppContext } from "../../context";
-import {
-  type CampaignRecipient,
-  type MediaItem,
-  type VideoCampaign,
-  type VideoLandingPage,
-  videoCampaigns,
-  videoLandingPages,
-  videoViewEvents,
-} from "../../db/schema";
+import type { CampaignRecipient, MediaItem, VideoCampaign, VideoLandingPage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
@@ -19,10 +10,23 @@ import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { assertWorkspaceFeature } from "../billing/billing.service";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
 import { findMedia, getMedia } from "../studio/studio.service";
+import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
 import { audienceSchema } from "./campaigns.schemas";
 import { createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
+import {
+  deleteVideoCampaign,
+  insertLandingPage,
+  insertVideoCampaign,
+  recordPageProgress,
+  recordPageView,
+  selectLandingPage,
+  selectVideoCampaignByPublicId,
+  selectVideoCampaignOf,
+  selectVideoEngagement,
+  setVideoCampaignCampaign,
+} from "./campaigns.video.queries";
 import { queueRecipientAvatars } from "./campaigns.video-avatars";
 import { mergeFor, toMergeTags } from "./merge-tags";
 
@@ -146,19 +150,16 @@ export async function launchVideoCampaign(
   const sender = await getSenderProfile(ctx, workspaceId);
   const from = sender.businessName || sender.name || "We";
   const publicId = randomToken(16);
-  const [vc] = await ctx.db
-    .insert(videoCampaigns)
-    .values({
-      workspaceId,
-      createdBy,
-      publicId,
-      mediaId: media?.id ?? null,
-      deliveryMethod: input.deliveryMethod,
-      message: input.message,
-      ctaLabel: input.ctaLabel || null,
-      ctaUrl: input.ctaUrl || null,
-    })
-    .returning();
+  const vc = await insertVideoCampaign(ctx.db, {
+    workspaceId,
+    createdBy,
+    publicId,
+    mediaId: media?.id ?? null,
+    deliveryMethod: input.deliveryMethod,
+    message: input.message,
+    ctaLabel: input.ctaLabel || null,
+    ctaUrl: input.ctaUrl || null,
+  });
   const appUrl = ctx.env.APP_URL.replace(/\/+$/, "");
   const merged = toMergeTags(input.message.trim());
   try {
@@ -197,10 +198,7 @@ export async function launchVideoCampaign(
       },
       createdBy,
     );
-    await ctx.db
-      .update(videoCampaigns)
-      .set({ campaignId: result.campaign.id })
-      .where(eq(videoCampaigns.id, vc.id));
+    await setVideoCampaignCampaign(ctx.db, vc.id, result.campaign.id);
     if (personalised && result.queued > 0) {
       await queueRecipientAvatars(ctx, {
         campaignId: result.campaign.id,
@@ -218,7 +216,7 @@ export async function launchVideoCampaign(
     }
     return { ...result, videoCampaignId: vc.id };
   } catch (error) {
-    await ctx.db.delete(videoCampaigns).where(eq(videoCampaigns.id, vc.id));
+    await deleteVideoCampaign(ctx.db, vc.id);
     throw error;
   }
 }
@@ -229,7 +227,7 @@ export async function thumbnailByPublicId(
   publicId: string,
 ): Promise<{ media: MediaItem; kind: "gif" | "poster" } | null> {
   if (!/^[a-z0-9]{16,64}$/.test(publicId)) return null;
-  const [vc] = await ctx.db.select().from(videoCampaigns).where(eq(videoCampaigns.publicId, publicId));
+  const vc = await selectVideoCampaignByPublicId(ctx.db, publicId);
   if (!vc?.mediaId) return null;
   const media = await findMedia(ctx, vc.workspaceId, vc.mediaId);
   if (!media) return null;
@@ -260,12 +258,9 @@ export async function landingByToken(
 ): Promise<LandingData | null> {
   const recipient = await recipientByToken(ctx.db, token);
   if (!recipient) return null;
-  const [campaign] = await ctx.db
-    .select()
-    .from(videoCampaigns)
-    .where(eq(videoCampaigns.campaignId, recipient.campaignId));
+  const campaign = await selectVideoCampaignOf(ctx.db, recipient.campaignId);
   // a personalised (avatar) recipient's page row is made with their own video when it is ready
-  const [existing] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+  const existing = await selectLandingPage(ctx.db, token);
   const mediaId = existing?.mediaId ?? campaign?.mediaId;
   if (!campaign || !mediaId) return null;
   const media = await findMedia(ctx, recipient.workspaceId, mediaId);
@@ -275,9 +270,9 @@ export async function landingByToken(
   if (!page) {
     const [contact] = await getContactsByIds(ctx, recipient.workspaceId, [recipient.contactId]);
     const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };
-    await ctx.db
-      .insert(videoLandingPages)
-      .values({
+    await insertLandingPage(
+      ctx.db,
+      {
         workspaceId: recipient.workspaceId,
         token,
         mediaId: media.id,
@@ -289,9 +284,10 @@ export async function landingByToken(
         message: mergeFor(campaign.message, c, sender.businessName),
         ctaLabel: campaign.ctaLabel,
         ctaUrl: campaign.ctaUrl,
-      })
-      .onConflictDoNothing();
-    [page] = await ctx.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token));
+      },
+      "keep",
+    );
+    page = await selectLandingPage(ctx.db, token);
   }
   if (!page || !sender) return null;
   return { recipient, page, media, campaign, sender };
@@ -312,7 +308,11 @@ export const viewEventInput = z.object({
  * Returns false for an unknown token or an ignored event.
  * @throws AppError BAD_REQUEST for a percent that is not a milestone.
  */
-export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw: unknown): Promise<boolean> {
+export async function trackView(
+  ctx: Pick<AppContext, "db" | "jobs"> & Partial<Pick<AppContext, "log">>,
+  token: string,
+  raw: unknown,
+): Promise<boolean> {
   const input = parseInput(viewEventInput, raw);
   const data = await landingByToken(ctx, token);
   if (!data) return false;
@@ -320,15 +320,7 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
   const now = new Date();
   if (input.event === "view") {
     const recent = page.lastViewedAt && now.getTime() - page.lastViewedAt.getTime() < 30 * 60 * 1000;
-    await ctx.db
-      .update(videoLandingPages)
-      .set({
-        viewCount: sql`${videoLandingPages.viewCount} + 1`,
-        lastViewedAt: now,
-        firstViewedAt: page.firstViewedAt ?? now,
-      })
-      .where(eq(videoLandingPages.id, page.id));
-    await ctx.db.insert(videoViewEvents).values({ pageId: page.id, event: "view" });
+    await recordPageView(ctx.db, page, now);
     if (!recent)
       await recordActivities(ctx.db, [
         {
@@ -340,18 +332,13 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
       ]);
     if (!page.firstViewedAt)
       await applyRecipientEvent(ctx.db, recipient, "clicked", { metadata: { videoView: true } });
+    if (!recent) await emitVideoViewed(ctx, data, "view", page.maxPercent, now);
     return true;
   }
   const percent = input.percent ?? 0;
   if (!(MILESTONES as readonly number[]).includes(percent))
     throw new AppError("BAD_REQUEST", "percent must be 25, 50, 75 or 100");
-  const updated = await ctx.db
-    .update(videoLandingPages)
-    .set({ maxPercent: percent })
-    .where(and(eq(videoLandingPages.id, page.id), sql`${videoLandingPages.maxPercent} < ${percent}`))
-    .returning({ id: videoLandingPages.id });
-  if (!updated.length) return false;
-  await ctx.db.insert(videoViewEvents).values({ pageId: page.id, event: "progress", percent });
+  if (!(await recordPageProgress(ctx.db, page.id, percent))) return false;
   await recordActivities(ctx.db, [
     {
       workspaceId: page.workspaceId,
@@ -360,7 +347,33 @@ export async function trackView(ctx: Pick<AppContext, "db">, token: string, raw:
       metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
     },
   ]);
+  await emitVideoViewed(ctx, data, "progress", percent, now);
   return true;
+}
+
+/**
+ * The `video.viewed` webhook event (issue 15, "with watch percentage"): sent when a recipient opens
+ * their landing page (at most once per 30 minutes per page, like the `video_viewed` activity) with
+ * the furthest milestone reached so far, and at each new watch milestone (25/50/75/100 %).
+ */
+async function emitVideoViewed(
+  ctx: Pick<AppContext, "db" | "jobs"> & Partial<Pick<AppContext, "log">>,
+  data: LandingData,
+  event: "view" | "progress",
+  watchPercent: number,
+  at: Date,
+) {
+  const { page, recipient } = data;
+  await emitWebhookEvent(ctx, page.workspaceId, "video.viewed", {
+    campaign_id: recipient.campaignId,
+    recipient_id: recipient.id,
+    contact_id: recipient.contactId,
+    media_id: page.mediaId,
+    event,
+    watch_percent: watchPercent,
+    view_count: page.viewCount + (event === "view" ? 1 : 0),
+    occurred_at: at.toISOString(),
+  });
 }
 
 /**
@@ -373,27 +386,9 @@ export async function videoCampaignStats(
   workspaceId: string,
   campaignId: number,
 ) {
-  const [vc] = await ctx.db
-    .select()
-    .from(videoCampaigns)
-    .where(and(eq(videoCampaigns.campaignId, campaignId), eq(videoCampaigns.workspaceId, workspaceId)));
+  const vc = await selectVideoCampaignOf(ctx.db, campaignId, workspaceId);
   if (!vc) throw new AppError("NOT_FOUND", "Campaign not found");
-  const [row] = await ctx.db
-    .select({
-      viewers: sql<number>`count(*) filter (where ${videoLandingPages.viewCount} > 0)::int`,
-      views: sql<number>`coalesce(sum(${videoLandingPages.viewCount}), 0)::int`,
-      p25: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 25)::int`,
-      p50: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 50)::int`,
-      p75: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 75)::int`,
-      p100: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 100)::int`,
-    })
-    .from(videoLandingPages)
-    .where(
-      and(
-        eq(videoLandingPages.campaignId, String(campaignId)),
-        eq(videoLandingPages.workspaceId, workspaceId),
-      ),
-    );
+  const row = await selectVideoEngagement(ctx.db, workspaceId, campaignId);
   return {
     campaign_id: campaignId,
     media_id: vc.mediaId,

@@ -1,7 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
-import { desc, eq } from "drizzle-orm";
 import type { AppContext } from "../../context";
-import { type CampaignRecipient, smsOptEvents } from "../../db/schema";
+import type { CampaignRecipient } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { suppress, unsuppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
@@ -11,6 +10,7 @@ import {
   recipientByProviderId,
   recipientsForAddress,
 } from "./campaigns.events";
+import { insertSmsOptEvent, latestSmsOptEventId } from "./campaigns.queries";
 
 type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
 
@@ -67,19 +67,14 @@ async function isLatestOptDecision(
   messageSid: string,
 ): Promise<boolean> {
   const providerTime = (messageSid && (await ctx.providers.sms.messageTime?.(messageSid))) || new Date();
-  const [row] = await ctx.db
-    .insert(smsOptEvents)
-    .values({ phone, kind, providerMessageId: messageSid || `unknown-${Date.now()}`, providerTime })
-    .onConflictDoNothing()
-    .returning({ id: smsOptEvents.id });
-  if (!row) return false;
-  const [latest] = await ctx.db
-    .select({ id: smsOptEvents.id })
-    .from(smsOptEvents)
-    .where(eq(smsOptEvents.phone, phone))
-    .orderBy(desc(smsOptEvents.providerTime), desc(smsOptEvents.id))
-    .limit(1);
-  return latest?.id === row.id;
+  const id = await insertSmsOptEvent(ctx.db, {
+    phone,
+    kind,
+    providerMessageId: messageSid || `unknown-${Date.now()}`,
+    providerTime,
+  });
+  if (id === undefined) return false;
+  return (await latestSmsOptEventId(ctx.db, phone)) === id;
 }
 
 /**

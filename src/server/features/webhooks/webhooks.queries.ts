@@ -61,6 +61,14 @@ export async function insertEvent(db: DbOrTx, v: typeof outboundWebhookEvents.$i
   return row!;
 }
 
+/** Inserts several events in one statement and returns them in input order. */
+export async function insertEvents(db: DbOrTx, v: (typeof outboundWebhookEvents.$inferInsert)[]) {
+  if (v.length === 0) return [];
+  const rows = await db.insert(outboundWebhookEvents).values(v).returning();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return v.map((e) => byId.get(e.id as string)!);
+}
+
 export function insertDeliveries(db: DbOrTx, rows: (typeof webhookDeliveries.$inferInsert)[]) {
   return db.insert(webhookDeliveries).values(rows).onConflictDoNothing().returning();
 }

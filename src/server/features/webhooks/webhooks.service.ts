@@ -210,3 +210,42 @@ export async function emitWebhookEvent(
     return null;
   }
 }
+
+/**
+ * emitWebhookEvent for many events of one type at once (a campaign batch's `message.sent`): one
+ * indexed select when nobody listens, else one insert of the events, one of their deliveries (one per
+ * subscribed endpoint and event) and one enqueue. `dataList`: each event's public JSON. Never throws
+ * for a webhook problem (logged). Returns the event ids ([] when no endpoint listens).
+ */
+export async function emitWebhookEvents(
+  ctx: Pick<AppContext, "db" | "jobs"> & { log?: { warn: (o: object, m: string) => void } },
+  workspaceId: string,
+  type: WebhookEventType,
+  dataList: Record<string, unknown>[],
+): Promise<string[]> {
+  if (dataList.length === 0) return [];
+  try {
+    const endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
+    if (endpoints.length === 0) return [];
+    const ids: string[] = [];
+    for (let i = 0; i < dataList.length; i += 1000) {
+      const events = await q.insertEvents(
+        ctx.db,
+        dataList.slice(i, i + 1000).map((data) => ({ id: newEventId(), workspaceId, type, data })),
+      );
+      const rows = await q.insertDeliveries(
+        ctx.db,
+        events.flatMap((ev) => endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id }))),
+      );
+      await ctx.jobs.sendMany(
+        deliverWebhookJob,
+        rows.map((d) => ({ data: { deliveryId: d.id } })),
+      );
+      ids.push(...events.map((ev) => ev.id));
+    }
+    return ids;
+  } catch (err) {
+    ctx.log?.warn({ err, workspaceId, type }, "webhook events not emitted");
+    return [];
+  }
+}

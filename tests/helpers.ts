@@ -10,7 +10,7 @@ import { outboxMessages, workspaces } from "../src/server/db/schema";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { jobRegistry } from "../src/server/jobs/registry";
-import { createServer } from "../src/server/main";
+import { createServer, type ServerDeps } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
 
 /** The folder of real third-party test files (../shared/data), or null when absent. */
@@ -31,7 +31,10 @@ const appDb = new WeakMap<FastifyInstance, Db>();
  * A real app over the test Postgres with local providers and the inline job client.
  * `envOverrides` are raw env strings (e.g. { EMAIL_PROVIDER: "postmark", ... }).
  */
-export async function createTestApp(envOverrides: Record<string, string> = {}) {
+export async function createTestApp(
+  envOverrides: Record<string, string> = {},
+  options: Pick<ServerDeps, "onRoute"> = {},
+) {
   const databaseUrl = inject("databaseUrl");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-test-data-"));
   const env = loadEnv({
@@ -51,7 +54,15 @@ export async function createTestApp(envOverrides: Record<string, string> = {}) {
   let deps: JobDeps | null = null;
   const jobs = new InlineJobClient(() => deps!, jobRegistry);
   const providers = createProviders(env, { db });
-  const { app, ctx } = await createServer({ db, sql, env, providers, jobs, serveClient: false });
+  const { app, ctx } = await createServer({
+    db,
+    sql,
+    env,
+    providers,
+    jobs,
+    serveClient: false,
+    onRoute: options.onRoute,
+  });
   deps = { db, sql, env, providers, jobs, log: ctx.log };
   appDb.set(app, db);
   await app.ready();

@@ -6,7 +6,7 @@ import helmet from "@fastify/helmet";
 import multipart from "@fastify/multipart";
 import fastifyStatic from "@fastify/static";
 import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type RouteOptions } from "fastify";
 import type { Logger } from "pino";
 import type { Env } from "../env";
 import type { AppContext } from "./context";
@@ -33,6 +33,7 @@ import { cspDirectives, readClientIndex } from "./http/csp";
 import { registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
+import { AppError } from "./lib/errors";
 import { loggerOptions } from "./lib/logger";
 import { assertStorableText } from "./lib/nul";
 import { createRateLimiters } from "./lib/rate-limit";
@@ -55,6 +56,11 @@ export interface ServerDeps {
   logger?: Logger;
   /** serve the built client from dist/client (default: when it exists) */
   serveClient?: boolean;
+  /**
+   * Called for every route as it is added (Fastify's onRoute hook, registered before any route), so a
+   * caller can enumerate the route table: the fuzz test walks every REST route this way.
+   */
+  onRoute?: (route: RouteOptions) => void;
 }
 
 /**
@@ -82,6 +88,10 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     limiters: createRateLimiters(env),
   };
 
+  if (deps.onRoute) {
+    const onRoute = deps.onRoute;
+    app.addHook("onRoute", (route) => onRoute(route as RouteOptions));
+  }
   registerErrorHandler(app);
   await app.register(clientIpPlugin, { env });
   // every route: a NUL character or a lone surrogate cannot be stored in Postgres text/jsonb;
@@ -120,6 +130,25 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     }
   });
 
+  // tRPC answers GET (queries) and POST (mutations) with JSON; anything else is refused here with a
+  // 405/415 sentence (the adapter itself threw a 500 for TRACE, which undici's Request refuses, and
+  // for a multipart body, which @fastify/multipart had already claimed)
+  app.addHook("onRequest", async (req, reply) => {
+    if (req.url !== "/trpc" && !req.url.startsWith("/trpc/") && !req.url.startsWith("/trpc?")) return;
+    if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "POST") {
+      reply.header("allow", "GET, POST");
+      throw new AppError(
+        "METHOD_NOT_ALLOWED",
+        `${req.method} is not supported here: call tRPC queries with GET and mutations with POST.`,
+      );
+    }
+    const type = req.headers["content-type"];
+    if (req.method === "POST" && type && !/^application\/json\s*(;|$)/i.test(type))
+      throw new AppError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        `tRPC takes a JSON body: send Content-Type: application/json (got '${type.split(";")[0]?.slice(0, 60)}').`,
+      );
+  });
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
     trpcOptions: {

@@ -30,6 +30,17 @@ export function registerErrorHandler(app: FastifyInstance) {
       err instanceof SyntaxError
     )
       return reply.status(400).send({ success: false, error: "The request body is not valid JSON" });
+    // busboy (under @fastify/multipart) throws plain Errors for a body that is not multipart
+    // ("Multipart: Boundary not found", "Unexpected end of form", "Malformed part header")
+    if (
+      !fe.statusCode &&
+      req.isMultipart?.() &&
+      /^(Multipart: |Unexpected end of|Malformed part header|Part terminated early)/.test(err.message)
+    )
+      return reply.status(400).send({
+        success: false,
+        error: `The upload is not valid multipart/form-data (${err.message}). Send the file as multipart/form-data with a boundary.`,
+      });
     if (fe.statusCode === 429)
       return reply.status(429).send({ success: false, error: "Too many requests. Please slow down." });
     if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500)

@@ -91,11 +91,11 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex("contacts_user_email_uq").on(t.workspaceId, sql`lower(${t.email})`),
-    index("contacts_user_created_idx").on(t.workspaceId, t.createdAt),
-    // list pages are ordered by id desc (creation order); one index per filter keeps them index-only
-    index("contacts_user_id_idx").on(t.workspaceId, t.id),
-    index("contacts_user_stage_id_idx").on(t.workspaceId, t.lifecycleStage, t.id),
-    index("contacts_user_status_id_idx").on(t.workspaceId, t.leadStatus, t.id),
+    // list pages are ordered newest first by (created_at, id) (crm.queries contactOrder); one index per
+    // list shape, so page 1 is a backward scan that stops after one page (migration 0023)
+    index("contacts_ws_created_id_idx").on(t.workspaceId, t.createdAt, t.id),
+    index("contacts_ws_stage_created_id_idx").on(t.workspaceId, t.lifecycleStage, t.createdAt, t.id),
+    index("contacts_ws_status_created_id_idx").on(t.workspaceId, t.leadStatus, t.createdAt, t.id),
     index("contacts_user_phone_idx").on(t.workspaceId, t.phone),
     index("contacts_user_geo_idx").on(t.workspaceId, t.latitude, t.longitude),
     index("contacts_search_trgm_idx")

@@ -4,7 +4,9 @@ import type { Contact } from "../../db/schema";
 import { parseInput } from "../../lib/validate";
 import { toContactJson } from "./crm.contact-json";
 import { safeCell } from "./crm.csv";
-import { contactOrder, contactWhere, selectContactsBeforeId } from "./crm.queries";
+
+import { contactOrder, contactWhere, selectContactsBeforeCursor } from "./crm.queries";
+
 import { type ListContactsInput, listContactsSchema } from "./crm.schemas";
 import { listFilter } from "./crm.search";
 import { tagsOfContacts } from "./crm.tags";
@@ -49,7 +51,7 @@ export const EXPORT_COLUMNS = [
 
 /**
  * Streams the user's contacts matching the list filter (search, stage, status, tag) as CSV lines,
- * 2,000 rows per query (keyset on the unique id, newest first), every cell formula-safe (OWASP CSV injection).
+ * 2,000 rows per query (keyset on the list's unique (created_at, id) order, newest first), every cell formula-safe (OWASP CSV injection).
  */
 export async function* exportContactsCsv(
   ctx: Pick<AppContext, "db">,
@@ -59,17 +61,18 @@ export async function* exportContactsCsv(
   const q = parseInput(listContactsSchema, input);
   const filter = listFilter(q);
   yield `\uFEFF${Papa.unparse([EXPORT_COLUMNS as unknown as string[]])}\r\n`;
-  // keyset on id alone (unique, and an integer survives the round trip through JS exactly; a
-  // created_at key lost its microseconds in a JS Date and skipped rows sharing an import's time)
-  let afterId: number | null = null;
+  // keyset on (created_at, id), the list's order: created_at travels as Postgres text (a JS Date
+  // drops its microseconds and skipped rows sharing an import's time), the id breaks ties
+  let before: { createdAt: string; id: number } | undefined;
   for (;;) {
-    const rows: Contact[] = await selectContactsBeforeId(
+    const page = await selectContactsBeforeCursor(
       ctx.db,
       contactWhere(workspaceId, filter),
       contactOrder(filter),
-      afterId,
       2000,
+      before,
     );
+    const rows: Contact[] = page.map((r) => r.c);
     if (rows.length === 0) break;
     const tagRows = await tagsOfContacts(
       ctx,
@@ -84,7 +87,8 @@ export async function* exportContactsCsv(
       return EXPORT_COLUMNS.map((c) => safeCell(j[c]));
     });
     yield `${Papa.unparse(data, { newline: "\r\n" })}\r\n`;
-    afterId = (rows[rows.length - 1] as Contact).id;
+    const last = page[page.length - 1] as { c: Contact; ts: string };
+    before = { createdAt: last.ts, id: last.c.id };
     if (rows.length < 2000) break;
   }
 }

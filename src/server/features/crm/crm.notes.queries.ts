@@ -108,3 +108,28 @@ export async function insertNote(
   const [row] = await db.insert(notes).values(values).returning();
   return row;
 }
+
+/** Changes one note's text (scoped to the workspace and contact); returns the row or undefined. */
+export async function updateNoteText(
+  db: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  noteId: number,
+  noteText: string,
+) {
+  const [row] = await db
+    .update(notes)
+    .set({ noteText })
+    .where(and(eq(notes.id, noteId), eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)))
+    .returning();
+  return row;
+}
+
+/** Deletes one note (scoped to the workspace and contact); returns the deleted row or undefined. */
+export async function deleteNoteRow(db: DbOrTx, workspaceId: string, contactId: number, noteId: number) {
+  const [row] = await db
+    .delete(notes)
+    .where(and(eq(notes.id, noteId), eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)))
+    .returning();
+  return row;
+}

@@ -7,8 +7,10 @@ import {
   type ActivityRow,
   countActivities,
   countContactsWithActivity,
+  deleteNoteRow,
   insertActivities,
   insertNote,
+  updateNoteText,
 } from "./crm.notes.queries";
 import { noteSchema } from "./crm.schemas";
 
@@ -65,5 +67,53 @@ export async function addNote(
       { workspaceId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
     ]);
     return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
+  });
+}
+
+/**
+ * PUT /api/contacts/{id}/notes/{noteId} {note_text}: replaces a note's text (blank refused like a new
+ * note) and records a `note_edited` activity (metadata note_id) in the same transaction, so the
+ * timeline says the note changed. Returns `{id, note_text, created_at}`.
+ * @throws AppError BAD_REQUEST (blank), NOT_FOUND 'Note not found' (unknown, another contact's or
+ * another workspace's note).
+ */
+export async function editNote(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  noteId: number,
+  input: unknown,
+) {
+  const n = parseInput(noteSchema, input);
+  await getContact(ctx, workspaceId, contactId);
+  return ctx.db.transaction(async (tx) => {
+    const row = await updateNoteText(tx, workspaceId, contactId, noteId, n.note_text);
+    if (!row) throw new AppError("NOT_FOUND", "Note not found");
+    await recordActivities(tx, [
+      { workspaceId, contactId, activityType: "note_edited", metadata: { note_id: row.id } },
+    ]);
+    return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
+  });
+}
+
+/**
+ * DELETE /api/contacts/{id}/notes/{noteId}: deletes a note and records a `note_deleted` activity
+ * (metadata note_id) in the same transaction, so the timeline's earlier 'note added' is not left
+ * pointing at a note that silently vanished.
+ * @throws AppError NOT_FOUND 'Note not found'.
+ */
+export async function deleteNote(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  noteId: number,
+): Promise<void> {
+  await getContact(ctx, workspaceId, contactId);
+  await ctx.db.transaction(async (tx) => {
+    const row = await deleteNoteRow(tx, workspaceId, contactId, noteId);
+    if (!row) throw new AppError("NOT_FOUND", "Note not found");
+    await recordActivities(tx, [
+      { workspaceId, contactId, activityType: "note_deleted", metadata: { note_id: row.id } },
+    ]);
   });
 }

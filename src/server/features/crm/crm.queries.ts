@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client";
 import {
   type Contact,
@@ -54,14 +54,17 @@ export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): S
 }
 
 /**
- * ORDER BY: newest first by id (`id desc`). The id is unique (no ties, so keyset pages never skip
- * or repeat a row) and follows creation order (an identity column), unlike created_at, which every
- * contact of one import shares. Each list shape has an index ending in id, so page 1 is a backward
- * index scan that stops after one page: (workspace_id, id), (workspace_id, lifecycle_stage, id),
- * (workspace_id, lead_status, id).
+ * ORDER BY: newest first, `created_at desc, id desc`. The pair is unique (the id breaks the ties of
+ * an import's contacts, which share one created_at), so offset and keyset pages never skip or repeat
+ * a row. Each list shape has an index (workspace_id[, lifecycle_stage | lead_status], created_at,
+ * id), so page 1 is a backward index scan that stops after one page (migration 0023). Not `id desc`
+ * alone: the primary key provides that order too, and the planner then walked it backwards filtering
+ * by workspace, through every newer contact of other workspaces (3.95 s for page 1 with 300,000
+ * newer contacts elsewhere). Keyset cursors carry created_at as Postgres text (microseconds; a JS
+ * Date keeps milliseconds) plus the id: selectContactsBeforeCursor.
  */
 export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
-  return [sql`${contacts.id} desc`];
+  return [sql`${contacts.createdAt} desc`, sql`${contacts.id} desc`];
 }
 
 /** WHERE for explicit contact ids of `workspaceId` (an empty list matches nothing). */
@@ -217,22 +220,6 @@ export async function selectContactsBeforeCursor(
     .limit(limit);
 }
 
-/** Up to `limit` contacts matching `where` with an id below `beforeId` (all when null), in `order`. */
-export async function selectContactsBeforeId(
-  db: DbOrTx,
-  where: SQL,
-  order: SQL[],
-  beforeId: number | null,
-  limit: number,
-): Promise<Contact[]> {
-  return db
-    .select()
-    .from(contacts)
-    .where(and(where, beforeId === null ? undefined : lt(contacts.id, beforeId)))
-    .orderBy(...order)
-    .limit(limit);
-}
-
 /** `{id, email}` (email lower-cased) of the contacts of `workspaceId` whose lower(email) is in `emails`. */
 export async function selectContactIdsByEmail(db: DbOrTx, workspaceId: string, emails: string[]) {
   return db
@@ -363,7 +350,7 @@ export async function selectLocatedContacts(
         sql`${contacts.latitude} is not null and ${contacts.longitude} is not null`,
       ),
     )
-    .orderBy(desc(contacts.id))
+    .orderBy(...contactOrder())
     .limit(limit);
 }
 

@@ -18,6 +18,12 @@ function idParam(req: FastifyRequest): number {
   return Number(raw);
 }
 
+function noteIdParam(req: FastifyRequest): number {
+  const raw = (req.params as { noteId: string }).noteId;
+  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", "Note not found");
+  return Number(raw);
+}
+
 /**
  * REST adapters of the crm feature (spec section 7 "/api/contacts..."): each parses with the
  * service's zod schemas, calls the service and shapes `{success, ...}`. Every call is scoped to the
@@ -218,6 +224,20 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
       success: true,
       note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId),
     };
+  });
+
+  app.put("/api/contacts/:id/notes/:noteId", async (req) => {
+    const tenant = requireTenant(req);
+    return {
+      success: true,
+      note: await crm.editNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), req.body),
+    };
+  });
+
+  app.delete("/api/contacts/:id/notes/:noteId", async (req) => {
+    const tenant = requireTenant(req);
+    await crm.deleteNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req));
+    return { success: true };
   });
 
   app.post("/api/contacts/:id/send-email", async (req) => {

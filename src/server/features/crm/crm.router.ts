@@ -63,6 +63,17 @@ export const crmRouter = router({
     .mutation(({ ctx, input }) =>
       crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }, ctx.tenant.userId),
     ),
+  editNote: protectedProcedure
+    .input(withId.extend({ noteId: z.number().int().positive(), note_text: z.string().max(10_000) }))
+    .mutation(({ ctx, input }) =>
+      crm.editNote(ctx, ctx.workspaceId, input.id, input.noteId, { note_text: input.note_text }),
+    ),
+  deleteNote: protectedProcedure
+    .input(withId.extend({ noteId: z.number().int().positive() }))
+    .mutation(async ({ ctx, input }) => {
+      await crm.deleteNote(ctx, ctx.workspaceId, input.id, input.noteId);
+      return { success: true as const };
+    }),
   sendEmail: protectedProcedure
     .input(withId.extend({ subject: z.string().max(300), body: z.string().max(100_000) }))
     .mutation(({ ctx, input }) =>

@@ -47,7 +47,15 @@ export {
 } from "./crm.leads";
 export { listLocatedContacts, searchByLocation } from "./crm.map";
 export { makeCallToContact, sendEmailToContact, sendSmsToContact } from "./crm.messages";
-export { addNote, countMessageActivity, ENGAGED_TYPES, recordActivities, SENT_TYPES } from "./crm.notes";
+export {
+  addNote,
+  countMessageActivity,
+  deleteNote,
+  ENGAGED_TYPES,
+  editNote,
+  recordActivities,
+  SENT_TYPES,
+} from "./crm.notes";
 export {
   BROAD_ESTIMATE,
   listContacts,

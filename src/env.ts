@@ -180,6 +180,13 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
        * temporary caching, at most 30 days); then only place ids remain
        */
       GOOGLE_PLACES_RETENTION_DAYS: z.coerce.number().int().min(1).max(30).default(30),
+      /**
+       * The contact map's street basemap (a MapLibre style JSON URL, no key; issue 14). `offline` draws
+       * only the bundled US-states outline, which is also the fallback when the style or tiles fail.
+       */
+      MAP_STYLE_URL: z
+        .union([z.literal("offline"), z.string().url().startsWith("http")])
+        .default("https://tiles.openfreemap.org/styles/liberty"),
     },
   });
   const problems: string[] = [];

@@ -13,7 +13,9 @@ test("register, see the dashboard, switch theme, survive a reload, log out", asy
   await page.getByRole("button", { name: "Create Account" }).click();
 
   await expect(page).toHaveURL(/\/dashboard$/);
-  await expect(page.getByRole("heading", { name: "Welcome back, Ada Tester!" })).toBeVisible();
+  // a first visit is welcomed, not welcomed back (issue 14)
+  await expect(page.getByRole("heading", { name: "Welcome to Pitchwise, Ada Tester!" })).toBeVisible();
+  await expect(page.getByText(/Welcome back/)).toHaveCount(0);
   for (const title of ["Total Campaigns", "Total Contacts", "Messages Sent", "Engagement Rate"]) {
     await expect(page.getByRole("heading", { name: title, exact: true })).toBeVisible();
   }
@@ -30,7 +32,7 @@ test("register, see the dashboard, switch theme, survive a reload, log out", asy
   await expect(page).toHaveURL(/\/settings/);
   await page.getByRole("tab", { name: "Theme" }).click();
   const saved = page.waitForResponse(
-    (res) => res.url().endsWith("/api/user/settings") && res.request().method() === "PUT",
+    (res) => res.url().includes("/trpc/user.updateSettings") && res.request().method() === "POST",
   );
   await page.getByRole("button", { name: "Ocean Deep" }).click();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "ocean-deep");

@@ -113,6 +113,12 @@ describe("PUT /api/user/settings", () => {
       weeklyReports: true,
     });
     expect(prefs.json().user.theme).toBe("ocean-deep");
+    // the navigation layout (issue 14) is one more preference, kept with the others
+    const layout = await client.put("/api/user/settings", { preferences: { navLayout: "topbar" } });
+    expect(layout.statusCode).toBe(200);
+    expect(layout.json().user.preferences).toMatchObject({ navLayout: "topbar", weeklyReports: true });
+    const me = await client.get("/api/auth/me");
+    expect(me.json().user.preferences.navLayout).toBe("topbar");
   });
 
   it("refuses unknown themes, unknown preference keys, wrong types and empty bodies", async () => {
@@ -121,6 +127,7 @@ describe("PUT /api/user/settings", () => {
       { theme: "hot-dog" },
       { preferences: { admin: true } },
       { preferences: { weeklyReports: "yes" } },
+      { preferences: { navLayout: "floating" } },
       {},
     ]) {
       const res = await client.put("/api/user/settings", body);

@@ -8,11 +8,13 @@ import { VerifyEmailBanner } from "@/client/features/auth/verify-email-banner";
 import { UsageBanners } from "@/client/features/billing/usage";
 import { Breadcrumbs } from "./breadcrumbs";
 import { SidebarContent } from "./sidebar";
+import { TopBar } from "./top-bar";
 
 /**
- * The signed-in shell: a fixed sidebar on large screens, a top bar with a drawer on small screens,
- * breadcrumbs above the page, and `children` (the routed page) in a centred content column.
- * Used by the protected layout route (routes/_app.tsx); pages render only their own content.
+ * The signed-in shell in the user's navigation layout (Settings > Preferences, `preferences.navLayout`):
+ * `sidebar` (default) is a fixed sidebar on large screens and a header with a drawer on small ones;
+ * `topbar` is the spec's top-bar variant (TopBar). Breadcrumbs sit above the page, and `children` (the
+ * routed page) in a centred content column. Used by the protected layout route (routes/_app.tsx).
  */
 export function AppLayout({ children }: { children: ReactNode }) {
   const { user, logout } = useAuth();
@@ -34,60 +36,68 @@ export function AppLayout({ children }: { children: ReactNode }) {
   };
 
   const sidebarProps = { user, onLogout: handleLogout, loggingOut };
+  const skipLink = (
+    <a
+      href="#main-content"
+      className="sr-only z-50 rounded-md bg-primary px-3 py-2 text-primary-foreground focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
+    >
+      Skip to content
+    </a>
+  );
+  const page = (
+    <main
+      id="main-content"
+      tabIndex={-1}
+      className="mx-auto w-full max-w-7xl min-w-0 px-4 py-6 outline-none sm:px-6 lg:px-10 lg:py-8"
+    >
+      <Breadcrumbs className="mb-5" />
+      <VerifyEmailBanner />
+      <UsageBanners />
+      {children}
+    </main>
+  );
 
+  const topbar = user.preferences?.navLayout === "topbar";
+  // one tree shape for both layouts: switching layout keeps the page (and its state) mounted
   return (
-    <div className="min-h-dvh bg-background">
-      <a
-        href="#main-content"
-        className="sr-only z-50 rounded-md bg-primary px-3 py-2 text-primary-foreground focus:not-sr-only focus:fixed focus:top-3 focus:left-3"
-      >
-        Skip to content
-      </a>
-
-      <aside className="fixed inset-y-0 left-0 z-30 hidden w-64 border-r border-sidebar-border lg:block">
-        <SidebarContent {...sidebarProps} />
-      </aside>
-
-      <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
-        <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-border bg-background/85 px-4 backdrop-blur lg:hidden">
-          <DialogPrimitive.Trigger
-            className="-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
-            aria-label="Open navigation"
-          >
-            <Menu className="size-5" />
-          </DialogPrimitive.Trigger>
-          <Logo />
-        </header>
-        <DialogPrimitive.Portal>
-          <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/50 data-[state=open]:animate-fade-in lg:hidden" />
-          <DialogPrimitive.Content
-            className="fixed inset-y-0 left-0 z-50 w-72 max-w-[85vw] shadow-xl outline-none data-[state=open]:animate-slide-in-left lg:hidden"
-            aria-describedby={undefined}
-          >
-            <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
-            <SidebarContent {...sidebarProps} onNavigate={() => setMobileOpen(false)} />
-            <DialogPrimitive.Close
-              className="absolute top-4 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
-              aria-label="Close navigation"
+    <div className="min-h-dvh bg-background" data-layout={topbar ? "topbar" : "sidebar"}>
+      {skipLink}
+      {topbar ? <TopBar onLogout={handleLogout} loggingOut={loggingOut} /> : null}
+      {topbar ? null : (
+        <aside className="fixed inset-y-0 left-0 z-30 hidden w-64 border-r border-sidebar-border lg:block">
+          <SidebarContent {...sidebarProps} />
+        </aside>
+      )}
+      {topbar ? null : (
+        <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
+          <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-border bg-background/85 px-4 backdrop-blur lg:hidden">
+            <DialogPrimitive.Trigger
+              className="-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+              aria-label="Open navigation"
             >
-              <X className="size-4" />
-            </DialogPrimitive.Close>
-          </DialogPrimitive.Content>
-        </DialogPrimitive.Portal>
-      </DialogPrimitive.Root>
-
-      <div className="lg:pl-64">
-        <main
-          id="main-content"
-          tabIndex={-1}
-          className="mx-auto w-full max-w-7xl px-4 py-6 outline-none sm:px-6 lg:px-10 lg:py-8"
-        >
-          <Breadcrumbs className="mb-5" />
-          <VerifyEmailBanner />
-          <UsageBanners />
-          {children}
-        </main>
-      </div>
+              <Menu className="size-5" />
+            </DialogPrimitive.Trigger>
+            <Logo />
+          </header>
+          <DialogPrimitive.Portal>
+            <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/50 data-[state=open]:animate-fade-in lg:hidden" />
+            <DialogPrimitive.Content
+              className="fixed inset-y-0 left-0 z-50 w-72 max-w-[85vw] shadow-xl outline-none data-[state=open]:animate-slide-in-left lg:hidden"
+              aria-describedby={undefined}
+            >
+              <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
+              <SidebarContent {...sidebarProps} onNavigate={() => setMobileOpen(false)} />
+              <DialogPrimitive.Close
+                className="absolute top-4 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+                aria-label="Close navigation"
+              >
+                <X className="size-4" />
+              </DialogPrimitive.Close>
+            </DialogPrimitive.Content>
+          </DialogPrimitive.Portal>
+        </DialogPrimitive.Root>
+      )}
+      <div className={topbar ? undefined : "lg:pl-64"}>{page}</div>
     </div>
   );
 }

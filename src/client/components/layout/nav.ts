@@ -3,6 +3,7 @@ import {
   Clapperboard,
   CreditCard,
   LayoutDashboard,
+  Library,
   type LucideIcon,
   Mail,
   Map as MapIcon,
@@ -68,6 +69,42 @@ export const NAV_SECTIONS: NavSection[] = [
 ];
 
 const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, "") : path);
+
+export interface TopNavItem {
+  label: string;
+  to: NonNullable<LinkProps["to"]>;
+  /** the studio tab the link opens (Library is /studio?tab=library) */
+  tab?: "library";
+  icon: LucideIcon;
+}
+
+/** The top-bar variant's links (spec section 2, Navigation layouts); Logout follows them. */
+export const TOP_NAV_ITEMS: TopNavItem[] = [
+  { label: "Dashboard", to: "/dashboard", icon: LayoutDashboard },
+  { label: "Studio", to: "/studio", icon: Clapperboard },
+  { label: "Library", to: "/studio", tab: "library", icon: Library },
+  { label: "Video Campaigns", to: "/campaigns/video", icon: Video },
+  { label: "Email Campaigns", to: "/email-campaign", icon: Mail },
+  { label: "Contacts", to: "/contacts", icon: Users },
+  { label: "Business Search", to: "/contacts/business-search", icon: SearchCheck },
+  { label: "Settings", to: "/settings", icon: Settings },
+];
+
+/**
+ * The label of the one active top-bar item for a path and studio tab: Dashboard exactly, Library on
+ * /studio?tab=library, else the longest path prefix (Business Search beats Contacts).
+ */
+export function activeTopNavLabel(pathname: string, tab: string | undefined): string | undefined {
+  const path = trimSlash(pathname);
+  if (path === "/studio") return tab === "library" ? "Library" : "Studio";
+  let best: TopNavItem | undefined;
+  for (const item of TOP_NAV_ITEMS) {
+    const to = item.to as string;
+    const match = to === "/dashboard" ? path === to : path === to || path.startsWith(`${to}/`);
+    if (match && (!best || to.length > (best.to as string).length)) best = item;
+  }
+  return best?.label;
+}
 
 /**
  * The `to` of the one active item for `pathname`: Dashboard on an exact match, others by path prefix,

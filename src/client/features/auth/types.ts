@@ -4,7 +4,11 @@ export interface UserPreferences {
   emailNotifications: boolean;
   campaignNotifications: boolean;
   weeklyReports: boolean;
+  /** app navigation: sectioned sidebar (default) or the spec's top bar */
+  navLayout: NavLayout;
 }
+
+export type NavLayout = "sidebar" | "topbar";
 
 /** Defaults from the spec (section 3): notifications on, weekly reports off. */
 export const DEFAULT_PREFERENCES: UserPreferences = {
@@ -12,6 +16,7 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
   emailNotifications: true,
   campaignNotifications: true,
   weeklyReports: false,
+  navLayout: "sidebar",
 };
 
 /** The signed-in user as the server returns it from login, register, /api/auth/me and the settings calls. */

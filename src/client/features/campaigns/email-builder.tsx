@@ -18,7 +18,7 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
-import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
+import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Email Content", "Select Contacts", "Review & Launch"] as const;
 
@@ -46,6 +46,8 @@ export function EmailCampaignBuilder() {
     skipped: Record<string, number>;
   } | null>(null);
   const preflight = usePreflight("email", audience, false, step === 3);
+
+  useClearWhenEdited(setError, [name, subject, body, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

@@ -19,7 +19,7 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { WizardNav, WizardSteps } from "./wizard";
+import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review & Launch"] as const;
 
@@ -63,6 +63,8 @@ export function SmsCampaignBuilder() {
   const recipients = preflight.reach;
   const segments = smsSegments(message).segments;
   const sample = firstKnownRecipient(audience) ?? {};
+
+  useClearWhenEdited(setError, [name, message, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

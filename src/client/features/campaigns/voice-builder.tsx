@@ -17,7 +17,7 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { LaunchedCard, WizardNav, WizardSteps } from "./wizard";
+import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 /** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
 const CENTS = { voice: 1.4, voicemail: 1 } as const;
@@ -60,6 +60,8 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   const voice = usage?.usage.voice_calls;
   const quota = voice ? voice.limit : undefined;
   const left = voice && voice.limit !== null ? Math.max(0, voice.limit - voice.used) : null;
+
+  useClearWhenEdited(setError, [name, script, audioUrl, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");

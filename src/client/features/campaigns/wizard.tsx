@@ -1,14 +1,55 @@
 import { Link } from "@tanstack/react-router";
 import { CheckCircle2, PartyPopper } from "lucide-react";
-import type { ReactNode } from "react";
+import { type ReactNode, useEffect, useRef } from "react";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
 import { cn } from "@/client/lib/utils";
 
-/** The 4-step indicator shared by the campaign builders. */
+const FIELD =
+  "input:not([type=hidden]):not([type=checkbox]):not([type=radio]):not([type=file]), select, textarea";
+
+/**
+ * The 4-step indicator shared by the campaign builders, and the wizard's keyboard behaviour (issue 14)
+ * for the builder it sits in (its parent element): after Next or Back the new step's heading (the first
+ * card title after the indicator) takes focus, so screen readers announce the step; Enter in the step's
+ * last field (Ctrl/Cmd+Enter in a text area) presses Next.
+ */
 export function WizardSteps({ steps, step }: { steps: readonly string[]; step: number }) {
+  const ref = useRef<HTMLOListElement>(null);
+  const shown = useRef(step);
+
+  useEffect(() => {
+    if (shown.current === step) return; // first render: leave focus where the page put it
+    shown.current = step;
+    const heading = ref.current?.parentElement?.querySelector<HTMLElement>("[data-slot=card-title]");
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus();
+  }, [step]);
+
+  useEffect(() => {
+    const root = ref.current?.parentElement;
+    if (!root) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "Enter" || e.isComposing || !(e.target instanceof HTMLElement)) return;
+      const target = e.target;
+      if (!target.matches(FIELD)) return;
+      if (target instanceof HTMLTextAreaElement && !(e.ctrlKey || e.metaKey)) return;
+      const fields = [...root.querySelectorAll<HTMLElement>(FIELD)].filter(
+        (f) => !f.closest("[role=dialog]") && !(f as HTMLInputElement).disabled,
+      );
+      if (fields[fields.length - 1] !== target) return;
+      const next = root.querySelector<HTMLButtonElement>("[data-wizard-next]");
+      if (!next || next.disabled) return;
+      e.preventDefault();
+      next.click();
+    };
+    root.addEventListener("keydown", onKey);
+    return () => root.removeEventListener("keydown", onKey);
+  }, []);
+
   return (
-    <ol className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Steps">
+    <ol ref={ref} className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Steps">
       {steps.map((label, i) => (
         <li
           key={label}
@@ -32,6 +73,8 @@ export function WizardSteps({ steps, step }: { steps: readonly string[]; step: n
     </ol>
   );
 }
+
+export { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 
 /** Back / Next / Launch row. A launch in progress disables the buttons (spec section 4). */
 export function WizardNav({
@@ -63,7 +106,7 @@ export function WizardNav({
         </Button>
       </div>
       {step < last ? (
-        <Button onClick={onNext} disabled={busy}>
+        <Button onClick={onNext} disabled={busy} data-wizard-next>
           Next
         </Button>
       ) : (

@@ -64,7 +64,6 @@ export function filterQuery(f: ContactFilter): string {
 export const crmKeys = {
   all: ["crm"] as const,
   detail: (id: number) => ["crm", "contact", id] as const,
-  map: ["crm", "map"] as const,
 };
 
 /** Refreshes every CRM query: the REST-backed ones (`crmKeys`) and the tRPC `crm.*` procedures. */
@@ -84,11 +83,6 @@ export const contactDetailQuery = (id: number) =>
       ),
     retry: false,
   });
-
-export const mapContactsQuery = queryOptions({
-  queryKey: crmKeys.map,
-  queryFn: () => api.get<{ contacts: Contact[] }>("/api/contacts/map").then((r) => r.contacts),
-});
 
 /** "First Last", else the email, else "Unnamed contact". */
 export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email">): string {

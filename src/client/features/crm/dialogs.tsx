@@ -15,6 +15,7 @@ import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
 import { api, errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
+import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC } from "@/client/trpc";
 import { type Contact, crmKeys, invalidateCrm, type Tag } from "./api";
 
@@ -257,6 +258,7 @@ export function MessageDialog({
   const [busy, setBusy] = useState(false);
   const hasPhone = !!(contact.phone || contact.mobile);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
+  useClearWhenEdited(setError, [subject, body]);
 
   async function send() {
     setError(null);

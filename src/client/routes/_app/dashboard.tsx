@@ -4,16 +4,13 @@ import { Megaphone, Send, TrendingUp, Users } from "lucide-react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { useCurrentUser } from "@/client/features/auth/auth-context";
 import { formatNumber } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
 import { AccountDetails } from "./-components/dashboard/account-details";
 import { QuickActions } from "./-components/dashboard/quick-actions";
 import { StatCard } from "./-components/dashboard/stat-card";
-import { dashboardStatsQuery } from "./-components/dashboard/stats";
+import { greeting } from "./-components/dashboard/stats";
 
 export const Route = createFileRoute("/_app/dashboard")({
-  // Start fetching while the page chunk loads; the cards show skeletons until the data arrives.
-  loader: ({ context }) => {
-    void context.queryClient.prefetchQuery(dashboardStatsQuery);
-  },
   component: DashboardPage,
 });
 
@@ -21,12 +18,14 @@ const percent = (value: number) => `${value.toFixed(1)}%`;
 
 function DashboardPage() {
   const user = useCurrentUser();
-  const { data: stats, isError } = useQuery(dashboardStatsQuery);
+  const trpc = useTRPC();
+  // the cards show skeletons until the figures arrive
+  const { data: stats, isError } = useQuery(trpc.dashboard.stats.queryOptions());
 
   return (
     <>
       <PageHeader
-        title={`Welcome back, ${user.name?.trim() || user.email}!`}
+        title={greeting(user.name?.trim() || user.email, stats)}
         description="Here is how your outreach is doing this month."
       />
 

@@ -6,6 +6,8 @@ export interface UserPreferences {
   emailNotifications: boolean;
   campaignNotifications: boolean;
   weeklyReports: boolean;
+  /** app navigation: the sectioned sidebar or the spec's top-bar variant (issue 14); missing = sidebar */
+  navLayout?: "sidebar" | "topbar";
 }
 
 /** Defaults from the spec, section 3 (Preferences). */

@@ -93,6 +93,10 @@ export const crmRouter = router({
     .input(z.object({ latitude: z.number(), longitude: z.number(), radius_miles: z.number() }))
     .mutation(({ ctx, input }) => crm.searchByLocation(ctx, ctx.workspaceId, input)),
   mapContacts: protectedProcedure.query(({ ctx }) => crm.listLocatedContacts(ctx, ctx.workspaceId)),
+  /** The contact map's basemap: MAP_STYLE_URL (a MapLibre style URL) or null for the offline outline only. */
+  mapConfig: protectedProcedure.query(({ ctx }) => ({
+    styleUrl: ctx.env.MAP_STYLE_URL === "offline" ? null : ctx.env.MAP_STYLE_URL,
+  })),
   tags: protectedProcedure.query(({ ctx }) => crm.listTags(ctx, ctx.workspaceId)),
   createTag: protectedProcedure
     .input(z.object({ name: z.string().max(50), color: z.string().max(7).optional() }))

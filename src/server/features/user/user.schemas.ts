@@ -63,6 +63,7 @@ export const preferencesInput = z
     emailNotifications: z.boolean(),
     campaignNotifications: z.boolean(),
     weeklyReports: z.boolean(),
+    navLayout: z.enum(["sidebar", "topbar"], { error: "Navigation layout must be sidebar or topbar" }),
   })
   .partial()
   .strict();

@@ -1,4 +1,4 @@
-import { useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
 import { ArrowLeft, List, MapPin, RotateCcw, Search } from "lucide-react";
 import { lazy, Suspense, useMemo, useState } from "react";
@@ -7,9 +7,9 @@ import { Button } from "@/client/components/ui/button";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { type Contact, mapContactsQuery } from "@/client/features/crm/api";
-import type { LocatedContact } from "@/client/features/crm/contact-map";
-import { api, errorMessage } from "@/client/lib/api";
+import type { LocatedContact, MapContact } from "@/client/features/crm/contact-map";
+import { errorMessage } from "@/client/lib/api";
+import { useTRPC } from "@/client/trpc";
 
 const ContactMap = lazy(() =>
   import("@/client/features/crm/contact-map").then((m) => ({ default: m.ContactMap })),
@@ -20,7 +20,7 @@ export const Route = createFileRoute("/_app/contacts/map")({
 });
 
 /** Latitude/longitude parsed to numbers; only contacts with both are shown (spec section 3). */
-function located(list: Contact[]): LocatedContact[] {
+function located(list: MapContact[]): LocatedContact[] {
   return list.flatMap((c) => {
     const lat = c.latitude === null ? Number.NaN : Number(c.latitude);
     const lng = c.longitude === null ? Number.NaN : Number(c.longitude);
@@ -30,14 +30,17 @@ function located(list: Contact[]): LocatedContact[] {
 
 function ContactMapPage() {
   const navigate = useNavigate();
-  const all = useQuery(mapContactsQuery);
+  const trpc = useTRPC();
+  // always refetched on entry: an address edited elsewhere may have moved a contact
+  const all = useQuery({ ...trpc.crm.mapContacts.queryOptions(), staleTime: 0 });
+  const config = useQuery({ ...trpc.crm.mapConfig.queryOptions(), staleTime: Infinity });
+  const locationSearch = useMutation(trpc.crm.searchLocation.mutationOptions());
   const [center, setCenter] = useState<{ lat: number; lng: number } | null>(null);
   const [radius, setRadius] = useState(50);
-  const [results, setResults] = useState<Contact[] | null>(null);
+  const [results, setResults] = useState<MapContact[] | null>(null);
   const [message, setMessage] = useState<{ variant: "success" | "error" | "info"; text: string } | null>(
     null,
   );
-  const [searching, setSearching] = useState(false);
   const shown = useMemo(() => located(results ?? all.data ?? []), [results, all.data]);
 
   async function searchRadius() {
@@ -45,19 +48,16 @@ function ContactMapPage() {
       setMessage({ variant: "info", text: "Click on the map to set a search center first" });
       return;
     }
-    setSearching(true);
     try {
-      const r = await api.post<{ contacts: Contact[] }>("/api/contacts/search/location", {
+      const found = await locationSearch.mutateAsync({
         latitude: center.lat,
         longitude: center.lng,
         radius_miles: radius,
       });
-      setResults(r.contacts);
-      setMessage({ variant: "success", text: `Found ${r.contacts.length} contacts within ${radius} miles` });
+      setResults(found);
+      setMessage({ variant: "success", text: `Found ${found.length} contacts within ${radius} miles` });
     } catch (e) {
       setMessage({ variant: "error", text: `Search failed: ${errorMessage(e, "Unknown error")}` });
-    } finally {
-      setSearching(false);
     }
   }
 
@@ -97,7 +97,7 @@ function ContactMapPage() {
             onChange={(e) => setRadius(Number(e.target.value))}
           />
         </div>
-        <Button onClick={() => void searchRadius()} loading={searching}>
+        <Button onClick={() => void searchRadius()} loading={locationSearch.isPending}>
           <Search aria-hidden /> Search by Radius
         </Button>
         <Button variant="outline" onClick={reset}>
@@ -116,7 +116,7 @@ function ContactMapPage() {
         </AlertBanner>
       )}
 
-      {all.isPending ? (
+      {all.isPending || config.isPending ? (
         <p className="py-16 text-center text-muted-foreground">Loading map...</p>
       ) : (
         <>
@@ -130,6 +130,7 @@ function ContactMapPage() {
           <Suspense fallback={<p className="py-16 text-center text-muted-foreground">Loading map...</p>}>
             <ContactMap
               contacts={shown}
+              styleUrl={config.data?.styleUrl ?? null}
               center={center}
               radiusMiles={radius}
               onPickCenter={setCenter}

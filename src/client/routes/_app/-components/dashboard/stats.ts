@@ -1,27 +1,21 @@
-import { queryOptions } from "@tanstack/react-query";
-import { api } from "@/client/lib/api";
+import type { inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/router";
 
-/** One dashboard figure: this month's value, last month's, and the month-over-month change in percent. */
-export interface DashboardStat {
-  value: number;
-  previous: number;
-  /** null when last month was 0 */
-  changePct: number | null;
+/** The dashboard's four figures as `dashboard.stats` returns them. */
+export type DashboardStats = inferRouterOutputs<AppRouter>["dashboard"]["stats"];
+/** One figure: this month's value, last month's, and the month-over-month change in percent (null when last month was 0). */
+export type DashboardStat = DashboardStats["totalCampaigns"];
+
+/**
+ * The dashboard greeting (issue 14): neutral while the figures load or failed, 'Welcome to Pitchwise'
+ * on a first visit (a workspace with no campaigns, contacts or messages yet), else 'Welcome back'.
+ */
+export function greeting(name: string, stats: DashboardStats | undefined): string {
+  if (!stats) return `Welcome, ${name}!`;
+  const fresh =
+    stats.totalCampaigns.value === 0 && stats.totalContacts.value === 0 && stats.messagesSent.value === 0;
+  return fresh ? `Welcome to Pitchwise, ${name}!` : `Welcome back, ${name}!`;
 }
-
-export interface DashboardStats {
-  totalCampaigns: DashboardStat;
-  totalContacts: DashboardStat;
-  messagesSent: DashboardStat;
-  /** value is a percentage 0-100 with one decimal */
-  engagementRate: DashboardStat;
-}
-
-/** GET /api/dashboard/stats, cached under ["dashboard", "stats"]. */
-export const dashboardStatsQuery = queryOptions({
-  queryKey: ["dashboard", "stats"],
-  queryFn: () => api.get<{ stats: DashboardStats }>("/api/dashboard/stats").then((r) => r.stats),
-});
 
 export type ChangeTone = "up" | "down" | "flat" | "new";
 

@@ -1,3 +1,4 @@
+import { useMutation } from "@tanstack/react-query";
 import { Controller, useForm } from "react-hook-form";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -5,12 +6,13 @@ import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { Textarea } from "@/client/components/ui/textarea";
 import { useAuth, useCurrentUser } from "@/client/features/auth/auth-context";
-import { DEFAULT_PREFERENCES, type User, type UserPreferences } from "@/client/features/auth/types";
-import { api, errorMessage } from "@/client/lib/api";
+import { DEFAULT_PREFERENCES, type UserPreferences } from "@/client/features/auth/types";
+import { errorMessage } from "@/client/lib/api";
+import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 const toggles: {
-  name: Exclude<keyof UserPreferences, "emailSignature">;
+  name: Exclude<keyof UserPreferences, "emailSignature" | "navLayout">;
   label: string;
   description: string;
 }[] = [
@@ -27,10 +29,28 @@ const toggles: {
   { name: "weeklyReports", label: "Weekly Reports", description: "A summary of your outreach every Monday." },
 ];
 
-/** Preferences tab: email signature and three notification toggles (PUT /api/user/settings {preferences}). */
+const layouts: { value: UserPreferences["navLayout"]; label: string; description: string }[] = [
+  {
+    value: "sidebar",
+    label: "Sidebar",
+    description: "Sections down the left: campaigns, contacts, settings.",
+  },
+  {
+    value: "topbar",
+    label: "Top bar",
+    description: "One row across the top: Dashboard, Studio, Library, campaigns, contacts, settings.",
+  },
+];
+
+/**
+ * Preferences tab: navigation layout (sidebar or top bar), email signature and three notification
+ * toggles, saved together with `user.updateSettings {preferences}` (tRPC).
+ */
 export function PreferencesTab({ onBanner }: { onBanner: ShowBanner }) {
   const user = useCurrentUser();
   const { setUser } = useAuth();
+  const trpc = useTRPC();
+  const save = useMutation(trpc.user.updateSettings.mutationOptions());
   const form = useForm<UserPreferences>({
     defaultValues: { ...DEFAULT_PREFERENCES, ...(user.preferences ?? {}) },
   });
@@ -39,12 +59,8 @@ export function PreferencesTab({ onBanner }: { onBanner: ShowBanner }) {
   const onSubmit = form.handleSubmit(async (preferences) => {
     onBanner(null);
     try {
-      const res = await api.put<{ user?: User }>(
-        "/api/user/settings",
-        { preferences },
-        { fallbackError: "Failed to update preferences" },
-      );
-      if (res.user) setUser(res.user);
+      const res = await save.mutateAsync({ preferences });
+      setUser(res.user);
       form.reset(preferences);
       onBanner({ variant: "success", message: "Preferences updated successfully!" });
     } catch (error) {
@@ -56,10 +72,34 @@ export function PreferencesTab({ onBanner }: { onBanner: ShowBanner }) {
     <Card>
       <CardHeader>
         <CardTitle>Preferences</CardTitle>
-        <CardDescription>Your email signature and which notifications you receive.</CardDescription>
+        <CardDescription>
+          How the app is laid out, your email signature and which notifications you receive.
+        </CardDescription>
       </CardHeader>
       <CardContent>
         <form onSubmit={onSubmit} className="grid gap-6">
+          <fieldset className="grid gap-2">
+            <legend className="mb-2 text-sm font-medium">Navigation layout</legend>
+            <div className="grid gap-2 sm:grid-cols-2">
+              {layouts.map((layout) => (
+                <label
+                  key={layout.value}
+                  className="flex cursor-pointer items-start gap-3 rounded-lg border border-border p-3 has-[:checked]:border-primary has-[:focus-visible]:ring-[3px] has-[:focus-visible]:ring-ring/40"
+                >
+                  <input
+                    type="radio"
+                    value={layout.value}
+                    className="mt-1 accent-primary"
+                    {...form.register("navLayout")}
+                  />
+                  <span className="grid gap-0.5">
+                    <span className="text-sm font-medium">{layout.label}</span>
+                    <span className="text-sm text-muted-foreground">{layout.description}</span>
+                  </span>
+                </label>
+              ))}
+            </div>
+          </fieldset>
           <div className="grid gap-2">
             <Label htmlFor="email-signature">Email Signature</Label>
             <Textarea

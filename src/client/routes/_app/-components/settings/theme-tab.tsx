@@ -1,21 +1,23 @@
+import { useMutation } from "@tanstack/react-query";
 import { Check } from "lucide-react";
 import { useRef, useState } from "react";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { useAuth } from "@/client/features/auth/auth-context";
-import type { User } from "@/client/features/auth/types";
-import { api } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
 import { applyTheme, getActiveTheme, THEMES, type ThemeId } from "@/client/themes";
+import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 /**
  * Theme tab: the 24 themes as live preview cards. A click applies the theme at once (data-theme on
- * <html>, localStorage), then saves it with PUT /api/user/settings {theme}.
+ * <html>, localStorage), then saves it with `user.updateSettings {theme}` (tRPC).
  */
 export function ThemeTab({ onBanner }: { onBanner: ShowBanner }) {
   const { setUser } = useAuth();
   const [active, setActive] = useState<ThemeId>(getActiveTheme);
   const latest = useRef(0);
+  const trpc = useTRPC();
+  const save = useMutation(trpc.user.updateSettings.mutationOptions());
 
   const choose = async (id: ThemeId) => {
     applyTheme(id);
@@ -23,9 +25,9 @@ export function ThemeTab({ onBanner }: { onBanner: ShowBanner }) {
     onBanner({ variant: "success", message: "Theme applied! Saving to your profile..." });
     const request = ++latest.current;
     try {
-      const res = await api.put<{ user?: User }>("/api/user/settings", { theme: id });
+      const res = await save.mutateAsync({ theme: id });
       if (request !== latest.current) return; // a newer choice is being saved
-      if (res.user) setUser(res.user);
+      setUser(res.user);
       onBanner({ variant: "success", message: "Theme saved to your profile." });
     } catch {
       if (request !== latest.current) return;

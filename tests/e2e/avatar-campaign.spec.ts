@@ -38,7 +38,7 @@ async function buildAndLaunch(page: Page, recipient: string) {
     mimeType: "text/csv",
     buffer: Buffer.from(`Name,Email,Company\nAda Lovelace,${recipient},Analytical Ltd\n`),
   });
-  await expect(page.getByText("1 contacts ready")).toBeVisible();
+  await expect(page.getByText("contacts.csv: 1 contact", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Avatar says: “Hi Ada Lovelace, a video for Analytical Ltd”")).toBeVisible();
   await expect(page.getByText("Personalised AI avatar (one video per recipient)")).toBeVisible();

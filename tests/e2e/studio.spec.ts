@@ -92,7 +92,7 @@ test("upload a video, edit it in the advanced editor, save, launch a video campa
     mimeType: "text/csv",
     buffer: Buffer.from(`Name,Email,Company\nAda Lovelace,${recipient},"Analytical, Ltd"\nNo Email,,X\n`),
   });
-  await expect(page.getByText("1 contacts ready")).toBeVisible();
+  await expect(page.getByText("contacts.csv: 1 contact", { exact: true })).toBeVisible();
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByText("Hi Ada Lovelace, a quick video for Analytical, Ltd!")).toBeVisible();
   await page.getByRole("button", { name: "Launch Campaign" }).click();

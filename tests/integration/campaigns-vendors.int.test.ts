@@ -454,14 +454,16 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     expect(stop.body).toContain("You have been unsubscribed");
     let sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["sms", phone, "stop_reply"]]);
+    // the only contact replied STOP: the launch is refused with that reason (issue 14)
     const next = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "O2",
       channel: "sms",
       content: { message: "Hi" },
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
-    });
-    expect(next.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    }).catch((e: { status: number; details: { expose: { skipped: unknown } } }) => e);
+    expect("status" in next && next.status).toBe(422);
+    expect("details" in next && next.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
     expect((await inbound("HELP", 2)).body).toContain("Reply STOP to unsubscribe");
     const start = await inbound("start", 3);
     expect(start.body).toContain("resubscribed");

@@ -194,9 +194,10 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     };
     const before = (await outbox("sms", "+14155550142")).length;
     const unconfirmed = await client.post("/api/campaigns/video", payload);
+    // nobody would receive it without consent: refused with the reason (issue 14)
+    expect(unconfirmed.statusCode).toBe(422);
     expect(unconfirmed.json()).toMatchObject({
-      success: true,
-      queued: 0,
+      success: false,
       skipped: { "not opted in to SMS": 1 },
     });
     expect((await outbox("sms", "+14155550142")).length).toBe(before);

@@ -150,7 +150,8 @@ describe("email campaigns (local provider)", () => {
       body: "B",
       contacts: [{ name: "U", email: a }],
     });
-    expect(again.json().recipients).toBe(0);
+    // nobody left to send to: refused with the reason (issue 14), nothing sent
+    expect(again.statusCode).toBe(422);
     expect(again.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
     expect((await outboxFor(a)).length).toBe(1);
   });
@@ -182,6 +183,7 @@ describe("sms campaigns (local provider)", () => {
       ...base,
       contacts: [{ name: "Sam", phone }],
     });
+    expect(withoutConsent.statusCode).toBe(422);
     expect(withoutConsent.json().skipped).toEqual({ "not opted in to SMS": 1 });
     const recs = await t.db
       .select()

@@ -11,7 +11,9 @@ import { describeZodError } from "../lib/validate";
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     if (err instanceof AppError) {
-      return reply.status(err.status).send({ success: false, error: err.message });
+      // `details.expose`: extra fields a service chose to show (e.g. a refused launch's `skipped`)
+      const expose = (err.details as { expose?: Record<string, unknown> } | undefined)?.expose;
+      return reply.status(err.status).send({ ...expose, success: false, error: err.message });
     }
     if (err instanceof ZodError) {
       return reply.status(400).send({ success: false, error: describeZodError(err) });

@@ -62,23 +62,6 @@ export interface RecipientRow {
   notBefore: string | null;
 }
 
-/** A recipient the builders send (CSV row or a chosen CRM contact with its id). */
-export interface BuilderRecipient {
-  id?: number;
-  name?: string;
-  email?: string;
-  phone?: string;
-  company?: string;
-}
-
-export interface LaunchResponse {
-  success: true;
-  campaignId: number;
-  recipients: number;
-  skipped: Record<string, number>;
-  message?: string;
-}
-
 export const CHANNEL_LABELS: Record<CampaignChannel, string> = {
   email: "Email",
   sms: "SMS",
@@ -89,7 +72,6 @@ export const CHANNEL_LABELS: Record<CampaignChannel, string> = {
 };
 
 export const campaignsApi = {
-  list: async () => (await api.get<{ campaigns: CampaignSummary[] }>("/api/campaigns")).campaigns,
   report: (id: number) =>
     api.get<CampaignReport>(`/api/campaigns/${id}`, { fallbackError: "Campaign not found" }),
   recipients: (id: number, page: number, status?: string) =>

@@ -12,7 +12,8 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
-import { type CampaignSummary, CHANNEL_LABELS, campaignsApi } from "./api";
+import { useTRPC } from "@/client/trpc";
+import { CHANNEL_LABELS, campaignsApi } from "./api";
 import { VideoEngagement } from "./video-engagement";
 
 const STATUS_ORDER = [
@@ -45,15 +46,11 @@ function pct(n: number) {
 
 /** All the user's campaigns with live progress (polls while any is sending). */
 export function CampaignList() {
+  const trpc = useTRPC();
   const { data, isLoading } = useQuery({
-    queryKey: ["campaigns", "list"],
-    queryFn: campaignsApi.list,
+    ...trpc.campaigns.list.queryOptions(),
     refetchInterval: (q) =>
-      (q.state.data as CampaignSummary[] | undefined)?.some(
-        (c) => c.status === "sending" || c.status === "scheduled",
-      )
-        ? 2000
-        : false,
+      q.state.data?.some((c) => c.status === "sending" || c.status === "scheduled") ? 2000 : false,
   });
   if (isLoading) return <Skeleton className="h-48 w-full" />;
   if (!data?.length)
@@ -124,7 +121,7 @@ export function CampaignReport({ id }: { id: number }) {
     queryKey: ["campaigns", "report", id],
     queryFn: () => campaignsApi.report(id),
     refetchInterval: (q) => {
-      const s = (q.state.data as { campaign?: CampaignSummary } | undefined)?.campaign?.status;
+      const s = (q.state.data as { campaign?: { status: string } } | undefined)?.campaign?.status;
       return s === "sending" || s === "scheduled" ? 2000 : false;
     },
   });
@@ -136,6 +133,7 @@ export function CampaignReport({ id }: { id: number }) {
     mutationFn: (a: "pause" | "resume" | "cancel" | "resend-failed") => campaignsApi.action(id, a),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ["campaigns"] });
+      void qc.invalidateQueries({ queryKey: [["campaigns"]] });
     },
     onError: (e) => toast.error((e as Error).message),
   });

@@ -1,153 +1,261 @@
-import { useQuery } from "@tanstack/react-query";
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { FileSpreadsheet, Users } from "lucide-react";
+import { Search, Users } from "lucide-react";
 import { useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
-import { Label } from "@/client/components/ui/label";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
-import type { Contact } from "@/client/features/crm/api";
-import { api } from "@/client/lib/api";
-import type { BuilderRecipient } from "./api";
-import { parseRecipientsCsv } from "./csv";
+import { LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
+import { formatNumber, titleCase } from "@/client/lib/format";
+import { useTRPC } from "@/client/trpc";
+import type { AudienceFilterInput, ListedContact } from "./audience";
 
-export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email">) {
+const PAGE_SIZE = 25;
+
+/** "First Last", else the email, else "(no name)". */
+export function contactName(c: Pick<ListedContact, "first_name" | "last_name" | "email">) {
   return [c.first_name, c.last_name].filter(Boolean).join(" ") || c.email || "(no name)";
 }
 
+const selectClass = "h-10 rounded-lg border border-input bg-card px-3 text-sm";
+
 /**
- * Step "Select Contacts" (spec section 2): the user's CRM contacts in a table with select-all and
- * deselect-all (columns Name, Phone, Company), plus an optional CSV upload whose rows become
- * contacts at launch. With no contacts, a link to /contacts is offered.
+ * Contacts chosen from the CRM (issue 14): search (name, email, company, phone), lifecycle stage,
+ * lead status and tag filters, pages of 25 from the server (tRPC `crm.list`), tick boxes, and
+ * 'Select all N matching' (the whole filter result, resolved by the server at launch).
  */
 export function ContactPicker({
-  selected,
-  onSelected,
-  csvRows,
-  onCsvRows,
+  picked,
+  onPicked,
+  pickAll,
+  onPickAll,
   need,
 }: {
-  selected: Contact[];
-  onSelected: (c: Contact[]) => void;
-  csvRows: BuilderRecipient[];
-  onCsvRows: (rows: BuilderRecipient[]) => void;
+  picked: Map<number, ListedContact>;
+  onPicked: (m: Map<number, ListedContact>) => void;
+  pickAll: { filter: AudienceFilterInput; count: number } | null;
+  onPickAll: (p: { filter: AudienceFilterInput; count: number } | null) => void;
   need: "phone" | "email";
 }) {
-  const [csvError, setCsvError] = useState<string | null>(null);
-  const [fileName, setFileName] = useState("");
-  const { data, isLoading } = useQuery({
-    queryKey: ["campaigns", "contact-picker"],
-    queryFn: () =>
-      api
-        .get<{ contacts: Contact[]; pagination: { total: number } }>("/api/contacts?page=1&limit=200")
-        .catch((e) => {
-          console.error(e); // spec section 8: contact load failures are only logged
-          return { contacts: [] as Contact[], pagination: { total: 0 } };
-        }),
+  const trpc = useTRPC();
+  const [searchText, setSearchText] = useState("");
+  const [filter, setFilter] = useState<AudienceFilterInput>({});
+  const [page, setPage] = useState(1);
+  const { data: tags } = useQuery(trpc.crm.tags.queryOptions());
+  const { data, isPending, isError } = useQuery({
+    ...trpc.crm.list.queryOptions({
+      search: filter.search || undefined,
+      stage: filter.stage || undefined,
+      status: filter.status || undefined,
+      tag: filter.tagId || undefined,
+      page,
+      limit: PAGE_SIZE,
+    }),
+    placeholderData: keepPreviousData,
   });
-  const contacts = (data?.contacts ?? []).filter((c) => (need === "phone" ? c.phone || c.mobile : c.email));
-  const ids = new Set(selected.map((c) => c.id));
-  const toggle = (c: Contact) =>
-    onSelected(ids.has(c.id) ? selected.filter((s) => s.id !== c.id) : [...selected, c]);
+  const contacts = data?.contacts ?? [];
+  const total = data?.pagination.total ?? 0;
+  const capped = !!data?.pagination.total_capped;
+  const pages = data?.pagination.pages ?? 1;
+  const filtered = !!(filter.search || filter.stage || filter.status || filter.tagId);
+  const allOnPage = contacts.length > 0 && contacts.every((c) => pickAll || picked.has(c.id));
+  const selectedCount = pickAll ? pickAll.count : picked.size;
 
-  async function onFile(file: File | undefined) {
-    if (!file) return;
-    setFileName(file.name);
-    try {
-      const rows = parseRecipientsCsv(
-        await file.text(),
-        need,
-        need === "phone" ? 'CSV must have a "phone" or "mobile" column' : 'CSV must have an "email" column',
-      );
-      onCsvRows(rows);
-      setCsvError(null);
-    } catch (e) {
-      onCsvRows([]);
-      setCsvError((e as Error).message);
+  const update = (next: Partial<AudienceFilterInput>) => {
+    setFilter((f) => ({ ...f, ...next }));
+    setPage(1);
+    // "all matching" belongs to the old filter
+    if (pickAll) onPickAll(null);
+  };
+  function toggle(c: ListedContact) {
+    if (pickAll) {
+      // leaving "all matching": keep this page ticked except the one unticked
+      const m = new Map(contacts.filter((x) => x.id !== c.id).map((x) => [x.id, x] as const));
+      onPickAll(null);
+      onPicked(m);
+      return;
     }
+    const m = new Map(picked);
+    m.has(c.id) ? m.delete(c.id) : m.set(c.id, c);
+    onPicked(m);
+  }
+  function togglePage() {
+    if (pickAll) {
+      onPickAll(null);
+      onPicked(new Map());
+      return;
+    }
+    const m = new Map(picked);
+    if (allOnPage) for (const c of contacts) m.delete(c.id);
+    else for (const c of contacts) m.set(c.id, c);
+    onPicked(m);
   }
 
   return (
-    <div className="space-y-6">
-      <div className="space-y-2">
-        <Label htmlFor="campaign-csv">Upload contacts (CSV, optional)</Label>
-        <Input
-          id="campaign-csv"
-          type="file"
-          accept=".csv,text/csv"
-          onChange={(e) => void onFile(e.target.files?.[0])}
-        />
-        {fileName && !csvError && (
-          <p className="flex items-center gap-2 text-sm text-muted-foreground">
-            <FileSpreadsheet className="size-4" aria-hidden /> {fileName}: {csvRows.length} contacts
-          </p>
-        )}
-        {csvError && <AlertBanner variant="error">{csvError}</AlertBanner>}
+    <div className="space-y-3">
+      <div className="flex flex-col gap-2 md:flex-row md:flex-wrap md:items-center">
+        <form
+          className="relative min-w-0 flex-1"
+          role="search"
+          onSubmit={(e) => {
+            e.preventDefault();
+            update({ search: searchText.trim() || undefined });
+          }}
+        >
+          <Search
+            className="pointer-events-none absolute top-1/2 left-3 size-4 -translate-y-1/2 text-muted-foreground"
+            aria-hidden
+          />
+          <Input
+            aria-label="Search contacts to add"
+            placeholder="Search name, email, company or phone and press Enter"
+            className="pl-9"
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+          />
+        </form>
+        <select
+          aria-label="Filter by lifecycle stage"
+          className={selectClass}
+          value={filter.stage ?? ""}
+          onChange={(e) => update({ stage: (e.target.value || undefined) as AudienceFilterInput["stage"] })}
+        >
+          <option value="">All stages</option>
+          {LIFECYCLE_STAGES.map((s) => (
+            <option key={s} value={s}>
+              {titleCase(s)}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Filter by lead status"
+          className={selectClass}
+          value={filter.status ?? ""}
+          onChange={(e) => update({ status: (e.target.value || undefined) as AudienceFilterInput["status"] })}
+        >
+          <option value="">All statuses</option>
+          {LEAD_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {titleCase(s)}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Filter by tag"
+          className={selectClass}
+          value={filter.tagId ? String(filter.tagId) : ""}
+          onChange={(e) => update({ tagId: e.target.value ? Number(e.target.value) : undefined })}
+        >
+          <option value="">All tags</option>
+          {(tags ?? []).map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
       </div>
-      {isLoading ? (
+
+      <div className="flex flex-wrap items-center gap-2 text-sm">
+        <span className="font-medium" data-testid="picker-selected">
+          {formatNumber(selectedCount)} selected
+        </span>
+        {!pickAll && allOnPage && total > contacts.length && (
+          <Button variant="link" size="sm" onClick={() => onPickAll({ filter: { ...filter }, count: total })}>
+            Select all {formatNumber(total)}
+            {capped ? "+" : ""} matching
+          </Button>
+        )}
+        {pickAll && (
+          <span className="text-muted-foreground">
+            All contacts matching {filtered ? "this filter" : "(every contact)"} are selected.
+          </span>
+        )}
+        {selectedCount > 0 && (
+          <Button
+            variant="ghost"
+            size="sm"
+            onClick={() => {
+              onPickAll(null);
+              onPicked(new Map());
+            }}
+          >
+            Clear selection
+          </Button>
+        )}
+      </div>
+
+      {isError && <AlertBanner variant="error">Could not load contacts. Please try again.</AlertBanner>}
+      {isPending ? (
         <Skeleton className="h-40 w-full" />
       ) : contacts.length === 0 ? (
-        <EmptyState
-          icon={Users}
-          title="No contacts yet"
-          description={
-            need === "phone"
-              ? "Add contacts with a phone number, or upload a CSV above."
-              : "Add contacts, or upload a CSV above."
-          }
-          action={<Link to="/contacts">Go to contacts</Link>}
-        />
+        filtered ? (
+          <EmptyState icon={Search} title="No contacts match" description="Try another search or filter." />
+        ) : (
+          <EmptyState
+            icon={Users}
+            title="No contacts yet"
+            description="Add or import contacts, or upload a CSV instead."
+            action={<Link to="/contacts">Go to contacts</Link>}
+          />
+        )
       ) : (
-        <div className="space-y-2">
-          <div className="flex items-center justify-between">
-            <p className="text-sm text-muted-foreground">
-              {selected.length} of {contacts.length} selected
-            </p>
-            <div className="flex gap-2">
-              <Button variant="outline" size="sm" onClick={() => onSelected(contacts)}>
-                Select all
-              </Button>
-              <Button variant="outline" size="sm" onClick={() => onSelected([])}>
-                Deselect all
-              </Button>
-            </div>
-          </div>
-          <div className="max-h-96 overflow-auto rounded-lg border">
-            <Table>
-              <TableHeader>
-                <TableRow>
-                  <TableHead className="w-10">
-                    <span className="sr-only">Selected</span>
-                  </TableHead>
-                  <TableHead>Name</TableHead>
-                  <TableHead>{need === "phone" ? "Phone" : "Email"}</TableHead>
-                  <TableHead>Company</TableHead>
-                </TableRow>
-              </TableHeader>
-              <TableBody>
-                {contacts.map((c) => (
-                  <TableRow key={c.id} className="cursor-pointer" onClick={() => toggle(c)}>
-                    <TableCell>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select ${contactName(c)}`}
-                        checked={ids.has(c.id)}
-                        onChange={() => toggle(c)}
-                        onClick={(e) => e.stopPropagation()}
-                      />
-                    </TableCell>
-                    <TableCell>{contactName(c)}</TableCell>
-                    <TableCell>{need === "phone" ? c.phone || c.mobile : c.email}</TableCell>
-                    <TableCell>{c.company ?? ""}</TableCell>
-                  </TableRow>
-                ))}
-              </TableBody>
-            </Table>
-          </div>
+        <div className="overflow-x-auto rounded-lg border">
+          <table className="w-full text-sm">
+            <thead className="border-b bg-muted/40 text-left text-xs text-muted-foreground uppercase">
+              <tr>
+                <th className="w-10 p-2">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all on this page"
+                    checked={allOnPage}
+                    onChange={togglePage}
+                  />
+                </th>
+                <th className="p-2">Name</th>
+                <th className="p-2">{need === "phone" ? "Phone" : "Email"}</th>
+                <th className="hidden p-2 sm:table-cell">Company</th>
+                <th className="hidden p-2 md:table-cell">Tags</th>
+              </tr>
+            </thead>
+            <tbody>
+              {contacts.map((c) => (
+                <tr key={c.id} className="border-b last:border-0">
+                  <td className="p-2">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${contactName(c)}`}
+                      checked={!!pickAll || picked.has(c.id)}
+                      onChange={() => toggle(c)}
+                    />
+                  </td>
+                  <td className="p-2">{contactName(c)}</td>
+                  <td className="p-2 break-all">
+                    {(need === "phone" ? c.phone || c.mobile : c.email) || (
+                      <span className="text-muted-foreground">none</span>
+                    )}
+                  </td>
+                  <td className="hidden p-2 sm:table-cell">{c.company ?? ""}</td>
+                  <td className="hidden p-2 md:table-cell">{c.tags.map((t) => t.name).join(", ")}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
+      )}
+      {pages > 1 && (
+        <nav className="flex items-center justify-between gap-2" aria-label="Contact pages">
+          <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </Button>
+          <span className="text-sm text-muted-foreground">
+            Page {page} of {formatNumber(pages)}
+          </span>
+          <Button size="sm" variant="outline" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </Button>
+        </nav>
       )}
     </div>
   );

@@ -1,5 +1,5 @@
 import Papa from "papaparse";
-import type { BuilderRecipient } from "./api";
+import type { CsvRecipient } from "./audience";
 
 /**
  * Parses a campaign builder CSV (spec section 5): first line is the header, headers matched
@@ -11,7 +11,7 @@ export function parseRecipientsCsv(
   text: string,
   need: "email" | "phone",
   missingMessage: string,
-): BuilderRecipient[] {
+): CsvRecipient[] {
   const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ""), { skipEmptyLines: "greedy" });
   if (parsed.data.length === 0) throw new Error("Error parsing CSV file");
   const [header, ...rows] = parsed.data;

@@ -1,5 +1,3 @@
-import { Link } from "@tanstack/react-router";
-import { FileSpreadsheet } from "lucide-react";
 import { useState } from "react";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -9,23 +7,20 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { ApiError, api } from "@/client/lib/api";
-import type { BuilderRecipient, LaunchResponse } from "./api";
-import { parseRecipientsCsv } from "./csv";
+import { useTRPCClient } from "@/client/trpc";
+import {
+  type AudienceState,
+  audienceChosen,
+  createRecipients,
+  emptyAudience,
+  firstKnownRecipient,
+} from "./audience";
+import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
+import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
-const STEPS = ["Campaign Details", "Email Content", "Upload Contacts", "Review & Launch"] as const;
-
-function previewSource(c: BuilderRecipient | undefined) {
-  const [first, ...rest] = (c?.name ?? "").trim().split(/\s+/);
-  return {
-    firstName: first ?? "",
-    lastName: rest.join(" "),
-    email: c?.email ?? "",
-    company: c?.company ?? "",
-    phone: c?.phone ?? "",
-  };
-}
+const STEPS = ["Campaign Details", "Email Content", "Select Contacts", "Review & Launch"] as const;
 
 /**
  * The email campaign builder (/email-campaign, spec sections 2, 5, 8): Campaign Details; Email
@@ -40,20 +35,25 @@ export function EmailCampaignBuilder() {
   const [body, setBody] = useState("Hi {{first_name|there}},\n\n");
   const preview = usePreview();
   const { data: sender } = useSender();
-  const [contacts, setContacts] = useState<BuilderRecipient[]>([]);
-  const [fileName, setFileName] = useState("");
+  const client = useTRPCClient();
+  const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [testing, setTesting] = useState(false);
-  const [launched, setLaunched] = useState<LaunchResponse | null>(null);
+  const [launched, setLaunched] = useState<{
+    campaignId: number;
+    queued: number;
+    skipped: Record<string, number>;
+  } | null>(null);
+  const preflight = usePreflight("email", audience, false, step === 3);
 
-  useClearWhenEdited(setError, [name, subject, body, contacts]);
+  useClearWhenEdited(setError, [name, subject, body, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
     if (step === 1 && (!subject.trim() || !body.trim()))
       return setError("Please write subject and email body first");
-    if (step === 2 && contacts.length === 0) return setError("Please upload a CSV with at least one contact");
+    if (step === 2 && !audienceChosen(audience)) return setError("Please select at least one contact");
     setError(null);
     setStep((s) => s + 1);
   }
@@ -79,46 +79,21 @@ export function EmailCampaignBuilder() {
     }
   }
 
-  async function onFile(file: File | undefined) {
-    if (!file) return;
-    setFileName(file.name);
-    try {
-      setContacts(parseRecipientsCsv(await file.text(), "email", 'CSV must have an "email" column'));
-      setError(null);
-    } catch (e) {
-      setContacts([]);
-      setError((e as Error).message);
-    }
-  }
-
   async function launch() {
-    if (!name.trim() || !subject.trim() || !body.trim() || contacts.length === 0)
+    if (!name.trim() || !subject.trim() || !body.trim() || !audienceChosen(audience))
       return setError("Please complete all steps");
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<LaunchResponse>(
-        "/api/campaigns/email/launch",
-        {
-          campaignName: name,
-          subject,
-          body,
-          contacts: contacts.map((c) => ({
-            name: c.name,
-            email: c.email,
-            company: c.company,
-            phone: c.phone,
-          })),
-        },
-        { fallbackError: "Campaign failed" },
-      );
-      setLaunched(res);
+      const res = await client.campaigns.create.mutate({
+        name,
+        channel: "email",
+        content: { subject, body },
+        ...createRecipients(audience),
+      });
+      setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(
-        e instanceof ApiError && e.isNetworkError
-          ? "Network error"
-          : (e as Error).message || "Campaign failed",
-      );
+      setError(launchErrorMessage(e, "Campaign failed").message);
     } finally {
       setBusy(false);
     }
@@ -126,13 +101,9 @@ export function EmailCampaignBuilder() {
 
   if (launched)
     return (
-      <LaunchedCard
-        campaignId={launched.campaignId}
-        queued={launched.recipients}
-        skipped={launched.skipped}
-      />
+      <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
-  const first = previewSource(contacts[0]);
+  const first = firstKnownRecipient(audience) ?? {};
 
   return (
     <div className="space-y-6">
@@ -180,36 +151,7 @@ export function EmailCampaignBuilder() {
               </Button>
             </>
           )}
-          {step === 2 && (
-            <div className="space-y-2">
-              <Label htmlFor="email-csv">Contacts CSV (needs an email column)</Label>
-              <Input
-                id="email-csv"
-                type="file"
-                accept=".csv,text/csv"
-                onChange={(e) => void onFile(e.target.files?.[0])}
-              />
-              {fileName && contacts.length > 0 && (
-                <div className="text-sm text-muted-foreground">
-                  <p className="flex items-center gap-2">
-                    <FileSpreadsheet className="size-4" aria-hidden /> {fileName}: {contacts.length} contacts
-                  </p>
-                  <ul className="mt-2 list-disc pl-6">
-                    {contacts.slice(0, 5).map((c) => (
-                      <li key={c.email}>
-                        {c.name || "(no name)"} &lt;{c.email}&gt;
-                      </li>
-                    ))}
-                  </ul>
-                  {contacts.length > 5 && <p>...and {contacts.length - 5} more</p>}
-                </div>
-              )}
-              <p className="text-sm text-muted-foreground">
-                Or pick saved contacts in the <Link to="/campaigns/sms">SMS builder</Link> /{" "}
-                <Link to="/contacts">Contacts</Link>.
-              </p>
-            </div>
-          )}
+          {step === 2 && <AudienceStep need="email" value={audience} onChange={setAudience} />}
           {step === 3 && (
             <div className="space-y-4">
               <dl className="grid gap-4 sm:grid-cols-3">
@@ -219,7 +161,7 @@ export function EmailCampaignBuilder() {
                 </div>
                 <div className="rounded-lg border p-4">
                   <dt className="text-sm text-muted-foreground">Recipients</dt>
-                  <dd className="font-medium">{contacts.length}</dd>
+                  <dd className="font-medium">{preflight.result ? preflight.reach : "..."}</dd>
                 </div>
                 <div className="rounded-lg border p-4">
                   <dt className="text-sm text-muted-foreground">From</dt>
@@ -229,7 +171,9 @@ export function EmailCampaignBuilder() {
                 </div>
               </dl>
               <section className="rounded-lg border p-4" aria-label="Preview for the first contact">
-                <p className="text-sm text-muted-foreground">Preview for {contacts[0]?.email}</p>
+                <p className="text-sm text-muted-foreground">
+                  Preview for {typeof first.email === "string" && first.email ? first.email : "a contact"}
+                </p>
                 <p className="mt-2 font-semibold" data-testid="preview-subject">
                   {preview(subject, first ?? null)}
                 </p>
@@ -237,6 +181,7 @@ export function EmailCampaignBuilder() {
                   {preview(body, first ?? null)}
                 </p>
               </section>
+              <PreflightReview channel="email" preflight={preflight} consent={false} onConsent={() => {}} />
             </div>
           )}
         </CardContent>
@@ -245,6 +190,7 @@ export function EmailCampaignBuilder() {
         step={step}
         last={STEPS.length - 1}
         busy={busy}
+        launchDisabled={!preflight.result || preflight.nobody}
         onBack={() => setStep((s) => Math.max(0, s - 1))}
         onNext={next}
         onLaunch={() => void launch()}

@@ -1,17 +1,23 @@
 import { Link, useNavigate } from "@tanstack/react-router";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { Button, buttonVariants } from "@/client/components/ui/button";
+import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import type { Contact } from "@/client/features/crm/api";
-import { ApiError, api, NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
+import { useTRPCClient } from "@/client/trpc";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
-import type { BuilderRecipient, LaunchResponse } from "./api";
-import { ContactPicker, contactName } from "./contact-picker";
+import {
+  type AudienceState,
+  audienceChosen,
+  createRecipients,
+  emptyAudience,
+  firstKnownRecipient,
+} from "./audience";
+import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
+import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
@@ -40,11 +46,11 @@ export function SmsCounter({ text }: { text: string }) {
  */
 export function SmsCampaignBuilder() {
   const navigate = useNavigate();
+  const client = useTRPCClient();
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [message, setMessage] = useState("");
-  const [selected, setSelected] = useState<Contact[]>([]);
-  const [csvRows, setCsvRows] = useState<BuilderRecipient[]>([]);
+  const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
   /** the server refused the launch for the plan (402): the banner links to /pricing */
@@ -53,32 +59,17 @@ export function SmsCampaignBuilder() {
   const [done, setDone] = useState<string | null>(null);
   const preview = usePreview();
 
-  const recipients = selected.length + csvRows.length;
+  const preflight = usePreflight("sms", audience, consent, step === 3);
+  const recipients = preflight.reach;
   const segments = smsSegments(message).segments;
-  const sample = selected[0]
-    ? {
-        firstName: selected[0].first_name,
-        lastName: selected[0].last_name,
-        company: selected[0].company,
-        phone: selected[0].phone,
-        email: selected[0].email,
-      }
-    : csvRows[0]
-      ? {
-          name: csvRows[0].name,
-          company: csvRows[0].company,
-          phone: csvRows[0].phone,
-          email: csvRows[0].email,
-        }
-      : {};
-  const notOptedIn = selected.filter((c) => !c.sms_opt_in).length + csvRows.length;
+  const sample = firstKnownRecipient(audience) ?? {};
 
-  useClearWhenEdited(setError, [name, message, selected, csvRows]);
+  useClearWhenEdited(setError, [name, message, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
     if (step === 1 && !message.trim()) return setError("Please enter your SMS message");
-    if (step === 2 && recipients === 0) return setError("Please select at least one contact");
+    if (step === 2 && !audienceChosen(audience)) return setError("Please select at least one contact");
     setError(null);
     setStep((s) => s + 1);
   }
@@ -86,39 +77,25 @@ export function SmsCampaignBuilder() {
   async function launch() {
     if (!name.trim()) return setError("Please enter a campaign name");
     if (!message.trim()) return setError("Please enter your SMS message");
-    if (recipients === 0) return setError("Please select at least one contact");
+    if (!audienceChosen(audience)) return setError("Please select at least one contact");
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<LaunchResponse>(
-        "/api/campaigns/sms/launch",
-        {
-          campaignName: name,
-          message,
-          contacts: [
-            ...selected.map((c) => ({
-              id: c.id,
-              name: contactName(c),
-              phone: c.phone ?? c.mobile,
-              company: c.company,
-            })),
-            ...csvRows,
-          ],
-          includeNotOptedIn: consent,
-        },
-        { fallbackError: "Failed to launch campaign" },
-      );
-      const text = `Campaign launched! Sending to ${res.recipients} contacts.`;
+      const res = await client.campaigns.create.mutate({
+        name,
+        channel: "sms",
+        content: { message },
+        ...createRecipients(audience),
+        includeNotOptedIn: consent,
+      });
+      const text = `Campaign launched! Sending to ${res.queued} contact${res.queued === 1 ? "" : "s"}.`;
       setDone(text);
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);
     } catch (e) {
-      setNeedsUpgrade(e instanceof ApiError && e.status === 402);
-      setError(
-        e instanceof ApiError && e.isNetworkError
-          ? NETWORK_ERROR_MESSAGE
-          : (e as Error).message || "Failed to launch campaign",
-      );
+      const err = launchErrorMessage(e, "Failed to launch campaign");
+      setNeedsUpgrade(err.upgrade);
+      setError(err.message);
       setBusy(false);
     }
   }
@@ -182,45 +159,23 @@ export function SmsCampaignBuilder() {
               </div>
             </>
           )}
-          {step === 2 && (
-            <ContactPicker
-              need="phone"
-              selected={selected}
-              onSelected={setSelected}
-              csvRows={csvRows}
-              onCsvRows={setCsvRows}
-            />
-          )}
+          {step === 2 && <AudienceStep need="phone" value={audience} onChange={setAudience} />}
           {step === 3 && (
-            <div className="space-y-4">
+            <div className="space-y-6">
               <dl className="grid gap-4 sm:grid-cols-4">
                 {[
                   ["Campaign name", name],
-                  ["Recipients", String(recipients)],
+                  ["Recipients", preflight.result ? String(recipients) : "..."],
                   ["Message segments", String(segments)],
-                  ["Total messages", String(recipients * segments)],
+                  ["Total messages", preflight.result ? String(recipients * segments) : "..."],
                 ].map(([k, v]) => (
                   <div key={k} className="rounded-lg border p-4">
                     <dt className="text-sm text-muted-foreground">{k}</dt>
-                    <dd className="text-lg font-semibold">{v}</dd>
+                    <dd className="text-lg font-semibold break-words">{v}</dd>
                   </div>
                 ))}
               </dl>
-              {notOptedIn > 0 && (
-                <label className="flex items-start gap-2 rounded-lg border p-4 text-sm">
-                  <input
-                    type="checkbox"
-                    checked={consent}
-                    onChange={(e) => setConsent(e.target.checked)}
-                    className="mt-0.5"
-                  />
-                  <span>
-                    {notOptedIn} recipient{notOptedIn === 1 ? " has" : "s have"} not opted in to SMS. I have
-                    their consent to text them. (Without this they are skipped; contacts who replied STOP are
-                    always skipped.)
-                  </span>
-                </label>
-              )}
+              <PreflightReview channel="sms" preflight={preflight} consent={consent} onConsent={setConsent} />
             </div>
           )}
         </CardContent>
@@ -229,6 +184,7 @@ export function SmsCampaignBuilder() {
         step={step}
         last={STEPS.length - 1}
         busy={busy || !!done}
+        launchDisabled={!preflight.result || preflight.nobody}
         onBack={() => setStep((s) => Math.max(0, s - 1))}
         onNext={next}
         onLaunch={() => void launch()}

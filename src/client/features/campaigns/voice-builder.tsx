@@ -6,10 +6,16 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useUsage } from "@/client/features/billing/usage";
-import type { Contact } from "@/client/features/crm/api";
-import { ApiError, api, NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
-import type { BuilderRecipient, LaunchResponse } from "./api";
-import { ContactPicker, contactName } from "./contact-picker";
+import { useTRPCClient } from "@/client/trpc";
+import {
+  type AudienceState,
+  audienceChosen,
+  createRecipients,
+  emptyAudience,
+  firstKnownRecipient,
+} from "./audience";
+import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
+import { launchErrorMessage } from "./launch-error";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
@@ -25,6 +31,7 @@ const CENTS = { voice: 1.4, voicemail: 1 } as const;
 export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) {
   // the plan's voice calls come from the server (billing.usage); ringless voicemails count against them
   const { data: usage } = useUsage();
+  const client = useTRPCClient();
   const steps = [
     "Campaign Details",
     kind === "voice" ? "Call Script" : "Audio or Script",
@@ -39,19 +46,22 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   );
   const preview = usePreview();
   const [audioUrl, setAudioUrl] = useState("");
-  const [selected, setSelected] = useState<Contact[]>([]);
-  const [csvRows, setCsvRows] = useState<BuilderRecipient[]>([]);
+  const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [launched, setLaunched] = useState<LaunchResponse | null>(null);
-  const recipients = selected.length + csvRows.length;
+  const [launched, setLaunched] = useState<{
+    campaignId: number;
+    queued: number;
+    skipped: Record<string, number>;
+  } | null>(null);
+  const preflight = usePreflight(kind, audience, consent, step === 3);
+  const recipients = preflight.reach;
   const voice = usage?.usage.voice_calls;
   const quota = voice ? voice.limit : undefined;
   const left = voice && voice.limit !== null ? Math.max(0, voice.limit - voice.used) : null;
-  const notOptedIn = selected.filter((c) => !c.call_opt_in).length + csvRows.length;
 
-  useClearWhenEdited(setError, [name, script, audioUrl, selected, csvRows]);
+  useClearWhenEdited(setError, [name, script, audioUrl, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
@@ -59,7 +69,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
       return setError("Please enter a script for the call");
     if (step === 1 && kind === "voicemail" && !script.trim() && !audioUrl.trim())
       return setError("Please choose a recording or write a script");
-    if (step === 2 && recipients === 0) return setError("Please select at least one contact");
+    if (step === 2 && !audienceChosen(audience)) return setError("Please select at least one contact");
     setError(null);
     setStep((s) => s + 1);
   }
@@ -68,28 +78,20 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
     setBusy(true);
     setError(null);
     try {
-      const res = await api.post<LaunchResponse>(
-        "/api/campaigns",
-        {
-          name,
-          channel: kind,
-          content: {
-            script,
-            ...(kind === "voicemail" && audioUrl.trim() ? { audioUrl: audioUrl.trim() } : {}),
-            ...(kind === "voice" ? { machineDetection: true } : {}),
-          },
-          recipients: { contactIds: selected.map((c) => c.id), csv: csvRows },
-          includeNotOptedIn: consent,
+      const res = await client.campaigns.create.mutate({
+        name,
+        channel: kind,
+        content: {
+          script,
+          ...(kind === "voicemail" && audioUrl.trim() ? { audioUrl: audioUrl.trim() } : {}),
+          ...(kind === "voice" ? { machineDetection: true } : {}),
         },
-        { fallbackError: "Campaign failed" },
-      );
-      setLaunched(res);
+        ...createRecipients(audience),
+        includeNotOptedIn: consent,
+      });
+      setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(
-        e instanceof ApiError && e.isNetworkError
-          ? NETWORK_ERROR_MESSAGE
-          : (e as Error).message || "Campaign failed",
-      );
+      setError(launchErrorMessage(e, "Campaign failed").message);
     } finally {
       setBusy(false);
     }
@@ -97,15 +99,9 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
 
   if (launched)
     return (
-      <LaunchedCard
-        campaignId={launched.campaignId}
-        queued={launched.recipients}
-        skipped={launched.skipped}
-      />
+      <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
-  const sample = selected[0]
-    ? { firstName: selected[0].first_name, lastName: selected[0].last_name, company: selected[0].company }
-    : { name: csvRows[0]?.name, company: csvRows[0]?.company };
+  const sample = firstKnownRecipient(audience) ?? {};
 
   return (
     <div className="space-y-6">
@@ -158,21 +154,13 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
               </div>
             </>
           )}
-          {step === 2 && (
-            <ContactPicker
-              need="phone"
-              selected={selected}
-              onSelected={setSelected}
-              csvRows={csvRows}
-              onCsvRows={setCsvRows}
-            />
-          )}
+          {step === 2 && <AudienceStep need="phone" value={audience} onChange={setAudience} />}
           {step === 3 && (
             <div className="space-y-4">
               <dl className="grid gap-4 sm:grid-cols-4">
                 {[
                   ["Campaign name", name],
-                  ["Recipients", String(recipients)],
+                  ["Recipients", preflight.result ? String(recipients) : "..."],
                   ["Estimated cost", `$${((recipients * CENTS[kind]) / 100).toFixed(2)}`],
                   [
                     "Monthly quota",
@@ -197,26 +185,12 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
                   <Link to="/pricing">Upgrade</Link>
                 </AlertBanner>
               )}
-              {notOptedIn > 0 && (
-                <label className="flex items-start gap-2 rounded-lg border p-4 text-sm">
-                  <input
-                    type="checkbox"
-                    checked={consent}
-                    onChange={(e) => setConsent(e.target.checked)}
-                    className="mt-0.5"
-                  />
-                  <span>
-                    {notOptedIn} recipient(s) have not opted in to calls. I have their consent to call them.
-                  </span>
-                </label>
-              )}
-              <p className="text-sm text-muted-foreground">
-                Recipients:{" "}
-                {[...selected.map((c) => contactName(c)), ...csvRows.map((r) => r.name || r.phone)]
-                  .slice(0, 5)
-                  .join(", ")}
-                {recipients > 5 ? ` ...and ${recipients - 5} more` : ""}
-              </p>
+              <PreflightReview
+                channel={kind}
+                preflight={preflight}
+                consent={consent}
+                onConsent={setConsent}
+              />
             </div>
           )}
         </CardContent>
@@ -225,6 +199,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
         step={step}
         last={3}
         busy={busy}
+        launchDisabled={!preflight.result || preflight.nobody}
         onBack={() => setStep((s) => Math.max(0, s - 1))}
         onNext={next}
         onLaunch={() => void launch()}

@@ -85,6 +85,7 @@ export function WizardNav({
   onNext,
   onLaunch,
   cancel,
+  launchDisabled = false,
 }: {
   step: number;
   last: number;
@@ -93,6 +94,8 @@ export function WizardNav({
   onNext: () => void;
   onLaunch: () => void;
   cancel?: ReactNode;
+  /** the review found nobody to send to (issue 14) */
+  launchDisabled?: boolean;
 }) {
   return (
     <div className="flex items-center justify-between gap-2">
@@ -107,7 +110,7 @@ export function WizardNav({
           Next
         </Button>
       ) : (
-        <Button onClick={onLaunch} disabled={busy}>
+        <Button onClick={onLaunch} disabled={busy || launchDisabled}>
           {busy ? "Launching..." : "Launch Campaign"}
         </Button>
       )}

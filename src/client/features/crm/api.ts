@@ -1,5 +1,7 @@
-import { queryOptions } from "@tanstack/react-query";
+import { type QueryClient, queryOptions } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import { api } from "@/client/lib/api";
+import type { AppRouter } from "@/server/trpc/router";
 
 /** Lifecycle stages and lead statuses (spec section 4). */
 export const LIFECYCLE_STAGES = ["subscriber", "lead", "prospect", "customer", "advocate"] as const;
@@ -7,78 +9,24 @@ export const LEAD_STATUSES = ["new", "contacted", "qualified", "unqualified"] as
 export type LifecycleStage = (typeof LIFECYCLE_STAGES)[number];
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
-/** A contact as GET /api/contacts returns it (spec section 3: Contact). */
-export interface Contact {
-  id: number;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-  phone: string | null;
-  phone_e164: string | null;
-  mobile: string | null;
-  mobile_e164: string | null;
-  company: string | null;
-  job_title: string | null;
-  website: string | null;
-  street_address: string | null;
-  city: string | null;
-  state: string | null;
-  postal_code: string | null;
-  country: string | null;
-  lifecycle_stage: LifecycleStage | null;
-  lead_status: LeadStatus | null;
-  lead_source: string | null;
-  lead_score: number | null;
-  engagement_score: number | null;
-  email_opt_in: boolean;
-  sms_opt_in: boolean;
-  call_opt_in: boolean;
-  preferred_language: string | null;
-  timezone: string | null;
-  linkedin_url: string | null;
-  twitter_handle: string | null;
-  facebook_url: string | null;
-  instagram_handle: string | null;
-  latitude: number | string | null;
-  longitude: number | string | null;
-  created_at: string;
-  updated_at: string;
-}
+type CrmOut = inferRouterOutputs<AppRouter>["crm"];
+/** A contact (spec section 3: Contact), as the server's toContactJson shapes it (tRPC `crm.get`). */
+export type Contact = CrmOut["get"]["contact"];
+/** A contact of the list page, with its tags (tRPC `crm.list`). */
+export type ListedContact = CrmOut["list"]["contacts"][number];
+export type ContactTag = CrmOut["get"]["tags"][number];
+export type Tag = CrmOut["tags"][number];
+export type Activity = CrmOut["get"]["activities"][number];
+export type Note = CrmOut["get"]["notes"][number];
+/** A saved segment ("list") with its current size (tRPC `crm.lists`). */
+export type Segment = CrmOut["lists"][number];
 
-export interface ContactTag {
-  id: number;
-  tag_name: string;
-  tag_color: string | null;
-}
-export interface Tag {
-  id: number;
-  name: string;
-  color: string;
-  contact_count: number;
-}
-export interface Activity {
-  id: number;
-  activity_type: string;
-  metadata: Record<string, unknown>;
-  created_at: string;
-}
-export interface Note {
-  id: number;
-  note_text: string;
-  created_at: string;
-}
-export interface Pagination {
-  page: number;
-  pages: number;
-  total: number;
-  limit: number;
-  /** a search matched more than `total` contacts (the count stops at 1,000) */
-  total_capped?: boolean;
-}
+/** The contacts list's filter as the URL and the server take it (`tag` is a tag id). */
 export interface ContactFilter {
   search?: string;
   stage?: string;
   status?: string;
+  tag?: number;
   page?: number;
   limit?: number;
 }
@@ -105,25 +53,26 @@ export function filterQuery(f: ContactFilter): string {
   if (f.search) p.set("search", f.search);
   if (f.stage) p.set("stage", f.stage);
   if (f.status) p.set("status", f.status);
+  if (f.tag) p.set("tag", String(f.tag));
   if (f.page && f.page > 1) p.set("page", String(f.page));
   if (f.limit) p.set("limit", String(f.limit));
   const s = p.toString();
   return s ? `?${s}` : "";
 }
 
+/** Query keys of the REST-backed CRM queries (detail, map). */
 export const crmKeys = {
   all: ["crm"] as const,
-  list: (f: ContactFilter) => ["crm", "contacts", f] as const,
   detail: (id: number) => ["crm", "contact", id] as const,
-  tags: ["crm", "tags"] as const,
 };
 
-export const contactsQuery = (f: ContactFilter) =>
-  queryOptions({
-    queryKey: crmKeys.list(f),
-    queryFn: () => api.get<{ contacts: Contact[]; pagination: Pagination }>(`/api/contacts${filterQuery(f)}`),
-    placeholderData: (prev) => prev,
-  });
+/** Refreshes every CRM query: the REST-backed ones (`crmKeys`) and the tRPC `crm.*` procedures. */
+export function invalidateCrm(qc: QueryClient) {
+  return Promise.all([
+    qc.invalidateQueries({ queryKey: crmKeys.all }),
+    qc.invalidateQueries({ queryKey: [["crm"]] }),
+  ]);
+}
 
 export const contactDetailQuery = (id: number) =>
   queryOptions({
@@ -134,11 +83,6 @@ export const contactDetailQuery = (id: number) =>
       ),
     retry: false,
   });
-
-export const tagsQuery = queryOptions({
-  queryKey: crmKeys.tags,
-  queryFn: () => api.get<{ tags: Tag[] }>("/api/contacts/tags/all").then((r) => r.tags),
-});
 
 /** "First Last", else the email, else "Unnamed contact". */
 export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email">): string {

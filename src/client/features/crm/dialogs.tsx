@@ -16,7 +16,8 @@ import { Textarea } from "@/client/components/ui/textarea";
 import { api, errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
-import { type Contact, crmKeys, type Tag, tagsQuery } from "./api";
+import { useTRPC } from "@/client/trpc";
+import { type Contact, crmKeys, invalidateCrm, type Tag } from "./api";
 
 /** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
 export function AddContactDialog({
@@ -40,7 +41,7 @@ export function AddContactDialog({
     setError(null);
     try {
       await api.post("/api/contacts", form, { fallbackError: "Failed to add contact" });
-      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      await invalidateCrm(qc);
       setForm({ first_name: "", last_name: "", email: "", phone: "", company: "" });
       onOpenChange(false);
     } catch (err) {
@@ -211,7 +212,7 @@ export function NewTagRow() {
               await api.post("/api/contacts/tags", { name: name.trim(), color });
               setName("");
               setError(null);
-              await qc.invalidateQueries({ queryKey: crmKeys.tags });
+              await invalidateCrm(qc);
             } catch (e) {
               setError(errorMessage(e, "Failed to create tag"));
             }
@@ -225,8 +226,10 @@ export function NewTagRow() {
   );
 }
 
+/** The workspace's tags with their contact counts (tRPC `crm.tags`). */
 export function useTags(): Tag[] {
-  return useQuery(tagsQuery).data ?? [];
+  const trpc = useTRPC();
+  return useQuery(trpc.crm.tags.queryOptions()).data ?? [];
 }
 
 type Channel = "email" | "sms" | "call";

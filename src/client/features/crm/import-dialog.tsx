@@ -22,7 +22,7 @@ import {
   type ImportField,
   matchHeaders,
 } from "@/server/features/crm/crm.headers";
-import { crmKeys, type ImportProgress } from "./api";
+import { type ImportProgress, invalidateCrm } from "./api";
 
 const MAX_BYTES = 100 * 1024 * 1024;
 const NONE = "__none__";
@@ -170,7 +170,7 @@ export function ImportDialog({
       setProgress(started);
       const done = await poll(started.id);
       setStep("done");
-      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      await invalidateCrm(qc);
       if (done.status === "completed" && done.errors === 0) {
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
       }

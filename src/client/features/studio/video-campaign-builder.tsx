@@ -1,6 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { CheckCircle2, FileSpreadsheet, Mail, MessageSquare, PartyPopper, Video } from "lucide-react";
+import { CheckCircle2, Mail, MessageSquare, PartyPopper, Video } from "lucide-react";
 import { useEffect, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Badge } from "@/client/components/ui/badge";
@@ -10,10 +10,19 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { Textarea } from "@/client/components/ui/textarea";
+import {
+  type AudienceState,
+  audienceBody,
+  audienceChosen,
+  emptyAudience,
+  firstKnownRecipient,
+} from "@/client/features/campaigns/audience";
+import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
+import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
-import { ApiError, api } from "@/client/lib/api";
+import { api } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
+import { useTRPCClient } from "@/client/trpc";
 import { type CampaignContact, parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";
 
@@ -26,7 +35,7 @@ interface VideoOption {
   duration: number | null;
 }
 
-const STEPS = ["Select Video", "Delivery Settings", "Upload Contacts", "Review & Launch"] as const;
+const STEPS = ["Select Video", "Delivery Settings", "Select Contacts", "Review & Launch"] as const;
 
 /**
  * The video campaign builder (spec sections 2, 5, 8): 1 Select Video (name + video; a link to
@@ -64,9 +73,10 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const preview = usePreview();
   const [ctaLabel, setCtaLabel] = useState("");
   const [ctaUrl, setCtaUrl] = useState("");
+  const client = useTRPCClient();
   const [csvText, setCsvText] = useState<string | null>(null);
-  const [fileName, setFileName] = useState("");
-  const [contacts, setContacts] = useState<CampaignContact[]>([]);
+  const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
+  const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [launching, setLaunching] = useState(false);
   const [launched, setLaunched] = useState<{ queued: number; skipped: Record<string, number> } | null>(null);
@@ -79,13 +89,26 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   useEffect(() => {
     if (csvText === null) return;
     try {
-      setContacts(parseCampaignCsv(csvText, delivery));
+      const csvRows = parseCampaignCsv(csvText, delivery);
+      setAudience((a) => ({ ...a, csvRows }));
       setError(null);
     } catch (e) {
-      setContacts([]);
+      setAudience((a) => ({ ...a, csvRows: [] }));
       setError((e as Error).message);
     }
   }, [csvText, delivery]);
+  const channel = delivery === "email" ? "video_email" : "video_sms";
+  const preflight = usePreflight(channel, audience, consent, step === 3);
+  const known = firstKnownRecipient(audience);
+  /** the first recipient known on the client, for the previews */
+  const first: CampaignContact | undefined = known
+    ? {
+        name: String(known.name ?? ""),
+        email: String(known.email ?? ""),
+        phone: String(known.phone ?? known.mobile ?? ""),
+        company: String(known.company ?? ""),
+      }
+    : undefined;
 
   const video = videos?.find((v) => v.id === videoId) ?? null;
   const avatar = source === "avatar";
@@ -99,60 +122,47 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
           ? "Please enter a campaign name and a script"
           : "Please enter a campaign name and choose a video",
       );
-    if (step === 2 && contacts.length === 0)
+    if (step === 2 && !audienceChosen(audience))
       return setError(
-        csvText === null
-          ? "Please upload a CSV file with your contacts"
-          : "No contacts with the needed column were found in this CSV",
+        audience.source !== "csv"
+          ? "Please select at least one contact"
+          : csvText === null
+            ? "Please upload a CSV file with your contacts"
+            : "No contacts with the needed column were found in this CSV",
       );
     setStep((s) => Math.min(3, s + 1));
   }
 
-  async function readCsv(file: File | undefined) {
-    setError(null);
-    if (!file) return;
-    if (!/\.csv$/i.test(file.name)) return setError("Please choose a .csv file");
-    try {
-      setFileName(file.name);
-      setCsvText(await file.text());
-    } catch {
-      setError("Error parsing CSV file");
-    }
-  }
-
   async function launch() {
     setError(null);
-    if (!name.trim() || !hasVideo || contacts.length === 0) return setError("Please complete all steps");
-    let includeNotOptedIn = false;
-    if (delivery === "sms") {
-      includeNotOptedIn = window.confirm("Some contacts may not have opted in to SMS. Send anyway?");
-    }
+    const recipients = audienceBody(audience);
+    if (!name.trim() || !hasVideo || !recipients) return setError("Please complete all steps");
     setLaunching(true);
     try {
-      const res = await api.post<{ queued: number; skipped: Record<string, number> }>(
-        "/api/campaigns/video",
-        {
-          campaignName: name.trim(),
-          ...(avatar || !video
-            ? { avatarScript: avatarScript.trim(), avatarProvider: "local" }
-            : { videoId: video.id, videoUrl: video.url }),
-          deliveryMethod: delivery,
-          message,
-          ...(delivery === "email" && subject.trim() ? { subject: subject.trim() } : {}),
-          ...(ctaUrl.trim() ? { ctaUrl: ctaUrl.trim(), ctaLabel: ctaLabel.trim() || undefined } : {}),
-          includeNotOptedIn,
-          contacts: contacts.map((c) => ({
-            name: c.name,
-            company: c.company,
-            email: c.email || null,
-            phone: c.phone || null,
-          })),
-        },
-        { fallbackError: "Campaign failed" },
-      );
+      const res = await client.campaigns.launchVideoCampaign.mutate({
+        campaignName: name.trim(),
+        ...(avatar || !video
+          ? { avatarScript: avatarScript.trim(), avatarProvider: "local" }
+          : { videoId: video.id, videoUrl: video.url }),
+        deliveryMethod: delivery,
+        message,
+        ...(delivery === "email" && subject.trim() ? { subject: subject.trim() } : {}),
+        ...(ctaUrl.trim() ? { ctaUrl: ctaUrl.trim(), ctaLabel: ctaLabel.trim() || undefined } : {}),
+        includeNotOptedIn: delivery === "sms" ? consent : undefined,
+        ...(recipients.contacts
+          ? {
+              contacts: recipients.contacts.map((c) => ({
+                name: c.name,
+                company: c.company,
+                email: c.email || null,
+                phone: c.phone || null,
+              })),
+            }
+          : { audience: recipients.audience }),
+      });
       setLaunched(res);
     } catch (e) {
-      setError(e instanceof ApiError ? (e.isNetworkError ? "Network error" : e.message) : "Campaign failed");
+      setError(launchErrorMessage(e, "Campaign failed").message);
     } finally {
       setLaunching(false);
     }
@@ -414,26 +424,17 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
           )}
 
           {step === 2 && (
-            <>
-              <label
-                htmlFor="vc-csv"
-                className="flex cursor-pointer flex-col items-center gap-2 rounded-xl border-2 border-dashed border-border px-6 py-10 text-center focus-within:ring-[3px] focus-within:ring-ring/40"
-              >
-                <FileSpreadsheet className="size-8 text-primary" aria-hidden />
-                <span className="font-medium">{fileName || "Choose a CSV file"}</span>
-                <span className="text-sm text-muted-foreground">
-                  Columns: name, {delivery === "email" ? "email" : "phone or mobile"}, company
-                </span>
-                <input
-                  id="vc-csv"
-                  type="file"
-                  accept=".csv,text/csv"
-                  className="sr-only"
-                  onChange={(e) => void readCsv(e.target.files?.[0])}
-                />
-              </label>
-              {contacts.length > 0 && <ContactPreview contacts={contacts} delivery={delivery} />}
-            </>
+            <AudienceStep
+              need={delivery === "email" ? "email" : "phone"}
+              value={audience}
+              onChange={setAudience}
+              csvInputId="vc-csv"
+              parseCsv={(text) => {
+                const rows = parseCampaignCsv(text, delivery);
+                setCsvText(text);
+                return rows;
+              }}
+            />
           )}
 
           {step === 3 && hasVideo && (
@@ -459,17 +460,17 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                 </div>
                 <div>
                   <dt className="text-muted-foreground">Recipients</dt>
-                  <dd className="font-medium">{contacts.length}</dd>
+                  <dd className="font-medium">{preflight.result ? preflight.reach : "..."}</dd>
                 </div>
               </dl>
               <div className="space-y-2">
                 <p className="text-sm text-muted-foreground">
-                  Preview for {contacts[0]?.name || "the first contact"}
+                  Preview for {first?.name || "the first contact"}
                 </p>
                 <div className="rounded-xl border border-border p-4 text-sm">
                   {avatar && (
                     <p className="mb-3 rounded-lg bg-muted p-3 italic">
-                      Avatar says: “{preview(avatarScript, contactForPreview(contacts[0]))}”
+                      Avatar says: “{preview(avatarScript, contactForPreview(first))}”
                     </p>
                   )}
                   {!avatar && video?.thumbnail_url && (
@@ -480,13 +481,18 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                     />
                   )}
                   <p className="whitespace-pre-line">
-                    {preview(message, contactForPreview(contacts[0])) || "(no message)"}
+                    {preview(message, contactForPreview(first)) || "(no message)"}
                   </p>
                   <p className="mt-2 text-primary underline">Watch the video</p>
                 </div>
               </div>
               <div className="md:col-span-2">
-                <ContactPreview contacts={contacts} delivery={delivery} />
+                <PreflightReview
+                  channel={channel}
+                  preflight={preflight}
+                  consent={consent}
+                  onConsent={setConsent}
+                />
               </div>
             </div>
           )}
@@ -504,29 +510,15 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
         {step < 3 ? (
           <Button onClick={next}>Next</Button>
         ) : (
-          <Button onClick={() => void launch()} loading={launching} disabled={launching}>
+          <Button
+            onClick={() => void launch()}
+            loading={launching}
+            disabled={launching || !preflight.result || preflight.nobody}
+          >
             Launch Campaign
           </Button>
         )}
       </div>
-    </div>
-  );
-}
-
-function ContactPreview({ contacts, delivery }: { contacts: CampaignContact[]; delivery: "email" | "sms" }) {
-  return (
-    <div className="text-sm">
-      <p className="mb-2 font-medium">{contacts.length} contacts ready</p>
-      <ul className="divide-y divide-border rounded-lg border border-border">
-        {contacts.slice(0, 5).map((c, i) => (
-          <li key={`${i}-${c.email}-${c.phone}`} className="flex flex-wrap gap-x-4 px-3 py-2">
-            <span className="font-medium">{c.name || "-"}</span>
-            <span className="text-muted-foreground">{delivery === "email" ? c.email : c.phone}</span>
-            <span className="text-muted-foreground">{c.company}</span>
-          </li>
-        ))}
-      </ul>
-      {contacts.length > 5 && <p className="mt-2 text-muted-foreground">...and {contacts.length - 5} more</p>}
     </div>
   );
 }

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
-import { type campaignContentInput, recipientInput } from "../campaigns/campaigns.schemas";
+import {
+  audienceFilterSchema,
+  type campaignContentInput,
+  recipientInput,
+} from "../campaigns/campaigns.schemas";
 import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
 import { filterSetSchema } from "../leads/leads.filters";
 import { searchSchema } from "../leads/leads.schemas";
@@ -136,8 +140,16 @@ export const campaignCreateBody = z.object({
         .describe("inline recipients (become contacts)"),
       contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
       segment_id: z.number().int().positive().optional(),
+      tag_id: z.number().int().positive().optional().describe("every contact with this tag"),
+      filter: audienceFilterSchema
+        .optional()
+        .describe("every contact matching a contacts-list filter: search, stage, status, tagId"),
     })
-    .describe("the union of inline contacts, contact ids and a saved segment"),
+    .refine((a) => a.tag_id === undefined || a.filter === undefined, {
+      message: "give tag_id or filter, not both (a filter can hold tagId)",
+      path: ["tag_id"],
+    })
+    .describe("the union of inline contacts, contact ids, a saved segment, a tag and a contacts filter"),
   scheduled_at: iso.nullish().describe("launch later; absent or past = now"),
   include_not_opted_in: z.boolean().optional(),
 });
@@ -165,6 +177,12 @@ export function toCampaignInput(b: CampaignCreateBody) {
       contactIds: b.audience.contact_ids,
       segmentId: b.audience.segment_id,
     },
+    audience:
+      b.audience.tag_id !== undefined
+        ? { tagId: b.audience.tag_id }
+        : b.audience.filter
+          ? { filter: b.audience.filter }
+          : undefined,
     scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
     includeNotOptedIn: b.include_not_opted_in,
   };

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { preflightAudience } from "./campaigns.audience";
 import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import { campaignIdInput, createCampaignInput, emailLaunchInput, smsLaunchInput } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
@@ -51,7 +52,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const tenant = requireTenant(req);
     const input = parseInput(emailLaunchInput, req.body ?? {});
     const contacts = input.contacts.filter((c) => c.email?.trim());
-    if (!input.campaignName.trim() || !input.subject.trim() || !input.body.trim() || contacts.length === 0)
+    if (
+      !input.campaignName.trim() ||
+      !input.subject.trim() ||
+      !input.body.trim() ||
+      (contacts.length === 0 && !input.audience)
+    )
       throw new AppError("BAD_REQUEST", "Please complete all steps");
     const r = await svc.createAndLaunchCampaign(
       ctx,
@@ -61,6 +67,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         channel: "email",
         content: { subject: input.subject, body: input.body },
         recipients: { csv: contacts },
+        audience: input.audience,
         scheduledAt: input.scheduledAt,
       },
       tenant.userId,
@@ -80,7 +87,8 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const input = parseInput(smsLaunchInput, req.body ?? {});
     if (!input.campaignName.trim()) throw new AppError("BAD_REQUEST", "Please enter a campaign name");
     if (!input.message.trim()) throw new AppError("BAD_REQUEST", "Please enter your SMS message");
-    if (input.contacts.length === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
+    if (input.contacts.length === 0 && !input.audience)
+      throw new AppError("BAD_REQUEST", "Please select at least one contact");
     const r = await svc.createAndLaunchCampaign(
       ctx,
       tenant.workspaceId,
@@ -92,6 +100,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
           contactIds: input.contacts.filter((c) => c.id).map((c) => c.id as number),
           csv: input.contacts.filter((c) => !c.id),
         },
+        audience: input.audience,
         includeNotOptedIn: input.includeNotOptedIn,
         scheduledAt: input.scheduledAt,
       },
@@ -106,6 +115,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       skipped: r.skipped,
       message: `Campaign launched! Sending to ${r.queued} contacts.`,
     };
+  });
+
+  // what a launch body would do (issue 14): audience size, sent now, deferred by quiet hours, skipped
+  app.post("/api/campaigns/preflight", BIG, async (req) => {
+    const tenant = requireTenant(req);
+    return { success: true, ...(await preflightAudience(ctx, tenant.workspaceId, req.body ?? {})) };
   });
 
   // --- generic (call and voice builders, API users) ---

@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
 import { getSenderProfile } from "../workspaces/workspaces.service";
+import { preflightAudience } from "./campaigns.audience";
 import { senderFrom } from "./campaigns.content";
-import { campaignIdInput, createCampaignInput, emailTestInput, recipientsQuery } from "./campaigns.schemas";
+import {
+  campaignIdInput,
+  createCampaignInput,
+  emailTestInput,
+  preflightInput,
+  recipientsQuery,
+} from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import { launchVideoCampaign, videoCampaignStats } from "./campaigns.video";
 
@@ -22,6 +29,13 @@ export const campaignsRouter = router({
     .mutation(({ ctx, input }) =>
       svc.createAndLaunchCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId, ctx.tenant.workspace),
     ),
+  /**
+   * What launching would do: `{audienceSize, willSendNow, deferred, skipped}` (issue 14). A mutation
+   * only for transport (a CSV audience is too large for a GET URL); it changes nothing.
+   */
+  preflight: protectedProcedure
+    .input(preflightInput)
+    .mutation(({ ctx, input }) => preflightAudience(ctx, ctx.workspaceId, input)),
   /**
    * Who campaigns come from, for the builders' previews and review: `myBusiness` is what
    * `{{my_business}}` renders to, `from` the exact From header of campaign emails.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CAMPAIGN_CHANNELS, RECIPIENT_STATUSES } from "../../db/schema";
+import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 
 const text = (max: number) => z.string().max(max);
 
@@ -28,16 +28,65 @@ export const campaignContentInput = z.object({
   thumbnailUrl: z.string().url().max(2000).optional().nullable(),
 });
 
+const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A contacts-list filter as a campaign audience (issue 14): the same filter as the contacts list
+ * (`search` substring of name/email/company/phone, lifecycle `stage`, lead `status`, `tagId`); empty
+ * strings mean "any". Unknown keys are refused, so a misspelt filter never silently widens the audience.
+ */
+export const audienceFilterSchema = z
+  .object({
+    search: z.string().trim().max(200).optional(),
+    stage: z
+      .union([z.enum(LIFECYCLE_STAGES), z.literal("")], {
+        error: `stage must be one of ${LIFECYCLE_STAGES.join(", ")}`,
+      })
+      .optional()
+      .transform((v) => v || undefined),
+    status: z
+      .union([z.enum(LEAD_STATUSES), z.literal("")], {
+        error: `status must be one of ${LEAD_STATUSES.join(", ")}`,
+      })
+      .optional()
+      .transform((v) => v || undefined),
+    tagId: positiveId.optional(),
+  })
+  .strict();
+export type AudienceFilter = z.output<typeof audienceFilterSchema>;
+
+/**
+ * A campaign audience from the CRM, instead of (or beside) inline `contacts` (issue 14): exactly one
+ * of a saved segment, a tag, a contacts-list filter ("all N matching"), or chosen contact ids.
+ */
+export const audienceSchema = z
+  .object({
+    segmentId: positiveId.optional(),
+    tagId: positiveId.optional(),
+    filter: audienceFilterSchema.optional(),
+    contactIds: z.array(positiveId).max(100_000, "At most 100,000 contacts per campaign").optional(),
+  })
+  .strict()
+  .refine(
+    (a) => [a.segmentId, a.tagId, a.filter, a.contactIds].filter((v) => v !== undefined).length === 1,
+    "audience must be exactly one of {segmentId}, {tagId}, {filter} or {contactIds}",
+  );
+export type Audience = z.output<typeof audienceSchema>;
+
 /** tRPC / service input for creating and launching any campaign. */
 export const createCampaignInput = z.object({
   name: z.string().trim().min(1, "Please enter a campaign name").max(200),
   channel: z.enum(CAMPAIGN_CHANNELS),
   content: campaignContentInput,
-  recipients: z.object({
-    csv: z.array(recipientInput).max(100_000).optional(),
-    contactIds: z.array(z.number().int().positive()).max(100_000).optional(),
-    segmentId: z.number().int().positive().optional(),
-  }),
+  recipients: z
+    .object({
+      csv: z.array(recipientInput).max(100_000).optional(),
+      contactIds: z.array(z.number().int().positive()).max(100_000).optional(),
+      segmentId: z.number().int().positive().optional(),
+    })
+    .default({}),
+  /** a CRM audience (segment, tag, filter or ids), added to `recipients` */
+  audience: audienceSchema.optional(),
   /** launch at this time (ISO string or Date); past or absent = now */
   scheduledAt: z.coerce.date().optional().nullable(),
   /** include contacts who have not opted in to SMS/calls (the user confirmed consent); opt-outs are always skipped */
@@ -58,6 +107,8 @@ export const emailLaunchInput = z.object({
   subject: z.string().max(500).optional().default(""),
   body: z.string().max(100_000).optional().default(""),
   contacts: z.array(recipientInput).max(100_000).optional().default([]),
+  /** instead of `contacts`: a CRM audience (issue 14) */
+  audience: audienceSchema.optional(),
   scheduledAt: z.coerce.date().optional().nullable(),
 });
 
@@ -66,6 +117,8 @@ export const smsLaunchInput = z.object({
   campaignName: z.string().max(200).optional().default(""),
   message: z.string().max(1600).optional().default(""),
   contacts: z.array(recipientInput.passthrough()).max(100_000).optional().default([]),
+  /** instead of `contacts`: a CRM audience (issue 14) */
+  audience: audienceSchema.optional(),
   includeNotOptedIn: z.boolean().optional(),
   scheduledAt: z.coerce.date().optional().nullable(),
 });
@@ -78,3 +131,23 @@ export const recipientsQuery = z.object({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+/**
+ * POST /api/campaigns/preflight (issue 14): any launch body (email, SMS, generic or video) plus the
+ * channel it launches on: `channel`, or a video body's `deliveryMethod` (video_email / video_sms).
+ * Only the audience parts are read; content is not validated here.
+ */
+export const preflightInput = z
+  .object({
+    channel: z
+      .enum(CAMPAIGN_CHANNELS, { error: `channel must be one of ${CAMPAIGN_CHANNELS.join(", ")}` })
+      .optional(),
+    deliveryMethod: z.enum(["email", "sms"], { error: "Delivery method must be email or sms" }).optional(),
+    contacts: z.array(recipientInput.passthrough()).max(100_000).optional(),
+    recipients: createCampaignInput.shape.recipients.optional(),
+    audience: audienceSchema.optional(),
+    includeNotOptedIn: z.boolean().optional(),
+    scheduledAt: z.coerce.date().optional().nullable(),
+  })
+  .passthrough();
+export type PreflightInput = z.input<typeof preflightInput>;

@@ -1,13 +1,5 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { AppContext } from "../../context";
-import type {
-  Campaign,
-  CampaignChannel,
-  CampaignContent,
-  Contact,
-  RecipientStatus,
-  Workspace,
-} from "../../db/schema";
+import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
@@ -18,13 +10,13 @@ import {
   releaseUsage,
   reserveUsage,
 } from "../billing/billing.service";
-import { findSuppressed } from "../compliance/compliance.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
+import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
-import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
+import { deliveryKind } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -61,57 +53,6 @@ export async function countCampaigns(
   opts: { before?: Date } = {},
 ): Promise<number> {
   return countWorkspaceCampaigns(ctx.db, workspaceId, opts.before);
-}
-
-const E164 = /^\+[1-9]\d{6,14}$/;
-
-/** A phone as typed (default country US) in E.164, or null when libphonenumber-js finds it invalid. */
-export function toE164(raw: string): string | null {
-  const p = parsePhoneNumberFromString(raw.trim(), "US");
-  return p?.isValid() ? p.number : null;
-}
-
-/** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
-export function addressFor(
-  channel: CampaignChannel,
-  c: Pick<Contact, "email" | "phone" | "mobile">,
-): string | null {
-  if (deliveryKind(channel) === "email") {
-    const e = c.email?.trim().toLowerCase();
-    return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
-  }
-  for (const p of [c.phone, c.mobile]) if (p && E164.test(p)) return p;
-  return null;
-}
-
-/**
- * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
- * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
- * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
- * consent (`includeNotOptedIn`, like the single-send confirmation); a second contact with the same
- * address -> skipped. Returns the reason, or null to send.
- */
-export function skipReason(
-  channel: CampaignChannel,
-  contact: Contact,
-  address: string | null,
-  suppressed: Map<string, string>,
-  seen: Set<string>,
-  includeNotOptedIn: boolean,
-): string | null {
-  const kind = deliveryKind(channel);
-  if (!address) return kind === "email" ? "no email address" : "no valid phone number";
-  const sup = suppressed.get(address);
-  if (sup) return `suppressed: ${sup}`;
-  if (kind === "email" && !contact.emailOptIn) return "opted out of email";
-  if (
-    (kind === "sms" && !contact.smsOptIn) ||
-    ((kind === "voice" || kind === "voicemail") && !contact.callOptIn)
-  ) {
-    if (!includeNotOptedIn) return kind === "sms" ? "not opted in to SMS" : "not opted in to calls";
-  }
-  if (seen.has(address)) return "duplicate address";
-  return null;
 }
 
 function requireContent(channel: CampaignChannel, c: CampaignContent) {
@@ -158,13 +99,15 @@ export interface LaunchResult {
  *   public token, so each recipient gets their own landing page; `{{video_url}}` in the body or
  *   message places it, otherwise a button / the link is appended), videoTitle, thumbnailUrl.
  *   Merge tags (`{{name|there}}`, any contact field) render per recipient at send time.
- * - `recipients`: csv rows (become contacts via the CRM), contactIds and/or a saved segmentId; the union.
+ * - `recipients`: csv rows (become contacts via the CRM), contactIds and/or a saved segmentId, plus
+ *   `audience` (a segment, tag, contacts-list filter or ids: campaigns.audience resolveAudience); the union.
  * - `scheduledAt`: later launch; `includeNotOptedIn`: the user confirmed consent for SMS/calls.
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
  *   plan check then reads nothing and costs one statement (the meter's conditional upsert).
- * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment not the user's),
+ * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment or tag not the
+ *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons),
  *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit)
  */
 export async function createAndLaunchCampaign(
@@ -204,11 +147,11 @@ export async function createAndLaunchCampaign(
     });
     for (const id of target) ids.add(id);
   } else {
-    // contact ids alone: getContactsByIds below keeps only the user's own contacts
+    // contact ids alone: the classification below reads only the workspace's own contacts
     for (const id of input.recipients.contactIds ?? []) ids.add(id);
   }
+  if (input.audience) for (const id of await resolveAudience(ctx, workspaceId, input.audience)) ids.add(id);
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
-  const contactRows = await getContactsByIds(ctx, workspaceId, [...ids]);
 
   const senderProfile = await getSenderProfile(ctx, workspaceId);
   // {{my_business}} and the email's From name: the workspace's sender name, snapshotted at launch
@@ -218,34 +161,23 @@ export async function createAndLaunchCampaign(
   content.links = extractLinks(content.body, content.message);
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
-  const addresses = contactRows.map(
-    (c) =>
-      addressFor(input.channel, c) ??
-      (deliveryKind(input.channel) !== "email" ? (csvPhone.get(c.id) ?? null) : null),
-  );
-  const suppressed = await findSuppressed(
-    ctx.db,
-    workspaceId,
-    suppressionChannel(input.channel),
-    addresses.filter((a): a is string => !!a),
-  );
-  const seen = new Set<string>();
-  const skipped: Record<string, number> = {};
-  const rows = contactRows.map((c, i) => {
-    const address = addresses[i];
-    const reason = skipReason(input.channel, c, address, suppressed, seen, !!input.includeNotOptedIn);
-    if (address && !reason) seen.add(address);
-    if (reason) skipped[reason] = (skipped[reason] ?? 0) + 1;
-    return {
-      workspaceId,
-      contactId: c.id,
-      channel: input.channel,
-      address: address ?? "",
-      status: (reason ? "skipped" : "queued") as RecipientStatus,
-      reason,
-      token: randomToken(16),
-    };
+  // compliance per recipient, page by page (the preflight runs the same classification)
+  const classified = await classifyRecipients(ctx, workspaceId, input.channel, [...ids], {
+    includeNotOptedIn: !!input.includeNotOptedIn,
+    csvPhone,
   });
+  // a launch that would reach nobody is refused with the reasons (issue 14), not "completed"
+  if (classified.queued === 0) throw nobodyToSendTo(classified.skipped);
+  const skipped = classified.skipped;
+  const rows = classified.rows.map((r) => ({
+    workspaceId,
+    contactId: r.contactId,
+    channel: input.channel,
+    address: r.address ?? "",
+    status: (r.reason ? "skipped" : "queued") as RecipientStatus,
+    reason: r.reason,
+    token: randomToken(16),
+  }));
   const queued = rows.filter((r) => r.status === "queued").length;
   const now = new Date();
   const scheduled =
@@ -267,8 +199,16 @@ export async function createAndLaunchCampaign(
         channel: input.channel,
         status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
         content,
-        source: csv.length ? "csv" : input.recipients.segmentId ? "segment" : "contacts",
-        segmentId: input.recipients.segmentId ?? null,
+        source: csv.length
+          ? "csv"
+          : input.recipients.segmentId || input.audience?.segmentId
+            ? "segment"
+            : input.audience?.tagId
+              ? "tag"
+              : input.audience?.filter
+                ? "filter"
+                : "contacts",
+        segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
         scheduledAt: scheduled,
         startedAt: scheduled ? null : now,
         completedAt: queued === 0 ? now : null,

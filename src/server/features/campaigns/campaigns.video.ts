@@ -13,6 +13,7 @@ import { findMedia, getMedia } from "../studio/studio.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
+import { audienceSchema } from "./campaigns.schemas";
 import { createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
   deleteVideoCampaign,
@@ -35,7 +36,8 @@ const COMPLETE_STEPS = "Please complete all steps";
  * POST /api/campaigns/video (spec sections 5, 7): campaignName, videoId, videoUrl (ignored: the
  * server knows the video), deliveryMethod email|sms, optional message, contacts {name, company,
  * email or phone}. Extensions: subject, ctaLabel, ctaUrl for the landing page's button, and
- * includeNotOptedIn (SMS: the user confirmed consent, as for single sends in spec section 5).
+ * includeNotOptedIn (SMS: the user confirmed consent, as for single sends in spec section 5), and
+ * `audience` (issue 14) instead of `contacts`: a saved segment, tag, contacts-list filter or ids.
  */
 export const videoCampaignInput = z.object({
   campaignName: z.string().trim().max(200, "Campaign name must be at most 200 characters").default(""),
@@ -81,6 +83,8 @@ export const videoCampaignInput = z.object({
     )
     .max(100_000, "At most 100,000 contacts per campaign")
     .default([]),
+  /** instead of `contacts`: a CRM audience (segment, tag, filter or ids; issue 14) */
+  audience: audienceSchema.optional(),
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 
@@ -107,7 +111,11 @@ export async function launchVideoCampaign(
   if (createdBy) await assertCanSend(ctx, createdBy);
   const avatarScript = input.avatarScript?.trim() || "";
   const personalised = !input.videoId && avatarScript.length > 0;
-  if (!input.campaignName || !(input.videoId || personalised) || input.contacts.length === 0)
+  if (
+    !input.campaignName ||
+    !(input.videoId || personalised) ||
+    (input.contacts.length === 0 && !input.audience)
+  )
     throw new AppError("BAD_REQUEST", COMPLETE_STEPS);
   const avatarProvider = input.avatarProvider === "d-id" ? "did" : (input.avatarProvider ?? "local");
   let media: MediaItem | null = null;
@@ -129,7 +137,7 @@ export async function launchVideoCampaign(
   const contactsIn = input.contacts
     .map((c) => ({ ...c, phone: c.phone || c.mobile || null }))
     .filter((c) => (input.deliveryMethod === "email" ? c.email?.trim() : c.phone?.trim()));
-  if (contactsIn.length === 0)
+  if (contactsIn.length === 0 && !input.audience)
     throw new AppError(
       "BAD_REQUEST",
       input.deliveryMethod === "email"
@@ -178,6 +186,7 @@ export async function launchVideoCampaign(
         includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
         // personalised: launched "scheduled" so nothing sends before the recipients are held
         scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : undefined,
+        audience: input.audience,
         recipients: {
           csv: contactsIn.map((c) => ({
             name: c.name ?? null,

@@ -326,3 +326,35 @@ export async function deleteContact(
     throw new AppError("NOT_FOUND", "Contact not found");
   await emitWebhookEvent(ctx, workspaceId, "contact.deleted", { id, deleted: true });
 }
+
+/**
+ * The existing contact each row would map to in `findOrCreateContacts`, without creating any: one
+ * id or null per row, in input order (matched by email, case-insensitive; a row without a usable
+ * email by its E.164 phone, else mobile). Used by the campaign preflight (issue 14).
+ */
+export async function matchContactsByAddress(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  rows: { email?: string | null; phone?: string | null; mobile?: string | null }[],
+): Promise<(number | null)[]> {
+  const norm = rows.map((r) => {
+    const email = r.email?.trim().toLowerCase() || null;
+    return {
+      email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
+      phone: normalisePhone(r.phone || r.mobile).e164,
+    };
+  });
+  const byEmail = new Map<string, number>();
+  const byPhone = new Map<string, number>();
+  const emails = [...new Set(norm.map((n) => n.email).filter((e): e is string => !!e))];
+  const phones = [...new Set(norm.filter((n) => !n.email && n.phone).map((n) => n.phone as string))];
+  for (let i = 0; i < emails.length; i += 5000)
+    for (const f of await selectContactIdsByEmail(ctx.db, workspaceId, emails.slice(i, i + 5000)))
+      byEmail.set(f.email, f.id);
+  for (let i = 0; i < phones.length; i += 5000)
+    for (const f of await selectContactIdsByPhone(ctx.db, workspaceId, phones.slice(i, i + 5000)))
+      if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
+  return norm.map(
+    (n) => (n.email ? byEmail.get(n.email) : n.phone ? byPhone.get(n.phone) : undefined) ?? null,
+  );
+}

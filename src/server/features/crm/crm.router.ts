@@ -12,9 +12,24 @@ const loose = z.record(z.string(), z.unknown());
  * service functions, scoped to `ctx.workspaceId`.
  */
 export const crmRouter = router({
-  list: protectedProcedure
-    .input(listContactsSchema.partial())
-    .query(({ ctx, input }) => crm.listContacts(ctx, ctx.workspaceId, input)),
+  /** A page of the contacts list (GET /api/contacts), each contact with its tags (the list's tags column). */
+  list: protectedProcedure.input(listContactsSchema.partial()).query(async ({ ctx, input }) => {
+    const page = await crm.listContacts(ctx, ctx.workspaceId, input);
+    const tags = await crm.tagsOfContacts(
+      ctx,
+      ctx.workspaceId,
+      page.contacts.map((c) => c.id),
+    );
+    return {
+      ...page,
+      contacts: page.contacts.map((c) => ({
+        ...c,
+        tags: tags
+          .filter((t) => t.contact_id === c.id)
+          .map((t) => ({ id: t.id, name: t.tag_name, color: t.tag_color })),
+      })),
+    };
+  }),
   get: protectedProcedure
     .input(withId)
     .query(({ ctx, input }) => crm.getContactDetail(ctx, ctx.workspaceId, input.id)),
@@ -90,4 +105,16 @@ export const crmRouter = router({
   createList: protectedProcedure
     .input(z.object({ name: z.string().max(100), filter: loose.optional() }))
     .mutation(({ ctx, input }) => crm.createSegment(ctx, ctx.workspaceId, input)),
+  /** Renames a saved segment and/or replaces its filter. */
+  updateList: protectedProcedure
+    .input(z.object({ id: z.number().int().positive(), name: z.string().max(100), filter: loose.optional() }))
+    .mutation(({ ctx, input }) =>
+      crm.updateSegment(ctx, ctx.workspaceId, input.id, { name: input.name, filter: input.filter }),
+    ),
+  deleteList: protectedProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .mutation(async ({ ctx, input }) => {
+      await crm.deleteSegment(ctx, ctx.workspaceId, input.id);
+      return { success: true as const };
+    }),
 });

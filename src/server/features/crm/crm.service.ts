@@ -26,6 +26,7 @@ export {
   getContact,
   getContactDetail,
   getContactsByIds,
+  matchContactsByAddress,
   resolveTargetContactIds,
   updateContact,
 } from "./crm.contacts";
@@ -66,7 +67,9 @@ export {
   createSegment,
   createTag,
   DEFAULT_TAG_COLOR,
+  deleteSegment,
   listSegments,
   listTags,
   tagsOfContacts,
+  updateSegment,
 } from "./crm.tags";

@@ -112,3 +112,27 @@ export async function insertSegment(db: DbOrTx, workspaceId: string, name: strin
   const [row] = await db.insert(segments).values({ workspaceId, name, filter }).returning();
   return row;
 }
+
+/** Sets a segment's name and filter; returns the row, or undefined when not the workspace's. Throws 23505 on a taken name. */
+export async function updateSegmentRow(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+  values: { name: string; filter: SegmentFilter },
+) {
+  const [row] = await db
+    .update(segments)
+    .set(values)
+    .where(and(eq(segments.workspaceId, workspaceId), eq(segments.id, id)))
+    .returning();
+  return row;
+}
+
+/** Deletes a segment of `workspaceId`; true when one was deleted. */
+export async function deleteSegmentRow(db: DbOrTx, workspaceId: string, id: number): Promise<boolean> {
+  const rows = await db
+    .delete(segments)
+    .where(and(eq(segments.workspaceId, workspaceId), eq(segments.id, id)))
+    .returning({ id: segments.id });
+  return rows.length > 0;
+}

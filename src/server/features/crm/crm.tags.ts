@@ -4,12 +4,14 @@ import { parseInput } from "../../lib/validate";
 import { contactWhere, countContactsWhere, isUniqueViolation } from "./crm.queries";
 import { createSegmentSchema, createTagSchema } from "./crm.schemas";
 import {
+  deleteSegmentRow,
   insertSegment,
   insertTag,
   selectSegments,
   selectTagsOfContacts,
   selectTagsWithCounts,
   tagExists,
+  updateSegmentRow,
 } from "./crm.tags.queries";
 
 // Tags and lists (saved segments).
@@ -80,4 +82,32 @@ export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: st
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A list with this name already exists");
     throw e;
   }
+}
+
+/**
+ * Renames a saved segment and/or replaces its filter (issue 14: segments are editable); input as
+ * POST /api/contacts/lists `{name, filter}`.
+ * @throws NOT_FOUND 'List not found' (not the workspace's) or 'Tag not found', CONFLICT on a duplicate name.
+ */
+export async function updateSegment(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+  input: unknown,
+) {
+  const s = parseInput(createSegmentSchema, input);
+  if (s.filter.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
+  try {
+    const row = await updateSegmentRow(ctx.db, workspaceId, id, { name: s.name, filter: s.filter });
+    if (!row) throw new AppError("NOT_FOUND", "List not found");
+    return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A list with this name already exists");
+    throw e;
+  }
+}
+
+/** Deletes a saved segment (campaigns sent to it keep their recipients). @throws NOT_FOUND 'List not found'. */
+export async function deleteSegment(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+  if (!(await deleteSegmentRow(ctx.db, workspaceId, id))) throw new AppError("NOT_FOUND", "List not found");
 }

@@ -24,6 +24,7 @@ import {
   contactDetailQuery,
   contactName,
   crmKeys,
+  invalidateCrm,
   LEAD_STATUSES,
   LIFECYCLE_STAGES,
 } from "@/client/features/crm/api";
@@ -184,7 +185,7 @@ function ContactDetailPage() {
       const body: Record<string, unknown> = { ...draft };
       for (const k of ["lead_score", "engagement_score"]) body[k] = body[k] === "" ? 0 : Number(body[k]);
       await api.put(`/api/contacts/${c.id}`, body);
-      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      await invalidateCrm(qc);
       setEditing(false);
       setBanner({ variant: "success", message: "Contact saved" });
     } catch (e) {

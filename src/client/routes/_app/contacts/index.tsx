@@ -1,8 +1,10 @@
-import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
 import {
+  BookmarkPlus,
   Download,
   Eye,
+  Filter,
   LayoutGrid,
   List,
   Map as MapIcon,
@@ -14,7 +16,7 @@ import {
   Upload,
   Users,
 } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
@@ -22,14 +24,15 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import {
-  type Contact,
   type ContactFilter,
   contactName,
-  contactsQuery,
-  crmKeys,
   filterQuery,
+  invalidateCrm,
   LEAD_STATUSES,
+  type LeadStatus,
   LIFECYCLE_STAGES,
+  type LifecycleStage,
+  type ListedContact,
 } from "@/client/features/crm/api";
 import {
   AddContactDialog,
@@ -39,39 +42,104 @@ import {
   useTags,
 } from "@/client/features/crm/dialogs";
 import { ImportDialog } from "@/client/features/crm/import-dialog";
+import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/features/crm/segments";
 import { StageBadge } from "@/client/features/crm/stage-badge";
-import { api, errorMessage } from "@/client/lib/api";
 import { formatNumber, titleCase } from "@/client/lib/format";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
+
+/** The list's state in the URL (issue 14): Back from a contact returns to the same list. */
+interface ContactsSearch {
+  search?: string;
+  stage?: LifecycleStage;
+  status?: LeadStatus;
+  tag?: number;
+  page?: number;
+  view?: "grid";
+}
+
+const positiveInt = (v: unknown) => {
+  const n = Number(v);
+  return v !== undefined && v !== "" && Number.isInteger(n) && n > 0 ? n : undefined;
+};
 
 export const Route = createFileRoute("/_app/contacts/")({
+  validateSearch: (raw: Record<string, unknown>): ContactsSearch => {
+    const search = typeof raw.search === "string" ? raw.search.trim().slice(0, 100) : "";
+    const stage = LIFECYCLE_STAGES.find((s) => s === raw.stage);
+    const status = LEAD_STATUSES.find((s) => s === raw.status);
+    const tag = positiveInt(raw.tag);
+    const page = positiveInt(raw.page);
+    return {
+      ...(search ? { search } : {}),
+      ...(stage ? { stage } : {}),
+      ...(status ? { status } : {}),
+      ...(tag ? { tag } : {}),
+      ...(page && page > 1 ? { page } : {}),
+      ...(raw.view === "grid" ? { view: "grid" as const } : {}),
+    };
+  },
   component: ContactsPage,
 });
 
 type Banner = { variant: "success" | "error"; message: string };
-type Modal = null | "add" | "import" | "stage" | "status" | "tag";
+type Modal = null | "add" | "import" | "stage" | "status" | "tag" | "save-segment" | "segments";
 
 function ContactsPage() {
   const qc = useQueryClient();
-  const navigate = useNavigate();
-  const [filter, setFilter] = useState<ContactFilter>({ page: 1 });
-  const [searchText, setSearchText] = useState("");
-  const [view, setView] = useState<"list" | "grid">("list");
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const navigate = useNavigate({ from: Route.fullPath });
+  const urlSearch = Route.useSearch();
+  const filter: ContactFilter = {
+    search: urlSearch.search,
+    stage: urlSearch.stage,
+    status: urlSearch.status,
+    tag: urlSearch.tag,
+    page: urlSearch.page ?? 1,
+  };
+  const view = urlSearch.view ?? "list";
+  const [searchText, setSearchText] = useState(urlSearch.search ?? "");
+  // the URL is the truth (Back, links): the box follows it
+  useEffect(() => setSearchText(urlSearch.search ?? ""), [urlSearch.search]);
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [allMatching, setAllMatching] = useState(false);
   const [modal, setModal] = useState<Modal>(null);
   const [banner, setBanner] = useState<Banner | null>(null);
   const tags = useTags();
-  const { data, isPending, isError } = useQuery(contactsQuery(filter));
+  const { data, isPending, isError } = useQuery({
+    ...trpc.crm.list.queryOptions({
+      search: filter.search,
+      stage: urlSearch.stage,
+      status: urlSearch.status,
+      tag: filter.tag,
+      page: filter.page,
+    }),
+    placeholderData: keepPreviousData,
+  });
   const contacts = data?.contacts ?? [];
   const pagination = data?.pagination;
   const total = pagination?.total ?? 0;
   const totalText = `${formatNumber(total)}${pagination?.total_capped ? "+" : ""}`;
-  const filtered = !!(filter.search || filter.stage || filter.status);
+  const filtered = !!(filter.search || filter.stage || filter.status || filter.tag);
 
-  const update = (next: Partial<ContactFilter>) => {
-    setFilter((f) => ({ ...f, ...next }));
-    setSelected(new Set());
-    setAllMatching(false);
+  const update = (next: Partial<ContactFilter> & { view?: "list" | "grid" }) => {
+    void navigate({
+      search: (prev) => {
+        const merged = { ...prev, ...next } as Record<string, unknown>;
+        const out: ContactsSearch = {};
+        if (merged.search) out.search = String(merged.search);
+        if (merged.stage) out.stage = merged.stage as LifecycleStage;
+        if (merged.status) out.status = merged.status as LeadStatus;
+        if (merged.tag) out.tag = Number(merged.tag);
+        if (Number(merged.page) > 1) out.page = Number(merged.page);
+        if (merged.view === "grid") out.view = "grid";
+        return out;
+      },
+    });
+    if (next.view === undefined) {
+      setSelected(new Set());
+      setAllMatching(false);
+    }
   };
   const pageIds = contacts.map((c) => c.id);
   const allOnPage = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
@@ -91,24 +159,13 @@ function ContactsPage() {
   }
 
   async function bulk(operation: string, body: Record<string, unknown> = {}) {
-    const target = allMatching
-      ? {
-          filter: {
-            search: filter.search || undefined,
-            lifecycle_stage: filter.stage || undefined,
-            lead_status: filter.status || undefined,
-          },
-        }
-      : { contactIds: [...selected] };
-    const res = await api.post<{ deleted?: number; updated?: number; tagged?: number }>(
-      "/api/contacts/bulk/operation",
-      {
-        ...target,
-        operation,
-        data: body,
-      },
-    );
-    await qc.invalidateQueries({ queryKey: crmKeys.all });
+    const target = allMatching ? { filter: toSegmentFilter(filter) } : { contactIds: [...selected] };
+    const res = (await client.crm.bulk.mutate({
+      ...target,
+      operation: operation as "delete",
+      data: body as { lifecycle_stage?: LifecycleStage; lead_status?: LeadStatus; tag_id?: number },
+    })) as { deleted?: number; updated?: number; tagged?: number };
+    await invalidateCrm(qc);
     setSelected(new Set());
     setAllMatching(false);
     return res;
@@ -120,17 +177,17 @@ function ContactsPage() {
       const r = await bulk("delete");
       setBanner({ variant: "success", message: `Successfully deleted ${r.deleted ?? 0} contacts` });
     } catch (e) {
-      setBanner({ variant: "error", message: `Failed: ${errorMessage(e, "Unknown error")}` });
+      setBanner({ variant: "error", message: `Failed: ${(e as Error).message || "Unknown error"}` });
     }
   }
 
-  async function deleteOne(c: Contact) {
+  async function deleteOne(c: ListedContact) {
     if (!window.confirm("Delete this contact?")) return;
     try {
-      await api.del(`/api/contacts/${c.id}`);
-      await qc.invalidateQueries({ queryKey: crmKeys.all });
+      await client.crm.delete.mutate({ id: c.id });
+      await invalidateCrm(qc);
     } catch (e) {
-      setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Unknown error")}` });
+      setBanner({ variant: "error", message: `Error: ${(e as Error).message || "Unknown error"}` });
     }
   }
 
@@ -140,7 +197,7 @@ function ContactsPage() {
   return (
     <>
       <PageHeader
-        title={`Contacts (${totalText})`}
+        title={isPending ? "Contacts" : `Contacts (${totalText})`}
         description="Search, segment and reach the people and businesses you work with."
         actions={
           <>
@@ -149,6 +206,9 @@ function ContactsPage() {
             </Button>
             <Button variant="outline" onClick={() => setModal("import")}>
               <Upload aria-hidden /> Import CSV
+            </Button>
+            <Button variant="outline" onClick={() => setModal("segments")}>
+              <Filter aria-hidden /> Segments
             </Button>
             <Button variant="outline" asChild>
               <a href={`/api/contacts/export.csv${filterQuery({ ...filter, page: undefined })}`} download>
@@ -200,7 +260,7 @@ function ContactsPage() {
           aria-label="Lifecycle stage"
           className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
           value={filter.stage ?? ""}
-          onChange={(e) => update({ stage: e.target.value, page: 1 })}
+          onChange={(e) => update({ stage: e.target.value || undefined, page: 1 })}
         >
           <option value="">All stages</option>
           {LIFECYCLE_STAGES.map((s) => (
@@ -213,7 +273,7 @@ function ContactsPage() {
           aria-label="Lead status"
           className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
           value={filter.status ?? ""}
-          onChange={(e) => update({ status: e.target.value, page: 1 })}
+          onChange={(e) => update({ status: e.target.value || undefined, page: 1 })}
         >
           <option value="">All statuses</option>
           {LEAD_STATUSES.map((s) => (
@@ -222,13 +282,31 @@ function ContactsPage() {
             </option>
           ))}
         </select>
+        <select
+          aria-label="Filter by tag"
+          className="h-10 rounded-lg border border-input bg-card px-3 text-sm"
+          value={filter.tag ? String(filter.tag) : ""}
+          onChange={(e) => update({ tag: e.target.value ? Number(e.target.value) : undefined, page: 1 })}
+        >
+          <option value="">All tags</option>
+          {tags.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+        {filtered && (
+          <Button variant="outline" onClick={() => setModal("save-segment")}>
+            <BookmarkPlus aria-hidden /> Save as segment
+          </Button>
+        )}
         <div className="flex rounded-lg border border-border p-0.5" role="group" aria-label="View">
           <Button
             size="icon-sm"
             variant={view === "list" ? "secondary" : "ghost"}
             aria-pressed={view === "list"}
             aria-label="List view"
-            onClick={() => setView("list")}
+            onClick={() => update({ view: "list" })}
           >
             <List aria-hidden />
           </Button>
@@ -237,7 +315,7 @@ function ContactsPage() {
             variant={view === "grid" ? "secondary" : "ghost"}
             aria-pressed={view === "grid"}
             aria-label="Grid view"
-            onClick={() => setView("grid")}
+            onClick={() => update({ view: "grid" })}
           >
             <LayoutGrid aria-hidden />
           </Button>
@@ -295,7 +373,7 @@ function ContactsPage() {
                 variant="outline"
                 onClick={() => {
                   setSearchText("");
-                  update({ search: "", stage: "", status: "", page: 1 });
+                  update({ search: undefined, stage: undefined, status: undefined, tag: undefined, page: 1 });
                 }}
               >
                 Clear filters
@@ -332,6 +410,7 @@ function ContactsPage() {
                 <th className="p-3">Company</th>
                 <th className="p-3">Phone</th>
                 <th className="p-3">Stage</th>
+                <th className="p-3">Tags</th>
                 <th className="p-3">Score</th>
                 <th className="p-3 text-right">Actions</th>
               </tr>
@@ -357,6 +436,9 @@ function ContactsPage() {
                   <td className="p-3 whitespace-nowrap">{c.phone || c.mobile || "-"}</td>
                   <td className="p-3">
                     <StageBadge stage={c.lifecycle_stage} />
+                  </td>
+                  <td className="p-3">
+                    <TagChips tags={c.tags} />
                   </td>
                   <td className="p-3">{c.lead_score ?? 0}</td>
                   <td className="p-3 text-right whitespace-nowrap">
@@ -399,8 +481,9 @@ function ContactsPage() {
                 <p className="truncate text-sm text-muted-foreground">{c.email || "-"}</p>
                 <p className="truncate text-sm">{c.company || "No company"}</p>
                 <p className="truncate text-sm">{c.phone || c.mobile || "No phone"}</p>
-                <div className="mt-2">
+                <div className="mt-2 flex flex-wrap items-center gap-1">
                   <StageBadge stage={c.lifecycle_stage} />
+                  <TagChips tags={c.tags} />
                 </div>
               </div>
             </Link>
@@ -447,6 +530,20 @@ function ContactsPage() {
         </nav>
       )}
 
+      <SaveSegmentDialog
+        open={modal === "save-segment"}
+        onOpenChange={(o) => setModal(o ? "save-segment" : null)}
+        filter={filter}
+        tags={tags}
+        onSaved={(name) => setBanner({ variant: "success", message: `Saved segment "${name}"` })}
+      />
+      <SegmentsDialog
+        open={modal === "segments"}
+        onOpenChange={(o) => setModal(o ? "segments" : null)}
+        currentFilter={filter}
+        tags={tags}
+        onShow={(f) => update({ search: f.search, stage: f.stage, status: f.status, tag: f.tag, page: 1 })}
+      />
       <AddContactDialog open={modal === "add"} onOpenChange={(o) => setModal(o ? "add" : null)} />
       <ImportDialog open={modal === "import"} onOpenChange={(o) => setModal(o ? "import" : null)} />
       <ChoiceDialog
@@ -490,5 +587,23 @@ function ContactsPage() {
         }}
       />
     </>
+  );
+}
+
+/** A contact's tags as small coloured chips. */
+function TagChips({ tags }: { tags: ListedContact["tags"] }) {
+  if (tags.length === 0) return <span className="text-muted-foreground">-</span>;
+  return (
+    <span className="flex flex-wrap gap-1">
+      {tags.map((t) => (
+        <span
+          key={t.id}
+          className="inline-flex items-center gap-1 rounded-full border border-border px-2 py-0.5 text-xs whitespace-nowrap"
+        >
+          <span className="size-2 rounded-full" style={{ backgroundColor: t.color }} aria-hidden />
+          {t.name}
+        </span>
+      ))}
+    </span>
   );
 }

@@ -1,0 +1,359 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js";
+import type { AppContext } from "../../context";
+import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { parseInput } from "../../lib/validate";
+import { findSuppressed } from "../compliance/compliance.service";
+import { quietHoursCheck } from "../compliance/quiet-hours";
+import {
+  getContactsByIds,
+  listTags,
+  matchContactsByAddress,
+  resolveTargetContactIds,
+} from "../crm/crm.service";
+import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
+import {
+  type Audience,
+  type AudienceFilter,
+  type PreflightInput,
+  preflightInput,
+  type RecipientInput,
+} from "./campaigns.schemas";
+
+/*
+ * Campaign audiences (issue 14): who a launch goes to, and who of them is skipped and why. One
+ * resolver turns a CRM audience (saved segment, tag, contacts-list filter, chosen ids) into contact
+ * ids through the CRM's service functions; one classifier applies the launch's compliance rules
+ * page by page. The launch (campaigns.service createAndLaunchCampaign) and the preflight
+ * (`preflightAudience`) both use them, so the preflight's numbers are the launch's numbers.
+ */
+
+type Ctx = Pick<AppContext, "db">;
+
+/** Contacts read per page while classifying an audience (10,000+ audiences are never loaded at once). */
+export const AUDIENCE_PAGE = 5_000;
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** A phone as typed (default country US) in E.164, or null when libphonenumber-js finds it invalid. */
+export function toE164(raw: string): string | null {
+  const p = parsePhoneNumberFromString(raw.trim(), "US");
+  return p?.isValid() ? p.number : null;
+}
+
+/** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
+export function addressFor(
+  channel: CampaignChannel,
+  c: Pick<Contact, "email" | "phone" | "mobile">,
+): string | null {
+  if (deliveryKind(channel) === "email") {
+    const e = c.email?.trim().toLowerCase();
+    return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
+  }
+  for (const p of [c.phone, c.mobile]) if (p && E164.test(p)) return p;
+  return null;
+}
+
+/**
+ * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
+ * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
+ * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
+ * consent (`includeNotOptedIn`, like the single-send confirmation); a second contact with the same
+ * address -> skipped. Returns the reason, or null to send.
+ */
+export function skipReason(
+  channel: CampaignChannel,
+  contact: Pick<Contact, "emailOptIn" | "smsOptIn" | "callOptIn">,
+  address: string | null,
+  suppressed: Map<string, string>,
+  seen: Set<string>,
+  includeNotOptedIn: boolean,
+): string | null {
+  const kind = deliveryKind(channel);
+  if (!address) return kind === "email" ? "no email address" : "no valid phone number";
+  const sup = suppressed.get(address);
+  if (sup) return `suppressed: ${sup}`;
+  if (kind === "email" && !contact.emailOptIn) return "opted out of email";
+  if (
+    (kind === "sms" && !contact.smsOptIn) ||
+    ((kind === "voice" || kind === "voicemail") && !contact.callOptIn)
+  ) {
+    if (!includeNotOptedIn) return kind === "sms" ? "not opted in to SMS" : "not opted in to calls";
+  }
+  if (seen.has(address)) return "duplicate address";
+  return null;
+}
+
+/** The contacts-list filter of an audience filter, in the CRM's SegmentFilter keys. */
+export function toSegmentFilter(f: AudienceFilter): SegmentFilter {
+  return {
+    search: f.search || undefined,
+    lifecycle_stage: f.stage,
+    lead_status: f.status,
+    tag_id: f.tagId,
+  };
+}
+
+async function assertTag(ctx: Ctx, workspaceId: string, tagId: number) {
+  const tags = await listTags(ctx, workspaceId);
+  if (!tags.some((t) => t.id === tagId)) throw new AppError("NOT_FOUND", "Tag not found");
+}
+
+/**
+ * The contact ids of `workspaceId` an audience addresses, ascending: a saved segment (its stored
+ * filter, evaluated now), every contact with a tag, every contact matching a contacts-list filter
+ * (the plain substring search, no typo correction), or the given ids (unknown or another
+ * workspace's ids are left out). Reads contacts only through crm's service functions.
+ * @throws AppError NOT_FOUND 'List not found' / 'Tag not found' for another workspace's segment or tag.
+ */
+export async function resolveAudience(ctx: Ctx, workspaceId: string, audience: Audience): Promise<number[]> {
+  if (audience.segmentId !== undefined)
+    return resolveTargetContactIds(ctx, workspaceId, { segmentId: audience.segmentId });
+  if (audience.tagId !== undefined) {
+    await assertTag(ctx, workspaceId, audience.tagId);
+    return resolveTargetContactIds(ctx, workspaceId, { filter: { tag_id: audience.tagId } });
+  }
+  if (audience.filter) {
+    if (audience.filter.tagId !== undefined) await assertTag(ctx, workspaceId, audience.filter.tagId);
+    return resolveTargetContactIds(ctx, workspaceId, { filter: toSegmentFilter(audience.filter) });
+  }
+  return resolveTargetContactIds(ctx, workspaceId, { contactIds: audience.contactIds ?? [] });
+}
+
+/** One recipient as the launch records it: the address it goes to and the skip reason (null = send). */
+export interface ClassifiedRecipient {
+  contactId: number;
+  address: string | null;
+  reason: string | null;
+}
+
+export interface Classification {
+  rows: ClassifiedRecipient[];
+  /** recipients that will be sent to (now or after quiet hours) */
+  queued: number;
+  /** skipped recipients by reason */
+  skipped: Record<string, number>;
+  /** with `quietHoursAt`: queued SMS/call/voicemail recipients outside 08:00-21:00 their time */
+  deferred: { count: number; nextWindowStart: Date | null };
+}
+
+/**
+ * Applies a launch's compliance rules (`skipReason`) to contacts, in pages of AUDIENCE_PAGE: each
+ * page's contacts (crm getContactsByIds) and suppression entries are read together. `extra` are
+ * contacts not yet in the CRM (a preflight's new CSV rows), classified after the stored ones, as
+ * the launch would create them. `csvPhone` is a CSV row's own phone for a stored contact with none.
+ * With `quietHoursAt`, queued non-email recipients are also checked against quiet hours at that time.
+ */
+export async function classifyRecipients(
+  ctx: Ctx,
+  workspaceId: string,
+  channel: CampaignChannel,
+  contactIds: number[],
+  opts: {
+    includeNotOptedIn: boolean;
+    csvPhone?: Map<number, string>;
+    extra?: Contact[];
+    quietHoursAt?: Date;
+  },
+): Promise<Classification> {
+  const kind = deliveryKind(channel);
+  const seen = new Set<string>();
+  const out: Classification = {
+    rows: [],
+    queued: 0,
+    skipped: {},
+    deferred: { count: 0, nextWindowStart: null },
+  };
+  const ids = [...new Set(contactIds)].sort((a, b) => a - b);
+  const pages: (() => Promise<Contact[]>)[] = [];
+  for (let i = 0; i < ids.length; i += AUDIENCE_PAGE) {
+    const page = ids.slice(i, i + AUDIENCE_PAGE);
+    pages.push(() => getContactsByIds(ctx, workspaceId, page));
+  }
+  if (opts.extra?.length) {
+    const extra = opts.extra;
+    for (let i = 0; i < extra.length; i += AUDIENCE_PAGE)
+      pages.push(async () => extra.slice(i, i + AUDIENCE_PAGE));
+  }
+  for (const load of pages) {
+    const contacts = await load();
+    const addresses = contacts.map(
+      (c) => addressFor(channel, c) ?? (kind !== "email" ? (opts.csvPhone?.get(c.id) ?? null) : null),
+    );
+    const suppressed = await findSuppressed(
+      ctx.db,
+      workspaceId,
+      suppressionChannel(channel),
+      addresses.filter((a): a is string => !!a),
+    );
+    contacts.forEach((c, i) => {
+      const address = addresses[i];
+      const reason = skipReason(channel, c, address, suppressed, seen, opts.includeNotOptedIn);
+      out.rows.push({ contactId: c.id, address, reason });
+      if (reason) {
+        out.skipped[reason] = (out.skipped[reason] ?? 0) + 1;
+        return;
+      }
+      if (address) seen.add(address);
+      out.queued += 1;
+      if (opts.quietHoursAt && kind !== "email") {
+        const q = quietHoursCheck(opts.quietHoursAt, c);
+        if (!q.allowed) {
+          out.deferred.count += 1;
+          if (!out.deferred.nextWindowStart || q.notBefore < out.deferred.nextWindowStart)
+            out.deferred.nextWindowStart = q.notBefore;
+        }
+      }
+    });
+  }
+  return out;
+}
+
+/** "3 not opted in to SMS, 1 no valid phone number" (largest first). */
+export function describeSkipped(skipped: Record<string, number>): string {
+  return Object.entries(skipped)
+    .sort((a, b) => b[1] - a[1])
+    .map(([reason, n]) => `${n.toLocaleString("en-US")} ${reason}`)
+    .join(", ");
+}
+
+/**
+ * The refusal of a launch that would reach nobody (issue 14): UNPROCESSABLE (422) naming the reasons,
+ * with `skipped` in the details (REST bodies carry it).
+ */
+export function nobodyToSendTo(skipped: Record<string, number>): AppError {
+  const reasons = describeSkipped(skipped);
+  const consent =
+    skipped["not opted in to SMS"] || skipped["not opted in to calls"]
+      ? " Confirm you have their consent to include contacts who have not opted in."
+      : "";
+  return new AppError(
+    "UNPROCESSABLE",
+    reasons
+      ? `Nobody would receive this campaign: ${reasons}.${consent}`
+      : "Nobody would receive this campaign: the audience has no contacts.",
+    { expose: { skipped } },
+  );
+}
+
+export interface PreflightResult {
+  /** contacts in the audience (after duplicates of the same contact are merged) */
+  audienceSize: number;
+  /** recipients sent to as soon as the campaign starts */
+  willSendNow: number;
+  /** recipients held by quiet hours (08:00-21:00 their time) and when the first of them may go */
+  deferred: { count: number; nextWindowStart: string | null };
+  /** recipients skipped, by reason */
+  skipped: Record<string, number>;
+}
+
+function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChannel {
+  if (input.channel) return input.channel;
+  if (input.deliveryMethod) return input.deliveryMethod === "email" ? "video_email" : "video_sms";
+  throw new AppError(
+    "BAD_REQUEST",
+    "channel is required (email, sms, voice, voicemail, video_email or video_sms)",
+    { param: "channel" },
+  );
+}
+
+/** A contact-shaped stand-in for a CSV row the launch would create (the CRM's column defaults). */
+function newContactFrom(r: RecipientInput, id: number): Contact {
+  const phone = r.phone || r.mobile;
+  return {
+    id,
+    email: r.email?.trim().toLowerCase() || null,
+    phone: phone ? toE164(phone) : null,
+    mobile: null,
+    emailOptIn: true,
+    smsOptIn: false,
+    callOptIn: false,
+    timezone: null,
+    postalCode: null,
+    city: null,
+    state: null,
+    latitude: null,
+    longitude: null,
+  } as unknown as Contact;
+}
+
+/**
+ * POST /api/campaigns/preflight (issue 14): what launching this body would do, without creating
+ * anything. Takes any launch body (`contacts` rows, a CRM `audience`, generic `recipients`) with its
+ * `channel` (or a video body's `deliveryMethod`), `includeNotOptedIn` and `scheduledAt` (quiet
+ * hours are evaluated at that time, else now). CSV rows are matched to existing contacts by email
+ * or phone as the launch does; unmatched rows count as new contacts with the CRM's defaults (SMS and
+ * call opt-in off). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped}`.
+ * @throws AppError BAD_REQUEST (invalid body, no channel), NOT_FOUND (segment or tag not the workspace's)
+ */
+export async function preflightAudience(
+  ctx: Ctx,
+  workspaceId: string,
+  raw: PreflightInput | unknown,
+): Promise<PreflightResult> {
+  const input = parseInput(preflightInput, raw);
+  const channel = channelOf(input);
+  const kind = deliveryKind(channel);
+  const ids = new Set<number>();
+  const csv: RecipientInput[] = [...(input.recipients?.csv ?? [])];
+  for (const c of input.contacts ?? []) {
+    if (c.id) ids.add(c.id);
+    else csv.push(c);
+  }
+  // the rows each launch route keeps: email needs an email, a video SMS a phone, others any address
+  const rows = csv.filter((r) =>
+    kind === "email"
+      ? r.email?.trim()
+      : channel === "video_sms"
+        ? r.phone || r.mobile
+        : r.email || r.phone || r.mobile,
+  );
+  const targets: number[] = [];
+  if (input.recipients?.contactIds?.length || input.recipients?.segmentId !== undefined)
+    targets.push(
+      ...(await resolveTargetContactIds(ctx, workspaceId, {
+        contactIds: input.recipients.contactIds,
+        segmentId: input.recipients.segmentId,
+      })),
+    );
+  if (ids.size) targets.push(...(await resolveTargetContactIds(ctx, workspaceId, { contactIds: [...ids] })));
+  if (input.audience) targets.push(...(await resolveAudience(ctx, workspaceId, input.audience)));
+  const all = new Set(targets);
+  const csvPhone = new Map<number, string>();
+  const extra: Contact[] = [];
+  if (rows.length) {
+    const matched = await matchContactsByAddress(ctx, workspaceId, rows);
+    const newKeys = new Set<string>();
+    matched.forEach((id, i) => {
+      const r = rows[i];
+      const raw = r.phone || r.mobile;
+      const e164 = raw ? toE164(raw) : null;
+      if (id !== null) {
+        all.add(id);
+        if (e164 && !csvPhone.has(id)) csvPhone.set(id, e164);
+        return;
+      }
+      const c = newContactFrom(r, -(i + 1));
+      const key = c.email ? `e:${c.email}` : c.phone ? `p:${c.phone}` : `n:${i}`;
+      if (newKeys.has(key)) return;
+      newKeys.add(key);
+      extra.push(c);
+    });
+  }
+  const scheduled = input.scheduledAt && input.scheduledAt.getTime() > Date.now() ? input.scheduledAt : null;
+  const result = await classifyRecipients(ctx, workspaceId, channel, [...all], {
+    includeNotOptedIn: !!input.includeNotOptedIn,
+    csvPhone,
+    extra,
+    quietHoursAt: scheduled ?? new Date(),
+  });
+  return {
+    audienceSize: result.rows.length,
+    willSendNow: result.queued - result.deferred.count,
+    deferred: {
+      count: result.deferred.count,
+      nextWindowStart: result.deferred.nextWindowStart?.toISOString() ?? null,
+    },
+    skipped: result.skipped,
+  };
+}

@@ -6,7 +6,7 @@ import type { FastifyInstance, InjectOptions } from "fastify";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
 import { createDb, type Db } from "../src/server/db/client";
-import { outboxMessages, workspaces } from "../src/server/db/schema";
+import { outboxMessages, users, workspaces } from "../src/server/db/schema";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { jobRegistry } from "../src/server/jobs/registry";
@@ -26,6 +26,8 @@ export const TEST_ORIGIN = "http://localhost:80";
 
 /** The database of each test app, so `signUp` can read the verification email from the outbox. */
 const appDb = new WeakMap<FastifyInstance, Db>();
+/** Apps of createTestApp whose email provider is a vendor's fake (no outbox). */
+const vendorEmailApps = new WeakSet<FastifyInstance>();
 
 /**
  * A real app over the test Postgres with local providers and the inline job client.
@@ -65,6 +67,7 @@ export async function createTestApp(
   });
   deps = { db, sql, env, providers, jobs, log: ctx.log };
   appDb.set(app, db);
+  if (env.EMAIL_PROVIDER !== "local") vendorEmailApps.add(app);
   await app.ready();
   return {
     app,
@@ -114,9 +117,18 @@ export async function accountLinkToken(
   return null;
 }
 
-/** Confirms `email` through the verification link in its newest verification email (issue 11). */
+/**
+ * Confirms `email` through the verification link in its newest verification email (issue 11). An app
+ * whose email provider is a vendor's fake (Postmark tests) has no outbox: there the address is marked
+ * verified in the database, as the link would, so those tests can launch.
+ */
 export async function verifyEmailThroughOutbox(app: FastifyInstance, email: string) {
   const token = await accountLinkToken(app, email, "verify-email");
+  if (!token && vendorEmailApps.has(app)) {
+    const db = appDb.get(app) as Db;
+    await db.update(users).set({ emailVerifiedAt: new Date() }).where(eq(users.email, email));
+    return;
+  }
   if (!token) throw new Error(`no verification email for ${email}`);
   const res = await app.inject({ method: "POST", url: "/api/auth/verify-email", payload: { token } });
   if (res.statusCode !== 200) throw new Error(`verify-email failed: ${res.statusCode} ${res.body}`);

@@ -73,6 +73,13 @@ test.describe("studio player and versions", () => {
         data: { mediaId, startTime: 0, endTime: 2 },
       });
       expect(trim.ok(), await trim.text()).toBe(true);
+      // the render is a background job: wait until the edit is done before the library can list it
+      const editId = (await trim.json()).edit.id as number;
+      await expect
+        .poll(async () => (await (await page.request.get(`/api/media/edits/${editId}`)).json()).edit.status, {
+          timeout: 90_000,
+        })
+        .toBe("done");
       await page.reload();
       await card.getByRole("button", { name: /Versions of Scrub me/ }).click();
       const list = page.getByTestId("media-versions");

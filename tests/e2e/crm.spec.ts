@@ -13,6 +13,7 @@ const SHARED_CSV = path.resolve(import.meta.dirname, "../../../shared/data/csv/d
 
 test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) => {
   test.skip(!fs.existsSync(SHARED_CSV), "../shared/data is absent: the shared CSV is needed");
+  test.setTimeout(240_000); // an import, a geocode job and a map: slow on a shared 2-core machine
   const email = `crm-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const reg = await page.request.post("/api/auth/register", {
     data: { name: "Cora CRM", email, password: "correct-horse-battery", business_name: "Cora Co" },

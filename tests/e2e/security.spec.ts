@@ -60,7 +60,7 @@ test("the app's main pages, the API docs and the local checkout load with no CSP
   expect(await violations(page)).toEqual([]);
 
   for (const [path, ready] of [
-    ["/dashboard", () => page.getByRole("heading", { name: /Welcome back/ })],
+    ["/dashboard", () => page.getByRole("heading", { name: /Welcome (back|to Pitchwise)/ })],
     ["/contacts", () => page.getByRole("heading", { name: "Contacts", exact: true })],
     ["/contacts/map", () => page.locator(".maplibregl-canvas")],
     ["/campaigns", () => page.getByRole("heading").first()],

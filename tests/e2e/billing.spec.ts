@@ -87,7 +87,7 @@ test("a Free user hits the SMS gate, upgrades through the local checkout and lau
 
   // now the same campaign goes out
   await buildSms(page, tag);
-  await expect(page.getByText(/Campaign launched! Sending to 1 contacts\./).first()).toBeVisible();
+  await expect(page.getByText(/Campaign launched! Sending to 1 contact\./).first()).toBeVisible();
   await expect
     .poll(
       async () => {

@@ -21,6 +21,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   page,
 }) => {
   test.skip(!fs.existsSync(SHARED_CSV), "../shared/data is absent: the shared CSV is needed");
+  test.setTimeout(240_000); // two imports and two campaigns run by the worker: slow on a shared machine
   const email = `camp-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const reg = await page.request.post("/api/auth/register", {
     data: { name: "Cam Paign", email, password: "correct-horse-battery", business_name: "Cam Co" },

@@ -100,6 +100,9 @@ async function main() {
     });
     if (r.statusCode !== 200) throw new Error(`seed failed: ${r.body}`);
   }
+  // the bulk upserts queued a debounced statistics refresh (crm.analyze-contacts, 5 s later on a
+  // worker); the inline client keeps it deferred, so run it as the worker would
+  await jobs.runDeferred();
   console.log(
     `seeded ${CONTACTS} contacts through POST /api/v1/contacts/bulk in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );

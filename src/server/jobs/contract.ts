@@ -19,6 +19,12 @@ export interface JobOptions {
   localConcurrency?: number;
   /** idle poll interval, seconds (>= 0.5) */
   pollingIntervalSeconds?: number;
+  /**
+   * pg-boss queue policy, set when the queue is created (pg-boss cannot change it later).
+   * `short`: at most one queued (not yet active) job per singletonKey, so sending again while one
+   * waits is a no-op: a debounce when sent with a `startAfter` delay. Default `standard`.
+   */
+  policy?: "standard" | "short";
 }
 
 /**

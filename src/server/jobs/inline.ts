@@ -42,6 +42,13 @@ export class InlineJobClient implements JobClient {
       if (this.active.has(key)) return null;
     }
     if (options.startAfter && options.startAfter.getTime() > Date.now() + 50) {
+      // a `short` queue keeps one waiting job per singletonKey (pg-boss policy): later sends are no-ops
+      if (
+        options.singletonKey &&
+        job.options?.policy === "short" &&
+        this.deferred.some((d) => d.job.name === job.name && d.options.singletonKey === options.singletonKey)
+      )
+        return null;
       this.deferred.push({ job, data, options });
       return options.id ?? randomUUID();
     }

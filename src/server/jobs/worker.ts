@@ -33,6 +33,7 @@ export async function startBoss(
     await boss.createQueue(job.name, {
       ...options,
       ...(o.heartbeatSeconds ? { heartbeatSeconds: o.heartbeatSeconds } : {}),
+      ...(o.policy ? { policy: o.policy } : {}),
     });
     // createQueue leaves an existing queue as it was: bring its options in line with the code
     await boss.updateQueue(job.name, { ...options, heartbeatSeconds: o.heartbeatSeconds ?? null });

@@ -6,7 +6,14 @@ import { AppError } from "../../lib/errors";
 import { StorageNotFoundError } from "../../providers/storage";
 import type { ColumnMapping, ImportField } from "./crm.csv";
 import { ContactImporter, type ImportResult, indexImportSearch, streamCsvFile } from "./crm.import";
-import { geocodeContactsJob, importContactsJob, importStorageKey, indexImportSearchJob } from "./crm.jobs";
+import {
+  analyzeContactsJob,
+  geocodeContactsJob,
+  importContactsJob,
+  importStorageKey,
+  indexImportSearchJob,
+} from "./crm.jobs";
+import { analyzeContactStats } from "./crm.queries";
 import { importContactLimit } from "./crm.service";
 
 const GEO_BATCH = 5000;
@@ -161,14 +168,6 @@ export const importContactsHandler = defineHandler(importContactsJob, {
 });
 
 /**
- * Columns whose statistics an import changes the most: which workspaces own how many contacts
- * and in which stage/status (the planner's row estimates for list pages and search strategies,
- * see listContacts' estimateMatches). search_text (statistics target 1000, a 300,000-row sample)
- * is left to autovacuum: an import's words shift its trigram frequencies little.
- */
-export const IMPORT_ANALYZE_COLUMNS = ["workspace_id", "lifecycle_stage", "lead_status", "search_indexed"];
-
-/**
  * Puts an import's contacts into the search indexes: the search dictionary and the trigram index
  * (see indexImportSearch), then refreshes the planner's statistics of the columns an import moves
  * (ANALYZE of IMPORT_ANALYZE_COLUMNS, a 30,000-row sample; autovacuum would wait for 10% of the
@@ -177,13 +176,25 @@ export const IMPORT_ANALYZE_COLUMNS = ["workspace_id", "lifecycle_stage", "lead_
 const indexImportSearchHandler = defineHandler(indexImportSearchJob, {
   async handler(data, deps) {
     const r = await indexImportSearch(deps.sql, data.workspaceId, data.importId);
-    await deps.sql.unsafe(`analyze contacts (${IMPORT_ANALYZE_COLUMNS.join(", ")})`);
+    await analyzeContactStats(deps.sql);
     deps.log.info({ ...data, ...r }, "import search index caught up, statistics refreshed");
+  },
+});
+
+/**
+ * Refreshes the contacts table's planner statistics after a bulk write (analyzeContactStats);
+ * queued, debounced, by refreshContactStatsSoon.
+ */
+const analyzeContactsHandler = defineHandler(analyzeContactsJob, {
+  async handler(_data, deps) {
+    await analyzeContactStats(deps.sql);
+    deps.log.info("contacts statistics refreshed after a bulk write");
   },
 });
 
 /** The crm feature's job handlers (worker registry). */
 export const crmHandlers: AnyJobDefinition[] = [
+  analyzeContactsHandler,
   geocodeContactsHandler,
   importContactsHandler,
   indexImportSearchHandler,

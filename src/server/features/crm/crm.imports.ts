@@ -6,7 +6,7 @@ import type { ContactImport } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { contactsAllowance, contactsLimitReason } from "../billing/billing.service";
-import { countContacts } from "./crm.contacts";
+import { countContacts, refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
   decodeWithEncoding,
@@ -40,7 +40,8 @@ export async function importContactLimit(
 
 /**
  * POST /api/contacts/import {contacts:[...], on_duplicate?}: validates and upserts the rows by email
- * (skip or update duplicates), then queues geocoding. Returns `{imported, created, updated, skipped,
+ * (skip or update duplicates), then queues geocoding and a statistics refresh (refreshContactStatsSoon;
+ * every caller, also the v1 bulk upsert, gets it). Returns `{imported, created, updated, skipped,
  * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
  */
 export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown) {
@@ -56,6 +57,7 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
   );
   if (r.created + r.updated > 0) {
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });
+    await refreshContactStatsSoon(ctx);
   }
   return {
     imported: r.created + r.updated,

@@ -78,3 +78,14 @@ export const indexImportSearchJob = defineJob({
   name: "crm.index-import-search",
   schema: z.object({ workspaceId: z.string().uuid(), importId: z.string().uuid() }),
 });
+
+/**
+ * Refreshes the planner's statistics of the contacts table after rows were written in bulk (JSON
+ * imports, the v1 bulk upsert, campaign CSV recipients); see refreshContactStatsSoon in
+ * crm.contacts.ts. No payload: ANALYZE is table-wide. A `short` queue: one waiting job per key.
+ */
+export const analyzeContactsJob = defineJob({
+  name: "crm.analyze-contacts",
+  schema: z.object({}),
+  options: { retryLimit: 1, retryDelay: 5, policy: "short" },
+});

@@ -7,7 +7,7 @@ import { createRoot } from "react-dom/client";
 import { FullScreenSpinner } from "./components/ui/spinner";
 import { AuthProvider, useAuth } from "./features/auth/auth-context";
 import { createAuthStore } from "./features/auth/auth-store";
-import { ApiError } from "./lib/api";
+import { httpStatusOf } from "./lib/errors";
 import { createAppRouter } from "./router";
 import { createTrpcClient, TRPCProvider } from "./trpc";
 import "./styles.css";
@@ -22,14 +22,16 @@ const queryClient = new QueryClient({
       staleTime: 30_000,
       refetchOnWindowFocus: false,
       // Client errors (4xx) will not fix themselves; retry network and server errors twice.
-      retry: (count, error) =>
-        !(error instanceof ApiError && error.status >= 400 && error.status < 500) && count < 2,
+      retry: (count, error) => {
+        const status = httpStatusOf(error) ?? 0;
+        return !(status >= 400 && status < 500) && count < 2;
+      },
     },
   },
 });
 
 const trpcClient = createTrpcClient();
-const auth = createAuthStore();
+const auth = createAuthStore(trpcClient);
 const router = createAppRouter({ queryClient, auth });
 
 // Cached data belongs to one user: drop it whenever the signed-in user changes (login, logout).

@@ -1,4 +1,8 @@
-import { TRPCClientError } from "@trpc/client";
+import {
+  NETWORK_ERROR_MESSAGE,
+  errorMessage as trpcErrorMessage,
+  isServerRefusal as trpcIsServerRefusal,
+} from "./errors";
 
 /**
  * Tiny typed fetch wrapper for the REST adapters (`/api/...`, spec section 7).
@@ -12,7 +16,7 @@ import { TRPCClientError } from "@trpc/client";
  *   const { user } = await api.post<{ user: User }>("/api/auth/login", { email, password }, { fallbackError: "Login failed" });
  */
 
-export const NETWORK_ERROR_MESSAGE = "Network error. Please try again.";
+export { NETWORK_ERROR_MESSAGE };
 
 /** An API failure: `status` is the HTTP status (0 for a network failure); `data` is the parsed body, if any. */
 export class ApiError extends Error {
@@ -111,24 +115,14 @@ export const api = {
   del: <T>(path: string, options?: ApiOptions) => request<T>("DELETE", path, undefined, options),
 };
 
-/**
- * The text to show for a caught error: an ApiError's message; a tRPC error's message when the server
- * answered (its sentences are written for people; unknown errors arrive as 'Something went wrong on
- * our side'), the network sentence when it did not; else `fallback`.
- */
+/** The text to show for a caught error: an ApiError's message, else as `errorMessage` of ./errors (tRPC). */
 export function errorMessage(error: unknown, fallback: string): string {
   if (error instanceof ApiError) return error.message;
-  if (error instanceof TRPCClientError)
-    return (error.data as { httpStatus?: number } | undefined)?.httpStatus
-      ? error.message || fallback
-      : NETWORK_ERROR_MESSAGE;
-  return fallback;
+  return trpcErrorMessage(error, fallback);
 }
 
 /** True when the server refused the request (4xx/5xx) rather than the network failing. */
 export function isServerRefusal(error: unknown): boolean {
   if (error instanceof ApiError) return !error.isNetworkError;
-  if (error instanceof TRPCClientError)
-    return Boolean((error.data as { httpStatus?: number } | undefined)?.httpStatus);
-  return false;
+  return trpcIsServerRefusal(error);
 }

@@ -9,7 +9,7 @@ import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { safeRedirect, validateAuthSearch } from "@/client/features/auth/redirect";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { AuthShell } from "./-components/auth-shell";
 
 export const Route = createFileRoute("/register")({

@@ -1,5 +1,6 @@
-import { api } from "@/client/lib/api";
+import type { TRPCClient } from "@trpc/client";
 import { applyTheme, hasStoredTheme, isThemeId } from "@/client/themes";
+import type { AppRouter } from "@/server/trpc/router";
 import type { AuthStatus, LoginInput, RegisterInput, User } from "./types";
 
 /**
@@ -12,13 +13,16 @@ export interface AuthStore {
   readonly isAuthenticated: boolean;
   subscribe(listener: () => void): () => void;
   getSnapshot(): AuthSnapshot;
-  /** GET /api/auth/me; 401 (or any failure) means signed out. Resolves once the status is known. */
+  /** tRPC `auth.me`; UNAUTHORIZED (or any failure) means signed out. Resolves once the status is known. */
   load(): Promise<void>;
-  /** POST /api/auth/login; throws ApiError (fallback 'Login failed'). Adopts the server's theme. */
+  /**
+   * tRPC `auth.login`; throws the TRPCClientError (show it with `errorMessage(err, 'Login failed')`).
+   * Adopts the server's theme.
+   */
   login(input: LoginInput): Promise<User>;
-  /** POST /api/auth/register; throws ApiError (fallback 'Registration failed'). */
+  /** tRPC `auth.register`; throws the TRPCClientError (shown with fallback 'Registration failed'). */
   register(input: RegisterInput): Promise<User>;
-  /** POST /api/auth/logout, then clears the user even when the call fails. */
+  /** tRPC `auth.logout`, then clears the user even when the call fails. */
   logout(): Promise<void>;
   /** Replaces the user after a profile or settings update. */
   setUser(user: User | null): void;
@@ -29,7 +33,8 @@ export interface AuthSnapshot {
   user: User | null;
 }
 
-export function createAuthStore(): AuthStore {
+/** The store over the app's tRPC client (`createTrpcClient()`), created once in main.tsx. */
+export function createAuthStore(trpc: TRPCClient<AppRouter>): AuthStore {
   let snapshot: AuthSnapshot = { status: "loading", user: null };
   const listeners = new Set<() => void>();
   let loading: Promise<void> | null = null;
@@ -59,8 +64,8 @@ export function createAuthStore(): AuthStore {
     },
     getSnapshot: () => snapshot,
     load() {
-      loading ??= api
-        .get<{ user?: User | null }>("/api/auth/me")
+      loading ??= trpc.auth.me
+        .query()
         .then((res) => {
           // The theme saved in this browser wins on start (spec section 2); the server's fills a gap.
           if (res.user) adoptTheme(res.user, false);
@@ -70,21 +75,19 @@ export function createAuthStore(): AuthStore {
       return loading;
     },
     async login(input) {
-      const res = await api.post<{ user: User }>("/api/auth/login", input, { fallbackError: "Login failed" });
+      const res = await trpc.auth.login.mutate(input);
       adoptTheme(res.user, true);
       set(res.user);
       return res.user;
     },
     async register(input) {
-      const res = await api.post<{ user: User }>("/api/auth/register", input, {
-        fallbackError: "Registration failed",
-      });
+      const res = await trpc.auth.register.mutate(input);
       set(res.user);
       return res.user;
     },
     async logout() {
       try {
-        await api.post("/api/auth/logout");
+        await trpc.auth.logout.mutate();
       } finally {
         set(null);
       }

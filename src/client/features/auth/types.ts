@@ -1,16 +1,21 @@
-/** User preferences (spec section 3). */
-export interface UserPreferences {
-  emailSignature: string;
-  emailNotifications: boolean;
-  campaignNotifications: boolean;
-  weeklyReports: boolean;
-  /** app navigation: sectioned sidebar (default) or the spec's top bar */
-  navLayout: NavLayout;
-}
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { AppRouter } from "@/server/trpc/router";
 
-export type NavLayout = "sidebar" | "topbar";
+type AuthOut = inferRouterOutputs<AppRouter>["auth"];
+type AuthIn = inferRouterInputs<AppRouter>["auth"];
 
-/** Defaults from the spec (section 3): notifications on, weekly reports off. */
+/**
+ * The signed-in user as the server returns it from login, register, `auth.me` and the settings calls
+ * (spec section 3: User; `plan` and `subscription_status` are the active workspace's).
+ */
+export type User = AuthOut["me"]["user"];
+
+/** User preferences (spec section 3), every field present (stored ones may lack `navLayout`). */
+export type UserPreferences = Required<User["preferences"]>;
+
+export type NavLayout = UserPreferences["navLayout"];
+
+/** Defaults from the spec (section 3): notifications on, weekly reports off; the sidebar layout. */
 export const DEFAULT_PREFERENCES: UserPreferences = {
   emailSignature: "",
   emailNotifications: true,
@@ -19,36 +24,10 @@ export const DEFAULT_PREFERENCES: UserPreferences = {
   navLayout: "sidebar",
 };
 
-/** The signed-in user as the server returns it from login, register, /api/auth/me and the settings calls. */
-export interface User {
-  id: string;
-  name: string;
-  email: string;
-  business_name: string | null;
-  phone: string | null;
-  /** free | professional | business | enterprise; shown as "Starter" when missing or free */
-  plan: string | null;
-  /** shown as "Trial" when missing */
-  subscription_status: string | null;
-  /** premium or pro unlock the premium editor */
-  subscription_tier: string | null;
-  theme: string | null;
-  preferences: Partial<UserPreferences> | null;
-  created_at: string | null;
-  /** false until the address is confirmed through the emailed link (issue 11); missing = verified */
-  email_verified?: boolean;
-}
-
 export type AuthStatus = "loading" | "authenticated" | "unauthenticated";
 
-export interface RegisterInput {
-  name: string;
-  business_name: string;
-  email: string;
-  password: string;
-}
+/** What `auth.register` takes. */
+export type RegisterInput = AuthIn["register"];
 
-export interface LoginInput {
-  email: string;
-  password: string;
-}
+/** What `auth.login` takes. */
+export type LoginInput = AuthIn["login"];

@@ -1,4 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { CheckCircle2, Mail, MessageSquare, PhoneCall, RotateCcw, Send, Sparkles, Video } from "lucide-react";
 import { useState } from "react";
@@ -8,7 +9,8 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
+import { useTRPC } from "@/client/trpc";
 
 /** Demo request rules (spec section 5): name required; at least one of phone and email. */
 const demoSchema = z
@@ -37,6 +39,8 @@ interface SentDemo {
 export function DemoForm() {
   const [sent, setSent] = useState<SentDemo | null>(null);
   const [serverError, setServerError] = useState<string | null>(null);
+  const trpc = useTRPC();
+  const send = useMutation(trpc.demo.send.mutationOptions());
   const form = useForm<DemoValues>({
     resolver: zodResolver(demoSchema),
     defaultValues: { name: "", phone: "", email: "" },
@@ -49,11 +53,7 @@ export function DemoForm() {
     const phone = values.phone.trim();
     const email = values.email.trim();
     try {
-      await api.post(
-        "/api/demo/send",
-        { name, phone: phone || undefined, email: email || undefined },
-        { fallbackError: "Demo request failed" },
-      );
+      await send.mutateAsync({ name, phone: phone || undefined, email: email || undefined });
       setSent({ phone, email });
     } catch (error) {
       setServerError(errorMessage(error, "Demo request failed"));

@@ -8,9 +8,7 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { useAuth } from "@/client/features/auth/auth-context";
-import type { User } from "@/client/features/auth/types";
-import { api } from "@/client/lib/api";
-import { useTRPC } from "@/client/trpc";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
 
 /** Spec section 9: redirect to the dashboard 3 seconds after a successful payment. */
 const SUCCESS_REDIRECT_MS = 3000;
@@ -51,6 +49,7 @@ const FAQ = [
  */
 function PricingPage() {
   const trpc = useTRPC();
+  const trpcClient = useTRPCClient();
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { logout, setUser } = useAuth();
@@ -63,14 +62,14 @@ function PricingPage() {
   // back from a paid checkout: refresh the plan everywhere, then go to the dashboard after 3 s
   useEffect(() => {
     if (!success) return;
-    void api
-      .get<{ user?: User | null }>("/api/auth/me")
-      .then((res) => res.user && setUser(res.user))
+    void trpcClient.auth.me
+      .query()
+      .then((res) => setUser(res.user))
       .catch(() => {});
     void queryClient.invalidateQueries();
     const timer = setTimeout(() => void navigate({ to: "/dashboard" }), SUCCESS_REDIRECT_MS);
     return () => clearTimeout(timer);
-  }, [success, navigate, queryClient, setUser]);
+  }, [success, navigate, queryClient, setUser, trpcClient]);
 
   const checkout = useMutation(
     trpc.billing.checkout.mutationOptions({

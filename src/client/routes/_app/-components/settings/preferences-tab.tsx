@@ -7,7 +7,7 @@ import { Switch } from "@/client/components/ui/switch";
 import { Textarea } from "@/client/components/ui/textarea";
 import { useAuth, useCurrentUser } from "@/client/features/auth/auth-context";
 import { DEFAULT_PREFERENCES, type UserPreferences } from "@/client/features/auth/types";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 

@@ -1,4 +1,5 @@
 import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Button } from "@/client/components/ui/button";
@@ -6,8 +7,8 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/cli
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { useAuth, useCurrentUser } from "@/client/features/auth/auth-context";
-import type { User } from "@/client/features/auth/types";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
+import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 /** Profile rules (spec section 5): name and email required. */
@@ -39,7 +40,7 @@ const passwordSchema = z
   });
 type PasswordValues = z.infer<typeof passwordSchema>;
 
-/** Profile tab: the profile form (PUT /api/user/profile) and the change-password form (PUT /api/user/password). */
+/** Profile tab: the profile form (tRPC `user.updateProfile`) and the change-password form (`user.changePassword`). */
 export function ProfileTab({ onBanner }: { onBanner: ShowBanner }) {
   return (
     <div className="grid gap-6 xl:grid-cols-2">
@@ -52,6 +53,8 @@ export function ProfileTab({ onBanner }: { onBanner: ShowBanner }) {
 function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
   const user = useCurrentUser();
   const { setUser } = useAuth();
+  const trpc = useTRPC();
+  const save = useMutation(trpc.user.updateProfile.mutationOptions());
   const form = useForm<ProfileValues>({
     resolver: zodResolver(profileSchema),
     defaultValues: {
@@ -66,10 +69,8 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
   const onSubmit = form.handleSubmit(async (values) => {
     onBanner(null);
     try {
-      const res = await api.put<{ user?: User }>("/api/user/profile", values, {
-        fallbackError: "Failed to update profile",
-      });
-      if (res.user) setUser(res.user);
+      const res = await save.mutateAsync(values);
+      setUser(res.user);
       form.reset(values);
       onBanner({ variant: "success", message: "Profile updated successfully!" });
     } catch (error) {
@@ -120,6 +121,8 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
 }
 
 function PasswordForm({ onBanner }: { onBanner: ShowBanner }) {
+  const trpc = useTRPC();
+  const change = useMutation(trpc.user.changePassword.mutationOptions());
   const form = useForm<PasswordValues>({
     resolver: zodResolver(passwordSchema),
     defaultValues: { currentPassword: "", newPassword: "", confirmPassword: "" },
@@ -129,11 +132,7 @@ function PasswordForm({ onBanner }: { onBanner: ShowBanner }) {
   const onSubmit = form.handleSubmit(async ({ currentPassword, newPassword }) => {
     onBanner(null);
     try {
-      await api.put(
-        "/api/user/password",
-        { currentPassword, newPassword },
-        { fallbackError: "Failed to update password" },
-      );
+      await change.mutateAsync({ currentPassword, newPassword });
       form.reset();
       onBanner({ variant: "success", message: "Password updated successfully!" });
     } catch (error) {

@@ -1,6 +1,7 @@
 import { XIcon } from "lucide-react";
 import { Dialog as DialogPrimitive } from "radix-ui";
 import type * as React from "react";
+import { useRef } from "react";
 import { cn } from "@/client/lib/utils";
 
 /** Modal dialog root (Radix). Props: open, onOpenChange, defaultOpen. */
@@ -10,13 +11,20 @@ export const DialogTrigger = DialogPrimitive.Trigger;
 /** Element that closes the dialog; use asChild with a <Button>. */
 export const DialogClose = DialogPrimitive.Close;
 
-/** The centred panel with overlay and a close (X) button. Prop hideClose removes the X. Needs a DialogTitle. */
+/**
+ * The centred panel with overlay and a close (X) button. Prop hideClose removes the X. Needs a DialogTitle.
+ * On close, focus returns to the control that had it when the dialog opened (issue 14): Radix does this
+ * only for a DialogTrigger, and most dialogs here are opened from state by an ordinary button.
+ */
 export function DialogContent({
   className,
   children,
   hideClose = false,
+  onOpenAutoFocus,
+  onCloseAutoFocus,
   ...props
 }: React.ComponentProps<typeof DialogPrimitive.Content> & { hideClose?: boolean }) {
+  const opener = useRef<HTMLElement | null>(null);
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-black/50 backdrop-blur-[2px] data-[state=open]:animate-fade-in" />
@@ -26,6 +34,22 @@ export function DialogContent({
           "fixed top-1/2 left-1/2 z-50 grid max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-xl border border-border bg-popover p-6 text-popover-foreground shadow-xl outline-none data-[state=open]:animate-dialog-in",
           className,
         )}
+        onOpenAutoFocus={(event) => {
+          // runs before focus moves into the dialog: the active element is what opened it
+          const active = document.activeElement;
+          opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
+          onOpenAutoFocus?.(event);
+        }}
+        onCloseAutoFocus={(event) => {
+          onCloseAutoFocus?.(event);
+          if (event.defaultPrevented) return;
+          const target = opener.current;
+          opener.current = null;
+          if (target?.isConnected) {
+            event.preventDefault();
+            target.focus();
+          }
+        }}
         {...props}
       >
         {children}

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { BarChart3, Megaphone } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -12,11 +12,12 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
-import { useTRPC } from "@/client/trpc";
-import { CHANNEL_LABELS, campaignsApi } from "./api";
+import { errorMessage } from "@/client/lib/api";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
+import { CHANNEL_LABELS, type RecipientRow } from "./api";
 import { VideoEngagement } from "./video-engagement";
 
-const STATUS_ORDER = [
+const STATUS_ORDER: RecipientRow["status"][] = [
   "queued",
   "sending",
   "sent",
@@ -115,34 +116,42 @@ export function CampaignList() {
  */
 export function CampaignReport({ id }: { id: number }) {
   const qc = useQueryClient();
-  const [filter, setFilter] = useState<string | undefined>();
+  const trpc = useTRPC();
+  const campaigns = useTRPCClient().campaigns;
+  const [filter, setFilter] = useState<RecipientRow["status"] | undefined>();
   const [page, setPage] = useState(1);
   const report = useQuery({
-    queryKey: ["campaigns", "report", id],
-    queryFn: () => campaignsApi.report(id),
+    ...trpc.campaigns.report.queryOptions({ id }),
     refetchInterval: (q) => {
-      const s = (q.state.data as { campaign?: { status: string } } | undefined)?.campaign?.status;
+      const s = q.state.data?.campaign.status;
       return s === "sending" || s === "scheduled" ? 2000 : false;
     },
   });
-  const recipients = useQuery({
-    queryKey: ["campaigns", "recipients", id, page, filter, report.data?.campaign.counts],
-    queryFn: () => campaignsApi.recipients(id, page, filter),
-  });
+  const recipients = useQuery(
+    trpc.campaigns.recipients.queryOptions({ id, page, limit: 50, status: filter }),
+  );
+  // the recipients page follows the report's live counts (a sending campaign changes rows' statuses)
+  const countsKey = JSON.stringify(report.data?.campaign.counts ?? null);
+  const refetchRecipients = recipients.refetch;
+  useEffect(() => {
+    if (countsKey !== "null") void refetchRecipients();
+  }, [countsKey, refetchRecipients]);
   const action = useMutation({
-    mutationFn: (a: "pause" | "resume" | "cancel" | "resend-failed") => campaignsApi.action(id, a),
-    onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ["campaigns"] });
-      void qc.invalidateQueries({ queryKey: [["campaigns"]] });
-    },
-    onError: (e) => toast.error((e as Error).message),
+    mutationFn: async (a: "pause" | "resume" | "cancel" | "resend-failed"): Promise<unknown> =>
+      a === "pause"
+        ? campaigns.pause.mutate({ id })
+        : a === "resume"
+          ? campaigns.resume.mutate({ id })
+          : a === "cancel"
+            ? campaigns.cancel.mutate({ id })
+            : campaigns.resendFailed.mutate({ id }),
+    onSuccess: () => void qc.invalidateQueries(trpc.campaigns.pathFilter()),
+    onError: (e) => toast.error(errorMessage(e, "Action failed")),
   });
 
   if (report.isLoading) return <Skeleton className="h-64 w-full" />;
   if (report.isError || !report.data)
-    return (
-      <AlertBanner variant="error">{(report.error as Error)?.message ?? "Campaign not found"}</AlertBanner>
-    );
+    return <AlertBanner variant="error">{errorMessage(report.error, "Campaign not found")}</AlertBanner>;
   const { campaign, content, timeline } = report.data;
   const counts = campaign.counts;
   const sent = ["sent", "delivered", "opened", "clicked", "replied", "bounced"].reduce(

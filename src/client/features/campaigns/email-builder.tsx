@@ -6,7 +6,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useAuth } from "@/client/features/auth/auth-context";
-import { ApiError, api } from "@/client/lib/api";
+import { isServerRefusal } from "@/client/lib/api";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type AudienceState,
@@ -59,21 +59,14 @@ export function EmailCampaignBuilder() {
   }
 
   async function sendTest() {
-    if (!subject.trim() || !body.trim()) return toast.error("Please write subject and email body first");
+    // a missing subject or body is the step's banner (as Next shows it), not a second toast (issue 14)
+    if (!subject.trim() || !body.trim()) return setError("Please write subject and email body first");
     setTesting(true);
     try {
-      await api.post(
-        "/api/campaigns/email/test",
-        { subject, body, testEmail: user?.email },
-        { fallbackError: "Failed to send test" },
-      );
-      toast.success(`Test email sent to ${user?.email}`);
+      const sent = await client.campaigns.sendTest.mutate({ subject, body, testEmail: user?.email });
+      toast.success(`Test email sent to ${sent.email}`);
     } catch (e) {
-      toast.error(
-        e instanceof ApiError && e.isNetworkError
-          ? "Network error"
-          : (e as Error).message || "Failed to send test",
-      );
+      toast.error(isServerRefusal(e) ? (e as Error).message || "Failed to send test" : "Network error");
     } finally {
       setTesting(false);
     }

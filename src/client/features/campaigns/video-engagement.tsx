@@ -2,17 +2,11 @@ import { useQuery } from "@tanstack/react-query";
 import { PlayCircle } from "lucide-react";
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
-import { api } from "@/client/lib/api";
-
-interface VideoStats {
-  viewers: number;
-  views: number;
-  watched: Record<"25" | "50" | "75" | "100", number>;
-}
+import { useTRPC } from "@/client/trpc";
 
 /**
  * Video campaigns only: how many recipients opened their landing page and how far they watched
- * (25/50/75/100 %), from `GET /api/campaigns/video/{id}/stats`, as a funnel chart.
+ * (25/50/75/100 %), from tRPC `campaigns.videoCampaignStats`, as a funnel chart.
  */
 export function VideoEngagement({
   campaignId,
@@ -23,12 +17,12 @@ export function VideoEngagement({
   recipients: number;
   live: boolean;
 }) {
+  const trpc = useTRPC();
   const stats = useQuery({
-    queryKey: ["campaigns", "video-stats", campaignId],
-    queryFn: () => api.get<{ stats: VideoStats }>(`/api/campaigns/video/${campaignId}/stats`),
+    ...trpc.campaigns.videoCampaignStats.queryOptions({ campaignId }),
     refetchInterval: live ? 5000 : 30_000,
   });
-  const s = stats.data?.stats;
+  const s = stats.data;
   const funnel = s
     ? [
         { step: "Viewed", people: s.viewers },

@@ -1,6 +1,5 @@
-import { type QueryClient, queryOptions } from "@tanstack/react-query";
+import type { QueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import { api } from "@/client/lib/api";
 import type { AppRouter } from "@/server/trpc/router";
 
 /** Lifecycle stages and lead statuses (spec section 4). */
@@ -16,6 +15,8 @@ export type Contact = CrmOut["get"]["contact"];
 export type ListedContact = CrmOut["list"]["contacts"][number];
 export type ContactTag = CrmOut["get"]["tags"][number];
 export type Tag = CrmOut["tags"][number];
+/** A tag as `crm.createTag` returns it. */
+export type CreatedTag = CrmOut["createTag"];
 export type Activity = CrmOut["get"]["activities"][number];
 export type Note = CrmOut["get"]["notes"][number];
 /** A saved segment ("list") with its current size (tRPC `crm.lists`). */
@@ -31,21 +32,8 @@ export interface ContactFilter {
   limit?: number;
 }
 
-export interface ImportProgress {
-  id: string;
-  status: "queued" | "processing" | "completed" | "failed";
-  file_name: string;
-  file_size: number;
-  progress: number;
-  rows_processed: number;
-  imported: number;
-  created: number;
-  updated: number;
-  skipped: number;
-  errors: number;
-  error_rows: { line: number; reason: string }[];
-  failure_reason: string | null;
-}
+/** An import's progress (tRPC `crm.importStatus`; the CSV upload answers `{import}` of the same shape). */
+export type ImportProgress = CrmOut["importStatus"];
 
 /** Query string of a contact filter (empty values left out). */
 export function filterQuery(f: ContactFilter): string {
@@ -60,29 +48,10 @@ export function filterQuery(f: ContactFilter): string {
   return s ? `?${s}` : "";
 }
 
-/** Query keys of the REST-backed CRM queries (detail, map). */
-export const crmKeys = {
-  all: ["crm"] as const,
-  detail: (id: number) => ["crm", "contact", id] as const,
-};
-
-/** Refreshes every CRM query: the REST-backed ones (`crmKeys`) and the tRPC `crm.*` procedures. */
+/** Refreshes every tRPC `crm.*` query (list, detail, tags, segments, map). */
 export function invalidateCrm(qc: QueryClient) {
-  return Promise.all([
-    qc.invalidateQueries({ queryKey: crmKeys.all }),
-    qc.invalidateQueries({ queryKey: [["crm"]] }),
-  ]);
+  return qc.invalidateQueries({ queryKey: [["crm"]] });
 }
-
-export const contactDetailQuery = (id: number) =>
-  queryOptions({
-    queryKey: crmKeys.detail(id),
-    queryFn: () =>
-      api.get<{ contact: Contact; tags: ContactTag[]; activities: Activity[]; notes: Note[] }>(
-        `/api/contacts/${id}`,
-      ),
-    retry: false,
-  });
 
 /** "First Last", else the email, else "Unnamed contact". */
 export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email">): string {

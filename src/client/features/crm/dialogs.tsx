@@ -13,11 +13,11 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
-import { useTRPC } from "@/client/trpc";
-import { type Contact, crmKeys, invalidateCrm, type Tag } from "./api";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
+import { type Contact, type CreatedTag, invalidateCrm, type Tag } from "./api";
 
 /** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
 export function AddContactDialog({
@@ -28,6 +28,7 @@ export function AddContactDialog({
   onOpenChange: (o: boolean) => void;
 }) {
   const qc = useQueryClient();
+  const client = useTRPCClient();
   const [form, setForm] = useState({ first_name: "", last_name: "", email: "", phone: "", company: "" });
   const [error, setError] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
@@ -40,7 +41,7 @@ export function AddContactDialog({
     setSaving(true);
     setError(null);
     try {
-      await api.post("/api/contacts", form, { fallbackError: "Failed to add contact" });
+      await client.crm.create.mutate(form);
       await invalidateCrm(qc);
       setForm({ first_name: "", last_name: "", email: "", phone: "", company: "" });
       onOpenChange(false);
@@ -93,7 +94,8 @@ export function AddContactDialog({
 
 /**
  * A modal with a list of choices and a confirm button that stays disabled until a choice is made
- * (spec section 5: Update stage, status and tag modals).
+ * (spec section 5: Update stage, status and tag modals). `extra` renders below the choice; as a
+ * function it gets `choose(value)`, which selects a value (e.g. a tag created in the modal, issue 14).
  */
 export function ChoiceDialog({
   open,
@@ -114,7 +116,7 @@ export function ChoiceDialog({
   options: { value: string; label: string }[];
   confirmLabel: string;
   onConfirm: (value: string) => Promise<void>;
-  extra?: React.ReactNode;
+  extra?: React.ReactNode | ((choose: (value: string) => void) => React.ReactNode);
 }) {
   const [value, setValue] = useState("");
   const [busy, setBusy] = useState(false);
@@ -151,7 +153,7 @@ export function ChoiceDialog({
             ))}
           </select>
         </FormField>
-        {extra}
+        {typeof extra === "function" ? extra(setValue) : extra}
         <DialogFooter>
           <Button variant="outline" onClick={() => onOpenChange(false)}>
             Cancel
@@ -181,9 +183,13 @@ export function ChoiceDialog({
   );
 }
 
-/** Inline "create a tag" row for the Add Tag modal. */
-export function NewTagRow() {
+/**
+ * Inline "create a tag" row for the Add Tag modal (tRPC `crm.createTag`). After the tag lists are
+ * refreshed, `onCreated` gets the new tag so the modal can select it.
+ */
+export function NewTagRow({ onCreated }: { onCreated?: (tag: CreatedTag) => void }) {
   const qc = useQueryClient();
+  const client = useTRPCClient();
   const [name, setName] = useState("");
   const [color, setColor] = useState("#6366f1");
   const [error, setError] = useState<string | null>(null);
@@ -209,10 +215,11 @@ export function NewTagRow() {
           disabled={!name.trim()}
           onClick={async () => {
             try {
-              await api.post("/api/contacts/tags", { name: name.trim(), color });
+              const tag = await client.crm.createTag.mutate({ name: name.trim(), color });
               setName("");
               setError(null);
               await invalidateCrm(qc);
+              onCreated?.(tag);
             } catch (e) {
               setError(errorMessage(e, "Failed to create tag"));
             }
@@ -252,6 +259,8 @@ export function MessageDialog({
   onDone: (message: string, ok: boolean) => void;
 }) {
   const qc = useQueryClient();
+  const trpc = useTRPC();
+  const client = useTRPCClient();
   const [subject, setSubject] = useState("");
   const [body, setBody] = useState("");
   const [error, setError] = useState<string | null>(null);
@@ -280,24 +289,23 @@ export function MessageDialog({
     )
       return;
     setBusy(true);
-    const path = { email: "send-email", sms: "send-sms", call: "make-call" }[channel];
-    const payload =
-      channel === "email" ? { subject, body } : channel === "sms" ? { message: body } : { script: body };
     const texts = {
       email: ["Email sent successfully!", "Failed to send email: ", "Error sending email: "],
       sms: ["SMS sent successfully!", "Failed to send SMS: ", "Error sending SMS: "],
       call: ["Call initiated successfully!", "Failed to make call: ", "Error making call: "],
     }[channel];
     try {
-      await api.post(`/api/contacts/${contact.id}/${path}`, payload);
-      await qc.invalidateQueries({ queryKey: crmKeys.detail(contact.id) });
+      const id = contact.id;
+      if (channel === "email") await client.crm.sendEmail.mutate({ id, subject, body });
+      else if (channel === "sms") await client.crm.sendSms.mutate({ id, message: body });
+      else await client.crm.makeCall.mutate({ id, script: body });
+      await qc.invalidateQueries(trpc.crm.get.queryFilter({ id }));
       setSubject("");
       setBody("");
       onOpenChange(false);
       onDone(texts[0] as string, true);
     } catch (e) {
-      const msg = e instanceof Error ? e.message : "Unknown error";
-      setError(`${texts[1]}${msg || "Unknown error"}`);
+      setError(`${texts[1]}${errorMessage(e, "Unknown error")}`);
     } finally {
       setBusy(false);
     }

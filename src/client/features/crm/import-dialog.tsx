@@ -1,4 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
 import { CheckCircle2, Download, FileUp, Upload } from "lucide-react";
 import Papa from "papaparse";
 import { useEffect, useRef, useState } from "react";
@@ -14,7 +15,8 @@ import {
 } from "@/client/components/ui/dialog";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/api";
+import { useTRPCClient } from "@/client/trpc";
 import {
   type ColumnMapping,
   IMPORT_FIELD_LABELS,
@@ -63,6 +65,7 @@ export function ImportDialog({
   onOpenChange: (open: boolean) => void;
 }) {
   const qc = useQueryClient();
+  const client = useTRPCClient();
   const [step, setStep] = useState<Step>("choose");
   const [file, setFile] = useState<File | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -132,7 +135,7 @@ export function ImportDialog({
 
   async function poll(id: string) {
     for (;;) {
-      const { import: imp } = await api.get<{ import: ImportProgress }>(`/api/contacts/imports/${id}`);
+      const imp = await client.crm.importStatus.query({ importId: id });
       setProgress(imp);
       if (imp.status === "completed" || imp.status === "failed") return imp;
       await new Promise((r) => setTimeout(r, 400));
@@ -175,7 +178,11 @@ export function ImportDialog({
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
       }
     } catch (e) {
-      setError(`Import failed: ${e instanceof Error ? e.message : errorMessage(e, "Unknown error")}`);
+      const reason =
+        e instanceof TRPCClientError
+          ? errorMessage(e, "Unknown error")
+          : (e as Error | undefined)?.message || "Unknown error";
+      setError(`Import failed: ${reason}`);
       setStep("map");
     }
   }

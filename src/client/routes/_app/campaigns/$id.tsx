@@ -1,8 +1,8 @@
 import { useQuery } from "@tanstack/react-query";
 import { createFileRoute, Link } from "@tanstack/react-router";
 import { PageHeader } from "@/client/components/layout/page-header";
-import { campaignsApi } from "@/client/features/campaigns/api";
 import { CampaignReport } from "@/client/features/campaigns/campaign-report";
+import { useTRPC } from "@/client/trpc";
 
 export const Route = createFileRoute("/_app/campaigns/$id")({
   component: CampaignReportPage,
@@ -12,9 +12,9 @@ export const Route = createFileRoute("/_app/campaigns/$id")({
 function CampaignReportPage() {
   const { id } = Route.useParams();
   const n = Number(id);
+  const trpc = useTRPC();
   const { data } = useQuery({
-    queryKey: ["campaigns", "report", n],
-    queryFn: () => campaignsApi.report(n),
+    ...trpc.campaigns.report.queryOptions({ id: n }),
     enabled: Number.isInteger(n) && n > 0,
   });
   return (

@@ -21,18 +21,17 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui
 import { Textarea } from "@/client/components/ui/textarea";
 import {
   type Contact,
-  contactDetailQuery,
   contactName,
-  crmKeys,
   invalidateCrm,
   LEAD_STATUSES,
   LIFECYCLE_STAGES,
+  type Note,
 } from "@/client/features/crm/api";
 import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
-import { api, errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/api";
 import { titleCase } from "@/client/lib/format";
-import { useTRPCClient } from "@/client/trpc";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
 
 export const Route = createFileRoute("/_app/contacts/$id")({
   component: ContactDetailPage,
@@ -141,10 +140,15 @@ function ContactDetailPage() {
   const { id } = Route.useParams();
   const contactId = Number(id);
   const qc = useQueryClient();
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const valid = Number.isSafeInteger(contactId) && contactId > 0;
   const { data, isPending, isError } = useQuery({
-    ...contactDetailQuery(contactId),
-    enabled: Number.isSafeInteger(contactId),
+    ...trpc.crm.get.queryOptions({ id: contactId }),
+    retry: false,
+    enabled: valid,
   });
+  const refreshDetail = () => qc.invalidateQueries(trpc.crm.get.queryFilter({ id: contactId }));
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState<Record<string, unknown>>({});
   const [saving, setSaving] = useState(false);
@@ -152,8 +156,7 @@ function ContactDetailPage() {
   const [banner, setBanner] = useState<{ variant: "success" | "error"; message: string } | null>(null);
   const [dialog, setDialog] = useState<null | "email" | "sms" | "call">(null);
 
-  if (isPending && Number.isSafeInteger(contactId))
-    return <p className="p-6 text-muted-foreground">Loading contact...</p>;
+  if (isPending && valid) return <p className="p-6 text-muted-foreground">Loading contact...</p>;
   if (isError || !data)
     return (
       <div className="grid gap-4 p-6">
@@ -184,7 +187,7 @@ function ContactDetailPage() {
     try {
       const body: Record<string, unknown> = { ...draft };
       for (const k of ["lead_score", "engagement_score"]) body[k] = body[k] === "" ? 0 : Number(body[k]);
-      await api.put(`/api/contacts/${c.id}`, body);
+      await client.crm.update.mutate({ id: c.id, data: body });
       await invalidateCrm(qc);
       setEditing(false);
       setBanner({ variant: "success", message: "Contact saved" });
@@ -199,9 +202,9 @@ function ContactDetailPage() {
     const text = note.trim();
     if (!text) return; // empty notes are not sent (spec section 5)
     try {
-      await api.post(`/api/contacts/${c.id}/notes`, { note_text: text });
+      await client.crm.addNote.mutate({ id: c.id, note_text: text });
       setNote("");
-      await qc.invalidateQueries({ queryKey: crmKeys.detail(c.id) });
+      await refreshDetail();
     } catch (e) {
       setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Failed to add note")}` });
     }
@@ -382,7 +385,7 @@ function ContactDetailPage() {
                     key={n.id}
                     contactId={c.id}
                     note={n}
-                    onChanged={() => qc.invalidateQueries({ queryKey: crmKeys.detail(c.id) })}
+                    onChanged={refreshDetail}
                     onError={(message) => setBanner({ variant: "error", message })}
                   />
                 ))}
@@ -417,7 +420,7 @@ function NoteItem({
   onError,
 }: {
   contactId: number;
-  note: { id: number; note_text: string; created_at: string };
+  note: Note;
   onChanged: () => Promise<unknown>;
   onError: (message: string) => void;
 }) {

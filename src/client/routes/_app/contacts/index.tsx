@@ -580,7 +580,7 @@ function ContactsPage() {
         label="Tag"
         options={tags.map((t) => ({ value: String(t.id), label: t.name }))}
         confirmLabel="Add Tag"
-        extra={<NewTagRow />}
+        extra={(choose) => <NewTagRow onCreated={(t) => choose(String(t.id))} />}
         onConfirm={async (v) => {
           const r = await bulk("add_tag", { tag_id: Number(v) });
           setBanner({ variant: "success", message: `Tagged ${r.tagged ?? 0} contacts` });

@@ -10,7 +10,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
-import { errorMessage, isServerRefusal } from "@/client/lib/api";
+import { errorMessage, isServerRefusal } from "@/client/lib/errors";
 import { formatTime } from "./format";
 import { useInvalidateMedia, useMediaDetail, useStudioClient, waitForRender } from "./media-api";
 import { RangeField } from "./range-field";

@@ -1,4 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
+import { TRPCClientError } from "@trpc/client";
+import type { inferRouterOutputs } from "@trpc/server";
 import { Bot, CheckCircle2, Clock, Copy, Download, Loader2, Sparkles, XCircle } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
@@ -8,42 +10,30 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { FormField } from "@/client/components/ui/form-field";
 import { Textarea } from "@/client/components/ui/textarea";
-import { ApiError, api } from "@/client/lib/api";
+import { errorMessage, isServerRefusal } from "@/client/lib/errors";
 import { cn } from "@/client/lib/utils";
-import { useTRPC } from "@/client/trpc";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
+import type { AppRouter } from "@/server/trpc/router";
 import { formatDuration } from "./format";
 import { MediaPlayer } from "./media-player";
 
-type ProviderName = "local" | "did" | "heygen";
-type AvatarStatus = "created" | "processing" | "completed" | "error";
+type AvatarOut = inferRouterOutputs<AppRouter>["avatar"];
+/** A recent video as the tRPC `avatar.list` returns it (also the shape of `create` and `status`). */
+type RecentVideo = AvatarOut["list"][number];
+type ProviderName = RecentVideo["provider"];
+type AvatarStatus = RecentVideo["status"];
+/** A provider of this deployment (`avatar.providers`). */
+type ProviderInfo = AvatarOut["providers"][number];
 
-/** A recent video as the tRPC `avatar.list` returns it. */
-interface RecentVideo {
-  videoId: string;
-  provider: ProviderName;
-  status: AvatarStatus;
-  videoUrl: string | null;
-  error: string | null;
-  title: string;
-  createdAt: string;
-}
-
-function fromRecent(v: RecentVideo): CurrentVideo {
+function fromRecent(v: RecentVideo, startedAt = Date.parse(v.createdAt) || Date.now()): CurrentVideo {
   return {
     provider: v.provider,
     videoId: v.videoId,
     status: v.status,
     videoUrl: v.videoUrl,
     error: v.error,
-    startedAt: Date.parse(v.createdAt) || Date.now(),
+    startedAt,
   };
-}
-
-interface ProviderInfo {
-  name: ProviderName;
-  label: string;
-  configured: boolean;
-  isDefault: boolean;
 }
 
 /** What the panel shows about the current video (spec section 3: avatar video creation response). */
@@ -80,10 +70,8 @@ const STATUS_BADGE: Record<
 
 /** The error text the spec asks for (section 8): server text, else 'Failed to create video'; network: 'Network error: ' plus detail. */
 function createErrorText(error: unknown): string {
-  if (error instanceof ApiError) {
-    if (error.isNetworkError) return "Network error: the server could not be reached";
-    return error.message;
-  }
+  if (isServerRefusal(error)) return errorMessage(error, "Failed to create video");
+  if (error instanceof TRPCClientError) return "Network error: the server could not be reached";
   if (error instanceof Error) return `Network error: ${error.message}`;
   return "Failed to create video";
 }
@@ -106,8 +94,9 @@ function ElapsedClock({ since }: { since: number }) {
  */
 export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
   const trpc = useTRPC();
+  const trpcClient = useTRPCClient();
   const providersQuery = useQuery(trpc.avatar.providers.queryOptions());
-  const providers = (providersQuery.data ?? []) as ProviderInfo[];
+  const providers: ProviderInfo[] = providersQuery.data ?? [];
   const [provider, setProvider] = useState<ProviderName | null>(null);
   const [script, setScript] = useState("");
   const [scriptError, setScriptError] = useState<string | null>(null);
@@ -117,7 +106,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
   const notified = useRef<string | null>(null);
   const restored = useRef(false);
   const recentQuery = useQuery(trpc.avatar.list.queryOptions({ limit: 5 }));
-  const recent = (recentQuery.data ?? []) as RecentVideo[];
+  const recent: RecentVideo[] = recentQuery.data ?? [];
 
   // coming back to the tab: pick up a video that is still being made
   useEffect(() => {
@@ -140,14 +129,13 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
 
   const polling = current !== null && (current.status === "created" || current.status === "processing");
   const statusQuery = useQuery({
-    queryKey: ["avatar", "status", current?.provider, current?.videoId],
+    ...trpc.avatar.status.queryOptions({
+      provider: current?.provider ?? "",
+      videoId: current?.videoId ?? "",
+    }),
     enabled: polling,
     refetchInterval: polling ? POLL_MS : false,
     refetchIntervalInBackground: true,
-    queryFn: () =>
-      api.get<{ status: AvatarStatus; videoUrl: string | null; error: string | null }>(
-        `/api/videos/status/${current!.provider}/${current!.videoId}`,
-      ),
   });
 
   useEffect(() => {
@@ -180,42 +168,12 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
     setScriptError(null);
     setSubmitting(true);
     try {
-      const res = await api.post<{
-        provider: ProviderName;
-        videoId: string;
-        status: AvatarStatus;
-        videoUrl: string | null;
-        error: string | null;
-      }>(
-        `/api/videos/create/${provider}`,
-        { script: script.trim() },
-        { fallbackError: "Failed to create video" },
-      );
-      setCurrent({
-        provider: res.provider,
-        videoId: res.videoId,
-        status: res.status,
-        videoUrl: res.videoUrl,
-        error: res.error,
-        startedAt: Date.now(),
-      });
+      // a video the vendor refused comes back with status `error` and the vendor's reason
+      const res = await trpcClient.avatar.create.mutate({ provider, script: script.trim() });
+      setCurrent(fromRecent(res, Date.now()));
       void recentQuery.refetch();
     } catch (error) {
-      const data =
-        error instanceof ApiError
-          ? (error.data as { videoId?: string; provider?: ProviderName } | undefined)
-          : undefined;
-      if (data?.videoId && data.provider) {
-        // the vendor refused it: show the failed video with its reason
-        setCurrent({
-          provider: data.provider,
-          videoId: data.videoId,
-          status: "error",
-          videoUrl: null,
-          error: (error as Error).message,
-          startedAt: Date.now(),
-        });
-      } else setFormError(createErrorText(error));
+      setFormError(createErrorText(error));
     } finally {
       setSubmitting(false);
     }
@@ -398,9 +356,9 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
               )}
               {statusQuery.isError && polling && (
                 <AlertBanner variant="warning">
-                  {statusQuery.error instanceof ApiError && statusQuery.error.isNetworkError
+                  {!isServerRefusal(statusQuery.error)
                     ? "Network error: lost contact with the server, retrying..."
-                    : `Could not refresh the status: ${(statusQuery.error as Error).message}`}
+                    : `Could not refresh the status: ${statusQuery.error.message}`}
                 </AlertBanner>
               )}
               {current.status === "error" && (

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
-import type { Media } from "./types";
+import type { MediaUploadResponse } from "@/server/features/studio/studio.rest";
 
 /** Every media item (newest first, tRPC `studio.list`); polls every 3 s while something is processing. */
 export function useMediaList() {
@@ -67,7 +67,7 @@ export function uploadMedia(
   file: Blob,
   name: string,
   opts: { onProgress?: (pct: number) => void; signal?: AbortSignal; filename?: string } = {},
-): Promise<{ success: boolean; media: Media }> {
+): Promise<MediaUploadResponse> {
   return new Promise((resolve, reject) => {
     const form = new FormData();
     form.append("name", name);
@@ -80,10 +80,9 @@ export function uploadMedia(
       if (e.lengthComputable) opts.onProgress?.(Math.round((e.loaded / e.total) * 100));
     };
     xhr.onload = () => {
-      const body = xhr.response as { success?: boolean; error?: string; media?: Media } | null;
-      if (xhr.status >= 200 && xhr.status < 300 && body?.success)
-        resolve(body as { success: boolean; media: Media });
-      else reject(new Error(body?.error || "Upload failed"));
+      const body = xhr.response as MediaUploadResponse | { success: false; error?: string } | null;
+      if (xhr.status >= 200 && xhr.status < 300 && body?.success) resolve(body);
+      else reject(new Error((body && !body.success && body.error) || "Upload failed"));
     };
     xhr.onerror = () => reject(new Error("Network error. Please try again."));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));

@@ -24,7 +24,7 @@ import {
 } from "@/client/components/ui/dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { formatBytes, formatDuration, formatShortDate } from "./format";
 import { useInvalidateMedia, useMediaList, useMediaVersions, useStudioClient } from "./media-api";
 import { MediaPlayer } from "./media-player";

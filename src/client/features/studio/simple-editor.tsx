@@ -14,7 +14,7 @@ import {
   DialogTitle,
 } from "@/client/components/ui/dialog";
 import { useCurrentUser } from "@/client/features/auth/auth-context";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { cn } from "@/client/lib/utils";
 import { formatTime } from "./format";
 import { useInvalidateMedia, useStudioClient, waitForRender } from "./media-api";

@@ -20,20 +20,10 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
 import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
-import { api } from "@/client/lib/api";
 import { cn } from "@/client/lib/utils";
-import { useTRPCClient } from "@/client/trpc";
+import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { type CampaignContact, parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";
-
-interface VideoOption {
-  id: number;
-  title: string;
-  url: string;
-  thumbnail_url: string | null;
-  gif_url: string | null;
-  duration: number | null;
-}
 
 const STEPS = ["Select Video", "Delivery Settings", "Select Contacts", "Review & Launch"] as const;
 
@@ -44,19 +34,8 @@ const STEPS = ["Select Video", "Delivery Settings", "Select Contacts", "Review &
  * Dashboard. Sent through POST /api/campaigns/video (the campaign engine).
  */
 export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: number }) {
-  const {
-    data: videos,
-    isLoading,
-    isError,
-  } = useQuery({
-    queryKey: ["studio", "my-videos"],
-    queryFn: async () =>
-      (
-        await api.get<{ videos: VideoOption[] }>("/api/videos/my-videos", {
-          fallbackError: "Failed to load videos",
-        })
-      ).videos,
-  });
+  const trpc = useTRPC();
+  const { data: videos, isLoading, isError } = useQuery(trpc.studio.myVideos.queryOptions());
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [videoId, setVideoId] = useState<number | null>(initialVideoId ?? null);

@@ -8,7 +8,7 @@ import { Button } from "@/client/components/ui/button";
 import { Card } from "@/client/components/ui/card";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { errorMessage, isServerRefusal } from "@/client/lib/api";
+import { errorMessage, isServerRefusal } from "@/client/lib/errors";
 import { cn } from "@/client/lib/utils";
 import { AdvancedEditor } from "./advanced-editor";
 import { formatDuration } from "./format";

@@ -20,12 +20,19 @@ import {
   listMyVideos,
   listPublicMedia,
   type MediaFileKind,
+  type PublicMedia,
   streamToTempFile,
   toPublicEdit,
   toPublicMedia,
 } from "./studio.service";
 
 const FILE_FIELDS = new Set(["file", "video", "audio"]);
+
+/** The answer of every upload route (`POST /api/media/upload`, `/upload-draft`, `/api/videos|audio/upload`). */
+export interface MediaUploadResponse {
+  success: true;
+  media: PublicMedia;
+}
 
 /**
  * Reads a multipart upload (spec section 3: "file, or a field named video or audio, plus name"),
@@ -37,7 +44,7 @@ async function handleUpload(
   ctx: AppContext,
   req: FastifyRequest,
   opts: { source: MediaSource; isDraft: boolean; typeHint: MediaType },
-) {
+): Promise<MediaUploadResponse> {
   const tenant = requireTenant(req);
   if (!req.isMultipart()) throw new AppError("BAD_REQUEST", "Please upload the file as multipart/form-data");
   let tmp: { path: string; size: number } | null = null;
@@ -79,7 +86,7 @@ async function handleUpload(
       createdBy: tenant.userId,
     });
     tmp = null;
-    return { success: true, media: toPublicMedia(item) };
+    return { success: true as const, media: toPublicMedia(item) };
   } finally {
     if (tmp) await fsp.rm(tmp.path, { force: true });
   }

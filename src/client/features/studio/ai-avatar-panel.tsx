@@ -37,14 +37,10 @@ function fromRecent(v: RecentVideo, startedAt = Date.parse(v.createdAt) || Date.
 }
 
 /** What the panel shows about the current video (spec section 3: avatar video creation response). */
-interface CurrentVideo {
-  provider: ProviderName;
-  videoId: string;
-  status: AvatarStatus;
-  videoUrl: string | null;
-  error: string | null;
+type CurrentVideo = Pick<RecentVideo, "provider" | "videoId" | "status" | "videoUrl" | "error"> & {
+  /** when the panel started showing it (ms since epoch), for the elapsed clock */
   startedAt: number;
-}
+};
 
 /** Spec section 9: status polling every 5000 ms; processing "is said to take 1 to 2 minutes". */
 const POLL_MS = 5000;

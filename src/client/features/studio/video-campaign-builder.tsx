@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
+import type { inferRouterOutputs } from "@trpc/server";
 import { CheckCircle2, Mail, MessageSquare, PartyPopper, Video } from "lucide-react";
 import { useEffect, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -22,8 +23,12 @@ import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
+import type { AppRouter } from "@/server/trpc/router";
 import { type CampaignContact, parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";
+
+/** What `campaigns.launchVideoCampaign` answers (queued count, skipped counts by reason). */
+type LaunchResult = inferRouterOutputs<AppRouter>["campaigns"]["launchVideoCampaign"];
 
 const STEPS = ["Select Video", "Delivery Settings", "Select Contacts", "Review & Launch"] as const;
 
@@ -58,7 +63,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [launching, setLaunching] = useState(false);
-  const [launched, setLaunched] = useState<{ queued: number; skipped: Record<string, number> } | null>(null);
+  const [launched, setLaunched] = useState<LaunchResult | null>(null);
 
   useEffect(() => {
     if (initialVideoId) setVideoId(initialVideoId);

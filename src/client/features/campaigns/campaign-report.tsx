@@ -12,7 +12,7 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
 import { VideoEngagement } from "./video-engagement";

@@ -6,7 +6,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useAuth } from "@/client/features/auth/auth-context";
-import { isServerRefusal } from "@/client/lib/api";
+import { isServerRefusal } from "@/client/lib/errors";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type AudienceState,

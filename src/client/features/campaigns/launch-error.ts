@@ -1,5 +1,5 @@
 import { TRPCClientError } from "@trpc/client";
-import { NETWORK_ERROR_MESSAGE } from "@/client/lib/api";
+import { NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 
 /**
  * The sentence to show for a failed launch over tRPC, and whether it is a plan limit (the banner

@@ -13,7 +13,7 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";

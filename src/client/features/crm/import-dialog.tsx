@@ -15,7 +15,7 @@ import {
 } from "@/client/components/ui/dialog";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage, NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type ColumnMapping,
@@ -166,7 +166,7 @@ export function ImportDialog({
           if (xhr.status >= 200 && xhr.status < 300 && body.import) resolve(body.import);
           else reject(new Error(body.error ?? `Upload failed (${xhr.status})`));
         };
-        xhr.onerror = () => reject(new Error("Network error. Please try again."));
+        xhr.onerror = () => reject(new Error(NETWORK_ERROR_MESSAGE));
         xhr.send(form);
       });
       setUploadPct(100);

@@ -29,7 +29,7 @@ import {
 } from "@/client/features/crm/api";
 import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 

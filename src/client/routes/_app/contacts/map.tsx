@@ -8,7 +8,7 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import type { LocatedContact, MapContact } from "@/client/features/crm/contact-map";
-import { errorMessage } from "@/client/lib/api";
+import { errorMessage } from "@/client/lib/errors";
 import { useTRPC } from "@/client/trpc";
 
 const ContactMap = lazy(() =>

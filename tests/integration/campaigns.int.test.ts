@@ -358,3 +358,121 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
     expect(after.every((r) => r.status === "sent" || r.status === "delivered")).toBe(true);
   });
 });
+
+/** Calls a tRPC procedure over HTTP (superjson envelope); returns `{status, data, error}`. */
+async function trpc(
+  client: Awaited<ReturnType<typeof signUp>>["client"],
+  path: string,
+  input: unknown,
+  kind: "query" | "mutation",
+) {
+  const res =
+    kind === "query"
+      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
+      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
+  const body = res.json();
+  return {
+    status: res.statusCode,
+    data: body.result?.data?.json,
+    error: body.error?.json as { message: string } | undefined,
+  };
+}
+
+describe("tRPC campaigns router (what the report page and the email builder call)", () => {
+  it("report, recipients, pause / resume / cancel / resend-failed and send-test: same rules as REST, tenant-scoped", async () => {
+    const { client, user } = await signUp(t.app);
+    const stamp = Date.now();
+    const emails = [0, 1].map((i) => `trpc${i}-${stamp}@example.com`);
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Over tRPC",
+      subject: "S",
+      body: "B",
+      contacts: emails.map((email) => ({ name: "T", email })),
+      scheduledAt: later,
+    });
+    const id = res.json().campaignId as number;
+
+    const report = await trpc(client, "campaigns.report", { id }, "query");
+    expect(report.status).toBe(200);
+    expect(report.data.campaign).toMatchObject({
+      id,
+      name: "Over tRPC",
+      channel: "email",
+      status: "scheduled",
+    });
+    expect(report.data.content).toMatchObject({ subject: "S", body: "B" });
+    const recipients = await trpc(client, "campaigns.recipients", { id, page: 1, limit: 50 }, "query");
+    expect(recipients.data.pagination).toMatchObject({ page: 1, pages: 1, total: 2 });
+    expect(recipients.data.recipients.map((r: { address: string }) => r.address).sort()).toEqual(emails);
+    const queued = await trpc(client, "campaigns.recipients", { id, status: "sent" }, "query");
+    expect(queued.data.recipients).toEqual([]);
+    const badStatus = await trpc(client, "campaigns.recipients", { id, status: "nope" }, "query");
+    expect(badStatus.status).toBe(400);
+
+    expect((await trpc(client, "campaigns.pause", { id }, "mutation")).data).toEqual({ status: "paused" });
+    const again = await trpc(client, "campaigns.pause", { id }, "mutation");
+    expect(again.status).toBe(409);
+    expect(again.error?.message).toBe("A paused campaign cannot be paused");
+    expect((await trpc(client, "campaigns.resume", { id }, "mutation")).data).toEqual({ status: "sending" });
+    const done = await trpc(client, "campaigns.report", { id }, "query");
+    expect(done.data.campaign.status).toBe("completed");
+    for (const e of emails) expect((await outboxFor(e)).length).toBe(1);
+    const none = await trpc(client, "campaigns.resendFailed", { id }, "mutation");
+    expect(none.status).toBe(409);
+    expect(none.error?.message).toBe("No failed recipients to resend");
+    const [first] = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, id))
+      .orderBy(campaignRecipients.id);
+    await t.db
+      .update(campaignRecipients)
+      .set({ status: "failed", reason: "vendor said no" })
+      .where(eq(campaignRecipients.id, first.id));
+    expect((await trpc(client, "campaigns.resendFailed", { id }, "mutation")).data).toEqual({ requeued: 1 });
+    expect((await outboxFor(first.address)).length).toBe(2);
+
+    // another workspace: every procedure answers 404 'Campaign not found'
+    const other = await signUp(t.app);
+    for (const [path, kind] of [
+      ["campaigns.report", "query"],
+      ["campaigns.recipients", "query"],
+      ["campaigns.cancel", "mutation"],
+      ["campaigns.pause", "mutation"],
+    ] as const) {
+      const r = await trpc(other.client, path, { id }, kind);
+      expect(r.status, path).toBe(404);
+      expect(r.error?.message).toBe("Campaign not found");
+    }
+    const c2 = await client.post("/api/campaigns/email/launch", {
+      campaignName: "Cancel me",
+      subject: "S",
+      body: "B",
+      contacts: [{ email: `trpc-cx-${stamp}@example.com` }],
+      scheduledAt: later,
+    });
+    const cancelled = await trpc(client, "campaigns.cancel", { id: c2.json().campaignId }, "mutation");
+    expect(cancelled.data).toMatchObject({ status: "cancelled" });
+
+    // Send Test: the user's own address only, the spec's validation sentence
+    const test = await trpc(
+      client,
+      "campaigns.sendTest",
+      { subject: "T {{name}}", body: "B", testEmail: user.email },
+      "mutation",
+    );
+    expect(test.data).toEqual({ email: user.email });
+    expect((await outboxFor(user.email)).some((m) => m.subject === "[Test] T Test User")).toBe(true);
+    const empty = await trpc(client, "campaigns.sendTest", { subject: "", body: "" }, "mutation");
+    expect(empty.status).toBe(400);
+    expect(empty.error?.message).toBe("Please write subject and email body first");
+    const victim = await trpc(
+      client,
+      "campaigns.sendTest",
+      { subject: "S", body: "B", testEmail: "victim@example.com" },
+      "mutation",
+    );
+    expect(victim.status).toBe(400);
+  });
+});

@@ -100,4 +100,65 @@ describe("tRPC crm router", () => {
     });
     expect(anon.statusCode).toBe(401);
   });
+
+  it("sends email and calls, and follows a CSV import, as the contact page and import dialog do", async () => {
+    const a = await signUp(t.app);
+    await setPlan(t, a.user.id, "professional"); // calls are not on the Free plan
+    const b = await signUp(t.app);
+    const stamp = Date.now();
+    const created = await trpc(
+      a.client,
+      "crm.create",
+      { first_name: "Cal", email: `cal-${stamp}@trpc.example`, phone: "9895550151" },
+      "mutation",
+    );
+    const id = created.data.id as number;
+
+    const email = await trpc(a.client, "crm.sendEmail", { id, subject: "Hi", body: "Hello Cal" }, "mutation");
+    expect(email.status).toBe(200);
+    expect(typeof email.data.message_id).toBe("string");
+    const noSubject = await trpc(a.client, "crm.sendEmail", { id, subject: " ", body: "x" }, "mutation");
+    expect(noSubject.status).toBe(400);
+    const call = await trpc(a.client, "crm.makeCall", { id, script: "Hello from us" }, "mutation");
+    expect(call.status).toBe(200);
+    expect(typeof call.data.call_id).toBe("string");
+    const detail = await trpc(a.client, "crm.get", { id }, "query");
+    expect(detail.data.activities.map((x: { activity_type: string }) => x.activity_type).sort()).toEqual([
+      "call_made",
+      "email_sent",
+    ]);
+    for (const path of ["crm.sendEmail", "crm.makeCall"]) {
+      const foreign = await trpc(b.client, path, { id, subject: "Hi", body: "x", script: "x" }, "mutation");
+      expect(foreign.status, path).toBe(404);
+      expect(foreign.error?.message).toBe("Contact not found");
+    }
+
+    // the dialog uploads to the REST endpoint (multipart), then polls crm.importStatus
+    const boundary = `----pwtest${stamp}`;
+    const csv = `email,first_name\nimp-${stamp}@trpc.example,Imp\nnot-an-email,Bad\n`;
+    const upload = await a.client.inject({
+      method: "POST",
+      url: "/api/contacts/import/upload",
+      headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
+      payload: Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`,
+      ),
+    });
+    expect(upload.statusCode, upload.body).toBe(202);
+    const importId = upload.json().import.id as string;
+    const status = await trpc(a.client, "crm.importStatus", { importId }, "query");
+    expect(status.status).toBe(200);
+    expect(status.data).toMatchObject({
+      id: importId,
+      status: "completed",
+      file_name: "c.csv",
+      rows_processed: 2,
+      created: 1,
+      errors: 1,
+    });
+    expect(status.data.error_rows).toHaveLength(1);
+    const foreignImport = await trpc(b.client, "crm.importStatus", { importId }, "query");
+    expect(foreignImport.status).toBe(404);
+    expect(foreignImport.error?.message).toBe("Import not found");
+  });
 });

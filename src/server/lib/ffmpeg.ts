@@ -260,7 +260,11 @@ export interface FfmpegCommand {
   globalOptions?: string[];
 }
 
-/** Builds the argument vector for ffmpeg (no shell quoting needed: spawn takes the array as is). */
+/**
+ * Builds the argument vector for ffmpeg (no shell quoting needed: spawn takes the array as is). Every
+ * input is pinned to its demuxer (`pinnedInputOptions`); every output gets a muxing queue of 4,096
+ * packets, so a webm recording whose audio leads its video is not refused.
+ */
 export function buildFfmpegArgs(cmd: FfmpegCommand): string[] {
   const args = ["-hide_banner", "-nostdin", "-loglevel", "error"];
   if (cmd.overwrite !== false) args.push("-y");
@@ -274,7 +278,10 @@ export function buildFfmpegArgs(cmd: FfmpegCommand): string[] {
       input.path,
     );
   if (cmd.filterComplex) args.push("-filter_complex", cmd.filterComplex);
-  for (const output of cmd.outputs) args.push(...(output.options ?? []), output.path);
+  // a browser recording (MediaRecorder webm) can start its audio well before the first video frame;
+  // ffmpeg's default queue (128 packets) then fails with "Too many packets buffered for output stream"
+  for (const output of cmd.outputs)
+    args.push("-max_muxing_queue_size", "4096", ...(output.options ?? []), output.path);
   return args;
 }
 

@@ -285,7 +285,11 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
       }
     } catch (error) {
       if (error instanceof FfmpegError) {
-        await fail(error.reason);
+        // the person sees a sentence; ffmpeg's own words go to the log for whoever debugs it
+        deps.log.warn({ mediaId, reason: error.reason }, "media processing failed");
+        await fail(
+          "We could not convert this file for playback: it may be damaged or use an unusual encoding. Please export it again (MP4 with H.264 works everywhere) and upload it.",
+        );
         return;
       }
       throw error;

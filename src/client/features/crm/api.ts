@@ -63,7 +63,7 @@ export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email
 export const STAGE_BADGE: Record<LifecycleStage, string> = {
   subscriber: "bg-slate-500/15 text-slate-700 dark:text-slate-300",
   lead: "bg-blue-500/15 text-blue-700 dark:text-blue-300",
-  prospect: "bg-amber-500/15 text-amber-700 dark:text-amber-300",
+  prospect: "bg-amber-500/15 text-amber-800 dark:text-amber-300",
   customer: "bg-emerald-500/15 text-emerald-700 dark:text-emerald-300",
   advocate: "bg-purple-500/15 text-purple-700 dark:text-purple-300",
 };

@@ -222,14 +222,14 @@ function BusinessSearchPage() {
 
       <Card className="mb-6">
         <CardContent className="grid gap-4 pt-6">
-          <div className="grid gap-4 md:grid-cols-3">
-            <div className="grid gap-1.5">
+          <div className="grid grid-cols-1 gap-4 md:grid-cols-3">
+            <div className="grid min-w-0 gap-1.5">
               <Label htmlFor="preset">Industry preset</Label>
               <select
                 id="preset"
                 value={presetId}
                 onChange={(e) => choosePreset(e.target.value)}
-                className="h-9 rounded-md border border-input bg-background px-3 text-sm"
+                className="h-9 w-full min-w-0 rounded-md border border-input bg-background px-3 text-sm"
               >
                 <option value="">Custom Search</option>
                 {(presets.data ?? []).map((p) => (

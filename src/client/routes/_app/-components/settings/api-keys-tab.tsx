@@ -55,7 +55,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   };
 
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <Card>
         <CardHeader>
           <CardTitle>Create an API key</CardTitle>

@@ -70,7 +70,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
   const others = members.data.members.filter((m) => m.user_id !== me.data?.user.id);
 
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       {canManage && <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} />}
       <Card>
         <CardHeader>

@@ -53,7 +53,6 @@ export function ThemeTab({ onBanner }: { onBanner: ShowBanner }) {
                   type="button"
                   onClick={() => void choose(theme.id)}
                   aria-pressed={selected}
-                  aria-label={theme.name}
                   data-testid={`theme-${theme.id}`}
                   className={cn(
                     "group w-full rounded-xl border-2 p-2 text-left transition-all outline-none hover:-translate-y-0.5 hover:shadow-md focus-visible:ring-[3px] focus-visible:ring-ring/40",

@@ -64,7 +64,7 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   };
 
   return (
-    <div className="grid gap-6">
+    <div className="grid grid-cols-1 gap-6">
       <Card>
         <CardHeader>
           <CardTitle>Add a webhook endpoint</CardTitle>

@@ -57,6 +57,22 @@ describe("health and routing", () => {
   });
 });
 
+describe("tRPC demo.send (the landing page's demo form)", () => {
+  it("accepts a request and refuses bad input with the REST sentences", async () => {
+    const call = (input: unknown) =>
+      t.app.inject({ method: "POST", url: "/trpc/demo.send", payload: { json: input } });
+    const ok = await call({ name: "Ann", email: uniqueEmail("demo-trpc") });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().result.data.json).toEqual({ success: true });
+    const noName = await call({ name: " ", email: "a@b.co" });
+    expect(noName.statusCode).toBe(400);
+    expect(noName.json().error.json.message).toBe("name: Please enter your name");
+    const noTarget = await call({ name: "Ann" });
+    expect(noTarget.statusCode).toBe(400);
+    expect(noTarget.json().error.json.message).toBe("Please provide at least a phone number or email");
+  });
+});
+
 describe("POST /api/demo/send", () => {
   it("validates per spec section 5", async () => {
     const noName = await t.app.inject({

@@ -166,3 +166,46 @@ describe("tRPC user router", () => {
     expect(res.json().error.json.data.code).toBe("CONFLICT");
   });
 });
+
+describe("tRPC user router: the calls of the settings screens", () => {
+  it("updates the profile, changes the password and saves preferences with the REST sentences", async () => {
+    const a = await signUp(t.app);
+    const call = (path: string, input: unknown) =>
+      a.client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
+
+    const profile = await call("user.updateProfile", {
+      name: "Ada Byron",
+      email: a.user.email,
+      businessName: "Engines Ltd",
+      phone: "",
+    });
+    expect(profile.statusCode).toBe(200);
+    expect(profile.json().result.data.json.user).toMatchObject({
+      name: "Ada Byron",
+      business_name: "Engines Ltd",
+    });
+
+    const long = await call("user.updateProfile", { name: "x".repeat(121), email: a.user.email });
+    expect(long.statusCode).toBe(400);
+    expect(long.json().error.json.message).toBe("name: Name is too long");
+
+    const wrong = await call("user.changePassword", {
+      currentPassword: "nope-nope",
+      newPassword: "another-pass",
+    });
+    expect(wrong.statusCode).toBeGreaterThanOrEqual(400);
+    expect(wrong.statusCode).toBeLessThan(500);
+    const short = await call("user.changePassword", { currentPassword: "x", newPassword: "abc" });
+    expect(short.statusCode).toBe(400);
+    expect(short.json().error.json.message).toBe("newPassword: Password must be at least 6 characters");
+
+    const prefs = await call("user.updateSettings", {
+      preferences: { navLayout: "topbar", weeklyReports: true },
+    });
+    expect(prefs.statusCode).toBe(200);
+    expect(prefs.json().result.data.json.user.preferences).toMatchObject({
+      navLayout: "topbar",
+      weeklyReports: true,
+    });
+  });
+});

@@ -1,7 +1,9 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
+import { ZodError } from "zod";
 import { AppError, ERROR_TABLE } from "../lib/errors";
 import { findUnstorableText, unstorableMessage } from "../lib/nul";
+import { describeZodError } from "../lib/validate";
 import type { TrpcContext } from "./context";
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -14,6 +16,11 @@ const t = initTRPC.context<TrpcContext>().create({
         message: "Something went wrong on our side",
         data: { ...shape.data, stack: undefined },
       };
+    }
+    // A procedure's input schema refused the input: the same sentence as the REST adapters
+    // ('name: Name is too long'), not zod's JSON list of issues.
+    if (error.code === "BAD_REQUEST" && error.cause instanceof ZodError) {
+      return { ...shape, message: describeZodError(error.cause), data: { ...shape.data, stack: undefined } };
     }
     return { ...shape, data: { ...shape.data, stack: undefined } };
   },

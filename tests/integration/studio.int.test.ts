@@ -548,6 +548,12 @@ describe.skipIf(!SHARED_DATA)(`tenant isolation and delete (${SHARED_DATA_MISSIN
     ).json().media;
     const list = await client.get("/trpc/studio.list");
     expect(list.json().result.data.json.map((x: { id: number }) => x.id)).toEqual([m.id]);
+    // the video campaign builder's picker: the same answer as GET /api/videos/my-videos, this workspace only
+    const mine = await client.get("/trpc/studio.myVideos");
+    expect(mine.json().result.data.json).toEqual((await client.get("/api/videos/my-videos")).json().videos);
+    expect(mine.json().result.data.json).toMatchObject([{ id: m.id, title: "trpc" }]);
+    const other = await signUp(t.app);
+    expect((await other.client.get("/trpc/studio.myVideos")).json().result.data.json).toEqual([]);
     const edit = await client.post("/trpc/studio.trim", {
       json: { mediaId: m.id, startTime: 0, endTime: 2 },
     });

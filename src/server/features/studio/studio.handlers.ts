@@ -1,5 +1,3 @@
-import { eq } from "drizzle-orm";
-import { mediaEdits, mediaItems } from "../../db/schema";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import {
   derivePreviewsJob,
@@ -9,6 +7,7 @@ import {
   renderEditJob,
 } from "./studio.jobs";
 import { derivePreviews, processMedia, renderEdit } from "./studio.pipeline";
+import * as q from "./studio.queries";
 
 const LAST_ATTEMPT_MESSAGE = "an internal error stopped processing; please try again";
 
@@ -23,10 +22,11 @@ const processMediaHandler = defineHandler(processMediaJob, {
       await processMedia(deps, data.mediaId);
     } catch (error) {
       if (meta.retryCount >= PROCESS_RETRIES)
-        await deps.db
-          .update(mediaItems)
-          .set({ processingStatus: "failed", processingError: LAST_ATTEMPT_MESSAGE, updatedAt: new Date() })
-          .where(eq(mediaItems.id, data.mediaId));
+        await q.updateMediaItem(deps.db, data.mediaId, {
+          processingStatus: "failed",
+          processingError: LAST_ATTEMPT_MESSAGE,
+          updatedAt: new Date(),
+        });
       throw error;
     }
   },
@@ -48,17 +48,15 @@ const renderEditHandler = defineHandler(renderEditJob, {
       ok = await renderEdit(deps, data.editId);
     } catch (error) {
       if (meta.retryCount >= RENDER_RETRIES)
-        await deps.db
-          .update(mediaEdits)
-          .set({ status: "failed", error: LAST_ATTEMPT_MESSAGE, finishedAt: new Date() })
-          .where(eq(mediaEdits.id, data.editId));
+        await q.updateMediaEdit(deps.db, data.editId, {
+          status: "failed",
+          error: LAST_ATTEMPT_MESSAGE,
+          finishedAt: new Date(),
+        });
       throw error;
     }
     if (ok) {
-      const [edit] = await deps.db
-        .select({ mediaId: mediaEdits.mediaId })
-        .from(mediaEdits)
-        .where(eq(mediaEdits.id, data.editId));
+      const edit = await q.selectMediaEdit(deps.db, data.editId);
       if (edit) await deps.jobs.send(derivePreviewsJob, { mediaId: edit.mediaId });
     }
   },

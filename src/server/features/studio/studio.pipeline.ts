@@ -2,16 +2,8 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { and, eq, sql } from "drizzle-orm";
 import type { Env } from "../../../env";
-import {
-  type MediaItem,
-  type MediaProbe,
-  mediaEdits,
-  mediaItems,
-  mediaRenditions,
-  type RenditionKind,
-} from "../../db/schema";
+import type { MediaItem, MediaProbe, RenditionKind } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import {
   computePeaks,
@@ -26,6 +18,7 @@ import {
 } from "../../lib/ffmpeg";
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
+import * as q from "./studio.queries";
 
 /** Folder for temporary files (uploads in flight, S3 downloads, ffmpeg outputs): DATA_DIR/tmp. */
 export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
@@ -69,13 +62,14 @@ async function storeRendition(
 ) {
   const key = `${mediaPrefix(item.workspaceId, item.id)}/${name}`;
   const stored = await deps.providers.storage.putFile(key, file, { contentType: mime, move: true });
-  await deps.db
-    .insert(mediaRenditions)
-    .values({ mediaId: item.id, kind, storageKey: key, mimeType: mime, sizeBytes: stored.size, ...extra })
-    .onConflictDoUpdate({
-      target: mediaRenditions.storageKey,
-      set: { sizeBytes: stored.size, mimeType: mime },
-    });
+  await q.upsertRendition(deps.db, {
+    mediaId: item.id,
+    kind,
+    storageKey: key,
+    mimeType: mime,
+    sizeBytes: stored.size,
+    ...extra,
+  });
   return { key, size: stored.size };
 }
 
@@ -127,14 +121,15 @@ async function makeVideoPreviews(
  * Other errors (storage, database) are thrown so the job is retried.
  */
 export async function processMedia(deps: JobDeps, mediaId: number): Promise<void> {
-  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
+  const item = await q.selectMediaItem(deps.db, mediaId);
   if (!item?.currentKey) return;
   const b = bins(deps.env);
   const fail = async (reason: string) => {
-    await deps.db
-      .update(mediaItems)
-      .set({ processingStatus: "failed", processingError: reason.slice(0, 1000), updatedAt: new Date() })
-      .where(eq(mediaItems.id, mediaId));
+    await q.updateMediaItem(deps.db, mediaId, {
+      processingStatus: "failed",
+      processingError: reason.slice(0, 1000),
+      updatedAt: new Date(),
+    });
   };
   const work = await scratch(deps);
   let local: { path: string; cleanup: () => Promise<void> };
@@ -222,24 +217,21 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         playback = await storeRendition(deps, item, "playback", "playback.mp4", out, "video/mp4", {
           durationSeconds: info.durationSeconds,
         });
-        await deps.db
-          .update(mediaItems)
-          .set({
-            type,
-            processingStatus: "ready",
-            processingError: null,
-            durationSeconds: info.durationSeconds,
-            width: info.width,
-            height: info.height,
-            probe: toProbe(info),
-            peaks: peaks ? { durationSeconds: info.durationSeconds, channels: peaks } : null,
-            currentKey: playback.key,
-            sizeBytes: playback.size,
-            posterKey,
-            gifKey,
-            updatedAt: new Date(),
-          })
-          .where(eq(mediaItems.id, mediaId));
+        await q.updateMediaItem(deps.db, mediaId, {
+          type,
+          processingStatus: "ready",
+          processingError: null,
+          durationSeconds: info.durationSeconds,
+          width: info.width,
+          height: info.height,
+          probe: toProbe(info),
+          peaks: peaks ? { durationSeconds: info.durationSeconds, channels: peaks } : null,
+          currentKey: playback.key,
+          sizeBytes: playback.size,
+          posterKey,
+          gifKey,
+          updatedAt: new Date(),
+        });
       } else {
         const out = path.join(work.dir, "playback.mp3");
         const isMp3 = info.audioCodec === "mp3" && /mp3/.test(info.formatName);
@@ -267,21 +259,18 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         playback = await storeRendition(deps, item, "playback", "playback.mp3", out, "audio/mpeg", {
           durationSeconds: info.durationSeconds,
         });
-        await deps.db
-          .update(mediaItems)
-          .set({
-            type,
-            mimeType: item.mimeType === "video/webm" ? "audio/webm" : item.mimeType,
-            processingStatus: "ready",
-            processingError: null,
-            durationSeconds: info.durationSeconds,
-            probe: toProbe(info),
-            peaks: { durationSeconds: info.durationSeconds, channels: peaks },
-            currentKey: playback.key,
-            sizeBytes: playback.size,
-            updatedAt: new Date(),
-          })
-          .where(eq(mediaItems.id, mediaId));
+        await q.updateMediaItem(deps.db, mediaId, {
+          type,
+          mimeType: item.mimeType === "video/webm" ? "audio/webm" : item.mimeType,
+          processingStatus: "ready",
+          processingError: null,
+          durationSeconds: info.durationSeconds,
+          probe: toProbe(info),
+          peaks: { durationSeconds: info.durationSeconds, channels: peaks },
+          currentKey: playback.key,
+          sizeBytes: playback.size,
+          updatedAt: new Date(),
+        });
       }
     } catch (error) {
       if (error instanceof FfmpegError) {
@@ -316,14 +305,16 @@ export interface RenderHooks {
  * @returns true when the render succeeded.
  */
 export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHooks = {}): Promise<boolean> {
-  const [edit] = await deps.db.select().from(mediaEdits).where(eq(mediaEdits.id, editId));
+  const edit = await q.selectMediaEdit(deps.db, editId);
   if (!edit || edit.status === "done") return edit?.status === "done";
-  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, edit.mediaId));
+  const item = await q.selectMediaItem(deps.db, edit.mediaId);
   if (!item) return false;
-  await deps.db
-    .update(mediaEdits)
-    .set({ status: "rendering", startedAt: new Date(), progress: 0, error: null })
-    .where(eq(mediaEdits.id, editId));
+  await q.updateMediaEdit(deps.db, editId, {
+    status: "rendering",
+    startedAt: new Date(),
+    progress: 0,
+    error: null,
+  });
   const b = bins(deps.env);
   const work = await scratch(deps);
   const local = await deps.providers.storage.toLocalFile(edit.inputKey, work.dir);
@@ -356,11 +347,7 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
               graph.outputDurationSeconds > 0 ? p.outTimeSeconds / graph.outputDurationSeconds : 0,
             );
             pending = pending.then(() =>
-              deps.db
-                .update(mediaEdits)
-                .set({ progress: fraction })
-                .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.status, "rendering")))
-                .catch(() => {}),
+              q.updateMediaEdit(deps.db, editId, { progress: fraction }, "rendering").catch(() => {}),
             );
           },
         },
@@ -368,10 +355,11 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
     } catch (error) {
       await pending;
       if (error instanceof FfmpegError) {
-        await deps.db
-          .update(mediaEdits)
-          .set({ status: "failed", error: error.reason.slice(0, 1000), finishedAt: new Date() })
-          .where(eq(mediaEdits.id, editId));
+        await q.updateMediaEdit(deps.db, editId, {
+          status: "failed",
+          error: error.reason.slice(0, 1000),
+          finishedAt: new Date(),
+        });
         return false;
       }
       throw error;
@@ -381,29 +369,25 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
       durationSeconds: graph.outputDurationSeconds,
       editId,
     });
-    await deps.db.transaction(async (tx) => {
-      await tx
-        .update(mediaEdits)
-        .set({
-          status: "done",
-          progress: 1,
-          outputKey: stored.key,
-          outputDurationSeconds: graph.outputDurationSeconds,
-          finishedAt: new Date(),
-        })
-        .where(eq(mediaEdits.id, editId));
-      await tx
-        .update(mediaItems)
-        .set({
-          currentKey: stored.key,
-          sizeBytes: stored.size,
-          durationSeconds: graph.outputDurationSeconds,
-          isDraft: edit.saveAsDraft,
-          version: sql`${mediaItems.version} + 1`,
-          updatedAt: new Date(),
-        })
-        .where(eq(mediaItems.id, item.id));
-    });
+    await q.completeRender(
+      deps.db,
+      editId,
+      {
+        status: "done",
+        progress: 1,
+        outputKey: stored.key,
+        outputDurationSeconds: graph.outputDurationSeconds,
+        finishedAt: new Date(),
+      },
+      item.id,
+      {
+        currentKey: stored.key,
+        sizeBytes: stored.size,
+        durationSeconds: graph.outputDurationSeconds,
+        isDraft: edit.saveAsDraft,
+        updatedAt: new Date(),
+      },
+    );
     return true;
   } finally {
     await local.cleanup();
@@ -416,7 +400,7 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
  * (`studio.derive-previews`). Measures the exact duration with ffprobe.
  */
 export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<void> {
-  const [item] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
+  const item = await q.selectMediaItem(deps.db, mediaId);
   if (!item?.currentKey) return;
   const b = bins(deps.env);
   const work = await scratch(deps);
@@ -424,7 +408,7 @@ export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<vo
   try {
     const format = await mediaDemuxer(local.path);
     const info = await probe(b, local.path, { format });
-    const set: Partial<typeof mediaItems.$inferInsert> = {
+    const set: q.MediaItemPatch = {
       durationSeconds: info.durationSeconds,
       updatedAt: new Date(),
     };
@@ -455,10 +439,7 @@ export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<vo
         ).key;
     }
     // only if no newer render replaced the file meanwhile
-    await deps.db
-      .update(mediaItems)
-      .set(set)
-      .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.version, item.version)));
+    await q.updateMediaItem(deps.db, mediaId, set, { version: item.version });
   } catch (error) {
     if (error instanceof FfmpegError)
       deps.log.warn({ mediaId, reason: error.reason }, "could not refresh previews");

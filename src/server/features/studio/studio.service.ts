@@ -5,25 +5,16 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { fileTypeFromFile } from "file-type";
 import type { AppContext } from "../../context";
-import {
-  type EditDecisionList,
-  type MediaEdit,
-  type MediaItem,
-  type MediaSource,
-  type MediaType,
-  mediaEdits,
-  mediaItems,
-  mediaRenditions,
-} from "../../db/schema";
+import type { EditDecisionList, MediaEdit, MediaItem, MediaSource, MediaType } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import type { ByteRange } from "../../providers/storage";
 import { segmentsFromCuts } from "./studio.graph";
 import { derivePreviewsJob, processMediaJob, renderEditJob } from "./studio.jobs";
 import { mediaPrefix, tmpDir } from "./studio.pipeline";
+import * as q from "./studio.queries";
 import {
   ALLOWED_MIME,
   advancedEditSchema,
@@ -135,45 +126,41 @@ export async function createMediaFromFile(
     if (allowed.ext === "webm" && input.typeHint) type = input.typeHint;
     const mime = type === "audio" && allowed.ext === "webm" ? "audio/webm" : allowed.mime;
     const name = input.name.trim().slice(0, 200) || "Untitled";
-    [row] = await deps.db
-      .insert(mediaItems)
-      .values({
-        workspaceId,
-        createdBy: input.createdBy ?? null,
-        name,
-        type,
-        source: input.source,
-        isDraft: input.isDraft ?? false,
-        mimeType: mime,
-        sizeBytes: size,
-        originalSizeBytes: size,
-      })
-      .returning();
+    row = await q.insertMediaItem(deps.db, {
+      workspaceId,
+      createdBy: input.createdBy ?? null,
+      name,
+      type,
+      source: input.source,
+      isDraft: input.isDraft ?? false,
+      mimeType: mime,
+      sizeBytes: size,
+      originalSizeBytes: size,
+    });
     const key = `${mediaPrefix(workspaceId, row.id)}/original.${allowed.ext}`;
     const stored = await deps.providers.storage.putFile(key, localPath, {
       contentType: mime,
       move: ownsTemp || input.move,
     });
-    await deps.db
-      .insert(mediaRenditions)
-      .values({ mediaId: row.id, kind: "original", storageKey: key, mimeType: mime, sizeBytes: stored.size });
-    [row] = await deps.db
-      .update(mediaItems)
-      .set({ currentKey: key, updatedAt: new Date() })
-      .where(eq(mediaItems.id, row.id))
-      .returning();
+    await q.insertRendition(deps.db, {
+      mediaId: row.id,
+      kind: "original",
+      storageKey: key,
+      mimeType: mime,
+      sizeBytes: stored.size,
+    });
+    row = (await q.updateMediaItem(deps.db, row.id, { currentKey: key, updatedAt: new Date() })) ?? row;
   } catch (error) {
     await removeTemp();
     if (row) {
-      await deps.db.delete(mediaItems).where(eq(mediaItems.id, row.id));
+      await q.deleteMediaItem(deps.db, row.id);
       await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch(() => {});
     }
     throw error;
   }
   await removeTemp();
   await deps.jobs.send(processMediaJob, { mediaId: row.id });
-  const [fresh] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, row.id));
-  return fresh ?? row;
+  return (await q.selectMediaItem(deps.db, row.id)) ?? row;
 }
 
 /** The media item as the API shows it (spec section 3: Media item), plus pipeline fields. */
@@ -232,11 +219,7 @@ export function toPublicMedia(m: MediaItem): PublicMedia {
 
 /** Every media item of the user, newest first. */
 export async function listMedia(deps: Pick<AppContext, "db">, workspaceId: string): Promise<MediaItem[]> {
-  return deps.db
-    .select()
-    .from(mediaItems)
-    .where(eq(mediaItems.workspaceId, workspaceId))
-    .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id));
+  return q.selectMediaItemsOfWorkspace(deps.db, workspaceId);
 }
 
 /**
@@ -249,11 +232,7 @@ export async function listPublicMedia(
 ): Promise<PublicMedia[]> {
   const [items, counts] = await Promise.all([
     listMedia(deps, workspaceId),
-    deps.db
-      .select({ mediaId: mediaEdits.mediaId, n: sql<number>`count(*)::int` })
-      .from(mediaEdits)
-      .where(and(eq(mediaEdits.workspaceId, workspaceId), eq(mediaEdits.status, "done")))
-      .groupBy(mediaEdits.mediaId),
+    q.countDoneEditsOfWorkspace(deps.db, workspaceId),
   ]);
   const byId = new Map(counts.map((c) => [c.mediaId, c.n]));
   return items.map((m) => ({ ...toPublicMedia(m), version_count: 1 + (byId.get(m.id) ?? 0) }));
@@ -296,11 +275,7 @@ export async function findMedia(
   workspaceId: string,
   mediaId: number,
 ): Promise<MediaItem | null> {
-  const [row] = await deps.db
-    .select()
-    .from(mediaItems)
-    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, workspaceId)));
-  return row ?? null;
+  return (await q.selectMediaItemOfWorkspace(deps.db, workspaceId, mediaId)) ?? null;
 }
 
 /**
@@ -312,10 +287,7 @@ export async function getMedia(
   workspaceId: string,
   mediaId: number,
 ): Promise<MediaItem> {
-  const [row] = await deps.db
-    .select()
-    .from(mediaItems)
-    .where(and(eq(mediaItems.id, mediaId), eq(mediaItems.workspaceId, workspaceId)));
+  const row = await q.selectMediaItemOfWorkspace(deps.db, workspaceId, mediaId);
   if (!row) throw new AppError("NOT_FOUND", "Media not found");
   return row;
 }
@@ -326,9 +298,7 @@ export async function getMedia(
  */
 export async function deleteMedia(deps: StudioDeps, workspaceId: string, mediaId: number): Promise<void> {
   const row = await getMedia(deps, workspaceId, mediaId);
-  await deps.db
-    .delete(mediaItems)
-    .where(and(eq(mediaItems.id, row.id), eq(mediaItems.workspaceId, workspaceId)));
+  await q.deleteMediaItem(deps.db, row.id, workspaceId);
   await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch((err) => {
     deps.log.warn({ err, mediaId }, "could not delete media files");
   });
@@ -367,25 +337,11 @@ interface VersionRow {
 }
 
 async function versionRows(deps: Pick<AppContext, "db">, item: MediaItem): Promise<VersionRow[]> {
-  const rends = await deps.db
-    .select()
-    .from(mediaRenditions)
-    .where(
-      and(eq(mediaRenditions.mediaId, item.id), inArray(mediaRenditions.kind, ["original", "playback"])),
-    );
+  const rends = await q.selectBaseRenditions(deps.db, item.id);
   const base = rends.find((r) => r.kind === "playback") ?? rends.find((r) => r.kind === "original");
-  const edits = await deps.db
-    .select()
-    .from(mediaEdits)
-    .where(and(eq(mediaEdits.mediaId, item.id), eq(mediaEdits.status, "done")))
-    .orderBy(asc(mediaEdits.createdAt), asc(mediaEdits.id));
+  const edits = await q.selectDoneEdits(deps.db, item.id);
   const editSizes = new Map(
-    (
-      await deps.db
-        .select({ editId: mediaRenditions.editId, size: mediaRenditions.sizeBytes })
-        .from(mediaRenditions)
-        .where(and(eq(mediaRenditions.mediaId, item.id), eq(mediaRenditions.kind, "edit")))
-    ).map((r) => [r.editId, r.size]),
+    (await q.selectEditRenditionSizes(deps.db, item.id)).map((r) => [r.editId, r.size]),
   );
   const rows: VersionRow[] = [];
   if (base)
@@ -453,20 +409,19 @@ export async function restoreMediaVersion(
   const row = (await versionRows(deps, item)).find((r) => r.id === versionId);
   if (!row) throw new AppError("NOT_FOUND", "Version not found");
   if (row.key === item.currentKey) return item;
-  const [updated] = await deps.db
-    .update(mediaItems)
-    .set({
+  const updated = await q.updateMediaItem(
+    deps.db,
+    item.id,
+    {
       currentKey: row.key,
       sizeBytes: row.size,
       durationSeconds: row.duration ?? item.durationSeconds,
-      version: sql`${mediaItems.version} + 1`,
       updatedAt: new Date(),
-    })
-    .where(and(eq(mediaItems.id, item.id), eq(mediaItems.workspaceId, workspaceId)))
-    .returning();
+    },
+    { workspaceId, bumpVersion: true },
+  );
   await deps.jobs.send(derivePreviewsJob, { mediaId: item.id });
-  const [fresh] = await deps.db.select().from(mediaItems).where(eq(mediaItems.id, item.id));
-  return fresh ?? updated;
+  return (await q.selectMediaItem(deps.db, item.id)) ?? updated ?? item;
 }
 
 /**
@@ -515,11 +470,7 @@ export async function openMediaFile(
 }
 
 async function originalKey(deps: Pick<AppContext, "db">, item: MediaItem): Promise<string | null> {
-  const [r] = await deps.db
-    .select({ key: mediaRenditions.storageKey })
-    .from(mediaRenditions)
-    .where(and(eq(mediaRenditions.mediaId, item.id), eq(mediaRenditions.kind, "original")));
-  return r?.key ?? null;
+  return q.selectOriginalKey(deps.db, item.id);
 }
 
 function contentTypeOf(key: string, item: MediaItem): string {
@@ -576,17 +527,8 @@ async function readyForEdit(deps: Pick<AppContext, "db">, workspaceId: string, m
       "UNPROCESSABLE",
       `This media could not be processed${item.processingError ? `: ${item.processingError}` : ""}`,
     );
-  const [running] = await deps.db
-    .select({ id: mediaEdits.id })
-    .from(mediaEdits)
-    .where(
-      and(
-        eq(mediaEdits.mediaId, item.id),
-        eq(mediaEdits.status, "rendering"),
-        // a render that started over an hour ago is stale (its worker died): do not block on it
-        gt(mediaEdits.startedAt, new Date(Date.now() - 60 * 60 * 1000)),
-      ),
-    );
+  // a render that started over an hour ago is stale (its worker died): do not block on it
+  const running = await q.selectRenderingEditSince(deps.db, item.id, new Date(Date.now() - 60 * 60 * 1000));
   if (running)
     throw new AppError("CONFLICT", "An edit of this media is still rendering. Please wait for it to finish.");
   return item;
@@ -599,20 +541,16 @@ async function queueEdit(
   edl: EditDecisionList,
   saveAsDraft: boolean,
 ): Promise<MediaEdit> {
-  const [edit] = await deps.db
-    .insert(mediaEdits)
-    .values({
-      workspaceId: item.workspaceId,
-      mediaId: item.id,
-      mode,
-      edl,
-      inputKey: item.currentKey as string,
-      saveAsDraft,
-    })
-    .returning();
+  const edit = await q.insertMediaEdit(deps.db, {
+    workspaceId: item.workspaceId,
+    mediaId: item.id,
+    mode,
+    edl,
+    inputKey: item.currentKey as string,
+    saveAsDraft,
+  });
   await deps.jobs.send(renderEditJob, { editId: edit.id });
-  const [fresh] = await deps.db.select().from(mediaEdits).where(eq(mediaEdits.id, edit.id));
-  return fresh ?? edit;
+  return (await q.selectMediaEdit(deps.db, edit.id)) ?? edit;
 }
 
 /**
@@ -691,10 +629,7 @@ export async function getEdit(
   workspaceId: string,
   editId: number,
 ): Promise<MediaEdit> {
-  const [row] = await deps.db
-    .select()
-    .from(mediaEdits)
-    .where(and(eq(mediaEdits.id, editId), eq(mediaEdits.workspaceId, workspaceId)));
+  const row = await q.selectMediaEditOfWorkspace(deps.db, workspaceId, editId);
   if (!row) throw new AppError("NOT_FOUND", "Edit not found");
   return row;
 }

@@ -29,8 +29,10 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
       clearSessionCookie(reply, opts.ctx);
       return;
     }
-    // membership is checked on every request: a removed member loses the workspace at once
-    req.auth = { ...result, tenant: await resolveTenant(opts.ctx, result.session, result.user) };
+    // membership is checked on every request (read with the session, one query): a removed
+    // member loses the workspace at once
+    const { membership, ...auth } = result;
+    req.auth = { ...auth, tenant: await resolveTenant(opts.ctx, result.session, result.user, membership) };
     // re-send the cookie when the expiry moved (sliding window)
     if (result.session.expiresAt.getTime() - Date.now() > SESSION_TTL_MS - 60_000)
       setSessionCookie(reply, opts.ctx, token, result.session.expiresAt);

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { authTokens, sessions, users } from "../../db/schema";
+import { authTokens, sessions, users, workspaceMembers, workspaces } from "../../db/schema";
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
   const [row] = await db.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
@@ -21,14 +21,31 @@ export async function insertSession(db: DbOrTx, values: typeof sessions.$inferIn
   await db.insert(sessions).values(values);
 }
 
+/**
+ * A signed-in request's one round trip: session `sessionId` joined to its user and, when the user
+ * is still a member of the session's active workspace, that membership's role and workspace
+ * (`membership` null when no workspace is chosen or the user was removed: then resolveTenant picks
+ * another). Null when the session does not exist. The join is read on every request, so a removed
+ * member loses the workspace at once.
+ */
 export async function findSessionWithUser(db: DbOrTx, sessionId: string) {
   const [row] = await db
-    .select({ session: sessions, user: users })
+    .select({ session: sessions, user: users, role: workspaceMembers.role, workspace: workspaces })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(
+      workspaceMembers,
+      and(
+        eq(workspaceMembers.workspaceId, sessions.workspaceId),
+        eq(workspaceMembers.userId, sessions.userId),
+      ),
+    )
+    .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
     .where(eq(sessions.id, sessionId))
     .limit(1);
-  return row ?? null;
+  if (!row) return null;
+  const { role, workspace, ...rest } = row;
+  return { ...rest, membership: role && workspace ? { role, workspace } : null };
 }
 
 export async function updateSessionExpiry(db: DbOrTx, sessionId: string, expiresAt: Date) {

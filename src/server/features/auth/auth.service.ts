@@ -1,7 +1,7 @@
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppContext } from "../../context";
-import type { Session, User, Workspace } from "../../db/schema";
+import type { Session, User, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
@@ -87,13 +87,19 @@ export async function createSession(
 }
 
 /**
- * Resolves a cookie token to its session and user. Expired sessions are deleted; sessions past
- * half their life are extended to 30 days (sliding expiry). Returns null when invalid.
+ * Resolves a cookie token to its session, user and (same query) the user's membership of the
+ * session's active workspace: `{session, user, membership: {role, workspace} | null}`, for
+ * resolveTenant. Expired sessions are deleted; sessions past half their life are extended to 30
+ * days (sliding expiry). Returns null when invalid.
  */
 export async function validateSessionToken(
   ctx: Pick<AppContext, "db">,
   token: string,
-): Promise<{ session: Session; user: User } | null> {
+): Promise<{
+  session: Session;
+  user: User;
+  membership: { role: WorkspaceRole; workspace: Workspace } | null;
+} | null> {
   if (!/^[a-z2-7]{16,64}$/.test(token)) return null;
   const id = sessionIdFromToken(token);
   const row = await q.findSessionWithUser(ctx.db, id);

@@ -147,14 +147,19 @@ export async function createWorkspace(
  * still a member; otherwise (removed, or none chosen yet) the user's first membership (owned
  * workspaces first) becomes active and is stored on the session. A user with no membership left gets
  * a new personal workspace, so a signed-in person always has a tenant.
+ * `membership`: the user's membership of `session.workspaceId` when the caller already read it in
+ * the same query as the session (validateSessionToken: one round trip per signed-in request); null
+ * means "not a member (any more)"; undefined means "not read", and it is looked up here.
  */
 export async function resolveTenant(
   ctx: Pick<AppContext, "db">,
   session: { id: string; workspaceId: string | null },
   user: { id: string; name: string; businessName: string | null },
+  membership?: { role: WorkspaceRole; workspace: Workspace } | null,
 ): Promise<Tenant> {
   if (session.workspaceId) {
-    const m = await q.findMembership(ctx.db, session.workspaceId, user.id);
+    const m =
+      membership === undefined ? await q.findMembership(ctx.db, session.workspaceId, user.id) : membership;
     if (m)
       return {
         userId: user.id,

@@ -109,7 +109,14 @@ async function main() {
 
   const run = (title: string, headers: Record<string, string>, p: string) =>
     // the load generator runs in its own worker thread, so it does not share the server's event loop
-    autocannon({ url: `${base}${p}`, connections: CONNECTIONS, duration: DURATION, headers, title, workers: 1 });
+    autocannon({
+      url: `${base}${p}`,
+      connections: CONNECTIONS,
+      duration: DURATION,
+      headers,
+      title,
+      workers: 1,
+    });
   // warm-up
   await autocannon({
     url: `${base}/api/v1/contacts`,

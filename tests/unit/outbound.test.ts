@@ -2,7 +2,10 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  assertOutboundUrl,
   assertPublicUrl,
+  guardedLookup,
+  guardedPost,
   isPublicAddress,
   parseAllowedHosts,
   safeFetch,
@@ -69,5 +72,43 @@ describe("outbound SSRF guard", () => {
     expect(big.truncated).toBe(true);
     // another port on the same host is not allowed
     await expect(safeFetch("http://127.0.0.1:1/", { allowedHosts })).rejects.toThrow(/non-public/);
+  });
+
+  it("webhook targets (https only, form checked without DNS) and guarded POSTs share the guard", async () => {
+    const allowedHosts = parseAllowedHosts(`127.0.0.1:${port}`);
+    const webhook = { httpsOnly: true, param: "url" };
+    expect(assertOutboundUrl("https://example.com/hooks", webhook).host).toBe("example.com");
+    for (const url of [
+      "http://example.com/x",
+      "https://10.0.0.1/x",
+      "https://localhost/x",
+      "https://[::1]/x",
+    ]) {
+      let err: unknown;
+      try {
+        assertOutboundUrl(url, webhook);
+      } catch (e) {
+        err = e;
+      }
+      expect(err, url).toMatchObject({ code: "BAD_REQUEST", details: { param: "url" } });
+    }
+    // plain http and a private address only for an allow-listed host:port
+    expect(assertOutboundUrl(`http://127.0.0.1:${port}/`, { ...webhook, allowedHosts }).port).toBe(
+      String(port),
+    );
+    const r = await guardedPost(`http://127.0.0.1:${port}/`, "{}", {}, { allowedHosts, timeoutMs: 5000 });
+    expect(r).toMatchObject({ status: 200, body: "hello" });
+    await expect(
+      guardedPost(`https://127.0.0.1:${port}/`, "{}", {}, { allowedHosts: [], timeoutMs: 5000 }),
+    ).rejects.toThrow(/non-public/);
+    // a name resolving to a private address is refused inside the socket's own lookup
+    const refused = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(false)("localhost", {}, (err) => resolve(err)),
+    );
+    expect(refused?.code).toBe("EPRIVATEADDRESS");
+    const passed = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      guardedLookup(true)("localhost", {}, (err) => resolve(err)),
+    );
+    expect(passed).toBeNull();
   });
 });

@@ -1,9 +1,13 @@
+import dns from "node:dns";
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
+import http from "node:http";
+import https from "node:https";
+import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
 import { AppError } from "./errors";
 
 /**
+ * The one SSRF guard (leads enrichment's safeFetch, outbound webhooks' guardedPost).
  * Outbound HTTP to user-supplied URLs (website enrichment, outbound webhooks) without SSRF: only
  * http(s), only public unicast addresses after DNS resolution (no loopback, private, link-local incl.
  * cloud metadata 169.254.169.254, carrier-grade NAT, multicast, reserved, IPv4-mapped private IPv6),
@@ -43,42 +47,173 @@ export function isPublicAddress(ip: string): boolean {
 }
 
 /**
- * Checks a URL may be fetched: http or https, and every address its host resolves to is public
- * (or the host[:port] is allowed). Returns the parsed URL.
- * @throws AppError BAD_REQUEST with a sentence naming the problem.
+ * Whether `url`'s host, or host:port (default port of its scheme), is in `allowedHosts` (parsed
+ * OUTBOUND_ALLOWED_HOSTS): the one exception to the public-address rule.
  */
-export async function assertPublicUrl(
-  raw: string,
-  opts: Pick<OutboundOptions, "allowedHosts"> = {},
-): Promise<URL> {
+export function isAllowedHost(url: URL, allowedHosts: readonly string[] = []): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  return (
+    allowedHosts.includes(host) ||
+    allowedHosts.includes(`${host}:${port}`) ||
+    allowedHosts.includes(`${url.hostname.toLowerCase()}:${port}`)
+  );
+}
+
+/** Options of the URL checks: the allow-list, https only (webhooks), the request field to name. */
+export interface OutboundUrlOptions {
+  /** parsed OUTBOUND_ALLOWED_HOSTS (parseAllowedHosts) */
+  allowedHosts?: string[];
+  /** refuse plain http except for allow-listed hosts (outbound webhooks, issue 15) */
+  httpsOnly?: boolean;
+  /** the request field the URL came from, set as the AppError's `param` (e.g. "url") */
+  param?: string;
+}
+
+/**
+ * Checks a URL's form without resolving it (e.g. when a webhook endpoint is registered): an
+ * absolute http(s) URL (https only with `httpsOnly`, plain http then only for allow-listed hosts),
+ * no credentials, and unless allow-listed, not a non-public literal address nor `localhost`.
+ * Returns the parsed URL. @throws AppError BAD_REQUEST with a sentence naming the problem.
+ */
+export function assertOutboundUrl(raw: string, opts: OutboundUrlOptions = {}): URL {
+  const fail = (message: string) =>
+    new AppError("BAD_REQUEST", message, opts.param ? { param: opts.param } : undefined);
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new AppError("BAD_REQUEST", `Not a valid URL: ${raw.slice(0, 200)}`);
+    throw fail(`Not a valid URL: ${raw.slice(0, 200)} (an absolute URL such as https://example.com/hooks)`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:")
-    throw new AppError("BAD_REQUEST", `Only http and https URLs can be fetched (got ${url.protocol})`);
-  if (url.username || url.password)
-    throw new AppError("BAD_REQUEST", "URLs with credentials cannot be fetched");
+    throw fail(`Only http and https URLs can be fetched (got ${url.protocol})`);
+  const allowed = isAllowedHost(url, opts.allowedHosts);
+  if (opts.httpsOnly && url.protocol !== "https:" && !allowed)
+    throw fail("The URL must use https (plain http only for hosts in OUTBOUND_ALLOWED_HOSTS)");
+  if (url.username || url.password) throw fail("URLs with credentials cannot be fetched");
+  if (allowed) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  const allowed = opts.allowedHosts ?? [];
-  if (
-    allowed.includes(host) ||
-    allowed.includes(`${host}:${url.port || (url.protocol === "https:" ? "443" : "80")}`)
-  )
-    return url;
+  if (isIP(host) && !isPublicAddress(host))
+    throw fail(`The host ${host} resolves to a non-public address (${host}); it cannot be fetched`);
+  if (host === "localhost" || host.endsWith(".localhost"))
+    throw fail(`The host ${host} resolves to a non-public address; it cannot be fetched`);
+  return url;
+}
+
+/**
+ * Checks a URL may be fetched now: assertOutboundUrl, then every address its host resolves to is
+ * public (unless the host[:port] is allowed). Returns the parsed URL.
+ * @throws AppError BAD_REQUEST with a sentence naming the problem.
+ */
+export async function assertPublicUrl(raw: string, opts: OutboundUrlOptions = {}): Promise<URL> {
+  const url = assertOutboundUrl(raw, opts);
+  if (isAllowedHost(url, opts.allowedHosts)) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const addresses = isIP(host)
     ? [host]
     : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
-  if (addresses.length === 0) throw new AppError("BAD_REQUEST", `The host ${host} could not be resolved`);
+  const extra = opts.param ? { param: opts.param } : undefined;
+  if (addresses.length === 0)
+    throw new AppError("BAD_REQUEST", `The host ${host} could not be resolved`, extra);
   const bad = addresses.find((a) => !isPublicAddress(a));
   if (bad)
     throw new AppError(
       "BAD_REQUEST",
       `The host ${host} resolves to a non-public address (${bad}); it cannot be fetched`,
+      extra,
     );
   return url;
+}
+
+/**
+ * A socket lookup (node:net LookupFunction) that refuses non-public addresses unless `allowed`:
+ * the check runs inside the connection's own DNS lookup, so the address checked is the address
+ * connected to (no DNS-rebinding window). The refusal is an Error with code EPRIVATEADDRESS.
+ */
+export function guardedLookup(allowed: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, "", 0);
+      const list = addresses as dns.LookupAddress[];
+      const bad = list.find((a) => !isPublicAddress(a.address));
+      if (!allowed && (bad || list.length === 0)) {
+        const e = new Error(
+          `${hostname} resolves to a non-public address (${bad?.address ?? "none"}); only public addresses are reached`,
+        ) as NodeJS.ErrnoException;
+        e.code = "EPRIVATEADDRESS";
+        return callback(e, "", 0);
+      }
+      if ((options as dns.LookupOptions).all) return (callback as any)(null, list);
+      const first = list[0] as dns.LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** What guardedPost returns. */
+export interface PostResult {
+  status: number;
+  /** milliseconds */
+  durationMs: number;
+  /** the first 1,000 characters of the response body */
+  body: string;
+}
+
+/**
+ * POSTs a JSON `body` to `url` with `headers` under the outbound rules (https only, plain http for
+ * allow-listed hosts; public addresses only, checked at connect time by guardedLookup), without
+ * following redirects, within `timeoutMs`. Used by outbound webhooks.
+ * @throws AppError BAD_REQUEST for a refused URL; Error (network, EPRIVATEADDRESS, timeout).
+ */
+export function guardedPost(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  opts: { allowedHosts: string[]; timeoutMs: number },
+): Promise<PostResult> {
+  let u: URL;
+  try {
+    u = assertOutboundUrl(url, { allowedHosts: opts.allowedHosts, httpsOnly: true });
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const allowed = isAllowedHost(u, opts.allowedHosts);
+  const started = performance.now();
+  const mod = u.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      u,
+      {
+        method: "POST",
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+        lookup: guardedLookup(allowed),
+        timeout: opts.timeoutMs,
+        agent: false,
+      },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => {
+          if (text.length < 1000) text += c;
+        });
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            durationMs: Math.round(performance.now() - started),
+            body: text.slice(0, 1000),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /**

@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import type { JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
+import { guardedPost, parseAllowedHosts } from "../../lib/outbound";
 import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
-import { guardedPost } from "./webhooks.target";
 
 /** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -67,7 +67,10 @@ export async function deliverWebhook(
         "webhook-signature": signWebhook(e.secret, ev.id, timestamp, body),
         "user-agent": "Pitchwise-Webhooks/1",
       },
-      { allowedHosts: deps.env.OUTBOUND_ALLOWED_HOSTS, timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS },
+      {
+        allowedHosts: parseAllowedHosts(deps.env.OUTBOUND_ALLOWED_HOSTS),
+        timeoutMs: deps.env.WEBHOOK_TIMEOUT_MS,
+      },
     );
     status = r.status;
     durationMs = r.durationMs;

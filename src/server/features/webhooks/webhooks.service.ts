@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
@@ -16,11 +17,24 @@ import {
   updateEndpointSchema,
   type WebhookEventType,
 } from "./webhooks.schemas";
-import { assertTargetUrl } from "./webhooks.target";
 
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks.schemas";
 
 type Ctx = Pick<AppContext, "db" | "jobs" | "env">;
+
+/**
+ * A webhook target's form (issue 15), checked when an endpoint is saved: the shared SSRF guard's
+ * assertOutboundUrl with https only (plain http and private addresses only for hosts in
+ * OUTBOUND_ALLOWED_HOSTS); each delivery checks the resolved address again (guardedPost).
+ * @throws AppError BAD_REQUEST (param `url`).
+ */
+function assertWebhookTarget(ctx: Pick<AppContext, "env">, url: string): URL {
+  return assertOutboundUrl(url, {
+    allowedHosts: parseAllowedHosts(ctx.env.OUTBOUND_ALLOWED_HOSTS),
+    httpsOnly: true,
+    param: "url",
+  });
+}
 
 /** An endpoint as the API shows it (the secret only at creation). */
 export function toEndpointJson(e: WebhookEndpoint) {
@@ -73,7 +87,7 @@ async function ownEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: stri
 export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndpointInput) {
   assertManage(tenant);
   const f = parseInput(createEndpointSchema, input);
-  assertTargetUrl(f.url, ctx.env.OUTBOUND_ALLOWED_HOSTS);
+  assertWebhookTarget(ctx, f.url);
   const secret = `whsec_${randomBytes(24).toString("base64")}`;
   const row = await q.insertEndpoint(ctx.db, {
     workspaceId: tenant.workspaceId,
@@ -105,7 +119,7 @@ export async function updateEndpoint(ctx: Ctx, tenant: Tenant, id: string, input
   assertManage(tenant);
   const f = parseInput(updateEndpointSchema, input);
   await ownEndpoint(ctx, tenant, id);
-  if (f.url) assertTargetUrl(f.url, ctx.env.OUTBOUND_ALLOWED_HOSTS);
+  if (f.url) assertWebhookTarget(ctx, f.url);
   const row = await q.updateEndpoint(ctx.db, tenant.workspaceId, id, {
     ...(f.url ? { url: f.url } : {}),
     ...(f.events ? { events: f.events } : {}),

@@ -35,13 +35,13 @@ import { createDb, runMigrations } from "../src/server/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { contactImports } from "../src/server/db/schema";
 import { importContactsJob, importStorageKey } from "../src/server/features/crm/crm.jobs";
-import { normalisePhone } from "../src/server/features/crm/crm.phone";
 import type { ListContactsInput } from "../src/server/features/crm/crm.schemas";
 import { listContacts } from "../src/server/features/crm/crm.service";
 import type { JobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { handlerOf, jobRegistry } from "../src/server/jobs/registry";
+import { normalisePhone } from "../src/server/lib/phone";
 import { createServer } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
 

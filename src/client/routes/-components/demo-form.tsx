@@ -154,7 +154,7 @@ export function DemoForm() {
           id="demo-phone"
           type="tel"
           autoComplete="tel"
-          placeholder="+1 555 123 4567"
+          placeholder="+1 415 555 0132"
           aria-invalid={!!errors.phone}
           {...form.register("phone")}
         />

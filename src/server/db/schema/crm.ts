@@ -167,7 +167,10 @@ export const contactImports = pgTable(
     updated: integer().notNull().default(0),
     skipped: integer().notNull().default(0),
     /** rejected rows: [{line, reason, raw}] (first 10,000) */
-    errors: jsonb().$type<{ line: number; reason: string; raw?: string }[]>().notNull().default([]),
+    errors: jsonb()
+      .$type<{ line: number; reason: string; raw?: string; kept?: boolean }[]>()
+      .notNull()
+      .default([]),
     errorCount: integer().notNull().default(0),
     failureReason: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -39,6 +39,8 @@ export const workspaces = pgTable(
     senderName: text(),
     /** white-label: hide 'Powered by Pitchwise' (Enterprise only, spec section 9) */
     hideBranding: boolean().notNull().default(false),
+    /** ISO 3166-1 alpha-2 country for phone numbers typed without +country (issue 14; lib/phone.ts) */
+    phoneCountry: text().notNull().default("US"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -1,7 +1,7 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { AppContext } from "../../context";
 import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
@@ -11,6 +11,7 @@ import {
   matchContactsByAddress,
   resolveTargetContactIds,
 } from "../crm/crm.service";
+import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
@@ -35,11 +36,8 @@ export const AUDIENCE_PAGE = 5_000;
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
-/** A phone as typed (default country US) in E.164, or null when libphonenumber-js finds it invalid. */
-export function toE164(raw: string): string | null {
-  const p = parsePhoneNumberFromString(raw.trim(), "US");
-  return p?.isValid() ? p.number : null;
-}
+/** The one phone rule (src/server/lib/phone.ts), re-exported for the campaign code. */
+export { toE164 };
 
 /** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
 export function addressFor(
@@ -258,12 +256,12 @@ function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChan
 }
 
 /** A contact-shaped stand-in for a CSV row the launch would create (the CRM's column defaults). */
-function newContactFrom(r: RecipientInput, id: number): Contact {
+function newContactFrom(r: RecipientInput, id: number, country: string): Contact {
   const phone = r.phone || r.mobile;
   return {
     id,
     email: r.email?.trim().toLowerCase() || null,
-    phone: phone ? toE164(phone) : null,
+    phone: phone ? toE164(phone, country) : null,
     mobile: null,
     emailOptIn: true,
     smsOptIn: false,
@@ -322,18 +320,19 @@ export async function preflightAudience(
   const csvPhone = new Map<number, string>();
   const extra: Contact[] = [];
   if (rows.length) {
+    const country = await phoneCountryOf(ctx, workspaceId);
     const matched = await matchContactsByAddress(ctx, workspaceId, rows);
     const newKeys = new Set<string>();
     matched.forEach((id, i) => {
       const r = rows[i];
       const raw = r.phone || r.mobile;
-      const e164 = raw ? toE164(raw) : null;
+      const e164 = raw ? toE164(raw, country) : null;
       if (id !== null) {
         all.add(id);
         if (e164 && !csvPhone.has(id)) csvPhone.set(id, e164);
         return;
       }
-      const c = newContactFrom(r, -(i + 1));
+      const c = newContactFrom(r, -(i + 1), country);
       const key = c.email ? `e:${c.email}` : c.phone ? `p:${c.phone}` : `n:${i}`;
       if (newKeys.has(key)) return;
       newKeys.add(key);

@@ -13,7 +13,7 @@ import {
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
-import { getSenderProfile } from "../workspaces/workspaces.service";
+import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
 import { deliveryKind } from "./campaigns.delivery";
@@ -132,11 +132,12 @@ export async function createAndLaunchCampaign(
   // a CSV row's own phone is used when its (existing) contact has none on file
   const csvPhone = new Map<number, string>();
   if (csv.length) {
+    const country = await phoneCountryOf(ctx, workspaceId);
     const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow));
     created.forEach((id, i) => {
       ids.add(id);
       const raw = csv[i].phone || csv[i].mobile;
-      const e164 = raw ? toE164(raw) : null;
+      const e164 = raw ? toE164(raw, country) : null;
       if (e164 && !csvPhone.has(id)) csvPhone.set(id, e164);
     });
   }

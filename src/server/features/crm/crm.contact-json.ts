@@ -1,5 +1,5 @@
 import type { Contact, NewContact } from "../../db/schema";
-import { normalisePhone } from "./crm.phone";
+import { normalisePhone } from "../../lib/phone";
 import type { ContactFields } from "./crm.schemas";
 
 // JSON shapes of a contact (spec section 3: Contact; section 7) and their mapping to columns.
@@ -47,7 +47,7 @@ export function toContactJson(c: Contact) {
 export type ContactJson = ReturnType<typeof toContactJson>;
 
 /** Maps validated snake_case fields to column values (phones normalised to E.164, raw kept). */
-export function fieldsToColumns(f: Partial<ContactFields>): Partial<NewContact> {
+export function fieldsToColumns(f: Partial<ContactFields>, phoneCountry?: string): Partial<NewContact> {
   const out: Partial<NewContact> = {};
   const set = <K extends keyof NewContact>(k: K, v: NewContact[K] | undefined) => {
     if (v !== undefined) out[k] = v;
@@ -57,12 +57,12 @@ export function fieldsToColumns(f: Partial<ContactFields>): Partial<NewContact> 
   set("lastName", blank(f.last_name));
   set("email", blank(f.email));
   if (f.phone !== undefined) {
-    const p = normalisePhone(f.phone);
+    const p = normalisePhone(f.phone, phoneCountry);
     out.phone = p.e164;
     out.phoneRaw = p.raw;
   }
   if (f.mobile !== undefined) {
-    const p = normalisePhone(f.mobile);
+    const p = normalisePhone(f.mobile, phoneCountry);
     out.mobile = p.e164;
     out.mobileRaw = p.raw;
   }

@@ -1,14 +1,15 @@
 import type { AppContext } from "../../context";
 import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { assertContactsWithinPlan } from "../billing/billing.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
 import { contactImportExists } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
 import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
-import { normalisePhone, toE164 } from "./crm.phone";
 import {
   contactWhere,
   countContactsCreatedBefore,
@@ -90,10 +91,11 @@ export async function findOrCreateContacts(
     company?: string;
   }[],
 ): Promise<number[]> {
+  const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => {
     const email = r.email?.trim().toLowerCase() || null;
     const validEmail = email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
-    const phone = normalisePhone(r.phone);
+    const phone = normalisePhone(r.phone, country);
     const split = splitName(r.name);
     return {
       email: validEmail,
@@ -253,10 +255,11 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
   };
 }
 
-function assertPhonesValid(f: Partial<ContactFields>) {
+/** Refuses a typed phone or mobile that is not a valid number (lib/phone.ts, the one phone rule). */
+function assertPhonesValid(f: Partial<ContactFields>, country: string) {
   for (const key of ["phone", "mobile"] as const) {
     const v = f[key];
-    if (v && !toE164(v)) throw new AppError("BAD_REQUEST", `${key}: '${v}' is not a valid phone number`);
+    if (v && !toE164(v, country)) throw new AppError("BAD_REQUEST", invalidPhoneMessage(key, v));
   }
 }
 
@@ -281,12 +284,13 @@ function needsGeocode(c: Partial<NewContact>) {
  */
 export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
-  assertPhonesValid(f);
+  const country = await phoneCountryOf(ctx, workspaceId);
+  assertPhonesValid(f, country);
   await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), 1);
   let row: Contact | undefined;
   try {
     row = await insertContact(ctx.db, {
-      ...fieldsToColumns(f),
+      ...fieldsToColumns(f, country),
       workspaceId,
       leadSource: f.lead_source || "manual",
     });
@@ -312,8 +316,9 @@ export async function updateContact(
 ): Promise<Contact> {
   const f = parseInput(updateContactSchema, input);
   await getContact(ctx, workspaceId, id);
-  assertPhonesValid(f);
-  const cols = fieldsToColumns(f);
+  const country = await phoneCountryOf(ctx, workspaceId);
+  assertPhonesValid(f, country);
+  const cols = fieldsToColumns(f, country);
   const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
   if (addressChanged) {
     cols.latitude = null;
@@ -358,11 +363,12 @@ export async function matchContactsByAddress(
   workspaceId: string,
   rows: { email?: string | null; phone?: string | null; mobile?: string | null }[],
 ): Promise<(number | null)[]> {
+  const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => {
     const email = r.email?.trim().toLowerCase() || null;
     return {
       email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
-      phone: normalisePhone(r.phone || r.mobile).e164,
+      phone: normalisePhone(r.phone || r.mobile, country).e164,
     };
   });
   const byEmail = new Map<string, number>();

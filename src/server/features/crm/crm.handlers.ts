@@ -4,6 +4,7 @@ import { contactImports } from "../../db/schema";
 import { type AnyJobDefinition, defineHandler, type JobDeps, PermanentJobError } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { StorageNotFoundError } from "../../providers/storage";
+import { phoneCountryOf } from "../workspaces/workspaces.service";
 import type { ColumnMapping, ImportField } from "./crm.csv";
 import { ContactImporter, type ImportResult, indexImportSearch, streamCsvFile } from "./crm.import";
 import {
@@ -120,6 +121,7 @@ export const importContactsHandler = defineHandler(importContactsJob, {
       const mapping = imp.mapping as ColumnMapping;
       // the plan's contact limit (issue 12)
       const contactLimit = await importContactLimit(deps, imp.workspaceId);
+      const phoneCountry = await phoneCountryOf(deps, imp.workspaceId);
       const result = await streamCsvFile(
         local.path,
         (m) =>
@@ -131,6 +133,7 @@ export const importContactsHandler = defineHandler(importContactsJob, {
             deferSearchIndex: true,
             writers: 2,
             contactLimit,
+            phoneCountry,
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );

@@ -5,6 +5,7 @@ import Papa from "papaparse";
 import type { Sql } from "../../db/client";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
 import {
   type ColumnMapping,
   createDecoder,
@@ -13,13 +14,16 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
-import { normalisePhone } from "./crm.phone";
 
-/** One rejected row: its CSV record number (the header is line 1) and why. */
+/**
+ * One rejected row: its CSV record number (the header is line 1) and why. `kept` marks a row that was
+ * imported anyway with a problem the user should see (an invalid phone: issue 14).
+ */
 export interface ImportRowError {
   line: number;
   reason: string;
   raw?: string;
+  kept?: boolean;
 }
 
 export interface ImportResult {
@@ -30,8 +34,13 @@ export interface ImportResult {
   /** existing contacts left as they were (on_duplicate = skip) */
   skipped: number;
   errorCount: number;
-  /** the first MAX_STORED_ERRORS rejected rows */
+  /** the first MAX_STORED_ERRORS rejected rows, and imported rows with an invalid phone (`kept`) */
   errors: ImportRowError[];
+  /**
+   * imported rows whose phone or mobile is not a valid number (lib/phone.ts): kept with the number
+   * as typed, unreachable by SMS and calls, and listed in `errors` with `kept: true`
+   */
+  phoneInvalid?: number;
 }
 
 export type OnDuplicate = "skip" | "update";
@@ -125,7 +134,10 @@ function copyEscape(v: string | null): string {
  */
 export function validateImportRow(
   values: Partial<Record<ImportField, string>>,
-): { row: Record<StageCol, string | null> } | { reason: string } {
+  /** the workspace's default phone country (lib/phone.ts) */
+  phoneCountry?: string,
+): { row: Record<StageCol, string | null>; warning?: string } | { reason: string } {
+  let warning: string | undefined;
   const v = (k: ImportField) => {
     const s = values[k];
     return s === undefined || s === null ? "" : String(s).trim();
@@ -152,9 +164,11 @@ export function validateImportRow(
   for (const k of ["phone", "mobile"] as const) {
     const raw = v(k);
     if (raw.length > 64) return { reason: `${k} is longer than 64 characters` };
-    const p = normalisePhone(raw);
+    const p = normalisePhone(raw, phoneCountry);
     row[k] = p.e164;
     row[`${k}_raw`] = p.raw;
+    if (p.raw && !p.e164)
+      warning ??= `${invalidPhoneMessage(k, p.raw).split(".")[0]}: contact imported, but it cannot be texted or called until the number is fixed`;
   }
   const stage = v("lifecycle_stage").toLowerCase();
   if (stage) {
@@ -190,7 +204,7 @@ export function validateImportRow(
     else if (FALSE.has(b)) row[k] = "f";
     else return { reason: `${k} '${b.slice(0, 20)}' must be yes or no` };
   }
-  return { row };
+  return warning ? { row, warning } : { row };
 }
 
 /**
@@ -241,6 +255,8 @@ export class ContactImporter {
        * writer, so the count is exact.
        */
       contactLimit?: { maxNew: number; reason: string } | null;
+      /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
+      phoneCountry?: string;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
@@ -304,6 +320,18 @@ export class ContactImporter {
       });
   }
 
+  /** Lists an imported row with a problem the user should see (kept: true; not an error). */
+  private warn(line: number, reason: string, raw?: string) {
+    this.result.phoneInvalid = (this.result.phoneInvalid ?? 0) + 1;
+    if (this.result.errors.length < MAX_STORED_ERRORS)
+      this.result.errors.push({
+        line,
+        reason: reason.replaceAll("\u0000", "\uFFFD"),
+        raw: raw?.slice(0, 500).replaceAll("\u0000", "\uFFFD"),
+        kept: true,
+      });
+  }
+
   /** Counts a row the reader could not read (e.g. an oversized record) as read and rejected. */
   rejectRow(line: number, reason: string) {
     this.result.rows++;
@@ -329,7 +357,7 @@ export class ContactImporter {
         if (this.writers.some((w) => w.busy)) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       this.result.rows++;
-      const out = validateImportRow(r.values);
+      const out = validateImportRow(r.values, this.opts.phoneCountry);
       if ("reason" in out) {
         this.reject(r.line, out.reason, r.raw ?? r.cells?.join(","));
         continue;
@@ -352,6 +380,7 @@ export class ContactImporter {
       }
       this.seen.set(email, r.line);
       this.pending.push(copyLine);
+      if (out.warning) this.warn(r.line, out.warning, r.raw ?? r.cells?.join(","));
       if (this.pending.length >= BATCH_ROWS) {
         // overlap: validate the next batch in JS while Postgres writes this one
         const lines = this.pending;
@@ -492,6 +521,8 @@ export async function importRows(
   onDuplicate: OnDuplicate,
   /** the plan's contact limit: new contacts allowed and the rejection reason (issue 12) */
   contactLimit: { maxNew: number; reason: string } | null = null,
+  /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
+  phoneCountry?: string,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: { line: number; values: Partial<Record<ImportField, string>> }[] = [];
@@ -516,6 +547,7 @@ export async function importRows(
     mappedFields: mapped,
     source: "import",
     contactLimit,
+    phoneCountry,
   });
   await importer.open();
   try {

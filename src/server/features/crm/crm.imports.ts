@@ -6,6 +6,7 @@ import type { ContactImport } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { contactsAllowance, contactsLimitReason } from "../billing/billing.service";
+import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { countContacts, refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
@@ -54,6 +55,7 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     body.contacts,
     body.on_duplicate,
     await importContactLimit(ctx, workspaceId),
+    await phoneCountryOf(ctx, workspaceId),
   );
   if (r.created + r.updated > 0) {
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });
@@ -65,7 +67,9 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     updated: r.updated,
     skipped: r.skipped,
     errors: r.errorCount,
-    error_rows: r.errors.slice(0, 1000).map(({ line, reason }) => ({ line, reason })),
+    // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
+    phone_invalid: r.phoneInvalid ?? 0,
+    error_rows: r.errors.slice(0, 1000).map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
   };
 }
 
@@ -91,7 +95,9 @@ export function toImportJson(i: ContactImport) {
     updated: i.updated,
     skipped: i.skipped,
     errors: i.errorCount,
-    error_rows: i.errors.slice(0, 100).map(({ line, reason }) => ({ line, reason })),
+    // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
+    phone_invalid: i.errors.filter((e) => e.kept).length,
+    error_rows: i.errors.slice(0, 100).map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
     failure_reason: i.failureReason,
     created_at: i.createdAt.toISOString(),
     finished_at: i.finishedAt?.toISOString() ?? null,

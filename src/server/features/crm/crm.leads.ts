@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context";
+import { normalisePhone, toE164 } from "../../lib/phone";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
-import { normalisePhone, toE164 } from "./crm.phone";
 import { insertContactsReturningIds } from "./crm.queries";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
 import { ensureTag, tagContactsByTagName } from "./crm.tags.queries";

@@ -1,7 +1,7 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { INVALID_PHONE_MESSAGE, toE164 } from "../../lib/phone";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import { sendDemoJob } from "./demo.jobs";
 import { insertDemoRequest } from "./demo.queries";
@@ -37,9 +37,9 @@ export function demoFirstName(name: string): string {
 export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInput>, meta: { ip: string }) {
   let phone: string | null = null;
   if (input.phone) {
-    const parsed = parsePhoneNumberFromString(input.phone, "US");
-    if (!parsed?.isValid()) throw new AppError("BAD_REQUEST", "Please enter a valid phone number");
-    phone = parsed.number;
+    const e164 = toE164(input.phone);
+    if (!e164) throw new AppError("BAD_REQUEST", INVALID_PHONE_MESSAGE);
+    phone = e164;
   }
   const email = input.email ? input.email.toLowerCase() : null;
   await consumeOrThrow(ctx.limiters.demoIp, meta.ip, "demo requests");

@@ -1,10 +1,10 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
+import { INVALID_PHONE_MESSAGE, toE164 } from "../../lib/phone";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import * as q from "./user.queries";
 import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
@@ -17,9 +17,9 @@ import type { passwordInput, profileInput, settingsInput } from "./user.schemas"
 export async function updateProfile(ctx: AppContext, user: User, input: z.infer<typeof profileInput>) {
   let phone = input.phone || null;
   if (phone) {
-    const parsed = parsePhoneNumberFromString(phone, "US");
-    if (!parsed?.isPossible()) throw new AppError("BAD_REQUEST", "Please enter a valid phone number");
-    phone = parsed.number;
+    const e164 = toE164(phone);
+    if (!e164) throw new AppError("BAD_REQUEST", INVALID_PHONE_MESSAGE);
+    phone = e164;
   }
   if (input.email.toLowerCase() !== user.email.toLowerCase()) {
     const other = await q.findUserByEmail(ctx.db, input.email);

@@ -114,6 +114,7 @@ export function toWorkspaceJson(w: Workspace, role: WorkspaceRole) {
     brand_color: w.brandColor,
     sender_name: w.senderName,
     hide_branding: w.hideBranding,
+    phone_country: w.phoneCountry,
     white_label_available: planOf(w.plan).features.whiteLabel,
     created_at: w.createdAt.toISOString(),
   };
@@ -501,8 +502,21 @@ export async function updateWorkspaceSettings(
     ...(input.brand_color !== undefined ? { brandColor: input.brand_color || null } : {}),
     ...(input.sender_name !== undefined ? { senderName: input.sender_name || null } : {}),
     ...(input.hide_branding !== undefined ? { hideBranding: input.hide_branding } : {}),
+    ...(input.phone_country !== undefined ? { phoneCountry: input.phone_country } : {}),
   });
   return toWorkspaceJson(updated!, tenant.role);
+}
+
+/**
+ * The workspace's default country for phone numbers typed without `+country` (ISO 3166-1 alpha-2,
+ * 'US' unless chosen in Settings > Workspace): the second argument of lib/phone.ts's toE164 for
+ * contacts, imports and campaign recipients of this workspace (issue 14).
+ * @throws AppError NOT_FOUND 'Workspace not found'.
+ */
+export async function phoneCountryOf(ctx: Pick<AppContext, "db">, workspaceId: string): Promise<string> {
+  const w = await q.findWorkspace(ctx.db, workspaceId);
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  return w.phoneCountry;
 }
 
 /** Branding and sender details of a workspace, as recipients see them (emails, landing pages, calls). */

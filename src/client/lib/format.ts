@@ -31,3 +31,14 @@ export function formatDate(value: string | number | Date | null | undefined, fal
 export function formatNumber(value: number): string {
   return new Intl.NumberFormat("en-US").format(value);
 }
+
+const pluralRules = new Intl.PluralRules("en-US");
+
+/**
+ * A count with its noun in the right number (Intl.PluralRules, en-US): `plural(1, "contact")` ->
+ * "1 contact", `plural(1200, "contact")` -> "1,200 contacts". `many` overrides the "+s" plural
+ * (`plural(2, "business", "businesses")`). Issue 14: no "1 contacts".
+ */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatNumber(count)} ${pluralRules.select(count) === "one" ? one : many}`;
+}

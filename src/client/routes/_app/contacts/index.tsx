@@ -44,7 +44,7 @@ import {
 import { ImportDialog } from "@/client/features/crm/import-dialog";
 import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/features/crm/segments";
 import { StageBadge } from "@/client/features/crm/stage-badge";
-import { formatNumber, titleCase } from "@/client/lib/format";
+import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 
 /** The list's state in the URL (issue 14): Back from a contact returns to the same list. */
@@ -175,7 +175,7 @@ function ContactsPage() {
     if (!window.confirm(`Delete ${selectedCount} selected contacts? This cannot be undone.`)) return;
     try {
       const r = await bulk("delete");
-      setBanner({ variant: "success", message: `Successfully deleted ${r.deleted ?? 0} contacts` });
+      setBanner({ variant: "success", message: `Successfully deleted ${plural(r.deleted ?? 0, "contact")}` });
     } catch (e) {
       setBanner({ variant: "error", message: `Failed: ${(e as Error).message || "Unknown error"}` });
     }
@@ -550,40 +550,40 @@ function ContactsPage() {
         open={modal === "stage"}
         onOpenChange={(o) => setModal(o ? "stage" : null)}
         title="Update Lifecycle Stage"
-        description={`Set the lifecycle stage of ${formatNumber(selectedCount)} contacts.`}
+        description={`Set the lifecycle stage of ${plural(selectedCount, "contact")}.`}
         label="Lifecycle stage"
         options={stageOptions(LIFECYCLE_STAGES)}
         confirmLabel="Update Stage"
         onConfirm={async (v) => {
           const r = await bulk("update_stage", { lifecycle_stage: v });
-          setBanner({ variant: "success", message: `Updated ${r.updated ?? 0} contacts to ${v}` });
+          setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
         }}
       />
       <ChoiceDialog
         open={modal === "status"}
         onOpenChange={(o) => setModal(o ? "status" : null)}
         title="Update Lead Status"
-        description={`Set the lead status of ${formatNumber(selectedCount)} contacts.`}
+        description={`Set the lead status of ${plural(selectedCount, "contact")}.`}
         label="Lead status"
         options={stageOptions(LEAD_STATUSES)}
         confirmLabel="Update Status"
         onConfirm={async (v) => {
           const r = await bulk("update_status", { lead_status: v });
-          setBanner({ variant: "success", message: `Updated ${r.updated ?? 0} contacts to ${v}` });
+          setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
         }}
       />
       <ChoiceDialog
         open={modal === "tag"}
         onOpenChange={(o) => setModal(o ? "tag" : null)}
         title="Add Tag to Contacts"
-        description={`Tag ${formatNumber(selectedCount)} contacts.`}
+        description={`Tag ${plural(selectedCount, "contact")}.`}
         label="Tag"
         options={tags.map((t) => ({ value: String(t.id), label: t.name }))}
         confirmLabel="Add Tag"
         extra={(choose) => <NewTagRow onCreated={(t) => choose(String(t.id))} />}
         onConfirm={async (v) => {
           const r = await bulk("add_tag", { tag_id: Number(v) });
-          setBanner({ variant: "success", message: `Tagged ${r.tagged ?? 0} contacts` });
+          setBanner({ variant: "success", message: `Tagged ${plural(r.tagged ?? 0, "contact")}` });
         }}
       />
     </>

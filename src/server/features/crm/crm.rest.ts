@@ -67,6 +67,19 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     return { success: true, list: await crm.createSegment(ctx, tenant.workspaceId, req.body) };
   });
 
+  /** Renames a saved segment (list) and/or replaces its filter: body as POST /api/contacts/lists. */
+  app.put("/api/contacts/lists/:id", async (req) => {
+    const tenant = requireTenant(req);
+    return { success: true, list: await crm.updateSegment(ctx, tenant.workspaceId, idParam(req), req.body) };
+  });
+
+  /** Deletes a saved segment (list); its contacts stay. 404 'List not found' for another workspace's. */
+  app.delete("/api/contacts/lists/:id", async (req) => {
+    const tenant = requireTenant(req);
+    await crm.deleteSegment(ctx, tenant.workspaceId, idParam(req));
+    return { success: true };
+  });
+
   /** The map's markers: every contact with coordinates (at most 5,000, newest first). */
   app.get("/api/contacts/map", async (req) => {
     const tenant = requireTenant(req);

@@ -127,14 +127,21 @@ async function benchPlanCheck(url: string, deps: JobDeps): Promise<string[]> {
     const a = await roundTrip();
     const b = await check(rows[0]);
     const c = await check(rows[0].id);
-    if (i >= warm) floor.push(a), withRow.push(b), byId.push(c);
+    if (i >= warm) {
+      floor.push(a);
+      withRow.push(b);
+      byId.push(c);
+    }
   }
   const concFloor: number[] = [];
   const concRow: number[] = [];
   for (let i = 0; i < Math.ceil(rounds / conc) + 5; i++) {
     const a = await Promise.all(rows.map(() => roundTrip()));
     const b = await Promise.all(rows.map((ws) => check(ws)));
-    if (i >= 5) concFloor.push(...a), concRow.push(...b);
+    if (i >= 5) {
+      concFloor.push(...a);
+      concRow.push(...b);
+    }
   }
   const f = pct(floor);
   const r = pct(withRow);

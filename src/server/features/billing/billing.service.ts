@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";

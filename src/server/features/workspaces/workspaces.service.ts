@@ -461,7 +461,7 @@ export async function changeRole(
  */
 export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
   assertCan(tenant, "transferOwnership");
-  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
+  await memberOrNotFound(ctx, tenant.workspaceId, userId);
   if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
   await ctx.db.transaction(async (tx) => {
     await q.lockWorkspace(tx, tenant.workspaceId);

@@ -53,14 +53,14 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await dialog.getByRole("button", { name: "Add Tag" }).click();
   await expect(page.getByText("Tagged 100 contacts")).toBeVisible();
 
-  // search (Enter) and open a contact
-  await page.getByLabel("Search contacts").fill("zunigavanessa");
+  // search (Enter) and open a contact (one whose phone is a valid US number: 423.262.3059)
+  await page.getByLabel("Search contacts").fill("fgibson");
   await page.getByLabel("Search contacts").press("Enter");
   await expect(page.getByRole("heading", { name: "Contacts (1)" })).toBeVisible();
-  await page.getByRole("link", { name: "Sheryl Baxter" }).click();
-  await expect(page.getByRole("heading", { name: "Sheryl Baxter" })).toBeVisible();
+  await page.getByRole("link", { name: "Maxwell Frye" }).click();
+  await expect(page.getByRole("heading", { name: "Maxwell Frye" })).toBeVisible();
   await expect(page.getByTestId("contact-tags")).toContainText("VIP");
-  await expect(page.getByText("Rasmussen Group")).toBeVisible();
+  await expect(page.getByText("Patterson Inc")).toBeVisible();
 
   // a note
   await page.getByRole("tab", { name: "Notes (0)" }).click();
@@ -76,13 +76,13 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
     void d.accept();
   });
   await page.getByRole("button", { name: "Send SMS" }).click();
-  const smsText = `Hi Sheryl, quick hello ${Date.now()}`;
+  const smsText = `Hi Maxwell, quick hello ${Date.now()}`;
   await page.getByRole("dialog").getByLabel("Message").fill(smsText);
   await page.getByRole("dialog").getByRole("button", { name: "Send" }).click();
   await expect(page.getByText("SMS sent successfully!")).toBeVisible();
   // the closed dialog gives focus back to the button that opened it (issue 14)
   await expect(page.getByRole("button", { name: "Send SMS" })).toBeFocused();
-  const outbox = await page.request.get("/api/dev/outbox?channel=sms&to=%2B12290775154");
+  const outbox = await page.request.get("/api/dev/outbox?channel=sms&to=%2B14232623059");
   const messages = (await outbox.json()).messages as { body: string }[];
   expect(messages.map((m) => m.body)).toContain(smsText);
   await page.getByRole("tab", { name: "Activity" }).click();
@@ -95,7 +95,7 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await page.getByLabel("City").fill("Bay City");
   await page.getByLabel("State").fill("MI");
   await page.getByLabel("Postal code").fill("48706");
-  await page.getByLabel("Country").fill("United States"); // the datablist row says Chile; the geocoder is US-only
+  await page.getByLabel("Country").fill("United States"); // the datablist row says Malta; the geocoder is US-only
   await page.getByRole("button", { name: "Save Contact" }).click();
   await expect(page.getByText("Contact saved")).toBeVisible();
 
@@ -106,11 +106,11 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await expect(page.getByRole("heading", { name: "Contact Map (1 contacts)" })).toBeVisible({
     timeout: 20_000,
   });
-  const marker = page.locator('[title="Sheryl Baxter"]');
+  const marker = page.locator('[title="Maxwell Frye"]');
   await expect(marker).toBeVisible();
   await marker.click();
   const info = page.getByTestId("map-info-window");
-  await expect(info).toContainText("zunigavanessa@smith.info");
+  await expect(info).toContainText("fgibson@drake-webb.com");
   await expect(info).toContainText("Bay City, MI");
 
   // radius search: no centre yet, then click the map and search

@@ -94,7 +94,7 @@ describe("POST /api/demo/send", () => {
       payload: { name: "Ann", phone: "123" },
     });
     expect(badPhone.statusCode).toBe(400);
-    expect(badPhone.json().error).toBe("Please enter a valid phone number");
+    expect(badPhone.json().error).toMatch(/^Please enter a valid phone number, with the country code/);
     const wrongType = await t.app.inject({
       method: "POST",
       url: "/api/demo/send",

@@ -369,7 +369,7 @@ async function setUpPrincipals() {
     first_name: "Fuzzy",
     last_name: "Target",
     email: uniqueEmail("fuzz-contact"),
-    phone: "+15555550100",
+    phone: "+14155550132",
   });
   const tag = await owner.client.post("/api/contacts/tags", { name: `fuzz-${Date.now()}` });
   const list = await owner.client.post("/api/contacts/lists", {

@@ -10,20 +10,12 @@
  * Options: BENCH_DURATION (seconds, default 15), BENCH_CONNECTIONS (default 50).
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
-import pino from "pino";
-import { loadEnv } from "../src/env";
-import { createDb, runMigrations } from "../src/server/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { workspaces } from "../src/server/db/schema";
-import type { JobDeps } from "../src/server/jobs/define";
-import { InlineJobClient } from "../src/server/jobs/inline";
-import { jobRegistry } from "../src/server/jobs/registry";
-import { createServer } from "../src/server/main";
-import { createProviders } from "../src/server/providers";
+import { startBenchServer } from "./bench-server";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -44,25 +36,10 @@ async function main() {
     });
     url = embedded.url;
   }
-  await runMigrations(url);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pw-bench-api-"));
-  const env = loadEnv({
-    ...process.env,
-    NODE_ENV: "test",
-    DATABASE_URL: url,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    APP_URL: "http://localhost:80",
-    API_RATE_LIMIT_PER_MINUTE: "100000000",
-    AUTH_RATE_LIMIT_PER_IP: "100000",
-  } as Record<string, string>);
-  const { db, sql } = createDb(url, { max: 10 });
-  const log = pino({ level: "silent" });
-  let deps: JobDeps | null = null;
-  const jobs = new InlineJobClient(() => deps as JobDeps, jobRegistry);
-  const providers = createProviders(env, { db });
-  const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
-  deps = { db, sql, env, providers, jobs, log };
+  const { app, db, jobs, close } = await startBenchServer(url, {
+    tag: "api",
+    env: { API_RATE_LIMIT_PER_MINUTE: "100000000", AUTH_RATE_LIMIT_PER_IP: "100000" },
+  });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${addr.port}`;
@@ -136,10 +113,8 @@ async function main() {
   console.log(
     `v1 throughput = ${ratio.toFixed(2)}x /api/auth/me (target >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}); v1 p99 ${v1.latency.p99} ms (target <= 50 ms: ${p99ok ? "met" : "NOT met"})`,
   );
-  await app.close();
-  await sql.end({ timeout: 5 });
+  await close();
   await embedded?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
   if (v1.non2xx > 0 || me.non2xx > 0) process.exitCode = 1;
 }
 

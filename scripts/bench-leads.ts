@@ -17,9 +17,9 @@ import {
   sampleDisk,
   uncoveredPoints,
 } from "../src/server/features/leads/leads.geo";
-import type { JobDeps } from "../src/server/jobs/define";
 import type { NearbyQuery, Place } from "../src/server/providers/places";
 import { LocalPlacesProvider } from "../src/server/providers/places/local";
+import { startBenchServer } from "./bench-server";
 
 const C: LatLng = { lat: 43.42, lng: -83.95 };
 
@@ -146,34 +146,7 @@ for (const [name, centre] of [
   if (!url) {
     console.log("\n4. end to end: skipped (set BENCH_DATABASE_URL to a Postgres database to run it)");
   } else {
-    const { default: pino } = await import("pino");
-    const { loadEnv } = await import("../src/env");
-    const { createDb, runMigrations } = await import("../src/server/db/client");
-    const { InlineJobClient } = await import("../src/server/jobs/inline");
-    const { jobRegistry } = await import("../src/server/jobs/registry");
-    const { createServer } = await import("../src/server/main");
-    const { createProviders } = await import("../src/server/providers");
-    const fs = await import("node:fs");
-    const os = await import("node:os");
-    const path = await import("node:path");
-    await runMigrations(url);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pw-bench-leads-"));
-    const env = loadEnv({
-      ...process.env,
-      NODE_ENV: "test",
-      DATABASE_URL: url,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: "silent",
-      APP_URL: "http://localhost:80",
-    } as Record<string, string>);
-    const { db, sql } = createDb(url, { max: 10 });
-    const log = pino({ level: "silent" });
-    // the job deps are filled in once the server exists
-    let deps: JobDeps | null = null;
-    const jobs = new InlineJobClient(() => deps as JobDeps, jobRegistry);
-    const providers = createProviders(env, { db });
-    const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
-    deps = { db, sql, env, providers, jobs, log };
+    const { app, sql, close } = await startBenchServer(url, { tag: "leads" });
     await app.listen({ port: 0, host: "127.0.0.1" });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     const email = `bench-leads-${Date.now()}@example.com`;
@@ -233,8 +206,6 @@ for (const [name, centre] of [
         `   ${location}: ${total} results, ${calls} calls, p50 ${pct(times, 50).toFixed(0)} ms, p95 ${p95.toFixed(0)} ms (${(p95 / pct(me, 95)).toFixed(0)}x the auth/me p95; target p95 <= 2,000 ms: ${p95 <= 2000 ? "met" : "NOT met"})`,
       );
     }
-    await app.close();
-    await sql.end({ timeout: 5 });
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    await close();
   }
 }

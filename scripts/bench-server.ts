@@ -1,0 +1,48 @@
+/**
+ * The app as the HTTP benchmarks run it (bench:api, bench:crm, bench:leads): migrations, a test-mode env
+ * with silent logs and a temporary DATA_DIR, local providers, the inline job client bound to the job
+ * registry, and `createServer` without the client. `env` adds or overrides settings (e.g. rate limits).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { loadEnv } from "../src/env";
+import { createDb, runMigrations } from "../src/server/db/client";
+import type { JobDeps } from "../src/server/jobs/define";
+import { InlineJobClient } from "../src/server/jobs/inline";
+import { jobRegistry } from "../src/server/jobs/registry";
+import { createServer } from "../src/server/main";
+import { createProviders } from "../src/server/providers";
+
+export async function startBenchServer(
+  url: string,
+  opts: { tag: string; poolMax?: number; env?: Record<string, string> },
+) {
+  await runMigrations(url);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pw-bench-${opts.tag}-`));
+  const env = loadEnv({
+    ...process.env,
+    NODE_ENV: "test",
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "silent",
+    APP_URL: "http://localhost:80",
+    ...opts.env,
+  } as Record<string, string>);
+  const { db, sql } = createDb(url, { max: opts.poolMax ?? 10 });
+  const log = pino({ level: "silent" });
+  // the job deps exist once the server does
+  let deps: JobDeps | null = null;
+  const jobs = new InlineJobClient(() => deps as JobDeps, jobRegistry);
+  const providers = createProviders(env, { db });
+  const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
+  deps = { db, sql, env, providers, jobs, log };
+  /** Closes the app and the pool and removes the DATA_DIR. */
+  const close = async () => {
+    await app.close();
+    await sql.end({ timeout: 5 });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { app, db, sql, env, jobs, close };
+}

@@ -178,6 +178,28 @@ export function authedClient(app: FastifyInstance, cookie: string) {
 export type AuthedClient = ReturnType<typeof authedClient>;
 
 /**
+ * Calls a tRPC procedure over HTTP as the client does (superjson envelope: GET with `?input=` for a
+ * query, POST for a mutation); returns `{status, data, error}` with `error.message` the server's sentence.
+ */
+export async function trpcCall(
+  client: AuthedClient,
+  path: string,
+  input: unknown,
+  kind: "query" | "mutation" = "mutation",
+) {
+  const res =
+    kind === "query"
+      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
+      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
+  const body = res.json();
+  return {
+    status: res.statusCode,
+    data: body.result?.data?.json,
+    error: body.error?.json as { message: string } | undefined,
+  };
+}
+
+/**
  * Puts a workspace on a plan directly (tests of plan limits; the checkout itself is tested in
  * billing-payments.int.test.ts). A paid plan gets an active status; no subscription or period.
  */

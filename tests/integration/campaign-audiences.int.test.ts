@@ -2,7 +2,14 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, campaigns, contacts, workspaces } from "../../src/server/db/schema";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  type AuthedClient,
+  createTestApp,
+  setPlan,
+  signUp,
+  type TestApp,
+  trpcCall as trpc,
+} from "../helpers";
 
 /*
  * Issue 14: campaign audiences from the CRM (segment, tag, filter, chosen ids) on every launch call,
@@ -17,20 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-/** Calls a tRPC procedure over HTTP (superjson envelope). */
-async function trpc(client: AuthedClient, path: string, input: unknown, kind: "query" | "mutation") {
-  const res =
-    kind === "query"
-      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
-  const body = res.json();
-  return {
-    status: res.statusCode,
-    data: body.result?.data?.json,
-    error: body.error?.json as { message: string } | undefined,
-  };
-}
 
 /** An IANA zone (Etc/GMT±n) whose local hour is `hour` right now. */
 function zoneAtLocalHour(hour: number): string {

@@ -5,7 +5,7 @@ import { processRecipients, watchCampaign } from "../../src/server/features/camp
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp, trpcCall as trpc } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -358,25 +358,6 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
     expect(after.every((r) => r.status === "sent" || r.status === "delivered")).toBe(true);
   });
 });
-
-/** Calls a tRPC procedure over HTTP (superjson envelope); returns `{status, data, error}`. */
-async function trpc(
-  client: Awaited<ReturnType<typeof signUp>>["client"],
-  path: string,
-  input: unknown,
-  kind: "query" | "mutation",
-) {
-  const res =
-    kind === "query"
-      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
-  const body = res.json();
-  return {
-    status: res.statusCode,
-    data: body.result?.data?.json,
-    error: body.error?.json as { message: string } | undefined,
-  };
-}
 
 describe("tRPC campaigns router (what the report page and the email builder call)", () => {
   it("report, recipients, pause / resume / cancel / resend-failed and send-test: same rules as REST, tenant-scoped", async () => {

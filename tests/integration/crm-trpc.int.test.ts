@@ -1,25 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp, trpcCall as trpc } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t?.close());
-
-/** Calls a tRPC procedure over HTTP (superjson envelope); returns `{status, data, error}`. */
-async function trpc(client: AuthedClient, path: string, input: unknown, kind: "query" | "mutation") {
-  const res =
-    kind === "query"
-      ? await client.get(`/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await client.inject({ method: "POST", url: `/trpc/${path}`, payload: { json: input } });
-  const body = res.json();
-  return {
-    status: res.statusCode,
-    data: body.result?.data?.json,
-    error: body.error?.json as { message: string } | undefined,
-  };
-}
 
 describe("tRPC crm router", () => {
   it("runs the same operations as REST through the same service, scoped to the user", async () => {

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { appRouter } from "../../src/server/trpc/router";
 import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { silentWav } from "./studio-helpers";
 
 // --------------------------------------------------------------------------------------------
 // Which zod schemas a REST adapter validates with: parseInput is wrapped to record them
@@ -524,25 +525,6 @@ function fillParams(url: string, values: Record<string, string>): string {
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-
-/** A mono 8 kHz 16-bit PCM WAV of `seconds` of silence (RIFF header per the WAVE spec). */
-function silentWav(seconds: number): Buffer {
-  const samples = Math.round(8000 * seconds);
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write("RIFF", 0);
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write("WAVEfmt ", 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8000, 24);
-  b.writeUInt32LE(16000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write("data", 36);
-  b.writeUInt32LE(samples * 2, 40);
-  return b;
-}
 
 function multipartBody(fields: Record<string, string>, fileName: string, file: string | Buffer) {
   const boundary = "----pwfuzz";

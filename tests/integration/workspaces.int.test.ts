@@ -9,26 +9,7 @@ import {
   type TestApp,
   uniqueEmail,
 } from "../helpers";
-import { multipart } from "./studio-helpers";
-
-/** A mono 8 kHz 16-bit PCM WAV of `seconds` of silence (RIFF header per the WAVE spec). */
-function silentWav(seconds: number): Buffer {
-  const samples = Math.round(8000 * seconds);
-  const b = Buffer.alloc(44 + samples * 2);
-  b.write("RIFF", 0);
-  b.writeUInt32LE(36 + samples * 2, 4);
-  b.write("WAVEfmt ", 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8000, 24);
-  b.writeUInt32LE(16000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write("data", 36);
-  b.writeUInt32LE(samples * 2, 40);
-  return b;
-}
+import { multipart, silentWav } from "./studio-helpers";
 
 let t: TestApp;
 beforeAll(async () => {

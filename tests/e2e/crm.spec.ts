@@ -103,7 +103,7 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   page.on("console", (m) => m.type() === "error" && mapErrors.push(m.text()));
   page.on("pageerror", (e) => mapErrors.push(e.message));
   await page.goto("/contacts/map");
-  await expect(page.getByRole("heading", { name: "Contact Map (1 contacts)" })).toBeVisible({
+  await expect(page.getByRole("heading", { name: "Contact Map (1 contact)" })).toBeVisible({
     timeout: 20_000,
   });
   const marker = page.locator('[title="Maxwell Frye"]');
@@ -122,7 +122,7 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await page.mouse.click(box.x + box.width * 0.3, box.y + box.height * 0.3);
   await expect(page.getByText(/^Center: /)).toBeVisible();
   await page.getByRole("button", { name: "Search by Radius" }).click();
-  await expect(page.getByText("Found 1 contacts within 50 miles")).toBeVisible();
+  await expect(page.getByText("Found 1 contact within 50 miles")).toBeVisible();
   await info
     .getByRole("button", { name: "View Details" })
     .click()

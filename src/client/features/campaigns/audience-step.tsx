@@ -7,7 +7,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
-import { formatNumber, titleCase } from "@/client/lib/format";
+import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import {
@@ -116,7 +116,7 @@ export function AudienceStep({
             <div className="text-sm text-muted-foreground">
               <p className="flex items-center gap-2">
                 <FileSpreadsheet className="size-4" aria-hidden /> {value.csvFileName}:{" "}
-                {formatNumber(value.csvRows.length)} contact{value.csvRows.length === 1 ? "" : "s"}
+                {plural(value.csvRows.length, "contact")}
               </p>
               <ul className="mt-2 list-disc pl-6">
                 {value.csvRows.slice(0, 5).map((c, i) => (
@@ -387,8 +387,7 @@ export function PreflightReview({
                 className="mt-0.5"
               />
               <span>
-                I have consent to {what} the {formatNumber(notOptedIn)} contact{notOptedIn === 1 ? "" : "s"}{" "}
-                who
+                I have consent to {what} the {plural(notOptedIn, "contact")} who
                 {notOptedIn === 1 ? " has" : " have"} not opted in to {optIn}.
               </span>
             </label>

@@ -13,6 +13,7 @@ import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
 import { errorMessage } from "@/client/lib/errors";
+import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
 import { VideoEngagement } from "./video-engagement";
@@ -167,8 +168,8 @@ export function CampaignReport({ id }: { id: number }) {
       <div className="flex flex-wrap items-center gap-3">
         <StatusBadge status={campaign.status} />
         <span className="text-sm text-muted-foreground">
-          {CHANNEL_LABELS[campaign.channel]} · {campaign.recipientCount} recipients
-          {campaign.channel === "sms" ? ` · ${report.data.totalSegments} segments sent` : ""}
+          {CHANNEL_LABELS[campaign.channel]} · {plural(campaign.recipientCount, "recipient")}
+          {campaign.channel === "sms" ? ` · ${plural(report.data.totalSegments, "segment")} sent` : ""}
         </span>
         <div className="ml-auto flex flex-wrap gap-2">
           {(campaign.status === "sending" || campaign.status === "scheduled") && (

@@ -6,6 +6,7 @@ import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
+import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
@@ -33,7 +34,7 @@ export function SmsCounter({ text }: { text: string }) {
       </span>
       <span className="text-muted-foreground">
         {" "}
-        · {info.segments} segment{info.segments === 1 ? "" : "s"} ({info.encoding})
+        · {plural(info.segments, "segment")} ({info.encoding})
       </span>
     </p>
   );
@@ -88,7 +89,7 @@ export function SmsCampaignBuilder() {
         ...createRecipients(audience),
         includeNotOptedIn: consent,
       });
-      const text = `Campaign launched! Sending to ${res.queued} contact${res.queued === 1 ? "" : "s"}.`;
+      const text = `Campaign launched! Sending to ${plural(res.queued, "contact")}.`;
       setDone(text);
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);

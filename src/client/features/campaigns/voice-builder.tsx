@@ -6,6 +6,7 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useUsage } from "@/client/features/billing/usage";
+import { formatNumber, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type AudienceState,
@@ -168,7 +169,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
                       ? "..."
                       : quota === null
                         ? "Unlimited"
-                        : `${left} of ${quota} calls left (${usage?.plan_name})`,
+                        : `${formatNumber(left ?? 0)} of ${plural(quota, "call")} left (${usage?.plan_name})`,
                   ],
                 ].map(([k, v]) => (
                   <div key={k} className="rounded-lg border p-4">

@@ -3,6 +3,7 @@ import { CheckCircle2, PartyPopper } from "lucide-react";
 import { type ReactNode, useEffect, useRef } from "react";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
+import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 
 const FIELD =
@@ -136,7 +137,7 @@ export function LaunchedCard({
       <CardContent className="flex flex-col items-center gap-4 p-10">
         <PartyPopper className="size-12 text-primary" aria-hidden />
         <h2 className="text-2xl font-semibold">Campaign Launched!</h2>
-        <p className="text-muted-foreground">{note ?? `Sending to ${queued} contacts.`}</p>
+        <p className="text-muted-foreground">{note ?? `Sending to ${plural(queued, "contact")}.`}</p>
         {skippedList.length > 0 && (
           <ul className="text-sm text-muted-foreground">
             {skippedList.map(([reason, n]) => (

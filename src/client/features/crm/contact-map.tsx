@@ -19,6 +19,7 @@ import Supercluster, { type ClusterFeature, type PointFeature } from "superclust
 import { feature } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
 import statesTopo from "us-atlas/states-10m.json";
+import { plural } from "@/client/lib/format";
 import type { AppRouter } from "@/server/trpc/router";
 import { contactName } from "./api";
 
@@ -295,8 +296,8 @@ export function ContactMap({
                 <button
                   type="button"
                   data-testid="map-cluster"
-                  aria-label={`${count} contacts here: zoom in`}
-                  title={`${count} contacts`}
+                  aria-label={`${plural(count, "contact")} here: zoom in`}
+                  title={plural(count, "contact")}
                   style={{ width: size, height: size }}
                   className="flex cursor-pointer items-center justify-center rounded-full border-2 border-white bg-rose-700 text-xs font-semibold text-white shadow-md outline-none focus-visible:ring-4 focus-visible:ring-indigo-400"
                   onClick={(e) => {

@@ -16,6 +16,7 @@ import {
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { errorMessage, NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
+import { plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type ColumnMapping,
@@ -312,9 +313,7 @@ export function ImportDialog({
             </div>
             <div className="grid gap-1.5">
               <div className="flex justify-between text-sm">
-                <span>
-                  Importing{progress ? ` (${progress.rows_processed.toLocaleString()} rows read)` : ""}
-                </span>
+                <span>Importing{progress ? ` (${plural(progress.rows_processed, "row")} read)` : ""}</span>
                 <span>{jobPct}%</span>
               </div>
               <Progress value={jobPct} aria-label="Import progress" />

@@ -13,7 +13,7 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { formatNumber, titleCase } from "@/client/lib/format";
+import { plural, titleCase } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import {
   type ContactFilter,
@@ -219,7 +219,7 @@ export function SegmentsDialog({
                     <>
                       <p className="truncate font-medium">{s.name}</p>
                       <p className="text-xs text-muted-foreground">
-                        {formatNumber(s.contact_count)} contact{s.contact_count === 1 ? "" : "s"} ·{" "}
+                        {plural(s.contact_count, "contact")} ·{" "}
                         {describeFilter(fromSegmentFilter(s.filter), tags)}
                       </p>
                     </>

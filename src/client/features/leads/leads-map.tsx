@@ -2,6 +2,7 @@ import type { FeatureCollection, Polygon } from "geojson";
 import { useMemo, useState } from "react";
 import MapGL, { Layer, Marker, NavigationControl, Popup, Source } from "react-map-gl/maplibre";
 import { circlePolygon, hasWebGl, METRES_PER_MILE, OFFLINE_STYLE } from "@/client/features/crm/contact-map";
+import { plural } from "@/client/lib/format";
 import type { Business, SearchResult } from "./types";
 
 /**
@@ -21,8 +22,8 @@ export function LeadsMap({ result, businesses }: { result: SearchResult; busines
   if (!webgl)
     return (
       <p className="rounded-xl border border-border p-4 text-sm text-muted-foreground">
-        This browser cannot draw the map (WebGL is off). {result.totalCircles} circles were searched around{" "}
-        {result.location}.
+        This browser cannot draw the map (WebGL is off). {plural(result.totalCircles, "circle")} were searched
+        around {result.location}.
       </p>
     );
   const zoom = result.radius > 30 ? 7 : result.radius > 12 ? 8 : result.radius > 5 ? 9 : 11;
@@ -82,7 +83,7 @@ export function LeadsMap({ result, businesses }: { result: SearchResult; busines
               <p>{open.phone ?? "No phone"}</p>
               {open.rating !== null && (
                 <p>
-                  ★ {open.rating} ({open.review_count ?? 0} reviews)
+                  ★ {open.rating} ({plural(open.review_count ?? 0, "review")})
                 </p>
               )}
             </div>

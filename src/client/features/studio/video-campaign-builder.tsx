@@ -21,6 +21,7 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
 import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
+import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import type { AppRouter } from "@/server/trpc/router";
@@ -159,9 +160,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
         <CardContent className="flex flex-col items-center gap-4 p-10">
           <PartyPopper className="size-12 text-primary" aria-hidden />
           <h2 className="text-2xl font-semibold">Campaign Launched!</h2>
-          <p className="text-muted-foreground">
-            Sending your video to {launched.queued} contact{launched.queued === 1 ? "" : "s"}.
-          </p>
+          <p className="text-muted-foreground">Sending your video to {plural(launched.queued, "contact")}.</p>
           {skipped.length > 0 && (
             <ul className="text-sm text-muted-foreground">
               {skipped.map(([reason, n]) => (

@@ -29,6 +29,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
+import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
 
@@ -129,7 +130,7 @@ function BusinessSearchPage() {
     setResult(r);
     setSearchId(null);
     setEnrichingId(r.enrichment.status === "queued" ? r.searchId : null);
-    toast.success(`Found ${r.totalResults} contacts within ${r.radius} miles`);
+    toast.success(`Found ${plural(r.totalResults, "contact")} within ${plural(r.radius, "mile")}`);
   }
 
   function fail(e: unknown, prefix = "") {
@@ -262,7 +263,7 @@ function BusinessSearchPage() {
           </div>
           <div className="grid gap-4 md:grid-cols-2">
             <div className="grid gap-1.5">
-              <Label htmlFor="radius">Total radius: {radius} miles</Label>
+              <Label htmlFor="radius">Total radius: {plural(radius, "mile")}</Label>
               <input
                 id="radius"
                 type="range"
@@ -274,7 +275,7 @@ function BusinessSearchPage() {
               />
             </div>
             <div className="grid gap-1.5">
-              <Label htmlFor="circle">Circle size: {circle} miles</Label>
+              <Label htmlFor="circle">Circle size: {plural(circle, "mile")}</Label>
               <input
                 id="circle"
                 type="range"
@@ -327,7 +328,7 @@ function BusinessSearchPage() {
           <Progress value={pct} aria-label="Search progress" />
           <p className="text-xs text-muted-foreground">
             {progress.data?.circlesTotal
-              ? `${progress.data.circlesDone} of ${progress.data.circlesTotal} circles searched, ${progress.data.apiCalls} API calls`
+              ? `${formatNumber(progress.data.circlesDone)} of ${plural(progress.data.circlesTotal, "circle")} searched, ${plural(progress.data.apiCalls, "API call")}`
               : "Starting search..."}
           </p>
         </div>
@@ -363,7 +364,7 @@ function BusinessSearchPage() {
               <div className="grid gap-1 sm:col-span-3 lg:col-span-6" data-testid="enrich-progress">
                 {enrichStatus === "completed" ? (
                   <p>
-                    Enrichment done: {enrichProgress.data?.enrichment.total ?? 0} websites visited
+                    Enrichment done: {plural(enrichProgress.data?.enrichment.total ?? 0, "website")} visited
                     {result.enrichment.deferredFilters.length > 0 &&
                       `; filters applied: ${result.enrichment.deferredFilters.join(", ")}`}
                     .
@@ -474,7 +475,7 @@ function BusinessSearchPage() {
               >
                 <span className="font-medium">{s.search_name}</span>
                 <span className="text-muted-foreground">
-                  {s.business_type} in {s.location} · {s.radius} mi · {s.result_count} results
+                  {s.business_type} in {s.location} · {s.radius} mi · {plural(s.result_count, "result")}
                 </span>
                 <span className="ml-auto flex gap-2">
                   <Button
@@ -969,7 +970,7 @@ const LeadCard = memo(function LeadCard({
       {!compact && (
         <>
           <p>
-            {b.rating !== null ? `★ ${b.rating} (${b.review_count ?? 0} reviews)` : "No rating"} ·{" "}
+            {b.rating !== null ? `★ ${b.rating} (${plural(b.review_count ?? 0, "review")})` : "No rating"} ·{" "}
             {b.distance} mi
             {b.opening_hours.open_now !== null &&
               ` · ${b.opening_hours.open_now ? "Open now" : "Closed now"}`}

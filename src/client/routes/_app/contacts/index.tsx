@@ -172,7 +172,8 @@ function ContactsPage() {
   }
 
   async function bulkDelete() {
-    if (!window.confirm(`Delete ${selectedCount} selected contacts? This cannot be undone.`)) return;
+    if (!window.confirm(`Delete ${plural(selectedCount, "selected contact")}? This cannot be undone.`))
+      return;
     try {
       const r = await bulk("delete");
       setBanner({ variant: "success", message: `Successfully deleted ${plural(r.deleted ?? 0, "contact")}` });
@@ -507,7 +508,8 @@ function ContactsPage() {
             </Button>
           </div>
           <span className="text-sm text-muted-foreground">
-            Page {page} of {pages} ({totalText} total contacts)
+            Page {page} of {pages} ({totalText} total{" "}
+            {total === 1 && !pagination?.total_capped ? "contact" : "contacts"})
           </span>
           <div className="flex gap-2">
             <Button

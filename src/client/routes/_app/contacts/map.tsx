@@ -9,6 +9,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import type { LocatedContact, MapContact } from "@/client/features/crm/contact-map";
 import { errorMessage } from "@/client/lib/errors";
+import { plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 
 const ContactMap = lazy(() =>
@@ -55,7 +56,10 @@ function ContactMapPage() {
         radius_miles: radius,
       });
       setResults(found);
-      setMessage({ variant: "success", text: `Found ${found.length} contacts within ${radius} miles` });
+      setMessage({
+        variant: "success",
+        text: `Found ${plural(found.length, "contact")} within ${plural(radius, "mile")}`,
+      });
     } catch (e) {
       setMessage({ variant: "error", text: `Search failed: ${errorMessage(e, "Unknown error")}` });
     }
@@ -77,7 +81,7 @@ function ContactMapPage() {
               <ArrowLeft aria-hidden />
             </Link>
           </Button>
-          <h1 className="text-2xl font-semibold">Contact Map ({shown.length} contacts)</h1>
+          <h1 className="text-2xl font-semibold">Contact Map ({plural(shown.length, "contact")})</h1>
         </div>
         <Button variant="outline" onClick={() => void navigate({ to: "/contacts" })}>
           <List aria-hidden /> List View

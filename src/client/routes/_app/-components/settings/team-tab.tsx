@@ -17,7 +17,7 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
-import { formatDate } from "@/client/lib/format";
+import { formatDate, formatNumber, plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
@@ -77,8 +77,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
           <CardTitle>Members</CardTitle>
           <CardDescription>
             {seats.limit === null
-              ? `${seats.used} ${seats.used === 1 ? "seat" : "seats"} used (unlimited on your plan)`
-              : `${seats.used} of ${seats.limit} ${seats.limit === 1 ? "seat" : "seats"} used, pending invitations included`}
+              ? `${plural(seats.used, "seat")} used (unlimited on your plan)`
+              : `${formatNumber(seats.used)} of ${plural(seats.limit, "seat")} used, pending invitations included`}
           </CardDescription>
         </CardHeader>
         <CardContent>

@@ -82,7 +82,7 @@ describe("API keys", () => {
     await setPlan(u.user.id, "business");
     const bad = await u.client.post("/api/api-keys", { name: "x", scopes: ["contacts:admin"] });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error).toContain("each scope must be one of");
+    expect(bad.json().error).toContain("Each scope must be one of");
     expect((await u.client.post("/api/api-keys", { name: "", scopes: ["contacts:read"] })).statusCode).toBe(
       400,
     );
@@ -387,7 +387,7 @@ describe("v1 lead searches", () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toMatchObject({
       type: "invalid_request_error",
-      message: expect.stringContaining("radius must be between 1 and 50 miles"),
+      message: expect.stringContaining("Radius must be between 1 and 50 miles"),
       param: "radius",
     });
     const unknown = await a.call("POST", "/lead_searches", {

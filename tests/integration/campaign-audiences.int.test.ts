@@ -242,7 +242,7 @@ describe("audience sources on the launch calls", () => {
       audience: { filter: { stage: "vip" } },
     });
     expect(r6.statusCode).toBe(400);
-    expect(r6.json().error).toContain("stage must be one of");
+    expect(r6.json().error).toContain("Stage must be one of");
   });
 });
 

@@ -65,7 +65,7 @@ describe("tRPC crm router", () => {
     expect((await trpc(b.client, "crm.delete", { id }, "mutation")).status).toBe(404);
     const bad = await trpc(a.client, "crm.sendSms", { id, message: "  " }, "mutation");
     expect(bad.status).toBe(400);
-    expect(bad.error?.message).toBe("message: Please enter a message");
+    expect(bad.error?.message).toBe("Please enter a message");
 
     const imported = await trpc(
       a.client,

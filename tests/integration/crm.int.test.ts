@@ -74,10 +74,10 @@ describe("POST /api/contacts and GET /api/contacts/{id}", () => {
     const { client } = await signUp(t.app);
     let res = await client.post("/api/contacts", { email: "x@example.com" });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: "first_name: is required" });
+    expect(res.json()).toEqual({ success: false, error: "First name is required" });
     res = await client.post("/api/contacts", { first_name: "X" });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe("email: is required");
+    expect(res.json().error).toBe("Email is required");
     res = await client.post("/api/contacts", { first_name: "X", email: "not-an-email" });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toContain("valid email");
@@ -237,9 +237,7 @@ describe("GET /api/contacts", () => {
     expect(body.pagination).toEqual({ page: 2, pages: 2, total: 3, limit: 2 });
     expect(body.contacts.map((c: { first_name: string }) => c.first_name)).toEqual(["Sheryl"]); // newest first
     expect((await client.get("/api/contacts?limit=500")).statusCode).toBe(400);
-    expect((await client.get("/api/contacts?limit=500")).json().error).toBe(
-      "limit: limit must be at most 200",
-    );
+    expect((await client.get("/api/contacts?limit=500")).json().error).toBe("Limit must be at most 200");
     expect((await client.get("/api/contacts?page=0")).statusCode).toBe(400);
     expect((await client.get("/api/contacts?stage=whale")).statusCode).toBe(400);
     expect((await client.get("/api/contacts?page=abc")).statusCode).toBe(400);
@@ -330,7 +328,7 @@ describe("notes and activity", () => {
     const c = await addContact(client, { first_name: "N", email: "n@example.com" });
     let res = await client.post(`/api/contacts/${c.id}/notes`, { note_text: "   " });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe("note_text: Note text is required");
+    expect(res.json().error).toBe("Note text is required");
     res = await client.post(`/api/contacts/${c.id}/notes`, { note_text: "  Called, wants a demo  " });
     expect(res.statusCode).toBe(200);
     expect(res.json().note).toMatchObject({ note_text: "Called, wants a demo" });
@@ -355,14 +353,14 @@ describe("send-email, send-sms, make-call", () => {
     const c = await addContact(client, { first_name: "Mia", email, phone: phone.replace("+1", ""), mobile });
     let res = await client.post(`/api/contacts/${c.id}/send-email`, { subject: "", body: "x" });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toBe("subject: Please fill in subject and message");
+    expect(res.json().error).toBe("Please fill in subject and message");
     res = await client.post(`/api/contacts/${c.id}/send-email`, { subject: "Hello", body: "Hi Mia" });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().success).toBe(true);
     expect((await outbox(email, "email")).map((m) => m.subject)).toEqual(["Hello"]);
 
     res = await client.post(`/api/contacts/${c.id}/send-sms`, { message: "" });
-    expect(res.json().error).toBe("message: Please enter a message");
+    expect(res.json().error).toBe("Please enter a message");
     res = await client.post(`/api/contacts/${c.id}/send-sms`, { message: "x".repeat(161) });
     expect(res.statusCode).toBe(400);
     res = await client.post(`/api/contacts/${c.id}/send-sms`, { message: "Quick hello" });
@@ -370,7 +368,7 @@ describe("send-email, send-sms, make-call", () => {
     expect((await outbox(mobile, "sms")).some((m) => m.body === "Quick hello")).toBe(true);
 
     res = await client.post(`/api/contacts/${c.id}/make-call`, { script: " " });
-    expect(res.json().error).toBe("script: Please enter a script for the call");
+    expect(res.json().error).toBe("Please enter a script for the call");
     res = await client.post(`/api/contacts/${c.id}/make-call`, { script: "Hello from Pitchwise" });
     expect(res.statusCode, res.body).toBe(200);
     expect((await outbox(phone, "voice")).length).toBe(1);

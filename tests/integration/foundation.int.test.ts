@@ -66,7 +66,7 @@ describe("tRPC demo.send (the landing page's demo form)", () => {
     expect(ok.json().result.data.json).toEqual({ success: true });
     const noName = await call({ name: " ", email: "a@b.co" });
     expect(noName.statusCode).toBe(400);
-    expect(noName.json().error.json.message).toBe("name: Please enter your name");
+    expect(noName.json().error.json.message).toBe("Please enter your name");
     const noTarget = await call({ name: "Ann" });
     expect(noTarget.statusCode).toBe(400);
     expect(noTarget.json().error.json.message).toBe("Please provide at least a phone number or email");
@@ -81,7 +81,7 @@ describe("POST /api/demo/send", () => {
       payload: { name: " ", email: "a@b.co" },
     });
     expect(noName.statusCode).toBe(400);
-    expect(noName.json()).toEqual({ success: false, error: "name: Please enter your name" });
+    expect(noName.json()).toEqual({ success: false, error: "Please enter your name" });
     const noTarget = await t.app.inject({ method: "POST", url: "/api/demo/send", payload: { name: "Ann" } });
     expect(noTarget.statusCode).toBe(400);
     expect(noTarget.json()).toEqual({

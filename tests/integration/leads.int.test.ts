@@ -63,11 +63,11 @@ describe("/api/maps on the local provider", () => {
     expect(r2.json().error).toBe("Please enter a search name");
     const r3 = await a.client.post("/api/maps/search", { ...search, radius: 80 });
     expect(r3.statusCode).toBe(400);
-    expect(r3.json().error).toContain("radius must be between 1 and 50 miles");
+    expect(r3.json().error).toBe("Radius must be between 1 and 50 miles");
     const r4 = await a.client.post("/api/maps/search", { ...search, searchRadius: 1.3 });
     expect(r4.json().error).toContain("steps of 0.5");
     const r5 = await a.client.post("/api/maps/search", { ...search, filters: { minRating: 7 } });
-    expect(r5.json().error).toContain("filters.minRating: minRating must be at most 5");
+    expect(r5.json().error).toContain("Minimum rating must be at most 5");
     const r6 = await a.client.post("/api/maps/search", { ...search, location: "Atlantis" });
     expect(r6.statusCode).toBe(422);
     expect(r6.json().error).toContain('We could not find "Atlantis"');
@@ -167,7 +167,7 @@ describe("/api/maps on the local provider", () => {
     ).toBe(404);
     expect(
       (await a.client.post("/api/maps/swap-location", { savedSearchId: id, newLocation: "" })).json().error,
-    ).toContain("newLocation is required");
+    ).toContain("New location is required");
 
     expect((await b.client.del(`/api/maps/saved-searches/${id}`)).statusCode).toBe(404);
     expect((await a.client.del(`/api/maps/saved-searches/${id}`)).json()).toEqual({ success: true });

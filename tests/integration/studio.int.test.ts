@@ -420,7 +420,7 @@ describe.skipIf(!SHARED_DATA)(`editing (${SHARED_DATA_MISSING})`, () => {
   it.each([
     [{ mediaId: 0, startTime: 0, endTime: 1 }, 400, "Media id must be positive"],
     [{ mediaId: 1, startTime: 2, endTime: 1 }, 404, "Media not found"],
-    [{ startTime: 0, endTime: 1 }, 400, "mediaId: Media id must be a number"],
+    [{ startTime: 0, endTime: 1 }, 400, "Media id must be a number"],
     [{ mediaId: 1, startTime: -1, endTime: 1 }, 400, "Start time cannot be negative"],
     [{ mediaId: 1, startTime: 0, endTime: 1, speed: 3 }, 400, "Speed must be 0.5, 1 or 2"],
     [{ mediaId: 1, startTime: 0, endTime: 1, volume: 5 }, 400, "Volume must be between 0 and 2"],

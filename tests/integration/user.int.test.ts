@@ -31,7 +31,7 @@ describe("PUT /api/user/profile", () => {
     const b = await signUp(t.app);
     const missing = await a.client.put("/api/user/profile", { name: "", email: a.user.email });
     expect(missing.statusCode).toBe(400);
-    expect(missing.json()).toEqual({ success: false, error: "name: Name is required" });
+    expect(missing.json()).toEqual({ success: false, error: "Name is required" });
     const taken = await a.client.put("/api/user/profile", { name: "A", email: b.user.email.toUpperCase() });
     expect(taken.statusCode).toBe(409);
     expect(taken.json()).toEqual({ success: false, error: "That email is already used by another account" });
@@ -69,7 +69,7 @@ describe("PUT /api/user/password", () => {
     expect(wrong.json()).toEqual({ success: false, error: "Current password is incorrect" });
     const short = await client.put("/api/user/password", { currentPassword: password, newPassword: "abc" });
     expect(short.statusCode).toBe(400);
-    expect(short.json().error).toBe("newPassword: Password must be at least 6 characters");
+    expect(short.json().error).toBe("Password must be at least 6 characters");
     const missing = await client.put("/api/user/password", {});
     expect(missing.statusCode).toBe(400);
 
@@ -187,7 +187,7 @@ describe("tRPC user router: the calls of the settings screens", () => {
 
     const long = await call("user.updateProfile", { name: "x".repeat(121), email: a.user.email });
     expect(long.statusCode).toBe(400);
-    expect(long.json().error.json.message).toBe("name: Name is too long");
+    expect(long.json().error.json.message).toBe("Name is too long");
 
     const wrong = await call("user.changePassword", {
       currentPassword: "nope-nope",
@@ -197,7 +197,7 @@ describe("tRPC user router: the calls of the settings screens", () => {
     expect(wrong.statusCode).toBeLessThan(500);
     const short = await call("user.changePassword", { currentPassword: "x", newPassword: "abc" });
     expect(short.statusCode).toBe(400);
-    expect(short.json().error.json.message).toBe("newPassword: Password must be at least 6 characters");
+    expect(short.json().error.json.message).toBe("Password must be at least 6 characters");
 
     const prefs = await call("user.updateSettings", {
       preferences: { navLayout: "topbar", weeklyReports: true },

@@ -274,9 +274,9 @@ describe("workspace roles", () => {
     const owner = await signUp(t.app);
     await setPlan(owner.user.id, "business");
     const cases: [unknown, string][] = [
-      [{ email: "nope", role: "member" }, "email: Please enter a valid email address"],
-      [{ email: uniqueEmail(), role: "owner" }, "role: Role must be admin or member"],
-      [[1, 2], "Invalid input"],
+      [{ email: "nope", role: "member" }, "Please enter a valid email address"],
+      [{ email: uniqueEmail(), role: "owner" }, "Role must be admin or member"],
+      [[1, 2], "The request body must be a JSON object"],
     ];
     for (const [payload, message] of cases) {
       const res = await owner.client.post("/api/workspaces/current/invites", payload);
@@ -291,7 +291,7 @@ describe("workspace roles", () => {
     });
     expect(patch.json()).toEqual({
       success: false,
-      error: "brand_color: Brand colour must look like #1a2b3c",
+      error: "Brand colour must look like #1a2b3c",
     });
   });
 });

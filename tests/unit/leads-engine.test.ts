@@ -15,6 +15,7 @@ import {
   uncoveredPoints,
 } from "../../src/server/features/leads/leads.geo";
 import { leadTier, scoreLead } from "../../src/server/features/leads/leads.score";
+import { describeZodError } from "../../src/server/lib/validate";
 import type { NearbyQuery, Place } from "../../src/server/providers/places";
 import { LocalPlacesProvider } from "../../src/server/providers/places/local";
 
@@ -308,17 +309,18 @@ describe("filter catalogue", () => {
         targetIncome: "high",
       }).success,
     ).toBe(true);
-    const bad = (v: unknown) =>
-      filterSetSchema
-        .safeParse(v)
-        .error?.issues.map((i) => i.message)
-        .join("; ");
-    expect(bad({ minRating: 6 })).toContain("minRating must be at most 5");
+    const bad = (v: unknown) => {
+      const r = filterSetSchema.safeParse(v);
+      return r.error ? describeZodError(r.error) : undefined;
+    };
+    expect(bad({ minRating: 6 })).toContain("Minimum rating must be at most 5");
     expect(bad({ minLeadScore: 101 })).toContain("at most 100");
     expect(bad({ minPriceLevel: 0 })).toContain("at least 1");
-    expect(bad({ minRating: 4, maxRating: 3 })).toContain("minRating must not be more than maxRating");
+    expect(bad({ minRating: 4, maxRating: 3 })).toContain(
+      "Minimum rating must not be more than maximum rating",
+    );
     expect(bad({ includeZipCodes: ["4860"] })).toContain("ZIP codes must be 5 digits");
-    expect(bad({ hasPhone: "yes" })).toContain("hasPhone must be true or false");
+    expect(bad({ hasPhone: "yes" })).toContain("Has phone must be true or false");
     expect(bad({ recentReviewDays: 0 })).toContain("at least 1");
     expect(bad({ nope: true })).toBeTruthy();
   });

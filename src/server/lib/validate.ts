@@ -1,19 +1,169 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError } from "./errors";
 
+/** Words of a field key written differently in a sentence (acronyms, abbreviations). */
+const WORDS: Record<string, string> = {
+  id: "ID",
+  ids: "IDs",
+  url: "URL",
+  urls: "URLs",
+  api: "API",
+  sms: "SMS",
+  csv: "CSV",
+  zip: "ZIP",
+  dnc: "DNC",
+  html: "HTML",
+  ip: "IP",
+  ai: "AI",
+  utm: "UTM",
+  e164: "E.164",
+  min: "minimum",
+  max: "maximum",
+};
+
+/** The field a path names: its last key that is not a list index (`contacts.3.email` -> `email`). */
+function fieldKey(path: readonly PropertyKey[]): string | null {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const seg = path[i];
+    if (typeof seg === "string" && seg && !/^\d+$/.test(seg)) return seg;
+  }
+  return null;
+}
+
 /**
- * Turns a zod error into one sentence a person understands, e.g.
- * "email: Invalid email address; password: Too small".
+ * A field key as people read it: `phone_country` -> "Phone country", `radiusMiles` -> "Radius miles",
+ * `logo_url` -> "Logo URL", `minRating` -> "Minimum rating". Null for a blank key.
+ */
+export function humanFieldLabel(key: string): string | null {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .split(/[\s_.-]+/)
+    .filter(Boolean)
+    .map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
+  if (!words.length) return null;
+  const first = words[0]!;
+  words[0] = first.charAt(0).toUpperCase() + first.slice(1);
+  return words.join(" ");
+}
+
+/** zod's own English message for an issue (what it says when a schema gives no message). */
+function isZodDefault(issue: z.core.$ZodIssue): boolean {
+  // invalid_type's default names the received type, which depends on the input zod may have dropped
+  if (issue.code === "invalid_type") return issue.message.startsWith("Invalid input: expected ");
+  const localeError = z.config().localeError;
+  const fallback = localeError?.(issue as unknown as Parameters<typeof localeError>[0]);
+  const text = typeof fallback === "string" ? fallback : fallback?.message;
+  return issue.message === text || issue.message === "Invalid input";
+}
+
+const TYPE_WORDS: Record<string, string> = {
+  string: "text",
+  number: "a number",
+  int: "a whole number",
+  bigint: "a whole number",
+  boolean: "true or false",
+  array: "a list",
+  object: "an object",
+  date: "a date",
+  record: "an object",
+};
+
+const FORMAT_WORDS: Record<string, string> = {
+  email: "a valid email address",
+  url: "a valid http(s) URL",
+  uuid: "a valid ID",
+  guid: "a valid ID",
+  datetime: "a date and time such as 2026-01-31T09:00:00Z",
+  date: "a date such as 2026-01-31",
+  time: "a time such as 09:00",
+  e164: "a phone number in international format (e.g. +14155550132)",
+};
+
+const plural = (n: number | bigint, one: string) => `${n} ${one}${Number(n) === 1 ? "" : "s"}`;
+
+function sizeUnit(origin: string, n: number | bigint): string {
+  if (origin === "string") return plural(n, "character");
+  if (origin === "array" || origin === "set") return plural(n, "item");
+  if (origin === "file") return plural(n, "byte");
+  return String(n);
+}
+
+/** A sentence for an issue zod described in its own words, naming the field by `label`. */
+function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string {
+  const field = label ?? "The request";
+  switch (issue.code) {
+    case "invalid_type": {
+      if (/received undefined$/.test(issue.message)) return `${field} is required`;
+      if (!label && issue.expected === "object") return "The request body must be a JSON object";
+      return `${field} must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
+    }
+    case "too_small": {
+      const n = issue.minimum;
+      if (issue.origin === "string" && Number(n) <= 1) return `${field} is required`;
+      if ((issue.origin === "array" || issue.origin === "set") && Number(n) <= 1)
+        return `${field} must not be empty`;
+      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+        return issue.inclusive ? `${field} must be at least ${n}` : `${field} must be more than ${n}`;
+      return `${field} must be at least ${sizeUnit(issue.origin, n)}`;
+    }
+    case "too_big": {
+      const n = issue.maximum;
+      if (issue.origin === "number" || issue.origin === "int" || issue.origin === "bigint")
+        return issue.inclusive ? `${field} must be at most ${n}` : `${field} must be less than ${n}`;
+      return `${field} must be at most ${sizeUnit(issue.origin, n)}`;
+    }
+    case "invalid_format":
+      return FORMAT_WORDS[issue.format]
+        ? `${field} must be ${FORMAT_WORDS[issue.format]}`
+        : `${field} is not in the expected format`;
+    case "invalid_value": {
+      const values = issue.values.map((v) => String(v));
+      if (values.length === 1) return `${field} must be ${values[0]}`;
+      if (values.length <= 12) return `${field} must be one of: ${values.join(", ")}`;
+      return `${field} is not one of the allowed values`;
+    }
+    case "not_multiple_of":
+      return `${field} must be a multiple of ${issue.divisor}`;
+    case "unrecognized_keys":
+      return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${issue.keys.slice(0, 10).join(", ")}`;
+    default:
+      return `${field} is not valid`;
+  }
+}
+
+/** The schema's own message of a union's branch, when a branch gave one (`z.literal("") | z.url({error})`). */
+function unionMessage(issue: z.core.$ZodIssue): z.core.$ZodIssue | null {
+  if (issue.code !== "invalid_union") return null;
+  for (const branch of issue.errors) for (const inner of branch) if (!isZodDefault(inner)) return inner;
+  return null;
+}
+
+/**
+ * One issue as a plain sentence: the schema's own message when it has one (a raw key it starts with,
+ * like "radius_miles must be ...", read as "Radius miles must be ..."; a fragment such as "must be a
+ * whole number" gets the field's label in front), else a sentence naming the field by its label
+ * ("First name is required", "Radius miles must be at most 500").
+ */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const key = fieldKey(issue.path);
+  const label = key ? humanFieldLabel(key) : null;
+  const chosen = unionMessage(issue) ?? issue;
+  if (isZodDefault(chosen)) return defaultSentence(chosen, label);
+  const message = chosen.message.trim();
+  if (key && label && message.startsWith(`${key} `)) return `${label}${message.slice(key.length)}`;
+  if (label && /^(must|should|is|are|has|have|cannot|can't|may|needs?)\b/.test(message))
+    return `${label} ${message}`;
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+/**
+ * Turns a zod error into one sentence a person understands, never prefixed with a field key:
+ * "Please enter a valid email address", "Phone country must be a two-letter country code such as US
+ * or GB", "First name is required". Several problems are joined with "; " (at most 5, repeats dropped).
  */
 export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
-      if (issue.code === "invalid_type" && issue.input === undefined) return `${where}is required`;
-      return `${where}${issue.message}`;
-    })
-    .join("; ");
+  const sentences = [...new Set(error.issues.map(describeIssue))];
+  return sentences.slice(0, 5).join("; ");
 }
 
 /**
@@ -21,7 +171,7 @@ export function describeZodError(error: z.ZodError): string {
  * @throws AppError BAD_REQUEST with a readable message when the input does not match.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  // reportInput: zod 4 leaves the offending value out of issues unless asked (needed for "is required")
+  // reportInput: zod 4 leaves the offending value out of issues unless asked
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) {
     // `param`: the first offending field, for APIs that name it (issue 15: {error: {param}})

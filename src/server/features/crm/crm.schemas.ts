@@ -29,7 +29,7 @@ export const contactFieldsSchema = z.object({
     .trim()
     .max(254)
     .transform((s) => s.toLowerCase())
-    .pipe(z.union([z.literal(""), z.email("must be a valid email address")]))
+    .pipe(z.union([z.literal(""), z.email("Please enter a valid email address")]))
     .nullish(),
   phone: text(40),
   mobile: text(40),
@@ -70,7 +70,7 @@ export const createContactSchema = contactFieldsSchema.extend({
     .toLowerCase()
     .min(1, "Email is required")
     .max(254)
-    .pipe(z.email("must be a valid email address")),
+    .pipe(z.email("Please enter a valid email address")),
 });
 
 /** PUT /api/contacts/{id}: any subset of the fields. */
@@ -162,12 +162,12 @@ export const makeCallSchema = z.object({
 
 /** POST /api/contacts/search/location; radius in miles (spec: 1 to 500). */
 export const locationSearchSchema = z.object({
-  latitude: z.coerce.number().min(-90).max(90),
-  longitude: z.coerce.number().min(-180).max(180),
+  latitude: z.coerce.number({ error: "Latitude must be a number" }).min(-90).max(90),
+  longitude: z.coerce.number({ error: "Longitude must be a number" }).min(-180).max(180),
   radius_miles: z.coerce
     .number()
-    .positive("radius_miles must be more than 0")
-    .max(500, "radius_miles must be at most 500")
+    .positive("Radius must be more than 0 miles")
+    .max(500, "Radius must be at most 500 miles")
     .default(50),
 });
 

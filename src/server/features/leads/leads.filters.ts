@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { z } from "zod";
+import { humanFieldLabel } from "../../lib/validate";
 import type { Place, PlaceAttribute } from "../../providers/places";
 import { LEAD_TIERS, type LeadTierName } from "./leads.score";
 
@@ -829,13 +830,17 @@ export const filterSetSchema = z
       const a = v[lo];
       const b = v[hi];
       if (typeof a === "number" && typeof b === "number" && a > b)
-        ctx.addIssue({ code: "custom", path: [lo], message: `${lo} must not be more than ${hi}` });
+        ctx.addIssue({
+          code: "custom",
+          path: [lo],
+          message: `${humanFieldLabel(lo)} must not be more than ${humanFieldLabel(hi)?.replace(/^\w/, (c) => c.toLowerCase())}`,
+        });
     }
     if (v.isOpenNow === true && v.isClosedNow === true)
       ctx.addIssue({
         code: "custom",
         path: ["isOpenNow"],
-        message: "isOpenNow and isClosedNow cannot both be set",
+        message: "Open now and closed now cannot both be set",
       });
   });
 

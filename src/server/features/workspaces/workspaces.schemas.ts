@@ -42,7 +42,7 @@ export const workspaceSettingsInput = z.object({
     ])
     .optional(),
   sender_name: z.string().trim().max(80, { error: "Sender name must be at most 80 characters" }).optional(),
-  hide_branding: z.boolean({ error: "hide_branding must be true or false" }).optional(),
+  hide_branding: z.boolean({ error: "Hide branding must be true or false" }).optional(),
   /** default country for phone numbers typed without +country (lib/phone.ts) */
   phone_country: z
     .string({ error: "Phone country must be a two-letter country code such as US or GB" })

@@ -161,6 +161,54 @@ describe("monthly meters: the last allowed and the first refused", () => {
     expect(await campaignCount(user.id)).toBe(9);
   });
 
+  it("a launch reserves inside its own transaction: a launch that crosses 80 % warns once after it commits, and a launch that fails after the check leaves the meter as it was", async () => {
+    const { client, user } = await signUp(t.app);
+    const ids = await contactsFor(user.id, 10);
+    await reserveUsage(t.ctx, user.id, "emails", 75);
+    const warnings = async () =>
+      (
+        await t.db
+          .select()
+          .from(outboxMessages)
+          .where(and(eq(outboxMessages.to, user.email), eq(outboxMessages.channel, "email")))
+      ).filter((m) => m.subject?.includes("of your emails"));
+    const first = await launch(client, "email", ids.slice(0, 5)); // 80 of 100
+    expect(first.statusCode).toBe(200);
+    expect(await meter(user.id, "emails")).toBe(80);
+    const second = await launch(client, "email", ids.slice(5, 10)); // 85: already warned
+    expect(second.statusCode).toBe(200);
+    await expect.poll(async () => (await warnings()).length, { timeout: 10_000 }).toBe(1);
+    // a launch whose transaction fails after the reservation and the campaign row (a test trigger refuses
+    // its recipients) rolls the reservation back with it: no campaign, the meter unchanged
+    await t.sql.unsafe(`
+      create or replace function test_fail_recipients() returns trigger language plpgsql as $$
+      begin
+        if (select name from campaigns where id = new.campaign_id) = 'Fail after check' then
+          raise exception 'recipients refused by the test trigger';
+        end if;
+        return new;
+      end $$;
+      create trigger test_fail_recipients before insert on campaign_recipients
+        for each row execute function test_fail_recipients();`);
+    const before = await campaignCount(user.id);
+    try {
+      const broken = await client.post("/api/campaigns", {
+        name: "Fail after check",
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        recipients: { contactIds: ids.slice(0, 2) },
+        includeNotOptedIn: true,
+      });
+      expect(broken.statusCode).toBe(500);
+    } finally {
+      await t.sql.unsafe(
+        "drop trigger test_fail_recipients on campaign_recipients; drop function test_fail_recipients();",
+      );
+    }
+    expect(await meter(user.id, "emails")).toBe(85);
+    expect(await campaignCount(user.id)).toBe(before);
+  });
+
   it("the 80 % warning emails the owner once per period and meter, and not when notifications are off", async () => {
     const { user } = await signUp(t.app);
     await reserveUsage(t.ctx, user.id, "emails", 79);

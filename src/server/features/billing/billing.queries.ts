@@ -96,16 +96,17 @@ export async function reserveMeter(
   key: { workspaceId: string; meter: string; periodStart: Date },
   amount: number,
   max: number | null,
+  opts: { asyncCommit: boolean } = { asyncCommit: true },
 ): Promise<{ used: number; warnedAt: Date | null } | null> {
-  // One statement, committed without waiting for its WAL flush (synchronous_commit off for this
-  // statement's own transaction only). Safe here: the work a reservation pays for (a launch's campaign
-  // and recipients) commits synchronously afterwards, which flushes this earlier commit too; a crash
-  // before that loses only a reservation whose work never existed. It turns the check from a disk
-  // flush into one round trip (issue 12: the plan check adds <= 1 ms p95 to a launch).
+  // On its own (asyncCommit), one statement committed without waiting for its WAL flush
+  // (synchronous_commit off for this statement's own transaction only). Safe there: the work a
+  // reservation pays for commits synchronously afterwards, which flushes this earlier commit too; a
+  // crash before that loses only a reservation whose work never existed. Inside a caller's transaction
+  // (asyncCommit false) the caller's commit decides, and nothing is changed about it.
   const rows = await db.execute<{ used: number; warned_at: Date | string | null }>(sql`
     insert into usage_meters (workspace_id, meter, period_start, used)
     select ${key.workspaceId}::uuid, ${key.meter}, ${key.periodStart.toISOString()}::timestamptz, ${amount}::int
-    from (select set_config('synchronous_commit', 'off', true)) as async_commit
+    ${opts.asyncCommit ? sql`from (select set_config('synchronous_commit', 'off', true)) as async_commit` : sql``}
     on conflict (workspace_id, meter, period_start) do update
       set used = usage_meters.used + excluded.used, updated_at = now()
       ${max === null ? sql`` : sql`where usage_meters.used + excluded.used <= ${max}::int`}

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import type { Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { ProviderError } from "../../providers/errors";
@@ -511,14 +512,30 @@ export interface Reservation {
   meter: Meter;
   periodStart: Date;
   amount: number;
+  /**
+   * Set when a reservation made inside the caller's transaction crossed the 80 % warning line: the
+   * caller sends the warning after its commit with `sendUsageWarningIfDue` (a rolled-back launch warns
+   * nobody). Absent otherwise.
+   */
+  warning?: { used: number; limit: number };
 }
 
 /**
  * The one check before work is accepted (issue 12): checks the plan's feature (when given) and
  * reserves `amount` of a monthly meter in the current billing period atomically, so concurrent
- * requests together never pass the limit. Sends the once-per-period 80 % warning email (a job) when
- * this reservation crosses it. `workspace` is the workspace's id, or its row when the caller already
- * holds it (a request's tenant): then the check is one statement, the meter's conditional upsert.
+ * requests together never pass the limit. `workspace` is the workspace's id, or its row when the caller
+ * already holds it (a request's tenant): then the check is one statement, the meter's conditional upsert.
+ *
+ * Two ways to run it:
+ * - on its own (no `opts.tx`): the upsert commits at once (asynchronously flushed, see
+ *   `q.reserveMeter`); the caller gives it back with `releaseUsage` if its work fails; the
+ *   once-per-period 80 % warning email (a job) is claimed and sent here.
+ * - inside the caller's transaction (`opts.tx`, what a campaign launch does): the reservation commits or
+ *   rolls back with the work it pays for, so nothing is ever given back by hand; it holds the meter
+ *   row's lock until that commit (concurrent launches of one workspace queue on it, which is what keeps
+ *   them under the limit). The statement can be pipelined with the transaction's first write, so the
+ *   check costs the launch no round trip of its own. A crossed warning line is returned in
+ *   `reservation.warning` for `sendUsageWarningIfDue` after the commit.
  * @throws AppError PAYMENT_REQUIRED (402) with the plan's sentence, e.g. "Your Free plan includes 100
  *   emails a month; this needs 250 and 30 are left. Upgrade to Professional for unlimited emails."
  */
@@ -527,8 +544,9 @@ export async function reserveUsage(
   workspace: string | Workspace,
   meter: Meter,
   amount: number,
-  opts: { feature?: PlanFeature; now?: Date } = {},
+  opts: { feature?: PlanFeature; now?: Date; tx?: DbOrTx } = {},
 ): Promise<Reservation> {
+  const db = opts.tx ?? ctx.db;
   const ws = await billingRowOf(ctx, workspace);
   const workspaceId = ws.id;
   const holder = { plan: effectivePlan(ws, opts.now) };
@@ -538,10 +556,13 @@ export async function reserveUsage(
   const reservation: Reservation = { ...key, amount };
   if (amount <= 0) return reservation;
   const max = planOf(holder.plan).limits[meter];
-  const row = max !== null && amount > max ? null : await q.reserveMeter(ctx.db, key, amount, max);
+  const row =
+    max !== null && amount > max
+      ? null
+      : await q.reserveMeter(db, key, amount, max, { asyncCommit: !opts.tx });
   if (!row) {
     const used =
-      (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === meter)?.used ?? 0;
+      (await q.meterUsage(db, workspaceId, period.start)).find((r) => r.meter === meter)?.used ?? 0;
     assertWithinPlan(holder, meter, amount, used);
     // the limit moved between the two reads: refuse rather than pass it
     throw new AppError(
@@ -550,10 +571,26 @@ export async function reserveUsage(
     );
   }
   if (max !== null && max > 0 && !row.warnedAt && row.used >= Math.ceil(max * WARNING_SHARE)) {
-    if (await q.claimWarning(ctx.db, key))
-      await ctx.jobs.send(usageWarningJob, { workspaceId, meter, used: row.used, limit: max });
+    reservation.warning = { used: row.used, limit: max };
+    if (!opts.tx) await sendUsageWarningIfDue(ctx, reservation);
   }
   return reservation;
+}
+
+/**
+ * Sends the owner's once-per-period 80 % warning (a job; spec section 9) for a reservation that crossed
+ * the line (`reservation.warning`), claiming it first so it goes out once per workspace, meter and
+ * period. Call after the transaction that made the reservation committed. No-op without a warning.
+ */
+export async function sendUsageWarningIfDue(ctx: Pick<AppContext, "db" | "jobs">, r: Reservation) {
+  if (!r.warning) return;
+  if (await q.claimWarning(ctx.db, r))
+    await ctx.jobs.send(usageWarningJob, {
+      workspaceId: r.workspaceId,
+      meter: r.meter,
+      used: r.warning.used,
+      limit: r.warning.limit,
+    });
 }
 
 /** Gives back a reservation whose work was not accepted after all (never below zero). */

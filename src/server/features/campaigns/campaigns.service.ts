@@ -7,8 +7,9 @@ import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   planRuleOfChannel,
-  releaseUsage,
+  type Reservation,
   reserveUsage,
+  sendUsageWarningIfDue,
 } from "../billing/billing.service";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
@@ -187,13 +188,15 @@ export async function createAndLaunchCampaign(
     deliveryKind(input.channel) === "sms" ? smsSegments(content.message ?? "").segments : 1;
 
   const queuedIds: number[] = [];
-  // the one plan check (issue 12): reserve this launch's messages in the period's meter, atomically
-  // (concurrent launches never pass the limit), or refuse the whole launch up front with a 402
-  const reservation = await reserveUsage(ctx, billing, rule.meter, queued);
-  let campaign: Campaign;
-  try {
-    campaign = await ctx.db.transaction(async (tx) => {
-      const c = await insertCampaign(tx, {
+  let reservation: Reservation | undefined;
+  const campaign = await ctx.db.transaction(async (tx) => {
+    // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
+    // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
+    // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
+    // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
+    const [reserved, inserted] = await Promise.allSettled([
+      reserveUsage(ctx, billing, rule.meter, queued, { tx }),
+      insertCampaign(tx, {
         workspaceId,
         createdBy,
         name: input.name,
@@ -215,15 +218,16 @@ export async function createAndLaunchCampaign(
         completedAt: queued === 0 ? now : null,
         recipientCount: rows.length,
         segmentsPerMessage,
-      });
-      queuedIds.push(...(await insertRecipients(tx, c, rows)));
-      return c;
-    });
-  } catch (e) {
-    // nothing was created: give the reservation back
-    await releaseUsage(ctx, reservation);
-    throw e;
-  }
+      }),
+    ]);
+    if (reserved.status === "rejected") throw reserved.reason;
+    if (inserted.status === "rejected") throw inserted.reason;
+    reservation = reserved.value;
+    const c = inserted.value;
+    queuedIds.push(...(await insertRecipients(tx, c, rows)));
+    return c;
+  });
+  if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });
   else if (queued > 0) {

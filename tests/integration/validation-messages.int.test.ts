@@ -104,6 +104,11 @@ describe("validation messages", () => {
 describe("workspaces.update: phone country (Settings > Workspace)", () => {
   it("owner sets a valid country, an invalid one is refused, a member may not change it", async () => {
     const owner = await signUp(t.app, { business_name: "Olive Plumbing" });
+    const list = await trpc(owner.client, "workspaces.phoneCountries", undefined, "query");
+    expect(list.status).toBe(200);
+    expect(list.data.length).toBeGreaterThan(200);
+    expect(list.data).toContainEqual({ code: "GB", callingCode: "44" });
+    expect(list.data).toContainEqual({ code: "US", callingCode: "1" });
     const set = await trpc(owner.client, "workspaces.update", { phone_country: "gb" });
     expect(set.status, JSON.stringify(set.error)).toBe(200);
     expect(set.data.phone_country).toBe("GB");

@@ -1,4 +1,10 @@
-import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from "libphonenumber-js/min";
+import {
+  type CountryCode,
+  getCountries,
+  getCountryCallingCode,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+} from "libphonenumber-js/min";
 
 /**
  * The one phone rule (issue 14 section 4): a number is usable when libphonenumber-js finds it *valid*
@@ -28,6 +34,25 @@ export function invalidPhoneMessage(field: "phone" | "mobile", value: string): s
 /** True when `code` is an ISO 3166-1 alpha-2 country libphonenumber-js has numbering rules for. */
 export function isPhoneCountry(code: string): code is CountryCode {
   return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);
+}
+
+/** A country a workspace may choose for national numbers: ISO code and international calling code. */
+export interface PhoneCountryOption {
+  /** ISO 3166-1 alpha-2, e.g. "GB" */
+  code: CountryCode;
+  /** the international calling code without "+", e.g. "44" */
+  callingCode: string;
+}
+
+/**
+ * Every country libphonenumber-js has numbering rules for (about 245), with its calling code, sorted
+ * by ISO code: the choices of Settings > Workspace > Phone country (country names are the client's,
+ * from Intl.DisplayNames in the reader's language).
+ */
+export function phoneCountryOptions(): PhoneCountryOption[] {
+  return getCountries()
+    .map((code) => ({ code, callingCode: getCountryCallingCode(code) as string }))
+    .sort((a, b) => a.code.localeCompare(b.code));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { phoneCountryOptions } from "../../lib/phone";
 import { protectedProcedure, publicProcedure, router } from "../../trpc/init";
 import {
   inviteIdInput,
@@ -20,6 +21,8 @@ export const workspacesRouter = router({
     .mutation(({ ctx, input }) =>
       svc.switchWorkspace(ctx, ctx.auth!.session.id, ctx.user.id, input.workspaceId),
     ),
+  /** The countries Settings > Workspace offers for `phone_country`: `[{ code: "GB", callingCode: "44" }]`. */
+  phoneCountries: protectedProcedure.query(() => phoneCountryOptions()),
   update: protectedProcedure
     .input(workspaceSettingsInput)
     .mutation(({ ctx, input }) => svc.updateWorkspaceSettings(ctx, ctx.tenant, input)),

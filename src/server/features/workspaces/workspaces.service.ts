@@ -485,8 +485,9 @@ export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant
 }
 
 /**
- * Updates name and branding (owner and admin). Hiding 'Powered by Pitchwise' is the Enterprise
- * white-label option (spec section 9).
+ * Updates name, branding and the phone country (owner and admin). Hiding 'Powered by Pitchwise' is
+ * the Enterprise white-label option (spec section 9); `phone_country` (ISO 3166-1 alpha-2, checked
+ * by the schema with libphonenumber-js) is how national numbers are read from then on (lib/phone.ts).
  * @throws AppError FORBIDDEN; PAYMENT_REQUIRED for hide_branding below Enterprise.
  */
 export async function updateWorkspaceSettings(

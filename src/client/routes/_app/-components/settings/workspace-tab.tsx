@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useMemo, useState } from "react";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
@@ -11,20 +11,31 @@ import type { ShowBanner } from "./types";
 
 /**
  * Settings > Workspace (issue 10): name and the branding recipients see on landing pages and emails
- * (sender name, brand colour, logo); Enterprise may hide 'Powered by Pitchwise'. Owners and admins
- * edit; members read.
+ * (sender name, brand colour, logo); Enterprise may hide 'Powered by Pitchwise'; the phone country
+ * national numbers are read in (issue 14: `020 7946 0018` is a UK number once it is GB). Owners and
+ * admins edit; members read.
  */
 export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const current = useQuery(trpc.workspaces.current.queryOptions());
-  const ids = { name: useId(), sender: useId(), color: useId(), logo: useId(), hide: useId() };
+  const countries = usePhoneCountries();
+  const ids = {
+    name: useId(),
+    sender: useId(),
+    color: useId(),
+    logo: useId(),
+    hide: useId(),
+    country: useId(),
+    countryHelp: useId(),
+  };
   const [form, setForm] = useState({
     name: "",
     sender_name: "",
     brand_color: "",
     logo_url: "",
     hide_branding: false,
+    phone_country: "US",
   });
   useEffect(() => {
     if (current.data)
@@ -34,6 +45,7 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
         brand_color: current.data.brand_color ?? "",
         logo_url: current.data.logo_url ?? "",
         hide_branding: current.data.hide_branding,
+        phone_country: current.data.phone_country,
       });
   }, [current.data]);
   const save = useMutation(
@@ -100,6 +112,28 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
               placeholder="https://example.com/logo.png"
             />
           </div>
+          <div className="grid gap-1.5">
+            <Label htmlFor={ids.country}>Phone country</Label>
+            <select
+              id={ids.country}
+              aria-describedby={ids.countryHelp}
+              className="h-10 max-w-sm rounded-lg border border-input bg-card px-3 text-sm disabled:cursor-not-allowed disabled:opacity-50"
+              value={form.phone_country}
+              disabled={!canEdit}
+              onChange={(e) => setForm((f) => ({ ...f, phone_country: e.target.value }))}
+            >
+              {countries.length === 0 && <option value={form.phone_country}>{form.phone_country}</option>}
+              {countries.map((c) => (
+                <option key={c.code} value={c.code}>
+                  {c.name} (+{c.callingCode})
+                </option>
+              ))}
+            </select>
+            <p id={ids.countryHelp} className="text-xs text-muted-foreground">
+              Phone numbers typed without a + country code (on contacts, imports and campaigns) are read as
+              numbers of this country.
+            </p>
+          </div>
           <div className="flex items-center gap-3">
             <Switch
               id={ids.hide}
@@ -128,4 +162,27 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
       </CardContent>
     </Card>
   );
+}
+
+/**
+ * The countries the workspace may read phone numbers in (server: libphonenumber-js's list with calling
+ * codes), named in the reader's language by Intl.DisplayNames and sorted by that name.
+ */
+function usePhoneCountries(): { code: string; callingCode: string; name: string }[] {
+  const trpc = useTRPC();
+  const list = useQuery({
+    ...trpc.workspaces.phoneCountries.queryOptions(),
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  return useMemo(() => {
+    let names: Intl.DisplayNames | null = null;
+    try {
+      names = new Intl.DisplayNames(undefined, { type: "region" });
+    } catch {
+      names = null;
+    }
+    return (list.data ?? [])
+      .map((c) => ({ ...c, name: names?.of(c.code) ?? c.code }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }, [list.data]);
 }

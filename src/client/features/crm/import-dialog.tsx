@@ -16,7 +16,7 @@ import {
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { errorMessage, NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
-import { plural } from "@/client/lib/format";
+import { formatNumber, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type ColumnMapping,
@@ -26,6 +26,11 @@ import {
   matchHeaders,
 } from "@/server/features/crm/crm.headers";
 import { type ImportProgress, invalidateCrm } from "./api";
+
+/** "1 contact kept without a valid phone number (they won't get SMS or calls)" (issue 14). */
+export function keptTitle(n: number): string {
+  return `${plural(n, "contact")} kept without a valid phone number (they won't get SMS or calls)`;
+}
 
 const MAX_BYTES = 100 * 1024 * 1024;
 const NONE = "__none__";
@@ -55,8 +60,10 @@ async function sniffEncoding(file: File): Promise<string> {
  * Import Contacts (CSV) modal (spec: Contacts list modals; section 4 import states idle, importing,
  * result). Steps: choose a .csv file, map columns (pre-filled by the header rules) with a preview of
  * the first rows and a duplicate policy, then upload (progress) and follow the import job (progress)
- * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV. On success
- * without errors the modal closes after 2 seconds and the list refreshes.
+ * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV, and apart from
+ * them the rows kept with an invalid phone number (server `phone_invalid`, `error_rows[].kept`: imported,
+ * but unreachable by SMS and calls) with their line numbers. On success with neither, the modal closes
+ * after 2 seconds; the list refreshes either way.
  */
 export function ImportDialog({
   open,
@@ -175,7 +182,8 @@ export function ImportDialog({
       const done = await poll(started.id);
       setStep("done");
       await invalidateCrm(qc);
-      if (done.status === "completed" && done.errors === 0) {
+      // a clean import closes by itself; one with rejected rows or unreachable phones stays to be read
+      if (done.status === "completed" && done.errors === 0 && done.phone_invalid === 0) {
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
       }
     } catch (e) {
@@ -189,6 +197,9 @@ export function ImportDialog({
   }
 
   const jobPct = progress ? Math.round(progress.progress * 100) : 0;
+  // the report lists rejected rows and rows kept with an invalid phone (`kept`) together
+  const kept = progress?.error_rows.filter((e) => e.kept) ?? [];
+  const rejected = progress?.error_rows.filter((e) => !e.kept) ?? [];
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -330,17 +341,44 @@ export function ImportDialog({
                 <CheckCircle2 className="mt-0.5 size-5 text-success" aria-hidden />
                 <div className="grid gap-1 text-sm">
                   <p className="font-medium" data-testid="import-imported">
-                    Imported: {progress.imported}
+                    Imported: {formatNumber(progress.imported)}
                   </p>
-                  {progress.skipped > 0 && <p>Skipped (already in your contacts): {progress.skipped}</p>}
-                  {progress.errors > 0 && <p data-testid="import-errors">Errors: {progress.errors}</p>}
+                  {progress.skipped > 0 && (
+                    <p>Skipped (already in your contacts): {formatNumber(progress.skipped)}</p>
+                  )}
+                  {progress.errors > 0 && (
+                    <p data-testid="import-errors">Errors: {formatNumber(progress.errors)}</p>
+                  )}
                 </div>
               </div>
             )}
+            {progress.phone_invalid > 0 && (
+              <AlertBanner variant="warning" title={keptTitle(progress.phone_invalid)}>
+                <span data-testid="import-phone-invalid">
+                  {kept.length > 0 && (
+                    <>
+                      {kept.length === 1 ? "Line " : "Lines "}
+                      {kept
+                        .slice(0, 50)
+                        .map((e) => e.line)
+                        .join(", ")}
+                      {progress.phone_invalid > Math.min(kept.length, 50) ? " and more" : ""}.{" "}
+                    </>
+                  )}
+                  Fix the number on the contact to reach them by text or phone.
+                </span>
+              </AlertBanner>
+            )}
             {progress.errors > 0 && (
               <>
-                <ul className="max-h-40 overflow-auto rounded-lg border border-border p-3 text-xs">
-                  {progress.error_rows.slice(0, 20).map((e) => (
+                <p className="text-sm font-medium">
+                  {plural(progress.errors, "row")} rejected (not imported):
+                </p>
+                <ul
+                  className="max-h-40 overflow-auto rounded-lg border border-border p-3 text-xs"
+                  data-testid="import-rejected-rows"
+                >
+                  {rejected.slice(0, 20).map((e) => (
                     <li key={`${e.line}-${e.reason}`}>
                       Line {e.line}: {e.reason}
                     </li>

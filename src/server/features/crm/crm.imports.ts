@@ -97,7 +97,11 @@ export function toImportJson(i: ContactImport) {
     errors: i.errorCount,
     // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
     phone_invalid: i.errors.filter((e) => e.kept).length,
-    error_rows: i.errors.slice(0, 100).map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
+    // the first 100 rejected rows, then the first 100 kept ones (so neither list hides the other)
+    error_rows: [
+      ...i.errors.filter((e) => !e.kept).slice(0, 100),
+      ...i.errors.filter((e) => e.kept).slice(0, 100),
+    ].map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
     failure_reason: i.failureReason,
     created_at: i.createdAt.toISOString(),
     finished_at: i.finishedAt?.toISOString() ?? null,

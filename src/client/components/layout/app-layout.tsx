@@ -1,12 +1,11 @@
 import { useNavigate } from "@tanstack/react-router";
-import { Menu, X } from "lucide-react";
-import { Dialog as DialogPrimitive } from "radix-ui";
 import { type ReactNode, useState } from "react";
 import { Logo } from "@/client/components/logo";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { VerifyEmailBanner } from "@/client/features/auth/verify-email-banner";
 import { UsageBanners } from "@/client/features/billing/usage";
 import { Breadcrumbs } from "./breadcrumbs";
+import { NavDrawer, NavDrawerTrigger } from "./nav-drawer";
 import { SidebarContent } from "./sidebar";
 import { TopBar } from "./top-bar";
 
@@ -69,33 +68,17 @@ export function AppLayout({ children }: { children: ReactNode }) {
         </aside>
       )}
       {topbar ? null : (
-        <DialogPrimitive.Root open={mobileOpen} onOpenChange={setMobileOpen}>
+        <NavDrawer
+          open={mobileOpen}
+          onOpenChange={setMobileOpen}
+          hiddenFrom="lg"
+          drawer={<SidebarContent {...sidebarProps} onNavigate={() => setMobileOpen(false)} />}
+        >
           <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-border bg-background/85 px-4 backdrop-blur lg:hidden">
-            <DialogPrimitive.Trigger
-              className="-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
-              aria-label="Open navigation"
-            >
-              <Menu className="size-5" />
-            </DialogPrimitive.Trigger>
+            <NavDrawerTrigger hiddenFrom="lg" />
             <Logo />
           </header>
-          <DialogPrimitive.Portal>
-            <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/50 data-[state=open]:animate-fade-in lg:hidden" />
-            <DialogPrimitive.Content
-              className="fixed inset-y-0 left-0 z-50 w-72 max-w-[85vw] shadow-xl outline-none data-[state=open]:animate-slide-in-left lg:hidden"
-              aria-describedby={undefined}
-            >
-              <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
-              <SidebarContent {...sidebarProps} onNavigate={() => setMobileOpen(false)} />
-              <DialogPrimitive.Close
-                className="absolute top-4 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
-                aria-label="Close navigation"
-              >
-                <X className="size-4" />
-              </DialogPrimitive.Close>
-            </DialogPrimitive.Content>
-          </DialogPrimitive.Portal>
-        </DialogPrimitive.Root>
+        </NavDrawer>
       )}
       <div className={topbar ? undefined : "lg:pl-64"}>{page}</div>
     </div>

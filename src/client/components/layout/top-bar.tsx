@@ -1,11 +1,11 @@
 import { Link, useLocation } from "@tanstack/react-router";
-import { LogOut, Menu, X } from "lucide-react";
-import { Dialog as DialogPrimitive } from "radix-ui";
+import { LogOut } from "lucide-react";
 import { useState } from "react";
 import { Logo } from "@/client/components/logo";
 import { WorkspaceSwitcher } from "@/client/features/workspaces/workspace-switcher";
 import { cn } from "@/client/lib/utils";
 import { activeTopNavLabel, TOP_NAV_ITEMS } from "./nav";
+import { NavDrawer, NavDrawerTrigger } from "./nav-drawer";
 
 const linkBase =
   "flex items-center gap-2 rounded-md px-2.5 py-2 text-sm font-medium whitespace-nowrap transition-colors outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50";
@@ -52,16 +52,37 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
       );
     });
 
+  const drawer = (
+    <>
+      <div className="flex h-14 items-center border-b border-sidebar-border px-5">
+        <Logo markClassName="bg-sidebar-primary text-sidebar-primary-foreground" />
+      </div>
+      <nav aria-label="Main navigation" className="flex-1 overflow-y-auto px-3 py-4">
+        <ul className="grid gap-0.5">{links(true)}</ul>
+      </nav>
+      <div className="border-t border-sidebar-border p-3">
+        <WorkspaceSwitcher />
+        <button
+          type="button"
+          onClick={onLogout}
+          disabled={loggingOut}
+          className={cn(
+            linkBase,
+            "w-full text-sidebar-foreground hover:bg-sidebar-accent/60 disabled:opacity-60",
+          )}
+        >
+          <LogOut aria-hidden className="size-4" />
+          {loggingOut ? "Logging out..." : "Logout"}
+        </button>
+      </div>
+    </>
+  );
+
   return (
-    <DialogPrimitive.Root open={open} onOpenChange={setOpen}>
+    <NavDrawer open={open} onOpenChange={setOpen} hiddenFrom="xl" drawer={drawer}>
       <header className="sticky top-0 z-20 border-b border-border bg-background" data-testid="top-bar">
         <div className="mx-auto flex h-14 max-w-screen-2xl items-center gap-3 px-4 sm:px-6">
-          <DialogPrimitive.Trigger
-            className="-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none xl:hidden"
-            aria-label="Open navigation"
-          >
-            <Menu className="size-5" />
-          </DialogPrimitive.Trigger>
+          <NavDrawerTrigger hiddenFrom="xl" />
           <Link
             to="/dashboard"
             aria-label="Pitchwise home"
@@ -86,42 +107,6 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
           </button>
         </div>
       </header>
-      <DialogPrimitive.Portal>
-        <DialogPrimitive.Overlay className="fixed inset-0 z-40 bg-black/50 data-[state=open]:animate-fade-in xl:hidden" />
-        <DialogPrimitive.Content
-          className="fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col bg-sidebar text-sidebar-foreground shadow-xl outline-none data-[state=open]:animate-slide-in-left xl:hidden"
-          aria-describedby={undefined}
-        >
-          <DialogPrimitive.Title className="flex h-14 items-center border-b border-sidebar-border px-5">
-            <span className="sr-only">Navigation</span>
-            <Logo markClassName="bg-sidebar-primary text-sidebar-primary-foreground" />
-          </DialogPrimitive.Title>
-          <nav aria-label="Main navigation" className="flex-1 overflow-y-auto px-3 py-4">
-            <ul className="grid gap-0.5">{links(true)}</ul>
-          </nav>
-          <div className="border-t border-sidebar-border p-3">
-            <WorkspaceSwitcher />
-            <button
-              type="button"
-              onClick={onLogout}
-              disabled={loggingOut}
-              className={cn(
-                linkBase,
-                "w-full text-sidebar-foreground hover:bg-sidebar-accent/60 disabled:opacity-60",
-              )}
-            >
-              <LogOut aria-hidden className="size-4" />
-              {loggingOut ? "Logging out..." : "Logout"}
-            </button>
-          </div>
-          <DialogPrimitive.Close
-            className="absolute top-3.5 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
-            aria-label="Close navigation"
-          >
-            <X className="size-4" />
-          </DialogPrimitive.Close>
-        </DialogPrimitive.Content>
-      </DialogPrimitive.Portal>
-    </DialogPrimitive.Root>
+    </NavDrawer>
   );
 }

@@ -409,6 +409,55 @@ describe("send-email, send-sms, make-call", () => {
 });
 
 describe("tags, lists and bulk operations", () => {
+  it("a filter minus excludeIds ('select all N matching', then untick): the unticked contacts are untouched", async () => {
+    const { client } = await signUp(t.app);
+    const other = await signUp(t.app);
+    const ids: number[] = [];
+    for (let i = 0; i < 4; i++)
+      ids.push(
+        (await addContact(client, { first_name: `X${i}`, email: `x${i}@excl.example`, company: "Excl" })).id,
+      );
+    const theirs = (
+      await addContact(other.client, { first_name: "T", email: "t@excl.example", company: "Excl" })
+    ).id;
+    let res = await client.post("/api/contacts/bulk/operation", {
+      filter: { search: "excl" },
+      excludeIds: [ids[1], ids[3], theirs],
+      operation: "update_stage",
+      data: { lifecycle_stage: "customer" },
+    });
+    expect(res.json()).toEqual({ success: true, updated: 2 });
+    const customers = (await client.get("/api/contacts?stage=customer"))
+      .json()
+      .contacts.map((c: { id: number }) => c.id);
+    expect(customers.sort()).toEqual([ids[0], ids[2]].sort());
+    res = await client.post("/api/contacts/bulk/operation", {
+      filter: { search: "excl" },
+      excludeIds: [ids[0]],
+      operation: "delete",
+    });
+    expect(res.json()).toEqual({ success: true, deleted: 3 });
+    expect((await client.get("/api/contacts")).json().contacts.map((c: { id: number }) => c.id)).toEqual([
+      ids[0],
+    ]);
+    expect((await other.client.get(`/api/contacts/${theirs}`)).statusCode).toBe(200);
+    // exclusions need a filter, and are contact ids
+    res = await client.post("/api/contacts/bulk/operation", {
+      contactIds: [ids[0]],
+      excludeIds: [ids[0]],
+      operation: "delete",
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toContain("excludeIds goes with filter");
+    res = await client.post("/api/contacts/bulk/operation", {
+      filter: {},
+      excludeIds: ["abc"],
+      operation: "delete",
+    });
+    expect(res.statusCode).toBe(400);
+    expect((await client.get("/api/contacts")).json().contacts).toHaveLength(1);
+  });
+
   it("creates tags, bulk-tags, updates stage/status, deletes, over ids and over a whole filter", async () => {
     const { client, user } = await signUp(t.app);
     const ids: number[] = [];

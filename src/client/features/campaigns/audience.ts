@@ -13,6 +13,13 @@ export type AudienceFilterInput = NonNullable<AudienceInput["filter"]>;
 export type CsvRecipient = NonNullable<NonNullable<In["campaigns"]["create"]["recipients"]>["csv"]>[number];
 export type PreflightResult = Out["campaigns"]["preflight"];
 
+/** "Select all N matching": the picker's filter, its count, and the contacts unticked since. */
+export interface PickAll {
+  filter: AudienceFilterInput;
+  count: number;
+  excludeIds: number[];
+}
+
 /** Where a builder's recipients come from (issue 14). */
 export type AudienceSource = "csv" | "crm" | "saved";
 /** The kinds of saved audience: a saved segment, a tag, a lifecycle stage or a lead status. */
@@ -26,8 +33,8 @@ export interface AudienceState {
   csvFileName: string;
   /** contacts ticked in the CRM picker (source "crm"), by id */
   picked: Map<number, ListedContact>;
-  /** "select all N matching": the picker's filter and its count (source "crm") */
-  pickAll: { filter: AudienceFilterInput; count: number } | null;
+  /** "select all N matching": the picker's filter, its count and the unticked contacts (source "crm") */
+  pickAll: PickAll | null;
   /** source "saved" */
   savedKind: SavedKind;
   savedValue: string;
@@ -55,7 +62,10 @@ export function audienceBody(
   | null {
   if (a.source === "csv") return a.csvRows.length ? { contacts: a.csvRows } : null;
   if (a.source === "crm") {
-    if (a.pickAll) return { audience: { filter: a.pickAll.filter } };
+    if (a.pickAll) {
+      const { filter, excludeIds } = a.pickAll;
+      return { audience: excludeIds.length ? { filter, excludeIds } : { filter } };
+    }
     return a.picked.size ? { audience: { contactIds: [...a.picked.keys()] } } : null;
   }
   if (!a.savedValue) return null;

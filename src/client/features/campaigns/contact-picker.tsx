@@ -8,9 +8,9 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
-import { formatNumber, titleCase } from "@/client/lib/format";
+import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
-import type { AudienceFilterInput, ListedContact } from "./audience";
+import type { AudienceFilterInput, ListedContact, PickAll } from "./audience";
 
 const PAGE_SIZE = 25;
 
@@ -24,7 +24,8 @@ const selectClass = "h-10 rounded-lg border border-input bg-card px-3 text-sm";
 /**
  * Contacts chosen from the CRM (issue 14): search (name, email, company, phone), lifecycle stage,
  * lead status and tag filters, pages of 25 from the server (tRPC `crm.list`), tick boxes, and
- * 'Select all N matching' (the whole filter result, resolved by the server at launch).
+ * 'Select all N matching' (the whole filter result, resolved by the server at launch); unticking a
+ * contact after it excludes that contact (`pickAll.excludeIds`, the audience's `excludeIds`).
  */
 export function ContactPicker({
   picked,
@@ -35,8 +36,8 @@ export function ContactPicker({
 }: {
   picked: Map<number, ListedContact>;
   onPicked: (m: Map<number, ListedContact>) => void;
-  pickAll: { filter: AudienceFilterInput; count: number } | null;
-  onPickAll: (p: { filter: AudienceFilterInput; count: number } | null) => void;
+  pickAll: PickAll | null;
+  onPickAll: (p: PickAll | null) => void;
   need: "phone" | "email";
 }) {
   const trpc = useTRPC();
@@ -60,8 +61,10 @@ export function ContactPicker({
   const capped = !!data?.pagination.total_capped;
   const pages = data?.pagination.pages ?? 1;
   const filtered = !!(filter.search || filter.stage || filter.status || filter.tagId);
-  const allOnPage = contacts.length > 0 && contacts.every((c) => pickAll || picked.has(c.id));
-  const selectedCount = pickAll ? pickAll.count : picked.size;
+  const excluded = new Set(pickAll?.excludeIds ?? []);
+  const isPicked = (id: number) => (pickAll ? !excluded.has(id) : picked.has(id));
+  const allOnPage = contacts.length > 0 && contacts.every((c) => isPicked(c.id));
+  const selectedCount = pickAll ? Math.max(0, pickAll.count - excluded.size) : picked.size;
 
   const update = (next: Partial<AudienceFilterInput>) => {
     setFilter((f) => ({ ...f, ...next }));
@@ -71,10 +74,9 @@ export function ContactPicker({
   };
   function toggle(c: ListedContact) {
     if (pickAll) {
-      // leaving "all matching": keep this page ticked except the one unticked
-      const m = new Map(contacts.filter((x) => x.id !== c.id).map((x) => [x.id, x] as const));
-      onPickAll(null);
-      onPicked(m);
+      // still "all matching": the contact is left out of it (or taken back in)
+      excluded.has(c.id) ? excluded.delete(c.id) : excluded.add(c.id);
+      onPickAll({ ...pickAll, excludeIds: [...excluded] });
       return;
     }
     const m = new Map(picked);
@@ -83,8 +85,8 @@ export function ContactPicker({
   }
   function togglePage() {
     if (pickAll) {
-      onPickAll(null);
-      onPicked(new Map());
+      for (const c of contacts) allOnPage ? excluded.add(c.id) : excluded.delete(c.id);
+      onPickAll({ ...pickAll, excludeIds: [...excluded] });
       return;
     }
     const m = new Map(picked);
@@ -162,14 +164,19 @@ export function ContactPicker({
           {formatNumber(selectedCount)} selected
         </span>
         {!pickAll && allOnPage && total > contacts.length && (
-          <Button variant="link" size="sm" onClick={() => onPickAll({ filter: { ...filter }, count: total })}>
+          <Button
+            variant="link"
+            size="sm"
+            onClick={() => onPickAll({ filter: { ...filter }, count: total, excludeIds: [] })}
+          >
             Select all {formatNumber(total)}
             {capped ? "+" : ""} matching
           </Button>
         )}
         {pickAll && (
           <span className="text-muted-foreground">
-            All contacts matching {filtered ? "this filter" : "(every contact)"} are selected.
+            All contacts matching {filtered ? "this filter" : "(every contact)"} are selected
+            {excluded.size > 0 ? `, except ${plural(excluded.size, "unticked contact")}` : ""}.
           </span>
         )}
         {selectedCount > 0 && (
@@ -226,7 +233,7 @@ export function ContactPicker({
                     <input
                       type="checkbox"
                       aria-label={`Select ${contactName(c)}`}
-                      checked={!!pickAll || picked.has(c.id)}
+                      checked={isPicked(c.id)}
                       onChange={() => toggle(c)}
                     />
                   </td>

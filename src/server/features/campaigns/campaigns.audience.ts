@@ -101,10 +101,17 @@ async function assertTag(ctx: Ctx, workspaceId: string, tagId: number) {
  * The contact ids of `workspaceId` an audience addresses, ascending: a saved segment (its stored
  * filter, evaluated now), every contact with a tag, every contact matching a contacts-list filter
  * (the plain substring search, no typo correction), or the given ids (unknown or another
- * workspace's ids are left out). Reads contacts only through crm's service functions.
+ * workspace's ids are left out), minus `excludeIds`. Reads contacts only through crm's service functions.
  * @throws AppError NOT_FOUND 'List not found' / 'Tag not found' for another workspace's segment or tag.
  */
 export async function resolveAudience(ctx: Ctx, workspaceId: string, audience: Audience): Promise<number[]> {
+  const ids = await resolveAudienceIds(ctx, workspaceId, audience);
+  if (!audience.excludeIds?.length) return ids;
+  const excluded = new Set(audience.excludeIds);
+  return ids.filter((id) => !excluded.has(id));
+}
+
+async function resolveAudienceIds(ctx: Ctx, workspaceId: string, audience: Audience): Promise<number[]> {
   if (audience.segmentId !== undefined)
     return resolveTargetContactIds(ctx, workspaceId, { segmentId: audience.segmentId });
   if (audience.tagId !== undefined) {

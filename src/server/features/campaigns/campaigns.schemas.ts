@@ -57,7 +57,9 @@ export type AudienceFilter = z.output<typeof audienceFilterSchema>;
 
 /**
  * A campaign audience from the CRM, instead of (or beside) inline `contacts` (issue 14): exactly one
- * of a saved segment, a tag, a contacts-list filter ("all N matching"), or chosen contact ids.
+ * of a saved segment, a tag, a contacts-list filter ("all N matching"), or chosen contact ids. With a
+ * segment, tag or filter, `excludeIds` leaves those contacts out ("select all N matching", then untick
+ * a few); ids that are not in the audience (or not the workspace's) change nothing.
  */
 export const audienceSchema = z
   .object({
@@ -65,12 +67,21 @@ export const audienceSchema = z
     tagId: positiveId.optional(),
     filter: audienceFilterSchema.optional(),
     contactIds: z.array(positiveId).max(100_000, "At most 100,000 contacts per campaign").optional(),
+    excludeIds: z
+      .array(positiveId, { error: "excludeIds must be a list of contact ids" })
+      .max(100_000, "At most 100,000 excluded contacts")
+      .optional(),
   })
   .strict()
   .refine(
     (a) => [a.segmentId, a.tagId, a.filter, a.contactIds].filter((v) => v !== undefined).length === 1,
     "audience must be exactly one of {segmentId}, {tagId}, {filter} or {contactIds}",
-  );
+  )
+  .refine((a) => !(a.excludeIds?.length && a.contactIds), {
+    message:
+      "excludeIds goes with a segment, tag or filter; leave excluded contacts out of contactIds instead",
+    path: ["excludeIds"],
+  });
 export type Audience = z.output<typeof audienceSchema>;
 
 /** tRPC / service input for creating and launching any campaign. */

@@ -3,7 +3,12 @@ import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { assertCan } from "../workspaces/workspaces.service";
-import { contactIdsWhere, contactWhere, deleteContactsWhere, setContactsColumnWhere } from "./crm.queries";
+import {
+  contactIdsWhere,
+  contactWhereExcept,
+  deleteContactsWhere,
+  setContactsColumnWhere,
+} from "./crm.queries";
 import { type BulkOperationInput, bulkOperationSchema } from "./crm.schemas";
 import { assertTagOfWorkspace } from "./crm.tags";
 import { tagContactsWhere, untagContactsWhere } from "./crm.tags.queries";
@@ -11,7 +16,8 @@ import { tagContactsWhere, untagContactsWhere } from "./crm.tags.queries";
 // Bulk operations (spec section 7 "Bulk operations").
 
 /**
- * POST /api/contacts/bulk/operation over explicit `contactIds` or a whole `filter` result.
+ * POST /api/contacts/bulk/operation over explicit `contactIds` or a whole `filter` result (minus
+ * `excludeIds`: "select all N matching", then untick a few; issue 14).
  * delete -> {deleted}; update_stage {lifecycle_stage} -> {updated}; update_status {lead_status}
  * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
  * Ids that are not the workspace's are ignored. A `member` may delete at most one contact at a time
@@ -30,7 +36,7 @@ export async function bulkOperation(
     assertCan(actor, "bulkDeleteContacts");
   const target = b.contactIds
     ? contactIdsWhere(workspaceId, b.contactIds)
-    : contactWhere(workspaceId, b.filter);
+    : contactWhereExcept(workspaceId, b.filter ?? {}, b.excludeIds);
   switch (b.operation) {
     case "delete":
       return { deleted: await deleteContactsWhere(ctx.db, target) };

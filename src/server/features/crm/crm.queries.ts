@@ -68,6 +68,24 @@ export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
 }
 
 /** WHERE for explicit contact ids of `workspaceId` (an empty list matches nothing). */
+/**
+ * `contactWhere(workspaceId, filter)` without the contacts in `excludeIds` (none: the filter alone).
+ * The ids travel as one JSON parameter (up to 100,000 of them; a bind parameter per id would pass
+ * Postgres' 65,535-parameter limit).
+ */
+export function contactWhereExcept(
+  workspaceId: string,
+  filter: SegmentFilter,
+  excludeIds: number[] = [],
+): SQL {
+  const where = contactWhere(workspaceId, filter);
+  if (!excludeIds.length) return where;
+  return and(
+    where,
+    sql`not (${contacts.id} = any(array(select jsonb_array_elements_text(${JSON.stringify(excludeIds)}::jsonb)::bigint)))`,
+  ) as SQL;
+}
+
 export function contactIdsWhere(workspaceId: string, ids: number[]): SQL {
   return and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, ids.length ? ids : [0])) as SQL;
 }

@@ -106,6 +106,13 @@ export const bulkOperationSchema = z
     contactIds: z.array(z.coerce.number().int().positive()).max(100_000).optional(),
     /** bulk over a whole filter result instead of explicit ids ("select all N matching") */
     filter: segmentFilterSchema.optional(),
+    /** with `filter`: contacts left out of it (unticked after "select all N matching") */
+    excludeIds: z
+      .array(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER), {
+        error: "excludeIds must be a list of contact ids",
+      })
+      .max(100_000, "At most 100,000 excluded contacts")
+      .optional(),
     operation: z.enum(["delete", "update_stage", "update_status", "add_tag", "remove_tag"], {
       error: "operation must be one of delete, update_stage, update_status, add_tag, remove_tag",
     }),
@@ -120,6 +127,10 @@ export const bulkOperationSchema = z
   .refine((b) => b.contactIds !== undefined || b.filter !== undefined, {
     message: "contactIds or filter is required",
     path: ["contactIds"],
+  })
+  .refine((b) => !(b.excludeIds?.length && b.filter === undefined), {
+    message: "excludeIds goes with filter; leave excluded contacts out of contactIds instead",
+    path: ["excludeIds"],
   });
 export type BulkOperationInput = z.input<typeof bulkOperationSchema>;
 

@@ -102,7 +102,9 @@ function ContactsPage() {
   // the URL is the truth (Back, links): the box follows it
   useEffect(() => setSearchText(urlSearch.search ?? ""), [urlSearch.search]);
   const [selected, setSelected] = useState<Set<number>>(new Set());
+  // "select all N matching": the whole filter result, minus the contacts unticked after it (issue 14)
   const [allMatching, setAllMatching] = useState(false);
+  const [excluded, setExcluded] = useState<Set<number>>(new Set());
   const [modal, setModal] = useState<Modal>(null);
   const [banner, setBanner] = useState<Banner | null>(null);
   const tags = useTags();
@@ -137,37 +139,52 @@ function ContactsPage() {
       },
     });
     if (next.view === undefined) {
-      setSelected(new Set());
-      setAllMatching(false);
+      clearSelection();
     }
   };
   const pageIds = contacts.map((c) => c.id);
-  const allOnPage = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
-  const selectedCount = allMatching ? total : selected.size;
+  const isSelected = (id: number) => (allMatching ? !excluded.has(id) : selected.has(id));
+  const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
+  const selectedCount = allMatching ? Math.max(0, total - excluded.size) : selected.size;
 
-  function toggleAll() {
+  function clearSelection() {
+    setSelected(new Set());
     setAllMatching(false);
+    setExcluded(new Set());
+  }
+  function toggleAll() {
+    if (allMatching) {
+      // all matching stays chosen: this page is excluded from it, or taken back in
+      setExcluded((x) => {
+        const n = new Set(x);
+        for (const id of pageIds) allOnPage ? n.add(id) : n.delete(id);
+        return n;
+      });
+      return;
+    }
     setSelected(allOnPage ? new Set() : new Set(pageIds));
   }
   function toggle(id: number) {
-    setAllMatching(false);
-    setSelected((s) => {
+    const flip = (s: Set<number>) => {
       const n = new Set(s);
       n.has(id) ? n.delete(id) : n.add(id);
       return n;
-    });
+    };
+    if (allMatching) setExcluded(flip);
+    else setSelected(flip);
   }
 
   async function bulk(operation: string, body: Record<string, unknown> = {}) {
-    const target = allMatching ? { filter: toSegmentFilter(filter) } : { contactIds: [...selected] };
+    const target = allMatching
+      ? { filter: toSegmentFilter(filter), ...(excluded.size ? { excludeIds: [...excluded] } : {}) }
+      : { contactIds: [...selected] };
     const res = (await client.crm.bulk.mutate({
       ...target,
       operation: operation as "delete",
       data: body as { lifecycle_stage?: LifecycleStage; lead_status?: LeadStatus; tag_id?: number },
     })) as { deleted?: number; updated?: number; tagged?: number };
     await invalidateCrm(qc);
-    setSelected(new Set());
-    setAllMatching(false);
+    clearSelection();
     return res;
   }
 
@@ -333,7 +350,14 @@ function ContactsPage() {
             {formatNumber(selectedCount)} selected
           </span>
           {allOnPage && !allMatching && total > contacts.length && (
-            <Button variant="link" size="sm" onClick={() => setAllMatching(true)}>
+            <Button
+              variant="link"
+              size="sm"
+              onClick={() => {
+                setAllMatching(true);
+                setExcluded(new Set());
+              }}
+            >
               Select all {totalText} matching
             </Button>
           )}
@@ -423,7 +447,7 @@ function ContactsPage() {
                     <input
                       type="checkbox"
                       aria-label={`Select ${contactName(c)}`}
-                      checked={allMatching || selected.has(c.id)}
+                      checked={isSelected(c.id)}
                       onChange={() => toggle(c.id)}
                     />
                   </td>

@@ -9,6 +9,7 @@ import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { multipart, silentWav } from "./studio-helpers";
 
 /** An Etc/GMT zone where the local time is now about 14:00 (inside the 8am-9pm window). */
 function daytimeZone(): string {
@@ -618,5 +619,87 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
       caller_id: "+15005550006",
     });
     expect(row.providerMessageId).toBe(dc.drops.at(-1)?.drop_id);
+  });
+
+  it("plays one of the workspace's recordings from a signed URL; another workspace's media or any other URL is refused", async () => {
+    const { client, user } = await signUp(t.app);
+    const other = await signUp(t.app);
+    await setPlan(t, user.id, "business");
+    const uploadAudio = async (c: typeof client, name: string) => {
+      const res = await c.inject({
+        method: "POST",
+        url: "/api/audio/upload",
+        ...multipart({ name }, { field: "audio", filename: `${name}.wav`, content: silentWav(0.3) }),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const media = (await c.get("/api/media/list")).json().media as {
+        id: number;
+        name: string;
+        url: string;
+      }[];
+      const m = media.find((x) => x.name === name);
+      expect(m).toBeDefined();
+      return m as { id: number; url: string };
+    };
+    const mine = await uploadAudio(client, "greeting");
+    const theirs = await uploadAudio(other.client, "their-greeting");
+    const ids = await makeContacts(t, user.id, [{ name: "Vic", phone: "+12125550119" }]);
+    const launch = (content: Record<string, unknown>) =>
+      client.post("/api/campaigns", {
+        name: "VM audio",
+        channel: "voicemail",
+        content,
+        recipients: { contactIds: ids },
+        includeNotOptedIn: true,
+      });
+
+    // another workspace's recording, by id or by its library URL: 404 with a sentence
+    for (const content of [{ audioMediaId: theirs.id }, { audioUrl: theirs.url }]) {
+      const res = await launch(content);
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().error).toBe("Recording not found in your media library");
+    }
+    // any address outside the library: 400
+    const ext = await launch({ audioUrl: "https://evil.example/message.mp3" });
+    expect(ext.statusCode).toBe(400);
+    expect(ext.json().error).toMatch(/^Choose the recording from your media library/);
+    const junk = await launch({ audioMediaId: "abc" });
+    expect(junk.statusCode).toBe(400);
+    expect(await t.db.select().from(campaigns).where(eq(campaigns.workspaceId, user.id))).toEqual([]);
+
+    // its own recording: the provider gets a signed public URL that serves the MP3 without a session
+    const ok = await launch({ audioMediaId: mine.id, script: "" });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const campaignId = ok.json().campaign.id as number;
+    const [c] = await t.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
+    expect(c.content).toMatchObject({ audioMediaId: mine.id, audioUrl: null });
+    const [row] = await recipientsOf(t, campaignId);
+    expect(row.status).toBe("sent");
+    const drop = dc.drops.at(-1) as { audio_url: string; audio_type: string; tts_body?: string };
+    expect(drop.audio_url).toMatch(new RegExp(`^${t.env.APP_URL}/va/${campaignId}/[A-Za-z0-9_-]{22}\\.mp3$`));
+    expect(drop.audio_type).toBe("mp3");
+    expect(drop.tts_body).toBeUndefined();
+    const path = drop.audio_url.slice(t.env.APP_URL.length);
+    const file = await t.app.inject({ method: "GET", url: path });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("audio/mpeg");
+    expect(file.rawPayload.length).toBeGreaterThan(100);
+    // an altered signature, or the signature moved to another campaign: not found
+    const tampered = path.replace(
+      /\/([A-Za-z0-9_-])([A-Za-z0-9_-]{21})\.mp3$/,
+      (_m, a, rest) => `/${a === "A" ? "B" : "A"}${rest}.mp3`,
+    );
+    expect((await t.app.inject({ method: "GET", url: tampered })).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: "GET",
+          url: path.replace(`/va/${campaignId}/`, `/va/${campaignId + 1}/`),
+        })
+      ).statusCode,
+    ).toBe(404);
+    // the library URL is accepted too (the builder's picker may send either)
+    const byUrl = await launch({ audioUrl: `${t.env.APP_URL}${mine.url}` });
+    expect(byUrl.statusCode, byUrl.body).toBe(200);
   });
 });

@@ -366,7 +366,18 @@ export function CampaignReport({ id }: { id: number }) {
         <CardContent className="space-y-2 whitespace-pre-line text-sm">
           {content.subject && <p className="font-semibold">{content.subject}</p>}
           <p>{content.body ?? content.message ?? content.script}</p>
-          {content.audioUrl && <p>Audio: {content.audioUrl}</p>}
+          {content.audioMediaId ? (
+            <div className="space-y-1">
+              <p>Recording from your media library:</p>
+              <audio
+                controls
+                src={`/api/media/${content.audioMediaId}/file`}
+                aria-label="Voicemail recording"
+              />
+            </div>
+          ) : (
+            content.audioUrl && <p>Audio: {content.audioUrl}</p>
+          )}
         </CardContent>
       </Card>
     </div>

@@ -5,7 +5,9 @@ import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
+import { Skeleton } from "@/client/components/ui/skeleton";
 import { useUsage } from "@/client/features/billing/usage";
+import { useMediaList } from "@/client/features/studio/media-api";
 import { formatNumber, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import {
@@ -25,8 +27,8 @@ const CENTS = { voice: 1.4, voicemail: 1 } as const;
 
 /**
  * Builders for AI call campaigns (/campaigns/call: a script spoken by TwiML <Say> with
- * answering-machine detection) and ringless voicemail campaigns (/campaigns/voice: an audio URL from
- * the media library or a text-to-speech script), in the same 4 steps: details, script or audio,
+ * answering-machine detection) and ringless voicemail campaigns (/campaigns/voice: an audio recording
+ * picked from the media library, or a text-to-speech script), in the same 4 steps: details, script or audio,
  * contacts, review with cost and quota preview. Calls and drops happen 8am-9pm recipient local time.
  */
 export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) {
@@ -46,7 +48,8 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
     "Hello {{first_name|there}}, this is a quick call from {{my_business}}.",
   );
   const preview = usePreview();
-  const [audioUrl, setAudioUrl] = useState("");
+  // voicemail: one of the workspace's audio recordings (media library), or none for text to speech
+  const [audioMediaId, setAudioMediaId] = useState<number | null>(null);
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -62,13 +65,13 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   const quota = voice ? voice.limit : undefined;
   const left = voice && voice.limit !== null ? Math.max(0, voice.limit - voice.used) : null;
 
-  useClearWhenEdited(setError, [name, script, audioUrl, audience]);
+  useClearWhenEdited(setError, [name, script, audioMediaId, audience]);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
     if (step === 1 && kind === "voice" && !script.trim())
       return setError("Please enter a script for the call");
-    if (step === 1 && kind === "voicemail" && !script.trim() && !audioUrl.trim())
+    if (step === 1 && kind === "voicemail" && !script.trim() && audioMediaId === null)
       return setError("Please choose a recording or write a script");
     if (step === 2 && !audienceChosen(audience)) return setError("Please select at least one contact");
     setError(null);
@@ -84,7 +87,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
         channel: kind,
         content: {
           script,
-          ...(kind === "voicemail" && audioUrl.trim() ? { audioUrl: audioUrl.trim() } : {}),
+          ...(kind === "voicemail" && audioMediaId !== null ? { audioMediaId } : {}),
           ...(kind === "voice" ? { machineDetection: true } : {}),
         },
         ...createRecipients(audience),
@@ -121,23 +124,14 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
           )}
           {step === 1 && (
             <>
-              {kind === "voicemail" && (
-                <div className="space-y-2">
-                  <Label htmlFor="voice-audio">Recording URL (from your media library; optional)</Label>
-                  <Input
-                    id="voice-audio"
-                    type="url"
-                    value={audioUrl}
-                    onChange={(e) => setAudioUrl(e.target.value)}
-                    placeholder="https://.../message.mp3"
-                  />
-                </div>
-              )}
+              {kind === "voicemail" && <RecordingPicker value={audioMediaId} onChange={setAudioMediaId} />}
               <div className="space-y-2">
                 <Label htmlFor="voice-script">
                   {kind === "voice"
                     ? "Script (spoken by the AI voice)"
-                    : "Text-to-speech script (used when there is no recording)"}
+                    : audioMediaId !== null
+                      ? "Text-to-speech script (not used: the recording plays)"
+                      : "Text-to-speech script (used when there is no recording)"}
                 </Label>
                 <MergeTagTextarea
                   id="voice-script"
@@ -212,4 +206,63 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
       />
     </div>
   );
+}
+
+/**
+ * The voicemail recording: a choice among the workspace's ready audio recordings (tRPC `studio.list`;
+ * ringless voicemail plays MP3 audio, so videos are not offered), or none (text to speech), with a
+ * preview player and a link to record one in Studio. The launch sends the media id; the server
+ * accepts only the workspace's own audio items (campaigns.voicemail.ts).
+ */
+function RecordingPicker({
+  value,
+  onChange,
+}: {
+  value: number | null;
+  onChange: (id: number | null) => void;
+}) {
+  const { data, isPending, isError } = useMediaList();
+  const recordings = (data ?? []).filter((m) => m.type === "audio" && m.processing_status === "ready");
+  const chosen = recordings.find((m) => m.id === value) ?? null;
+  return (
+    <div className="space-y-2">
+      <Label htmlFor="voice-audio">Recording from your media library (optional)</Label>
+      {isError ? (
+        <AlertBanner variant="error">Could not load your recordings. Please try again.</AlertBanner>
+      ) : isPending ? (
+        <Skeleton className="h-10 w-full" />
+      ) : (
+        <select
+          id="voice-audio"
+          className="h-10 w-full rounded-lg border border-input bg-card px-3 text-sm"
+          value={value === null ? "" : String(value)}
+          onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)}
+        >
+          <option value="">No recording: speak the script below (text to speech)</option>
+          {recordings.map((m) => (
+            <option key={m.id} value={m.id}>
+              {m.name}
+              {m.duration ? ` (${formatDuration(m.duration)})` : ""}
+            </option>
+          ))}
+        </select>
+      )}
+      {chosen && (
+        <audio controls src={chosen.url} className="w-full" aria-label={`Preview of ${chosen.name}`} />
+      )}
+      <p className="text-sm text-muted-foreground">
+        {!isPending && recordings.length === 0 ? "You have no audio recordings yet. " : ""}
+        <Link to="/studio" search={{ tab: "record-audio" }} className="font-medium text-primary underline">
+          Record one in Studio
+        </Link>
+        , then come back and pick it here.
+      </p>
+    </div>
+  );
+}
+
+/** Seconds as m:ss. */
+function formatDuration(seconds: number): string {
+  const s = Math.round(seconds);
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
 }

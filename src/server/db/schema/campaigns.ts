@@ -62,8 +62,13 @@ export interface CampaignContent {
   message?: string;
   /** AI call script (spoken with TwiML <Say>) or voicemail text-to-speech script */
   script?: string;
-  /** ringless voicemail audio (media library URL); when absent the script is spoken by TTS */
+  /**
+   * ringless voicemail audio: launches store `audioMediaId` (one of the workspace's audio items,
+   * campaigns.voicemail.ts); `audioUrl` is only read from campaigns launched before issue 14
+   */
   audioUrl?: string | null;
+  /** ringless voicemail audio: the workspace's media item played (served to the provider signed) */
+  audioMediaId?: number | null;
   /** answering-machine detection for AI calls */
   machineDetection?: boolean;
   /** video campaigns: landing page URL template, `{{token}}` is replaced by the recipient token */

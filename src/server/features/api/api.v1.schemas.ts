@@ -125,7 +125,12 @@ export const campaignCreateBody = z.object({
     body: z.string().max(100_000).optional(),
     message: z.string().max(1600).optional(),
     script: z.string().max(5000).optional(),
-    audio_url: z.url().max(2000).nullish(),
+    audio_url: z
+      .string()
+      .max(2000)
+      .nullish()
+      .describe("voicemail: the library URL of one of your audio recordings (/api/media/{id}/file)"),
+    audio_media_id: z.number().int().positive().nullish().describe("voicemail: one of your audio recordings"),
     machine_detection: z.boolean().optional(),
     landing_url: z.url().max(2000).optional(),
     video_title: z.string().max(300).optional(),
@@ -163,6 +168,7 @@ export function toCampaignInput(b: CampaignCreateBody) {
     message: b.content.message,
     script: b.content.script,
     audioUrl: b.content.audio_url,
+    audioMediaId: b.content.audio_media_id,
     machineDetection: b.content.machine_detection,
     landingUrl: b.content.landing_url,
     videoTitle: b.content.video_title,

@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
+import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { preflightAudience } from "./campaigns.audience";
 import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import { campaignIdInput, createCampaignInput, emailLaunchInput, smsLaunchInput } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
+import { voicemailAudioMedia } from "./campaigns.voicemail";
 import {
   handlePostmarkEvent,
   handleTwilioInbound,
@@ -247,4 +249,14 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   };
   app.get("/c/:token/:index", click);
   app.get("/c/:token/:index/:signature", click);
+  // a voicemail campaign's recording, for the voicemail provider to download (campaigns.voicemail.ts)
+  app.get("/va/:campaignId/:file", async (req, reply) => {
+    const { campaignId, file } = req.params as { campaignId: string; file: string };
+    const m = /^([A-Za-z0-9_-]{22})\.mp3$/.exec(file);
+    const media =
+      m && /^\d{1,15}$/.test(campaignId) ? await voicemailAudioMedia(ctx, Number(campaignId), m[1]) : null;
+    if (!media) throw new AppError("NOT_FOUND", "Recording not found");
+    reply.header("Cross-Origin-Resource-Policy", "cross-origin");
+    return sendMediaFile(ctx, req, reply, media, "file", "private, max-age=300");
+  });
 }

@@ -21,7 +21,16 @@ export const campaignContentInput = z.object({
   body: text(100_000).optional(),
   message: text(1600).optional(),
   script: text(5000).optional(),
-  audioUrl: z.string().url().max(2000).optional().nullable(),
+  /** voicemail: one of the workspace's audio recordings (or its library URL in `audioUrl`) */
+  audioMediaId: z.coerce
+    .number({ error: "audioMediaId must be a media id" })
+    .int("audioMediaId must be a media id")
+    .positive("audioMediaId must be a media id")
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .nullable(),
+  /** voicemail: the library URL of one of the workspace's audio recordings (`/api/media/{id}/file`) */
+  audioUrl: z.string().trim().max(2000).optional().nullable(),
   machineDetection: z.boolean().optional(),
   landingUrl: z.string().url().max(2000).optional(),
   videoTitle: text(300).optional(),

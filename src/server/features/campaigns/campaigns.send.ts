@@ -34,6 +34,7 @@ import {
   requeueRecipients,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
+import { voicemailAudioUrl } from "./campaigns.voicemail";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
 // deleted, suppressed, quiet hours), recover re-claimed rows already accepted by the vendor,
@@ -389,7 +390,9 @@ async function callOrDrop(
             })
           : await deps.providers.voicemail.drop({
               ...common,
-              audioUrl: campaign.content.audioUrl ?? null,
+              audioUrl: campaign.content.audioMediaId
+                ? voicemailAudioUrl(deps.env, campaign.id, campaign.content.audioMediaId)
+                : (campaign.content.audioUrl ?? null),
               ttsText: script,
             });
       return sentOutcome(r, res.providerMessageId);

@@ -43,6 +43,7 @@ import {
   type RecipientInput,
   recipientsQuery,
 } from "./campaigns.schemas";
+import { resolveVoicemailAudio } from "./campaigns.voicemail";
 import { smsSegments } from "./sms-segments";
 
 type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
@@ -67,7 +68,7 @@ function requireContent(channel: CampaignChannel, c: CampaignContent) {
     throw new AppError("BAD_REQUEST", "Please enter your SMS message");
   if (channel === "voice" && !(c.script ?? "").trim())
     throw new AppError("BAD_REQUEST", "Please enter a script for the call");
-  if (channel === "voicemail" && !(c.script ?? "").trim() && !c.audioUrl)
+  if (channel === "voicemail" && !(c.script ?? "").trim() && !c.audioUrl && !c.audioMediaId)
     throw new AppError("BAD_REQUEST", "Please choose a recording or write a script");
 }
 
@@ -95,8 +96,9 @@ export interface LaunchResult {
  * including video campaigns (studio).
  *
  * - `channel`: email | sms | voice (AI call, TwiML <Say>) | voicemail (ringless) | video_email | video_sms.
- * - `content`: subject + body (email), message (sms), script (voice; voicemail TTS), audioUrl
- *   (voicemail), landingUrl (video_*: a URL template where `{{token}}` becomes each recipient's
+ * - `content`: subject + body (email), message (sms), script (voice; voicemail TTS), audioMediaId
+ *   (voicemail: one of the workspace's audio recordings, or its library URL in audioUrl;
+ *   campaigns.voicemail resolveVoicemailAudio), landingUrl (video_*: a URL template where `{{token}}` becomes each recipient's
  *   public token, so each recipient gets their own landing page; `{{video_url}}` in the body or
  *   message places it, otherwise a button / the link is appended), videoTitle, thumbnailUrl.
  *   Merge tags (`{{name|there}}`, any contact field) render per recipient at send time.
@@ -107,7 +109,8 @@ export interface LaunchResult {
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
  *   plan check then reads nothing and costs one statement (the meter's conditional upsert).
- * @throws AppError BAD_REQUEST (validation: spec messages), NOT_FOUND (segment or tag not the
+ * @throws AppError BAD_REQUEST (validation: spec messages; a voicemail recording that is not one of
+ *   the workspace's ready audio items), NOT_FOUND (segment, tag or voicemail recording not the
  *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons),
  *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit)
  */
@@ -121,8 +124,14 @@ export async function createAndLaunchCampaign(
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
-  const content: CampaignContent = { ...input.content };
+  let content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
+  // voicemail audio: one of the workspace's own recordings, never an arbitrary URL (issue 14)
+  if (input.channel === "voicemail") content = await resolveVoicemailAudio(ctx, workspaceId, content);
+  else {
+    delete content.audioUrl;
+    delete content.audioMediaId;
+  }
   const billing = workspace?.id === workspaceId ? workspace : workspaceId;
   // plan feature first (spec section 9): refused before any contact is created
   const rule = planRuleOfChannel(input.channel);

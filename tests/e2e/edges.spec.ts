@@ -1,0 +1,212 @@
+import { expect, type Page, test } from "@playwright/test";
+import { accountLinkFromOutbox } from "./account-helpers";
+import { withE2eDb } from "./e2e-info";
+
+/**
+ * Issue 14's rough edges, as a user meets them: the import dialog shows rows kept with an invalid
+ * phone apart from rejected rows; after 'select all N matching' an unticked contact is left out (the
+ * contacts list's bulk actions and the campaign contact picker); the voicemail builder picks a
+ * recording from the media library; one navigation drawer on phones.
+ */
+
+/** An Etc/GMT zone whose local hour is `hour` now. */
+function zoneAt(hour: number): string {
+  let o = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
+  if (o > 14) o -= 24;
+  return o === 0 ? "Etc/GMT" : o > 0 ? `Etc/GMT-${o}` : `Etc/GMT+${-o}`;
+}
+
+/** A verified account on the Business plan (voicemail campaigns are a paid feature). */
+async function register(page: Page) {
+  const email = `edges-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await page.goto("/");
+  const res = await page.request.post("/api/auth/register", {
+    data: { name: "Eddie Edges", email, password: "correct-horse-battery", business_name: "Edges Co" },
+  });
+  expect(res.ok()).toBe(true);
+  const link = await accountLinkFromOutbox(page, email, "verify-email");
+  const verified = await page.request.post("/api/auth/verify-email", {
+    data: { token: new URL(link).searchParams.get("token") },
+    headers: { origin: new URL(page.url()).origin },
+  });
+  expect(verified.ok(), await verified.text()).toBe(true);
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'business', subscription_status = 'active' where owner_id = (select id from users where email = ${email})`,
+  );
+}
+
+/** `seconds` of 8 kHz mono 16-bit silence as a WAV file. */
+function silentWav(seconds: number): Buffer {
+  const data = Math.round(8000 * seconds) * 2;
+  const b = Buffer.alloc(44 + data);
+  b.write("RIFF", 0);
+  b.writeUInt32LE(36 + data, 4);
+  b.write("WAVEfmt ", 8);
+  b.writeUInt32LE(16, 16);
+  b.writeUInt16LE(1, 20);
+  b.writeUInt16LE(1, 22);
+  b.writeUInt32LE(8000, 24);
+  b.writeUInt32LE(16000, 28);
+  b.writeUInt16LE(2, 32);
+  b.writeUInt16LE(16, 34);
+  b.write("data", 36);
+  b.writeUInt32LE(data, 40);
+  return b;
+}
+
+test("import dialog: rows kept without a valid phone are listed apart from rejected rows", async ({
+  page,
+}) => {
+  await register(page);
+  await page.goto("/contacts");
+  await page.getByRole("button", { name: "Import CSV" }).first().click();
+  const csv = [
+    "First Name,Email,Phone",
+    "Ada,ada@edges.example,+14155550101",
+    "Bad,bad@edges.example,(188)169-1674x58692",
+    "Nomail,,+14155550102",
+    "Worse,worse@edges.example,12",
+  ].join("\n");
+  await page
+    .getByTestId("import-file-input")
+    .setInputFiles({ name: "edges.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("import-imported")).toHaveText("Imported: 3", { timeout: 60_000 });
+  const dialog = page.getByRole("dialog");
+  await expect(
+    dialog.getByText("2 contacts kept without a valid phone number (they won't get SMS or calls)"),
+  ).toBeVisible();
+  await expect(dialog.getByTestId("import-phone-invalid")).toContainText("Lines 3, 5.");
+  await expect(dialog.getByTestId("import-errors")).toHaveText("Errors: 1");
+  await expect(dialog.getByText("1 row rejected (not imported):")).toBeVisible();
+  await expect(dialog.getByTestId("import-rejected-rows")).toHaveText("Line 4: Missing email");
+  // not a clean import: the dialog stays open to be read
+  await page.waitForTimeout(2500);
+  await expect(dialog).toBeVisible();
+});
+
+test("select all matching, untick one: bulk actions and the voicemail picker leave it out; recording from the library", async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await register(page);
+  const origin = new URL(page.url()).origin;
+  const day = zoneAt(13);
+  const rows = Array.from({ length: 60 }, (_, k) => ({
+    first_name: `Edge${String(k + 1).padStart(2, "0")}`,
+    last_name: "Person",
+    email: `edge${k + 1}@edges.example`,
+    phone: `+1415555${String(1000 + k)}`,
+    timezone: day,
+  }));
+  const imported = await page.request.post("/api/contacts/import", {
+    data: { contacts: rows },
+    headers: { origin },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+
+  // ---- contacts list: all 60 matching, minus one, get the new stage ----
+  await page.goto("/contacts");
+  await expect(page.getByRole("heading", { name: "Contacts (60)" })).toBeVisible({ timeout: 60_000 });
+  await page.getByRole("checkbox", { name: "Select all" }).check();
+  await page.getByRole("button", { name: "Select all 60 matching" }).click();
+  await expect(page.getByTestId("selected-count")).toHaveText("60 selected");
+  const first = page.getByRole("checkbox", { name: /^Select Edge\d+ Person$/ }).first();
+  const excludedName = ((await first.getAttribute("aria-label")) ?? "").replace(/^Select /, "");
+  await first.uncheck();
+  await expect(first).not.toBeChecked();
+  await expect(page.getByTestId("selected-count")).toHaveText("59 selected");
+  await page.getByRole("button", { name: "Update Stage" }).click();
+  const stageDialog = page.getByRole("dialog");
+  await expect(stageDialog.getByText("Set the lifecycle stage of 59 contacts.")).toBeVisible();
+  await stageDialog.getByLabel("Lifecycle stage").selectOption("customer");
+  await stageDialog.getByRole("button", { name: "Update Stage" }).click();
+  await expect(page.getByText("Updated 59 contacts to customer")).toBeVisible();
+  const customers = await (await page.request.get("/api/contacts?stage=customer&limit=200")).json();
+  expect(customers.pagination.total).toBe(59);
+  expect(
+    customers.contacts.map(
+      (c: { first_name: string; last_name: string }) => `${c.first_name} ${c.last_name}`,
+    ),
+  ).not.toContain(excludedName);
+
+  // ---- a recording in the media library (uploaded; the worker makes its MP3) ----
+  const up = await page.request.post("/api/audio/upload", {
+    headers: { origin },
+    multipart: {
+      name: "Spring greeting",
+      audio: { name: "greeting.wav", mimeType: "audio/wav", buffer: silentWav(1) },
+    },
+  });
+  expect(up.ok(), await up.text()).toBe(true);
+  let recordingId = 0;
+  await expect
+    .poll(
+      async () => {
+        const media = (await (await page.request.get("/api/media/list")).json()).media as {
+          id: number;
+          name: string;
+          processing_status: string;
+        }[];
+        const m = media.find((x) => x.name === "Spring greeting");
+        recordingId = m?.id ?? 0;
+        return m?.processing_status;
+      },
+      { timeout: 120_000 },
+    )
+    .toBe("ready");
+
+  // ---- voicemail builder: the recording picker, then the contact picker with an exclusion ----
+  await page.goto("/campaigns/voice");
+  await page.getByLabel("Campaign name").fill("Spring voicemail");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByRole("link", { name: "Record one in Studio" })).toHaveAttribute(
+    "href",
+    /\/studio\?tab=record-audio/,
+  );
+  const recording = page.getByLabel("Recording from your media library (optional)");
+  await expect(recording.locator("option", { hasText: "Spring greeting" })).toHaveCount(1);
+  await recording.selectOption(String(recordingId));
+  await expect(page.getByLabel("Preview of Spring greeting")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByRole("checkbox", { name: "Select all on this page" }).check();
+  await expect(page.getByTestId("picker-selected")).toHaveText("25 selected");
+  await page.getByRole("button", { name: "Select all 60 matching" }).click();
+  await expect(page.getByTestId("picker-selected")).toHaveText("60 selected");
+  await page
+    .getByRole("checkbox", { name: /^Select Edge\d+ Person$/ })
+    .nth(1)
+    .uncheck();
+  await expect(page.getByTestId("picker-selected")).toHaveText("59 selected");
+  await expect(page.getByText(/except 1 unticked contact/)).toBeVisible();
+  await page.locator("[data-wizard-next]").click();
+  await expect(page.getByTestId("preflight-audience")).toHaveText("59", { timeout: 60_000 });
+  await page.getByRole("group", { name: "Consent" }).getByRole("checkbox").check();
+  await expect(page.getByTestId("preflight-now")).toHaveText("59", { timeout: 60_000 });
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText("Sending to 59 contacts.")).toBeVisible();
+  const [campaign] = await withE2eDb(
+    (sql) => sql`select content from campaigns where name = 'Spring voicemail' order by id desc limit 1`,
+  );
+  expect(campaign.content.audioMediaId).toBe(recordingId);
+});
+
+test("one navigation drawer on phones: opens, navigates, closes", async ({ page }) => {
+  await register(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/dashboard");
+  await page.getByRole("button", { name: "Open navigation" }).click();
+  const drawer = page.getByRole("dialog", { name: "Navigation" });
+  await expect(drawer).toBeVisible();
+  await drawer.getByRole("link", { name: "All Contacts", exact: true }).click();
+  await expect(page).toHaveURL(/\/contacts$/);
+  await expect(drawer).toBeHidden();
+  // Escape closes it and focus returns to the menu button
+  await page.getByRole("button", { name: "Open navigation" }).click();
+  await expect(drawer).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(drawer).toBeHidden();
+  await expect(page.getByRole("button", { name: "Open navigation" })).toBeFocused();
+});

@@ -367,6 +367,7 @@ describe("filter catalogue", () => {
       competitors: 1,
       topRatedInArea: true,
       inContacts: false,
+      phoneE164: null,
       matchesType: true,
     };
     const ok = (v: Record<string, unknown>) => passes(p, f, v, activeFilters(v));

@@ -336,6 +336,11 @@ const leadResultFull = z
     rating: z.number().nullable(),
     review_count: z.number().int().nullable(),
     phone: nullableText,
+    phone_e164: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("the phone in E.164, national numbers read in the workspace's phone country"),
     website: nullableText,
     email: nullableText,
     socials: z.record(z.string(), z.string()),

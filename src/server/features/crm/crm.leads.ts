@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import { normalisePhone, toE164 } from "../../lib/phone";
+import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
@@ -48,7 +49,9 @@ const nameAddressKey = (name: string | null | undefined, street: string | null |
 /**
  * Contacts of the workspace matching businesses, keyed by the business's placeId. A business matches a
  * contact (in this order) by the place id it was created from (`custom_fields.place_id`), its email,
- * its E.164 phone, its website domain, then name (the contact's company) + street address.
+ * its E.164 phone, its website domain, then name (the contact's company) + street address. Phones
+ * without `+country` are read in `opts.phoneCountry` (ISO 3166-1 alpha-2), by default the workspace's
+ * phone country (issue 14).
  */
 export async function matchBusinessContacts(
   ctx: Pick<AppContext, "db">,
@@ -57,11 +60,13 @@ export async function matchBusinessContacts(
     BusinessContactInput,
     "placeId" | "name" | "phone" | "website" | "email" | "streetAddress"
   >[],
+  opts: { phoneCountry?: string } = {},
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!businesses.length) return out;
+  const country = opts.phoneCountry ?? (await phoneCountryOf(ctx, workspaceId));
   const placeIds = businesses.map((b) => b.placeId);
-  const phones = businesses.map((b) => toE164(b.phone)).filter((p): p is string => !!p);
+  const phones = businesses.map((b) => toE164(b.phone, country)).filter((p): p is string => !!p);
   const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
   const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
   const rows = await selectBusinessMatchCandidates(ctx.db, workspaceId, {
@@ -87,7 +92,7 @@ export async function matchBusinessContacts(
     if (k && !byNameAddr.has(k)) byNameAddr.set(k, id);
   }
   for (const b of businesses) {
-    const e164 = toE164(b.phone);
+    const e164 = toE164(b.phone, country);
     const d = websiteDomain(b.website);
     const k = nameAddressKey(b.name, b.streetAddress);
     const id =
@@ -108,7 +113,8 @@ export async function matchBusinessContacts(
  * missing); the rest are created with company = the business name, lead_source 'business_search',
  * lifecycle stage lead and custom_fields.place_id. `beforeCreate(n)` runs before anything is written
  * with the number of contacts to create (the caller's plan check: it may throw). With `tagName`, the
- * created and matched contacts get that tag (created when missing).
+ * created and matched contacts get that tag (created when missing). Phones are stored in E.164, read
+ * in the workspace's phone country when they have no `+country` (issue 14).
  */
 export async function addBusinessContacts(
   ctx: Pick<AppContext, "db">,
@@ -116,7 +122,8 @@ export async function addBusinessContacts(
   businesses: BusinessContactInput[],
   opts: { tagName?: string; beforeCreate?: (n: number) => Promise<void> | void } = {},
 ): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
-  const matched = await matchBusinessContacts(ctx, workspaceId, businesses);
+  const phoneCountry = await phoneCountryOf(ctx, workspaceId);
+  const matched = await matchBusinessContacts(ctx, workspaceId, businesses, { phoneCountry });
   const seen = new Set<string>();
   const toCreate: BusinessContactInput[] = [];
   const toUpdate: { id: number; b: BusinessContactInput }[] = [];
@@ -125,7 +132,7 @@ export async function addBusinessContacts(
     const keys = [
       `p:${b.placeId}`,
       b.email ? `e:${b.email.toLowerCase()}` : null,
-      toE164(b.phone) ? `t:${toE164(b.phone)}` : null,
+      toE164(b.phone, phoneCountry) ? `t:${toE164(b.phone, phoneCountry)}` : null,
       websiteDomain(b.website) ? `d:${websiteDomain(b.website)}` : null,
     ].filter((k): k is string => !!k);
     if (keys.some((k) => seen.has(k))) {
@@ -142,7 +149,7 @@ export async function addBusinessContacts(
   return ctx.db.transaction(async (tx) => {
     let updated = 0;
     for (const { id, b } of toUpdate) {
-      const p = normalisePhone(b.phone);
+      const p = normalisePhone(b.phone, phoneCountry);
       const filled = await fillContactFromBusiness(tx, workspaceId, id, {
         phone: p.e164,
         phoneRaw: p.raw,
@@ -163,7 +170,7 @@ export async function addBusinessContacts(
       const created = await insertContactsReturningIds(
         tx,
         toCreate.map((b) => {
-          const p = normalisePhone(b.phone);
+          const p = normalisePhone(b.phone, phoneCountry);
           return {
             workspaceId,
             company: b.name,

@@ -1,4 +1,3 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { z } from "zod";
 import { humanFieldLabel } from "../../lib/validate";
 import type { Place, PlaceAttribute } from "../../providers/places";
@@ -87,6 +86,11 @@ export interface LeadFacts {
   topRatedInArea: boolean | null;
   /** already among the workspace's contacts */
   inContacts: boolean;
+  /**
+   * the place's phone in E.164, read in the workspace's phone country when the provider gives a
+   * national number (lib/phone.ts toE164); null when there is none or it is not a valid number
+   */
+  phoneE164: string | null;
   /** a word of the searched business type appears in the place's categories */
   matchesType: boolean;
 }
@@ -355,19 +359,15 @@ bool(
 bool("contactQuality", "hasPhone", "Has phone", ["phone"], (p) => !!p.phone);
 bool("contactQuality", "hasWebsite", "Has website", ["website"], (p) => !!p.website);
 bool("contactQuality", "hasEmail", "Has email", ["email"], (p) => !!p.email);
-bool(
-  "contactQuality",
-  "validPhone",
-  "Phone is a valid number",
-  ["phone"],
-  (p) => !!p.phone && !!parsePhoneNumberFromString(p.phone, "US")?.isValid(),
-);
+bool("contactQuality", "validPhone", "Phone is a valid number", ["phone"], (_p, f) => !!f.phoneE164);
 bool(
   "contactQuality",
   "localPhone",
   "Local (not toll-free) phone",
   ["phone"],
-  (p) => !!p.phone && !/^\+?1?\s*\(?8(00|33|44|55|66|77|88)/.test(p.phone.replace(/[^\d+]/g, "")),
+  // North American toll-free codes (800, 833, ... 888), on the E.164 form when the number is valid
+  (p, f) =>
+    !!p.phone && !/^\+?1?\s*\(?8(00|33|44|55|66|77|88)/.test(f.phoneE164 ?? p.phone.replace(/[^\d+]/g, "")),
 );
 bool("contactQuality", "websiteHttps", "Website uses HTTPS", ["website"], (p) =>
   /^https:\/\//i.test(p.website ?? ""),

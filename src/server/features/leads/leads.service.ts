@@ -1,13 +1,14 @@
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { parseAllowedHosts } from "../../lib/outbound";
+import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import type { Place, PlaceAttribute } from "../../providers/places";
 import { assertWithinPlan } from "../billing/billing.plans";
 import { addBusinessContacts, countContacts, matchBusinessContacts } from "../crm/crm.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
-import { getWorkspace } from "../workspaces/workspaces.service";
+import { getWorkspace, phoneCountryOf } from "../workspaces/workspaces.service";
 import { runGridSearch } from "./leads.engine";
 import { type EnrichedSite, enrichWebsite } from "./leads.enrich";
 import {
@@ -119,6 +120,8 @@ export function toBusinessJson(p: Place, f: LeadFacts, reasons: string[], isNew:
     review_count: p.reviewCount ?? null,
     price_level: p.priceLevel ?? null,
     phone: p.phone ?? null,
+    /** the phone in E.164 (national numbers read in the workspace's phone country), null when not valid */
+    phone_e164: f.phoneE164,
     website: p.website ?? null,
     email: p.email ?? null,
     socials: p.socials ? Object.fromEntries(Object.entries(p.socials).filter(([, v]) => !!v)) : {},
@@ -308,6 +311,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       email: p.email,
       streetAddress: p.address?.split(",")[0],
     })),
+    { phoneCountry: workspace.phoneCountry },
   );
   const comp = competition(grid.places);
   const typeWords = s.businessType
@@ -329,6 +333,8 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       competitors: comp[i]?.competitors ?? 0,
       topRatedInArea: comp[i]?.topRatedInArea ?? null,
       inContacts: inCrm.has(p.placeId),
+      // provider numbers are often national ("020 7946 0018"): read in the workspace's country
+      phoneE164: toE164(p.phone, workspace.phoneCountry),
       matchesType: typeWords.some((w) => (p.types ?? []).some((ty) => ty.toLowerCase().includes(w))),
     };
     if (!passes(p, f, filters, active)) return;
@@ -657,6 +663,7 @@ export async function enrichSearch(ctx: Ctx, searchId: string, workspaceId: stri
   const deferredKeys = new Set(s.deferredFilters);
   const deferred = activeFilters(s.filters as FilterValues).filter((a) => deferredKeys.has(a.def.key));
   const removed: string[] = [];
+  const phoneCountry = deferred.length ? await phoneCountryOf(ctx, workspaceId) : undefined;
   if (deferred.length)
     for (const [placeId, b] of byId) {
       const f: LeadFacts = {
@@ -666,6 +673,8 @@ export async function enrichSearch(ctx: Ctx, searchId: string, workspaceId: stri
         competitors: b.competitors,
         topRatedInArea: null,
         inContacts: b.in_contacts,
+        // results stored before phone_e164 existed: read the number now
+        phoneE164: (b as Partial<BusinessJson>).phone_e164 ?? toE164(b.phone, phoneCountry),
         matchesType: true,
       };
       if (!passes(placeFromJson(b), f, s.filters as FilterValues, deferred)) removed.push(placeId);

@@ -241,14 +241,14 @@ describe("audience sources on the launch calls", () => {
       audience: { filter: {}, excludeIds: ["x"] },
     });
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().error).toContain("excludeIds");
+    expect(bad.json().error).toContain("Exclude IDs");
     const withIds = await client.post("/api/campaigns/sms/launch", {
       campaignName: "Excl ids",
       message: "Hi",
       audience: { contactIds: [a], excludeIds: [a] },
     });
     expect(withIds.statusCode).toBe(400);
-    expect(withIds.json().error).toContain("excludeIds goes with a segment, tag or filter");
+    expect(withIds.json().error).toContain("Exclude IDs goes with a segment, tag or filter");
   });
 
   it("the spec's contacts arrays keep working beside the audience", async () => {

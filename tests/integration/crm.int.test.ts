@@ -448,7 +448,7 @@ describe("tags, lists and bulk operations", () => {
       operation: "delete",
     });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toContain("excludeIds goes with filter");
+    expect(res.json().error).toContain("Exclude IDs goes with filter");
     res = await client.post("/api/contacts/bulk/operation", {
       filter: {},
       excludeIds: ["abc"],

@@ -50,10 +50,14 @@ export function humanFieldLabel(key: string): string | null {
 function isZodDefault(issue: z.core.$ZodIssue): boolean {
   // invalid_type's default names the received type, which depends on the input zod may have dropped
   if (issue.code === "invalid_type") return issue.message.startsWith("Invalid input: expected ");
-  const localeError = z.config().localeError;
-  const fallback = localeError?.(issue as unknown as Parameters<typeof localeError>[0]);
-  const text = typeof fallback === "string" ? fallback : fallback?.message;
-  return issue.message === text || issue.message === "Invalid input";
+  if (issue.message === "Invalid input") return true;
+  try {
+    const localeError = z.config().localeError;
+    const fallback = localeError?.(issue as unknown as Parameters<typeof localeError>[0]);
+    return issue.message === (typeof fallback === "string" ? fallback : fallback?.message);
+  } catch {
+    return false; // an issue shape zod's locale cannot word: keep the schema's message
+  }
 }
 
 const TYPE_WORDS: Record<string, string> = {

@@ -81,6 +81,15 @@ test("import dialog: rows kept without a valid phone are listed apart from rejec
   await expect(dialog.getByTestId("import-errors")).toHaveText("Errors: 1");
   await expect(dialog.getByText("1 row rejected (not imported):")).toBeVisible();
   await expect(dialog.getByTestId("import-rejected-rows")).toHaveText("Line 4: Missing email");
+  const download = await page.request.get(
+    (await dialog
+      .getByRole("link", { name: "Download rejected rows and numbers to fix (CSV)" })
+      .getAttribute("href")) ?? "",
+  );
+  const report = (await download.text()).trim().split(/\r?\n/);
+  expect(report[0]).toBe("line,reason,row,imported");
+  expect(report.filter((l) => l.endsWith(",yes")).map((l) => l.split(",")[0])).toEqual(["3", "5"]);
+  expect(report.filter((l) => l.endsWith(",no")).map((l) => l.split(",")[0])).toEqual(["4"]);
   // not a clean import: the dialog stays open to be read
   await page.waitForTimeout(2500);
   await expect(dialog).toBeVisible();

@@ -330,9 +330,9 @@ describe("CSV dialects and encodings", () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers["content-type"]).toContain("text/csv");
     const lines = res.body.trim().split(/\r?\n/);
-    expect(lines[0]).toBe("line,reason,row");
+    expect(lines[0]).toBe("line,reason,row,imported");
     expect(lines).toHaveLength(6);
-    expect(lines[1]).toBe('3,Missing email,"No Email,,lead,1"');
+    expect(lines[1]).toBe('3,Missing email,"No Email,,lead,1",no');
     // another user cannot read this import
     const other = await signUpUnlimited();
     expect((await other.client.get(`/api/contacts/imports/${imp.id}`)).statusCode).toBe(404);

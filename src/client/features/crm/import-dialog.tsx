@@ -384,12 +384,19 @@ export function ImportDialog({
                     </li>
                   ))}
                 </ul>
-                <Button variant="outline" asChild>
-                  <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
-                    <Download aria-hidden /> Download rejected rows (CSV)
-                  </a>
-                </Button>
               </>
+            )}
+            {(progress.errors > 0 || progress.phone_invalid > 0) && (
+              <Button variant="outline" asChild>
+                <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
+                  <Download aria-hidden />{" "}
+                  {progress.errors > 0 && progress.phone_invalid > 0
+                    ? "Download rejected rows and numbers to fix (CSV)"
+                    : progress.errors > 0
+                      ? "Download rejected rows (CSV)"
+                      : "Download rows with numbers to fix (CSV)"}
+                </a>
+              </Button>
             )}
           </div>
         )}

@@ -196,7 +196,10 @@ export async function getImport(ctx: Pick<AppContext, "db">, workspaceId: string
   return toImportJson(await findImport(ctx, workspaceId, importId));
 }
 
-/** The rejected rows of an import as CSV (line, reason, row), formula-safe. @throws NOT_FOUND. */
+/**
+ * The import's report as CSV (line, reason, row, imported), formula-safe: rejected rows (imported
+ * "no") and rows kept with an invalid phone number (imported "yes"). @throws NOT_FOUND.
+ */
 export async function importErrorsCsv(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
@@ -204,7 +207,12 @@ export async function importErrorsCsv(
 ): Promise<string> {
   const row = await findImport(ctx, workspaceId, importId);
   return Papa.unparse({
-    fields: ["line", "reason", "row"],
-    data: row.errors.map((e) => [String(e.line), safeCell(e.reason), safeCell(e.raw ?? "")]),
+    fields: ["line", "reason", "row", "imported"],
+    data: row.errors.map((e) => [
+      String(e.line),
+      safeCell(e.reason),
+      safeCell(e.raw ?? ""),
+      e.kept ? "yes" : "no",
+    ]),
   });
 }

@@ -2,20 +2,83 @@
  * Public API benchmark (`npm run bench:api`), issue 15: 50 connections for 15 s on
  * `GET /api/v1/contacts` (a Business workspace's API key, 10,000 contacts, default page of 50) and,
  * in the same run against the same server, `GET /api/auth/me` with a session cookie as the baseline.
- * Real HTTP over loopback with autocannon, which runs in a worker thread (the server keeps the main
- * thread's event loop to itself; both runs are measured the same way). Targets: v1 p99 <= 50 ms and throughput >= 0.5x the
+ * Real HTTP over loopback with autocannon, which runs in its own process (the server keeps this
+ * process to itself; both runs are measured the same way), with each request's CPU cost on the server
+ * and in Postgres (embedded cluster only) beside the latencies. Targets: v1 p99 <= 50 ms and throughput >= 0.5x the
  * baseline's.
  *
  * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-pg.
  * Options: BENCH_DURATION (seconds, default 15), BENCH_CONNECTIONS (default 50).
  */
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import inspector from "node:inspector";
+import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { workspaces } from "../src/server/db/schema";
 import { startBenchServer } from "./bench-server";
+
+/**
+ * CPU milliseconds used so far by a Postgres cluster's processes (the postmaster named in
+ * `<dataDir>/postmaster.pid` and its children: backends, writers), read from /proc; null when it cannot
+ * be read (a shared server, or not Linux). Differences over a run give Postgres CPU per request,
+ * a cost that does not depend on what else the machine is doing.
+ */
+function pgCpuMs(dataDir: string | null): number | null {
+  if (!dataDir) return null;
+  try {
+    const pm = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    const tick = 100; // USER_HZ on Linux
+    let total = 0;
+    for (const d of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const pid = Number(d);
+      const ppid = Number(f[1]);
+      if (pid !== pm && ppid !== pm) continue;
+      total += ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * With BENCH_CPU_PROFILE=<dir>, a V8 CPU profile of the server during one run (open it in Chrome
+ * DevTools); otherwise null.
+ */
+async function startProfile() {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return null;
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  return {
+    async stop(title: string) {
+      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${title.replace(/\W+/g, "_")}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`CPU profile of ${title}: ${file}`);
+    },
+  };
+}
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -24,8 +87,10 @@ const CONTACTS = 10_000;
 async function main() {
   let embedded: EmbeddedDatabase | null = null;
   let url = process.env.BENCH_DATABASE_URL;
+  let pgDataDir: string | null = null;
   if (!url) {
     const dir = path.resolve(".data/bench-pg");
+    pgDataDir = path.join(dir, "pg");
     fs.mkdirSync(dir, { recursive: true });
     fs.chmodSync(dir, 0o777);
     embedded = await startEmbeddedPostgres({
@@ -84,16 +149,42 @@ async function main() {
     `seeded ${CONTACTS} contacts through POST /api/v1/contacts/bulk in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
-  const run = (title: string, headers: Record<string, string>, p: string) =>
-    // the load generator runs in its own worker thread, so it does not share the server's event loop
-    autocannon({
-      url: `${base}${p}`,
-      connections: CONNECTIONS,
-      duration: DURATION,
-      headers,
-      title,
-      workers: 1,
-    });
+  /**
+   * One autocannon run in its own process (the server keeps this process and its event loop to itself),
+   * with what each request cost: this process's CPU time (the server: event loop, GC, libuv) and
+   * Postgres CPU (embedded cluster only), in milliseconds per request. CPU time per request hardly
+   * moves with the machine's load, unlike latency.
+   */
+  const run = async (title: string, headers: Record<string, string>, p: string) => {
+    const profiler = await startProfile();
+    const cpu0 = process.cpuUsage();
+    const pg0 = pgCpuMs(pgDataDir);
+    const args = [
+      path.resolve("node_modules/autocannon/autocannon.js"),
+      "-c",
+      String(CONNECTIONS),
+      "-d",
+      String(DURATION),
+      "-j",
+      ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+      `${base}${p}`,
+    ];
+    const out = await new Promise<string>((resolve, reject) =>
+      execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+        err ? reject(err) : resolve(stdout),
+      ),
+    );
+    const cpu = process.cpuUsage(cpu0);
+    const pg1 = pgCpuMs(pgDataDir);
+    await profiler?.stop(title);
+    const r = { ...(JSON.parse(out) as autocannon.Result), title };
+    const n = Math.max(1, r.requests.total);
+    return {
+      r,
+      nodeMsPerReq: (cpu.user + cpu.system) / 1000 / n,
+      pgMsPerReq: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
+    };
+  };
   // warm-up
   await autocannon({
     url: `${base}/api/v1/contacts`,
@@ -101,13 +192,21 @@ async function main() {
     duration: 2,
     headers: { authorization: `Bearer ${key}` },
   });
-  const me = await run("GET /api/auth/me", { cookie }, "/api/auth/me");
-  const v1 = await run("GET /api/v1/contacts", { authorization: `Bearer ${key}` }, "/api/v1/contacts");
+  const meRun = await run("GET /api/auth/me", { cookie }, "/api/auth/me");
+  const v1Run = await run("GET /api/v1/contacts", { authorization: `Bearer ${key}` }, "/api/v1/contacts");
+  const me = meRun.r;
+  const v1 = v1Run.r;
 
-  const line = (r: autocannon.Result) =>
-    `${r.title}: ${r.requests.average.toFixed(0)} req/s, p50 ${r.latency.p50} ms, p99 ${r.latency.p99} ms, non-2xx ${r.non2xx}, errors ${r.errors}`;
-  console.log(line(me));
-  console.log(line(v1));
+  const line = (x: typeof meRun) =>
+    `${x.r.title}: ${x.r.requests.average.toFixed(0)} req/s, p50 ${x.r.latency.p50} ms, p99 ${x.r.latency.p99} ms, non-2xx ${x.r.non2xx}, errors ${x.r.errors}; cost per request: server CPU ${x.nodeMsPerReq.toFixed(3)} ms${x.pgMsPerReq === null ? "" : `, Postgres CPU ${x.pgMsPerReq.toFixed(3)} ms`}`;
+  console.log(
+    `load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
+  );
+  console.log(line(meRun));
+  console.log(line(v1Run));
   const ratio = v1.requests.average / me.requests.average;
   const p99ok = v1.latency.p99 <= 50;
   console.log(

@@ -1,5 +1,6 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import { apiIdempotencyKeys, apiKeys, workspaces } from "../../db/schema";
 
 type NewApiKey = typeof apiKeys.$inferInsert;
@@ -30,11 +31,16 @@ export async function revokeApiKey(db: DbOrTx, workspaceId: string, id: string) 
 
 /** The key with this hash and its workspace (one indexed lookup per /api/v1 request). */
 export async function findKeyByHash(db: DbOrTx, keyHash: string) {
-  const [row] = await db
-    .select({ key: apiKeys, workspace: workspaces })
-    .from(apiKeys)
-    .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
-    .where(eq(apiKeys.keyHash, keyHash));
+  // every /api/v1 request runs this: a prepared statement (db/prepared.ts)
+  const q = prepared(db, "api.key", (d) =>
+    d
+      .select({ key: apiKeys, workspace: workspaces })
+      .from(apiKeys)
+      .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+      .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
+      .prepare("api_key_by_hash"),
+  );
+  const [row] = await q.execute({ keyHash });
   return row;
 }
 

@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import { authTokens, sessions, users, workspaceMembers, workspaces } from "../../db/schema";
 
 export async function findUserByEmail(db: DbOrTx, email: string) {
@@ -29,20 +30,25 @@ export async function insertSession(db: DbOrTx, values: typeof sessions.$inferIn
  * member loses the workspace at once.
  */
 export async function findSessionWithUser(db: DbOrTx, sessionId: string) {
-  const [row] = await db
-    .select({ session: sessions, user: users, role: workspaceMembers.role, workspace: workspaces })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(
-      workspaceMembers,
-      and(
-        eq(workspaceMembers.workspaceId, sessions.workspaceId),
-        eq(workspaceMembers.userId, sessions.userId),
-      ),
-    )
-    .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .where(eq(sessions.id, sessionId))
-    .limit(1);
+  // every signed-in request runs this: a prepared statement (db/prepared.ts)
+  const q = prepared(db, "auth.session", (d) =>
+    d
+      .select({ session: sessions, user: users, role: workspaceMembers.role, workspace: workspaces })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .leftJoin(
+        workspaceMembers,
+        and(
+          eq(workspaceMembers.workspaceId, sessions.workspaceId),
+          eq(workspaceMembers.userId, sessions.userId),
+        ),
+      )
+      .leftJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+      .where(eq(sessions.id, sql.placeholder("sessionId")))
+      .limit(1)
+      .prepare("auth_session"),
+  );
+  const [row] = await q.execute({ sessionId });
   if (!row) return null;
   const { role, workspace, ...rest } = row;
   return { ...rest, membership: role && workspace ? { role, workspace } : null };

@@ -1,5 +1,6 @@
 import { and, count, eq, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Sql } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import {
   type Contact,
   contactCounts,
@@ -103,16 +104,23 @@ export async function sumContactCounts(
   workspaceId: string,
   by: { lifecycleStage?: string; leadStatus?: string } = {},
 ): Promise<number> {
-  const [row] = await db
-    .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
-    .from(contactCounts)
-    .where(
-      and(
-        eq(contactCounts.workspaceId, workspaceId),
-        by.lifecycleStage ? eq(contactCounts.lifecycleStage, by.lifecycleStage) : undefined,
-        by.leadStatus ? eq(contactCounts.leadStatus, by.leadStatus) : undefined,
-      ),
-    );
+  // the list's total, read with every page: a prepared statement per shape (db/prepared.ts)
+  const stage = !!by.lifecycleStage;
+  const status = !!by.leadStatus;
+  const q = prepared(db, `crm.count:${stage}:${status}`, (d) =>
+    d
+      .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+      .from(contactCounts)
+      .where(
+        and(
+          eq(contactCounts.workspaceId, sql.placeholder("workspaceId")),
+          stage ? sql`${contactCounts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
+          status ? sql`${contactCounts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+        ),
+      )
+      .prepare(`crm_count_${+stage}${+status}`),
+  );
+  const [row] = await q.execute({ workspaceId, stage: by.lifecycleStage, status: by.leadStatus });
   return Number(row?.n ?? 0);
 }
 
@@ -214,6 +222,53 @@ export async function selectContactsWhere(
     .orderBy(...order)
     .limit(limit)
     .offset(offset);
+}
+
+/**
+ * The contacts list's hot path (issue 11): one page of a workspace's contacts, newest first
+ * (`contactOrder`), optionally in one lifecycle stage and/or lead status, at `offset` or below the
+ * keyset position `before` (created_at as Postgres text, id). Each of the eight shapes is one prepared
+ * statement (db/prepared.ts) served by its index (workspace_id[, stage | status], created_at, id).
+ * Returns `{c, ts}` rows, `ts` being created_at as Postgres text (microseconds, for the next cursor).
+ * Searches and tag filters go through `contactWhere` instead.
+ */
+export async function selectContactsPage(
+  db: DbOrTx,
+  workspaceId: string,
+  by: { lifecycleStage?: string; leadStatus?: string },
+  limit: number,
+  at: { offset: number } | { before: { createdAt: string; id: number } },
+): Promise<{ c: Contact; ts: string }[]> {
+  const stage = by.lifecycleStage !== undefined;
+  const status = by.leadStatus !== undefined;
+  const keyset = "before" in at;
+  const q = prepared(db, `crm.page:${stage}:${status}:${keyset}`, (d) => {
+    const base = d
+      .select({ c: contacts, ts: sql<string>`${contacts.createdAt}::text` })
+      .from(contacts)
+      .where(
+        and(
+          eq(contacts.workspaceId, sql.placeholder("workspaceId")),
+          stage ? sql`${contacts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
+          status ? sql`${contacts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+          keyset
+            ? sql`(${contacts.createdAt}, ${contacts.id}) < (${sql.placeholder("beforeTs")}::timestamptz, ${sql.placeholder("beforeId")}::bigint)`
+            : undefined,
+        ),
+      )
+      .orderBy(...contactOrder())
+      .limit(sql.placeholder("limit"));
+    return (keyset ? base : base.offset(sql.placeholder("offset"))).prepare(
+      `crm_page_${+stage}${+status}${+keyset}`,
+    );
+  });
+  return q.execute({
+    workspaceId,
+    stage: by.lifecycleStage,
+    status: by.leadStatus,
+    limit,
+    ...("before" in at ? { beforeTs: at.before.createdAt, beforeId: at.before.id } : { offset: at.offset }),
+  });
 }
 
 /**

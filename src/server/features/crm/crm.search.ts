@@ -13,6 +13,7 @@ import {
   selectContactIdsWhere,
   selectContactsBeforeCursor,
   selectContactsByIds,
+  selectContactsPage,
   selectContactsWhere,
   sumContactCounts,
 } from "./crm.queries";
@@ -75,9 +76,15 @@ export async function listContacts(
         lifecycleStage: filter.lifecycle_stage,
         leadStatus: filter.lead_status,
       }),
-      selectContactsWhere(ctx.db, contactWhere(workspaceId, filter), contactOrder(filter), q.limit, offset),
+      selectContactsPage(
+        ctx.db,
+        workspaceId,
+        { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
+        q.limit,
+        { offset },
+      ),
     ]);
-    page = { rows, total, capped: false };
+    page = { rows: rows.map((r) => r.c), total, capped: false };
   }
   return {
     contacts: page.rows.map(toContactJson),
@@ -176,13 +183,23 @@ export async function listContactsPage(
     if (!m?.[1]) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
     before = { createdAt: m[1], id: Number(m[2]) };
   }
-  const rows = await selectContactsBeforeCursor(
-    ctx.db,
-    contactWhere(workspaceId, filter),
-    contactOrder(filter),
-    limit + 1,
-    before,
-  );
+  // no search and no tag: the prepared page statement of this shape (crm.queries selectContactsPage)
+  const rows =
+    !normaliseSearch(filter.search) && filter.tag_id == null
+      ? await selectContactsPage(
+          ctx.db,
+          workspaceId,
+          { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
+          limit + 1,
+          before ? { before } : { offset: 0 },
+        )
+      : await selectContactsBeforeCursor(
+          ctx.db,
+          contactWhere(workspaceId, filter),
+          contactOrder(filter),
+          limit + 1,
+          before,
+        );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import {
   sessions,
   type WorkspaceRole,
@@ -41,12 +42,17 @@ export async function findMembership(db: DbOrTx, workspaceId: string, userId: st
 
 /** The user's memberships: workspaces they own first, then by join time. */
 export async function listMemberships(db: DbOrTx, userId: string) {
-  return db
-    .select({ workspace: workspaces, role: workspaceMembers.role, joinedAt: workspaceMembers.joinedAt })
-    .from(workspaceMembers)
-    .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
-    .where(eq(workspaceMembers.userId, userId))
-    .orderBy(sql`${workspaceMembers.role} = 'owner' desc`, asc(workspaceMembers.joinedAt));
+  // read by GET /api/auth/me on every page load: a prepared statement (db/prepared.ts)
+  const q = prepared(db, "workspaces.memberships", (d) =>
+    d
+      .select({ workspace: workspaces, role: workspaceMembers.role, joinedAt: workspaceMembers.joinedAt })
+      .from(workspaceMembers)
+      .innerJoin(workspaces, eq(workspaces.id, workspaceMembers.workspaceId))
+      .where(eq(workspaceMembers.userId, sql.placeholder("userId")))
+      .orderBy(sql`${workspaceMembers.role} = 'owner' desc`, asc(workspaceMembers.joinedAt))
+      .prepare("workspaces_memberships"),
+  );
+  return q.execute({ userId });
 }
 
 export async function listMembers(db: DbOrTx, workspaceId: string) {

@@ -1,0 +1,33 @@
+import type { DbOrTx } from "./client";
+
+/**
+ * Hot-path statements built once per database handle and run as prepared statements.
+ *
+ * Why: a drizzle query built per call costs ~0.7-1 ms of Node CPU (building the SQL of a join of
+ * wide tables, column by column) and, sent unnamed, ~0.5-0.9 ms of Postgres CPU to parse and plan
+ * it again; built once with `sql.placeholder(...)` and `.prepare(name)` it costs ~0.1 ms of each
+ * (measured with scripts/bench-api.ts's per-request CPU figures; issues 11 and 15). postgres.js
+ * prepares the statement once per pooled connection and reuses it by its text.
+ *
+ * `key` names the statement's shape (one per distinct SQL text, e.g. "crm.page:stage"); `build`
+ * returns the drizzle prepared query for `db`. Entries are kept per handle (a WeakMap): the app's
+ * pool keeps its statements for its life, and a transaction's die with it.
+ * Use it only for statements whose text does not vary with the data (no `IN (...)` of a varying
+ * length) and whose generic plan is good (equality on indexed keys, keyset ranges, LIMIT);
+ * searches with LIKE patterns stay unprepared, so each is planned for its own pattern.
+ */
+const statements = new WeakMap<object, Map<string, unknown>>();
+
+export function prepared<T>(db: DbOrTx, key: string, build: (db: DbOrTx) => T): T {
+  let byKey = statements.get(db);
+  if (!byKey) {
+    byKey = new Map();
+    statements.set(db, byKey);
+  }
+  let q = byKey.get(key) as T | undefined;
+  if (q === undefined) {
+    q = build(db);
+    byKey.set(key, q);
+  }
+  return q;
+}

@@ -117,7 +117,7 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
             <select
               id={ids.country}
               aria-describedby={ids.countryHelp}
-              className="h-10 max-w-sm rounded-lg border border-input bg-card px-3 text-sm disabled:cursor-not-allowed disabled:opacity-50"
+              className="h-10 w-full min-w-0 max-w-sm rounded-lg border border-input bg-card px-3 text-sm disabled:cursor-not-allowed disabled:opacity-50"
               value={form.phone_country}
               disabled={!canEdit}
               onChange={(e) => setForm((f) => ({ ...f, phone_country: e.target.value }))}

@@ -35,7 +35,7 @@ function ForgotPasswordPage() {
       footer={
         <>
           Remembered it?{" "}
-          <Link to="/login" className="font-medium text-primary hover:underline">
+          <Link to="/login" className="font-medium text-primary-text hover:underline">
             Sign in
           </Link>
         </>
@@ -48,7 +48,7 @@ function ForgotPasswordPage() {
             No email after a few minutes? Check your spam folder, or{" "}
             <button
               type="button"
-              className="font-medium text-primary hover:underline"
+              className="font-medium text-primary-text hover:underline"
               onClick={() => send.reset()}
             >
               try again

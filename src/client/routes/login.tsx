@@ -55,7 +55,7 @@ function LoginPage() {
       footer={
         <>
           Don&apos;t have an account?{" "}
-          <Link to="/register" search={search} className="font-medium text-primary hover:underline">
+          <Link to="/register" search={search} className="font-medium text-primary-text hover:underline">
             Sign up
           </Link>
         </>
@@ -86,7 +86,7 @@ function LoginPage() {
           />
         </FormField>
         <div className="-mt-2 text-right text-sm">
-          <Link to="/forgot-password" className="font-medium text-primary hover:underline">
+          <Link to="/forgot-password" className="font-medium text-primary-text hover:underline">
             Forgot password?
           </Link>
         </div>

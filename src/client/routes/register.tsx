@@ -60,7 +60,7 @@ function RegisterPage() {
       footer={
         <>
           Already have an account?{" "}
-          <Link to="/login" search={search} className="font-medium text-primary hover:underline">
+          <Link to="/login" search={search} className="font-medium text-primary-text hover:underline">
             Sign in
           </Link>
         </>

@@ -51,7 +51,7 @@ function ResetPasswordPage() {
   const onSubmit = form.handleSubmit((v) => token && reset.mutate({ token, password: v.password }));
 
   const requestAgain = (
-    <Link to="/forgot-password" className="font-medium text-primary hover:underline">
+    <Link to="/forgot-password" className="font-medium text-primary-text hover:underline">
       Request a new link
     </Link>
   );

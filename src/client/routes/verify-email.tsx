@@ -33,11 +33,11 @@ function VerifyEmailPage() {
   }, [token, verify]);
 
   const next = user ? (
-    <Link to="/dashboard" className="font-medium text-primary hover:underline">
+    <Link to="/dashboard" className="font-medium text-primary-text hover:underline">
       Go to your dashboard
     </Link>
   ) : (
-    <Link to="/login" className="font-medium text-primary hover:underline">
+    <Link to="/login" className="font-medium text-primary-text hover:underline">
       Sign in
     </Link>
   );

@@ -45,7 +45,7 @@ export function AlertBanner({
       <Icon className="mt-0.5 size-4 shrink-0" aria-hidden />
       <div className="min-w-0 flex-1">
         {title && <p className="font-semibold">{title}</p>}
-        {children && <div className={cn(title && "mt-0.5 opacity-90")}>{children}</div>}
+        {children && <div className={cn(title && "mt-0.5")}>{children}</div>}
       </div>
       {onDismiss && (
         <button

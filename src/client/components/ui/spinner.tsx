@@ -17,7 +17,7 @@ export function Spinner({
     <LoaderCircle
       role="status"
       aria-label={label}
-      className={cn("animate-spin text-primary", sizes[size], className)}
+      className={cn("animate-spin text-primary-text", sizes[size], className)}
     />
   );
 }

@@ -183,7 +183,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
       <Card>
         <CardHeader>
           <CardTitle className="flex items-center gap-2">
-            <Bot className="size-5 text-primary" aria-hidden /> AI Avatar Video
+            <Bot className="size-5 text-primary-text" aria-hidden /> AI Avatar Video
           </CardTitle>
         </CardHeader>
         <CardContent className="space-y-5">
@@ -334,7 +334,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
                   >
                     <div
                       className={cn(
-                        "h-full animate-pulse rounded-full bg-primary transition-all duration-700",
+                        "h-full animate-pulse rounded-full bg-primary transition-[width] duration-700",
                         current.status === "created" ? "w-1/3" : "w-2/3",
                       )}
                     />

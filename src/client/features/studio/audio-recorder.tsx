@@ -192,7 +192,7 @@ export function AudioRecorder() {
           ref={canvasRef}
           width={800}
           height={128}
-          className="h-32 w-full text-primary"
+          className="h-32 w-full text-primary-text"
           aria-label="Live waveform"
         />
         <p className="mt-2 text-center font-mono text-2xl tabular-nums" role="timer" aria-live="off">

@@ -93,9 +93,9 @@ export function MediaLibrary() {
               <Card className="flex h-full flex-col overflow-hidden" data-testid="media-card">
                 <div className="flex items-center gap-2 px-4 pt-4">
                   {m.type === "video" ? (
-                    <FileVideo className="size-5 text-primary" aria-label="Video" />
+                    <FileVideo className="size-5 text-primary-text" aria-label="Video" />
                   ) : (
-                    <FileAudio className="size-5 text-primary" aria-label="Audio" />
+                    <FileAudio className="size-5 text-primary-text" aria-label="Audio" />
                   )}
                   <h3 className="min-w-0 flex-1 truncate font-medium" title={m.name}>
                     {m.name}
@@ -125,7 +125,7 @@ export function MediaLibrary() {
                       <AlertCircle className="size-5" aria-hidden />
                       <span>Processing failed</span>
                       {m.processing_error && (
-                        <span className="line-clamp-2 text-xs opacity-80">{m.processing_error}</span>
+                        <span className="line-clamp-2 text-xs">{m.processing_error}</span>
                       )}
                     </div>
                   )}

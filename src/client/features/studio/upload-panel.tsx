@@ -131,7 +131,7 @@ export function UploadPanel() {
         ) : (
           <div className="space-y-3 rounded-xl border border-border p-4">
             <div className="flex items-center gap-2 text-sm">
-              <FileUp className="size-4 text-primary" aria-hidden />
+              <FileUp className="size-4 text-primary-text" aria-hidden />
               <span className="truncate font-medium">{file.name}</span>
               <span className="text-muted-foreground">{formatBytes(file.size)}</span>
             </div>

@@ -466,7 +466,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                   <p className="whitespace-pre-line">
                     {preview(message, contactForPreview(first)) || "(no message)"}
                   </p>
-                  <p className="mt-2 text-primary underline">Watch the video</p>
+                  <p className="mt-2 text-primary-text underline">Watch the video</p>
                 </div>
               </div>
               <div className="md:col-span-2">

@@ -133,7 +133,7 @@ export function DemoForm() {
     <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" aria-label="Demo request">
       <div>
         <h2 className="flex items-center gap-2 text-lg font-semibold">
-          <Sparkles className="size-4 text-primary" aria-hidden />
+          <Sparkles className="size-4 text-primary-text" aria-hidden />
           Get a free demo in 60 seconds
         </h2>
         <p className="mt-1 text-sm text-muted-foreground">

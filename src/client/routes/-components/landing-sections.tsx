@@ -64,7 +64,9 @@ export function HeroCopy() {
       </span>
       <h1 className="text-4xl leading-[1.05] font-semibold tracking-tight text-balance sm:text-5xl lg:text-6xl">
         Personal outreach that{" "}
-        <span className="text-primary underline decoration-primary/30 underline-offset-8">gets answered</span>
+        <span className="text-primary-text underline decoration-primary/30 underline-offset-8">
+          gets answered
+        </span>
       </h1>
       <p className="max-w-xl text-lg text-pretty text-muted-foreground">
         Pitchwise sends every prospect a personalised AI avatar video, email, text message and voice call, and
@@ -76,7 +78,7 @@ export function HeroCopy() {
             key={label}
             className="inline-flex items-center gap-1.5 rounded-lg border border-border bg-card px-3 py-1.5 text-sm shadow-xs"
           >
-            <Icon className="size-4 text-primary" aria-hidden />
+            <Icon className="size-4 text-primary-text" aria-hidden />
             {label}
           </li>
         ))}
@@ -127,7 +129,7 @@ export function FeaturesSection() {
     <section id="features" aria-labelledby="features-title" className="scroll-mt-20 py-20 sm:py-24">
       <div className="mx-auto max-w-7xl px-4 sm:px-6 lg:px-8">
         <div className="mx-auto max-w-2xl text-center">
-          <p className="text-sm font-semibold tracking-wide text-primary uppercase">Features</p>
+          <p className="text-sm font-semibold tracking-wide text-primary-text uppercase">Features</p>
           <h2 id="features-title" className="mt-2 text-3xl font-semibold tracking-tight sm:text-4xl">
             Everything you need to start conversations
           </h2>
@@ -139,7 +141,7 @@ export function FeaturesSection() {
           {features.map(({ icon: Icon, title, text }) => (
             <article
               key={title}
-              className="group rounded-2xl border border-border bg-card p-6 shadow-xs transition-all hover:-translate-y-0.5 hover:shadow-md"
+              className="group rounded-2xl border border-border bg-card p-6 shadow-xs transition-[translate,box-shadow] hover:-translate-y-0.5 hover:shadow-md"
             >
               <div className="flex size-11 items-center justify-center rounded-xl bg-primary text-primary-foreground shadow-sm">
                 <Icon className="size-5" aria-hidden />

@@ -261,7 +261,7 @@ function ContactDetailPage() {
       </div>
       <header className="flex flex-col gap-4 sm:flex-row sm:items-center sm:justify-between">
         <div className="flex items-center gap-4">
-          <div className="flex size-14 items-center justify-center rounded-full bg-primary/15 text-xl font-semibold text-primary">
+          <div className="flex size-14 items-center justify-center rounded-full bg-primary/15 text-xl font-semibold text-primary-text">
             {(name[0] ?? "?").toUpperCase()}
           </div>
           <div>
@@ -351,7 +351,7 @@ function ContactDetailPage() {
                 const Icon = ACTIVITY_ICONS[a.activity_type] ?? ActivityIcon;
                 return (
                   <li key={a.id} className="flex items-center gap-3 rounded-lg border border-border p-3">
-                    <Icon className="size-4 text-primary" aria-hidden />
+                    <Icon className="size-4 text-primary-text" aria-hidden />
                     <span className="font-medium">
                       {ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type)}
                     </span>

@@ -9,7 +9,7 @@ const toneStyles = {
   up: { icon: TrendingUp, className: "text-success" },
   down: { icon: TrendingDown, className: "text-destructive" },
   flat: { icon: Minus, className: "text-muted-foreground" },
-  new: { icon: Sparkles, className: "text-primary" },
+  new: { icon: Sparkles, className: "text-primary-text" },
 } as const;
 
 /** One dashboard figure with its month-over-month change. `stat` undefined = loading; `failed` = unavailable. */

@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
 
 /** All SQL of the billing feature (drizzle functions taking `db` first). */
@@ -98,6 +99,38 @@ export async function reserveMeter(
   max: number | null,
   opts: { asyncCommit: boolean } = { asyncCommit: true },
 ): Promise<{ used: number; warnedAt: Date | null } | null> {
+  if (!opts.asyncCommit) {
+    // inside the caller's transaction (a launch): a prepared statement per limit shape (db/prepared.ts),
+    // so Postgres plans it once per connection rather than at every launch
+    const limited = max !== null;
+    const q = prepared(db, `billing.reserve:${limited}`, (d) =>
+      d
+        .insert(usageMeters)
+        .values({
+          workspaceId: sql.placeholder("workspaceId"),
+          meter: sql.placeholder("meter"),
+          periodStart: sql.placeholder("periodStart"),
+          used: sql.placeholder("amount"),
+        })
+        .onConflictDoUpdate({
+          target: [usageMeters.workspaceId, usageMeters.meter, usageMeters.periodStart],
+          set: { used: sql`${usageMeters.used} + excluded.used`, updatedAt: sql`now()` },
+          setWhere: limited
+            ? sql`${usageMeters.used} + excluded.used <= ${sql.placeholder("max")}::int`
+            : undefined,
+        })
+        .returning({ used: usageMeters.used, warnedAt: usageMeters.warnedAt })
+        .prepare(`billing_reserve_${+limited}`),
+    );
+    const [row] = await q.execute({
+      workspaceId: key.workspaceId,
+      meter: key.meter,
+      periodStart: key.periodStart,
+      amount,
+      max,
+    });
+    return row ? { used: Number(row.used), warnedAt: row.warnedAt ?? null } : null;
+  }
   // On its own (asyncCommit), one statement committed without waiting for its WAL flush
   // (synchronous_commit off for this statement's own transaction only). Safe there: the work a
   // reservation pays for commits synchronously afterwards, which flushes this earlier commit too; a

@@ -17,9 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
-import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { workspaces } from "../src/server/db/schema";
-import { startBenchServer } from "./bench-server";
+import { openBenchDatabase, startBenchServer } from "./bench-server";
 
 /**
  * CPU milliseconds used so far by a Postgres cluster's processes (the postmaster named in
@@ -85,22 +84,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CONTACTS = 10_000;
 
 async function main() {
-  let embedded: EmbeddedDatabase | null = null;
-  let url = process.env.BENCH_DATABASE_URL;
-  let pgDataDir: string | null = null;
-  if (!url) {
-    const dir = path.resolve(".data/bench-pg");
-    pgDataDir = path.join(dir, "pg");
-    fs.mkdirSync(dir, { recursive: true });
-    fs.chmodSync(dir, 0o777);
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(dir, "pg"),
-      port: 54329,
-      database: "bench",
-      persistent: true,
-    });
-    url = embedded.url;
-  }
+  const { url, pgDataDir, stop } = await openBenchDatabase();
   const { app, db, jobs, close } = await startBenchServer(url, {
     tag: "api",
     env: { API_RATE_LIMIT_PER_MINUTE: "100000000", AUTH_RATE_LIMIT_PER_IP: "100000" },
@@ -213,7 +197,7 @@ async function main() {
     `v1 throughput = ${ratio.toFixed(2)}x /api/auth/me (target >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}); v1 p99 ${v1.latency.p99} ms (target <= 50 ms: ${p99ok ? "met" : "NOT met"})`,
   );
   await close();
-  await embedded?.stop();
+  await stop();
   if (v1.non2xx > 0 || me.non2xx > 0) process.exitCode = 1;
 }
 

@@ -29,21 +29,15 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import Papa from "papaparse";
-import pino from "pino";
-import { loadEnv } from "../src/env";
-import { createDb, runMigrations } from "../src/server/db/client";
-import { type EmbeddedDatabase, startEmbeddedPostgres } from "../src/server/db/embedded";
 import { contactImports } from "../src/server/db/schema";
 import { importContactsJob, importStorageKey } from "../src/server/features/crm/crm.jobs";
 import type { ListContactsInput } from "../src/server/features/crm/crm.schemas";
 import { listContacts } from "../src/server/features/crm/crm.service";
 import type { JobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
-import { InlineJobClient } from "../src/server/jobs/inline";
-import { handlerOf, jobRegistry } from "../src/server/jobs/registry";
+import { handlerOf } from "../src/server/jobs/registry";
 import { normalisePhone } from "../src/server/lib/phone";
-import { createServer } from "../src/server/main";
-import { createProviders } from "../src/server/providers";
+import { openBenchDatabase, startBenchServer } from "./bench-server";
 
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
 const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
@@ -103,38 +97,10 @@ function autocannonRun(title: string, url: string, headers: Record<string, strin
 
 async function main() {
   const t0 = performance.now();
-  let embedded: EmbeddedDatabase | null = null;
-  let url = process.env.BENCH_DATABASE_URL;
-  if (!url) {
-    const dir = path.resolve(".data/bench-pg");
-    fs.mkdirSync(dir, { recursive: true });
-    fs.chmodSync(dir, 0o777);
-    embedded = await startEmbeddedPostgres({
-      dataDir: path.join(dir, "pg"),
-      port: 54329,
-      database: "bench",
-      persistent: true,
-    });
-    url = embedded.url;
-  }
+  const { url, stop } = await openBenchDatabase();
   console.log(`database: ${url.replace(/:[^:@/]*@/, ":***@")}`);
-  await runMigrations(url);
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pw-bench-crm-"));
-  const env = loadEnv({
-    ...process.env,
-    NODE_ENV: "test",
-    DATABASE_URL: url,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: "silent",
-    APP_URL: "http://localhost:80",
-  } as Record<string, string>);
-  const { db, sql } = createDb(url, { max: 8 });
-  const log = pino({ level: "silent" });
-  let deps: JobDeps | null = null;
-  const jobs = new InlineJobClient(() => deps as JobDeps, jobRegistry);
-  const providers = createProviders(env, { db });
-  const { app } = await createServer({ db, sql, env, providers, jobs, serveClient: false, logger: log });
-  deps = { db, sql, env, providers, jobs, log };
+  const { app, sql, jobs, deps, dataDir, close } = await startBenchServer(url, { tag: "crm", poolMax: 8 });
+  const { db, providers } = deps;
   await app.ready();
 
   async function account(email: string) {
@@ -257,7 +223,7 @@ async function main() {
     const i0 = performance.now();
     await handlerOf(importContactsJob).handler(
       { importId },
-      { ...(deps as JobDeps), jobs: deferring },
+      { ...deps, jobs: deferring },
       {
         id: importId,
         retryCount: 0,
@@ -411,7 +377,7 @@ async function main() {
         mapping: {},
       });
       const i0 = performance.now();
-      await handlerOf(importContactsJob).handler({ importId }, deps as JobDeps, {
+      await handlerOf(importContactsJob).handler({ importId }, deps, {
         id: importId,
         retryCount: 0,
       });
@@ -463,8 +429,8 @@ async function main() {
   }
   if (process.env.BENCH_SKIP_LOAD !== "1") await benchLoad();
   if (process.env.BENCH_SKIP_SEARCH === "1") {
-    await app.close();
-    await sql.end({ timeout: 5 });
+    await close();
+    await stop();
     return;
   }
 
@@ -590,10 +556,8 @@ async function main() {
   );
   console.log(`   ratio HTTP p50 / floor p50:           ${(pct(all, 50) / fp50).toFixed(1)}x`);
   console.log(`\ntotal bench time ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  await app.close();
-  await sql.end({ timeout: 5 });
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  await embedded?.stop();
+  await close();
+  await stop();
 }
 
 main().catch((e) => {

@@ -2,6 +2,7 @@
  * The app as the HTTP benchmarks run it (bench:api, bench:crm, bench:leads): migrations, a test-mode env
  * with silent logs and a temporary DATA_DIR, local providers, the inline job client bound to the job
  * registry, and `createServer` without the client. `env` adds or overrides settings (e.g. rate limits).
+ * Returns the app, pool, env, job client, the job deps (providers included), the DATA_DIR and `close`.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -9,6 +10,7 @@ import path from "node:path";
 import pino from "pino";
 import { loadEnv } from "../src/env";
 import { createDb, runMigrations } from "../src/server/db/client";
+import { startEmbeddedPostgres } from "../src/server/db/embedded";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { jobRegistry } from "../src/server/jobs/registry";
@@ -44,5 +46,30 @@ export async function startBenchServer(
     await sql.end({ timeout: 5 });
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  return { app, db, sql, env, jobs, close };
+  return { app, db, sql, env, jobs, deps: deps as JobDeps, dataDir, close };
+}
+
+/**
+ * The benchmarks' database: BENCH_DATABASE_URL when set, else the embedded Postgres kept in
+ * ./.data/bench-pg (port 54329, database `bench`, persistent between runs). `pgDataDir` is the embedded
+ * cluster's data folder (null for BENCH_DATABASE_URL); `stop` stops the embedded cluster (no-op otherwise).
+ */
+export async function openBenchDatabase(): Promise<{
+  url: string;
+  pgDataDir: string | null;
+  stop: () => Promise<void>;
+}> {
+  const given = process.env.BENCH_DATABASE_URL;
+  if (given) return { url: given, pgDataDir: null, stop: async () => {} };
+  const dir = path.resolve(".data/bench-pg");
+  fs.mkdirSync(dir, { recursive: true });
+  fs.chmodSync(dir, 0o777);
+  const pgDataDir = path.join(dir, "pg");
+  const embedded = await startEmbeddedPostgres({
+    dataDir: pgDataDir,
+    port: 54329,
+    database: "bench",
+    persistent: true,
+  });
+  return { url: embedded.url, pgDataDir, stop: () => embedded.stop() };
 }

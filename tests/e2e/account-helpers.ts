@@ -1,4 +1,5 @@
 import { expect, type Page } from "@playwright/test";
+import { withE2eDb } from "./e2e-info";
 
 /**
  * The newest account link (`/verify-email?token=...` or `/reset-password?token=...`) emailed to
@@ -40,4 +41,34 @@ export async function verifyEmailThroughOutbox(page: Page, email: string): Promi
   const origin = new URL(page.url().startsWith("http") ? page.url() : link).origin;
   const res = await page.request.post("/api/auth/verify-email", { data: { token }, headers: { origin } });
   expect(res.ok(), await res.text()).toBe(true);
+}
+
+/**
+ * Registers a new account (`name`, `business`, an address starting with `prefix`), verifies it through
+ * the emailed link and puts its workspace on the Business plan in the e2e server's database (paid
+ * channels and large imports need a plan above Free). Leaves the page on "/". Returns the address.
+ */
+export async function registerVerifiedBusiness(
+  page: Page,
+  who: { prefix: string; name: string; business: string },
+): Promise<string> {
+  const email = `${who.prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await page.goto("/");
+  const res = await page.request.post("/api/auth/register", {
+    data: { name: who.name, email, password: "correct-horse-battery", business_name: who.business },
+  });
+  expect(res.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'business', subscription_status = 'active' where owner_id = (select id from users where email = ${email})`,
+  );
+  return email;
+}
+
+/** An Etc/GMT zone whose local hour is `hour` now (for contacts inside or outside quiet hours). */
+export function zoneAt(hour: number): string {
+  let o = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
+  if (o > 14) o -= 24;
+  return o === 0 ? "Etc/GMT" : o > 0 ? `Etc/GMT-${o}` : `Etc/GMT+${-o}`;
 }

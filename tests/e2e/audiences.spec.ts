@@ -1,6 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { accountLinkFromOutbox } from "./account-helpers";
-import { withE2eDb } from "./e2e-info";
+import { registerVerifiedBusiness, zoneAt } from "./account-helpers";
 
 /**
  * Issue 14 end to end: a user with 10,000 imported contacts finds 300 of them, tags them, launches
@@ -9,33 +8,9 @@ import { withE2eDb } from "./e2e-info";
  * same filtered list.
  */
 
-/** An Etc/GMT zone whose local hour is `hour` now. */
-function zoneAt(hour: number): string {
-  let o = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
-  if (o > 14) o -= 24;
-  return o === 0 ? "Etc/GMT" : o > 0 ? `Etc/GMT-${o}` : `Etc/GMT+${-o}`;
-}
-
-async function register(page: Page) {
-  const email = `aud-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  await page.goto("/");
-  const res = await page.request.post("/api/auth/register", {
-    data: { name: "Audie Ence", email, password: "correct-horse-battery", business_name: "Aud Co" },
-  });
-  expect(res.ok()).toBe(true);
-  // launches need a verified address (issue 11): the link from the outbox, posted with this site's Origin
-  const link = await accountLinkFromOutbox(page, email, "verify-email");
-  const verified = await page.request.post("/api/auth/verify-email", {
-    data: { token: new URL(link).searchParams.get("token") },
-    headers: { origin: new URL(page.url()).origin },
-  });
-  expect(verified.ok(), await verified.text()).toBe(true);
-  // 10,000 contacts and SMS campaigns need a plan above Free: set in the e2e server's database
-  await withE2eDb(
-    (sql) =>
-      sql`update workspaces set plan = 'business', subscription_status = 'active' where owner_id = (select id from users where email = ${email})`,
-  );
-  return email;
+/** A verified account on the Business plan. */
+function register(page: Page) {
+  return registerVerifiedBusiness(page, { prefix: "aud-e2e", name: "Audie Ence", business: "Aud Co" });
 }
 
 test("10,000 contacts: tag 300, SMS at the tag with consent and preflight numbers, email to a saved segment", async ({

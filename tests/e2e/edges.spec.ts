@@ -1,5 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
-import { accountLinkFromOutbox } from "./account-helpers";
+import { silentWav } from "../integration/studio-helpers";
+import { registerVerifiedBusiness, zoneAt } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -9,50 +10,9 @@ import { withE2eDb } from "./e2e-info";
  * recording from the media library; one navigation drawer on phones.
  */
 
-/** An Etc/GMT zone whose local hour is `hour` now. */
-function zoneAt(hour: number): string {
-  let o = (((hour - new Date().getUTCHours()) % 24) + 24) % 24;
-  if (o > 14) o -= 24;
-  return o === 0 ? "Etc/GMT" : o > 0 ? `Etc/GMT-${o}` : `Etc/GMT+${-o}`;
-}
-
-/** A verified account on the Business plan (voicemail campaigns are a paid feature). */
-async function register(page: Page) {
-  const email = `edges-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  await page.goto("/");
-  const res = await page.request.post("/api/auth/register", {
-    data: { name: "Eddie Edges", email, password: "correct-horse-battery", business_name: "Edges Co" },
-  });
-  expect(res.ok()).toBe(true);
-  const link = await accountLinkFromOutbox(page, email, "verify-email");
-  const verified = await page.request.post("/api/auth/verify-email", {
-    data: { token: new URL(link).searchParams.get("token") },
-    headers: { origin: new URL(page.url()).origin },
-  });
-  expect(verified.ok(), await verified.text()).toBe(true);
-  await withE2eDb(
-    (sql) =>
-      sql`update workspaces set plan = 'business', subscription_status = 'active' where owner_id = (select id from users where email = ${email})`,
-  );
-}
-
-/** `seconds` of 8 kHz mono 16-bit silence as a WAV file. */
-function silentWav(seconds: number): Buffer {
-  const data = Math.round(8000 * seconds) * 2;
-  const b = Buffer.alloc(44 + data);
-  b.write("RIFF", 0);
-  b.writeUInt32LE(36 + data, 4);
-  b.write("WAVEfmt ", 8);
-  b.writeUInt32LE(16, 16);
-  b.writeUInt16LE(1, 20);
-  b.writeUInt16LE(1, 22);
-  b.writeUInt32LE(8000, 24);
-  b.writeUInt32LE(16000, 28);
-  b.writeUInt16LE(2, 32);
-  b.writeUInt16LE(16, 34);
-  b.write("data", 36);
-  b.writeUInt32LE(data, 40);
-  return b;
+/** A verified account on the Business plan. */
+function register(page: Page) {
+  return registerVerifiedBusiness(page, { prefix: "edges-e2e", name: "Eddie Edges", business: "Edges Co" });
 }
 
 test("import dialog: rows kept without a valid phone are listed apart from rejected rows", async ({

@@ -52,6 +52,19 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
       );
     });
 
+  /** The Logout button, in the drawer and in the wide row (`className`: its colours and placement). */
+  const logout = (className: string) => (
+    <button
+      type="button"
+      onClick={onLogout}
+      disabled={loggingOut}
+      className={cn(linkBase, className, "disabled:opacity-60")}
+    >
+      <LogOut aria-hidden className="size-4" />
+      {loggingOut ? "Logging out..." : "Logout"}
+    </button>
+  );
+
   const drawer = (
     <>
       <div className="flex h-14 items-center border-b border-sidebar-border px-5">
@@ -62,18 +75,7 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
       </nav>
       <div className="border-t border-sidebar-border p-3">
         <WorkspaceSwitcher />
-        <button
-          type="button"
-          onClick={onLogout}
-          disabled={loggingOut}
-          className={cn(
-            linkBase,
-            "w-full text-sidebar-foreground hover:bg-sidebar-accent/60 disabled:opacity-60",
-          )}
-        >
-          <LogOut aria-hidden className="size-4" />
-          {loggingOut ? "Logging out..." : "Logout"}
-        </button>
+        {logout("w-full text-sidebar-foreground hover:bg-sidebar-accent/60")}
       </div>
     </>
   );
@@ -93,18 +95,7 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
           <nav aria-label="Main navigation" className="ml-2 hidden min-w-0 flex-1 xl:block">
             <ul className="flex items-center gap-0.5">{links(false)}</ul>
           </nav>
-          <button
-            type="button"
-            onClick={onLogout}
-            disabled={loggingOut}
-            className={cn(
-              linkBase,
-              "ml-auto hidden text-foreground hover:bg-accent/60 disabled:opacity-60 xl:flex",
-            )}
-          >
-            <LogOut aria-hidden className="size-4" />
-            {loggingOut ? "Logging out..." : "Logout"}
-          </button>
+          {logout("ml-auto hidden text-foreground hover:bg-accent/60 xl:flex")}
         </div>
       </header>
     </NavDrawer>

@@ -34,7 +34,6 @@ import { importContactsJob, importStorageKey } from "../src/server/features/crm/
 import type { ListContactsInput } from "../src/server/features/crm/crm.schemas";
 import { listContacts } from "../src/server/features/crm/crm.service";
 import type { JobClient } from "../src/server/jobs/client";
-import type { JobDeps } from "../src/server/jobs/define";
 import { handlerOf } from "../src/server/jobs/registry";
 import { normalisePhone } from "../src/server/lib/phone";
 import { openBenchDatabase, startBenchServer } from "./bench-server";

@@ -1,7 +1,14 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts } from "../../src/server/db/schema";
-import { listContactsPage } from "../../src/server/features/crm/crm.service";
+import { contactJsonWriter } from "../../src/server/features/crm/crm.contact-json";
+import {
+  listContacts,
+  listContactsJson,
+  listContactsPage,
+  listContactsPageJson,
+  toContactJson,
+} from "../../src/server/features/crm/crm.service";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
@@ -67,5 +74,103 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
       const inTx = await listContactsPage({ db: tx as never }, ws, {}, 10);
       expect(inTx.contacts).toEqual(expected);
     });
+  });
+
+  it("writes each page's JSON exactly as JSON.stringify(toContactJson(row)): escapes, unicode, nulls, numbers, jsonb, times with and without microseconds", async () => {
+    const { user } = await signUp(t.app);
+    const ws = user.id;
+    await t.db.insert(contacts).values([
+      {
+        workspaceId: ws,
+        firstName: 'Zoë "Quote" \\ back',
+        lastName: "line\nbreak\ttab \u0001 ctrl </script>",
+        email: "zoe@example.com",
+        phone: "+14155550132",
+        phoneRaw: "(415) 555-0132",
+        mobile: "+447700900123",
+        company: "Émile & Söhne 😀",
+        lifecycleStage: "customer",
+        leadStatus: "qualified",
+        leadScore: 87,
+        engagementScore: -3,
+        smsOptIn: true,
+        callOptIn: true,
+        emailOptIn: false,
+        latitude: 1e-7,
+        longitude: -179.999999,
+        customFields: { plan: "gold", 'key with "quotes"': "✓\u2028" },
+        website: "https://example.com/?a=1&b=2",
+      },
+      { workspaceId: ws, firstName: null, lastName: null, email: null, latitude: 0, longitude: -0 },
+      { workspaceId: ws, firstName: "Micro", email: "micro@example.com" },
+    ]);
+    // times as an import writes them: microseconds, none, and one shared by two rows
+    await t.db.execute(
+      sql`update contacts set created_at = '2026-01-02 03:04:05.678912+00', updated_at = '2026-01-02 03:04:05+00' where workspace_id = ${ws} and first_name is distinct from 'Micro'`,
+    );
+    await t.db.execute(
+      sql`update contacts set created_at = '2025-12-31 23:59:59.999999+00', updated_at = '2026-02-03 04:05:06.07+00' where workspace_id = ${ws} and first_name = 'Micro'`,
+    );
+    const expected = await t.db
+      .select()
+      .from(contacts)
+      .where(eq(contacts.workspaceId, ws))
+      .orderBy(desc(contacts.createdAt), desc(contacts.id));
+    expect(expected).toHaveLength(3);
+    const expectedJson = JSON.stringify(expected.map(toContactJson));
+
+    // the public API's page, whole and by cursor
+    const all = await listContactsPageJson(t.ctx, ws, {}, 10);
+    expect(all.json.text).toBe(expectedJson);
+    const texts: string[] = [];
+    let cursor: string | undefined;
+    for (let i = 0; i < 5; i++) {
+      const page = await listContactsPageJson(t.ctx, ws, {}, 1, cursor);
+      texts.push(page.json.text.slice(1, -1));
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    expect(`[${texts.join(",")}]`).toBe(expectedJson);
+    // a stage filter, a search (JSON.stringify path) and inside a transaction
+    const customers = await listContactsPageJson(t.ctx, ws, { lifecycle_stage: "customer" }, 10);
+    expect(customers.json.text).toBe(
+      JSON.stringify(expected.filter((c) => c.lifecycleStage === "customer").map(toContactJson)),
+    );
+    const searched = await listContactsPageJson(t.ctx, ws, { search: "micro" }, 10);
+    expect(searched.json.text).toBe(
+      JSON.stringify(expected.filter((c) => c.firstName === "Micro").map(toContactJson)),
+    );
+    await t.db.transaction(async (tx) => {
+      const inTx = await listContactsPageJson({ db: tx as never }, ws, {}, 10);
+      expect(inTx.json.text).toBe(expectedJson);
+    });
+
+    // the screen's list (GET /api/contacts): the same page as listContacts gives, as text
+    for (const input of [{}, { stage: "customer" }, { limit: 2, page: 2 }, { search: "émile" }] as const) {
+      const objects = await listContacts(t.ctx, ws, input);
+      const text = await listContactsJson(t.ctx, ws, input);
+      expect(text.contacts.text).toBe(JSON.stringify(objects.contacts));
+      expect(text.pagination).toEqual(objects.pagination);
+    }
+  });
+
+  it("converts a timestamptz text in any session offset as a JS Date would", () => {
+    const props = ["id", "createdAt", "updatedAt", "firstName", "customFields", "latitude"] as const;
+    const write = contactJsonWriter((p) => {
+      const i = (props as readonly string[]).indexOf(p);
+      return i < 0 ? props.length : i; // the other columns read the trailing null
+    });
+    for (const ts of [
+      "2026-01-02 05:04:05.678912+02",
+      "2026-01-02 03:04:05-05:30",
+      "2026-01-02 03:04:05.1+00",
+      "2026-01-02 03:04:05+00",
+      "0999-01-02 03:04:05+00",
+    ]) {
+      const out = JSON.parse(write(["7", ts, ts, "A", { a: 1 }, 12.5, null]));
+      expect(out.created_at).toBe(new Date(ts).toISOString());
+      expect(out.updated_at).toBe(new Date(ts).toISOString());
+      expect(out).toMatchObject({ id: 7, first_name: "A", custom_fields: { a: 1 }, latitude: 12.5 });
+    }
   });
 });

@@ -3,6 +3,7 @@ import { RateLimiterRes } from "rate-limiter-flexible";
 import { ZodError, type z } from "zod";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
+import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
 import * as crm from "../crm/crm.service";
@@ -49,6 +50,9 @@ const intId = (raw: string | undefined, what: string) => {
 };
 const list = <T>(data: T[], next: string | null) => ({ object: "list" as const, data, next_cursor: next });
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+const hasRawJson = (out: unknown): out is Record<string, unknown> =>
+  out !== null && typeof out === "object" && Object.values(out).some((v) => v instanceof RawJson);
 
 /** Offset cursors for lists the owning service pages by number: base64url of the offset. */
 function offsetOf(cursor: string | undefined): number {
@@ -108,7 +112,7 @@ export const V1_ROUTES: V1Route[] = [
     query: s.contactListQuery,
     response: s.listOf(s.contactObject),
     handler: async ({ ctx, p, query }) => {
-      const r = await crm.listContactsPage(
+      const r = await crm.listContactsPageJson(
         ctx,
         p.tenant.workspaceId,
         {
@@ -120,7 +124,7 @@ export const V1_ROUTES: V1Route[] = [
         query.limit,
         query.cursor,
       );
-      return list(r.contacts.map(crm.toContactJson), r.nextCursor);
+      return { object: "list" as const, data: r.json, next_cursor: r.nextCursor };
     },
   },
   {
@@ -677,7 +681,10 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         const query = r.query ? parseInput(r.query, req.query ?? {}) : undefined;
         const body = r.body ? parseInput(r.body, req.body ?? {}) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
-        return reply.status(r.status ?? 200).send(out);
+        reply.status(r.status ?? 200);
+        // a page Postgres serialised (crm listContactsPageJson) goes out as it is
+        if (hasRawJson(out)) return reply.type("application/json; charset=utf-8").send(jsonWithRaw(out));
+        return reply.send(out);
       },
     });
   }

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { AppContext } from "../../context";
 import type { Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { type RawJson, rawJsonArray, rawJsonOf } from "../../lib/raw-json";
 import { parseInput } from "../../lib/validate";
 import { type ContactJson, toContactJson } from "./crm.contact-json";
 import {
@@ -46,48 +47,86 @@ export function listFilter(q: z.output<typeof listContactsSchema>): SegmentFilte
  * max 200). Returns `{ contacts, pagination: {page, pages, total, limit, total_capped?} }`; the
  * total without a search or tag comes from the trigger-maintained `contact_counts` (exact, O(1));
  * a search's total is exact up to SEARCH_COUNT_CAP, else a lower bound with `total_capped`.
- * `corrected` is internal (the typo-corrected second pass). @throws BAD_REQUEST on invalid input.
+ * @throws BAD_REQUEST on invalid input.
  */
 export async function listContacts(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   input: ListContactsInput,
-  corrected = false,
-): Promise<{
-  contacts: ContactJson[];
-  pagination: { page: number; pages: number; total: number; limit: number; total_capped?: boolean };
-}> {
+): Promise<{ contacts: ContactJson[]; pagination: ContactsPagination }> {
+  const r = await contactsListPage(ctx, workspaceId, input, false, false);
+  return { contacts: r.rows.map(toContactJson), pagination: r.pagination };
+}
+
+/** The pagination of a contacts list response (see listContacts). */
+export type ContactsPagination = {
+  page: number;
+  pages: number;
+  total: number;
+  limit: number;
+  total_capped?: boolean;
+};
+
+/**
+ * `listContacts` with the page as JSON text, for responses that embed it as it is (GET
+ * /api/contacts): `contacts` is a JSON array of `toContactJson` objects, written from the driver's
+ * values on the plain filters (crm.queries selectContactsPage "json"), by JSON.stringify on searches
+ * and tags. Same input, rules and errors as `listContacts`.
+ */
+export async function listContactsJson(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  input: ListContactsInput,
+): Promise<{ contacts: RawJson<ContactJson[]>; pagination: ContactsPagination }> {
+  const r = await contactsListPage(ctx, workspaceId, input, false, true);
+  return {
+    contacts: r.json ? rawJsonArray(r.json) : rawJsonOf(r.rows.map(toContactJson)),
+    pagination: r.pagination,
+  };
+}
+
+/** listContacts' work: rows, or with `asJson` on the plain filters the rows' JSON texts. */
+async function contactsListPage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  input: ListContactsInput,
+  corrected: boolean,
+  asJson: boolean,
+): Promise<{ rows: Contact[]; json?: string[]; pagination: ContactsPagination }> {
   const q = parseInput(listContactsSchema, input);
   const filter = listFilter(q);
   const term = normaliseSearch(q.search);
   const offset = (q.page - 1) * q.limit;
-  let page: { rows: Contact[]; total: number; capped: boolean };
+  let page: { rows: Contact[]; json?: string[]; total: number; capped: boolean };
   if (term || q.tag) {
     page = await searchPage(ctx, workspaceId, filter, offset, q.limit);
     // typo tolerance: nothing contains the term; search again with its words corrected against
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (page.total === 0 && offset === 0 && term.length >= 4 && !corrected) {
       const fixed = await correctTerm(ctx, workspaceId, term);
-      if (fixed) return listContacts(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, true);
+      if (fixed)
+        return contactsListPage(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, true, asJson);
     }
   } else {
-    const [total, rows] = await Promise.all([
-      sumContactCounts(ctx.db, workspaceId, {
-        lifecycleStage: filter.lifecycle_stage,
-        leadStatus: filter.lead_status,
-      }),
-      selectContactsPage(
-        ctx.db,
-        workspaceId,
-        { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
-        q.limit,
-        { offset },
-      ),
-    ]);
-    page = { rows: rows.map((r) => r.c), total, capped: false };
+    const by = { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
+    const total = sumContactCounts(ctx.db, workspaceId, by);
+    if (asJson) {
+      const [t, rows] = await Promise.all([
+        total,
+        selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "json"),
+      ]);
+      page = { rows: [], json: rows.map((r) => r.json), total: t, capped: false };
+    } else {
+      const [t, rows] = await Promise.all([
+        total,
+        selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }),
+      ]);
+      page = { rows: rows.map((r) => r.c), total: t, capped: false };
+    }
   }
   return {
-    contacts: page.rows.map(toContactJson),
+    rows: page.rows,
+    json: page.json,
     pagination: {
       page: q.page,
       pages: Math.max(1, Math.ceil(page.total / q.limit)),
@@ -161,6 +200,19 @@ async function correctTerm(
   return changed ? out.join("") : null;
 }
 
+/** Parses a public API cursor (`listContactsPage`'s `nextCursor`). @throws BAD_REQUEST 'cursor is not valid'. */
+function parseCursor(cursor: string | undefined): { createdAt: string; id: number } | undefined {
+  if (!cursor) return undefined;
+  const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d(?::\d\d)?)\|(\d{1,15})$/.exec(
+    Buffer.from(cursor, "base64url").toString("utf8"),
+  );
+  if (!m?.[1]) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+  return { createdAt: m[1], id: Number(m[2]) };
+}
+const makeCursor = (ts: string, id: number) => Buffer.from(`${ts}|${id}`, "utf8").toString("base64url");
+/** Whether the filter is served by the prepared page statements (no search, no tag). */
+const plainFilter = (filter: SegmentFilter) => !normaliseSearch(filter.search) && filter.tag_id == null;
+
 /**
  * A cursor page of contacts for the public API (issue 15): the filter of `contactWhere`, newest
  * first (created_at desc, id desc), `limit` rows after the position `cursor` (an opaque string from a
@@ -175,38 +227,61 @@ export async function listContactsPage(
   limit: number,
   cursor?: string,
 ): Promise<{ contacts: Contact[]; nextCursor: string | null }> {
-  let before: { createdAt: string; id: number } | undefined;
-  if (cursor) {
-    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d(?::\d\d)?)\|(\d{1,15})$/.exec(
-      Buffer.from(cursor, "base64url").toString("utf8"),
-    );
-    if (!m?.[1]) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
-    before = { createdAt: m[1], id: Number(m[2]) };
-  }
+  const before = parseCursor(cursor);
   // no search and no tag: the prepared page statement of this shape (crm.queries selectContactsPage)
-  const rows =
-    !normaliseSearch(filter.search) && filter.tag_id == null
-      ? await selectContactsPage(
-          ctx.db,
-          workspaceId,
-          { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
-          limit + 1,
-          before ? { before } : { offset: 0 },
-        )
-      : await selectContactsBeforeCursor(
-          ctx.db,
-          contactWhere(workspaceId, filter),
-          contactOrder(filter),
-          limit + 1,
-          before,
-        );
+  const rows = plainFilter(filter)
+    ? await selectContactsPage(
+        ctx.db,
+        workspaceId,
+        { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
+        limit + 1,
+        before ? { before } : { offset: 0 },
+      )
+    : await selectContactsBeforeCursor(
+        ctx.db,
+        contactWhere(workspaceId, filter),
+        contactOrder(filter),
+        limit + 1,
+        before,
+      );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     contacts: page.map((r) => r.c),
-    nextCursor:
-      rows.length > limit && last
-        ? Buffer.from(`${last.ts}|${last.c.id}`, "utf8").toString("base64url")
-        : null,
+    nextCursor: rows.length > limit && last ? makeCursor(last.ts, last.c.id) : null,
+  };
+}
+
+/**
+ * `listContactsPage` with the page as JSON text, for responses that embed it as it is (GET
+ * /api/v1/contacts): `json` is a JSON array of the contacts as `toContactJson` gives them, built by
+ * Postgres on the plain filters (crm.queries CONTACT_JSON_SQL), by `JSON.stringify` on searches and
+ * tags. Same arguments, cursors and errors as `listContactsPage`.
+ */
+export async function listContactsPageJson(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  filter: SegmentFilter,
+  limit: number,
+  cursor?: string,
+): Promise<{ json: RawJson<ContactJson[]>; nextCursor: string | null }> {
+  if (!plainFilter(filter)) {
+    const r = await listContactsPage(ctx, workspaceId, filter, limit, cursor);
+    return { json: rawJsonOf(r.contacts.map(toContactJson)), nextCursor: r.nextCursor };
+  }
+  const before = parseCursor(cursor);
+  const rows = await selectContactsPage(
+    ctx.db,
+    workspaceId,
+    { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
+    limit + 1,
+    before ? { before } : { offset: 0 },
+    "json",
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    json: rawJsonArray(page.map((r) => r.json)),
+    nextCursor: rows.length > limit && last ? makeCursor(last.ts, last.id) : null,
   };
 }

@@ -58,8 +58,11 @@ export {
 } from "./crm.notes";
 export {
   BROAD_ESTIMATE,
+  type ContactsPagination,
   listContacts,
+  listContactsJson,
   listContactsPage,
+  listContactsPageJson,
   SEARCH_COUNT_CAP,
   TYPO_SIMILARITY,
 } from "./crm.search";

@@ -8,7 +8,10 @@
  * baseline's.
  *
  * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-pg.
- * Options: BENCH_DURATION (seconds, default 15), BENCH_CONNECTIONS (default 50).
+ * Options: BENCH_DURATION (seconds, default 15), BENCH_CONNECTIONS (default 50), BENCH_SESSION_PATHS
+ * (comma-separated paths measured the same way with the session cookie after the two runs, for
+ * diagnosis, e.g. `/api/contacts,/api/contacts?search=company 42`; the seeded contacts are
+ * First<n> Bench, c<n>@bench.example.com, Company <n mod 97>).
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -180,6 +183,9 @@ async function main() {
   const v1Run = await run("GET /api/v1/contacts", { authorization: `Bearer ${key}` }, "/api/v1/contacts");
   const me = meRun.r;
   const v1 = v1Run.r;
+  const extraRuns = [];
+  for (const p of (process.env.BENCH_SESSION_PATHS ?? "").split(",").filter(Boolean))
+    extraRuns.push(await run(`GET ${p}`, { cookie }, encodeURI(p)));
 
   const line = (x: typeof meRun) =>
     `${x.r.title}: ${x.r.requests.average.toFixed(0)} req/s, p50 ${x.r.latency.p50} ms, p99 ${x.r.latency.p99} ms, non-2xx ${x.r.non2xx}, errors ${x.r.errors}; cost per request: server CPU ${x.nodeMsPerReq.toFixed(3)} ms${x.pgMsPerReq === null ? "" : `, Postgres CPU ${x.pgMsPerReq.toFixed(3)} ms`}`;
@@ -191,6 +197,8 @@ async function main() {
   );
   console.log(line(meRun));
   console.log(line(v1Run));
+  for (const x of extraRuns)
+    console.log(`${line(x)} (${(x.r.requests.average / me.requests.average).toFixed(2)}x auth/me)`);
   const ratio = v1.requests.average / me.requests.average;
   const p99ok = v1.latency.p99 <= 50;
   console.log(

@@ -145,6 +145,14 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
       expect(inTx.json.text).toBe(expectedJson);
     });
 
+    // a search's page read by ids (selectContactsPageByIds), as objects and as text
+    const found = await listContacts(t.ctx, ws, { search: "example.com" });
+    expect(found.contacts).toEqual(
+      expected.filter((c) => c.email?.endsWith("example.com")).map(toContactJson),
+    );
+    expect((await listContactsJson(t.ctx, ws, { search: "example.com" })).contacts.text).toBe(
+      JSON.stringify(found.contacts),
+    );
     // the screen's list (GET /api/contacts): the same page as listContacts gives, as text
     for (const input of [{}, { stage: "customer" }, { limit: 2, page: 2 }, { search: "émile" }] as const) {
       const objects = await listContacts(t.ctx, ws, input);

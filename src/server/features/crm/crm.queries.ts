@@ -309,13 +309,38 @@ export async function selectContactsPage(
       .orderBy(...contactOrder())
       .limit(sql.placeholder("limit"));
     const q = keyset ? base : base.offset(sql.placeholder("offset"));
-    const built = q.toSQL();
-    return {
-      text: built.sql,
-      params: built.params,
-      drizzle: q.prepare(`crm_page_${+stage}${+status}${+keyset}${+json}`),
-    };
+    return pageStatement(q, `crm_page_${+stage}${+status}${+keyset}${+json}`);
   });
+  return runPageStatement(db, stmt, values, json);
+}
+
+/** A prepared page statement (selectContactsPage, selectContactsPageByIds): its text and drizzle form. */
+type PageStatement = {
+  text: string;
+  params: unknown[];
+  drizzle: { execute: (v: Record<string, unknown>) => Promise<Record<string, unknown>[]> };
+};
+
+/** Builds a page statement's text and drizzle prepared form from its drizzle query. */
+function pageStatement(
+  q: { toSQL: () => { sql: string; params: unknown[] }; prepare: (name: string) => unknown },
+  name: string,
+): PageStatement {
+  const built = q.toSQL();
+  return { text: built.sql, params: built.params, drizzle: q.prepare(name) as PageStatement["drizzle"] };
+}
+
+/**
+ * Runs a page statement with `values` for its placeholders and decodes its rows (see
+ * selectContactsPage's forms): on the pool as a raw prepared statement with the precomputed column
+ * decoders or the JSON writer; in a transaction through drizzle's prepared query and mapping.
+ */
+async function runPageStatement(
+  db: DbOrTx,
+  stmt: PageStatement,
+  values: Record<string, unknown>,
+  json: boolean,
+): Promise<ContactPageRow[] | ContactJsonPageRow[]> {
   const client = "$client" in db ? db.$client : null;
   if (!client) {
     // a transaction: drizzle's prepared query (same statement, drizzle's mapping)
@@ -323,10 +348,10 @@ export async function selectContactsPage(
     if (json)
       return rows.map(({ ts, ...c }) => ({
         json: JSON.stringify(toContactJson(c as Contact)),
-        id: c.id,
-        ts,
+        id: c.id as number,
+        ts: ts as string,
       }));
-    return rows.map(({ ts, ...c }) => ({ c: c as Contact, ts }));
+    return rows.map(({ ts, ...c }) => ({ c: c as Contact, ts: ts as string }));
   }
   const params = stmt.params.map((p) => (p instanceof Placeholder ? values[p.name] : p)) as never[];
   const raw = (await client.unsafe(stmt.text, params, { prepare: true }).values()) as unknown[][];
@@ -344,6 +369,49 @@ export async function selectContactsPage(
     }
     return { c: c as Contact, ts: String(row[n]) };
   });
+}
+
+/**
+ * The contacts of `workspaceId` among `ids` (a search's page, at most a few hundred), newest first
+ * (`contactOrder`), in either form of selectContactsPage; one prepared statement per form with the
+ * ids as one array parameter (the statement text does not vary with their number).
+ */
+export async function selectContactsPageByIds(
+  db: DbOrTx,
+  workspaceId: string,
+  ids: number[],
+): Promise<ContactPageRow[]>;
+export async function selectContactsPageByIds(
+  db: DbOrTx,
+  workspaceId: string,
+  ids: number[],
+  form: "json",
+): Promise<ContactJsonPageRow[]>;
+export async function selectContactsPageByIds(
+  db: DbOrTx,
+  workspaceId: string,
+  ids: number[],
+  form: "rows" | "json" = "rows",
+): Promise<ContactPageRow[] | ContactJsonPageRow[]> {
+  const json = form === "json";
+  const stmt = prepared(db, `crm.page-ids:${form}`, (d) => {
+    const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
+    const q = d
+      .select({
+        ...(columns as ReturnType<typeof getTableColumns<typeof contacts>>),
+        ts: sql<string>`${contacts.createdAt}::text`,
+      })
+      .from(contacts)
+      .where(
+        and(
+          eq(contacts.workspaceId, sql.placeholder("workspaceId")),
+          sql`${contacts.id} = any(${sql.placeholder("ids")}::bigint[])`,
+        ),
+      )
+      .orderBy(...contactOrder());
+    return pageStatement(q, `crm_page_ids_${+json}`);
+  });
+  return runPageStatement(db, stmt, { workspaceId, ids }, json);
 }
 
 /**

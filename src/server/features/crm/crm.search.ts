@@ -13,8 +13,8 @@ import {
   normaliseSearch,
   selectContactIdsWhere,
   selectContactsBeforeCursor,
-  selectContactsByIds,
   selectContactsPage,
+  selectContactsPageByIds,
   selectContactsWhere,
   sumContactCounts,
 } from "./crm.queries";
@@ -99,7 +99,7 @@ async function contactsListPage(
   const offset = (q.page - 1) * q.limit;
   let page: { rows: Contact[]; json?: string[]; total: number; capped: boolean };
   if (term || q.tag) {
-    page = await searchPage(ctx, workspaceId, filter, offset, q.limit);
+    page = await searchPage(ctx, workspaceId, filter, offset, q.limit, asJson);
     // typo tolerance: nothing contains the term; search again with its words corrected against
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (page.total === 0 && offset === 0 && term.length >= 4 && !corrected) {
@@ -152,18 +152,24 @@ async function searchPage(
   filter: SegmentFilter,
   offset: number,
   limit: number,
-): Promise<{ rows: Contact[]; total: number; capped: boolean }> {
+  asJson: boolean,
+): Promise<{ rows: Contact[]; json?: string[]; total: number; capped: boolean }> {
   const where = contactWhere(workspaceId, filter);
   const order = contactOrder(filter);
   const estimate = await estimateContactsWhere(ctx.db, where);
   if (estimate <= BROAD_ESTIMATE && offset + limit <= SEARCH_COUNT_CAP) {
     const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });
     const pageIds = ids.slice(offset, offset + limit);
-    return {
-      rows: pageIds.length ? await selectContactsByIds(ctx.db, workspaceId, pageIds, order) : [],
-      total: Math.min(ids.length, SEARCH_COUNT_CAP),
-      capped: ids.length > SEARCH_COUNT_CAP,
-    };
+    const total = Math.min(ids.length, SEARCH_COUNT_CAP);
+    const capped = ids.length > SEARCH_COUNT_CAP;
+    // the page's rows by id: one prepared statement (newest first, as the ids)
+    if (!pageIds.length) return { rows: [], json: asJson ? [] : undefined, total, capped };
+    if (asJson) {
+      const rows = await selectContactsPageByIds(ctx.db, workspaceId, pageIds, "json");
+      return { rows: [], json: rows.map((r) => r.json), total, capped };
+    }
+    const rows = await selectContactsPageByIds(ctx.db, workspaceId, pageIds);
+    return { rows: rows.map((r) => r.c), total, capped };
   }
   const r = await selectContactsWhere(ctx.db, where, order, limit + 1, offset);
   const hasMore = r.length > limit;

@@ -152,3 +152,30 @@ describe("contacts list page 1 on imported contacts (issue 11: linear list)", ()
     expect(await estimate()).toBeGreaterThan(5_000);
   });
 });
+
+describe("search counts by workspace size (crm.search SMALL_WORKSPACE)", () => {
+  it("counts a broad term exactly up to 1,000 in a small workspace, and gives a lower bound past 20,000 contacts unless the term is selective", async () => {
+    const seed = async (n: number) => {
+      const u = await signUp(t.app);
+      await t.sql`
+        insert into contacts (workspace_id, first_name, email, company)
+        select ${u.user.id}::uuid, 'Broad' || g, 'broad-' || g || '@example.com',
+               case when g % 500 = 0 then 'Zebrafinch Ltd' else 'Acme' end
+        from generate_series(1, ${n}) g`;
+      await t.sql`analyze contacts`;
+      return u;
+    };
+    const small = await seed(5_000);
+    const smallBroad = (await small.client.get("/api/contacts?search=acme&limit=50")).json();
+    expect(smallBroad.pagination).toEqual({ page: 1, pages: 20, total: 1000, limit: 50, total_capped: true });
+    expect(smallBroad.contacts).toHaveLength(50);
+
+    const large = await seed(25_000);
+    const broad = (await large.client.get("/api/contacts?search=acme&limit=50")).json();
+    // the planner expects more than BROAD_ESTIMATE matches: one page plus one row read, "51+"
+    expect(broad.pagination).toEqual({ page: 1, pages: 2, total: 51, limit: 50, total_capped: true });
+    expect(broad.contacts).toHaveLength(50);
+    const selective = (await large.client.get("/api/contacts?search=zebrafinch&limit=10")).json();
+    expect(selective.pagination).toEqual({ page: 1, pages: 5, total: 50, limit: 10 });
+  }, 60_000);
+});

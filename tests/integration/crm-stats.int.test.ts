@@ -26,10 +26,19 @@ async function contactStats() {
   };
 }
 
+/** Pages waiting in a GIN index's pending list (pgstattuple's pgstatginindex). */
+async function pendingPages(index: string) {
+  await t.db.execute(sql`create extension if not exists pgstattuple`);
+  const [row] = await t.db.execute<{ pending_pages: number }>(
+    sql`select pending_pages from pgstatginindex(${index}::regclass)`,
+  );
+  return Number(row.pending_pages);
+}
+
 const analyzeJobs = () => t.jobs.deferred.filter((d) => d.job.name === "crm.analyze-contacts");
 
 describe("contacts statistics after bulk writes", () => {
-  it("the v1 bulk upsert queues one debounced ANALYZE that refreshes the statistics", async () => {
+  it("the v1 bulk upsert queues one debounced ANALYZE that refreshes the statistics and merges the search indexes' pending lists", async () => {
     await t.jobs.runDeferred();
     const u = await signUp(t.app);
     await t.db.update(workspaces).set({ plan: "enterprise" }).where(eq(workspaces.id, u.user.id));
@@ -55,9 +64,13 @@ describe("contacts statistics after bulk writes", () => {
     const queued = analyzeJobs();
     expect(queued).toHaveLength(1);
     expect(queued[0].options.startAfter!.getTime()).toBeGreaterThan(Date.now());
-    // the job as the worker runs it
+    // the new contacts wait in the search indexes' pending lists, which every search reads whole
+    expect(await pendingPages("contacts_search_trgm_idx")).toBeGreaterThan(0);
+    // the job as the worker runs it: statistics refreshed, pending lists merged into the indexes
     expect(await t.jobs.runDeferred()).toBeGreaterThanOrEqual(1);
     expect(t.jobs.failures.filter((f) => f.job === "crm.analyze-contacts")).toEqual([]);
+    expect(await pendingPages("contacts_search_trgm_idx")).toBe(0);
+    expect(await pendingPages("contact_words_trgm_idx")).toBe(0);
     const after = await contactStats();
     expect(after.lastAnalyze).toBeGreaterThan(before.lastAnalyze);
     expect(after.reltuples).toBeGreaterThanOrEqual(3000);

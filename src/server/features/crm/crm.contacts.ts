@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import type { Sql } from "../../db/client";
 import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
@@ -11,6 +12,7 @@ import { contactImportExists } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
 import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
 import {
+  analyzeContactStats,
   contactWhere,
   countContactsCreatedBefore,
   deleteContactRow,
@@ -18,6 +20,7 @@ import {
   insertContactsReturningIds,
   insertContactsSkippingDuplicates,
   isUniqueViolation,
+  mergeSearchIndexPending,
   selectContact,
   selectContactIdsByEmail,
   selectContactIdsByPhone,
@@ -53,6 +56,16 @@ export async function refreshContactStatsSoon(ctx: Pick<AppContext, "jobs">): Pr
     {},
     { singletonKey: "contacts", startAfter: new Date(Date.now() + CONTACT_STATS_DELAY_MS) },
   );
+}
+
+/**
+ * What the crm.analyze-contacts and crm.index-import-search jobs do after their writes: refresh the
+ * contacts' planner statistics (analyzeContactStats) and merge the search indexes' pending lists
+ * (mergeSearchIndexPending). Returns the pending pages merged per index.
+ */
+export async function refreshContactSearchState(sql: Sql): Promise<Record<string, number>> {
+  await analyzeContactStats(sql);
+  return mergeSearchIndexPending(sql);
 }
 
 /** Contacts owned by `workspaceId`, optionally only those created before `before`. */

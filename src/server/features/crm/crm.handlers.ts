@@ -14,8 +14,7 @@ import {
   importStorageKey,
   indexImportSearchJob,
 } from "./crm.jobs";
-import { analyzeContactStats } from "./crm.queries";
-import { importContactLimit } from "./crm.service";
+import { importContactLimit, refreshContactSearchState } from "./crm.service";
 
 const GEO_BATCH = 5000;
 
@@ -174,24 +173,27 @@ export const importContactsHandler = defineHandler(importContactsJob, {
  * Puts an import's contacts into the search indexes: the search dictionary and the trigram index
  * (see indexImportSearch), then refreshes the planner's statistics of the columns an import moves
  * (ANALYZE of IMPORT_ANALYZE_COLUMNS, a 30,000-row sample; autovacuum would wait for 10% of the
- * table to change, so a 10,000-contact import into a large database went unseen). Safe to run twice.
+ * table to change, so a 10,000-contact import into a large database went unseen) and merges the
+ * search indexes' pending lists (mergeSearchIndexPending: every search reads them whole until then).
+ * Safe to run twice.
  */
 const indexImportSearchHandler = defineHandler(indexImportSearchJob, {
   async handler(data, deps) {
     const r = await indexImportSearch(deps.sql, data.workspaceId, data.importId);
-    await analyzeContactStats(deps.sql);
-    deps.log.info({ ...data, ...r }, "import search index caught up, statistics refreshed");
+    const merged = await refreshContactSearchState(deps.sql);
+    deps.log.info({ ...data, ...r, merged }, "import search index caught up, statistics refreshed");
   },
 });
 
 /**
- * Refreshes the contacts table's planner statistics after a bulk write (analyzeContactStats);
- * queued, debounced, by refreshContactStatsSoon.
+ * Refreshes the contacts table's planner statistics after a bulk write (analyzeContactStats) and
+ * merges the search indexes' pending lists (mergeSearchIndexPending); queued, debounced, by
+ * refreshContactStatsSoon.
  */
 const analyzeContactsHandler = defineHandler(analyzeContactsJob, {
   async handler(_data, deps) {
-    await analyzeContactStats(deps.sql);
-    deps.log.info("contacts statistics refreshed after a bulk write");
+    const merged = await refreshContactSearchState(deps.sql);
+    deps.log.info({ merged }, "contacts statistics refreshed after a bulk write");
   },
 });
 

@@ -635,3 +635,22 @@ export const IMPORT_ANALYZE_COLUMNS = ["workspace_id", "lifecycle_stage", "lead_
 export async function analyzeContactStats(sql: Sql): Promise<void> {
   await sql.unsafe(`analyze contacts (${IMPORT_ANALYZE_COLUMNS.join(", ")})`);
 }
+
+/** The trigram GIN indexes search reads: the contacts' search text and the search dictionary. */
+export const SEARCH_GIN_INDEXES = ["contacts_search_trgm_idx", "contact_words_trgm_idx"] as const;
+
+/**
+ * Moves the entries waiting in the search GIN indexes' pending lists (fastupdate) into the indexes
+ * proper (`gin_clean_pending_list`). Every scan reads the whole pending list: after a 10,000-contact
+ * bulk write it held ~4,800 contacts (473 pages) and a 1,000,000-contact search took 26 ms instead of
+ * 8 ms, and the dictionary's ~6,900 words slowed every typo correction, until autovacuum came by.
+ * Returns the pending pages merged per index.
+ */
+export async function mergeSearchIndexPending(sql: Sql): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const name of SEARCH_GIN_INDEXES) {
+    const [row] = await sql<{ n: string }[]>`select gin_clean_pending_list(${name}::regclass) as n`;
+    out[name] = Number(row?.n ?? 0);
+  }
+  return out;
+}

@@ -27,6 +27,7 @@ export {
   getContactDetail,
   getContactsByIds,
   matchContactsByAddress,
+  refreshContactSearchState,
   resolveTargetContactIds,
   updateContact,
 } from "./crm.contacts";

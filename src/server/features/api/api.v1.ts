@@ -682,7 +682,7 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         const body = r.body ? parseInput(r.body, req.body ?? {}) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
         reply.status(r.status ?? 200);
-        // a page Postgres serialised (crm listContactsPageJson) goes out as it is
+        // a contact page already written as JSON (crm listContactsPageJson) goes out as it is
         if (hasRawJson(out)) return reply.type("application/json; charset=utf-8").send(jsonWithRaw(out));
         return reply.send(out);
       },

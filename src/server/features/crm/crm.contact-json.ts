@@ -94,7 +94,7 @@ export const CONTACT_JSON_SOURCES = [
  */
 function isoFromPg(ts: string): string {
   const n = ts.length;
-  if (n >= 22 && ts.charCodeAt(10) === 32 && ts.charCodeAt(n - 3) === 43 && ts.endsWith("+00")) {
+  if (n >= 22 && ts.charCodeAt(10) === 32 && ts.endsWith("+00")) {
     const frac = n > 22 ? `${ts.slice(20, n - 3)}000`.slice(0, 3) : "000";
     return `"${ts.slice(0, 10)}T${ts.slice(11, 19)}.${frac}Z"`;
   }

@@ -144,10 +144,12 @@ async function contactsListPage(
 }
 
 /**
- * One page of a search or tag filter with its total. Two strategies by the planner's estimate of
- * the matches (EXPLAIN, ~1 ms of planning):
+ * One page of a search or tag filter with its total (rows, or with `asJson` the rows' JSON texts).
+ * Two strategies by the planner's estimate of the matches (EXPLAIN, ~1 ms of planning), or without
+ * it in a workspace of up to SMALL_WORKSPACE contacts (always the first):
  * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
- *   trigram index scan give both the exact total and the page; the page's rows follow by id.
+ *   trigram index scan give both the exact total and the page; the page's rows follow by id
+ *   (selectContactsPageByIds, prepared).
  * - broad term (counting would read tens of thousands of heap pages): walk the (workspace_id, id)
  *   index newest first and stop after one page plus one row; the total is then the exact number
  *   when this is the last page, else the lower bound offset + limit + 1 with `capped` ("51+").

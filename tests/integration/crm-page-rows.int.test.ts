@@ -160,6 +160,17 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
       expect(text.contacts.text).toBe(JSON.stringify(objects.contacts));
       expect(text.pagination).toEqual(objects.pagination);
     }
+    // the total comes with the page (one statement), and on its own past the last page
+    expect((await listContacts(t.ctx, ws, { limit: 2 })).pagination).toEqual({
+      page: 1,
+      pages: 2,
+      total: 3,
+      limit: 2,
+    });
+    const past = await listContactsJson(t.ctx, ws, { page: 5, limit: 2 });
+    expect(past.contacts.text).toBe("[]");
+    expect(past.pagination).toEqual({ page: 5, pages: 2, total: 3, limit: 2 });
+    expect((await listContacts(t.ctx, ws, { stage: "customer" })).pagination.total).toBe(1);
   });
 
   it("converts a timestamptz text in any session offset as a JS Date would", () => {

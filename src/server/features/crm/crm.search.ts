@@ -114,20 +114,16 @@ async function contactsListPage(
         return contactsListPage(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, true, asJson);
     }
   } else {
+    // the page with its total in one statement; past the last page, the total on its own
     const by = { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
-    const total = sumContactCounts(ctx.db, workspaceId, by);
+    const totalOf = async (rows: { total?: number }[]) =>
+      rows[0]?.total ?? (await sumContactCounts(ctx.db, workspaceId, by));
     if (asJson) {
-      const [t, rows] = await Promise.all([
-        total,
-        selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "json"),
-      ]);
-      page = { rows: [], json: rows.map((r) => r.json), total: t, capped: false };
+      const rows = await selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "json", true);
+      page = { rows: [], json: rows.map((r) => r.json), total: await totalOf(rows), capped: false };
     } else {
-      const [t, rows] = await Promise.all([
-        total,
-        selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }),
-      ]);
-      page = { rows: rows.map((r) => r.c), total: t, capped: false };
+      const rows = await selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "rows", true);
+      page = { rows: rows.map((r) => r.c), total: await totalOf(rows), capped: false };
     }
   }
   return {

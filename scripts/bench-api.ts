@@ -21,39 +21,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
 import { workspaces } from "../src/server/db/schema";
-import { openBenchDatabase, startBenchServer } from "./bench-server";
-
-/**
- * CPU milliseconds used so far by a Postgres cluster's processes (the postmaster named in
- * `<dataDir>/postmaster.pid` and its children: backends, writers), read from /proc; null when it cannot
- * be read (a shared server, or not Linux). Differences over a run give Postgres CPU per request,
- * a cost that does not depend on what else the machine is doing.
- */
-function pgCpuMs(dataDir: string | null): number | null {
-  if (!dataDir) return null;
-  try {
-    const pm = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-    const tick = 100; // USER_HZ on Linux
-    let total = 0;
-    for (const d of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(d)) continue;
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      } catch {
-        continue;
-      }
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pid = Number(d);
-      const ppid = Number(f[1]);
-      if (pid !== pm && ppid !== pm) continue;
-      total += ((Number(f[11]) + Number(f[12])) * 1000) / tick;
-    }
-    return total;
-  } catch {
-    return null;
-  }
-}
+import { openBenchDatabase, pgCpuMs, startBenchServer } from "./bench-server";
 
 /**
  * With BENCH_CPU_PROFILE=<dir>, a V8 CPU profile of the server during one run (open it in Chrome

@@ -36,7 +36,7 @@ import { listContacts, refreshContactSearchState } from "../src/server/features/
 import type { JobClient } from "../src/server/jobs/client";
 import { handlerOf } from "../src/server/jobs/registry";
 import { normalisePhone } from "../src/server/lib/phone";
-import { openBenchDatabase, startBenchServer } from "./bench-server";
+import { openBenchDatabase, pgCpuMs, startBenchServer } from "./bench-server";
 
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
 const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
@@ -64,13 +64,24 @@ interface LoadResult {
   p99: number;
   non2xx: number;
   errors: number;
+  /** this process's CPU (the server: event loop, GC) per request, ms */
+  serverMs?: number;
+  /** the embedded Postgres cluster's CPU per request, ms (null on BENCH_DATABASE_URL) */
+  pgMs?: number | null;
 }
 
 /**
  * `connections` connections for `duration` s of GET `url` with `headers`, by autocannon in a child
  * process (its own event loop and CPU share, as a real client would be).
  */
-function autocannonRun(title: string, url: string, headers: Record<string, string>): Promise<LoadResult> {
+function autocannonRun(
+  title: string,
+  url: string,
+  headers: Record<string, string>,
+  pgDataDir: string | null = null,
+): Promise<LoadResult> {
+  const cpu0 = process.cpuUsage();
+  const pg0 = pgCpuMs(pgDataDir);
   const script = `
     import autocannon from "autocannon";
     const r = await autocannon({ url: ${JSON.stringify(url)}, connections: ${CONNECTIONS}, duration: ${DURATION},
@@ -89,14 +100,23 @@ function autocannonRun(title: string, url: string, headers: Record<string, strin
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      resolve({ title, ...(JSON.parse(out) as Omit<LoadResult, "title">) });
+      const r = JSON.parse(out) as Omit<LoadResult, "title">;
+      const cpu = process.cpuUsage(cpu0);
+      const pg1 = pgCpuMs(pgDataDir);
+      const n = Math.max(1, r.rps * DURATION);
+      resolve({
+        title,
+        ...r,
+        serverMs: (cpu.user + cpu.system) / 1000 / n,
+        pgMs: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
+      });
     });
   });
 }
 
 async function main() {
   const t0 = performance.now();
-  const { url, stop } = await openBenchDatabase();
+  const { url, pgDataDir, stop } = await openBenchDatabase();
   console.log(`database: ${url.replace(/:[^:@/]*@/, ":***@")}`);
   const { app, sql, jobs, deps, dataDir, close } = await startBenchServer(url, { tag: "crm", poolMax: 8 });
   const { db, providers } = deps;
@@ -409,7 +429,7 @@ async function main() {
       for (const [title, p] of targets) {
         const check = await app.inject({ method: "GET", url: p, headers });
         if (check.statusCode !== 200) throw new Error(`${p}: ${check.statusCode} ${check.body}`);
-        const r = await autocannonRun(title, `${base}${p}`, headers);
+        const r = await autocannonRun(title, `${base}${p}`, headers, pgDataDir);
         results.push(r);
         const me = results[0] as LoadResult;
         const ratio = r.rps / me.rps;
@@ -418,7 +438,7 @@ async function main() {
             ? ""
             : `  ${ratio.toFixed(2)}x auth/me; p99 target <= 50 ms: ${r.p99 <= 50 ? "met" : "NOT met"}, throughput >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}`;
         console.log(
-          `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}  (${load()})`,
+          `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}; per request: server CPU ${r.serverMs?.toFixed(3)} ms${r.pgMs == null ? "" : `, Postgres CPU ${r.pgMs.toFixed(3)} ms`}  (${load()})`,
         );
       }
       await sql`delete from workspaces where id = ${acct.id}`;

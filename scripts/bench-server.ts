@@ -73,3 +73,35 @@ export async function openBenchDatabase(): Promise<{
   });
   return { url: embedded.url, pgDataDir, stop: () => embedded.stop() };
 }
+
+/**
+ * CPU milliseconds used so far by a Postgres cluster's processes (the postmaster named in
+ * `<dataDir>/postmaster.pid` and its children: backends, writers), read from /proc; null when it cannot
+ * be read (a shared server, or not Linux). Differences over a run give Postgres CPU per request,
+ * a cost that does not depend on what else the machine is doing.
+ */
+export function pgCpuMs(dataDir: string | null): number | null {
+  if (!dataDir) return null;
+  try {
+    const pm = Number(fs.readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    const tick = 100; // USER_HZ on Linux
+    let total = 0;
+    for (const d of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const pid = Number(d);
+      const ppid = Number(f[1]);
+      if (pid !== pm && ppid !== pm) continue;
+      total += ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}

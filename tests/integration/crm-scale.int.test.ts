@@ -2,7 +2,7 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SegmentFilter } from "../../src/server/db/schema";
 import { contacts } from "../../src/server/db/schema";
-import { contactOrder, contactWhere, selectContactIdsWhere } from "../../src/server/features/crm/crm.queries";
+import { contactOrder, contactWhere } from "../../src/server/features/crm/crm.queries";
 import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
@@ -166,18 +166,6 @@ describe("search counts by workspace size (crm.search SMALL_WORKSPACE)", () => {
       return u;
     };
     const small = await seed(5_000);
-    // the small workspace's row scan finds what the trigram index finds, in the same order
-    for (const search of ["acme", "zebrafinch", "broad-42@", "broad1", "BROAD77", "no such text", "%_"]) {
-      const viaIndex = await selectContactIdsWhere(t.db, contactWhere(small.user.id, { search }), {
-        order: contactOrder(),
-      });
-      const viaScan = await selectContactIdsWhere(
-        t.db,
-        contactWhere(small.user.id, { search }, { scanWorkspace: true }),
-        { order: contactOrder() },
-      );
-      expect(viaScan).toEqual(viaIndex);
-    }
     const smallBroad = (await small.client.get("/api/contacts?search=acme&limit=50")).json();
     expect(smallBroad.pagination).toEqual({ page: 1, pages: 20, total: 1000, limit: 50, total_capped: true });
     expect(smallBroad.contacts).toHaveLength(50);

@@ -33,23 +33,12 @@ export function normaliseSearch(search: string | undefined | null): string {
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased, served by the trigram GIN
  * index, or for contacts a CSV import created and its follow-up job has not indexed yet
  * (`search_indexed` false), by the pending index on workspace_id). Typos are handled before this, by
- * correcting the term (crm.search.ts listContacts). With `scanWorkspace` the search term is tested on
- * the workspace's own rows instead of through the trigram index (crm.search SMALL_WORKSPACE: the
- * index is shared by every workspace, so in a small workspace of a large database its frequent
- * trigrams' posting lists cost more than reading the workspace's rows).
+ * correcting the term (crm.search.ts listContacts).
  */
-export function contactWhere(
-  workspaceId: string,
-  filter: SegmentFilter = {},
-  opts: { scanWorkspace?: boolean } = {},
-): SQL {
+export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): SQL {
   const parts: SQL[] = [eq(contacts.workspaceId, workspaceId)];
   const term = normaliseSearch(filter.search);
-  if (term && opts.scanWorkspace) {
-    // the workspace's own rows, newest first through its (workspace_id, created_at, id) index, each
-    // tested with LIKE: the expression is not the indexed one, so the trigram index is not used
-    parts.push(sql`coalesce(${contacts.searchText}, '') like ${`%${escapeLike(term)}%`}`);
-  } else if (term) {
+  if (term) {
     const pattern = `%${escapeLike(term)}%`;
     // two arms Postgres answers with a BitmapOr: contacts in the (partial) trigram index, and a
     // CSV import's contacts its follow-up job has not indexed yet (partial btree on workspace_id)

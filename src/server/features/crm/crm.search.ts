@@ -28,10 +28,9 @@ export const SEARCH_COUNT_CAP = 1000;
 /** Above this many matches expected by the planner, a search is not counted (lower bound instead). */
 export const BROAD_ESTIMATE = 3000;
 /**
- * Up to this many contacts in the workspace, a search reads the workspace's own rows (contactWhere
- * `scanWorkspace`) rather than the trigram index every workspace shares, and counts its matches (up
- * to SEARCH_COUNT_CAP) without asking the planner's estimate first. In a database of 2,000,000 other
- * contacts, "company 42" over 10,000 took 10-23 ms through the index and 3-4 ms on the rows.
+ * Up to this many contacts in the workspace, a search counts its matches (up to SEARCH_COUNT_CAP)
+ * without asking the planner's estimate first: reading that many rows at worst costs less than
+ * planning the estimate (bench:api BENCH_SESSION_PATHS).
  */
 export const SMALL_WORKSPACE = 20_000;
 /** Smallest pg_trgm similarity (0-1) at which a dictionary word counts as the intended word. */
@@ -159,11 +158,11 @@ async function searchPage(
   limit: number,
   asJson: boolean,
 ): Promise<{ rows: Contact[]; json?: string[]; total: number; capped: boolean }> {
+  const where = contactWhere(workspaceId, filter);
   const order = contactOrder(filter);
-  // a workspace of up to SMALL_WORKSPACE contacts is searched on its own rows and counted whatever
-  // the term (both read at most that many rows); a larger one asks the planner first
+  // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads at
+  // most that many rows); a larger one asks the planner first
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
-  const where = contactWhere(workspaceId, filter, { scanWorkspace: small });
   const selective = small || (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {
     const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });

@@ -61,7 +61,7 @@ test("the app's main pages, the API docs and the local checkout load with no CSP
 
   for (const [path, ready] of [
     ["/dashboard", () => page.getByRole("heading", { name: /Welcome (back|to Pitchwise)/ })],
-    ["/contacts", () => page.getByRole("heading", { name: "Contacts", exact: true, level: 1 })],
+    ["/contacts", () => page.getByRole("heading", { name: "Contacts (0)", exact: true, level: 1 })],
     ["/contacts/map", () => page.locator(".maplibregl-canvas")],
     ["/campaigns", () => page.getByRole("heading").first()],
     ["/studio", () => page.getByRole("heading").first()],

@@ -13,7 +13,6 @@
  * diagnosis, e.g. `/api/contacts,/api/contacts?search=company 42`; the seeded contacts are
  * First<n> Bench, c<n>@bench.example.com, Company <n mod 97>).
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import inspector from "node:inspector";
 import os from "node:os";
@@ -21,7 +20,7 @@ import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
 import { workspaces } from "../src/server/db/schema";
-import { openBenchDatabase, pgCpuMs, startBenchServer } from "./bench-server";
+import { autocannonInChild, openBenchDatabase, startBenchServer } from "./bench-server";
 
 /**
  * With BENCH_CPU_PROFILE=<dir>, a V8 CPU profile of the server during one run (open it in Chrome
@@ -104,41 +103,16 @@ async function main() {
     `seeded ${CONTACTS} contacts through POST /api/v1/contacts/bulk in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
 
-  /**
-   * One autocannon run in its own process (the server keeps this process and its event loop to itself),
-   * with what each request cost: this process's CPU time (the server: event loop, GC, libuv) and
-   * Postgres CPU (embedded cluster only), in milliseconds per request. CPU time per request hardly
-   * moves with the machine's load, unlike latency.
-   */
+  /** One autocannonInChild run of `p`, with a V8 CPU profile of the server when asked for. */
   const run = async (title: string, headers: Record<string, string>, p: string) => {
     const profiler = await startProfile();
-    const cpu0 = process.cpuUsage();
-    const pg0 = pgCpuMs(pgDataDir);
-    const args = [
-      path.resolve("node_modules/autocannon/autocannon.js"),
-      "-c",
-      String(CONNECTIONS),
-      "-d",
-      String(DURATION),
-      "-j",
-      ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
-      `${base}${p}`,
-    ];
-    const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
-        err ? reject(err) : resolve(stdout),
-      ),
-    );
-    const cpu = process.cpuUsage(cpu0);
-    const pg1 = pgCpuMs(pgDataDir);
+    const f = await autocannonInChild(`${base}${p}`, headers, {
+      connections: CONNECTIONS,
+      duration: DURATION,
+      pgDataDir,
+    });
     await profiler?.stop(title);
-    const r = { ...(JSON.parse(out) as autocannon.Result), title };
-    const n = Math.max(1, r.requests.total);
-    return {
-      r,
-      nodeMsPerReq: (cpu.user + cpu.system) / 1000 / n,
-      pgMsPerReq: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
-    };
+    return { title, ...f };
   };
   // warm-up
   await autocannon({
@@ -149,14 +123,12 @@ async function main() {
   });
   const meRun = await run("GET /api/auth/me", { cookie }, "/api/auth/me");
   const v1Run = await run("GET /api/v1/contacts", { authorization: `Bearer ${key}` }, "/api/v1/contacts");
-  const me = meRun.r;
-  const v1 = v1Run.r;
   const extraRuns = [];
   for (const p of (process.env.BENCH_SESSION_PATHS ?? "").split(",").filter(Boolean))
     extraRuns.push(await run(`GET ${p}`, { cookie }, encodeURI(p)));
 
   const line = (x: typeof meRun) =>
-    `${x.r.title}: ${x.r.requests.average.toFixed(0)} req/s, p50 ${x.r.latency.p50} ms, p99 ${x.r.latency.p99} ms, non-2xx ${x.r.non2xx}, errors ${x.r.errors}; cost per request: server CPU ${x.nodeMsPerReq.toFixed(3)} ms${x.pgMsPerReq === null ? "" : `, Postgres CPU ${x.pgMsPerReq.toFixed(3)} ms`}`;
+    `${x.title}: ${x.rps.toFixed(0)} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, non-2xx ${x.non2xx}, errors ${x.errors}; cost per request: server CPU ${x.serverMs.toFixed(3)} ms${x.pgMs === null ? "" : `, Postgres CPU ${x.pgMs.toFixed(3)} ms`}`;
   console.log(
     `load average at the end: ${os
       .loadavg()
@@ -165,12 +137,11 @@ async function main() {
   );
   console.log(line(meRun));
   console.log(line(v1Run));
-  for (const x of extraRuns)
-    console.log(`${line(x)} (${(x.r.requests.average / me.requests.average).toFixed(2)}x auth/me)`);
-  const ratio = v1.requests.average / me.requests.average;
-  const p99ok = v1.latency.p99 <= 50;
+  for (const x of extraRuns) console.log(`${line(x)} (${(x.rps / meRun.rps).toFixed(2)}x auth/me)`);
+  const ratio = v1Run.rps / meRun.rps;
+  const p99ok = v1Run.p99 <= 50;
   console.log(
-    `v1 throughput = ${ratio.toFixed(2)}x /api/auth/me (target >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}); v1 p99 ${v1.latency.p99} ms (target <= 50 ms: ${p99ok ? "met" : "NOT met"})`,
+    `v1 throughput = ${ratio.toFixed(2)}x /api/auth/me (target >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}); v1 p99 ${v1Run.p99} ms (target <= 50 ms: ${p99ok ? "met" : "NOT met"})`,
   );
   // the database is kept between runs: leave it as this run found it, so runs stay comparable
   await sql`delete from workspaces where id = ${userId}`;
@@ -178,7 +149,7 @@ async function main() {
   await sql.unsafe("vacuum (analyze) contacts, contact_words");
   await close();
   await stop();
-  if (v1.non2xx > 0 || me.non2xx > 0) process.exitCode = 1;
+  if (v1Run.non2xx > 0 || meRun.non2xx > 0) process.exitCode = 1;
 }
 
 main().catch((e) => {

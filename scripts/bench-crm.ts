@@ -22,7 +22,6 @@
  * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_DURATION
  * (seconds, default 15), BENCH_CONNECTIONS (default 50).
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -36,7 +35,7 @@ import { listContacts, refreshContactSearchState } from "../src/server/features/
 import type { JobClient } from "../src/server/jobs/client";
 import { handlerOf } from "../src/server/jobs/registry";
 import { normalisePhone } from "../src/server/lib/phone";
-import { openBenchDatabase, pgCpuMs, startBenchServer } from "./bench-server";
+import { autocannonInChild, type LoadFigures, openBenchDatabase, startBenchServer } from "./bench-server";
 
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
 const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
@@ -57,61 +56,8 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(" ")} on ${os.cpus().length} cores`;
 
-interface LoadResult {
+interface LoadResult extends LoadFigures {
   title: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  /** this process's CPU (the server: event loop, GC) per request, ms */
-  serverMs?: number;
-  /** the embedded Postgres cluster's CPU per request, ms (null on BENCH_DATABASE_URL) */
-  pgMs?: number | null;
-}
-
-/**
- * `connections` connections for `duration` s of GET `url` with `headers`, by autocannon in a child
- * process (its own event loop and CPU share, as a real client would be).
- */
-function autocannonRun(
-  title: string,
-  url: string,
-  headers: Record<string, string>,
-  pgDataDir: string | null = null,
-): Promise<LoadResult> {
-  const cpu0 = process.cpuUsage();
-  const pg0 = pgCpuMs(pgDataDir);
-  const script = `
-    import autocannon from "autocannon";
-    const r = await autocannon({ url: ${JSON.stringify(url)}, connections: ${CONNECTIONS}, duration: ${DURATION},
-      headers: ${JSON.stringify(headers)} });
-    process.stdout.write(JSON.stringify({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
-      non2xx: r.non2xx, errors: r.errors }));`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
-      cwd: path.resolve(import.meta.dirname, ".."),
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let out = "";
-    child.stdout.on("data", (d) => {
-      out += String(d);
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`autocannon exited ${code}`));
-      const r = JSON.parse(out) as Omit<LoadResult, "title">;
-      const cpu = process.cpuUsage(cpu0);
-      const pg1 = pgCpuMs(pgDataDir);
-      const n = Math.max(1, r.rps * DURATION);
-      resolve({
-        title,
-        ...r,
-        serverMs: (cpu.user + cpu.system) / 1000 / n,
-        pgMs: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
-      });
-    });
-  });
 }
 
 async function main() {
@@ -418,7 +364,11 @@ async function main() {
       );
       const headers = { cookie: acct.cookie };
       // warm-up (connections, plan caches)
-      await autocannonRun("warm-up", `${base}/api/contacts`, headers).catch(() => null);
+      await autocannonInChild(`${base}/api/contacts`, headers, {
+        connections: CONNECTIONS,
+        duration: DURATION,
+        pgDataDir,
+      }).catch(() => null);
       const targets: [string, string][] = [
         ["GET /api/auth/me (baseline)", "/api/auth/me"],
         ["page 1", "/api/contacts"],
@@ -429,7 +379,14 @@ async function main() {
       for (const [title, p] of targets) {
         const check = await app.inject({ method: "GET", url: p, headers });
         if (check.statusCode !== 200) throw new Error(`${p}: ${check.statusCode} ${check.body}`);
-        const r = await autocannonRun(title, `${base}${p}`, headers, pgDataDir);
+        const r: LoadResult = {
+          title,
+          ...(await autocannonInChild(`${base}${p}`, headers, {
+            connections: CONNECTIONS,
+            duration: DURATION,
+            pgDataDir,
+          })),
+        };
         results.push(r);
         const me = results[0] as LoadResult;
         const ratio = r.rps / me.rps;
@@ -438,7 +395,7 @@ async function main() {
             ? ""
             : `  ${ratio.toFixed(2)}x auth/me; p99 target <= 50 ms: ${r.p99 <= 50 ? "met" : "NOT met"}, throughput >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}`;
         console.log(
-          `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}; per request: server CPU ${r.serverMs?.toFixed(3)} ms${r.pgMs == null ? "" : `, Postgres CPU ${r.pgMs.toFixed(3)} ms`}  (${load()})`,
+          `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}; per request: server CPU ${r.serverMs.toFixed(3)} ms${r.pgMs === null ? "" : `, Postgres CPU ${r.pgMs.toFixed(3)} ms`}  (${load()})`,
         );
       }
       await sql`delete from workspaces where id = ${acct.id}`;

@@ -4,6 +4,7 @@
  * registry, and `createServer` without the client. `env` adds or overrides settings (e.g. rate limits).
  * Returns the app, pool, env, job client, the job deps (providers included), the DATA_DIR and `close`.
  */
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -104,4 +105,67 @@ export function pgCpuMs(dataDir: string | null): number | null {
   } catch {
     return null;
   }
+}
+
+/** What one autocannonInChild run measured. */
+export interface LoadFigures {
+  /** mean requests per second */
+  rps: number;
+  /** latency percentiles, ms */
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+  /** this process's CPU (the server: event loop, GC, libuv) per request, ms */
+  serverMs: number;
+  /** the embedded Postgres cluster's CPU per request, ms (null on BENCH_DATABASE_URL) */
+  pgMs: number | null;
+}
+
+/**
+ * `connections` connections for `duration` s of GET `url` with `headers`, by autocannon in its own
+ * process (the server keeps this process and its event loop to itself, as with a real client), with
+ * what each request cost on the server and in Postgres (pgCpuMs of `pgDataDir`). CPU time per request
+ * hardly moves with the machine's load, unlike latency. @throws when autocannon fails.
+ */
+export async function autocannonInChild(
+  url: string,
+  headers: Record<string, string>,
+  opts: { connections: number; duration: number; pgDataDir: string | null },
+): Promise<LoadFigures> {
+  const cpu0 = process.cpuUsage();
+  const pg0 = pgCpuMs(opts.pgDataDir);
+  const args = [
+    path.resolve(import.meta.dirname, "../node_modules/autocannon/autocannon.js"),
+    "-c",
+    String(opts.connections),
+    "-d",
+    String(opts.duration),
+    "-j",
+    ...Object.entries(headers).flatMap(([k, v]) => ["-H", `${k}=${v}`]),
+    url,
+  ];
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, args, { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
+  );
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = pgCpuMs(opts.pgDataDir);
+  const r = JSON.parse(out) as {
+    requests: { average: number; total: number };
+    latency: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+  };
+  const n = Math.max(1, r.requests.total);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    serverMs: (cpu.user + cpu.system) / 1000 / n,
+    pgMs: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
+  };
 }

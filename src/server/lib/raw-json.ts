@@ -1,20 +1,15 @@
 /**
- * JSON text made elsewhere (Postgres' json_build_object, or an earlier JSON.stringify) that a
+ * JSON text made elsewhere (crm.contact-json's contactJsonWriter, or an earlier JSON.stringify) that a
  * response embeds as it is, without parsing and serialising it again. `T` records the shape the text
  * holds, so callers and the OpenAPI schema stay typed. Build one only from trusted serialisers
- * (Postgres' JSON output, JSON.stringify): the text is not checked.
+ * (contactJsonWriter, JSON.stringify): the text is not checked.
  */
 export class RawJson<T = unknown> {
   declare readonly shape?: T;
   constructor(readonly text: string) {}
 }
 
-/** `value` serialised with JSON.stringify, as RawJson. */
-export function rawJsonOf<T>(value: T): RawJson<T> {
-  return new RawJson<T>(JSON.stringify(value));
-}
-
-/** A JSON array of items that are each JSON text already (e.g. rows of `json_build_object(...)::text`). */
+/** A JSON array of items that are each JSON text already (e.g. contactJsonWriter's rows). */
 export function rawJsonArray<T>(items: string[]): RawJson<T[]> {
   return new RawJson<T[]>(`[${items.join(",")}]`);
 }

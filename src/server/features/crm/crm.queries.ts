@@ -97,6 +97,20 @@ export function contactIdsWhere(workspaceId: string, ids: number[]): SQL {
 // ---------------------------------------------------------------------------------------------
 
 /**
+ * WHERE of `contact_counts` for a workspace, optionally one stage and/or status, with the placeholders
+ * `workspaceId`, `stage`, `status` (the prepared count and page statements share it).
+ */
+function contactCountsWhere(stage: boolean, status: boolean): SQL | undefined {
+  return and(
+    eq(contactCounts.workspaceId, sql.placeholder("workspaceId")),
+    stage ? sql`${contactCounts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
+    status ? sql`${contactCounts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+  );
+}
+/** The contacts `contact_counts` holds for its rows (0 when none). */
+const contactCountsSum = () => sql<string>`coalesce(sum(${contactCounts.n}), 0)`;
+
+/**
  * Contacts of `workspaceId` from the trigger-maintained `contact_counts` (exact, O(1)), optionally
  * only those in one lifecycle stage and/or lead status.
  */
@@ -110,15 +124,9 @@ export async function sumContactCounts(
   const status = !!by.leadStatus;
   const q = prepared(db, `crm.count:${stage}:${status}`, (d) =>
     d
-      .select({ n: sql<string>`coalesce(sum(${contactCounts.n}), 0)` })
+      .select({ n: contactCountsSum() })
       .from(contactCounts)
-      .where(
-        and(
-          eq(contactCounts.workspaceId, sql.placeholder("workspaceId")),
-          stage ? sql`${contactCounts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
-          status ? sql`${contactCounts.leadStatus} = ${sql.placeholder("status")}` : undefined,
-        ),
-      )
+      .where(contactCountsWhere(stage, status))
       .prepare(`crm_count_${+stage}${+status}`),
   );
   const [row] = await q.execute({ workspaceId, stage: by.lifecycleStage, status: by.leadStatus });
@@ -239,6 +247,18 @@ const writeContactJson = contactJsonWriter((prop) => JSON_COLUMNS.findIndex(([p]
 /** A page row: the contact (decoded rows) or its REST JSON text (`json` form), with its keyset position. */
 export type ContactPageRow = { c: Contact; ts: string; total?: number };
 export type ContactJsonPageRow = { json: string; id: number; ts: string; total?: number };
+/** The two forms of a page statement's rows (see selectContactsPage). */
+export type PageForm = "rows" | "json";
+export type PageRowOf<F extends PageForm> = F extends "json" ? ContactJsonPageRow : ContactPageRow;
+
+/** A page statement's select list: the form's columns and `ts`, created_at as Postgres text. */
+function pageSelection(json: boolean) {
+  const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
+  return {
+    ...(columns as ReturnType<typeof getTableColumns<typeof contacts>>),
+    ts: sql<string>`${contacts.createdAt}::text`,
+  };
+}
 
 /**
  * The contacts list's hot path (issues 11 and 15): one page of a workspace's contacts, newest first
@@ -258,33 +278,15 @@ export type ContactJsonPageRow = { json: string; id: number; ts: string; total?:
  *   to `JSON.stringify(toContactJson(row))`).
  * Searches and tag filters go through `contactWhere` instead.
  */
-export async function selectContactsPage(
+export async function selectContactsPage<F extends PageForm = "rows">(
   db: DbOrTx,
   workspaceId: string,
   by: { lifecycleStage?: string; leadStatus?: string },
   limit: number,
   at: { offset: number } | { before: { createdAt: string; id: number } },
-  form?: "rows",
-  withTotal?: boolean,
-): Promise<ContactPageRow[]>;
-export async function selectContactsPage(
-  db: DbOrTx,
-  workspaceId: string,
-  by: { lifecycleStage?: string; leadStatus?: string },
-  limit: number,
-  at: { offset: number } | { before: { createdAt: string; id: number } },
-  form: "json",
-  withTotal?: boolean,
-): Promise<ContactJsonPageRow[]>;
-export async function selectContactsPage(
-  db: DbOrTx,
-  workspaceId: string,
-  by: { lifecycleStage?: string; leadStatus?: string },
-  limit: number,
-  at: { offset: number } | { before: { createdAt: string; id: number } },
-  form: "rows" | "json" = "rows",
+  form: F = "rows" as F,
   withTotal = false,
-): Promise<ContactPageRow[] | ContactJsonPageRow[]> {
+): Promise<PageRowOf<F>[]> {
   const stage = by.lifecycleStage !== undefined;
   const status = by.leadStatus !== undefined;
   const keyset = "before" in at;
@@ -298,20 +300,10 @@ export async function selectContactsPage(
     ...("before" in at ? { beforeTs: at.before.createdAt, beforeId: at.before.id } : { offset: at.offset }),
   };
   const stmt = prepared(db, `crm.page:${stage}:${status}:${keyset}:${form}:${counted}`, (d) => {
-    const ts = sql<string>`${contacts.createdAt}::text`;
-    const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
     // the list's total beside each row (an InitPlan, evaluated once): sumContactCounts' sum
-    const total = sql<string>`(select coalesce(sum(${contactCounts.n}), 0) from ${contactCounts} where ${and(
-      eq(contactCounts.workspaceId, sql.placeholder("workspaceId")),
-      stage ? sql`${contactCounts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
-      status ? sql`${contactCounts.leadStatus} = ${sql.placeholder("status")}` : undefined,
-    )})`;
+    const total = sql<string>`(select ${contactCountsSum()} from ${contactCounts} where ${contactCountsWhere(stage, status)})`;
     const base = d
-      .select({
-        ...(columns as ReturnType<typeof getTableColumns<typeof contacts>>),
-        ts,
-        ...(counted ? { total } : {}),
-      })
+      .select({ ...pageSelection(json), ...(counted ? { total } : {}) })
       .from(contacts)
       .where(
         and(
@@ -328,7 +320,7 @@ export async function selectContactsPage(
     const q = keyset ? base : base.offset(sql.placeholder("offset"));
     return pageStatement(q, `crm_page_${+stage}${+status}${+keyset}${+json}${+counted}`);
   });
-  return runPageStatement(db, stmt, values, json);
+  return runPageStatement(db, stmt, values, form);
 }
 
 /** A prepared page statement (selectContactsPage, selectContactsPageByIds): its text and drizzle form. */
@@ -352,7 +344,17 @@ function pageStatement(
  * selectContactsPage's forms): on the pool as a raw prepared statement with the precomputed column
  * decoders or the JSON writer; in a transaction through drizzle's prepared query and mapping.
  */
-async function runPageStatement(
+async function runPageStatement<F extends PageForm>(
+  db: DbOrTx,
+  stmt: PageStatement,
+  values: Record<string, unknown>,
+  form: F,
+): Promise<PageRowOf<F>[]> {
+  return (await decodePage(db, stmt, values, form === "json")) as PageRowOf<F>[];
+}
+
+/** runPageStatement's work, typed by the form's flag. */
+async function decodePage(
   db: DbOrTx,
   stmt: PageStatement,
   values: Record<string, unknown>,
@@ -404,31 +406,16 @@ async function runPageStatement(
  * (`contactOrder`), in either form of selectContactsPage; one prepared statement per form with the
  * ids as one array parameter (the statement text does not vary with their number).
  */
-export async function selectContactsPageByIds(
+export async function selectContactsPageByIds<F extends PageForm = "rows">(
   db: DbOrTx,
   workspaceId: string,
   ids: number[],
-): Promise<ContactPageRow[]>;
-export async function selectContactsPageByIds(
-  db: DbOrTx,
-  workspaceId: string,
-  ids: number[],
-  form: "json",
-): Promise<ContactJsonPageRow[]>;
-export async function selectContactsPageByIds(
-  db: DbOrTx,
-  workspaceId: string,
-  ids: number[],
-  form: "rows" | "json" = "rows",
-): Promise<ContactPageRow[] | ContactJsonPageRow[]> {
+  form: F = "rows" as F,
+): Promise<PageRowOf<F>[]> {
   const json = form === "json";
   const stmt = prepared(db, `crm.page-ids:${form}`, (d) => {
-    const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
     const q = d
-      .select({
-        ...(columns as ReturnType<typeof getTableColumns<typeof contacts>>),
-        ts: sql<string>`${contacts.createdAt}::text`,
-      })
+      .select(pageSelection(json))
       .from(contacts)
       .where(
         and(
@@ -439,7 +426,7 @@ export async function selectContactsPageByIds(
       .orderBy(...contactOrder());
     return pageStatement(q, `crm_page_ids_${+json}`);
   });
-  return runPageStatement(db, stmt, { workspaceId, ids }, json);
+  return runPageStatement(db, stmt, { workspaceId, ids }, form);
 }
 
 /**

@@ -2,15 +2,18 @@ import type { z } from "zod";
 import type { AppContext } from "../../context";
 import type { Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { type RawJson, rawJsonArray, rawJsonOf } from "../../lib/raw-json";
+import { type RawJson, rawJsonArray } from "../../lib/raw-json";
 import { parseInput } from "../../lib/validate";
 import { type ContactJson, toContactJson } from "./crm.contact-json";
 import {
+  type ContactPageRow,
   closestDictionaryWords,
   contactOrder,
   contactWhere,
   estimateContactsWhere,
   normaliseSearch,
+  type PageForm,
+  type PageRowOf,
   selectContactIdsWhere,
   selectContactsBeforeCursor,
   selectContactsPage,
@@ -60,8 +63,8 @@ export async function listContacts(
   workspaceId: string,
   input: ListContactsInput,
 ): Promise<{ contacts: ContactJson[]; pagination: ContactsPagination }> {
-  const r = await contactsListPage(ctx, workspaceId, input, false, false);
-  return { contacts: r.rows.map(toContactJson), pagination: r.pagination };
+  const r = await contactsListPage(ctx, workspaceId, input, "rows");
+  return { contacts: r.rows.map(contactJsonOf), pagination: r.pagination };
 }
 
 /** The pagination of a contacts list response (see listContacts). */
@@ -84,51 +87,53 @@ export async function listContactsJson(
   workspaceId: string,
   input: ListContactsInput,
 ): Promise<{ contacts: RawJson<ContactJson[]>; pagination: ContactsPagination }> {
-  const r = await contactsListPage(ctx, workspaceId, input, false, true);
-  return {
-    contacts: r.json ? rawJsonArray(r.json) : rawJsonOf(r.rows.map(toContactJson)),
-    pagination: r.pagination,
-  };
+  const r = await contactsListPage(ctx, workspaceId, input, "json");
+  return { contacts: rawJsonArray(r.rows.map(jsonTextOf)), pagination: r.pagination };
 }
 
-/** listContacts' work: rows, or with `asJson` on the plain filters the rows' JSON texts. */
+/**
+ * A listed contact: decoded (`c`), or as its REST JSON text (`json`) when the page statement wrote
+ * it (crm.queries selectContactsPage's forms; searches past the count and tag filters give `c`).
+ */
+type ListedRow = { c: Contact } | { json: string };
+const contactJsonOf = (r: ListedRow): ContactJson =>
+  "c" in r ? toContactJson(r.c) : (JSON.parse(r.json) as ContactJson);
+const jsonTextOf = (r: ListedRow): string => ("json" in r ? r.json : JSON.stringify(toContactJson(r.c)));
+
+/**
+ * listContacts' work, its rows in `form` where a page statement reads them. `corrected` marks the
+ * typo-corrected second pass.
+ */
 async function contactsListPage(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   input: ListContactsInput,
-  corrected: boolean,
-  asJson: boolean,
-): Promise<{ rows: Contact[]; json?: string[]; pagination: ContactsPagination }> {
+  form: PageForm,
+  corrected = false,
+): Promise<{ rows: ListedRow[]; pagination: ContactsPagination }> {
   const q = parseInput(listContactsSchema, input);
   const filter = listFilter(q);
   const term = normaliseSearch(q.search);
   const offset = (q.page - 1) * q.limit;
-  let page: { rows: Contact[]; json?: string[]; total: number; capped: boolean };
+  let page: { rows: ListedRow[]; total: number; capped: boolean };
   if (term || q.tag) {
-    page = await searchPage(ctx, workspaceId, filter, offset, q.limit, asJson);
+    page = await searchPage(ctx, workspaceId, filter, offset, q.limit, form);
     // typo tolerance: nothing contains the term; search again with its words corrected against
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (page.total === 0 && offset === 0 && term.length >= 4 && !corrected) {
       const fixed = await correctTerm(ctx, workspaceId, term);
       if (fixed)
-        return contactsListPage(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, true, asJson);
+        return contactsListPage(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, form, true);
     }
   } else {
     // the page with its total in one statement; past the last page, the total on its own
     const by = { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
-    const totalOf = async (rows: { total?: number }[]) =>
-      rows[0]?.total ?? (await sumContactCounts(ctx.db, workspaceId, by));
-    if (asJson) {
-      const rows = await selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "json", true);
-      page = { rows: [], json: rows.map((r) => r.json), total: await totalOf(rows), capped: false };
-    } else {
-      const rows = await selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, "rows", true);
-      page = { rows: rows.map((r) => r.c), total: await totalOf(rows), capped: false };
-    }
+    const rows = await selectContactsPage(ctx.db, workspaceId, by, q.limit, { offset }, form, true);
+    const total = rows[0]?.total ?? (await sumContactCounts(ctx.db, workspaceId, by));
+    page = { rows, total, capped: false };
   }
   return {
     rows: page.rows,
-    json: page.json,
     pagination: {
       page: q.page,
       pages: Math.max(1, Math.ceil(page.total / q.limit)),
@@ -140,7 +145,7 @@ async function contactsListPage(
 }
 
 /**
- * One page of a search or tag filter with its total (rows, or with `asJson` the rows' JSON texts).
+ * One page of a search or tag filter with its total (rows read by id in `form`).
  * Two strategies by the planner's estimate of the matches (EXPLAIN, ~1 ms of planning), or without
  * it in a workspace of up to SMALL_WORKSPACE contacts (always the first):
  * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
@@ -156,8 +161,8 @@ async function searchPage(
   filter: SegmentFilter,
   offset: number,
   limit: number,
-  asJson: boolean,
-): Promise<{ rows: Contact[]; json?: string[]; total: number; capped: boolean }> {
+  form: PageForm,
+): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
   const where = contactWhere(workspaceId, filter);
   const order = contactOrder(filter);
   // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads at
@@ -167,18 +172,14 @@ async function searchPage(
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {
     const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });
     const pageIds = ids.slice(offset, offset + limit);
-    const total = Math.min(ids.length, SEARCH_COUNT_CAP);
-    const capped = ids.length > SEARCH_COUNT_CAP;
-    // the page's rows by id: one prepared statement (newest first, as the ids)
-    if (!pageIds.length) return { rows: [], json: asJson ? [] : undefined, total, capped };
-    if (asJson) {
-      const rows = await selectContactsPageByIds(ctx.db, workspaceId, pageIds, "json");
-      return { rows: [], json: rows.map((r) => r.json), total, capped };
-    }
-    const rows = await selectContactsPageByIds(ctx.db, workspaceId, pageIds);
-    return { rows: rows.map((r) => r.c), total, capped };
+    return {
+      // the page's rows by id: one prepared statement (newest first, as the ids)
+      rows: pageIds.length ? await selectContactsPageByIds(ctx.db, workspaceId, pageIds, form) : [],
+      total: Math.min(ids.length, SEARCH_COUNT_CAP),
+      capped: ids.length > SEARCH_COUNT_CAP,
+    };
   }
-  const r = await selectContactsWhere(ctx.db, where, order, limit + 1, offset);
+  const r = (await selectContactsWhere(ctx.db, where, order, limit + 1, offset)).map((c) => ({ c }));
   const hasMore = r.length > limit;
   const rows = hasMore ? r.slice(0, limit) : r;
   if (hasMore || (rows.length === 0 && offset > 0))
@@ -240,15 +241,46 @@ export async function listContactsPage(
   limit: number,
   cursor?: string,
 ): Promise<{ contacts: Contact[]; nextCursor: string | null }> {
+  const r = await cursorPage(ctx, workspaceId, filter, limit, cursor, "rows");
+  return { contacts: r.rows.map((row) => row.c), nextCursor: r.nextCursor };
+}
+
+/**
+ * `listContactsPage` with the page as JSON text, for responses that embed it as it is (GET
+ * /api/v1/contacts): `json` is a JSON array of the contacts as `toContactJson` gives them, written
+ * from the driver's values on the plain filters (crm.queries selectContactsPage "json"), by
+ * `JSON.stringify` on searches and tags. Same arguments, cursors and errors as `listContactsPage`.
+ */
+export async function listContactsPageJson(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  filter: SegmentFilter,
+  limit: number,
+  cursor?: string,
+): Promise<{ json: RawJson<ContactJson[]>; nextCursor: string | null }> {
+  const r = await cursorPage(ctx, workspaceId, filter, limit, cursor, "json");
+  return { json: rawJsonArray(r.rows.map(jsonTextOf)), nextCursor: r.nextCursor };
+}
+
+/** listContactsPage's work, its rows in `form` on the plain filters (no search, no tag). */
+async function cursorPage<F extends PageForm>(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  filter: SegmentFilter,
+  limit: number,
+  cursor: string | undefined,
+  form: F,
+): Promise<{ rows: (PageRowOf<F> | ContactPageRow)[]; nextCursor: string | null }> {
   const before = parseCursor(cursor);
   // no search and no tag: the prepared page statement of this shape (crm.queries selectContactsPage)
-  const rows = plainFilter(filter)
+  const rows: (PageRowOf<F> | ContactPageRow)[] = plainFilter(filter)
     ? await selectContactsPage(
         ctx.db,
         workspaceId,
         { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
         limit + 1,
         before ? { before } : { offset: 0 },
+        form,
       )
     : await selectContactsBeforeCursor(
         ctx.db,
@@ -260,41 +292,7 @@ export async function listContactsPage(
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    contacts: page.map((r) => r.c),
-    nextCursor: rows.length > limit && last ? makeCursor(last.ts, last.c.id) : null,
-  };
-}
-
-/**
- * `listContactsPage` with the page as JSON text, for responses that embed it as it is (GET
- * /api/v1/contacts): `json` is a JSON array of the contacts as `toContactJson` gives them, built by
- * Postgres on the plain filters (crm.queries CONTACT_JSON_SQL), by `JSON.stringify` on searches and
- * tags. Same arguments, cursors and errors as `listContactsPage`.
- */
-export async function listContactsPageJson(
-  ctx: Pick<AppContext, "db">,
-  workspaceId: string,
-  filter: SegmentFilter,
-  limit: number,
-  cursor?: string,
-): Promise<{ json: RawJson<ContactJson[]>; nextCursor: string | null }> {
-  if (!plainFilter(filter)) {
-    const r = await listContactsPage(ctx, workspaceId, filter, limit, cursor);
-    return { json: rawJsonOf(r.contacts.map(toContactJson)), nextCursor: r.nextCursor };
-  }
-  const before = parseCursor(cursor);
-  const rows = await selectContactsPage(
-    ctx.db,
-    workspaceId,
-    { lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status },
-    limit + 1,
-    before ? { before } : { offset: 0 },
-    "json",
-  );
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  return {
-    json: rawJsonArray(page.map((r) => r.json)),
-    nextCursor: rows.length > limit && last ? makeCursor(last.ts, last.id) : null,
+    rows: page,
+    nextCursor: rows.length > limit && last ? makeCursor(last.ts, "c" in last ? last.c.id : last.id) : null,
   };
 }

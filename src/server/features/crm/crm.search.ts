@@ -19,6 +19,7 @@ import {
   selectContactsPage,
   selectContactsPageByIds,
   selectContactsWhere,
+  selectSearchPage,
   sumContactCounts,
 } from "./crm.queries";
 import { type ListContactsInput, listContactsSchema } from "./crm.schemas";
@@ -145,9 +146,29 @@ async function contactsListPage(
 }
 
 /**
+ * Workspaces seen with more than SMALL_WORKSPACE contacts in the last LARGE_HINT_MS (workspace id ->
+ * when, ms): their searches skip the one-statement attempt for small workspaces, which reads no
+ * contact there but costs a round trip. Only a planning hint: both strategies return the same
+ * contacts, and a stale hint only leaves a shrunken workspace's broad terms uncounted ("51+") until
+ * it expires. Per process.
+ */
+const largeWorkspaces = new Map<string, number>();
+const LARGE_HINT_MS = 60_000;
+const largeWorkspaceHint = (workspaceId: string) =>
+  (largeWorkspaces.get(workspaceId) ?? Number.NEGATIVE_INFINITY) > Date.now() - LARGE_HINT_MS;
+function hintLargeWorkspace(workspaceId: string) {
+  if (largeWorkspaces.size >= 10_000) largeWorkspaces.clear();
+  largeWorkspaces.set(workspaceId, Date.now());
+}
+
+/**
  * One page of a search or tag filter with its total (rows read by id in `form`).
- * Two strategies by the planner's estimate of the matches (EXPLAIN, ~1 ms of planning), or without
- * it in a workspace of up to SMALL_WORKSPACE contacts (always the first):
+ * A search without a tag, within the counted matches, is one statement (crm.queries
+ * selectSearchPage: ids, count and page; four round trips before, bench:api search server CPU
+ * 2.5 -> 1.0 ms per request); in a workspace of more than SMALL_WORKSPACE contacts it first needs the
+ * planner's estimate. Otherwise two strategies by the planner's estimate of the matches (EXPLAIN,
+ * ~1 ms of planning), or without it in a workspace of up to SMALL_WORKSPACE contacts (always the
+ * first):
  * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
  *   trigram index scan give both the exact total and the page; the page's rows follow by id
  *   (selectContactsPageByIds, prepared).
@@ -165,8 +186,43 @@ async function searchPage(
 ): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
   const where = contactWhere(workspaceId, filter);
   const order = contactOrder(filter);
-  // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads at
-  // most that many rows); a larger one asks the planner first
+  const term = normaliseSearch(filter.search);
+  if (term && filter.tag_id == null && offset + limit <= SEARCH_COUNT_CAP) {
+    // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
+    const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
+    const counted = (r: { rows: ListedRow[]; matched: number }) => ({
+      rows: r.rows,
+      total: Math.min(r.matched, SEARCH_COUNT_CAP),
+      capped: r.matched > SEARCH_COUNT_CAP,
+    });
+    const page = { offset, limit, cap: SEARCH_COUNT_CAP };
+    // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads at
+    // most that many rows); in a larger one the statement reads nothing and returns null
+    if (!largeWorkspaceHint(workspaceId)) {
+      const small = await selectSearchPage(
+        ctx.db,
+        workspaceId,
+        by,
+        { ...page, countUpTo: SMALL_WORKSPACE },
+        form,
+      );
+      if (small) return counted(small);
+      hintLargeWorkspace(workspaceId);
+    }
+    // a larger one is counted when the planner expects a selective term
+    if ((await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE) {
+      const r = await selectSearchPage(
+        ctx.db,
+        workspaceId,
+        by,
+        { ...page, countUpTo: Number.MAX_SAFE_INTEGER },
+        form,
+      );
+      if (r) return counted(r);
+    }
+    return broadPage(ctx, where, order, offset, limit);
+  }
+  // a tag filter (with or without a search), or a page past the counted matches
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
   const selective = small || (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {
@@ -179,11 +235,32 @@ async function searchPage(
       capped: ids.length > SEARCH_COUNT_CAP,
     };
   }
+  return broadPage(ctx, where, order, offset, limit);
+}
+
+/**
+ * A page of a broad search or tag filter, not counted: `limit` + 1 rows read newest first; the
+ * total is exact on the last page and past it (then counted up to `offset`), else the lower bound
+ * offset + limit + 1 (`capped`).
+ */
+async function broadPage(
+  ctx: Pick<AppContext, "db">,
+  where: ReturnType<typeof contactWhere>,
+  order: ReturnType<typeof contactOrder>,
+  offset: number,
+  limit: number,
+): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
   const r = (await selectContactsWhere(ctx.db, where, order, limit + 1, offset)).map((c) => ({ c }));
   const hasMore = r.length > limit;
   const rows = hasMore ? r.slice(0, limit) : r;
-  if (hasMore || (rows.length === 0 && offset > 0))
-    return { rows, total: offset + (hasMore ? limit + 1 : 0), capped: true };
+  if (hasMore) return { rows, total: offset + limit + 1, capped: true };
+  // past the last page: at most `offset` matches, counted (reading no more rows than the offset did)
+  if (rows.length === 0 && offset > 0)
+    return {
+      rows,
+      total: (await selectContactIdsWhere(ctx.db, where, { limit: offset })).length,
+      capped: false,
+    };
   return { rows, total: offset + rows.length, capped: false };
 }
 

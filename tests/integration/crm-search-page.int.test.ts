@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Contact } from "../../src/server/db/schema";
+import { selectSearchPage } from "../../src/server/features/crm/crm.queries";
+import { listContacts, listContactsJson, toContactJson } from "../../src/server/features/crm/crm.service";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/**
+ * The screen's search in one statement (crm.queries selectSearchPage, issue 11) against a reference:
+ * the contacts whose search_text contains the term, filtered and ordered in plain SQL.
+ */
+describe("a search page in one statement (crm.queries selectSearchPage)", () => {
+  it("gives the same pages, totals and JSON as the plain SQL of the filter: indexed and not-yet-indexed contacts, stage and status, empty pages, LIKE wildcards, the size gate", async () => {
+    const { user } = await signUp(t.app);
+    const ws = user.id;
+    // 130 contacts of one import (one created_at); every third awaits its search indexing
+    await t.sql`
+      insert into contacts (workspace_id, first_name, last_name, email, company, lifecycle_stage, lead_status, search_indexed, created_at)
+      select ${ws}::uuid, 'Pat' || g, case when g % 2 = 0 then 'Garcia' else 'Nguyen' end,
+             'p' || g || '@example.com',
+             case when g % 10 = 0 then '50%_off Ltd' else 'Acme ' || g end,
+             case when g % 3 = 0 then 'customer' else 'lead' end,
+             case when g % 4 = 0 then 'qualified' else 'new' end,
+             g % 3 <> 1, '2026-11-01 10:00:00.123456+00'
+      from generate_series(1, 130) g`;
+    const reference = async (term: string, stage?: string, status?: string) => {
+      const rows = await t.sql<{ id: string }[]>`
+        select id from contacts
+        where workspace_id = ${ws} and strpos(search_text, ${term}) > 0
+          and (${stage ?? null}::text is null or lifecycle_stage = ${stage ?? null})
+          and (${status ?? null}::text is null or lead_status = ${status ?? null})
+        order by created_at desc, id desc`;
+      return rows.map((r) => Number(r.id));
+    };
+    const cases: { search: string; stage?: "lead" | "customer"; status?: "new" | "qualified" }[] = [
+      { search: "garcia" },
+      { search: "GARCIA", stage: "customer" },
+      { search: "nguyen", status: "qualified" },
+      { search: "garcia", stage: "lead", status: "new" },
+      { search: "50%_off" },
+      { search: "pat1" },
+      { search: "zzq" },
+    ];
+    for (const c of cases) {
+      const ids = await reference(c.search.toLowerCase(), c.stage, c.status);
+      expect(ids.length, c.search).toBeLessThan(131);
+      for (const [page, limit] of [
+        [1, 20],
+        [2, 20],
+        [4, 20],
+        [99, 20],
+      ] as const) {
+        const input = { search: c.search, stage: c.stage, status: c.status, page, limit };
+        const r = await listContacts(t.ctx, ws, input);
+        const want = ids.slice((page - 1) * limit, page * limit);
+        expect(
+          r.contacts.map((x) => x.id),
+          JSON.stringify(input),
+        ).toEqual(want);
+        expect(r.pagination, JSON.stringify(input)).toEqual({
+          page,
+          pages: Math.max(1, Math.ceil(ids.length / limit)),
+          total: ids.length,
+          limit,
+        });
+        // the json form: the same contacts, as JSON.stringify(toContactJson(row)) writes them
+        const j = await listContactsJson(t.ctx, ws, input);
+        expect(j.pagination).toEqual(r.pagination);
+        expect(j.contacts.text).toBe(JSON.stringify(r.contacts));
+      }
+    }
+    // the rows are the contacts themselves, column for column
+    const [first] = (await listContacts(t.ctx, ws, { search: "pat12", page: 1, limit: 1 })).contacts;
+    const [row] = await t.sql<
+      Record<string, unknown>[]
+    >`select id from contacts where workspace_id = ${ws} and first_name = 'Pat129'`;
+    expect(first?.id).toBe(Number(row?.id));
+    const full = await t.db.query.contacts.findFirst({ where: (c, { eq }) => eq(c.id, Number(row?.id)) });
+    expect(first).toEqual(toContactJson(full as Contact));
+
+    // the size gate: a workspace larger than countUpTo reads nothing and says so (null)
+    const page = { offset: 0, limit: 10, cap: 1000 };
+    expect(await selectSearchPage(t.db, ws, { term: "garcia" }, { ...page, countUpTo: 129 })).toBeNull();
+    const open = await selectSearchPage(t.db, ws, { term: "garcia" }, { ...page, countUpTo: 130 });
+    expect(open?.matched).toBe(65);
+    expect(open?.rows.map((r) => r.c.id)).toEqual((await reference("garcia")).slice(0, 10));
+    // matched stops at cap + 1 (the caller shows "1000+")
+    const capped = await selectSearchPage(
+      t.db,
+      ws,
+      { term: "pat" },
+      { offset: 0, limit: 5, cap: 40, countUpTo: 130 },
+    );
+    expect(capped?.matched).toBe(41);
+    // another workspace's id finds nothing of this one
+    const other = await signUp(t.app);
+    const none = await selectSearchPage(
+      t.db,
+      other.user.id,
+      { term: "garcia" },
+      { ...page, countUpTo: 1000 },
+    );
+    expect(none).toEqual({ rows: [], matched: 0 });
+  });
+});

@@ -14,7 +14,10 @@ import type { DbOrTx } from "./client";
  * pool keeps its statements for its life, and a transaction's die with it.
  * Use it only for statements whose text does not vary with the data (no `IN (...)` of a varying
  * length) and whose generic plan is good (equality on indexed keys, keyset ranges, LIMIT);
- * searches with LIKE patterns stay unprepared, so each is planned for its own pattern.
+ * a search's statement (crm.queries selectSearchPage) takes its LIKE pattern as a parameter too:
+ * Postgres plans a prepared statement's first five runs for their own values and keeps a generic plan
+ * only when it costs no more (plan_cache_mode auto); the estimate that decides a large workspace's
+ * search strategy (estimateContactsWhere) is always planned with its values inlined.
  */
 const statements = new WeakMap<object, Map<string, unknown>>();
 

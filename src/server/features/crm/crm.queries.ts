@@ -152,6 +152,13 @@ export async function countContactsWhere(db: DbOrTx, where: SQL): Promise<number
   return row?.n ?? 0;
 }
 
+/** Contacts matching `where`, counted up to `max` (reads at most `max` rows). */
+export async function countContactsWhereUpTo(db: DbOrTx, where: SQL, max: number): Promise<number> {
+  const sub = db.select({ one: sql`1` }).from(contacts).where(where).limit(max).as("upto");
+  const [row] = await db.select({ n: count() }).from(sub);
+  return row?.n ?? 0;
+}
+
 /**
  * The planner's estimate of the contacts matching `where` (EXPLAIN, no execution; about a
  * millisecond of planning). The statement is sent unprepared with its values inlined, so the

@@ -10,6 +10,7 @@ import {
   closestDictionaryWords,
   contactOrder,
   contactWhere,
+  countContactsWhereUpTo,
   estimateContactsWhere,
   normaliseSearch,
   type PageForm,
@@ -258,7 +259,7 @@ async function broadPage(
   if (rows.length === 0 && offset > 0)
     return {
       rows,
-      total: (await selectContactIdsWhere(ctx.db, where, { limit: offset })).length,
+      total: await countContactsWhereUpTo(ctx.db, where, offset),
       capped: false,
     };
   return { rows, total: offset + rows.length, capped: false };

@@ -70,7 +70,7 @@ describe("contacts statistics after bulk writes", () => {
     expect(await t.jobs.runDeferred()).toBeGreaterThanOrEqual(1);
     expect(t.jobs.failures.filter((f) => f.job === "crm.analyze-contacts")).toEqual([]);
     expect(await pendingPages("contacts_search_trgm_idx")).toBe(0);
-    expect(await pendingPages("contact_words_trgm_idx")).toBe(0);
+    expect(await pendingPages("contact_words_ws_trgm_idx")).toBe(0);
     const after = await contactStats();
     expect(after.lastAnalyze).toBeGreaterThan(before.lastAnalyze);
     expect(after.reltuples).toBeGreaterThanOrEqual(3000);

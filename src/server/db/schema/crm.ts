@@ -137,7 +137,8 @@ export const contactWords = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.workspaceId, t.word] }),
-    index("contact_words_trgm_idx").using("gin", t.word.op("gin_trgm_ops")),
+    // workspace first (btree_gin, migration 0030): a typo lookup reads only this workspace's words
+    index("contact_words_ws_trgm_idx").using("gin", t.workspaceId, t.word.op("gin_trgm_ops")),
   ],
 );
 

@@ -746,7 +746,7 @@ export async function analyzeContactStats(sql: Sql): Promise<void> {
 }
 
 /** The trigram GIN indexes search reads: the contacts' search text and the search dictionary. */
-export const SEARCH_GIN_INDEXES = ["contacts_search_trgm_idx", "contact_words_trgm_idx"] as const;
+export const SEARCH_GIN_INDEXES = ["contacts_search_trgm_idx", "contact_words_ws_trgm_idx"] as const;
 
 /**
  * Moves the entries waiting in the search GIN indexes' pending lists (fastupdate) into the indexes

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Contact } from "../../src/server/db/schema";
-import { selectSearchPage } from "../../src/server/features/crm/crm.queries";
+import { selectBroadSearchPage, selectSearchPage } from "../../src/server/features/crm/crm.queries";
 import { listContacts, listContactsJson, toContactJson } from "../../src/server/features/crm/crm.service";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
@@ -99,6 +99,26 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
       { offset: 0, limit: 5, cap: 40, countUpTo: 130 },
     );
     expect(capped?.matched).toBe(41);
+    // the broad form (index order, no count): the same contacts page by page, in both forms, with
+    // stage and status, and across the not-yet-indexed contacts
+    for (const c of cases) {
+      const ids = await reference(c.search.toLowerCase(), c.stage, c.status);
+      const by = { term: c.search.toLowerCase(), lifecycleStage: c.stage, leadStatus: c.status };
+      for (const offset of [0, 7, 60, 200]) {
+        const rows = await selectBroadSearchPage(t.db, ws, by, 8, offset);
+        expect(
+          rows.map((r) => r.c.id),
+          `${c.search} @${offset}`,
+        ).toEqual(ids.slice(offset, offset + 8));
+        const json = await selectBroadSearchPage(t.db, ws, by, 8, offset, "json");
+        expect(json.map((r) => r.json)).toEqual(rows.map((r) => JSON.stringify(toContactJson(r.c))));
+      }
+    }
+    // and inside a transaction (drizzle's prepared query): the same rows
+    await t.db.transaction(async (tx) => {
+      const inTx = await selectBroadSearchPage(tx, ws, { term: "garcia" }, 8, 3);
+      expect(inTx.map((r) => r.c.id)).toEqual((await reference("garcia")).slice(3, 11));
+    });
     // another workspace's id finds nothing of this one
     const other = await signUp(t.app);
     const none = await selectSearchPage(
@@ -108,5 +128,6 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
       { ...page, countUpTo: 1000 },
     );
     expect(none).toEqual({ rows: [], matched: 0 });
+    expect(await selectBroadSearchPage(t.db, other.user.id, { term: "garcia" }, 10, 0)).toEqual([]);
   });
 });

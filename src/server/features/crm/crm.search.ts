@@ -15,6 +15,7 @@ import {
   normaliseSearch,
   type PageForm,
   type PageRowOf,
+  selectBroadSearchPage,
   selectContactIdsWhere,
   selectContactsBeforeCursor,
   selectContactsPage,
@@ -147,35 +148,38 @@ async function contactsListPage(
 }
 
 /**
- * Workspaces seen with more than SMALL_WORKSPACE contacts in the last LARGE_HINT_MS (workspace id ->
- * when, ms): their searches skip the one-statement attempt for small workspaces, which reads no
- * contact there but costs a round trip. Only a planning hint: both strategies return the same
- * contacts, and a stale hint only leaves a shrunken workspace's broad terms uncounted ("51+") until
- * it expires. Per process.
+ * Planning hints of the search, kept per process for PLANNER_HINT_MS (key -> value and when, ms):
+ * `large:<workspace>` when a workspace held more than SMALL_WORKSPACE contacts (its searches skip the
+ * one-statement attempt for small workspaces, which reads no contact there but costs a round trip),
+ * and `selective:<workspace>:<stage>:<status>:<term>` with the planner's verdict on a term in a large
+ * workspace (paging through a search asks the planner once). Hints only choose how a search is read:
+ * both ways return the same contacts, and a stale hint at worst leaves a broad term uncounted ("51+")
+ * or counts a term that grew broad, until it expires.
  */
-const largeWorkspaces = new Map<string, number>();
-const LARGE_HINT_MS = 60_000;
-const largeWorkspaceHint = (workspaceId: string) =>
-  (largeWorkspaces.get(workspaceId) ?? Number.NEGATIVE_INFINITY) > Date.now() - LARGE_HINT_MS;
-function hintLargeWorkspace(workspaceId: string) {
-  if (largeWorkspaces.size >= 10_000) largeWorkspaces.clear();
-  largeWorkspaces.set(workspaceId, Date.now());
+const plannerHints = new Map<string, { value: boolean; at: number }>();
+const PLANNER_HINT_MS = 60_000;
+function plannerHint(key: string): boolean | undefined {
+  const h = plannerHints.get(key);
+  return h && h.at > Date.now() - PLANNER_HINT_MS ? h.value : undefined;
+}
+function setPlannerHint(key: string, value: boolean) {
+  if (plannerHints.size >= 10_000) plannerHints.clear();
+  plannerHints.set(key, { value, at: Date.now() });
 }
 
 /**
- * One page of a search or tag filter with its total (rows read by id in `form`).
- * A search without a tag, within the counted matches, is one statement (crm.queries
- * selectSearchPage: ids, count and page; four round trips before, bench:api search server CPU
- * 2.5 -> 1.0 ms per request); in a workspace of more than SMALL_WORKSPACE contacts it first needs the
- * planner's estimate. Otherwise two strategies by the planner's estimate of the matches (EXPLAIN,
- * ~1 ms of planning), or without it in a workspace of up to SMALL_WORKSPACE contacts (always the
- * first):
- * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one
- *   trigram index scan give both the exact total and the page; the page's rows follow by id
- *   (selectContactsPageByIds, prepared).
- * - broad term (counting would read tens of thousands of heap pages): walk the (workspace_id, id)
- *   index newest first and stop after one page plus one row; the total is then the exact number
- *   when this is the last page, else the lower bound offset + limit + 1 with `capped` ("51+").
+ * One page of a search or tag filter with its total, rows in `form` where a page statement reads
+ * them. Two strategies, chosen without reading matches: in a workspace of up to SMALL_WORKSPACE
+ * contacts always the first; in a larger one by the planner's estimate of the matches (EXPLAIN, ~1 ms
+ * of planning; kept a minute per term as a planner hint):
+ * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one trigram
+ *   index scan give both the exact total and the page. A search without a tag is one prepared
+ *   statement (crm.queries selectSearchPage: ids, count and rows; it was four round trips: bench:api
+ *   search server CPU 2.5 -> 1.0 ms per request); with a tag, the ids then the rows by id.
+ * - broad term (counting would read tens of thousands of heap pages), or a page past the counted
+ *   matches: walk the workspace's (created_at, id) index newest first and stop after one page plus
+ *   one row (selectBroadSearchPage without a tag, prepared); the total is then the exact number when
+ *   this is the last page, else the lower bound offset + limit + 1 with `capped` ("51+").
  */
 async function searchPage(
   ctx: Pick<AppContext, "db">,
@@ -188,40 +192,51 @@ async function searchPage(
   const where = contactWhere(workspaceId, filter);
   const order = contactOrder(filter);
   const term = normaliseSearch(filter.search);
-  if (term && filter.tag_id == null && offset + limit <= SEARCH_COUNT_CAP) {
+  if (term && filter.tag_id == null) {
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
     const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
-    const counted = (r: { rows: ListedRow[]; matched: number }) => ({
-      rows: r.rows,
-      total: Math.min(r.matched, SEARCH_COUNT_CAP),
-      capped: r.matched > SEARCH_COUNT_CAP,
-    });
-    const page = { offset, limit, cap: SEARCH_COUNT_CAP };
-    // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads at
-    // most that many rows); in a larger one the statement reads nothing and returns null
-    if (!largeWorkspaceHint(workspaceId)) {
-      const small = await selectSearchPage(
-        ctx.db,
-        workspaceId,
-        by,
-        { ...page, countUpTo: SMALL_WORKSPACE },
-        form,
-      );
-      if (small) return counted(small);
-      hintLargeWorkspace(workspaceId);
+    if (offset + limit <= SEARCH_COUNT_CAP) {
+      const counted = (r: { rows: ListedRow[]; matched: number }) => ({
+        rows: r.rows,
+        total: Math.min(r.matched, SEARCH_COUNT_CAP),
+        capped: r.matched > SEARCH_COUNT_CAP,
+      });
+      const page = { offset, limit, cap: SEARCH_COUNT_CAP };
+      // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads
+      // at most that many rows); in a larger one the statement reads nothing and returns null
+      if (!plannerHint(`large:${workspaceId}`)) {
+        const small = await selectSearchPage(
+          ctx.db,
+          workspaceId,
+          by,
+          { ...page, countUpTo: SMALL_WORKSPACE },
+          form,
+        );
+        if (small) return counted(small);
+        setPlannerHint(`large:${workspaceId}`, true);
+      }
+      // a larger one is counted when the planner expects a selective term
+      const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
+      let selective = plannerHint(key);
+      if (selective === undefined) {
+        selective = (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
+        setPlannerHint(key, selective);
+      }
+      if (selective) {
+        const r = await selectSearchPage(
+          ctx.db,
+          workspaceId,
+          by,
+          { ...page, countUpTo: Number.MAX_SAFE_INTEGER },
+          form,
+        );
+        if (r) return counted(r);
+      }
     }
-    // a larger one is counted when the planner expects a selective term
-    if ((await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE) {
-      const r = await selectSearchPage(
-        ctx.db,
-        workspaceId,
-        by,
-        { ...page, countUpTo: Number.MAX_SAFE_INTEGER },
-        form,
-      );
-      if (r) return counted(r);
-    }
-    return broadPage(ctx, where, order, offset, limit);
+    // a broad term, or a page past the counted matches: the workspace's rows newest first
+    return broadPage(ctx, where, offset, limit, (n) =>
+      selectBroadSearchPage(ctx.db, workspaceId, by, n, offset, form),
+    );
   }
   // a tag filter (with or without a search), or a page past the counted matches
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
@@ -236,22 +251,24 @@ async function searchPage(
       capped: ids.length > SEARCH_COUNT_CAP,
     };
   }
-  return broadPage(ctx, where, order, offset, limit);
+  return broadPage(ctx, where, offset, limit, async (n) =>
+    (await selectContactsWhere(ctx.db, where, order, n, offset)).map((c) => ({ c })),
+  );
 }
 
 /**
- * A page of a broad search or tag filter, not counted: `limit` + 1 rows read newest first; the
- * total is exact on the last page and past it (then counted up to `offset`), else the lower bound
- * offset + limit + 1 (`capped`).
+ * A page of a broad search or tag filter, not counted: `read(limit + 1)` gives the rows after the
+ * page's offset, newest first; the total is exact on the last page and past it (then counted up to
+ * `offset`), else the lower bound offset + limit + 1 (`capped`).
  */
 async function broadPage(
   ctx: Pick<AppContext, "db">,
   where: ReturnType<typeof contactWhere>,
-  order: ReturnType<typeof contactOrder>,
   offset: number,
   limit: number,
+  read: (n: number) => Promise<ListedRow[]>,
 ): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
-  const r = (await selectContactsWhere(ctx.db, where, order, limit + 1, offset)).map((c) => ({ c }));
+  const r = await read(limit + 1);
   const hasMore = r.length > limit;
   const rows = hasMore ? r.slice(0, limit) : r;
   if (hasMore) return { rows, total: offset + limit + 1, capped: true };

@@ -178,8 +178,9 @@ function setPlannerHint(key: string, value: boolean) {
  *   search server CPU 2.5 -> 1.0 ms per request); with a tag, the ids then the rows by id.
  * - broad term (counting would read tens of thousands of heap pages), or a page past the counted
  *   matches: walk the workspace's (created_at, id) index newest first and stop after one page plus
- *   one row (selectBroadSearchPage without a tag, prepared); the total is then the exact number when
- *   this is the last page, else the lower bound offset + limit + 1 with `capped` ("51+").
+ *   one row (without a tag: selectBroadSearchPage, built once and planned for each pattern); the
+ *   total is then the exact number when this is the last page, else the lower bound
+ *   offset + limit + 1 with `capped` ("51+").
  */
 async function searchPage(
   ctx: Pick<AppContext, "db">,
@@ -238,7 +239,7 @@ async function searchPage(
       selectBroadSearchPage(ctx.db, workspaceId, by, n, offset, form),
     );
   }
-  // a tag filter (with or without a search), or a page past the counted matches
+  // a tag filter, with or without a search
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
   const selective = small || (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {

@@ -60,6 +60,7 @@ export {
 export {
   BROAD_ESTIMATE,
   type ContactsPagination,
+  forgetSearchPlannerHints,
   listContacts,
   listContactsJson,
   listContactsPage,

@@ -35,16 +35,29 @@ export function normaliseSearch(search: string | undefined | null): string {
  * (`search_indexed` false), by the pending index on workspace_id). Typos are handled before this, by
  * correcting the term (crm.search.ts listContacts).
  */
+/**
+ * The search condition: `search_text LIKE pattern` as two arms Postgres answers with a BitmapOr,
+ * contacts in the (partial) trigram index, and a CSV import's contacts its follow-up job has not
+ * indexed yet (partial btree on workspace_id). Values or placeholders (the prepared page statements).
+ */
+function searchArms(workspaceId: unknown, pattern: unknown): SQL {
+  return sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${workspaceId} and ${contacts.searchText} like ${pattern}))`;
+}
+
+/** A page statement's optional lifecycle stage and lead status conditions, on their placeholders. */
+function shapeConditions(stage: boolean, status: boolean): (SQL | undefined)[] {
+  return [
+    stage ? sql`${contacts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
+    status ? sql`${contacts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+  ];
+}
+
 export function contactWhere(workspaceId: string, filter: SegmentFilter = {}): SQL {
   const parts: SQL[] = [eq(contacts.workspaceId, workspaceId)];
   const term = normaliseSearch(filter.search);
   if (term) {
     const pattern = `%${escapeLike(term)}%`;
-    // two arms Postgres answers with a BitmapOr: contacts in the (partial) trigram index, and a
-    // CSV import's contacts its follow-up job has not indexed yet (partial btree on workspace_id)
-    parts.push(
-      sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${workspaceId} and ${contacts.searchText} like ${pattern}))`,
-    );
+    parts.push(searchArms(workspaceId, pattern));
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
   if (filter.lead_status) parts.push(eq(contacts.leadStatus, filter.lead_status));
@@ -315,8 +328,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
       .where(
         and(
           eq(contacts.workspaceId, sql.placeholder("workspaceId")),
-          stage ? sql`${contacts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
-          status ? sql`${contacts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+          ...shapeConditions(stage, status),
           keyset
             ? sql`(${contacts.createdAt}, ${contacts.id}) < (${sql.placeholder("beforeTs")}::timestamptz, ${sql.placeholder("beforeId")}::bigint)`
             : undefined,
@@ -392,11 +404,19 @@ async function decodePage(
       }));
     return rows.map(({ ts, total, ...c }) => ({ c: c as Contact, ts: ts as string, total: totalOf(total) }));
   }
+  return decodeRawRows(await runRaw(client, stmt, values), json);
+}
+
+/** Runs a built statement on the pool with `values` for its placeholders; rows as value arrays. */
+async function runRaw(
+  client: Db["$client"],
+  stmt: { text: string; params: unknown[]; prepare?: boolean },
+  values: Record<string, unknown>,
+): Promise<unknown[][]> {
   const params = stmt.params.map((p) => (p instanceof Placeholder ? values[p.name] : p)) as never[];
-  const raw = (await client
+  return (await client
     .unsafe(stmt.text, params, { prepare: stmt.prepare !== false })
     .values()) as unknown[][];
-  return decodeRawRows(raw, json);
 }
 
 /** Page rows from a page statement's raw values (the form's columns, `ts`, optionally `total`). */
@@ -488,10 +508,8 @@ export async function selectSearchPage<F extends PageForm = "rows">(
         .where(
           and(
             eq(contacts.workspaceId, ws),
-            // contactWhere's search arms (BitmapOr of the trigram and pending indexes)
-            sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${ws} and ${contacts.searchText} like ${pattern}))`,
-            stage ? sql`${contacts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
-            status ? sql`${contacts.leadStatus} = ${sql.placeholder("status")}` : undefined,
+            searchArms(ws, pattern),
+            ...shapeConditions(stage, status),
             // a one-time filter: a large workspace reads no contact here
             sql`${size} <= ${sql.placeholder("countUpTo")}`,
           ),
@@ -525,8 +543,7 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     offset: page.offset,
     limit: page.limit,
   };
-  const params = stmt.params.map((p) => (p instanceof Placeholder ? values[p.name] : p)) as never[];
-  const raw = (await db.$client.unsafe(stmt.text, params, { prepare: true }).values()) as unknown[][];
+  const raw = await runRaw(db.$client, stmt, values);
   const n = (json ? JSON_COLUMNS : CONTACT_COLUMNS).length;
   const matchedIds = Number(raw[0]?.[n + 1] ?? -1);
   if (matchedIds < 0) return null;
@@ -565,10 +582,9 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
       .where(
         and(
           eq(contacts.workspaceId, sql.placeholder("workspaceId")),
-          stage ? sql`${contacts.lifecycleStage} = ${sql.placeholder("stage")}` : undefined,
-          status ? sql`${contacts.leadStatus} = ${sql.placeholder("status")}` : undefined,
-          // contactWhere's search arms, planned for each run's pattern with its statistics
-          sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${sql.placeholder("pattern")}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${sql.placeholder("workspaceId")} and ${contacts.searchText} like ${sql.placeholder("pattern")}))`,
+          ...shapeConditions(stage, status),
+          // planned for each run's pattern with its statistics
+          searchArms(sql.placeholder("workspaceId"), sql.placeholder("pattern")),
         ),
       )
       .orderBy(...contactOrder())

@@ -4,6 +4,8 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# npm ci's postinstall applies patches/ (patch-package) to the installed dependencies
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build

@@ -85,7 +85,7 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
     });
   });
 
-  it("writes each page's JSON exactly as JSON.stringify(toContactJson(row)): escapes, unicode, nulls, numbers, jsonb, times with and without microseconds", async () => {
+  it("writes each page's JSON (Postgres) with toContactJson's values and key order: escapes, unicode, nulls, numbers, jsonb, times with and without microseconds", async () => {
     const { user } = await signUp(t.app);
     const ws = user.id;
     await t.db.insert(contacts).values([

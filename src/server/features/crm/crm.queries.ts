@@ -1,4 +1,15 @@
-import { and, count, eq, getTableColumns, inArray, lt, Placeholder, type SQL, sql } from "drizzle-orm";
+import {
+  and,
+  count,
+  eq,
+  getTableColumns,
+  inArray,
+  lt,
+  Placeholder,
+  type SQL,
+  type SQLWrapper,
+  sql,
+} from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Db, DbOrTx, Sql } from "../../db/client";
 import { prepared } from "../../db/prepared";
@@ -331,10 +342,26 @@ export type PageRowOf<F extends PageForm> = F extends "json" ? ContactJsonPageRo
  */
 function pageSelection(json: boolean): Record<string, SQL | AnyPgColumn> {
   const ts = sql<string>`${contacts.createdAt}::text`;
-  return json ? { json: CONTACT_JSON_TEXT, id: contacts.id, ts } : { ...getTableColumns(contacts), ts };
+  // json: `id` as SQL, not the column, so it may come from jsonPage's derived table named contacts
+  return json
+    ? { json: CONTACT_JSON_TEXT, id: sql<number>`${contacts.id}`, ts }
+    : { ...getTableColumns(contacts), ts };
 }
 /** Columns of a json-form page row before `ts`: json, id. */
 const JSON_FORM_COLUMNS = 2;
+
+/**
+ * A json-form page statement: `page` (the contacts' columns, ordered and limited) as a derived table
+ * named `contacts`, so Postgres writes the JSON of the page's rows only. In one select, the select list
+ * is evaluated for every row an OFFSET skips (page 200 of 1,000,000 contacts: 10,000 JSON texts, 60 ms).
+ * `extra` adds columns after `ts` (a page's total).
+ */
+function jsonPage(d: DbOrTx, page: SQLWrapper, extra: Record<string, SQL> = {}) {
+  return d
+    .select({ ...pageSelection(true), ...extra })
+    .from(sql`(${page}) as ${contacts}`)
+    .orderBy(...contactOrder());
+}
 
 /**
  * The contacts list's hot path (issues 11 and 15): one page of a workspace's contacts, newest first
@@ -378,7 +405,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
     // the list's total beside each row (an InitPlan, evaluated once): sumContactCounts' sum
     const total = sql<string>`(select ${contactCountsSum()} from ${contactCounts} where ${contactCountsWhere(stage, status)})`;
     const base = d
-      .select({ ...pageSelection(json), ...(counted ? { total } : {}) })
+      .select(json ? getTableColumns(contacts) : { ...pageSelection(false), ...(counted ? { total } : {}) })
       .from(contacts)
       .where(
         and(
@@ -391,7 +418,8 @@ export async function selectContactsPage<F extends PageForm = "rows">(
       )
       .orderBy(...contactOrder())
       .limit(sql.placeholder("limit"));
-    const q = keyset ? base : base.offset(sql.placeholder("offset"));
+    const page = keyset ? base : base.offset(sql.placeholder("offset"));
+    const q = json ? jsonPage(d, page, counted ? { total } : {}) : page;
     return pageStatement(q, `crm_page_${+stage}${+status}${+keyset}${+json}${+counted}`);
   });
   return runPageStatement(db, stmt, values, form);
@@ -631,8 +659,8 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
   const status = by.leadStatus !== undefined;
   const json = form === "json";
   const stmt = prepared(db, `crm.broad-search:${stage}:${status}:${form}`, (d) => {
-    const q = d
-      .select(pageSelection(json))
+    const page = d
+      .select(json ? getTableColumns(contacts) : pageSelection(false))
       .from(contacts)
       .where(
         and(
@@ -645,6 +673,7 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
       .orderBy(...contactOrder())
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"));
+    const q = json ? jsonPage(d, page) : page;
     // planned for each run's pattern (see above)
     return pageStatement(q, `crm_broad_search_${+stage}${+status}${+json}`, false);
   });

@@ -1,15 +1,15 @@
 /**
- * JSON text made elsewhere (a contact page's JSON as Postgres writes it, crm.queries CONTACT_JSON_TEXT, or an earlier JSON.stringify) that a
+ * JSON text made elsewhere (crm.contact-json's contactJsonWriter, or an earlier JSON.stringify) that a
  * response embeds as it is, without parsing and serialising it again. `T` records the shape the text
  * holds, so callers and the OpenAPI schema stay typed. Build one only from trusted serialisers
- * (Postgres' row_to_json, JSON.stringify): the text is not checked.
+ * (contactJsonWriter, JSON.stringify): the text is not checked.
  */
 export class RawJson<T = unknown> {
   declare readonly shape?: T;
   constructor(readonly text: string) {}
 }
 
-/** A JSON array of items that are each JSON text already (e.g. a json-form contact page's rows). */
+/** A JSON array of items that are each JSON text already (e.g. contactJsonWriter's rows). */
 export function rawJsonArray<T>(items: string[]): RawJson<T[]> {
   return new RawJson<T[]>(`[${items.join(",")}]`);
 }

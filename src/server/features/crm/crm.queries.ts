@@ -1,16 +1,4 @@
-import {
-  and,
-  count,
-  eq,
-  getTableColumns,
-  inArray,
-  lt,
-  Placeholder,
-  type SQL,
-  type SQLWrapper,
-  sql,
-} from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { and, count, eq, getTableColumns, inArray, lt, Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Sql } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import {
@@ -21,7 +9,7 @@ import {
   type NewContact,
   type SegmentFilter,
 } from "../../db/schema";
-import type { ContactJson } from "./crm.contact-json";
+import { CONTACT_JSON_SOURCES, contactJsonWriter, toContactJson } from "./crm.contact-json";
 
 // The contacts table's SQL: the list filter (WHERE / ORDER BY builders) and every statement on
 // contact rows. Functions take the database (or a transaction) first; the rules that call them live
@@ -267,67 +255,14 @@ export async function selectContactsWhere(
 
 /** The contacts table's columns in select order: `[property, column]`. */
 const CONTACT_COLUMNS = Object.entries(getTableColumns(contacts));
-
-/** to_char's pattern for `Date.prototype.toISOString` (UTC, milliseconds truncated as a Date does). */
-const ISO_8601_MS = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
-const isoTime = (column: AnyPgColumn) => sql`to_char(${column} at time zone 'UTC', ${ISO_8601_MS})`;
-
 /**
- * The expressions of a contact's REST JSON (crm.contact-json `toContactJson`, spec section 3), key by
- * key in its order. Typed against ContactJson, so a key toContactJson gains or loses fails the
- * typecheck here; crm-page-rows.int.test.ts holds the JSON equal to toContactJson's, keys in order.
+ * The columns the REST JSON is written from (crm.contact-json CONTACT_JSON_SOURCES), in select order:
+ * the json form of a page leaves out workspace_id, search_text and the other internal columns.
  */
-const CONTACT_JSON_FIELDS = {
-  id: sql`${contacts.id}`,
-  first_name: sql`${contacts.firstName}`,
-  last_name: sql`${contacts.lastName}`,
-  email: sql`${contacts.email}`,
-  phone: sql`coalesce(${contacts.phoneRaw}, ${contacts.phone})`,
-  phone_e164: sql`${contacts.phone}`,
-  mobile: sql`coalesce(${contacts.mobileRaw}, ${contacts.mobile})`,
-  mobile_e164: sql`${contacts.mobile}`,
-  company: sql`${contacts.company}`,
-  job_title: sql`${contacts.jobTitle}`,
-  website: sql`${contacts.website}`,
-  street_address: sql`${contacts.streetAddress}`,
-  city: sql`${contacts.city}`,
-  state: sql`${contacts.state}`,
-  postal_code: sql`${contacts.postalCode}`,
-  country: sql`${contacts.country}`,
-  lifecycle_stage: sql`${contacts.lifecycleStage}`,
-  lead_status: sql`${contacts.leadStatus}`,
-  lead_source: sql`${contacts.leadSource}`,
-  lead_score: sql`${contacts.leadScore}`,
-  engagement_score: sql`${contacts.engagementScore}`,
-  email_opt_in: sql`${contacts.emailOptIn}`,
-  sms_opt_in: sql`${contacts.smsOptIn}`,
-  call_opt_in: sql`${contacts.callOptIn}`,
-  preferred_language: sql`${contacts.preferredLanguage}`,
-  timezone: sql`${contacts.timezone}`,
-  linkedin_url: sql`${contacts.linkedinUrl}`,
-  twitter_handle: sql`${contacts.twitterHandle}`,
-  facebook_url: sql`${contacts.facebookUrl}`,
-  instagram_handle: sql`${contacts.instagramHandle}`,
-  // + 0: -0 as 0, as JSON.stringify writes it
-  latitude: sql`${contacts.latitude} + 0`,
-  longitude: sql`${contacts.longitude} + 0`,
-  custom_fields: sql`${contacts.customFields}`,
-  created_at: isoTime(contacts.createdAt),
-  updated_at: isoTime(contacts.updatedAt),
-} satisfies Record<keyof ContactJson, SQL>;
-
-/**
- * A contact row's REST JSON text, written by Postgres (`row_to_json` over CONTACT_JSON_FIELDS): the
- * json form of a page. Postgres writes the same JSON values as `JSON.stringify(toContactJson(c))`;
- * the text differs only where JSON allows it (custom_fields as jsonb prints it, `{"a": "b"}`, and a
- * float in exponent form, `1e-07` for 1e-7). It moves the page's serialisation off the server's one
- * thread: decoding 35 columns per row and writing them as JSON cost ~0.35 ms of a 50-row page's ~1 ms
- * of server CPU (bench:api), against ~0.25 ms more of Postgres CPU.
- */
-const CONTACT_JSON_TEXT = sql<string>`(select row_to_json(j)::text from (select ${sql.join(
-  Object.entries(CONTACT_JSON_FIELDS).map(([key, e]) => sql`${e} as ${sql.identifier(key)}`),
-  sql`, `,
-)}) j)`;
+const JSON_COLUMNS = CONTACT_COLUMNS.filter(([p]) => (CONTACT_JSON_SOURCES as readonly string[]).includes(p));
+const JSON_ID = JSON_COLUMNS.findIndex(([p]) => p === "id");
+/** A contact's REST JSON text from a row of driver values in JSON_COLUMNS order. */
+const writeContactJson = contactJsonWriter((prop) => JSON_COLUMNS.findIndex(([p]) => p === prop));
 
 /** A page row: the contact (decoded rows) or its REST JSON text (`json` form), with its keyset position. */
 export type ContactPageRow = { c: Contact; ts: string; total?: number };
@@ -336,31 +271,13 @@ export type ContactJsonPageRow = { json: string; id: number; ts: string; total?:
 export type PageForm = "rows" | "json";
 export type PageRowOf<F extends PageForm> = F extends "json" ? ContactJsonPageRow : ContactPageRow;
 
-/**
- * A page statement's select list: the form's columns (every column, or `json`, the contact's REST
- * JSON text, and `id`) and `ts`, created_at as Postgres text.
- */
-function pageSelection(json: boolean): Record<string, SQL | AnyPgColumn> {
-  const ts = sql<string>`${contacts.createdAt}::text`;
-  // json: `id` as SQL, not the column, so it may come from jsonPage's derived table named contacts
-  return json
-    ? { json: CONTACT_JSON_TEXT, id: sql<number>`${contacts.id}`, ts }
-    : { ...getTableColumns(contacts), ts };
-}
-/** Columns of a json-form page row before `ts`: json, id. */
-const JSON_FORM_COLUMNS = 2;
-
-/**
- * A json-form page statement: `page` (the contacts' columns, ordered and limited) as a derived table
- * named `contacts`, so Postgres writes the JSON of the page's rows only. In one select, the select list
- * is evaluated for every row an OFFSET skips (page 200 of 1,000,000 contacts: 10,000 JSON texts, 60 ms).
- * `extra` adds columns after `ts` (a page's total).
- */
-function jsonPage(d: DbOrTx, page: SQLWrapper, extra: Record<string, SQL> = {}) {
-  return d
-    .select({ ...pageSelection(true), ...extra })
-    .from(sql`(${page}) as ${contacts}`)
-    .orderBy(...contactOrder());
+/** A page statement's select list: the form's columns and `ts`, created_at as Postgres text. */
+function pageSelection(json: boolean) {
+  const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
+  return {
+    ...(columns as ReturnType<typeof getTableColumns<typeof contacts>>),
+    ts: sql<string>`${contacts.createdAt}::text`,
+  };
 }
 
 /**
@@ -375,9 +292,10 @@ function jsonPage(d: DbOrTx, page: SQLWrapper, extra: Record<string, SQL> = {}) 
  *   (bench:api profile). A test (crm-page-rows.int.test.ts) holds them equal to drizzle's own select.
  * With `withTotal` (offset pages), each row also carries the list's `total` (sumContactCounts' figure,
  * in the same statement: one round trip fewer per screen page); an empty page carries none.
- * - form "json" returns `{json, id, ts}`: each contact as its REST JSON text, written by Postgres
- *   (CONTACT_JSON_TEXT: no column decoding, no Contact object, no serialisation on the server;
- *   crm-page-rows.int.test.ts holds it equal to `toContactJson(row)`).
+ * - form "json" returns `{json, id, ts}`: each contact as its REST JSON text, written straight from
+ *   the driver's values by crm.contact-json.ts `contactJsonWriter` (no Contact object, no Date, no
+ *   second serialisation: ~0.2 -> ~0.08 ms per 50-row page; crm-page-rows.int.test.ts holds it equal
+ *   to `JSON.stringify(toContactJson(row))`).
  * Searches and tag filters go through `contactWhere` instead.
  */
 export async function selectContactsPage<F extends PageForm = "rows">(
@@ -405,7 +323,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
     // the list's total beside each row (an InitPlan, evaluated once): sumContactCounts' sum
     const total = sql<string>`(select ${contactCountsSum()} from ${contactCounts} where ${contactCountsWhere(stage, status)})`;
     const base = d
-      .select(json ? getTableColumns(contacts) : { ...pageSelection(false), ...(counted ? { total } : {}) })
+      .select({ ...pageSelection(json), ...(counted ? { total } : {}) })
       .from(contacts)
       .where(
         and(
@@ -418,8 +336,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
       )
       .orderBy(...contactOrder())
       .limit(sql.placeholder("limit"));
-    const page = keyset ? base : base.offset(sql.placeholder("offset"));
-    const q = json ? jsonPage(d, page, counted ? { total } : {}) : page;
+    const q = keyset ? base : base.offset(sql.placeholder("offset"));
     return pageStatement(q, `crm_page_${+stage}${+status}${+keyset}${+json}${+counted}`);
   });
   return runPageStatement(db, stmt, values, form);
@@ -479,9 +396,9 @@ async function decodePage(
     const rows = await stmt.drizzle.execute(values);
     const totalOf = (t: unknown) => (t === undefined ? undefined : Number(t));
     if (json)
-      return rows.map(({ json: text, id, ts, total }) => ({
-        json: text as string,
-        id: Number(id),
+      return rows.map(({ ts, total, ...c }) => ({
+        json: JSON.stringify(toContactJson(c as Contact)),
+        id: c.id as number,
         ts: ts as string,
         total: totalOf(total),
       }));
@@ -505,10 +422,10 @@ async function runRaw(
 /** Page rows from a page statement's raw values (the form's columns, `ts`, optionally `total`). */
 function decodeRawRows(raw: unknown[][], json: boolean): ContactPageRow[] | ContactJsonPageRow[] {
   if (json) {
-    const n = JSON_FORM_COLUMNS;
+    const n = JSON_COLUMNS.length;
     return raw.map((row) => ({
-      json: row[0] as string,
-      id: Number(row[1]),
+      json: writeContactJson(row),
+      id: Number(row[JSON_ID]),
       ts: String(row[n]),
       total: row.length > n + 1 ? Number(row[n + 1]) : undefined,
     }));
@@ -627,10 +544,10 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     limit: page.limit,
   };
   const raw = await runRaw(db.$client, stmt, values);
-  const n = json ? JSON_FORM_COLUMNS : CONTACT_COLUMNS.length;
+  const n = (json ? JSON_COLUMNS : CONTACT_COLUMNS).length;
   const matchedIds = Number(raw[0]?.[n + 1] ?? -1);
   if (matchedIds < 0) return null;
-  const idAt = json ? 1 : CONTACT_COLUMNS.findIndex(([p]) => p === "id");
+  const idAt = json ? JSON_ID : CONTACT_COLUMNS.findIndex(([p]) => p === "id");
   // the left join's row of nulls when the page is empty
   const found = raw.filter((row) => row[idAt] !== null).map((row) => row.slice(0, n + 1));
   return { rows: decodeRawRows(found, json) as PageRowOf<F>[], matched: matchedIds };
@@ -659,8 +576,8 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
   const status = by.leadStatus !== undefined;
   const json = form === "json";
   const stmt = prepared(db, `crm.broad-search:${stage}:${status}:${form}`, (d) => {
-    const page = d
-      .select(json ? getTableColumns(contacts) : pageSelection(false))
+    const q = d
+      .select(pageSelection(json))
       .from(contacts)
       .where(
         and(
@@ -673,7 +590,6 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
       .orderBy(...contactOrder())
       .limit(sql.placeholder("limit"))
       .offset(sql.placeholder("offset"));
-    const q = json ? jsonPage(d, page) : page;
     // planned for each run's pattern (see above)
     return pageStatement(q, `crm_broad_search_${+stage}${+status}${+json}`, false);
   });

@@ -44,7 +44,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.get("/api/contacts", async (req, reply) => {
     const tenant = requireTenant(req);
-    // the page as JSON text Postgres wrote (crm listContactsJson), sent as it is
+    // the page as JSON text written from the driver's values (crm listContactsJson), sent as it is
     const r = await crm.listContactsJson(ctx, tenant.workspaceId, req.query as ListContactsInput);
     return reply
       .type("application/json; charset=utf-8")

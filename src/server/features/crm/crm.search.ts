@@ -81,9 +81,9 @@ export type ContactsPagination = {
 
 /**
  * `listContacts` with the page as JSON text, for responses that embed it as it is (GET
- * /api/contacts): `contacts` is a JSON array of `toContactJson` objects, written by Postgres where a
- * page statement reads them (crm.queries selectContactsPage, selectSearchPage, ..., form "json"), by
- * JSON.stringify on the rest (tag filters). Same input, rules and errors as `listContacts`.
+ * /api/contacts): `contacts` is a JSON array of `toContactJson` objects, written from the driver's
+ * values on the plain filters (crm.queries selectContactsPage "json"), by JSON.stringify on searches
+ * and tags. Same input, rules and errors as `listContacts`.
  */
 export async function listContactsJson(
   ctx: Pick<AppContext, "db">,
@@ -352,8 +352,8 @@ export async function listContactsPage(
 /**
  * `listContactsPage` with the page as JSON text, for responses that embed it as it is (GET
  * /api/v1/contacts): `json` is a JSON array of the contacts as `toContactJson` gives them, written
- * by Postgres on the plain filters (crm.queries selectContactsPage, form "json"), by `JSON.stringify`
- * on searches and tags. Same arguments, cursors and errors as `listContactsPage`.
+ * from the driver's values on the plain filters (crm.queries selectContactsPage "json"), by
+ * `JSON.stringify` on searches and tags. Same arguments, cursors and errors as `listContactsPage`.
  */
 export async function listContactsPageJson(
   ctx: Pick<AppContext, "db">,

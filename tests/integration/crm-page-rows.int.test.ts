@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts } from "../../src/server/db/schema";
-import { contactJsonWriter } from "../../src/server/features/crm/crm.contact-json";
+import { contactJsonWriter, dataRowColumns, JsonBytes } from "../../src/server/features/crm/crm.contact-json";
 import {
   listContacts,
   listContactsJson,
@@ -173,12 +173,36 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
     expect((await listContacts(t.ctx, ws, { stage: "customer" })).pagination.total).toBe(1);
   });
 
-  it("converts a timestamptz text in any session offset as a JS Date would", () => {
+  it("converts a timestamptz text in any session offset as a JS Date would, and numbers and jsonb outside the common forms as JSON.stringify would", () => {
     const props = ["id", "createdAt", "updatedAt", "firstName", "customFields", "latitude"] as const;
     const write = contactJsonWriter((p) => {
       const i = (props as readonly string[]).indexOf(p);
       return i < 0 ? props.length : i; // the other columns read the trailing null
     });
+    /** A DataRow message of text columns (null: SQL null), as Postgres sends one. */
+    const dataRow = (values: (string | null)[]) => {
+      const cols = values.map((v) => {
+        if (v === null) return Buffer.from([0xff, 0xff, 0xff, 0xff]);
+        const bytes = Buffer.from(v, "utf8");
+        const len = Buffer.alloc(4);
+        len.writeInt32BE(bytes.length);
+        return Buffer.concat([len, bytes]);
+      });
+      const body = Buffer.concat(cols);
+      const head = Buffer.alloc(7);
+      head[0] = 0x44;
+      head.writeInt32BE(6 + body.length, 1);
+      head.writeInt16BE(values.length, 5);
+      return Buffer.concat([head, body]);
+    };
+    const run = (values: (string | null)[]) => {
+      const msg = dataRow(values);
+      const at = new Int32Array(2 * values.length);
+      dataRowColumns(msg, at);
+      const out = new JsonBytes(16); // small: the writer grows it
+      write(msg, at, out);
+      return JSON.parse(out.bytes().toString("utf8"));
+    };
     for (const ts of [
       "2026-01-02 05:04:05.678912+02",
       "2026-01-02 03:04:05-05:30",
@@ -186,10 +210,36 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
       "2026-01-02 03:04:05+00",
       "0999-01-02 03:04:05+00",
     ]) {
-      const out = JSON.parse(write(["7", ts, ts, "A", { a: 1 }, 12.5, null]));
+      const out = run(["7", ts, ts, "A", '{"a": 1}', "12.5", null]);
       expect(out.created_at).toBe(new Date(ts).toISOString());
       expect(out.updated_at).toBe(new Date(ts).toISOString());
       expect(out).toMatchObject({ id: 7, first_name: "A", custom_fields: { a: 1 }, latitude: 12.5 });
     }
+    const ts = "2026-01-02 03:04:05+00";
+    for (const [float, expected] of [
+      ["1e-07", "1e-7"],
+      ["-0", "0"],
+      ["1e+20", "100000000000000000000"],
+      ["NaN", "null"],
+      ["Infinity", "null"],
+      ["0.30000000000000004", "0.30000000000000004"],
+      ["-179.999999", "-179.999999"],
+    ] as const) {
+      const msg = dataRow(["7", ts, ts, "A", "{}", float, null]);
+      const at = new Int32Array(14);
+      dataRowColumns(msg, at);
+      const out = new JsonBytes();
+      write(msg, at, out);
+      expect(out.bytes().toString()).toContain(`"latitude":${expected},`);
+      expect(JSON.stringify(Number(float))).toBe(expected);
+    }
+    // jsonb in Postgres's text form (spaces, key order) comes out as JSON.stringify(JSON.parse(text))
+    const custom = '{"b": "x \\"q\\"", "10": 1.50, "a": [1, 2]}';
+    const outCustom = new JsonBytes();
+    const msg = dataRow(["7", ts, ts, "A", custom, null, null]);
+    const at = new Int32Array(14);
+    dataRowColumns(msg, at);
+    write(msg, at, outCustom);
+    expect(outCustom.bytes().toString()).toContain(`"custom_fields":${JSON.stringify(JSON.parse(custom))},`);
   });
 });

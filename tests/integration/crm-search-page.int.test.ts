@@ -111,7 +111,9 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
           `${c.search} @${offset}`,
         ).toEqual(ids.slice(offset, offset + 8));
         const json = await selectBroadSearchPage(t.db, ws, by, 8, offset, "json");
-        expect(json.map((r) => r.json)).toEqual(rows.map((r) => JSON.stringify(toContactJson(r.c))));
+        expect(json.map((r) => r.json.toString())).toEqual(
+          rows.map((r) => JSON.stringify(toContactJson(r.c))),
+        );
       }
     }
     // and inside a transaction (drizzle's prepared query): the same rows

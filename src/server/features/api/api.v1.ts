@@ -662,7 +662,7 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
     if (!req.idempotencyKey || !req.apiPrincipal) return payload;
     let body: unknown = null;
     try {
-      body = typeof payload === "string" ? JSON.parse(payload) : null;
+      body = typeof payload === "string" || Buffer.isBuffer(payload) ? JSON.parse(payload.toString()) : null;
     } catch {
       body = null;
     }

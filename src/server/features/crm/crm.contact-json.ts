@@ -48,90 +48,313 @@ export type ContactJson = ReturnType<typeof toContactJson>;
 
 const str = JSON.stringify;
 
-/** The Contact properties `toContactJson` reads, in the order `contactJsonWriter` reads them. */
-export const CONTACT_JSON_SOURCES = [
-  "id",
-  "firstName",
-  "lastName",
-  "email",
-  "phone",
-  "phoneRaw",
-  "mobile",
-  "mobileRaw",
-  "company",
-  "jobTitle",
-  "website",
-  "streetAddress",
-  "city",
-  "state",
-  "postalCode",
-  "country",
-  "lifecycleStage",
-  "leadStatus",
-  "leadSource",
-  "leadScore",
-  "engagementScore",
-  "emailOptIn",
-  "smsOptIn",
-  "callOptIn",
-  "preferredLanguage",
-  "timezone",
-  "linkedinUrl",
-  "twitterHandle",
-  "facebookUrl",
-  "instagramHandle",
-  "latitude",
-  "longitude",
-  "customFields",
-  "createdAt",
-  "updatedAt",
-] as const satisfies readonly (keyof Contact)[];
-
 /**
  * A timestamptz as Postgres sends it in text ("2026-11-24 03:52:22.123456+00") to the JSON of
  * `Date.prototype.toISOString` ("2026-11-24T03:52:22.123Z", milliseconds truncated as a JS Date
- * truncates them); sessions in UTC take a string-only path, any other offset goes through Date.
+ * truncates them), through Date: the form contactJsonWriter falls back to for any offset but UTC.
  */
 function isoFromPg(ts: string): string {
-  const n = ts.length;
-  if (n >= 22 && ts.charCodeAt(10) === 32 && ts.endsWith("+00")) {
-    const frac = n > 22 ? `${ts.slice(20, n - 3)}000`.slice(0, 3) : "000";
-    return `"${ts.slice(0, 10)}T${ts.slice(11, 19)}.${frac}Z"`;
-  }
   return str(new Date(ts).toISOString());
 }
 
+/** How contactJsonWriter writes one JSON value from its column's text. */
+type ValueKind = "int" | "text" | "coalesce" | "bool" | "float" | "jsonb" | "time";
+
 /**
- * A writer of `toContactJson`'s JSON text (same keys, order and values) straight from a row of the
- * driver's values (postgres.js through drizzle: bigint id as digits, int4/float8/bool parsed,
- * timestamptz as Postgres text, jsonb parsed), for list pages that go straight into a response:
- * it skips the Contact object, its Dates and the second walk of JSON.stringify (bench:api profile:
- * ~0.2 -> ~0.08 ms of server CPU per 50-row page). `indexOf(prop)` gives the column index of each
- * Contact property in the row. crm-page-rows.int.test.ts holds its output equal to
- * `JSON.stringify(toContactJson(contact))` for the same rows. @throws Error when a column is missing.
+ * The fields of `toContactJson` in its key order: the JSON key, how its value is written and the
+ * Contact properties it comes from (`coalesce`: the first that is not null).
  */
-export function contactJsonWriter(indexOf: (prop: keyof Contact) => number): (row: unknown[]) => string {
-  const at = (prop: keyof Contact) => {
-    const i = indexOf(prop);
-    if (i < 0) throw new Error(`contactJsonWriter: no column for ${prop}`);
-    return i;
+const CONTACT_JSON_FIELDS: readonly [string, ValueKind, ...(keyof Contact)[]][] = [
+  ["id", "int", "id"],
+  ["first_name", "text", "firstName"],
+  ["last_name", "text", "lastName"],
+  ["email", "text", "email"],
+  ["phone", "coalesce", "phoneRaw", "phone"],
+  ["phone_e164", "text", "phone"],
+  ["mobile", "coalesce", "mobileRaw", "mobile"],
+  ["mobile_e164", "text", "mobile"],
+  ["company", "text", "company"],
+  ["job_title", "text", "jobTitle"],
+  ["website", "text", "website"],
+  ["street_address", "text", "streetAddress"],
+  ["city", "text", "city"],
+  ["state", "text", "state"],
+  ["postal_code", "text", "postalCode"],
+  ["country", "text", "country"],
+  ["lifecycle_stage", "text", "lifecycleStage"],
+  ["lead_status", "text", "leadStatus"],
+  ["lead_source", "text", "leadSource"],
+  ["lead_score", "int", "leadScore"],
+  ["engagement_score", "int", "engagementScore"],
+  ["email_opt_in", "bool", "emailOptIn"],
+  ["sms_opt_in", "bool", "smsOptIn"],
+  ["call_opt_in", "bool", "callOptIn"],
+  ["preferred_language", "text", "preferredLanguage"],
+  ["timezone", "text", "timezone"],
+  ["linkedin_url", "text", "linkedinUrl"],
+  ["twitter_handle", "text", "twitterHandle"],
+  ["facebook_url", "text", "facebookUrl"],
+  ["instagram_handle", "text", "instagramHandle"],
+  ["latitude", "float", "latitude"],
+  ["longitude", "float", "longitude"],
+  ["custom_fields", "jsonb", "customFields"],
+  ["created_at", "time", "createdAt"],
+  ["updated_at", "time", "updatedAt"],
+];
+
+/** The Contact properties `toContactJson` reads (the columns contactJsonWriter needs). */
+export const CONTACT_JSON_SOURCES = [...new Set(CONTACT_JSON_FIELDS.flatMap(([, , ...props]) => props))];
+
+/**
+ * The columns of one DataRow message (Postgres protocol: 'D', int32 length, int16 column count,
+ * then each column as int32 length, -1 for null, and its bytes): fills `at[2i]` with column i's
+ * start offset in `msg` and `at[2i + 1]` with its length (-1: null). @returns the column count.
+ * @throws Error when `at` is too short or the message is not a DataRow.
+ */
+export function dataRowColumns(msg: Buffer, at: Int32Array): number {
+  if (msg[0] !== 0x44) throw new Error("dataRowColumns: not a DataRow message");
+  const n = msg.readInt16BE(5);
+  if (at.length < 2 * n) throw new Error("dataRowColumns: more columns than expected");
+  let index = 7;
+  for (let i = 0; i < n; i++) {
+    const len = msg.readInt32BE(index);
+    index += 4;
+    at[2 * i] = index;
+    at[2 * i + 1] = len;
+    if (len > 0) index += len;
+  }
+  return n;
+}
+
+/**
+ * A growable byte buffer that JSON is written into (contactJsonWriter). `bytes()` is the written
+ * part, a view of the buffer (valid until the next write).
+ */
+export class JsonBytes {
+  buf: Buffer;
+  p = 0;
+  constructor(capacity = 64 * 1024) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+  /** Makes room for `n` more bytes. */
+  ensure(n: number): void {
+    if (this.p + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.p + n));
+    this.buf.copy(next, 0, 0, this.p);
+    this.buf = next;
+  }
+  /** Appends `s` as UTF-8. */
+  string(s: string): void {
+    this.ensure(Buffer.byteLength(s));
+    this.p += this.buf.write(s, this.p);
+  }
+  bytes(): Buffer {
+    return this.buf.subarray(0, this.p);
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * A writer of `toContactJson`'s JSON (same keys, order and values as
+ * `JSON.stringify(toContactJson(contact))`) straight from the bytes of the contact's DataRow message
+ * as Postgres sent it in text, for list pages that go straight into a response: it skips decoding
+ * 35 columns into JS strings, the Contact object, its Dates and the second walk of JSON.stringify.
+ * Strings without a quote, backslash or control character are copied as their UTF-8 bytes (what
+ * JSON.stringify would write); the rest, and any number, jsonb or time outside the common forms,
+ * go through JSON.stringify of the decoded value. `indexOf(prop)` gives each Contact property's
+ * column index in the row; the writer returns `(msg, at, out)` which writes one contact into `out`,
+ * with `at` filled by `dataRowColumns(msg, at)`. crm-page-rows.int.test.ts holds its output equal to
+ * JSON.stringify(toContactJson(contact)) for the same rows. @throws Error when a column is missing.
+ */
+export function contactJsonWriter(
+  indexOf: (prop: keyof Contact) => number,
+): (msg: Buffer, at: Int32Array, out: JsonBytes) => void {
+  const nf = CONTACT_JSON_FIELDS.length;
+  // flat tables, so the hot loop reads typed arrays only: each field's key bytes (`{"id":`,
+  // `,"first_name":`...), kind and column(s)
+  const prefixes = CONTACT_JSON_FIELDS.map(([key], i) => Buffer.from(`${i === 0 ? "{" : ","}${str(key)}:`));
+  const keys = new Uint8Array(Buffer.concat(prefixes));
+  const keyWords = new DataView(keys.buffer, keys.byteOffset, keys.length);
+  const keyAt = new Int32Array(nf + 1);
+  for (let f = 0; f < nf; f++) keyAt[f + 1] = keyAt[f]! + prefixes[f]!.length;
+  const kinds = new Uint8Array(nf);
+  const colA = new Int32Array(nf);
+  const colB = new Int32Array(nf).fill(-1);
+  CONTACT_JSON_FIELDS.forEach(([, kind, ...props], f) => {
+    kinds[f] = KIND_CODE[kind];
+    props.forEach((prop, j) => {
+      const c = indexOf(prop);
+      if (c < 0) throw new Error(`contactJsonWriter: no column for ${prop}`);
+      (j === 0 ? colA : colB)[f] = c;
+    });
+  });
+  // a value's JSON is at most its text + 6 bytes (quotes, "false", "null", a time's T and Z), and a
+  // column is read at most twice (phone, mobile)
+  const room = (msg: Buffer) => keys.length + 1 + 2 * msg.length + 6 * nf;
+
+  return function writeContact(msg: Buffer, at: Int32Array, out: JsonBytes): void {
+    out.ensure(room(msg));
+    let buf = out.buf;
+    let dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
+    let p = out.p;
+    for (let f = 0; f < nf; f++) {
+      {
+        // the key, four bytes at a time
+        let k = keyAt[f]!;
+        const e = keyAt[f + 1]!;
+        for (; k + 4 <= e; k += 4) {
+          dv.setUint32(p, keyWords.getUint32(k));
+          p += 4;
+        }
+        for (; k < e; k++) buf[p++] = keys[k]!;
+      }
+      const kind = kinds[f]!;
+      let col = colA[f]!;
+      let len = at[2 * col + 1]!;
+      if (len < 0 && colB[f]! >= 0) {
+        col = colB[f]!;
+        len = at[2 * col + 1]!;
+      }
+      if (len < 0) {
+        if (kind === JSONB) {
+          buf[p++] = 0x7b; // {}
+          buf[p++] = 0x7d;
+        } else {
+          dv.setUint32(p, NULL_WORD);
+          p += 4;
+        }
+        continue;
+      }
+      const start = at[2 * col]!;
+      const end = start + len;
+      if (kind === TEXT) {
+        const from = p;
+        buf[p++] = QUOTE;
+        let i = start;
+        for (; i < end; i++) {
+          const c = msg[i]!;
+          if (c < 0x20 || c === QUOTE || c === BACKSLASH) break;
+          buf[p++] = c;
+        }
+        if (i === end) {
+          buf[p++] = QUOTE;
+          continue;
+        }
+        p = from; // it needs escapes: the fallback
+      } else if (kind === INT) {
+        for (let i = start; i < end; i++) buf[p++] = msg[i]!;
+        continue;
+      } else if (kind === BOOL) {
+        if (msg[start] === 0x74) {
+          dv.setUint32(p, TRUE_WORD);
+          p += 4;
+        } else {
+          dv.setUint32(p, FALS_WORD);
+          buf[p + 4] = 0x65; // e
+          p += 5;
+        }
+        continue;
+      } else if (kind === TIME) {
+        // "YYYY-MM-DD HH:MM:SS[.ffffff]+00" -> "YYYY-MM-DDTHH:MM:SS.fffZ" (milliseconds truncated)
+        if (
+          len >= 22 &&
+          msg[start + 10] === 0x20 &&
+          msg[end - 3] === 0x2b &&
+          msg[end - 2] === 0x30 &&
+          msg[end - 1] === 0x30 &&
+          (len === 22 || msg[start + 19] === 0x2e)
+        ) {
+          buf[p++] = QUOTE;
+          for (let i = start; i < start + 10; i++) buf[p++] = msg[i]!;
+          buf[p++] = 0x54; // T
+          for (let i = start + 11; i < start + 19; i++) buf[p++] = msg[i]!;
+          buf[p++] = 0x2e; // .
+          for (let i = start + 20; i < start + 23; i++) buf[p++] = len > 22 && i < end - 3 ? msg[i]! : 0x30;
+          buf[p++] = 0x5a; // Z
+          buf[p++] = QUOTE;
+          continue;
+        }
+      } else if (kind === FLOAT) {
+        if (plainDecimal(msg, start, end)) {
+          for (let i = start; i < end; i++) buf[p++] = msg[i]!;
+          continue;
+        }
+      } else if (len === 2 && msg[start] === 0x7b && msg[start + 1] === 0x7d) {
+        buf[p++] = 0x7b; // jsonb {}
+        buf[p++] = 0x7d;
+        continue;
+      }
+      out.p = p;
+      writeDecoded(msg.toString("utf8", start, end), kind, out);
+      // the fallback may have grown the buffer: room for the rest of the row again
+      out.ensure(room(msg));
+      buf = out.buf;
+      dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
+      p = out.p;
+    }
+    buf[p++] = 0x7d; // }
+    out.p = p;
   };
-  const [id, fn, ln, em, ph, phr, mo, mor, co, jt, ws, sa, ci, st, pc, cn, ls, lst, lsrc, lsc, esc] =
-    CONTACT_JSON_SOURCES.slice(0, 21).map(at);
-  const [eo, so, cl, pl, tz, li, tw, fb, ig, lat, lng, cf, ca, ua] = CONTACT_JSON_SOURCES.slice(21).map(at);
-  const num = (v: unknown) => (v === null || v === undefined ? "null" : str(Number(v)));
-  return (v) =>
-    `{"id":${num(v[id!])},"first_name":${str(v[fn!])},"last_name":${str(v[ln!])},"email":${str(v[em!])}` +
-    `,"phone":${str(v[phr!] ?? v[ph!])},"phone_e164":${str(v[ph!])},"mobile":${str(v[mor!] ?? v[mo!])}` +
-    `,"mobile_e164":${str(v[mo!])},"company":${str(v[co!])},"job_title":${str(v[jt!])},"website":${str(v[ws!])}` +
-    `,"street_address":${str(v[sa!])},"city":${str(v[ci!])},"state":${str(v[st!])},"postal_code":${str(v[pc!])}` +
-    `,"country":${str(v[cn!])},"lifecycle_stage":${str(v[ls!])},"lead_status":${str(v[lst!])}` +
-    `,"lead_source":${str(v[lsrc!])},"lead_score":${num(v[lsc!])},"engagement_score":${num(v[esc!])}` +
-    `,"email_opt_in":${str(v[eo!])},"sms_opt_in":${str(v[so!])},"call_opt_in":${str(v[cl!])}` +
-    `,"preferred_language":${str(v[pl!])},"timezone":${str(v[tz!])},"linkedin_url":${str(v[li!])}` +
-    `,"twitter_handle":${str(v[tw!])},"facebook_url":${str(v[fb!])},"instagram_handle":${str(v[ig!])}` +
-    `,"latitude":${num(v[lat!])},"longitude":${num(v[lng!])},"custom_fields":${str(v[cf!] ?? {})}` +
-    `,"created_at":${isoFromPg(String(v[ca!]))},"updated_at":${isoFromPg(String(v[ua!]))}}`;
+}
+
+// contactJsonWriter's value kinds as small integers (its tables are typed arrays)
+const INT = 0;
+const TEXT = 1;
+const BOOL = 2;
+const FLOAT = 3;
+const JSONB = 4;
+const TIME = 5;
+// "null", "true" and "fals" as big-endian words (DataView.setUint32's default order)
+const NULL_WORD = 0x6e756c6c;
+const TRUE_WORD = 0x74727565;
+const FALS_WORD = 0x66616c73;
+const KIND_CODE: Record<ValueKind, number> = {
+  int: INT,
+  text: TEXT,
+  coalesce: TEXT,
+  bool: BOOL,
+  float: FLOAT,
+  jsonb: JSONB,
+  time: TIME,
+};
+
+/** contactJsonWriter's slow path: the value decoded, then written as JSON.stringify writes it. */
+function writeDecoded(text: string, kind: number, out: JsonBytes): void {
+  if (kind === FLOAT) out.string(str(Number(text)));
+  else if (kind === JSONB) out.string(str(JSON.parse(text)));
+  else if (kind === TIME) out.string(isoFromPg(text));
+  else out.string(str(text));
+}
+
+/**
+ * Whether the float8 text in msg[start, end) is written the same by JSON.stringify(Number(text)):
+ * an optional minus, digits, optionally a point and digits, at most 15 significant digits (a
+ * double keeps any 15, so its shortest form is this text), no trailing zero after the point, not -0.
+ */
+function plainDecimal(msg: Buffer, start: number, end: number): boolean {
+  let i = start;
+  if (msg[i] === 0x2d) i++;
+  let digits = 0;
+  let leading = true;
+  let point = -1;
+  for (; i < end; i++) {
+    const c = msg[i]!;
+    if (c === 0x2e) {
+      if (point >= 0 || i === start || msg[i - 1] === 0x2d) return false;
+      point = i;
+      continue;
+    }
+    if (c < 0x30 || c > 0x39) return false;
+    if (c !== 0x30) leading = false;
+    if (!leading) digits++;
+  }
+  if (digits > 15 || point === end - 1) return false;
+  if (point >= 0 && msg[end - 1] === 0x30) return false;
+  // -0 (and -0.0...) is written 0 by JSON.stringify
+  if (msg[start] === 0x2d && digits === 0) return false;
+  return true;
 }
 
 /** Maps validated snake_case fields to column values (phones normalised to E.164, raw kept). */

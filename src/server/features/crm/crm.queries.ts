@@ -9,7 +9,13 @@ import {
   type NewContact,
   type SegmentFilter,
 } from "../../db/schema";
-import { CONTACT_JSON_SOURCES, contactJsonWriter, toContactJson } from "./crm.contact-json";
+import {
+  CONTACT_JSON_SOURCES,
+  contactJsonWriter,
+  dataRowColumns,
+  JsonBytes,
+  toContactJson,
+} from "./crm.contact-json";
 
 // The contacts table's SQL: the list filter (WHERE / ORDER BY builders) and every statement on
 // contact rows. Functions take the database (or a transaction) first; the rules that call them live
@@ -256,22 +262,34 @@ export async function selectContactsWhere(
 /** The contacts table's columns in select order: `[property, column]`. */
 const CONTACT_COLUMNS = Object.entries(getTableColumns(contacts));
 /**
- * The columns the REST JSON is written from (crm.contact-json CONTACT_JSON_SOURCES), in select order:
- * the json form of a page leaves out workspace_id, search_text and the other internal columns.
+ * The columns the REST JSON is written from (crm.contact-json CONTACT_JSON_SOURCES), in select order,
+ * but created_at: the json form of a page leaves out workspace_id, search_text and the other internal
+ * columns, and reads created_at once, as `ts` (its text, after these columns).
  */
-const JSON_COLUMNS = CONTACT_COLUMNS.filter(([p]) => (CONTACT_JSON_SOURCES as readonly string[]).includes(p));
+const JSON_COLUMNS = CONTACT_COLUMNS.filter(
+  ([p]) => p !== "createdAt" && (CONTACT_JSON_SOURCES as readonly string[]).includes(p),
+);
 const JSON_ID = JSON_COLUMNS.findIndex(([p]) => p === "id");
-/** A contact's REST JSON text from a row of driver values in JSON_COLUMNS order. */
-const writeContactJson = contactJsonWriter((prop) => JSON_COLUMNS.findIndex(([p]) => p === prop));
+/** The json form's `ts` column (created_at as Postgres text), and `total` after it where selected. */
+const JSON_TS = JSON_COLUMNS.length;
+const JSON_TOTAL = JSON_TS + 1;
+/** Writes a contact's REST JSON from its DataRow message, columns in JSON_COLUMNS order, then `ts`. */
+const writeContactJson = contactJsonWriter((prop) =>
+  prop === "createdAt" ? JSON_TS : JSON_COLUMNS.findIndex(([p]) => p === prop),
+);
 
-/** A page row: the contact (decoded rows) or its REST JSON text (`json` form), with its keyset position. */
+/** A page row: the contact (decoded rows) or its REST JSON (`json` form), with its keyset position. */
 export type ContactPageRow = { c: Contact; ts: string; total?: number };
-export type ContactJsonPageRow = { json: string; id: number; ts: string; total?: number };
+/** `json`: UTF-8 bytes (written from the DataRow) or text (JSON.stringify, in a transaction). */
+export type ContactJsonPageRow = { json: Buffer | string; id: number; ts: string; total?: number };
 /** The two forms of a page statement's rows (see selectContactsPage). */
 export type PageForm = "rows" | "json";
 export type PageRowOf<F extends PageForm> = F extends "json" ? ContactJsonPageRow : ContactPageRow;
 
-/** A page statement's select list: the form's columns and `ts`, created_at as Postgres text. */
+/**
+ * A page statement's select list: the form's columns and `ts`, created_at as Postgres text (the
+ * json form's only created_at: timestamptz output is most of a page's cost in Postgres).
+ */
 function pageSelection(json: boolean) {
   const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);
   return {
@@ -292,10 +310,11 @@ function pageSelection(json: boolean) {
  *   (bench:api profile). A test (crm-page-rows.int.test.ts) holds them equal to drizzle's own select.
  * With `withTotal` (offset pages), each row also carries the list's `total` (sumContactCounts' figure,
  * in the same statement: one round trip fewer per screen page); an empty page carries none.
- * - form "json" returns `{json, id, ts}`: each contact as its REST JSON text, written straight from
- *   the driver's values by crm.contact-json.ts `contactJsonWriter` (no Contact object, no Date, no
- *   second serialisation: ~0.2 -> ~0.08 ms per 50-row page; crm-page-rows.int.test.ts holds it equal
- *   to `JSON.stringify(toContactJson(row))`).
+ * - form "json" returns `{json, id, ts}`: each contact as its REST JSON, written by crm.contact-json.ts
+ *   `contactJsonWriter` straight from the bytes of its DataRow message (the driver hands the rows
+ *   over undecoded: runRawMessages), with no JS string per column, no Contact object, no Date and no
+ *   second serialisation; crm-page-rows.int.test.ts holds it equal to
+ *   `JSON.stringify(toContactJson(row))`.
  * Searches and tag filters go through `contactWhere` instead.
  */
 export async function selectContactsPage<F extends PageForm = "rows">(
@@ -397,15 +416,21 @@ async function decodePage(
     const totalOf = (t: unknown) => (t === undefined ? undefined : Number(t));
     if (json)
       return rows.map(({ ts, total, ...c }) => ({
-        json: JSON.stringify(toContactJson(c as Contact)),
+        // the json form's created_at is `ts` (pageSelection); a Date of it as drizzle's mapping makes
+        json: JSON.stringify(toContactJson({ ...c, createdAt: new Date(ts as string) } as Contact)),
         id: c.id as number,
         ts: ts as string,
         total: totalOf(total),
       }));
     return rows.map(({ ts, total, ...c }) => ({ c: c as Contact, ts: ts as string, total: totalOf(total) }));
   }
-  return decodeRawRows(await runRaw(client, stmt, values), json);
+  if (json) return writeJsonRows(await runRawMessages(client, stmt, values));
+  return decodeRawRows(await runRaw(client, stmt, values));
 }
+
+/** The statement's parameters: `values` for its placeholders. */
+const paramsOf = (stmt: { params: unknown[] }, values: Record<string, unknown>) =>
+  stmt.params.map((p) => (p instanceof Placeholder ? values[p.name] : p)) as never[];
 
 /** Runs a built statement on the pool with `values` for its placeholders; rows as value arrays. */
 async function runRaw(
@@ -413,23 +438,77 @@ async function runRaw(
   stmt: { text: string; params: unknown[]; prepare?: boolean },
   values: Record<string, unknown>,
 ): Promise<unknown[][]> {
-  const params = stmt.params.map((p) => (p instanceof Placeholder ? values[p.name] : p)) as never[];
   return (await client
-    .unsafe(stmt.text, params, { prepare: stmt.prepare !== false })
+    .unsafe(stmt.text, paramsOf(stmt, values), { prepare: stmt.prepare !== false })
     .values()) as unknown[][];
 }
 
-/** Page rows from a page statement's raw values (the form's columns, `ts`, optionally `total`). */
-function decodeRawRows(raw: unknown[][], json: boolean): ContactPageRow[] | ContactJsonPageRow[] {
-  if (json) {
-    const n = JSON_COLUMNS.length;
-    return raw.map((row) => ({
-      json: writeContactJson(row),
-      id: Number(row[JSON_ID]),
-      ts: String(row[n]),
-      total: row.length > n + 1 ? Number(row[n + 1]) : undefined,
-    }));
+/**
+ * Runs a built statement on the pool with `values` for its placeholders; each row as the DataRow
+ * message Postgres sent (the driver's 'messages' row mode, patches/postgres+3.4.9.patch), for
+ * writing JSON from its bytes. @throws Error when the driver is not patched (its rows are not
+ * Buffers): run `npm ci`, whose postinstall applies the patch.
+ */
+async function runRawMessages(
+  client: Db["$client"],
+  stmt: { text: string; params: unknown[]; prepare?: boolean },
+  values: Record<string, unknown>,
+): Promise<Buffer[]> {
+  const q = client.unsafe(stmt.text, paramsOf(stmt, values), { prepare: stmt.prepare !== false });
+  (q as unknown as { isRaw: unknown }).isRaw = "messages";
+  const rows = (await q) as unknown as unknown[];
+  if (rows.length > 0 && !Buffer.isBuffer(rows[0]))
+    throw new Error("postgres.js is not patched for 'messages' rows: run npm ci (patch-package)");
+  return rows as Buffer[];
+}
+
+/** Column offsets of one DataRow (dataRowColumns), reused row after row: JSON_COLUMNS, ts, total. */
+const rowColumns = new Int32Array(2 * (JSON_TOTAL + 1));
+
+/** Column `i` of `msg` (offsets in `at`, filled here) as text; null when null or absent. */
+function columnText(msg: Buffer, at: Int32Array, i: number): string | null {
+  if (dataRowColumns(msg, at) <= i || at[2 * i + 1]! < 0) return null;
+  return msg.toString("utf8", at[2 * i]!, at[2 * i]! + at[2 * i + 1]!);
+}
+
+/**
+ * Page rows in the json form from a page statement's DataRow messages (JSON_COLUMNS, `ts`,
+ * optionally `total`): each row's JSON is a view of one buffer written for the page. Rows whose id
+ * is null (a search page's left join when the page is empty) are left out.
+ */
+function writeJsonRows(msgs: Buffer[]): ContactJsonPageRow[] {
+  let room = 0;
+  for (const msg of msgs) room += 2 * msg.length + 1024;
+  const out = new JsonBytes(room);
+  const at = rowColumns;
+  const rows: ContactJsonPageRow[] = [];
+  const ends: number[] = [];
+  for (const msg of msgs) {
+    const cols = dataRowColumns(msg, at);
+    if (at[2 * JSON_ID + 1]! < 0) continue;
+    writeContactJson(msg, at, out);
+    ends.push(out.p);
+    rows.push({
+      json: "",
+      id: Number(asciiColumn(msg, at, JSON_ID)),
+      ts: asciiColumn(msg, at, JSON_TS),
+      total:
+        cols > JSON_TOTAL && at[2 * JSON_TOTAL + 1]! >= 0
+          ? Number(asciiColumn(msg, at, JSON_TOTAL))
+          : undefined,
+    });
   }
+  // views only once the page is written: the buffer may have grown meanwhile
+  for (let i = 0; i < rows.length; i++) rows[i]!.json = out.buf.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+  return rows;
+}
+
+/** Column `i` of a DataRow (offsets in `at`) holding ASCII text (digits, a timestamp). */
+const asciiColumn = (msg: Buffer, at: Int32Array, i: number): string =>
+  msg.toString("latin1", at[2 * i]!, at[2 * i]! + at[2 * i + 1]!);
+
+/** Page rows in the rows form from a page statement's raw values (CONTACT_COLUMNS, `ts`, optionally `total`). */
+function decodeRawRows(raw: unknown[][]): ContactPageRow[] {
   const n = CONTACT_COLUMNS.length;
   return raw.map((row) => {
     const c: Record<string, unknown> = {};
@@ -543,14 +622,23 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     offset: page.offset,
     limit: page.limit,
   };
+  if (json) {
+    const msgs = await runRawMessages(db.$client, stmt, values);
+    const rows = writeJsonRows(msgs);
+    // every row, the left join's row of nulls too, carries the match count
+    const first = msgs[0];
+    const matched = first ? Number(columnText(first, rowColumns, JSON_TOTAL) ?? -1) : -1;
+    if (matched < 0) return null;
+    return { rows: rows.map(({ total: _, ...r }) => r) as PageRowOf<F>[], matched };
+  }
   const raw = await runRaw(db.$client, stmt, values);
-  const n = (json ? JSON_COLUMNS : CONTACT_COLUMNS).length;
+  const n = CONTACT_COLUMNS.length;
   const matchedIds = Number(raw[0]?.[n + 1] ?? -1);
   if (matchedIds < 0) return null;
-  const idAt = json ? JSON_ID : CONTACT_COLUMNS.findIndex(([p]) => p === "id");
+  const idAt = CONTACT_COLUMNS.findIndex(([p]) => p === "id");
   // the left join's row of nulls when the page is empty
   const found = raw.filter((row) => row[idAt] !== null).map((row) => row.slice(0, n + 1));
-  return { rows: decodeRawRows(found, json) as PageRowOf<F>[], matched: matchedIds };
+  return { rows: decodeRawRows(found) as PageRowOf<F>[], matched: matchedIds };
 }
 
 /**

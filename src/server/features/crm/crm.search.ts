@@ -98,10 +98,11 @@ export async function listContactsJson(
  * A listed contact: decoded (`c`), or as its REST JSON text (`json`) when the page statement wrote
  * it (crm.queries selectContactsPage's forms; searches past the count and tag filters give `c`).
  */
-type ListedRow = { c: Contact } | { json: string };
+type ListedRow = { c: Contact } | { json: Buffer | string };
 const contactJsonOf = (r: ListedRow): ContactJson =>
-  "c" in r ? toContactJson(r.c) : (JSON.parse(r.json) as ContactJson);
-const jsonTextOf = (r: ListedRow): string => ("json" in r ? r.json : JSON.stringify(toContactJson(r.c)));
+  "c" in r ? toContactJson(r.c) : (JSON.parse(r.json.toString()) as ContactJson);
+const jsonTextOf = (r: ListedRow): Buffer | string =>
+  "json" in r ? r.json : JSON.stringify(toContactJson(r.c));
 
 /**
  * listContacts' work, its rows in `form` where a page statement reads them. `corrected` marks the

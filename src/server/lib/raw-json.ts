@@ -1,34 +1,40 @@
 /**
  * JSON made elsewhere (crm.contact-json's contactJsonWriter, or an earlier JSON.stringify) that a
- * response embeds as it is, without parsing and serialising it again: UTF-8 bytes or text. `T`
- * records the shape it holds, so callers and the OpenAPI schema stay typed. Build one only from
- * trusted serialisers (contactJsonWriter, JSON.stringify): the JSON is not checked.
+ * response embeds as it is, without parsing and serialising it again: UTF-8 bytes or text, in one
+ * piece or as consecutive chunks (copied together once, into the response). `T` records the shape it
+ * holds, so callers and the OpenAPI schema stay typed. Build one only from trusted serialisers
+ * (contactJsonWriter, JSON.stringify): the JSON is not checked.
  */
 export class RawJson<T = unknown> {
   declare readonly shape?: T;
-  constructor(readonly json: Buffer | string) {}
+  readonly chunks: readonly (Buffer | string)[];
+  constructor(json: Buffer | string | readonly (Buffer | string)[]) {
+    this.chunks = Array.isArray(json) ? json : [json as Buffer | string];
+  }
   /** The JSON as text. */
   get text(): string {
-    return typeof this.json === "string" ? this.json : this.json.toString("utf8");
+    return this.chunks.map((c) => (typeof c === "string" ? c : c.toString("utf8"))).join("");
   }
   /** The JSON as UTF-8 bytes. */
   get bytes(): Buffer {
-    return typeof this.json === "string" ? Buffer.from(this.json, "utf8") : this.json;
+    return Buffer.concat(this.chunks.map(toBytes));
   }
 }
 
+const toBytes = (c: Buffer | string) => (typeof c === "string" ? Buffer.from(c, "utf8") : c);
+const OPEN = Buffer.from("[");
 const COMMA = Buffer.from(",");
+const CLOSE = Buffer.from("]");
 
 /** A JSON array of items that are each JSON already, as bytes or text (e.g. contactJsonWriter's rows). */
 export function rawJsonArray<T>(items: (Buffer | string)[]): RawJson<T[]> {
-  const parts: Buffer[] = [Buffer.from("[")];
+  const chunks: (Buffer | string)[] = [OPEN];
   for (let i = 0; i < items.length; i++) {
-    if (i > 0) parts.push(COMMA);
-    const item = items[i]!;
-    parts.push(typeof item === "string" ? Buffer.from(item, "utf8") : item);
+    if (i > 0) chunks.push(COMMA);
+    chunks.push(items[i]!);
   }
-  parts.push(Buffer.from("]"));
-  return new RawJson<T[]>(Buffer.concat(parts));
+  chunks.push(CLOSE);
+  return new RawJson<T[]>(chunks);
 }
 
 /**
@@ -44,7 +50,8 @@ export function jsonWithRaw(obj: Record<string, unknown>): Buffer {
     if (v === undefined) continue;
     text += `${text.length > 1 || parts.length > 0 ? "," : ""}${JSON.stringify(k)}:`;
     if (v instanceof RawJson) {
-      parts.push(Buffer.from(text, "utf8"), v.bytes);
+      parts.push(Buffer.from(text, "utf8"));
+      for (const c of v.chunks) parts.push(toBytes(c));
       text = "";
     } else text += JSON.stringify(v);
   }

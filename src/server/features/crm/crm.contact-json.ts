@@ -115,9 +115,11 @@ export function dataRowColumns(msg: Buffer, at: Int32Array): number {
   if (msg[0] !== 0x44) throw new Error("dataRowColumns: not a DataRow message");
   const n = msg.readInt16BE(5);
   if (at.length < 2 * n) throw new Error("dataRowColumns: more columns than expected");
+  if (msg.length < 7 + 4 * n) throw new Error("dataRowColumns: truncated DataRow message");
   let index = 7;
   for (let i = 0; i < n; i++) {
-    const len = msg.readInt32BE(index);
+    // int32, big-endian (readInt32BE, inlined: this runs for every column of every row)
+    const len = (msg[index]! << 24) | (msg[index + 1]! << 16) | (msg[index + 2]! << 8) | msg[index + 3]!;
     index += 4;
     at[2 * i] = index;
     at[2 * i + 1] = len;
@@ -176,7 +178,11 @@ export function contactJsonWriter(
   // `,"first_name":`...), kind and column(s)
   const prefixes = CONTACT_JSON_FIELDS.map(([key], i) => Buffer.from(`${i === 0 ? "{" : ","}${str(key)}:`));
   const keys = new Uint8Array(Buffer.concat(prefixes));
-  const keyWords = new DataView(keys.buffer, keys.byteOffset, keys.length);
+  // the keys as big-endian words from each key's start (the last word of a key may run into the next
+  // key's bytes: only whole words inside the key are read from it)
+  const keyView = new DataView(keys.buffer, keys.byteOffset, keys.length);
+  const keyWords = new Uint32Array(keys.length);
+  for (let k = 0; k + 4 <= keys.length; k++) keyWords[k] = keyView.getUint32(k);
   const keyAt = new Int32Array(nf + 1);
   for (let f = 0; f < nf; f++) keyAt[f + 1] = keyAt[f]! + prefixes[f]!.length;
   const kinds = new Uint8Array(nf);
@@ -205,7 +211,7 @@ export function contactJsonWriter(
         let k = keyAt[f]!;
         const e = keyAt[f + 1]!;
         for (; k + 4 <= e; k += 4) {
-          dv.setUint32(p, keyWords.getUint32(k));
+          dv.setUint32(p, keyWords[k]!);
           p += 4;
         }
         for (; k < e; k++) buf[p++] = keys[k]!;

@@ -481,26 +481,41 @@ function writeJsonRows(msgs: Buffer[]): ContactJsonPageRow[] {
   for (const msg of msgs) room += 2 * msg.length + 1024;
   const out = new JsonBytes(room);
   const at = rowColumns;
-  const rows: ContactJsonPageRow[] = [];
-  const ends: number[] = [];
+  const rows: JsonPageRow[] = [];
   for (const msg of msgs) {
     const cols = dataRowColumns(msg, at);
     if (at[2 * JSON_ID + 1]! < 0) continue;
+    const start = out.p;
     writeContactJson(msg, at, out);
-    ends.push(out.p);
-    rows.push({
-      json: "",
-      id: Number(asciiColumn(msg, at, JSON_ID)),
-      ts: asciiColumn(msg, at, JSON_TS),
-      total:
-        cols > JSON_TOTAL && at[2 * JSON_TOTAL + 1]! >= 0
-          ? Number(asciiColumn(msg, at, JSON_TOTAL))
-          : undefined,
-    });
+    let id = 0;
+    for (let i = at[2 * JSON_ID]!, end = i + at[2 * JSON_ID + 1]!; i < end; i++)
+      id = id * 10 + msg[i]! - 0x30;
+    const total =
+      cols > JSON_TOTAL && at[2 * JSON_TOTAL + 1]! >= 0
+        ? Number(asciiColumn(msg, at, JSON_TOTAL))
+        : undefined;
+    rows.push(new JsonPageRow(start, out.p, id, msg, at[2 * JSON_TS]!, at[2 * JSON_TS + 1]!, total));
   }
   // views only once the page is written: the buffer may have grown meanwhile
-  for (let i = 0; i < rows.length; i++) rows[i]!.json = out.buf.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+  for (const row of rows) row.json = out.buf.subarray(row.start, row.end);
   return rows;
+}
+
+/** A json-form page row (ContactJsonPageRow); `ts` is read from its DataRow only when asked for. */
+class JsonPageRow implements ContactJsonPageRow {
+  json: Buffer | string = "";
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly id: number,
+    private readonly msg: Buffer,
+    private readonly tsAt: number,
+    private readonly tsLength: number,
+    readonly total: number | undefined,
+  ) {}
+  get ts(): string {
+    return this.msg.toString("latin1", this.tsAt, this.tsAt + this.tsLength);
+  }
 }
 
 /** Column `i` of a DataRow (offsets in `at`) holding ASCII text (digits, a timestamp). */
@@ -629,7 +644,8 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     const first = msgs[0];
     const matched = first ? Number(columnText(first, rowColumns, JSON_TOTAL) ?? -1) : -1;
     if (matched < 0) return null;
-    return { rows: rows.map(({ total: _, ...r }) => r) as PageRowOf<F>[], matched };
+    // (each row's `total` is that count too: the callers read `matched`)
+    return { rows: rows as PageRowOf<F>[], matched };
   }
   const raw = await runRaw(db.$client, stmt, values);
   const n = CONTACT_COLUMNS.length;

@@ -216,6 +216,14 @@ describe("the contact list's page statement (crm.queries selectContactsPage)", (
       expect(out).toMatchObject({ id: 7, first_name: "A", custom_fields: { a: 1 }, latitude: 12.5 });
     }
     const ts = "2026-01-02 03:04:05+00";
+    // escapes through the fallback while the (small) buffer grows, then the fast path again
+    const escaped = run(["7", ts, ts, 'Zoë "q" \\ \n\u0001 ✓', '{"a": "x"}', "-83.89", null]);
+    expect(escaped).toMatchObject({
+      first_name: 'Zoë "q" \\ \n\u0001 ✓',
+      custom_fields: { a: "x" },
+      latitude: -83.89,
+    });
+    expect(escaped.created_at).toBe("2026-01-02T03:04:05.000Z");
     for (const [float, expected] of [
       ["1e-07", "1e-7"],
       ["-0", "0"],

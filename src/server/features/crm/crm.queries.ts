@@ -288,7 +288,8 @@ export type PageRowOf<F extends PageForm> = F extends "json" ? ContactJsonPageRo
 
 /**
  * A page statement's select list: the form's columns and `ts`, created_at as Postgres text (the
- * json form's only created_at: timestamptz output is most of a page's cost in Postgres).
+ * json form's only created_at: one timestamptz output per row fewer, ~0.025 of a 51-row page's
+ * ~0.08 ms in Postgres by pgbench).
  */
 function pageSelection(json: boolean) {
   const columns = json ? Object.fromEntries(JSON_COLUMNS) : getTableColumns(contacts);

@@ -332,6 +332,10 @@ export async function selectContactsPage<F extends PageForm = "rows">(
   const keyset = "before" in at;
   const json = form === "json";
   const counted = withTotal && !keyset;
+  // the common page sizes are written into the statement and a first page has no OFFSET, so its
+  // generic plan is as cheap as a custom one and Postgres keeps it; see LITERAL_LIMITS
+  const literal = LITERAL_LIMITS.has(limit) ? limit : null;
+  const offset = "offset" in at && at.offset > 0;
   const values: Record<string, unknown> = {
     workspaceId,
     stage: by.lifecycleStage,
@@ -339,7 +343,8 @@ export async function selectContactsPage<F extends PageForm = "rows">(
     limit,
     ...("before" in at ? { beforeTs: at.before.createdAt, beforeId: at.before.id } : { offset: at.offset }),
   };
-  const stmt = prepared(db, `crm.page:${stage}:${status}:${keyset}:${form}:${counted}`, (d) => {
+  const shape = `${+stage}${+status}${+keyset}${+json}${+counted}${+offset}_${literal ?? "n"}`;
+  const stmt = prepared(db, `crm.page:${shape}`, (d) => {
     // the list's total beside each row (an InitPlan, evaluated once): sumContactCounts' sum
     const total = sql<string>`(select ${contactCountsSum()} from ${contactCounts} where ${contactCountsWhere(stage, status)})`;
     const base = d
@@ -355,12 +360,23 @@ export async function selectContactsPage<F extends PageForm = "rows">(
         ),
       )
       .orderBy(...contactOrder())
-      .limit(sql.placeholder("limit"));
-    const q = keyset ? base : base.offset(sql.placeholder("offset"));
-    return pageStatement(q, `crm_page_${+stage}${+status}${+keyset}${+json}${+counted}`);
+      // drizzle sends a number as a parameter: the literal goes in as SQL text
+      .limit(literal === null ? sql.placeholder("limit") : (sql.raw(String(literal)) as unknown as number));
+    const q = offset ? base.offset(sql.placeholder("offset")) : base;
+    return pageStatement(q, `crm_page_${shape}`);
   });
   return runPageStatement(db, stmt, values, form);
 }
+
+/**
+ * Page sizes selectContactsPage writes into its statement text (the screens' and the API's usual
+ * sizes, and each + 1 for a cursor page's look-ahead row). With `LIMIT $n` Postgres estimates a
+ * tenth of the table for the generic plan, so it re-plans every run (a custom plan: 0.09 ms of
+ * planning against 0.05 ms of execution for a 50-contact page, EXPLAIN ANALYZE); with a literal
+ * LIMIT and no OFFSET the generic plan costs the same and is kept (planning 0.005 ms). A bounded
+ * set, so each connection prepares a bounded number of statements; other sizes keep `$n`.
+ */
+const LITERAL_LIMITS = new Set([10, 11, 20, 21, 25, 26, 50, 51, 100, 101, 200, 201]);
 
 /** A prepared page statement (selectContactsPage, selectContactsPageByIds): its text and drizzle form. */
 type PageStatement = {

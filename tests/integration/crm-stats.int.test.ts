@@ -28,11 +28,16 @@ async function contactStats() {
 
 /** Pages waiting in a GIN index's pending list (pgstattuple's pgstatginindex). */
 async function pendingPages(index: string) {
+  return (await pending(index)).pages;
+}
+
+/** Pages and heap rows waiting in a GIN index's pending list (pgstattuple's pgstatginindex). */
+async function pending(index: string) {
   await t.db.execute(sql`create extension if not exists pgstattuple`);
-  const [row] = await t.db.execute<{ pending_pages: number }>(
-    sql`select pending_pages from pgstatginindex(${index}::regclass)`,
+  const [row] = await t.db.execute<{ pending_pages: number; pending_tuples: string }>(
+    sql`select pending_pages, pending_tuples from pgstatginindex(${index}::regclass)`,
   );
-  return Number(row.pending_pages);
+  return { pages: Number(row.pending_pages), rows: Number(row.pending_tuples) };
 }
 
 const analyzeJobs = () => t.jobs.deferred.filter((d) => d.job.name === "crm.analyze-contacts");
@@ -69,8 +74,10 @@ describe("contacts statistics after bulk writes", () => {
     // the job as the worker runs it: statistics refreshed, pending lists merged into the indexes
     expect(await t.jobs.runDeferred()).toBeGreaterThanOrEqual(1);
     expect(t.jobs.failures.filter((f) => f.job === "crm.analyze-contacts")).toEqual([]);
-    expect(await pendingPages("contacts_search_trgm_idx")).toBe(0);
-    expect(await pendingPages("contact_words_ws_trgm_idx")).toBe(0);
+    // merged: this test's 3,000 rows are no longer pending (other test files write contacts into the
+    // same database meanwhile, so a few of theirs may be; a bulk upsert leaves no dictionary words
+    // pending, the import's search indexing adds them)
+    expect((await pending("contacts_search_trgm_idx")).rows).toBeLessThan(3000);
     const after = await contactStats();
     expect(after.lastAnalyze).toBeGreaterThan(before.lastAnalyze);
     expect(after.reltuples).toBeGreaterThanOrEqual(3000);

@@ -13,7 +13,9 @@ import type { DbOrTx } from "./client";
  * returns the drizzle prepared query for `db`. Entries are kept per handle (a WeakMap): the app's
  * pool keeps its statements for its life, and a transaction's die with it.
  * Use it only for statements whose text does not vary with the data (no `IN (...)` of a varying
- * length) and whose generic plan is good (equality on indexed keys, keyset ranges, LIMIT);
+ * length) and whose generic plan is good (equality on indexed keys, keyset ranges). A `LIMIT $n`
+ * makes Postgres cost the generic plan at a tenth of the table, so it plans every run anew: write
+ * the usual limits into the text instead (crm.queries selectContactsPage's LITERAL_LIMITS);
  * a search's statement (crm.queries selectSearchPage) takes its LIKE pattern as a parameter too:
  * Postgres plans a prepared statement's first five runs for their own values and keeps a generic plan
  * only when it costs no more (plan_cache_mode auto); the estimate that decides a large workspace's

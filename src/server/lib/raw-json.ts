@@ -15,10 +15,6 @@ export class RawJson<T = unknown> {
   get text(): string {
     return this.chunks.map((c) => (typeof c === "string" ? c : c.toString("utf8"))).join("");
   }
-  /** The JSON as UTF-8 bytes. */
-  get bytes(): Buffer {
-    return Buffer.concat(this.chunks.map(toBytes));
-  }
 }
 
 const toBytes = (c: Buffer | string) => (typeof c === "string" ? Buffer.from(c, "utf8") : c);

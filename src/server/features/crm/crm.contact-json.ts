@@ -48,58 +48,56 @@ export type ContactJson = ReturnType<typeof toContactJson>;
 
 const str = JSON.stringify;
 
-/**
- * A timestamptz as Postgres sends it in text ("2026-11-24 03:52:22.123456+00") to the JSON of
- * `Date.prototype.toISOString` ("2026-11-24T03:52:22.123Z", milliseconds truncated as a JS Date
- * truncates them), through Date: the form contactJsonWriter falls back to for any offset but UTC.
- */
-function isoFromPg(ts: string): string {
-  return str(new Date(ts).toISOString());
-}
-
-/** How contactJsonWriter writes one JSON value from its column's text. */
-type ValueKind = "int" | "text" | "coalesce" | "bool" | "float" | "jsonb" | "time";
+// How contactJsonWriter writes a field's value from its column's text; small integers, since its
+// tables are typed arrays.
+const INT = 0;
+const TEXT = 1;
+const BOOL = 2;
+const FLOAT = 3;
+const JSONB = 4;
+const TIME = 5;
+type ValueKind = typeof INT | typeof TEXT | typeof BOOL | typeof FLOAT | typeof JSONB | typeof TIME;
 
 /**
  * The fields of `toContactJson` in its key order: the JSON key, how its value is written and the
- * Contact properties it comes from (`coalesce`: the first that is not null).
+ * Contact properties it comes from (two: the first that is not null).
  */
 const CONTACT_JSON_FIELDS: readonly [string, ValueKind, ...(keyof Contact)[]][] = [
-  ["id", "int", "id"],
-  ["first_name", "text", "firstName"],
-  ["last_name", "text", "lastName"],
-  ["email", "text", "email"],
-  ["phone", "coalesce", "phoneRaw", "phone"],
-  ["phone_e164", "text", "phone"],
-  ["mobile", "coalesce", "mobileRaw", "mobile"],
-  ["mobile_e164", "text", "mobile"],
-  ["company", "text", "company"],
-  ["job_title", "text", "jobTitle"],
-  ["website", "text", "website"],
-  ["street_address", "text", "streetAddress"],
-  ["city", "text", "city"],
-  ["state", "text", "state"],
-  ["postal_code", "text", "postalCode"],
-  ["country", "text", "country"],
-  ["lifecycle_stage", "text", "lifecycleStage"],
-  ["lead_status", "text", "leadStatus"],
-  ["lead_source", "text", "leadSource"],
-  ["lead_score", "int", "leadScore"],
-  ["engagement_score", "int", "engagementScore"],
-  ["email_opt_in", "bool", "emailOptIn"],
-  ["sms_opt_in", "bool", "smsOptIn"],
-  ["call_opt_in", "bool", "callOptIn"],
-  ["preferred_language", "text", "preferredLanguage"],
-  ["timezone", "text", "timezone"],
-  ["linkedin_url", "text", "linkedinUrl"],
-  ["twitter_handle", "text", "twitterHandle"],
-  ["facebook_url", "text", "facebookUrl"],
-  ["instagram_handle", "text", "instagramHandle"],
-  ["latitude", "float", "latitude"],
-  ["longitude", "float", "longitude"],
-  ["custom_fields", "jsonb", "customFields"],
-  ["created_at", "time", "createdAt"],
-  ["updated_at", "time", "updatedAt"],
+  ["id", INT, "id"],
+  ["first_name", TEXT, "firstName"],
+  ["last_name", TEXT, "lastName"],
+  ["email", TEXT, "email"],
+  ["phone", TEXT, "phoneRaw", "phone"],
+  ["phone_e164", TEXT, "phone"],
+  ["mobile", TEXT, "mobileRaw", "mobile"],
+  ["mobile_e164", TEXT, "mobile"],
+  ["company", TEXT, "company"],
+  ["job_title", TEXT, "jobTitle"],
+  ["website", TEXT, "website"],
+  ["street_address", TEXT, "streetAddress"],
+  ["city", TEXT, "city"],
+  ["state", TEXT, "state"],
+  ["postal_code", TEXT, "postalCode"],
+  ["country", TEXT, "country"],
+  ["lifecycle_stage", TEXT, "lifecycleStage"],
+  ["lead_status", TEXT, "leadStatus"],
+  ["lead_source", TEXT, "leadSource"],
+  ["lead_score", INT, "leadScore"],
+  ["engagement_score", INT, "engagementScore"],
+  ["email_opt_in", BOOL, "emailOptIn"],
+  ["sms_opt_in", BOOL, "smsOptIn"],
+  ["call_opt_in", BOOL, "callOptIn"],
+  ["preferred_language", TEXT, "preferredLanguage"],
+  ["timezone", TEXT, "timezone"],
+  ["linkedin_url", TEXT, "linkedinUrl"],
+  ["twitter_handle", TEXT, "twitterHandle"],
+  ["facebook_url", TEXT, "facebookUrl"],
+  ["instagram_handle", TEXT, "instagramHandle"],
+  ["latitude", FLOAT, "latitude"],
+  ["longitude", FLOAT, "longitude"],
+  ["custom_fields", JSONB, "customFields"],
+  ["created_at", TIME, "createdAt"],
+  ["updated_at", TIME, "updatedAt"],
 ];
 
 /** The Contact properties `toContactJson` reads (the columns contactJsonWriter needs). */
@@ -189,7 +187,7 @@ export function contactJsonWriter(
   const colA = new Int32Array(nf);
   const colB = new Int32Array(nf).fill(-1);
   CONTACT_JSON_FIELDS.forEach(([, kind, ...props], f) => {
-    kinds[f] = KIND_CODE[kind];
+    kinds[f] = kind;
     props.forEach((prop, j) => {
       const c = indexOf(prop);
       if (c < 0) throw new Error(`contactJsonWriter: no column for ${prop}`);
@@ -305,32 +303,19 @@ export function contactJsonWriter(
   };
 }
 
-// contactJsonWriter's value kinds as small integers (its tables are typed arrays)
-const INT = 0;
-const TEXT = 1;
-const BOOL = 2;
-const FLOAT = 3;
-const JSONB = 4;
-const TIME = 5;
 // "null", "true" and "fals" as big-endian words (DataView.setUint32's default order)
 const NULL_WORD = 0x6e756c6c;
 const TRUE_WORD = 0x74727565;
 const FALS_WORD = 0x66616c73;
-const KIND_CODE: Record<ValueKind, number> = {
-  int: INT,
-  text: TEXT,
-  coalesce: TEXT,
-  bool: BOOL,
-  float: FLOAT,
-  jsonb: JSONB,
-  time: TIME,
-};
 
-/** contactJsonWriter's slow path: the value decoded, then written as JSON.stringify writes it. */
+/**
+ * contactJsonWriter's slow path: the value decoded, then written as JSON.stringify writes it (a
+ * timestamptz in any offset but UTC through Date, as toContactJson's `toISOString`).
+ */
 function writeDecoded(text: string, kind: number, out: JsonBytes): void {
   if (kind === FLOAT) out.string(str(Number(text)));
   else if (kind === JSONB) out.string(str(JSON.parse(text)));
-  else if (kind === TIME) out.string(isoFromPg(text));
+  else if (kind === TIME) out.string(str(new Date(text).toISOString()));
   else out.string(str(text));
 }
 

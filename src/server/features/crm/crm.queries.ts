@@ -486,12 +486,6 @@ async function runRawMessages(
 /** Column offsets of one DataRow (dataRowColumns), reused row after row: JSON_COLUMNS, ts, total. */
 const rowColumns = new Int32Array(2 * (JSON_TOTAL + 1));
 
-/** Column `i` of `msg` (offsets in `at`, filled here) as text; null when null or absent. */
-function columnText(msg: Buffer, at: Int32Array, i: number): string | null {
-  if (dataRowColumns(msg, at) <= i || at[2 * i + 1]! < 0) return null;
-  return msg.toString("utf8", at[2 * i]!, at[2 * i]! + at[2 * i + 1]!);
-}
-
 /**
  * Page rows in the json form from a page statement's DataRow messages (JSON_COLUMNS, `ts`,
  * optionally `total`): each row's JSON is a view of one buffer written for the page. Rows whose id
@@ -511,11 +505,18 @@ function writeJsonRows(msgs: Buffer[]): ContactJsonPageRow[] {
     let id = 0;
     for (let i = at[2 * JSON_ID]!, end = i + at[2 * JSON_ID + 1]!; i < end; i++)
       id = id * 10 + msg[i]! - 0x30;
-    const total =
-      cols > JSON_TOTAL && at[2 * JSON_TOTAL + 1]! >= 0
-        ? Number(asciiColumn(msg, at, JSON_TOTAL))
-        : undefined;
-    rows.push(new JsonPageRow(start, out.p, id, msg, at[2 * JSON_TS]!, at[2 * JSON_TS + 1]!, total));
+    const total = cols > JSON_TOTAL ? asciiColumn(msg, at, JSON_TOTAL) : null;
+    rows.push(
+      new JsonPageRow(
+        start,
+        out.p,
+        id,
+        msg,
+        at[2 * JSON_TS]!,
+        at[2 * JSON_TS + 1]!,
+        total === null ? undefined : Number(total),
+      ),
+    );
   }
   // views only once the page is written: the buffer may have grown meanwhile
   for (const row of rows) row.json = out.buf.subarray(row.start, row.end);
@@ -539,9 +540,9 @@ class JsonPageRow implements ContactJsonPageRow {
   }
 }
 
-/** Column `i` of a DataRow (offsets in `at`) holding ASCII text (digits, a timestamp). */
-const asciiColumn = (msg: Buffer, at: Int32Array, i: number): string =>
-  msg.toString("latin1", at[2 * i]!, at[2 * i]! + at[2 * i + 1]!);
+/** Column `i` of a DataRow (offsets in `at`) holding ASCII text (digits, a timestamp); null when null. */
+const asciiColumn = (msg: Buffer, at: Int32Array, i: number): string | null =>
+  at[2 * i + 1]! < 0 ? null : msg.toString("latin1", at[2 * i]!, at[2 * i]! + at[2 * i + 1]!);
 
 /** Page rows in the rows form from a page statement's raw values (CONTACT_COLUMNS, `ts`, optionally `total`). */
 function decodeRawRows(raw: unknown[][]): ContactPageRow[] {
@@ -663,7 +664,10 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     const rows = writeJsonRows(msgs);
     // every row, the left join's row of nulls too, carries the match count
     const first = msgs[0];
-    const matched = first ? Number(columnText(first, rowColumns, JSON_TOTAL) ?? -1) : -1;
+    const matched =
+      first && dataRowColumns(first, rowColumns) > JSON_TOTAL
+        ? Number(asciiColumn(first, rowColumns, JSON_TOTAL) ?? -1)
+        : -1;
     if (matched < 0) return null;
     // (each row's `total` is that count too: the callers read `matched`)
     return { rows: rows as PageRowOf<F>[], matched };

@@ -428,7 +428,7 @@ async function main() {
     );
     const s0 = performance.now();
     await sql`delete from contacts where workspace_id = ${u.id}`;
-    await sql.unsafe("drop index if exists contacts_search_trgm_idx");
+    await sql.unsafe("drop index if exists contacts_ws_search_trgm_idx");
     await sql.unsafe(
       `
       insert into contacts (workspace_id, first_name, last_name, email, phone, phone_raw, company, city, state, lifecycle_stage, lead_status, lead_score, created_at)
@@ -447,7 +447,7 @@ async function main() {
       [u.id, SEED_ROWS],
     );
     await sql.unsafe(
-      "create index if not exists contacts_search_trgm_idx on contacts using gin (search_text gin_trgm_ops) where search_indexed",
+      "create index if not exists contacts_ws_search_trgm_idx on contacts using gin (workspace_id, search_text gin_trgm_ops) where search_indexed",
     );
     await sql.unsafe("vacuum analyze contacts");
     await sql.unsafe("analyze contact_counts");
@@ -455,7 +455,7 @@ async function main() {
     console.log(`   seeded in ${((performance.now() - s0) / 1000).toFixed(1)} s`);
   }
   await sql.unsafe(
-    "create index if not exists contacts_search_trgm_idx on contacts using gin (search_text gin_trgm_ops) where search_indexed",
+    "create index if not exists contacts_ws_search_trgm_idx on contacts using gin (workspace_id, search_text gin_trgm_ops) where search_indexed",
   );
 
   // the state the app's follow-up jobs leave after any bulk write (this run's or an earlier run's on

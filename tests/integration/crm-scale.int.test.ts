@@ -169,6 +169,21 @@ describe("search counts by workspace size (crm.search SMALL_WORKSPACE)", () => {
     const smallBroad = (await small.client.get("/api/contacts?search=acme&limit=50")).json();
     expect(smallBroad.pagination).toEqual({ page: 1, pages: 20, total: 1000, limit: 50, total_capped: true });
     expect(smallBroad.contacts).toHaveLength(50);
+    const newest = await t.sql<{ id: string }[]>`
+      select id from contacts where workspace_id = ${small.user.id} and strpos(search_text, 'acme') > 0
+      order by created_at desc, id desc limit 100`;
+    expect(smallBroad.contacts.map((c: { id: number }) => c.id)).toEqual(
+      newest.slice(0, 50).map((r) => Number(r.id)),
+    );
+    // the same term again and its next page (read by a walk now that it is known broad): the same
+    // contacts, and still "1,000+"
+    const again = (await small.client.get("/api/contacts?search=acme&limit=50")).json();
+    expect(again).toEqual(smallBroad);
+    const next = (await small.client.get("/api/contacts?search=acme&limit=50&page=2")).json();
+    expect(next.pagination).toEqual({ page: 2, pages: 20, total: 1000, limit: 50, total_capped: true });
+    expect(next.contacts.map((c: { id: number }) => c.id)).toEqual(
+      newest.slice(50, 100).map((r) => Number(r.id)),
+    );
 
     const large = await seed(25_000);
     const broad = (await large.client.get("/api/contacts?search=acme&limit=50")).json();

@@ -99,6 +99,28 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
       { offset: 0, limit: 5, cap: 40, countUpTo: 130 },
     );
     expect(capped?.matched).toBe(41);
+    // past the cap the page comes from a walk of the workspace newest first, in the same statement:
+    // the reference's contacts, with stage and status, across not-yet-indexed contacts, in both forms
+    for (const by of [
+      { term: "pat" },
+      { term: "pat", lifecycleStage: "lead" },
+      { term: "acme", leadStatus: "new" },
+    ]) {
+      const ids = await reference(by.term, by.lifecycleStage, by.leadStatus);
+      for (const offset of [0, 5, 35]) {
+        const at = { offset, limit: 5, cap: 20, countUpTo: 130 };
+        const r = await selectSearchPage(t.db, ws, by, at);
+        expect(r?.matched, JSON.stringify(by)).toBe(21);
+        expect(
+          r?.rows.map((x) => x.c.id),
+          `${JSON.stringify(by)} @${offset}`,
+        ).toEqual(ids.slice(offset, offset + 5));
+        const j = await selectSearchPage(t.db, ws, by, at, "json");
+        expect(j?.rows.map((x) => x.json.toString())).toEqual(
+          r?.rows.map((x) => JSON.stringify(toContactJson(x.c))),
+        );
+      }
+    }
     // the broad form (index order, no count): the same contacts page by page, in both forms, with
     // stage and status, and across the not-yet-indexed contacts
     for (const c of cases) {

@@ -75,7 +75,7 @@ export const contacts = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**
-     * Whether the contact is in the trigram search index (`contacts_search_trgm_idx` is partial on
+     * Whether the contact is in the trigram search index (`contacts_ws_search_trgm_idx` is partial on
      * it). A CSV import creates its contacts with false, which spares the import the trigram index
      * (about 60% of its database time), and its follow-up job (`crm.index-import-search`) sets it to
      * true in chunks. Search finds the contacts meanwhile through `contacts_search_pending_idx`.
@@ -98,8 +98,9 @@ export const contacts = pgTable(
     index("contacts_ws_status_created_id_idx").on(t.workspaceId, t.leadStatus, t.createdAt, t.id),
     index("contacts_user_phone_idx").on(t.workspaceId, t.phone),
     index("contacts_user_geo_idx").on(t.workspaceId, t.latitude, t.longitude),
-    index("contacts_search_trgm_idx")
-      .using("gin", t.searchText.op("gin_trgm_ops"))
+    // the workspace's own trigrams first (btree_gin), so a search reads no other tenant's (migration 0031)
+    index("contacts_ws_search_trgm_idx")
+      .using("gin", t.workspaceId, t.searchText.op("gin_trgm_ops"))
       .where(sql`search_indexed`),
     index("contacts_search_pending_idx").on(t.workspaceId).where(sql`not search_indexed`),
   ],

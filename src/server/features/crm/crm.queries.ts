@@ -592,11 +592,15 @@ export async function selectContactsPageByIds<F extends PageForm = "rows">(
 
 /**
  * A search page in one round trip (issue 11: a search cost four round trips, ~2.5 ms of server CPU
- * per request under load): the ids of the first `cap` + 1 contacts of `workspaceId` whose search text
- * contains `term` (already normalised: crm.queries normaliseSearch), optionally in one lifecycle stage
- * and/or lead status, newest first, give the page (`offset`, `limit`, rows in `form` as
- * selectContactsPage's) and `matched` (how many of those ids, at most `cap` + 1) in the same
- * statement; an empty page still reports `matched` (a one-row left join carries it).
+ * per request under load): up to `cap` + 1 contacts of `workspaceId` whose search text contains
+ * `term` (already normalised: crm.queries normaliseSearch), optionally in one lifecycle stage and/or
+ * lead status, read in no order from the workspace's trigram index (the heap scan stops at `cap` + 1,
+ * where ordering would read every match), give `matched` (how many, at most `cap` + 1) and, when
+ * that is all of them, the page (`offset`, `limit`, newest first, rows in `form` as
+ * selectContactsPage's); with more matches the page comes from a walk of the workspace's rows newest
+ * first that stops after it, in the same statement. An empty page still reports `matched` (a
+ * one-row left join carries it). Generic plan: 0.6 ms for 417 matches of 10,000 contacts (the
+ * walk-only plan tested all 10,000 rows: 4.2 ms).
  * `countUpTo` gates the work: when the workspace holds more contacts than that (contact_counts), the
  * statement reads no contact and this returns null, so a large workspace can first ask the planner
  * whether the term is broad (crm.search searchPage). The WHERE is contactWhere's search (trigram
@@ -617,6 +621,8 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     const ws = sql.placeholder("workspaceId");
     const pattern = sql.placeholder("pattern");
     const size = sql`(select ${contactCountsSum()} from ${contactCounts} where ${contactCounts.workspaceId} = ${ws})`;
+    // up to cap + 1 matches in no particular order: a bitmap scan of the workspace's trigram index
+    // whose heap scan stops there (ordering them would read every match)
     const m = d.$with("m").as(
       d
         .select({ id: contacts.id, createdAt: contacts.createdAt })
@@ -630,21 +636,32 @@ export async function selectSearchPage<F extends PageForm = "rows">(
             sql`${size} <= ${sql.placeholder("countUpTo")}`,
           ),
         )
-        .orderBy(...contactOrder())
         .limit(sql.placeholder("cap")),
     );
-    const matched = sql<string>`case when ${size} > ${sql.placeholder("countUpTo")} then -1 else (select count(*) from ${m}) end`;
+    const count = sql`(select count(*) from ${m})`;
+    const matched = sql<string>`case when ${size} > ${sql.placeholder("countUpTo")} then -1 else ${count} end`;
+    // the page: from the matches when they are all in m, else (a broad term) by walking the
+    // workspace's rows newest first and stopping after the page; `search_text || ''` keeps the
+    // trigram index out of that walk's plan
+    const walk = d
+      .select({ id: contacts.id })
+      .from(contacts)
+      .where(
+        and(
+          eq(contacts.workspaceId, ws),
+          sql`(${contacts.searchText} || '') like ${pattern}`,
+          ...shapeConditions(stage, status),
+        ),
+      )
+      .orderBy(...contactOrder())
+      .offset(sql.placeholder("offset"))
+      .limit(sql.placeholder("limit"));
+    const pageIds = sql`case when ${count} < ${sql.placeholder("cap")} then array(select "id" from ${m} order by "created_at" desc, "id" desc offset ${sql.placeholder("offset")} limit ${sql.placeholder("limit")}) else array(${walk}) end`;
     const q = d
       .with(m)
       .select({ ...pageSelection(json), total: matched })
       .from(sql`(select 1) as one`)
-      .leftJoin(
-        contacts,
-        and(
-          eq(contacts.workspaceId, ws),
-          sql`${contacts.id} = any(array(select "id" from ${m} order by "created_at" desc, "id" desc offset ${sql.placeholder("offset")} limit ${sql.placeholder("limit")}))`,
-        ),
-      )
+      .leftJoin(contacts, and(eq(contacts.workspaceId, ws), sql`${contacts.id} = any(${pageIds})`))
       .orderBy(...contactOrder());
     const built = q.toSQL();
     return { text: built.sql, params: built.params };
@@ -956,7 +973,7 @@ export async function analyzeContactStats(sql: Sql): Promise<void> {
 }
 
 /** The trigram GIN indexes search reads: the contacts' search text and the search dictionary. */
-export const SEARCH_GIN_INDEXES = ["contacts_search_trgm_idx", "contact_words_ws_trgm_idx"] as const;
+export const SEARCH_GIN_INDEXES = ["contacts_ws_search_trgm_idx", "contact_words_ws_trgm_idx"] as const;
 
 /**
  * Moves the entries waiting in the search GIN indexes' pending lists (fastupdate) into the indexes

@@ -152,8 +152,10 @@ async function contactsListPage(
  * Planning hints of the search, kept per process for PLANNER_HINT_MS (key -> value and when, ms):
  * `large:<workspace>` when a workspace held more than SMALL_WORKSPACE contacts (its searches skip the
  * one-statement attempt for small workspaces, which reads no contact there but costs a round trip),
- * and `selective:<workspace>:<stage>:<status>:<term>` with the planner's verdict on a term in a large
- * workspace (paging through a search asks the planner once). Hints only choose how a search is read:
+ * `selective:<workspace>:<stage>:<status>:<term>` with the planner's verdict on a term in a large
+ * workspace (paging through a search asks the planner once), or false for a term a small workspace
+ * counted past SEARCH_COUNT_CAP (its next pages walk at once; `over-cap:` + that key keeps their
+ * total at "1,000+"). Hints only choose how a search is read:
  * both ways return the same contacts, and a stale hint at worst leaves a broad term uncounted ("51+")
  * or counts a term that grew broad, until it expires.
  */
@@ -179,12 +181,14 @@ export function forgetSearchPlannerHints(): void {
 /**
  * One page of a search or tag filter with its total, rows in `form` where a page statement reads
  * them. Two strategies, chosen without reading matches: in a workspace of up to SMALL_WORKSPACE
- * contacts always the first; in a larger one by the planner's estimate of the matches (EXPLAIN, ~1 ms
- * of planning; kept a minute per term as a planner hint):
- * - selective term: the ids of the first SEARCH_COUNT_CAP + 1 matches, newest first, in one trigram
- *   index scan give both the exact total and the page. A search without a tag is one prepared
- *   statement (crm.queries selectSearchPage: ids, count and rows; it was four round trips: bench:api
- *   search server CPU 2.5 -> 1.0 ms per request); with a tag, the ids then the rows by id.
+ * contacts the first, unless this term was counted past SEARCH_COUNT_CAP in the last minute (a
+ * planner hint); in a larger one by the planner's estimate of the matches (EXPLAIN, ~1 ms of
+ * planning; kept a minute per term as a planner hint):
+ * - selective term: up to SEARCH_COUNT_CAP + 1 matches from the workspace's trigram index give the
+ *   exact total, and the page is the newest of them. A search without a tag is one prepared
+ *   statement (crm.queries selectSearchPage: count and rows; it was four round trips: bench:api
+ *   search server CPU 2.5 -> 1.0 ms per request), which walks for the page instead when the term
+ *   had more matches; with a tag, the ids then the rows by id.
  * - broad term (counting would read tens of thousands of heap pages), or a page past the counted
  *   matches: walk the workspace's (created_at, id) index newest first and stop after one page plus
  *   one row (without a tag: selectBroadSearchPage, built once and planned for each pattern); the
@@ -212,9 +216,12 @@ async function searchPage(
         capped: r.matched > SEARCH_COUNT_CAP,
       });
       const page = { offset, limit, cap: SEARCH_COUNT_CAP };
+      const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
+      let selective = plannerHint(key);
       // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads
-      // at most that many rows); in a larger one the statement reads nothing and returns null
-      if (!plannerHint(`large:${workspaceId}`)) {
+      // at most that many rows), unless the term was seen broad; in a larger one the statement reads
+      // nothing and returns null
+      if (!plannerHint(`large:${workspaceId}`) && selective !== false) {
         const small = await selectSearchPage(
           ctx.db,
           workspaceId,
@@ -222,12 +229,17 @@ async function searchPage(
           { ...page, countUpTo: SMALL_WORKSPACE },
           form,
         );
-        if (small) return counted(small);
+        if (small) {
+          // more than SEARCH_COUNT_CAP matches: the next page of this term walks the rows at once
+          if (small.matched > SEARCH_COUNT_CAP) {
+            setPlannerHint(key, false);
+            setPlannerHint(`over-cap:${key}`, true);
+          }
+          return counted(small);
+        }
         setPlannerHint(`large:${workspaceId}`, true);
       }
       // a larger one is counted when the planner expects a selective term
-      const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
-      let selective = plannerHint(key);
       if (selective === undefined) {
         selective = (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
         setPlannerHint(key, selective);
@@ -244,9 +256,13 @@ async function searchPage(
       }
     }
     // a broad term, or a page past the counted matches: the workspace's rows newest first
-    return broadPage(ctx, where, offset, limit, (n) =>
+    const broad = await broadPage(ctx, where, offset, limit, (n) =>
       selectBroadSearchPage(ctx.db, workspaceId, by, n, offset, form),
     );
+    // a term counted past SEARCH_COUNT_CAP a moment ago keeps its "1,000+" while it is paged through
+    const key = `over-cap:selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
+    if (broad.capped && plannerHint(key)) broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
+    return broad;
   }
   // a tag filter, with or without a search
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;

@@ -9,6 +9,23 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+describe("database connections", () => {
+  it("run without JIT compilation on every pooled connection (CONNECTION_SETTINGS)", async () => {
+    // five at once, so they come from different connections of the pool (max 5)
+    const rows = await Promise.all(
+      Array.from(
+        { length: 5 },
+        () =>
+          t.sql<
+            { jit: string; pid: number }[]
+          >`select current_setting('jit') as jit, pg_backend_pid() as pid, pg_sleep(0.05)`,
+      ),
+    );
+    expect(new Set(rows.map(([r]) => r?.pid)).size).toBeGreaterThan(1);
+    for (const [r] of rows) expect(r?.jit).toBe("off");
+  });
+});
+
 describe("health and routing", () => {
   it("/healthz checks the database", async () => {
     const res = await t.app.inject({ method: "GET", url: "/healthz" });

@@ -6,11 +6,26 @@ import { APP_ROOT } from "../lib/paths";
 import * as schema from "./schema";
 
 /**
- * Opens a pooled postgres.js connection and a drizzle instance over it (snake_case columns).
- * `max` is the pool size (connections).
+ * Postgres settings of every pooled connection (sent at connection start). `jit: off`: the app's
+ * statements each read a page or a few rows, but a plan's cost estimate includes branches that run
+ * only for some values (the search page's walk for a broad term, estimated as a walk through a
+ * 1,000,000-contact workspace), and past jit_above_cost Postgres compiled the statement first:
+ * 40-48 ms of JIT compilation (auto_explain) on a search that ran in 8 ms, 2 of every 40 runs
+ * (bench:crm 1M, search + stage HTTP p95 42-61 ms).
+ */
+export const CONNECTION_SETTINGS = { jit: "off" } as const;
+
+/**
+ * Opens a pooled postgres.js connection and a drizzle instance over it (snake_case columns), with
+ * CONNECTION_SETTINGS. `max` is the pool size (connections).
  */
 export function createDb(url: string, opts: { max?: number } = {}) {
-  const sql = postgres(url, { max: opts.max ?? 10, onnotice: () => {}, idle_timeout: 30 });
+  const sql = postgres(url, {
+    max: opts.max ?? 10,
+    onnotice: () => {},
+    idle_timeout: 30,
+    connection: CONNECTION_SETTINGS,
+  });
   const db = drizzle(sql, { schema, casing: "snake_case" });
   return { db, sql };
 }

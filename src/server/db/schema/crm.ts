@@ -22,7 +22,12 @@ export const LEAD_STATUSES = ["new", "contacted", "qualified", "unqualified"] as
 export type LifecycleStage = (typeof LIFECYCLE_STAGES)[number];
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
 
-/** A person or business the user reaches (spec section 3: Contact). Scoped by user_id. */
+/**
+ * A person or business the workspace reaches (spec section 3: Contact). Scoped by workspace_id.
+ * The table has no parallel workers (`parallel_workers = 0`, migration 0032, which drizzle's table
+ * definition does not express): its reads are many small requests, see crm.queries
+ * selectBroadSearchPage.
+ */
 export const contacts = pgTable(
   "contacts",
   {

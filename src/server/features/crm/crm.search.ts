@@ -191,7 +191,7 @@ export function forgetSearchPlannerHints(): void {
  *   had more matches; with a tag, the ids then the rows by id.
  * - broad term (counting would read tens of thousands of heap pages), or a page past the counted
  *   matches: walk the workspace's (created_at, id) index newest first and stop after one page plus
- *   one row (without a tag: selectBroadSearchPage, built once and planned for each pattern); the
+ *   one row (without a tag: selectBroadSearchPage, one prepared statement per shape); the
  *   total is then the exact number when this is the last page, else the lower bound
  *   offset + limit + 1 with `capped` ("51+").
  */
@@ -209,6 +209,7 @@ async function searchPage(
   if (term && filter.tag_id == null) {
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
     const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
+    const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
     if (offset + limit <= SEARCH_COUNT_CAP) {
       const counted = (r: { rows: ListedRow[]; matched: number }) => ({
         rows: r.rows,
@@ -216,7 +217,6 @@ async function searchPage(
         capped: r.matched > SEARCH_COUNT_CAP,
       });
       const page = { offset, limit, cap: SEARCH_COUNT_CAP };
-      const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
       let selective = plannerHint(key);
       // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads
       // at most that many rows), unless the term was seen broad; in a larger one the statement reads
@@ -260,8 +260,7 @@ async function searchPage(
       selectBroadSearchPage(ctx.db, workspaceId, by, n, offset, form),
     );
     // a term counted past SEARCH_COUNT_CAP a moment ago keeps its "1,000+" while it is paged through
-    const key = `over-cap:selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
-    if (broad.capped && plannerHint(key)) broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
+    if (broad.capped && plannerHint(`over-cap:${key}`)) broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
     return broad;
   }
   // a tag filter, with or without a search

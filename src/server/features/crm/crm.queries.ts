@@ -50,6 +50,15 @@ function searchArms(workspaceId: unknown, pattern: unknown): SQL {
   return sql`((${contacts.searchIndexed} and ${contacts.searchText} like ${pattern}) or (not ${contacts.searchIndexed} and ${contacts.workspaceId} = ${workspaceId} and ${contacts.searchText} like ${pattern}))`;
 }
 
+/**
+ * The search condition of a newest-first walk (a broad term's page): `search_text || '' LIKE pattern`,
+ * tested on each row the walk reads; the `|| ''` keeps the trigram index out of the walk's plan, and
+ * covers contacts awaiting their import's search indexing too.
+ */
+function walkMatch(pattern: unknown): SQL {
+  return sql`(${contacts.searchText} || '') like ${pattern}`;
+}
+
 /** A page statement's optional lifecycle stage and lead status conditions, on their placeholders. */
 function shapeConditions(stage: boolean, status: boolean): (SQL | undefined)[] {
   return [
@@ -638,27 +647,22 @@ export async function selectSearchPage<F extends PageForm = "rows">(
         )
         .limit(sql.placeholder("cap")),
     );
-    const count = sql`(select count(*) from ${m})`;
+    // their number, counted once
+    const n = d.$with("n").as(d.select({ n: sql<number>`count(*)`.as("n") }).from(m));
+    const count = sql`(select "n" from ${n})`;
     const matched = sql<string>`case when ${size} > ${sql.placeholder("countUpTo")} then -1 else ${count} end`;
     // the page: from the matches when they are all in m, else (a broad term) by walking the
-    // workspace's rows newest first and stopping after the page; `search_text || ''` keeps the
-    // trigram index out of that walk's plan
+    // workspace's rows newest first and stopping after the page
     const walk = d
       .select({ id: contacts.id })
       .from(contacts)
-      .where(
-        and(
-          eq(contacts.workspaceId, ws),
-          sql`(${contacts.searchText} || '') like ${pattern}`,
-          ...shapeConditions(stage, status),
-        ),
-      )
+      .where(and(eq(contacts.workspaceId, ws), walkMatch(pattern), ...shapeConditions(stage, status)))
       .orderBy(...contactOrder())
       .offset(sql.placeholder("offset"))
       .limit(sql.placeholder("limit"));
     const pageIds = sql`case when ${count} < ${sql.placeholder("cap")} then array(select "id" from ${m} order by "created_at" desc, "id" desc offset ${sql.placeholder("offset")} limit ${sql.placeholder("limit")}) else array(${walk}) end`;
     const q = d
-      .with(m)
+      .with(m, n)
       .select({ ...pageSelection(json), total: matched })
       .from(sql`(select 1) as one`)
       .leftJoin(contacts, and(eq(contacts.workspaceId, ws), sql`${contacts.id} = any(${pageIds})`))
@@ -729,8 +733,7 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
         and(
           eq(contacts.workspaceId, sql.placeholder("workspaceId")),
           ...shapeConditions(stage, status),
-          // tested on each row the walk reads: `|| ''` keeps the trigram index out of the plan
-          sql`(${contacts.searchText} || '') like ${sql.placeholder("pattern")}`,
+          walkMatch(sql.placeholder("pattern")),
         ),
       )
       .orderBy(...contactOrder())

@@ -153,19 +153,20 @@ async function contactsListPage(
  * `large:<workspace>` when a workspace held more than SMALL_WORKSPACE contacts (its searches skip the
  * one-statement attempt for small workspaces, which reads no contact there but costs a round trip),
  * `selective:<workspace>:<stage>:<status>:<term>` with the planner's verdict on a term in a large
- * workspace (paging through a search asks the planner once), or false for a term a small workspace
- * counted past SEARCH_COUNT_CAP (its next pages walk at once; `over-cap:` + that key keeps their
- * total at "1,000+"). Hints only choose how a search is read:
+ * workspace (paging through a search asks the planner once), or "over-cap" for a term a small
+ * workspace counted past SEARCH_COUNT_CAP (its next pages walk at once and keep the "1,000+" total).
+ * Hints only choose how a search is read:
  * both ways return the same contacts, and a stale hint at worst leaves a broad term uncounted ("51+")
  * or counts a term that grew broad, until it expires.
  */
-const plannerHints = new Map<string, { value: boolean; at: number }>();
+type PlannerHint = boolean | "over-cap";
+const plannerHints = new Map<string, { value: PlannerHint; at: number }>();
 const PLANNER_HINT_MS = 60_000;
-function plannerHint(key: string): boolean | undefined {
+function plannerHint(key: string): PlannerHint | undefined {
   const h = plannerHints.get(key);
   return h && h.at > Date.now() - PLANNER_HINT_MS ? h.value : undefined;
 }
-function setPlannerHint(key: string, value: boolean) {
+function setPlannerHint(key: string, value: PlannerHint) {
   if (plannerHints.size >= 10_000) plannerHints.clear();
   plannerHints.set(key, { value, at: Date.now() });
 }
@@ -210,6 +211,7 @@ async function searchPage(
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
     const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
     const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
+    let selective = plannerHint(key);
     if (offset + limit <= SEARCH_COUNT_CAP) {
       const counted = (r: { rows: ListedRow[]; matched: number }) => ({
         rows: r.rows,
@@ -217,11 +219,10 @@ async function searchPage(
         capped: r.matched > SEARCH_COUNT_CAP,
       });
       const page = { offset, limit, cap: SEARCH_COUNT_CAP };
-      let selective = plannerHint(key);
       // a workspace of up to SMALL_WORKSPACE contacts is counted whatever the term (the count reads
       // at most that many rows), unless the term was seen broad; in a larger one the statement reads
       // nothing and returns null
-      if (!plannerHint(`large:${workspaceId}`) && selective !== false) {
+      if (!plannerHint(`large:${workspaceId}`) && (selective === undefined || selective === true)) {
         const small = await selectSearchPage(
           ctx.db,
           workspaceId,
@@ -231,10 +232,7 @@ async function searchPage(
         );
         if (small) {
           // more than SEARCH_COUNT_CAP matches: the next page of this term walks the rows at once
-          if (small.matched > SEARCH_COUNT_CAP) {
-            setPlannerHint(key, false);
-            setPlannerHint(`over-cap:${key}`, true);
-          }
+          if (small.matched > SEARCH_COUNT_CAP) setPlannerHint(key, "over-cap");
           return counted(small);
         }
         setPlannerHint(`large:${workspaceId}`, true);
@@ -244,7 +242,7 @@ async function searchPage(
         selective = (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
         setPlannerHint(key, selective);
       }
-      if (selective) {
+      if (selective === true) {
         const r = await selectSearchPage(
           ctx.db,
           workspaceId,
@@ -260,7 +258,7 @@ async function searchPage(
       selectBroadSearchPage(ctx.db, workspaceId, by, n, offset, form),
     );
     // a term counted past SEARCH_COUNT_CAP a moment ago keeps its "1,000+" while it is paged through
-    if (broad.capped && plannerHint(`over-cap:${key}`)) broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
+    if (broad.capped && selective === "over-cap") broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
     return broad;
   }
   // a tag filter, with or without a search

@@ -37,7 +37,8 @@ export async function createTestApp(
   envOverrides: Record<string, string> = {},
   options: Pick<ServerDeps, "onRoute"> = {},
 ) {
-  const databaseUrl = inject("databaseUrl");
+  // a test that needs a database of its own (e.g. no other test file's snapshots) passes DATABASE_URL
+  const databaseUrl = envOverrides.DATABASE_URL ?? inject("databaseUrl");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-test-data-"));
   const env = loadEnv({
     NODE_ENV: "test",

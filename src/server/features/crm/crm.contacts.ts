@@ -21,6 +21,7 @@ import {
   insertContactsSkippingDuplicates,
   isUniqueViolation,
   mergeSearchIndexPending,
+  prunePendingSearchEntries,
   selectContact,
   selectContactIdsByEmail,
   selectContactIdsByPhone,
@@ -66,6 +67,21 @@ export async function refreshContactStatsSoon(ctx: Pick<AppContext, "jobs">): Pr
 export async function refreshContactSearchState(sql: Sql): Promise<Record<string, number>> {
   await analyzeContactStats(sql);
   return mergeSearchIndexPending(sql);
+}
+
+/**
+ * The end of an import's search-index follow-up (crm.index-import-search), after its contacts were
+ * rewritten as indexed: refreshContactSearchState, then the workspace's dead entries in the
+ * pending-search index are marked dead (prunePendingSearchEntries), so the workspace's searches stop
+ * visiting the rows' old versions without waiting for a VACUUM. Returns the pending pages merged per
+ * GIN index and the contacts of the workspace still pending (0 unless another import is running).
+ */
+export async function settleImportSearch(
+  sql: Sql,
+  workspaceId: string,
+): Promise<{ merged: Record<string, number>; pending: number }> {
+  const merged = await refreshContactSearchState(sql);
+  return { merged, pending: await prunePendingSearchEntries(sql, workspaceId) };
 }
 
 /** Contacts owned by `workspaceId`, optionally only those created before `before`. */

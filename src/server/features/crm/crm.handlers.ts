@@ -14,7 +14,7 @@ import {
   importStorageKey,
   indexImportSearchJob,
 } from "./crm.jobs";
-import { importContactLimit, refreshContactSearchState } from "./crm.service";
+import { importContactLimit, refreshContactSearchState, settleImportSearch } from "./crm.service";
 
 const GEO_BATCH = 5000;
 
@@ -174,14 +174,15 @@ export const importContactsHandler = defineHandler(importContactsJob, {
  * (see indexImportSearch), then refreshes the planner's statistics of the columns an import moves
  * (ANALYZE of IMPORT_ANALYZE_COLUMNS, a 30,000-row sample; autovacuum would wait for 10% of the
  * table to change, so a 10,000-contact import into a large database went unseen) and merges the
- * search indexes' pending lists (mergeSearchIndexPending: every search reads them whole until then).
+ * search indexes' pending lists (mergeSearchIndexPending: every search reads them whole until then),
+ * and marks the dead pending-index entries of the rewritten contacts (settleImportSearch).
  * Safe to run twice.
  */
 const indexImportSearchHandler = defineHandler(indexImportSearchJob, {
   async handler(data, deps) {
     const r = await indexImportSearch(deps.sql, data.workspaceId, data.importId);
-    const merged = await refreshContactSearchState(deps.sql);
-    deps.log.info({ ...data, ...r, merged }, "import search index caught up, statistics refreshed");
+    const settled = await settleImportSearch(deps.sql, data.workspaceId);
+    deps.log.info({ ...data, ...r, ...settled }, "import search index caught up, statistics refreshed");
   },
 });
 

@@ -992,3 +992,26 @@ export async function mergeSearchIndexPending(sql: Sql): Promise<Record<string, 
   }
   return out;
 }
+
+/**
+ * Marks as dead the entries of `workspaceId` in the pending-search index (contacts_search_pending_idx,
+ * partial on `not search_indexed`) whose row versions are dead, and returns how many contacts of the
+ * workspace are still pending. An import writes its contacts pending and its follow-ups rewrite them
+ * indexed; the old versions keep their pending-index entries until a VACUUM, and autovacuum waits for
+ * 20% of the table to change (a 10,000-contact import into a large database goes unseen). Every search
+ * reads those entries in a bitmap scan, which cannot mark them dead, and so visited each of the
+ * workspace's heap pages: 'garcia' over 10,000 just-imported contacts cost 1.59 ms of Postgres CPU
+ * instead of 1.21 ms (bench DB, one connection). A plain index scan does mark them (Postgres's
+ * kill_prior_tuple), so this runs the count as one (bitmap and sequential scans off for this
+ * transaction). Entries whose old version an open snapshot can still see stay until a later scan or
+ * vacuum. Cost: one heap visit per entry, once.
+ */
+export async function prunePendingSearchEntries(sql: Sql, workspaceId: string): Promise<number> {
+  return sql.begin(async (tx) => {
+    await tx`set local enable_bitmapscan = off`;
+    await tx`set local enable_seqscan = off`;
+    const [row] = await tx<{ n: number }[]>`
+      select count(*)::int as n from contacts where workspace_id = ${workspaceId} and not search_indexed`;
+    return row?.n ?? 0;
+  });
+}

@@ -29,6 +29,7 @@ export {
   matchContactsByAddress,
   refreshContactSearchState,
   resolveTargetContactIds,
+  settleImportSearch,
   updateContact,
 } from "./crm.contacts";
 export { EXPORT_COLUMNS, exportContactsCsv } from "./crm.export";

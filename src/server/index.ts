@@ -1,7 +1,7 @@
 import { loadEnv } from "../env";
 import { bootCore, prepareDatabase } from "./boot";
 import { EmbeddedPostgresError } from "./db/embedded";
-import { resolveFfmpegBinaries } from "./lib/ffmpeg";
+import { ffmpegMajor, MIN_SYSTEM_FFMPEG_MAJOR, resolveFfmpegBinaries } from "./lib/ffmpeg";
 import { createLogger } from "./lib/logger";
 import { createServer } from "./main";
 
@@ -22,6 +22,12 @@ async function main() {
     { ffmpeg: ff.ffmpeg, ffprobe: ff.ffprobe, source: ff.source, version: ff.version ?? "unknown" },
     `ffmpeg: ${ff.source === "system" ? "system" : ff.source === "env" ? "FFMPEG_PATH/FFPROBE_PATH" : "npm @ffmpeg-installer"} build ${ff.version ?? "unknown"}`,
   );
+  const major = ffmpegMajor(ff.version ?? null);
+  if (major === null || major < MIN_SYSTEM_FFMPEG_MAJOR)
+    log.warn(
+      { version: ff.version ?? "unknown" },
+      `ffmpeg ${ff.version ?? "of unknown version"} is older than ${MIN_SYSTEM_FFMPEG_MAJOR} or not a release build: uploads are still read with a pinned demuxer and the file protocol only, but install ffmpeg ${MIN_SYSTEM_FFMPEG_MAJOR}+ (Debian's ffmpeg package) or set FFMPEG_PATH and FFPROBE_PATH to one`,
+    );
   const { url, embedded } = await prepareDatabase(env, log);
   let core: Awaited<ReturnType<typeof bootCore>>;
   try {

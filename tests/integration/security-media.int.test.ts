@@ -158,6 +158,27 @@ describe("which ffmpeg runs", () => {
     expect(forced).toMatchObject({ source: "env", ffmpeg: "/opt/ff/ffmpeg", ffprobe: "/opt/ff/ffprobe" });
   });
 
+  it("one override alone runs with its sibling from the same build, never with the npm ffprobe", () => {
+    const build = fs.mkdtempSync(path.join(dir, "opt-ff-"));
+    fakeBin(build, "ffmpeg", "7.0.2");
+    fakeBin(build, "ffprobe", "7.0.2");
+    expect(resolveFfmpegBinaries({ FFMPEG_PATH: path.join(build, "ffmpeg") })).toMatchObject({
+      source: "env",
+      ffmpeg: path.join(build, "ffmpeg"),
+      ffprobe: path.join(build, "ffprobe"),
+      version: "7.0.2",
+    });
+    expect(resolveFfmpegBinaries({ FFPROBE_PATH: path.join(build, "ffprobe") })).toMatchObject({
+      ffmpeg: path.join(build, "ffmpeg"),
+      ffprobe: path.join(build, "ffprobe"),
+    });
+    const lonely = fs.mkdtempSync(path.join(dir, "lonely-"));
+    fakeBin(lonely, "ffmpeg", "7.0.2");
+    expect(() => resolveFfmpegBinaries({ FFMPEG_PATH: path.join(lonely, "ffmpeg") })).toThrow(
+      /FFPROBE_PATH is not set/,
+    );
+  });
+
   it("a file that is not media at all is refused before any ffmpeg run", async () => {
     const txt = path.join(dir, "notes.txt");
     fs.writeFileSync(txt, "#EXTM3U\nfile:///etc/passwd\n");

@@ -66,9 +66,28 @@ function onPath(name: string, searchPath: string | undefined): string | null {
 const resolved = new Map<string, FfmpegBinaries>();
 
 /**
- * Resolves the binaries once per configuration: explicit overrides (env FFMPEG_PATH / FFPROBE_PATH) win;
- * else the system's `ffmpeg` and `ffprobe` on `PATH` when both run and report version >= 5 (one current
- * build for probing and rendering); else the npm packages. `PATH` defaults to the process's.
+ * The other binary of an explicit override: FFPROBE_PATH for FFMPEG_PATH alone and the reverse, taken
+ * from the same folder (`/opt/ff/ffmpeg` -> `/opt/ff/ffprobe`), so that probing and rendering use one
+ * build. @throws Error naming the variable to set when that folder does not hold it.
+ */
+function siblingBinary(given: string, name: "ffmpeg" | "ffprobe", variable: string): string {
+  const file = path.join(path.dirname(given), name);
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return file;
+  } catch {
+    throw new Error(
+      `${variable} is not set and ${file} does not exist: set both FFMPEG_PATH and FFPROBE_PATH to binaries of one ffmpeg build`,
+    );
+  }
+}
+
+/**
+ * Resolves the binaries once per configuration: explicit overrides (env FFMPEG_PATH / FFPROBE_PATH) win,
+ * one of them alone paired with its sibling in the same folder; else the system's `ffmpeg` and `ffprobe`
+ * on `PATH` when both run and report version >= 5 (one current build for probing and rendering); else
+ * the npm packages. `PATH` defaults to the process's. @throws Error when only one override is set and
+ * its folder lacks the other binary (a configuration error, reported at boot).
  */
 export function resolveFfmpegBinaries(
   env: { FFMPEG_PATH?: string; FFPROBE_PATH?: string; PATH?: string } = {},
@@ -79,8 +98,8 @@ export function resolveFfmpegBinaries(
   if (cached) return cached;
   let result: FfmpegBinaries | null = null;
   if (env.FFMPEG_PATH || env.FFPROBE_PATH) {
-    const ffmpeg = env.FFMPEG_PATH ?? (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
-    const ffprobe = env.FFPROBE_PATH ?? (require("@ffprobe-installer/ffprobe") as { path: string }).path;
+    const ffmpeg = env.FFMPEG_PATH ?? siblingBinary(env.FFPROBE_PATH as string, "ffmpeg", "FFMPEG_PATH");
+    const ffprobe = env.FFPROBE_PATH ?? siblingBinary(ffmpeg, "ffprobe", "FFPROBE_PATH");
     result = { ffmpeg, ffprobe, source: "env", version: ffmpegVersion(ffmpeg) ?? undefined };
   } else {
     const sysFfmpeg = onPath("ffmpeg", searchPath);

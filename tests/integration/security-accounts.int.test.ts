@@ -4,6 +4,8 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authTokens, campaignRecipients, campaigns, outboxMessages, users } from "../../src/server/db/schema";
 import { avatarVideos } from "../../src/server/db/schema/avatar";
+import { sendPasswordResetJob } from "../../src/server/features/auth/auth.jobs";
+import { requestPasswordReset } from "../../src/server/features/auth/auth.service";
 import { loggerOptions } from "../../src/server/lib/logger";
 import {
   accountLinkToken,
@@ -265,6 +267,40 @@ function sessionCookie(res: { cookies: { name: string; value: string }[] }) {
 }
 
 describe("forgot and reset password (issue 11)", () => {
+  it("the request does the same work for a known and an unknown address: one queued job, the account looked up there", async () => {
+    const { user } = await signUp(t.app);
+    const queued: { name: string; data: unknown }[] = [];
+    const recording = {
+      ...t.ctx,
+      jobs: {
+        ...t.ctx.jobs,
+        send: async (job: { name: string }, data: unknown) => {
+          queued.push({ name: job.name, data });
+          return "job-id";
+        },
+      },
+    } as typeof t.ctx;
+    const nobody = uniqueEmail("nobody");
+    const a = await requestPasswordReset(
+      recording,
+      { email: user.email.toUpperCase() },
+      { ip: "203.0.113.7" },
+    );
+    const b = await requestPasswordReset(recording, { email: nobody }, { ip: "203.0.113.7" });
+    expect(a).toEqual(b);
+    expect(queued).toEqual([
+      { name: "auth.send-password-reset", data: { email: user.email.toLowerCase() } },
+      { name: "auth.send-password-reset", data: { email: nobody } },
+    ]);
+    // the job: a link for the account, nothing for the unknown address
+    await t.jobs.send(sendPasswordResetJob, { email: nobody });
+    const toNobody = await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, nobody));
+    expect(toNobody).toEqual([]);
+    await t.jobs.send(sendPasswordResetJob, { email: user.email });
+    expect(await accountLinkToken(t.app, user.email, "reset-password")).toMatch(/^[a-z2-7]{32}$/);
+    expect(t.jobs.failures).toEqual([]);
+  });
+
   it("same answer for any address; a single-use, hashed, 1-hour link sets the password, ends every session and signs in", async () => {
     const { user, cookie, password } = await signUp(t.app);
     // a second device

@@ -1,6 +1,6 @@
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
-import { sendAccountLinkJob } from "./auth.jobs";
-import { sendAccountLink } from "./auth.service";
+import { sendAccountLinkJob, sendPasswordResetJob } from "./auth.jobs";
+import { sendAccountLink, sendPasswordResetTo } from "./auth.service";
 
 /** Emails a password-reset or verification link (token made here, only its hash stored). */
 const sendAccountLinkHandler = defineHandler(sendAccountLinkJob, {
@@ -9,5 +9,12 @@ const sendAccountLinkHandler = defineHandler(sendAccountLinkJob, {
   },
 });
 
+/** Emails a password-reset link to the account of an address, if there is one. */
+const sendPasswordResetHandler = defineHandler(sendPasswordResetJob, {
+  handler: async ({ email }, deps) => {
+    await sendPasswordResetTo(deps, email);
+  },
+});
+
 /** The auth feature's job handlers (worker registry). */
-export const authHandlers: AnyJobDefinition[] = [sendAccountLinkHandler];
+export const authHandlers: AnyJobDefinition[] = [sendAccountLinkHandler, sendPasswordResetHandler];

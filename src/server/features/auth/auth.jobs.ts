@@ -15,3 +15,14 @@ export const sendAccountLinkJob = defineJob({
   schema: z.object({ userId: z.string().uuid(), purpose: z.enum(ACCOUNT_LINK_PURPOSES) }),
   options: { retryLimit: 3 },
 });
+
+/**
+ * `POST /api/auth/forgot-password`'s work: emails a password-reset link to the account of `email`
+ * when there is one, else nothing. Queued for every address the limits let through, so the request
+ * does the same work whether or not the account exists (no timing difference to probe addresses with).
+ */
+export const sendPasswordResetJob = defineJob({
+  name: "auth.send-password-reset",
+  schema: z.object({ email: z.string().email().max(320) }),
+  options: { retryLimit: 3 },
+});

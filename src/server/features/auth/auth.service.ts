@@ -13,7 +13,7 @@ import {
   type Tenant,
   toWorkspaceSummary,
 } from "../workspaces/workspaces.service";
-import { type AccountLinkPurpose, sendAccountLinkJob } from "./auth.jobs";
+import { type AccountLinkPurpose, sendAccountLinkJob, sendPasswordResetJob } from "./auth.jobs";
 import * as q from "./auth.queries";
 import type { ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput } from "./auth.schemas";
 
@@ -276,8 +276,9 @@ export async function sendAccountLink(
 }
 
 /**
- * `POST /api/auth/forgot-password`: queues a reset link for the account of `email`, if there is one.
- * The answer (`FORGOT_PASSWORD_MESSAGE`) is the same either way. Limits: the per-IP auth limit (429),
+ * `POST /api/auth/forgot-password`: queues sendPasswordResetJob for `email`, which sends a reset link
+ * to its account if there is one. The answer (`FORGOT_PASSWORD_MESSAGE`) and the request's work are
+ * the same either way (the account is looked up in the job). Limits: the per-IP auth limit (429),
  * and at most 5 links per address per hour (past that nothing more is sent, same answer).
  * @throws AppError TOO_MANY_REQUESTS.
  */
@@ -292,10 +293,21 @@ export async function requestPasswordReset(
     () => true,
     () => false,
   );
-  const user = await q.findUserByEmail(ctx.db, email);
-  if (user && allowed)
-    await ctx.jobs.send(sendAccountLinkJob, { userId: user.id, purpose: "password_reset" });
+  // the account is looked up by the job: the request costs the same whether or not it exists
+  if (allowed) await ctx.jobs.send(sendPasswordResetJob, { email });
   return { message: FORGOT_PASSWORD_MESSAGE };
+}
+
+/**
+ * The sendPasswordResetJob's work: sendAccountLink(password_reset) to the account whose address is
+ * `email` (case-insensitive); nothing for an unknown address.
+ */
+export async function sendPasswordResetTo(
+  deps: Pick<AppContext, "db" | "env" | "providers">,
+  email: string,
+): Promise<void> {
+  const user = await q.findUserByEmail(deps.db, email.toLowerCase());
+  if (user) await sendAccountLink(deps, user.id, "password_reset");
 }
 
 /**

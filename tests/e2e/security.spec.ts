@@ -1,46 +1,24 @@
-import { expect, type Page, test } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
+import { collectCsp } from "./csp-helpers";
 
 /**
  * Issue 11: the Content-Security-Policy. Every main page loads in Chromium without a single CSP
  * refusal ('Refused to ...' in the console, or a `securitypolicyviolation` event).
  */
 
-function watchCsp(page: Page) {
-  const refusals: string[] = [];
-  page.on("console", (msg) => {
-    if (/Refused to|Content Security Policy/i.test(msg.text())) refusals.push(`${page.url()}: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => {
-    if (/Content Security Policy|unsafe-eval/i.test(err.message))
-      refusals.push(`${page.url()}: ${err.message}`);
-  });
-  return refusals;
-}
-
-async function violations(page: Page): Promise<string[]> {
-  return page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp ?? []);
-}
-
 test("the app's main pages, the API docs and the local checkout load with no CSP refusal", async ({
   page,
 }) => {
   test.setTimeout(420_000);
-  await page.addInitScript(() => {
-    const w = window as unknown as { __csp: string[] };
-    w.__csp = [];
-    document.addEventListener("securitypolicyviolation", (e) => {
-      w.__csp.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`);
-    });
-  });
-  const refusals = watchCsp(page);
+  const { violations, refusals } = await collectCsp(page);
 
   const res = await page.goto("/");
   const csp = res?.headers()["content-security-policy"] ?? "";
   expect(csp).toContain("default-src 'self'");
   expect(csp).toMatch(/script-src 'self' 'sha256-/);
   await expect(page.getByRole("heading").first()).toBeVisible();
-  expect(await violations(page)).toEqual([]);
+  expect(await violations()).toEqual([]);
   // the saved theme still applies before first paint (the hashed inline script ran)
   await page.evaluate(() => localStorage.setItem("pitchwise-theme", "ocean-deep"));
   await page.reload();
@@ -57,7 +35,7 @@ test("the app's main pages, the API docs and the local checkout load with no CSP
   await page.getByLabel("Password").fill("correct-horse-battery");
   await page.getByRole("button", { name: "Create Account" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
-  expect(await violations(page)).toEqual([]);
+  expect(await violations()).toEqual([]);
 
   for (const [path, ready] of [
     ["/dashboard", () => page.getByRole("heading", { name: /Welcome (back|to Pitchwise)/ })],
@@ -72,15 +50,15 @@ test("the app's main pages, the API docs and the local checkout load with no CSP
     await expect(ready()).toBeVisible({ timeout: 60_000 });
     // lazy chunks, workers and map resources finish loading
     await page.waitForTimeout(1500);
-    expect(await violations(page), path).toEqual([]);
+    expect(await violations(), path).toEqual([]);
   }
 
   await page.goto("/docs/api");
   await expect(page.locator(".swagger-ui .info .title")).toBeVisible({ timeout: 60_000 });
-  expect(await violations(page), "/docs/api").toEqual([]);
+  expect(await violations(), "/docs/api").toEqual([]);
 
   await upgradeThroughLocalCheckout(page);
-  expect(await violations(page), "local checkout").toEqual([]);
+  expect(await violations(), "local checkout").toEqual([]);
 
   expect(refusals).toEqual([]);
 });

@@ -280,6 +280,42 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
     }
   });
 
+  it("email: Postmark SubscriptionChange unsubscribes once; after a reactivation a new unsubscribe is a new event", async () => {
+    const rx = await receiver();
+    try {
+      const k = await subscribed(t, rx.url);
+      const to = `sub-${Date.now()}@example.com`;
+      const launch = await k.client.post("/api/campaigns/email/launch", {
+        campaignName: "Sub",
+        subject: "S",
+        body: "B",
+        contacts: [{ name: "Sub", email: to }],
+      });
+      const [row] = await recipientsOf(t, launch.json().campaignId);
+      const change = (suppress: boolean, at: string) => ({
+        RecordType: "SubscriptionChange",
+        MessageID: row.providerMessageId,
+        Recipient: to,
+        SuppressSending: suppress,
+        SuppressionReason: suppress ? "ManualSuppression" : null,
+        ChangedAt: at,
+      });
+      expect((await postmark(change(true, "2026-11-21T10:00:00Z"))).json().result).toBe("applied");
+      expect((await postmark(change(true, "2026-11-21T10:00:00Z"))).json().result).toBe("replay");
+      // the page after Postmark's unsubscribe: already unsubscribed, no second event
+      expect((await t.app.inject({ method: "POST", url: `/u/${row.token}` })).statusCode).toBe(200);
+      expect(ofType(rx.got, k.secret, "contact.unsubscribed")).toHaveLength(1);
+      expect((await postmark(change(false, "2026-11-21T11:00:00Z"))).json().result).toBe("applied");
+      expect((await postmark(change(true, "2026-11-21T12:00:00Z"))).json().result).toBe("applied");
+      const events = ofType(rx.got, k.secret, "contact.unsubscribed");
+      expect(events).toHaveLength(2);
+      for (const e of events)
+        expect(e.data).toMatchObject({ recipient_id: row.id, contact_id: row.contactId, address: to });
+    } finally {
+      await rx.close();
+    }
+  });
+
   it("sms: delivered status callback, a reply, and a STOP emit once each (replays none); STOP after START is a new opt-out", async () => {
     const rx = await receiver();
     try {

@@ -11,11 +11,12 @@ import {
   insertWebhookEventKey,
   selectCampaign,
   selectCampaignContent,
+  selectRecipientById,
   selectRecipientByProviderId,
   selectRecipientByToken,
   selectRecipientsAtAddress,
   selectRecipientsWithStatus,
-  updateRecipient,
+  updateRecipientIfUnchanged,
 } from "./campaigns.queries";
 
 /** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
@@ -64,58 +65,113 @@ function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEven
 }
 
 /**
+ * What applying the events needs: the database and the job client (the outbound webhook event is
+ * enqueued with the change), optionally a logger for a webhook that could not be emitted. The app
+ * context (routes) and job deps (handlers) both fit.
+ */
+export type EventCtx = Pick<JobDeps, "db" | "jobs"> & { log?: Pick<JobDeps["log"], "warn"> };
+
+/** A recipient's change for one event, or why there is none. */
+type Change =
+  | { kind: "set"; set: Partial<typeof campaignRecipients.$inferInsert> }
+  | { kind: "none" }
+  | { kind: "repeat" };
+
+/** The change `event` makes to recipient `r` (pure: the rules of applyRecipientEvent). */
+function changeFor(
+  r: CampaignRecipient,
+  event: RecipientEvent,
+  opts: { reason?: string },
+  now: Date,
+): Change {
+  const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
+  const cur = r.status;
+  if (event === "bounced" || event === "failed") {
+    if (FINAL.has(cur) || cur === "bounced") return { kind: "none" };
+    set.status = event === "bounced" ? "bounced" : "failed";
+    set.reason = opts.reason ?? event;
+    set.failedAt = now;
+    return { kind: "set", set };
+  }
+  if (event === "unsubscribed" || event === "complained") {
+    const reason = event === "complained" ? "spam complaint" : "unsubscribed";
+    // already opted out this way (a second click on the page, a STOP after the unsubscribe link)
+    if (r.reason === reason) return { kind: "none" };
+    set.reason = reason;
+    return { kind: "set", set };
+  }
+  const ts = {
+    delivered: "deliveredAt",
+    opened: "openedAt",
+    clicked: "clickedAt",
+    replied: "repliedAt",
+  } as const;
+  const col = ts[event];
+  if (!r[col]) set[col] = now;
+  if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
+  if (!FINAL.has(cur) && cur !== "bounced" && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
+  if (!set.status && r[col]) return { kind: "repeat" };
+  return { kind: "set", set };
+}
+
+/**
  * Applies a delivery/engagement event to a recipient: status moves forward only (RANK), the
- * event's timestamp is set once, bounces/failures record the vendor's reason, and the contact gets a
- * timeline activity. Returns false when the event changed nothing.
+ * event's timestamp is set once, bounces/failures record the vendor's reason, an opt-out marks the
+ * recipient once (`reason` unsubscribed / spam complaint), and the contact gets a timeline activity.
+ * When the recipient changed, the outbound webhook event (WEBHOOK_EVENT: message.delivered/opened/
+ * clicked/replied/bounced, contact.unsubscribed; issue 15) is emitted with the change, so each real
+ * occurrence emits once: a repeat (a second click or open, a second unsubscribe) changes nothing and
+ * emits nothing (replayed provider webhooks stop earlier, at firstDelivery). The row is written only
+ * if it is still as `r` had it (updateRecipientIfUnchanged); when a concurrent event changed it
+ * first, the fresh row is decided again (up to 5 times). Returns false when the event changed nothing.
  */
 export async function applyRecipientEvent(
-  dbOrCtx: DbOrTx | Pick<JobDeps, "db" | "jobs">,
+  ctx: EventCtx,
   r: CampaignRecipient,
   event: RecipientEvent,
   opts: { reason?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<boolean> {
-  // with the app context (db + jobs), the change is also emitted as an outbound webhook event
-  const ctx = "jobs" in dbOrCtx ? dbOrCtx : null;
-  const db = ctx ? ctx.db : (dbOrCtx as DbOrTx);
+  const { db } = ctx;
   const now = new Date();
-  const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
-  const cur = r.status;
-  if (event === "bounced" || event === "failed") {
-    if (FINAL.has(cur) || cur === "bounced") return false;
-    set.status = event === "bounced" ? "bounced" : "failed";
-    set.reason = opts.reason ?? event;
-    set.failedAt = now;
-  } else if (event === "unsubscribed" || event === "complained") {
-    set.reason = event === "complained" ? "spam complaint" : "unsubscribed";
-  } else {
-    const ts = {
-      delivered: "deliveredAt",
-      opened: "openedAt",
-      clicked: "clickedAt",
-      replied: "repliedAt",
-    } as const;
-    const col = ts[event];
-    if (!r[col]) set[col] = now;
-    if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
-    if (!FINAL.has(cur) && cur !== "bounced" && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
-    if (!set.status && r[col]) {
+  let seen: CampaignRecipient | undefined = r;
+  for (let attempt = 0; seen && attempt < 5; attempt++) {
+    const change = changeFor(seen, event, opts, now);
+    if (change.kind === "none") return false;
+    if (change.kind === "repeat") {
       // a repeat open/click: timeline only
-      const type = activityFor(r, event);
+      const type = activityFor(seen, event);
       if (type && event !== "delivered")
         await recordActivities(db, [
           {
-            workspaceId: r.workspaceId,
-            contactId: r.contactId,
+            workspaceId: seen.workspaceId,
+            contactId: seen.contactId,
             activityType: type,
-            metadata: { campaignId: r.campaignId, recipientId: r.id, ...(opts.metadata ?? {}) },
+            metadata: { campaignId: seen.campaignId, recipientId: seen.id, ...(opts.metadata ?? {}) },
           },
         ]);
       return false;
     }
+    if (!(await updateRecipientIfUnchanged(db, seen, change.set))) {
+      seen = await selectRecipientById(db, seen.id);
+      continue;
+    }
+    await recorded(ctx, seen, event, change.set, opts, now);
+    return true;
   }
-  await updateRecipient(db, r.id, set);
+  return false;
+}
+
+/** The webhook event and the timeline activity of an applied recipient event. */
+async function recorded(
+  ctx: EventCtx,
+  r: CampaignRecipient,
+  event: RecipientEvent,
+  set: Partial<typeof campaignRecipients.$inferInsert>,
+  opts: { reason?: string; metadata?: Record<string, unknown> },
+  now: Date,
+): Promise<void> {
   const hook = WEBHOOK_EVENT[event];
-  if (ctx && hook)
+  if (hook)
     await emitWebhookEvent(ctx, r.workspaceId, hook, {
       campaign_id: r.campaignId,
       recipient_id: r.id,
@@ -128,7 +184,7 @@ export async function applyRecipientEvent(
     });
   const type = activityFor(r, event);
   if (type)
-    await recordActivities(db, [
+    await recordActivities(ctx.db, [
       {
         workspaceId: r.workspaceId,
         contactId: r.contactId,
@@ -141,7 +197,6 @@ export async function applyRecipientEvent(
         },
       },
     ]);
-  return true;
 }
 
 /**
@@ -169,41 +224,43 @@ export async function recipientByProviderId(
 
 /**
  * Unsubscribes the recipient behind `token` (RFC 8058 one-click or the page's button): adds the
- * address to the owner's suppression list for the channel and records the opt-out. Idempotent.
- * Returns the masked address, or null for an unknown token.
+ * address to the owner's suppression list for the channel and records the opt-out (activity and the
+ * `contact.unsubscribed` webhook event, once: a second POST changes nothing). Idempotent.
+ * Returns the address, or null for an unknown token.
  */
 export async function unsubscribeByToken(
-  db: DbOrTx,
+  ctx: EventCtx,
   token: string,
   source: string,
 ): Promise<{ address: string } | null> {
-  const r = await recipientByToken(db, token);
+  const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
-  await suppress(db, r.workspaceId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
-  if (r.reason !== "unsubscribed") await applyRecipientEvent(db, r, "unsubscribed", { metadata: { source } });
+  await suppress(ctx.db, r.workspaceId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
+  await applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source } });
   return { address: r.address };
 }
 
 /**
  * A tracked click: the campaign's link number `index` for the recipient behind `token`, accepted only
  * with the link's signature (`clickSignature`: HMAC under APP_SECRET over token, index and the
- * destination). Records the click and returns the destination, or null for an unknown token or
+ * destination). Records the click (the first one also emits `message.clicked`) and returns the
+ * destination, or null for an unknown token or
  * index, a missing or altered signature, or a destination changed since the message was sent (never
  * a redirect the server did not sign for this message).
  */
 export async function clickByToken(
-  db: DbOrTx,
+  ctx: EventCtx,
   secret: string,
   token: string,
   index: number,
   signature: string | undefined,
 ): Promise<string | null> {
-  const r = await recipientByToken(db, token);
+  const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
-  const content = await selectCampaignContent(db, r.campaignId);
+  const content = await selectCampaignContent(ctx.db, r.campaignId);
   const url = content?.links?.[index];
   if (!url || !verifyClickSignature(secret, token, index, url, signature)) return null;
-  await applyRecipientEvent(db, r, "clicked", { metadata: { url } });
+  await applyRecipientEvent(ctx, r, "clicked", { metadata: { url } });
   return url;
 }
 
@@ -215,8 +272,9 @@ function bucket(token: string, mod: number): number {
  * The local providers' simulated engagement for a completed campaign: every sent recipient is
  * delivered; for email about 45 % open and, when the email has links, about 15 % click; for SMS
  * about 15 % click a link and 5 % reply. Deterministic per recipient token, so re-runs change nothing.
+ * Each simulated event emits its outbound webhook event like a provider's (applyRecipientEvent).
  */
-export async function simulateEngagement(deps: Pick<JobDeps, "db">, campaignId: number): Promise<void> {
+export async function simulateEngagement(deps: EventCtx, campaignId: number): Promise<void> {
   const c = await selectCampaign(deps.db, campaignId);
   if (!c) return;
   const rows = await selectRecipientsWithStatus(deps.db, campaignId, ["sent"]);
@@ -224,19 +282,19 @@ export async function simulateEngagement(deps: Pick<JobDeps, "db">, campaignId: 
   const hasLinks = (c.content.links?.length ?? 0) > 0 || !!c.content.landingUrl;
   for (const r of rows) {
     const b = bucket(r.token, 100);
-    await applyRecipientEvent(deps.db, r, "delivered", { metadata: { simulated: true } });
+    await applyRecipientEvent(deps, r, "delivered", { metadata: { simulated: true } });
     const fresh = { ...r, deliveredAt: new Date(), status: "delivered" as const };
     if (kind === "email" && b < 45) {
-      await applyRecipientEvent(deps.db, fresh, "opened", { metadata: { simulated: true } });
+      await applyRecipientEvent(deps, fresh, "opened", { metadata: { simulated: true } });
       if (hasLinks && b < 15)
-        await applyRecipientEvent(deps.db, { ...fresh, status: "opened", openedAt: new Date() }, "clicked", {
+        await applyRecipientEvent(deps, { ...fresh, status: "opened", openedAt: new Date() }, "clicked", {
           metadata: { simulated: true },
         });
     } else if (kind === "sms") {
       if (hasLinks && b < 15)
-        await applyRecipientEvent(deps.db, fresh, "clicked", { metadata: { simulated: true } });
+        await applyRecipientEvent(deps, fresh, "clicked", { metadata: { simulated: true } });
       else if (b >= 95)
-        await applyRecipientEvent(deps.db, fresh, "replied", {
+        await applyRecipientEvent(deps, fresh, "replied", {
           metadata: { simulated: true, body: "Thanks!" },
         });
     }

@@ -1,4 +1,17 @@
-import { and, asc, count, desc, eq, inArray, lt, ne, sql } from "drizzle-orm";
+import {
+  type AnyColumn,
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  ne,
+  sql,
+} from "drizzle-orm";
 import type { DbOrTx, Sql } from "../../db/client";
 import {
   type Campaign,
@@ -286,13 +299,67 @@ export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): P
   return requeued.length;
 }
 
-/** Applies a change to one recipient row (events: status, timestamps, reason). */
-export async function updateRecipient(
+/**
+ * Applies an event's change to one recipient row (status, timestamps, reason) only when the fields
+ * the event's decision read are still as `seen` had them: status, reason, and which of
+ * delivered/opened/clicked/replied are set (optimistic concurrency: two concurrent clicks or a
+ * double-posted unsubscribe change the row, and emit their webhook event, once). True when applied;
+ * false when another writer changed the row first (the caller re-reads and decides again).
+ */
+export async function updateRecipientIfUnchanged(
   db: DbOrTx,
-  id: number,
+  seen: CampaignRecipient,
   set: Partial<typeof campaignRecipients.$inferInsert>,
-): Promise<void> {
-  await db.update(campaignRecipients).set(set).where(eq(campaignRecipients.id, id));
+): Promise<boolean> {
+  const r = campaignRecipients;
+  const same = (col: AnyColumn, v: Date | null) => (v ? isNotNull(col) : isNull(col));
+  const rows = await db
+    .update(r)
+    .set(set)
+    .where(
+      and(
+        eq(r.id, seen.id),
+        eq(r.status, seen.status),
+        seen.reason === null ? isNull(r.reason) : eq(r.reason, seen.reason),
+        same(r.deliveredAt, seen.deliveredAt),
+        same(r.openedAt, seen.openedAt),
+        same(r.clickedAt, seen.clickedAt),
+        same(r.repliedAt, seen.repliedAt),
+      ),
+    )
+    .returning({ id: r.id });
+  return rows.length > 0;
+}
+
+/** One recipient by id (any workspace: event handlers re-read a row another writer changed), or undefined. */
+export async function selectRecipientById(db: DbOrTx, id: number): Promise<CampaignRecipient | undefined> {
+  const [r] = await db.select().from(campaignRecipients).where(eq(campaignRecipients.id, id));
+  return r;
+}
+
+/**
+ * Clears the `unsubscribed` mark of a workspace's recipients on `channels` at `address` (the address
+ * re-subscribed: SMS START, Postmark reactivation), so a later opt-out is a new one. Returns how many.
+ */
+export async function clearRecipientOptOut(
+  db: DbOrTx,
+  workspaceId: string,
+  channels: CampaignChannel[],
+  address: string,
+): Promise<number> {
+  const rows = await db
+    .update(campaignRecipients)
+    .set({ reason: null, updatedAt: new Date() })
+    .where(
+      and(
+        eq(campaignRecipients.workspaceId, workspaceId),
+        inArray(campaignRecipients.channel, channels),
+        eq(campaignRecipients.address, address),
+        eq(campaignRecipients.reason, "unsubscribed"),
+      ),
+    )
+    .returning({ id: campaignRecipients.id });
+  return rows.length;
 }
 
 /** A recipient by its public token, or undefined. */

@@ -223,7 +223,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.post("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
     const oneClick = formParams(req.body)["List-Unsubscribe"] === "One-Click";
-    const done = await unsubscribeByToken(ctx.db, token, oneClick ? "one-click" : "unsubscribe page");
+    const done = await unsubscribeByToken(ctx, token, oneClick ? "one-click" : "unsubscribe page");
     if (!done)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
     return page(
@@ -237,7 +237,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   const click = async (req: FastifyRequest, reply: FastifyReply) => {
     const { token, index, signature } = req.params as { token: string; index: string; signature?: string };
     const i = /^\d{1,3}$/.test(index) ? Number(index) : -1;
-    const url = i >= 0 ? await clickByToken(ctx.db, ctx.env.APP_SECRET, token, i, signature) : null;
+    const url = i >= 0 ? await clickByToken(ctx, ctx.env.APP_SECRET, token, i, signature) : null;
     if (!url)
       return page(
         reply,

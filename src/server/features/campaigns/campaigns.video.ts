@@ -331,7 +331,7 @@ export async function trackView(
         },
       ]);
     if (!page.firstViewedAt)
-      await applyRecipientEvent(ctx.db, recipient, "clicked", { metadata: { videoView: true } });
+      await applyRecipientEvent(ctx, recipient, "clicked", { metadata: { videoView: true } });
     if (!recent) await emitVideoViewed(ctx, data, "view", page.maxPercent, now);
     return true;
   }

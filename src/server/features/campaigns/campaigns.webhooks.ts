@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
-import type { CampaignRecipient } from "../../db/schema";
+import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { suppress, unsuppress } from "../compliance/compliance.service";
 import { recordActivities } from "../crm/crm.service";
@@ -10,9 +10,12 @@ import {
   recipientByProviderId,
   recipientsForAddress,
 } from "./campaigns.events";
-import { insertSmsOptEvent, latestSmsOptEventId } from "./campaigns.queries";
+import { clearRecipientOptOut, insertSmsOptEvent, latestSmsOptEventId } from "./campaigns.queries";
 
 type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
+
+/** Campaign channels whose messages go to a phone by SMS (an inbound SMS answers them). */
+const SMS_CHANNELS: CampaignChannel[] = ["sms", "video_sms"];
 
 /** Twilio's opt-out keywords (Twilio Advanced Opt-Out defaults; CTIA). */
 export const STOP_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
@@ -114,8 +117,9 @@ export async function handleTwilioStatus(
 
 /**
  * Applies a verified inbound SMS: STOP/STOPALL/UNSUBSCRIBE/CANCEL/END/QUIT (or Twilio's
- * `OptOutType=STOP`) puts the number on the suppression list of every account that texted it;
- * START/UNSTOP (`OptOutType=START`) removes it; HELP is answered; any other text marks the latest
+ * `OptOutType=STOP`) puts the number on the suppression list of every account that texted it and
+ * marks that account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed`
+ * webhook event); START/UNSTOP (`OptOutType=START`) removes both, so a later STOP counts again; HELP is answered; any other text marks the latest
  * recipient `replied`. Returns the TwiML reply text, or null when Twilio already answered (Advanced
  * Opt-Out sends its own confirmation when it sets OptOutType) or nothing should be sent.
  * Replays (same MessageSid) change nothing; a STOP/START older, by Twilio's own time, than the number's
@@ -131,7 +135,7 @@ export async function handleTwilioInbound(
   const body = (params.Body ?? "").trim();
   const word = body.toUpperCase().replace(/[^A-Z]/g, "");
   const optOutType = (params.OptOutType ?? "").toUpperCase();
-  const recipients = await recipientsForAddress(ctx.db, ["sms", "video_sms"], from);
+  const recipients = await recipientsForAddress(ctx.db, SMS_CHANNELS, from);
   const accounts = new Map<string, CampaignRecipient>();
   for (const r of recipients) if (!accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
   const isStop = optOutType === "STOP" || (STOP_KEYWORDS as readonly string[]).includes(word);
@@ -146,20 +150,17 @@ export async function handleTwilioInbound(
   if (isStop) {
     for (const [workspaceId, r] of accounts) {
       await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");
-      await recordActivities(ctx.db, [
-        {
-          workspaceId,
-          contactId: r.contactId,
-          activityType: "opted_out",
-          metadata: { channel: "sms", keyword: word || optOutType },
-        },
-      ]);
+      // the opt-out on the account's latest recipient: `opted_out` activity and `contact.unsubscribed`
+      await applyRecipientEvent(ctx, r, "unsubscribed", {
+        metadata: { channel: "sms", keyword: word || optOutType },
+      });
     }
     return optOutType ? null : STOP_REPLY;
   }
   if (isStart) {
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
+      await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
       await recordActivities(ctx.db, [
         { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);
@@ -248,6 +249,7 @@ export async function handlePostmarkEvent(
         return ok(await applyRecipientEvent(ctx, r, "unsubscribed"));
       }
       await unsuppress(ctx.db, r.workspaceId, "email", r.address);
+      await clearRecipientOptOut(ctx.db, r.workspaceId, ["email", "video_email"], r.address);
       return "applied";
     default:
       return "ignored";

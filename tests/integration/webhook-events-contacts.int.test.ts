@@ -4,14 +4,16 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { outboundWebhookEvents } from "../../src/server/db/schema";
+import { addBusinessContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 import { multipart } from "./studio-helpers";
 
 // Issue 15's contact events on the paths that write many contacts at once: the v1 bulk upsert, the
-// JSON import, the CSV file import (upload route + import job), bulk operations and campaign CSV
-// recipients. Each event carries the single-contact events' data (the contact's public JSON, or
-// {id, deleted: true}), is signed (verified with the standardwebhooks package), reaches only the
-// workspace's own endpoints, and nothing is stored when no endpoint of the workspace subscribes.
+// JSON import, the CSV file import (upload route + import job), bulk operations, campaign CSV
+// recipients and lead search businesses added to contacts. Each event carries the single-contact
+// events' data (the contact's public JSON, or {id, deleted: true}), is signed (verified with the
+// standardwebhooks package), reaches only the workspace's own endpoints, and nothing is stored when
+// no endpoint of the workspace subscribes.
 
 const CONTACT_EVENTS = ["contact.created", "contact.updated", "contact.deleted"];
 
@@ -332,6 +334,33 @@ describe("contact webhook events on bulk paths", () => {
       const events = take(rx, k.secret);
       expect(events.map((e) => [e.type, e.data.email])).toEqual([["contact.created", e1]]);
       expect(events[0]?.data).toEqual(await contactJson(k, events[0]?.data.id));
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("lead search businesses added to contacts: contact.created for created ones, contact.updated for filled ones", async () => {
+    const rx = await receiver();
+    try {
+      const k = await workspace(["contact.created", "contact.updated"], rx.url);
+      const e0 = uniqueEmail("biz-existing");
+      const { id: id0 } = await createOne(k, rx, e0);
+      const r = await addBusinessContacts(t.ctx, k.workspaceId, [
+        { placeId: "place-known", name: "Known Biz", email: e0, website: "https://known.example" },
+        { placeId: "place-new", name: "New Biz", phone: "+15125550111" },
+      ]);
+      expect(r).toMatchObject({ created: 1, updated: 1 });
+      const events = take(rx, k.secret);
+      expect(events.map((e) => [e.type, e.data.company ?? e.data.email])).toEqual(
+        expect.arrayContaining([
+          ["contact.created", "New Biz"],
+          ["contact.updated", e0],
+        ]),
+      );
+      expect(events.length).toBe(2);
+      const [updated] = ofType(events, "contact.updated");
+      expect(updated?.data).toEqual(await contactJson(k, id0));
+      expect(updated?.data.website).toBe("https://known.example");
     } finally {
       await rx.close();
     }

@@ -76,8 +76,8 @@ const geocodeContactsHandler = defineHandler(geocodeContactsJob, {
 /**
  * Runs a streaming CSV import (`contact_imports` row): parse, COPY, upsert, with progress written
  * after every batch, and the batch's contact.created / contact.updated webhook events when an
- * endpoint listens (importEventListener); then queues geocoding and the search-index follow-up. A missing file or a
- * binary file fails the import with a readable reason (not retried). When the worker running it
+ * endpoint listens (importEventListener); then queues geocoding and the search-index follow-up. A
+ * missing file or a binary file fails the import with a readable reason (not retried). When the worker running it
  * dies (its pg-boss heartbeat stops), pg-boss runs it again: the file is imported again from the
  * start, which the upsert by email makes idempotent, and the totals count the contacts the
  * interrupted attempt created as created (they carry the import's id), not as skipped or updated.
@@ -124,7 +124,8 @@ export const importContactsHandler = defineHandler(importContactsJob, {
       const contactLimit = await importContactLimit(deps, imp.workspaceId);
       const phoneCountry = await phoneCountryOf(deps, imp.workspaceId);
       // contact.created / contact.updated (issue 15) after each committed batch, when an endpoint
-      // listens: asked once per import, so an import nobody listens to returns no ids, reads nothing back
+      // listens: asked once per import, so an import nobody listens to returns no ids and reads
+      // nothing back
       const onWritten = await importEventListener(deps, imp.workspaceId);
       const result = await streamCsvFile(
         local.path,

@@ -3,15 +3,18 @@ import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { assertCan } from "../workspaces/workspaces.service";
+import { contactEventsListened, emitContactEvents, emitContactsDeleted } from "./crm.contact-events";
 import {
   contactIdsWhere,
   contactWhereExcept,
   deleteContactsWhere,
+  deleteContactsWhereReturningIds,
   setContactsColumnWhere,
+  setContactsColumnWhereReturningIds,
 } from "./crm.queries";
 import { type BulkOperationInput, bulkOperationSchema } from "./crm.schemas";
 import { assertTagOfWorkspace } from "./crm.tags";
-import { tagContactsWhere, untagContactsWhere } from "./crm.tags.queries";
+import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } from "./crm.tags.queries";
 
 // Bulk operations (spec section 7 "Bulk operations").
 
@@ -23,10 +26,16 @@ import { tagContactsWhere, untagContactsWhere } from "./crm.tags.queries";
  * Ids that are not the workspace's are ignored. A `member` may delete at most one contact at a time
  * (issue 10 roles): deleting a filter's result or several ids needs owner or admin.
  * Each operation is one set-based statement ("select all matching" can cover a million rows).
+ * Webhook events (issue 15, the single-contact events' data), emitted after the statement committed
+ * and only when an endpoint of the workspace listens (one select of its endpoints otherwise; only
+ * then does the statement return ids): delete -> `contact.deleted` per deleted contact (ids from the
+ * delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
+ * add_tag -> `contact.updated` per contact that newly got the tag; remove_tag -> per contact that
+ * lost it.
  * @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found', FORBIDDEN (member bulk delete).
  */
 export async function bulkOperation(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "jobs" | "log">,
   workspaceId: string,
   input: BulkOperationInput,
   actor: { role: WorkspaceRole },
@@ -37,27 +46,42 @@ export async function bulkOperation(
   const target = b.contactIds
     ? contactIdsWhere(workspaceId, b.contactIds)
     : contactWhereExcept(workspaceId, b.filter ?? {}, b.excludeIds);
+  const listens = async (type: "contact.deleted" | "contact.updated") =>
+    (await contactEventsListened(ctx, workspaceId, [type])).has(type);
   switch (b.operation) {
-    case "delete":
-      return { deleted: await deleteContactsWhere(ctx.db, target) };
-    case "update_stage": {
-      const stage = b.data?.lifecycle_stage;
-      if (!stage) throw new AppError("BAD_REQUEST", "data.lifecycle_stage is required");
-      return { updated: await setContactsColumnWhere(ctx.db, target, "lifecycle_stage", stage) };
+    case "delete": {
+      if (!(await listens("contact.deleted"))) return { deleted: await deleteContactsWhere(ctx.db, target) };
+      const ids = await deleteContactsWhereReturningIds(ctx.db, target);
+      await emitContactsDeleted(ctx, workspaceId, ids);
+      return { deleted: ids.length };
     }
+    case "update_stage":
     case "update_status": {
-      const status = b.data?.lead_status;
-      if (!status) throw new AppError("BAD_REQUEST", "data.lead_status is required");
-      return { updated: await setContactsColumnWhere(ctx.db, target, "lead_status", status) };
+      const column = b.operation === "update_stage" ? "lifecycle_stage" : "lead_status";
+      const value = b.operation === "update_stage" ? b.data?.lifecycle_stage : b.data?.lead_status;
+      if (!value) throw new AppError("BAD_REQUEST", `data.${column} is required`);
+      if (!(await listens("contact.updated")))
+        return { updated: await setContactsColumnWhere(ctx.db, target, column, value) };
+      const ids = await setContactsColumnWhereReturningIds(ctx.db, target, column, value);
+      await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
+      return { updated: ids.length };
     }
     case "add_tag":
     case "remove_tag": {
       const tagId = b.data?.tag_id;
       if (!tagId) throw new AppError("BAD_REQUEST", "data.tag_id is required");
       await assertTagOfWorkspace(ctx, workspaceId, tagId);
-      if (b.operation === "remove_tag") return { untagged: await untagContactsWhere(ctx.db, target, tagId) };
+      const events = await listens("contact.updated");
+      if (b.operation === "remove_tag") {
+        const ids = await untagContactsWhere(ctx.db, target, tagId);
+        if (events) await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
+        return { untagged: ids.length };
+      }
       // contacts already carrying the tag count as tagged
-      return { tagged: await tagContactsWhere(ctx.db, target, tagId) };
+      if (!events) return { tagged: await tagContactsWhere(ctx.db, target, tagId) };
+      const r = await tagContactsWhereReturningIds(ctx.db, target, tagId);
+      await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
+      return { tagged: r.matched };
     }
   }
 }

@@ -7,6 +7,7 @@ import { parseInput } from "../../lib/validate";
 import { assertContactsWithinPlan } from "../billing/billing.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
+import { contactEventsListened, emitContactRows } from "./crm.contact-events";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
 import { contactImportExists } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
@@ -17,8 +18,10 @@ import {
   countContactsCreatedBefore,
   deleteContactRow,
   insertContact,
+  insertContactsReturning,
   insertContactsReturningIds,
   insertContactsSkippingDuplicates,
+  insertContactsSkippingDuplicatesReturning,
   isUniqueViolation,
   mergeSearchIndexPending,
   prunePendingSearchEntries,
@@ -105,7 +108,8 @@ function splitName(name: string | undefined | null): { first: string | null; las
  * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
  * created (a row with neither a usable email nor phone always creates a new contact). Used for
  * campaign CSV recipients. Rows repeating an email or phone map to the same id. Creating any queues
- * a statistics refresh (refreshContactStatsSoon).
+ * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
+ * when an endpoint listens (one select of the workspace's endpoints, only when creating).
  * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
  */
 export async function findOrCreateContacts(
@@ -174,13 +178,28 @@ export async function findOrCreateContacts(
   // the plan's contact limit (issue 12): refuse before creating any
   if (toCreate.length)
     await assertContactsWithinPlan(ctx, workspaceId, await countContacts(ctx, workspaceId), toCreate.length);
+  // contact.created (issue 15) for the contacts created here, when an endpoint listens: only then
+  // do the inserts return the rows
+  const listens =
+    toCreate.length > 0 &&
+    (await contactEventsListened(ctx, workspaceId, ["contact.created"])).has("contact.created");
+  const createdRows: Contact[] = [];
   const anonIds = new Map<number, number>();
   const keyed = toCreate.filter((c) => c.email || c.phone);
   const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
   for (let i = 0; i < keyed.length; i += 2000)
-    await insertContactsSkippingDuplicates(ctx.db, keyed.slice(i, i + 2000));
+    if (listens)
+      createdRows.push(
+        ...(await insertContactsSkippingDuplicatesReturning(ctx.db, keyed.slice(i, i + 2000))),
+      );
+    else await insertContactsSkippingDuplicates(ctx.db, keyed.slice(i, i + 2000));
   if (unkeyed.length) {
-    const created = await insertContactsReturningIds(ctx.db, unkeyed);
+    let created: number[];
+    if (listens) {
+      const rows = await insertContactsReturning(ctx.db, unkeyed);
+      createdRows.push(...rows);
+      created = rows.map((r) => r.id);
+    } else created = await insertContactsReturningIds(ctx.db, unkeyed);
     anonymous.forEach((rowIdx, k) => {
       const id = created[k];
       if (id !== undefined) anonIds.set(rowIdx, id);
@@ -188,6 +207,7 @@ export async function findOrCreateContacts(
   }
   if (keyed.length) await lookup();
   if (toCreate.length) await refreshContactStatsSoon(ctx);
+  await emitContactRows(ctx, workspaceId, "contact.created", createdRows);
   return norm.map((n, i) => {
     const id = resolve(n) ?? anonIds.get(i);
     if (id === undefined) throw new AppError("INTERNAL", "Could not create a contact");

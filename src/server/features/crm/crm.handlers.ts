@@ -5,6 +5,7 @@ import { type AnyJobDefinition, defineHandler, type JobDeps, PermanentJobError }
 import { AppError } from "../../lib/errors";
 import { StorageNotFoundError } from "../../providers/storage";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
+import { importEventListener } from "./crm.contact-events";
 import type { ColumnMapping, ImportField } from "./crm.csv";
 import { ContactImporter, type ImportResult, indexImportSearch, streamCsvFile } from "./crm.import";
 import {
@@ -74,8 +75,9 @@ const geocodeContactsHandler = defineHandler(geocodeContactsJob, {
 
 /**
  * Runs a streaming CSV import (`contact_imports` row): parse, COPY, upsert, with progress written
- * after every batch; then queues geocoding and the search-index follow-up. A missing file or a
- * binary file fails the import with a readable reason (not retried). When the worker running it
+ * after every batch, and the batch's contact.created / contact.updated webhook events when an
+ * endpoint listens (importEventListener); then queues geocoding and the search-index follow-up. A
+ * missing file or a binary file fails the import with a readable reason (not retried). When the worker running it
  * dies (its pg-boss heartbeat stops), pg-boss runs it again: the file is imported again from the
  * start, which the upsert by email makes idempotent, and the totals count the contacts the
  * interrupted attempt created as created (they carry the import's id), not as skipped or updated.
@@ -121,6 +123,10 @@ export const importContactsHandler = defineHandler(importContactsJob, {
       // the plan's contact limit (issue 12)
       const contactLimit = await importContactLimit(deps, imp.workspaceId);
       const phoneCountry = await phoneCountryOf(deps, imp.workspaceId);
+      // contact.created / contact.updated (issue 15) after each committed batch, when an endpoint
+      // listens: asked once per import, so an import nobody listens to returns no ids and reads
+      // nothing back
+      const onWritten = await importEventListener(deps, imp.workspaceId);
       const result = await streamCsvFile(
         local.path,
         (m) =>
@@ -133,6 +139,7 @@ export const importContactsHandler = defineHandler(importContactsJob, {
             writers: 2,
             contactLimit,
             phoneCountry,
+            onWritten,
           }),
         { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
       );

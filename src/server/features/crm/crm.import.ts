@@ -257,6 +257,13 @@ export class ContactImporter {
       contactLimit?: { maxNew: number; reason: string } | null;
       /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
       phoneCountry?: string;
+      /**
+       * Called after each batch's upsert committed with the ids of the contacts it created and
+       * updated (skipped ones are in neither): the contact.* webhook events (crm.contact-events.ts).
+       * Only when set does the upsert return ids. Runs on the writer (a file import's next batch
+       * waits for a writer); must not throw.
+       */
+      onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
@@ -462,6 +469,11 @@ export class ContactImporter {
       );
       conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
     }
+    // with a listener (onWritten) the ids too, as two arrays in the one result row
+    const ids = this.opts.onWritten
+      ? `, coalesce(array_agg(id) filter (where inserted), '{}') as created_ids,
+         coalesce(array_agg(id) filter (where not inserted), '{}') as updated_ids`
+      : "";
     // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
     // activities per contact
     const [res] = await conn.unsafe(
@@ -469,9 +481,9 @@ export class ContactImporter {
          insert into contacts (workspace_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
          select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          on conflict (workspace_id, lower(email)) ${conflict}
-         returning (xmax = 0) as inserted
+         returning (xmax = 0) as inserted${this.opts.onWritten ? ", id" : ""}
        )
-       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated from ins`,
+       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids} from ins`,
       [this.workspaceId, this.importId],
     );
     const created = Number(res?.created ?? 0);
@@ -480,6 +492,11 @@ export class ContactImporter {
     this.result.updated += updated;
     this.result.skipped += lines.length - cut - created - updated;
     if (this.newLeft !== null) this.newLeft = Math.max(0, this.newLeft - created);
+    if (this.opts.onWritten)
+      await this.opts.onWritten({
+        created: ((res?.created_ids ?? []) as (string | number)[]).map(Number),
+        updated: ((res?.updated_ids ?? []) as (string | number)[]).map(Number),
+      });
   }
 
   async close() {
@@ -523,6 +540,8 @@ export async function importRows(
   contactLimit: { maxNew: number; reason: string } | null = null,
   /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
   phoneCountry?: string,
+  /** after each batch committed: the ids it created and updated (ContactImporter's `onWritten`) */
+  onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: { line: number; values: Partial<Record<ImportField, string>> }[] = [];
@@ -548,6 +567,7 @@ export async function importRows(
     source: "import",
     contactLimit,
     phoneCountry,
+    onWritten,
   });
   await importer.open();
   try {

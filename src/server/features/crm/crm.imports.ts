@@ -7,6 +7,7 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { contactsAllowance, contactsLimitReason } from "../billing/billing.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
+import { importEventListener } from "./crm.contact-events";
 import { countContacts, refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
@@ -42,7 +43,9 @@ export async function importContactLimit(
 /**
  * POST /api/contacts/import {contacts:[...], on_duplicate?}: validates and upserts the rows by email
  * (skip or update duplicates), then queues geocoding and a statistics refresh (refreshContactStatsSoon;
- * every caller, also the v1 bulk upsert, gets it). Returns `{imported, created, updated, skipped,
+ * every caller, also the v1 bulk upsert, gets it). Emits `contact.created` and `contact.updated`
+ * (issue 15; the single-contact events' data) for the created and updated rows when an endpoint
+ * listens (importEventListener: one select otherwise). Returns `{imported, created, updated, skipped,
  * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
  */
 export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown) {
@@ -56,6 +59,8 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     body.on_duplicate,
     await importContactLimit(ctx, workspaceId),
     await phoneCountryOf(ctx, workspaceId),
+    // contact.created / contact.updated after each batch committed, when an endpoint listens
+    await importEventListener(ctx, workspaceId),
   );
   if (r.created + r.updated > 0) {
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });

@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
+import { type ContactEventCtx, contactEventsListened, emitContactEvents } from "./crm.contact-events";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
@@ -114,10 +115,12 @@ export async function matchBusinessContacts(
  * lifecycle stage lead and custom_fields.place_id. `beforeCreate(n)` runs before anything is written
  * with the number of contacts to create (the caller's plan check: it may throw). With `tagName`, the
  * created and matched contacts get that tag (created when missing). Phones are stored in E.164, read
- * in the workspace's phone country when they have no `+country` (issue 14).
+ * in the workspace's phone country when they have no `+country` (issue 14). After the transaction
+ * committed, emits `contact.created` per created contact and `contact.updated` per filled one
+ * (toContactJson) when an endpoint of the workspace listens.
  */
 export async function addBusinessContacts(
-  ctx: Pick<AppContext, "db">,
+  ctx: ContactEventCtx,
   workspaceId: string,
   businesses: BusinessContactInput[],
   opts: { tagName?: string; beforeCreate?: (n: number) => Promise<void> | void } = {},
@@ -146,7 +149,9 @@ export async function addBusinessContacts(
   }
   await opts.beforeCreate?.(toCreate.length);
   const ids: number[] = [];
-  return ctx.db.transaction(async (tx) => {
+  const filledIds: number[] = [];
+  let createdIds: number[] = [];
+  const result = await ctx.db.transaction(async (tx) => {
     let updated = 0;
     for (const { id, b } of toUpdate) {
       const p = normalisePhone(b.phone, phoneCountry);
@@ -162,8 +167,10 @@ export async function addBusinessContacts(
         longitude: b.longitude ?? null,
         placeId: b.placeId,
       });
-      if (filled) updated++;
-      else skipped++;
+      if (filled) {
+        updated++;
+        filledIds.push(id);
+      } else skipped++;
       ids.push(id);
     }
     if (toCreate.length) {
@@ -196,6 +203,7 @@ export async function addBusinessContacts(
         }),
       );
       ids.push(...created);
+      createdIds = created;
     }
     if (opts.tagName?.trim() && ids.length) {
       const name = opts.tagName.trim().slice(0, 50);
@@ -204,4 +212,13 @@ export async function addBusinessContacts(
     }
     return { created: toCreate.length, updated, skipped, contactIds: ids };
   });
+  // after the commit, when an endpoint listens (one select of its endpoints): the contacts' events
+  if (createdIds.length || filledIds.length) {
+    const listens = await contactEventsListened(ctx, workspaceId, ["contact.created", "contact.updated"]);
+    if (listens.has("contact.created"))
+      await emitContactEvents(ctx, workspaceId, "contact.created", createdIds);
+    if (listens.has("contact.updated"))
+      await emitContactEvents(ctx, workspaceId, "contact.updated", filledIds);
+  }
+  return result;
 }

@@ -832,6 +832,24 @@ export async function insertContactsSkippingDuplicates(db: DbOrTx, values: NewCo
   if (values.length) await db.insert(contacts).values(values).onConflictDoNothing();
 }
 
+/**
+ * insertContactsSkippingDuplicates that returns the contacts it created (those colliding with an
+ * existing one are skipped and not returned), for their contact.created events.
+ */
+export async function insertContactsSkippingDuplicatesReturning(
+  db: DbOrTx,
+  values: NewContact[],
+): Promise<Contact[]> {
+  if (!values.length) return [];
+  return db.insert(contacts).values(values).onConflictDoNothing().returning();
+}
+
+/** Inserts contacts and returns them in input order. */
+export async function insertContactsReturning(db: DbOrTx, values: NewContact[]): Promise<Contact[]> {
+  if (!values.length) return [];
+  return db.insert(contacts).values(values).returning();
+}
+
 /** Inserts contacts and returns their ids in input order. */
 export async function insertContactsReturningIds(db: DbOrTx, values: NewContact[]): Promise<number[]> {
   if (!values.length) return [];
@@ -871,6 +889,19 @@ export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<numbe
   return Number(r?.n ?? 0);
 }
 
+/**
+ * deleteContactsWhere that returns the deleted contacts' ids (`returning id`: the data of their
+ * contact.deleted events, captured before the rows are gone).
+ */
+export async function deleteContactsWhereReturningIds(db: DbOrTx, where: SQL): Promise<number[]> {
+  const rows = await db.delete(contacts).where(where).returning({ id: contacts.id });
+  return rows.map((r) => r.id);
+}
+
+function columnSet(column: "lifecycle_stage" | "lead_status", value: string): SQL {
+  return column === "lifecycle_stage" ? sql`lifecycle_stage = ${value}` : sql`lead_status = ${value}`;
+}
+
 /** Sets lifecycle_stage or lead_status (and updated_at) on every contact matching `where`; returns how many. */
 export async function setContactsColumnWhere(
   db: DbOrTx,
@@ -878,11 +909,23 @@ export async function setContactsColumnWhere(
   column: "lifecycle_stage" | "lead_status",
   value: string,
 ): Promise<number> {
-  const set = column === "lifecycle_stage" ? sql`lifecycle_stage = ${value}` : sql`lead_status = ${value}`;
   const [r] = await db.execute<{ n: number }>(
-    sql`with u as (update ${contacts} set ${set}, updated_at = now() where ${where} returning 1) select count(*)::int as n from u`,
+    sql`with u as (update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${where} returning 1) select count(*)::int as n from u`,
   );
   return Number(r?.n ?? 0);
+}
+
+/** setContactsColumnWhere that returns the updated contacts' ids. */
+export async function setContactsColumnWhereReturningIds(
+  db: DbOrTx,
+  where: SQL,
+  column: "lifecycle_stage" | "lead_status",
+  value: string,
+): Promise<number[]> {
+  const rows = await db.execute<{ id: string | number }>(
+    sql`update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${where} returning id`,
+  );
+  return rows.map((r) => Number(r.id));
 }
 
 // ---------------------------------------------------------------------------------------------

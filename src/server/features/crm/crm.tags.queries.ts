@@ -79,8 +79,28 @@ export async function tagContactsWhere(db: DbOrTx, target: SQL, tagId: number): 
   return Number(matched[0]?.n ?? 0);
 }
 
-/** Removes `tagId` from every contact matching `target`; returns how many links were removed. */
-export async function untagContactsWhere(db: DbOrTx, target: SQL, tagId: number): Promise<number> {
+/**
+ * tagContactsWhere that also returns the ids of the contacts that newly got the tag (not those
+ * already carrying it): `{matched, tagged}`.
+ */
+export async function tagContactsWhereReturningIds(
+  db: DbOrTx,
+  target: SQL,
+  tagId: number,
+): Promise<{ matched: number; tagged: number[] }> {
+  const rows = await db.execute<{ n: string; ids: (string | number)[] }>(sql`
+    with target as (select ${contacts.id} as id from ${contacts} where ${target}),
+    ins as (
+      insert into contact_tags (contact_id, tag_id) select id, ${tagId} from target
+      on conflict do nothing returning contact_id
+    )
+    select (select count(*) from target)::text as n,
+      coalesce((select array_agg(contact_id order by contact_id) from ins), '{}') as ids`);
+  return { matched: Number(rows[0]?.n ?? 0), tagged: (rows[0]?.ids ?? []).map(Number) };
+}
+
+/** Removes `tagId` from every contact matching `target`; returns the ids of the contacts untagged. */
+export async function untagContactsWhere(db: DbOrTx, target: SQL, tagId: number): Promise<number[]> {
   const rows = await db
     .delete(contactTags)
     .where(
@@ -90,7 +110,7 @@ export async function untagContactsWhere(db: DbOrTx, target: SQL, tagId: number)
       ),
     )
     .returning({ id: contactTags.contactId });
-  return rows.length;
+  return rows.map((r) => r.id);
 }
 
 /** Saved segments of `workspaceId`, by name. */

@@ -263,3 +263,26 @@ export async function emitWebhookEvents(
     return [];
   }
 }
+
+/**
+ * Which of `types` an enabled endpoint of the workspace subscribes to, in one indexed select of the
+ * workspace's endpoints (a handful per workspace). For a feature whose event data costs a read
+ * (a bulk write's rows read back as JSON): ask once, then read and emitWebhookEvents only for the
+ * types in the set. Never throws for a webhook problem: a failure is logged and reads as nobody
+ * listening.
+ */
+export async function subscribedWebhookTypes(
+  ctx: Pick<AppContext, "db"> & { log?: { warn: (o: object, m: string) => void } },
+  workspaceId: string,
+  types: readonly WebhookEventType[],
+): Promise<Set<WebhookEventType>> {
+  try {
+    const subscribed = new Set<string>();
+    for (const e of await q.listEndpoints(ctx.db, workspaceId))
+      if (e.enabled) for (const type of e.events) subscribed.add(type);
+    return new Set(types.filter((type) => subscribed.has(type)));
+  } catch (err) {
+    ctx.log?.warn({ err, workspaceId, types }, "webhook subscriptions not read");
+    return new Set();
+  }
+}

@@ -127,3 +127,115 @@ describe("Idempotency-Key lifetime", () => {
     }
   });
 });
+
+type Keyed = Awaited<ReturnType<typeof keyed>>;
+
+/** Walks every page of a v1 list with `limit`; returns the items in order and the page sizes. */
+async function walk(k: Keyed, path: string, limit: number) {
+  const items: { id: number | string; [k: string]: unknown }[] = [];
+  const sizes: number[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 50; i++) {
+    const sep = path.includes("?") ? "&" : "?";
+    const res = await k.call(
+      "GET",
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.object).toBe("list");
+    items.push(...body.data);
+    sizes.push(body.data.length);
+    cursor = body.next_cursor;
+    if (!cursor) return { items, sizes };
+  }
+  throw new Error("too many pages");
+}
+
+describe("v1 cursor pagination of tags, segments, notes, webhook endpoints and deliveries", () => {
+  it("tags and segments: by name then id over several pages, each row once; bad cursors are 400", async () => {
+    const k = await keyed();
+    const names = ["delta", "Alpha", "charlie", "bravo", "echo"];
+    for (const name of names) expect((await k.call("POST", "/tags", { name })).statusCode).toBe(201);
+    const all = (await k.call("GET", "/tags")).json();
+    expect(all.next_cursor).toBeNull();
+    const tagPages = await walk(k, "/tags", 2);
+    expect(tagPages.sizes).toEqual([2, 2, 1]);
+    expect(tagPages.items.map((x) => x.id)).toEqual(all.data.map((x: { id: number }) => x.id));
+    expect(new Set(tagPages.items.map((x) => x.name)).size).toBe(5);
+
+    for (const name of names)
+      expect(
+        (await k.call("POST", "/segments", { name, filter: { lifecycle_stage: "lead" } })).statusCode,
+      ).toBe(201);
+    const segPages = await walk(k, "/segments", 3);
+    expect(segPages.sizes).toEqual([3, 2]);
+    const allSegs = (await k.call("GET", "/segments")).json().data.map((x: { id: number }) => x.id);
+    expect(segPages.items.map((x) => x.id)).toEqual(allSegs);
+    expect(segPages.items[0]).toMatchObject({ contact_count: 0, filter: { lifecycle_stage: "lead" } });
+
+    for (const cursor of ["nope", Buffer.from('["x"]').toString("base64url"), "x".repeat(1001)]) {
+      const bad = await k.call("GET", `/tags?cursor=${cursor}`);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error).toMatchObject({ type: "invalid_request_error", param: "cursor" });
+    }
+    expect((await k.call("GET", "/segments?limit=0")).statusCode).toBe(400);
+  });
+
+  it("notes: newest first with ties in the same millisecond (microseconds kept), each note once", async () => {
+    const k = await keyed();
+    const c = (await k.call("POST", "/contacts", { first_name: "Nora", email: "nora@example.com" })).json();
+    // 3 notes at one instant, 2 a microsecond later (one JS millisecond), 1 a second earlier
+    await t.db.execute(sql`insert into notes (workspace_id, contact_id, note_text, created_at) values
+      (${k.user.id}, ${c.id}, 'a', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'b', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'c', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'd', '2026-01-01 10:00:00.123457+00'),
+      (${k.user.id}, ${c.id}, 'e', '2026-01-01 10:00:00.123457+00'),
+      (${k.user.id}, ${c.id}, 'f', '2026-01-01 09:59:59+00')`);
+    const pages = await walk(k, `/contacts/${c.id}/notes`, 2);
+    expect(pages.sizes).toEqual([2, 2, 2]);
+    expect(pages.items.map((n) => n.note_text)).toEqual(["e", "d", "c", "b", "a", "f"]);
+    // another workspace's contact is 404
+    const other = await keyed();
+    expect((await other.call("GET", `/contacts/${c.id}/notes`)).statusCode).toBe(404);
+  });
+
+  it("webhook endpoints and deliveries: newest first, ties broken by id, each row once", async () => {
+    const k = await keyed();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await k.call("POST", "/webhook_endpoints", {
+        url: `http://127.0.0.1:9/hook-${i}`,
+        events: ["contact.created"],
+      });
+      expect(res.statusCode).toBe(201);
+      ids.push(res.json().id);
+    }
+    await t.db.execute(
+      sql`update webhook_endpoints set created_at = '2026-02-01 08:00:00.000001+00' where workspace_id = ${k.user.id}`,
+    );
+    const eps = await walk(k, "/webhook_endpoints", 2);
+    expect(eps.sizes).toEqual([2, 2, 1]);
+    expect(eps.items.map((e) => e.id)).toEqual([...ids].sort().reverse());
+
+    const ep = ids[0]!;
+    await t.db.execute(sql`insert into outbound_webhook_events (id, workspace_id, type, data)
+      select 'msg_page_' || g || '_' || ${ep}, ${k.user.id}, 'contact.created', '{}'::jsonb
+      from generate_series(1, 7) g`);
+    await t.db.execute(sql`insert into webhook_deliveries (workspace_id, endpoint_id, event_id, created_at)
+      select ${k.user.id}, ${ep}, 'msg_page_' || g || '_' || ${ep},
+             case when g <= 4 then timestamptz '2026-02-01 09:00:00.000500+00'
+                  else timestamptz '2026-02-01 09:00:00.000900+00' end
+      from generate_series(1, 7) g`);
+    const dels = await walk(k, `/webhook_endpoints/${ep}/deliveries`, 3);
+    expect(dels.sizes).toEqual([3, 3, 1]);
+    const expected = await t.db.execute<{ id: string }>(
+      sql`select id from webhook_deliveries where endpoint_id = ${ep} order by created_at desc, id desc`,
+    );
+    expect(dels.items.map((d) => d.id)).toEqual(expected.map((r) => r.id));
+    expect(dels.items[0]).toMatchObject({ event_type: "contact.created", status: "pending" });
+    const other = await keyed();
+    expect((await other.call("GET", `/webhook_endpoints/${ep}/deliveries`)).statusCode).toBe(404);
+  });
+});

@@ -359,6 +359,8 @@ const leadResultPurged = z.object({
 export const leadResultObject = z.union([leadResultFull, leadResultPurged]);
 
 // --- shared ---------------------------------------------------------------------------------------
+/** `limit` and `cursor` of the lists with no filters (tags, segments, notes, webhooks). */
+export const pageQuery = v1PageSchema;
 export const deletedResult = z.object({ id: z.union([z.number(), z.string()]), deleted: z.literal(true) });
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({

@@ -196,13 +196,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/contacts/{id}/notes",
     operationId: "listNotes",
-    summary: "A contact's notes, newest first",
+    summary: "A contact's notes, newest first, cursor pagination",
     tag: "Notes",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.noteObject),
-    handler: async ({ ctx, p, params }) => {
-      const d = await crm.getContactDetail(ctx, p.tenant.workspaceId, intId(params.id, "Contact"));
-      return list(d.notes, null);
+    handler: async ({ ctx, p, params, query }) => {
+      const id = intId(params.id, "Contact");
+      const r = await crm.listNotesPage(ctx, p.tenant.workspaceId, id, query.limit, query.cursor);
+      return list(r.notes, r.nextCursor);
     },
   },
   {
@@ -223,11 +225,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/tags",
     operationId: "listTags",
-    summary: "Tags with their contact counts, by name",
+    summary: "Tags with their contact counts, by name, cursor pagination",
     tag: "Tags",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.tagObject),
-    handler: async ({ ctx, p }) => list(await crm.listTags(ctx, p.tenant.workspaceId), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await crm.listTagsPage(ctx, p.tenant.workspaceId, query.limit, query.cursor);
+      return list(r.tags, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -246,11 +252,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/segments",
     operationId: "listSegments",
-    summary: "Saved segments (lists) with their contact counts",
+    summary: "Saved segments (lists) with their contact counts, by name, cursor pagination",
     tag: "Segments",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.segmentObject),
-    handler: async ({ ctx, p }) => list(await crm.listSegments(ctx, p.tenant.workspaceId), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await crm.listSegmentsPage(ctx, p.tenant.workspaceId, query.limit, query.cursor);
+      return list(r.segments, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -478,11 +488,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/webhook_endpoints",
     operationId: "listWebhookEndpoints",
-    summary: "Webhook endpoints",
+    summary: "Webhook endpoints, newest first, cursor pagination",
     tag: "Webhooks",
     scope: "webhooks:write",
+    query: s.pageQuery,
     response: s.listOf(s.endpointObject),
-    handler: async ({ ctx, p }) => list(await webhooks.listEndpoints(ctx, p.tenant), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await webhooks.listEndpointsPage(ctx, p.tenant, query.limit, query.cursor);
+      return list(r.endpoints, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -535,12 +549,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/webhook_endpoints/{id}/deliveries",
     operationId: "listWebhookDeliveries",
-    summary: "The endpoint's latest 100 deliveries",
+    summary: "The endpoint's deliveries, newest first, cursor pagination",
     tag: "Webhooks",
     scope: "webhooks:write",
+    query: s.pageQuery,
     response: s.listOf(s.deliveryObject),
-    handler: async ({ ctx, p, params }) =>
-      list(await webhooks.listDeliveries(ctx, p.tenant, params.id ?? ""), null),
+    handler: async ({ ctx, p, params, query }) => {
+      const r = await webhooks.listDeliveriesPage(ctx, p.tenant, params.id ?? "", query.limit, query.cursor);
+      return list(r.deliveries, r.nextCursor);
+    },
   },
 ];
 

@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { workspaces } from "../../src/server/db/schema";
 import { pruneIdempotencyKeysJob } from "../../src/server/features/api/api.jobs";
 import { requestFingerprint } from "../../src/server/features/api/api.service";
+import { V1_ROUTES } from "../../src/server/features/api/api.v1";
 import { defineHandler, defineJob, type JobDeps } from "../../src/server/jobs/define";
 import { handlerOf } from "../../src/server/jobs/registry";
 import { startBoss } from "../../src/server/jobs/worker";
@@ -237,5 +240,157 @@ describe("v1 cursor pagination of tags, segments, notes, webhook endpoints and d
     expect(dels.items[0]).toMatchObject({ event_type: "contact.created", status: "pending" });
     const other = await keyed();
     expect((await other.call("GET", `/webhook_endpoints/${ep}/deliveries`)).statusCode).toBe(404);
+  });
+});
+
+describe("v1 tag, segment and webhook operations", () => {
+  it("tags a contact, untags it, deletes a tag (refused while a segment filters on it); scopes and other workspaces' ids", async () => {
+    const k = await keyed();
+    const c = (await k.call("POST", "/contacts", { first_name: "Tia", email: "tia@example.com" })).json();
+    const tag = (await k.call("POST", "/tags", { name: "VIP" })).json();
+    const tagged = await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id });
+    expect(tagged.statusCode).toBe(200);
+    expect(tagged.json()).toEqual({ contact_id: c.id, tag_id: tag.id });
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id })).statusCode).toBe(200);
+    const byTag = (await k.call("GET", `/contacts?tag_id=${tag.id}`)).json().data;
+    expect(byTag.map((x: { id: number }) => x.id)).toEqual([c.id]);
+    expect((await k.call("GET", "/tags")).json().data[0]).toMatchObject({ id: tag.id, contact_count: 1 });
+
+    const bad = await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: "VIP" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ param: "tag_id" });
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: 999999999 })).json().error.message).toBe(
+      "Tag not found",
+    );
+
+    // another workspace: its key sees 404 for these ids, and cannot use its own tag on this contact
+    const other = await keyed();
+    const otherTag = (await other.call("POST", "/tags", { name: "Theirs" })).json();
+    expect(
+      (await other.call("POST", `/contacts/${c.id}/tags`, { tag_id: otherTag.id })).json().error.message,
+    ).toBe("Contact not found");
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: otherTag.id })).statusCode).toBe(404);
+    expect((await other.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`)).statusCode).toBe(404);
+    expect((await other.call("DELETE", `/tags/${tag.id}`)).statusCode).toBe(404);
+    // a read-only key lacks contacts:write
+    const ro = await keyed(["contacts:read"]);
+    const denied = await ro.call("DELETE", `/tags/${tag.id}`);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.message).toBe("This API key lacks the 'contacts:write' scope.");
+
+    const untagged = await k.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`);
+    expect(untagged.json()).toEqual({ contact_id: c.id, tag_id: tag.id, deleted: true });
+    const again = await k.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`);
+    expect(again.statusCode).toBe(404);
+    expect(again.json().error.message).toBe("This contact does not have this tag");
+
+    // delete: refused while a segment filters on the tag, then it goes with its contact links
+    await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id });
+    const seg = (await k.call("POST", "/segments", { name: "VIPs", filter: { tag_id: tag.id } })).json();
+    const refused = await k.call("DELETE", `/tags/${tag.id}`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.message).toBe(
+      "This tag is used by the list 'VIPs'. Change or delete it first.",
+    );
+    await t.db.execute(sql`delete from segments where id = ${seg.id}`);
+    expect((await k.call("DELETE", `/tags/${tag.id}`)).json()).toEqual({ id: tag.id, deleted: true });
+    expect((await k.call("DELETE", `/tags/${tag.id}`)).statusCode).toBe(404);
+    expect((await k.call("GET", "/tags")).json().data).toEqual([]);
+    const [links] = await t.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from contact_tags where contact_id = ${c.id}`,
+    );
+    expect(links!.n).toBe(0);
+  });
+
+  it("lists a segment's contacts with cursor pagination; 404 for another workspace's segment", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await k.call("POST", "/contacts", {
+        first_name: `Lead${i}`,
+        email: `lead${i}@example.com`,
+        lifecycle_stage: i === 2 ? "customer" : "lead",
+      });
+      expect(res.statusCode).toBe(201);
+      ids.push(res.json().id);
+    }
+    const seg = (
+      await k.call("POST", "/segments", { name: "Leads", filter: { lifecycle_stage: "lead" } })
+    ).json();
+    const pages = await walk(k, `/segments/${seg.id}/contacts`, 3);
+    expect(pages.sizes).toEqual([3, 1]);
+    expect(pages.items.map((x) => x.id)).toEqual([ids[4], ids[3], ids[1], ids[0]]);
+    expect(pages.items[0]).toMatchObject({ first_name: "Lead4", lifecycle_stage: "lead" });
+    const other = await keyed();
+    expect((await other.call("GET", `/segments/${seg.id}/contacts`)).statusCode).toBe(404);
+    expect((await k.call("GET", "/segments/abc/contacts")).statusCode).toBe(404);
+    const mediaOnly = await keyed(["media:read"]);
+    expect((await mediaOnly.call("GET", `/segments/${seg.id}/contacts`)).statusCode).toBe(403);
+  });
+
+  it("sends a test event to an endpoint and resends a delivery (webhooks:write); another workspace's ids are 404", async () => {
+    const got: { id: string; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => {
+        body += d;
+      });
+      req.on("end", () => {
+        got.push({ id: String(req.headers["webhook-id"]), body });
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const k = await keyed();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      const ep = (await k.call("POST", "/webhook_endpoints", { url, events: ["contact.created"] })).json();
+      const test = await k.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(test.statusCode).toBe(200);
+      expect(test.json()).toEqual({
+        delivery_id: expect.any(String),
+        event_id: expect.stringMatching(/^msg_/),
+      });
+      expect(got).toHaveLength(1);
+      expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "contact.created", data: { test: true } });
+      const resend = await k.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
+      expect(resend.json()).toEqual({ id: test.json().delivery_id, status: "pending" });
+      expect(got).toHaveLength(2);
+      expect(got[1]!.id).toBe(got[0]!.id);
+
+      const other = await keyed();
+      expect((await other.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(404);
+      const notYours = await other.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
+      expect(notYours.statusCode).toBe(404);
+      expect(notYours.json().error).toMatchObject({ type: "not_found", message: "Delivery not found" });
+      expect((await k.call("POST", "/webhook_deliveries/nope/resend")).statusCode).toBe(404);
+      const noScope = await keyed(["contacts:read", "contacts:write"]);
+      const denied = await noScope.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(denied.statusCode).toBe(403);
+      expect(denied.json().error.message).toBe("This API key lacks the 'webhooks:write' scope.");
+      expect(got).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("the new operations are in V1_ROUTES and so in the OpenAPI document", async () => {
+    const k = await keyed();
+    const doc = (await k.call("GET", "/openapi.json")).json();
+    for (const [path, method, op] of [
+      ["/tags/{id}", "delete", "deleteTag"],
+      ["/contacts/{id}/tags", "post", "tagContact"],
+      ["/contacts/{id}/tags/{tag_id}", "delete", "untagContact"],
+      ["/segments/{id}/contacts", "get", "listSegmentContacts"],
+      ["/webhook_endpoints/{id}/test", "post", "sendWebhookTestEvent"],
+      ["/webhook_deliveries/{id}/resend", "post", "resendWebhookDelivery"],
+    ] as const) {
+      expect(V1_ROUTES.some((r) => r.path === path && r.operationId === op)).toBe(true);
+      expect(doc.paths[path][method].operationId).toBe(op);
+    }
+    expect(doc.paths["/tags"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "limit",
+      "cursor",
+    ]);
   });
 });

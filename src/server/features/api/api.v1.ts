@@ -247,6 +247,50 @@ export const V1_ROUTES: V1Route[] = [
     status: 201,
     handler: async ({ ctx, p, body }) => crm.createTag(ctx, p.tenant.workspaceId, body),
   },
+  {
+    method: "DELETE",
+    path: "/tags/{id}",
+    operationId: "deleteTag",
+    summary: "Delete a tag (it comes off every contact); a tag a segment filters on is refused (409)",
+    tag: "Tags",
+    scope: "contacts:write",
+    response: s.deletedResult,
+    handler: async ({ ctx, p, params }) => {
+      const id = intId(params.id, "Tag");
+      await crm.deleteTag(ctx, p.tenant.workspaceId, id);
+      return { id, deleted: true };
+    },
+  },
+  {
+    method: "POST",
+    path: "/contacts/{id}/tags",
+    operationId: "tagContact",
+    summary: "Put a tag on a contact (a no-op when it already has it)",
+    tag: "Tags",
+    scope: "contacts:write",
+    body: s.contactTagBody,
+    response: s.contactTagObject,
+    handler: async ({ ctx, p, params, body }) =>
+      crm.tagContact(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body.tag_id),
+  },
+  {
+    method: "DELETE",
+    path: "/contacts/{id}/tags/{tag_id}",
+    operationId: "untagContact",
+    summary: "Take a tag off a contact",
+    tag: "Tags",
+    scope: "contacts:write",
+    response: s.contactTagDeleted,
+    handler: async ({ ctx, p, params }) => ({
+      ...(await crm.untagContact(
+        ctx,
+        p.tenant.workspaceId,
+        intId(params.id, "Contact"),
+        intId(params.tag_id, "Tag"),
+      )),
+      deleted: true as const,
+    }),
+  },
   // segments
   {
     method: "GET",
@@ -273,6 +317,26 @@ export const V1_ROUTES: V1Route[] = [
     response: s.segmentObject,
     status: 201,
     handler: async ({ ctx, p, body }) => crm.createSegment(ctx, p.tenant.workspaceId, body),
+  },
+  {
+    method: "GET",
+    path: "/segments/{id}/contacts",
+    operationId: "listSegmentContacts",
+    summary: "The contacts a segment matches now, newest first, cursor pagination",
+    tag: "Segments",
+    scope: "contacts:read",
+    query: s.pageQuery,
+    response: s.listOf(s.contactObject),
+    handler: async ({ ctx, p, params, query }) => {
+      const r = await crm.listSegmentContactsPageJson(
+        ctx,
+        p.tenant.workspaceId,
+        intId(params.id, "List"),
+        query.limit,
+        query.cursor,
+      );
+      return { object: "list" as const, data: r.json, next_cursor: r.nextCursor };
+    },
   },
   // campaigns
   {
@@ -558,6 +622,26 @@ export const V1_ROUTES: V1Route[] = [
       const r = await webhooks.listDeliveriesPage(ctx, p.tenant, params.id ?? "", query.limit, query.cursor);
       return list(r.deliveries, r.nextCursor);
     },
+  },
+  {
+    method: "POST",
+    path: "/webhook_endpoints/{id}/test",
+    operationId: "sendWebhookTestEvent",
+    summary: "Send a test event (the endpoint's first subscribed type, data {test: true}) to the endpoint",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.testEventResult,
+    handler: async ({ ctx, p, params }) => webhooks.sendTestEvent(ctx, p.tenant, params.id ?? ""),
+  },
+  {
+    method: "POST",
+    path: "/webhook_deliveries/{id}/resend",
+    operationId: "resendWebhookDelivery",
+    summary: "Send a delivery again (same event, same webhook-id)",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.resendResult,
+    handler: async ({ ctx, p, params }) => webhooks.resendDelivery(ctx, p.tenant, params.id ?? ""),
   },
 ];
 

@@ -36,6 +36,11 @@ export interface JobContract<S extends z.ZodType = z.ZodType> {
   name: string;
   schema: S;
   options?: JobOptions;
+  /**
+   * A periodic job: a 5-field cron expression (UTC) on which pg-boss sends one job with payload `{}`
+   * (pg-boss `schedule`, set by startBoss; one send per occurrence however many processes run).
+   */
+  cron?: string;
 }
 
 /**

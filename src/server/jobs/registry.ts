@@ -1,3 +1,4 @@
+import { apiHandlers } from "../features/api/api.handlers";
 import { authHandlers } from "../features/auth/auth.handlers";
 import { avatarHandlers } from "../features/avatar/avatar.handlers";
 import { billingHandlers } from "../features/billing/billing.handlers";
@@ -17,6 +18,7 @@ import type { AnyJobDefinition, JobDeps } from "./define";
  */
 export const jobRegistry: AnyJobDefinition[] = [
   ...authHandlers,
+  ...apiHandlers,
   ...demoHandlers,
   ...crmHandlers,
   ...campaignsHandlers,

@@ -3,7 +3,8 @@ import { describeZodError } from "../lib/validate";
 import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
 
 /**
- * Creates pg-boss on `url` and creates every registered queue (with its retry options).
+ * Creates pg-boss on `url` and creates every registered queue (with its retry options), scheduling
+ * the periodic ones (contract `cron`).
  * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
  */
 export async function startBoss(
@@ -37,6 +38,9 @@ export async function startBoss(
     });
     // createQueue leaves an existing queue as it was: bring its options in line with the code
     await boss.updateQueue(job.name, { ...options, heartbeatSeconds: o.heartbeatSeconds ?? null });
+    // periodic jobs: the schedule follows the code too (a job that lost its `cron` is unscheduled)
+    if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
+    else await boss.unschedule(job.name);
   }
   return boss;
 }

@@ -58,20 +58,37 @@ export async function touchApiKey(db: DbOrTx, id: string) {
 }
 
 /**
- * Claims an idempotency key: inserts `(apiKeyId, key, requestHash)` unless it exists. Returns
- * `{claimed: true}` for the first request, else the stored row.
+ * Claims an idempotency key in one statement: inserts `(apiKeyId, key, requestHash)`, or takes over
+ * the existing record when it is expired (created more than `ttlHours` ago: forgotten, any request
+ * may reuse the key) or when it is a claim still in progress after `staleMinutes` with the same
+ * `requestHash` (the first request died mid-flight; this is its retry). A takeover restarts the
+ * record (no response, created now). Returns `{claimed: true}` when the caller runs the request,
+ * else `{claimed: false, row}` with the stored record.
  */
-export async function claimIdempotencyKey(db: DbOrTx, apiKeyId: string, key: string, requestHash: string) {
+export async function claimIdempotencyKey(
+  db: DbOrTx,
+  apiKeyId: string,
+  key: string,
+  requestHash: string,
+  opts: { staleMinutes: number; ttlHours: number },
+) {
+  const t = apiIdempotencyKeys;
   const inserted = await db
-    .insert(apiIdempotencyKeys)
+    .insert(t)
     .values({ apiKeyId, key, requestHash })
-    .onConflictDoNothing()
-    .returning({ key: apiIdempotencyKeys.key });
+    .onConflictDoUpdate({
+      target: [t.apiKeyId, t.key],
+      set: { requestHash, statusCode: null, response: null, createdAt: sql`now()` },
+      setWhere: sql`${t.createdAt} < now() - make_interval(hours => ${opts.ttlHours})
+        or (${t.statusCode} is null and ${t.requestHash} = ${requestHash}
+            and ${t.createdAt} < now() - make_interval(mins => ${opts.staleMinutes}))`,
+    })
+    .returning({ key: t.key });
   if (inserted.length) return { claimed: true as const };
   const [row] = await db
     .select()
-    .from(apiIdempotencyKeys)
-    .where(and(eq(apiIdempotencyKeys.apiKeyId, apiKeyId), eq(apiIdempotencyKeys.key, key)));
+    .from(t)
+    .where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key)));
   return { claimed: false as const, row };
 }
 
@@ -94,9 +111,14 @@ export async function releaseIdempotencyKey(db: DbOrTx, apiKeyId: string, key: s
     .where(and(eq(apiIdempotencyKeys.apiKeyId, apiKeyId), eq(apiIdempotencyKeys.key, key)));
 }
 
-/** Forgets idempotency records older than 24 hours (Stripe keeps them 24 h too). */
-export async function pruneIdempotencyKeys(db: DbOrTx) {
-  await db
+/**
+ * Deletes idempotency records created more than `ttlHours` ago (api.service IDEMPOTENCY_TTL_HOURS;
+ * Stripe keeps them 24 h). Returns how many were deleted. Run hourly by api.prune-idempotency-keys.
+ */
+export async function pruneIdempotencyKeys(db: DbOrTx, ttlHours = 24): Promise<number> {
+  const rows = await db
     .delete(apiIdempotencyKeys)
-    .where(lt(apiIdempotencyKeys.createdAt, sql`now() - interval '24 hours'`));
+    .where(lt(apiIdempotencyKeys.createdAt, sql`now() - make_interval(hours => ${ttlHours})`))
+    .returning({ key: apiIdempotencyKeys.key });
+  return rows.length;
 }

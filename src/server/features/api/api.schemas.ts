@@ -39,5 +39,5 @@ export const v1PageSchema = z.object({
     .min(1, "limit must be at least 1")
     .max(100, "limit must be at most 100")
     .default(50),
-  cursor: z.string().max(200).optional(),
+  cursor: z.string().max(1000, "cursor is not valid").optional(),
 });

@@ -133,9 +133,21 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 }
 
 /**
+ * Minutes after which an Idempotency-Key claim still "in progress" (no stored response) is taken to
+ * be from a request that died mid-flight (a crashed or restarted server), and a retry of the same
+ * request may take it over. No v1 request runs near this long: the largest (a 1,000-contact bulk
+ * upsert, a 10 MiB campaign launch) take seconds; their work goes to background jobs.
+ */
+export const IDEMPOTENCY_STALE_MINUTES = 5;
+/** Hours an Idempotency-Key's stored response is replayed; older records are forgotten (Stripe's rule). */
+export const IDEMPOTENCY_TTL_HOURS = 24;
+
+/**
  * Idempotency-Key handling of POST /api/v1 (issue 15; semantics as Stripe's): the first request
  * claims the key and runs; a repeat with the same body gets the stored response; a repeat with a
- * different body, or while the first is still running, gets 409.
+ * different body, or while the first is still running, gets 409. A claim in progress for more than
+ * IDEMPOTENCY_STALE_MINUTES is taken over by a retry with the same body; after IDEMPOTENCY_TTL_HOURS
+ * a key is forgotten and may be reused (the hourly api.prune-idempotency-keys job deletes those).
  * Returns `null` when the caller should run the request, else the stored `{statusCode, body}`.
  */
 export async function beginIdempotent(
@@ -148,7 +160,10 @@ export async function beginIdempotent(
     throw new AppError("BAD_REQUEST", "Idempotency-Key must be at most 255 characters", {
       param: "Idempotency-Key",
     });
-  const r = await q.claimIdempotencyKey(ctx.db, apiKeyId, idemKey, fingerprint);
+  const r = await q.claimIdempotencyKey(ctx.db, apiKeyId, idemKey, fingerprint, {
+    staleMinutes: IDEMPOTENCY_STALE_MINUTES,
+    ttlHours: IDEMPOTENCY_TTL_HOURS,
+  });
   if (r.claimed) return null;
   if (!r.row || r.row.requestHash !== fingerprint)
     throw new AppError(

@@ -98,6 +98,15 @@ export const tagObject = z.object({
   color: z.string(),
   contact_count: z.number().int().optional(),
 });
+/** POST /contacts/{id}/tags: the tag to put on the contact (as the bulk operation add_tag's data). */
+export const contactTagBody = z.object({
+  tag_id: z
+    .number({ error: "tag_id must be a tag's id (a number)" })
+    .int("tag_id must be a whole number")
+    .positive("tag_id must be a tag's id (a number)"),
+});
+export const contactTagObject = z.object({ contact_id: z.number().int(), tag_id: z.number().int() });
+export const contactTagDeleted = contactTagObject.extend({ deleted: z.literal(true) });
 export const segmentObject = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -265,6 +274,11 @@ export const endpointWithSecret = endpointObject.extend({
     .string()
     .describe("whsec_<base64>: shown once; verify deliveries with a Standard Webhooks library"),
 });
+export const testEventResult = z.object({
+  delivery_id: z.uuid(),
+  event_id: z.string().describe("the webhook-id header of the test event"),
+});
+export const resendResult = z.object({ id: z.uuid(), status: z.literal("pending") });
 export const deliveryObject = z.object({
   id: z.uuid(),
   event_id: z.string().describe("the webhook-id header"),
@@ -359,6 +373,8 @@ const leadResultPurged = z.object({
 export const leadResultObject = z.union([leadResultFull, leadResultPurged]);
 
 // --- shared ---------------------------------------------------------------------------------------
+/** `limit` and `cursor` of the lists with no filters (tags, segments, notes, webhooks). */
+export const pageQuery = v1PageSchema;
 export const deletedResult = z.object({ id: z.union([z.number(), z.string()]), deleted: z.literal(true) });
 export function listOf<T extends z.ZodType>(item: T) {
   return z.object({

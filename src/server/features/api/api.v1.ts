@@ -196,13 +196,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/contacts/{id}/notes",
     operationId: "listNotes",
-    summary: "A contact's notes, newest first",
+    summary: "A contact's notes, newest first, cursor pagination",
     tag: "Notes",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.noteObject),
-    handler: async ({ ctx, p, params }) => {
-      const d = await crm.getContactDetail(ctx, p.tenant.workspaceId, intId(params.id, "Contact"));
-      return list(d.notes, null);
+    handler: async ({ ctx, p, params, query }) => {
+      const id = intId(params.id, "Contact");
+      const r = await crm.listNotesPage(ctx, p.tenant.workspaceId, id, query.limit, query.cursor);
+      return list(r.notes, r.nextCursor);
     },
   },
   {
@@ -223,11 +225,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/tags",
     operationId: "listTags",
-    summary: "Tags with their contact counts, by name",
+    summary: "Tags with their contact counts, by name, cursor pagination",
     tag: "Tags",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.tagObject),
-    handler: async ({ ctx, p }) => list(await crm.listTags(ctx, p.tenant.workspaceId), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await crm.listTagsPage(ctx, p.tenant.workspaceId, query.limit, query.cursor);
+      return list(r.tags, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -241,16 +247,64 @@ export const V1_ROUTES: V1Route[] = [
     status: 201,
     handler: async ({ ctx, p, body }) => crm.createTag(ctx, p.tenant.workspaceId, body),
   },
+  {
+    method: "DELETE",
+    path: "/tags/{id}",
+    operationId: "deleteTag",
+    summary: "Delete a tag (it comes off every contact); a tag a segment filters on is refused (409)",
+    tag: "Tags",
+    scope: "contacts:write",
+    response: s.deletedResult,
+    handler: async ({ ctx, p, params }) => {
+      const id = intId(params.id, "Tag");
+      await crm.deleteTag(ctx, p.tenant.workspaceId, id);
+      return { id, deleted: true };
+    },
+  },
+  {
+    method: "POST",
+    path: "/contacts/{id}/tags",
+    operationId: "tagContact",
+    summary: "Put a tag on a contact (a no-op when it already has it)",
+    tag: "Tags",
+    scope: "contacts:write",
+    body: s.contactTagBody,
+    response: s.contactTagObject,
+    handler: async ({ ctx, p, params, body }) =>
+      crm.tagContact(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body.tag_id),
+  },
+  {
+    method: "DELETE",
+    path: "/contacts/{id}/tags/{tag_id}",
+    operationId: "untagContact",
+    summary: "Take a tag off a contact",
+    tag: "Tags",
+    scope: "contacts:write",
+    response: s.contactTagDeleted,
+    handler: async ({ ctx, p, params }) => ({
+      ...(await crm.untagContact(
+        ctx,
+        p.tenant.workspaceId,
+        intId(params.id, "Contact"),
+        intId(params.tag_id, "Tag"),
+      )),
+      deleted: true as const,
+    }),
+  },
   // segments
   {
     method: "GET",
     path: "/segments",
     operationId: "listSegments",
-    summary: "Saved segments (lists) with their contact counts",
+    summary: "Saved segments (lists) with their contact counts, by name, cursor pagination",
     tag: "Segments",
     scope: "contacts:read",
+    query: s.pageQuery,
     response: s.listOf(s.segmentObject),
-    handler: async ({ ctx, p }) => list(await crm.listSegments(ctx, p.tenant.workspaceId), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await crm.listSegmentsPage(ctx, p.tenant.workspaceId, query.limit, query.cursor);
+      return list(r.segments, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -263,6 +317,26 @@ export const V1_ROUTES: V1Route[] = [
     response: s.segmentObject,
     status: 201,
     handler: async ({ ctx, p, body }) => crm.createSegment(ctx, p.tenant.workspaceId, body),
+  },
+  {
+    method: "GET",
+    path: "/segments/{id}/contacts",
+    operationId: "listSegmentContacts",
+    summary: "The contacts a segment matches now, newest first, cursor pagination",
+    tag: "Segments",
+    scope: "contacts:read",
+    query: s.pageQuery,
+    response: s.listOf(s.contactObject),
+    handler: async ({ ctx, p, params, query }) => {
+      const r = await crm.listSegmentContactsPageJson(
+        ctx,
+        p.tenant.workspaceId,
+        intId(params.id, "List"),
+        query.limit,
+        query.cursor,
+      );
+      return { object: "list" as const, data: r.json, next_cursor: r.nextCursor };
+    },
   },
   // campaigns
   {
@@ -478,11 +552,15 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/webhook_endpoints",
     operationId: "listWebhookEndpoints",
-    summary: "Webhook endpoints",
+    summary: "Webhook endpoints, newest first, cursor pagination",
     tag: "Webhooks",
     scope: "webhooks:write",
+    query: s.pageQuery,
     response: s.listOf(s.endpointObject),
-    handler: async ({ ctx, p }) => list(await webhooks.listEndpoints(ctx, p.tenant), null),
+    handler: async ({ ctx, p, query }) => {
+      const r = await webhooks.listEndpointsPage(ctx, p.tenant, query.limit, query.cursor);
+      return list(r.endpoints, r.nextCursor);
+    },
   },
   {
     method: "POST",
@@ -535,12 +613,35 @@ export const V1_ROUTES: V1Route[] = [
     method: "GET",
     path: "/webhook_endpoints/{id}/deliveries",
     operationId: "listWebhookDeliveries",
-    summary: "The endpoint's latest 100 deliveries",
+    summary: "The endpoint's deliveries, newest first, cursor pagination",
     tag: "Webhooks",
     scope: "webhooks:write",
+    query: s.pageQuery,
     response: s.listOf(s.deliveryObject),
-    handler: async ({ ctx, p, params }) =>
-      list(await webhooks.listDeliveries(ctx, p.tenant, params.id ?? ""), null),
+    handler: async ({ ctx, p, params, query }) => {
+      const r = await webhooks.listDeliveriesPage(ctx, p.tenant, params.id ?? "", query.limit, query.cursor);
+      return list(r.deliveries, r.nextCursor);
+    },
+  },
+  {
+    method: "POST",
+    path: "/webhook_endpoints/{id}/test",
+    operationId: "sendWebhookTestEvent",
+    summary: "Send a test event (the endpoint's first subscribed type, data {test: true}) to the endpoint",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.testEventResult,
+    handler: async ({ ctx, p, params }) => webhooks.sendTestEvent(ctx, p.tenant, params.id ?? ""),
+  },
+  {
+    method: "POST",
+    path: "/webhook_deliveries/{id}/resend",
+    operationId: "resendWebhookDelivery",
+    summary: "Send a delivery again (same event, same webhook-id)",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    response: s.resendResult,
+    handler: async ({ ctx, p, params }) => webhooks.resendDelivery(ctx, p.tenant, params.id ?? ""),
   },
 ];
 

@@ -100,6 +100,34 @@ export async function selectContactNotes(db: DbOrTx, workspaceId: string, contac
     .orderBy(desc(notes.createdAt), desc(notes.id));
 }
 
+/**
+ * A keyset page of a contact's notes, newest first (created_at desc, id desc): `limit` notes after
+ * `(ts, id)`, `ts` being the previous page's last `created_at::text` (microseconds kept). Each row
+ * carries its own `ts`.
+ */
+export async function selectContactNotesPage(
+  db: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  limit: number,
+  after?: { ts: string; id: number },
+) {
+  return db
+    .select({ note: notes, ts: sql<string>`${notes.createdAt}::text` })
+    .from(notes)
+    .where(
+      and(
+        eq(notes.workspaceId, workspaceId),
+        eq(notes.contactId, contactId),
+        after
+          ? sql`(${notes.createdAt}, ${notes.id}) < (${after.ts}::timestamptz, ${after.id}::bigint)`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(notes.createdAt), desc(notes.id))
+    .limit(limit);
+}
+
 /** Inserts a note and returns it. */
 export async function insertNote(
   db: DbOrTx,

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
+import { cursorId, decodeCursor, keysetPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { getContact } from "./crm.contacts";
@@ -10,6 +12,7 @@ import {
   deleteNoteRow,
   insertActivities,
   insertNote,
+  selectContactNotesPage,
   updateNoteText,
 } from "./crm.notes.queries";
 import { noteSchema } from "./crm.schemas";
@@ -68,6 +71,38 @@ export async function addNote(
     ]);
     return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
   });
+}
+
+/**
+ * A cursor page of a contact's notes for the public API (issue 15), newest first (created_at desc,
+ * id desc): `limit` notes `{id, note_text, created_at}` after `cursor`. Returns `{notes, nextCursor}`.
+ * @throws AppError NOT_FOUND 'Contact not found', BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listNotesPage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  limit: number,
+  cursor?: string,
+) {
+  const after = decodeCursor(cursor, z.tuple([pgTimestampText, cursorId]));
+  await getContact(ctx, workspaceId, contactId);
+  const fetched = await selectContactNotesPage(
+    ctx.db,
+    workspaceId,
+    contactId,
+    limit + 1,
+    after && { ts: after[0], id: after[1] },
+  );
+  const p = keysetPage(fetched, limit, (r) => [r.ts, r.note.id]);
+  return {
+    notes: p.rows.map(({ note: n }) => ({
+      id: n.id,
+      note_text: n.noteText,
+      created_at: n.createdAt.toISOString(),
+    })),
+    nextCursor: p.nextCursor,
+  };
 }
 
 /**

@@ -55,6 +55,7 @@ export {
   deleteNote,
   ENGAGED_TYPES,
   editNote,
+  listNotesPage,
   recordActivities,
   SENT_TYPES,
 } from "./crm.notes";
@@ -74,8 +75,14 @@ export {
   createTag,
   DEFAULT_TAG_COLOR,
   deleteSegment,
+  deleteTag,
+  listSegmentContactsPageJson,
   listSegments,
+  listSegmentsPage,
   listTags,
+  listTagsPage,
+  tagContact,
   tagsOfContacts,
+  untagContact,
   updateSegment,
 } from "./crm.tags";

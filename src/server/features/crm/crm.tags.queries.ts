@@ -18,6 +18,43 @@ export async function selectTagsWithCounts(db: DbOrTx, workspaceId: string) {
     .orderBy(tags.name);
 }
 
+/**
+ * A keyset page of `selectTagsWithCounts`: by name then id, `limit` tags after `(name, id)`
+ * (the previous page's last tag; the comparison uses the column's collation, as the order does).
+ */
+export async function selectTagsPage(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+  after?: { name: string; id: number },
+) {
+  return db
+    .select({
+      id: tags.id,
+      name: tags.name,
+      color: tags.color,
+      contact_count: sql<number>`(select count(*)::int from contact_tags ct where ct.tag_id = ${tags.id})`,
+    })
+    .from(tags)
+    .where(
+      and(
+        eq(tags.workspaceId, workspaceId),
+        after ? sql`(${tags.name}, ${tags.id}) > (${after.name}::text, ${after.id}::bigint)` : undefined,
+      ),
+    )
+    .orderBy(tags.name, tags.id)
+    .limit(limit);
+}
+
+/** Deletes a tag of `workspaceId` (its contact links go with it, ON DELETE CASCADE); true when one was deleted. */
+export async function deleteTagRow(db: DbOrTx, workspaceId: string, id: number): Promise<boolean> {
+  const rows = await db
+    .delete(tags)
+    .where(and(eq(tags.workspaceId, workspaceId), eq(tags.id, id)))
+    .returning({ id: tags.id });
+  return rows.length > 0;
+}
+
 /** True when `tagId` is a tag of `workspaceId`. */
 export async function tagExists(db: DbOrTx, workspaceId: string, tagId: number): Promise<boolean> {
   const [tag] = await db
@@ -116,6 +153,28 @@ export async function untagContactsWhere(db: DbOrTx, target: SQL, tagId: number)
 /** Saved segments of `workspaceId`, by name. */
 export async function selectSegments(db: DbOrTx, workspaceId: string) {
   return db.select().from(segments).where(eq(segments.workspaceId, workspaceId)).orderBy(segments.name);
+}
+
+/** A keyset page of `selectSegments`: by name then id, `limit` segments after `(name, id)`. */
+export async function selectSegmentsPage(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+  after?: { name: string; id: number },
+) {
+  return db
+    .select()
+    .from(segments)
+    .where(
+      and(
+        eq(segments.workspaceId, workspaceId),
+        after
+          ? sql`(${segments.name}, ${segments.id}) > (${after.name}::text, ${after.id}::bigint)`
+          : undefined,
+      ),
+    )
+    .orderBy(segments.name, segments.id)
+    .limit(limit);
 }
 
 /** One saved segment of `workspaceId`, or undefined. */

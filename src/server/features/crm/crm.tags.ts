@@ -1,16 +1,31 @@
+import { z } from "zod";
 import type { AppContext } from "../../context";
+import { cursorId, decodeCursor, keysetPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { contactWhere, countContactsWhere, isUniqueViolation } from "./crm.queries";
+import {
+  contactIdsWhere,
+  contactWhere,
+  countContactsWhere,
+  isUniqueViolation,
+  selectContact,
+} from "./crm.queries";
 import { createSegmentSchema, createTagSchema } from "./crm.schemas";
+import { listContactsPageJson } from "./crm.search";
 import {
   deleteSegmentRow,
+  deleteTagRow,
   insertSegment,
   insertTag,
+  selectSegment,
   selectSegments,
+  selectSegmentsPage,
   selectTagsOfContacts,
+  selectTagsPage,
   selectTagsWithCounts,
+  tagContactsWhere,
   tagExists,
+  untagContactsWhere,
   updateSegmentRow,
 } from "./crm.tags.queries";
 
@@ -22,6 +37,87 @@ export const DEFAULT_TAG_COLOR = "#6366f1";
 /** GET /api/contacts/tags/all: `{id, name, color, contact_count}` by name. */
 export async function listTags(ctx: Pick<AppContext, "db">, workspaceId: string) {
   return selectTagsWithCounts(ctx.db, workspaceId);
+}
+
+/** Cursor of the name-ordered lists (tags, segments): the last row's `[name, id]`. */
+const nameCursor = z.tuple([z.string().max(200), cursorId]);
+
+/**
+ * A cursor page of `listTags` for the public API (issue 15): by name then id, `limit` tags after
+ * `cursor` (a previous page's `nextCursor`). Returns `{tags, nextCursor}` (null on the last page).
+ * @throws AppError BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listTagsPage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  limit: number,
+  cursor?: string,
+) {
+  const after = decodeCursor(cursor, nameCursor);
+  const fetched = await selectTagsPage(
+    ctx.db,
+    workspaceId,
+    limit + 1,
+    after && { name: after[0], id: after[1] },
+  );
+  const p = keysetPage(fetched, limit, (t) => [t.name, t.id]);
+  return { tags: p.rows, nextCursor: p.nextCursor };
+}
+
+/**
+ * Deletes a tag of the workspace; it comes off every contact that carried it. A tag a saved segment
+ * (list) filters on is refused, so no list silently turns empty.
+ * @throws AppError NOT_FOUND 'Tag not found' (also another workspace's), CONFLICT naming the lists.
+ */
+export async function deleteTag(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Tag not found");
+  await assertTagOfWorkspace(ctx, workspaceId, id);
+  const using = (await selectSegments(ctx.db, workspaceId)).filter((s) => s.filter.tag_id === id);
+  if (using.length)
+    throw new AppError(
+      "CONFLICT",
+      `This tag is used by the list${using.length > 1 ? "s" : ""} ${using.map((s) => `'${s.name}'`).join(", ")}. Change or delete ${using.length > 1 ? "them" : "it"} first.`,
+    );
+  if (!(await deleteTagRow(ctx.db, workspaceId, id))) throw new AppError("NOT_FOUND", "Tag not found");
+}
+
+/**
+ * Puts tag `tagId` on one contact (the single-contact form of bulk add_tag; tagging twice is a no-op).
+ * @throws AppError NOT_FOUND 'Contact not found' / 'Tag not found' (also another workspace's ids).
+ */
+export async function tagContact(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  tagId: number,
+) {
+  await assertContactOfWorkspace(ctx, workspaceId, contactId);
+  await assertTagOfWorkspace(ctx, workspaceId, tagId);
+  await tagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  return { contact_id: contactId, tag_id: tagId };
+}
+
+/**
+ * Takes tag `tagId` off one contact (the single-contact form of bulk remove_tag).
+ * @throws AppError NOT_FOUND 'Contact not found' / 'Tag not found' / 'This contact does not have
+ *   this tag'.
+ */
+export async function untagContact(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  tagId: number,
+) {
+  await assertContactOfWorkspace(ctx, workspaceId, contactId);
+  await assertTagOfWorkspace(ctx, workspaceId, tagId);
+  const n = await untagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  if (!n) throw new AppError("NOT_FOUND", "This contact does not have this tag");
+  return { contact_id: contactId, tag_id: tagId };
+}
+
+async function assertContactOfWorkspace(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+  if (!Number.isSafeInteger(id) || id <= 0 || !(await selectContact(ctx.db, workspaceId, id)))
+    throw new AppError("NOT_FOUND", "Contact not found");
 }
 
 /** POST /api/contacts/tags {name, color?}: creates a tag. @throws CONFLICT 'A tag with this name already exists'. */
@@ -48,12 +144,20 @@ export async function tagsOfContacts(ctx: Pick<AppContext, "db">, workspaceId: s
  * @throws AppError NOT_FOUND.
  */
 export async function assertTagOfWorkspace(ctx: Pick<AppContext, "db">, workspaceId: string, tagId: number) {
-  if (!(await tagExists(ctx.db, workspaceId, tagId))) throw new AppError("NOT_FOUND", "Tag not found");
+  if (!Number.isSafeInteger(tagId) || tagId <= 0 || !(await tagExists(ctx.db, workspaceId, tagId)))
+    throw new AppError("NOT_FOUND", "Tag not found");
 }
 
 /** GET /api/contacts/lists/all: saved segments `{id, name, filter, contact_count, created_at}`. */
 export async function listSegments(ctx: Pick<AppContext, "db">, workspaceId: string) {
-  const rows = await selectSegments(ctx.db, workspaceId);
+  return segmentsWithCounts(ctx, workspaceId, await selectSegments(ctx.db, workspaceId));
+}
+
+async function segmentsWithCounts(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  rows: Awaited<ReturnType<typeof selectSegments>>,
+) {
   const out = [];
   for (const s of rows) {
     out.push({
@@ -65,6 +169,48 @@ export async function listSegments(ctx: Pick<AppContext, "db">, workspaceId: str
     });
   }
   return out;
+}
+
+/**
+ * A cursor page of `listSegments` for the public API (issue 15): by name then id, `limit` segments
+ * after `cursor`. Returns `{segments, nextCursor}` (null on the last page).
+ * @throws AppError BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listSegmentsPage(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  limit: number,
+  cursor?: string,
+) {
+  const after = decodeCursor(cursor, nameCursor);
+  const fetched = await selectSegmentsPage(
+    ctx.db,
+    workspaceId,
+    limit + 1,
+    after && { name: after[0], id: after[1] },
+  );
+  const p = keysetPage(fetched, limit, (s) => [s.name, s.id]);
+  return { segments: await segmentsWithCounts(ctx, workspaceId, p.rows), nextCursor: p.nextCursor };
+}
+
+/**
+ * A cursor page of the contacts a saved segment matches now (its filter applied to the contacts
+ * list, as `listContactsPageJson`: newest first, same cursors).
+ * @throws AppError NOT_FOUND 'List not found' (also another workspace's), BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listSegmentContactsPageJson(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  segmentId: number,
+  limit: number,
+  cursor?: string,
+) {
+  const seg =
+    Number.isSafeInteger(segmentId) && segmentId > 0
+      ? await selectSegment(ctx.db, workspaceId, segmentId)
+      : undefined;
+  if (!seg) throw new AppError("NOT_FOUND", "List not found");
+  return listContactsPageJson(ctx, workspaceId, seg.filter, limit, cursor);
 }
 
 /**

@@ -17,6 +17,30 @@ export function listEndpoints(db: DbOrTx, workspaceId: string) {
     .orderBy(desc(webhookEndpoints.createdAt));
 }
 
+/**
+ * A keyset page of a workspace's endpoints, newest first (created_at desc, id desc): `limit` after
+ * `(ts, id)`, `ts` the previous page's last `created_at::text`. Each row carries its own `ts`.
+ */
+export function listEndpointsPage(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+  after?: { ts: string; id: string },
+) {
+  const e = webhookEndpoints;
+  return db
+    .select({ e, ts: sql<string>`${e.createdAt}::text` })
+    .from(e)
+    .where(
+      and(
+        eq(e.workspaceId, workspaceId),
+        after ? sql`(${e.createdAt}, ${e.id}) < (${after.ts}::timestamptz, ${after.id}::uuid)` : undefined,
+      ),
+    )
+    .orderBy(desc(e.createdAt), desc(e.id))
+    .limit(limit);
+}
+
 export async function findEndpoint(db: DbOrTx, workspaceId: string, id: string) {
   const [row] = await db
     .select()
@@ -81,6 +105,33 @@ export function listDeliveries(db: DbOrTx, workspaceId: string, endpointId: stri
     .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
     .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.endpointId, endpointId)))
     .orderBy(desc(webhookDeliveries.createdAt))
+    .limit(limit);
+}
+
+/**
+ * A keyset page of an endpoint's deliveries, newest first (created_at desc, id desc): `limit` after
+ * `(ts, id)`, `ts` the previous page's last `created_at::text`. Rows `{d, type, ts}`.
+ */
+export function listDeliveriesPage(
+  db: DbOrTx,
+  workspaceId: string,
+  endpointId: string,
+  limit: number,
+  after?: { ts: string; id: string },
+) {
+  const d = webhookDeliveries;
+  return db
+    .select({ d, type: outboundWebhookEvents.type, ts: sql<string>`${d.createdAt}::text` })
+    .from(d)
+    .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, d.eventId))
+    .where(
+      and(
+        eq(d.workspaceId, workspaceId),
+        eq(d.endpointId, endpointId),
+        after ? sql`(${d.createdAt}, ${d.id}) < (${after.ts}::timestamptz, ${after.id}::uuid)` : undefined,
+      ),
+    )
+    .orderBy(desc(d.createdAt), desc(d.id))
     .limit(limit);
 }
 

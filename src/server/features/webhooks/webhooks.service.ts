@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
+import { decodeCursor, keysetPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
@@ -105,6 +107,32 @@ export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant)
   return (await q.listEndpoints(ctx.db, tenant.workspaceId)).map(toEndpointJson);
 }
 
+/** Cursor of the newest-first lists: the last row's `[created_at::text, id]`. */
+const newestCursor = z.tuple([pgTimestampText, z.uuid()]);
+
+/**
+ * A cursor page of the workspace's endpoints for the public API (issue 15), newest first
+ * (created_at desc, id desc): `limit` after `cursor`. Returns `{endpoints, nextCursor}`.
+ * @throws FORBIDDEN for members, BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listEndpointsPage(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  limit: number,
+  cursor?: string,
+) {
+  assertCan(tenant, "manageWebhooks");
+  const after = decodeCursor(cursor, newestCursor);
+  const fetched = await q.listEndpointsPage(
+    ctx.db,
+    tenant.workspaceId,
+    limit + 1,
+    after && { ts: after[0], id: after[1] },
+  );
+  const p = keysetPage(fetched, limit, (r) => [r.ts, r.e.id]);
+  return { endpoints: p.rows.map((r) => toEndpointJson(r.e)), nextCursor: p.nextCursor };
+}
+
 /** One endpoint. @throws FORBIDDEN, NOT_FOUND. */
 export async function getEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
   assertCan(tenant, "manageWebhooks");
@@ -153,6 +181,32 @@ export async function listDeliveries(
     Math.min(Math.max(1, limit), 500),
   );
   return rows.map((r) => toDeliveryJson(r.d, r.type));
+}
+
+/**
+ * A cursor page of an endpoint's deliveries for the public API (issue 15), newest first
+ * (created_at desc, id desc): `limit` after `cursor`. Returns `{deliveries, nextCursor}`.
+ * @throws FORBIDDEN, NOT_FOUND 'Webhook endpoint not found', BAD_REQUEST 'cursor is not valid'.
+ */
+export async function listDeliveriesPage(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  endpointId: string,
+  limit: number,
+  cursor?: string,
+) {
+  assertCan(tenant, "manageWebhooks");
+  await ownEndpoint(ctx, tenant, endpointId);
+  const after = decodeCursor(cursor, newestCursor);
+  const fetched = await q.listDeliveriesPage(
+    ctx.db,
+    tenant.workspaceId,
+    endpointId,
+    limit + 1,
+    after && { ts: after[0], id: after[1] },
+  );
+  const p = keysetPage(fetched, limit, (r) => [r.ts, r.d.id]);
+  return { deliveries: p.rows.map((r) => toDeliveryJson(r.d, r.type)), nextCursor: p.nextCursor };
 }
 
 /**

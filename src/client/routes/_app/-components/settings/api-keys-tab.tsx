@@ -6,13 +6,44 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
+/** Expiry choices on create: never, a number of days from now, or a chosen date. */
+const EXPIRY_CHOICES = [
+  { value: "never", label: "Never" },
+  { value: "30", label: "In 30 days" },
+  { value: "90", label: "In 90 days" },
+  { value: "365", label: "In 1 year" },
+  { value: "date", label: "On a date..." },
+] as const;
+export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number]["value"];
+
+/** `YYYY-MM-DD` of a local date (what an `<input type="date">` holds). */
+function localDay(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
 /**
- * Settings > API keys (issue 15, owner and admin): create a key with a name and scopes (shown once),
- * list keys with prefix, scopes and last use, revoke. Links to the API reference at /docs/api.
+ * The `expires_at` (ISO 8601) of an expiry choice: null for never; days counted from now; a date
+ * expires at the end of that day in the browser's time zone. Undefined when a date is chosen but
+ * missing or not after today.
+ */
+export function expiresAtOf(choice: ExpiryChoice, day: string, now = new Date()): string | null | undefined {
+  if (choice === "never") return null;
+  if (choice !== "date") return new Date(now.getTime() + Number(choice) * 86_400_000).toISOString();
+  if (!/^\d{4}-\d\d-\d\d$/.test(day) || day <= localDay(now)) return undefined;
+  const end = new Date(`${day}T23:59:59.999`);
+  return Number.isNaN(end.getTime()) ? undefined : end.toISOString();
+}
+
+/**
+ * Settings > API keys (issue 15, owner and admin): create a key with a name, scopes and an optional
+ * expiry (shown once), list keys with prefix, scopes, last use and expiry, revoke. Links to the API
+ * reference at /docs/api.
  */
 export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -21,14 +52,21 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const scopes = useQuery(trpc.apiKeys.scopes.queryOptions());
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>(["contacts:read"]);
+  const [expiry, setExpiry] = useState<ExpiryChoice>("never");
+  const [expiryDay, setExpiryDay] = useState("");
   const [shown, setShown] = useState<string | null>(null);
   const nameId = useId();
+  const expiryId = useId();
+  const expiryDayId = useId();
+  const expiresAt = expiresAtOf(expiry, expiryDay);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (r) => {
         setShown(r.key);
         setName("");
+        setExpiry("never");
+        setExpiryDay("");
         onBanner({ variant: "success", message: "API key created. Copy it now: it is shown only once." });
         void refresh();
       },
@@ -51,7 +89,8 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   if (keys.error) return <p role="alert">{keys.error.message}</p>;
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    create.mutate({ name, scopes: chosen as never });
+    if (expiresAt === undefined) return;
+    create.mutate({ name, scopes: chosen as never, expires_at: expiresAt });
   };
 
   return (
@@ -97,8 +136,48 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                 ))}
               </div>
             </fieldset>
+            <div className="flex flex-wrap items-end gap-3">
+              <div className="grid gap-2">
+                <Label htmlFor={expiryId}>Expires</Label>
+                <Select value={expiry} onValueChange={(v) => setExpiry(v as ExpiryChoice)}>
+                  <SelectTrigger id={expiryId} className="w-44">
+                    <SelectValue />
+                  </SelectTrigger>
+                  <SelectContent>
+                    {EXPIRY_CHOICES.map((c) => (
+                      <SelectItem key={c.value} value={c.value}>
+                        {c.label}
+                      </SelectItem>
+                    ))}
+                  </SelectContent>
+                </Select>
+              </div>
+              {expiry === "date" && (
+                <div className="grid gap-2">
+                  <Label htmlFor={expiryDayId}>Expiry date</Label>
+                  <Input
+                    id={expiryDayId}
+                    type="date"
+                    className="w-44"
+                    min={localDay(new Date(Date.now() + 86_400_000))}
+                    value={expiryDay}
+                    onChange={(e) => setExpiryDay(e.target.value)}
+                    aria-invalid={expiryDay !== "" && expiresAt === undefined}
+                    required
+                  />
+                </div>
+              )}
+            </div>
+            {expiry === "date" && expiryDay !== "" && expiresAt === undefined && (
+              <p className="text-sm text-destructive" role="alert">
+                Choose a date after today.
+              </p>
+            )}
             <div>
-              <Button type="submit" disabled={create.isPending || !name.trim() || chosen.length === 0}>
+              <Button
+                type="submit"
+                disabled={create.isPending || !name.trim() || chosen.length === 0 || expiresAt === undefined}
+              >
                 <KeyRound aria-hidden />
                 Create key
               </Button>
@@ -134,26 +213,34 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
             <p className="text-sm text-muted-foreground">No API keys yet.</p>
           ) : (
             <ul className="divide-y divide-border" aria-label="API keys">
-              {keys.data.map((k) => (
-                <li key={k.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="api-key-row">
-                  <div className="min-w-0 flex-1">
-                    <p className="truncate font-medium">
-                      {k.name} <code className="text-sm text-muted-foreground">{k.prefix}...</code>
-                    </p>
-                    <p className="text-sm text-muted-foreground">
-                      {k.scopes.join(", ")} · created {formatDate(k.created_at)} · last used{" "}
-                      {k.last_used_at ? formatDate(k.last_used_at) : "never"}
-                    </p>
-                  </div>
-                  {k.revoked_at ? (
-                    <Badge variant="secondary">Revoked</Badge>
-                  ) : (
-                    <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
-                      Revoke
-                    </Button>
-                  )}
-                </li>
-              ))}
+              {keys.data.map((k) => {
+                const expired = !!k.expires_at && Date.parse(k.expires_at) <= Date.now();
+                return (
+                  <li key={k.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="api-key-row">
+                    <div className="min-w-0 flex-1">
+                      <p className="truncate font-medium">
+                        {k.name} <code className="text-sm text-muted-foreground">{k.prefix}...</code>
+                      </p>
+                      <p className="text-sm text-muted-foreground">
+                        {k.scopes.join(", ")} · created {formatDate(k.created_at)} · last used{" "}
+                        {k.last_used_at ? formatDate(k.last_used_at) : "never"} ·{" "}
+                        {k.expires_at
+                          ? `${expired ? "expired" : "expires"} ${formatDate(k.expires_at)}`
+                          : "never expires"}
+                      </p>
+                    </div>
+                    {k.revoked_at ? (
+                      <Badge variant="secondary">Revoked</Badge>
+                    ) : expired ? (
+                      <Badge variant="warning">Expired</Badge>
+                    ) : (
+                      <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
+                        Revoke
+                      </Button>
+                    )}
+                  </li>
+                );
+              })}
             </ul>
           )}
         </CardContent>

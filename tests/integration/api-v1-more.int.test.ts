@@ -1,0 +1,396 @@
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { workspaces } from "../../src/server/db/schema";
+import { pruneIdempotencyKeysJob } from "../../src/server/features/api/api.jobs";
+import { requestFingerprint } from "../../src/server/features/api/api.service";
+import { V1_ROUTES } from "../../src/server/features/api/api.v1";
+import { defineHandler, defineJob, type JobDeps } from "../../src/server/jobs/define";
+import { handlerOf } from "../../src/server/jobs/registry";
+import { startBoss } from "../../src/server/jobs/worker";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+let t: TestApp;
+
+const ALL_SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "campaigns:read",
+  "campaigns:write",
+  "media:read",
+  "webhooks:write",
+];
+
+/** A Business workspace with a key of `scopes`; `call` sends a v1 request with it. */
+async function keyed(scopes: string[] = ALL_SCOPES) {
+  const u = await signUp(t.app);
+  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+  const res = await u.client.post("/api/api-keys", { name: "CI", scopes });
+  expect(res.statusCode).toBe(200);
+  const { key, apiKey } = res.json();
+  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: method as "GET",
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+  return { ...u, key: key as string, apiKey: apiKey as { id: string }, call };
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("Idempotency-Key lifetime", () => {
+  it("a claim left in progress is 409 for 5 minutes, then a retry of the same request takes it over (another body stays 409)", async () => {
+    const k = await keyed();
+    const body = { first_name: "Dora", email: "dora@example.com" };
+    // the first request claimed the key and died before it stored a response
+    await t.db.execute(sql`insert into api_idempotency_keys (api_key_id, key, request_hash, created_at)
+      values (${k.apiKey.id}, 'died-1', ${requestFingerprint("POST", "/api/v1/contacts", body)},
+              now() - interval '4 minutes')`);
+    const h = { "idempotency-key": "died-1" };
+    const early = await k.call("POST", "/contacts", body, h);
+    expect(early.statusCode).toBe(409);
+    expect(early.json().error.message).toBe("A request with this Idempotency-Key is still in progress.");
+    await t.db.execute(
+      sql`update api_idempotency_keys set created_at = now() - interval '6 minutes' where key = 'died-1'`,
+    );
+    const other = await k.call("POST", "/contacts", { ...body, first_name: "Else" }, h);
+    expect(other.statusCode).toBe(409);
+    expect(other.json().error.message).toContain("already used with a different request");
+    const retry = await k.call("POST", "/contacts", body, h);
+    expect(retry.statusCode).toBe(201);
+    expect(retry.json()).toMatchObject({ first_name: "Dora" });
+    expect(retry.headers["idempotent-replayed"]).toBeUndefined();
+    // the takeover stored its response: a further repeat replays it
+    const again = await k.call("POST", "/contacts", body, h);
+    expect(again.statusCode).toBe(201);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.json()).toEqual(retry.json());
+  });
+
+  it("a stored response is replayed for 24 hours; after that the key is forgotten and may be reused", async () => {
+    const k = await keyed();
+    const h = { "idempotency-key": "day-old" };
+    const first = await k.call("POST", "/tags", { name: "First" }, h);
+    expect(first.statusCode).toBe(201);
+    await t.db.execute(
+      sql`update api_idempotency_keys set created_at = now() - interval '23 hours' where api_key_id = ${k.apiKey.id}`,
+    );
+    expect((await k.call("POST", "/tags", { name: "Second" }, h)).statusCode).toBe(409);
+    await t.db.execute(
+      sql`update api_idempotency_keys set created_at = now() - interval '25 hours' where api_key_id = ${k.apiKey.id}`,
+    );
+    const reused = await k.call("POST", "/tags", { name: "Second" }, h);
+    expect(reused.statusCode).toBe(201);
+    expect(reused.json()).toMatchObject({ name: "Second" });
+  });
+
+  it("the hourly prune job deletes records older than 24 hours and keeps the rest; startBoss schedules it", async () => {
+    const k = await keyed();
+    await t.db.execute(sql`insert into api_idempotency_keys (api_key_id, key, request_hash, status_code, created_at)
+      values (${k.apiKey.id}, 'old', 'h', 201, now() - interval '25 hours'),
+             (${k.apiKey.id}, 'old-in-progress', 'h', null, now() - interval '3 days'),
+             (${k.apiKey.id}, 'recent', 'h', 201, now() - interval '23 hours')`);
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    await handlerOf(pruneIdempotencyKeysJob).handler({}, deps as JobDeps, { id: "x", retryCount: 0 });
+    const left = await t.db.execute<{ key: string }>(
+      sql`select key from api_idempotency_keys where api_key_id = ${k.apiKey.id} order by key`,
+    );
+    expect(left.map((r) => r.key)).toEqual(["recent"]);
+
+    // the contract's cron becomes a pg-boss schedule; a job without one is unscheduled
+    const boss = await startBoss(t.env.DATABASE_URL!, [handlerOf(pruneIdempotencyKeysJob)], { max: 2 });
+    try {
+      const [s] = await boss.getSchedules(pruneIdempotencyKeysJob.name);
+      expect(s).toMatchObject({ name: "api.prune-idempotency-keys", cron: "17 * * * *", timezone: "UTC" });
+      const name = `t${randomUUID().slice(0, 8)}.periodic`;
+      const schema = z.object({});
+      const handler = async () => {};
+      await startBoss(
+        t.env.DATABASE_URL!,
+        [defineHandler(defineJob({ name, schema, cron: "* * * * *" }), { handler })],
+        { max: 1 },
+      ).then((b) => b.stop({ graceful: false, timeout: 2000 }));
+      expect(await boss.getSchedules(name)).toHaveLength(1);
+      await startBoss(t.env.DATABASE_URL!, [defineHandler(defineJob({ name, schema }), { handler })], {
+        max: 1,
+      }).then((b) => b.stop({ graceful: false, timeout: 2000 }));
+      expect(await boss.getSchedules(name)).toHaveLength(0);
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  });
+});
+
+type Keyed = Awaited<ReturnType<typeof keyed>>;
+
+/** Walks every page of a v1 list with `limit`; returns the items in order and the page sizes. */
+async function walk(k: Keyed, path: string, limit: number) {
+  const items: { id: number | string; [k: string]: unknown }[] = [];
+  const sizes: number[] = [];
+  let cursor: string | null = null;
+  for (let i = 0; i < 50; i++) {
+    const sep = path.includes("?") ? "&" : "?";
+    const res = await k.call(
+      "GET",
+      `${path}${sep}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+    );
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.object).toBe("list");
+    items.push(...body.data);
+    sizes.push(body.data.length);
+    cursor = body.next_cursor;
+    if (!cursor) return { items, sizes };
+  }
+  throw new Error("too many pages");
+}
+
+describe("v1 cursor pagination of tags, segments, notes, webhook endpoints and deliveries", () => {
+  it("tags and segments: by name then id over several pages, each row once; bad cursors are 400", async () => {
+    const k = await keyed();
+    const names = ["delta", "Alpha", "charlie", "bravo", "echo"];
+    for (const name of names) expect((await k.call("POST", "/tags", { name })).statusCode).toBe(201);
+    const all = (await k.call("GET", "/tags")).json();
+    expect(all.next_cursor).toBeNull();
+    const tagPages = await walk(k, "/tags", 2);
+    expect(tagPages.sizes).toEqual([2, 2, 1]);
+    expect(tagPages.items.map((x) => x.id)).toEqual(all.data.map((x: { id: number }) => x.id));
+    expect(new Set(tagPages.items.map((x) => x.name)).size).toBe(5);
+
+    for (const name of names)
+      expect(
+        (await k.call("POST", "/segments", { name, filter: { lifecycle_stage: "lead" } })).statusCode,
+      ).toBe(201);
+    const segPages = await walk(k, "/segments", 3);
+    expect(segPages.sizes).toEqual([3, 2]);
+    const allSegs = (await k.call("GET", "/segments")).json().data.map((x: { id: number }) => x.id);
+    expect(segPages.items.map((x) => x.id)).toEqual(allSegs);
+    expect(segPages.items[0]).toMatchObject({ contact_count: 0, filter: { lifecycle_stage: "lead" } });
+
+    for (const cursor of ["nope", Buffer.from('["x"]').toString("base64url"), "x".repeat(1001)]) {
+      const bad = await k.call("GET", `/tags?cursor=${cursor}`);
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().error).toMatchObject({ type: "invalid_request_error", param: "cursor" });
+    }
+    expect((await k.call("GET", "/segments?limit=0")).statusCode).toBe(400);
+  });
+
+  it("notes: newest first with ties in the same millisecond (microseconds kept), each note once", async () => {
+    const k = await keyed();
+    const c = (await k.call("POST", "/contacts", { first_name: "Nora", email: "nora@example.com" })).json();
+    // 3 notes at one instant, 2 a microsecond later (one JS millisecond), 1 a second earlier
+    await t.db.execute(sql`insert into notes (workspace_id, contact_id, note_text, created_at) values
+      (${k.user.id}, ${c.id}, 'a', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'b', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'c', '2026-01-01 10:00:00.123456+00'),
+      (${k.user.id}, ${c.id}, 'd', '2026-01-01 10:00:00.123457+00'),
+      (${k.user.id}, ${c.id}, 'e', '2026-01-01 10:00:00.123457+00'),
+      (${k.user.id}, ${c.id}, 'f', '2026-01-01 09:59:59+00')`);
+    const pages = await walk(k, `/contacts/${c.id}/notes`, 2);
+    expect(pages.sizes).toEqual([2, 2, 2]);
+    expect(pages.items.map((n) => n.note_text)).toEqual(["e", "d", "c", "b", "a", "f"]);
+    // another workspace's contact is 404
+    const other = await keyed();
+    expect((await other.call("GET", `/contacts/${c.id}/notes`)).statusCode).toBe(404);
+  });
+
+  it("webhook endpoints and deliveries: newest first, ties broken by id, each row once", async () => {
+    const k = await keyed();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await k.call("POST", "/webhook_endpoints", {
+        url: `http://127.0.0.1:9/hook-${i}`,
+        events: ["contact.created"],
+      });
+      expect(res.statusCode).toBe(201);
+      ids.push(res.json().id);
+    }
+    await t.db.execute(
+      sql`update webhook_endpoints set created_at = '2026-02-01 08:00:00.000001+00' where workspace_id = ${k.user.id}`,
+    );
+    const eps = await walk(k, "/webhook_endpoints", 2);
+    expect(eps.sizes).toEqual([2, 2, 1]);
+    expect(eps.items.map((e) => e.id)).toEqual([...ids].sort().reverse());
+
+    const ep = ids[0]!;
+    await t.db.execute(sql`insert into outbound_webhook_events (id, workspace_id, type, data)
+      select 'msg_page_' || g || '_' || ${ep}, ${k.user.id}, 'contact.created', '{}'::jsonb
+      from generate_series(1, 7) g`);
+    await t.db.execute(sql`insert into webhook_deliveries (workspace_id, endpoint_id, event_id, created_at)
+      select ${k.user.id}, ${ep}, 'msg_page_' || g || '_' || ${ep},
+             case when g <= 4 then timestamptz '2026-02-01 09:00:00.000500+00'
+                  else timestamptz '2026-02-01 09:00:00.000900+00' end
+      from generate_series(1, 7) g`);
+    const dels = await walk(k, `/webhook_endpoints/${ep}/deliveries`, 3);
+    expect(dels.sizes).toEqual([3, 3, 1]);
+    const expected = await t.db.execute<{ id: string }>(
+      sql`select id from webhook_deliveries where endpoint_id = ${ep} order by created_at desc, id desc`,
+    );
+    expect(dels.items.map((d) => d.id)).toEqual(expected.map((r) => r.id));
+    expect(dels.items[0]).toMatchObject({ event_type: "contact.created", status: "pending" });
+    const other = await keyed();
+    expect((await other.call("GET", `/webhook_endpoints/${ep}/deliveries`)).statusCode).toBe(404);
+  });
+});
+
+describe("v1 tag, segment and webhook operations", () => {
+  it("tags a contact, untags it, deletes a tag (refused while a segment filters on it); scopes and other workspaces' ids", async () => {
+    const k = await keyed();
+    const c = (await k.call("POST", "/contacts", { first_name: "Tia", email: "tia@example.com" })).json();
+    const tag = (await k.call("POST", "/tags", { name: "VIP" })).json();
+    const tagged = await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id });
+    expect(tagged.statusCode).toBe(200);
+    expect(tagged.json()).toEqual({ contact_id: c.id, tag_id: tag.id });
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id })).statusCode).toBe(200);
+    const byTag = (await k.call("GET", `/contacts?tag_id=${tag.id}`)).json().data;
+    expect(byTag.map((x: { id: number }) => x.id)).toEqual([c.id]);
+    expect((await k.call("GET", "/tags")).json().data[0]).toMatchObject({ id: tag.id, contact_count: 1 });
+
+    const bad = await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: "VIP" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ param: "tag_id" });
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: 999999999 })).json().error.message).toBe(
+      "Tag not found",
+    );
+
+    // another workspace: its key sees 404 for these ids, and cannot use its own tag on this contact
+    const other = await keyed();
+    const otherTag = (await other.call("POST", "/tags", { name: "Theirs" })).json();
+    expect(
+      (await other.call("POST", `/contacts/${c.id}/tags`, { tag_id: otherTag.id })).json().error.message,
+    ).toBe("Contact not found");
+    expect((await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: otherTag.id })).statusCode).toBe(404);
+    expect((await other.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`)).statusCode).toBe(404);
+    expect((await other.call("DELETE", `/tags/${tag.id}`)).statusCode).toBe(404);
+    // a read-only key lacks contacts:write
+    const ro = await keyed(["contacts:read"]);
+    const denied = await ro.call("DELETE", `/tags/${tag.id}`);
+    expect(denied.statusCode).toBe(403);
+    expect(denied.json().error.message).toBe("This API key lacks the 'contacts:write' scope.");
+
+    const untagged = await k.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`);
+    expect(untagged.json()).toEqual({ contact_id: c.id, tag_id: tag.id, deleted: true });
+    const again = await k.call("DELETE", `/contacts/${c.id}/tags/${tag.id}`);
+    expect(again.statusCode).toBe(404);
+    expect(again.json().error.message).toBe("This contact does not have this tag");
+
+    // delete: refused while a segment filters on the tag, then it goes with its contact links
+    await k.call("POST", `/contacts/${c.id}/tags`, { tag_id: tag.id });
+    const seg = (await k.call("POST", "/segments", { name: "VIPs", filter: { tag_id: tag.id } })).json();
+    const refused = await k.call("DELETE", `/tags/${tag.id}`);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.message).toBe(
+      "This tag is used by the list 'VIPs'. Change or delete it first.",
+    );
+    await t.db.execute(sql`delete from segments where id = ${seg.id}`);
+    expect((await k.call("DELETE", `/tags/${tag.id}`)).json()).toEqual({ id: tag.id, deleted: true });
+    expect((await k.call("DELETE", `/tags/${tag.id}`)).statusCode).toBe(404);
+    expect((await k.call("GET", "/tags")).json().data).toEqual([]);
+    const [links] = await t.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from contact_tags where contact_id = ${c.id}`,
+    );
+    expect(links!.n).toBe(0);
+  });
+
+  it("lists a segment's contacts with cursor pagination; 404 for another workspace's segment", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await k.call("POST", "/contacts", {
+        first_name: `Lead${i}`,
+        email: `lead${i}@example.com`,
+        lifecycle_stage: i === 2 ? "customer" : "lead",
+      });
+      expect(res.statusCode).toBe(201);
+      ids.push(res.json().id);
+    }
+    const seg = (
+      await k.call("POST", "/segments", { name: "Leads", filter: { lifecycle_stage: "lead" } })
+    ).json();
+    const pages = await walk(k, `/segments/${seg.id}/contacts`, 3);
+    expect(pages.sizes).toEqual([3, 1]);
+    expect(pages.items.map((x) => x.id)).toEqual([ids[4], ids[3], ids[1], ids[0]]);
+    expect(pages.items[0]).toMatchObject({ first_name: "Lead4", lifecycle_stage: "lead" });
+    const other = await keyed();
+    expect((await other.call("GET", `/segments/${seg.id}/contacts`)).statusCode).toBe(404);
+    expect((await k.call("GET", "/segments/abc/contacts")).statusCode).toBe(404);
+    const mediaOnly = await keyed(["media:read"]);
+    expect((await mediaOnly.call("GET", `/segments/${seg.id}/contacts`)).statusCode).toBe(403);
+  });
+
+  it("sends a test event to an endpoint and resends a delivery (webhooks:write); another workspace's ids are 404", async () => {
+    const got: { id: string; body: string }[] = [];
+    const server = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (d) => {
+        body += d;
+      });
+      req.on("end", () => {
+        got.push({ id: String(req.headers["webhook-id"]), body });
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const k = await keyed();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      const ep = (await k.call("POST", "/webhook_endpoints", { url, events: ["contact.created"] })).json();
+      const test = await k.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(test.statusCode).toBe(200);
+      expect(test.json()).toEqual({
+        delivery_id: expect.any(String),
+        event_id: expect.stringMatching(/^msg_/),
+      });
+      expect(got).toHaveLength(1);
+      expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "contact.created", data: { test: true } });
+      const resend = await k.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
+      expect(resend.json()).toEqual({ id: test.json().delivery_id, status: "pending" });
+      expect(got).toHaveLength(2);
+      expect(got[1]!.id).toBe(got[0]!.id);
+
+      const other = await keyed();
+      expect((await other.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(404);
+      const notYours = await other.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
+      expect(notYours.statusCode).toBe(404);
+      expect(notYours.json().error).toMatchObject({ type: "not_found", message: "Delivery not found" });
+      expect((await k.call("POST", "/webhook_deliveries/nope/resend")).statusCode).toBe(404);
+      const noScope = await keyed(["contacts:read", "contacts:write"]);
+      const denied = await noScope.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(denied.statusCode).toBe(403);
+      expect(denied.json().error.message).toBe("This API key lacks the 'webhooks:write' scope.");
+      expect(got).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("the new operations are in V1_ROUTES and so in the OpenAPI document", async () => {
+    const k = await keyed();
+    const doc = (await k.call("GET", "/openapi.json")).json();
+    for (const [path, method, op] of [
+      ["/tags/{id}", "delete", "deleteTag"],
+      ["/contacts/{id}/tags", "post", "tagContact"],
+      ["/contacts/{id}/tags/{tag_id}", "delete", "untagContact"],
+      ["/segments/{id}/contacts", "get", "listSegmentContacts"],
+      ["/webhook_endpoints/{id}/test", "post", "sendWebhookTestEvent"],
+      ["/webhook_deliveries/{id}/resend", "post", "resendWebhookDelivery"],
+    ] as const) {
+      expect(V1_ROUTES.some((r) => r.path === path && r.operationId === op)).toBe(true);
+      expect(doc.paths[path][method].operationId).toBe(op);
+    }
+    expect(doc.paths["/tags"].get.parameters.map((p: { name: string }) => p.name)).toEqual([
+      "limit",
+      "cursor",
+    ]);
+  });
+});

@@ -1,0 +1,832 @@
+import fs from "node:fs";
+import path from "node:path";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { eq } from "drizzle-orm";
+import type { LightMyRequestResponse } from "fastify";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { leadSearches, workspaces } from "../../src/server/db/schema";
+import { V1_ROUTES } from "../../src/server/features/api/api.v1";
+import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
+import { multipart } from "./studio-helpers";
+
+/*
+ * Coverage of the public REST API v1 (issue 15) beyond api.int.test.ts: campaigns on every channel
+ * and audience form with their state machine, tenant isolation through keys, key expiry, media,
+ * lead-search quota; and every v1 response received here is validated against the response schema
+ * of its operation in GET /api/v1/openapi.json (JSON Schema 2020-12, Ajv).
+ */
+
+let t: TestApp;
+/** the OpenAPI document (plain JSON) */
+let doc: any;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+/** `${operationId} ${status}` of every response validated against the document */
+const validated = new Set<string>();
+/** one received body per `${operationId} ${status}` (the validator's own check mutates them) */
+const samples = new Map<string, unknown>();
+/** responses whose status the document does not list (validated against its Error schema instead) */
+const undocumented = new Set<string>();
+
+const ROUTES = V1_ROUTES.map((r) => ({
+  ...r,
+  re: new RegExp(`^${r.path.replace(/\{\w+\}/g, "[^/]+")}$`),
+  params: (r.path.match(/\{/g) ?? []).length,
+}));
+
+/** The V1 route answering `method url` (a literal segment wins over a parameter), or undefined. */
+function routeOf(method: string, url: string) {
+  const p = url.split("?")[0]!;
+  return ROUTES.filter((r) => r.method === method && r.re.test(p)).sort((a, b) => a.params - b.params)[0];
+}
+
+function validatorFor(key: string, schema: unknown): ValidateFunction {
+  let v = validators.get(key);
+  if (!v) {
+    v = ajv.compile(schema as object);
+    validators.set(key, v);
+  }
+  return v;
+}
+
+/**
+ * Asserts that `res` (an answer of `method /api/v1{url}`) is what the OpenAPI document promises: a
+ * status listed for the operation, a JSON body valid against that status's response schema.
+ */
+function assertDocumented(method: string, url: string, res: LightMyRequestResponse) {
+  const route = routeOf(method, url);
+  if (!route) return; // no such route: the not-found handler, not an operation of the document
+  const op = doc.paths[route.path][method.toLowerCase()];
+  const status = String(res.statusCode);
+  expect(res.headers["content-type"], `${method} ${url}`).toMatch(/^application\/json/);
+  const body = res.json();
+  let response = op.responses[status];
+  if (!response) {
+    // the document lists 2xx, 400-404, 409, 429; other statuses are errors and must still be Errors
+    expect(
+      res.statusCode,
+      `${method} ${url}: ${status} is neither documented nor an error`,
+    ).toBeGreaterThanOrEqual(400);
+    undocumented.add(`${route.operationId} ${status}`);
+    response = { content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
+  }
+  let schema = response.content["application/json"].schema;
+  if (schema.$ref === "#/components/schemas/Error") schema = doc.components.schemas.Error;
+  const validate = validatorFor(`${route.operationId} ${status}`, schema);
+  const ok = validate(body);
+  expect(
+    ok,
+    `${method} ${url} -> ${status} does not match its OpenAPI schema: ${ajv.errorsText(validate.errors)}\n${res.body.slice(0, 500)}`,
+  ).toBe(true);
+  validated.add(`${route.operationId} ${status}`);
+  samples.set(`${route.operationId} ${status}`, body);
+}
+
+type Call = (
+  method: string,
+  url: string,
+  payload?: unknown,
+  headers?: Record<string, string>,
+) => Promise<LightMyRequestResponse>;
+
+/** Calls /api/v1 with a bearer key; every answer is checked against the OpenAPI document. */
+function v1(key: string): Call {
+  return async (method, url, payload, headers = {}) => {
+    const res = await t.app.inject({
+      method: method as "GET",
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${key}`, ...headers },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+    assertDocumented(method, url, res);
+    return res;
+  };
+}
+
+const ALL_SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "campaigns:read",
+  "campaigns:write",
+  "media:read",
+  "leads:read",
+  "webhooks:write",
+];
+
+/** A workspace on `plan` (Business by default) with a key of every scope. */
+async function keyed(plan = "business", scopes = ALL_SCOPES, extra: Record<string, unknown> = {}) {
+  const u = await signUp(t.app);
+  await t.db.update(workspaces).set({ plan }).where(eq(workspaces.id, u.user.id));
+  const res = await u.client.post("/api/api-keys", { name: "coverage", scopes, ...extra });
+  expect(res.statusCode, res.body).toBe(200);
+  const { key, apiKey } = res.json();
+  return { ...u, key: key as string, apiKey, call: v1(key) };
+}
+type Keyed = Awaited<ReturnType<typeof keyed>>;
+
+async function created<T = Record<string, unknown>>(p: Promise<LightMyRequestResponse>): Promise<T> {
+  const res = await p;
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json() as T;
+}
+
+/** Adds tag `tagId` to contacts through the app's bulk operation (no v1 route tags a contact). */
+async function tag(k: Keyed, tagId: number, contactIds: number[]) {
+  const res = await k.client.post("/api/contacts/bulk/operation", {
+    contactIds,
+    operation: "add_tag",
+    data: { tag_id: tagId },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+/** Every recipient of a campaign (walking the cursor pages), sorted by contact id. */
+async function recipients(k: Keyed, campaignId: number, limit = 2) {
+  const out: {
+    contact_id: number;
+    status: string;
+    reason: string | null;
+    address: string | null;
+    sent_at: string | null;
+    delivered_at: string | null;
+    opened_at: string | null;
+  }[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await k.call(
+      "GET",
+      `/campaigns/${campaignId}/recipients?limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+    );
+    expect(res.statusCode, res.body).toBe(200);
+    out.push(...res.json().data);
+    cursor = res.json().next_cursor;
+  } while (cursor);
+  return out.sort((a, b) => a.contact_id - b.contact_id);
+}
+
+/**
+ * Recipients of an email campaign the local provider sent: each sent and delivered; the simulated
+ * engagement (campaigns.events simulateEngagement) opens about 45 % of them, with `opened_at` set.
+ */
+function assertDelivered(rows: Awaited<ReturnType<typeof recipients>>) {
+  expect(rows).toHaveLength(3);
+  for (const r of rows) {
+    expect(["delivered", "opened"]).toContain(r.status);
+    expect(r.sent_at).not.toBeNull();
+    expect(r.delivered_at).not.toBeNull();
+    expect(r.opened_at === null).toBe(r.status === "delivered");
+  }
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  const res = await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" });
+  expect(res.statusCode).toBe(200);
+  doc = res.json();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const LATER = () => new Date(Date.now() + 3600_000).toISOString();
+
+const CONTENT: Record<string, Record<string, unknown>> = {
+  email: { subject: "Hi {{first_name}}", body: "Hello there" },
+  sms: { message: "Hi {{first_name}}, reply STOP to opt out" },
+  voice: { script: "Hello {{first_name}}, this is a test call." },
+  voicemail: { script: "Hello {{first_name}}, call us back." },
+  video_email: {
+    subject: "A video for {{first_name}}",
+    body: "Watch {{video_url}}",
+    landing_url: "http://localhost:80/v/{{token}}",
+    video_title: "Hello",
+  },
+  video_sms: { message: "A video for you: {{video_url}}", landing_url: "http://localhost:80/v/{{token}}" },
+};
+
+describe("v1 campaigns: every channel x every audience form", () => {
+  it("the create schema's channels and audience forms are the ones this test covers", () => {
+    const body = doc.paths["/campaigns"].post.requestBody.content["application/json"].schema;
+    expect([...body.properties.channel.enum].sort()).toEqual(Object.keys(CONTENT).sort());
+    expect(Object.keys(body.properties.audience.properties).sort()).toEqual(
+      ["contact_ids", "contacts", "filter", "segment_id", "tag_id"].sort(),
+    );
+  });
+
+  it("creates and schedules each channel with contacts, contact_ids, segment_id, tag_id and filter; recipients carry the right contacts and statuses", async () => {
+    const k = await keyed();
+    const mk = (body: Record<string, unknown>) => created<{ id: number }>(k.call("POST", "/contacts", body));
+    const phoneOpts = { sms_opt_in: true, call_opt_in: true };
+    const ann = await mk({
+      first_name: "Ann",
+      email: "ann@example.com",
+      phone: "+12025550101",
+      lifecycle_stage: "customer",
+      ...phoneOpts,
+    });
+    const bob = await mk({
+      first_name: "Bob",
+      email: "bob@example.com",
+      phone: "+12025550102",
+      lifecycle_stage: "customer",
+      ...phoneOpts,
+    });
+    const cy = await mk({
+      first_name: "Cy",
+      email: "cy@example.com",
+      lifecycle_stage: "customer",
+      email_opt_in: false,
+    });
+    const dee = await mk({
+      first_name: "Dee",
+      email: "dee@example.com",
+      phone: "+12025550104",
+      lifecycle_stage: "lead",
+      ...phoneOpts,
+    });
+    const vip = await created<{ id: number }>(k.call("POST", "/tags", { name: "VIP" }));
+    await tag(k, vip.id, [ann.id, bob.id]);
+    const customers = await created<{ id: number }>(
+      k.call("POST", "/segments", { name: "Customers", filter: { lifecycle_stage: "customer" } }),
+    );
+    expect((await k.call("GET", "/segments")).json().data).toMatchObject([
+      { id: customers.id, contact_count: 3 },
+    ]);
+
+    const noPhone = "no valid phone number";
+    let inline = 0;
+    for (const channel of Object.keys(CONTENT)) {
+      const email = channel === "email" || channel === "video_email";
+      // expected [contact id, status, reason] per audience form
+      const forms: { audience: Record<string, unknown>; expect: [number, string, string | null][] }[] = [
+        {
+          audience: { contact_ids: [ann.id, cy.id] },
+          expect: [
+            [ann.id, "queued", null],
+            [cy.id, "skipped", email ? "opted out of email" : noPhone],
+          ],
+        },
+        {
+          audience: { segment_id: customers.id },
+          expect: [
+            [ann.id, "queued", null],
+            [bob.id, "queued", null],
+            [cy.id, "skipped", email ? "opted out of email" : noPhone],
+          ],
+        },
+        {
+          audience: { tag_id: vip.id },
+          expect: [
+            [ann.id, "queued", null],
+            [bob.id, "queued", null],
+          ],
+        },
+        { audience: { filter: { stage: "customer", search: "bob" } }, expect: [[bob.id, "queued", null]] },
+        { audience: { filter: { tagId: vip.id, search: "ann" } }, expect: [[ann.id, "queued", null]] },
+        // the union: ids plus a tag (Dee is not tagged)
+        {
+          audience: { contact_ids: [dee.id], tag_id: vip.id },
+          expect: [
+            [ann.id, "queued", null],
+            [bob.id, "queued", null],
+            [dee.id, "queued", null],
+          ],
+        },
+      ];
+      for (const f of forms) {
+        const res = await k.call("POST", "/campaigns", {
+          name: `${channel} ${JSON.stringify(f.audience)}`,
+          channel,
+          content: CONTENT[channel],
+          audience: f.audience,
+          scheduled_at: LATER(),
+        });
+        expect(res.statusCode, `${channel} ${JSON.stringify(f.audience)}: ${res.body}`).toBe(201);
+        const r = res.json();
+        const queued = f.expect.filter((e) => e[1] === "queued").length;
+        expect(r.campaign).toMatchObject({ channel, status: "scheduled", recipient_count: f.expect.length });
+        expect(r.queued).toBe(queued);
+        const skipped = f.expect.filter((e) => e[2]).map((e) => e[2]!);
+        expect(r.skipped).toEqual(Object.fromEntries(skipped.map((s) => [s, 1])));
+        const got = await recipients(k, r.campaign.id);
+        expect(
+          got.map((x) => [x.contact_id, x.status, x.reason]),
+          `${channel} ${JSON.stringify(f.audience)}`,
+        ).toEqual(f.expect);
+        for (const x of got.filter((g) => g.status === "queued"))
+          expect(x.address).toBe(
+            email
+              ? `${x.contact_id === ann.id ? "ann" : x.contact_id === bob.id ? "bob" : "dee"}@example.com`
+              : `+120255501${x.contact_id === ann.id ? "01" : x.contact_id === bob.id ? "02" : "04"}`,
+          );
+        // only one status when filtered
+        const only = await k.call("GET", `/campaigns/${r.campaign.id}/recipients?status=skipped`);
+        expect(only.json().data.map((x: { contact_id: number }) => x.contact_id)).toEqual(
+          f.expect.filter((e) => e[1] === "skipped").map((e) => e[0]),
+        );
+        const one = (await k.call("GET", `/campaigns/${r.campaign.id}`)).json();
+        expect(one.counts).toEqual(
+          Object.fromEntries(
+            ["queued", "skipped"]
+              .map((s) => [s, f.expect.filter((e) => e[1] === s).length])
+              .filter(([, n]) => n),
+          ),
+        );
+      }
+      // inline contacts become contacts of the workspace (new ones are not opted in to SMS/calls)
+      inline += 1;
+      const phone = `+1202555020${inline}`;
+      const newEmail = `new${inline}@example.com`;
+      const refused = await k.call("POST", "/campaigns", {
+        name: `${channel} inline`,
+        channel,
+        content: CONTENT[channel],
+        audience: { contacts: [{ first_name: "New", email: newEmail, phone }] },
+        scheduled_at: LATER(),
+      });
+      if (email) {
+        expect(refused.statusCode, refused.body).toBe(201);
+        const got = await recipients(k, refused.json().campaign.id);
+        expect(got).toHaveLength(1);
+        expect(got[0]).toMatchObject({ status: "queued", address: newEmail });
+      } else {
+        // nobody opted in: 422 naming the reason, until the consent is confirmed
+        expect(refused.statusCode, refused.body).toBe(422);
+        expect(refused.json().error.message).toContain("not opted in to");
+        const ok = await k.call("POST", "/campaigns", {
+          name: `${channel} inline`,
+          channel,
+          content: CONTENT[channel],
+          audience: { contacts: [{ first_name: "New", email: newEmail, phone }] },
+          scheduled_at: LATER(),
+          include_not_opted_in: true,
+        });
+        expect(ok.statusCode, ok.body).toBe(201);
+        const got = await recipients(k, ok.json().campaign.id);
+        expect(got).toHaveLength(1);
+        expect(got[0]).toMatchObject({ status: "queued", address: phone });
+      }
+      const found = (await k.call("GET", `/contacts?search=${encodeURIComponent(newEmail)}`)).json().data;
+      expect(found).toHaveLength(1);
+    }
+  }, 120_000);
+
+  it("refuses invalid campaign bodies with a sentence and the param", async () => {
+    const k = await keyed();
+    const c = await created<{ id: number }>(
+      k.call("POST", "/contacts", { first_name: "A", email: "a@example.com" }),
+    );
+    const tg = await created<{ id: number }>(k.call("POST", "/tags", { name: "T" }));
+    const base = { name: "x", channel: "email", content: CONTENT.email, audience: { contact_ids: [c.id] } };
+    const both = await k.call("POST", "/campaigns", {
+      ...base,
+      audience: { tag_id: tg.id, filter: { search: "a" } },
+    });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().error.message).toBe("Give tag_id or filter, not both (a filter can hold tagId)");
+    const badFilter = await k.call("POST", "/campaigns", { ...base, audience: { filter: { stge: "lead" } } });
+    expect(badFilter.statusCode).toBe(400);
+    const noVideoPage = await k.call("POST", "/campaigns", { ...base, channel: "video_email" });
+    expect(noVideoPage.json().error).toMatchObject({
+      type: "invalid_request_error",
+      message: "A video campaign needs a landing page URL",
+    });
+    const noScript = await k.call("POST", "/campaigns", { ...base, channel: "voice", content: {} });
+    expect(noScript.json().error.message).toBe("Please enter a script for the call");
+    const nobody = await k.call("POST", "/campaigns", { ...base, audience: {} });
+    expect(nobody.statusCode).toBe(400);
+    expect(nobody.json().error.message).toBe("Please select at least one contact");
+  });
+});
+
+describe("v1 campaign state machine", () => {
+  it("pause, resume and cancel with their transitions; invalid transitions are 409 with a sentence", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (const n of [1, 2, 3])
+      ids.push(
+        (
+          await created<{ id: number }>(
+            k.call("POST", "/contacts", { first_name: `S${n}`, email: `s${n}@example.com` }),
+          )
+        ).id,
+      );
+    const launch = (scheduled: boolean) =>
+      created<{ campaign: { id: number; status: string } }>(
+        k.call("POST", "/campaigns", {
+          name: "State",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          ...(scheduled ? { scheduled_at: LATER() } : {}),
+        }),
+      );
+    const post = (id: number, action: string) => k.call("POST", `/campaigns/${id}/${action}`);
+    const conflict = async (id: number, action: string, message: string) => {
+      const res = await post(id, action);
+      expect(res.statusCode, `${action}: ${res.body}`).toBe(409);
+      expect(res.json()).toEqual({ error: { type: "conflict", message } });
+    };
+
+    // scheduled -> paused -> (resume) sending: the inline job client sends at once -> completed
+    const a = (await launch(true)).campaign;
+    expect(a.status).toBe("scheduled");
+    await conflict(a.id, "resume", "A scheduled campaign cannot be resumed");
+    expect((await post(a.id, "pause")).json()).toEqual({ id: a.id, status: "paused" });
+    expect((await k.call("GET", `/campaigns/${a.id}`)).json().status).toBe("paused");
+    await conflict(a.id, "pause", "A paused campaign cannot be paused");
+    expect((await post(a.id, "resume")).json()).toEqual({ id: a.id, status: "sending" });
+    const afterResume = (await k.call("GET", `/campaigns/${a.id}`)).json();
+    expect(afterResume.status).toBe("completed");
+    expect(afterResume.progress).toBe(1);
+    const sent = await recipients(k, a.id, 100);
+    assertDelivered(sent);
+    await conflict(a.id, "cancel", "A completed campaign cannot be cancelled");
+    await conflict(a.id, "pause", "A completed campaign cannot be paused");
+    await conflict(a.id, "resume", "A completed campaign cannot be resumed");
+
+    // scheduled -> cancelled: queued recipients become cancelled; nothing else is allowed after
+    const b = (await launch(true)).campaign;
+    expect((await post(b.id, "cancel")).json()).toEqual({ id: b.id, status: "cancelled" });
+    const got = (await k.call("GET", `/campaigns/${b.id}`)).json();
+    expect(got).toMatchObject({ status: "cancelled", counts: { cancelled: 3 } });
+    expect((await recipients(k, b.id)).map((r) => r.status)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    await conflict(b.id, "resume", "A cancelled campaign cannot be resumed");
+    await conflict(b.id, "pause", "A cancelled campaign cannot be paused");
+    await conflict(b.id, "cancel", "A cancelled campaign cannot be cancelled");
+
+    // paused -> cancelled
+    const c = (await launch(true)).campaign;
+    await post(c.id, "pause");
+    expect((await post(c.id, "cancel")).json().status).toBe("cancelled");
+
+    // launched now: sent at once (inline jobs), so already completed with delivered recipients
+    const d = (await launch(false)).campaign;
+    const now = (await k.call("GET", `/campaigns/${d.id}`)).json();
+    expect(now.status).toBe("completed");
+    expect((now.counts.delivered ?? 0) + (now.counts.opened ?? 0)).toBe(3);
+    assertDelivered(await recipients(k, d.id));
+    expect(now.started_at).not.toBeNull();
+
+    // not a campaign id at all
+    for (const id of ["0", "abc", "999999999"]) {
+      const res = await post(id as unknown as number, "pause");
+      expect(res.statusCode).toBe(404);
+      expect(res.json()).toEqual({ error: { type: "not_found", message: "Campaign not found" } });
+    }
+    expect((await k.call("GET", `/campaigns/${a.id}/recipients?cursor=bogus`)).json().error.param).toBe(
+      "cursor",
+    );
+  });
+});
+
+describe("v1 tenant isolation through keys", () => {
+  it("a key of workspace A gets 404 for workspace B's campaign, recipients, notes, webhook endpoint, media and cannot reach B's contacts through an audience", async () => {
+    const a = await keyed();
+    const b = await keyed();
+    const bContact = await created<{ id: number }>(
+      b.call("POST", "/contacts", {
+        first_name: "Bee",
+        email: "bee@example.com",
+        lifecycle_stage: "customer",
+      }),
+    );
+    const bNote = await created<{ id: number }>(
+      b.call("POST", `/contacts/${bContact.id}/notes`, { note_text: "secret" }),
+    );
+    const bTag = await created<{ id: number }>(b.call("POST", "/tags", { name: "B only" }));
+    await tag(b, bTag.id, [bContact.id]);
+    const bSeg = await created<{ id: number }>(
+      b.call("POST", "/segments", { name: "B customers", filter: { lifecycle_stage: "customer" } }),
+    );
+    const bCamp = (
+      await created<{ campaign: { id: number } }>(
+        b.call("POST", "/campaigns", {
+          name: "B",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: [bContact.id] },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    const bHook = await created<{ id: string }>(
+      b.call("POST", "/webhook_endpoints", { url: "https://example.com/b", events: ["contact.created"] }),
+    );
+
+    const notFound = async (method: string, url: string, body?: unknown, message?: string) => {
+      const res = await a.call(method, url, body);
+      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(404);
+      expect(res.json().error.type).toBe("not_found");
+      if (message) expect(res.json().error.message).toBe(message);
+      expect(res.body).not.toContain("bee@example.com");
+      expect(res.body).not.toContain("secret");
+    };
+    await notFound("GET", `/campaigns/${bCamp.id}`, undefined, "Campaign not found");
+    await notFound("GET", `/campaigns/${bCamp.id}/recipients`, undefined, "Campaign not found");
+    for (const action of ["pause", "resume", "cancel"])
+      await notFound("POST", `/campaigns/${bCamp.id}/${action}`);
+    await notFound("GET", `/contacts/${bContact.id}/notes`, undefined, "Contact not found");
+    await notFound("POST", `/contacts/${bContact.id}/notes`, { note_text: "mine now" }, "Contact not found");
+    await notFound("GET", `/webhook_endpoints/${bHook.id}`);
+    await notFound("PATCH", `/webhook_endpoints/${bHook.id}`, { enabled: false });
+    await notFound("GET", `/webhook_endpoints/${bHook.id}/deliveries`);
+    await notFound("DELETE", `/webhook_endpoints/${bHook.id}`);
+
+    // B's tag and segment exist only for B: A's lists do not show them, a filter by B's tag finds nothing of B's
+    expect((await a.call("GET", "/tags")).json().data).toEqual([]);
+    expect((await a.call("GET", "/segments")).json().data).toEqual([]);
+    expect((await a.call("GET", "/webhook_endpoints")).json().data).toEqual([]);
+    expect((await a.call("GET", `/contacts?tag_id=${bTag.id}`)).json().data).toEqual([]);
+    expect((await a.call("GET", "/campaigns")).json().data).toEqual([]);
+
+    // audiences naming B's segment, tag or contacts reach none of B's contacts
+    const launch = (audience: Record<string, unknown>) =>
+      a.call("POST", "/campaigns", { name: "steal", channel: "email", content: CONTENT.email, audience });
+    await notFound(
+      "POST",
+      "/campaigns",
+      { name: "s", channel: "email", content: CONTENT.email, audience: { segment_id: bSeg.id } },
+      "List not found",
+    );
+    await notFound(
+      "POST",
+      "/campaigns",
+      { name: "s", channel: "email", content: CONTENT.email, audience: { tag_id: bTag.id } },
+      "Tag not found",
+    );
+    await notFound(
+      "POST",
+      "/campaigns",
+      { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tagId: bTag.id } } },
+      "Tag not found",
+    );
+    const ids = await launch({ contact_ids: [bContact.id] });
+    expect(ids.statusCode, ids.body).toBe(422);
+    expect(ids.json().error).toEqual({
+      type: "invalid_request_error",
+      message: "Nobody would receive this campaign: the audience has no contacts.",
+    });
+    // mixed with one of A's own: only A's contact is a recipient
+    const mine = await created<{ id: number }>(
+      a.call("POST", "/contacts", { first_name: "Mine", email: "mine@example.com" }),
+    );
+    const mixed = await created<{ campaign: { id: number; recipient_count: number } }>(
+      launch({ contact_ids: [bContact.id, mine.id] }),
+    );
+    expect(mixed.campaign.recipient_count).toBe(1);
+    expect((await recipients(a, mixed.campaign.id)).map((r) => r.contact_id)).toEqual([mine.id]);
+    // nothing was sent to or changed for B
+    expect((await b.call("GET", `/campaigns`)).json().data).toHaveLength(1);
+    expect(
+      (await b.call("GET", `/contacts/${bContact.id}/notes`)).json().data.map((n: { id: number }) => n.id),
+    ).toEqual([bNote.id]);
+    expect((await b.call("GET", `/webhook_endpoints/${bHook.id}`)).json().enabled).toBe(true);
+    expect((await b.call("GET", `/campaigns/${bCamp.id}`)).json().status).toBe("scheduled");
+  });
+});
+
+describe("v1 API key expiry", () => {
+  it("a key past its expires_at is refused with 401 'This API key has expired.'; a future expiry works; a past one cannot be created", async () => {
+    const u = await signUp(t.app);
+    await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+    const past = await u.client.post("/api/api-keys", {
+      name: "old",
+      scopes: ["contacts:read"],
+      expires_at: new Date(Date.now() - 60_000).toISOString(),
+    });
+    expect(past.statusCode).toBe(400);
+    expect(past.json().error).toBe("Expires at must be in the future");
+
+    const mk = async (expiresAt: Date) => {
+      const res = await u.client.post("/api/api-keys", {
+        name: "exp",
+        scopes: ["contacts:read"],
+        expires_at: expiresAt.toISOString(),
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().apiKey.expires_at).toBe(expiresAt.toISOString());
+      return res.json().key as string;
+    };
+    const longLived = v1(await mk(new Date(Date.now() + 30 * 24 * 3600_000)));
+    const shortAt = new Date(Date.now() + 3000);
+    const short = v1(await mk(shortAt));
+    expect((await longLived("GET", "/contacts")).statusCode).toBe(200);
+    expect((await short("GET", "/contacts")).statusCode).toBe(200);
+    await new Promise((r) => setTimeout(r, shortAt.getTime() - Date.now() + 100));
+    const expired = await short("GET", "/contacts");
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json()).toEqual({
+      error: { type: "authentication_error", message: "This API key has expired." },
+    });
+    expect(expired.headers["request-id"]).toBeTruthy();
+    // expiry is checked before anything else the request does: a write is refused the same way
+    expect((await short("POST", "/contacts", { first_name: "X", email: "x@example.com" })).statusCode).toBe(
+      401,
+    );
+    expect((await longLived("GET", "/contacts")).statusCode).toBe(200);
+    const listed = (await u.client.get("/api/api-keys")).json().apiKeys;
+    expect(listed.filter((k: { expires_at: string | null }) => k.expires_at)).toHaveLength(2);
+  });
+});
+
+describe.skipIf(!SHARED_DATA)(`v1 media (${SHARED_DATA_MISSING})`, () => {
+  it("a real uploaded video and audio file are listed and fetched by v1 with the documented fields; a voicemail campaign plays the recording", async () => {
+    const k = await keyed();
+    const media = path.join(SHARED_DATA!, "media");
+    const upload = async (url: string, field: string, file: string, name: string) => {
+      const body = multipart(
+        { name },
+        { field, filename: file, content: fs.readFileSync(path.join(media, file)) },
+      );
+      const res = await k.client.inject({ method: "POST", url, ...body });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().media.id as number;
+    };
+    const videoId = await upload("/api/videos/upload", "video", "mdn-flower.mp4", "Flower");
+    const audioId = await upload("/api/audio/upload", "audio", "mdn-t-rex-roar.mp3", "Roar");
+
+    const list = (await k.call("GET", "/media")).json();
+    expect(list.next_cursor).toBeNull();
+    expect(list.data.map((m: { id: number }) => m.id).sort()).toEqual([videoId, audioId].sort());
+    const page1 = (await k.call("GET", "/media?limit=1")).json();
+    expect(page1.data).toHaveLength(1);
+    const page2 = (await k.call("GET", `/media?limit=1&cursor=${page1.next_cursor}`)).json();
+    expect(page2.next_cursor).toBeNull();
+    expect([page1.data[0].id, page2.data[0].id].sort()).toEqual([videoId, audioId].sort());
+
+    const video = (await k.call("GET", `/media/${videoId}`)).json();
+    expect(video).toMatchObject({
+      id: videoId,
+      name: "Flower",
+      type: "video",
+      mime_type: "video/mp4",
+      width: 960,
+      height: 540,
+      status: "published",
+      processing_status: "ready",
+    });
+    expect(video.size).toBeGreaterThan(0);
+    expect(video.duration).toBeGreaterThan(4.9);
+    expect(video.duration).toBeLessThan(5.2);
+    expect(video.url).toMatch(new RegExp(`^/api/media/${videoId}/`));
+    expect(video.thumbnail_url).toMatch(/^\/api\/media\/\d+\/poster/);
+    expect(list.data.find((m: { id: number }) => m.id === videoId)).toEqual(video);
+    const audio = (await k.call("GET", `/media/${audioId}`)).json();
+    expect(audio).toMatchObject({ id: audioId, name: "Roar", type: "audio", processing_status: "ready" });
+    expect(audio.mime_type).toMatch(/^audio\//);
+    expect(audio.width).toBeNull();
+    expect(audio.duration).toBeGreaterThan(1.9);
+
+    // a voicemail campaign plays the uploaded recording; a video is refused; another workspace's is 404
+    const c = await created<{ id: number }>(
+      k.call("POST", "/contacts", {
+        first_name: "V",
+        email: "v@example.com",
+        phone: "+12025550111",
+        call_opt_in: true,
+      }),
+    );
+    const vm = (audio_media_id: number) =>
+      k.call("POST", "/campaigns", {
+        name: "VM",
+        channel: "voicemail",
+        content: { audio_media_id },
+        audience: { contact_ids: [c.id] },
+        scheduled_at: LATER(),
+      });
+    expect((await vm(audioId)).statusCode).toBe(201);
+    const asVideo = await vm(videoId);
+    expect(asVideo.statusCode).toBe(400);
+    expect(asVideo.json().error.message).toContain('"Flower" is a video');
+
+    const other = await keyed();
+    for (const url of [`/media/${videoId}`, `/media/${audioId}`]) {
+      const res = await other.call("GET", url);
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error.message).toBe("Media not found");
+    }
+    expect((await other.call("GET", "/media")).json().data).toEqual([]);
+    const foreign = await other.call("POST", "/campaigns", {
+      name: "VM",
+      channel: "voicemail",
+      content: { audio_media_id: audioId },
+      audience: { contacts: [{ first_name: "W", phone: "+12025550112" }] },
+      include_not_opted_in: true,
+      scheduled_at: LATER(),
+    });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.message).toBe("Recording not found in your media library");
+    // the key needs media:read
+    const noScope = await keyed("business", ["contacts:read"]);
+    const refused = await noScope.call("GET", "/media");
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.message).toBe("This API key lacks the 'media:read' scope.");
+  }, 120_000);
+});
+
+describe("v1 lead searches", () => {
+  const body = { location: "Saginaw, MI", business_type: "dentist", radius: 5, search_radius: 2 };
+
+  it("Enterprise runs a search and pages its results; the monthly search quota is a 402 with a sentence", async () => {
+    const e = await keyed("enterprise", ["leads:read"]);
+    const run = await created<{ id: string; total_results: number; status: string }>(
+      e.call("POST", "/lead_searches", body),
+    );
+    expect(run.status).toBe("completed");
+    expect(run.total_results).toBeGreaterThan(0);
+    const got = (await e.call("GET", `/lead_searches/${run.id}/results?limit=100`)).json();
+    expect(got.data).toHaveLength(run.total_results);
+    expect(got.data[0]).toMatchObject({ demo: true, place_id: expect.any(String), name: expect.any(String) });
+
+    // Business: 2,000 searches a month; one run here plus 1,999 earlier this month use them up
+    const k = await keyed("business", ["leads:read"]);
+    const first = await created<{ id: string }>(k.call("POST", "/lead_searches", body));
+    await t.db.insert(leadSearches).values(
+      Array.from({ length: 1999 }, () => ({
+        workspaceId: k.user.id,
+        createdBy: k.user.id,
+        location: "Saginaw, MI",
+        businessType: "dentist",
+        radius: 1,
+        circleSize: 1,
+        provider: "local",
+        status: "completed",
+      })),
+    );
+    const over = await k.call("POST", "/lead_searches", body);
+    expect(over.statusCode).toBe(402);
+    expect(over.json().error).toEqual({
+      type: "payment_required",
+      message:
+        "Your Business plan includes 2,000 lead searches a month; this needs 1 and 0 are left. Upgrade to Enterprise for up to 10,000 lead searches a month.",
+    });
+    const unknown = await k.call("POST", "/lead_searches", { ...body, location: "Nowhere Land, ZZ" });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().error.type).toBe("invalid_request_error");
+    // the quota gates new runs only: earlier results stay readable
+    expect((await k.call("GET", `/lead_searches/${first.id}`)).statusCode).toBe(200);
+    expect((await k.call("GET", `/lead_searches/${first.id}/results`)).statusCode).toBe(200);
+    // a plan without API access is refused before the search (no plan has API access without searches)
+    await t.db.update(workspaces).set({ plan: "professional" }).where(eq(workspaces.id, e.user.id));
+    const gated = await e.call("POST", "/lead_searches", body);
+    expect(gated.statusCode).toBe(402);
+    expect(gated.json().error.message).toBe(
+      "API access is not included in your Professional plan. Upgrade to Business to use API access.",
+    );
+  }, 60_000);
+});
+
+describe("OpenAPI conformance of the responses above", () => {
+  it("every response was validated against its operation's schema, across the v1 operations", () => {
+    const ops = new Set([...validated].map((v) => v.split(" ")[0]));
+    // the operations this file exercises
+    for (const op of [
+      "createCampaign",
+      "getCampaign",
+      "listCampaigns",
+      "pauseCampaign",
+      "resumeCampaign",
+      "cancelCampaign",
+      "listCampaignRecipients",
+      "createContact",
+      "listContacts",
+      "createTag",
+      "listTags",
+      "createSegment",
+      "listSegments",
+      "listNotes",
+      "createNote",
+      "createWebhookEndpoint",
+      "getWebhookEndpoint",
+      "listWebhookEndpoints",
+      "createLeadSearch",
+      "getLeadSearch",
+      "listLeadSearchResults",
+      ...(SHARED_DATA ? ["listMedia", "getMedia"] : []),
+    ])
+      expect(ops, op).toContain(op);
+    for (const s of ["400", "401", "402", "403", "404", "409"])
+      expect(
+        [...validated].some((v) => v.endsWith(` ${s}`)),
+        s,
+      ).toBe(true);
+  });
+  it("the check can fail: a received body with a field missing, an extra field or a wrong type does not validate", () => {
+    const check = (key: string, body: unknown) => validators.get(key)!(body);
+    const campaign = structuredClone(samples.get("getCampaign 200")) as Record<string, unknown>;
+    expect(check("getCampaign 200", campaign)).toBe(true);
+    expect(check("getCampaign 200", { ...campaign, status: undefined })).toBe(false);
+    expect(check("getCampaign 200", { ...campaign, workspace_id: "x" })).toBe(false);
+    expect(check("getCampaign 200", { ...campaign, created_at: "yesterday" })).toBe(false);
+    const error = samples.get("listContacts 401") as { error: Record<string, unknown> };
+    expect(check("listContacts 401", error)).toBe(true);
+    expect(check("listContacts 401", { error: { ...error.error, type: "unauthorized" } })).toBe(false);
+    expect(check("listContacts 401", { message: "x" })).toBe(false);
+  });
+  it.todo(
+    "422 responses (POST /campaigns nobody to send to, POST /lead_searches unknown location or unanswerable filter) are listed in the OpenAPI document (api.openapi.ts ERROR_RESPONSES has no 422)",
+  );
+});

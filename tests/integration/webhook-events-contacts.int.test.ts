@@ -297,6 +297,15 @@ describe("contact webhook events on bulk paths", () => {
           .sort((x, y) => Number(x) - Number(y)),
       ).toEqual([b, c]);
 
+      // the v1 single-contact forms: a new tag on a contact is an update, a repeat is not; untagging is
+      const tagA = () => k.call("POST", `/contacts/${a}/tags`, { tag_id: tag.id });
+      expect((await tagA()).statusCode).toBe(200);
+      expect(take(rx, k.secret).map((e) => [e.type, e.data.id])).toEqual([["contact.updated", a]]);
+      expect((await tagA()).statusCode).toBe(200);
+      expect(take(rx, k.secret)).toEqual([]);
+      expect((await k.call("DELETE", `/contacts/${a}/tags/${tag.id}`)).statusCode).toBe(200);
+      expect(take(rx, k.secret).map((e) => [e.type, e.data.id])).toEqual([["contact.updated", a]]);
+
       expect(await bulkOperation(k, { filter: {}, excludeIds: [b], operation: "delete" })).toEqual({
         deleted: 2,
       });

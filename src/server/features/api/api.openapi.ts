@@ -17,7 +17,12 @@ const ERROR_RESPONSES: Record<string, string> = {
   "403": "The key lacks the route's scope",
   "404": "Not found (also another workspace's id)",
   "409": "Conflict, or an Idempotency-Key reused with a different request",
+  "413": "The request body is larger than the route accepts",
+  "415": "The request body is not JSON",
+  "422":
+    "Valid, but cannot be carried out (e.g. a campaign whose audience reaches nobody, an unknown location)",
   "429": "Rate limit exceeded; see Retry-After and RateLimit-* headers",
+  "500": "Something went wrong on our side; the message holds the request id",
 };
 
 let cached: JsonSchema | null = null;

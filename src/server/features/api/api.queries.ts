@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
-import { apiIdempotencyKeys, apiKeys, workspaces } from "../../db/schema";
+import { apiIdempotencyKeys, apiKeys, workspaceMembers, workspaces } from "../../db/schema";
 
 type NewApiKey = typeof apiKeys.$inferInsert;
 
@@ -29,14 +29,26 @@ export async function revokeApiKey(db: DbOrTx, workspaceId: string, id: string) 
   return row;
 }
 
-/** The key with this hash and its workspace (one indexed lookup per /api/v1 request). */
+/**
+ * The key with this hash, its workspace and its creator's role in that workspace today (null once
+ * they left, were removed or deleted their account): one statement per /api/v1 request. Joins the
+ * workspaces feature's tables as the tenant lookup every request needs (README: the API key lookup).
+ */
 export async function findKeyByHash(db: DbOrTx, keyHash: string) {
   // every /api/v1 request runs this: a prepared statement (db/prepared.ts)
   const q = prepared(db, "api.key", (d) =>
     d
-      .select({ key: apiKeys, workspace: workspaces })
+      .select({ key: apiKeys, workspace: workspaces, creatorRole: workspaceMembers.role })
       .from(apiKeys)
       .innerJoin(workspaces, eq(workspaces.id, apiKeys.workspaceId))
+      // the creator's role in the workspace today (null once they left or were removed)
+      .leftJoin(
+        workspaceMembers,
+        and(
+          eq(workspaceMembers.workspaceId, apiKeys.workspaceId),
+          eq(workspaceMembers.userId, apiKeys.createdBy),
+        ),
+      )
       .where(eq(apiKeys.keyHash, sql.placeholder("keyHash")))
       .prepare("api_key_by_hash"),
   );

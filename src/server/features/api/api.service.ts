@@ -103,6 +103,13 @@ export async function authenticateApiKey(ctx: Pick<AppContext, "db">, key: strin
   if (row.key.revokedAt) throw new AppError("UNAUTHORIZED", "This API key has been revoked.");
   if (row.key.expiresAt && row.key.expiresAt.getTime() <= Date.now())
     throw new AppError("UNAUTHORIZED", "This API key has expired.");
+  // a key acts with its creator's authority: it stops when they are no longer an owner or admin
+  // (removed, left, demoted, or their account deleted), as keys are created by owners and admins only
+  if (row.creatorRole !== "owner" && row.creatorRole !== "admin")
+    throw new AppError(
+      "UNAUTHORIZED",
+      "This API key no longer works: the person who created it is no longer an owner or admin of this workspace. An owner or admin can create a new key in Settings > API keys.",
+    );
   assertPlanFeature(row.workspace, "apiAccess");
   if (!row.key.lastUsedAt || Date.now() - row.key.lastUsedAt.getTime() > 60_000)
     await q.touchApiKey(ctx.db, row.key.id);
@@ -110,7 +117,7 @@ export async function authenticateApiKey(ctx: Pick<AppContext, "db">, key: strin
     key: row.key,
     workspace: row.workspace,
     tenant: {
-      userId: row.key.createdBy ?? row.workspace.ownerId,
+      userId: row.key.createdBy as string,
       workspaceId: row.workspace.id,
       role: "admin",
       plan: row.workspace.plan,

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import { cursorId, decodeCursor, keysetPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { type ContactEventCtx, contactEventsListened, emitContactEvents } from "./crm.contact-events";
 import {
   contactIdsWhere,
   contactWhere,
@@ -23,7 +24,7 @@ import {
   selectTagsOfContacts,
   selectTagsPage,
   selectTagsWithCounts,
-  tagContactsWhere,
+  tagContactsWhereReturningIds,
   tagExists,
   untagContactsWhere,
   updateSegmentRow,
@@ -86,14 +87,17 @@ export async function deleteTag(ctx: Pick<AppContext, "db">, workspaceId: string
  * @throws AppError NOT_FOUND 'Contact not found' / 'Tag not found' (also another workspace's ids).
  */
 export async function tagContact(
-  ctx: Pick<AppContext, "db">,
+  ctx: ContactEventCtx,
   workspaceId: string,
   contactId: number,
   tagId: number,
 ) {
   await assertContactOfWorkspace(ctx, workspaceId, contactId);
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
-  await tagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  const r = await tagContactsWhereReturningIds(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  // contact.updated when the tag is new on the contact (as the bulk add_tag)
+  if (r.tagged.length && (await contactEventsListened(ctx, workspaceId, ["contact.updated"])).size)
+    await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
   return { contact_id: contactId, tag_id: tagId };
 }
 
@@ -103,15 +107,17 @@ export async function tagContact(
  *   this tag'.
  */
 export async function untagContact(
-  ctx: Pick<AppContext, "db">,
+  ctx: ContactEventCtx,
   workspaceId: string,
   contactId: number,
   tagId: number,
 ) {
   await assertContactOfWorkspace(ctx, workspaceId, contactId);
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
-  const n = await untagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
-  if (!n) throw new AppError("NOT_FOUND", "This contact does not have this tag");
+  const ids = await untagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  if (ids.length === 0) throw new AppError("NOT_FOUND", "This contact does not have this tag");
+  if ((await contactEventsListened(ctx, workspaceId, ["contact.updated"])).size)
+    await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
   return { contact_id: contactId, tag_id: tagId };
 }
 

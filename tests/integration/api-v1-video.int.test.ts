@@ -232,6 +232,11 @@ describe("v1 video campaigns", () => {
     );
     await bad({ content: { video_id: videoId, body: "x" } }, "content.body", /content\.message/);
     await bad(
+      { content: { video_id: videoId, subject: "s".repeat(301) } },
+      "content.subject",
+      /300 characters/,
+    );
+    await bad(
       {
         content: { avatar_script: "Hi {{name|there}}" },
         scheduled_at: new Date(Date.now() + 3600_000).toISOString(),

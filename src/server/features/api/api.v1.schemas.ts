@@ -267,6 +267,8 @@ export const campaignCreateBody = z
             ? "content.body is not used by video campaigns: put the text in content.message"
             : `content.${f} is not used by video campaigns`,
         );
+    if (b.channel === "video_email" && (c.subject?.length ?? 0) > 300)
+      refuse("subject", "content.subject of a video email must be at most 300 characters");
     if (b.channel === "video_sms" && c.subject !== undefined)
       refuse("subject", "content.subject is for video_email; an SMS has no subject");
     if (c.video_id !== undefined && c.avatar_script !== undefined)

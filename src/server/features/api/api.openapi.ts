@@ -80,7 +80,7 @@ function build(): JsonSchema {
     paths[r.path]![r.method.toLowerCase()] = {
       operationId: r.operationId,
       summary: r.summary,
-      description: `Scope: \`${r.scope}\``,
+      description: `Scope: \`${r.scope}\`${r.description ? `. ${r.description}` : ""}`,
       tags: [r.tag],
       security: [{ bearerAuth: [r.scope] }],
       ...(parameters.length ? { parameters } : {}),

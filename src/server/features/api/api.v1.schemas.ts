@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
   audienceFilterSchema,
   type campaignContentInput,
   recipientInput,
 } from "../campaigns/campaigns.schemas";
+import type { VideoCampaignInput } from "../campaigns/campaigns.video";
 import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
 import { filterSetSchema } from "../leads/leads.filters";
 import { searchSchema } from "../leads/leads.schemas";
@@ -125,51 +127,176 @@ export const noteObject = z.object({ id: z.number().int(), note_text: z.string()
 export const campaignListQuery = v1PageSchema;
 export const recipientListQuery = v1PageSchema.extend({ status: z.enum(RECIPIENT_STATUSES).optional() });
 
-/** POST /campaigns: the campaigns service's createCampaignInput in snake_case. */
-export const campaignCreateBody = z.object({
-  name: z.string().trim().min(1, "Please enter a campaign name").max(200),
-  channel: z.enum(CAMPAIGN_CHANNELS),
-  content: z.object({
-    subject: z.string().max(500).optional(),
-    body: z.string().max(100_000).optional(),
-    message: z.string().max(1600).optional(),
-    script: z.string().max(5000).optional(),
-    audio_url: z
-      .string()
-      .max(2000)
-      .nullish()
-      .describe("voicemail: the library URL of one of your audio recordings (/api/media/{id}/file)"),
-    audio_media_id: z.number().int().positive().nullish().describe("voicemail: one of your audio recordings"),
-    machine_detection: z.boolean().optional(),
-    landing_url: z.url().max(2000).optional(),
-    video_title: z.string().max(300).optional(),
-    thumbnail_url: z.url().max(2000).nullish(),
-  }),
-  audience: z
-    .object({
-      contacts: z
-        .array(recipientInput)
-        .max(100_000)
+const VIDEO_CHANNELS = new Set(["video_email", "video_sms"]);
+const positiveId = (what: string) =>
+  z
+    .number({ error: `${what} must be an id (a number)` })
+    .int(`${what} must be a whole number`)
+    .positive(`${what} must be an id (a number)`)
+    .max(Number.MAX_SAFE_INTEGER, `${what} must be an id (a number)`);
+/** Sentence of every refusal that points a video campaign at the media library. */
+const PASS_VIDEO_ID =
+  "pass content.video_id: a ready video from your media library (GET /media); each recipient then gets a personal landing page";
+
+/**
+ * POST /campaigns: the campaigns service's createCampaignInput in snake_case; for video_email /
+ * video_sms the fields of the app's video campaign call (spec section 7, POST /api/campaigns/video:
+ * videoId, message, subject, ctaLabel/ctaUrl, avatarScript) in snake_case, launched by the same
+ * service (campaigns.video launchVideoCampaign).
+ */
+export const campaignCreateBody = z
+  .object({
+    name: z.string().trim().min(1, "Please enter a campaign name").max(200),
+    channel: z.enum(CAMPAIGN_CHANNELS),
+    content: z.object({
+      subject: z.string().max(500).optional().describe("email, video_email (video: at most 300 characters)"),
+      body: z.string().max(100_000).optional().describe("email"),
+      message: z
+        .string()
+        .max(1600)
         .optional()
-        .describe("inline recipients (become contacts)"),
-      contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
-      segment_id: z.number().int().positive().optional(),
-      tag_id: z.number().int().positive().optional().describe("every contact with this tag"),
-      filter: audienceFilterSchema
+        .describe(
+          "sms; video_email / video_sms: the text of the email or SMS, also shown on the landing page " +
+            "(placeholders {name}, {company}, {email}, {phone} or merge tags such as {{name|there}})",
+        ),
+      script: z.string().max(5000).optional().describe("voice, voicemail (text to speech)"),
+      audio_url: z
+        .string()
+        .max(2000)
+        .nullish()
+        .describe("voicemail: the library URL of one of your audio recordings (/api/media/{id}/file)"),
+      audio_media_id: z
+        .number()
+        .int()
+        .positive()
+        .nullish()
+        .describe("voicemail: one of your audio recordings"),
+      machine_detection: z.boolean().optional().describe("voicemail"),
+      video_id: positiveId("video_id")
         .optional()
-        .describe("every contact matching a contacts-list filter: search, stage, status, tagId"),
-    })
-    .refine((a) => a.tag_id === undefined || a.filter === undefined, {
-      message: "give tag_id or filter, not both (a filter can hold tagId)",
-      path: ["tag_id"],
-    })
-    .describe("the union of inline contacts, contact ids, a saved segment, a tag and a contacts filter"),
-  scheduled_at: iso.nullish().describe("launch later; absent or past = now"),
-  include_not_opted_in: z.boolean().optional(),
-});
+        .describe(
+          "video_email / video_sms: a ready video of your media library (GET /media, type video). Each " +
+            "recipient gets a personal landing page {APP_URL}/v/{token} playing it (views tracked, " +
+            "video.viewed webhook events). Counted against the plan's video messages. Needs the " +
+            "media:read scope as well as campaigns:write, since the landing pages play the video.",
+        ),
+      avatar_script: z
+        .string()
+        .max(MAX_SCRIPT_CHARS, `avatar_script must be at most ${MAX_SCRIPT_CHARS} characters`)
+        .optional()
+        .describe(
+          "video_email / video_sms, instead of video_id: a script with merge tags ({{name|there}}) " +
+            "rendered into one AI avatar video per recipient before their message goes out",
+        ),
+      avatar_provider: z
+        .enum(["local", "did", "heygen"], { error: "avatar_provider must be local, did or heygen" })
+        .optional()
+        .describe("the avatar provider of avatar_script (default local)"),
+      cta_label: z.string().trim().max(60).optional().describe("video: the landing page's button text"),
+      cta_url: z
+        .url({ error: "cta_url must be a full URL (https://...)" })
+        .max(2000)
+        .optional()
+        .describe("video: the landing page's button link"),
+      landing_url: z
+        .string()
+        .max(2000)
+        .optional()
+        .meta({ deprecated: true })
+        .describe(`Not accepted (400): ${PASS_VIDEO_ID}.`),
+      video_title: z
+        .string()
+        .max(300)
+        .optional()
+        .meta({ deprecated: true })
+        .describe("Not accepted (400): the title is the library video's name."),
+      thumbnail_url: z
+        .string()
+        .max(2000)
+        .nullish()
+        .meta({ deprecated: true })
+        .describe("Not accepted (400): the email shows the library video's preview."),
+    }),
+    audience: z
+      .object({
+        contacts: z
+          .array(recipientInput)
+          .max(100_000)
+          .optional()
+          .describe("inline recipients (become contacts)"),
+        contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
+        segment_id: z.number().int().positive().optional(),
+        tag_id: z.number().int().positive().optional().describe("every contact with this tag"),
+        filter: audienceFilterSchema
+          .optional()
+          .describe("every contact matching a contacts-list filter: search, stage, status, tagId"),
+      })
+      .refine((a) => a.tag_id === undefined || a.filter === undefined, {
+        message: "give tag_id or filter, not both (a filter can hold tagId)",
+        path: ["tag_id"],
+      })
+      .describe(
+        "the union of inline contacts, contact ids, a saved segment, a tag and a contacts filter; " +
+          "a video campaign takes inline contacts plus at most one of contact_ids, segment_id, tag_id or filter",
+      ),
+    scheduled_at: iso.nullish().describe("launch later; absent or past = now"),
+    include_not_opted_in: z
+      .boolean()
+      .optional()
+      .describe(
+        "SMS and calls: you confirmed consent for contacts not opted in (opt-outs are always skipped)",
+      ),
+  })
+  .superRefine((b, ctx) => {
+    const c = b.content;
+    const video = VIDEO_CHANNELS.has(b.channel);
+    const refuse = (field: string, message: string) =>
+      ctx.addIssue({ code: "custom", path: ["content", field], message });
+    for (const f of ["landing_url", "video_title", "thumbnail_url"] as const)
+      if (c[f] !== undefined && c[f] !== null) refuse(f, `content.${f} is not accepted: ${PASS_VIDEO_ID}.`);
+    if (!video) {
+      for (const f of ["video_id", "avatar_script", "avatar_provider", "cta_label", "cta_url"] as const)
+        if (c[f] !== undefined) refuse(f, `content.${f} is for video_email and video_sms campaigns`);
+      return;
+    }
+    for (const f of ["body", "script", "audio_url", "audio_media_id", "machine_detection"] as const)
+      if (c[f] !== undefined && c[f] !== null)
+        refuse(
+          f,
+          f === "body"
+            ? "content.body is not used by video campaigns: put the text in content.message"
+            : `content.${f} is not used by video campaigns`,
+        );
+    if (b.channel === "video_email" && (c.subject?.length ?? 0) > 300)
+      refuse("subject", "content.subject of a video email must be at most 300 characters");
+    if (b.channel === "video_sms" && c.subject !== undefined)
+      refuse("subject", "content.subject is for video_email; an SMS has no subject");
+    if (c.video_id !== undefined && c.avatar_script !== undefined)
+      refuse("avatar_script", "give content.video_id or content.avatar_script, not both");
+    if (c.video_id === undefined && !c.avatar_script?.trim())
+      refuse("video_id", `A video campaign needs a video: ${PASS_VIDEO_ID} (or content.avatar_script).`);
+    if (c.avatar_script !== undefined && b.scheduled_at)
+      ctx.addIssue({
+        code: "custom",
+        path: ["scheduled_at"],
+        message: "an avatar campaign launches at once (each video renders first); leave out scheduled_at",
+      });
+    const a = b.audience;
+    const crm = [a.contact_ids, a.segment_id, a.tag_id, a.filter].filter((v) => v !== undefined);
+    if (crm.length > 1)
+      ctx.addIssue({
+        code: "custom",
+        path: ["audience"],
+        message:
+          "a video campaign takes inline contacts plus at most one of contact_ids, segment_id, tag_id or filter",
+      });
+  });
 export type CampaignCreateBody = z.output<typeof campaignCreateBody>;
 
-/** Maps the v1 body to the campaigns service input (same fields, camelCase). */
+/** True for the channels launched as video campaigns (video_email, video_sms). */
+export const isVideoChannel = (channel: string) => VIDEO_CHANNELS.has(channel);
+
+/** Maps the v1 body to the campaigns service input (same fields, camelCase); not for video channels. */
 export function toCampaignInput(b: CampaignCreateBody) {
   const content: z.input<typeof campaignContentInput> = {
     subject: b.content.subject,
@@ -179,9 +306,6 @@ export function toCampaignInput(b: CampaignCreateBody) {
     audioUrl: b.content.audio_url,
     audioMediaId: b.content.audio_media_id,
     machineDetection: b.content.machine_detection,
-    landingUrl: b.content.landing_url,
-    videoTitle: b.content.video_title,
-    thumbnailUrl: b.content.thumbnail_url,
   };
   return {
     name: b.name,
@@ -200,6 +324,46 @@ export function toCampaignInput(b: CampaignCreateBody) {
           : undefined,
     scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
     includeNotOptedIn: b.include_not_opted_in,
+  };
+}
+
+/**
+ * Maps a video_email / video_sms body to the input of the app's video campaign call (POST
+ * /api/campaigns/video, campaigns.video `videoCampaignInput`): inline contacts become `contacts`
+ * (first and last name joined when there is no name), the one CRM audience form becomes `audience`.
+ */
+export function toVideoCampaignInput(b: CampaignCreateBody): VideoCampaignInput {
+  const a = b.audience;
+  const audience =
+    a.contact_ids !== undefined
+      ? { contactIds: a.contact_ids }
+      : a.segment_id !== undefined
+        ? { segmentId: a.segment_id }
+        : a.tag_id !== undefined
+          ? { tagId: a.tag_id }
+          : a.filter !== undefined
+            ? { filter: a.filter }
+            : undefined;
+  return {
+    campaignName: b.name,
+    videoId: b.content.video_id,
+    avatarScript: b.content.avatar_script,
+    avatarProvider: b.content.avatar_provider,
+    deliveryMethod: b.channel === "video_sms" ? "sms" : "email",
+    message: b.content.message ?? "",
+    subject: b.content.subject,
+    ctaLabel: b.content.cta_label,
+    ctaUrl: b.content.cta_url,
+    includeNotOptedIn: b.include_not_opted_in,
+    scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
+    contacts: (a.contacts ?? []).map((r) => ({
+      name: r.name ?? ([r.first_name, r.last_name].filter(Boolean).join(" ") || null),
+      company: r.company ?? null,
+      email: r.email ?? null,
+      phone: r.phone ?? null,
+      mobile: r.mobile ?? null,
+    })),
+    audience,
   };
 }
 

@@ -6,6 +6,7 @@ import { AppError } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
+import { launchVideoCampaign } from "../campaigns/campaigns.video";
 import * as crm from "../crm/crm.service";
 import * as leads from "../leads/leads.service";
 import * as studio from "../studio/studio.service";
@@ -30,6 +31,8 @@ export interface V1Route {
   summary: string;
   tag: string;
   scope: ApiScope;
+  /** more about the operation for the OpenAPI document (e.g. a second scope some inputs need) */
+  description?: string;
   query?: z.ZodType;
   body?: z.ZodType;
   response: z.ZodType;
@@ -371,17 +374,35 @@ export const V1_ROUTES: V1Route[] = [
     method: "POST",
     path: "/campaigns",
     operationId: "createCampaign",
-    summary: "Create and launch (or schedule) a campaign on any channel",
+    summary:
+      "Create and launch (or schedule) a campaign on any channel; video_email / video_sms send a library video (content.video_id) with personal landing pages",
     tag: "Campaigns",
     scope: "campaigns:write",
+    description:
+      "A video campaign (video_email / video_sms) with `content.video_id` also needs `media:read`: its recipients' " +
+      "landing pages play that library video. Video campaigns take the fields of the app's video campaign call " +
+      "(video_id or avatar_script, message, subject, cta_label, cta_url) and count against the plan's video messages.",
     body: s.campaignCreateBody,
     response: s.launchResult,
     status: 201,
     handler: async ({ ctx, p, body }) => {
+      const b = body as s.CampaignCreateBody;
+      if (s.isVideoChannel(b.channel)) {
+        // the landing pages play the library video to whoever holds a link: reading the media library
+        // is part of this call, so a key without media:read cannot send (and so watch) its videos
+        if (b.content.video_id !== undefined) assertScope(p, "media:read");
+        const r = await launchVideoCampaign(
+          ctx,
+          p.tenant.workspaceId,
+          s.toVideoCampaignInput(b),
+          p.tenant.userId,
+        );
+        return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
+      }
       const r = await campaigns.createAndLaunchCampaign(
         ctx,
         p.tenant.workspaceId,
-        s.toCampaignInput(body),
+        s.toCampaignInput(b),
         p.tenant.userId,
         p.tenant.workspace,
       );

@@ -36,8 +36,10 @@ const COMPLETE_STEPS = "Please complete all steps";
  * POST /api/campaigns/video (spec sections 5, 7): campaignName, videoId, videoUrl (ignored: the
  * server knows the video), deliveryMethod email|sms, optional message, contacts {name, company,
  * email or phone}. Extensions: subject, ctaLabel, ctaUrl for the landing page's button, and
- * includeNotOptedIn (SMS: the user confirmed consent, as for single sends in spec section 5), and
- * `audience` (issue 14) instead of `contacts`: a saved segment, tag, contacts-list filter or ids.
+ * includeNotOptedIn (SMS: the user confirmed consent, as for single sends in spec section 5),
+ * `audience` (issue 14) instead of `contacts`: a saved segment, tag, contacts-list filter or ids, and
+ * scheduledAt (a later launch, as for every other channel; not with avatarScript). The public API's
+ * `POST /api/v1/campaigns` with channel video_email / video_sms maps its snake_case body to this.
  */
 export const videoCampaignInput = z.object({
   campaignName: z.string().trim().max(200, "Campaign name must be at most 200 characters").default(""),
@@ -85,6 +87,8 @@ export const videoCampaignInput = z.object({
     .default([]),
   /** instead of `contacts`: a CRM audience (segment, tag, filter or ids; issue 14) */
   audience: audienceSchema.optional(),
+  /** launch at this time (ISO string or Date); past or absent = now. Not with `avatarScript`. */
+  scheduledAt: z.coerce.date({ error: "scheduledAt must be a date and time" }).optional().nullable(),
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 
@@ -98,8 +102,8 @@ export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
  * page plays it. The plan's monthly video messages (spec section 9) must cover the recipients.
  * @throws AppError BAD_REQUEST 'Please complete all steps' (no name, video or contact), NOT_FOUND
  * (video not the user's), UNPROCESSABLE (video not ready, avatar provider not configured),
- * PAYMENT_REQUIRED (plan without video campaigns or over its monthly video messages); the engine's
- * validation errors.
+ * PAYMENT_REQUIRED (plan without video campaigns or over its monthly video messages); BAD_REQUEST for
+ * scheduledAt with avatarScript; the engine's validation errors.
  */
 export async function launchVideoCampaign(
   ctx: AppContext,
@@ -117,6 +121,11 @@ export async function launchVideoCampaign(
     (input.contacts.length === 0 && !input.audience)
   )
     throw new AppError("BAD_REQUEST", COMPLETE_STEPS);
+  if (personalised && input.scheduledAt)
+    throw new AppError(
+      "BAD_REQUEST",
+      "A personalised avatar campaign launches at once (each video renders first); leave out the schedule",
+    );
   const avatarProvider = input.avatarProvider === "d-id" ? "did" : (input.avatarProvider ?? "local");
   let media: MediaItem | null = null;
   if (personalised) {
@@ -185,7 +194,7 @@ export async function launchVideoCampaign(
         },
         includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
         // personalised: launched "scheduled" so nothing sends before the recipients are held
-        scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : undefined,
+        scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : input.scheduledAt,
         audience: input.audience,
         recipients: {
           csv: contactsIn.map((c) => ({

@@ -63,10 +63,22 @@ describe("an API key and its creator's membership", () => {
     });
     // the owner's key is untouched
     expect((await contactsWith(ownerKey)).statusCode).toBe(200);
+    // Settings > API keys shows which keys stopped working this way
+    const listed = async () =>
+      Object.fromEntries(
+        (
+          (await owner.client.get("/api/api-keys")).json().apiKeys as {
+            prefix: string;
+            creator_active: boolean;
+          }[]
+        ).map((k) => [k.prefix, k.creator_active]),
+      );
+    expect(await listed()).toEqual({ [adminKey.slice(0, 12)]: false, [ownerKey.slice(0, 12)]: true });
 
     // admin again: the key acts again (it was never revoked, only its creator's rights lapsed)
     expect((await setRole("admin")).statusCode).toBe(200);
     expect((await contactsWith(adminKey)).statusCode).toBe(200);
+    expect(await listed()).toEqual({ [adminKey.slice(0, 12)]: true, [ownerKey.slice(0, 12)]: true });
 
     // removed from the workspace: refused
     expect((await owner.client.del(`/api/workspaces/current/members/${admin.user.id}`)).statusCode).toBe(200);

@@ -112,11 +112,11 @@ describe("campaign webhook events", () => {
   });
 
   it.skipIf(!SHARED_DATA)(
-    `video.viewed: a landing page view and each watch milestone, with the watch percentage (${SHARED_DATA_MISSING})`,
+    `video.viewed: a landing page view and each watch milestone, with the watch percentage; the first view is the recipient's message.clicked${SHARED_DATA ? "" : ` (${SHARED_DATA_MISSING})`}`,
     async () => {
       const rx = await receiver();
       try {
-        const k = await subscribed(["video.viewed"], rx.url);
+        const k = await subscribed(["video.viewed", "message.clicked"], rx.url);
         const body = multipart(
           { name: "Hook video" },
           {
@@ -152,7 +152,16 @@ describe("campaign webhook events", () => {
         expect((await ev({ event: "progress", percent: 25 })).json().tracked).toBe(true);
         expect((await ev({ event: "progress", percent: 50 })).json().tracked).toBe(true);
         expect((await ev({ event: "progress", percent: 25 })).json().tracked).toBe(false); // repeat: no event
-        const events = verified(rx.got, k.secret);
+        const all = verified(rx.got, k.secret);
+        // the landing page's first view is the message's click (once: later events are not)
+        const clicks = all.filter((e) => e.type === "message.clicked");
+        expect(clicks).toHaveLength(1);
+        expect(clicks[0]!.data).toMatchObject({
+          campaign_id: campaignId,
+          channel: "video_email",
+          status: "clicked",
+        });
+        const events = all.filter((e) => e.type !== "message.clicked");
         expect(events.map((e) => e.type)).toEqual(["video.viewed", "video.viewed", "video.viewed"]);
         expect(events.map((e) => [e.data.event, e.data.watch_percent])).toEqual([
           ["view", 0],

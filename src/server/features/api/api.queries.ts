@@ -10,11 +10,21 @@ export async function insertApiKey(db: DbOrTx, values: NewApiKey) {
   return row!;
 }
 
-/** Keys of a workspace, newest first (revoked ones included, marked). */
+/**
+ * Keys of a workspace, newest first (revoked ones included, marked), each with its creator's role in
+ * the workspace today (null once they left or were removed; see findKeyByHash).
+ */
 export function listApiKeys(db: DbOrTx, workspaceId: string) {
   return db
-    .select()
+    .select({ key: apiKeys, creatorRole: workspaceMembers.role })
     .from(apiKeys)
+    .leftJoin(
+      workspaceMembers,
+      and(
+        eq(workspaceMembers.workspaceId, apiKeys.workspaceId),
+        eq(workspaceMembers.userId, apiKeys.createdBy),
+      ),
+    )
     .where(eq(apiKeys.workspaceId, workspaceId))
     .orderBy(desc(apiKeys.createdAt));
 }

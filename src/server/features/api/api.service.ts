@@ -62,10 +62,17 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
   return { key, apiKey: toApiKeyJson(row) };
 }
 
-/** The workspace's keys, newest first. @throws FORBIDDEN for members. */
+/**
+ * The workspace's keys, newest first, as toApiKeyJson plus `creator_active` (false once the key's
+ * creator is no longer an owner or admin, when its requests get 401). @throws FORBIDDEN for members.
+ */
 export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageApiKeys");
-  return (await q.listApiKeys(ctx.db, tenant.workspaceId)).map(toApiKeyJson);
+  return (await q.listApiKeys(ctx.db, tenant.workspaceId)).map((r) => ({
+    ...toApiKeyJson(r.key),
+    // false once its creator is no longer an owner or admin: its requests get 401 (authenticateApiKey)
+    creator_active: creatorMayUseKeys(r.creatorRole),
+  }));
 }
 
 /**
@@ -79,6 +86,11 @@ export async function revokeApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
   const row = await q.revokeApiKey(ctx.db, tenant.workspaceId, id);
   if (!row) throw new AppError("NOT_FOUND", "API key not found");
   return toApiKeyJson(row);
+}
+
+/** Whether a key whose creator has `role` in its workspace (null: not a member) may act: owners and admins. */
+function creatorMayUseKeys(role: string | null): boolean {
+  return role === "owner" || role === "admin";
 }
 
 /** What a valid key acts as on /api/v1. */
@@ -105,7 +117,7 @@ export async function authenticateApiKey(ctx: Pick<AppContext, "db">, key: strin
     throw new AppError("UNAUTHORIZED", "This API key has expired.");
   // a key acts with its creator's authority: it stops when they are no longer an owner or admin
   // (removed, left, demoted, or their account deleted), as keys are created by owners and admins only
-  if (row.creatorRole !== "owner" && row.creatorRole !== "admin")
+  if (!creatorMayUseKeys(row.creatorRole))
     throw new AppError(
       "UNAUTHORIZED",
       "This API key no longer works: the person who created it is no longer an owner or admin of this workspace. An owner or admin can create a new key in Settings > API keys.",

@@ -228,15 +228,23 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                           ? `${expired ? "expired" : "expires"} ${formatDate(k.expires_at)}`
                           : "never expires"}
                       </p>
+                      {!k.revoked_at && !expired && !k.creator_active && (
+                        <p className="text-sm text-muted-foreground">
+                          Not working: the person who created it is no longer an owner or admin here.
+                        </p>
+                      )}
                     </div>
                     {k.revoked_at ? (
                       <Badge variant="secondary">Revoked</Badge>
                     ) : expired ? (
                       <Badge variant="warning">Expired</Badge>
                     ) : (
-                      <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
-                        Revoke
-                      </Button>
+                      <>
+                        {!k.creator_active && <Badge variant="warning">Inactive</Badge>}
+                        <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
+                          Revoke
+                        </Button>
+                      </>
                     )}
                   </li>
                 );

@@ -36,6 +36,23 @@ export const pgTimestampText = z
 /** A positive bigint id as a JS number. */
 export const cursorId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
+/**
+ * One page of a keyset list after `cursor`: decodes it against `schema` (undefined on the first page),
+ * fetches `limit + 1` rows after that key with `fetch`, and returns keysetPage's `{rows, nextCursor}`
+ * with `keyOf` giving a row's sort key. @throws AppError BAD_REQUEST 'cursor is not valid' (before
+ * `fetch` runs).
+ */
+export async function cursorPage<K, R>(
+  cursor: string | undefined,
+  schema: z.ZodType<K>,
+  limit: number,
+  fetch: (n: number, after: K | undefined) => Promise<R[]>,
+  keyOf: (last: R) => readonly (string | number)[],
+): Promise<{ rows: R[]; nextCursor: string | null }> {
+  const after = decodeCursor(cursor, schema);
+  return keysetPage(await fetch(limit + 1, after), limit, keyOf);
+}
+
 /** A page of a keyset list: `rows` (at most `limit`) from `limit + 1` fetched, and the next cursor. */
 export function keysetPage<R>(
   fetched: R[],

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import { cursorId, decodeCursor, keysetPage, pgTimestampText } from "../../lib/cursor";
+import { cursorId, cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { getContact } from "./crm.contacts";
@@ -85,16 +85,22 @@ export async function listNotesPage(
   limit: number,
   cursor?: string,
 ) {
-  const after = decodeCursor(cursor, z.tuple([pgTimestampText, cursorId]));
-  await getContact(ctx, workspaceId, contactId);
-  const fetched = await selectContactNotesPage(
-    ctx.db,
-    workspaceId,
-    contactId,
-    limit + 1,
-    after && { ts: after[0], id: after[1] },
+  const p = await cursorPage(
+    cursor,
+    z.tuple([pgTimestampText, cursorId]),
+    limit,
+    async (n, after) => {
+      await getContact(ctx, workspaceId, contactId);
+      return selectContactNotesPage(
+        ctx.db,
+        workspaceId,
+        contactId,
+        n,
+        after && { ts: after[0], id: after[1] },
+      );
+    },
+    (r) => [r.ts, r.note.id],
   );
-  const p = keysetPage(fetched, limit, (r) => [r.ts, r.note.id]);
   return {
     notes: p.rows.map(({ note: n }) => ({
       id: n.id,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
-import { cursorId, decodeCursor, keysetPage } from "../../lib/cursor";
+import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { type ContactEventCtx, contactEventsListened, emitContactEvents } from "./crm.contact-events";
@@ -54,14 +54,13 @@ export async function listTagsPage(
   limit: number,
   cursor?: string,
 ) {
-  const after = decodeCursor(cursor, nameCursor);
-  const fetched = await selectTagsPage(
-    ctx.db,
-    workspaceId,
-    limit + 1,
-    after && { name: after[0], id: after[1] },
+  const p = await cursorPage(
+    cursor,
+    nameCursor,
+    limit,
+    (n, after) => selectTagsPage(ctx.db, workspaceId, n, after && { name: after[0], id: after[1] }),
+    (t) => [t.name, t.id],
   );
-  const p = keysetPage(fetched, limit, (t) => [t.name, t.id]);
   return { tags: p.rows, nextCursor: p.nextCursor };
 }
 
@@ -188,14 +187,13 @@ export async function listSegmentsPage(
   limit: number,
   cursor?: string,
 ) {
-  const after = decodeCursor(cursor, nameCursor);
-  const fetched = await selectSegmentsPage(
-    ctx.db,
-    workspaceId,
-    limit + 1,
-    after && { name: after[0], id: after[1] },
+  const p = await cursorPage(
+    cursor,
+    nameCursor,
+    limit,
+    (n, after) => selectSegmentsPage(ctx.db, workspaceId, n, after && { name: after[0], id: after[1] }),
+    (s) => [s.name, s.id],
   );
-  const p = keysetPage(fetched, limit, (s) => [s.name, s.id]);
   return { segments: await segmentsWithCounts(ctx, workspaceId, p.rows), nextCursor: p.nextCursor };
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
-import { decodeCursor, keysetPage, pgTimestampText } from "../../lib/cursor";
+import { cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
@@ -122,14 +122,13 @@ export async function listEndpointsPage(
   cursor?: string,
 ) {
   assertCan(tenant, "manageWebhooks");
-  const after = decodeCursor(cursor, newestCursor);
-  const fetched = await q.listEndpointsPage(
-    ctx.db,
-    tenant.workspaceId,
-    limit + 1,
-    after && { ts: after[0], id: after[1] },
+  const p = await cursorPage(
+    cursor,
+    newestCursor,
+    limit,
+    (n, after) => q.listEndpointsPage(ctx.db, tenant.workspaceId, n, after && { ts: after[0], id: after[1] }),
+    (r) => [r.ts, r.e.id],
   );
-  const p = keysetPage(fetched, limit, (r) => [r.ts, r.e.id]);
   return { endpoints: p.rows.map((r) => toEndpointJson(r.e)), nextCursor: p.nextCursor };
 }
 
@@ -197,15 +196,20 @@ export async function listDeliveriesPage(
 ) {
   assertCan(tenant, "manageWebhooks");
   await ownEndpoint(ctx, tenant, endpointId);
-  const after = decodeCursor(cursor, newestCursor);
-  const fetched = await q.listDeliveriesPage(
-    ctx.db,
-    tenant.workspaceId,
-    endpointId,
-    limit + 1,
-    after && { ts: after[0], id: after[1] },
+  const p = await cursorPage(
+    cursor,
+    newestCursor,
+    limit,
+    (n, after) =>
+      q.listDeliveriesPage(
+        ctx.db,
+        tenant.workspaceId,
+        endpointId,
+        n,
+        after && { ts: after[0], id: after[1] },
+      ),
+    (r) => [r.ts, r.d.id],
   );
-  const p = keysetPage(fetched, limit, (r) => [r.ts, r.d.id]);
   return { deliveries: p.rows.map((r) => toDeliveryJson(r.d, r.type)), nextCursor: p.nextCursor };
 }
 

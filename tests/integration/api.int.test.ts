@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -7,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookEndpoints, workspaces } from "../../src/server/db/schema";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { webhookReceiver as receiver } from "./webhook-receiver";
 
 let t: TestApp;
 
@@ -430,25 +429,6 @@ describe("OpenAPI", () => {
 });
 
 describe("outbound webhooks", () => {
-  /** A local receiver answering with `statuses` in turn (then 200), recording every request. */
-  async function receiver(statuses: number[] = []) {
-    const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-    const server = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (c) => {
-        body += c;
-      });
-      req.on("end", () => {
-        got.push({ headers: req.headers, body });
-        res.statusCode = statuses.shift() ?? 200;
-        res.end("ok");
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    return { got, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-  }
-
   it("delivers signed events verified with the standardwebhooks package; retries after a 500 with the same webhook-id", async () => {
     const k = await keyed();
     const rx = await receiver([500]);

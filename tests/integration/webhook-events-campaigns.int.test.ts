@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { eq, inArray } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import twilio from "twilio";
@@ -10,6 +8,7 @@ import { findOrCreateContacts } from "../../src/server/features/crm/crm.service"
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { type ReceivedWebhook, webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's engagement and opt-out events on the real paths: the app's own unsubscribe page and
 // RFC 8058 one-click POST, an inbound STOP SMS, the signed /c/ click redirect, the Postmark and
@@ -29,26 +28,8 @@ const EVENTS = [
   "message.bounced",
 ];
 
-type Got = { headers: http.IncomingHttpHeaders; body: string };
+type Got = ReceivedWebhook;
 type Event = { type: string; data: Record<string, unknown> };
-
-/** A local receiver recording every request (answers 200). */
-async function receiver() {
-  const got: Got[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      got.push({ headers: req.headers, body });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { got, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 /** A Business workspace with an endpoint subscribed to EVENTS at `url`. */
 async function subscribed(t: TestApp, url: string) {

@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +5,7 @@ import { outboundWebhookEvents } from "../../src/server/db/schema";
 import { addBusinessContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 import { multipart } from "./studio-helpers";
+import { webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's contact events on the paths that write many contacts at once: the v1 bulk upsert, the
 // JSON import, the CSV file import (upload route + import job), bulk operations, campaign CSV
@@ -33,24 +32,6 @@ afterAll(async () => {
   await bystander?.close();
   await t?.close();
 });
-
-/** A local receiver recording every request (answers 200). */
-async function receiver() {
-  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      got.push({ headers: req.headers, body });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { got, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 /** A Business workspace with an API key (v1 calls) and an endpoint subscribed to `events` at `url`. */
 async function workspace(events: string[], url: string) {

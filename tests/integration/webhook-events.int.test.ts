@@ -1,6 +1,5 @@
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import type http from "node:http";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -15,6 +14,7 @@ import {
   uniqueEmail,
 } from "../helpers";
 import { multipart } from "./studio-helpers";
+import { webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's campaign events: message.sent (a campaign message handed to the provider) and
 // video.viewed (a recipient's landing page viewed, with watch percentage), delivered to a subscribed
@@ -27,24 +27,6 @@ beforeAll(async () => {
   t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
 });
 afterAll(async () => t?.close());
-
-/** A local receiver recording every request (answers 200). */
-async function receiver() {
-  const got: { headers: http.IncomingHttpHeaders; body: string }[] = [];
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => {
-      body += c;
-    });
-    req.on("end", () => {
-      got.push({ headers: req.headers, body });
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return { got, url, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 /** A Business workspace with an API key and an endpoint subscribed to `events`. */
 async function subscribed(events: string[], url: string) {

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import {
   boolean,
   index,
@@ -133,6 +134,10 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex("webhook_deliveries_endpoint_event_uq").on(t.endpointId, t.eventId),
     index("webhook_deliveries_endpoint_idx").on(t.endpointId, t.createdAt),
+    // the stranded-delivery sweep (webhooks.requeue-stranded-deliveries) reads only these
+    index("webhook_deliveries_unattempted_idx")
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'pending' and ${t.attempts} = 0`),
   ],
 );
 export type WebhookDelivery = typeof webhookDeliveries.$inferSelect;

@@ -21,3 +21,19 @@ export const deliverWebhookJob = defineJob({
     localConcurrency: 2,
   },
 });
+
+/** Minutes a delivery may wait unattempted before the sweep queues it again (its job was never stored). */
+export const STRANDED_DELIVERY_MINUTES = 10;
+
+/**
+ * Every 5 minutes: queues again the deliveries that were stored but never attempted for
+ * STRANDED_DELIVERY_MINUTES (a process that stopped between storing an event's deliveries and
+ * queueing their jobs). Delivery jobs carry the delivery's id as their job id, so a delivery whose
+ * job exists is not queued twice. The work is in webhooks.handlers.ts.
+ */
+export const requeueStrandedDeliveriesJob = defineJob({
+  name: "webhooks.requeue-stranded-deliveries",
+  schema: z.object({}),
+  cron: "*/5 * * * *",
+  options: { retryLimit: 1, retryDelay: 60, expireInSeconds: 600 },
+});

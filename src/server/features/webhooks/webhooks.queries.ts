@@ -192,6 +192,34 @@ export async function markFailing(db: DbOrTx, endpointId: string, disableAfterMs
   return rows.length > 0;
 }
 
+/**
+ * Ids of deliveries never attempted (pending, 0 attempts) that were stored between `maxAgeHours`
+ * hours and `minAgeMinutes` minutes ago, oldest first, at most `limit` (the partial index
+ * webhook_deliveries_unattempted_idx holds only such rows).
+ */
+export async function unattemptedDeliveryIds(
+  db: DbOrTx,
+  minAgeMinutes: number,
+  maxAgeHours: number,
+  limit: number,
+): Promise<string[]> {
+  const d = webhookDeliveries;
+  const rows = await db
+    .select({ id: d.id })
+    .from(d)
+    .where(
+      and(
+        eq(d.status, "pending"),
+        eq(d.attempts, 0),
+        sql`${d.createdAt} < now() - make_interval(mins => ${minAgeMinutes})`,
+        sql`${d.createdAt} > now() - make_interval(hours => ${maxAgeHours})`,
+      ),
+    )
+    .orderBy(d.createdAt)
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
 /** Sets a delivery back to pending for a resend. */
 export async function resetDelivery(db: DbOrTx, workspaceId: string, deliveryId: string) {
   const [row] = await db

@@ -9,7 +9,7 @@ import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
-import { deliverWebhookJob } from "./webhooks.jobs";
+import { deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
 import {
   type CreateEndpointInput,
@@ -242,8 +242,41 @@ export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string
   const [d] = await q.insertDeliveries(ctx.db, [
     { workspaceId: tenant.workspaceId, endpointId: e.id, eventId: ev.id },
   ]);
-  await ctx.jobs.send(deliverWebhookJob, { deliveryId: d!.id });
+  await queueDeliveries(ctx, [d!]);
   return { delivery_id: d!.id, event_id: ev.id };
+}
+
+/**
+ * Queues the first attempt of stored deliveries: one `webhooks.deliver` job each, whose job id is
+ * the delivery's id, so queueing a delivery again while its job exists is a no-op (pg-boss ignores
+ * a second job with the same id). requeueStrandedDeliveries relies on that.
+ */
+async function queueDeliveries(ctx: Pick<AppContext, "jobs">, rows: { id: string }[]) {
+  await ctx.jobs.sendMany(
+    deliverWebhookJob,
+    rows.map((d) => ({ data: { deliveryId: d.id }, options: { id: d.id } })),
+  );
+}
+
+/** Deliveries one sweep queues again at most (the next sweep, 5 minutes later, takes the rest). */
+export const STRANDED_SWEEP_LIMIT = 5_000;
+
+/**
+ * The stranded-delivery sweep (job webhooks.requeue-stranded-deliveries): a delivery is stored in
+ * one statement and its job queued in the next, so a process that stops in between leaves it
+ * pending with no job, and at-least-once delivery would not hold. Queues again every delivery still
+ * unattempted STRANDED_DELIVERY_MINUTES after it was stored (and less than a day old: older ones
+ * were past their retry window anyway), at most STRANDED_SWEEP_LIMIT per run. A delivery whose job
+ * exists (waiting in a backlog) is not queued twice: the job id is the delivery id.
+ * Returns how many deliveries were queued again (jobs that already existed included).
+ */
+export async function requeueStrandedDeliveries(ctx: Pick<AppContext, "db" | "jobs">): Promise<number> {
+  const ids = await q.unattemptedDeliveryIds(ctx.db, STRANDED_DELIVERY_MINUTES, 24, STRANDED_SWEEP_LIMIT);
+  await queueDeliveries(
+    ctx,
+    ids.map((id) => ({ id })),
+  );
+  return ids.length;
 }
 
 function newEventId() {
@@ -272,10 +305,7 @@ export async function emitWebhookEvent(
       ctx.db,
       endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id })),
     );
-    await ctx.jobs.sendMany(
-      deliverWebhookJob,
-      rows.map((d) => ({ data: { deliveryId: d.id } })),
-    );
+    await queueDeliveries(ctx, rows);
     return ev.id;
   } catch (err) {
     ctx.log?.warn({ err, workspaceId, type }, "webhook event not emitted");
@@ -309,10 +339,7 @@ export async function emitWebhookEvents(
         ctx.db,
         events.flatMap((ev) => endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id }))),
       );
-      await ctx.jobs.sendMany(
-        deliverWebhookJob,
-        rows.map((d) => ({ data: { deliveryId: d.id } })),
-      );
+      await queueDeliveries(ctx, rows);
       ids.push(...events.map((ev) => ev.id));
     }
     return ids;

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgBoss } from "pg-boss";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { workspaces } from "../../src/server/db/schema";
 import { pruneIdempotencyKeysJob } from "../../src/server/features/api/api.jobs";
@@ -94,7 +95,7 @@ describe("Idempotency-Key lifetime", () => {
     expect(reused.json()).toMatchObject({ name: "Second" });
   });
 
-  it("the hourly prune job deletes records older than 24 hours and keeps the rest; startBoss schedules it", async () => {
+  it("the hourly prune job deletes records older than 24 hours and keeps the rest; startBoss syncs schedules with one read", async () => {
     const k = await keyed();
     await t.db.execute(sql`insert into api_idempotency_keys (api_key_id, key, request_hash, status_code, created_at)
       values (${k.apiKey.id}, 'old', 'h', 201, now() - interval '25 hours'),
@@ -109,23 +110,66 @@ describe("Idempotency-Key lifetime", () => {
 
     // the contract's cron becomes a pg-boss schedule; a job without one is unscheduled
     const boss = await startBoss(t.env.DATABASE_URL!, [handlerOf(pruneIdempotencyKeysJob)], { max: 2 });
+    const scheduleSpy = vi.spyOn(PgBoss.prototype, "schedule");
+    const unscheduleSpy = vi.spyOn(PgBoss.prototype, "unschedule");
+    const readSpy = vi.spyOn(PgBoss.prototype, "getSchedules");
     try {
       const [s] = await boss.getSchedules(pruneIdempotencyKeysJob.name);
       expect(s).toMatchObject({ name: "api.prune-idempotency-keys", cron: "17 * * * *", timezone: "UTC" });
-      const name = `t${randomUUID().slice(0, 8)}.periodic`;
+      const prefix = `t${randomUUID().slice(0, 8)}`;
+      const name = `${prefix}.periodic`;
+      const stale = `${prefix}.stale`;
+      const plain = [1, 2, 3].map((i) => `${prefix}.plain${i}`);
       const schema = z.object({});
       const handler = async () => {};
-      await startBoss(
-        t.env.DATABASE_URL!,
-        [defineHandler(defineJob({ name, schema, cron: "* * * * *" }), { handler })],
-        { max: 1 },
-      ).then((b) => b.stop({ graceful: false, timeout: 2000 }));
-      expect(await boss.getSchedules(name)).toHaveLength(1);
-      await startBoss(t.env.DATABASE_URL!, [defineHandler(defineJob({ name, schema }), { handler })], {
-        max: 1,
-      }).then((b) => b.stop({ graceful: false, timeout: 2000 }));
+      const boot = (jobs: { name: string; cron?: string }[]) =>
+        startBoss(
+          t.env.DATABASE_URL!,
+          jobs.map((j) => defineHandler(defineJob({ ...j, schema }), { handler })),
+          { max: 1 },
+        ).then((b) => b.stop({ graceful: false, timeout: 2000 }));
+      // this test's pg-boss writes and whole-table reads (the app's own instance, if any, shares the prototype)
+      const calls = () => {
+        const mine = (n: string) => n.startsWith(`${prefix}.`);
+        const r = {
+          reads: readSpy.mock.calls.filter((c) => c[0] === undefined).length,
+          schedule: scheduleSpy.mock.calls.filter((c) => mine(c[0])).map((c) => [c[0], c[1]]),
+          unschedule: unscheduleSpy.mock.calls.filter((c) => mine(c[0])).map((c) => c[0]),
+        };
+        scheduleSpy.mockClear();
+        unscheduleSpy.mockClear();
+        readSpy.mockClear();
+        return r;
+      };
+      // a schedule left over from a release where `stale` still had a cron
+      await boot([{ name: stale, cron: "*/5 * * * *" }]);
+      expect(calls()).toEqual({ reads: 1, schedule: [[stale, "*/5 * * * *"]], unschedule: [] });
+      expect(await boss.getSchedules(stale)).toHaveLength(1);
+
+      // first boot: the new cron is scheduled, the stale schedule removed, and the jobs that never
+      // had a cron cost no unschedule call each
+      await boot([{ name, cron: "* * * * *" }, { name: stale }, ...plain.map((n) => ({ name: n }))]);
+      expect(calls()).toEqual({ reads: 1, schedule: [[name, "* * * * *"]], unschedule: [stale] });
+      expect((await boss.getSchedules(name)).map((r) => r.cron)).toEqual(["* * * * *"]);
+      expect(await boss.getSchedules(stale)).toHaveLength(0);
+
+      // a boot with nothing changed writes nothing
+      await boot([{ name, cron: "* * * * *" }, { name: stale }, ...plain.map((n) => ({ name: n }))]);
+      expect(calls()).toEqual({ reads: 1, schedule: [], unschedule: [] });
+
+      // a changed cron is rescheduled
+      await boot([{ name, cron: "*/2 * * * *" }]);
+      expect(calls()).toEqual({ reads: 1, schedule: [[name, "*/2 * * * *"]], unschedule: [] });
+      expect((await boss.getSchedules(name)).map((r) => r.cron)).toEqual(["*/2 * * * *"]);
+
+      // a removed cron is unscheduled
+      await boot([{ name }]);
+      expect(calls()).toEqual({ reads: 1, schedule: [], unschedule: [name] });
       expect(await boss.getSchedules(name)).toHaveLength(0);
     } finally {
+      scheduleSpy.mockRestore();
+      unscheduleSpy.mockRestore();
+      readSpy.mockRestore();
       await boss.stop({ graceful: false, timeout: 2000 });
     }
   });

@@ -3,8 +3,9 @@ import { describeZodError } from "../lib/validate";
 import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
 
 /**
- * Creates pg-boss on `url` and creates every registered queue (with its retry options), scheduling
- * the periodic ones (contract `cron`).
+ * Creates pg-boss on `url` and creates every registered queue (with its retry options), then syncs
+ * the periodic ones' schedules with their contract `cron` (syncSchedules: one read, writes only
+ * for schedules that are new, changed or removed).
  * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
  */
 export async function startBoss(
@@ -38,11 +39,46 @@ export async function startBoss(
     });
     // createQueue leaves an existing queue as it was: bring its options in line with the code
     await boss.updateQueue(job.name, { ...options, heartbeatSeconds: o.heartbeatSeconds ?? null });
-    // periodic jobs: the schedule follows the code too (a job that lost its `cron` is unscheduled)
-    if (job.cron) await boss.schedule(job.name, job.cron, {}, { tz: "UTC" });
-    else await boss.unschedule(job.name);
   }
+  await syncSchedules(boss, registry);
   return boss;
+}
+
+/** The time zone every contract `cron` is read in (pg-boss `schedule` option `tz`). */
+const SCHEDULE_TZ = "UTC";
+
+/**
+ * Brings pg-boss's schedules in line with the registry's `cron` fields, reading the schedule table
+ * once (pg-boss `getSchedules`) instead of writing a row per job at every boot:
+ * - a job with a `cron` is scheduled (UTC, empty data, default key) when it has no schedule or its
+ *   stored expression or time zone differs; an unchanged schedule is left as it is;
+ * - a job without a `cron` that still has a schedule (its `cron` was removed) is unscheduled.
+ * Only the default key ('') of registered job names is touched: schedules of names outside the
+ * registry, or under another key, are left alone. Errors from pg-boss (e.g. an invalid cron
+ * expression) propagate, so a bad contract fails the boot.
+ * @returns the names scheduled and unscheduled by this call, in registry order.
+ */
+export async function syncSchedules(
+  boss: PgBoss,
+  registry: AnyJobDefinition[],
+): Promise<{ scheduled: string[]; unscheduled: string[] }> {
+  const current = new Map(
+    (await boss.getSchedules()).filter((s) => (s.key ?? "") === "").map((s) => [s.name, s] as const),
+  );
+  const scheduled: string[] = [];
+  const unscheduled: string[] = [];
+  for (const job of registry) {
+    const existing = current.get(job.name);
+    if (job.cron) {
+      if (existing?.cron === job.cron && existing.timezone === SCHEDULE_TZ) continue;
+      await boss.schedule(job.name, job.cron, {}, { tz: SCHEDULE_TZ });
+      scheduled.push(job.name);
+    } else if (existing) {
+      await boss.unschedule(job.name);
+      unscheduled.push(job.name);
+    }
+  }
+  return { scheduled, unscheduled };
 }
 
 /**

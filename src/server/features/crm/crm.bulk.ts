@@ -2,8 +2,9 @@ import type { AppContext } from "../../context";
 import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { assertCan } from "../workspaces/workspaces.service";
-import { contactEventsListened, emitContactEvents, emitContactsDeleted } from "./crm.contact-events";
+import { emitContactEvents, emitContactsDeleted } from "./crm.contact-events";
 import {
   contactIdsWhere,
   contactWhereExcept,
@@ -47,7 +48,7 @@ export async function bulkOperation(
     ? contactIdsWhere(workspaceId, b.contactIds)
     : contactWhereExcept(workspaceId, b.filter ?? {}, b.excludeIds);
   const listens = async (type: "contact.deleted" | "contact.updated") =>
-    (await contactEventsListened(ctx, workspaceId, [type])).has(type);
+    (await subscribedWebhookTypes(ctx, workspaceId, [type])).has(type);
   switch (b.operation) {
     case "delete": {
       if (!(await listens("contact.deleted"))) return { deleted: await deleteContactsWhere(ctx.db, target) };

@@ -1,10 +1,6 @@
 import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
-import {
-  emitWebhookEvents,
-  subscribedWebhookTypes,
-  type WebhookEventType,
-} from "../webhooks/webhooks.service";
+import { emitWebhookEvents, subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { toContactJson } from "./crm.contact-json";
 import { selectContactsByIds } from "./crm.queries";
 
@@ -12,9 +8,9 @@ import { selectContactsByIds } from "./crm.queries";
 // the JSON import and the v1 bulk upsert, the CSV file import, bulk operations and campaign CSV
 // recipients. Each event carries the same data as the single-contact events of crm.contacts.ts:
 // the contact's public JSON (toContactJson), or `{id, deleted: true}` for a deletion. A path asks
-// once which types anyone listens to (contactEventsListened: one select of the workspace's
-// endpoints) and only then pays for returning ids and reading rows back; it emits after its write
-// committed.
+// once which types anyone listens to (webhooks.service subscribedWebhookTypes: one select of the
+// workspace's endpoints) and only then pays for returning ids and reading rows back; it emits after
+// its write committed.
 
 export type ContactEventCtx = Pick<AppContext, "db" | "jobs"> & {
   log?: { warn: (o: object, m: string) => void };
@@ -23,18 +19,6 @@ export type ContactChangeType = "contact.created" | "contact.updated";
 
 /** Contacts read back per statement (and events emitted per emitWebhookEvents call). */
 const READ_BACK_CHUNK = 1000;
-
-/**
- * Which of `types` an enabled endpoint of the workspace subscribes to (one select of its
- * endpoints, webhooks.service subscribedWebhookTypes). Never throws (a failure reads as none).
- */
-export function contactEventsListened(
-  ctx: ContactEventCtx,
-  workspaceId: string,
-  types: readonly WebhookEventType[],
-): Promise<Set<WebhookEventType>> {
-  return subscribedWebhookTypes(ctx, workspaceId, types);
-}
 
 /**
  * Emits `type` for contacts already in hand (a write's `returning`), one event per contact with
@@ -53,8 +37,8 @@ export async function emitContactRows(
  * Emits `type` for the contacts `ids` of the workspace after a write that committed: reads them
  * back READ_BACK_CHUNK at a time (ids no longer there are left out) and emits one event per contact
  * (toContactJson), by ascending id within a chunk. Call only when someone listens
- * (contactEventsListened): the read-back is the cost. Never throws: a failed read is logged, so
- * the write it reports on is not undone or failed.
+ * (webhooks.service subscribedWebhookTypes): the read-back is the cost. Never throws: a failed
+ * read is logged, so the write it reports on is not undone or failed.
  */
 export async function emitContactEvents(
   ctx: ContactEventCtx,
@@ -97,13 +81,13 @@ export async function emitContactsDeleted(
  * The `onWritten` listener of an import (ContactImporter, importRows) that emits `contact.created`
  * for the contacts each batch created and `contact.updated` for those it updated, or undefined
  * when no endpoint of the workspace subscribes to either: then the import returns no ids and reads
- * nothing back. Costs one select (contactEventsListened), made once per import.
+ * nothing back. Costs one select (webhooks.service subscribedWebhookTypes), made once per import.
  */
 export async function importEventListener(
   ctx: ContactEventCtx,
   workspaceId: string,
 ): Promise<((ids: { created: number[]; updated: number[] }) => Promise<void>) | undefined> {
-  const listens = await contactEventsListened(ctx, workspaceId, ["contact.created", "contact.updated"]);
+  const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);
   if (listens.size === 0) return undefined;
   return async ({ created, updated }) => {
     if (listens.has("contact.created")) await emitContactEvents(ctx, workspaceId, "contact.created", created);

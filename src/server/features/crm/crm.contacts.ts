@@ -5,9 +5,9 @@ import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { assertContactsWithinPlan } from "../billing/billing.service";
-import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { emitWebhookEvent, subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
-import { contactEventsListened, emitContactRows } from "./crm.contact-events";
+import { emitContactRows } from "./crm.contact-events";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
 import { contactImportExists } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
@@ -182,7 +182,7 @@ export async function findOrCreateContacts(
   // do the inserts return the rows
   const listens =
     toCreate.length > 0 &&
-    (await contactEventsListened(ctx, workspaceId, ["contact.created"])).has("contact.created");
+    (await subscribedWebhookTypes(ctx, workspaceId, ["contact.created"])).has("contact.created");
   const createdRows: Contact[] = [];
   const anonIds = new Map<number, number>();
   const keyed = toCreate.filter((c) => c.email || c.phone);

@@ -1,7 +1,8 @@
 import type { AppContext } from "../../context";
 import { normalisePhone, toE164 } from "../../lib/phone";
+import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
-import { type ContactEventCtx, contactEventsListened, emitContactEvents } from "./crm.contact-events";
+import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
@@ -214,7 +215,7 @@ export async function addBusinessContacts(
   });
   // after the commit, when an endpoint listens (one select of its endpoints): the contacts' events
   if (createdIds.length || filledIds.length) {
-    const listens = await contactEventsListened(ctx, workspaceId, ["contact.created", "contact.updated"]);
+    const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);
     if (listens.has("contact.created"))
       await emitContactEvents(ctx, workspaceId, "contact.created", createdIds);
     if (listens.has("contact.updated"))

@@ -3,7 +3,8 @@ import type { AppContext } from "../../context";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { type ContactEventCtx, contactEventsListened, emitContactEvents } from "./crm.contact-events";
+import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import {
   contactIdsWhere,
   contactWhere,
@@ -95,7 +96,7 @@ export async function tagContact(
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
   const r = await tagContactsWhereReturningIds(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
   // contact.updated when the tag is new on the contact (as the bulk add_tag)
-  if (r.tagged.length && (await contactEventsListened(ctx, workspaceId, ["contact.updated"])).size)
+  if (r.tagged.length && (await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size)
     await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
   return { contact_id: contactId, tag_id: tagId };
 }
@@ -115,7 +116,7 @@ export async function untagContact(
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
   const ids = await untagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
   if (ids.length === 0) throw new AppError("NOT_FOUND", "This contact does not have this tag");
-  if ((await contactEventsListened(ctx, workspaceId, ["contact.updated"])).size)
+  if ((await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size)
     await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
   return { contact_id: contactId, tag_id: tagId };
 }

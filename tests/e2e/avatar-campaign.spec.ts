@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
+import { landingUrlFromOutbox } from "./landing-helpers";
 
 /** Video campaign builder, "Personalised AI avatar": one local avatar video per recipient. */
 
@@ -62,21 +63,8 @@ test("a Professional user's recipient gets their own avatar video on their landi
   const recipient = `ada-${Date.now()}@example.com`;
   await buildAndLaunch(page, recipient);
   await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
-  let html = "";
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.get(
-          `/api/dev/outbox?channel=email&to=${encodeURIComponent(recipient)}`,
-        );
-        html = (await res.json()).messages[0]?.html ?? "";
-        return html;
-      },
-      { timeout: 90_000 },
-    )
-    .toContain("/v/");
-  const landing = /https?:\/\/[^"\s]+\/v\/[a-z0-9]+/.exec(html)?.[0];
-  await page.goto(landing as string);
+  const landing = await landingUrlFromOutbox(page, recipient, 90_000);
+  await page.goto(landing);
   await expect(page.getByRole("heading", { name: "A video for Ada Lovelace" })).toBeVisible();
   await page.getByRole("button", { name: "Play", exact: true }).first().click();
   await expect

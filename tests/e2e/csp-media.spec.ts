@@ -4,6 +4,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { collectCsp } from "./csp-helpers";
 import { withE2eDb } from "./e2e-info";
+import { landingUrlFromOutbox } from "./landing-helpers";
 
 /**
  * Issue 11: the Content-Security-Policy holds under the media pages too. With a real clip in the
@@ -105,22 +106,8 @@ test("the studio player, the waveform editor and the video landing page play wit
     },
   });
   expect(launch.ok(), await launch.text()).toBe(true);
-  let html = "";
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.get(
-          `/api/dev/outbox?channel=email&to=${encodeURIComponent(recipient)}`,
-        );
-        html = (await res.json()).messages[0]?.html ?? "";
-        return html;
-      },
-      { timeout: 60_000 },
-    )
-    .toContain("/v/");
-  const landingUrl = /https?:\/\/[^"\s]+\/v\/[a-z0-9]+/.exec(html)?.[0];
-  expect(landingUrl).toBeTruthy();
-  const landing = await page.goto(landingUrl as string);
+  const landingUrl = await landingUrlFromOutbox(page, recipient, 60_000);
+  const landing = await page.goto(landingUrl);
   // the landing page is served under the same policy (no inline script, no eval)
   const landingCsp = landing?.headers()["content-security-policy"] ?? "";
   expect(landingCsp).toContain("default-src 'self'");

@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
+import { landingUrlFromOutbox } from "./landing-helpers";
 
 /** Studio end to end: upload a real video, edit it in the advanced editor, save, see the result. */
 
@@ -101,23 +102,9 @@ test("upload a video, edit it in the advanced editor, save, launch a video campa
   await expect(page.getByRole("link", { name: "Back to Dashboard" })).toBeVisible();
 
   // the recipient's email (dev outbox) links to their landing page; open it and play the video
-  let html = "";
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.get(
-          `/api/dev/outbox?channel=email&to=${encodeURIComponent(recipient)}`,
-        );
-        html = (await res.json()).messages[0]?.html ?? "";
-        return html;
-      },
-      { timeout: 30_000 },
-    )
-    .toContain("/v/");
-  const landing = /https?:\/\/[^"\s]+\/v\/[a-z0-9]+/.exec(html)?.[0];
-  expect(landing).toBeTruthy();
+  const landing = await landingUrlFromOutbox(page, recipient, 30_000);
   const tracked = page.waitForResponse((r) => r.url().endsWith("/events") && r.request().method() === "POST");
-  await page.goto(landing as string);
+  await page.goto(landing);
   await expect(page.getByRole("heading", { name: "A video for Ada Lovelace" })).toBeVisible();
   await expect(page.getByText("Hi Ada Lovelace, a quick video for Analytical, Ltd!")).toBeVisible();
   await expect(page.getByRole("link", { name: "Book a call" })).toHaveAttribute(

@@ -273,7 +273,13 @@ export const campaignCreateBody = z
       refuse("subject", "content.subject is for video_email; an SMS has no subject");
     if (c.video_id !== undefined && c.avatar_script !== undefined)
       refuse("avatar_script", "give content.video_id or content.avatar_script, not both");
-    if (c.video_id === undefined && !c.avatar_script?.trim())
+    // a script that is only whitespace is the script's fault, not a missing video_id
+    if (c.video_id === undefined && c.avatar_script !== undefined && !c.avatar_script.trim())
+      refuse(
+        "avatar_script",
+        `content.avatar_script is empty: write what the avatar says (at most ${MAX_SCRIPT_CHARS} characters), or ${PASS_VIDEO_ID}`,
+      );
+    else if (c.video_id === undefined && c.avatar_script === undefined)
       refuse("video_id", `A video campaign needs a video: ${PASS_VIDEO_ID} (or content.avatar_script).`);
     if (c.avatar_script !== undefined && b.scheduled_at)
       ctx.addIssue({

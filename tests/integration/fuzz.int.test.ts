@@ -11,7 +11,9 @@
  * into a valid sample (zod -> JSON Schema -> sample) whose fields are then broken one at a time, so
  * a request gets past validation of the other fields and reaches the code behind it. Each route gets a
  * deterministic sample (seeded by its name) of its mutations — about 30 requests per REST route and 24
- * per procedure, ~6,300 in all — so the run takes a few minutes; FUZZ_PER_FIELD=all tries every
+ * per procedure, ~7,200 in all — so the run takes a few minutes. Date-ish fields always also get
+ * dates past year 9999 (FAR_DATES), and every list taking a `cursor` gets cursors that decode but
+ * hold impossible timestamps, NULs or bad ids (HOSTILE_CURSORS); FUZZ_PER_FIELD=all tries every
  * value (slow), FUZZ_ONLY=<substring> one route. The summary prints requests, routes, procedures, the
  * slowest requests and the routes that never answered 2xx (fuzzed shallowly: fixtures missing).
  */
@@ -85,6 +87,42 @@ const HOSTILE: unknown[] = [
   "x".repeat(10_001),
   { __proto__: { polluted: true }, constructor: { prototype: { polluted: true } } },
 ];
+
+/**
+ * Values of a date-ish field (`*_at`, `*At`, or a date-time in the sample): past year 9999 once in
+ * UTC, as an epoch number, an expanded year and an offset that crosses the year; the last instant a
+ * JS Date holds; a day that does not exist. Always tried on such fields, not sampled.
+ */
+const FAR_DATES: unknown[] = [
+  253402300800000,
+  8640000000000000,
+  "+010000-01-01T00:00:00Z",
+  "9999-12-31T23:59:59-14:00",
+  "9999-12-31T23:59:59.999-14:00",
+  "2026-02-30T09:00:00Z",
+];
+
+/**
+ * Cursors that decode but hold what no list gives out: impossible timestamps (month 13, hour 25,
+ * offset +99, 30 February, year 0), the old `ts|id` form, NUL and lone surrogates in a name, ids out
+ * of range or of the wrong type. Sent to every list that takes `cursor`.
+ */
+const CURSOR_KEYS: string[] = [
+  "2026-13-45 25:61:61.1+00|2",
+  "9999-12-31 23:59:59+99|2",
+  '["2026-13-45 25:61:61+00",1]',
+  '["9999-12-31 23:59:59+99",1]',
+  '["2026-02-30 00:00:00+00",1]',
+  '["0000-01-01 00:00:00+00",1]',
+  '["2026-13-45 25:61:61+00","00000000-0000-0000-0000-000000000000"]',
+  '["\\u0000",1]',
+  '["\\ud800",1]',
+  '["a",-1]',
+  '["a",1e400]',
+  '["2026-01-01 00:00:00+00","2"]',
+  '[{"a":1},[]]',
+];
+const HOSTILE_CURSORS = CURSOR_KEYS.map((k) => Buffer.from(k, "utf8").toString("base64url"));
 
 /** Whole bodies/inputs (a route's input replaced as a whole). */
 const WHOLE: unknown[] = [null, "text", 42, [], [{}], { [NUL]: 1 }, { "\uD800": "x" }, true];
@@ -233,7 +271,9 @@ function sample(js: Json | undefined, fx: Fixtures, key = "", depth = 0): unknow
       if (fmt === "email" || /email/i.test(key)) return `fuzz-${process.pid}-${++emails}@example.com`;
       if (fmt === "uri" || fmt === "url" || /url|website/i.test(key)) return "https://example.com/fuzz";
       if (fmt === "uuid" || idLike) return String(fixtureId(key));
-      if (fmt === "date-time" || /_at$|At$/.test(key)) return "2030-01-01T00:00:00.000Z";
+      // a week ahead: inside every date range (a campaign is scheduled at most 365 days ahead)
+      if (fmt === "date-time" || /_at$|At$/.test(key))
+        return new Date(Date.now() + 7 * 86_400_000).toISOString();
       if (fmt === "date") return "2030-01-01";
       if (/phone|mobile|to$/i.test(key)) return "+14155552671";
       if (/colou?r/i.test(key)) return "#6366f1";
@@ -278,17 +318,27 @@ function withField(base: unknown, path: (string | number)[], value: unknown): un
   return copy;
 }
 
+type Mutation = { label: string; input: unknown; pinned?: boolean };
+
 /** The mutations of one input: whole replacements, each field missing, each field hostile. */
-function mutations(base: unknown, seed: string, cap: number): { label: string; input: unknown }[] {
+function mutations(base: unknown, seed: string, cap: number): Mutation[] {
   const all = allMutations(base, seed);
-  // the valid sample always, then a deterministic sample of the rest (FUZZ_PER_FIELD=all: everything)
-  return PER_FIELD === Number.POSITIVE_INFINITY
-    ? all
-    : [all[0] as { label: string; input: unknown }, ...pick(all.slice(1), cap - 1, `${seed}:cap`)];
+  if (PER_FIELD === Number.POSITIVE_INFINITY) return all;
+  // the valid sample and the far dates always, then a deterministic sample of the rest
+  // (FUZZ_PER_FIELD=all: everything)
+  const pinned = all.filter((m, i) => i === 0 || m.pinned);
+  const rest = all.filter((m, i) => i !== 0 && !m.pinned);
+  return [...pinned, ...pick(rest, Math.max(0, cap - pinned.length), `${seed}:cap`)];
 }
 
-function allMutations(base: unknown, seed: string): { label: string; input: unknown }[] {
-  const out: { label: string; input: unknown }[] = [{ label: "valid sample", input: base }];
+/** Whether a field holds a date: its key says so (`scheduled_at`, `expiresAt`) or its sample is one. */
+function isDateField(path: (string | number)[], value: unknown): boolean {
+  const key = String(path[path.length - 1]);
+  return /_at$|At$/.test(key) || (typeof value === "string" && /^\d{4}-\d\d-\d\dT/.test(value));
+}
+
+function allMutations(base: unknown, seed: string): Mutation[] {
+  const out: Mutation[] = [{ label: "valid sample", input: base }];
   if (process.env.FUZZ_DEBUG) return out;
   for (const w of WHOLE) out.push({ label: `whole=${JSON.stringify(w)}`, input: w });
   out.push({ label: "wrapped in an array", input: [base] });
@@ -300,6 +350,9 @@ function allMutations(base: unknown, seed: string): { label: string; input: unkn
     }
     // the field's own value swapped into an array and into an object
     const own = path.reduce<unknown>((n, k) => (n as Json)?.[k as string], base);
+    if (isDateField(path, own))
+      for (const d of FAR_DATES)
+        out.push({ label: `${name}=${describe_(d)}`, input: withField(base, path, d), pinned: true });
     out.push({ label: `${name} as [value]`, input: withField(base, path, [own]) });
     out.push({ label: `${name} as {value}`, input: withField(base, path, { value: own }) });
   }
@@ -595,6 +648,14 @@ async function fuzzRestRoute(method: string, url: string) {
     }
   }
   if (process.env.FUZZ_DEBUG) return;
+  // lists that take a cursor: every decodable-but-invalid cursor
+  if (!hasBody && bases.some((b) => b !== null && typeof b === "object" && "cursor" in (b as Json)))
+    for (const [i, c] of HOSTILE_CURSORS.entries())
+      await send(who(), `${key} cursor ${CURSOR_KEYS[i]}`, {
+        method: method as "GET",
+        url: `${valid()}?cursor=${c}`,
+        headers: authHeaders,
+      });
   // query strings: repeated keys (arrays), nested-looking keys, hostile values for common keys
   for (const q of [
     "page=1&page=2&limit=1&limit=2&search=a&search=b&stage=lead&stage=customer",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AppError } from "./errors";
+import { findUnstorableText } from "./nul";
 
 /**
  * Keyset cursors of the public API's lists (issue 15): the sort key of a page's last row, as
@@ -13,6 +14,9 @@ export function encodeCursor(key: readonly (string | number)[]): string {
 
 /**
  * The sort key in `cursor` (undefined when there is none), checked against `schema` (a tuple).
+ * The decoded key is checked as a whole first: text in it holding a NUL or a lone UTF-16 surrogate
+ * (which Postgres cannot take) is refused here, since the request-wide check only sees the cursor's
+ * base64 form.
  * @throws AppError BAD_REQUEST 'cursor is not valid' (param `cursor`) for anything `encodeCursor`
  *   did not make with that shape.
  */
@@ -24,15 +28,36 @@ export function decodeCursor<T>(cursor: string | undefined, schema: z.ZodType<T>
   } catch {
     raw = undefined;
   }
-  const r = schema.safeParse(raw);
-  if (!r.success) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+  const r = findUnstorableText(raw) ? null : schema.safeParse(raw);
+  if (!r?.success) throw invalidCursor();
   return r.data;
 }
 
-/** A Postgres `timestamptz::text` value, e.g. `2026-03-12 09:41:07.123456+00`. */
-export const pgTimestampText = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d(?::\d\d)?$/);
+const invalidCursor = () => new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
+
+const PG_TIMESTAMP = /^(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.\d{1,6})?([+-])(\d\d)(?::(\d\d))?$/;
+
+/**
+ * Whether `s` is a timestamp Postgres prints for `timestamptz::text` and reads back as the same
+ * instant: a real calendar day of a year 1..9999 (no 30 February, no month 13), a time of day
+ * 00:00:00..23:59:59 (fraction up to microseconds), and a UTC offset of at most ±15:59 (Postgres's
+ * limit; its text output never carries more). The digits-only shape alone let `2026-13-45
+ * 25:61:61+00` and `+99` offsets through to Postgres, which refused them with a 500.
+ */
+export function isPgTimestampText(s: string): boolean {
+  const m = PG_TIMESTAMP.exec(s);
+  if (!m) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, , offH = 0, offM = 0] = m
+    .slice(1)
+    .map((x) => (x === undefined ? 0 : Number(x)));
+  if (year < 1 || hour > 23 || minute > 59 || second > 59 || offH > 15 || offM > 59) return false;
+  const d = new Date(0);
+  d.setUTCFullYear(year, month - 1, day); // rolls 30 February over to March: caught below
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
+/** A Postgres `timestamptz::text` value, e.g. `2026-03-12 09:41:07.123456+00` (see isPgTimestampText). */
+export const pgTimestampText = z.string().max(40).refine(isPgTimestampText);
 /** A positive bigint id as a JS number. */
 export const cursorId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isoUserDateTime } from "../../lib/dates";
 
 /** Scopes an API key may carry (issue 15). */
 export const API_SCOPES = [
@@ -12,6 +13,12 @@ export const API_SCOPES = [
 ] as const;
 export type ApiScope = (typeof API_SCOPES)[number];
 
+/**
+ * The latest expiry an API key may be given: 10 years ahead (3,653 days, leap days included). A key
+ * meant to outlive that is a key that never expires (`expires_at` left out or null).
+ */
+export const API_KEY_MAX_EXPIRY_DAYS = 3653;
+
 /** POST /api/api-keys {name, scopes, expires_at?}. */
 export const createApiKeySchema = z.object({
   name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(100),
@@ -22,10 +29,12 @@ export const createApiKeySchema = z.object({
     .min(1, "Choose at least one scope")
     .max(API_SCOPES.length)
     .transform((s) => [...new Set(s)]),
-  expires_at: z.iso
-    .datetime({ offset: true, error: "expires_at must be an ISO 8601 date-time" })
-    .refine((s) => Date.parse(s) > Date.now(), "expires_at must be in the future")
-    .nullish(),
+  expires_at: isoUserDateTime({
+    invalid: "expires_at must be an ISO 8601 date-time",
+    notFuture: "expires_at must be in the future",
+    maxAheadDays: API_KEY_MAX_EXPIRY_DAYS,
+    tooLate: "expires_at must be at most 10 years from now (leave it out for a key that never expires)",
+  }).nullish(),
 });
 export type CreateApiKeyInput = z.input<typeof createApiKeySchema>;
 

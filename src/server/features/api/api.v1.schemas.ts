@@ -5,6 +5,8 @@ import {
   audienceFilterSchema,
   type campaignContentInput,
   recipientInput,
+  SCHEDULE_MAX_AHEAD_DAYS,
+  scheduledAtIso,
 } from "../campaigns/campaigns.schemas";
 import type { VideoCampaignInput } from "../campaigns/campaigns.video";
 import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
@@ -239,7 +241,9 @@ export const campaignCreateBody = z
         "the union of inline contacts, contact ids, a saved segment, a tag and a contacts filter; " +
           "a video campaign takes inline contacts plus at most one of contact_ids, segment_id, tag_id or filter",
       ),
-    scheduled_at: iso.nullish().describe("launch later; absent or past = now"),
+    scheduled_at: scheduledAtIso
+      .nullish()
+      .describe(`launch later, at most ${SCHEDULE_MAX_AHEAD_DAYS} days ahead; absent or past = now`),
     include_not_opted_in: z
       .boolean()
       .optional()

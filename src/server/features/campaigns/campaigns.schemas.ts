@@ -1,7 +1,34 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
 
 const text = (max: number) => z.string().max(max);
+
+/**
+ * How far ahead a campaign may be scheduled: 365 days. A product bound (a launch reserves its
+ * messages in the current period's meter, and nobody plans a send further out); it also keeps every
+ * schedule inside what Postgres stores.
+ */
+export const SCHEDULE_MAX_AHEAD_DAYS = 365;
+
+/** The bounds of a launch's schedule, its field named `key` in messages (scheduledAt, scheduled_at). */
+function scheduleRule(key: string): UserDateRule {
+  return {
+    invalid: `${key} must be a date and time such as 2026-01-31T09:00:00Z`,
+    maxAheadDays: SCHEDULE_MAX_AHEAD_DAYS,
+    tooLate: `${key} must be at most ${SCHEDULE_MAX_AHEAD_DAYS} days from now (a campaign is scheduled at most a year ahead)`,
+    tooEarly: `${key} must be a date after 1 January 1970 (a past time launches now)`,
+  };
+}
+
+/**
+ * `scheduledAt` of a launch (tRPC and /api/campaigns): an ISO 8601 date-time with Z or an offset,
+ * epoch milliseconds, or a Date; a past time means now; at most SCHEDULE_MAX_AHEAD_DAYS ahead.
+ */
+export const scheduledAtInput = userDateTime(scheduleRule("scheduledAt")).optional().nullable();
+
+/** `scheduled_at` of /api/v1 launches: an ISO 8601 string, same bounds as `scheduledAtInput`. */
+export const scheduledAtIso = isoUserDateTime(scheduleRule("scheduled_at"));
 
 /** A recipient given inline (CSV row or a contact object from the builder). */
 export const recipientInput = z.object({
@@ -107,8 +134,8 @@ export const createCampaignInput = z.object({
     .default({}),
   /** a CRM audience (segment, tag, filter or ids), added to `recipients` */
   audience: audienceSchema.optional(),
-  /** launch at this time (ISO string or Date); past or absent = now */
-  scheduledAt: z.coerce.date().optional().nullable(),
+  /** launch at this time (scheduledAtInput: ISO string, epoch ms or Date, at most a year ahead); past or absent = now */
+  scheduledAt: scheduledAtInput,
   /** include contacts who have not opted in to SMS/calls (the user confirmed consent); opt-outs are always skipped */
   includeNotOptedIn: z.boolean().optional(),
 });
@@ -129,7 +156,7 @@ export const emailLaunchInput = z.object({
   contacts: z.array(recipientInput).max(100_000).optional().default([]),
   /** instead of `contacts`: a CRM audience (issue 14) */
   audience: audienceSchema.optional(),
-  scheduledAt: z.coerce.date().optional().nullable(),
+  scheduledAt: scheduledAtInput,
 });
 
 /** POST /api/campaigns/sms/launch (spec section 7). */
@@ -140,7 +167,7 @@ export const smsLaunchInput = z.object({
   /** instead of `contacts`: a CRM audience (issue 14) */
   audience: audienceSchema.optional(),
   includeNotOptedIn: z.boolean().optional(),
-  scheduledAt: z.coerce.date().optional().nullable(),
+  scheduledAt: scheduledAtInput,
 });
 
 export const campaignIdInput = z.object({ id: z.coerce.number().int().positive() });
@@ -167,7 +194,7 @@ export const preflightInput = z
     recipients: createCampaignInput.shape.recipients.optional(),
     audience: audienceSchema.optional(),
     includeNotOptedIn: z.boolean().optional(),
-    scheduledAt: z.coerce.date().optional().nullable(),
+    scheduledAt: scheduledAtInput,
   })
   .passthrough();
 export type PreflightInput = z.input<typeof preflightInput>;

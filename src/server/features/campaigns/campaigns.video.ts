@@ -13,7 +13,7 @@ import { findMedia, getMedia } from "../studio/studio.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
-import { audienceSchema } from "./campaigns.schemas";
+import { audienceSchema, scheduledAtInput } from "./campaigns.schemas";
 import { createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
   deleteVideoCampaign,
@@ -88,7 +88,7 @@ export const videoCampaignInput = z.object({
   /** instead of `contacts`: a CRM audience (segment, tag, filter or ids; issue 14) */
   audience: audienceSchema.optional(),
   /** launch at this time (ISO string or Date); past or absent = now. Not with `avatarScript`. */
-  scheduledAt: z.coerce.date({ error: "scheduledAt must be a date and time" }).optional().nullable(),
+  scheduledAt: scheduledAtInput,
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 

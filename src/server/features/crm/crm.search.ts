@@ -1,7 +1,7 @@
-import type { z } from "zod";
+import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { Contact, SegmentFilter } from "../../db/schema";
-import { AppError } from "../../lib/errors";
+import { cursorId, decodeCursor, encodeCursor, pgTimestampText } from "../../lib/cursor";
 import { type RawJson, rawJsonArray } from "../../lib/raw-json";
 import { parseInput } from "../../lib/validate";
 import { type ContactJson, toContactJson } from "./crm.contact-json";
@@ -332,16 +332,14 @@ async function correctTerm(
   return changed ? out.join("") : null;
 }
 
+/** Cursor of the contact pages (public API): the last row's `[created_at::text, id]`. */
+const contactCursor = z.tuple([pgTimestampText, cursorId]);
+
 /** Parses a public API cursor (`listContactsPage`'s `nextCursor`). @throws BAD_REQUEST 'cursor is not valid'. */
 function parseCursor(cursor: string | undefined): { createdAt: string; id: number } | undefined {
-  if (!cursor) return undefined;
-  const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d(?::\d\d)?)\|(\d{1,15})$/.exec(
-    Buffer.from(cursor, "base64url").toString("utf8"),
-  );
-  if (!m?.[1]) throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
-  return { createdAt: m[1], id: Number(m[2]) };
+  const key = decodeCursor(cursor, contactCursor);
+  return key && { createdAt: key[0], id: key[1] };
 }
-const makeCursor = (ts: string, id: number) => Buffer.from(`${ts}|${id}`, "utf8").toString("base64url");
 /** Whether the filter is served by the prepared page statements (no search, no tag). */
 const plainFilter = (filter: SegmentFilter) => !normaliseSearch(filter.search) && filter.tag_id == null;
 
@@ -411,6 +409,7 @@ async function cursorPage<F extends PageForm>(
   const last = page[page.length - 1];
   return {
     rows: page,
-    nextCursor: rows.length > limit && last ? makeCursor(last.ts, "c" in last ? last.c.id : last.id) : null,
+    nextCursor:
+      rows.length > limit && last ? encodeCursor([last.ts, "c" in last ? last.c.id : last.id]) : null,
   };
 }

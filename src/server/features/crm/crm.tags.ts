@@ -41,7 +41,10 @@ export async function listTags(ctx: Pick<AppContext, "db">, workspaceId: string)
   return selectTagsWithCounts(ctx.db, workspaceId);
 }
 
-/** Cursor of the name-ordered lists (tags, segments): the last row's `[name, id]`. */
+/**
+ * Cursor of the name-ordered lists (tags, segments): the last row's `[name, id]`. A name holding a
+ * NUL or a lone surrogate is refused by decodeCursor before this shape is checked.
+ */
 const nameCursor = z.tuple([z.string().max(200), cursorId]);
 
 /**

@@ -19,4 +19,10 @@ describe("API key expiry choice (Settings > API keys)", () => {
     for (const day of ["2026-03-12", "2025-01-01", "", "12/03/2027", "2027-13-45"])
       expect(expiresAtOf("date", day, now)).toBeUndefined();
   });
+
+  it("a date past the server's 10-year limit (API_KEY_MAX_EXPIRY_DAYS) is refused before it is sent", () => {
+    expect(expiresAtOf("date", "2036-03-10", now)).toBeTypeOf("string");
+    for (const day of ["2036-03-13", "2040-01-01", "9999-12-31"])
+      expect(expiresAtOf("date", day, now)).toBeUndefined();
+  });
 });

@@ -9,6 +9,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import { API_KEY_MAX_EXPIRY_DAYS } from "@/server/features/api/api.schemas";
 import type { ShowBanner } from "./types";
 
 /** Expiry choices on create: never, a number of days from now, or a chosen date. */
@@ -27,15 +28,20 @@ function localDay(d: Date): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
 }
 
+/** The last day a key may expire on: the server's API_KEY_MAX_EXPIRY_DAYS ahead, less a day for time zones. */
+function lastExpiryDay(now = new Date()): string {
+  return localDay(new Date(now.getTime() + (API_KEY_MAX_EXPIRY_DAYS - 1) * 86_400_000));
+}
+
 /**
  * The `expires_at` (ISO 8601) of an expiry choice: null for never; days counted from now; a date
  * expires at the end of that day in the browser's time zone. Undefined when a date is chosen but
- * missing or not after today.
+ * missing, not after today, or past the server's 10-year limit.
  */
 export function expiresAtOf(choice: ExpiryChoice, day: string, now = new Date()): string | null | undefined {
   if (choice === "never") return null;
   if (choice !== "date") return new Date(now.getTime() + Number(choice) * 86_400_000).toISOString();
-  if (!/^\d{4}-\d\d-\d\d$/.test(day) || day <= localDay(now)) return undefined;
+  if (!/^\d{4}-\d\d-\d\d$/.test(day) || day <= localDay(now) || day > lastExpiryDay(now)) return undefined;
   const end = new Date(`${day}T23:59:59.999`);
   return Number.isNaN(end.getTime()) ? undefined : end.toISOString();
 }
@@ -160,6 +166,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                     type="date"
                     className="w-44"
                     min={localDay(new Date(Date.now() + 86_400_000))}
+                    max={lastExpiryDay()}
                     value={expiryDay}
                     onChange={(e) => setExpiryDay(e.target.value)}
                     aria-invalid={expiryDay !== "" && expiresAt === undefined}
@@ -170,7 +177,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
             </div>
             {expiry === "date" && expiryDay !== "" && expiresAt === undefined && (
               <p className="text-sm text-destructive" role="alert">
-                Choose a date after today.
+                Choose a date after today and within 10 years.
               </p>
             )}
             <div>

@@ -9,6 +9,14 @@ export function e2eInfoPath(port: number | string): string {
 }
 
 /**
+ * The port of a spec's local webhook receiver (127.0.0.1): tests/e2e/server.ts puts
+ * `127.0.0.1:{this port}` in OUTBOUND_ALLOWED_HOSTS, the only private target its webhooks may reach.
+ */
+export function e2eReceiverPort(port: number | string = process.env.E2E_PORT ?? "3100"): number {
+  return Number(port) + 10_000;
+}
+
+/**
  * Runs `fn` with a connection to the e2e server's database, for arranging state no screen can make
  * (a workspace's plan before billing exists). Throws when the server did not record its URL.
  */

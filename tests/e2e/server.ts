@@ -11,7 +11,7 @@ import { runMigrations } from "../../src/server/db/client";
 import { startEmbeddedPostgres } from "../../src/server/db/embedded";
 import { createLogger } from "../../src/server/lib/logger";
 import { createServer } from "../../src/server/main";
-import { e2eInfoPath } from "./e2e-info";
+import { e2eInfoPath, e2eReceiverPort } from "./e2e-info";
 
 const port = Number(process.env.E2E_PORT ?? 3100);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-e2e-"));
@@ -39,6 +39,10 @@ const env = loadEnv({
   AUTH_RATE_LIMIT_PER_IP: "100000",
   DEMO_RATE_LIMIT_PER_IP: "100000",
   DEMO_RATE_LIMIT_PER_TARGET: "100000",
+  // the webhooks spec's local receiver, and nothing else private (the SSRF guard still holds)
+  OUTBOUND_ALLOWED_HOSTS: [process.env.OUTBOUND_ALLOWED_HOSTS, `127.0.0.1:${e2eReceiverPort(port)}`]
+    .filter(Boolean)
+    .join(","),
 });
 const log = createLogger(env);
 const core = await bootCore(env, url, log);

@@ -12,7 +12,7 @@ import { V1_ROUTES } from "../../src/server/features/api/api.v1";
 import { defineHandler, defineJob, type JobDeps } from "../../src/server/jobs/define";
 import { handlerOf } from "../../src/server/jobs/registry";
 import { startBoss } from "../../src/server/jobs/worker";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, signUp, type TestApp, trpcCall } from "../helpers";
 
 let t: TestApp;
 
@@ -413,6 +413,67 @@ describe("v1 tag, segment and webhook operations", () => {
       expect(denied.statusCode).toBe(403);
       expect(denied.json().error.message).toBe("This API key lacks the 'webhooks:write' scope.");
       expect(got).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it("a test event or resend to a disabled endpoint is 409 with a sentence (v1, settings REST and tRPC), nothing is queued; enabled again it is sent", async () => {
+    const got: string[] = [];
+    const server = http.createServer((req, res) => {
+      got.push(String(req.headers["webhook-id"]));
+      req.resume();
+      req.on("end", () => res.end("ok"));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const k = await keyed();
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      const ep = (await k.call("POST", "/webhook_endpoints", { url, events: ["contact.created"] })).json();
+      const first = await k.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(first.statusCode).toBe(200);
+      expect(got).toHaveLength(1);
+      const off = await k.call("PATCH", `/webhook_endpoints/${ep.id}`, { enabled: false });
+      expect(off.json().enabled).toBe(false);
+
+      const test = await k.call("POST", `/webhook_endpoints/${ep.id}/test`);
+      expect(test.statusCode).toBe(409);
+      expect(test.json()).toEqual({
+        error: { type: "conflict", message: "This endpoint is disabled. Enable it to send a test event." },
+      });
+      const resend = await k.call("POST", `/webhook_deliveries/${first.json().delivery_id}/resend`);
+      expect(resend.statusCode).toBe(409);
+      expect(resend.json().error.message).toBe(
+        "This endpoint is disabled. Enable it to send a delivery again.",
+      );
+      // the settings page's paths say the same
+      const rest = await k.client.post(`/api/webhook-endpoints/${ep.id}/test`);
+      expect(rest.statusCode).toBe(409);
+      const rpc = await trpcCall(k.client, "webhooks.test", { id: ep.id });
+      expect(rpc.status).toBe(409);
+      expect(rpc.error?.message).toBe("This endpoint is disabled. Enable it to send a test event.");
+      const rpcResend = await trpcCall(k.client, "webhooks.resend", { id: first.json().delivery_id });
+      expect(rpcResend.status).toBe(409);
+      // nothing was stored or sent; the earlier delivery kept its result
+      const log = (await k.call("GET", `/webhook_endpoints/${ep.id}/deliveries`)).json().data;
+      expect(log).toHaveLength(1);
+      expect(log[0]).toMatchObject({ status: "succeeded", attempts: 1, response_code: 200 });
+      expect(got).toHaveLength(1);
+      // another workspace still gets 404, not 409
+      const other = await keyed();
+      expect((await other.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(404);
+      expect(
+        (await other.call("POST", `/webhook_deliveries/${first.json().delivery_id}/resend`)).statusCode,
+      ).toBe(404);
+
+      expect((await k.call("PATCH", `/webhook_endpoints/${ep.id}`, { enabled: true })).json().enabled).toBe(
+        true,
+      );
+      expect((await k.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(200);
+      expect(
+        (await k.call("POST", `/webhook_deliveries/${first.json().delivery_id}/resend`)).statusCode,
+      ).toBe(200);
+      expect(got).toHaveLength(3);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

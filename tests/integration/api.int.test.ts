@@ -425,6 +425,22 @@ describe("OpenAPI", () => {
     const js = await t.app.inject({ method: "GET", url: "/docs/api/assets/swagger-ui-bundle.js" });
     expect(js.statusCode).toBe(200);
     expect(js.body.length).toBeGreaterThan(100_000);
+    // the page's own colours, theme and accessible-name scripts (api.docs.theme.ts), same origin
+    for (const [file, type] of [
+      ["docs.css", "text/css"],
+      ["theme.js", "application/javascript"],
+      ["init.js", "application/javascript"],
+      ["a11y.js", "application/javascript"],
+    ] as const) {
+      expect(page.body).toContain(`/docs/api/${file}`);
+      const r = await t.app.inject({ method: "GET", url: `/docs/api/${file}` });
+      expect(r.statusCode, file).toBe(200);
+      expect(r.headers["content-type"], file).toContain(type);
+    }
+    const theme = (await t.app.inject({ method: "GET", url: "/docs/api/theme.js" })).body;
+    const dark = JSON.parse(/var DARK = (\[.*\]);/.exec(theme)![1]!) as string[];
+    expect(dark).toContain("midnight-blue");
+    expect(dark).not.toContain("monochrome-elite");
   });
 });
 

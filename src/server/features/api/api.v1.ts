@@ -651,6 +651,8 @@ export const V1_ROUTES: V1Route[] = [
     summary: "Send a test event (the endpoint's first subscribed type, data {test: true}) to the endpoint",
     tag: "Webhooks",
     scope: "webhooks:write",
+    description:
+      "The delivery is queued (status pending until its attempt is recorded). A disabled endpoint is refused with 409.",
     response: s.testEventResult,
     handler: async ({ ctx, p, params }) => webhooks.sendTestEvent(ctx, p.tenant, params.id ?? ""),
   },
@@ -661,6 +663,7 @@ export const V1_ROUTES: V1Route[] = [
     summary: "Send a delivery again (same event, same webhook-id)",
     tag: "Webhooks",
     scope: "webhooks:write",
+    description: "A delivery of a disabled endpoint is refused with 409.",
     response: s.resendResult,
     handler: async ({ ctx, p, params }) => webhooks.resendDelivery(ctx, p.tenant, params.id ?? ""),
   },

@@ -145,6 +145,16 @@ export async function findDelivery(db: DbOrTx, deliveryId: string) {
   return row;
 }
 
+/** A workspace's delivery with its endpoint's `enabled` flag, or undefined (also another workspace's). */
+export async function findWorkspaceDelivery(db: DbOrTx, workspaceId: string, deliveryId: string) {
+  const [row] = await db
+    .select({ id: webhookDeliveries.id, enabled: webhookEndpoints.enabled })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.id, deliveryId)));
+  return row;
+}
+
 export async function recordAttempt(
   db: DbOrTx,
   deliveryId: string,

@@ -214,13 +214,27 @@ export async function listDeliveriesPage(
 }
 
 /**
- * Queues a delivery again (same event, same `webhook-id`). @throws NOT_FOUND.
+ * Refuses a manual send (test event, resend) to a disabled endpoint: the delivery job would only
+ * record "endpoint is disabled" (webhooks.deliver.ts), so saying it was sent would be untrue.
+ * @throws AppError CONFLICT (409).
+ */
+function assertEnabled(e: Pick<WebhookEndpoint, "enabled">, what: "a test event" | "a delivery again") {
+  if (!e.enabled) throw new AppError("CONFLICT", `This endpoint is disabled. Enable it to send ${what}.`);
+}
+
+/**
+ * Queues a delivery again (same event, same `webhook-id`); its status is `pending` until the
+ * attempt is recorded. @throws NOT_FOUND 'Delivery not found', CONFLICT (409) when its endpoint is
+ * disabled, FORBIDDEN, PAYMENT_REQUIRED.
  */
 export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: string) {
   assertManage(tenant);
-  const d = endpointIdSchema.safeParse(deliveryId).success
-    ? await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId)
+  const found = endpointIdSchema.safeParse(deliveryId).success
+    ? await q.findWorkspaceDelivery(ctx.db, tenant.workspaceId, deliveryId)
     : undefined;
+  if (!found) throw new AppError("NOT_FOUND", "Delivery not found");
+  assertEnabled(found, "a delivery again");
+  const d = await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId);
   if (!d) throw new AppError("NOT_FOUND", "Delivery not found");
   await ctx.jobs.send(deliverWebhookJob, { deliveryId: d.id });
   return { id: d.id, status: "pending" as const };
@@ -228,11 +242,14 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
 
 /**
  * Sends a `test.ping`-style event to one endpoint: an event of the endpoint's first subscribed type
- * with `data: {test: true}`. Returns the delivery. @throws NOT_FOUND, FORBIDDEN.
+ * with `data: {test: true}`. Returns `{delivery_id, event_id}`; the delivery is queued (status
+ * `pending` until its attempt is recorded). @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED,
+ * CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
  */
 export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string) {
   assertManage(tenant);
   const e = await ownEndpoint(ctx, tenant, endpointId);
+  assertEnabled(e, "a test event");
   const ev = await q.insertEvent(ctx.db, {
     id: newEventId(),
     workspaceId: tenant.workspaceId,

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Send, Trash2, Webhook } from "lucide-react";
 import { type FormEvent, useId, useState } from "react";
+import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -49,9 +50,11 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   );
   const test = useMutation(
     trpc.webhooks.test.mutationOptions({
-      onSuccess: () => {
-        onBanner({ variant: "success", message: "Test event sent. See the delivery log." });
-        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() });
+      onSuccess: (_r, v) => {
+        onBanner(null);
+        toast.success("Test event queued. Its delivery shows in the log below.");
+        setOpen(v.id);
+        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey({ id: v.id }) });
       },
       onError: fail,
     }),
@@ -173,13 +176,57 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   );
 }
 
+/** How often the delivery log is read again while a delivery shown is pending (ms). */
+const PENDING_REFETCH_MS = 2000;
+
+type Delivery = {
+  status: string;
+  attempts: number;
+  response_code: number | null;
+  duration_ms: number | null;
+  last_error: string | null;
+};
+
+/**
+ * One delivery's result line. A pending delivery has no current result: it reads "Queued" before its
+ * first attempt, "Retrying…" after a failed one (with that failure), "Queued again" after a resend of
+ * a delivered one; the earlier attempts are counted, never shown as if they were this one.
+ */
+function deliveryResult(d: Delivery): string {
+  const tries = `${d.attempts} ${d.attempts === 1 ? "attempt" : "attempts"}`;
+  if (d.status === "pending") {
+    if (d.attempts === 0) return "Queued · no attempt yet";
+    if (d.last_error) return `Retrying… · ${tries} so far, last failed: ${d.last_error.slice(0, 160)}`;
+    return `Queued again · ${tries} before`;
+  }
+  const outcome = d.response_code ?? d.last_error ?? "no response";
+  return `${outcome} · ${d.duration_ms ?? "-"} ms · ${tries}`;
+}
+
+/**
+ * An endpoint's delivery log. While any delivery shown is pending it is read again every
+ * PENDING_REFETCH_MS, so a queued test event or resend turns to its result without a reload; the
+ * polling stops once none is pending.
+ */
 function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: ShowBanner }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
-  const log = useQuery(trpc.webhooks.deliveries.queryOptions({ id: endpointId }));
+  const log = useQuery(
+    trpc.webhooks.deliveries.queryOptions(
+      { id: endpointId },
+      {
+        refetchInterval: (query) =>
+          query.state.data?.some((d) => d.status === "pending") ? PENDING_REFETCH_MS : false,
+      },
+    ),
+  );
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
-      onSuccess: () => void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey() }),
+      onSuccess: () => {
+        onBanner(null);
+        toast.success("Delivery queued again. The log updates when it is sent.");
+        void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey({ id: endpointId }) });
+      },
       onError: (e) => onBanner({ variant: "error", message: e.message }),
     }),
   );
@@ -189,14 +236,28 @@ function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: Sh
   return (
     <ul className="grid gap-1 text-sm" aria-label="Delivery log">
       {log.data.map((d) => (
-        <li key={d.id} className="flex flex-wrap items-center gap-2 rounded border border-border px-2 py-1">
-          <Badge variant={d.status === "succeeded" ? "default" : "secondary"}>{d.status}</Badge>
+        <li
+          key={d.id}
+          className="flex flex-wrap items-center gap-2 rounded border border-border px-2 py-1"
+          data-testid="webhook-delivery"
+        >
+          <Badge
+            variant={
+              d.status === "succeeded" ? "default" : d.status === "failed" ? "destructive" : "secondary"
+            }
+          >
+            {d.status}
+          </Badge>
           <code>{d.event_type}</code>
-          <span className="text-muted-foreground">
-            {d.response_code ?? "no response"} · {d.duration_ms ?? "-"} ms · attempt {d.attempts} ·{" "}
-            {formatDate(d.created_at)}
+          <span className="min-w-0 break-words text-muted-foreground">
+            {deliveryResult(d)} · {formatDate(d.created_at)}
           </span>
-          <Button variant="ghost" size="sm" onClick={() => resend.mutate({ id: d.id })}>
+          <Button
+            variant="ghost"
+            size="sm"
+            disabled={resend.isPending && resend.variables?.id === d.id}
+            onClick={() => resend.mutate({ id: d.id })}
+          >
             Resend
           </Button>
         </li>

@@ -1,0 +1,120 @@
+import http from "node:http";
+import { expect, test } from "@playwright/test";
+import { registerVerifiedBusiness } from "./account-helpers";
+import { e2eReceiverPort } from "./e2e-info";
+
+/**
+ * Settings > Webhooks against a local receiver (127.0.0.1 on e2eReceiverPort, allow-listed by
+ * tests/e2e/server.ts), delivered by the e2e server's real pg-boss worker. The receiver holds each
+ * request until the spec lets it answer, so the pending state is seen for sure.
+ */
+function heldReceiver() {
+  const hits: { id: string; body: string }[] = [];
+  let open: () => void = () => {};
+  let gate = new Promise<void>((r) => {
+    open = r;
+  });
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => {
+      hits.push({ id: String(req.headers["webhook-id"]), body });
+      void gate.then(() => res.end("ok"));
+    });
+  });
+  return {
+    hits,
+    server,
+    /** lets the held request(s) answer 200; the next ones are held again */
+    release() {
+      open();
+      gate = new Promise<void>((r) => {
+        open = r;
+      });
+    },
+    listen: () => new Promise<void>((r) => server.listen(e2eReceiverPort(), "127.0.0.1", r)),
+    close: () =>
+      new Promise<void>((r) => {
+        open();
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+test("a test event and a resend show in the delivery log as queued, then delivered, without a reload; a disabled endpoint's test is refused", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const rx = heldReceiver();
+  await rx.listen();
+  try {
+    await registerVerifiedBusiness(page, { prefix: "hooks", name: "Hana Hook", business: "Hook Shop" });
+    const url = `http://127.0.0.1:${e2eReceiverPort()}/pitchwise`;
+    await page.goto("/settings?tab=webhooks");
+    await page.getByLabel("Endpoint URL (https)").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    await expect(page.getByTestId("webhook-secret")).toBeVisible();
+    const row = page.getByTestId("webhook-row").filter({ hasText: url });
+    await expect(row).toBeVisible();
+    // a reload would lose this marker
+    await page.evaluate(() => {
+      (window as unknown as { notReloaded: boolean }).notReloaded = true;
+    });
+    const logReads: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("webhooks.deliveries")) logReads.push(r.url());
+    });
+
+    // Test: queued (the receiver holds the request), then delivered
+    await row.getByRole("button", { name: "Test" }).click();
+    await expect(page.getByText("Test event queued. Its delivery shows in the log below.")).toBeVisible();
+    const delivery = row.getByTestId("webhook-delivery");
+    await expect(delivery).toHaveCount(1);
+    await expect(delivery).toContainText("pending");
+    await expect(delivery).toContainText("Queued · no attempt yet");
+    await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(1);
+    expect(JSON.parse(rx.hits[0]!.body)).toMatchObject({ type: "contact.created", data: { test: true } });
+    rx.release();
+    await expect(delivery).toContainText("succeeded", { timeout: 15_000 });
+    await expect(delivery).toContainText(/200 · \d+ ms · 1 attempt/);
+    // nothing is pending: the log stops reading itself
+    const readsWhenDone = logReads.length;
+    await page.waitForTimeout(5_000);
+    expect(logReads.length).toBe(readsWhenDone);
+
+    // Resend: a success message, the row is queued again without the old result, then delivered again
+    await delivery.getByRole("button", { name: "Resend" }).click();
+    await expect(page.getByText("Delivery queued again. The log updates when it is sent.")).toBeVisible();
+    await expect(delivery).toContainText("pending");
+    await expect(delivery).toContainText("Queued again · 1 attempt before");
+    await expect(delivery).not.toContainText("200 ·");
+    await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(2);
+    expect(rx.hits[1]!.id).toBe(rx.hits[0]!.id);
+    rx.release();
+    await expect(delivery).toContainText("succeeded", { timeout: 15_000 });
+    await expect(delivery).toContainText(/200 · \d+ ms · 2 attempts/);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
+
+    // a disabled endpoint: the server's sentence, and no delivery
+    await row.getByRole("switch", { name: `Enabled: ${url}` }).click();
+    await expect(row.getByText("Disabled by a user")).toBeVisible();
+    await row.getByRole("button", { name: "Test" }).click();
+    await expect(
+      page
+        .getByRole("alert")
+        .filter({ hasText: "This endpoint is disabled. Enable it to send a test event." }),
+    ).toBeVisible();
+    await expect(page.getByText("Test event queued. Its delivery shows in the log below.")).toHaveCount(0, {
+      timeout: 10_000,
+    });
+    await expect(delivery).toHaveCount(1);
+    expect(rx.hits).toHaveLength(2);
+  } finally {
+    await rx.close();
+  }
+});

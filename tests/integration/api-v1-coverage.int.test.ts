@@ -776,6 +776,216 @@ describe("v1 lead searches", () => {
   }, 60_000);
 });
 
+describe("v1 request bodies are closed", () => {
+  /** Every object schema in `schema` (nested, in lists, unions) with its JSON pointer-ish path. */
+  function objectsOf(schema: any, at: string, out: [string, any][] = []): [string, any][] {
+    if (!schema || typeof schema !== "object") return out;
+    if (schema.type === "object" && schema.properties) out.push([at, schema]);
+    for (const [k, v] of Object.entries(schema.properties ?? {})) objectsOf(v, `${at}.${k}`, out);
+    if (schema.items) objectsOf(schema.items, `${at}[]`, out);
+    for (const key of ["anyOf", "oneOf", "allOf"])
+      for (const [i, v] of (schema[key] ?? []).entries()) objectsOf(v, `${at}|${i}`, out);
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      objectsOf(schema.additionalProperties, `${at}.*`, out);
+    return out;
+  }
+
+  it("the OpenAPI document says additionalProperties: false on every request body object, nested ones too", () => {
+    let bodies = 0;
+    let objects = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const schema = op.requestBody?.content?.["application/json"]?.schema;
+        if (!schema) continue;
+        bodies++;
+        for (const [at, o] of objectsOf(schema, "body")) {
+          objects++;
+          expect(o.additionalProperties, `${method} ${path} ${at}`).toBe(false);
+        }
+      }
+    expect(bodies).toBe(V1_ROUTES.filter((r) => r.body).length);
+    // the nested ones were walked: campaigns' content, audience, inline contacts and filter, ...
+    expect(objects).toBeGreaterThan(bodies + 4);
+    const campaign = doc.paths["/campaigns"].post.requestBody.content["application/json"].schema;
+    expect(campaign.properties.content.additionalProperties).toBe(false);
+    expect(campaign.properties.audience.properties.contacts.items.additionalProperties).toBe(false);
+  });
+
+  it("an unknown field is a 400 naming it (param and message) and changes nothing; nested and list rows too", async () => {
+    const k = await keyed();
+    const hook = await created<{ id: string }>(
+      k.call("POST", "/webhook_endpoints", { url: "https://example.com/h", events: ["contact.created"] }),
+    );
+    const refused = async (method: string, url: string, body: unknown, param: string) => {
+      const res = await k.call(method, url, body);
+      expect(res.statusCode, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+      expect(res.json()).toEqual({
+        error: {
+          type: "invalid_request_error",
+          message: `This field is not accepted here: ${param}`,
+          param,
+        },
+      });
+    };
+    await refused("PATCH", `/webhook_endpoints/${hook.id}`, { enable: false }, "enable");
+    expect((await k.call("GET", `/webhook_endpoints/${hook.id}`)).json().enabled).toBe(true);
+    // the right name still works
+    const off = await k.call("PATCH", `/webhook_endpoints/${hook.id}`, { enabled: false });
+    expect(off.json().enabled).toBe(false);
+
+    const c = await created<{ id: number; lifecycle_stage: string }>(
+      k.call("POST", "/contacts", { first_name: "Ann", email: "ann@example.com" }),
+    );
+    await refused("PATCH", `/contacts/${c.id}`, { lifecyle_stage: "customer" }, "lifecyle_stage");
+    expect((await k.call("GET", `/contacts/${c.id}`)).json().lifecycle_stage).toBe(c.lifecycle_stage);
+    await refused("POST", "/contacts", { first_name: "Bo", email: "bo@example.com", emial: "x" }, "emial");
+    expect((await k.call("GET", "/contacts?search=bo%40example.com")).json().data).toEqual([]);
+    await refused(
+      "POST",
+      "/contacts/bulk",
+      { contacts: [{ first_name: "Cy", email: "cy@example.com" }, { frist_name: "Dee" }] },
+      "contacts.1.frist_name",
+    );
+    expect((await k.call("GET", "/contacts?search=cy%40example.com")).json().data).toEqual([]);
+    await refused("POST", "/tags", { name: "VIP", colour: "#ff0000" }, "colour");
+    await refused("POST", `/contacts/${c.id}/notes`, { note_text: "hi", pinned: true }, "pinned");
+    await refused("POST", `/contacts/${c.id}/tags`, { tag_id: 1, tag: 2 }, "tag");
+    await refused("POST", "/segments", { name: "S", filter: { stage: "lead" } }, "filter.stage");
+    await refused(
+      "POST",
+      "/webhook_endpoints",
+      { url: "https://example.com/x", events: ["contact.created"], enabled: true },
+      "enabled",
+    );
+    const base = {
+      name: "x",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      audience: { contact_ids: [c.id] },
+    };
+    await refused("POST", "/campaigns", { ...base, schedule_at: LATER() }, "schedule_at");
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, content: { ...base.content, subjcet: "x" } },
+      "content.subjcet",
+    );
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, audience: { contact_ids: [c.id], segment: 1 } },
+      "audience.segment",
+    );
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, audience: { contacts: [{ first_name: "E", email: "e@example.com", emial: "x" }] } },
+      "audience.contacts.0.emial",
+    );
+    expect((await k.call("GET", "/campaigns")).json().data).toEqual([]);
+    await refused(
+      "POST",
+      "/lead_searches",
+      { location: "Saginaw, MI", business_type: "dentist", radius_miles: 5 },
+      "radius_miles",
+    );
+    // two unknown fields: both named, the first in param
+    const two = await k.call("PATCH", `/contacts/${c.id}`, { a: 1, b: 2 });
+    expect(two.json().error).toMatchObject({
+      message: "These fields are not accepted here: a, b",
+      param: "a",
+    });
+  });
+});
+
+describe("v1 POST without a body", () => {
+  /** A request with a raw payload (or none) and its own headers, checked against the document. */
+  async function raw(k: Keyed, method: string, url: string, payload: string | undefined, type?: string) {
+    const res = await t.app.inject({
+      method: method as "POST",
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${k.key}`, ...(type ? { "content-type": type } : {}) },
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    assertDocumented(method, url, res);
+    return res;
+  }
+
+  it("body-less routes accept an empty application/json body (or none); routes that need one say it is missing", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (const n of [1, 2])
+      ids.push(
+        (
+          await created<{ id: number }>(
+            k.call("POST", "/contacts", { first_name: `E${n}`, email: `e${n}@example.com` }),
+          )
+        ).id,
+      );
+    const camp = (
+      await created<{ campaign: { id: number } }>(
+        k.call("POST", "/campaigns", {
+          name: "Empty",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    const json = "application/json";
+    const pause = await raw(k, "POST", `/campaigns/${camp.id}/pause`, "", json);
+    expect(pause.statusCode, pause.body).toBe(200);
+    expect(pause.json()).toEqual({ id: camp.id, status: "paused" });
+    // whitespace only is empty too (the webhook test and resend routes: api-v1-more.int.test.ts)
+    expect((await raw(k, "POST", `/campaigns/${camp.id}/resume`, "  \n", json)).json().status).toBe(
+      "sending",
+    );
+    const c2 = (
+      await created<{ campaign: { id: number } }>(
+        k.call("POST", "/campaigns", {
+          name: "Empty 2",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    expect((await raw(k, "POST", `/campaigns/${c2.id}/cancel`, "", json)).json()).toEqual({
+      id: c2.id,
+      status: "cancelled",
+    });
+    // still invalid JSON is invalid
+    const broken = await raw(k, "POST", `/campaigns/${camp.id}/pause`, "{", json);
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().error.message).toBe("The request body is not valid JSON");
+
+    // a route with a body: missing (empty JSON, or no body at all) is a 400 saying so
+    const missing = {
+      error: {
+        type: "invalid_request_error",
+        message: "The request body is missing: send a JSON object with Content-Type: application/json",
+      },
+    };
+    for (const [url, method] of [
+      ["/contacts", "POST"],
+      ["/tags", "POST"],
+      ["/campaigns", "POST"],
+      [`/contacts/${ids[0]}`, "PATCH"],
+    ] as const) {
+      const empty = await raw(k, method, url, "", json);
+      expect(empty.statusCode, `${method} ${url}: ${empty.body}`).toBe(400);
+      expect(empty.json()).toEqual(missing);
+      const none = await raw(k, method, url, undefined);
+      expect(none.json()).toEqual(missing);
+    }
+    // JSON null or a list is not an object
+    const nul = await raw(k, "POST", "/tags", "null", json);
+    expect(nul.json().error.message).toBe("The request body must be a JSON object");
+  });
+});
+
 describe("OpenAPI conformance of the responses above", () => {
   it("every response was validated against its operation's schema, across the v1 operations", () => {
     const ops = new Set([...validated].map((v) => v.split(" ")[0]));

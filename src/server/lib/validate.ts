@@ -128,8 +128,12 @@ function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string 
     }
     case "not_multiple_of":
       return `${field} must be a multiple of ${issue.divisor}`;
-    case "unrecognized_keys":
-      return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${issue.keys.slice(0, 10).join(", ")}`;
+    case "unrecognized_keys": {
+      // named by their full path (`content.foo`, `contacts.3.nmae`), so a nested one can be found
+      const prefix = issue.path.map(String).join(".");
+      const keys = issue.keys.slice(0, 10).map((k) => (prefix ? `${prefix}.${k}` : k));
+      return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${keys.join(", ")}`;
+    }
     default:
       return `${field} is not valid`;
   }
@@ -171,6 +175,17 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /**
+ * The dotted path of the field an issue is about, for APIs that name it (`param`): the issue's path,
+ * plus the first unknown key of an `unrecognized_keys` issue (whose path is the object holding it).
+ * Undefined for an issue about the whole input.
+ */
+export function issueParam(issue: z.core.$ZodIssue | undefined): string | undefined {
+  if (!issue) return undefined;
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  return path.map(String).filter(Boolean).join(".") || undefined;
+}
+
+/**
  * Parses untrusted input with a zod schema.
  * @throws AppError BAD_REQUEST with a readable message when the input does not match.
  */
@@ -179,12 +194,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) {
     // `param`: the first offending field, for APIs that name it (issue 15: {error: {param}})
-    const path = result.error.issues[0]?.path ?? [];
-    throw new AppError(
-      "BAD_REQUEST",
-      describeZodError(result.error),
-      path.length ? { param: path.join(".") } : undefined,
-    );
+    const param = issueParam(result.error.issues[0]);
+    throw new AppError("BAD_REQUEST", describeZodError(result.error), param ? { param } : undefined);
   }
   return result.data;
 }

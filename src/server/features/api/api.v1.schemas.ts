@@ -7,16 +7,33 @@ import {
   recipientInput,
 } from "../campaigns/campaigns.schemas";
 import type { VideoCampaignInput } from "../campaigns/campaigns.video";
-import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
+import { IMPORT_FIELDS } from "../crm/crm.headers";
+import {
+  contactFieldsSchema,
+  createContactSchema,
+  createSegmentSchema,
+  createTagSchema,
+  noteSchema,
+  segmentFilterSchema,
+} from "../crm/crm.schemas";
 import { filterSetSchema } from "../leads/leads.filters";
 import { searchSchema } from "../leads/leads.schemas";
-import { WEBHOOK_EVENT_TYPES } from "../webhooks/webhooks.schemas";
+import {
+  createEndpointSchema,
+  updateEndpointSchema,
+  WEBHOOK_EVENT_TYPES,
+} from "../webhooks/webhooks.schemas";
 import { v1PageSchema } from "./api.schemas";
 
 /**
  * Request and response schemas of the public REST API v1 (issue 15). Request bodies are the owning
  * features' own zod schemas (crm, campaigns, webhooks); the few v1-only shapes here rename
  * camelCase service inputs to the API's snake_case. The OpenAPI document is generated from these.
+ *
+ * Every request body is closed, nested objects too (`.strict()`, `z.strictObject`; the OpenAPI
+ * document says `additionalProperties: false`): an unknown or misspelt field is a 400 naming it
+ * ("This field is not accepted here: enable", `param: "enable"`), never silently ignored. The app's
+ * own routes keep the features' schemas as they are; only the public API closes them.
  */
 
 const iso = z.iso.datetime({ offset: true });
@@ -30,11 +47,20 @@ export const contactListQuery = v1PageSchema.extend({
   tag_id: z.coerce.number().int().positive().optional(),
 });
 
-export const contactCreateBody = createContactSchema;
-export const contactUpdateBody = contactFieldsSchema;
-export const contactBulkBody = z.object({
+export const contactCreateBody = createContactSchema.strict();
+export const contactUpdateBody = contactFieldsSchema.strict();
+/**
+ * One row of POST /contacts/bulk: the fields the crm import reads (IMPORT_FIELDS: those of POST
+ * /contacts, plus `name` split into first and last), as text, numbers or booleans; the import checks
+ * each value and reports a bad row in `error_rows` instead of refusing the request.
+ */
+const bulkValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: "must be text, a number or true/false",
+});
+const bulkRow = z.strictObject(Object.fromEntries(IMPORT_FIELDS.map((f) => [f, bulkValue.optional()])));
+export const contactBulkBody = z.strictObject({
   contacts: z
-    .array(z.record(z.string(), z.unknown()), { error: "contacts must be a list of contact objects" })
+    .array(bulkRow, { error: "contacts must be a list of contact objects" })
     .min(1, "contacts must not be empty")
     .max(1000, "At most 1,000 contacts per request")
     .describe("contact objects with the fields of POST /contacts; matched by email, existing ones updated"),
@@ -88,11 +114,13 @@ export const bulkResult = z.object({
 });
 
 // --- tags, segments, notes ------------------------------------------------------------------------
-export {
-  createSegmentSchema as segmentCreateBody,
-  createTagSchema as tagCreateBody,
-  noteSchema as noteCreateBody,
-} from "../crm/crm.schemas";
+export const tagCreateBody = createTagSchema.strict();
+export const noteCreateBody = noteSchema.strict();
+/** A contacts-list filter (search, lifecycle_stage, lead_status, tag_id), as GET /contacts takes them. */
+export const contactFilterBody = segmentFilterSchema.strict();
+export const segmentCreateBody = createSegmentSchema
+  .extend({ filter: contactFilterBody.default({}) })
+  .strict();
 
 export const tagObject = z.object({
   id: z.number().int(),
@@ -101,7 +129,7 @@ export const tagObject = z.object({
   contact_count: z.number().int().optional(),
 });
 /** POST /contacts/{id}/tags: the tag to put on the contact (as the bulk operation add_tag's data). */
-export const contactTagBody = z.object({
+export const contactTagBody = z.strictObject({
   tag_id: z
     .number({ error: "tag_id must be a tag's id (a number)" })
     .int("tag_id must be a whole number")
@@ -145,10 +173,10 @@ const PASS_VIDEO_ID =
  * service (campaigns.video launchVideoCampaign).
  */
 export const campaignCreateBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1, "Please enter a campaign name").max(200),
     channel: z.enum(CAMPAIGN_CHANNELS),
-    content: z.object({
+    content: z.strictObject({
       subject: z.string().max(500).optional().describe("email, video_email (video: at most 300 characters)"),
       body: z.string().max(100_000).optional().describe("email"),
       message: z
@@ -218,9 +246,9 @@ export const campaignCreateBody = z
         .describe("Not accepted (400): the email shows the library video's preview."),
     }),
     audience: z
-      .object({
+      .strictObject({
         contacts: z
-          .array(recipientInput)
+          .array(recipientInput.strict())
           .max(100_000)
           .optional()
           .describe("inline recipients (become contacts)"),
@@ -426,10 +454,8 @@ export const mediaObject = z.object({
 });
 
 // --- webhooks -------------------------------------------------------------------------------------
-export {
-  createEndpointSchema as endpointCreateBody,
-  updateEndpointSchema as endpointUpdateBody,
-} from "../webhooks/webhooks.schemas";
+export const endpointCreateBody = createEndpointSchema.strict();
+export const endpointUpdateBody = updateEndpointSchema.strict();
 export const endpointObject = z.object({
   id: z.uuid(),
   url: z.string(),
@@ -465,7 +491,7 @@ export const deliveryObject = z.object({
 // --- lead searches --------------------------------------------------------------------------------
 const searchFields = searchSchema.shape;
 /** POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages). */
-export const leadSearchCreateBody = z.object({
+export const leadSearchCreateBody = z.strictObject({
   location: searchFields.location.describe("city and state, or a US ZIP code"),
   business_type: searchFields.businessType.describe("e.g. dentist"),
   radius: searchFields.radius.describe("total radius, miles (1-50, default 25)"),

@@ -4,7 +4,7 @@ import { ZodError, type z } from "zod";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
-import { describeZodError, parseInput } from "../../lib/validate";
+import { describeZodError, issueParam, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
 import { launchVideoCampaign } from "../campaigns/campaigns.video";
 import * as crm from "../crm/crm.service";
@@ -714,20 +714,24 @@ function rateHeaders(reply: FastifyReply, limit: number, r: RateLimiterRes) {
  * carries `Request-Id`; errors are `{error: {type, message, param?}}`.
  */
 export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // An empty body sent as application/json (what many clients send on a body-less POST such as
+  // /campaigns/{id}/pause) is no body at all rather than invalid JSON: the route handler refuses it
+  // where a body is needed ("The request body is missing ..."). Anything else goes to Fastify's own
+  // JSON parser (same prototype-poisoning rules). Scoped to this plugin.
+  const defaultJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    return defaultJson(req, body as string, done);
+  });
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof AppError) {
       const details = err.details as { param?: string } | undefined;
       return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
     }
     if (err instanceof ZodError)
-      return reply
-        .status(400)
-        .send(errorBody(400, describeZodError(err), err.issues[0]?.path.join(".") || undefined));
-    if (
-      err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
-      err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
-      err instanceof SyntaxError
-    )
+      return reply.status(400).send(errorBody(400, describeZodError(err), issueParam(err.issues[0])));
+    if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError)
       return reply.status(400).send(errorBody(400, "The request body is not valid JSON"));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
       return reply.status(err.statusCode).send(errorBody(err.statusCode, err.message));
@@ -801,7 +805,12 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
         const query = r.query ? parseInput(r.query, req.query ?? {}) : undefined;
-        const body = r.body ? parseInput(r.body, req.body ?? {}) : undefined;
+        if (r.body && req.body === undefined)
+          throw new AppError(
+            "BAD_REQUEST",
+            "The request body is missing: send a JSON object with Content-Type: application/json",
+          );
+        const body = r.body ? parseInput(r.body, req.body) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
         reply.status(r.status ?? 200);
         // a contact page already written as JSON (crm listContactsPageJson) goes out as it is

@@ -6,7 +6,7 @@ import {
   type campaignContentInput,
   recipientInput,
 } from "../campaigns/campaigns.schemas";
-import type { VideoCampaignInput } from "../campaigns/campaigns.video";
+import { ctaUrlSchema, type VideoCampaignInput } from "../campaigns/campaigns.video";
 import { IMPORT_FIELDS } from "../crm/crm.headers";
 import {
   contactFieldsSchema,
@@ -221,9 +221,7 @@ export const campaignCreateBody = z
         .optional()
         .describe("the avatar provider of avatar_script (default local)"),
       cta_label: z.string().trim().max(60).optional().describe("video: the landing page's button text"),
-      cta_url: z
-        .url({ error: "cta_url must be a full URL (https://...)" })
-        .max(2000)
+      cta_url: ctaUrlSchema("The button link (cta_url)")
         .optional()
         .describe("video: the landing page's button link"),
       landing_url: z

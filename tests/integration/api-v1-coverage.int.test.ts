@@ -210,6 +210,14 @@ describe("v1 campaigns: every channel x every audience form", () => {
     expect(Object.keys(body.properties.audience.properties).sort()).toEqual(
       ["contact_ids", "contacts", "filter", "segment_id", "tag_id"].sort(),
     );
+    // a campaign's audience filter and a segment's filter are one schema
+    const segment = doc.paths["/segments"].post.requestBody.content["application/json"].schema;
+    expect(body.properties.audience.properties.filter.properties).toEqual(
+      segment.properties.filter.properties,
+    );
+    expect(Object.keys(segment.properties.filter.properties).sort()).toEqual(
+      ["lead_status", "lifecycle_stage", "search", "tag_id"].sort(),
+    );
   });
 
   it("creates and schedules each channel with contacts, contact_ids, segment_id, tag_id and filter; recipients carry the right contacts and statuses", async () => {
@@ -241,6 +249,7 @@ describe("v1 campaigns: every channel x every audience form", () => {
       email: "dee@example.com",
       phone: "+12025550104",
       lifecycle_stage: "lead",
+      lead_status: "qualified",
       ...phoneOpts,
     });
     const vip = await created<{ id: number }>(k.call("POST", "/tags", { name: "VIP" }));
@@ -280,8 +289,16 @@ describe("v1 campaigns: every channel x every audience form", () => {
             [bob.id, "queued", null],
           ],
         },
-        { audience: { filter: { stage: "customer", search: "bob" } }, expect: [[bob.id, "queued", null]] },
-        { audience: { filter: { tagId: vip.id, search: "ann" } }, expect: [[ann.id, "queued", null]] },
+        // the filter takes the names of a segment's filter and GET /contacts' query
+        {
+          audience: { filter: { lifecycle_stage: "customer", search: "bob" } },
+          expect: [[bob.id, "queued", null]],
+        },
+        { audience: { filter: { tag_id: vip.id, search: "ann" } }, expect: [[ann.id, "queued", null]] },
+        {
+          audience: { filter: { lead_status: "qualified" } },
+          expect: [[dee.id, "queued", null]],
+        },
         // the union: ids plus a tag (Dee is not tagged)
         {
           audience: { contact_ids: [dee.id], tag_id: vip.id },
@@ -382,9 +399,33 @@ describe("v1 campaigns: every channel x every audience form", () => {
       audience: { tag_id: tg.id, filter: { search: "a" } },
     });
     expect(both.statusCode).toBe(400);
-    expect(both.json().error.message).toBe("Give tag_id or filter, not both (a filter can hold tagId)");
+    expect(both.json().error.message).toBe("Give tag_id or filter, not both (a filter can hold tag_id)");
     const badFilter = await k.call("POST", "/campaigns", { ...base, audience: { filter: { stge: "lead" } } });
     expect(badFilter.statusCode).toBe(400);
+    // the old camelCase names are refused by name, as a segment's filter refuses them
+    for (const [key, value] of [
+      ["stage", "lead"],
+      ["status", "new"],
+      ["tagId", tg.id],
+    ] as const) {
+      for (const [url, body] of [
+        ["/campaigns", { ...base, audience: { filter: { [key]: value } } }],
+        ["/segments", { name: `S ${key}`, filter: { [key]: value } }],
+      ] as const) {
+        const res = await k.call("POST", url, body);
+        expect(res.statusCode, `${url} ${key}`).toBe(400);
+        const param = url === "/campaigns" ? `audience.filter.${key}` : `filter.${key}`;
+        expect(res.json().error).toMatchObject({
+          param,
+          message: `This field is not accepted here: ${param}`,
+        });
+      }
+    }
+    const badStage = await k.call("POST", "/campaigns", {
+      ...base,
+      audience: { filter: { lifecycle_stage: "vip" } },
+    });
+    expect(badStage.json().error.param).toBe("audience.filter.lifecycle_stage");
     const noVideoPage = await k.call("POST", "/campaigns", { ...base, channel: "video_email" });
     expect(noVideoPage.json().error).toMatchObject({
       type: "invalid_request_error",
@@ -557,7 +598,7 @@ describe("v1 tenant isolation through keys", () => {
     await notFound(
       "POST",
       "/campaigns",
-      { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tagId: bTag.id } } },
+      { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tag_id: bTag.id } } },
       "Tag not found",
     );
     const ids = await launch({ contact_ids: [bContact.id] });

@@ -211,6 +211,26 @@ describe("v1 video campaigns", () => {
     });
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().campaign).toMatchObject({ status: "scheduled" });
+    // a contacts filter, with the names of a segment's filter (snake_case)
+    const filtered = await k.call("POST", "/campaigns", {
+      name: "Filter video",
+      channel: "video_email",
+      content: { video_id: videoId },
+      audience: { filter: { search: "Cleo", lifecycle_stage: "lead", lead_status: "new" } },
+      scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(filtered.statusCode, filtered.body).toBe(201);
+    const cleo = (await k.call("GET", `/campaigns/${filtered.json().campaign.id}/recipients`)).json().data;
+    expect(cleo.map((r: { name: string }) => r.name)).toEqual(["Cleo"]);
+    const nobody = await k.call("POST", "/campaigns", {
+      name: "Filter video",
+      channel: "video_email",
+      content: { video_id: videoId },
+      audience: { filter: { search: "Cleo", lead_status: "qualified" } },
+    });
+    // the filter reaches nobody (Cleo's lead status is new): the service's own refusal
+    expect(nobody.statusCode, nobody.body).toBe(400);
+    expect(nobody.json().error.message).toBe("Please select at least one contact");
 
     const bad = async (body: Record<string, unknown>, param: string, message: RegExp, status = 400) => {
       const r = await k.call("POST", "/campaigns", {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
-  audienceFilterSchema,
+  type AudienceFilter,
   type campaignContentInput,
   recipientInput,
 } from "../campaigns/campaigns.schemas";
@@ -116,8 +116,17 @@ export const bulkResult = z.object({
 // --- tags, segments, notes ------------------------------------------------------------------------
 export const tagCreateBody = createTagSchema.strict();
 export const noteCreateBody = noteSchema.strict();
-/** A contacts-list filter (search, lifecycle_stage, lead_status, tag_id), as GET /contacts takes them. */
+/**
+ * A contacts-list filter (search, lifecycle_stage, lead_status, tag_id: the names of GET /contacts'
+ * query): a segment's `filter` and a campaign's `audience.filter` are this one schema.
+ */
 export const contactFilterBody = segmentFilterSchema.strict();
+export type ContactFilterBody = z.output<typeof contactFilterBody>;
+
+/** A v1 contacts filter as the campaigns service's audience filter (its own camelCase names). */
+export function toAudienceFilter(f: ContactFilterBody): AudienceFilter {
+  return { search: f.search, stage: f.lifecycle_stage, status: f.lead_status, tagId: f.tag_id };
+}
 export const segmentCreateBody = createSegmentSchema
   .extend({ filter: contactFilterBody.default({}) })
   .strict();
@@ -253,12 +262,15 @@ export const campaignCreateBody = z
         contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
         segment_id: z.number().int().positive().optional(),
         tag_id: z.number().int().positive().optional().describe("every contact with this tag"),
-        filter: audienceFilterSchema
+        filter: contactFilterBody
           .optional()
-          .describe("every contact matching a contacts-list filter: search, stage, status, tagId"),
+          .describe(
+            "every contact matching a contacts-list filter, the same as a segment's filter and GET " +
+              "/contacts' query: search, lifecycle_stage, lead_status, tag_id",
+          ),
       })
       .refine((a) => a.tag_id === undefined || a.filter === undefined, {
-        message: "give tag_id or filter, not both (a filter can hold tagId)",
+        message: "give tag_id or filter, not both (a filter can hold tag_id)",
         path: ["tag_id"],
       })
       .describe(
@@ -352,7 +364,7 @@ export function toCampaignInput(b: CampaignCreateBody) {
       b.audience.tag_id !== undefined
         ? { tagId: b.audience.tag_id }
         : b.audience.filter
-          ? { filter: b.audience.filter }
+          ? { filter: toAudienceFilter(b.audience.filter) }
           : undefined,
     scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
     includeNotOptedIn: b.include_not_opted_in,
@@ -374,7 +386,7 @@ export function toVideoCampaignInput(b: CampaignCreateBody): VideoCampaignInput 
         : a.tag_id !== undefined
           ? { tagId: a.tag_id }
           : a.filter !== undefined
-            ? { filter: a.filter }
+            ? { filter: toAudienceFilter(a.filter) }
             : undefined;
   return {
     campaignName: b.name,

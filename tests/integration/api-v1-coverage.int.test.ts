@@ -817,6 +817,186 @@ describe("v1 lead searches", () => {
   }, 60_000);
 });
 
+describe("v1 contact custom fields", () => {
+  it("create, PATCH (merge; null removes), bulk upsert and the app's JSON import write custom_fields; merge tags read them; limits and hostile input are 400s", async () => {
+    const k = await keyed();
+    const c = await created<{ id: number; custom_fields: Record<string, unknown> }>(
+      k.call("POST", "/contacts", {
+        first_name: "Cora",
+        email: "cora@example.com",
+        custom_fields: { industry: "dental", seats: 12, vip: true, dropped: null },
+      }),
+    );
+    expect(c.custom_fields).toEqual({ industry: "dental", seats: 12, vip: true });
+    expect((await k.call("GET", `/contacts/${c.id}`)).json().custom_fields).toEqual(c.custom_fields);
+    // the list (written as JSON by Postgres) carries them too
+    expect((await k.call("GET", "/contacts?search=cora")).json().data[0].custom_fields).toEqual(
+      c.custom_fields,
+    );
+
+    const patched = await k.call("PATCH", `/contacts/${c.id}`, {
+      custom_fields: { seats: 14, vip: null, region: "MI" },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().custom_fields).toEqual({ industry: "dental", seats: 14, region: "MI" });
+    // a PATCH without custom_fields keeps them
+    const other = (await k.call("PATCH", `/contacts/${c.id}`, { company: "Smile Co" })).json();
+    expect(other).toMatchObject({
+      company: "Smile Co",
+      custom_fields: { industry: "dental", seats: 14, region: "MI" },
+    });
+
+    const refused = async (method: string, url: string, body: unknown, param: string, message: string) => {
+      const res = await k.call(method, url, body);
+      expect(res.statusCode, `${JSON.stringify(body).slice(0, 200)}: ${res.body}`).toBe(400);
+      expect(res.json().error).toMatchObject({ type: "invalid_request_error", param });
+      expect(res.json().error.message).toContain(message);
+    };
+    const patch = (custom_fields: unknown, param: string, message: string) =>
+      refused("PATCH", `/contacts/${c.id}`, { custom_fields }, param, message);
+    await patch({ "1st": "x" }, "custom_fields.1st", "Custom field name '1st' must start with a letter");
+    await patch({ "a b": "x" }, "custom_fields.a b", "must start with a letter and hold only letters");
+    await patch({ ["k".repeat(65)]: "x" }, `custom_fields.${"k".repeat(65)}`, "at most 64 characters");
+    await patch({ note: "x".repeat(501) }, "custom_fields.note", "at most 500 characters");
+    await patch({ note: { nested: 1 } }, "custom_fields.note", "must be text, a number, true/false or null");
+    await patch({ note: [1] }, "custom_fields.note", "must be text, a number, true/false or null");
+    await patch("dental", "custom_fields", "Custom fields must be an object of field names to values");
+    await patch(
+      Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i])),
+      "custom_fields",
+      "Custom fields may hold at most 50 fields",
+    );
+    // __proto__ never reaches the schema: Fastify's JSON parser refuses prototype poisoning
+    const proto = await t.app.inject({
+      method: "PATCH",
+      url: `/api/v1/contacts/${c.id}`,
+      headers: { authorization: `Bearer ${k.key}`, "content-type": "application/json" },
+      payload: '{"custom_fields": {"__proto__": {"admin": true}}}',
+    });
+    expect(proto.statusCode).toBe(400);
+    assertDocumented("PATCH", `/contacts/${c.id}`, proto);
+    // the limit holds after the merge: 3 stored + 48 new = 51
+    const many = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`f${i}`, i]));
+    await refused(
+      "PATCH",
+      `/contacts/${c.id}`,
+      { custom_fields: many, company: "Changed" },
+      "custom_fields",
+      "A contact may have at most 50 custom fields; this would make 51.",
+    );
+    const unchanged = (await k.call("GET", `/contacts/${c.id}`)).json();
+    expect(unchanged.company).toBe("Smile Co");
+    expect(Object.keys(unchanged.custom_fields)).toHaveLength(3);
+    // removing two at the same time makes room: 3 - 2 + 48 = 49
+    const room = await k.call("PATCH", `/contacts/${c.id}`, {
+      custom_fields: { ...many, seats: null, region: null },
+    });
+    expect(room.statusCode, room.body).toBe(200);
+    expect(Object.keys(room.json().custom_fields)).toHaveLength(49);
+    expect(room.json().custom_fields).toMatchObject({ industry: "dental", f0: 0, f47: 47 });
+    expect(room.json().custom_fields.seats).toBeUndefined();
+    await refused(
+      "POST",
+      "/contacts",
+      { first_name: "X", email: "x@example.com", custom_fields: { "9": 1 } },
+      "custom_fields.9",
+      "Custom field name '9'",
+    );
+
+    // bulk: a new contact gets them (nulls dropped), an existing one has them merged
+    const bulk = await k.call("POST", "/contacts/bulk", {
+      contacts: [
+        { first_name: "Dina", email: "dina@example.com", custom_fields: { industry: "vet", gone: null } },
+        { email: "cora@example.com", custom_fields: { industry: "orthodontics", f0: null } },
+        { first_name: "Eli", email: "eli@example.com" },
+      ],
+    });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    expect(bulk.json()).toMatchObject({ created: 2, updated: 1, errors: 0 });
+    const dina = (await k.call("GET", "/contacts?search=dina%40example.com")).json().data[0];
+    expect(dina.custom_fields).toEqual({ industry: "vet" });
+    const eli = (await k.call("GET", "/contacts?search=eli%40example.com")).json().data[0];
+    expect(eli.custom_fields).toEqual({});
+    const cora = (await k.call("GET", `/contacts/${c.id}`)).json();
+    expect(cora.custom_fields.industry).toBe("orthodontics");
+    expect(cora.custom_fields.f0).toBeUndefined();
+    expect(Object.keys(cora.custom_fields)).toHaveLength(48);
+    expect(cora.first_name).toBe("Cora");
+    // over the limit after the merge: that row is reported, the others go through
+    const over = await k.call("POST", "/contacts/bulk", {
+      contacts: [
+        { email: "cora@example.com", custom_fields: { a1: 1, a2: 2, a3: 3 } },
+        { email: "dina@example.com", custom_fields: { size: "small" } },
+      ],
+    });
+    expect(over.json()).toMatchObject({
+      updated: 1,
+      errors: 1,
+      error_rows: [
+        {
+          line: 1,
+          reason: "custom_fields: a contact may have at most 50 custom fields; this would make 51",
+        },
+      ],
+    });
+    expect(Object.keys((await k.call("GET", `/contacts/${c.id}`)).json().custom_fields)).toHaveLength(48);
+    expect((await k.call("GET", "/contacts?search=dina%40example.com")).json().data[0].custom_fields).toEqual(
+      {
+        industry: "vet",
+        size: "small",
+      },
+    );
+    await refused(
+      "POST",
+      "/contacts/bulk",
+      {
+        contacts: [
+          { email: "f@example.com", custom_fields: { ok: 1 } },
+          { email: "g@example.com", custom_fields: { "bad key": 1 } },
+        ],
+      },
+      "contacts.1.custom_fields.bad key",
+      "Custom field name 'bad key'",
+    );
+    expect((await k.call("GET", "/contacts?search=f%40example.com")).json().data).toEqual([]);
+
+    // the app's JSON import writes them the same way; a bad value rejects its row
+    const imp = await k.client.post("/api/contacts/import", {
+      contacts: [
+        { first_name: "Fay", email: "fay@example.com", custom_fields: { industry: "spa" } },
+        { first_name: "Gil", email: "gil@example.com", custom_fields: { industry: { x: 1 } } },
+      ],
+    });
+    expect(imp.statusCode, imp.body).toBe(200);
+    expect(imp.json()).toMatchObject({ created: 1, errors: 1 });
+    expect(imp.json().error_rows[0]).toMatchObject({ line: 2 });
+    expect(imp.json().error_rows[0].reason).toContain("must be text, a number, true/false or null");
+    expect((await k.call("GET", "/contacts?search=fay%40example.com")).json().data[0].custom_fields).toEqual({
+      industry: "spa",
+    });
+
+    // merge tags read custom fields: an email campaign to Dina says "vet"
+    const sent = await created<{ campaign: { id: number } }>(
+      k.call("POST", "/campaigns", {
+        name: "Custom",
+        channel: "email",
+        content: {
+          subject: "For your {{industry|business}} practice",
+          body: "Hello {{first_name}}, {{size}} team",
+        },
+        audience: { contact_ids: [dina.id] },
+      }),
+    );
+    expect(sent.campaign.id).toBeGreaterThan(0);
+    const mail = await t.app.inject({
+      method: "GET",
+      url: "/api/dev/outbox?channel=email&to=dina%40example.com",
+    });
+    const messages = mail.json().messages as { subject: string; body: string }[];
+    expect(messages.map((m) => m.subject)).toContain("For your vet practice");
+  });
+});
+
 describe("v1 request bodies are closed", () => {
   /** Every object schema in `schema` (nested, in lists, unions) with its JSON pointer-ish path. */
   function objectsOf(schema: any, at: string, out: [string, any][] = []): [string, any][] {
@@ -1040,6 +1220,9 @@ describe("OpenAPI conformance of the responses above", () => {
       "cancelCampaign",
       "listCampaignRecipients",
       "createContact",
+      "getContact",
+      "updateContact",
+      "bulkUpsertContacts",
       "listContacts",
       "createTag",
       "listTags",
@@ -1049,6 +1232,7 @@ describe("OpenAPI conformance of the responses above", () => {
       "createNote",
       "createWebhookEndpoint",
       "getWebhookEndpoint",
+      "updateWebhookEndpoint",
       "listWebhookEndpoints",
       "createLeadSearch",
       "getLeadSearch",

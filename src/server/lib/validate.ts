@@ -139,8 +139,15 @@ function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string 
   }
 }
 
-/** The schema's own message of a union's branch, when a branch gave one (`z.literal("") | z.url({error})`). */
+/**
+ * The schema's own message of a union's branch, when a branch gave one (`z.literal("") | z.url({error})`),
+ * or of a record's key (`z.record(z.string().regex(re, msg), ...)`) or a map/set element.
+ */
 function unionMessage(issue: z.core.$ZodIssue): z.core.$ZodIssue | null {
+  if (issue.code === "invalid_key" || issue.code === "invalid_element") {
+    for (const inner of issue.issues) if (!isZodDefault(inner)) return inner;
+    return null;
+  }
   if (issue.code !== "invalid_union") return null;
   for (const branch of issue.errors) for (const inner of branch) if (!isZodDefault(inner)) return inner;
   return null;

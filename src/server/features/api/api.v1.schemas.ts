@@ -13,6 +13,7 @@ import {
   createContactSchema,
   createSegmentSchema,
   createTagSchema,
+  customFieldsSchema,
   noteSchema,
   segmentFilterSchema,
 } from "../crm/crm.schemas";
@@ -51,13 +52,17 @@ export const contactCreateBody = createContactSchema.strict();
 export const contactUpdateBody = contactFieldsSchema.strict();
 /**
  * One row of POST /contacts/bulk: the fields the crm import reads (IMPORT_FIELDS: those of POST
- * /contacts, plus `name` split into first and last), as text, numbers or booleans; the import checks
- * each value and reports a bad row in `error_rows` instead of refusing the request.
+ * /contacts, plus `name` split into first and last), as text, numbers or booleans, and
+ * `custom_fields` (merged into an existing contact's); the import checks each value and reports a
+ * bad row in `error_rows` instead of refusing the request.
  */
 const bulkValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
   error: "must be text, a number or true/false",
 });
-const bulkRow = z.strictObject(Object.fromEntries(IMPORT_FIELDS.map((f) => [f, bulkValue.optional()])));
+const bulkRow = z.strictObject({
+  ...Object.fromEntries(IMPORT_FIELDS.map((f) => [f, bulkValue.optional()])),
+  custom_fields: customFieldsSchema.optional(),
+});
 export const contactBulkBody = z.strictObject({
   contacts: z
     .array(bulkRow, { error: "contacts must be a list of contact objects" })
@@ -99,7 +104,9 @@ export const contactObject = z.object({
   instagram_handle: nullableText,
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
-  custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  custom_fields: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("custom fields: name -> text, number or true/false"),
   created_at: iso,
   updated_at: iso,
 });
@@ -109,8 +116,20 @@ export const bulkResult = z.object({
   created: z.number().int(),
   updated: z.number().int(),
   skipped: z.number().int(),
-  errors: z.number().int(),
-  error_rows: z.array(z.object({ line: z.number().int(), reason: z.string() })),
+  errors: z.number().int().describe("rows rejected"),
+  phone_invalid: z
+    .number()
+    .int()
+    .describe("rows imported with a phone that is not a valid number (kept; cannot be texted or called)"),
+  error_rows: z
+    .array(
+      z.object({
+        line: z.number().int().describe("the row's position in contacts, from 1"),
+        reason: z.string(),
+        kept: z.boolean().describe("true: imported anyway (an invalid phone); false: rejected"),
+      }),
+    )
+    .describe("the first 1,000 rows with a problem"),
 });
 
 // --- tags, segments, notes ------------------------------------------------------------------------

@@ -7,6 +7,8 @@ import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leadSearches, workspaces } from "../../src/server/db/schema";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
+import { FILTER_NAMES } from "../../src/server/features/api/api.v1.leads";
+import { FILTERS } from "../../src/server/features/leads/leads.filters";
 import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
 import { multipart } from "./studio-helpers";
 
@@ -814,6 +816,95 @@ describe("v1 lead searches", () => {
     expect(gated.json().error.message).toBe(
       "API access is not included in your Professional plan. Upgrade to Business to use API access.",
     );
+  }, 60_000);
+});
+
+describe("v1 lead searches in snake_case", () => {
+  const base = { location: "Saginaw, MI", business_type: "dentist", radius: 5, search_radius: 2 };
+
+  it("filters take snake_case names (the leads feature's keys, mapped once); results are snake_case with every field documented", async () => {
+    const e = await keyed("enterprise", ["leads:read"]);
+    const all = await created<{ id: string; total_results: number }>(e.call("POST", "/lead_searches", base));
+    const allRows = (await e.call("GET", `/lead_searches/${all.id}/results?limit=100`)).json().data;
+    expect(allRows.length).toBe(all.total_results);
+    const r0 = allRows[0];
+    // snake_case only, with the score fields the leads feature names in camelCase
+    for (const row of allRows) for (const key of Object.keys(row)) expect(key).toMatch(/^[a-z0-9_]+$/);
+    expect(r0).toMatchObject({
+      lead_score: expect.any(Number),
+      lead_tier: { tier: expect.stringMatching(/^(HOT|WARM|COLD)$/) },
+      score_reasons: expect.any(Array),
+      opening_hours: { open_now: expect.anything() },
+      in_contacts: false,
+    });
+    expect(r0.score_reasons.length).toBeGreaterThan(0);
+    expect(r0.leadScore).toBeUndefined();
+    // the document lists every field of a result (its object is closed: the OpenAPI check above
+    // validated each received row against it, so no field can be missing from it)
+    const item =
+      doc.paths["/lead_searches/{id}/results"].get.responses["200"].content["application/json"].schema
+        .properties.data.items;
+    const full = item.anyOf.find((x: { properties: Record<string, unknown> }) => x.properties.lead_score);
+    expect(full.additionalProperties).toBe(false);
+    expect(Object.keys(full.properties).sort()).toEqual(Object.keys(r0).sort());
+
+    // every filter of the Filter set has its v1 name in the document, each once
+    const filters =
+      doc.paths["/lead_searches"].post.requestBody.content["application/json"].schema.properties.filters;
+    expect(Object.keys(filters.properties).sort()).toEqual([...FILTER_NAMES.keys()].sort());
+    expect(new Set(FILTER_NAMES.values())).toEqual(new Set(FILTERS.map((f) => f.key)));
+    expect(FILTER_NAMES.get("has_linkedin")).toBe("hasLinkedIn");
+    expect(FILTER_NAMES.get("include_zip_codes")).toBe("includeZipCodes");
+    // filters: min_rating and include_zip_codes work as the app's minRating and includeZipCodes
+    const rated = allRows.filter((b: { rating: number | null }) => (b.rating ?? 0) >= 4);
+    expect(rated.length).toBeGreaterThan(0);
+    expect(rated.length).toBeLessThan(allRows.length);
+    const min = await created<{ id: string; total_results: number }>(
+      e.call("POST", "/lead_searches", { ...base, filters: { min_rating: 4 } }),
+    );
+    expect(min.total_results).toBe(rated.length);
+    const zip = allRows.find((b: { postal_code: string | null }) => b.postal_code)?.postal_code as string;
+    const inZip = allRows.filter((b: { postal_code: string | null }) => b.postal_code === zip).length;
+    const zipped = await created<{ id: string; total_results: number }>(
+      e.call("POST", "/lead_searches", { ...base, filters: { include_zip_codes: [zip] } }),
+    );
+    expect(zipped.total_results).toBe(inZip);
+
+    const refused = async (
+      filters: Record<string, unknown>,
+      param: string,
+      message: string,
+      status = 400,
+    ) => {
+      const res = await e.call("POST", "/lead_searches", { ...base, filters });
+      expect(res.statusCode, `${JSON.stringify(filters)}: ${res.body}`).toBe(status);
+      expect(res.json().error).toMatchObject({ param, message });
+    };
+    // the app's camelCase names are not v1's
+    await refused(
+      { minRating: 4 },
+      "filters.minRating",
+      "This field is not accepted here: filters.minRating",
+    );
+    await refused({ min_rating: "high" }, "filters.min_rating", "Minimum rating must be a number");
+    await refused({ min_rating: 9 }, "filters.min_rating", "Minimum rating must be at most 5");
+    await refused(
+      { include_zip_codes: ["4860"] },
+      "filters.include_zip_codes.0",
+      "ZIP codes must be 5 digits",
+    );
+    await refused(
+      { min_rating: 4.5, max_rating: 3 },
+      "filters.min_rating",
+      "Minimum rating must not be more than maximum rating",
+    );
+    await refused({ has_linkedin: "yes" }, "filters.has_linkedin", "Has linkedin must be true or false");
+    // a filter the provider cannot answer: 422 naming it by its v1 name
+    const dnc = await e.call("POST", "/lead_searches", { ...base, filters: { dnc_compliant: true } });
+    expect(dnc.statusCode, dnc.body).toBe(422);
+    expect(dnc.json().error.param).toBe("filters.dnc_compliant");
+    expect(dnc.json().error.message).toContain("dnc_compliant (");
+    expect(dnc.json().error.message).not.toContain("dncCompliant");
   }, 60_000);
 });
 

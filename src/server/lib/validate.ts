@@ -153,6 +153,12 @@ function unionMessage(issue: z.core.$ZodIssue): z.core.$ZodIssue | null {
   return null;
 }
 
+/** Whether two labels are the same words (case, spaces and punctuation aside: "Has linked in" = "Has linkedin"). */
+function sameWords(a: string | null, b: string): boolean {
+  const norm = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, "");
+  return a !== null && norm(a) === norm(b);
+}
+
 /**
  * One issue as a plain sentence: the schema's own message when it has one (a raw key it starts with,
  * like "radius_miles must be ...", read as "Radius miles must be ..."; a fragment such as "must be a
@@ -166,6 +172,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   if (isZodDefault(chosen)) return defaultSentence(chosen, label);
   const message = chosen.message.trim();
   if (key && label && message.startsWith(`${key} `)) return `${label}${message.slice(key.length)}`;
+  // the same field under another spelling (the API's `search_radius` for a rule worded on the
+  // service's `searchRadius`): the same words once read as a label
+  const first = /^[A-Za-z][A-Za-z0-9_]*(?= )/.exec(message)?.[0];
+  if (label && first && sameWords(humanFieldLabel(first), label))
+    return `${label}${message.slice(first.length)}`;
   if (label && /^(must|should|is|are|has|have|cannot|can't|may|needs?)\b/.test(message))
     return `${label} ${message}`;
   return message.charAt(0).toUpperCase() + message.slice(1);

@@ -17,7 +17,6 @@ import {
   noteSchema,
   segmentFilterSchema,
 } from "../crm/crm.schemas";
-import { filterSetSchema } from "../leads/leads.filters";
 import { searchSchema } from "../leads/leads.schemas";
 import {
   createEndpointSchema,
@@ -25,6 +24,7 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/webhooks.schemas";
 import { v1PageSchema } from "./api.schemas";
+import { leadFiltersBody } from "./api.v1.leads";
 
 /**
  * Request and response schemas of the public REST API v1 (issue 15). Request bodies are the owning
@@ -519,15 +519,22 @@ export const deliveryObject = z.object({
 
 // --- lead searches --------------------------------------------------------------------------------
 const searchFields = searchSchema.shape;
-/** POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages). */
+/**
+ * POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages),
+ * the filter set's names too (api.v1.leads FILTER_NAMES: `min_rating`, `include_zip_codes`, ...).
+ */
 export const leadSearchCreateBody = z.strictObject({
   location: searchFields.location.describe("city and state, or a US ZIP code"),
   business_type: searchFields.businessType.describe("e.g. dentist"),
   radius: searchFields.radius.describe("total radius, miles (1-50, default 25)"),
   search_radius: searchFields.searchRadius.describe("circle size, miles (1-5 in steps of 0.5, default 2)"),
-  filters: filterSetSchema
+  filters: leadFiltersBody
     .optional()
-    .describe("the Filter set (spec section 3); GET /api/maps/filters lists them"),
+    .describe(
+      "the Filter set (spec section 3) with snake_case names: the app's filter keys (GET /api/maps/filters) " +
+        "split at each capital (minRating -> min_rating, includeZipCodes -> include_zip_codes; hasLinkedIn -> " +
+        "has_linkedin, hasYouTube -> has_youtube, open24Hours -> open_24_hours, minBBBRating -> min_bbb_rating)",
+    ),
   preset: z.string().max(50).optional().describe("an industry preset id, e.g. dentists"),
   enrich: z
     .boolean()
@@ -553,7 +560,9 @@ export const leadSearchObject = z.object({
     status: z.enum(["none", "queued", "running", "completed", "failed"]),
     done: z.number().int(),
     total: z.number().int(),
-    deferred_filters: z.array(z.string()).describe("filters applied once enrichment has run"),
+    deferred_filters: z
+      .array(z.string())
+      .describe("filters (their names in `filters`) applied once enrichment has run"),
   }),
   content_purged: z
     .boolean()
@@ -562,35 +571,51 @@ export const leadSearchObject = z.object({
   completed_at: iso.nullable(),
 });
 export const leadResultsQuery = v1PageSchema;
-const leadResultFull = z
-  .object({
-    place_id: z.string(),
-    name: z.string(),
-    address: nullableText,
-    city: nullableText,
-    state: nullableText,
-    postal_code: nullableText,
-    lat: z.number(),
-    lng: z.number(),
-    rating: z.number().nullable(),
-    review_count: z.number().int().nullable(),
-    phone: nullableText,
-    phone_e164: z
-      .string()
-      .nullable()
-      .optional()
-      .describe("the phone in E.164, national numbers read in the workspace's phone country"),
-    website: nullableText,
-    email: nullableText,
-    socials: z.record(z.string(), z.string()),
-    types: z.array(z.string()),
-    distance: z.number().describe("miles from the search centre"),
-    leadScore: z.number().int(),
-    leadTier: z.object({ tier: z.enum(["HOT", "WARM", "COLD"]), emoji: z.string(), color: z.string() }),
-    is_new: z.boolean().describe("not found by the saved search's previous run"),
-    demo: z.boolean(),
-  })
-  .passthrough();
+const leadResultFull = z.object({
+  place_id: z.string(),
+  name: z.string(),
+  address: nullableText,
+  city: nullableText,
+  state: nullableText,
+  postal_code: nullableText,
+  lat: z.number(),
+  lng: z.number(),
+  rating: z.number().nullable().describe("0-5"),
+  review_count: z.number().int().nullable(),
+  price_level: z.number().nullable().describe("the provider's price level (Google: 0-4)"),
+  phone: nullableText,
+  phone_e164: nullableText.describe(
+    "the phone in E.164, national numbers read in the workspace's phone country; null when not valid",
+  ),
+  website: nullableText,
+  email: nullableText,
+  socials: z.record(z.string(), z.string()).describe("social profiles by network (facebook, instagram, ...)"),
+  types: z.array(z.string()).describe("the provider's business categories"),
+  business_status: z
+    .enum(["OPERATIONAL", "CLOSED_TEMPORARILY", "CLOSED_PERMANENTLY"])
+    .nullable()
+    .describe("null when the provider does not say"),
+  distance: z.number().describe("miles from the search centre"),
+  opening_hours: z.object({ open_now: z.boolean().nullable(), text: nullableText }),
+  lead_score: z.number().int().describe("0-100 (the leads feature's score formula)"),
+  lead_tier: z.object({ tier: z.enum(["HOT", "WARM", "COLD"]), emoji: z.string(), color: z.string() }),
+  score_reasons: z.array(z.string()).describe("what the lead score was made of, one sentence each"),
+  competitors: z.number().int().describe("other results of this search within 1 mile"),
+  in_contacts: z.boolean().describe("already among the workspace's contacts"),
+  is_new: z.boolean().describe("not found by the saved search's previous run"),
+  has_contact_form: z.boolean().nullable(),
+  demo: z.boolean().describe("invented demo data (PLACES_PROVIDER=local)"),
+  attribution: nullableText.describe("the provider's attribution, to show with the result"),
+  enrichment: z
+    .object({
+      status: z.enum(["ok", "blocked", "failed", "skipped"]),
+      reason: z.string().optional(),
+      pages: z.number().int(),
+      emails_found: z.number().int(),
+    })
+    .nullable()
+    .describe("what website enrichment did for this result (null when not asked or not yet run)"),
+});
 const leadResultPurged = z.object({
   place_id: z.string(),
   purged: z.literal(true).describe("Google content past its retention: only the place id is kept"),

@@ -20,6 +20,7 @@ import {
   finishIdempotent,
   requestFingerprint,
 } from "./api.service";
+import { toLeadResultJson, toLeadSearchJson, withV1FilterNames } from "./api.v1.leads";
 import * as s from "./api.v1.schemas";
 
 /** One route of the public API: the Fastify route and its OpenAPI operation come from this. */
@@ -530,16 +531,18 @@ export const V1_ROUTES: V1Route[] = [
     response: s.leadSearchObject,
     status: 201,
     handler: async ({ ctx, p, body }) => {
-      const r = await leads.searchBusinesses(ctx, p.tenant, {
-        location: body.location,
-        businessType: body.business_type,
-        radius: body.radius,
-        searchRadius: body.search_radius,
-        filters: body.filters ?? {},
-        usePreset: body.preset,
-        enrich: body.enrich,
-      });
-      return leads.getSearch(ctx, p.tenant, r.searchId);
+      const r = await withV1FilterNames(() =>
+        leads.searchBusinesses(ctx, p.tenant, {
+          location: body.location,
+          businessType: body.business_type,
+          radius: body.radius,
+          searchRadius: body.search_radius,
+          filters: body.filters ?? {},
+          usePreset: body.preset,
+          enrich: body.enrich,
+        }),
+      );
+      return toLeadSearchJson(await leads.getSearch(ctx, p.tenant, r.searchId));
     },
   },
   {
@@ -550,7 +553,8 @@ export const V1_ROUTES: V1Route[] = [
     tag: "Lead searches",
     scope: "leads:read",
     response: s.leadSearchObject,
-    handler: async ({ ctx, p, params }) => leads.getSearch(ctx, p.tenant, params.id ?? ""),
+    handler: async ({ ctx, p, params }) =>
+      toLeadSearchJson(await leads.getSearch(ctx, p.tenant, params.id ?? "")),
   },
   {
     method: "GET",
@@ -565,7 +569,7 @@ export const V1_ROUTES: V1Route[] = [
     handler: async ({ ctx, p, params, query }) => {
       const offset = offsetOf(query.cursor);
       const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", offset, query.limit);
-      return list(r.results, r.hasMore ? offsetCursor(offset + query.limit) : null);
+      return list(r.results.map(toLeadResultJson), r.hasMore ? offsetCursor(offset + query.limit) : null);
     },
   },
   // webhook endpoints

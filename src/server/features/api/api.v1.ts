@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { ZodError, type z } from "zod";
+import { ZodError, z } from "zod";
 import type { AppContext } from "../../context";
+import { cursorId, cursorPage, decodeCursor, encodeCursor, keysetPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
@@ -58,15 +59,18 @@ const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOStrin
 const hasRawJson = (out: unknown): out is Record<string, unknown> =>
   out !== null && typeof out === "object" && Object.values(out).some((v) => v instanceof RawJson);
 
-/** Offset cursors for lists the owning service pages by number: base64url of the offset. */
-function offsetOf(cursor: string | undefined): number {
-  if (!cursor) return 0;
-  const n = Number(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
-  return n;
-}
-const offsetCursor = (n: number) => Buffer.from(String(n), "utf8").toString("base64url");
+/** Cursor of the recipients list: the last recipient's id (recipients page by id). */
+const recipientCursor = z.tuple([cursorId]);
+/** Cursor of the media list: the last item's created_at (epoch ms) and id (newest first). */
+const mediaCursor = z.tuple([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), cursorId]);
+/** Cursor of a lead search's results: the last result's position in the search's result order. */
+const resultCursor = z.tuple([
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
+]);
 
 function campaignJson(c: campaigns.CampaignSummary) {
   return {
@@ -455,20 +459,24 @@ export const V1_ROUTES: V1Route[] = [
     response: s.listOf(s.recipientObject),
     handler: async ({ ctx, p, params, query }) => {
       const id = intId(params.id, "Campaign");
-      const offset = offsetOf(query.cursor);
-      if (offset % query.limit !== 0)
-        throw new AppError("BAD_REQUEST", "cursor does not match limit; keep limit the same between pages", {
-          param: "cursor",
-        });
-      const page = offset / query.limit + 1;
-      const r = await campaigns.listRecipients(ctx, p.tenant.workspaceId, {
-        id,
-        status: query.status,
-        page,
-        limit: query.limit,
-      });
+      // keyset by recipient id: a page of any limit continues after the last row seen
+      const r = await cursorPage(
+        query.cursor,
+        recipientCursor,
+        query.limit,
+        async (n, after) =>
+          (
+            await campaigns.listRecipients(ctx, p.tenant.workspaceId, {
+              id,
+              status: query.status,
+              limit: n,
+              afterId: after?.[0],
+            })
+          ).recipients,
+        (x) => [x.id],
+      );
       return list(
-        r.recipients.map((x) => ({
+        r.rows.map((x) => ({
           id: x.id,
           contact_id: x.contactId,
           name: x.name ?? null,
@@ -481,7 +489,7 @@ export const V1_ROUTES: V1Route[] = [
           opened_at: iso(x.openedAt),
           clicked_at: iso(x.clickedAt),
         })),
-        page < r.pagination.pages ? offsetCursor(offset + query.limit) : null,
+        r.nextCursor,
       );
     },
   },
@@ -496,12 +504,17 @@ export const V1_ROUTES: V1Route[] = [
     query: s.mediaListQuery,
     response: s.listOf(s.mediaObject),
     handler: async ({ ctx, p, query }) => {
-      const all = await studio.listMedia(ctx, p.tenant.workspaceId);
-      const offset = offsetOf(query.cursor);
-      const page = all.slice(offset, offset + query.limit);
+      // keyset over the workspace's items (the studio lists them whole), newest first by
+      // (created_at in ms, id): ordered here by the very key the cursor holds
+      const after = decodeCursor(query.cursor, mediaCursor);
+      const all = (await studio.listMedia(ctx, p.tenant.workspaceId))
+        .map((m) => ({ m, t: m.createdAt.getTime() }))
+        .sort((a, b) => b.t - a.t || b.m.id - a.m.id);
+      const rest = after ? all.filter((x) => x.t < after[0] || (x.t === after[0] && x.m.id < after[1])) : all;
+      const r = keysetPage(rest.slice(0, query.limit + 1), query.limit, (x) => [x.t, x.m.id]);
       return list(
-        page.map((m) => mediaJson(studio.toPublicMedia(m))),
-        offset + query.limit < all.length ? offsetCursor(offset + query.limit) : null,
+        r.rows.map((x) => mediaJson(studio.toPublicMedia(x.m))),
+        r.nextCursor,
       );
     },
   },
@@ -567,9 +580,13 @@ export const V1_ROUTES: V1Route[] = [
     query: s.leadResultsQuery,
     response: s.listOf(s.leadResultObject),
     handler: async ({ ctx, p, params, query }) => {
-      const offset = offsetOf(query.cursor);
-      const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", offset, query.limit);
-      return list(r.results.map(toLeadResultJson), r.hasMore ? offsetCursor(offset + query.limit) : null);
+      // keyset by the result's position in the search's result order
+      const after = decodeCursor(query.cursor, resultCursor);
+      const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", 0, query.limit, after?.[0]);
+      return list(
+        r.results.map(toLeadResultJson),
+        r.hasMore && r.lastPosition !== null ? encodeCursor([r.lastPosition]) : null,
+      );
     },
   },
   // webhook endpoints

@@ -5,8 +5,10 @@ import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leadSearches, workspaces } from "../../src/server/db/schema";
+import { leadSearches, mediaItems, workspaces } from "../../src/server/db/schema";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
+import { FILTER_NAMES } from "../../src/server/features/api/api.v1.leads";
+import { FILTERS } from "../../src/server/features/leads/leads.filters";
 import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
 import { multipart } from "./studio-helpers";
 
@@ -210,6 +212,14 @@ describe("v1 campaigns: every channel x every audience form", () => {
     expect(Object.keys(body.properties.audience.properties).sort()).toEqual(
       ["contact_ids", "contacts", "filter", "segment_id", "tag_id"].sort(),
     );
+    // a campaign's audience filter and a segment's filter are one schema
+    const segment = doc.paths["/segments"].post.requestBody.content["application/json"].schema;
+    expect(body.properties.audience.properties.filter.properties).toEqual(
+      segment.properties.filter.properties,
+    );
+    expect(Object.keys(segment.properties.filter.properties).sort()).toEqual(
+      ["lead_status", "lifecycle_stage", "search", "tag_id"].sort(),
+    );
   });
 
   it("creates and schedules each channel with contacts, contact_ids, segment_id, tag_id and filter; recipients carry the right contacts and statuses", async () => {
@@ -241,6 +251,7 @@ describe("v1 campaigns: every channel x every audience form", () => {
       email: "dee@example.com",
       phone: "+12025550104",
       lifecycle_stage: "lead",
+      lead_status: "qualified",
       ...phoneOpts,
     });
     const vip = await created<{ id: number }>(k.call("POST", "/tags", { name: "VIP" }));
@@ -280,8 +291,16 @@ describe("v1 campaigns: every channel x every audience form", () => {
             [bob.id, "queued", null],
           ],
         },
-        { audience: { filter: { stage: "customer", search: "bob" } }, expect: [[bob.id, "queued", null]] },
-        { audience: { filter: { tagId: vip.id, search: "ann" } }, expect: [[ann.id, "queued", null]] },
+        // the filter takes the names of a segment's filter and GET /contacts' query
+        {
+          audience: { filter: { lifecycle_stage: "customer", search: "bob" } },
+          expect: [[bob.id, "queued", null]],
+        },
+        { audience: { filter: { tag_id: vip.id, search: "ann" } }, expect: [[ann.id, "queued", null]] },
+        {
+          audience: { filter: { lead_status: "qualified" } },
+          expect: [[dee.id, "queued", null]],
+        },
         // the union: ids plus a tag (Dee is not tagged)
         {
           audience: { contact_ids: [dee.id], tag_id: vip.id },
@@ -382,9 +401,33 @@ describe("v1 campaigns: every channel x every audience form", () => {
       audience: { tag_id: tg.id, filter: { search: "a" } },
     });
     expect(both.statusCode).toBe(400);
-    expect(both.json().error.message).toBe("Give tag_id or filter, not both (a filter can hold tagId)");
+    expect(both.json().error.message).toBe("Give tag_id or filter, not both (a filter can hold tag_id)");
     const badFilter = await k.call("POST", "/campaigns", { ...base, audience: { filter: { stge: "lead" } } });
     expect(badFilter.statusCode).toBe(400);
+    // the old camelCase names are refused by name, as a segment's filter refuses them
+    for (const [key, value] of [
+      ["stage", "lead"],
+      ["status", "new"],
+      ["tagId", tg.id],
+    ] as const) {
+      for (const [url, body] of [
+        ["/campaigns", { ...base, audience: { filter: { [key]: value } } }],
+        ["/segments", { name: `S ${key}`, filter: { [key]: value } }],
+      ] as const) {
+        const res = await k.call("POST", url, body);
+        expect(res.statusCode, `${url} ${key}`).toBe(400);
+        const param = url === "/campaigns" ? `audience.filter.${key}` : `filter.${key}`;
+        expect(res.json().error).toMatchObject({
+          param,
+          message: `This field is not accepted here: ${param}`,
+        });
+      }
+    }
+    const badStage = await k.call("POST", "/campaigns", {
+      ...base,
+      audience: { filter: { lifecycle_stage: "vip" } },
+    });
+    expect(badStage.json().error.param).toBe("audience.filter.lifecycle_stage");
     const noVideoPage = await k.call("POST", "/campaigns", { ...base, channel: "video_email" });
     expect(noVideoPage.json().error).toMatchObject({
       type: "invalid_request_error",
@@ -557,7 +600,7 @@ describe("v1 tenant isolation through keys", () => {
     await notFound(
       "POST",
       "/campaigns",
-      { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tagId: bTag.id } } },
+      { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tag_id: bTag.id } } },
       "Tag not found",
     );
     const ids = await launch({ contact_ids: [bContact.id] });
@@ -776,6 +819,610 @@ describe("v1 lead searches", () => {
   }, 60_000);
 });
 
+describe("v1 keyset cursors of recipients, media and lead-search results", () => {
+  /** Walks a list with a different `limit` on each page; returns the ids in order. */
+  async function walk(k: Keyed, url: string, limits: number[], idOf: (x: any) => string | number) {
+    const seen: (string | number)[] = [];
+    let cursor: string | null = null;
+    let i = 0;
+    do {
+      const sep = url.includes("?") ? "&" : "?";
+      const res = await k.call(
+        "GET",
+        `${url}${sep}limit=${limits[i % limits.length]}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`,
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      seen.push(...res.json().data.map(idOf));
+      cursor = res.json().next_cursor;
+      i++;
+    } while (cursor && i < 100);
+    return seen;
+  }
+
+  it("a changed limit continues where the last page ended: each row once, in order", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (const n of [1, 2, 3, 4, 5, 6, 7])
+      ids.push(
+        (
+          await created<{ id: number }>(
+            k.call("POST", "/contacts", { first_name: `K${n}`, email: `k${n}@example.com` }),
+          )
+        ).id,
+      );
+    const camp = (
+      await created<{ campaign: { id: number } }>(
+        k.call("POST", "/campaigns", {
+          name: "Keyset",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    const url = `/campaigns/${camp.id}/recipients`;
+    const once = await walk(k, url, [100], (x) => x.id);
+    expect(once).toHaveLength(7);
+    expect([...once].sort((a, b) => Number(a) - Number(b))).toEqual(once);
+    // 2, then 3, then 1, then 2 ...: the same rows in the same order (the old offset cursor refused this)
+    expect(await walk(k, url, [2, 3, 1], (x) => x.id)).toEqual(once);
+    expect(await walk(k, url, [3, 1], (x) => x.id)).toEqual(once);
+    // with a status filter
+    expect(await walk(k, `${url}?status=queued`, [4, 1], (x) => x.id)).toEqual(once);
+    // a cursor past the last recipient is an empty last page
+    const past = Buffer.from(JSON.stringify([Number.MAX_SAFE_INTEGER])).toString("base64url");
+    expect((await k.call("GET", `${url}?cursor=${past}`)).json()).toEqual({
+      object: "list",
+      data: [],
+      next_cursor: null,
+    });
+    for (const bad of [
+      "bogus",
+      Buffer.from("50").toString("base64url"),
+      Buffer.from('["x"]').toString("base64url"),
+    ])
+      expect((await k.call("GET", `${url}?cursor=${bad}`)).json().error).toEqual({
+        type: "invalid_request_error",
+        message: "cursor is not valid",
+        param: "cursor",
+      });
+
+    // media: newest first by (created_at, id); three share one millisecond
+    const at = new Date("2026-01-02T03:04:05.006Z");
+    const rows = await t.db
+      .insert(mediaItems)
+      .values(
+        [0, 0, 0, 1, 2, 3].map((d, i) => ({
+          workspaceId: k.user.id,
+          name: `M${i}`,
+          type: "audio" as const,
+          processingStatus: "ready" as const,
+          mimeType: "audio/mpeg",
+          sizeBytes: 10,
+          originalSizeBytes: 10,
+          createdAt: new Date(at.getTime() + d),
+        })),
+      )
+      .returning({ id: mediaItems.id, createdAt: mediaItems.createdAt });
+    const newestFirst = [...rows]
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id)
+      .map((r) => r.id);
+    expect(await walk(k, "/media", [100], (x) => x.id)).toEqual(newestFirst);
+    expect(await walk(k, "/media", [1, 2], (x) => x.id)).toEqual(newestFirst);
+    expect(await walk(k, "/media", [4, 1], (x) => x.id)).toEqual(newestFirst);
+    // a new item between pages does not shift the next page: the cursor is the last row's key
+    const p1 = (await k.call("GET", "/media?limit=2")).json();
+    await t.db.insert(mediaItems).values({
+      workspaceId: k.user.id,
+      name: "Newer",
+      type: "audio",
+      processingStatus: "ready",
+      mimeType: "audio/mpeg",
+      sizeBytes: 10,
+      originalSizeBytes: 10,
+      createdAt: new Date(at.getTime() + 10),
+    });
+    const p2 = (await k.call("GET", `/media?limit=3&cursor=${p1.next_cursor}`)).json();
+    expect(p2.data.map((x: { id: number }) => x.id)).toEqual(newestFirst.slice(2, 5));
+
+    // lead-search results: by position in the result order
+    const e = await keyed("enterprise", ["leads:read"]);
+    const run = await created<{ id: string; total_results: number }>(
+      e.call("POST", "/lead_searches", {
+        location: "Saginaw, MI",
+        business_type: "dentist",
+        radius: 5,
+        search_radius: 2,
+      }),
+    );
+    const rurl = `/lead_searches/${run.id}/results`;
+    const all = await walk(e, rurl, [100], (x) => x.place_id);
+    expect(all).toHaveLength(run.total_results);
+    expect(await walk(e, rurl, [2, 5, 1], (x) => x.place_id)).toEqual(all);
+    expect((await e.call("GET", `${rurl}?cursor=bogus`)).json().error.param).toBe("cursor");
+  }, 60_000);
+});
+
+describe("v1 lead searches in snake_case", () => {
+  const base = { location: "Saginaw, MI", business_type: "dentist", radius: 5, search_radius: 2 };
+
+  it("filters take snake_case names (the leads feature's keys, mapped once); results are snake_case with every field documented", async () => {
+    const e = await keyed("enterprise", ["leads:read"]);
+    const all = await created<{ id: string; total_results: number }>(e.call("POST", "/lead_searches", base));
+    const allRows = (await e.call("GET", `/lead_searches/${all.id}/results?limit=100`)).json().data;
+    expect(allRows.length).toBe(all.total_results);
+    const r0 = allRows[0];
+    // snake_case only, with the score fields the leads feature names in camelCase
+    for (const row of allRows) for (const key of Object.keys(row)) expect(key).toMatch(/^[a-z0-9_]+$/);
+    expect(r0).toMatchObject({
+      lead_score: expect.any(Number),
+      lead_tier: { tier: expect.stringMatching(/^(HOT|WARM|COLD)$/) },
+      score_reasons: expect.any(Array),
+      opening_hours: { open_now: expect.anything() },
+      in_contacts: false,
+    });
+    expect(r0.score_reasons.length).toBeGreaterThan(0);
+    expect(r0.leadScore).toBeUndefined();
+    // the document lists every field of a result (its object is closed: the OpenAPI check above
+    // validated each received row against it, so no field can be missing from it)
+    const item =
+      doc.paths["/lead_searches/{id}/results"].get.responses["200"].content["application/json"].schema
+        .properties.data.items;
+    const full = item.anyOf.find((x: { properties: Record<string, unknown> }) => x.properties.lead_score);
+    expect(full.additionalProperties).toBe(false);
+    expect(Object.keys(full.properties).sort()).toEqual(Object.keys(r0).sort());
+
+    // every filter of the Filter set has its v1 name in the document, each once
+    const filters =
+      doc.paths["/lead_searches"].post.requestBody.content["application/json"].schema.properties.filters;
+    expect(Object.keys(filters.properties).sort()).toEqual([...FILTER_NAMES.keys()].sort());
+    expect(new Set(FILTER_NAMES.values())).toEqual(new Set(FILTERS.map((f) => f.key)));
+    expect(FILTER_NAMES.get("has_linkedin")).toBe("hasLinkedIn");
+    expect(FILTER_NAMES.get("include_zip_codes")).toBe("includeZipCodes");
+    // filters: min_rating and include_zip_codes work as the app's minRating and includeZipCodes
+    const rated = allRows.filter((b: { rating: number | null }) => (b.rating ?? 0) >= 4);
+    expect(rated.length).toBeGreaterThan(0);
+    expect(rated.length).toBeLessThan(allRows.length);
+    const min = await created<{ id: string; total_results: number }>(
+      e.call("POST", "/lead_searches", { ...base, filters: { min_rating: 4 } }),
+    );
+    expect(min.total_results).toBe(rated.length);
+    const zip = allRows.find((b: { postal_code: string | null }) => b.postal_code)?.postal_code as string;
+    const inZip = allRows.filter((b: { postal_code: string | null }) => b.postal_code === zip).length;
+    const zipped = await created<{ id: string; total_results: number }>(
+      e.call("POST", "/lead_searches", { ...base, filters: { include_zip_codes: [zip] } }),
+    );
+    expect(zipped.total_results).toBe(inZip);
+
+    const refused = async (
+      filters: Record<string, unknown>,
+      param: string,
+      message: string,
+      status = 400,
+    ) => {
+      const res = await e.call("POST", "/lead_searches", { ...base, filters });
+      expect(res.statusCode, `${JSON.stringify(filters)}: ${res.body}`).toBe(status);
+      expect(res.json().error).toMatchObject({ param, message });
+    };
+    // the app's camelCase names are not v1's
+    await refused(
+      { minRating: 4 },
+      "filters.minRating",
+      "This field is not accepted here: filters.minRating",
+    );
+    await refused({ min_rating: "high" }, "filters.min_rating", "Minimum rating must be a number");
+    await refused({ min_rating: 9 }, "filters.min_rating", "Minimum rating must be at most 5");
+    await refused(
+      { include_zip_codes: ["4860"] },
+      "filters.include_zip_codes.0",
+      "ZIP codes must be 5 digits",
+    );
+    await refused(
+      { min_rating: 4.5, max_rating: 3 },
+      "filters.min_rating",
+      "Minimum rating must not be more than maximum rating",
+    );
+    await refused({ has_linkedin: "yes" }, "filters.has_linkedin", "Has linkedin must be true or false");
+    // a filter the provider cannot answer: 422 naming it by its v1 name
+    const dnc = await e.call("POST", "/lead_searches", { ...base, filters: { dnc_compliant: true } });
+    expect(dnc.statusCode, dnc.body).toBe(422);
+    expect(dnc.json().error.param).toBe("filters.dnc_compliant");
+    expect(dnc.json().error.message).toContain("dnc_compliant (");
+    expect(dnc.json().error.message).not.toContain("dncCompliant");
+  }, 60_000);
+});
+
+describe("v1 contact custom fields", () => {
+  it("create, PATCH (merge; null removes), bulk upsert and the app's JSON import write custom_fields; merge tags read them; limits and hostile input are 400s", async () => {
+    const k = await keyed();
+    const c = await created<{ id: number; custom_fields: Record<string, unknown> }>(
+      k.call("POST", "/contacts", {
+        first_name: "Cora",
+        email: "cora@example.com",
+        custom_fields: { industry: "dental", seats: 12, vip: true, dropped: null },
+      }),
+    );
+    expect(c.custom_fields).toEqual({ industry: "dental", seats: 12, vip: true });
+    expect((await k.call("GET", `/contacts/${c.id}`)).json().custom_fields).toEqual(c.custom_fields);
+    // the list (written as JSON by Postgres) carries them too
+    expect((await k.call("GET", "/contacts?search=cora")).json().data[0].custom_fields).toEqual(
+      c.custom_fields,
+    );
+
+    const patched = await k.call("PATCH", `/contacts/${c.id}`, {
+      custom_fields: { seats: 14, vip: null, region: "MI" },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().custom_fields).toEqual({ industry: "dental", seats: 14, region: "MI" });
+    // a PATCH without custom_fields keeps them
+    const other = (await k.call("PATCH", `/contacts/${c.id}`, { company: "Smile Co" })).json();
+    expect(other).toMatchObject({
+      company: "Smile Co",
+      custom_fields: { industry: "dental", seats: 14, region: "MI" },
+    });
+
+    const refused = async (method: string, url: string, body: unknown, param: string, message: string) => {
+      const res = await k.call(method, url, body);
+      expect(res.statusCode, `${JSON.stringify(body).slice(0, 200)}: ${res.body}`).toBe(400);
+      expect(res.json().error).toMatchObject({ type: "invalid_request_error", param });
+      expect(res.json().error.message).toContain(message);
+    };
+    const patch = (custom_fields: unknown, param: string, message: string) =>
+      refused("PATCH", `/contacts/${c.id}`, { custom_fields }, param, message);
+    await patch({ "1st": "x" }, "custom_fields.1st", "Custom field name '1st' must start with a letter");
+    await patch({ "a b": "x" }, "custom_fields.a b", "must start with a letter and hold only letters");
+    await patch({ ["k".repeat(65)]: "x" }, `custom_fields.${"k".repeat(65)}`, "at most 64 characters");
+    await patch({ note: "x".repeat(501) }, "custom_fields.note", "at most 500 characters");
+    await patch({ note: { nested: 1 } }, "custom_fields.note", "must be text, a number, true/false or null");
+    await patch({ note: [1] }, "custom_fields.note", "must be text, a number, true/false or null");
+    await patch("dental", "custom_fields", "Custom fields must be an object of field names to values");
+    await patch(
+      Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`f${i}`, i])),
+      "custom_fields",
+      "Custom fields may hold at most 50 fields",
+    );
+    // __proto__ never reaches the schema: Fastify's JSON parser refuses prototype poisoning
+    const proto = await t.app.inject({
+      method: "PATCH",
+      url: `/api/v1/contacts/${c.id}`,
+      headers: { authorization: `Bearer ${k.key}`, "content-type": "application/json" },
+      payload: '{"custom_fields": {"__proto__": {"admin": true}}}',
+    });
+    expect(proto.statusCode).toBe(400);
+    assertDocumented("PATCH", `/contacts/${c.id}`, proto);
+    // the limit holds after the merge: 3 stored + 48 new = 51
+    const many = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`f${i}`, i]));
+    await refused(
+      "PATCH",
+      `/contacts/${c.id}`,
+      { custom_fields: many, company: "Changed" },
+      "custom_fields",
+      "A contact may have at most 50 custom fields; this would make 51.",
+    );
+    const unchanged = (await k.call("GET", `/contacts/${c.id}`)).json();
+    expect(unchanged.company).toBe("Smile Co");
+    expect(Object.keys(unchanged.custom_fields)).toHaveLength(3);
+    // removing two at the same time makes room: 3 - 2 + 48 = 49
+    const room = await k.call("PATCH", `/contacts/${c.id}`, {
+      custom_fields: { ...many, seats: null, region: null },
+    });
+    expect(room.statusCode, room.body).toBe(200);
+    expect(Object.keys(room.json().custom_fields)).toHaveLength(49);
+    expect(room.json().custom_fields).toMatchObject({ industry: "dental", f0: 0, f47: 47 });
+    expect(room.json().custom_fields.seats).toBeUndefined();
+    await refused(
+      "POST",
+      "/contacts",
+      { first_name: "X", email: "x@example.com", custom_fields: { "9": 1 } },
+      "custom_fields.9",
+      "Custom field name '9'",
+    );
+
+    // bulk: a new contact gets them (nulls dropped), an existing one has them merged
+    const bulk = await k.call("POST", "/contacts/bulk", {
+      contacts: [
+        { first_name: "Dina", email: "dina@example.com", custom_fields: { industry: "vet", gone: null } },
+        { email: "cora@example.com", custom_fields: { industry: "orthodontics", f0: null } },
+        { first_name: "Eli", email: "eli@example.com" },
+      ],
+    });
+    expect(bulk.statusCode, bulk.body).toBe(200);
+    expect(bulk.json()).toMatchObject({ created: 2, updated: 1, errors: 0 });
+    const dina = (await k.call("GET", "/contacts?search=dina%40example.com")).json().data[0];
+    expect(dina.custom_fields).toEqual({ industry: "vet" });
+    const eli = (await k.call("GET", "/contacts?search=eli%40example.com")).json().data[0];
+    expect(eli.custom_fields).toEqual({});
+    const cora = (await k.call("GET", `/contacts/${c.id}`)).json();
+    expect(cora.custom_fields.industry).toBe("orthodontics");
+    expect(cora.custom_fields.f0).toBeUndefined();
+    expect(Object.keys(cora.custom_fields)).toHaveLength(48);
+    expect(cora.first_name).toBe("Cora");
+    // over the limit after the merge: that row is reported, the others go through
+    const over = await k.call("POST", "/contacts/bulk", {
+      contacts: [
+        { email: "cora@example.com", custom_fields: { a1: 1, a2: 2, a3: 3 } },
+        { email: "dina@example.com", custom_fields: { size: "small" } },
+      ],
+    });
+    expect(over.json()).toMatchObject({
+      updated: 1,
+      errors: 1,
+      error_rows: [
+        {
+          line: 1,
+          reason: "custom_fields: a contact may have at most 50 custom fields; this would make 51",
+        },
+      ],
+    });
+    expect(Object.keys((await k.call("GET", `/contacts/${c.id}`)).json().custom_fields)).toHaveLength(48);
+    expect((await k.call("GET", "/contacts?search=dina%40example.com")).json().data[0].custom_fields).toEqual(
+      {
+        industry: "vet",
+        size: "small",
+      },
+    );
+    await refused(
+      "POST",
+      "/contacts/bulk",
+      {
+        contacts: [
+          { email: "f@example.com", custom_fields: { ok: 1 } },
+          { email: "g@example.com", custom_fields: { "bad key": 1 } },
+        ],
+      },
+      "contacts.1.custom_fields.bad key",
+      "Custom field name 'bad key'",
+    );
+    expect((await k.call("GET", "/contacts?search=f%40example.com")).json().data).toEqual([]);
+
+    // the app's JSON import writes them the same way; a bad value rejects its row
+    const imp = await k.client.post("/api/contacts/import", {
+      contacts: [
+        { first_name: "Fay", email: "fay@example.com", custom_fields: { industry: "spa" } },
+        { first_name: "Gil", email: "gil@example.com", custom_fields: { industry: { x: 1 } } },
+      ],
+    });
+    expect(imp.statusCode, imp.body).toBe(200);
+    expect(imp.json()).toMatchObject({ created: 1, errors: 1 });
+    expect(imp.json().error_rows[0]).toMatchObject({ line: 2 });
+    expect(imp.json().error_rows[0].reason).toContain("must be text, a number, true/false or null");
+    expect((await k.call("GET", "/contacts?search=fay%40example.com")).json().data[0].custom_fields).toEqual({
+      industry: "spa",
+    });
+
+    // merge tags read custom fields: an email campaign to Dina says "vet"
+    const sent = await created<{ campaign: { id: number } }>(
+      k.call("POST", "/campaigns", {
+        name: "Custom",
+        channel: "email",
+        content: {
+          subject: "For your {{industry|business}} practice",
+          body: "Hello {{first_name}}, {{size}} team",
+        },
+        audience: { contact_ids: [dina.id] },
+      }),
+    );
+    expect(sent.campaign.id).toBeGreaterThan(0);
+    const mail = await t.app.inject({
+      method: "GET",
+      url: "/api/dev/outbox?channel=email&to=dina%40example.com",
+    });
+    const messages = mail.json().messages as { subject: string; body: string }[];
+    expect(messages.map((m) => m.subject)).toContain("For your vet practice");
+  });
+});
+
+describe("v1 request bodies are closed", () => {
+  /** Every object schema in `schema` (nested, in lists, unions) with its JSON pointer-ish path. */
+  function objectsOf(schema: any, at: string, out: [string, any][] = []): [string, any][] {
+    if (!schema || typeof schema !== "object") return out;
+    if (schema.type === "object" && schema.properties) out.push([at, schema]);
+    for (const [k, v] of Object.entries(schema.properties ?? {})) objectsOf(v, `${at}.${k}`, out);
+    if (schema.items) objectsOf(schema.items, `${at}[]`, out);
+    for (const key of ["anyOf", "oneOf", "allOf"])
+      for (const [i, v] of (schema[key] ?? []).entries()) objectsOf(v, `${at}|${i}`, out);
+    if (schema.additionalProperties && typeof schema.additionalProperties === "object")
+      objectsOf(schema.additionalProperties, `${at}.*`, out);
+    return out;
+  }
+
+  it("the OpenAPI document says additionalProperties: false on every request body object, nested ones too", () => {
+    let bodies = 0;
+    let objects = 0;
+    for (const [path, ops] of Object.entries<any>(doc.paths))
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const schema = op.requestBody?.content?.["application/json"]?.schema;
+        if (!schema) continue;
+        bodies++;
+        for (const [at, o] of objectsOf(schema, "body")) {
+          objects++;
+          expect(o.additionalProperties, `${method} ${path} ${at}`).toBe(false);
+        }
+      }
+    expect(bodies).toBe(V1_ROUTES.filter((r) => r.body).length);
+    // the nested ones were walked: campaigns' content, audience, inline contacts and filter, ...
+    expect(objects).toBeGreaterThan(bodies + 4);
+    const campaign = doc.paths["/campaigns"].post.requestBody.content["application/json"].schema;
+    expect(campaign.properties.content.additionalProperties).toBe(false);
+    expect(campaign.properties.audience.properties.contacts.items.additionalProperties).toBe(false);
+  });
+
+  it("an unknown field is a 400 naming it (param and message) and changes nothing; nested and list rows too", async () => {
+    const k = await keyed();
+    const hook = await created<{ id: string }>(
+      k.call("POST", "/webhook_endpoints", { url: "https://example.com/h", events: ["contact.created"] }),
+    );
+    const refused = async (method: string, url: string, body: unknown, param: string) => {
+      const res = await k.call(method, url, body);
+      expect(res.statusCode, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+      expect(res.json()).toEqual({
+        error: {
+          type: "invalid_request_error",
+          message: `This field is not accepted here: ${param}`,
+          param,
+        },
+      });
+    };
+    await refused("PATCH", `/webhook_endpoints/${hook.id}`, { enable: false }, "enable");
+    expect((await k.call("GET", `/webhook_endpoints/${hook.id}`)).json().enabled).toBe(true);
+    // the right name still works
+    const off = await k.call("PATCH", `/webhook_endpoints/${hook.id}`, { enabled: false });
+    expect(off.json().enabled).toBe(false);
+
+    const c = await created<{ id: number; lifecycle_stage: string }>(
+      k.call("POST", "/contacts", { first_name: "Ann", email: "ann@example.com" }),
+    );
+    await refused("PATCH", `/contacts/${c.id}`, { lifecyle_stage: "customer" }, "lifecyle_stage");
+    expect((await k.call("GET", `/contacts/${c.id}`)).json().lifecycle_stage).toBe(c.lifecycle_stage);
+    await refused("POST", "/contacts", { first_name: "Bo", email: "bo@example.com", emial: "x" }, "emial");
+    expect((await k.call("GET", "/contacts?search=bo%40example.com")).json().data).toEqual([]);
+    await refused(
+      "POST",
+      "/contacts/bulk",
+      { contacts: [{ first_name: "Cy", email: "cy@example.com" }, { frist_name: "Dee" }] },
+      "contacts.1.frist_name",
+    );
+    expect((await k.call("GET", "/contacts?search=cy%40example.com")).json().data).toEqual([]);
+    await refused("POST", "/tags", { name: "VIP", colour: "#ff0000" }, "colour");
+    await refused("POST", `/contacts/${c.id}/notes`, { note_text: "hi", pinned: true }, "pinned");
+    await refused("POST", `/contacts/${c.id}/tags`, { tag_id: 1, tag: 2 }, "tag");
+    await refused("POST", "/segments", { name: "S", filter: { stage: "lead" } }, "filter.stage");
+    await refused(
+      "POST",
+      "/webhook_endpoints",
+      { url: "https://example.com/x", events: ["contact.created"], enabled: true },
+      "enabled",
+    );
+    const base = {
+      name: "x",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      audience: { contact_ids: [c.id] },
+    };
+    await refused("POST", "/campaigns", { ...base, schedule_at: LATER() }, "schedule_at");
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, content: { ...base.content, subjcet: "x" } },
+      "content.subjcet",
+    );
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, audience: { contact_ids: [c.id], segment: 1 } },
+      "audience.segment",
+    );
+    await refused(
+      "POST",
+      "/campaigns",
+      { ...base, audience: { contacts: [{ first_name: "E", email: "e@example.com", emial: "x" }] } },
+      "audience.contacts.0.emial",
+    );
+    expect((await k.call("GET", "/campaigns")).json().data).toEqual([]);
+    await refused(
+      "POST",
+      "/lead_searches",
+      { location: "Saginaw, MI", business_type: "dentist", radius_miles: 5 },
+      "radius_miles",
+    );
+    // two unknown fields: both named, the first in param
+    const two = await k.call("PATCH", `/contacts/${c.id}`, { a: 1, b: 2 });
+    expect(two.json().error).toMatchObject({
+      message: "These fields are not accepted here: a, b",
+      param: "a",
+    });
+  });
+});
+
+describe("v1 POST without a body", () => {
+  /** A request with a raw payload (or none) and its own headers, checked against the document. */
+  async function raw(k: Keyed, method: string, url: string, payload: string | undefined, type?: string) {
+    const res = await t.app.inject({
+      method: method as "POST",
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${k.key}`, ...(type ? { "content-type": type } : {}) },
+      ...(payload !== undefined ? { payload } : {}),
+    });
+    assertDocumented(method, url, res);
+    return res;
+  }
+
+  it("body-less routes accept an empty application/json body (or none); routes that need one say it is missing", async () => {
+    const k = await keyed();
+    const ids: number[] = [];
+    for (const n of [1, 2])
+      ids.push(
+        (
+          await created<{ id: number }>(
+            k.call("POST", "/contacts", { first_name: `E${n}`, email: `e${n}@example.com` }),
+          )
+        ).id,
+      );
+    const camp = (
+      await created<{ campaign: { id: number } }>(
+        k.call("POST", "/campaigns", {
+          name: "Empty",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    const json = "application/json";
+    const pause = await raw(k, "POST", `/campaigns/${camp.id}/pause`, "", json);
+    expect(pause.statusCode, pause.body).toBe(200);
+    expect(pause.json()).toEqual({ id: camp.id, status: "paused" });
+    // whitespace only is empty too (the webhook test and resend routes: api-v1-more.int.test.ts)
+    expect((await raw(k, "POST", `/campaigns/${camp.id}/resume`, "  \n", json)).json().status).toBe(
+      "sending",
+    );
+    const c2 = (
+      await created<{ campaign: { id: number } }>(
+        k.call("POST", "/campaigns", {
+          name: "Empty 2",
+          channel: "email",
+          content: CONTENT.email,
+          audience: { contact_ids: ids },
+          scheduled_at: LATER(),
+        }),
+      )
+    ).campaign;
+    expect((await raw(k, "POST", `/campaigns/${c2.id}/cancel`, "", json)).json()).toEqual({
+      id: c2.id,
+      status: "cancelled",
+    });
+    // still invalid JSON is invalid
+    const broken = await raw(k, "POST", `/campaigns/${camp.id}/pause`, "{", json);
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().error.message).toBe("The request body is not valid JSON");
+
+    // a route with a body: missing (empty JSON, or no body at all) is a 400 saying so
+    const missing = {
+      error: {
+        type: "invalid_request_error",
+        message: "The request body is missing: send a JSON object with Content-Type: application/json",
+      },
+    };
+    for (const [url, method] of [
+      ["/contacts", "POST"],
+      ["/tags", "POST"],
+      ["/campaigns", "POST"],
+      [`/contacts/${ids[0]}`, "PATCH"],
+    ] as const) {
+      const empty = await raw(k, method, url, "", json);
+      expect(empty.statusCode, `${method} ${url}: ${empty.body}`).toBe(400);
+      expect(empty.json()).toEqual(missing);
+      const none = await raw(k, method, url, undefined);
+      expect(none.json()).toEqual(missing);
+    }
+    // JSON null or a list is not an object
+    const nul = await raw(k, "POST", "/tags", "null", json);
+    expect(nul.json().error.message).toBe("The request body must be a JSON object");
+  });
+});
+
 describe("OpenAPI conformance of the responses above", () => {
   it("every response was validated against its operation's schema, across the v1 operations", () => {
     const ops = new Set([...validated].map((v) => v.split(" ")[0]));
@@ -789,6 +1436,9 @@ describe("OpenAPI conformance of the responses above", () => {
       "cancelCampaign",
       "listCampaignRecipients",
       "createContact",
+      "getContact",
+      "updateContact",
+      "bulkUpsertContacts",
       "listContacts",
       "createTag",
       "listTags",
@@ -798,11 +1448,13 @@ describe("OpenAPI conformance of the responses above", () => {
       "createNote",
       "createWebhookEndpoint",
       "getWebhookEndpoint",
+      "updateWebhookEndpoint",
       "listWebhookEndpoints",
       "createLeadSearch",
       "getLeadSearch",
       "listLeadSearchResults",
-      ...(SHARED_DATA ? ["listMedia", "getMedia"] : []),
+      "listMedia",
+      ...(SHARED_DATA ? ["getMedia"] : []),
     ])
       expect(ops, op).toContain(op);
     for (const s of ["400", "401", "402", "403", "404", "409"])

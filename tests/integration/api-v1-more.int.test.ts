@@ -401,6 +401,22 @@ describe("v1 tag, segment and webhook operations", () => {
       expect(resend.json()).toEqual({ id: test.json().delivery_id, status: "pending" });
       expect(got).toHaveLength(2);
       expect(got[1]!.id).toBe(got[0]!.id);
+      // an empty body sent as application/json (as many clients do on a body-less POST) is no body
+      const empty = (url: string) =>
+        t.app.inject({
+          method: "POST",
+          url: `/api/v1${url}`,
+          headers: { authorization: `Bearer ${k.key}`, "content-type": "application/json" },
+          payload: "",
+        });
+      const test2 = await empty(`/webhook_endpoints/${ep.id}/test`);
+      expect(test2.statusCode, test2.body).toBe(200);
+      expect(got).toHaveLength(3);
+      const resend2 = await empty(`/webhook_deliveries/${test2.json().delivery_id}/resend`);
+      expect(resend2.statusCode, resend2.body).toBe(200);
+      expect(resend2.json()).toEqual({ id: test2.json().delivery_id, status: "pending" });
+      expect(got).toHaveLength(4);
+      expect(got[3]!.id).toBe(got[2]!.id);
 
       const other = await keyed();
       expect((await other.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(404);
@@ -412,7 +428,7 @@ describe("v1 tag, segment and webhook operations", () => {
       const denied = await noScope.call("POST", `/webhook_endpoints/${ep.id}/test`);
       expect(denied.statusCode).toBe(403);
       expect(denied.json().error.message).toBe("This API key lacks the 'webhooks:write' scope.");
-      expect(got).toHaveLength(2);
+      expect(got).toHaveLength(4);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -211,6 +211,26 @@ describe("v1 video campaigns", () => {
     });
     expect(later.statusCode, later.body).toBe(201);
     expect(later.json().campaign).toMatchObject({ status: "scheduled" });
+    // a contacts filter, with the names of a segment's filter (snake_case)
+    const filtered = await k.call("POST", "/campaigns", {
+      name: "Filter video",
+      channel: "video_email",
+      content: { video_id: videoId },
+      audience: { filter: { search: "Cleo", lifecycle_stage: "lead", lead_status: "new" } },
+      scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(filtered.statusCode, filtered.body).toBe(201);
+    const cleo = (await k.call("GET", `/campaigns/${filtered.json().campaign.id}/recipients`)).json().data;
+    expect(cleo.map((r: { name: string }) => r.name)).toEqual(["Cleo"]);
+    const nobody = await k.call("POST", "/campaigns", {
+      name: "Filter video",
+      channel: "video_email",
+      content: { video_id: videoId },
+      audience: { filter: { search: "Cleo", lead_status: "qualified" } },
+    });
+    // the filter reaches nobody (Cleo's lead status is new): the service's own refusal
+    expect(nobody.statusCode, nobody.body).toBe(400);
+    expect(nobody.json().error.message).toBe("Please select at least one contact");
 
     const bad = async (body: Record<string, unknown>, param: string, message: RegExp, status = 400) => {
       const r = await k.call("POST", "/campaigns", {
@@ -250,6 +270,39 @@ describe("v1 video campaigns", () => {
       /at most one of/,
     );
     await bad({ content: { video_id: "abc" } }, "content.video_id", /Video ID must be an id/);
+    // the landing page's button link: http(s) only, in the API and in the app's own video campaign call
+    for (const url of [
+      "javascript:alert(1)",
+      "data:text/html,<b>hi</b>",
+      "ftp://example.com/x",
+      "example.com",
+    ]) {
+      await bad(
+        { content: { video_id: videoId, cta_url: url } },
+        "content.cta_url",
+        /^The button link \(cta_url\) must be a full http\(s\) URL \(https:\/\/\.\.\.\)$/,
+      );
+      const app = await k.client.post("/api/campaigns/video", {
+        campaignName: "App",
+        videoId,
+        deliveryMethod: "email",
+        ctaUrl: url,
+        contacts: [{ name: "Cleo", email: "cleo-app@example.com" }],
+      });
+      expect(app.statusCode, app.body).toBe(400);
+      expect(app.json().error).toBe("The button link must be a full http(s) URL (https://...)");
+    }
+    const campaignsBefore = (await k.call("GET", "/campaigns?limit=100")).json().data.length;
+    const okUrl = await k.call("POST", "/campaigns", {
+      name: "CTA",
+      channel: "video_email",
+      content: { video_id: videoId, cta_label: "Book", cta_url: "http://example.com/book" },
+      audience: { segment_id: seg.json().id },
+      scheduled_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
+    expect(okUrl.statusCode, okUrl.body).toBe(201);
+    // nothing was created by the refused calls
+    expect((await k.call("GET", "/campaigns?limit=100")).json().data.length).toBe(campaignsBefore + 1);
     const emailWithVideo = await k.call("POST", "/campaigns", {
       name: "x",
       channel: "email",

@@ -342,7 +342,7 @@ describe("v1 lead searches", () => {
       business_type: "dentist",
       radius: 5,
       search_radius: 2,
-      filters: { minRating: 3 },
+      filters: { min_rating: 3 },
     });
     expect(run.statusCode).toBe(201);
     const s = run.json();
@@ -364,7 +364,7 @@ describe("v1 lead searches", () => {
     const first = (await a.call("GET", `/lead_searches/${s.id}/results?limit=2`)).json();
     expect(first.object).toBe("list");
     expect(first.data).toHaveLength(2);
-    expect(first.data[0]).toMatchObject({ demo: true, leadTier: { tier: expect.any(String) } });
+    expect(first.data[0]).toMatchObject({ demo: true, lead_tier: { tier: expect.any(String) } });
     expect(first.data.every((b: { rating: number }) => b.rating >= 3)).toBe(true);
     const seen = first.data.map((b: { place_id: string }) => b.place_id);
     let cursor = first.next_cursor;

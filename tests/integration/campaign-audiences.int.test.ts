@@ -480,7 +480,8 @@ describe("public API v1 campaign create", () => {
     const byTag = await create({ tag_id: tagId });
     expect(byTag.statusCode, byTag.body).toBe(201);
     expect(byTag.json().queued).toBe(2);
-    const byFilter = await create({ filter: { stage: "advocate", tagId } });
+    // the filter has the names of a segment's filter (snake_case), not the app's stage / tagId
+    const byFilter = await create({ filter: { lifecycle_stage: "advocate", tag_id: tagId } });
     expect(byFilter.statusCode, byFilter.body).toBe(201);
     expect(byFilter.json().queued).toBe(1);
     const [rec] = await t.db
@@ -488,7 +489,10 @@ describe("public API v1 campaign create", () => {
       .from(campaignRecipients)
       .where(and(eq(campaignRecipients.campaignId, byFilter.json().campaign.id)));
     expect(rec.contactId).toBe(ids[0]);
-    const bad = await create({ filter: { stage: "nope" } });
+    const bad = await create({ filter: { lifecycle_stage: "nope" } });
     expect(bad.statusCode).toBe(400);
+    const camel = await create({ filter: { stage: "advocate", tagId } });
+    expect(camel.statusCode).toBe(400);
+    expect(camel.json().error.param).toBe("audience.filter.stage");
   });
 });

@@ -128,18 +128,35 @@ function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string 
     }
     case "not_multiple_of":
       return `${field} must be a multiple of ${issue.divisor}`;
-    case "unrecognized_keys":
-      return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${issue.keys.slice(0, 10).join(", ")}`;
+    case "unrecognized_keys": {
+      // named by their full path (`content.foo`, `contacts.3.nmae`), so a nested one can be found
+      const prefix = issue.path.map(String).join(".");
+      const keys = issue.keys.slice(0, 10).map((k) => (prefix ? `${prefix}.${k}` : k));
+      return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${keys.join(", ")}`;
+    }
     default:
       return `${field} is not valid`;
   }
 }
 
-/** The schema's own message of a union's branch, when a branch gave one (`z.literal("") | z.url({error})`). */
+/**
+ * The schema's own message of a union's branch, when a branch gave one (`z.literal("") | z.url({error})`),
+ * or of a record's key (`z.record(z.string().regex(re, msg), ...)`) or a map/set element.
+ */
 function unionMessage(issue: z.core.$ZodIssue): z.core.$ZodIssue | null {
+  if (issue.code === "invalid_key" || issue.code === "invalid_element") {
+    for (const inner of issue.issues) if (!isZodDefault(inner)) return inner;
+    return null;
+  }
   if (issue.code !== "invalid_union") return null;
   for (const branch of issue.errors) for (const inner of branch) if (!isZodDefault(inner)) return inner;
   return null;
+}
+
+/** Whether two labels are the same words (case, spaces and punctuation aside: "Has linked in" = "Has linkedin"). */
+function sameWords(a: string | null, b: string): boolean {
+  const norm = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, "");
+  return a !== null && norm(a) === norm(b);
 }
 
 /**
@@ -155,6 +172,11 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   if (isZodDefault(chosen)) return defaultSentence(chosen, label);
   const message = chosen.message.trim();
   if (key && label && message.startsWith(`${key} `)) return `${label}${message.slice(key.length)}`;
+  // the same field under another spelling (the API's `search_radius` for a rule worded on the
+  // service's `searchRadius`): the same words once read as a label
+  const first = /^[A-Za-z][A-Za-z0-9_]*(?= )/.exec(message)?.[0];
+  if (label && first && sameWords(humanFieldLabel(first), label))
+    return `${label}${message.slice(first.length)}`;
   if (label && /^(must|should|is|are|has|have|cannot|can't|may|needs?)\b/.test(message))
     return `${label} ${message}`;
   return message.charAt(0).toUpperCase() + message.slice(1);
@@ -171,6 +193,17 @@ export function describeZodError(error: z.ZodError): string {
 }
 
 /**
+ * The dotted path of the field an issue is about, for APIs that name it (`param`): the issue's path,
+ * plus the first unknown key of an `unrecognized_keys` issue (whose path is the object holding it).
+ * Undefined for an issue about the whole input.
+ */
+export function issueParam(issue: z.core.$ZodIssue | undefined): string | undefined {
+  if (!issue) return undefined;
+  const path = issue.code === "unrecognized_keys" ? [...issue.path, issue.keys[0] ?? ""] : issue.path;
+  return path.map(String).filter(Boolean).join(".") || undefined;
+}
+
+/**
  * Parses untrusted input with a zod schema.
  * @throws AppError BAD_REQUEST with a readable message when the input does not match.
  */
@@ -179,12 +212,8 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) {
     // `param`: the first offending field, for APIs that name it (issue 15: {error: {param}})
-    const path = result.error.issues[0]?.path ?? [];
-    throw new AppError(
-      "BAD_REQUEST",
-      describeZodError(result.error),
-      path.length ? { param: path.join(".") } : undefined,
-    );
+    const param = issueParam(result.error.issues[0]);
+    throw new AppError("BAD_REQUEST", describeZodError(result.error), param ? { param } : undefined);
   }
   return result.data;
 }

@@ -70,7 +70,8 @@ export const contacts = pgTable(
     latitude: doublePrecision(),
     longitude: doublePrecision(),
     geocodedAt: timestamp({ withTimezone: true }),
-    customFields: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /** custom fields (crm.schemas customFieldsSchema): name -> text, number or true/false */
+    customFields: jsonb().$type<Record<string, string | number | boolean>>().notNull().default({}),
     /**
      * The import run that created the contact (a contact_imports id for a CSV file, a fresh id per
      * JSON import call), null otherwise. The contact's timeline shows it as its "imported" activity

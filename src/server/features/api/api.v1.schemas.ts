@@ -2,23 +2,41 @@ import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
-  audienceFilterSchema,
+  type AudienceFilter,
   type campaignContentInput,
   recipientInput,
   SCHEDULE_MAX_AHEAD_DAYS,
   scheduledAtIso,
 } from "../campaigns/campaigns.schemas";
-import type { VideoCampaignInput } from "../campaigns/campaigns.video";
-import { contactFieldsSchema, createContactSchema } from "../crm/crm.schemas";
-import { filterSetSchema } from "../leads/leads.filters";
+import { ctaUrlSchema, type VideoCampaignInput } from "../campaigns/campaigns.video";
+import { IMPORT_FIELDS } from "../crm/crm.headers";
+import {
+  contactFieldsSchema,
+  createContactSchema,
+  createSegmentSchema,
+  createTagSchema,
+  customFieldsSchema,
+  noteSchema,
+  segmentFilterSchema,
+} from "../crm/crm.schemas";
 import { searchSchema } from "../leads/leads.schemas";
-import { WEBHOOK_EVENT_TYPES } from "../webhooks/webhooks.schemas";
+import {
+  createEndpointSchema,
+  updateEndpointSchema,
+  WEBHOOK_EVENT_TYPES,
+} from "../webhooks/webhooks.schemas";
 import { v1PageSchema } from "./api.schemas";
+import { leadFiltersBody } from "./api.v1.leads";
 
 /**
  * Request and response schemas of the public REST API v1 (issue 15). Request bodies are the owning
  * features' own zod schemas (crm, campaigns, webhooks); the few v1-only shapes here rename
  * camelCase service inputs to the API's snake_case. The OpenAPI document is generated from these.
+ *
+ * Every request body is closed, nested objects too (`.strict()`, `z.strictObject`; the OpenAPI
+ * document says `additionalProperties: false`): an unknown or misspelt field is a 400 naming it
+ * ("This field is not accepted here: enable", `param: "enable"`), never silently ignored. The app's
+ * own routes keep the features' schemas as they are; only the public API closes them.
  */
 
 const iso = z.iso.datetime({ offset: true });
@@ -32,11 +50,24 @@ export const contactListQuery = v1PageSchema.extend({
   tag_id: z.coerce.number().int().positive().optional(),
 });
 
-export const contactCreateBody = createContactSchema;
-export const contactUpdateBody = contactFieldsSchema;
-export const contactBulkBody = z.object({
+export const contactCreateBody = createContactSchema.strict();
+export const contactUpdateBody = contactFieldsSchema.strict();
+/**
+ * One row of POST /contacts/bulk: the fields the crm import reads (IMPORT_FIELDS: those of POST
+ * /contacts, plus `name` split into first and last), as text, numbers or booleans, and
+ * `custom_fields` (merged into an existing contact's); the import checks each value and reports a
+ * bad row in `error_rows` instead of refusing the request.
+ */
+const bulkValue = z.union([z.string(), z.number(), z.boolean(), z.null()], {
+  error: "must be text, a number or true/false",
+});
+const bulkRow = z.strictObject({
+  ...Object.fromEntries(IMPORT_FIELDS.map((f) => [f, bulkValue.optional()])),
+  custom_fields: customFieldsSchema.optional(),
+});
+export const contactBulkBody = z.strictObject({
   contacts: z
-    .array(z.record(z.string(), z.unknown()), { error: "contacts must be a list of contact objects" })
+    .array(bulkRow, { error: "contacts must be a list of contact objects" })
     .min(1, "contacts must not be empty")
     .max(1000, "At most 1,000 contacts per request")
     .describe("contact objects with the fields of POST /contacts; matched by email, existing ones updated"),
@@ -75,7 +106,9 @@ export const contactObject = z.object({
   instagram_handle: nullableText,
   latitude: z.number().nullable(),
   longitude: z.number().nullable(),
-  custom_fields: z.record(z.string(), z.unknown()).nullable(),
+  custom_fields: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .describe("custom fields: name -> text, number or true/false"),
   created_at: iso,
   updated_at: iso,
 });
@@ -85,16 +118,39 @@ export const bulkResult = z.object({
   created: z.number().int(),
   updated: z.number().int(),
   skipped: z.number().int(),
-  errors: z.number().int(),
-  error_rows: z.array(z.object({ line: z.number().int(), reason: z.string() })),
+  errors: z.number().int().describe("rows rejected"),
+  phone_invalid: z
+    .number()
+    .int()
+    .describe("rows imported with a phone that is not a valid number (kept; cannot be texted or called)"),
+  error_rows: z
+    .array(
+      z.object({
+        line: z.number().int().describe("the row's position in contacts, from 1"),
+        reason: z.string(),
+        kept: z.boolean().describe("true: imported anyway (an invalid phone); false: rejected"),
+      }),
+    )
+    .describe("the first 1,000 rows with a problem"),
 });
 
 // --- tags, segments, notes ------------------------------------------------------------------------
-export {
-  createSegmentSchema as segmentCreateBody,
-  createTagSchema as tagCreateBody,
-  noteSchema as noteCreateBody,
-} from "../crm/crm.schemas";
+export const tagCreateBody = createTagSchema.strict();
+export const noteCreateBody = noteSchema.strict();
+/**
+ * A contacts-list filter (search, lifecycle_stage, lead_status, tag_id: the names of GET /contacts'
+ * query): a segment's `filter` and a campaign's `audience.filter` are this one schema.
+ */
+export const contactFilterBody = segmentFilterSchema.strict();
+export type ContactFilterBody = z.output<typeof contactFilterBody>;
+
+/** A v1 contacts filter as the campaigns service's audience filter (its own camelCase names). */
+export function toAudienceFilter(f: ContactFilterBody): AudienceFilter {
+  return { search: f.search, stage: f.lifecycle_stage, status: f.lead_status, tagId: f.tag_id };
+}
+export const segmentCreateBody = createSegmentSchema
+  .extend({ filter: contactFilterBody.default({}) })
+  .strict();
 
 export const tagObject = z.object({
   id: z.number().int(),
@@ -103,7 +159,7 @@ export const tagObject = z.object({
   contact_count: z.number().int().optional(),
 });
 /** POST /contacts/{id}/tags: the tag to put on the contact (as the bulk operation add_tag's data). */
-export const contactTagBody = z.object({
+export const contactTagBody = z.strictObject({
   tag_id: z
     .number({ error: "tag_id must be a tag's id (a number)" })
     .int("tag_id must be a whole number")
@@ -147,10 +203,10 @@ const PASS_VIDEO_ID =
  * service (campaigns.video launchVideoCampaign).
  */
 export const campaignCreateBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1, "Please enter a campaign name").max(200),
     channel: z.enum(CAMPAIGN_CHANNELS),
-    content: z.object({
+    content: z.strictObject({
       subject: z.string().max(500).optional().describe("email, video_email (video: at most 300 characters)"),
       body: z.string().max(100_000).optional().describe("email"),
       message: z
@@ -195,9 +251,7 @@ export const campaignCreateBody = z
         .optional()
         .describe("the avatar provider of avatar_script (default local)"),
       cta_label: z.string().trim().max(60).optional().describe("video: the landing page's button text"),
-      cta_url: z
-        .url({ error: "cta_url must be a full URL (https://...)" })
-        .max(2000)
+      cta_url: ctaUrlSchema("The button link (cta_url)")
         .optional()
         .describe("video: the landing page's button link"),
       landing_url: z
@@ -220,21 +274,24 @@ export const campaignCreateBody = z
         .describe("Not accepted (400): the email shows the library video's preview."),
     }),
     audience: z
-      .object({
+      .strictObject({
         contacts: z
-          .array(recipientInput)
+          .array(recipientInput.strict())
           .max(100_000)
           .optional()
           .describe("inline recipients (become contacts)"),
         contact_ids: z.array(z.number().int().positive()).max(100_000).optional(),
         segment_id: z.number().int().positive().optional(),
         tag_id: z.number().int().positive().optional().describe("every contact with this tag"),
-        filter: audienceFilterSchema
+        filter: contactFilterBody
           .optional()
-          .describe("every contact matching a contacts-list filter: search, stage, status, tagId"),
+          .describe(
+            "every contact matching a contacts-list filter, the same as a segment's filter and GET " +
+              "/contacts' query: search, lifecycle_stage, lead_status, tag_id",
+          ),
       })
       .refine((a) => a.tag_id === undefined || a.filter === undefined, {
-        message: "give tag_id or filter, not both (a filter can hold tagId)",
+        message: "give tag_id or filter, not both (a filter can hold tag_id)",
         path: ["tag_id"],
       })
       .describe(
@@ -330,7 +387,7 @@ export function toCampaignInput(b: CampaignCreateBody) {
       b.audience.tag_id !== undefined
         ? { tagId: b.audience.tag_id }
         : b.audience.filter
-          ? { filter: b.audience.filter }
+          ? { filter: toAudienceFilter(b.audience.filter) }
           : undefined,
     scheduledAt: b.scheduled_at ? new Date(b.scheduled_at) : null,
     includeNotOptedIn: b.include_not_opted_in,
@@ -352,7 +409,7 @@ export function toVideoCampaignInput(b: CampaignCreateBody): VideoCampaignInput 
         : a.tag_id !== undefined
           ? { tagId: a.tag_id }
           : a.filter !== undefined
-            ? { filter: a.filter }
+            ? { filter: toAudienceFilter(a.filter) }
             : undefined;
   return {
     campaignName: b.name,
@@ -430,10 +487,8 @@ export const mediaObject = z.object({
 });
 
 // --- webhooks -------------------------------------------------------------------------------------
-export {
-  createEndpointSchema as endpointCreateBody,
-  updateEndpointSchema as endpointUpdateBody,
-} from "../webhooks/webhooks.schemas";
+export const endpointCreateBody = createEndpointSchema.strict();
+export const endpointUpdateBody = updateEndpointSchema.strict();
 export const endpointObject = z.object({
   id: z.uuid(),
   url: z.string(),
@@ -468,15 +523,22 @@ export const deliveryObject = z.object({
 
 // --- lead searches --------------------------------------------------------------------------------
 const searchFields = searchSchema.shape;
-/** POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages). */
-export const leadSearchCreateBody = z.object({
+/**
+ * POST /lead_searches: the fields of POST /api/maps/search in snake_case (same rules and messages),
+ * the filter set's names too (api.v1.leads FILTER_NAMES: `min_rating`, `include_zip_codes`, ...).
+ */
+export const leadSearchCreateBody = z.strictObject({
   location: searchFields.location.describe("city and state, or a US ZIP code"),
   business_type: searchFields.businessType.describe("e.g. dentist"),
   radius: searchFields.radius.describe("total radius, miles (1-50, default 25)"),
   search_radius: searchFields.searchRadius.describe("circle size, miles (1-5 in steps of 0.5, default 2)"),
-  filters: filterSetSchema
+  filters: leadFiltersBody
     .optional()
-    .describe("the Filter set (spec section 3); GET /api/maps/filters lists them"),
+    .describe(
+      "the Filter set (spec section 3) with snake_case names: the app's filter keys (GET /api/maps/filters) " +
+        "split at each capital (minRating -> min_rating, includeZipCodes -> include_zip_codes; hasLinkedIn -> " +
+        "has_linkedin, hasYouTube -> has_youtube, open24Hours -> open_24_hours, minBBBRating -> min_bbb_rating)",
+    ),
   preset: z.string().max(50).optional().describe("an industry preset id, e.g. dentists"),
   enrich: z
     .boolean()
@@ -502,7 +564,9 @@ export const leadSearchObject = z.object({
     status: z.enum(["none", "queued", "running", "completed", "failed"]),
     done: z.number().int(),
     total: z.number().int(),
-    deferred_filters: z.array(z.string()).describe("filters applied once enrichment has run"),
+    deferred_filters: z
+      .array(z.string())
+      .describe("filters (their names in `filters`) applied once enrichment has run"),
   }),
   content_purged: z
     .boolean()
@@ -511,35 +575,51 @@ export const leadSearchObject = z.object({
   completed_at: iso.nullable(),
 });
 export const leadResultsQuery = v1PageSchema;
-const leadResultFull = z
-  .object({
-    place_id: z.string(),
-    name: z.string(),
-    address: nullableText,
-    city: nullableText,
-    state: nullableText,
-    postal_code: nullableText,
-    lat: z.number(),
-    lng: z.number(),
-    rating: z.number().nullable(),
-    review_count: z.number().int().nullable(),
-    phone: nullableText,
-    phone_e164: z
-      .string()
-      .nullable()
-      .optional()
-      .describe("the phone in E.164, national numbers read in the workspace's phone country"),
-    website: nullableText,
-    email: nullableText,
-    socials: z.record(z.string(), z.string()),
-    types: z.array(z.string()),
-    distance: z.number().describe("miles from the search centre"),
-    leadScore: z.number().int(),
-    leadTier: z.object({ tier: z.enum(["HOT", "WARM", "COLD"]), emoji: z.string(), color: z.string() }),
-    is_new: z.boolean().describe("not found by the saved search's previous run"),
-    demo: z.boolean(),
-  })
-  .passthrough();
+const leadResultFull = z.object({
+  place_id: z.string(),
+  name: z.string(),
+  address: nullableText,
+  city: nullableText,
+  state: nullableText,
+  postal_code: nullableText,
+  lat: z.number(),
+  lng: z.number(),
+  rating: z.number().nullable().describe("0-5"),
+  review_count: z.number().int().nullable(),
+  price_level: z.number().nullable().describe("the provider's price level (Google: 0-4)"),
+  phone: nullableText,
+  phone_e164: nullableText.describe(
+    "the phone in E.164, national numbers read in the workspace's phone country; null when not valid",
+  ),
+  website: nullableText,
+  email: nullableText,
+  socials: z.record(z.string(), z.string()).describe("social profiles by network (facebook, instagram, ...)"),
+  types: z.array(z.string()).describe("the provider's business categories"),
+  business_status: z
+    .enum(["OPERATIONAL", "CLOSED_TEMPORARILY", "CLOSED_PERMANENTLY"])
+    .nullable()
+    .describe("null when the provider does not say"),
+  distance: z.number().describe("miles from the search centre"),
+  opening_hours: z.object({ open_now: z.boolean().nullable(), text: nullableText }),
+  lead_score: z.number().int().describe("0-100 (the leads feature's score formula)"),
+  lead_tier: z.object({ tier: z.enum(["HOT", "WARM", "COLD"]), emoji: z.string(), color: z.string() }),
+  score_reasons: z.array(z.string()).describe("what the lead score was made of, one sentence each"),
+  competitors: z.number().int().describe("other results of this search within 1 mile"),
+  in_contacts: z.boolean().describe("already among the workspace's contacts"),
+  is_new: z.boolean().describe("not found by the saved search's previous run"),
+  has_contact_form: z.boolean().nullable(),
+  demo: z.boolean().describe("invented demo data (PLACES_PROVIDER=local)"),
+  attribution: nullableText.describe("the provider's attribution, to show with the result"),
+  enrichment: z
+    .object({
+      status: z.enum(["ok", "blocked", "failed", "skipped"]),
+      reason: z.string().optional(),
+      pages: z.number().int(),
+      emails_found: z.number().int(),
+    })
+    .nullable()
+    .describe("what website enrichment did for this result (null when not asked or not yet run)"),
+});
 const leadResultPurged = z.object({
   place_id: z.string(),
   purged: z.literal(true).describe("Google content past its retention: only the place id is kept"),

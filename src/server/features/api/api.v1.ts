@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterRes } from "rate-limiter-flexible";
-import { ZodError, type z } from "zod";
+import { ZodError, z } from "zod";
 import type { AppContext } from "../../context";
+import { cursorId, cursorPage, decodeCursor, encodeCursor, keysetPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
-import { describeZodError, parseInput } from "../../lib/validate";
+import { describeZodError, issueParam, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
 import { launchVideoCampaign } from "../campaigns/campaigns.video";
 import * as crm from "../crm/crm.service";
@@ -20,6 +21,7 @@ import {
   finishIdempotent,
   requestFingerprint,
 } from "./api.service";
+import { toLeadResultJson, toLeadSearchJson, withV1FilterNames } from "./api.v1.leads";
 import * as s from "./api.v1.schemas";
 
 /** One route of the public API: the Fastify route and its OpenAPI operation come from this. */
@@ -57,15 +59,18 @@ const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOStrin
 const hasRawJson = (out: unknown): out is Record<string, unknown> =>
   out !== null && typeof out === "object" && Object.values(out).some((v) => v instanceof RawJson);
 
-/** Offset cursors for lists the owning service pages by number: base64url of the offset. */
-function offsetOf(cursor: string | undefined): number {
-  if (!cursor) return 0;
-  const n = Number(Buffer.from(cursor, "base64url").toString("utf8"));
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
-  return n;
-}
-const offsetCursor = (n: number) => Buffer.from(String(n), "utf8").toString("base64url");
+/** Cursor of the recipients list: the last recipient's id (recipients page by id). */
+const recipientCursor = z.tuple([cursorId]);
+/** Cursor of the media list: the last item's created_at (epoch ms) and id (newest first). */
+const mediaCursor = z.tuple([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), cursorId]);
+/** Cursor of a lead search's results: the last result's position in the search's result order. */
+const resultCursor = z.tuple([
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1),
+]);
 
 function campaignJson(c: campaigns.CampaignSummary) {
   return {
@@ -454,20 +459,24 @@ export const V1_ROUTES: V1Route[] = [
     response: s.listOf(s.recipientObject),
     handler: async ({ ctx, p, params, query }) => {
       const id = intId(params.id, "Campaign");
-      const offset = offsetOf(query.cursor);
-      if (offset % query.limit !== 0)
-        throw new AppError("BAD_REQUEST", "cursor does not match limit; keep limit the same between pages", {
-          param: "cursor",
-        });
-      const page = offset / query.limit + 1;
-      const r = await campaigns.listRecipients(ctx, p.tenant.workspaceId, {
-        id,
-        status: query.status,
-        page,
-        limit: query.limit,
-      });
+      // keyset by recipient id: a page of any limit continues after the last row seen
+      const r = await cursorPage(
+        query.cursor,
+        recipientCursor,
+        query.limit,
+        async (n, after) =>
+          (
+            await campaigns.listRecipients(ctx, p.tenant.workspaceId, {
+              id,
+              status: query.status,
+              limit: n,
+              afterId: after?.[0],
+            })
+          ).recipients,
+        (x) => [x.id],
+      );
       return list(
-        r.recipients.map((x) => ({
+        r.rows.map((x) => ({
           id: x.id,
           contact_id: x.contactId,
           name: x.name ?? null,
@@ -480,7 +489,7 @@ export const V1_ROUTES: V1Route[] = [
           opened_at: iso(x.openedAt),
           clicked_at: iso(x.clickedAt),
         })),
-        page < r.pagination.pages ? offsetCursor(offset + query.limit) : null,
+        r.nextCursor,
       );
     },
   },
@@ -495,12 +504,17 @@ export const V1_ROUTES: V1Route[] = [
     query: s.mediaListQuery,
     response: s.listOf(s.mediaObject),
     handler: async ({ ctx, p, query }) => {
-      const all = await studio.listMedia(ctx, p.tenant.workspaceId);
-      const offset = offsetOf(query.cursor);
-      const page = all.slice(offset, offset + query.limit);
+      // keyset over the workspace's items (the studio lists them whole), newest first by
+      // (created_at in ms, id): ordered here by the very key the cursor holds
+      const after = decodeCursor(query.cursor, mediaCursor);
+      const all = (await studio.listMedia(ctx, p.tenant.workspaceId))
+        .map((m) => ({ m, t: m.createdAt.getTime() }))
+        .sort((a, b) => b.t - a.t || b.m.id - a.m.id);
+      const rest = after ? all.filter((x) => x.t < after[0] || (x.t === after[0] && x.m.id < after[1])) : all;
+      const r = keysetPage(rest.slice(0, query.limit + 1), query.limit, (x) => [x.t, x.m.id]);
       return list(
-        page.map((m) => mediaJson(studio.toPublicMedia(m))),
-        offset + query.limit < all.length ? offsetCursor(offset + query.limit) : null,
+        r.rows.map((x) => mediaJson(studio.toPublicMedia(x.m))),
+        r.nextCursor,
       );
     },
   },
@@ -530,16 +544,18 @@ export const V1_ROUTES: V1Route[] = [
     response: s.leadSearchObject,
     status: 201,
     handler: async ({ ctx, p, body }) => {
-      const r = await leads.searchBusinesses(ctx, p.tenant, {
-        location: body.location,
-        businessType: body.business_type,
-        radius: body.radius,
-        searchRadius: body.search_radius,
-        filters: body.filters ?? {},
-        usePreset: body.preset,
-        enrich: body.enrich,
-      });
-      return leads.getSearch(ctx, p.tenant, r.searchId);
+      const r = await withV1FilterNames(() =>
+        leads.searchBusinesses(ctx, p.tenant, {
+          location: body.location,
+          businessType: body.business_type,
+          radius: body.radius,
+          searchRadius: body.search_radius,
+          filters: body.filters ?? {},
+          usePreset: body.preset,
+          enrich: body.enrich,
+        }),
+      );
+      return toLeadSearchJson(await leads.getSearch(ctx, p.tenant, r.searchId));
     },
   },
   {
@@ -550,7 +566,8 @@ export const V1_ROUTES: V1Route[] = [
     tag: "Lead searches",
     scope: "leads:read",
     response: s.leadSearchObject,
-    handler: async ({ ctx, p, params }) => leads.getSearch(ctx, p.tenant, params.id ?? ""),
+    handler: async ({ ctx, p, params }) =>
+      toLeadSearchJson(await leads.getSearch(ctx, p.tenant, params.id ?? "")),
   },
   {
     method: "GET",
@@ -563,9 +580,13 @@ export const V1_ROUTES: V1Route[] = [
     query: s.leadResultsQuery,
     response: s.listOf(s.leadResultObject),
     handler: async ({ ctx, p, params, query }) => {
-      const offset = offsetOf(query.cursor);
-      const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", offset, query.limit);
-      return list(r.results, r.hasMore ? offsetCursor(offset + query.limit) : null);
+      // keyset by the result's position in the search's result order
+      const after = decodeCursor(query.cursor, resultCursor);
+      const r = await leads.getSearchResults(ctx, p.tenant, params.id ?? "", 0, query.limit, after?.[0]);
+      return list(
+        r.results.map(toLeadResultJson),
+        r.hasMore && r.lastPosition !== null ? encodeCursor([r.lastPosition]) : null,
+      );
     },
   },
   // webhook endpoints
@@ -717,20 +738,24 @@ function rateHeaders(reply: FastifyReply, limit: number, r: RateLimiterRes) {
  * carries `Request-Id`; errors are `{error: {type, message, param?}}`.
  */
 export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
+  // An empty body sent as application/json (what many clients send on a body-less POST such as
+  // /campaigns/{id}/pause) is no body at all rather than invalid JSON: the route handler refuses it
+  // where a body is needed ("The request body is missing ..."). Anything else goes to Fastify's own
+  // JSON parser (same prototype-poisoning rules). Scoped to this plugin.
+  const defaultJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    return defaultJson(req, body as string, done);
+  });
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof AppError) {
       const details = err.details as { param?: string } | undefined;
       return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
     }
     if (err instanceof ZodError)
-      return reply
-        .status(400)
-        .send(errorBody(400, describeZodError(err), err.issues[0]?.path.join(".") || undefined));
-    if (
-      err.code === "FST_ERR_CTP_INVALID_JSON_BODY" ||
-      err.code === "FST_ERR_CTP_EMPTY_JSON_BODY" ||
-      err instanceof SyntaxError
-    )
+      return reply.status(400).send(errorBody(400, describeZodError(err), issueParam(err.issues[0])));
+    if (err.code === "FST_ERR_CTP_INVALID_JSON_BODY" || err instanceof SyntaxError)
       return reply.status(400).send(errorBody(400, "The request body is not valid JSON"));
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500)
       return reply.status(err.statusCode).send(errorBody(err.statusCode, err.message));
@@ -804,7 +829,12 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
         const query = r.query ? parseInput(r.query, req.query ?? {}) : undefined;
-        const body = r.body ? parseInput(r.body, req.body ?? {}) : undefined;
+        if (r.body && req.body === undefined)
+          throw new AppError(
+            "BAD_REQUEST",
+            "The request body is missing: send a JSON object with Content-Type: application/json",
+          );
+        const body = r.body ? parseInput(r.body, req.body) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
         reply.status(r.status ?? 200);
         // a contact page already written as JSON (crm listContactsPageJson) goes out as it is

@@ -5,6 +5,7 @@ import {
   count,
   desc,
   eq,
+  gt,
   inArray,
   isNotNull,
   isNull,
@@ -237,7 +238,7 @@ export async function countPendingRecipients(db: DbOrTx, campaignId: number): Pr
 export async function selectRecipientPage(
   db: DbOrTx,
   campaignId: number,
-  opts: { status?: RecipientStatus; limit: number; offset: number },
+  opts: { status?: RecipientStatus; limit: number; offset: number; afterId?: number },
 ): Promise<{ rows: CampaignRecipient[]; total: number }> {
   const where = and(
     eq(campaignRecipients.campaignId, campaignId),
@@ -248,7 +249,7 @@ export async function selectRecipientPage(
     db
       .select()
       .from(campaignRecipients)
-      .where(where)
+      .where(and(where, opts.afterId !== undefined ? gt(campaignRecipients.id, opts.afterId) : undefined))
       .orderBy(asc(campaignRecipients.id))
       .limit(opts.limit)
       .offset(opts.offset),

@@ -177,6 +177,8 @@ export const recipientsQuery = z.object({
   status: z.enum(RECIPIENT_STATUSES).optional(),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   limit: z.coerce.number().int().min(1).max(200).default(50),
+  /** keyset instead of `page`: the recipients after this recipient id (the public API's cursor) */
+  afterId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
 });
 
 /**

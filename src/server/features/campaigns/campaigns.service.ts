@@ -422,7 +422,8 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
   const { rows, total: n } = await selectRecipientPage(ctx.db, c.id, {
     status: q.status,
     limit: q.limit,
-    offset: (q.page - 1) * q.limit,
+    offset: q.afterId !== undefined ? 0 : (q.page - 1) * q.limit,
+    afterId: q.afterId,
   });
   const contacts = new Map(
     (

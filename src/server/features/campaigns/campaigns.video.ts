@@ -33,6 +33,18 @@ import { mergeFor, toMergeTags } from "./merge-tags";
 const COMPLETE_STEPS = "Please complete all steps";
 
 /**
+ * The landing page button's link (ctaUrl; the public API's content.cta_url): an absolute http or
+ * https URL of at most 2,000 characters. Any other scheme (javascript:, data:, ftp:, ...) is refused
+ * with a 400 rather than stored and silently dropped by the landing page (campaigns.landing safeHref).
+ * `name` is how the sentence names the field.
+ */
+export function ctaUrlSchema(name = "The button link") {
+  return z
+    .url({ protocol: /^https?$/, error: `${name} must be a full http(s) URL (https://...)` })
+    .max(2000, `${name} must be at most 2,000 characters`);
+}
+
+/**
  * POST /api/campaigns/video (spec sections 5, 7): campaignName, videoId, videoUrl (ignored: the
  * server knows the video), deliveryMethod email|sms, optional message, contacts {name, company,
  * email or phone}. Extensions: subject, ctaLabel, ctaUrl for the landing page's button, and
@@ -64,13 +76,7 @@ export const videoCampaignInput = z.object({
   message: z.string().max(1600, "Message must be at most 1600 characters").default(""),
   subject: z.string().trim().max(300).optional(),
   ctaLabel: z.string().trim().max(60).optional(),
-  ctaUrl: z
-    .string()
-    .trim()
-    .url("The button link must be a full URL (https://...)")
-    .max(2000)
-    .optional()
-    .or(z.literal("")),
+  ctaUrl: z.string().trim().pipe(ctaUrlSchema()).optional().or(z.literal("")),
   /** SMS: the user confirmed consent for contacts not opted in to SMS (opt-outs are always skipped) */
   includeNotOptedIn: z.boolean().optional(),
   contacts: z

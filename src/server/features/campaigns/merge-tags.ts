@@ -14,7 +14,7 @@
  */
 
 export type MergeContact = Record<string, unknown> & {
-  customFields?: Record<string, string> | null;
+  customFields?: Record<string, string | number | boolean> | null;
 };
 
 export const DEFAULT_FALLBACKS: Record<string, string> = {
@@ -82,7 +82,7 @@ export function mergeValue(contact: MergeContact, field: string): string {
   if (key === "company" || key === "business") return get("company") || get("business");
   const direct = get(field);
   if (direct) return direct;
-  const custom = contact.customFields ?? (contact.custom_fields as Record<string, string> | undefined);
+  const custom = contact.customFields ?? (contact.custom_fields as Record<string, unknown> | undefined);
   if (custom) {
     const hit = Object.entries(custom).find(([k]) => k.toLowerCase() === key);
     if (hit) return str(hit[1]);

@@ -34,7 +34,14 @@ import {
   sumContactCounts,
   updateContactRow,
 } from "./crm.queries";
-import { type ContactFields, createContactSchema, updateContactSchema } from "./crm.schemas";
+import {
+  type ContactFields,
+  type CustomFieldsInput,
+  createContactSchema,
+  MAX_CUSTOM_FIELDS,
+  updateContactSchema,
+  withoutNullFields,
+} from "./crm.schemas";
 import { DEFAULT_TAG_COLOR, tagsOfContacts } from "./crm.tags";
 import { selectSegment } from "./crm.tags.queries";
 
@@ -325,8 +332,28 @@ function needsGeocode(c: Partial<NewContact>) {
   return c.latitude == null && (!!c.postalCode || (!!c.city && !!c.state));
 }
 
+/** The sentence of a contact whose custom fields would pass MAX_CUSTOM_FIELDS. */
+function tooManyCustomFields(n: number): AppError {
+  return new AppError(
+    "BAD_REQUEST",
+    `A contact may have at most ${MAX_CUSTOM_FIELDS} custom fields; this would make ${n}. Remove some (set them to null) first.`,
+    { param: "custom_fields" },
+  );
+}
+
+/** How many custom fields `stored` holds once `patch` is merged in (null removes a field). */
+export function mergedCustomFieldCount(
+  stored: Record<string, unknown> | null | undefined,
+  patch: CustomFieldsInput,
+): number {
+  const keys = new Set(Object.keys(stored ?? {}));
+  for (const [k, v] of Object.entries(patch)) v === null ? keys.delete(k) : keys.add(k);
+  return keys.size;
+}
+
 /**
- * POST /api/contacts. First name and email required (spec section 5); phones to E.164.
+ * POST /api/contacts. First name and email required (spec section 5); phones to E.164; optional
+ * `custom_fields` (crm.schemas customFieldsSchema; null values are dropped).
  * Emits the `contact.created` webhook event.
  * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists',
  * PAYMENT_REQUIRED at the plan's contact limit.
@@ -340,6 +367,7 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
   try {
     row = await insertContact(ctx.db, {
       ...fieldsToColumns(f, country),
+      ...(f.custom_fields ? { customFields: withoutNullFields(f.custom_fields) } : {}),
       workspaceId,
       leadSource: f.lead_source || "manual",
     });
@@ -354,8 +382,11 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
 }
 
 /**
- * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode). Emits
- * `contact.updated`. @throws NOT_FOUND, BAD_REQUEST, CONFLICT (email taken by another contact).
+ * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode). `custom_fields` is
+ * merged into the stored ones (the given fields set, the others kept, null removes one), at most
+ * MAX_CUSTOM_FIELDS after the merge (checked in the same UPDATE). Emits `contact.updated`.
+ * @throws NOT_FOUND, BAD_REQUEST (also param custom_fields: over the limit), CONFLICT (email taken by
+ * another contact).
  */
 export async function updateContact(
   ctx: Ctx,
@@ -364,7 +395,11 @@ export async function updateContact(
   input: unknown,
 ): Promise<Contact> {
   const f = parseInput(updateContactSchema, input);
-  await getContact(ctx, workspaceId, id);
+  const current = await getContact(ctx, workspaceId, id);
+  if (f.custom_fields) {
+    const n = mergedCustomFieldCount(current.customFields, f.custom_fields);
+    if (n > MAX_CUSTOM_FIELDS) throw tooManyCustomFields(n);
+  }
   const country = await phoneCountryOf(ctx, workspaceId);
   assertPhonesValid(f, country);
   const cols = fieldsToColumns(f, country);
@@ -376,10 +411,21 @@ export async function updateContact(
   }
   let row: Contact | undefined;
   try {
-    row = await updateContactRow(ctx.db, workspaceId, id, cols);
+    row = await updateContactRow(
+      ctx.db,
+      workspaceId,
+      id,
+      cols,
+      f.custom_fields ? { patch: f.custom_fields, maxCustomFields: MAX_CUSTOM_FIELDS } : undefined,
+    );
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
     throw e;
+  }
+  if (!row && f.custom_fields) {
+    // another request added custom fields since the check above: the merge would pass the limit
+    const now = await getContact(ctx, workspaceId, id);
+    throw tooManyCustomFields(mergedCustomFieldCount(now.customFields, f.custom_fields));
   }
   if (!row) throw new AppError("NOT_FOUND", "Contact not found");
   if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);

@@ -6,6 +6,8 @@ import type { Sql } from "../../db/client";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
+import { describeZodError } from "../../lib/validate";
+import { mergedCustomFieldCount } from "./crm.contacts";
 import {
   type ColumnMapping,
   createDecoder,
@@ -14,6 +16,8 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
+import { selectCustomFieldsByEmail } from "./crm.queries";
+import { type CustomFieldsInput, customFieldsSchema, MAX_CUSTOM_FIELDS } from "./crm.schemas";
 
 /**
  * One rejected row: its CSV record number (the header is line 1) and why. `kept` marks a row that was
@@ -80,13 +84,21 @@ const STAGE_COLS = [
   "twitter_handle",
   "facebook_url",
   "instagram_handle",
+  // a JSON import's custom fields (jsonb text, null values = remove on update); null when none
+  "custom_fields",
 ] as const;
 type StageCol = (typeof STAGE_COLS)[number];
 const TEXT_COLS = STAGE_COLS.filter(
   (c) =>
-    !["lifecycle_stage", "lead_status", "lead_score", "email_opt_in", "sms_opt_in", "call_opt_in"].includes(
-      c,
-    ),
+    ![
+      "lifecycle_stage",
+      "lead_status",
+      "lead_score",
+      "email_opt_in",
+      "sms_opt_in",
+      "call_opt_in",
+      "custom_fields",
+    ].includes(c),
 );
 
 /** Text columns copied as given (trimmed); email and phones have their own rules. */
@@ -136,6 +148,8 @@ export function validateImportRow(
   values: Partial<Record<ImportField, string>>,
   /** the workspace's default phone country (lib/phone.ts) */
   phoneCountry?: string,
+  /** a JSON row's custom fields, already checked (customFieldsSchema) */
+  customFields?: CustomFieldsInput,
 ): { row: Record<StageCol, string | null>; warning?: string } | { reason: string } {
   let warning: string | undefined;
   const v = (k: ImportField) => {
@@ -204,6 +218,7 @@ export function validateImportRow(
     else if (FALSE.has(b)) row[k] = "f";
     else return { reason: `${k} '${b.slice(0, 20)}' must be yes or no` };
   }
+  if (customFields) row.custom_fields = JSON.stringify(customFields);
   return warning ? { row, warning } : { row };
 }
 
@@ -264,6 +279,13 @@ export class ContactImporter {
        * waits for a writer); must not throw.
        */
       onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>;
+      /**
+       * Rows carry custom fields (a JSON import): created contacts get them without their null
+       * values; with `update`, existing contacts get them merged into theirs (null removes a field),
+       * never past MAX_CUSTOM_FIELDS (such a row is left as it was and counted as skipped: the
+       * JSON import rejects those rows before, this guards a concurrent change).
+       */
+      customFields?: boolean;
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
@@ -278,8 +300,11 @@ export class ContactImporter {
       const conn = await this.sql.reserve();
       this.writers.push({ conn, busy: null });
       await conn.unsafe(
-        `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : "text"}`).join(", ")})`,
+        `create temp table if not exists crm_import_stage (${STAGE_COLS.map((c) => `${c} ${c === "lead_score" ? "integer" : c.endsWith("_opt_in") ? "boolean" : c === "custom_fields" ? "jsonb" : "text"}`).join(", ")})`,
       );
+      // the update's custom fields merge finds its staged row by email
+      if (this.opts.customFields)
+        await conn.unsafe("create index if not exists crm_import_stage_email on crm_import_stage (email)");
       await conn.unsafe("truncate crm_import_stage");
       if (this.opts.deferSearchIndex) await conn.unsafe("set pitchwise.defer_contact_words = 'on'");
     }
@@ -353,6 +378,8 @@ export class ContactImporter {
       /** the row as read, for the error report; or its cells, joined only if the row is rejected */
       raw?: string;
       cells?: string[];
+      /** a JSON row's custom fields (with `customFields` set on the importer) */
+      custom?: CustomFieldsInput;
     }[],
   ) {
     let sinceYield = 0;
@@ -364,7 +391,7 @@ export class ContactImporter {
         if (this.writers.some((w) => w.busy)) await new Promise<void>((resolve) => setImmediate(resolve));
       }
       this.result.rows++;
-      const out = validateImportRow(r.values, this.opts.phoneCountry);
+      const out = validateImportRow(r.values, this.opts.phoneCountry, r.custom);
       if ("reason" in out) {
         this.reject(r.line, out.reason, r.raw ?? r.cells?.join(","));
         continue;
@@ -425,6 +452,7 @@ export class ContactImporter {
       if (c === "sms_opt_in") return "coalesce(s.sms_opt_in, false)";
       if (c === "call_opt_in") return "coalesce(s.call_opt_in, false)";
       if (c === "lead_source") return `coalesce(s.lead_source, '${this.opts.source.replace(/'/g, "''")}')`;
+      if (c === "custom_fields") return "jsonb_strip_nulls(coalesce(s.custom_fields, '{}'::jsonb))";
       return `s.${c}`;
     });
     // over the plan's contact limit: new rows past what is left are taken out and rejected
@@ -452,7 +480,7 @@ export class ContactImporter {
     if (this.opts.onDuplicate === "update") {
       const mapped = this.opts.mappedFields;
       const sets = STAGE_COLS.filter((c) => {
-        if (c === "email") return false;
+        if (c === "email" || c === "custom_fields") return false;
         const field = (c.endsWith("_raw") ? c.slice(0, -4) : c) as ImportField;
         return mapped.has(field) || ((c === "first_name" || c === "last_name") && mapped.has("name"));
       }).map((c) =>
@@ -467,7 +495,13 @@ export class ContactImporter {
           ? `${c} = excluded.${c}`
           : `${c} = coalesce(excluded.${c}, contacts.${c})`,
       );
+      // custom fields merge into the stored ones: the staged object still holds its nulls (removals),
+      // which the proposed row (`excluded`) lost to jsonb_strip_nulls
+      const merged = `jsonb_strip_nulls(contacts.custom_fields || coalesce((select s2.custom_fields from crm_import_stage s2 where s2.email = excluded.email), '{}'::jsonb))`;
+      if (this.opts.customFields) sets.push(`custom_fields = ${merged}`);
       conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
+      if (this.opts.customFields)
+        conflict += ` where (select count(*) from jsonb_object_keys(${merged})) <= ${MAX_CUSTOM_FIELDS}`;
     }
     // with a listener (onWritten) the ids too, as two arrays in the one result row
     const ids = this.opts.onWritten
@@ -528,7 +562,9 @@ export class ContactImporter {
 
 /**
  * The documented JSON import (`POST /api/contacts/import {contacts:[...]}`): each row is an object
- * keyed by contact field (first_name, last_name, email, phone, company, city, state, ... or name).
+ * keyed by contact field (first_name, last_name, email, phone, company, city, state, ... or name),
+ * plus `custom_fields` (customFieldsSchema: stored on a new contact, merged into an existing one with
+ * `update`; a row whose merge would pass MAX_CUSTOM_FIELDS is rejected with a reason).
  * Non-text values (objects, arrays) reject the row. Line numbers are 1-based row positions.
  */
 export async function importRows(
@@ -544,13 +580,24 @@ export async function importRows(
   onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
-  const prepared: { line: number; values: Partial<Record<ImportField, string>> }[] = [];
+  const prepared: {
+    line: number;
+    values: Partial<Record<ImportField, string>>;
+    custom?: CustomFieldsInput;
+  }[] = [];
   const wrongType: { line: number; reason: string }[] = [];
   rows.forEach((row, i) => {
     const values: Partial<Record<ImportField, string>> = {};
+    let custom: CustomFieldsInput | undefined;
     let bad: string | null = null;
     for (const [k, val] of Object.entries(row ?? {})) {
       const key = k.trim().toLowerCase() as ImportField;
+      if (key === ("custom_fields" as string) && val !== null && val !== undefined) {
+        const parsed = customFieldsSchema.safeParse(val);
+        if (parsed.success) custom = parsed.data;
+        else bad = `custom_fields: ${describeZodError(parsed.error)}`;
+        continue;
+      }
       if (!(IMPORT_FIELDS as readonly string[]).includes(key)) continue;
       if (val === null || val === undefined) continue;
       if (typeof val === "string" || typeof val === "number" || typeof val === "boolean") {
@@ -559,8 +606,34 @@ export async function importRows(
       } else bad = `${key} must be text, not ${Array.isArray(val) ? "a list" : typeof val}`;
     }
     if (bad) wrongType.push({ line: i + 1, reason: bad });
-    else prepared.push({ line: i + 1, values });
+    else prepared.push({ line: i + 1, values, ...(custom ? { custom } : {}) });
   });
+  const customFields = prepared.some((r) => r.custom);
+  if (customFields && onDuplicate === "update") {
+    // an existing contact's custom fields plus the row's must stay within MAX_CUSTOM_FIELDS
+    const emailOf = (r: (typeof prepared)[number]) =>
+      String(r.values.email ?? "")
+        .trim()
+        .toLowerCase();
+    const stored = await selectCustomFieldsByEmail(
+      sql,
+      workspaceId,
+      [...new Set(prepared.filter((r) => r.custom).map(emailOf))].filter(Boolean),
+    );
+    for (let i = prepared.length - 1; i >= 0; i--) {
+      const r = prepared[i]!;
+      const current = r.custom ? stored.get(emailOf(r)) : undefined;
+      if (!current || !r.custom) continue;
+      const n = mergedCustomFieldCount(current, r.custom);
+      if (n > MAX_CUSTOM_FIELDS) {
+        wrongType.push({
+          line: r.line,
+          reason: `custom_fields: a contact may have at most ${MAX_CUSTOM_FIELDS} custom fields; this would make ${n}`,
+        });
+        prepared.splice(i, 1);
+      }
+    }
+  }
   const importer = new ContactImporter(sql, workspaceId, {
     onDuplicate,
     mappedFields: mapped,
@@ -568,6 +641,7 @@ export async function importRows(
     contactLimit,
     phoneCountry,
     onWritten,
+    customFields,
   });
   await importer.open();
   try {

@@ -857,17 +857,36 @@ export async function insertContactsReturningIds(db: DbOrTx, values: NewContact[
   return rows.map((r) => r.id);
 }
 
-/** Updates one contact of `workspaceId` (updated_at = now) and returns it, or undefined when not found. */
+/**
+ * Updates one contact of `workspaceId` (updated_at = now) and returns it, or undefined when not found
+ * (or when a custom fields merge would pass its limit).
+ */
 export async function updateContactRow(
   db: DbOrTx,
   workspaceId: string,
   id: number,
   cols: Partial<NewContact>,
+  /**
+   * custom fields merged into the stored ones (a null value removes that field), atomically; the
+   * row is left alone (undefined returned) when the result would hold more than `maxCustomFields`
+   */
+  customFields?: { patch: Record<string, string | number | boolean | null>; maxCustomFields: number },
 ): Promise<Contact | undefined> {
+  const merged = customFields
+    ? sql`jsonb_strip_nulls(${contacts.customFields} || ${JSON.stringify(customFields.patch)}::jsonb)`
+    : undefined;
   const [row] = await db
     .update(contacts)
-    .set({ ...cols, updatedAt: new Date() })
-    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
+    .set({ ...cols, ...(merged ? { customFields: merged } : {}), updatedAt: new Date() })
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        eq(contacts.id, id),
+        merged
+          ? sql`(select count(*) from jsonb_object_keys(${merged})) <= ${customFields!.maxCustomFields}`
+          : undefined,
+      ),
+    )
     .returning();
   return row;
 }
@@ -1057,4 +1076,23 @@ export async function prunePendingSearchEntries(sql: Sql, workspaceId: string): 
       select count(*)::int as n from contacts where workspace_id = ${workspaceId} and not search_indexed`;
     return row?.n ?? 0;
   });
+}
+
+/**
+ * The stored custom fields of `workspaceId`'s contacts with the given emails (lowercase), by
+ * lowercase email: what a JSON import's custom fields would merge into (crm.import importRows).
+ */
+export async function selectCustomFieldsByEmail(
+  sql: Sql,
+  workspaceId: string,
+  emails: string[],
+): Promise<Map<string, Record<string, unknown>>> {
+  const out = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < emails.length; i += 5000) {
+    const rows = await sql<{ email: string; custom_fields: Record<string, unknown> }[]>`
+      select lower(email) as email, custom_fields from contacts
+      where workspace_id = ${workspaceId} and lower(email) = any(${emails.slice(i, i + 5000)}::text[])`;
+    for (const r of rows) out.set(r.email, r.custom_fields);
+  }
+  return out;
 }

@@ -20,6 +20,65 @@ const looseBool = z.preprocess((v) => {
 
 const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
 
+/** A custom field's value as stored (contacts.custom_fields jsonb): text, a number or true/false. */
+export type CustomFieldValue = string | number | boolean;
+/** At most this many custom fields per contact (after a merge: PATCH, bulk upsert). */
+export const MAX_CUSTOM_FIELDS = 50;
+/** Longest custom field name (characters): a letter, then letters, digits and underscores. */
+export const MAX_CUSTOM_FIELD_KEY = 64;
+/** Longest custom field text value (characters). */
+export const MAX_CUSTOM_FIELD_TEXT = 500;
+const CUSTOM_KEY_RE = new RegExp(`^[A-Za-z][A-Za-z0-9_]{0,${MAX_CUSTOM_FIELD_KEY - 1}}$`);
+const CUSTOM_KEY_RULE = `start with a letter and hold only letters, digits and underscores (at most ${MAX_CUSTOM_FIELD_KEY} characters)`;
+
+/**
+ * A contact's custom fields as written (spec section 3: Contact custom_fields): an object of field
+ * names (CUSTOM_KEY_RE: usable as merge tags, `{{industry}}`) to text (at most 500 characters), a
+ * number or true/false; null removes that field on an update (and is dropped on create). At most
+ * MAX_CUSTOM_FIELDS names per request; the merged result is checked by the service.
+ */
+export const customFieldsSchema = z
+  .record(
+    z.string().regex(CUSTOM_KEY_RE, {
+      error: (iss) =>
+        `Custom field name ${typeof iss.input === "string" ? `'${iss.input.slice(0, 70)}' ` : ""}must ${CUSTOM_KEY_RULE}`,
+    }),
+    z.union(
+      [
+        z
+          .string()
+          .max(
+            MAX_CUSTOM_FIELD_TEXT,
+            `custom field values must be at most ${MAX_CUSTOM_FIELD_TEXT} characters`,
+          ),
+        z.number(),
+        z.boolean(),
+        z.null(),
+      ],
+      { error: "custom field values must be text, a number, true/false or null" },
+    ),
+    {
+      error: (iss) =>
+        iss.code === "invalid_type" ? "custom_fields must be an object of field names to values" : undefined,
+    },
+  )
+  .refine((o) => Object.keys(o).length <= MAX_CUSTOM_FIELDS, {
+    message: `custom_fields may hold at most ${MAX_CUSTOM_FIELDS} fields`,
+  })
+  .describe(
+    `custom fields: names (which ${CUSTOM_KEY_RULE}) to text (at most ${MAX_CUSTOM_FIELD_TEXT} characters), ` +
+      `numbers or true/false, at most ${MAX_CUSTOM_FIELDS} per contact; on an update the given ` +
+      "fields are set and the others kept, null removes one",
+  );
+export type CustomFieldsInput = z.output<typeof customFieldsSchema>;
+
+/** Custom fields without their null (removed) entries. */
+export function withoutNullFields(f: CustomFieldsInput): Record<string, CustomFieldValue> {
+  const out: Record<string, CustomFieldValue> = {};
+  for (const [k, v] of Object.entries(f)) if (v !== null) out[k] = v;
+  return out;
+}
+
 /** Every editable Contact field (spec section 3: Contact), snake_case as in the REST API. */
 export const contactFieldsSchema = z.object({
   first_name: text(100),
@@ -57,6 +116,7 @@ export const contactFieldsSchema = z.object({
   twitter_handle: text(100),
   facebook_url: text(500),
   instagram_handle: text(100),
+  custom_fields: customFieldsSchema.optional(),
 });
 export type ContactFields = z.output<typeof contactFieldsSchema>;
 export const CONTACT_FIELD_NAMES = Object.keys(contactFieldsSchema.shape) as (keyof ContactFields)[];

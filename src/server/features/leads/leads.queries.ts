@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { leadResults, leadSavedSearches, leadSearches } from "../../db/schema";
 
@@ -117,11 +117,23 @@ export async function findSearchById(db: DbOrTx, id: string) {
 }
 
 /** One page of a search's results in result order. */
-export async function listResultsPage(db: DbOrTx, searchId: string, offset: number, limit: number) {
+export async function listResultsPage(
+  db: DbOrTx,
+  searchId: string,
+  offset: number,
+  limit: number,
+  /** keyset: only results after this position (then `offset` counts from there) */
+  afterPosition?: number,
+) {
   return db
     .select()
     .from(leadResults)
-    .where(eq(leadResults.searchId, searchId))
+    .where(
+      and(
+        eq(leadResults.searchId, searchId),
+        afterPosition !== undefined ? gt(leadResults.position, afterPosition) : undefined,
+      ),
+    )
     .orderBy(asc(leadResults.position))
     .offset(offset)
     .limit(limit);

@@ -510,8 +510,10 @@ export async function getSearch(ctx: Pick<AppContext, "db">, t: LeadsTenant, sea
 }
 
 /**
- * One page of a search's stored results, in result order (`offset`, `limit` <= 5,000). Google content
- * past its retention comes back as `{place_id, purged: true}` even before the purge job ran.
+ * One page of a search's stored results, in result order (`offset`, `limit` <= 5,000), or with
+ * `afterPosition` (keyset) the results after that position; `lastPosition` is the page's last one
+ * (null for an empty page), for the next keyset page. Google content past its retention comes back
+ * as `{place_id, purged: true}` even before the purge job ran.
  * @throws NOT_FOUND 'Search not found'.
  */
 export async function getSearchResults(
@@ -520,11 +522,12 @@ export async function getSearchResults(
   searchId: string,
   offset = 0,
   limit = 100,
-): Promise<{ results: (BusinessJson | PurgedResult)[]; hasMore: boolean }> {
+  afterPosition?: number,
+): Promise<{ results: (BusinessJson | PurgedResult)[]; hasMore: boolean; lastPosition: number | null }> {
   const id = idSchema.safeParse(searchId);
   const s = id.success ? await q.findSearch(ctx.db, t.workspaceId, id.data) : null;
   if (!s) throw new AppError("NOT_FOUND", "Search not found");
-  const rows = await q.listResultsPage(ctx.db, s.id, offset, Math.min(5000, limit) + 1);
+  const rows = await q.listResultsPage(ctx.db, s.id, offset, Math.min(5000, limit) + 1, afterPosition);
   const expired = isGoogleContentExpired(s, ctx.env.GOOGLE_PLACES_RETENTION_DAYS);
   const page = rows.slice(0, Math.min(5000, limit));
   return {
@@ -534,6 +537,7 @@ export async function getSearchResults(
         : (r.data as unknown as BusinessJson),
     ),
     hasMore: rows.length > page.length,
+    lastPosition: page.at(-1)?.position ?? null,
   };
 }
 

@@ -515,3 +515,176 @@ describe("v1 tag, segment and webhook operations", () => {
     ]);
   });
 });
+
+describe("v1 query strings are closed", () => {
+  /** The error of an unknown query parameter `name`. */
+  const unknown = (name: string) => ({
+    type: "invalid_request_error",
+    message: `This field is not accepted here: ${name}`,
+    param: name,
+  });
+
+  it("GET /contacts?stage= (the filter is lifecycle_stage) is a 400 naming stage; every documented parameter still filters", async () => {
+    const k = await keyed();
+    const add = async (body: Record<string, unknown>) => {
+      const res = await k.call("POST", "/contacts", body);
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { id: number };
+    };
+    const ann = await add({ first_name: "Ann", email: "ann@example.com", lifecycle_stage: "customer" });
+    const bob = await add({ first_name: "Bob", email: "bob@example.com", lifecycle_stage: "customer" });
+    const cy = await add({ first_name: "Cy", email: "cy@example.com", lead_status: "qualified" });
+    const tag = (await k.call("POST", "/tags", { name: "VIP" })).json();
+    expect((await k.call("POST", `/contacts/${bob.id}/tags`, { tag_id: tag.id })).statusCode).toBe(200);
+
+    const wrong = await k.call("GET", "/contacts?stage=customer");
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.json()).toEqual({ error: unknown("stage") });
+    // a misspelt parameter beside a valid one is refused too, not half applied
+    const mixed = await k.call("GET", "/contacts?lifecycle_stage=customer&serach=ann");
+    expect(mixed.statusCode).toBe(400);
+    expect(mixed.json().error).toEqual(unknown("serach"));
+
+    const ids = async (q: string) => {
+      const res = await k.call("GET", `/contacts?${q}`);
+      expect(res.statusCode, `${q}: ${res.body}`).toBe(200);
+      return res.json().data.map((c: { id: number }) => c.id);
+    };
+    expect(await ids("lifecycle_stage=customer")).toEqual([bob.id, ann.id]);
+    expect(await ids("lead_status=qualified")).toEqual([cy.id]);
+    expect(await ids(`tag_id=${tag.id}`)).toEqual([bob.id]);
+    expect(await ids("search=ann%40example.com")).toEqual([ann.id]);
+    expect(await ids("lifecycle_stage=customer&search=bob")).toEqual([bob.id]);
+    const pages = await walk(k, "/contacts?lifecycle_stage=customer", 1);
+    expect(pages.items.map((c) => c.id)).toEqual([bob.id, ann.id]);
+  });
+
+  it("campaigns, recipients, media, tags and webhook deliveries refuse an unknown parameter; limit, cursor and status still work", async () => {
+    const k = await keyed();
+    const contacts: number[] = [];
+    for (const name of ["Dee", "Eve", "Fay"]) {
+      const res = await k.call("POST", "/contacts", { first_name: name, email: `${name}@example.com` });
+      contacts.push(res.json().id);
+    }
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const campaignIds: number[] = [];
+    for (const name of ["One", "Two"]) {
+      const res = await k.call("POST", "/campaigns", {
+        name,
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        audience: { contact_ids: contacts },
+        scheduled_at: later,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      campaignIds.push(res.json().campaign.id);
+    }
+    const [first, second] = campaignIds as [number, number];
+
+    // campaigns: no status filter exists, so ?status= is refused rather than listing every campaign
+    expect((await k.call("GET", "/campaigns?status=running")).json()).toEqual({ error: unknown("status") });
+    const campaignPages = await walk(k, "/campaigns", 1);
+    expect(campaignPages.items.map((c) => c.id)).toEqual([second, first]);
+
+    // recipients: `status` is the filter, `state` is not
+    const rurl = `/campaigns/${first}/recipients`;
+    const badRecipients = await k.call("GET", `${rurl}?state=queued`);
+    expect(badRecipients.statusCode).toBe(400);
+    expect(badRecipients.json().error).toEqual(unknown("state"));
+    const all = (await k.call("GET", rurl)).json().data as { id: number; status: string }[];
+    expect(all).toHaveLength(3);
+    const status = all[0]!.status;
+    const filtered = await walk(k, `${rurl}?status=${status}`, 1);
+    expect(filtered.items.map((x) => x.id)).toEqual(all.filter((x) => x.status === status).map((x) => x.id));
+
+    // media
+    const badMedia = await k.call("GET", "/media?type=video");
+    expect(badMedia.statusCode).toBe(400);
+    expect(badMedia.json().error).toEqual(unknown("type"));
+    const media = await k.call("GET", "/media?limit=1");
+    expect(media.statusCode).toBe(200);
+    expect(media.json()).toMatchObject({ object: "list", data: [], next_cursor: null });
+
+    // tags
+    for (const name of ["a", "b", "c"])
+      expect((await k.call("POST", "/tags", { name })).statusCode).toBe(201);
+    const badTags = await k.call("GET", "/tags?name=a");
+    expect(badTags.statusCode).toBe(400);
+    expect(badTags.json().error).toEqual(unknown("name"));
+    expect((await walk(k, "/tags", 2)).sizes).toEqual([2, 1]);
+
+    // webhook deliveries: no status filter either
+    const ep = (
+      await k.call("POST", "/webhook_endpoints", {
+        url: "http://127.0.0.1:9/hook",
+        events: ["contact.created"],
+      })
+    ).json().id as string;
+    expect((await k.call("POST", `/webhook_endpoints/${ep}/test`)).statusCode).toBe(200);
+    const durl = `/webhook_endpoints/${ep}/deliveries`;
+    const badDeliveries = await k.call("GET", `${durl}?status=failed`);
+    expect(badDeliveries.statusCode).toBe(400);
+    expect(badDeliveries.json().error).toEqual(unknown("status"));
+    const deliveries = await k.call("GET", `${durl}?limit=5`);
+    expect(deliveries.statusCode).toBe(200);
+    expect(deliveries.json().data).toHaveLength(1);
+  });
+
+  it('a route without query parameters takes none; several unknown ones are all named; an empty name is shown as ""', async () => {
+    const k = await keyed();
+    const c = (await k.call("POST", "/contacts", { first_name: "Gus", email: "gus@example.com" })).json();
+    const expand = await k.call("GET", `/contacts/${c.id}?expand=notes`);
+    expect(expand.statusCode).toBe(400);
+    expect(expand.json().error).toEqual(unknown("expand"));
+    // refused before anything is written
+    const note = await k.call("POST", `/contacts/${c.id}/notes?pinned=true`, { note_text: "hi" });
+    expect(note.statusCode).toBe(400);
+    expect(note.json().error).toEqual(unknown("pinned"));
+    expect((await k.call("GET", `/contacts/${c.id}/notes`)).json().data).toEqual([]);
+
+    const several = await k.call("GET", "/contacts?stage=lead&source=web&limit=5");
+    expect(several.statusCode).toBe(400);
+    expect(several.json().error).toEqual({
+      type: "invalid_request_error",
+      message: "These fields are not accepted here: stage, source",
+      param: "stage",
+    });
+    const empty = await k.call("GET", "/tags?=x");
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().error).toEqual({
+      type: "invalid_request_error",
+      message: 'This field is not accepted here: ""',
+    });
+  });
+
+  it("every route in V1_ROUTES refuses an unknown parameter, and the OpenAPI document still lists every query parameter", async () => {
+    const k = await keyed([...ALL_SCOPES, "leads:read"]);
+    for (const r of V1_ROUTES) {
+      const url = r.path.replace(/\{(\w+)\}/g, (_, n: string) =>
+        /webhook/.test(r.path) || r.path.startsWith("/lead_searches") ? randomUUID() : n === "id" ? "1" : "2",
+      );
+      const res = await k.call(r.method, `${url}?bogus_param=1`);
+      expect(res.statusCode, `${r.method} ${r.path}: ${res.body}`).toBe(400);
+      expect(res.json().error, `${r.method} ${r.path}`).toEqual(unknown("bogus_param"));
+    }
+    const doc = (await k.call("GET", "/openapi.json")).json();
+    const queryNames = (path: string) =>
+      (doc.paths[path].get.parameters as { name: string; in: string }[])
+        .filter((p) => p.in === "query")
+        .map((p) => p.name);
+    expect(queryNames("/contacts")).toEqual([
+      "limit",
+      "cursor",
+      "search",
+      "lifecycle_stage",
+      "lead_status",
+      "tag_id",
+    ]);
+    expect(queryNames("/campaigns/{id}/recipients")).toEqual(["limit", "cursor", "status"]);
+    for (const path of ["/campaigns", "/media", "/tags", "/webhook_endpoints/{id}/deliveries"])
+      expect(queryNames(path)).toEqual(["limit", "cursor"]);
+    for (const r of V1_ROUTES.filter((x) => x.query))
+      expect(queryNames(r.path).sort(), r.path).toEqual(Object.keys(r.query!.shape).sort());
+    expect(doc.info.description).toContain("query strings and request bodies are closed");
+  });
+});

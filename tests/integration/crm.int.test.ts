@@ -241,6 +241,24 @@ describe("GET /api/contacts", () => {
     expect((await client.get("/api/contacts?page=0")).statusCode).toBe(400);
     expect((await client.get("/api/contacts?stage=whale")).statusCode).toBe(400);
     expect((await client.get("/api/contacts?page=abc")).statusCode).toBe(400);
+    // the query string is closed: the public API's filter name (lifecycle_stage) is not this list's
+    // `stage`, and is refused rather than ignored (which listed every contact)
+    for (const [q, message] of [
+      ["lifecycle_stage=customer", "This field is not accepted here: lifecycle_stage"],
+      ["stage=customer&tag_id=1", "This field is not accepted here: tag_id"],
+      ["sort=name&order=asc", "These fields are not accepted here: sort, order"],
+    ]) {
+      res = await client.get(`/api/contacts?${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json(), q).toEqual({ success: false, error: message });
+    }
+    // every parameter the contacts screen sends (client filterQuery) at once
+    res = await client.get("/api/contacts?search=vega&stage=customer&status=&page=1&limit=10");
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().contacts.map((c: { first_name: string }) => c.first_name)).toEqual(["Preston"]);
+    res = await client.get("/api/contacts?tag=999999&page=1");
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().contacts).toEqual([]);
     // default limit 50
     expect((await client.get("/api/contacts")).json().pagination.limit).toBe(50);
   });

@@ -129,9 +129,10 @@ function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string 
     case "not_multiple_of":
       return `${field} must be a multiple of ${issue.divisor}`;
     case "unrecognized_keys": {
-      // named by their full path (`content.foo`, `contacts.3.nmae`), so a nested one can be found
+      // named by their full path (`content.foo`, `contacts.3.nmae`), so a nested one can be found;
+      // an empty name (`{"": 1}`, a query string's `?=x`) shows as ""
       const prefix = issue.path.map(String).join(".");
-      const keys = issue.keys.slice(0, 10).map((k) => (prefix ? `${prefix}.${k}` : k));
+      const keys = issue.keys.slice(0, 10).map((k) => (prefix ? `${prefix}.${k || '""'}` : k || '""'));
       return `${issue.keys.length === 1 ? "This field is" : "These fields are"} not accepted here: ${keys.join(", ")}`;
     }
     default:

@@ -103,7 +103,7 @@ function build(): JsonSchema {
       description:
         "The Pitchwise public REST API. Authenticate with `Authorization: Bearer pw_live_...` (Settings > API keys; Business plan and up). " +
         "Fields are snake_case, times ISO 8601, lists use keyset cursor pagination (`limit`, `cursor`, `next_cursor`; the next page may use another `limit`), errors are `{error: {type, message, param?}}`, " +
-        "request bodies are closed (an unknown field is a 400 naming it in `param`), " +
+        "query strings and request bodies are closed (an unknown query parameter or field is a 400 naming it in `param`), " +
         "every response carries `Request-Id`, and POSTs accept an `Idempotency-Key`. Rate limit per key: see the RateLimit-* headers. " +
         "Outbound webhooks are signed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature).",
     },

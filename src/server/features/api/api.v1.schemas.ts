@@ -36,7 +36,10 @@ import { leadFiltersBody } from "./api.v1.leads";
  * Every request body is closed, nested objects too (`.strict()`, `z.strictObject`; the OpenAPI
  * document says `additionalProperties: false`): an unknown or misspelt field is a 400 naming it
  * ("This field is not accepted here: enable", `param: "enable"`), never silently ignored. The app's
- * own routes keep the features' schemas as they are; only the public API closes them.
+ * own routes keep the features' schemas as they are; only the public API closes them. Query strings
+ * are closed too: apiV1 registers each route's `query` object `.strict()` (a route without one takes
+ * no parameters), so `?stage=customer` on GET /contacts (whose filter is `lifecycle_stage`) is a 400
+ * naming `stage`, not the whole list.
  */
 
 const iso = z.iso.datetime({ offset: true });

@@ -35,7 +35,11 @@ export interface V1Route {
   scope: ApiScope;
   /** more about the operation for the OpenAPI document (e.g. a second scope some inputs need) */
   description?: string;
-  query?: z.ZodType;
+  /**
+   * The query parameters. Closed when the route is registered (apiV1): a parameter not named here is
+   * a 400 naming it, and a route without `query` takes none.
+   */
+  query?: z.ZodObject;
   body?: z.ZodType;
   response: z.ZodType;
   /** success status (200 default) */
@@ -55,6 +59,9 @@ const intId = (raw: string | undefined, what: string) => {
 };
 const list = <T>(data: T[], next: string | null) => ({ object: "list" as const, data, next_cursor: next });
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** The query of a route that takes no parameters: any parameter is a 400 naming it. */
+const NO_QUERY = z.strictObject({});
 
 const hasRawJson = (out: unknown): out is Record<string, unknown> =>
   out !== null && typeof out === "object" && Object.values(out).some((v) => v instanceof RawJson);
@@ -735,7 +742,8 @@ function rateHeaders(reply: FastifyReply, limit: number, r: RateLimiterRes) {
  * read on /api/v1, and bearer keys are read nowhere else); each key acts for its workspace with its
  * scopes; the workspace's plan is checked on every request (402 once it loses API access); per-key
  * rate limit with RateLimit-* headers (429 + Retry-After); `Idempotency-Key` on POSTs; every response
- * carries `Request-Id`; errors are `{error: {type, message, param?}}`.
+ * carries `Request-Id`; errors are `{error: {type, message, param?}}`. Query strings and request bodies
+ * are closed: an unknown query parameter or body field is a 400 naming it in `param`.
  */
 export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   // An empty body sent as application/json (what many clients send on a body-less POST such as
@@ -821,6 +829,10 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
   });
 
   for (const r of V1_ROUTES) {
+    // query strings are closed like the bodies: an unknown parameter (`?stage=customer` where the
+    // filter is `lifecycle_stage`) is a 400 naming it ("This field is not accepted here: stage",
+    // `param: "stage"`), never a filter silently ignored
+    const querySchema = r.query ? r.query.strict() : NO_QUERY;
     app.route({
       method: r.method,
       url: r.path.replace(/\{(\w+)\}/g, ":$1"),
@@ -828,7 +840,7 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
-        const query = r.query ? parseInput(r.query, req.query ?? {}) : undefined;
+        const query = parseInput(querySchema, req.query ?? {});
         if (r.body && req.body === undefined)
           throw new AppError(
             "BAD_REQUEST",

@@ -152,6 +152,13 @@ export const listContactsSchema = z.object({
   limit: z.coerce.number().int().min(1).max(200, "limit must be at most 200").default(50),
 });
 export type ListContactsInput = z.input<typeof listContactsSchema>;
+/**
+ * GET /api/contacts' query string, closed: a parameter not in listContactsSchema (`?lifecycle_stage=`
+ * where the screen's name is `stage`) is a 400 naming it ("This field is not accepted here:
+ * lifecycle_stage"), never a filter silently ignored. Only that route is closed; the CSV export and
+ * tRPC `crm.list` take listContactsSchema as it is.
+ */
+export const listContactsQuerySchema = listContactsSchema.strict();
 
 export const segmentFilterSchema = z.object({
   search: z.string().max(200).optional(),

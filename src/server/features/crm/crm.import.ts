@@ -88,18 +88,16 @@ const STAGE_COLS = [
   "custom_fields",
 ] as const;
 type StageCol = (typeof STAGE_COLS)[number];
-const TEXT_COLS = STAGE_COLS.filter(
-  (c) =>
-    ![
-      "lifecycle_stage",
-      "lead_status",
-      "lead_score",
-      "email_opt_in",
-      "sms_opt_in",
-      "call_opt_in",
-      "custom_fields",
-    ].includes(c),
-);
+/** Staged columns with a type of their own (not text): an update sets them as given, never coalesced. */
+const TYPED_COLS: readonly StageCol[] = [
+  "lifecycle_stage",
+  "lead_status",
+  "lead_score",
+  "email_opt_in",
+  "sms_opt_in",
+  "call_opt_in",
+];
+const TEXT_COLS = STAGE_COLS.filter((c) => !TYPED_COLS.includes(c) && c !== "custom_fields");
 
 /** Text columns copied as given (trimmed); email and phones have their own rules. */
 const PLAIN_TEXT_COLS = TEXT_COLS.filter(
@@ -484,16 +482,7 @@ export class ContactImporter {
         const field = (c.endsWith("_raw") ? c.slice(0, -4) : c) as ImportField;
         return mapped.has(field) || ((c === "first_name" || c === "last_name") && mapped.has("name"));
       }).map((c) =>
-        [
-          "lifecycle_stage",
-          "lead_status",
-          "lead_score",
-          "email_opt_in",
-          "sms_opt_in",
-          "call_opt_in",
-        ].includes(c)
-          ? `${c} = excluded.${c}`
-          : `${c} = coalesce(excluded.${c}, contacts.${c})`,
+        TYPED_COLS.includes(c) ? `${c} = excluded.${c}` : `${c} = coalesce(excluded.${c}, contacts.${c})`,
       );
       // custom fields merge into the stored ones: the staged object still holds its nulls (removals),
       // which the proposed row (`excluded`) lost to jsonb_strip_nulls

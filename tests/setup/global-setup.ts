@@ -65,7 +65,10 @@ export async function teardown() {
   if (child && child.exitCode === null) {
     const exited = new Promise((r) => child?.once("exit", r));
     child.kill("SIGTERM");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
+    // wait up to 15 s for the cluster to stop; the timer is cleared so it cannot hold vitest open
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+    clearTimeout(timer);
   }
   child?.stdout?.destroy();
   child?.stderr?.destroy();

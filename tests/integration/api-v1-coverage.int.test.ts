@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leadSearches, mediaItems, workspaces } from "../../src/server/db/schema";
@@ -941,6 +941,97 @@ describe("v1 keyset cursors of recipients, media and lead-search results", () =>
     expect(all).toHaveLength(run.total_results);
     expect(await walk(e, rurl, [2, 5, 1], (x) => x.place_id)).toEqual(all);
     expect((await e.call("GET", `${rurl}?cursor=bogus`)).json().error.param).toBe("cursor");
+  }, 60_000);
+
+  it("media pages are read in SQL by (created_at, id) to the microsecond: items of one millisecond or one instant across page boundaries come once each, another workspace's never; hostile cursors are a 400", async () => {
+    const k = await keyed();
+    const other = await keyed();
+    // microseconds after 2026-01-02 03:04:05 UTC. Inserted in this order in one statement, so ids
+    // ascend down the list: within millisecond .006 the later items have the lower ids, and a cursor
+    // cut to milliseconds (or compared to the millisecond) skips or repeats them. Seven of ours (and
+    // five of the other workspace's, ids interleaved) share the very instant .006300.
+    const mine = [7000, 6900, 6500, 6300, 6300, 6300, 6300, 6300, 6300, 6300, 6100, 6000, 5999];
+    const theirs = [6300, 6300, 6300, 6300, 6300, 7000];
+    const at = (us: number) => sql`${`2026-01-02 03:04:05.${String(us).padStart(6, "0")}+00`}::timestamptz`;
+    const item = (workspaceId: string, us: number, i: number) => ({
+      workspaceId,
+      name: `T${us}-${i}`,
+      type: "audio" as const,
+      processingStatus: "ready" as const,
+      mimeType: "audio/mpeg",
+      sizeBytes: 10,
+      originalSizeBytes: 10,
+      createdAt: at(us),
+    });
+    const values = mine.flatMap((us, i) => [
+      { ws: k.user.id, us, row: item(k.user.id, us, i) },
+      ...(i < theirs.length
+        ? [{ ws: other.user.id, us: theirs[i]!, row: item(other.user.id, theirs[i]!, i) }]
+        : []),
+    ]);
+    const ids = (
+      await t.db
+        .insert(mediaItems)
+        .values(values.map((v) => v.row))
+        .returning({ id: mediaItems.id })
+    ).map((r) => r.id);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids); // ids ascend in statement order
+    const newestFirst = (ws: string) =>
+      values
+        .map((v, i) => ({ ...v, id: ids[i]! }))
+        .filter((v) => v.ws === ws)
+        .sort((a, b) => b.us - a.us || b.id - a.id)
+        .map((v) => v.id);
+    const ours = newestFirst(k.user.id);
+    const theirIds = newestFirst(other.user.id);
+    expect(ours).toHaveLength(mine.length);
+
+    // every limit pattern gives every item once, in (created_at, id) order; with limit 2 the page
+    // boundaries fall inside millisecond .006 and inside the seven items of instant .006300
+    for (const limits of [[100], [1], [2], [3], [2, 3, 1], [4, 1, 5], [6, 2]])
+      expect(await walk(k, "/media", limits, (x) => x.id), `limits ${limits}`).toEqual(ours);
+    expect(await walk(other, "/media", [2, 1], (x) => x.id)).toEqual(theirIds);
+
+    // the cursor holds created_at as Postgres text, microseconds kept, and the id
+    const p1 = (await k.call("GET", "/media?limit=4")).json();
+    expect(p1.data.map((x: { id: number }) => x.id)).toEqual(ours.slice(0, 4));
+    const key = JSON.parse(Buffer.from(p1.next_cursor, "base64url").toString("utf8"));
+    expect(key).toEqual([expect.stringContaining("05.0063"), ours[3]]);
+    // the same cursor in the other workspace pages that workspace's items only
+    const crossed = (await other.call("GET", `/media?limit=100&cursor=${p1.next_cursor}`)).json();
+    expect(crossed.data.map((x: { id: number }) => x.id)).toEqual(
+      theirIds.filter((id) => {
+        const us = values[ids.indexOf(id)]!.us;
+        return us < 6300 || (us === 6300 && id < ours[3]!);
+      }),
+    );
+    for (const x of crossed.data) expect(ours).not.toContain(x.id);
+
+    // hostile cursors, and the old [epoch ms, id] form, are the standard 400
+    const enc = (v: unknown) => Buffer.from(JSON.stringify(v)).toString("base64url");
+    const ms = Date.parse("2026-01-02T03:04:05.006Z");
+    for (const bad of [
+      "bogus",
+      enc([ms, ours[3]]),
+      enc([String(ms), ours[3]]),
+      enc(["2026-13-45 25:61:61+00", 1]),
+      enc(["2026-01-02 03:04:05.0063+99", 1]),
+      enc(["2026-01-02 03:04:05.006300+00", 0]),
+      enc(["2026-01-02 03:04:05.006300+00", 1.5]),
+      enc(["2026-01-02 03:04:05.006300+00", "1"]),
+      enc(["2026-01-02 03:04:05.006300+00", 1, 2]),
+      enc(["2026-01-02 03:04:05.006300+00\u0000", 1]),
+      enc(["2026-01-02 03:04:05.006300+00'; drop table media_items; --", 1]),
+      enc([`2026-01-02 03:04:05.${"1".repeat(50)}+00`, 1]),
+    ]) {
+      const res = await k.call("GET", `/media?cursor=${bad}`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error).toEqual({
+        type: "invalid_request_error",
+        message: "cursor is not valid",
+        param: "cursor",
+      });
+    }
   }, 60_000);
 });
 

@@ -1,15 +1,9 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  avatarVideos,
-  campaigns,
-  usageMeters,
-  videoCampaigns,
-  videoLandingPages,
-  workspaces,
-} from "../../src/server/db/schema";
+import { eq, inArray, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { avatarVideos, campaigns, videoCampaigns, videoLandingPages } from "../../src/server/db/schema";
 import { MAX_SCRIPT_CHARS } from "../../src/server/features/avatar/avatar.schemas";
-import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { uniqueEmail } from "../helpers";
+import { LANDING_LINK, SENT, sentCount, setupV1VideoApp } from "./v1-video-setup";
 
 /**
  * Personalised AI avatar video campaigns through the public API v1: `POST /api/v1/campaigns` with
@@ -20,57 +14,13 @@ import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
  * their own video, and the plan's video messages meter charged per recipient as for video_id.
  */
 
-/** Recipient statuses of a message that went out (the local providers simulate the later ones). */
-const SENT = ["sent", "delivered", "opened", "clicked"];
-const sentCount = (counts: Record<string, number>) => SENT.reduce((a, st) => a + (counts[st] ?? 0), 0);
-const LINK = /http:\/\/localhost:80\/v\/([a-z0-9]+)/;
-
-let t: TestApp;
-
-/** A Business workspace (API access and video campaigns) with a key of `scopes`. */
-async function keyed(scopes: string[]) {
-  const u = await signUp(t.app, { name: "Avery Avatar", business_name: "Avery's Garden" });
-  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
-  const res = await u.client.post("/api/api-keys", { name: "CI", scopes });
-  expect(res.statusCode, res.body).toBe(200);
-  const key = res.json().key as string;
-  const call = (method: string, url: string, payload?: unknown) =>
-    t.app.inject({
-      method: method as "GET",
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${key}` },
-      ...(payload !== undefined ? { payload: payload as object } : {}),
-    });
-  return { ...u, key, call };
-}
-
-/** The local email outbox of `to`, newest first. */
-async function outbox(to: string) {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(to)}`,
-  });
-  return res.json().messages as { subject: string; body: string; html: string | null }[];
-}
-
-/** Video messages used in the workspace's meter (all periods). */
-async function videoMeter(workspaceId: string) {
-  const rows = await t.db
-    .select()
-    .from(usageMeters)
-    .where(and(eq(usageMeters.workspaceId, workspaceId), eq(usageMeters.meter, "videoMessages")));
-  return rows.reduce((a, r) => a + r.used, 0);
-}
+const setup = setupV1VideoApp({ name: "Avery Avatar", business_name: "Avery's Garden" });
+const { keyed, outbox, videoMeter } = setup;
 
 const avatarsOf = (workspaceId: string) =>
-  t.db.select().from(avatarVideos).where(eq(avatarVideos.workspaceId, workspaceId));
+  setup.t.db.select().from(avatarVideos).where(eq(avatarVideos.workspaceId, workspaceId));
 const campaignsOf = (workspaceId: string) =>
-  t.db.select().from(campaigns).where(eq(campaigns.workspaceId, workspaceId));
-
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => t?.close());
+  setup.t.db.select().from(campaigns).where(eq(campaigns.workspaceId, workspaceId));
 
 describe("v1 avatar video campaigns", () => {
   it("renders one local avatar video per recipient, sends each their own /v/{token} page once, and charges the video meter per recipient", async () => {
@@ -107,7 +57,10 @@ describe("v1 avatar video campaigns", () => {
     expect(campaign).toMatchObject({ name: "Avatar hello", channel: "video_email", recipient_count: 2 });
 
     // no campaign-wide video: the studio row keeps the message and button, each page its own video
-    const [vc] = await t.db.select().from(videoCampaigns).where(eq(videoCampaigns.campaignId, campaign.id));
+    const [vc] = await setup.t.db
+      .select()
+      .from(videoCampaigns)
+      .where(eq(videoCampaigns.campaignId, campaign.id));
     expect(vc).toMatchObject({ mediaId: null, ctaLabel: "Book a call", deliveryMethod: "email" });
 
     // the render jobs made one local avatar video per recipient with the script merged for them
@@ -136,26 +89,29 @@ describe("v1 avatar video campaigns", () => {
       expect(mails).toHaveLength(1);
       expect(mails[0]!.subject).toBe(`A video for ${p.first_name}`);
       expect(mails[0]!.html).toContain(`Hi ${p.first_name}, I made this video just for you.`);
-      const link = LINK.exec(mails[0]!.html ?? "");
+      const link = LANDING_LINK.exec(mails[0]!.html ?? "");
       expect(link, mails[0]!.html ?? "").toBeTruthy();
       tokens[i] = link![1]!;
     }
     expect(tokens[0]).not.toBe(tokens[1]);
-    const pages = await t.db.select().from(videoLandingPages).where(inArray(videoLandingPages.token, tokens));
+    const pages = await setup.t.db
+      .select()
+      .from(videoLandingPages)
+      .where(inArray(videoLandingPages.token, tokens));
     const mediaOf = new Map(pages.map((p) => [p.token, p.mediaId]));
     const adaVideo = videos.find((v) => v.script.startsWith("Hi Ada"))!;
     const bobVideo = videos.find((v) => v.script.startsWith("Hi Bob"))!;
     expect(mediaOf.get(tokens[0]!)).toBe(adaVideo.mediaId);
     expect(mediaOf.get(tokens[1]!)).toBe(bobVideo.mediaId);
 
-    const page = await t.app.inject({ method: "GET", url: `/v/${tokens[0]}` });
+    const page = await setup.t.app.inject({ method: "GET", url: `/v/${tokens[0]}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Hi Ada, I made this video just for you.");
     expect(page.body).toContain('href="https://example.com/book"');
     expect(page.body).toContain(`/v/${tokens[0]}/video`);
     const files: Buffer[] = [];
     for (const token of tokens) {
-      const vid = await t.app.inject({ method: "GET", url: `/v/${token}/video` });
+      const vid = await setup.t.app.inject({ method: "GET", url: `/v/${token}/video` });
       expect(vid.statusCode).toBe(200);
       expect(vid.headers["content-type"]).toBe("video/mp4");
       files.push(vid.rawPayload);
@@ -167,7 +123,7 @@ describe("v1 avatar video campaigns", () => {
     expect(Buffer.from(own.rawPayload).equals(files[0]!)).toBe(true);
 
     // watching is the recipient's click, as for a library video
-    const view = await t.app.inject({
+    const view = await setup.t.app.inject({
       method: "POST",
       url: `/v/${tokens[0]}/events`,
       payload: { event: "view" },
@@ -181,7 +137,7 @@ describe("v1 avatar video campaigns", () => {
     // charged once per recipient; the campaign's later jobs (its held launch) neither send nor charge again
     expect(await videoMeter(k.user.id)).toBe(2);
     // (the engine's launch job, deferred while the recipients waited for their videos)
-    expect(await t.jobs.runDeferred()).toBeGreaterThan(0);
+    expect(await setup.t.jobs.runDeferred()).toBeGreaterThan(0);
     for (const p of people) expect(await outbox(p.email)).toHaveLength(1);
     expect(await avatarsOf(k.user.id)).toHaveLength(2);
     expect(await videoMeter(k.user.id)).toBe(2);
@@ -205,7 +161,7 @@ describe("v1 avatar video campaigns", () => {
     expect(await videoMeter(k.user.id)).toBe(1);
     expect(await avatarsOf(k.user.id)).toHaveLength(1);
     // Business includes 1,000 video messages a month: one is left, the next campaign needs two
-    await t.db.execute(
+    await setup.t.db.execute(
       sql`update usage_meters set used = 999 where workspace_id = ${k.user.id} and meter = 'videoMessages'`,
     );
     const over = await launch(ids);
@@ -217,7 +173,7 @@ describe("v1 avatar video campaigns", () => {
     expect(await campaignsOf(k.user.id)).toHaveLength(1);
     expect(await avatarsOf(k.user.id)).toHaveLength(1);
     expect(await videoMeter(k.user.id)).toBe(999);
-    const studioRows = await t.db
+    const studioRows = await setup.t.db
       .select()
       .from(videoCampaigns)
       .where(eq(videoCampaigns.workspaceId, k.user.id));

@@ -1,12 +1,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageMeters, videoCampaigns, workspaces } from "../../src/server/db/schema";
+import { videoCampaigns } from "../../src/server/db/schema";
 import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+import type { AuthedClient } from "../helpers";
 import { multipart } from "./studio-helpers";
+import { LANDING_LINK, SENT, sentCount, setupV1VideoApp } from "./v1-video-setup";
 
 /**
  * Video campaigns through the public API v1 (issue 15): `POST /api/v1/campaigns` with channel
@@ -14,32 +15,10 @@ import { multipart } from "./studio-helpers";
  * (launchVideoCampaign): personal landing pages, the plan's video checks and meter.
  */
 
-/** Recipient statuses of a message that went out (the local providers simulate the later ones). */
-const SENT = ["sent", "delivered", "opened", "clicked"];
-const sentCount = (counts: Record<string, number>) => SENT.reduce((a, st) => a + (counts[st] ?? 0), 0);
-
-let t: TestApp;
+const setup = setupV1VideoApp({ name: "Vera Video", business_name: "Vera's Bakery" });
+const { keyed, outbox, videoMeter } = setup;
 let dir: string;
 let clip: Buffer;
-
-const ALL_SCOPES = ["contacts:read", "contacts:write", "campaigns:read", "campaigns:write", "media:read"];
-
-/** A Business workspace (API access and video campaigns) with a key of `scopes`. */
-async function keyed(scopes = ALL_SCOPES) {
-  const u = await signUp(t.app, { name: "Vera Video", business_name: "Vera's Bakery" });
-  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
-  const res = await u.client.post("/api/api-keys", { name: "CI", scopes });
-  expect(res.statusCode).toBe(200);
-  const key = res.json().key as string;
-  const call = (method: string, url: string, payload?: unknown) =>
-    t.app.inject({
-      method: method as "GET",
-      url: `/api/v1${url}`,
-      headers: { authorization: `Bearer ${key}` },
-      ...(payload !== undefined ? { payload: payload as object } : {}),
-    });
-  return { ...u, key, call };
-}
 
 /** Uploads the generated clip through the studio's real upload + processing path; a ready video. */
 async function uploadVideo(client: AuthedClient, name = "Hello clip") {
@@ -53,24 +32,7 @@ async function uploadVideo(client: AuthedClient, name = "Hello clip") {
   return media.id;
 }
 
-async function outbox(to: string) {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(to)}`,
-  });
-  return res.json().messages as { subject: string; body: string; html: string | null }[];
-}
-
-async function videoMeter(workspaceId: string) {
-  const rows = await t.db
-    .select()
-    .from(usageMeters)
-    .where(and(eq(usageMeters.workspaceId, workspaceId), eq(usageMeters.meter, "videoMessages")));
-  return rows.reduce((a, r) => a + r.used, 0);
-}
-
 beforeAll(async () => {
-  t = await createTestApp();
   // a one-second 160x120 clip with sound, made offline (no shared test files needed)
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-v1-video-"));
   const file = path.join(dir, "clip.mp4");
@@ -81,8 +43,7 @@ beforeAll(async () => {
   });
   clip = fs.readFileSync(file);
 });
-afterAll(async () => {
-  await t?.close();
+afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -117,7 +78,10 @@ describe("v1 video campaigns", () => {
     expect(campaign).toMatchObject({ name: "Spring video", channel: "video_email", recipient_count: 2 });
 
     // the studio's video campaign row ties the campaign to the library video (what /v/{token} plays)
-    const [vc] = await t.db.select().from(videoCampaigns).where(eq(videoCampaigns.campaignId, campaign.id));
+    const [vc] = await setup.t.db
+      .select()
+      .from(videoCampaigns)
+      .where(eq(videoCampaigns.campaignId, campaign.id));
     expect(vc).toMatchObject({ mediaId: videoId, ctaLabel: "Book a call", deliveryMethod: "email" });
 
     // recipients are sent (the local providers then simulate delivery and some opens); the
@@ -134,14 +98,14 @@ describe("v1 video campaigns", () => {
     const [mail] = await outbox(emails[0]!);
     expect(mail!.subject).toBe("A video for Ada");
     expect(mail!.html).toContain("Hi Ada, a quick video for Ada Co.");
-    const token = /http:\/\/localhost:80\/v\/([a-z0-9]+)/.exec(mail!.html ?? "")![1]!;
+    const token = LANDING_LINK.exec(mail!.html ?? "")![1]!;
     const [bobMail] = await outbox(emails[1]!);
     expect(bobMail!.html).not.toContain(token);
-    const page = await t.app.inject({ method: "GET", url: `/v/${token}` });
+    const page = await setup.t.app.inject({ method: "GET", url: `/v/${token}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Hi Ada, a quick video for Ada Co.");
     expect(page.body).toContain('href="https://example.com/book"');
-    const vid = await t.app.inject({
+    const vid = await setup.t.app.inject({
       method: "GET",
       url: `/v/${token}/video`,
       headers: { range: "bytes=0-99" },
@@ -149,7 +113,7 @@ describe("v1 video campaigns", () => {
     expect(vid.statusCode).toBe(206);
 
     // watching (the page's view event) is the recipient's click, the report's engagement
-    const view = await t.app.inject({
+    const view = await setup.t.app.inject({
       method: "POST",
       url: `/v/${token}/events`,
       payload: { event: "view" },
@@ -359,7 +323,7 @@ describe("v1 video campaigns", () => {
       });
     expect((await launch()).statusCode).toBe(201);
     // Business includes 1,000 video messages a month: use them up
-    await t.db.execute(
+    await setup.t.db.execute(
       sql`update usage_meters set used = 1000 where workspace_id = ${k.user.id} and meter = 'videoMessages'`,
     );
     const over = await launch();
@@ -370,7 +334,7 @@ describe("v1 video campaigns", () => {
   });
 
   it("the OpenAPI document describes the video fields", async () => {
-    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const doc = (await setup.t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
     const op = doc.paths["/campaigns"].post;
     expect(op.description).toContain("media:read");
     const content = op.requestBody.content["application/json"].schema.properties.content.properties;

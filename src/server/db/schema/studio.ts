@@ -89,7 +89,8 @@ export const mediaItems = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("media_items_user_created_idx").on(t.workspaceId, t.createdAt)],
+  // the library's order, newest first by (created_at, id): keyset pages of GET /api/v1/media (0034)
+  (t) => [index("media_items_ws_created_id_idx").on(t.workspaceId, t.createdAt, t.id)],
 );
 
 /** Every stored file of a media item (original, renditions, renders); deleted with the item. */

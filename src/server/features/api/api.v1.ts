@@ -2,7 +2,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { ZodError, z } from "zod";
 import type { AppContext } from "../../context";
-import { cursorId, cursorPage, decodeCursor, encodeCursor, keysetPage } from "../../lib/cursor";
+import {
+  cursorId,
+  cursorPage,
+  decodeCursor,
+  encodeCursor,
+  keysetPage,
+  pgTimestampText,
+} from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
@@ -68,8 +75,12 @@ const hasRawJson = (out: unknown): out is Record<string, unknown> =>
 
 /** Cursor of the recipients list: the last recipient's id (recipients page by id). */
 const recipientCursor = z.tuple([cursorId]);
-/** Cursor of the media list: the last item's created_at (epoch ms) and id (newest first). */
-const mediaCursor = z.tuple([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), cursorId]);
+/**
+ * Cursor of the media list: the last item's `created_at::text` (microseconds kept) and id, newest
+ * first. The earlier `[epoch ms, id]` form is refused ('cursor is not valid'): a millisecond key
+ * cannot tell apart items created within the same millisecond.
+ */
+const mediaCursor = z.tuple([pgTimestampText, cursorId]);
 /** Cursor of a lead search's results: the last result's position in the search's result order. */
 const resultCursor = z.tuple([
   z
@@ -511,14 +522,14 @@ export const V1_ROUTES: V1Route[] = [
     query: s.mediaListQuery,
     response: s.listOf(s.mediaObject),
     handler: async ({ ctx, p, query }) => {
-      // keyset over the workspace's items (the studio lists them whole), newest first by
-      // (created_at in ms, id): ordered here by the very key the cursor holds
+      // keyset page read in SQL (limit + 1 rows), newest first by (created_at, id): the cursor is
+      // the last item's key, its created_at as Postgres text
       const after = decodeCursor(query.cursor, mediaCursor);
-      const all = (await studio.listMedia(ctx, p.tenant.workspaceId))
-        .map((m) => ({ m, t: m.createdAt.getTime() }))
-        .sort((a, b) => b.t - a.t || b.m.id - a.m.id);
-      const rest = after ? all.filter((x) => x.t < after[0] || (x.t === after[0] && x.m.id < after[1])) : all;
-      const r = keysetPage(rest.slice(0, query.limit + 1), query.limit, (x) => [x.t, x.m.id]);
+      const fetched = await studio.listMediaPage(ctx, p.tenant.workspaceId, {
+        limit: query.limit,
+        after: after && { createdAt: after[0], id: after[1] },
+      });
+      const r = keysetPage(fetched, query.limit, (x) => [x.ts, x.m.id]);
       return list(
         r.rows.map((x) => mediaJson(studio.toPublicMedia(x.m))),
         r.nextCursor,

@@ -55,6 +55,33 @@ export async function selectMediaItemsOfWorkspace(db: DbOrTx, workspaceId: strin
     .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id));
 }
 
+/**
+ * A keyset page of `workspaceId`'s media items, newest first (created_at desc, id desc): `limit` rows
+ * after `(ts, id)`, `ts` being the previous page's last `created_at::text` (microseconds and offset
+ * kept, so rows created in the same millisecond are neither skipped nor repeated). Each row carries
+ * its own `ts`. Served by media_items_ws_created_id_idx (workspace_id, created_at, id).
+ */
+export async function selectMediaItemsPageOfWorkspace(
+  db: DbOrTx,
+  workspaceId: string,
+  limit: number,
+  after?: { ts: string; id: number },
+): Promise<{ m: MediaItem; ts: string }[]> {
+  return db
+    .select({ m: mediaItems, ts: sql<string>`${mediaItems.createdAt}::text` })
+    .from(mediaItems)
+    .where(
+      and(
+        eq(mediaItems.workspaceId, workspaceId),
+        after
+          ? sql`(${mediaItems.createdAt}, ${mediaItems.id}) < (${after.ts}::timestamptz, ${after.id}::bigint)`
+          : undefined,
+      ),
+    )
+    .orderBy(desc(mediaItems.createdAt), desc(mediaItems.id))
+    .limit(limit);
+}
+
 /** Finished (`done`) edits per media item of `workspaceId`: `[{mediaId, n}]`, one grouped query. */
 export async function countDoneEditsOfWorkspace(
   db: DbOrTx,

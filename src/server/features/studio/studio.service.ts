@@ -223,6 +223,23 @@ export async function listMedia(deps: Pick<AppContext, "db">, workspaceId: strin
 }
 
 /**
+ * One keyset page of the workspace's media items, newest first by (created_at, id): `limit + 1`
+ * items (the extra one tells the caller a next page exists) after `after`, each with `ts`, its
+ * `created_at::text` as Postgres prints it (microseconds and UTC offset kept). `after.createdAt` is
+ * such a text (a previous row's `ts`, checked by the caller with lib/cursor's pgTimestampText), never
+ * a JS Date: a Date holds milliseconds only, and would skip or repeat items created within one
+ * millisecond. For the public API's GET /api/v1/media (api.v1.ts), which reads no more than a page.
+ */
+export async function listMediaPage(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  opts: { limit: number; after?: { createdAt: string; id: number } },
+): Promise<{ m: MediaItem; ts: string }[]> {
+  const after = opts.after && { ts: opts.after.createdAt, id: opts.after.id };
+  return q.selectMediaItemsPageOfWorkspace(deps.db, workspaceId, opts.limit + 1, after);
+}
+
+/**
  * Every media item of the workspace in the API shape, newest first, each with `version_count`
  * (1 + its finished edits; one grouped query for the whole list).
  */

@@ -144,7 +144,7 @@ export const noteCreateBody = noteSchema.strict();
  * A contacts-list filter (search, lifecycle_stage, lead_status, tag_id: the names of GET /contacts'
  * query): a segment's `filter` and a campaign's `audience.filter` are this one schema.
  */
-export const contactFilterBody = segmentFilterSchema.strict();
+export const contactFilterBody = segmentFilterSchema;
 export type ContactFilterBody = z.output<typeof contactFilterBody>;
 
 /** A v1 contacts filter as the campaigns service's audience filter (its own camelCase names). */

@@ -160,12 +160,21 @@ export type ListContactsInput = z.input<typeof listContactsSchema>;
  */
 export const listContactsQuerySchema = listContactsSchema.strict();
 
-export const segmentFilterSchema = z.object({
-  search: z.string().max(200).optional(),
-  lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
-  lead_status: z.enum(LEAD_STATUSES).optional(),
-  tag_id: z.number().int().positive().optional(),
-});
+/**
+ * A segment's filter (saved segments, bulk operations over "all N matching", API v1 audiences):
+ * `{search?, lifecycle_stage?, lead_status?, tag_id?}`, every condition ANDed, `{}` = every contact.
+ * Closed: an unknown key is a 400 naming it ("This field is not accepted here: filter.stage"). Were it
+ * dropped, `{"stage": "customer"}` (the list screen's and campaign audiences' name) would read as `{}`
+ * and a bulk delete or a saved segment would reach every contact of the workspace.
+ */
+export const segmentFilterSchema = z
+  .object({
+    search: z.string().max(200).optional(),
+    lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
+    lead_status: z.enum(LEAD_STATUSES).optional(),
+    tag_id: z.number().int().positive().optional(),
+  })
+  .strict();
 
 /** POST /api/contacts/bulk/operation (spec section 7 "Bulk operations"). */
 export const bulkOperationSchema = z

@@ -1,9 +1,32 @@
 import { PgBoss } from "pg-boss";
 import { describeZodError } from "../lib/validate";
-import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
+import { type AnyJobDefinition, type JobDeps, type JobOptions, PermanentJobError } from "./define";
+
+/** Seconds: the longest wait between two attempts of a backoff queue whose contract sets no `retryDelayMax`. */
+export const DEFAULT_RETRY_DELAY_MAX_S = 300;
 
 /**
- * Creates pg-boss on `url` and creates every registered queue (with its retry options), then syncs
+ * The retry and expiry options startBoss gives a job's queue, the contract's `options` with the
+ * defaults filled in: retryLimit 2, retryDelay 1 s, retryBackoff true, retryDelayMax
+ * DEFAULT_RETRY_DELAY_MAX_S (backoff queues only; pg-boss refuses it without backoff),
+ * expireInSeconds 900. Under backoff pg-boss waits, after the attempt whose retry count is n (0 on the
+ * first attempt), `min(retryDelayMax, retryDelay * 2^n * (1 + random))` seconds (pg-boss failJobs), so
+ * a contract whose schedule should grow past 300 s must set `retryDelayMax` itself.
+ */
+export function queueRetryOptions(o: JobOptions) {
+  const retryBackoff = o.retryBackoff ?? true;
+  return {
+    retryLimit: o.retryLimit ?? 2,
+    retryDelay: o.retryDelay ?? 1,
+    retryBackoff,
+    ...(retryBackoff ? { retryDelayMax: o.retryDelayMax ?? DEFAULT_RETRY_DELAY_MAX_S } : {}),
+    expireInSeconds: o.expireInSeconds ?? 900,
+  };
+}
+
+/**
+ * Creates pg-boss on `url` and creates every registered queue (with its retry options,
+ * queueRetryOptions), then syncs
  * the periodic ones' schedules with their contract `cron` (syncSchedules: one read, writes only
  * for schedules that are new, changed or removed).
  * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
@@ -25,13 +48,7 @@ export async function startBoss(
   await boss.start();
   for (const job of registry) {
     const o = job.options ?? {};
-    const options = {
-      retryLimit: o.retryLimit ?? 2,
-      retryDelay: o.retryDelay ?? 1,
-      retryBackoff: o.retryBackoff ?? true,
-      ...((o.retryBackoff ?? true) ? { retryDelayMax: o.retryDelayMax ?? 300 } : {}),
-      expireInSeconds: o.expireInSeconds ?? 900,
-    };
+    const options = queueRetryOptions(o);
     await boss.createQueue(job.name, {
       ...options,
       ...(o.heartbeatSeconds ? { heartbeatSeconds: o.heartbeatSeconds } : {}),

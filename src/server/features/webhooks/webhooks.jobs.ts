@@ -25,7 +25,9 @@ export const deliverWebhookJob = defineJob({
     retryBackoff: true,
     retryDelayMax: DELIVERY_RETRY_DELAY_MAX_S,
     expireInSeconds: 120,
-    batchSize: 8,
+    // 2 fetch loops of 16 deliveries, each fetch's deliveries POSTed concurrently (startWorkers): up
+    // to 32 in flight per worker process, with no more idle polling than 2 loops (every 0.5 s each)
+    batchSize: 16,
     localConcurrency: 2,
   },
 });

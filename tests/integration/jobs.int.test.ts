@@ -76,6 +76,50 @@ describe("pg-boss job client and workers", () => {
   });
 });
 
+describe("a batch of per-job handlers", () => {
+  it("runs the jobs of one fetch concurrently and settles each on its own: one failing job is retried alone", async () => {
+    const name = `t${randomUUID().slice(0, 8)}.batch`;
+    const attempts = new Map<number, number>();
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const job = defineHandler(
+      defineJob({
+        name,
+        schema: z.object({ n: z.number().int() }),
+        options: { retryLimit: 2, retryDelay: 1, retryBackoff: false, batchSize: 4, localConcurrency: 1 },
+      }),
+      {
+        handler: async ({ n }) => {
+          attempts.set(n, (attempts.get(n) ?? 0) + 1);
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          // wait (up to 3 s) until the whole fetch is in flight
+          const until = Date.now() + 3000;
+          while (maxInFlight < 4 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+          inFlight--;
+          if (n === 2 && attempts.get(n) === 1) throw new Error("transient failure");
+        },
+      },
+    );
+    const boss = await startBoss(t.env.DATABASE_URL!, [job], { max: 2 });
+    try {
+      const client = new PgBossJobClient(boss);
+      await client.sendMany(
+        job,
+        [1, 2, 3, 4].map((n) => ({ data: { n } })),
+      );
+      const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: client, log: t.ctx.log };
+      await startWorkers(boss, [job], deps as JobDeps);
+      await waitFor(() => attempts.get(2) === 2);
+      await new Promise((r) => setTimeout(r, 2500)); // time for a wrongly retried job to show up
+      expect(maxInFlight).toBe(4);
+      expect(Object.fromEntries(attempts)).toEqual({ 1: 1, 2: 2, 3: 1, 4: 1 });
+    } finally {
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  });
+});
+
 describe("pg-boss queue options", () => {
   it("applies the code's options to a new queue and brings an existing queue in line (heartbeat, retries)", async () => {
     const name = `t${randomUUID().slice(0, 8)}.heartbeat`;

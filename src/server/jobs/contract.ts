@@ -2,9 +2,16 @@ import type { z } from "zod";
 
 /** Queue-level options (pg-boss `createQueue`) and worker options (pg-boss `work`). */
 export interface JobOptions {
+  /** retries after the first attempt (default 2) */
   retryLimit?: number;
+  /** seconds before the first retry (default 1) */
   retryDelay?: number;
+  /** exponential backoff: the n-th retry waits retryDelay * 2^(n-1) * (1 + random) s (default true) */
   retryBackoff?: boolean;
+  /**
+   * seconds: the cap on any one backoff wait. Default 300 (worker.ts DEFAULT_RETRY_DELAY_MAX_S):
+   * a schedule meant to grow longer than 5 minutes between attempts must set it.
+   */
   retryDelayMax?: number;
   expireInSeconds?: number;
   /**

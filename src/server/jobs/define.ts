@@ -27,6 +27,10 @@ export interface JobMeta {
 
 /** The work of a job (`<feature>.handlers.ts`). */
 export interface JobHandlers<S extends z.ZodType = z.ZodType> {
+  /**
+   * The work of one job. On pg-boss the jobs of one fetch (up to `batchSize`) run concurrently and
+   * each is settled on its own: a throw fails (and retries) only that job (jobs/worker.ts startWorkers).
+   */
   handler: (data: z.output<S>, deps: JobDeps, meta: JobMeta) => Promise<void>;
   /**
    * Optional: handles every job of one pg-boss fetch (up to `batchSize`) in one call, for hot paths

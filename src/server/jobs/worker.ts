@@ -1,9 +1,32 @@
-import { PgBoss } from "pg-boss";
+import { type JobResult, PgBoss } from "pg-boss";
 import { describeZodError } from "../lib/validate";
-import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
+import { type AnyJobDefinition, type JobDeps, type JobOptions, PermanentJobError } from "./define";
+
+/** Seconds: the longest wait between two attempts of a backoff queue whose contract sets no `retryDelayMax`. */
+export const DEFAULT_RETRY_DELAY_MAX_S = 300;
 
 /**
- * Creates pg-boss on `url` and creates every registered queue (with its retry options), then syncs
+ * The retry and expiry options startBoss gives a job's queue, the contract's `options` with the
+ * defaults filled in: retryLimit 2, retryDelay 1 s, retryBackoff true, retryDelayMax
+ * DEFAULT_RETRY_DELAY_MAX_S (backoff queues only; pg-boss refuses it without backoff),
+ * expireInSeconds 900. Under backoff pg-boss waits, after the attempt whose retry count is n (0 on the
+ * first attempt), `min(retryDelayMax, retryDelay * 2^n * (1 + random))` seconds (pg-boss failJobs), so
+ * a contract whose schedule should grow past 300 s must set `retryDelayMax` itself.
+ */
+export function queueRetryOptions(o: JobOptions) {
+  const retryBackoff = o.retryBackoff ?? true;
+  return {
+    retryLimit: o.retryLimit ?? 2,
+    retryDelay: o.retryDelay ?? 1,
+    retryBackoff,
+    ...(retryBackoff ? { retryDelayMax: o.retryDelayMax ?? DEFAULT_RETRY_DELAY_MAX_S } : {}),
+    expireInSeconds: o.expireInSeconds ?? 900,
+  };
+}
+
+/**
+ * Creates pg-boss on `url` and creates every registered queue (with its retry options,
+ * queueRetryOptions), then syncs
  * the periodic ones' schedules with their contract `cron` (syncSchedules: one read, writes only
  * for schedules that are new, changed or removed).
  * Starting is idempotent across processes: pg-boss installs its own schema under a lock.
@@ -25,13 +48,7 @@ export async function startBoss(
   await boss.start();
   for (const job of registry) {
     const o = job.options ?? {};
-    const options = {
-      retryLimit: o.retryLimit ?? 2,
-      retryDelay: o.retryDelay ?? 1,
-      retryBackoff: o.retryBackoff ?? true,
-      ...((o.retryBackoff ?? true) ? { retryDelayMax: o.retryDelayMax ?? 300 } : {}),
-      expireInSeconds: o.expireInSeconds ?? 900,
-    };
+    const options = queueRetryOptions(o);
     await boss.createQueue(job.name, {
       ...options,
       ...(o.heartbeatSeconds ? { heartbeatSeconds: o.heartbeatSeconds } : {}),
@@ -82,8 +99,14 @@ export async function syncSchedules(
 }
 
 /**
- * Registers a pg-boss worker per job definition. Payloads are parsed with zod; a parse failure or a
- * PermanentJobError is logged and not retried.
+ * Registers a pg-boss worker per job definition: `localConcurrency` fetch loops (default
+ * `concurrency`), each fetching up to `batchSize` jobs every `pollingIntervalSeconds` (at once
+ * again while fetches come back full). Payloads are parsed with zod; a parse failure or a
+ * PermanentJobError is logged and not retried (the job completes).
+ * - A `batchHandler` gets the whole fetch in one call; throwing fails (and retries) the whole fetch.
+ * - Otherwise the jobs of one fetch run concurrently, each through `handler`, and each is settled on
+ *   its own (pg-boss `perJobResults`): a job whose handler throws is failed and retried per its
+ *   queue's options while the others of the fetch complete.
  */
 export async function startWorkers(
   boss: PgBoss,
@@ -93,6 +116,33 @@ export async function startWorkers(
 ) {
   for (const job of registry) {
     const o = job.options ?? {};
+    const batchHandler = job.batchHandler;
+    const parse = (j: { id: string; data: unknown }) => {
+      const parsed = job.schema.safeParse(j.data);
+      if (!parsed.success)
+        deps.log.error(
+          { job: job.name, id: j.id, reason: describeZodError(parsed.error) },
+          "invalid job payload",
+        );
+      return parsed;
+    };
+    const retryCount = (j: object) => (j as { retryCount?: number }).retryCount ?? 0;
+    /** One job through `handler`: its pg-boss result (never rejects). */
+    const runOne = async (j: { id: string; data: unknown }): Promise<JobResult> => {
+      const parsed = parse(j);
+      // not retried: the same payload would fail the same way
+      if (!parsed.success) return { id: j.id, status: "completed" };
+      try {
+        await job.handler(parsed.data, deps, { id: j.id, retryCount: retryCount(j) });
+        return { id: j.id, status: "completed" };
+      } catch (error) {
+        if (error instanceof PermanentJobError) {
+          deps.log.warn({ job: job.name, id: j.id, reason: error.message }, "job failed permanently");
+          return { id: j.id, status: "completed" };
+        }
+        return { id: j.id, status: "failed", output: error };
+      }
+    };
     await boss.work(
       job.name,
       {
@@ -101,49 +151,23 @@ export async function startWorkers(
         pollingIntervalSeconds: o.pollingIntervalSeconds ?? 0.5,
         burstWhenBatchFull: (o.batchSize ?? 1) > 1,
         includeMetadata: true,
+        perJobResults: !batchHandler,
       },
       async (jobs) => {
-        if (job.batchHandler) {
-          const items: { data: unknown; meta: { id: string; retryCount: number } }[] = [];
-          for (const j of jobs) {
-            const parsed = job.schema.safeParse(j.data);
-            if (!parsed.success) {
-              deps.log.error(
-                { job: job.name, id: j.id, reason: describeZodError(parsed.error) },
-                "invalid job payload",
-              );
-              continue;
-            }
-            items.push({
-              data: parsed.data,
-              meta: { id: j.id, retryCount: (j as { retryCount?: number }).retryCount ?? 0 },
-            });
-          }
-          if (items.length) await job.batchHandler(items, deps);
-          return;
+        if (!batchHandler) {
+          const settled = await Promise.allSettled(jobs.map(runOne));
+          return settled.map(
+            (r, i): JobResult =>
+              r.status === "fulfilled" ? r.value : { id: jobs[i]!.id, status: "failed", output: r.reason },
+          );
         }
+        const items: { data: unknown; meta: { id: string; retryCount: number } }[] = [];
         for (const j of jobs) {
-          const parsed = job.schema.safeParse(j.data);
-          if (!parsed.success) {
-            deps.log.error(
-              { job: job.name, id: j.id, reason: describeZodError(parsed.error) },
-              "invalid job payload",
-            );
-            continue; // not retried: the same payload would fail the same way
-          }
-          try {
-            await job.handler(parsed.data, deps, {
-              id: j.id,
-              retryCount: (j as { retryCount?: number }).retryCount ?? 0,
-            });
-          } catch (error) {
-            if (error instanceof PermanentJobError) {
-              deps.log.warn({ job: job.name, id: j.id, reason: error.message }, "job failed permanently");
-              continue;
-            }
-            throw error;
-          }
+          const parsed = parse(j);
+          if (parsed.success)
+            items.push({ data: parsed.data, meta: { id: j.id, retryCount: retryCount(j) } });
         }
+        if (items.length) await batchHandler(items, deps);
       },
     );
   }

@@ -159,59 +159,134 @@ export interface PostResult {
   body: string;
 }
 
+/** Bytes of a response body guardedPost reads at most; past it the connection is closed. */
+export const POST_RESPONSE_MAX_BYTES = 64 * 1024;
+/**
+ * Milliseconds an idle kept-alive connection stays open: below the 5 s keep-alive of common servers
+ * (Node's default), so it is rarely reused just as the server closes it. A server's own
+ * `Keep-Alive: timeout=N` shortens it further (Node's agent).
+ */
+export const POST_IDLE_SOCKET_MS = 4000;
+
+/**
+ * guardedPost's keep-alive connection pools, one per scheme and per guard: `guarded` pools connect
+ * only through guardedLookup(false), so every new connection's resolved address is checked (a pooled
+ * connection was checked when it was opened and stays on that address); allow-listed targets
+ * (OUTBOUND_ALLOWED_HOSTS) have pools of their own, so a connection opened under the exception is
+ * never handed to a request that did not qualify for it. The agent's `lookup` takes precedence over a
+ * request's (node:http Agent merges its own options last).
+ */
+const postAgents = {
+  "http:": {
+    guarded: new http.Agent({ keepAlive: true, timeout: POST_IDLE_SOCKET_MS, lookup: guardedLookup(false) }),
+    allowed: new http.Agent({ keepAlive: true, timeout: POST_IDLE_SOCKET_MS, lookup: guardedLookup(true) }),
+  },
+  "https:": {
+    guarded: new https.Agent({ keepAlive: true, timeout: POST_IDLE_SOCKET_MS, lookup: guardedLookup(false) }),
+    allowed: new https.Agent({ keepAlive: true, timeout: POST_IDLE_SOCKET_MS, lookup: guardedLookup(true) }),
+  },
+} as const;
+
+/**
+ * The keep-alive agent guardedPost uses for `protocol` ("http:" or "https:") and a target that is
+ * (`allowed`) or is not in OUTBOUND_ALLOWED_HOSTS. Exported for tests of the guard.
+ */
+export function postAgent(protocol: "http:" | "https:", allowed: boolean): http.Agent {
+  return postAgents[protocol][allowed ? "allowed" : "guarded"];
+}
+
 /**
  * POSTs a JSON `body` to `url` with `headers` under the outbound rules (https only, plain http for
- * allow-listed hosts; public addresses only, checked at connect time by guardedLookup), without
- * following redirects, within `timeoutMs`. Used by outbound webhooks.
+ * allow-listed hosts; public addresses only, checked by guardedLookup whenever a connection is
+ * opened), without following redirects. Used by outbound webhooks.
+ * - Connections are kept alive and reused per host (postAgent); when a reused connection turns out
+ *   to have been closed by the server before any response (ECONNRESET), the POST is sent once more,
+ *   on another connection, within the same time limit.
+ * - `timeoutMs` (milliseconds) bounds the whole call: connecting, sending, the resend if any, and
+ *   reading the response.
+ * - At most POST_RESPONSE_MAX_BYTES of the response body are read, then the connection is closed;
+ *   the result keeps its first 1,000 characters.
  * @throws AppError BAD_REQUEST for a refused URL; Error (network, EPRIVATEADDRESS, timeout).
  */
-export function guardedPost(
+export async function guardedPost(
   url: string,
   body: string,
   headers: Record<string, string>,
   opts: { allowedHosts: string[]; timeoutMs: number },
 ): Promise<PostResult> {
-  let u: URL;
-  try {
-    u = assertOutboundUrl(url, { allowedHosts: opts.allowedHosts, httpsOnly: true });
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  const allowed = isAllowedHost(u, opts.allowedHosts);
+  const u = assertOutboundUrl(url, { allowedHosts: opts.allowedHosts, httpsOnly: true });
+  const agent = postAgent(u.protocol as "http:" | "https:", isAllowedHost(u, opts.allowedHosts));
   const started = performance.now();
+  const deadline = started + opts.timeoutMs;
+  const request = {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+    agent,
+  };
+  try {
+    return await postOnce(u, body, request, deadline, opts.timeoutMs, started);
+  } catch (err) {
+    if (!(err as { droppedReusedSocket?: boolean }).droppedReusedSocket) throw err;
+    return postOnce(u, body, request, deadline, opts.timeoutMs, started);
+  }
+}
+
+/**
+ * One POST of guardedPost, settled by `deadline` (performance.now() milliseconds). A rejection of a
+ * reused connection closed before any response is marked `droppedReusedSocket`.
+ */
+function postOnce(
+  u: URL,
+  body: string,
+  request: http.RequestOptions,
+  deadline: number,
+  timeoutMs: number,
+  started: number,
+): Promise<PostResult> {
   const mod = u.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const req = mod.request(
-      u,
-      {
-        method: "POST",
-        headers: {
-          ...headers,
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-        },
-        lookup: guardedLookup(allowed),
-        timeout: opts.timeoutMs,
-        agent: false,
-      },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => {
-          if (text.length < 1000) text += c;
+    let settled = false;
+    let responded = false;
+    const settle = (err: Error | null, result?: PostResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(result!);
+    };
+    const req = mod.request(u, request, (res) => {
+      responded = true;
+      const head: Buffer[] = []; // enough bytes for 1,000 characters of UTF-8
+      let bytes = 0;
+      const done = () =>
+        settle(null, {
+          status: res.statusCode ?? 0,
+          durationMs: Math.round(performance.now() - started),
+          body: Buffer.concat(head).toString("utf8").slice(0, 1000),
         });
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            durationMs: Math.round(performance.now() - started),
-            body: text.slice(0, 1000),
-          }),
-        );
-        res.on("error", reject);
+      res.on("data", (c: Buffer) => {
+        if (bytes < 4000) head.push(c.subarray(0, 4000 - bytes));
+        bytes += c.length;
+        if (bytes >= POST_RESPONSE_MAX_BYTES) {
+          done();
+          res.destroy(); // the rest is not read: the connection closes instead of going back to the pool
+        }
+      });
+      res.on("end", done);
+      res.on("error", (e) => settle(e));
+    });
+    const timer = setTimeout(
+      () => {
+        settle(new Error(`timed out after ${timeoutMs} ms`));
+        req.destroy();
       },
+      Math.max(0, deadline - performance.now()),
     );
-    req.on("timeout", () => req.destroy(new Error(`timed out after ${opts.timeoutMs} ms`)));
-    req.on("error", reject);
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      if (!responded && req.reusedSocket && e.code === "ECONNRESET")
+        Object.assign(e, { droppedReusedSocket: true });
+      settle(e);
+    });
     req.end(body);
   });
 }

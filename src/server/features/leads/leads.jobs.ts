@@ -23,9 +23,11 @@ export const enrichSearchJob = defineJob({
  * Removes Google content other than place ids from a Google search's stored results once the period
  * Google's terms allow has passed (GOOGLE_PLACES_RETENTION_DAYS after the search finished); sent with
  * that `startAfter` when the search completes, and it also sweeps any other expired search (a lost job).
+ * Retries back off from 5 minutes doubling, each wait capped at 1 hour (without the cap startBoss's
+ * 300 s default made every wait exactly 5 minutes): 5 retries over 2.25 to 3.2 hours.
  */
 export const purgeGoogleContentJob = defineJob({
   name: "leads.purge-google-content",
   schema: z.object({ searchId: z.uuid() }),
-  options: { retryLimit: 5, retryDelay: 300, retryBackoff: true, expireInSeconds: 600 },
+  options: { retryLimit: 5, retryDelay: 300, retryBackoff: true, retryDelayMax: 3600, expireInSeconds: 600 },
 });

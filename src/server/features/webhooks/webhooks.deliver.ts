@@ -86,7 +86,7 @@ export async function deliverWebhook(
       durationMs,
       lastError: null,
     });
-    await q.clearFailing(deps.db, e.id);
+    if (e.failingSince) await q.clearFailing(deps.db, e.id); // most endpoints have no streak to end
     return;
   }
   const final = last || permanent;

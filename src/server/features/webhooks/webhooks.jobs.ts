@@ -1,13 +1,20 @@
 import { z } from "zod";
 import { defineJob } from "../../jobs/contract";
 
-/** Retries of a delivery: 11, from 40 s doubling (about 23 hours in all), at least once per (endpoint, event). */
+/** Retries of a delivery after its first attempt (issue 15: about a day, at least once per (endpoint, event)). */
 export const DELIVERY_RETRY_LIMIT = 11;
+/** Seconds before the first retry; each later wait doubles (pg-boss backoff). */
 export const DELIVERY_RETRY_DELAY_S = 40;
+/** Seconds: the longest single wait (12 hours). Without it startBoss's 300 s default ends the schedule in ~45 minutes. */
+export const DELIVERY_RETRY_DELAY_MAX_S = 12 * 60 * 60;
 
 /**
- * One webhook delivery attempt per job; pg-boss retries with exponential backoff
- * (40 s, 80 s, ... about 23 hours over 11 retries). The work is in webhooks.handlers.ts.
+ * One webhook delivery attempt per job; pg-boss retries with exponential backoff. Retry k
+ * (k = 1..11) waits `min(12 h, 40 s * 2^(k-1) * (1 + random))`: 40-80 s, 80-160 s, ..., the 11th
+ * 40,960-43,200 s (11.4-12 h). From the first attempt to the 12th and last: at least
+ * 40 * (2^11 - 1) = 81,880 s (22.7 h), at most 80 * (2^10 - 1) + 43,200 = 125,040 s (34.7 h),
+ * about 29 h on average, plus the attempts' own time (WEBHOOK_TIMEOUT_MS each at most).
+ * The job id is the delivery id (the stranded sweep relies on it). The work is in webhooks.handlers.ts.
  */
 export const deliverWebhookJob = defineJob({
   name: "webhooks.deliver",
@@ -16,8 +23,11 @@ export const deliverWebhookJob = defineJob({
     retryLimit: DELIVERY_RETRY_LIMIT,
     retryDelay: DELIVERY_RETRY_DELAY_S,
     retryBackoff: true,
+    retryDelayMax: DELIVERY_RETRY_DELAY_MAX_S,
     expireInSeconds: 120,
-    batchSize: 8,
+    // 2 fetch loops of 16 deliveries, each fetch's deliveries POSTed concurrently (startWorkers): up
+    // to 32 in flight per worker process, with no more idle polling than 2 loops (every 0.5 s each)
+    batchSize: 16,
     localConcurrency: 2,
   },
 });

@@ -1,5 +1,6 @@
 import { and, arrayContains, desc, eq, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { prepared } from "../../db/prepared";
 import { outboundWebhookEvents, webhookDeliveries, webhookEndpoints } from "../../db/schema";
 
 type NewEndpoint = typeof webhookEndpoints.$inferInsert;
@@ -135,13 +136,21 @@ export function listDeliveriesPage(
     .limit(limit);
 }
 
+/**
+ * A delivery with its endpoint and event (`{d, e, ev}`), or undefined. A prepared statement: it runs
+ * for every delivery attempt (job webhooks.deliver).
+ */
 export async function findDelivery(db: DbOrTx, deliveryId: string) {
-  const [row] = await db
-    .select({ d: webhookDeliveries, e: webhookEndpoints, ev: outboundWebhookEvents })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
-    .where(eq(webhookDeliveries.id, deliveryId));
+  const q = prepared(db, "webhooks.find-delivery", (db) =>
+    db
+      .select({ d: webhookDeliveries, e: webhookEndpoints, ev: outboundWebhookEvents })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
+      .where(eq(webhookDeliveries.id, sql.placeholder("deliveryId")))
+      .prepare("webhooks_find_delivery"),
+  );
+  const [row] = await q.execute({ deliveryId });
   return row;
 }
 
@@ -155,6 +164,10 @@ export async function findWorkspaceDelivery(db: DbOrTx, workspaceId: string, del
   return row;
 }
 
+/**
+ * Records one attempt of a delivery: its outcome, `attempts` + 1 and `last_attempt_at` now (the
+ * database's clock). A prepared statement: it runs for every delivery attempt.
+ */
 export async function recordAttempt(
   db: DbOrTx,
   deliveryId: string,
@@ -165,13 +178,25 @@ export async function recordAttempt(
     lastError: string | null;
   },
 ) {
-  await db
-    .update(webhookDeliveries)
-    .set({ ...v, attempts: sql`${webhookDeliveries.attempts} + 1`, lastAttemptAt: new Date() })
-    .where(eq(webhookDeliveries.id, deliveryId));
+  const d = webhookDeliveries;
+  const q = prepared(db, "webhooks.record-attempt", (db) =>
+    db
+      .update(d)
+      .set({
+        status: sql`${sql.placeholder("status")}`,
+        responseCode: sql`${sql.placeholder("responseCode")}`,
+        durationMs: sql`${sql.placeholder("durationMs")}`,
+        lastError: sql`${sql.placeholder("lastError")}`,
+        attempts: sql`${d.attempts} + 1`,
+        lastAttemptAt: sql`now()`,
+      })
+      .where(eq(d.id, sql.placeholder("deliveryId")))
+      .prepare("webhooks_record_attempt"),
+  );
+  await q.execute({ deliveryId, ...v });
 }
 
-/** A success clears the endpoint's failure streak. */
+/** A success clears the endpoint's failure streak (a no-op when it has none). */
 export async function clearFailing(db: DbOrTx, endpointId: string) {
   await db
     .update(webhookEndpoints)

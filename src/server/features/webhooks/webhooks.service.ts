@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../../context";
+import { pgErrorCode } from "../../db/errors";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
 import { cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
@@ -268,6 +269,34 @@ export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string
  * the delivery's id, so queueing a delivery again while its job exists is a no-op (pg-boss ignores
  * a second job with the same id). requeueStrandedDeliveries relies on that.
  */
+/**
+ * Stores one delivery per (endpoint, event) for `endpoints` as read a moment ago. An endpoint deleted
+ * since then fails the whole multi-row insert on its foreign key (23503), which would lose the event
+ * for every other endpoint too: the subscribed endpoints are then read again and the insert retried
+ * (up to 3 times; each retry can only lose endpoints deleted meanwhile). Returns the stored deliveries.
+ */
+async function insertDeliveriesOf(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  type: WebhookEventType,
+  endpoints: { id: string }[],
+  eventIds: string[],
+): Promise<{ id: string }[]> {
+  let current = endpoints;
+  for (let attempt = 0; ; attempt++) {
+    if (current.length === 0) return [];
+    try {
+      return await q.insertDeliveries(
+        ctx.db,
+        eventIds.flatMap((eventId) => current.map((e) => ({ workspaceId, endpointId: e.id, eventId }))),
+      );
+    } catch (err) {
+      if (attempt >= 2 || pgErrorCode(err) !== "23503") throw err;
+      current = await q.subscribedEndpoints(ctx.db, workspaceId, type);
+    }
+  }
+}
+
 async function queueDeliveries(ctx: Pick<AppContext, "jobs">, rows: { id: string }[]) {
   await ctx.jobs.sendMany(
     deliverWebhookJob,
@@ -318,14 +347,11 @@ export async function emitWebhookEvent(
     const endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
     if (endpoints.length === 0) return null;
     const ev = await q.insertEvent(ctx.db, { id: newEventId(), workspaceId, type, data });
-    const rows = await q.insertDeliveries(
-      ctx.db,
-      endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id })),
-    );
+    const rows = await insertDeliveriesOf(ctx, workspaceId, type, endpoints, [ev.id]);
     await queueDeliveries(ctx, rows);
     return ev.id;
   } catch (err) {
-    ctx.log?.warn({ err, workspaceId, type }, "webhook event not emitted");
+    ctx.log?.warn({ err, code: pgErrorCode(err), workspaceId, type }, "webhook event not emitted");
     return null;
   }
 }
@@ -352,16 +378,19 @@ export async function emitWebhookEvents(
         ctx.db,
         dataList.slice(i, i + 1000).map((data) => ({ id: newEventId(), workspaceId, type, data })),
       );
-      const rows = await q.insertDeliveries(
-        ctx.db,
-        events.flatMap((ev) => endpoints.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id }))),
+      const rows = await insertDeliveriesOf(
+        ctx,
+        workspaceId,
+        type,
+        endpoints,
+        events.map((ev) => ev.id),
       );
       await queueDeliveries(ctx, rows);
       ids.push(...events.map((ev) => ev.id));
     }
     return ids;
   } catch (err) {
-    ctx.log?.warn({ err, workspaceId, type }, "webhook events not emitted");
+    ctx.log?.warn({ err, code: pgErrorCode(err), workspaceId, type }, "webhook events not emitted");
     return [];
   }
 }

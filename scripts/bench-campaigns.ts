@@ -219,7 +219,7 @@ async function main() {
   const jobs = new PgBossJobClient(boss);
   const providers = createProviders(env, { db });
   const deps: JobDeps = { db, sql, env, providers, jobs, log };
-  await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+  await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY, env.WORKER_POLL_SECONDS);
 
   if (process.env.BENCH_ONLY_PLAN_CHECK === "1") {
     console.log(

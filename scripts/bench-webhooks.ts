@@ -271,7 +271,7 @@ async function runScenario(
     const cpu0 = process.cpuUsage();
     const pg0 = pgCpuMs(ctx.pgDataDir);
     const t0 = Date.now();
-    await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+    await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY, env.WORKER_POLL_SECONDS);
     let row: { done: number; failed: number; last: Date | null } | undefined;
     let lastPrint = Date.now();
     for (;;) {

@@ -18,6 +18,6 @@ const { db, sql } = createDb(url, { max: 10 });
 const boss = await startBoss(url, jobRegistry, { max: 10 });
 const jobs = new PgBossJobClient(boss);
 const deps: JobDeps = { db, sql, env, providers: createProviders(env, { db }), jobs, log };
-await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY, env.WORKER_POLL_SECONDS);
 await recoverCampaigns(deps);
 process.stdout.write("ready\n");

@@ -157,7 +157,10 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       SEND_RATE_EMAIL_PER_SEC: z.coerce.number().positive().default(2000),
       SEND_RATE_SMS_PER_SEC: z.coerce.number().positive().default(2000),
       SEND_RATE_VOICE_PER_SEC: z.coerce.number().positive().default(50),
-      WORKER_CONCURRENCY: z.coerce.number().int().positive().default(8),
+      /** fetch loops per queue in a worker process, for queues whose contract sets none */
+      WORKER_CONCURRENCY: z.coerce.number().int().positive().max(64).default(2),
+      /** seconds between an idle queue's fetches (pg-boss minimum 0.5), for queues whose contract sets none */
+      WORKER_POLL_SECONDS: z.coerce.number().min(0.5).max(60).default(2),
       /** card payments for plans: local (offline test checkout) or stripe */
       PAYMENTS_PROVIDER: z.enum(["local", "stripe"]).default("local"),
       STRIPE_SECRET_KEY: z.string().optional(),

@@ -50,7 +50,7 @@ export async function bootCore(env: Env, url: string, log: Logger) {
     providers,
     deps,
     async startWorkers() {
-      await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY);
+      await startWorkers(boss, jobRegistry, deps, env.WORKER_CONCURRENCY, env.WORKER_POLL_SECONDS);
       for (const hook of workerStartHooks) await hook(deps);
     },
     /**

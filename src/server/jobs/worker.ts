@@ -100,8 +100,12 @@ export async function syncSchedules(
 
 /**
  * Registers a pg-boss worker per job definition: `localConcurrency` fetch loops (default
- * `concurrency`), each fetching up to `batchSize` jobs every `pollingIntervalSeconds` (at once
- * again while fetches come back full). Payloads are parsed with zod; a parse failure or a
+ * `concurrency`), each fetching up to `batchSize` jobs every `pollingIntervalSeconds` (default
+ * `pollSeconds`) while its queue is empty, and at once again after a fetch that found work (pg-boss
+ * fetches again as soon as a batch is done). Every idle loop costs one query per interval: with
+ * every loop at 8 per queue and 0.5 s, an idle worker ran about 250 queries a second; the defaults
+ * (env WORKER_CONCURRENCY 2, WORKER_POLL_SECONDS 2) make it about 30, and the queues a user waits on
+ * (campaign sends and fan-out, webhook deliveries, CSV imports) set 0.5 s in their contracts. Payloads are parsed with zod; a parse failure or a
  * PermanentJobError is logged and not retried (the job completes).
  * - A `batchHandler` gets the whole fetch in one call; throwing fails (and retries) the whole fetch.
  * - Otherwise the jobs of one fetch run concurrently, each through `handler`, and each is settled on
@@ -112,7 +116,8 @@ export async function startWorkers(
   boss: PgBoss,
   registry: AnyJobDefinition[],
   deps: JobDeps,
-  concurrency = 4,
+  concurrency = 2,
+  pollSeconds = 2,
 ) {
   for (const job of registry) {
     const o = job.options ?? {};
@@ -148,7 +153,7 @@ export async function startWorkers(
       {
         batchSize: o.batchSize ?? 1,
         localConcurrency: o.localConcurrency ?? concurrency,
-        pollingIntervalSeconds: o.pollingIntervalSeconds ?? 0.5,
+        pollingIntervalSeconds: o.pollingIntervalSeconds ?? pollSeconds,
         burstWhenBatchFull: (o.batchSize ?? 1) > 1,
         includeMetadata: true,
         perJobResults: !batchHandler,

@@ -11,7 +11,8 @@ import { defineJob } from "../../jobs/contract";
 export const fanOutJob = defineJob({
   name: "campaigns.fan-out",
   schema: z.object({ campaignId: z.number().int().positive() }),
-  options: { retryLimit: 5, expireInSeconds: 300 },
+  // a launch waits on it: fetched within 0.5 s
+  options: { retryLimit: 5, expireInSeconds: 300, pollingIntervalSeconds: 0.5 },
 });
 
 /**

@@ -29,6 +29,7 @@ export const deliverWebhookJob = defineJob({
     // to 32 in flight per worker process, with no more idle polling than 2 loops (every 0.5 s each)
     batchSize: 16,
     localConcurrency: 2,
+    pollingIntervalSeconds: 0.5,
   },
 });
 

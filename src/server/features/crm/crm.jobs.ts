@@ -17,7 +17,8 @@ export const geocodeContactsJob = defineJob({
     workspaceId: z.string().uuid(),
     contactIds: z.array(z.number().int().positive()).max(10_000).optional(),
   }),
-  options: { retryLimit: 2, retryDelay: 5 },
+  // a saved address is expected on the map a moment later: fetched within 0.5 s
+  options: { retryLimit: 2, retryDelay: 5, pollingIntervalSeconds: 0.5 },
 });
 
 /** Where an upload is spooled on the web machine while it is checked: `<DATA_DIR>/imports/<id>.csv`. */

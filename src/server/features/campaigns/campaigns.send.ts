@@ -21,6 +21,7 @@ import {
   laterJobs,
   MAX_ATTEMPTS,
   mapLimit,
+  optInReason,
   sentActivity,
   suppressionChannel,
   vendorKey,
@@ -37,7 +38,7 @@ import {
 import { voicemailAudioUrl } from "./campaigns.voicemail";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
-// deleted, suppressed, quiet hours), recover re-claimed rows already accepted by the vendor,
+// deleted, suppressed, opted out of the channel, quiet hours), recover re-claimed rows already accepted by the vendor,
 // throttle, re-check the lease, hand each message to the provider, record the outcomes. The
 // guarantees are described at the top of campaigns.engine.ts.
 
@@ -87,7 +88,7 @@ export async function sendClaimed(
     kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null),
   ]);
   const contacts = new Map(contactRows.map((c) => [c.id, c]));
-  const { outcomes, ready } = screen(kind, rows, contacts, suppressed, new Date());
+  const { outcomes, ready } = screen(campaign, rows, contacts, suppressed, new Date());
   let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
   await throttleFor(deps, kind).take(todo.length);
   // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE per row saved)
@@ -100,16 +101,22 @@ export async function sendClaimed(
 }
 
 /**
- * Compliance re-check at send time: a deleted contact or a suppressed address is skipped; a call,
- * voicemail or SMS outside the contact's quiet hours is deferred to their next allowed time.
+ * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
+ * read for the whole chunk: a deleted contact, a suppressed address, or a contact no longer opted in
+ * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
+ * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent) is
+ * skipped; a call, voicemail or SMS outside the contact's quiet hours is deferred to their next
+ * allowed time.
  */
 function screen(
-  kind: Kind,
+  campaign: Pick<Campaign, "channel" | "content">,
   rows: ClaimedRecipient[],
   contacts: Map<number, Contact>,
   suppressed: Map<string, string>,
   now: Date,
 ): { outcomes: Outcome[]; ready: Ready[] } {
+  const kind = deliveryKind(campaign.channel);
+  const includeNotOptedIn = !!campaign.content.ignoreOptIn;
   const outcomes: Outcome[] = [];
   const ready: Ready[] = [];
   for (const r of rows) {
@@ -122,6 +129,11 @@ function screen(
     const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
     if (sup) {
       outcomes.push({ ...base, kind: "skipped", reason: `suppressed: ${sup}` });
+      continue;
+    }
+    const optOut = optInReason(campaign.channel, contact, includeNotOptedIn);
+    if (optOut) {
+      outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
     if (kind !== "email") {

@@ -26,15 +26,15 @@ import {
   countWorkspaceCampaigns,
   insertCampaign,
   insertRecipients,
-  requeueFailedRecipients,
+  pauseCampaignRow,
+  resendFailedRows,
+  resumeCampaignRow,
   selectCampaign,
   selectRecipientPage,
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
   selectWorkspaceCampaigns,
-  setCampaignStatus,
-  startCampaignRound,
 } from "./campaigns.queries";
 import {
   type CreateCampaignInput,
@@ -457,44 +457,94 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
   };
 }
 
-/** Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. @throws NOT_FOUND, CONFLICT */
-export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
+/**
+ * The 409 (or 404) for a state change whose compare-and-set matched nothing: the campaign is re-read
+ * and the sentence names the status it has now, e.g. "A cancelled campaign cannot be paused" when a
+ * cancel won the race. @throws AppError NOT_FOUND, CONFLICT (always throws)
+ */
+async function refuseTransition(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+  verb: string,
+): Promise<never> {
   const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status !== "sending" && c.status !== "scheduled")
-    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be paused`);
-  await setCampaignStatus(ctx.db, c.id, "paused");
+  throw new AppError("CONFLICT", `A ${c.status} campaign cannot be ${verb}`);
+}
+
+function assertCampaignId(id: number) {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
+}
+
+/**
+ * Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. One
+ * compare-and-set UPDATE (campaigns.queries pauseCampaignRow): of concurrent pauses one wins, and a
+ * cancel that got there first stays. @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be paused')
+ */
+export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
+  assertCampaignId(id);
+  const c = await pauseCampaignRow(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "paused");
   return { status: "paused" as const };
 }
 
-/** Starts a new sending round of a paused (or resent) campaign and queues its fan-out. */
-async function restart(ctx: Ctx, c: Campaign) {
-  await startCampaignRound(ctx.db, c.id, c.startedAt ?? new Date());
+/** Queues the fan-out of a campaign that just began a sending round (resume, resend failed). */
+async function fanOutNow(ctx: Ctx, c: Campaign) {
   await ctx.jobs.send(fanOutJob, { campaignId: c.id });
 }
 
-/** Resumes a paused campaign. @throws NOT_FOUND, CONFLICT */
-export async function resumeCampaign(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status !== "paused") throw new AppError("CONFLICT", `A ${c.status} campaign cannot be resumed`);
-  await restart(ctx, c);
-  return { status: "sending" as const };
+/**
+ * Resumes a paused campaign with one compare-and-set UPDATE (campaigns.queries resumeCampaignRow), so
+ * of concurrent resumes exactly one starts a round and a cancel that got there first stays. A
+ * campaign whose scheduled time is still ahead goes back to `scheduled` and its fan-out is queued for
+ * that time (nothing is sent before it); otherwise it is `sending` in a new round at once. Returns the
+ * status it now has. @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed')
+ */
+export async function resumeCampaign(
+  ctx: Ctx,
+  workspaceId: string,
+  id: number,
+): Promise<{ status: "sending" | "scheduled" }> {
+  assertCampaignId(id);
+  const c = await resumeCampaignRow(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");
+  if (c.status === "scheduled" && c.scheduledAt) {
+    // the fan-out job of the launch may still be waiting for this time too: whichever runs first
+    // starts the campaign (compare-and-set), the other finds it sending and enqueues nothing new
+    await ctx.jobs.send(fanOutJob, { campaignId: c.id }, { startAfter: c.scheduledAt });
+    return { status: "scheduled" };
+  }
+  await fanOutNow(ctx, c);
+  return { status: "sending" };
 }
 
-/** Cancels a campaign: queued recipients become cancelled; nothing more is sent. @throws NOT_FOUND, CONFLICT */
+/**
+ * Cancels a campaign: queued recipients become cancelled; nothing more is sent (in-flight sends
+ * finish). A compare-and-set from any unfinished status, in one transaction with the recipients
+ * (campaigns.queries cancelCampaignRows): it wins over a concurrent pause or resume.
+ * @throws NOT_FOUND, CONFLICT ('A completed campaign cannot be cancelled')
+ */
 export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status === "completed" || c.status === "cancelled")
-    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be cancelled`);
-  await cancelCampaignRows(ctx.db, c.id);
+  assertCampaignId(id);
+  const c = await cancelCampaignRows(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
   return { status: "cancelled" as const };
 }
 
-/** "Resend to failed only": failed recipients are queued again in a new round. @throws NOT_FOUND, CONFLICT */
+/**
+ * "Resend to failed only": failed recipients are queued again; a campaign that is not paused or
+ * scheduled begins a new round now (a paused one sends them when resumed, a scheduled one at its
+ * time). One transaction holding the campaign row (campaigns.queries resendFailedRows), so two
+ * concurrent requests requeue once and a concurrent cancel is never undone.
+ * @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be resent', 'No failed recipients to resend')
+ */
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status === "cancelled") throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
-  const requeued = await requeueFailedRecipients(ctx.db, c.id);
-  if (requeued === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
-  if (c.status !== "paused") await restart(ctx, c);
-  return { requeued };
+  assertCampaignId(id);
+  const r = await resendFailedRows(ctx.db, workspaceId, id);
+  if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
+  if (r.before.status === "cancelled")
+    throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
+  if (r.requeued === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
+  if (r.restarted) await fanOutNow(ctx, r.restarted);
+  return { requeued: r.requeued };
 }

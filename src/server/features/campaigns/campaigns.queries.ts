@@ -117,6 +117,31 @@ export async function selectWorkspaceCampaigns(
     .limit(limit);
 }
 
+/** The campaign of `workspaceId` a launch with `launchToken` created, or undefined. */
+export async function selectCampaignByLaunchToken(
+  db: DbOrTx,
+  workspaceId: string,
+  launchToken: string,
+): Promise<Campaign | undefined> {
+  const [c] = await db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.launchToken, launchToken)));
+  return c;
+}
+
+/**
+ * True when `e` is the unique violation of (workspace_id, launch_token): another launch with the
+ * same token committed its campaign first (this insert waited for it on the index).
+ */
+export function isLaunchTokenConflict(e: unknown): boolean {
+  for (let err = e as { code?: string; constraint_name?: string; cause?: unknown } | undefined; err; ) {
+    if (err.code === "23505" && err.constraint_name === "campaigns_workspace_launch_token_idx") return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
 /** Inserts a campaign and returns it. */
 export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$inferInsert): Promise<Campaign> {
   const [c] = await db.insert(campaigns).values(values).returning();

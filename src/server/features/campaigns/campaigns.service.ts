@@ -26,10 +26,12 @@ import {
   countWorkspaceCampaigns,
   insertCampaign,
   insertRecipients,
+  isLaunchTokenConflict,
   pauseCampaignRow,
   resendFailedRows,
   resumeCampaignRow,
   selectCampaign,
+  selectCampaignByLaunchToken,
   selectRecipientPage,
   selectReportSpan,
   selectReportTimeline,
@@ -89,6 +91,38 @@ export interface LaunchResult {
   queued: number;
   /** skipped recipients by reason */
   skipped: Record<string, number>;
+  /** true when this was a repeat of an earlier launch with the same launch token (nothing new created) */
+  repeated?: boolean;
+}
+
+/**
+ * The answer to a repeated launch (audit finding 7): when a launch of `workspaceId` with
+ * `launchToken` already made a campaign, that campaign (its current status and counts) with the
+ * first launch's queued / skipped and `repeated: true`; undefined when there is no token or no such
+ * campaign yet. A token used by a launch on another channel is refused rather than answered with an
+ * unrelated campaign. @throws AppError CONFLICT
+ */
+export async function answerRepeatedLaunch(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  launchToken: string | undefined,
+  channel: CampaignChannel,
+): Promise<LaunchResult | undefined> {
+  if (!launchToken) return undefined;
+  const prior = await selectCampaignByLaunchToken(ctx.db, workspaceId, launchToken);
+  if (!prior) return undefined;
+  if (prior.channel !== channel)
+    throw new AppError(
+      "CONFLICT",
+      "This launch token was already used for another campaign; make a new token for a new campaign",
+    );
+  const counts = (await statusCounts(ctx, [prior.id])).get(prior.id) ?? {};
+  return {
+    campaign: summarize(prior, counts),
+    queued: prior.launchResult?.queued ?? 0,
+    skipped: prior.launchResult?.skipped ?? {},
+    repeated: true,
+  };
 }
 
 /**
@@ -105,6 +139,11 @@ export interface LaunchResult {
  * - `recipients`: csv rows (become contacts via the CRM), contactIds and/or a saved segmentId, plus
  *   `audience` (a segment, tag, contacts-list filter or ids: campaigns.audience resolveAudience); the union.
  * - `scheduledAt`: later launch; `includeNotOptedIn`: the user confirmed consent for SMS/calls.
+ * - `launchToken` (optional; the builders' per-draft UUID, REST's Idempotency-Key header): the
+ *   campaign keeps it, unique per workspace. A launch whose token already made a campaign answers
+ *   that campaign (`repeated: true`, the first launch's queued / skipped) and creates and sends
+ *   nothing; of two concurrent ones, the second waits on the unique index for the first to commit,
+ *   then answers the same. A token used on another channel is a 409.
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
@@ -112,7 +151,8 @@ export interface LaunchResult {
  * @throws AppError BAD_REQUEST (validation: spec messages; a voicemail recording that is not one of
  *   the workspace's ready audio items), NOT_FOUND (segment, tag or voicemail recording not the
  *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons),
- *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit)
+ *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit),
+ *   CONFLICT (the launch token belongs to a campaign on another channel)
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
@@ -124,6 +164,9 @@ export async function createAndLaunchCampaign(
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
+  // a repeat of a launch that already made its campaign (finding 7): answer it, create nothing
+  const repeat = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+  if (repeat) return repeat;
   let content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
   // voicemail audio: one of the workspace's own recordings, never an arbitrary URL (issue 14)
@@ -198,44 +241,62 @@ export async function createAndLaunchCampaign(
 
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
-  const campaign = await ctx.db.transaction(async (tx) => {
-    // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
-    // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
-    // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
-    // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
-    const [reserved, inserted] = await Promise.allSettled([
-      reserveUsage(ctx, billing, rule.meter, queued, { tx }),
-      insertCampaign(tx, {
-        workspaceId,
-        createdBy,
-        name: input.name,
-        channel: input.channel,
-        status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
-        content,
-        source: csv.length
-          ? "csv"
-          : input.recipients.segmentId || input.audience?.segmentId
-            ? "segment"
-            : input.audience?.tagId
-              ? "tag"
-              : input.audience?.filter
-                ? "filter"
-                : "contacts",
-        segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
-        scheduledAt: scheduled,
-        startedAt: scheduled ? null : now,
-        completedAt: queued === 0 ? now : null,
-        recipientCount: rows.length,
-        segmentsPerMessage,
-      }),
-    ]);
-    if (reserved.status === "rejected") throw reserved.reason;
-    if (inserted.status === "rejected") throw inserted.reason;
-    reservation = reserved.value;
-    const c = inserted.value;
-    queuedIds.push(...(await insertRecipients(tx, c, rows)));
-    return c;
-  });
+  // the campaign, its recipients and the plan reservation: one transaction
+  const launchTransaction = () =>
+    ctx.db.transaction(async (tx) => {
+      // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
+      // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
+      // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
+      // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
+      const [reserved, inserted] = await Promise.allSettled([
+        reserveUsage(ctx, billing, rule.meter, queued, { tx }),
+        insertCampaign(tx, {
+          workspaceId,
+          createdBy,
+          name: input.name,
+          channel: input.channel,
+          status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
+          content,
+          source: csv.length
+            ? "csv"
+            : input.recipients.segmentId || input.audience?.segmentId
+              ? "segment"
+              : input.audience?.tagId
+                ? "tag"
+                : input.audience?.filter
+                  ? "filter"
+                  : "contacts",
+          segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
+          scheduledAt: scheduled,
+          startedAt: scheduled ? null : now,
+          completedAt: queued === 0 ? now : null,
+          recipientCount: rows.length,
+          segmentsPerMessage,
+          launchToken: input.launchToken ?? null,
+          launchResult: input.launchToken ? { queued, skipped } : null,
+        }),
+      ]);
+      // the token's unique violation first: it says why this launch's reservation may have failed too
+      if (inserted.status === "rejected" && isLaunchTokenConflict(inserted.reason)) throw inserted.reason;
+      if (reserved.status === "rejected") throw reserved.reason;
+      if (inserted.status === "rejected") throw inserted.reason;
+      reservation = reserved.value;
+      const c = inserted.value;
+      queuedIds.push(...(await insertRecipients(tx, c, rows)));
+      return c;
+    });
+  let campaign: Campaign;
+  try {
+    campaign = await launchTransaction();
+  } catch (e) {
+    // a concurrent launch with the same token committed first (this insert waited for it on the
+    // unique index, or its reservation made this one's fail): answer its campaign, send nothing
+    if (input.launchToken && (isLaunchTokenConflict(e) || e instanceof AppError)) {
+      const repeated = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+      if (repeated) return repeated;
+    }
+    throw e;
+  }
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 // The per-channel send throttle (SEND_RATE_*_PER_SEC; audit side note): with 20 emails per second, a
 // chunk of 60 recipients is not handed over at once (the old bucket let a whole chunk through and
@@ -70,5 +70,93 @@ describe("send throttle", () => {
     });
     expect(one.statusCode).toBe(200);
     expect(Date.now() - next).toBeLessThan(1000);
+  });
+
+  it("a pause, a cancel or an opt-out while a chunk is being paced stops what is not sent yet", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional"); // three launches of 60 emails: past the Free plan's 100
+    const stamp = `mid-${Date.now()}`;
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      user.id,
+      Array.from({ length: 60 }, (_, i) => ({ name: `M${i}`, email: `${stamp}-${i}@example.com` })),
+    );
+    const sentCount = async (campaignId: number) => {
+      const [r] = await t.sql<{ n: number }[]>`
+        select count(*)::int as n from outbox_messages where metadata->>'campaignId' = ${String(campaignId)}`;
+      return r?.n ?? 0;
+    };
+    const statuses = async (campaignId: number) => {
+      const rows = await t.sql<{ status: string; reason: string | null; contact_id: string; n: number }[]>`
+        select status, reason, contact_id::text, 1 as n from campaign_recipients where campaign_id = ${campaignId}`;
+      const by: Record<string, number> = {};
+      for (const r of rows) by[r.status] = (by[r.status] ?? 0) + 1;
+      return { by, rows };
+    };
+    /** Launches to all 60 (the inline job client sends within the request) and runs `during` once some are sent. */
+    const launchAnd = async (name: string, during: (id: number) => Promise<void>) => {
+      // app.inject starts a request when it is awaited: Promise.resolve starts it now
+      const launching = Promise.resolve(
+        client.post("/api/campaigns", {
+          name,
+          channel: "email",
+          content: { subject: "S", body: "B" },
+          recipients: { contactIds: ids },
+        }),
+      );
+      let id = 0;
+      for (let k = 0; k < 200 && !id; k++) {
+        const [c] = await t.sql<{ id: string }[]>`
+          select id::text from campaigns where workspace_id = ${user.id} and name = ${name}`;
+        if (c && (await sentCount(Number(c.id))) > 0) id = Number(c.id);
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(id).toBeGreaterThan(0);
+      await during(id);
+      const res = await launching;
+      expect(res.statusCode, res.body).toBe(200);
+      return id;
+    };
+
+    // pause part way: the rest of the claim goes back to the queue; resume sends it, each once
+    const paused = await launchAnd("Pause me", async (id) => {
+      expect((await client.post(`/api/campaigns/${id}/pause`)).statusCode).toBe(200);
+    });
+    const afterPause = await sentCount(paused);
+    expect(afterPause).toBeLessThan(60);
+    const p = await statuses(paused);
+    expect(p.by.sending ?? 0).toBe(0);
+    expect(p.by.queued).toBe(60 - afterPause);
+    expect((await client.post(`/api/campaigns/${paused}/resume`)).json().status).toBe("sending");
+    expect(await sentCount(paused)).toBe(60);
+    const dup = await t.sql`
+      select metadata->>'recipientId' from outbox_messages where metadata->>'campaignId' = ${String(paused)}
+      group by 1 having count(*) > 1`;
+    expect(dup.length).toBe(0);
+
+    // cancel part way: the rest ends cancelled, nothing more is sent
+    const cancelled = await launchAnd("Cancel me", async (id) => {
+      expect((await client.post(`/api/campaigns/${id}/cancel`)).statusCode).toBe(200);
+    });
+    const afterCancel = await sentCount(cancelled);
+    expect(afterCancel).toBeLessThan(60);
+    const c = await statuses(cancelled);
+    expect(c.by.sending ?? 0).toBe(0);
+    expect(c.by.cancelled).toBe(60 - afterCancel);
+    expect(
+      c.rows.filter((r) => r.status === "cancelled").every((r) => r.reason === "campaign cancelled"),
+    ).toBe(true);
+
+    // an opt-out part way: a contact of a later part is skipped, screened just before its part
+    const last = ids[59] as number;
+    const optOut = await launchAnd("Opt out", async () => {
+      expect((await client.put(`/api/contacts/${last}`, { email_opt_in: false })).statusCode).toBe(200);
+    });
+    const o = await statuses(optOut);
+    expect(o.rows.find((r) => Number(r.contact_id) === last)).toMatchObject({
+      status: "skipped",
+      reason: "opted out of email",
+    });
+    expect(await sentCount(optOut)).toBe(59);
   });
 });

@@ -653,6 +653,35 @@ export async function extendLeases(
   return new Map(kept.map((k) => [Number(k.id), k.lease]));
 }
 
+/** A campaign's status (any workspace: the send engine between paced parts), or undefined. */
+export async function selectCampaignStatus(db: DbOrTx, id: number): Promise<Campaign["status"] | undefined> {
+  const [c] = await db.select({ status: campaigns.status }).from(campaigns).where(eq(campaigns.id, id));
+  return c?.status;
+}
+
+/**
+ * Gives back claimed rows not sent yet, each only while still held by that claim (`sending`, same
+ * lease_until): with `cancelled` they end `cancelled` ('campaign cancelled', as the cancel did to the
+ * queued rows); otherwise they are queued again, due now, their attempt given back (a paused
+ * campaign's resume sends them).
+ */
+export async function releaseClaims(
+  pg: Sql,
+  rows: { id: number; lease: string }[],
+  cancelled: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows.map((r) => ({ id: r.id, lease: r.lease })));
+  await pg`
+    update campaign_recipients r
+    set status = ${cancelled ? "cancelled" : "queued"},
+        reason = ${cancelled ? "campaign cancelled" : null},
+        lease_until = null, not_before = null, updated_at = now(),
+        attempts = greatest(r.attempts - 1, 0)
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, lease text)
+    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz`;
+}
+
 /**
  * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`) and
  * returns `{id, contactId, address, providerMessageId}` of those it changed.

@@ -33,7 +33,9 @@ import {
   extendLeases,
   finishRecipients,
   markRecipientsSent,
+  releaseClaims,
   requeueRecipients,
+  selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
 import { voicemailAudioUrl } from "./campaigns.voicemail";
@@ -63,9 +65,14 @@ interface Outcome {
 type Ready = ClaimedRecipient & { contact: Contact };
 
 /**
- * Sends one campaign's claimed rows through its provider and records the outcomes. `claimedAt`
- * (epoch ms) is when the claim was made: a claim older than half its lease is re-checked before
- * sending.
+ * Sends one campaign's claimed rows through its provider and records the outcomes, in parts of at
+ * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
+ * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
+ * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
+ * are read and screened, re-claimed rows recovered, its sends taken from the token bucket, its lease
+ * re-checked when the claim is old, it is handed to the provider and its outcomes recorded, so a
+ * part is screened at most about a second before it is sent. `claimedAt` (epoch ms) is when the
+ * claim was made: a claim older than half its lease is re-checked before sending.
  */
 export async function sendClaimed(
   deps: JobDeps,
@@ -74,43 +81,47 @@ export async function sendClaimed(
   claimedAt: number,
 ): Promise<void> {
   const kind = deliveryKind(campaign.channel);
-  // contacts, suppression list and (email) the sender: independent lookups, run together
-  const [contactRows, suppressed, sender] = await Promise.all([
-    getContactsByIds(
-      deps,
-      campaign.workspaceId,
-      rows.map((r) => r.contactId),
-    ),
-    findSuppressed(
-      deps.db,
-      campaign.workspaceId,
-      suppressionChannel(campaign.channel),
-      rows.map((r) => r.address),
-    ),
-    kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null),
-  ]);
-  const contacts = new Map(contactRows.map((c) => [c.id, c]));
-  const { outcomes, ready } = screen(campaign, rows, contacts, suppressed, new Date());
-  const todo = await recoverReclaimed(deps, campaign, ready, outcomes);
-  if (todo.length === 0) return recordOutcomes(deps, campaign, outcomes);
-  // paced in parts of at most one second's worth of the channel's rate (at the default 2,000/s a
-  // whole chunk is one part): each part waits for its sends in the token bucket, re-checks its lease
-  // when the claim is old, is handed over, and its outcomes are recorded before the next part waits
   const throttle = throttleFor(deps, kind);
-  for (let i = 0; i < todo.length; i += throttle.burst) {
-    let part = todo.slice(i, i + throttle.burst);
-    await throttle.take(part.length);
-    // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
-    if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
-      part = await confirmLease(deps, part);
-    const sent =
-      kind === "email"
-        ? await sendEmails(deps, campaign, part, sender)
-        : kind === "sms"
-          ? await sendSms(deps, campaign, part)
-          : await callOrDrop(deps, campaign, kind, part);
-    // the screened and recovered rows are recorded with the first part
-    await recordOutcomes(deps, campaign, i === 0 ? [...outcomes, ...sent] : sent);
+  // (email) the sender, read once, beside the first part's lookups
+  const senderOnce = kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null);
+  for (let i = 0; i < rows.length; i += throttle.burst) {
+    const part = rows.slice(i, i + throttle.burst);
+    // the claim checked the campaign was sending; a later part checks again (one read per second's worth)
+    if (i > 0) {
+      const status = await selectCampaignStatus(deps.db, campaign.id);
+      if (status !== "sending") {
+        await releaseClaims(deps.sql, rows.slice(i), status === "cancelled");
+        return;
+      }
+    }
+    // contacts, suppression list and (first part) the sender: independent lookups, run together
+    const [contactRows, suppressed, sender] = await Promise.all([
+      getContactsByIds(
+        deps,
+        campaign.workspaceId,
+        part.map((r) => r.contactId),
+      ),
+      findSuppressed(
+        deps.db,
+        campaign.workspaceId,
+        suppressionChannel(campaign.channel),
+        part.map((r) => r.address),
+      ),
+      senderOnce,
+    ]);
+    const contacts = new Map(contactRows.map((c) => [c.id, c]));
+    const { outcomes, ready } = screen(campaign, part, contacts, suppressed, new Date());
+    let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
+    if (todo.length > 0) {
+      await throttle.take(todo.length);
+      // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
+      if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
+        todo = await confirmLease(deps, todo);
+      if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
+      else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
+      else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
+    }
+    await recordOutcomes(deps, campaign, outcomes);
   }
 }
 

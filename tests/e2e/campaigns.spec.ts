@@ -118,3 +118,67 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   );
   await expect(page.getByRole("cell", { name: "+15153435776" })).toBeVisible();
 });
+
+test("a launch whose response is lost and is launched again sends one campaign, once (the builder's launch token)", async ({
+  page,
+}, testInfo) => {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const email = `token-e2e-${stamp}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Tok En", email, password: "correct-horse-battery", business_name: "Tok Co" },
+  });
+  expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  const to = [`ada-${stamp}@example.com`, `bob-${stamp}@example.com`];
+  const csv = testInfo.outputPath("two.csv");
+  fs.writeFileSync(csv, `name,email\nAda,${to[0]}\nBob,${to[1]}\n`);
+
+  await page.goto("/email-campaign");
+  await page.getByLabel("Campaign name").fill("E2E once");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Subject").fill("Hello {{name|there}}");
+  await page.getByLabel("Email body").fill("Hi {{name|there}}.");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Contacts CSV (needs an email column)").setInputFiles(csv);
+  await expect(page.getByText("two.csv: 2 contacts")).toBeVisible();
+  await page.getByRole("button", { name: "Next" }).click();
+
+  // the first launch reaches the server (which creates and sends the campaign), but its answer is
+  // lost on the way back: the builder shows a network error, and the user launches again
+  const tokens: string[] = [];
+  let lost = false;
+  await page.route("**/trpc/campaigns.create**", async (route) => {
+    tokens.push(JSON.parse(route.request().postData() ?? "{}")["0"]?.json?.launchToken);
+    if (lost) return route.continue();
+    lost = true;
+    await route.fetch();
+    await route.abort("connectionreset");
+  });
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByText("Network error. Please try again.")).toBeVisible();
+  await page.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(page.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  await expect(page.getByText("Sending to 2 contacts.")).toBeVisible();
+  expect(tokens.length).toBe(2);
+  expect(tokens[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  expect(tokens[1]).toBe(tokens[0]);
+
+  // one campaign, and each recipient gets one email
+  const list = (await (await page.request.get("/api/campaigns")).json()).campaigns as { name: string }[];
+  expect(list.map((c) => c.name)).toEqual(["E2E once"]);
+  await expect
+    .poll(async () => {
+      const counts = [];
+      for (const addr of to) {
+        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
+        counts.push(((await res.json()).messages as unknown[]).length);
+      }
+      return counts;
+    })
+    .toEqual([1, 1]);
+  await page.waitForTimeout(2000); // a second send would have been queued by now
+  for (const addr of to) {
+    const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
+    expect(((await res.json()).messages as unknown[]).length).toBe(1);
+  }
+});

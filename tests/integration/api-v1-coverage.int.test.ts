@@ -470,13 +470,20 @@ describe("v1 campaign state machine", () => {
       expect(res.json()).toEqual({ error: { type: "conflict", message } });
     };
 
-    // scheduled -> paused -> (resume) sending: the inline job client sends at once -> completed
+    // scheduled -> paused -> (resume before its time) scheduled again; paused again, then resumed
+    // once its time has come -> sending: the inline job client sends at once -> completed
     const a = (await launch(true)).campaign;
     expect(a.status).toBe("scheduled");
     await conflict(a.id, "resume", "A scheduled campaign cannot be resumed");
     expect((await post(a.id, "pause")).json()).toEqual({ id: a.id, status: "paused" });
     expect((await k.call("GET", `/campaigns/${a.id}`)).json().status).toBe("paused");
     await conflict(a.id, "pause", "A paused campaign cannot be paused");
+    expect((await post(a.id, "resume")).json()).toEqual({ id: a.id, status: "scheduled" });
+    expect((await k.call("GET", `/campaigns/${a.id}`)).json().status).toBe("scheduled");
+    expect((await post(a.id, "pause")).json()).toEqual({ id: a.id, status: "paused" });
+    await t.db.execute(
+      sql`update campaigns set scheduled_at = now() - interval '1 second' where id = ${a.id}`,
+    );
     expect((await post(a.id, "resume")).json()).toEqual({ id: a.id, status: "sending" });
     const afterResume = (await k.call("GET", `/campaigns/${a.id}`)).json();
     expect(afterResume.status).toBe("completed");
@@ -1466,8 +1473,9 @@ describe("v1 POST without a body", () => {
     expect(pause.statusCode, pause.body).toBe(200);
     expect(pause.json()).toEqual({ id: camp.id, status: "paused" });
     // whitespace only is empty too (the webhook test and resend routes: api-v1-more.int.test.ts)
+    // resumed before its scheduled time: scheduled again (sent at that time)
     expect((await raw(k, "POST", `/campaigns/${camp.id}/resume`, "  \n", json)).json().status).toBe(
-      "sending",
+      "scheduled",
     );
     const c2 = (
       await created<{ campaign: { id: number } }>(

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, campaigns, outboxMessages } from "../../src/server/db/schema";
 import { processRecipients, watchCampaign } from "../../src/server/features/campaigns/campaigns.engine";
+import { fanOutJob } from "../../src/server/features/campaigns/campaigns.jobs";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
@@ -219,11 +220,20 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
     expect((await outboxFor(emails[0])).length).toBe(0);
     expect((await client.post(`/api/campaigns/${id}/pause`)).json().status).toBe("paused");
     expect((await client.post(`/api/campaigns/${id}/pause`)).statusCode).toBe(409);
-    expect((await client.post(`/api/campaigns/${id}/resume`)).json().status).toBe("sending");
+    // resumed before its time: scheduled again, nothing sent yet (campaign-races.int.test.ts)
+    expect((await client.post(`/api/campaigns/${id}/resume`)).json().status).toBe("scheduled");
+    for (const e of emails) expect((await outboxFor(e)).length).toBe(0);
+    // its time comes: the launch's and the resume's fan-outs both run, each recipient is sent once
+    await t.db
+      .update(campaigns)
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where(eq(campaigns.id, id));
+    expect(await t.jobs.runDeferred()).toBeGreaterThanOrEqual(2);
     const report = (await client.get(`/api/campaigns/${id}`)).json();
     expect(report.campaign.status).toBe("completed");
     for (const e of emails) expect((await outboxFor(e)).length).toBe(1);
-    // the scheduled fan-out firing later changes nothing
+    // a fan-out firing again later changes nothing
+    await t.jobs.send(fanOutJob, { campaignId: id });
     await t.jobs.runDeferred();
     for (const e of emails) expect((await outboxFor(e)).length).toBe(1);
     // resend to failed only: one recipient failed at the vendor
@@ -395,6 +405,11 @@ describe("tRPC campaigns router (what the report page and the email builder call
     const again = await trpc(client, "campaigns.pause", { id }, "mutation");
     expect(again.status).toBe(409);
     expect(again.error?.message).toBe("A paused campaign cannot be paused");
+    // its time has come while it was paused: resuming sends now
+    await t.db
+      .update(campaigns)
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where(eq(campaigns.id, id));
     expect((await trpc(client, "campaigns.resume", { id }, "mutation")).data).toEqual({ status: "sending" });
     const done = await trpc(client, "campaigns.report", { id }, "query");
     expect(done.data.campaign.status).toBe("completed");

@@ -89,19 +89,19 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 }
 
 /**
- * The email throttle (SEND_RATE_EMAIL_PER_SEC) lets a whole batch through and then owes the tokens: a
- * first campaign to n recipients goes out at once, and the send job of a second one waits about
- * n / rate seconds in the throttle, active in pg-boss. That wait is the running job SIGTERM lands in.
+ * The email throttle (SEND_RATE_EMAIL_PER_SEC) paces a send job part by part (one second's worth
+ * each), so the job of a campaign to n recipients runs about n / rate seconds, active in pg-boss:
+ * that running job, seen part way (some recipients sent, not all), is what SIGTERM lands in.
  */
-async function secondCampaignWaiting(client: SmokeClient, n: number) {
+async function campaignPartWay(client: SmokeClient, n: number) {
   const ids = await client.contactIds();
   expect(ids).toHaveLength(n);
-  const first = await client.launchEmailCampaign(ids, "First");
-  await waitFor("the first campaign's sends", async () => (await sent(first)).total === n);
-  const second = await client.launchEmailCampaign(ids, "Second");
-  await waitFor("the second campaign's send job to run", async () => (await activeJobs(second)) > 0);
-  expect((await sent(second)).total).toBe(0);
-  return second;
+  const campaignId = await client.launchEmailCampaign(ids, "Paced");
+  await waitFor("the campaign's send job to be part way", async () => {
+    const { total } = await sent(campaignId);
+    return total > 0 && total < n && (await activeJobs(campaignId)) > 0;
+  });
+  return campaignId;
 }
 
 describe("SIGTERM", () => {
@@ -114,7 +114,7 @@ describe("SIGTERM", () => {
     await client.register(`${tag}@example.com`);
     await client.verifyEmail(sql, `${tag}@example.com`);
     expect((await client.importCsv(contactsCsv(30, tag))).created).toBe(30);
-    const campaignId = await secondCampaignWaiting(client, 30);
+    const campaignId = await campaignPartWay(client, 30);
     server.child.kill("SIGTERM");
     // new connections are refused once the HTTP server closed, while the job keeps running
     await waitFor("the listener to close", async () => {
@@ -148,11 +148,11 @@ describe("SIGTERM", () => {
     await client.register(`${tag}@example.com`);
     await client.verifyEmail(sql, `${tag}@example.com`);
     expect((await client.importCsv(contactsCsv(20, tag))).created).toBe(20);
-    const campaignId = await secondCampaignWaiting(client, 20);
+    const campaignId = await campaignPartWay(client, 20);
     first.child.kill("SIGTERM");
     expect(await first.exited, first.output.text.slice(-2000)).toBe(0);
-    // about 20 s of throttle left: the timeout cut the job short; it was failed back to its queue
-    expect((await sent(campaignId)).total).toBe(0);
+    // most of its 20 s left: the timeout cut the job short; it was failed back to its queue
+    expect((await sent(campaignId)).total).toBeLessThan(20);
     expect(await activeJobs(campaignId)).toBe(0);
     const [job] = await sql<{ state: string }[]>`
       select state from pgboss.job j where j.name = 'campaigns.send-message'

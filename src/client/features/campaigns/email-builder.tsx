@@ -17,6 +17,7 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
@@ -36,6 +37,8 @@ export function EmailCampaignBuilder() {
   const preview = usePreview();
   const { data: sender } = useSender();
   const client = useTRPCClient();
+  // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
+  const launchToken = useLaunchToken();
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -83,6 +86,7 @@ export function EmailCampaignBuilder() {
         channel: "email",
         content: { subject, body },
         ...createRecipients(audience),
+        launchToken,
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {

@@ -19,6 +19,7 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
@@ -48,6 +49,8 @@ export function SmsCounter({ text }: { text: string }) {
 export function SmsCampaignBuilder() {
   const navigate = useNavigate();
   const client = useTRPCClient();
+  // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
+  const launchToken = useLaunchToken();
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [message, setMessage] = useState("");
@@ -88,6 +91,7 @@ export function SmsCampaignBuilder() {
         content: { message },
         ...createRecipients(audience),
         includeNotOptedIn: consent,
+        launchToken,
       });
       const text = `Campaign launched! Sending to ${plural(res.queued, "contact")}.`;
       setDone(text);

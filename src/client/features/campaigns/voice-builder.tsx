@@ -19,6 +19,7 @@ import {
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { launchErrorMessage } from "./launch-error";
+import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
@@ -35,6 +36,8 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   // the plan's voice calls come from the server (billing.usage); ringless voicemails count against them
   const { data: usage } = useUsage();
   const client = useTRPCClient();
+  // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
+  const launchToken = useLaunchToken(kind);
   const steps = [
     "Campaign Details",
     kind === "voice" ? "Call Script" : "Audio or Script",
@@ -92,6 +95,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
         },
         ...createRecipients(audience),
         includeNotOptedIn: consent,
+        launchToken,
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {

@@ -20,6 +20,7 @@ import {
 } from "@/client/features/campaigns/audience";
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
 import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
+import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
@@ -59,6 +60,8 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const [ctaLabel, setCtaLabel] = useState("");
   const [ctaUrl, setCtaUrl] = useState("");
   const client = useTRPCClient();
+  // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
+  const launchToken = useLaunchToken();
   const [csvText, setCsvText] = useState<string | null>(null);
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
   const [consent, setConsent] = useState(false);
@@ -144,6 +147,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
               })),
             }
           : { audience: recipients.audience }),
+        launchToken,
       });
       setLaunched(res);
     } catch (e) {

@@ -110,14 +110,31 @@ export const campaigns = pgTable(
     /** bumped by "resend to failed only"; part of the send-job idempotency id */
     round: integer().notNull().default(0),
     error: text(),
+    /**
+     * The launch token of the request that created it (a builder's per-draft UUID, or the app's
+     * `Idempotency-Key` header): unique per workspace, so a repeated launch answers this campaign
+     * instead of creating and sending another (migration 0036)
+     */
+    launchToken: text(),
+    /** what that launch answered (queued, skipped by reason), replayed to a repeat of it */
+    launchResult: jsonb().$type<CampaignLaunchResult>(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("campaigns_user_created_idx").on(t.workspaceId, t.createdAt),
     index("campaigns_status_idx").on(t.status),
+    uniqueIndex("campaigns_workspace_launch_token_idx")
+      .on(t.workspaceId, t.launchToken)
+      .where(sql`${t.launchToken} is not null`),
   ],
 );
+
+/** A launch's answer as stored with its campaign: recipients queued, and skipped ones by reason. */
+export interface CampaignLaunchResult {
+  queued: number;
+  skipped: Record<string, number>;
+}
 
 export const campaignRecipients = pgTable(
   "campaign_recipients",

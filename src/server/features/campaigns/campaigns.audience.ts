@@ -12,7 +12,7 @@ import {
   resolveTargetContactIds,
 } from "../crm/crm.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
-import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
+import { deliveryKind, optInReason, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
   type AudienceFilter,
@@ -56,8 +56,9 @@ export function addressFor(
  * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
  * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
  * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
- * consent (`includeNotOptedIn`, like the single-send confirmation); a second contact with the same
- * address -> skipped. Returns the reason, or null to send.
+ * consent (`includeNotOptedIn`, like the single-send confirmation); the opt-in rule is
+ * campaigns.delivery `optInReason`, which the send engine applies again at send time; a second
+ * contact with the same address -> skipped. Returns the reason, or null to send.
  */
 export function skipReason(
   channel: CampaignChannel,
@@ -71,13 +72,8 @@ export function skipReason(
   if (!address) return kind === "email" ? "no email address" : "no valid phone number";
   const sup = suppressed.get(address);
   if (sup) return `suppressed: ${sup}`;
-  if (kind === "email" && !contact.emailOptIn) return "opted out of email";
-  if (
-    (kind === "sms" && !contact.smsOptIn) ||
-    ((kind === "voice" || kind === "voicemail") && !contact.callOptIn)
-  ) {
-    if (!includeNotOptedIn) return kind === "sms" ? "not opted in to SMS" : "not opted in to calls";
-  }
+  const optOut = optInReason(channel, contact, includeNotOptedIn);
+  if (optOut) return optOut;
   if (seen.has(address)) return "duplicate address";
   return null;
 }

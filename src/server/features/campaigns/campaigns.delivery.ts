@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
+import type { CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
 import type { SuppressionChannel } from "../compliance/compliance.service";
 
 // Small pure helpers of the send engine: channel mapping, idempotency keys, deterministic job ids,
@@ -21,6 +21,26 @@ export function deliveryKind(channel: CampaignChannel): "email" | "sms" | "voice
 /** Suppression-list channel of a campaign channel. */
 export function suppressionChannel(channel: CampaignChannel): SuppressionChannel {
   return deliveryKind(channel);
+}
+
+/**
+ * The channel opt-in rule (issue 4, spec section 5), the same at launch (campaigns.audience
+ * skipReason) and at send time (campaigns.send screen): email with `emailOptIn` off -> "opted out of
+ * email", never overridable; SMS / video SMS without `smsOptIn` -> "not opted in to SMS", AI calls and
+ * ringless voicemail without `callOptIn` -> "not opted in to calls", both unless the user confirmed
+ * consent for contacts not opted in (`includeNotOptedIn` at launch, kept as `content.ignoreOptIn`).
+ * Returns the skip reason, or null when the contact may be sent to on `channel`.
+ */
+export function optInReason(
+  channel: CampaignChannel,
+  contact: Pick<Contact, "emailOptIn" | "smsOptIn" | "callOptIn">,
+  includeNotOptedIn: boolean,
+): string | null {
+  const kind = deliveryKind(channel);
+  if (kind === "email") return contact.emailOptIn ? null : "opted out of email";
+  if (includeNotOptedIn) return null;
+  if (kind === "sms") return contact.smsOptIn ? null : "not opted in to SMS";
+  return contact.callOptIn ? null : "not opted in to calls";
 }
 
 /** The contact activity a successful send records. */

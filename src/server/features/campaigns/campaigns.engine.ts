@@ -62,8 +62,9 @@ export {
 const CHUNK_CONCURRENCY = 2;
 
 /**
- * Processes send jobs for `recipientIds` (any campaigns): claim, compliance re-check (suppression
- * list, quiet hours), crash recovery lookup, throttled send, outcome recording (campaigns.send.ts).
+ * Processes send jobs for `recipientIds` (any campaigns): claim, then part by part (one second's
+ * worth of the channel's rate) compliance re-check (contact deleted, suppression list, channel
+ * opt-in, quiet hours), crash recovery lookup, throttled send, outcome recording (campaigns.send.ts).
  * Safe to call with ids that are already sent, in flight, paused or cancelled: they are simply not
  * claimed. Ids are handled in chunks of SEND_CHUNK (a few chunks concurrently).
  */

@@ -2,7 +2,7 @@ import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
 import { simulateEngagement } from "./campaigns.events";
 import { fanOutJob, sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
-import { selectCampaign, setCampaignStatus } from "./campaigns.queries";
+import { beginScheduledCampaign, selectCampaign } from "./campaigns.queries";
 import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
 
 /**
@@ -11,14 +11,17 @@ import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
  */
 const fanOutHandler = defineHandler(fanOutJob, {
   handler: async ({ campaignId }, deps) => {
-    const c = await selectCampaign(deps.db, campaignId);
+    let c = await selectCampaign(deps.db, campaignId);
     if (!c) return;
     if (c.status === "scheduled") {
       if (c.scheduledAt && c.scheduledAt.getTime() > Date.now() + 1000) return; // rescheduled later; that job will run
-      await setCampaignStatus(deps.db, campaignId, "sending", { startedAt: new Date() });
-      c.status = "sending";
+      // compare-and-set: a pause or cancel that got there first wins; a second fan-out of the same
+      // time (launch, then pause and resume before it) finds it sending: its fan-out re-enqueues
+      // the same deterministic job ids, which changes nothing
+      if (await beginScheduledCampaign(deps.db, campaignId)) c.status = "sending";
+      else c = await selectCampaign(deps.db, campaignId);
     }
-    if (c.status !== "sending") return;
+    if (c?.status !== "sending") return;
     await fanOut(deps, c);
     await watchCampaign(deps, campaignId);
   },

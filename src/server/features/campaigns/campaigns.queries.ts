@@ -117,6 +117,31 @@ export async function selectWorkspaceCampaigns(
     .limit(limit);
 }
 
+/** The campaign of `workspaceId` a launch with `launchToken` created, or undefined. */
+export async function selectCampaignByLaunchToken(
+  db: DbOrTx,
+  workspaceId: string,
+  launchToken: string,
+): Promise<Campaign | undefined> {
+  const [c] = await db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.launchToken, launchToken)));
+  return c;
+}
+
+/**
+ * True when `e` is the unique violation of (workspace_id, launch_token): another launch with the
+ * same token committed its campaign first (this insert waited for it on the index).
+ */
+export function isLaunchTokenConflict(e: unknown): boolean {
+  for (let err = e as { code?: string; constraint_name?: string; cause?: unknown } | undefined; err; ) {
+    if (err.code === "23505" && err.constraint_name === "campaigns_workspace_launch_token_idx") return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
 /** Inserts a campaign and returns it. */
 export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$inferInsert): Promise<Campaign> {
   const [c] = await db.insert(campaigns).values(values).returning();
@@ -124,34 +149,115 @@ export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$infer
   return c;
 }
 
-/** Sets a campaign's status (and updated_at, plus the given timestamps). */
-export async function setCampaignStatus(
+/**
+ * Campaign state transitions are compare-and-set: each UPDATE names the statuses it may leave
+ * (`where id and workspace_id and status in (...)`) and returns the row it changed, so of two
+ * concurrent requests (pause and cancel, ten resumes) exactly the ones whose starting state still
+ * holds win; Postgres re-checks the WHERE on the row version a concurrent winner committed. A
+ * caller that gets `undefined` re-reads the campaign and answers 404 or 409 with its status.
+ */
+
+/** Statuses a campaign can be cancelled from: anything not finished. */
+const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as const;
+
+/** A scheduled campaign is still ahead when its time is more than this away (the launch's rule). */
+const SCHEDULE_AHEAD = sql`now() + interval '5 seconds'`;
+
+/** `sending` or `scheduled` -> `paused`; the paused campaign, or undefined when it was in no such state. */
+export async function pauseCampaignRow(
   db: DbOrTx,
+  workspaceId: string,
   id: number,
-  status: Campaign["status"],
-  extra: { startedAt?: Date; completedAt?: Date } = {},
-): Promise<void> {
-  await db
+): Promise<Campaign | undefined> {
+  const [c] = await db
     .update(campaigns)
-    .set({ status, ...extra, updatedAt: new Date() })
-    .where(eq(campaigns.id, id));
+    .set({ status: "paused", updatedAt: new Date() })
+    .where(
+      and(
+        eq(campaigns.id, id),
+        eq(campaigns.workspaceId, workspaceId),
+        inArray(campaigns.status, ["sending", "scheduled"]),
+      ),
+    )
+    .returning();
+  return c;
 }
 
 /**
- * A new sending round of a campaign (resume, resend failed): status sending, round + 1 (fresh
- * deterministic job ids), completed_at cleared, started_at kept or now.
+ * `paused` -> `scheduled` when its scheduled time is still more than 5 s ahead (the fan-out waits for
+ * that time; no round starts), else -> `sending` in a new round (round + 1: fresh deterministic send
+ * job ids; completed_at cleared; started_at kept or now). Returns the resumed campaign, or undefined
+ * when it was not paused (another request resumed or cancelled it first).
  */
-export async function startCampaignRound(db: DbOrTx, id: number, startedAt: Date): Promise<void> {
-  await db
+export async function resumeCampaignRow(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+): Promise<Campaign | undefined> {
+  const ahead = sql`(${campaigns.scheduledAt} is not null and ${campaigns.scheduledAt} > ${SCHEDULE_AHEAD})`;
+  const [c] = await db
     .update(campaigns)
     .set({
-      status: "sending",
-      round: sql`${campaigns.round} + 1`,
+      status: sql`case when ${ahead} then 'scheduled' else 'sending' end`,
+      round: sql`case when ${ahead} then ${campaigns.round} else ${campaigns.round} + 1 end`,
+      startedAt: sql`case when ${ahead} then ${campaigns.startedAt} else coalesce(${campaigns.startedAt}, now()) end`,
       completedAt: null,
-      startedAt,
       updatedAt: new Date(),
     })
-    .where(eq(campaigns.id, id));
+    .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "paused")))
+    .returning();
+  return c;
+}
+
+/**
+ * A scheduled campaign whose time came: `scheduled` -> `sending` (started_at now). False when it is
+ * no longer scheduled (paused or cancelled meanwhile, or another fan-out started it).
+ */
+export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<boolean> {
+  const rows = await db
+    .update(campaigns)
+    .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
+    .where(and(eq(campaigns.id, id), eq(campaigns.status, "scheduled")))
+    .returning({ id: campaigns.id });
+  return rows.length > 0;
+}
+
+/**
+ * "Resend to failed only", in one transaction holding the campaign row (FOR UPDATE): unless it is
+ * cancelled, its failed recipients are queued again (attempts, reason and timestamps reset), and a
+ * campaign that is not paused or scheduled (those send them when they resume or start) begins a new
+ * round (status sending, round + 1, completed_at cleared, started_at kept or now). Returns the
+ * campaign as it was read (undefined: not the workspace's), how many rows were requeued, and the
+ * campaign after a new round began (undefined when none did).
+ */
+export async function resendFailedRows(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+): Promise<{ before?: Campaign; requeued: number; restarted?: Campaign }> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select()
+      .from(campaigns)
+      .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)))
+      .for("update");
+    if (!before || before.status === "cancelled") return { before, requeued: 0 };
+    const requeued = await requeueFailedRecipients(tx, id);
+    if (requeued === 0 || before.status === "paused" || before.status === "scheduled")
+      return { before, requeued };
+    const [restarted] = await tx
+      .update(campaigns)
+      .set({
+        status: "sending",
+        round: sql`${campaigns.round} + 1`,
+        completedAt: null,
+        startedAt: sql`coalesce(${campaigns.startedAt}, now())`,
+        updatedAt: new Date(),
+      })
+      .where(eq(campaigns.id, id))
+      .returning();
+    return { before, requeued, restarted };
+  });
 }
 
 /** Completes a campaign that is still `sending`; false when another pass (or a pause) got there first. */
@@ -269,17 +375,36 @@ export async function selectRecipientsWithStatus(
     .where(and(eq(campaignRecipients.campaignId, campaignId), inArray(campaignRecipients.status, statuses)));
 }
 
-/** Cancels a campaign and its queued recipients in one transaction (reason 'campaign cancelled'). */
-export async function cancelCampaignRows(db: DbOrTx, id: number): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx
+/**
+ * Cancels a campaign of `workspaceId` that is not finished (compare-and-set from draft, scheduled,
+ * sending, paused or failed) and its queued recipients (reason 'campaign cancelled'), in one
+ * transaction. Returns the cancelled campaign, or undefined when it was not cancellable (completed or
+ * already cancelled, or not the workspace's). A pause or resume racing it loses: neither leaves
+ * `cancelled`.
+ */
+export async function cancelCampaignRows(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+): Promise<Campaign | undefined> {
+  return db.transaction(async (tx) => {
+    const [c] = await tx
       .update(campaigns)
       .set({ status: "cancelled", completedAt: new Date(), updatedAt: new Date() })
-      .where(eq(campaigns.id, id));
+      .where(
+        and(
+          eq(campaigns.id, id),
+          eq(campaigns.workspaceId, workspaceId),
+          inArray(campaigns.status, [...CANCELLABLE]),
+        ),
+      )
+      .returning();
+    if (!c) return undefined;
     await tx
       .update(campaignRecipients)
       .set({ status: "cancelled", reason: "campaign cancelled", updatedAt: new Date() })
       .where(and(eq(campaignRecipients.campaignId, id), eq(campaignRecipients.status, "queued")));
+    return c;
   });
 }
 
@@ -526,6 +651,35 @@ export async function extendLeases(
     where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz
     returning r.id, r.lease_until::text as lease`;
   return new Map(kept.map((k) => [Number(k.id), k.lease]));
+}
+
+/** A campaign's status (any workspace: the send engine between paced parts), or undefined. */
+export async function selectCampaignStatus(db: DbOrTx, id: number): Promise<Campaign["status"] | undefined> {
+  const [c] = await db.select({ status: campaigns.status }).from(campaigns).where(eq(campaigns.id, id));
+  return c?.status;
+}
+
+/**
+ * Gives back claimed rows not sent yet, each only while still held by that claim (`sending`, same
+ * lease_until): with `cancelled` they end `cancelled` ('campaign cancelled', as the cancel did to the
+ * queued rows); otherwise they are queued again, due now, their attempt given back (a paused
+ * campaign's resume sends them).
+ */
+export async function releaseClaims(
+  pg: Sql,
+  rows: { id: number; lease: string }[],
+  cancelled: boolean,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const json = JSON.stringify(rows.map((r) => ({ id: r.id, lease: r.lease })));
+  await pg`
+    update campaign_recipients r
+    set status = ${cancelled ? "cancelled" : "queued"},
+        reason = ${cancelled ? "campaign cancelled" : null},
+        lease_until = null, not_before = null, updated_at = now(),
+        attempts = greatest(r.attempts - 1, 0)
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, lease text)
+    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz`;
 }
 
 /**

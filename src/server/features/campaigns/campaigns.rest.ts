@@ -6,7 +6,13 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { preflightAudience } from "./campaigns.audience";
 import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
-import { campaignIdInput, createCampaignInput, emailLaunchInput, smsLaunchInput } from "./campaigns.schemas";
+import {
+  campaignIdInput,
+  createCampaignInput,
+  emailLaunchInput,
+  smsLaunchInput,
+  withLaunchToken,
+} from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import { voicemailAudioMedia } from "./campaigns.voicemail";
 import {
@@ -52,7 +58,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.post("/api/campaigns/email/launch", BIG, async (req) => {
     const tenant = requireTenant(req);
-    const input = parseInput(emailLaunchInput, req.body ?? {});
+    const input = parseInput(emailLaunchInput, withLaunchToken(req.body, req.headers["idempotency-key"]));
     const contacts = input.contacts.filter((c) => c.email?.trim());
     if (
       !input.campaignName.trim() ||
@@ -71,6 +77,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         recipients: { csv: contacts },
         audience: input.audience,
         scheduledAt: input.scheduledAt,
+        launchToken: input.launchToken,
       },
       tenant.userId,
       tenant.workspace,
@@ -86,7 +93,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   app.post("/api/campaigns/sms/launch", BIG, async (req) => {
     const tenant = requireTenant(req);
-    const input = parseInput(smsLaunchInput, req.body ?? {});
+    const input = parseInput(smsLaunchInput, withLaunchToken(req.body, req.headers["idempotency-key"]));
     if (!input.campaignName.trim()) throw new AppError("BAD_REQUEST", "Please enter a campaign name");
     if (!input.message.trim()) throw new AppError("BAD_REQUEST", "Please enter your SMS message");
     if (input.contacts.length === 0 && !input.audience)
@@ -105,6 +112,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         audience: input.audience,
         includeNotOptedIn: input.includeNotOptedIn,
         scheduledAt: input.scheduledAt,
+        launchToken: input.launchToken,
       },
       tenant.userId,
       tenant.workspace,
@@ -131,7 +139,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const r = await svc.createAndLaunchCampaign(
       ctx,
       tenant.workspaceId,
-      parseInput(createCampaignInput, req.body ?? {}),
+      parseInput(createCampaignInput, withLaunchToken(req.body, req.headers["idempotency-key"])),
       tenant.userId,
       tenant.workspace,
     );

@@ -11,7 +11,7 @@ import {
   recipientsQuery,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
-import { launchVideoCampaign, videoCampaignStats } from "./campaigns.video";
+import { launchVideoCampaign, type VideoCampaignInput, videoCampaignStats } from "./campaigns.video";
 
 /** tRPC `campaigns` router: every channel's create+launch, list, report, recipients and actions. */
 export const campaignsRouter = router({
@@ -59,11 +59,16 @@ export const campaignsRouter = router({
   resendFailed: protectedProcedure
     .input(campaignIdInput)
     .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.workspaceId, input.id)),
-  /** Same input as POST /api/campaigns/video (validated by the service). */
-  launchVideoCampaign: protectedProcedure.input(z.unknown()).mutation(async ({ ctx, input }) => {
-    const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
-    return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
-  }),
+  /**
+   * Same input as POST /api/campaigns/video, validated by the service (its sentences); typed here for
+   * the client (`VideoCampaignInput`, incl. `launchToken`), not checked twice.
+   */
+  launchVideoCampaign: protectedProcedure
+    .input(z.custom<VideoCampaignInput>())
+    .mutation(async ({ ctx, input }) => {
+      const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
+      return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
+    }),
   videoCampaignStats: protectedProcedure
     .input(z.object({ campaignId: z.number().int().positive() }))
     .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.workspaceId, input.campaignId)),

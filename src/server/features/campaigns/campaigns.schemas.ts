@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
+import { AppError } from "../../lib/errors";
 
 const text = (max: number) => z.string().max(max);
 
@@ -29,6 +30,45 @@ export const scheduledAtInput = userDateTime(scheduleRule("scheduledAt")).option
 
 /** `scheduled_at` of /api/v1 launches: an ISO 8601 string, same bounds as `scheduledAtInput`. */
 export const scheduledAtIso = isoUserDateTime(scheduleRule("scheduled_at"));
+
+/**
+ * A launch token (audit finding 7): what makes a launch from the app idempotent. The builders make
+ * one UUID per campaign draft and send it with every launch attempt of that draft (REST also takes
+ * it as the `Idempotency-Key` header); the campaign keeps it, unique per workspace, so a repeat (a
+ * double click, a retry after a lost response) answers the first campaign and sends nothing again.
+ */
+export const launchTokenInput = z
+  .string({ error: "launchToken must be a string" })
+  .regex(
+    /^[A-Za-z0-9_-]{8,100}$/,
+    "launchToken must be 8 to 100 letters, digits, - or _ (a UUID made once per campaign draft)",
+  );
+
+/**
+ * A REST launch body with the request's `Idempotency-Key` header as its `launchToken` (the header
+ * and the body field are two spellings of one token). Returns the body unchanged without the
+ * header; a body that is not an object is returned as it is (its schema refuses it).
+ * @throws AppError BAD_REQUEST when the header is repeated, is not a valid token, or differs from
+ *   the body's `launchToken`
+ */
+export function withLaunchToken(body: unknown, header: string | string[] | undefined): unknown {
+  if (header === undefined) return body ?? {};
+  if (typeof header !== "string") throw new AppError("BAD_REQUEST", "Send one Idempotency-Key header");
+  if (!launchTokenInput.safeParse(header).success)
+    throw new AppError(
+      "BAD_REQUEST",
+      "The Idempotency-Key header must be 8 to 100 letters, digits, - or _ (a UUID made once per campaign draft)",
+    );
+  const b = body ?? {};
+  if (typeof b !== "object" || Array.isArray(b)) return b;
+  const inBody = (b as { launchToken?: unknown }).launchToken;
+  if (inBody !== undefined && inBody !== header)
+    throw new AppError(
+      "BAD_REQUEST",
+      "The Idempotency-Key header and launchToken differ; send the launch token once",
+    );
+  return { ...b, launchToken: header };
+}
 
 /** A recipient given inline (CSV row or a contact object from the builder). */
 export const recipientInput = z.object({
@@ -138,6 +178,8 @@ export const createCampaignInput = z.object({
   scheduledAt: scheduledAtInput,
   /** include contacts who have not opted in to SMS/calls (the user confirmed consent); opt-outs are always skipped */
   includeNotOptedIn: z.boolean().optional(),
+  /** the draft's launch token (`launchTokenInput`): a repeat with it answers the first campaign */
+  launchToken: launchTokenInput.optional(),
 });
 export type CreateCampaignInput = z.input<typeof createCampaignInput>;
 
@@ -157,6 +199,8 @@ export const emailLaunchInput = z.object({
   /** instead of `contacts`: a CRM audience (issue 14) */
   audience: audienceSchema.optional(),
   scheduledAt: scheduledAtInput,
+  /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
+  launchToken: launchTokenInput.optional(),
 });
 
 /** POST /api/campaigns/sms/launch (spec section 7). */
@@ -168,6 +212,8 @@ export const smsLaunchInput = z.object({
   audience: audienceSchema.optional(),
   includeNotOptedIn: z.boolean().optional(),
   scheduledAt: scheduledAtInput,
+  /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
+  launchToken: launchTokenInput.optional(),
 });
 
 export const campaignIdInput = z.object({ id: z.coerce.number().int().positive() });

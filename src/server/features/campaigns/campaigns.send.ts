@@ -21,6 +21,8 @@ import {
   laterJobs,
   MAX_ATTEMPTS,
   mapLimit,
+  optInReason,
+  SEND_CHUNK,
   sentActivity,
   suppressionChannel,
   vendorKey,
@@ -31,15 +33,18 @@ import {
   extendLeases,
   finishRecipients,
   markRecipientsSent,
+  releaseClaims,
   requeueRecipients,
+  selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
 import { voicemailAudioUrl } from "./campaigns.voicemail";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
-// deleted, suppressed, quiet hours), recover re-claimed rows already accepted by the vendor,
-// throttle, re-check the lease, hand each message to the provider, record the outcomes. The
-// guarantees are described at the top of campaigns.engine.ts.
+// deleted, suppressed, opted out of the channel, quiet hours), recover re-claimed rows already
+// accepted by the vendor, then part by part (one second's worth of the channel's rate): throttle,
+// re-check the lease, hand each message to the provider, record the outcomes. The guarantees are
+// described at the top of campaigns.engine.ts.
 
 type Kind = ReturnType<typeof deliveryKind>;
 
@@ -60,9 +65,14 @@ interface Outcome {
 type Ready = ClaimedRecipient & { contact: Contact };
 
 /**
- * Sends one campaign's claimed rows through its provider and records the outcomes. `claimedAt`
- * (epoch ms) is when the claim was made: a claim older than half its lease is re-checked before
- * sending.
+ * Sends one campaign's claimed rows through its provider and records the outcomes, in parts of at
+ * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
+ * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
+ * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
+ * are read and screened, re-claimed rows recovered, its sends taken from the token bucket, its lease
+ * re-checked when the claim is old, it is handed to the provider and its outcomes recorded, so a
+ * part is screened at most about a second before it is sent. `claimedAt` (epoch ms) is when the
+ * claim was made: a claim older than half its lease is re-checked before sending.
  */
 export async function sendClaimed(
   deps: JobDeps,
@@ -71,45 +81,67 @@ export async function sendClaimed(
   claimedAt: number,
 ): Promise<void> {
   const kind = deliveryKind(campaign.channel);
-  // contacts, suppression list and (email) the sender: independent lookups, run together
-  const [contactRows, suppressed, sender] = await Promise.all([
-    getContactsByIds(
-      deps,
-      campaign.workspaceId,
-      rows.map((r) => r.contactId),
-    ),
-    findSuppressed(
-      deps.db,
-      campaign.workspaceId,
-      suppressionChannel(campaign.channel),
-      rows.map((r) => r.address),
-    ),
-    kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null),
-  ]);
-  const contacts = new Map(contactRows.map((c) => [c.id, c]));
-  const { outcomes, ready } = screen(kind, rows, contacts, suppressed, new Date());
-  let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
-  await throttleFor(deps, kind).take(todo.length);
-  // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE per row saved)
-  if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
-    todo = await confirmLease(deps, todo);
-  if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
-  else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
-  else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
-  await recordOutcomes(deps, campaign, outcomes);
+  const throttle = throttleFor(deps, kind);
+  // (email) the sender, read once, beside the first part's lookups
+  const senderOnce = kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null);
+  for (let i = 0; i < rows.length; i += throttle.burst) {
+    const part = rows.slice(i, i + throttle.burst);
+    // the claim checked the campaign was sending; a later part checks again (one read per second's worth)
+    if (i > 0) {
+      const status = await selectCampaignStatus(deps.db, campaign.id);
+      if (status !== "sending") {
+        await releaseClaims(deps.sql, rows.slice(i), status === "cancelled");
+        return;
+      }
+    }
+    // contacts, suppression list and (first part) the sender: independent lookups, run together
+    const [contactRows, suppressed, sender] = await Promise.all([
+      getContactsByIds(
+        deps,
+        campaign.workspaceId,
+        part.map((r) => r.contactId),
+      ),
+      findSuppressed(
+        deps.db,
+        campaign.workspaceId,
+        suppressionChannel(campaign.channel),
+        part.map((r) => r.address),
+      ),
+      senderOnce,
+    ]);
+    const contacts = new Map(contactRows.map((c) => [c.id, c]));
+    const { outcomes, ready } = screen(campaign, part, contacts, suppressed, new Date());
+    let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
+    if (todo.length > 0) {
+      await throttle.take(todo.length);
+      // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
+      if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
+        todo = await confirmLease(deps, todo);
+      if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
+      else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
+      else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
+    }
+    await recordOutcomes(deps, campaign, outcomes);
+  }
 }
 
 /**
- * Compliance re-check at send time: a deleted contact or a suppressed address is skipped; a call,
- * voicemail or SMS outside the contact's quiet hours is deferred to their next allowed time.
+ * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
+ * read for the whole chunk: a deleted contact, a suppressed address, or a contact no longer opted in
+ * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
+ * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent) is
+ * skipped; a call, voicemail or SMS outside the contact's quiet hours is deferred to their next
+ * allowed time.
  */
 function screen(
-  kind: Kind,
+  campaign: Pick<Campaign, "channel" | "content">,
   rows: ClaimedRecipient[],
   contacts: Map<number, Contact>,
   suppressed: Map<string, string>,
   now: Date,
 ): { outcomes: Outcome[]; ready: Ready[] } {
+  const kind = deliveryKind(campaign.channel);
+  const includeNotOptedIn = !!campaign.content.ignoreOptIn;
   const outcomes: Outcome[] = [];
   const ready: Ready[] = [];
   for (const r of rows) {
@@ -122,6 +154,11 @@ function screen(
     const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
     if (sup) {
       outcomes.push({ ...base, kind: "skipped", reason: `suppressed: ${sup}` });
+      continue;
+    }
+    const optOut = optInReason(campaign.channel, contact, includeNotOptedIn);
+    if (optOut) {
+      outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
     if (kind !== "email") {
@@ -487,24 +524,34 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
   }
 }
 
-/** Token bucket per channel per process (`SEND_RATE_*_PER_SEC`). */
+/**
+ * Token bucket per channel per process (`SEND_RATE_*_PER_SEC`): `rate` sends per second, holding at
+ * most `burst` (one second's worth, at least 1, at most one chunk). Callers take at most `burst` at
+ * once and wait for them: the bucket never goes into debt, so a large chunk cannot pass at once and
+ * leave the next send to pay for it (audit side note: at 20/s a 500-row chunk went out in one go and
+ * the next campaign waited ~19 s).
+ */
 class Throttle {
   private tokens: number;
   private last = Date.now();
+  /** the most sends taken at once: one second's worth, at least 1, at most SEND_CHUNK */
+  readonly burst: number;
   constructor(private readonly rate: number) {
-    this.tokens = rate;
+    this.burst = Math.max(1, Math.min(SEND_CHUNK, Math.floor(rate)));
+    this.tokens = this.burst;
   }
-  /** Waits until `n` sends are allowed (at most one second's worth is waited for at once). */
+  /** Waits until `n` sends (at most `burst`; more is capped) are allowed, then takes them. */
   async take(n: number): Promise<void> {
+    const want = Math.min(n, this.burst);
     for (;;) {
       const now = Date.now();
-      this.tokens = Math.min(this.rate, this.tokens + ((now - this.last) / 1000) * this.rate);
+      this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.rate);
       this.last = now;
-      if (this.tokens >= Math.min(n, this.rate)) {
-        this.tokens -= n;
+      if (this.tokens >= want) {
+        this.tokens -= want;
         return;
       }
-      const wait = ((Math.min(n, this.rate) - this.tokens) / this.rate) * 1000;
+      const wait = ((want - this.tokens) / this.rate) * 1000;
       await new Promise((r) => setTimeout(r, Math.max(5, wait)));
     }
   }

@@ -26,15 +26,17 @@ import {
   countWorkspaceCampaigns,
   insertCampaign,
   insertRecipients,
-  requeueFailedRecipients,
+  isLaunchTokenConflict,
+  pauseCampaignRow,
+  resendFailedRows,
+  resumeCampaignRow,
   selectCampaign,
+  selectCampaignByLaunchToken,
   selectRecipientPage,
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
   selectWorkspaceCampaigns,
-  setCampaignStatus,
-  startCampaignRound,
 } from "./campaigns.queries";
 import {
   type CreateCampaignInput,
@@ -89,6 +91,38 @@ export interface LaunchResult {
   queued: number;
   /** skipped recipients by reason */
   skipped: Record<string, number>;
+  /** true when this was a repeat of an earlier launch with the same launch token (nothing new created) */
+  repeated?: boolean;
+}
+
+/**
+ * The answer to a repeated launch (audit finding 7): when a launch of `workspaceId` with
+ * `launchToken` already made a campaign, that campaign (its current status and counts) with the
+ * first launch's queued / skipped and `repeated: true`; undefined when there is no token or no such
+ * campaign yet. A token used by a launch on another channel is refused rather than answered with an
+ * unrelated campaign. @throws AppError CONFLICT
+ */
+export async function answerRepeatedLaunch(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  launchToken: string | undefined,
+  channel: CampaignChannel,
+): Promise<LaunchResult | undefined> {
+  if (!launchToken) return undefined;
+  const prior = await selectCampaignByLaunchToken(ctx.db, workspaceId, launchToken);
+  if (!prior) return undefined;
+  if (prior.channel !== channel)
+    throw new AppError(
+      "CONFLICT",
+      "This launch token was already used for another campaign; make a new token for a new campaign",
+    );
+  const counts = (await statusCounts(ctx, [prior.id])).get(prior.id) ?? {};
+  return {
+    campaign: summarize(prior, counts),
+    queued: prior.launchResult?.queued ?? 0,
+    skipped: prior.launchResult?.skipped ?? {},
+    repeated: true,
+  };
 }
 
 /**
@@ -105,6 +139,11 @@ export interface LaunchResult {
  * - `recipients`: csv rows (become contacts via the CRM), contactIds and/or a saved segmentId, plus
  *   `audience` (a segment, tag, contacts-list filter or ids: campaigns.audience resolveAudience); the union.
  * - `scheduledAt`: later launch; `includeNotOptedIn`: the user confirmed consent for SMS/calls.
+ * - `launchToken` (optional; the builders' per-draft UUID, REST's Idempotency-Key header): the
+ *   campaign keeps it, unique per workspace. A launch whose token already made a campaign answers
+ *   that campaign (`repeated: true`, the first launch's queued / skipped) and creates and sends
+ *   nothing; of two concurrent ones, the second waits on the unique index for the first to commit,
+ *   then answers the same. A token used on another channel is a 409.
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
@@ -112,7 +151,8 @@ export interface LaunchResult {
  * @throws AppError BAD_REQUEST (validation: spec messages; a voicemail recording that is not one of
  *   the workspace's ready audio items), NOT_FOUND (segment, tag or voicemail recording not the
  *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons),
- *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit)
+ *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit),
+ *   CONFLICT (the launch token belongs to a campaign on another channel)
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
@@ -124,6 +164,9 @@ export async function createAndLaunchCampaign(
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
+  // a repeat of a launch that already made its campaign (finding 7): answer it, create nothing
+  const repeat = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+  if (repeat) return repeat;
   let content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
   // voicemail audio: one of the workspace's own recordings, never an arbitrary URL (issue 14)
@@ -198,44 +241,62 @@ export async function createAndLaunchCampaign(
 
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
-  const campaign = await ctx.db.transaction(async (tx) => {
-    // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
-    // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
-    // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
-    // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
-    const [reserved, inserted] = await Promise.allSettled([
-      reserveUsage(ctx, billing, rule.meter, queued, { tx }),
-      insertCampaign(tx, {
-        workspaceId,
-        createdBy,
-        name: input.name,
-        channel: input.channel,
-        status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
-        content,
-        source: csv.length
-          ? "csv"
-          : input.recipients.segmentId || input.audience?.segmentId
-            ? "segment"
-            : input.audience?.tagId
-              ? "tag"
-              : input.audience?.filter
-                ? "filter"
-                : "contacts",
-        segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
-        scheduledAt: scheduled,
-        startedAt: scheduled ? null : now,
-        completedAt: queued === 0 ? now : null,
-        recipientCount: rows.length,
-        segmentsPerMessage,
-      }),
-    ]);
-    if (reserved.status === "rejected") throw reserved.reason;
-    if (inserted.status === "rejected") throw inserted.reason;
-    reservation = reserved.value;
-    const c = inserted.value;
-    queuedIds.push(...(await insertRecipients(tx, c, rows)));
-    return c;
-  });
+  // the campaign, its recipients and the plan reservation: one transaction
+  const launchTransaction = () =>
+    ctx.db.transaction(async (tx) => {
+      // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
+      // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
+      // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
+      // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
+      const [reserved, inserted] = await Promise.allSettled([
+        reserveUsage(ctx, billing, rule.meter, queued, { tx }),
+        insertCampaign(tx, {
+          workspaceId,
+          createdBy,
+          name: input.name,
+          channel: input.channel,
+          status: queued === 0 ? "completed" : scheduled ? "scheduled" : "sending",
+          content,
+          source: csv.length
+            ? "csv"
+            : input.recipients.segmentId || input.audience?.segmentId
+              ? "segment"
+              : input.audience?.tagId
+                ? "tag"
+                : input.audience?.filter
+                  ? "filter"
+                  : "contacts",
+          segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
+          scheduledAt: scheduled,
+          startedAt: scheduled ? null : now,
+          completedAt: queued === 0 ? now : null,
+          recipientCount: rows.length,
+          segmentsPerMessage,
+          launchToken: input.launchToken ?? null,
+          launchResult: input.launchToken ? { queued, skipped } : null,
+        }),
+      ]);
+      // the token's unique violation first: it says why this launch's reservation may have failed too
+      if (inserted.status === "rejected" && isLaunchTokenConflict(inserted.reason)) throw inserted.reason;
+      if (reserved.status === "rejected") throw reserved.reason;
+      if (inserted.status === "rejected") throw inserted.reason;
+      reservation = reserved.value;
+      const c = inserted.value;
+      queuedIds.push(...(await insertRecipients(tx, c, rows)));
+      return c;
+    });
+  let campaign: Campaign;
+  try {
+    campaign = await launchTransaction();
+  } catch (e) {
+    // a concurrent launch with the same token committed first (this insert waited for it on the
+    // unique index, or its reservation made this one's fail): answer its campaign, send nothing
+    if (input.launchToken && (isLaunchTokenConflict(e) || e instanceof AppError)) {
+      const repeated = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+      if (repeated) return repeated;
+    }
+    throw e;
+  }
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });
@@ -457,44 +518,94 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
   };
 }
 
-/** Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. @throws NOT_FOUND, CONFLICT */
-export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
+/**
+ * The 409 (or 404) for a state change whose compare-and-set matched nothing: the campaign is re-read
+ * and the sentence names the status it has now, e.g. "A cancelled campaign cannot be paused" when a
+ * cancel won the race. @throws AppError NOT_FOUND, CONFLICT (always throws)
+ */
+async function refuseTransition(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+  verb: string,
+): Promise<never> {
   const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status !== "sending" && c.status !== "scheduled")
-    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be paused`);
-  await setCampaignStatus(ctx.db, c.id, "paused");
+  throw new AppError("CONFLICT", `A ${c.status} campaign cannot be ${verb}`);
+}
+
+function assertCampaignId(id: number) {
+  if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
+}
+
+/**
+ * Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. One
+ * compare-and-set UPDATE (campaigns.queries pauseCampaignRow): of concurrent pauses one wins, and a
+ * cancel that got there first stays. @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be paused')
+ */
+export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
+  assertCampaignId(id);
+  const c = await pauseCampaignRow(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "paused");
   return { status: "paused" as const };
 }
 
-/** Starts a new sending round of a paused (or resent) campaign and queues its fan-out. */
-async function restart(ctx: Ctx, c: Campaign) {
-  await startCampaignRound(ctx.db, c.id, c.startedAt ?? new Date());
+/** Queues the fan-out of a campaign that just began a sending round (resume, resend failed). */
+async function fanOutNow(ctx: Ctx, c: Campaign) {
   await ctx.jobs.send(fanOutJob, { campaignId: c.id });
 }
 
-/** Resumes a paused campaign. @throws NOT_FOUND, CONFLICT */
-export async function resumeCampaign(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status !== "paused") throw new AppError("CONFLICT", `A ${c.status} campaign cannot be resumed`);
-  await restart(ctx, c);
-  return { status: "sending" as const };
+/**
+ * Resumes a paused campaign with one compare-and-set UPDATE (campaigns.queries resumeCampaignRow), so
+ * of concurrent resumes exactly one starts a round and a cancel that got there first stays. A
+ * campaign whose scheduled time is still ahead goes back to `scheduled` and its fan-out is queued for
+ * that time (nothing is sent before it); otherwise it is `sending` in a new round at once. Returns the
+ * status it now has. @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed')
+ */
+export async function resumeCampaign(
+  ctx: Ctx,
+  workspaceId: string,
+  id: number,
+): Promise<{ status: "sending" | "scheduled" }> {
+  assertCampaignId(id);
+  const c = await resumeCampaignRow(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");
+  if (c.status === "scheduled" && c.scheduledAt) {
+    // the fan-out job of the launch may still be waiting for this time too: whichever runs first
+    // starts the campaign (compare-and-set), the other finds it sending and enqueues nothing new
+    await ctx.jobs.send(fanOutJob, { campaignId: c.id }, { startAfter: c.scheduledAt });
+    return { status: "scheduled" };
+  }
+  await fanOutNow(ctx, c);
+  return { status: "sending" };
 }
 
-/** Cancels a campaign: queued recipients become cancelled; nothing more is sent. @throws NOT_FOUND, CONFLICT */
+/**
+ * Cancels a campaign: queued recipients become cancelled; nothing more is sent (in-flight sends
+ * finish). A compare-and-set from any unfinished status, in one transaction with the recipients
+ * (campaigns.queries cancelCampaignRows): it wins over a concurrent pause or resume.
+ * @throws NOT_FOUND, CONFLICT ('A completed campaign cannot be cancelled')
+ */
 export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status === "completed" || c.status === "cancelled")
-    throw new AppError("CONFLICT", `A ${c.status} campaign cannot be cancelled`);
-  await cancelCampaignRows(ctx.db, c.id);
+  assertCampaignId(id);
+  const c = await cancelCampaignRows(ctx.db, workspaceId, id);
+  if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
   return { status: "cancelled" as const };
 }
 
-/** "Resend to failed only": failed recipients are queued again in a new round. @throws NOT_FOUND, CONFLICT */
+/**
+ * "Resend to failed only": failed recipients are queued again; a campaign that is not paused or
+ * scheduled begins a new round now (a paused one sends them when resumed, a scheduled one at its
+ * time). One transaction holding the campaign row (campaigns.queries resendFailedRows), so two
+ * concurrent requests requeue once and a concurrent cancel is never undone.
+ * @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be resent', 'No failed recipients to resend')
+ */
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
-  const c = await ownCampaign(ctx, workspaceId, id);
-  if (c.status === "cancelled") throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
-  const requeued = await requeueFailedRecipients(ctx.db, c.id);
-  if (requeued === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
-  if (c.status !== "paused") await restart(ctx, c);
-  return { requeued };
+  assertCampaignId(id);
+  const r = await resendFailedRows(ctx.db, workspaceId, id);
+  if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
+  if (r.before.status === "cancelled")
+    throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");
+  if (r.requeued === 0) throw new AppError("CONFLICT", "No failed recipients to resend");
+  if (r.restarted) await fanOutNow(ctx, r.restarted);
+  return { requeued: r.requeued };
 }

@@ -9,6 +9,7 @@ import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
+import { withLaunchToken } from "./campaigns.schemas";
 import {
   landingByToken,
   launchVideoCampaign,
@@ -33,7 +34,12 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
   /** Video campaign (spec section 7): launched through the campaign engine. */
   app.post("/api/campaigns/video", async (req) => {
     const tenant = requireTenant(req);
-    const result = await launchVideoCampaign(ctx, tenant.workspaceId, req.body, tenant.userId);
+    const result = await launchVideoCampaign(
+      ctx,
+      tenant.workspaceId,
+      withLaunchToken(req.body, req.headers["idempotency-key"]),
+      tenant.userId,
+    );
     return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
   });
   /** Video engagement of a video campaign (views, watch milestones). */

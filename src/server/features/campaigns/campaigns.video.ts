@@ -13,8 +13,8 @@ import { findMedia, getMedia } from "../studio/studio.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
-import { audienceSchema, scheduledAtInput } from "./campaigns.schemas";
-import { createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
+import { audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
+import { answerRepeatedLaunch, createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
   deleteVideoCampaign,
   insertLandingPage,
@@ -95,6 +95,8 @@ export const videoCampaignInput = z.object({
   audience: audienceSchema.optional(),
   /** launch at this time (ISO string or Date); past or absent = now. Not with `avatarScript`. */
   scheduledAt: scheduledAtInput,
+  /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
+  launchToken: launchTokenInput.optional(),
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 
@@ -116,9 +118,17 @@ export async function launchVideoCampaign(
   workspaceId: string,
   raw: unknown,
   createdBy: string | null = null,
-): Promise<LaunchResult & { videoCampaignId: number }> {
+): Promise<LaunchResult & { videoCampaignId: number | null }> {
   const input = parseInput(videoCampaignInput, raw);
   if (createdBy) await assertCanSend(ctx, createdBy);
+  // a repeat of a launch that already made its campaign (launchToken, audit finding 7): answer it
+  // before anything is created (no second video campaign row, no second avatar render)
+  const channel = input.deliveryMethod === "email" ? "video_email" : "video_sms";
+  const repeat = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, channel);
+  if (repeat) {
+    const first = await selectVideoCampaignOf(ctx.db, repeat.campaign.id, workspaceId);
+    return { ...repeat, videoCampaignId: first?.id ?? null };
+  }
   const avatarScript = input.avatarScript?.trim() || "";
   const personalised = !input.videoId && avatarScript.length > 0;
   if (
@@ -183,7 +193,7 @@ export async function launchVideoCampaign(
       workspaceId,
       {
         name: input.campaignName,
-        channel: input.deliveryMethod === "email" ? "video_email" : "video_sms",
+        channel,
         content: {
           landingUrl: `${appUrl}/v/{{token}}`,
           videoTitle: media?.name ?? `${from}'s personal video`,
@@ -199,6 +209,7 @@ export async function launchVideoCampaign(
             : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
         },
         includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
+        launchToken: input.launchToken,
         // personalised: launched "scheduled" so nothing sends before the recipients are held
         scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : input.scheduledAt,
         audience: input.audience,
@@ -213,6 +224,12 @@ export async function launchVideoCampaign(
       },
       createdBy,
     );
+    if (result.repeated) {
+      // a concurrent launch with the same token made the campaign first: this row is not needed
+      await deleteVideoCampaign(ctx.db, vc.id);
+      const first = await selectVideoCampaignOf(ctx.db, result.campaign.id, workspaceId);
+      return { ...result, videoCampaignId: first?.id ?? null };
+    }
     await setVideoCampaignCampaign(ctx.db, vc.id, result.campaign.id);
     if (personalised && result.queued > 0) {
       await queueRecipientAvatars(ctx, {

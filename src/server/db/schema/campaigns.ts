@@ -113,7 +113,7 @@ export const campaigns = pgTable(
     /**
      * The launch token of the request that created it (a builder's per-draft UUID, or the app's
      * `Idempotency-Key` header): unique per workspace, so a repeated launch answers this campaign
-     * instead of creating and sending another (migration 0036)
+     * instead of creating and sending another (migration 0035)
      */
     launchToken: text(),
     /** what that launch answered (queued, skipped by reason), replayed to a repeat of it */

@@ -613,32 +613,47 @@ export async function assertWorkspaceFeature(
 }
 
 /**
- * How many more contacts the workspace's plan allows, given how many it has (`current`, from the
- * CRM); null = unlimited. A downgraded workspace over its limit gets 0 (its contacts stay).
+ * The workspace's contact limit (spec section 9, issue 12), read once so that the CRM can check it
+ * where it counts its contacts: under its per-workspace contact-creation lock, in the transaction
+ * that inserts them (crm.contacts.ts, crm.import.ts). `max` is the plan's number of contacts (null =
+ * unlimited), `reason` the sentence import rows refused by the limit get (null when unlimited).
+ * Check it with `assertContactsFit` / `contactsLeft`.
+ * @throws AppError NOT_FOUND 'Workspace not found'.
  */
-export async function contactsAllowance(
+export async function contactsLimitOf(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  current: number,
-): Promise<{ left: number | null; plan: PlanId; max: number | null }> {
+): Promise<ContactsLimit> {
   const ws = await loadBillingWorkspace(ctx, workspaceId);
   const plan = effectivePlan(ws);
   const max = PLANS[plan].limits.contacts;
-  return { left: max === null ? null : Math.max(0, max - current), plan, max };
+  return { plan, max, reason: max === null ? null : contactsLimitReason(plan, max) };
+}
+
+/** A workspace's contact limit as `contactsLimitOf` read it. */
+export interface ContactsLimit {
+  plan: PlanId;
+  /** contacts the plan includes; null = unlimited */
+  max: number | null;
+  /** the sentence for import rows refused by the limit; null when unlimited */
+  reason: string | null;
 }
 
 /**
- * Contacts limit check: `adding` new contacts on top of `current`.
+ * Contacts limit check (assertWithinPlan): `adding` new contacts on top of `current` (the count the
+ * caller read under its lock).
  * @throws AppError PAYMENT_REQUIRED with the plan's sentence
  */
-export async function assertContactsWithinPlan(
-  ctx: Pick<AppContext, "db">,
-  workspaceId: string,
-  current: number,
-  adding: number,
-) {
-  const ws = await loadBillingWorkspace(ctx, workspaceId);
-  assertWithinPlan({ plan: effectivePlan(ws) }, "contacts", adding, current);
+export function assertContactsFit(limit: ContactsLimit, current: number, adding: number): void {
+  assertWithinPlan({ plan: limit.plan }, "contacts", adding, current);
+}
+
+/**
+ * How many more contacts `limit` allows on top of `current`; null = unlimited. A downgraded
+ * workspace over its limit gets 0 (its contacts stay).
+ */
+export function contactsLeft(limit: ContactsLimit, current: number): number | null {
+  return limit.max === null ? null : Math.max(0, limit.max - current);
 }
 
 /** The sentence for contacts refused by the limit (import rejected rows). */

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import { retryOnRace } from "../../db/retry";
 import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -26,7 +27,9 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
  * Ids that are not the workspace's are ignored. A `member` may delete at most one contact at a time
  * (issue 10 roles): deleting a filter's result or several ids needs owner or admin.
- * Each operation is one set-based statement ("select all matching" can cover a million rows).
+ * Each operation is one set-based statement ("select all matching" can cover a million rows); updates
+ * and deletes lock their contacts in the contacts' one lock order (crm.queries CONTACT_LOCK_ORDER, the
+ * upserts' order), and a statement aborted by a deadlock anyway is run again (retryOnRace).
  * Webhook events (issue 15, the single-contact events' data), emitted after the statement committed
  * and only when an endpoint of the workspace listens (one select of its endpoints otherwise; only
  * then does the statement return ids): delete -> `contact.deleted` per deleted contact (ids from the
@@ -51,8 +54,9 @@ export async function bulkOperation(
     (await subscribedWebhookTypes(ctx, workspaceId, [type])).has(type);
   switch (b.operation) {
     case "delete": {
-      if (!(await listens("contact.deleted"))) return { deleted: await deleteContactsWhere(ctx.db, target) };
-      const ids = await deleteContactsWhereReturningIds(ctx.db, target);
+      if (!(await listens("contact.deleted")))
+        return { deleted: await retryOnRace(() => deleteContactsWhere(ctx.db, target)) };
+      const ids = await retryOnRace(() => deleteContactsWhereReturningIds(ctx.db, target));
       await emitContactsDeleted(ctx, workspaceId, ids);
       return { deleted: ids.length };
     }
@@ -62,8 +66,8 @@ export async function bulkOperation(
       const value = b.operation === "update_stage" ? b.data?.lifecycle_stage : b.data?.lead_status;
       if (!value) throw new AppError("BAD_REQUEST", `data.${column} is required`);
       if (!(await listens("contact.updated")))
-        return { updated: await setContactsColumnWhere(ctx.db, target, column, value) };
-      const ids = await setContactsColumnWhereReturningIds(ctx.db, target, column, value);
+        return { updated: await retryOnRace(() => setContactsColumnWhere(ctx.db, target, column, value)) };
+      const ids = await retryOnRace(() => setContactsColumnWhereReturningIds(ctx.db, target, column, value));
       await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
       return { updated: ids.length };
     }
@@ -74,13 +78,13 @@ export async function bulkOperation(
       await assertTagOfWorkspace(ctx, workspaceId, tagId);
       const events = await listens("contact.updated");
       if (b.operation === "remove_tag") {
-        const ids = await untagContactsWhere(ctx.db, target, tagId);
+        const ids = await retryOnRace(() => untagContactsWhere(ctx.db, target, tagId));
         if (events) await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
         return { untagged: ids.length };
       }
       // contacts already carrying the tag count as tagged
-      if (!events) return { tagged: await tagContactsWhere(ctx.db, target, tagId) };
-      const r = await tagContactsWhereReturningIds(ctx.db, target, tagId);
+      if (!events) return { tagged: await retryOnRace(() => tagContactsWhere(ctx.db, target, tagId)) };
+      const r = await retryOnRace(() => tagContactsWhereReturningIds(ctx.db, target, tagId));
       await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
       return { tagged: r.matched };
     }

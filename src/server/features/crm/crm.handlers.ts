@@ -1,5 +1,6 @@
 import os from "node:os";
 import { and, eq, sql } from "drizzle-orm";
+import { retryOnRace } from "../../db/retry";
 import { contactImports } from "../../db/schema";
 import { type AnyJobDefinition, defineHandler, type JobDeps, PermanentJobError } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
@@ -80,7 +81,9 @@ const geocodeContactsHandler = defineHandler(geocodeContactsJob, {
  * missing file or a binary file fails the import with a readable reason (not retried). When the worker running it
  * dies (its pg-boss heartbeat stops), pg-boss runs it again: the file is imported again from the
  * start, which the upsert by email makes idempotent, and the totals count the contacts the
- * interrupted attempt created as created (they carry the import's id), not as skipped or updated.
+ * interrupted attempt created as created (they carry the import's id), not as skipped or updated. A
+ * deadlock with another writer that outlasted the batch's own retries imports the file again the same
+ * way (up to 3 runs), instead of failing the import.
  */
 export const importContactsHandler = defineHandler(importContactsJob, {
   async handler(data, deps) {
@@ -127,23 +130,41 @@ export const importContactsHandler = defineHandler(importContactsJob, {
       // listens: asked once per import, so an import nobody listens to returns no ids and reads
       // nothing back
       const onWritten = await importEventListener(deps, imp.workspaceId);
-      const result = await streamCsvFile(
-        local.path,
-        (m) =>
-          new ContactImporter(deps.sql, imp.workspaceId, {
-            onDuplicate: imp.onDuplicate === "update" ? "update" : "skip",
-            mappedFields: new Set(Object.keys(m) as ImportField[]),
-            source: "csv_import",
-            importId: imp.id,
-            deferSearchIndex: true,
-            writers: 2,
-            contactLimit,
-            phoneCountry,
-            onWritten,
-          }),
-        { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
+      const file = local.path;
+      // a batch is already run again on a deadlock (ContactImporter); should one still fail with a
+      // deadlock, the file is imported again from the start (idempotent, like a resumed import)
+      // rather than the import failing
+      let attempts = 0;
+      const result = await retryOnRace(
+        () => {
+          attempts++;
+          return streamCsvFile(
+            file,
+            (m) =>
+              new ContactImporter(deps.sql, imp.workspaceId, {
+                onDuplicate: imp.onDuplicate === "update" ? "update" : "skip",
+                mappedFields: new Set(Object.keys(m) as ImportField[]),
+                source: "csv_import",
+                importId: imp.id,
+                deferSearchIndex: true,
+                writers: 2,
+                contactLimit,
+                phoneCountry,
+                onWritten,
+              }),
+            { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
+          );
+        },
+        {
+          attempts: 3,
+          onRetry: (err, attempt) =>
+            deps.log.warn(
+              { err, importId: imp.id, attempt },
+              "contact import deadlocked; importing the file again",
+            ),
+        },
       );
-      if (resumed) {
+      if (resumed || attempts > 1) {
         const [row] = await deps.sql<{ n: number }[]>`
           select count(*)::int as n from contacts where workspace_id = ${imp.workspaceId} and import_id = ${imp.id}`;
         const earlier = Math.max(0, (row?.n ?? 0) - result.created);

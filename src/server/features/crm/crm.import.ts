@@ -3,10 +3,12 @@ import fs from "node:fs";
 import { Readable } from "node:stream";
 import Papa from "papaparse";
 import type { Sql } from "../../db/client";
+import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
 import { describeZodError } from "../../lib/validate";
+import { type ContactsLimit, contactsLeft } from "../billing/billing.service";
 import { mergedCustomFieldCount } from "./crm.contacts";
 import {
   type ColumnMapping,
@@ -16,7 +18,7 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
-import { selectCustomFieldsByEmail } from "./crm.queries";
+import { CONTACT_COUNT_SQL, CONTACT_CREATION_LOCK_SQL, selectCustomFieldsByEmail } from "./crm.queries";
 import { type CustomFieldsInput, customFieldsSchema, MAX_CUSTOM_FIELDS } from "./crm.schemas";
 
 /**
@@ -224,7 +226,9 @@ export function validateImportRow(
  * Set-based contact import for one user: rows are validated in JS, COPY'd into a session temp
  * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
  * (workspace_id, lower(email))` per batch (DO NOTHING for `skip`, DO UPDATE of the mapped, non-empty
- * columns for `update`). Created contacts carry the import's id (`import_id`), which their timeline
+ * columns for `update`), the rows in email order (CONTACT_LOCK_ORDER), in a transaction of its own that
+ * is run again on a deadlock (retryOnRace; with a plan limit it also holds the contact-creation lock,
+ * see `contactLimit`). Created contacts carry the import's id (`import_id`), which their timeline
  * shows as the `imported` activity. Holds one reserved connection per writer (`opts.writers`)
  * until `close()`; an error of a batch written in the background is thrown by the next `add` or
  * `flush`.
@@ -263,11 +267,15 @@ export class ContactImporter {
        */
       writers?: number;
       /**
-       * The plan's contact limit (issue 12): at most `maxNew` contacts are created; further new
-       * rows are rejected with `reason` (updates of existing contacts still go through). Forces one
-       * writer, so the count is exact.
+       * The plan's contact limit (issue 12; importContactLimit): each batch is written in a
+       * transaction that takes the workspace's contact-creation lock (CONTACT_CREATION_LOCK_SQL),
+       * counts the workspace's contacts, and creates only as many new ones as the plan still allows
+       * (billing contactsLeft); further new rows are rejected with `reason` (updates of existing
+       * contacts still go through). Counting per batch under the lock sees what concurrent imports
+       * and creates committed, so together they never pass the limit. Forces one writer, so the rows
+       * refused are the file's last new ones.
        */
-      contactLimit?: { maxNew: number; reason: string } | null;
+      contactLimit?: ContactsLimit | null;
       /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
       phoneCountry?: string;
       /**
@@ -287,13 +295,10 @@ export class ContactImporter {
     },
   ) {
     this.importId = opts.importId ?? randomUUID();
-    this.newLeft = opts.contactLimit ? Math.max(0, opts.contactLimit.maxNew) : null;
   }
-  /** contacts this import may still create under the plan's limit (null = unlimited) */
-  private newLeft: number | null;
 
   async open() {
-    const n = this.newLeft !== null ? 1 : Math.max(1, Math.min(4, this.opts.writers ?? 1));
+    const n = this.opts.contactLimit ? 1 : Math.max(1, Math.min(4, this.opts.writers ?? 1));
     for (let i = 0; i < n; i++) {
       const conn = await this.sql.reserve();
       this.writers.push({ conn, busy: null });
@@ -453,27 +458,6 @@ export class ContactImporter {
       if (c === "custom_fields") return "jsonb_strip_nulls(coalesce(s.custom_fields, '{}'::jsonb))";
       return `s.${c}`;
     });
-    // over the plan's contact limit: new rows past what is left are taken out and rejected
-    let cut = 0;
-    if (this.newLeft !== null) {
-      const removed = await conn.unsafe(
-        `with fresh as (
-           select s.ctid as id, row_number() over (order by s.ctid) as rn from crm_import_stage s
-           where not exists (select 1 from contacts c where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email))
-         )
-         delete from crm_import_stage s using fresh f where s.ctid = f.id and f.rn > $2 returning s.email`,
-        [this.workspaceId, this.newLeft],
-      );
-      cut = removed.length;
-      for (const r of removed) {
-        const email = String(r.email);
-        this.reject(
-          this.seen.get(email) ?? 0,
-          this.opts.contactLimit?.reason ?? "Over the plan's contact limit",
-          email,
-        );
-      }
-    }
     let conflict = "do nothing";
     if (this.opts.onDuplicate === "update") {
       const mapped = this.opts.mappedFields;
@@ -498,23 +482,53 @@ export class ContactImporter {
          coalesce(array_agg(id) filter (where not inserted), '{}') as updated_ids`
       : "";
     // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
-    // activities per contact
-    const [res] = await conn.unsafe(
-      `with ins as (
+    // activities per contact. The rows go in by their conflict key in CONTACT_LOCK_ORDER (crm.queries):
+    // an upsert meeting another's (or a bulk update's) contacts waits for it instead of deadlocking.
+    const upsert = `with ins as (
          insert into contacts (workspace_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
          select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
+         order by lower(s.email) collate "C"
          on conflict (workspace_id, lower(email)) ${conflict}
          returning (xmax = 0) as inserted${this.opts.onWritten ? ", id" : ""}
        )
-       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids} from ins`,
-      [this.workspaceId, this.importId],
-    );
+       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids} from ins`;
+    const limit = this.opts.contactLimit;
+    // one transaction per batch (the staged rows stay as they were if it rolls back), run again on a
+    // deadlock: with a limit, the contact-creation lock, the count, the new rows past what is left
+    // taken out of the stage, and the upsert; the lock is held to the commit
+    const { res, removed } = await retryOnRace(async () => {
+      await conn.unsafe("begin");
+      try {
+        let removed: string[] = [];
+        if (limit) {
+          await conn.unsafe(CONTACT_CREATION_LOCK_SQL, [this.workspaceId]);
+          const [count] = await conn.unsafe(CONTACT_COUNT_SQL, [this.workspaceId]);
+          const left = contactsLeft(limit, Number(count?.n ?? 0)) ?? 0;
+          const cut = await conn.unsafe(
+            `with fresh as (
+               select s.ctid as id, row_number() over (order by s.ctid) as rn from crm_import_stage s
+               where not exists (select 1 from contacts c where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email))
+             )
+             delete from crm_import_stage s using fresh f where s.ctid = f.id and f.rn > $2 returning s.email`,
+            [this.workspaceId, left],
+          );
+          removed = cut.map((r) => String(r.email));
+        }
+        const [res] = await conn.unsafe(upsert, [this.workspaceId, this.importId]);
+        await conn.unsafe("commit");
+        return { res, removed };
+      } catch (e) {
+        await conn.unsafe("rollback").catch(() => {});
+        throw e;
+      }
+    });
+    for (const email of removed)
+      this.reject(this.seen.get(email) ?? 0, limit?.reason ?? "Over the plan's contact limit", email);
     const created = Number(res?.created ?? 0);
     const updated = Number(res?.updated ?? 0);
     this.result.created += created;
     this.result.updated += updated;
-    this.result.skipped += lines.length - cut - created - updated;
-    if (this.newLeft !== null) this.newLeft = Math.max(0, this.newLeft - created);
+    this.result.skipped += lines.length - removed.length - created - updated;
     if (this.opts.onWritten)
       await this.opts.onWritten({
         created: ((res?.created_ids ?? []) as (string | number)[]).map(Number),
@@ -561,8 +575,8 @@ export async function importRows(
   workspaceId: string,
   rows: Record<string, unknown>[],
   onDuplicate: OnDuplicate,
-  /** the plan's contact limit: new contacts allowed and the rejection reason (issue 12) */
-  contactLimit: { maxNew: number; reason: string } | null = null,
+  /** the plan's contact limit (importContactLimit; checked per batch under the lock), null = unlimited */
+  contactLimit: ContactsLimit | null = null,
   /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
   phoneCountry?: string,
   /** after each batch committed: the ids it created and updated (ContactImporter's `onWritten`) */

@@ -5,10 +5,10 @@ import type { AppContext } from "../../context";
 import type { ContactImport } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { contactsAllowance, contactsLimitReason } from "../billing/billing.service";
+import { type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { importEventListener } from "./crm.contact-events";
-import { countContacts, refreshContactStatsSoon } from "./crm.contacts";
+import { refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
   decodeWithEncoding,
@@ -28,16 +28,17 @@ import { importJsonSchema } from "./crm.schemas";
 type Ctx = Pick<AppContext, "db" | "sql" | "jobs" | "providers" | "log" | "env">;
 
 /**
- * The contact limit an import runs under (spec section 9, issue 12): how many new contacts the
- * workspace's plan still allows and the sentence rejected rows get; null when unlimited.
+ * The contact limit an import runs under (spec section 9, issue 12): the workspace's plan limit
+ * (billing contactsLimitOf: the plan's number of contacts and the sentence rejected rows get); null
+ * when unlimited. The importer checks it per batch, counting the workspace's contacts under the
+ * contact-creation lock (ContactImporter's `contactLimit`), so concurrent imports and creates are seen.
  */
 export async function importContactLimit(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-): Promise<{ maxNew: number; reason: string } | null> {
-  const a = await contactsAllowance(ctx, workspaceId, await countContacts(ctx, workspaceId));
-  if (a.left === null || a.max === null) return null;
-  return { maxNew: a.left, reason: contactsLimitReason(a.plan, a.max) };
+): Promise<ContactsLimit | null> {
+  const limit = await contactsLimitOf(ctx, workspaceId);
+  return limit.max === null ? null : limit;
 }
 
 /**

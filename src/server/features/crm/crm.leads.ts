@@ -3,6 +3,7 @@ import { normalisePhone, toE164 } from "../../lib/phone";
 import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
+import { withinContactLimit } from "./crm.contacts";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
@@ -113,8 +114,9 @@ export async function matchBusinessContacts(
  * (see matchBusinessContacts; duplicates within the call collapse too). Matched contacts get their
  * empty phone, website, address and coordinates filled ("updated"; "skipped" when nothing was
  * missing); the rest are created with company = the business name, lead_source 'business_search',
- * lifecycle stage lead and custom_fields.place_id. `beforeCreate(n)` runs before anything is written
- * with the number of contacts to create (the caller's plan check: it may throw). With `tagName`, the
+ * lifecycle stage lead and custom_fields.place_id. The creations count against the plan's contact
+ * limit, checked before anything is written, under the workspace's contact-creation lock held to the
+ * commit (withinContactLimit: concurrent creators cannot pass it together). With `tagName`, the
  * created and matched contacts get that tag (created when missing). Phones are stored in E.164, read
  * in the workspace's phone country when they have no `+country` (issue 14). After the transaction
  * committed, emits `contact.created` per created contact and `contact.updated` per filled one
@@ -124,7 +126,7 @@ export async function addBusinessContacts(
   ctx: ContactEventCtx,
   workspaceId: string,
   businesses: BusinessContactInput[],
-  opts: { tagName?: string; beforeCreate?: (n: number) => Promise<void> | void } = {},
+  opts: { tagName?: string } = {},
 ): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
   const phoneCountry = await phoneCountryOf(ctx, workspaceId);
   const matched = await matchBusinessContacts(ctx, workspaceId, businesses, { phoneCountry });
@@ -148,71 +150,83 @@ export async function addBusinessContacts(
     if (id !== undefined) toUpdate.push({ id, b });
     else toCreate.push(b);
   }
-  await opts.beforeCreate?.(toCreate.length);
-  const ids: number[] = [];
-  const filledIds: number[] = [];
+  let ids: number[] = [];
+  let filledIds: number[] = [];
   let createdIds: number[] = [];
-  const result = await ctx.db.transaction(async (tx) => {
-    let updated = 0;
-    for (const { id, b } of toUpdate) {
-      const p = normalisePhone(b.phone, phoneCountry);
-      const filled = await fillContactFromBusiness(tx, workspaceId, id, {
-        phone: p.e164,
-        phoneRaw: p.raw,
-        website: b.website ?? null,
-        streetAddress: b.streetAddress ?? null,
-        city: b.city ?? null,
-        state: b.state ?? null,
-        postalCode: b.postalCode ?? null,
-        latitude: b.latitude ?? null,
-        longitude: b.longitude ?? null,
-        placeId: b.placeId,
-      });
-      if (filled) {
-        updated++;
-        filledIds.push(id);
-      } else skipped++;
-      ids.push(id);
-    }
-    if (toCreate.length) {
-      const created = await insertContactsReturningIds(
-        tx,
-        toCreate.map((b) => {
-          const p = normalisePhone(b.phone, phoneCountry);
-          return {
-            workspaceId,
-            company: b.name,
-            email: b.email?.toLowerCase() ?? null,
-            phone: p.e164,
-            phoneRaw: p.raw,
-            website: b.website ?? null,
-            streetAddress: b.streetAddress ?? null,
-            city: b.city ?? null,
-            state: b.state ?? null,
-            postalCode: b.postalCode ?? null,
-            country: "US",
-            latitude: b.latitude ?? null,
-            longitude: b.longitude ?? null,
-            geocodedAt: b.latitude != null ? new Date() : null,
-            leadSource: "business_search",
-            leadScore: Math.max(0, Math.min(100, Math.round(b.leadScore ?? 0))),
-            facebookUrl: b.facebookUrl ?? null,
-            instagramHandle: b.instagramHandle ?? null,
-            linkedinUrl: b.linkedinUrl ?? null,
-            customFields: { place_id: b.placeId },
-          };
-        }),
-      );
-      ids.push(...created);
-      createdIds = created;
-    }
-    if (opts.tagName?.trim() && ids.length) {
-      const name = opts.tagName.trim().slice(0, 50);
-      await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
-      await tagContactsByTagName(tx, workspaceId, name, ids);
-    }
-    return { created: toCreate.length, updated, skipped, contactIds: ids };
-  });
+  const skippedBefore = skipped;
+  // one transaction (run again as a whole on a deadlock), holding the contact-creation lock when the
+  // plan limits contacts
+  const result = await withinContactLimit(
+    ctx,
+    workspaceId,
+    toCreate.length,
+    async (tx) => {
+      ids = [];
+      filledIds = [];
+      createdIds = [];
+      skipped = skippedBefore;
+      let updated = 0;
+      for (const { id, b } of toUpdate) {
+        const p = normalisePhone(b.phone, phoneCountry);
+        const filled = await fillContactFromBusiness(tx, workspaceId, id, {
+          phone: p.e164,
+          phoneRaw: p.raw,
+          website: b.website ?? null,
+          streetAddress: b.streetAddress ?? null,
+          city: b.city ?? null,
+          state: b.state ?? null,
+          postalCode: b.postalCode ?? null,
+          latitude: b.latitude ?? null,
+          longitude: b.longitude ?? null,
+          placeId: b.placeId,
+        });
+        if (filled) {
+          updated++;
+          filledIds.push(id);
+        } else skipped++;
+        ids.push(id);
+      }
+      if (toCreate.length) {
+        const created = await insertContactsReturningIds(
+          tx,
+          toCreate.map((b) => {
+            const p = normalisePhone(b.phone, phoneCountry);
+            return {
+              workspaceId,
+              company: b.name,
+              email: b.email?.toLowerCase() ?? null,
+              phone: p.e164,
+              phoneRaw: p.raw,
+              website: b.website ?? null,
+              streetAddress: b.streetAddress ?? null,
+              city: b.city ?? null,
+              state: b.state ?? null,
+              postalCode: b.postalCode ?? null,
+              country: "US",
+              latitude: b.latitude ?? null,
+              longitude: b.longitude ?? null,
+              geocodedAt: b.latitude != null ? new Date() : null,
+              leadSource: "business_search",
+              leadScore: Math.max(0, Math.min(100, Math.round(b.leadScore ?? 0))),
+              facebookUrl: b.facebookUrl ?? null,
+              instagramHandle: b.instagramHandle ?? null,
+              linkedinUrl: b.linkedinUrl ?? null,
+              customFields: { place_id: b.placeId },
+            };
+          }),
+        );
+        ids.push(...created);
+        createdIds = created;
+      }
+      if (opts.tagName?.trim() && ids.length) {
+        const name = opts.tagName.trim().slice(0, 50);
+        await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
+        await tagContactsByTagName(tx, workspaceId, name, ids);
+      }
+      return { created: toCreate.length, updated, skipped, contactIds: ids };
+    },
+    { transaction: true },
+  );
   // after the commit, when an endpoint listens (one select of its endpoints): the contacts' events
   if (createdIds.length || filledIds.length) {
     const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);

@@ -165,6 +165,40 @@ export async function sumContactCounts(
   return Number(row?.n ?? 0);
 }
 
+/**
+ * The contact-creation lock's class (the first key of the two-int advisory lock; the second is the
+ * workspace id's hashtext). "CRM\x01" as an int.
+ */
+const CONTACT_CREATION_LOCK_CLASS = 1129467137;
+
+/**
+ * The statement taking the contact-creation lock of the workspace `$1` (a transaction-scoped advisory
+ * lock: held until the transaction commits or rolls back). Every transaction that creates contacts in
+ * a workspace whose plan limits its contacts takes it before counting them (see lockContactCreation);
+ * the streaming import runs it on its own connection (crm.import.ts).
+ */
+export const CONTACT_CREATION_LOCK_SQL = `select pg_advisory_xact_lock(${CONTACT_CREATION_LOCK_CLASS}, hashtext($1::text))`;
+
+/** The workspace `$1`'s contacts from contact_counts (sumContactCounts' figure), as one raw statement. */
+export const CONTACT_COUNT_SQL =
+  "select coalesce(sum(n), 0)::int8 as n from contact_counts where workspace_id = $1::uuid";
+
+/**
+ * Takes the workspace's contact-creation lock (CONTACT_CREATION_LOCK_SQL) in the transaction `tx`, then
+ * returns the workspace's contacts (sumContactCounts) read after it was granted: a concurrent creator's
+ * contacts are committed by then, and the next one waits until this transaction ends, so a count
+ * checked here and the inserts that follow in `tx` cannot pass the plan's limit together with another
+ * request's. Call it in a transaction (on the pool it would be released at once), before the
+ * transaction's first contact write (the lock is always taken before any contact row lock).
+ */
+export async function lockContactCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(CONTACT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
+  );
+  // a statement of its own: its snapshot is taken after the lock was granted
+  return sumContactCounts(tx, workspaceId);
+}
+
 /** Contacts of `workspaceId` created before `before` (a scan of the workspace's rows). */
 export async function countContactsCreatedBefore(
   db: DbOrTx,
@@ -900,10 +934,39 @@ export async function deleteContactRow(db: DbOrTx, workspaceId: string, id: numb
   return deleted.length > 0;
 }
 
-/** Deletes every contact matching `where` in one statement; returns how many. */
+/**
+ * The contacts' one lock order, kept by every statement that writes many contacts: by lower(email) (the
+ * upserts' conflict key: an upsert takes its rows in that order, crm.import.ts) in the "C" collation
+ * (byte order, whatever the database's collation: the same order as `byContactEmail` in JS), then id
+ * (contacts without an email last). Two such statements over the same contacts wait for each other
+ * instead of deadlocking.
+ */
+export const CONTACT_LOCK_ORDER = 'lower(email) collate "C", id';
+
+/**
+ * Sorts lowercased emails in CONTACT_LOCK_ORDER's order (code unit order: the "C" collation's for
+ * emails without characters beyond U+FFFF), for inserts whose rows are given as values.
+ */
+export function byContactEmail(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * `contacts.id in (...)` over the contacts matching `where`, locked (FOR UPDATE) in CONTACT_LOCK_ORDER
+ * before the outer update or delete touches them: the target of a bulk write. A contact changed by
+ * another transaction meanwhile is read again once that one ends (and left out if it no longer matches).
+ */
+function lockedInOrder(where: SQL): SQL {
+  return sql`${contacts.id} in (select ${contacts.id} from ${contacts} where ${where} order by ${sql.raw(CONTACT_LOCK_ORDER)} for update)`;
+}
+
+/**
+ * Deletes every contact matching `where` in one statement (taking their locks in CONTACT_LOCK_ORDER);
+ * returns how many.
+ */
 export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<number> {
   const [r] = await db.execute<{ n: number }>(
-    sql`with d as (delete from ${contacts} where ${where} returning 1) select count(*)::int as n from d`,
+    sql`with d as (delete from ${contacts} where ${lockedInOrder(where)} returning 1) select count(*)::int as n from d`,
   );
   return Number(r?.n ?? 0);
 }
@@ -913,7 +976,7 @@ export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<numbe
  * contact.deleted events, captured before the rows are gone).
  */
 export async function deleteContactsWhereReturningIds(db: DbOrTx, where: SQL): Promise<number[]> {
-  const rows = await db.delete(contacts).where(where).returning({ id: contacts.id });
+  const rows = await db.delete(contacts).where(lockedInOrder(where)).returning({ id: contacts.id });
   return rows.map((r) => r.id);
 }
 
@@ -921,7 +984,10 @@ function columnSet(column: "lifecycle_stage" | "lead_status", value: string): SQ
   return column === "lifecycle_stage" ? sql`lifecycle_stage = ${value}` : sql`lead_status = ${value}`;
 }
 
-/** Sets lifecycle_stage or lead_status (and updated_at) on every contact matching `where`; returns how many. */
+/**
+ * Sets lifecycle_stage or lead_status (and updated_at) on every contact matching `where` (taking their
+ * locks in CONTACT_LOCK_ORDER); returns how many.
+ */
 export async function setContactsColumnWhere(
   db: DbOrTx,
   where: SQL,
@@ -929,7 +995,7 @@ export async function setContactsColumnWhere(
   value: string,
 ): Promise<number> {
   const [r] = await db.execute<{ n: number }>(
-    sql`with u as (update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${where} returning 1) select count(*)::int as n from u`,
+    sql`with u as (update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${lockedInOrder(where)} returning 1) select count(*)::int as n from u`,
   );
   return Number(r?.n ?? 0);
 }
@@ -942,7 +1008,7 @@ export async function setContactsColumnWhereReturningIds(
   value: string,
 ): Promise<number[]> {
   const rows = await db.execute<{ id: string | number }>(
-    sql`update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${where} returning id`,
+    sql`update ${contacts} set ${columnSet(column, value)}, updated_at = now() where ${lockedInOrder(where)} returning id`,
   );
   return rows.map((r) => Number(r.id));
 }

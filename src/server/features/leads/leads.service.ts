@@ -6,7 +6,7 @@ import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import type { Place, PlaceAttribute } from "../../providers/places";
 import { assertWithinPlan } from "../billing/billing.plans";
-import { addBusinessContacts, countContacts, matchBusinessContacts } from "../crm/crm.service";
+import { addBusinessContacts, matchBusinessContacts } from "../crm/crm.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getWorkspace, phoneCountryOf } from "../workspaces/workspaces.service";
 import { runGridSearch } from "./leads.engine";
@@ -799,7 +799,6 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
       "CONFLICT",
       `These results are no longer stored: Google's terms keep only place ids after ${ctx.env.GOOGLE_PLACES_RETENTION_DAYS} days. Run the search again.`,
     );
-  const workspace = await getWorkspace(ctx, t.workspaceId);
   const r = await addBusinessContacts(
     ctx,
     t.workspaceId,
@@ -824,12 +823,7 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
         linkedinUrl: (b.socials as Record<string, string>).linkedin ?? null,
       };
     }),
-    {
-      tagName: a.tagName,
-      beforeCreate: async (n) => {
-        if (n > 0) assertWithinPlan(workspace, "contacts", n, await countContacts(ctx, t.workspaceId));
-      },
-    },
+    { tagName: a.tagName },
   );
   return {
     success: true as const,

@@ -1,0 +1,47 @@
+// Retrying work that Postgres aborted because it raced another transaction.
+
+/** SQLSTATEs of a transaction Postgres aborted over a race: deadlock_detected, serialization_failure. */
+const RACE_CODES = new Set(["40P01", "40001"]);
+
+/**
+ * True when `e` is Postgres aborting the statement over a race with another transaction: a deadlock
+ * (40P01) or a serialization failure (40001), as thrown by postgres.js or wrapped by drizzle (`cause`).
+ * Such work can be run again as it was.
+ */
+export function isRetryableRace(e: unknown): boolean {
+  let err = e as { code?: unknown; cause?: unknown } | null | undefined;
+  for (let depth = 0; err && depth < 4; depth++) {
+    if (typeof err.code === "string" && RACE_CODES.has(err.code)) return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
+/** Tries of `retryOnRace` by default (the first and three more). */
+export const RACE_ATTEMPTS = 4;
+
+/**
+ * Runs `work` and runs it again, up to `attempts` times in all, when it fails with a deadlock or a
+ * serialization failure (isRetryableRace); any other error, or the last attempt's, is thrown as is.
+ * `work` must be safe to repeat: one statement, or one transaction that rolled back as a whole. Waits
+ * 10-60 ms times the attempt number (random, so the two sides of a deadlock do not meet again) before
+ * a retry; `onRetry` hears each retried error (for a log line).
+ * The backstop behind the lock ordering of contact writes (crm: upserts in email order, bulk updates
+ * and deletes in the same order): Postgres breaks a deadlock the ordering did not prevent by aborting
+ * one side after deadlock_timeout (1 s by default).
+ */
+export async function retryOnRace<T>(
+  work: (attempt: number) => Promise<T>,
+  opts: { attempts?: number; onRetry?: (err: unknown, attempt: number) => void } = {},
+): Promise<T> {
+  const attempts = Math.max(1, opts.attempts ?? RACE_ATTEMPTS);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work(attempt);
+    } catch (e) {
+      if (attempt >= attempts || !isRetryableRace(e)) throw e;
+      opts.onRetry?.(e, attempt);
+      await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 50)));
+    }
+  }
+}

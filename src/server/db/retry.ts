@@ -1,4 +1,5 @@
 // Retrying work that Postgres aborted because it raced another transaction.
+import { pgErrorCode } from "./errors";
 
 /** SQLSTATEs of a transaction Postgres aborted over a race: deadlock_detected, serialization_failure. */
 const RACE_CODES = new Set(["40P01", "40001"]);
@@ -9,12 +10,8 @@ const RACE_CODES = new Set(["40P01", "40001"]);
  * Such work can be run again as it was.
  */
 export function isRetryableRace(e: unknown): boolean {
-  let err = e as { code?: unknown; cause?: unknown } | null | undefined;
-  for (let depth = 0; err && depth < 4; depth++) {
-    if (typeof err.code === "string" && RACE_CODES.has(err.code)) return true;
-    err = err.cause as typeof err;
-  }
-  return false;
+  const code = pgErrorCode(e);
+  return code !== undefined && RACE_CODES.has(code);
 }
 
 /** Tries of `retryOnRace` by default (the first and three more). */

@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import type { DbOrTx, Sql } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
 import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
@@ -24,7 +25,6 @@ import {
   insertContactsReturningIds,
   insertContactsSkippingDuplicates,
   insertContactsSkippingDuplicatesReturning,
-  isUniqueViolation,
   lockContactCreation,
   mergeSearchIndexPending,
   prunePendingSearchEntries,

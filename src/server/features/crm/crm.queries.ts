@@ -1078,12 +1078,6 @@ export async function selectContactsNear(
     .limit(p.limit);
 }
 
-/** True when `e` is Postgres' unique violation (23505), as thrown by the driver or wrapped by drizzle. */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; cause?: { code?: string } };
-  return err?.code === "23505" || err?.cause?.code === "23505";
-}
-
 /**
  * Columns whose statistics a bulk write changes the most: which workspaces own how many contacts
  * and in which stage/status (the planner's row estimates for list pages and search strategies,

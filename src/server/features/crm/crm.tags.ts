@@ -1,17 +1,12 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
+import { isUniqueViolation } from "../../db/errors";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
-import {
-  contactIdsWhere,
-  contactWhere,
-  countContactsWhere,
-  isUniqueViolation,
-  selectContact,
-} from "./crm.queries";
+import { contactIdsWhere, contactWhere, countContactsWhere, selectContact } from "./crm.queries";
 import { createSegmentSchema, createTagSchema } from "./crm.schemas";
 import { listContactsPageJson } from "./crm.search";
 import {

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import { isUniqueViolation } from "../../db/errors";
 import { AppError } from "../../lib/errors";
 import { parseAllowedHosts } from "../../lib/outbound";
 import { toE164 } from "../../lib/phone";
@@ -238,10 +239,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       });
       savedId = row?.id ?? null;
     } catch (e) {
-      if (
-        (e as { code?: string }).code === "23505" ||
-        (e as { cause?: { code?: string } }).cause?.code === "23505"
-      )
+      if (isUniqueViolation(e))
         throw new AppError("CONFLICT", `A saved search named "${s.searchName}" already exists`);
       throw e;
     }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
+import { isUniqueViolation } from "../../db/errors";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
@@ -35,11 +36,7 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
     if (!updated) throw new AppError("NOT_FOUND", "Account not found");
     return updated;
   } catch (e) {
-    if (
-      (e as { code?: string }).code === "23505" ||
-      (e as { cause?: { code?: string } }).cause?.code === "23505"
-    )
-      throw new AppError("CONFLICT", "That email is already used by another account");
+    if (isUniqueViolation(e)) throw new AppError("CONFLICT", "That email is already used by another account");
     throw e;
   }
 }

@@ -11,15 +11,22 @@ afterAll(async () => t?.close());
 it("PUT and DELETE /api/contacts/lists/{id} rename, refilter and delete, within the workspace only", async () => {
   const a = await signUp(t.app);
   const b = await signUp(t.app);
-  const created = await a.client.post("/api/contacts/lists", { name: "Leads", filter: { stage: "lead" } });
+  const created = await a.client.post("/api/contacts/lists", {
+    name: "Leads",
+    filter: { lifecycle_stage: "lead" },
+  });
   expect(created.statusCode, created.body).toBe(200);
   const id = created.json().list.id as number;
   const put = await a.client.put(`/api/contacts/lists/${id}`, {
     name: "Hot leads",
-    filter: { status: "qualified" },
+    filter: { lifecycle_stage: "lead", lead_status: "qualified" },
   });
   expect(put.statusCode, put.body).toBe(200);
-  expect(put.json().list).toMatchObject({ id, name: "Hot leads" });
+  expect(put.json().list).toMatchObject({
+    id,
+    name: "Hot leads",
+    filter: { lifecycle_stage: "lead", lead_status: "qualified" },
+  });
   const lists = (await a.client.get("/api/contacts/lists/all")).json().lists as {
     id: number;
     name: string;

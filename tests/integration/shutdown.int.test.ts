@@ -11,18 +11,38 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { contactsCsv, SmokeClient, sleep, waitForHealthy } from "../../scripts/smoke-lib";
+import { runMigrations } from "../../src/server/db/client";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
-const databaseUrl = inject("databaseUrl");
+// The server here runs every queue's workers (PROCESS_ROLE=all). On the run's shared database they
+// took other files' jobs too (avatar-pgboss's D-ID polls, without its fake D-ID: 'error'), so this
+// file gets a database of its own, migrated here and dropped at the end.
+const sharedUrl = inject("databaseUrl");
+const dbName = `pitchwise_shutdown_${process.pid}_${Date.now()}`;
+const databaseUrl = (() => {
+  const u = new URL(sharedUrl);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
 const sql = postgres(databaseUrl, { max: 2, onnotice: () => {} });
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-shutdown-"));
 const children: ChildProcess[] = [];
 
+beforeAll(async () => {
+  const admin = postgres(sharedUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${dbName}"`);
+  await admin.end({ timeout: 5 });
+  await runMigrations(databaseUrl);
+}, 120_000);
+
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
   await sql.end({ timeout: 5 });
+  const admin = postgres(sharedUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`drop database if exists "${dbName}" with (force)`);
+  await admin.end({ timeout: 5 });
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -104,7 +104,7 @@ export async function syncSchedules(
  * `pollSeconds`) while its queue is empty, and at once again after a fetch that found work (pg-boss
  * fetches again as soon as a batch is done). Every idle loop costs one query per interval: with
  * every loop at 8 per queue and 0.5 s, an idle worker ran about 250 queries a second; the defaults
- * (env WORKER_CONCURRENCY 2, WORKER_POLL_SECONDS 2) make it about 40, and the queues a user waits on
+ * (env WORKER_CONCURRENCY 2, WORKER_POLL_SECONDS 2) make it about 35 (measured 34), and the queues a user waits on
  * (campaign sends and fan-out, webhook deliveries, CSV imports, geocoding) set 0.5 s in their contracts. Payloads are parsed with zod; a parse failure or a
  * PermanentJobError is logged and not retried (the job completes).
  * - A `batchHandler` gets the whole fetch in one call; throwing fails (and retries) the whole fetch.

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { FastifyInstance, InjectOptions } from "fastify";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
@@ -213,4 +213,16 @@ export async function setPlan(t: Pick<TestApp, "db">, workspaceId: string, plan:
       subscriptionTier: plan === "free" ? null : "premium",
     })
     .where(eq(workspaces.id, workspaceId));
+}
+
+/** How many outbox messages (any channel) went to each of `addresses`: a count above 1 is a double send. */
+export async function outboxCountsTo(t: Pick<TestApp, "db">, addresses: string[]) {
+  const n = new Map<string, number>();
+  if (addresses.length === 0) return n;
+  const rows = await t.db
+    .select({ to: outboxMessages.to })
+    .from(outboxMessages)
+    .where(inArray(outboxMessages.to, addresses));
+  for (const r of rows) n.set(r.to, (n.get(r.to) ?? 0) + 1);
+  return n;
 }

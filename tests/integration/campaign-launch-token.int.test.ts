@@ -1,7 +1,15 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaigns, outboxMessages } from "../../src/server/db/schema";
-import { createTestApp, setPlan, signUp, type TestApp, trpcCall as trpc, uniqueEmail } from "../helpers";
+import { campaigns } from "../../src/server/db/schema";
+import {
+  createTestApp,
+  outboxCountsTo,
+  setPlan,
+  signUp,
+  type TestApp,
+  trpcCall as trpc,
+  uniqueEmail,
+} from "../helpers";
 
 // Double launches from the app (audit finding 7): every test here sends its requests
 // for real through the app (app.inject), the racing ones in parallel with Promise.all.
@@ -14,16 +22,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function sentTo(addresses: string[]) {
-  if (addresses.length === 0) return new Map<string, number>();
-  const rows = await t.db
-    .select({ to: outboxMessages.to })
-    .from(outboxMessages)
-    .where(inArray(outboxMessages.to, addresses));
-  const n = new Map<string, number>();
-  for (const r of rows) n.set(r.to, (n.get(r.to) ?? 0) + 1);
-  return n;
-}
+const sentTo = (addresses: string[]) => outboxCountsTo(t, addresses);
 
 describe("double launch from the app (finding 7): a launch token makes it idempotent", () => {
   it("two parallel REST email launches with the same launchToken: one campaign, one email each", async () => {

@@ -1,9 +1,10 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, campaigns, outboxMessages } from "../../src/server/db/schema";
 import {
   type AuthedClient,
   createTestApp,
+  outboxCountsTo,
   setPlan,
   signUp,
   type TestApp,
@@ -22,16 +23,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-async function sentTo(addresses: string[]) {
-  if (addresses.length === 0) return new Map<string, number>();
-  const rows = await t.db
-    .select({ to: outboxMessages.to })
-    .from(outboxMessages)
-    .where(inArray(outboxMessages.to, addresses));
-  const n = new Map<string, number>();
-  for (const r of rows) n.set(r.to, (n.get(r.to) ?? 0) + 1);
-  return n;
-}
+const sentTo = (addresses: string[]) => outboxCountsTo(t, addresses);
 
 async function campaignRow(id: number) {
   const [c] = await t.db.select().from(campaigns).where(eq(campaigns.id, id));

@@ -110,6 +110,26 @@ export async function matchBusinessContacts(
 }
 
 /**
+ * The columns a business search result gives a contact, whether it creates one or fills an existing
+ * one's empty fields: phone in E.164 (read in `phoneCountry` without `+country`) with its raw form,
+ * website, street address, city, state, postal code and coordinates (null where the result has none).
+ */
+function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
+  const p = normalisePhone(b.phone, phoneCountry);
+  return {
+    phone: p.e164,
+    phoneRaw: p.raw,
+    website: b.website ?? null,
+    streetAddress: b.streetAddress ?? null,
+    city: b.city ?? null,
+    state: b.state ?? null,
+    postalCode: b.postalCode ?? null,
+    latitude: b.latitude ?? null,
+    longitude: b.longitude ?? null,
+  };
+}
+
+/**
  * Adds businesses from the lead search to the workspace's contacts (issue 13): each is matched first
  * (see matchBusinessContacts; duplicates within the call collapse too). Matched contacts get their
  * empty phone, website, address and coordinates filled ("updated"; "skipped" when nothing was
@@ -167,17 +187,8 @@ export async function addBusinessContacts(
       skipped = skippedBefore;
       let updated = 0;
       for (const { id, b } of toUpdate) {
-        const p = normalisePhone(b.phone, phoneCountry);
         const filled = await fillContactFromBusiness(tx, workspaceId, id, {
-          phone: p.e164,
-          phoneRaw: p.raw,
-          website: b.website ?? null,
-          streetAddress: b.streetAddress ?? null,
-          city: b.city ?? null,
-          state: b.state ?? null,
-          postalCode: b.postalCode ?? null,
-          latitude: b.latitude ?? null,
-          longitude: b.longitude ?? null,
+          ...businessPlaceColumns(b, phoneCountry),
           placeId: b.placeId,
         });
         if (filled) {
@@ -190,21 +201,12 @@ export async function addBusinessContacts(
         const created = await insertContactsReturningIds(
           tx,
           toCreate.map((b) => {
-            const p = normalisePhone(b.phone, phoneCountry);
             return {
               workspaceId,
               company: b.name,
               email: b.email?.toLowerCase() ?? null,
-              phone: p.e164,
-              phoneRaw: p.raw,
-              website: b.website ?? null,
-              streetAddress: b.streetAddress ?? null,
-              city: b.city ?? null,
-              state: b.state ?? null,
-              postalCode: b.postalCode ?? null,
+              ...businessPlaceColumns(b, phoneCountry),
               country: "US",
-              latitude: b.latitude ?? null,
-              longitude: b.longitude ?? null,
               geocodedAt: b.latitude != null ? new Date() : null,
               leadSource: "business_search",
               leadScore: Math.max(0, Math.min(100, Math.round(b.leadScore ?? 0))),

@@ -211,6 +211,31 @@ describe("the plan's contact limit under concurrent writes", () => {
     expect(await totals(user.id)).toEqual({ rows: 100, counted: 100, emails: 100 });
   });
 
+  it.each(["enterprise", "business"])(
+    "campaign recipients with a phone and no email, sent at once (%s): one contact per phone, every call gets its id",
+    async (plan) => {
+      const { user } = await signUp(t.app);
+      await setPlan(t, user.id, plan);
+      // 8 calls at once over the same 12 phone-only recipients (a CSV of SMS recipients launched twice)
+      const phones = Array.from({ length: 12 }, (_, i) => `(989) 555-${String(7000 + i)}`);
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, k) =>
+          findOrCreateContacts(
+            t.ctx,
+            user.id,
+            (k % 2 ? [...phones].reverse() : phones).map((phone, i) => ({ name: `P ${i}`, phone })),
+          ),
+        ),
+      );
+      const [r] = await t.sql<{ rows: number; phones: number }[]>`
+        select count(*)::int as rows, count(distinct phone)::int as phones from contacts where workspace_id = ${user.id}`;
+      expect(r).toEqual({ rows: 12, phones: 12 });
+      // every call maps each phone to the one contact
+      const first = results[0] as number[];
+      for (const [k, ids] of results.entries()) expect(k % 2 ? [...ids].reverse() : ids).toEqual(first);
+    },
+  );
+
   it("lead search results added to contacts at once (12 requests of one) at 95 of 100: five fit", async () => {
     const { user, client } = await signUp(t.app);
     await seed(user.id, 95);

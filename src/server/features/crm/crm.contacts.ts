@@ -118,7 +118,9 @@ export async function countContacts(
  * checked. A transaction is run again as a whole on a deadlock or serialization failure (retryOnRace),
  * so `write` must be repeatable. `write` gets the transaction (or the pool) and makes every statement on
  * it, never on another connection: the lock's waiters each hold a pooled connection, so a second one
- * might never come.
+ * might never come. `opts.lock` takes the lock on an unlimited plan too, for a `write` that must see
+ * every contact created before it (findOrCreateContacts' phone-only rows, which no unique index
+ * deduplicates).
  * @throws AppError PAYMENT_REQUIRED when `adding` more contacts would pass the plan's limit.
  */
 export async function withinContactLimit<T>(
@@ -126,11 +128,19 @@ export async function withinContactLimit<T>(
   workspaceId: string,
   adding: number,
   write: (db: DbOrTx) => Promise<T>,
-  opts: { transaction?: boolean } = {},
+  opts: { transaction?: boolean; lock?: boolean } = {},
 ): Promise<T> {
   const limit = adding > 0 ? await contactsLimitOf(ctx, workspaceId) : null;
-  if (!limit || limit.max === null)
+  if (!limit || limit.max === null) {
+    if (opts.lock)
+      return retryOnRace(() =>
+        ctx.db.transaction(async (tx) => {
+          await lockContactCreation(tx, workspaceId);
+          return write(tx);
+        }),
+      );
     return opts.transaction ? retryOnRace(() => ctx.db.transaction((tx) => write(tx))) : write(ctx.db);
+  }
   return retryOnRace(() =>
     ctx.db.transaction(async (tx) => {
       assertContactsFit(limit, await lockContactCreation(tx, workspaceId), adding);
@@ -149,7 +159,8 @@ function splitName(name: string | undefined | null): { first: string | null; las
  * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
  * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
  * created (a row with neither a usable email nor phone always creates a new contact). Used for
- * campaign CSV recipients. Rows repeating an email or phone map to the same id. Creating any queues
+ * campaign CSV recipients. Rows repeating an email or phone map to the same id, across concurrent calls
+ * too (emails by the unique index, phone-only rows under the workspace's contact-creation lock). Creating any queues
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
  * when an endpoint listens (one select of the workspace's endpoints, only when creating).
  * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
@@ -229,27 +240,44 @@ export async function findOrCreateContacts(
   const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
   // the plan's contact limit (issue 12), checked under the workspace's contact-creation lock and
   // held to the inserts' commit: refuse before creating any
-  const { createdRows, anonIds } = await withinContactLimit(ctx, workspaceId, toCreate.length, async (db) => {
-    const createdRows: Contact[] = [];
-    const anonIds = new Map<number, number>();
-    for (let i = 0; i < keyed.length; i += 2000)
-      if (listens)
-        createdRows.push(...(await insertContactsSkippingDuplicatesReturning(db, keyed.slice(i, i + 2000))));
-      else await insertContactsSkippingDuplicates(db, keyed.slice(i, i + 2000));
-    if (unkeyed.length) {
-      let created: number[];
-      if (listens) {
-        const rows = await insertContactsReturning(db, unkeyed);
-        createdRows.push(...rows);
-        created = rows.map((r) => r.id);
-      } else created = await insertContactsReturningIds(db, unkeyed);
-      anonymous.forEach((rowIdx, k) => {
-        const id = created[k];
-        if (id !== undefined) anonIds.set(rowIdx, id);
-      });
-    }
-    return { createdRows, anonIds };
-  });
+  // rows keyed by phone alone: no unique index stops a concurrent call creating the same phone, so
+  // they are created under the workspace's contact-creation lock, after reading the phones again
+  const phoneOnly = keyed.filter((c) => !c.email).map((c) => c.phone as string);
+  const { createdRows, anonIds } = await withinContactLimit(
+    ctx,
+    workspaceId,
+    toCreate.length,
+    async (db) => {
+      const createdRows: Contact[] = [];
+      const anonIds = new Map<number, number>();
+      let rows = keyed;
+      if (phoneOnly.length) {
+        const taken = new Set<string | null>();
+        for (let i = 0; i < phoneOnly.length; i += 5000)
+          for (const f of await selectContactIdsByPhone(db, workspaceId, phoneOnly.slice(i, i + 5000)))
+            taken.add(f.phone);
+        if (taken.size) rows = keyed.filter((c) => c.email || !taken.has(c.phone ?? null));
+      }
+      for (let i = 0; i < rows.length; i += 2000)
+        if (listens)
+          createdRows.push(...(await insertContactsSkippingDuplicatesReturning(db, rows.slice(i, i + 2000))));
+        else await insertContactsSkippingDuplicates(db, rows.slice(i, i + 2000));
+      if (unkeyed.length) {
+        let created: number[];
+        if (listens) {
+          const rows = await insertContactsReturning(db, unkeyed);
+          createdRows.push(...rows);
+          created = rows.map((r) => r.id);
+        } else created = await insertContactsReturningIds(db, unkeyed);
+        anonymous.forEach((rowIdx, k) => {
+          const id = created[k];
+          if (id !== undefined) anonIds.set(rowIdx, id);
+        });
+      }
+      return { createdRows, anonIds };
+    },
+    { lock: phoneOnly.length > 0 },
+  );
   if (keyed.length) await lookup();
   if (toCreate.length) await refreshContactStatsSoon(ctx);
   await emitContactRows(ctx, workspaceId, "contact.created", createdRows);

@@ -72,7 +72,9 @@ type Ready = ClaimedRecipient & { contact: Contact };
  * are read and screened, re-claimed rows recovered, its sends taken from the token bucket, its lease
  * re-checked when the claim is old, it is handed to the provider and its outcomes recorded, so a
  * part is screened at most about a second before it is sent. `claimedAt` (epoch ms) is when the
- * claim was made: a claim older than half its lease is re-checked before sending.
+ * claim was made: a claim older than half its lease is re-checked before sending, and before a part
+ * the leases of all rows still to send are renewed once half a lease has passed (a heartbeat), so a
+ * chunk paced for longer than CAMPAIGN_SEND_LEASE_SECONDS keeps its claim while its worker lives.
  */
 export async function sendClaimed(
   deps: JobDeps,
@@ -84,16 +86,29 @@ export async function sendClaimed(
   const throttle = throttleFor(deps, kind);
   // (email) the sender, read once, beside the first part's lookups
   const senderOnce = kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null);
-  for (let i = 0; i < rows.length; i += throttle.burst) {
-    const part = rows.slice(i, i + throttle.burst);
+  const halfLeaseMs = (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2;
+  // when the leases of the rows still to send were last set (epoch ms)
+  let held = claimedAt;
+  let rest = rows;
+  for (let first = true; rest.length > 0; first = false) {
     // the claim checked the campaign was sending; a later part checks again (one read per second's worth)
-    if (i > 0) {
+    if (!first) {
       const status = await selectCampaignStatus(deps.db, campaign.id);
       if (status !== "sending") {
-        await releaseClaims(deps.sql, rows.slice(i), status === "cancelled");
+        await releaseClaims(deps.sql, rest, status === "cancelled");
         return;
       }
+      // paced slower than the lease (a low SEND_RATE_*): every row still to send has its lease renewed
+      // at half time, so no other worker takes over rows this one is alive and pacing (a row another
+      // worker did take over is left to it)
+      if (Date.now() - held > halfLeaseMs) {
+        held = Date.now();
+        rest = await confirmLease(deps, rest);
+        if (rest.length === 0) return;
+      }
     }
+    const part = rest.slice(0, throttle.burst);
+    rest = rest.slice(throttle.burst);
     // contacts, suppression list and (first part) the sender: independent lookups, run together
     const [contactRows, suppressed, sender] = await Promise.all([
       getContactsByIds(
@@ -115,8 +130,7 @@ export async function sendClaimed(
     if (todo.length > 0) {
       await throttle.take(todo.length);
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
-      if (Date.now() - claimedAt > (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2)
-        todo = await confirmLease(deps, todo);
+      if (Date.now() - held > halfLeaseMs) todo = await confirmLease(deps, todo);
       if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
       else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
       else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));

@@ -73,7 +73,7 @@ type Ready = ClaimedRecipient & { contact: Contact };
  * re-checked when the claim is old, it is handed to the provider and its outcomes recorded, so a
  * part is screened at most about a second before it is sent. `claimedAt` (epoch ms) is when the
  * claim was made: a claim older than half its lease is re-checked before sending, and before a part
- * the leases of all rows still to send are renewed once half a lease has passed (a heartbeat), so a
+ * the leases of all rows still to send are renewed once a third of a lease has passed (a heartbeat), so a
  * chunk paced for longer than CAMPAIGN_SEND_LEASE_SECONDS keeps its claim while its worker lives.
  */
 export async function sendClaimed(
@@ -86,7 +86,7 @@ export async function sendClaimed(
   const throttle = throttleFor(deps, kind);
   // (email) the sender, read once, beside the first part's lookups
   const senderOnce = kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null);
-  const halfLeaseMs = (deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000) / 2;
+  const leaseMs = deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000;
   // when the leases of the rows still to send were last set (epoch ms)
   let held = claimedAt;
   let rest = rows;
@@ -99,9 +99,10 @@ export async function sendClaimed(
         return;
       }
       // paced slower than the lease (a low SEND_RATE_*): every row still to send has its lease renewed
-      // at half time, so no other worker takes over rows this one is alive and pacing (a row another
-      // worker did take over is left to it)
-      if (Date.now() - held > halfLeaseMs) {
+      // once a third of it has passed (a part can take a second more before the next check), so no
+      // other worker takes over rows this one is alive and pacing (a row another worker did take over
+      // is left to it)
+      if (Date.now() - held > leaseMs / 3) {
         held = Date.now();
         rest = await confirmLease(deps, rest);
         if (rest.length === 0) return;
@@ -130,7 +131,7 @@ export async function sendClaimed(
     if (todo.length > 0) {
       await throttle.take(todo.length);
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
-      if (Date.now() - held > halfLeaseMs) todo = await confirmLease(deps, todo);
+      if (Date.now() - held > leaseMs / 2) todo = await confirmLease(deps, todo);
       if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
       else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
       else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));

@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { suppressions } from "../../db/schema";
+import { smsOptEvents, suppressions } from "../../db/schema";
 
 /** The compliance feature's SQL (suppression list); values arrive normalised by the service. */
 
@@ -47,4 +47,18 @@ export async function selectSuppressions(
         inArray(sql`lower(${suppressions.value})`, values),
       ),
     );
+}
+
+/**
+ * Which of `phones` (E.164, compared exactly) last replied STOP rather than START (sms_opt_events:
+ * the latest decision by the provider's time, ties by arrival, as campaigns.webhooks records them).
+ */
+export async function selectStoppedPhones(db: DbOrTx, phones: string[]): Promise<string[]> {
+  if (phones.length === 0) return [];
+  const rows = await db
+    .selectDistinctOn([smsOptEvents.phone], { phone: smsOptEvents.phone, kind: smsOptEvents.kind })
+    .from(smsOptEvents)
+    .where(inArray(smsOptEvents.phone, phones))
+    .orderBy(smsOptEvents.phone, desc(smsOptEvents.providerTime), desc(smsOptEvents.id));
+  return rows.filter((r) => r.kind === "stop").map((r) => r.phone);
 }

@@ -40,8 +40,10 @@ export async function unsuppress(
 }
 
 /**
- * Which of `values` are suppressed for `channel` (or for "all") for this user.
- * Returns the normalised suppressed values and their reasons.
+ * Which of `values` are suppressed for `channel` (or for "all") for this workspace.
+ * Returns the normalised suppressed values and their reasons. For "sms" a number whose latest
+ * STOP/START reply to the sending number was STOP counts as suppressed ("stop_reply") in every
+ * workspace (smsStoppedNumbers), whether or not this workspace has a suppression row for it.
  */
 export async function findSuppressed(
   db: DbOrTx,
@@ -51,8 +53,25 @@ export async function findSuppressed(
 ): Promise<Map<string, string>> {
   const norm = [...new Set(values.filter(Boolean).map((v) => normaliseSuppressionValue(channel, v)))];
   if (norm.length === 0) return new Map();
-  const rows = await q.selectSuppressions(db, workspaceId, [channel, "all"], norm);
-  return new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
+  const [rows, stopped] = await Promise.all([
+    q.selectSuppressions(db, workspaceId, [channel, "all"], norm),
+    channel === "sms" ? smsStoppedNumbers(db, norm) : Promise.resolve(new Set<string>()),
+  ]);
+  const out = new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
+  for (const phone of stopped) if (!out.has(phone)) out.set(phone, "stop_reply");
+  return out;
+}
+
+/**
+ * Which of `phones` (E.164) have opted out of SMS by replying STOP (and not START since, by the
+ * provider's time) to Pitchwise's sending number. Every workspace and the public demo text from that
+ * one number (TWILIO_FROM_NUMBER / TWILIO_MESSAGING_SERVICE_SID), and a STOP opts the person out of
+ * that sender (CTIA Messaging Principles; Twilio Advanced Opt-Out blocks the sender, error 21610), so
+ * the STOP holds for every workspace, not only those that had texted the number before it.
+ */
+export async function smsStoppedNumbers(db: DbOrTx, phones: string[]): Promise<Set<string>> {
+  const list = [...new Set(phones.map((p) => p.trim()).filter(Boolean))];
+  return new Set(await q.selectStoppedPhones(db, list));
 }
 
 /** True when `value` is on the user's suppression list for `channel`. */

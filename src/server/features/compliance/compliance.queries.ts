@@ -12,12 +12,16 @@ export async function insertSuppression(
   await db.insert(suppressions).values(row).onConflictDoNothing();
 }
 
-/** Deletes the suppression of `value` (compared lower-cased) for exactly `channel`. */
+/**
+ * Deletes the suppression of `value` (compared lower-cased) for exactly `channel`; with `source`,
+ * only when the suppression came from that source.
+ */
 export async function deleteSuppression(
   db: DbOrTx,
   workspaceId: string,
   channel: string,
   value: string,
+  source?: string,
 ): Promise<void> {
   await db
     .delete(suppressions)
@@ -26,6 +30,7 @@ export async function deleteSuppression(
         eq(suppressions.workspaceId, workspaceId),
         eq(suppressions.channel, channel),
         sql`lower(${suppressions.value}) = ${value}`,
+        source === undefined ? undefined : eq(suppressions.source, source),
       ),
     );
 }

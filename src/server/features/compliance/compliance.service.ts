@@ -29,14 +29,19 @@ export async function suppress(
   });
 }
 
-/** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
+/**
+ * Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). With `onlySource`, only a
+ * suppression that came from that source is removed (a Postmark reactivation lifts what Postmark
+ * reported, never the person's own unsubscribe through the page or one-click).
+ */
 export async function unsuppress(
   db: DbOrTx,
   workspaceId: string,
   channel: SuppressionChannel | "all",
   value: string,
+  onlySource?: string,
 ) {
-  await q.deleteSuppression(db, workspaceId, channel, normaliseSuppressionValue(channel, value));
+  await q.deleteSuppression(db, workspaceId, channel, normaliseSuppressionValue(channel, value), onlySource);
 }
 
 /**

@@ -84,4 +84,37 @@ describe("a Postmark reactivation and the person's own unsubscribe", () => {
     expect(second.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
     expect([await sentTo(unsub), await sentTo(bounced)]).toEqual([1, 2]);
   });
+
+  it("keeps an unsubscribe made after Postmark had already suppressed the address (bounce first)", async () => {
+    const { client } = await signUp(t.app);
+    const stamp = Date.now();
+    const to = `bounce-then-unsub-${stamp}@example.com`;
+    const launch = (name: string) =>
+      client.post("/api/campaigns/email/launch", {
+        campaignName: name,
+        subject: "S",
+        body: "B",
+        contacts: [{ name: "U", email: to }],
+      });
+    const first = await launch("First");
+    const [r] = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, first.json().campaignId));
+    await postmark({ RecordType: "Bounce", MessageID: r.providerMessageId, Type: "HardBounce", ID: stamp });
+    // the person then unsubscribes through the link in the message they did get
+    expect((await t.app.inject({ method: "POST", url: `/u/${r.token}` })).statusCode).toBe(200);
+    await postmark({
+      RecordType: "SubscriptionChange",
+      MessageID: r.providerMessageId,
+      Recipient: to,
+      SuppressSending: false,
+      SuppressionReason: null,
+      ChangedAt: new Date(stamp + 60_000).toISOString(),
+    });
+    const second = await launch("Second");
+    expect(second.statusCode).toBe(422);
+    expect(second.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect(await sentTo(to)).toBe(1);
+  });
 });

@@ -235,7 +235,16 @@ export async function unsubscribeByToken(
 ): Promise<{ address: string } | null> {
   const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
-  await suppress(ctx.db, r.workspaceId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
+  // the person's own opt-out: it replaces a bounce or complaint record (see suppress)
+  await suppress(
+    ctx.db,
+    r.workspaceId,
+    suppressionChannel(r.channel),
+    r.address,
+    "unsubscribed",
+    source,
+    true,
+  );
   await applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source } });
   return { address: r.address };
 }

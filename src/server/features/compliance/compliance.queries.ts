@@ -4,12 +4,25 @@ import { smsOptEvents, suppressions } from "../../db/schema";
 
 /** The compliance feature's SQL (suppression list); values arrive normalised by the service. */
 
-/** Inserts one suppression; an existing (workspace, channel, value) is left as it is. */
+/**
+ * Inserts one suppression; an existing (workspace, channel, value) is left as it is, unless
+ * `supersede` and its reason differs: then it takes this row's reason and source.
+ */
 export async function insertSuppression(
   db: DbOrTx,
   row: { workspaceId: string; channel: string; value: string; reason: string; source?: string },
+  supersede = false,
 ): Promise<void> {
-  await db.insert(suppressions).values(row).onConflictDoNothing();
+  if (!supersede) {
+    await db.insert(suppressions).values(row).onConflictDoNothing();
+    return;
+  }
+  await db.execute(sql`
+    insert into suppressions (workspace_id, channel, value, reason, source)
+    values (${row.workspaceId}, ${row.channel}, ${row.value}, ${row.reason}, ${row.source ?? null})
+    on conflict (workspace_id, channel, lower(value)) do update
+      set reason = excluded.reason, source = excluded.source
+      where suppressions.reason <> excluded.reason`);
 }
 
 /**

@@ -11,6 +11,9 @@ export function normaliseSuppressionValue(channel: SuppressionChannel | "all", v
 /**
  * Adds `value` to the user's suppression list for `channel` (idempotent).
  * Sources of rules: CAN-SPAM / RFC 8058 (email unsubscribe), CTIA + Twilio STOP keywords (SMS).
+ * `ownOptOut`: the person opted out themselves (the unsubscribe page, one-click POST); when the value
+ * is already suppressed for another reason (a bounce or complaint a provider reported), this record
+ * replaces it, so a provider lifting its own suppression cannot lift the person's opt-out.
  */
 export async function suppress(
   db: DbOrTx,
@@ -19,14 +22,13 @@ export async function suppress(
   value: string,
   reason: string,
   source?: string,
+  ownOptOut = false,
 ): Promise<void> {
-  await q.insertSuppression(db, {
-    workspaceId,
-    channel,
-    value: normaliseSuppressionValue(channel, value),
-    reason,
-    source,
-  });
+  await q.insertSuppression(
+    db,
+    { workspaceId, channel, value: normaliseSuppressionValue(channel, value), reason, source },
+    ownOptOut,
+  );
 }
 
 /**

@@ -117,4 +117,35 @@ describe("a Postmark reactivation and the person's own unsubscribe", () => {
     expect(second.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
     expect(await sentTo(to)).toBe(1);
   });
+
+  it("an unsubscribe shows on the contact (email_opt_in false); setting it back to true does not re-subscribe", async () => {
+    const { client } = await signUp(t.app);
+    const to = `flag-${Date.now()}@example.com`;
+    const first = await client.post("/api/campaigns/email/launch", {
+      campaignName: "First",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "F", email: to }],
+    });
+    const [r] = await t.db
+      .select()
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, first.json().campaignId));
+    const post = await t.app.inject({
+      method: "POST",
+      url: `/u/${r.token}`,
+      payload: "List-Unsubscribe=One-Click",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(post.statusCode).toBe(200);
+    // the CRM, the API and the export read the flag: it must say the person opted out
+    const contact = (await client.get(`/api/contacts/${r.contactId}`)).json().contact;
+    expect(contact.email_opt_in).toBe(false);
+    // a user (or an API client) may set the flag again; the suppression list still holds
+    const put = await client.put(`/api/contacts/${r.contactId}`, { email_opt_in: true });
+    expect(put.statusCode).toBe(200);
+    const single = await client.post(`/api/contacts/${r.contactId}/send-email`, { subject: "S", body: "B" });
+    expect(single.statusCode).toBe(422);
+    expect(await sentTo(to)).toBe(1);
+  });
 });

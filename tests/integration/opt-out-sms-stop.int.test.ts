@@ -127,4 +127,17 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
     expect((await demo()).statusCode).toBe(200);
     expect([await sent(phone, "sms"), await sent(phone, "voice")]).toEqual([1, 1]);
   });
+
+  it("a STOP shows on the texted contact (sms_opt_in false) and START shows the opt-in again", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWithContact(phone);
+    const launched = await launchSms(w.user.id, w.contactId);
+    expect("campaign" in launched && launched.campaign.status).toBe("completed");
+    const optIn = async () => (await w.client.get(`/api/contacts/${w.contactId}`)).json().contact.sms_opt_in;
+    expect(await optIn()).toBe(true);
+    await reply(phone, "STOP");
+    expect(await optIn()).toBe(false);
+    await reply(phone, "START");
+    expect(await optIn()).toBe(true);
+  });
 });

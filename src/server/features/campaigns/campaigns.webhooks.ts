@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
 import { isSuppressed, suppress, unsuppress } from "../compliance/compliance.service";
-import { recordActivities } from "../crm/crm.service";
+import { recordActivities, recordContactOptIn } from "../crm/crm.service";
 import {
   applyRecipientEvent,
   firstDelivery,
@@ -164,6 +164,8 @@ export async function handleTwilioInbound(
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
       await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
+      // the person asked for the texts again: the contact the STOP marked opted out is opted back in
+      await recordContactOptIn(ctx, workspaceId, r.contactId, "sms", true);
       await recordActivities(ctx.db, [
         { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);

@@ -3,7 +3,7 @@ import type { DbOrTx } from "../../db/client";
 import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
-import { recordActivities } from "../crm/crm.service";
+import { recordActivities, recordContactOptIn } from "../crm/crm.service";
 import { emitWebhookEvent, type WebhookEventType } from "../webhooks/webhooks.service";
 import { verifyClickSignature } from "./campaigns.content";
 import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
@@ -161,7 +161,10 @@ export async function applyRecipientEvent(
   return false;
 }
 
-/** The webhook event and the timeline activity of an applied recipient event. */
+/**
+ * The webhook event and the timeline activity of an applied recipient event; an opt-out
+ * (unsubscribed, complained) also turns off the contact's opt-in flag for the channel.
+ */
 async function recorded(
   ctx: EventCtx,
   r: CampaignRecipient,
@@ -182,6 +185,9 @@ async function recorded(
       ...(opts.reason ? { reason: opts.reason } : {}),
       occurred_at: now.toISOString(),
     });
+  // an opt-out shows on the contact too (its channel's opt-in flag off); the suppression list holds it
+  if (event === "unsubscribed" || event === "complained")
+    await recordContactOptIn(ctx, r.workspaceId, r.contactId, deliveryKind(r.channel), false);
   const type = activityFor(r, event);
   if (type)
     await recordActivities(ctx.db, [
@@ -235,7 +241,16 @@ export async function unsubscribeByToken(
 ): Promise<{ address: string } | null> {
   const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
-  await suppress(ctx.db, r.workspaceId, suppressionChannel(r.channel), r.address, "unsubscribed", source);
+  // the person's own opt-out: it replaces a bounce or complaint record (see suppress)
+  await suppress(
+    ctx.db,
+    r.workspaceId,
+    suppressionChannel(r.channel),
+    r.address,
+    "unsubscribed",
+    source,
+    true,
+  );
   await applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source } });
   return { address: r.address };
 }

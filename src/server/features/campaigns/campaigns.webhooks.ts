@@ -2,8 +2,8 @@ import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
 import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
-import { suppress, unsuppress } from "../compliance/compliance.service";
-import { recordActivities } from "../crm/crm.service";
+import { isSuppressed, suppress, unsuppress } from "../compliance/compliance.service";
+import { recordActivities, recordContactOptIn } from "../crm/crm.service";
 import {
   applyRecipientEvent,
   firstDelivery,
@@ -13,6 +13,9 @@ import {
 import { clearRecipientOptOut, insertSmsOptEvent, latestSmsOptEventId } from "./campaigns.queries";
 
 type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
+
+/** The `source` of the suppressions Postmark's webhooks make. */
+const POSTMARK_SOURCE = "postmark webhook";
 
 /** Campaign channels whose messages go to a phone by SMS (an inbound SMS answers them). */
 const SMS_CHANNELS: CampaignChannel[] = ["sms", "video_sms"];
@@ -161,6 +164,8 @@ export async function handleTwilioInbound(
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
       await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
+      // the person asked for the texts again: the contact the STOP marked opted out is opted back in
+      await recordContactOptIn(ctx, workspaceId, r.contactId, "sms", true);
       await recordActivities(ctx.db, [
         { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);
@@ -200,7 +205,8 @@ export function postmarkEventKey(e: Record<string, unknown>): string {
 /**
  * Applies a Postmark webhook (Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange;
  * https://postmarkapp.com/developer/webhooks/webhooks-overview). Hard bounces and spam complaints
- * add the address to the suppression list; SubscriptionChange mirrors Postmark's suppression.
+ * add the address to the suppression list; SubscriptionChange mirrors Postmark's suppression (a
+ * reactivation lifts only a suppression a Postmark webhook made: the person's own unsubscribe stays).
  */
 export async function handlePostmarkEvent(
   ctx: Ctx,
@@ -226,7 +232,7 @@ export async function handlePostmarkEvent(
       return ok(await applyRecipientEvent(ctx, r, "clicked", { metadata: { url: e.OriginalLink } }));
     case "Bounce": {
       const hard = e.Type === "HardBounce" || e.Inactive === true;
-      if (hard) await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", "postmark webhook");
+      if (hard) await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", POSTMARK_SOURCE);
       return ok(
         await applyRecipientEvent(ctx, r, "bounced", {
           reason: `${e.Type ?? "Bounce"}: ${e.Description ?? e.Details ?? ""}`.trim(),
@@ -234,7 +240,7 @@ export async function handlePostmarkEvent(
       );
     }
     case "SpamComplaint":
-      await suppress(ctx.db, r.workspaceId, "email", r.address, "spam_complaint", "postmark webhook");
+      await suppress(ctx.db, r.workspaceId, "email", r.address, "spam_complaint", POSTMARK_SOURCE);
       return ok(await applyRecipientEvent(ctx, r, "complained"));
     case "SubscriptionChange":
       if (e.SuppressSending === true) {
@@ -244,12 +250,15 @@ export async function handlePostmarkEvent(
           "email",
           r.address,
           e.SuppressionReason === "SpamComplaint" ? "spam_complaint" : "unsubscribed",
-          "postmark webhook",
+          POSTMARK_SOURCE,
         );
         return ok(await applyRecipientEvent(ctx, r, "unsubscribed"));
       }
-      await unsuppress(ctx.db, r.workspaceId, "email", r.address);
-      await clearRecipientOptOut(ctx.db, r.workspaceId, ["email", "video_email"], r.address);
+      // a reactivation in Postmark lifts Postmark's own suppression (bounce, complaint, its
+      // unsubscribe), never one the person made through our unsubscribe page or one-click POST
+      await unsuppress(ctx.db, r.workspaceId, "email", r.address, POSTMARK_SOURCE);
+      if (!(await isSuppressed(ctx.db, r.workspaceId, "email", r.address)))
+        await clearRecipientOptOut(ctx.db, r.workspaceId, ["email", "video_email"], r.address);
       return "applied";
     default:
       return "ignored";

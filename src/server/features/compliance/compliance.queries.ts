@@ -1,23 +1,40 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { suppressions } from "../../db/schema";
+import { smsOptEvents, suppressions } from "../../db/schema";
 
 /** The compliance feature's SQL (suppression list); values arrive normalised by the service. */
 
-/** Inserts one suppression; an existing (workspace, channel, value) is left as it is. */
+/**
+ * Inserts one suppression; an existing (workspace, channel, value) is left as it is, unless
+ * `supersede` and its reason differs: then it takes this row's reason and source.
+ */
 export async function insertSuppression(
   db: DbOrTx,
   row: { workspaceId: string; channel: string; value: string; reason: string; source?: string },
+  supersede = false,
 ): Promise<void> {
-  await db.insert(suppressions).values(row).onConflictDoNothing();
+  if (!supersede) {
+    await db.insert(suppressions).values(row).onConflictDoNothing();
+    return;
+  }
+  await db.execute(sql`
+    insert into suppressions (workspace_id, channel, value, reason, source)
+    values (${row.workspaceId}, ${row.channel}, ${row.value}, ${row.reason}, ${row.source ?? null})
+    on conflict (workspace_id, channel, lower(value)) do update
+      set reason = excluded.reason, source = excluded.source
+      where suppressions.reason <> excluded.reason`);
 }
 
-/** Deletes the suppression of `value` (compared lower-cased) for exactly `channel`. */
+/**
+ * Deletes the suppression of `value` (compared lower-cased) for exactly `channel`; with `source`,
+ * only when the suppression came from that source.
+ */
 export async function deleteSuppression(
   db: DbOrTx,
   workspaceId: string,
   channel: string,
   value: string,
+  source?: string,
 ): Promise<void> {
   await db
     .delete(suppressions)
@@ -26,6 +43,7 @@ export async function deleteSuppression(
         eq(suppressions.workspaceId, workspaceId),
         eq(suppressions.channel, channel),
         sql`lower(${suppressions.value}) = ${value}`,
+        source === undefined ? undefined : eq(suppressions.source, source),
       ),
     );
 }
@@ -47,4 +65,18 @@ export async function selectSuppressions(
         inArray(sql`lower(${suppressions.value})`, values),
       ),
     );
+}
+
+/**
+ * Which of `phones` (E.164, compared exactly) last replied STOP rather than START (sms_opt_events:
+ * the latest decision by the provider's time, ties by arrival, as campaigns.webhooks records them).
+ */
+export async function selectStoppedPhones(db: DbOrTx, phones: string[]): Promise<string[]> {
+  if (phones.length === 0) return [];
+  const rows = await db
+    .selectDistinctOn([smsOptEvents.phone], { phone: smsOptEvents.phone, kind: smsOptEvents.kind })
+    .from(smsOptEvents)
+    .where(inArray(smsOptEvents.phone, phones))
+    .orderBy(smsOptEvents.phone, desc(smsOptEvents.providerTime), desc(smsOptEvents.id));
+  return rows.filter((r) => r.kind === "stop").map((r) => r.phone);
 }

@@ -11,6 +11,9 @@ export function normaliseSuppressionValue(channel: SuppressionChannel | "all", v
 /**
  * Adds `value` to the user's suppression list for `channel` (idempotent).
  * Sources of rules: CAN-SPAM / RFC 8058 (email unsubscribe), CTIA + Twilio STOP keywords (SMS).
+ * `ownOptOut`: the person opted out themselves (the unsubscribe page, one-click POST); when the value
+ * is already suppressed for another reason (a bounce or complaint a provider reported), this record
+ * replaces it, so a provider lifting its own suppression cannot lift the person's opt-out.
  */
 export async function suppress(
   db: DbOrTx,
@@ -19,29 +22,35 @@ export async function suppress(
   value: string,
   reason: string,
   source?: string,
+  ownOptOut = false,
 ): Promise<void> {
-  await q.insertSuppression(db, {
-    workspaceId,
-    channel,
-    value: normaliseSuppressionValue(channel, value),
-    reason,
-    source,
-  });
+  await q.insertSuppression(
+    db,
+    { workspaceId, channel, value: normaliseSuppressionValue(channel, value), reason, source },
+    ownOptOut,
+  );
 }
 
-/** Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). */
+/**
+ * Removes a suppression (e.g. START/UNSTOP re-subscribes an SMS number). With `onlySource`, only a
+ * suppression that came from that source is removed (a Postmark reactivation lifts what Postmark
+ * reported, never the person's own unsubscribe through the page or one-click).
+ */
 export async function unsuppress(
   db: DbOrTx,
   workspaceId: string,
   channel: SuppressionChannel | "all",
   value: string,
+  onlySource?: string,
 ) {
-  await q.deleteSuppression(db, workspaceId, channel, normaliseSuppressionValue(channel, value));
+  await q.deleteSuppression(db, workspaceId, channel, normaliseSuppressionValue(channel, value), onlySource);
 }
 
 /**
- * Which of `values` are suppressed for `channel` (or for "all") for this user.
- * Returns the normalised suppressed values and their reasons.
+ * Which of `values` are suppressed for `channel` (or for "all") for this workspace.
+ * Returns the normalised suppressed values and their reasons. For "sms" a number whose latest
+ * STOP/START reply to the sending number was STOP counts as suppressed ("stop_reply") in every
+ * workspace (smsStoppedNumbers), whether or not this workspace has a suppression row for it.
  */
 export async function findSuppressed(
   db: DbOrTx,
@@ -51,8 +60,25 @@ export async function findSuppressed(
 ): Promise<Map<string, string>> {
   const norm = [...new Set(values.filter(Boolean).map((v) => normaliseSuppressionValue(channel, v)))];
   if (norm.length === 0) return new Map();
-  const rows = await q.selectSuppressions(db, workspaceId, [channel, "all"], norm);
-  return new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
+  const [rows, stopped] = await Promise.all([
+    q.selectSuppressions(db, workspaceId, [channel, "all"], norm),
+    channel === "sms" ? smsStoppedNumbers(db, norm) : Promise.resolve(new Set<string>()),
+  ]);
+  const out = new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
+  for (const phone of stopped) if (!out.has(phone)) out.set(phone, "stop_reply");
+  return out;
+}
+
+/**
+ * Which of `phones` (E.164) have opted out of SMS by replying STOP (and not START since, by the
+ * provider's time) to Pitchwise's sending number. Every workspace and the public demo text from that
+ * one number (TWILIO_FROM_NUMBER / TWILIO_MESSAGING_SERVICE_SID), and a STOP opts the person out of
+ * that sender (CTIA Messaging Principles; Twilio Advanced Opt-Out blocks the sender, error 21610), so
+ * the STOP holds for every workspace, not only those that had texted the number before it.
+ */
+export async function smsStoppedNumbers(db: DbOrTx, phones: string[]): Promise<Set<string>> {
+  const list = [...new Set(phones.map((p) => p.trim()).filter(Boolean))];
+  return new Set(await q.selectStoppedPhones(db, list));
 }
 
 /** True when `value` is on the user's suppression list for `channel`. */

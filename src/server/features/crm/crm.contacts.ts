@@ -547,3 +547,21 @@ export async function matchContactsByAddress(
     (n) => (n.email ? byEmail.get(n.email) : n.phone ? byPhone.get(n.phone) : undefined) ?? null,
   );
 }
+
+/**
+ * Records on the contact that they opted out of `channel` (an unsubscribe, a STOP reply, a spam
+ * complaint; `optedIn` false) or back in (a START reply; `optedIn` true): email -> email_opt_in,
+ * sms -> sms_opt_in, voice / voicemail -> call_opt_in, so the CRM, the API and the export show it.
+ * The suppression list, not this flag, is what keeps an opted-out person from being messaged: a later
+ * edit of the flag (UI, import, API) does not re-subscribe them. A contact that no longer exists is ignored.
+ */
+export async function recordContactOptIn(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  contactId: number,
+  channel: "email" | "sms" | "voice" | "voicemail",
+  optedIn: boolean,
+): Promise<void> {
+  const col = channel === "email" ? "emailOptIn" : channel === "sms" ? "smsOptIn" : "callOptIn";
+  await updateContactRow(ctx.db, workspaceId, contactId, { [col]: optedIn });
+}

@@ -99,6 +99,8 @@ const TYPED_COLS: readonly StageCol[] = [
   "sms_opt_in",
   "call_opt_in",
 ];
+/** The consent columns: on an update an empty value keeps the stored one (ContactImporter.write). */
+const OPT_IN_COLS = ["email_opt_in", "sms_opt_in", "call_opt_in"] as const;
 const TEXT_COLS = STAGE_COLS.filter((c) => !TYPED_COLS.includes(c) && c !== "custom_fields");
 
 /** Text columns copied as given (trimmed); email and phones have their own rules. */
@@ -476,6 +478,16 @@ export class ContactImporter {
       if (this.opts.customFields)
         conflict += ` where (select count(*) from jsonb_object_keys(${merged})) <= ${MAX_CUSTOM_FIELDS}`;
     }
+    // an update's row that leaves an opt-in empty (an empty cell; a JSON row without the key that
+    // other rows have) keeps the contact's stored consent: the insert's default (email yes, SMS and
+    // calls no) is for new contacts only, never a silent re-opt-in of someone who opted out
+    const keepOptIns =
+      this.opts.onDuplicate === "update" && OPT_IN_COLS.some((c) => this.opts.mappedFields.has(c))
+        ? `update crm_import_stage s set ${OPT_IN_COLS.map((c) => `${c} = coalesce(s.${c}, c.${c})`).join(", ")}
+           from contacts c
+           where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email)
+             and (${OPT_IN_COLS.map((c) => `s.${c} is null`).join(" or ")})`
+        : null;
     // with a listener (onWritten) the ids too, as two arrays in the one result row
     const ids = this.opts.onWritten
       ? `, coalesce(array_agg(id) filter (where inserted), '{}') as created_ids,
@@ -514,6 +526,7 @@ export class ContactImporter {
           );
           removed = cut.map((r) => String(r.email));
         }
+        if (keepOptIns) await conn.unsafe(keepOptIns, [this.workspaceId]);
         const [res] = await conn.unsafe(upsert, [this.workspaceId, this.importId]);
         await conn.unsafe("commit");
         return { res, removed };

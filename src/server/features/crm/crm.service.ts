@@ -27,6 +27,7 @@ export {
   getContactDetail,
   getContactsByIds,
   matchContactsByAddress,
+  recordContactOptIn,
   refreshContactSearchState,
   resolveTargetContactIds,
   settleImportSearch,

@@ -1,13 +1,16 @@
 import { renderDemoEmail } from "../../emails/demo-email";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { startDemoAvatarVideo } from "../avatar/avatar.service";
+import { smsStoppedNumbers } from "../compliance/compliance.service";
 import { sendDemoJob } from "./demo.jobs";
 import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
 import { demoFirstName } from "./demo.service";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
- * providers. Idempotent: a request already marked sent is skipped.
+ * providers. Idempotent: a request already marked sent is skipped. A number that replied STOP to
+ * Pitchwise's sending number (and not START since) gets neither the text nor the call: anyone can type
+ * any number into the demo form, so the person's STOP is the only say they have.
  */
 const sendDemoHandler = defineHandler(sendDemoJob, {
   handler: async ({ demoRequestId }, deps) => {
@@ -28,7 +31,7 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         tag: "demo",
       });
     }
-    if (req.phone) {
+    if (req.phone && !(await smsStoppedNumbers(db, [req.phone])).has(req.phone)) {
       await providers.sms.send({
         to: req.phone,
         body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,

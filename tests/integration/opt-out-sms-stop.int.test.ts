@@ -1,0 +1,143 @@
+import { eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts, outboxMessages } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+
+// A STOP reply is an opt-out from the number that sent the text (CTIA; Twilio Advanced Opt-Out
+// blocks that sender). Pitchwise sends every workspace's SMS, and the public demo's, from one number
+// (TWILIO_FROM_NUMBER / messaging service), so a STOP must stop every SMS path to that number, not
+// only the campaigns that happened to text it.
+
+const TOKEN = "opt-out-twilio-token";
+let t: TestApp;
+beforeAll(async () => {
+  // local providers (outbox); the auth token only so the inbound webhook's signature can be checked
+  t = await createTestApp({ TWILIO_AUTH_TOKEN: TOKEN, CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => t?.close());
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the quiet-hours window). */
+function daytimeZone(): string {
+  const offset = 14 - new Date().getUTCHours();
+  const o = ((offset + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+/** A phone number unique to this run and call (NANP 555-01xx range is fictional). */
+let seq = 0;
+function freshPhone(): string {
+  seq += 1;
+  return `+1212555${String((process.pid * 7 + seq) % 10_000).padStart(4, "0")}`;
+}
+
+let sidSeq = 0;
+/** A signed inbound SMS from `from` to the sending number, as Twilio posts it. */
+async function reply(from: string, body: string) {
+  sidSeq += 1;
+  const params = { MessageSid: `SMopt${Date.now()}${sidSeq}`, From: from, To: "+15005550006", Body: body };
+  const url = "http://localhost:80/api/webhooks/twilio/inbound";
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/twilio/inbound",
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(TOKEN, url, params),
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.body;
+}
+
+async function sent(to: string, channel: string) {
+  return (await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, to))).filter(
+    (m) => m.channel === channel,
+  ).length;
+}
+
+async function workspaceWithContact(phone: string) {
+  const s = await signUp(t.app);
+  await setPlan(t, s.user.id, "business"); // SMS campaigns are a paid feature
+  const ids = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Sam", phone }]);
+  await t.db
+    .update(contacts)
+    .set({ timezone: daytimeZone(), smsOptIn: true })
+    .where(inArray(contacts.id, ids));
+  return { ...s, contactId: ids[0] as number };
+}
+
+function launchSms(workspaceId: string, contactId: number) {
+  return createAndLaunchCampaign(t.ctx, workspaceId, {
+    name: "Texts",
+    channel: "sms",
+    content: { message: "Hi" },
+    recipients: { contactIds: [contactId] },
+  }).catch((e: { status: number; details: { expose: { skipped: unknown } } }) => e);
+}
+
+describe("an SMS STOP reply stops every SMS to that number", () => {
+  it("a STOP answering a single SMS from the contact page stops the next single SMS and campaign", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWithContact(phone);
+    const first = await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello" });
+    expect(first.statusCode).toBe(200);
+    expect(await reply(phone, "STOP")).toContain("You have been unsubscribed");
+    const again = await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello?" });
+    expect(again.statusCode).toBe(422);
+    expect(again.json().error).toBe("This number is on your suppression list (opted out of SMS)");
+    const campaign = await launchSms(w.user.id, w.contactId);
+    expect("status" in campaign && campaign.status).toBe(422);
+    expect("details" in campaign && campaign.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect(await sent(phone, "sms")).toBe(1);
+  });
+
+  it("a STOP to the shared sending number holds in a workspace that never texted the number, until START", async () => {
+    const phone = freshPhone();
+    const a = await workspaceWithContact(phone);
+    const b = await workspaceWithContact(phone);
+    const launched = await launchSms(a.user.id, a.contactId);
+    expect("campaign" in launched && launched.campaign.status).toBe("completed");
+    await reply(phone, "stop");
+    // workspace B's texts come from the same number: the person opted out of it
+    expect((await b.client.post(`/api/contacts/${b.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
+      422,
+    );
+    const campaign = await launchSms(b.user.id, b.contactId);
+    expect("details" in campaign && campaign.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect(await sent(phone, "sms")).toBe(1);
+    // START is the number's later decision: texts may go again
+    expect(await reply(phone, "START")).toContain("resubscribed");
+    expect((await b.client.post(`/api/contacts/${b.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
+      200,
+    );
+    expect(await sent(phone, "sms")).toBe(2);
+  });
+
+  it("the public demo does not text or call a number that replied STOP to the demo text", async () => {
+    const phone = freshPhone();
+    const demo = () =>
+      t.app.inject({ method: "POST", url: "/api/demo/send", payload: { name: "Dee", phone } });
+    expect((await demo()).statusCode).toBe(200);
+    expect([await sent(phone, "sms"), await sent(phone, "voice")]).toEqual([1, 1]);
+    await reply(phone, "STOP");
+    // anyone can type this number into the demo form again
+    expect((await demo()).statusCode).toBe(200);
+    expect([await sent(phone, "sms"), await sent(phone, "voice")]).toEqual([1, 1]);
+  });
+
+  it("a STOP shows on the texted contact (sms_opt_in false) and START shows the opt-in again", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWithContact(phone);
+    const launched = await launchSms(w.user.id, w.contactId);
+    expect("campaign" in launched && launched.campaign.status).toBe("completed");
+    const optIn = async () => (await w.client.get(`/api/contacts/${w.contactId}`)).json().contact.sms_opt_in;
+    expect(await optIn()).toBe(true);
+    await reply(phone, "STOP");
+    expect(await optIn()).toBe(false);
+    await reply(phone, "START");
+    expect(await optIn()).toBe(true);
+  });
+});

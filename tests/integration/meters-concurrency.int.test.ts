@@ -1,0 +1,155 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usageMeters } from "../../src/server/db/schema";
+import { reserveUsage } from "../../src/server/features/billing/billing.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+
+// Plan limits and monthly meters under real concurrency: requests sent at once (Promise.all over
+// app.inject against the real app and Postgres) and the meters and outbox checked afterwards. The
+// contact limit has its own file (crm-concurrency.int.test.ts); this one covers the other limits.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ CAMPAIGN_SIMULATE_ENGAGEMENT: "false", API_RATE_LIMIT_PER_MINUTE: "100000" });
+});
+afterAll(async () => t?.close());
+
+const stamp = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 7)}`;
+
+const tally = (codes: number[]) => {
+  const out: Record<number, number> = {};
+  for (const c of codes) out[c] = (out[c] ?? 0) + 1;
+  return out;
+};
+
+/** The meter's use over all its periods (a test's workspace lives in one period). */
+async function meter(workspaceId: string, name: string) {
+  const rows = await t.db
+    .select()
+    .from(usageMeters)
+    .where(and(eq(usageMeters.workspaceId, workspaceId), eq(usageMeters.meter, name)));
+  return rows.reduce((a, r) => a + r.used, 0);
+}
+
+/** `n` contacts with an email and a US mobile, created through the CRM service. */
+async function contactsFor(workspaceId: string, n: number) {
+  const s = stamp();
+  return findOrCreateContacts(
+    t.ctx,
+    workspaceId,
+    Array.from({ length: n }, (_, i) => ({
+      name: `C ${i}`,
+      email: `c${i}-${s}@example.com`,
+      phone: `+1515555${String(1000 + i)}`,
+    })),
+  );
+}
+
+/** A time zone where it is now 10:00-19:59, so quiet hours (08:00-21:00) defer no SMS of the test. */
+function daytimeZone(): string {
+  const zones = [
+    "America/New_York",
+    "Europe/London",
+    "Asia/Kolkata",
+    "Asia/Tokyo",
+    "Pacific/Auckland",
+    "America/Los_Angeles",
+    "Pacific/Honolulu",
+  ];
+  const hour = (z: string) =>
+    Number(
+      new Intl.DateTimeFormat("en-US", { timeZone: z, hour: "numeric", hourCycle: "h23" }).format(new Date()),
+    );
+  const z = zones.find((x) => hour(x) >= 10 && hour(x) < 20);
+  if (!z) throw new Error("no daytime zone in the list");
+  return z;
+}
+
+/** Contacts of `contactsFor` that may be texted now (their time zone is in daytime). */
+async function daytimeContacts(workspaceId: string, n: number) {
+  const ids = await contactsFor(workspaceId, n);
+  await t.sql`update contacts set timezone = ${daytimeZone()} where workspace_id = ${workspaceId}`;
+  return ids;
+}
+
+async function outboxCount(workspaceId: string, channel: string) {
+  const [r] = await t.sql<{ n: number }[]>`
+    select count(*)::int as n from outbox_messages where workspace_id = ${workspaceId} and channel = ${channel}`;
+  return r!.n;
+}
+
+const search = { location: "Saginaw, MI", businessType: "dentist", radius: 5, searchRadius: 5 };
+
+describe("lead searches (Free: 10 a month)", () => {
+  it("20 searches at once with none used: exactly 10 run, 10 are refused with the plan's sentence", async () => {
+    const { client } = await signUp(t.app);
+    const res = await Promise.all(Array.from({ length: 20 }, () => client.post("/api/maps/search", search)));
+    expect(tally(res.map((r) => r.statusCode))).toEqual({ 200: 10, 402: 10 });
+    const refused = res.find((r) => r.statusCode === 402)!;
+    expect(refused.json().error).toBe(
+      "Your Free plan includes 10 lead searches a month; this needs 1 and 0 are left. Upgrade to Professional for up to 500 lead searches a month.",
+    );
+  });
+
+  it("searches count in the usage endpoint's lead_searches", async () => {
+    const { client } = await signUp(t.app);
+    for (let i = 0; i < 2; i++) expect((await client.post("/api/maps/search", search)).statusCode).toBe(200);
+    const u = (await client.get("/api/billing/usage")).json();
+    expect(u.usage.lead_searches).toEqual({ used: 2, limit: 10 });
+  });
+});
+
+describe("seats (Business: 5 team members)", () => {
+  it("20 invites at once: 4 are sent (owner + 4 = 5 seats), 16 refused naming the plan", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "business");
+    const res = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client.post("/api/workspaces/current/invites", { email: uniqueEmail("seat"), role: "member" }),
+      ),
+    );
+    expect(tally(res.map((r) => r.statusCode))).toEqual({ 201: 4, 402: 16 });
+    expect(res.find((r) => r.statusCode === 402)!.json().error).toContain(
+      "Your Business plan includes 5 team members",
+    );
+  });
+});
+
+describe("single sends from the contact page", () => {
+  it("Professional SMS with 495 used: 20 sends at once, 5 go, 15 are refused; the meter stops at 500", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional");
+    const [id] = await contactsFor(user.id, 1);
+    await reserveUsage(t.ctx, user.id, "smsMessages", 495);
+    const res = await Promise.all(
+      Array.from({ length: 20 }, () => client.post(`/api/contacts/${id}/send-sms`, { message: "Hello" })),
+    );
+    expect(tally(res.map((r) => r.statusCode))).toEqual({ 200: 5, 402: 15 });
+    expect(await meter(user.id, "smsMessages")).toBe(500);
+    expect(await outboxCount(user.id, "sms")).toBe(5);
+  });
+});
+
+describe("SMS campaigns", () => {
+  it("20 launches of 30 at once on Professional (500): 16 are accepted, 480 SMS go, never more", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional");
+    const ids = await daytimeContacts(user.id, 30);
+    const res = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.post("/api/campaigns", {
+          name: `SMS ${i}`,
+          channel: "sms",
+          content: { message: "Hi {{name|there}}" },
+          recipients: { contactIds: ids },
+          includeNotOptedIn: true,
+        }),
+      ),
+    );
+    expect(tally(res.map((r) => r.statusCode))).toEqual({ 200: 16, 402: 4 });
+    expect(await meter(user.id, "smsMessages")).toBe(480);
+    expect(await outboxCount(user.id, "sms")).toBe(480);
+  });
+});
+

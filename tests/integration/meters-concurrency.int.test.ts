@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { usageMeters } from "../../src/server/db/schema";
+import { campaigns, usageMeters } from "../../src/server/db/schema";
 import { reserveUsage } from "../../src/server/features/billing/billing.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
@@ -153,3 +153,66 @@ describe("SMS campaigns", () => {
   });
 });
 
+describe("a plan downgrade mid-month stops a running campaign at the plan, and says so", () => {
+  /** A scheduled SMS campaign to `ids`; then its time is made to come with `fire`. */
+  async function scheduledSms(client: Awaited<ReturnType<typeof signUp>>["client"], ids: number[]) {
+    const res = await client.post("/api/campaigns", {
+      name: "Later",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().campaign.id as number;
+  }
+  async function fire(id: number) {
+    await t.db
+      .update(campaigns)
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where(eq(campaigns.id, id));
+    await t.jobs.runDeferred();
+  }
+
+  it("Professional -> Free: the SMS campaign sends nothing, is paused with the reason; resume is a 402 until the plan allows it", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional");
+    const ids = await daytimeContacts(user.id, 5);
+    const id = await scheduledSms(client, ids);
+    await setPlan(t, user.id, "free");
+    await fire(id);
+    expect(await outboxCount(user.id, "sms")).toBe(0);
+    const report = (await client.get(`/api/campaigns/${id}`)).json();
+    expect(report.campaign.status).toBe("paused");
+    expect(report.campaign.pausedReason).toBe(
+      "SMS and voice campaigns are not included in your Free plan. Upgrade to Professional to use SMS and voice campaigns. The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.",
+    );
+    const refused = await client.post(`/api/campaigns/${id}/resume`);
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json().error).toContain("not included in your Free plan");
+    await setPlan(t, user.id, "professional");
+    const resumed = await client.post(`/api/campaigns/${id}/resume`);
+    expect(resumed.statusCode, resumed.body).toBe(200);
+    await t.jobs.runDeferred();
+    expect(await outboxCount(user.id, "sms")).toBe(5);
+    const after = (await client.get(`/api/campaigns/${id}`)).json().campaign;
+    expect(after.pausedReason).toBeNull();
+  });
+
+  it("Business -> Professional past the new SMS limit: the campaign stops at the meter with the numbers", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "business");
+    const ids = await daytimeContacts(user.id, 5);
+    await reserveUsage(t.ctx, user.id, "smsMessages", 600);
+    const id = await scheduledSms(client, ids);
+    await setPlan(t, user.id, "professional");
+    await fire(id);
+    expect(await outboxCount(user.id, "sms")).toBe(0);
+    const c = (await client.get(`/api/campaigns/${id}`)).json().campaign;
+    expect(c.status).toBe("paused");
+    expect(c.pausedReason).toBe(
+      "Your Professional plan includes 500 SMS messages a month and 605 are already used or reserved this billing period. Upgrade to Business for up to 2,500 SMS messages a month. The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.",
+    );
+  });
+});

@@ -18,6 +18,7 @@ import {
   PLANS,
   type PlanFeature,
   type PlanId,
+  planAllowing,
   planOf,
 } from "./billing.plans";
 import * as q from "./billing.queries";
@@ -597,6 +598,60 @@ export async function sendUsageWarningIfDue(ctx: Pick<AppContext, "db" | "jobs">
 export async function releaseUsage(ctx: Pick<AppContext, "db">, r: Reservation): Promise<void> {
   if (r.amount > 0) await q.releaseMeter(ctx.db, r, r.amount);
 }
+
+/**
+ * Why a campaign of `channel` launched earlier may not go on sending under the workspace's plan as it
+ * is now (a downgrade since the launch), or null when it may. Asked by the send engine before each
+ * chunk (so a running campaign stops at the plan instead of sending past it) and by a resume. Two
+ * reasons, each a sentence naming the plan and the plan that allows more:
+ * - the plan no longer includes the channel's feature (e.g. SMS after a downgrade to Free);
+ * - the channel's meter of the current billing period is already past the plan's limit (e.g.
+ *   Business -> Professional with 1,200 SMS used or reserved by launches; Professional includes 500).
+ * A launch reserves its messages within the plan of its time, so neither happens without a plan change.
+ */
+export async function campaignPlanStop(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  channel: string,
+  now = new Date(),
+): Promise<string | null> {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const plan = PLANS[effectivePlan(ws, now)];
+  const rule = planRuleOfChannel(channel);
+  if (rule.feature) {
+    try {
+      assertPlanFeature({ plan: plan.id }, rule.feature);
+    } catch (e) {
+      if (e instanceof AppError) return e.message;
+      throw e;
+    }
+  }
+  const max = plan.limits[rule.meter];
+  if (max === null) return null;
+  const period = billingPeriod(ws, now);
+  const used =
+    (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === rule.meter)?.used ?? 0;
+  if (used <= max) return null;
+  const words = METER_WORDS[rule.meter];
+  const up = planAllowing(rule.meter, used, plan.id);
+  const upMax = up ? up.limits[rule.meter] : null;
+  return (
+    `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words} a month and ` +
+    `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
+    (up
+      ? ` Upgrade to ${up.name} for ${upMax === null ? `unlimited ${words}` : `up to ${upMax.toLocaleString("en-US")} ${words} a month`}.`
+      : "")
+  );
+}
+
+/** A meter's unit in the plural, for campaignPlanStop's sentence. */
+const METER_WORDS: Record<Meter, string> = {
+  leadSearches: "lead searches",
+  emails: "emails",
+  videoMessages: "video messages",
+  smsMessages: "SMS messages",
+  voiceCalls: "voice calls",
+};
 
 /**
  * Feature gate of spec section 9 for the workspace's current plan (`workspace`: its id, or the row the

@@ -184,6 +184,20 @@ export async function pauseCampaignRow(
 }
 
 /**
+ * The send engine's pause of a `sending` campaign the workspace's plan no longer allows (billing
+ * campaignPlanStop): `paused` with `reason` kept in `error` until it is resumed. False when it was no
+ * longer sending (paused, cancelled or completed meanwhile).
+ */
+export async function pauseCampaignForPlan(db: DbOrTx, id: number, reason: string): Promise<boolean> {
+  const rows = await db
+    .update(campaigns)
+    .set({ status: "paused", error: reason, updatedAt: new Date() })
+    .where(and(eq(campaigns.id, id), eq(campaigns.status, "sending")))
+    .returning({ id: campaigns.id });
+  return rows.length > 0;
+}
+
+/**
  * `paused` -> `scheduled` when its scheduled time is still more than 5 s ahead (the fan-out waits for
  * that time; no round starts), else -> `sending` in a new round (round + 1: fresh deterministic send
  * job ids; completed_at cleared; started_at kept or now). Returns the resumed campaign, or undefined
@@ -202,6 +216,8 @@ export async function resumeCampaignRow(
       round: sql`case when ${ahead} then ${campaigns.round} else ${campaigns.round} + 1 end`,
       startedAt: sql`case when ${ahead} then ${campaigns.startedAt} else coalesce(${campaigns.startedAt}, now()) end`,
       completedAt: null,
+      // a pause's reason (the plan stopped it, pausedForPlan) ends with the pause
+      error: null,
       updatedAt: new Date(),
     })
     .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "paused")))

@@ -1,6 +1,7 @@
 import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
+import { campaignPlanStop } from "../billing/billing.service";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -33,6 +34,7 @@ import {
   extendLeases,
   finishRecipients,
   markRecipientsSent,
+  pauseCampaignForPlan,
   releaseClaims,
   requeueRecipients,
   selectCampaignStatus,
@@ -65,7 +67,9 @@ interface Outcome {
 type Ready = ClaimedRecipient & { contact: Contact };
 
 /**
- * Sends one campaign's claimed rows through its provider and records the outcomes, in parts of at
+ * Sends one campaign's claimed rows through its provider and records the outcomes. First the plan as it
+ * is now is asked (billing campaignPlanStop): a campaign a downgrade no longer allows is paused with
+ * the sentence saying why, and its claimed rows go back to the queue unsent. Then, in parts of at
  * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
  * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
  * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
@@ -80,6 +84,18 @@ export async function sendClaimed(
   rows: ClaimedRecipient[],
   claimedAt: number,
 ): Promise<void> {
+  // the plan as it is now (a downgrade since the launch): a campaign it no longer allows stops here,
+  // paused with the sentence saying why, its claimed rows back in the queue unsent
+  const stop = await campaignPlanStop(deps, campaign.workspaceId, campaign.channel);
+  if (stop) {
+    await pauseCampaignForPlan(
+      deps.db,
+      campaign.id,
+      `${stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
+    );
+    await releaseClaims(deps.sql, rows, false);
+    return;
+  }
   const kind = deliveryKind(campaign.channel);
   const throttle = throttleFor(deps, kind);
   // (email) the sender, read once, beside the first part's lookups

@@ -6,6 +6,7 @@ import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
+  campaignPlanStop,
   planRuleOfChannel,
   type Reservation,
   reserveUsage,
@@ -387,6 +388,8 @@ export interface CampaignSummary {
   counts: Record<string, number>;
   /** recipients no longer queued or sending, 0..1 */
   progress: number;
+  /** why the send engine paused it (the plan no longer allows it), null otherwise */
+  pausedReason: string | null;
 }
 
 function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary {
@@ -410,6 +413,7 @@ function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary
         : Object.keys(counts).length === 0 && c.status === "completed"
           ? 1
           : (total - pending) / total,
+    pausedReason: c.status === "paused" ? (c.error ?? null) : null,
   };
 }
 
@@ -559,7 +563,10 @@ async function fanOutNow(ctx: Ctx, c: Campaign) {
  * of concurrent resumes exactly one starts a round and a cancel that got there first stays. A
  * campaign whose scheduled time is still ahead goes back to `scheduled` and its fan-out is queued for
  * that time (nothing is sent before it); otherwise it is `sending` in a new round at once. Returns the
- * status it now has. @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed')
+ * status it now has. A campaign the workspace's plan no longer allows (billing campaignPlanStop: a
+ * downgrade since its launch) is not resumed.
+ * @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed'), PAYMENT_REQUIRED (the plan's
+ *   sentence)
  */
 export async function resumeCampaign(
   ctx: Ctx,
@@ -567,6 +574,13 @@ export async function resumeCampaign(
   id: number,
 ): Promise<{ status: "sending" | "scheduled" }> {
   assertCampaignId(id);
+  // a campaign the plan stopped (a downgrade) resumes only once the plan allows it again
+  const own = await ownCampaign(ctx, workspaceId, id);
+  if (own.status === "paused") {
+    const stop = await campaignPlanStop(ctx, workspaceId, own.channel);
+    if (stop)
+      throw new AppError("PAYMENT_REQUIRED", `${stop} Upgrade to resume this campaign, or cancel it.`);
+  }
   const c = await resumeCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");
   if (c.status === "scheduled" && c.scheduledAt) {

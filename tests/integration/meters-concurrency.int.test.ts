@@ -216,3 +216,63 @@ describe("a plan downgrade mid-month stops a running campaign at the plan, and s
     );
   });
 });
+
+describe("send-time outcomes and the meter", () => {
+  it("recipients skipped when sending (opted out after launch) and a cancelled campaign's unsent ones give their units back", async () => {
+    const { client, user } = await signUp(t.app);
+    const ids = await contactsFor(user.id, 5);
+    const launch = (name: string) =>
+      client.post("/api/campaigns", {
+        name,
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        recipients: { contactIds: ids },
+        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+    const a = await launch("A");
+    const b = await launch("B");
+    expect(await meter(user.id, "emails")).toBe(10);
+    for (const id of ids.slice(0, 2))
+      expect((await client.put(`/api/contacts/${id}`, { email_opt_in: false })).statusCode).toBe(200);
+    const aId = a.json().campaign.id as number;
+    await t.db
+      .update(campaigns)
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where(eq(campaigns.id, aId));
+    await t.jobs.runDeferred();
+    expect(await outboxCount(user.id, "email")).toBe(3);
+    expect(await meter(user.id, "emails")).toBe(8);
+    expect((await client.post(`/api/campaigns/${b.json().campaign.id}/cancel`)).statusCode).toBe(200);
+    expect(await meter(user.id, "emails")).toBe(3);
+  });
+
+  it("resend to failed reserves the messages again: at the limit it is a 402 with the plan's sentence and nothing is requeued", async () => {
+    const { client, user } = await signUp(t.app);
+    const ids = await contactsFor(user.id, 2);
+    const res = await client.post("/api/campaigns", {
+      name: "Once",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      recipients: { contactIds: ids },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().campaign.id as number;
+    expect(await outboxCount(user.id, "email")).toBe(2);
+    // one of them failed at the vendor (as the engine records it after its retries)
+    await t.sql`update campaign_recipients set status = 'failed', reason = 'vendor said no'
+      where id = (select min(id) from campaign_recipients where campaign_id = ${id})`;
+    await t.sql`update campaigns set status = 'completed' where id = ${id}`;
+    await reserveUsage(t.ctx, user.id, "emails", 100 - (await meter(user.id, "emails")));
+    const outboxBefore = await outboxCount(user.id, "email"); // + the owner's 80 % warning
+    const refused = await client.post(`/api/campaigns/${id}/resend-failed`);
+    expect(refused.statusCode).toBe(402);
+    expect(refused.json().error).toBe(
+      "Your Free plan includes 100 emails a month; this needs 1 and 0 are left. Upgrade to Professional for unlimited emails.",
+    );
+    const [r] = await t.sql<{ n: number }[]>`
+      select count(*)::int as n from campaign_recipients where campaign_id = ${id} and status = 'failed'`;
+    expect(r!.n).toBe(1);
+    expect(await outboxCount(user.id, "email")).toBe(outboxBefore);
+    expect(await meter(user.id, "emails")).toBe(100);
+  });
+});

@@ -654,6 +654,33 @@ const METER_WORDS: Record<Meter, string> = {
 };
 
 /**
+ * Gives back `amount` units of a campaign's launch reservation for messages that were not sent after
+ * all: recipients skipped or failed when sending, or still queued when the campaign was cancelled
+ * (campaigns are metered on launch and settled on outcome). The units go back to the channel's meter
+ * of the billing period the launch (`launchedAt`, the campaign's creation) fell in, as read with the
+ * plan now: when a plan change since the launch moved the periods, that is a period the launch did
+ * not reserve in and nothing is given back (never more than was reserved). Never below zero.
+ */
+export async function releaseCampaignUsage(
+  ctx: Pick<AppContext, "db">,
+  campaign: { workspaceId: string; channel: string; launchedAt: Date },
+  amount: number,
+): Promise<void> {
+  if (amount <= 0) return;
+  const ws = await loadBillingWorkspace(ctx, campaign.workspaceId);
+  const period = billingPeriod(ws, campaign.launchedAt);
+  await q.releaseMeter(
+    ctx.db,
+    {
+      workspaceId: campaign.workspaceId,
+      meter: planRuleOfChannel(campaign.channel).meter,
+      periodStart: period.start,
+    },
+    amount,
+  );
+}
+
+/**
  * Feature gate of spec section 9 for the workspace's current plan (`workspace`: its id, or the row the
  * caller already holds, then no query is made).
  * @throws AppError PAYMENT_REQUIRED naming the feature and the plan that includes it

@@ -1,7 +1,7 @@
 import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
-import { campaignPlanStop } from "../billing/billing.service";
+import { campaignPlanStop, releaseCampaignUsage } from "../billing/billing.service";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -20,6 +20,7 @@ import {
   backoffSeconds,
   deliveryKind,
   laterJobs,
+  launchOf,
   MAX_ATTEMPTS,
   mapLimit,
   optInReason,
@@ -106,7 +107,10 @@ export async function sendClaimed(
     if (i > 0) {
       const status = await selectCampaignStatus(deps.db, campaign.id);
       if (status !== "sending") {
-        await releaseClaims(deps.sql, rows.slice(i), status === "cancelled");
+        const cancelled = status === "cancelled";
+        const released = await releaseClaims(deps.sql, rows.slice(i), cancelled);
+        // rows a cancel ended unsent give their launch units back (as the cancel's queued rows did)
+        if (cancelled) await releaseCampaignUsage(deps, launchOf(campaign), released);
         return;
       }
     }
@@ -466,7 +470,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
   const sent = outcomes.filter((o) => o.kind === "sent");
   const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
   const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
-  const marked = await deps.db.transaction(async (tx) => {
+  const { updated: marked, ended } = await deps.db.transaction(async (tx) => {
     const updated = await markRecipientsSent(
       tx,
       sent.map((o) => ({
@@ -501,7 +505,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         deferred: o.kind === "deferred",
       })),
     );
-    await finishRecipients(
+    const ended = await finishRecipients(
       tx,
       done.map((o) => ({
         id: o.id,
@@ -509,8 +513,11 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         reason: o.reason ?? null,
       })),
     );
-    return updated;
+    return { updated, ended };
   });
+  // metered on launch, settled on outcome: a message skipped or failed when sending was never sent,
+  // so its launch unit goes back to the plan's meter ("resend to failed" reserves it again)
+  await releaseCampaignUsage(deps, launchOf(campaign), ended);
   // handed to the provider: one event per message for subscribed endpoints (one select when none)
   const sentAt = new Date().toISOString();
   await emitWebhookEvents(

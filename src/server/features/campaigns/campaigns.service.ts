@@ -9,6 +9,7 @@ import {
   campaignPlanStop,
   planRuleOfChannel,
   type Reservation,
+  releaseCampaignUsage,
   reserveUsage,
   sendUsageWarningIfDue,
 } from "../billing/billing.service";
@@ -18,7 +19,7 @@ import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
-import { deliveryKind } from "./campaigns.delivery";
+import { deliveryKind, launchOf } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -603,6 +604,8 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   assertCampaignId(id);
   const c = await cancelCampaignRows(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
+  // the cancelled recipients' launch units go back to the plan's meter (nothing was sent to them)
+  await releaseCampaignUsage(ctx, launchOf(c.campaign), c.cancelledRecipients);
   return { status: "cancelled" as const };
 }
 
@@ -615,7 +618,14 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
  */
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   assertCampaignId(id);
-  const r = await resendFailedRows(ctx.db, workspaceId, id);
+  // the failed messages gave their units back when they failed: sending them again reserves them
+  // again, in the requeue's transaction (402 with the plan's sentence, nothing requeued)
+  let reservation: Reservation | undefined;
+  const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
+    const rule = planRuleOfChannel(c.channel);
+    reservation = await reserveUsage(ctx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
+  });
+  if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
   if (r.before.status === "cancelled")
     throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaigns, usageMeters } from "../../src/server/db/schema";
+import { campaigns, usageMeters, workspaces } from "../../src/server/db/schema";
 import { reserveUsage } from "../../src/server/features/billing/billing.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
@@ -274,5 +274,33 @@ describe("send-time outcomes and the meter", () => {
     expect(r!.n).toBe(1);
     expect(await outboxCount(user.id, "email")).toBe(outboxBefore);
     expect(await meter(user.id, "emails")).toBe(100);
+  });
+});
+
+describe("a subscription that ended (cancelled at period end) before its workspace row was updated", () => {
+  it("seats and API access follow the plan the workspace has now (Free), not the stored one", async () => {
+    const { client, user } = await signUp(t.app);
+    await t.db
+      .update(workspaces)
+      .set({
+        plan: "business",
+        subscriptionStatus: "active",
+        cancelAtPeriodEnd: true,
+        currentPeriodEnd: new Date(Date.now() - 60_000),
+      })
+      .where(eq(workspaces.id, user.id));
+    const invite = await client.post("/api/workspaces/current/invites", {
+      email: uniqueEmail("ended"),
+      role: "member",
+    });
+    expect(invite.statusCode).toBe(402);
+    expect(invite.json().error).toBe(
+      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+    );
+    const key = await client.post("/api/api-keys", { name: "ended", scopes: ["contacts:read"] });
+    expect(key.statusCode).toBe(402);
+    expect(key.json().error).toBe(
+      "API access is not included in your Free plan. Upgrade to Business to use API access.",
+    );
   });
 });

@@ -12,6 +12,7 @@ import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
   assertWithinPlan,
+  effectivePlan,
   METERS,
   type Meter,
   PLAN_IDS,
@@ -23,7 +24,7 @@ import {
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
-export { METERS, type Meter };
+export { effectivePlan, METERS, type Meter };
 
 type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">;
 
@@ -54,22 +55,6 @@ export function planOfPrice(env: AppContext["env"], priceId: string | null): Pai
 /** Whether the local test checkout pages are served (always outside production; LOCAL_CHECKOUT_ENABLED in it). */
 export function localCheckoutEnabled(env: AppContext["env"]): boolean {
   return env.PAYMENTS_PROVIDER === "local" && (!env.isProduction || env.LOCAL_CHECKOUT_ENABLED);
-}
-
-/**
- * The plan a workspace has now: its stored plan, except that a subscription set to cancel falls back
- * to Free once its period has ended (spec section 9; Stripe's own `customer.subscription.deleted`
- * does the same when it arrives).
- */
-export function effectivePlan(
-  ws: Pick<Workspace, "plan" | "cancelAtPeriodEnd" | "currentPeriodEnd" | "subscriptionStatus">,
-  now = new Date(),
-): PlanId {
-  const plan = planOf(ws.plan).id;
-  if (plan === "free") return plan;
-  const ended = ws.currentPeriodEnd !== null && ws.currentPeriodEnd.getTime() <= now.getTime();
-  if (ended && (ws.cancelAtPeriodEnd || ws.subscriptionStatus === "canceled")) return "free";
-  return plan;
 }
 
 /** UTC month arithmetic: `d` moved by `n` calendar months (day clamped to the month's length). */

@@ -5,9 +5,10 @@ import addFormats from "ajv-formats";
 import { eq, sql } from "drizzle-orm";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { leadSearches, mediaItems, workspaces } from "../../src/server/db/schema";
+import { mediaItems, workspaces } from "../../src/server/db/schema";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
 import { FILTER_NAMES } from "../../src/server/features/api/api.v1.leads";
+import { reserveUsage } from "../../src/server/features/billing/billing.service";
 import { FILTERS } from "../../src/server/features/leads/leads.filters";
 import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
 import { multipart } from "./studio-helpers";
@@ -791,18 +792,7 @@ describe("v1 lead searches", () => {
     // Business: 2,000 searches a month; one run here plus 1,999 earlier this month use them up
     const k = await keyed("business", ["leads:read"]);
     const first = await created<{ id: string }>(k.call("POST", "/lead_searches", body));
-    await t.db.insert(leadSearches).values(
-      Array.from({ length: 1999 }, () => ({
-        workspaceId: k.user.id,
-        createdBy: k.user.id,
-        location: "Saginaw, MI",
-        businessType: "dentist",
-        radius: 1,
-        circleSize: 1,
-        provider: "local",
-        status: "completed",
-      })),
-    );
+    await reserveUsage(t.ctx, k.user.id, "leadSearches", 1999);
     const over = await k.call("POST", "/lead_searches", body);
     expect(over.statusCode).toBe(402);
     expect(over.json().error).toEqual({

@@ -220,13 +220,34 @@ export function planWithFeature(feature: PlanFeature): PlanFacts | null {
   return PLAN_IDS.map((id) => PLANS[id]).find((p) => p.features[feature]) ?? null;
 }
 
-/** The part of a workspace the plan check reads. */
+/**
+ * The part of a workspace the plan checks read: its stored plan and, when the caller has them (a
+ * workspace row does), the subscription fields that say whether that plan has ended.
+ */
 export interface PlanHolder {
   plan: string;
+  cancelAtPeriodEnd?: boolean;
+  currentPeriodEnd?: Date | null;
+  subscriptionStatus?: string | null;
 }
 
 /**
- * The one plan check (issue 10/12). `used` is what the workspace has already used of `limit` (a
+ * The plan a workspace has now: its stored plan, except that a subscription set to cancel (or
+ * canceled) falls back to Free once its period has ended (spec section 9; Stripe's own
+ * `customer.subscription.deleted` does the same when it arrives, and billing's loadBillingWorkspace
+ * writes the fallback back). A holder without the subscription fields has its stored plan.
+ */
+export function effectivePlan(ws: PlanHolder, now = new Date()): PlanId {
+  const plan = planOf(ws.plan).id;
+  if (plan === "free") return plan;
+  const ended = ws.currentPeriodEnd != null && ws.currentPeriodEnd.getTime() <= now.getTime();
+  if (ended && (ws.cancelAtPeriodEnd || ws.subscriptionStatus === "canceled")) return "free";
+  return plan;
+}
+
+/**
+ * The one plan check (issue 10/12), against the plan the workspace has now (`effectivePlan`: an ended
+ * subscription counts as Free). `used` is what the workspace has already used of `limit` (a
  * total such as seats or contacts, or this period's count of a monthly meter); `amount` is what the
  * request adds. Passes when `used + amount` stays within the plan's limit (null = unlimited).
  *
@@ -240,7 +261,7 @@ export function assertWithinPlan(
   amount: number,
   used: number,
 ): void {
-  const plan = planOf(workspace.plan);
+  const plan = PLANS[effectivePlan(workspace)];
   const max = plan.limits[limit];
   if (max === null || used + amount <= max) return;
   const words = LIMIT_WORDS[limit];
@@ -263,11 +284,11 @@ export function assertWithinPlan(
 }
 
 /**
- * Feature gate of spec section 9.
+ * Feature gate of spec section 9, for the plan the workspace has now (`effectivePlan`).
  * @throws AppError PAYMENT_REQUIRED naming the feature and the cheapest plan that includes it.
  */
 export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature): void {
-  const plan = planOf(workspace.plan);
+  const plan = PLANS[effectivePlan(workspace)];
   if (plan.features[feature]) return;
   const upgrade = planWithFeature(feature);
   throw new AppError(

@@ -12,17 +12,19 @@ import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
   assertWithinPlan,
+  effectivePlan,
   METERS,
   type Meter,
   PLAN_IDS,
   PLANS,
   type PlanFeature,
   type PlanId,
+  planAllowing,
   planOf,
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
-export { METERS, type Meter };
+export { effectivePlan, METERS, type Meter };
 
 type Ctx = Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">;
 
@@ -53,22 +55,6 @@ export function planOfPrice(env: AppContext["env"], priceId: string | null): Pai
 /** Whether the local test checkout pages are served (always outside production; LOCAL_CHECKOUT_ENABLED in it). */
 export function localCheckoutEnabled(env: AppContext["env"]): boolean {
   return env.PAYMENTS_PROVIDER === "local" && (!env.isProduction || env.LOCAL_CHECKOUT_ENABLED);
-}
-
-/**
- * The plan a workspace has now: its stored plan, except that a subscription set to cancel falls back
- * to Free once its period has ended (spec section 9; Stripe's own `customer.subscription.deleted`
- * does the same when it arrives).
- */
-export function effectivePlan(
-  ws: Pick<Workspace, "plan" | "cancelAtPeriodEnd" | "currentPeriodEnd" | "subscriptionStatus">,
-  now = new Date(),
-): PlanId {
-  const plan = planOf(ws.plan).id;
-  if (plan === "free") return plan;
-  const ended = ws.currentPeriodEnd !== null && ws.currentPeriodEnd.getTime() <= now.getTime();
-  if (ended && (ws.cancelAtPeriodEnd || ws.subscriptionStatus === "canceled")) return "free";
-  return plan;
 }
 
 /** UTC month arithmetic: `d` moved by `n` calendar months (day clamped to the month's length). */
@@ -596,6 +582,87 @@ export async function sendUsageWarningIfDue(ctx: Pick<AppContext, "db" | "jobs">
 /** Gives back a reservation whose work was not accepted after all (never below zero). */
 export async function releaseUsage(ctx: Pick<AppContext, "db">, r: Reservation): Promise<void> {
   if (r.amount > 0) await q.releaseMeter(ctx.db, r, r.amount);
+}
+
+/**
+ * Why a campaign of `channel` launched earlier may not go on sending under the workspace's plan as it
+ * is now (a downgrade since the launch), or null when it may. Asked by the send engine before each
+ * chunk (so a running campaign stops at the plan instead of sending past it) and by a resume. Two
+ * reasons, each a sentence naming the plan and the plan that allows more:
+ * - the plan no longer includes the channel's feature (e.g. SMS after a downgrade to Free);
+ * - the channel's meter of the current billing period is already past the plan's limit (e.g.
+ *   Business -> Professional with 1,200 SMS used or reserved by launches; Professional includes 500).
+ * A launch reserves its messages within the plan of its time, so neither happens without a plan change.
+ */
+export async function campaignPlanStop(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  channel: string,
+  now = new Date(),
+): Promise<string | null> {
+  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const plan = PLANS[effectivePlan(ws, now)];
+  const rule = planRuleOfChannel(channel);
+  if (rule.feature) {
+    try {
+      assertPlanFeature({ plan: plan.id }, rule.feature);
+    } catch (e) {
+      if (e instanceof AppError) return e.message;
+      throw e;
+    }
+  }
+  const max = plan.limits[rule.meter];
+  if (max === null) return null;
+  const period = billingPeriod(ws, now);
+  const used =
+    (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === rule.meter)?.used ?? 0;
+  if (used <= max) return null;
+  const words = METER_WORDS[rule.meter];
+  const up = planAllowing(rule.meter, used, plan.id);
+  const upMax = up ? up.limits[rule.meter] : null;
+  return (
+    `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words} a month and ` +
+    `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
+    (up
+      ? ` Upgrade to ${up.name} for ${upMax === null ? `unlimited ${words}` : `up to ${upMax.toLocaleString("en-US")} ${words} a month`}.`
+      : "")
+  );
+}
+
+/** A meter's unit in the plural, for campaignPlanStop's sentence. */
+const METER_WORDS: Record<Meter, string> = {
+  leadSearches: "lead searches",
+  emails: "emails",
+  videoMessages: "video messages",
+  smsMessages: "SMS messages",
+  voiceCalls: "voice calls",
+};
+
+/**
+ * Gives back `amount` units of a campaign's launch reservation for messages that were not sent after
+ * all: recipients skipped or failed when sending, or still queued when the campaign was cancelled
+ * (campaigns are metered on launch and settled on outcome). The units go back to the channel's meter
+ * of the billing period the launch (`launchedAt`, the campaign's creation) fell in, as read with the
+ * plan now: when a plan change since the launch moved the periods, that is a period the launch did
+ * not reserve in and nothing is given back (never more than was reserved). Never below zero.
+ */
+export async function releaseCampaignUsage(
+  ctx: Pick<AppContext, "db">,
+  campaign: { workspaceId: string; channel: string; launchedAt: Date },
+  amount: number,
+): Promise<void> {
+  if (amount <= 0) return;
+  const ws = await loadBillingWorkspace(ctx, campaign.workspaceId);
+  const period = billingPeriod(ws, campaign.launchedAt);
+  await q.releaseMeter(
+    ctx.db,
+    {
+      workspaceId: campaign.workspaceId,
+      meter: planRuleOfChannel(campaign.channel).meter,
+      periodStart: period.start,
+    },
+    amount,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
+import type { Campaign, CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
 import type { SuppressionChannel } from "../compliance/compliance.service";
 
 // Small pure helpers of the send engine: channel mapping, idempotency keys, deterministic job ids,
@@ -116,4 +116,9 @@ export function laterJobs(
       (a, b, n) => key(a, b, n, at),
     ).map((j) => ({ ...j, options: { ...j.options, startAfter: new Date(at) } })),
   );
+}
+
+/** The launch a campaign's reservation was made by (billing releaseCampaignUsage). */
+export function launchOf(campaign: Pick<Campaign, "workspaceId" | "channel" | "createdAt">) {
+  return { workspaceId: campaign.workspaceId, channel: campaign.channel, launchedAt: campaign.createdAt };
 }

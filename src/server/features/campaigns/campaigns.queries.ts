@@ -184,6 +184,20 @@ export async function pauseCampaignRow(
 }
 
 /**
+ * The send engine's pause of a `sending` campaign the workspace's plan no longer allows (billing
+ * campaignPlanStop): `paused` with `reason` kept in `error` until it is resumed. False when it was no
+ * longer sending (paused, cancelled or completed meanwhile).
+ */
+export async function pauseCampaignForPlan(db: DbOrTx, id: number, reason: string): Promise<boolean> {
+  const rows = await db
+    .update(campaigns)
+    .set({ status: "paused", error: reason, updatedAt: new Date() })
+    .where(and(eq(campaigns.id, id), eq(campaigns.status, "sending")))
+    .returning({ id: campaigns.id });
+  return rows.length > 0;
+}
+
+/**
  * `paused` -> `scheduled` when its scheduled time is still more than 5 s ahead (the fan-out waits for
  * that time; no round starts), else -> `sending` in a new round (round + 1: fresh deterministic send
  * job ids; completed_at cleared; started_at kept or now). Returns the resumed campaign, or undefined
@@ -202,6 +216,8 @@ export async function resumeCampaignRow(
       round: sql`case when ${ahead} then ${campaigns.round} else ${campaigns.round} + 1 end`,
       startedAt: sql`case when ${ahead} then ${campaigns.startedAt} else coalesce(${campaigns.startedAt}, now()) end`,
       completedAt: null,
+      // a pause's reason (the plan stopped it, pausedForPlan) ends with the pause
+      error: null,
       updatedAt: new Date(),
     })
     .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "paused")))
@@ -226,14 +242,16 @@ export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<bo
  * "Resend to failed only", in one transaction holding the campaign row (FOR UPDATE): unless it is
  * cancelled, its failed recipients are queued again (attempts, reason and timestamps reset), and a
  * campaign that is not paused or scheduled (those send them when they resume or start) begins a new
- * round (status sending, round + 1, completed_at cleared, started_at kept or now). Returns the
- * campaign as it was read (undefined: not the workspace's), how many rows were requeued, and the
+ * round (status sending, round + 1, completed_at cleared, started_at kept or now). `reserve` is
+ * called in the transaction with the number requeued (the plan's units for them; throwing rolls the
+ * requeue back). Returns the campaign as it was read (undefined: not the workspace's), how many rows were requeued, and the
  * campaign after a new round began (undefined when none did).
  */
 export async function resendFailedRows(
   db: DbOrTx,
   workspaceId: string,
   id: number,
+  reserve: (tx: DbOrTx, campaign: Campaign, requeued: number) => Promise<void> = async () => {},
 ): Promise<{ before?: Campaign; requeued: number; restarted?: Campaign }> {
   return db.transaction(async (tx) => {
     const [before] = await tx
@@ -243,6 +261,8 @@ export async function resendFailedRows(
       .for("update");
     if (!before || before.status === "cancelled") return { before, requeued: 0 };
     const requeued = await requeueFailedRecipients(tx, id);
+    // the plan's units for the messages sent again, in this transaction (a refusal undoes the requeue)
+    if (requeued > 0) await reserve(tx, before, requeued);
     if (requeued === 0 || before.status === "paused" || before.status === "scheduled")
       return { before, requeued };
     const [restarted] = await tx
@@ -378,15 +398,15 @@ export async function selectRecipientsWithStatus(
 /**
  * Cancels a campaign of `workspaceId` that is not finished (compare-and-set from draft, scheduled,
  * sending, paused or failed) and its queued recipients (reason 'campaign cancelled'), in one
- * transaction. Returns the cancelled campaign, or undefined when it was not cancellable (completed or
- * already cancelled, or not the workspace's). A pause or resume racing it loses: neither leaves
+ * transaction. Returns the cancelled campaign and how many queued recipients it cancelled, or
+ * undefined when it was not cancellable (completed or already cancelled, or not the workspace's). A pause or resume racing it loses: neither leaves
  * `cancelled`.
  */
 export async function cancelCampaignRows(
   db: DbOrTx,
   workspaceId: string,
   id: number,
-): Promise<Campaign | undefined> {
+): Promise<{ campaign: Campaign; cancelledRecipients: number } | undefined> {
   return db.transaction(async (tx) => {
     const [c] = await tx
       .update(campaigns)
@@ -400,11 +420,12 @@ export async function cancelCampaignRows(
       )
       .returning();
     if (!c) return undefined;
-    await tx
+    const cancelled = await tx
       .update(campaignRecipients)
       .set({ status: "cancelled", reason: "campaign cancelled", updatedAt: new Date() })
-      .where(and(eq(campaignRecipients.campaignId, id), eq(campaignRecipients.status, "queued")));
-    return c;
+      .where(and(eq(campaignRecipients.campaignId, id), eq(campaignRecipients.status, "queued")))
+      .returning({ id: campaignRecipients.id });
+    return { campaign: c, cancelledRecipients: cancelled.length };
   });
 }
 
@@ -663,23 +684,25 @@ export async function selectCampaignStatus(db: DbOrTx, id: number): Promise<Camp
  * Gives back claimed rows not sent yet, each only while still held by that claim (`sending`, same
  * lease_until): with `cancelled` they end `cancelled` ('campaign cancelled', as the cancel did to the
  * queued rows); otherwise they are queued again, due now, their attempt given back (a paused
- * campaign's resume sends them).
+ * campaign's resume sends them). Returns how many rows it changed.
  */
 export async function releaseClaims(
   pg: Sql,
   rows: { id: number; lease: string }[],
   cancelled: boolean,
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const json = JSON.stringify(rows.map((r) => ({ id: r.id, lease: r.lease })));
-  await pg`
+  const released = await pg`
     update campaign_recipients r
     set status = ${cancelled ? "cancelled" : "queued"},
         reason = ${cancelled ? "campaign cancelled" : null},
         lease_until = null, not_before = null, updated_at = now(),
         attempts = greatest(r.attempts - 1, 0)
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, lease text)
-    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz`;
+    where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz
+    returning r.id`;
+  return released.length;
 }
 
 /**
@@ -733,18 +756,23 @@ export async function requeueRecipients(
     where r.id = v.id and r.status = 'sending'`);
 }
 
-/** Ends claimed rows as failed (failed_at now) or skipped, with their reason. Only rows still `sending`. */
+/**
+ * Ends claimed rows as failed (failed_at now) or skipped, with their reason. Only rows still
+ * `sending`; returns how many it ended.
+ */
 export async function finishRecipients(
   db: DbOrTx,
   rows: { id: number; status: "failed" | "skipped"; reason: string | null }[],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<number> {
+  if (rows.length === 0) return 0;
   const json = JSON.stringify(rows);
-  await db.execute(sql`
+  const done = await db.execute(sql`
     update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
       failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text)
-    where r.id = v.id and r.status = 'sending'`);
+    where r.id = v.id and r.status = 'sending'
+    returning r.id`);
+  return (done as unknown as unknown[]).length;
 }
 
 /** Which of `addresses` already got the SMS opt-out notice from `workspaceId` (a sent sms / video_sms). */

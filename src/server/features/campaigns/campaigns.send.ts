@@ -1,6 +1,7 @@
 import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
+import { campaignPlanStop, releaseCampaignUsage } from "../billing/billing.service";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -19,6 +20,7 @@ import {
   backoffSeconds,
   deliveryKind,
   laterJobs,
+  launchOf,
   MAX_ATTEMPTS,
   mapLimit,
   optInReason,
@@ -33,6 +35,7 @@ import {
   extendLeases,
   finishRecipients,
   markRecipientsSent,
+  pauseCampaignForPlan,
   releaseClaims,
   requeueRecipients,
   selectCampaignStatus,
@@ -65,7 +68,9 @@ interface Outcome {
 type Ready = ClaimedRecipient & { contact: Contact };
 
 /**
- * Sends one campaign's claimed rows through its provider and records the outcomes, in parts of at
+ * Sends one campaign's claimed rows through its provider and records the outcomes. First the plan as it
+ * is now is asked (billing campaignPlanStop): a campaign a downgrade no longer allows is paused with
+ * the sentence saying why, and its claimed rows go back to the queue unsent. Then, in parts of at
  * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
  * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
  * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
@@ -82,6 +87,18 @@ export async function sendClaimed(
   rows: ClaimedRecipient[],
   claimedAt: number,
 ): Promise<void> {
+  // the plan as it is now (a downgrade since the launch): a campaign it no longer allows stops here,
+  // paused with the sentence saying why, its claimed rows back in the queue unsent
+  const stop = await campaignPlanStop(deps, campaign.workspaceId, campaign.channel);
+  if (stop) {
+    await pauseCampaignForPlan(
+      deps.db,
+      campaign.id,
+      `${stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
+    );
+    await releaseClaims(deps.sql, rows, false);
+    return;
+  }
   const kind = deliveryKind(campaign.channel);
   const throttle = throttleFor(deps, kind);
   // (email) the sender, read once, beside the first part's lookups
@@ -95,7 +112,10 @@ export async function sendClaimed(
     if (!first) {
       const status = await selectCampaignStatus(deps.db, campaign.id);
       if (status !== "sending") {
-        await releaseClaims(deps.sql, rest, status === "cancelled");
+        const cancelled = status === "cancelled";
+        const released = await releaseClaims(deps.sql, rest, cancelled);
+        // rows a cancel ended unsent give their launch units back (as the cancel's queued rows did)
+        if (cancelled) await releaseCampaignUsage(deps, launchOf(campaign), released);
         return;
       }
       // paced slower than the lease (a low SEND_RATE_*): every row still to send has its lease renewed
@@ -465,7 +485,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
   const sent = outcomes.filter((o) => o.kind === "sent");
   const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
   const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
-  const marked = await deps.db.transaction(async (tx) => {
+  const { updated: marked, ended } = await deps.db.transaction(async (tx) => {
     const updated = await markRecipientsSent(
       tx,
       sent.map((o) => ({
@@ -500,7 +520,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         deferred: o.kind === "deferred",
       })),
     );
-    await finishRecipients(
+    const ended = await finishRecipients(
       tx,
       done.map((o) => ({
         id: o.id,
@@ -508,8 +528,11 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         reason: o.reason ?? null,
       })),
     );
-    return updated;
+    return { updated, ended };
   });
+  // metered on launch, settled on outcome: a message skipped or failed when sending was never sent,
+  // so its launch unit goes back to the plan's meter ("resend to failed" reserves it again)
+  await releaseCampaignUsage(deps, launchOf(campaign), ended);
   // handed to the provider: one event per message for subscribed endpoints (one select when none)
   const sentAt = new Date().toISOString();
   await emitWebhookEvents(

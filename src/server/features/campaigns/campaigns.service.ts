@@ -6,8 +6,10 @@ import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
+  campaignPlanStop,
   planRuleOfChannel,
   type Reservation,
+  releaseCampaignUsage,
   reserveUsage,
   sendUsageWarningIfDue,
 } from "../billing/billing.service";
@@ -17,7 +19,7 @@ import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
-import { deliveryKind } from "./campaigns.delivery";
+import { deliveryKind, launchOf } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -387,6 +389,8 @@ export interface CampaignSummary {
   counts: Record<string, number>;
   /** recipients no longer queued or sending, 0..1 */
   progress: number;
+  /** why the send engine paused it (the plan no longer allows it), null otherwise */
+  pausedReason: string | null;
 }
 
 function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary {
@@ -410,6 +414,7 @@ function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary
         : Object.keys(counts).length === 0 && c.status === "completed"
           ? 1
           : (total - pending) / total,
+    pausedReason: c.status === "paused" ? (c.error ?? null) : null,
   };
 }
 
@@ -559,7 +564,10 @@ async function fanOutNow(ctx: Ctx, c: Campaign) {
  * of concurrent resumes exactly one starts a round and a cancel that got there first stays. A
  * campaign whose scheduled time is still ahead goes back to `scheduled` and its fan-out is queued for
  * that time (nothing is sent before it); otherwise it is `sending` in a new round at once. Returns the
- * status it now has. @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed')
+ * status it now has. A campaign the workspace's plan no longer allows (billing campaignPlanStop: a
+ * downgrade since its launch) is not resumed.
+ * @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed'), PAYMENT_REQUIRED (the plan's
+ *   sentence)
  */
 export async function resumeCampaign(
   ctx: Ctx,
@@ -567,6 +575,13 @@ export async function resumeCampaign(
   id: number,
 ): Promise<{ status: "sending" | "scheduled" }> {
   assertCampaignId(id);
+  // a campaign the plan stopped (a downgrade) resumes only once the plan allows it again
+  const own = await ownCampaign(ctx, workspaceId, id);
+  if (own.status === "paused") {
+    const stop = await campaignPlanStop(ctx, workspaceId, own.channel);
+    if (stop)
+      throw new AppError("PAYMENT_REQUIRED", `${stop} Upgrade to resume this campaign, or cancel it.`);
+  }
   const c = await resumeCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");
   if (c.status === "scheduled" && c.scheduledAt) {
@@ -589,6 +604,8 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   assertCampaignId(id);
   const c = await cancelCampaignRows(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
+  // the cancelled recipients' launch units go back to the plan's meter (nothing was sent to them)
+  await releaseCampaignUsage(ctx, launchOf(c.campaign), c.cancelledRecipients);
   return { status: "cancelled" as const };
 }
 
@@ -601,7 +618,14 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
  */
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   assertCampaignId(id);
-  const r = await resendFailedRows(ctx.db, workspaceId, id);
+  // the failed messages gave their units back when they failed: sending them again reserves them
+  // again, in the requeue's transaction (402 with the plan's sentence, nothing requeued)
+  let reservation: Reservation | undefined;
+  const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
+    const rule = planRuleOfChannel(c.channel);
+    reservation = await reserveUsage(ctx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
+  });
+  if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
   if (r.before.status === "cancelled")
     throw new AppError("CONFLICT", "A cancelled campaign cannot be resent");

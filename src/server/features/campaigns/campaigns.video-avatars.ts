@@ -4,9 +4,10 @@ import type { AVATAR_PROVIDERS } from "../../db/schema";
 import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
+import { releaseCampaignUsage } from "../billing/billing.service";
 import { getContactsByIds } from "../crm/crm.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
-import { uuidFromKey } from "./campaigns.delivery";
+import { launchOf, uuidFromKey } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { renderRecipientAvatarJob, watchCampaignJob } from "./campaigns.jobs";
 import { selectCampaign } from "./campaigns.queries";
@@ -41,7 +42,11 @@ async function again(deps: JobDeps, data: RenderData, delaySeconds: number) {
 
 /** Skips a held recipient whose avatar video failed (it never gets a message without its video). */
 async function skipRecipient(deps: JobDeps, recipientId: number, campaignId: number, reason: string) {
-  await skipQueuedRecipient(deps.db, recipientId, reason);
+  if (await skipQueuedRecipient(deps.db, recipientId, reason)) {
+    // never sent: its video message unit goes back to the plan's meter
+    const campaign = await selectCampaign(deps.db, campaignId);
+    if (campaign) await releaseCampaignUsage(deps, launchOf(campaign), 1);
+  }
   await deps.jobs.send(watchCampaignJob, { campaignId });
 }
 

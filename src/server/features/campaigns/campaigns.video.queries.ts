@@ -142,12 +142,14 @@ export async function selectRecipientWithVideoCampaign(
   return row;
 }
 
-/** Skips a still-queued recipient with `reason` (its hold cleared). */
-export async function skipQueuedRecipient(db: DbOrTx, recipientId: number, reason: string): Promise<void> {
-  await db
+/** Skips a still-queued recipient with `reason` (its hold cleared); false when it was no longer queued. */
+export async function skipQueuedRecipient(db: DbOrTx, recipientId: number, reason: string): Promise<boolean> {
+  const skipped = await db
     .update(campaignRecipients)
     .set({ status: "skipped", reason, notBefore: null, updatedAt: new Date() })
-    .where(and(eq(campaignRecipients.id, recipientId), eq(campaignRecipients.status, "queued")));
+    .where(and(eq(campaignRecipients.id, recipientId), eq(campaignRecipients.status, "queued")))
+    .returning({ id: campaignRecipients.id });
+  return skipped.length > 0;
 }
 
 /** Clears a still-queued recipient's hold; false when it is no longer queued. */

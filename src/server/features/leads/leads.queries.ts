@@ -1,17 +1,8 @@
-import { and, asc, desc, eq, gt, gte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { leadResults, leadSavedSearches, leadSearches } from "../../db/schema";
 
 export type LeadSearchRow = typeof leadSearches.$inferSelect;
-
-/** Searches the workspace ran since `from` (the monthly quota's usage). */
-export async function countSearchesSince(db: DbOrTx, workspaceId: string, from: Date): Promise<number> {
-  const [r] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(leadSearches)
-    .where(and(eq(leadSearches.workspaceId, workspaceId), gte(leadSearches.createdAt, from)));
-  return r?.n ?? 0;
-}
 
 export async function insertSearch(db: DbOrTx, row: typeof leadSearches.$inferInsert) {
   const [r] = await db.insert(leadSearches).values(row).returning();

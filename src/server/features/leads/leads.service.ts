@@ -6,7 +6,7 @@ import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import type { Place, PlaceAttribute } from "../../providers/places";
-import { assertWithinPlan } from "../billing/billing.plans";
+import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { addBusinessContacts, matchBusinessContacts } from "../crm/crm.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getWorkspace, phoneCountryOf } from "../workspaces/workspaces.service";
@@ -55,11 +55,6 @@ const ENRICH_CONCURRENCY = 6;
 export interface LeadsTenant {
   userId: string;
   workspaceId: string;
-}
-
-/** First instant of the current calendar month, UTC (the monthly search quota's period). */
-function monthStart(now = new Date()) {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
 /**
@@ -179,7 +174,8 @@ function competition(places: Place[]) {
  * Runs a business search (POST /api/maps/search, spec sections 2, 5, 7; issue 13). Validates the
  * input (400 with the spec's sentences), merges the preset's filters under the given ones, refuses
  * filters the active provider cannot answer (422 naming them), resolves the location (422 when
- * unknown), checks the monthly search quota (402, billing.plans.ts), runs the grid search, scores,
+ * unknown), reserves one unit of the monthly search quota (402, billing; given back when the search does not
+ * run), runs the grid search, scores,
  * filters and stores the results, and saves the search when asked (`saveSearch`, `searchName`).
  * A re-run of a saved search (`savedSearchId`) marks results its previous run did not find.
  * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken),
@@ -216,12 +212,11 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
   }
   const where = resolveLocation(s.location);
   const workspace = await getWorkspace(ctx, t.workspaceId);
-  assertWithinPlan(
-    workspace,
-    "leadSearches",
-    1,
-    await q.countSearchesSince(ctx.db, t.workspaceId, monthStart()),
-  );
+  // the monthly search quota (spec section 9): one unit of the leadSearches meter of the workspace's
+  // billing period, reserved atomically (concurrent searches never pass the limit; 402 with the
+  // plan's sentence) and given back when the search does not run (saved-search name taken, the
+  // provider failed): a search the user got no results from costs nothing
+  const reservation = await reserveUsage(ctx, workspace, "leadSearches", 1);
 
   let savedId = saved?.id ?? null;
   if (s.saveSearch) {
@@ -239,29 +234,38 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       });
       savedId = row?.id ?? null;
     } catch (e) {
+      await releaseUsage(ctx, reservation);
       if (isUniqueViolation(e))
         throw new AppError("CONFLICT", `A saved search named "${s.searchName}" already exists`);
       throw e;
     }
   }
-  const search = await q.insertSearch(ctx.db, {
-    ...(s.searchId ? { id: s.searchId } : {}),
-    workspaceId: t.workspaceId,
-    createdBy: t.userId,
-    savedSearchId: savedId,
-    location: where.label,
-    businessType: s.businessType,
-    radius: s.radius,
-    circleSize: s.searchRadius,
-    filters,
-    preset: preset?.id ?? null,
-    provider: provider.name,
-    latitude: where.lat,
-    longitude: where.lng,
-    enrich,
-    enrichStatus: enrich ? "queued" : "none",
-  });
-  if (!search) throw new AppError("INTERNAL", "Search failed");
+  const search = await q
+    .insertSearch(ctx.db, {
+      ...(s.searchId ? { id: s.searchId } : {}),
+      workspaceId: t.workspaceId,
+      createdBy: t.userId,
+      savedSearchId: savedId,
+      location: where.label,
+      businessType: s.businessType,
+      radius: s.radius,
+      circleSize: s.searchRadius,
+      filters,
+      preset: preset?.id ?? null,
+      provider: provider.name,
+      latitude: where.lat,
+      longitude: where.lng,
+      enrich,
+      enrichStatus: enrich ? "queued" : "none",
+    })
+    .catch(async (e) => {
+      await releaseUsage(ctx, reservation);
+      throw e;
+    });
+  if (!search) {
+    await releaseUsage(ctx, reservation);
+    throw new AppError("INTERNAL", "Search failed");
+  }
 
   let lastWrite = 0;
   let grid: Awaited<ReturnType<typeof runGridSearch>>;
@@ -286,6 +290,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       },
     });
   } catch (e) {
+    await releaseUsage(ctx, reservation);
     const message =
       e instanceof ProviderError ? e.message : `${provider.label} search failed: ${(e as Error).message}`;
     await q.updateSearch(ctx.db, t.workspaceId, search.id, {

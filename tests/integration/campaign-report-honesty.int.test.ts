@@ -1,0 +1,166 @@
+import { eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { campaignRecipients, contacts } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+
+// "Honest about what it did": the campaign report's figures against the recipients' rows after
+// out-of-order, repeated and contradictory provider webhooks (Postmark and Twilio status callbacks,
+// driven by hand against the local providers' message ids).
+
+let t: TestApp;
+const pmAuth = `Basic ${Buffer.from("hook:secret").toString("base64")}`;
+const twToken = "twilio-auth-token";
+beforeAll(async () => {
+  t = await createTestApp({
+    CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    POSTMARK_WEBHOOK_USER: "hook",
+    POSTMARK_WEBHOOK_PASSWORD: "secret",
+    TWILIO_AUTH_TOKEN: twToken,
+  });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const postmark = (payload: object) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/postmark",
+    payload,
+    headers: { authorization: pmAuth },
+  });
+const twilioStatus = (params: Record<string, string>) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/twilio/status",
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(
+        twToken,
+        "http://localhost:80/api/webhooks/twilio/status",
+        params,
+      ),
+    },
+  });
+
+async function rowsOf(campaignId: number) {
+  return t.db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.campaignId, campaignId))
+    .orderBy(campaignRecipients.id);
+}
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the SMS 8am-9pm window). */
+function daytimeZone(): string {
+  const offset = 14 - new Date().getUTCHours();
+  const o = ((offset + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+/** A verified user's email campaign to `n` fresh addresses, sent by the local provider (rows sent). */
+async function emailCampaign(n: number) {
+  const u = await signUp(t.app);
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
+  const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+    name: "Honest",
+    channel: "email",
+    content: { subject: "Hi", body: "Hello https://example.com/x" },
+    recipients: { csv: Array.from({ length: n }, (_, i) => ({ email: `r${i}-${stamp}@example.com` })) },
+  });
+  const rows = await rowsOf(launched.campaign.id);
+  expect(rows.map((r) => r.status)).toEqual(Array(n).fill("sent"));
+  return { u, id: launched.campaign.id, rows };
+}
+
+/** A Business user's SMS campaign to `phones` (daytime zone, consent confirmed), sent by the local provider. */
+async function smsCampaign(phones: string[]) {
+  const u = await signUp(t.app);
+  await setPlan(t, u.user.id, "business");
+  const ids = await findOrCreateContacts(
+    t.ctx,
+    u.user.id,
+    phones.map((phone, i) => ({ name: `P${i}`, phone })),
+  );
+  await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
+  const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+    name: "Texts",
+    channel: "sms",
+    content: { message: "Hi https://example.com/y" },
+    recipients: { contactIds: ids },
+    includeNotOptedIn: true,
+  });
+  const rows = await rowsOf(launched.campaign.id);
+  expect(rows.map((r) => r.status)).toEqual(phones.map(() => "sent"));
+  return { u, id: launched.campaign.id, rows };
+}
+
+type Row = Awaited<ReturnType<typeof rowsOf>>[number];
+let seq = 0;
+const pmEvent = (type: string, r: Row, extra: object = {}) =>
+  postmark({ RecordType: type, MessageID: r.providerMessageId, ID: `${type}-${r.id}-${++seq}`, ...extra });
+const smsStatus = (r: Row, MessageStatus: string) =>
+  twilioStatus({ MessageSid: r.providerMessageId as string, MessageStatus, To: r.address });
+const shape = (r: Row) => ({
+  status: r.status,
+  delivered: !!r.deliveredAt,
+  opened: !!r.openedAt,
+  failed: !!r.failedAt,
+});
+
+describe("contradicting provider events end the same in either arrival order", () => {
+  it("email: a bounce beats a delivery, an open beats a bounce; the report's timeline agrees", async () => {
+    const { u, id, rows } = await emailCampaign(4);
+    const [r0, r1, r2, r3] = rows as [Row, Row, Row, Row];
+    const bounce = { Type: "HardBounce", Description: "mailbox unavailable" };
+    await pmEvent("Delivery", r0);
+    await pmEvent("Bounce", r0, bounce);
+    await pmEvent("Bounce", r1, bounce);
+    await pmEvent("Delivery", r1);
+    await pmEvent("Open", r2);
+    await pmEvent("Bounce", r2, bounce);
+    await pmEvent("Bounce", r3, bounce);
+    await pmEvent("Open", r3);
+    const after = await rowsOf(id);
+    const bounced = { status: "bounced", delivered: false, opened: false, failed: true };
+    const opened = { status: "opened", delivered: true, opened: true, failed: false };
+    expect(after.map(shape)).toEqual([bounced, bounced, opened, opened]);
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    expect({
+      sent: sum("sent"),
+      delivered: sum("delivered"),
+      failed: sum("failed"),
+      opened: sum("opened"),
+    }).toEqual({ sent: 4, delivered: 2, failed: 2, opened: 2 });
+  });
+
+  it("sms: 'undelivered' after 'delivered' and 'delivered' after 'failed' both end failed, never delivered and failed at once", async () => {
+    const { u, id, rows } = await smsCampaign(["+12125550181", "+12125550182", "+12125550183"]);
+    const [x, y, z] = rows as [Row, Row, Row];
+    expect((await smsStatus(x, "delivered")).json().result).toBe("applied");
+    expect((await smsStatus(x, "undelivered")).json().result).toBe("applied");
+    expect((await smsStatus(y, "failed")).json().result).toBe("applied");
+    expect((await smsStatus(y, "delivered")).json().result).toBe("ignored");
+    expect((await smsStatus(z, "delivered")).json().result).toBe("applied");
+    expect((await smsStatus(z, "delivered")).json().result).toBe("replay");
+    const after = await rowsOf(id);
+    const failed = { status: "failed", delivered: false, opened: false, failed: true };
+    expect(after.map(shape)).toEqual([
+      failed,
+      failed,
+      { status: "delivered", delivered: true, opened: false, failed: false },
+    ]);
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    expect({ sent: sum("sent"), delivered: sum("delivered"), failed: sum("failed") }).toEqual({
+      sent: 3,
+      delivered: 1,
+      failed: 2,
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts } from "../../src/server/db/schema";
+import { campaignRecipients, contacts, outboxMessages } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
@@ -162,5 +162,45 @@ describe("contradicting provider events end the same in either arrival order", (
       delivered: 1,
       failed: 2,
     });
+  });
+});
+
+describe("resend to failed", () => {
+  it("a late status callback of the failed first attempt does not land on the resent message", async () => {
+    const { u, id, rows } = await smsCampaign(["+12125550184", "+12125550185"]);
+    const [x] = rows as [Row, Row];
+    const firstSid = x.providerMessageId as string;
+    expect((await smsStatus(x, "undelivered")).json().result).toBe("applied");
+    // the first attempt's 'delivered' (out of order) arrives while the resend is being handed over
+    const sms = t.providers.sms as { sendBatch?: (m: never[]) => Promise<{ providerMessageId: string }[]> };
+    const original = sms.sendBatch as NonNullable<typeof sms.sendBatch>;
+    let late: string | undefined;
+    sms.sendBatch = async (messages) => {
+      late = (await twilioStatus({ MessageSid: firstSid, MessageStatus: "delivered", To: x.address })).json()
+        .result;
+      return original.call(t.providers.sms, messages);
+    };
+    try {
+      const res = await u.client.post(`/api/campaigns/${id}/resend-failed`);
+      expect(res.json()).toMatchObject({ success: true, requeued: 1 });
+    } finally {
+      sms.sendBatch = original;
+    }
+    expect(late).toBe("unknown");
+    const [again] = await rowsOf(id);
+    const sent = await t.db
+      .select()
+      .from(outboxMessages)
+      .where(eq(outboxMessages.to, x.address))
+      .orderBy(outboxMessages.id);
+    expect(sent).toHaveLength(2);
+    expect(again).toMatchObject({
+      status: "sent",
+      providerMessageId: sent[1]?.providerMessageId,
+      deliveredAt: null,
+    });
+    // the resent message's own receipt is applied to it
+    expect((await smsStatus(again as Row, "delivered")).json().result).toBe("applied");
+    expect((await rowsOf(id))[0]?.status).toBe("delivered");
   });
 });

@@ -224,7 +224,8 @@ export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<bo
 
 /**
  * "Resend to failed only", in one transaction holding the campaign row (FOR UPDATE): unless it is
- * cancelled, its failed recipients are queued again (attempts, reason and timestamps reset), and a
+ * cancelled, its failed recipients are queued again (requeueFailedRecipients: attempts, reason,
+ * failed_at and the vendor message id reset), and a
  * campaign that is not paused or scheduled (those send them when they resume or start) begins a new
  * round (status sending, round + 1, completed_at cleared, started_at kept or now). Returns the
  * campaign as it was read (undefined: not the workspace's), how many rows were requeued, and the
@@ -408,7 +409,11 @@ export async function cancelCampaignRows(
   });
 }
 
-/** Queues a campaign's failed recipients again (attempts, reason and timestamps reset); returns how many. */
+/**
+ * Queues a campaign's failed recipients again (attempts, reason and failed_at reset; the failed
+ * attempt's vendor message id cleared, so a late status callback of that attempt matches no row
+ * instead of landing on the row being resent); returns how many.
+ */
 export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): Promise<number> {
   const requeued = await db
     .update(campaignRecipients)
@@ -418,6 +423,7 @@ export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): P
       attempts: 0,
       notBefore: null,
       failedAt: null,
+      providerMessageId: null,
       updatedAt: new Date(),
     })
     .where(and(eq(campaignRecipients.campaignId, campaignId), eq(campaignRecipients.status, "failed")))

@@ -204,3 +204,87 @@ describe("resend to failed", () => {
     expect((await rowsOf(id))[0]?.status).toBe("delivered");
   });
 });
+
+describe("report figures", () => {
+  const inbound = (params: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/twilio/inbound",
+      payload: new URLSearchParams(params).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": twilio.getExpectedTwilioSignature(
+          twToken,
+          "http://localhost:80/api/webhooks/twilio/inbound",
+          params,
+        ),
+      },
+    });
+
+  it("count every stage a recipient reached: clicked then replied is clicked, sent then undelivered is sent; skipped per reason", async () => {
+    const phones = ["+12125550191", "+12125550192", "+12125550193"];
+    const { u, id, rows } = await smsCampaign(phones);
+    const [p0, p1, p2] = rows as [Row, Row, Row];
+    expect((await smsStatus(p0, "delivered")).json().result).toBe("applied");
+    const [msg] = await t.db
+      .select()
+      .from(outboxMessages)
+      .where(eq(outboxMessages.providerMessageId, p0.providerMessageId as string));
+    const link = msg?.body.match(/http:\/\/localhost:80(\/c\/[^\s]+)/)?.[1];
+    expect(link).toBeTruthy();
+    expect((await t.app.inject({ method: "GET", url: link as string })).statusCode).toBe(302);
+    await inbound({
+      MessageSid: `SMreply${Date.now()}`,
+      From: p0.address,
+      To: "+15005550006",
+      Body: "Tell me more",
+    });
+    expect((await smsStatus(p1, "undelivered")).json().result).toBe("applied");
+    expect((await smsStatus(p2, "delivered")).json().result).toBe("applied");
+    const after = await rowsOf(id);
+    expect(after.map((r) => r.status)).toEqual(["replied", "failed", "delivered"]);
+
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    expect(report.figures).toEqual({
+      sent: 3,
+      delivered: 2,
+      opened: 1,
+      clicked: 1,
+      replied: 1,
+      bounced: 0,
+      failed: 1,
+      skipped: 0,
+      skippedReasons: [],
+      cancelled: 0,
+      pending: 0,
+      optedOut: 0,
+    });
+    // the figures agree with the timeline, which counts the same timestamps
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    for (const k of ["sent", "delivered", "clicked", "replied", "failed"])
+      expect(sum(k)).toBe(report.figures[k]);
+
+    // a second campaign: a fourth contact with no phone is skipped at launch
+    const noPhone = await findOrCreateContacts(t.ctx, u.user.id, [
+      { name: "No Phone", email: `np-${Date.now()}@example.com` },
+    ]);
+    const second = await createAndLaunchCampaign(t.ctx, u.user.id, {
+      name: "Texts 2",
+      channel: "sms",
+      content: { message: "Hi again" },
+      recipients: { contactIds: [...rows.map((r) => r.contactId), ...noPhone] },
+      includeNotOptedIn: true,
+    });
+    expect(Object.values(second.skipped).reduce((a, b) => a + b, 0)).toBe(1);
+
+    const report2 = (await u.client.get(`/api/campaigns/${second.campaign.id}`)).json();
+    const [skippedRow] = (await rowsOf(second.campaign.id)).filter((r) => r.status === "skipped");
+    expect(report2.figures).toMatchObject({
+      sent: 3,
+      skipped: 1,
+      skippedReasons: [{ reason: skippedRow?.reason, count: 1 }],
+    });
+    // no receipt came for the second campaign yet: nothing counted delivered
+    expect(report2.figures.delivered).toBe(0);
+  });
+});

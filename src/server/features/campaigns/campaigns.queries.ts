@@ -553,6 +553,48 @@ export async function selectReportSpan(pg: Sql, campaignId: number) {
   return span;
 }
 
+/**
+ * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
+ * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
+ * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
+ * cancelled / pending (queued or sending) = current status, optedOut = marked unsubscribed or spam
+ * complaint, and skipped rows per reason.
+ */
+export async function selectReportFigures(pg: Sql, campaignId: number) {
+  const [[f], skipped] = await Promise.all([
+    pg<
+      {
+        sent: number;
+        delivered: number;
+        opened: number;
+        clicked: number;
+        replied: number;
+        bounced: number;
+        failed: number;
+        cancelled: number;
+        pending: number;
+        opted_out: number;
+      }[]
+    >`
+      select count(*) filter (where sent_at is not null)::int as sent,
+        count(*) filter (where delivered_at is not null)::int as delivered,
+        count(*) filter (where opened_at is not null or clicked_at is not null)::int as opened,
+        count(*) filter (where clicked_at is not null)::int as clicked,
+        count(*) filter (where replied_at is not null)::int as replied,
+        count(*) filter (where status = 'bounced')::int as bounced,
+        count(*) filter (where status = 'failed')::int as failed,
+        count(*) filter (where status = 'cancelled')::int as cancelled,
+        count(*) filter (where status in ('queued', 'sending'))::int as pending,
+        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as opted_out
+      from campaign_recipients where campaign_id = ${campaignId}`,
+    pg<{ reason: string | null; n: number }[]>`
+      select reason, count(*)::int as n from campaign_recipients
+      where campaign_id = ${campaignId} and status = 'skipped'
+      group by reason order by n desc, reason`,
+  ]);
+  return { figures: f, skipped };
+}
+
 /** Sent / delivered / opened / clicked / replied / failed per `unit` bucket of a campaign (at most 500 buckets). */
 export async function selectReportTimeline(pg: Sql, campaignId: number, unit: "hour" | "minute") {
   return pg<

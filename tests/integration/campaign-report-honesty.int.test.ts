@@ -258,6 +258,8 @@ describe("report figures", () => {
       cancelled: 0,
       pending: 0,
       optedOut: 0,
+      answered: 0,
+      voicemail: 0,
     });
     // the figures agree with the timeline, which counts the same timestamps
     const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
@@ -286,5 +288,44 @@ describe("report figures", () => {
     });
     // no receipt came for the second campaign yet: nothing counted delivered
     expect(report2.figures.delivered).toBe(0);
+  });
+});
+
+describe("call campaign report", () => {
+  it("tells calls a person answered from calls that reached voicemail (Twilio AnsweredBy)", async () => {
+    const u = await signUp(t.app);
+    await setPlan(t, u.user.id, "business");
+    const phones = ["+12125550171", "+12125550172", "+12125550173", "+12125550174"];
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      u.user.id,
+      phones.map((phone, i) => ({ name: `V${i}`, phone })),
+    );
+    await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
+    const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+      name: "Calls",
+      channel: "voice",
+      content: { script: "Hello {{first_name|there}}" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const id = launched.campaign.id;
+    const rows = await rowsOf(id);
+    expect(rows.map((r) => r.status)).toEqual(phones.map(() => "sent"));
+    const call = (r: Row, CallStatus: string, AnsweredBy?: string) =>
+      twilioStatus({
+        CallSid: r.providerMessageId as string,
+        CallStatus,
+        To: r.address,
+        CallDuration: "12",
+        ...(AnsweredBy ? { AnsweredBy } : {}),
+      });
+    const [h, m, b, n] = rows as [Row, Row, Row, Row];
+    expect((await call(h, "completed", "human")).json().result).toBe("applied");
+    expect((await call(m, "completed", "machine_end_beep")).json().result).toBe("applied");
+    expect((await call(b, "busy")).json().result).toBe("applied");
+    expect((await call(n, "no-answer")).json().result).toBe("applied");
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    expect(report.figures).toMatchObject({ sent: 4, delivered: 2, answered: 1, voicemail: 1, failed: 2 });
   });
 });

@@ -232,6 +232,8 @@ export function CampaignReport({ id }: { id: number }) {
           ["bounced", figures.bounced],
           ["failed", figures.failed],
           ["replied", figures.replied],
+          ["answered by a person", figures.answered],
+          ["reached voicemail", figures.voicemail],
           ["opted out", figures.optedOut],
           ["cancelled", figures.cancelled],
           ["waiting to send", figures.pending],

@@ -81,7 +81,7 @@ type Change =
 function changeFor(
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string },
+  opts: { reason?: string; answeredBy?: string },
   now: Date,
 ): Change {
   const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
@@ -118,6 +118,9 @@ function changeFor(
   if (failedNow && event === "delivered") return { kind: "none" };
   if (!r[col]) set[col] = now;
   if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
+  // a completed call: who answered it (a person or a machine), once
+  if (event === "delivered" && opts.answeredBy && !r.answeredBy)
+    set.answeredBy = opts.answeredBy.slice(0, 40);
   if (failedNow) {
     // an open, click or reply after a failure proves the message arrived: the failure was wrong
     // (or stale), so the recipient is engaged, not failed; an opt-out mark in reason stays
@@ -150,7 +153,7 @@ export async function applyRecipientEvent(
   ctx: EventCtx,
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string; metadata?: Record<string, unknown> } = {},
+  opts: { reason?: string; answeredBy?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<boolean> {
   const { db } = ctx;
   const now = new Date();

@@ -558,7 +558,8 @@ export async function selectReportSpan(pg: Sql, campaignId: number) {
  * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
  * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
  * cancelled / pending (queued or sending) = current status, optedOut = marked unsubscribed or spam
- * complaint, and skipped rows per reason.
+ * complaint, answered / voicemail = completed calls a person / an answering machine picked up
+ * (answered_by), and skipped rows per reason.
  */
 export async function selectReportFigures(pg: Sql, campaignId: number) {
   const [[f], skipped] = await Promise.all([
@@ -574,6 +575,8 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         cancelled: number;
         pending: number;
         opted_out: number;
+        answered: number;
+        voicemail: number;
       }[]
     >`
       select count(*) filter (where sent_at is not null)::int as sent,
@@ -585,7 +588,9 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where status = 'failed')::int as failed,
         count(*) filter (where status = 'cancelled')::int as cancelled,
         count(*) filter (where status in ('queued', 'sending'))::int as pending,
-        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as opted_out
+        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as opted_out,
+        count(*) filter (where delivered_at is not null and answered_by = 'human')::int as answered,
+        count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail
       from campaign_recipients where campaign_id = ${campaignId}`,
     pg<{ reason: string | null; n: number }[]>`
       select reason, count(*)::int as n from campaign_recipients

@@ -474,6 +474,10 @@ export interface ReportFigures {
   pending: number;
   /** recipients who unsubscribed or complained (from this campaign's messages) */
   optedOut: number;
+  /** calls: completed calls a person answered (Twilio AnsweredBy human) */
+  answered: number;
+  /** calls: completed calls an answering machine or voicemail picked up (AnsweredBy machine_*) */
+  voicemail: number;
 }
 
 /**
@@ -513,6 +517,8 @@ export async function getCampaignReport(
     cancelled: f?.cancelled ?? 0,
     pending: f?.pending ?? 0,
     optedOut: f?.opted_out ?? 0,
+    answered: f?.answered ?? 0,
+    voicemail: f?.voicemail ?? 0,
   };
   return {
     campaign: summarize(c, counts),

@@ -236,11 +236,13 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       Description: "The server was unable to deliver your message",
       BouncedAt: "2026-11-21T10:02:00Z",
     };
-    expect((await post(bounce, auth)).json().result).toBe("applied");
+    // the recipient opened the message, so a bounce arriving after it does not undo the open
+    // (engagement proves it arrived: campaign-report-honesty.int); the hard bounce still suppresses
+    expect((await post(bounce, auth)).json().result).toBe("ignored");
     expect((await post(bounce, auth)).json().result).toBe("replay");
     [r] = await recipientsOf(t, res.json().campaignId);
-    expect(r.status).toBe("bounced");
-    expect(r.reason).toMatch(/HardBounce/);
+    expect(r.status).toBe("opened");
+    expect(r.failedAt).toBeNull();
     const sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
     expect(sup.map((s) => [s.channel, s.value, s.reason])).toEqual([["email", to, "hard_bounce"]]);
   });

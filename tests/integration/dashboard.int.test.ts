@@ -1,7 +1,8 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts } from "../../src/server/db/schema";
+import { activities, contacts } from "../../src/server/db/schema";
 import { recordActivities } from "../../src/server/features/crm/crm.service";
+import { getDashboardStats } from "../../src/server/features/dashboard/dashboard.service";
 import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 let t: TestApp;
@@ -76,5 +77,52 @@ describe("dashboard stats are real numbers from the database", () => {
     // the tRPC procedure gives the same figures
     const trpc = await client.get("/trpc/dashboard.stats");
     expect(trpc.json().result.data.json).toEqual(stats);
+  });
+});
+
+describe("'this month' is the viewer's calendar month", () => {
+  it("on the evening of Oct 31 in Los Angeles (Nov 1 in UTC), October's messages are this month's, not last month's", async () => {
+    const { client, user } = await signUp(t.app);
+    const res = await client.post("/api/contacts", { first_name: "Tz", email: uniqueEmail("tz") });
+    const contactId = res.json().contact?.id ?? res.json().id;
+    const sentAt = async (iso: string) => {
+      await recordActivities(t.db, [{ workspaceId: user.id, contactId, activityType: "email_sent" }]);
+      await t.db
+        .update(activities)
+        .set({ createdAt: new Date(iso) })
+        .where(
+          and(
+            eq(activities.workspaceId, user.id),
+            eq(activities.activityType, "email_sent"),
+            gt(activities.createdAt, new Date("2026-11-20T00:00:00Z")),
+          ),
+        );
+    };
+    await sentAt("2026-10-15T18:00:00Z"); // Oct 15
+    await sentAt("2026-11-01T03:00:00Z"); // Oct 31 20:00 PDT, Nov 1 in UTC
+    const now = new Date("2026-11-01T05:00:00Z"); // Oct 31 22:00 PDT
+    const la = await getDashboardStats(t.ctx, user.id, now, "America/Los_Angeles");
+    expect(la.messagesSent).toEqual({ value: 2, previous: 0, changePct: null });
+    // a viewer in UTC is in November: one this month, one last month
+    const utc = await getDashboardStats(t.ctx, user.id, now, "UTC");
+    expect(utc.messagesSent).toEqual({ value: 1, previous: 1, changePct: 0 });
+    // at Nov 1 01:00 PDT the Los Angeles viewer is in November too: both are last month's there
+    const laNov = await getDashboardStats(
+      t.ctx,
+      user.id,
+      new Date("2026-11-01T08:00:00Z"),
+      "America/Los_Angeles",
+    );
+    expect(laNov.messagesSent).toEqual({ value: 0, previous: 2, changePct: -100 });
+  });
+
+  it("the zone comes over HTTP and tRPC; an unknown zone is a 400 with a sentence", async () => {
+    const { client } = await signUp(t.app);
+    expect((await client.get("/api/dashboard/stats?tz=Asia%2FTokyo")).statusCode).toBe(200);
+    const bad = await client.get("/api/dashboard/stats?tz=Mars%2FOlympus");
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatch(/Unknown time zone/);
+    const input = encodeURIComponent(JSON.stringify({ json: { timeZone: "Europe/Paris" } }));
+    expect((await client.get(`/trpc/dashboard.stats?input=${input}`)).statusCode).toBe(200);
   });
 });

@@ -153,15 +153,10 @@ export function CampaignReport({ id }: { id: number }) {
   if (report.isLoading) return <Skeleton className="h-64 w-full" />;
   if (report.isError || !report.data)
     return <AlertBanner variant="error">{errorMessage(report.error, "Campaign not found")}</AlertBanner>;
-  const { campaign, content, timeline } = report.data;
+  const { campaign, content, timeline, figures } = report.data;
   const counts = campaign.counts;
-  const sent = ["sent", "delivered", "opened", "clicked", "replied", "bounced"].reduce(
-    (n, k) => n + (counts[k] ?? 0),
-    0,
-  );
-  const delivered = ["delivered", "opened", "clicked", "replied"].reduce((n, k) => n + (counts[k] ?? 0), 0);
-  const opened = ["opened", "clicked"].reduce((n, k) => n + (counts[k] ?? 0), 0);
-  const clicked = counts.clicked ?? 0;
+  // every stage a recipient reached, counted by the server from the rows (not its latest status only)
+  const { sent, delivered, opened, clicked } = figures;
 
   return (
     <div className="space-y-6">
@@ -215,20 +210,45 @@ export function CampaignReport({ id }: { id: number }) {
       </Card>
       <dl className="grid gap-4 sm:grid-cols-4">
         {[
-          ["Sent", sent, campaign.recipientCount ? sent / campaign.recipientCount : 0],
-          ["Delivered", delivered, sent ? delivered / sent : 0],
-          ["Opened", opened, delivered ? opened / delivered : 0],
-          ["Clicked", clicked, delivered ? clicked / delivered : 0],
-        ].map(([label, n, rate]) => (
+          ["Sent", sent, campaign.recipientCount],
+          ["Delivered", delivered, sent],
+          ["Opened", opened, delivered],
+          ["Clicked", clicked, delivered],
+        ].map(([label, n, of]) => (
           <div key={label as string} className="rounded-lg border p-4">
             <dt className="text-sm text-muted-foreground">{label as string}</dt>
             <dd className="text-2xl font-semibold" data-testid={`stat-${String(label).toLowerCase()}`}>
               {n as number}
             </dd>
-            <dd className="text-xs text-muted-foreground">{pct(rate as number)}</dd>
+            {/* a rate of nothing is not 0 %: no percentage until there is something to divide by */}
+            <dd className="text-xs text-muted-foreground">
+              {(of as number) > 0 ? pct((n as number) / (of as number)) : "–"}
+            </dd>
           </div>
         ))}
       </dl>
+      <p className="text-sm text-muted-foreground" data-testid="campaign-outcomes">
+        {[
+          ["bounced", figures.bounced],
+          ["failed", figures.failed],
+          ["replied", figures.replied],
+          ["answered by a person", figures.answered],
+          ["reached voicemail", figures.voicemail],
+          ["opted out", figures.optedOut],
+          ["cancelled", figures.cancelled],
+          ["waiting to send", figures.pending],
+        ]
+          .filter(([, n]) => (n as number) > 0)
+          .map(([label, n]) => `${n} ${label}`)
+          .concat(
+            figures.skipped > 0
+              ? [
+                  `${figures.skipped} skipped (${figures.skippedReasons.map((r) => `${r.reason}: ${r.count}`).join(", ")})`,
+                ]
+              : [],
+          )
+          .join(" · ")}
+      </p>
       {String(campaign.channel).startsWith("video") && (
         <VideoEngagement
           campaignId={campaign.id}

@@ -20,7 +20,10 @@ function DashboardPage() {
   const user = useCurrentUser();
   const trpc = useTRPC();
   // the cards show skeletons until the figures arrive
-  const { data: stats, isError } = useQuery(trpc.dashboard.stats.queryOptions());
+  const { data: stats, isError } = useQuery(
+    // the viewer's own time zone: "this month" is their calendar month
+    trpc.dashboard.stats.queryOptions({ timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone }),
+  );
 
   return (
     <>

@@ -173,6 +173,11 @@ export const campaignRecipients = pgTable(
     clickedAt: timestamp({ withTimezone: true }),
     repliedAt: timestamp({ withTimezone: true }),
     failedAt: timestamp({ withTimezone: true }),
+    /**
+     * who answered a completed call (Twilio AnsweredBy: human, machine_start, machine_end_beep,
+     * machine_end_silence, machine_end_other, fax, unknown); null when not known
+     */
+    answeredBy: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -81,16 +81,22 @@ type Change =
 function changeFor(
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string },
+  opts: { reason?: string; answeredBy?: string },
   now: Date,
 ): Change {
   const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
   const cur = r.status;
+  const engaged = !!(r.openedAt || r.clickedAt || r.repliedAt);
   if (event === "bounced" || event === "failed") {
     if (FINAL.has(cur) || cur === "bounced") return { kind: "none" };
+    // an open, click or reply proves the message arrived: a failure arriving after it is stale
+    if (engaged) return { kind: "none" };
     set.status = event === "bounced" ? "bounced" : "failed";
     set.reason = opts.reason ?? event;
     set.failedAt = now;
+    // the failure overrides an earlier "delivered" (an email accepted, then bounced; an SMS's
+    // contradicting receipts): the row is not counted delivered and failed at once
+    set.deliveredAt = null;
     return { kind: "set", set };
   }
   if (event === "unsubscribed" || event === "complained") {
@@ -107,16 +113,34 @@ function changeFor(
     replied: "repliedAt",
   } as const;
   const col = ts[event];
+  const failedNow = cur === "failed" || cur === "bounced";
+  // a "delivered" after the failure (in either arrival order the failure wins): nothing changes
+  if (failedNow && event === "delivered") return { kind: "none" };
   if (!r[col]) set[col] = now;
   if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
-  if (!FINAL.has(cur) && cur !== "bounced" && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
+  // a completed call: who answered it (a person or a machine), once
+  if (event === "delivered" && opts.answeredBy && !r.answeredBy)
+    set.answeredBy = opts.answeredBy.slice(0, 40);
+  if (failedNow) {
+    // an open, click or reply after a failure proves the message arrived: the failure was wrong
+    // (or stale), so the recipient is engaged, not failed; an opt-out mark in reason stays
+    set.status = event;
+    set.failedAt = null;
+    if (r.reason !== "unsubscribed" && r.reason !== "spam complaint") set.reason = null;
+    return { kind: "set", set };
+  }
+  if (!FINAL.has(cur) && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
   if (!set.status && r[col]) return { kind: "repeat" };
   return { kind: "set", set };
 }
 
 /**
  * Applies a delivery/engagement event to a recipient: status moves forward only (RANK), the
- * event's timestamp is set once, bounces/failures record the vendor's reason, an opt-out marks the
+ * event's timestamp is set once, bounces/failures record the vendor's reason. Contradicting events
+ * end the same whatever order they arrive in (providers' callbacks may come out of order): an open,
+ * click or reply beats a failure (it proves the message arrived: a failure after it changes nothing,
+ * one before it is undone), and a failure beats "delivered" (a failure clears delivered_at; a
+ * "delivered" after a failure changes nothing). An opt-out marks the
  * recipient once (`reason` unsubscribed / spam complaint), and the contact gets a timeline activity.
  * When the recipient changed, the outbound webhook event (WEBHOOK_EVENT: message.delivered/opened/
  * clicked/replied/bounced, contact.unsubscribed; issue 15) is emitted with the change, so each real
@@ -129,7 +153,7 @@ export async function applyRecipientEvent(
   ctx: EventCtx,
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string; metadata?: Record<string, unknown> } = {},
+  opts: { reason?: string; answeredBy?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<boolean> {
   const { db } = ctx;
   const now = new Date();

@@ -240,7 +240,8 @@ export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<bo
 
 /**
  * "Resend to failed only", in one transaction holding the campaign row (FOR UPDATE): unless it is
- * cancelled, its failed recipients are queued again (attempts, reason and timestamps reset), and a
+ * cancelled, its failed recipients are queued again (requeueFailedRecipients: attempts, reason,
+ * failed_at and the vendor message id reset), and a
  * campaign that is not paused or scheduled (those send them when they resume or start) begins a new
  * round (status sending, round + 1, completed_at cleared, started_at kept or now). `reserve` is
  * called in the transaction with the number requeued (the plan's units for them; throwing rolls the
@@ -429,7 +430,11 @@ export async function cancelCampaignRows(
   });
 }
 
-/** Queues a campaign's failed recipients again (attempts, reason and timestamps reset); returns how many. */
+/**
+ * Queues a campaign's failed recipients again (attempts, reason and failed_at reset; the failed
+ * attempt's vendor message id cleared, so a late status callback of that attempt matches no row
+ * instead of landing on the row being resent); returns how many.
+ */
 export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): Promise<number> {
   const requeued = await db
     .update(campaignRecipients)
@@ -439,6 +444,7 @@ export async function requeueFailedRecipients(db: DbOrTx, campaignId: number): P
       attempts: 0,
       notBefore: null,
       failedAt: null,
+      providerMessageId: null,
       updatedAt: new Date(),
     })
     .where(and(eq(campaignRecipients.campaignId, campaignId), eq(campaignRecipients.status, "failed")))
@@ -566,6 +572,53 @@ export async function selectReportSpan(pg: Sql, campaignId: number) {
       sum(segments) filter (where sent_at is not null)::int as segments
     from campaign_recipients where campaign_id = ${campaignId}`;
   return span;
+}
+
+/**
+ * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
+ * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
+ * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
+ * cancelled / pending (queued or sending) = current status, optedOut = marked unsubscribed or spam
+ * complaint, answered / voicemail = completed calls a person / an answering machine picked up
+ * (answered_by), and skipped rows per reason.
+ */
+export async function selectReportFigures(pg: Sql, campaignId: number) {
+  const [[f], skipped] = await Promise.all([
+    pg<
+      {
+        sent: number;
+        delivered: number;
+        opened: number;
+        clicked: number;
+        replied: number;
+        bounced: number;
+        failed: number;
+        cancelled: number;
+        pending: number;
+        opted_out: number;
+        answered: number;
+        voicemail: number;
+      }[]
+    >`
+      select count(*) filter (where sent_at is not null)::int as sent,
+        count(*) filter (where delivered_at is not null)::int as delivered,
+        count(*) filter (where opened_at is not null or clicked_at is not null)::int as opened,
+        count(*) filter (where clicked_at is not null)::int as clicked,
+        count(*) filter (where replied_at is not null)::int as replied,
+        count(*) filter (where status = 'bounced')::int as bounced,
+        count(*) filter (where status = 'failed')::int as failed,
+        count(*) filter (where status = 'cancelled')::int as cancelled,
+        count(*) filter (where status in ('queued', 'sending'))::int as pending,
+        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as opted_out,
+        count(*) filter (where delivered_at is not null and answered_by = 'human')::int as answered,
+        count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail
+      from campaign_recipients where campaign_id = ${campaignId}`,
+    pg<{ reason: string | null; n: number }[]>`
+      select reason, count(*)::int as n from campaign_recipients
+      where campaign_id = ${campaignId} and status = 'skipped'
+      group by reason order by n desc, reason`,
+  ]);
+  return { figures: f, skipped };
 }
 
 /** Sent / delivered / opened / clicked / replied / failed per `unit` bucket of a campaign (at most 500 buckets). */

@@ -35,6 +35,7 @@ import {
   selectCampaign,
   selectCampaignByLaunchToken,
   selectRecipientPage,
+  selectReportFigures,
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
@@ -453,8 +454,41 @@ async function ownCampaign(ctx: Pick<AppContext, "db">, workspaceId: string, id:
 }
 
 /**
- * A campaign's report: summary, content, per-status counts, SMS totals, and a timeline of sent /
- * delivered / opened / clicked / replied / failed per time bucket (minute, or hour past 3 hours).
+ * A campaign's headline figures, each counted from the recipients' rows (campaigns.queries
+ * selectReportFigures), so they agree with the timeline and with what was handed to the provider:
+ * a recipient is counted in every stage it reached (one who clicked and then replied is in clicked
+ * and replied; an SMS sent and then undelivered is in sent and failed), not only in its latest status.
+ */
+export interface ReportFigures {
+  /** handed to the provider (sent_at set) */
+  sent: number;
+  delivered: number;
+  /** opened or clicked */
+  opened: number;
+  clicked: number;
+  replied: number;
+  bounced: number;
+  /** failed at the provider or the carrier (a send error, undelivered, busy, no answer) */
+  failed: number;
+  /** skipped at launch or at send time, in all */
+  skipped: number;
+  /** skipped recipients per reason ("no email", "suppressed: unsubscribed", ...), most first */
+  skippedReasons: { reason: string; count: number }[];
+  cancelled: number;
+  /** queued or sending (including retries waiting for their time) */
+  pending: number;
+  /** recipients who unsubscribed or complained (from this campaign's messages) */
+  optedOut: number;
+  /** calls: completed calls a person answered (Twilio AnsweredBy human) */
+  answered: number;
+  /** calls: completed calls an answering machine or voicemail picked up (AnsweredBy machine_*) */
+  voicemail: number;
+}
+
+/**
+ * A campaign's report: summary, content, per-status counts, the headline figures (ReportFigures),
+ * SMS totals, and a timeline of sent / delivered / opened / clicked / replied / failed per time
+ * bucket (minute, or hour past 3 hours).
  * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
  */
 export async function getCampaignReport(
@@ -470,10 +504,30 @@ export async function getCampaignReport(
       ? (new Date(span.last).getTime() - new Date(span.first).getTime()) / 3_600_000
       : 0;
   const unit = hours > 3 ? "hour" : "minute";
-  const timeline = await selectReportTimeline(ctx.sql, c.id, unit);
+  const [timeline, { figures: f, skipped }] = await Promise.all([
+    selectReportTimeline(ctx.sql, c.id, unit),
+    selectReportFigures(ctx.sql, c.id),
+  ]);
   const { signature: _s, ...content } = c.content;
+  const figures: ReportFigures = {
+    sent: f?.sent ?? 0,
+    delivered: f?.delivered ?? 0,
+    opened: f?.opened ?? 0,
+    clicked: f?.clicked ?? 0,
+    replied: f?.replied ?? 0,
+    bounced: f?.bounced ?? 0,
+    failed: f?.failed ?? 0,
+    skipped: skipped.reduce((n, s) => n + s.n, 0),
+    skippedReasons: skipped.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n })),
+    cancelled: f?.cancelled ?? 0,
+    pending: f?.pending ?? 0,
+    optedOut: f?.opted_out ?? 0,
+    answered: f?.answered ?? 0,
+    voicemail: f?.voicemail ?? 0,
+  };
   return {
     campaign: summarize(c, counts),
+    figures,
     content,
     totalSegments: span?.segments ?? 0,
     timeline: timeline.map((r) => ({ ...r, t: new Date(r.t).toISOString() })),

@@ -107,6 +107,7 @@ export async function handleTwilioStatus(
   if (status === "completed") {
     const by = params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {};
     return (await applyRecipientEvent(ctx, r, "delivered", {
+      answeredBy: params.AnsweredBy || undefined,
       metadata: { ...by, duration: params.CallDuration },
     }))
       ? "applied"

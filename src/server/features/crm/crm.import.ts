@@ -326,10 +326,10 @@ export class ContactImporter {
     }
   }
 
-  /** Starts writing `lines` on an idle writer (in the background). */
-  private async dispatch(lines: string[]) {
+  /** Starts writing `lines` (with their rows' pending warnings) on an idle writer (in the background). */
+  private async dispatch(lines: string[], warned: ContactImporter["pendingWarnings"] = []) {
     const w = await this.idleWriter();
-    w.busy = this.write(w.conn, lines).then(
+    w.busy = this.write(w.conn, lines, warned).then(
       () => {
         w.busy = null;
       },
@@ -356,6 +356,13 @@ export class ContactImporter {
         raw: raw?.slice(0, 500).replaceAll("\u0000", "\uFFFD"),
       });
   }
+
+  /**
+   * Rows of the batch being gathered with a problem the user should see once they are written (an
+   * invalid phone): listed as kept by `write` only if the upsert wrote them, never for a row the plan
+   * limit took out or that was left as it was (an existing contact with on_duplicate skip).
+   */
+  private pendingWarnings: { email: string; line: number; reason: string; raw?: string }[] = [];
 
   /** Lists an imported row with a problem the user should see (kept: true; not an error). */
   private warn(line: number, reason: string, raw?: string) {
@@ -419,12 +426,20 @@ export class ContactImporter {
       }
       this.seen.set(email, r.line);
       this.pending.push(copyLine);
-      if (out.warning) this.warn(r.line, out.warning, r.raw ?? r.cells?.join(","));
+      if (out.warning)
+        this.pendingWarnings.push({
+          email,
+          line: r.line,
+          reason: out.warning,
+          raw: r.raw ?? r.cells?.join(","),
+        });
       if (this.pending.length >= BATCH_ROWS) {
         // overlap: validate the next batch in JS while Postgres writes this one
         const lines = this.pending;
+        const warned = this.pendingWarnings;
         this.pending = [];
-        await this.dispatch(lines);
+        this.pendingWarnings = [];
+        await this.dispatch(lines, warned);
       }
     }
   }
@@ -432,13 +447,19 @@ export class ContactImporter {
   /** Writes what is pending, then waits for every batch in flight. */
   async flush() {
     const lines = this.pending;
+    const warned = this.pendingWarnings;
     this.pending = [];
-    if (lines.length) await this.dispatch(lines);
+    this.pendingWarnings = [];
+    if (lines.length) await this.dispatch(lines, warned);
     await this.drain();
   }
 
-  /** COPY + upsert of one batch. */
-  private async write(conn: Awaited<ReturnType<Sql["reserve"]>>, lines: string[]) {
+  /** COPY + upsert of one batch; its warned rows are listed (kept) only if the upsert wrote them. */
+  private async write(
+    conn: Awaited<ReturnType<Sql["reserve"]>>,
+    lines: string[],
+    warned: ContactImporter["pendingWarnings"] = [],
+  ) {
     if (lines.length === 0) return;
     await conn.unsafe("truncate crm_import_stage");
     const writable = await conn
@@ -493,6 +514,11 @@ export class ContactImporter {
       ? `, coalesce(array_agg(id) filter (where inserted), '{}') as created_ids,
          coalesce(array_agg(id) filter (where not inserted), '{}') as updated_ids`
       : "";
+    // which of the warned rows' emails were written (inserted or updated; not cut, not left as they were)
+    const warnedEmails = warned.map((w) => w.email.toLowerCase());
+    const written = warned.length
+      ? `, coalesce(array_agg(lower(email)) filter (where lower(email) = any($3::text[])), '{}') as warned_written`
+      : "";
     // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
     // activities per contact. The rows go in by their conflict key in CONTACT_LOCK_ORDER (crm.queries):
     // an upsert meeting another's (or a bulk update's) contacts waits for it instead of deadlocking.
@@ -501,9 +527,9 @@ export class ContactImporter {
          select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          order by lower(s.email) collate "C"
          on conflict (workspace_id, lower(email)) ${conflict}
-         returning (xmax = 0) as inserted${this.opts.onWritten ? ", id" : ""}
+         returning (xmax = 0) as inserted${this.opts.onWritten ? ", id" : ""}${warned.length ? ", email" : ""}
        )
-       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids} from ins`;
+       select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids}${written} from ins`;
     const limit = this.opts.contactLimit;
     // one transaction per batch (the staged rows stay as they were if it rolls back), run again on a
     // deadlock: with a limit, the contact-creation lock, the count, the new rows past what is left
@@ -527,7 +553,10 @@ export class ContactImporter {
           removed = cut.map((r) => String(r.email));
         }
         if (keepOptIns) await conn.unsafe(keepOptIns, [this.workspaceId]);
-        const [res] = await conn.unsafe(upsert, [this.workspaceId, this.importId]);
+        const [res] = await conn.unsafe(
+          upsert,
+          warned.length ? [this.workspaceId, this.importId, warnedEmails] : [this.workspaceId, this.importId],
+        );
         await conn.unsafe("commit");
         return { res, removed };
       } catch (e) {
@@ -537,6 +566,8 @@ export class ContactImporter {
     });
     for (const email of removed)
       this.reject(this.seen.get(email) ?? 0, limit?.reason ?? "Over the plan's contact limit", email);
+    const writtenWarned = new Set(((res?.warned_written ?? []) as string[]).map(String));
+    for (const w of warned) if (writtenWarned.has(w.email.toLowerCase())) this.warn(w.line, w.reason, w.raw);
     const created = Number(res?.created ?? 0);
     const updated = Number(res?.updated ?? 0);
     this.result.created += created;
@@ -565,13 +596,15 @@ export class ContactImporter {
     }
   }
 
-  /** Flushes and closes; returns the totals. */
+  /** Flushes and closes; returns the totals (the listed rows in line order). */
   async finish(): Promise<ImportResult> {
     try {
       await this.flush();
     } finally {
       await this.close();
     }
+    // kept rows are listed when their batch was written, after that batch's rejected rows: by line
+    this.result.errors.sort((a, b) => a.line - b.line);
     return this.result;
   }
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import { AppError } from "../../lib/errors";
 import { countCampaigns } from "../campaigns/campaigns.service";
 import { countContacts, countMessageActivity } from "../crm/crm.service";
 
@@ -15,13 +16,81 @@ function card(value: number, previous: number): StatCard {
   return { value, previous, changePct };
 }
 
+/** The wall-clock fields of instant `d` in IANA time zone `zone`. */
+function wallClock(d: Date, zone: string) {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: zone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "numeric",
+    day: "numeric",
+    hour: "numeric",
+    minute: "numeric",
+    second: "numeric",
+  }).formatToParts(d);
+  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  return {
+    year: n("year"),
+    month: n("month"),
+    day: n("day"),
+    hour: n("hour"),
+    minute: n("minute"),
+    second: n("second"),
+  };
+}
+
+/** How far `zone`'s wall clock is ahead of UTC at instant `d`, in milliseconds. */
+function zoneOffsetMs(d: Date, zone: string): number {
+  const w = wallClock(d, zone);
+  return (
+    Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(d.getTime() / 1000) * 1000
+  );
+}
+
+/**
+ * The instant of local midnight on the 1st of the calendar month `back` months before the month
+ * `now` falls in, in IANA time zone `zone` (daylight saving time included).
+ */
+export function monthStartIn(now: Date, zone: string, back = 0): Date {
+  const w = wallClock(now, zone);
+  const midnight = Date.UTC(w.year, w.month - 1 - back, 1);
+  // the zone's offset at that local midnight (asked twice: the first guess may sit across a DST change)
+  const first = midnight - zoneOffsetMs(new Date(midnight), zone);
+  return new Date(midnight - zoneOffsetMs(new Date(first), zone));
+}
+
+/**
+ * `timeZone` when it is an IANA zone this runtime knows, else UTC when absent.
+ * @throws AppError BAD_REQUEST for an unknown zone
+ */
+export function dashboardTimeZone(timeZone: string | undefined | null): string {
+  if (!timeZone) return "UTC";
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone }).resolvedOptions().timeZone;
+  } catch {
+    throw new AppError(
+      "BAD_REQUEST",
+      `Unknown time zone "${timeZone.slice(0, 64)}": use an IANA name such as Europe/Paris`,
+    );
+  }
+}
+
 /**
  * The dashboard's four stat cards (spec: Dashboard) with real counts and month-over-month change.
- * Months are calendar months in UTC. Engagement rate = engaged contacts / messages sent, percent.
+ * Months are calendar months in `timeZone` (IANA; the viewer's own zone, which the client sends;
+ * UTC when absent), so "this month" starts at the viewer's local midnight on the 1st, not at UTC's.
+ * Engagement rate = engaged contacts / messages sent, percent.
+ * @throws AppError BAD_REQUEST for an unknown time zone
  */
-export async function getDashboardStats(ctx: AppContext, workspaceId: string, now = new Date()) {
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const lastMonthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 1));
+export async function getDashboardStats(
+  ctx: AppContext,
+  workspaceId: string,
+  now = new Date(),
+  timeZone?: string | null,
+) {
+  const zone = dashboardTimeZone(timeZone);
+  const monthStart = monthStartIn(now, zone);
+  const lastMonthStart = monthStartIn(now, zone, 1);
   const [campaigns, campaignsBefore, contacts, contactsBefore, thisMonth, lastMonth] = await Promise.all([
     countCampaigns(ctx, workspaceId),
     countCampaigns(ctx, workspaceId, { before: monthStart }),

@@ -1,0 +1,331 @@
+import { eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { campaignRecipients, contacts, outboxMessages } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+
+// "Honest about what it did": the campaign report's figures against the recipients' rows after
+// out-of-order, repeated and contradictory provider webhooks (Postmark and Twilio status callbacks,
+// driven by hand against the local providers' message ids).
+
+let t: TestApp;
+const pmAuth = `Basic ${Buffer.from("hook:secret").toString("base64")}`;
+const twToken = "twilio-auth-token";
+beforeAll(async () => {
+  t = await createTestApp({
+    CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    POSTMARK_WEBHOOK_USER: "hook",
+    POSTMARK_WEBHOOK_PASSWORD: "secret",
+    TWILIO_AUTH_TOKEN: twToken,
+  });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const postmark = (payload: object) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/postmark",
+    payload,
+    headers: { authorization: pmAuth },
+  });
+const twilioStatus = (params: Record<string, string>) =>
+  t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/twilio/status",
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(
+        twToken,
+        "http://localhost:80/api/webhooks/twilio/status",
+        params,
+      ),
+    },
+  });
+
+async function rowsOf(campaignId: number) {
+  return t.db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.campaignId, campaignId))
+    .orderBy(campaignRecipients.id);
+}
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the SMS 8am-9pm window). */
+function daytimeZone(): string {
+  const offset = 14 - new Date().getUTCHours();
+  const o = ((offset + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+/** A verified user's email campaign to `n` fresh addresses, sent by the local provider (rows sent). */
+async function emailCampaign(n: number) {
+  const u = await signUp(t.app);
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
+  const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+    name: "Honest",
+    channel: "email",
+    content: { subject: "Hi", body: "Hello https://example.com/x" },
+    recipients: { csv: Array.from({ length: n }, (_, i) => ({ email: `r${i}-${stamp}@example.com` })) },
+  });
+  const rows = await rowsOf(launched.campaign.id);
+  expect(rows.map((r) => r.status)).toEqual(Array(n).fill("sent"));
+  return { u, id: launched.campaign.id, rows };
+}
+
+/** A Business user's SMS campaign to `phones` (daytime zone, consent confirmed), sent by the local provider. */
+async function smsCampaign(phones: string[]) {
+  const u = await signUp(t.app);
+  await setPlan(t, u.user.id, "business");
+  const ids = await findOrCreateContacts(
+    t.ctx,
+    u.user.id,
+    phones.map((phone, i) => ({ name: `P${i}`, phone })),
+  );
+  await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
+  const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+    name: "Texts",
+    channel: "sms",
+    content: { message: "Hi https://example.com/y" },
+    recipients: { contactIds: ids },
+    includeNotOptedIn: true,
+  });
+  const rows = await rowsOf(launched.campaign.id);
+  expect(rows.map((r) => r.status)).toEqual(phones.map(() => "sent"));
+  return { u, id: launched.campaign.id, rows };
+}
+
+type Row = Awaited<ReturnType<typeof rowsOf>>[number];
+let seq = 0;
+const pmEvent = (type: string, r: Row, extra: object = {}) =>
+  postmark({ RecordType: type, MessageID: r.providerMessageId, ID: `${type}-${r.id}-${++seq}`, ...extra });
+const smsStatus = (r: Row, MessageStatus: string) =>
+  twilioStatus({ MessageSid: r.providerMessageId as string, MessageStatus, To: r.address });
+const shape = (r: Row) => ({
+  status: r.status,
+  delivered: !!r.deliveredAt,
+  opened: !!r.openedAt,
+  failed: !!r.failedAt,
+});
+
+describe("contradicting provider events end the same in either arrival order", () => {
+  it("email: a bounce beats a delivery, an open beats a bounce; the report's timeline agrees", async () => {
+    const { u, id, rows } = await emailCampaign(4);
+    const [r0, r1, r2, r3] = rows as [Row, Row, Row, Row];
+    const bounce = { Type: "HardBounce", Description: "mailbox unavailable" };
+    await pmEvent("Delivery", r0);
+    await pmEvent("Bounce", r0, bounce);
+    await pmEvent("Bounce", r1, bounce);
+    await pmEvent("Delivery", r1);
+    await pmEvent("Open", r2);
+    await pmEvent("Bounce", r2, bounce);
+    await pmEvent("Bounce", r3, bounce);
+    await pmEvent("Open", r3);
+    const after = await rowsOf(id);
+    const bounced = { status: "bounced", delivered: false, opened: false, failed: true };
+    const opened = { status: "opened", delivered: true, opened: true, failed: false };
+    expect(after.map(shape)).toEqual([bounced, bounced, opened, opened]);
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    expect({
+      sent: sum("sent"),
+      delivered: sum("delivered"),
+      failed: sum("failed"),
+      opened: sum("opened"),
+    }).toEqual({ sent: 4, delivered: 2, failed: 2, opened: 2 });
+  });
+
+  it("sms: 'undelivered' after 'delivered' and 'delivered' after 'failed' both end failed, never delivered and failed at once", async () => {
+    const { u, id, rows } = await smsCampaign(["+12125550181", "+12125550182", "+12125550183"]);
+    const [x, y, z] = rows as [Row, Row, Row];
+    expect((await smsStatus(x, "delivered")).json().result).toBe("applied");
+    expect((await smsStatus(x, "undelivered")).json().result).toBe("applied");
+    expect((await smsStatus(y, "failed")).json().result).toBe("applied");
+    expect((await smsStatus(y, "delivered")).json().result).toBe("ignored");
+    expect((await smsStatus(z, "delivered")).json().result).toBe("applied");
+    expect((await smsStatus(z, "delivered")).json().result).toBe("replay");
+    const after = await rowsOf(id);
+    const failed = { status: "failed", delivered: false, opened: false, failed: true };
+    expect(after.map(shape)).toEqual([
+      failed,
+      failed,
+      { status: "delivered", delivered: true, opened: false, failed: false },
+    ]);
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    expect({ sent: sum("sent"), delivered: sum("delivered"), failed: sum("failed") }).toEqual({
+      sent: 3,
+      delivered: 1,
+      failed: 2,
+    });
+  });
+});
+
+describe("resend to failed", () => {
+  it("a late status callback of the failed first attempt does not land on the resent message", async () => {
+    const { u, id, rows } = await smsCampaign(["+12125550184", "+12125550185"]);
+    const [x] = rows as [Row, Row];
+    const firstSid = x.providerMessageId as string;
+    expect((await smsStatus(x, "undelivered")).json().result).toBe("applied");
+    // the first attempt's 'delivered' (out of order) arrives while the resend is being handed over
+    const sms = t.providers.sms as { sendBatch?: (m: never[]) => Promise<{ providerMessageId: string }[]> };
+    const original = sms.sendBatch as NonNullable<typeof sms.sendBatch>;
+    let late: string | undefined;
+    sms.sendBatch = async (messages) => {
+      late = (await twilioStatus({ MessageSid: firstSid, MessageStatus: "delivered", To: x.address })).json()
+        .result;
+      return original.call(t.providers.sms, messages);
+    };
+    try {
+      const res = await u.client.post(`/api/campaigns/${id}/resend-failed`);
+      expect(res.json()).toMatchObject({ success: true, requeued: 1 });
+    } finally {
+      sms.sendBatch = original;
+    }
+    expect(late).toBe("unknown");
+    const [again] = await rowsOf(id);
+    const sent = await t.db
+      .select()
+      .from(outboxMessages)
+      .where(eq(outboxMessages.to, x.address))
+      .orderBy(outboxMessages.id);
+    expect(sent).toHaveLength(2);
+    expect(again).toMatchObject({
+      status: "sent",
+      providerMessageId: sent[1]?.providerMessageId,
+      deliveredAt: null,
+    });
+    // the resent message's own receipt is applied to it
+    expect((await smsStatus(again as Row, "delivered")).json().result).toBe("applied");
+    expect((await rowsOf(id))[0]?.status).toBe("delivered");
+  });
+});
+
+describe("report figures", () => {
+  const inbound = (params: Record<string, string>) =>
+    t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/twilio/inbound",
+      payload: new URLSearchParams(params).toString(),
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-twilio-signature": twilio.getExpectedTwilioSignature(
+          twToken,
+          "http://localhost:80/api/webhooks/twilio/inbound",
+          params,
+        ),
+      },
+    });
+
+  it("count every stage a recipient reached: clicked then replied is clicked, sent then undelivered is sent; skipped per reason", async () => {
+    const phones = ["+12125550191", "+12125550192", "+12125550193"];
+    const { u, id, rows } = await smsCampaign(phones);
+    const [p0, p1, p2] = rows as [Row, Row, Row];
+    expect((await smsStatus(p0, "delivered")).json().result).toBe("applied");
+    const [msg] = await t.db
+      .select()
+      .from(outboxMessages)
+      .where(eq(outboxMessages.providerMessageId, p0.providerMessageId as string));
+    const link = msg?.body.match(/http:\/\/localhost:80(\/c\/[^\s]+)/)?.[1];
+    expect(link).toBeTruthy();
+    expect((await t.app.inject({ method: "GET", url: link as string })).statusCode).toBe(302);
+    await inbound({
+      MessageSid: `SMreply${Date.now()}`,
+      From: p0.address,
+      To: "+15005550006",
+      Body: "Tell me more",
+    });
+    expect((await smsStatus(p1, "undelivered")).json().result).toBe("applied");
+    expect((await smsStatus(p2, "delivered")).json().result).toBe("applied");
+    const after = await rowsOf(id);
+    expect(after.map((r) => r.status)).toEqual(["replied", "failed", "delivered"]);
+
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    expect(report.figures).toEqual({
+      sent: 3,
+      delivered: 2,
+      opened: 1,
+      clicked: 1,
+      replied: 1,
+      bounced: 0,
+      failed: 1,
+      skipped: 0,
+      skippedReasons: [],
+      cancelled: 0,
+      pending: 0,
+      optedOut: 0,
+      answered: 0,
+      voicemail: 0,
+    });
+    // the figures agree with the timeline, which counts the same timestamps
+    const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
+    for (const k of ["sent", "delivered", "clicked", "replied", "failed"])
+      expect(sum(k)).toBe(report.figures[k]);
+
+    // a second campaign: a fourth contact with no phone is skipped at launch
+    const noPhone = await findOrCreateContacts(t.ctx, u.user.id, [
+      { name: "No Phone", email: `np-${Date.now()}@example.com` },
+    ]);
+    const second = await createAndLaunchCampaign(t.ctx, u.user.id, {
+      name: "Texts 2",
+      channel: "sms",
+      content: { message: "Hi again" },
+      recipients: { contactIds: [...rows.map((r) => r.contactId), ...noPhone] },
+      includeNotOptedIn: true,
+    });
+    expect(Object.values(second.skipped).reduce((a, b) => a + b, 0)).toBe(1);
+
+    const report2 = (await u.client.get(`/api/campaigns/${second.campaign.id}`)).json();
+    const [skippedRow] = (await rowsOf(second.campaign.id)).filter((r) => r.status === "skipped");
+    expect(report2.figures).toMatchObject({
+      sent: 3,
+      skipped: 1,
+      skippedReasons: [{ reason: skippedRow?.reason, count: 1 }],
+    });
+    // no receipt came for the second campaign yet: nothing counted delivered
+    expect(report2.figures.delivered).toBe(0);
+  });
+});
+
+describe("call campaign report", () => {
+  it("tells calls a person answered from calls that reached voicemail (Twilio AnsweredBy)", async () => {
+    const u = await signUp(t.app);
+    await setPlan(t, u.user.id, "business");
+    const phones = ["+12125550171", "+12125550172", "+12125550173", "+12125550174"];
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      u.user.id,
+      phones.map((phone, i) => ({ name: `V${i}`, phone })),
+    );
+    await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
+    const launched = await createAndLaunchCampaign(t.ctx, u.user.id, {
+      name: "Calls",
+      channel: "voice",
+      content: { script: "Hello {{first_name|there}}" },
+      recipients: { contactIds: ids },
+      includeNotOptedIn: true,
+    });
+    const id = launched.campaign.id;
+    const rows = await rowsOf(id);
+    expect(rows.map((r) => r.status)).toEqual(phones.map(() => "sent"));
+    const call = (r: Row, CallStatus: string, AnsweredBy?: string) =>
+      twilioStatus({
+        CallSid: r.providerMessageId as string,
+        CallStatus,
+        To: r.address,
+        CallDuration: "12",
+        ...(AnsweredBy ? { AnsweredBy } : {}),
+      });
+    const [h, m, b, n] = rows as [Row, Row, Row, Row];
+    expect((await call(h, "completed", "human")).json().result).toBe("applied");
+    expect((await call(m, "completed", "machine_end_beep")).json().result).toBe("applied");
+    expect((await call(b, "busy")).json().result).toBe("applied");
+    expect((await call(n, "no-answer")).json().result).toBe("applied");
+    const report = (await u.client.get(`/api/campaigns/${id}`)).json();
+    expect(report.figures).toMatchObject({ sent: 4, delivered: 2, answered: 1, voicemail: 1, failed: 2 });
+  });
+});

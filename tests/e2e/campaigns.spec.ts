@@ -3,6 +3,7 @@ import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
+import { withE2eDb } from "./e2e-info";
 
 /**
  * Campaigns end to end (issue 4): an email campaign and an SMS campaign from the same shared CSV,
@@ -185,4 +186,38 @@ test("a launch whose response is lost and is launched again sends one campaign, 
     const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
     expect(((await res.json()).messages as unknown[]).length).toBe(1);
   }
+});
+
+test("a campaign the send engine paused for the plan says why on its report and in the list", async ({
+  page,
+}) => {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const email = `paused-e2e-${stamp}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Pau Sed", email, password: "correct-horse-battery", business_name: "Pause Co" },
+  });
+  expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+  const res = await page.request.post("/api/campaigns", {
+    headers: { origin },
+    data: {
+      name: "E2E paused",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { csv: [{ email: `to-${stamp}@example.com` }] },
+    },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  const id = (await res.json()).campaign.id as number;
+  // the state the engine leaves after a downgrade (its own test: meters-concurrency.int)
+  const reason =
+    "Your Free plan does not include SMS campaigns. The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.";
+  await withE2eDb((sql) => sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`);
+  await page.goto(`/campaigns/${id}`);
+  await expect(page.getByText("Paused by your plan")).toBeVisible();
+  await expect(page.getByText(reason)).toBeVisible();
+  await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+  await page.goto("/campaigns");
+  await expect(page.getByText("by your plan")).toBeVisible();
 });

@@ -96,6 +96,11 @@ export function CampaignList() {
               <TableCell>{CHANNEL_LABELS[c.channel]}</TableCell>
               <TableCell>
                 <StatusBadge status={c.status} />
+                {c.pausedReason && (
+                  <span className="mt-1 block text-xs text-muted-foreground" title={c.pausedReason}>
+                    by your plan
+                  </span>
+                )}
               </TableCell>
               <TableCell>
                 <Progress value={c.progress * 100} aria-label={`${c.name} progress`} />
@@ -199,6 +204,17 @@ export function CampaignReport({ id }: { id: number }) {
           )}
         </div>
       </div>
+      {campaign.pausedReason && (
+        <AlertBanner variant="warning" title="Paused by your plan">
+          <p>{campaign.pausedReason}</p>
+          <Link
+            to="/pricing"
+            className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
+          >
+            See plans
+          </Link>
+        </AlertBanner>
+      )}
       <Card>
         <CardContent className="space-y-2 p-6">
           <div className="flex justify-between text-sm">

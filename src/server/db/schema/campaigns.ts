@@ -233,6 +233,27 @@ export const webhookEvents = pgTable(
   ],
 );
 
+/**
+ * Provider status events (Twilio status callbacks, Postmark webhooks) whose message id matched no
+ * recipient yet: a callback can arrive before the send that got the id has recorded it. Held here
+ * until that send records it (then applied and deleted), or for an hour (then purged: an id no
+ * campaign sent, e.g. a single send from the contact page).
+ */
+export const campaignEarlyEvents = pgTable(
+  "campaign_early_events",
+  {
+    id: bigint({ mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    provider: text().notNull(),
+    providerMessageId: text().notNull(),
+    payload: jsonb().$type<Record<string, unknown>>().notNull(),
+    receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("campaign_early_events_message_idx").on(t.providerMessageId),
+    index("campaign_early_events_received_idx").on(t.receivedAt),
+  ],
+);
+
 export type Campaign = typeof campaigns.$inferSelect;
 export type CampaignRecipient = typeof campaignRecipients.$inferSelect;
 

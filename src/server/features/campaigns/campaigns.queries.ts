@@ -18,6 +18,7 @@ import {
   type Campaign,
   type CampaignChannel,
   type CampaignRecipient,
+  campaignEarlyEvents,
   campaignRecipients,
   campaigns,
   type RecipientStatus,
@@ -918,4 +919,53 @@ export async function latestSmsOptEventId(db: DbOrTx, phone: string): Promise<nu
     .orderBy(desc(smsOptEvents.providerTime), desc(smsOptEvents.id))
     .limit(1);
   return latest?.id;
+}
+
+/** How long a provider event whose message id matched no recipient is held (campaign_early_events). */
+const EARLY_EVENT_HOLD = sql`interval '1 hour'`;
+
+/**
+ * Holds a provider event whose message id matched no recipient yet (campaign_early_events) and purges
+ * the held events older than an hour. Returns the held event's id.
+ */
+export async function insertEarlyEvent(
+  db: DbOrTx,
+  e: { provider: string; providerMessageId: string; payload: Record<string, unknown> },
+): Promise<number> {
+  await db
+    .delete(campaignEarlyEvents)
+    .where(lt(campaignEarlyEvents.receivedAt, sql`now() - ${EARLY_EVENT_HOLD}`));
+  const [row] = await db.insert(campaignEarlyEvents).values(e).returning({ id: campaignEarlyEvents.id });
+  return (row as { id: number }).id;
+}
+
+/** Takes (deletes and returns) the held event `id`, or null when another caller took it first. */
+export async function takeEarlyEvent(
+  db: DbOrTx,
+  id: number,
+): Promise<{ provider: string; providerMessageId: string; payload: Record<string, unknown> } | null> {
+  const [row] = await db.delete(campaignEarlyEvents).where(eq(campaignEarlyEvents.id, id)).returning({
+    provider: campaignEarlyEvents.provider,
+    providerMessageId: campaignEarlyEvents.providerMessageId,
+    payload: campaignEarlyEvents.payload,
+  });
+  return row ?? null;
+}
+
+/** Takes (deletes and returns, oldest first) the held events of the message ids `ids`. */
+export async function takeEarlyEventsOf(
+  db: DbOrTx,
+  ids: string[],
+): Promise<{ provider: string; providerMessageId: string; payload: Record<string, unknown> }[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .delete(campaignEarlyEvents)
+    .where(inArray(campaignEarlyEvents.providerMessageId, ids))
+    .returning({
+      id: campaignEarlyEvents.id,
+      provider: campaignEarlyEvents.provider,
+      providerMessageId: campaignEarlyEvents.providerMessageId,
+      payload: campaignEarlyEvents.payload,
+    });
+  return rows.sort((a, b) => a.id - b.id).map(({ id: _id, ...r }) => r);
 }

@@ -42,6 +42,7 @@ import {
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
 import { voicemailAudioUrl } from "./campaigns.voicemail";
+import { applyEarlyEvents } from "./campaigns.webhooks";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
 // deleted, suppressed, opted out of the channel, quiet hours), recover re-claimed rows already
@@ -533,6 +534,12 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
   // metered on launch, settled on outcome: a message skipped or failed when sending was never sent,
   // so its launch unit goes back to the plan's meter ("resend to failed" reserves it again)
   await releaseCampaignUsage(deps, launchOf(campaign), ended);
+  // status callbacks that came back before this commit recorded their message ids: held, applied now
+  if (marked.length)
+    await applyEarlyEvents(
+      deps,
+      marked.map((u) => u.providerMessageId ?? ""),
+    );
   // handed to the provider: one event per message for subscribed endpoints (one select when none)
   const sentAt = new Date().toISOString();
   await emitWebhookEvents(

@@ -10,7 +10,14 @@ import {
   recipientByProviderId,
   recipientsForAddress,
 } from "./campaigns.events";
-import { clearRecipientOptOut, insertSmsOptEvent, latestSmsOptEventId } from "./campaigns.queries";
+import {
+  clearRecipientOptOut,
+  insertEarlyEvent,
+  insertSmsOptEvent,
+  latestSmsOptEventId,
+  takeEarlyEvent,
+  takeEarlyEventsOf,
+} from "./campaigns.queries";
 
 type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
 
@@ -94,8 +101,18 @@ export async function handleTwilioStatus(
 ): Promise<"replay" | "unknown" | "applied" | "ignored"> {
   if (!(await firstDelivery(ctx.db, "twilio", eventKey))) return "replay";
   const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid;
-  const r = sid ? await recipientByProviderId(ctx.db, sid) : null;
-  if (!r) return "unknown";
+  if (!sid) return "unknown";
+  const r = await recipientByProviderId(ctx.db, sid);
+  if (!r) return holdEarlyEvent(ctx, "twilio", sid, params);
+  return applyTwilioStatus(ctx, r, params);
+}
+
+/** A Twilio status callback applied to its recipient `r` (handleTwilioStatus' work). */
+async function applyTwilioStatus(
+  ctx: Ctx,
+  r: CampaignRecipient,
+  params: Record<string, string>,
+): Promise<"applied" | "ignored"> {
   const status = (params.MessageStatus ?? params.SmsStatus ?? params.CallStatus ?? "").toLowerCase();
   const code = params.ErrorCode ? ` (Twilio error ${params.ErrorCode})` : "";
   if (status === "delivered") return (await applyRecipientEvent(ctx, r, "delivered")) ? "applied" : "ignored";
@@ -218,7 +235,17 @@ export async function handlePostmarkEvent(
   if (!type || !messageId) return "ignored";
   if (!(await firstDelivery(ctx.db, "postmark", postmarkEventKey(e)))) return "replay";
   const r = await recipientByProviderId(ctx.db, messageId);
-  if (!r) return "unknown";
+  if (!r) return holdEarlyEvent(ctx, "postmark", messageId, e);
+  return applyPostmarkEvent(ctx, r, e);
+}
+
+/** A Postmark webhook applied to its recipient `r` (handlePostmarkEvent's work). */
+async function applyPostmarkEvent(
+  ctx: Ctx,
+  r: CampaignRecipient,
+  e: Record<string, unknown>,
+): Promise<"applied" | "ignored"> {
+  const type = String(e.RecordType ?? "");
   const ok = (b: boolean) => (b ? "applied" : "ignored");
   switch (type) {
     case "Delivery":
@@ -264,4 +291,51 @@ export async function handlePostmarkEvent(
     default:
       return "ignored";
   }
+}
+
+/**
+ * A verified provider event whose message id matched no recipient: a status callback can arrive
+ * before the send that got the id has recorded it (Twilio calls back within milliseconds). The event
+ * is held (campaign_early_events) and the recipient looked up once more: when the send recorded the
+ * id meanwhile, whoever takes the held event first applies it (this request, or the send's
+ * applyEarlyEvents), so it is applied exactly once. Returns "unknown" when it stays held (applied
+ * later by applyEarlyEvents, or purged after an hour: an id no campaign sent).
+ */
+async function holdEarlyEvent(
+  ctx: Ctx,
+  provider: "twilio" | "postmark",
+  messageId: string,
+  payload: Record<string, unknown>,
+): Promise<"unknown" | "applied" | "ignored"> {
+  const id = await insertEarlyEvent(ctx.db, { provider, providerMessageId: messageId, payload });
+  const r = await recipientByProviderId(ctx.db, messageId);
+  if (!r) return "unknown";
+  const held = await takeEarlyEvent(ctx.db, id);
+  // taken by the send's applyEarlyEvents, which applies it
+  if (!held) return "applied";
+  return applyHeld(ctx, r, held);
+}
+
+function applyHeld(
+  ctx: Ctx,
+  r: CampaignRecipient,
+  held: { provider: string; payload: Record<string, unknown> },
+): Promise<"applied" | "ignored"> {
+  return held.provider === "twilio"
+    ? applyTwilioStatus(ctx, r, held.payload as Record<string, string>)
+    : applyPostmarkEvent(ctx, r, held.payload);
+}
+
+/**
+ * Applies the provider events held for the message ids `ids` (holdEarlyEvent), in arrival order, once
+ * the send that got those ids has recorded them (campaigns.send recordOutcomes, after its commit).
+ * One indexed delete when none is held. Returns how many were applied or ignored by the rules.
+ */
+export async function applyEarlyEvents(ctx: Ctx, ids: string[]): Promise<number> {
+  const held = await takeEarlyEventsOf(ctx.db, ids.filter(Boolean));
+  for (const h of held) {
+    const r = await recipientByProviderId(ctx.db, h.providerMessageId);
+    if (r) await applyHeld(ctx, r, h);
+  }
+  return held.length;
 }

@@ -24,7 +24,7 @@ export function LandingNav() {
       >
         <Link
           to="/"
-          className="rounded-md focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+          className="rounded-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
         >
           <Logo />
         </Link>

@@ -60,7 +60,11 @@ async function layoutProblems(page: Page, label: string): Promise<string[]> {
       if (r.width < 2 || r.height < 2) return false;
       const cs = getComputedStyle(el);
       // the sr-only pattern (a skip link until focused) is clipped to nothing
-      if (cs.position === "absolute" && cs.clip === "rect(0px, 0px, 0px, 0px)") return false;
+      if (
+        cs.position === "absolute" &&
+        (cs.clipPath === "inset(50%)" || cs.clip === "rect(0px, 0px, 0px, 0px)")
+      )
+        return false;
       return cs.visibility !== "hidden" && cs.opacity !== "0";
     };
     // under an open modal the page is inert: only the dialog's controls count
@@ -478,6 +482,18 @@ test("keyboard focus is visible on every Tab stop, with a 3:1 ring, in light, da
     await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
     await open(page, route);
     found.push(...(await focusProblems(page, `${route} @${width}`, themes, stops)));
+  }
+  // a control on a primary-coloured panel (the landing page's trial call to action): its ring is not
+  // the panel's own colour
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.context().clearCookies();
+  await page.goto("/");
+  await page.keyboard.press("Tab");
+  await page.getByRole("link", { name: "Get Started Free" }).focus();
+  const stop = await page.evaluate(readFocusStop, themes);
+  for (const theme of themes) {
+    const contrast = stop?.ringContrast[theme];
+    if (contrast == null || contrast < 3) found.push(`/ [${theme}]: Get Started Free ring ${contrast}`);
   }
   expect(found).toEqual([]);
 });

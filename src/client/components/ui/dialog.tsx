@@ -70,6 +70,8 @@ export function DialogContent({
 function OpenerCapture({ opener }: { opener: React.RefObject<HTMLElement | null> }) {
   useLayoutEffect(() => {
     const active = document.activeElement;
+    // a remount while open finds focus already inside the dialog: keep the opener recorded before
+    if (active?.closest("[role=dialog]")) return;
     opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
   }, [opener]);
   return null;

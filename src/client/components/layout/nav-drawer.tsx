@@ -38,7 +38,7 @@ export function NavDrawer({
         />
         <DialogPrimitive.Content
           className={cn(
-            "fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col bg-sidebar text-sidebar-foreground shadow-xl outline-none data-[state=open]:animate-slide-in-left",
+            "fixed inset-y-0 left-0 z-50 flex w-72 max-w-[85vw] flex-col bg-sidebar text-sidebar-foreground shadow-xl [--ring:var(--sidebar-foreground)] outline-none data-[state=open]:animate-slide-in-left",
             hidden,
           )}
           aria-describedby={undefined}
@@ -47,7 +47,7 @@ export function NavDrawer({
           <DialogPrimitive.Title className="sr-only">Navigation</DialogPrimitive.Title>
           {drawer}
           <DialogPrimitive.Close
-            className="absolute top-4 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+            className="absolute top-4 right-3 rounded-md p-1.5 text-sidebar-foreground hover:bg-sidebar-accent focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
             aria-label="Close navigation"
           >
             <X className="size-4" />
@@ -63,7 +63,7 @@ export function NavDrawerTrigger({ hiddenFrom }: { hiddenFrom: Breakpoint }) {
   return (
     <DialogPrimitive.Trigger
       className={cn(
-        "-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none",
+        "-ml-1 rounded-md p-2 text-foreground hover:bg-accent focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none",
         HIDDEN_FROM[hiddenFrom],
       )}
       aria-label="Open navigation"

@@ -34,13 +34,13 @@ export function SidebarContent({
   const active = activeNavTarget(pathname);
 
   return (
-    <div className="flex h-full flex-col bg-sidebar text-sidebar-foreground">
+    <div className="flex h-full flex-col bg-sidebar text-sidebar-foreground [--ring:var(--sidebar-foreground)]">
       <div className="flex h-16 shrink-0 items-center border-b border-sidebar-border px-5">
         <Link
           to="/dashboard"
           onClick={onNavigate}
           aria-label="Pitchwise home"
-          className="rounded-md text-sidebar-accent-foreground focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+          className="rounded-md text-sidebar-accent-foreground focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
         >
           <Logo markClassName="bg-sidebar-primary text-sidebar-primary-foreground" />
         </Link>
@@ -65,7 +65,7 @@ export function SidebarContent({
                       aria-current={isActive ? "page" : undefined}
                       data-active={isActive || undefined}
                       className={cn(
-                        "group relative flex items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium transition-colors outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50",
+                        "group relative flex items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium transition-colors outline-none focus-visible:ring-2 focus-visible:ring-ring",
                         isActive
                           ? "bg-sidebar-accent text-sidebar-accent-foreground"
                           : "text-sidebar-foreground/85 hover:bg-sidebar-accent/60 hover:text-sidebar-accent-foreground",
@@ -121,7 +121,7 @@ export function SidebarContent({
           type="button"
           onClick={onLogout}
           disabled={loggingOut}
-          className="mt-1 flex w-full items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium text-sidebar-foreground/85 transition-colors outline-none hover:bg-sidebar-accent/60 hover:text-sidebar-accent-foreground focus-visible:ring-[3px] focus-visible:ring-ring/50 disabled:opacity-60"
+          className="mt-1 flex w-full items-center gap-3 rounded-lg px-3 py-2 text-sm font-medium text-sidebar-foreground/85 transition-colors outline-none hover:bg-sidebar-accent/60 hover:text-sidebar-accent-foreground focus-visible:ring-2 focus-visible:ring-ring disabled:opacity-60"
         >
           <LogOut aria-hidden className="size-4 text-sidebar-muted-foreground" />
           {loggingOut ? "Logging out..." : "Logout"}

@@ -8,7 +8,7 @@ import { activeTopNavLabel, TOP_NAV_ITEMS } from "./nav";
 import { NavDrawer, NavDrawerTrigger } from "./nav-drawer";
 
 const linkBase =
-  "flex items-center gap-2 rounded-md px-2.5 py-2 text-sm font-medium whitespace-nowrap transition-colors outline-none focus-visible:ring-[3px] focus-visible:ring-ring/50";
+  "flex items-center gap-2 rounded-md px-2.5 py-2 text-sm font-medium whitespace-nowrap transition-colors outline-none focus-visible:ring-2 focus-visible:ring-ring";
 
 /**
  * The spec's top-bar navigation variant (section 2; chosen in Settings > Preferences): Dashboard,
@@ -88,7 +88,7 @@ export function TopBar({ onLogout, loggingOut }: { onLogout: () => void; logging
           <Link
             to="/dashboard"
             aria-label="Pitchwise home"
-            className="shrink-0 rounded-md focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+            className="shrink-0 rounded-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
           >
             <Logo />
           </Link>

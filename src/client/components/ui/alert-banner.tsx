@@ -51,7 +51,7 @@ export function AlertBanner({
         <button
           type="button"
           onClick={onDismiss}
-          className="-m-1 rounded-md p-1 opacity-70 transition hover:opacity-100 focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+          className="-m-1 rounded-md p-1 opacity-70 transition hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
           aria-label="Dismiss"
         >
           <X className="size-4" />

@@ -1,7 +1,7 @@
 import { XIcon } from "lucide-react";
 import { Dialog as DialogPrimitive } from "radix-ui";
 import type * as React from "react";
-import { useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 import { cn } from "@/client/lib/utils";
 
 /** Modal dialog root (Radix). Props: open, onOpenChange, defaultOpen. */
@@ -14,7 +14,9 @@ export const DialogClose = DialogPrimitive.Close;
 /**
  * The centred panel with overlay and a close (X) button. Prop hideClose removes the X. Needs a DialogTitle.
  * On close, focus returns to the control that had it when the dialog opened (issue 14): Radix does this
- * only for a DialogTrigger, and most dialogs here are opened from state by an ordinary button.
+ * only for a DialogTrigger, and most dialogs here are opened from state by an ordinary button. The opener
+ * is read as the content mounts (OpenerCapture, before any child's autoFocus has moved focus into the
+ * dialog), not in onOpenAutoFocus, which runs after an autoFocus field already took focus.
  */
 export function DialogContent({
   className,
@@ -34,12 +36,7 @@ export function DialogContent({
           "fixed top-1/2 left-1/2 z-50 grid max-h-[calc(100dvh-2rem)] w-[calc(100%-2rem)] max-w-lg -translate-x-1/2 -translate-y-1/2 gap-4 overflow-y-auto rounded-xl border border-border bg-popover p-6 text-popover-foreground shadow-xl outline-none data-[state=open]:animate-dialog-in",
           className,
         )}
-        onOpenAutoFocus={(event) => {
-          // runs before focus moves into the dialog: the active element is what opened it
-          const active = document.activeElement;
-          opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
-          onOpenAutoFocus?.(event);
-        }}
+        onOpenAutoFocus={onOpenAutoFocus}
         onCloseAutoFocus={(event) => {
           onCloseAutoFocus?.(event);
           if (event.defaultPrevented) return;
@@ -52,9 +49,10 @@ export function DialogContent({
         }}
         {...props}
       >
+        <OpenerCapture opener={opener} />
         {children}
         {!hideClose && (
-          <DialogPrimitive.Close className="absolute top-4 right-4 rounded-md p-1 text-muted-foreground opacity-80 transition hover:bg-accent hover:opacity-100 focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none">
+          <DialogPrimitive.Close className="absolute top-4 right-4 rounded-md p-1 text-muted-foreground opacity-80 transition hover:bg-accent hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
             <XIcon className="size-4" />
             <span className="sr-only">Close</span>
           </DialogPrimitive.Close>
@@ -62,6 +60,21 @@ export function DialogContent({
       </DialogPrimitive.Content>
     </DialogPrimitive.Portal>
   );
+}
+
+/**
+ * Renders nothing; as the first child of the dialog content, its layout effect runs when the content
+ * mounts and before later children's autoFocus (React focuses those in the same commit, in tree order),
+ * so the focused element it records is the control that opened the dialog.
+ */
+function OpenerCapture({ opener }: { opener: React.RefObject<HTMLElement | null> }) {
+  useLayoutEffect(() => {
+    const active = document.activeElement;
+    // a remount while open finds focus already inside the dialog: keep the opener recorded before
+    if (active?.closest("[role=dialog]")) return;
+    opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
+  }, [opener]);
+  return null;
 }
 
 /** Title + description block at the top of DialogContent. */

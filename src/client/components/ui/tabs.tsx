@@ -27,7 +27,7 @@ export function TabsTrigger({ className, ...props }: React.ComponentProps<typeof
     <TabsPrimitive.Trigger
       data-slot="tabs-trigger"
       className={cn(
-        "inline-flex h-full items-center justify-center gap-1.5 rounded-md px-3 text-sm font-medium whitespace-nowrap transition-[color,background-color,box-shadow] outline-none hover:text-foreground focus-visible:ring-[3px] focus-visible:ring-ring/40 disabled:pointer-events-none disabled:opacity-50 data-[state=active]:bg-card data-[state=active]:text-foreground data-[state=active]:shadow-sm [&_svg]:size-4",
+        "inline-flex h-full items-center justify-center gap-1.5 rounded-md px-3 text-sm font-medium whitespace-nowrap transition-[color,background-color,box-shadow] outline-none hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring disabled:pointer-events-none disabled:opacity-50 data-[state=active]:bg-card data-[state=active]:text-foreground data-[state=active]:shadow-sm [&_svg]:size-4",
         className,
       )}
       {...props}
@@ -35,9 +35,16 @@ export function TabsTrigger({ className, ...props }: React.ComponentProps<typeof
   );
 }
 
-/** Panel shown when its value is the active tab. */
+/**
+ * Panel shown when its value is the active tab. Radix makes it a Tab stop (so a panel without controls can
+ * be reached and scrolled), so it draws the focus outline (--ring) like every other stop (WCAG 2.4.7).
+ */
 export function TabsContent({ className, ...props }: React.ComponentProps<typeof TabsPrimitive.Content>) {
   return (
-    <TabsPrimitive.Content data-slot="tabs-content" className={cn("outline-none", className)} {...props} />
+    <TabsPrimitive.Content
+      data-slot="tabs-content"
+      className={cn("rounded-md focus-visible:outline-2 focus-visible:outline-offset-4", className)}
+      {...props}
+    />
   );
 }

@@ -82,7 +82,7 @@ export function AudienceStep({
             <label
               key={source}
               className={cn(
-                "cursor-pointer rounded-lg border-2 px-3 py-2 text-sm focus-within:ring-[3px] focus-within:ring-ring/40",
+                "cursor-pointer rounded-lg border-2 px-3 py-2 text-sm focus-within:ring-2 focus-within:ring-ring",
                 value.source === source
                   ? "border-primary bg-primary/5"
                   : "border-border hover:border-primary/50",

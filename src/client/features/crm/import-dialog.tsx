@@ -223,7 +223,7 @@ export function ImportDialog({
                 e.preventDefault();
                 void onFile(e.dataTransfer.files[0]);
               }}
-              className="flex flex-col items-center gap-2 rounded-xl border-2 border-dashed border-border px-6 py-10 text-center transition hover:bg-accent/40 focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+              className="flex flex-col items-center gap-2 rounded-xl border-2 border-dashed border-border px-6 py-10 text-center transition hover:bg-accent/40 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
             >
               <FileUp className="size-8 text-muted-foreground" aria-hidden />
               <span className="font-medium">Choose a CSV file or drop it here</span>

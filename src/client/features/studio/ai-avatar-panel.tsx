@@ -210,7 +210,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
                   <label
                     key={p.name}
                     className={cn(
-                      "flex cursor-pointer flex-col gap-1 rounded-lg border border-border p-3 text-sm transition focus-within:ring-[3px] focus-within:ring-ring/40",
+                      "flex cursor-pointer flex-col gap-1 rounded-lg border border-border p-3 text-sm transition focus-within:ring-2 focus-within:ring-ring",
                       selected && "border-primary bg-primary/5",
                       !p.configured && "cursor-not-allowed opacity-60",
                     )}

@@ -110,7 +110,7 @@ export function UploadPanel() {
               choose(e.dataTransfer.files[0]);
             }}
             className={cn(
-              "flex cursor-pointer flex-col items-center justify-center gap-3 rounded-xl border-2 border-dashed border-border px-6 py-16 text-center transition focus-within:ring-[3px] focus-within:ring-ring/40",
+              "flex cursor-pointer flex-col items-center justify-center gap-3 rounded-xl border-2 border-dashed border-border px-6 py-16 text-center transition focus-within:ring-2 focus-within:ring-ring",
               dragging && "border-primary bg-primary/5",
             )}
           >

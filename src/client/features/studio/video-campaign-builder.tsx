@@ -244,7 +244,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                     <label
                       key={value}
                       className={cn(
-                        "cursor-pointer rounded-lg border-2 px-3 py-2 text-sm focus-within:ring-[3px] focus-within:ring-ring/40",
+                        "cursor-pointer rounded-lg border-2 px-3 py-2 text-sm focus-within:ring-2 focus-within:ring-ring",
                         source === value ? "border-primary" : "border-border hover:border-primary/50",
                       )}
                     >
@@ -299,7 +299,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                       <label
                         key={v.id}
                         className={cn(
-                          "cursor-pointer overflow-hidden rounded-xl border-2 transition focus-within:ring-[3px] focus-within:ring-ring/40",
+                          "cursor-pointer overflow-hidden rounded-xl border-2 transition focus-within:ring-2 focus-within:ring-ring",
                           videoId === v.id ? "border-primary" : "border-border hover:border-primary/50",
                         )}
                       >
@@ -341,7 +341,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                     <label
                       key={value}
                       className={cn(
-                        "flex flex-1 cursor-pointer items-center gap-2 rounded-lg border-2 px-4 py-3 focus-within:ring-[3px] focus-within:ring-ring/40",
+                        "flex flex-1 cursor-pointer items-center gap-2 rounded-lg border-2 px-4 py-3 focus-within:ring-2 focus-within:ring-ring",
                         delivery === value ? "border-primary bg-primary/5" : "border-border",
                       )}
                     >

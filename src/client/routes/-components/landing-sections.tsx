@@ -24,7 +24,7 @@ export function LandingNav() {
       >
         <Link
           to="/"
-          className="rounded-md focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+          className="rounded-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
         >
           <Logo />
         </Link>
@@ -160,7 +160,7 @@ export function FeaturesSection() {
 export function TrialCta() {
   return (
     <section aria-labelledby="cta-title" className="px-4 pb-20 sm:px-6 sm:pb-24 lg:px-8">
-      <div className="relative mx-auto max-w-5xl overflow-hidden rounded-3xl bg-primary px-6 py-14 text-center text-primary-foreground shadow-xl sm:px-12">
+      <div className="relative mx-auto max-w-5xl overflow-hidden rounded-3xl bg-primary px-6 py-14 text-center text-primary-foreground shadow-xl [--ring:var(--primary-foreground)] sm:px-12">
         <div
           aria-hidden
           className="pointer-events-none absolute inset-0 opacity-20 [background:radial-gradient(circle_at_20%_20%,white,transparent_40%),radial-gradient(circle_at_80%_80%,white,transparent_35%)]"

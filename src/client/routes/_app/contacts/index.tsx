@@ -496,7 +496,7 @@ function ContactsPage() {
               key={c.id}
               to="/contacts/$id"
               params={{ id: String(c.id) }}
-              className="flex gap-3 rounded-xl border border-border bg-card p-4 transition hover:shadow-md focus-visible:ring-[3px] focus-visible:ring-ring/40 focus-visible:outline-none"
+              className="flex gap-3 rounded-xl border border-border bg-card p-4 transition hover:shadow-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
             >
               <div className="flex size-10 shrink-0 items-center justify-center rounded-full bg-primary/15 font-semibold text-primary-text">
                 {(contactName(c)[0] ?? "?").toUpperCase()}

@@ -75,7 +75,7 @@ export function QuickActions() {
         <li key={title}>
           <Link
             to={to}
-            className="group flex h-full items-center gap-4 rounded-xl border border-border bg-card p-4 shadow-xs transition-[translate,border-color,box-shadow] outline-none hover:-translate-y-0.5 hover:border-primary/40 hover:shadow-md focus-visible:ring-[3px] focus-visible:ring-ring/40"
+            className="group flex h-full items-center gap-4 rounded-xl border border-border bg-card p-4 shadow-xs transition-[translate,border-color,box-shadow] outline-none hover:-translate-y-0.5 hover:border-primary/40 hover:shadow-md focus-visible:ring-2 focus-visible:ring-ring"
           >
             <span className="flex size-10 shrink-0 items-center justify-center rounded-lg bg-primary text-primary-foreground shadow-sm">
               <Icon className="size-5" aria-hidden />

@@ -84,7 +84,7 @@ export function PreferencesTab({ onBanner }: { onBanner: ShowBanner }) {
               {layouts.map((layout) => (
                 <label
                   key={layout.value}
-                  className="flex cursor-pointer items-start gap-3 rounded-lg border border-border p-3 has-[:checked]:border-primary has-[:focus-visible]:ring-[3px] has-[:focus-visible]:ring-ring/40"
+                  className="flex cursor-pointer items-start gap-3 rounded-lg border border-border p-3 has-[:checked]:border-primary has-[:focus-visible]:ring-2 has-[:focus-visible]:ring-ring"
                 >
                   <input
                     type="radio"

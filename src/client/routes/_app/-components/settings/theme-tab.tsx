@@ -55,7 +55,7 @@ export function ThemeTab({ onBanner }: { onBanner: ShowBanner }) {
                   aria-pressed={selected}
                   data-testid={`theme-${theme.id}`}
                   className={cn(
-                    "group w-full rounded-xl border-2 p-2 text-left transition-[translate,border-color,box-shadow] outline-none hover:-translate-y-0.5 hover:shadow-md focus-visible:ring-[3px] focus-visible:ring-ring/40",
+                    "group w-full rounded-xl border-2 p-2 text-left transition-[translate,border-color,box-shadow] outline-none hover:-translate-y-0.5 hover:shadow-md focus-visible:ring-2 focus-visible:ring-ring",
                     selected ? "border-primary shadow-md" : "border-border",
                   )}
                 >

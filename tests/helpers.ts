@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { and, desc, eq, inArray } from "drizzle-orm";
 import type { FastifyInstance, InjectOptions } from "fastify";
+import twilio from "twilio";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
 import { createDb, type Db } from "../src/server/db/client";
@@ -225,4 +226,45 @@ export async function outboxCountsTo(t: Pick<TestApp, "db">, addresses: string[]
     .where(inArray(outboxMessages.to, addresses));
   for (const r of rows) n.set(r.to, (n.get(r.to) ?? 0) + 1);
   return n;
+}
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the SMS/call 8am-9pm window). */
+export function daytimeZone(): string {
+  const o = ((14 - new Date().getUTCHours() + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+/**
+ * Posts a Twilio webhook to `/api/webhooks/twilio/{hook}` (a status callback or an inbound SMS), signed
+ * as Twilio signs it (X-Twilio-Signature over the public URL and the form params) with `authToken`.
+ */
+export function postTwilioWebhook(
+  app: FastifyInstance,
+  authToken: string,
+  hook: "status" | "inbound",
+  params: Record<string, string>,
+) {
+  return app.inject({
+    method: "POST",
+    url: `/api/webhooks/twilio/${hook}`,
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(
+        authToken,
+        `${TEST_ORIGIN}/api/webhooks/twilio/${hook}`,
+        params,
+      ),
+    },
+  });
+}
+
+/** Posts a Postmark webhook `payload` to `/api/webhooks/postmark` with HTTP basic auth `user:password`. */
+export function postPostmarkEvent(app: FastifyInstance, user: string, password: string, payload: object) {
+  return app.inject({
+    method: "POST",
+    url: "/api/webhooks/postmark",
+    payload,
+    headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` },
+  });
 }

@@ -1,10 +1,17 @@
 import { eq, inArray } from "drizzle-orm";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, contacts } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  createTestApp,
+  daytimeZone,
+  postPostmarkEvent,
+  postTwilioWebhook,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 
 // A provider's status callback can arrive before the send that got its message id has recorded it
 // (Twilio calls back within milliseconds of accepting a message). Here the provider calls back from
@@ -12,7 +19,6 @@ import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 // recorded as seen (a retry was a replay) and lost, and the rows stayed 'sent' for good.
 
 let t: TestApp;
-const pmAuth = `Basic ${Buffer.from("hook:secret").toString("base64")}`;
 const twToken = "twilio-auth-token";
 beforeAll(async () => {
   t = await createTestApp({
@@ -33,11 +39,6 @@ const rowsOf = (campaignId: number) =>
     .where(eq(campaignRecipients.campaignId, campaignId))
     .orderBy(campaignRecipients.id);
 
-function daytimeZone(): string {
-  const o = ((14 - new Date().getUTCHours() + 12 + 24) % 24) - 12;
-  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
-}
-
 describe("status callbacks that arrive before the send is recorded", () => {
   it("email: Postmark's Delivery posted from inside sendBatch is applied once the send records the ids", async () => {
     const email = t.ctx.providers.email;
@@ -46,15 +47,10 @@ describe("status callbacks that arrive before the send is recorded", () => {
     email.sendBatch = async (messages) => {
       const results = await original(messages);
       for (const r of results) {
-        const res = await t.app.inject({
-          method: "POST",
-          url: "/api/webhooks/postmark",
-          headers: { authorization: pmAuth },
-          payload: {
-            RecordType: "Delivery",
-            MessageID: r.providerMessageId,
-            ID: `early-${r.providerMessageId}`,
-          },
+        const res = await postPostmarkEvent(t.app, "hook", "secret", {
+          RecordType: "Delivery",
+          MessageID: r.providerMessageId,
+          ID: `early-${r.providerMessageId}`,
         });
         answers.push(String(res.statusCode));
       }
@@ -86,22 +82,8 @@ describe("status callbacks that arrive before the send is recorded", () => {
     const sms = t.ctx.providers.sms;
     const originalSend = sms.send.bind(sms);
     const originalBatch = sms.sendBatch?.bind(sms);
-    const callBack = async (sid: string) => {
-      const params = { MessageSid: sid, MessageStatus: "delivered" };
-      await t.app.inject({
-        method: "POST",
-        url: "/api/webhooks/twilio/status",
-        payload: new URLSearchParams(params).toString(),
-        headers: {
-          "content-type": "application/x-www-form-urlencoded",
-          "x-twilio-signature": twilio.getExpectedTwilioSignature(
-            twToken,
-            "http://localhost:80/api/webhooks/twilio/status",
-            params,
-          ),
-        },
-      });
-    };
+    const callBack = (sid: string) =>
+      postTwilioWebhook(t.app, twToken, "status", { MessageSid: sid, MessageStatus: "delivered" });
     sms.send = async (m) => {
       const r = await originalSend(m);
       await callBack(r.providerMessageId);

@@ -1,17 +1,23 @@
 import { eq, inArray } from "drizzle-orm";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, contacts, outboxMessages } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  createTestApp,
+  daytimeZone,
+  postPostmarkEvent,
+  postTwilioWebhook,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 
 // "Honest about what it did": the campaign report's figures against the recipients' rows after
 // out-of-order, repeated and contradictory provider webhooks (Postmark and Twilio status callbacks,
 // driven by hand against the local providers' message ids).
 
 let t: TestApp;
-const pmAuth = `Basic ${Buffer.from("hook:secret").toString("base64")}`;
 const twToken = "twilio-auth-token";
 beforeAll(async () => {
   t = await createTestApp({
@@ -25,27 +31,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const postmark = (payload: object) =>
-  t.app.inject({
-    method: "POST",
-    url: "/api/webhooks/postmark",
-    payload,
-    headers: { authorization: pmAuth },
-  });
-const twilioStatus = (params: Record<string, string>) =>
-  t.app.inject({
-    method: "POST",
-    url: "/api/webhooks/twilio/status",
-    payload: new URLSearchParams(params).toString(),
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "x-twilio-signature": twilio.getExpectedTwilioSignature(
-        twToken,
-        "http://localhost:80/api/webhooks/twilio/status",
-        params,
-      ),
-    },
-  });
+const postmark = (payload: object) => postPostmarkEvent(t.app, "hook", "secret", payload);
+const twilioStatus = (params: Record<string, string>) => postTwilioWebhook(t.app, twToken, "status", params);
 
 async function rowsOf(campaignId: number) {
   return t.db
@@ -53,13 +40,6 @@ async function rowsOf(campaignId: number) {
     .from(campaignRecipients)
     .where(eq(campaignRecipients.campaignId, campaignId))
     .orderBy(campaignRecipients.id);
-}
-
-/** An Etc/GMT zone where the local time is now about 14:00 (inside the SMS 8am-9pm window). */
-function daytimeZone(): string {
-  const offset = 14 - new Date().getUTCHours();
-  const o = ((offset + 12 + 24) % 24) - 12;
-  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
 }
 
 /** A verified user's email campaign to `n` fresh addresses, sent by the local provider (rows sent). */
@@ -206,20 +186,7 @@ describe("resend to failed", () => {
 });
 
 describe("report figures", () => {
-  const inbound = (params: Record<string, string>) =>
-    t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/twilio/inbound",
-      payload: new URLSearchParams(params).toString(),
-      headers: {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-twilio-signature": twilio.getExpectedTwilioSignature(
-          twToken,
-          "http://localhost:80/api/webhooks/twilio/inbound",
-          params,
-        ),
-      },
-    });
+  const inbound = (params: Record<string, string>) => postTwilioWebhook(t.app, twToken, "inbound", params);
 
   it("count every stage a recipient reached: clicked then replied is clicked, sent then undelivered is sent; skipped per reason", async () => {
     const phones = ["+12125550191", "+12125550192", "+12125550193"];

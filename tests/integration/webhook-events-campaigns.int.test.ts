@@ -7,7 +7,7 @@ import { createAndLaunchCampaign } from "../../src/server/features/campaigns/cam
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
 import { type ReceivedWebhook, webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's engagement and opt-out events on the real paths: the app's own unsubscribe page and
@@ -71,13 +71,6 @@ async function recipientsOf(t: TestApp, campaignId: number) {
     .from(campaignRecipients)
     .where(eq(campaignRecipients.campaignId, campaignId))
     .orderBy(campaignRecipients.id);
-}
-
-/** An Etc/GMT zone where the local time is now about 14:00 (inside the SMS 8am-9pm window). */
-function daytimeZone(): string {
-  const offset = 14 - new Date().getUTCHours();
-  const o = ((offset + 12 + 24) % 24) - 12;
-  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
 }
 
 describe("campaign engagement webhook events (Postmark and Twilio)", () => {

@@ -7,7 +7,7 @@ import twilio from "twilio";
 import { inject } from "vitest";
 import { loadEnv } from "../src/env";
 import { createDb, type Db } from "../src/server/db/client";
-import { outboxMessages, users, workspaces } from "../src/server/db/schema";
+import { campaignRecipients, outboxMessages, users, workspaces } from "../src/server/db/schema";
 import type { JobDeps } from "../src/server/jobs/define";
 import { InlineJobClient } from "../src/server/jobs/inline";
 import { jobRegistry } from "../src/server/jobs/registry";
@@ -267,4 +267,13 @@ export function postPostmarkEvent(app: FastifyInstance, user: string, password: 
     payload,
     headers: { authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` },
   });
+}
+
+/** A campaign's recipient rows, in id order (the order they were created in). */
+export function campaignRecipientRows(t: Pick<TestApp, "db">, campaignId: number) {
+  return t.db
+    .select()
+    .from(campaignRecipients)
+    .where(eq(campaignRecipients.campaignId, campaignId))
+    .orderBy(campaignRecipients.id);
 }

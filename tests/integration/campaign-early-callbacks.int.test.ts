@@ -1,9 +1,10 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts } from "../../src/server/db/schema";
+import { contacts } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import {
+  campaignRecipientRows,
   createTestApp,
   daytimeZone,
   postPostmarkEvent,
@@ -19,6 +20,7 @@ import {
 // recorded as seen (a retry was a replay) and lost, and the rows stayed 'sent' for good.
 
 let t: TestApp;
+const rowsOf = (campaignId: number) => campaignRecipientRows(t, campaignId);
 const twToken = "twilio-auth-token";
 beforeAll(async () => {
   t = await createTestApp({
@@ -31,13 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-const rowsOf = (campaignId: number) =>
-  t.db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.campaignId, campaignId))
-    .orderBy(campaignRecipients.id);
 
 describe("status callbacks that arrive before the send is recorded", () => {
   it("email: Postmark's Delivery posted from inside sendBatch is applied once the send records the ids", async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, campaigns, outboxMessages } from "../../src/server/db/schema";
 import {
   type AuthedClient,
+  campaignRecipientRows,
   createTestApp,
   outboxCountsTo,
   setPlan,
@@ -16,6 +17,7 @@ import {
 // for real through the app (app.inject), the racing ones in parallel with Promise.all.
 
 let t: TestApp;
+const recipientRows = (campaignId: number) => campaignRecipientRows(t, campaignId);
 beforeAll(async () => {
   t = await createTestApp({ CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
 });
@@ -28,14 +30,6 @@ const sentTo = (addresses: string[]) => outboxCountsTo(t, addresses);
 async function campaignRow(id: number) {
   const [c] = await t.db.select().from(campaigns).where(eq(campaigns.id, id));
   return c;
-}
-
-async function recipientRows(id: number) {
-  return t.db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.campaignId, id))
-    .orderBy(campaignRecipients.id);
 }
 
 /** Makes a scheduled campaign due now (as if its time had come) and runs the deferred jobs. */

@@ -1,9 +1,10 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts, outboxMessages } from "../../src/server/db/schema";
+import { contacts, outboxMessages } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import {
+  campaignRecipientRows,
   createTestApp,
   daytimeZone,
   postPostmarkEvent,
@@ -18,6 +19,7 @@ import {
 // driven by hand against the local providers' message ids).
 
 let t: TestApp;
+const rowsOf = (campaignId: number) => campaignRecipientRows(t, campaignId);
 const twToken = "twilio-auth-token";
 beforeAll(async () => {
   t = await createTestApp({
@@ -33,14 +35,6 @@ afterAll(async () => {
 
 const postmark = (payload: object) => postPostmarkEvent(t.app, "hook", "secret", payload);
 const twilioStatus = (params: Record<string, string>) => postTwilioWebhook(t.app, twToken, "status", params);
-
-async function rowsOf(campaignId: number) {
-  return t.db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.campaignId, campaignId))
-    .orderBy(campaignRecipients.id);
-}
 
 /** A verified user's email campaign to `n` fresh addresses, sent by the local provider (rows sent). */
 async function emailCampaign(n: number) {

@@ -8,7 +8,7 @@ import { findOrCreateContacts } from "../../src/server/features/crm/crm.service"
 import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
 /** An Etc/GMT zone where the local time is now about 14:00 (inside the 8am-9pm window). */
@@ -33,14 +33,6 @@ async function makeContacts(
   const ids = await findOrCreateContacts(t.ctx, workspaceId, rows);
   await t.db.update(contacts).set({ timezone }).where(inArray(contacts.id, ids));
   return ids;
-}
-
-async function recipientsOf(t: TestApp, campaignId: number) {
-  return t.db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.campaignId, campaignId))
-    .orderBy(campaignRecipients.id);
 }
 
 describe("Postmark (real SDK against a fake Postmark API)", () => {
@@ -88,7 +80,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       (sent[0].Headers as { Name: string; Value: string }[]).map((h) => [h.Name, h.Value]),
     );
     expect(headers["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
-    const rows = await recipientsOf(t, res.json().campaignId);
+    const rows = await campaignRecipientRows(t, res.json().campaignId);
     expect(rows.map((r) => r.status)).toEqual(["sent", "failed"]);
     expect(rows[1].reason).toMatch(/inactive.*code 406/);
     expect(rows[0].providerMessageId).toBe(
@@ -138,7 +130,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       body: "B",
       contacts: [{ name: "R", email: to }],
     });
-    let [row] = await recipientsOf(t, res.json().campaignId);
+    let [row] = await campaignRecipientRows(t, res.json().campaignId);
     expect(row.status).toBe("queued");
     expect(row.reason).toMatch(/Postmark/);
     expect(row.notBefore!.getTime()).toBeGreaterThan(Date.now());
@@ -147,7 +139,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       .set({ notBefore: new Date(Date.now() - 1000) })
       .where(eq(campaignRecipients.id, row.id));
     await t.jobs.runDeferred();
-    [row] = await recipientsOf(t, res.json().campaignId);
+    [row] = await campaignRecipientRows(t, res.json().campaignId);
     expect(row.status).toBe("sent");
     expect(row.attempts).toBe(2);
     expect(pm.sent.filter((m) => m.To === to)).toHaveLength(1);
@@ -164,7 +156,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       content: { subject: "S", body: "B" },
       recipients: { contactIds: [cid] },
     });
-    const [row] = await recipientsOf(t, launched.campaign.id);
+    const [row] = await campaignRecipientRows(t, launched.campaign.id);
     const before = pm.sent.filter((m) => m.To === to).length;
     expect(before).toBe(1);
     // the worker "died" after Postmark accepted but before recording: the row is back to sending with an expired lease
@@ -177,7 +169,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       .set({ status: "sending", completedAt: null })
       .where(eq(campaigns.id, launched.campaign.id));
     await processRecipients({ ...t.ctx, log: t.ctx.log }, [row.id]);
-    const [after] = await recipientsOf(t, launched.campaign.id);
+    const [after] = await campaignRecipientRows(t, launched.campaign.id);
     expect(after.reason).toBeNull();
     expect(after.status).toBe("sent");
     expect(after.providerMessageId).toBe(pm.sent.find((m) => m.To === to)?.MessageID);
@@ -198,7 +190,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       body: "B",
       contacts: [{ name: "H", email: to }],
     });
-    const [row] = await recipientsOf(t, res.json().campaignId);
+    const [row] = await campaignRecipientRows(t, res.json().campaignId);
     const delivery = {
       RecordType: "Delivery",
       MessageID: row.providerMessageId,
@@ -226,7 +218,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
       Client: { Name: "Gmail" },
     };
     expect((await post(open, auth)).json().result).toBe("applied");
-    let [r] = await recipientsOf(t, res.json().campaignId);
+    let [r] = await campaignRecipientRows(t, res.json().campaignId);
     expect(r.status).toBe("opened");
     const bounce = {
       RecordType: "Bounce",
@@ -240,7 +232,7 @@ describe("Postmark (real SDK against a fake Postmark API)", () => {
     // (engagement proves it arrived: campaign-report-honesty.int); the hard bounce still suppresses
     expect((await post(bounce, auth)).json().result).toBe("ignored");
     expect((await post(bounce, auth)).json().result).toBe("replay");
-    [r] = await recipientsOf(t, res.json().campaignId);
+    [r] = await campaignRecipientRows(t, res.json().campaignId);
     expect(r.status).toBe("opened");
     expect(r.failedAt).toBeNull();
     const sup = await t.db.select().from(suppressions).where(eq(suppressions.workspaceId, user.id));
@@ -310,7 +302,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       Body: "Hi Sam\nReply STOP to opt out",
       StatusCallback: "http://localhost:80/api/webhooks/twilio/status",
     });
-    const rows = await recipientsOf(t, r.campaign.id);
+    const rows = await campaignRecipientRows(t, r.campaign.id);
     expect(rows.map((x) => x.status)).toEqual(["sent", "failed"]);
     expect(rows[1].reason).toMatch(/unsubscribed recipient.*21610/);
     // second campaign to Sam: no STOP notice again
@@ -322,7 +314,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       includeNotOptedIn: true,
     });
     expect(tw.messages.at(-1)?.Body).toBe("Again Sam");
-    expect((await recipientsOf(t, r2.campaign.id))[0].optOutNotice).toBe(false);
+    expect((await campaignRecipientRows(t, r2.campaign.id))[0].optOutNotice).toBe(false);
   });
 
   it("defers SMS outside 8am-9pm recipient local time", async () => {
@@ -337,7 +329,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
     });
-    const [row] = await recipientsOf(t, r.campaign.id);
+    const [row] = await campaignRecipientRows(t, r.campaign.id);
     expect(row.status).toBe("queued");
     expect(row.reason).toMatch(/^quiet hours \(Etc\/GMT/);
     const hoursAway = (row.notBefore!.getTime() - Date.now()) / 3_600_000;
@@ -361,7 +353,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
     });
-    let [row] = await recipientsOf(t, r.campaign.id);
+    let [row] = await campaignRecipientRows(t, r.campaign.id);
     expect(row.status).toBe("queued");
     expect(row.reason).toMatch(/20429/);
     await t.db
@@ -369,7 +361,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       .set({ notBefore: new Date(Date.now() - 1000) })
       .where(eq(campaignRecipients.id, row.id));
     await t.jobs.runDeferred();
-    [row] = await recipientsOf(t, r.campaign.id);
+    [row] = await campaignRecipientRows(t, r.campaign.id);
     expect(row.status).toBe("sent");
     expect(tw.messages.filter((m) => m.To === "+12125550114")).toHaveLength(1);
   });
@@ -385,7 +377,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
     });
-    const [row] = await recipientsOf(t, r.campaign.id);
+    const [row] = await campaignRecipientRows(t, r.campaign.id);
     const params = {
       MessageSid: row.providerMessageId!,
       MessageStatus: "delivered",
@@ -406,12 +398,12 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       },
     });
     expect(forged.statusCode).toBe(403);
-    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("sent");
+    expect((await campaignRecipientRows(t, r.campaign.id))[0].status).toBe("sent");
     const ok = await signed("/api/webhooks/twilio/status", params, {
       "i-twilio-idempotency-token": `tok-${row.id}`,
     });
     expect(ok.json()).toEqual({ success: true, result: "applied" });
-    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("delivered");
+    expect((await campaignRecipientRows(t, r.campaign.id))[0].status).toBe("delivered");
     // a tampered body with the old signature is forged too
     const tampered = await t.app.inject({
       method: "POST",
@@ -490,7 +482,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
     });
-    const [row] = await recipientsOf(t, r.campaign.id);
+    const [row] = await campaignRecipientRows(t, r.campaign.id);
     const params = {
       MessageSid: row.providerMessageId!,
       MessageStatus: "undelivered",
@@ -577,7 +569,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     expect(call.MachineDetection).toBe("Enable");
     expect(call.Twiml).toContain("<Say");
     expect(call.Twiml).toContain("Hello Cal, this is Acme.");
-    expect((await recipientsOf(t, r.campaign.id))[0].status).toBe("sent");
+    expect((await campaignRecipientRows(t, r.campaign.id))[0].status).toBe("sent");
   });
 });
 
@@ -611,7 +603,7 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
     });
-    const [row] = await recipientsOf(t, r.campaign.id);
+    const [row] = await campaignRecipientRows(t, r.campaign.id);
     expect(row.status).toBe("sent");
     expect(dc.drops.at(-1)).toMatchObject({
       team_id: "team-1",
@@ -675,7 +667,7 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     const campaignId = ok.json().campaign.id as number;
     const [c] = await t.db.select().from(campaigns).where(eq(campaigns.id, campaignId));
     expect(c.content).toMatchObject({ audioMediaId: mine.id, audioUrl: null });
-    const [row] = await recipientsOf(t, campaignId);
+    const [row] = await campaignRecipientRows(t, campaignId);
     expect(row.status).toBe("sent");
     const drop = dc.drops.at(-1) as { audio_url: string; audio_type: string; tts_body?: string };
     expect(drop.audio_url).toMatch(new RegExp(`^${t.env.APP_URL}/va/${campaignId}/[A-Za-z0-9_-]{22}\\.mp3$`));

@@ -2,12 +2,12 @@ import { eq, inArray } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts, workspaces } from "../../src/server/db/schema";
+import { contacts, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
-import { createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
 import { type ReceivedWebhook, webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's engagement and opt-out events on the real paths: the app's own unsubscribe page and
@@ -63,14 +63,6 @@ function verified(got: Got[], secret: string): Event[] {
 /** The verified events of `type`. */
 function ofType(got: Got[], secret: string, type: string): Event[] {
   return verified(got, secret).filter((e) => e.type === type);
-}
-
-async function recipientsOf(t: TestApp, campaignId: number) {
-  return t.db
-    .select()
-    .from(campaignRecipients)
-    .where(eq(campaignRecipients.campaignId, campaignId))
-    .orderBy(campaignRecipients.id);
 }
 
 describe("campaign engagement webhook events (Postmark and Twilio)", () => {
@@ -145,7 +137,7 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
       });
       expect(launch.statusCode, launch.body).toBe(200);
       const campaignId = launch.json().campaignId as number;
-      const rows = await recipientsOf(t, campaignId);
+      const rows = await campaignRecipientRows(t, campaignId);
       const row = (to: string) => rows.find((r) => r.address === to)!;
       const ids = (to: string) => ({
         campaign_id: campaignId,
@@ -265,7 +257,7 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
         body: "B",
         contacts: [{ name: "Sub", email: to }],
       });
-      const [row] = await recipientsOf(t, launch.json().campaignId);
+      const [row] = await campaignRecipientRows(t, launch.json().campaignId);
       const change = (suppress: boolean, at: string) => ({
         RecordType: "SubscriptionChange",
         MessageID: row.providerMessageId,
@@ -305,7 +297,7 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
         includeNotOptedIn: true,
       });
       const campaignId = launched.campaign.id;
-      const [row] = await recipientsOf(t, campaignId);
+      const [row] = await campaignRecipientRows(t, campaignId);
       expect(row.status).toBe("sent");
       const expected = { campaign_id: campaignId, recipient_id: row.id, contact_id: ids[0], channel: "sms" };
 
@@ -411,7 +403,7 @@ describe("simulated engagement (local providers)", () => {
       });
       expect(launch.statusCode, launch.body).toBe(200);
       const campaignId = launch.json().campaignId as number;
-      const rows = await recipientsOf(t, campaignId);
+      const rows = await campaignRecipientRows(t, campaignId);
       const events = verified(rx.got, k.secret);
       const idsOf = (type: string) =>
         events

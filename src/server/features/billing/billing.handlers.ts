@@ -1,17 +1,9 @@
 import { defineHandler } from "../../jobs/define";
 import { getUserProfiles } from "../user/user.service";
 import { usageWarningJob } from "./billing.jobs";
-import { type Meter, PLANS } from "./billing.plans";
+import { limitUnits, PLANS } from "./billing.plans";
 import * as q from "./billing.queries";
 import { effectivePlan } from "./billing.service";
-
-const METER_WORDS: Record<Meter, string> = {
-  leadSearches: "lead searches",
-  emails: "emails",
-  videoMessages: "video messages",
-  smsMessages: "SMS messages",
-  voiceCalls: "voice calls",
-};
 
 /**
  * `billing.send-usage-warning`: emails the workspace owner that a meter reached 80 % of the plan's
@@ -26,7 +18,7 @@ const usageWarningHandler = defineHandler(usageWarningJob, {
     const owner = (await getUserProfiles(deps, [ws.ownerId])).get(ws.ownerId);
     if (!owner || owner.preferences?.emailNotifications === false) return;
     const plan = PLANS[effectivePlan(ws)];
-    const words = METER_WORDS[data.meter];
+    const words = limitUnits(data.meter);
     const pct = Math.floor((data.used / data.limit) * 100);
     const url = `${deps.env.APP_URL}/pricing`;
     await deps.providers.email.send({

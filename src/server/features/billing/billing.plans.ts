@@ -273,14 +273,35 @@ export function assertWithinPlan(
       ? `Your ${plan.name} plan does not include ${words.unit(2)}.`
       : `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}; ` +
         `this needs ${amount.toLocaleString("en-US")} and ${left.toLocaleString("en-US")} ${left === 1 ? "is" : "are"} left.`;
-  const next = upgrade
-    ? ` Upgrade to ${upgrade.name} for ${
-        upgrade.limits[limit] === null
-          ? `unlimited ${words.unit(2)}`
-          : `up to ${upgrade.limits[limit]!.toLocaleString("en-US")} ${words.unit(upgrade.limits[limit]!)}${words.period}`
-      }.`
-    : "";
-  throw new AppError("PAYMENT_REQUIRED", `${includes}${next}`, { limit, used, amount, max });
+  throw new AppError("PAYMENT_REQUIRED", `${includes}${upgradeSentence(limit, upgrade)}`, {
+    limit,
+    used,
+    amount,
+    max,
+  });
+}
+
+/**
+ * What `limit` counts, in the plural ("lead searches", "SMS messages"): for sentences about a meter
+ * (billing's campaignPlanStop, the usage warning email).
+ */
+export function limitUnits(limit: PlanLimit): string {
+  return LIMIT_WORDS[limit].unit(2);
+}
+
+/**
+ * " Upgrade to Business for up to 2,500 SMS messages a month." (or "for unlimited ..."): the plan
+ * `upgrade` (planAllowing's answer) and what it allows of `limit`; "" without one.
+ */
+export function upgradeSentence(limit: PlanLimit, upgrade: PlanFacts | null): string {
+  if (!upgrade) return "";
+  const words = LIMIT_WORDS[limit];
+  const max = upgrade.limits[limit];
+  return ` Upgrade to ${upgrade.name} for ${
+    max === null
+      ? `unlimited ${words.unit(2)}`
+      : `up to ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}`
+  }.`;
 }
 
 /**

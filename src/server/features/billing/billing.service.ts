@@ -13,6 +13,7 @@ import {
   assertPlanFeature,
   assertWithinPlan,
   effectivePlan,
+  limitUnits,
   METERS,
   type Meter,
   PLAN_IDS,
@@ -21,6 +22,7 @@ import {
   type PlanId,
   planAllowing,
   planOf,
+  upgradeSentence,
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
@@ -617,26 +619,12 @@ export async function campaignPlanStop(
   const used =
     (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === rule.meter)?.used ?? 0;
   if (used <= max) return null;
-  const words = METER_WORDS[rule.meter];
-  const up = planAllowing(rule.meter, used, plan.id);
-  const upMax = up ? up.limits[rule.meter] : null;
   return (
-    `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words} a month and ` +
+    `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${limitUnits(rule.meter)} a month and ` +
     `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
-    (up
-      ? ` Upgrade to ${up.name} for ${upMax === null ? `unlimited ${words}` : `up to ${upMax.toLocaleString("en-US")} ${words} a month`}.`
-      : "")
+    upgradeSentence(rule.meter, planAllowing(rule.meter, used, plan.id))
   );
 }
-
-/** A meter's unit in the plural, for campaignPlanStop's sentence. */
-const METER_WORDS: Record<Meter, string> = {
-  leadSearches: "lead searches",
-  emails: "emails",
-  videoMessages: "video messages",
-  smsMessages: "SMS messages",
-  voiceCalls: "voice calls",
-};
 
 /**
  * Gives back `amount` units of a campaign's launch reservation for messages that were not sent after

@@ -189,11 +189,16 @@ export async function pauseCampaignRow(
  * campaignPlanStop): `paused` with `reason` kept in `error` until it is resumed. False when it was no
  * longer sending (paused, cancelled or completed meanwhile).
  */
-export async function pauseCampaignForPlan(db: DbOrTx, id: number, reason: string): Promise<boolean> {
+export async function pauseCampaignForPlan(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+  reason: string,
+): Promise<boolean> {
   const rows = await db
     .update(campaigns)
     .set({ status: "paused", error: reason, updatedAt: new Date() })
-    .where(and(eq(campaigns.id, id), eq(campaigns.status, "sending")))
+    .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "sending")))
     .returning({ id: campaigns.id });
   return rows.length > 0;
 }
@@ -596,7 +601,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         failed: number;
         cancelled: number;
         pending: number;
-        opted_out: number;
+        optedOut: number;
         answered: number;
         voicemail: number;
       }[]
@@ -610,7 +615,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where status = 'failed')::int as failed,
         count(*) filter (where status = 'cancelled')::int as cancelled,
         count(*) filter (where status in ('queued', 'sending'))::int as pending,
-        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as opted_out,
+        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as "optedOut",
         count(*) filter (where delivered_at is not null and answered_by = 'human')::int as answered,
         count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail
       from campaign_recipients where campaign_id = ${campaignId}`,
@@ -619,7 +624,8 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
       where campaign_id = ${campaignId} and status = 'skipped'
       group by reason order by n desc, reason`,
   ]);
-  return { figures: f, skipped };
+  // an aggregate without GROUP BY always returns its one row
+  return { figures: f as NonNullable<typeof f>, skipped };
 }
 
 /** Sent / delivered / opened / clicked / replied / failed per `unit` bucket of a campaign (at most 500 buckets). */

@@ -94,6 +94,7 @@ export async function sendClaimed(
   if (stop) {
     await pauseCampaignForPlan(
       deps.db,
+      campaign.workspaceId,
       campaign.id,
       `${stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
     );

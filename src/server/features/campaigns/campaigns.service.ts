@@ -510,20 +510,9 @@ export async function getCampaignReport(
   ]);
   const { signature: _s, ...content } = c.content;
   const figures: ReportFigures = {
-    sent: f?.sent ?? 0,
-    delivered: f?.delivered ?? 0,
-    opened: f?.opened ?? 0,
-    clicked: f?.clicked ?? 0,
-    replied: f?.replied ?? 0,
-    bounced: f?.bounced ?? 0,
-    failed: f?.failed ?? 0,
+    ...f,
     skipped: skipped.reduce((n, s) => n + s.n, 0),
     skippedReasons: skipped.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n })),
-    cancelled: f?.cancelled ?? 0,
-    pending: f?.pending ?? 0,
-    optedOut: f?.opted_out ?? 0,
-    answered: f?.answered ?? 0,
-    voicemail: f?.voicemail ?? 0,
   };
   return {
     campaign: summarize(c, counts),

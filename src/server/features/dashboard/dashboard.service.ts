@@ -1,3 +1,4 @@
+import { DateTime } from "luxon";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { countCampaigns } from "../campaigns/campaigns.service";
@@ -16,47 +17,12 @@ function card(value: number, previous: number): StatCard {
   return { value, previous, changePct };
 }
 
-/** The wall-clock fields of instant `d` in IANA time zone `zone`. */
-function wallClock(d: Date, zone: string) {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "numeric",
-    day: "numeric",
-    hour: "numeric",
-    minute: "numeric",
-    second: "numeric",
-  }).formatToParts(d);
-  const n = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
-  return {
-    year: n("year"),
-    month: n("month"),
-    day: n("day"),
-    hour: n("hour"),
-    minute: n("minute"),
-    second: n("second"),
-  };
-}
-
-/** How far `zone`'s wall clock is ahead of UTC at instant `d`, in milliseconds. */
-function zoneOffsetMs(d: Date, zone: string): number {
-  const w = wallClock(d, zone);
-  return (
-    Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - Math.floor(d.getTime() / 1000) * 1000
-  );
-}
-
 /**
  * The instant of local midnight on the 1st of the calendar month `back` months before the month
- * `now` falls in, in IANA time zone `zone` (daylight saving time included).
+ * `now` falls in, in IANA time zone `zone` (luxon: daylight saving time included).
  */
 export function monthStartIn(now: Date, zone: string, back = 0): Date {
-  const w = wallClock(now, zone);
-  const midnight = Date.UTC(w.year, w.month - 1 - back, 1);
-  // the zone's offset at that local midnight (asked twice: the first guess may sit across a DST change)
-  const first = midnight - zoneOffsetMs(new Date(midnight), zone);
-  return new Date(midnight - zoneOffsetMs(new Date(first), zone));
+  return DateTime.fromJSDate(now, { zone }).startOf("month").minus({ months: back }).toJSDate();
 }
 
 /**

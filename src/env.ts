@@ -95,6 +95,11 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       /** requests per API key per minute on /api/v1 (issue 15) */
       API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
       /**
+       * where rate-limit windows live: `postgres` (table rate_limits, shared by every app machine; the
+       * default in production) or `memory` (per process; the default in development and tests)
+       */
+      RATE_LIMIT_STORE: z.enum(["memory", "postgres"]).optional(),
+      /**
        * comma-separated host[:port] list that outbound requests (webhooks) may reach although they
        * resolve to private addresses; the only targets where plain http is accepted
        */
@@ -226,6 +231,7 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     DATA_DIR: path.resolve(env.DATA_DIR),
     APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
     APP_SECRET: env.APP_SECRET ?? DEV_APP_SECRET,
+    RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (env.NODE_ENV === "production" ? "postgres" : "memory"),
     isProduction: env.NODE_ENV === "production",
   };
 }

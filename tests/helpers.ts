@@ -52,6 +52,9 @@ export async function createTestApp(
     AUTH_RATE_LIMIT_PER_IP_EMAIL: "100000",
     DEMO_RATE_LIMIT_PER_IP: "100000",
     DEMO_RATE_LIMIT_PER_TARGET: "100000",
+    // each test app counts on its own (production's default is the shared rate_limits table, which
+    // test files running side by side on one database would share); rate-limit-shared tests the table
+    RATE_LIMIT_STORE: "memory",
     ...envOverrides,
   });
   const { db, sql } = createDb(databaseUrl, { max: 5 });

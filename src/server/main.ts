@@ -94,7 +94,7 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     providers: deps.providers,
     jobs: deps.jobs,
     log: app.log as unknown as Logger,
-    limiters: createRateLimiters(env),
+    limiters: createRateLimiters(env, deps.db),
   };
 
   if (deps.onRoute) {

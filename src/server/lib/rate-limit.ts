@@ -1,34 +1,68 @@
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import {
+  type RateLimiterAbstract,
+  RateLimiterDrizzle,
+  RateLimiterMemory,
+  RateLimiterRes,
+} from "rate-limiter-flexible";
 import type { Env } from "../../env";
+import type { Db } from "../db/client";
+import { rateLimits } from "../db/schema";
 import { AppError } from "./errors";
 
+/** A limiter of createRateLimiters (memory or Postgres store; same interface). */
+export type RateLimiter = RateLimiterAbstract;
+
 /**
- * Fixed-window limiters (rate-limiter-flexible). In memory per process: with several `app`
- * machines each enforces its own window, which still bounds abuse per machine.
+ * Fixed-window limiters (rate-limiter-flexible). Where the windows live is `env.RATE_LIMIT_STORE`:
+ * - `postgres` (the production default): the table rate_limits through RateLimiterDrizzle, so every
+ *   `app` machine counts against the same window (with two machines a per-process window would let
+ *   an attacker through twice as often, and an API key's X-RateLimit-Remaining would depend on which
+ *   machine answered). Each limiter has an in-memory insurance limiter with the same points: while
+ *   Postgres errors, the machine still limits on its own. One of them deletes windows that ended
+ *   more than an hour ago, every 5 minutes.
+ * - `memory` (development and tests): per process.
+ * `db`: the app's Drizzle client (used only by the postgres store).
  */
-export function createRateLimiters(env: Env) {
+export function createRateLimiters(env: Env, db: Db) {
+  let first = true;
+  const limiter = (name: string, points: number, duration: number): RateLimiter => {
+    const memory = new RateLimiterMemory({ keyPrefix: name, points, duration });
+    if (env.RATE_LIMIT_STORE !== "postgres") return memory;
+    const r = new RateLimiterDrizzle({
+      storeClient: db,
+      schema: rateLimits,
+      keyPrefix: name,
+      points,
+      duration,
+      insuranceLimiter: memory,
+      // one cleanup timer for the shared table (it deletes every limiter's ended windows)
+      clearExpiredByTimeout: first,
+    });
+    first = false;
+    return r;
+  };
   return {
     /** login + register (+ forgot-password) attempts per client IP, per 15 minutes: 429 past it */
-    authIp: new RateLimiterMemory({ points: env.AUTH_RATE_LIMIT_PER_IP, duration: 15 * 60 }),
+    authIp: limiter("auth-ip", env.AUTH_RATE_LIMIT_PER_IP, 15 * 60),
     /** login attempts per (client IP, email), per 15 minutes: 429 past it; cleared by a success */
-    authIpEmail: new RateLimiterMemory({ points: env.AUTH_RATE_LIMIT_PER_IP_EMAIL, duration: 15 * 60 }),
+    authIpEmail: limiter("auth-ip-email", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60),
     /**
      * failed logins per email from all clients, per 15 minutes: never refuses, only counts; past
      * AUTH_RATE_LIMIT_PER_EMAIL each attempt waits (`slowDownMs`), so the owner is slowed, not locked out
      */
-    authEmailFailures: new RateLimiterMemory({ points: 1_000_000, duration: 15 * 60 }),
+    authEmailFailures: limiter("auth-email-failures", 1_000_000, 15 * 60),
     /** current-password checks (PUT /api/user/password) per account, per 15 minutes */
-    passwordCheck: new RateLimiterMemory({ points: env.AUTH_RATE_LIMIT_PER_IP_EMAIL, duration: 15 * 60 }),
+    passwordCheck: limiter("password-check", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60),
     /** registrations per email address, per 15 minutes */
-    registerEmail: new RateLimiterMemory({ points: env.AUTH_RATE_LIMIT_PER_IP_EMAIL, duration: 15 * 60 }),
+    registerEmail: limiter("register-email", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60),
     /** password-reset and verification emails per address, per hour */
-    accountEmail: new RateLimiterMemory({ points: 5, duration: 60 * 60 }),
+    accountEmail: limiter("account-email", 5, 60 * 60),
     /** demo requests per client IP, per hour */
-    demoIp: new RateLimiterMemory({ points: env.DEMO_RATE_LIMIT_PER_IP, duration: 60 * 60 }),
+    demoIp: limiter("demo-ip", env.DEMO_RATE_LIMIT_PER_IP, 60 * 60),
     /** demo requests per phone number or email address, per day */
-    demoTarget: new RateLimiterMemory({ points: env.DEMO_RATE_LIMIT_PER_TARGET, duration: 24 * 60 * 60 }),
+    demoTarget: limiter("demo-target", env.DEMO_RATE_LIMIT_PER_TARGET, 24 * 60 * 60),
     /** /api/v1 requests per API key, per minute (issue 15) */
-    apiKey: new RateLimiterMemory({ points: env.API_RATE_LIMIT_PER_MINUTE, duration: 60 }),
+    apiKey: limiter("api-key", env.API_RATE_LIMIT_PER_MINUTE, 60),
   };
 }
 export type RateLimiters = ReturnType<typeof createRateLimiters>;
@@ -37,11 +71,7 @@ export type RateLimiters = ReturnType<typeof createRateLimiters>;
  * Consumes one point for `key`.
  * @throws AppError TOO_MANY_REQUESTS ("Too many attempts. Please try again in N minutes.")
  */
-export async function consumeOrThrow(
-  limiter: RateLimiterMemory,
-  key: string,
-  what = "attempts",
-): Promise<void> {
+export async function consumeOrThrow(limiter: RateLimiter, key: string, what = "attempts"): Promise<void> {
   try {
     await limiter.consume(key);
   } catch (e) {
@@ -68,7 +98,7 @@ export function slowDownMs(failures: number, freeFailures: number, maxMs: number
 }
 
 /** Points consumed so far under `key` (0 when none). */
-export async function pointsUsed(limiter: RateLimiterMemory, key: string): Promise<number> {
+export async function pointsUsed(limiter: RateLimiter, key: string): Promise<number> {
   const res = await limiter.get(key);
   return res?.consumedPoints ?? 0;
 }

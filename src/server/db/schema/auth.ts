@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export interface UserPreferences {
   emailSignature: string;
@@ -78,3 +78,21 @@ export const authTokens = pgTable(
 export type User = typeof users.$inferSelect;
 export type AuthToken = typeof authTokens.$inferSelect;
 export type Session = typeof sessions.$inferSelect;
+
+/**
+ * Rate-limit windows shared by every app machine (rate-limiter-flexible's RateLimiterDrizzle, used
+ * when RATE_LIMIT_STORE is postgres: lib/rate-limit.ts). One row per limiter and key; rows whose
+ * window ended more than an hour ago are deleted every 5 minutes.
+ */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    /** `<limiter>:<key>`: the limiter's prefix and its key (client IP, email, API key id...) */
+    key: text().primaryKey(),
+    /** points consumed in the current window */
+    points: integer().notNull(),
+    /** when the current window ends (null: never) */
+    expire: timestamp({ withTimezone: true }),
+  },
+  (t) => [index("rate_limits_expire_idx").on(t.expire)],
+);

@@ -37,12 +37,19 @@ export function parseAllowedHosts(v: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** Whether an IP address (v4 or v6 text) is public unicast. */
+/**
+ * Whether an IP address (v4 or v6 text) is public unicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is
+ * judged by its IPv4 address; the deprecated IPv4-compatible block ::/96 (RFC 4291 2.5.5.1, e.g.
+ * ::7f00:1 for 127.0.0.1), which ipaddr.js calls unicast, is never public.
+ */
 export function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
   let addr = ipaddr.parse(ip);
-  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress())
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === "ipv6") {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.parts.slice(0, 6).every((p) => p === 0)) return false;
+    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
+  }
   return addr.range() === "unicast";
 }
 
@@ -95,7 +102,8 @@ export function assertOutboundUrl(raw: string, opts: OutboundUrlOptions = {}): U
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (isIP(host) && !isPublicAddress(host))
     throw fail(`The host ${host} resolves to a non-public address (${host}); it cannot be fetched`);
-  if (host === "localhost" || host.endsWith(".localhost"))
+  const name = host.replace(/\.+$/, ""); // "localhost." is the same name as "localhost"
+  if (name === "localhost" || name.endsWith(".localhost"))
     throw fail(`The host ${host} resolves to a non-public address; it cannot be fetched`);
   return url;
 }

@@ -208,6 +208,25 @@ describe("local payments provider (default, offline)", () => {
     expect(w).toMatchObject({ plan: "free", subscriptionStatus: "canceled", subscriptionTier: null });
   });
 
+  it("the local portal's 'Back to Pitchwise' link only goes back to APP_URL's origin (no open redirect)", async () => {
+    const { client } = await signUp(t.app);
+    const backLink = async (returnUrl: string) => {
+      const page = await client.get(`/local-portal?return_url=${encodeURIComponent(returnUrl)}`);
+      expect(page.statusCode).toBe(200);
+      return page.body.match(/href="([^"]*)">Back to Pitchwise/)?.[1];
+    };
+    const own = "http://localhost:80/settings?tab=billing";
+    expect(new URL((await backLink(own)) ?? "").href).toBe(new URL(own).href);
+    for (const evil of [
+      "http://localhost:80@evil.example/phish",
+      "http://localhost:80.evil.example/phish",
+      "http://localhost:8080/other-app",
+      "https://evil.example/",
+      "javascript:alert(1)//http://localhost:80",
+    ])
+      expect(await backLink(evil), evil).toBe("/settings?tab=billing");
+  });
+
   it("money-back: canceling within 14 days of the first payment refunds it in full and ends the plan now (once)", async () => {
     const { client, user } = await signUp(t.app);
     const path = await startCheckout(client, PAID[1]);

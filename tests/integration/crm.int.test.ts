@@ -1,3 +1,4 @@
+import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
 import {
@@ -661,6 +662,45 @@ describe("export CSV", () => {
     res = await client.get("/api/contacts/export.csv?search=plain");
     expect(res.body.trim().split("\r\n")).toHaveLength(2);
     expect((await client.get("/api/contacts/export.csv?stage=nope")).statusCode).toBe(400);
+  });
+});
+
+describe("export CSV: formula injection against legitimate numbers", () => {
+  it("escapes formula starts (= + - @) but exports phone numbers and negative coordinates exactly", async () => {
+    const { client } = await signUp(t.app);
+    const evil = await addContact(client, {
+      first_name: "+1+cmd|' /C calc'!A0",
+      last_name: "-2+3",
+      email: "dde@example.com",
+      company: "-A1",
+      job_title: "=1+1",
+      phone: "+14155552671",
+      mobile: "+1 (415) 555-2671",
+    });
+    await addContact(client, {
+      first_name: "Geo",
+      email: "geo@example.com",
+      phone: "+44 20 7946 0958",
+    });
+    await t.sql`update contacts set latitude = -33.86, longitude = -70.1 where id = ${evil.id}`;
+    const res = await client.get("/api/contacts/export.csv");
+    expect(res.statusCode).toBe(200);
+    const rows = Papa.parse<Record<string, string>>(res.body.replace(/^\uFEFF/, ""), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    const row = rows.find((r) => r.email === "dde@example.com")!;
+    // formulas: a leading apostrophe, shown as text by spreadsheet apps
+    expect(row.first_name).toBe("'+1+cmd|' /C calc'!A0");
+    expect(row.last_name).toBe("'-2+3");
+    expect(row.company).toBe("'-A1");
+    expect(row.job_title).toBe("'=1+1");
+    // numbers and phone numbers: exactly as stored
+    expect(row.phone).toBe("+14155552671");
+    expect(row.mobile).toBe("+1 (415) 555-2671");
+    expect(row.latitude).toBe("-33.86");
+    expect(row.longitude).toBe("-70.1");
+    expect(rows.find((r) => r.email === "geo@example.com")!.phone).toBe("+44 20 7946 0958");
   });
 });
 

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import {
+  accountLinkToken,
+  createTestApp,
+  signUp,
+  type TestApp,
+  trpcCall,
+  uniqueEmail,
+  verifyEmailThroughOutbox,
+} from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -24,6 +32,47 @@ describe("PUT /api/user/profile", () => {
     });
     const me = await client.get("/api/auth/me");
     expect(me.json().user).toMatchObject({ name: "New Name", email, business_name: "New Biz" });
+  });
+
+  it("a changed email address is not verified: sending is refused until the new address's link is followed (REST and tRPC)", async () => {
+    const launch = (c: Awaited<ReturnType<typeof signUp>>["client"]) =>
+      c.post("/api/campaigns/email/launch", {
+        campaignName: "After the switch",
+        subject: "Hi",
+        body: "Hello",
+        contacts: [{ name: "A B", email: uniqueEmail("recipient") }],
+      });
+    const { client, user } = await signUp(t.app); // verified through the emailed link
+    expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
+
+    // a name-only change keeps the verification
+    expect(
+      (await client.put("/api/user/profile", { name: "Same Address", email: user.email })).statusCode,
+    ).toBe(200);
+    expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
+
+    const taken = uniqueEmail("not-mine");
+    const res = await client.put("/api/user/profile", { name: "Switcher", email: taken });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().user).toMatchObject({ email: taken, email_verified: false });
+    expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(false);
+    const refused = await launch(client);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatch(/^Please verify your email address before sending/);
+
+    // the new address got its own link; following it verifies the account again
+    expect(await accountLinkToken(t.app, taken, "verify-email")).toBeTruthy();
+    await verifyEmailThroughOutbox(t.app, taken);
+    expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
+    expect((await launch(client)).statusCode).toBe(200);
+
+    // the tRPC mutation of the settings screen follows the same rule
+    const other = uniqueEmail("trpc-switch");
+    const viaTrpc = await trpcCall(client, "user.updateProfile", { name: "Switcher", email: other });
+    expect(viaTrpc.status).toBe(200);
+    expect(viaTrpc.data.user).toMatchObject({ email: other, email_verified: false });
+    expect(await accountLinkToken(t.app, other, "verify-email")).toBeTruthy();
+    expect((await launch(client)).statusCode).toBe(403);
   });
 
   it("requires name and email, and refuses another account's email", async () => {

@@ -42,6 +42,10 @@ describe("outbound SSRF guard", () => {
       "fe80::1",
       "::ffff:127.0.0.1",
       "224.0.0.1",
+      // IPv4-compatible IPv6 (deprecated ::/96): never public, whatever IPv4 it embeds
+      "::7f00:1",
+      "::a00:1",
+      "::808:808",
     ])
       expect(isPublicAddress(ip), ip).toBe(false);
     for (const ip of ["8.8.8.8", "1.1.1.1", "2606:4700:4700::1111"])
@@ -53,6 +57,10 @@ describe("outbound SSRF guard", () => {
       /non-public address \(127\.0\.0\.1\)/,
     );
     await expect(assertPublicUrl("http://localhost/")).rejects.toThrow(/non-public/);
+    // the fully qualified spelling of the same name, at registration (no DNS) and before fetching
+    expect(() => assertOutboundUrl("https://localhost./hooks")).toThrow(/non-public/);
+    expect(() => assertOutboundUrl("https://api.localhost../hooks")).toThrow(/non-public/);
+    expect(() => assertOutboundUrl("https://[::7f00:1]/hooks")).toThrow(/non-public/);
     await expect(assertPublicUrl("http://169.254.169.254/latest/meta-data/")).rejects.toThrow(/non-public/);
     await expect(assertPublicUrl("http://[::1]/")).rejects.toThrow(/non-public/);
     await expect(assertPublicUrl("file:///etc/passwd")).rejects.toThrow(/Only http and https/);

@@ -37,12 +37,19 @@ export function parseAllowedHosts(v: string | undefined): string[] {
     .filter(Boolean);
 }
 
-/** Whether an IP address (v4 or v6 text) is public unicast. */
+/**
+ * Whether an IP address (v4 or v6 text) is public unicast. IPv4-mapped IPv6 (::ffff:a.b.c.d) is
+ * judged by its IPv4 address; the deprecated IPv4-compatible block ::/96 (RFC 4291 2.5.5.1, e.g.
+ * ::7f00:1 for 127.0.0.1), which ipaddr.js calls unicast, is never public.
+ */
 export function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
   let addr = ipaddr.parse(ip);
-  if (addr.kind() === "ipv6" && (addr as ipaddr.IPv6).isIPv4MappedAddress())
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === "ipv6") {
+    const v6 = addr as ipaddr.IPv6;
+    if (v6.parts.slice(0, 6).every((p) => p === 0)) return false;
+    if (v6.isIPv4MappedAddress()) addr = v6.toIPv4Address();
+  }
   return addr.range() === "unicast";
 }
 
@@ -95,7 +102,8 @@ export function assertOutboundUrl(raw: string, opts: OutboundUrlOptions = {}): U
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (isIP(host) && !isPublicAddress(host))
     throw fail(`The host ${host} resolves to a non-public address (${host}); it cannot be fetched`);
-  if (host === "localhost" || host.endsWith(".localhost"))
+  const name = host.replace(/\.+$/, ""); // "localhost." is the same name as "localhost"
+  if (name === "localhost" || name.endsWith(".localhost"))
     throw fail(`The host ${host} resolves to a non-public address; it cannot be fetched`);
   return url;
 }
@@ -292,61 +300,120 @@ function postOnce(
 }
 
 /**
+ * safeFetch's connection agents, per scheme and per guard, without keep-alive (each page is its own
+ * connection): `guarded` connects only through guardedLookup(false), so the address checked is the
+ * address connected to; `allowed` serves OUTBOUND_ALLOWED_HOSTS targets.
+ */
+const getAgents = {
+  "http:": {
+    guarded: new http.Agent({ lookup: guardedLookup(false) }),
+    allowed: new http.Agent({ lookup: guardedLookup(true) }),
+  },
+  "https:": {
+    guarded: new https.Agent({ lookup: guardedLookup(false) }),
+    allowed: new https.Agent({ lookup: guardedLookup(true) }),
+  },
+} as const;
+
+/** One response of safeFetch's requests: status, headers and up to `maxBytes` of the body. */
+interface FetchedResponse {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+  truncated: boolean;
+}
+
+/**
+ * One request of safeFetch (no redirect followed) through getAgents: the socket's own DNS lookup is
+ * guardedLookup, so a host that resolves to a public address when checked and to a private one when
+ * connecting (DNS rebinding) is refused (EPRIVATEADDRESS). Reads at most `maxBytes` of the body.
+ */
+function requestOnce(
+  url: URL,
+  opts: OutboundOptions,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<FetchedResponse> {
+  const mod = url.protocol === "https:" ? https : http;
+  const agent =
+    getAgents[url.protocol as "http:" | "https:"][
+      isAllowedHost(url, opts.allowedHosts) ? "allowed" : "guarded"
+    ];
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      url,
+      { method: opts.method ?? "GET", headers: opts.headers, agent, signal },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        let settled = false;
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          if (value === undefined) continue;
+          for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+        }
+        const finish = (truncated: boolean) => {
+          if (settled) return;
+          settled = true;
+          resolve({ status: res.statusCode ?? 0, headers, body: Buffer.concat(chunks), truncated });
+        };
+        res.on("data", (c: Buffer) => {
+          if (settled) return;
+          if (size + c.length > maxBytes) {
+            chunks.push(c.subarray(0, maxBytes - size));
+            size = maxBytes;
+            finish(true);
+            res.destroy();
+            return;
+          }
+          chunks.push(c);
+          size += c.length;
+        });
+        res.on("end", () => finish(false));
+        res.on("error", (e) => {
+          if (!settled) reject(e);
+        });
+      },
+    );
+    req.on("error", reject);
+    req.end(opts.body);
+  });
+}
+
+/**
  * Fetches a URL under the rules above. Returns status, final URL, headers and up to `maxBytes` of the
- * body as text. Note: the address is checked, then fetch resolves again; a DNS answer that changes in
- * between (rebinding) is a residual risk accepted here (short timeouts, no credentials sent).
- * @throws AppError BAD_REQUEST (refused URL or redirect), BAD_GATEWAY (network error or timeout).
+ * body as text. The host is checked (assertPublicUrl, for a clear sentence) and then checked again by
+ * the connection's own DNS lookup (guardedLookup): a DNS answer that changes between the two (DNS
+ * rebinding) is refused, never connected to.
+ * @throws AppError BAD_REQUEST (refused URL or redirect), BAD_GATEWAY (network error, an address
+ *   refused at connect time, or timeout).
  */
 export async function safeFetch(raw: string, opts: OutboundOptions = {}) {
-  const deadline = AbortSignal.timeout(opts.timeoutMs ?? 5000);
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const deadline = AbortSignal.timeout(timeoutMs);
   const maxBytes = opts.maxBytes ?? 1024 * 1024;
   let url = await assertPublicUrl(raw, opts);
   for (let hop = 0; ; hop++) {
-    let res: Response;
+    let res: FetchedResponse;
     try {
-      res = await fetch(url, {
-        method: opts.method ?? "GET",
-        headers: opts.headers,
-        body: opts.body,
-        redirect: "manual",
-        signal: deadline,
-      });
+      res = await requestOnce(url, opts, maxBytes, deadline);
     } catch (e) {
-      throw new AppError("BAD_GATEWAY", `Could not fetch ${url.host}: ${(e as Error).message}`);
+      const reason = deadline.aborted ? `timed out after ${timeoutMs} ms` : (e as Error).message;
+      throw new AppError("BAD_GATEWAY", `Could not fetch ${url.host}: ${reason}`);
     }
     const location = res.headers.get("location");
     if (res.status >= 300 && res.status < 400 && location) {
-      await res.body?.cancel();
       if (hop >= (opts.maxRedirects ?? 3))
         throw new AppError("BAD_REQUEST", `Too many redirects from ${raw}`);
       url = await assertPublicUrl(new URL(location, url).toString(), opts);
       continue;
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let truncated = false;
-    if (res.body) {
-      const reader = res.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (size + value.byteLength > maxBytes) {
-          chunks.push(value.subarray(0, maxBytes - size));
-          size = maxBytes;
-          truncated = true;
-          await reader.cancel();
-          break;
-        }
-        chunks.push(value);
-        size += value.byteLength;
-      }
-    }
     return {
       status: res.status,
       url: url.toString(),
       headers: res.headers,
-      text: Buffer.concat(chunks).toString("utf8"),
-      truncated,
+      text: res.body.toString("utf8"),
+      truncated: res.truncated,
     };
   }
 }

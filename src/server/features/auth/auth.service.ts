@@ -366,6 +366,25 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
   return { message: `We sent a new verification link to ${user.email}. It works for 7 days.` };
 }
 
+/**
+ * After a profile change of the email address (user's updateProfile, which clears the verification
+ * of the old address): queues a verification link to the new address. Nothing when the address did
+ * not change or is verified. Limited like resendVerification (5 links per hour per account); past
+ * the limit nothing is sent (the change itself stands, and the banner's resend answers with the wait).
+ */
+export async function verifyChangedEmail(
+  ctx: Pick<AppContext, "jobs" | "limiters">,
+  before: Pick<User, "email">,
+  after: Pick<User, "id" | "email" | "emailVerifiedAt">,
+): Promise<void> {
+  if (before.email.toLowerCase() === after.email.toLowerCase() || after.emailVerifiedAt) return;
+  const allowed = await ctx.limiters.accountEmail.consume(`verify|${after.id}`).then(
+    () => true,
+    () => false,
+  );
+  if (allowed) await ctx.jobs.send(sendAccountLinkJob, { userId: after.id, purpose: "email_verification" });
+}
+
 /** The sentence of the 403 an unverified account gets when it tries to send (issue 11). */
 export const UNVERIFIED_SEND_MESSAGE =
   "Please verify your email address before sending: open the link we emailed you, or resend it from the banner at the top of the app. Until then you can send only to your own address.";

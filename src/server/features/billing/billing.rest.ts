@@ -108,10 +108,7 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
   const renderPortal = async (req: FastifyRequest, extra: { message?: string; error?: string } = {}) => {
     const { ws, sub, plan } = await svc.localPortalState(ctx, requireTenant(req));
     const q = req.query as { return_url?: string };
-    const returnUrl =
-      typeof q.return_url === "string" && q.return_url.startsWith(ctx.env.APP_URL)
-        ? q.return_url
-        : "/settings?tab=billing";
+    const returnUrl = sameOriginUrl(q.return_url, ctx.env.APP_URL) ?? "/settings?tab=billing";
     return portalPage({
       plan: sub ? plan : null,
       planName: PLANS[plan].name,
@@ -179,4 +176,19 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       throw e;
     }
   });
+}
+
+/**
+ * `raw` when it is an absolute URL on APP_URL's origin (scheme, host and port compared after
+ * parsing), else null. A text prefix test is not enough: "https://app.example@evil.example/" and
+ * "https://app.example.evil.example/" start with "https://app.example".
+ */
+function sameOriginUrl(raw: unknown, appUrl: string): string | null {
+  if (typeof raw !== "string") return null;
+  try {
+    const url = new URL(raw);
+    return url.origin === new URL(appUrl).origin && !url.username && !url.password ? url.href : null;
+  } catch {
+    return null;
+  }
 }

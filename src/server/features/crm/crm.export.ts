@@ -3,7 +3,7 @@ import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
 import { parseInput } from "../../lib/validate";
 import { toContactJson } from "./crm.contact-json";
-import { safeCell } from "./crm.csv";
+import { CSV_FORMULA_ESCAPE } from "./crm.csv";
 
 import { contactOrder, contactWhere, selectContactsBeforeCursor } from "./crm.queries";
 
@@ -84,9 +84,9 @@ export async function* exportContactsCsv(
     const data = rows.map((r) => {
       const j = toContactJson(r) as Record<string, unknown>;
       j.tags = (tagsBy.get(r.id) ?? []).join("; ");
-      return EXPORT_COLUMNS.map((c) => safeCell(j[c]));
+      return EXPORT_COLUMNS.map((c) => j[c]);
     });
-    yield `${Papa.unparse(data, { newline: "\r\n" })}\r\n`;
+    yield `${Papa.unparse(data, { newline: "\r\n", escapeFormulae: CSV_FORMULA_ESCAPE })}\r\n`;
     const last = page[page.length - 1] as { c: Contact; ts: string };
     before = { createdAt: last.ts, id: last.c.id };
     if (rows.length < 2000) break;

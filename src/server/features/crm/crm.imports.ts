@@ -11,10 +11,10 @@ import { importEventListener } from "./crm.contact-events";
 import { refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
+  CSV_FORMULA_ESCAPE,
   decodeWithEncoding,
   IMPORT_FIELDS,
   matchHeaders,
-  safeCell,
   sniffEncoding,
 } from "./crm.csv";
 import { importRows } from "./crm.import";
@@ -212,13 +212,11 @@ export async function importErrorsCsv(
   importId: string,
 ): Promise<string> {
   const row = await findImport(ctx, workspaceId, importId);
-  return Papa.unparse({
-    fields: ["line", "reason", "row", "imported"],
-    data: row.errors.map((e) => [
-      String(e.line),
-      safeCell(e.reason),
-      safeCell(e.raw ?? ""),
-      e.kept ? "yes" : "no",
-    ]),
-  });
+  return Papa.unparse(
+    {
+      fields: ["line", "reason", "row", "imported"],
+      data: row.errors.map((e) => [e.line, e.reason, e.raw ?? "", e.kept ? "yes" : "no"]),
+    },
+    { escapeFormulae: CSV_FORMULA_ESCAPE },
+  );
 }

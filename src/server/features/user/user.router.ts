@@ -1,13 +1,14 @@
 import { protectedProcedure, router } from "../../trpc/init";
-import { toPublicUser } from "../auth/auth.service";
+import { toPublicUser, verifyChangedEmail } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
 export const userRouter = router({
-  updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => ({
-    success: true as const,
-    user: toPublicUser(await svc.updateProfile(ctx, ctx.user, input), ctx.tenant.workspace),
-  })),
+  updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => {
+    const updated = await svc.updateProfile(ctx, ctx.user, input);
+    await verifyChangedEmail(ctx, ctx.user, updated);
+    return { success: true as const, user: toPublicUser(updated, ctx.tenant.workspace) };
+  }),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {
     await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input, { ip: ctx.ip });
     return { success: true as const };

@@ -11,7 +11,10 @@ import * as q from "./user.queries";
 import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
 
 /**
- * Updates name, email, business name and phone.
+ * Updates name, email, business name and phone. A changed email address is no longer verified
+ * (`email_verified_at` cleared in the same update): verification proves one address, so sending
+ * stays limited (assertCanSend) until the new address is confirmed through its own link; the
+ * caller sends that link (auth's resendVerification).
  * @throws AppError CONFLICT when the email belongs to another account; BAD_REQUEST for a phone
  * number libphonenumber cannot parse (default country US).
  */
@@ -22,7 +25,8 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
     if (!e164) throw new AppError("BAD_REQUEST", INVALID_PHONE_MESSAGE);
     phone = e164;
   }
-  if (input.email.toLowerCase() !== user.email.toLowerCase()) {
+  const emailChanged = input.email.toLowerCase() !== user.email.toLowerCase();
+  if (emailChanged) {
     const other = await q.findUserByEmail(ctx.db, input.email);
     if (other) throw new AppError("CONFLICT", "That email is already used by another account");
   }
@@ -32,6 +36,7 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
       email: input.email,
       businessName: input.businessName || null,
       phone,
+      ...(emailChanged ? { emailVerifiedAt: null } : {}),
     });
     if (!updated) throw new AppError("NOT_FOUND", "Account not found");
     return updated;

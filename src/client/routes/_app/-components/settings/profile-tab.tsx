@@ -72,7 +72,15 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
       const res = await save.mutateAsync(values);
       setUser(res.user);
       form.reset(values);
-      onBanner({ variant: "success", message: "Profile updated successfully!" });
+      // a new address is not verified until its own link is followed (sending waits for it)
+      const newAddress = res.user.email.toLowerCase() !== (user.email ?? "").toLowerCase();
+      onBanner({
+        variant: "success",
+        message:
+          newAddress && !res.user.email_verified
+            ? `Profile updated. We sent a link to ${res.user.email}: open it to confirm the new address before sending.`
+            : "Profile updated successfully!",
+      });
     } catch (error) {
       onBanner({ variant: "error", message: errorMessage(error, "Failed to update profile") });
     }

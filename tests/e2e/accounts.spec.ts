@@ -89,3 +89,54 @@ test("forgot password from the login page, reset through the emailed link, verif
   await page.getByRole("button", { name: "Sign In" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
 });
+
+test("login and register: an empty or malformed submit shows the app's own messages, linked to the fields, and focuses the first invalid one", async ({
+  page,
+}) => {
+  // /login: Enter in the (autofocused) empty email field submits; no browser bubble blocks it
+  await page.goto("/login");
+  const email = page.getByLabel("Email");
+  const password = page.getByLabel("Password");
+  await expect(email).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(email).toHaveAccessibleDescription("Please enter your email");
+  await expect(email).toHaveAttribute("aria-invalid", "true");
+  await expect(password).toHaveAccessibleDescription("Please enter your password");
+  await expect(password).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText("Please enter your email")).toBeVisible();
+  await expect(email).toBeFocused();
+  // the email given: the first invalid field is now the password, and focus goes there
+  await email.fill("sam@example.com");
+  await page.keyboard.press("Enter");
+  await expect(password).toBeFocused();
+  await expect(email).not.toHaveAttribute("aria-describedby");
+  await expect(password).toHaveAccessibleDescription("Please enter your password");
+  // a malformed address is the app's message too, not the browser's
+  await email.fill("sam@");
+  await password.fill("whatever-123");
+  await page.getByRole("button", { name: "Sign In" }).press("Enter");
+  await expect(email).toHaveAccessibleDescription("Please enter a valid email address");
+  await expect(email).toBeFocused();
+  expect(new URL(page.url()).pathname).toBe("/login");
+
+  // /register: Tab to Create Account and press Enter with every field empty
+  await page.goto("/register");
+  const name = page.getByLabel("Name", { exact: true });
+  await expect(name).toBeFocused();
+  await page.getByRole("button", { name: "Create Account" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(name).toHaveAccessibleDescription("Please enter your name");
+  await expect(name).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Email")).toHaveAccessibleDescription("Please enter your email");
+  await expect(page.getByLabel("Password")).toHaveAccessibleDescription(
+    "Password must be at least 8 characters",
+  );
+  await expect(name).toBeFocused();
+  // name given: focus moves to the email, the first field still wrong
+  await name.fill("Sam");
+  await page.getByLabel("Email").fill("not-an-email");
+  await page.getByRole("button", { name: "Create Account" }).click();
+  await expect(page.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
+  await expect(page.getByLabel("Email")).toBeFocused();
+  expect(new URL(page.url()).pathname).toBe("/register");
+});

@@ -22,7 +22,7 @@ export const Route = createFileRoute("/login")({
 
 /** Login rules (spec section 5): email and password required. */
 const loginSchema = z.object({
-  email: z.string().trim().min(1, "Please enter your email"),
+  email: z.string().trim().min(1, "Please enter your email").email("Please enter a valid email address"),
   password: z.string().min(1, "Please enter your password"),
 });
 type LoginValues = z.infer<typeof loginSchema>;
@@ -61,7 +61,7 @@ function LoginPage() {
         </>
       }
     >
-      <form onSubmit={onSubmit} className="grid gap-4">
+      <form onSubmit={onSubmit} className="grid gap-4" noValidate>
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
         <FormField label="Email" htmlFor="login-email" error={errors.email?.message}>
           <Input

@@ -27,7 +27,7 @@ export const Route = createFileRoute("/register")({
 const registerSchema = z.object({
   name: z.string().trim().min(1, "Please enter your name"),
   business_name: z.string().trim(),
-  email: z.string().trim().min(1, "Please enter your email"),
+  email: z.string().trim().min(1, "Please enter your email").email("Please enter a valid email address"),
   password: z.string().min(8, "Password must be at least 8 characters"),
 });
 type RegisterValues = z.infer<typeof registerSchema>;
@@ -66,7 +66,7 @@ function RegisterPage() {
         </>
       }
     >
-      <form onSubmit={onSubmit} className="grid gap-4">
+      <form onSubmit={onSubmit} className="grid gap-4" noValidate>
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
         <FormField label="Name" htmlFor="register-name" error={errors.name?.message}>
           <Input

@@ -17,6 +17,11 @@ export const DialogClose = DialogPrimitive.Close;
  * only for a DialogTrigger, and most dialogs here are opened from state by an ordinary button. The opener
  * is read as the content mounts (OpenerCapture, before any child's autoFocus has moved focus into the
  * dialog), not in onOpenAutoFocus, which runs after an autoFocus field already took focus.
+ * Focus is given back as the closed content leaves the page (OpenerCapture's cleanup, before its nodes
+ * are removed), not only in Radix's onCloseAutoFocus, which runs in a timer after the removal: in
+ * between, focus was on <body>, and a focus the user (or a test) moved meanwhile was taken back by the
+ * late return. onCloseAutoFocus now only finishes the job: it leaves focus where it already is (the
+ * opener, or wherever the user put it) and focuses the opener only if focus is still on <body>.
  */
 export function DialogContent({
   className,
@@ -27,6 +32,8 @@ export function DialogContent({
   ...props
 }: React.ComponentProps<typeof DialogPrimitive.Content> & { hideClose?: boolean }) {
   const opener = useRef<HTMLElement | null>(null);
+  const content = useRef<HTMLDivElement | null>(null);
+  const { ref: outerRef, ...rest } = props as typeof props & { ref?: React.Ref<HTMLDivElement> };
   return (
     <DialogPrimitive.Portal>
       <DialogPrimitive.Overlay className="fixed inset-0 z-50 bg-black/50 backdrop-blur-[2px] data-[state=open]:animate-fade-in" />
@@ -42,14 +49,23 @@ export function DialogContent({
           if (event.defaultPrevented) return;
           const target = opener.current;
           opener.current = null;
+          const active = document.activeElement;
+          // already given back as the content left, or moved on by the user since: keep it there
+          if (active && active !== document.body) return event.preventDefault();
           if (target?.isConnected) {
             event.preventDefault();
             target.focus();
           }
         }}
-        {...props}
+        ref={(node: HTMLDivElement | null) => {
+          // the last node is kept: React detaches the ref before the children's unmount cleanup reads it
+          if (node) content.current = node;
+          if (typeof outerRef === "function") outerRef(node);
+          else if (outerRef) outerRef.current = node;
+        }}
+        {...rest}
       >
-        <OpenerCapture opener={opener} />
+        <OpenerCapture opener={opener} content={content} />
         {children}
         {!hideClose && (
           <DialogPrimitive.Close className="absolute top-4 right-4 rounded-md p-1 text-muted-foreground opacity-80 transition hover:bg-accent hover:opacity-100 focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none">
@@ -65,15 +81,35 @@ export function DialogContent({
 /**
  * Renders nothing; as the first child of the dialog content, its layout effect runs when the content
  * mounts and before later children's autoFocus (React focuses those in the same commit, in tree order),
- * so the focused element it records is the control that opened the dialog.
+ * so the focused element it records is the control that opened the dialog. Its cleanup runs when the
+ * closed content unmounts, before React removes the content's nodes (and after Radix stopped trapping
+ * focus, which it does as the dialog closes): if focus is still inside the content (or already on
+ * <body>), it goes back to the opener there and then, so it never falls to <body> on the way.
  */
-function OpenerCapture({ opener }: { opener: React.RefObject<HTMLElement | null> }) {
+function OpenerCapture({
+  opener,
+  content,
+}: {
+  opener: React.RefObject<HTMLElement | null>;
+  content: React.RefObject<HTMLElement | null>;
+}) {
   useLayoutEffect(() => {
     const active = document.activeElement;
     // a remount while open finds focus already inside the dialog: keep the opener recorded before
     if (active?.closest("[role=dialog]")) return;
     opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
   }, [opener]);
+  useLayoutEffect(
+    () => () => {
+      const node = content.current;
+      const target = opener.current;
+      // only a closing dialog gives focus back (a remount while open keeps it inside)
+      if (node?.getAttribute("data-state") !== "closed" || !target?.isConnected) return;
+      const active = document.activeElement;
+      if (!active || active === document.body || node.contains(active)) target.focus();
+    },
+    [opener, content],
+  );
   return null;
 }
 

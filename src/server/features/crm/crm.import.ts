@@ -90,7 +90,7 @@ const STAGE_COLS = [
   "custom_fields",
 ] as const;
 type StageCol = (typeof STAGE_COLS)[number];
-/** Staged columns with a type of their own (not text): an update sets them as given, never coalesced. */
+/** Staged columns with a type of their own (not text): an update sets them as staged (an empty one was filled from the stored contact first, KEEP_WHEN_EMPTY_COLS). */
 const TYPED_COLS: readonly StageCol[] = [
   "lifecycle_stage",
   "lead_status",
@@ -99,8 +99,12 @@ const TYPED_COLS: readonly StageCol[] = [
   "sms_opt_in",
   "call_opt_in",
 ];
-/** The consent columns: on an update an empty value keeps the stored one (ContactImporter.write). */
-const OPT_IN_COLS = ["email_opt_in", "sms_opt_in", "call_opt_in"] as const;
+/**
+ * The typed columns whose empty value on an update keeps the stored one (ContactImporter.write): the
+ * consent flags and the lead's stage, status and score. Their insert defaults (email yes, SMS and calls
+ * no; lead / new / 0) are for new contacts only.
+ */
+const KEEP_WHEN_EMPTY_COLS = TYPED_COLS;
 const TEXT_COLS = STAGE_COLS.filter((c) => !TYPED_COLS.includes(c) && c !== "custom_fields");
 
 /** Text columns copied as given (trimmed); email and phones have their own rules. */
@@ -499,15 +503,17 @@ export class ContactImporter {
       if (this.opts.customFields)
         conflict += ` where (select count(*) from jsonb_object_keys(${merged})) <= ${MAX_CUSTOM_FIELDS}`;
     }
-    // an update's row that leaves an opt-in empty (an empty cell; a JSON row without the key that
-    // other rows have) keeps the contact's stored consent: the insert's default (email yes, SMS and
-    // calls no) is for new contacts only, never a silent re-opt-in of someone who opted out
-    const keepOptIns =
-      this.opts.onDuplicate === "update" && OPT_IN_COLS.some((c) => this.opts.mappedFields.has(c))
-        ? `update crm_import_stage s set ${OPT_IN_COLS.map((c) => `${c} = coalesce(s.${c}, c.${c})`).join(", ")}
+    // an update's row that leaves an opt-in, the lifecycle stage, the lead status or the lead score
+    // empty (an empty cell; a JSON row without the key, or with null, that other rows have) keeps the
+    // contact's stored value: the insert's defaults (email yes, SMS and calls no; lead / new / 0) are
+    // for new contacts only, never a silent re-opt-in of someone who opted out or a reset of a lead
+    const keepCols = KEEP_WHEN_EMPTY_COLS.filter((c) => this.opts.mappedFields.has(c as ImportField));
+    const keepStored =
+      this.opts.onDuplicate === "update" && keepCols.length
+        ? `update crm_import_stage s set ${keepCols.map((c) => `${c} = coalesce(s.${c}, c.${c})`).join(", ")}
            from contacts c
            where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email)
-             and (${OPT_IN_COLS.map((c) => `s.${c} is null`).join(" or ")})`
+             and (${keepCols.map((c) => `s.${c} is null`).join(" or ")})`
         : null;
     // with a listener (onWritten) the ids too, as two arrays in the one result row
     const ids = this.opts.onWritten
@@ -553,7 +559,7 @@ export class ContactImporter {
           );
           removed = cut.map((r) => String(r.email));
         }
-        if (keepOptIns) await conn.unsafe(keepOptIns, [this.workspaceId]);
+        if (keepStored) await conn.unsafe(keepStored, [this.workspaceId]);
         const [res] = await conn.unsafe(
           upsert,
           warned.length ? [this.workspaceId, this.importId, warnedEmails] : [this.workspaceId, this.importId],

@@ -1,9 +1,18 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Copy, KeyRound } from "lucide-react";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
@@ -46,10 +55,17 @@ export function expiresAtOf(choice: ExpiryChoice, day: string, now = new Date())
   return Number.isNaN(end.getTime()) ? undefined : end.toISOString();
 }
 
+/** The accessible name of a key's Revoke button: the visible word first, then which key (name and prefix). */
+export function revokeLabel(k: { name: string; prefix: string }): string {
+  return `Revoke API key ${k.name} (${k.prefix}...)`;
+}
+
 /**
  * Settings > API keys (issue 15, owner and admin): create a key with a name, scopes and an optional
  * expiry (shown once), list keys with prefix, scopes, last use and expiry, revoke. Links to the API
- * reference at /docs/api.
+ * reference at /docs/api. Revoking asks first (a dialog naming the key; Escape or Cancel keep it and
+ * focus goes back to the key's Revoke button); once revoked, the button is gone and focus moves to
+ * the key's name in the list.
  */
 export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -61,6 +77,11 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const [expiry, setExpiry] = useState<ExpiryChoice>("never");
   const [expiryDay, setExpiryDay] = useState("");
   const [shown, setShown] = useState<string | null>(null);
+  /** the key the confirmation dialog asks about */
+  const [confirming, setConfirming] = useState<{ id: string; name: string; prefix: string } | null>(null);
+  /** a key just revoked: its name takes focus once its Revoke button has left the list */
+  const [revokedId, setRevokedId] = useState<string | null>(null);
+  const nameRefs = useRef(new Map<string, HTMLElement>());
   const nameId = useId();
   const expiryId = useId();
   const expiryDayId = useId();
@@ -81,16 +102,30 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   );
   const revoke = useMutation(
     trpc.apiKeys.revoke.mutationOptions({
-      onSuccess: () => {
+      onSuccess: (_r, vars) => {
         onBanner({
           variant: "success",
           message: "API key revoked. Requests with it are refused from now on.",
         });
+        setRevokedId(vars.id);
         void refresh();
       },
       onError: (e) => onBanner({ variant: "error", message: e.message }),
     }),
   );
+
+  // the Revoke button that had focus is replaced by the Revoked badge once the list is read again:
+  // then focus the key's name instead of leaving it on the page's body (only when focus was lost, not
+  // when the user has moved on)
+  useEffect(() => {
+    if (!revokedId) return;
+    const k = keys.data?.find((x) => x.id === revokedId);
+    if (k && !k.revoked_at) return; // the list still shows the key active: wait for the refetch
+    setRevokedId(null);
+    const active = document.activeElement;
+    if (active && active !== document.body) return;
+    nameRefs.current.get(revokedId)?.focus();
+  }, [revokedId, keys.data]);
 
   if (keys.error) return <p role="alert">{keys.error.message}</p>;
   const submit = (e: FormEvent) => {
@@ -225,7 +260,14 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                 return (
                   <li key={k.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="api-key-row">
                     <div className="min-w-0 flex-1">
-                      <p className="truncate font-medium">
+                      <p
+                        className="truncate font-medium outline-none"
+                        tabIndex={-1}
+                        ref={(el) => {
+                          if (el) nameRefs.current.set(k.id, el);
+                          else nameRefs.current.delete(k.id);
+                        }}
+                      >
                         {k.name} <code className="text-sm text-muted-foreground">{k.prefix}...</code>
                       </p>
                       <p className="text-sm text-muted-foreground">
@@ -248,7 +290,12 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                     ) : (
                       <>
                         {!k.creator_active && <Badge variant="warning">Inactive</Badge>}
-                        <Button variant="outline" size="sm" onClick={() => revoke.mutate({ id: k.id })}>
+                        <Button
+                          variant="outline"
+                          size="sm"
+                          aria-label={revokeLabel(k)}
+                          onClick={() => setConfirming({ id: k.id, name: k.name, prefix: k.prefix })}
+                        >
                           Revoke
                         </Button>
                       </>
@@ -260,6 +307,31 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
           )}
         </CardContent>
       </Card>
+      <Dialog open={confirming !== null} onOpenChange={(open) => !open && setConfirming(null)}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>Revoke API key {confirming?.name}?</DialogTitle>
+            <DialogDescription>
+              Requests with the key <code>{confirming?.prefix}...</code> are refused at once. This cannot be
+              undone: a revoked key cannot be turned back on.
+            </DialogDescription>
+          </DialogHeader>
+          <DialogFooter>
+            <DialogClose asChild>
+              <Button variant="outline">Cancel</Button>
+            </DialogClose>
+            <Button
+              variant="destructive"
+              onClick={() => {
+                if (confirming) revoke.mutate({ id: confirming.id });
+                setConfirming(null);
+              }}
+            >
+              Revoke key
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
     </div>
   );
 }

@@ -163,8 +163,14 @@ export const campaignRecipients = pgTable(
     providerMessageId: text(),
     /** public token for unsubscribe (/u/:token), click tracking (/c/:token/:i) and video landing pages */
     token: text().notNull(),
-    /** SMS segments of the merged message */
+    /** SMS segments of the merged message (of its latest attempt) */
     segments: integer().notNull().default(1),
+    /**
+     * SMS segments handed to the provider for this recipient over all its attempts: each send adds
+     * its message's segments (a "resend to failed" after an undelivered message adds the second
+     * message's; the carrier bills both). What the report's segment total sums (migration 0039).
+     */
+    segmentsSent: integer().notNull().default(0),
     /** the opt-out footer was added (first SMS to this contact) */
     optOutNotice: boolean().notNull().default(false),
     sentAt: timestamp({ withTimezone: true }),

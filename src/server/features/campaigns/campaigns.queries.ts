@@ -570,12 +570,15 @@ export async function insertWebhookEventKey(
 // Report
 // ---------------------------------------------------------------------------------------------
 
-/** First send and last event of a campaign, and the SMS segments sent. */
+/**
+ * First send and last event of a campaign, and the SMS segments sent: of every attempt handed to the
+ * provider (segments_sent), so a resent message's first attempt still counts.
+ */
 export async function selectReportSpan(pg: Sql, campaignId: number) {
   const [span] = await pg<{ first: Date | null; last: Date | null; segments: number | null }[]>`
     select min(sent_at) as first,
       greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
-      sum(segments) filter (where sent_at is not null)::int as segments
+      sum(segments_sent)::int as segments
     from campaign_recipients where campaign_id = ${campaignId}`;
   return span;
 }
@@ -584,7 +587,8 @@ export async function selectReportSpan(pg: Sql, campaignId: number) {
  * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
  * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
  * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
- * cancelled / pending (queued or sending) = current status, optedOut = marked unsubscribed or spam
+ * cancelled / pending (queued or sending) = current status, softBounced = failed by a soft bounce
+ * (reason 'soft bounce ...', campaigns.events SOFT_BOUNCE), optedOut = marked unsubscribed or spam
  * complaint, answered / voicemail = completed calls a person / an answering machine picked up
  * (answered_by), and skipped rows per reason.
  */
@@ -599,6 +603,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         replied: number;
         bounced: number;
         failed: number;
+        softBounced: number;
         cancelled: number;
         pending: number;
         optedOut: number;
@@ -613,6 +618,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where replied_at is not null)::int as replied,
         count(*) filter (where status = 'bounced')::int as bounced,
         count(*) filter (where status = 'failed')::int as failed,
+        count(*) filter (where status = 'failed' and reason like 'soft bounce%')::int as "softBounced",
         count(*) filter (where status = 'cancelled')::int as cancelled,
         count(*) filter (where status in ('queued', 'sending'))::int as pending,
         count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as "optedOut",
@@ -766,7 +772,8 @@ export async function releaseClaims(
 }
 
 /**
- * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`) and
+ * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`), adding
+ * the message's segments to the row's segments_sent (every attempt's count), and
  * returns `{id, contactId, address, providerMessageId}` of those it changed.
  */
 export async function markRecipientsSent(
@@ -779,7 +786,8 @@ export async function markRecipientsSent(
   );
   const updated = (await db.execute(sql`
     update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
-      segments = v.seg, opt_out_notice = v.notice, lease_until = null, reason = null, updated_at = now()
+      segments = v.seg, segments_sent = r.segments_sent + v.seg, opt_out_notice = v.notice,
+      lease_until = null, reason = null, updated_at = now()
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
     where r.id = v.id and r.status = 'sending'
     returning r.id, r.contact_id, r.address, v.pid`)) as unknown as {

@@ -468,8 +468,13 @@ export interface ReportFigures {
   clicked: number;
   replied: number;
   bounced: number;
-  /** failed at the provider or the carrier (a send error, undelivered, busy, no answer) */
+  /** failed at the provider or the carrier (a send error, undelivered, busy, no answer, a soft bounce) */
   failed: number;
+  /**
+   * of `failed`, emails a soft (temporary) bounce failed (Postmark SoftBounce, Transient, DnsError,
+   * ...): the address was not suppressed and "resend to failed" tries them again
+   */
+  softBounced: number;
   /** skipped at launch or at send time, in all */
   skipped: number;
   /** skipped recipients per reason ("no email", "suppressed: unsubscribed", ...), most first */
@@ -487,7 +492,8 @@ export interface ReportFigures {
 
 /**
  * A campaign's report: summary, content, per-status counts, the headline figures (ReportFigures),
- * SMS totals, and a timeline of sent / delivered / opened / clicked / replied / failed per time
+ * SMS totals (`totalSegments`: the segments of every message handed to the provider, a resent
+ * message's earlier attempts included: the carrier bills each), and a timeline of sent / delivered / opened / clicked / replied / failed per time
  * bucket (minute, or hour past 3 hours).
  * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
  */
@@ -555,6 +561,7 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
         reason: r.reason,
         attempts: r.attempts,
         segments: r.segments,
+        segmentsSent: r.segmentsSent,
         sentAt: r.sentAt,
         deliveredAt: r.deliveredAt,
         openedAt: r.openedAt,

@@ -10,7 +10,6 @@ import {
   isNotNull,
   isNull,
   lt,
-  ne,
   sql,
 } from "drizzle-orm";
 import type { DbOrTx, Sql } from "../../db/client";
@@ -74,7 +73,12 @@ export async function selectCampaignContent(
   return c?.content;
 }
 
-/** Campaigns of `workspaceId` that are not drafts, optionally only those created before `before`. */
+/**
+ * How many of `workspaceId`'s campaigns went out (the dashboard's Total Campaigns): those that began
+ * sending (started_at set: sending, paused, completed), except a cancelled one none of whose messages
+ * was handed to the provider. Drafts and scheduled campaigns (started_at null until their time) do not
+ * count; with `before`, only those that began sending before it.
+ */
 export async function countWorkspaceCampaigns(
   db: DbOrTx,
   workspaceId: string,
@@ -86,8 +90,11 @@ export async function countWorkspaceCampaigns(
     .where(
       and(
         eq(campaigns.workspaceId, workspaceId),
-        ne(campaigns.status, "draft"),
-        before ? lt(campaigns.createdAt, before) : undefined,
+        isNotNull(campaigns.startedAt),
+        before ? lt(campaigns.startedAt, before) : undefined,
+        sql`(${campaigns.status} <> 'cancelled' or exists (
+          select 1 from ${campaignRecipients} r
+          where r.campaign_id = ${campaigns.id} and r.sent_at is not null))`,
       ),
     );
   return row?.n ?? 0;

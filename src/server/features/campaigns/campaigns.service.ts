@@ -53,7 +53,12 @@ import { smsSegments } from "./sms-segments";
 
 type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
 
-/** Campaigns owned by `workspaceId` (any status but draft), optionally created before `before`. */
+/**
+ * Campaigns of `workspaceId` that went out (the dashboard's Total Campaigns, like Mailchimp's and
+ * HubSpot's counts of sent and sending campaigns): begun sending (sending, paused, completed), plus a
+ * cancelled one that had sent at least one message; never drafts, scheduled campaigns not started yet,
+ * or ones cancelled before any message went. With `before`, those that began sending before it.
+ */
 export async function countCampaigns(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,

@@ -104,6 +104,13 @@ export const campaigns = pgTable(
     scheduledAt: timestamp({ withTimezone: true }),
     startedAt: timestamp({ withTimezone: true }),
     completedAt: timestamp({ withTimezone: true }),
+    /**
+     * Start of the billing period whose meter holds the plan units of the campaign's messages not
+     * sent yet: the period its launch foresaw it sending in (its scheduled time's, else the launch's).
+     * Parts sent in another period reserve there and leave this one (billing chargeCampaignSend).
+     * Null for campaigns launched before it was recorded (migration 0039): their launch's period.
+     */
+    meterPeriodStart: timestamp({ withTimezone: true }),
     recipientCount: integer().notNull().default(0),
     /** SMS segments per message of the un-merged template (GSM-7 / UCS-2) */
     segmentsPerMessage: integer().notNull().default(1),

@@ -294,6 +294,14 @@ export async function resendFailedRows(
   });
 }
 
+/** Records the billing period start whose meter holds a campaign's unsent units (billing CampaignMetering). */
+export async function setCampaignMeterPeriod(db: DbOrTx, id: number, periodStart: Date): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({ meterPeriodStart: periodStart, updatedAt: new Date() })
+    .where(eq(campaigns.id, id));
+}
+
 /** Completes a campaign that is still `sending`; false when another pass (or a pause) got there first. */
 export async function completeSendingCampaign(db: DbOrTx, id: number): Promise<boolean> {
   const done = await db

@@ -2,6 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaigns, outboxMessages, usageMeters, workspaces } from "../../src/server/db/schema";
 import { addMonths } from "../../src/server/features/billing/billing.service";
+import { processRecipients } from "../../src/server/features/campaigns/campaigns.engine";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
@@ -125,6 +126,50 @@ describe("a downgrade to Free stops a running email campaign at Free's 100 email
     expect(c.pausedReason).toContain(
       "Your Free plan includes 100 emails a month and 130 are already used or reserved",
     );
+  });
+});
+
+describe("concurrent parts of one campaign after a downgrade", () => {
+  it("two workers sending halves at once never pass Free's 100 together; a resume sends up to it", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional");
+    const ids = await emailContacts(user.id, 130);
+    const res = await client.post("/api/campaigns", {
+      name: "Two workers",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      recipients: { contactIds: ids },
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const id = res.json().campaign.id as number;
+    await setPlan(t, user.id, "free");
+    // its time came: sending, and two workers take half of its recipients each, at the same time
+    await t.db
+      .update(campaigns)
+      .set({ status: "sending", scheduledAt: null, startedAt: new Date() })
+      .where(eq(campaigns.id, id));
+    const rows = await t.sql<{ id: string }[]>`
+      select id from campaign_recipients where campaign_id = ${id} order by id`;
+    const rowIds = rows.map((r) => Number(r.id));
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    await Promise.all([
+      processRecipients(deps, rowIds.slice(0, 65)),
+      processRecipients(deps, rowIds.slice(65)),
+    ]);
+    // (which half claimed first decides how many each may send; together never past 100)
+    const first = await emailsSent(user.id);
+    expect(first).toBeLessThanOrEqual(100);
+    expect((await client.get(`/api/campaigns/${id}`)).json().campaign.status).toBe("paused");
+    if (first < 100) {
+      // what the limit still allows goes on a resume, then it pauses at the limit
+      const resumed = await client.post(`/api/campaigns/${id}/resume`);
+      expect(resumed.statusCode, resumed.body).toBe(200);
+      await t.jobs.runDeferred();
+      expect(await emailsSent(user.id)).toBe(100);
+      expect((await client.get(`/api/campaigns/${id}`)).json().campaign.status).toBe("paused");
+    }
+    expect((await client.post(`/api/campaigns/${id}/resume`)).statusCode).toBe(402);
   });
 });
 

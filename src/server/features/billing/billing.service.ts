@@ -634,10 +634,11 @@ export interface CampaignCharge {
 
 /**
  * The plan's answer, now, for `wanted` messages of a campaign about to be sent (billing period and
- * plan as they are now; spec section 9). `pending` counts the campaign's unsent messages (queued or
- * being sent, the `wanted` ones included; asked only when the limit is not unlimited and the units are
- * in the current period): their units were reserved at launch in the campaign's reservation period.
- * Three cases:
+ * plan as they are now; spec section 9). `pending` counts the campaign's unsent messages whose units
+ * are still reserved (the send engine passes its queued ones plus the `wanted` ones: a part another
+ * worker is sending counts as spent, so concurrent parts never pass the limit together, at worst they
+ * stop a little short of it; asked only when the limit is not unlimited and the units are in the
+ * current period). Three cases:
  * - the plan no longer includes the channel's feature (a downgrade since the launch): none allowed;
  * - the units are in the current period: the campaign may send while what the meter holds besides its
  *   own unsent units stays within the plan's limit (`max - (used - pending)`), so a downgrade to a

@@ -877,6 +877,14 @@ export async function selectQueuedRecipients(pg: Sql, campaignId: number) {
   return rows.map((r) => ({ id: Number(r.id), notBefore: r.nb === null ? null : Number(r.nb) }));
 }
 
+/** Rows of a campaign still queued (not claimed by a send). */
+export async function countQueuedRecipients(pg: Sql, campaignId: number): Promise<number> {
+  const [row] = await pg<{ n: number }[]>`
+    select count(*)::int as n from campaign_recipients
+    where campaign_id = ${campaignId} and status = 'queued'`;
+  return row?.n ?? 0;
+}
+
 /** Rows of a campaign still queued or sending (the watchdog's completion test). */
 export async function countQueuedOrSending(pg: Sql, campaignId: number): Promise<number> {
   const [row] = await pg<{ pending: number }[]>`

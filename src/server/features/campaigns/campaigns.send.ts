@@ -32,7 +32,7 @@ import {
 import { sendMessageJob } from "./campaigns.jobs";
 import {
   type ClaimedRecipient,
-  countQueuedOrSending,
+  countQueuedRecipients,
   extendLeases,
   finishRecipients,
   markRecipientsSent,
@@ -97,7 +97,9 @@ export async function sendClaimed(
   // rows it does not allow go back to the queue unsent and the campaign pauses with the sentence saying
   // why, after the allowed ones are sent
   const metering = launchOf(campaign);
-  const pending = () => countQueuedOrSending(deps.sql, campaign.id);
+  // its unsent messages: queued ones and this claim's (a part another worker is sending counts as spent,
+  // so concurrent parts never pass the limit together)
+  const pending = async () => (await countQueuedRecipients(deps.sql, campaign.id)) + claimed.length;
   const charge = await chargeCampaignSend(deps, metering, pending, claimed.length);
   const pauseForPlan = async () => {
     if (!charge.stop) return;

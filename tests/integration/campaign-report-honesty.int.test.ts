@@ -214,6 +214,7 @@ describe("report figures", () => {
       replied: 1,
       bounced: 0,
       failed: 1,
+      softBounced: 0,
       skipped: 0,
       skippedReasons: [],
       cancelled: 0,

@@ -1,8 +1,8 @@
 import { and, eq, gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activities, contacts } from "../../src/server/db/schema";
+import { activities, campaigns, contacts } from "../../src/server/db/schema";
 import { recordActivities } from "../../src/server/features/crm/crm.service";
-import { getDashboardStats } from "../../src/server/features/dashboard/dashboard.service";
+import { getDashboardStats, monthStartIn } from "../../src/server/features/dashboard/dashboard.service";
 import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 let t: TestApp;
@@ -124,5 +124,45 @@ describe("'this month' is the viewer's calendar month", () => {
     expect(bad.json().error).toMatch(/Unknown time zone/);
     const input = encodeURIComponent(JSON.stringify({ json: { timeZone: "Europe/Paris" } }));
     expect((await client.get(`/trpc/dashboard.stats?input=${input}`)).statusCode).toBe(200);
+  });
+});
+
+describe("'Total Campaigns' counts the campaigns that went out", () => {
+  it("counts sending, paused, completed and cancelled-after-sending campaigns; not drafts, scheduled ones or ones cancelled before any message went", async () => {
+    const { client, user } = await signUp(t.app);
+    const email = (p: string) => [{ name: "X", email: uniqueEmail(p), company: "" }];
+    const launch = async (name: string, extra: object = {}) => {
+      const res = await client.post("/api/campaigns/email/launch", {
+        campaignName: name,
+        subject: "Hi",
+        body: "Body",
+        contacts: email(name.toLowerCase().replace(/\W/g, "")),
+        ...extra,
+      });
+      expect(res.statusCode).toBe(200);
+      return Number(res.json().campaign?.id ?? res.json().campaignId ?? res.json().id);
+    };
+    const later = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    await launch("Sent");
+    const sentThenCancelled = await launch("Sent then cancelled");
+    await launch("Scheduled", { scheduledAt: later });
+    const calledOff = await launch("Called off", { scheduledAt: later });
+    expect((await client.post(`/api/campaigns/${calledOff}/cancel`, {})).statusCode).toBe(200);
+    // a cancel that came after its messages went (cancelCampaign refuses a completed one: set by hand)
+    await t.db.update(campaigns).set({ status: "cancelled" }).where(eq(campaigns.id, sentThenCancelled));
+    await t.db
+      .insert(campaigns)
+      .values({ workspaceId: user.id, name: "Draft", channel: "email", status: "draft" });
+
+    const { stats } = (await client.get("/api/dashboard/stats")).json();
+    expect(stats.totalCampaigns).toEqual({ value: 2, previous: 0, changePct: null });
+    // a campaign that started before this month is last month's too
+    const monthStart = monthStartIn(new Date(), "UTC");
+    await t.db
+      .update(campaigns)
+      .set({ startedAt: new Date(monthStart.getTime() - 86_400_000) })
+      .where(eq(campaigns.id, sentThenCancelled));
+    const again = (await client.get("/api/dashboard/stats")).json().stats;
+    expect(again.totalCampaigns).toEqual({ value: 2, previous: 1, changePct: 100 });
   });
 });

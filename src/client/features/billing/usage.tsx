@@ -90,32 +90,40 @@ export function UsageBars({ compact = false }: { compact?: boolean }) {
   if (!data) return <Skeleton className="h-40" />;
   const keys = Object.keys(data.usage).filter((k) => !compact || data.usage[k]!.limit !== 0);
   return (
-    <ul className={compact ? "grid gap-3 sm:grid-cols-2" : "grid gap-4"} aria-label="Plan usage">
-      {keys.map((k) => {
-        const { used, limit } = data.usage[k]!;
-        const label = LABELS[k] ?? k;
-        const text =
-          limit === null
-            ? `${formatNumber(used)} · Unlimited`
-            : limit === 0
-              ? "Not included"
-              : `${formatNumber(used)} of ${formatNumber(limit)}`;
-        const share = limit ? used / limit : 0;
-        return (
-          <li key={k} className="grid gap-1.5" data-testid={`usage-${k}`}>
-            <div className="flex items-baseline justify-between gap-2 text-sm">
-              <span className="font-medium">{label}</span>
-              <span className="text-muted-foreground tabular-nums">{text}</span>
-            </div>
-            <Progress
-              value={limit ? Math.min(used, limit) : 0}
-              max={limit || 1}
-              aria-label={`${label}: ${text}`}
-              indicatorClassName={share >= 1 ? "bg-destructive" : share >= 0.8 ? "bg-warning" : undefined}
-            />
-          </li>
-        );
-      })}
-    </ul>
+    <>
+      <ul className={compact ? "grid gap-3 sm:grid-cols-2" : "grid gap-4"} aria-label="Plan usage">
+        {keys.map((k) => {
+          const { used, limit } = data.usage[k]!;
+          const label = LABELS[k] ?? k;
+          const text =
+            limit === null
+              ? `${formatNumber(used)} · Unlimited`
+              : limit === 0
+                ? "Not included"
+                : `${formatNumber(used)} of ${formatNumber(limit)}`;
+          const share = limit ? used / limit : 0;
+          return (
+            <li key={k} className="grid gap-1.5" data-testid={`usage-${k}`}>
+              <div className="flex items-baseline justify-between gap-2 text-sm">
+                <span className="font-medium">{label}</span>
+                <span className="text-muted-foreground tabular-nums">{text}</span>
+              </div>
+              <Progress
+                value={limit ? Math.min(used, limit) : 0}
+                max={limit || 1}
+                aria-label={`${label}: ${text}`}
+                indicatorClassName={share >= 1 ? "bg-destructive" : share >= 0.8 ? "bg-warning" : undefined}
+              />
+            </li>
+          );
+        })}
+      </ul>
+      {!compact && (
+        <p className="mt-3 text-xs text-muted-foreground" data-testid="usage-period-note">
+          Monthly counts are this billing period's: messages sent, and those reserved by campaigns still
+          sending, paused or scheduled in it. A campaign scheduled into a later period counts in that period.
+        </p>
+      )}
+    </>
   );
 }

@@ -246,7 +246,10 @@ export function CampaignReport({ id }: { id: number }) {
       <p className="text-sm text-muted-foreground" data-testid="campaign-outcomes">
         {[
           ["bounced", figures.bounced],
-          ["failed", figures.failed],
+          [
+            figures.softBounced > 0 ? `failed (${figures.softBounced} by a soft bounce)` : "failed",
+            figures.failed,
+          ],
           ["replied", figures.replied],
           ["answered by a person", figures.answered],
           ["reached voicemail", figures.voicemail],

@@ -104,6 +104,13 @@ export const campaigns = pgTable(
     scheduledAt: timestamp({ withTimezone: true }),
     startedAt: timestamp({ withTimezone: true }),
     completedAt: timestamp({ withTimezone: true }),
+    /**
+     * Start of the billing period whose meter holds the plan units of the campaign's messages not
+     * sent yet: the period its launch foresaw it sending in (its scheduled time's, else the launch's).
+     * Parts sent in another period reserve there and leave this one (billing chargeCampaignSend).
+     * Null for campaigns launched before it was recorded (migration 0038): their launch's period.
+     */
+    meterPeriodStart: timestamp({ withTimezone: true }),
     recipientCount: integer().notNull().default(0),
     /** SMS segments per message of the un-merged template (GSM-7 / UCS-2) */
     segmentsPerMessage: integer().notNull().default(1),
@@ -163,8 +170,14 @@ export const campaignRecipients = pgTable(
     providerMessageId: text(),
     /** public token for unsubscribe (/u/:token), click tracking (/c/:token/:i) and video landing pages */
     token: text().notNull(),
-    /** SMS segments of the merged message */
+    /** SMS segments of the merged message (of its latest attempt) */
     segments: integer().notNull().default(1),
+    /**
+     * SMS segments handed to the provider for this recipient over all its attempts: each send adds
+     * its message's segments (a "resend to failed" after an undelivered message adds the second
+     * message's; the carrier bills both). What the report's segment total sums (migration 0038).
+     */
+    segmentsSent: integer().notNull().default(0),
     /** the opt-out footer was added (first SMS to this contact) */
     optOutNotice: boolean().notNull().default(false),
     sentAt: timestamp({ withTimezone: true }),

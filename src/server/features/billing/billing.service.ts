@@ -587,24 +587,153 @@ export async function releaseUsage(ctx: Pick<AppContext, "db">, r: Reservation):
 }
 
 /**
- * Why a campaign of `channel` launched earlier may not go on sending under the workspace's plan as it
- * is now (a downgrade since the launch), or null when it may. Asked by the send engine before each
- * chunk (so a running campaign stops at the plan instead of sending past it) and by a resume. Two
- * reasons, each a sentence naming the plan and the plan that allows more:
- * - the plan no longer includes the channel's feature (e.g. SMS after a downgrade to Free);
- * - the channel's meter of the current billing period is already past the plan's limit (e.g.
- *   Business -> Professional with 1,200 SMS used or reserved by launches; Professional includes 500).
- * A launch reserves its messages within the plan of its time, so neither happens without a plan change.
+ * A campaign as its metering needs it: whose it is, its channel (planRuleOfChannel: the meter and
+ * feature), when it was launched, and the start of the billing period whose meter holds the units of
+ * its messages not sent yet (`meterPeriodStart`, set at launch; null for campaigns launched before it
+ * was recorded: then the period its launch fell in, as read with the plan now).
+ */
+export interface CampaignMetering {
+  workspaceId: string;
+  channel: string;
+  launchedAt: Date;
+  meterPeriodStart: Date | null;
+}
+
+/** The period start whose meter holds `c`'s unsent units (CampaignMetering). */
+function reservationPeriodOf(ws: Workspace, c: CampaignMetering): Date {
+  return c.meterPeriodStart ?? billingPeriod(ws, c.launchedAt).start;
+}
+
+/**
+ * The start of the billing period a campaign launched now and sending at `sendsAt` (its scheduled
+ * time, or now) reserves its messages in: the period `sendsAt` falls in, as the workspace's plan and
+ * subscription read now foresee it (a scheduled campaign's messages count in the month they are sent
+ * in, not the month they were scheduled in). What `reserveUsage(..., { now: sendsAt })` reserves in.
+ */
+export function launchPeriodStart(ws: Workspace, sendsAt: Date): Date {
+  return billingPeriod(ws, sendsAt).start;
+}
+
+/** What `chargeCampaignSend` allowed for a part of a campaign's messages about to be sent. */
+export interface CampaignCharge {
+  /** how many of the messages asked for may be sent now */
+  allowed: number;
+  /**
+   * set when fewer than asked are allowed: why, the plan's sentence (the campaign pauses with it
+   * after sending the allowed ones)
+   */
+  stop: string | null;
+  /**
+   * set when the campaign's units were reserved in another period than the current one (a
+   * scheduled time or a month boundary passed, a plan change moved the periods): `allowed` units were
+   * reserved in the current period (`to`) for this part; settleCampaignSend moves the sent ones'
+   * units out of `from` and gives the unsent ones' back to `to`
+   */
+  moved?: { from: Date; to: Date; meter: Meter };
+}
+
+/**
+ * The plan's answer, now, for `wanted` messages of a campaign about to be sent (billing period and
+ * plan as they are now; spec section 9). `pending` counts the campaign's unsent messages whose units
+ * are still reserved (the send engine passes its queued ones plus the `wanted` ones: a part another
+ * worker is sending counts as spent, so concurrent parts never pass the limit together, at worst they
+ * stop a little short of it; asked only when the limit is not unlimited and the units are in the
+ * current period). Three cases:
+ * - the plan no longer includes the channel's feature (a downgrade since the launch): none allowed;
+ * - the units are in the current period: the campaign may send while what the meter holds besides its
+ *   own unsent units stays within the plan's limit (`max - (used - pending)`), so a downgrade to a
+ *   smaller limit in the same period stops it at that limit, not before;
+ * - the units are in another period: this part's units are reserved in the current period as far as
+ *   the limit allows (atomically, so concurrent parts never pass it) and must be settled with
+ *   `settleCampaignSend` once the part's outcomes are recorded.
+ * When fewer than `wanted` are allowed, `stop` says why, e.g. "Your Free plan includes 100 emails a
+ * month and 100 are already used or reserved this billing period. Upgrade to Professional for
+ * unlimited emails." (the number is the current period's meter, as the usage screen shows it).
+ */
+export async function chargeCampaignSend(
+  ctx: Pick<AppContext, "db">,
+  c: CampaignMetering,
+  pending: () => Promise<number>,
+  wanted: number,
+  now = new Date(),
+): Promise<CampaignCharge> {
+  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
+  const plan = PLANS[effectivePlan(ws, now)];
+  const rule = planRuleOfChannel(c.channel);
+  if (rule.feature) {
+    try {
+      assertPlanFeature({ plan: plan.id }, rule.feature);
+    } catch (e) {
+      if (e instanceof AppError) return { allowed: 0, stop: e.message };
+      throw e;
+    }
+  }
+  if (wanted <= 0) return { allowed: 0, stop: null };
+  const max = plan.limits[rule.meter];
+  const current = billingPeriod(ws, now).start;
+  const from = reservationPeriodOf(ws, c);
+  const usedNow = async () =>
+    (await q.meterUsage(ctx.db, c.workspaceId, current)).find((r) => r.meter === rule.meter)?.used ?? 0;
+  const stopSentence = (used: number) =>
+    `Your ${plan.name} plan includes ${max?.toLocaleString("en-US")} ${limitUnits(rule.meter)} a month and ` +
+    `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
+    upgradeSentence(rule.meter, planAllowing(rule.meter, used, plan.id));
+  if (from.getTime() === current.getTime()) {
+    if (max === null) return { allowed: wanted, stop: null };
+    const used = await usedNow();
+    const allowed = Math.max(0, Math.min(wanted, max - (used - (await pending()))));
+    return { allowed, stop: allowed < wanted ? stopSentence(used) : null };
+  }
+  // the units are in another period: reserve this part's in the current one, as many as fit
+  const key = { workspaceId: c.workspaceId, meter: rule.meter, periodStart: current };
+  const moved = { from, to: current, meter: rule.meter };
+  // (a first reservation of the period inserts its row unconditionally: never ask past the limit)
+  let ask = max === null ? wanted : Math.min(wanted, max);
+  for (let attempt = 0; attempt < 5 && ask > 0; attempt++) {
+    if (await q.reserveMeter(ctx.db, key, ask, max, { asyncCommit: false }))
+      return { allowed: ask, stop: ask < wanted ? stopSentence(await usedNow()) : null, moved };
+    // max is not null here (an unlimited reservation always succeeds)
+    ask = Math.min(wanted, Math.max(0, (max ?? 0) - (await usedNow())));
+  }
+  return { allowed: 0, stop: stopSentence(await usedNow()), moved };
+}
+
+/**
+ * Settles a part `chargeCampaignSend` reserved in the current period (`charge.moved`) once its
+ * outcomes are recorded: the `sent` messages now count in the current period, so their launch units
+ * leave the reservation period; the allowed ones not sent (failed, skipped, retried later, released by
+ * a pause) give their current-period units back (theirs stay in the reservation period until sent,
+ * or given back by the send engine and the cancel as before). No-op for a part that moved nothing.
+ */
+export async function settleCampaignSend(
+  ctx: Pick<AppContext, "db">,
+  c: CampaignMetering,
+  charge: CampaignCharge,
+  sent: number,
+): Promise<void> {
+  if (!charge.moved) return;
+  const { from, to, meter } = charge.moved;
+  if (sent > 0) await q.releaseMeter(ctx.db, { workspaceId: c.workspaceId, meter, periodStart: from }, sent);
+  const unsent = charge.allowed - sent;
+  if (unsent > 0)
+    await q.releaseMeter(ctx.db, { workspaceId: c.workspaceId, meter, periodStart: to }, unsent);
+}
+
+/**
+ * Why a campaign may not go on sending under the workspace's plan as it is now (a downgrade since the
+ * launch), or null when it may: chargeCampaignSend's answer for one more of its `pending` unsent
+ * messages, without reserving anything. Asked by a resume (a campaign the plan stopped resumes only once
+ * the plan allows it again).
  */
 export async function campaignPlanStop(
   ctx: Pick<AppContext, "db">,
-  workspaceId: string,
-  channel: string,
+  c: CampaignMetering,
+  pending: number,
   now = new Date(),
 ): Promise<string | null> {
-  const ws = await loadBillingWorkspace(ctx, workspaceId);
+  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
-  const rule = planRuleOfChannel(channel);
+  const rule = planRuleOfChannel(c.channel);
   if (rule.feature) {
     try {
       assertPlanFeature({ plan: plan.id }, rule.feature);
@@ -614,11 +743,13 @@ export async function campaignPlanStop(
     }
   }
   const max = plan.limits[rule.meter];
-  if (max === null) return null;
-  const period = billingPeriod(ws, now);
+  if (max === null || pending <= 0) return null;
+  const current = billingPeriod(ws, now).start;
   const used =
-    (await q.meterUsage(ctx.db, workspaceId, period.start)).find((r) => r.meter === rule.meter)?.used ?? 0;
-  if (used <= max) return null;
+    (await q.meterUsage(ctx.db, c.workspaceId, current)).find((r) => r.meter === rule.meter)?.used ?? 0;
+  // the campaign's own unsent units count only when they are in this period's meter
+  const own = reservationPeriodOf(ws, c).getTime() === current.getTime() ? pending : 0;
+  if (used - own < max) return null;
   return (
     `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${limitUnits(rule.meter)} a month and ` +
     `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
@@ -627,27 +758,51 @@ export async function campaignPlanStop(
 }
 
 /**
+ * Moves `amount` reserved units of a campaign to the current billing period when its reservation
+ * period is another one (a "resend to failed" in a later period than the launch's: the requeued
+ * messages are reserved in the current period, so the campaign's other unsent ones move there too
+ * and the campaign's reservation period becomes the current one). Runs in the caller's transaction
+ * (`tx`). Returns the period start that now holds the campaign's unsent units.
+ */
+export async function moveCampaignReservation(
+  ctx: Pick<AppContext, "db">,
+  c: CampaignMetering,
+  amount: number,
+  tx: DbOrTx,
+  now = new Date(),
+): Promise<Date> {
+  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
+  const current = billingPeriod(ws, now).start;
+  const from = reservationPeriodOf(ws, c);
+  if (from.getTime() === current.getTime() || amount <= 0) return current;
+  const meter = planRuleOfChannel(c.channel).meter;
+  await q.releaseMeter(tx, { workspaceId: c.workspaceId, meter, periodStart: from }, amount);
+  await q.reserveMeter(tx, { workspaceId: c.workspaceId, meter, periodStart: current }, amount, null, {
+    asyncCommit: false,
+  });
+  return current;
+}
+
+/**
  * Gives back `amount` units of a campaign's launch reservation for messages that were not sent after
  * all: recipients skipped or failed when sending, or still queued when the campaign was cancelled
- * (campaigns are metered on launch and settled on outcome). The units go back to the channel's meter
- * of the billing period the launch (`launchedAt`, the campaign's creation) fell in, as read with the
- * plan now: when a plan change since the launch moved the periods, that is a period the launch did
- * not reserve in and nothing is given back (never more than was reserved). Never below zero.
+ * (campaigns are metered on launch and settled on outcome). The units go back to the meter of the
+ * campaign's reservation period (`meterPeriodStart`; for a campaign launched before it was recorded,
+ * the period its launch fell in as read with the plan now). Never below zero.
  */
 export async function releaseCampaignUsage(
   ctx: Pick<AppContext, "db">,
-  campaign: { workspaceId: string; channel: string; launchedAt: Date },
+  campaign: CampaignMetering,
   amount: number,
 ): Promise<void> {
   if (amount <= 0) return;
   const ws = await loadBillingWorkspace(ctx, campaign.workspaceId);
-  const period = billingPeriod(ws, campaign.launchedAt);
   await q.releaseMeter(
     ctx.db,
     {
       workspaceId: campaign.workspaceId,
       meter: planRuleOfChannel(campaign.channel).meter,
-      periodStart: period.start,
+      periodStart: reservationPeriodOf(ws, campaign),
     },
     amount,
   );

@@ -118,7 +118,17 @@ export function laterJobs(
   );
 }
 
-/** The launch a campaign's reservation was made by (billing releaseCampaignUsage). */
-export function launchOf(campaign: Pick<Campaign, "workspaceId" | "channel" | "createdAt">) {
-  return { workspaceId: campaign.workspaceId, channel: campaign.channel, launchedAt: campaign.createdAt };
+/**
+ * The launch a campaign's reservation was made by and the period holding its unsent units (billing
+ * CampaignMetering: releaseCampaignUsage, chargeCampaignSend, campaignPlanStop).
+ */
+export function launchOf(
+  campaign: Pick<Campaign, "workspaceId" | "channel" | "createdAt" | "meterPeriodStart">,
+) {
+  return {
+    workspaceId: campaign.workspaceId,
+    channel: campaign.channel,
+    launchedAt: campaign.createdAt,
+    meterPeriodStart: campaign.meterPeriodStart,
+  };
 }

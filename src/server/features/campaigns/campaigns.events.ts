@@ -19,6 +19,17 @@ import {
   updateRecipientIfUnchanged,
 } from "./campaigns.queries";
 
+/**
+ * Start of the `reason` of a recipient failed by a soft (temporary) bounce: "soft bounce (SoftBounce):
+ * mailbox full". Such a failure is not final (a later delivery undoes it) and never suppresses.
+ */
+export const SOFT_BOUNCE = "soft bounce";
+
+/** Whether a recipient's `reason` says a soft bounce failed it (SOFT_BOUNCE). */
+export function isSoftBounce(reason: string | null | undefined): boolean {
+  return !!reason?.startsWith(SOFT_BOUNCE);
+}
+
 /** Ordered progress of a recipient; later events never move it back (a late "delivered" after "opened"). */
 const RANK: Record<string, number> = {
   queued: 0,
@@ -37,6 +48,7 @@ export type RecipientEvent =
   | "clicked"
   | "replied"
   | "bounced"
+  | "soft_bounced"
   | "failed"
   | "unsubscribed"
   | "complained";
@@ -57,7 +69,7 @@ function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEven
   if (event === "clicked") return kind === "email" ? "email_clicked" : "sms_clicked";
   if (event === "replied") return "sms_received";
   if (event === "bounced") return kind === "email" ? "email_bounced" : `${kind}_failed`;
-  if (event === "failed") return `${kind === "voice" ? "call" : kind}_failed`;
+  if (event === "failed" || event === "soft_bounced") return `${kind === "voice" ? "call" : kind}_failed`;
   if (event === "unsubscribed") return "opted_out";
   if (event === "complained") return "spam_complaint";
   if (event === "delivered") return kind === "voice" ? "call_completed" : null;
@@ -87,6 +99,15 @@ function changeFor(
   const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
   const cur = r.status;
   const engaged = !!(r.openedAt || r.clickedAt || r.repliedAt);
+  if (event === "soft_bounced") {
+    // a temporary failure (Postmark SoftBounce, Transient, DnsError, ...): the message is failed for
+    // now, never bounced; one that already arrived (delivered, engaged) or already ended is unchanged
+    if (FINAL.has(cur) || cur === "bounced" || engaged || r.deliveredAt) return { kind: "none" };
+    set.status = "failed";
+    set.reason = opts.reason ?? SOFT_BOUNCE;
+    set.failedAt = now;
+    return { kind: "set", set };
+  }
   if (event === "bounced" || event === "failed") {
     if (FINAL.has(cur) || cur === "bounced") return { kind: "none" };
     // an open, click or reply proves the message arrived: a failure arriving after it is stale
@@ -114,8 +135,10 @@ function changeFor(
   } as const;
   const col = ts[event];
   const failedNow = cur === "failed" || cur === "bounced";
-  // a "delivered" after the failure (in either arrival order the failure wins): nothing changes
-  if (failedNow && event === "delivered") return { kind: "none" };
+  // a soft bounce is temporary: the provider's later delivery of the same message proves it arrived
+  const softFailed = cur === "failed" && isSoftBounce(r.reason);
+  // a "delivered" after a (hard) failure (in either arrival order the failure wins): nothing changes
+  if (failedNow && event === "delivered" && !softFailed) return { kind: "none" };
   if (!r[col]) set[col] = now;
   if (event !== "delivered" && !r.deliveredAt) set.deliveredAt = now;
   // a completed call: who answered it (a person or a machine), once

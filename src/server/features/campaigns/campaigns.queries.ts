@@ -10,7 +10,6 @@ import {
   isNotNull,
   isNull,
   lt,
-  ne,
   sql,
 } from "drizzle-orm";
 import type { DbOrTx, Sql } from "../../db/client";
@@ -74,7 +73,12 @@ export async function selectCampaignContent(
   return c?.content;
 }
 
-/** Campaigns of `workspaceId` that are not drafts, optionally only those created before `before`. */
+/**
+ * How many of `workspaceId`'s campaigns went out (the dashboard's Total Campaigns): those that began
+ * sending (started_at set: sending, paused, completed), except a cancelled one none of whose messages
+ * was handed to the provider. Drafts and scheduled campaigns (started_at null until their time) do not
+ * count; with `before`, only those that began sending before it.
+ */
 export async function countWorkspaceCampaigns(
   db: DbOrTx,
   workspaceId: string,
@@ -86,8 +90,11 @@ export async function countWorkspaceCampaigns(
     .where(
       and(
         eq(campaigns.workspaceId, workspaceId),
-        ne(campaigns.status, "draft"),
-        before ? lt(campaigns.createdAt, before) : undefined,
+        isNotNull(campaigns.startedAt),
+        before ? lt(campaigns.startedAt, before) : undefined,
+        sql`(${campaigns.status} <> 'cancelled' or exists (
+          select 1 from ${campaignRecipients} r
+          where r.campaign_id = ${campaigns.id} and r.sent_at is not null))`,
       ),
     );
   return row?.n ?? 0;
@@ -285,6 +292,14 @@ export async function resendFailedRows(
       .returning();
     return { before, requeued, restarted };
   });
+}
+
+/** Records the billing period start whose meter holds a campaign's unsent units (billing CampaignMetering). */
+export async function setCampaignMeterPeriod(db: DbOrTx, id: number, periodStart: Date): Promise<void> {
+  await db
+    .update(campaigns)
+    .set({ meterPeriodStart: periodStart, updatedAt: new Date() })
+    .where(eq(campaigns.id, id));
 }
 
 /** Completes a campaign that is still `sending`; false when another pass (or a pause) got there first. */
@@ -570,12 +585,15 @@ export async function insertWebhookEventKey(
 // Report
 // ---------------------------------------------------------------------------------------------
 
-/** First send and last event of a campaign, and the SMS segments sent. */
+/**
+ * First send and last event of a campaign, and the SMS segments sent: of every attempt handed to the
+ * provider (segments_sent), so a resent message's first attempt still counts.
+ */
 export async function selectReportSpan(pg: Sql, campaignId: number) {
   const [span] = await pg<{ first: Date | null; last: Date | null; segments: number | null }[]>`
     select min(sent_at) as first,
       greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
-      sum(segments) filter (where sent_at is not null)::int as segments
+      sum(segments_sent)::int as segments
     from campaign_recipients where campaign_id = ${campaignId}`;
   return span;
 }
@@ -584,7 +602,8 @@ export async function selectReportSpan(pg: Sql, campaignId: number) {
  * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
  * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
  * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
- * cancelled / pending (queued or sending) = current status, optedOut = marked unsubscribed or spam
+ * cancelled / pending (queued or sending) = current status, softBounced = failed by a soft bounce
+ * (reason 'soft bounce ...', campaigns.events SOFT_BOUNCE), optedOut = marked unsubscribed or spam
  * complaint, answered / voicemail = completed calls a person / an answering machine picked up
  * (answered_by), and skipped rows per reason.
  */
@@ -599,6 +618,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         replied: number;
         bounced: number;
         failed: number;
+        softBounced: number;
         cancelled: number;
         pending: number;
         optedOut: number;
@@ -613,6 +633,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where replied_at is not null)::int as replied,
         count(*) filter (where status = 'bounced')::int as bounced,
         count(*) filter (where status = 'failed')::int as failed,
+        count(*) filter (where status = 'failed' and reason like 'soft bounce%')::int as "softBounced",
         count(*) filter (where status = 'cancelled')::int as cancelled,
         count(*) filter (where status in ('queued', 'sending'))::int as pending,
         count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as "optedOut",
@@ -766,7 +787,8 @@ export async function releaseClaims(
 }
 
 /**
- * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`) and
+ * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`), adding
+ * the message's segments to the row's segments_sent (every attempt's count), and
  * returns `{id, contactId, address, providerMessageId}` of those it changed.
  */
 export async function markRecipientsSent(
@@ -779,7 +801,8 @@ export async function markRecipientsSent(
   );
   const updated = (await db.execute(sql`
     update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
-      segments = v.seg, opt_out_notice = v.notice, lease_until = null, reason = null, updated_at = now()
+      segments = v.seg, segments_sent = r.segments_sent + v.seg, opt_out_notice = v.notice,
+      lease_until = null, reason = null, updated_at = now()
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
     where r.id = v.id and r.status = 'sending'
     returning r.id, r.contact_id, r.address, v.pid`)) as unknown as {
@@ -852,6 +875,14 @@ export async function selectQueuedRecipients(pg: Sql, campaignId: number) {
     where campaign_id = ${campaignId} and status = 'queued'
     order by id`;
   return rows.map((r) => ({ id: Number(r.id), notBefore: r.nb === null ? null : Number(r.nb) }));
+}
+
+/** Rows of a campaign still queued (not claimed by a send). */
+export async function countQueuedRecipients(pg: Sql, campaignId: number): Promise<number> {
+  const [row] = await pg<{ n: number }[]>`
+    select count(*)::int as n from campaign_recipients
+    where campaign_id = ${campaignId} and status = 'queued'`;
+  return row?.n ?? 0;
 }
 
 /** Rows of a campaign still queued or sending (the watchdog's completion test). */

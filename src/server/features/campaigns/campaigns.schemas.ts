@@ -7,8 +7,8 @@ const text = (max: number) => z.string().max(max);
 
 /**
  * How far ahead a campaign may be scheduled: 365 days. A product bound (a launch reserves its
- * messages in the current period's meter, and nobody plans a send further out); it also keeps every
- * schedule inside what Postgres stores.
+ * messages in the meter of the billing period its scheduled time falls in, and nobody plans a send
+ * further out); it also keeps every schedule inside what Postgres stores.
  */
 export const SCHEDULE_MAX_AHEAD_DAYS = 365;
 

@@ -1,7 +1,7 @@
 import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
-import { campaignPlanStop, releaseCampaignUsage } from "../billing/billing.service";
+import { chargeCampaignSend, releaseCampaignUsage, settleCampaignSend } from "../billing/billing.service";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -32,6 +32,7 @@ import {
 import { sendMessageJob } from "./campaigns.jobs";
 import {
   type ClaimedRecipient,
+  countQueuedRecipients,
   extendLeases,
   finishRecipients,
   markRecipientsSent,
@@ -70,8 +71,12 @@ type Ready = ClaimedRecipient & { contact: Contact };
 
 /**
  * Sends one campaign's claimed rows through its provider and records the outcomes. First the plan as it
- * is now is asked (billing campaignPlanStop): a campaign a downgrade no longer allows is paused with
- * the sentence saying why, and its claimed rows go back to the queue unsent. Then, in parts of at
+ * is now is asked (billing chargeCampaignSend, with the campaign's unsent count): the rows it does not
+ * allow (a downgrade since the launch; the current period's limit reached) go back to the queue unsent
+ * and, after the allowed ones are sent, the campaign is paused with the sentence saying why. Rows sent
+ * in another billing period than the one the launch reserved in are reserved in the current one and
+ * settled after (billing settleCampaignSend), so the meter counts each message in the period it was
+ * sent in. Then, in parts of at
  * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
  * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
  * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
@@ -85,22 +90,47 @@ type Ready = ClaimedRecipient & { contact: Contact };
 export async function sendClaimed(
   deps: JobDeps,
   campaign: Campaign,
-  rows: ClaimedRecipient[],
+  claimed: ClaimedRecipient[],
   claimedAt: number,
 ): Promise<void> {
-  // the plan as it is now (a downgrade since the launch): a campaign it no longer allows stops here,
-  // paused with the sentence saying why, its claimed rows back in the queue unsent
-  const stop = await campaignPlanStop(deps, campaign.workspaceId, campaign.channel);
-  if (stop) {
+  // the plan as it is now (a downgrade since the launch, a period the launch did not reserve in): the
+  // rows it does not allow go back to the queue unsent and the campaign pauses with the sentence saying
+  // why, after the allowed ones are sent
+  const metering = launchOf(campaign);
+  // its unsent messages: queued ones and this claim's (a part another worker is sending counts as spent,
+  // so concurrent parts never pass the limit together)
+  const pending = async () => (await countQueuedRecipients(deps.sql, campaign.id)) + claimed.length;
+  const charge = await chargeCampaignSend(deps, metering, pending, claimed.length);
+  const pauseForPlan = async () => {
+    if (!charge.stop) return;
     await pauseCampaignForPlan(
       deps.db,
       campaign.workspaceId,
       campaign.id,
-      `${stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
+      `${charge.stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
     );
-    await releaseClaims(deps.sql, rows, false);
-    return;
+  };
+  const rows = claimed.slice(0, charge.allowed);
+  if (rows.length < claimed.length) await releaseClaims(deps.sql, claimed.slice(rows.length), false);
+  if (rows.length === 0) return pauseForPlan();
+  let sent = 0;
+  try {
+    sent = await sendAllowed(deps, campaign, rows, claimedAt);
+  } finally {
+    // a part reserved in the current period: the sent ones leave the launch's period, the rest give theirs back
+    await settleCampaignSend(deps, metering, charge, sent);
   }
+  await pauseForPlan();
+}
+
+/** sendClaimed's parts, for the rows the plan allows; returns how many were marked sent. */
+async function sendAllowed(
+  deps: JobDeps,
+  campaign: Campaign,
+  rows: ClaimedRecipient[],
+  claimedAt: number,
+): Promise<number> {
+  let sent = 0;
   const kind = deliveryKind(campaign.channel);
   const throttle = throttleFor(deps, kind);
   // (email) the sender, read once, beside the first part's lookups
@@ -118,7 +148,7 @@ export async function sendClaimed(
         const released = await releaseClaims(deps.sql, rest, cancelled);
         // rows a cancel ended unsent give their launch units back (as the cancel's queued rows did)
         if (cancelled) await releaseCampaignUsage(deps, launchOf(campaign), released);
-        return;
+        return sent;
       }
       // paced slower than the lease (a low SEND_RATE_*): every row still to send has its lease renewed
       // once a third of it has passed (a part can take a second more before the next check), so no
@@ -127,7 +157,7 @@ export async function sendClaimed(
       if (Date.now() - held > leaseMs / 3) {
         held = Date.now();
         rest = await confirmLease(deps, rest);
-        if (rest.length === 0) return;
+        if (rest.length === 0) return sent;
       }
     }
     const part = rest.slice(0, throttle.burst);
@@ -158,8 +188,9 @@ export async function sendClaimed(
       else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
       else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
     }
-    await recordOutcomes(deps, campaign, outcomes);
+    sent += await recordOutcomes(deps, campaign, outcomes);
   }
+  return sent;
 }
 
 /**
@@ -480,10 +511,10 @@ async function callOrDrop(
  * Writes outcomes (status, vendor id, reason) and the contacts' sent activities in one transaction
  * (each row only while still `sending`), emits `message.sent` (issue 15) for each row it marked
  * sent, then re-enqueues retries and quiet-hours deferrals with a fresh deterministic job id at
- * their time.
+ * their time. Returns how many rows it marked sent.
  */
-async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]): Promise<void> {
-  if (outcomes.length === 0) return;
+async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]): Promise<number> {
+  if (outcomes.length === 0) return 0;
   const sent = outcomes.filter((o) => o.kind === "sent");
   const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
   const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
@@ -568,6 +599,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
       ),
     );
   }
+  return marked.length;
 }
 
 /**

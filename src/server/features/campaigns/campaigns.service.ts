@@ -7,6 +7,9 @@ import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   campaignPlanStop,
+  launchPeriodStart,
+  loadBillingWorkspace,
+  moveCampaignReservation,
   planRuleOfChannel,
   type Reservation,
   releaseCampaignUsage,
@@ -24,6 +27,7 @@ import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
   cancelCampaignRows,
+  countQueuedOrSending,
   countRecipientsByStatus,
   countWorkspaceCampaigns,
   insertCampaign,
@@ -40,6 +44,7 @@ import {
   selectReportTimeline,
   selectWorkspaceCampaign,
   selectWorkspaceCampaigns,
+  setCampaignMeterPeriod,
 } from "./campaigns.queries";
 import {
   type CreateCampaignInput,
@@ -53,7 +58,12 @@ import { smsSegments } from "./sms-segments";
 
 type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
 
-/** Campaigns owned by `workspaceId` (any status but draft), optionally created before `before`. */
+/**
+ * Campaigns of `workspaceId` that went out (the dashboard's Total Campaigns, like Mailchimp's and
+ * HubSpot's counts of sent and sending campaigns): begun sending (sending, paused, completed), plus a
+ * cancelled one that had sent at least one message; never drafts, scheduled campaigns not started yet,
+ * or ones cancelled before any message went. With `before`, those that began sending before it.
+ */
 export async function countCampaigns(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
@@ -241,6 +251,12 @@ export async function createAndLaunchCampaign(
     input.scheduledAt && input.scheduledAt.getTime() > now.getTime() + 5000 ? input.scheduledAt : null;
   const segmentsPerMessage =
     deliveryKind(input.channel) === "sms" ? smsSegments(content.message ?? "").segments : 1;
+  // the plan's units are reserved in the billing period the messages are foreseen to go in: a
+  // scheduled campaign's in its time's period (a campaign scheduled into next month counts next
+  // month), the campaign recording which (meterPeriodStart); a part sent in another period after all
+  // is reserved there when it goes (billing chargeCampaignSend)
+  const sendsAt = scheduled ?? now;
+  const billingRow = typeof billing === "string" ? await loadBillingWorkspace(ctx, billing) : billing;
 
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
@@ -252,7 +268,7 @@ export async function createAndLaunchCampaign(
       // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
       // row so the check costs no round trip of its own; a launch over the limit is refused whole (402)
       const [reserved, inserted] = await Promise.allSettled([
-        reserveUsage(ctx, billing, rule.meter, queued, { tx }),
+        reserveUsage(ctx, billingRow, rule.meter, queued, { tx, now: sendsAt }),
         insertCampaign(tx, {
           workspaceId,
           createdBy,
@@ -271,6 +287,7 @@ export async function createAndLaunchCampaign(
                   : "contacts",
           segmentId: input.recipients.segmentId ?? input.audience?.segmentId ?? null,
           scheduledAt: scheduled,
+          meterPeriodStart: launchPeriodStart(billingRow, sendsAt),
           startedAt: scheduled ? null : now,
           completedAt: queued === 0 ? now : null,
           recipientCount: rows.length,
@@ -468,8 +485,13 @@ export interface ReportFigures {
   clicked: number;
   replied: number;
   bounced: number;
-  /** failed at the provider or the carrier (a send error, undelivered, busy, no answer) */
+  /** failed at the provider or the carrier (a send error, undelivered, busy, no answer, a soft bounce) */
   failed: number;
+  /**
+   * of `failed`, emails a soft (temporary) bounce failed (Postmark SoftBounce, Transient, DnsError,
+   * ...): the address was not suppressed and "resend to failed" tries them again
+   */
+  softBounced: number;
   /** skipped at launch or at send time, in all */
   skipped: number;
   /** skipped recipients per reason ("no email", "suppressed: unsubscribed", ...), most first */
@@ -487,7 +509,8 @@ export interface ReportFigures {
 
 /**
  * A campaign's report: summary, content, per-status counts, the headline figures (ReportFigures),
- * SMS totals, and a timeline of sent / delivered / opened / clicked / replied / failed per time
+ * SMS totals (`totalSegments`: the segments of every message handed to the provider, a resent
+ * message's earlier attempts included: the carrier bills each), and a timeline of sent / delivered / opened / clicked / replied / failed per time
  * bucket (minute, or hour past 3 hours).
  * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
  */
@@ -555,6 +578,7 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
         reason: r.reason,
         attempts: r.attempts,
         segments: r.segments,
+        segmentsSent: r.segmentsSent,
         sentAt: r.sentAt,
         deliveredAt: r.deliveredAt,
         openedAt: r.openedAt,
@@ -621,7 +645,7 @@ export async function resumeCampaign(
   // a campaign the plan stopped (a downgrade) resumes only once the plan allows it again
   const own = await ownCampaign(ctx, workspaceId, id);
   if (own.status === "paused") {
-    const stop = await campaignPlanStop(ctx, workspaceId, own.channel);
+    const stop = await campaignPlanStop(ctx, launchOf(own), await countQueuedOrSending(ctx.sql, own.id));
     if (stop)
       throw new AppError("PAYMENT_REQUIRED", `${stop} Upgrade to resume this campaign, or cancel it.`);
   }
@@ -667,6 +691,12 @@ export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
     const rule = planRuleOfChannel(c.channel);
     reservation = await reserveUsage(ctx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
+    // reserved in the current period: when the campaign's other unsent messages are reserved in
+    // another one (launched in an earlier period), they move here too, so one period holds them all
+    const metering = launchOf(c);
+    const others = await countQueuedOrSending(ctx.sql, c.id);
+    const period = await moveCampaignReservation(ctx, metering, others, tx);
+    if (c.meterPeriodStart?.getTime() !== period.getTime()) await setCampaignMeterPeriod(tx, c.id, period);
   });
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");

@@ -9,6 +9,7 @@ import {
   firstDelivery,
   recipientByProviderId,
   recipientsForAddress,
+  SOFT_BOUNCE,
 } from "./campaigns.events";
 import {
   clearRecipientOptOut,
@@ -221,9 +222,50 @@ export function postmarkEventKey(e: Record<string, unknown>): string {
 }
 
 /**
+ * Postmark bounce `Type`s that say the address itself is bad for good (Postmark's bounce types,
+ * https://postmarkapp.com/developer/api/bounce-api#bounce-types, the SDK's `BounceType`): a hard bounce
+ * (unknown user, mailbox not found), an invalid address, one deactivated by hand, a spam complaint.
+ */
+const PERMANENT_BOUNCES = new Set(["HardBounce", "BadEmailAddress", "ManuallyDeactivated", "SpamComplaint"]);
+
+/**
+ * Bounce `Type`s that are not a failed delivery: an automatic reply (out of office: the email arrived)
+ * and the notices Postmark files as bounces (subscribe/unsubscribe requests, an address change, an
+ * open relay test, an inbound processing error).
+ */
+const ARRIVED_BOUNCES = new Set(["AutoResponder"]);
+const INFORMATIONAL_BOUNCES = new Set([
+  "Subscribe",
+  "Unsubscribe",
+  "AddressChange",
+  "OpenRelayTest",
+  "InboundError",
+]);
+
+/**
+ * What a Postmark Bounce webhook means for its message: `permanent` (PERMANENT_BOUNCES, or any bounce
+ * after which Postmark deactivated the address, `Inactive: true`: it would refuse to send there again),
+ * `arrived` (an auto-reply), `informational` (not about delivery), else `soft`: a temporary or
+ * unclassified failure (SoftBounce, Transient "message delayed", DnsError, Blocked, SpamNotification,
+ * ChallengeVerification, Unknown, ...) after which the address may well receive mail again.
+ */
+export function postmarkBounceKind(
+  e: Record<string, unknown>,
+): "permanent" | "soft" | "arrived" | "informational" {
+  const type = String(e.Type ?? "");
+  if (PERMANENT_BOUNCES.has(type) || e.Inactive === true) return "permanent";
+  if (ARRIVED_BOUNCES.has(type)) return "arrived";
+  if (INFORMATIONAL_BOUNCES.has(type)) return "informational";
+  return "soft";
+}
+
+/**
  * Applies a Postmark webhook (Delivery, Bounce, SpamComplaint, Open, Click, SubscriptionChange;
- * https://postmarkapp.com/developer/webhooks/webhooks-overview). Hard bounces and spam complaints
- * add the address to the suppression list; SubscriptionChange mirrors Postmark's suppression (a
+ * https://postmarkapp.com/developer/webhooks/webhooks-overview). A permanent bounce (postmarkBounceKind)
+ * marks the recipient bounced and adds the address to the suppression list; a soft one fails the
+ * recipient for now (reason "soft bounce (Type): ...", undone by a later delivery; "resend to failed"
+ * retries it) and suppresses nothing; an auto-reply counts as delivered. Spam complaints add the
+ * address to the suppression list; SubscriptionChange mirrors Postmark's suppression (a
  * reactivation lifts only a suppression a Postmark webhook made: the person's own unsubscribe stays).
  */
 export async function handlePostmarkEvent(
@@ -259,11 +301,20 @@ async function applyPostmarkEvent(
     case "Click":
       return ok(await applyRecipientEvent(ctx, r, "clicked", { metadata: { url: e.OriginalLink } }));
     case "Bounce": {
-      const hard = e.Type === "HardBounce" || e.Inactive === true;
-      if (hard) await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", POSTMARK_SOURCE);
+      const kind = postmarkBounceKind(e);
+      const detail = String(e.Description ?? e.Details ?? "").trim();
+      if (kind === "arrived") return ok(await applyRecipientEvent(ctx, r, "delivered"));
+      if (kind === "informational") return "ignored";
+      if (kind === "soft")
+        return ok(
+          await applyRecipientEvent(ctx, r, "soft_bounced", {
+            reason: `${SOFT_BOUNCE} (${String(e.Type ?? "Unknown")})${detail ? `: ${detail}` : ""}`,
+          }),
+        );
+      await suppress(ctx.db, r.workspaceId, "email", r.address, "hard_bounce", POSTMARK_SOURCE);
       return ok(
         await applyRecipientEvent(ctx, r, "bounced", {
-          reason: `${e.Type ?? "Bounce"}: ${e.Description ?? e.Details ?? ""}`.trim(),
+          reason: `${e.Type ?? "Bounce"}: ${detail}`.trim(),
         }),
       );
     }

@@ -45,7 +45,9 @@ export function dashboardTimeZone(timeZone: string | undefined | null): string {
  * The dashboard's four stat cards (spec: Dashboard) with real counts and month-over-month change.
  * Months are calendar months in `timeZone` (IANA; the viewer's own zone, which the client sends;
  * UTC when absent), so "this month" starts at the viewer's local midnight on the 1st, not at UTC's.
- * Engagement rate = engaged contacts / messages sent, percent.
+ * Total Campaigns = campaigns that went out (campaigns countCampaigns: sending, paused, completed, or
+ * cancelled after sending; previous = those that began sending before this month). Engagement rate =
+ * engaged contacts / messages sent, percent.
  * @throws AppError BAD_REQUEST for an unknown time zone
  */
 export async function getDashboardStats(

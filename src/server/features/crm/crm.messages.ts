@@ -5,7 +5,9 @@ import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
+import { callOptOutOffer } from "../compliance/call-opt-out";
 import { isSuppressed } from "../compliance/compliance.service";
+import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { getContact } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
 import { makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
@@ -75,9 +77,10 @@ function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null 
 }
 
 /**
- * The E.164 number a single SMS (mobile first) or call (phone first) goes to.
- * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is on the
- * user's suppression list for that channel.
+ * The E.164 number a single SMS (mobile first) or call (phone first) goes to, never one on the
+ * workspace's suppression list for the channel (for SMS and calls that includes an SMS STOP to the
+ * sending number, and for calls a keypress opt-out: compliance findSuppressed).
+ * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is suppressed.
  */
 async function phoneRecipient(
   ctx: Ctx,
@@ -94,15 +97,38 @@ async function phoneRecipient(
       "UNPROCESSABLE",
       channel === "sms"
         ? "This number is on your suppression list (opted out of SMS)"
-        : "This number is on your suppression list and cannot be called",
+        : "This number is on your suppression list (opted out of calls) and cannot be called",
     );
   return to;
 }
 
 /**
+ * Reserves one message of `meter` (billing reserveUsage: a plan that does not allow it refuses first,
+ * with its own sentence) and checks the contact's quiet hours (08:00-21:00 in their time zone,
+ * compliance quietHoursRefusal; 47 CFR 64.1200(c)(1)), giving the reservation back when it is outside
+ * them. Returns the reservation. @throws AppError PAYMENT_REQUIRED (plan), UNPROCESSABLE (quiet
+ * hours: the sentence says the contact's local time and when sending opens).
+ */
+async function reserveInsideQuietHours(
+  ctx: Ctx,
+  workspaceId: string,
+  c: Contact,
+  meter: "smsMessages" | "voiceCalls",
+) {
+  const reservation = await reserveUsage(ctx, workspaceId, meter, 1);
+  const quiet = quietHoursRefusal(new Date(), c);
+  if (quiet) {
+    await releaseUsage(ctx, reservation);
+    throw new AppError("UNPROCESSABLE", quiet);
+  }
+  return reservation;
+}
+
+/**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
- * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
- * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
+ * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
+ * the contact's quiet hours (reserveInsideQuietHours). Opt-in is confirmed in the client (spec), not enforced
+ * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
   ctx: Ctx,
@@ -117,7 +143,8 @@ export async function sendSmsToContact(
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "sms");
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
-  const reservation = await reserveUsage(ctx, workspaceId, "smsMessages", 1);
+  // or it is outside the contact's quiet hours
+  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -143,7 +170,10 @@ export async function sendSmsToContact(
 
 /**
  * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
- * to the phone (else mobile), never to a number suppressed for voice. Records call_made.
+ * to the phone (else mobile), never to a number suppressed for voice (a keypress opt-out, an SMS
+ * STOP) nor outside the contact's quiet hours (reserveInsideQuietHours). The call offers the keypress opt-out
+ * (compliance call-opt-out.ts). Records call_made. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE,
+ * BAD_GATEWAY.
  */
 export async function makeCallToContact(
   ctx: Ctx,
@@ -157,7 +187,8 @@ export async function makeCallToContact(
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "voice");
   // counts against the plan's monthly voiceCalls (issue 12); given back if the provider refuses it
-  const reservation = await reserveUsage(ctx, workspaceId, "voiceCalls", 1);
+  // or it is outside the contact's quiet hours
+  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "voiceCalls");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.voice.call({
@@ -165,6 +196,8 @@ export async function makeCallToContact(
       script: m.script,
       workspaceId,
       metadata: { contact_id: c.id },
+      // "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); a press suppresses the number
+      optOut: callOptOutOffer(ctx.env, { workspaceId, phone: to, contactId: c.id, recipientId: null }),
     });
   } catch (e) {
     await releaseUsage(ctx, reservation);

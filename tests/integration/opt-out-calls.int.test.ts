@@ -14,6 +14,7 @@ import {
   signUp,
   TEST_ORIGIN,
   type TestApp,
+  trpcCall,
 } from "../helpers";
 
 // An AI call offers "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); the press puts the
@@ -198,6 +199,52 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
     expect((await press({ ...keypad, actionUrl: unsigned.toString() }, "9")).statusCode).toBe(403);
     expect(await suppressionsOf(w.user.id, victim)).toEqual([]);
     expect(await suppressionsOf(w.user.id, phone)).toEqual([]);
+  });
+});
+
+describe("the contact page's Do Not Call", () => {
+  it("shows why a contact may not be called; the owner's mark stops calls and voicemail and can be lifted, a person's opt-out cannot", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith([phone]);
+    const id = w.contactIds[0] as number;
+    const status = async () => (await trpcCall(w.client, "crm.doNotCall", { id }, "query")).data;
+    expect(await status()).toEqual({
+      do_not_call: false,
+      marked_by_owner: false,
+      opted_out_by_person: false,
+      reasons: [],
+    });
+    const marked = await trpcCall(w.client, "crm.setDoNotCall", { id, do_not_call: true });
+    expect(marked.status).toBe(200);
+    expect(marked.data).toEqual({
+      do_not_call: true,
+      marked_by_owner: true,
+      opted_out_by_person: false,
+      reasons: ["You marked this contact do not call."],
+    });
+    expect((await w.client.get(`/api/contacts/${id}`)).json().contact.call_opt_in).toBe(false);
+    expect((await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hi" })).statusCode).toBe(422);
+    await t.db.update(contacts).set({ callOptIn: true }).where(eq(contacts.id, id));
+    const vm = await launch(w.user.id, "voicemail", [id]);
+    expect("details" in vm && vm.details.expose.skipped).toEqual({ "suppressed: do_not_call": 1 });
+    // lifted: calls may go again
+    await trpcCall(w.client, "crm.setDoNotCall", { id, do_not_call: false });
+    expect((await status()).do_not_call).toBe(false);
+    expect((await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hi" })).statusCode).toBe(200);
+    // the person presses 9: the owner cannot lift that
+    expect((await press(await keypadOf(phone), "9")).statusCode).toBe(200);
+    await trpcCall(w.client, "crm.setDoNotCall", { id, do_not_call: false });
+    expect(await status()).toEqual({
+      do_not_call: true,
+      marked_by_owner: false,
+      opted_out_by_person: true,
+      reasons: ["They pressed 9 during a call to stop calls from you."],
+    });
+    expect((await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hi" })).statusCode).toBe(422);
+    // another workspace's contact id is a 404
+    const other = await signUp(t.app);
+    expect((await trpcCall(other.client, "crm.doNotCall", { id }, "query")).status).toBe(404);
+    expect((await trpcCall(other.client, "crm.setDoNotCall", { id, do_not_call: true })).status).toBe(404);
   });
 });
 

@@ -117,3 +117,25 @@ export async function suppressCallsByKeypress(
   for (const channel of ["voice", "voicemail"] as const)
     await suppress(db, workspaceId, channel, phone, KEYPRESS_OPT_OUT_REASON, source, true);
 }
+
+/** Suppression reason and source of a number the owner marked "do not call" on the contact page. */
+export const DO_NOT_CALL_REASON = "do_not_call";
+const DO_NOT_CALL_SOURCE = "contact page";
+
+/**
+ * The owner marks `phones` (E.164) "do not call" (`on`: suppressed for "voice" and "voicemail", reason
+ * "do_not_call") or lifts that mark (`on` false: removes only suppressions the owner's mark made, never
+ * the person's own opt-out: a keypress, an SMS STOP). Idempotent.
+ */
+export async function setDoNotCallNumbers(
+  db: DbOrTx,
+  workspaceId: string,
+  phones: string[],
+  on: boolean,
+): Promise<void> {
+  for (const phone of phones)
+    for (const channel of ["voice", "voicemail"] as const) {
+      if (on) await suppress(db, workspaceId, channel, phone, DO_NOT_CALL_REASON, DO_NOT_CALL_SOURCE);
+      else await unsuppress(db, workspaceId, channel, phone, DO_NOT_CALL_SOURCE);
+    }
+}

@@ -6,11 +6,16 @@ import { ProviderError } from "../../providers/errors";
 import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { callOptOutOffer } from "../compliance/call-opt-out";
-import { isSuppressed } from "../compliance/compliance.service";
+import {
+  DO_NOT_CALL_REASON,
+  findSuppressed,
+  isSuppressed,
+  setDoNotCallNumbers,
+} from "../compliance/compliance.service";
 import { quietHoursRefusal } from "../compliance/quiet-hours";
-import { getContact } from "./crm.contacts";
+import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
+import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
 
@@ -212,4 +217,70 @@ export async function makeCallToContact(
     },
   ]);
   return { call_id: result.providerMessageId };
+}
+
+/** Whether a contact's numbers may be called (AI calls and ringless voicemail), as the contact page shows it. */
+export interface DoNotCallStatus {
+  /** true when any of the contact's numbers is suppressed for calls */
+  do_not_call: boolean;
+  /** the owner marked it (setDoNotCall); the owner can lift this mark */
+  marked_by_owner: boolean;
+  /** the person opted out themselves (a keypress during a call, an SMS STOP): the owner cannot lift it */
+  opted_out_by_person: boolean;
+  /** sentences saying why, one per reason */
+  reasons: string[];
+}
+
+const DO_NOT_CALL_SENTENCES: Record<string, string> = {
+  keypress_opt_out: "They pressed 9 during a call to stop calls from you.",
+  stop_reply: "They replied STOP to a text from your sending number.",
+  [DO_NOT_CALL_REASON]: "You marked this contact do not call.",
+};
+
+function contactNumbers(c: Contact): string[] {
+  return [...new Set([c.phone, c.mobile].filter((n): n is string => !!n))];
+}
+
+/**
+ * The contact's "do not call" state: its phone and mobile (E.164) on the workspace's suppression list
+ * for calls (compliance findSuppressed "voice": a keypress opt-out, an SMS STOP, the owner's mark, or
+ * another reason). @throws AppError NOT_FOUND.
+ */
+export async function getDoNotCall(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+): Promise<DoNotCallStatus> {
+  const c = await getContact(ctx, workspaceId, contactId);
+  const reasons = [
+    ...new Set((await findSuppressed(ctx.db, workspaceId, "voice", contactNumbers(c))).values()),
+  ];
+  return {
+    do_not_call: reasons.length > 0,
+    marked_by_owner: reasons.includes(DO_NOT_CALL_REASON),
+    opted_out_by_person: reasons.some((r) => r !== DO_NOT_CALL_REASON),
+    reasons: reasons.map((r) => DO_NOT_CALL_SENTENCES[r] ?? `On your suppression list for calls (${r}).`),
+  };
+}
+
+/**
+ * The owner marks the contact "do not call" (`{do_not_call: true}`: its numbers go on the suppression
+ * list for calls and ringless voicemail, reason "do_not_call", and its call opt-in is turned off) or
+ * lifts that mark (`false`: only the owner's own mark goes; a person's keypress opt-out or STOP stays).
+ * Returns the new state. @throws AppError BAD_REQUEST, NOT_FOUND, UNPROCESSABLE 'This contact has no
+ * phone number'.
+ */
+export async function setDoNotCall(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+): Promise<DoNotCallStatus> {
+  const { do_not_call: on } = parseInput(doNotCallSchema, input);
+  const c = await getContact(ctx, workspaceId, contactId);
+  const numbers = contactNumbers(c);
+  if (numbers.length === 0) throw new AppError("UNPROCESSABLE", "This contact has no phone number");
+  await setDoNotCallNumbers(ctx.db, workspaceId, numbers, on);
+  if (on) await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
+  return getDoNotCall(ctx, workspaceId, contactId);
 }

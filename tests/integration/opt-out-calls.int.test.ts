@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, outboxMessages, suppressions } from "../../src/server/db/schema";
+import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake } from "../fakes/twilio";
@@ -199,6 +199,17 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
     expect((await press({ ...keypad, actionUrl: unsigned.toString() }, "9")).statusCode).toBe(403);
     expect(await suppressionsOf(w.user.id, victim)).toEqual([]);
     expect(await suppressionsOf(w.user.id, phone)).toEqual([]);
+  });
+
+  it("a press after the workspace was deleted still gets its confirmation, not a 500", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith([phone]);
+    await w.client.post(`/api/contacts/${w.contactIds[0]}/make-call`, { script: "Hello" });
+    const keypad = await keypadOf(phone);
+    await t.db.delete(workspaces).where(eq(workspaces.id, w.user.id));
+    const res = await press(keypad, "9");
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("You will not receive any more calls or voicemails from us.");
   });
 });
 

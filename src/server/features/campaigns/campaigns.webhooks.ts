@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
+import { pgErrorCode } from "../../db/errors";
 import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
 import {
   twimlMessageResponse,
@@ -233,7 +234,13 @@ export async function handleCallKeypress(
   if (digits !== CALL_OPT_OUT_DIGIT)
     return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
   const { workspaceId, phone } = target;
-  await suppressCallsByKeypress(ctx.db, workspaceId, phone);
+  try {
+    await suppressCallsByKeypress(ctx.db, workspaceId, phone);
+  } catch (e) {
+    // the workspace was deleted since the call (foreign key): no one is left to call from
+    if (pgErrorCode(e) !== "23503") throw e;
+    return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
+  }
   const key = `${params.CallSid ?? ""}:${workspaceId}:${phone}:${target.contactId ?? ""}:${target.recipientId ?? ""}`;
   if (await firstDelivery(ctx.db, "voice-keypress", key)) {
     const r = target.recipientId === null ? undefined : await selectRecipientById(ctx.db, target.recipientId);

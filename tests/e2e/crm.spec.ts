@@ -75,6 +75,20 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await expect(page.getByText("Met at the trade show; wants a quote.")).toBeVisible();
   await expect(page.getByRole("tab", { name: "Notes (1)" })).toBeVisible();
 
+  // a single SMS keeps the contact's quiet hours (08:00-21:00 their time; Chattanooga's 423 area code
+  // makes it US Eastern): give the contact a time zone where it is daytime now, so the test does not
+  // depend on the hour it runs at
+  const contactUrl = new URL(page.url());
+  const offset = ((14 - new Date().getUTCHours() + 12 + 24) % 24) - 12;
+  const zone = offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+  const put = await page.request.put(`/api/contacts/${contactUrl.pathname.split("/").pop()}`, {
+    data: { timezone: zone },
+    headers: { origin: contactUrl.origin },
+  });
+  expect(put.ok(), await put.text()).toBe(true);
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Maxwell Frye" })).toBeVisible();
+
   // an SMS (not opted in: the confirmation is accepted), delivered to the local outbox
   page.once("dialog", (d) => {
     expect(d.message()).toBe("This contact has not opted in to SMS. Send anyway?");

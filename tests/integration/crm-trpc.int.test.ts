@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, setPlan, signUp, type TestApp, trpcCall as trpc } from "../helpers";
+import { createTestApp, daytimeZone, setPlan, signUp, type TestApp, trpcCall as trpc } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ describe("tRPC crm router", () => {
     const created = await trpc(
       a.client,
       "crm.create",
-      { first_name: "Tia", email: "tia@trpc.example", phone: "9895550150" },
+      { first_name: "Tia", email: "tia@trpc.example", phone: "9895550150", timezone: daytimeZone() },
       "mutation",
     );
     expect(created.status).toBe(200);
@@ -95,7 +95,7 @@ describe("tRPC crm router", () => {
     const created = await trpc(
       a.client,
       "crm.create",
-      { first_name: "Cal", email: `cal-${stamp}@trpc.example`, phone: "9895550151" },
+      { first_name: "Cal", email: `cal-${stamp}@trpc.example`, phone: "9895550151", timezone: daytimeZone() },
       "mutation",
     );
     const id = created.data.id as number;

@@ -10,7 +10,7 @@ import {
   recordActivities,
   resolveTargetContactIds,
 } from "../../src/server/features/crm/crm.service";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, daytimeZone, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -369,7 +369,14 @@ describe("send-email, send-sms, make-call", () => {
     const four = () => String(2000 + Math.floor(Math.random() * 8000));
     const phone = `+1989${four()}${four().slice(0, 3)}`;
     const mobile = `+1810${four()}${four().slice(0, 3)}`;
-    const c = await addContact(client, { first_name: "Mia", email, phone: phone.replace("+1", ""), mobile });
+    // a zone where it is daytime now: single SMS and calls keep the contact's quiet hours
+    const c = await addContact(client, {
+      first_name: "Mia",
+      email,
+      phone: phone.replace("+1", ""),
+      mobile,
+      timezone: daytimeZone(),
+    });
     let res = await client.post(`/api/contacts/${c.id}/send-email`, { subject: "", body: "x" });
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toBe("Please fill in subject and message");

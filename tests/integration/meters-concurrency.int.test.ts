@@ -120,7 +120,8 @@ describe("single sends from the contact page", () => {
   it("Professional SMS with 495 used: 20 sends at once, 5 go, 15 are refused; the meter stops at 500", async () => {
     const { client, user } = await signUp(t.app);
     await setPlan(t, user.id, "professional");
-    const [id] = await contactsFor(user.id, 1);
+    // a contact-page SMS keeps the contact's quiet hours too
+    const [id] = await daytimeContacts(user.id, 1);
     await reserveUsage(t.ctx, user.id, "smsMessages", 495);
     const res = await Promise.all(
       Array.from({ length: 20 }, () => client.post(`/api/contacts/${id}/send-sms`, { message: "Hello" })),

@@ -17,9 +17,9 @@ export const suppressions = pgTable(
     /** email | sms | voice | voicemail | all */
     channel: text().notNull(),
     value: text().notNull(),
-    /** unsubscribed | stop_reply | spam_complaint | hard_bounce | manual */
+    /** unsubscribed | stop_reply | keypress_opt_out | spam_complaint | hard_bounce | manual */
     reason: text().notNull(),
-    /** where it came from: postmark webhook, twilio inbound, unsubscribe page, user */
+    /** where it came from: postmark webhook, twilio inbound, call keypress, unsubscribe page, user */
     source: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

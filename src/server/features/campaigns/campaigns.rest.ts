@@ -4,6 +4,7 @@ import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { CALL_OPT_OUT_PATH, readCallOptOut } from "../compliance/call-opt-out";
 import { preflightAudience } from "./campaigns.audience";
 import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import {
@@ -16,6 +17,7 @@ import {
 import * as svc from "./campaigns.service";
 import { voicemailAudioMedia } from "./campaigns.voicemail";
 import {
+  handleCallKeypress,
   handlePostmarkEvent,
   handleTwilioInbound,
   handleTwilioStatus,
@@ -200,6 +202,21 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const text = await handleTwilioInbound(ctx, params, twilioInboundKey(params));
     return reply.type("text/xml").send(twimlReply(text));
+  });
+  // a key pressed during an AI call (its keypress opt-out offer): the signed URL says whose call it
+  // was; with the Twilio voice provider the request must also carry Twilio's signature
+  app.post(CALL_OPT_OUT_PATH, async (req, reply) => {
+    const params = formParams(req.body);
+    const target = readCallOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
+    if (!target) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
+    const url = `${ctx.env.APP_URL}${req.url}`;
+    if (
+      ctx.env.VOICE_PROVIDER === "twilio" &&
+      !verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params)
+    )
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    const { twiml } = await handleCallKeypress(ctx, target, params);
+    return reply.type("text/xml").send(twiml);
   });
   app.post("/api/webhooks/postmark", async (req, reply) => {
     if (!verifyPostmarkAuth(ctx, req.headers.authorization))

@@ -2,6 +2,7 @@ import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
 import { chargeCampaignSend, releaseCampaignUsage, settleCampaignSend } from "../billing/billing.service";
+import { callOptOutOffer } from "../compliance/call-opt-out";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -469,7 +470,11 @@ async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promis
   return outcomes;
 }
 
-/** AI voice calls (TwiML <Say> of the rendered script) and ringless voicemail drops: one call each, 16 in flight. */
+/**
+ * AI voice calls (TwiML <Say> of the rendered script, offering the keypress opt-out: compliance
+ * call-opt-out.ts) and ringless voicemail drops (no keypress: the provider cannot take one): one call
+ * each, 16 in flight.
+ */
 async function callOrDrop(
   deps: JobDeps,
   campaign: Campaign,
@@ -492,6 +497,13 @@ async function callOrDrop(
               script,
               machineDetection: campaign.content.machineDetection ?? true,
               statusCallback: statusCallback(deps),
+              // "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); a press suppresses the number
+              optOut: callOptOutOffer(deps.env, {
+                workspaceId: campaign.workspaceId,
+                phone: r.address,
+                contactId: r.contactId,
+                recipientId: r.id,
+              }),
             })
           : await deps.providers.voicemail.drop({
               ...common,

@@ -1,9 +1,25 @@
 import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
+import { pgErrorCode } from "../../db/errors";
 import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
-import { twimlMessageResponse, validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
-import { isSuppressed, suppress, unsuppress } from "../compliance/compliance.service";
-import { recordActivities, recordContactOptIn } from "../crm/crm.service";
+import {
+  twimlMessageResponse,
+  twimlSayAndHangUp,
+  validateTwilioSignature,
+} from "../../providers/sms/twilio-webhooks";
+import {
+  CALL_OPT_OUT_CONFIRMATION,
+  CALL_OPT_OUT_DIGIT,
+  CALL_OTHER_KEY_GOODBYE,
+  type CallOptOutTarget,
+} from "../compliance/call-opt-out";
+import {
+  isSuppressed,
+  suppress,
+  suppressCallsByKeypress,
+  unsuppress,
+} from "../compliance/compliance.service";
+import { getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
 import {
   applyRecipientEvent,
   firstDelivery,
@@ -16,6 +32,7 @@ import {
   insertEarlyEvent,
   insertSmsOptEvent,
   latestSmsOptEventId,
+  selectRecipientById,
   takeEarlyEvent,
   takeEarlyEventsOf,
 } from "./campaigns.queries";
@@ -195,6 +212,53 @@ export async function handleTwilioInbound(
   const latest = recipients.find((r) => r.sentAt);
   if (latest) await applyRecipientEvent(ctx, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
   return null;
+}
+
+/**
+ * A key pressed during an AI call (the call's keypress opt-out offer, compliance call-opt-out.ts;
+ * `target` is the signed opt-out URL's, `params` the form Twilio's <Gather> action posts: Digits,
+ * CallSid, From, To). The opt-out key ("9") puts the number on the workspace's suppression list for
+ * calls and ringless voicemail (suppressCallsByKeypress: later campaign calls and drops are skipped
+ * "suppressed: keypress_opt_out", the contact page refuses to call) and, once per call, records it:
+ * a campaign call's recipient is marked unsubscribed (`opted_out` activity, `contact.unsubscribed`
+ * webhook event, call opt-in off); a contact-page call turns the contact's call opt-in off and adds an
+ * `opted_out` activity. Returns whether the person opted out and the TwiML the call continues with
+ * (the confirmation or a goodbye, then <Hangup/>). Another key or none changes nothing.
+ * Source: 47 CFR 64.1200(b)(3), (d)(3).
+ */
+export async function handleCallKeypress(
+  ctx: Ctx,
+  target: CallOptOutTarget,
+  params: Record<string, string>,
+): Promise<{ optedOut: boolean; twiml: string }> {
+  const digits = (params.Digits ?? "").trim();
+  if (digits !== CALL_OPT_OUT_DIGIT)
+    return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
+  const { workspaceId, phone } = target;
+  try {
+    await suppressCallsByKeypress(ctx.db, workspaceId, phone);
+  } catch (e) {
+    // the workspace was deleted since the call (foreign key): no one is left to call from
+    if (pgErrorCode(e) !== "23503") throw e;
+    return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
+  }
+  const key = `${params.CallSid ?? ""}:${workspaceId}:${phone}:${target.contactId ?? ""}:${target.recipientId ?? ""}`;
+  if (await firstDelivery(ctx.db, "voice-keypress", key)) {
+    const r = target.recipientId === null ? undefined : await selectRecipientById(ctx.db, target.recipientId);
+    const metadata = { channel: "voice", method: "keypress", digit: digits };
+    if (r && r.workspaceId === workspaceId && r.address === phone) {
+      await applyRecipientEvent(ctx, r, "unsubscribed", { metadata });
+    } else if (target.contactId !== null) {
+      const [c] = await getContactsByIds(ctx, workspaceId, [target.contactId]);
+      if (c) {
+        await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
+        await recordActivities(ctx.db, [
+          { workspaceId, contactId: c.id, activityType: "opted_out", metadata },
+        ]);
+      }
+    }
+  }
+  return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
 }
 
 /** TwiML <Response> with an optional <Message>. */

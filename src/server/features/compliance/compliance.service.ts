@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../db/client";
+import { KEYPRESS_OPT_OUT_REASON } from "./call-opt-out";
 import * as q from "./compliance.queries";
 
 export type SuppressionChannel = "email" | "sms" | "voice" | "voicemail";
@@ -48,9 +49,19 @@ export async function unsuppress(
 
 /**
  * Which of `values` are suppressed for `channel` (or for "all") for this workspace.
- * Returns the normalised suppressed values and their reasons. For "sms" a number whose latest
- * STOP/START reply to the sending number was STOP counts as suppressed ("stop_reply") in every
- * workspace (smsStoppedNumbers), whether or not this workspace has a suppression row for it.
+ * Returns the normalised suppressed values and their reasons. For "sms", "voice" and "voicemail" a
+ * number whose latest STOP/START reply to the sending number was STOP counts as suppressed
+ * ("stop_reply") in every workspace (smsStoppedNumbers), whether or not this workspace has a
+ * suppression row for it.
+ *
+ * Why an SMS STOP also stops AI calls and ringless voicemail: consent to automated calls and texts
+ * may be revoked "by any reasonable means", and a STOP reply to a text is named as one (FCC 24-24,
+ * 47 CFR 64.1200(a)(10)); the AI calls go out from the same Pitchwise number the person told to stop,
+ * and nothing in "STOP" limits it to texts. Treating it as an opt-out of the sender's calls and
+ * voicemail too is the conservative reading (a wrong call is a TCPA violation, a skipped one is not).
+ * A START reply lifts it again for all three. A keypress opt-out during a call
+ * (suppressCallsByKeypress) is the reverse case and covers calls and voicemail only: the person
+ * asked to stop calls.
  */
 export async function findSuppressed(
   db: DbOrTx,
@@ -62,7 +73,7 @@ export async function findSuppressed(
   if (norm.length === 0) return new Map();
   const [rows, stopped] = await Promise.all([
     q.selectSuppressions(db, workspaceId, [channel, "all"], norm),
-    channel === "sms" ? smsStoppedNumbers(db, norm) : Promise.resolve(new Set<string>()),
+    channel === "email" ? Promise.resolve(new Set<string>()) : smsStoppedNumbers(db, norm),
   ]);
   const out = new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));
   for (const phone of stopped) if (!out.has(phone)) out.set(phone, "stop_reply");
@@ -89,4 +100,42 @@ export async function isSuppressed(
   value: string,
 ) {
   return (await findSuppressed(db, workspaceId, channel, [value])).size > 0;
+}
+
+/**
+ * The called person pressed the opt-out key during an AI call (call-opt-out.ts): `phone` (E.164) goes
+ * on the workspace's suppression list for "voice" and "voicemail" with reason "keypress_opt_out"
+ * (the person's own opt-out: it replaces another reason, see suppress). Idempotent. Source:
+ * 47 CFR 64.1200(b)(3) and (d)(3).
+ */
+export async function suppressCallsByKeypress(
+  db: DbOrTx,
+  workspaceId: string,
+  phone: string,
+  source = "call keypress",
+): Promise<void> {
+  for (const channel of ["voice", "voicemail"] as const)
+    await suppress(db, workspaceId, channel, phone, KEYPRESS_OPT_OUT_REASON, source, true);
+}
+
+/** Suppression reason and source of a number the owner marked "do not call" on the contact page. */
+export const DO_NOT_CALL_REASON = "do_not_call";
+const DO_NOT_CALL_SOURCE = "contact page";
+
+/**
+ * The owner marks `phones` (E.164) "do not call" (`on`: suppressed for "voice" and "voicemail", reason
+ * "do_not_call") or lifts that mark (`on` false: removes only suppressions the owner's mark made, never
+ * the person's own opt-out: a keypress, an SMS STOP). Idempotent.
+ */
+export async function setDoNotCallNumbers(
+  db: DbOrTx,
+  workspaceId: string,
+  phones: string[],
+  on: boolean,
+): Promise<void> {
+  for (const phone of phones)
+    for (const channel of ["voice", "voicemail"] as const) {
+      if (on) await suppress(db, workspaceId, channel, phone, DO_NOT_CALL_REASON, DO_NOT_CALL_SOURCE);
+      else await unsuppress(db, workspaceId, channel, phone, DO_NOT_CALL_SOURCE);
+    }
 }

@@ -184,3 +184,30 @@ export function quietHoursCheck(
   }
   return { allowed: false, notBefore: latest, zone: resolved?.zone ?? null };
 }
+
+const pad = (n: number) => String(n).padStart(2, "0");
+const clock = (minutes: number) => `${pad(Math.floor(minutes / 60) % 24)}:${pad(minutes % 60)}`;
+const ZONE_NAMES: Record<string, string> = {
+  "America/New_York": "US Eastern",
+  "America/Los_Angeles": "US Pacific",
+};
+
+/**
+ * Why a text or call to this contact may not go out at `now` (quiet hours, QUIET_HOURS), as a
+ * sentence for the sender that says the contact's local time and when sending opens, or null when
+ * `now` is inside the window. Unknown zone: the window must hold in every FALLBACK_ZONES zone, and
+ * the sentence says so in US Eastern time. Source: 47 CFR 64.1200(c)(1).
+ */
+export function quietHoursRefusal(now: Date, source: ZoneSource): string | null {
+  const q = quietHoursCheck(now, source);
+  if (q.allowed) return null;
+  const wait = Math.max(1, Math.ceil((q.notBefore.getTime() - now.getTime()) / 60_000));
+  const inWait = `in ${wait >= 60 ? `${Math.floor(wait / 60)} h ` : ""}${wait % 60} min`;
+  const window = `${clock(QUIET_HOURS.startHour * 60)} and ${clock(QUIET_HOURS.endHour * 60)}`;
+  if (q.zone) {
+    return `It is ${clock(localMinutes(now, q.zone))} for this contact (${q.zone}): texts and calls may go out only between ${window} their time. Sending opens at ${clock(localMinutes(q.notBefore, q.zone))} their time, ${inWait}.`;
+  }
+  const east = FALLBACK_ZONES[0];
+  const names = FALLBACK_ZONES.map((z) => ZONE_NAMES[z] ?? z).join(" and ");
+  return `This contact's time zone is unknown (set their time zone, address or a US phone number to tell it), so texts and calls may go out only while it is between ${window} in both ${names} time. It is ${clock(localMinutes(now, east))} ${ZONE_NAMES[east]} time now; sending opens at ${clock(localMinutes(q.notBefore, east))} ${ZONE_NAMES[east]} time, ${inWait}.`;
+}

@@ -5,10 +5,17 @@ import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
-import { isSuppressed } from "../compliance/compliance.service";
-import { getContact } from "./crm.contacts";
+import { callOptOutOffer } from "../compliance/call-opt-out";
+import {
+  DO_NOT_CALL_REASON,
+  findSuppressed,
+  isSuppressed,
+  setDoNotCallNumbers,
+} from "../compliance/compliance.service";
+import { quietHoursRefusal } from "../compliance/quiet-hours";
+import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
+import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
 
@@ -75,9 +82,10 @@ function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null 
 }
 
 /**
- * The E.164 number a single SMS (mobile first) or call (phone first) goes to.
- * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is on the
- * user's suppression list for that channel.
+ * The E.164 number a single SMS (mobile first) or call (phone first) goes to, never one on the
+ * workspace's suppression list for the channel (for SMS and calls that includes an SMS STOP to the
+ * sending number, and for calls a keypress opt-out: compliance findSuppressed).
+ * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is suppressed.
  */
 async function phoneRecipient(
   ctx: Ctx,
@@ -94,15 +102,38 @@ async function phoneRecipient(
       "UNPROCESSABLE",
       channel === "sms"
         ? "This number is on your suppression list (opted out of SMS)"
-        : "This number is on your suppression list and cannot be called",
+        : "This number is on your suppression list (opted out of calls) and cannot be called",
     );
   return to;
 }
 
 /**
+ * Reserves one message of `meter` (billing reserveUsage: a plan that does not allow it refuses first,
+ * with its own sentence) and checks the contact's quiet hours (08:00-21:00 in their time zone,
+ * compliance quietHoursRefusal; 47 CFR 64.1200(c)(1)), giving the reservation back when it is outside
+ * them. Returns the reservation. @throws AppError PAYMENT_REQUIRED (plan), UNPROCESSABLE (quiet
+ * hours: the sentence says the contact's local time and when sending opens).
+ */
+async function reserveInsideQuietHours(
+  ctx: Ctx,
+  workspaceId: string,
+  c: Contact,
+  meter: "smsMessages" | "voiceCalls",
+) {
+  const reservation = await reserveUsage(ctx, workspaceId, meter, 1);
+  const quiet = quietHoursRefusal(new Date(), c);
+  if (quiet) {
+    await releaseUsage(ctx, reservation);
+    throw new AppError("UNPROCESSABLE", quiet);
+  }
+  return reservation;
+}
+
+/**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
- * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies).
- * Opt-in is confirmed in the client (spec), not enforced here. Records sms_sent.
+ * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
+ * the contact's quiet hours (reserveInsideQuietHours). Opt-in is confirmed in the client (spec), not enforced
+ * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
   ctx: Ctx,
@@ -117,7 +148,8 @@ export async function sendSmsToContact(
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "sms");
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
-  const reservation = await reserveUsage(ctx, workspaceId, "smsMessages", 1);
+  // or it is outside the contact's quiet hours
+  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -143,7 +175,10 @@ export async function sendSmsToContact(
 
 /**
  * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
- * to the phone (else mobile), never to a number suppressed for voice. Records call_made.
+ * to the phone (else mobile), never to a number suppressed for voice (a keypress opt-out, an SMS
+ * STOP) nor outside the contact's quiet hours (reserveInsideQuietHours). The call offers the keypress opt-out
+ * (compliance call-opt-out.ts). Records call_made. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE,
+ * BAD_GATEWAY.
  */
 export async function makeCallToContact(
   ctx: Ctx,
@@ -157,7 +192,8 @@ export async function makeCallToContact(
   const c = await getContact(ctx, workspaceId, contactId);
   const to = await phoneRecipient(ctx, workspaceId, c, "voice");
   // counts against the plan's monthly voiceCalls (issue 12); given back if the provider refuses it
-  const reservation = await reserveUsage(ctx, workspaceId, "voiceCalls", 1);
+  // or it is outside the contact's quiet hours
+  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "voiceCalls");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.voice.call({
@@ -165,6 +201,8 @@ export async function makeCallToContact(
       script: m.script,
       workspaceId,
       metadata: { contact_id: c.id },
+      // "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); a press suppresses the number
+      optOut: callOptOutOffer(ctx.env, { workspaceId, phone: to, contactId: c.id, recipientId: null }),
     });
   } catch (e) {
     await releaseUsage(ctx, reservation);
@@ -179,4 +217,70 @@ export async function makeCallToContact(
     },
   ]);
   return { call_id: result.providerMessageId };
+}
+
+/** Whether a contact's numbers may be called (AI calls and ringless voicemail), as the contact page shows it. */
+export interface DoNotCallStatus {
+  /** true when any of the contact's numbers is suppressed for calls */
+  do_not_call: boolean;
+  /** the owner marked it (setDoNotCall); the owner can lift this mark */
+  marked_by_owner: boolean;
+  /** the person opted out themselves (a keypress during a call, an SMS STOP): the owner cannot lift it */
+  opted_out_by_person: boolean;
+  /** sentences saying why, one per reason */
+  reasons: string[];
+}
+
+const DO_NOT_CALL_SENTENCES: Record<string, string> = {
+  keypress_opt_out: "They pressed 9 during a call to stop calls from you.",
+  stop_reply: "They replied STOP to a text from your sending number.",
+  [DO_NOT_CALL_REASON]: "You marked this contact do not call.",
+};
+
+function contactNumbers(c: Contact): string[] {
+  return [...new Set([c.phone, c.mobile].filter((n): n is string => !!n))];
+}
+
+/**
+ * The contact's "do not call" state: its phone and mobile (E.164) on the workspace's suppression list
+ * for calls (compliance findSuppressed "voice": a keypress opt-out, an SMS STOP, the owner's mark, or
+ * another reason). @throws AppError NOT_FOUND.
+ */
+export async function getDoNotCall(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+): Promise<DoNotCallStatus> {
+  const c = await getContact(ctx, workspaceId, contactId);
+  const reasons = [
+    ...new Set((await findSuppressed(ctx.db, workspaceId, "voice", contactNumbers(c))).values()),
+  ];
+  return {
+    do_not_call: reasons.length > 0,
+    marked_by_owner: reasons.includes(DO_NOT_CALL_REASON),
+    opted_out_by_person: reasons.some((r) => r !== DO_NOT_CALL_REASON),
+    reasons: reasons.map((r) => DO_NOT_CALL_SENTENCES[r] ?? `On your suppression list for calls (${r}).`),
+  };
+}
+
+/**
+ * The owner marks the contact "do not call" (`{do_not_call: true}`: its numbers go on the suppression
+ * list for calls and ringless voicemail, reason "do_not_call", and its call opt-in is turned off) or
+ * lifts that mark (`false`: only the owner's own mark goes; a person's keypress opt-out or STOP stays).
+ * Returns the new state. @throws AppError BAD_REQUEST, NOT_FOUND, UNPROCESSABLE 'This contact has no
+ * phone number'.
+ */
+export async function setDoNotCall(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  input: unknown,
+): Promise<DoNotCallStatus> {
+  const { do_not_call: on } = parseInput(doNotCallSchema, input);
+  const c = await getContact(ctx, workspaceId, contactId);
+  const numbers = contactNumbers(c);
+  if (numbers.length === 0) throw new AppError("UNPROCESSABLE", "This contact has no phone number");
+  await setDoNotCallNumbers(ctx.db, workspaceId, numbers, on);
+  if (on) await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
+  return getDoNotCall(ctx, workspaceId, contactId);
 }

@@ -89,6 +89,16 @@ export const crmRouter = router({
     .mutation(({ ctx, input }) =>
       crm.makeCallToContact(ctx, ctx.workspaceId, input.id, input, ctx.tenant.userId),
     ),
+  /** Whether the contact may be called (suppression list for calls), and why not. */
+  doNotCall: protectedProcedure
+    .input(withId)
+    .query(({ ctx, input }) => crm.getDoNotCall(ctx, ctx.workspaceId, input.id)),
+  /** The owner's "do not call" mark on the contact's numbers (a person's own opt-out cannot be lifted). */
+  setDoNotCall: protectedProcedure
+    .input(withId.extend({ do_not_call: z.boolean() }))
+    .mutation(({ ctx, input }) =>
+      crm.setDoNotCall(ctx, ctx.workspaceId, input.id, { do_not_call: input.do_not_call }),
+    ),
   searchLocation: protectedProcedure
     .input(z.object({ latitude: z.number(), longitude: z.number(), radius_miles: z.number() }))
     .mutation(({ ctx, input }) => crm.searchByLocation(ctx, ctx.workspaceId, input)),

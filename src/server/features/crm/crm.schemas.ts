@@ -239,6 +239,11 @@ export const sendSmsSchema = z.object({
     .max(160, "Message must be at most 160 characters"),
 });
 
+/** The contact page's "do not call" switch (crm.messages setDoNotCall). */
+export const doNotCallSchema = z.object({
+  do_not_call: z.boolean({ error: "do_not_call must be true or false" }),
+});
+
 export const makeCallSchema = z.object({
   script: z
     .string({ error: "Please enter a script for the call" })

@@ -49,7 +49,14 @@ export {
   websiteDomain,
 } from "./crm.leads";
 export { listLocatedContacts, searchByLocation } from "./crm.map";
-export { makeCallToContact, sendEmailToContact, sendSmsToContact } from "./crm.messages";
+export {
+  type DoNotCallStatus,
+  getDoNotCall,
+  makeCallToContact,
+  sendEmailToContact,
+  sendSmsToContact,
+  setDoNotCall,
+} from "./crm.messages";
 export {
   addNote,
   countMessageActivity,

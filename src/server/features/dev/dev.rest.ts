@@ -17,6 +17,18 @@ const esc = (s: unknown) =>
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
 
+type Keypad = { digit?: unknown; actionUrl?: unknown };
+
+/**
+ * A local AI call's keypress opt-out (voice provider `local`, metadata.keypad): a button that posts
+ * the key to the call's opt-out URL as Twilio's <Gather> would (Digits, CallSid, To).
+ */
+function keypadForm(meta: { keypad?: Keypad }, to: string, callId: string | null): string {
+  const k = meta.keypad;
+  if (!k || typeof k.digit !== "string" || typeof k.actionUrl !== "string") return "";
+  return `<form method="post" action="${esc(k.actionUrl)}"><input type="hidden" name="Digits" value="${esc(k.digit)}"><input type="hidden" name="CallSid" value="${esc(callId)}"><input type="hidden" name="To" value="${esc(to)}"><button type="submit">Press ${esc(k.digit)} (opt out of calls)</button></form>`;
+}
+
 async function listOutbox(ctx: AppContext, q: z.infer<typeof query>) {
   const where: SQL[] = [];
   if (q.channel) where.push(eq(outboxMessages.channel, q.channel));
@@ -80,7 +92,7 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
             (r.metadata as { audioUrl?: string }).audioUrl
               ? `<audio controls src="${esc((r.metadata as { audioUrl?: string }).audioUrl)}"></audio>`
               : ""
-          }</div>`;
+          }${keypadForm(r.metadata as { keypad?: Keypad }, r.to, r.providerMessageId)}</div>`;
         }
         return `<article class="msg" data-channel="${esc(r.channel)}" data-to="${esc(r.to)}">${head}${content}</article>`;
       })

@@ -19,3 +19,11 @@ export function twimlMessageResponse(text: string | null): string {
   if (text) r.message(text);
   return r.toString();
 }
+
+/** TwiML `<Response><Say>{text}</Say><Hangup/></Response>` (a voice webhook's answer that ends the call). */
+export function twimlSayAndHangUp(text: string): string {
+  const r = new twilio.twiml.VoiceResponse();
+  r.say({ voice: "Polly.Joanna-Neural" }, text);
+  r.hangup();
+  return r.toString();
+}

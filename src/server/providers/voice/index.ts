@@ -10,6 +10,12 @@ export interface VoiceCall {
   metadata?: Record<string, unknown>;
   /** our key for this call (campaign recipient id), for `findSent` */
   idempotencyKey?: string;
+  /**
+   * The keypress opt-out the call offers (compliance call-opt-out.ts): `prompt` is spoken before and
+   * after the script while the call listens for `digit`; a press is POSTed to `actionUrl` with the
+   * form fields Twilio's <Gather> action sends (Digits, CallSid, From, To).
+   */
+  optOut?: { digit: string; prompt: string; actionUrl: string };
 }
 
 /** Places AI voice calls. Implementations: `local` (outbox) and `twilio`. */

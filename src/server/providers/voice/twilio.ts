@@ -2,17 +2,40 @@ import twilio from "twilio";
 import { createTwilioClient, type TwilioOptions, twilioError } from "../sms/twilio";
 import type { VoiceCall, VoiceProvider } from "./index";
 
-/** TwiML that speaks `script` with Amazon Polly's neural voice via <Say> (Twilio TwiML docs). */
-export function sayTwiml(script: string): string {
+const VOICE = { voice: "Polly.Joanna-Neural" } as const;
+
+/**
+ * TwiML that speaks `script` with Amazon Polly's neural voice via <Say> (Twilio TwiML docs). With an
+ * `optOut` offer, the prompt, the script and the prompt again are spoken inside
+ * `<Gather input="dtmf" numDigits="1" action=… method="POST">`: a key pressed at any time stops the
+ * speech and Twilio POSTs `Digits` (with CallSid, From, To) to the action URL, whose TwiML answer
+ * continues the call (https://www.twilio.com/docs/voice/twiml/gather). No key: the call ends after
+ * the speech (no verb follows the Gather).
+ */
+export function sayTwiml(script: string, optOut?: VoiceCall["optOut"]): string {
   const r = new twilio.twiml.VoiceResponse();
-  r.say({ voice: "Polly.Joanna-Neural" }, script);
+  if (!optOut) {
+    r.say(VOICE, script);
+    return r.toString();
+  }
+  const g = r.gather({
+    input: ["dtmf"],
+    numDigits: 1,
+    action: optOut.actionUrl,
+    method: "POST",
+    timeout: 5,
+  });
+  g.say(VOICE, optOut.prompt);
+  g.say(VOICE, script);
+  g.say(VOICE, optOut.prompt);
   return r.toString();
 }
 
 /**
  * AI voice calls through Twilio Programmable Voice (POST Calls.json) with the official SDK: inline
- * TwiML `<Say>` speaking the merged script, answering-machine detection (`MachineDetection=Enable`)
- * and a status callback for initiated/ringing/answered/completed.
+ * TwiML `<Say>` speaking the merged script (inside a DTMF `<Gather>` when the call offers the keypress
+ * opt-out), answering-machine detection (`MachineDetection=Enable`) and a status callback for
+ * initiated/ringing/answered/completed.
  */
 export class TwilioVoiceProvider implements VoiceProvider {
   readonly name = "twilio";
@@ -26,7 +49,7 @@ export class TwilioVoiceProvider implements VoiceProvider {
       const call = await this.client.calls.create({
         to: c.to,
         from: this.opts.fromNumber ?? "",
-        twiml: sayTwiml(c.script),
+        twiml: sayTwiml(c.script, c.optOut),
         ...(c.machineDetection ? { machineDetection: "Enable" } : {}),
         ...(c.statusCallback
           ? {

@@ -330,6 +330,12 @@ function ContactDetailPage() {
                 </CardContent>
               </Card>
             ))}
+            <DoNotCallCard
+              contactId={c.id}
+              hasPhone={!!(c.phone_e164 || c.mobile_e164)}
+              onError={(message) => setBanner({ variant: "error", message })}
+              onChanged={refreshDetail}
+            />
           </div>
           {editing && (
             <div className="mt-4 flex justify-end gap-2">
@@ -413,6 +419,78 @@ function ContactDetailPage() {
  * One note with Edit (inline, Save / Cancel, Escape cancels) and Delete (confirmed); both through
  * tRPC `crm.editNote` / `crm.deleteNote`, which record note_edited / note_deleted on the timeline.
  */
+/**
+ * Whether the contact may be called (AI calls and ringless voicemail): the suppression list for calls
+ * (a keypress opt-out, an SMS STOP, the owner's own mark) with the reasons, and the owner's switch.
+ * A person's own opt-out cannot be lifted here.
+ */
+function DoNotCallCard({
+  contactId,
+  hasPhone,
+  onError,
+  onChanged,
+}: {
+  contactId: number;
+  hasPhone: boolean;
+  onError: (message: string) => void;
+  onChanged: () => Promise<unknown>;
+}) {
+  const trpc = useTRPC();
+  const client = useTRPCClient();
+  const qc = useQueryClient();
+  const [busy, setBusy] = useState(false);
+  const { data } = useQuery(trpc.crm.doNotCall.queryOptions({ id: contactId }));
+  async function toggle(on: boolean) {
+    setBusy(true);
+    try {
+      const next = await client.crm.setDoNotCall.mutate({ id: contactId, do_not_call: on });
+      qc.setQueryData(trpc.crm.doNotCall.queryKey({ id: contactId }), next);
+      await onChanged();
+    } catch (e) {
+      onError(`Error: ${errorMessage(e, "Failed to update do not call")}`);
+    } finally {
+      setBusy(false);
+    }
+  }
+  return (
+    <Card data-testid="do-not-call">
+      <CardHeader>
+        <CardTitle className="text-base">Do Not Call</CardTitle>
+      </CardHeader>
+      <CardContent className="grid gap-3 text-sm">
+        <p>
+          <span className="font-medium">{data?.do_not_call ? "Yes" : "No"}</span>
+          <span className="text-muted-foreground">
+            {data?.do_not_call
+              ? ": no AI calls or ringless voicemails go to this contact's numbers."
+              : ": AI calls and voicemails may reach this contact (within their opt-in and quiet hours)."}
+          </span>
+        </p>
+        {data?.reasons.length ? (
+          <ul className="list-disc pl-5 text-muted-foreground">
+            {data.reasons.map((r) => (
+              <li key={r}>{r}</li>
+            ))}
+          </ul>
+        ) : null}
+        {data && hasPhone && !data.marked_by_owner && (
+          <Button variant="outline" className="w-fit" loading={busy} onClick={() => void toggle(true)}>
+            Mark Do Not Call
+          </Button>
+        )}
+        {data?.marked_by_owner && (
+          <Button variant="outline" className="w-fit" loading={busy} onClick={() => void toggle(false)}>
+            Remove Your Do Not Call Mark
+          </Button>
+        )}
+        {data?.opted_out_by_person && (
+          <p className="text-muted-foreground">The person opted out themselves: only they can undo it.</p>
+        )}
+      </CardContent>
+    </Card>
+  );
+}
+
 function NoteItem({
   contactId,
   note,

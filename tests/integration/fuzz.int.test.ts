@@ -22,7 +22,15 @@ import type { RouteOptions } from "fastify";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { appRouter } from "../../src/server/trpc/router";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import {
+  type AuthedClient,
+  createTestApp,
+  daytimeZone,
+  setPlan,
+  signUp,
+  type TestApp,
+  uniqueEmail,
+} from "../helpers";
 import { silentWav } from "./studio-helpers";
 
 // --------------------------------------------------------------------------------------------
@@ -424,6 +432,8 @@ async function setUpPrincipals() {
     last_name: "Target",
     email: uniqueEmail("fuzz-contact"),
     phone: "+14155550132",
+    // daytime wherever the test runs, so send-sms and make-call reach past the quiet-hours check
+    timezone: daytimeZone(),
   });
   const tag = await owner.client.post("/api/contacts/tags", { name: `fuzz-${Date.now()}` });
   const list = await owner.client.post("/api/contacts/lists", {

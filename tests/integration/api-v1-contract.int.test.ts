@@ -628,3 +628,45 @@ describe("v1 contract: Idempotency-Key, rate limit and filters as documented", (
     expect(await ids("search=nobody-matches")).toEqual([]);
   });
 });
+
+describe("v1 contract: scopes and plan", () => {
+  it("every operation refuses a key without its scope (403 naming it), and every operation is a 402 once the plan loses API access", async () => {
+    const u = await signUp(t.app);
+    await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+    // a key whose one scope no operation asks for alone: media:read only
+    const res = await u.client.post("/api/api-keys", { name: "narrow", scopes: ["media:read"] });
+    const narrow = res.json().key as string;
+    const all = (
+      await u.client.post("/api/api-keys", {
+        name: "wide",
+        scopes: [
+          "contacts:read",
+          "contacts:write",
+          "campaigns:read",
+          "campaigns:write",
+          "media:read",
+          "leads:read",
+          "webhooks:write",
+        ],
+      })
+    ).json().key as string;
+    for (const o of ops) {
+      const scope = o.op.security[0].bearerAuth[0] as string;
+      const m = o.method.toUpperCase();
+      const url = fill(o, false);
+      const body = o.op.requestBody ? VALID_BODY[o.op.operationId] : undefined;
+      if (scope !== "media:read") {
+        const e = await refused(call(m, url, body, {}, { key: narrow }), 403);
+        expect(e.type, `${m} ${o.path}`).toBe("permission_error");
+        expect(e.message, `${m} ${o.path}`).toContain(scope);
+      }
+    }
+    await t.db.update(workspaces).set({ plan: "free" }).where(eq(workspaces.id, u.user.id));
+    for (const o of ops) {
+      const m = o.method.toUpperCase();
+      const body = o.op.requestBody ? VALID_BODY[o.op.operationId] : undefined;
+      const e = await refused(call(m, fill(o, false), body, {}, { key: all }), 402);
+      expect(e.type, `${m} ${o.path}`).toBe("payment_required");
+    }
+  });
+});

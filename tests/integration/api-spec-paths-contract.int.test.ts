@@ -43,7 +43,7 @@ async function send(
   let payload: BodyInit | undefined;
   if (opts.multipart) {
     Object.assign(headers, opts.multipart.headers);
-    payload = opts.multipart.payload as Buffer;
+    payload = new Uint8Array(opts.multipart.payload as Buffer);
   } else if (body !== undefined) {
     headers["content-type"] = "application/json";
     payload = JSON.stringify(body);
@@ -775,5 +775,78 @@ describe("spec section 7 paths: valid input answers with the fields read, invali
         "rows never refused",
       ).toEqual([]);
     },
+    240_000,
   );
+});
+
+describe("spec section 7 paths: refusals say what is wrong", () => {
+  it("a value over its limit is refused with a sentence naming the limit, not 'is required' or 'must be a number'", async () => {
+    const u = await signUp(t.app);
+    await setPlan(t, u.user.id, "business");
+    cookie = u.cookie;
+    const c = (
+      await send("POST", "/api/contacts", {
+        first_name: "Lim",
+        email: "lim@example.com",
+        phone: "+14155550123",
+      })
+    ).body.contact.id;
+    const cases: [string, string, unknown, string][] = [
+      [
+        "POST",
+        "/api/contacts/search/location",
+        { latitude: 300, longitude: -97, radius_miles: 5 },
+        "Latitude must be between -90 and 90",
+      ],
+      [
+        "POST",
+        "/api/contacts/search/location",
+        { latitude: 30, longitude: 200, radius_miles: 5 },
+        "Longitude must be between -180 and 180",
+      ],
+      [
+        "POST",
+        `/api/contacts/${c}/send-email`,
+        { subject: "s".repeat(301), body: "b" },
+        "Subject must be at most 300 characters",
+      ],
+      [
+        "POST",
+        `/api/contacts/${c}/make-call`,
+        { script: "s".repeat(5001) },
+        "The call script must be at most 5,000 characters",
+      ],
+      ["POST", "/api/contacts/tags", { name: "t".repeat(51) }, "Tag name must be at most 50 characters"],
+      [
+        "PUT",
+        "/api/user/profile",
+        { name: "N", email: `${"e".repeat(250)}@example.com` },
+        "Email must be at most 254 characters",
+      ],
+      [
+        "POST",
+        "/api/payment/create-checkout-session",
+        { priceId: "price_business", planName: "p".repeat(51) },
+        "Plan name must be at most 50 characters",
+      ],
+      [
+        "POST",
+        "/api/api-keys",
+        { name: "k".repeat(101), scopes: ["contacts:read"] },
+        "Name must be at most 100 characters",
+      ],
+    ];
+    for (const [m, url, body, message] of cases) {
+      const r = await send(m, url, body);
+      expect(r.status, `${m} ${url}: ${r.text}`).toBe(400);
+      expect(r.body, `${m} ${url}`).toEqual({ success: false, error: message });
+    }
+    const login = await send(
+      "POST",
+      "/api/auth/login",
+      { email: `${"e".repeat(250)}@example.com`, password: "whatever-it-is" },
+      { cookie: null },
+    );
+    expect(login.body).toEqual({ success: false, error: "Email must be at most 254 characters" });
+  });
 });

@@ -145,8 +145,8 @@ async function newKey(plan = "business") {
 }
 
 beforeAll(async () => {
-  receiver = http.createServer((_req, res) => {
-    res.writeHead(200).end("ok");
+  receiver = http.createServer((req, res) => {
+    res.writeHead(req.url === "/fail" ? 500 : 200).end("ok");
   });
   await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
@@ -290,6 +290,34 @@ describe("v1 contract: every operation, valid input, answers as documented", () 
     expect((await call("PATCH", `/webhook_endpoints/${ep.body.id}`, { enabled: false })).body.enabled).toBe(
       false,
     );
+    // a contact with coordinates (geocoded from city and state) and custom fields, read back
+    // through the list (written as JSON in SQL), the segment list and the single read
+    const geo = await call("POST", "/contacts", {
+      first_name: "Geo",
+      email: "geo@example.com",
+      city: "Austin",
+      state: "TX",
+      postal_code: "78701",
+      lifecycle_stage: "customer",
+      custom_fields: { industry: "dental", seats: 3, vip: true },
+    });
+    expect(geo.status).toBe(201);
+    const geoList = await call("GET", "/contacts?search=Geo");
+    expect(geoList.body.data[0].custom_fields).toEqual({ industry: "dental", seats: 3, vip: true });
+    await call("GET", `/segments/${seg.body.id}/contacts`);
+    await call("GET", `/contacts/${geo.body.id}`);
+    // a failing webhook delivery: its status, code and error as documented
+    const failing = await call("POST", "/webhook_endpoints", {
+      url: receiverUrl.replace("/hook", "/fail"),
+      events: ["contact.created"],
+    });
+    const failTest = await call("POST", `/webhook_endpoints/${failing.body.id}/test`);
+    expect(failTest.status).toBe(200);
+    const failed = await call("GET", `/webhook_endpoints/${failing.body.id}/deliveries`);
+    expect(failed.body.data).toHaveLength(1);
+    expect(failed.body.data[0]).toMatchObject({ status: "failed", response_code: 500 });
+    expect(typeof geoList.body.data[0].latitude).toBe("number");
+    await call("GET", `/webhook_endpoints/${failing.body.id}`);
     Object.assign(made, {
       contact: String(c2.id),
       campaign: String(cid),
@@ -668,5 +696,73 @@ describe("v1 contract: scopes and plan", () => {
       const e = await refused(call(m, fill(o, false), body, {}, { key: all }), 402);
       expect(e.type, `${m} ${o.path}`).toBe("payment_required");
     }
+  });
+});
+
+describe("v1 contract: refusals say what is wrong", () => {
+  it("a value over its length limit is refused with a sentence naming the limit, not 'is required'", async () => {
+    const k = await newKey();
+    key = k.key;
+    const cases: [string, string, unknown, string, string][] = [
+      ["POST", "/tags", { name: "t".repeat(51) }, "name", "Tag name must be at most 50 characters"],
+      ["POST", "/segments", { name: "s".repeat(101) }, "name", "List name must be at most 100 characters"],
+      [
+        "POST",
+        "/contacts",
+        { first_name: "f".repeat(101), email: "a@example.com" },
+        "first_name",
+        "First name must be at most 100 characters",
+      ],
+      [
+        "POST",
+        "/contacts",
+        { first_name: "F", email: `${"e".repeat(250)}@example.com` },
+        "email",
+        "Email must be at most 254 characters",
+      ],
+    ];
+    for (const [m, url, body, param, message] of cases) {
+      const e = await refused(call(m, url, body), 400, param);
+      expect(e.message, `${m} ${url}`).toBe(message);
+    }
+  });
+});
+
+describe("v1 contract: a 400 names the field in param", () => {
+  it("campaign content each channel needs, an audience naming nobody and an unknown preset are refused with param", async () => {
+    const k = await newKey();
+    key = k.key;
+    const who = { contacts: [{ first_name: "A", email: "a@example.com", phone: "+14155550100" }] };
+    const cases: [string, unknown, string][] = [
+      [
+        "/campaigns",
+        { name: "C", channel: "email", content: { body: "b" }, audience: who },
+        "content.subject",
+      ],
+      [
+        "/campaigns",
+        { name: "C", channel: "email", content: { subject: "s" }, audience: who },
+        "content.body",
+      ],
+      ["/campaigns", { name: "C", channel: "sms", content: {}, audience: who }, "content.message"],
+      ["/campaigns", { name: "C", channel: "voice", content: {}, audience: who }, "content.script"],
+      ["/campaigns", { name: "C", channel: "voicemail", content: {}, audience: who }, "content.script"],
+      [
+        "/campaigns",
+        { name: "C", channel: "email", content: { subject: "s", body: "b" }, audience: {} },
+        "audience",
+      ],
+      [
+        "/campaigns",
+        { name: "C", channel: "email", content: { subject: "s", body: "b" }, audience: { contact_ids: [] } },
+        "audience",
+      ],
+      ["/lead_searches", { location: "Austin, TX", business_type: "dentist", preset: "nope" }, "preset"],
+    ];
+    for (const [url, body, param] of cases) {
+      const e = await refused(call("POST", url, body), 400, param);
+      expect(e.message.toLowerCase(), JSON.stringify(body)).toContain(param.split(".").pop());
+    }
+    expect((await call("GET", "/campaigns")).body.data).toEqual([]);
   });
 });

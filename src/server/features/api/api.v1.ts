@@ -565,6 +565,16 @@ export const V1_ROUTES: V1Route[] = [
     response: s.leadSearchObject,
     status: 201,
     handler: async ({ ctx, p, body }) => {
+      // the leads service's 'Unknown preset' names no field; v1 names it (`param: preset`)
+      if (body.preset !== undefined && !leads.listPresets(ctx).some((x) => x.id === body.preset))
+        throw new AppError(
+          "BAD_REQUEST",
+          `Unknown preset: ${body.preset}. The presets are ${leads
+            .listPresets(ctx)
+            .map((x) => x.id)
+            .join(", ")}`,
+          { param: "preset" },
+        );
       const r = await withV1FilterNames(() =>
         leads.searchBusinesses(ctx, p.tenant, {
           location: body.location,

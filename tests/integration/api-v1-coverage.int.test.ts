@@ -435,10 +435,16 @@ describe("v1 campaigns: every channel x every audience form", () => {
       message: expect.stringContaining("A video campaign needs a video: pass content.video_id"),
     });
     const noScript = await k.call("POST", "/campaigns", { ...base, channel: "voice", content: {} });
-    expect(noScript.json().error.message).toBe("Please enter a script for the call");
+    expect(noScript.json().error).toMatchObject({
+      message: "Content.script (what the call says) is required for a voice campaign",
+      param: "content.script",
+    });
     const nobody = await k.call("POST", "/campaigns", { ...base, audience: {} });
     expect(nobody.statusCode).toBe(400);
-    expect(nobody.json().error.message).toBe("Please select at least one contact");
+    expect(nobody.json().error).toMatchObject({
+      message: "Audience names nobody: give contacts, contact_ids, segment_id, tag_id or filter",
+      param: "audience",
+    });
   });
 });
 

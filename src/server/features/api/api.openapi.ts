@@ -25,6 +25,55 @@ const ERROR_RESPONSES: Record<string, string> = {
   "500": "Something went wrong on our side; the message holds the request id",
 };
 
+/**
+ * The response headers of /api/v1, declared on each response: `Request-Id` on every response; the
+ * IETF RateLimit-* fields (draft-ietf-httpapi-ratelimit-headers, per key and minute) on every
+ * response once the key is known (a 401 or 402 has no key to count against; a 500 may come before);
+ * `Retry-After` with a 429; `Idempotent-Replayed` (optional) on a POST replayed from its
+ * Idempotency-Key.
+ */
+const HEADERS: Record<string, JsonSchema> = {
+  "Request-Id": {
+    description: "This request's id (quote it when asking for help; a 500's message holds it too)",
+    schema: { type: "string" },
+  },
+  "RateLimit-Limit": {
+    description: "Requests this API key may make per minute",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "RateLimit-Remaining": {
+    description: "Requests left in the current minute",
+    schema: { type: "integer", minimum: 0 },
+  },
+  "RateLimit-Reset": {
+    description: "Seconds until the current window resets",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "Retry-After": {
+    description: "Seconds to wait before retrying",
+    schema: { type: "integer", minimum: 1 },
+  },
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored response of an earlier request with the same Idempotency-Key",
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+const RATE_HEADERS = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"];
+
+/** The headers of one response (`status` of an operation with `method`), with `required` where always sent. */
+function responseHeaders(method: string, status: string): Record<string, unknown> {
+  const required = ["Request-Id"];
+  if (status !== "401" && status !== "402" && status !== "500") required.push(...RATE_HEADERS);
+  if (status === "429") required.push("Retry-After");
+  const optional =
+    method === "POST" && /^[24]/.test(status) && status !== "429" ? ["Idempotent-Replayed"] : [];
+  return Object.fromEntries([
+    ...required.map((n) => [n, { ...HEADERS[n], required: true }]),
+    ...optional.map((n) => [n, HEADERS[n]]),
+  ]);
+}
+
 let cached: JsonSchema | null = null;
 
 /**
@@ -65,15 +114,18 @@ function build(): JsonSchema {
           "A unique key: a repeat with the same body returns the first response; a different body gets 409.",
         schema: { type: "string", maxLength: 255 },
       });
+    const ok = String(r.status ?? 200);
     const responses: Record<string, unknown> = {
-      [String(r.status ?? 200)]: {
+      [ok]: {
         description: "Success",
+        headers: responseHeaders(r.method, ok),
         content: { "application/json": { schema: toSchema(r.response, "output") } },
       },
     };
     for (const [code, description] of Object.entries(ERROR_RESPONSES))
       responses[code] = {
         description,
+        headers: responseHeaders(r.method, code),
         content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
       };
     paths[r.path] ??= {};

@@ -21,7 +21,11 @@ export const API_KEY_MAX_EXPIRY_DAYS = 3653;
 
 /** POST /api/api-keys {name, scopes, expires_at?}. */
 export const createApiKeySchema = z.object({
-  name: z.string({ error: "Name is required" }).trim().min(1, "Name is required").max(100),
+  name: z
+    .string({ error: "Name is required" })
+    .trim()
+    .min(1, "Name is required")
+    .max(100, "Name must be at most 100 characters"),
   scopes: z
     .array(z.enum(API_SCOPES, { error: `each scope must be one of ${API_SCOPES.join(", ")}` }), {
       error: "scopes must be a list",

@@ -318,9 +318,39 @@ export const campaignCreateBody = z
       ctx.addIssue({ code: "custom", path: ["content", field], message });
     for (const f of ["landing_url", "video_title", "thumbnail_url"] as const)
       if (c[f] !== undefined && c[f] !== null) refuse(f, `content.${f} is not accepted: ${PASS_VIDEO_ID}.`);
+    // an audience naming nobody, and the content each channel needs, are refused here with the field
+    // in `param` (the document's 400: "the message names the field"); the campaigns service's own
+    // sentences ('Please complete all steps', 'Please select at least one contact') are the app
+    // wizard's and name no field
+    const a0 = b.audience;
+    if (
+      !a0.contacts?.length &&
+      !a0.contact_ids?.length &&
+      a0.segment_id === undefined &&
+      a0.tag_id === undefined &&
+      a0.filter === undefined
+    )
+      ctx.addIssue({
+        code: "custom",
+        path: ["audience"],
+        message: "audience names nobody: give contacts, contact_ids, segment_id, tag_id or filter",
+      });
+    const blank = (v: string | null | undefined) => !v?.trim();
     if (!video) {
       for (const f of ["video_id", "avatar_script", "avatar_provider", "cta_label", "cta_url"] as const)
         if (c[f] !== undefined) refuse(f, `content.${f} is for video_email and video_sms campaigns`);
+      if (b.channel === "email")
+        for (const f of ["subject", "body"] as const)
+          if (blank(c[f])) refuse(f, `content.${f} is required for an email campaign`);
+      if (b.channel === "sms" && blank(c.message))
+        refuse("message", "content.message is required for an SMS campaign");
+      if (b.channel === "voice" && blank(c.script))
+        refuse("script", "content.script (what the call says) is required for a voice campaign");
+      if (b.channel === "voicemail" && blank(c.script) && !c.audio_url && !c.audio_media_id)
+        refuse(
+          "script",
+          "a voicemail campaign needs content.audio_media_id (or audio_url), a recording of yours, or content.script",
+        );
       return;
     }
     for (const f of ["body", "script", "audio_url", "audio_media_id", "machine_detection"] as const)

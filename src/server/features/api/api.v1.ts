@@ -375,10 +375,13 @@ export const V1_ROUTES: V1Route[] = [
     query: s.campaignListQuery,
     response: s.listOf(s.campaignObject),
     handler: async ({ ctx, p, query }) => {
+      // the cursor is base64url of the last campaign's id in decimal digits, as this route makes it;
+      // anything else (`0x10`, `1e3`, ` 7`, which Number() read as ids) is refused
       let beforeId: number | undefined;
       if (query.cursor) {
-        beforeId = Number(Buffer.from(query.cursor, "base64url").toString("utf8"));
-        if (!Number.isSafeInteger(beforeId) || beforeId <= 0)
+        const text = Buffer.from(query.cursor, "base64url").toString("utf8");
+        beforeId = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
+        if (!Number.isSafeInteger(beforeId))
           throw new AppError("BAD_REQUEST", "cursor is not valid", { param: "cursor" });
       }
       const rows = await campaigns.listCampaigns(ctx, p.tenant.workspaceId, {
@@ -562,6 +565,16 @@ export const V1_ROUTES: V1Route[] = [
     response: s.leadSearchObject,
     status: 201,
     handler: async ({ ctx, p, body }) => {
+      // the leads service's 'Unknown preset' names no field; v1 names it (`param: preset`)
+      if (body.preset !== undefined && !leads.listPresets(ctx).some((x) => x.id === body.preset))
+        throw new AppError(
+          "BAD_REQUEST",
+          `Unknown preset: ${body.preset}. The presets are ${leads
+            .listPresets(ctx)
+            .map((x) => x.id)
+            .join(", ")}`,
+          { param: "preset" },
+        );
       const r = await withV1FilterNames(() =>
         leads.searchBusinesses(ctx, p.tenant, {
           location: body.location,
@@ -761,11 +774,28 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
   // /campaigns/{id}/pause) is no body at all rather than invalid JSON: the route handler refuses it
   // where a body is needed ("The request body is missing ..."). Anything else goes to Fastify's own
   // JSON parser (same prototype-poisoning rules). Scoped to this plugin.
+  //
+  // JSON is the only body type here (the document's 415): the app-wide text/plain, form and
+  // multipart parsers are removed in this plugin, and a body of any other type is a 415 saying to
+  // send JSON. Before, `text/plain` was parsed as a string ("must be a JSON object", a 400) and a
+  // form body as fields (a 400 naming the whole JSON text as an unknown field). An empty body of any
+  // type is still no body (`curl -X POST -d ''` sends an empty form).
   const defaultJson = app.getDefaultJsonParser("error", "error");
-  app.removeContentTypeParser("application/json");
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
     if (typeof body === "string" && body.trim() === "") return done(null, undefined);
     return defaultJson(req, body as string, done);
+  });
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {
+    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
+    const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().slice(0, 60);
+    return done(
+      new AppError(
+        "UNSUPPORTED_MEDIA_TYPE",
+        `The request body must be JSON: send it with Content-Type: application/json (${type ? `got '${type}'` : "it had no Content-Type"}).`,
+      ),
+      undefined,
+    );
   });
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     if (err instanceof AppError) {

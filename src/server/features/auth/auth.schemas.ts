@@ -24,8 +24,15 @@ export const registerInput = z.object({
 
 /** POST /api/auth/login */
 export const loginInput = z.object({
-  email: z.string({ error: "Email is required" }).trim().min(1, "Email is required").max(254),
-  password: z.string({ error: "Password is required" }).min(1, "Password is required").max(200),
+  email: z
+    .string({ error: "Email is required" })
+    .trim()
+    .min(1, "Email is required")
+    .max(254, "Email must be at most 254 characters"),
+  password: z
+    .string({ error: "Password is required" })
+    .min(1, "Password is required")
+    .max(200, "Password must be at most 200 characters"),
 });
 
 export type RegisterInput = z.infer<typeof registerInput>;

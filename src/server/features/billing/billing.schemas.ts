@@ -2,8 +2,16 @@ import { z } from "zod";
 
 /** `POST /api/payment/create-checkout-session` (spec section 7): the plan's price id and lowercase name. */
 export const checkoutInput = z.object({
-  priceId: z.string({ error: "priceId is required" }).trim().min(1, "priceId is required").max(200),
-  planName: z.string({ error: "planName is required" }).trim().min(1, "planName is required").max(50),
+  priceId: z
+    .string({ error: "priceId is required" })
+    .trim()
+    .min(1, "priceId is required")
+    .max(200, "priceId must be at most 200 characters"),
+  planName: z
+    .string({ error: "planName is required" })
+    .trim()
+    .min(1, "planName is required")
+    .max(50, "planName must be at most 50 characters"),
 });
 export type CheckoutInputBody = z.infer<typeof checkoutInput>;
 

@@ -123,13 +123,17 @@ export const CONTACT_FIELD_NAMES = Object.keys(contactFieldsSchema.shape) as (ke
 
 /** POST /api/contacts: first name and email required (spec section 5, Add Contact). */
 export const createContactSchema = contactFieldsSchema.extend({
-  first_name: z.string({ error: "First name is required" }).trim().min(1, "First name is required").max(100),
+  first_name: z
+    .string({ error: "First name is required" })
+    .trim()
+    .min(1, "First name is required")
+    .max(100, "First name must be at most 100 characters"),
   email: z
     .string({ error: "Email is required" })
     .trim()
     .toLowerCase()
     .min(1, "Email is required")
-    .max(254)
+    .max(254, "Email must be at most 254 characters")
     .pipe(z.email("Please enter a valid email address")),
 });
 
@@ -138,9 +142,9 @@ export const updateContactSchema = contactFieldsSchema;
 
 export const contactIdSchema = z.coerce
   .number({ error: "Contact id must be a number" })
-  .int()
-  .positive()
-  .max(2 ** 53);
+  .int("Contact id must be a whole number")
+  .positive("Contact id must be a positive number")
+  .max(2 ** 53, "Contact id is too large");
 
 /** GET /api/contacts query (spec section 7). `limit` 50 default, 200 max. */
 export const listContactsSchema = z.object({
@@ -223,12 +227,12 @@ export const sendEmailSchema = z.object({
     .string({ error: "Please fill in subject and message" })
     .trim()
     .min(1, "Please fill in subject and message")
-    .max(300),
+    .max(300, "Subject must be at most 300 characters"),
   body: z
     .string({ error: "Please fill in subject and message" })
     .trim()
     .min(1, "Please fill in subject and message")
-    .max(100_000),
+    .max(100_000, "Message must be at most 100,000 characters"),
 });
 
 export const sendSmsSchema = z.object({
@@ -249,13 +253,19 @@ export const makeCallSchema = z.object({
     .string({ error: "Please enter a script for the call" })
     .trim()
     .min(1, "Please enter a script for the call")
-    .max(5_000),
+    .max(5_000, "The call script must be at most 5,000 characters"),
 });
 
 /** POST /api/contacts/search/location; radius in miles (spec: 1 to 500). */
 export const locationSearchSchema = z.object({
-  latitude: z.coerce.number({ error: "Latitude must be a number" }).min(-90).max(90),
-  longitude: z.coerce.number({ error: "Longitude must be a number" }).min(-180).max(180),
+  latitude: z.coerce
+    .number({ error: "Latitude must be a number" })
+    .min(-90, "Latitude must be between -90 and 90")
+    .max(90, "Latitude must be between -90 and 90"),
+  longitude: z.coerce
+    .number({ error: "Longitude must be a number" })
+    .min(-180, "Longitude must be between -180 and 180")
+    .max(180, "Longitude must be between -180 and 180"),
   radius_miles: z.coerce
     .number()
     .positive("Radius must be more than 0 miles")
@@ -264,7 +274,11 @@ export const locationSearchSchema = z.object({
 });
 
 export const createTagSchema = z.object({
-  name: z.string({ error: "Tag name is required" }).trim().min(1, "Tag name is required").max(50),
+  name: z
+    .string({ error: "Tag name is required" })
+    .trim()
+    .min(1, "Tag name is required")
+    .max(50, "Tag name must be at most 50 characters"),
   color: z
     .string()
     .regex(/^#[0-9a-fA-F]{6}$/, "color must be a hex colour like #6366f1")
@@ -272,7 +286,11 @@ export const createTagSchema = z.object({
 });
 
 export const createSegmentSchema = z.object({
-  name: z.string({ error: "List name is required" }).trim().min(1, "List name is required").max(100),
+  name: z
+    .string({ error: "List name is required" })
+    .trim()
+    .min(1, "List name is required")
+    .max(100, "List name must be at most 100 characters"),
   filter: segmentFilterSchema.default({}),
 });
 

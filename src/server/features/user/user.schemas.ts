@@ -39,7 +39,7 @@ export const profileInput = z.object({
     .string({ error: "Email is required" })
     .trim()
     .min(1, "Email is required")
-    .max(254)
+    .max(254, "Email must be at most 254 characters")
     .pipe(z.email({ error: "Please enter a valid email address" })),
   businessName: z.string().trim().max(200, "Business name is too long").optional().nullable(),
   phone: z.string().trim().max(40, "Phone number is too long").optional().nullable(),
@@ -50,7 +50,7 @@ export const passwordInput = z.object({
   currentPassword: z
     .string({ error: "Current password is required" })
     .min(1, "Current password is required")
-    .max(200),
+    .max(200, "Current password must be at most 200 characters"),
   newPassword: z
     .string({ error: "New password is required" })
     .min(6, "Password must be at least 6 characters")

@@ -2,7 +2,15 @@ import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  createTestApp,
+  daytimeZone,
+  SHARED_DATA,
+  SHARED_DATA_MISSING,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
 /*
@@ -377,6 +385,8 @@ describe("spec section 7 paths: valid input answers with the fields read, invali
           last_name: "Lee",
           email: "ann@example.com",
           phone: "+14155550111",
+          // daytime wherever the test runs (contact-page texts and calls keep quiet hours)
+          timezone: daytimeZone(),
           company: "Lee Co",
         }),
         ["success"],
@@ -563,6 +573,8 @@ describe("spec section 7 paths: valid input answers with the fields read, invali
           email: "sam@example.com",
           phone: "+14155550122",
           sms_opt_in: true,
+          // daytime wherever the test runs (contact-page texts and calls keep quiet hours)
+          timezone: daytimeZone(),
         })
       ).body.contact;
       await valid(
@@ -789,6 +801,8 @@ describe("spec section 7 paths: refusals say what is wrong", () => {
         first_name: "Lim",
         email: "lim@example.com",
         phone: "+14155550123",
+        // daytime wherever the test runs (contact-page texts and calls keep quiet hours)
+        timezone: daytimeZone(),
       })
     ).body.contact.id;
     const cases: [string, string, unknown, string][] = [

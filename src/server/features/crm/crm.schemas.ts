@@ -18,6 +18,36 @@ const looseBool = z.preprocess((v) => {
   return v;
 }, z.boolean().optional());
 
+/** True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5"). */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A contact's time zone: an IANA name Intl knows, or blank. Quiet hours read it first (compliance
+ * quiet-hours resolveTimeZone); an unknown name ("Mars/Base") was stored and then silently ignored.
+ */
+const timeZoneText = text(64).refine(
+  (s) => !s || isTimeZone(s),
+  "must be a time zone name such as America/Chicago (IANA time zone database)",
+);
+
+/**
+ * A web address: blank, a bare domain ("example.com/about") or an http(s) URL. Any other scheme
+ * (javascript:, data:, vbscript:, file:) is refused: the value is shown to people and sent to other
+ * systems (exports, webhooks, the API) where it may become a link.
+ */
+const webAddress = (max: number) =>
+  text(max).refine(
+    (s) => !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s),
+    "must be a web address starting with https:// or http:// (or a domain such as example.com)",
+  );
+
 const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
 
 /** A custom field's value as stored (contacts.custom_fields jsonb): text, a number or true/false. */
@@ -94,7 +124,7 @@ export const contactFieldsSchema = z.object({
   mobile: text(40),
   company: text(200),
   job_title: text(200),
-  website: text(500),
+  website: webAddress(500),
   street_address: text(300),
   city: text(100),
   state: text(100),
@@ -111,10 +141,10 @@ export const contactFieldsSchema = z.object({
   sms_opt_in: looseBool,
   call_opt_in: looseBool,
   preferred_language: text(50),
-  timezone: text(64),
-  linkedin_url: text(500),
+  timezone: timeZoneText,
+  linkedin_url: webAddress(500),
   twitter_handle: text(100),
-  facebook_url: text(500),
+  facebook_url: webAddress(500),
   instagram_handle: text(100),
   custom_fields: customFieldsSchema.optional(),
 });

@@ -18,6 +18,7 @@ import {
   type Meter,
   PLAN_IDS,
   PLANS,
+  type PlanFacts,
   type PlanFeature,
   type PlanId,
   planAllowing,
@@ -660,24 +661,15 @@ export async function chargeCampaignSend(
   const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
   const rule = planRuleOfChannel(c.channel);
-  if (rule.feature) {
-    try {
-      assertPlanFeature({ plan: plan.id }, rule.feature);
-    } catch (e) {
-      if (e instanceof AppError) return { allowed: 0, stop: e.message };
-      throw e;
-    }
-  }
+  const excluded = channelExcluded(plan, rule);
+  if (excluded) return { allowed: 0, stop: excluded };
   if (wanted <= 0) return { allowed: 0, stop: null };
   const max = plan.limits[rule.meter];
   const current = billingPeriod(ws, now).start;
   const from = reservationPeriodOf(ws, c);
   const usedNow = async () =>
     (await q.meterUsage(ctx.db, c.workspaceId, current)).find((r) => r.meter === rule.meter)?.used ?? 0;
-  const stopSentence = (used: number) =>
-    `Your ${plan.name} plan includes ${max?.toLocaleString("en-US")} ${limitUnits(rule.meter)} a month and ` +
-    `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
-    upgradeSentence(rule.meter, planAllowing(rule.meter, used, plan.id));
+  const stopSentence = (used: number) => meterFullSentence(plan, rule.meter, used);
   if (from.getTime() === current.getTime()) {
     if (max === null) return { allowed: wanted, stop: null };
     const used = await usedNow();
@@ -734,14 +726,8 @@ export async function campaignPlanStop(
   const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
   const rule = planRuleOfChannel(c.channel);
-  if (rule.feature) {
-    try {
-      assertPlanFeature({ plan: plan.id }, rule.feature);
-    } catch (e) {
-      if (e instanceof AppError) return e.message;
-      throw e;
-    }
-  }
+  const excluded = channelExcluded(plan, rule);
+  if (excluded) return excluded;
   const max = plan.limits[rule.meter];
   if (max === null || pending <= 0) return null;
   const current = billingPeriod(ws, now).start;
@@ -750,10 +736,34 @@ export async function campaignPlanStop(
   // the campaign's own unsent units count only when they are in this period's meter
   const own = reservationPeriodOf(ws, c).getTime() === current.getTime() ? pending : 0;
   if (used - own < max) return null;
+  return meterFullSentence(plan, rule.meter, used);
+}
+
+/**
+ * The sentence of a campaign channel the plan does not include (assertPlanFeature's, e.g. "Your Free
+ * plan does not include SMS messages. Upgrade to ..."), or null when it does.
+ */
+function channelExcluded(plan: PlanFacts, rule: ReturnType<typeof planRuleOfChannel>): string | null {
+  if (!rule.feature) return null;
+  try {
+    assertPlanFeature({ plan: plan.id }, rule.feature);
+    return null;
+  } catch (e) {
+    if (e instanceof AppError) return e.message;
+    throw e;
+  }
+}
+
+/**
+ * Why a campaign stops at its meter's limit: "Your {plan} plan includes {limit} {units} a month and
+ * {used} are already used or reserved this billing period." and the upgrade sentence (billing.plans
+ * limitUnits, upgradeSentence).
+ */
+function meterFullSentence(plan: PlanFacts, meter: Meter, used: number): string {
   return (
-    `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${limitUnits(rule.meter)} a month and ` +
+    `Your ${plan.name} plan includes ${plan.limits[meter]?.toLocaleString("en-US")} ${limitUnits(meter)} a month and ` +
     `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
-    upgradeSentence(rule.meter, planAllowing(rule.meter, used, plan.id))
+    upgradeSentence(meter, planAllowing(meter, used, plan.id))
   );
 }
 

@@ -4,15 +4,7 @@ import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
-import {
-  Dialog,
-  DialogClose,
-  DialogContent,
-  DialogDescription,
-  DialogFooter,
-  DialogHeader,
-  DialogTitle,
-} from "@/client/components/ui/dialog";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
@@ -307,31 +299,21 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
           )}
         </CardContent>
       </Card>
-      <Dialog open={confirming !== null} onOpenChange={(open) => !open && setConfirming(null)}>
-        <DialogContent>
-          <DialogHeader>
-            <DialogTitle>Revoke API key {confirming?.name}?</DialogTitle>
-            <DialogDescription>
-              Requests with the key <code>{confirming?.prefix}...</code> are refused at once. This cannot be
-              undone: a revoked key cannot be turned back on.
-            </DialogDescription>
-          </DialogHeader>
-          <DialogFooter>
-            <DialogClose asChild>
-              <Button variant="outline">Cancel</Button>
-            </DialogClose>
-            <Button
-              variant="destructive"
-              onClick={() => {
-                if (confirming) revoke.mutate({ id: confirming.id });
-                setConfirming(null);
-              }}
-            >
-              Revoke key
-            </Button>
-          </DialogFooter>
-        </DialogContent>
-      </Dialog>
+      <ConfirmDialog
+        open={confirming !== null}
+        onOpenChange={(open) => !open && setConfirming(null)}
+        title={`Revoke API key ${confirming?.name ?? ""}?`}
+        description={
+          <>
+            Requests with the key <code>{confirming?.prefix}...</code> are refused at once. This cannot be
+            undone: a revoked key cannot be turned back on.
+          </>
+        }
+        confirmLabel="Revoke key"
+        onConfirm={() => {
+          if (confirming) revoke.mutate({ id: confirming.id });
+        }}
+      />
     </div>
   );
 }

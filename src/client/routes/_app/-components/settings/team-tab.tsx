@@ -5,6 +5,7 @@ import { type FormEvent, useId, useState } from "react";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
   DialogClose,
@@ -178,31 +179,16 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         </Card>
       )}
 
-      <Dialog open={removing !== null} onOpenChange={(open) => !open && setRemoving(null)}>
-        <DialogContent>
-          <DialogHeader>
-            <DialogTitle>Remove {removing?.name}?</DialogTitle>
-            <DialogDescription>
-              Their access to this workspace ends at once, including any open sessions. Their contacts, notes
-              and campaigns stay in the workspace.
-            </DialogDescription>
-          </DialogHeader>
-          <DialogFooter>
-            <DialogClose asChild>
-              <Button variant="outline">Cancel</Button>
-            </DialogClose>
-            <Button
-              variant="destructive"
-              onClick={() => {
-                if (removing) remove.mutate({ userId: removing.user_id });
-                setRemoving(null);
-              }}
-            >
-              Remove member
-            </Button>
-          </DialogFooter>
-        </DialogContent>
-      </Dialog>
+      <ConfirmDialog
+        open={removing !== null}
+        onOpenChange={(open) => !open && setRemoving(null)}
+        title={`Remove ${removing?.name ?? ""}?`}
+        description="Their access to this workspace ends at once, including any open sessions. Their contacts, notes and campaigns stay in the workspace."
+        confirmLabel="Remove member"
+        onConfirm={() => {
+          if (removing) remove.mutate({ userId: removing.user_id });
+        }}
+      />
     </div>
   );
 }

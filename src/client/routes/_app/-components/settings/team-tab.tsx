@@ -63,6 +63,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
     }),
   );
   const [removing, setRemoving] = useState<{ user_id: string; name: string } | null>(null);
+  const [revokingInvite, setRevokingInvite] = useState<{ id: string; email: string } | null>(null);
+  const [leaving, setLeaving] = useState(false);
 
   if (members.isPending || me.isPending)
     return <p className="text-sm text-muted-foreground">Loading team...</p>;
@@ -145,10 +147,20 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
                       {ROLE_LABEL[i.role]} · expires {formatDate(i.expires_at)}
                     </p>
                   </div>
-                  <Button variant="outline" size="sm" onClick={() => resend.mutate({ inviteId: i.id })}>
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    aria-label={`Resend the invitation to ${i.email}`}
+                    onClick={() => resend.mutate({ inviteId: i.id })}
+                  >
                     Resend
                   </Button>
-                  <Button variant="outline" size="sm" onClick={() => revoke.mutate({ inviteId: i.id })}>
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    aria-label={`Revoke the invitation to ${i.email}`}
+                    onClick={() => setRevokingInvite({ id: i.id, email: i.email })}
+                  >
                     Revoke
                   </Button>
                 </li>
@@ -172,7 +184,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
             <CardDescription>You lose access to {me.data?.workspace.name} at once.</CardDescription>
           </CardHeader>
           <CardContent>
-            <Button variant="destructive" onClick={() => leave.mutate()} disabled={leave.isPending}>
+            <Button variant="destructive" onClick={() => setLeaving(true)} disabled={leave.isPending}>
               Leave workspace
             </Button>
           </CardContent>
@@ -188,6 +200,24 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         onConfirm={() => {
           if (removing) remove.mutate({ userId: removing.user_id });
         }}
+      />
+      <ConfirmDialog
+        open={revokingInvite !== null}
+        onOpenChange={(open) => !open && setRevokingInvite(null)}
+        title={`Revoke the invitation to ${revokingInvite?.email ?? ""}?`}
+        description="Its link stops working at once and the seat it held is free again. You can invite them again later."
+        confirmLabel="Revoke invitation"
+        onConfirm={() => {
+          if (revokingInvite) revoke.mutate({ inviteId: revokingInvite.id });
+        }}
+      />
+      <ConfirmDialog
+        open={leaving}
+        onOpenChange={setLeaving}
+        title={`Leave ${me.data?.workspace.name ?? "this workspace"}?`}
+        description="You lose access to its contacts, campaigns and media at once. An owner or admin can invite you again."
+        confirmLabel="Leave workspace"
+        onConfirm={() => leave.mutate()}
       />
     </div>
   );

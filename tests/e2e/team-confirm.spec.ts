@@ -1,0 +1,81 @@
+import { expect, test } from "@playwright/test";
+import { open } from "./a11y-helpers";
+import { registerVerifiedBusiness } from "./account-helpers";
+
+/**
+ * Settings > Team: each pending invitation's Resend and Revoke buttons say whose invitation they act
+ * on (a screen reader heard "Revoke, Revoke" before), revoking asks first (Escape keeps it, focus back
+ * on the button), and leaving a workspace asks first too (one click left at once before).
+ */
+test("invitation Revoke buttons name the invitee and ask first; Leave workspace asks first", async ({
+  page,
+  browser,
+}) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "team",
+    name: "Tia Team",
+    business: "Team Confirm Co",
+  });
+  const origin = new URL(page.url()).origin;
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
+  const amy = `amy-${stamp}@example.com`;
+  const ben = `ben-${stamp}@example.com`;
+  for (const email of [amy, ben]) {
+    const res = await page.request.post("/api/workspaces/current/invites", {
+      headers: { origin },
+      data: { email, role: "member" },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+
+  await open(page, "/settings?tab=team");
+  const invites = page.getByRole("list", { name: "Pending invitations" });
+  await expect(invites.getByTestId("invite-row")).toHaveCount(2);
+  await expect(invites.getByRole("button", { name: `Resend the invitation to ${amy}` })).toBeVisible();
+  const revokeAmy = invites.getByRole("button", { name: `Revoke the invitation to ${amy}` });
+  await expect(invites.getByRole("button", { name: `Revoke the invitation to ${ben}` })).toBeVisible();
+
+  // from the keyboard: the dialog asks, Escape keeps the invitation and focus returns to the button
+  await revokeAmy.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: `Revoke the invitation to ${amy}?` });
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(revokeAmy).toBeFocused();
+  await expect(invites.getByTestId("invite-row")).toHaveCount(2);
+
+  // confirmed: only that invitation goes
+  await revokeAmy.click();
+  await page.getByRole("button", { name: "Revoke invitation" }).click();
+  await expect(page.getByText("Invitation revoked.")).toBeVisible();
+  await expect(invites.getByTestId("invite-row")).toHaveCount(1);
+  await expect(invites.getByTestId("invite-row")).toContainText(ben);
+
+  // Ben joins through his link, then Leave workspace asks before it takes his access away
+  const outbox = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(ben)}`);
+  const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
+  const token = body.match(/\/invite\/([a-z2-7]+)/)![1]!;
+  const mateContext = await browser.newContext();
+  const mate = await mateContext.newPage();
+  await mate.goto("/");
+  const registered = await mate.request.post("/api/auth/register", {
+    headers: { origin },
+    data: { name: "Ben Mate", email: ben, password: "correct-horse-battery" },
+  });
+  expect(registered.ok(), await registered.text()).toBe(true);
+  const accepted = await mate.request.post(`/api/invites/${token}/accept`, { headers: { origin } });
+  expect(accepted.ok(), await accepted.text()).toBe(true);
+  await open(mate, "/settings?tab=team");
+  const leave = mate.getByRole("button", { name: "Leave workspace" });
+  await leave.click();
+  const leaving = mate.getByRole("dialog", { name: "Leave Team Confirm Co?" });
+  await expect(leaving).toBeVisible();
+  await leaving.getByRole("button", { name: "Cancel" }).click();
+  await expect(mate.getByRole("dialog")).toHaveCount(0);
+  await expect(leave).toBeFocused();
+  // still a member: the owner's team list shows him
+  await page.reload();
+  await expect(page.getByTestId("member-row").filter({ hasText: ben })).toBeVisible();
+  await mateContext.close();
+});

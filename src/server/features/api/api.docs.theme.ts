@@ -123,4 +123,7 @@ html.dark-mode .swagger-ui .parameter__in,html.dark-mode .swagger-ui .parameter_
 html.dark-mode .swagger-ui .parameter__extension,html.dark-mode .swagger-ui .prop-format,
 html.dark-mode .swagger-ui .renderedMarkdown small,html.dark-mode .swagger-ui .json-schema-2020-12-expand-deep-button,
 html.dark-mode .swagger-ui .json-schema-2020-12__attribute{color:#c4c9cc}
+/* a response's headers table (Request-Id, RateLimit-*): Swagger UI keeps its light-theme grey text */
+html.dark-mode .swagger-ui .headers-wrapper,html.dark-mode .swagger-ui .headers-wrapper .headers-title,
+html.dark-mode .swagger-ui .headers-wrapper .header-col{color:#e8eaed}
 `;

@@ -155,3 +155,18 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
   };
   return { ...fake, messages, calls, blocked, inbound, receive };
 }
+
+/**
+ * The app environment that sends SMS and calls through a Twilio fake at `url` (createTestApp
+ * overrides): the twilio providers, the fake's credentials and host, and the sending number.
+ */
+export function twilioFakeEnv(accountSid: string, authToken: string, url: string): Record<string, string> {
+  return {
+    SMS_PROVIDER: "twilio",
+    VOICE_PROVIDER: "twilio",
+    TWILIO_ACCOUNT_SID: accountSid,
+    TWILIO_AUTH_TOKEN: authToken,
+    TWILIO_FROM_NUMBER: "+15005550006",
+    TWILIO_API_HOST: url,
+  };
+}

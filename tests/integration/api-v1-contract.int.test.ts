@@ -5,6 +5,7 @@ import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
+import { API_SCOPES } from "../../src/server/features/api/api.schemas";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
@@ -130,15 +131,7 @@ async function newKey(plan = "business") {
   await t.db.update(workspaces).set({ plan }).where(eq(workspaces.id, u.user.id));
   const res = await u.client.post("/api/api-keys", {
     name: "contract",
-    scopes: [
-      "contacts:read",
-      "contacts:write",
-      "campaigns:read",
-      "campaigns:write",
-      "media:read",
-      "leads:read",
-      "webhooks:write",
-    ],
+    scopes: [...API_SCOPES],
   });
   expect(res.statusCode, res.body).toBe(200);
   return { ...u, key: res.json().key as string };
@@ -667,15 +660,7 @@ describe("v1 contract: scopes and plan", () => {
     const all = (
       await u.client.post("/api/api-keys", {
         name: "wide",
-        scopes: [
-          "contacts:read",
-          "contacts:write",
-          "campaigns:read",
-          "campaigns:write",
-          "media:read",
-          "leads:read",
-          "webhooks:write",
-        ],
+        scopes: [...API_SCOPES],
       })
     ).json().key as string;
     for (const o of ops) {

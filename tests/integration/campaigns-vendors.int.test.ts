@@ -7,7 +7,7 @@ import { createAndLaunchCampaign } from "../../src/server/features/campaigns/cam
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
-import { startTwilioFake } from "../fakes/twilio";
+import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
 import { campaignRecipientRows, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
@@ -248,12 +248,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   beforeAll(async () => {
     tw = await startTwilioFake(sid, token);
     t = await createTestApp({
-      SMS_PROVIDER: "twilio",
-      VOICE_PROVIDER: "twilio",
-      TWILIO_ACCOUNT_SID: sid,
-      TWILIO_AUTH_TOKEN: token,
-      TWILIO_FROM_NUMBER: "+15005550006",
-      TWILIO_API_HOST: tw.url,
+      ...twilioFakeEnv(sid, token, tw.url),
       CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
     });
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { startTwilioFake } from "../fakes/twilio";
+import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
 import {
   campaignRecipientRows,
   createTestApp,
@@ -298,12 +298,7 @@ describe("the keypress opt-out through Twilio (real SDK against the Twilio fake)
   beforeAll(async () => {
     tw = await startTwilioFake(sid, token);
     tt = await createTestApp({
-      SMS_PROVIDER: "twilio",
-      VOICE_PROVIDER: "twilio",
-      TWILIO_ACCOUNT_SID: sid,
-      TWILIO_AUTH_TOKEN: token,
-      TWILIO_FROM_NUMBER: "+15005550006",
-      TWILIO_API_HOST: tw.url,
+      ...twilioFakeEnv(sid, token, tw.url),
       CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
     });
   });

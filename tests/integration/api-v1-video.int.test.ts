@@ -314,19 +314,20 @@ describe("v1 video campaigns", () => {
     const c = (
       await k.call("POST", "/contacts", { first_name: "Gus", email: `gus-${Date.now()}@example.com` })
     ).json();
-    const launch = () =>
+    // two different campaigns (an identical launch within 10 minutes would answer the first)
+    const launch = (name: string) =>
       k.call("POST", "/campaigns", {
-        name: "Quota",
+        name,
         channel: "video_email",
         content: { video_id: videoId },
         audience: { contact_ids: [c.id] },
       });
-    expect((await launch()).statusCode).toBe(201);
+    expect((await launch("Quota")).statusCode).toBe(201);
     // Business includes 1,000 video messages a month: use them up
     await setup.t.db.execute(
       sql`update usage_meters set used = 1000 where workspace_id = ${k.user.id} and meter = 'videoMessages'`,
     );
-    const over = await launch();
+    const over = await launch("Quota 2");
     expect(over.statusCode, over.body).toBe(402);
     expect(over.json().error.type).toBe("payment_required");
     expect(over.json().error.message).toMatch(/video messages/);

@@ -41,7 +41,12 @@ async function meter(workspaceId: string, name: string) {
   return rows.reduce((a, r) => a + r.used, 0);
 }
 
-function launch(client: Awaited<ReturnType<typeof signUp>>["client"], channel: string, contactIds: number[]) {
+function launch(
+  client: Awaited<ReturnType<typeof signUp>>["client"],
+  channel: string,
+  contactIds: number[],
+  name = `Limit ${channel}`,
+) {
   const content =
     channel === "email"
       ? { subject: "Hi", body: "Hello {{name|there}}" }
@@ -51,7 +56,7 @@ function launch(client: Awaited<ReturnType<typeof signUp>>["client"], channel: s
           ? { script: "Hello there" }
           : { script: "Hello there" };
   return client.post("/api/campaigns", {
-    name: `Limit ${channel}`,
+    name,
     channel,
     content,
     recipients: { contactIds },
@@ -153,7 +158,10 @@ describe("monthly meters: the last allowed and the first refused", () => {
     const { client, user } = await signUp(t.app);
     const ids = await contactsFor(user.id, 10);
     await reserveUsage(t.ctx, user.id, "emails", 5); // 95 left: 9 launches of 10 fit
-    const results = await Promise.all(Array.from({ length: 20 }, () => launch(client, "email", ids)));
+    // 20 different campaigns (an identical launch within 10 minutes would be the same campaign)
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => launch(client, "email", ids, `Limit email ${i}`)),
+    );
     const ok = results.filter((r) => r.statusCode === 200).length;
     expect(results.every((r) => r.statusCode === 200 || r.statusCode === 402)).toBe(true);
     expect(ok).toBe(9);

@@ -4,6 +4,7 @@ import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { isSuppressed } from "../../src/server/features/compliance/compliance.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
@@ -268,13 +269,16 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
       });
       expect((await postmark(change(true, "2026-11-21T10:00:00Z"))).json().result).toBe("applied");
       expect((await postmark(change(true, "2026-11-21T10:00:00Z"))).json().result).toBe("replay");
-      // the page after Postmark's unsubscribe: already unsubscribed, no second event
-      expect((await t.app.inject({ method: "POST", url: `/u/${row.token}` })).statusCode).toBe(200);
       expect(ofType(rx.got, k.secret, "contact.unsubscribed")).toHaveLength(1);
       expect((await postmark(change(false, "2026-11-21T11:00:00Z"))).json().result).toBe("applied");
       expect((await postmark(change(true, "2026-11-21T12:00:00Z"))).json().result).toBe("applied");
+      // the page after Postmark's unsubscribe: already unsubscribed, no third event
+      expect((await t.app.inject({ method: "POST", url: `/u/${row.token}` })).statusCode).toBe(200);
       const events = ofType(rx.got, k.secret, "contact.unsubscribed");
       expect(events).toHaveLength(2);
+      // the page made the opt-out the person's own: a Postmark reactivation no longer lifts it
+      await postmark(change(false, "2026-11-21T13:00:00Z"));
+      expect(await isSuppressed(t.db, k.user.id, "email", to)).toBe(true);
       for (const e of events)
         expect(e.data).toMatchObject({ recipient_id: row.id, contact_id: row.contactId, address: to });
     } finally {

@@ -125,6 +125,12 @@ export const campaigns = pgTable(
     launchToken: text(),
     /** what that launch answered (queued, skipped by reason), replayed to a repeat of it */
     launchResult: jsonb().$type<CampaignLaunchResult>(),
+    /**
+     * A launch without a launch token: SHA-256 (hex) of its normalised request (campaigns.delivery
+     * launchFingerprint). An identical launch of the workspace within LAUNCH_REPEAT_WINDOW_MINUTES
+     * answers this campaign instead of creating another (migration 0040); null for token launches.
+     */
+    launchFingerprint: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -134,6 +140,9 @@ export const campaigns = pgTable(
     uniqueIndex("campaigns_workspace_launch_token_idx")
       .on(t.workspaceId, t.launchToken)
       .where(sql`${t.launchToken} is not null`),
+    index("campaigns_workspace_launch_fingerprint_idx")
+      .on(t.workspaceId, t.launchFingerprint, t.createdAt)
+      .where(sql`${t.launchFingerprint} is not null`),
   ],
 );
 

@@ -407,7 +407,9 @@ export const V1_ROUTES: V1Route[] = [
     description:
       "A video campaign (video_email / video_sms) with `content.video_id` also needs `media:read`: its recipients' " +
       "landing pages play that library video. Video campaigns take the fields of the app's video campaign call " +
-      "(video_id or avatar_script, message, subject, cta_label, cta_url) and count against the plan's video messages.",
+      "(video_id or avatar_script, message, subject, cta_label, cta_url) and count against the plan's video messages. " +
+      "An identical launch (same channel, name, content, schedule and recipients) within 10 minutes of one that was " +
+      "not cancelled answers that campaign and sends nothing again, with or without an Idempotency-Key.",
     body: s.campaignCreateBody,
     response: s.launchResult,
     status: 201,

@@ -132,3 +132,54 @@ export function launchOf(
     meterPeriodStart: campaign.meterPeriodStart,
   };
 }
+
+/**
+ * Minutes within which a launch without a launch token that repeats one of the workspace's launches
+ * (same launchFingerprint) answers that campaign instead of creating a second one (a double-submitted
+ * form, a client's retry after a lost response). A campaign cancelled since does not count; the same
+ * campaign launched again after the window is a new campaign.
+ */
+export const LAUNCH_REPEAT_WINDOW_MINUTES = 10;
+
+/** JSON with every object's keys sorted (Dates as ISO strings, undefined left out): one text per value. */
+function canonicalJson(v: unknown): string {
+  if (v instanceof Date) return JSON.stringify(v.toISOString());
+  if (Array.isArray(v)) return `[${v.map((x) => (x === undefined ? "null" : canonicalJson(x))).join(",")}]`;
+  if (v && typeof v === "object") {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(",")}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/**
+ * The fingerprint of a launch without a launch token (campaigns.launch_fingerprint): hex SHA-256 of
+ * the normalised request: `channel`, `name` (trimmed), `request` (what else the caller was asked to
+ * send: the content as given, the scheduled time as given, the consent flag; the video launch passes
+ * its own fields, since its engine content carries per-launch values) and `recipients`, the resolved
+ * recipients as (contact id, address) pairs in any order (the same contacts reached by a CSV, ids, a
+ * segment or a filter are the same recipients). Object key order never matters.
+ */
+export function launchFingerprint(parts: {
+  channel: CampaignChannel;
+  name: string;
+  request: unknown;
+  recipients: { contactId: number; address: string | null }[];
+}): string {
+  const recipients = parts.recipients
+    .map((r) => [r.contactId, r.address ?? ""] as const)
+    .sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  return createHash("sha256")
+    .update(
+      canonicalJson({
+        v: 1,
+        channel: parts.channel,
+        name: parts.name.trim(),
+        request: parts.request,
+        recipients,
+      }),
+    )
+    .digest("hex");
+}

@@ -276,19 +276,21 @@ export async function recipientByProviderId(
 }
 
 /**
- * Unsubscribes the recipient behind `token` (RFC 8058 one-click or the page's button): adds the
- * address to the owner's suppression list for the channel and records the opt-out (activity and the
- * `contact.unsubscribed` webhook event, once: a second POST changes nothing). Idempotent.
- * Returns the address, or null for an unknown token.
+ * The person behind recipient `r` opted out of its channel (the one path every email/SMS/call
+ * opt-out of a campaign message takes: the unsubscribe page, RFC 8058 one-click, Postmark's
+ * `Unsubscribe` bounce): adds the address to the workspace's suppression list for the channel
+ * (reason "unsubscribed", `source` saying how it came; the person's own opt-out, so it replaces a
+ * bounce or complaint record and no provider reactivation lifts it, see compliance `suppress`), then
+ * records the opt-out on the recipient (`applyRecipientEvent` "unsubscribed": reason "unsubscribed",
+ * the contact's opt-in flag off, an `opted_out` activity and the `contact.unsubscribed` webhook
+ * event, once: a second opt-out changes nothing). Returns whether the recipient changed.
  */
-export async function unsubscribeByToken(
+export async function unsubscribeRecipient(
   ctx: EventCtx,
-  token: string,
+  r: CampaignRecipient,
   source: string,
-): Promise<{ address: string } | null> {
-  const r = await recipientByToken(ctx.db, token);
-  if (!r) return null;
-  // the person's own opt-out: it replaces a bounce or complaint record (see suppress)
+  metadata: Record<string, unknown> = {},
+): Promise<boolean> {
   await suppress(
     ctx.db,
     r.workspaceId,
@@ -298,7 +300,23 @@ export async function unsubscribeByToken(
     source,
     true,
   );
-  await applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source } });
+  return applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source, ...metadata } });
+}
+
+/**
+ * Unsubscribes the recipient behind `token` (RFC 8058 one-click or the page's button) through
+ * unsubscribeRecipient: the address goes on the workspace's suppression list for the channel and the
+ * opt-out is recorded (activity and the `contact.unsubscribed` webhook event, once: a second POST
+ * changes nothing). Idempotent. Returns the address, or null for an unknown token.
+ */
+export async function unsubscribeByToken(
+  ctx: EventCtx,
+  token: string,
+  source: string,
+): Promise<{ address: string } | null> {
+  const r = await recipientByToken(ctx.db, token);
+  if (!r) return null;
+  await unsubscribeRecipient(ctx, r, source);
   return { address: r.address };
 }
 

@@ -138,6 +138,44 @@ export async function selectCampaignByLaunchToken(
   return c;
 }
 
+/** Advisory lock class of launch fingerprints (pg_advisory_xact_lock(class, key)); see lockLaunchFingerprint. */
+const LAUNCH_FINGERPRINT_LOCK_CLASS = 1129467138;
+
+/**
+ * In the launch transaction `tx`: takes the transaction-scoped advisory lock of (`workspaceId`,
+ * `fingerprint`), then returns the newest campaign of the workspace with that launch fingerprint
+ * created within the last `windowMinutes` and not cancelled, or undefined. The select is a statement
+ * of its own, sent in the same pipeline after the lock: its snapshot is taken once the lock is granted,
+ * so a concurrent launch of the same fingerprint that held the lock has committed its campaign by then
+ * (and the next one waits until this transaction ends). Call it before the transaction's first write.
+ */
+export async function lockLaunchFingerprint(
+  tx: DbOrTx,
+  workspaceId: string,
+  fingerprint: string,
+  windowMinutes: number,
+): Promise<Campaign | undefined> {
+  const [, rows] = await Promise.all([
+    tx.execute(
+      sql`select pg_advisory_xact_lock(${sql.raw(String(LAUNCH_FINGERPRINT_LOCK_CLASS))}, hashtext(${`${workspaceId}:${fingerprint}`}::text))`,
+    ),
+    tx
+      .select()
+      .from(campaigns)
+      .where(
+        and(
+          eq(campaigns.workspaceId, workspaceId),
+          eq(campaigns.launchFingerprint, fingerprint),
+          sql`${campaigns.createdAt} > now() - make_interval(mins => ${windowMinutes})`,
+          sql`${campaigns.status} <> 'cancelled'`,
+        ),
+      )
+      .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+      .limit(1),
+  ]);
+  return rows[0];
+}
+
 /**
  * True when `e` is the unique violation of (workspace_id, launch_token): another launch with the
  * same token committed its campaign first (this insert waited for it on the index).

@@ -22,7 +22,12 @@ import { emitWebhookEvent } from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
-import { deliveryKind, launchOf } from "./campaigns.delivery";
+import {
+  deliveryKind,
+  LAUNCH_REPEAT_WINDOW_MINUTES,
+  launchFingerprint,
+  launchOf,
+} from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -33,6 +38,7 @@ import {
   insertCampaign,
   insertRecipients,
   isLaunchTokenConflict,
+  lockLaunchFingerprint,
   pauseCampaignRow,
   resendFailedRows,
   resumeCampaignRow,
@@ -104,7 +110,10 @@ export interface LaunchResult {
   queued: number;
   /** skipped recipients by reason */
   skipped: Record<string, number>;
-  /** true when this was a repeat of an earlier launch with the same launch token (nothing new created) */
+  /**
+   * true when this was a repeat of an earlier launch (the same launch token, or without a token an
+   * identical launch within LAUNCH_REPEAT_WINDOW_MINUTES): nothing new was created or sent
+   */
   repeated?: boolean;
 }
 
@@ -129,6 +138,11 @@ export async function answerRepeatedLaunch(
       "CONFLICT",
       "This launch token was already used for another campaign; make a new token for a new campaign",
     );
+  return repeatAnswer(ctx, prior);
+}
+
+/** A repeated launch's answer: the first campaign as it is now, with the first launch's queued / skipped. */
+async function repeatAnswer(ctx: Pick<AppContext, "db">, prior: Campaign): Promise<LaunchResult> {
   const counts = (await statusCounts(ctx, [prior.id])).get(prior.id) ?? {};
   return {
     campaign: summarize(prior, counts),
@@ -157,6 +171,19 @@ export async function answerRepeatedLaunch(
  *   that campaign (`repeated: true`, the first launch's queued / skipped) and creates and sends
  *   nothing; of two concurrent ones, the second waits on the unique index for the first to commit,
  *   then answers the same. A token used on another channel is a 409.
+ * - Without a launch token (an outside client that sends no Idempotency-Key; the API's own
+ *   Idempotency-Key records are not launch tokens): the launch's fingerprint (campaigns.delivery
+ *   launchFingerprint: channel, trimmed name, the request's content / schedule / consent flag or
+ *   `opts.repeatRequest`, and the resolved recipients) is kept on the campaign. A launch whose
+ *   fingerprint one of the workspace's campaigns got within the last LAUNCH_REPEAT_WINDOW_MINUTES (10)
+ *   and that is not cancelled answers that campaign the same way (`repeated: true`, its first answer)
+ *   and creates and sends nothing. Launches of one fingerprint take a transaction advisory lock before
+ *   they look (campaigns.queries lockLaunchFingerprint), so of two at once the second waits for the
+ *   first to commit and answers its campaign. After the window, or once that campaign was cancelled,
+ *   the same launch makes a new campaign.
+ * - `opts.repeatRequest`: what identifies the request instead of the engine's content and schedule in
+ *   the fingerprint (the video launch: its video, avatar script, message and call to action, since the
+ *   content it builds carries per-launch values).
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
@@ -173,6 +200,7 @@ export async function createAndLaunchCampaign(
   raw: CreateCampaignInput,
   createdBy: string | null = null,
   workspace?: Workspace,
+  opts: { repeatRequest?: unknown } = {},
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
@@ -258,11 +286,33 @@ export async function createAndLaunchCampaign(
   const sendsAt = scheduled ?? now;
   const billingRow = typeof billing === "string" ? await loadBillingWorkspace(ctx, billing) : billing;
 
+  // a launch without a token is known by what it sends, to whom (a repeat within the window answers
+  // the first campaign: a double-submitted form, a client's retry)
+  const fingerprint = input.launchToken
+    ? null
+    : launchFingerprint({
+        channel: input.channel,
+        name: input.name,
+        request: opts.repeatRequest ?? {
+          content: input.content,
+          scheduledAt: input.scheduledAt ?? null,
+          includeNotOptedIn: !!input.includeNotOptedIn,
+        },
+        recipients: classified.rows,
+      });
+
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
+  let repeatOf: Campaign | undefined;
   // the campaign, its recipients and the plan reservation: one transaction
   const launchTransaction = () =>
-    ctx.db.transaction(async (tx) => {
+    ctx.db.transaction(async (tx): Promise<Campaign | null> => {
+      if (fingerprint) {
+        // the fingerprint's lock first (before any write): an identical launch that got it first has
+        // committed its campaign by the time this one looks
+        repeatOf = await lockLaunchFingerprint(tx, workspaceId, fingerprint, LAUNCH_REPEAT_WINDOW_MINUTES);
+        if (repeatOf) return null;
+      }
       // the one plan check (issue 12): this launch's messages are reserved in the period's meter inside
       // the launch's own transaction (concurrent launches never pass the limit; a launch that fails
       // after this gives nothing back by hand, its rollback does), sent in one pipeline with the campaign
@@ -293,7 +343,8 @@ export async function createAndLaunchCampaign(
           recipientCount: rows.length,
           segmentsPerMessage,
           launchToken: input.launchToken ?? null,
-          launchResult: input.launchToken ? { queued, skipped } : null,
+          launchFingerprint: fingerprint,
+          launchResult: { queued, skipped },
         }),
       ]);
       // the token's unique violation first: it says why this launch's reservation may have failed too
@@ -305,7 +356,7 @@ export async function createAndLaunchCampaign(
       queuedIds.push(...(await insertRecipients(tx, c, rows)));
       return c;
     });
-  let campaign: Campaign;
+  let campaign: Campaign | null;
   try {
     campaign = await launchTransaction();
   } catch (e) {
@@ -317,6 +368,8 @@ export async function createAndLaunchCampaign(
     }
     throw e;
   }
+  // an identical launch without a token made its campaign within the window: answer it, send nothing
+  if (!campaign) return repeatAnswer(ctx, repeatOf as Campaign);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });

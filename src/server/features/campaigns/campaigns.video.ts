@@ -223,9 +223,27 @@ export async function launchVideoCampaign(
         },
       },
       createdBy,
+      undefined,
+      {
+        // a launch without a token is known by this request's own fields (the engine content above
+        // carries this launch's random thumbnail id, and the personalised launch's schedule is now + 10 min)
+        repeatRequest: {
+          video: input.videoId ?? null,
+          avatarScript,
+          avatarProvider: personalised ? avatarProvider : null,
+          deliveryMethod: input.deliveryMethod,
+          message: input.message,
+          subject: input.subject ?? null,
+          ctaLabel: input.ctaLabel || null,
+          ctaUrl: input.ctaUrl || null,
+          includeNotOptedIn: !!input.includeNotOptedIn,
+          scheduledAt: input.scheduledAt ?? null,
+        },
+      },
     );
     if (result.repeated) {
-      // a concurrent launch with the same token made the campaign first: this row is not needed
+      // a concurrent launch with the same token (or, without one, an identical launch within the
+      // repeat window) made the campaign first: this row is not needed
       await deleteVideoCampaign(ctx.db, vc.id);
       const first = await selectVideoCampaignOf(ctx.db, result.campaign.id, workspaceId);
       return { ...result, videoCampaignId: first?.id ?? null };

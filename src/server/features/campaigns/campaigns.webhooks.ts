@@ -26,6 +26,7 @@ import {
   recipientByProviderId,
   recipientsForAddress,
   SOFT_BOUNCE,
+  unsubscribeRecipient,
 } from "./campaigns.events";
 import {
   clearRecipientOptOut,
@@ -41,6 +42,13 @@ type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
 
 /** The `source` of the suppressions Postmark's webhooks make. */
 const POSTMARK_SOURCE = "postmark webhook";
+
+/**
+ * The `source` of the suppression a Postmark `Unsubscribe` bounce makes: the person asked to
+ * unsubscribe (e.g. the mailbox provider's unsubscribe button on the List-Unsubscribe header). Not
+ * POSTMARK_SOURCE: it is the person's own opt-out, which a Postmark reactivation never lifts.
+ */
+export const POSTMARK_UNSUBSCRIBE_SOURCE = "postmark unsubscribe request";
 
 /** Campaign channels whose messages go to a phone by SMS (an inbound SMS answers them). */
 const SMS_CHANNELS: CampaignChannel[] = ["sms", "video_sms"];
@@ -293,30 +301,36 @@ export function postmarkEventKey(e: Record<string, unknown>): string {
 const PERMANENT_BOUNCES = new Set(["HardBounce", "BadEmailAddress", "ManuallyDeactivated", "SpamComplaint"]);
 
 /**
- * Bounce `Type`s that are not a failed delivery: an automatic reply (out of office: the email arrived)
- * and the notices Postmark files as bounces (subscribe/unsubscribe requests, an address change, an
- * open relay test, an inbound processing error).
+ * The bounce `Type` (and `TypeCode`) of a recipient's unsubscribe request that Postmark files as a
+ * bounce (Postmark's bounce types: "Unsubscribe", 16, "Unsubscribe request"; the SDK's
+ * BounceType.Unsubscribe / BounceTypeCode.Unsubscribe): the person's email opt-out.
  */
-const ARRIVED_BOUNCES = new Set(["AutoResponder"]);
-const INFORMATIONAL_BOUNCES = new Set([
-  "Subscribe",
-  "Unsubscribe",
-  "AddressChange",
-  "OpenRelayTest",
-  "InboundError",
-]);
+const UNSUBSCRIBE_BOUNCE = { type: "Unsubscribe", code: 16 } as const;
 
 /**
- * What a Postmark Bounce webhook means for its message: `permanent` (PERMANENT_BOUNCES, or any bounce
- * after which Postmark deactivated the address, `Inactive: true`: it would refuse to send there again),
- * `arrived` (an auto-reply), `informational` (not about delivery), else `soft`: a temporary or
- * unclassified failure (SoftBounce, Transient "message delayed", DnsError, Blocked, SpamNotification,
- * ChallengeVerification, Unknown, ...) after which the address may well receive mail again.
+ * Bounce `Type`s that are not a failed delivery: an automatic reply (out of office: the email arrived)
+ * and the notices Postmark files as bounces that say nothing about this address's mail (a subscribe
+ * request, an address change, an open relay test, an inbound processing error). An unsubscribe
+ * request is not among them: it is the person's opt-out (UNSUBSCRIBE_BOUNCE).
+ */
+const ARRIVED_BOUNCES = new Set(["AutoResponder"]);
+const INFORMATIONAL_BOUNCES = new Set(["Subscribe", "AddressChange", "OpenRelayTest", "InboundError"]);
+
+/**
+ * What a Postmark Bounce webhook means for its message: `unsubscribe` (Type "Unsubscribe" or TypeCode
+ * 16: the recipient asked to unsubscribe; whether or not Postmark also deactivated the address),
+ * `permanent` (PERMANENT_BOUNCES, or any bounce after which Postmark deactivated the address,
+ * `Inactive: true`: it would refuse to send there again), `arrived` (an auto-reply), `informational`
+ * (not about delivery), else `soft`: a temporary or unclassified failure (SoftBounce, Transient
+ * "message delayed", DnsError, Blocked, SpamNotification, ChallengeVerification, Unknown, ...) after
+ * which the address may well receive mail again.
  */
 export function postmarkBounceKind(
   e: Record<string, unknown>,
-): "permanent" | "soft" | "arrived" | "informational" {
+): "unsubscribe" | "permanent" | "soft" | "arrived" | "informational" {
   const type = String(e.Type ?? "");
+  if (type === UNSUBSCRIBE_BOUNCE.type || (!type && Number(e.TypeCode) === UNSUBSCRIBE_BOUNCE.code))
+    return "unsubscribe";
   if (PERMANENT_BOUNCES.has(type) || e.Inactive === true) return "permanent";
   if (ARRIVED_BOUNCES.has(type)) return "arrived";
   if (INFORMATIONAL_BOUNCES.has(type)) return "informational";
@@ -328,7 +342,11 @@ export function postmarkBounceKind(
  * https://postmarkapp.com/developer/webhooks/webhooks-overview). A permanent bounce (postmarkBounceKind)
  * marks the recipient bounced and adds the address to the suppression list; a soft one fails the
  * recipient for now (reason "soft bounce (Type): ...", undone by a later delivery; "resend to failed"
- * retries it) and suppresses nothing; an auto-reply counts as delivered. Spam complaints add the
+ * retries it) and suppresses nothing; an auto-reply counts as delivered. An `Unsubscribe` bounce (the
+ * person asked to unsubscribe, e.g. through their mailbox provider's List-Unsubscribe button) is their
+ * email opt-out, taken like the unsubscribe page's (events unsubscribeRecipient: suppressed with
+ * reason "unsubscribed", source POSTMARK_UNSUBSCRIBE_SOURCE, recipient marked unsubscribed, the
+ * `contact.unsubscribed` webhook event; no later email from the workspace). Spam complaints add the
  * address to the suppression list; SubscriptionChange mirrors Postmark's suppression (a
  * reactivation lifts only a suppression a Postmark webhook made: the person's own unsubscribe stays).
  */
@@ -367,6 +385,13 @@ async function applyPostmarkEvent(
     case "Bounce": {
       const kind = postmarkBounceKind(e);
       const detail = String(e.Description ?? e.Details ?? "").trim();
+      if (kind === "unsubscribe")
+        return ok(
+          await unsubscribeRecipient(ctx, r, POSTMARK_UNSUBSCRIBE_SOURCE, {
+            channel: "email",
+            bounceType: UNSUBSCRIBE_BOUNCE.type,
+          }),
+        );
       if (kind === "arrived") return ok(await applyRecipientEvent(ctx, r, "delivered"));
       if (kind === "informational") return "ignored";
       if (kind === "soft")

@@ -6,7 +6,9 @@ import { smsOptEvents, suppressions } from "../../db/schema";
 
 /**
  * Inserts one suppression; an existing (workspace, channel, value) is left as it is, unless
- * `supersede` and its reason differs: then it takes this row's reason and source.
+ * `supersede` and its reason or source differs: then it takes this row's reason and source (the
+ * person's own opt-out replaces a provider's record of the same reason too, e.g. Postmark's
+ * "unsubscribed", which a Postmark reactivation would otherwise lift).
  */
 export async function insertSuppression(
   db: DbOrTx,
@@ -22,7 +24,7 @@ export async function insertSuppression(
     values (${row.workspaceId}, ${row.channel}, ${row.value}, ${row.reason}, ${row.source ?? null})
     on conflict (workspace_id, channel, lower(value)) do update
       set reason = excluded.reason, source = excluded.source
-      where suppressions.reason <> excluded.reason`);
+      where (suppressions.reason, suppressions.source) is distinct from (excluded.reason, excluded.source)`);
 }
 
 /**

@@ -1,9 +1,12 @@
+import fs from "node:fs";
+import path from "node:path";
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { probe, resolveFfmpegBinaries } from "../../src/server/lib/ffmpeg";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
 import {
   campaignRecipientRows,
@@ -14,6 +17,7 @@ import {
   TEST_ORIGIN,
   type TestApp,
 } from "../helpers";
+import { multipart, silentWav } from "./studio-helpers";
 
 // A ringless voicemail cannot take a keypress, so it names the business first and ends with a number
 // to call back to opt out (47 CFR 64.1200(b)); a call to that number answers "press 9 to stop calls
@@ -164,6 +168,45 @@ describe("ringless voicemail: business identity, callback number and the callbac
     expect((await outbox(t, phone, "voicemail")).length).toBe(1);
     expect((await outbox(t, other, "voicemail")).length).toBe(1);
   });
+
+  it("a recorded voicemail's file speaks the business's name before the recording and the opt-out sentence after it", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(t, [phone], "Gull Bakery");
+    const up = await w.client.inject({
+      method: "POST",
+      url: "/api/audio/upload",
+      ...multipart(
+        { name: "Greeting" },
+        { field: "audio", filename: "g.wav", content: silentWav(1), contentType: "audio/wav" },
+      ),
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const audioMediaId = up.json().media.id as number;
+    const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
+      name: "Recorded",
+      channel: "voicemail",
+      content: { audioMediaId },
+      recipients: { contactIds: w.contactIds },
+    });
+    expect(r.campaign.status).toBe("completed");
+    const drop = (await outbox(t, phone, "voicemail")).at(-1);
+    const audioUrl = (drop?.metadata as { audioUrl?: string } | undefined)?.audioUrl ?? "";
+    expect(drop?.body).toBe(
+      `This is a message from Gull Bakery.\nAudio: ${audioUrl}\nTo stop calls and voicemails from Gull Bakery, call (202) 555-0100 and press 9.`,
+    );
+    // what the voicemail provider downloads: the one-second (silent) recording with both sentences spoken around it
+    const file = await t.app.inject({ method: "GET", url: audioUrl.slice(TEST_ORIGIN.length) });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("audio/mpeg");
+    const local = path.join(t.env.DATA_DIR, `vm-${Date.now()}.mp3`);
+    fs.writeFileSync(local, file.rawPayload);
+    const probed = await probe(resolveFfmpegBinaries(t.env), local, { format: "mp3" });
+    // eSpeak says the two sentences in about 7 s; the recording alone is 1 s
+    expect(probed.durationSeconds).toBeGreaterThan(5);
+    // served again from storage, the same file
+    const again = await t.app.inject({ method: "GET", url: audioUrl.slice(TEST_ORIGIN.length) });
+    expect(again.rawPayload.equals(file.rawPayload)).toBe(true);
+  }, 60_000);
 
   it("the menu names every business that called or left a voicemail, and 9 opts out of each", async () => {
     const phone = freshPhone();

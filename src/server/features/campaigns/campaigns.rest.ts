@@ -22,7 +22,7 @@ import {
   withLaunchToken,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
-import { voicemailAudioMedia } from "./campaigns.voicemail";
+import { voicemailAudioMedia, voicemailAudioWithNotice } from "./campaigns.voicemail";
 import {
   handleCallbackKeypress,
   handleCallKeypress,
@@ -326,8 +326,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const m = /^([A-Za-z0-9_-]{22})\.mp3$/.exec(file);
     const media =
       m && /^\d{1,15}$/.test(campaignId) ? await voicemailAudioMedia(ctx, Number(campaignId), m[1]) : null;
-    if (!media) throw new AppError("NOT_FOUND", "Recording not found");
+    // the recording between the business's name and the opt-out sentence (47 CFR 64.1200(b))
+    const withNotice = media
+      ? await voicemailAudioWithNotice(ctx, { id: Number(campaignId), workspaceId: media.workspaceId }, media)
+      : null;
+    if (!withNotice) throw new AppError("NOT_FOUND", "Recording not found");
     reply.header("Cross-Origin-Resource-Policy", "cross-origin");
-    return sendMediaFile(ctx, req, reply, media, "file", "private, max-age=300");
+    return sendMediaFile(ctx, req, reply, withNotice, "file", "private, max-age=300");
   });
 }

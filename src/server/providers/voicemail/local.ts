@@ -17,7 +17,12 @@ export class LocalVoicemailProvider implements VoicemailProvider {
         channel: "voicemail",
         to: d.to,
         from: "Pitchwise voicemail",
-        body: d.audioUrl ? `Audio: ${d.audioUrl}` : (d.ttsText ?? ""),
+        // a recording's file already speaks the notice around it (campaigns voicemailAudioWithNotice)
+        body: d.audioUrl
+          ? d.notice
+            ? `${d.notice.identity}\nAudio: ${d.audioUrl}\n${d.notice.optOut}`
+            : `Audio: ${d.audioUrl}`
+          : (d.ttsText ?? ""),
         metadata: {
           ...(d.metadata ?? {}),
           idempotencyKey: d.idempotencyKey,

@@ -8,7 +8,8 @@ const sid = (prefix: string) => `${prefix}${randomBytes(16).toString("hex")}`;
 /**
  * A fake of Twilio's REST API 2010-04-01 for Messages and Calls (create + list), with HTTP basic
  * auth (AccountSid:AuthToken) and Twilio's error JSON ({code, message, more_info, status}).
- * Numbers in `blocked` get error 21610 (unsubscribed recipient), like Twilio.
+ * Numbers in `blocked` get error 21610 (unsubscribed recipient), like Twilio. A call's inline `Twiml`
+ * longer than 4,000 characters is refused with error 32018, like Twilio.
  * GET Messages/{Sid}.json fetches one message: sent ones, or `receive()`d inbound ones with the
  * `date_created` Twilio gave them (RFC 2822, like Twilio's JSON).
  */
@@ -104,6 +105,10 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
     if (req.method === "POST" && req.path === `${base}/Calls.json`) {
       if (!form.To || !form.From) return err(400, 21201, "No 'To' number is specified");
       if (!form.Twiml && !form.Url) return err(400, 21205, "Url or Twiml is required");
+      // Twilio's limit on inline TwiML (error 32018); a longer document must be served from Url
+      if (form.Twiml && form.Twiml.length > 4000)
+        return err(400, 32018, "Twiml size exceeded maximum allowed value of 4000 characters");
+      if (form.Url && !/^https?:\/\/\S+$/.test(form.Url)) return err(400, 21205, "Url is not a valid URL");
       const c = { ...form, sid: sid("CA"), date_created: now };
       calls.push(c);
       return {

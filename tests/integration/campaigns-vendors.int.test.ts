@@ -603,10 +603,13 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     expect(dc.drops.at(-1)).toMatchObject({
       team_id: "team-1",
       phone_number: "+12125550118",
-      tts_body: "Hi Val, call us back.",
       foreign_id: `cr-${row.id}`,
       caller_id: "+15005550006",
     });
+    // the script between the business's name and the number to call back to opt out (47 CFR 64.1200(b))
+    expect((dc.drops.at(-1) as { tts_body?: string }).tts_body).toMatch(
+      /^This is a message from .+\. Hi Val, call us back\. To stop calls and voicemails from .+, call \(202\) 555-0100 and press 9\.$/,
+    );
     expect(row.providerMessageId).toBe(dc.drops.at(-1)?.drop_id);
   });
 

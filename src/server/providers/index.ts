@@ -18,7 +18,7 @@ import { type TwilioOptions, TwilioSmsProvider } from "./sms/twilio";
 import type { StorageProvider } from "./storage";
 import { createStorageProvider } from "./storage/factory";
 import type { VoiceProvider } from "./voice";
-import { LocalVoiceProvider } from "./voice/local";
+import { LOCAL_CALLBACK_NUMBER, LocalVoiceProvider } from "./voice/local";
 import { TwilioVoiceProvider } from "./voice/twilio";
 import type { VoicemailProvider } from "./voicemail";
 import { DropCowboyVoicemailProvider } from "./voicemail/dropcowboy";
@@ -68,7 +68,9 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
         : new LocalEmailProvider(deps.db, env.EMAIL_FROM),
     sms: env.SMS_PROVIDER === "twilio" ? new TwilioSmsProvider(twilio) : new LocalSmsProvider(deps.db),
     voice:
-      env.VOICE_PROVIDER === "twilio" ? new TwilioVoiceProvider(twilio) : new LocalVoiceProvider(deps.db),
+      env.VOICE_PROVIDER === "twilio"
+        ? new TwilioVoiceProvider(twilio, { db: deps.db, appUrl: env.APP_URL })
+        : new LocalVoiceProvider(deps.db, env.NODE_ENV === "production" ? null : LOCAL_CALLBACK_NUMBER),
     voicemail:
       env.VOICEMAIL_PROVIDER === "dropcowboy"
         ? new DropCowboyVoicemailProvider({

@@ -37,3 +37,29 @@ export const demoRequests = pgTable("demo_requests", {
   error: text(),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Numbers that pressed the opt-out key during a landing-page demo call (compliance call-opt-out.ts
+ * demoCallOptOutOffer): the demo neither calls nor texts them again. Owned by the demo feature.
+ */
+export const demoOptOuts = pgTable("demo_opt_outs", {
+  /** E.164 */
+  phone: text().primaryKey(),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * TwiML the Twilio voice provider hands Twilio by URL (`Url` on Calls create) because it is longer
+ * than the 4,000 characters the inline `Twiml` parameter takes. `id` is a random 160-bit token;
+ * served at `/api/webhooks/voice/twiml/{id}` to requests carrying Twilio's signature. Rows older than
+ * 7 days are removed when new ones are written.
+ */
+export const voiceTwimlDocuments = pgTable(
+  "voice_twiml_documents",
+  {
+    id: text().primaryKey(),
+    twiml: text().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index("voice_twiml_documents_created_idx").on(t.createdAt)],
+);

@@ -4,7 +4,14 @@ import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { CALL_OPT_OUT_PATH, readCallOptOut } from "../compliance/call-opt-out";
+import { TWIML_DOCUMENT_PATH } from "../../providers/voice/twiml-documents";
+import {
+  CALL_OPT_OUT_PATH,
+  CALLBACK_OPT_OUT_PATH,
+  INBOUND_CALL_PATH,
+  readCallbackOptOut,
+  readCallOptOut,
+} from "../compliance/call-opt-out";
 import { preflightAudience } from "./campaigns.audience";
 import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import {
@@ -15,9 +22,11 @@ import {
   withLaunchToken,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
-import { voicemailAudioMedia } from "./campaigns.voicemail";
+import { voicemailAudioMedia, voicemailAudioWithNotice } from "./campaigns.voicemail";
 import {
+  handleCallbackKeypress,
   handleCallKeypress,
+  handleInboundCall,
   handlePostmarkEvent,
   handleTwilioInbound,
   handleTwilioStatus,
@@ -218,6 +227,43 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const { twiml } = await handleCallKeypress(ctx, target, params);
     return reply.type("text/xml").send(twiml);
   });
+  // an inbound call to the callback number a voicemail gives: the opt-out menu (Twilio: the number's
+  // voice webhook, signed; local provider: the dev outbox's "Call back" button, never in production)
+  app.post(INBOUND_CALL_PATH, async (req, reply) => {
+    const params = formParams(req.body);
+    if (ctx.env.VOICE_PROVIDER === "twilio") {
+      const url = `${ctx.env.APP_URL}${req.url}`;
+      if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
+        return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    } else if (ctx.env.isProduction) {
+      throw new AppError("NOT_FOUND", "Not found");
+    }
+    return reply.type("text/xml").send(await handleInboundCall(ctx, params));
+  });
+  // the key pressed in that menu: the signed URL names the caller's number
+  app.post(CALLBACK_OPT_OUT_PATH, async (req, reply) => {
+    const params = formParams(req.body);
+    const phone = readCallbackOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
+    if (!phone) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
+    const url = `${ctx.env.APP_URL}${req.url}`;
+    if (
+      ctx.env.VOICE_PROVIDER === "twilio" &&
+      !verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params)
+    )
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    const { twiml } = await handleCallbackKeypress(ctx, phone, params);
+    return reply.type("text/xml").send(twiml);
+  });
+  // a call's TwiML too long to go inline (Twilio voice provider, `Url` with Method=GET): only to Twilio
+  app.get(`${TWIML_DOCUMENT_PATH}/:id`, async (req, reply) => {
+    const { id } = req.params as { id: string };
+    const url = `${ctx.env.APP_URL}${req.url}`;
+    if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, {}))
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
+    const twiml = (await ctx.providers.voice.storedTwiml?.(id)) ?? null;
+    if (!twiml) throw new AppError("NOT_FOUND", "Call instructions not found");
+    return reply.type("text/xml").send(twiml);
+  });
   app.post("/api/webhooks/postmark", async (req, reply) => {
     if (!verifyPostmarkAuth(ctx, req.headers.authorization))
       return reply
@@ -280,8 +326,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const m = /^([A-Za-z0-9_-]{22})\.mp3$/.exec(file);
     const media =
       m && /^\d{1,15}$/.test(campaignId) ? await voicemailAudioMedia(ctx, Number(campaignId), m[1]) : null;
-    if (!media) throw new AppError("NOT_FOUND", "Recording not found");
+    // the recording between the business's name and the opt-out sentence (47 CFR 64.1200(b))
+    const withNotice = media
+      ? await voicemailAudioWithNotice(ctx, { id: Number(campaignId), workspaceId: media.workspaceId }, media)
+      : null;
+    if (!withNotice) throw new AppError("NOT_FOUND", "Recording not found");
     reply.header("Cross-Origin-Resource-Policy", "cross-origin");
-    return sendMediaFile(ctx, req, reply, media, "file", "private, max-age=300");
+    return sendMediaFile(ctx, req, reply, withNotice, "file", "private, max-age=300");
   });
 }

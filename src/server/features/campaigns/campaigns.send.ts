@@ -2,7 +2,12 @@ import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { ProviderError } from "../../providers/errors";
 import { chargeCampaignSend, releaseCampaignUsage, settleCampaignSend } from "../billing/billing.service";
-import { callOptOutOffer } from "../compliance/call-opt-out";
+import {
+  callOptOutOffer,
+  NO_CALLBACK_NUMBER_REASON,
+  voicemailNotice,
+  withVoicemailNotice,
+} from "../compliance/call-opt-out";
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
@@ -134,8 +139,11 @@ async function sendAllowed(
   let sent = 0;
   const kind = deliveryKind(campaign.channel);
   const throttle = throttleFor(deps, kind);
-  // (email) the sender, read once, beside the first part's lookups
-  const senderOnce = kind === "email" ? getSenderProfile(deps, campaign.workspaceId) : Promise.resolve(null);
+  // (email, voicemail) the sender, read once, beside the first part's lookups
+  const senderOnce =
+    kind === "email" || kind === "voicemail"
+      ? getSenderProfile(deps, campaign.workspaceId)
+      : Promise.resolve(null);
   const leaseMs = deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000;
   // when the leases of the rows still to send were last set (epoch ms)
   let held = claimedAt;
@@ -187,7 +195,7 @@ async function sendAllowed(
       if (Date.now() - held > leaseMs / 2) todo = await confirmLease(deps, todo);
       if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
       else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
-      else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo)));
+      else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo, sender)));
     }
     sent += await recordOutcomes(deps, campaign, outcomes);
   }
@@ -472,15 +480,24 @@ async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promis
 
 /**
  * AI voice calls (TwiML <Say> of the rendered script, offering the keypress opt-out: compliance
- * call-opt-out.ts) and ringless voicemail drops (no keypress: the provider cannot take one): one call
- * each, 16 in flight.
+ * call-opt-out.ts) and ringless voicemail drops: one call each, 16 in flight. A voicemail cannot take
+ * a keypress, so it starts by naming the business (the workspace's sender name, else its name) and
+ * ends by giving the callback number (the voice provider's number, whose inbound menu takes the
+ * opt-out): compliance voicemailNotice, 47 CFR 64.1200(b). The text-to-speech script carries both
+ * sentences; a recording is played as it is and the provider gets the notice beside it. With no
+ * callback number (the launch refuses that; the provider's configuration changed since), the drop
+ * fails with that reason instead of leaving a message without an opt-out.
  */
 async function callOrDrop(
   deps: JobDeps,
   campaign: Campaign,
   kind: "voice" | "voicemail",
   todo: Ready[],
+  sender: SenderProfile | null,
 ): Promise<Outcome[]> {
+  const callback = deps.providers.voice.callbackNumber;
+  const notice =
+    kind === "voicemail" && callback ? voicemailNotice(sender?.businessName || "us", callback) : null;
   return mapLimit(todo, 16, async (r): Promise<Outcome> => {
     const common = {
       to: r.address,
@@ -490,6 +507,14 @@ async function callOrDrop(
     };
     try {
       const script = renderScriptFor(campaign.content, mergeSource(r.contact));
+      if (kind === "voicemail" && !notice)
+        return {
+          id: r.id,
+          contactId: r.contactId,
+          kind: "failed",
+          reason: NO_CALLBACK_NUMBER_REASON,
+          attempts: r.attempts,
+        };
       const res =
         kind === "voice"
           ? await deps.providers.voice.call({
@@ -510,7 +535,8 @@ async function callOrDrop(
               audioUrl: campaign.content.audioMediaId
                 ? voicemailAudioUrl(deps.env, campaign.id, campaign.content.audioMediaId)
                 : (campaign.content.audioUrl ?? null),
-              ttsText: script,
+              ttsText: withVoicemailNotice(script, notice!),
+              notice: notice!,
             });
       return sentOutcome(r, res.providerMessageId);
     } catch (e) {

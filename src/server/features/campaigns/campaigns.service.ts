@@ -16,6 +16,7 @@ import {
   reserveUsage,
   sendUsageWarningIfDue,
 } from "../billing/billing.service";
+import { NO_CALLBACK_NUMBER_MESSAGE } from "../compliance/call-opt-out";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
 import { emitWebhookEvent } from "../webhooks/webhooks.service";
@@ -190,7 +191,8 @@ async function repeatAnswer(ctx: Pick<AppContext, "db">, prior: Campaign): Promi
  *   plan check then reads nothing and costs one statement (the meter's conditional upsert).
  * @throws AppError BAD_REQUEST (validation: spec messages; a voicemail recording that is not one of
  *   the workspace's ready audio items), NOT_FOUND (segment, tag or voicemail recording not the
- *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons),
+ *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons)
+ *   or, for voicemail, when the voice provider has no callback number for the opt-out,
  *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit),
  *   CONFLICT (the launch token belongs to a campaign on another channel)
  */
@@ -210,6 +212,9 @@ export async function createAndLaunchCampaign(
   if (repeat) return repeat;
   let content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
+  // a voicemail must give a number to call back to opt out (47 CFR 64.1200(b)): none, no launch
+  if (input.channel === "voicemail" && !ctx.providers.voice.callbackNumber)
+    throw new AppError("UNPROCESSABLE", NO_CALLBACK_NUMBER_MESSAGE);
   // voicemail audio: one of the workspace's own recordings, never an arbitrary URL (issue 14)
   if (input.channel === "voicemail") content = await resolveVoicemailAudio(ctx, workspaceId, content);
   else {

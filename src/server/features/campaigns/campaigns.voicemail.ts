@@ -1,8 +1,15 @@
+import { createHash, randomUUID } from "node:crypto";
+import fsp from "node:fs/promises";
+import path from "node:path";
 import type { AppContext } from "../../context";
 import type { CampaignContent, MediaItem } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { type FfmpegBinaries, resolveFfmpegBinaries, runFfmpeg } from "../../lib/ffmpeg";
 import { sign, verifySignature } from "../../lib/signing";
+import { encodeWav, speak } from "../../providers/avatar/tts";
+import { voicemailNotice } from "../compliance/call-opt-out";
 import { findMedia } from "../studio/studio.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { selectCampaign } from "./campaigns.queries";
 
 /*
@@ -92,4 +99,65 @@ export async function voicemailAudioMedia(
   if (!campaign || !mediaId) return null;
   if (!verifySignature(ctx.env.APP_SECRET, PURPOSE, [campaignId, mediaId], signature)) return null;
   return findMedia(ctx, campaign.workspaceId, mediaId);
+}
+
+let ffmpegBins: FfmpegBinaries | null = null;
+
+/**
+ * The recording a voicemail campaign's drops play, as stored audio (MP3): the business identity
+ * spoken first ("This is a message from <business>."), then the workspace's recording, then the
+ * opt-out sentence with the callback number (compliance voicemailNotice; 47 CFR 64.1200(b)). A
+ * recording cannot carry them otherwise: the voicemail provider plays one audio file and takes no
+ * keypress. The sentences are spoken offline with eSpeak NG (providers/avatar/tts) and joined to the
+ * recording with ffmpeg (44.1 kHz mono MP3), made once per campaign, recording and notice and kept in
+ * storage under `voicemail-notice/`. Returns the media item to serve with `currentKey` pointing at
+ * that file, or null when the voice provider has no callback number (the drop would be refused).
+ * @throws FfmpegError / Error when the audio cannot be made (the download then fails; the provider retries).
+ */
+export async function voicemailAudioWithNotice(
+  ctx: Pick<AppContext, "db" | "env" | "providers">,
+  campaign: { id: number; workspaceId: string },
+  media: MediaItem,
+): Promise<MediaItem | null> {
+  const callback = ctx.providers.voice.callbackNumber;
+  if (!callback || !media.currentKey) return null;
+  const sender = await getSenderProfile(ctx, campaign.workspaceId);
+  const notice = voicemailNotice(sender.businessName, callback);
+  const hash = createHash("sha256")
+    .update([media.currentKey, notice.identity, notice.optOut].join("\n"))
+    .digest("hex")
+    .slice(0, 24);
+  const key = `voicemail-notice/${campaign.id}-${media.id}-${hash}.mp3`;
+  const served = { ...media, currentKey: key, mimeType: "audio/mpeg" };
+  if (await ctx.providers.storage.stat(key)) return served;
+  const dir = path.join(ctx.env.DATA_DIR, "tmp", `voicemail-${randomUUID()}`);
+  await fsp.mkdir(dir, { recursive: true });
+  try {
+    const recording = await ctx.providers.storage.toLocalFile(media.currentKey, dir);
+    const speech = { voice: "en-us", wordsPerMinute: 160 };
+    const [identity, optOut] = await Promise.all([
+      speak(notice.identity, speech),
+      speak(notice.optOut, speech),
+    ]);
+    const identityWav = path.join(dir, "identity.wav");
+    const optOutWav = path.join(dir, "opt-out.wav");
+    await fsp.writeFile(identityWav, encodeWav(identity));
+    await fsp.writeFile(optOutWav, encodeWav(optOut));
+    const out = path.join(dir, "voicemail.mp3");
+    ffmpegBins ??= resolveFfmpegBinaries(ctx.env);
+    const norm = "aresample=44100,aformat=sample_fmts=fltp:channel_layouts=mono";
+    await runFfmpeg(ffmpegBins, {
+      inputs: [
+        { path: identityWav, format: "wav" },
+        { path: recording.path, format: media.currentKey.endsWith(".wav") ? "wav" : "mp3" },
+        { path: optOutWav, format: "wav" },
+      ],
+      filterComplex: `[0:a]${norm}[a0];[1:a]${norm}[a1];[2:a]${norm}[a2];[a0][a1][a2]concat=n=3:v=0:a=1[out]`,
+      outputs: [{ path: out, options: ["-map", "[out]", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"] }],
+    });
+    await ctx.providers.storage.putFile(key, out, { contentType: "audio/mpeg", move: true });
+    return served;
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
 }

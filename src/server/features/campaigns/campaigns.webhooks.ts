@@ -11,7 +11,10 @@ import {
   CALL_OPT_OUT_CONFIRMATION,
   CALL_OPT_OUT_DIGIT,
   CALL_OTHER_KEY_GOODBYE,
+  CALLBACK_NOTHING_ON_RECORD,
   type CallOptOutTarget,
+  callbackMenuPrompt,
+  callbackOptOutOffer,
 } from "../compliance/call-opt-out";
 import {
   isSuppressed,
@@ -20,6 +23,7 @@ import {
   unsuppress,
 } from "../compliance/compliance.service";
 import { getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   applyRecipientEvent,
   firstDelivery,
@@ -266,6 +270,74 @@ export async function handleCallKeypress(
       }
     }
   }
+  return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
+}
+
+/** Campaign channels that reach a phone by voice (an AI call or a ringless voicemail). */
+const VOICE_CHANNELS: CampaignChannel[] = ["voice", "voicemail"];
+
+/**
+ * The latest campaign call or voicemail of each workspace that called or left a voicemail at
+ * `phone`, newest first (at most the 200 latest recipients are read).
+ */
+async function voiceAccountsOf(ctx: Pick<AppContext, "db">, phone: string) {
+  const accounts = new Map<string, CampaignRecipient>();
+  for (const r of await recipientsForAddress(ctx.db, VOICE_CHANNELS, phone))
+    if (r.sentAt && !accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
+  return [...accounts.values()];
+}
+
+/**
+ * Answers an inbound call to the callback number a voicemail gave (compliance call-opt-out.ts;
+ * `params` is the form Twilio posts to the number's voice webhook: From, To, CallSid). The caller
+ * hears "To stop calls and voicemail from <business>, press 9." naming each workspace whose campaign
+ * called or left a voicemail at the caller's number (newest first), with the key posted to the
+ * signed callback opt-out URL (handleCallbackKeypress); a caller no one called hears that there is
+ * nothing on record. Returns the voice provider's TwiML (the local provider also records the call in
+ * the outbox). Source: 47 CFR 64.1200(b)(3).
+ */
+export async function handleInboundCall(
+  ctx: Ctx & Pick<AppContext, "providers">,
+  params: Record<string, string>,
+): Promise<string> {
+  const from = (params.From ?? "").trim();
+  const to = (params.To ?? "").trim();
+  const base = { from, to, callSid: params.CallSid };
+  const accounts = /^\+\d{6,15}$/.test(from) ? await voiceAccountsOf(ctx, from) : [];
+  if (accounts.length === 0)
+    return ctx.providers.voice.answerInbound({ ...base, say: CALLBACK_NOTHING_ON_RECORD });
+  const names: string[] = [];
+  for (const r of accounts.slice(0, 3))
+    names.push((await getSenderProfile(ctx, r.workspaceId).catch(() => null))?.businessName ?? "");
+  const prompt = callbackMenuPrompt(names, accounts.length - names.length);
+  return ctx.providers.voice.answerInbound({
+    ...base,
+    say: prompt,
+    optOut: callbackOptOutOffer(ctx.env, from, prompt),
+  });
+}
+
+/**
+ * A key pressed in the callback number's menu (handleInboundCall; `phone` from the signed URL, `params`
+ * the <Gather> action's form: Digits, CallSid). "9" opts the number out of calls and voicemail in every
+ * workspace whose campaign called or left a voicemail there, the same way as a key pressed during
+ * one of their calls (handleCallKeypress: suppression "keypress_opt_out", the latest recipient marked
+ * unsubscribed, call opt-in off); another key changes nothing. Returns whether it opted out and the
+ * TwiML the call ends with.
+ */
+export async function handleCallbackKeypress(
+  ctx: Ctx,
+  phone: string,
+  params: Record<string, string>,
+): Promise<{ optedOut: boolean; twiml: string }> {
+  if ((params.Digits ?? "").trim() !== CALL_OPT_OUT_DIGIT)
+    return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
+  for (const r of await voiceAccountsOf(ctx, phone))
+    await handleCallKeypress(
+      ctx,
+      { workspaceId: r.workspaceId, phone, contactId: r.contactId, recipientId: r.id },
+      params,
+    );
   return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
 }
 

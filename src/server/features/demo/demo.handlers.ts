@@ -1,16 +1,19 @@
 import { renderDemoEmail } from "../../emails/demo-email";
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { startDemoAvatarVideo } from "../avatar/avatar.service";
+import { demoCallOptOutOffer } from "../compliance/call-opt-out";
 import { smsStoppedNumbers } from "../compliance/compliance.service";
 import { sendDemoJob } from "./demo.jobs";
 import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
-import { demoFirstName } from "./demo.service";
+import { demoFirstName, demoOptedOut } from "./demo.service";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
  * providers. Idempotent: a request already marked sent is skipped. A number that replied STOP to
- * Pitchwise's sending number (and not START since) gets neither the text nor the call: anyone can type
- * any number into the demo form, so the person's STOP is the only say they have.
+ * Pitchwise's sending number (and not START since), or pressed 9 on an earlier demo call, gets
+ * neither the text nor the call: anyone can type any number into the demo form, so the person's STOP
+ * or keypress is the only say they have. The call offers that keypress like every AI call ("To stop
+ * calls from us, press 9 at any time.", compliance demoCallOptOutOffer; 47 CFR 64.1200(b)(3)).
  */
 const sendDemoHandler = defineHandler(sendDemoJob, {
   handler: async ({ demoRequestId }, deps) => {
@@ -31,7 +34,11 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         tag: "demo",
       });
     }
-    if (req.phone && !(await smsStoppedNumbers(db, [req.phone])).has(req.phone)) {
+    if (
+      req.phone &&
+      !(await smsStoppedNumbers(db, [req.phone])).has(req.phone) &&
+      !(await demoOptedOut(deps, req.phone))
+    ) {
       await providers.sms.send({
         to: req.phone,
         body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,
@@ -40,6 +47,7 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         to: req.phone,
         script: `Hello ${firstName}! This is the Pitchwise AI assistant calling with your demo. Pitchwise lets your business reach customers by personal video, text message, email and calls like this one. Thanks for trying it, and have a great day!`,
         machineDetection: true,
+        optOut: demoCallOptOutOffer(env, req.phone),
       });
     }
     await markDemoRequestSent(db, demoRequestId);

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { demoRequests } from "../../db/schema";
+import { demoOptOuts, demoRequests } from "../../db/schema";
 
 type DemoRequest = typeof demoRequests.$inferSelect;
 
@@ -24,4 +24,19 @@ export async function getDemoRequest(db: DbOrTx, id: number): Promise<DemoReques
 /** Marks a demo request sent (its demo email, SMS and call went out). */
 export async function markDemoRequestSent(db: DbOrTx, id: number): Promise<void> {
   await db.update(demoRequests).set({ status: "sent" }).where(eq(demoRequests.id, id));
+}
+
+/** Records that `phone` (E.164) pressed the opt-out key on a demo call (idempotent). */
+export async function insertDemoOptOut(db: DbOrTx, phone: string): Promise<void> {
+  await db.insert(demoOptOuts).values({ phone }).onConflictDoNothing();
+}
+
+/** Which of `phones` opted out of the demo's calls by keypress. */
+export async function selectDemoOptOuts(db: DbOrTx, phones: string[]): Promise<Set<string>> {
+  if (phones.length === 0) return new Set();
+  const rows = await db
+    .select({ phone: demoOptOuts.phone })
+    .from(demoOptOuts)
+    .where(inArray(demoOptOuts.phone, phones));
+  return new Set(rows.map((r) => r.phone));
 }

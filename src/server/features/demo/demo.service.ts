@@ -3,8 +3,14 @@ import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { INVALID_PHONE_MESSAGE, toE164 } from "../../lib/phone";
 import { consumeOrThrow } from "../../lib/rate-limit";
+import { twimlSayAndHangUp } from "../../providers/sms/twilio-webhooks";
+import {
+  CALL_OPT_OUT_DIGIT,
+  CALL_OTHER_KEY_GOODBYE,
+  DEMO_OPT_OUT_CONFIRMATION,
+} from "../compliance/call-opt-out";
 import { sendDemoJob } from "./demo.jobs";
-import { insertDemoRequest } from "./demo.queries";
+import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
 
 /** Longest first name the demo messages carry (characters). */
@@ -48,4 +54,27 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
   const id = await insertDemoRequest(ctx.db, { name: input.name, phone, email, ip: meta.ip });
   await ctx.jobs.send(sendDemoJob, { demoRequestId: id });
   return { id, phone, email };
+}
+
+/**
+ * A key pressed during a landing-page demo call (its keypress opt-out offer, compliance
+ * demoCallOptOutOffer; `phone` from the signed URL, `digits` the <Gather>'s Digits). "9" records the
+ * number so the demo never calls or texts it again (sendDemo checks demoOptedOut), whoever types it
+ * into the form; another key changes nothing. Returns whether it opted out and the TwiML the call
+ * ends with. Source: 47 CFR 64.1200(b)(3), (d)(3).
+ */
+export async function optOutOfDemoCalls(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+  digits: string,
+): Promise<{ optedOut: boolean; twiml: string }> {
+  if (digits.trim() !== CALL_OPT_OUT_DIGIT)
+    return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
+  await insertDemoOptOut(ctx.db, phone);
+  return { optedOut: true, twiml: twimlSayAndHangUp(DEMO_OPT_OUT_CONFIRMATION) };
+}
+
+/** True when `phone` (E.164) pressed the opt-out key on a demo call (optOutOfDemoCalls). */
+export async function demoOptedOut(ctx: Pick<AppContext, "db">, phone: string): Promise<boolean> {
+  return (await selectDemoOptOuts(ctx.db, [phone])).has(phone);
 }

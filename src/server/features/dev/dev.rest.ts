@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context";
 import { outboxMessages } from "../../db/schema";
 import { parseInput } from "../../lib/validate";
+import { INBOUND_CALL_PATH } from "../compliance/call-opt-out";
 
 const query = z.object({
   channel: z.enum(["email", "sms", "voice", "voicemail"]).optional(),
@@ -27,6 +28,18 @@ function keypadForm(meta: { keypad?: Keypad }, to: string, callId: string | null
   const k = meta.keypad;
   if (!k || typeof k.digit !== "string" || typeof k.actionUrl !== "string") return "";
   return `<form method="post" action="${esc(k.actionUrl)}"><input type="hidden" name="Digits" value="${esc(k.digit)}"><input type="hidden" name="CallSid" value="${esc(callId)}"><input type="hidden" name="To" value="${esc(to)}"><button type="submit">Press ${esc(k.digit)} (opt out of calls)</button></form>`;
+}
+
+/**
+ * A local voicemail's callback number (voicemail provider `local`, metadata.callbackNumber): a button
+ * that calls it as the recipient, posting what Twilio posts to the number's voice webhook (From, To,
+ * CallSid) to /api/webhooks/voice/inbound; the menu that answers is a new voice row with its own
+ * "Press 9" button.
+ */
+function callBackForm(meta: { callbackNumber?: unknown }, from: string, id: number): string {
+  const to = meta.callbackNumber;
+  if (typeof to !== "string") return "";
+  return `<form method="post" action="${INBOUND_CALL_PATH}"><input type="hidden" name="From" value="${esc(from)}"><input type="hidden" name="To" value="${esc(to)}"><input type="hidden" name="CallSid" value="dev-callback-${id}"><button type="submit">Call back ${esc(to)} from ${esc(from)}</button></form>`;
 }
 
 async function listOutbox(ctx: AppContext, q: z.infer<typeof query>) {
@@ -88,11 +101,18 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
         } else if (r.channel === "sms") {
           content = `<div class="bubble">${esc(r.body).replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>')}</div>`;
         } else {
-          content = `<div class="call">📞 ${r.channel === "voice" ? "AI voice call" : "Ringless voicemail"} says:<blockquote>${esc(r.body)}</blockquote>${
+          const meta = r.metadata as { direction?: unknown; callbackNumber?: unknown };
+          const what =
+            r.channel === "voicemail"
+              ? "Ringless voicemail"
+              : meta.direction === "inbound"
+                ? "Call to the callback number answers"
+                : "AI voice call";
+          content = `<div class="call">📞 ${what} says:<blockquote>${esc(r.body)}</blockquote>${
             (r.metadata as { audioUrl?: string }).audioUrl
               ? `<audio controls src="${esc((r.metadata as { audioUrl?: string }).audioUrl)}"></audio>`
               : ""
-          }${keypadForm(r.metadata as { keypad?: Keypad }, r.to, r.providerMessageId)}</div>`;
+          }${keypadForm(r.metadata as { keypad?: Keypad }, r.to, r.providerMessageId)}${callBackForm(meta, r.to, r.id)}</div>`;
         }
         return `<article class="msg" data-channel="${esc(r.channel)}" data-to="${esc(r.to)}">${head}${content}</article>`;
       })

@@ -18,9 +18,39 @@ export interface VoiceCall {
   optOut?: { digit: string; prompt: string; actionUrl: string };
 }
 
+/**
+ * An inbound call to the provider's number (the callback number voicemails give), to be answered
+ * with `say`, inside a DTMF <Gather> listening for `optOut.digit` when there is something to opt out of.
+ */
+export interface InboundVoiceCall {
+  /** E.164 of the caller */
+  from: string;
+  /** the number called */
+  to: string;
+  /** the provider's call id (Twilio CallSid) */
+  callSid?: string;
+  /** the menu's sentence ("To stop calls and voicemail from Acme, press 9."), or a goodbye */
+  say: string;
+  /** the keypress offer; absent: `say` is spoken and the call ends */
+  optOut?: { digit: string; prompt: string; actionUrl: string };
+}
+
 /** Places AI voice calls. Implementations: `local` (outbox) and `twilio`. */
 export interface VoiceProvider {
   readonly name: string;
+  /**
+   * E.164 of the number calls and voicemails come from and people can call back: an inbound call to
+   * it reaches `/api/webhooks/voice/inbound` (answered by answerInbound). null when there is none
+   * (Twilio without TWILIO_FROM_NUMBER; the local provider in production).
+   */
+  readonly callbackNumber: string | null;
+  /**
+   * The TwiML answering an inbound call to the callback number (the local provider also records the
+   * call in the outbox, with the keypress offer in `metadata.keypad`, as it does for calls it places).
+   */
+  answerInbound(call: InboundVoiceCall): Promise<string>;
+  /** TwiML this provider stored to hand out by URL (Twilio's `Url`), by id; null when unknown. */
+  storedTwiml?(id: string): Promise<string | null>;
   /** @throws ProviderError */
   call(call: VoiceCall): Promise<{ providerMessageId: string }>;
   /** The id of a call already placed for `idempotencyKey`, or null. */

@@ -10,6 +10,12 @@ export interface VoicemailDrop {
   /** where the vendor posts the drop's outcome */
   statusCallback?: string;
   workspaceId?: string | null;
+  /**
+   * The business identity and opt-out sentences the drop carries (47 CFR 64.1200(b); compliance
+   * voicemailNotice): already part of `ttsText`, and spoken around the recording in the file at
+   * `audioUrl` (campaigns voicemailAudioWithNotice); `callbackNumber` is the number they give.
+   */
+  notice?: { identity: string; optOut: string; callbackNumber: string };
   metadata?: Record<string, unknown>;
 }
 

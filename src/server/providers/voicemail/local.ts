@@ -2,7 +2,11 @@ import type { Db } from "../../db/client";
 import { findOutboxByKey, writeOutbox } from "../outbox";
 import type { VoicemailDrop, VoicemailProvider } from "./index";
 
-/** Offline ringless-voicemail provider: each drop lands in the outbox (audio URL or TTS script). */
+/**
+ * Offline ringless-voicemail provider: each drop lands in the outbox (audio URL or TTS script, which
+ * carries the business identity and opt-out sentences). The callback number the drop gives is kept in
+ * `metadata.callbackNumber`; the dev outbox offers a "Call back" button that calls it as the recipient.
+ */
 export class LocalVoicemailProvider implements VoicemailProvider {
   readonly name = "local";
   constructor(private readonly db: Db) {}
@@ -13,8 +17,18 @@ export class LocalVoicemailProvider implements VoicemailProvider {
         channel: "voicemail",
         to: d.to,
         from: "Pitchwise voicemail",
-        body: d.audioUrl ? `Audio: ${d.audioUrl}` : (d.ttsText ?? ""),
-        metadata: { ...(d.metadata ?? {}), idempotencyKey: d.idempotencyKey, audioUrl: d.audioUrl ?? null },
+        // a recording's file already speaks the notice around it (campaigns voicemailAudioWithNotice)
+        body: d.audioUrl
+          ? d.notice
+            ? `${d.notice.identity}\nAudio: ${d.audioUrl}\n${d.notice.optOut}`
+            : `Audio: ${d.audioUrl}`
+          : (d.ttsText ?? ""),
+        metadata: {
+          ...(d.metadata ?? {}),
+          idempotencyKey: d.idempotencyKey,
+          audioUrl: d.audioUrl ?? null,
+          ...(d.notice ? { notice: d.notice, callbackNumber: d.notice.callbackNumber } : {}),
+        },
       },
     ]);
     return { providerMessageId: id };

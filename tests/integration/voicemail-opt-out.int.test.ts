@@ -1,0 +1,403 @@
+import fs from "node:fs";
+import path from "node:path";
+import { and, eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { probe, resolveFfmpegBinaries } from "../../src/server/lib/ffmpeg";
+import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
+import {
+  campaignRecipientRows,
+  createTestApp,
+  daytimeZone,
+  setPlan,
+  signUp,
+  TEST_ORIGIN,
+  type TestApp,
+} from "../helpers";
+import { multipart, silentWav } from "./studio-helpers";
+
+// A ringless voicemail cannot take a keypress, so it names the business first and ends with a number
+// to call back to opt out (47 CFR 64.1200(b)); a call to that number answers "press 9 to stop calls
+// and voicemail from <business>", and the key opts the caller out like a key pressed during a call.
+// The public demo's call offers the keypress too. Long call scripts reach Twilio by URL, since the
+// inline Twiml parameter takes at most 4,000 characters.
+
+/** The local voice provider's (fictional) number, which local voicemails give as their callback number. */
+const LOCAL_CALLBACK = "+12025550100";
+
+let seq = 0;
+/** A phone number unique to this run and call (NANP 555-01xx style fictional numbers). */
+function freshPhone(): string {
+  seq += 1;
+  return `+1415555${String((process.pid * 17 + seq) % 10_000).padStart(4, "0")}`;
+}
+
+type Keypad = { digit: string; prompt: string; actionUrl: string };
+
+async function workspaceWith(app: TestApp, phones: string[], business: string) {
+  const s = await signUp(app.app);
+  await setPlan(app, s.user.id, "business"); // calls and voicemail are paid features
+  await app.db.update(workspaces).set({ senderName: business }).where(eq(workspaces.id, s.user.id));
+  const ids = await findOrCreateContacts(
+    app.ctx,
+    s.user.id,
+    phones.map((phone, i) => ({ name: `Val ${i}`, phone })),
+  );
+  await app.db
+    .update(contacts)
+    .set({ timezone: daytimeZone(), callOptIn: true })
+    .where(inArray(contacts.id, ids));
+  return { ...s, contactIds: ids as number[] };
+}
+
+function launchVoicemail(app: TestApp, workspaceId: string, contactIds: number[]) {
+  return createAndLaunchCampaign(app.ctx, workspaceId, {
+    name: "Voicemails",
+    channel: "voicemail",
+    content: { script: "Hi {{first_name}}, your spring tune-up is due." },
+    recipients: { contactIds },
+  }).catch((e: { status: number; message: string; details?: { expose?: { skipped?: unknown } } }) => e);
+}
+
+async function outbox(app: TestApp, to: string, channel: string) {
+  return app.db
+    .select()
+    .from(outboxMessages)
+    .where(and(eq(outboxMessages.to, to), eq(outboxMessages.channel, channel)))
+    .orderBy(outboxMessages.id);
+}
+
+async function suppressionsOf(app: TestApp, workspaceId: string, phone: string) {
+  return (
+    await app.db
+      .select({ channel: suppressions.channel, reason: suppressions.reason })
+      .from(suppressions)
+      .where(and(eq(suppressions.workspaceId, workspaceId), eq(suppressions.value, phone)))
+  )
+    .map((r) => `${r.channel}:${r.reason}`)
+    .sort();
+}
+
+/** Posts a form to `url` (absolute, under TEST_ORIGIN), optionally with X-Twilio-Signature of `token`. */
+function postForm(app: TestApp, url: string, params: Record<string, string>, token?: string) {
+  return app.app.inject({
+    method: "POST",
+    url: url.startsWith(TEST_ORIGIN) ? url.slice(TEST_ORIGIN.length) : url,
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      ...(token
+        ? {
+            "x-twilio-signature": twilio.getExpectedTwilioSignature(
+              token,
+              url.startsWith(TEST_ORIGIN) ? url : `${TEST_ORIGIN}${url}`,
+              params,
+            ),
+          }
+        : {}),
+    },
+  });
+}
+
+/** The <Gather>'s action URL (as Twilio reads it) and inner TwiML, or null. */
+function gatherOf(twiml: string) {
+  const m = /<Gather input="dtmf" numDigits="1" action="([^"]+)" method="POST"[^>]*>(.*?)<\/Gather>/s.exec(
+    twiml,
+  );
+  return m ? { action: (m[1] ?? "").replaceAll("&amp;", "&"), inner: m[2] ?? "" } : null;
+}
+
+describe("ringless voicemail: business identity, callback number and the callback menu (local providers)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+  });
+  afterAll(async () => t?.close());
+
+  it("a drop names the business and gives the callback number; calling it and pressing 9 opts out; a later drop is skipped", async () => {
+    const phone = freshPhone();
+    const other = freshPhone();
+    const w = await workspaceWith(t, [phone, other], "Harbor Plumbing");
+    const first = await launchVoicemail(t, w.user.id, [w.contactIds[0] as number]);
+    if (!("campaign" in first)) throw new Error(`launch refused: ${first.message}`);
+    const drop = (await outbox(t, phone, "voicemail")).at(-1);
+    expect(drop?.body).toBe(
+      "This is a message from Harbor Plumbing. Hi Val, your spring tune-up is due. To stop calls and voicemails from Harbor Plumbing, call (202) 555-0100 and press 9.",
+    );
+    expect((drop?.metadata as { callbackNumber?: string } | undefined)?.callbackNumber).toBe(LOCAL_CALLBACK);
+
+    // the person calls the number back (what Twilio posts to the number's voice webhook)
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", {
+      From: phone,
+      To: LOCAL_CALLBACK,
+      CallSid: `CAcb${Date.now()}`,
+    });
+    expect(menu.statusCode, menu.body).toBe(200);
+    expect(menu.headers["content-type"]).toContain("text/xml");
+    const gather = gatherOf(menu.body);
+    expect(gather, menu.body).not.toBeNull();
+    expect(gather?.inner).toContain("To stop calls and voicemail from Harbor Plumbing, press 9.");
+    // the local provider shows the menu in the dev outbox, with its keypad
+    const answered = (await outbox(t, phone, "voice")).at(-1);
+    expect(answered?.body).toBe("To stop calls and voicemail from Harbor Plumbing, press 9.");
+    const keypad = (answered?.metadata as { keypad?: Keypad } | undefined)?.keypad;
+    expect(keypad?.actionUrl).toBe(gather?.action);
+
+    // another key changes nothing; 9 suppresses calls and voicemail in the workspace
+    expect((await postForm(t, gather?.action ?? "", { Digits: "1", CallSid: "CAx1" })).body).toContain(
+      "<Hangup/>",
+    );
+    expect(await suppressionsOf(t, w.user.id, phone)).toEqual([]);
+    const nine = await postForm(t, gather?.action ?? "", { Digits: "9", CallSid: "CAx2" });
+    expect(nine.statusCode).toBe(200);
+    expect(nine.body).toContain("You will not receive any more calls or voicemails from us.");
+    expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
+      "voice:keypress_opt_out",
+      "voicemail:keypress_opt_out",
+    ]);
+    expect((await campaignRecipientRows(t, first.campaign.id))[0]?.reason).toBe("unsubscribed");
+    expect((await w.client.get(`/api/contacts/${w.contactIds[0]}`)).json().contact.call_opt_in).toBe(false);
+
+    // a later drop skips the number; the other contact still gets theirs
+    const later = await launchVoicemail(t, w.user.id, w.contactIds);
+    if (!("campaign" in later)) throw new Error(`launch refused: ${later.message}`);
+    expect(later.skipped).toEqual({ "suppressed: keypress_opt_out": 1 });
+    expect((await outbox(t, phone, "voicemail")).length).toBe(1);
+    expect((await outbox(t, other, "voicemail")).length).toBe(1);
+  });
+
+  it("a recorded voicemail's file speaks the business's name before the recording and the opt-out sentence after it", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(t, [phone], "Gull Bakery");
+    const up = await w.client.inject({
+      method: "POST",
+      url: "/api/audio/upload",
+      ...multipart(
+        { name: "Greeting" },
+        { field: "audio", filename: "g.wav", content: silentWav(1), contentType: "audio/wav" },
+      ),
+    });
+    expect(up.statusCode, up.body).toBe(200);
+    const audioMediaId = up.json().media.id as number;
+    const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
+      name: "Recorded",
+      channel: "voicemail",
+      content: { audioMediaId },
+      recipients: { contactIds: w.contactIds },
+    });
+    expect(r.campaign.status).toBe("completed");
+    const drop = (await outbox(t, phone, "voicemail")).at(-1);
+    const audioUrl = (drop?.metadata as { audioUrl?: string } | undefined)?.audioUrl ?? "";
+    expect(drop?.body).toBe(
+      `This is a message from Gull Bakery.\nAudio: ${audioUrl}\nTo stop calls and voicemails from Gull Bakery, call (202) 555-0100 and press 9.`,
+    );
+    // what the voicemail provider downloads: the one-second (silent) recording with both sentences spoken around it
+    const file = await t.app.inject({ method: "GET", url: audioUrl.slice(TEST_ORIGIN.length) });
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("audio/mpeg");
+    const local = path.join(t.env.DATA_DIR, `vm-${Date.now()}.mp3`);
+    fs.writeFileSync(local, file.rawPayload);
+    const probed = await probe(resolveFfmpegBinaries(t.env), local, { format: "mp3" });
+    // eSpeak says the two sentences in about 7 s; the recording alone is 1 s
+    expect(probed.durationSeconds).toBeGreaterThan(5);
+    // served again from storage, the same file
+    const again = await t.app.inject({ method: "GET", url: audioUrl.slice(TEST_ORIGIN.length) });
+    expect(again.rawPayload.equals(file.rawPayload)).toBe(true);
+  }, 60_000);
+
+  it("the menu names every business that called or left a voicemail, and 9 opts out of each", async () => {
+    const phone = freshPhone();
+    const a = await workspaceWith(t, [phone], "Aster Dental");
+    const b = await workspaceWith(t, [phone], "Birch Roofing");
+    for (const w of [a, b]) {
+      const r = await launchVoicemail(t, w.user.id, w.contactIds);
+      if (!("campaign" in r)) throw new Error(`launch refused: ${r.message}`);
+    }
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", { From: phone, To: LOCAL_CALLBACK });
+    const gather = gatherOf(menu.body);
+    expect(gather?.inner).toContain(
+      "To stop calls and voicemail from Birch Roofing and Aster Dental, press 9.",
+    );
+    expect((await postForm(t, gather?.action ?? "", { Digits: "9" })).statusCode).toBe(200);
+    for (const w of [a, b])
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
+        "voice:keypress_opt_out",
+        "voicemail:keypress_opt_out",
+      ]);
+  });
+
+  it("a caller no one called hears that nothing is on record; an altered menu URL is refused", async () => {
+    const stranger = freshPhone();
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", { From: stranger, To: LOCAL_CALLBACK });
+    expect(menu.statusCode).toBe(200);
+    expect(gatherOf(menu.body)).toBeNull();
+    expect(menu.body).toContain("We have no call or voicemail to your number on record.");
+
+    const phone = freshPhone();
+    const victim = freshPhone();
+    const w = await workspaceWith(t, [phone, victim], "Cedar Cafe");
+    await launchVoicemail(t, w.user.id, w.contactIds);
+    const gather = gatherOf(
+      (await postForm(t, "/api/webhooks/voice/inbound", { From: phone, To: LOCAL_CALLBACK })).body,
+    );
+    const altered = (gather?.action ?? "").replace(encodeURIComponent(phone), encodeURIComponent(victim));
+    expect(altered).not.toBe(gather?.action);
+    expect((await postForm(t, altered, { Digits: "9" })).statusCode).toBe(403);
+    expect(await suppressionsOf(t, w.user.id, victim)).toEqual([]);
+  });
+
+  it("the public demo call offers 'press 9'; pressing it stops the demo's calls and texts to that number", async () => {
+    const phone = freshPhone();
+    const demo = () =>
+      t.app.inject({ method: "POST", url: "/api/demo/send", payload: { name: "Dee", phone } });
+    expect((await demo()).statusCode).toBe(200);
+    const call = (await outbox(t, phone, "voice")).at(-1);
+    expect(call?.body).toContain("To stop calls from us, press 9 at any time.");
+    const keypad = (call?.metadata as { keypad?: Keypad } | undefined)?.keypad;
+    expect(keypad?.digit).toBe("9");
+    expect(keypad?.actionUrl.startsWith(`${TEST_ORIGIN}/api/webhooks/voice/demo-opt-out?`)).toBe(true);
+    // an altered URL is refused
+    const altered = (keypad?.actionUrl ?? "").replace(
+      encodeURIComponent(phone),
+      encodeURIComponent(freshPhone()),
+    );
+    expect((await postForm(t, altered, { Digits: "9" })).statusCode).toBe(403);
+    const nine = await postForm(t, keypad?.actionUrl ?? "", { Digits: "9", CallSid: "CAdemo" });
+    expect(nine.statusCode).toBe(200);
+    expect(nine.body).toContain("You will not receive any more demo calls or texts from Pitchwise.");
+    // anyone can type the number into the demo form again: no call, no text
+    expect((await demo()).statusCode).toBe(200);
+    expect((await outbox(t, phone, "voice")).length).toBe(1);
+    expect((await outbox(t, phone, "sms")).length).toBe(1);
+  });
+});
+
+describe("through Twilio (real SDK against the Twilio fake)", () => {
+  let tt: TestApp;
+  let tw: Awaited<ReturnType<typeof startTwilioFake>>;
+  const sid = `AC${"7".repeat(32)}`;
+  const token = "voicemail-opt-out-twilio-token";
+  const FROM = "+15005550006";
+  beforeAll(async () => {
+    tw = await startTwilioFake(sid, token);
+    tt = await createTestApp({ ...twilioFakeEnv(sid, token, tw.url), CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+  });
+  afterAll(async () => {
+    await tt?.close();
+    await tw?.close();
+  });
+
+  it("voicemails give the Twilio number; its signed inbound webhook answers the menu and a signed 9 opts out", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(tt, [phone], "Dune Landscaping");
+    const r = await launchVoicemail(tt, w.user.id, w.contactIds);
+    if (!("campaign" in r)) throw new Error(`launch refused: ${r.message}`);
+    expect((await outbox(tt, phone, "voicemail")).at(-1)?.body).toContain(
+      "To stop calls and voicemails from Dune Landscaping, call (500) 555-0006 and press 9.",
+    );
+    const params = {
+      AccountSid: sid,
+      CallSid: `CAin${Date.now()}`,
+      From: phone,
+      To: FROM,
+      Direction: "inbound",
+    };
+    // unsigned: refused
+    expect((await postForm(tt, "/api/webhooks/voice/inbound", params)).statusCode).toBe(403);
+    const menu = await postForm(tt, "/api/webhooks/voice/inbound", params, token);
+    expect(menu.statusCode, menu.body).toBe(200);
+    const gather = gatherOf(menu.body);
+    expect(gather?.inner).toContain("To stop calls and voicemail from Dune Landscaping, press 9.");
+    const press = { ...params, Digits: "9" };
+    expect((await postForm(tt, gather?.action ?? "", press)).statusCode).toBe(403);
+    const nine = await postForm(tt, gather?.action ?? "", press, token);
+    expect(nine.statusCode).toBe(200);
+    expect(await suppressionsOf(tt, w.user.id, phone)).toEqual([
+      "voice:keypress_opt_out",
+      "voicemail:keypress_opt_out",
+    ]);
+  });
+
+  it("a 5,000-character script reaches Twilio by a Url serving the full TwiML to Twilio's signed fetch; a short one stays inline", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(tt, [phone], "Elm Electric");
+    const sentence = "Our electricians can inspect your panel, wiring and outlets this week. ";
+    const script = sentence.repeat(Math.ceil(5000 / sentence.length)).slice(0, 5000);
+    const res = await w.client.post(`/api/contacts/${w.contactIds[0]}/make-call`, { script });
+    expect(res.statusCode, res.body).toBe(200);
+    const call = tw.calls.filter((c) => c.To === phone).at(-1);
+    expect(call?.Twiml).toBeUndefined();
+    const url = call?.Url ?? "";
+    expect(url.startsWith(`${TEST_ORIGIN}/api/webhooks/voice/twiml/`)).toBe(true);
+    expect(call?.Method).toBe("GET");
+    const fetchTwiml = (signature?: string) =>
+      tt.app.inject({
+        method: "GET",
+        url: url.slice(TEST_ORIGIN.length),
+        headers: signature ? { "x-twilio-signature": signature } : {},
+      });
+    expect((await fetchTwiml()).statusCode).toBe(403);
+    expect((await fetchTwiml("bm90LXR3aWxpbw==")).statusCode).toBe(403);
+    const doc = await fetchTwiml(twilio.getExpectedTwilioSignature(token, url, {}));
+    expect(doc.statusCode).toBe(200);
+    expect(doc.headers["content-type"]).toContain("text/xml");
+    const gather = gatherOf(doc.body);
+    expect(gather).not.toBeNull();
+    const says = [...(gather?.inner ?? "").matchAll(/<Say[^>]*>(.*?)<\/Say>/gs)].map((m) => m[1] ?? "");
+    // one Polly <Say> speaks at most 3,000 bytes (Twilio warning 13521): the script is split, nothing lost
+    for (const s of says) expect(Buffer.byteLength(s)).toBeLessThanOrEqual(3000);
+    expect(says[0]).toBe("To stop calls from us, press 9 at any time.");
+    expect(says.at(-1)).toBe("To stop calls from us, press 9 at any time.");
+    expect(says.slice(1, -1).join(" ")).toBe(script.trim());
+
+    // a short script: inline TwiML within Twilio's 4,000 characters
+    const short = await w.client.post(`/api/contacts/${w.contactIds[0]}/make-call`, {
+      script: "Hi, Elm here.",
+    });
+    expect(short.statusCode, short.body).toBe(200);
+    const inline = tw.calls.filter((c) => c.To === phone).at(-1);
+    expect(inline?.Url).toBeUndefined();
+    expect(inline?.Twiml?.length).toBeLessThanOrEqual(4000);
+    expect(inline?.Twiml).toContain("Hi, Elm here.");
+  });
+});
+
+describe("no callback number", () => {
+  let tn: TestApp;
+  let tw: Awaited<ReturnType<typeof startTwilioFake>>;
+  const sid = `AC${"8".repeat(32)}`;
+  const token = "voicemail-no-callback-token";
+  beforeAll(async () => {
+    tw = await startTwilioFake(sid, token);
+    // Twilio sends through a messaging service only: no number to call back
+    tn = await createTestApp({
+      ...twilioFakeEnv(sid, token, tw.url),
+      TWILIO_FROM_NUMBER: "",
+      TWILIO_MESSAGING_SERVICE_SID: `MG${"8".repeat(32)}`,
+      CAMPAIGN_SIMULATE_ENGAGEMENT: "false",
+    });
+  });
+  afterAll(async () => {
+    await tn?.close();
+    await tw?.close();
+  });
+
+  it("a voicemail launch is refused with a 422 sentence, and nothing is dropped", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(tn, [phone], "Fern Florist");
+    const res = await w.client.post("/api/campaigns", {
+      name: "Voicemails",
+      channel: "voicemail",
+      content: { script: "Hi there" },
+      recipients: { contactIds: w.contactIds },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json().error).toBe(
+      "Ringless voicemail cannot be sent yet: every voicemail must give a number people can call back to opt out, and no calling number is set up for this server (TWILIO_FROM_NUMBER with the Twilio voice provider).",
+    );
+    expect((await outbox(tn, phone, "voicemail")).length).toBe(0);
+  });
+});

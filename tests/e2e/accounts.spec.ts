@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
-import { accountLinkFromOutbox } from "./account-helpers";
+import { open } from "./a11y-helpers";
+import { accountLinkFromOutbox, registerVerifiedBusiness } from "./account-helpers";
 
 /**
  * Issue 11: forgot / reset password and email verification, as a person does them: the login page's
@@ -139,4 +140,56 @@ test("login and register: an empty or malformed submit shows the app's own messa
   await expect(page.getByLabel("Email")).toHaveAccessibleDescription("Please enter a valid email address");
   await expect(page.getByLabel("Email")).toBeFocused();
   expect(new URL(page.url()).pathname).toBe("/register");
+});
+
+test("Settings > Profile at 390 px: a new email asks for the current password (labelled, keyboard), and the old address is told", async ({
+  page,
+}) => {
+  const email = await registerVerifiedBusiness(page, {
+    prefix: "prof",
+    name: "Nia Profile",
+    business: "Nia Co",
+  });
+  const next = `n-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+  await open(page, "/settings?tab=profile");
+  const form = page.locator("form").filter({ has: page.getByLabel("Full Name") });
+  const current = form.getByLabel("Current Password");
+  // the same address: no password field, and other changes save without one
+  await expect(current).toHaveCount(0);
+  await form.getByLabel("Business Name").fill("Nia Company");
+  await form.getByRole("button", { name: "Save Profile" }).click();
+  await expect(page.getByText("Profile updated successfully!")).toBeVisible();
+
+  // a different address: the field appears right after the email, reached with Tab
+  const emailField = form.getByLabel("Email");
+  await emailField.fill(next);
+  await expect(current).toBeVisible();
+  await expect(current).toHaveAttribute("type", "password");
+  await emailField.focus();
+  await page.keyboard.press("Tab");
+  await expect(current).toBeFocused();
+  // submitted without it: the field says why and has focus
+  await page.keyboard.press("Enter");
+  await expect(current).toHaveAccessibleDescription("Enter your current password to change your email.");
+  await expect(current).toBeFocused();
+  // a wrong one: the server's sentence on the field, nothing changed
+  await current.fill("not-my-password");
+  await page.keyboard.press("Enter");
+  await expect(current).toHaveAccessibleDescription(
+    "That is not your current password. Enter your current password to change your email.",
+  );
+  // the right one: saved, the new address gets its link and the old one a notice
+  await current.fill("correct-horse-battery");
+  await page.keyboard.press("Enter");
+  await expect(page.getByText(`Profile updated. We sent a link to ${next}`)).toBeVisible();
+  await expect(current).toHaveCount(0);
+  await expect
+    .poll(async () => {
+      const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
+      const messages = (await res.json()).messages as { subject: string; body: string }[];
+      return messages.find((m) => m.subject === "Your Pitchwise email was changed")?.body ?? "";
+    })
+    .toContain("Your Pitchwise email was changed to n•••@example.com");
+  // the page fits 390 px: no horizontal scroll
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

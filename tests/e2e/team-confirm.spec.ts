@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { open } from "./a11y-helpers";
-import { registerVerifiedBusiness } from "./account-helpers";
+import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * Settings > Team: each pending invitation's Resend and Revoke buttons say whose invitation they act
@@ -64,6 +64,8 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
     data: { name: "Ben Mate", email: ben, password: "correct-horse-battery" },
   });
   expect(registered.ok(), await registered.text()).toBe(true);
+  // only the invited address, once confirmed, may accept
+  await verifyEmailThroughOutbox(mate, ben);
   const accepted = await mate.request.post(`/api/invites/${token}/accept`, { headers: { origin } });
   expect(accepted.ok(), await accepted.text()).toBe(true);
   await open(mate, "/settings?tab=team");

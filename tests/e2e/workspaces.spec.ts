@@ -1,7 +1,13 @@
 import { expect, test } from "@playwright/test";
+import { accountLinkFromOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
-/** Issue 10: an owner invites a teammate, who registers through the link, shares the contacts, and is removed. */
+/**
+ * Issue 10: an owner invites a teammate, who registers through the link, confirms the address from
+ * the emailed verification link (which leads back to the invitation), shares the contacts, and is
+ * removed. Another signed-in account holding the link is told whose invitation it is (masked) and
+ * offered to switch account instead of joining.
+ */
 test("owner invites a teammate by email; the teammate registers through the link, sees shared contacts; removal ends access", async ({
   page,
   browser,
@@ -41,6 +47,29 @@ test("owner invites a teammate by email; the teammate registers through the link
   const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
   const link = body.match(/https?:\/\/\S+\/invite\/[a-z2-7]+/)![0];
 
+  // someone else, signed in with another account, opens the forwarded link: no way to join, the
+  // invited address masked, and a way to switch account
+  const strangerContext = await browser.newContext();
+  const stranger = await strangerContext.newPage();
+  await stranger.goto("/");
+  const strangerEmail = `stranger-${stamp}@example.com`;
+  const reg = await stranger.request.post("/api/auth/register", {
+    headers: { origin: baseURL! },
+    data: { name: "Sam Stranger", email: strangerEmail, password: "correct-horse-battery" },
+  });
+  expect(reg.ok(), await reg.text()).toBe(true);
+  await stranger.goto(link);
+  await expect(
+    stranger.getByText(
+      "This invitation was sent to m•••@example.com. Sign in with that address to accept it.",
+    ),
+  ).toBeVisible();
+  await expect(stranger.getByText(mateEmail)).toHaveCount(0);
+  await expect(stranger.getByRole("button", { name: /^Accept/ })).toHaveCount(0);
+  await stranger.getByRole("button", { name: "Sign out and switch account" }).click();
+  await expect(stranger).toHaveURL(/\/login\?redirect=/);
+  await strangerContext.close();
+
   const mateContext = await browser.newContext();
   const mate = await mateContext.newPage();
   await mate.goto(link);
@@ -51,6 +80,15 @@ test("owner invites a teammate by email; the teammate registers through the link
   await mate.getByLabel("Email").fill(mateEmail);
   await mate.getByLabel("Password").fill("correct-horse-battery");
   await mate.getByRole("button", { name: "Create Account" }).click();
+  await expect(mate).toHaveURL(/\/invite\//);
+  // the new address is not confirmed yet: the invitation waits for the emailed link
+  await expect(mate.getByText("Confirm your email to join")).toBeVisible();
+  await expect(mate.getByText(`open the link we emailed to ${mateEmail}`)).toBeVisible();
+  await expect(mate.getByRole("button", { name: "Accept and join Olive Plumbing" })).toHaveCount(0);
+  const verifyLink = await accountLinkFromOutbox(mate, mateEmail, "verify-email");
+  await mate.goto(verifyLink);
+  await expect(mate.getByText("Your email address is verified.")).toBeVisible();
+  await mate.getByRole("link", { name: "Continue to join Olive Plumbing" }).click();
   await expect(mate).toHaveURL(/\/invite\//);
   await mate.getByRole("button", { name: "Accept and join Olive Plumbing" }).click();
   await expect(mate).toHaveURL(/\/contacts$/);

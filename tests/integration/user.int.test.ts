@@ -17,13 +17,14 @@ afterAll(async () => t?.close());
 
 describe("PUT /api/user/profile", () => {
   it("updates name, email, business name and phone (stored as E.164)", async () => {
-    const { client, user } = await signUp(t.app);
+    const { client, user, password } = await signUp(t.app);
     const email = `new-${user.email}`;
     const res = await client.put("/api/user/profile", {
       name: "New Name",
       email,
       businessName: "New Biz",
       phone: "(415) 555-2671",
+      currentPassword: password,
     });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({
@@ -42,7 +43,7 @@ describe("PUT /api/user/profile", () => {
         body: "Hello",
         contacts: [{ name: "A B", email: uniqueEmail("recipient") }],
       });
-    const { client, user } = await signUp(t.app); // verified through the emailed link
+    const { client, user, password } = await signUp(t.app); // verified through the emailed link
     expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
 
     // a name-only change keeps the verification
@@ -52,7 +53,11 @@ describe("PUT /api/user/profile", () => {
     expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(true);
 
     const taken = uniqueEmail("not-mine");
-    const res = await client.put("/api/user/profile", { name: "Switcher", email: taken });
+    const res = await client.put("/api/user/profile", {
+      name: "Switcher",
+      email: taken,
+      currentPassword: password,
+    });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().user).toMatchObject({ email: taken, email_verified: false });
     expect((await client.get("/api/auth/me")).json().user.email_verified).toBe(false);
@@ -68,7 +73,11 @@ describe("PUT /api/user/profile", () => {
 
     // the tRPC mutation of the settings screen follows the same rule
     const other = uniqueEmail("trpc-switch");
-    const viaTrpc = await trpcCall(client, "user.updateProfile", { name: "Switcher", email: other });
+    const viaTrpc = await trpcCall(client, "user.updateProfile", {
+      name: "Switcher",
+      email: other,
+      currentPassword: password,
+    });
     expect(viaTrpc.status).toBe(200);
     expect(viaTrpc.data.user).toMatchObject({ email: other, email_verified: false });
     expect(await accountLinkToken(t.app, other, "verify-email")).toBeTruthy();
@@ -81,7 +90,11 @@ describe("PUT /api/user/profile", () => {
     const missing = await a.client.put("/api/user/profile", { name: "", email: a.user.email });
     expect(missing.statusCode).toBe(400);
     expect(missing.json()).toEqual({ success: false, error: "Name is required" });
-    const taken = await a.client.put("/api/user/profile", { name: "A", email: b.user.email.toUpperCase() });
+    const taken = await a.client.put("/api/user/profile", {
+      name: "A",
+      email: b.user.email.toUpperCase(),
+      currentPassword: a.password,
+    });
     expect(taken.statusCode).toBe(409);
     expect(taken.json()).toEqual({ success: false, error: "That email is already used by another account" });
     const badPhone = await a.client.put("/api/user/profile", { name: "A", email: a.user.email, phone: "12" });
@@ -97,6 +110,123 @@ describe("PUT /api/user/profile", () => {
     });
     expect(res.statusCode).toBe(401);
     expect(res.json().success).toBe(false);
+  });
+});
+
+describe("changing the account email needs the current password (a stolen session cannot take the account)", () => {
+  /** Emails in the local provider's outbox to `to` (newest first). */
+  async function outboxTo(to: string) {
+    const res = await t.app.inject({
+      method: "GET",
+      url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(to)}`,
+    });
+    return res.json().messages as { subject: string; body: string }[];
+  }
+
+  it("refuses a new email without or with a wrong password (REST and tRPC), accepts it with the password and tells the old address", async () => {
+    const { client, user, password } = await signUp(t.app, { name: "Nora Owner" });
+    const next = uniqueEmail("nora-new");
+    const profile = { name: "Nora Owner", email: next, businessName: "Acme", phone: "" };
+
+    const missing = await client.put("/api/user/profile", profile);
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toEqual({
+      success: false,
+      error: "Enter your current password to change your email.",
+    });
+    const empty = await client.put("/api/user/profile", { ...profile, currentPassword: "" });
+    expect(empty.statusCode).toBe(400);
+    const wrong = await client.put("/api/user/profile", { ...profile, currentPassword: "not-my-password" });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.json().error).toBe(
+      "That is not your current password. Enter your current password to change your email.",
+    );
+    const viaTrpc = await trpcCall(client, "user.updateProfile", profile);
+    expect(viaTrpc.status).toBe(400);
+    expect(viaTrpc.error?.message).toBe("Enter your current password to change your email.");
+    const wrongTrpc = await trpcCall(client, "user.updateProfile", {
+      ...profile,
+      currentPassword: "nope-nope",
+    });
+    expect(wrongTrpc.status).toBe(403);
+    // nothing changed, nothing was sent to either address
+    expect((await client.get("/api/auth/me")).json().user).toMatchObject({
+      email: user.email,
+      email_verified: true,
+    });
+    expect(await outboxTo(next)).toHaveLength(0);
+    expect((await outboxTo(user.email)).filter((m) => /email was changed/.test(m.subject))).toHaveLength(0);
+
+    // other profile changes keep working without the password
+    const nameOnly = await client.put("/api/user/profile", {
+      name: "Nora Renamed",
+      email: user.email,
+      businessName: "Acme Two",
+      phone: "(415) 555-2671",
+    });
+    expect(nameOnly.statusCode, nameOnly.body).toBe(200);
+    expect(nameOnly.json().user).toMatchObject({ name: "Nora Renamed", business_name: "Acme Two" });
+
+    // with the password: changed, the new address gets its link, the old one a notice with the
+    // new address masked
+    const ok = await client.put("/api/user/profile", { ...profile, currentPassword: password });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json().user).toMatchObject({ email: next, email_verified: false });
+    expect(await accountLinkToken(t.app, next, "verify-email")).toBeTruthy();
+    const notices = (await outboxTo(user.email)).filter(
+      (m) => m.subject === "Your Pitchwise email was changed",
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]!.body).toContain("Your Pitchwise email was changed to n•••@example.com");
+    expect(notices[0]!.body).toContain("If this wasn't you");
+    expect(notices[0]!.body).not.toContain(next);
+
+    // the tRPC mutation of Settings > Profile: the same rule and the same notice
+    const third = uniqueEmail("nora-third");
+    const viaTrpcOk = await trpcCall(client, "user.updateProfile", {
+      ...profile,
+      email: third,
+      currentPassword: password,
+    });
+    expect(viaTrpcOk.status).toBe(200);
+    expect(viaTrpcOk.data.user.email).toBe(third);
+    expect(
+      (await outboxTo(next)).filter((m) => m.subject === "Your Pitchwise email was changed"),
+    ).toHaveLength(1);
+  });
+
+  it("limits the password checks per account like PUT /api/user/password (one shared window)", async () => {
+    const limited = await createTestApp({ AUTH_RATE_LIMIT_PER_IP_EMAIL: "4" });
+    try {
+      const { client, password } = await signUp(limited.app);
+      const profile = { name: "Guesser", email: uniqueEmail("guess") };
+      const codes: number[] = [];
+      for (let i = 0; i < 3; i++)
+        codes.push(
+          (await client.put("/api/user/profile", { ...profile, currentPassword: `guess-${i}` })).statusCode,
+        );
+      // the fourth guess goes to PUT /api/user/password: the same per-account window
+      codes.push(
+        (await client.put("/api/user/password", { currentPassword: "guess-3", newPassword: "owned-123" }))
+          .statusCode,
+      );
+      codes.push(
+        (await client.put("/api/user/profile", { ...profile, currentPassword: "guess-4" })).statusCode,
+      );
+      expect(codes).toEqual([403, 403, 403, 400, 429]);
+      // the right password is refused too while the window lasts; a name change still works
+      const blocked = await client.put("/api/user/profile", { ...profile, currentPassword: password });
+      expect(blocked.statusCode).toBe(429);
+      expect(blocked.json().error).toMatch(
+        /^Too many password attempts\. Please try again in \d+ minutes?\.$/,
+      );
+      const me = (await client.get("/api/auth/me")).json().user;
+      expect((await client.put("/api/user/profile", { name: "Still Me", email: me.email })).statusCode).toBe(
+        200,
+      );
+    } finally {
+      await limited.close();
+    }
   });
 });
 
@@ -208,7 +338,7 @@ describe("tRPC user router", () => {
     const res = await a.client.inject({
       method: "POST",
       url: "/trpc/user.updateProfile",
-      payload: { json: { name: "A", email: b.user.email } },
+      payload: { json: { name: "A", email: b.user.email, currentPassword: a.password } },
     });
     expect(res.statusCode).toBe(409);
     expect(res.json().error.json.message).toBe("That email is already used by another account");

@@ -7,7 +7,9 @@ import {
   createTestApp,
   signUp,
   type TestApp,
+  trpcCall,
   uniqueEmail,
+  verifyEmailThroughOutbox,
 } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
@@ -72,9 +74,12 @@ describe("workspaces: invite, accept, share, switch, remove", () => {
       invite: {
         workspace: { name: "Olive Plumbing" },
         inviter: { name: "Olive Owner" },
-        email: memberEmail,
+        // signed out: the address is not shown in full to whoever holds the link
+        email: `m•••@example.com`,
         role: "member",
         status: "pending",
+        viewer: "signed_out",
+        refusal: null,
       },
     });
 
@@ -356,6 +361,67 @@ describe("seat limits (spec section 9: Free and Professional 1 seat, Business 5,
     );
     expect(results.filter((r) => r.statusCode === 201)).toHaveLength(4);
     expect(results.filter((r) => r.statusCode === 402)).toHaveLength(4);
+  });
+});
+
+describe("an invitation belongs to the invited address", () => {
+  it("another signed-in account holding the link is refused with the masked address and does not join; the invitee joins once verified", async () => {
+    const owner = await signUp(t.app, { name: "Ivy Owner", business_name: "Ivy Bakery" });
+    await setPlan(owner.user.id, "business");
+    const inviteeEmail = uniqueEmail("alice");
+    const token = await invite(owner.client, inviteeEmail);
+    const masked = "a•••@example.com";
+    const refusal = `This invitation was sent to ${masked}. Sign in with that address to accept it.`;
+
+    // a stranger (verified, another address) with the forwarded link: REST and tRPC refuse
+    const stranger = await signUp(t.app, { name: "Sam Stranger" });
+    const refused = await stranger.client.post(`/api/invites/${token}/accept`);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toBe(refusal);
+    expect(refused.body).not.toContain(inviteeEmail);
+    const viaTrpc = await trpcCall(stranger.client, "workspaces.acceptInvite", { token });
+    expect(viaTrpc.status).toBe(403);
+    expect(viaTrpc.error?.message).toBe(refusal);
+    // the invite page tells the stranger the same, without the full address
+    const page = (await stranger.client.get(`/api/invites/${token}`)).json().invite;
+    expect(page).toMatchObject({ email: masked, viewer: "other_account", refusal, status: "pending" });
+    expect(JSON.stringify(page)).not.toContain(inviteeEmail);
+    // not a member, cannot switch there, the invite is still open for its invitee
+    const strangerSpaces = (await stranger.client.get("/api/workspaces")).json().workspaces as {
+      id: string;
+    }[];
+    expect(strangerSpaces.map((w) => w.id)).not.toContain(owner.user.id);
+    expect((await stranger.client.post(`/api/workspaces/${owner.user.id}/switch`)).statusCode).toBe(404);
+    const team = (await owner.client.get("/api/workspaces/current/members")).json();
+    expect(team.members.map((m: { user_id: string }) => m.user_id)).not.toContain(stranger.user.id);
+    expect(team.invites.map((i: { email: string }) => i.email)).toEqual([inviteeEmail]);
+
+    // someone registering the invited address (other letter case) cannot join before confirming it
+    const invitee = await signUp(
+      t.app,
+      { name: "Alice Invitee", email: inviteeEmail.toUpperCase(), business_name: "" },
+      { verify: false },
+    );
+    const early = await invitee.client.post(`/api/invites/${token}/accept`);
+    expect(early.statusCode).toBe(403);
+    expect(early.json().error).toBe(
+      `Please confirm your email address first: open the link we emailed to ${inviteeEmail.toUpperCase()}, then accept the invitation here.`,
+    );
+    expect((await invitee.client.get(`/api/invites/${token}`)).json().invite).toMatchObject({
+      email: inviteeEmail,
+      viewer: "invitee",
+      refusal: early.json().error,
+    });
+
+    // the emailed verification link confirms the address: now the invitee joins
+    await verifyEmailThroughOutbox(t.app, inviteeEmail.toUpperCase());
+    expect((await invitee.client.get(`/api/invites/${token}`)).json().invite.refusal).toBeNull();
+    const joined = await invitee.client.post(`/api/invites/${token}/accept`);
+    expect(joined.statusCode, joined.body).toBe(200);
+    expect(joined.json().workspace).toMatchObject({ id: owner.user.id, role: "member" });
+    const after = (await owner.client.get("/api/workspaces/current/members")).json();
+    expect(after.members.map((m: { user_id: string }) => m.user_id)).toContain(invitee.user.id);
+    expect(after.members.map((m: { user_id: string }) => m.user_id)).not.toContain(stranger.user.id);
   });
 });
 

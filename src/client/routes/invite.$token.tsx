@@ -1,8 +1,10 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { createFileRoute, Link } from "@tanstack/react-router";
+import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import { useEffect, useRef } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { useAuth } from "@/client/features/auth/auth-context";
+import { forgetPendingInvite, rememberPendingInvite } from "@/client/features/workspaces/pending-invite";
 import { useTRPC } from "@/client/trpc";
 import { AuthShell } from "./-components/auth-shell";
 
@@ -11,35 +13,78 @@ export const Route = createFileRoute("/invite/$token")({ component: InvitePage }
 const ROLE_WORDS = { admin: "an admin", member: "a member" } as const;
 
 /**
- * The invite link `APP_URL/invite/{token}` (issue 10): who invites you to which workspace. Signed in:
- * accept. Signed out: register (or sign in) first and land back here.
+ * The invite link `APP_URL/invite/{token}` (issue 10): who invites you to which workspace. Only the
+ * invited address may join, once verified (the server's `refusal` sentence says what is missing):
+ * signed out: register (or sign in) first and land back here; signed in as another account: the
+ * masked invited address and a way to switch account; signed in as the invitee before confirming the
+ * address: resend the link, and the invitation is remembered so /verify-email leads back here;
+ * otherwise: accept.
  */
 function InvitePage() {
   const { token } = Route.useParams();
   const trpc = useTRPC();
-  const { user } = useAuth();
-  const invite = useQuery({ ...trpc.workspaces.invitation.queryOptions({ token }), retry: false });
+  const navigate = useNavigate();
+  const { user, logout } = useAuth();
+  const invite = useQuery({
+    ...trpc.workspaces.invitation.queryOptions({ token }),
+    retry: false,
+    // coming back from the verification link in another tab: ask again whether accepting is allowed
+    refetchOnWindowFocus: true,
+  });
   const accept = useMutation(
     trpc.workspaces.acceptInvite.mutationOptions({
-      // a full load: every cached screen belongs to the previous workspace
-      onSuccess: () => window.location.assign("/contacts"),
+      onSuccess: () => {
+        forgetPendingInvite();
+        // a full load: every cached screen belongs to the previous workspace
+        window.location.assign("/contacts");
+      },
+      onError: () => void invite.refetch(),
     }),
   );
+  const resend = useMutation(trpc.auth.resendVerification.mutationOptions());
   const back = { redirect: `/invite/${token}` };
+  const signedInAs = user?.id ?? null;
+  const seenUser = useRef(signedInAs);
+  const { refetch } = invite;
+  // the answer depends on who is signed in: ask again after signing in, registering or out
+  useEffect(() => {
+    if (seenUser.current === signedInAs) return;
+    seenUser.current = signedInAs;
+    void refetch();
+  }, [signedInAs, refetch]);
 
-  if (invite.isPending)
+  const i = invite.data;
+  // an answer cached before signing in (or out) is not about this viewer: ask again, show it once known
+  // (once per viewer: a session the server no longer knows must not make it ask forever)
+  const askedAgainFor = useRef<string | null | undefined>(undefined);
+  const mismatch = !!i && (user ? i.viewer === "signed_out" : i.viewer !== "signed_out");
+  const fetching = invite.isFetching;
+  const viewerKnown = !mismatch || (askedAgainFor.current === signedInAs && !fetching);
+  useEffect(() => {
+    if (mismatch && !fetching && askedAgainFor.current !== signedInAs) {
+      askedAgainFor.current = signedInAs;
+      void refetch();
+    }
+  }, [mismatch, fetching, signedInAs, refetch]);
+  const pendingForInvitee = i?.status === "pending" && i.viewer !== "other_account";
+  useEffect(() => {
+    if (i && pendingForInvitee) rememberPendingInvite(token, i.workspace.name);
+  }, [i, pendingForInvitee, token]);
+
+  if (invite.isPending || !viewerKnown)
     return (
       <AuthShell title="Invitation" subtitle="Checking your invitation...">
         <p className="text-sm text-muted-foreground">Loading...</p>
       </AuthShell>
     );
-  if (invite.error)
+  if (invite.error || !i)
     return (
       <AuthShell title="Invitation" subtitle="This link cannot be used.">
-        <AlertBanner variant="error">{invite.error.message}</AlertBanner>
+        <AlertBanner variant="error">
+          {invite.error?.message ?? "This invitation cannot be read."}
+        </AlertBanner>
       </AuthShell>
     );
-  const i = invite.data;
   const closed =
     i.status === "accepted"
       ? "This invitation has already been used."
@@ -48,6 +93,10 @@ function InvitePage() {
         : i.status === "expired"
           ? "This invitation has expired. Ask for a new one."
           : null;
+  const switchAccount = async () => {
+    await logout();
+    await navigate({ to: "/login", search: back });
+  };
   return (
     <AuthShell
       title={`Join ${i.workspace.name}`}
@@ -55,14 +104,33 @@ function InvitePage() {
     >
       {closed ? (
         <AlertBanner variant="error">{closed}</AlertBanner>
+      ) : user && i.viewer === "other_account" ? (
+        <div className="grid gap-3">
+          <AlertBanner variant="warning" title={`You are signed in as ${user.email}`}>
+            {i.refusal}
+          </AlertBanner>
+          <Button onClick={() => void switchAccount()}>Sign out and switch account</Button>
+          <Button asChild variant="outline">
+            <Link to="/dashboard">Back to my dashboard</Link>
+          </Button>
+        </div>
+      ) : user && i.refusal ? (
+        <div className="grid gap-3">
+          <AlertBanner variant="warning" title="Confirm your email to join">
+            {i.refusal}
+          </AlertBanner>
+          <Button variant="outline" onClick={() => resend.mutate()} loading={resend.isPending}>
+            {resend.isPending ? "Sending..." : "Send the link again"}
+          </Button>
+          <Button onClick={() => void invite.refetch()} disabled={invite.isFetching}>
+            {invite.isFetching ? "Checking..." : "I have confirmed my email"}
+          </Button>
+          <p aria-live="polite" className="text-sm text-muted-foreground">
+            {resend.isSuccess ? resend.data.message : resend.error ? resend.error.message : ""}
+          </p>
+        </div>
       ) : user ? (
         <div className="grid gap-3">
-          {user.email.toLowerCase() !== i.email.toLowerCase() && (
-            <AlertBanner variant="warning">
-              You are signed in as {user.email}; the invitation was sent to {i.email}. Accepting adds{" "}
-              {user.email}.
-            </AlertBanner>
-          )}
           {accept.error && <AlertBanner variant="error">{accept.error.message}</AlertBanner>}
           <Button onClick={() => accept.mutate({ token })} disabled={accept.isPending}>
             {accept.isPending ? "Joining..." : `Accept and join ${i.workspace.name}`}
@@ -70,6 +138,9 @@ function InvitePage() {
         </div>
       ) : (
         <div className="grid gap-3">
+          <p className="text-sm text-muted-foreground">
+            Use the address the invitation was sent to: only that account can join.
+          </p>
           <Button asChild>
             <Link to="/register" search={back}>
               Create an account to join

@@ -3,6 +3,7 @@ import { createFileRoute, Link } from "@tanstack/react-router";
 import { useEffect, useRef } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { useAuth } from "@/client/features/auth/auth-context";
+import { pendingInvite } from "@/client/features/workspaces/pending-invite";
 import { useTRPC } from "@/client/trpc";
 import { AuthShell } from "./-components/auth-shell";
 
@@ -12,7 +13,10 @@ export const Route = createFileRoute("/verify-email")({
   component: VerifyEmailPage,
 });
 
-/** /verify-email?token=... (issue 11): confirms the address from the emailed link, once, on arrival. */
+/**
+ * /verify-email?token=... (issue 11): confirms the address from the emailed link, once, on arrival.
+ * A person who registered from an invitation (remembered by the invite page) is led back to it.
+ */
 function VerifyEmailPage() {
   const { token } = Route.useSearch();
   const trpc = useTRPC();
@@ -32,7 +36,12 @@ function VerifyEmailPage() {
     }
   }, [token, verify]);
 
-  const next = user ? (
+  const invite = verify.isSuccess ? pendingInvite() : null;
+  const next = invite ? (
+    <Link to={invite.path} className="font-medium text-primary-text hover:underline">
+      {invite.workspace ? `Continue to join ${invite.workspace}` : "Continue to your invitation"}
+    </Link>
+  ) : user ? (
     <Link to="/dashboard" className="font-medium text-primary-text hover:underline">
       Go to your dashboard
     </Link>

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { rescueFocusWhenGone, useOpenerRef } from "@/client/lib/focus-rescue";
 import { Button } from "./button";
 import {
   Dialog,
@@ -13,7 +14,11 @@ import {
 /**
  * A confirmation of a destructive action (revoke a key, remove a member): title, what will happen,
  * Cancel (also Escape; focus returns to the opener, see Dialog) and a destructive confirm button.
- * `onConfirm` runs, then the dialog closes through `onOpenChange(false)`.
+ * `onConfirm` runs, then the dialog closes through `onOpenChange(false)` and focus goes back to the
+ * opener. When the confirmed action later removes the opener (the row of a removed member),
+ * `focusAfterConfirm` names where focus goes instead of <body> (rescueFocusWhenGone: e.g. the next
+ * row's same button, else the list's heading with tabIndex=-1); it is read when the opener goes.
+ * Cancelling keeps the Dialog's behaviour (focus back on the opener).
  */
 export function ConfirmDialog({
   open,
@@ -22,6 +27,7 @@ export function ConfirmDialog({
   description,
   confirmLabel,
   onConfirm,
+  focusAfterConfirm,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -29,7 +35,9 @@ export function ConfirmDialog({
   description: ReactNode;
   confirmLabel: string;
   onConfirm: () => void;
+  focusAfterConfirm?: () => HTMLElement | null | undefined;
 }) {
+  const opener = useOpenerRef(open);
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent>
@@ -44,6 +52,7 @@ export function ConfirmDialog({
           <Button
             variant="destructive"
             onClick={() => {
+              if (focusAfterConfirm) rescueFocusWhenGone(opener.current, focusAfterConfirm);
               onConfirm();
               onOpenChange(false);
             }}

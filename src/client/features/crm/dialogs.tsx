@@ -14,6 +14,7 @@ import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
 import { errorMessage } from "@/client/lib/errors";
+import { rescueFocusWhenGone, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -107,6 +108,7 @@ export function ChoiceDialog({
   confirmLabel,
   onConfirm,
   extra,
+  focusAfterConfirm,
 }: {
   open: boolean;
   onOpenChange: (o: boolean) => void;
@@ -117,7 +119,10 @@ export function ChoiceDialog({
   confirmLabel: string;
   onConfirm: (value: string) => Promise<void>;
   extra?: React.ReactNode | ((choose: (value: string) => void) => React.ReactNode);
+  /** where focus goes when the confirmed action removed the dialog's opener (rescueFocusWhenGone) */
+  focusAfterConfirm?: () => HTMLElement | null | undefined;
 }) {
+  const opener = useOpenerRef(open);
   const [value, setValue] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -164,11 +169,15 @@ export function ChoiceDialog({
             onClick={async () => {
               setBusy(true);
               setError(null);
+              const stopRescue = focusAfterConfirm
+                ? rescueFocusWhenGone(opener.current, focusAfterConfirm)
+                : null;
               try {
                 await onConfirm(value);
                 setValue("");
                 onOpenChange(false);
               } catch (e) {
+                stopRescue?.();
                 setError(`Error: ${errorMessage(e, "Something went wrong")}`);
               } finally {
                 setBusy(false);

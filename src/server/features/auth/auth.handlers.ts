@@ -1,6 +1,6 @@
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
-import { sendAccountLinkJob, sendPasswordResetJob } from "./auth.jobs";
-import { sendAccountLink, sendPasswordResetTo } from "./auth.service";
+import { sendAccountLinkJob, sendEmailChangedNoticeJob, sendPasswordResetJob } from "./auth.jobs";
+import { sendAccountLink, sendEmailChangedNotice, sendPasswordResetTo } from "./auth.service";
 
 /** Emails a password-reset or verification link (token made here, only its hash stored). */
 const sendAccountLinkHandler = defineHandler(sendAccountLinkJob, {
@@ -16,5 +16,16 @@ const sendPasswordResetHandler = defineHandler(sendPasswordResetJob, {
   },
 });
 
+/** Tells an account's previous address that its email was changed. */
+const sendEmailChangedNoticeHandler = defineHandler(sendEmailChangedNoticeJob, {
+  handler: async (data, deps) => {
+    await sendEmailChangedNotice(deps, data);
+  },
+});
+
 /** The auth feature's job handlers (worker registry). */
-export const authHandlers: AnyJobDefinition[] = [sendAccountLinkHandler, sendPasswordResetHandler];
+export const authHandlers: AnyJobDefinition[] = [
+  sendAccountLinkHandler,
+  sendPasswordResetHandler,
+  sendEmailChangedNoticeHandler,
+];

@@ -26,3 +26,17 @@ export const sendPasswordResetJob = defineJob({
   schema: z.object({ email: z.string().email().max(320) }),
   options: { retryLimit: 3 },
 });
+
+/**
+ * After an account's email address changed (Settings > Profile): tells the previous address, so the
+ * owner learns of a change they did not make. Carries both addresses (no secret).
+ */
+export const sendEmailChangedNoticeJob = defineJob({
+  name: "auth.send-email-changed-notice",
+  schema: z.object({
+    userId: z.string().uuid(),
+    oldEmail: z.string().email().max(320),
+    newEmail: z.string().email().max(320),
+  }),
+  options: { retryLimit: 3 },
+});

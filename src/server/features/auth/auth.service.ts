@@ -4,6 +4,7 @@ import type { AppContext } from "../../context";
 import type { Session, User, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import {
@@ -13,7 +14,12 @@ import {
   type Tenant,
   toWorkspaceSummary,
 } from "../workspaces/workspaces.service";
-import { type AccountLinkPurpose, sendAccountLinkJob, sendPasswordResetJob } from "./auth.jobs";
+import {
+  type AccountLinkPurpose,
+  sendAccountLinkJob,
+  sendEmailChangedNoticeJob,
+  sendPasswordResetJob,
+} from "./auth.jobs";
 import * as q from "./auth.queries";
 import type { ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput } from "./auth.schemas";
 
@@ -368,21 +374,54 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
 
 /**
  * After a profile change of the email address (user's updateProfile, which clears the verification
- * of the old address): queues a verification link to the new address. Nothing when the address did
- * not change or is verified. Limited like resendVerification (5 links per hour per account); past
- * the limit nothing is sent (the change itself stands, and the banner's resend answers with the wait).
+ * of the old address): queues a notice to the previous address (sendEmailChangedNotice: the change
+ * needed the password, but an owner who did not make it must hear of it) and a verification link to
+ * the new address. Nothing when the address did not change. The link is limited like
+ * resendVerification (5 links per hour per account); past the limit no link is sent (the change
+ * itself stands, and the banner's resend answers with the wait). The notice is always queued.
  */
-export async function verifyChangedEmail(
+export async function followEmailChange(
   ctx: Pick<AppContext, "jobs" | "limiters">,
   before: Pick<User, "email">,
   after: Pick<User, "id" | "email" | "emailVerifiedAt">,
 ): Promise<void> {
-  if (before.email.toLowerCase() === after.email.toLowerCase() || after.emailVerifiedAt) return;
+  if (before.email.toLowerCase() === after.email.toLowerCase()) return;
+  await ctx.jobs.send(sendEmailChangedNoticeJob, {
+    userId: after.id,
+    oldEmail: before.email,
+    newEmail: after.email,
+  });
+  if (after.emailVerifiedAt) return;
   const allowed = await ctx.limiters.accountEmail.consume(`verify|${after.id}`).then(
     () => true,
     () => false,
   );
   if (allowed) await ctx.jobs.send(sendAccountLinkJob, { userId: after.id, purpose: "email_verification" });
+}
+
+/**
+ * The sendEmailChangedNoticeJob's work: emails `oldEmail` that the account's address is now
+ * `newEmail` (masked, "n•••@example.com": the old mailbox may no longer be the owner's)
+ * and what to do if it was not them (change the password in Settings > Profile while still signed
+ * in: a forgot-password request for the old address finds no account any more). Nothing for an
+ * unknown user.
+ */
+export async function sendEmailChangedNotice(
+  deps: Pick<AppContext, "db" | "env" | "providers">,
+  data: { userId: string; oldEmail: string; newEmail: string },
+): Promise<void> {
+  const user = await q.findUserById(deps.db, data.userId);
+  if (!user) return;
+  const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  const masked = maskEmail(data.newEmail);
+  const settings = `${deps.env.APP_URL}/settings?tab=profile`;
+  await deps.providers.email.send({
+    to: data.oldEmail,
+    subject: "Your Pitchwise email was changed",
+    text: `Hi ${user.name},\n\nYour Pitchwise email was changed to ${masked}. From now on the account signs in with that address.\n\nIf this wasn't you, someone knows your password: reset your password at once in Settings > Profile (${settings}) while you are still signed in, and reply to this email so we can move the account back to this address.`,
+    html: `<p>Hi ${esc(user.name)},</p><p>Your Pitchwise email was changed to <strong>${esc(masked)}</strong>. From now on the account signs in with that address.</p><p>If this wasn't you, someone knows your password: <a href="${esc(settings)}">reset your password at once in Settings &gt; Profile</a> while you are still signed in, and reply to this email so we can move the account back to this address.</p>`,
+    tag: "email-changed",
+  });
 }
 
 /** The sentence of the 403 an unverified account gets when it tries to send (issue 11). */

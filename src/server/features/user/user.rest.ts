@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { toPublicUser, verifyChangedEmail } from "../auth/auth.service";
+import { followEmailChange, toPublicUser } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
@@ -10,8 +10,10 @@ import * as svc from "./user.service";
 export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.put("/api/user/profile", async (req) => {
     const user = requireUser(req);
-    const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body));
-    await verifyChangedEmail(ctx, user, updated);
+    const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body), {
+      ip: req.clientIp,
+    });
+    await followEmailChange(ctx, user, updated);
     return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });
   app.put("/api/user/password", async (req) => {

@@ -1,12 +1,12 @@
 import { protectedProcedure, router } from "../../trpc/init";
-import { toPublicUser, verifyChangedEmail } from "../auth/auth.service";
+import { followEmailChange, toPublicUser } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
 export const userRouter = router({
   updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => {
-    const updated = await svc.updateProfile(ctx, ctx.user, input);
-    await verifyChangedEmail(ctx, ctx.user, updated);
+    const updated = await svc.updateProfile(ctx, ctx.user, input, { ip: ctx.ip });
+    await followEmailChange(ctx, ctx.user, updated);
     return { success: true as const, user: toPublicUser(updated, ctx.tenant.workspace) };
   }),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {

@@ -28,7 +28,11 @@ export const THEME_IDS = [
   "steel-gray",
 ] as const;
 
-/** PUT /api/user/profile; name and email required (spec section 5). */
+/**
+ * PUT /api/user/profile; name and email required (spec section 5). `currentPassword` is needed only
+ * when `email` changes (a stolen session must not be able to move the account to another address
+ * and then reset its password); other fields change without it.
+ */
 export const profileInput = z.object({
   name: z
     .string({ error: "Name is required" })
@@ -43,6 +47,11 @@ export const profileInput = z.object({
     .pipe(z.email({ error: "Please enter a valid email address" })),
   businessName: z.string().trim().max(200, "Business name is too long").optional().nullable(),
   phone: z.string().trim().max(40, "Phone number is too long").optional().nullable(),
+  currentPassword: z
+    .string({ error: "Current password must be text" })
+    .max(200, "Current password must be at most 200 characters")
+    .optional()
+    .nullable(),
 });
 
 /** PUT /api/user/password; 6 characters minimum when changing (spec section 5). */

@@ -10,15 +10,52 @@ import { consumeOrThrow } from "../../lib/rate-limit";
 import * as q from "./user.queries";
 import type { passwordInput, profileInput, settingsInput } from "./user.schemas";
 
+/** The sentence of a profile update that changes the email without the current password. */
+export const EMAIL_CHANGE_NEEDS_PASSWORD = "Enter your current password to change your email.";
+/** The sentence of a profile update that changes the email with a wrong current password. */
+export const EMAIL_CHANGE_WRONG_PASSWORD =
+  "That is not your current password. Enter your current password to change your email.";
+
 /**
- * Updates name, email, business name and phone. A changed email address is no longer verified
+ * Checks the account's current password before a sensitive change, with the same limits as
+ * changePassword: per client IP (authIp) and per account (passwordCheck, cleared by a success), so a
+ * stolen session cannot guess it.
+ * @throws AppError BAD_REQUEST `missing` when no password was given; FORBIDDEN `wrong` when it does
+ *   not match; TOO_MANY_REQUESTS past a limit.
+ */
+async function assertCurrentPassword(
+  ctx: AppContext,
+  user: User,
+  password: string | null | undefined,
+  meta: { ip: string },
+  sentences: { missing: string; wrong: string },
+) {
+  if (!password) throw new AppError("BAD_REQUEST", sentences.missing);
+  await consumeOrThrow(ctx.limiters.authIp, meta.ip, "password attempts");
+  await consumeOrThrow(ctx.limiters.passwordCheck, user.id, "password attempts");
+  if (!(await verifyPassword(user.passwordHash, password))) throw new AppError("FORBIDDEN", sentences.wrong);
+  await ctx.limiters.passwordCheck.delete(user.id).catch(() => {});
+}
+
+/**
+ * Updates name, email, business name and phone. Changing the email needs the account's current
+ * password (`currentPassword`, checked and rate-limited like PUT /api/user/password): otherwise a
+ * stolen session could move the account to an address the thief reads and then reset the password.
+ * Other fields change without it. A changed email address is no longer verified
  * (`email_verified_at` cleared in the same update): verification proves one address, so sending
  * stays limited (assertCanSend) until the new address is confirmed through its own link; the
- * caller sends that link (auth's resendVerification).
- * @throws AppError CONFLICT when the email belongs to another account; BAD_REQUEST for a phone
- * number libphonenumber cannot parse (default country US).
+ * caller sends that link and the notice to the old address (auth's followEmailChange).
+ * @throws AppError BAD_REQUEST (EMAIL_CHANGE_NEEDS_PASSWORD) / FORBIDDEN (EMAIL_CHANGE_WRONG_PASSWORD)
+ *   for a new email without the right current password; TOO_MANY_REQUESTS past the password-check
+ *   limits; CONFLICT when the email belongs to another account; BAD_REQUEST for a phone number
+ *   libphonenumber cannot parse (default country US).
  */
-export async function updateProfile(ctx: AppContext, user: User, input: z.infer<typeof profileInput>) {
+export async function updateProfile(
+  ctx: AppContext,
+  user: User,
+  input: z.infer<typeof profileInput>,
+  meta: { ip: string },
+) {
   let phone = input.phone || null;
   if (phone) {
     const e164 = toE164(phone);
@@ -27,6 +64,10 @@ export async function updateProfile(ctx: AppContext, user: User, input: z.infer<
   }
   const emailChanged = input.email.toLowerCase() !== user.email.toLowerCase();
   if (emailChanged) {
+    await assertCurrentPassword(ctx, user, input.currentPassword, meta, {
+      missing: EMAIL_CHANGE_NEEDS_PASSWORD,
+      wrong: EMAIL_CHANGE_WRONG_PASSWORD,
+    });
     const other = await q.findUserByEmail(ctx.db, input.email);
     if (other) throw new AppError("CONFLICT", "That email is already used by another account");
   }

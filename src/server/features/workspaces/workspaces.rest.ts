@@ -88,7 +88,7 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   /** Public: who invites whom to what (the token is the secret). */
   app.get("/api/invites/:token", async (req) => ({
     success: true,
-    invite: await svc.getInvite(ctx, param(req, "token")),
+    invite: await svc.getInvite(ctx, param(req, "token"), req.auth?.user ?? null),
   }));
 
   app.post("/api/invites/:token/accept", async (req) => {

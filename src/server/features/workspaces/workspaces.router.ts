@@ -46,7 +46,9 @@ export const workspacesRouter = router({
     .input(transferInput)
     .mutation(({ ctx, input }) => svc.transferOwnership(ctx, ctx.tenant, input.user_id)),
   leave: protectedProcedure.mutation(({ ctx }) => svc.leaveWorkspace(ctx, ctx.tenant)),
-  invitation: publicProcedure.input(tokenInput).query(({ ctx, input }) => svc.getInvite(ctx, input.token)),
+  invitation: publicProcedure
+    .input(tokenInput)
+    .query(({ ctx, input }) => svc.getInvite(ctx, input.token, ctx.auth?.user ?? null)),
   acceptInvite: protectedProcedure
     .input(tokenInput)
     .mutation(({ ctx, input }) => svc.acceptInvite(ctx, ctx.user, ctx.auth!.session.id, input.token)),

@@ -5,6 +5,7 @@ import type { DbOrTx } from "../../db/client";
 import type { UserPreferences, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { maskEmail } from "../../lib/mask-email";
 import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
@@ -348,12 +349,42 @@ async function findInviteByToken(ctx: Pick<AppContext, "db">, token: string) {
   return q.findInviteByTokenHash(ctx.db, hashToken(token));
 }
 
+/** The signed-in person looking at or accepting an invite (the `users` row's fields that matter). */
+export interface InviteViewer {
+  email: string;
+  /** null while the address is unconfirmed (issue 11 verification) */
+  emailVerifiedAt: Date | null;
+}
+
+/**
+ * Why `viewer` may not accept an invite sent to `invitedEmail`, as the sentence to show, or null when
+ * they may. An invite belongs to the address it was emailed to (compared case-insensitively), and
+ * that address must be verified: the account link proves the person reads that mailbox, so a
+ * forwarded or leaked invite link cannot be used by another account, nor by someone who registered
+ * the invited address without owning it. The other account is told only the masked address.
+ */
+export function inviteRefusal(invitedEmail: string, viewer: InviteViewer): string | null {
+  if (viewer.email.trim().toLowerCase() !== invitedEmail.trim().toLowerCase())
+    return `This invitation was sent to ${maskEmail(invitedEmail)}. Sign in with that address to accept it.`;
+  if (!viewer.emailVerifiedAt)
+    return `Please confirm your email address first: open the link we emailed to ${viewer.email}, then accept the invitation here.`;
+  return null;
+}
+
 /**
  * Who invites whom to what, for the invite page (public: the token is the secret).
- * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at}`.
+ * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at, viewer, refusal}`.
+ * `email` is the invited address in full only for a signed-in viewer whose own address it is;
+ * anyone else (signed out, another account) sees it masked ("a•••@example.com").
+ * `viewer`: "signed_out" | "invitee" (the signed-in address is the invited one) | "other_account".
+ * `refusal`: the sentence accepting would answer the signed-in viewer now (inviteRefusal), else null.
  * @throws AppError NOT_FOUND for an unknown or forged token.
  */
-export async function getInvite(ctx: Pick<AppContext, "db">, token: string) {
+export async function getInvite(
+  ctx: Pick<AppContext, "db">,
+  token: string,
+  viewer: InviteViewer | null = null,
+) {
   const row = await findInviteByToken(ctx, token);
   if (!row) throw new AppError("NOT_FOUND", "This invitation link is not valid. Ask for a new one.");
   const { invite, workspace } = row;
@@ -367,13 +398,19 @@ export async function getInvite(ctx: Pick<AppContext, "db">, token: string) {
       : invite.expiresAt.getTime() <= Date.now()
         ? "expired"
         : "pending";
+  const isInvitee = viewer !== null && viewer.email.trim().toLowerCase() === invite.email.toLowerCase();
   return {
     workspace: { name: workspace.name },
     inviter: { name: inviter?.name ?? null },
-    email: invite.email,
+    email: isInvitee ? invite.email : maskEmail(invite.email),
     role: invite.role,
     status,
     expires_at: invite.expiresAt.toISOString(),
+    viewer: (viewer === null ? "signed_out" : isInvitee ? "invitee" : "other_account") as
+      | "signed_out"
+      | "invitee"
+      | "other_account",
+    refusal: viewer ? inviteRefusal(invite.email, viewer) : null,
   };
 }
 
@@ -381,12 +418,15 @@ export async function getInvite(ctx: Pick<AppContext, "db">, token: string) {
  * Accepts an invite for the signed-in user: adds the membership with the invited role (single use,
  * also under concurrent accepts), makes it the session's active workspace. The seat limit is checked
  * again under the workspace lock (the plan may have changed since the invite).
+ * Only the invitee may accept: the signed-in account's address must be the invited one and verified
+ * (inviteRefusal).
  * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
- *   "revoked") for an invite that is no longer open; CONFLICT when already a member.
+ *   "revoked") for an invite that is no longer open; FORBIDDEN (inviteRefusal's sentence) for another
+ *   account or an unverified address; CONFLICT when already a member.
  */
 export async function acceptInvite(
   ctx: Pick<AppContext, "db">,
-  user: { id: string; email: string },
+  user: { id: string } & InviteViewer,
   sessionId: string,
   token: string,
 ) {
@@ -397,6 +437,8 @@ export async function acceptInvite(
   if (invite.revokedAt) throw new AppError("BAD_REQUEST", "This invitation was revoked. Ask for a new one.");
   if (invite.expiresAt.getTime() <= Date.now())
     throw new AppError("BAD_REQUEST", "This invitation has expired. Ask for a new one.");
+  const refusal = inviteRefusal(invite.email, user);
+  if (refusal) throw new AppError("FORBIDDEN", refusal);
   const workspace = await ctx.db.transaction(async (tx) => {
     await q.lockWorkspace(tx, invite.workspaceId);
     const w = await q.findWorkspace(tx, invite.workspaceId);

@@ -16,10 +16,11 @@ import {
   Upload,
   Users,
 } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
@@ -44,6 +45,7 @@ import {
 import { ImportDialog } from "@/client/features/crm/import-dialog";
 import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/features/crm/segments";
 import { StageBadge } from "@/client/features/crm/stage-badge";
+import { rescueFocusWhenGone } from "@/client/lib/focus-rescue";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 
@@ -82,7 +84,7 @@ export const Route = createFileRoute("/_app/contacts/")({
 });
 
 type Banner = { variant: "success" | "error"; message: string };
-type Modal = null | "add" | "import" | "stage" | "status" | "tag" | "save-segment" | "segments";
+type Modal = null | "add" | "import" | "stage" | "status" | "tag" | "save-segment" | "segments" | "delete";
 
 function ContactsPage() {
   const qc = useQueryClient();
@@ -107,6 +109,10 @@ function ContactsPage() {
   const [excluded, setExcluded] = useState<Set<number>>(new Set());
   const [modal, setModal] = useState<Modal>(null);
   const [banner, setBanner] = useState<Banner | null>(null);
+  // where focus goes when a bulk action or a delete removed the control that started it (the
+  // bulk-actions bar goes with the selection, a row's Delete button with the row): the list itself
+  const results = useRef<HTMLDivElement>(null);
+  const focusResults = () => results.current;
   const tags = useTags();
   const { data, isPending, isError } = useQuery({
     ...trpc.crm.list.queryOptions({
@@ -188,9 +194,8 @@ function ContactsPage() {
     return res;
   }
 
+  /** Deletes the selection, once confirmed in the dialog (modal "delete"). */
   async function bulkDelete() {
-    if (!window.confirm(`Delete ${plural(selectedCount, "selected contact")}? This cannot be undone.`))
-      return;
     try {
       const r = await bulk("delete");
       setBanner({ variant: "success", message: `Successfully deleted ${plural(r.deleted ?? 0, "contact")}` });
@@ -200,7 +205,9 @@ function ContactsPage() {
   }
 
   async function deleteOne(c: ListedContact) {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (!window.confirm("Delete this contact?")) return;
+    rescueFocusWhenGone(opener, focusResults);
     try {
       await client.crm.delete.mutate({ id: c.id });
       await invalidateCrm(qc);
@@ -371,190 +378,204 @@ function ContactsPage() {
             <Button size="sm" variant="outline" onClick={() => setModal("status")}>
               Update Status
             </Button>
-            <Button size="sm" variant="destructive" onClick={() => void bulkDelete()}>
+            <Button size="sm" variant="destructive" onClick={() => setModal("delete")}>
               <Trash2 aria-hidden /> Delete
             </Button>
           </div>
         </div>
       )}
 
-      {isError && (
-        <AlertBanner variant="error">Could not load contacts. Please refresh the page.</AlertBanner>
-      )}
-      {isPending ? (
-        <div className="grid gap-2">
-          {Array.from({ length: 6 }, (_, i) => (
-            <Skeleton key={String(i)} className="h-12" />
-          ))}
-        </div>
-      ) : contacts.length === 0 ? (
-        filtered ? (
-          <EmptyState
-            icon={Search}
-            title="No contacts match"
-            description="Try another search or clear the filters."
-            action={
-              <Button
-                variant="outline"
-                onClick={() => {
-                  setSearchText("");
-                  update({ search: undefined, stage: undefined, status: undefined, tag: undefined, page: 1 });
-                }}
-              >
-                Clear filters
-              </Button>
-            }
-          />
-        ) : (
-          <EmptyState
-            icon={Users}
-            title="No contacts yet"
-            description="Add your first contact or import a CSV from your spreadsheet, Google Contacts, Outlook, Mailchimp or HubSpot."
-            action={
-              <div className="flex gap-2">
-                <Button onClick={() => setModal("add")}>
-                  <Plus aria-hidden /> Add Contact
+      <div
+        ref={results}
+        role="region"
+        aria-label="Contact list"
+        tabIndex={-1}
+        className="rounded-xl outline-none focus-visible:ring-2 focus-visible:ring-ring"
+      >
+        {isError && (
+          <AlertBanner variant="error">Could not load contacts. Please refresh the page.</AlertBanner>
+        )}
+        {isPending ? (
+          <div className="grid gap-2">
+            {Array.from({ length: 6 }, (_, i) => (
+              <Skeleton key={String(i)} className="h-12" />
+            ))}
+          </div>
+        ) : contacts.length === 0 ? (
+          filtered ? (
+            <EmptyState
+              icon={Search}
+              title="No contacts match"
+              description="Try another search or clear the filters."
+              action={
+                <Button
+                  variant="outline"
+                  onClick={() => {
+                    setSearchText("");
+                    update({
+                      search: undefined,
+                      stage: undefined,
+                      status: undefined,
+                      tag: undefined,
+                      page: 1,
+                    });
+                  }}
+                >
+                  Clear filters
                 </Button>
-                <Button variant="outline" onClick={() => setModal("import")}>
-                  <Upload aria-hidden /> Import CSV
-                </Button>
-              </div>
-            }
-          />
-        )
-      ) : view === "list" ? (
-        <div className="overflow-x-auto rounded-xl border border-border bg-card">
-          <table className="w-full text-sm">
-            <thead className="border-b border-border bg-muted/40 text-left text-xs text-muted-foreground uppercase">
-              <tr>
-                <th className="w-10 p-3">
-                  <input type="checkbox" aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
-                </th>
-                <th className="p-3">Name</th>
-                <th className="p-3">Email</th>
-                <th className="p-3">Company</th>
-                <th className="p-3">Phone</th>
-                <th className="p-3">Stage</th>
-                <th className="p-3">Tags</th>
-                <th className="p-3">Score</th>
-                <th className="p-3 text-right">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {contacts.map((c) => (
-                <tr key={c.id} className="border-b border-border last:border-0 hover:bg-accent/30">
-                  <td className="p-3">
-                    <input
-                      type="checkbox"
-                      aria-label={`Select ${contactName(c)}`}
-                      checked={isSelected(c.id)}
-                      onChange={() => toggle(c.id)}
-                    />
-                  </td>
-                  <td className="p-3 font-medium">
-                    <Link to="/contacts/$id" params={{ id: String(c.id) }} className="hover:underline">
-                      {contactName(c)}
-                    </Link>
-                  </td>
-                  <td className="p-3 text-muted-foreground">{c.email || "-"}</td>
-                  <td className="p-3">{c.company || "-"}</td>
-                  <td className="p-3 whitespace-nowrap">{c.phone || c.mobile || "-"}</td>
-                  <td className="p-3">
-                    <StageBadge stage={c.lifecycle_stage} />
-                  </td>
-                  <td className="p-3">
-                    <TagChips tags={c.tags} />
-                  </td>
-                  <td className="p-3">{c.lead_score ?? 0}</td>
-                  <td className="p-3 text-right whitespace-nowrap">
-                    <Button
-                      size="icon-sm"
-                      variant="ghost"
-                      aria-label={`View ${contactName(c)}`}
-                      onClick={() => void navigate({ to: "/contacts/$id", params: { id: String(c.id) } })}
-                    >
-                      <Eye aria-hidden />
-                    </Button>
-                    <Button
-                      size="icon-sm"
-                      variant="ghost"
-                      aria-label={`Delete ${contactName(c)}`}
-                      onClick={() => void deleteOne(c)}
-                    >
-                      <Trash2 aria-hidden />
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : (
-        <div className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
-          {contacts.map((c) => (
-            <Link
-              key={c.id}
-              to="/contacts/$id"
-              params={{ id: String(c.id) }}
-              className="flex gap-3 rounded-xl border border-border bg-card p-4 transition hover:shadow-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
-            >
-              <div className="flex size-10 shrink-0 items-center justify-center rounded-full bg-primary/15 font-semibold text-primary-text">
-                {(contactName(c)[0] ?? "?").toUpperCase()}
-              </div>
-              <div className="min-w-0 flex-1">
-                <p className="truncate font-medium">{contactName(c)}</p>
-                <p className="truncate text-sm text-muted-foreground">{c.email || "-"}</p>
-                <p className="truncate text-sm">{c.company || "No company"}</p>
-                <p className="truncate text-sm">{c.phone || c.mobile || "No phone"}</p>
-                <div className="mt-2 flex flex-wrap items-center gap-1">
-                  <StageBadge stage={c.lifecycle_stage} />
-                  <TagChips tags={c.tags} />
+              }
+            />
+          ) : (
+            <EmptyState
+              icon={Users}
+              title="No contacts yet"
+              description="Add your first contact or import a CSV from your spreadsheet, Google Contacts, Outlook, Mailchimp or HubSpot."
+              action={
+                <div className="flex gap-2">
+                  <Button onClick={() => setModal("add")}>
+                    <Plus aria-hidden /> Add Contact
+                  </Button>
+                  <Button variant="outline" onClick={() => setModal("import")}>
+                    <Upload aria-hidden /> Import CSV
+                  </Button>
                 </div>
-              </div>
-            </Link>
-          ))}
-        </div>
-      )}
+              }
+            />
+          )
+        ) : view === "list" ? (
+          <div className="overflow-x-auto rounded-xl border border-border bg-card">
+            <table className="w-full text-sm">
+              <thead className="border-b border-border bg-muted/40 text-left text-xs text-muted-foreground uppercase">
+                <tr>
+                  <th className="w-10 p-3">
+                    <input type="checkbox" aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
+                  </th>
+                  <th className="p-3">Name</th>
+                  <th className="p-3">Email</th>
+                  <th className="p-3">Company</th>
+                  <th className="p-3">Phone</th>
+                  <th className="p-3">Stage</th>
+                  <th className="p-3">Tags</th>
+                  <th className="p-3">Score</th>
+                  <th className="p-3 text-right">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {contacts.map((c) => (
+                  <tr key={c.id} className="border-b border-border last:border-0 hover:bg-accent/30">
+                    <td className="p-3">
+                      <input
+                        type="checkbox"
+                        aria-label={`Select ${contactName(c)}`}
+                        checked={isSelected(c.id)}
+                        onChange={() => toggle(c.id)}
+                      />
+                    </td>
+                    <td className="p-3 font-medium">
+                      <Link to="/contacts/$id" params={{ id: String(c.id) }} className="hover:underline">
+                        {contactName(c)}
+                      </Link>
+                    </td>
+                    <td className="p-3 text-muted-foreground">{c.email || "-"}</td>
+                    <td className="p-3">{c.company || "-"}</td>
+                    <td className="p-3 whitespace-nowrap">{c.phone || c.mobile || "-"}</td>
+                    <td className="p-3">
+                      <StageBadge stage={c.lifecycle_stage} />
+                    </td>
+                    <td className="p-3">
+                      <TagChips tags={c.tags} />
+                    </td>
+                    <td className="p-3">{c.lead_score ?? 0}</td>
+                    <td className="p-3 text-right whitespace-nowrap">
+                      <Button
+                        size="icon-sm"
+                        variant="ghost"
+                        aria-label={`View ${contactName(c)}`}
+                        onClick={() => void navigate({ to: "/contacts/$id", params: { id: String(c.id) } })}
+                      >
+                        <Eye aria-hidden />
+                      </Button>
+                      <Button
+                        size="icon-sm"
+                        variant="ghost"
+                        aria-label={`Delete ${contactName(c)}`}
+                        onClick={() => void deleteOne(c)}
+                      >
+                        <Trash2 aria-hidden />
+                      </Button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : (
+          <div className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+            {contacts.map((c) => (
+              <Link
+                key={c.id}
+                to="/contacts/$id"
+                params={{ id: String(c.id) }}
+                className="flex gap-3 rounded-xl border border-border bg-card p-4 transition hover:shadow-md focus-visible:ring-2 focus-visible:ring-ring focus-visible:outline-none"
+              >
+                <div className="flex size-10 shrink-0 items-center justify-center rounded-full bg-primary/15 font-semibold text-primary-text">
+                  {(contactName(c)[0] ?? "?").toUpperCase()}
+                </div>
+                <div className="min-w-0 flex-1">
+                  <p className="truncate font-medium">{contactName(c)}</p>
+                  <p className="truncate text-sm text-muted-foreground">{c.email || "-"}</p>
+                  <p className="truncate text-sm">{c.company || "No company"}</p>
+                  <p className="truncate text-sm">{c.phone || c.mobile || "No phone"}</p>
+                  <div className="mt-2 flex flex-wrap items-center gap-1">
+                    <StageBadge stage={c.lifecycle_stage} />
+                    <TagChips tags={c.tags} />
+                  </div>
+                </div>
+              </Link>
+            ))}
+          </div>
+        )}
 
-      {pages > 1 && (
-        <nav className="mt-4 flex flex-wrap items-center justify-between gap-2" aria-label="Pagination">
-          <div className="flex gap-2">
-            <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => update({ page: 1 })}>
-              First
-            </Button>
-            <Button
-              size="sm"
-              variant="outline"
-              disabled={page <= 1}
-              onClick={() => update({ page: page - 1 })}
-            >
-              Previous
-            </Button>
-          </div>
-          <span className="text-sm text-muted-foreground">
-            Page {page} of {pages} ({totalText} total{" "}
-            {total === 1 && !pagination?.total_capped ? "contact" : "contacts"})
-          </span>
-          <div className="flex gap-2">
-            <Button
-              size="sm"
-              variant="outline"
-              disabled={page >= pages}
-              onClick={() => update({ page: page + 1 })}
-            >
-              Next
-            </Button>
-            <Button
-              size="sm"
-              variant="outline"
-              disabled={page >= pages}
-              onClick={() => update({ page: pages })}
-            >
-              Last
-            </Button>
-          </div>
-        </nav>
-      )}
+        {pages > 1 && (
+          <nav className="mt-4 flex flex-wrap items-center justify-between gap-2" aria-label="Pagination">
+            <div className="flex gap-2">
+              <Button size="sm" variant="outline" disabled={page <= 1} onClick={() => update({ page: 1 })}>
+                First
+              </Button>
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={page <= 1}
+                onClick={() => update({ page: page - 1 })}
+              >
+                Previous
+              </Button>
+            </div>
+            <span className="text-sm text-muted-foreground">
+              Page {page} of {pages} ({totalText} total{" "}
+              {total === 1 && !pagination?.total_capped ? "contact" : "contacts"})
+            </span>
+            <div className="flex gap-2">
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={page >= pages}
+                onClick={() => update({ page: page + 1 })}
+              >
+                Next
+              </Button>
+              <Button
+                size="sm"
+                variant="outline"
+                disabled={page >= pages}
+                onClick={() => update({ page: pages })}
+              >
+                Last
+              </Button>
+            </div>
+          </nav>
+        )}
+      </div>
 
       <SaveSegmentDialog
         open={modal === "save-segment"}
@@ -580,6 +601,7 @@ function ContactsPage() {
         label="Lifecycle stage"
         options={stageOptions(LIFECYCLE_STAGES)}
         confirmLabel="Update Stage"
+        focusAfterConfirm={focusResults}
         onConfirm={async (v) => {
           const r = await bulk("update_stage", { lifecycle_stage: v });
           setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
@@ -593,6 +615,7 @@ function ContactsPage() {
         label="Lead status"
         options={stageOptions(LEAD_STATUSES)}
         confirmLabel="Update Status"
+        focusAfterConfirm={focusResults}
         onConfirm={async (v) => {
           const r = await bulk("update_status", { lead_status: v });
           setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
@@ -606,11 +629,21 @@ function ContactsPage() {
         label="Tag"
         options={tags.map((t) => ({ value: String(t.id), label: t.name }))}
         confirmLabel="Add Tag"
+        focusAfterConfirm={focusResults}
         extra={(choose) => <NewTagRow onCreated={(t) => choose(String(t.id))} />}
         onConfirm={async (v) => {
           const r = await bulk("add_tag", { tag_id: Number(v) });
           setBanner({ variant: "success", message: `Tagged ${plural(r.tagged ?? 0, "contact")}` });
         }}
+      />
+      <ConfirmDialog
+        open={modal === "delete"}
+        onOpenChange={(o) => setModal(o ? "delete" : null)}
+        title={`Delete ${plural(selectedCount, "selected contact")}?`}
+        description="Their notes, activities and campaign history go with them. This cannot be undone."
+        confirmLabel="Delete contacts"
+        onConfirm={() => void bulkDelete()}
+        focusAfterConfirm={focusResults}
       />
     </>
   );

@@ -21,6 +21,8 @@ const profileSchema = z.object({
     .pipe(z.email("Please enter a valid email address")),
   businessName: z.string().trim(),
   phone: z.string().trim(),
+  /** needed only when the email changes (the server refuses a new email without it) */
+  currentPassword: z.string(),
 });
 type ProfileValues = z.input<typeof profileSchema>;
 
@@ -39,6 +41,8 @@ const passwordSchema = z
     path: ["confirmPassword"],
   });
 type PasswordValues = z.infer<typeof passwordSchema>;
+
+const EMAIL_NEEDS_PASSWORD = "Enter your current password to change your email.";
 
 /** Profile tab: the profile form (tRPC `user.updateProfile`) and the change-password form (`user.changePassword`). */
 export function ProfileTab({ onBanner }: { onBanner: ShowBanner }) {
@@ -62,16 +66,24 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
       email: user.email ?? "",
       businessName: user.business_name ?? "",
       phone: user.phone ?? "",
+      currentPassword: "",
     },
   });
   const { errors, isSubmitting } = form.formState;
+  // a new address needs the current password (a stolen session cannot move the account away)
+  const emailChanged =
+    (form.watch("email") ?? "").trim().toLowerCase() !== (user.email ?? "").trim().toLowerCase();
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const onSubmit = form.handleSubmit(async ({ currentPassword, ...values }) => {
     onBanner(null);
+    if (emailChanged && !currentPassword) {
+      form.setError("currentPassword", { message: EMAIL_NEEDS_PASSWORD }, { shouldFocus: true });
+      return;
+    }
     try {
-      const res = await save.mutateAsync(values);
+      const res = await save.mutateAsync(emailChanged ? { ...values, currentPassword } : values);
       setUser(res.user);
-      form.reset(values);
+      form.reset({ ...values, currentPassword: "" });
       // a new address is not verified until its own link is followed (sending waits for it)
       const newAddress = res.user.email.toLowerCase() !== (user.email ?? "").toLowerCase();
       onBanner({
@@ -82,7 +94,11 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
             : "Profile updated successfully!",
       });
     } catch (error) {
-      onBanner({ variant: "error", message: errorMessage(error, "Failed to update profile") });
+      const message = errorMessage(error, "Failed to update profile");
+      // a missing or wrong password belongs to its field; everything else to the banner
+      if (emailChanged && /current password/i.test(message))
+        form.setError("currentPassword", { message }, { shouldFocus: true });
+      else onBanner({ variant: "error", message });
     }
   });
 
@@ -111,6 +127,22 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
               {...form.register("email")}
             />
           </FormField>
+          {emailChanged && (
+            <FormField
+              label="Current Password"
+              htmlFor="profile-current-password"
+              error={errors.currentPassword?.message}
+              hint="Needed to change your email. We will tell your current address about the change."
+            >
+              <Input
+                id="profile-current-password"
+                type="password"
+                autoComplete="current-password"
+                aria-invalid={!!errors.currentPassword}
+                {...form.register("currentPassword")}
+              />
+            </FormField>
+          )}
           <FormField label="Business Name" htmlFor="profile-business" optional>
             <Input id="profile-business" autoComplete="organization" {...form.register("businessName")} />
           </FormField>

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { MailPlus, UserMinus } from "lucide-react";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -23,6 +23,25 @@ import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 const ROLE_LABEL = { owner: "Owner", admin: "Admin", member: "Member" } as const;
+
+/**
+ * Where focus goes once a confirmed removal took its row (and the button that opened the dialog) away:
+ * the same button of the row that took its place (`index` among `selector` in `list`), else the
+ * previous row's, else `heading` (tabIndex=-1), so a keyboard user goes on from the same spot.
+ */
+function sameSlotOr(
+  list: { current: HTMLElement | null },
+  selector: string,
+  index: number,
+  heading: () => HTMLElement | null,
+) {
+  return () => {
+    const buttons = list.current?.isConnected
+      ? [...list.current.querySelectorAll<HTMLElement>(selector)]
+      : [];
+    return buttons[index] ?? buttons[index - 1] ?? heading();
+  };
+}
 
 /**
  * Settings > Team (issue 10): members with roles, pending invites with resend/revoke, the invite form
@@ -62,22 +81,34 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
       onError: (e) => onBanner({ variant: "error", message: e.message }),
     }),
   );
-  const [removing, setRemoving] = useState<{ user_id: string; name: string } | null>(null);
-  const [revokingInvite, setRevokingInvite] = useState<{ id: string; email: string } | null>(null);
+  const [removing, setRemoving] = useState<{ user_id: string; name: string; index: number } | null>(null);
+  const [revokingInvite, setRevokingInvite] = useState<{ id: string; email: string; index: number } | null>(
+    null,
+  );
   const [leaving, setLeaving] = useState(false);
+  // stable places for focus after a confirmed removal (rescueFocusWhenGone in ConfirmDialog)
+  const membersList = useRef<HTMLUListElement>(null);
+  const membersHeading = useRef<HTMLHeadingElement>(null);
+  const invitesList = useRef<HTMLUListElement>(null);
+  const invitesHeading = useRef<HTMLHeadingElement>(null);
 
   if (members.isPending || me.isPending)
     return <p className="text-sm text-muted-foreground">Loading team...</p>;
   if (members.error) return <p role="alert">{members.error.message}</p>;
   const { seats } = members.data;
   const others = members.data.members.filter((m) => m.user_id !== me.data?.user.id);
+  const removable = members.data.members.filter(
+    (m) => canManage && m.role !== "owner" && m.user_id !== me.data?.user.id,
+  );
 
   return (
     <div className="grid grid-cols-1 gap-6">
       {canManage && <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} />}
       <Card>
         <CardHeader>
-          <CardTitle>Members</CardTitle>
+          <CardTitle ref={membersHeading} tabIndex={-1} className="outline-none">
+            Members
+          </CardTitle>
           <CardDescription>
             {seats.limit === null
               ? `${plural(seats.used, "seat")} used (unlimited on your plan)`
@@ -85,7 +116,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
           </CardDescription>
         </CardHeader>
         <CardContent>
-          <ul className="divide-y divide-border" aria-label="Members">
+          <ul ref={membersList} className="divide-y divide-border" aria-label="Members">
             {members.data.members.map((m) => (
               <li key={m.user_id} className="flex flex-wrap items-center gap-3 py-3" data-testid="member-row">
                 <div className="min-w-0 flex-1">
@@ -116,7 +147,14 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
                     <Button
                       variant="outline"
                       size="sm"
-                      onClick={() => setRemoving({ user_id: m.user_id, name: m.name || m.email })}
+                      data-remove-member
+                      onClick={() =>
+                        setRemoving({
+                          user_id: m.user_id,
+                          name: m.name || m.email,
+                          index: removable.indexOf(m),
+                        })
+                      }
                     >
                       <UserMinus aria-hidden />
                       Remove
@@ -134,12 +172,14 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
       {canManage && members.data.invites.length > 0 && (
         <Card>
           <CardHeader>
-            <CardTitle>Pending invitations</CardTitle>
+            <CardTitle ref={invitesHeading} tabIndex={-1} className="outline-none">
+              Pending invitations
+            </CardTitle>
             <CardDescription>Each link works once and expires after 7 days.</CardDescription>
           </CardHeader>
           <CardContent>
-            <ul className="divide-y divide-border" aria-label="Pending invitations">
-              {members.data.invites.map((i) => (
+            <ul ref={invitesList} className="divide-y divide-border" aria-label="Pending invitations">
+              {members.data.invites.map((i, index) => (
                 <li key={i.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="invite-row">
                   <div className="min-w-0 flex-1">
                     <p className="truncate font-medium">{i.email}</p>
@@ -159,7 +199,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
                     variant="outline"
                     size="sm"
                     aria-label={`Revoke the invitation to ${i.email}`}
-                    onClick={() => setRevokingInvite({ id: i.id, email: i.email })}
+                    data-revoke-invite
+                    onClick={() => setRevokingInvite({ id: i.id, email: i.email, index })}
                   >
                     Revoke
                   </Button>
@@ -184,8 +225,13 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
             <CardDescription>You lose access to {me.data?.workspace.name} at once.</CardDescription>
           </CardHeader>
           <CardContent>
-            <Button variant="destructive" onClick={() => setLeaving(true)} disabled={leave.isPending}>
-              Leave workspace
+            {/* aria-disabled, not disabled: a disabled button drops the focus it got back from the dialog */}
+            <Button
+              variant="destructive"
+              aria-disabled={leave.isPending || undefined}
+              onClick={() => !leave.isPending && setLeaving(true)}
+            >
+              {leave.isPending ? "Leaving..." : "Leave workspace"}
             </Button>
           </CardContent>
         </Card>
@@ -200,6 +246,11 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         onConfirm={() => {
           if (removing) remove.mutate({ userId: removing.user_id });
         }}
+        focusAfterConfirm={
+          removing
+            ? sameSlotOr(membersList, "[data-remove-member]", removing.index, () => membersHeading.current)
+            : undefined
+        }
       />
       <ConfirmDialog
         open={revokingInvite !== null}
@@ -210,6 +261,13 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         onConfirm={() => {
           if (revokingInvite) revoke.mutate({ inviteId: revokingInvite.id });
         }}
+        focusAfterConfirm={
+          revokingInvite
+            ? sameSlotOr(invitesList, "[data-revoke-invite]", revokingInvite.index, () =>
+                invitesHeading.current?.isConnected ? invitesHeading.current : membersHeading.current,
+              )
+            : undefined
+        }
       />
       <ConfirmDialog
         open={leaving}

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
+import { queryInt } from "../../lib/validate";
 
 const text = (max: number) =>
   z
@@ -176,14 +177,41 @@ export const contactIdSchema = z.coerce
   .positive("Contact id must be a positive number")
   .max(2 ** 53, "Contact id is too large");
 
-/** GET /api/contacts query (spec section 7). `limit` 50 default, 200 max. */
+/**
+ * GET /api/contacts query (spec section 7), also the CSV export's and tRPC `crm.list`'s input.
+ * `limit` 50 default, 200 max. `page`, `limit` and `tag` given as text (a query string) must be
+ * decimal digits (queryInt: `limit=1e2` or `page=0x10` is a 400 naming the parameter, not 100 or 16);
+ * tRPC callers send numbers. The one leniency is the spec-era client's: an empty `stage=` or
+ * `status=` (a filter form left on "all") means no filter.
+ */
 export const listContactsSchema = z.object({
   search: z.string().max(200).optional(),
   stage: z.enum(LIFECYCLE_STAGES).or(z.literal("")).optional(),
   status: z.enum(LEAD_STATUSES).or(z.literal("")).optional(),
-  tag: z.coerce.number().int().positive().optional(),
-  page: z.coerce.number().int().min(1, "page must be 1 or more").max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(200, "limit must be at most 200").default(50),
+  tag: queryInt(
+    z
+      .number({ error: "tag must be a tag's id, written in digits (such as 12)" })
+      .int("tag must be a whole number")
+      .positive("tag must be a tag's id")
+      .max(Number.MAX_SAFE_INTEGER, "tag must be a tag's id")
+      .optional(),
+  ),
+  page: queryInt(
+    z
+      .number({ error: "page must be a whole number written in digits (such as 2)" })
+      .int("page must be a whole number")
+      .min(1, "page must be 1 or more")
+      .max(1_000_000, "page must be at most 1,000,000")
+      .default(1),
+  ),
+  limit: queryInt(
+    z
+      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(200, "limit must be at most 200")
+      .default(50),
+  ),
 });
 export type ListContactsInput = z.input<typeof listContactsSchema>;
 /**

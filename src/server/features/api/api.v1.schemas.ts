@@ -146,12 +146,30 @@ export const bulkResult = z.object({
     .number()
     .int()
     .describe("rows imported with a phone that is not a valid number (kept; cannot be texted or called)"),
+  fields_cleared: z
+    .number()
+    .int()
+    .describe(
+      "rows imported with a field left empty: a website, linkedin_url or facebook_url that is not an " +
+        "http(s) URL or a bare domain, or a timezone that is not an IANA name (an existing contact keeps " +
+        "its stored value); each such field is in error_rows with kept true and its field",
+    ),
   error_rows: z
     .array(
       z.object({
         line: z.number().int().describe("the row's position in contacts, from 1"),
         reason: z.string(),
-        kept: z.boolean().describe("true: imported anyway (an invalid phone); false: rejected"),
+        kept: z
+          .boolean()
+          .describe(
+            "true: imported anyway (an invalid phone, or a field left empty: see field); false: rejected",
+          ),
+        field: z
+          .string()
+          .optional()
+          .describe(
+            "on a kept row: the field the problem is about (phone, mobile, website, linkedin_url, facebook_url, timezone)",
+          ),
       }),
     )
     .describe("the first 1,000 rows with a problem"),

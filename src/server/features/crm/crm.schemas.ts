@@ -19,35 +19,57 @@ const looseBool = z.preprocess((v) => {
   return v;
 }, z.boolean().optional());
 
-/** True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5"). */
-function isTimeZone(zone: string): boolean {
+/** Time zone names already checked (isTimeZone): an import reads the same few names on every row. */
+const knownZones = new Map<string, boolean>();
+
+/**
+ * True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5").
+ * Answers are remembered (up to 1,000 names), since building an Intl.DateTimeFormat per row would
+ * slow a large import.
+ */
+export function isTimeZone(zone: string): boolean {
+  const known = knownZones.get(zone);
+  if (known !== undefined) return known;
+  let ok: boolean;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
+    ok = true;
   } catch {
-    return false;
+    ok = false;
   }
+  if (knownZones.size >= 1000) knownZones.clear();
+  knownZones.set(zone, ok);
+  return ok;
 }
+
+/** What a contact's time zone must be (the rule's sentence, after the field's name). */
+export const TIME_ZONE_RULE = "must be a time zone name such as America/Chicago (IANA time zone database)";
 
 /**
  * A contact's time zone: an IANA name Intl knows, or blank. Quiet hours read it first (compliance
  * quiet-hours resolveTimeZone); an unknown name ("Mars/Base") was stored and then silently ignored.
+ * The CSV and JSON imports apply the same rule (isTimeZone) in crm.import validateImportRow.
  */
-const timeZoneText = text(64).refine(
-  (s) => !s || isTimeZone(s),
-  "must be a time zone name such as America/Chicago (IANA time zone database)",
-);
+const timeZoneText = text(64).refine((s) => !s || isTimeZone(s), TIME_ZONE_RULE);
 
 /**
- * A web address: blank, a bare domain ("example.com/about") or an http(s) URL. Any other scheme
- * (javascript:, data:, vbscript:, file:) is refused: the value is shown to people and sent to other
- * systems (exports, webhooks, the API) where it may become a link.
+ * True for a web address a contact may hold: blank, a bare domain ("example.com/about") or an
+ * http(s) URL. Any other scheme (javascript:, data:, vbscript:, file:) is refused: the value is shown
+ * to people and sent to other systems (exports, webhooks, the API) where it may become a link.
  */
-const webAddress = (max: number) =>
-  text(max).refine(
-    (s) => !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s),
-    "must be a web address starting with https:// or http:// (or a domain such as example.com)",
-  );
+export function isWebAddress(s: string): boolean {
+  return !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s);
+}
+
+/** What a contact's website, LinkedIn and Facebook URLs must be (the rule's sentence, after the field's name). */
+export const WEB_ADDRESS_RULE =
+  "must be a web address starting with https:// or http:// (or a domain such as example.com)";
+
+/** The contact fields holding a web address (isWebAddress), here and in the imports. */
+export const WEB_ADDRESS_FIELDS = ["website", "linkedin_url", "facebook_url"] as const;
+
+/** A web address field (isWebAddress) of at most `max` characters. */
+const webAddress = (max: number) => text(max).refine((s) => !s || isWebAddress(s), WEB_ADDRESS_RULE);
 
 const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
 

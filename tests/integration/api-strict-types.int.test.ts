@@ -154,3 +154,33 @@ describe("GET /api/contacts (the app's REST list): page, limit and tag are decim
     expect(list.status, JSON.stringify(list.error)).toBe(200);
   });
 });
+
+describe("the app's campaign REST routes: ids, page, limit and afterId are decimal digits", () => {
+  it("GET /api/campaigns/0x.. is not that campaign, and its recipients' page/limit/afterId refuse 1e0 and the like", async () => {
+    const made = await v1("POST", "/campaigns", {
+      name: "Digits",
+      channel: "email",
+      content: { subject: "s", body: "b" },
+      audience: { contacts: [{ email: uniqueEmail("digits") }] },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const id = made.json().campaign.id as number;
+    expect((await client.get(`/api/campaigns/${id}`)).statusCode).toBe(200);
+    for (const alias of [`0x${id.toString(16)}`, `${id}e0`, `%2B${id}`, `${id}.0`]) {
+      const r = await client.get(`/api/campaigns/${alias}`);
+      expect(r.statusCode, `${alias}: ${r.body}`).toBe(400);
+      expect(r.json().error, alias).toMatch(/^Campaign id must be/);
+    }
+    for (const param of ["page", "limit", "afterId"]) {
+      const r = await client.get(`/api/campaigns/${id}/recipients?${param}=1e0`);
+      expect(r.statusCode, `${param}: ${r.body}`).toBe(400);
+      // "After id must be ...": the sentence names the parameter in words
+      expect(r.json().error.toLowerCase().replace(/ /g, ""), param).toContain(param.toLowerCase());
+    }
+    const ok = await client.get(`/api/campaigns/${id}/recipients?page=1&limit=10`);
+    expect(ok.statusCode, ok.body).toBe(200);
+    // tRPC takes numbers as the client sends them
+    const viaTrpc = await trpcCall(client, "campaigns.recipients", { id, page: 1, limit: 10 }, "query");
+    expect(viaTrpc.status, JSON.stringify(viaTrpc.error)).toBe(200);
+  });
+});

@@ -55,6 +55,36 @@ test("import dialog: rows kept without a valid phone are listed apart from rejec
   await expect(dialog).toBeVisible();
 });
 
+test("import dialog: a website or time zone the contact rules refuse is left empty, the row imported and listed", async ({
+  page,
+}) => {
+  await register(page);
+  await page.goto("/contacts");
+  await page.getByRole("button", { name: "Import CSV" }).first().click();
+  const csv = [
+    "First Name,Email,Website,Time Zone",
+    "Ada,ada@fields.example,ada.example,America/Chicago",
+    "Jay,jay@fields.example,javascript:alert(1),Mars/Base",
+  ].join("\n");
+  await page
+    .getByTestId("import-file-input")
+    .setInputFiles({ name: "fields.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("import-imported")).toHaveText("Imported: 2", { timeout: 60_000 });
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByText("1 contact imported with a field left empty")).toBeVisible();
+  const cleared = dialog.getByTestId("import-fields-cleared").getByRole("listitem");
+  await expect(cleared).toHaveText([
+    /^Line 3: Website 'javascript:alert\(1\)' must be a web address .*: contact imported without it$/,
+    /^Line 3: Timezone 'Mars\/Base' must be a time zone name .*: contact imported without it$/,
+  ]);
+  await expect(dialog.getByTestId("import-errors")).toHaveCount(0);
+  await expect(dialog.getByRole("link", { name: "Download rows with fields to fix (CSV)" })).toBeVisible();
+  // not a clean import: the dialog stays open to be read
+  await page.waitForTimeout(2500);
+  await expect(dialog).toBeVisible();
+});
+
 test("select all matching, untick one: bulk actions and the voicemail picker leave it out; recording from the library", async ({
   page,
 }) => {

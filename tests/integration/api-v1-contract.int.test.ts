@@ -413,7 +413,8 @@ describe("v1 contract: invalid input is a documented 4xx in the Error shape, nev
       }
       const params = (o.op.parameters ?? []) as { name: string; in: string }[];
       if (params.some((p) => p.name === "limit")) {
-        for (const l of ["0", "101", "-1", "abc", "2.5", "1&limit=2"])
+        // decimal digits only: Number() would read 1e2 as 100, 0x10 as 16, +5 and " 5" as 5
+        for (const l of ["0", "101", "-1", "abc", "2.5", "1&limit=2", "1e2", "0x10", "%2B5", "%205", ""])
           await refused(call(m, `${url}?limit=${l}`), 400, "limit");
         for (const c of [
           "bogus",

@@ -111,6 +111,7 @@ describe("phone rule", () => {
       {
         line: 2,
         kept: true,
+        field: "phone",
         reason:
           "'(188)169-1674x58692' is not a valid phone number: contact imported, but it cannot be texted or called until the number is fixed",
       },

@@ -218,3 +218,45 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   }
   return result.data;
 }
+
+/** Text a query string may give for a whole number: ASCII decimal digits only (at most 16). */
+const QUERY_DIGITS = /^[0-9]{1,16}$/;
+
+/**
+ * A whole number read from a query string: text must be plain decimal digits ("50", "007"); a
+ * number given as a number (a typed caller such as tRPC) goes to `schema` as it is. Anything else
+ * (`1e2`, `0x10`, `+5`, `-1`, ` 5`, `5.0`, an empty value, a repeated parameter) reaches `schema`
+ * unconverted and is refused with `schema`'s own type error, where `Number()` (`z.coerce`) read
+ * `1e2` as 100 and `0x10` as 16. `schema` is a `z.number()` schema (not `z.coerce`) with the bounds and messages (its
+ * `.default()` and `.optional()` inside, so the generated JSON Schema keeps them: an integer with
+ * its minimum, maximum and default).
+ */
+export function queryInt<T extends z.ZodType>(schema: T) {
+  // typed callers see the schema's own input (a number) or text
+  return z.preprocess<unknown, T, z.input<T> | string>(
+    (v) => (typeof v === "string" && QUERY_DIGITS.test(v) ? Number(v) : v),
+    schema,
+  );
+}
+
+/**
+ * `schema` (a field rule of a form or CSV schema that also reads text: `z.coerce.number()`, a
+ * boolean reading "yes") taking only the JSON type it documents, for JSON request bodies: a value of
+ * another type (`"5"` for a number, `"yes"` or `1` for a boolean, `null`) is refused with a sentence
+ * naming the type ("Lead score must be a number, not text (send 5, not "5")"), never converted.
+ * Absent (undefined) stays absent; a value of the right type goes on to `schema`'s own rules (bounds,
+ * whole numbers). The generated JSON Schema is `schema`'s.
+ */
+export function jsonTyped<T extends z.ZodType>(type: "number" | "boolean", schema: T) {
+  return z.preprocess((v, ctx) => {
+    if (v === undefined || typeof v === type) return v;
+    const want = type === "number" ? "a number" : "true or false";
+    const example = type === "number" ? '5, not "5"' : 'true, not "true"';
+    ctx.issues.push({
+      code: "custom",
+      input: v,
+      message: typeof v === "string" ? `must be ${want}, not text (send ${example})` : `must be ${want}`,
+    });
+    return z.NEVER;
+  }, schema);
+}

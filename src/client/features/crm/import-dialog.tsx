@@ -32,6 +32,15 @@ export function keptTitle(n: number): string {
   return `${plural(n, "contact")} kept without a valid phone number (they won't get SMS or calls)`;
 }
 
+/** "2 contacts imported with a field left empty" (a website or time zone the contact rules refuse). */
+export function clearedTitle(n: number): string {
+  return `${plural(n, "contact")} imported with a field left empty`;
+}
+
+/** Phone problems of kept rows: `field` phone or mobile, or none (reports stored before `field`). */
+const isPhoneRow = (e: { kept: boolean; field?: string }) =>
+  e.kept && (e.field === undefined || e.field === "phone" || e.field === "mobile");
+
 const MAX_BYTES = 100 * 1024 * 1024;
 const NONE = "__none__";
 
@@ -62,7 +71,8 @@ async function sniffEncoding(file: File): Promise<string> {
  * the first rows and a duplicate policy, then upload (progress) and follow the import job (progress)
  * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV, and apart from
  * them the rows kept with an invalid phone number (server `phone_invalid`, `error_rows[].kept`: imported,
- * but unreachable by SMS and calls) with their line numbers. On success with neither, the modal closes
+ * but unreachable by SMS and calls) with their line numbers, and the rows imported with a field left
+ * empty (server `fields_cleared`: a website or time zone the contact rules refuse) with the field. On success with neither, the modal closes
  * after 2 seconds; the list refreshes either way.
  */
 export function ImportDialog({
@@ -183,7 +193,12 @@ export function ImportDialog({
       setStep("done");
       await invalidateCrm(qc);
       // a clean import closes by itself; one with rejected rows or unreachable phones stays to be read
-      if (done.status === "completed" && done.errors === 0 && done.phone_invalid === 0) {
+      if (
+        done.status === "completed" &&
+        done.errors === 0 &&
+        done.phone_invalid === 0 &&
+        done.fields_cleared === 0
+      ) {
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
       }
     } catch (e) {
@@ -197,8 +212,10 @@ export function ImportDialog({
   }
 
   const jobPct = progress ? Math.round(progress.progress * 100) : 0;
-  // the report lists rejected rows and rows kept with an invalid phone (`kept`) together
-  const kept = progress?.error_rows.filter((e) => e.kept) ?? [];
+  // the report lists rejected rows and kept rows (an invalid phone, a field left empty) together
+  const kept = progress?.error_rows.filter(isPhoneRow) ?? [];
+  const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e)) ?? [];
+  const toFix = (progress?.phone_invalid ?? 0) + (progress?.fields_cleared ?? 0);
   const rejected = progress?.error_rows.filter((e) => !e.kept) ?? [];
 
   return (
@@ -369,6 +386,19 @@ export function ImportDialog({
                 </span>
               </AlertBanner>
             )}
+            {progress.fields_cleared > 0 && (
+              <AlertBanner variant="warning" title={clearedTitle(progress.fields_cleared)}>
+                <ul data-testid="import-fields-cleared" className="grid gap-0.5 break-words">
+                  {cleared.slice(0, 20).map((e) => (
+                    <li key={`${e.line}-${e.field}`}>
+                      Line {e.line}: {e.reason}
+                    </li>
+                  ))}
+                </ul>
+                {progress.fields_cleared > 20 && <span>and more; the download lists them all. </span>}
+                Fix the field on the contact, or correct the file and import it again with "update".
+              </AlertBanner>
+            )}
             {progress.errors > 0 && (
               <>
                 <p className="text-sm font-medium">
@@ -386,15 +416,19 @@ export function ImportDialog({
                 </ul>
               </>
             )}
-            {(progress.errors > 0 || progress.phone_invalid > 0) && (
+            {(progress.errors > 0 || toFix > 0) && (
               <Button variant="outline" asChild>
                 <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
                   <Download aria-hidden />{" "}
-                  {progress.errors > 0 && progress.phone_invalid > 0
-                    ? "Download rejected rows and numbers to fix (CSV)"
+                  {progress.errors > 0 && toFix > 0
+                    ? progress.fields_cleared > 0
+                      ? "Download rejected rows and fields to fix (CSV)"
+                      : "Download rejected rows and numbers to fix (CSV)"
                     : progress.errors > 0
                       ? "Download rejected rows (CSV)"
-                      : "Download rows with numbers to fix (CSV)"}
+                      : progress.fields_cleared > 0
+                        ? "Download rows with fields to fix (CSV)"
+                        : "Download rows with numbers to fix (CSV)"}
                 </a>
               </Button>
             )}

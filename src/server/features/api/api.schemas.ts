@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isoUserDateTime } from "../../lib/dates";
+import { queryInt } from "../../lib/validate";
 
 /** Scopes an API key may carry (issue 15). */
 export const API_SCOPES = [
@@ -44,13 +45,18 @@ export type CreateApiKeyInput = z.input<typeof createApiKeySchema>;
 
 export const apiKeyIdSchema = z.uuid({ error: "API key not found" });
 
-/** Cursor pagination of every /api/v1 list: `limit` 1..100 (default 50) and an opaque `cursor`. */
+/**
+ * Cursor pagination of every /api/v1 list: `limit` 1..100 (default 50) in decimal digits (queryInt:
+ * `1e2`, `0x10`, `+5` are refused, not read as numbers) and an opaque `cursor`.
+ */
 export const v1PageSchema = z.object({
-  limit: z.coerce
-    .number({ error: "limit must be a number" })
-    .int("limit must be a whole number")
-    .min(1, "limit must be at least 1")
-    .max(100, "limit must be at most 100")
-    .default(50),
+  limit: queryInt(
+    z
+      .number({ error: "limit must be a whole number from 1 to 100, written in digits (such as 50)" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(100, "limit must be at most 100")
+      .default(50),
+  ),
   cursor: z.string().max(1000, "cursor is not valid").optional(),
 });

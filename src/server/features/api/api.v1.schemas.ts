@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import { jsonTyped, queryInt } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
   type AudienceFilter,
@@ -50,11 +51,30 @@ export const contactListQuery = v1PageSchema.extend({
   search: z.string().max(200).optional().describe("substring of name, email, company or phone"),
   lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
   lead_status: z.enum(LEAD_STATUSES).optional(),
-  tag_id: z.coerce.number().int().positive().optional(),
+  tag_id: queryInt(
+    z
+      .number({ error: "tag_id must be a tag's id, written in digits (such as 12)" })
+      .int("tag_id must be a whole number")
+      .positive("tag_id must be a tag's id")
+      .max(Number.MAX_SAFE_INTEGER, "tag_id must be a tag's id")
+      .optional(),
+  ),
 });
 
-export const contactCreateBody = createContactSchema.strict();
-export const contactUpdateBody = contactFieldsSchema.strict();
+/**
+ * The contact fields crm.schemas also reads from text (forms, CSVs: a score "5", an opt-in "yes"),
+ * with their rules, taking only their documented JSON type here (jsonTyped): `"lead_score": "5"` is a
+ * 400 naming lead_score, not the number 5.
+ */
+const contactJsonTypes = {
+  lead_score: jsonTyped("number", contactFieldsSchema.shape.lead_score),
+  engagement_score: jsonTyped("number", contactFieldsSchema.shape.engagement_score),
+  email_opt_in: jsonTyped("boolean", contactFieldsSchema.shape.email_opt_in),
+  sms_opt_in: jsonTyped("boolean", contactFieldsSchema.shape.sms_opt_in),
+  call_opt_in: jsonTyped("boolean", contactFieldsSchema.shape.call_opt_in),
+};
+export const contactCreateBody = createContactSchema.extend(contactJsonTypes).strict();
+export const contactUpdateBody = contactFieldsSchema.extend(contactJsonTypes).strict();
 /**
  * One row of POST /contacts/bulk: the fields the crm import reads (IMPORT_FIELDS: those of POST
  * /contacts, plus `name` split into first and last), as text, numbers or booleans, and
@@ -126,12 +146,30 @@ export const bulkResult = z.object({
     .number()
     .int()
     .describe("rows imported with a phone that is not a valid number (kept; cannot be texted or called)"),
+  fields_cleared: z
+    .number()
+    .int()
+    .describe(
+      "rows imported with a field left empty: a website, linkedin_url or facebook_url that is not an " +
+        "http(s) URL or a bare domain, or a timezone that is not an IANA name (an existing contact keeps " +
+        "its stored value); each such field is in error_rows with kept true and its field",
+    ),
   error_rows: z
     .array(
       z.object({
         line: z.number().int().describe("the row's position in contacts, from 1"),
         reason: z.string(),
-        kept: z.boolean().describe("true: imported anyway (an invalid phone); false: rejected"),
+        kept: z
+          .boolean()
+          .describe(
+            "true: imported anyway (an invalid phone, or a field left empty: see field); false: rejected",
+          ),
+        field: z
+          .string()
+          .optional()
+          .describe(
+            "on a kept row: the field the problem is about (phone, mobile, website, linkedin_url, facebook_url, timezone)",
+          ),
       }),
     )
     .describe("the first 1,000 rows with a problem"),
@@ -279,7 +317,7 @@ export const campaignCreateBody = z
     audience: z
       .strictObject({
         contacts: z
-          .array(recipientInput.strict())
+          .array(recipientInput.extend({ id: jsonTyped("number", recipientInput.shape.id) }).strict())
           .max(100_000)
           .optional()
           .describe("inline recipients (become contacts)"),
@@ -563,8 +601,12 @@ const searchFields = searchSchema.shape;
 export const leadSearchCreateBody = z.strictObject({
   location: searchFields.location.describe("city and state, or a US ZIP code"),
   business_type: searchFields.businessType.describe("e.g. dentist"),
-  radius: searchFields.radius.describe("total radius, miles (1-50, default 25)"),
-  search_radius: searchFields.searchRadius.describe("circle size, miles (1-5 in steps of 0.5, default 2)"),
+  // the app's search form may send these as text; the API takes JSON numbers only (jsonTyped)
+  radius: jsonTyped("number", searchFields.radius.describe("total radius, miles (1-50, default 25)")),
+  search_radius: jsonTyped(
+    "number",
+    searchFields.searchRadius.describe("circle size, miles (1-5 in steps of 0.5, default 2)"),
+  ),
   filters: leadFiltersBody
     .optional()
     .describe(

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
 import { AppError } from "../../lib/errors";
+import { queryInt } from "../../lib/validate";
 
 const text = (max: number) => z.string().max(max);
 
@@ -216,15 +217,51 @@ export const smsLaunchInput = z.object({
   launchToken: launchTokenInput.optional(),
 });
 
-export const campaignIdInput = z.object({ id: z.coerce.number().int().positive() });
+/**
+ * A campaign id: a number (tRPC), or decimal digits in a URL (REST `/api/campaigns/:id`; queryInt:
+ * `/api/campaigns/1e1` or `0x10` is refused, not campaign 10 or 16).
+ */
+const campaignId = queryInt(
+  z
+    .number({ error: "Campaign id must be a whole number written in digits" })
+    .int("Campaign id must be a whole number")
+    .positive("Campaign id must be a positive number")
+    .max(Number.MAX_SAFE_INTEGER, "Campaign id is too large"),
+);
+export const campaignIdInput = z.object({ id: campaignId });
 
+/**
+ * A campaign's recipients page: tRPC, REST GET /api/campaigns/:id/recipients (its query string's
+ * page, limit and afterId in decimal digits: queryInt) and v1 (numbers).
+ */
 export const recipientsQuery = z.object({
-  id: z.coerce.number().int().positive(),
+  id: campaignId,
   status: z.enum(RECIPIENT_STATUSES).optional(),
-  page: z.coerce.number().int().min(1).max(100_000).default(1),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  page: queryInt(
+    z
+      .number({ error: "page must be a whole number written in digits (such as 2)" })
+      .int("page must be a whole number")
+      .min(1, "page must be 1 or more")
+      .max(100_000, "page must be at most 100,000")
+      .default(1),
+  ),
+  limit: queryInt(
+    z
+      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(200, "limit must be at most 200")
+      .default(50),
+  ),
   /** keyset instead of `page`: the recipients after this recipient id (the public API's cursor) */
-  afterId: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  afterId: queryInt(
+    z
+      .number({ error: "afterId must be a recipient id written in digits" })
+      .int("afterId must be a whole number")
+      .positive("afterId must be a recipient id")
+      .max(Number.MAX_SAFE_INTEGER, "afterId must be a recipient id")
+      .optional(),
+  ),
 });
 
 /**

@@ -7,7 +7,7 @@ import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
-import { describeZodError } from "../../lib/validate";
+import { describeZodError, humanFieldLabel } from "../../lib/validate";
 import { type ContactsLimit, contactsLeft } from "../billing/billing.service";
 import { mergedCustomFieldCount } from "./crm.contacts";
 import {
@@ -19,17 +19,55 @@ import {
   sniffEncoding,
 } from "./crm.csv";
 import { CONTACT_COUNT_SQL, CONTACT_CREATION_LOCK_SQL, selectCustomFieldsByEmail } from "./crm.queries";
-import { type CustomFieldsInput, customFieldsSchema, MAX_CUSTOM_FIELDS } from "./crm.schemas";
+import {
+  type CustomFieldsInput,
+  customFieldsSchema,
+  isTimeZone,
+  isWebAddress,
+  MAX_CUSTOM_FIELDS,
+  TIME_ZONE_RULE,
+  WEB_ADDRESS_FIELDS,
+  WEB_ADDRESS_RULE,
+} from "./crm.schemas";
 
 /**
  * One rejected row: its CSV record number (the header is line 1) and why. `kept` marks a row that was
- * imported anyway with a problem the user should see (an invalid phone: issue 14).
+ * imported anyway with a problem the user should see: an invalid phone (issue 14, kept as typed), or a
+ * field left empty because its value breaks the contact's rule (CLEARED_FIELDS). `field` names the
+ * field of a kept row's problem (phone, mobile, or a CLEARED_FIELDS entry; absent on reports stored
+ * before it existed, which were all phones).
  */
 export interface ImportRowError {
   line: number;
   reason: string;
   raw?: string;
   kept?: boolean;
+  field?: string;
+}
+
+/**
+ * The fields an import leaves empty, rather than rejecting the row, when their value breaks the rule
+ * single-contact create/update enforce (crm.schemas isWebAddress, isTimeZone): a website, LinkedIn or
+ * Facebook URL that is not http(s) or a bare domain (`javascript:alert(1)`), a time zone that is not
+ * an IANA name (`Mars/Base`). The contact is imported without that value (an update keeps the stored
+ * one) and the row is listed as kept with the field and the rule. Same in CSV, JSON and v1 bulk imports.
+ */
+export const CLEARED_FIELDS = [...WEB_ADDRESS_FIELDS, "timezone"] as const;
+
+/** True for a kept row's report about its phone or mobile (also the reports stored without `field`). */
+export function isPhoneReport(e: Pick<ImportRowError, "kept" | "field">): boolean {
+  return !!e.kept && (e.field === undefined || e.field === "phone" || e.field === "mobile");
+}
+
+/** True for a kept row's report about a field left empty (CLEARED_FIELDS). */
+export function isClearedReport(e: Pick<ImportRowError, "kept" | "field">): boolean {
+  return !!e.kept && (CLEARED_FIELDS as readonly (string | undefined)[]).includes(e.field);
+}
+
+/** A problem of a row imported anyway (ImportRowError with `kept`): its field and the sentence. */
+export interface RowWarning {
+  field: ImportField;
+  reason: string;
 }
 
 export interface ImportResult {
@@ -47,6 +85,11 @@ export interface ImportResult {
    * as typed, unreachable by SMS and calls, and listed in `errors` with `kept: true`
    */
   phoneInvalid?: number;
+  /**
+   * imported rows with a field left empty (CLEARED_FIELDS: a website that is not a web address, an
+   * unknown time zone), each such field listed in `errors` with `kept: true` and its `field`
+   */
+  fieldsCleared?: number;
 }
 
 export type OnDuplicate = "skip" | "update";
@@ -148,7 +191,10 @@ function copyEscape(v: string | null): string {
  * Validates one row (field -> raw text) into staging values, or returns the reason it is rejected.
  * Rules: email required and well-formed (spec section 5: rows without an email are dropped),
  * phones to E.164 with the original kept, lifecycle stage / lead status from the spec's values
- * (HubSpot names mapped), lead score 0-100, opt-ins yes/no/true/false/1/0.
+ * (HubSpot names mapped), lead score 0-100, opt-ins yes/no/true/false/1/0. A website, LinkedIn or
+ * Facebook URL or time zone breaking the contact's rule (crm.schemas isWebAddress, isTimeZone) is
+ * left empty and reported, the row imported (CLEARED_FIELDS). `warnings`: the kept row's problems
+ * (an invalid phone first, at most one for the phones; then each field left empty).
  */
 export function validateImportRow(
   values: Partial<Record<ImportField, string>>,
@@ -156,8 +202,8 @@ export function validateImportRow(
   phoneCountry?: string,
   /** a JSON row's custom fields, already checked (customFieldsSchema) */
   customFields?: CustomFieldsInput,
-): { row: Record<StageCol, string | null>; warning?: string } | { reason: string } {
-  let warning: string | undefined;
+): { row: Record<StageCol, string | null>; warnings?: RowWarning[] } | { reason: string } {
+  const warnings: RowWarning[] = [];
   const v = (k: ImportField) => {
     const s = values[k];
     return s === undefined || s === null ? "" : String(s).trim();
@@ -187,9 +233,24 @@ export function validateImportRow(
     const p = normalisePhone(raw, phoneCountry);
     row[k] = p.e164;
     row[`${k}_raw`] = p.raw;
-    if (p.raw && !p.e164)
-      warning ??= `${invalidPhoneMessage(k, p.raw).split(".")[0]}: contact imported, but it cannot be texted or called until the number is fixed`;
+    if (p.raw && !p.e164 && !warnings.length)
+      warnings.push({
+        field: k,
+        reason: `${invalidPhoneMessage(k, p.raw).split(".")[0]}: contact imported, but it cannot be texted or called until the number is fixed`,
+      });
   }
+  // the single-contact rules (crm.schemas): the value is left out, the contact imported
+  const clear = (c: (typeof CLEARED_FIELDS)[number], rule: string) => {
+    const value = row[c] as string;
+    row[c] = null;
+    warnings.push({
+      field: c,
+      reason: `${humanFieldLabel(c)} '${value.slice(0, 80)}' ${rule}: contact imported without it`,
+    });
+  };
+  for (const c of WEB_ADDRESS_FIELDS) if (row[c] && !isWebAddress(row[c])) clear(c, WEB_ADDRESS_RULE);
+  if (row.timezone && (row.timezone.length > 64 || !isTimeZone(row.timezone)))
+    clear("timezone", TIME_ZONE_RULE);
   const stage = v("lifecycle_stage").toLowerCase();
   if (stage) {
     const key = stage.replace(/[^a-z]/g, "");
@@ -225,7 +286,7 @@ export function validateImportRow(
     else return { reason: `${k} '${b.slice(0, 20)}' must be yes or no` };
   }
   if (customFields) row.custom_fields = JSON.stringify(customFields);
-  return warning ? { row, warning } : { row };
+  return warnings.length ? { row, warnings } : { row };
 }
 
 /**
@@ -366,18 +427,26 @@ export class ContactImporter {
    * invalid phone): listed as kept by `write` only if the upsert wrote them, never for a row the plan
    * limit took out or that was left as it was (an existing contact with on_duplicate skip).
    */
-  private pendingWarnings: { email: string; line: number; reason: string; raw?: string }[] = [];
+  private pendingWarnings: { email: string; line: number; warnings: RowWarning[]; raw?: string }[] = [];
 
-  /** Lists an imported row with a problem the user should see (kept: true; not an error). */
-  private warn(line: number, reason: string, raw?: string) {
-    this.result.phoneInvalid = (this.result.phoneInvalid ?? 0) + 1;
-    if (this.result.errors.length < MAX_STORED_ERRORS)
-      this.result.errors.push({
-        line,
-        reason: reason.replaceAll("\u0000", "\uFFFD"),
-        raw: raw?.slice(0, 500).replaceAll("\u0000", "\uFFFD"),
-        kept: true,
-      });
+  /**
+   * Lists an imported row's problems the user should see (kept: true; not errors), one entry per
+   * problem with its field; counts the row in phoneInvalid and/or fieldsCleared.
+   */
+  private warn(line: number, warnings: RowWarning[], raw?: string) {
+    if (warnings.some((w) => w.field === "phone" || w.field === "mobile"))
+      this.result.phoneInvalid = (this.result.phoneInvalid ?? 0) + 1;
+    if (warnings.some((w) => isClearedReport({ kept: true, field: w.field })))
+      this.result.fieldsCleared = (this.result.fieldsCleared ?? 0) + 1;
+    for (const w of warnings)
+      if (this.result.errors.length < MAX_STORED_ERRORS)
+        this.result.errors.push({
+          line,
+          reason: w.reason.replaceAll("\u0000", "\uFFFD"),
+          raw: raw?.slice(0, 500).replaceAll("\u0000", "\uFFFD"),
+          kept: true,
+          field: w.field,
+        });
   }
 
   /** Counts a row the reader could not read (e.g. an oversized record) as read and rejected. */
@@ -430,11 +499,11 @@ export class ContactImporter {
       }
       this.seen.set(email, r.line);
       this.pending.push(copyLine);
-      if (out.warning)
+      if (out.warnings)
         this.pendingWarnings.push({
           email,
           line: r.line,
-          reason: out.warning,
+          warnings: out.warnings,
           raw: r.raw ?? r.cells?.join(","),
         });
       if (this.pending.length >= BATCH_ROWS) {
@@ -574,7 +643,8 @@ export class ContactImporter {
     for (const email of removed)
       this.reject(this.seen.get(email) ?? 0, limit?.reason ?? "Over the plan's contact limit", email);
     const writtenWarned = new Set(((res?.warned_written ?? []) as string[]).map(String));
-    for (const w of warned) if (writtenWarned.has(w.email.toLowerCase())) this.warn(w.line, w.reason, w.raw);
+    for (const w of warned)
+      if (writtenWarned.has(w.email.toLowerCase())) this.warn(w.line, w.warnings, w.raw);
     const created = Number(res?.created ?? 0);
     const updated = Number(res?.updated ?? 0);
     this.result.created += created;

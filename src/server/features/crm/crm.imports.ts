@@ -17,7 +17,7 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
-import { importRows } from "./crm.import";
+import { type ImportRowError, importRows, isClearedReport, isPhoneReport } from "./crm.import";
 import { insertContactImport, selectContactImport } from "./crm.imports.queries";
 import { geocodeContactsJob, importContactsJob, importStorageKey } from "./crm.jobs";
 import { importJsonSchema } from "./crm.schemas";
@@ -75,8 +75,18 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     errors: r.errorCount,
     // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
     phone_invalid: r.phoneInvalid ?? 0,
-    error_rows: r.errors.slice(0, 1000).map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
+    // rows imported with a website, LinkedIn/Facebook URL or time zone left empty (CLEARED_FIELDS)
+    fields_cleared: r.fieldsCleared ?? 0,
+    error_rows: r.errors.slice(0, 1000).map(toErrorRow),
   };
+}
+
+/**
+ * One listed row of an import's report as the APIs show it: `{line, reason, kept}`, plus `field` on a
+ * kept row (phone, mobile, or the field left empty: CLEARED_FIELDS).
+ */
+function toErrorRow({ line, reason, kept, field }: ImportRowError) {
+  return { line, reason, kept: !!kept, ...(kept && field ? { field } : {}) };
 }
 
 const importMappingSchema = z
@@ -102,12 +112,14 @@ export function toImportJson(i: ContactImport) {
     skipped: i.skipped,
     errors: i.errorCount,
     // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
-    phone_invalid: i.errors.filter((e) => e.kept).length,
+    phone_invalid: i.errors.filter(isPhoneReport).length,
+    // rows imported with a website, LinkedIn/Facebook URL or time zone left empty (CLEARED_FIELDS)
+    fields_cleared: new Set(i.errors.filter(isClearedReport).map((e) => e.line)).size,
     // the first 100 rejected rows, then the first 100 kept ones (so neither list hides the other)
     error_rows: [
       ...i.errors.filter((e) => !e.kept).slice(0, 100),
       ...i.errors.filter((e) => e.kept).slice(0, 100),
-    ].map(({ line, reason, kept }) => ({ line, reason, kept: !!kept })),
+    ].map(toErrorRow),
     failure_reason: i.failureReason,
     created_at: i.createdAt.toISOString(),
     finished_at: i.finishedAt?.toISOString() ?? null,

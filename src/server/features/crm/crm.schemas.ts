@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
+import { queryInt } from "../../lib/validate";
 
 const text = (max: number) =>
   z
@@ -18,35 +19,57 @@ const looseBool = z.preprocess((v) => {
   return v;
 }, z.boolean().optional());
 
-/** True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5"). */
-function isTimeZone(zone: string): boolean {
+/** Time zone names already checked (isTimeZone): an import reads the same few names on every row. */
+const knownZones = new Map<string, boolean>();
+
+/**
+ * True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5").
+ * Answers are remembered (up to 1,000 names), since building an Intl.DateTimeFormat per row would
+ * slow a large import.
+ */
+export function isTimeZone(zone: string): boolean {
+  const known = knownZones.get(zone);
+  if (known !== undefined) return known;
+  let ok: boolean;
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    return true;
+    ok = true;
   } catch {
-    return false;
+    ok = false;
   }
+  if (knownZones.size >= 1000) knownZones.clear();
+  knownZones.set(zone, ok);
+  return ok;
 }
+
+/** What a contact's time zone must be (the rule's sentence, after the field's name). */
+export const TIME_ZONE_RULE = "must be a time zone name such as America/Chicago (IANA time zone database)";
 
 /**
  * A contact's time zone: an IANA name Intl knows, or blank. Quiet hours read it first (compliance
  * quiet-hours resolveTimeZone); an unknown name ("Mars/Base") was stored and then silently ignored.
+ * The CSV and JSON imports apply the same rule (isTimeZone) in crm.import validateImportRow.
  */
-const timeZoneText = text(64).refine(
-  (s) => !s || isTimeZone(s),
-  "must be a time zone name such as America/Chicago (IANA time zone database)",
-);
+const timeZoneText = text(64).refine((s) => !s || isTimeZone(s), TIME_ZONE_RULE);
 
 /**
- * A web address: blank, a bare domain ("example.com/about") or an http(s) URL. Any other scheme
- * (javascript:, data:, vbscript:, file:) is refused: the value is shown to people and sent to other
- * systems (exports, webhooks, the API) where it may become a link.
+ * True for a web address a contact may hold: blank, a bare domain ("example.com/about") or an
+ * http(s) URL. Any other scheme (javascript:, data:, vbscript:, file:) is refused: the value is shown
+ * to people and sent to other systems (exports, webhooks, the API) where it may become a link.
  */
-const webAddress = (max: number) =>
-  text(max).refine(
-    (s) => !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s),
-    "must be a web address starting with https:// or http:// (or a domain such as example.com)",
-  );
+export function isWebAddress(s: string): boolean {
+  return !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s);
+}
+
+/** What a contact's website, LinkedIn and Facebook URLs must be (the rule's sentence, after the field's name). */
+export const WEB_ADDRESS_RULE =
+  "must be a web address starting with https:// or http:// (or a domain such as example.com)";
+
+/** The contact fields holding a web address (isWebAddress), here and in the imports. */
+export const WEB_ADDRESS_FIELDS = ["website", "linkedin_url", "facebook_url"] as const;
+
+/** A web address field (isWebAddress) of at most `max` characters. */
+const webAddress = (max: number) => text(max).refine((s) => !s || isWebAddress(s), WEB_ADDRESS_RULE);
 
 const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
 
@@ -176,14 +199,41 @@ export const contactIdSchema = z.coerce
   .positive("Contact id must be a positive number")
   .max(2 ** 53, "Contact id is too large");
 
-/** GET /api/contacts query (spec section 7). `limit` 50 default, 200 max. */
+/**
+ * GET /api/contacts query (spec section 7), also the CSV export's and tRPC `crm.list`'s input.
+ * `limit` 50 default, 200 max. `page`, `limit` and `tag` given as text (a query string) must be
+ * decimal digits (queryInt: `limit=1e2` or `page=0x10` is a 400 naming the parameter, not 100 or 16);
+ * tRPC callers send numbers. The one leniency is the spec-era client's: an empty `stage=` or
+ * `status=` (a filter form left on "all") means no filter.
+ */
 export const listContactsSchema = z.object({
   search: z.string().max(200).optional(),
   stage: z.enum(LIFECYCLE_STAGES).or(z.literal("")).optional(),
   status: z.enum(LEAD_STATUSES).or(z.literal("")).optional(),
-  tag: z.coerce.number().int().positive().optional(),
-  page: z.coerce.number().int().min(1, "page must be 1 or more").max(1_000_000).default(1),
-  limit: z.coerce.number().int().min(1).max(200, "limit must be at most 200").default(50),
+  tag: queryInt(
+    z
+      .number({ error: "tag must be a tag's id, written in digits (such as 12)" })
+      .int("tag must be a whole number")
+      .positive("tag must be a tag's id")
+      .max(Number.MAX_SAFE_INTEGER, "tag must be a tag's id")
+      .optional(),
+  ),
+  page: queryInt(
+    z
+      .number({ error: "page must be a whole number written in digits (such as 2)" })
+      .int("page must be a whole number")
+      .min(1, "page must be 1 or more")
+      .max(1_000_000, "page must be at most 1,000,000")
+      .default(1),
+  ),
+  limit: queryInt(
+    z
+      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(200, "limit must be at most 200")
+      .default(50),
+  ),
 });
 export type ListContactsInput = z.input<typeof listContactsSchema>;
 /**

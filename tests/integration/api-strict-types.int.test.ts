@@ -184,3 +184,24 @@ describe("the app's campaign REST routes: ids, page, limit and afterId are decim
     expect(viaTrpc.status, JSON.stringify(viaTrpc.error)).toBe(200);
   });
 });
+
+describe("the studio's REST routes: media and edit ids are decimal digits", () => {
+  it("/api/media/0x10, 1e1 and the like are a 400 naming the media id, not media 16 or 10", async () => {
+    for (const alias of ["0x10", "1e1", "%2B5", "5.0", "0b11"]) {
+      for (const url of [
+        `/api/media/${alias}`,
+        `/api/media/${alias}/file`,
+        `/api/media/${alias}/versions/original/file`,
+      ]) {
+        const r = await client.get(url);
+        expect(r.statusCode, `${url}: ${r.body}`).toBe(400);
+        expect(r.json().error, url).toMatch(/^Media id must be/);
+      }
+      const edit = await client.get(`/api/media/edits/${alias}`);
+      expect(edit.statusCode, `edits/${alias}: ${edit.body}`).toBe(400);
+      expect(edit.json().error, alias).toMatch(/^Edit id must be/);
+    }
+    // plain digits still reach the lookup (no such media in this workspace: 404)
+    expect((await client.get("/api/media/999999999")).statusCode).toBe(404);
+  });
+});

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryInt } from "../../lib/validate";
 
 /** Upload limit: 100 MB (spec section 9), counted in bytes as 100 x 1024 x 1024. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -23,11 +24,17 @@ export const ALLOWED_MIME: Record<string, { mime: string; ext: string }> = {
   "audio/vnd.wave": { mime: "audio/wav", ext: "wav" },
 };
 
-export const mediaIdSchema = z.coerce
-  .number({ error: "Media id must be a number" })
-  .int("Media id must be a whole number")
-  .positive("Media id must be positive")
-  .max(Number.MAX_SAFE_INTEGER);
+/**
+ * A media item's id: a JSON number or, in a path, decimal digits only (lib/validate queryInt:
+ * `/api/media/0x10` or `1e1` is a 400, not media 16 or 10).
+ */
+export const mediaIdSchema = queryInt(
+  z
+    .number({ error: "Media id must be a number" })
+    .int("Media id must be a whole number")
+    .positive("Media id must be positive")
+    .max(Number.MAX_SAFE_INTEGER),
+);
 
 /** Display name of a media item: trimmed, 1-200 characters. */
 export const mediaNameSchema = z.string().trim().max(200, "Name must be at most 200 characters");
@@ -121,7 +128,14 @@ export const advancedEditSchema = z.object({
 });
 export type AdvancedEditInput = z.input<typeof advancedEditSchema>;
 
-export const editIdSchema = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** An edit's id (render progress): a JSON number or, in a path, decimal digits only (queryInt). */
+export const editIdSchema = queryInt(
+  z
+    .number({ error: "Edit id must be a number" })
+    .int("Edit id must be a whole number")
+    .positive("Edit id must be positive")
+    .max(Number.MAX_SAFE_INTEGER),
+);
 
 /** A media version id: "original" or a finished edit's id (studio versions). */
 export const mediaVersionIdSchema = z.union([z.literal("original"), editIdSchema], {

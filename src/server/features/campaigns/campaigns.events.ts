@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DbOrTx } from "../../db/client";
+import { retryOnRace } from "../../db/retry";
 import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
@@ -206,12 +207,16 @@ export async function applyRecipientEvent(
       return false;
     }
     // the recipient's change, its webhook event, opt-in and activity: one transaction (the webhooks
-    // outbox: the event commits with the change it reports); the event's delivery jobs after the commit
+    // outbox: the event commits with the change it reports); the event's delivery jobs after the
+    // commit. It locks the recipient, then (an opt-out) the contact: run again as a whole if that
+    // meets a contact delete (contact, then its recipients) in a deadlock
     const current = seen;
-    const emitted = await db.transaction(async (tx) => {
-      if (!(await updateRecipientIfUnchanged(tx, current, change.set))) return null;
-      return recorded({ db: tx, log: ctx.log }, current, event, change.set, opts, now);
-    });
+    const emitted = await retryOnRace(() =>
+      db.transaction(async (tx) => {
+        if (!(await updateRecipientIfUnchanged(tx, current, change.set))) return null;
+        return recorded({ db: tx, log: ctx.log }, current, event, change.set, opts, now);
+      }),
+    );
     if (!emitted) {
       seen = await selectRecipientById(db, seen.id);
       continue;

@@ -50,9 +50,10 @@ export async function emitContactRows(
  * Stores `type` for the contacts `ids` of the workspace in the transaction `ctx.db` that wrote them,
  * after the write: reads them back READ_BACK_CHUNK at a time (ids no longer there are left out) and
  * stores one event per contact (toContactJson), by ascending id within a chunk. Call only when
- * someone listens (webhooks.service subscribedWebhookTypes): the read-back is the cost. A failed
- * read-back would abort the caller's transaction (the write's own rows, read on its connection), so
- * it throws like the write would. Returns what to queue after the commit.
+ * someone listens (webhooks.service subscribedWebhookTypes): the read-back is the cost. Never throws:
+ * each read-back runs in a savepoint, so a failed one is logged (its chunk's events and the later
+ * chunks' are not stored) without aborting the caller's transaction: the write it reports on is not
+ * undone or failed. Returns what to queue after the commit.
  */
 export async function emitContactEvents(
   ctx: ContactEmitCtx,
@@ -62,7 +63,15 @@ export async function emitContactEvents(
 ): Promise<WebhookEmit> {
   const emits: WebhookEmit[] = [];
   for (let i = 0; i < ids.length; i += READ_BACK_CHUNK) {
-    const rows = await selectContactsByIds(ctx.db, workspaceId, ids.slice(i, i + READ_BACK_CHUNK));
+    let rows: Contact[];
+    try {
+      rows = await ctx.db.transaction((sp) =>
+        selectContactsByIds(sp, workspaceId, ids.slice(i, i + READ_BACK_CHUNK)),
+      );
+    } catch (err) {
+      ctx.log?.warn({ err, workspaceId, type }, "contacts not read back for webhook events");
+      break;
+    }
     rows.sort((a, b) => a.id - b.id);
     emits.push(await emitContactRows(ctx, workspaceId, type, rows));
   }
@@ -104,20 +113,15 @@ export async function importEventListener(
   // its events are stored after that commits (each emit in a transaction of its own, queued at once),
   // so a process stopping in between loses that batch's events.
   return async ({ created, updated }) => {
-    try {
-      if (listens.has("contact.created"))
-        await queueWebhookDeliveries(
-          ctx,
-          await emitContactEvents(ctx, workspaceId, "contact.created", created),
-        );
-      if (listens.has("contact.updated"))
-        await queueWebhookDeliveries(
-          ctx,
-          await emitContactEvents(ctx, workspaceId, "contact.updated", updated),
-        );
-    } catch (err) {
-      // a failed read-back: the batch committed; it is not failed for its events
-      ctx.log?.warn({ err, workspaceId }, "contacts not read back for webhook events");
-    }
+    if (listens.has("contact.created"))
+      await queueWebhookDeliveries(
+        ctx,
+        await emitContactEvents(ctx, workspaceId, "contact.created", created),
+      );
+    if (listens.has("contact.updated"))
+      await queueWebhookDeliveries(
+        ctx,
+        await emitContactEvents(ctx, workspaceId, "contact.updated", updated),
+      );
   };
 }

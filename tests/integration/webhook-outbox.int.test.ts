@@ -10,7 +10,7 @@ import {
 import type { JobClient } from "../../src/server/jobs/client";
 import type { JobDeps } from "../../src/server/jobs/define";
 import { handlerOf } from "../../src/server/jobs/registry";
-import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { campaignRecipientRows, createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
 import { webhookReceiver } from "./webhook-receiver";
 
 // Outbound webhook events as a transactional outbox (issue 15): a feature stores its event with the
@@ -52,8 +52,9 @@ async function subscribed(events: string[], url: string) {
 }
 
 /**
- * Until the returned function is called: an event of the workspace about a contact (`data.id`), a
- * campaign recipient (`data.recipient_id`) or a campaign (`data.id`) fails to be stored unless the
+ * Until the returned function is called: an event of the workspace about a campaign recipient
+ * (`data.recipient_id`: message.*, contact.unsubscribed), a contact (`data.id`) or a campaign
+ * (`data.id`) fails to be stored unless the
  * storing transaction is the one that last wrote that row (its xmin), i.e. unless it is stored with
  * the change it reports.
  */
@@ -63,10 +64,10 @@ async function stopAfterCommit(workspaceId: string) {
     sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
       declare subject xid;
       begin
-        if new.type like 'contact.%' then
-          select c.xmin into subject from contacts c where c.id = (new.data->>'id')::bigint;
-        elsif new.type like 'message.%' then
+        if new.data ? 'recipient_id' then
           select r.xmin into subject from campaign_recipients r where r.id = (new.data->>'recipient_id')::bigint;
+        elsif new.type like 'contact.%' then
+          select c.xmin into subject from contacts c where c.id = (new.data->>'id')::bigint;
         elsif new.type like 'campaign.%' then
           select c.xmin into subject from campaigns c where c.id = (new.data->>'id')::bigint;
         else
@@ -240,10 +241,13 @@ describe("webhook events commit with the change they report (transactional outbo
     expect(await storedEvents(s.workspaceId)).toHaveLength(0);
   });
 
-  it("a campaign batch's message.sent (with the audience's contact.created and campaign.launched) is stored in the batch's transaction, even when queueing fails", async () => {
+  it("a campaign batch's message.sent (with the audience's contact.created, campaign.launched and a recipient's contact.unsubscribed) is stored in the change's transaction, even when queueing fails", async () => {
     const hook = await webhookReceiver();
     try {
-      const s = await subscribed(["message.sent", "contact.created", "campaign.launched"], hook.url);
+      const s = await subscribed(
+        ["message.sent", "contact.created", "campaign.launched", "contact.unsubscribed"],
+        hook.url,
+      );
       const drop = await stopAfterCommit(s.workspaceId);
       const restore = withDeliveryQueueDown();
       let campaignId: number;
@@ -263,6 +267,10 @@ describe("webhook events commit with the change they report (transactional outbo
         });
         expect(launch.statusCode, launch.body).toBe(201);
         campaignId = launch.json().campaign.id;
+        // recipient A unsubscribes on the app's page
+        const rowA = (await campaignRecipientRows(t, campaignId)).find((r) => r.address === a);
+        const page = await t.app.inject({ method: "POST", url: `/u/${rowA?.token}` });
+        expect(page.statusCode).toBe(200);
       } finally {
         restore();
         await drop();
@@ -276,11 +284,13 @@ describe("webhook events commit with the change they report (transactional outbo
       }
       expect(events.filter((e) => e.type === "contact.created")).toHaveLength(2);
       expect(events.filter((e) => e.type === "campaign.launched")).toHaveLength(1);
+      const unsubscribed = events.filter((e) => e.type === "contact.unsubscribed");
+      expect(unsubscribed.map((e) => e.data.address)).toEqual([a]);
       expect(hook.got).toHaveLength(0);
       // the sweep queues them once they are 10 minutes old: every event reaches the subscriber
       await ageDeliveries(s.workspaceId);
       await sweep();
-      expect(hook.got).toHaveLength(5);
+      expect(hook.got).toHaveLength(6);
     } finally {
       await hook.close();
     }

@@ -4,7 +4,11 @@ import { retryOnRace } from "../../db/retry";
 import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { queueWebhookDeliveries, subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import {
+  queueWebhookDeliveries,
+  subscribedWebhookTypes,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { assertCan } from "../workspaces/workspaces.service";
 import { emitContactEvents, emitContactsDeleted } from "./crm.contact-events";
 import {
@@ -34,8 +38,8 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * Webhook events (issue 15, the single-contact events' data), stored in the statement's transaction
  * (the webhooks outbox: the change and its events commit together; their delivery jobs are queued
  * after the commit) and only when an endpoint of the workspace listens (one select of its endpoints
- * otherwise; only then does the statement run in a transaction and return ids): delete -> `contact.deleted` per deleted contact (ids from the
- * delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
+ * otherwise; only then does the statement run in a transaction and return ids): delete ->
+ * `contact.deleted` per deleted contact (ids from the delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
  * add_tag -> `contact.updated` per contact that newly got the tag; remove_tag -> per contact that
  * lost it.
  * @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found', FORBIDDEN (member bulk delete).
@@ -55,8 +59,8 @@ export async function bulkOperation(
   const listens = async (type: "contact.deleted" | "contact.updated") =>
     (await subscribedWebhookTypes(ctx, workspaceId, [type])).has(type);
   const emitCtx = (db: DbOrTx) => ({ db, log: ctx.log });
-  /** `write` and the events it stores in one transaction (run again as a whole on a deadlock); events queued after the commit */
-  const withEvents = async <T extends { emitted: Parameters<typeof queueWebhookDeliveries>[1] }>(
+  /** `write` and the events it stores: one transaction (run again as a whole on a deadlock); events queued after the commit */
+  const withEvents = async <T extends { emitted: WebhookEmit }>(
     write: (tx: DbOrTx) => Promise<T>,
   ): Promise<T> => {
     const r = await retryOnRace(() => ctx.db.transaction((tx) => write(tx)));

@@ -3,7 +3,7 @@
  * deliveries drains through the real worker, beside what the same receiver takes from plain HTTP.
  *
  * Each scenario stores BENCH_DELIVERIES `contact.created` events for one endpoint through the product
- * path (emitWebhookEvents: events, deliveries and `webhooks.deliver` jobs, queued by a pg-boss that
+ * path (emitWebhookEvents: events and deliveries, then queueWebhookDeliveries: `webhooks.deliver` jobs, queued by a pg-boss that
  * works nothing, as a backlog), then starts pg-boss and its workers as the worker role does
  * (startBoss + startWorkers with the whole job registry, boot.ts) and times the drain: from
  * startWorkers to the last delivery's recorded attempt, deliveries/s. The receiver is a separate
@@ -40,7 +40,7 @@ import { createDb, runMigrations } from "../src/server/db/client";
 import { startEmbeddedPostgres } from "../src/server/db/embedded";
 import { users, webhookEndpoints } from "../src/server/db/schema";
 import { deliverWebhookJob } from "../src/server/features/webhooks/webhooks.jobs";
-import { emitWebhookEvents } from "../src/server/features/webhooks/webhooks.service";
+import { emitWebhookEvents, queueWebhookDeliveries } from "../src/server/features/webhooks/webhooks.service";
 import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
 import { PgBossJobClient } from "../src/server/jobs/client";
 import type { JobDeps } from "../src/server/jobs/define";
@@ -240,12 +240,14 @@ async function runScenario(
   const { db, sql } = createDb(ctx.url, { max: 20 });
   try {
     const seeded = await seedEndpoint(db, rx.url);
-    const ids = await emitWebhookEvents(
-      { db, jobs: ctx.queue, log },
+    const emitted = await emitWebhookEvents(
+      { db, log },
       seeded.workspaceId,
       "contact.created",
       Array.from({ length: s.n }, (_, i) => contactData(i)),
     );
+    await queueWebhookDeliveries({ jobs: ctx.queue, log }, emitted);
+    const ids = emitted.eventIds;
     if (ids.length !== s.n) throw new Error(`emitted ${ids.length} of ${s.n} events`);
 
     // warm both clients (connections, JIT) before any timing (not against a failing receiver)

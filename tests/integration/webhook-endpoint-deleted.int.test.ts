@@ -1,16 +1,21 @@
-import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
-import { emitWebhookEvent, emitWebhookEvents } from "../../src/server/features/webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  emitWebhookEvents,
+  queueWebhookDeliveries,
+} from "../../src/server/features/webhooks/webhooks.service";
 import type { JobClient } from "../../src/server/jobs/client";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
 // Concurrency audit finding 6: an event's deliveries (one per subscribed endpoint) are stored in one
 // multi-row insert. An endpoint deleted between the read of the subscribed endpoints and that insert
 // failed the whole insert on its foreign key, and the event was lost for every other endpoint too
-// (logged "webhook event not emitted"). Here the delete lands exactly in that gap: a trigger on the
-// event insert deletes endpoint A, as a concurrent DELETE /webhook_endpoints/{A} would.
+// (logged "webhook event not emitted"). Here the delete lands exactly in that gap: another
+// transaction holds a lock the event insert waits for, deletes endpoint A and commits, as a
+// concurrent DELETE /webhook_endpoints/{A} would. The events are stored in the caller's transaction
+// (the transactional outbox), so the failed insert rolls back a savepoint and is retried.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -39,21 +44,29 @@ async function twoEndpoints() {
   return { workspaceId: u.user.id, a: ids[0] as string, b: ids[1] as string };
 }
 
-/** Deletes endpoint `a` when the workspace's next event is stored (until dropped). */
-async function deleteOnNextEvent(workspaceId: string, a: string) {
-  const fn = `test_del_${randomUUID().replace(/-/g, "")}`;
-  await t.db.execute(
-    sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
-      begin delete from webhook_endpoints where id = '${a}'; return new; end $$`),
-  );
-  await t.db.execute(
-    sql.raw(`create trigger ${fn} after insert on outbound_webhook_events for each row
-      when (new.workspace_id = '${workspaceId}') execute function ${fn}()`),
-  );
-  return async () => {
-    await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
-    await t.db.execute(sql.raw(`drop function ${fn}()`));
-  };
+/**
+ * Runs `emit` while another transaction deletes endpoint `a` in the gap between the emit's read of
+ * the subscribed endpoints and its inserts: that transaction locks outbound_webhook_events (the
+ * event insert waits for it), deletes `a` once the emit waits, and commits. Returns the emit's result.
+ */
+async function deleteDuringEmit<T>(a: string, emit: () => Promise<T>): Promise<T> {
+  let pending: Promise<T> | undefined;
+  await t.db.transaction(async (tx) => {
+    await tx.execute(sql`lock table outbound_webhook_events in share mode`);
+    pending = emit();
+    pending.catch(() => {});
+    for (let i = 0; ; i++) {
+      const [w] = await t.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from pg_locks l join pg_class c on c.oid = l.relation
+            where c.relname = 'outbound_webhook_events' and not l.granted`,
+      );
+      if ((w?.n ?? 0) > 0) break;
+      if (i > 500) throw new Error("the emit never waited for the event insert");
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await tx.execute(sql`delete from webhook_endpoints where id = ${a}`);
+  });
+  return pending as Promise<T>;
 }
 
 function recordingJobs() {
@@ -71,47 +84,43 @@ const deliveriesOf = (endpointId: string) =>
   t.db.execute<{ id: string }>(sql`select id from webhook_deliveries where endpoint_id = ${endpointId}`);
 
 describe("an endpoint deleted while an event is emitted", () => {
-  it("emitWebhookEvent: the other endpoint still gets its delivery, stored and queued", async () => {
+  it("emitWebhookEvent in a feature's transaction: the other endpoint still gets its delivery, stored and queued", async () => {
     const s = await twoEndpoints();
-    const drop = await deleteOnNextEvent(s.workspaceId, s.a);
-    try {
-      const { jobs, queued } = recordingJobs();
-      const warned: string[] = [];
-      const id = await emitWebhookEvent(
-        { db: t.db, jobs, log: { warn: (_o, m) => warned.push(m) } },
-        s.workspaceId,
-        "contact.created",
-        { id: "1", first_name: "Ada" },
-      );
-      expect(warned).toEqual([]);
-      expect(id).toMatch(/^msg_/);
-      const b = await deliveriesOf(s.b);
-      expect(b).toHaveLength(1);
-      expect(queued).toEqual([b[0]?.id]);
-      expect(await deliveriesOf(s.a)).toHaveLength(0);
-    } finally {
-      await drop();
-    }
+    const { jobs, queued } = recordingJobs();
+    const warned: string[] = [];
+    const log = { warn: (_o: object, m: string) => warned.push(m) };
+    const emitted = await deleteDuringEmit(s.a, () =>
+      t.db.transaction((tx) =>
+        emitWebhookEvent({ db: tx, log }, s.workspaceId, "contact.created", { id: "1", first_name: "Ada" }),
+      ),
+    );
+    await queueWebhookDeliveries({ jobs, log }, emitted);
+    expect(warned).toEqual([]);
+    expect(emitted.eventIds).toEqual([expect.stringMatching(/^msg_/)]);
+    const b = await deliveriesOf(s.b);
+    expect(b).toHaveLength(1);
+    expect(queued).toEqual([b[0]?.id]);
+    expect(await deliveriesOf(s.a)).toHaveLength(0);
   });
 
   it("emitWebhookEvents (a batch): every event reaches the other endpoint", async () => {
     const s = await twoEndpoints();
-    const drop = await deleteOnNextEvent(s.workspaceId, s.a);
-    try {
-      const { jobs, queued } = recordingJobs();
-      const warned: string[] = [];
-      const ids = await emitWebhookEvents(
-        { db: t.db, jobs, log: { warn: (_o, m) => warned.push(m) } },
+    const { jobs, queued } = recordingJobs();
+    const warned: string[] = [];
+    const log = { warn: (_o: object, m: string) => warned.push(m) };
+    const emitted = await deleteDuringEmit(s.a, () =>
+      emitWebhookEvents(
+        { db: t.db, log },
         s.workspaceId,
         "contact.created",
         [1, 2, 3].map((i) => ({ id: String(i) })),
-      );
-      expect(warned).toEqual([]);
-      expect(ids).toHaveLength(3);
-      expect(await deliveriesOf(s.b)).toHaveLength(3);
-      expect(queued).toHaveLength(3);
-    } finally {
-      await drop();
-    }
+      ),
+    );
+    await queueWebhookDeliveries({ jobs, log }, emitted);
+    expect(warned).toEqual([]);
+    expect(emitted.eventIds).toHaveLength(3);
+    expect(await deliveriesOf(s.b)).toHaveLength(3);
+    expect(await deliveriesOf(s.a)).toHaveLength(0);
+    expect(queued).toHaveLength(3);
   });
 });

@@ -7,7 +7,10 @@ import {
   deliverWebhookJob,
   requeueStrandedDeliveriesJob,
 } from "../../src/server/features/webhooks/webhooks.jobs";
-import { emitWebhookEvent } from "../../src/server/features/webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  queueWebhookDeliveries,
+} from "../../src/server/features/webhooks/webhooks.service";
 import type { JobClient } from "../../src/server/jobs/client";
 import { PgBossJobClient } from "../../src/server/jobs/client";
 import type { JobDeps } from "../../src/server/jobs/define";
@@ -16,8 +19,8 @@ import { startBoss } from "../../src/server/jobs/worker";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 import { webhookReceiver } from "./webhook-receiver";
 
-// Issue 15's at-least-once delivery: an event's deliveries are stored in one statement and their
-// jobs queued in the next. A process that stops in between must not lose the delivery: the sweep
+// Issue 15's at-least-once delivery: an event's deliveries are stored in the transaction of the
+// change they report and their jobs queued after it commits. A process that stops in between must not lose the delivery: the sweep
 // (webhooks.requeue-stranded-deliveries, every 5 minutes) queues it again, and a delivery whose job
 // exists is never queued twice (the job id is the delivery id).
 
@@ -65,15 +68,17 @@ describe("stranded webhook deliveries", () => {
     try {
       const s = await subscribed(hook.url);
       const logged: string[] = [];
-      const id = await emitWebhookEvent(
-        { db: t.db, jobs: stoppedQueue, log: { warn: (_o, m) => logged.push(m) } },
-        s.workspaceId,
-        "contact.created",
-        { id: "42", first_name: "Ada" },
-      );
+      const log = { warn: (_o: object, m: string) => logged.push(m) };
+      // stored (in the feature's transaction; here one of its own), then the queueing after the commit fails
+      const emitted = await emitWebhookEvent({ db: t.db, log }, s.workspaceId, "contact.created", {
+        id: "42",
+        first_name: "Ada",
+      });
+      expect(emitted.eventIds).toHaveLength(1);
+      expect(emitted.deliveryIds).toHaveLength(1);
+      await queueWebhookDeliveries({ jobs: stoppedQueue, log }, emitted);
       // the failure is logged, the feature's action stands, the delivery is stored but never queued
-      expect(id).toBeNull();
-      expect(logged).toEqual(["webhook event not emitted"]);
+      expect(logged).toEqual(["webhook deliveries not queued; the stranded-delivery sweep queues them"]);
       const [stored] = await deliveries(s.endpointId);
       expect(stored).toMatchObject({ status: "pending", attempts: 0 });
       expect(hook.got).toHaveLength(0);
@@ -118,7 +123,10 @@ describe("stranded webhook deliveries", () => {
       // no worker runs: the job waits in the queue as in a backlog
       const jobs = new PgBossJobClient(boss);
       const marker = randomUUID();
-      await emitWebhookEvent({ db: t.db, jobs }, s.workspaceId, "contact.created", { id: marker });
+      await queueWebhookDeliveries(
+        { jobs },
+        await emitWebhookEvent({ db: t.db }, s.workspaceId, "contact.created", { id: marker }),
+      );
       const [d] = await deliveries(s.endpointId);
       await t.db.execute(
         sql`update webhook_deliveries set created_at = now() - interval '11 minutes' where id = ${d!.id}`,

@@ -2,7 +2,7 @@ import type { DbOrTx } from "../../db/client";
 import type { Campaign } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { recordActivities } from "../crm/crm.service";
-import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { laterJobs, mapLimit, SEND_CHUNK, sendJobs, uuidFromKey } from "./campaigns.delivery";
 import { sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -154,17 +154,25 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
   return "sending";
 }
 
-/** Marks a sending campaign completed (once), emits `campaign.completed`, and with the local providers simulates engagement. */
+/**
+ * Marks a sending campaign completed (once) and stores `campaign.completed` in the same transaction
+ * (the webhooks outbox; its deliveries queued after the commit), and with the local providers
+ * simulates engagement.
+ */
 async function completeCampaign(deps: JobDeps, campaign: Campaign): Promise<void> {
-  if (!(await completeSendingCampaign(deps.db, campaign.id))) return;
-  await emitWebhookEvent(deps, campaign.workspaceId, "campaign.completed", {
-    id: campaign.id,
-    name: campaign.name,
-    channel: campaign.channel,
-    status: "completed",
-    recipient_count: campaign.recipientCount,
-    completed_at: new Date().toISOString(),
+  const emitted = await deps.db.transaction(async (tx) => {
+    if (!(await completeSendingCampaign(tx, campaign.id))) return null;
+    return emitWebhookEvent({ db: tx, log: deps.log }, campaign.workspaceId, "campaign.completed", {
+      id: campaign.id,
+      name: campaign.name,
+      channel: campaign.channel,
+      status: "completed",
+      recipient_count: campaign.recipientCount,
+      completed_at: new Date().toISOString(),
+    });
   });
+  if (!emitted) return;
+  await queueWebhookDeliveries(deps, emitted);
   if (shouldSimulate(deps))
     await deps.jobs.send(
       simulateEngagementJob,

@@ -1,10 +1,18 @@
 import { createHash } from "node:crypto";
 import type { DbOrTx } from "../../db/client";
+import { retryOnRace } from "../../db/retry";
 import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import { suppress } from "../compliance/compliance.service";
 import { recordActivities, recordContactOptIn } from "../crm/crm.service";
-import { emitWebhookEvent, type WebhookEventType } from "../webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  NO_WEBHOOK_EMIT,
+  queueWebhookDeliveries,
+  type WebhookEmit,
+  type WebhookEmitCtx,
+  type WebhookEventType,
+} from "../webhooks/webhooks.service";
 import { verifyClickSignature } from "./campaigns.content";
 import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
 import {
@@ -78,7 +86,7 @@ function activityFor(r: Pick<CampaignRecipient, "channel">, event: RecipientEven
 
 /**
  * What applying the events needs: the database and the job client (the outbound webhook event is
- * enqueued with the change), optionally a logger for a webhook that could not be emitted. The app
+ * stored with the change and its delivery jobs queued after the commit), optionally a logger for a webhook that could not be emitted. The app
  * context (routes) and job deps (handlers) both fit.
  */
 export type EventCtx = Pick<JobDeps, "db" | "jobs"> & { log?: Pick<JobDeps["log"], "warn"> };
@@ -198,40 +206,53 @@ export async function applyRecipientEvent(
         ]);
       return false;
     }
-    if (!(await updateRecipientIfUnchanged(db, seen, change.set))) {
+    // the recipient's change, its webhook event, opt-in and activity: one transaction (the webhooks
+    // outbox: the event commits with the change it reports); the event's delivery jobs after the
+    // commit. It locks the recipient, then (an opt-out) the contact: run again as a whole if that
+    // meets a contact delete (contact, then its recipients) in a deadlock
+    const current = seen;
+    const emitted = await retryOnRace(() =>
+      db.transaction(async (tx) => {
+        if (!(await updateRecipientIfUnchanged(tx, current, change.set))) return null;
+        return recorded({ db: tx, log: ctx.log }, current, event, change.set, opts, now);
+      }),
+    );
+    if (!emitted) {
       seen = await selectRecipientById(db, seen.id);
       continue;
     }
-    await recorded(ctx, seen, event, change.set, opts, now);
+    await queueWebhookDeliveries(ctx, emitted);
     return true;
   }
   return false;
 }
 
 /**
- * The webhook event and the timeline activity of an applied recipient event; an opt-out
- * (unsubscribed, complained) also turns off the contact's opt-in flag for the channel.
+ * The webhook event and the timeline activity of an applied recipient event, written with `ctx.db`,
+ * the transaction of the recipient's change; an opt-out (unsubscribed, complained) also turns off the
+ * contact's opt-in flag for the channel. Returns the stored event, to queue after the commit.
  */
 async function recorded(
-  ctx: EventCtx,
+  ctx: WebhookEmitCtx,
   r: CampaignRecipient,
   event: RecipientEvent,
   set: Partial<typeof campaignRecipients.$inferInsert>,
   opts: { reason?: string; metadata?: Record<string, unknown> },
   now: Date,
-): Promise<void> {
+): Promise<WebhookEmit> {
   const hook = WEBHOOK_EVENT[event];
-  if (hook)
-    await emitWebhookEvent(ctx, r.workspaceId, hook, {
-      campaign_id: r.campaignId,
-      recipient_id: r.id,
-      contact_id: r.contactId,
-      channel: r.channel,
-      address: r.address,
-      status: set.status ?? r.status,
-      ...(opts.reason ? { reason: opts.reason } : {}),
-      occurred_at: now.toISOString(),
-    });
+  const emitted = !hook
+    ? NO_WEBHOOK_EMIT
+    : await emitWebhookEvent(ctx, r.workspaceId, hook, {
+        campaign_id: r.campaignId,
+        recipient_id: r.id,
+        contact_id: r.contactId,
+        channel: r.channel,
+        address: r.address,
+        status: set.status ?? r.status,
+        ...(opts.reason ? { reason: opts.reason } : {}),
+        occurred_at: now.toISOString(),
+      });
   // an opt-out shows on the contact too (its channel's opt-in flag off); the suppression list holds it
   if (event === "unsubscribed" || event === "complained")
     await recordContactOptIn(ctx, r.workspaceId, r.contactId, deliveryKind(r.channel), false);
@@ -250,6 +271,7 @@ async function recorded(
         },
       },
     ]);
+  return emitted;
 }
 
 /**

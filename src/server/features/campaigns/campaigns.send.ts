@@ -11,7 +11,7 @@ import {
 import { findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
-import { emitWebhookEvents } from "../webhooks/webhooks.service";
+import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import {
   buildEmailTemplate,
@@ -547,8 +547,8 @@ async function callOrDrop(
 
 /**
  * Writes outcomes (status, vendor id, reason) and the contacts' sent activities in one transaction
- * (each row only while still `sending`), emits `message.sent` (issue 15) for each row it marked
- * sent, then re-enqueues retries and quiet-hours deferrals with a fresh deterministic job id at
+ * (each row only while still `sending`) with a `message.sent` event (issue 15) for each row it marked
+ * sent (queued after the commit), then re-enqueues retries and quiet-hours deferrals with a fresh deterministic job id at
  * their time. Returns how many rows it marked sent.
  */
 async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outcome[]): Promise<number> {
@@ -556,7 +556,14 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
   const sent = outcomes.filter((o) => o.kind === "sent");
   const waiting = outcomes.filter((o) => o.kind === "retry" || o.kind === "deferred");
   const done = outcomes.filter((o) => o.kind === "failed" || o.kind === "skipped");
-  const { updated: marked, ended } = await deps.db.transaction(async (tx) => {
+  // handed to the provider: one message.sent per message for subscribed endpoints (one select when
+  // none), stored in this transaction with the rows it reports (the webhooks outbox), as one batch
+  const sentAt = new Date().toISOString();
+  const {
+    updated: marked,
+    ended,
+    emitted,
+  } = await deps.db.transaction(async (tx) => {
     const updated = await markRecipientsSent(
       tx,
       sent.map((o) => ({
@@ -599,8 +606,25 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         reason: o.reason ?? null,
       })),
     );
-    return { updated, ended };
+    const emitted = await emitWebhookEvents(
+      { db: tx, log: deps.log },
+      campaign.workspaceId,
+      "message.sent",
+      updated.map((u) => ({
+        campaign_id: campaign.id,
+        recipient_id: u.id,
+        contact_id: u.contactId,
+        channel: campaign.channel,
+        address: u.address,
+        status: "sent",
+        provider_message_id: u.providerMessageId,
+        occurred_at: sentAt,
+      })),
+    );
+    return { updated, ended, emitted };
   });
+  // the events' delivery jobs, after the commit (the stranded sweep queues them if this process stops)
+  await queueWebhookDeliveries(deps, emitted);
   // metered on launch, settled on outcome: a message skipped or failed when sending was never sent,
   // so its launch unit goes back to the plan's meter ("resend to failed" reserves it again)
   await releaseCampaignUsage(deps, launchOf(campaign), ended);
@@ -610,23 +634,6 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
       deps,
       marked.map((u) => u.providerMessageId ?? ""),
     );
-  // handed to the provider: one event per message for subscribed endpoints (one select when none)
-  const sentAt = new Date().toISOString();
-  await emitWebhookEvents(
-    deps,
-    campaign.workspaceId,
-    "message.sent",
-    marked.map((u) => ({
-      campaign_id: campaign.id,
-      recipient_id: u.id,
-      contact_id: u.contactId,
-      channel: campaign.channel,
-      address: u.address,
-      status: "sent",
-      provider_message_id: u.providerMessageId,
-      occurred_at: sentAt,
-    })),
-  );
   // transient errors and quiet hours: come back later with a fresh, deterministic job id
   if (waiting.length) {
     await deps.jobs.sendMany(

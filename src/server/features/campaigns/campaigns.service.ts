@@ -19,7 +19,12 @@ import {
 import { NO_CALLBACK_NUMBER_MESSAGE } from "../compliance/call-opt-out";
 import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
-import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  NO_WEBHOOK_EMIT,
+  queueWebhookDeliveries,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
 import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
@@ -63,7 +68,9 @@ import {
 import { resolveVoicemailAudio } from "./campaigns.voicemail";
 import { smsSegments } from "./sms-segments";
 
-type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs">;
+type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs"> & {
+  log?: Pick<AppContext["log"], "warn">;
+};
 
 /**
  * Campaigns of `workspaceId` that went out (the dashboard's Total Campaigns, like Mailchimp's and
@@ -309,7 +316,8 @@ export async function createAndLaunchCampaign(
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
   let repeatOf: Campaign | undefined;
-  // the campaign, its recipients and the plan reservation: one transaction
+  let launched: WebhookEmit = NO_WEBHOOK_EMIT;
+  // the campaign, its recipients, the plan reservation and the campaign.launched event: one transaction
   const launchTransaction = () =>
     ctx.db.transaction(async (tx): Promise<Campaign | null> => {
       if (fingerprint) {
@@ -359,6 +367,15 @@ export async function createAndLaunchCampaign(
       reservation = reserved.value;
       const c = inserted.value;
       queuedIds.push(...(await insertRecipients(tx, c, rows)));
+      // campaign.launched with the campaign, in its transaction (the webhooks outbox); queued after the commit
+      launched = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.launched", {
+        id: c.id,
+        name: c.name,
+        channel: c.channel,
+        status: c.status,
+        recipient_count: c.recipientCount,
+        scheduled_at: c.scheduledAt?.toISOString() ?? null,
+      });
       return c;
     });
   let campaign: Campaign | null;
@@ -375,6 +392,7 @@ export async function createAndLaunchCampaign(
   }
   // an identical launch without a token made its campaign within the window: answer it, send nothing
   if (!campaign) return repeatAnswer(ctx, repeatOf as Campaign);
+  await queueWebhookDeliveries(ctx, launched);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)
     await ctx.jobs.send(fanOutJob, { campaignId: campaign.id }, { startAfter: scheduled });
@@ -389,14 +407,6 @@ export async function createAndLaunchCampaign(
     await ctx.jobs.send(watchCampaignJob, { campaignId: campaign.id });
   }
   const c = (await selectCampaign(ctx.db, campaign.id)) ?? campaign;
-  await emitWebhookEvent(ctx, workspaceId, "campaign.launched", {
-    id: c.id,
-    name: c.name,
-    channel: c.channel,
-    status: c.status,
-    recipient_count: c.recipientCount,
-    scheduled_at: c.scheduledAt?.toISOString() ?? null,
-  });
   return { campaign: summarize(c, {}), queued, skipped };
 }
 

@@ -10,7 +10,12 @@ import { PROVIDER_DISPLAY } from "../avatar/avatar.service";
 import { assertWorkspaceFeature } from "../billing/billing.service";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
 import { findMedia, getMedia } from "../studio/studio.service";
-import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  queueWebhookDeliveries,
+  type WebhookEmit,
+  type WebhookEmitCtx,
+} from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
 import { audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
@@ -370,9 +375,11 @@ export async function trackView(
   const now = new Date();
   if (input.event === "view") {
     const recent = page.lastViewedAt && now.getTime() - page.lastViewedAt.getTime() < 30 * 60 * 1000;
-    await recordPageView(ctx.db, page, now);
-    if (!recent)
-      await recordActivities(ctx.db, [
+    // the view, its activity and its video.viewed event in one transaction (the webhooks outbox)
+    const emitted = await ctx.db.transaction(async (tx) => {
+      await recordPageView(tx, page, now);
+      if (recent) return null;
+      await recordActivities(tx, [
         {
           workspaceId: page.workspaceId,
           contactId: recipient.contactId,
@@ -380,41 +387,49 @@ export async function trackView(
           metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId },
         },
       ]);
+      return emitVideoViewed({ db: tx, log: ctx.log }, data, "view", page.maxPercent, now);
+    });
     if (!page.firstViewedAt)
       await applyRecipientEvent(ctx, recipient, "clicked", { metadata: { videoView: true } });
-    if (!recent) await emitVideoViewed(ctx, data, "view", page.maxPercent, now);
+    await queueWebhookDeliveries(ctx, emitted);
     return true;
   }
   const percent = input.percent ?? 0;
   if (!(MILESTONES as readonly number[]).includes(percent))
     throw new AppError("BAD_REQUEST", "percent must be 25, 50, 75 or 100");
-  if (!(await recordPageProgress(ctx.db, page.id, percent))) return false;
-  await recordActivities(ctx.db, [
-    {
-      workspaceId: page.workspaceId,
-      contactId: recipient.contactId,
-      activityType: "video_progress",
-      metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
-    },
-  ]);
-  await emitVideoViewed(ctx, data, "progress", percent, now);
+  // the milestone, its activity and its video.viewed event in one transaction (the webhooks outbox)
+  const emitted = await ctx.db.transaction(async (tx) => {
+    if (!(await recordPageProgress(tx, page.id, percent))) return null;
+    await recordActivities(tx, [
+      {
+        workspaceId: page.workspaceId,
+        contactId: recipient.contactId,
+        activityType: "video_progress",
+        metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
+      },
+    ]);
+    return emitVideoViewed({ db: tx, log: ctx.log }, data, "progress", percent, now);
+  });
+  if (!emitted) return false;
+  await queueWebhookDeliveries(ctx, emitted);
   return true;
 }
 
 /**
  * The `video.viewed` webhook event (issue 15, "with watch percentage"): sent when a recipient opens
  * their landing page (at most once per 30 minutes per page, like the `video_viewed` activity) with
- * the furthest milestone reached so far, and at each new watch milestone (25/50/75/100 %).
+ * the furthest milestone reached so far, and at each new watch milestone (25/50/75/100 %). Stored
+ * with `ctx.db`, the transaction of the view it reports; returns what to queue after its commit.
  */
 async function emitVideoViewed(
-  ctx: Pick<AppContext, "db" | "jobs"> & Partial<Pick<AppContext, "log">>,
+  ctx: WebhookEmitCtx,
   data: LandingData,
   event: "view" | "progress",
   watchPercent: number,
   at: Date,
-) {
+): Promise<WebhookEmit> {
   const { page, recipient } = data;
-  await emitWebhookEvent(ctx, page.workspaceId, "video.viewed", {
+  return emitWebhookEvent(ctx, page.workspaceId, "video.viewed", {
     campaign_id: recipient.campaignId,
     recipient_id: recipient.id,
     contact_id: recipient.contactId,

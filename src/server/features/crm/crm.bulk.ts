@@ -1,9 +1,14 @@
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { retryOnRace } from "../../db/retry";
 import type { WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import {
+  queueWebhookDeliveries,
+  subscribedWebhookTypes,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { assertCan } from "../workspaces/workspaces.service";
 import { emitContactEvents, emitContactsDeleted } from "./crm.contact-events";
 import {
@@ -30,10 +35,11 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * Each operation is one set-based statement ("select all matching" can cover a million rows); updates
  * and deletes lock their contacts in the contacts' one lock order (crm.queries CONTACT_LOCK_ORDER, the
  * upserts' order), and a statement aborted by a deadlock anyway is run again (retryOnRace).
- * Webhook events (issue 15, the single-contact events' data), emitted after the statement committed
- * and only when an endpoint of the workspace listens (one select of its endpoints otherwise; only
- * then does the statement return ids): delete -> `contact.deleted` per deleted contact (ids from the
- * delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
+ * Webhook events (issue 15, the single-contact events' data), stored in the statement's transaction
+ * (the webhooks outbox: the change and its events commit together; their delivery jobs are queued
+ * after the commit) and only when an endpoint of the workspace listens (one select of its endpoints
+ * otherwise; only then does the statement run in a transaction and return ids): delete ->
+ * `contact.deleted` per deleted contact (ids from the delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
  * add_tag -> `contact.updated` per contact that newly got the tag; remove_tag -> per contact that
  * lost it.
  * @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found', FORBIDDEN (member bulk delete).
@@ -52,12 +58,23 @@ export async function bulkOperation(
     : contactWhereExcept(workspaceId, b.filter ?? {}, b.excludeIds);
   const listens = async (type: "contact.deleted" | "contact.updated") =>
     (await subscribedWebhookTypes(ctx, workspaceId, [type])).has(type);
+  const emitCtx = (db: DbOrTx) => ({ db, log: ctx.log });
+  /** `write` and the events it stores: one transaction (run again as a whole on a deadlock); events queued after the commit */
+  const withEvents = async <T extends { emitted: WebhookEmit }>(
+    write: (tx: DbOrTx) => Promise<T>,
+  ): Promise<T> => {
+    const r = await retryOnRace(() => ctx.db.transaction((tx) => write(tx)));
+    await queueWebhookDeliveries(ctx, r.emitted);
+    return r;
+  };
   switch (b.operation) {
     case "delete": {
       if (!(await listens("contact.deleted")))
         return { deleted: await retryOnRace(() => deleteContactsWhere(ctx.db, target)) };
-      const ids = await retryOnRace(() => deleteContactsWhereReturningIds(ctx.db, target));
-      await emitContactsDeleted(ctx, workspaceId, ids);
+      const { ids } = await withEvents(async (tx) => {
+        const ids = await deleteContactsWhereReturningIds(tx, target);
+        return { ids, emitted: await emitContactsDeleted(emitCtx(tx), workspaceId, ids) };
+      });
       return { deleted: ids.length };
     }
     case "update_stage":
@@ -67,8 +84,10 @@ export async function bulkOperation(
       if (!value) throw new AppError("BAD_REQUEST", `data.${column} is required`);
       if (!(await listens("contact.updated")))
         return { updated: await retryOnRace(() => setContactsColumnWhere(ctx.db, target, column, value)) };
-      const ids = await retryOnRace(() => setContactsColumnWhereReturningIds(ctx.db, target, column, value));
-      await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
+      const { ids } = await withEvents(async (tx) => {
+        const ids = await setContactsColumnWhereReturningIds(tx, target, column, value);
+        return { ids, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", ids) };
+      });
       return { updated: ids.length };
     }
     case "add_tag":
@@ -78,14 +97,20 @@ export async function bulkOperation(
       await assertTagOfWorkspace(ctx, workspaceId, tagId);
       const events = await listens("contact.updated");
       if (b.operation === "remove_tag") {
-        const ids = await retryOnRace(() => untagContactsWhere(ctx.db, target, tagId));
-        if (events) await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
+        if (!events)
+          return { untagged: (await retryOnRace(() => untagContactsWhere(ctx.db, target, tagId))).length };
+        const { ids } = await withEvents(async (tx) => {
+          const ids = await untagContactsWhere(tx, target, tagId);
+          return { ids, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", ids) };
+        });
         return { untagged: ids.length };
       }
       // contacts already carrying the tag count as tagged
       if (!events) return { tagged: await retryOnRace(() => tagContactsWhere(ctx.db, target, tagId)) };
-      const r = await retryOnRace(() => tagContactsWhereReturningIds(ctx.db, target, tagId));
-      await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
+      const { r } = await withEvents(async (tx) => {
+        const r = await tagContactsWhereReturningIds(tx, target, tagId);
+        return { r, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", r.tagged) };
+      });
       return { tagged: r.matched };
     }
   }

@@ -1,6 +1,14 @@
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import type { Contact } from "../../db/schema";
-import { emitWebhookEvents, subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import {
+  emitWebhookEvents,
+  mergeWebhookEmits,
+  NO_WEBHOOK_EMIT,
+  queueWebhookDeliveries,
+  subscribedWebhookTypes,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { toContactJson } from "./crm.contact-json";
 import { selectContactsByIds } from "./crm.queries";
 
@@ -9,72 +17,84 @@ import { selectContactsByIds } from "./crm.queries";
 // recipients. Each event carries the same data as the single-contact events of crm.contacts.ts:
 // the contact's public JSON (toContactJson), or `{id, deleted: true}` for a deletion. A path asks
 // once which types anyone listens to (webhooks.service subscribedWebhookTypes: one select of the
-// workspace's endpoints) and only then pays for returning ids and reading rows back; it emits after
-// its write committed.
+// workspace's endpoints) and only then pays for returning ids and reading rows back. The events are
+// stored in the write's own transaction (`db` below: the webhooks outbox, so a change and its events
+// commit together); the caller queues the returned WebhookEmit after the commit
+// (webhooks.service queueWebhookDeliveries).
 
 export type ContactEventCtx = Pick<AppContext, "db" | "jobs"> & {
   log?: { warn: (o: object, m: string) => void };
 };
+/** What storing contact events needs: the write's transaction and optionally a logger. */
+export type ContactEmitCtx = { db: DbOrTx; log?: { warn: (o: object, m: string) => void } };
 export type ContactChangeType = "contact.created" | "contact.updated";
 
 /** Contacts read back per statement (and events emitted per emitWebhookEvents call). */
 const READ_BACK_CHUNK = 1000;
 
 /**
- * Emits `type` for contacts already in hand (a write's `returning`), one event per contact with
- * toContactJson as data, in the given order. Never throws for a webhook problem (logged).
+ * Stores `type` for contacts already in hand (a write's `returning`), in the write's transaction
+ * `ctx.db`: one event per contact with toContactJson as data, in the given order. Never throws for
+ * a webhook problem (logged). Returns what to queue after the commit.
  */
 export async function emitContactRows(
-  ctx: ContactEventCtx,
+  ctx: ContactEmitCtx,
   workspaceId: string,
   type: ContactChangeType,
   rows: Contact[],
-): Promise<void> {
-  if (rows.length) await emitWebhookEvents(ctx, workspaceId, type, rows.map(toContactJson));
+): Promise<WebhookEmit> {
+  return rows.length ? emitWebhookEvents(ctx, workspaceId, type, rows.map(toContactJson)) : NO_WEBHOOK_EMIT;
 }
 
 /**
- * Emits `type` for the contacts `ids` of the workspace after a write that committed: reads them
- * back READ_BACK_CHUNK at a time (ids no longer there are left out) and emits one event per contact
- * (toContactJson), by ascending id within a chunk. Call only when someone listens
- * (webhooks.service subscribedWebhookTypes): the read-back is the cost. Never throws: a failed
- * read is logged, so the write it reports on is not undone or failed.
+ * Stores `type` for the contacts `ids` of the workspace in the transaction `ctx.db` that wrote them,
+ * after the write: reads them back READ_BACK_CHUNK at a time (ids no longer there are left out) and
+ * stores one event per contact (toContactJson), by ascending id within a chunk. Call only when
+ * someone listens (webhooks.service subscribedWebhookTypes): the read-back is the cost. Never throws:
+ * each read-back runs in a savepoint, so a failed one is logged (its chunk's events and the later
+ * chunks' are not stored) without aborting the caller's transaction: the write it reports on is not
+ * undone or failed. Returns what to queue after the commit.
  */
 export async function emitContactEvents(
-  ctx: ContactEventCtx,
+  ctx: ContactEmitCtx,
   workspaceId: string,
   type: ContactChangeType,
   ids: readonly number[],
-): Promise<void> {
+): Promise<WebhookEmit> {
+  const emits: WebhookEmit[] = [];
   for (let i = 0; i < ids.length; i += READ_BACK_CHUNK) {
     let rows: Contact[];
     try {
-      rows = await selectContactsByIds(ctx.db, workspaceId, ids.slice(i, i + READ_BACK_CHUNK));
+      rows = await ctx.db.transaction((sp) =>
+        selectContactsByIds(sp, workspaceId, ids.slice(i, i + READ_BACK_CHUNK)),
+      );
     } catch (err) {
       ctx.log?.warn({ err, workspaceId, type }, "contacts not read back for webhook events");
-      return;
+      break;
     }
     rows.sort((a, b) => a.id - b.id);
-    await emitContactRows(ctx, workspaceId, type, rows);
+    emits.push(await emitContactRows(ctx, workspaceId, type, rows));
   }
+  return mergeWebhookEmits(...emits);
 }
 
 /**
- * Emits `contact.deleted` with `{id, deleted: true}` (the single delete's data) for each of `ids`,
- * captured by the delete's `returning`. Never throws for a webhook problem (logged).
+ * Stores `contact.deleted` with `{id, deleted: true}` (the single delete's data) for each of `ids`,
+ * captured by the delete's `returning`, in the delete's transaction `ctx.db`. Never throws for a
+ * webhook problem (logged). Returns what to queue after the commit.
  */
 export async function emitContactsDeleted(
-  ctx: ContactEventCtx,
+  ctx: ContactEmitCtx,
   workspaceId: string,
   ids: readonly number[],
-): Promise<void> {
-  if (ids.length)
-    await emitWebhookEvents(
-      ctx,
-      workspaceId,
-      "contact.deleted",
-      ids.map((id) => ({ id, deleted: true })),
-    );
+): Promise<WebhookEmit> {
+  if (!ids.length) return NO_WEBHOOK_EMIT;
+  return emitWebhookEvents(
+    ctx,
+    workspaceId,
+    "contact.deleted",
+    ids.map((id) => ({ id, deleted: true })),
+  );
 }
 
 /**
@@ -89,8 +109,19 @@ export async function importEventListener(
 ): Promise<((ids: { created: number[]; updated: number[] }) => Promise<void>) | undefined> {
   const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);
   if (listens.size === 0) return undefined;
+  // Not yet the outbox: a batch is written on a reserved connection in a hand-run transaction, and
+  // its events are stored after that commits (each emit in a transaction of its own, queued at once),
+  // so a process stopping in between loses that batch's events.
   return async ({ created, updated }) => {
-    if (listens.has("contact.created")) await emitContactEvents(ctx, workspaceId, "contact.created", created);
-    if (listens.has("contact.updated")) await emitContactEvents(ctx, workspaceId, "contact.updated", updated);
+    if (listens.has("contact.created"))
+      await queueWebhookDeliveries(
+        ctx,
+        await emitContactEvents(ctx, workspaceId, "contact.created", created),
+      );
+    if (listens.has("contact.updated"))
+      await queueWebhookDeliveries(
+        ctx,
+        await emitContactEvents(ctx, workspaceId, "contact.updated", updated),
+      );
   };
 }

@@ -7,7 +7,12 @@ import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { assertContactsFit, contactsLimitOf } from "../billing/billing.service";
-import { emitWebhookEvent, subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import {
+  emitWebhookEvent,
+  queueWebhookDeliveries,
+  subscribedWebhookTypes,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { emitContactRows } from "./crm.contact-events";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
@@ -162,11 +167,12 @@ function splitName(name: string | undefined | null): { first: string | null; las
  * campaign CSV recipients. Rows repeating an email or phone map to the same id, across concurrent calls
  * too (emails by the unique index, phone-only rows under the workspace's contact-creation lock). Creating any queues
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
- * when an endpoint listens (one select of the workspace's endpoints, only when creating).
+ * when an endpoint listens (one select of the workspace's endpoints, only when creating): stored in
+ * the inserts' transaction (the webhooks outbox), queued after its commit.
  * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
  */
 export async function findOrCreateContacts(
-  ctx: Pick<AppContext, "db" | "jobs">,
+  ctx: Pick<AppContext, "db" | "jobs"> & { log?: Pick<AppContext["log"], "warn"> },
   workspaceId: string,
   rows: {
     first_name?: string;
@@ -243,7 +249,7 @@ export async function findOrCreateContacts(
   // rows keyed by phone alone: no unique index stops a concurrent call creating the same phone, so
   // they are created under the workspace's contact-creation lock, after reading the phones again
   const phoneOnly = keyed.filter((c) => !c.email).map((c) => c.phone as string);
-  const { createdRows, anonIds } = await withinContactLimit(
+  const { anonIds, emitted } = await withinContactLimit(
     ctx,
     workspaceId,
     toCreate.length,
@@ -274,13 +280,21 @@ export async function findOrCreateContacts(
           if (id !== undefined) anonIds.set(rowIdx, id);
         });
       }
-      return { createdRows, anonIds };
+      // contact.created in the inserts' transaction (the webhooks outbox), queued after its commit
+      const emitted = await emitContactRows(
+        { db, log: ctx.log },
+        workspaceId,
+        "contact.created",
+        createdRows,
+      );
+      return { anonIds, emitted };
     },
-    { lock: phoneOnly.length > 0 },
+    // a transaction whenever events are stored: the contacts and their events commit together
+    { lock: phoneOnly.length > 0, transaction: listens },
   );
+  await queueWebhookDeliveries(ctx, emitted);
   if (keyed.length) await lookup();
   if (toCreate.length) await refreshContactStatsSoon(ctx);
-  await emitContactRows(ctx, workspaceId, "contact.created", createdRows);
   return norm.map((n, i) => {
     const id = resolve(n) ?? anonIds.get(i);
     if (id === undefined) throw new AppError("INTERNAL", "Could not create a contact");
@@ -434,17 +448,27 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
     workspaceId,
     leadSource: f.lead_source || "manual",
   };
-  let row: Contact | undefined;
+  // the contact and its contact.created event in one transaction (the webhooks outbox): both or
+  // neither; the event's delivery jobs are queued after the commit
+  const insertAndEmit = async (db: DbOrTx) => {
+    const row = await insertContact(db, values);
+    const emitted = row
+      ? await emitWebhookEvent({ db, log: ctx.log }, workspaceId, "contact.created", toContactJson(row))
+      : undefined;
+    return { row, emitted };
+  };
+  let created: Awaited<ReturnType<typeof insertAndEmit>>;
   try {
     // the plan's contact limit, checked under the workspace's contact-creation lock
-    row = await withinContactLimit(ctx, workspaceId, 1, (db) => insertContact(db, values));
+    created = await withinContactLimit(ctx, workspaceId, 1, insertAndEmit, { transaction: true });
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
     throw e;
   }
+  const { row, emitted } = created;
   if (!row) throw new AppError("INTERNAL", "Failed to add contact");
+  await queueWebhookDeliveries(ctx, emitted);
   if (needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
-  await emitWebhookEvent(ctx, workspaceId, "contact.created", toContactJson(row));
   return row;
 }
 
@@ -477,14 +501,22 @@ export async function updateContact(
     cols.geocodedAt = null;
   }
   let row: Contact | undefined;
+  let emitted: WebhookEmit | undefined;
   try {
-    row = await updateContactRow(
-      ctx.db,
-      workspaceId,
-      id,
-      cols,
-      f.custom_fields ? { patch: f.custom_fields, maxCustomFields: MAX_CUSTOM_FIELDS } : undefined,
-    );
+    // the update and its contact.updated event in one transaction (the webhooks outbox)
+    ({ row, emitted } = await ctx.db.transaction(async (tx) => {
+      const row = await updateContactRow(
+        tx,
+        workspaceId,
+        id,
+        cols,
+        f.custom_fields ? { patch: f.custom_fields, maxCustomFields: MAX_CUSTOM_FIELDS } : undefined,
+      );
+      const emitted = row
+        ? await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.updated", toContactJson(row))
+        : undefined;
+      return { row, emitted };
+    }));
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A contact with this email already exists");
     throw e;
@@ -495,8 +527,8 @@ export async function updateContact(
     throw tooManyCustomFields(mergedCustomFieldCount(now.customFields, f.custom_fields));
   }
   if (!row) throw new AppError("NOT_FOUND", "Contact not found");
+  await queueWebhookDeliveries(ctx, emitted);
   if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
-  await emitWebhookEvent(ctx, workspaceId, "contact.updated", toContactJson(row));
   return row;
 }
 
@@ -505,14 +537,18 @@ export async function updateContact(
  * @throws NOT_FOUND 'Contact not found'.
  */
 export async function deleteContact(
-  ctx: Pick<AppContext, "db" | "jobs">,
+  ctx: Pick<AppContext, "db" | "jobs"> & { log?: Pick<AppContext["log"], "warn"> },
   workspaceId: string,
   id: number,
 ): Promise<void> {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Contact not found");
-  if (!(await deleteContactRow(ctx.db, workspaceId, id)))
-    throw new AppError("NOT_FOUND", "Contact not found");
-  await emitWebhookEvent(ctx, workspaceId, "contact.deleted", { id, deleted: true });
+  // the delete and its contact.deleted event in one transaction (the webhooks outbox)
+  const emitted = await ctx.db.transaction(async (tx) => {
+    if (!(await deleteContactRow(tx, workspaceId, id))) return null;
+    return emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.deleted", { id, deleted: true });
+  });
+  if (!emitted) throw new AppError("NOT_FOUND", "Contact not found");
+  await queueWebhookDeliveries(ctx, emitted);
 }
 
 /**
@@ -554,9 +590,10 @@ export async function matchContactsByAddress(
  * sms -> sms_opt_in, voice / voicemail -> call_opt_in, so the CRM, the API and the export show it.
  * The suppression list, not this flag, is what keeps an opted-out person from being messaged: a later
  * edit of the flag (UI, import, API) does not re-subscribe them. A contact that no longer exists is ignored.
+ * `ctx.db` may be the transaction of the change that caused it (campaigns applyRecipientEvent).
  */
 export async function recordContactOptIn(
-  ctx: Pick<AppContext, "db">,
+  ctx: { db: DbOrTx },
   workspaceId: string,
   contactId: number,
   channel: "email" | "sms" | "voice" | "voicemail",

@@ -1,6 +1,12 @@
 import type { AppContext } from "../../context";
 import { normalisePhone, toE164 } from "../../lib/phone";
-import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import {
+  mergeWebhookEmits,
+  NO_WEBHOOK_EMIT,
+  queueWebhookDeliveries,
+  subscribedWebhookTypes,
+  type WebhookEmit,
+} from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { withinContactLimit } from "./crm.contacts";
@@ -138,9 +144,10 @@ function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
  * limit, checked before anything is written, under the workspace's contact-creation lock held to the
  * commit (withinContactLimit: concurrent creators cannot pass it together). With `tagName`, the
  * created and matched contacts get that tag (created when missing). Phones are stored in E.164, read
- * in the workspace's phone country when they have no `+country` (issue 14). After the transaction
- * committed, emits `contact.created` per created contact and `contact.updated` per filled one
- * (toContactJson) when an endpoint of the workspace listens.
+ * in the workspace's phone country when they have no `+country` (issue 14). In the same transaction
+ * (the webhooks outbox), stores `contact.created` per created contact and `contact.updated` per
+ * filled one (toContactJson) when an endpoint of the workspace listens (asked once, before it); their
+ * delivery jobs are queued after the commit.
  */
 export async function addBusinessContacts(
   ctx: ContactEventCtx,
@@ -174,6 +181,12 @@ export async function addBusinessContacts(
   let filledIds: number[] = [];
   let createdIds: number[] = [];
   const skippedBefore = skipped;
+  // who listens, asked before the transaction (one select of the workspace's endpoints)
+  const listens =
+    toCreate.length || toUpdate.length
+      ? await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"])
+      : new Set();
+  let emitted: WebhookEmit = NO_WEBHOOK_EMIT;
   // one transaction (run again as a whole on a deadlock), holding the contact-creation lock when the
   // plan limits contacts
   const result = await withinContactLimit(
@@ -225,17 +238,20 @@ export async function addBusinessContacts(
         await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
         await tagContactsByTagName(tx, workspaceId, name, ids);
       }
+      // the contacts' events, in this transaction (after the tagging: the JSON carries the tag)
+      const ectx = { db: tx, log: ctx.log };
+      emitted = mergeWebhookEmits(
+        listens.has("contact.created") && createdIds.length
+          ? await emitContactEvents(ectx, workspaceId, "contact.created", createdIds)
+          : null,
+        listens.has("contact.updated") && filledIds.length
+          ? await emitContactEvents(ectx, workspaceId, "contact.updated", filledIds)
+          : null,
+      );
       return { created: toCreate.length, updated, skipped, contactIds: ids };
     },
     { transaction: true },
   );
-  // after the commit, when an endpoint listens (one select of its endpoints): the contacts' events
-  if (createdIds.length || filledIds.length) {
-    const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);
-    if (listens.has("contact.created"))
-      await emitContactEvents(ctx, workspaceId, "contact.created", createdIds);
-    if (listens.has("contact.updated"))
-      await emitContactEvents(ctx, workspaceId, "contact.updated", filledIds);
-  }
+  await queueWebhookDeliveries(ctx, emitted);
   return result;
 }

@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../db/errors";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { subscribedWebhookTypes } from "../webhooks/webhooks.service";
+import { queueWebhookDeliveries, subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { contactIdsWhere, contactWhere, countContactsWhere, selectContact } from "./crm.queries";
 import { createSegmentSchema, createTagSchema } from "./crm.schemas";
@@ -92,10 +92,20 @@ export async function tagContact(
 ) {
   await assertContactOfWorkspace(ctx, workspaceId, contactId);
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
-  const r = await tagContactsWhereReturningIds(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
-  // contact.updated when the tag is new on the contact (as the bulk add_tag)
-  if (r.tagged.length && (await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size)
-    await emitContactEvents(ctx, workspaceId, "contact.updated", r.tagged);
+  // contact.updated when the tag is new on the contact (as the bulk add_tag), stored with the tagging
+  // in one transaction (the webhooks outbox) when an endpoint listens
+  const listens = (await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size > 0;
+  const target = contactIdsWhere(workspaceId, [contactId]);
+  if (!listens) await tagContactsWhereReturningIds(ctx.db, target, tagId);
+  else {
+    const emitted = await ctx.db.transaction(async (tx) => {
+      const r = await tagContactsWhereReturningIds(tx, target, tagId);
+      return r.tagged.length
+        ? emitContactEvents({ db: tx, log: ctx.log }, workspaceId, "contact.updated", r.tagged)
+        : null;
+    });
+    await queueWebhookDeliveries(ctx, emitted);
+  }
   return { contact_id: contactId, tag_id: tagId };
 }
 
@@ -112,10 +122,20 @@ export async function untagContact(
 ) {
   await assertContactOfWorkspace(ctx, workspaceId, contactId);
   await assertTagOfWorkspace(ctx, workspaceId, tagId);
-  const ids = await untagContactsWhere(ctx.db, contactIdsWhere(workspaceId, [contactId]), tagId);
+  // the untagging and its contact.updated in one transaction (the webhooks outbox) when one listens
+  const listens = (await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size > 0;
+  const target = contactIdsWhere(workspaceId, [contactId]);
+  const { ids, emitted } = listens
+    ? await ctx.db.transaction(async (tx) => {
+        const ids = await untagContactsWhere(tx, target, tagId);
+        const emitted = ids.length
+          ? await emitContactEvents({ db: tx, log: ctx.log }, workspaceId, "contact.updated", ids)
+          : null;
+        return { ids, emitted };
+      })
+    : { ids: await untagContactsWhere(ctx.db, target, tagId), emitted: null };
   if (ids.length === 0) throw new AppError("NOT_FOUND", "This contact does not have this tag");
-  if ((await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size)
-    await emitContactEvents(ctx, workspaceId, "contact.updated", ids);
+  await queueWebhookDeliveries(ctx, emitted);
   return { contact_id: contactId, tag_id: tagId };
 }
 

@@ -8,7 +8,7 @@ import { ProviderError } from "../../providers/errors";
 import type { Place, PlaceAttribute } from "../../providers/places";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { addBusinessContacts, matchBusinessContacts } from "../crm/crm.service";
-import { emitWebhookEvent } from "../webhooks/webhooks.service";
+import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getWorkspace, phoneCountryOf } from "../workspaces/workspaces.service";
 import { runGridSearch } from "./leads.engine";
 import { type EnrichedSite, enrichWebsite } from "./leads.enrich";
@@ -351,34 +351,45 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     });
   });
   rows.sort((a, b) => b.score - a.score || a.d - b.d);
-  await q.insertResults(ctx.db, search.id, rows);
   const finishedAt = new Date();
-  await q.updateSearch(ctx.db, t.workspaceId, search.id, {
-    status: "completed",
-    circlesDone: grid.circles.length,
-    circlesTotal: grid.circles.length + grid.skippedCircles,
-    apiCalls: grid.apiCalls,
-    totalResults: rows.length,
-    capped: grid.capped,
-    finishedAt,
-    deferredFilters: deferred.map((d) => d.def.key),
-  });
-  if (savedId)
-    await q.updateSaved(ctx.db, t.workspaceId, savedId, {
-      resultCount: rows.length,
-      lastPlaceIds: rows.map((r) => r.placeId),
-      lastRunAt: new Date(),
+  // the results, the search's completion and (without enrichment to wait for) its
+  // lead_search.completed event: one transaction (the webhooks outbox), the event queued after it
+  const emitted = await ctx.db.transaction(async (tx) => {
+    await q.insertResults(tx, search.id, rows);
+    await q.updateSearch(tx, t.workspaceId, search.id, {
+      status: "completed",
+      circlesDone: grid.circles.length,
+      circlesTotal: grid.circles.length + grid.skippedCircles,
+      apiCalls: grid.apiCalls,
+      totalResults: rows.length,
+      capped: grid.capped,
+      finishedAt,
+      deferredFilters: deferred.map((d) => d.def.key),
     });
+    if (savedId)
+      await q.updateSaved(tx, t.workspaceId, savedId, {
+        resultCount: rows.length,
+        lastPlaceIds: rows.map((r) => r.placeId),
+        lastRunAt: new Date(),
+      });
+    const completedSearch = await q.findSearch(tx, t.workspaceId, search.id);
+    return !enrich && completedSearch
+      ? emitWebhookEvent(
+          { db: tx, log: ctx.log },
+          t.workspaceId,
+          "lead_search.completed",
+          toSearchJson(completedSearch),
+        )
+      : null;
+  });
+  await queueWebhookDeliveries(ctx, emitted);
   if (provider.name === "google")
     await ctx.jobs.send(
       purgeGoogleContentJob,
       { searchId: search.id },
       { startAfter: new Date(finishedAt.getTime() + ctx.env.GOOGLE_PLACES_RETENTION_DAYS * 86_400_000) },
     );
-  const completedSearch = await q.findSearch(ctx.db, t.workspaceId, search.id);
   if (enrich) await ctx.jobs.send(enrichSearchJob, { searchId: search.id, workspaceId: t.workspaceId });
-  else if (completedSearch)
-    await emitWebhookEvent(ctx, t.workspaceId, "lead_search.completed", toSearchJson(completedSearch));
   return {
     success: true as const,
     searchId: search.id,
@@ -686,22 +697,29 @@ export async function enrichSearch(ctx: Ctx, searchId: string, workspaceId: stri
       };
       if (!passes(placeFromJson(b), f, s.filters as FilterValues, deferred)) removed.push(placeId);
     }
-  await q.deleteResults(ctx.db, s.id, removed);
   const total = byId.size - removed.length;
-  await q.updateSearch(ctx.db, workspaceId, s.id, {
-    enrichStatus: "completed",
-    enrichDone: visit.length,
-    totalResults: total,
-  });
-  if (s.savedSearchId && removed.length) {
-    const gone = new Set(removed);
-    await q.updateSaved(ctx.db, workspaceId, s.savedSearchId, {
-      resultCount: total,
-      lastPlaceIds: [...byId.keys()].filter((id) => !gone.has(id)),
+  // the enrichment's completion and the search's lead_search.completed event: one transaction (the
+  // webhooks outbox), the event queued after it
+  const emitted = await ctx.db.transaction(async (tx) => {
+    await q.deleteResults(tx, s.id, removed);
+    await q.updateSearch(tx, workspaceId, s.id, {
+      enrichStatus: "completed",
+      enrichDone: visit.length,
+      totalResults: total,
     });
-  }
-  const final = await q.findSearch(ctx.db, workspaceId, s.id);
-  if (final) await emitWebhookEvent(ctx, workspaceId, "lead_search.completed", toSearchJson(final));
+    if (s.savedSearchId && removed.length) {
+      const gone = new Set(removed);
+      await q.updateSaved(tx, workspaceId, s.savedSearchId, {
+        resultCount: total,
+        lastPlaceIds: [...byId.keys()].filter((id) => !gone.has(id)),
+      });
+    }
+    const final = await q.findSearch(tx, workspaceId, s.id);
+    return final
+      ? emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "lead_search.completed", toSearchJson(final))
+      : null;
+  });
+  await queueWebhookDeliveries(ctx, emitted);
 }
 
 /** Marks a search's enrichment failed (the job's last attempt failed). */

@@ -33,12 +33,18 @@ export const deliverWebhookJob = defineJob({
   },
 });
 
-/** Minutes a delivery may wait unattempted before the sweep queues it again (its job was never stored). */
+/**
+ * Minutes a delivery may wait unattempted before the sweep queues it again (its job was never stored:
+ * the process stopped after the change and its event committed, before queueWebhookDeliveries). With
+ * the sweep every 5 minutes, such a delivery goes out 10 to 15 minutes late, against a retry schedule
+ * of about a day; in the normal path the job is queued right after the commit. Counted from the
+ * delivery's created_at, the start of the transaction that stored it.
+ */
 export const STRANDED_DELIVERY_MINUTES = 10;
 
 /**
  * Every 5 minutes: queues again the deliveries that were stored but never attempted for
- * STRANDED_DELIVERY_MINUTES (a process that stopped between storing an event's deliveries and
+ * STRANDED_DELIVERY_MINUTES (a process that stopped between committing an event's deliveries and
  * queueing their jobs). Delivery jobs carry the delivery's id as their job id, so a delivery whose
  * job exists is not queued twice. The work is in webhooks.handlers.ts.
  */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { pgErrorCode } from "../../db/errors";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
 import { cursorPage, pgTimestampText } from "../../lib/cursor";
@@ -251,53 +252,25 @@ export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string
   assertManage(tenant);
   const e = await ownEndpoint(ctx, tenant, endpointId);
   assertEnabled(e, "a test event");
-  const ev = await q.insertEvent(ctx.db, {
-    id: newEventId(),
-    workspaceId: tenant.workspaceId,
-    type: e.events[0] ?? "contact.created",
-    data: { test: true, message: "This is a test event from Pitchwise." },
+  // the event and its delivery in one transaction, the job queued after its commit
+  const { ev, d } = await ctx.db.transaction(async (tx) => {
+    const ev = await q.insertEvent(tx, {
+      id: newEventId(),
+      workspaceId: tenant.workspaceId,
+      type: e.events[0] ?? "contact.created",
+      data: { test: true, message: "This is a test event from Pitchwise." },
+    });
+    const [d] = await q.insertDeliveries(tx, [
+      { workspaceId: tenant.workspaceId, endpointId: e.id, eventId: ev.id },
+    ]);
+    return { ev, d: d! };
   });
-  const [d] = await q.insertDeliveries(ctx.db, [
-    { workspaceId: tenant.workspaceId, endpointId: e.id, eventId: ev.id },
-  ]);
-  await queueDeliveries(ctx, [d!]);
+  await queueDeliveries(ctx, [d]);
   return { delivery_id: d!.id, event_id: ev.id };
 }
 
-/**
- * Queues the first attempt of stored deliveries: one `webhooks.deliver` job each, whose job id is
- * the delivery's id, so queueing a delivery again while its job exists is a no-op (pg-boss ignores
- * a second job with the same id). requeueStrandedDeliveries relies on that.
- */
-/**
- * Stores one delivery per (endpoint, event) for `endpoints` as read a moment ago. An endpoint deleted
- * since then fails the whole multi-row insert on its foreign key (23503), which would lose the event
- * for every other endpoint too: the subscribed endpoints are then read again and the insert retried
- * (up to 3 times; each retry can only lose endpoints deleted meanwhile). Returns the stored deliveries.
- */
-async function insertDeliveriesOf(
-  ctx: Pick<AppContext, "db">,
-  workspaceId: string,
-  type: WebhookEventType,
-  endpoints: { id: string }[],
-  eventIds: string[],
-): Promise<{ id: string }[]> {
-  let current = endpoints;
-  for (let attempt = 0; ; attempt++) {
-    if (current.length === 0) return [];
-    try {
-      return await q.insertDeliveries(
-        ctx.db,
-        eventIds.flatMap((eventId) => current.map((e) => ({ workspaceId, endpointId: e.id, eventId }))),
-      );
-    } catch (err) {
-      if (attempt >= 2 || pgErrorCode(err) !== "23503") throw err;
-      current = await q.subscribedEndpoints(ctx.db, workspaceId, type);
-    }
-  }
-}
-
 async function queueDeliveries(ctx: Pick<AppContext, "jobs">, rows: { id: string }[]) {
+  if (rows.length === 0) return;
   await ctx.jobs.sendMany(
     deliverWebhookJob,
     rows.map((d) => ({ data: { deliveryId: d.id }, options: { id: d.id } })),
@@ -309,8 +282,9 @@ export const STRANDED_SWEEP_LIMIT = 5_000;
 
 /**
  * The stranded-delivery sweep (job webhooks.requeue-stranded-deliveries): a delivery is stored in
- * one statement and its job queued in the next, so a process that stops in between leaves it
- * pending with no job, and at-least-once delivery would not hold. Queues again every delivery still
+ * the transaction of the change it reports (emitWebhookEvent) and its job queued after that commits
+ * (queueWebhookDeliveries), so a process that stops in between leaves it pending with no job, and
+ * at-least-once delivery would not hold. Queues again every delivery still
  * unattempted STRANDED_DELIVERY_MINUTES after it was stored (and less than a day old: older ones
  * were past their retry window anyway), at most STRANDED_SWEEP_LIMIT per run. A delivery whose job
  * exists (waiting in a backlog) is not queued twice: the job id is the delivery id.
@@ -330,68 +304,152 @@ function newEventId() {
 }
 
 /**
- * The one way features emit an outbound webhook event (issue 15): when enabled endpoints of the
- * workspace subscribe to `type`, stores the event (its id is the stable `webhook-id`) and queues one
- * `webhooks.deliver` job per endpoint. Costs one indexed select when nobody listens. `data` should be
- * the resource's public JSON (snake_case, ISO 8601 times). Never throws for a webhook problem: a
- * failure is logged so the owning feature's action is not undone.
- * Returns the event id, or null when no endpoint listens.
+ * What an emit stored in the caller's transaction (the transactional outbox, issue 15): the events'
+ * ids (their stable `webhook-id`s) and the deliveries whose `webhooks.deliver` jobs are still to be
+ * queued, once that transaction commits, by queueWebhookDeliveries. Empty when nobody listens or
+ * the events could not be stored.
  */
-export async function emitWebhookEvent(
-  ctx: Pick<AppContext, "db" | "jobs"> & { log?: { warn: (o: object, m: string) => void } },
-  workspaceId: string,
-  type: WebhookEventType,
-  data: Record<string, unknown>,
-): Promise<string | null> {
-  try {
-    const endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
-    if (endpoints.length === 0) return null;
-    const ev = await q.insertEvent(ctx.db, { id: newEventId(), workspaceId, type, data });
-    const rows = await insertDeliveriesOf(ctx, workspaceId, type, endpoints, [ev.id]);
-    await queueDeliveries(ctx, rows);
-    return ev.id;
-  } catch (err) {
-    ctx.log?.warn({ err, code: pgErrorCode(err), workspaceId, type }, "webhook event not emitted");
-    return null;
-  }
+export interface WebhookEmit {
+  readonly eventIds: readonly string[];
+  readonly deliveryIds: readonly string[];
 }
 
+/** An emit that stored nothing. */
+export const NO_WEBHOOK_EMIT: WebhookEmit = Object.freeze({ eventIds: [], deliveryIds: [] });
+
 /**
- * emitWebhookEvent for many events of one type at once (a campaign batch's `message.sent`): one
- * indexed select when nobody listens, else one insert of the events, one of their deliveries (one per
- * subscribed endpoint and event) and one enqueue. `dataList`: each event's public JSON. Never throws
- * for a webhook problem (logged). Returns the event ids ([] when no endpoint listens).
+ * What emitting needs: `db`, the transaction that makes the feature's change (or the db itself for a
+ * change of one autocommitted statement), and optionally a logger for an event not stored.
  */
-export async function emitWebhookEvents(
-  ctx: Pick<AppContext, "db" | "jobs"> & { log?: { warn: (o: object, m: string) => void } },
+export type WebhookEmitCtx = { db: DbOrTx; log?: { warn: (o: object, m: string) => void } };
+
+/** Events stored per insert statement (and their deliveries per statement, times the endpoints). */
+const EVENT_CHUNK = 1000;
+
+/**
+ * Stores `dataList` as events of `type` with one delivery per subscribed endpoint and event, in a
+ * savepoint of ctx.db (a transaction of its own when ctx.db is not one). An endpoint deleted since
+ * it was read fails a delivery insert on its foreign key (23503), which would lose the events for
+ * every other endpoint too: the savepoint is rolled back, the subscribed endpoints read again and
+ * the whole store retried (up to 3 times; each retry can only lose endpoints deleted meanwhile).
+ * @throws the database's error (emitWebhookEvents catches it).
+ */
+async function storeEvents(
+  ctx: WebhookEmitCtx,
   workspaceId: string,
   type: WebhookEventType,
   dataList: Record<string, unknown>[],
-): Promise<string[]> {
-  if (dataList.length === 0) return [];
-  try {
-    const endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
-    if (endpoints.length === 0) return [];
-    const ids: string[] = [];
-    for (let i = 0; i < dataList.length; i += 1000) {
-      const events = await q.insertEvents(
-        ctx.db,
-        dataList.slice(i, i + 1000).map((data) => ({ id: newEventId(), workspaceId, type, data })),
-      );
-      const rows = await insertDeliveriesOf(
-        ctx,
-        workspaceId,
-        type,
-        endpoints,
-        events.map((ev) => ev.id),
-      );
-      await queueDeliveries(ctx, rows);
-      ids.push(...events.map((ev) => ev.id));
+): Promise<WebhookEmit> {
+  // outside the savepoint: the one indexed select every emit pays when nobody listens
+  let endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
+  for (let attempt = 0; endpoints.length > 0; attempt++) {
+    const current = endpoints;
+    try {
+      return await ctx.db.transaction(async (sp) => {
+        const eventIds: string[] = [];
+        const deliveryIds: string[] = [];
+        for (let i = 0; i < dataList.length; i += EVENT_CHUNK) {
+          const events = await q.insertEvents(
+            sp,
+            dataList.slice(i, i + EVENT_CHUNK).map((data) => ({ id: newEventId(), workspaceId, type, data })),
+          );
+          const rows = await q.insertDeliveries(
+            sp,
+            events.flatMap((ev) => current.map((e) => ({ workspaceId, endpointId: e.id, eventId: ev.id }))),
+          );
+          eventIds.push(...events.map((ev) => ev.id));
+          deliveryIds.push(...rows.map((d) => d.id));
+        }
+        return { eventIds, deliveryIds };
+      });
+    } catch (err) {
+      if (attempt >= 2 || pgErrorCode(err) !== "23503") throw err;
+      endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
     }
-    return ids;
+  }
+  return NO_WEBHOOK_EMIT;
+}
+
+/**
+ * The one way features emit an outbound webhook event (issue 15), as a transactional outbox: call it
+ * with the transaction (`ctx.db`) that makes the change the event reports, so the event and its
+ * deliveries (one per enabled endpoint of the workspace subscribed to `type`) commit or roll back
+ * with the change; then, after the commit, hand the result to queueWebhookDeliveries. A process that
+ * stops between the commit and the queueing leaves the deliveries to the stranded-delivery sweep
+ * (requeueStrandedDeliveries, STRANDED_DELIVERY_MINUTES), never loses them. Costs one indexed select
+ * when nobody listens; else the inserts run in a savepoint. `data` should be the resource's public
+ * JSON (snake_case, ISO 8601 times). Never throws for a webhook problem: a failed insert rolls back
+ * its savepoint only and is logged, so the feature's change is not undone (a broken connection ends
+ * the caller's transaction anyway). Returns what it stored (NO_WEBHOOK_EMIT when nobody listens).
+ */
+export async function emitWebhookEvent(
+  ctx: WebhookEmitCtx,
+  workspaceId: string,
+  type: WebhookEventType,
+  data: Record<string, unknown>,
+): Promise<WebhookEmit> {
+  return emitWebhookEvents(ctx, workspaceId, type, [data]);
+}
+
+/**
+ * emitWebhookEvent for many events of one type at once (a campaign batch's `message.sent`), in the
+ * caller's transaction: one indexed select when nobody listens, else, in one savepoint, one insert
+ * of the events and one of their deliveries per 1,000 events. `dataList`: each event's public JSON.
+ * Never throws for a webhook problem (logged). Returns what it stored; queue it after the commit
+ * with queueWebhookDeliveries.
+ */
+export async function emitWebhookEvents(
+  ctx: WebhookEmitCtx,
+  workspaceId: string,
+  type: WebhookEventType,
+  dataList: Record<string, unknown>[],
+): Promise<WebhookEmit> {
+  if (dataList.length === 0) return NO_WEBHOOK_EMIT;
+  try {
+    return await storeEvents(ctx, workspaceId, type, dataList);
   } catch (err) {
-    ctx.log?.warn({ err, code: pgErrorCode(err), workspaceId, type }, "webhook events not emitted");
-    return [];
+    ctx.log?.warn(
+      { err, code: pgErrorCode(err), workspaceId, type, events: dataList.length },
+      "webhook event not stored",
+    );
+    return NO_WEBHOOK_EMIT;
+  }
+}
+
+/** Several emits' results as one (for a change that emitted more than one type). */
+export function mergeWebhookEmits(...emits: readonly (WebhookEmit | null | undefined)[]): WebhookEmit {
+  const present = emits.filter((e): e is WebhookEmit => !!e && e.deliveryIds.length + e.eventIds.length > 0);
+  if (present.length <= 1) return present[0] ?? NO_WEBHOOK_EMIT;
+  return {
+    eventIds: present.flatMap((e) => e.eventIds),
+    deliveryIds: present.flatMap((e) => e.deliveryIds),
+  };
+}
+
+/**
+ * Queues the first attempt of the deliveries `emits` stored, once the transaction that stored them
+ * has committed (never before: a worker could look for a delivery not yet visible): one
+ * `webhooks.deliver` job each, whose job id is the delivery's id, so queueing a delivery again while
+ * its job exists is a no-op (pg-boss ignores a second job with the same id; the sweep relies on it).
+ * Never throws: a failure is logged and the deliveries are queued by the stranded-delivery sweep
+ * STRANDED_DELIVERY_MINUTES (10) to 15 minutes after they were stored.
+ */
+export async function queueWebhookDeliveries(
+  ctx: Pick<AppContext, "jobs"> & { log?: { warn: (o: object, m: string) => void } },
+  ...emits: readonly (WebhookEmit | null | undefined)[]
+): Promise<void> {
+  const ids = emits.flatMap((e) => e?.deliveryIds ?? []);
+  if (ids.length === 0) return;
+  try {
+    await queueDeliveries(
+      ctx,
+      ids.map((id) => ({ id })),
+    );
+  } catch (err) {
+    ctx.log?.warn(
+      { err, deliveries: ids.length },
+      "webhook deliveries not queued; the stranded-delivery sweep queues them",
+    );
   }
 }
 

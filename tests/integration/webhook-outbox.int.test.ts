@@ -1,0 +1,298 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaces } from "../../src/server/db/schema";
+import { createContact } from "../../src/server/features/crm/crm.service";
+import {
+  deliverWebhookJob,
+  requeueStrandedDeliveriesJob,
+} from "../../src/server/features/webhooks/webhooks.jobs";
+import type { JobClient } from "../../src/server/jobs/client";
+import type { JobDeps } from "../../src/server/jobs/define";
+import { handlerOf } from "../../src/server/jobs/registry";
+import { campaignRecipientRows, createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { webhookReceiver } from "./webhook-receiver";
+
+// Outbound webhook events as a transactional outbox (issue 15): a feature stores its event with the
+// same transaction that makes its change, and the delivery jobs are queued after the commit. Before,
+// the event was stored after the change had committed, so a process stopping in between lost it for
+// good (a subscriber never heard of a contact created or a message sent).
+//
+// "The process stops after the change committed, before its event is stored" is made exact with a
+// trigger on outbound_webhook_events (for the test's workspace only: test files share the database):
+// an event of a contact, recipient or campaign stored by a transaction other than the one that last
+// wrote that row fails, as the lost insert would. Stored in the change's own transaction, it passes.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => t?.close());
+
+/** A Business workspace with an API key and an endpoint subscribed to `events` at `url`. */
+async function subscribed(events: string[], url: string) {
+  const u = await signUp(t.app);
+  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+  const { key } = (
+    await u.client.post("/api/api-keys", {
+      name: "hooks",
+      scopes: ["campaigns:write", "contacts:write", "webhooks:write"],
+    })
+  ).json();
+  const call = (method: string, p: string, payload?: object) =>
+    t.app.inject({
+      method: method as "POST",
+      url: `/api/v1${p}`,
+      headers: { authorization: `Bearer ${key}` },
+      ...(payload ? { payload } : {}),
+    });
+  const ep = await call("POST", "/webhook_endpoints", { url, events });
+  expect(ep.statusCode, ep.body).toBe(201);
+  return { ...u, workspaceId: u.user.id as string, call, endpointId: ep.json().id as string };
+}
+
+/**
+ * Until the returned function is called: an event of the workspace about a campaign recipient
+ * (`data.recipient_id`: message.*, contact.unsubscribed), a contact (`data.id`) or a campaign
+ * (`data.id`) fails to be stored unless the
+ * storing transaction is the one that last wrote that row (its xmin), i.e. unless it is stored with
+ * the change it reports.
+ */
+async function stopAfterCommit(workspaceId: string) {
+  const fn = `test_outbox_${randomUUID().replace(/-/g, "")}`;
+  await t.db.execute(
+    sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+      declare subject xid;
+      begin
+        if new.data ? 'recipient_id' then
+          select r.xmin into subject from campaign_recipients r where r.id = (new.data->>'recipient_id')::bigint;
+        elsif new.type like 'contact.%' then
+          select c.xmin into subject from contacts c where c.id = (new.data->>'id')::bigint;
+        elsif new.type like 'campaign.%' then
+          select c.xmin into subject from campaigns c where c.id = (new.data->>'id')::bigint;
+        else
+          return new;
+        end if;
+        if subject is null or subject::text::bigint <> txid_current() % 4294967296 then
+          raise exception 'the process stopped after the change committed, before its % event was stored', new.type;
+        end if;
+        return new;
+      end $$`),
+  );
+  await t.db.execute(
+    sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
+      when (new.workspace_id = '${workspaceId}') execute function ${fn}()`),
+  );
+  return async () => {
+    await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
+    await t.db.execute(sql.raw(`drop function ${fn}()`));
+  };
+}
+
+/** The workspace's stored events with their deliveries' status and attempts. */
+const storedEvents = (workspaceId: string) =>
+  t.db.execute<{
+    type: string;
+    data: Record<string, unknown>;
+    status: string | null;
+    attempts: number | null;
+  }>(
+    sql`select e.type, e.data, d.status, d.attempts from outbound_webhook_events e
+        left join webhook_deliveries d on d.event_id = e.id
+        where e.workspace_id = ${workspaceId} order by e.created_at, e.id`,
+  );
+
+/** Queueing of webhook delivery jobs fails (the process stopped right after the commit); other jobs run. */
+function withDeliveryQueueDown(): () => void {
+  const original = t.jobs.sendMany.bind(t.jobs);
+  t.jobs.sendMany = (async (job, items) => {
+    if (job.name === deliverWebhookJob.name) throw new Error("connection terminated");
+    return original(job, items);
+  }) as JobClient["sendMany"];
+  return () => {
+    t.jobs.sendMany = original;
+  };
+}
+
+const sweep = () =>
+  handlerOf(requeueStrandedDeliveriesJob).handler(
+    {},
+    { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log } as JobDeps,
+    { id: "sweep", retryCount: 0 },
+  );
+
+/** Ages the workspace's deliveries past the stranded sweep's 10 minutes. */
+const ageDeliveries = (workspaceId: string) =>
+  t.db.execute(
+    sql`update webhook_deliveries set created_at = now() - interval '11 minutes' where workspace_id = ${workspaceId}`,
+  );
+
+describe("webhook events commit with the change they report (transactional outbox)", () => {
+  it("contact.created (POST /api/v1/contacts) is stored in the contact's transaction and delivered right after the commit", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(["contact.created"], hook.url);
+      const drop = await stopAfterCommit(s.workspaceId);
+      try {
+        const email = uniqueEmail("outbox-api");
+        const res = await s.call("POST", "/contacts", { first_name: "Ada", email });
+        expect(res.statusCode, res.body).toBe(201);
+        const events = await storedEvents(s.workspaceId);
+        expect(events).toHaveLength(1);
+        expect(events[0]).toMatchObject({ type: "contact.created", status: "succeeded", attempts: 1 });
+        expect(events[0]?.data).toMatchObject({ email });
+        // queued right after the commit: delivered without waiting for the sweep
+        expect(hook.got).toHaveLength(1);
+      } finally {
+        await drop();
+      }
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("contact.created: the contact and its event commit although queueing the delivery fails after the commit; the sweep delivers it", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(["contact.created"], hook.url);
+      const drop = await stopAfterCommit(s.workspaceId);
+      const restore = withDeliveryQueueDown();
+      let contactId: number;
+      try {
+        const logged: string[] = [];
+        const ctx = { ...t.ctx, log: { ...t.ctx.log, warn: (_o: object, m: string) => logged.push(m) } };
+        const row = await createContact(ctx as unknown as typeof t.ctx, s.workspaceId, {
+          first_name: "Grace",
+          email: uniqueEmail("outbox-svc"),
+        });
+        contactId = row.id;
+        expect(logged).toEqual(["webhook deliveries not queued; the stranded-delivery sweep queues them"]);
+      } finally {
+        restore();
+        await drop();
+      }
+      const events = await storedEvents(s.workspaceId);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ type: "contact.created", status: "pending", attempts: 0 });
+      expect(events[0]?.data).toMatchObject({ id: contactId });
+      expect(hook.got).toHaveLength(0);
+      await ageDeliveries(s.workspaceId);
+      await sweep();
+      expect(hook.got).toHaveLength(1);
+      expect((await storedEvents(s.workspaceId))[0]).toMatchObject({ status: "succeeded", attempts: 1 });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("a contact whose transaction rolls back leaves no contact.created event", async () => {
+    const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
+    const email = uniqueEmail("outbox-rollback");
+    // the contact's insert fails at its commit (a deferred check), after the event was stored
+    const fn = `test_outbox_rb_${randomUUID().replace(/-/g, "")}`;
+    await t.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+        begin raise exception 'refused at commit'; end $$`),
+    );
+    await t.db.execute(
+      sql.raw(`create constraint trigger ${fn} after insert on contacts deferrable initially deferred
+        for each row when (new.email = '${email}') execute function ${fn}()`),
+    );
+    try {
+      await expect(createContact(t.ctx, s.workspaceId, { first_name: "Rolled", email })).rejects.toThrow(
+        /refused at commit/,
+      );
+    } finally {
+      await t.db.execute(sql.raw(`drop trigger ${fn} on contacts`));
+      await t.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    expect(await storedEvents(s.workspaceId)).toHaveLength(0);
+  });
+
+  it("an event that cannot be stored (a webhook table error) rolls back its savepoint only: the contact is created", async () => {
+    const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
+    const fn = `test_outbox_err_${randomUUID().replace(/-/g, "")}`;
+    await t.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+        begin raise exception 'webhook table broken'; end $$`),
+    );
+    await t.db.execute(
+      sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
+        when (new.workspace_id = '${s.workspaceId}') execute function ${fn}()`),
+    );
+    const logged: string[] = [];
+    let contactId: number;
+    try {
+      const ctx = { ...t.ctx, log: { ...t.ctx.log, warn: (_o: object, m: string) => logged.push(m) } };
+      const row = await createContact(ctx as unknown as typeof t.ctx, s.workspaceId, {
+        first_name: "Kept",
+        email: uniqueEmail("outbox-kept"),
+      });
+      contactId = row.id;
+    } finally {
+      await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
+      await t.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    expect(logged).toEqual(["webhook event not stored"]);
+    const [kept] = await t.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from contacts where id = ${contactId} and workspace_id = ${s.workspaceId}`,
+    );
+    expect(kept?.n).toBe(1);
+    expect(await storedEvents(s.workspaceId)).toHaveLength(0);
+  });
+
+  it("a campaign batch's message.sent (with the audience's contact.created, campaign.launched and a recipient's contact.unsubscribed) is stored in the change's transaction, even when queueing fails", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(
+        ["message.sent", "contact.created", "campaign.launched", "contact.unsubscribed"],
+        hook.url,
+      );
+      const drop = await stopAfterCommit(s.workspaceId);
+      const restore = withDeliveryQueueDown();
+      let campaignId: number;
+      const a = uniqueEmail("outbox-a");
+      const b = uniqueEmail("outbox-b");
+      try {
+        const launch = await s.call("POST", "/campaigns", {
+          name: "Outbox",
+          channel: "email",
+          content: { subject: "Hi", body: "Hello {{first_name|there}}" },
+          audience: {
+            contacts: [
+              { first_name: "A", email: a },
+              { first_name: "B", email: b },
+            ],
+          },
+        });
+        expect(launch.statusCode, launch.body).toBe(201);
+        campaignId = launch.json().campaign.id;
+        // recipient A unsubscribes on the app's page
+        const rowA = (await campaignRecipientRows(t, campaignId)).find((r) => r.address === a);
+        const page = await t.app.inject({ method: "POST", url: `/u/${rowA?.token}` });
+        expect(page.statusCode).toBe(200);
+      } finally {
+        restore();
+        await drop();
+      }
+      const events = await storedEvents(s.workspaceId);
+      const sent = events.filter((e) => e.type === "message.sent");
+      expect(sent.map((e) => e.data.address).sort()).toEqual([a, b].sort());
+      for (const e of sent) {
+        expect(e.data).toMatchObject({ campaign_id: campaignId, status: "sent" });
+        expect(e).toMatchObject({ status: "pending", attempts: 0 });
+      }
+      expect(events.filter((e) => e.type === "contact.created")).toHaveLength(2);
+      expect(events.filter((e) => e.type === "campaign.launched")).toHaveLength(1);
+      const unsubscribed = events.filter((e) => e.type === "contact.unsubscribed");
+      expect(unsubscribed.map((e) => e.data.address)).toEqual([a]);
+      expect(hook.got).toHaveLength(0);
+      // the sweep queues them once they are 10 minutes old: every event reaches the subscriber
+      await ageDeliveries(s.workspaceId);
+      await sweep();
+      expect(hook.got).toHaveLength(6);
+    } finally {
+      await hook.close();
+    }
+  });
+});

@@ -22,6 +22,7 @@ import { Route as AppPricingRouteImport } from "./routes/_app/pricing"
 import { Route as AppSettingsRouteImport } from "./routes/_app/settings"
 import { Route as AppStudioRouteImport } from "./routes/_app/studio"
 import { Route as AppVideoCreatorRouteImport } from "./routes/_app/video-creator"
+import { Route as AccountRecoverEmailRouteImport } from "./routes/account.recover-email"
 import { Route as InviteTokenRouteImport } from "./routes/invite.$token"
 import { Route as AppCampaignsIndexRouteImport } from "./routes/_app/campaigns/index"
 import { Route as AppCampaignsIdRouteImport } from "./routes/_app/campaigns/$id"
@@ -98,6 +99,11 @@ const AppVideoCreatorRoute = AppVideoCreatorRouteImport.update({
   path: "/video-creator",
   getParentRoute: () => AppRoute,
 } as any)
+const AccountRecoverEmailRoute = AccountRecoverEmailRouteImport.update({
+  id: "/account/recover-email",
+  path: "/account/recover-email",
+  getParentRoute: () => rootRouteImport,
+} as any)
 const InviteTokenRoute = InviteTokenRouteImport.update({
   id: "/invite/$token",
   path: "/invite/$token",
@@ -168,6 +174,7 @@ export interface FileRoutesByFullPath {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/account/recover-email": typeof AccountRecoverEmailRoute
   "/invite/$token": typeof InviteTokenRoute
   "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
@@ -193,6 +200,7 @@ export interface FileRoutesByTo {
   "/settings": typeof AppSettingsRoute
   "/studio": typeof AppStudioRoute
   "/video-creator": typeof AppVideoCreatorRoute
+  "/account/recover-email": typeof AccountRecoverEmailRoute
   "/invite/$token": typeof InviteTokenRoute
   "/campaigns/$id": typeof AppCampaignsIdRoute
   "/campaigns/call": typeof AppCampaignsCallRoute
@@ -220,6 +228,7 @@ export interface FileRoutesById {
   "/_app/settings": typeof AppSettingsRoute
   "/_app/studio": typeof AppStudioRoute
   "/_app/video-creator": typeof AppVideoCreatorRoute
+  "/account/recover-email": typeof AccountRecoverEmailRoute
   "/invite/$token": typeof InviteTokenRoute
   "/_app/campaigns/$id": typeof AppCampaignsIdRoute
   "/_app/campaigns/call": typeof AppCampaignsCallRoute
@@ -247,6 +256,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/account/recover-email"
     | "/invite/$token"
     | "/campaigns/$id"
     | "/campaigns/call"
@@ -272,6 +282,7 @@ export interface FileRouteTypes {
     | "/settings"
     | "/studio"
     | "/video-creator"
+    | "/account/recover-email"
     | "/invite/$token"
     | "/campaigns/$id"
     | "/campaigns/call"
@@ -298,6 +309,7 @@ export interface FileRouteTypes {
     | "/_app/settings"
     | "/_app/studio"
     | "/_app/video-creator"
+    | "/account/recover-email"
     | "/invite/$token"
     | "/_app/campaigns/$id"
     | "/_app/campaigns/call"
@@ -319,6 +331,7 @@ export interface RootRouteChildren {
   RegisterRoute: typeof RegisterRoute
   ResetPasswordRoute: typeof ResetPasswordRoute
   VerifyEmailRoute: typeof VerifyEmailRoute
+  AccountRecoverEmailRoute: typeof AccountRecoverEmailRoute
   InviteTokenRoute: typeof InviteTokenRoute
 }
 
@@ -414,6 +427,13 @@ declare module "@tanstack/react-router" {
       fullPath: "/video-creator"
       preLoaderRoute: typeof AppVideoCreatorRouteImport
       parentRoute: typeof AppRoute
+    }
+    "/account/recover-email": {
+      id: "/account/recover-email"
+      path: "/account/recover-email"
+      fullPath: "/account/recover-email"
+      preLoaderRoute: typeof AccountRecoverEmailRouteImport
+      parentRoute: typeof rootRouteImport
     }
     "/invite/$token": {
       id: "/invite/$token"
@@ -543,6 +563,7 @@ const rootRouteChildren: RootRouteChildren = {
   RegisterRoute: RegisterRoute,
   ResetPasswordRoute: ResetPasswordRoute,
   VerifyEmailRoute: VerifyEmailRoute,
+  AccountRecoverEmailRoute: AccountRecoverEmailRoute,
   InviteTokenRoute: InviteTokenRoute,
 }
 export const routeTree = rootRouteImport

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { open } from "./a11y-helpers";
+import { loadAxe, open, seriousViolations, switchTheme } from "./a11y-helpers";
 import { accountLinkFromOutbox, registerVerifiedBusiness } from "./account-helpers";
 
 /**
@@ -192,4 +192,83 @@ test("Settings > Profile at 390 px: a new email asks for the current password (l
     .toContain("Your Pitchwise email was changed to n•••@example.com");
   // the page fits 390 px: no horizontal scroll
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+});
+
+test("the email-changed notice's recovery page at 390 px: explains, restores the old address by keyboard, leads to a new password, and refuses a tampered or used link", async ({
+  page,
+}) => {
+  await loadAxe(page);
+  await page.emulateMedia({ reducedMotion: "reduce" });
+  const email = await registerVerifiedBusiness(page, {
+    prefix: "recov",
+    name: "Rae Recover",
+    business: "Rae Co",
+  });
+  // someone with the password moves the account to their address
+  const thiefEmail = `t-${Date.now()}-${Math.random().toString(36).slice(2, 6)}@example.com`;
+  const origin = new URL(page.url()).origin;
+  const moved = await page.request.put("/api/user/profile", {
+    headers: { origin },
+    data: { name: "Rae Recover", email: thiefEmail, currentPassword: "correct-horse-battery" },
+  });
+  expect(moved.ok(), await moved.text()).toBe(true);
+  let link = "";
+  await expect
+    .poll(async () => {
+      const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
+      const messages = (await res.json()).messages as { subject: string; body: string }[];
+      const body = messages.find((m) => m.subject === "Your Pitchwise email was changed")?.body ?? "";
+      link = body.match(/https?:\/\/[^\s]+\/account\/recover-email\?token=[a-z2-7]+/)?.[0] ?? "";
+      return link;
+    })
+    .toMatch(/recover-email\?token=/);
+  const path = new URL(link).pathname + new URL(link).search;
+
+  // a tampered link: a sentence, no button
+  const last = path.at(-1) === "a" ? "b" : "a";
+  await page.goto(`${path.slice(0, -1)}${last}`);
+  await expect(page.getByRole("heading", { level: 1, name: "Secure your account" })).toBeVisible();
+  await expect(page.getByRole("alert")).toHaveText(
+    "This recovery link is not valid. Please open the link from the email exactly as it is.",
+  );
+  await expect(page.getByRole("button", { name: /Restore/ })).toHaveCount(0);
+
+  // the real link: what will happen, then one button reached with the keyboard
+  await page.goto(path);
+  await expect(page.getByRole("heading", { level: 1, name: "Secure your account" })).toBeVisible();
+  await expect(page.getByText(email)).toBeVisible();
+  await expect(page.getByText("Sign out every device signed in to the account")).toBeVisible();
+  const restore = page.getByRole("button", { name: "Restore My Email" });
+  await expect(restore).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  const found = await seriousViolations(page, "recover-email light");
+  await switchTheme(page, "midnight-blue");
+  found.push(...(await seriousViolations(page, "recover-email dark")));
+  await switchTheme(page, "monochrome-elite");
+  expect(found).toEqual([]);
+  for (let i = 0; i < 12 && !(await restore.evaluate((b) => b === document.activeElement)); i++)
+    await page.keyboard.press("Tab");
+  await expect(restore).toBeFocused();
+  await page.keyboard.press("Enter");
+
+  // restored: on the reset screen, told what happened; a new password signs in on the old address
+  await expect(page).toHaveURL(/\/reset-password\?/);
+  await expect(page.getByRole("status")).toContainText(
+    `Your account is back on ${email} and every device was signed out. Now choose a new password.`,
+  );
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await expect(page.getByLabel("New password", { exact: true })).toBeFocused();
+  await page.keyboard.type("rae-new-password-1");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("rae-new-password-1");
+  await page.keyboard.press("Enter");
+  await expect(page).not.toHaveURL(/reset-password/);
+  const me = await page.request.get("/api/auth/me");
+  expect(me.ok()).toBe(true);
+  expect((await me.json()).user).toMatchObject({ email, email_verified: true });
+
+  // the link works once
+  await page.goto(path);
+  await expect(page.getByRole("alert")).toContainText("This recovery link was already used");
+  await expect(page.getByRole("button", { name: /Restore/ })).toHaveCount(0);
 });

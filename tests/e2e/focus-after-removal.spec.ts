@@ -165,3 +165,55 @@ test("Contacts: after a confirmed bulk delete or bulk stage update the selection
   await expectFocusNotOnBody(page);
   await expect(page.getByRole("region", { name: "Contact list" })).toBeFocused();
 });
+
+test("Contacts: a row's Delete asks in the app's dialog named after the contact (no browser confirm); cancel gives focus back, a confirmed delete puts it on the contact list", async ({
+  page,
+}) => {
+  await registerVerifiedBusiness(page, { prefix: "onefocus", name: "Oli One", business: "One Co" });
+  const origin = new URL(page.url()).origin;
+  const stamp = Date.now();
+  for (const first of ["Ada", "Ben", "Cy"]) {
+    const res = await page.request.post("/api/contacts", {
+      headers: { origin },
+      data: {
+        first_name: first,
+        last_name: "Single",
+        email: `${first.toLowerCase()}-one-${stamp}@example.com`,
+      },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+  // a browser confirm() would be dismissed by Playwright (nothing deleted): record any, expect none
+  const native: string[] = [];
+  page.on("dialog", (d) => {
+    native.push(d.message());
+    void d.dismiss();
+  });
+  await open(page, "/contacts");
+  await expect(page.getByRole("heading", { name: "Contacts (3)" })).toBeVisible();
+
+  const del = page.getByRole("button", { name: "Delete Ben Single" });
+  await del.focus();
+  await page.keyboard.press("Enter");
+  const dialog = page.getByRole("dialog", { name: "Delete Ben Single?" });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText("This cannot be undone.");
+  // Escape cancels: nothing deleted, focus back on the row's Delete button
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await expect(del).toBeFocused();
+  await expect(page.getByRole("heading", { name: "Contacts (3)" })).toBeVisible();
+
+  // confirmed by keyboard on the button named after the contact
+  await page.keyboard.press("Enter");
+  const confirm = page.getByRole("dialog").getByRole("button", { name: "Delete Ben Single" });
+  await confirm.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Deleted Ben Single")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Contacts (2)" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Ben Single" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Ada Single" })).toBeVisible();
+  await expectFocusNotOnBody(page);
+  await expect(page.getByRole("region", { name: "Contact list" })).toBeFocused();
+  expect(native).toEqual([]);
+});

@@ -195,6 +195,49 @@ describe("changing the account email needs the current password (a stolen sessio
     ).toHaveLength(1);
   });
 
+  it("signs out the account's other sessions like a password change, keeps the current one (REST and tRPC)", async () => {
+    const { client, user, password } = await signUp(t.app);
+    const loginCookie = async (email: string) => {
+      const res = await t.app.inject({
+        method: "POST",
+        url: "/api/auth/login",
+        payload: { email, password },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.cookies.find((c) => c.name === "pw_session")!.value;
+    };
+    const meWith = (cookie: string) =>
+      t.app.inject({ method: "GET", url: "/api/auth/me", cookies: { pw_session: cookie } });
+
+    // a name-only change signs nobody out
+    const second = await loginCookie(user.email);
+    await client.put("/api/user/profile", { name: "Renamed", email: user.email });
+    expect((await meWith(second)).statusCode).toBe(200);
+
+    const next = uniqueEmail("moved");
+    const res = await client.put("/api/user/profile", {
+      name: "Renamed",
+      email: next,
+      currentPassword: password,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await meWith(second)).statusCode).toBe(401);
+    const me = await client.get("/api/auth/me");
+    expect(me.statusCode).toBe(200);
+    expect(me.json().user.email).toBe(next);
+
+    // the tRPC mutation of Settings > Profile does the same
+    const third = await loginCookie(next);
+    const viaTrpc = await trpcCall(client, "user.updateProfile", {
+      name: "Renamed",
+      email: uniqueEmail("moved-again"),
+      currentPassword: password,
+    });
+    expect(viaTrpc.status).toBe(200);
+    expect((await meWith(third)).statusCode).toBe(401);
+    expect((await client.get("/api/auth/me")).statusCode).toBe(200);
+  });
+
   it("limits the password checks per account like PUT /api/user/password (one shared window)", async () => {
     const limited = await createTestApp({ AUTH_RATE_LIMIT_PER_IP_EMAIL: "4" });
     try {

@@ -13,8 +13,11 @@ import { useTRPC } from "@/client/trpc";
 import { AuthShell } from "./-components/auth-shell";
 
 export const Route = createFileRoute("/reset-password")({
-  validateSearch: (s: Record<string, unknown>): { token?: string } =>
-    typeof s.token === "string" && s.token ? { token: s.token } : {},
+  // `recovered`: the address an email recovery (/account/recover-email) just moved the account back to
+  validateSearch: (s: Record<string, unknown>): { token?: string; recovered?: string } => ({
+    ...(typeof s.token === "string" && s.token ? { token: s.token } : {}),
+    ...(typeof s.recovered === "string" && s.recovered ? { recovered: s.recovered.slice(0, 320) } : {}),
+  }),
   component: ResetPasswordPage,
 });
 
@@ -28,10 +31,11 @@ type Values = z.infer<typeof schema>;
 
 /**
  * /reset-password?token=... (issue 11): the emailed link. Sets a new password (8+ characters),
- * which signs out every other session and signs in here.
+ * which signs out every other session and signs in here. An email recovery lands here too, with
+ * `recovered` (the restored address) to say what just happened.
  */
 function ResetPasswordPage() {
-  const { token } = Route.useSearch();
+  const { token, recovered } = Route.useSearch();
   const trpc = useTRPC();
   const navigate = useNavigate();
   const { setUser } = useAuth();
@@ -73,6 +77,13 @@ function ResetPasswordPage() {
       footer={<>Link not working? {requestAgain}</>}
     >
       <form onSubmit={onSubmit} className="grid gap-4" noValidate>
+        {recovered && !reset.error && (
+          <AlertBanner variant="success">
+            <span className="break-all">
+              Your account is back on {recovered} and every device was signed out. Now choose a new password.
+            </span>
+          </AlertBanner>
+        )}
         {reset.error && <AlertBanner variant="error">{reset.error.message}</AlertBanner>}
         <FormField label="New password" htmlFor="reset-password" error={errors.password?.message}>
           <Input

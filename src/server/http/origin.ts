@@ -12,6 +12,7 @@ const ACCOUNT_PATHS = new Set([
   "/api/auth/forgot-password",
   "/api/auth/reset-password",
   "/api/auth/verify-email",
+  "/api/auth/recover-email",
 ]);
 /** tRPC procedures with the same role (a batch is checked when any of its procedures is one). */
 const ACCOUNT_PROCEDURES = new Set([
@@ -20,6 +21,7 @@ const ACCOUNT_PROCEDURES = new Set([
   "auth.forgotPassword",
   "auth.resetPassword",
   "auth.verifyEmail",
+  "auth.recoverEmail",
 ]);
 
 /** True for the sign-in, sign-up and password-reset endpoints (REST and tRPC). */

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import { apiIdempotencyKeys, apiKeys, workspaceMembers, workspaces } from "../../db/schema";
@@ -37,6 +37,18 @@ export async function revokeApiKey(db: DbOrTx, workspaceId: string, id: string) 
     .where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning();
   return row;
+}
+
+/**
+ * Revokes every still-active key created by `userId` at or after `since` (any workspace); returns
+ * the revoked rows.
+ */
+export async function revokeKeysCreatedBySince(db: DbOrTx, userId: string, since: Date) {
+  return db
+    .update(apiKeys)
+    .set({ revokedAt: new Date() })
+    .where(and(eq(apiKeys.createdBy, userId), gte(apiKeys.createdAt, since), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import type { ApiKey, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -86,6 +87,19 @@ export async function revokeApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
   const row = await q.revokeApiKey(ctx.db, tenant.workspaceId, id);
   if (!row) throw new AppError("NOT_FOUND", "API key not found");
   return toApiKeyJson(row);
+}
+
+/**
+ * Revokes every API key that `userId` created at or after `since`, in every workspace (account
+ * recovery: keys made while someone else held the account). `ctx.db` may be a transaction.
+ * Returns how many keys were revoked.
+ */
+export async function revokeKeysCreatedBySince(
+  ctx: { db: DbOrTx },
+  userId: string,
+  since: Date,
+): Promise<number> {
+  return (await q.revokeKeysCreatedBySince(ctx.db, userId, since)).length;
 }
 
 /** Whether a key whose creator has `role` in its workspace (null: not a member) may act: owners and admins. */

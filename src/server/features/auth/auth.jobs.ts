@@ -1,7 +1,10 @@
 import { z } from "zod";
 import { defineJob } from "../../jobs/contract";
 
-/** The two kinds of single-use account links (the `auth_tokens.purpose` values). */
+/**
+ * The two kinds of single-use account links sendAccountLinkJob sends (`auth_tokens.purpose` values;
+ * the third purpose, EMAIL_RECOVERY_PURPOSE, is made by sendEmailChangedNoticeJob).
+ */
 export const ACCOUNT_LINK_PURPOSES = ["password_reset", "email_verification"] as const;
 export type AccountLinkPurpose = (typeof ACCOUNT_LINK_PURPOSES)[number];
 
@@ -28,8 +31,17 @@ export const sendPasswordResetJob = defineJob({
 });
 
 /**
+ * `auth_tokens.purpose` of the "this wasn't me" link in the email-changed notice: restores the
+ * previous address (valid 7 days). Its `email` is the previous address, its `created_at` the moment
+ * of the change.
+ */
+export const EMAIL_RECOVERY_PURPOSE = "email_recovery";
+
+/**
  * After an account's email address changed (Settings > Profile): tells the previous address, so the
- * owner learns of a change they did not make. Carries both addresses (no secret).
+ * owner learns of a change they did not make, with a single-use recovery link (the handler makes
+ * the token, so no secret is queued). Carries both addresses and `changedAt` (ISO 8601, when the
+ * change was saved: a recovery revokes the API keys created since).
  */
 export const sendEmailChangedNoticeJob = defineJob({
   name: "auth.send-email-changed-notice",
@@ -37,6 +49,7 @@ export const sendEmailChangedNoticeJob = defineJob({
     userId: z.string().uuid(),
     oldEmail: z.string().email().max(320),
     newEmail: z.string().email().max(320),
+    changedAt: z.iso.datetime().optional(),
   }),
   options: { retryLimit: 3 },
 });

@@ -86,6 +86,16 @@ export async function consumeAuthToken(db: DbOrTx, id: string, purpose: string) 
   return row ?? null;
 }
 
+/** The token `id` of `purpose` whatever its state (to tell a used link from an expired one), or null. */
+export async function findAuthToken(db: DbOrTx, id: string, purpose: string) {
+  const [row] = await db
+    .select()
+    .from(authTokens)
+    .where(and(eq(authTokens.id, id), eq(authTokens.purpose, purpose)))
+    .limit(1);
+  return row ?? null;
+}
+
 /** Marks every still-unused token of `purpose` for the user used (a newer link or a reset replaced them). */
 export async function retireAuthTokens(db: DbOrTx, userId: string, purpose: string) {
   await db
@@ -110,4 +120,17 @@ export async function markEmailVerified(db: DbOrTx, userId: string, email: strin
 
 export async function deleteUserSessions(db: DbOrTx, userId: string) {
   await db.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+/**
+ * Account recovery: sets the user's address back to `email`, verified now; returns the user or null.
+ * A unique violation (another account has the address) is thrown to the caller.
+ */
+export async function restoreUserEmail(db: DbOrTx, userId: string, email: string) {
+  const [row] = await db
+    .update(users)
+    .set({ email, emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(users.id, userId))
+    .returning();
+  return row ?? null;
 }

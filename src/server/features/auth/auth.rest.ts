@@ -5,6 +5,7 @@ import { parseInput } from "../../lib/validate";
 import {
   forgotPasswordInput,
   loginInput,
+  recoverEmailInput,
   registerInput,
   resetPasswordInput,
   verifyEmailInput,
@@ -13,7 +14,8 @@ import * as auth from "./auth.service";
 
 /**
  * REST adapters for spec section 7: /api/auth/register, login, me, logout; and (issue 11)
- * forgot-password, reset-password, verify-email, resend-verification.
+ * forgot-password, reset-password, verify-email, resend-verification; recover-email (the
+ * email-changed notice's recovery link).
  */
 export async function authRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.post("/api/auth/register", async (req, reply) => {
@@ -51,6 +53,31 @@ export async function authRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
     const { token } = parseInput(verifyEmailInput, req.body);
     await auth.verifyEmail(ctx, token);
     return { success: true, message: "Your email address is verified. You can now launch campaigns." };
+  });
+
+  /**
+   * The email-changed notice's "this wasn't me" link: `?token=` -> `{success, email, available}`
+   * (what confirming would restore; nothing used).
+   */
+  app.get("/api/auth/recover-email", async (req) => {
+    const { token } = parseInput(recoverEmailInput, req.query);
+    return { success: true, ...(await auth.checkEmailRecovery(ctx, token)) };
+  });
+
+  /**
+   * `{token}` -> `{success, message, email, reset_token}`: the account is back on the old address,
+   * every session ended (this browser's cookie cleared too); `reset_token` opens /reset-password.
+   */
+  app.post("/api/auth/recover-email", async (req, reply) => {
+    const { token } = parseInput(recoverEmailInput, req.body);
+    const r = await auth.recoverEmail(ctx, token, { ip: req.clientIp });
+    clearSessionCookie(reply, ctx);
+    return {
+      success: true,
+      message: auth.recoveredMessage(r.email),
+      email: r.email,
+      reset_token: r.resetToken,
+    };
   });
 
   /** Signed in: emails a new verification link -> `{success, message}`. */

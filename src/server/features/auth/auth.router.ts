@@ -3,6 +3,7 @@ import { protectedProcedure, publicProcedure, router } from "../../trpc/init";
 import {
   forgotPasswordInput,
   loginInput,
+  recoverEmailInput,
   registerInput,
   resetPasswordInput,
   verifyEmailInput,
@@ -37,6 +38,16 @@ export const authRouter = router({
       success: true as const,
       message: "Your email address is verified. You can now launch campaigns.",
     };
+  }),
+  /** The email-changed notice's recovery link: what confirming would restore (nothing used). */
+  checkEmailRecovery: publicProcedure
+    .input(recoverEmailInput)
+    .query(({ ctx, input }) => auth.checkEmailRecovery(ctx, input.token)),
+  /** Restores the old address, ends every session (and this cookie); `resetToken` opens /reset-password. */
+  recoverEmail: publicProcedure.input(recoverEmailInput).mutation(async ({ ctx, input }) => {
+    const r = await auth.recoverEmail(ctx, input.token, { ip: ctx.ip });
+    clearSessionCookie(ctx.res, ctx);
+    return { success: true as const, message: auth.recoveredMessage(r.email), ...r };
   }),
   resendVerification: protectedProcedure.mutation(async ({ ctx }) => {
     const r = await auth.resendVerification(ctx, ctx.user);

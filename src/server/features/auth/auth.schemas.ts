@@ -59,5 +59,8 @@ export const resetPasswordInput = z.object({
 /** POST /api/auth/verify-email (issue 11) */
 export const verifyEmailInput = z.object({ token: linkToken });
 
+/** GET and POST /api/auth/recover-email: the token of the email-changed notice's recovery link. */
+export const recoverEmailInput = z.object({ token: linkToken });
+
 export type ForgotPasswordInput = z.infer<typeof forgotPasswordInput>;
 export type ResetPasswordInput = z.infer<typeof resetPasswordInput>;

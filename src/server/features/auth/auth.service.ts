@@ -1,12 +1,14 @@
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppContext } from "../../context";
+import { isUniqueViolation } from "../../db/errors";
 import type { Session, User, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
+import { revokeKeysCreatedBySince } from "../api/api.service";
 import {
   createWorkspace,
   getWorkspace,
@@ -16,6 +18,7 @@ import {
 } from "../workspaces/workspaces.service";
 import {
   type AccountLinkPurpose,
+  EMAIL_RECOVERY_PURPOSE,
   sendAccountLinkJob,
   sendEmailChangedNoticeJob,
   sendPasswordResetJob,
@@ -378,18 +381,20 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
  * needed the password, but an owner who did not make it must hear of it) and a verification link to
  * the new address. Nothing when the address did not change. The link is limited like
  * resendVerification (5 links per hour per account); past the limit no link is sent (the change
- * itself stands, and the banner's resend answers with the wait). The notice is always queued.
+ * itself stands, and the banner's resend answers with the wait). The notice is always queued,
+ * with `after.updatedAt` as the moment of the change (its recovery link revokes API keys made since).
  */
 export async function followEmailChange(
   ctx: Pick<AppContext, "jobs" | "limiters">,
   before: Pick<User, "email">,
-  after: Pick<User, "id" | "email" | "emailVerifiedAt">,
+  after: Pick<User, "id" | "email" | "emailVerifiedAt" | "updatedAt">,
 ): Promise<void> {
   if (before.email.toLowerCase() === after.email.toLowerCase()) return;
   await ctx.jobs.send(sendEmailChangedNoticeJob, {
     userId: after.id,
     oldEmail: before.email,
     newEmail: after.email,
+    changedAt: after.updatedAt.toISOString(),
   });
   if (after.emailVerifiedAt) return;
   const allowed = await ctx.limiters.accountEmail.consume(`verify|${after.id}`).then(
@@ -399,29 +404,145 @@ export async function followEmailChange(
   if (allowed) await ctx.jobs.send(sendAccountLinkJob, { userId: after.id, purpose: "email_verification" });
 }
 
+/** A recovery link ("this wasn't me" in the email-changed notice) works for 7 days. */
+export const EMAIL_RECOVERY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The path of the recovery page the notice links to (client route, public). */
+const RECOVERY_PATH = "/account/recover-email";
+
 /**
  * The sendEmailChangedNoticeJob's work: emails `oldEmail` that the account's address is now
- * `newEmail` (masked, "n•••@example.com": the old mailbox may no longer be the owner's)
- * and what to do if it was not them (change the password in Settings > Profile while still signed
- * in: a forgot-password request for the old address finds no account any more). Nothing for an
- * unknown user.
+ * `newEmail` (masked, "n•••@example.com": the old mailbox may no longer be the owner's), with a
+ * single-use recovery link `APP_URL/account/recover-email?token=...` valid 7 days
+ * (EMAIL_RECOVERY_TTL_MS): a random 160-bit token of which only the SHA-256 is stored in
+ * `auth_tokens` (purpose EMAIL_RECOVERY_PURPOSE, `email` the old address, `created_at` the change's
+ * `changedAt`), as for password-reset links. Earlier recovery links stay valid (after two changes
+ * the first owner's link must still work); a recovery retires them all. Nothing for an unknown user.
  */
 export async function sendEmailChangedNotice(
   deps: Pick<AppContext, "db" | "env" | "providers">,
-  data: { userId: string; oldEmail: string; newEmail: string },
+  data: { userId: string; oldEmail: string; newEmail: string; changedAt?: string },
 ): Promise<void> {
   const user = await q.findUserById(deps.db, data.userId);
   if (!user) return;
+  const changedAt = data.changedAt ? new Date(data.changedAt) : new Date();
+  const token = randomToken(20);
+  await q.insertAuthToken(deps.db, {
+    id: sessionIdFromToken(token),
+    userId: user.id,
+    purpose: EMAIL_RECOVERY_PURPOSE,
+    email: data.oldEmail,
+    createdAt: changedAt,
+    expiresAt: new Date(changedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
+  });
   const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const masked = maskEmail(data.newEmail);
-  const settings = `${deps.env.APP_URL}/settings?tab=profile`;
+  const link = `${deps.env.APP_URL}${RECOVERY_PATH}?token=${token}`;
   await deps.providers.email.send({
     to: data.oldEmail,
     subject: "Your Pitchwise email was changed",
-    text: `Hi ${user.name},\n\nYour Pitchwise email was changed to ${masked}. From now on the account signs in with that address.\n\nIf this wasn't you, someone knows your password: reset your password at once in Settings > Profile (${settings}) while you are still signed in, and reply to this email so we can move the account back to this address.`,
-    html: `<p>Hi ${esc(user.name)},</p><p>Your Pitchwise email was changed to <strong>${esc(masked)}</strong>. From now on the account signs in with that address.</p><p>If this wasn't you, someone knows your password: <a href="${esc(settings)}">reset your password at once in Settings &gt; Profile</a> while you are still signed in, and reply to this email so we can move the account back to this address.</p>`,
+    text: `Hi ${user.name},\n\nYour Pitchwise email was changed to ${masked}. From now on the account signs in with that address.\n\nIf this wasn't you, someone knows your password. Secure your account: ${link}\n\nThis moves the account back to this address, signs out every device and lets you choose a new password. The link works once, for 7 days. If you made this change, ignore this email.`,
+    html: `<p>Hi ${esc(user.name)},</p><p>Your Pitchwise email was changed to <strong>${esc(masked)}</strong>. From now on the account signs in with that address.</p><p>If this wasn't you, someone knows your password. <a href="${esc(link)}">Secure your account</a>: this moves the account back to this address, signs out every device and lets you choose a new password.</p><p>The link works once, for 7 days. If you made this change, ignore this email.</p>`,
     tag: "email-changed",
   });
+}
+
+const RECOVERY_LINK_INVALID =
+  "This recovery link is not valid. Please open the link from the email exactly as it is.";
+const RECOVERY_LINK_USED =
+  "This recovery link was already used: the account was moved back to this address and every device signed out. To get in, use Forgot password on the sign-in page with this address.";
+const RECOVERY_LINK_EXPIRED =
+  "This recovery link has expired (links work for 7 days). Use Forgot password on the sign-in page, or reply to the email we sent so we can help you get the account back.";
+
+/** The sentence of a recovery whose old address now belongs to another account. */
+export function recoveryAddressTakenMessage(email: string): string {
+  return `We cannot move the account back to ${email}: that address now belongs to another Pitchwise account. Nothing was changed. Reply to the email we sent so we can help you get the account back.`;
+}
+
+/** The sentence after a recovery: where the account is now and what comes next. */
+export function recoveredMessage(email: string): string {
+  return `Your account is back on ${email} and every device was signed out. Now choose a new password.`;
+}
+
+/** Why the recovery token `token` cannot be used (invalid, used or expired), as an AppError. */
+async function recoveryLinkError(ctx: Pick<AppContext, "db">, token: string): Promise<AppError> {
+  const row = /^[a-z2-7]{16,64}$/.test(token)
+    ? await q.findAuthToken(ctx.db, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE)
+    : null;
+  if (!row) return new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
+  if (row.usedAt) return new AppError("BAD_REQUEST", RECOVERY_LINK_USED);
+  return new AppError("BAD_REQUEST", RECOVERY_LINK_EXPIRED);
+}
+
+/**
+ * `GET /api/auth/recover-email?token=...` (tRPC `auth.checkEmailRecovery`): what the recovery link
+ * would do, without using it: `{email, available}` with `email` the address it restores and
+ * `available` false when another account has that address now.
+ * @throws AppError BAD_REQUEST (invalid, used or expired link: one sentence each).
+ */
+export async function checkEmailRecovery(
+  ctx: Pick<AppContext, "db">,
+  token: string,
+): Promise<{ email: string; available: boolean }> {
+  const row = /^[a-z2-7]{16,64}$/.test(token)
+    ? await q.findAuthToken(ctx.db, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE)
+    : null;
+  if (!row || row.usedAt || row.expiresAt.getTime() <= Date.now()) throw await recoveryLinkError(ctx, token);
+  const holder = await q.findUserByEmail(ctx.db, row.email);
+  return { email: row.email, available: !holder || holder.id === row.userId };
+}
+
+/**
+ * `POST /api/auth/recover-email {token}` (tRPC `auth.recoverEmail`), the "this wasn't me" link of
+ * the email-changed notice. In one transaction: uses the link (once), moves the account back to the
+ * address the notice went to, marked verified (the link proved it), ends every session of the
+ * account, retires its other recovery, reset and verification links, revokes the API keys the
+ * account created since the change (in any workspace), and makes a password-reset link (1 hour)
+ * whose token is returned so the page can lead the person to choose a new password (the old one is
+ * known to whoever made the change). Shape: `{email, resetToken, revokedApiKeys}`.
+ * @throws AppError BAD_REQUEST (invalid, used or expired link); CONFLICT when another account has
+ *   the address now (nothing changed, the link stays usable); TOO_MANY_REQUESTS (per-IP auth limit).
+ */
+export async function recoverEmail(
+  ctx: AppContext,
+  token: string,
+  meta: { ip: string },
+): Promise<{ email: string; resetToken: string; revokedApiKeys: number }> {
+  await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
+  if (!/^[a-z2-7]{16,64}$/.test(token)) throw new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
+  const resetToken = randomToken(20);
+  const seen: { email?: string } = {};
+  try {
+    const done = await ctx.db.transaction(async (tx) => {
+      const link = await q.consumeAuthToken(tx, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE);
+      if (!link) return null;
+      seen.email = link.email;
+      const holder = await q.findUserByEmail(tx, link.email);
+      if (holder && holder.id !== link.userId)
+        throw new AppError("CONFLICT", recoveryAddressTakenMessage(link.email));
+      const user = await q.restoreUserEmail(tx, link.userId, link.email);
+      if (!user) return null;
+      await q.deleteUserSessions(tx, user.id);
+      for (const purpose of [EMAIL_RECOVERY_PURPOSE, "password_reset", "email_verification"])
+        await q.retireAuthTokens(tx, user.id, purpose);
+      const revokedApiKeys = await revokeKeysCreatedBySince({ db: tx }, user.id, link.createdAt);
+      await q.insertAuthToken(tx, {
+        id: sessionIdFromToken(resetToken),
+        userId: user.id,
+        purpose: "password_reset",
+        email: link.email,
+        expiresAt: new Date(Date.now() + LINK_TTL_MS.password_reset),
+      });
+      return { email: user.email, resetToken, revokedApiKeys };
+    });
+    if (!done) throw await recoveryLinkError(ctx, token);
+    return done;
+  } catch (e) {
+    // two accounts raced for the address: the unique index refused this one
+    if (isUniqueViolation(e) && seen.email)
+      throw new AppError("CONFLICT", recoveryAddressTakenMessage(seen.email));
+    throw e;
+  }
 }
 
 /** The sentence of the 403 an unverified account gets when it tries to send (issue 11). */

@@ -11,7 +11,7 @@ export async function updateUser(db: DbOrTx, userId: string, values: Partial<typ
   return row ?? null;
 }
 
-/** Deletes the user's sessions except `keepSessionId` (after a password change). */
+/** Deletes the user's sessions except `keepSessionId` (after a password or email change). */
 export async function deleteOtherSessions(db: DbOrTx, userId: string, keepSessionId: string) {
   await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));
 }

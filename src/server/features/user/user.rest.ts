@@ -12,6 +12,7 @@ export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
     const user = requireUser(req);
     const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body), {
       ip: req.clientIp,
+      sessionId: req.auth!.session.id,
     });
     await followEmailChange(ctx, user, updated);
     return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };

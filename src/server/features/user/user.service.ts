@@ -44,7 +44,10 @@ async function assertCurrentPassword(
  * Other fields change without it. A changed email address is no longer verified
  * (`email_verified_at` cleared in the same update): verification proves one address, so sending
  * stays limited (assertCanSend) until the new address is confirmed through its own link; the
- * caller sends that link and the notice to the old address (auth's followEmailChange).
+ * caller sends that link and the notice to the old address (auth's followEmailChange). Like a
+ * password change, an email change signs out the account's other sessions (`meta.sessionId`, the
+ * session making the change, stays): a session opened elsewhere, perhaps by whoever knew the
+ * password, does not keep access to an account that has just moved to a new address.
  * @throws AppError BAD_REQUEST (EMAIL_CHANGE_NEEDS_PASSWORD) / FORBIDDEN (EMAIL_CHANGE_WRONG_PASSWORD)
  *   for a new email without the right current password; TOO_MANY_REQUESTS past the password-check
  *   limits; CONFLICT when the email belongs to another account; BAD_REQUEST for a phone number
@@ -54,7 +57,7 @@ export async function updateProfile(
   ctx: AppContext,
   user: User,
   input: z.infer<typeof profileInput>,
-  meta: { ip: string },
+  meta: { ip: string; sessionId: string },
 ) {
   let phone = input.phone || null;
   if (phone) {
@@ -80,6 +83,7 @@ export async function updateProfile(
       ...(emailChanged ? { emailVerifiedAt: null } : {}),
     });
     if (!updated) throw new AppError("NOT_FOUND", "Account not found");
+    if (emailChanged) await q.deleteOtherSessions(ctx.db, user.id, meta.sessionId);
     return updated;
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "That email is already used by another account");

@@ -45,7 +45,6 @@ import {
 import { ImportDialog } from "@/client/features/crm/import-dialog";
 import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/features/crm/segments";
 import { StageBadge } from "@/client/features/crm/stage-badge";
-import { rescueFocusWhenGone } from "@/client/lib/focus-rescue";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 
@@ -84,7 +83,17 @@ export const Route = createFileRoute("/_app/contacts/")({
 });
 
 type Banner = { variant: "success" | "error"; message: string };
-type Modal = null | "add" | "import" | "stage" | "status" | "tag" | "save-segment" | "segments" | "delete";
+type Modal =
+  | null
+  | "add"
+  | "import"
+  | "stage"
+  | "status"
+  | "tag"
+  | "save-segment"
+  | "segments"
+  | "delete"
+  | "delete-one";
 
 function ContactsPage() {
   const qc = useQueryClient();
@@ -108,6 +117,8 @@ function ContactsPage() {
   const [allMatching, setAllMatching] = useState(false);
   const [excluded, setExcluded] = useState<Set<number>>(new Set());
   const [modal, setModal] = useState<Modal>(null);
+  /** the row whose Delete button opened the single-contact confirmation (modal "delete-one") */
+  const [toDelete, setToDelete] = useState<ListedContact | null>(null);
   const [banner, setBanner] = useState<Banner | null>(null);
   // where focus goes when a bulk action or a delete removed the control that started it (the
   // bulk-actions bar goes with the selection, a row's Delete button with the row): the list itself
@@ -204,13 +215,15 @@ function ContactsPage() {
     }
   }
 
+  /**
+   * Deletes one contact, once confirmed in the app's dialog (modal "delete-one", opened by the row's
+   * Delete button); the dialog's focusAfterConfirm moves focus to the contact list when the row goes.
+   */
   async function deleteOne(c: ListedContact) {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (!window.confirm("Delete this contact?")) return;
-    rescueFocusWhenGone(opener, focusResults);
     try {
       await client.crm.delete.mutate({ id: c.id });
       await invalidateCrm(qc);
+      setBanner({ variant: "success", message: `Deleted ${contactName(c)}` });
     } catch (e) {
       setBanner({ variant: "error", message: `Error: ${(e as Error).message || "Unknown error"}` });
     }
@@ -499,7 +512,10 @@ function ContactsPage() {
                         size="icon-sm"
                         variant="ghost"
                         aria-label={`Delete ${contactName(c)}`}
-                        onClick={() => void deleteOne(c)}
+                        onClick={() => {
+                          setToDelete(c);
+                          setModal("delete-one");
+                        }}
                       >
                         <Trash2 aria-hidden />
                       </Button>
@@ -643,6 +659,15 @@ function ContactsPage() {
         description="Their notes, activities and campaign history go with them. This cannot be undone."
         confirmLabel="Delete contacts"
         onConfirm={() => void bulkDelete()}
+        focusAfterConfirm={focusResults}
+      />
+      <ConfirmDialog
+        open={modal === "delete-one" && toDelete !== null}
+        onOpenChange={(o) => setModal(o ? "delete-one" : null)}
+        title={toDelete ? `Delete ${contactName(toDelete)}?` : "Delete contact?"}
+        description="Their notes, activities and campaign history go with them. This cannot be undone."
+        confirmLabel={toDelete ? `Delete ${contactName(toDelete)}` : "Delete contact"}
+        onConfirm={() => toDelete && void deleteOne(toDelete)}
         focusAfterConfirm={focusResults}
       />
     </>

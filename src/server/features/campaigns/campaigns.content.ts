@@ -1,6 +1,7 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
+import { hasOptOutInstructions } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
@@ -165,7 +166,8 @@ export function renderEmailFor(
 
 /**
  * One recipient's SMS text: merged message with tracked links (and the video landing URL for
- * video_sms), plus "Reply STOP to opt out" on the first message to this contact.
+ * video_sms), plus "Reply STOP to opt out" on the first message to this contact unless the text
+ * already says how to opt out by reply (compliance hasOptOutInstructions).
  */
 export function renderSmsFor(
   content: CampaignContent,
@@ -187,7 +189,9 @@ export function renderSmsFor(
     videoUrl,
     content.links ?? [],
   ).trim();
-  if (firstMessage && !/\bstop\b/i.test(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
+  // the notice is left out only when the text itself says how to opt out, not when it merely uses
+  // the word ("Stop by our shop Saturday!")
+  if (firstMessage && !hasOptOutInstructions(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
   return { body, segments: smsSegments(body).segments };
 }
 

@@ -1,0 +1,196 @@
+import { and, eq, inArray } from "drizzle-orm";
+import twilio from "twilio";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activities, contacts, smsOptEvents } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+
+// The inbound SMS webhook as a US sender's compliance officer reads it: 47 CFR 64.1200(a)(10)
+// (consent revoked by any reasonable means; "stop", "quit", "end", "revoke", "opt out", "cancel",
+// "unsubscribe" in a reply), (a)(11) (one confirmation, within five minutes), CTIA (HELP names the
+// sender and how to opt out; START/UNSTOP/YES opt back in). Real Twilio SDK against the Twilio fake.
+
+const SID = "ACsmsrules0000000000000000000000";
+const TOKEN = "sms-rules-token";
+const OUR_NUMBER = "+15005550006";
+let t: TestApp;
+let tw: Awaited<ReturnType<typeof startTwilioFake>>;
+
+beforeAll(async () => {
+  tw = await startTwilioFake(SID, TOKEN);
+  t = await createTestApp({ ...twilioFakeEnv(SID, TOKEN, tw.url), CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => {
+  await t?.close();
+  await tw?.close();
+});
+
+/** An Etc/GMT zone where the local time is now about 14:00 (inside the quiet-hours window). */
+function daytimeZone(): string {
+  const offset = 14 - new Date().getUTCHours();
+  const o = ((offset + 12 + 24) % 24) - 12;
+  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
+}
+
+let seq = 0;
+/** A phone number unique to this run and call (NANP 555-01xx is fictional). */
+function freshPhone(): string {
+  seq += 1;
+  return `+1646555${String((process.pid * 13 + seq) % 10_000).padStart(4, "0")}`;
+}
+
+/**
+ * A reply `body` from `from`, received by Twilio `agoMs` ago (the fake keeps it, so the app can read
+ * Twilio's time), posted signed to the inbound webhook as Twilio does. Returns the TwiML.
+ */
+async function reply(from: string, body: string, agoMs = 0, extra: Record<string, string> = {}) {
+  const MessageSid = tw.receive({ from, to: OUR_NUMBER, body, at: new Date(Date.now() - agoMs) });
+  const params = {
+    MessageSid,
+    SmsSid: MessageSid,
+    AccountSid: SID,
+    From: from,
+    To: OUR_NUMBER,
+    Body: body,
+    ...extra,
+  };
+  const url = "http://localhost:80/api/webhooks/twilio/inbound";
+  const res = await t.app.inject({
+    method: "POST",
+    url: "/api/webhooks/twilio/inbound",
+    payload: new URLSearchParams(params).toString(),
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "x-twilio-signature": twilio.getExpectedTwilioSignature(TOKEN, url, params),
+    },
+  });
+  expect(res.statusCode).toBe(200);
+  return res.body;
+}
+
+/** The text of the TwiML <Message>, or null when the reply sends nothing. */
+function messageOf(twiml: string): string | null {
+  const m = /<Message>([\s\S]*?)<\/Message>/.exec(twiml);
+  return m ? (m[1] as string).replace(/&amp;/g, "&").replace(/&apos;/g, "'") : null;
+}
+
+/** A paid workspace named `business` with one contact at `phone` texted by an SMS campaign. */
+async function textedContact(phone: string, business: string, smsOptIn = true) {
+  const s = await signUp(t.app, { business_name: business });
+  await setPlan(t, s.user.id, "business");
+  const ids = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Sam", phone }]);
+  await t.db.update(contacts).set({ timezone: daytimeZone(), smsOptIn }).where(inArray(contacts.id, ids));
+  const contactId = ids[0] as number;
+  await createAndLaunchCampaign(t.ctx, s.user.id, {
+    name: "Hello",
+    channel: "sms",
+    content: { message: "Hi from us" },
+    recipients: { contactIds: [contactId] },
+    includeNotOptedIn: true,
+  });
+  return { ...s, contactId };
+}
+
+const textsTo = (phone: string) => tw.messages.filter((m) => m.To === phone).length;
+
+describe("opt-out replies are read as a person writes them (47 CFR 64.1200(a)(10))", () => {
+  const replies = [
+    "stop please",
+    "Please stop texting me, I never signed up for this",
+    "Opt out",
+    "REVOKE",
+    "🛑 Stop 🛑",
+    "Alto",
+    "Unsubscribe me from this list right now please",
+  ];
+  for (const body of replies)
+    it(`"${body}" opts the number out: no further text from the contact page or a campaign`, async () => {
+      const phone = freshPhone();
+      const w = await textedContact(phone, "Keyword Bakery");
+      expect(textsTo(phone)).toBe(1);
+      expect(messageOf(await reply(phone, body))).toContain("You have been unsubscribed");
+      const again = await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello?" });
+      expect(again.statusCode).toBe(422);
+      expect(textsTo(phone)).toBe(1);
+    });
+
+  it("an ordinary reply that mentions no opt-out is a reply, not an opt-out", async () => {
+    const phone = freshPhone();
+    const w = await textedContact(phone, "Chatty Bakery");
+    expect(
+      await reply(phone, "Sounds great, see you at the end of the week for the cake tasting!"),
+    ).not.toContain("<Message>");
+    expect(
+      (await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Great" })).statusCode,
+    ).toBe(200);
+  });
+});
+
+describe("the opt-out confirmation (CTIA; 47 CFR 64.1200(a)(11))", () => {
+  it("names the business, is sent once, and a repeated STOP gets no second text", async () => {
+    const phone = freshPhone();
+    const business = `Bright Bakery ${process.pid}`;
+    await textedContact(phone, business);
+    const first = messageOf(await reply(phone, "STOP"));
+    expect(first).toContain(`unsubscribed from ${business}`);
+    expect(first).toContain("Reply START to resubscribe");
+    expect(await reply(phone, "stop")).not.toContain("<Message>");
+    expect(await reply(phone, "UNSUBSCRIBE")).not.toContain("<Message>");
+  });
+
+  it("is not sent when the STOP reaches us more than five minutes after Twilio received it", async () => {
+    const phone = freshPhone();
+    const w = await textedContact(phone, "Late Bakery");
+    expect(await reply(phone, "STOP", 10 * 60_000)).not.toContain("<Message>");
+    // the opt-out itself holds
+    expect((await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
+      422,
+    );
+  });
+
+  it("a STOP after START is a new opt-out and is confirmed again", async () => {
+    const phone = freshPhone();
+    await textedContact(phone, "Again Bakery");
+    expect(messageOf(await reply(phone, "STOP"))).toContain("unsubscribed");
+    expect(messageOf(await reply(phone, "START"))).toContain("resubscribed");
+    expect(messageOf(await reply(phone, "STOP"))).toContain("unsubscribed");
+  });
+});
+
+describe("HELP and START", () => {
+  it("HELP names the business that texted, how to reach it and how to opt out", async () => {
+    const phone = freshPhone();
+    const business = `Helpful Plumbing ${process.pid}`;
+    await textedContact(phone, business);
+    const help = messageOf(await reply(phone, "help"));
+    expect(help).toContain(business);
+    expect(help).toMatch(/Questions: \S+/);
+    expect(help).toContain("Reply STOP");
+    expect(messageOf(await reply(phone, "Info."))).toContain(business);
+  });
+
+  it("YES re-subscribes a number that replied STOP; a YES from a number that never did is just a reply", async () => {
+    const stopped = freshPhone();
+    const w = await textedContact(stopped, "Yes Bakery");
+    await reply(stopped, "STOP");
+    expect(messageOf(await reply(stopped, "Yes"))).toContain("resubscribed");
+    expect((await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
+      200,
+    );
+
+    // a contact never opted in to SMS answers a question with "yes": no opt-in is invented
+    const other = freshPhone();
+    const o = await textedContact(other, "Question Bakery", false);
+    expect(await reply(other, "YES!")).not.toContain("<Message>");
+    expect(await t.db.select().from(smsOptEvents).where(eq(smsOptEvents.phone, other))).toHaveLength(0);
+    const [c] = await t.db.select().from(contacts).where(eq(contacts.id, o.contactId));
+    expect(c?.smsOptIn).toBe(false);
+    const optedIn = await t.db
+      .select()
+      .from(activities)
+      .where(and(eq(activities.contactId, o.contactId), eq(activities.activityType, "opted_in")));
+    expect(optedIn).toHaveLength(0);
+  });
+});

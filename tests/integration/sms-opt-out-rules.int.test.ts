@@ -194,3 +194,39 @@ describe("HELP and START", () => {
     expect(optedIn).toHaveLength(0);
   });
 });
+
+describe("a number texted only from the contact page", () => {
+  it("STOP turns the contact's SMS opt-in off with an opted_out activity and names the business; START turns it on", async () => {
+    const phone = freshPhone();
+    const business = `Counter Florist ${process.pid}`;
+    const s = await signUp(t.app, { business_name: business });
+    await setPlan(t, s.user.id, "business");
+    const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Pat", phone }]);
+    const contactId = id as number;
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone(), smsOptIn: true })
+      .where(eq(contacts.id, contactId));
+    expect(
+      (await s.client.post(`/api/contacts/${contactId}/send-sms`, { message: "Your order is ready" }))
+        .statusCode,
+    ).toBe(200);
+    const optIn = async () => (await s.client.get(`/api/contacts/${contactId}`)).json().contact.sms_opt_in;
+
+    expect(messageOf(await reply(phone, "help"))).toContain(business);
+    expect(messageOf(await reply(phone, "Stop"))).toContain(`unsubscribed from ${business}`);
+    expect(await optIn()).toBe(false);
+    const types = async () =>
+      (await t.db.select().from(activities).where(eq(activities.contactId, contactId))).map(
+        (a) => a.activityType,
+      );
+    expect(await types()).toContain("opted_out");
+    expect(
+      (await s.client.post(`/api/contacts/${contactId}/send-sms`, { message: "Hello?" })).statusCode,
+    ).toBe(422);
+
+    expect(messageOf(await reply(phone, "START"))).toContain(business);
+    expect(await optIn()).toBe(true);
+    expect(await types()).toContain("opted_in");
+  });
+});

@@ -32,7 +32,7 @@ import {
   startConfirmation,
   stopConfirmation,
 } from "../compliance/sms-keywords";
-import { getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
+import { contactsTextedAt, getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   applyRecipientEvent,
@@ -183,12 +183,14 @@ async function applyTwilioStatus(
  * `OptOutType`):
  * - STOP puts the number on the suppression list of every account that texted it and marks that
  *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
- *   event); the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
+ *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
+ *   SMS opt-in turned off and an `opted_out` activity; the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
  *   one confirmation naming the businesses (compliance stopConfirmation), sent only when the number
  *   was not already opted out and within five minutes of the STOP by the provider's clock
  *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
- * - START / UNSTOP (and YES, only from a number whose latest decision was STOP) removes both, so a
- *   later STOP counts again, and is answered naming the businesses.
+ * - START / UNSTOP (and YES, only from a number whose latest decision was STOP) removes both (and
+ *   turns those contacts' SMS opt-in back on), so a later STOP counts again, and is answered naming
+ *   the businesses.
  * - HELP / INFO is answered with the latest sender's business name, contact and how to opt out.
  * - Any other text marks the latest recipient `replied` (a YES from a number that is not opted out is
  *   such a reply).
@@ -210,6 +212,11 @@ export async function handleTwilioInbound(
   const recipients = await recipientsForAddress(ctx.db, SMS_CHANNELS, from);
   const accounts = new Map<string, CampaignRecipient>();
   for (const r of recipients) if (!accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
+  // contacts texted from the contact page at this number (not campaign recipients): same answer
+  const texted = (await contactsTextedAt(ctx, from)).filter(
+    (c) => accounts.get(c.workspaceId)?.contactId !== c.contactId,
+  );
+  const senders = [...new Set([...accounts.keys(), ...texted.map((c) => c.workspaceId)])];
   const wasStopped = from ? (await smsStoppedNumbers(ctx.db, [from])).has(from) : false;
   // a bare YES re-subscribes only a number that opted out; otherwise it answers the text
   if (keyword === "start" && !answeredByTwilio && !isExplicitStart(body) && !wasStopped) keyword = null;
@@ -229,10 +236,22 @@ export async function handleTwilioInbound(
           metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
         });
       }
+      for (const c of texted) {
+        await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
+        await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", false);
+        await recordActivities(ctx.db, [
+          {
+            workspaceId: c.workspaceId,
+            contactId: c.contactId,
+            activityType: "opted_out",
+            metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
+          },
+        ]);
+      }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
       if (answeredByTwilio || wasStopped || late) return null;
-      return stopConfirmation(await businessNames(ctx, [...accounts.keys()]));
+      return stopConfirmation(await businessNames(ctx, senders));
     }
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
@@ -243,12 +262,25 @@ export async function handleTwilioInbound(
         { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);
     }
-    return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, [...accounts.keys()]));
+    for (const c of texted) {
+      await unsuppress(ctx.db, c.workspaceId, "sms", from);
+      await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", true);
+      await recordActivities(ctx.db, [
+        {
+          workspaceId: c.workspaceId,
+          contactId: c.contactId,
+          activityType: "opted_in",
+          metadata: { channel: "sms" },
+        },
+      ]);
+    }
+    return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, senders));
   }
   if (keyword === "help") {
     if (answeredByTwilio) return null;
-    const latest = recipients.find((r) => r.sentAt) ?? recipients[0];
-    const profile = latest ? await getSenderProfile(ctx, latest.workspaceId).catch(() => null) : null;
+    // the latest campaign sender, else the latest contact-page sender
+    const latest = recipients.find((r) => r.sentAt)?.workspaceId ?? texted[0]?.workspaceId;
+    const profile = latest ? await getSenderProfile(ctx, latest).catch(() => null) : null;
     return helpReply(profile?.businessName ?? null, profile ? profile.phone || profile.email || null : null);
   }
   const latest = recipients.find((r) => r.sentAt);

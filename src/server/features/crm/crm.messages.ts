@@ -15,6 +15,7 @@ import {
 import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
+import { selectContactsTextedAt } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -283,4 +284,19 @@ export async function setDoNotCall(
   await setDoNotCallNumbers(ctx.db, workspaceId, numbers, on);
   if (on) await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
   return getDoNotCall(ctx, workspaceId, contactId);
+}
+
+/**
+ * The contacts, across workspaces, that were sent a single SMS from the contact page at `phone`
+ * (E.164): `{workspaceId, contactId}` pairs, latest text first, at most 50. For the inbound SMS webhook
+ * (campaigns.webhooks): a STOP, START or HELP to the shared sending number answers for these
+ * workspaces as well as for those whose campaigns texted the number. Not tenant-scoped on purpose:
+ * the person replying is not signed in to any workspace.
+ */
+export async function contactsTextedAt(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+): Promise<{ workspaceId: string; contactId: number }[]> {
+  if (!/^\+\d{6,15}$/.test(phone)) return [];
+  return selectContactsTextedAt(ctx.db, phone);
 }

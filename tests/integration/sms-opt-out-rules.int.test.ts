@@ -5,7 +5,7 @@ import { activities, contacts, smsOptEvents } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 // The inbound SMS webhook as a US sender's compliance officer reads it: 47 CFR 64.1200(a)(10)
 // (consent revoked by any reasonable means; "stop", "quit", "end", "revoke", "opt out", "cancel",
@@ -228,5 +228,59 @@ describe("a number texted only from the contact page", () => {
     expect(messageOf(await reply(phone, "START"))).toContain(business);
     expect(await optIn()).toBe(true);
     expect(await types()).toContain("opted_in");
+  });
+});
+
+describe("Twilio's own record of a STOP (error 21610)", () => {
+  it("suppresses the number, so a resend of failed rows and the contact page do not try it again", async () => {
+    const phone = freshPhone();
+    tw.blocked.add(phone); // the person replied STOP to our number; Twilio refuses with 21610
+    const s = await signUp(t.app, { business_name: "Blocked Bakery" });
+    await setPlan(t, s.user.id, "business");
+    const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Bo", phone }]);
+    const contactId = id as number;
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone(), smsOptIn: true })
+      .where(eq(contacts.id, contactId));
+    const launched = await createAndLaunchCampaign(t.ctx, s.user.id, {
+      name: "Promo",
+      channel: "sms",
+      content: { message: "Hi" },
+      recipients: { contactIds: [contactId] },
+    });
+    const [row] = await campaignRecipientRows(t, launched.campaign.id);
+    expect(row?.status).toBe("failed");
+    expect(row?.reason).toMatch(/21610/);
+    const attempts = () =>
+      tw.requests.filter(
+        (q) => q.method === "POST" && q.path.endsWith("/Messages.json") && q.body.includes(phone.slice(1)),
+      ).length;
+    const before = attempts();
+    const resend = await s.client.post(`/api/campaigns/${launched.campaign.id}/resend-failed`, {});
+    expect(resend.statusCode).toBe(200);
+    const [again] = await campaignRecipientRows(t, launched.campaign.id);
+    expect(again?.status).toBe("skipped");
+    expect(again?.reason).toBe("suppressed: stop_reply");
+    const single = await s.client.post(`/api/contacts/${contactId}/send-sms`, { message: "Hello?" });
+    expect(single.statusCode).toBe(422);
+    expect(attempts()).toBe(before);
+  });
+
+  it("a contact-page text refused with 21610 suppresses the number for the next one", async () => {
+    const phone = freshPhone();
+    tw.blocked.add(phone);
+    const s = await signUp(t.app, { business_name: "Blocked Florist" });
+    await setPlan(t, s.user.id, "business");
+    const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Jo", phone }]);
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone(), smsOptIn: true })
+      .where(eq(contacts.id, id as number));
+    const first = await s.client.post(`/api/contacts/${id}/send-sms`, { message: "Hello" });
+    expect(first.statusCode).toBe(502);
+    const second = await s.client.post(`/api/contacts/${id}/send-sms`, { message: "Hello?" });
+    expect(second.statusCode).toBe(422);
+    expect(second.json().error).toBe("This number is on your suppression list (opted out of SMS)");
   });
 });

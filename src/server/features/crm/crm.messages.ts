@@ -11,6 +11,7 @@ import {
   findSuppressed,
   isSuppressed,
   setDoNotCallNumbers,
+  suppress,
 } from "../compliance/compliance.service";
 import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { getContact, recordContactOptIn } from "./crm.contacts";
@@ -161,6 +162,10 @@ export async function sendSmsToContact(
     });
   } catch (e) {
     await releaseUsage(ctx, reservation);
+    // Twilio 21610: the person replied STOP to the sending number (Twilio's record of it): no path
+    // texts the number again until they reply START
+    if (e instanceof ProviderError && String(e.vendorCode) === "21610")
+      await suppress(ctx.db, workspaceId, "sms", to, "stop_reply", "twilio 21610");
     providerFailure(e, "Failed to send SMS");
   }
   await recordActivities(ctx.db, [

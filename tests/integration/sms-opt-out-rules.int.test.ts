@@ -283,4 +283,25 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
     expect(second.statusCode).toBe(422);
     expect(second.json().error).toBe("This number is on your suppression list (opted out of SMS)");
   });
+
+  it("the first contact-page text to a contact says how to opt out; the next one does not repeat it", async () => {
+    const phone = freshPhone();
+    const s = await signUp(t.app, { business_name: "First Text Florist" });
+    await setPlan(t, s.user.id, "business");
+    const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Al", phone }]);
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone(), smsOptIn: true })
+      .where(eq(contacts.id, id as number));
+    expect(
+      (await s.client.post(`/api/contacts/${id}/send-sms`, { message: "Your order is ready" })).statusCode,
+    ).toBe(200);
+    expect(
+      (await s.client.post(`/api/contacts/${id}/send-sms`, { message: "See you soon" })).statusCode,
+    ).toBe(200);
+    expect(tw.messages.filter((m) => m.To === phone).map((m) => m.Body)).toEqual([
+      "Your order is ready\nReply STOP to opt out",
+      "See you soon",
+    ]);
+  });
 });

@@ -1,12 +1,11 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
-import { hasOptOutInstructions } from "../compliance/sms-keywords";
+import { withOptOutNotice } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
-/** Text appended to the first SMS a contact receives from this account (CTIA guidelines). */
-export const SMS_OPT_OUT_NOTICE = "Reply STOP to opt out";
+export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
 
 const URL_RE = /https?:\/\/[^\s<>"')]+/g;
 const LINK_PLACEHOLDER = (i: number) => `https://pwlink.invalid/${i}`;
@@ -191,7 +190,7 @@ export function renderSmsFor(
   ).trim();
   // the notice is left out only when the text itself says how to opt out, not when it merely uses
   // the word ("Stop by our shop Saturday!")
-  if (firstMessage && !hasOptOutInstructions(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
+  if (firstMessage) body = withOptOutNotice(body);
   return { body, segments: smsSegments(body).segments };
 }
 

@@ -169,3 +169,14 @@ export function hasOptOutInstructions(body: string): boolean {
     body,
   );
 }
+
+/** Text appended to the first SMS a number receives from a workspace (CTIA: opt-out instructions). */
+export const SMS_OPT_OUT_NOTICE = "Reply STOP to opt out";
+
+/**
+ * `body` with SMS_OPT_OUT_NOTICE on a new line, unless it already says how to opt out by reply
+ * (hasOptOutInstructions). For the first text to a number.
+ */
+export function withOptOutNotice(body: string): string {
+  return hasOptOutInstructions(body) ? body : `${body}\n${SMS_OPT_OUT_NOTICE}`;
+}

@@ -14,9 +14,10 @@ import {
   suppress,
 } from "../compliance/compliance.service";
 import { quietHoursRefusal } from "../compliance/quiet-hours";
+import { withOptOutNotice } from "../compliance/sms-keywords";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { selectContactsTextedAt } from "./crm.queries";
+import { contactWasTexted, selectContactsTextedAt } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -134,7 +135,9 @@ async function reserveInsideQuietHours(
 /**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
- * the contact's quiet hours (reserveInsideQuietHours). Opt-in is confirmed in the client (spec), not enforced
+ * the contact's quiet hours (reserveInsideQuietHours). The workspace's first text to the contact (no
+ * `sms_sent` activity yet) gets "Reply STOP to opt out" on a new line unless the message already says
+ * how to opt out (CTIA Messaging Principles: opt-out instructions in the first message). Opt-in is confirmed in the client (spec), not enforced
  * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
@@ -152,11 +155,13 @@ export async function sendSmsToContact(
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
   // or it is outside the contact's quiet hours
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
+  // the workspace's first text to this contact says how to opt out (CTIA), like a campaign's first
+  const body = (await contactWasTexted(ctx.db, workspaceId, c.id)) ? m.message : withOptOutNotice(m.message);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
       to,
-      body: m.message,
+      body,
       workspaceId,
       metadata: { contact_id: c.id },
     });

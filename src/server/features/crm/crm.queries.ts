@@ -1178,3 +1178,12 @@ export async function selectContactsTextedAt(
     limit ${limit}`);
   return [...rows].map((r) => ({ workspaceId: r.workspace_id, contactId: Number(r.id) }));
 }
+
+/** True when the workspace's contact `contactId` has any `sms_sent` activity (a campaign or single text). */
+export async function contactWasTexted(db: DbOrTx, workspaceId: string, contactId: number): Promise<boolean> {
+  const rows = await db.execute(sql`
+    select 1 from activities
+    where contact_id = ${contactId} and workspace_id = ${workspaceId} and activity_type = 'sms_sent'
+    limit 1`);
+  return [...rows].length > 0;
+}

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activities, contacts, smsOptEvents } from "../../src/server/db/schema";
+import { activities, campaigns, contacts, smsOptEvents } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
@@ -175,7 +175,10 @@ describe("HELP and START", () => {
     const stopped = freshPhone();
     const w = await textedContact(stopped, "Yes Bakery");
     await reply(stopped, "STOP");
-    expect(messageOf(await reply(stopped, "Yes"))).toContain("resubscribed");
+    const yes = messageOf(await reply(stopped, "Yes"));
+    // CTIA opt-in confirmation: the sender, HELP, STOP, message and data rates
+    expect(yes).toContain("resubscribed to texts from Yes Bakery");
+    expect(yes).toMatch(/Reply HELP for help, STOP to unsubscribe\. Msg&data rates may apply\.$/);
     expect((await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
       200,
     );
@@ -303,5 +306,37 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
       "Your order is ready\nReply STOP to opt out",
       "See you soon",
     ]);
+  });
+});
+
+describe("a campaign scheduled before the STOP", () => {
+  it("does not text the number when its time comes (screened again at send time)", async () => {
+    const phone = freshPhone();
+    const s = await signUp(t.app, { business_name: "Scheduled Salon" });
+    await setPlan(t, s.user.id, "business");
+    const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Cy", phone }]);
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone(), smsOptIn: true })
+      .where(eq(contacts.id, id as number));
+    const res = await s.client.post("/api/campaigns", {
+      name: "Later",
+      channel: "sms",
+      content: { message: "Big sale tomorrow" },
+      recipients: { contactIds: [id] },
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const campaignId = res.json().campaign.id as number;
+    await reply(phone, "STOP");
+    await t.db
+      .update(campaigns)
+      .set({ scheduledAt: new Date(Date.now() - 1000) })
+      .where(eq(campaigns.id, campaignId));
+    await t.jobs.runDeferred();
+    const [row] = await campaignRecipientRows(t, campaignId);
+    expect(row?.status).toBe("skipped");
+    expect(row?.reason).toBe("suppressed: stop_reply");
+    expect(textsTo(phone)).toBe(0);
   });
 });

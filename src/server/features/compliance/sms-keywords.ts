@@ -143,9 +143,12 @@ export function stopConfirmation(businesses: string[]): string {
   return `You have been unsubscribed from ${nameList(businesses)} and will receive no further texts from this number. Reply START to resubscribe.`;
 }
 
-/** The reply to START (or YES after a STOP): who the person will hear from again and how to stop. */
+/**
+ * The reply to START (or YES after a STOP), an opt-in confirmation (CTIA: the sender's name, how to
+ * get help and opt out, that message and data rates may apply).
+ */
 export function startConfirmation(businesses: string[]): string {
-  return `You have been resubscribed to texts from ${nameList(businesses)}. Reply STOP to unsubscribe.`;
+  return `You have been resubscribed to texts from ${nameList(businesses)}. Reply HELP for help, STOP to unsubscribe. Msg&data rates may apply.`;
 }
 
 /**

@@ -340,3 +340,15 @@ describe("a campaign scheduled before the STOP", () => {
     expect(textsTo(phone)).toBe(0);
   });
 });
+
+describe("the inbound webhook with the Twilio provider", () => {
+  it("refuses an unsigned post (only the local provider's dev outbox may post unsigned)", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/twilio/inbound",
+      payload: new URLSearchParams({ From: freshPhone(), To: OUR_NUMBER, Body: "START" }).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.statusCode).toBe(403);
+  });
+});

@@ -352,3 +352,21 @@ describe("the inbound webhook with the Twilio provider", () => {
     expect(res.statusCode).toBe(403);
   });
 });
+
+describe("the shared sending number", () => {
+  it("a STOP names every workspace that texted the number and stops texts from all of them", async () => {
+    const phone = freshPhone();
+    const a = await textedContact(phone, `Alpha Dental ${process.pid}`);
+    const b = await textedContact(phone, `Beta Gym ${process.pid}`);
+    // HELP names the latest sender
+    expect(messageOf(await reply(phone, "HELP"))).toContain(`Beta Gym ${process.pid}`);
+    const confirmation = messageOf(await reply(phone, "Stop texting me"));
+    expect(confirmation).toContain(`Alpha Dental ${process.pid}`);
+    expect(confirmation).toContain(`Beta Gym ${process.pid}`);
+    for (const w of [a, b])
+      expect(
+        (await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hi" })).statusCode,
+      ).toBe(422);
+    expect(textsTo(phone)).toBe(2);
+  });
+});

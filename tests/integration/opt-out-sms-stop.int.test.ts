@@ -140,4 +140,32 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
     await reply(phone, "START");
     expect(await optIn()).toBe(true);
   });
+
+  it("with the local SMS provider the dev outbox's Reply form posts an unsigned STOP that counts; a wrong signature is still refused", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWithContact(phone);
+    expect(
+      (await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello" })).statusCode,
+    ).toBe(200);
+    const page = await t.app.inject({
+      method: "GET",
+      url: `/dev/outbox?channel=sms&to=${encodeURIComponent(phone)}`,
+    });
+    expect(page.body).toContain('action="/api/webhooks/twilio/inbound"');
+    expect(page.body).toContain(`name="From" value="${phone}"`);
+    const post = (headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: "POST",
+        url: "/api/webhooks/twilio/inbound",
+        payload: new URLSearchParams({ From: phone, To: "Pitchwise", Body: "stop" }).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      });
+    expect((await post({ "x-twilio-signature": "forged" })).statusCode).toBe(403);
+    const res = await post();
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain("You have been unsubscribed");
+    expect(
+      (await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hi?" })).statusCode,
+    ).toBe(422);
+  });
 });

@@ -89,6 +89,15 @@ describe("campaign content", () => {
       `Hi Bo see https://app.test/c/tok123/0/${sig}`,
     );
   });
+  it("adds the STOP notice to a first text that only uses the word 'stop', not to one that says how to opt out", () => {
+    const render = (message: string) => renderSmsFor({ message }, {}, "t", LINK_ENV, true).body;
+    expect(render("Stop by our bakery this Saturday!")).toBe(
+      "Stop by our bakery this Saturday!\nReply STOP to opt out",
+    );
+    expect(render("Don't stop believing: 20% off today")).toMatch(/\nReply STOP to opt out$/);
+    expect(render("Sale today. Reply STOP to unsubscribe")).toBe("Sale today. Reply STOP to unsubscribe");
+    expect(render("Sale today. Text END to quit")).toBe("Sale today. Text END to quit");
+  });
   it("signs each click link for its message and destination (issue 11)", () => {
     const s = (token: string, i: number, url: string) => clickSignature("k".repeat(32), token, i, url);
     expect(s("tok1", 0, "https://ex.com/a")).toMatch(/^[A-Za-z0-9_-]{22}$/);

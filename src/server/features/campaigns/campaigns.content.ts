@@ -1,11 +1,11 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
+import { withOptOutNotice } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
-/** Text appended to the first SMS a contact receives from this account (CTIA guidelines). */
-export const SMS_OPT_OUT_NOTICE = "Reply STOP to opt out";
+export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
 
 const URL_RE = /https?:\/\/[^\s<>"')]+/g;
 const LINK_PLACEHOLDER = (i: number) => `https://pwlink.invalid/${i}`;
@@ -165,7 +165,8 @@ export function renderEmailFor(
 
 /**
  * One recipient's SMS text: merged message with tracked links (and the video landing URL for
- * video_sms), plus "Reply STOP to opt out" on the first message to this contact.
+ * video_sms), plus "Reply STOP to opt out" on the first message to this contact unless the text
+ * already says how to opt out by reply (compliance hasOptOutInstructions).
  */
 export function renderSmsFor(
   content: CampaignContent,
@@ -187,7 +188,9 @@ export function renderSmsFor(
     videoUrl,
     content.links ?? [],
   ).trim();
-  if (firstMessage && !/\bstop\b/i.test(body)) body = `${body}\n${SMS_OPT_OUT_NOTICE}`;
+  // the notice is left out only when the text itself says how to opt out, not when it merely uses
+  // the word ("Stop by our shop Saturday!")
+  if (firstMessage) body = withOptOutNotice(body);
   return { body, segments: smsSegments(body).segments };
 }
 

@@ -8,7 +8,7 @@ import {
   voicemailNotice,
   withVoicemailNotice,
 } from "../compliance/call-opt-out";
-import { findSuppressed } from "../compliance/compliance.service";
+import { findSuppressed, suppress } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
@@ -194,7 +194,10 @@ async function sendAllowed(
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
       if (Date.now() - held > leaseMs / 2) todo = await confirmLease(deps, todo);
       if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));
-      else if (kind === "sms") outcomes.push(...(await sendSms(deps, campaign, todo)));
+      else if (kind === "sms")
+        outcomes.push(
+          ...(await recordCarrierOptOuts(deps, campaign, todo, await sendSms(deps, campaign, todo))),
+        );
       else outcomes.push(...(await callOrDrop(deps, campaign, kind, todo, sender)));
     }
     sent += await recordOutcomes(deps, campaign, outcomes);
@@ -415,6 +418,31 @@ async function sendEmails(
     } catch (e) {
       for (const r of chunk) outcomes.push(failureOutcome(r, e));
     }
+  }
+  return outcomes;
+}
+
+/** Twilio's error for a number that replied STOP to the sender (Advanced Opt-Out / carrier block). */
+const TWILIO_UNSUBSCRIBED = /\(code 21610\)$/;
+
+/**
+ * A send Twilio refused with error 21610 ("Attempt to send to unsubscribed recipient"): the person
+ * opted out of the sending number (a STOP Twilio took, e.g. while our inbound webhook was down or
+ * before it was configured). The number goes on the workspace's SMS suppression list (reason
+ * "stop_reply", lifted by a START like any STOP), so no later path (a resend of failed rows, the
+ * contact page, a scheduled campaign) tries it again and the CRM shows it. Returns `outcomes`.
+ */
+async function recordCarrierOptOuts(
+  deps: JobDeps,
+  campaign: Campaign,
+  todo: Ready[],
+  outcomes: Outcome[],
+): Promise<Outcome[]> {
+  const byId = new Map(todo.map((r) => [r.id, r.address]));
+  for (const o of outcomes) {
+    const address = byId.get(o.id);
+    if (o.kind === "failed" && address && TWILIO_UNSUBSCRIBED.test(o.reason ?? ""))
+      await suppress(deps.db, campaign.workspaceId, "sms", address, "stop_reply", "twilio 21610");
   }
   return outcomes;
 }

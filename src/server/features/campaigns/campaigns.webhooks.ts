@@ -18,11 +18,21 @@ import {
 } from "../compliance/call-opt-out";
 import {
   isSuppressed,
+  smsStoppedNumbers,
   suppress,
   suppressCallsByKeypress,
   unsuppress,
 } from "../compliance/compliance.service";
-import { getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
+import {
+  classifySmsReply,
+  helpReply,
+  isExplicitStart,
+  OPT_OUT_CONFIRMATION_WINDOW_MS,
+  replyWords,
+  startConfirmation,
+  stopConfirmation,
+} from "../compliance/sms-keywords";
+import { contactsTextedAt, getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   applyRecipientEvent,
@@ -57,16 +67,7 @@ export const POSTMARK_UNSUBSCRIBE_SOURCE = "postmark unsubscribe request";
 /** Campaign channels whose messages go to a phone by SMS (an inbound SMS answers them). */
 const SMS_CHANNELS: CampaignChannel[] = ["sms", "video_sms"];
 
-/** Twilio's opt-out keywords (Twilio Advanced Opt-Out defaults; CTIA). */
-export const STOP_KEYWORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
-export const START_KEYWORDS = ["START", "UNSTOP"] as const;
-export const HELP_KEYWORDS = ["HELP", "INFO"] as const;
-
-export const STOP_REPLY =
-  "You have been unsubscribed and will receive no further messages. Reply START to resubscribe.";
-export const START_REPLY = "You have been resubscribed. Reply STOP to unsubscribe.";
-export const HELP_REPLY =
-  "Pitchwise messages from a business you know. Reply STOP to unsubscribe. Msg&data rates may apply.";
+export { HELP_KEYWORDS, START_KEYWORDS, STOP_KEYWORDS } from "../compliance/sms-keywords";
 
 /**
  * Verifies `X-Twilio-Signature` with the SDK (`twilio.validateRequest`: HMAC-SHA1 of the public URL
@@ -100,15 +101,15 @@ export function twilioInboundKey(params: Record<string, string>): string {
 }
 
 /**
- * Records a STOP or START reply with the provider's time and says whether it is the number's latest
- * opt-out decision (latest provider time wins; ties go to the later arrival).
+ * Records a STOP or START reply with the provider's time. Returns that time and whether it is the
+ * number's latest opt-out decision (latest provider time wins; ties go to the later arrival).
  */
-async function isLatestOptDecision(
+async function recordOptDecision(
   ctx: Ctx & Pick<AppContext, "providers">,
   phone: string,
   kind: "stop" | "start",
   messageSid: string,
-): Promise<boolean> {
+): Promise<{ latest: boolean; providerTime: Date }> {
   const providerTime = (messageSid && (await ctx.providers.sms.messageTime?.(messageSid))) || new Date();
   const id = await insertSmsOptEvent(ctx.db, {
     phone,
@@ -116,8 +117,18 @@ async function isLatestOptDecision(
     providerMessageId: messageSid || `unknown-${Date.now()}`,
     providerTime,
   });
-  if (id === undefined) return false;
-  return (await latestSmsOptEventId(ctx.db, phone)) === id;
+  if (id === undefined) return { latest: false, providerTime };
+  return { latest: (await latestSmsOptEventId(ctx.db, phone)) === id, providerTime };
+}
+
+/** The business names (sender profiles) of `workspaceIds`, in order; a deleted workspace is left out. */
+async function businessNames(ctx: Pick<AppContext, "db">, workspaceIds: string[]): Promise<string[]> {
+  const names: string[] = [];
+  for (const id of workspaceIds.slice(0, 5)) {
+    const p = await getSenderProfile(ctx, id).catch(() => null);
+    if (p?.businessName) names.push(p.businessName);
+  }
+  return names;
 }
 
 /**
@@ -167,14 +178,25 @@ async function applyTwilioStatus(
 }
 
 /**
- * Applies a verified inbound SMS: STOP/STOPALL/UNSUBSCRIBE/CANCEL/END/QUIT (or Twilio's
- * `OptOutType=STOP`) puts the number on the suppression list of every account that texted it and
- * marks that account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed`
- * webhook event); START/UNSTOP (`OptOutType=START`) removes both, so a later STOP counts again; HELP is answered; any other text marks the latest
- * recipient `replied`. Returns the TwiML reply text, or null when Twilio already answered (Advanced
- * Opt-Out sends its own confirmation when it sets OptOutType) or nothing should be sent.
- * Replays (same MessageSid) change nothing; a STOP/START older, by Twilio's own time, than the number's
- * latest STOP/START is ignored.
+ * Applies a verified inbound SMS (compliance sms-keywords classifySmsReply: case, punctuation, accents
+ * and emoji ignored; "stop please", "opt out", "REVOKE", "ALTO"... are opt-outs; or Twilio's
+ * `OptOutType`):
+ * - STOP puts the number on the suppression list of every account that texted it and marks that
+ *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
+ *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
+ *   SMS opt-in turned off and an `opted_out` activity; the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
+ *   one confirmation naming the businesses (compliance stopConfirmation), sent only when the number
+ *   was not already opted out and within five minutes of the STOP by the provider's clock
+ *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
+ * - START / UNSTOP (and YES, only from a number whose latest decision was STOP) removes both (and
+ *   turns those contacts' SMS opt-in back on), so a later STOP counts again, and is answered naming
+ *   the businesses.
+ * - HELP / INFO is answered with the latest sender's business name, contact and how to opt out.
+ * - Any other text marks the latest recipient `replied` (a YES from a number that is not opted out is
+ *   such a reply).
+ * Returns the TwiML reply text, or null when Twilio already answered (Advanced Opt-Out sends its own
+ * confirmation when it sets OptOutType) or nothing should be sent. Replays (same MessageSid) change
+ * nothing; a STOP/START older, by Twilio's own time, than the number's latest STOP/START is ignored.
  */
 export async function handleTwilioInbound(
   ctx: Ctx & Pick<AppContext, "providers">,
@@ -182,33 +204,55 @@ export async function handleTwilioInbound(
   eventKey: string = twilioInboundKey(params),
 ): Promise<string | null> {
   if (!(await firstDelivery(ctx.db, "twilio-inbound", eventKey))) return null;
-  const from = params.From ?? "";
+  const from = (params.From ?? "").trim();
   const body = (params.Body ?? "").trim();
-  const word = body.toUpperCase().replace(/[^A-Z]/g, "");
-  const optOutType = (params.OptOutType ?? "").toUpperCase();
+  const optOutType = (params.OptOutType ?? "").trim().toUpperCase();
+  const answeredByTwilio = optOutType === "STOP" || optOutType === "START" || optOutType === "HELP";
+  let keyword = classifySmsReply(body, optOutType);
   const recipients = await recipientsForAddress(ctx.db, SMS_CHANNELS, from);
   const accounts = new Map<string, CampaignRecipient>();
   for (const r of recipients) if (!accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
-  const isStop = optOutType === "STOP" || (STOP_KEYWORDS as readonly string[]).includes(word);
-  const isStart = optOutType === "START" || (START_KEYWORDS as readonly string[]).includes(word);
-  const isHelp = optOutType === "HELP" || (HELP_KEYWORDS as readonly string[]).includes(word);
+  // contacts texted from the contact page at this number (not campaign recipients): same answer
+  const texted = (await contactsTextedAt(ctx, from)).filter(
+    (c) => accounts.get(c.workspaceId)?.contactId !== c.contactId,
+  );
+  const senders = [...new Set([...accounts.keys(), ...texted.map((c) => c.workspaceId)])];
+  const wasStopped = from ? (await smsStoppedNumbers(ctx.db, [from])).has(from) : false;
+  // a bare YES re-subscribes only a number that opted out; otherwise it answers the text
+  if (keyword === "start" && !answeredByTwilio && !isExplicitStart(body) && !wasStopped) keyword = null;
   const sid = params.MessageSid ?? params.SmsSid ?? "";
-  if ((isStop || isStart) && !(await isLatestOptDecision(ctx, from, isStop ? "stop" : "start", sid))) {
-    // an older reply than the number's latest STOP/START (a delayed or replayed webhook): no effect
-    ctx.log.info({ from, sid }, "ignored an out-of-date STOP/START reply");
-    return null;
-  }
-  if (isStop) {
-    for (const [workspaceId, r] of accounts) {
-      await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");
-      // the opt-out on the account's latest recipient: `opted_out` activity and `contact.unsubscribed`
-      await applyRecipientEvent(ctx, r, "unsubscribed", {
-        metadata: { channel: "sms", keyword: word || optOutType },
-      });
+  if (keyword === "stop" || keyword === "start") {
+    const decision = await recordOptDecision(ctx, from, keyword, sid);
+    if (!decision.latest) {
+      // an older reply than the number's latest STOP/START (a delayed or replayed webhook): no effect
+      ctx.log.info({ from, sid }, "ignored an out-of-date STOP/START reply");
+      return null;
     }
-    return optOutType ? null : STOP_REPLY;
-  }
-  if (isStart) {
+    if (keyword === "stop") {
+      for (const [workspaceId, r] of accounts) {
+        await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");
+        // the opt-out on the account's latest recipient: `opted_out` activity and `contact.unsubscribed`
+        await applyRecipientEvent(ctx, r, "unsubscribed", {
+          metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
+        });
+      }
+      for (const c of texted) {
+        await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
+        await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", false);
+        await recordActivities(ctx.db, [
+          {
+            workspaceId: c.workspaceId,
+            contactId: c.contactId,
+            activityType: "opted_out",
+            metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
+          },
+        ]);
+      }
+      // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
+      const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
+      if (answeredByTwilio || wasStopped || late) return null;
+      return stopConfirmation(await businessNames(ctx, senders));
+    }
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
       await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
@@ -218,9 +262,27 @@ export async function handleTwilioInbound(
         { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
       ]);
     }
-    return optOutType ? null : START_REPLY;
+    for (const c of texted) {
+      await unsuppress(ctx.db, c.workspaceId, "sms", from);
+      await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", true);
+      await recordActivities(ctx.db, [
+        {
+          workspaceId: c.workspaceId,
+          contactId: c.contactId,
+          activityType: "opted_in",
+          metadata: { channel: "sms" },
+        },
+      ]);
+    }
+    return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, senders));
   }
-  if (isHelp) return optOutType ? null : HELP_REPLY;
+  if (keyword === "help") {
+    if (answeredByTwilio) return null;
+    // the latest campaign sender, else the latest contact-page sender
+    const latest = recipients.find((r) => r.sentAt)?.workspaceId ?? texted[0]?.workspaceId;
+    const profile = latest ? await getSenderProfile(ctx, latest).catch(() => null) : null;
+    return helpReply(profile?.businessName ?? null, profile ? profile.phone || profile.email || null : null);
+  }
   const latest = recipients.find((r) => r.sentAt);
   if (latest) await applyRecipientEvent(ctx, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
   return null;

@@ -11,10 +11,13 @@ import {
   findSuppressed,
   isSuppressed,
   setDoNotCallNumbers,
+  suppress,
 } from "../compliance/compliance.service";
 import { quietHoursRefusal } from "../compliance/quiet-hours";
+import { withOptOutNotice } from "../compliance/sms-keywords";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
+import { contactWasTexted, selectContactsTextedAt } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -132,7 +135,9 @@ async function reserveInsideQuietHours(
 /**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
- * the contact's quiet hours (reserveInsideQuietHours). Opt-in is confirmed in the client (spec), not enforced
+ * the contact's quiet hours (reserveInsideQuietHours). The workspace's first text to the contact (no
+ * `sms_sent` activity yet) gets "Reply STOP to opt out" on a new line unless the message already says
+ * how to opt out (CTIA Messaging Principles: opt-out instructions in the first message). Opt-in is confirmed in the client (spec), not enforced
  * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
@@ -150,16 +155,22 @@ export async function sendSmsToContact(
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
   // or it is outside the contact's quiet hours
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
+  // the workspace's first text to this contact says how to opt out (CTIA), like a campaign's first
+  const body = (await contactWasTexted(ctx.db, workspaceId, c.id)) ? m.message : withOptOutNotice(m.message);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
       to,
-      body: m.message,
+      body,
       workspaceId,
       metadata: { contact_id: c.id },
     });
   } catch (e) {
     await releaseUsage(ctx, reservation);
+    // Twilio 21610: the person replied STOP to the sending number (Twilio's record of it): no path
+    // texts the number again until they reply START
+    if (e instanceof ProviderError && String(e.vendorCode) === "21610")
+      await suppress(ctx.db, workspaceId, "sms", to, "stop_reply", "twilio 21610");
     providerFailure(e, "Failed to send SMS");
   }
   await recordActivities(ctx.db, [
@@ -283,4 +294,19 @@ export async function setDoNotCall(
   await setDoNotCallNumbers(ctx.db, workspaceId, numbers, on);
   if (on) await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
   return getDoNotCall(ctx, workspaceId, contactId);
+}
+
+/**
+ * The contacts, across workspaces, that were sent a single SMS from the contact page at `phone`
+ * (E.164): `{workspaceId, contactId}` pairs, latest text first, at most 50. For the inbound SMS webhook
+ * (campaigns.webhooks): a STOP, START or HELP to the shared sending number answers for these
+ * workspaces as well as for those whose campaigns texted the number. Not tenant-scoped on purpose:
+ * the person replying is not signed in to any workspace.
+ */
+export async function contactsTextedAt(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+): Promise<{ workspaceId: string; contactId: number }[]> {
+  if (!/^\+\d{6,15}$/.test(phone)) return [];
+  return selectContactsTextedAt(ctx.db, phone);
 }

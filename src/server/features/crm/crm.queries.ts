@@ -1156,3 +1156,34 @@ export async function selectCustomFieldsByEmail(
   }
   return out;
 }
+
+/**
+ * Contacts, in any workspace, whose phone or mobile is `phone` (E.164) and that were texted at that
+ * number from the contact page (an `sms_sent` activity whose `to` is `phone`), latest text first, at
+ * most `limit`. Read by the inbound SMS webhook, which answers for every workspace that texted the
+ * number (indexes contacts_phone_idx, contacts_mobile_idx, activities_contact_idx).
+ */
+export async function selectContactsTextedAt(
+  db: DbOrTx,
+  phone: string,
+  limit = 50,
+): Promise<{ workspaceId: string; contactId: number }[]> {
+  const rows = await db.execute<{ workspace_id: string; id: string }>(sql`
+    select c.workspace_id, c.id, max(a.created_at) as last_text
+    from contacts c
+    join activities a on a.contact_id = c.id and a.activity_type = 'sms_sent' and a.metadata->>'to' = ${phone}
+    where c.phone = ${phone} or c.mobile = ${phone}
+    group by c.workspace_id, c.id
+    order by last_text desc
+    limit ${limit}`);
+  return [...rows].map((r) => ({ workspaceId: r.workspace_id, contactId: Number(r.id) }));
+}
+
+/** True when the workspace's contact `contactId` has any `sms_sent` activity (a campaign or single text). */
+export async function contactWasTexted(db: DbOrTx, workspaceId: string, contactId: number): Promise<boolean> {
+  const rows = await db.execute(sql`
+    select 1 from activities
+    where contact_id = ${contactId} and workspace_id = ${workspaceId} and activity_type = 'sms_sent'
+    limit 1`);
+  return [...rows].length > 0;
+}

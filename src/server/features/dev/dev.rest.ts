@@ -42,6 +42,15 @@ function callBackForm(meta: { callbackNumber?: unknown }, from: string, id: numb
   return `<form method="post" action="${INBOUND_CALL_PATH}"><input type="hidden" name="From" value="${esc(from)}"><input type="hidden" name="To" value="${esc(to)}"><input type="hidden" name="CallSid" value="dev-callback-${id}"><button type="submit">Call back ${esc(to)} from ${esc(from)}</button></form>`;
 }
 
+/**
+ * A reply to a local SMS as its recipient would text it (STOP, START, HELP or anything else): posts
+ * what Twilio posts to the number's messaging webhook (From, To, Body) to the inbound SMS webhook,
+ * which the local SMS provider accepts unsigned outside production; the answer is its TwiML.
+ */
+function smsReplyForm(from: string, id: number): string {
+  return `<form method="post" action="/api/webhooks/twilio/inbound"><input type="hidden" name="From" value="${esc(from)}"><input type="hidden" name="To" value="Pitchwise"><label>Reply as ${esc(from)} <input name="Body" value="STOP" aria-label="Reply text to message ${id}"></label> <button type="submit">Send reply</button></form>`;
+}
+
 async function listOutbox(ctx: AppContext, q: z.infer<typeof query>) {
   const where: SQL[] = [];
   if (q.channel) where.push(eq(outboxMessages.channel, q.channel));
@@ -99,7 +108,7 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
               : `<pre>${esc(r.body)}</pre>`
           }<details><summary>Plain text</summary><pre>${esc(r.body)}</pre></details>`;
         } else if (r.channel === "sms") {
-          content = `<div class="bubble">${esc(r.body).replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>')}</div>`;
+          content = `<div class="bubble">${esc(r.body).replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>')}</div>${smsReplyForm(r.to, r.id)}`;
         } else {
           const meta = r.metadata as { direction?: unknown; callbackNumber?: unknown };
           const what =

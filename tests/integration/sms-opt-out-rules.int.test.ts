@@ -1,7 +1,14 @@
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activities, campaigns, contacts, smsOptEvents } from "../../src/server/db/schema";
+import {
+  activities,
+  campaigns,
+  contacts,
+  outboundWebhookEvents,
+  smsOptEvents,
+  webhookEndpoints,
+} from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
@@ -215,6 +222,13 @@ describe("a number texted only from the contact page", () => {
         .statusCode,
     ).toBe(200);
     const optIn = async () => (await s.client.get(`/api/contacts/${contactId}`)).json().contact.sms_opt_in;
+    // an endpoint listens for contact.unsubscribed: the STOP is reported like every other opt-out
+    await t.db.insert(webhookEndpoints).values({
+      workspaceId: s.user.id,
+      url: "https://hooks.example.com/pitchwise",
+      events: ["contact.unsubscribed"],
+      secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+    });
 
     expect(messageOf(await reply(phone, "help"))).toContain(business);
     expect(messageOf(await reply(phone, "Stop"))).toContain(`unsubscribed from ${business}`);
@@ -224,6 +238,18 @@ describe("a number texted only from the contact page", () => {
         (a) => a.activityType,
       );
     expect(await types()).toContain("opted_out");
+    const events = await t.db
+      .select()
+      .from(outboundWebhookEvents)
+      .where(
+        and(
+          eq(outboundWebhookEvents.workspaceId, s.user.id),
+          eq(outboundWebhookEvents.type, "contact.unsubscribed"),
+        ),
+      );
+    expect(events.map((e) => e.data)).toEqual([
+      expect.objectContaining({ contact_id: contactId, channel: "sms", address: phone, campaign_id: null }),
+    ]);
     expect(
       (await s.client.post(`/api/contacts/${contactId}/send-sms`, { message: "Hello?" })).statusCode,
     ).toBe(422);

@@ -33,6 +33,7 @@ import {
   stopConfirmation,
 } from "../compliance/sms-keywords";
 import { contactsTextedAt, getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
+import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   applyRecipientEvent,
@@ -184,7 +185,8 @@ async function applyTwilioStatus(
  * - STOP puts the number on the suppression list of every account that texted it and marks that
  *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
  *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
- *   SMS opt-in turned off and an `opted_out` activity; the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
+ *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (campaign_id and
+ *   recipient_id null), in one transaction; the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
  *   one confirmation naming the businesses (compliance stopConfirmation), sent only when the number
  *   was not already opted out and within five minutes of the STOP by the provider's clock
  *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
@@ -238,15 +240,29 @@ export async function handleTwilioInbound(
       }
       for (const c of texted) {
         await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", false);
-        await recordActivities(ctx.db, [
-          {
-            workspaceId: c.workspaceId,
-            contactId: c.contactId,
-            activityType: "opted_out",
-            metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
-          },
-        ]);
+        // the contact's opt-in, its `opted_out` activity and `contact.unsubscribed` (no campaign: the
+        // contact page texted it) in one transaction (the webhooks outbox); the delivery after commit
+        const emitted = await ctx.db.transaction(async (tx) => {
+          await recordContactOptIn({ db: tx }, c.workspaceId, c.contactId, "sms", false);
+          await recordActivities(tx, [
+            {
+              workspaceId: c.workspaceId,
+              contactId: c.contactId,
+              activityType: "opted_out",
+              metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
+            },
+          ]);
+          return emitWebhookEvent({ db: tx, log: ctx.log }, c.workspaceId, "contact.unsubscribed", {
+            campaign_id: null,
+            recipient_id: null,
+            contact_id: c.contactId,
+            channel: "sms",
+            address: from,
+            status: "unsubscribed",
+            occurred_at: new Date().toISOString(),
+          });
+        });
+        await queueWebhookDeliveries(ctx, emitted);
       }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;

@@ -1,7 +1,14 @@
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
+import {
+  contacts,
+  outboundWebhookEvents,
+  outboxMessages,
+  suppressions,
+  webhookEndpoints,
+  workspaces,
+} from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
@@ -169,9 +176,26 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
     const phone = freshPhone();
     const w = await workspaceWith([phone]);
     const id = w.contactIds[0] as number;
+    // an endpoint listens for contact.unsubscribed: the press is reported like every other opt-out
+    await t.db.insert(webhookEndpoints).values({
+      workspaceId: w.user.id,
+      url: "https://hooks.example.com/pitchwise",
+      events: ["contact.unsubscribed"],
+      secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+    });
     const res = await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hello from Acme" });
     expect(res.statusCode, res.body).toBe(200);
     expect((await press(await keypadOf(phone), "9")).statusCode).toBe(200);
+    const events = await t.db
+      .select()
+      .from(outboundWebhookEvents)
+      .where(eq(outboundWebhookEvents.workspaceId, w.user.id));
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      [
+        "contact.unsubscribed",
+        expect.objectContaining({ contact_id: id, channel: "voice", address: phone, campaign_id: null }),
+      ],
+    ]);
     const detail = (await w.client.get(`/api/contacts/${id}`)).json();
     expect(detail.contact.call_opt_in).toBe(false);
     expect(detail.activities.map((a: { activity_type: string }) => a.activity_type).sort()).toEqual([

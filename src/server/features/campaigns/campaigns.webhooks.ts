@@ -179,14 +179,44 @@ async function applyTwilioStatus(
 }
 
 /**
+ * A person's opt-out of a contact reached outside a campaign (the contact page's SMS or call): the
+ * contact's opt-in for `channel` off, an `opted_out` activity with `metadata`, and the
+ * `contact.unsubscribed` webhook event ({campaign_id: null, recipient_id: null, contact_id, channel,
+ * address, status: "unsubscribed", occurred_at}), in one transaction (the webhooks outbox); the
+ * event's deliveries are queued after its commit. The suppression itself is the caller's.
+ */
+async function optOutContact(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  channel: "sms" | "voice",
+  address: string,
+  metadata: Record<string, unknown>,
+): Promise<void> {
+  const emitted = await ctx.db.transaction(async (tx) => {
+    await recordContactOptIn({ db: tx }, workspaceId, contactId, channel, false);
+    await recordActivities(tx, [{ workspaceId, contactId, activityType: "opted_out", metadata }]);
+    return emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.unsubscribed", {
+      campaign_id: null,
+      recipient_id: null,
+      contact_id: contactId,
+      channel,
+      address,
+      status: "unsubscribed",
+      occurred_at: new Date().toISOString(),
+    });
+  });
+  await queueWebhookDeliveries(ctx, emitted);
+}
+
+/**
  * Applies a verified inbound SMS (compliance sms-keywords classifySmsReply: case, punctuation, accents
  * and emoji ignored; "stop please", "opt out", "REVOKE", "ALTO"... are opt-outs; or Twilio's
  * `OptOutType`):
  * - STOP puts the number on the suppression list of every account that texted it and marks that
  *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
  *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
- *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (campaign_id and
- *   recipient_id null), in one transaction; the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
+ *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (optOutContact); the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
  *   one confirmation naming the businesses (compliance stopConfirmation), sent only when the number
  *   was not already opted out and within five minutes of the STOP by the provider's clock
  *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
@@ -240,29 +270,10 @@ export async function handleTwilioInbound(
       }
       for (const c of texted) {
         await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        // the contact's opt-in, its `opted_out` activity and `contact.unsubscribed` (no campaign: the
-        // contact page texted it) in one transaction (the webhooks outbox); the delivery after commit
-        const emitted = await ctx.db.transaction(async (tx) => {
-          await recordContactOptIn({ db: tx }, c.workspaceId, c.contactId, "sms", false);
-          await recordActivities(tx, [
-            {
-              workspaceId: c.workspaceId,
-              contactId: c.contactId,
-              activityType: "opted_out",
-              metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
-            },
-          ]);
-          return emitWebhookEvent({ db: tx, log: ctx.log }, c.workspaceId, "contact.unsubscribed", {
-            campaign_id: null,
-            recipient_id: null,
-            contact_id: c.contactId,
-            channel: "sms",
-            address: from,
-            status: "unsubscribed",
-            occurred_at: new Date().toISOString(),
-          });
+        await optOutContact(ctx, c.workspaceId, c.contactId, "sms", from, {
+          channel: "sms",
+          keyword: optOutType || replyWords(body).join(" ").slice(0, 40),
         });
-        await queueWebhookDeliveries(ctx, emitted);
       }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
@@ -311,8 +322,8 @@ export async function handleTwilioInbound(
  * calls and ringless voicemail (suppressCallsByKeypress: later campaign calls and drops are skipped
  * "suppressed: keypress_opt_out", the contact page refuses to call) and, once per call, records it:
  * a campaign call's recipient is marked unsubscribed (`opted_out` activity, `contact.unsubscribed`
- * webhook event, call opt-in off); a contact-page call turns the contact's call opt-in off and adds an
- * `opted_out` activity. Returns whether the person opted out and the TwiML the call continues with
+ * webhook event, call opt-in off); a contact-page call turns the contact's call opt-in off, adds an
+ * `opted_out` activity and emits `contact.unsubscribed` (optOutContact). Returns whether the person opted out and the TwiML the call continues with
  * (the confirmation or a goodbye, then <Hangup/>). Another key or none changes nothing.
  * Source: 47 CFR 64.1200(b)(3), (d)(3).
  */
@@ -340,12 +351,7 @@ export async function handleCallKeypress(
       await applyRecipientEvent(ctx, r, "unsubscribed", { metadata });
     } else if (target.contactId !== null) {
       const [c] = await getContactsByIds(ctx, workspaceId, [target.contactId]);
-      if (c) {
-        await recordContactOptIn(ctx, workspaceId, c.id, "voice", false);
-        await recordActivities(ctx.db, [
-          { workspaceId, contactId: c.id, activityType: "opted_out", metadata },
-        ]);
-      }
+      if (c) await optOutContact(ctx, workspaceId, c.id, "voice", phone, metadata);
     }
   }
   return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };

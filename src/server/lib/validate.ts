@@ -240,6 +240,34 @@ export function queryInt<T extends z.ZodType>(schema: T) {
 }
 
 /**
+ * A list's `page` parameter (1-based, default 1, at most `max`): a JSON number or decimal digits
+ * (queryInt), with sentences that say how to write it ("page must be a whole number written in
+ * digits (such as 2)", "page must be at most 100,000").
+ */
+export function pageParam(max: number) {
+  return queryInt(
+    z
+      .number({ error: "page must be a whole number written in digits (such as 2)" })
+      .int("page must be a whole number")
+      .min(1, "page must be 1 or more")
+      .max(max, `page must be at most ${max.toLocaleString("en-US")}`)
+      .default(1),
+  );
+}
+
+/** A list's `limit` parameter: 1-200, default 50, a JSON number or decimal digits (queryInt). */
+export function limitParam() {
+  return queryInt(
+    z
+      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
+      .int("limit must be a whole number")
+      .min(1, "limit must be at least 1")
+      .max(200, "limit must be at most 200")
+      .default(50),
+  );
+}
+
+/**
  * `schema` (a field rule of a form or CSV schema that also reads text: `z.coerce.number()`, a
  * boolean reading "yes") taking only the JSON type it documents, for JSON request bodies: a value of
  * another type (`"5"` for a number, `"yes"` or `1` for a boolean, `null`) is refused with a sentence

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
 import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
 import { AppError } from "../../lib/errors";
-import { queryInt } from "../../lib/validate";
+import { limitParam, pageParam, queryInt } from "../../lib/validate";
 
 const text = (max: number) => z.string().max(max);
 
@@ -237,22 +237,8 @@ export const campaignIdInput = z.object({ id: campaignId });
 export const recipientsQuery = z.object({
   id: campaignId,
   status: z.enum(RECIPIENT_STATUSES).optional(),
-  page: queryInt(
-    z
-      .number({ error: "page must be a whole number written in digits (such as 2)" })
-      .int("page must be a whole number")
-      .min(1, "page must be 1 or more")
-      .max(100_000, "page must be at most 100,000")
-      .default(1),
-  ),
-  limit: queryInt(
-    z
-      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
-      .int("limit must be a whole number")
-      .min(1, "limit must be at least 1")
-      .max(200, "limit must be at most 200")
-      .default(50),
-  ),
+  page: pageParam(100_000),
+  limit: limitParam(),
   /** keyset instead of `page`: the recipients after this recipient id (the public API's cursor) */
   afterId: queryInt(
     z

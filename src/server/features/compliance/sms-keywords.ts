@@ -15,8 +15,8 @@
  * "stop texting", "don't text me"): a wrong opt-out costs a text, a missed one is a TCPA violation.
  */
 
-/** Whole-reply opt-out keywords (after normalisation: letters only, upper case, no accents). */
-export const STOP_KEYWORDS = [
+/** English revocation words, also read inside a short reply (FCC's list, 47 CFR 64.1200(a)(10)). */
+const FCC_STOP_WORDS = [
   "STOP",
   "STOPALL",
   "UNSUBSCRIBE",
@@ -25,11 +25,10 @@ export const STOP_KEYWORDS = [
   "QUIT",
   "REVOKE",
   "OPTOUT",
-  "REMOVE",
-  "ARRET",
-  "ALTO",
-  "PARAR",
 ] as const;
+
+/** Whole-reply opt-out keywords (after normalisation: letters only, upper case, no accents). */
+export const STOP_KEYWORDS = [...FCC_STOP_WORDS, "REMOVE", "ARRET", "ALTO", "PARAR"] as const;
 
 /** Whole-reply opt-in keywords. YES counts only for a number whose latest decision was STOP. */
 export const START_KEYWORDS = ["START", "UNSTOP", "YES"] as const;
@@ -37,17 +36,8 @@ export const START_KEYWORDS = ["START", "UNSTOP", "YES"] as const;
 /** Whole-reply help keywords. */
 export const HELP_KEYWORDS = ["HELP", "INFO", "AYUDA"] as const;
 
-/** English revocation words read inside a short reply (FCC's list, 47 CFR 64.1200(a)(10)). */
-const CORE_STOP_WORDS = new Set([
-  "STOP",
-  "STOPALL",
-  "UNSUBSCRIBE",
-  "CANCEL",
-  "END",
-  "QUIT",
-  "REVOKE",
-  "OPTOUT",
-]);
+/** FCC_STOP_WORDS as a set, for the short-reply test. */
+const CORE_STOP_WORDS = new Set<string>(FCC_STOP_WORDS);
 
 /** A reply of at most this many words that contains a CORE_STOP_WORDS word is a STOP. */
 const SHORT_REPLY_WORDS = 4;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
-import { queryInt } from "../../lib/validate";
+import { limitParam, pageParam, queryInt } from "../../lib/validate";
 
 const text = (max: number) =>
   z
@@ -218,22 +218,8 @@ export const listContactsSchema = z.object({
       .max(Number.MAX_SAFE_INTEGER, "tag must be a tag's id")
       .optional(),
   ),
-  page: queryInt(
-    z
-      .number({ error: "page must be a whole number written in digits (such as 2)" })
-      .int("page must be a whole number")
-      .min(1, "page must be 1 or more")
-      .max(1_000_000, "page must be at most 1,000,000")
-      .default(1),
-  ),
-  limit: queryInt(
-    z
-      .number({ error: "limit must be a whole number from 1 to 200, written in digits (such as 50)" })
-      .int("limit must be a whole number")
-      .min(1, "limit must be at least 1")
-      .max(200, "limit must be at most 200")
-      .default(50),
-  ),
+  page: pageParam(1_000_000),
+  limit: limitParam(),
 });
 export type ListContactsInput = z.input<typeof listContactsSchema>;
 /**

@@ -1,0 +1,87 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FakeGPlace, startGooglePlacesFake } from "../fakes/google-places";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+
+// Regressions of the lead search audit (helper-leadsaudit): real HTTP against the app.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => t?.close());
+
+const search = { location: "Saginaw, MI", businessType: "dentist", radius: 3, searchRadius: 2 };
+
+async function workspaceOfSearch(app: Pick<TestApp, "db">, searchId: string): Promise<string> {
+  const rows = (await app.db.execute(
+    sql`select workspace_id from lead_searches where id = ${searchId}`,
+  )) as unknown as { workspace_id: string }[];
+  return rows[0]?.workspace_id as string;
+}
+
+async function contactCount(app: Pick<TestApp, "db">, workspaceId: string): Promise<number> {
+  const rows = (await app.db.execute(
+    sql`select count(*)::int as n from contacts where workspace_id = ${workspaceId}`,
+  )) as unknown as { n: number }[];
+  return rows[0]?.n ?? -1;
+}
+
+describe("add to contacts, concurrently", () => {
+  it.each(["free", "business"])(
+    "three simultaneous adds of the same results (plan %s) all succeed and create each contact once",
+    async (plan) => {
+      const a = await signUp(t.app);
+      const s = (await a.client.post("/api/maps/search", search)).json();
+      const placeIds = s.businesses.map((b: { place_id: string }) => b.place_id);
+      expect(placeIds.length).toBeGreaterThan(1);
+      const ws = await workspaceOfSearch(t, s.searchId);
+      await setPlan(t, ws, plan);
+      const rs = await Promise.all(
+        [1, 2, 3].map(() =>
+          a.client.post("/api/maps/results/add-to-contacts", { searchId: s.searchId, placeIds }),
+        ),
+      );
+      // before: the calls that lost the race answered 500 (the email index refused their inserts)
+      expect(rs.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+      const bodies = rs.map((r) => r.json());
+      expect(bodies.reduce((n, b) => n + b.created, 0)).toBe(placeIds.length);
+      expect(await contactCount(t, ws)).toBe(placeIds.length);
+    },
+  );
+
+  it("results without emails (Google) are not created twice by simultaneous adds", async () => {
+    const places: FakeGPlace[] = Array.from({ length: 5 }, (_, i) => ({
+      id: `ChIJrace${i}`,
+      displayName: { text: `Race Dental ${i}`, languageCode: "en" },
+      formattedAddress: `${200 + i} Main St, Saginaw, MI 48601, USA`,
+      location: { latitude: 43.4047 + i * 0.001, longitude: -83.9156 },
+      types: ["dentist", "establishment"],
+    }));
+    const fake = await startGooglePlacesFake({ apiKey: "k", places });
+    const g = await createTestApp({
+      PLACES_PROVIDER: "google",
+      GOOGLE_PLACES_API_KEY: "k",
+      GOOGLE_PLACES_API_URL: fake.url,
+    });
+    try {
+      const a = await signUp(g.app);
+      const s = (await a.client.post("/api/maps/search", { ...search, location: "48601" })).json();
+      expect(s.businesses).toHaveLength(5);
+      const placeIds = s.businesses.map((b: { place_id: string }) => b.place_id);
+      const ws = await workspaceOfSearch(g, s.searchId);
+      await setPlan(g, ws, "business");
+      const rs = await Promise.all(
+        [1, 2].map(() =>
+          a.client.post("/api/maps/results/add-to-contacts", { searchId: s.searchId, placeIds }),
+        ),
+      );
+      expect(rs.map((r) => r.statusCode)).toEqual([200, 200]);
+      // before: 10 contacts (each call matched before the other had written)
+      expect(await contactCount(g, ws)).toBe(5);
+    } finally {
+      await g.close();
+      await fake.close();
+    }
+  });
+});

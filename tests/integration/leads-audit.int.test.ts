@@ -7,7 +7,7 @@ import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ LOG_LEVEL: process.env.DBG_LOG ?? "silent" });
 });
 afterAll(async () => t?.close());
 
@@ -83,5 +83,55 @@ describe("add to contacts, concurrently", () => {
       await g.close();
       await fake.close();
     }
+  });
+});
+
+describe("swap location", () => {
+  it("a swap refused by the plan (402) leaves the saved search where it was", async () => {
+    const a = await signUp(t.app);
+    const saved = (
+      await a.client.post("/api/maps/search", {
+        ...search,
+        radius: 1,
+        searchRadius: 1,
+        saveSearch: true,
+        searchName: "Saginaw dentists",
+      })
+    ).json();
+    expect(saved.savedSearchId, JSON.stringify(saved).slice(0, 300)).toBeTruthy();
+    const ws = await workspaceOfSearch(t, saved.searchId);
+    await setPlan(t, ws, "free");
+    let status = 200;
+    for (let i = 0; i < 12 && status === 200; i++)
+      status = (await a.client.post("/api/maps/search", { ...search, radius: 1, searchRadius: 1 }))
+        .statusCode;
+    expect(status).toBe(402);
+    const swap = await a.client.post("/api/maps/swap-location", {
+      savedSearchId: saved.savedSearchId,
+      newLocation: "Austin, TX",
+    });
+    expect(swap.statusCode).toBe(402);
+    const list = (await a.client.get("/api/maps/saved-searches")).json().searches;
+    const row = list.find((x: { id: string }) => x.id === saved.savedSearchId);
+    // before: the saved search had already moved to Austin and forgotten its last run
+    expect(row.location).toBe("Saginaw, MI");
+    expect(row.last_run_at).not.toBeNull();
+  });
+
+  it("a completed swap moves the saved search and marks nothing new", async () => {
+    const a = await signUp(t.app);
+    const saved = (
+      await a.client.post("/api/maps/search", { ...search, saveSearch: true, searchName: "Swap me" })
+    ).json();
+    const swap = await a.client.post("/api/maps/swap-location", {
+      savedSearchId: saved.savedSearchId,
+      newLocation: "Austin, TX",
+    });
+    expect(swap.statusCode).toBe(200);
+    expect(swap.json().newResults).toBe(0);
+    const row = (await a.client.get("/api/maps/saved-searches"))
+      .json()
+      .searches.find((x: { id: string }) => x.id === saved.savedSearchId);
+    expect(row).toMatchObject({ location: "Austin, TX", result_count: swap.json().totalResults });
   });
 });

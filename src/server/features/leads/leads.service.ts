@@ -180,8 +180,16 @@ function competition(places: Place[]) {
  * A re-run of a saved search (`savedSearchId`) marks results its previous run did not find.
  * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken),
  *   NOT_FOUND (saved search), BAD_GATEWAY (the provider failed; its sentence is kept).
+ * `opts.relocate` (swapLocation): the saved search `savedSearchId` moves to `location` when, and only
+ * when, the search completes (in the results' transaction); its previous place ids are not compared
+ * (another area: nothing is "new").
  */
-export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchInput | unknown) {
+export async function searchBusinesses(
+  ctx: Ctx,
+  t: LeadsTenant,
+  input: SearchInput | unknown,
+  opts: { relocate?: boolean } = {},
+) {
   const s = parseInput(searchSchema, input);
   const preset = s.usePreset ? PRESETS.find((p) => p.id === s.usePreset) : undefined;
   if (s.usePreset && !preset) throw new AppError("BAD_REQUEST", `Unknown preset: ${s.usePreset}`);
@@ -322,7 +330,8 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     .split(/\W+/)
     .filter((w) => w.length > 2)
     .map((w) => w.replace(/s$/, ""));
-  const previous = new Set(saved?.lastPlaceIds ?? []);
+  const relocate = opts.relocate === true && !!saved;
+  const previous = new Set(relocate ? [] : (saved?.lastPlaceIds ?? []));
   const allActive = activeFilters(filters);
   const deferred = allActive.filter((a) => a.def.attrs.some((x) => !provider.attributes.has(x)));
   const active = allActive.filter((a) => !deferred.includes(a));
@@ -341,7 +350,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       matchesType: typeWords.some((w) => (p.types ?? []).some((ty) => ty.toLowerCase().includes(w))),
     };
     if (!passes(p, f, filters, active)) return;
-    const isNew = !!saved && saved.lastRunAt !== null && !previous.has(p.placeId);
+    const isNew = !!saved && !relocate && saved.lastRunAt !== null && !previous.has(p.placeId);
     rows.push({
       placeId: p.placeId,
       data: toBusinessJson(p, f, reasons, isNew),
@@ -371,6 +380,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
         resultCount: rows.length,
         lastPlaceIds: rows.map((r) => r.placeId),
         lastRunAt: new Date(),
+        ...(relocate ? { location: s.location } : {}),
       });
     const completedSearch = await q.findSearch(tx, t.workspaceId, search.id);
     return !enrich && completedSearch
@@ -773,30 +783,31 @@ export async function deleteSavedSearch(ctx: Pick<AppContext, "db">, t: LeadsTen
 }
 
 /**
- * POST /api/maps/swap-location {savedSearchId, newLocation}: the saved search moves to the new location
- * and runs there ("like a search"). Its previous place ids are forgotten (another area: nothing is
- * "new" relative to it). @throws NOT_FOUND, plus everything searchBusinesses throws.
+ * POST /api/maps/swap-location {savedSearchId, newLocation}: the saved search runs at the new location
+ * ("like a search") and moves there once that search completed; its previous place ids are forgotten
+ * (another area: nothing is "new" relative to it). A refused or failed search (unknown place 422, quota
+ * 402, provider 502) leaves the saved search as it was. @throws NOT_FOUND, plus everything
+ * searchBusinesses throws.
  */
 export async function swapLocation(ctx: Ctx, t: LeadsTenant, input: unknown) {
   const s = parseInput(swapLocationSchema, input);
   const saved = await q.findSaved(ctx.db, t.workspaceId, s.savedSearchId);
   if (!saved) throw new AppError("NOT_FOUND", "Saved search not found");
-  resolveLocation(s.newLocation); // 422 before anything changes
-  await q.updateSaved(ctx.db, t.workspaceId, saved.id, {
-    location: s.newLocation,
-    lastPlaceIds: [],
-    lastRunAt: null,
-  });
-  return searchBusinesses(ctx, t, {
-    location: s.newLocation,
-    businessType: saved.businessType,
-    radius: saved.radius,
-    searchRadius: saved.circleSize,
-    filters: saved.filters,
-    usePreset: saved.preset,
-    savedSearchId: saved.id,
-    searchId: s.searchId,
-  });
+  return searchBusinesses(
+    ctx,
+    t,
+    {
+      location: s.newLocation,
+      businessType: saved.businessType,
+      radius: saved.radius,
+      searchRadius: saved.circleSize,
+      filters: saved.filters,
+      usePreset: saved.preset,
+      savedSearchId: saved.id,
+      searchId: s.searchId,
+    },
+    { relocate: true },
+  );
 }
 
 /**

@@ -135,3 +135,28 @@ describe("swap location", () => {
     expect(row).toMatchObject({ location: "Austin, TX", result_count: swap.json().totalResults });
   });
 });
+
+describe("search input", () => {
+  it("an ocean point or a military ZIP is a 422 that says why, and costs no search", async () => {
+    const a = await signUp(t.app);
+    const ocean = await a.client.post("/api/maps/search", { ...search, location: "30.0, -40.0" });
+    expect(ocean.statusCode).toBe(422);
+    expect(ocean.json().error).toMatch(
+      /not near any US ZIP code \(open water or outside the United States\)/,
+    );
+    const apo = await a.client.post("/api/maps/search", { ...search, location: "34001" });
+    expect(apo.statusCode).toBe(422);
+    expect(apo.json().error).toMatch(/military APO\/FPO/);
+    const usage = (await a.client.get("/api/billing/usage")).json();
+    expect(usage.usage.lead_searches.used).toBe(0);
+  });
+
+  it("a business type of punctuation only is a 400 (it was a match-everything name search on OSM)", async () => {
+    const a = await signUp(t.app);
+    for (const businessType of ["***", '"];(', "--"]) {
+      const r = await a.client.post("/api/maps/search", { ...search, businessType });
+      expect(r.statusCode).toBe(400);
+      expect(r.json().error).toMatch(/must contain letters or digits/);
+    }
+  });
+});

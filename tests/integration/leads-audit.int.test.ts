@@ -160,3 +160,50 @@ describe("search input", () => {
     }
   });
 });
+
+describe("Google Places fake (documented shapes)", () => {
+  it("answers only the fields of X-Goog-FieldMask, nextPageToken included, as Places API (New) does", async () => {
+    const places: FakeGPlace[] = Array.from({ length: 25 }, (_, i) => ({
+      id: `ChIJmask${i}`,
+      displayName: { text: `Mask Dental ${i}`, languageCode: "en" },
+      formattedAddress: `${i} Main St, Saginaw, MI 48601, USA`,
+      location: { latitude: 43.4047, longitude: -83.9156 },
+      rating: 4.1,
+      currentOpeningHours: { openNow: true },
+      types: ["dentist"],
+    }));
+    const fake = await startGooglePlacesFake({ apiKey: "k", places });
+    try {
+      const post = (path: string, mask: string, body: object) =>
+        fetch(`${fake.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "X-Goog-Api-Key": "k", "X-Goog-FieldMask": mask },
+          body: JSON.stringify(body),
+        }).then(async (r) => ({ status: r.status, json: await r.json() }));
+      const circle = { center: { latitude: 43.4047, longitude: -83.9156 }, radius: 1000 };
+      const text = await post("/v1/places:searchText", "places.id,places.currentOpeningHours.openNow", {
+        textQuery: "mask",
+        pageSize: 20,
+        locationBias: { circle },
+      });
+      expect(text.status).toBe(200);
+      // before: every field came back whatever the mask said, and nextPageToken too
+      expect(text.json.places[0]).toEqual({ id: "ChIJmask0", currentOpeningHours: { openNow: true } });
+      expect(text.json.nextPageToken).toBeUndefined();
+      const paged = await post("/v1/places:searchText", "places.id,nextPageToken", {
+        textQuery: "mask",
+        pageSize: 20,
+        locationBias: { circle },
+      });
+      expect(paged.json.nextPageToken).toBe("20");
+      const tooFar = await post("/v1/places:searchNearby", "places.id", {
+        includedTypes: ["dentist"],
+        locationRestriction: { circle: { ...circle, radius: 80_000 } },
+      });
+      expect(tooFar.status).toBe(400);
+      expect(tooFar.json.error.status).toBe("INVALID_ARGUMENT");
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -207,3 +207,27 @@ describe("Google Places fake (documented shapes)", () => {
     }
   });
 });
+
+describe("radius units and bounds in the OpenAPI document", () => {
+  it("states miles, 1-50 and 1-5 in steps of 0.5 as the app enforces them", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const ref = doc.paths["/lead_searches"].post.requestBody.content["application/json"].schema;
+    const body = ref.$ref ? doc.components.schemas[ref.$ref.split("/").pop()] : ref;
+    expect(body.properties.radius).toMatchObject({ minimum: 1, maximum: 50, default: 25 });
+    expect(body.properties.radius.description).toMatch(/miles/);
+    // before: the step of 0.5 was a refine the document could not state
+    expect(body.properties.search_radius).toMatchObject({ minimum: 1, maximum: 5, multipleOf: 0.5 });
+    expect(body.properties.location.description).toMatch(/coordinates/);
+    const a = await signUp(t.app);
+    for (const [searchRadius, ok] of [
+      [1.5, true],
+      [4.5, true],
+      [1.3, false],
+      [2.25, false],
+    ] as const) {
+      const r = await a.client.post("/api/maps/search", { ...search, radius: 1, searchRadius });
+      expect(r.statusCode, String(searchRadius)).toBe(ok ? 200 : 400);
+      if (!ok) expect(r.json().error).toMatch(/steps of 0.5 miles/);
+    }
+  });
+});

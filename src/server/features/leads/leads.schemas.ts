@@ -31,7 +31,8 @@ export const searchSchema = z
       .number({ error: "searchRadius must be a number of miles" })
       .min(1, "searchRadius (circle size) must be between 1 and 5 miles")
       .max(5, "searchRadius (circle size) must be between 1 and 5 miles")
-      .refine((v) => Number.isInteger(v * 2), "searchRadius (circle size) goes in steps of 0.5 miles")
+      // multipleOf (not a refine): the OpenAPI document states the step too
+      .multipleOf(0.5, "searchRadius (circle size) goes in steps of 0.5 miles")
       .default(2),
     filters: filterSetSchema.default({}),
     usePreset: z.string().max(50).nullish(),

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import {
   mergeWebhookEmits,
@@ -71,14 +72,28 @@ export async function matchBusinessContacts(
   >[],
   opts: { phoneCountry?: string } = {},
 ): Promise<Map<string, number>> {
+  if (!businesses.length) return new Map();
+  const country = opts.phoneCountry ?? (await phoneCountryOf(ctx, workspaceId));
+  return matchIn(ctx.db, workspaceId, businesses, country);
+}
+
+/** matchBusinessContacts over `db` (a transaction too), phones read in `country`. */
+async function matchIn(
+  db: DbOrTx,
+  workspaceId: string,
+  businesses: Pick<
+    BusinessContactInput,
+    "placeId" | "name" | "phone" | "website" | "email" | "streetAddress"
+  >[],
+  country: string,
+): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!businesses.length) return out;
-  const country = opts.phoneCountry ?? (await phoneCountryOf(ctx, workspaceId));
   const placeIds = businesses.map((b) => b.placeId);
   const phones = businesses.map((b) => toE164(b.phone, country)).filter((p): p is string => !!p);
   const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
   const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
-  const rows = await selectBusinessMatchCandidates(ctx.db, workspaceId, {
+  const rows = await selectBusinessMatchCandidates(db, workspaceId, {
     placeIds,
     emails,
     phones,
@@ -203,7 +218,7 @@ export async function addBusinessContacts(
     workspaceId,
     estimate.create.length,
     async (tx) => {
-      const now = split(await matchBusinessContacts({ db: tx }, workspaceId, businesses, { phoneCountry }));
+      const now = split(await matchIn(tx, workspaceId, businesses, phoneCountry));
       toCreate = now.create;
       toUpdate = now.update;
       ids = [];

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FakeGPlace, startGooglePlacesFake } from "../fakes/google-places";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp, trpcCall } from "../helpers";
 
 // Regressions of the lead search audit (helper-leadsaudit): real HTTP against the app.
 
@@ -229,5 +229,30 @@ describe("radius units and bounds in the OpenAPI document", () => {
       expect(r.statusCode, String(searchRadius)).toBe(ok ? 200 : 400);
       if (!ok) expect(r.json().error).toMatch(/steps of 0.5 miles/);
     }
+  });
+});
+
+describe("results already in the CRM", () => {
+  it("added results read back as in_contacts, and adding them again creates nothing", async () => {
+    const a = await signUp(t.app);
+    const s = (await a.client.post("/api/maps/search", search)).json();
+    const placeIds = s.businesses.slice(0, 2).map((b: { place_id: string }) => b.place_id);
+    const first = await a.client.post("/api/maps/results/add-to-contacts", {
+      searchId: s.searchId,
+      placeIds,
+    });
+    expect(first.json()).toMatchObject({ created: 2 });
+    const stored = await trpcCall(a.client, "leads.results", { searchId: s.searchId }, "query");
+    const flags = new Map(
+      (stored.data as { place_id: string; in_contacts: boolean }[]).map((b) => [b.place_id, b.in_contacts]),
+    );
+    // before: the stored results kept in_contacts false until a new search
+    for (const id of placeIds) expect(flags.get(id)).toBe(true);
+    expect([...flags.values()].filter(Boolean)).toHaveLength(2);
+    const again = await a.client.post("/api/maps/results/add-to-contacts", {
+      searchId: s.searchId,
+      placeIds,
+    });
+    expect(again.json()).toMatchObject({ created: 0 });
   });
 });

@@ -815,6 +815,7 @@ export async function swapLocation(ctx: Ctx, t: LeadsTenant, input: unknown) {
  * skipped}: the chosen results of one of the workspace's searches become contacts through the crm
  * feature (dedupe by place id, email, E.164 phone, website domain, then name + address; lead_source
  * 'business_search'). Creations count against the plan's contact limit (402 before anything is written).
+ * The added results are stored as `in_contacts: true` afterwards.
  * @throws NOT_FOUND 'Search not found', BAD_REQUEST (no chosen id belongs to the search), PAYMENT_REQUIRED.
  */
 export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unknown) {
@@ -856,6 +857,12 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
       };
     }),
     { tagName: a.tagName },
+  );
+  // the stored results now show the badge too (GET results, the enriched list, the public API)
+  await q.markResultsInContacts(
+    ctx.db,
+    search.id,
+    results.map((x) => x.placeId),
   );
   return {
     success: true as const,

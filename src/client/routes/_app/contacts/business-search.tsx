@@ -28,6 +28,7 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
+import { ListTextInput } from "@/client/features/leads/list-text-input";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
@@ -130,7 +131,9 @@ function BusinessSearchPage() {
     setResult(r);
     setSearchId(null);
     setEnrichingId(r.enrichment.status === "queued" ? r.searchId : null);
-    toast.success(`Found ${plural(r.totalResults, "contact")} within ${plural(r.radius, "mile")}`);
+    toast.success(
+      `Found ${plural(r.totalResults, "business", "businesses")} within ${plural(r.radius, "mile")}`,
+    );
   }
 
   function fail(e: unknown, prefix = "") {
@@ -204,6 +207,19 @@ function BusinessSearchPage() {
         placeIds: chosen.map((b) => b.place_id),
       });
       toast.success(`Added to contacts: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`);
+      // the added results show "In contacts" at once (the server stored the flag too)
+      const added = new Set(chosen.map((b) => b.place_id));
+      setResult((cur) =>
+        cur
+          ? {
+              ...cur,
+              businesses: cur.businesses.map((b) =>
+                added.has(b.place_id) ? { ...b, in_contacts: true } : b,
+              ),
+            }
+          : cur,
+      );
+      void qc.invalidateQueries({ queryKey: trpc.leads.results.queryKey({ searchId: result.searchId }) });
       if (thenCampaign) await navigate({ to: "/campaigns/sms" });
     } catch (e) {
       toast.error(e instanceof Error ? e.message : "Failed to add contacts");
@@ -725,26 +741,28 @@ function FilterField({
       </fieldset>
     );
   }
-  if (f.kind === "list" || f.kind === "text")
+  if (f.kind === "list")
+    return (
+      <div className={cn("grid gap-1", disabled && "opacity-60")}>
+        <Label htmlFor={id}>{f.label}</Label>
+        <ListTextInput
+          id={id}
+          disabled={disabled}
+          value={Array.isArray(value) ? (value as (string | number)[]) : undefined}
+          onChange={onChange}
+        />
+        {hint}
+      </div>
+    );
+  if (f.kind === "text")
     return (
       <div className={cn("grid gap-1", disabled && "opacity-60")}>
         <Label htmlFor={id}>{f.label}</Label>
         <Input
           id={id}
           disabled={disabled}
-          placeholder={f.kind === "list" ? "comma-separated" : ""}
-          value={Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : ""}
-          onChange={(e) => {
-            const t = e.target.value;
-            if (f.kind === "text") onChange(t || undefined);
-            else {
-              const parts = t
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean);
-              onChange(parts.length ? parts : undefined);
-            }
-          }}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value || undefined)}
         />
         {hint}
       </div>

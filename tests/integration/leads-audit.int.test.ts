@@ -256,3 +256,24 @@ describe("results already in the CRM", () => {
     expect(again.json()).toMatchObject({ created: 0 });
   });
 });
+
+describe("client-chosen searchId", () => {
+  it("reusing a searchId (own or another workspace's) is a 409 that says why and costs no search", async () => {
+    const a = await signUp(t.app);
+    const b = await signUp(t.app);
+    const searchId = crypto.randomUUID();
+    expect((await a.client.post("/api/maps/search", { ...search, searchId })).statusCode).toBe(200);
+    for (const who of [a, b]) {
+      const r = await who.client.post("/api/maps/search", { ...search, searchId });
+      // before: 500 (the primary key refused the insert)
+      expect(r.statusCode).toBe(409);
+      expect(r.json().error).toMatch(/searchId is already used/);
+    }
+    const usageB = (await b.client.get("/api/billing/usage")).json();
+    expect(usageB.usage.lead_searches.used).toBe(0);
+    // with saveSearch, nothing is saved either (the name stays free for the retry)
+    const saving = { ...search, searchId, saveSearch: true, searchName: "Retry me" };
+    expect((await b.client.post("/api/maps/search", saving)).statusCode).toBe(409);
+    expect((await b.client.get("/api/maps/saved-searches")).json().searches).toEqual([]);
+  });
+});

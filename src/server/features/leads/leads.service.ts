@@ -178,7 +178,8 @@ function competition(places: Place[]) {
  * run), runs the grid search, scores,
  * filters and stores the results, and saves the search when asked (`saveSearch`, `searchName`).
  * A re-run of a saved search (`savedSearchId`) marks results its previous run did not find.
- * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken),
+ * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken, or
+ *   the client's `searchId` already used),
  *   NOT_FOUND (saved search), BAD_GATEWAY (the provider failed; its sentence is kept).
  * `opts.relocate` (swapLocation): the saved search `savedSearchId` moves to `location` when, and only
  * when, the search completes (in the results' transaction); its previous place ids are not compared
@@ -268,6 +269,14 @@ export async function searchBusinesses(
     })
     .catch(async (e) => {
       await releaseUsage(ctx, reservation);
+      // a saved search this call created goes too: the request failed as a whole
+      if (s.saveSearch && savedId) await q.deleteSaved(ctx.db, t.workspaceId, savedId);
+      // searchId is the client's pick (to follow progress): one already used is refused, not a 500
+      if (s.searchId && isUniqueViolation(e))
+        throw new AppError(
+          "CONFLICT",
+          "This searchId is already used by another search. Send a new UUID for each search.",
+        );
       throw e;
     });
   if (!search) {

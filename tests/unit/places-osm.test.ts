@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hoursFrom, osmToPlace } from "../../src/server/providers/places/osm";
+import { hoursFrom, osmToPlace, overpassQuery } from "../../src/server/providers/places/osm";
 
 // OSM opening_hours read in the place's own time zone, with its public holidays (leads audit).
 
@@ -59,5 +59,20 @@ describe("osmToPlace", () => {
       new Date("2026-11-25T23:30:00Z"), // 15:30 in Los Angeles, 23:30 on a UTC server
     );
     expect(p?.hours?.openNow).toBe(true);
+  });
+});
+
+describe("overpassQuery escaping", () => {
+  const at = { lat: 43.4195, lng: -83.9508, radiusMi: 2 };
+  it("keeps hostile business type text inside one quoted name pattern", () => {
+    const hostile = 'pizza"]; out; node(1);("\\ .* [a-z]+ (x|y)';
+    const q = overpassQuery({ ...at, businessType: hostile });
+    const names = [...q.matchAll(/\["name"~"([^"]*)",i\]/g)].map((m) => m[1]);
+    expect(names.length).toBe(5); // shop, amenity, craft, office, healthcare
+    for (const n of names) expect(n).toMatch(/^[\p{L}\p{N} &'-]+$/u);
+    expect(q.split('"').length % 2).toBe(1); // balanced quotes
+    // outside the quoted strings the query is the same as a harmless name search's
+    const code = (x: string) => x.replace(/"[^"]*"/g, '""');
+    expect(code(q)).toBe(code(overpassQuery({ ...at, businessType: "pizza shop" })));
   });
 });

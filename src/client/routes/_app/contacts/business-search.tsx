@@ -30,6 +30,7 @@ import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
+import { readableTextOn } from "@/client/lib/contrast";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
@@ -973,8 +974,9 @@ const LeadCard = memo(function LeadCard({
         />
         <p className="font-semibold">{b.name}</p>
         <span
-          className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold text-white"
-          style={{ background: t.color }}
+          className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold"
+          // the tier colours are data (#ef4444, #f59e0b, #3b82f6): white on them is under 4.5:1
+          style={{ background: t.color, color: readableTextOn(t.color) }}
         >
           {t.emoji} {t.tier} {b.leadScore}
         </span>

@@ -160,6 +160,24 @@ export function hoursFrom(
   }
 }
 
+/**
+ * Whether an opening_hours value says open at `now` in the place's time zone (see hoursFrom); null
+ * when the value cannot be parsed. Cheaper than hoursFrom (no weekly facts).
+ */
+export function openNowAt(value: string, now: Date, where: HoursPlace): boolean | null {
+  try {
+    const zone = zoneAt(where.lat, where.lng);
+    const oh = new OpeningHours(value, {
+      lat: where.lat,
+      lon: where.lng,
+      address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
+    });
+    return oh.getState(zone ? wallClock(now, zone) : now);
+  } catch {
+    return null;
+  }
+}
+
 /** Maps one Overpass element to a Place (attributes only from tags that exist). */
 export function osmToPlace(e: OsmElement, now = new Date()): Place | null {
   const t = e.tags ?? {};

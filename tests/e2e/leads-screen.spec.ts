@@ -68,3 +68,34 @@ test("business search at 390 px: keyboard, error, results views and filters", as
 
   expect(problems, problems.join("\n")).toEqual([]);
 });
+
+test("Save Search dialog: Enter saves, and a refused save says why inside the dialog", async ({ page }) => {
+  test.setTimeout(240_000);
+  const email = `leads-save-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Sam Saver", email, password: "correct-horse-battery", business_name: "Saver Co" },
+  });
+  expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  await page.goto("/contacts/business-search");
+  await expect(page.getByRole("heading", { name: "Business Lead Search" })).toBeVisible();
+  await page.getByLabel("Location").fill("Saginaw, MI");
+  await page.getByLabel("Business type").fill("dentist");
+
+  await page.getByRole("button", { name: "Save Search" }).click();
+  const dialog = page.getByRole("dialog", { name: "Save Search" });
+  await dialog.getByLabel("Search name").fill("Saginaw dentists");
+  await dialog.getByLabel("Search name").press("Enter");
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId("saved-searches")).toContainText("Saginaw dentists");
+
+  // the same name again: the server's 409 sentence is in the dialog (before: only 'Failed to save
+  // search' in a toast, the reason in a banner behind the dialog)
+  await page.getByRole("button", { name: "Save Search" }).click();
+  await dialog.getByLabel("Search name").fill("Saginaw dentists");
+  await dialog.getByRole("button", { name: "Save" }).click();
+  await expect(dialog.getByRole("alert")).toContainText(
+    'A saved search named "Saginaw dentists" already exists',
+  );
+  await expect(dialog.getByLabel("Search name")).toHaveAttribute("aria-invalid", "true");
+});

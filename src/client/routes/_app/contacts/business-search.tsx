@@ -11,7 +11,7 @@ import {
   Table2,
   X,
 } from "lucide-react";
-import { lazy, memo, Suspense, useCallback, useMemo, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -84,6 +84,10 @@ function BusinessSearchPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [saveOpen, setSaveOpen] = useState(false);
   const [searchName, setSearchName] = useState("");
+  /** why the last save failed, shown in the Save Search dialog (the page's banner is behind it) */
+  const [saveError, setSaveError] = useState<string | null>(null);
+  /** the sentence of the last failed search (read by saveSearch) */
+  const lastError = useRef("");
   const [searchId, setSearchId] = useState<string | null>(null);
   const [enrich, setEnrich] = useState(false);
   const [enrichingId, setEnrichingId] = useState<string | null>(null);
@@ -140,6 +144,7 @@ function BusinessSearchPage() {
   function fail(e: unknown, prefix = "") {
     setSearchId(null);
     const msg = e instanceof Error && e.message ? e.message : "Search failed";
+    lastError.current = msg;
     setError(prefix ? `${prefix}${msg}` : msg);
   }
 
@@ -170,17 +175,23 @@ function BusinessSearchPage() {
   }
 
   async function saveSearch() {
+    setSaveError(null);
     if (!searchName.trim()) {
-      toast.error("Please enter a search name");
+      setSaveError("Please enter a search name");
       return;
     }
+    if (!location.trim() || !businessType.trim()) {
+      setSaveError("Please enter both location and business type");
+      return;
+    }
+    lastError.current = "";
     const r = await runSearch({ saveSearch: true, searchName });
     if (r) {
       toast.success("Search saved successfully!");
       setSaveOpen(false);
       setSearchName("");
       refreshSaved();
-    } else toast.error("Failed to save search");
+    } else setSaveError(`Failed to save search: ${lastError.current || "Search failed"}`);
   }
 
   function choosePreset(id: string) {
@@ -554,23 +565,49 @@ function BusinessSearchPage() {
         )}
       </section>
 
-      <Dialog open={saveOpen} onOpenChange={setSaveOpen}>
+      <Dialog
+        open={saveOpen}
+        onOpenChange={(open) => {
+          setSaveOpen(open);
+          if (!open) setSaveError(null);
+        }}
+      >
         <DialogContent>
           <DialogHeader>
             <DialogTitle>Save Search</DialogTitle>
           </DialogHeader>
-          <div className="grid gap-1.5">
-            <Label htmlFor="search-name">Search name</Label>
-            <Input id="search-name" value={searchName} onChange={(e) => setSearchName(e.target.value)} />
-          </div>
-          <DialogFooter>
-            <Button variant="outline" onClick={() => setSaveOpen(false)}>
-              Cancel
-            </Button>
-            <Button onClick={() => void saveSearch()} disabled={searching}>
-              Save
-            </Button>
-          </DialogFooter>
+          {/* a form: Enter in the name saves; the reason a save failed shows here, not behind the dialog */}
+          <form
+            className="grid gap-4"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void saveSearch();
+            }}
+          >
+            <div className="grid gap-1.5">
+              <Label htmlFor="search-name">Search name</Label>
+              <Input
+                id="search-name"
+                value={searchName}
+                aria-invalid={saveError ? true : undefined}
+                aria-describedby={saveError ? "search-name-error" : undefined}
+                onChange={(e) => setSearchName(e.target.value)}
+              />
+            </div>
+            {saveError && (
+              <div id="search-name-error">
+                <AlertBanner variant="error">{saveError}</AlertBanner>
+              </div>
+            )}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => setSaveOpen(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={searching}>
+                Save
+              </Button>
+            </DialogFooter>
+          </form>
         </DialogContent>
       </Dialog>
     </div>

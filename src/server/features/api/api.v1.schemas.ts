@@ -599,7 +599,9 @@ const searchFields = searchSchema.shape;
  * the filter set's names too (api.v1.leads FILTER_NAMES: `min_rating`, `include_zip_codes`, ...).
  */
 export const leadSearchCreateBody = z.strictObject({
-  location: searchFields.location.describe("city and state, or a US ZIP code"),
+  location: searchFields.location.describe(
+    'a US city and state ("Austin, TX"), a 5-digit ZIP code, or coordinates on US land ("30.27, -97.74")',
+  ),
   business_type: searchFields.businessType.describe("e.g. dentist"),
   // the app's search form may send these as text; the API takes JSON numbers only (jsonTyped)
   radius: jsonTyped("number", searchFields.radius.describe("total radius, miles (1-50, default 25)")),

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import {
   mergeWebhookEmits,
@@ -71,14 +72,28 @@ export async function matchBusinessContacts(
   >[],
   opts: { phoneCountry?: string } = {},
 ): Promise<Map<string, number>> {
+  if (!businesses.length) return new Map();
+  const country = opts.phoneCountry ?? (await phoneCountryOf(ctx, workspaceId));
+  return matchIn(ctx.db, workspaceId, businesses, country);
+}
+
+/** matchBusinessContacts over `db` (a transaction too), phones read in `country`. */
+async function matchIn(
+  db: DbOrTx,
+  workspaceId: string,
+  businesses: Pick<
+    BusinessContactInput,
+    "placeId" | "name" | "phone" | "website" | "email" | "streetAddress"
+  >[],
+  country: string,
+): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!businesses.length) return out;
-  const country = opts.phoneCountry ?? (await phoneCountryOf(ctx, workspaceId));
   const placeIds = businesses.map((b) => b.placeId);
   const phones = businesses.map((b) => toE164(b.phone, country)).filter((p): p is string => !!p);
   const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
   const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
-  const rows = await selectBusinessMatchCandidates(ctx.db, workspaceId, {
+  const rows = await selectBusinessMatchCandidates(db, workspaceId, {
     placeIds,
     emails,
     phones,
@@ -156,48 +171,60 @@ export async function addBusinessContacts(
   opts: { tagName?: string } = {},
 ): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
   const phoneCountry = await phoneCountryOf(ctx, workspaceId);
-  const matched = await matchBusinessContacts(ctx, workspaceId, businesses, { phoneCountry });
-  const seen = new Set<string>();
-  const toCreate: BusinessContactInput[] = [];
-  const toUpdate: { id: number; b: BusinessContactInput }[] = [];
-  let skipped = 0;
-  for (const b of businesses) {
-    const keys = [
-      `p:${b.placeId}`,
-      b.email ? `e:${b.email.toLowerCase()}` : null,
-      toE164(b.phone, phoneCountry) ? `t:${toE164(b.phone, phoneCountry)}` : null,
-      websiteDomain(b.website) ? `d:${websiteDomain(b.website)}` : null,
-    ].filter((k): k is string => !!k);
-    if (keys.some((k) => seen.has(k))) {
-      skipped++;
-      continue;
+  /** Splits the businesses into creations and updates given the contacts they match. */
+  const split = (matched: Map<string, number>) => {
+    const seen = new Set<string>();
+    const create: BusinessContactInput[] = [];
+    const update: { id: number; b: BusinessContactInput }[] = [];
+    let dup = 0;
+    for (const b of businesses) {
+      const keys = [
+        `p:${b.placeId}`,
+        b.email ? `e:${b.email.toLowerCase()}` : null,
+        toE164(b.phone, phoneCountry) ? `t:${toE164(b.phone, phoneCountry)}` : null,
+        websiteDomain(b.website) ? `d:${websiteDomain(b.website)}` : null,
+      ].filter((k): k is string => !!k);
+      if (keys.some((k) => seen.has(k))) {
+        dup++;
+        continue;
+      }
+      for (const k of keys) seen.add(k);
+      const id = matched.get(b.placeId);
+      if (id !== undefined) update.push({ id, b });
+      else create.push(b);
     }
-    for (const k of keys) seen.add(k);
-    const id = matched.get(b.placeId);
-    if (id !== undefined) toUpdate.push({ id, b });
-    else toCreate.push(b);
-  }
+    return { create, update, dup };
+  };
+  // a first match outside the lock: how many contacts at most this call creates (the plan check)
+  const estimate = split(await matchBusinessContacts(ctx, workspaceId, businesses, { phoneCountry }));
+  let toCreate = estimate.create;
+  let toUpdate = estimate.update;
+  let skipped = estimate.dup;
   let ids: number[] = [];
   let filledIds: number[] = [];
   let createdIds: number[] = [];
-  const skippedBefore = skipped;
   // who listens, asked before the transaction (one select of the workspace's endpoints)
   const listens =
     toCreate.length || toUpdate.length
       ? await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"])
       : new Set();
   let emitted: WebhookEmit = NO_WEBHOOK_EMIT;
-  // one transaction (run again as a whole on a deadlock), holding the contact-creation lock when the
-  // plan limits contacts
+  // one transaction (run again as a whole on a deadlock) under the workspace's contact-creation lock:
+  // the businesses are matched again once the lock is held, so a concurrent add of the same results
+  // (two "Add to contacts" at once) updates the contacts the first one created instead of creating
+  // them twice (or failing on the email index)
   const result = await withinContactLimit(
     ctx,
     workspaceId,
-    toCreate.length,
+    estimate.create.length,
     async (tx) => {
+      const now = split(await matchIn(tx, workspaceId, businesses, phoneCountry));
+      toCreate = now.create;
+      toUpdate = now.update;
       ids = [];
       filledIds = [];
       createdIds = [];
-      skipped = skippedBefore;
+      skipped = now.dup;
       let updated = 0;
       for (const { id, b } of toUpdate) {
         const filled = await fillContactFromBusiness(tx, workspaceId, id, {
@@ -250,7 +277,7 @@ export async function addBusinessContacts(
       );
       return { created: toCreate.length, updated, skipped, contactIds: ids };
     },
-    { transaction: true },
+    { transaction: true, lock: true },
   );
   await queueWebhookDeliveries(ctx, emitted);
   return result;

@@ -22,7 +22,7 @@ function cities() {
     }
   ).codes;
   for (const z of Object.values(codes)) {
-    if (z.country !== "US") continue;
+    if (!usablePoint(z)) continue;
     const k = z.city.toLowerCase();
     const byState = cityIndex.get(k) ?? new Map();
     const c = byState.get(z.state) ?? { lat: 0, lng: 0, n: 0 };
@@ -35,6 +35,61 @@ function cities() {
   return cityIndex;
 }
 
+/** How far (miles) coordinates may lie from the nearest US ZIP code centroid: beyond, open water or abroad. */
+export const MAX_MILES_FROM_US_ZIP = 50;
+
+/** Pacific territories east of the antimeridian (positive longitudes). */
+const EAST_TERRITORIES = new Set(["GU", "MP", "PW", "FM", "MH"]);
+
+/**
+ * Whether a `zipcodes` entry has a place on the map: military APO/FPO codes (states AA, AE, AP) carry
+ * 0, 0 or a foreign city, and a few entries have a positive longitude outside the Pacific territories.
+ */
+function usablePoint(z: { latitude: number; longitude: number; state: string; country: string }) {
+  if (z.country !== "US" || !Number.isFinite(z.latitude) || !Number.isFinite(z.longitude)) return false;
+  if (z.state === "AA" || z.state === "AE" || z.state === "AP") return false;
+  if (z.latitude === 0 && z.longitude === 0) return false;
+  return z.longitude < 0 || EAST_TERRITORIES.has(z.state);
+}
+
+let zipPoints: Float64Array | null = null;
+/** Every US ZIP centroid as [lat, lng, lat, lng, ...] (the `zipcodes` package). */
+function usZipPoints(): Float64Array {
+  if (zipPoints) return zipPoints;
+  const codes = Object.values(
+    (
+      zipcodes as unknown as {
+        codes: Record<string, { latitude: number; longitude: number; state: string; country: string }>;
+      }
+    ).codes,
+  ).filter(usablePoint);
+  zipPoints = new Float64Array(codes.length * 2);
+  codes.forEach((z, i) => {
+    (zipPoints as Float64Array)[i * 2] = z.latitude;
+    (zipPoints as Float64Array)[i * 2 + 1] = z.longitude;
+  });
+  return zipPoints;
+}
+
+/** Great-circle miles from (lat, lng) to the nearest US ZIP code centroid. */
+function milesToNearestUsZip(lat: number, lng: number): number {
+  const pts = usZipPoints();
+  const r = Math.PI / 180;
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < pts.length; i += 2) {
+    const la = pts[i] as number;
+    const lo = pts[i + 1] as number;
+    // cheap reject: a degree of latitude is about 69 miles
+    if (Math.abs(la - lat) * 69 > best) continue;
+    const h =
+      Math.sin(((la - lat) * r) / 2) ** 2 +
+      Math.cos(lat * r) * Math.cos(la * r) * Math.sin(((lo - lng) * r) / 2) ** 2;
+    const d = 2 * 3958.7613 * Math.asin(Math.min(1, Math.sqrt(h)));
+    if (d < best) best = d;
+  }
+  return best;
+}
+
 const notFound = (text: string) =>
   new AppError(
     "UNPROCESSABLE",
@@ -44,8 +99,11 @@ const notFound = (text: string) =>
 /**
  * Location text -> search centre, offline (US ZIP centroids from the `zipcodes` package, US Census
  * ZCTA data). Accepts a 5-digit ZIP ("48601", "48601-1234"), "City, ST", "City, State", "City ST",
- * a city alone (the state where that city has the most ZIP codes), or "lat, lng" in decimal degrees.
- * @throws AppError UNPROCESSABLE (422) naming the text when nothing matches.
+ * a city alone (the state where that city has the most ZIP codes), or "lat, lng" in decimal degrees
+ * within MAX_MILES_FROM_US_ZIP miles of a US ZIP code (farther is open water or outside the US, where
+ * a search would cost a search and find nothing).
+ * @throws AppError UNPROCESSABLE (422) naming the text when nothing matches or the coordinates are out
+ *   of range or not near the US.
  */
 export function resolveLocation(raw: string): ResolvedLocation {
   const text = raw.trim().replace(/\s+/g, " ");
@@ -53,12 +111,26 @@ export function resolveLocation(raw: string): ResolvedLocation {
   if (coords) {
     const lat = Number(coords[1]);
     const lng = Number(coords[2]);
-    if (Math.abs(lat) <= 90 && Math.abs(lng) <= 180) return { lat, lng, label: `${lat}, ${lng}` };
-    throw notFound(text);
+    if (!(Math.abs(lat) <= 90 && Math.abs(lng) <= 180))
+      throw new AppError(
+        "UNPROCESSABLE",
+        `"${text}" are not valid coordinates: latitude goes from -90 to 90 and longitude from -180 to 180 (for example "30.27, -97.74").`,
+      );
+    if (milesToNearestUsZip(lat, lng) > MAX_MILES_FROM_US_ZIP)
+      throw new AppError(
+        "UNPROCESSABLE",
+        `"${text}" is not near any US ZIP code (open water or outside the United States). Lead search covers US locations: enter coordinates on US land, a US city and state, or a 5-digit ZIP code.`,
+      );
+    return { lat, lng, label: `${lat}, ${lng}` };
   }
   const zip = text.match(/^(\d{5})(?:-\d{4})?$/)?.[1] ?? text.match(/\b(\d{5})(?:-\d{4})?$/)?.[1];
   if (zip) {
     const z = zipcodes.lookup(zip);
+    if (z && z.country === "US" && !usablePoint(z))
+      throw new AppError(
+        "UNPROCESSABLE",
+        `ZIP code ${zip} has no place on the map (a military APO/FPO code or one without coordinates). Enter a US city and state or another ZIP code.`,
+      );
     if (z && z.country === "US")
       return { lat: z.latitude, lng: z.longitude, label: `${zip} (${z.city}, ${z.state})` };
     if (/^\d{5}(?:-\d{4})?$/.test(text)) throw notFound(text);

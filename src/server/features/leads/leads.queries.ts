@@ -142,6 +142,24 @@ export async function updateResultData(
     .where(and(eq(leadResults.searchId, searchId), eq(leadResults.placeId, placeId)));
 }
 
+/**
+ * Marks stored results as being in the workspace's contacts (`data.in_contacts = true`, the card's
+ * badge), e.g. once they were added. Purged results (place id only) are left alone.
+ */
+export async function markResultsInContacts(db: DbOrTx, searchId: string, placeIds: string[]) {
+  if (!placeIds.length) return;
+  await db
+    .update(leadResults)
+    .set({ data: sql`jsonb_set(${leadResults.data}, '{in_contacts}', 'true'::jsonb)` })
+    .where(
+      and(
+        eq(leadResults.searchId, searchId),
+        sql`${leadResults.placeId} = any(array(select jsonb_array_elements_text(${JSON.stringify(placeIds)}::jsonb)))`,
+        sql`not coalesce((${leadResults.data}->>'purged')::boolean, false)`,
+      ),
+    );
+}
+
 export async function deleteResults(db: DbOrTx, searchId: string, placeIds: string[]) {
   if (!placeIds.length) return;
   await db

@@ -13,7 +13,15 @@ const BOTH = "Please enter both location and business type";
 export const searchSchema = z
   .object({
     location: z.string({ error: BOTH }).trim().max(200, "location must be at most 200 characters"),
-    businessType: z.string({ error: BOTH }).trim().max(100, "businessType must be at most 100 characters"),
+    businessType: z
+      .string({ error: BOTH })
+      .trim()
+      .max(100, "businessType must be at most 100 characters")
+      // punctuation alone names no business (and became a match-everything name search on OpenStreetMap)
+      .refine(
+        (v) => v === "" || /[\p{L}\p{N}]/u.test(v),
+        'businessType must contain letters or digits (for example "dentist")',
+      ),
     radius: z.coerce
       .number({ error: "radius must be a number of miles" })
       .min(1, "radius must be between 1 and 50 miles")
@@ -23,7 +31,8 @@ export const searchSchema = z
       .number({ error: "searchRadius must be a number of miles" })
       .min(1, "searchRadius (circle size) must be between 1 and 5 miles")
       .max(5, "searchRadius (circle size) must be between 1 and 5 miles")
-      .refine((v) => Number.isInteger(v * 2), "searchRadius (circle size) goes in steps of 0.5 miles")
+      // multipleOf (not a refine): the OpenAPI document states the step too
+      .multipleOf(0.5, "searchRadius (circle size) goes in steps of 0.5 miles")
       .default(2),
     filters: filterSetSchema.default({}),
     usePreset: z.string().max(50).nullish(),

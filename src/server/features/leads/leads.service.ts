@@ -178,10 +178,19 @@ function competition(places: Place[]) {
  * run), runs the grid search, scores,
  * filters and stores the results, and saves the search when asked (`saveSearch`, `searchName`).
  * A re-run of a saved search (`savedSearchId`) marks results its previous run did not find.
- * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken),
+ * @throws AppError BAD_REQUEST, UNPROCESSABLE, PAYMENT_REQUIRED, CONFLICT (saved search name taken, or
+ *   the client's `searchId` already used),
  *   NOT_FOUND (saved search), BAD_GATEWAY (the provider failed; its sentence is kept).
+ * `opts.relocate` (swapLocation): the saved search `savedSearchId` moves to `location` when, and only
+ * when, the search completes (in the results' transaction); its previous place ids are not compared
+ * (another area: nothing is "new").
  */
-export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchInput | unknown) {
+export async function searchBusinesses(
+  ctx: Ctx,
+  t: LeadsTenant,
+  input: SearchInput | unknown,
+  opts: { relocate?: boolean } = {},
+) {
   const s = parseInput(searchSchema, input);
   const preset = s.usePreset ? PRESETS.find((p) => p.id === s.usePreset) : undefined;
   if (s.usePreset && !preset) throw new AppError("BAD_REQUEST", `Unknown preset: ${s.usePreset}`);
@@ -260,6 +269,14 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     })
     .catch(async (e) => {
       await releaseUsage(ctx, reservation);
+      // a saved search this call created goes too: the request failed as a whole
+      if (s.saveSearch && savedId) await q.deleteSaved(ctx.db, t.workspaceId, savedId);
+      // searchId is the client's pick (to follow progress): one already used is refused, not a 500
+      if (s.searchId && isUniqueViolation(e))
+        throw new AppError(
+          "CONFLICT",
+          "This searchId is already used by another search. Send a new UUID for each search.",
+        );
       throw e;
     });
   if (!search) {
@@ -322,7 +339,8 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
     .split(/\W+/)
     .filter((w) => w.length > 2)
     .map((w) => w.replace(/s$/, ""));
-  const previous = new Set(saved?.lastPlaceIds ?? []);
+  const relocate = opts.relocate === true && !!saved;
+  const previous = new Set(relocate ? [] : (saved?.lastPlaceIds ?? []));
   const allActive = activeFilters(filters);
   const deferred = allActive.filter((a) => a.def.attrs.some((x) => !provider.attributes.has(x)));
   const active = allActive.filter((a) => !deferred.includes(a));
@@ -341,7 +359,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
       matchesType: typeWords.some((w) => (p.types ?? []).some((ty) => ty.toLowerCase().includes(w))),
     };
     if (!passes(p, f, filters, active)) return;
-    const isNew = !!saved && saved.lastRunAt !== null && !previous.has(p.placeId);
+    const isNew = !!saved && !relocate && saved.lastRunAt !== null && !previous.has(p.placeId);
     rows.push({
       placeId: p.placeId,
       data: toBusinessJson(p, f, reasons, isNew),
@@ -371,6 +389,7 @@ export async function searchBusinesses(ctx: Ctx, t: LeadsTenant, input: SearchIn
         resultCount: rows.length,
         lastPlaceIds: rows.map((r) => r.placeId),
         lastRunAt: new Date(),
+        ...(relocate ? { location: s.location } : {}),
       });
     const completedSearch = await q.findSearch(tx, t.workspaceId, search.id);
     return !enrich && completedSearch
@@ -773,30 +792,31 @@ export async function deleteSavedSearch(ctx: Pick<AppContext, "db">, t: LeadsTen
 }
 
 /**
- * POST /api/maps/swap-location {savedSearchId, newLocation}: the saved search moves to the new location
- * and runs there ("like a search"). Its previous place ids are forgotten (another area: nothing is
- * "new" relative to it). @throws NOT_FOUND, plus everything searchBusinesses throws.
+ * POST /api/maps/swap-location {savedSearchId, newLocation}: the saved search runs at the new location
+ * ("like a search") and moves there once that search completed; its previous place ids are forgotten
+ * (another area: nothing is "new" relative to it). A refused or failed search (unknown place 422, quota
+ * 402, provider 502) leaves the saved search as it was. @throws NOT_FOUND, plus everything
+ * searchBusinesses throws.
  */
 export async function swapLocation(ctx: Ctx, t: LeadsTenant, input: unknown) {
   const s = parseInput(swapLocationSchema, input);
   const saved = await q.findSaved(ctx.db, t.workspaceId, s.savedSearchId);
   if (!saved) throw new AppError("NOT_FOUND", "Saved search not found");
-  resolveLocation(s.newLocation); // 422 before anything changes
-  await q.updateSaved(ctx.db, t.workspaceId, saved.id, {
-    location: s.newLocation,
-    lastPlaceIds: [],
-    lastRunAt: null,
-  });
-  return searchBusinesses(ctx, t, {
-    location: s.newLocation,
-    businessType: saved.businessType,
-    radius: saved.radius,
-    searchRadius: saved.circleSize,
-    filters: saved.filters,
-    usePreset: saved.preset,
-    savedSearchId: saved.id,
-    searchId: s.searchId,
-  });
+  return searchBusinesses(
+    ctx,
+    t,
+    {
+      location: s.newLocation,
+      businessType: saved.businessType,
+      radius: saved.radius,
+      searchRadius: saved.circleSize,
+      filters: saved.filters,
+      usePreset: saved.preset,
+      savedSearchId: saved.id,
+      searchId: s.searchId,
+    },
+    { relocate: true },
+  );
 }
 
 /**
@@ -804,6 +824,7 @@ export async function swapLocation(ctx: Ctx, t: LeadsTenant, input: unknown) {
  * skipped}: the chosen results of one of the workspace's searches become contacts through the crm
  * feature (dedupe by place id, email, E.164 phone, website domain, then name + address; lead_source
  * 'business_search'). Creations count against the plan's contact limit (402 before anything is written).
+ * The added results are stored as `in_contacts: true` afterwards.
  * @throws NOT_FOUND 'Search not found', BAD_REQUEST (no chosen id belongs to the search), PAYMENT_REQUIRED.
  */
 export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unknown) {
@@ -845,6 +866,12 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
       };
     }),
     { tagName: a.tagName },
+  );
+  // the stored results now show the badge too (GET results, the enriched list, the public API)
+  await q.markResultsInContacts(
+    ctx.db,
+    search.id,
+    results.map((x) => x.placeId),
   );
   return {
     success: true as const,

@@ -7,6 +7,7 @@ import {
   type Place,
   type PlacesProvider,
 } from "./index";
+import { openNowAt } from "./osm";
 
 const MI_PER_DEG_LAT = 69.055;
 
@@ -143,8 +144,11 @@ export class LocalPlacesProvider implements PlacesProvider {
   readonly concurrency = 8;
   private readonly cache = new Map<string, Place[]>();
 
-  constructor(opts: { perRequestCap?: number } = {}) {
+  private readonly clock: () => Date;
+
+  constructor(opts: { perRequestCap?: number; clock?: () => Date } = {}) {
     this.perRequestCap = opts.perRequestCap ?? 20;
+    this.clock = opts.clock ?? (() => new Date());
   }
 
   async searchNearby(q: NearbyQuery): Promise<NearbyAnswer> {
@@ -164,8 +168,9 @@ export class LocalPlacesProvider implements PlacesProvider {
       }
     }
     hits.sort((x, y) => x.d - y.d || (x.p.placeId < y.p.placeId ? -1 : 1));
+    const now = this.clock();
     return {
-      places: hits.slice(0, this.perRequestCap).map((h) => h.p),
+      places: hits.slice(0, this.perRequestCap).map((h) => withOpenNow(h.p, now)),
       calls: 1,
       full: hits.length > this.perRequestCap,
       rankedByDistance: true,
@@ -318,6 +323,22 @@ export class LocalPlacesProvider implements PlacesProvider {
       attribution: "Demo data",
     };
   }
+}
+
+/**
+ * The place with `hours.openNow` read from its own opening hours text at `now`, in its time zone (the
+ * opening_hours package, as for OpenStreetMap): a demo business is never "Open now" outside the hours
+ * it shows. A business not operating is closed.
+ */
+function withOpenNow(p: Place, now: Date): Place {
+  if (!p.hours) return p;
+  const open =
+    p.businessStatus && p.businessStatus !== "OPERATIONAL"
+      ? false
+      : p.hours.text
+        ? openNowAt(p.hours.text, now, { lat: p.lat, lng: p.lng })
+        : p.hours.openNow;
+  return { ...p, hours: { ...p.hours, openNow: open } };
 }
 
 function miles(lat1: number, lng1: number, lat2: number, lng2: number) {

@@ -1,3 +1,5 @@
+import tzLookup from "@photostructure/tz-lookup";
+import { DateTime } from "luxon";
 import OpeningHours from "opening_hours";
 import { ProviderError } from "../errors";
 import type { NearbyAnswer, NearbyQuery, Place, PlaceAttribute, PlaceHours, PlacesProvider } from "./index";
@@ -74,12 +76,62 @@ interface OsmElement {
 const yes = (v: string | undefined): boolean | null =>
   v === undefined ? null : v === "yes" || v === "only" || v === "designated";
 
-/** Opening-hours facts from an OSM opening_hours value (parsed by the `opening_hours` package). */
-export function hoursFrom(value: string | undefined, now = new Date()): PlaceHours | undefined {
+/** Where a place is, for reading its opening hours: coordinates and its ISO 3166-1 country code. */
+export interface HoursPlace {
+  lat: number;
+  lng: number;
+  /** ISO 3166-1 alpha-2 (OSM `addr:country`), default "us"; names the public holidays of `PH` */
+  country?: string;
+}
+
+/** The IANA time zone at a point (`@photostructure/tz-lookup`), null when it cannot tell. */
+function zoneAt(lat: number, lng: number): string | null {
+  try {
+    const z = tzLookup(lat, lng);
+    return DateTime.now().setZone(z).isValid ? z : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `now` as a Date whose local (process time zone) fields read the wall-clock time in `zone`: the
+ * `opening_hours` package evaluates rules with a Date's local getters, so this makes it answer in the
+ * place's time zone whatever the server's is.
+ */
+function wallClock(now: Date, zone: string): Date {
+  const w = DateTime.fromJSDate(now).setZone(zone);
+  return new Date(w.year, w.month - 1, w.day, w.hour, w.minute, w.second, w.millisecond);
+}
+
+/**
+ * Opening-hours facts from an OSM opening_hours value, parsed by the `opening_hours` package (the OSM
+ * wiki's reference implementation) and evaluated in the place's own time zone (IANA zone of its
+ * coordinates; the process's zone when `where` is not given) with its country's public holidays (`PH`,
+ * from `where.country`, default US). `openNow` is at `now`; the weekly facts (weekends, late, early,
+ * 24/7) read the seven days from the start of the place's local day. A value the package cannot parse
+ * keeps its text with `openNow: null`.
+ */
+export function hoursFrom(
+  value: string | undefined,
+  now = new Date(),
+  where?: HoursPlace,
+): PlaceHours | undefined {
   if (!value) return undefined;
   try {
-    const oh = new OpeningHours(value);
-    const weekStart = new Date(now);
+    const zone = where ? zoneAt(where.lat, where.lng) : null;
+    const local = zone ? wallClock(now, zone) : now;
+    const oh = new OpeningHours(
+      value,
+      where
+        ? {
+            lat: where.lat,
+            lon: where.lng,
+            address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
+          }
+        : null,
+    );
+    const weekStart = new Date(local);
     weekStart.setHours(0, 0, 0, 0);
     const weekEnd = new Date(weekStart.getTime() + 7 * 86_400_000);
     const iv = oh.getOpenIntervals(weekStart, weekEnd);
@@ -93,7 +145,7 @@ export function hoursFrom(value: string | undefined, now = new Date()): PlaceHou
     }
     const total = iv.reduce((s, [a, b]) => s + (b.getTime() - a.getTime()), 0);
     return {
-      openNow: oh.getState(now),
+      openNow: oh.getState(local),
       openWeekends: days.has(0) || days.has(6),
       openSundays: days.has(0),
       open24Hours: total >= 7 * 86_400_000 - 60_000,
@@ -105,6 +157,24 @@ export function hoursFrom(value: string | undefined, now = new Date()): PlaceHou
     };
   } catch {
     return { openNow: null, text: value };
+  }
+}
+
+/**
+ * Whether an opening_hours value says open at `now` in the place's time zone (see hoursFrom); null
+ * when the value cannot be parsed. Cheaper than hoursFrom (no weekly facts).
+ */
+export function openNowAt(value: string, now: Date, where: HoursPlace): boolean | null {
+  try {
+    const zone = zoneAt(where.lat, where.lng);
+    const oh = new OpeningHours(value, {
+      lat: where.lat,
+      lon: where.lng,
+      address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
+    });
+    return oh.getState(zone ? wallClock(now, zone) : now);
+  } catch {
+    return null;
   }
 }
 
@@ -143,7 +213,7 @@ export function osmToPlace(e: OsmElement, now = new Date()): Place | null {
       twitter: t["contact:twitter"],
       youtube: t["contact:youtube"],
     },
-    hours: hoursFrom(t.opening_hours, now) ?? { openNow: null },
+    hours: hoursFrom(t.opening_hours, now, { lat, lng, country: t["addr:country"] }) ?? { openNow: null },
     brand: t.brand ?? null,
     yearsInBusiness: start ? Math.max(0, now.getFullYear() - Number(start)) : null,
     services: {

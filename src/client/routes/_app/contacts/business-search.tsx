@@ -11,7 +11,7 @@ import {
   Table2,
   X,
 } from "lucide-react";
-import { lazy, memo, Suspense, useCallback, useMemo, useState } from "react";
+import { lazy, memo, Suspense, useCallback, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -28,7 +28,9 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
+import { ListTextInput } from "@/client/features/leads/list-text-input";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
+import { readableTextOn } from "@/client/lib/contrast";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
@@ -82,6 +84,10 @@ function BusinessSearchPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [saveOpen, setSaveOpen] = useState(false);
   const [searchName, setSearchName] = useState("");
+  /** why the last save failed, shown in the Save Search dialog (the page's banner is behind it) */
+  const [saveError, setSaveError] = useState<string | null>(null);
+  /** the sentence of the last failed search (read by saveSearch) */
+  const lastError = useRef("");
   const [searchId, setSearchId] = useState<string | null>(null);
   const [enrich, setEnrich] = useState(false);
   const [enrichingId, setEnrichingId] = useState<string | null>(null);
@@ -130,12 +136,15 @@ function BusinessSearchPage() {
     setResult(r);
     setSearchId(null);
     setEnrichingId(r.enrichment.status === "queued" ? r.searchId : null);
-    toast.success(`Found ${plural(r.totalResults, "contact")} within ${plural(r.radius, "mile")}`);
+    toast.success(
+      `Found ${plural(r.totalResults, "business", "businesses")} within ${plural(r.radius, "mile")}`,
+    );
   }
 
   function fail(e: unknown, prefix = "") {
     setSearchId(null);
     const msg = e instanceof Error && e.message ? e.message : "Search failed";
+    lastError.current = msg;
     setError(prefix ? `${prefix}${msg}` : msg);
   }
 
@@ -166,17 +175,23 @@ function BusinessSearchPage() {
   }
 
   async function saveSearch() {
+    setSaveError(null);
     if (!searchName.trim()) {
-      toast.error("Please enter a search name");
+      setSaveError("Please enter a search name");
       return;
     }
+    if (!location.trim() || !businessType.trim()) {
+      setSaveError("Please enter both location and business type");
+      return;
+    }
+    lastError.current = "";
     const r = await runSearch({ saveSearch: true, searchName });
     if (r) {
       toast.success("Search saved successfully!");
       setSaveOpen(false);
       setSearchName("");
       refreshSaved();
-    } else toast.error("Failed to save search");
+    } else setSaveError(`Failed to save search: ${lastError.current || "Search failed"}`);
   }
 
   function choosePreset(id: string) {
@@ -204,6 +219,19 @@ function BusinessSearchPage() {
         placeIds: chosen.map((b) => b.place_id),
       });
       toast.success(`Added to contacts: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`);
+      // the added results show "In contacts" at once (the server stored the flag too)
+      const added = new Set(chosen.map((b) => b.place_id));
+      setResult((cur) =>
+        cur
+          ? {
+              ...cur,
+              businesses: cur.businesses.map((b) =>
+                added.has(b.place_id) ? { ...b, in_contacts: true } : b,
+              ),
+            }
+          : cur,
+      );
+      void qc.invalidateQueries({ queryKey: trpc.leads.results.queryKey({ searchId: result.searchId }) });
       if (thenCampaign) await navigate({ to: "/campaigns/sms" });
     } catch (e) {
       toast.error(e instanceof Error ? e.message : "Failed to add contacts");
@@ -537,23 +565,49 @@ function BusinessSearchPage() {
         )}
       </section>
 
-      <Dialog open={saveOpen} onOpenChange={setSaveOpen}>
+      <Dialog
+        open={saveOpen}
+        onOpenChange={(open) => {
+          setSaveOpen(open);
+          if (!open) setSaveError(null);
+        }}
+      >
         <DialogContent>
           <DialogHeader>
             <DialogTitle>Save Search</DialogTitle>
           </DialogHeader>
-          <div className="grid gap-1.5">
-            <Label htmlFor="search-name">Search name</Label>
-            <Input id="search-name" value={searchName} onChange={(e) => setSearchName(e.target.value)} />
-          </div>
-          <DialogFooter>
-            <Button variant="outline" onClick={() => setSaveOpen(false)}>
-              Cancel
-            </Button>
-            <Button onClick={() => void saveSearch()} disabled={searching}>
-              Save
-            </Button>
-          </DialogFooter>
+          {/* a form: Enter in the name saves; the reason a save failed shows here, not behind the dialog */}
+          <form
+            className="grid gap-4"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void saveSearch();
+            }}
+          >
+            <div className="grid gap-1.5">
+              <Label htmlFor="search-name">Search name</Label>
+              <Input
+                id="search-name"
+                value={searchName}
+                aria-invalid={saveError ? true : undefined}
+                aria-describedby={saveError ? "search-name-error" : undefined}
+                onChange={(e) => setSearchName(e.target.value)}
+              />
+            </div>
+            {saveError && (
+              <div id="search-name-error">
+                <AlertBanner variant="error">{saveError}</AlertBanner>
+              </div>
+            )}
+            <DialogFooter>
+              <Button type="button" variant="outline" onClick={() => setSaveOpen(false)}>
+                Cancel
+              </Button>
+              <Button type="submit" disabled={searching}>
+                Save
+              </Button>
+            </DialogFooter>
+          </form>
         </DialogContent>
       </Dialog>
     </div>
@@ -725,26 +779,28 @@ function FilterField({
       </fieldset>
     );
   }
-  if (f.kind === "list" || f.kind === "text")
+  if (f.kind === "list")
+    return (
+      <div className={cn("grid gap-1", disabled && "opacity-60")}>
+        <Label htmlFor={id}>{f.label}</Label>
+        <ListTextInput
+          id={id}
+          disabled={disabled}
+          value={Array.isArray(value) ? (value as (string | number)[]) : undefined}
+          onChange={onChange}
+        />
+        {hint}
+      </div>
+    );
+  if (f.kind === "text")
     return (
       <div className={cn("grid gap-1", disabled && "opacity-60")}>
         <Label htmlFor={id}>{f.label}</Label>
         <Input
           id={id}
           disabled={disabled}
-          placeholder={f.kind === "list" ? "comma-separated" : ""}
-          value={Array.isArray(value) ? value.join(", ") : typeof value === "string" ? value : ""}
-          onChange={(e) => {
-            const t = e.target.value;
-            if (f.kind === "text") onChange(t || undefined);
-            else {
-              const parts = t
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean);
-              onChange(parts.length ? parts : undefined);
-            }
-          }}
+          value={typeof value === "string" ? value : ""}
+          onChange={(e) => onChange(e.target.value || undefined)}
         />
         {hint}
       </div>
@@ -955,8 +1011,9 @@ const LeadCard = memo(function LeadCard({
         />
         <p className="font-semibold">{b.name}</p>
         <span
-          className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold text-white"
-          style={{ background: t.color }}
+          className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold"
+          // the tier colours are data (#ef4444, #f59e0b, #3b82f6): white on them is under 4.5:1
+          style={{ background: t.color, color: readableTextOn(t.color) }}
         >
           {t.emoji} {t.tier} {b.leadScore}
         </span>

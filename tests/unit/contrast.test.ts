@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import { contrastRatio, readableTextOn, relativeLuminance } from "../../src/client/lib/contrast";
+
+describe("readableTextOn (lead tier badges)", () => {
+  it("gives every lead tier colour a text colour of at least 4.5:1 (white was 3.76, 2.15 and 3.68)", () => {
+    for (const bg of ["#ef4444", "#f59e0b", "#3b82f6"]) {
+      const text = readableTextOn(bg);
+      const ratio = contrastRatio(relativeLuminance(bg) as number, relativeLuminance(text) as number);
+      expect(ratio, `${text} on ${bg}`).toBeGreaterThanOrEqual(4.5);
+    }
+  });
+
+  it("keeps white on dark colours and reads #rgb", () => {
+    expect(readableTextOn("#1e3a8a")).toBe("#ffffff");
+    expect(readableTextOn("#fff")).toBe("#111827");
+    expect(relativeLuminance("not a colour")).toBeNull();
+  });
+});

@@ -5,6 +5,7 @@ import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { twilioFormParams, twilioRequestSigned } from "../../providers/sms/twilio-webhooks";
 import { TWIML_DOCUMENT_PATH } from "../../providers/voice/twiml-documents";
 import {
   CALL_OPT_OUT_PATH,
@@ -35,7 +36,6 @@ import {
   twilioInboundKey,
   twimlReply,
   verifyPostmarkAuth,
-  verifyTwilioSignature,
 } from "./campaigns.webhooks";
 
 const BIG = { bodyLimit: 25 * 1024 * 1024 };
@@ -50,13 +50,6 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
 function mask(address: string) {
   const [u, d] = address.split("@");
   return d ? `${u.slice(0, 2)}***@${d}` : `${address.slice(0, -4).replace(/\d/g, "*")}${address.slice(-4)}`;
-}
-
-function formParams(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (body && typeof body === "object")
-    for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
 }
 
 /** REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe / click pages. */
@@ -198,9 +191,8 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
 
   // --- vendor webhooks (no session; authenticated by signature / basic auth; replay-protected) ---
   app.post("/api/webhooks/twilio/status", async (req, reply) => {
-    const params = formParams(req.body);
-    const url = `${ctx.env.APP_URL}${req.url}`;
-    if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
+    const params = twilioFormParams(req.body);
+    if (!twilioRequestSigned(ctx.env, req, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const result = await handleTwilioStatus(ctx, params, twilioEventKey(params));
     return { success: true, result };
@@ -208,11 +200,10 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // an inbound SMS (Twilio: the number's messaging webhook, signed; local SMS provider outside
   // production: the dev outbox's "Reply" form, unsigned, so STOP/START/HELP can be tried offline)
   app.post("/api/webhooks/twilio/inbound", async (req, reply) => {
-    const params = formParams(req.body);
-    const url = `${ctx.env.APP_URL}${req.url}`;
+    const params = twilioFormParams(req.body);
     const devReply = ctx.env.SMS_PROVIDER === "local" && !ctx.env.isProduction;
-    const signature = req.headers["x-twilio-signature"] as string | undefined;
-    if ((signature || !devReply) && !verifyTwilioSignature(ctx, signature, url, params))
+    const signature = req.headers["x-twilio-signature"];
+    if ((signature || !devReply) && !twilioRequestSigned(ctx.env, req, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     if (!signature && !params.MessageSid) params.MessageSid = `dev-${randomUUID()}`;
     const text = await handleTwilioInbound(ctx, params, twilioInboundKey(params));
@@ -221,14 +212,10 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // a key pressed during an AI call (its keypress opt-out offer): the signed URL says whose call it
   // was; with the Twilio voice provider the request must also carry Twilio's signature
   app.post(CALL_OPT_OUT_PATH, async (req, reply) => {
-    const params = formParams(req.body);
+    const params = twilioFormParams(req.body);
     const target = readCallOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
     if (!target) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
-    const url = `${ctx.env.APP_URL}${req.url}`;
-    if (
-      ctx.env.VOICE_PROVIDER === "twilio" &&
-      !verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params)
-    )
+    if (ctx.env.VOICE_PROVIDER === "twilio" && !twilioRequestSigned(ctx.env, req, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const { twiml } = await handleCallKeypress(ctx, target, params);
     return reply.type("text/xml").send(twiml);
@@ -236,10 +223,9 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // an inbound call to the callback number a voicemail gives: the opt-out menu (Twilio: the number's
   // voice webhook, signed; local provider: the dev outbox's "Call back" button, never in production)
   app.post(INBOUND_CALL_PATH, async (req, reply) => {
-    const params = formParams(req.body);
+    const params = twilioFormParams(req.body);
     if (ctx.env.VOICE_PROVIDER === "twilio") {
-      const url = `${ctx.env.APP_URL}${req.url}`;
-      if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params))
+      if (!twilioRequestSigned(ctx.env, req, params))
         return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     } else if (ctx.env.isProduction) {
       throw new AppError("NOT_FOUND", "Not found");
@@ -248,14 +234,10 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
   // the key pressed in that menu: the signed URL names the caller's number
   app.post(CALLBACK_OPT_OUT_PATH, async (req, reply) => {
-    const params = formParams(req.body);
+    const params = twilioFormParams(req.body);
     const phone = readCallbackOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
     if (!phone) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
-    const url = `${ctx.env.APP_URL}${req.url}`;
-    if (
-      ctx.env.VOICE_PROVIDER === "twilio" &&
-      !verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, params)
-    )
+    if (ctx.env.VOICE_PROVIDER === "twilio" && !twilioRequestSigned(ctx.env, req, params))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const { twiml } = await handleCallbackKeypress(ctx, phone, params);
     return reply.type("text/xml").send(twiml);
@@ -263,8 +245,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // a call's TwiML too long to go inline (Twilio voice provider, `Url` with Method=GET): only to Twilio
   app.get(`${TWIML_DOCUMENT_PATH}/:id`, async (req, reply) => {
     const { id } = req.params as { id: string };
-    const url = `${ctx.env.APP_URL}${req.url}`;
-    if (!verifyTwilioSignature(ctx, req.headers["x-twilio-signature"] as string | undefined, url, {}))
+    if (!twilioRequestSigned(ctx.env, req, {}))
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const twiml = (await ctx.providers.voice.storedTwiml?.(id)) ?? null;
     if (!twiml) throw new AppError("NOT_FOUND", "Call instructions not found");
@@ -299,7 +280,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" (form-encoded); the page's button posts the same URL
   app.post("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
-    const oneClick = formParams(req.body)["List-Unsubscribe"] === "One-Click";
+    const oneClick = twilioFormParams(req.body)["List-Unsubscribe"] === "One-Click";
     const done = await unsubscribeByToken(ctx, token, oneClick ? "one-click" : "unsubscribe page");
     if (!done)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");

@@ -2,11 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { AppContext } from "../../context";
 import { pgErrorCode } from "../../db/errors";
 import type { CampaignChannel, CampaignRecipient } from "../../db/schema";
-import {
-  twimlMessageResponse,
-  twimlSayAndHangUp,
-  validateTwilioSignature,
-} from "../../providers/sms/twilio-webhooks";
+import { twimlMessageResponse, twimlSayAndHangUp } from "../../providers/sms/twilio-webhooks";
 import {
   CALL_OPT_OUT_CONFIRMATION,
   CALL_OPT_OUT_DIGIT,
@@ -69,22 +65,6 @@ export const POSTMARK_UNSUBSCRIBE_SOURCE = "postmark unsubscribe request";
 const SMS_CHANNELS: CampaignChannel[] = ["sms", "video_sms"];
 
 export { HELP_KEYWORDS, START_KEYWORDS, STOP_KEYWORDS } from "../compliance/sms-keywords";
-
-/**
- * Verifies `X-Twilio-Signature` with the SDK (`twilio.validateRequest`: HMAC-SHA1 of the public URL
- * plus the sorted POST params, keyed with the auth token). `url` must be the URL Twilio called
- * (APP_URL + path + query). False when no auth token is configured.
- */
-export function verifyTwilioSignature(
-  ctx: Ctx,
-  signature: string | undefined,
-  url: string,
-  params: Record<string, string>,
-): boolean {
-  const token = ctx.env.TWILIO_AUTH_TOKEN;
-  if (!token || !signature) return false;
-  return validateTwilioSignature(token, signature, url, params);
-}
 
 /**
  * Replay key of a verified status callback, built only from signed parameters: the message or call sid

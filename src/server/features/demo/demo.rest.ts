@@ -1,17 +1,10 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { parseInput } from "../../lib/validate";
-import { validateTwilioSignature } from "../../providers/sms/twilio-webhooks";
+import { twilioFormParams, twilioRequestSigned } from "../../providers/sms/twilio-webhooks";
 import { DEMO_CALL_OPT_OUT_PATH, readDemoCallOptOut } from "../compliance/call-opt-out";
 import { demoInput } from "./demo.schemas";
 import { optOutOfDemoCalls, requestDemo } from "./demo.service";
-
-function formParams(body: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (body && typeof body === "object")
-    for (const [k, v] of Object.entries(body)) if (typeof v === "string") out[k] = v;
-  return out;
-}
 
 /**
  * POST /api/demo/send -> {success} (spec section 7), and the demo call's keypress opt-out
@@ -24,16 +17,11 @@ export async function demoRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
     return { success: true };
   });
   app.post(DEMO_CALL_OPT_OUT_PATH, async (req, reply) => {
-    const params = formParams(req.body);
+    const params = twilioFormParams(req.body);
     const phone = readDemoCallOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
     if (!phone) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
-    if (ctx.env.VOICE_PROVIDER === "twilio") {
-      const signature = req.headers["x-twilio-signature"];
-      const token = ctx.env.TWILIO_AUTH_TOKEN;
-      const url = `${ctx.env.APP_URL}${req.url}`;
-      if (!token || typeof signature !== "string" || !validateTwilioSignature(token, signature, url, params))
-        return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
-    }
+    if (ctx.env.VOICE_PROVIDER === "twilio" && !twilioRequestSigned(ctx.env, req, params))
+      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const { twiml } = await optOutOfDemoCalls(ctx, phone, params.Digits ?? "");
     return reply.type("text/xml").send(twiml);
   });

@@ -26,6 +26,8 @@ import {
 import * as q from "./auth.queries";
 import type { ForgotPasswordInput, LoginInput, RegisterInput, ResetPasswordInput } from "./auth.schemas";
 
+/** What a session or account-link token looks like (randomToken: base32 lower case); anything else is never looked up. */
+const AUTH_TOKEN_FORM = /^[a-z2-7]{16,64}$/;
 /** Session lifetime and the sliding-refresh threshold (the Lucia recipe): 30 days, refreshed past half-life. */
 export const SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 const SESSION_REFRESH_MS = 15 * 24 * 60 * 60 * 1000;
@@ -109,7 +111,7 @@ export async function validateSessionToken(
   user: User;
   membership: { role: WorkspaceRole; workspace: Workspace } | null;
 } | null> {
-  if (!/^[a-z2-7]{16,64}$/.test(token)) return null;
+  if (!AUTH_TOKEN_FORM.test(token)) return null;
   const id = sessionIdFromToken(token);
   const row = await q.findSessionWithUser(ctx.db, id);
   if (!row) return null;
@@ -239,8 +241,10 @@ const RESET_LINK_INVALID =
 const VERIFY_LINK_INVALID =
   "This verification link is invalid, already used or expired. Please ask for a new one from the banner in the app.";
 
+/** Text made safe inside the account emails' HTML (& < > " ' as numeric character references). */
+const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
 function linkEmail(purpose: AccountLinkPurpose, name: string, link: string) {
-  const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   if (purpose === "password_reset")
     return {
       subject: "Reset your Pitchwise password",
@@ -328,7 +332,7 @@ export async function sendPasswordResetTo(
  */
 export async function resetPassword(ctx: AppContext, input: ResetPasswordInput, meta: { ip: string }) {
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
-  if (!/^[a-z2-7]{16,64}$/.test(input.token)) throw new AppError("BAD_REQUEST", RESET_LINK_INVALID);
+  if (!AUTH_TOKEN_FORM.test(input.token)) throw new AppError("BAD_REQUEST", RESET_LINK_INVALID);
   const passwordHash = await hashPassword(input.password);
   const user = await ctx.db.transaction(async (tx) => {
     const link = await q.consumeAuthToken(tx, sessionIdFromToken(input.token), "password_reset");
@@ -354,7 +358,7 @@ export async function resetPassword(ctx: AppContext, input: ResetPasswordInput, 
  * @throws AppError BAD_REQUEST (invalid, used or expired link, or the address changed since).
  */
 export async function verifyEmail(ctx: AppContext, token: string): Promise<User> {
-  if (!/^[a-z2-7]{16,64}$/.test(token)) throw new AppError("BAD_REQUEST", VERIFY_LINK_INVALID);
+  if (!AUTH_TOKEN_FORM.test(token)) throw new AppError("BAD_REQUEST", VERIFY_LINK_INVALID);
   const user = await ctx.db.transaction(async (tx) => {
     const link = await q.consumeAuthToken(tx, sessionIdFromToken(token), "email_verification");
     return link ? q.markEmailVerified(tx, link.userId, link.email) : null;
@@ -435,7 +439,6 @@ export async function sendEmailChangedNotice(
     createdAt: changedAt,
     expiresAt: new Date(changedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
   });
-  const esc = (v: string) => v.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   const masked = maskEmail(data.newEmail);
   const link = `${deps.env.APP_URL}${RECOVERY_PATH}?token=${token}`;
   await deps.providers.email.send({
@@ -464,11 +467,15 @@ export function recoveredMessage(email: string): string {
   return `Your account is back on ${email} and every device was signed out. Now choose a new password.`;
 }
 
-/** Why the recovery token `token` cannot be used (invalid, used or expired), as an AppError. */
-async function recoveryLinkError(ctx: Pick<AppContext, "db">, token: string): Promise<AppError> {
-  const row = /^[a-z2-7]{16,64}$/.test(token)
-    ? await q.findAuthToken(ctx.db, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE)
+/** The stored recovery link of `token` (used or not, expired or not), or null for an unknown one. */
+async function recoveryLink(ctx: Pick<AppContext, "db">, token: string) {
+  return AUTH_TOKEN_FORM.test(token)
+    ? ((await q.findAuthToken(ctx.db, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE)) ?? null)
     : null;
+}
+
+/** Why a recovery link (recoveryLink's row) cannot be used (invalid, used or expired), as an AppError. */
+function recoveryLinkError(row: { usedAt: Date | null } | null): AppError {
   if (!row) return new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
   if (row.usedAt) return new AppError("BAD_REQUEST", RECOVERY_LINK_USED);
   return new AppError("BAD_REQUEST", RECOVERY_LINK_EXPIRED);
@@ -484,10 +491,8 @@ export async function checkEmailRecovery(
   ctx: Pick<AppContext, "db">,
   token: string,
 ): Promise<{ email: string; available: boolean }> {
-  const row = /^[a-z2-7]{16,64}$/.test(token)
-    ? await q.findAuthToken(ctx.db, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE)
-    : null;
-  if (!row || row.usedAt || row.expiresAt.getTime() <= Date.now()) throw await recoveryLinkError(ctx, token);
+  const row = await recoveryLink(ctx, token);
+  if (!row || row.usedAt || row.expiresAt.getTime() <= Date.now()) throw recoveryLinkError(row);
   const holder = await q.findUserByEmail(ctx.db, row.email);
   return { email: row.email, available: !holder || holder.id === row.userId };
 }
@@ -509,7 +514,7 @@ export async function recoverEmail(
   meta: { ip: string },
 ): Promise<{ email: string; resetToken: string; revokedApiKeys: number }> {
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
-  if (!/^[a-z2-7]{16,64}$/.test(token)) throw new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
+  if (!AUTH_TOKEN_FORM.test(token)) throw new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
   const resetToken = randomToken(20);
   const seen: { email?: string } = {};
   try {
@@ -535,7 +540,7 @@ export async function recoverEmail(
       });
       return { email: user.email, resetToken, revokedApiKeys };
     });
-    if (!done) throw await recoveryLinkError(ctx, token);
+    if (!done) throw recoveryLinkError(await recoveryLink(ctx, token));
     return done;
   } catch (e) {
     // two accounts raced for the address: the unique index refused this one

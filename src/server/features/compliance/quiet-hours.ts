@@ -51,6 +51,15 @@ function formatterFor(zone: string): Intl.DateTimeFormat | null {
   return f;
 }
 
+/**
+ * True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5").
+ * The answer is the cached formatter's (formatterFor), so checking the same few names on every row
+ * of an import builds each formatter once.
+ */
+export function isTimeZone(zone: string): boolean {
+  return formatterFor(zone) !== null;
+}
+
 function validZone(tz: string | null | undefined): string | null {
   if (!tz) return null;
   return formatterFor(tz) ? tz : null;

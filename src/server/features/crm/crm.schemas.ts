@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
 import { limitParam, pageParam, queryInt } from "../../lib/validate";
+import { isTimeZone } from "../compliance/quiet-hours";
 
 const text = (max: number) =>
   z
@@ -19,28 +20,11 @@ const looseBool = z.preprocess((v) => {
   return v;
 }, z.boolean().optional());
 
-/** Time zone names already checked (isTimeZone): an import reads the same few names on every row. */
-const knownZones = new Map<string, boolean>();
-
 /**
- * True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago", "Etc/GMT+5").
- * Answers are remembered (up to 1,000 names), since building an Intl.DateTimeFormat per row would
- * slow a large import.
+ * True when Intl knows `zone` as a time zone (IANA names such as "America/Chicago"): quiet hours'
+ * own check (compliance quiet-hours), whose cached per-zone formatter keeps an import's rows cheap.
  */
-export function isTimeZone(zone: string): boolean {
-  const known = knownZones.get(zone);
-  if (known !== undefined) return known;
-  let ok: boolean;
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: zone });
-    ok = true;
-  } catch {
-    ok = false;
-  }
-  if (knownZones.size >= 1000) knownZones.clear();
-  knownZones.set(zone, ok);
-  return ok;
-}
+export { isTimeZone };
 
 /** What a contact's time zone must be (the rule's sentence, after the field's name). */
 export const TIME_ZONE_RULE = "must be a time zone name such as America/Chicago (IANA time zone database)";

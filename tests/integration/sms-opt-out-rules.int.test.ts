@@ -1,5 +1,4 @@
 import { and, eq, inArray } from "drizzle-orm";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   activities,
@@ -12,7 +11,14 @@ import {
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
-import { campaignRecipientRows, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  campaignRecipientRows,
+  createTestApp,
+  postTwilioWebhook,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 
 // The inbound SMS webhook as a US sender's compliance officer reads it: 47 CFR 64.1200(a)(10)
 // (consent revoked by any reasonable means; "stop", "quit", "end", "revoke", "opt out", "cancel",
@@ -63,16 +69,7 @@ async function reply(from: string, body: string, agoMs = 0, extra: Record<string
     Body: body,
     ...extra,
   };
-  const url = "http://localhost:80/api/webhooks/twilio/inbound";
-  const res = await t.app.inject({
-    method: "POST",
-    url: "/api/webhooks/twilio/inbound",
-    payload: new URLSearchParams(params).toString(),
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "x-twilio-signature": twilio.getExpectedTwilioSignature(TOKEN, url, params),
-    },
-  });
+  const res = await postTwilioWebhook(t.app, TOKEN, "inbound", params);
   expect(res.statusCode).toBe(200);
   return res.body;
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, eq } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts } from "../../src/server/db/schema";
 import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
@@ -130,7 +130,8 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const acts = await t.db
       .select()
       .from(activities)
-      .where(and(eq(activities.workspaceId, user.id)));
+      .where(and(eq(activities.workspaceId, user.id)))
+      .orderBy(asc(activities.id));
     const types = acts.map((a) => a.activityType);
     expect(types).toContain("video_viewed");
     expect(acts.filter((a) => a.activityType === "video_progress").map((a) => a.metadata.percent)).toEqual([

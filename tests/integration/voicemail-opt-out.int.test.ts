@@ -3,7 +3,14 @@ import path from "node:path";
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
+import {
+  contacts,
+  outboundWebhookEvents,
+  outboxMessages,
+  suppressions,
+  webhookEndpoints,
+  workspaces,
+} from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { probe, resolveFfmpegBinaries } from "../../src/server/lib/ffmpeg";
@@ -227,6 +234,70 @@ describe("ringless voicemail: business identity, callback number and the callbac
         "voice:keypress_opt_out",
         "voicemail:keypress_opt_out",
       ]);
+  });
+
+  it("a contact called from the contact page is in the menu under its own workspace's name; 9 turns its call opt-in off and emits contact.unsubscribed", async () => {
+    const phone = freshPhone();
+    const campaignWs = await workspaceWith(t, [phone], "Iris Insurance");
+    const page = await workspaceWith(t, [phone], "Juniper Gardens");
+    // a third workspace has the number as a contact but never called it: not named, not opted out
+    const bystander = await workspaceWith(t, [phone], "Quartz Pools");
+    await t.db.insert(webhookEndpoints).values({
+      workspaceId: page.user.id,
+      url: "https://hooks.example.com/pitchwise",
+      events: ["contact.unsubscribed"],
+      secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+    });
+    const vm = await launchVoicemail(t, campaignWs.user.id, campaignWs.contactIds);
+    if (!("campaign" in vm)) throw new Error(`launch refused: ${vm.message}`);
+    const id = page.contactIds[0] as number;
+    // the contact page's single AI call; the person does not press during it, and calls back later
+    const call = await page.client.post(`/api/contacts/${id}/make-call`, { script: "Hello from Juniper" });
+    expect(call.statusCode, call.body).toBe(200);
+
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", {
+      From: phone,
+      To: LOCAL_CALLBACK,
+      CallSid: `CApage${Date.now()}`,
+    });
+    expect(menu.statusCode, menu.body).toBe(200);
+    const gather = gatherOf(menu.body);
+    expect(gather?.inner).toContain(
+      "To stop calls and voicemail from Juniper Gardens and Iris Insurance, press 9.",
+    );
+    expect(menu.body).not.toContain("Quartz Pools");
+
+    const nine = await postForm(t, gather?.action ?? "", { Digits: "9", CallSid: `CApage9${Date.now()}` });
+    expect(nine.statusCode).toBe(200);
+    expect(nine.body).toContain("You will not receive any more calls or voicemails from us.");
+    for (const w of [campaignWs, page])
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
+        "voice:keypress_opt_out",
+        "voicemail:keypress_opt_out",
+      ]);
+    expect(await suppressionsOf(t, bystander.user.id, phone)).toEqual([]);
+    const detail = (await page.client.get(`/api/contacts/${id}`)).json();
+    expect(detail.contact.call_opt_in).toBe(false);
+    expect(detail.activities.map((a: { activity_type: string }) => a.activity_type).sort()).toEqual([
+      "call_made",
+      "opted_out",
+    ]);
+    const events = await t.db
+      .select()
+      .from(outboundWebhookEvents)
+      .where(eq(outboundWebhookEvents.workspaceId, page.user.id));
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      [
+        "contact.unsubscribed",
+        expect.objectContaining({ contact_id: id, channel: "voice", address: phone, campaign_id: null }),
+      ],
+    ]);
+    const other = (await bystander.client.get(`/api/contacts/${bystander.contactIds[0]}`)).json();
+    expect(other.contact.call_opt_in).toBe(true);
+    // the campaign's recipient is opted out as before
+    expect((await campaignRecipientRows(t, vm.campaign.id))[0]?.reason).toBe("unsubscribed");
+    // the contact page now refuses to call the number
+    expect((await page.client.post(`/api/contacts/${id}/make-call`, { script: "Again" })).statusCode).toBe(422);
   });
 
   it("a caller no one called hears that nothing is on record; an altered menu URL is refused", async () => {

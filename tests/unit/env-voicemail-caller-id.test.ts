@@ -35,7 +35,8 @@ describe("the voicemail caller ID must be the callback number", () => {
     expect(loadEnv(production).configWarnings).toEqual([]);
     // no Twilio voice number: no callback number to compare with (voicemail launches are refused instead)
     expect(
-      loadEnv({ ...production, VOICE_PROVIDER: "local", DROPCOWBOY_CALLER_ID: "+15005550001" }).configWarnings,
+      loadEnv({ ...production, VOICE_PROVIDER: "local", DROPCOWBOY_CALLER_ID: "+15005550001" })
+        .configWarnings,
     ).toEqual([]);
   });
 

@@ -225,15 +225,49 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     problems.push("PAYMENTS_PROVIDER=stripe needs STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET");
   if (env.PLACES_PROVIDER === "google" && !env.GOOGLE_PLACES_API_KEY)
     problems.push("PLACES_PROVIDER=google needs GOOGLE_PLACES_API_KEY");
+  // boot warnings (index.ts logs them): a production refusal is a warning outside production
+  const warnings: string[] = [];
+  const callerId = voicemailCallerIdMismatch(env);
+  if (callerId) (env.NODE_ENV === "production" ? problems : warnings).push(callerId);
   if (problems.length) throw new Error(`Invalid environment:\n- ${problems.join("\n- ")}`);
   return {
     ...env,
+    configWarnings: warnings,
     DATA_DIR: path.resolve(env.DATA_DIR),
     APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
     APP_SECRET: env.APP_SECRET ?? DEV_APP_SECRET,
     RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (env.NODE_ENV === "production" ? "postgres" : "memory"),
     isProduction: env.NODE_ENV === "production",
   };
+}
+
+/** `+1 (500) 555-0006` and `+15005550006` are one number: digits (and the plus) only. */
+const sameNumber = (a: string, b: string) => a.replace(/[^\d+]/g, "") === b.replace(/[^\d+]/g, "");
+
+/**
+ * The sentence refusing (production) or warning about (elsewhere) a ringless voicemail caller ID that
+ * is not the callback number, or null. With VOICEMAIL_PROVIDER=dropcowboy and VOICE_PROVIDER=twilio,
+ * every voicemail says "call <TWILIO_FROM_NUMBER> and press 9" (47 CFR 64.1200(b): a number to call
+ * to opt out), and only that number's inbound calls reach the opt-out menu
+ * (/api/webhooks/voice/inbound). A different DROPCOWBOY_CALLER_ID is the number people see and most
+ * often call back: their call would not reach the menu, so their opt-out could be lost. Unset, Drop
+ * Cowboy is given TWILIO_FROM_NUMBER as caller ID (providers/index.ts).
+ */
+function voicemailCallerIdMismatch(env: {
+  VOICEMAIL_PROVIDER: string;
+  VOICE_PROVIDER: string;
+  DROPCOWBOY_CALLER_ID?: string;
+  TWILIO_FROM_NUMBER?: string;
+}): string | null {
+  const shown = env.DROPCOWBOY_CALLER_ID;
+  const spoken = env.VOICE_PROVIDER === "twilio" ? env.TWILIO_FROM_NUMBER : undefined;
+  if (env.VOICEMAIL_PROVIDER !== "dropcowboy" || !shown || !spoken || sameNumber(shown, spoken)) return null;
+  return (
+    `DROPCOWBOY_CALLER_ID (${shown}) is not TWILIO_FROM_NUMBER (${spoken}): voicemails would show ${shown} as ` +
+    `caller ID but tell people to call ${spoken} to opt out, and a call back to ${shown} does not reach the ` +
+    `opt-out menu (only TWILIO_FROM_NUMBER's voice webhook, /api/webhooks/voice/inbound, serves it). ` +
+    `Unset DROPCOWBOY_CALLER_ID (voicemails then show TWILIO_FROM_NUMBER) or set it to ${spoken}.`
+  );
 }
 
 export type Env = ReturnType<typeof loadEnv>;

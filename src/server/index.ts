@@ -17,6 +17,8 @@ import { createServer } from "./main";
 async function main() {
   const env = loadEnv();
   const log = createLogger(env);
+  // configuration that works but is likely wrong (loadEnv refuses the same in production)
+  for (const warning of env.configWarnings) log.warn(warning);
   const ff = resolveFfmpegBinaries(env);
   log.info(
     { ffmpeg: ff.ffmpeg, ffprobe: ff.ffprobe, source: ff.source, version: ff.version ?? "unknown" },

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, campaigns, contacts, suppressions } from "../../src/server/db/schema";
 import { processRecipients } from "../../src/server/features/campaigns/campaigns.engine";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { voicemailAudioUrl } from "../../src/server/features/campaigns/campaigns.voicemail";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
@@ -670,7 +671,10 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     const [row] = await campaignRecipientRows(t, campaignId);
     expect(row.status).toBe("sent");
     const drop = dc.drops.at(-1) as { audio_url: string; audio_type: string; tts_body?: string };
-    expect(drop.audio_url).toMatch(new RegExp(`^${t.env.APP_URL}/va/${campaignId}/[A-Za-z0-9_-]{22}\\.mp3$`));
+    // one signed URL per drop, naming its recipient (a failed download marks that drop failed)
+    expect(drop.audio_url).toMatch(
+      new RegExp(`^${t.env.APP_URL}/va/${campaignId}/${row.id}/[A-Za-z0-9_-]{22}\\.mp3$`),
+    );
     expect(drop.audio_type).toBe("mp3");
     expect(drop.tts_body).toBeUndefined();
     const path = drop.audio_url.slice(t.env.APP_URL.length);
@@ -678,7 +682,7 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     expect(file.statusCode).toBe(200);
     expect(file.headers["content-type"]).toBe("audio/mpeg");
     expect(file.rawPayload.length).toBeGreaterThan(100);
-    // an altered signature, or the signature moved to another campaign: not found
+    // an altered signature, or the signature moved to another campaign or recipient: not found
     const tampered = path.replace(
       /\/([A-Za-z0-9_-])([A-Za-z0-9_-]{21})\.mp3$/,
       (_m, a, rest) => `/${a === "A" ? "B" : "A"}${rest}.mp3`,
@@ -692,6 +696,15 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
         })
       ).statusCode,
     ).toBe(404);
+    expect(
+      (await t.app.inject({ method: "GET", url: path.replace(`/${row.id}/`, `/${row.id + 1}/`) })).statusCode,
+    ).toBe(404);
+    // the per-campaign URL handed out before drops named their recipient still serves the file
+    const legacy = voicemailAudioUrl(t.env, campaignId, mine.id).slice(t.env.APP_URL.length);
+    expect(legacy).toMatch(new RegExp(`^/va/${campaignId}/[A-Za-z0-9_-]{22}\\.mp3$`));
+    const legacyFile = await t.app.inject({ method: "GET", url: legacy });
+    expect(legacyFile.statusCode).toBe(200);
+    expect(legacyFile.rawPayload.equals(file.rawPayload)).toBe(true);
     // the library URL is accepted too (the builder's picker may send either)
     const byUrl = await launch({ audioUrl: `${t.env.APP_URL}${mine.url}` });
     expect(byUrl.statusCode, byUrl.body).toBe(200);

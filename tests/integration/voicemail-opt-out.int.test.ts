@@ -1,10 +1,20 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { and, eq, inArray } from "drizzle-orm";
 import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, outboxMessages, suppressions, workspaces } from "../../src/server/db/schema";
+import {
+  contacts,
+  mediaItems,
+  outboundWebhookEvents,
+  outboxMessages,
+  suppressions,
+  webhookEndpoints,
+  workspaces,
+} from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { VOICEMAIL_AUDIO_FAILED_REASON } from "../../src/server/features/campaigns/campaigns.voicemail";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { probe, resolveFfmpegBinaries } from "../../src/server/lib/ffmpeg";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
@@ -110,6 +120,33 @@ function gatherOf(twiml: string) {
   return m ? { action: (m[1] ?? "").replaceAll("&amp;", "&"), inner: m[2] ?? "" } : null;
 }
 
+/** Uploads a one-second silent WAV to the workspace's media library; returns its media id. */
+async function uploadGreeting(client: Awaited<ReturnType<typeof signUp>>["client"], name: string) {
+  const up = await client.inject({
+    method: "POST",
+    url: "/api/audio/upload",
+    ...multipart(
+      { name },
+      { field: "audio", filename: "g.wav", content: silentWav(1), contentType: "audio/wav" },
+    ),
+  });
+  expect(up.statusCode, up.body).toBe(200);
+  return up.json().media.id as number;
+}
+
+/** Overwrites a media item's stored file with bytes no decoder reads (a damaged recording). */
+async function damageRecording(app: TestApp, mediaId: number) {
+  const [m] = await app.db.select().from(mediaItems).where(eq(mediaItems.id, mediaId));
+  if (!m?.currentKey) throw new Error(`media ${mediaId} has no stored file`);
+  await app.providers.storage.put(
+    m.currentKey,
+    Readable.from([Buffer.from("not audio at all ".repeat(64))]),
+    {
+      contentType: "audio/wav",
+    },
+  );
+}
+
 describe("ringless voicemail: business identity, callback number and the callback menu (local providers)", () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -208,6 +245,81 @@ describe("ringless voicemail: business identity, callback number and the callbac
     expect(again.rawPayload.equals(file.rawPayload)).toBe(true);
   }, 60_000);
 
+  it("a recording ffmpeg cannot make into the voicemail's audio fails the drops with a reason the report shows, leaving no voicemail", async () => {
+    const phone = freshPhone();
+    const w = await workspaceWith(t, [phone], "Hazel Hardware");
+    const audioMediaId = await uploadGreeting(w.client, "Broken greeting");
+    // the stored recording is damaged: ffmpeg cannot decode it
+    await damageRecording(t, audioMediaId);
+    const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
+      name: "Recorded",
+      channel: "voicemail",
+      content: { audioMediaId },
+      recipients: { contactIds: w.contactIds },
+    });
+    const [row] = await campaignRecipientRows(t, r.campaign.id);
+    expect(row?.status).toBe("failed");
+    expect(row?.reason).toBe(VOICEMAIL_AUDIO_FAILED_REASON);
+    expect(row?.reason).toMatch(/^The recording could not be prepared for voicemail/);
+    expect(await outbox(t, phone, "voicemail")).toEqual([]);
+    // the campaign report shows it as it is
+    const report = await w.client.get(`/api/campaigns/${r.campaign.id}/recipients`);
+    expect(report.statusCode, report.body).toBe(200);
+    expect(report.body).toContain("The recording could not be prepared for voicemail");
+  }, 60_000);
+
+  it("when ffmpeg fails as the provider downloads a drop's audio, the download gets a 410 (no 500) and that drop is marked failed once", async () => {
+    const phones = [freshPhone(), freshPhone()];
+    const w = await workspaceWith(t, phones, "Ivy Interiors");
+    const audioMediaId = await uploadGreeting(w.client, "Greeting");
+    const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
+      name: "Recorded",
+      channel: "voicemail",
+      content: { audioMediaId },
+      recipients: { contactIds: w.contactIds },
+    });
+    const rows = await campaignRecipientRows(t, r.campaign.id);
+    expect(rows.map((x) => x.status)).toEqual(["sent", "sent"]);
+    const urls = await Promise.all(
+      phones.map(async (p) => {
+        const meta = (await outbox(t, p, "voicemail")).at(-1)?.metadata as { audioUrl?: string } | undefined;
+        return (meta?.audioUrl ?? "").slice(TEST_ORIGIN.length);
+      }),
+    );
+    // one URL per drop, naming its recipient
+    expect(urls[0]).toMatch(new RegExp(`^/va/${r.campaign.id}/${rows[0]?.id}/[A-Za-z0-9_-]{22}\\.mp3$`));
+    expect(urls[1]).toMatch(new RegExp(`^/va/${r.campaign.id}/${rows[1]?.id}/[A-Za-z0-9_-]{22}\\.mp3$`));
+    // after the send the business is renamed (the notice's audio is made again) and the recording is damaged
+    await t.db
+      .update(workspaces)
+      .set({ senderName: "Ivy Interiors Ltd" })
+      .where(eq(workspaces.id, w.user.id));
+    await damageRecording(t, audioMediaId);
+
+    const first = await t.app.inject({ method: "GET", url: urls[0] ?? "" });
+    expect(first.statusCode, first.body).toBe(410);
+    expect(first.json().error).toBe(VOICEMAIL_AUDIO_FAILED_REASON);
+    let after = await campaignRecipientRows(t, r.campaign.id);
+    expect(after.map((x) => [x.status, x.reason])).toEqual([
+      ["failed", VOICEMAIL_AUDIO_FAILED_REASON],
+      ["sent", null],
+    ]);
+    // the provider's retry of the same download: the same answer, nothing changes
+    const retry = await t.app.inject({ method: "GET", url: urls[0] ?? "" });
+    expect(retry.statusCode).toBe(410);
+    // the other drop's download fails the same way and marks that drop only
+    const second = await t.app.inject({ method: "GET", url: urls[1] ?? "" });
+    expect(second.statusCode).toBe(410);
+    after = await campaignRecipientRows(t, r.campaign.id);
+    expect(after.map((x) => [x.status, x.reason])).toEqual([
+      ["failed", VOICEMAIL_AUDIO_FAILED_REASON],
+      ["failed", VOICEMAIL_AUDIO_FAILED_REASON],
+    ]);
+    // another campaign's id or another recipient's id in the URL: not found
+    const moved = (urls[0] ?? "").replace(`/${rows[0]?.id}/`, `/${rows[1]?.id}/`);
+    expect((await t.app.inject({ method: "GET", url: moved })).statusCode).toBe(404);
+  }, 60_000);
+
   it("the menu names every business that called or left a voicemail, and 9 opts out of each", async () => {
     const phone = freshPhone();
     const a = await workspaceWith(t, [phone], "Aster Dental");
@@ -227,6 +339,72 @@ describe("ringless voicemail: business identity, callback number and the callbac
         "voice:keypress_opt_out",
         "voicemail:keypress_opt_out",
       ]);
+  });
+
+  it("a contact called from the contact page is in the menu under its own workspace's name; 9 turns its call opt-in off and emits contact.unsubscribed", async () => {
+    const phone = freshPhone();
+    const campaignWs = await workspaceWith(t, [phone], "Iris Insurance");
+    const page = await workspaceWith(t, [phone], "Juniper Gardens");
+    // a third workspace has the number as a contact but never called it: not named, not opted out
+    const bystander = await workspaceWith(t, [phone], "Quartz Pools");
+    await t.db.insert(webhookEndpoints).values({
+      workspaceId: page.user.id,
+      url: "https://hooks.example.com/pitchwise",
+      events: ["contact.unsubscribed"],
+      secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+    });
+    const vm = await launchVoicemail(t, campaignWs.user.id, campaignWs.contactIds);
+    if (!("campaign" in vm)) throw new Error(`launch refused: ${vm.message}`);
+    const id = page.contactIds[0] as number;
+    // the contact page's single AI call; the person does not press during it, and calls back later
+    const call = await page.client.post(`/api/contacts/${id}/make-call`, { script: "Hello from Juniper" });
+    expect(call.statusCode, call.body).toBe(200);
+
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", {
+      From: phone,
+      To: LOCAL_CALLBACK,
+      CallSid: `CApage${Date.now()}`,
+    });
+    expect(menu.statusCode, menu.body).toBe(200);
+    const gather = gatherOf(menu.body);
+    expect(gather?.inner).toContain(
+      "To stop calls and voicemail from Juniper Gardens and Iris Insurance, press 9.",
+    );
+    expect(menu.body).not.toContain("Quartz Pools");
+
+    const nine = await postForm(t, gather?.action ?? "", { Digits: "9", CallSid: `CApage9${Date.now()}` });
+    expect(nine.statusCode).toBe(200);
+    expect(nine.body).toContain("You will not receive any more calls or voicemails from us.");
+    for (const w of [campaignWs, page])
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
+        "voice:keypress_opt_out",
+        "voicemail:keypress_opt_out",
+      ]);
+    expect(await suppressionsOf(t, bystander.user.id, phone)).toEqual([]);
+    const detail = (await page.client.get(`/api/contacts/${id}`)).json();
+    expect(detail.contact.call_opt_in).toBe(false);
+    expect(detail.activities.map((a: { activity_type: string }) => a.activity_type).sort()).toEqual([
+      "call_made",
+      "opted_out",
+    ]);
+    const events = await t.db
+      .select()
+      .from(outboundWebhookEvents)
+      .where(eq(outboundWebhookEvents.workspaceId, page.user.id));
+    expect(events.map((e) => [e.type, e.data])).toEqual([
+      [
+        "contact.unsubscribed",
+        expect.objectContaining({ contact_id: id, channel: "voice", address: phone, campaign_id: null }),
+      ],
+    ]);
+    const other = (await bystander.client.get(`/api/contacts/${bystander.contactIds[0]}`)).json();
+    expect(other.contact.call_opt_in).toBe(true);
+    // the campaign's recipient is opted out as before
+    expect((await campaignRecipientRows(t, vm.campaign.id))[0]?.reason).toBe("unsubscribed");
+    // the contact page now refuses to call the number
+    expect((await page.client.post(`/api/contacts/${id}/make-call`, { script: "Again" })).statusCode).toBe(
+      422,
+    );
   });
 
   it("a caller no one called hears that nothing is on record; an altered menu URL is refused", async () => {

@@ -24,7 +24,7 @@ import {
   withLaunchToken,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
-import { voicemailAudioMedia, voicemailAudioWithNotice } from "./campaigns.voicemail";
+import { voicemailAudioForDrop } from "./campaigns.voicemail";
 import {
   handleCallbackKeypress,
   handleCallKeypress,
@@ -307,18 +307,44 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   };
   app.get("/c/:token/:index", click);
   app.get("/c/:token/:index/:signature", click);
-  // a voicemail campaign's recording, for the voicemail provider to download (campaigns.voicemail.ts)
-  app.get("/va/:campaignId/:file", async (req, reply) => {
-    const { campaignId, file } = req.params as { campaignId: string; file: string };
+  // a voicemail drop's recording, for the voicemail provider to download (campaigns.voicemail.ts):
+  // `/va/{campaignId}/{recipientId}/{signature}.mp3`, or the older per-campaign `/va/{campaignId}/{signature}.mp3`
+  const voicemailAudio = async (
+    reply: FastifyReply,
+    req: FastifyRequest,
+    campaignId: string,
+    recipientId: string | null,
+    file: string,
+  ) => {
     const m = /^([A-Za-z0-9_-]{22})\.mp3$/.exec(file);
-    const media =
-      m && /^\d{1,15}$/.test(campaignId) ? await voicemailAudioMedia(ctx, Number(campaignId), m[1]) : null;
+    const ids = /^\d{1,15}$/.test(campaignId) && (recipientId === null || /^\d{1,15}$/.test(recipientId));
     // the recording between the business's name and the opt-out sentence (47 CFR 64.1200(b))
-    const withNotice = media
-      ? await voicemailAudioWithNotice(ctx, { id: Number(campaignId), workspaceId: media.workspaceId }, media)
-      : null;
-    if (!withNotice) throw new AppError("NOT_FOUND", "Recording not found");
+    const audio =
+      m && ids
+        ? await voicemailAudioForDrop(
+            ctx,
+            Number(campaignId),
+            recipientId === null ? null : Number(recipientId),
+            m[1] as string,
+          )
+        : ({ kind: "not_found" } as const);
+    if (audio.kind === "not_found") throw new AppError("NOT_FOUND", "Recording not found");
+    // the audio cannot be made: a final answer (not a 5xx the provider would retry); the drop is
+    // already marked failed with the reason the campaign report shows
+    if (audio.kind === "failed")
+      return reply
+        .status(410)
+        .header("cache-control", "no-store")
+        .send({ success: false, error: audio.message });
     reply.header("Cross-Origin-Resource-Policy", "cross-origin");
-    return sendMediaFile(ctx, req, reply, withNotice, "file", "private, max-age=300");
+    return sendMediaFile(ctx, req, reply, audio.media, "file", "private, max-age=300");
+  };
+  app.get("/va/:campaignId/:recipientId/:file", async (req, reply) => {
+    const { campaignId, recipientId, file } = req.params as Record<string, string>;
+    return voicemailAudio(reply, req, campaignId ?? "", recipientId ?? "", file ?? "");
+  });
+  app.get("/va/:campaignId/:file", async (req, reply) => {
+    const { campaignId, file } = req.params as Record<string, string>;
+    return voicemailAudio(reply, req, campaignId ?? "", null, file ?? "");
   });
 }

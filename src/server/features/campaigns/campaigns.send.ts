@@ -48,7 +48,7 @@ import {
   selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
-import { voicemailAudioUrl } from "./campaigns.voicemail";
+import { prepareVoicemailAudio, voicemailAudioUrl } from "./campaigns.voicemail";
 import { applyEarlyEvents } from "./campaigns.webhooks";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
@@ -512,9 +512,11 @@ async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promis
  * a keypress, so it starts by naming the business (the workspace's sender name, else its name) and
  * ends by giving the callback number (the voice provider's number, whose inbound menu takes the
  * opt-out): compliance voicemailNotice, 47 CFR 64.1200(b). The text-to-speech script carries both
- * sentences; a recording is played as it is and the provider gets the notice beside it. With no
- * callback number (the launch refuses that; the provider's configuration changed since), the drop
- * fails with that reason instead of leaving a message without an opt-out.
+ * sentences; a recording is played from a per-drop signed URL serving it with both sentences spoken
+ * around it (campaigns.voicemail), made before the first drop (prepareVoicemailAudio): when it cannot
+ * be made, the drops fail with VOICEMAIL_AUDIO_FAILED_REASON. With no callback number (the launch
+ * refuses that; the provider's configuration changed since), the drop fails with that reason instead
+ * of leaving a message without an opt-out.
  */
 async function callOrDrop(
   deps: JobDeps,
@@ -526,6 +528,12 @@ async function callOrDrop(
   const callback = deps.providers.voice.callbackNumber;
   const notice =
     kind === "voicemail" && callback ? voicemailNotice(sender?.businessName || "us", callback) : null;
+  // a recording is made into the drops' audio (notice around it) before any drop: when that fails,
+  // the drops fail with a reason the report shows instead of leaving voicemails whose download fails
+  const audioFailure =
+    kind === "voicemail" && notice && campaign.content.audioMediaId
+      ? await prepareVoicemailAudio(deps, campaign)
+      : null;
   return mapLimit(todo, 16, async (r): Promise<Outcome> => {
     const common = {
       to: r.address,
@@ -535,12 +543,12 @@ async function callOrDrop(
     };
     try {
       const script = renderScriptFor(campaign.content, mergeSource(r.contact));
-      if (kind === "voicemail" && !notice)
+      if (kind === "voicemail" && (!notice || audioFailure))
         return {
           id: r.id,
           contactId: r.contactId,
           kind: "failed",
-          reason: NO_CALLBACK_NUMBER_REASON,
+          reason: audioFailure ?? NO_CALLBACK_NUMBER_REASON,
           attempts: r.attempts,
         };
       const res =
@@ -561,7 +569,7 @@ async function callOrDrop(
           : await deps.providers.voicemail.drop({
               ...common,
               audioUrl: campaign.content.audioMediaId
-                ? voicemailAudioUrl(deps.env, campaign.id, campaign.content.audioMediaId)
+                ? voicemailAudioUrl(deps.env, campaign.id, campaign.content.audioMediaId, r.id)
                 : (campaign.content.audioUrl ?? null),
               ttsText: withVoicemailNotice(script, notice!),
               notice: notice!,

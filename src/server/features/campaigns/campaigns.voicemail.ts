@@ -2,15 +2,16 @@ import { createHash, randomUUID } from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { AppContext } from "../../context";
-import type { CampaignContent, MediaItem } from "../../db/schema";
+import type { CampaignContent, CampaignRecipient, MediaItem } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { type FfmpegBinaries, resolveFfmpegBinaries, runFfmpeg } from "../../lib/ffmpeg";
+import { resolveFfmpegBinaries, runFfmpeg } from "../../lib/ffmpeg";
 import { sign, verifySignature } from "../../lib/signing";
 import { encodeWav, speak } from "../../providers/avatar/tts";
 import { voicemailNotice } from "../compliance/call-opt-out";
 import { findMedia } from "../studio/studio.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
-import { selectCampaign } from "./campaigns.queries";
+import { applyRecipientEvent } from "./campaigns.events";
+import { selectCampaign, selectRecipientById } from "./campaigns.queries";
 
 /*
  * The recording a ringless voicemail campaign plays (issue 14: "pick a recording from the media
@@ -18,8 +19,10 @@ import { selectCampaign } from "./campaigns.queries";
  * `/api/media/{id}/file` in `audioUrl`); nothing else is accepted, so a campaign never plays a
  * stranger's file. The voicemail provider fetches the audio itself (Drop Cowboy's RVM API takes an
  * `audio_url` to an MP3 or WAV file it downloads), and the library's URLs need the owner's session,
- * so the provider is given a signed public URL of the campaign's recording instead:
- * `{APP_URL}/va/{campaignId}/{signature}.mp3`, valid while the campaign and the media item exist.
+ * so the provider is given a signed public URL of the campaign's recording instead, one per drop:
+ * `{APP_URL}/va/{campaignId}/{recipientId}/{signature}.mp3`, valid while the campaign, the recipient
+ * and the media item exist (the recipient in the URL is the drop a failed fetch marks failed).
+ * URLs without the recipient (`/va/{campaignId}/{signature}.mp3`, handed out before) still work.
  */
 
 const PURPOSE = "voicemail-audio";
@@ -75,33 +78,79 @@ export async function resolveVoicemailAudio(
   return { ...content, audioUrl: null, audioMediaId: media.id };
 }
 
-/** The signed public URL the voicemail provider downloads a campaign's recording from. */
+/**
+ * The signed public URL the voicemail provider downloads a drop's recording from:
+ * `{APP_URL}/va/{campaignId}/{recipientId}/{signature}.mp3` (signature over campaign, media and
+ * recipient); without `recipientId`, the older per-campaign form `{APP_URL}/va/{campaignId}/{signature}.mp3`.
+ */
 export function voicemailAudioUrl(
   env: Pick<AppContext["env"], "APP_URL" | "APP_SECRET">,
   campaignId: number,
   mediaId: number,
+  recipientId?: number,
 ): string {
-  const signature = sign(env.APP_SECRET, PURPOSE, [campaignId, mediaId]);
-  return `${env.APP_URL.replace(/\/+$/, "")}/va/${campaignId}/${signature}.mp3`;
+  const base = `${env.APP_URL.replace(/\/+$/, "")}/va/${campaignId}`;
+  if (recipientId === undefined) return `${base}/${sign(env.APP_SECRET, PURPOSE, [campaignId, mediaId])}.mp3`;
+  return `${base}/${recipientId}/${sign(env.APP_SECRET, PURPOSE, [campaignId, mediaId, recipientId])}.mp3`;
 }
 
 /**
- * The media item behind a signed voicemail audio URL (`/va/{campaignId}/{signature}.mp3`), or null
- * when the signature is wrong, the campaign is gone or has no recording, or the item was deleted.
+ * The media item behind a signed voicemail audio URL (`/va/{campaignId}[/{recipientId}]/{signature}.mp3`),
+ * or null when the signature is wrong, the campaign is gone or has no recording, or the item was deleted.
  */
 export async function voicemailAudioMedia(
   ctx: Pick<AppContext, "db" | "env">,
   campaignId: number,
   signature: string,
+  recipientId: number | null = null,
 ): Promise<MediaItem | null> {
   const campaign = await selectCampaign(ctx.db, campaignId);
   const mediaId = campaign?.channel === "voicemail" ? campaign.content.audioMediaId : null;
   if (!campaign || !mediaId) return null;
-  if (!verifySignature(ctx.env.APP_SECRET, PURPOSE, [campaignId, mediaId], signature)) return null;
+  const parts = recipientId === null ? [campaignId, mediaId] : [campaignId, mediaId, recipientId];
+  if (!verifySignature(ctx.env.APP_SECRET, PURPOSE, parts, signature)) return null;
   return findMedia(ctx, campaign.workspaceId, mediaId);
 }
 
-let ffmpegBins: FfmpegBinaries | null = null;
+/**
+ * What the campaign report says of a drop whose recording could not be made into the voicemail's
+ * audio (the business's name and the opt-out sentence around it): no voicemail was left.
+ */
+export const VOICEMAIL_AUDIO_FAILED_REASON =
+  "The recording could not be prepared for voicemail (adding your business name and opt-out sentence to it failed), so no voicemail was left. Check that the recording plays in your media library, then use Resend to failed.";
+
+/**
+ * The voicemail's audio could not be made (ffmpeg or eSpeak failed, the recording could not be read):
+ * `cause` is the underlying error, `remembered` true when this is an earlier failure of the same
+ * audio answered again without running ffmpeg (FAILED_BUILD_MEMORY_MS).
+ */
+export class VoicemailAudioError extends Error {
+  constructor(
+    message: string,
+    readonly cause: unknown,
+    readonly remembered = false,
+  ) {
+    super(message);
+    this.name = "VoicemailAudioError";
+  }
+}
+
+/**
+ * How long a failed build of one voicemail audio (campaign, recording and notice) is remembered by
+ * this process: the campaign's other drops fetching the same audio get the failure at once instead
+ * of each running eSpeak and ffmpeg again (a campaign of thousands of drops fetched within minutes).
+ */
+const FAILED_BUILD_MEMORY_MS = 10 * 60_000;
+const failedBuilds = new Map<string, { until: number; message: string }>();
+
+/** Remembers a failed build of `key` (at most 1,000 are kept; expired ones go first). */
+function rememberFailedBuild(key: string, message: string): void {
+  const now = Date.now();
+  if (failedBuilds.size >= 1000)
+    for (const [k, v] of failedBuilds)
+      if (v.until <= now || failedBuilds.size >= 1000) failedBuilds.delete(k);
+  failedBuilds.set(key, { until: now + FAILED_BUILD_MEMORY_MS, message });
+}
 
 /**
  * The recording a voicemail campaign's drops play, as stored audio (MP3): the business identity
@@ -112,7 +161,8 @@ let ffmpegBins: FfmpegBinaries | null = null;
  * recording with ffmpeg (44.1 kHz mono MP3), made once per campaign, recording and notice and kept in
  * storage under `voicemail-notice/`. Returns the media item to serve with `currentKey` pointing at
  * that file, or null when the voice provider has no callback number (the drop would be refused).
- * @throws FfmpegError / Error when the audio cannot be made (the download then fails; the provider retries).
+ * @throws VoicemailAudioError when the audio cannot be made (eSpeak or ffmpeg failed, the recording
+ *   could not be read), or the same audio failed within FAILED_BUILD_MEMORY_MS (`remembered`).
  */
 export async function voicemailAudioWithNotice(
   ctx: Pick<AppContext, "db" | "env" | "providers">,
@@ -130,6 +180,8 @@ export async function voicemailAudioWithNotice(
   const key = `voicemail-notice/${campaign.id}-${media.id}-${hash}.mp3`;
   const served = { ...media, currentKey: key, mimeType: "audio/mpeg" };
   if (await ctx.providers.storage.stat(key)) return served;
+  const failed = failedBuilds.get(key);
+  if (failed && failed.until > Date.now()) throw new VoicemailAudioError(failed.message, null, true);
   const dir = path.join(ctx.env.DATA_DIR, "tmp", `voicemail-${randomUUID()}`);
   await fsp.mkdir(dir, { recursive: true });
   try {
@@ -144,7 +196,7 @@ export async function voicemailAudioWithNotice(
     await fsp.writeFile(identityWav, encodeWav(identity));
     await fsp.writeFile(optOutWav, encodeWav(optOut));
     const out = path.join(dir, "voicemail.mp3");
-    ffmpegBins ??= resolveFfmpegBinaries(ctx.env);
+    const ffmpegBins = resolveFfmpegBinaries(ctx.env);
     const norm = "aresample=44100,aformat=sample_fmts=fltp:channel_layouts=mono";
     await runFfmpeg(ffmpegBins, {
       inputs: [
@@ -157,7 +209,88 @@ export async function voicemailAudioWithNotice(
     });
     await ctx.providers.storage.putFile(key, out, { contentType: "audio/mpeg", move: true });
     return served;
+  } catch (e) {
+    const message = `voicemail audio for campaign ${campaign.id} (media ${media.id}) could not be made: ${(e as Error).message}`;
+    rememberFailedBuild(key, message);
+    throw new VoicemailAudioError(message, e);
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Makes (or finds in storage) the audio a recorded voicemail campaign's drops will fetch, before any
+ * is dropped (campaigns.send callOrDrop), so a recording that cannot be made into it fails its drops
+ * with VOICEMAIL_AUDIO_FAILED_REASON instead of leaving voicemails whose audio download fails.
+ * Returns that reason (after logging the error), or null when the audio is ready or there is nothing
+ * to make here (no recording, recording deleted, no callback number: the drop deals with those).
+ */
+export async function prepareVoicemailAudio(
+  ctx: Pick<AppContext, "db" | "env" | "providers" | "log">,
+  campaign: { id: number; workspaceId: string; content: CampaignContent },
+): Promise<string | null> {
+  const mediaId = campaign.content.audioMediaId;
+  const media = mediaId ? await findMedia(ctx, campaign.workspaceId, mediaId) : null;
+  if (!media) return null;
+  try {
+    await voicemailAudioWithNotice(ctx, campaign, media);
+    return null;
+  } catch (e) {
+    if (!(e instanceof VoicemailAudioError)) throw e;
+    ctx.log.error(
+      { err: e.cause ?? e, campaignId: campaign.id, mediaId: media.id },
+      `${e.message}: the campaign's drops fail instead of leaving a voicemail without its audio`,
+    );
+    return VOICEMAIL_AUDIO_FAILED_REASON;
+  }
+}
+
+/** What a drop's audio download gets (voicemailAudioForDrop). */
+export type VoicemailAudioAnswer =
+  | { kind: "file"; media: MediaItem }
+  | { kind: "failed"; message: string }
+  | { kind: "not_found" };
+
+/**
+ * The answer to the voicemail provider's download of a drop's audio (`GET /va/{campaignId}[/{recipientId}]/{signature}.mp3`):
+ * the audio with the notice (voicemailAudioWithNotice), `not_found` for a wrong signature, a gone
+ * campaign, recipient or recording, or no callback number; `failed` when the audio cannot be made.
+ * A failure is no server crash: it is logged, the drop's recipient (when the URL names one) is marked
+ * failed with VOICEMAIL_AUDIO_FAILED_REASON (shown in the campaign report; a final status, so the
+ * send is not retried), and the provider gets a final "gone" answer, so its retries or the campaign's other
+ * drops do not run eSpeak and ffmpeg again (a drop already marked so is answered at once, and the
+ * failed build is remembered for a while).
+ */
+export async function voicemailAudioForDrop(
+  ctx: Pick<AppContext, "db" | "env" | "providers" | "log" | "jobs">,
+  campaignId: number,
+  recipientId: number | null,
+  signature: string,
+): Promise<VoicemailAudioAnswer> {
+  const media = await voicemailAudioMedia(ctx, campaignId, signature, recipientId);
+  if (!media) return { kind: "not_found" };
+  let recipient: CampaignRecipient | undefined;
+  if (recipientId !== null) {
+    recipient = await selectRecipientById(ctx.db, recipientId);
+    if (!recipient || recipient.campaignId !== campaignId) return { kind: "not_found" };
+    if (recipient.status === "failed" && recipient.reason === VOICEMAIL_AUDIO_FAILED_REASON)
+      return { kind: "failed", message: VOICEMAIL_AUDIO_FAILED_REASON };
+  }
+  try {
+    const served = await voicemailAudioWithNotice(
+      ctx,
+      { id: campaignId, workspaceId: media.workspaceId },
+      media,
+    );
+    return served ? { kind: "file", media: served } : { kind: "not_found" };
+  } catch (e) {
+    if (!(e instanceof VoicemailAudioError)) throw e;
+    ctx.log.error(
+      { err: e.cause ?? e, campaignId, recipientId, mediaId: media.id, remembered: e.remembered },
+      `${e.message}: the drop's audio download is answered 410 and the drop marked failed`,
+    );
+    if (recipient)
+      await applyRecipientEvent(ctx, recipient, "failed", { reason: VOICEMAIL_AUDIO_FAILED_REASON });
+    return { kind: "failed", message: VOICEMAIL_AUDIO_FAILED_REASON };
   }
 }

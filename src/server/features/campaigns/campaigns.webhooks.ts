@@ -28,7 +28,13 @@ import {
   startConfirmation,
   stopConfirmation,
 } from "../compliance/sms-keywords";
-import { contactsTextedAt, getContactsByIds, recordActivities, recordContactOptIn } from "../crm/crm.service";
+import {
+  contactsCalledAt,
+  contactsTextedAt,
+  getContactsByIds,
+  recordActivities,
+  recordContactOptIn,
+} from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
@@ -341,24 +347,45 @@ export async function handleCallKeypress(
 const VOICE_CHANNELS: CampaignChannel[] = ["voice", "voicemail"];
 
 /**
- * The latest campaign call or voicemail of each workspace that called or left a voicemail at
- * `phone`, newest first (at most the 200 latest recipients are read).
+ * Who called or left a voicemail at `phone`, for the callback number's menu: the latest campaign call
+ * or voicemail of each workspace (at most the 200 latest recipients are read) and each contact called
+ * from the contact page at the number (crm contactsCalledAt; a contact already behind that
+ * workspace's campaign recipient is not repeated). `workspaceIds` are the workspaces behind them,
+ * newest call first; `targets` the opt-outs a "9" makes (a campaign recipient, or a contact with
+ * `recipientId: null`), each acted on only inside its own workspace.
  */
-async function voiceAccountsOf(ctx: Pick<AppContext, "db">, phone: string) {
+async function voiceCallersOf(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+): Promise<{ workspaceIds: string[]; targets: CallOptOutTarget[] }> {
   const accounts = new Map<string, CampaignRecipient>();
   for (const r of await recipientsForAddress(ctx.db, VOICE_CHANNELS, phone))
     if (r.sentAt && !accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
-  return [...accounts.values()];
+  const latest = new Map<string, number>();
+  const seen = (workspaceId: string, at: number) =>
+    latest.set(workspaceId, Math.max(latest.get(workspaceId) ?? 0, at));
+  const targets: CallOptOutTarget[] = [];
+  for (const r of accounts.values()) {
+    seen(r.workspaceId, r.sentAt?.getTime() ?? 0);
+    targets.push({ workspaceId: r.workspaceId, phone, contactId: r.contactId, recipientId: r.id });
+  }
+  for (const c of await contactsCalledAt(ctx, phone)) {
+    if (accounts.get(c.workspaceId)?.contactId === c.contactId) continue;
+    seen(c.workspaceId, c.calledAt.getTime());
+    targets.push({ workspaceId: c.workspaceId, phone, contactId: c.contactId, recipientId: null });
+  }
+  const workspaceIds = [...latest.entries()].sort((a, b) => b[1] - a[1]).map(([id]) => id);
+  return { workspaceIds, targets };
 }
 
 /**
  * Answers an inbound call to the callback number a voicemail gave (compliance call-opt-out.ts;
  * `params` is the form Twilio posts to the number's voice webhook: From, To, CallSid). The caller
- * hears "To stop calls and voicemail from <business>, press 9." naming each workspace whose campaign
- * called or left a voicemail at the caller's number (newest first), with the key posted to the
- * signed callback opt-out URL (handleCallbackKeypress); a caller no one called hears that there is
- * nothing on record. Returns the voice provider's TwiML (the local provider also records the call in
- * the outbox). Source: 47 CFR 64.1200(b)(3).
+ * hears "To stop calls and voicemail from <business>, press 9." naming each workspace that called or
+ * left a voicemail at the caller's number, by campaign or from the contact page (voiceCallersOf;
+ * newest first), with the key posted to the signed callback opt-out URL (handleCallbackKeypress); a
+ * caller no one called hears that there is nothing on record. Returns the voice provider's TwiML (the
+ * local provider also records the call in the outbox). Source: 47 CFR 64.1200(b)(3).
  */
 export async function handleInboundCall(
   ctx: Ctx & Pick<AppContext, "providers">,
@@ -367,13 +394,15 @@ export async function handleInboundCall(
   const from = (params.From ?? "").trim();
   const to = (params.To ?? "").trim();
   const base = { from, to, callSid: params.CallSid };
-  const accounts = /^\+\d{6,15}$/.test(from) ? await voiceAccountsOf(ctx, from) : [];
-  if (accounts.length === 0)
+  const { workspaceIds } = /^\+\d{6,15}$/.test(from)
+    ? await voiceCallersOf(ctx, from)
+    : { workspaceIds: [] as string[] };
+  if (workspaceIds.length === 0)
     return ctx.providers.voice.answerInbound({ ...base, say: CALLBACK_NOTHING_ON_RECORD });
   const names: string[] = [];
-  for (const r of accounts.slice(0, 3))
-    names.push((await getSenderProfile(ctx, r.workspaceId).catch(() => null))?.businessName ?? "");
-  const prompt = callbackMenuPrompt(names, accounts.length - names.length);
+  for (const id of workspaceIds.slice(0, 3))
+    names.push((await getSenderProfile(ctx, id).catch(() => null))?.businessName ?? "");
+  const prompt = callbackMenuPrompt(names, workspaceIds.length - names.length);
   return ctx.providers.voice.answerInbound({
     ...base,
     say: prompt,
@@ -384,10 +413,11 @@ export async function handleInboundCall(
 /**
  * A key pressed in the callback number's menu (handleInboundCall; `phone` from the signed URL, `params`
  * the <Gather> action's form: Digits, CallSid). "9" opts the number out of calls and voicemail in every
- * workspace whose campaign called or left a voicemail there, the same way as a key pressed during
- * one of their calls (handleCallKeypress: suppression "keypress_opt_out", the latest recipient marked
- * unsubscribed, call opt-in off); another key changes nothing. Returns whether it opted out and the
- * TwiML the call ends with.
+ * workspace that called or left a voicemail there (voiceCallersOf), the same way as a key pressed
+ * during one of their calls (handleCallKeypress: suppression "keypress_opt_out"; a campaign's latest
+ * recipient marked unsubscribed; a contact called from the contact page gets its call opt-in turned
+ * off, an `opted_out` activity and `contact.unsubscribed`); another key changes nothing. Returns
+ * whether it opted out and the TwiML the call ends with.
  */
 export async function handleCallbackKeypress(
   ctx: Ctx,
@@ -396,12 +426,8 @@ export async function handleCallbackKeypress(
 ): Promise<{ optedOut: boolean; twiml: string }> {
   if ((params.Digits ?? "").trim() !== CALL_OPT_OUT_DIGIT)
     return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
-  for (const r of await voiceAccountsOf(ctx, phone))
-    await handleCallKeypress(
-      ctx,
-      { workspaceId: r.workspaceId, phone, contactId: r.contactId, recipientId: r.id },
-      params,
-    );
+  for (const target of (await voiceCallersOf(ctx, phone)).targets)
+    await handleCallKeypress(ctx, target, params);
   return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
 }
 

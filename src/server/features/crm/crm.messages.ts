@@ -17,7 +17,7 @@ import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { withOptOutNotice } from "../compliance/sms-keywords";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { contactWasTexted, selectContactsTextedAt } from "./crm.queries";
+import { contactWasTexted, selectContactsCalledAt, selectContactsTextedAt } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -309,4 +309,20 @@ export async function contactsTextedAt(
 ): Promise<{ workspaceId: string; contactId: number }[]> {
   if (!/^\+\d{6,15}$/.test(phone)) return [];
   return selectContactsTextedAt(ctx.db, phone);
+}
+
+/**
+ * The contacts, across workspaces, that were called (AI call) or left a voicemail from the contact
+ * page at `phone` (E.164): `{workspaceId, contactId, calledAt}`, latest first, at most 50. For the
+ * callback number's inbound menu (campaigns.webhooks handleInboundCall): a person calling back hears
+ * these workspaces' business names beside those whose campaigns called, and "9" opts them out. Not
+ * tenant-scoped on purpose: the caller is not signed in to any workspace; each pair is acted on only
+ * inside its own workspace. An invalid number: [].
+ */
+export async function contactsCalledAt(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+): Promise<{ workspaceId: string; contactId: number; calledAt: Date }[]> {
+  if (!/^\+\d{6,15}$/.test(phone)) return [];
+  return selectContactsCalledAt(ctx.db, phone);
 }

@@ -1179,6 +1179,33 @@ export async function selectContactsTextedAt(
   return [...rows].map((r) => ({ workspaceId: r.workspace_id, contactId: Number(r.id) }));
 }
 
+/**
+ * Contacts (across workspaces) called or left a voicemail at `phone` from the contact page: a
+ * `call_made` / `voicemail_sent` activity whose `metadata.to` is `phone` (campaign sends record no
+ * `to`; their recipients answer for them), on a contact whose phone or mobile is still `phone`.
+ * Latest first, with that latest time; at most `limit`.
+ */
+export async function selectContactsCalledAt(
+  db: DbOrTx,
+  phone: string,
+  limit = 50,
+): Promise<{ workspaceId: string; contactId: number; calledAt: Date }[]> {
+  const rows = await db.execute<{ workspace_id: string; id: string; last_call: Date | string }>(sql`
+    select c.workspace_id, c.id, max(a.created_at) as last_call
+    from contacts c
+    join activities a on a.contact_id = c.id and a.activity_type in ('call_made', 'voicemail_sent')
+      and a.metadata->>'to' = ${phone}
+    where c.phone = ${phone} or c.mobile = ${phone}
+    group by c.workspace_id, c.id
+    order by last_call desc
+    limit ${limit}`);
+  return [...rows].map((r) => ({
+    workspaceId: r.workspace_id,
+    contactId: Number(r.id),
+    calledAt: new Date(r.last_call),
+  }));
+}
+
 /** True when the workspace's contact `contactId` has any `sms_sent` activity (a campaign or single text). */
 export async function contactWasTexted(db: DbOrTx, workspaceId: string, contactId: number): Promise<boolean> {
   const rows = await db.execute(sql`

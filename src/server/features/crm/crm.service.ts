@@ -50,6 +50,7 @@ export {
 } from "./crm.leads";
 export { listLocatedContacts, searchByLocation } from "./crm.map";
 export {
+  contactsCalledAt,
   contactsTextedAt,
   type DoNotCallStatus,
   getDoNotCall,

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReservedSql } from "../../src/server/db/reserved";
 import { workspaces } from "../../src/server/db/schema";
-import { createContact } from "../../src/server/features/crm/crm.service";
+import { createContact, importContactsJson } from "../../src/server/features/crm/crm.service";
 import {
   deliverWebhookJob,
   requeueStrandedDeliveriesJob,
@@ -11,6 +12,7 @@ import type { JobClient } from "../../src/server/jobs/client";
 import type { JobDeps } from "../../src/server/jobs/define";
 import { handlerOf } from "../../src/server/jobs/registry";
 import { campaignRecipientRows, createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { multipart } from "./studio-helpers";
 import { webhookReceiver } from "./webhook-receiver";
 
 // Outbound webhook events as a transactional outbox (issue 15): a feature stores its event with the
@@ -294,5 +296,210 @@ describe("webhook events commit with the change they report (transactional outbo
     } finally {
       await hook.close();
     }
+  });
+});
+
+/**
+ * Watches the connections contact imports reserve (ContactImporter: one per writer, each batch a
+ * transaction run by hand) until `restore`: records each statement's first word in `sent`; with
+ * `stopAfterCommit`, a batch's COMMIT goes through and then the import fails, as it would if the
+ * process stopped right after the commit (whatever the import meant to do next is never done).
+ */
+function watchImportConnections(opts: { stopAfterCommit?: boolean } = {}) {
+  const sent: string[] = [];
+  const original = t.sql.reserve;
+  t.sql.reserve = (async () => {
+    const conn = await original();
+    const unsafe = conn.unsafe;
+    conn.unsafe = ((query: string, ...rest: unknown[]) => {
+      sent.push(query.trim().split(/\s+/)[0]!.toLowerCase());
+      const q = (unsafe as (...a: unknown[]) => ReturnType<ReservedSql["unsafe"]>)(query, ...rest);
+      if (!opts.stopAfterCommit || query !== "commit") return q;
+      return q.then(() => {
+        throw new Error("the process stopped right after the batch commit");
+      });
+    }) as ReservedSql["unsafe"];
+    return conn;
+  }) as typeof t.sql.reserve;
+  return {
+    sent,
+    restore: () => {
+      t.sql.reserve = original;
+    },
+  };
+}
+
+/** Uploads a CSV through the upload route (the inline job client runs the import job); its import. */
+async function uploadCsv(client: Awaited<ReturnType<typeof signUp>>["client"], csv: string) {
+  const body = multipart(
+    {},
+    { field: "file", filename: "contacts.csv", contentType: "text/csv", content: Buffer.from(csv) },
+  );
+  const up = await client.inject({ method: "POST", url: "/api/contacts/import/upload", ...body });
+  expect(up.statusCode, up.body).toBe(202);
+  const status = await client.get(`/api/contacts/imports/${up.json().import.id}`);
+  return status.json().import as { status: string; created: number };
+}
+
+/** The workspace's contacts' emails, sorted. */
+const contactEmails = async (workspaceId: string) =>
+  (
+    await t.db.execute<{ email: string }>(
+      sql`select email from contacts where workspace_id = ${workspaceId} order by email`,
+    )
+  ).map((r) => r.email);
+
+describe("contact imports store each batch's webhook events in the batch's transaction", () => {
+  it("JSON import: a process that stops right after the batch's commit has stored its contact.created events; the sweep delivers them", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(["contact.created", "contact.updated"], hook.url);
+      const existing = uniqueEmail("imp-existing");
+      await createContact(t.ctx, s.workspaceId, { first_name: "Old", email: existing });
+      expect(hook.got).toHaveLength(1); // its own contact.created, delivered at once
+      hook.got.length = 0;
+      const fresh = [uniqueEmail("imp-a"), uniqueEmail("imp-b"), uniqueEmail("imp-c")];
+      const watch = watchImportConnections({ stopAfterCommit: true });
+      try {
+        await expect(
+          importContactsJson(t.ctx, s.workspaceId, {
+            contacts: [
+              { email: existing, first_name: "Renamed" },
+              ...fresh.map((email, i) => ({ email, first_name: `New${i}` })),
+            ],
+            on_duplicate: "update",
+          }),
+        ).rejects.toThrow(/stopped right after the batch commit/);
+      } finally {
+        watch.restore();
+      }
+      // the batch committed
+      expect(await contactEmails(s.workspaceId)).toEqual([existing, ...fresh].sort());
+      // and its events with it, their deliveries stored (never queued: the process had stopped)
+      const events = (await storedEvents(s.workspaceId)).filter((e) => e.status === "pending");
+      expect(events.filter((e) => e.type === "contact.created").map((e) => e.data.email)).toEqual(
+        expect.arrayContaining(fresh),
+      );
+      expect(events.filter((e) => e.type === "contact.created")).toHaveLength(3);
+      expect(events.filter((e) => e.type === "contact.updated").map((e) => e.data.first_name)).toEqual([
+        "Renamed",
+      ]);
+      for (const e of events) expect(e).toMatchObject({ attempts: 0 });
+      expect(hook.got).toHaveLength(0);
+      await ageDeliveries(s.workspaceId);
+      await sweep();
+      expect(hook.got).toHaveLength(4);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("CSV file import (import job): a process that stops right after the batch's commit has stored its contact.created events", async () => {
+    const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
+    const fresh = [uniqueEmail("csv-a"), uniqueEmail("csv-b")];
+    const watch = watchImportConnections({ stopAfterCommit: true });
+    let imp: Awaited<ReturnType<typeof uploadCsv>>;
+    try {
+      imp = await uploadCsv(s.client, `email,first_name\n${fresh[0]},Ann\n${fresh[1]},Bob\n`);
+    } finally {
+      watch.restore();
+    }
+    // the job stopped after the commit (here its error fails the import; a dead process leaves it to pg-boss)
+    expect(imp).toMatchObject({ status: "failed" });
+    expect(await contactEmails(s.workspaceId)).toEqual([...fresh].sort());
+    const events = await storedEvents(s.workspaceId);
+    expect(events.map((e) => [e.type, e.data.email, e.status]).sort()).toEqual(
+      fresh.map((email) => ["contact.created", email, "pending"]).sort(),
+    );
+  });
+
+  it("v1 bulk upsert: contact.created is stored in the batch's own transaction although queueing fails after the commit; the sweep delivers", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(["contact.created"], hook.url);
+      const drop = await stopAfterCommit(s.workspaceId);
+      const restore = withDeliveryQueueDown();
+      const fresh = [uniqueEmail("v1-a"), uniqueEmail("v1-b")];
+      try {
+        const res = await s.call("POST", "/contacts/bulk", {
+          contacts: fresh.map((email) => ({ email, first_name: "Bulk" })),
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ created: 2 });
+      } finally {
+        restore();
+        await drop();
+      }
+      const events = await storedEvents(s.workspaceId);
+      expect(events.map((e) => [e.type, e.data.email, e.status, e.attempts]).sort()).toEqual(
+        fresh.map((email) => ["contact.created", email, "pending", 0]).sort(),
+      );
+      expect(hook.got).toHaveLength(0);
+      await ageDeliveries(s.workspaceId);
+      await sweep();
+      expect(hook.got).toHaveLength(2);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it("a webhook-table error rolls back only the events' savepoint: every imported contact is kept (JSON and CSV)", async () => {
+    const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
+    const fn = `test_outbox_imp_${randomUUID().replace(/-/g, "")}`;
+    await t.db.execute(
+      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+        begin raise exception 'webhook table broken'; end $$`),
+    );
+    await t.db.execute(
+      sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
+        when (new.workspace_id = '${s.workspaceId}') execute function ${fn}()`),
+    );
+    const logged: string[] = [];
+    const json = [uniqueEmail("broken-a"), uniqueEmail("broken-b")];
+    const csv = [uniqueEmail("broken-c"), uniqueEmail("broken-d")];
+    try {
+      const ctx = { ...t.ctx, log: { ...t.ctx.log, warn: (_o: object, m: string) => logged.push(m) } };
+      const r = await importContactsJson(ctx as unknown as typeof t.ctx, s.workspaceId, {
+        contacts: json.map((email) => ({ email, first_name: "Kept" })),
+      });
+      expect(r).toMatchObject({ created: 2, errors: 0 });
+      const imp = await uploadCsv(s.client, `email,first_name\n${csv[0]},Kept\n${csv[1]},Kept\n`);
+      expect(imp).toMatchObject({ status: "completed", created: 2 });
+    } finally {
+      await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
+      await t.db.execute(sql.raw(`drop function ${fn}()`));
+    }
+    expect(logged).toEqual(["webhook event not stored"]); // the JSON import's (the job logs its own)
+    expect(await contactEmails(s.workspaceId)).toEqual([...json, ...csv].sort());
+    expect(await storedEvents(s.workspaceId)).toHaveLength(0);
+  });
+
+  it("an import nobody listens to sends nothing more per batch than the upsert (no savepoint, no read-back)", async () => {
+    const quiet = await signUp(t.app);
+    await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, quiet.user.id));
+    const listening = await subscribed(["contact.created"], "https://hooks.example.com/in");
+    const run = async (workspaceId: string) => {
+      const watch = watchImportConnections();
+      try {
+        await importContactsJson(t.ctx, workspaceId, {
+          contacts: [{ email: uniqueEmail("quiet"), first_name: "Q" }],
+        });
+      } finally {
+        watch.restore();
+      }
+      return watch.sent;
+    };
+    const someone = await run(listening.workspaceId);
+    // with a listener: the read-back and the events' inserts, in savepoints, before the commit
+    const first = someone.indexOf("savepoint");
+    const last = someone.lastIndexOf("release");
+    expect(first).toBeGreaterThan(someone.indexOf("begin"));
+    expect(someone.slice(first, last + 1)).toContain("insert");
+    expect(someone.slice(last + 1)[0]).toBe("commit");
+    // without one: the same statements less those
+    expect(await run(quiet.user.id as string)).toEqual([
+      ...someone.slice(0, first),
+      ...someone.slice(last + 1),
+    ]);
   });
 });

@@ -15,6 +15,9 @@ import * as schema from "./schema";
  */
 export const CONNECTION_SETTINGS = { jit: "off" } as const;
 
+/** The drizzle options of every handle over the app's connections: the schema and snake_case columns. */
+export const DRIZZLE_CONFIG = { schema, casing: "snake_case" } as const;
+
 /**
  * Opens a pooled postgres.js connection and a drizzle instance over it (snake_case columns), with
  * CONNECTION_SETTINGS. `max` is the pool size (connections).
@@ -26,7 +29,7 @@ export function createDb(url: string, opts: { max?: number } = {}) {
     idle_timeout: 30,
     connection: CONNECTION_SETTINGS,
   });
-  const db = drizzle(sql, { schema, casing: "snake_case" });
+  const db = drizzle(sql, DRIZZLE_CONFIG);
   return { db, sql };
 }
 

@@ -98,30 +98,49 @@ export async function emitContactsDeleted(
 }
 
 /**
- * The `onWritten` listener of an import (ContactImporter, importRows) that emits `contact.created`
- * for the contacts each batch created and `contact.updated` for those it updated, or undefined
- * when no endpoint of the workspace subscribes to either: then the import returns no ids and reads
- * nothing back. Costs one select (webhooks.service subscribedWebhookTypes), made once per import.
+ * What an import (ContactImporter's `events`, importRows) does with each batch it writes: the
+ * contact.* webhook events as a transactional outbox (issue 15). A batch is written on a reserved
+ * connection in a transaction run by hand (`begin` ... `commit`), so `stored` gets a drizzle handle
+ * on that open transaction (db/reserved openTransactionDb; its `.transaction()` is a savepoint).
+ */
+export interface ImportEventListener {
+  /**
+   * Runs in the batch's transaction, after its upsert and before its commit, with the ids of the
+   * contacts the batch created and updated (skipped ones are in neither): what it stores commits or
+   * rolls back with the batch (a batch run again after a deadlock runs this again). Never throws for
+   * a webhook problem (a savepoint rolled back and logged; the batch commits). Returns what to queue.
+   */
+  stored(db: DbOrTx, ids: { created: number[]; updated: number[] }): Promise<WebhookEmit>;
+  /** After the batch committed: queues what `stored` returned. Never throws (the sweep covers it). */
+  committed(emitted: WebhookEmit): Promise<void>;
+}
+
+/**
+ * The ImportEventListener of an import: stores `contact.created` for the contacts each batch created
+ * and `contact.updated` for those it updated, in the batch's transaction, and queues their deliveries
+ * after its commit (a process that stops in between leaves them to the stranded-delivery sweep). Or
+ * undefined when no endpoint of the workspace subscribes to either: then the import returns no ids,
+ * reads nothing back and runs nothing more per batch. Costs one select (webhooks.service
+ * subscribedWebhookTypes), made once per import.
  */
 export async function importEventListener(
   ctx: ContactEventCtx,
   workspaceId: string,
-): Promise<((ids: { created: number[]; updated: number[] }) => Promise<void>) | undefined> {
+): Promise<ImportEventListener | undefined> {
   const listens = await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"]);
   if (listens.size === 0) return undefined;
-  // Not yet the outbox: a batch is written on a reserved connection in a hand-run transaction, and
-  // its events are stored after that commits (each emit in a transaction of its own, queued at once),
-  // so a process stopping in between loses that batch's events.
-  return async ({ created, updated }) => {
-    if (listens.has("contact.created"))
-      await queueWebhookDeliveries(
-        ctx,
-        await emitContactEvents(ctx, workspaceId, "contact.created", created),
+  return {
+    async stored(db, { created, updated }) {
+      const ectx: ContactEmitCtx = { db, log: ctx.log };
+      return mergeWebhookEmits(
+        listens.has("contact.created")
+          ? await emitContactEvents(ectx, workspaceId, "contact.created", created)
+          : NO_WEBHOOK_EMIT,
+        listens.has("contact.updated")
+          ? await emitContactEvents(ectx, workspaceId, "contact.updated", updated)
+          : NO_WEBHOOK_EMIT,
       );
-    if (listens.has("contact.updated"))
-      await queueWebhookDeliveries(
-        ctx,
-        await emitContactEvents(ctx, workspaceId, "contact.updated", updated),
-      );
+    },
+    committed: (emitted) => queueWebhookDeliveries(ctx, emitted),
   };
 }

@@ -126,10 +126,10 @@ export const importContactsHandler = defineHandler(importContactsJob, {
       // the plan's contact limit (issue 12)
       const contactLimit = await importContactLimit(deps, imp.workspaceId);
       const phoneCountry = await phoneCountryOf(deps, imp.workspaceId);
-      // contact.created / contact.updated (issue 15) after each committed batch, when an endpoint
-      // listens: asked once per import, so an import nobody listens to returns no ids and reads
-      // nothing back
-      const onWritten = await importEventListener(deps, imp.workspaceId);
+      // contact.created / contact.updated (issue 15) stored in each batch's transaction, queued
+      // after its commit, when an endpoint listens: asked once per import, so an import nobody
+      // listens to returns no ids, reads nothing back and runs nothing more per batch
+      const events = await importEventListener(deps, imp.workspaceId);
       const file = local.path;
       // a batch is already run again on a deadlock (ContactImporter); should one still fail with a
       // deadlock, the file is imported again from the start (idempotent, like a resumed import)
@@ -150,7 +150,7 @@ export const importContactsHandler = defineHandler(importContactsJob, {
                 writers: 2,
                 contactLimit,
                 phoneCountry,
-                onWritten,
+                events,
               }),
             { mapping, onProgress: (bytes, r) => save("processing", bytes, r) },
           );

@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { Readable } from "node:stream";
 import Papa from "papaparse";
-import type { Sql } from "../../db/client";
+import type { Db, Sql } from "../../db/client";
+import { openTransactionDb, type ReservedSql } from "../../db/reserved";
 import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
 import { describeZodError, humanFieldLabel } from "../../lib/validate";
 import { type ContactsLimit, contactsLeft } from "../billing/billing.service";
+import type { ImportEventListener } from "./crm.contact-events";
 import { mergedCustomFieldCount } from "./crm.contacts";
 import {
   type ColumnMapping,
@@ -289,6 +291,20 @@ export function validateImportRow(
   return warnings.length ? { row, warnings } : { row };
 }
 
+/** One connection writing batches, with its staging table and the batch it writes. */
+interface Writer {
+  conn: ReservedSql;
+  busy: Promise<void> | null;
+  /** openTransactionDb(conn), made for the first batch with webhook events */
+  db?: Db;
+}
+
+/** A drizzle handle on the writer's open batch transaction (for `events`), made once per writer. */
+function batchDb(w: Writer): Db {
+  w.db ??= openTransactionDb(w.conn);
+  return w.db;
+}
+
 /**
  * Set-based contact import for one user: rows are validated in JS, COPY'd into a session temp
  * table in batches of 10,000, then upserted with one `INSERT ... SELECT ... ON CONFLICT
@@ -302,7 +318,7 @@ export function validateImportRow(
  */
 export class ContactImporter {
   /** one reserved connection per writer, each with its own staging table and the batch it writes */
-  private writers: { conn: Awaited<ReturnType<Sql["reserve"]>>; busy: Promise<void> | null }[] = [];
+  private writers: Writer[] = [];
   /** the first error of a batch written in the background, thrown by the next add/flush */
   private failure: unknown = null;
   private pending: string[] = [];
@@ -346,12 +362,13 @@ export class ContactImporter {
       /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
       phoneCountry?: string;
       /**
-       * Called after each batch's upsert committed with the ids of the contacts it created and
-       * updated (skipped ones are in neither): the contact.* webhook events (crm.contact-events.ts).
-       * Only when set does the upsert return ids. Runs on the writer (a file import's next batch
-       * waits for a writer); must not throw.
+       * The contact.* webhook events (crm.contact-events importEventListener; undefined when nobody
+       * listens): `stored` runs in each batch's transaction after its upsert, with the ids of the
+       * contacts it created and updated, so the events commit with the batch (the webhooks outbox);
+       * `committed` after the commit. Only when set does the upsert return ids. Runs on the writer
+       * (a file import's next batch waits for a writer).
        */
-      onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>;
+      events?: ImportEventListener;
       /**
        * Rows carry custom fields (a JSON import): created contacts get them without their null
        * values; with `update`, existing contacts get them merged into theirs (null removes a field),
@@ -394,7 +411,7 @@ export class ContactImporter {
   /** Starts writing `lines` (with their rows' pending warnings) on an idle writer (in the background). */
   private async dispatch(lines: string[], warned: ContactImporter["pendingWarnings"] = []) {
     const w = await this.idleWriter();
-    w.busy = this.write(w.conn, lines, warned).then(
+    w.busy = this.write(w, lines, warned).then(
       () => {
         w.busy = null;
       },
@@ -528,12 +545,10 @@ export class ContactImporter {
   }
 
   /** COPY + upsert of one batch; its warned rows are listed (kept) only if the upsert wrote them. */
-  private async write(
-    conn: Awaited<ReturnType<Sql["reserve"]>>,
-    lines: string[],
-    warned: ContactImporter["pendingWarnings"] = [],
-  ) {
+  private async write(w: Writer, lines: string[], warned: ContactImporter["pendingWarnings"] = []) {
     if (lines.length === 0) return;
+    const conn = w.conn;
+    const events = this.opts.events;
     await conn.unsafe("truncate crm_import_stage");
     const writable = await conn
       .unsafe(`copy crm_import_stage (${STAGE_COLS.join(", ")}) from stdin`)
@@ -584,8 +599,8 @@ export class ContactImporter {
            where c.workspace_id = $1::uuid and lower(c.email) = lower(s.email)
              and (${keepCols.map((c) => `s.${c} is null`).join(" or ")})`
         : null;
-    // with a listener (onWritten) the ids too, as two arrays in the one result row
-    const ids = this.opts.onWritten
+    // with a listener (events) the ids too, as two arrays in the one result row
+    const ids = events
       ? `, coalesce(array_agg(id) filter (where inserted), '{}') as created_ids,
          coalesce(array_agg(id) filter (where not inserted), '{}') as updated_ids`
       : "";
@@ -603,14 +618,16 @@ export class ContactImporter {
          select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          order by lower(s.email) collate "C"
          on conflict (workspace_id, lower(email)) ${conflict}
-         returning (xmax = 0) as inserted${this.opts.onWritten ? ", id" : ""}${warned.length ? ", email" : ""}
+         returning (xmax = 0) as inserted${events ? ", id" : ""}${warned.length ? ", email" : ""}
        )
        select count(*) filter (where inserted)::int as created, count(*) filter (where not inserted)::int as updated${ids}${written} from ins`;
     const limit = this.opts.contactLimit;
     // one transaction per batch (the staged rows stay as they were if it rolls back), run again on a
     // deadlock: with a limit, the contact-creation lock, the count, the new rows past what is left
-    // taken out of the stage, and the upsert; the lock is held to the commit
-    const { res, removed } = await retryOnRace(async () => {
+    // taken out of the stage, and the upsert; the lock is held to the commit. With a listener, the
+    // batch's webhook events are stored in it too (in savepoints: a webhook-table error is logged and
+    // the batch still commits), so a process that stops after the commit has not lost them
+    const { res, removed, emitted } = await retryOnRace(async () => {
       await conn.unsafe("begin");
       try {
         let removed: string[] = [];
@@ -633,8 +650,14 @@ export class ContactImporter {
           upsert,
           warned.length ? [this.workspaceId, this.importId, warnedEmails] : [this.workspaceId, this.importId],
         );
+        const emitted = events
+          ? await events.stored(batchDb(w), {
+              created: ((res?.created_ids ?? []) as (string | number)[]).map(Number),
+              updated: ((res?.updated_ids ?? []) as (string | number)[]).map(Number),
+            })
+          : null;
         await conn.unsafe("commit");
-        return { res, removed };
+        return { res, removed, emitted };
       } catch (e) {
         await conn.unsafe("rollback").catch(() => {});
         throw e;
@@ -650,11 +673,8 @@ export class ContactImporter {
     this.result.created += created;
     this.result.updated += updated;
     this.result.skipped += lines.length - removed.length - created - updated;
-    if (this.opts.onWritten)
-      await this.opts.onWritten({
-        created: ((res?.created_ids ?? []) as (string | number)[]).map(Number),
-        updated: ((res?.updated_ids ?? []) as (string | number)[]).map(Number),
-      });
+    // the deliveries' jobs, once the events are visible (a stop before this: the stranded sweep)
+    if (events && emitted) await events.committed(emitted);
   }
 
   async close() {
@@ -702,8 +722,8 @@ export async function importRows(
   contactLimit: ContactsLimit | null = null,
   /** the workspace's default country for phone numbers without +country (lib/phone.ts) */
   phoneCountry?: string,
-  /** after each batch committed: the ids it created and updated (ContactImporter's `onWritten`) */
-  onWritten?: (ids: { created: number[]; updated: number[] }) => Promise<void>,
+  /** the contact.* webhook events, stored in each batch's transaction (ContactImporter's `events`) */
+  events?: ImportEventListener,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: {
@@ -766,7 +786,7 @@ export async function importRows(
     source: "import",
     contactLimit,
     phoneCountry,
-    onWritten,
+    events,
     customFields,
   });
   await importer.open();

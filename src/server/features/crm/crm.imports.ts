@@ -60,7 +60,7 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     body.on_duplicate,
     await importContactLimit(ctx, workspaceId),
     await phoneCountryOf(ctx, workspaceId),
-    // contact.created / contact.updated after each batch committed, when an endpoint listens
+    // contact.created / contact.updated in each batch's transaction, when an endpoint listens
     await importEventListener(ctx, workspaceId),
   );
   if (r.created + r.updated > 0) {

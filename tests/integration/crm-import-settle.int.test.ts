@@ -93,7 +93,19 @@ describe("an import's search-index follow-up", () => {
     expect(updated.count).toBe(n);
     expect(await pendingIndexEntries(user.id)).toBe(n);
 
-    // the follow-up job as the worker runs it (its own rewrite has nothing left to do)
+    // the follow-up job as the worker runs it (its own rewrite has nothing left to do), once no other
+    // session of this database holds a snapshot older than the rewrite (then no entry could be
+    // marked dead; on a loaded machine a pg-boss poll can be mid-statement)
+    await expect
+      .poll(
+        async () =>
+          (
+            await t.sql`select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid() and backend_xmin is not null`
+          )[0]?.n,
+        { timeout: 10_000, interval: 20 },
+      )
+      .toBe(0);
     await t.jobs.send(indexImportSearchJob, { workspaceId: user.id, importId });
     expect(t.jobs.failures).toEqual([]);
     expect(await pendingIndexEntries(user.id)).toBe(0);

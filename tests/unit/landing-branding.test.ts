@@ -47,6 +47,11 @@ describe("recipient landing page branding (issue 10: Settings > Workspace)", () 
     expect(renderLandingPage(data({ brandColor: "#0a2540" }), "t")).toContain(
       "background: #0a2540; color: #ffffff",
     );
+    // mid grey (luminance 0.184): the landing page weighs white against black, so dark text here
+    // where lib/contrast readableTextOn (weighing against #111827) gives white
+    expect(renderLandingPage(data({ brandColor: "#777777" }), "t")).toContain(
+      "background: #777777; color: #111827",
+    );
   });
 
   it("ignores a colour or logo that is not safe to put in the page", () => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
-import { jsonTyped, queryInt } from "../../lib/validate";
+import { jsonTyped } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
   type AudienceFilter,
@@ -19,6 +19,7 @@ import {
   customFieldsSchema,
   noteSchema,
   segmentFilterSchema,
+  tagIdParam,
 } from "../crm/crm.schemas";
 import { searchSchema } from "../leads/leads.schemas";
 import {
@@ -51,14 +52,7 @@ export const contactListQuery = v1PageSchema.extend({
   search: z.string().max(200).optional().describe("substring of name, email, company or phone"),
   lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
   lead_status: z.enum(LEAD_STATUSES).optional(),
-  tag_id: queryInt(
-    z
-      .number({ error: "tag_id must be a tag's id, written in digits (such as 12)" })
-      .int("tag_id must be a whole number")
-      .positive("tag_id must be a tag's id")
-      .max(Number.MAX_SAFE_INTEGER, "tag_id must be a tag's id")
-      .optional(),
-  ),
+  tag_id: tagIdParam("tag_id"),
 });
 
 /**

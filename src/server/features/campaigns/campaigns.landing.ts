@@ -1,3 +1,4 @@
+import { contrastRatio, relativeLuminance } from "../../lib/contrast";
 import type { LandingData } from "./campaigns.video";
 
 /** HTML-escapes text for element content and attribute values. */
@@ -155,14 +156,15 @@ export function renderLandingPage(d: LandingData, token: string): string {
 </html>`;
 }
 
-/** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
+/**
+ * Dark (#111827) or white text, whichever reads better on `hex` (#rrggbb, checked by the caller), by
+ * WCAG relative luminance and contrast ratio (lib/contrast). Its rule weighs white against pure black
+ * (luminance 0), not against #111827 as lib/contrast readableTextOn does, so brand colours of luminance
+ * about 0.179 to 0.199 (e.g. #777777) get dark text here where readableTextOn gives white.
+ */
 function readableOn(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => {
-    const c = Number.parseInt(hex.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  });
-  const l = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
-  return (l + 0.05) / 0.05 > 1.05 / (l + 0.05) ? "#111827" : "#ffffff";
+  const l = relativeLuminance(hex) as number;
+  return contrastRatio(l, 0) > contrastRatio(l, 1) ? "#111827" : "#ffffff";
 }
 
 /** The page for an unknown token or a deleted video. */

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
+import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -211,15 +212,9 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
   // a key pressed during an AI call (its keypress opt-out offer): the signed URL says whose call it
   // was; with the Twilio voice provider the request must also carry Twilio's signature
-  app.post(CALL_OPT_OUT_PATH, async (req, reply) => {
-    const params = twilioFormParams(req.body);
-    const target = readCallOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
-    if (!target) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
-    if (ctx.env.VOICE_PROVIDER === "twilio" && !twilioRequestSigned(ctx.env, req, params))
-      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
-    const { twiml } = await handleCallKeypress(ctx, target, params);
-    return reply.type("text/xml").send(twiml);
-  });
+  postKeypressOptOut(app, ctx, CALL_OPT_OUT_PATH, readCallOptOut, (target, params) =>
+    handleCallKeypress(ctx, target, params),
+  );
   // an inbound call to the callback number a voicemail gives: the opt-out menu (Twilio: the number's
   // voice webhook, signed; local provider: the dev outbox's "Call back" button, never in production)
   app.post(INBOUND_CALL_PATH, async (req, reply) => {
@@ -233,15 +228,9 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     return reply.type("text/xml").send(await handleInboundCall(ctx, params));
   });
   // the key pressed in that menu: the signed URL names the caller's number
-  app.post(CALLBACK_OPT_OUT_PATH, async (req, reply) => {
-    const params = twilioFormParams(req.body);
-    const phone = readCallbackOptOut(ctx.env, (req.query ?? {}) as Record<string, unknown>);
-    if (!phone) return reply.status(403).send({ success: false, error: "Invalid opt-out link" });
-    if (ctx.env.VOICE_PROVIDER === "twilio" && !twilioRequestSigned(ctx.env, req, params))
-      return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
-    const { twiml } = await handleCallbackKeypress(ctx, phone, params);
-    return reply.type("text/xml").send(twiml);
-  });
+  postKeypressOptOut(app, ctx, CALLBACK_OPT_OUT_PATH, readCallbackOptOut, (phone, params) =>
+    handleCallbackKeypress(ctx, phone, params),
+  );
   // a call's TwiML too long to go inline (Twilio voice provider, `Url` with Method=GET): only to Twilio
   app.get(`${TWIML_DOCUMENT_PATH}/:id`, async (req, reply) => {
     const { id } = req.params as { id: string };

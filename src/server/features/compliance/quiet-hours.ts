@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import tzLookup from "@photostructure/tz-lookup";
+import { timeZoneAt } from "../../lib/time-zone-at";
 
 /**
  * Quiet hours for SMS, calls and ringless voicemail: send only between 08:00 and 21:00 in the
@@ -65,16 +65,6 @@ function validZone(tz: string | null | undefined): string | null {
   return formatterFor(tz) ? tz : null;
 }
 
-function zoneAt(lat: number | null | undefined, lon: number | null | undefined): string | null {
-  if (typeof lat !== "number" || typeof lon !== "number" || !Number.isFinite(lat) || !Number.isFinite(lon))
-    return null;
-  try {
-    return validZone(tzLookup(lat, lon));
-  } catch {
-    return null;
-  }
-}
-
 export interface ZoneSource {
   timezone?: string | null;
   postalCode?: string | null;
@@ -96,12 +86,12 @@ export interface ZoneSource {
 export function resolveTimeZone(c: ZoneSource): { zone: string; from: string } | null {
   const own = validZone(c.timezone);
   if (own) return { zone: own, from: "contact" };
-  const geo = zoneAt(c.latitude, c.longitude);
+  const geo = timeZoneAt(c.latitude, c.longitude);
   if (geo) return { zone: geo, from: "coordinates" };
   const zip = c.postalCode?.trim().slice(0, 5);
   if (zip && /^\d{5}$/.test(zip)) {
     const z = zipcodes.lookup(zip);
-    const zone = z ? zoneAt(z.latitude, z.longitude) : null;
+    const zone = z ? timeZoneAt(z.latitude, z.longitude) : null;
     if (zone) return { zone, from: "postal_code" };
   }
   if (c.state?.trim()) {
@@ -109,12 +99,12 @@ export function resolveTimeZone(c: ZoneSource): { zone: string; from: string } |
     const code = st.length === 2 ? st.toUpperCase() : zipcodes.states.normalize(st);
     if (c.city?.trim() && code) {
       const hits = zipcodes.lookupByName(c.city.trim(), code);
-      const zone = hits[0] ? zoneAt(hits[0].latitude, hits[0].longitude) : null;
+      const zone = hits[0] ? timeZoneAt(hits[0].latitude, hits[0].longitude) : null;
       if (zone) return { zone, from: "city_state" };
     }
     if (code) {
       const hits = zipcodes.lookupByState(code);
-      const zone = hits[0] ? zoneAt(hits[0].latitude, hits[0].longitude) : null;
+      const zone = hits[0] ? timeZoneAt(hits[0].latitude, hits[0].longitude) : null;
       if (zone) return { zone, from: "state" };
     }
   }
@@ -122,7 +112,7 @@ export function resolveTimeZone(c: ZoneSource): { zone: string; from: string } |
     const m = p ? /^\+1(\d{3})\d{7}$/.exec(p) : null;
     if (!m) continue;
     const entry = areaCodeData()[m[1]];
-    const zone = entry?.location ? zoneAt(entry.location.latitude, entry.location.longitude) : null;
+    const zone = entry?.location ? timeZoneAt(entry.location.latitude, entry.location.longitude) : null;
     if (zone) return { zone, from: "area_code" };
   }
   return null;

@@ -184,6 +184,23 @@ export const contactIdSchema = z.coerce
   .max(2 ** 53, "Contact id is too large");
 
 /**
+ * An optional tag filter read from a query string: a tag's id (a positive safe integer) as decimal
+ * digits (queryInt) or, from a typed caller, a number. `param` is the parameter's name as the route
+ * spells it (GET /api/contacts `tag`, GET /api/v1/contacts `tag_id`) and starts every message, e.g.
+ * "tag_id must be a tag's id, written in digits (such as 12)".
+ */
+export function tagIdParam(param: string) {
+  return queryInt(
+    z
+      .number({ error: `${param} must be a tag's id, written in digits (such as 12)` })
+      .int(`${param} must be a whole number`)
+      .positive(`${param} must be a tag's id`)
+      .max(Number.MAX_SAFE_INTEGER, `${param} must be a tag's id`)
+      .optional(),
+  );
+}
+
+/**
  * GET /api/contacts query (spec section 7), also the CSV export's and tRPC `crm.list`'s input.
  * `limit` 50 default, 200 max. `page`, `limit` and `tag` given as text (a query string) must be
  * decimal digits (queryInt: `limit=1e2` or `page=0x10` is a 400 naming the parameter, not 100 or 16);
@@ -194,14 +211,7 @@ export const listContactsSchema = z.object({
   search: z.string().max(200).optional(),
   stage: z.enum(LIFECYCLE_STAGES).or(z.literal("")).optional(),
   status: z.enum(LEAD_STATUSES).or(z.literal("")).optional(),
-  tag: queryInt(
-    z
-      .number({ error: "tag must be a tag's id, written in digits (such as 12)" })
-      .int("tag must be a whole number")
-      .positive("tag must be a tag's id")
-      .max(Number.MAX_SAFE_INTEGER, "tag must be a tag's id")
-      .optional(),
-  ),
+  tag: tagIdParam("tag"),
   page: pageParam(1_000_000),
   limit: limitParam(),
 });

@@ -1,6 +1,6 @@
-import tzLookup from "@photostructure/tz-lookup";
 import { DateTime } from "luxon";
 import OpeningHours from "opening_hours";
+import { timeZoneAt } from "../../lib/time-zone-at";
 import { ProviderError } from "../errors";
 import type { NearbyAnswer, NearbyQuery, Place, PlaceAttribute, PlaceHours, PlacesProvider } from "./index";
 
@@ -84,16 +84,6 @@ export interface HoursPlace {
   country?: string;
 }
 
-/** The IANA time zone at a point (`@photostructure/tz-lookup`), null when it cannot tell. */
-function zoneAt(lat: number, lng: number): string | null {
-  try {
-    const z = tzLookup(lat, lng);
-    return DateTime.now().setZone(z).isValid ? z : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * `now` as a Date whose local (process time zone) fields read the wall-clock time in `zone`: the
  * `opening_hours` package evaluates rules with a Date's local getters, so this makes it answer in the
@@ -119,7 +109,7 @@ export function hoursFrom(
 ): PlaceHours | undefined {
   if (!value) return undefined;
   try {
-    const zone = where ? zoneAt(where.lat, where.lng) : null;
+    const zone = where ? timeZoneAt(where.lat, where.lng) : null;
     const local = zone ? wallClock(now, zone) : now;
     const oh = new OpeningHours(
       value,
@@ -166,7 +156,7 @@ export function hoursFrom(
  */
 export function openNowAt(value: string, now: Date, where: HoursPlace): boolean | null {
   try {
-    const zone = zoneAt(where.lat, where.lng);
+    const zone = timeZoneAt(where.lat, where.lng);
     const oh = new OpeningHours(value, {
       lat: where.lat,
       lon: where.lng,

@@ -30,10 +30,10 @@ import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
-import { readableTextOn } from "@/client/lib/contrast";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
+import { readableTextOn } from "@/server/lib/contrast";
 
 const LeadsMap = lazy(() =>
   import("@/client/features/leads/leads-map").then((m) => ({ default: m.LeadsMap })),

@@ -1,3 +1,9 @@
+/**
+ * WCAG 2.x contrast (pure, no dependencies): shared by the client (lead tier badges,
+ * `@/server/lib/contrast`) and the server (the video landing page's call-to-action on the sender's
+ * brand colour, campaigns.landing.ts), like campaigns/sms-segments.ts.
+ */
+
 /** WCAG 2.x relative luminance of a #rgb / #rrggbb colour (0 black .. 1 white); null when not hex. */
 export function relativeLuminance(hex: string): number | null {
   const m = hex.trim().match(/^#([0-9a-f]{3}|[0-9a-f]{6})$/i);

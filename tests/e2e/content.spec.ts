@@ -114,8 +114,11 @@ test("a note on the contact page can be edited and deleted; the timeline says so
   await page.getByLabel("Edit note").fill("Quote sent on Monday");
   await page.getByRole("button", { name: "Save" }).click();
   await expect(note).toContainText("Quote sent on Monday");
-  page.once("dialog", (d) => void d.accept());
   await note.getByRole("button", { name: "Delete note" }).click();
+  await page
+    .getByRole("dialog", { name: "Delete this note?" })
+    .getByRole("button", { name: "Delete note" })
+    .click();
   await expect(page.getByText("No notes yet")).toBeVisible();
   await page.getByRole("tab", { name: /Activity/ }).click();
   await expect(page.getByText("Note edited")).toBeVisible();

@@ -13,6 +13,11 @@ const WATCH_MS = 15_000;
  * then (the next row's equivalent button, or a list heading with tabIndex=-1) and stops. It never
  * takes focus from where the person put it: once the opener is gone and focus is on anything but
  * <body> or a (closing) dialog, it stops too. Returns a function that stops watching. WCAG 2.4.3 Focus Order.
+ *
+ * A confirmation opened from inside another dialog (a segment's Delete in the Segments dialog): that
+ * host dialog stays open, so it is not waited for; when the opener goes, Radix's focus trap moves
+ * focus to the host dialog's panel itself, which counts as lost too (the fallback, usually inside the
+ * host, gets it).
  */
 export function rescueFocusWhenGone(
   opener: HTMLElement | null,
@@ -20,6 +25,8 @@ export function rescueFocusWhenGone(
   timeoutMs = WATCH_MS,
 ): () => void {
   if (!opener) return () => {};
+  // the dialogs the opener itself sits in stay open: only the others (the closing confirmation) are waited for
+  const hosts = [...document.querySelectorAll<HTMLElement>(OPEN_DIALOG)].filter((d) => d.contains(opener));
   let done = false;
   const stop = () => {
     done = true;
@@ -30,11 +37,14 @@ export function rescueFocusWhenGone(
     if (done || opener.isConnected) return;
     // a dialog is still open (the action removed the opener before its dialog closed): the dialog
     // owns focus until it closes, and its removal is the next change seen here
-    if (document.querySelector(OPEN_DIALOG)) return;
+    if ([...document.querySelectorAll(OPEN_DIALOG)].some((d) => !hosts.includes(d as HTMLElement))) return;
     const active = document.activeElement;
-    if (active && active !== document.body) {
+    // the host dialog's panel itself has focus when Radix's trap caught the loss: as lost as <body>
+    const lost = !active || active === document.body || hosts.includes(active as HTMLElement);
+    if (active && !lost) {
       // still inside the dialog that is closing (its action removed the opener first): wait for it
-      if (active.closest("[role=dialog],[role=alertdialog]")) return;
+      const inDialog = active.closest<HTMLElement>("[role=dialog],[role=alertdialog]");
+      if (inDialog && !hosts.includes(inDialog)) return;
       return stop(); // focus is somewhere the person (or the page) put it: leave it there
     }
     const target = fallback();
@@ -52,14 +62,34 @@ export function rescueFocusWhenGone(
 /**
  * The element that had focus when `open` turned true, i.e. the control that opened a dialog (read in
  * a layout effect, before the dialog's auto-focus moves focus inside it). For rescueFocusWhenGone.
+ * A control inside another open dialog counts (a confirmation asked from a dialog); one inside a
+ * dialog that is closing does not.
  */
 export function useOpenerRef(open: boolean): RefObject<HTMLElement | null> {
   const opener = useRef<HTMLElement | null>(null);
   useLayoutEffect(() => {
     if (!open) return;
     const active = document.activeElement;
-    if (active?.closest("[role=dialog]")) return;
+    if (active?.closest('[role=dialog][data-state="closed"],[role=alertdialog][data-state="closed"]')) return;
     opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
   }, [open]);
   return opener;
+}
+
+/**
+ * A `fallback` for rescueFocusWhenGone after a row's removal: the `selector` control at `index` in
+ * `list` (the row that took the removed row's place), else the one before it (the removed row was
+ * the last), else `otherwise()` (a heading or region with tabIndex=-1), so a keyboard user goes on
+ * from the same spot.
+ */
+export function sameSlotOr(
+  list: { current: HTMLElement | null },
+  selector: string,
+  index: number,
+  otherwise: () => HTMLElement | null | undefined,
+): () => HTMLElement | null | undefined {
+  return () => {
+    const found = list.current?.isConnected ? [...list.current.querySelectorAll<HTMLElement>(selector)] : [];
+    return found[index] ?? found[index - 1] ?? otherwise();
+  };
 }

@@ -19,6 +19,9 @@ import {
  * `focusAfterConfirm` names where focus goes instead of <body> (rescueFocusWhenGone: e.g. the next
  * row's same button, else the list's heading with tabIndex=-1); it is read when the opener goes.
  * Cancelling keeps the Dialog's behaviour (focus back on the opener).
+ * `cancelLabel` renames Cancel where "Cancel" would be ambiguous (cancelling a campaign); a warning
+ * that is not destructive (send to a contact who has not opted in) sets `confirmVariant="default"`.
+ * It also works opened from inside another dialog (that dialog stays open behind it).
  */
 export function ConfirmDialog({
   open,
@@ -26,6 +29,8 @@ export function ConfirmDialog({
   title,
   description,
   confirmLabel,
+  cancelLabel = "Cancel",
+  confirmVariant = "destructive",
   onConfirm,
   focusAfterConfirm,
 }: {
@@ -34,6 +39,8 @@ export function ConfirmDialog({
   title: ReactNode;
   description: ReactNode;
   confirmLabel: string;
+  cancelLabel?: string;
+  confirmVariant?: "destructive" | "default";
   onConfirm: () => void;
   focusAfterConfirm?: () => HTMLElement | null | undefined;
 }) {
@@ -47,10 +54,10 @@ export function ConfirmDialog({
         </DialogHeader>
         <DialogFooter>
           <DialogClose asChild>
-            <Button variant="outline">Cancel</Button>
+            <Button variant="outline">{cancelLabel}</Button>
           </DialogClose>
           <Button
-            variant="destructive"
+            variant={confirmVariant}
             onClick={() => {
               if (focusAfterConfirm) rescueFocusWhenGone(opener.current, focusAfterConfirm);
               onConfirm();

@@ -79,7 +79,7 @@ export function DialogContent({
 }
 
 /**
- * Renders nothing; as the first child of the dialog content, its layout effect runs when the content
+ * Renders a hidden marker (to find its own dialog); as the first child of the dialog content, its layout effect runs when the content
  * mounts and before later children's autoFocus (React focuses those in the same commit, in tree order),
  * so the focused element it records is the control that opened the dialog. Its cleanup runs when the
  * closed content unmounts, before React removes the content's nodes (and after Radix stopped trapping
@@ -93,10 +93,12 @@ function OpenerCapture({
   opener: React.RefObject<HTMLElement | null>;
   content: React.RefObject<HTMLElement | null>;
 }) {
+  const marker = useRef<HTMLSpanElement | null>(null);
   useLayoutEffect(() => {
     const active = document.activeElement;
-    // a remount while open finds focus already inside the dialog: keep the opener recorded before
-    if (active?.closest("[role=dialog]")) return;
+    // a remount while open finds focus already inside this dialog: keep the opener recorded before.
+    // Focus inside another dialog is an opener (a confirmation asked from a dialog's button).
+    if (active && marker.current?.closest("[role=dialog]")?.contains(active)) return;
     opener.current = active instanceof HTMLElement && active !== document.body ? active : null;
   }, [opener]);
   useLayoutEffect(
@@ -110,7 +112,7 @@ function OpenerCapture({
     },
     [opener, content],
   );
-  return null;
+  return <span ref={marker} hidden />;
 }
 
 /** Title + description block at the top of DialogContent. */

@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { BarChart3, Megaphone } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
@@ -126,6 +127,9 @@ export function CampaignReport({ id }: { id: number }) {
   const campaigns = useTRPCClient().campaigns;
   const [filter, setFilter] = useState<RecipientRow["status"] | undefined>();
   const [page, setPage] = useState(1);
+  const [confirmCancel, setConfirmCancel] = useState(false);
+  // where focus goes when Cancel (and with it the other actions) leaves the page: the status line
+  const statusLine = useRef<HTMLDivElement>(null);
   const report = useQuery({
     ...trpc.campaigns.report.queryOptions({ id }),
     refetchInterval: (q) => {
@@ -166,11 +170,18 @@ export function CampaignReport({ id }: { id: number }) {
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3">
-        <StatusBadge status={campaign.status} />
-        <span className="text-sm text-muted-foreground">
-          {CHANNEL_LABELS[campaign.channel]} · {plural(campaign.recipientCount, "recipient")}
-          {campaign.channel === "sms" ? ` · ${plural(report.data.totalSegments, "segment")} sent` : ""}
-        </span>
+        <div
+          ref={statusLine}
+          tabIndex={-1}
+          data-testid="campaign-status-line"
+          className="flex flex-wrap items-center gap-3 rounded-md outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        >
+          <StatusBadge status={campaign.status} />
+          <span className="text-sm text-muted-foreground">
+            {CHANNEL_LABELS[campaign.channel]} · {plural(campaign.recipientCount, "recipient")}
+            {campaign.channel === "sms" ? ` · ${plural(report.data.totalSegments, "segment")} sent` : ""}
+          </span>
+        </div>
         <div className="ml-auto flex flex-wrap gap-2">
           {(campaign.status === "sending" || campaign.status === "scheduled") && (
             <Button variant="outline" onClick={() => action.mutate("pause")} disabled={action.isPending}>
@@ -192,18 +203,22 @@ export function CampaignReport({ id }: { id: number }) {
             </Button>
           )}
           {!["completed", "cancelled"].includes(campaign.status) && (
-            <Button
-              variant="destructive"
-              onClick={() =>
-                confirm("Cancel this campaign? Queued messages will not be sent.") && action.mutate("cancel")
-              }
-              disabled={action.isPending}
-            >
+            <Button variant="destructive" onClick={() => setConfirmCancel(true)} disabled={action.isPending}>
               Cancel
             </Button>
           )}
         </div>
       </div>
+      <ConfirmDialog
+        open={confirmCancel}
+        onOpenChange={setConfirmCancel}
+        title={`Cancel the campaign "${campaign.name}"?`}
+        description="Queued messages will not be sent. Messages already sent stay in the report. This cannot be undone."
+        confirmLabel="Cancel campaign"
+        cancelLabel="Keep campaign"
+        onConfirm={() => action.mutate("cancel")}
+        focusAfterConfirm={() => statusLine.current}
+      />
       {campaign.pausedReason && (
         <AlertBanner variant="warning" title="Paused by your plan">
           <p>{campaign.pausedReason}</p>

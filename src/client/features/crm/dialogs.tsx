@@ -2,6 +2,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
   DialogContent,
@@ -18,7 +19,7 @@ import { rescueFocusWhenGone, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
-import { type Contact, type CreatedTag, invalidateCrm, type Tag } from "./api";
+import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
 
 /** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
 export function AddContactDialog({
@@ -252,7 +253,9 @@ type Channel = "email" | "sms" | "call";
 
 /**
  * Send Email / Send SMS / Call dialog for one contact (spec section 5 validation texts and opt-in
- * confirmations; section 8 success and failure texts).
+ * confirmations; section 8 success and failure texts). A contact who has not opted in to SMS (calls)
+ * is asked about in an in-app confirmation on top of this dialog ('This contact has not opted in to
+ * SMS. Send anyway?'): Cancel or Escape sends nothing and keeps the message.
  */
 export function MessageDialog({
   channel,
@@ -274,6 +277,8 @@ export function MessageDialog({
   const [body, setBody] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // the opt-in question is open (send() found the contact has not opted in to this channel)
+  const [askOptIn, setAskOptIn] = useState(false);
   const hasPhone = !!(contact.phone || contact.mobile);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
   useClearWhenEdited(setError, [subject, body]);
@@ -285,18 +290,13 @@ export function MessageDialog({
     if (channel === "sms" && !body.trim()) return setError("Please enter a message");
     if (channel === "call" && !body.trim()) return setError("Please enter a script for the call");
     if (channel !== "email" && !hasPhone) return setError("This contact has no phone number");
-    if (
-      channel === "sms" &&
-      !contact.sms_opt_in &&
-      !window.confirm("This contact has not opted in to SMS. Send anyway?")
-    )
-      return;
-    if (
-      channel === "call" &&
-      !contact.call_opt_in &&
-      !window.confirm("This contact has not opted in to calls. Call anyway?")
-    )
-      return;
+    if ((channel === "sms" && !contact.sms_opt_in) || (channel === "call" && !contact.call_opt_in))
+      return setAskOptIn(true);
+    await deliver();
+  }
+
+  /** Sends (or calls) once the message is valid and, without an opt-in, the person said so. */
+  async function deliver() {
     setBusy(true);
     const texts = {
       email: ["Email sent successfully!", "Failed to send email: ", "Error sending email: "],
@@ -321,55 +321,78 @@ export function MessageDialog({
   }
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent>
-        <DialogHeader>
-          <DialogTitle>{titles[channel]}</DialogTitle>
-          <DialogDescription>
-            To{" "}
-            {channel === "email"
-              ? contact.email || "(no email)"
-              : contact.mobile || contact.phone || "(no phone)"}
-          </DialogDescription>
-        </DialogHeader>
-        {error && <AlertBanner variant="error">{error}</AlertBanner>}
-        {channel === "email" && (
-          <FormField label="Subject" htmlFor="msg-subject">
-            <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
-          </FormField>
-        )}
-        <FormField
-          label={
-            channel === "email" ? "Message" : channel === "sms" ? "Message" : "Script (spoken by an AI voice)"
-          }
-          htmlFor="msg-body"
-          hint={channel === "sms" ? undefined : undefined}
-        >
-          <Textarea
-            id="msg-body"
-            rows={channel === "email" ? 8 : 4}
-            value={body}
-            maxLength={channel === "sms" ? 160 : undefined}
-            onChange={(e) => setBody(e.target.value)}
-          />
-        </FormField>
-        {channel === "sms" && (
-          <p
-            className={`text-right text-xs ${body.length >= 160 ? "text-destructive" : "text-muted-foreground"}`}
+    <>
+      <Dialog open={open} onOpenChange={onOpenChange}>
+        <DialogContent>
+          <DialogHeader>
+            <DialogTitle>{titles[channel]}</DialogTitle>
+            <DialogDescription>
+              To{" "}
+              {channel === "email"
+                ? contact.email || "(no email)"
+                : contact.mobile || contact.phone || "(no phone)"}
+            </DialogDescription>
+          </DialogHeader>
+          {error && <AlertBanner variant="error">{error}</AlertBanner>}
+          {channel === "email" && (
+            <FormField label="Subject" htmlFor="msg-subject">
+              <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
+            </FormField>
+          )}
+          <FormField
+            label={
+              channel === "email"
+                ? "Message"
+                : channel === "sms"
+                  ? "Message"
+                  : "Script (spoken by an AI voice)"
+            }
+            htmlFor="msg-body"
+            hint={channel === "sms" ? undefined : undefined}
           >
-            {body.length}/160
-          </p>
-        )}
-        <DialogFooter>
-          <Button variant="outline" onClick={() => onOpenChange(false)}>
-            Cancel
-          </Button>
-          <Button loading={busy} onClick={() => void send()}>
-            {channel === "call" ? "Call" : "Send"}
-          </Button>
-        </DialogFooter>
-      </DialogContent>
-    </Dialog>
+            <Textarea
+              id="msg-body"
+              rows={channel === "email" ? 8 : 4}
+              value={body}
+              maxLength={channel === "sms" ? 160 : undefined}
+              onChange={(e) => setBody(e.target.value)}
+            />
+          </FormField>
+          {channel === "sms" && (
+            <p
+              className={`text-right text-xs ${body.length >= 160 ? "text-destructive" : "text-muted-foreground"}`}
+            >
+              {body.length}/160
+            </p>
+          )}
+          <DialogFooter>
+            <Button variant="outline" onClick={() => onOpenChange(false)}>
+              Cancel
+            </Button>
+            <Button loading={busy} onClick={() => void send()}>
+              {channel === "call" ? "Call" : "Send"}
+            </Button>
+          </DialogFooter>
+        </DialogContent>
+      </Dialog>
+      {channel !== "email" && (
+        <ConfirmDialog
+          open={askOptIn}
+          onOpenChange={setAskOptIn}
+          title={
+            channel === "sms" ? `Send the SMS to ${contactName(contact)}?` : `Call ${contactName(contact)}?`
+          }
+          description={
+            channel === "sms"
+              ? "This contact has not opted in to SMS. Send anyway?"
+              : "This contact has not opted in to calls. Call anyway?"
+          }
+          confirmLabel={channel === "sms" ? "Send anyway" : "Call anyway"}
+          confirmVariant="default"
+          onConfirm={() => void deliver()}
+        />
+      )}
+    </>
   );
 }
 

@@ -1,7 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
   DialogContent,
@@ -13,6 +14,7 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
+import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { plural, titleCase } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import {
@@ -134,7 +136,8 @@ export function SaveSegmentDialog({
 
 /**
  * The saved segments (issue 14): each with its current size and filter; show it in the list,
- * rename it, replace its filter with the list's current one, or delete it.
+ * rename it, replace its filter with the list's current one, or delete it (asked first in a
+ * ConfirmDialog on top of this one; focus then goes to the next segment's Delete, else the title).
  */
 export function SegmentsDialog({
   open,
@@ -155,6 +158,10 @@ export function SegmentsDialog({
   const [editing, setEditing] = useState<number | null>(null);
   const [name, setName] = useState("");
   const [error, setError] = useState<string | null>(null);
+  // the segment whose Delete asks for confirmation, and its place in the list (for focus afterwards)
+  const [deleting, setDeleting] = useState<{ segment: Segment; index: number } | null>(null);
+  const list = useRef<HTMLUListElement>(null);
+  const title = useRef<HTMLHeadingElement>(null);
   const done = async () => {
     setError(null);
     await invalidateCrm(qc);
@@ -176,7 +183,9 @@ export function SegmentsDialog({
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent className="max-w-2xl">
         <DialogHeader>
-          <DialogTitle>Segments</DialogTitle>
+          <DialogTitle ref={title} tabIndex={-1} className="outline-none">
+            Segments
+          </DialogTitle>
           <DialogDescription>Saved filters you can send campaigns to.</DialogDescription>
         </DialogHeader>
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
@@ -188,8 +197,12 @@ export function SegmentsDialog({
             No segments yet. Filter the contacts list, then choose 'Save as segment'.
           </p>
         ) : (
-          <ul className="max-h-[60vh] divide-y overflow-y-auto rounded-lg border" aria-label="Saved segments">
-            {data.map((s) => (
+          <ul
+            ref={list}
+            className="max-h-[60vh] divide-y overflow-y-auto rounded-lg border"
+            aria-label="Saved segments"
+          >
+            {data.map((s, index) => (
               <li key={s.id} className="flex flex-col gap-2 p-3 sm:flex-row sm:items-center">
                 <div className="min-w-0 flex-1">
                   {editing === s.id ? (
@@ -261,11 +274,8 @@ export function SegmentsDialog({
                       size="sm"
                       variant="ghost"
                       aria-label={`Delete ${s.name}`}
-                      disabled={remove.isPending}
-                      onClick={() => {
-                        if (window.confirm(`Delete the segment "${s.name}"? Its contacts are kept.`))
-                          remove.mutate({ id: s.id });
-                      }}
+                      data-delete-segment
+                      onClick={() => setDeleting({ segment: s, index })}
                     >
                       Delete
                     </Button>
@@ -276,6 +286,19 @@ export function SegmentsDialog({
           </ul>
         )}
       </DialogContent>
+      <ConfirmDialog
+        open={deleting !== null}
+        onOpenChange={(o) => !o && setDeleting(null)}
+        title={`Delete the segment "${deleting?.segment.name ?? ""}"?`}
+        description="Its contacts are kept: only the saved filter is deleted."
+        confirmLabel="Delete segment"
+        onConfirm={() => deleting && remove.mutate({ id: deleting.segment.id })}
+        focusAfterConfirm={
+          deleting
+            ? sameSlotOr(list, "[data-delete-segment]", deleting.index, () => title.current)
+            : undefined
+        }
+      />
     </Dialog>
   );
 }

@@ -10,11 +10,12 @@ import {
   RefreshCw,
   Trash2,
 } from "lucide-react";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
   DialogContent,
@@ -25,6 +26,7 @@ import {
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { errorMessage } from "@/client/lib/errors";
+import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatBytes, formatDuration, formatShortDate } from "./format";
 import { useInvalidateMedia, useMediaList, useMediaVersions, useStudioClient } from "./media-api";
 import { MediaPlayer } from "./media-player";
@@ -32,7 +34,8 @@ import type { Media, MediaVersion } from "./types";
 
 /**
  * The studio's media library grid (spec section 2): type icon, name, player, size, duration (m:ss),
- * date; Refresh; Delete with confirmation; 'Use in Campaign' opens the video campaign builder with
+ * date; Refresh; Delete with confirmation (a ConfirmDialog naming the file; focus then goes to the
+ * next card's Delete, else the library heading); 'Use in Campaign' opens the video campaign builder with
  * that video. Shows processing/failed states. An edited item shows 'Versions (n)': the original and
  * every saved edit, each playable, with 'Restore' to make it current again.
  */
@@ -43,9 +46,13 @@ export function MediaLibrary() {
   const navigate = useNavigate();
   const [deleting, setDeleting] = useState<number | null>(null);
   const [versionsOf, setVersionsOf] = useState<Media | null>(null);
+  // the file whose Delete asks for confirmation, and its place in the grid (for focus afterwards)
+  const [confirming, setConfirming] = useState<{ media: Media; index: number } | null>(null);
+  const grid = useRef<HTMLUListElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
 
+  /** Deletes `m` (already confirmed) and reloads the library. */
   async function remove(m: Media) {
-    if (!window.confirm("Delete this file? This cannot be undone.")) return;
     setDeleting(m.id);
     try {
       await studio.delete.mutate({ id: m.id });
@@ -62,7 +69,7 @@ export function MediaLibrary() {
   return (
     <section aria-labelledby="library-heading" className="mt-10">
       <div className="mb-4 flex items-center justify-between gap-4">
-        <h2 id="library-heading" className="text-xl font-semibold">
+        <h2 id="library-heading" ref={heading} tabIndex={-1} className="text-xl font-semibold outline-none">
           Media Library {data ? <span className="text-muted-foreground">({data.length})</span> : null}
         </h2>
         <Button variant="outline" size="sm" onClick={() => void refetch()} loading={isFetching && !isLoading}>
@@ -87,8 +94,8 @@ export function MediaLibrary() {
         />
       )}
       {data && data.length > 0 && (
-        <ul className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
-          {data.map((m) => (
+        <ul ref={grid} className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+          {data.map((m, index) => (
             <li key={m.id}>
               <Card className="flex h-full flex-col overflow-hidden" data-testid="media-card">
                 <div className="flex items-center gap-2 px-4 pt-4">
@@ -159,9 +166,10 @@ export function MediaLibrary() {
                     <Button
                       variant="outline"
                       size="sm"
-                      onClick={() => void remove(m)}
+                      onClick={() => setConfirming({ media: m, index })}
                       loading={deleting === m.id}
                       aria-label={`Delete ${m.name}`}
+                      data-delete-media
                     >
                       <Trash2 className="size-4" aria-hidden /> Delete
                     </Button>
@@ -183,6 +191,19 @@ export function MediaLibrary() {
         </ul>
       )}
       <VersionsDialog media={versionsOf} onClose={() => setVersionsOf(null)} />
+      <ConfirmDialog
+        open={confirming !== null}
+        onOpenChange={(o) => !o && setConfirming(null)}
+        title={`Delete "${confirming?.media.name ?? ""}"?`}
+        description="The file and all its saved versions are deleted. This cannot be undone."
+        confirmLabel="Delete file"
+        onConfirm={() => confirming && void remove(confirming.media)}
+        focusAfterConfirm={
+          confirming
+            ? sameSlotOr(grid, "[data-delete-media]", confirming.index, () => heading.current)
+            : undefined
+        }
+      />
     </section>
   );
 }

@@ -1,11 +1,12 @@
 import { useNavigate } from "@tanstack/react-router";
 import { ArrowLeft, Film, Loader2, Pencil, Play, Trash2 } from "lucide-react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { errorMessage, isServerRefusal } from "@/client/lib/errors";
@@ -30,6 +31,12 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
   const [mode, setMode] = useState<"basic" | "advanced">("advanced");
   const [notFound, setNotFound] = useState(false);
   const [deleting, setDeleting] = useState(false);
+  // the video whose Delete Video asks for confirmation
+  const [confirming, setConfirming] = useState<Media | null>(null);
+  // after a confirmed delete focus goes to the Video Editor tab panel (the selector shown again),
+  // found from the editor view's root as the dialog opens
+  const root = useRef<HTMLDivElement>(null);
+  const panel = useRef<HTMLElement | null>(null);
 
   useEffect(() => {
     if (draftId === undefined || !data) return;
@@ -43,8 +50,8 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
   const videos = (data ?? []).filter((m) => m.type === "video");
   const selected = videos.find((m) => m.id === selectedId) ?? null;
 
+  /** Deletes `m` (already confirmed), then shows the selector again and reloads the list (spec section 4). */
   async function remove(m: Media) {
-    if (!window.confirm(`Delete "${m.name}"? This cannot be undone.`)) return;
     setDeleting(true);
     try {
       await studio.delete.mutate({ id: m.id });
@@ -65,7 +72,7 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
 
   if (selected) {
     return (
-      <div className="space-y-4">
+      <div className="space-y-4" ref={root}>
         <div className="flex flex-wrap items-center gap-3">
           <Button variant="ghost" size="sm" onClick={() => setSelectedId(null)}>
             <ArrowLeft className="size-4" aria-hidden /> All videos
@@ -88,10 +95,27 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
               </button>
             ))}
           </div>
-          <Button variant="destructive" size="sm" onClick={() => void remove(selected)} loading={deleting}>
+          <Button
+            variant="destructive"
+            size="sm"
+            onClick={() => {
+              panel.current = root.current?.closest<HTMLElement>("[role=tabpanel]") ?? null;
+              setConfirming(selected);
+            }}
+            loading={deleting}
+          >
             <Trash2 className="size-4" aria-hidden /> Delete Video
           </Button>
         </div>
+        <ConfirmDialog
+          open={confirming !== null}
+          onOpenChange={(o) => !o && setConfirming(null)}
+          title={`Delete "${confirming?.name ?? ""}"?`}
+          description="The video and all its saved versions are deleted. This cannot be undone."
+          confirmLabel="Delete video"
+          onConfirm={() => confirming && void remove(confirming)}
+          focusAfterConfirm={() => panel.current}
+        />
         {selected.processing_status === "processing" ? (
           <div className="flex items-center gap-2 rounded-xl bg-muted p-8 text-sm text-muted-foreground">
             <Loader2 className="size-4 animate-spin" aria-hidden /> Preparing your video for editing...

@@ -12,10 +12,11 @@ import {
   StickyNote,
   Upload,
 } from "lucide-react";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { Input } from "@/client/components/ui/input";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { Textarea } from "@/client/components/ui/textarea";
@@ -30,6 +31,7 @@ import {
 import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
 import { errorMessage } from "@/client/lib/errors";
+import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 
@@ -155,6 +157,9 @@ function ContactDetailPage() {
   const [note, setNote] = useState("");
   const [banner, setBanner] = useState<{ variant: "success" | "error"; message: string } | null>(null);
   const [dialog, setDialog] = useState<null | "email" | "sms" | "call">(null);
+  // after a confirmed note delete: the next note's Delete, else the Notes tab panel
+  const notesList = useRef<HTMLUListElement>(null);
+  const notesBox = useRef<HTMLDivElement>(null);
 
   if (isPending && valid) return <p className="p-6 text-muted-foreground">Loading contact...</p>;
   if (isError || !data)
@@ -371,7 +376,7 @@ function ContactDetailPage() {
           )}
         </TabsContent>
         <TabsContent value="notes">
-          <div className="grid gap-3">
+          <div className="grid gap-3" ref={notesBox}>
             <Textarea
               rows={4}
               aria-label="New note"
@@ -385,12 +390,15 @@ function ContactDetailPage() {
             {notes.length === 0 ? (
               <p className="py-6 text-center text-muted-foreground">No notes yet</p>
             ) : (
-              <ul className="grid gap-2">
-                {notes.map((n) => (
+              <ul className="grid gap-2" ref={notesList}>
+                {notes.map((n, index) => (
                   <NoteItem
                     key={n.id}
                     contactId={c.id}
                     note={n}
+                    focusAfterDelete={sameSlotOr(notesList, "[data-delete-note]", index, () =>
+                      notesBox.current?.closest<HTMLElement>("[role=tabpanel]"),
+                    )}
                     onChanged={refreshDetail}
                     onError={(message) => setBanner({ variant: "error", message })}
                   />
@@ -491,19 +499,26 @@ function DoNotCallCard({
   );
 }
 
+/**
+ * One note: its text and date, Edit (in place) and Delete, which asks first in a ConfirmDialog quoting
+ * the note ('Delete this note?', spec section 5); once it is gone focus goes to `focusAfterDelete()`.
+ */
 function NoteItem({
   contactId,
   note,
   onChanged,
   onError,
+  focusAfterDelete,
 }: {
   contactId: number;
   note: Note;
   onChanged: () => Promise<unknown>;
   onError: (message: string) => void;
+  focusAfterDelete: () => HTMLElement | null | undefined;
 }) {
   const crm = useTRPCClient().crm;
   const [editing, setEditing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [text, setText] = useState(note.note_text);
   const [busy, setBusy] = useState(false);
 
@@ -522,7 +537,6 @@ function NoteItem({
   }
 
   async function remove() {
-    if (!window.confirm("Delete this note? This cannot be undone.")) return;
     setBusy(true);
     try {
       await crm.deleteNote.mutate({ id: contactId, noteId: note.id });
@@ -578,9 +592,10 @@ function NoteItem({
               <Button
                 size="sm"
                 variant="ghost"
-                onClick={() => void remove()}
+                onClick={() => setConfirming(true)}
                 loading={busy}
                 aria-label="Delete note"
+                data-delete-note
               >
                 Delete
               </Button>
@@ -588,6 +603,19 @@ function NoteItem({
           </div>
         </>
       )}
+      <ConfirmDialog
+        open={confirming}
+        onOpenChange={setConfirming}
+        title="Delete this note?"
+        description={
+          <>
+            <span className="line-clamp-3 italic">"{note.note_text}"</span> This cannot be undone.
+          </>
+        }
+        confirmLabel="Delete note"
+        onConfirm={() => void remove()}
+        focusAfterConfirm={focusAfterDelete}
+      />
     </li>
   );
 }

@@ -18,6 +18,7 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
+import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
   DialogContent,
@@ -28,8 +29,10 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
+import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
@@ -91,6 +94,11 @@ function BusinessSearchPage() {
   const [searchId, setSearchId] = useState<string | null>(null);
   const [enrich, setEnrich] = useState(false);
   const [enrichingId, setEnrichingId] = useState<string | null>(null);
+  // the saved search whose Delete asks for confirmation, and its place in the list (focus afterwards)
+  type Saved = NonNullable<typeof saved.data>[number];
+  const [deletingSaved, setDeletingSaved] = useState<{ search: Saved; index: number } | null>(null);
+  const savedList = useRef<HTMLUListElement>(null);
+  const savedHeading = useRef<HTMLHeadingElement>(null);
 
   const progress = useQuery({
     ...trpc.leads.progress.queryOptions({ searchId: searchId ?? "" }),
@@ -491,12 +499,14 @@ function BusinessSearchPage() {
       )}
 
       <section className="mt-8">
-        <h2 className="mb-3 text-lg font-semibold">Saved searches</h2>
+        <h2 ref={savedHeading} tabIndex={-1} className="mb-3 text-lg font-semibold outline-none">
+          Saved searches
+        </h2>
         {(saved.data ?? []).length === 0 ? (
           <p className="text-sm text-muted-foreground">No saved searches yet.</p>
         ) : (
-          <ul className="grid gap-2" data-testid="saved-searches">
-            {(saved.data ?? []).map((s) => (
+          <ul ref={savedList} className="grid gap-2" data-testid="saved-searches">
+            {(saved.data ?? []).map((s, index) => (
               <li
                 key={s.id}
                 className="flex flex-wrap items-center gap-2 rounded-lg border border-border p-3 text-sm"
@@ -546,15 +556,9 @@ function BusinessSearchPage() {
                   <Button
                     size="sm"
                     variant="outline"
-                    onClick={async () => {
-                      if (!window.confirm("Delete this saved search?")) return;
-                      try {
-                        await deleteM.mutateAsync({ id: s.id });
-                        refreshSaved();
-                      } catch {
-                        toast.error("Failed to delete search");
-                      }
-                    }}
+                    aria-label={`Delete ${s.search_name}`}
+                    data-delete-saved-search
+                    onClick={() => setDeletingSaved({ search: s, index })}
                   >
                     Delete
                   </Button>
@@ -564,6 +568,32 @@ function BusinessSearchPage() {
           </ul>
         )}
       </section>
+      <ConfirmDialog
+        open={deletingSaved !== null}
+        onOpenChange={(o) => !o && setDeletingSaved(null)}
+        title={`Delete the saved search "${deletingSaved?.search.search_name ?? ""}"?`}
+        description={
+          deletingSaved
+            ? `${deletingSaved.search.business_type} in ${deletingSaved.search.location}, ${deletingSaved.search.radius} mi. Businesses you added to your contacts from it are kept.`
+            : ""
+        }
+        confirmLabel="Delete saved search"
+        onConfirm={() => {
+          const id = deletingSaved?.search.id;
+          if (!id) return;
+          deleteM.mutateAsync({ id }).then(refreshSaved, () => toast.error("Failed to delete search"));
+        }}
+        focusAfterConfirm={
+          deletingSaved
+            ? sameSlotOr(
+                savedList,
+                "[data-delete-saved-search]",
+                deletingSaved.index,
+                () => savedHeading.current,
+              )
+            : undefined
+        }
+      />
 
       <Dialog
         open={saveOpen}
@@ -664,34 +694,34 @@ function FilterPanel({
             <X className="size-4" />
           </Button>
         </div>
-        <div className="flex flex-wrap gap-1" role="tablist">
-          {catalogue.categories.map((c) => (
-            <button
-              key={c.id}
-              type="button"
-              role="tab"
-              aria-selected={tab === c.id}
-              onClick={() => setTab(c.id)}
-              className={cn(
-                "rounded-md border px-2.5 py-1 text-xs",
-                tab === c.id ? "border-primary bg-primary text-primary-foreground" : "border-border",
-              )}
-            >
-              {c.label}
-            </button>
-          ))}
-        </div>
-        <div className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
-          {shown.map((f) => (
-            <FilterField
-              key={f.key}
-              f={f}
-              enrich={enrich}
-              value={filters[f.key]}
-              onChange={(v) => set(f.key, v)}
-            />
-          ))}
-        </div>
+        {/* Radix Tabs: the WAI-ARIA tabs pattern (Left/Right, Home/End, one Tab stop on the active tab) */}
+        <Tabs value={tab} onValueChange={setTab} className="gap-3">
+          <TabsList
+            aria-label="Filter categories"
+            className="h-auto w-full flex-wrap justify-start overflow-visible bg-transparent p-0"
+          >
+            {catalogue.categories.map((c) => (
+              <TabsTrigger
+                key={c.id}
+                value={c.id}
+                className="h-auto rounded-md border border-border px-2.5 py-1 text-xs font-normal text-foreground data-[state=active]:border-primary data-[state=active]:bg-primary data-[state=active]:text-primary-foreground data-[state=active]:shadow-none"
+              >
+                {c.label}
+              </TabsTrigger>
+            ))}
+          </TabsList>
+          <TabsContent value={tab} className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3">
+            {shown.map((f) => (
+              <FilterField
+                key={f.key}
+                f={f}
+                enrich={enrich}
+                value={filters[f.key]}
+                onChange={(v) => set(f.key, v)}
+              />
+            ))}
+          </TabsContent>
+        </Tabs>
       </CardContent>
     </Card>
   );

@@ -18,30 +18,12 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
+import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 const ROLE_LABEL = { owner: "Owner", admin: "Admin", member: "Member" } as const;
-
-/**
- * Where focus goes once a confirmed removal took its row (and the button that opened the dialog) away:
- * the same button of the row that took its place (`index` among `selector` in `list`), else the
- * previous row's, else `heading` (tabIndex=-1), so a keyboard user goes on from the same spot.
- */
-function sameSlotOr(
-  list: { current: HTMLElement | null },
-  selector: string,
-  index: number,
-  heading: () => HTMLElement | null,
-) {
-  return () => {
-    const buttons = list.current?.isConnected
-      ? [...list.current.querySelectorAll<HTMLElement>(selector)]
-      : [];
-    return buttons[index] ?? buttons[index - 1] ?? heading();
-  };
-}
 
 /**
  * Settings > Team (issue 10): members with roles, pending invites with resend/revoke, the invite form

@@ -91,6 +91,26 @@ async function stopAfterCommit(workspaceId: string) {
   };
 }
 
+/**
+ * Until the returned function is called: storing any webhook event of the workspace fails (a trigger
+ * raises 'webhook table broken'), as a broken webhooks table would.
+ */
+async function breakWebhookTable(workspaceId: string) {
+  const fn = `test_outbox_broken_${randomUUID().replace(/-/g, "")}`;
+  await t.db.execute(
+    sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
+      begin raise exception 'webhook table broken'; end $$`),
+  );
+  await t.db.execute(
+    sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
+      when (new.workspace_id = '${workspaceId}') execute function ${fn}()`),
+  );
+  return async () => {
+    await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
+    await t.db.execute(sql.raw(`drop function ${fn}()`));
+  };
+}
+
 /** The workspace's stored events with their deliveries' status and attempts. */
 const storedEvents = (workspaceId: string) =>
   t.db.execute<{
@@ -213,15 +233,7 @@ describe("webhook events commit with the change they report (transactional outbo
 
   it("an event that cannot be stored (a webhook table error) rolls back its savepoint only: the contact is created", async () => {
     const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
-    const fn = `test_outbox_err_${randomUUID().replace(/-/g, "")}`;
-    await t.db.execute(
-      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
-        begin raise exception 'webhook table broken'; end $$`),
-    );
-    await t.db.execute(
-      sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
-        when (new.workspace_id = '${s.workspaceId}') execute function ${fn}()`),
-    );
+    const mend = await breakWebhookTable(s.workspaceId);
     const logged: string[] = [];
     let contactId: number;
     try {
@@ -232,8 +244,7 @@ describe("webhook events commit with the change they report (transactional outbo
       });
       contactId = row.id;
     } finally {
-      await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
-      await t.db.execute(sql.raw(`drop function ${fn}()`));
+      await mend();
     }
     expect(logged).toEqual(["webhook event not stored"]);
     const [kept] = await t.db.execute<{ n: number }>(
@@ -445,15 +456,7 @@ describe("contact imports store each batch's webhook events in the batch's trans
 
   it("a webhook-table error rolls back only the events' savepoint: every imported contact is kept (JSON and CSV)", async () => {
     const s = await subscribed(["contact.created"], "https://hooks.example.com/in");
-    const fn = `test_outbox_imp_${randomUUID().replace(/-/g, "")}`;
-    await t.db.execute(
-      sql.raw(`create function ${fn}() returns trigger language plpgsql as $$
-        begin raise exception 'webhook table broken'; end $$`),
-    );
-    await t.db.execute(
-      sql.raw(`create trigger ${fn} before insert on outbound_webhook_events for each row
-        when (new.workspace_id = '${s.workspaceId}') execute function ${fn}()`),
-    );
+    const mend = await breakWebhookTable(s.workspaceId);
     const logged: string[] = [];
     const json = [uniqueEmail("broken-a"), uniqueEmail("broken-b")];
     const csv = [uniqueEmail("broken-c"), uniqueEmail("broken-d")];
@@ -466,8 +469,7 @@ describe("contact imports store each batch's webhook events in the batch's trans
       const imp = await uploadCsv(s.client, `email,first_name\n${csv[0]},Kept\n${csv[1]},Kept\n`);
       expect(imp).toMatchObject({ status: "completed", created: 2 });
     } finally {
-      await t.db.execute(sql.raw(`drop trigger ${fn} on outbound_webhook_events`));
-      await t.db.execute(sql.raw(`drop function ${fn}()`));
+      await mend();
     }
     expect(logged).toEqual(["webhook event not stored"]); // the JSON import's (the job logs its own)
     expect(await contactEmails(s.workspaceId)).toEqual([...json, ...csv].sort());

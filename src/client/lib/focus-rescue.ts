@@ -71,7 +71,12 @@ export function rescueFocusWhenGone(
     stop();
   };
   const observer = new MutationObserver(check);
-  observer.observe(document.body, { childList: true, subtree: true, attributes: true, attributeFilter: ["disabled"] });
+  observer.observe(document.body, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["disabled"],
+  });
   const timer = setTimeout(stop, timeoutMs);
   check();
   return stop;
@@ -131,7 +136,8 @@ export function useFocusBackWhenIdle(busy: boolean, target: RefObject<HTMLElemen
     const el = target.current;
     const active = document.activeElement;
     // lost: nothing focused, <body>, or the dialog's panel itself (Radix's trap caught the loss)
-    const lost = !active || active === document.body || active.matches('[role="dialog"],[role="alertdialog"]');
+    const lost =
+      !active || active === document.body || active.matches('[role="dialog"],[role="alertdialog"]');
     // a dialog that is closing (the request succeeded) gives focus back to its own opener
     if (lost && el?.isConnected && !el.closest(CLOSING_DIALOG)) el.focus();
   }, [busy, target]);

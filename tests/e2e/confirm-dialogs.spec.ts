@@ -14,7 +14,9 @@ import { registerVerifiedBusiness, zoneAt } from "./account-helpers";
  * opened it; the confirm does the action, and when that removed the button focus goes to the next
  * row's button (or a heading / panel), not <body>. No native dialog may open (page.on("dialog")), and
  * axe finds no serious violation in the open dialog at 390 px in a light and a dark theme. The lead
- * search's filter tabs follow the WAI-ARIA tabs keyboard pattern.
+ * search's filter tabs follow the WAI-ARIA tabs keyboard pattern. A saved search's Swap Location asks
+ * in the app's dialog, not window.prompt (refusals inline, focus back on the button). A confirmed action
+ * that fails (its button disabled while the request ran) leaves focus on that button, not <body>.
  */
 
 test.use({ viewport: { width: 390, height: 844 }, reducedMotion: "reduce" });
@@ -502,4 +504,184 @@ test("lead search: the filter tabs follow the WAI-ARIA tabs keyboard pattern", a
   await page.keyboard.press("Shift+Tab");
   await expect(tabs.nth(count - 1)).toBeFocused();
   await expect(tabs.nth(count - 1)).toHaveAttribute("aria-selected", "true");
+});
+
+test("lead search: Swap Location asks in the app's dialog, not window.prompt; errors inline, focus back on the button", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  await loadAxe(page);
+  const native = nativeDialogs(page);
+  await registerVerifiedBusiness(page, { prefix: "confirm-swap", name: "Sam Swap", business: "Swap Co" });
+  await page.goto("/contacts/business-search");
+  await expect(page.getByRole("heading", { name: "Business Lead Search" })).toBeVisible();
+  const saveDialog = page.getByRole("dialog", { name: "Save Search" });
+  await page.getByLabel("Location").fill("Saginaw, MI");
+  await page.getByLabel("Business type").fill("dentist");
+  await page.getByRole("button", { name: "Save Search" }).click();
+  await saveDialog.getByLabel("Search name").fill("Saginaw dentists");
+  await saveDialog.getByLabel("Search name").press("Enter");
+  await expect(saveDialog).toBeHidden();
+  const row = page
+    .getByTestId("saved-searches")
+    .getByRole("listitem")
+    .filter({ hasText: "Saginaw dentists" });
+  await expect(row).toContainText("dentist in Saginaw, MI");
+  const savedLocation = async () =>
+    (
+      (await (await page.request.get("/api/maps/saved-searches")).json()).searches as { location: string }[]
+    ).map((s) => s.location);
+  expect(await savedLocation()).toEqual(["Saginaw, MI"]);
+
+  const swap = row.getByRole("button", { name: "Swap Location" });
+  let dialog = await ask(page, native, swap, "Swap location");
+  await expect(dialog).toContainText('"Saginaw dentists": dentist in Saginaw, MI');
+  const field = dialog.getByLabel("New location");
+  // prefilled with the current location, focused and selected (typing replaces it)
+  await expect(field).toHaveValue("Saginaw, MI");
+  await expect(field).toBeFocused();
+  expect(await field.evaluate((el: HTMLInputElement) => [el.selectionStart, el.selectionEnd])).toEqual([
+    0,
+    "Saginaw, MI".length,
+  ]);
+  const problems = await dialogViolations(page, dialog, "swap location");
+
+  // Escape: nothing changes, focus back on Swap Location
+  await page.keyboard.type("Bay City, MI");
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+  await expect(swap).toBeFocused();
+  await expect(row).toContainText("dentist in Saginaw, MI");
+  // Cancel: the same; the next opening starts again from the saved location
+  dialog = await ask(page, native, swap, "Swap location");
+  await expect(field).toHaveValue("Saginaw, MI");
+  await field.fill("Bay City, MI");
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(swap).toBeFocused();
+  await expect(row).toContainText("dentist in Saginaw, MI");
+  expect(await savedLocation()).toEqual(["Saginaw, MI"]);
+
+  // an empty location: the server's sentence inside the dialog, tied to the field; the dialog stays
+  dialog = await ask(page, native, swap, "Swap location");
+  await field.fill("   ");
+  await field.press("Enter");
+  const error = dialog.getByRole("alert");
+  await expect(error).toContainText("Location swap failed: New location is required");
+  await expect(dialog).toBeVisible();
+  await expect(field).toHaveAttribute("aria-invalid", "true");
+  const describedBy = await field.getAttribute("aria-describedby");
+  expect(describedBy).toBeTruthy();
+  await expect(page.locator(`[id="${describedBy}"]`)).toContainText("New location is required");
+  await expect(field).toHaveValue("   ");
+  await expect(field).toBeFocused();
+
+  // an unknown place, sent with the button while the request is held: the button shows it is working
+  // (disabled), then the error; the typed text stays and focus is back in the field, not on <body>
+  let release: () => void = () => {};
+  const held = new Promise<void>((r) => {
+    release = r;
+  });
+  await page.route(
+    (url) => url.pathname.includes("leads.swapLocation"),
+    async (route) => {
+      await held;
+      await route.continue();
+    },
+  );
+  await field.fill("Atlantis, ZZ");
+  await dialog.getByRole("button", { name: "Swap location" }).click();
+  const working = dialog.getByRole("button", { name: "Swapping..." });
+  await expect(working).toBeDisabled();
+  await expect(working).toHaveAttribute("aria-busy", "true");
+  await expect.poll(() => focusedTag(page)).not.toBe("button"); // the disabled button lost focus
+  release();
+  await expect(error).toContainText('Location swap failed: We could not find "Atlantis, ZZ"');
+  await expect(field).toHaveValue("Atlantis, ZZ");
+  await expect(field).toBeFocused();
+  expect(await savedLocation()).toEqual(["Saginaw, MI"]);
+  problems.push(...(await dialogViolations(page, dialog, "swap location with its error")));
+  await page.unroute((url) => url.pathname.includes("leads.swapLocation"));
+
+  // a valid location: the search runs there, the saved search moves, focus back on Swap Location
+  await field.fill("Bay City, MI");
+  await dialog.getByRole("button", { name: "Swap location" }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(row).toContainText("dentist in Bay City, MI");
+  await expect(page.getByTestId("summary-location")).toHaveText("Bay City, MI");
+  await expect(page.getByLabel("Location", { exact: true })).toHaveValue("Bay City, MI");
+  await expect(swap).toBeFocused();
+  expect(await savedLocation()).toEqual(["Bay City, MI"]);
+
+  expect(native).toEqual([]);
+  expect(problems, problems.join("\n")).toEqual([]);
+});
+
+test("a confirmed action that fails keeps focus on its button (a note's Delete, Send anyway), not <body>", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const native = nativeDialogs(page);
+  await registerVerifiedBusiness(page, { prefix: "confirm-fail", name: "Fay Fail", business: "Fail Co" });
+  const origin = new URL(page.url()).origin;
+  const headers = { origin };
+  const created = await page.request.post("/api/contacts", {
+    headers,
+    data: {
+      first_name: "Nina",
+      last_name: "Noreply",
+      email: `nina-${Date.now()}@example.com`,
+      phone: "+14232623061",
+      timezone: zoneAt(14),
+    },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  const id = (await created.json()).contact.id as number;
+  const note = await page.request.post(`/api/contacts/${id}/notes`, {
+    headers,
+    data: { note_text: "A note that stays" },
+  });
+  expect(note.ok(), await note.text()).toBe(true);
+  /** Holds the tRPC call `procedure` for a second (its button shows its spinner, disabled), then fails it. */
+  const failSlowly = (procedure: string) =>
+    page.route(
+      (url) => url.pathname.includes(procedure),
+      async (route) => {
+        await new Promise((r) => setTimeout(r, 1_000));
+        await route.abort("connectionreset");
+      },
+    );
+  await page.goto(`/contacts/${id}`);
+  await expect(page.getByRole("heading", { name: "Nina Noreply" })).toBeVisible();
+
+  // ---- a note's delete fails: its Delete (disabled while the request ran) gets focus back ----
+  await page.getByRole("tab", { name: /Notes/ }).click();
+  const notes = page.getByTestId("note");
+  await expect(notes).toHaveCount(1);
+  const del = notes.first().getByRole("button", { name: "Delete note" });
+  await failSlowly("crm.deleteNote");
+  const dialog = await ask(page, native, del, "Delete this note?");
+  await dialog.getByRole("button", { name: "Delete note" }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(del).toBeDisabled();
+  await expect(page.getByText(/Failed to delete the note|Network error/).first()).toBeVisible();
+  await expect(del).toBeEnabled();
+  await expect(notes).toHaveCount(1);
+  await expect(del).toBeFocused();
+
+  // ---- Send anyway fails: the Send SMS dialog stays with its error, focus on Send ----
+  await page.getByRole("button", { name: "Send SMS" }).click();
+  const sms = page.getByRole("dialog", { name: "Send SMS" });
+  await sms.getByLabel("Message").fill("Hello Nina");
+  const send = sms.getByRole("button", { name: "Send", exact: true });
+  await failSlowly("crm.sendSms");
+  await (await ask(page, native, send, "Send the SMS to Nina Noreply?"))
+    .getByRole("button", { name: "Send anyway" })
+    .click();
+  await expect(sms.getByRole("alert")).toContainText("Failed to send SMS");
+  await expect(sms).toBeVisible();
+  await expect(sms.getByLabel("Message")).toHaveValue("Hello Nina");
+  await expect(send).toBeFocused();
+
+  expect(native).toEqual([]);
 });

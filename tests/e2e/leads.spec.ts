@@ -75,9 +75,12 @@ test("preset search, filter, views, save, swap location, add to contacts", async
   await expect(page.getByText("Search saved successfully!")).toBeVisible();
   await expect(page.getByTestId("saved-searches")).toContainText("Saginaw dentists");
 
-  // swap location
-  page.once("dialog", (d) => d.accept("Bay City, MI"));
+  // swap location (in the app's dialog: confirm-dialogs.spec covers cancel, errors, focus and axe)
   await page.getByRole("button", { name: "Swap Location" }).click();
+  const swap = page.getByRole("dialog", { name: "Swap location" });
+  await swap.getByLabel("New location").fill("Bay City, MI");
+  await swap.getByLabel("New location").press("Enter");
+  await expect(swap).toBeHidden();
   await expect(page.getByTestId("summary-location")).toHaveText("Bay City, MI");
   await expect(page.getByTestId("saved-searches")).toContainText("Bay City, MI");
 

@@ -1,6 +1,7 @@
 import { type RefObject, useLayoutEffect, useRef } from "react";
 
 const OPEN_DIALOG = '[role="dialog"][data-state="open"],[role="alertdialog"][data-state="open"]';
+const CLOSING_DIALOG = '[role="dialog"][data-state="closed"],[role="alertdialog"][data-state="closed"]';
 
 /** How long after a confirmed action its opener may still disappear (the request and the list's refetch). */
 const WATCH_MS = 15_000;
@@ -18,29 +19,46 @@ const WATCH_MS = 15_000;
  * host dialog stays open, so it is not waited for; when the opener goes, Radix's focus trap moves
  * focus to the host dialog's panel itself, which counts as lost too (the fallback, usually inside the
  * host, gets it).
+ *
+ * The opener may also stay but be disabled while the action's request runs (a Send button showing
+ * its spinner): focusing a disabled button does nothing, so the closing dialog's focus return fails and
+ * the browser drops focus to <body> (Chromium blurs a focused control that becomes disabled). Once
+ * the opener is enabled again (the request failed, or it succeeded and the opener stays) while focus
+ * is still lost, focus goes back to the opener. Without `fallback`, only this second rescue runs.
  */
 export function rescueFocusWhenGone(
   opener: HTMLElement | null,
-  fallback: () => HTMLElement | null | undefined,
+  fallback: () => HTMLElement | null | undefined = () => null,
   timeoutMs = WATCH_MS,
 ): () => void {
   if (!opener) return () => {};
   // the dialogs the opener itself sits in stay open: only the others (the closing confirmation) are waited for
   const hosts = [...document.querySelectorAll<HTMLElement>(OPEN_DIALOG)].filter((d) => d.contains(opener));
   let done = false;
+  // the opener was seen disabled: when it is enabled again while focus is lost, it gets focus back
+  let wasDisabled = false;
   const stop = () => {
     done = true;
     observer.disconnect();
     clearTimeout(timer);
   };
   const check = () => {
-    if (done || opener.isConnected) return;
+    if (done) return;
+    if (opener.isConnected && opener.matches(":disabled")) wasDisabled = true;
     // a dialog is still open (the action removed the opener before its dialog closed): the dialog
     // owns focus until it closes, and its removal is the next change seen here
     if ([...document.querySelectorAll(OPEN_DIALOG)].some((d) => !hosts.includes(d as HTMLElement))) return;
     const active = document.activeElement;
     // the host dialog's panel itself has focus when Radix's trap caught the loss: as lost as <body>
     const lost = !active || active === document.body || hosts.includes(active as HTMLElement);
+    if (opener.isConnected) {
+      // the opener stays: focus lost while it was disabled goes back to it once it is enabled
+      if (lost && wasDisabled && !opener.matches(":disabled")) {
+        wasDisabled = false;
+        opener.focus();
+      }
+      return; // it may still go (the list refetches after the request): keep watching
+    }
     if (active && !lost) {
       // still inside the dialog that is closing (its action removed the opener first): wait for it
       const inDialog = active.closest<HTMLElement>("[role=dialog],[role=alertdialog]");
@@ -53,7 +71,12 @@ export function rescueFocusWhenGone(
     stop();
   };
   const observer = new MutationObserver(check);
-  observer.observe(document.body, { childList: true, subtree: true });
+  observer.observe(document.body, {
+    childList: true,
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["disabled"],
+  });
   const timer = setTimeout(stop, timeoutMs);
   check();
   return stop;
@@ -92,4 +115,30 @@ export function sameSlotOr(
     const found = list.current?.isConnected ? [...list.current.querySelectorAll<HTMLElement>(selector)] : [];
     return found[index] ?? found[index - 1] ?? otherwise();
   };
+}
+
+/**
+ * Gives focus to `target` (the dialog's field or its action button) when a request the dialog waited
+ * for ends (`busy` turns false) and focus was lost meanwhile: the clicked button showed its spinner
+ * disabled, and Chromium drops a focused control that becomes disabled to <body>, where a failed
+ * request (the dialog stays open with its error) would leave a keyboard user outside the dialog.
+ * Focus the person put anywhere else is left alone; so is a dialog that closed or is closing.
+ */
+export function useFocusBackWhenIdle(busy: boolean, target: RefObject<HTMLElement | null>): void {
+  const wasBusy = useRef(false);
+  useLayoutEffect(() => {
+    if (busy) {
+      wasBusy.current = true;
+      return;
+    }
+    if (!wasBusy.current) return;
+    wasBusy.current = false;
+    const el = target.current;
+    const active = document.activeElement;
+    // lost: nothing focused, <body>, or the dialog's panel itself (Radix's trap caught the loss)
+    const lost =
+      !active || active === document.body || active.matches('[role="dialog"],[role="alertdialog"]');
+    // a dialog that is closing (the request succeeded) gives focus back to its own opener
+    if (lost && el?.isConnected && !el.closest(CLOSING_DIALOG)) el.focus();
+  }, [busy, target]);
 }

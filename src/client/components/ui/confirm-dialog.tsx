@@ -18,6 +18,8 @@ import {
  * opener. When the confirmed action later removes the opener (the row of a removed member),
  * `focusAfterConfirm` names where focus goes instead of <body> (rescueFocusWhenGone: e.g. the next
  * row's same button, else the list's heading with tabIndex=-1); it is read when the opener goes.
+ * When the opener stays but is disabled while the confirmed action's request runs (its spinner), focus
+ * that fell to <body> goes back to it once it is enabled again (the request failed, or it stays).
  * Cancelling keeps the Dialog's behaviour (focus back on the opener).
  * `cancelLabel` renames Cancel where "Cancel" would be ambiguous (cancelling a campaign); a warning
  * that is not destructive (send to a contact who has not opted in) sets `confirmVariant="default"`.
@@ -59,7 +61,8 @@ export function ConfirmDialog({
           <Button
             variant={confirmVariant}
             onClick={() => {
-              if (focusAfterConfirm) rescueFocusWhenGone(opener.current, focusAfterConfirm);
+              // also when the opener stays but is disabled while the request runs (focus back once enabled)
+              rescueFocusWhenGone(opener.current, focusAfterConfirm);
               onConfirm();
               onOpenChange(false);
             }}

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
@@ -15,7 +15,7 @@ import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
 import { errorMessage } from "@/client/lib/errors";
-import { rescueFocusWhenGone, useOpenerRef } from "@/client/lib/focus-rescue";
+import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -127,6 +127,9 @@ export function ChoiceDialog({
   const [value, setValue] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  // a failed confirm leaves the dialog open: focus goes back to its button, not <body> (disabled meanwhile)
+  const confirmButton = useRef<HTMLButtonElement>(null);
+  useFocusBackWhenIdle(busy, confirmButton);
   return (
     <Dialog
       open={open}
@@ -165,6 +168,7 @@ export function ChoiceDialog({
             Cancel
           </Button>
           <Button
+            ref={confirmButton}
             disabled={!value}
             loading={busy}
             onClick={async () => {
@@ -279,6 +283,10 @@ export function MessageDialog({
   const [busy, setBusy] = useState(false);
   // the opt-in question is open (send() found the contact has not opted in to this channel)
   const [askOptIn, setAskOptIn] = useState(false);
+  // a failed send (also after 'Send anyway') keeps the dialog open: focus goes back to Send, which was
+  // disabled while the request ran, instead of staying on <body>
+  const sendButton = useRef<HTMLButtonElement>(null);
+  useFocusBackWhenIdle(busy, sendButton);
   const hasPhone = !!(contact.phone || contact.mobile);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
   useClearWhenEdited(setError, [subject, body]);
@@ -369,7 +377,7 @@ export function MessageDialog({
             <Button variant="outline" onClick={() => onOpenChange(false)}>
               Cancel
             </Button>
-            <Button loading={busy} onClick={() => void send()}>
+            <Button ref={sendButton} loading={busy} onClick={() => void send()}>
               {channel === "call" ? "Call" : "Send"}
             </Button>
           </DialogFooter>

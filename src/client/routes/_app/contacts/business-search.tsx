@@ -31,6 +31,7 @@ import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
+import { SwapLocationDialog, type SwapTarget } from "@/client/features/leads/swap-location-dialog";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatNumber, plural } from "@/client/lib/format";
@@ -97,6 +98,8 @@ function BusinessSearchPage() {
   // the saved search whose Delete asks for confirmation, and its place in the list (focus afterwards)
   type Saved = NonNullable<typeof saved.data>[number];
   const [deletingSaved, setDeletingSaved] = useState<{ search: Saved; index: number } | null>(null);
+  // the saved search whose Swap Location dialog is open
+  const [swapping, setSwapping] = useState<Saved | null>(null);
   const savedList = useRef<HTMLUListElement>(null);
   const savedHeading = useRef<HTMLHeadingElement>(null);
 
@@ -149,11 +152,11 @@ function BusinessSearchPage() {
     );
   }
 
-  function fail(e: unknown, prefix = "") {
+  function fail(e: unknown) {
     setSearchId(null);
     const msg = e instanceof Error && e.message ? e.message : "Search failed";
     lastError.current = msg;
-    setError(prefix ? `${prefix}${msg}` : msg);
+    setError(msg);
   }
 
   async function runSearch(extra: Record<string, unknown> = {}) {
@@ -200,6 +203,28 @@ function BusinessSearchPage() {
       setSearchName("");
       refreshSaved();
     } else setSaveError(`Failed to save search: ${lastError.current || "Search failed"}`);
+  }
+
+  /**
+   * Runs `target` at `newLocation` (POST /api/maps/swap-location; the server refuses an empty or unknown
+   * location with a sentence, and the saved search stays as it was). The page's results stay until
+   * the swap's search completed; then they are its results and the location field holds the new
+   * location. Rejects with the server's error (SwapLocationDialog shows it).
+   */
+  async function swapLocation(target: SwapTarget, newLocation: string) {
+    const id = crypto.randomUUID();
+    setSearchId(id); // the progress bar follows the swap's search
+    try {
+      const r = await swapM.mutateAsync({ savedSearchId: target.id, newLocation, searchId: id });
+      setError(null);
+      setSelected(new Set());
+      setLocation(newLocation.trim());
+      finish(r);
+      refreshSaved();
+    } catch (e) {
+      setSearchId(null);
+      throw e;
+    }
   }
 
   function choosePreset(id: string) {
@@ -530,27 +555,7 @@ function BusinessSearchPage() {
                   >
                     Load
                   </Button>
-                  <Button
-                    size="sm"
-                    variant="outline"
-                    onClick={async () => {
-                      const next = window.prompt("New location (city, state or zip)", s.location);
-                      if (!next?.trim()) return; // an empty prompt is ignored (spec section 5)
-                      const id = begin();
-                      try {
-                        const r = await swapM.mutateAsync({
-                          savedSearchId: s.id,
-                          newLocation: next,
-                          searchId: id,
-                        });
-                        setLocation(next);
-                        finish(r);
-                        refreshSaved();
-                      } catch (e) {
-                        fail(e, "Location swap failed: ");
-                      }
-                    }}
-                  >
+                  <Button size="sm" variant="outline" onClick={() => setSwapping(s)}>
                     Swap Location
                   </Button>
                   <Button
@@ -593,6 +598,13 @@ function BusinessSearchPage() {
               )
             : undefined
         }
+      />
+
+      <SwapLocationDialog
+        search={swapping}
+        onOpenChange={(o) => !o && setSwapping(null)}
+        onSwap={swapLocation}
+        onLateError={(message) => setError(message)}
       />
 
       <Dialog

@@ -28,9 +28,9 @@ export interface SwapTarget {
  * and Delete actions"; POST /api/maps/swap-location), in the app's dialog instead of window.prompt:
  * a labelled "New location" field prefilled with the saved search's location (selected, so typing
  * replaces it). Enter or "Swap location" runs `onSwap(text)`; Cancel, Escape or the close button
- * change nothing. While the swap's search runs the button shows a spinner ("Swapping..."). When the
- * server refuses (an empty location: 'New location is required'; a place it cannot find: its 422
- * sentence) the dialog stays open with 'Location swap failed: ' plus the server's sentence under the
+ * change nothing; a blank location is ignored (spec section 5: no request, the button disabled). While
+ * the swap's search runs the button shows a spinner ("Swapping..."). When the
+ * server refuses (a place it cannot find: its 422 sentence) the dialog stays open with 'Location swap failed: ' plus the server's sentence under the
  * field (aria-describedby), the typed text kept and focus in the field. On success `onSwap` resolves
  * and the dialog closes; focus returns to the button that opened it (Dialog).
  * `onSwap` rejects with the server's error; when the person closed the dialog while the swap ran, a
@@ -70,8 +70,11 @@ export function SwapLocationDialog({
   // the button is disabled while the swap runs: a failure puts focus back in the field, not on <body>
   useFocusBackWhenIdle(busy, field);
 
+  const blank = text.trim() === "";
+
   async function submit() {
-    if (!search || busy) return;
+    // spec section 5: "The swap-location prompt is ignored if left empty" (no request, nothing moves)
+    if (!search || busy || blank) return;
     setError(null);
     setBusy(true);
     try {
@@ -133,7 +136,7 @@ export function SwapLocationDialog({
             <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
               Cancel
             </Button>
-            <Button type="submit" loading={busy}>
+            <Button type="submit" loading={busy} disabled={blank}>
               {busy ? "Swapping..." : "Swap location"}
             </Button>
           </DialogFooter>

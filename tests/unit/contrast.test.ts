@@ -14,7 +14,7 @@ describe("readableTextOn (lead tier badges)", () => {
     expect(readableTextOn("#1e3a8a")).toBe("#ffffff");
     expect(readableTextOn("#fff")).toBe("#111827");
     expect(relativeLuminance("not a colour")).toBeNull();
-    // mid grey: #111827 gives 3.95:1, white 4.48:1 (the landing page's readableOn picks #111827)
+    // mid grey: #111827 gives 3.95:1, white 4.48:1
     expect(readableTextOn("#777777")).toBe("#ffffff");
   });
 });

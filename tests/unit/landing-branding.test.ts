@@ -47,10 +47,10 @@ describe("recipient landing page branding (issue 10: Settings > Workspace)", () 
     expect(renderLandingPage(data({ brandColor: "#0a2540" }), "t")).toContain(
       "background: #0a2540; color: #ffffff",
     );
-    // mid grey (luminance 0.184): the landing page weighs white against black, so dark text here
-    // where lib/contrast readableTextOn (weighing against #111827) gives white
+    // mid grey (luminance 0.184): white reads 4.48:1, the dark text #111827 only 3.95:1 (the page
+    // weighed white against pure black and chose #111827)
     expect(renderLandingPage(data({ brandColor: "#777777" }), "t")).toContain(
-      "background: #777777; color: #111827",
+      "background: #777777; color: #ffffff",
     );
   });
 

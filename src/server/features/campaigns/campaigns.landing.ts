@@ -1,4 +1,4 @@
-import { contrastRatio, relativeLuminance } from "../../lib/contrast";
+import { readableTextOn } from "../../lib/contrast";
 import type { LandingData } from "./campaigns.video";
 
 /** HTML-escapes text for element content and attribute values. */
@@ -86,7 +86,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
   // workspace branding (Settings > Workspace): brand colour on the player and button, logo, white-label footer
   const brand =
     d.sender.brandColor && /^#[0-9a-f]{6}$/i.test(d.sender.brandColor) ? d.sender.brandColor : "#4f46e5";
-  const onBrand = readableOn(brand);
+  const onBrand = readableTextOn(brand);
   const logo = d.sender.logoUrl && safeHref(d.sender.logoUrl);
   const hello = d.page.recipientName ? `A video for ${d.page.recipientName}` : "A video for you";
   const ctaHref =
@@ -154,17 +154,6 @@ export function renderLandingPage(d: LandingData, token: string): string {
 <script src="/v/assets/landing.js"></script>
 </body>
 </html>`;
-}
-
-/**
- * Dark (#111827) or white text, whichever reads better on `hex` (#rrggbb, checked by the caller), by
- * WCAG relative luminance and contrast ratio (lib/contrast). Its rule weighs white against pure black
- * (luminance 0), not against #111827 as lib/contrast readableTextOn does, so brand colours of luminance
- * about 0.179 to 0.199 (e.g. #777777) get dark text here where readableTextOn gives white.
- */
-function readableOn(hex: string): string {
-  const l = relativeLuminance(hex) as number;
-  return contrastRatio(l, 0) > contrastRatio(l, 1) ? "#111827" : "#ffffff";
 }
 
 /** The page for an unknown token or a deleted video. */

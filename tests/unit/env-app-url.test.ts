@@ -21,7 +21,9 @@ const base = {
 describe("APP_URL with a trailing slash", () => {
   it("is kept without it", () => {
     expect(loadEnv({ ...base, APP_URL: "https://app.example.com/" }).APP_URL).toBe("https://app.example.com");
-    expect(loadEnv({ ...base, APP_URL: "https://app.example.com//" }).APP_URL).toBe("https://app.example.com");
+    expect(loadEnv({ ...base, APP_URL: "https://app.example.com//" }).APP_URL).toBe(
+      "https://app.example.com",
+    );
     expect(loadEnv({ ...base, APP_URL: "https://app.example.com" }).APP_URL).toBe("https://app.example.com");
   });
 

@@ -55,7 +55,10 @@ export const sendEmailChangedNoticeJob = defineJob({
      * old address is held for its owner from that moment; the handler gives it the token's hash.
      * Absent in jobs queued before: the handler stores a new row.
      */
-    linkId: z.string().regex(/^pending-[0-9a-f]{40}$/).optional(),
+    linkId: z
+      .string()
+      .regex(/^pending-[0-9a-f]{40}$/)
+      .optional(),
   }),
   options: { retryLimit: 3 },
 });

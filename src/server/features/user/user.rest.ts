@@ -10,10 +10,16 @@ import * as svc from "./user.service";
 export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.put("/api/user/profile", async (req) => {
     const user = requireUser(req);
-    const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body), {
-      ip: req.clientIp,
-      sessionId: req.auth!.session.id,
-    }, (email, userId) => emailHeldForRecovery(ctx, email, userId));
+    const updated = await svc.updateProfile(
+      ctx,
+      user,
+      parseInput(profileInput, req.body),
+      {
+        ip: req.clientIp,
+        sessionId: req.auth!.session.id,
+      },
+      (email, userId) => emailHeldForRecovery(ctx, email, userId),
+    );
     await followEmailChange(ctx, user, updated);
     return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });

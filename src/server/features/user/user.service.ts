@@ -76,7 +76,8 @@ export async function updateProfile(
       wrong: EMAIL_CHANGE_WRONG_PASSWORD,
     });
     const other = await q.findUserByEmail(ctx.db, input.email);
-    if (other || (await addressHeld(input.email, user.id))) throw new AppError("CONFLICT", "That email is already used by another account");
+    if (other || (await addressHeld(input.email, user.id)))
+      throw new AppError("CONFLICT", "That email is already used by another account");
   }
   try {
     const updated = await q.updateUser(ctx.db, user.id, {

@@ -234,7 +234,9 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     ...env,
     configWarnings: warnings,
     DATA_DIR: path.resolve(env.DATA_DIR),
-    APP_URL: env.APP_URL ?? `http://localhost:${env.PORT}`,
+    // without a trailing slash: links and webhook URLs are APP_URL + "/path", and the Twilio signature
+    // check rebuilds the URL Twilio called the same way (a trailing slash made every one fail)
+    APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
     APP_SECRET: env.APP_SECRET ?? DEV_APP_SECRET,
     RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (env.NODE_ENV === "production" ? "postgres" : "memory"),
     isProduction: env.NODE_ENV === "production",

@@ -442,6 +442,21 @@ describe("OpenAPI", () => {
     expect(dark).toContain("midnight-blue");
     expect(dark).not.toContain("monochrome-elite");
   });
+
+  it("/docs/api/assets/ serves its two files only: another name, even one every object has, is a 404 (not a 500)", async () => {
+    for (const file of [
+      "constructor",
+      "__proto__",
+      "toString",
+      "hasOwnProperty",
+      "package.json",
+      "..%2fpackage.json",
+    ]) {
+      const res = await t.app.inject({ method: "GET", url: `/docs/api/assets/${file}` });
+      expect(res.statusCode, file).toBe(404);
+      expect(res.json(), file).toEqual({ success: false, error: "Not found" });
+    }
+  });
 });
 
 describe("outbound webhooks", () => {

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authTokens } from "../../src/server/db/schema";
+import { authTokens, users } from "../../src/server/db/schema";
 import {
   type AuthedClient,
   authedClient,
@@ -180,8 +180,11 @@ describe("the email-changed notice's recovery link", () => {
 
   it("says so when another account took the old address meanwhile, and changes nothing", async () => {
     const { owner, thief, thiefEmail, token } = await hijacked();
-    // the freed address is registered by someone else
-    await signUp(t.app, { email: owner.user.email });
+    // the freed address is held for the link (registering or moving to it is refused: see
+    // "the old address is held for its owner" below); an account that got it anyway (written here
+    // directly, as a race past that check would) makes the recovery refuse
+    const other = await signUp(t.app, {});
+    await t.db.update(users).set({ email: owner.user.email }).where(eq(users.id, other.user.id));
     const peek = await check(token);
     expect(peek.statusCode).toBe(200);
     expect(peek.json()).toEqual({ success: true, email: owner.user.email, available: false });
@@ -205,5 +208,107 @@ describe("the email-changed notice's recovery link", () => {
     expect(done.data).toMatchObject({ success: true, email: owner.user.email, revokedApiKeys: 1 });
     expect(done.data.resetToken).toMatch(/^[a-z2-7]{32}$/);
     expect((await thief.get("/api/auth/me")).statusCode).toBe(401);
+  });
+});
+
+// Security review (after the recovery link shipped): whoever changed the address knows the
+// password, so they can also act with other accounts, change the address again and use the links
+// those changes send to them. Neither may leave the owner's link useless.
+describe("the owner's recovery link survives what the thief can do", () => {
+  it("the old address is held for its owner: registering it or moving another account to it is refused, and the recovery works", async () => {
+    const { owner, thief, thiefEmail, token } = await hijacked();
+    // a new account on the freed address
+    const squat = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/register",
+      payload: { name: "Squatter", email: owner.user.email, password: "squatter-pass-123" },
+    });
+    expect(squat.statusCode, squat.body).toBe(409);
+    expect(squat.json().error).toBe("An account with this email already exists");
+    // and in upper case
+    const upper = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/register",
+      payload: { name: "Squatter", email: owner.user.email.toUpperCase(), password: "squatter-pass-123" },
+    });
+    expect(upper.statusCode, upper.body).toBe(409);
+    // another account of the thief's moved onto it (its own password, REST and tRPC)
+    const second = await signUp(t.app, { name: "Second" });
+    const moved = await second.client.put("/api/user/profile", {
+      name: "Second",
+      email: owner.user.email,
+      currentPassword: second.password,
+    });
+    expect(moved.statusCode, moved.body).toBe(409);
+    expect(moved.json().error).toBe("That email is already used by another account");
+    const viaTrpc = await trpcCall(second.client, "user.updateProfile", {
+      name: "Second",
+      email: owner.user.email,
+      currentPassword: second.password,
+    });
+    expect(viaTrpc.status).toBe(409);
+    expect((await second.client.get("/api/auth/me")).json().user.email).not.toBe(owner.user.email);
+
+    // the owner's link still works
+    expect((await check(token)).json()).toEqual({ success: true, email: owner.user.email, available: true });
+    const ok = await recover(token);
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect((await thief.get("/api/auth/me")).statusCode).toBe(401);
+    expect(thiefEmail).not.toBe(owner.user.email);
+  });
+
+  it("the account itself may move back to its old address (the hold is for its own recovery)", async () => {
+    const owner = await signUp(t.app, { name: "Mover" });
+    const newEmail = uniqueEmail("mover-new");
+    const away = await owner.client.put("/api/user/profile", {
+      name: "Mover",
+      email: newEmail,
+      currentPassword: owner.password,
+    });
+    expect(away.statusCode, away.body).toBe(200);
+    const back = await owner.client.put("/api/user/profile", {
+      name: "Mover",
+      email: owner.user.email,
+      currentPassword: owner.password,
+    });
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json().user.email).toBe(owner.user.email);
+  });
+
+  it("a recovery made with a later change's link does not retire the owner's earlier link", async () => {
+    const { owner, thief, thiefEmail, token } = await hijacked();
+    // the thief changes the address again: the notice (and its link) goes to the thief's address
+    const third = uniqueEmail("thief-again");
+    const again = await thief.put("/api/user/profile", {
+      name: "Olive Owner",
+      email: third,
+      currentPassword: owner.password,
+    });
+    expect(again.statusCode, again.body).toBe(200);
+    const thiefToken = await recoveryToken(thiefEmail);
+    expect(thiefToken).toBeTruthy();
+    // and "recovers" to their own address with it
+    const theirs = await recover(thiefToken!);
+    expect(theirs.statusCode, theirs.body).toBe(200);
+    expect(theirs.json().email).toBe(thiefEmail);
+
+    // the owner's link, from the earlier change, still moves the account back to the owner
+    const peek = await check(token);
+    expect(peek.statusCode, peek.body).toBe(200);
+    expect(peek.json()).toEqual({ success: true, email: owner.user.email, available: true });
+    const mine = await recover(token);
+    expect(mine.statusCode, mine.body).toBe(200);
+    expect(mine.json().email).toBe(owner.user.email);
+    // and retires the later one for good
+    const replay = await recover(thiefToken!);
+    expect(replay.statusCode).toBe(400);
+    expect(replay.json().error).toMatch(/^This recovery link was already used/);
+    const reset = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/reset-password",
+      payload: { token: mine.json().reset_token, password: "owner-again-123" },
+    });
+    expect(reset.statusCode, reset.body).toBe(200);
+    expect(reset.json().user).toMatchObject({ email: owner.user.email, email_verified: true });
   });
 });

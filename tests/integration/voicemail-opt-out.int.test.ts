@@ -320,6 +320,49 @@ describe("ringless voicemail: business identity, callback number and the callbac
     expect((await t.app.inject({ method: "GET", url: moved })).statusCode).toBe(404);
   }, 60_000);
 
+  it("concurrent downloads of audio not made yet share one build: eSpeak and ffmpeg run once, every download gets the file", async () => {
+    const phones = [freshPhone(), freshPhone(), freshPhone()];
+    const w = await workspaceWith(t, phones, "Juniper Joinery");
+    const audioMediaId = await uploadGreeting(w.client, "Greeting");
+    const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
+      name: "Recorded",
+      channel: "voicemail",
+      content: { audioMediaId },
+      recipients: { contactIds: w.contactIds },
+    });
+    const urls = await Promise.all(
+      phones.map(async (p) => {
+        const meta = (await outbox(t, p, "voicemail")).at(-1)?.metadata as { audioUrl?: string } | undefined;
+        return (meta?.audioUrl ?? "").slice(TEST_ORIGIN.length);
+      }),
+    );
+    expect(urls.every((u) => u.startsWith(`/va/${r.campaign.id}/`))).toBe(true);
+    // renamed after the send: the audio with the new name is not made yet when the provider fetches
+    await t.db
+      .update(workspaces)
+      .set({ senderName: "Juniper Joinery Co" })
+      .where(eq(workspaces.id, w.user.id));
+    const [m] = await t.db.select().from(mediaItems).where(eq(mediaItems.id, audioMediaId));
+    const storage = t.ctx.providers.storage;
+    const toLocalFile = storage.toLocalFile;
+    let builds = 0;
+    storage.toLocalFile = (key: string, dir: string) => {
+      if (key === m?.currentKey) builds += 1;
+      return toLocalFile.call(storage, key, dir);
+    };
+    try {
+      // the provider fetches the campaign's drops in parallel (and retries): six at once
+      const answers = await Promise.all(
+        [...urls, ...urls].map((url) => t.app.inject({ method: "GET", url })),
+      );
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(answers.every((a) => a.rawPayload.equals(answers[0]!.rawPayload))).toBe(true);
+      expect(builds).toBe(1);
+    } finally {
+      storage.toLocalFile = toLocalFile;
+    }
+  }, 60_000);
+
   it("the menu names every business that called or left a voicemail, and 9 opts out of each", async () => {
     const phone = freshPhone();
     const a = await workspaceWith(t, [phone], "Aster Dental");
@@ -335,6 +378,36 @@ describe("ringless voicemail: business identity, callback number and the callbac
     );
     expect((await postForm(t, gather?.action ?? "", { Digits: "9" })).statusCode).toBe(200);
     for (const w of [a, b])
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
+        "voice:keypress_opt_out",
+        "voicemail:keypress_opt_out",
+      ]);
+  });
+
+  it("a workspace that called the number hundreds of times does not push another workspace out of the menu or its opt-out", async () => {
+    const phone = freshPhone();
+    const quiet = await workspaceWith(t, [phone], "Olive Optics");
+    const loud = await workspaceWith(t, [phone], "Loud Leads");
+    for (const w of [quiet, loud]) {
+      const r = await launchVoicemail(t, w.user.id, w.contactIds);
+      if (!("campaign" in r)) throw new Error(`launch refused: ${r.message}`);
+    }
+    // 250 more voicemails from the loud workspace since (each its own campaign), all newer
+    await t.sql`
+      with c as (
+        insert into campaigns (workspace_id, name, channel, status)
+        select ${loud.user.id}::uuid, 'Again ' || g, 'voicemail', 'completed' from generate_series(1, 250) g
+        returning id
+      )
+      insert into campaign_recipients (campaign_id, workspace_id, contact_id, channel, address, status, token, sent_at)
+      select c.id, ${loud.user.id}::uuid, ${loud.contactIds[0] as number}::bigint, 'voicemail', ${phone}::text, 'sent',
+             md5(random()::text || c.id::text), now() + interval '1 minute'
+      from c`;
+    const menu = await postForm(t, "/api/webhooks/voice/inbound", { From: phone, To: LOCAL_CALLBACK });
+    const gather = gatherOf(menu.body);
+    expect(gather?.inner).toContain("To stop calls and voicemail from Loud Leads and Olive Optics, press 9.");
+    expect((await postForm(t, gather?.action ?? "", { Digits: "9" })).statusCode).toBe(200);
+    for (const w of [quiet, loud])
       expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
         "voice:keypress_opt_out",
         "voicemail:keypress_opt_out",

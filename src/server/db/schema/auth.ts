@@ -65,14 +65,20 @@ export const authTokens = pgTable(
     userId: uuid()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    /** password_reset | email_verification */
+    /** password_reset | email_verification | email_recovery */
     purpose: text().notNull(),
     email: text().notNull(),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     usedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("auth_tokens_user_purpose_idx").on(t.userId, t.purpose)],
+  (t) => [
+    index("auth_tokens_user_purpose_idx").on(t.userId, t.purpose),
+    // an address waiting for its owner's recovery link (auth emailHeldForRecovery; migration 0043)
+    index("auth_tokens_recovery_email_idx")
+      .on(sql`lower(${t.email})`)
+      .where(sql`purpose = 'email_recovery' and used_at is null`),
+  ],
 );
 
 export type User = typeof users.$inferSelect;

@@ -211,6 +211,8 @@ export const campaignRecipients = pgTable(
       .on(t.providerMessageId)
       .where(sql`${t.providerMessageId} is not null`),
     index("campaign_recipients_user_address_idx").on(t.workspaceId, t.channel, t.address),
+    // an inbound SMS or call looks its number up across workspaces (migration 0043)
+    index("campaign_recipients_address_idx").on(t.address, t.channel),
   ],
 );
 

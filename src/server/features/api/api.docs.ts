@@ -82,7 +82,8 @@ export async function apiPublicRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   );
   app.get("/docs/api/assets/:file", async (req, reply) => {
     const file = (req.params as { file: string }).file;
-    const type = ASSETS[file];
+    // own keys only: "constructor" or "__proto__" are on every object (they were a 500: no such file)
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return reply.status(404).send({ success: false, error: "Not found" });
     return reply
       .type(type)

@@ -50,6 +50,15 @@ export const sendEmailChangedNoticeJob = defineJob({
     oldEmail: z.string().email().max(320),
     newEmail: z.string().email().max(320),
     changedAt: z.iso.datetime().optional(),
+    /**
+     * The id of the recovery link's row, stored when the change was saved (followEmailChange) so the
+     * old address is held for its owner from that moment; the handler gives it the token's hash.
+     * Absent in jobs queued before: the handler stores a new row.
+     */
+    linkId: z
+      .string()
+      .regex(/^pending-[0-9a-f]{40}$/)
+      .optional(),
   }),
   options: { retryLimit: 3 },
 });

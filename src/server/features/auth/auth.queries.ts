@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, gte, isNull, ne, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import { authTokens, sessions, users, workspaceMembers, workspaces } from "../../db/schema";
@@ -102,6 +102,64 @@ export async function retireAuthTokens(db: DbOrTx, userId: string, purpose: stri
     .update(authTokens)
     .set({ usedAt: sql`now()` })
     .where(and(eq(authTokens.userId, userId), eq(authTokens.purpose, purpose), isNull(authTokens.usedAt)));
+}
+
+/**
+ * Marks the user's still-unused email-recovery links made at or after `since` used: the links of
+ * the changes that followed the one a recovery undoes. Links of earlier changes stay usable, so a
+ * recovery made with a later link (whoever changed the address again holds it) cannot retire the
+ * link that went to an earlier, rightful address.
+ */
+export async function retireRecoveryLinksSince(db: DbOrTx, userId: string, purpose: string, since: Date) {
+  await db
+    .update(authTokens)
+    .set({ usedAt: sql`now()` })
+    .where(
+      and(
+        eq(authTokens.userId, userId),
+        eq(authTokens.purpose, purpose),
+        isNull(authTokens.usedAt),
+        gte(authTokens.createdAt, since),
+      ),
+    );
+}
+
+/**
+ * Gives a token row a new id (the email-changed notice's link, stored before its token is made:
+ * `id` the placeholder, `newId` the token's SHA-256). Returns whether the row was there.
+ */
+export async function rekeyAuthToken(db: DbOrTx, id: string, newId: string): Promise<boolean> {
+  const rows = await db.update(authTokens).set({ id: newId }).where(eq(authTokens.id, id)).returning({
+    id: authTokens.id,
+  });
+  return rows.length > 0;
+}
+
+/**
+ * True when an unused, unexpired token of `purpose` of another user than `exceptUserId` carries
+ * `email` (case-insensitive): for email-recovery links, the address is waiting for its owner's
+ * recovery.
+ */
+export async function pendingTokenForEmail(
+  db: DbOrTx,
+  purpose: string,
+  email: string,
+  exceptUserId: string | null,
+): Promise<boolean> {
+  const rows = await db
+    .select({ id: authTokens.id })
+    .from(authTokens)
+    .where(
+      and(
+        eq(authTokens.purpose, purpose),
+        sql`lower(${authTokens.email}) = lower(${email})`,
+        isNull(authTokens.usedAt),
+        gt(authTokens.expiresAt, sql`now()`),
+        exceptUserId ? ne(authTokens.userId, exceptUserId) : undefined,
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
 }
 
 export async function updateUserPassword(db: DbOrTx, userId: string, passwordHash: string) {

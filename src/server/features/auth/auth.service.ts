@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { AppContext } from "../../context";
@@ -133,11 +134,15 @@ export async function invalidateSession(ctx: Pick<AppContext, "db">, sessionId: 
 
 /**
  * Registers a user. Rate-limited per IP and per email.
- * @throws AppError CONFLICT when the email (case-insensitive) is taken; TOO_MANY_REQUESTS.
+ * @throws AppError CONFLICT when the email (case-insensitive) is taken, or held for another
+ *   account's recovery (emailHeldForRecovery); TOO_MANY_REQUESTS.
  */
 export async function register(ctx: AppContext, input: RegisterInput, meta: { ip: string }) {
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
   await consumeOrThrow(ctx.limiters.registerEmail, input.email.toLowerCase(), "attempts");
+  // an address just moved away from is held for its owner's recovery link (emailHeldForRecovery)
+  if (await emailHeldForRecovery(ctx, input.email, null))
+    throw new AppError("CONFLICT", "An account with this email already exists");
   const passwordHash = await hashPassword(input.password);
   const created = await ctx.db.transaction(async (tx) => {
     const user = await q.insertUser(tx, {
@@ -381,7 +386,8 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
 
 /**
  * After a profile change of the email address (user's updateProfile, which clears the verification
- * of the old address): queues a notice to the previous address (sendEmailChangedNotice: the change
+ * of the old address): stores the recovery link's row (a placeholder id until the job makes its
+ * token; it holds the old address for its owner, emailHeldForRecovery) and queues a notice to the previous address (sendEmailChangedNotice: the change
  * needed the password, but an owner who did not make it must hear of it) and a verification link to
  * the new address. Nothing when the address did not change. The link is limited like
  * resendVerification (5 links per hour per account); past the limit no link is sent (the change
@@ -389,16 +395,28 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
  * with `after.updatedAt` as the moment of the change (its recovery link revokes API keys made since).
  */
 export async function followEmailChange(
-  ctx: Pick<AppContext, "jobs" | "limiters">,
+  ctx: Pick<AppContext, "db" | "jobs" | "limiters">,
   before: Pick<User, "email">,
   after: Pick<User, "id" | "email" | "emailVerifiedAt" | "updatedAt">,
 ): Promise<void> {
   if (before.email.toLowerCase() === after.email.toLowerCase()) return;
+  // the recovery link's row is stored now, not when the job runs: from this moment the old address
+  // is held for it (emailHeldForRecovery), so nobody can register it before the notice goes out
+  const linkId = `pending-${randomBytes(20).toString("hex")}`;
+  await q.insertAuthToken(ctx.db, {
+    id: linkId,
+    userId: after.id,
+    purpose: EMAIL_RECOVERY_PURPOSE,
+    email: before.email,
+    createdAt: after.updatedAt,
+    expiresAt: new Date(after.updatedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
+  });
   await ctx.jobs.send(sendEmailChangedNoticeJob, {
     userId: after.id,
     oldEmail: before.email,
     newEmail: after.email,
     changedAt: after.updatedAt.toISOString(),
+    linkId,
   });
   if (after.emailVerifiedAt) return;
   const allowed = await ctx.limiters.accountEmail.consume(`verify|${after.id}`).then(
@@ -420,25 +438,33 @@ const RECOVERY_PATH = "/account/recover-email";
  * single-use recovery link `APP_URL/account/recover-email?token=...` valid 7 days
  * (EMAIL_RECOVERY_TTL_MS): a random 160-bit token of which only the SHA-256 is stored in
  * `auth_tokens` (purpose EMAIL_RECOVERY_PURPOSE, `email` the old address, `created_at` the change's
- * `changedAt`), as for password-reset links. Earlier recovery links stay valid (after two changes
- * the first owner's link must still work); a recovery retires them all. Nothing for an unknown user.
+ * `changedAt`), as for password-reset links; the row is the one followEmailChange stored (`linkId`),
+ * now keyed by the token's hash. Earlier recovery links stay valid (after two changes the first
+ * owner's link must still work); a recovery retires the links of its own and later changes, never an
+ * earlier one. Nothing for an unknown user.
  */
 export async function sendEmailChangedNotice(
   deps: Pick<AppContext, "db" | "env" | "providers">,
-  data: { userId: string; oldEmail: string; newEmail: string; changedAt?: string },
+  data: { userId: string; oldEmail: string; newEmail: string; changedAt?: string; linkId?: string },
 ): Promise<void> {
   const user = await q.findUserById(deps.db, data.userId);
   if (!user) return;
   const changedAt = data.changedAt ? new Date(data.changedAt) : new Date();
   const token = randomToken(20);
-  await q.insertAuthToken(deps.db, {
-    id: sessionIdFromToken(token),
-    userId: user.id,
-    purpose: EMAIL_RECOVERY_PURPOSE,
-    email: data.oldEmail,
-    createdAt: changedAt,
-    expiresAt: new Date(changedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
-  });
+  // the row followEmailChange stored gets the token's hash (a retired row stays retired); a job
+  // queued without it, or run again after that, stores a new row
+  const rekeyed = data.linkId
+    ? await q.rekeyAuthToken(deps.db, data.linkId, sessionIdFromToken(token))
+    : false;
+  if (!rekeyed)
+    await q.insertAuthToken(deps.db, {
+      id: sessionIdFromToken(token),
+      userId: user.id,
+      purpose: EMAIL_RECOVERY_PURPOSE,
+      email: data.oldEmail,
+      createdAt: changedAt,
+      expiresAt: new Date(changedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
+    });
   const masked = maskEmail(data.newEmail);
   const link = `${deps.env.APP_URL}${RECOVERY_PATH}?token=${token}`;
   await deps.providers.email.send({
@@ -456,6 +482,22 @@ const RECOVERY_LINK_USED =
   "This recovery link was already used: the account was moved back to this address and every device signed out. To get in, use Forgot password on the sign-in page with this address.";
 const RECOVERY_LINK_EXPIRED =
   "This recovery link has expired (links work for 7 days). Use Forgot password on the sign-in page, or reply to the email we sent so we can help you get the account back.";
+
+/**
+ * True when `email` waits for another account's recovery: an unused, unexpired email-recovery link
+ * (or the row followEmailChange stores before the notice is sent) of an account other than
+ * `exceptUserId` restores it. Such an address cannot be registered or moved to by anyone else for
+ * the link's 7 days: whoever moved an account away from its owner's address (they knew the
+ * password) could otherwise take the freed address with another account and make the owner's
+ * recovery link answer "that address now belongs to another Pitchwise account".
+ */
+export async function emailHeldForRecovery(
+  ctx: Pick<AppContext, "db">,
+  email: string,
+  exceptUserId: string | null,
+): Promise<boolean> {
+  return q.pendingTokenForEmail(ctx.db, EMAIL_RECOVERY_PURPOSE, email, exceptUserId);
+}
 
 /** The sentence of a recovery whose old address now belongs to another account. */
 export function recoveryAddressTakenMessage(email: string): string {
@@ -501,7 +543,8 @@ export async function checkEmailRecovery(
  * `POST /api/auth/recover-email {token}` (tRPC `auth.recoverEmail`), the "this wasn't me" link of
  * the email-changed notice. In one transaction: uses the link (once), moves the account back to the
  * address the notice went to, marked verified (the link proved it), ends every session of the
- * account, retires its other recovery, reset and verification links, revokes the API keys the
+ * account, retires the recovery links of this change and later ones (an earlier change's link
+ * stays usable) and its reset and verification links, revokes the API keys the
  * account created since the change (in any workspace), and makes a password-reset link (1 hour)
  * whose token is returned so the page can lead the person to choose a new password (the old one is
  * known to whoever made the change). Shape: `{email, resetToken, revokedApiKeys}`.
@@ -528,7 +571,10 @@ export async function recoverEmail(
       const user = await q.restoreUserEmail(tx, link.userId, link.email);
       if (!user) return null;
       await q.deleteUserSessions(tx, user.id);
-      for (const purpose of [EMAIL_RECOVERY_PURPOSE, "password_reset", "email_verification"])
+      // the links of this change and of later ones; an earlier change's link stays usable, so the
+      // holder of a later address (who changed it again to get a link) cannot retire the owner's
+      await q.retireRecoveryLinksSince(tx, user.id, EMAIL_RECOVERY_PURPOSE, link.createdAt);
+      for (const purpose of ["password_reset", "email_verification"])
         await q.retireAuthTokens(tx, user.id, purpose);
       const revokedApiKeys = await revokeKeysCreatedBySince({ db: tx }, user.id, link.createdAt);
       await q.insertAuthToken(tx, {

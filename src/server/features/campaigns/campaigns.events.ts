@@ -404,8 +404,9 @@ export async function simulateEngagement(deps: EventCtx, campaignId: number): Pr
 }
 
 /**
- * Up to 200 recipients (of any workspace) on `channels` at `address`, most recently sent first: the
- * candidates an inbound SMS from that number answers (the caller scopes them).
+ * The latest recipient of each workspace (at most 200 workspaces) on `channels` at `address`, most
+ * recently sent first: the candidates an inbound SMS or a call from that number answers (the caller
+ * scopes them).
  */
 export async function recipientsForAddress(db: DbOrTx, channels: string[], address: string) {
   return selectRecipientsAtAddress(db, channels as CampaignChannel[], address);

@@ -595,14 +595,24 @@ export async function selectRecipientByProviderId(
   return r;
 }
 
-/** Up to 200 recipients (any workspace) on `channels` at `address`, most recently sent first. */
+/**
+ * The latest recipient of each workspace (any workspace) on `channels` at `address` (its most recently
+ * sent one, else an unsent one), most recently sent first, at most 200 workspaces. One row per
+ * workspace, so a workspace that reached the address many times cannot push the others out of the
+ * list an inbound STOP or a callback-menu "9" acts on (index campaign_recipients_address_idx).
+ */
 export async function selectRecipientsAtAddress(db: DbOrTx, channels: CampaignChannel[], address: string) {
-  return db
-    .select()
+  const latest = await db
+    .selectDistinctOn([campaignRecipients.workspaceId])
     .from(campaignRecipients)
-    .where(and(inArray(campaignRecipients.channel, channels), eq(campaignRecipients.address, address)))
-    .orderBy(sql`${campaignRecipients.sentAt} desc nulls last`)
-    .limit(200);
+    .where(and(eq(campaignRecipients.address, address), inArray(campaignRecipients.channel, channels)))
+    .orderBy(
+      campaignRecipients.workspaceId,
+      sql`${campaignRecipients.sentAt} desc nulls last`,
+      desc(campaignRecipients.id),
+    );
+  const at = (r: { sentAt: Date | null }) => r.sentAt?.getTime() ?? Number.NEGATIVE_INFINITY;
+  return latest.sort((a, b) => at(b) - at(a) || b.id - a.id).slice(0, 200);
 }
 
 /** Records (provider, eventKey) of an inbound webhook; true the first time only (replay protection). */

@@ -153,13 +153,22 @@ function rememberFailedBuild(key: string, message: string): void {
 }
 
 /**
+ * Builds of voicemail audio under way in this process, by storage key: a download arriving while
+ * its audio is being made waits for that build instead of starting eSpeak and ffmpeg again (the
+ * voicemail provider fetches a campaign's drops in parallel; each fetch found the file missing and
+ * ran its own build, one ffmpeg process per request).
+ */
+const buildsUnderWay = new Map<string, Promise<MediaItem>>();
+
+/**
  * The recording a voicemail campaign's drops play, as stored audio (MP3): the business identity
  * spoken first ("This is a message from <business>."), then the workspace's recording, then the
  * opt-out sentence with the callback number (compliance voicemailNotice; 47 CFR 64.1200(b)). A
  * recording cannot carry them otherwise: the voicemail provider plays one audio file and takes no
  * keypress. The sentences are spoken offline with eSpeak NG (providers/avatar/tts) and joined to the
  * recording with ffmpeg (44.1 kHz mono MP3), made once per campaign, recording and notice and kept in
- * storage under `voicemail-notice/`. Returns the media item to serve with `currentKey` pointing at
+ * storage under `voicemail-notice/` (one build at a time per file in this process: concurrent callers
+ * share it). Returns the media item to serve with `currentKey` pointing at
  * that file, or null when the voice provider has no callback number (the drop would be refused).
  * @throws VoicemailAudioError when the audio cannot be made (eSpeak or ffmpeg failed, the recording
  *   could not be read), or the same audio failed within FAILED_BUILD_MEMORY_MS (`remembered`).
@@ -182,10 +191,31 @@ export async function voicemailAudioWithNotice(
   if (await ctx.providers.storage.stat(key)) return served;
   const failed = failedBuilds.get(key);
   if (failed && failed.until > Date.now()) throw new VoicemailAudioError(failed.message, null, true);
+  const underWay = buildsUnderWay.get(key);
+  if (underWay) return underWay;
+  const build = buildVoicemailAudio(ctx, campaign, media, media.currentKey, notice, key, served);
+  buildsUnderWay.set(key, build);
+  try {
+    return await build;
+  } finally {
+    buildsUnderWay.delete(key);
+  }
+}
+
+/** voicemailAudioWithNotice's build of `key` (eSpeak, ffmpeg, storage). @throws VoicemailAudioError */
+async function buildVoicemailAudio(
+  ctx: Pick<AppContext, "env" | "providers">,
+  campaign: { id: number },
+  media: MediaItem,
+  recordingKey: string,
+  notice: { identity: string; optOut: string },
+  key: string,
+  served: MediaItem,
+): Promise<MediaItem> {
   const dir = path.join(ctx.env.DATA_DIR, "tmp", `voicemail-${randomUUID()}`);
   await fsp.mkdir(dir, { recursive: true });
   try {
-    const recording = await ctx.providers.storage.toLocalFile(media.currentKey, dir);
+    const recording = await ctx.providers.storage.toLocalFile(recordingKey, dir);
     const speech = { voice: "en-us", wordsPerMinute: 160 };
     const [identity, optOut] = await Promise.all([
       speak(notice.identity, speech),
@@ -201,7 +231,7 @@ export async function voicemailAudioWithNotice(
     await runFfmpeg(ffmpegBins, {
       inputs: [
         { path: identityWav, format: "wav" },
-        { path: recording.path, format: media.currentKey.endsWith(".wav") ? "wav" : "mp3" },
+        { path: recording.path, format: recordingKey.endsWith(".wav") ? "wav" : "mp3" },
         { path: optOutWav, format: "wav" },
       ],
       filterComplex: `[0:a]${norm}[a0];[1:a]${norm}[a1];[2:a]${norm}[a2];[a0][a1][a2]concat=n=3:v=0:a=1[out]`,

@@ -348,7 +348,7 @@ const VOICE_CHANNELS: CampaignChannel[] = ["voice", "voicemail"];
 
 /**
  * Who called or left a voicemail at `phone`, for the callback number's menu: the latest campaign call
- * or voicemail of each workspace (at most the 200 latest recipients are read) and each contact called
+ * or voicemail of each workspace (one latest recipient per workspace, at most 200 workspaces) and each contact called
  * from the contact page at the number (crm contactsCalledAt; a contact already behind that
  * workspace's campaign recipient is not repeated). `workspaceIds` are the workspaces behind them,
  * newest call first; `targets` the opt-outs a "9" makes (a campaign recipient, or a contact with

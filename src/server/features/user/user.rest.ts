@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { followEmailChange, toPublicUser } from "../auth/auth.service";
+import { emailHeldForRecovery, followEmailChange, toPublicUser } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
@@ -10,10 +10,16 @@ import * as svc from "./user.service";
 export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.put("/api/user/profile", async (req) => {
     const user = requireUser(req);
-    const updated = await svc.updateProfile(ctx, user, parseInput(profileInput, req.body), {
-      ip: req.clientIp,
-      sessionId: req.auth!.session.id,
-    });
+    const updated = await svc.updateProfile(
+      ctx,
+      user,
+      parseInput(profileInput, req.body),
+      {
+        ip: req.clientIp,
+        sessionId: req.auth!.session.id,
+      },
+      (email, userId) => emailHeldForRecovery(ctx, email, userId),
+    );
     await followEmailChange(ctx, user, updated);
     return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });

@@ -48,9 +48,12 @@ async function assertCurrentPassword(
  * password change, an email change signs out the account's other sessions (`meta.sessionId`, the
  * session making the change, stays): a session opened elsewhere, perhaps by whoever knew the
  * password, does not keep access to an account that has just moved to a new address.
+ * `addressHeld(email, userId)` (auth's emailHeldForRecovery, given by the adapters: this feature
+ * cannot import auth) says whether the new address waits for another account's recovery link; such
+ * an address is refused like a taken one.
  * @throws AppError BAD_REQUEST (EMAIL_CHANGE_NEEDS_PASSWORD) / FORBIDDEN (EMAIL_CHANGE_WRONG_PASSWORD)
  *   for a new email without the right current password; TOO_MANY_REQUESTS past the password-check
- *   limits; CONFLICT when the email belongs to another account; BAD_REQUEST for a phone number
+ *   limits; CONFLICT when the email belongs to another account or is held for its recovery; BAD_REQUEST for a phone number
  *   libphonenumber cannot parse (default country US).
  */
 export async function updateProfile(
@@ -58,6 +61,7 @@ export async function updateProfile(
   user: User,
   input: z.infer<typeof profileInput>,
   meta: { ip: string; sessionId: string },
+  addressHeld: (email: string, userId: string) => Promise<boolean>,
 ) {
   let phone = input.phone || null;
   if (phone) {
@@ -72,7 +76,8 @@ export async function updateProfile(
       wrong: EMAIL_CHANGE_WRONG_PASSWORD,
     });
     const other = await q.findUserByEmail(ctx.db, input.email);
-    if (other) throw new AppError("CONFLICT", "That email is already used by another account");
+    if (other || (await addressHeld(input.email, user.id)))
+      throw new AppError("CONFLICT", "That email is already used by another account");
   }
   try {
     const updated = await q.updateUser(ctx.db, user.id, {

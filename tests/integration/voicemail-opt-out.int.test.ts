@@ -29,6 +29,9 @@ import {
 } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
+/** A number's suppressions after its "press 9": calls and voicemail (channel:reason, sorted). */
+const KEYPRESS_OPT_OUT = ["voice:keypress_opt_out", "voicemail:keypress_opt_out"];
+
 // A ringless voicemail cannot take a keypress, so it names the business first and ends with a number
 // to call back to opt out (47 CFR 64.1200(b)); a call to that number answers "press 9 to stop calls
 // and voicemail from <business>", and the key opts the caller out like a key pressed during a call.
@@ -191,10 +194,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
     const nine = await postForm(t, gather?.action ?? "", { Digits: "9", CallSid: "CAx2" });
     expect(nine.statusCode).toBe(200);
     expect(nine.body).toContain("You will not receive any more calls or voicemails from us.");
-    expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
-      "voice:keypress_opt_out",
-      "voicemail:keypress_opt_out",
-    ]);
+    expect(await suppressionsOf(t, w.user.id, phone)).toEqual(KEYPRESS_OPT_OUT);
     expect((await campaignRecipientRows(t, first.campaign.id))[0]?.reason).toBe("unsubscribed");
     expect((await w.client.get(`/api/contacts/${w.contactIds[0]}`)).json().contact.call_opt_in).toBe(false);
 
@@ -377,11 +377,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
       "To stop calls and voicemail from Birch Roofing and Aster Dental, press 9.",
     );
     expect((await postForm(t, gather?.action ?? "", { Digits: "9" })).statusCode).toBe(200);
-    for (const w of [a, b])
-      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
-        "voice:keypress_opt_out",
-        "voicemail:keypress_opt_out",
-      ]);
+    for (const w of [a, b]) expect(await suppressionsOf(t, w.user.id, phone)).toEqual(KEYPRESS_OPT_OUT);
   });
 
   it("a workspace that called the number hundreds of times does not push another workspace out of the menu or its opt-out", async () => {
@@ -408,10 +404,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
     expect(gather?.inner).toContain("To stop calls and voicemail from Loud Leads and Olive Optics, press 9.");
     expect((await postForm(t, gather?.action ?? "", { Digits: "9" })).statusCode).toBe(200);
     for (const w of [quiet, loud])
-      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
-        "voice:keypress_opt_out",
-        "voicemail:keypress_opt_out",
-      ]);
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual(KEYPRESS_OPT_OUT);
   });
 
   it("a contact called from the contact page is in the menu under its own workspace's name; 9 turns its call opt-in off and emits contact.unsubscribed", async () => {
@@ -449,10 +442,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
     expect(nine.statusCode).toBe(200);
     expect(nine.body).toContain("You will not receive any more calls or voicemails from us.");
     for (const w of [campaignWs, page])
-      expect(await suppressionsOf(t, w.user.id, phone)).toEqual([
-        "voice:keypress_opt_out",
-        "voicemail:keypress_opt_out",
-      ]);
+      expect(await suppressionsOf(t, w.user.id, phone)).toEqual(KEYPRESS_OPT_OUT);
     expect(await suppressionsOf(t, bystander.user.id, phone)).toEqual([]);
     const detail = (await page.client.get(`/api/contacts/${id}`)).json();
     expect(detail.contact.call_opt_in).toBe(false);
@@ -566,10 +556,7 @@ describe("through Twilio (real SDK against the Twilio fake)", () => {
     expect((await postForm(tt, gather?.action ?? "", press)).statusCode).toBe(403);
     const nine = await postForm(tt, gather?.action ?? "", press, token);
     expect(nine.statusCode).toBe(200);
-    expect(await suppressionsOf(tt, w.user.id, phone)).toEqual([
-      "voice:keypress_opt_out",
-      "voicemail:keypress_opt_out",
-    ]);
+    expect(await suppressionsOf(tt, w.user.id, phone)).toEqual(KEYPRESS_OPT_OUT);
   });
 
   it("a 5,000-character script reaches Twilio by a Url serving the full TwiML to Twilio's signed fetch; a short one stays inline", async () => {

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authTokens, users } from "../../src/server/db/schema";
+import { authTokens, users, webhookEndpoints, workspaceInvites } from "../../src/server/db/schema";
+import { RECOVERY_DISABLED_REASON } from "../../src/server/features/webhooks/webhooks.service";
 import {
   type AuthedClient,
   authedClient,
@@ -196,6 +197,64 @@ describe("the email-changed notice's recovery link", () => {
     expect((await thief.get("/api/auth/me")).json().user.email).toBe(thiefEmail);
     // the link was not used up by the refusal
     expect((await check(token)).statusCode).toBe(200);
+  });
+
+  it("disables the webhook endpoints and revokes the pending invitations the account made since the change; earlier ones stay", async () => {
+    const owner = await signUp(t.app, { name: "Wren Owner" });
+    await setPlan(t, owner.user.id, "business");
+    const endpoint = (label: string, createdAt?: Date) =>
+      t.db
+        .insert(webhookEndpoints)
+        .values({
+          workspaceId: owner.user.id,
+          url: `https://hooks.example.com/${label}`,
+          events: ["contact.created"],
+          secret: "whsec_dGVzdHNlY3JldHRlc3RzZWNyZXQ=",
+          createdBy: owner.user.id,
+          ...(createdAt ? { createdAt } : {}),
+        })
+        .returning({ id: webhookEndpoints.id })
+        .then((r) => r[0]!.id);
+    const invite = async (client: AuthedClient, email: string) => {
+      const res = await client.post("/api/workspaces/current/invites", { email, role: "member" });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    const ownersEndpoint = await endpoint("crm-sync", new Date(Date.now() - 3_600_000));
+    const colleague = uniqueEmail("colleague");
+    await invite(owner.client, colleague);
+    const thief = await login(owner.user.email, owner.password);
+    const moved = await thief.put("/api/user/profile", {
+      name: "Wren Owner",
+      email: uniqueEmail("thief"),
+      currentPassword: owner.password,
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    // after the change: a copy of every new contact, and a way back in under another address
+    const thiefsEndpoint = await endpoint("exfiltrate");
+    const accomplice = uniqueEmail("accomplice");
+    await invite(thief, accomplice);
+
+    const ok = await recover((await recoveryToken(owner.user.email))!);
+    expect(ok.statusCode, ok.body).toBe(200);
+    const endpoints = await t.db
+      .select({
+        id: webhookEndpoints.id,
+        enabled: webhookEndpoints.enabled,
+        reason: webhookEndpoints.disabledReason,
+      })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.workspaceId, owner.user.id));
+    expect(endpoints.find((e) => e.id === ownersEndpoint)).toMatchObject({ enabled: true, reason: null });
+    expect(endpoints.find((e) => e.id === thiefsEndpoint)).toMatchObject({
+      enabled: false,
+      reason: RECOVERY_DISABLED_REASON,
+    });
+    const invites = await t.db
+      .select({ email: workspaceInvites.email, revokedAt: workspaceInvites.revokedAt })
+      .from(workspaceInvites)
+      .where(eq(workspaceInvites.workspaceId, owner.user.id));
+    expect(invites.find((i) => i.email === colleague)?.revokedAt).toBeNull();
+    expect(invites.find((i) => i.email === accomplice)?.revokedAt).toBeInstanceOf(Date);
   });
 
   it("works over tRPC as the page calls it (query, then mutation)", async () => {

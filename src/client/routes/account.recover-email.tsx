@@ -107,7 +107,10 @@ function RecoverEmailPage() {
             Move the account back to <strong className="break-all">{email}</strong>.
           </li>
           <li>Sign out every device signed in to the account, including whoever made the change.</li>
-          <li>Revoke the API keys the account created since the change.</li>
+          <li>
+            Revoke the API keys and pending invitations the account created since the change, and turn off the
+            webhook endpoints it added since then.
+          </li>
           <li>Ask you to choose a new password, as the old one is known to someone else.</li>
         </ul>
         <p className="text-sm text-muted-foreground">This link works once.</p>

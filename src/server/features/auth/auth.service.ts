@@ -10,10 +10,12 @@ import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import { revokeKeysCreatedBySince } from "../api/api.service";
+import { disableEndpointsCreatedBySince } from "../webhooks/webhooks.service";
 import {
   createWorkspace,
   getWorkspace,
   listUserWorkspaces,
+  revokeInvitesSentBySince,
   type Tenant,
   toWorkspaceSummary,
 } from "../workspaces/workspaces.service";
@@ -545,9 +547,12 @@ export async function checkEmailRecovery(
  * address the notice went to, marked verified (the link proved it), ends every session of the
  * account, retires the recovery links of this change and later ones (an earlier change's link
  * stays usable) and its reset and verification links, revokes the API keys the
- * account created since the change (in any workspace), and makes a password-reset link (1 hour)
+ * account created since the change (in any workspace), disables the webhook endpoints it created
+ * and revokes the pending invitations it sent since then (webhooks disableEndpointsCreatedBySince,
+ * workspaces revokeInvitesSentBySince), and makes a password-reset link (1 hour)
  * whose token is returned so the page can lead the person to choose a new password (the old one is
- * known to whoever made the change). Shape: `{email, resetToken, revokedApiKeys}`.
+ * known to whoever made the change). Shape: `{email, resetToken, revokedApiKeys,
+ * disabledWebhookEndpoints, revokedInvites}` (counts).
  * @throws AppError BAD_REQUEST (invalid, used or expired link); CONFLICT when another account has
  *   the address now (nothing changed, the link stays usable); TOO_MANY_REQUESTS (per-IP auth limit).
  */
@@ -555,7 +560,13 @@ export async function recoverEmail(
   ctx: AppContext,
   token: string,
   meta: { ip: string },
-): Promise<{ email: string; resetToken: string; revokedApiKeys: number }> {
+): Promise<{
+  email: string;
+  resetToken: string;
+  revokedApiKeys: number;
+  disabledWebhookEndpoints: number;
+  revokedInvites: number;
+}> {
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
   if (!AUTH_TOKEN_FORM.test(token)) throw new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
   const resetToken = randomToken(20);
@@ -577,6 +588,13 @@ export async function recoverEmail(
       for (const purpose of ["password_reset", "email_verification"])
         await q.retireAuthTokens(tx, user.id, purpose);
       const revokedApiKeys = await revokeKeysCreatedBySince({ db: tx }, user.id, link.createdAt);
+      // what else whoever made the change may have set up to keep a way in or a copy of the data
+      const disabledWebhookEndpoints = await disableEndpointsCreatedBySince(
+        { db: tx },
+        user.id,
+        link.createdAt,
+      );
+      const revokedInvites = await revokeInvitesSentBySince({ db: tx }, user.id, link.createdAt);
       await q.insertAuthToken(tx, {
         id: sessionIdFromToken(resetToken),
         userId: user.id,
@@ -584,7 +602,7 @@ export async function recoverEmail(
         email: link.email,
         expiresAt: new Date(Date.now() + LINK_TTL_MS.password_reset),
       });
-      return { email: user.email, resetToken, revokedApiKeys };
+      return { email: user.email, resetToken, revokedApiKeys, disabledWebhookEndpoints, revokedInvites };
     });
     if (!done) throw recoveryLinkError(await recoveryLink(ctx, token));
     return done;

@@ -1,4 +1,4 @@
-import { and, arrayContains, desc, eq, sql } from "drizzle-orm";
+import { and, arrayContains, desc, eq, gte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import { outboundWebhookEvents, webhookDeliveries, webhookEndpoints } from "../../db/schema";
@@ -263,4 +263,27 @@ export async function resetDelivery(db: DbOrTx, workspaceId: string, deliveryId:
     .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.id, deliveryId)))
     .returning();
   return row;
+}
+
+/**
+ * Disables every still-enabled endpoint created by `userId` at or after `since` (any workspace), with
+ * `reason` as its disabled reason; returns the disabled rows' ids.
+ */
+export async function disableEndpointsCreatedBySince(
+  db: DbOrTx,
+  userId: string,
+  since: Date,
+  reason: string,
+) {
+  return db
+    .update(webhookEndpoints)
+    .set({ enabled: false, disabledReason: reason, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(webhookEndpoints.createdBy, userId),
+        gte(webhookEndpoints.createdAt, since),
+        eq(webhookEndpoints.enabled, true),
+      ),
+    )
+    .returning({ id: webhookEndpoints.id });
 }

@@ -82,6 +82,25 @@ async function ownEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: stri
   return e;
 }
 
+/** The disabled reason of an endpoint an account recovery switched off (disableEndpointsCreatedBySince). */
+export const RECOVERY_DISABLED_REASON =
+  "Disabled when the account that created it was recovered: it was added after the account's email address was changed without its owner's consent. Check its URL before enabling it again.";
+
+/**
+ * An account recovery (auth recoverEmail): disables every enabled endpoint `userId` created at or
+ * after `since` (the undone email change), in every workspace, since whoever made the change may
+ * have added them to receive the workspace's contacts; each gets RECOVERY_DISABLED_REASON and stays
+ * listed, so an owner can check it and enable it again. `ctx.db` may be the recovery's transaction.
+ * Returns how many were disabled.
+ */
+export async function disableEndpointsCreatedBySince(
+  ctx: { db: DbOrTx },
+  userId: string,
+  since: Date,
+): Promise<number> {
+  return (await q.disableEndpointsCreatedBySince(ctx.db, userId, since, RECOVERY_DISABLED_REASON)).length;
+}
+
 /**
  * Creates an endpoint `{url, events}`; returns it with its signing `secret` (`whsec_` + base64 of 24
  * random bytes, Standard Webhooks), shown this once. The url must be https and not a private

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import {
@@ -200,4 +200,23 @@ export async function countPendingInvites(db: DbOrTx, workspaceId: string, now =
       ),
     );
   return row?.n ?? 0;
+}
+
+/**
+ * Revokes every pending (not accepted, not revoked) invitation sent by `userId` at or after `since`
+ * (any workspace); returns the revoked rows' ids.
+ */
+export async function revokeInvitesSentBySince(db: DbOrTx, userId: string, since: Date) {
+  return db
+    .update(workspaceInvites)
+    .set({ revokedAt: sql`now()` })
+    .where(
+      and(
+        eq(workspaceInvites.invitedBy, userId),
+        gte(workspaceInvites.createdAt, since),
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+      ),
+    )
+    .returning({ id: workspaceInvites.id });
 }

@@ -122,6 +122,21 @@ export function toWorkspaceJson(w: Workspace, role: WorkspaceRole) {
 }
 
 /**
+ * An account recovery (auth recoverEmail): revokes every pending invitation `userId` sent at or after
+ * `since` (the undone email change), in every workspace, since whoever made the change may have
+ * invited themselves in under another address. Accepted invitations are members now and are not
+ * touched (an owner removes them in Settings > Team). `ctx.db` may be the recovery's transaction.
+ * Returns how many were revoked.
+ */
+export async function revokeInvitesSentBySince(
+  ctx: { db: DbOrTx },
+  userId: string,
+  since: Date,
+): Promise<number> {
+  return (await q.revokeInvitesSentBySince(ctx.db, userId, since)).length;
+}
+
+/**
  * Creates the user's personal workspace (owner membership). Its id is the user's id when
  * `sameIdAsUser` (registration), else random. Name: the business name, else "{name}'s workspace".
  */

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
+import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { isUniqueViolation } from "../../db/errors";
 import type { Session, User, Workspace, WorkspaceRole } from "../../db/schema";
@@ -10,6 +11,8 @@ import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import { revokeKeysCreatedBySince } from "../api/api.service";
+import type { profileInput } from "../user/user.schemas";
+import { updateProfile } from "../user/user.service";
 import { disableEndpointsCreatedBySince } from "../webhooks/webhooks.service";
 import {
   createWorkspace,
@@ -384,6 +387,26 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
   await consumeOrThrow(ctx.limiters.accountEmail, `verify|${user.id}`, "verification emails");
   await ctx.jobs.send(sendAccountLinkJob, { userId: user.id, purpose: "email_verification" });
   return { message: `We sent a new verification link to ${user.email}. It works for 7 days.` };
+}
+
+/**
+ * PUT /api/user/profile and tRPC `user.updateProfile`: the user feature's updateProfile, with an
+ * address held for another account's recovery (emailHeldForRecovery) refused like a taken one, then
+ * followEmailChange (the notice to the old address, the new address's verification link). Returns
+ * the updated user. `meta.sessionId`: the session making the change (it stays signed in).
+ * @throws what updateProfile throws (BAD_REQUEST, FORBIDDEN, CONFLICT, TOO_MANY_REQUESTS, NOT_FOUND).
+ */
+export async function updateProfileAndFollow(
+  ctx: AppContext,
+  user: User,
+  input: z.infer<typeof profileInput>,
+  meta: { ip: string; sessionId: string },
+): Promise<User> {
+  const updated = await updateProfile(ctx, user, input, meta, (email, userId) =>
+    emailHeldForRecovery(ctx, email, userId),
+  );
+  await followEmailChange(ctx, user, updated);
+  return updated;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { emailHeldForRecovery, followEmailChange, toPublicUser } from "../auth/auth.service";
+import { toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
@@ -10,17 +10,10 @@ import * as svc from "./user.service";
 export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.put("/api/user/profile", async (req) => {
     const user = requireUser(req);
-    const updated = await svc.updateProfile(
-      ctx,
-      user,
-      parseInput(profileInput, req.body),
-      {
-        ip: req.clientIp,
-        sessionId: req.auth!.session.id,
-      },
-      (email, userId) => emailHeldForRecovery(ctx, email, userId),
-    );
-    await followEmailChange(ctx, user, updated);
+    const updated = await updateProfileAndFollow(ctx, user, parseInput(profileInput, req.body), {
+      ip: req.clientIp,
+      sessionId: req.auth!.session.id,
+    });
     return { success: true, user: toPublicUser(updated, requireTenant(req).workspace) };
   });
   app.put("/api/user/password", async (req) => {

@@ -1,21 +1,14 @@
 import { protectedProcedure, router } from "../../trpc/init";
-import { emailHeldForRecovery, followEmailChange, toPublicUser } from "../auth/auth.service";
+import { toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
 export const userRouter = router({
   updateProfile: protectedProcedure.input(profileInput).mutation(async ({ ctx, input }) => {
-    const updated = await svc.updateProfile(
-      ctx,
-      ctx.user,
-      input,
-      {
-        ip: ctx.ip,
-        sessionId: ctx.auth!.session.id,
-      },
-      (email, userId) => emailHeldForRecovery(ctx, email, userId),
-    );
-    await followEmailChange(ctx, ctx.user, updated);
+    const updated = await updateProfileAndFollow(ctx, ctx.user, input, {
+      ip: ctx.ip,
+      sessionId: ctx.auth!.session.id,
+    });
     return { success: true as const, user: toPublicUser(updated, ctx.tenant.workspace) };
   }),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {

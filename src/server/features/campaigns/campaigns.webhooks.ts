@@ -247,19 +247,18 @@ export async function handleTwilioInbound(
       return null;
     }
     if (keyword === "stop") {
+      // what the person sent, for the opt-out's activity
+      const said = optOutType || replyWords(body).join(" ").slice(0, 40);
       for (const [workspaceId, r] of accounts) {
         await suppress(ctx.db, workspaceId, "sms", from, "stop_reply", "twilio inbound");
         // the opt-out on the account's latest recipient: `opted_out` activity and `contact.unsubscribed`
         await applyRecipientEvent(ctx, r, "unsubscribed", {
-          metadata: { channel: "sms", keyword: optOutType || replyWords(body).join(" ").slice(0, 40) },
+          metadata: { channel: "sms", keyword: said },
         });
       }
       for (const c of texted) {
         await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        await optOutContact(ctx, c.workspaceId, c.contactId, "sms", from, {
-          channel: "sms",
-          keyword: optOutType || replyWords(body).join(" ").slice(0, 40),
-        });
+        await optOutContact(ctx, c.workspaceId, c.contactId, "sms", from, { channel: "sms", keyword: said });
       }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;

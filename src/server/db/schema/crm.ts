@@ -103,7 +103,7 @@ export const contacts = pgTable(
     index("contacts_ws_stage_created_id_idx").on(t.workspaceId, t.lifecycleStage, t.createdAt, t.id),
     index("contacts_ws_status_created_id_idx").on(t.workspaceId, t.leadStatus, t.createdAt, t.id),
     index("contacts_user_phone_idx").on(t.workspaceId, t.phone),
-    // an inbound SMS's number across workspaces (crm.queries selectContactsTextedAt; migration 0042)
+    // an inbound SMS's number across workspaces (crm.queries selectContactsReachedAt; migration 0042)
     index("contacts_phone_idx").on(t.phone).where(sql`phone is not null`),
     index("contacts_mobile_idx").on(t.mobile).where(sql`mobile is not null`),
     index("contacts_user_geo_idx").on(t.workspaceId, t.latitude, t.longitude),

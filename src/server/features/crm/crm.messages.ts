@@ -17,7 +17,7 @@ import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { withOptOutNotice } from "../compliance/sms-keywords";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { contactWasTexted, selectContactsCalledAt, selectContactsTextedAt } from "./crm.queries";
+import { contactWasTexted, selectContactsReachedAt } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -308,7 +308,10 @@ export async function contactsTextedAt(
   phone: string,
 ): Promise<{ workspaceId: string; contactId: number }[]> {
   if (!/^\+\d{6,15}$/.test(phone)) return [];
-  return selectContactsTextedAt(ctx.db, phone);
+  return (await selectContactsReachedAt(ctx.db, phone, ["sms_sent"])).map(({ workspaceId, contactId }) => ({
+    workspaceId,
+    contactId,
+  }));
 }
 
 /**
@@ -324,5 +327,7 @@ export async function contactsCalledAt(
   phone: string,
 ): Promise<{ workspaceId: string; contactId: number; calledAt: Date }[]> {
   if (!/^\+\d{6,15}$/.test(phone)) return [];
-  return selectContactsCalledAt(ctx.db, phone);
+  return (await selectContactsReachedAt(ctx.db, phone, ["call_made", "voicemail_sent"])).map(
+    ({ workspaceId, contactId, lastAt }) => ({ workspaceId, contactId, calledAt: lastAt }),
+  );
 }

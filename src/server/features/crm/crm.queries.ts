@@ -1158,51 +1158,36 @@ export async function selectCustomFieldsByEmail(
 }
 
 /**
- * Contacts, in any workspace, whose phone or mobile is `phone` (E.164) and that were texted at that
- * number from the contact page (an `sms_sent` activity whose `to` is `phone`), latest text first, at
- * most `limit`. Read by the inbound SMS webhook, which answers for every workspace that texted the
- * number (indexes contacts_phone_idx, contacts_mobile_idx, activities_contact_idx).
+ * Contacts, in any workspace, whose phone or mobile is `phone` (E.164) and that were reached at that
+ * number from the contact page: an activity of one of `activityTypes` (`sms_sent`; `call_made`,
+ * `voicemail_sent`) whose `metadata.to` is `phone` (campaign sends record no `to`; their recipients
+ * answer for them). Latest first, with that latest time; at most `limit`. Read by the inbound SMS and
+ * callback-number webhooks, which answer for every workspace that reached the number (indexes
+ * contacts_phone_idx, contacts_mobile_idx, activities_contact_idx).
  */
-export async function selectContactsTextedAt(
+export async function selectContactsReachedAt(
   db: DbOrTx,
   phone: string,
+  activityTypes: string[],
   limit = 50,
-): Promise<{ workspaceId: string; contactId: number }[]> {
-  const rows = await db.execute<{ workspace_id: string; id: string }>(sql`
-    select c.workspace_id, c.id, max(a.created_at) as last_text
+): Promise<{ workspaceId: string; contactId: number; lastAt: Date }[]> {
+  const rows = await db.execute<{ workspace_id: string; id: string; last_at: Date | string }>(sql`
+    select c.workspace_id, c.id, max(a.created_at) as last_at
     from contacts c
-    join activities a on a.contact_id = c.id and a.activity_type = 'sms_sent' and a.metadata->>'to' = ${phone}
-    where c.phone = ${phone} or c.mobile = ${phone}
-    group by c.workspace_id, c.id
-    order by last_text desc
-    limit ${limit}`);
-  return [...rows].map((r) => ({ workspaceId: r.workspace_id, contactId: Number(r.id) }));
-}
-
-/**
- * Contacts (across workspaces) called or left a voicemail at `phone` from the contact page: a
- * `call_made` / `voicemail_sent` activity whose `metadata.to` is `phone` (campaign sends record no
- * `to`; their recipients answer for them), on a contact whose phone or mobile is still `phone`.
- * Latest first, with that latest time; at most `limit`.
- */
-export async function selectContactsCalledAt(
-  db: DbOrTx,
-  phone: string,
-  limit = 50,
-): Promise<{ workspaceId: string; contactId: number; calledAt: Date }[]> {
-  const rows = await db.execute<{ workspace_id: string; id: string; last_call: Date | string }>(sql`
-    select c.workspace_id, c.id, max(a.created_at) as last_call
-    from contacts c
-    join activities a on a.contact_id = c.id and a.activity_type in ('call_made', 'voicemail_sent')
+    join activities a on a.contact_id = c.id
+      and a.activity_type in (${sql.join(
+        activityTypes.map((t) => sql`${t}`),
+        sql`, `,
+      )})
       and a.metadata->>'to' = ${phone}
     where c.phone = ${phone} or c.mobile = ${phone}
     group by c.workspace_id, c.id
-    order by last_call desc
+    order by last_at desc
     limit ${limit}`);
   return [...rows].map((r) => ({
     workspaceId: r.workspace_id,
     contactId: Number(r.id),
-    calledAt: new Date(r.last_call),
+    lastAt: new Date(r.last_at),
   }));
 }
 

@@ -1,7 +1,7 @@
 import zipcodes from "zipcodes";
 import { AppError } from "../../lib/errors";
 import { stateCode } from "../../providers/geocoder/local";
-import type { LatLng } from "./leads.geo";
+import { distanceMi, type LatLng } from "./leads.geo";
 
 /** A resolved search location: its centre and how it reads back ("Saginaw, MI" / "48601 (Saginaw, MI)"). */
 export interface ResolvedLocation extends LatLng {
@@ -74,17 +74,13 @@ function usZipPoints(): Float64Array {
 /** Great-circle miles from (lat, lng) to the nearest US ZIP code centroid. */
 function milesToNearestUsZip(lat: number, lng: number): number {
   const pts = usZipPoints();
-  const r = Math.PI / 180;
+  const at = { lat, lng };
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < pts.length; i += 2) {
     const la = pts[i] as number;
-    const lo = pts[i + 1] as number;
     // cheap reject: a degree of latitude is about 69 miles
     if (Math.abs(la - lat) * 69 > best) continue;
-    const h =
-      Math.sin(((la - lat) * r) / 2) ** 2 +
-      Math.cos(lat * r) * Math.cos(la * r) * Math.sin(((lo - lng) * r) / 2) ** 2;
-    const d = 2 * 3958.7613 * Math.asin(Math.min(1, Math.sqrt(h)));
+    const d = distanceMi(at, { lat: la, lng: pts[i + 1] as number });
     if (d < best) best = d;
   }
   return best;

@@ -95,6 +95,27 @@ function wallClock(now: Date, zone: string): Date {
 }
 
 /**
+ * An opening_hours value parsed for `where` (its coordinates and country's public holidays, `PH`;
+ * without `where`, no holidays) and `now` as the wall-clock time in the place's time zone (the
+ * process's zone when `where` is not given or its zone is unknown).
+ * @throws the `opening_hours` package's error for a value it cannot parse.
+ */
+function openingHoursAt(value: string, now: Date, where?: HoursPlace): { oh: OpeningHours; local: Date } {
+  const zone = where ? timeZoneAt(where.lat, where.lng) : null;
+  const oh = new OpeningHours(
+    value,
+    where
+      ? {
+          lat: where.lat,
+          lon: where.lng,
+          address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
+        }
+      : null,
+  );
+  return { oh, local: zone ? wallClock(now, zone) : now };
+}
+
+/**
  * Opening-hours facts from an OSM opening_hours value, parsed by the `opening_hours` package (the OSM
  * wiki's reference implementation) and evaluated in the place's own time zone (IANA zone of its
  * coordinates; the process's zone when `where` is not given) with its country's public holidays (`PH`,
@@ -109,18 +130,7 @@ export function hoursFrom(
 ): PlaceHours | undefined {
   if (!value) return undefined;
   try {
-    const zone = where ? timeZoneAt(where.lat, where.lng) : null;
-    const local = zone ? wallClock(now, zone) : now;
-    const oh = new OpeningHours(
-      value,
-      where
-        ? {
-            lat: where.lat,
-            lon: where.lng,
-            address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
-          }
-        : null,
-    );
+    const { oh, local } = openingHoursAt(value, now, where);
     const weekStart = new Date(local);
     weekStart.setHours(0, 0, 0, 0);
     const weekEnd = new Date(weekStart.getTime() + 7 * 86_400_000);
@@ -156,13 +166,8 @@ export function hoursFrom(
  */
 export function openNowAt(value: string, now: Date, where: HoursPlace): boolean | null {
   try {
-    const zone = timeZoneAt(where.lat, where.lng);
-    const oh = new OpeningHours(value, {
-      lat: where.lat,
-      lon: where.lng,
-      address: { country_code: (where.country ?? "us").toLowerCase(), state: "" },
-    });
-    return oh.getState(zone ? wallClock(now, zone) : now);
+    const { oh, local } = openingHoursAt(value, now, where);
+    return oh.getState(local);
   } catch {
     return null;
   }

@@ -71,7 +71,7 @@ export async function avatarRest(app: FastifyInstance, { ctx }: { ctx: AppContex
     } catch {
       video = null;
     }
-    const register = `${ctx.env.APP_URL.replace(/\/+$/, "")}/register`;
+    const register = `${ctx.env.APP_URL}/register`;
     let body: string;
     let refresh = "";
     if (!video) {

@@ -227,7 +227,7 @@ export const DEMO_RENDER_DELAY_MS = 2000;
 
 /** The public page of a demo video. */
 export function demoVideoUrl(env: { APP_URL: string }, token: string): string {
-  return `${env.APP_URL.replace(/\/+$/, "")}/a/${token}`;
+  return `${env.APP_URL}/a/${token}`;
 }
 
 /**

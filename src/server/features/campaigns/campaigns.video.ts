@@ -190,7 +190,7 @@ export async function launchVideoCampaign(
     ctaLabel: input.ctaLabel || null,
     ctaUrl: input.ctaUrl || null,
   });
-  const appUrl = ctx.env.APP_URL.replace(/\/+$/, "");
+  const appUrl = ctx.env.APP_URL;
   const merged = toMergeTags(input.message.trim());
   try {
     const result = await createAndLaunchCampaign(

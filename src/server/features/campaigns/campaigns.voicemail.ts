@@ -89,7 +89,7 @@ export function voicemailAudioUrl(
   mediaId: number,
   recipientId?: number,
 ): string {
-  const base = `${env.APP_URL.replace(/\/+$/, "")}/va/${campaignId}`;
+  const base = `${env.APP_URL}/va/${campaignId}`;
   if (recipientId === undefined) return `${base}/${sign(env.APP_SECRET, PURPOSE, [campaignId, mediaId])}.mp3`;
   return `${base}/${recipientId}/${sign(env.APP_SECRET, PURPOSE, [campaignId, mediaId, recipientId])}.mp3`;
 }

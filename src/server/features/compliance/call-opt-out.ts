@@ -84,7 +84,7 @@ export function callOptOutOffer(
   return {
     digit: CALL_OPT_OUT_DIGIT,
     prompt: CALL_OPT_OUT_PROMPT,
-    actionUrl: `${env.APP_URL.replace(/\/+$/, "")}${CALL_OPT_OUT_PATH}?${q.toString()}`,
+    actionUrl: `${env.APP_URL}${CALL_OPT_OUT_PATH}?${q.toString()}`,
   };
 }
 
@@ -193,7 +193,7 @@ function phoneOptOutOffer(
   return {
     digit: CALL_OPT_OUT_DIGIT,
     prompt,
-    actionUrl: `${env.APP_URL.replace(/\/+$/, "")}${path}?${q.toString()}`,
+    actionUrl: `${env.APP_URL}${path}?${q.toString()}`,
   };
 }
 

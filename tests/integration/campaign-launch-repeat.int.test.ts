@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaigns, mediaItems } from "../../src/server/db/schema";
 import {
+  campaignRecipientRows,
   createTestApp,
   outboxCountsTo,
   setPlan,
@@ -102,7 +103,17 @@ describe("launches without a launch token: an identical launch within 10 minutes
       texts.map((r) => r.body).join(),
     ).toEqual([200, 200, 200]);
     expect(new Set(texts.map((r) => r.json().campaignId)).size).toBe(1);
-    expect(await sentTo(phones)).toEqual([1, 1]);
+    // one recipient per number; SMS keeps 8am-9pm in New York (area code 212), so each is either sent
+    // once now or held once for quiet hours (never both, never twice)
+    const recs = await campaignRecipientRows(t, texts[0]!.json().campaignId);
+    expect(recs.map((r) => r.address).sort()).toEqual(phones);
+    const sent = await sentTo(phones);
+    for (const [i, r] of recs.entries()) {
+      if (r.status === "queued") {
+        expect(r.reason).toMatch(/quiet hours \(America\/New_York\)/);
+        expect(sent[phones.indexOf(r.address)], `held ${recs[i]?.address} was sent`).toBe(0);
+      } else expect(sent[phones.indexOf(r.address)]).toBe(1);
+    }
 
     const emails = [uniqueEmail("gen"), uniqueEmail("gen")];
     const generic = {

@@ -656,7 +656,14 @@ export class ContactImporter {
               updated: ((res?.updated_ids ?? []) as (string | number)[]).map(Number),
             })
           : null;
-        await conn.unsafe("commit");
+        // a statement that failed in the batch (its error caught by a callee that carried on) has
+        // aborted the transaction, and Postgres answers the COMMIT with ROLLBACK: the batch is not
+        // written, so it must not be counted as written
+        const done = await conn.unsafe("commit");
+        if (done.command !== "COMMIT")
+          throw new Error(
+            `An import batch of ${lines.length} rows was rolled back by the database (an error inside its transaction); nothing of it was written`,
+          );
         return { res, removed, emitted };
       } catch (e) {
         await conn.unsafe("rollback").catch(() => {});

@@ -153,8 +153,9 @@ async function contactsListPage(
  * `large:<workspace>` when a workspace held more than SMALL_WORKSPACE contacts (its searches skip the
  * one-statement attempt for small workspaces, which reads no contact there but costs a round trip),
  * `selective:<workspace>:<stage>:<status>:<term>` with the planner's verdict on a term in a large
- * workspace (paging through a search asks the planner once), or "over-cap" for a term a small
- * workspace counted past SEARCH_COUNT_CAP (its next pages walk at once and keep the "1,000+" total).
+ * workspace (paging through a search asks the planner once), or "over-cap" for a term counted past
+ * SEARCH_COUNT_CAP, in a small workspace or in a large one whose planner expected it selective (its
+ * next pages and searches walk at once and keep the "1,000+" total).
  * Hints only choose how a search is read:
  * both ways return the same contacts, and a stale hint at worst leaves a broad term uncounted ("51+")
  * or counts a term that grew broad, until it expires.

@@ -538,6 +538,25 @@ test("keyboard focus is visible on every Tab stop, with a 3:1 ring, in light, da
   expect(found).toEqual([]);
 });
 
+test("the contact map's cluster marker shows a 3:1 focus ring against the map in every theme", async ({
+  page,
+  baseURL,
+}) => {
+  // five contacts at one ZIP code: one cluster button on the map (WCAG 1.4.11 for its focus ring)
+  await seed(page, baseURL!);
+  await open(page, "/contacts/map");
+  const cluster = page.getByTestId("map-cluster").first();
+  await expect(cluster).toBeVisible({ timeout: 30_000 });
+  await page.keyboard.press("Tab");
+  await cluster.focus();
+  const stop = await page.evaluate(readFocusStop, [...THEME_IDS]);
+  expect(stop?.name).toContain("here: zoom in");
+  const low = THEME_IDS.filter((t) => (stop?.ringContrast[t] ?? 0) < 3).map(
+    (t) => `${t}: ${stop?.ringContrast[t]?.toFixed(2)}:1`,
+  );
+  expect(low).toEqual([]);
+});
+
 test("a form field's error message is its accessible description", async ({ page }) => {
   await page.goto("/register");
   await page.getByLabel("Name", { exact: true }).fill("   ");

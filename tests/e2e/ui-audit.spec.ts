@@ -538,7 +538,7 @@ test("keyboard focus is visible on every Tab stop, with a 3:1 ring, in light, da
   expect(found).toEqual([]);
 });
 
-test("the contact map's cluster marker shows a 3:1 focus ring against the map in every theme", async ({
+test("the contact map's cluster marker and the map itself show a 3:1 focus ring against the map in every theme", async ({
   page,
   baseURL,
 }) => {
@@ -552,7 +552,16 @@ test("the contact map's cluster marker shows a 3:1 focus ring against the map in
   const stop = await page.evaluate(readFocusStop, [...THEME_IDS]);
   expect(stop?.name).toContain("here: zoom in");
   const low = THEME_IDS.filter((t) => (stop?.ringContrast[t] ?? 0) < 3).map(
-    (t) => `${t}: ${stop?.ringContrast[t]?.toFixed(2)}:1`,
+    (t) => `cluster ${t}: ${stop?.ringContrast[t]?.toFixed(2)}:1`,
+  );
+  // the map itself (arrow keys pan it): its ring is drawn on the light basemap in every theme
+  await page.locator(".maplibregl-canvas").focus();
+  const canvas = await page.evaluate(readFocusStop, [...THEME_IDS]);
+  expect(canvas?.name).toContain("canvas");
+  low.push(
+    ...THEME_IDS.filter((t) => (canvas?.ringContrast[t] ?? 0) < 3).map(
+      (t) => `map ${t}: ${canvas?.ringContrast[t]?.toFixed(2)}:1`,
+    ),
   );
   expect(low).toEqual([]);
 });

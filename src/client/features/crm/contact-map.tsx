@@ -233,10 +233,11 @@ export function ContactMap({
 
   // the basemap is light in every theme (the offline outline's land is #f8fafc, OpenFreeMap liberty is
   // light too): the container shows that colour while it loads, and the markers' focus rings are
-  // indigo-700 against it (3:1 and more, WCAG 1.4.11; indigo-400 gave 2.98:1)
+  // indigo-700 against it (3:1 and more, WCAG 1.4.11; indigo-400 gave 2.98:1), as is the canvas's
+  // (styles.css .contact-map)
   return (
     <div
-      className="relative h-[65vh] min-h-96 overflow-hidden rounded-xl border border-border bg-slate-50"
+      className="contact-map relative h-[65vh] min-h-96 overflow-hidden rounded-xl border border-border bg-slate-50"
       data-testid="contact-map"
       data-basemap={basemap}
     >

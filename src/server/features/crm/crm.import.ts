@@ -658,7 +658,8 @@ export class ContactImporter {
           : null;
         // a statement that failed in the batch (its error caught by a callee that carried on) has
         // aborted the transaction, and Postgres answers the COMMIT with ROLLBACK: the batch is not
-        // written, so it must not be counted as written
+        // written, so it must not be counted as written (postgres.js `begin` rethrows such an error
+        // for pool transactions; a reserved connection has no `begin`, hence this hand-run one)
         const done = await conn.unsafe("commit");
         if (done.command !== "COMMIT")
           throw new Error(

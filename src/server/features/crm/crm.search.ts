@@ -255,7 +255,8 @@ async function searchPage(
           // the planner expected a selective term but it has more than SEARCH_COUNT_CAP matches:
           // its next pages and searches walk at once and keep the "1,000+" total, as in a small
           // workspace (counting up to the cap read the trigram index's every match: a term with
-          // 4,167 matches in 100,000 contacts cost ~20 ms of Postgres per request, bench:crm)
+          // 4,167 matches in 100,000 contacts: ~20 ms alone, 65 ms of Postgres CPU per request under
+          // bench:crm's 50-connection load)
           if (r.matched > SEARCH_COUNT_CAP) setPlannerHint(key, "over-cap");
           return counted(r);
         }

@@ -19,7 +19,8 @@
  *
  * Database: BENCH_DATABASE_URL, else an embedded Postgres in ./.data/bench-pg.
  * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40), BENCH_SKIP_IMPORT=1,
- * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_DURATION
+ * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_KEEP_LOAD=1 (keep the
+ * load legs' accounts and contacts for inspection), BENCH_DURATION
  * (seconds, default 15), BENCH_CONNECTIONS (default 50).
  */
 import { randomUUID } from "node:crypto";
@@ -405,8 +406,11 @@ async function main() {
           `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}; per request: server CPU ${r.serverMs.toFixed(3)} ms${r.pgMs === null ? "" : `, Postgres CPU ${r.pgMs.toFixed(3)} ms`}  (${load()})`,
         );
       }
-      await sql`delete from workspaces where id = ${acct.id}`;
-      await sql`delete from users where id = ${acct.id}`;
+      if (process.env.BENCH_KEEP_LOAD === "1") console.log(`   kept for inspection: workspace ${acct.id}`);
+      else {
+        await sql`delete from workspaces where id = ${acct.id}`;
+        await sql`delete from users where id = ${acct.id}`;
+      }
     }
     await sql.unsafe("vacuum (analyze) contacts, contact_tags");
   }

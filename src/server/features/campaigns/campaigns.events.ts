@@ -16,6 +16,7 @@ import {
 import { verifyClickSignature } from "./campaigns.content";
 import { deliveryKind, suppressionChannel } from "./campaigns.delivery";
 import {
+  deleteWebhookEventKey,
   insertWebhookEventKey,
   selectCampaign,
   selectCampaignContent,
@@ -280,6 +281,29 @@ async function recorded(
  */
 export async function firstDelivery(db: DbOrTx, provider: string, eventKey: string): Promise<boolean> {
   return insertWebhookEventKey(db, provider, eventKey.slice(0, 500));
+}
+
+/**
+ * Runs `work` for the first delivery of (provider, eventKey) only (firstDelivery): a replay returns
+ * `{ replay: true }` and runs nothing. When `work` throws, the key is forgotten before the error is
+ * rethrown, so the provider's retry of the same delivery (Twilio and Postmark retry on a 5xx) runs
+ * the work again instead of being taken for a replay of work that never finished. `work` must
+ * tolerate being run again after a partial failure (its steps idempotent, or marked per step).
+ */
+export async function onFirstDelivery<T>(
+  db: DbOrTx,
+  provider: string,
+  eventKey: string,
+  work: () => Promise<T>,
+): Promise<{ replay: true } | { replay: false; value: T }> {
+  const key = eventKey.slice(0, 500);
+  if (!(await insertWebhookEventKey(db, provider, key))) return { replay: true };
+  try {
+    return { replay: false, value: await work() };
+  } catch (err) {
+    await deleteWebhookEventKey(db, provider, key).catch(() => {});
+    throw err;
+  }
 }
 
 /** A recipient by its public token (unsubscribe / click / video landing pages), or null. */

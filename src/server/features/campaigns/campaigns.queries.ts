@@ -629,6 +629,16 @@ export async function insertWebhookEventKey(
   return rows.length > 0;
 }
 
+/**
+ * Forgets (provider, eventKey) of an inbound webhook whose work failed, so the provider's retry of
+ * the same delivery is not taken for a replay (campaigns.events onFirstDelivery).
+ */
+export async function deleteWebhookEventKey(db: DbOrTx, provider: string, eventKey: string): Promise<void> {
+  await db
+    .delete(webhookEvents)
+    .where(and(eq(webhookEvents.provider, provider), eq(webhookEvents.eventKey, eventKey)));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------------------------
@@ -993,6 +1003,23 @@ export async function insertSmsOptEvent(
     .onConflictDoNothing()
     .returning({ id: smsOptEvents.id });
   return row?.id;
+}
+
+/**
+ * The opt-out decision recorded for the provider's message `providerMessageId` (an SMS's
+ * MessageSid): `{id, phone, kind, providerTime}`, or undefined.
+ */
+export async function selectSmsOptEventByMessage(db: DbOrTx, providerMessageId: string) {
+  const [row] = await db
+    .select({
+      id: smsOptEvents.id,
+      phone: smsOptEvents.phone,
+      kind: smsOptEvents.kind,
+      providerTime: smsOptEvents.providerTime,
+    })
+    .from(smsOptEvents)
+    .where(eq(smsOptEvents.providerMessageId, providerMessageId));
+  return row;
 }
 
 /** The id of a number's latest opt-out decision (latest provider time; ties: the later arrival). */

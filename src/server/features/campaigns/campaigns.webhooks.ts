@@ -40,6 +40,7 @@ import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
   applyRecipientEvent,
   firstDelivery,
+  onFirstDelivery,
   recipientByProviderId,
   recipientsForAddress,
   SOFT_BOUNCE,
@@ -51,6 +52,7 @@ import {
   insertSmsOptEvent,
   latestSmsOptEventId,
   selectRecipientById,
+  selectSmsOptEventByMessage,
   takeEarlyEvent,
   takeEarlyEventsOf,
 } from "./campaigns.queries";
@@ -89,7 +91,9 @@ export function twilioInboundKey(params: Record<string, string>): string {
 
 /**
  * Records a STOP or START reply with the provider's time. Returns that time and whether it is the
- * number's latest opt-out decision (latest provider time wins; ties go to the later arrival).
+ * number's latest opt-out decision (latest provider time wins; ties go to the later arrival). The
+ * provider's retry of a reply whose handling failed (onFirstDelivery) finds its decision recorded
+ * already: the recorded one is used, and is still applied if it is still the latest.
  */
 async function recordOptDecision(
   ctx: Ctx & Pick<AppContext, "providers">,
@@ -104,8 +108,13 @@ async function recordOptDecision(
     providerMessageId: messageSid || `unknown-${Date.now()}`,
     providerTime,
   });
-  if (id === undefined) return { latest: false, providerTime };
-  return { latest: (await latestSmsOptEventId(ctx.db, phone)) === id, providerTime };
+  if (id !== undefined) return { latest: (await latestSmsOptEventId(ctx.db, phone)) === id, providerTime };
+  const recorded = messageSid ? await selectSmsOptEventByMessage(ctx.db, messageSid) : undefined;
+  if (!recorded || recorded.phone !== phone || recorded.kind !== kind) return { latest: false, providerTime };
+  return {
+    latest: (await latestSmsOptEventId(ctx.db, phone)) === recorded.id,
+    providerTime: recorded.providerTime,
+  };
 }
 
 /** The business names (sender profiles) of `workspaceIds`, in order; a deleted workspace is left out. */
@@ -120,19 +129,23 @@ async function businessNames(ctx: Pick<AppContext, "db">, workspaceIds: string[]
 
 /**
  * Applies a verified Twilio status callback (messages: queued/sent/delivered/undelivered/failed with
- * ErrorCode; calls: completed/busy/no-answer/failed/canceled with AnsweredBy). Returns what changed.
+ * ErrorCode; calls: completed/busy/no-answer/failed/canceled with AnsweredBy). Returns what changed
+ * ("replay" for a delivery already applied). A callback whose work failed is not remembered, so
+ * Twilio's retry applies it (onFirstDelivery).
  */
 export async function handleTwilioStatus(
   ctx: Ctx,
   params: Record<string, string>,
   eventKey: string,
 ): Promise<"replay" | "unknown" | "applied" | "ignored"> {
-  if (!(await firstDelivery(ctx.db, "twilio", eventKey))) return "replay";
-  const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid;
-  if (!sid) return "unknown";
-  const r = await recipientByProviderId(ctx.db, sid);
-  if (!r) return holdEarlyEvent(ctx, "twilio", sid, params);
-  return applyTwilioStatus(ctx, r, params);
+  const done = await onFirstDelivery(ctx.db, "twilio", eventKey, async () => {
+    const sid = params.MessageSid ?? params.CallSid ?? params.SmsSid;
+    if (!sid) return "unknown" as const;
+    const r = await recipientByProviderId(ctx.db, sid);
+    if (!r) return holdEarlyEvent(ctx, "twilio", sid, params);
+    return applyTwilioStatus(ctx, r, params);
+  });
+  return done.replay ? "replay" : done.value;
 }
 
 /** A Twilio status callback applied to its recipient `r` (handleTwilioStatus' work). */
@@ -169,7 +182,9 @@ async function applyTwilioStatus(
  * contact's opt-in for `channel` off, an `opted_out` activity with `metadata`, and the
  * `contact.unsubscribed` webhook event ({campaign_id: null, recipient_id: null, contact_id, channel,
  * address, status: "unsubscribed", occurred_at}), in one transaction (the webhooks outbox); the
- * event's deliveries are queued after its commit. The suppression itself is the caller's.
+ * event's deliveries are queued after its commit. The suppression itself is the caller's. With
+ * `stepKey`, the step is done once per key (marked in its own transaction: a retried inbound
+ * delivery does not record the opt-out twice).
  */
 async function optOutContact(
   ctx: Ctx,
@@ -178,8 +193,11 @@ async function optOutContact(
   channel: "sms" | "voice",
   address: string,
   metadata: Record<string, unknown>,
+  stepKey?: string,
 ): Promise<void> {
   const emitted = await ctx.db.transaction(async (tx) => {
+    // a retried delivery skips the step it already committed (the mark commits with the step)
+    if (stepKey && !(await firstDelivery(tx, INBOUND_STEP, stepKey))) return null;
     await recordContactOptIn({ db: tx }, workspaceId, contactId, channel, false);
     await recordActivities(tx, [{ workspaceId, contactId, activityType: "opted_out", metadata }]);
     return emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.unsubscribed", {
@@ -215,13 +233,50 @@ async function optOutContact(
  * Returns the TwiML reply text, or null when Twilio already answered (Advanced Opt-Out sends its own
  * confirmation when it sets OptOutType) or nothing should be sent. Replays (same MessageSid) change
  * nothing; a STOP/START older, by Twilio's own time, than the number's latest STOP/START is ignored.
+ * A delivery whose handling failed part-way (a 5xx) is not remembered, so Twilio's retry finishes it
+ * (onFirstDelivery): the number's STOP holds from the first attempt, and the retry reaches the
+ * workspaces and contacts the first did not, recording each opt-out once (no confirmation then: the
+ * number is already stopped).
  */
 export async function handleTwilioInbound(
   ctx: Ctx & Pick<AppContext, "providers">,
   params: Record<string, string>,
   eventKey: string = twilioInboundKey(params),
 ): Promise<string | null> {
-  if (!(await firstDelivery(ctx.db, "twilio-inbound", eventKey))) return null;
+  const done = await onFirstDelivery(ctx.db, "twilio-inbound", eventKey, () =>
+    applyTwilioInbound(ctx, params, eventKey),
+  );
+  return done.replay ? null : done.value;
+}
+
+/** The marks of the steps of an inbound SMS that record something once (optOutContact, optInAgain). */
+const INBOUND_STEP = "twilio-inbound-step";
+
+/**
+ * A START's opt-in again of contact `contactId` of `workspaceId`: SMS opt-in on and an `opted_in`
+ * activity, once per `stepKey` (the mark commits with them, so a retried delivery does not record
+ * the activity twice).
+ */
+async function optInAgain(ctx: Ctx, workspaceId: string, contactId: number, stepKey: string): Promise<void> {
+  await ctx.db.transaction(async (tx) => {
+    if (!(await firstDelivery(tx, INBOUND_STEP, stepKey))) return;
+    await recordContactOptIn({ db: tx }, workspaceId, contactId, "sms", true);
+    await recordActivities(tx, [
+      { workspaceId, contactId, activityType: "opted_in", metadata: { channel: "sms" } },
+    ]);
+  });
+}
+
+/**
+ * handleTwilioInbound's work for a delivery seen for the first time (or retried after it failed:
+ * suppressions and recipient opt-outs are idempotent, and the steps that record an activity are
+ * marked per step with `eventKey`).
+ */
+async function applyTwilioInbound(
+  ctx: Ctx & Pick<AppContext, "providers">,
+  params: Record<string, string>,
+  eventKey: string,
+): Promise<string | null> {
   const from = (params.From ?? "").trim();
   const body = (params.Body ?? "").trim();
   const optOutType = (params.OptOutType ?? "").trim().toUpperCase();
@@ -258,7 +313,15 @@ export async function handleTwilioInbound(
       }
       for (const c of texted) {
         await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        await optOutContact(ctx, c.workspaceId, c.contactId, "sms", from, { channel: "sms", keyword: said });
+        await optOutContact(
+          ctx,
+          c.workspaceId,
+          c.contactId,
+          "sms",
+          from,
+          { channel: "sms", keyword: said },
+          `${eventKey}:stop:${c.workspaceId}:${c.contactId}`,
+        );
       }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
@@ -269,22 +332,11 @@ export async function handleTwilioInbound(
       await unsuppress(ctx.db, workspaceId, "sms", from);
       await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
       // the person asked for the texts again: the contact the STOP marked opted out is opted back in
-      await recordContactOptIn(ctx, workspaceId, r.contactId, "sms", true);
-      await recordActivities(ctx.db, [
-        { workspaceId, contactId: r.contactId, activityType: "opted_in", metadata: { channel: "sms" } },
-      ]);
+      await optInAgain(ctx, workspaceId, r.contactId, `${eventKey}:start:${workspaceId}:${r.contactId}`);
     }
     for (const c of texted) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);
-      await recordContactOptIn(ctx, c.workspaceId, c.contactId, "sms", true);
-      await recordActivities(ctx.db, [
-        {
-          workspaceId: c.workspaceId,
-          contactId: c.contactId,
-          activityType: "opted_in",
-          metadata: { channel: "sms" },
-        },
-      ]);
+      await optInAgain(ctx, c.workspaceId, c.contactId, `${eventKey}:start:${c.workspaceId}:${c.contactId}`);
     }
     return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, senders));
   }
@@ -329,7 +381,8 @@ export async function handleCallKeypress(
     return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
   }
   const key = `${params.CallSid ?? ""}:${workspaceId}:${phone}:${target.contactId ?? ""}:${target.recipientId ?? ""}`;
-  if (await firstDelivery(ctx.db, "voice-keypress", key)) {
+  // recorded once per call (a failure is forgotten, so a second press records it)
+  await onFirstDelivery(ctx.db, "voice-keypress", key, async () => {
     const r = target.recipientId === null ? undefined : await selectRecipientById(ctx.db, target.recipientId);
     const metadata = { channel: "voice", method: "keypress", digit: digits };
     if (r && r.workspaceId === workspaceId && r.address === phone) {
@@ -338,7 +391,7 @@ export async function handleCallKeypress(
       const [c] = await getContactsByIds(ctx, workspaceId, [target.contactId]);
       if (c) await optOutContact(ctx, workspaceId, c.id, "voice", phone, metadata);
     }
-  }
+  });
   return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
 }
 
@@ -518,10 +571,12 @@ export async function handlePostmarkEvent(
   const type = String(e.RecordType ?? "");
   const messageId = String(e.MessageID ?? "");
   if (!type || !messageId) return "ignored";
-  if (!(await firstDelivery(ctx.db, "postmark", postmarkEventKey(e)))) return "replay";
-  const r = await recipientByProviderId(ctx.db, messageId);
-  if (!r) return holdEarlyEvent(ctx, "postmark", messageId, e);
-  return applyPostmarkEvent(ctx, r, e);
+  const done = await onFirstDelivery(ctx.db, "postmark", postmarkEventKey(e), async () => {
+    const r = await recipientByProviderId(ctx.db, messageId);
+    if (!r) return holdEarlyEvent(ctx, "postmark", messageId, e);
+    return applyPostmarkEvent(ctx, r, e);
+  });
+  return done.replay ? "replay" : done.value;
 }
 
 /** A Postmark webhook applied to its recipient `r` (handlePostmarkEvent's work). */

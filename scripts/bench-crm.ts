@@ -43,9 +43,9 @@ import { normalisePhone } from "../src/server/lib/phone";
 import { autocannonInChild, type LoadFigures, openBenchDatabase, startBenchServer } from "./bench-server";
 
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
-/** The search GIN index as migration 0031 creates it (dropped while seeding, built once after). */
+/** The search GIN index as migration 0044 creates it (dropped while seeding, built once after). */
 const SEARCH_INDEX_DDL =
-  "create index if not exists contacts_ws_search_trgm_idx on contacts using gin (workspace_id, search_text gin_trgm_ops) where search_indexed";
+  'create index if not exists contacts_ws_search_keys_idx on contacts using gin ((contact_search_keys(workspace_id, search_text)) collate "C") where search_indexed';
 const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
 const LOAD_SIZES = (process.env.BENCH_LOAD_SIZES ?? "10000,100000").split(",").map(Number);
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
@@ -435,7 +435,7 @@ async function main() {
     );
     const s0 = performance.now();
     await sql`delete from contacts where workspace_id = ${u.id}`;
-    await sql.unsafe("drop index if exists contacts_ws_search_trgm_idx");
+    await sql.unsafe("drop index if exists contacts_ws_search_keys_idx");
     await sql.unsafe(
       `
       insert into contacts (workspace_id, first_name, last_name, email, phone, phone_raw, company, city, state, lifecycle_stage, lead_status, lead_score, created_at)

@@ -1,6 +1,12 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Contact } from "../../src/server/db/schema";
-import { selectBroadSearchPage, selectSearchPage } from "../../src/server/features/crm/crm.queries";
+import {
+  contactWhere,
+  countContactsWhere,
+  selectBroadSearchPage,
+  selectSearchPage,
+} from "../../src/server/features/crm/crm.queries";
 import { listContacts, listContactsJson, toContactJson } from "../../src/server/features/crm/crm.service";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
@@ -153,5 +159,89 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
     );
     expect(none).toEqual({ rows: [], matched: 0 });
     expect(await selectBroadSearchPage(t.db, other.user.id, { term: "garcia" }, 10, 0)).toEqual([]);
+  });
+
+  it("the workspace-keyed search index finds exactly the contacts a substring match finds, in its own workspace only", async () => {
+    const { user } = await signUp(t.app);
+    const ws = user.id;
+    // a workspace whose id shares its first 24 bits with ws: its trigrams share ws's index keys
+    const twinId = `${ws.slice(0, 6)}${ws[6] === "0" ? "1" : "0"}${ws.slice(7)}`;
+    await t.sql`insert into workspaces (id, name, slug, owner_id) values (${twinId}, 'Twin', ${`twin-${twinId}`}, ${ws})`;
+    const texts = [
+      ["Sheryl", "Smith627", "sheryl.smith627.109300@gmail.com", "Rasmussen 4321 Plumbing", "+19890109300"],
+      ["Linda", "King441", "linda.king441@example.com", "Hooli 441", "+12125550441"],
+      ["José", "Müller", "jose.muller@example.de", "Café Ørsted", "+4930123456"],
+      ["Jo", "Ng", "jo@ng.io", "A-B Co", null],
+      ["Mary-Ann", "O'Neil", "maryann@oneil.ie", "O'Neil & Sons", "+353861234567"],
+      ["Léa", "Dubois", "lea@dubois.fr", "Hooli 4410", "+33612345678"],
+    ] as const;
+    for (const [workspace, n] of [
+      [ws, 3],
+      [twinId, 2],
+    ] as const)
+      for (let i = 0; i < n; i++)
+        for (const [first, last, email, company, phone] of texts)
+          await t.sql`insert into contacts (workspace_id, first_name, last_name, email, company, phone, search_indexed)
+            values (${workspace}, ${first}, ${last}, ${`${i}.${email}`}, ${company}, ${phone}, ${i !== 1})`;
+    const reference = async (term: string) =>
+      (
+        await t.sql<{ id: string }[]>`
+          select id from contacts where workspace_id = ${ws} and strpos(search_text, ${term}) > 0
+          order by created_at desc, id desc`
+      ).map((r) => Number(r.id));
+    const terms = [
+      "smith627",
+      "ith6",
+      "mith627.1093",
+      "sheryl smith",
+      "l smi",
+      "rasmussen 4321",
+      "rasmusen 4321",
+      "hooli 441",
+      "hooli 4410",
+      "oli 44",
+      " 441 ",
+      "441",
+      "king441@",
+      ".king441@exam",
+      "@example.com",
+      "(989)",
+      "+1989",
+      "0109300",
+      "müller",
+      "ller",
+      "café ørsted",
+      "ørsted",
+      "é ø",
+      "jo",
+      "a-b",
+      "ng.io",
+      "mary-ann o'neil",
+      "'neil & s",
+      "dubois.fr",
+      "zzq",
+    ];
+    for (const term of terms) {
+      const want = await reference(term.trim());
+      const r = await listContacts(t.ctx, ws, { search: term, page: 1, limit: 200 });
+      // listContacts corrects a typo when nothing matches: compare only the terms that match
+      if (want.length > 0 || term === "zzq")
+        expect(
+          r.contacts.map((c) => c.id),
+          term,
+        ).toEqual(want);
+      expect(await countContactsWhere(t.db, contactWhere(ws, { search: term })), term).toBe(want.length);
+    }
+    // a keyable term's search reads the index once the workspace is large enough to make it pay
+    await t.sql`
+      insert into contacts (workspace_id, first_name, email, search_indexed)
+      select ${ws}::uuid, 'Filler' || g, 'filler' || g || '@example.net', true from generate_series(1, 5000) g`;
+    await t.sql`analyze contacts`;
+    await t.db.transaction(async (tx) => {
+      const plan = await tx.execute(
+        sql`explain select id from contacts where ${contactWhere(ws, { search: "hooli 441" })}`,
+      );
+      expect(JSON.stringify(plan)).toContain("contacts_ws_search_keys_idx");
+    });
   });
 });

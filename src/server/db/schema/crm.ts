@@ -81,15 +81,16 @@ export const contacts = pgTable(
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**
-     * Whether the contact is in the trigram search index (`contacts_ws_search_trgm_idx` is partial on
+     * Whether the contact is in the trigram search index (`contacts_ws_search_keys_idx` is partial on
      * it). A CSV import creates its contacts with false, which spares the import the trigram index
      * (about 60% of its database time), and its follow-up job (`crm.index-import-search`) sets it to
      * true in chunks. Search finds the contacts meanwhile through `contacts_search_pending_idx`.
      */
     searchIndexed: boolean().notNull().default(true),
     /**
-     * Lower-cased name, email, company and phones in one string, maintained by Postgres; a pg_trgm
-     * GIN index over it serves substring and typo-tolerant search (spec: Contacts list search).
+     * Lower-cased name, email, company and phones in one string, maintained by Postgres; a GIN index
+     * over its pg_trgm trigrams keyed by the workspace (`contact_search_keys`, migration 0044) serves
+     * substring search (spec: Contacts list search).
      */
     searchText: text().generatedAlwaysAs(
       sql`lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(company, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(phone_raw, '') || ' ' || coalesce(mobile, ''))`,
@@ -107,9 +108,10 @@ export const contacts = pgTable(
     index("contacts_phone_idx").on(t.phone).where(sql`phone is not null`),
     index("contacts_mobile_idx").on(t.mobile).where(sql`mobile is not null`),
     index("contacts_user_geo_idx").on(t.workspaceId, t.latitude, t.longitude),
-    // the workspace's own trigrams first (btree_gin), so a search reads no other tenant's (migration 0031)
-    index("contacts_ws_search_trgm_idx")
-      .using("gin", t.workspaceId, t.searchText.op("gin_trgm_ops"))
+    // the search text's trigrams keyed by the workspace, so a search reads only the workspace's own
+    // contacts with its trigrams (migration 0044; crm.queries searchArms)
+    index("contacts_ws_search_keys_idx")
+      .using("gin", sql`(contact_search_keys(${t.workspaceId}, ${t.searchText})) collate "C"`)
       .where(sql`search_indexed`),
     index("contacts_search_pending_idx").on(t.workspaceId).where(sql`not search_indexed`),
   ],

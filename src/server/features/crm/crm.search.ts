@@ -206,6 +206,8 @@ async function searchPage(
   form: PageForm,
 ): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
   const where = contactWhere(workspaceId, filter);
+  // the same filter as the planner estimates it (the search as a LIKE on search_text)
+  const estimateWhere = contactWhere(workspaceId, filter, "estimate");
   const order = contactOrder(filter);
   const term = normaliseSearch(filter.search);
   if (term && filter.tag_id == null) {
@@ -240,7 +242,7 @@ async function searchPage(
       }
       // a larger one is counted when the planner expects a selective term
       if (selective === undefined) {
-        selective = (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
+        selective = (await estimateContactsWhere(ctx.db, estimateWhere)) <= BROAD_ESTIMATE;
         setPlannerHint(key, selective);
       }
       if (selective === true) {
@@ -272,7 +274,7 @@ async function searchPage(
   }
   // a tag filter, with or without a search
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
-  const selective = small || (await estimateContactsWhere(ctx.db, where)) <= BROAD_ESTIMATE;
+  const selective = small || (await estimateContactsWhere(ctx.db, estimateWhere)) <= BROAD_ESTIMATE;
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {
     const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });
     const pageIds = ids.slice(offset, offset + limit);

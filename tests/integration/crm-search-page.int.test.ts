@@ -174,6 +174,7 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
       ["Jo", "Ng", "jo@ng.io", "A-B Co", null],
       ["Mary-Ann", "O'Neil", "maryann@oneil.ie", "O'Neil & Sons", "+353861234567"],
       ["Léa", "Dubois", "lea@dubois.fr", "Hooli 4410", "+33612345678"],
+      ["Иван", "Петров", "ivan@example.ru", "ООО Ромашка", "+74951234567"],
     ] as const;
     for (const [workspace, n] of [
       [ws, 3],
@@ -219,6 +220,9 @@ describe("a search page in one statement (crm.queries selectSearchPage)", () => 
       "mary-ann o'neil",
       "'neil & s",
       "dubois.fr",
+      "иван",
+      "ромашка",
+      "о р",
       "zzq",
     ];
     for (const term of terms) {

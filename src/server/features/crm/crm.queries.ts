@@ -46,6 +46,19 @@ export function searchKeyable(term: string): boolean {
 }
 
 /**
+ * Whether `term` (normalised) has search index keys (contact_search_query_keys is not empty), asked
+ * of Postgres: which characters pg_trgm counts as word characters depends on the database's locale
+ * (letters beyond ASCII are under a UTF-8 locale, not under C), so 'иван' or '王小明' may or may not be
+ * keyable. One select that reads no table.
+ */
+export async function termHasSearchKeys(db: DbOrTx, term: string): Promise<boolean> {
+  const rows = await db.execute<{ k: boolean }>(
+    sql`select cardinality(contact_search_query_keys('00000000-0000-0000-0000-000000000000'::uuid, ${term}::text)) > 0 as k`,
+  );
+  return rows[0]?.k === true;
+}
+
+/**
  * The search condition, `search_text LIKE pattern` (`term` is the normalised term, `pattern` its
  * escaped `%term%`; values or placeholders, the prepared page statements'). Forms:
  * - "index" (a keyable term, see searchKeyable): two arms Postgres answers with a BitmapOr. The
@@ -100,18 +113,20 @@ function shapeConditions(stage: boolean, status: boolean): (SQL | undefined)[] {
  * cannot serve). Typos are handled before this, by correcting the term (crm.search.ts listContacts).
  * `use` "estimate" gives the same rows with the search as a LIKE on search_text alone, whose matches
  * the planner estimates from search_text's statistics (estimateContactsWhere); "run" (default) is
- * the form to read rows with.
+ * the form to read rows with. `keyed`: whether the term has index keys, when the caller asked
+ * Postgres (termHasSearchKeys); by default searchKeyable's answer (ASCII), which walks the other terms.
  */
 export function contactWhere(
   workspaceId: string,
   filter: SegmentFilter = {},
   use: "run" | "estimate" = "run",
+  keyed?: boolean,
 ): SQL {
   const parts: SQL[] = [eq(contacts.workspaceId, workspaceId)];
   const term = normaliseSearch(filter.search);
   if (term) {
     const pattern = `%${escapeLike(term)}%`;
-    const form = use === "estimate" ? "estimate" : searchKeyable(term) ? "index" : "walk";
+    const form = use === "estimate" ? "estimate" : (keyed ?? searchKeyable(term)) ? "index" : "walk";
     parts.push(searchArms(workspaceId, pattern, term, form));
   }
   if (filter.lifecycle_stage) parts.push(eq(contacts.lifecycleStage, filter.lifecycle_stage));
@@ -689,19 +704,20 @@ export async function selectContactsPageByIds<F extends PageForm = "rows">(
  * whether the term is broad (crm.search searchPage). The WHERE is contactWhere's search (the
  * workspace-keyed trigram index, or the pending index for contacts awaiting their import's search
  * indexing; a term the index cannot serve, see searchKeyable, is tested on each of the workspace's
- * rows); one prepared statement per shape, form and kind of term. Needs the pool (not a transaction).
+ * rows; `by.keyed` as contactWhere's `keyed`); one prepared statement per shape, form and kind of
+ * term. Needs the pool (not a transaction).
  */
 export async function selectSearchPage<F extends PageForm = "rows">(
   db: Db,
   workspaceId: string,
-  by: { term: string; lifecycleStage?: string; leadStatus?: string },
+  by: { term: string; lifecycleStage?: string; leadStatus?: string; keyed?: boolean },
   page: { offset: number; limit: number; cap: number; countUpTo: number },
   form: F = "rows" as F,
 ): Promise<{ rows: PageRowOf<F>[]; matched: number } | null> {
   const stage = by.lifecycleStage !== undefined;
   const status = by.leadStatus !== undefined;
   const json = form === "json";
-  const keyed = searchKeyable(by.term);
+  const keyed = by.keyed ?? searchKeyable(by.term);
   const stmt = prepared(db, `crm.search-page:${stage}:${status}:${form}:${keyed}`, (d) => {
     const ws = sql.placeholder("workspaceId");
     const pattern = sql.placeholder("pattern");

@@ -15,6 +15,7 @@ import {
   normaliseSearch,
   type PageForm,
   type PageRowOf,
+  searchKeyable,
   selectBroadSearchPage,
   selectContactIdsWhere,
   selectContactsBeforeCursor,
@@ -23,6 +24,7 @@ import {
   selectContactsWhere,
   selectSearchPage,
   sumContactCounts,
+  termHasSearchKeys,
 } from "./crm.queries";
 import { type ListContactsInput, listContactsSchema } from "./crm.schemas";
 
@@ -173,6 +175,23 @@ function setPlannerHint(key: string, value: PlannerHint) {
 }
 
 /**
+ * Whether a term has search index keys (crm.queries termHasSearchKeys), for the terms searchKeyable
+ * cannot answer alone (no three ASCII letters or digits in a row): asked of Postgres once per term
+ * and process (the answer depends only on the term and the database's locale), at most 10,000 kept.
+ */
+const termKeys = new Map<string, boolean>();
+async function termKeyed(ctx: Pick<AppContext, "db">, term: string): Promise<boolean> {
+  if (searchKeyable(term)) return true;
+  let keyed = termKeys.get(term);
+  if (keyed === undefined) {
+    keyed = await termHasSearchKeys(ctx.db, term);
+    if (termKeys.size >= 10_000) termKeys.clear();
+    termKeys.set(term, keyed);
+  }
+  return keyed;
+}
+
+/**
  * Forgets every planning hint, so the next search of each term and workspace asks again as a first
  * search does (for benchmarks that measure a term's first search; bench:crm).
  */
@@ -205,14 +224,15 @@ async function searchPage(
   limit: number,
   form: PageForm,
 ): Promise<{ rows: ListedRow[]; total: number; capped: boolean }> {
-  const where = contactWhere(workspaceId, filter);
+  const term = normaliseSearch(filter.search);
+  const keyed = term ? await termKeyed(ctx, term) : false;
+  const where = contactWhere(workspaceId, filter, "run", keyed);
   // the same filter as the planner estimates it (the search as a LIKE on search_text)
   const estimateWhere = contactWhere(workspaceId, filter, "estimate");
   const order = contactOrder(filter);
-  const term = normaliseSearch(filter.search);
   if (term && filter.tag_id == null) {
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
-    const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status };
+    const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status, keyed };
     const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
     let selective = plannerHint(key);
     if (offset + limit <= SEARCH_COUNT_CAP) {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
@@ -347,10 +348,14 @@ const EVENT_CHUNK = 1000;
 
 /**
  * Stores `dataList` as events of `type` with one delivery per subscribed endpoint and event, in a
- * savepoint of ctx.db (a transaction of its own when ctx.db is not one). An endpoint deleted since
- * it was read fails a delivery insert on its foreign key (23503), which would lose the events for
- * every other endpoint too: the savepoint is rolled back, the subscribed endpoints read again and
- * the whole store retried (up to 3 times; each retry can only lose endpoints deleted meanwhile).
+ * savepoint of ctx.db (a transaction of its own when ctx.db is not one). Inside a caller's
+ * transaction the subscribed endpoints are read in that savepoint too: a failed read outside it (a
+ * lock or statement timeout) would abort the caller's transaction, undoing the feature's change the
+ * event reports. Outside a transaction they are read first, on their own (one indexed select when
+ * nobody listens). An endpoint deleted since it was read fails a delivery insert on its foreign key
+ * (23503), which would lose the events for every other endpoint too: the savepoint is rolled back
+ * and the whole store retried with the endpoints read again (up to 3 times; each retry can only lose
+ * endpoints deleted meanwhile).
  * @throws the database's error (emitWebhookEvents catches it).
  */
 async function storeEvents(
@@ -359,14 +364,17 @@ async function storeEvents(
   type: WebhookEventType,
   dataList: Record<string, unknown>[],
 ): Promise<WebhookEmit> {
-  // outside the savepoint: the one indexed select every emit pays when nobody listens
-  let endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
-  for (let attempt = 0; endpoints.length > 0; attempt++) {
-    const current = endpoints;
+  const inTransaction = ctx.db instanceof PgTransaction;
+  // outside a transaction: the one indexed select every emit pays when nobody listens
+  let endpoints = inTransaction ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
+  for (let attempt = 0; endpoints === null || endpoints.length > 0; attempt++) {
+    const known = endpoints;
     try {
       return await ctx.db.transaction(async (sp) => {
+        const current = known ?? (await q.subscribedEndpoints(sp, workspaceId, type));
         const eventIds: string[] = [];
         const deliveryIds: string[] = [];
+        if (current.length === 0) return NO_WEBHOOK_EMIT;
         for (let i = 0; i < dataList.length; i += EVENT_CHUNK) {
           const events = await q.insertEvents(
             sp,
@@ -383,7 +391,7 @@ async function storeEvents(
       });
     } catch (err) {
       if (attempt >= 2 || pgErrorCode(err) !== "23503") throw err;
-      endpoints = await q.subscribedEndpoints(ctx.db, workspaceId, type);
+      endpoints = inTransaction ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
     }
   }
   return NO_WEBHOOK_EMIT;
@@ -395,11 +403,13 @@ async function storeEvents(
  * deliveries (one per enabled endpoint of the workspace subscribed to `type`) commit or roll back
  * with the change; then, after the commit, hand the result to queueWebhookDeliveries. A process that
  * stops between the commit and the queueing leaves the deliveries to the stranded-delivery sweep
- * (requeueStrandedDeliveries, STRANDED_DELIVERY_MINUTES), never loses them. Costs one indexed select
- * when nobody listens; else the inserts run in a savepoint. `data` should be the resource's public
- * JSON (snake_case, ISO 8601 times). Never throws for a webhook problem: a failed insert rolls back
- * its savepoint only and is logged, so the feature's change is not undone (a broken connection ends
- * the caller's transaction anyway). Returns what it stored (NO_WEBHOOK_EMIT when nobody listens).
+ * (requeueStrandedDeliveries, STRANDED_DELIVERY_MINUTES), never loses them. In a transaction the
+ * subscribed endpoints are read and the inserts made in one savepoint (one indexed select in it when
+ * nobody listens); outside one, the select runs on its own first. `data` should be the resource's
+ * public JSON (snake_case, ISO 8601 times). Never throws for a webhook problem: a failed read or
+ * insert rolls back its savepoint only and is logged, so the feature's change is not undone (a broken
+ * connection ends the caller's transaction anyway). Returns what it stored (NO_WEBHOOK_EMIT when
+ * nobody listens).
  */
 export async function emitWebhookEvent(
   ctx: WebhookEmitCtx,
@@ -412,8 +422,9 @@ export async function emitWebhookEvent(
 
 /**
  * emitWebhookEvent for many events of one type at once (a campaign batch's `message.sent`), in the
- * caller's transaction: one indexed select when nobody listens, else, in one savepoint, one insert
- * of the events and one of their deliveries per 1,000 events. `dataList`: each event's public JSON.
+ * caller's transaction: in one savepoint, the subscribed endpoints' indexed select and, when any
+ * listens, one insert of the events and one of their deliveries per 1,000 events. `dataList`: each
+ * event's public JSON.
  * Never throws for a webhook problem (logged). Returns what it stored; queue it after the commit
  * with queueWebhookDeliveries.
  */

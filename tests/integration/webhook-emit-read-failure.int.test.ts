@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTransactionDb } from "../../src/server/db/reserved";
 import { tags, workspaces } from "../../src/server/db/schema";
 import { emitWebhookEvent, NO_WEBHOOK_EMIT } from "../../src/server/features/webhooks/webhooks.service";
 import { createTestApp, signUp, type TestApp } from "../helpers";
@@ -59,6 +60,36 @@ describe("an outbound webhook emit whose endpoint read fails inside the caller's
     expect(warnings).toEqual(["webhook event not stored"]);
     const names = (await t.db.select().from(tags).where(eq(tags.workspaceId, ws))).map((r) => r.name).sort();
     expect(names).toEqual(["After the emit", "Before the emit"]);
+
+    // the same in an import batch's hand-run transaction (db/reserved openTransactionDb)
+    const locker2 = await t.sql.reserve();
+    const conn = await t.sql.reserve();
+    try {
+      await locker2`begin`;
+      await locker2`lock table webhook_endpoints in access exclusive mode`;
+      await conn`begin`;
+      const db = openTransactionDb(conn);
+      await db.insert(tags).values({ workspaceId: ws, name: "Batch before" });
+      await conn`set local lock_timeout = '150ms'`;
+      const r = await emitWebhookEvent(
+        { db, log: { warn: (_o, m) => warnings.push(m) } },
+        ws,
+        "contact.created",
+        { id: 3 },
+      );
+      expect(r).toEqual(NO_WEBHOOK_EMIT);
+      await conn`set local lock_timeout = 0`;
+      await db.insert(tags).values({ workspaceId: ws, name: "Batch after" });
+      // Postgres answers COMMIT with ROLLBACK for a transaction an error aborted
+      expect((await conn.unsafe("commit")).command).toBe("COMMIT");
+    } finally {
+      await conn`rollback`.catch(() => {});
+      conn.release();
+      await locker2`rollback`.catch(() => {});
+      locker2.release();
+    }
+    const all = (await t.db.select().from(tags).where(eq(tags.workspaceId, ws))).map((r) => r.name).sort();
+    expect(all).toEqual(["After the emit", "Batch after", "Batch before", "Before the emit"]);
 
     // with the table free again the same emit in a transaction stores the event and its delivery
     const stored = await t.db.transaction((tx) =>

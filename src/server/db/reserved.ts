@@ -1,10 +1,23 @@
+import { PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
-import { type Db, DRIZZLE_CONFIG, type Sql } from "./client";
+import { type Db, type DbOrTx, DRIZZLE_CONFIG, type Sql } from "./client";
 
 /** A connection taken out of the pool with `sql.reserve()` (until its `release()`). */
 export type ReservedSql = Awaited<ReturnType<Sql["reserve"]>>;
 
 let savepoints = 0;
+
+/** The handles openTransactionDb made (their queries run inside an open transaction). */
+const openTransactionDbs = new WeakSet<object>();
+
+/**
+ * Whether queries on `db` run inside a transaction: a drizzle transaction, or an openTransactionDb
+ * handle. A failed statement there aborts the whole transaction, so a caller that means to survive
+ * one runs it in a savepoint (`db.transaction(fn)`).
+ */
+export function inTransaction(db: DbOrTx): boolean {
+  return db instanceof PgTransaction || openTransactionDbs.has(db);
+}
 
 /**
  * A drizzle handle on a reserved connection whose transaction is run by hand (`begin` ... `commit`
@@ -46,5 +59,7 @@ export function openTransactionDb(conn: ReservedSql): Db {
     await conn.unsafe(`release savepoint ${name}`);
     return result;
   }
-  return drizzle(client as unknown as Sql, DRIZZLE_CONFIG);
+  const db = drizzle(client as unknown as Sql, DRIZZLE_CONFIG);
+  openTransactionDbs.add(db);
+  return db;
 }

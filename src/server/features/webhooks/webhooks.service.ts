@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { PgTransaction } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { pgErrorCode } from "../../db/errors";
+import { inTransaction } from "../../db/reserved";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
 import { cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
@@ -349,7 +349,8 @@ const EVENT_CHUNK = 1000;
 /**
  * Stores `dataList` as events of `type` with one delivery per subscribed endpoint and event, in a
  * savepoint of ctx.db (a transaction of its own when ctx.db is not one). Inside a caller's
- * transaction the subscribed endpoints are read in that savepoint too: a failed read outside it (a
+ * transaction (db/reserved inTransaction: a drizzle transaction, or an import batch's hand-run one)
+ * the subscribed endpoints are read in that savepoint too: a failed read outside it (a
  * lock or statement timeout) would abort the caller's transaction, undoing the feature's change the
  * event reports. Outside a transaction they are read first, on their own (one indexed select when
  * nobody listens). An endpoint deleted since it was read fails a delivery insert on its foreign key
@@ -364,9 +365,9 @@ async function storeEvents(
   type: WebhookEventType,
   dataList: Record<string, unknown>[],
 ): Promise<WebhookEmit> {
-  const inTransaction = ctx.db instanceof PgTransaction;
+  const inTx = inTransaction(ctx.db);
   // outside a transaction: the one indexed select every emit pays when nobody listens
-  let endpoints = inTransaction ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
+  let endpoints = inTx ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
   for (let attempt = 0; endpoints === null || endpoints.length > 0; attempt++) {
     const known = endpoints;
     try {
@@ -391,7 +392,7 @@ async function storeEvents(
       });
     } catch (err) {
       if (attempt >= 2 || pgErrorCode(err) !== "23503") throw err;
-      endpoints = inTransaction ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
+      endpoints = inTx ? null : await q.subscribedEndpoints(ctx.db, workspaceId, type);
     }
   }
   return NO_WEBHOOK_EMIT;

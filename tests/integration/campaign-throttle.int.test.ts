@@ -77,23 +77,37 @@ describe("send throttle", () => {
     expect(one.statusCode).toBe(200);
     expect(Date.now() - next).toBeLessThan(1000);
   });
+});
 
+// A slower rate for the pause, cancel and opt-out while a launch is paced: 60 emails take 6 s in
+// parts of 10, so the opt-out of the last contact lands before its part is screened even on a loaded
+// machine (at 20 per second the last part was screened 2 s after the first send, and a PUT that took
+// longer under a full test run's load arrived too late).
+let slow: TestApp;
+beforeAll(async () => {
+  slow = await createTestApp({ SEND_RATE_EMAIL_PER_SEC: "10", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => {
+  await slow?.close();
+});
+
+describe("send throttle while a launch is paced", () => {
   it("a pause, a cancel or an opt-out while a chunk is being paced stops what is not sent yet", async () => {
-    const { client, user } = await signUp(t.app);
-    await setPlan(t, user.id, "professional"); // three launches of 60 emails: past the Free plan's 100
+    const { client, user } = await signUp(slow.app);
+    await setPlan(slow, user.id, "professional"); // three launches of 60 emails: past the Free plan's 100
     const stamp = `mid-${Date.now()}`;
     const ids = await findOrCreateContacts(
-      t.ctx,
+      slow.ctx,
       user.id,
       Array.from({ length: 60 }, (_, i) => ({ name: `M${i}`, email: `${stamp}-${i}@example.com` })),
     );
     const sentCount = async (campaignId: number) => {
-      const [r] = await t.sql<{ n: number }[]>`
+      const [r] = await slow.sql<{ n: number }[]>`
         select count(*)::int as n from outbox_messages where metadata->>'campaignId' = ${String(campaignId)}`;
       return r?.n ?? 0;
     };
     const statuses = async (campaignId: number) => {
-      const rows = await t.sql<{ status: string; reason: string | null; contact_id: string; n: number }[]>`
+      const rows = await slow.sql<{ status: string; reason: string | null; contact_id: string; n: number }[]>`
         select status, reason, contact_id::text, 1 as n from campaign_recipients where campaign_id = ${campaignId}`;
       const by: Record<string, number> = {};
       for (const r of rows) by[r.status] = (by[r.status] ?? 0) + 1;
@@ -112,7 +126,7 @@ describe("send throttle", () => {
       );
       let id = 0;
       for (let k = 0; k < 200 && !id; k++) {
-        const [c] = await t.sql<{ id: string }[]>`
+        const [c] = await slow.sql<{ id: string }[]>`
           select id::text from campaigns where workspace_id = ${user.id} and name = ${name}`;
         if (c && (await sentCount(Number(c.id))) > 0) id = Number(c.id);
         else await new Promise((r) => setTimeout(r, 50));
@@ -135,7 +149,7 @@ describe("send throttle", () => {
     expect(p.by.queued).toBe(60 - afterPause);
     expect((await client.post(`/api/campaigns/${paused}/resume`)).json().status).toBe("sending");
     expect(await sentCount(paused)).toBe(60);
-    const dup = await t.sql`
+    const dup = await slow.sql`
       select metadata->>'recipientId' from outbox_messages where metadata->>'campaignId' = ${String(paused)}
       group by 1 having count(*) > 1`;
     expect(dup.length).toBe(0);

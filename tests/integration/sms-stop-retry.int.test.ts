@@ -1,10 +1,9 @@
 import { and, eq, inArray } from "drizzle-orm";
-import twilio from "twilio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, campaignRecipients, contacts, suppressions } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, daytimeZone, postTwilioWebhook, setPlan, signUp, type TestApp } from "../helpers";
 
 // A STOP's handling can fail part-way (a database error on the second of two workspaces that texted
 // the number). Twilio retries a webhook answered with a 5xx; the retry must finish the opt-out, not be
@@ -16,13 +15,6 @@ beforeAll(async () => {
   t = await createTestApp({ TWILIO_AUTH_TOKEN: TOKEN, CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
 });
 afterAll(async () => t?.close());
-
-/** An Etc/GMT zone where the local time is now about 14:00 (outside quiet hours). */
-function daytimeZone(): string {
-  const offset = 14 - new Date().getUTCHours();
-  const o = ((offset + 12 + 24) % 24) - 12;
-  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
-}
 
 async function workspaceWithContact(phone: string) {
   const s = await signUp(t.app);
@@ -36,18 +28,8 @@ async function workspaceWithContact(phone: string) {
 }
 
 /** The same signed Twilio webhook each time (a retry of one delivery), as Twilio posts it. */
-function post(params: Record<string, string>, path = "/api/webhooks/twilio/inbound") {
-  const url = `http://localhost:80${path}`;
-  return t.app.inject({
-    method: "POST",
-    url: path,
-    payload: new URLSearchParams(params).toString(),
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      "x-twilio-signature": twilio.getExpectedTwilioSignature(TOKEN, url, params),
-    },
-  });
-}
+const post = (params: Record<string, string>, hook: "inbound" | "status" = "inbound") =>
+  postTwilioWebhook(t.app, TOKEN, hook, params);
 
 async function optedOutActivities(workspaceId: string, contactId: number) {
   return (
@@ -142,16 +124,16 @@ describe("a Twilio status callback whose handling failed", () => {
       when (new.id = ${row?.id}) execute function ${fn}()`);
     let first: Awaited<ReturnType<typeof post>>;
     try {
-      first = await post(params, "/api/webhooks/twilio/status");
+      first = await post(params, "status");
     } finally {
       await t.sql.unsafe(`drop trigger ${fn} on campaign_recipients`);
       await t.sql.unsafe(`drop function ${fn}()`);
     }
     expect(first.statusCode).toBe(500);
     expect((await rows())[0]?.status).toBe("sent");
-    const retry = await post(params, "/api/webhooks/twilio/status");
+    const retry = await post(params, "status");
     expect(retry.json()).toEqual({ success: true, result: "applied" });
     expect((await rows())[0]?.status).toBe("delivered");
-    expect((await post(params, "/api/webhooks/twilio/status")).json().result).toBe("replay");
+    expect((await post(params, "status")).json().result).toBe("replay");
   });
 });

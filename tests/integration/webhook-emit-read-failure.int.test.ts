@@ -16,6 +16,19 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** Runs `fn` while another session holds the endpoints table, so an emit's read of it times out. */
+async function withEndpointsLocked<T>(fn: () => Promise<T>): Promise<T> {
+  const locker = await t.sql.reserve();
+  try {
+    await locker`begin`;
+    await locker`lock table webhook_endpoints in access exclusive mode`;
+    return await fn();
+  } finally {
+    await locker`rollback`.catch(() => {});
+    locker.release();
+  }
+}
+
 describe("an outbound webhook emit whose endpoint read fails inside the caller's transaction", () => {
   it("rolls back its own savepoint only: the caller's change commits, nothing is stored for the event", async () => {
     const u = await signUp(t.app);
@@ -32,13 +45,9 @@ describe("an outbound webhook emit whose endpoint read fails inside the caller's
     });
     expect(ep.statusCode, ep.body).toBe(201);
 
-    // another session holds the endpoints table, so the emit's read times out
-    const locker = await t.sql.reserve();
     const warnings: string[] = [];
-    try {
-      await locker`begin`;
-      await locker`lock table webhook_endpoints in access exclusive mode`;
-      const emitted = await t.db.transaction(async (tx) => {
+    const emitted = await withEndpointsLocked(() =>
+      t.db.transaction(async (tx) => {
         await tx.insert(tags).values({ workspaceId: ws, name: "Before the emit" });
         await tx.execute(sql`set local lock_timeout = '150ms'`);
         const r = await emitWebhookEvent(
@@ -51,42 +60,36 @@ describe("an outbound webhook emit whose endpoint read fails inside the caller's
         // the caller's transaction goes on
         await tx.insert(tags).values({ workspaceId: ws, name: "After the emit" });
         return r;
-      });
-      expect(emitted).toEqual(NO_WEBHOOK_EMIT);
-    } finally {
-      await locker`rollback`.catch(() => {});
-      locker.release();
-    }
+      }),
+    );
+    expect(emitted).toEqual(NO_WEBHOOK_EMIT);
     expect(warnings).toEqual(["webhook event not stored"]);
     const names = (await t.db.select().from(tags).where(eq(tags.workspaceId, ws))).map((r) => r.name).sort();
     expect(names).toEqual(["After the emit", "Before the emit"]);
 
     // the same in an import batch's hand-run transaction (db/reserved openTransactionDb)
-    const locker2 = await t.sql.reserve();
     const conn = await t.sql.reserve();
     try {
-      await locker2`begin`;
-      await locker2`lock table webhook_endpoints in access exclusive mode`;
-      await conn`begin`;
-      const db = openTransactionDb(conn);
-      await db.insert(tags).values({ workspaceId: ws, name: "Batch before" });
-      await conn`set local lock_timeout = '150ms'`;
-      const r = await emitWebhookEvent(
-        { db, log: { warn: (_o, m) => warnings.push(m) } },
-        ws,
-        "contact.created",
-        { id: 3 },
-      );
-      expect(r).toEqual(NO_WEBHOOK_EMIT);
-      await conn`set local lock_timeout = 0`;
-      await db.insert(tags).values({ workspaceId: ws, name: "Batch after" });
-      // Postgres answers COMMIT with ROLLBACK for a transaction an error aborted
-      expect((await conn.unsafe("commit")).command).toBe("COMMIT");
+      await withEndpointsLocked(async () => {
+        await conn`begin`;
+        const db = openTransactionDb(conn);
+        await db.insert(tags).values({ workspaceId: ws, name: "Batch before" });
+        await conn`set local lock_timeout = '150ms'`;
+        const r = await emitWebhookEvent(
+          { db, log: { warn: (_o, m) => warnings.push(m) } },
+          ws,
+          "contact.created",
+          { id: 3 },
+        );
+        expect(r).toEqual(NO_WEBHOOK_EMIT);
+        await conn`set local lock_timeout = 0`;
+        await db.insert(tags).values({ workspaceId: ws, name: "Batch after" });
+        // Postgres answers COMMIT with ROLLBACK for a transaction an error aborted
+        expect((await conn.unsafe("commit")).command).toBe("COMMIT");
+      });
     } finally {
       await conn`rollback`.catch(() => {});
       conn.release();
-      await locker2`rollback`.catch(() => {});
-      locker2.release();
     }
     const all = (await t.db.select().from(tags).where(eq(tags.workspaceId, ws))).map((r) => r.name).sort();
     expect(all).toEqual(["After the emit", "Batch after", "Batch before", "Before the emit"]);

@@ -227,8 +227,9 @@ async function searchPage(
   const term = normaliseSearch(filter.search);
   const keyed = term ? await termKeyed(ctx, term) : false;
   const where = contactWhere(workspaceId, filter, "run", keyed);
-  // the same filter as the planner estimates it (the search as a LIKE on search_text)
-  const estimateWhere = contactWhere(workspaceId, filter, "estimate");
+  // the planner's estimate of the filter's matches (the search as a LIKE on search_text), asked only
+  // where a strategy needs it
+  const estimate = () => estimateContactsWhere(ctx.db, contactWhere(workspaceId, filter, "estimate"));
   const order = contactOrder(filter);
   if (term && filter.tag_id == null) {
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
@@ -262,7 +263,7 @@ async function searchPage(
       }
       // a larger one is counted when the planner expects a selective term
       if (selective === undefined) {
-        selective = (await estimateContactsWhere(ctx.db, estimateWhere)) <= BROAD_ESTIMATE;
+        selective = (await estimate()) <= BROAD_ESTIMATE;
         setPlannerHint(key, selective);
       }
       if (selective === true) {
@@ -294,7 +295,7 @@ async function searchPage(
   }
   // a tag filter, with or without a search
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
-  const selective = small || (await estimateContactsWhere(ctx.db, estimateWhere)) <= BROAD_ESTIMATE;
+  const selective = small || (await estimate()) <= BROAD_ESTIMATE;
   if (selective && offset + limit <= SEARCH_COUNT_CAP) {
     const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });
     const pageIds = ids.slice(offset, offset + limit);

@@ -1,6 +1,16 @@
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
-import { sendAccountLinkJob, sendEmailChangedNoticeJob, sendPasswordResetJob } from "./auth.jobs";
-import { sendAccountLink, sendEmailChangedNotice, sendPasswordResetTo } from "./auth.service";
+import {
+  sendAccountLinkJob,
+  sendEmailChangedNoticeJob,
+  sendPasswordResetJob,
+  sendStrandedEmailChangeNoticesJob,
+} from "./auth.jobs";
+import {
+  sendAccountLink,
+  sendEmailChangedNotice,
+  sendPasswordResetTo,
+  sendStrandedEmailChangeNotices,
+} from "./auth.service";
 
 /** Emails a password-reset or verification link (token made here, only its hash stored). */
 const sendAccountLinkHandler = defineHandler(sendAccountLinkJob, {
@@ -23,9 +33,18 @@ const sendEmailChangedNoticeHandler = defineHandler(sendEmailChangedNoticeJob, {
   },
 });
 
+/** Queues the email-changed notices a stopped process left unqueued (every 5 minutes). */
+const sendStrandedEmailChangeNoticesHandler = defineHandler(sendStrandedEmailChangeNoticesJob, {
+  handler: async (_data, deps) => {
+    const queued = await sendStrandedEmailChangeNotices(deps);
+    if (queued) deps.log.warn({ queued }, "queued stranded email-changed notices");
+  },
+});
+
 /** The auth feature's job handlers (worker registry). */
 export const authHandlers: AnyJobDefinition[] = [
   sendAccountLinkHandler,
   sendPasswordResetHandler,
   sendEmailChangedNoticeHandler,
+  sendStrandedEmailChangeNoticesHandler,
 ];

@@ -125,6 +125,44 @@ export async function retireRecoveryLinksSince(db: DbOrTx, userId: string, purpo
 }
 
 /**
+ * Email-recovery rows still pending (`id` the placeholder `pending-...`: their notice job has not
+ * made the token yet) that are unused, unexpired and older than `minAgeMinutes`, oldest first, at
+ * most `limit`: `{ id, userId, email (the previous address), createdAt (the change), currentEmail
+ * (the account's address now) }`.
+ */
+export async function pendingRecoveryRows(db: DbOrTx, purpose: string, minAgeMinutes: number, limit: number) {
+  return db
+    .select({
+      id: authTokens.id,
+      userId: authTokens.userId,
+      email: authTokens.email,
+      createdAt: authTokens.createdAt,
+      currentEmail: users.email,
+    })
+    .from(authTokens)
+    .innerJoin(users, eq(users.id, authTokens.userId))
+    .where(
+      and(
+        eq(authTokens.purpose, purpose),
+        sql`${authTokens.id} like 'pending-%'`,
+        isNull(authTokens.usedAt),
+        gt(authTokens.expiresAt, sql`now()`),
+        sql`${authTokens.createdAt} < now() - make_interval(mins => ${minAgeMinutes})`,
+      ),
+    )
+    .orderBy(authTokens.createdAt)
+    .limit(limit);
+}
+
+/** Marks the token `id` used when it is not yet (a pending recovery row with nothing left to do). */
+export async function retireAuthToken(db: DbOrTx, id: string) {
+  await db
+    .update(authTokens)
+    .set({ usedAt: sql`now()` })
+    .where(and(eq(authTokens.id, id), isNull(authTokens.usedAt)));
+}
+
+/**
  * Gives a token row a new id (the email-changed notice's link, stored before its token is made:
  * `id` the placeholder, `newId` the token's SHA-256). Returns whether the row was there.
  */

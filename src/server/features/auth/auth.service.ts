@@ -3,10 +3,11 @@ import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import type { Session, User, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { randomToken } from "../../lib/ids";
+import { randomToken, uuidFromKey } from "../../lib/ids";
 import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
@@ -25,6 +26,7 @@ import {
 import {
   type AccountLinkPurpose,
   EMAIL_RECOVERY_PURPOSE,
+  STRANDED_NOTICE_MINUTES,
   sendAccountLinkJob,
   sendEmailChangedNoticeJob,
   sendPasswordResetJob,
@@ -391,9 +393,11 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
 
 /**
  * PUT /api/user/profile and tRPC `user.updateProfile`: the user feature's updateProfile, with an
- * address held for another account's recovery (emailHeldForRecovery) refused like a taken one, then
- * followEmailChange (the notice to the old address, the new address's verification link). Returns
- * the updated user. `meta.sessionId`: the session making the change (it stays signed in).
+ * address held for another account's recovery (emailHeldForRecovery) refused like a taken one and,
+ * when the address changes, the recovery link's row stored in the change's own transaction
+ * (recordEmailChange); then followEmailChange (the notice to the old address, the new address's
+ * verification link). Returns the updated user. `meta.sessionId`: the session making the change
+ * (it stays signed in).
  * @throws what updateProfile throws (BAD_REQUEST, FORBIDDEN, CONFLICT, TOO_MANY_REQUESTS, NOT_FOUND).
  */
 export async function updateProfileAndFollow(
@@ -402,33 +406,36 @@ export async function updateProfileAndFollow(
   input: z.infer<typeof profileInput>,
   meta: { ip: string; sessionId: string },
 ): Promise<User> {
-  const updated = await updateProfile(ctx, user, input, meta, (email, userId) =>
-    emailHeldForRecovery(ctx, email, userId),
+  let linkId: string | null = null;
+  const updated = await updateProfile(
+    ctx,
+    user,
+    input,
+    meta,
+    (email, userId) => emailHeldForRecovery(ctx, email, userId),
+    async (tx, before, after) => {
+      linkId = await recordEmailChange(tx, before, after);
+    },
   );
-  await followEmailChange(ctx, user, updated);
+  if (linkId) await followEmailChange(ctx, user, updated, linkId);
   return updated;
 }
 
 /**
- * After a profile change of the email address (user's updateProfile, which clears the verification
- * of the old address): stores the recovery link's row (a placeholder id until the job makes its
- * token; it holds the old address for its owner, emailHeldForRecovery) and queues a notice to the previous address (sendEmailChangedNotice: the change
- * needed the password, but an owner who did not make it must hear of it) and a verification link to
- * the new address. Nothing when the address did not change. The link is limited like
- * resendVerification (5 links per hour per account); past the limit no link is sent (the change
- * itself stands, and the banner's resend answers with the wait). The notice is always queued,
- * with `after.updatedAt` as the moment of the change (its recovery link revokes API keys made since).
+ * In the transaction that changes an account's email address (user's updateProfile): stores the
+ * recovery link's row (id `pending-<40 hex>` until the notice job makes its token; `email` the
+ * previous address, `created_at` the change's `after.updatedAt`, valid EMAIL_RECOVERY_TTL_MS). From
+ * that commit on, the old address is held for its owner (emailHeldForRecovery) and the notice is on
+ * record: followEmailChange queues it right after the commit, and a process that stops before that
+ * leaves it to sendStrandedEmailChangeNotices. Returns the row's id.
  */
-export async function followEmailChange(
-  ctx: Pick<AppContext, "db" | "jobs" | "limiters">,
+export async function recordEmailChange(
+  tx: DbOrTx,
   before: Pick<User, "email">,
-  after: Pick<User, "id" | "email" | "emailVerifiedAt" | "updatedAt">,
-): Promise<void> {
-  if (before.email.toLowerCase() === after.email.toLowerCase()) return;
-  // the recovery link's row is stored now, not when the job runs: from this moment the old address
-  // is held for it (emailHeldForRecovery), so nobody can register it before the notice goes out
+  after: Pick<User, "id" | "updatedAt">,
+): Promise<string> {
   const linkId = `pending-${randomBytes(20).toString("hex")}`;
-  await q.insertAuthToken(ctx.db, {
+  await q.insertAuthToken(tx, {
     id: linkId,
     userId: after.id,
     purpose: EMAIL_RECOVERY_PURPOSE,
@@ -436,19 +443,100 @@ export async function followEmailChange(
     createdAt: after.updatedAt,
     expiresAt: new Date(after.updatedAt.getTime() + EMAIL_RECOVERY_TTL_MS),
   });
-  await ctx.jobs.send(sendEmailChangedNoticeJob, {
-    userId: after.id,
-    oldEmail: before.email,
-    newEmail: after.email,
-    changedAt: after.updatedAt.toISOString(),
-    linkId,
-  });
+  return linkId;
+}
+
+/** The notice job's id for the recovery row `linkId`: the same for the first send and the sweep's. */
+const noticeJobId = (linkId: string) => uuidFromKey(`email-changed-notice:${linkId}`);
+
+/**
+ * After a committed change of the email address (user's updateProfile, which clears the
+ * verification of the old address; recordEmailChange stored `linkId`): queues the notice to the
+ * previous address (sendEmailChangedNotice: the change needed the password, but an owner who did
+ * not make it must hear of it), with `after.updatedAt` as the moment of the change (its recovery
+ * link revokes API keys made since), and a verification link to the new address. The link is
+ * limited like resendVerification (5 links per hour per account); past the limit no link is sent
+ * (the change itself stands, and the banner's resend answers with the wait). Never throws: the
+ * change is saved, so a queue failure is logged and the notice left to the sweep
+ * (sendStrandedEmailChangeNotices), the link to the banner's resend.
+ */
+export async function followEmailChange(
+  ctx: Pick<AppContext, "jobs" | "limiters" | "log">,
+  before: Pick<User, "email">,
+  after: Pick<User, "id" | "email" | "emailVerifiedAt" | "updatedAt">,
+  linkId: string,
+): Promise<void> {
+  try {
+    await ctx.jobs.send(
+      sendEmailChangedNoticeJob,
+      {
+        userId: after.id,
+        oldEmail: before.email,
+        newEmail: after.email,
+        changedAt: after.updatedAt.toISOString(),
+        linkId,
+      },
+      { id: noticeJobId(linkId) },
+    );
+  } catch (err) {
+    ctx.log.warn(
+      { err, userId: after.id },
+      "email-changed notice not queued; the stranded-notice sweep queues it",
+    );
+  }
   if (after.emailVerifiedAt) return;
   const allowed = await ctx.limiters.accountEmail.consume(`verify|${after.id}`).then(
     () => true,
     () => false,
   );
-  if (allowed) await ctx.jobs.send(sendAccountLinkJob, { userId: after.id, purpose: "email_verification" });
+  if (!allowed) return;
+  try {
+    await ctx.jobs.send(sendAccountLinkJob, { userId: after.id, purpose: "email_verification" });
+  } catch (err) {
+    ctx.log.warn({ err, userId: after.id }, "verification link not queued; the banner's resend sends one");
+  }
+}
+
+/** Stranded notices one sweep queues at most (the next sweep, 5 minutes later, takes the rest). */
+export const STRANDED_NOTICE_SWEEP_LIMIT = 1_000;
+
+/**
+ * The stranded-notice sweep (job auth.send-stranded-email-change-notices): an email change's
+ * recovery row commits with the change (recordEmailChange) and its notice is queued after the
+ * commit, so a process that stops in between would leave the old address unwarned. Queues the
+ * notice of every recovery row still pending STRANDED_NOTICE_MINUTES after its change (unused,
+ * unexpired), at most STRANDED_NOTICE_SWEEP_LIMIT per run, telling the old address the account's
+ * current one; a notice whose job exists is not queued twice (noticeJobId). A row whose account is
+ * back on that very address (changed back since) has nothing to warn of: it is retired. Returns how
+ * many notices were queued (jobs that already existed included).
+ */
+export async function sendStrandedEmailChangeNotices(ctx: Pick<AppContext, "db" | "jobs">): Promise<number> {
+  const rows = await q.pendingRecoveryRows(
+    ctx.db,
+    EMAIL_RECOVERY_PURPOSE,
+    STRANDED_NOTICE_MINUTES,
+    STRANDED_NOTICE_SWEEP_LIMIT,
+  );
+  let queued = 0;
+  for (const r of rows) {
+    if (r.currentEmail.toLowerCase() === r.email.toLowerCase()) {
+      await q.retireAuthToken(ctx.db, r.id);
+      continue;
+    }
+    await ctx.jobs.send(
+      sendEmailChangedNoticeJob,
+      {
+        userId: r.userId,
+        oldEmail: r.email,
+        newEmail: r.currentEmail,
+        changedAt: r.createdAt.toISOString(),
+        linkId: r.id,
+      },
+      { id: noticeJobId(r.id) },
+    );
+    queued++;
+  }
+  return queued;
 }
 
 /** A recovery link ("this wasn't me" in the email-changed notice) works for 7 days. */

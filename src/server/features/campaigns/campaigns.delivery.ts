@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Campaign, CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
+import { uuidFromKey } from "../../lib/ids";
 import type { SuppressionChannel } from "../compliance/compliance.service";
 
 // Small pure helpers of the send engine: channel mapping, idempotency keys, deterministic job ids,
@@ -50,11 +51,8 @@ export function sentActivity(channel: CampaignChannel): string {
   ];
 }
 
-/** A deterministic UUID (v4 layout) from a string key: the pg-boss job id for an idempotent enqueue. */
-export function uuidFromKey(key: string): string {
-  const h = createHash("sha256").update(key).digest("hex");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
+/** The pg-boss job id of an idempotent enqueue (lib/ids uuidFromKey). */
+export { uuidFromKey };
 
 /**
  * The vendor idempotency key of one recipient: its row id. It does not change across pause/resume

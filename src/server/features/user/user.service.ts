@@ -50,7 +50,10 @@ async function assertCurrentPassword(
  * password, does not keep access to an account that has just moved to a new address.
  * `addressHeld(email, userId)` (auth's emailHeldForRecovery, given by the adapters: this feature
  * cannot import auth) says whether the new address waits for another account's recovery link; such
- * an address is refused like a taken one.
+ * an address is refused like a taken one. `recordEmailChange(tx, before, after)` (auth's
+ * recordEmailChange) runs in the same transaction as the update when the address changed, so what
+ * auth must do after a change (the notice to the old address) is on record whenever the change is:
+ * a process that dies right after the commit leaves it for auth's sweep, never lost.
  * @throws AppError BAD_REQUEST (EMAIL_CHANGE_NEEDS_PASSWORD) / FORBIDDEN (EMAIL_CHANGE_WRONG_PASSWORD)
  *   for a new email without the right current password; TOO_MANY_REQUESTS past the password-check
  *   limits; CONFLICT when the email belongs to another account or is held for its recovery; BAD_REQUEST for a phone number
@@ -62,6 +65,7 @@ export async function updateProfile(
   input: z.infer<typeof profileInput>,
   meta: { ip: string; sessionId: string },
   addressHeld: (email: string, userId: string) => Promise<boolean>,
+  recordEmailChange?: (tx: DbOrTx, before: User, after: User) => Promise<void>,
 ) {
   let phone = input.phone || null;
   if (phone) {
@@ -80,16 +84,21 @@ export async function updateProfile(
       throw new AppError("CONFLICT", "That email is already used by another account");
   }
   try {
-    const updated = await q.updateUser(ctx.db, user.id, {
-      name: input.name,
-      email: input.email,
-      businessName: input.businessName || null,
-      phone,
-      ...(emailChanged ? { emailVerifiedAt: null } : {}),
+    return await ctx.db.transaction(async (tx) => {
+      const updated = await q.updateUser(tx, user.id, {
+        name: input.name,
+        email: input.email,
+        businessName: input.businessName || null,
+        phone,
+        ...(emailChanged ? { emailVerifiedAt: null } : {}),
+      });
+      if (!updated) throw new AppError("NOT_FOUND", "Account not found");
+      if (emailChanged) {
+        await q.deleteOtherSessions(tx, user.id, meta.sessionId);
+        if (recordEmailChange) await recordEmailChange(tx, user, updated);
+      }
+      return updated;
     });
-    if (!updated) throw new AppError("NOT_FOUND", "Account not found");
-    if (emailChanged) await q.deleteOtherSessions(ctx.db, user.id, meta.sessionId);
-    return updated;
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "That email is already used by another account");
     throw e;

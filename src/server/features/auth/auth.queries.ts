@@ -154,14 +154,6 @@ export async function pendingRecoveryRows(db: DbOrTx, purpose: string, minAgeMin
     .limit(limit);
 }
 
-/** Marks the token `id` used when it is not yet (a pending recovery row with nothing left to do). */
-export async function retireAuthToken(db: DbOrTx, id: string) {
-  await db
-    .update(authTokens)
-    .set({ usedAt: sql`now()` })
-    .where(and(eq(authTokens.id, id), isNull(authTokens.usedAt)));
-}
-
 /**
  * Gives a token row a new id (the email-changed notice's link, stored before its token is made:
  * `id` the placeholder, `newId` the token's SHA-256). Returns whether the row was there.

@@ -520,7 +520,7 @@ export async function sendStrandedEmailChangeNotices(ctx: Pick<AppContext, "db" 
   let queued = 0;
   for (const r of rows) {
     if (r.currentEmail.toLowerCase() === r.email.toLowerCase()) {
-      await q.retireAuthToken(ctx.db, r.id);
+      await q.consumeAuthToken(ctx.db, r.id, EMAIL_RECOVERY_PURPOSE);
       continue;
     }
     await ctx.jobs.send(

@@ -51,9 +51,6 @@ export function sentActivity(channel: CampaignChannel): string {
   ];
 }
 
-/** The pg-boss job id of an idempotent enqueue (lib/ids uuidFromKey). */
-export { uuidFromKey };
-
 /**
  * The vendor idempotency key of one recipient: its row id. It does not change across pause/resume
  * rounds, so a row claimed before a pause and re-claimed after is still recognised by `findSent`.

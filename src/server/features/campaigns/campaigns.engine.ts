@@ -1,9 +1,10 @@
 import type { DbOrTx } from "../../db/client";
 import type { Campaign } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
+import { uuidFromKey } from "../../lib/ids";
 import { recordActivities } from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
-import { laterJobs, mapLimit, SEND_CHUNK, sendJobs, uuidFromKey } from "./campaigns.delivery";
+import { laterJobs, mapLimit, SEND_CHUNK, sendJobs } from "./campaigns.delivery";
 import { sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
 import {
   type ClaimedRecipient,
@@ -27,7 +28,6 @@ export {
   SEND_CHUNK,
   sentActivity,
   suppressionChannel,
-  uuidFromKey,
   vendorKey,
 } from "./campaigns.delivery";
 

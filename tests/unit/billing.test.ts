@@ -68,9 +68,21 @@ describe("effective plan", () => {
     ).toBe("business");
     expect(effectivePlan(ws({ plan: "gold" }))).toBe("free");
   });
+  it("an unpaid or paused subscription counts as Free while it has that status; past_due keeps the plan", () => {
+    const at = new Date("2026-04-15T00:00:00Z");
+    for (const subscriptionStatus of ["unpaid", "paused"])
+      expect(effectivePlan(ws({ plan: "business", currentPeriodEnd: end, subscriptionStatus }), at)).toBe(
+        "free",
+      );
+    expect(
+      effectivePlan(ws({ plan: "business", currentPeriodEnd: end, subscriptionStatus: "past_due" }), at),
+    ).toBe("business");
+  });
 });
 
 describe("payments helpers", () => {
+  // unpaid and paused keep their own names (they used to read as past_due, which kept the plan):
+  // Stripe documents them as "revoke access", so billing must be able to tell them from past_due
   it("maps vendor statuses onto ours", () => {
     expect(
       [
@@ -83,16 +95,7 @@ describe("payments helpers", () => {
         "paused",
         "incomplete_expired",
       ].map(normalizeStatus),
-    ).toEqual([
-      "active",
-      "trialing",
-      "past_due",
-      "canceled",
-      "incomplete",
-      "past_due",
-      "past_due",
-      "canceled",
-    ]);
+    ).toEqual(["active", "trialing", "past_due", "canceled", "incomplete", "unpaid", "paused", "canceled"]);
   });
   it("signs like Stripe: t=<seconds>,v1=<HMAC-SHA256 hex of 't.payload'>", () => {
     // HMAC-SHA256("k", "1.{}") computed independently with openssl

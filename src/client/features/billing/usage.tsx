@@ -36,8 +36,21 @@ export function useUsage() {
 }
 
 /**
- * Banners under the page header: past-due payment (link to fix the card), 80 % warnings, and at
- * 100 % what stops with a link to /pricing.
+ * Why a paid plan is on hold, for the owner, or null when it is not: an `unpaid` subscription (the
+ * payment retries are exhausted) or a `paused` one (a trial ended without a payment method) grants
+ * nothing, so the workspace is on Free until it is paid (the server's `held_plan_name`).
+ */
+export function heldPlanSentence(data: { status: string | null; held_plan_name: string | null }) {
+  if (!data.held_plan_name) return null;
+  if (data.status === "paused")
+    return `Your trial ended without a payment method, so your ${data.held_plan_name} subscription is paused and the Free plan applies: add a payment method to restore ${data.held_plan_name}.`;
+  return `Your last payment failed and the payment retries have stopped, so the Free plan applies: update your card to restore ${data.held_plan_name}.`;
+}
+
+/**
+ * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
+ * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
+ * /pricing.
  */
 export function UsageBanners() {
   const { data } = useUsage();
@@ -46,6 +59,7 @@ export function UsageBanners() {
     trpc.billing.portal.mutationOptions({ onSuccess: (r) => r?.url && window.location.assign(r.url) }),
   );
   if (!data) return null;
+  const held = heldPlanSentence(data);
   const limits = data.alerts.filter((a) => a.level === "limit");
   const warnings = data.alerts.filter((a) => a.level === "warning");
   return (
@@ -53,6 +67,17 @@ export function UsageBanners() {
       {data.past_due && (
         <AlertBanner variant="error" title="Your last payment failed">
           Please update your card to keep your {data.plan_name} plan.{" "}
+          <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
+            Update payment method
+          </Button>
+        </AlertBanner>
+      )}
+      {held && (
+        <AlertBanner
+          variant="error"
+          title={data.status === "paused" ? "Your subscription is paused" : "Your subscription is unpaid"}
+        >
+          {held}{" "}
           <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
             Update payment method
           </Button>

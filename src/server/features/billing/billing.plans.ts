@@ -232,14 +232,27 @@ export interface PlanHolder {
 }
 
 /**
- * The plan a workspace has now: its stored plan, except that a subscription set to cancel (or
- * canceled) falls back to Free once its period has ended (spec section 9; Stripe's own
- * `customer.subscription.deleted` does the same when it arrives, and billing's loadBillingWorkspace
- * writes the fallback back). A holder without the subscription fields has its stored plan.
+ * Subscription statuses that hold the paid plan without granting it (Stripe's documented semantics,
+ * https://docs.stripe.com/api/subscriptions/object#subscription_object-status): `unpaid` (payment
+ * retries exhausted, the invoices left open) and `paused` (a trial ended without a payment method).
+ * The workspace keeps its stored plan and subscription, so a payment brings the plan back, but counts
+ * as Free until a live status (active, trialing, past_due) returns.
+ */
+export const HELD_STATUSES: ReadonlySet<string> = new Set(["unpaid", "paused"]);
+
+/**
+ * The plan a workspace has now: its stored plan, except that
+ * - a subscription set to cancel (or canceled) falls back to Free once its period has ended (spec
+ *   section 9; Stripe's own `customer.subscription.deleted` does the same when it arrives, and
+ *   billing's loadBillingWorkspace writes the fallback back);
+ * - an `unpaid` or `paused` subscription (HELD_STATUSES) counts as Free for as long as it has that
+ *   status (the stored plan stays: it is the one a payment restores).
+ * A holder without the subscription fields has its stored plan.
  */
 export function effectivePlan(ws: PlanHolder, now = new Date()): PlanId {
   const plan = planOf(ws.plan).id;
   if (plan === "free") return plan;
+  if (ws.subscriptionStatus && HELD_STATUSES.has(ws.subscriptionStatus)) return "free";
   const ended = ws.currentPeriodEnd != null && ws.currentPeriodEnd.getTime() <= now.getTime();
   if (ended && (ws.cancelAtPeriodEnd || ws.subscriptionStatus === "canceled")) return "free";
   return plan;

@@ -13,6 +13,7 @@ import {
   assertPlanFeature,
   assertWithinPlan,
   effectivePlan,
+  HELD_STATUSES,
   limitUnits,
   METERS,
   type Meter,
@@ -101,14 +102,19 @@ async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Wor
   return typeof workspace === "string" ? loadBillingWorkspace(ctx, workspace) : workspace;
 }
 
-/** Loads a workspace's billing row, applying the lazy period-end fallback (written back once). */
+/**
+ * Loads a workspace's billing row, applying the lazy period-end fallback (written back once). A plan
+ * held by an unpaid or paused subscription (billing.plans HELD_STATUSES) is not written back: it
+ * counts as Free (effectivePlan) but stays stored, as the plan a payment restores.
+ * @throws AppError NOT_FOUND 'Workspace not found'
+ */
 export async function loadBillingWorkspace(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
 ): Promise<Workspace> {
   const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
   if (!ws) throw new AppError("NOT_FOUND", "Workspace not found");
-  if (ws.plan !== "free" && effectivePlan(ws) === "free") {
+  if (ws.plan !== "free" && effectivePlan(ws) === "free" && !isHeld(ws)) {
     const updated = await q.updateBilling(ctx.db, ws.id, {
       plan: "free",
       subscriptionStatus: "canceled",
@@ -118,6 +124,20 @@ export async function loadBillingWorkspace(
     return updated ?? ws;
   }
   return ws;
+}
+
+/** Whether the workspace's paid plan is held by an unpaid or paused subscription (HELD_STATUSES). */
+function isHeld(ws: Pick<Workspace, "subscriptionStatus">): boolean {
+  return ws.subscriptionStatus != null && HELD_STATUSES.has(ws.subscriptionStatus);
+}
+
+/**
+ * The paid plan an unpaid or paused subscription holds (the one a payment restores), or null when the
+ * workspace's plan is not held: what the usage response names so the owner knows what is suspended.
+ */
+function heldPlanOf(ws: Pick<Workspace, "plan" | "subscriptionStatus">): PlanId | null {
+  const plan = planOf(ws.plan).id;
+  return plan !== "free" && isHeld(ws) ? plan : null;
 }
 
 // ---------------------------------------------------------------- plans and checkout
@@ -256,8 +276,8 @@ export interface WebhookOutcome {
  * raw body (300 s tolerance), then applies the event once (its id is stored; a redelivery or replay
  * changes nothing). Events are applied by re-reading the subscription from the provider, so the
  * workspace converges on the provider's current state whatever order events arrive in.
- * Handles checkout.session.completed, customer.subscription.created|updated|deleted, invoice.paid,
- * invoice.payment_failed; other types are stored and ignored.
+ * Handles checkout.session.completed, customer.subscription.created|updated|deleted|paused|resumed,
+ * invoice.paid, invoice.payment_failed; other types are stored and ignored.
  * @throws AppError BAD_REQUEST for a missing, forged or stale signature
  */
 export async function handlePaymentWebhook(
@@ -280,6 +300,8 @@ const HANDLED = new Set([
   "customer.subscription.created",
   "customer.subscription.updated",
   "customer.subscription.deleted",
+  "customer.subscription.paused",
+  "customer.subscription.resumed",
   "invoice.paid",
   "invoice.payment_failed",
 ]);
@@ -339,10 +361,14 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
 const LIVE = new Set(["active", "trialing", "past_due"]);
 
 /**
- * Writes a subscription's current state onto its workspace: a live one (active, trialing, past_due)
- * sets the plan of its price, status, period end, cancel-at-period-end, tier 'premium' and the first
- * payment time; a canceled one falls back to Free. A dead subscription that is not the workspace's
- * current one is ignored (an old subscription's late event never undoes a newer one).
+ * Writes a subscription's current state onto its workspace: a live one (active, trialing, past_due:
+ * Stripe keeps retrying a past_due payment, so access stays) sets the plan of its price, status,
+ * period end, cancel-at-period-end, tier 'premium' and the first payment time; an unpaid or paused one
+ * (retries exhausted / a trial ended without a payment method: Stripe's documented "revoke access")
+ * keeps the plan of its price stored with that status, so the workspace counts as Free (effectivePlan)
+ * and shows why, and keeps its subscription and customer ids, so a payment (a live status again)
+ * restores the plan; a canceled one falls back to Free. A subscription that is not the workspace's
+ * current one and not live is ignored (an old subscription's late event never undoes a newer one).
  */
 async function applySubscriptionState(
   ctx: Ctx,
@@ -374,6 +400,16 @@ async function applySubscriptionState(
     });
   }
   if (!isCurrent) return null;
+  if (HELD_STATUSES.has(state.status))
+    return q.updateBilling(tx, ws.id, {
+      plan: planOfPrice(ctx.env, state.priceId) ?? ws.plan,
+      subscriptionStatus: state.status,
+      subscriptionTier: null,
+      currentPeriodEnd: state.currentPeriodEnd,
+      cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+      stripeSubscriptionId: state.id,
+      stripeCustomerId: ws.stripeCustomerId ?? state.customerId,
+    });
   if (state.status === "canceled")
     return q.updateBilling(tx, ws.id, {
       plan: "free",
@@ -904,7 +940,9 @@ const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
  * `GET /api/billing/usage`: the plan, status, billing period and every limit with its use
  * (`limit: null` = unlimited), plus the plan's features and the banners to show: 'warning' at 80 %,
  * 'limit' at 100 %. `totals` are the counts other features own (contacts from the CRM, seats from
- * the workspace) passed in by the adapter.
+ * the workspace) passed in by the adapter. `plan` is the plan in force (effectivePlan); `status` the
+ * subscription's real status; `held_plan` / `held_plan_name` the paid plan an `unpaid` or `paused`
+ * subscription holds (the workspace counts as Free until it is paid), null otherwise.
  */
 export async function getUsage(
   ctx: Pick<AppContext, "db">,
@@ -913,6 +951,7 @@ export async function getUsage(
 ) {
   const ws = await loadBillingWorkspace(ctx, workspaceId);
   const plan = effectivePlan(ws);
+  const held = heldPlanOf(ws);
   const period = billingPeriod(ws);
   const rows = await q.meterUsage(ctx.db, workspaceId, period.start);
   const limits = PLANS[plan].limits;
@@ -940,6 +979,8 @@ export async function getUsage(
     period_end: (plan !== "free" && ws.currentPeriodEnd ? ws.currentPeriodEnd : period.end).toISOString(),
     cancel_at_period_end: ws.cancelAtPeriodEnd,
     past_due: ws.subscriptionStatus === "past_due",
+    held_plan: held,
+    held_plan_name: held ? PLANS[held].name : null,
     features: PLANS[plan].features,
     usage,
     alerts,

@@ -9,11 +9,23 @@
 export type PaidPlanId = "professional" | "business" | "enterprise";
 
 /**
- * Our normalized subscription statuses (spec section 3 subscription_status). Vendor statuses map:
- * trialing -> trialing; active -> active; past_due, unpaid, paused -> past_due; canceled,
- * incomplete_expired -> canceled; incomplete -> incomplete (first payment not made: no plan granted).
+ * Our normalized subscription statuses (spec section 3 subscription_status), after Stripe's
+ * (https://docs.stripe.com/api/subscriptions/object#subscription_object-status). Vendor statuses map:
+ * trialing, active, past_due, unpaid, paused, canceled and incomplete -> themselves;
+ * incomplete_expired and anything unknown -> canceled. What each grants is billing's rule:
+ * trialing, active and past_due (Stripe is still retrying the payment) keep the plan; unpaid (retries
+ * exhausted, the invoices left open) and paused (a trial ended without a payment method, or paused
+ * after a failed payment) grant nothing until a live status returns; incomplete (first payment not
+ * made) grants nothing; canceled has ended.
  */
-export type SubscriptionStatus = "trialing" | "active" | "past_due" | "canceled" | "incomplete";
+export type SubscriptionStatus =
+  | "trialing"
+  | "active"
+  | "past_due"
+  | "unpaid"
+  | "paused"
+  | "canceled"
+  | "incomplete";
 
 /** The vendor's current view of one subscription (always re-read, never taken from an event body). */
 export interface SubscriptionState {
@@ -98,12 +110,11 @@ export function normalizeStatus(status: string): SubscriptionStatus {
     case "trialing":
     case "active":
     case "past_due":
+    case "unpaid":
+    case "paused":
     case "canceled":
     case "incomplete":
       return status;
-    case "unpaid":
-    case "paused":
-      return "past_due";
     default:
       return "canceled";
   }

@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { Badge } from "@/client/components/ui/badge";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
-import { UsageBars, useUsage } from "@/client/features/billing/usage";
+import { heldPlanSentence, UsageBars, useUsage } from "@/client/features/billing/usage";
 import { formatDate, statusLabel } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 
@@ -30,11 +30,12 @@ export function BillingTab() {
                 <Badge variant={data.status === "active" ? "success" : "secondary"}>
                   {statusLabel(data.status)}
                 </Badge>{" "}
-                {data.plan === "free"
-                  ? `Usage resets on ${formatDate(data.period_end)}.`
-                  : data.cancel_at_period_end
-                    ? `Ends on ${formatDate(data.period_end)}; then the Free plan applies.`
-                    : `Renews on ${formatDate(data.period_end)}.`}
+                {heldPlanSentence(data) ??
+                  (data.plan === "free"
+                    ? `Usage resets on ${formatDate(data.period_end)}.`
+                    : data.cancel_at_period_end
+                      ? `Ends on ${formatDate(data.period_end)}; then the Free plan applies.`
+                      : `Renews on ${formatDate(data.period_end)}.`)}
               </>
             ) : (
               "Your plan and this period's usage."
@@ -45,7 +46,7 @@ export function BillingTab() {
           <Link to="/pricing" className={buttonVariants({ variant: "default", size: "sm" })}>
             {data?.plan === "free" ? "Upgrade" : "Change plan"}
           </Link>
-          {data && data.plan !== "free" && (
+          {data && (data.plan !== "free" || data.held_plan) && (
             <Button variant="outline" size="sm" loading={portal.isPending} onClick={() => portal.mutate()}>
               Manage subscription
             </Button>

@@ -12,6 +12,7 @@ import {
   createTestApp,
   SHARED_DATA,
   SHARED_DATA_MISSING,
+  setPlan,
   signUp,
   type TestApp,
 } from "../helpers";
@@ -329,10 +330,15 @@ describe.skipIf(!SHARED_DATA)(`shared media files (${SHARED_DATA_MISSING})`, () 
 
 describe.skipIf(!SHARED_DATA)(`editing (${SHARED_DATA_MISSING})`, () => {
   let client: AuthedClient;
+  let workspaceId: string;
   let videoId: number;
   let audioId: number;
   beforeAll(async () => {
-    ({ client } = await signUp(t.app));
+    let user: { id: string };
+    ({ client, user } = await signUp(t.app));
+    workspaceId = user.id;
+    // grading needs the premium editor (a paid plan); the last test checks the Free plan's refusal
+    await setPlan(t, workspaceId, "professional");
     videoId = (
       await upload(client, "/api/videos/upload", "video", path.join(MEDIA, "mdn-flower.mp4"), "flower")
     ).json().media.id;
@@ -452,6 +458,38 @@ describe.skipIf(!SHARED_DATA)(`editing (${SHARED_DATA_MISSING})`, () => {
     });
     expect(blur.statusCode).toBe(400);
     expect(blur.json().error).toContain("Blur must be between 0 and 10");
+  });
+
+  it("the premium editor's colour grading and blur are refused on the Free plan (402, nothing queued); cuts, volume, speed and fades are not", async () => {
+    await setPlan(t, workspaceId, "free");
+    const edits = async () =>
+      (await t.db.select().from(mediaEdits).where(eq(mediaEdits.mediaId, videoId))).length;
+    const before = await edits();
+    for (const effects of [{ brightness: 150 }, { contrast: 99 }, { saturation: 0 }, { blur: 0.5 }]) {
+      const graded = await client.post("/api/media/edit/advanced", {
+        mediaId: videoId,
+        startTime: 0,
+        endTime: 1,
+        effects,
+      });
+      expect(graded.statusCode, JSON.stringify(effects)).toBe(402);
+      expect(graded.json().error).toBe(
+        "The premium editor is not included in your Free plan. Upgrade to Professional to use the premium editor.",
+      );
+    }
+    expect(await edits()).toBe(before);
+    // the free tools: a fade, a cut, volume and speed render on Free
+    const free = await client.post("/api/media/edit/advanced", {
+      mediaId: videoId,
+      startTime: 0,
+      endTime: 1,
+      volume: 0.9,
+      speed: 2,
+      cuts: [0.5],
+      effects: { brightness: 100, blur: 0, fadeIn: true },
+    });
+    expect(free.statusCode, free.body).toBe(200);
+    expect(await edits()).toBe(before + 1);
   });
 });
 

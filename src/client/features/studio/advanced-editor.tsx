@@ -1,4 +1,5 @@
-import { Pause, Play, Scissors, Trash2, X, ZoomIn } from "lucide-react";
+import { Link } from "@tanstack/react-router";
+import { Lock, Pause, Play, Scissors, Trash2, X, ZoomIn } from "lucide-react";
 import { useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import WaveSurfer from "wavesurfer.js";
@@ -10,6 +11,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { useUsage } from "@/client/features/billing/usage";
 import { errorMessage, isServerRefusal } from "@/client/lib/errors";
 import { formatTime } from "./format";
 import { useInvalidateMedia, useMediaDetail, useStudioClient, waitForRender } from "./media-api";
@@ -36,6 +38,9 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
   const invalidate = useInvalidateMedia();
   const studio = useStudioClient();
   const { data: detail } = useMediaDetail(media.id);
+  // colour grading and blur need the premium editor: the server's answer for the workspace's plan
+  // (billing.usage features), which also refuses them on save (studio applyAdvanced)
+  const grading = useUsage().data?.features.premiumEditor === true;
   const videoRef = useRef<HTMLVideoElement>(null);
   const waveRef = useRef<HTMLDivElement>(null);
   const wsRef = useRef<WaveSurfer | null>(null);
@@ -311,8 +316,19 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
             <TabsTrigger value="effects">Effects</TabsTrigger>
           </TabsList>
           <TabsContent value="video" className="space-y-4">
+            {!grading && (
+              <AlertBanner variant="info" title="Premium editor">
+                <Lock aria-hidden className="mr-1 inline size-3.5" />
+                Colour grading and blur are part of the premium editor, not included in your plan. Cuts,
+                volume, speed and fades stay free.{" "}
+                <Link to="/pricing" className="font-medium underline">
+                  View pricing
+                </Link>
+              </AlertBanner>
+            )}
             <RangeField
               label="Brightness"
+              disabled={!grading}
               value={brightness}
               min={0}
               max={200}
@@ -321,6 +337,7 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
             />
             <RangeField
               label="Contrast"
+              disabled={!grading}
               value={contrast}
               min={0}
               max={200}
@@ -329,6 +346,7 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
             />
             <RangeField
               label="Saturation"
+              disabled={!grading}
               value={saturation}
               min={0}
               max={200}
@@ -337,6 +355,7 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
             />
             <RangeField
               label="Blur"
+              disabled={!grading}
               value={blur}
               min={0}
               max={10}

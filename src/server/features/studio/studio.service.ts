@@ -11,6 +11,7 @@ import type { EditDecisionList, MediaEdit, MediaItem, MediaSource, MediaType } f
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import type { ByteRange } from "../../providers/storage";
+import { assertWorkspaceFeature } from "../billing/billing.service";
 import { segmentsFromCuts } from "./studio.graph";
 import { derivePreviewsJob, processMediaJob, renderEditJob } from "./studio.jobs";
 import { mediaPrefix, tmpDir } from "./studio.pipeline";
@@ -596,13 +597,33 @@ export async function applyTrim(deps: StudioDeps, workspaceId: string, raw: unkn
 }
 
 /**
+ * Whether an advanced edit's picture settings leave the defaults (brightness, contrast or saturation
+ * other than 100 %, blur above 0 px): colour grading and effects, which need the plan's premium
+ * editor (billing.plans `premiumEditor`; spec section 6, editor tiers). Fades are not grading.
+ */
+export function isGraded(effects: {
+  brightness: number;
+  contrast: number;
+  saturation: number;
+  blur: number;
+}): boolean {
+  return (
+    effects.brightness !== 100 || effects.contrast !== 100 || effects.saturation !== 100 || effects.blur !== 0
+  );
+}
+
+/**
  * Advanced editor (spec sections 3, 5, 7): the selection startTime..endTime split by `cuts` into
  * segments (those in `removedSegments` dropped), volume, speed, picture effects, fades.
  * Publishes the item when rendered. Returns the queued edit.
- * @throws AppError BAD_REQUEST when every segment is dropped or times are bad.
+ * @throws AppError BAD_REQUEST when every segment is dropped or times are bad; PAYMENT_REQUIRED for
+ *   colour grading or blur (isGraded) on a plan without the premium editor.
  */
 export async function applyAdvanced(deps: StudioDeps, workspaceId: string, raw: unknown): Promise<MediaEdit> {
   const input = parseInput(advancedEditSchema, raw);
+  // colour grading and blur are the premium editor's (spec section 6, editor tiers: free users can trim, change
+  // volume and speed and fade); checked here, not only by the screens that lock them
+  if (isGraded(input.effects)) await assertWorkspaceFeature(deps, workspaceId, "premiumEditor");
   const item = await readyForEdit(deps, workspaceId, input.mediaId);
   const sel = clampSelection(item, input.startTime, input.endTime);
   const { kept } = segmentsFromCuts(sel.start, sel.end, input.cuts, input.removedSegments);

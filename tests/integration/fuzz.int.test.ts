@@ -13,7 +13,8 @@
  * deterministic sample (seeded by its name) of its mutations — about 30 requests per REST route and 24
  * per procedure, ~7,200 in all — so the run takes a few minutes. Date-ish fields always also get
  * dates past year 9999 (FAR_DATES), and every list taking a `cursor` gets cursors that decode but
- * hold impossible timestamps, NULs or bad ids (HOSTILE_CURSORS); FUZZ_PER_FIELD=all tries every
+ * hold impossible timestamps, NULs or bad ids (HOSTILE_CURSORS); every path parameter and UUID field
+ * gets 36-character ids that are not UUIDs (UUID_LOOKALIKES); FUZZ_PER_FIELD=all tries every
  * value (slow), FUZZ_ONLY=<substring> one route. The summary prints requests, routes, procedures, the
  * slowest requests and the routes that never answered 2xx (fuzzed shallowly: fixtures missing).
  */
@@ -153,6 +154,14 @@ const PARAMS = [
   "00000000-0000-0000-0000-000000000000",
   "x".repeat(3000),
 ];
+
+/**
+ * Ids of a UUID's length that a loose check (/^[0-9a-f-]{36}$/) once let through to Postgres, which
+ * refused them with "invalid input syntax for type uuid" (a 500). Always tried, not sampled: on
+ * every path parameter, and on every field whose sample is a UUID.
+ */
+const UUID_LOOKALIKES = ["-".repeat(36), "a".repeat(36)];
+const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // --------------------------------------------------------------------------------------------
 // Samples from schemas
@@ -361,6 +370,9 @@ function allMutations(base: unknown, seed: string): Mutation[] {
     if (isDateField(path, own))
       for (const d of FAR_DATES)
         out.push({ label: `${name}=${describe_(d)}`, input: withField(base, path, d), pinned: true });
+    if (typeof own === "string" && CANONICAL_UUID.test(own))
+      for (const id of UUID_LOOKALIKES)
+        out.push({ label: `${name}=${describe_(id)}`, input: withField(base, path, id), pinned: true });
     out.push({ label: `${name} as [value]`, input: withField(base, path, [own]) });
     out.push({ label: `${name} as {value}`, input: withField(base, path, { value: own }) });
   }
@@ -685,9 +697,9 @@ async function fuzzRestRoute(method: string, url: string) {
       headers: authHeaders,
     });
 
-  // hostile path parameters, one at a time
+  // hostile path parameters, one at a time (UUID look-alikes always)
   for (const p of params)
-    for (const v of pick(PARAMS, 4, `${key}:${p}`))
+    for (const v of [...pick(PARAMS, 4, `${key}:${p}`), ...UUID_LOOKALIKES])
       await send(who(), `${key} :${p}=${v.slice(0, 40)}`, {
         method: method as "GET",
         url: fillParams(url, { [p]: v }),

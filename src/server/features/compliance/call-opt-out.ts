@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { isUuid } from "../../lib/ids";
 import { sign, verifySignature } from "../../lib/signing";
 
 /*
@@ -99,7 +100,7 @@ export function readCallOptOut(
   const str = (k: string) => (typeof query[k] === "string" ? (query[k] as string) : null);
   const [w, n, c, r, s] = [str("w"), str("n"), str("c"), str("r"), str("s")];
   if (!w || !n || c === null || r === null || !s) return null;
-  if (!/^[0-9a-f-]{36}$/i.test(w) || !/^\+\d{6,15}$/.test(n)) return null;
+  if (!isUuid(w) || !/^\+\d{6,15}$/.test(n)) return null;
   if ((c && !/^\d{1,15}$/.test(c)) || (r && !/^\d{1,15}$/.test(r))) return null;
   const target = {
     workspaceId: w,

@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { ContactImport } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { isUuid } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
@@ -203,7 +204,7 @@ function parseMapping(raw: unknown): ColumnMapping {
 
 /** One import of the workspace. @throws AppError NOT_FOUND 'Import not found' (also for another's id). */
 async function findImport(ctx: Pick<AppContext, "db">, workspaceId: string, importId: string) {
-  if (!/^[0-9a-f-]{36}$/i.test(importId)) throw new AppError("NOT_FOUND", "Import not found");
+  if (!isUuid(importId)) throw new AppError("NOT_FOUND", "Import not found");
   const row = await selectContactImport(ctx.db, workspaceId, importId);
   if (!row) throw new AppError("NOT_FOUND", "Import not found");
   return row;

@@ -4,7 +4,7 @@ import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import type { UserPreferences, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { randomToken } from "../../lib/ids";
+import { isUuid, randomToken } from "../../lib/ids";
 import { maskEmail } from "../../lib/mask-email";
 import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
@@ -64,8 +64,6 @@ export function can(role: WorkspaceRole, action: Permission): boolean {
 export function assertCan(tenant: Pick<Tenant, "role">, action: Permission): void {
   if (!can(tenant.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
 }
-
-const isUuid = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
 
 /** The membership of `userId` in the workspace. @throws AppError NOT_FOUND (also for a malformed id). */
 async function memberOrNotFound(ctx: Pick<AppContext, "db">, workspaceId: string, userId: string) {

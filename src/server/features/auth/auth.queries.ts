@@ -211,14 +211,37 @@ export async function deleteUserSessions(db: DbOrTx, userId: string) {
 }
 
 /**
- * Account recovery: sets the user's address back to `email`, verified now; returns the user or null.
- * A unique violation (another account has the address) is thrown to the caller.
+ * Account recovery: sets the user's address back to `email`, verified now, and makes the password
+ * unusable by putting `lockPrefix` before its hash (once: a hash that already starts with it is
+ * kept); returns the user or null. A unique violation (another account has the address) is thrown
+ * to the caller.
  */
-export async function restoreUserEmail(db: DbOrTx, userId: string, email: string) {
+export async function restoreUserEmail(db: DbOrTx, userId: string, email: string, lockPrefix: string) {
   const [row] = await db
     .update(users)
-    .set({ email, emailVerifiedAt: sql`now()`, updatedAt: sql`now()` })
+    .set({
+      email,
+      emailVerifiedAt: sql`now()`,
+      updatedAt: sql`now()`,
+      passwordHash: sql`case when starts_with(${users.passwordHash}, ${lockPrefix}) then ${users.passwordHash}
+        else ${lockPrefix} || ${users.passwordHash} end`,
+    })
     .where(eq(users.id, userId))
     .returning();
   return row ?? null;
+}
+
+/**
+ * The user's stored password hash, read with a share lock on the row (held to the end of the
+ * transaction `db` must be), or null for an unknown user: a password change (reset, recovery)
+ * waits for the caller's transaction, and the caller waits for a change in progress and then reads
+ * its result.
+ */
+export async function passwordHashForShare(db: DbOrTx, userId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.id, userId))
+    .for("share");
+  return row?.passwordHash ?? null;
 }

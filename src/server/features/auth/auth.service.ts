@@ -170,6 +170,25 @@ export async function register(ctx: AppContext, input: RegisterInput, meta: { ip
 }
 
 /**
+ * What recoverEmail puts before the stored password hash (auth.queries restoreUserEmail): no argon2
+ * hash starts with "!", so verifyPassword fails on it everywhere (sign-in, the current-password
+ * checks of user), and the hash it replaced stays after it so a sign-in with that password can be
+ * told what to do (login). A new password (resetPassword) replaces the whole value.
+ */
+export const RECOVERY_LOCK_PREFIX = "!recovered:";
+
+/** The sentence of a sign-in with the password an email recovery made unusable. */
+export const PASSWORD_RETIRED_MESSAGE =
+  "This password no longer works: the account was secured after its email address was changed. Choose a new password with the link from the recovery page, or use Forgot password with this address.";
+
+/** The hash an email recovery retired (the part after RECOVERY_LOCK_PREFIX), or null for a usable one. */
+function retiredPasswordHash(passwordHash: string): string | null {
+  return passwordHash.startsWith(RECOVERY_LOCK_PREFIX)
+    ? passwordHash.slice(RECOVERY_LOCK_PREFIX.length)
+    : null;
+}
+
+/**
  * Checks credentials. The error never says whether the email exists, and an unknown email still
  * costs one argon2 verification so timing does not tell either.
  *
@@ -178,7 +197,13 @@ export async function register(ctx: AppContext, input: RegisterInput, meta: { ip
  * clients only a slow-down: past AUTH_RATE_LIMIT_PER_EMAIL failures in 15 minutes each attempt waits
  * `slowDownMs` (at most AUTH_SLOWDOWN_MAX_MS) before the password is checked, so someone guessing
  * from many addresses is slowed while the owner can still sign in.
- * @throws AppError UNAUTHORIZED "Invalid email or password"; TOO_MANY_REQUESTS.
+ *
+ * A password an email recovery made unusable (RECOVERY_LOCK_PREFIX) never signs in: the password
+ * it replaced is still checked, and when it matches the answer is PASSWORD_RETIRED_MESSAGE (choose
+ * a new one through the recovery's link or Forgot password), else the usual sentence, so the
+ * account's state is told only to whoever knows that password. Either counts as a failure.
+ * @throws AppError UNAUTHORIZED "Invalid email or password" or PASSWORD_RETIRED_MESSAGE;
+ *   TOO_MANY_REQUESTS.
  */
 export async function login(ctx: AppContext, input: LoginInput, meta: { ip: string }) {
   const email = input.email.toLowerCase();
@@ -191,11 +216,13 @@ export async function login(ctx: AppContext, input: LoginInput, meta: { ip: stri
   const user = await q.findUserByEmail(ctx.db, input.email);
   dummyHash ??= hashPassword("not-a-real-password");
   // an unknown email still costs one argon2 verification, so timing does not tell
+  const retired = user ? retiredPasswordHash(user.passwordHash) : null;
   const ok = user
-    ? await verifyPassword(user.passwordHash, input.password)
+    ? await verifyPassword(retired ?? user.passwordHash, input.password)
     : await verifyPassword(await dummyHash, input.password).then(() => false);
-  if (!user || !ok) {
+  if (!user || !ok || retired !== null) {
     await ctx.limiters.authEmailFailures.consume(email).catch(() => {});
+    if (ok && retired !== null) throw new AppError("UNAUTHORIZED", PASSWORD_RETIRED_MESSAGE);
     throw new AppError("UNAUTHORIZED", "Invalid email or password");
   }
   await ctx.limiters.authIpEmail.delete(ipEmail).catch(() => {});
@@ -227,15 +254,38 @@ export async function signUp(ctx: AppContext, input: RegisterInput, meta: { ip: 
 
 /**
  * Checks credentials and opens a session on the user's first workspace (owned first).
- * Shape: `{user, workspace, token, expiresAt}`.
- * @throws as `login`.
+ * Shape: `{user, workspace, token, expiresAt}`. The session is stored only while the account's
+ * password is still the one checked (read under a share lock in the session's transaction): a
+ * recovery or a reset that changed it and ended every session while the check ran (argon2 takes
+ * tens of milliseconds) would otherwise leave this sign-in a session opened after theirs ended.
+ * @throws as `login`; AppError UNAUTHORIZED when the password changed meanwhile
+ *   (PASSWORD_RETIRED_MESSAGE when a recovery retired it, else "Invalid email or password").
  */
 export async function signIn(ctx: AppContext, input: LoginInput, meta: { ip: string }) {
   const user = await login(ctx, input, meta);
   const [first] = await listUserWorkspaces(ctx, user.id);
   const workspace = first ? await getWorkspace(ctx, first.id) : null;
-  const s = await createSession(ctx, user.id, workspace?.id ?? null);
-  return { user, workspace, ...s };
+  const token = randomToken(20);
+  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
+  const current = await ctx.db.transaction(async (tx) => {
+    const hash = await q.passwordHashForShare(tx, user.id);
+    if (hash === user.passwordHash)
+      await q.insertSession(tx, {
+        id: sessionIdFromToken(token),
+        userId: user.id,
+        workspaceId: workspace?.id ?? null,
+        expiresAt,
+      });
+    return hash;
+  });
+  if (current !== user.passwordHash)
+    throw new AppError(
+      "UNAUTHORIZED",
+      current === `${RECOVERY_LOCK_PREFIX}${user.passwordHash}`
+        ? PASSWORD_RETIRED_MESSAGE
+        : "Invalid email or password",
+    );
+  return { user, workspace, token, expiresAt };
 }
 
 /** A password-reset link works for 1 hour; a verification link for 7 days (issue 11). */
@@ -655,15 +705,20 @@ export async function checkEmailRecovery(
 /**
  * `POST /api/auth/recover-email {token}` (tRPC `auth.recoverEmail`), the "this wasn't me" link of
  * the email-changed notice. In one transaction: uses the link (once), moves the account back to the
- * address the notice went to, marked verified (the link proved it), ends every session of the
- * account, retires the recovery links of this change and later ones (an earlier change's link
- * stays usable) and its reset and verification links, revokes the API keys the
- * account created since the change (in any workspace), disables the webhook endpoints it created
- * and revokes the pending invitations it sent since then (webhooks disableEndpointsCreatedBySince,
- * workspaces revokeInvitesSentBySince), and makes a password-reset link (1 hour)
- * whose token is returned so the page can lead the person to choose a new password (the old one is
- * known to whoever made the change). Shape: `{email, resetToken, revokedApiKeys,
- * disabledWebhookEndpoints, revokedInvites}` (counts).
+ * address the notice went to, marked verified (the link proved it: only a reader of that mailbox
+ * opens it), makes the password unusable (RECOVERY_LOCK_PREFIX: whoever made the change knows it,
+ * and would otherwise sign in again and move the account away once more; a sign-in with it answers
+ * PASSWORD_RETIRED_MESSAGE), ends every session of the account, retires the recovery links of this
+ * change and later ones (an earlier change's link stays usable) and its reset and verification
+ * links, revokes the API keys the account created since the change (in any workspace), disables
+ * the webhook endpoints it created and revokes the pending invitations it sent since then (webhooks
+ * disableEndpointsCreatedBySince, workspaces revokeInvitesSentBySince), and makes a password-reset
+ * link (1 hour) whose token is returned so the page can lead the person to choose a new password
+ * (the old one is known to whoever made the change). Nobody can sign in until a new password is
+ * set, so nothing but its use, a recovery with an earlier change's link, or a Forgot password
+ * request for the restored address (which emails a new link to that address) retires that token
+ * before its hour is up. Shape: `{email, resetToken, revokedApiKeys, disabledWebhookEndpoints,
+ * revokedInvites}` (counts).
  * @throws AppError BAD_REQUEST (invalid, used or expired link); CONFLICT when another account has
  *   the address now (nothing changed, the link stays usable); TOO_MANY_REQUESTS (per-IP auth limit).
  */
@@ -690,7 +745,9 @@ export async function recoverEmail(
       const holder = await q.findUserByEmail(tx, link.email);
       if (holder && holder.id !== link.userId)
         throw new AppError("CONFLICT", recoveryAddressTakenMessage(link.email));
-      const user = await q.restoreUserEmail(tx, link.userId, link.email);
+      // the password is known to whoever made the change: unusable from now on (login), so only
+      // whoever reads this address (the reset token below, or Forgot password) sets a new one
+      const user = await q.restoreUserEmail(tx, link.userId, link.email, RECOVERY_LOCK_PREFIX);
       if (!user) return null;
       await q.deleteUserSessions(tx, user.id);
       // the links of this change and of later ones; an earlier change's link stays usable, so the

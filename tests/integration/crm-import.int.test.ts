@@ -623,6 +623,35 @@ describe("POST /api/contacts/import (JSON)", () => {
     expect(d.phone_e164).toBe("+19895550112");
   });
 
+  it("an upload's on_duplicate other than skip or update is refused (it was read as skip); blank is skip", async () => {
+    const { client } = await signUpUnlimited();
+    await importFile(client, "first.csv", "email,first_name\nsame@example.com,Ann\n");
+    for (const value of ["overwrite", "UPDATE", "update "]) {
+      const res = await upload(
+        client,
+        { name: "again.csv", content: "email,first_name\nsame@example.com,Bea\n" },
+        {
+          on_duplicate: value,
+        },
+      );
+      expect(res.statusCode, value).toBe(400);
+      expect(res.json().error).toBe("On duplicate must be one of: skip, update");
+    }
+    const blank = await importFile(client, "blank.csv", "email,first_name\nsame@example.com,Cy\n", {
+      on_duplicate: "",
+    });
+    expect(blank.status === "queued" || blank.status === "processing" || blank.status === "completed").toBe(
+      true,
+    );
+    const contact = async () => (await client.get("/api/contacts?search=same@example.com")).json().contacts;
+    await expect
+      .poll(async () => (await client.get(`/api/contacts/imports/${blank.id}`)).json().import.status, {
+        timeout: 30_000,
+      })
+      .toBe("completed");
+    expect((await contact()).map((c: { first_name: string }) => c.first_name)).toEqual(["Ann"]);
+  });
+
   it("wrong types give 400", async () => {
     const { client } = await signUpUnlimited();
     for (const body of [

@@ -131,7 +131,8 @@ export function toImportJson(i: ContactImport) {
  * Registers an uploaded CSV (spooled to `file.path`), moves it to the storage provider and queues
  * `crm.import-contacts`.
  * Checks before queueing: not empty, text (not binary), a header row, a column for email (from
- * `mapping` or the header rules). @throws BAD_REQUEST (empty, bad mapping), UNSUPPORTED_MEDIA_TYPE
+ * `mapping` or the header rules). `onDuplicate`: "skip" (default, also when blank) or "update".
+ * @throws BAD_REQUEST (empty, bad mapping, an `onDuplicate` other than skip/update), UNSUPPORTED_MEDIA_TYPE
  * (binary), UNPROCESSABLE (no email column).
  */
 export async function startFileImport(
@@ -141,7 +142,11 @@ export async function startFileImport(
   opts: { mapping?: unknown; onDuplicate?: unknown; createdBy?: string | null },
 ) {
   const mapping = opts.mapping === undefined || opts.mapping === "" ? undefined : parseMapping(opts.mapping);
-  const onDuplicate = opts.onDuplicate === "update" ? "update" : "skip";
+  // the JSON import's rule and sentence ("On duplicate must be one of: skip, update"): a misspelt
+  // value is refused, not read as "skip"; a blank or absent field is "skip"
+  const onDuplicate = parseInput(importJsonSchema.pick({ on_duplicate: true }), {
+    on_duplicate: opts.onDuplicate === "" ? undefined : opts.onDuplicate,
+  }).on_duplicate;
   if (file.size === 0) throw new AppError("BAD_REQUEST", "The file is empty");
   const fd = await fs.promises.open(file.path, "r");
   const head = Buffer.alloc(65536);

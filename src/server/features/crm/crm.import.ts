@@ -223,10 +223,22 @@ export function validateImportRow(
   }
   row.email = email;
   if (!row.first_name && !row.last_name) {
+    // a full name: its first word is the first name, the rest the last name; a part too long for
+    // the contact is left out and reported (it was cut silently: a row that swallowed lines)
     const parts = v("name").split(/\s+/).filter(Boolean);
     if (parts.length) {
-      row.first_name = (parts[0] as string).slice(0, MAX_TEXT);
-      row.last_name = parts.slice(1).join(" ").slice(0, MAX_TEXT) || null;
+      row.first_name = parts[0] as string;
+      row.last_name = parts.slice(1).join(" ") || null;
+      for (const c of ["first_name", "last_name"] as const) {
+        const value = row[c];
+        if (value && value.length > MAX_TEXT) {
+          row[c] = null;
+          warnings.push({
+            field: c,
+            reason: `${humanFieldLabel(c)} '${value.slice(0, 80)}' (from the name) is longer than ${MAX_TEXT} characters: contact imported without it`,
+          });
+        }
+      }
     }
   }
   for (const k of ["phone", "mobile"] as const) {
@@ -235,7 +247,7 @@ export function validateImportRow(
     const p = normalisePhone(raw, phoneCountry);
     row[k] = p.e164;
     row[`${k}_raw`] = p.raw;
-    if (p.raw && !p.e164 && !warnings.length)
+    if (p.raw && !p.e164 && !warnings.some((w) => w.field === "phone" || w.field === "mobile"))
       warnings.push({
         field: k,
         reason: `${invalidPhoneMessage(k, p.raw).split(".")[0]}: contact imported, but it cannot be texted or called until the number is fixed`,
@@ -819,113 +831,259 @@ export const MAX_FIELD_CHARS = 64 * 1024;
 export const MAX_ROW_CHARS = 256 * 1024;
 /**
  * Stands in for a record the limiter dropped: one cell starting with NUL (a real row holding NUL
- * is rejected anyway), followed by the reason.
+ * is rejected anyway), then the kind (UnreadKind) and, for a broken quote, `:` and a URI-encoded
+ * excerpt of the field (so that it holds no delimiter, quote or line end).
  */
-const OVERSIZE_MARK = "\u0000pitchwise-oversize:";
+const UNREAD_MARK = "\u0000pitchwise-unread:";
 
 /**
- * Keeps a CSV text stream's records bounded before papaparse sees them, so that import memory
- * stays flat whatever the file: papaparse holds a record until it ends, so one 95 MB field
- * cost gigabytes. Tracks RFC 4180 quoting (a field starting with `"` runs to the closing quote;
- * `""` inside is a quote) and record ends (CR or LF outside quotes); holds at most one record
- * (<= MAX_ROW_CHARS); passes complete records through unchanged and replaces a record with a
- * field over `maxField` or a length over `maxRow` by one OVERSIZE_MARK line (the rest of it is
- * skipped as it streams), so line numbers stay those of the file.
+ * Why the limiter dropped a record: a field over the field limit, a record over the row limit, a
+ * quoted field with a quote in the middle (`"Bobby" Jones`), a quoted field never closed.
+ */
+type UnreadKind = "field" | "row" | "quote" | "unclosed";
+
+/** The line ends papaparse accepts as its `newline` option. */
+export type CsvNewline = "\n" | "\r\n" | "\r";
+
+/**
+ * Keeps a CSV text stream's records bounded and well formed before papaparse sees them, so that
+ * import memory and time stay linear whatever the file: papaparse holds a record until it ends
+ * (and parses it again with every chunk), so one 95 MB field cost gigabytes and minutes.
+ *
+ * The limiter reads quotes and line ends exactly as papaparse does with the same `delimiter` and
+ * `newline` (which the caller passes to papaparse too): a record ends at `newline` only (in a
+ * `\n` file a lone CR is field text, as papaparse reads it); a field starting with `"` runs to a
+ * `"` followed by optional white space and then the delimiter, the line end or the end of the
+ * file; `""` inside is a quote. Where papaparse would read on past a broken quote (InvalidQuotes,
+ * MissingQuotes), swallowing the following lines into one field, the limiter drops the record
+ * instead, so papaparse only ever sees well-formed records of bounded size:
+ * - a field or record over `maxField` / `maxRow` characters outside quotes: the record is
+ *   replaced by one UNREAD_MARK line and the rest of it skipped as it streams (to its end);
+ * - a quoted field that is broken: a quote in it followed by anything else (`"Bobby" Jones`), no
+ *   closing quote before the end of the file, or longer than `maxField` (or its record longer than
+ *   `maxRow`): the record is replaced by one UNREAD_MARK line and reading resumes on the line
+ *   after the one where its opening quote stands (the rest of that line when the quote breaks on
+ *   it), so the rows that a stray quote would have swallowed are read as rows. The text read again
+ *   is at most `maxRow` characters per dropped record.
+ * Holds at most one record (<= maxRow characters). Records within the rules pass through
+ * unchanged, and every dropped record is one marker line, so record numbers stay the file's.
  * `push(text)` returns the text that is safe to parse; `end()` the rest.
  */
 export function createRecordLimiter(
   delimiter: string,
-  opts: { maxField?: number; maxRow?: number } = {},
+  opts: { maxField?: number; maxRow?: number; newline?: CsvNewline } = {},
 ): { push(text: string): string; end(): string } {
   const maxField = opts.maxField ?? MAX_FIELD_CHARS;
   const maxRow = opts.maxRow ?? MAX_ROW_CHARS;
+  const newline = opts.newline ?? "\n";
   const delim = delimiter.charCodeAt(0);
   const QUOTE = 34;
   const CR = 13;
   const LF = 10;
-  let held = ""; // the current record's text so far (from earlier chunks)
+  const endCode = newline === "\r" ? CR : LF;
+  const crlf = newline === "\r\n";
+  const SPACE = /\s/;
+  let held = ""; // the current record's text so far (from earlier chunks), when not skipping
   let rowLen = 0;
   let fieldLen = 0;
   let inQuotes = false;
-  let quotePending = false; // a quote seen inside quotes: closing, or the first of ""
-  let skipping = false; // dropping the rest of an oversized record
-  return {
-    push(text) {
-      let out = "";
-      let recordStart = 0; // start of the current record within `text` (when not skipping)
-      for (let i = 0; i < text.length; i++) {
-        const c = text.charCodeAt(i);
+  let closing = false; // inside quotes, a quote seen: closing, or the first of ""
+  let closingSpaces = false; // ... followed by white space only so far (papaparse's extraSpaces)
+  let quoteStart = 0; // record position of the open quoted field's opening quote
+  let openNl = -1; // record position just after the first line end inside that field, or -1
+  let skipping = false; // dropping the rest of an oversized record, to its end
+  let skipLine = false; // dropping the rest of a physical line (a broken quote on its first line)
+  let prev = LF; // the previous character (a CRLF line end is an LF after a CR)
+  const mark = (kind: UnreadKind, excerpt = "") =>
+    `${UNREAD_MARK}${kind}${excerpt ? `:${encodeURIComponent(excerpt)}` : ""}${newline}`;
+  const excerptOf = (rec: string, at: number) =>
+    rec
+      .slice(Math.max(quoteStart, at - 40), at + 20)
+      .replace(/[\r\n]+/g, " ")
+      .trim();
+  const resetRecord = () => {
+    rowLen = 0;
+    fieldLen = 0;
+    inQuotes = false;
+    closing = false;
+    closingSpaces = false;
+    openNl = -1;
+  };
+
+  /** Reads `text` (see createRecordLimiter); the unfinished record goes to `held`. */
+  function run(text: string): string {
+    let out = "";
+    // texts to read, last first: a broken quoted field's lines are read again before the rest
+    const stack: { s: string; from: number }[] = [{ s: text, from: 0 }];
+    for (let frame = stack.pop(); frame; frame = stack.pop()) {
+      const s = frame.s;
+      let recordStart = frame.from; // start of the current record within `s` (when not skipping)
+      let broke = false;
+      for (let i = frame.from; i < s.length && !broke; i++) {
+        const c = s.charCodeAt(i);
+        const isEnd = crlf ? c === LF && prev === CR : c === endCode;
+        prev = c;
+        if (skipLine) {
+          if (isEnd) {
+            skipLine = false;
+            recordStart = i + 1;
+            resetRecord();
+          }
+          continue;
+        }
+        /** Drops the record with a broken quoted field (or over a limit inside quotes) at `i`. */
+        const breakQuoted = (kind: UnreadKind) => {
+          if (skipping) {
+            // the record was dropped already: skip to the end of this line
+            skipping = false;
+            skipLine = !isEnd;
+            resetRecord();
+            recordStart = i + 1;
+            return;
+          }
+          const rec = held + s.slice(recordStart, i + 1);
+          const at = held.length + i - recordStart;
+          out += mark(kind, kind === "quote" ? excerptOf(rec, at) : "");
+          held = "";
+          const from = openNl;
+          resetRecord();
+          if (from >= 0 && from < rec.length) {
+            // read the lines after the opening quote's line again, then the rest of `s`
+            stack.push({ s, from: i + 1 }, { s: rec.slice(from), from: 0 });
+            prev = newline.charCodeAt(newline.length - 1);
+            broke = true;
+          } else if (from >= 0 || isEnd) {
+            recordStart = i + 1; // the broken field's line ended right here
+          } else {
+            skipLine = true;
+          }
+        };
         if (inQuotes) {
-          if (quotePending) {
-            quotePending = false;
-            if (c === QUOTE) {
+          if (closing) {
+            if (c === QUOTE && !closingSpaces) {
+              closing = false; // "" inside a quoted field
               fieldLen++;
               rowLen++;
               continue;
             }
-            inQuotes = false; // the quote closed the field; c is read below as unquoted
-          } else if (c === QUOTE) {
-            quotePending = true;
-            rowLen++;
-            continue;
+            if (c === delim) {
+              inQuotes = false;
+              closing = false;
+              fieldLen = 0;
+              rowLen++;
+              continue;
+            }
+            if (!isEnd) {
+              if (SPACE.test(s[i] as string)) {
+                closingSpaces = true;
+                rowLen++;
+                continue;
+              }
+              breakQuoted("quote");
+              continue;
+            }
+            inQuotes = false;
+            closing = false;
+            // c ends the record: read below
           } else {
+            if (c === QUOTE) {
+              closing = true;
+              closingSpaces = false;
+              rowLen++;
+              continue;
+            }
+            if (isEnd && openNl < 0 && !skipping) openNl = held.length + i + 1 - recordStart;
             fieldLen++;
             rowLen++;
-            if (!skipping && (fieldLen > maxField || rowLen > maxRow)) {
-              out += `${OVERSIZE_MARK}${fieldLen > maxField ? "field" : "row"}`;
-              held = "";
-              skipping = true;
+            if (fieldLen > maxField || rowLen > maxRow) {
+              if (!skipping) breakQuoted(fieldLen > maxField ? "field" : "row");
             }
             continue;
           }
         }
-        if (c === LF || c === CR) {
-          if (skipping) {
-            skipping = false;
-            out += text[i]; // the record end itself is kept: it ends the marker's line
-          } else {
-            out += held + text.slice(recordStart, i + 1);
+        if (isEnd) {
+          if (skipping) skipping = false;
+          else {
+            out += held + s.slice(recordStart, i + 1);
             held = "";
           }
           recordStart = i + 1;
-          rowLen = 0;
-          fieldLen = 0;
+          resetRecord();
           continue;
         }
         rowLen++;
         if (c === delim) fieldLen = 0;
-        else if (c === QUOTE && fieldLen === 0) inQuotes = true;
-        else fieldLen++;
+        else if (c === QUOTE && fieldLen === 0) {
+          inQuotes = true;
+          quoteStart = held.length + i - recordStart;
+          openNl = -1;
+        } else fieldLen++;
         if (!skipping && (fieldLen > maxField || rowLen > maxRow)) {
-          out += `${OVERSIZE_MARK}${fieldLen > maxField ? "field" : "row"}`;
+          out += mark(fieldLen > maxField ? "field" : "row");
           held = "";
           skipping = true;
         }
       }
-      if (!skipping) held += text.slice(recordStart);
-      return out;
-    },
+      if (!broke && !skipping && !skipLine) held += s.slice(recordStart);
+    }
+    return out;
+  }
+
+  return {
+    push: run,
     end() {
-      const rest = held;
-      held = "";
-      return rest;
+      let out = "";
+      for (;;) {
+        if (skipping || skipLine || !inQuotes || closing) {
+          // a closing quote and white space at the end of the file: papaparse wants the quote last
+          const rest =
+            skipping || skipLine ? "" : inQuotes && closing && closingSpaces ? held.trimEnd() : held;
+          held = "";
+          skipping = false;
+          skipLine = false;
+          resetRecord();
+          return out + rest;
+        }
+        // a quoted field still open at the end of the file: dropped, its later lines read again
+        const rec = held;
+        held = "";
+        out += mark("unclosed", excerptOf(rec, quoteStart + 40));
+        const from = openNl;
+        resetRecord();
+        if (from < 0 || from >= rec.length) return out;
+        prev = newline.charCodeAt(newline.length - 1);
+        out += run(rec.slice(from));
+      }
     },
   };
 }
 
 /** The reason a record the limiter dropped is rejected, or null for an ordinary record. */
-function oversizeReason(cells: string[]): string | null {
+function unreadReason(cells: string[], delimiter: string): string | null {
   const first = cells[0];
-  if (cells.length !== 1 || !first?.startsWith(OVERSIZE_MARK)) return null;
-  return first.endsWith("field")
-    ? `A field is longer than ${MAX_FIELD_CHARS.toLocaleString("en-US")} characters; the row was not read`
-    : `The row is longer than ${MAX_ROW_CHARS.toLocaleString("en-US")} characters; it was not read`;
+  if (cells.length !== 1 || !first?.startsWith(UNREAD_MARK)) return null;
+  const [kind, excerpt] = first.slice(UNREAD_MARK.length).split(":") as [UnreadKind, string | undefined];
+  const shown = excerpt ? ` (${decodeURIComponent(excerpt)})` : "";
+  const sep = delimiter === "\t" ? "tab" : delimiter === "," ? "comma" : `'${delimiter}'`;
+  switch (kind) {
+    case "field":
+      return `A field is longer than ${MAX_FIELD_CHARS.toLocaleString("en-US")} characters; the row was not read`;
+    case "row":
+      return `The row is longer than ${MAX_ROW_CHARS.toLocaleString("en-US")} characters; it was not read`;
+    case "quote":
+      return `The row has a quote in the middle of a field${shown}: a field that starts with a quote must end with a quote followed by a ${sep} or the end of the line, and a quote inside it must be doubled (""). The row was not read; the lines after it were read as rows`;
+    default:
+      return `The row has a field that starts with a quote and is never closed${shown}. The row was not read; the lines after it were read as rows`;
+  }
 }
 
 /**
  * Streams a CSV file from disk into `importer`: sniffs the encoding (BOM, UTF-16, UTF-8, else
  * Latin-1), parses with papaparse (quotes, embedded delimiters and newlines, CRLF; the delimiter
- * , ; TAB or | is guessed), maps columns with `mapping` or the header rules, and reports progress
+ * , ; TAB or | and the line end are guessed from the first rows and fixed for the file), behind
+ * createRecordLimiter (a row with an over-long field or a broken quote is rejected with its line and
+ * reason, the rows after it read; papaparse's own errors reject their row too), maps columns with
+ * `mapping` or the header rules, and reports progress
  * (bytes read) after every batch. The header row is line 1.
  * @throws AppError UNSUPPORTED_MEDIA_TYPE when the file is binary.
  */
@@ -939,14 +1097,15 @@ export async function streamCsvFile(
   const { bytesRead } = await fd.read(head, 0, head.length, 0);
   await fd.close();
   const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
-  // the delimiter papaparse would guess from the first rows, fixed for the whole file so that the
-  // record limiter and the parser agree on where fields end
-  const delimiter =
-    Papa.parse<string[]>(createDecoder(encoding)(head.subarray(bomLength, bytesRead)), {
-      preview: 10,
-    }).meta.delimiter || ",";
+  // the delimiter and line end papaparse would guess from the first rows, fixed for the whole file
+  // so that the record limiter and the parser agree on where fields and records end
+  const guess = Papa.parse<string[]>(createDecoder(encoding)(head.subarray(bomLength, bytesRead)), {
+    preview: 10,
+  }).meta;
+  const delimiter = guess.delimiter || ",";
+  const newline: CsvNewline = (["\r\n", "\n", "\r"] as const).find((n) => n === guess.linebreak) ?? "\n";
   const decode = createDecoder(encoding);
-  const limiter = createRecordLimiter(delimiter);
+  const limiter = createRecordLimiter(delimiter, { newline });
   let bytes = bomLength;
   const file = fs.createReadStream(filePath, { start: bomLength, highWaterMark: 1024 * 1024 });
   async function* text() {
@@ -969,19 +1128,26 @@ export async function streamCsvFile(
       Papa.parse<string[]>(Readable.from(text(), { objectMode: true }) as unknown as NodeJS.ReadableStream, {
         skipEmptyLines: "greedy",
         delimiter,
+        newline,
         chunk(results, parser) {
           parser.pause();
           (async () => {
             const batch: { line: number; values: Partial<Record<ImportField, string>>; cells: string[] }[] =
               [];
-            for (const cells of results.data) {
+            // what papaparse could not read (the limiter passes it well-formed records only, so
+            // this is a safety net): such a row is rejected with papaparse's reason, never imported
+            const parseErrors = new Map<number, string>();
+            for (const e of results.errors)
+              if (typeof e.row === "number" && !parseErrors.has(e.row))
+                parseErrors.set(e.row, `The row could not be read (${e.message}); it was not imported`);
+            for (const [index, cells] of results.data.entries()) {
               line++;
-              const oversize = oversizeReason(cells);
-              if (oversize && !headers)
-                throw new AppError("BAD_REQUEST", `The header row cannot be read: ${oversize.toLowerCase()}`);
-              if (oversize) {
+              const unread = unreadReason(cells, delimiter) ?? parseErrors.get(index) ?? null;
+              if (unread && !headers)
+                throw new AppError("BAD_REQUEST", `The header row cannot be read: ${unread.toLowerCase()}`);
+              if (unread) {
                 if (importer && batch.length) await importer.add(batch.splice(0));
-                importer?.rejectRow(line, oversize);
+                importer?.rejectRow(line, unread);
                 continue;
               }
               if (!headers) {

@@ -113,6 +113,11 @@ function csvRow(r: RecipientInput) {
 }
 
 export interface LaunchResult {
+  /**
+   * the campaign as GET reports it at the moment of the answer: its status and its recipients' real
+   * per-status counts and progress (right after a launch: queued and skipped, nothing sent, progress
+   * the skipped share)
+   */
   campaign: CampaignSummary;
   /** recipients queued to send */
   queued: number;
@@ -406,8 +411,13 @@ export async function createAndLaunchCampaign(
     );
     await ctx.jobs.send(watchCampaignJob, { campaignId: campaign.id });
   }
-  const c = (await selectCampaign(ctx.db, campaign.id)) ?? campaign;
-  return { campaign: summarize(c, {}), queued, skipped };
+  // the answer reports the campaign as GET does: its status now and its recipients' real counts (queued
+  // and skipped right after the launch, nothing sent yet), never empty counts read as "all done"
+  const [c, counts] = await Promise.all([
+    selectCampaign(ctx.db, campaign.id),
+    statusCounts(ctx, [campaign.id]),
+  ]);
+  return { campaign: summarize(c ?? campaign, counts.get(campaign.id) ?? {}), queued, skipped };
 }
 
 /**

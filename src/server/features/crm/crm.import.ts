@@ -182,6 +182,15 @@ const TRUE = new Set(["true", "yes", "y", "1", "opted in", "subscribed"]);
 const FALSE = new Set(["false", "no", "n", "0", "opted out", "unsubscribed"]);
 const EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
 
+/**
+ * True for an email an import accepts (trimmed, lower-cased by the caller): at most 254 characters,
+ * `local@domain.tld` without white space, `@` twice, `, ; < > "`. The rule of the CSV and JSON
+ * imports (validateImportRow) and of the lead search's contacts (crm.leads addBusinessContacts).
+ */
+export function isImportEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL_RE.test(email);
+}
+
 function copyEscape(v: string | null): string {
   if (v === null) return "\\N";
   return v.replace(/[\\\t\n\r]/g, (c) =>
@@ -212,7 +221,7 @@ export function validateImportRow(
   };
   const email = v("email").toLowerCase();
   if (!email) return { reason: "Missing email" };
-  if (email.length > 254 || !EMAIL_RE.test(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
+  if (!isImportEmail(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
   const row: Record<StageCol, string | null> = { ...NULL_ROW };
   for (const c of PLAIN_TEXT_COLS) {
     const given = values[c];

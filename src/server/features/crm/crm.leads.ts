@@ -11,8 +11,10 @@ import {
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { withinContactLimit } from "./crm.contacts";
+import { isImportEmail } from "./crm.import";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
+import { isWebAddress } from "./crm.schemas";
 import { DEFAULT_TAG_COLOR } from "./crm.tags";
 import { ensureTag, tagContactsByTagName } from "./crm.tags.queries";
 
@@ -151,6 +153,24 @@ function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
 }
 
 /**
+ * A business with the values a contact may not hold left out, by the rules of the CSV and JSON
+ * imports (crm.import CLEARED_FIELDS, validateImportRow): a website, Facebook or LinkedIn URL that is
+ * not a web address (crm.schemas isWebAddress: `javascript:`, `data:` ...) and an email the imports
+ * refuse (isImportEmail). The lead search's data comes from providers anyone may edit (OpenStreetMap).
+ */
+function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
+  const web = (v: string | null | undefined) => (v?.trim() && isWebAddress(v.trim()) ? v.trim() : null);
+  const email = b.email?.trim().toLowerCase();
+  return {
+    ...b,
+    website: web(b.website),
+    facebookUrl: web(b.facebookUrl),
+    linkedinUrl: web(b.linkedinUrl),
+    email: email && isImportEmail(email) ? email : null,
+  };
+}
+
+/**
  * Adds businesses from the lead search to the workspace's contacts (issue 13): each is matched first
  * (see matchBusinessContacts; duplicates within the call collapse too). Matched contacts get their
  * empty phone, website, address and coordinates filled ("updated"; "skipped" when nothing was
@@ -162,14 +182,16 @@ function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
  * in the workspace's phone country when they have no `+country` (issue 14). In the same transaction
  * (the webhooks outbox), stores `contact.created` per created contact and `contact.updated` per
  * filled one (toContactJson) when an endpoint of the workspace listens (asked once, before it); their
- * delivery jobs are queued after the commit.
+ * delivery jobs are queued after the commit. A website, Facebook or LinkedIn URL that is not a web
+ * address and an invalid email are left out (withContactSafeValues), the business still added.
  */
 export async function addBusinessContacts(
   ctx: ContactEventCtx,
   workspaceId: string,
-  businesses: BusinessContactInput[],
+  given: BusinessContactInput[],
   opts: { tagName?: string } = {},
 ): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
+  const businesses = given.map(withContactSafeValues);
   const phoneCountry = await phoneCountryOf(ctx, workspaceId);
   /** Splits the businesses into creations and updates given the contacts they match. */
   const split = (matched: Map<string, number>) => {

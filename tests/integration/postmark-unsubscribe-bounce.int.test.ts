@@ -54,7 +54,10 @@ describe("Postmark Unsubscribe bounce (TypeCode 16)", () => {
       const u = await signUp(t.app);
       await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
       const { key } = (
-        await u.client.post("/api/api-keys", { name: "hooks", scopes: ["webhooks:write"] })
+        await u.client.post("/api/api-keys", {
+          name: "hooks",
+          scopes: ["webhooks:write", "contacts:read", "campaigns:read"],
+        })
       ).json();
       const ep = await t.app.inject({
         method: "POST",

@@ -35,7 +35,10 @@ describe("an outbound webhook emit whose endpoint read fails inside the caller's
     const ws = u.user.id;
     await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, ws));
     const { key } = (
-      await u.client.post("/api/api-keys", { name: "hooks", scopes: ["webhooks:write", "contacts:write"] })
+      await u.client.post("/api/api-keys", {
+        name: "hooks",
+        scopes: ["webhooks:write", "contacts:write", "contacts:read"],
+      })
     ).json();
     const ep = await t.app.inject({
       method: "POST",

@@ -40,7 +40,7 @@ async function workspace(events: string[], url: string) {
   const { key } = (
     await u.client.post("/api/api-keys", {
       name: "hooks",
-      scopes: ["contacts:read", "contacts:write", "campaigns:write", "webhooks:write"],
+      scopes: ["contacts:read", "contacts:write", "campaigns:read", "campaigns:write", "webhooks:write"],
     })
   ).json();
   const call = (method: string, p: string, payload?: object) =>

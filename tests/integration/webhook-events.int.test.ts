@@ -33,7 +33,10 @@ async function subscribed(events: string[], url: string) {
   const u = await signUp(t.app);
   await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
   const { key } = (
-    await u.client.post("/api/api-keys", { name: "hooks", scopes: ["campaigns:write", "webhooks:write"] })
+    await u.client.post("/api/api-keys", {
+      name: "hooks",
+      scopes: ["campaigns:read", "campaigns:write", "webhooks:write"],
+    })
   ).json();
   const call = (method: string, p: string, payload?: object) =>
     t.app.inject({

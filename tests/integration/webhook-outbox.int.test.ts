@@ -38,7 +38,7 @@ async function subscribed(events: string[], url: string) {
   const { key } = (
     await u.client.post("/api/api-keys", {
       name: "hooks",
-      scopes: ["campaigns:write", "contacts:write", "webhooks:write"],
+      scopes: ["campaigns:read", "campaigns:write", "contacts:read", "contacts:write", "webhooks:write"],
     })
   ).json();
   const call = (method: string, p: string, payload?: object) =>

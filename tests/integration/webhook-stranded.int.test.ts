@@ -35,7 +35,10 @@ async function subscribed(url: string) {
   const u = await signUp(t.app);
   await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
   const { key } = (
-    await u.client.post("/api/api-keys", { name: "hooks", scopes: ["webhooks:write"] })
+    await u.client.post("/api/api-keys", {
+      name: "hooks",
+      scopes: ["webhooks:write", "contacts:read", "campaigns:read"],
+    })
   ).json();
   const ep = await t.app.inject({
     method: "POST",

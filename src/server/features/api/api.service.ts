@@ -5,6 +5,7 @@ import type { ApiKey, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
+import type { WebhookEventType } from "../webhooks/webhooks.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
 import * as q from "./api.queries";
 import { type ApiScope, apiKeyIdSchema, type CreateApiKeyInput, createApiKeySchema } from "./api.schemas";
@@ -156,6 +157,53 @@ export async function authenticateApiKey(ctx: Pick<AppContext, "db">, key: strin
 export function assertScope(principal: Pick<ApiPrincipal, "key">, scope: ApiScope): void {
   if (!principal.key.scopes.includes(scope))
     throw new AppError("FORBIDDEN", `This API key lacks the '${scope}' scope.`, { scope });
+}
+
+/**
+ * The scope that reads the data each webhook event carries: subscribing an endpoint to an event sends
+ * that data to the endpoint's URL, so a key may subscribe only to events whose data it could read
+ * (as a video campaign needs media:read, api.v1 POST /campaigns). contact.* carry the contact (or its
+ * address and id) -> contacts:read; campaign.*, message.* (recipient address and status) and
+ * video.viewed (a recipient's view) -> campaigns:read, what GET /campaigns/{id}/recipients shows;
+ * lead_search.* -> leads:read. A Record over every event type: a new type does not compile until
+ * it is given its scope.
+ */
+export const WEBHOOK_EVENT_SCOPES: Readonly<Record<WebhookEventType, ApiScope>> = {
+  "contact.created": "contacts:read",
+  "contact.updated": "contacts:read",
+  "contact.deleted": "contacts:read",
+  "contact.unsubscribed": "contacts:read",
+  "campaign.launched": "campaigns:read",
+  "campaign.completed": "campaigns:read",
+  "message.sent": "campaigns:read",
+  "message.delivered": "campaigns:read",
+  "message.opened": "campaigns:read",
+  "message.clicked": "campaigns:read",
+  "message.replied": "campaigns:read",
+  "message.bounced": "campaigns:read",
+  "video.viewed": "campaigns:read",
+  "lead_search.completed": "leads:read",
+};
+
+/**
+ * Refuses a key that would subscribe an endpoint to `events` without the scope reading each event's
+ * data (WEBHOOK_EVENT_SCOPES); session users are not scoped and never come here.
+ * @throws FORBIDDEN naming the first missing scope and the event needing it, e.g. "This API key
+ *   lacks the 'contacts:read' scope, which a webhook subscription to contact.created needs."
+ */
+export function assertEventScopes(
+  principal: Pick<ApiPrincipal, "key">,
+  events: readonly WebhookEventType[],
+): void {
+  for (const event of events) {
+    const scope = WEBHOOK_EVENT_SCOPES[event];
+    if (!principal.key.scopes.includes(scope))
+      throw new AppError(
+        "FORBIDDEN",
+        `This API key lacks the '${scope}' scope, which a webhook subscription to ${event} needs: an endpoint receives the data of the events it subscribes to.`,
+        { scope },
+      );
+  }
 }
 
 /** hex SHA-256 identifying a request for idempotency (method, path, body). */

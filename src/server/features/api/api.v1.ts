@@ -22,6 +22,7 @@ import * as webhooks from "../webhooks/webhooks.service";
 import type { ApiScope } from "./api.schemas";
 import {
   type ApiPrincipal,
+  assertEventScopes,
   assertScope,
   authenticateApiKey,
   beginIdempotent,
@@ -644,10 +645,17 @@ export const V1_ROUTES: V1Route[] = [
     summary: "Create a webhook endpoint; the signing secret is returned once",
     tag: "Webhooks",
     scope: "webhooks:write",
+    description:
+      "Each subscribed event also needs the scope that reads its data: contact.* `contacts:read`, campaign.*, " +
+      "message.* and video.viewed `campaigns:read`, lead_search.* `leads:read` (403 naming the missing scope).",
     body: s.endpointCreateBody,
     response: s.endpointWithSecret,
     status: 201,
-    handler: async ({ ctx, p, body }) => webhooks.createEndpoint(ctx, p.tenant, body),
+    handler: async ({ ctx, p, body }) => {
+      // the endpoint receives its events' data: the key must be able to read it
+      assertEventScopes(p, (body as { events: webhooks.WebhookEventType[] }).events);
+      return webhooks.createEndpoint(ctx, p.tenant, body);
+    },
   },
   {
     method: "GET",
@@ -666,10 +674,18 @@ export const V1_ROUTES: V1Route[] = [
     summary: "Enable, disable or change a webhook endpoint",
     tag: "Webhooks",
     scope: "webhooks:write",
+    description:
+      "Changing `events` or `url`, or enabling the endpoint, needs the scopes of the events it is then " +
+      "subscribed to (see createWebhookEndpoint); disabling it does not.",
     body: s.endpointUpdateBody,
     response: s.endpointObject,
-    handler: async ({ ctx, p, params, body }) =>
-      webhooks.updateEndpoint(ctx, p.tenant, params.id ?? "", body),
+    handler: async ({ ctx, p, params, body }) => {
+      const b = body as { url?: string; events?: webhooks.WebhookEventType[]; enabled?: boolean };
+      // a new URL or re-enabling sends the endpoint's events somewhere too: same rule as creating it
+      if (b.events || b.url !== undefined || b.enabled === true)
+        assertEventScopes(p, b.events ?? (await webhooks.getEndpoint(ctx, p.tenant, params.id ?? "")).events);
+      return webhooks.updateEndpoint(ctx, p.tenant, params.id ?? "", body);
+    },
   },
   {
     method: "DELETE",

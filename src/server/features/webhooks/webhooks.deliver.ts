@@ -6,6 +6,7 @@ import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
+import { creatorMayDeliver } from "./webhooks.service";
 
 /** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -30,8 +31,10 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * the same on every retry and resend), `webhook-timestamp` and `webhook-signature`. A 2xx marks it
  * succeeded and ends the endpoint's failure streak; anything else is recorded and thrown so pg-boss
  * retries with exponential backoff, until the last attempt marks it failed. An endpoint failing for
- * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, or a
- * refused (private) target, fails the delivery without retry.
+ * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, one
+ * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
+ * or resent before they were removed or demoted is not sent), or a refused (private) target, fails
+ * the delivery without retry.
  */
 export async function deliverWebhook(
   deps: Pick<JobDeps, "db" | "env" | "providers" | "log">,
@@ -41,12 +44,15 @@ export async function deliverWebhook(
   const row = await q.findDelivery(deps.db, deliveryId);
   if (!row || row.d.status === "succeeded") return;
   const { d, e, ev } = row;
-  if (!e.enabled) {
+  const lapsed = !creatorMayDeliver(e.createdBy, row.creatorRole);
+  if (!e.enabled || lapsed) {
     await q.recordAttempt(deps.db, d.id, {
       status: "failed",
       responseCode: null,
       durationMs: null,
-      lastError: "endpoint is disabled",
+      lastError: lapsed
+        ? "endpoint is disabled: its creator is no longer an admin of this workspace"
+        : "endpoint is disabled",
     });
     return;
   }

@@ -1,26 +1,44 @@
 import { and, arrayContains, desc, eq, gte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
-import { outboundWebhookEvents, webhookDeliveries, webhookEndpoints } from "../../db/schema";
+import {
+  outboundWebhookEvents,
+  webhookDeliveries,
+  webhookEndpoints,
+  workspaceMembers,
+} from "../../db/schema";
 
 type NewEndpoint = typeof webhookEndpoints.$inferInsert;
+
+/**
+ * The join of an endpoint's creator's membership in its workspace today (their role: null once they
+ * left or were removed, or for an endpoint with no recorded creator). The same read of the workspaces
+ * feature's table as the API key lookup (api.queries findKeyByHash), for the same rule: an endpoint,
+ * like a key, acts with its creator's authority (webhooks.service creatorMayDeliver).
+ */
+const creatorMembership = and(
+  eq(workspaceMembers.workspaceId, webhookEndpoints.workspaceId),
+  eq(workspaceMembers.userId, webhookEndpoints.createdBy),
+);
 
 export async function insertEndpoint(db: DbOrTx, v: NewEndpoint) {
   const [row] = await db.insert(webhookEndpoints).values(v).returning();
   return row!;
 }
 
+/** A workspace's endpoints, newest first, as `{e, creatorRole}` (creatorMembership). */
 export function listEndpoints(db: DbOrTx, workspaceId: string) {
   return db
-    .select()
+    .select({ e: webhookEndpoints, creatorRole: workspaceMembers.role })
     .from(webhookEndpoints)
+    .leftJoin(workspaceMembers, creatorMembership)
     .where(eq(webhookEndpoints.workspaceId, workspaceId))
     .orderBy(desc(webhookEndpoints.createdAt));
 }
 
 /**
  * A keyset page of a workspace's endpoints, newest first (created_at desc, id desc): `limit` after
- * `(ts, id)`, `ts` the previous page's last `created_at::text`. Each row carries its own `ts`.
+ * `(ts, id)`, `ts` the previous page's last `created_at::text`. Rows `{e, ts, creatorRole}`.
  */
 export function listEndpointsPage(
   db: DbOrTx,
@@ -30,8 +48,9 @@ export function listEndpointsPage(
 ) {
   const e = webhookEndpoints;
   return db
-    .select({ e, ts: sql<string>`${e.createdAt}::text` })
+    .select({ e, ts: sql<string>`${e.createdAt}::text`, creatorRole: workspaceMembers.role })
     .from(e)
+    .leftJoin(workspaceMembers, creatorMembership)
     .where(
       and(
         eq(e.workspaceId, workspaceId),
@@ -42,10 +61,12 @@ export function listEndpointsPage(
     .limit(limit);
 }
 
+/** A workspace's endpoint as `{e, creatorRole}` (creatorMembership), or undefined. */
 export async function findEndpoint(db: DbOrTx, workspaceId: string, id: string) {
   const [row] = await db
-    .select()
+    .select({ e: webhookEndpoints, creatorRole: workspaceMembers.role })
     .from(webhookEndpoints)
+    .leftJoin(workspaceMembers, creatorMembership)
     .where(and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.id, id)));
   return row;
 }
@@ -67,16 +88,26 @@ export async function deleteEndpoint(db: DbOrTx, workspaceId: string, id: string
   return rows.length > 0;
 }
 
-/** Enabled endpoints of a workspace subscribed to `type` (served by the workspace index). */
+/**
+ * Enabled endpoints of a workspace subscribed to `type` (served by the workspace index) whose creator
+ * may still have the workspace's data sent out: no recorded creator (made before creators counted:
+ * the owner's), or one who is an owner or admin of it today (webhooks.service creatorMayDeliver; the
+ * membership's primary key answers the check).
+ */
 export function subscribedEndpoints(db: DbOrTx, workspaceId: string, type: string) {
+  const e = webhookEndpoints;
   return db
-    .select({ id: webhookEndpoints.id })
-    .from(webhookEndpoints)
+    .select({ id: e.id })
+    .from(e)
     .where(
       and(
-        eq(webhookEndpoints.workspaceId, workspaceId),
-        eq(webhookEndpoints.enabled, true),
-        arrayContains(webhookEndpoints.events, [type]),
+        eq(e.workspaceId, workspaceId),
+        eq(e.enabled, true),
+        arrayContains(e.events, [type]),
+        sql`(${e.createdBy} is null or exists (
+          select 1 from ${workspaceMembers}
+          where ${workspaceMembers.workspaceId} = ${e.workspaceId} and ${workspaceMembers.userId} = ${e.createdBy}
+            and ${workspaceMembers.role} in ('owner', 'admin')))`,
       ),
     );
 }
@@ -137,16 +168,23 @@ export function listDeliveriesPage(
 }
 
 /**
- * A delivery with its endpoint and event (`{d, e, ev}`), or undefined. A prepared statement: it runs
- * for every delivery attempt (job webhooks.deliver).
+ * A delivery with its endpoint, event and the endpoint's creator's role today (`{d, e, ev,
+ * creatorRole}`, creatorMembership), or undefined. A prepared statement: it runs for every delivery
+ * attempt (job webhooks.deliver).
  */
 export async function findDelivery(db: DbOrTx, deliveryId: string) {
   const q = prepared(db, "webhooks.find-delivery", (db) =>
     db
-      .select({ d: webhookDeliveries, e: webhookEndpoints, ev: outboundWebhookEvents })
+      .select({
+        d: webhookDeliveries,
+        e: webhookEndpoints,
+        ev: outboundWebhookEvents,
+        creatorRole: workspaceMembers.role,
+      })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
+      .leftJoin(workspaceMembers, creatorMembership)
       .where(eq(webhookDeliveries.id, sql.placeholder("deliveryId")))
       .prepare("webhooks_find_delivery"),
   );
@@ -154,12 +192,21 @@ export async function findDelivery(db: DbOrTx, deliveryId: string) {
   return row;
 }
 
-/** A workspace's delivery with its endpoint's `enabled` flag, or undefined (also another workspace's). */
+/**
+ * A workspace's delivery with its endpoint's `enabled` flag, creator and creator's role today
+ * (creatorMembership), or undefined (also another workspace's).
+ */
 export async function findWorkspaceDelivery(db: DbOrTx, workspaceId: string, deliveryId: string) {
   const [row] = await db
-    .select({ id: webhookDeliveries.id, enabled: webhookEndpoints.enabled })
+    .select({
+      id: webhookDeliveries.id,
+      enabled: webhookEndpoints.enabled,
+      createdBy: webhookEndpoints.createdBy,
+      creatorRole: workspaceMembers.role,
+    })
     .from(webhookDeliveries)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .leftJoin(workspaceMembers, creatorMembership)
     .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.id, deliveryId)));
   return row;
 }

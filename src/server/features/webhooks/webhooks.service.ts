@@ -41,14 +41,38 @@ function assertWebhookTarget(ctx: Pick<AppContext, "env">, url: string): URL {
   });
 }
 
-/** An endpoint as the API shows it (the secret only at creation). */
-export function toEndpointJson(e: WebhookEndpoint) {
+/**
+ * What an endpoint whose creator is no longer an owner or admin of its workspace shows as its
+ * disabled reason (creatorMayDeliver).
+ */
+export const CREATOR_LAPSED_REASON =
+  "Its creator is no longer an admin of this workspace; an admin can re-enable it.";
+
+/**
+ * Whether an endpoint may still send the workspace's data, by its creator: an endpoint acts with its
+ * creator's authority, as an API key does (api.service authenticateApiKey), so it stops once they are
+ * no longer an owner or admin of the workspace (removed, left, demoted). `createdBy` null: made before
+ * endpoints recorded who made them, taken as the owner's. `role`: the creator's role in the
+ * endpoint's workspace today (null: not a member). Checked live, like keys: a creator made admin
+ * again makes it deliver again; an admin who enables it becomes its creator (updateEndpoint).
+ */
+export function creatorMayDeliver(createdBy: string | null, role: string | null): boolean {
+  return createdBy === null || role === "owner" || role === "admin";
+}
+
+/**
+ * An endpoint as the API shows it (the secret only at creation). `creatorRole`: its creator's role
+ * in the workspace today; an endpoint whose creator may no longer deliver (creatorMayDeliver) shows
+ * `enabled: false` with CREATOR_LAPSED_REASON, as it sends nothing.
+ */
+export function toEndpointJson(e: WebhookEndpoint, creatorRole: string | null) {
+  const lapsed = e.enabled && !creatorMayDeliver(e.createdBy, creatorRole);
   return {
     id: e.id,
     url: e.url,
     events: e.events as WebhookEventType[],
-    enabled: e.enabled,
-    disabled_reason: e.disabledReason,
+    enabled: e.enabled && !lapsed,
+    disabled_reason: lapsed ? CREATOR_LAPSED_REASON : e.disabledReason,
     failing_since: e.failingSince?.toISOString() ?? null,
     created_at: e.createdAt.toISOString(),
   };
@@ -75,6 +99,7 @@ function assertManage(tenant: Tenant) {
   assertPlanFeature(tenant.workspace, "apiAccess");
 }
 
+/** The tenant's endpoint `{e, creatorRole}`. @throws NOT_FOUND (also another workspace's or a malformed id). */
 async function ownEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
   const e = endpointIdSchema.safeParse(id).success
     ? await q.findEndpoint(ctx.db, tenant.workspaceId, id)
@@ -120,13 +145,13 @@ export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndp
     secret,
     createdBy: tenant.userId,
   });
-  return { ...toEndpointJson(row), secret };
+  return { ...toEndpointJson(row, tenant.role), secret };
 }
 
 /** The workspace's endpoints, newest first. @throws FORBIDDEN for members. */
 export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageWebhooks");
-  return (await q.listEndpoints(ctx.db, tenant.workspaceId)).map(toEndpointJson);
+  return (await q.listEndpoints(ctx.db, tenant.workspaceId)).map((r) => toEndpointJson(r.e, r.creatorRole));
 }
 
 /** Cursor of the newest-first lists: the last row's `[created_at::text, id]`. */
@@ -151,32 +176,37 @@ export async function listEndpointsPage(
     (n, after) => q.listEndpointsPage(ctx.db, tenant.workspaceId, n, after && { ts: after[0], id: after[1] }),
     (r) => [r.ts, r.e.id],
   );
-  return { endpoints: p.rows.map((r) => toEndpointJson(r.e)), nextCursor: p.nextCursor };
+  return { endpoints: p.rows.map((r) => toEndpointJson(r.e, r.creatorRole)), nextCursor: p.nextCursor };
 }
 
 /** One endpoint. @throws FORBIDDEN, NOT_FOUND. */
 export async function getEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, id: string) {
   assertCan(tenant, "manageWebhooks");
-  return toEndpointJson(await ownEndpoint(ctx, tenant, id));
+  const { e, creatorRole } = await ownEndpoint(ctx, tenant, id);
+  return toEndpointJson(e, creatorRole);
 }
 
 /**
- * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason.
+ * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason and
+ * makes the enabling owner or admin (`tenant.userId`; for an API key, the key's creator) the
+ * endpoint's creator, whose membership it then depends on (creatorMayDeliver).
  * @throws FORBIDDEN, PAYMENT_REQUIRED, NOT_FOUND, BAD_REQUEST.
  */
 export async function updateEndpoint(ctx: Ctx, tenant: Tenant, id: string, input: UpdateEndpointInput) {
   assertManage(tenant);
   const f = parseInput(updateEndpointSchema, input);
-  await ownEndpoint(ctx, tenant, id);
+  const { creatorRole } = await ownEndpoint(ctx, tenant, id);
   if (f.url) assertWebhookTarget(ctx, f.url);
   const row = await q.updateEndpoint(ctx.db, tenant.workspaceId, id, {
     ...(f.url ? { url: f.url } : {}),
     ...(f.events ? { events: f.events } : {}),
-    ...(f.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
+    ...(f.enabled === true
+      ? { enabled: true, disabledReason: null, failingSince: null, createdBy: tenant.userId }
+      : {}),
     ...(f.enabled === false ? { enabled: false, disabledReason: "Disabled by a user" } : {}),
   });
   if (!row) throw new AppError("NOT_FOUND", "Webhook endpoint not found");
-  return toEndpointJson(row);
+  return toEndpointJson(row, f.enabled === true ? tenant.role : creatorRole);
 }
 
 /** Deletes an endpoint and its delivery log. @throws FORBIDDEN, NOT_FOUND. */
@@ -236,12 +266,18 @@ export async function listDeliveriesPage(
 }
 
 /**
- * Refuses a manual send (test event, resend) to a disabled endpoint: the delivery job would only
- * record "endpoint is disabled" (webhooks.deliver.ts), so saying it was sent would be untrue.
+ * Refuses a manual send (test event, resend) to a disabled endpoint, also one whose creator may no
+ * longer deliver (creatorMayDeliver): the delivery job would only record it as failed
+ * (webhooks.deliver.ts), so saying it was sent would be untrue.
  * @throws AppError CONFLICT (409).
  */
-function assertEnabled(e: Pick<WebhookEndpoint, "enabled">, what: "a test event" | "a delivery again") {
-  if (!e.enabled) throw new AppError("CONFLICT", `This endpoint is disabled. Enable it to send ${what}.`);
+function assertEnabled(
+  e: Pick<WebhookEndpoint, "enabled" | "createdBy">,
+  creatorRole: string | null,
+  what: "a test event" | "a delivery again",
+) {
+  if (!e.enabled || !creatorMayDeliver(e.createdBy, creatorRole))
+    throw new AppError("CONFLICT", `This endpoint is disabled. Enable it to send ${what}.`);
 }
 
 /**
@@ -255,7 +291,7 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
     ? await q.findWorkspaceDelivery(ctx.db, tenant.workspaceId, deliveryId)
     : undefined;
   if (!found) throw new AppError("NOT_FOUND", "Delivery not found");
-  assertEnabled(found, "a delivery again");
+  assertEnabled(found, found.creatorRole, "a delivery again");
   const d = await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId);
   if (!d) throw new AppError("NOT_FOUND", "Delivery not found");
   await ctx.jobs.send(deliverWebhookJob, { deliveryId: d.id });
@@ -270,8 +306,8 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
  */
 export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string) {
   assertManage(tenant);
-  const e = await ownEndpoint(ctx, tenant, endpointId);
-  assertEnabled(e, "a test event");
+  const { e, creatorRole } = await ownEndpoint(ctx, tenant, endpointId);
+  assertEnabled(e, creatorRole, "a test event");
   // the event and its delivery in one transaction, the job queued after its commit
   const { ev, d } = await ctx.db.transaction(async (tx) => {
     const ev = await q.insertEvent(tx, {
@@ -498,8 +534,10 @@ export async function subscribedWebhookTypes(
 ): Promise<Set<WebhookEventType>> {
   try {
     const subscribed = new Set<string>();
-    for (const e of await q.listEndpoints(ctx.db, workspaceId))
-      if (e.enabled) for (const type of e.events) subscribed.add(type);
+    // the endpoints emitWebhookEvents would store deliveries for (q.subscribedEndpoints)
+    for (const { e, creatorRole } of await q.listEndpoints(ctx.db, workspaceId))
+      if (e.enabled && creatorMayDeliver(e.createdBy, creatorRole))
+        for (const type of e.events) subscribed.add(type);
     return new Set(types.filter((type) => subscribed.has(type)));
   } catch (err) {
     ctx.log?.warn({ err, workspaceId, types }, "webhook subscriptions not read");

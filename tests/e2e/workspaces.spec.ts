@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { accountLinkFromOutbox } from "./account-helpers";
+import { accountLinkFromOutbox, verifyEmailThroughOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -24,6 +24,8 @@ test("owner invites a teammate by email; the teammate registers through the link
   await page.getByLabel("Password").fill("correct-horse-battery");
   await page.getByRole("button", { name: "Create Account" }).click();
   await expect(page).toHaveURL(/\/dashboard$/);
+  // inviting emails someone: the owner confirms their own address first (an unverified account cannot)
+  await verifyEmailThroughOutbox(page, ownerEmail);
   // Business plan (5 seats): set in the database until billing can sell it
   await withE2eDb(
     (sql) =>

@@ -11,6 +11,7 @@ import {
   type TestApp,
   trpcCall,
   uniqueEmail,
+  verifyEmailThroughOutbox,
 } from "../helpers";
 
 // The email-changed notice carries a "this wasn't me" link: single use, 7 days, only its SHA-256
@@ -223,12 +224,15 @@ describe("the email-changed notice's recovery link", () => {
     const colleague = uniqueEmail("colleague");
     await invite(owner.client, colleague);
     const thief = await login(owner.user.email, owner.password);
+    const thiefEmail = uniqueEmail("thief");
     const moved = await thief.put("/api/user/profile", {
       name: "Wren Owner",
-      email: uniqueEmail("thief"),
+      email: thiefEmail,
       currentPassword: owner.password,
     });
     expect(moved.statusCode, moved.body).toBe(200);
+    // the thief reads the new address, so confirms it (an unverified account cannot send invitations)
+    await verifyEmailThroughOutbox(t.app, thiefEmail);
     // after the change: a copy of every new contact, and a way back in under another address
     const thiefsEndpoint = await endpoint("exfiltrate");
     const accomplice = uniqueEmail("accomplice");

@@ -220,3 +220,22 @@ export async function revokeInvitesSentBySince(db: DbOrTx, userId: string, since
     )
     .returning({ id: workspaceInvites.id });
 }
+
+/**
+ * Revokes every invitation of `workspaceId` sent by `userId` that is not accepted or revoked yet
+ * (expired ones too: a resend would bring them back); returns the revoked rows' ids.
+ */
+export async function revokeInvitesSentBy(db: DbOrTx, workspaceId: string, userId: string) {
+  return db
+    .update(workspaceInvites)
+    .set({ revokedAt: sql`now()` })
+    .where(
+      and(
+        eq(workspaceInvites.workspaceId, workspaceId),
+        eq(workspaceInvites.invitedBy, userId),
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+      ),
+    )
+    .returning({ id: workspaceInvites.id });
+}

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
+import { assertCanSend } from "../auth/auth.service";
 import { inviteInput, roleInput, transferInput, workspaceSettingsInput } from "./workspaces.schemas";
 import * as svc from "./workspaces.service";
 
@@ -10,7 +11,8 @@ const param = (req: FastifyRequest, name: string) =>
 
 /**
  * REST adapters of the workspaces feature (issue 10): switch, members, invites, roles, ownership,
- * leave, settings. Roles are enforced by the service for REST and tRPC alike.
+ * leave, settings. Roles are enforced by the service for REST and tRPC alike. Invitation emails need a
+ * verified sender: the service is handed auth's assertCanSend (it cannot import auth itself).
  */
 export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.get("/api/workspaces", async (req) => ({
@@ -46,14 +48,19 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   }));
 
   app.post("/api/workspaces/current/invites", async (req, reply) => {
-    const invite = await svc.inviteMember(ctx, requireTenant(req), parseInput(inviteInput, req.body));
+    const invite = await svc.inviteMember(
+      ctx,
+      requireTenant(req),
+      parseInput(inviteInput, req.body),
+      assertCanSend,
+    );
     reply.code(201);
     return { success: true, invite };
   });
 
   app.post("/api/workspaces/current/invites/:inviteId/resend", async (req) => ({
     success: true,
-    invite: await svc.resendInvite(ctx, requireTenant(req), param(req, "inviteId")),
+    invite: await svc.resendInvite(ctx, requireTenant(req), param(req, "inviteId"), assertCanSend),
   }));
 
   app.delete("/api/workspaces/current/invites/:inviteId", async (req) => {

@@ -1,5 +1,6 @@
 import { phoneCountryOptions } from "../../lib/phone";
 import { protectedProcedure, publicProcedure, router } from "../../trpc/init";
+import { assertCanSend } from "../auth/auth.service";
 import {
   inviteIdInput,
   inviteInput,
@@ -12,7 +13,10 @@ import {
 } from "./workspaces.schemas";
 import * as svc from "./workspaces.service";
 
-/** tRPC procedures of the workspaces feature: the same service calls as workspaces.rest.ts. */
+/**
+ * tRPC procedures of the workspaces feature: the same service calls as workspaces.rest.ts (invitation
+ * emails get auth's assertCanSend, as there).
+ */
 export const workspacesRouter = router({
   list: protectedProcedure.query(({ ctx }) => svc.listUserWorkspaces(ctx, ctx.user.id)),
   current: protectedProcedure.query(({ ctx }) => svc.toWorkspaceJson(ctx.tenant.workspace, ctx.tenant.role)),
@@ -29,10 +33,10 @@ export const workspacesRouter = router({
   members: protectedProcedure.query(({ ctx }) => svc.listMembers(ctx, ctx.tenant)),
   invite: protectedProcedure
     .input(inviteInput)
-    .mutation(({ ctx, input }) => svc.inviteMember(ctx, ctx.tenant, input)),
+    .mutation(({ ctx, input }) => svc.inviteMember(ctx, ctx.tenant, input, assertCanSend)),
   resendInvite: protectedProcedure
     .input(inviteIdInput)
-    .mutation(({ ctx, input }) => svc.resendInvite(ctx, ctx.tenant, input.inviteId)),
+    .mutation(({ ctx, input }) => svc.resendInvite(ctx, ctx.tenant, input.inviteId, assertCanSend)),
   revokeInvite: protectedProcedure
     .input(inviteIdInput)
     .mutation(({ ctx, input }) => svc.revokeInvite(ctx, ctx.tenant, input.inviteId)),

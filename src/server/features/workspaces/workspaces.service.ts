@@ -1,11 +1,17 @@
 import { sha256 } from "@oslojs/crypto/sha2";
 import { encodeHexLowerCase } from "@oslojs/encoding";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import type { UserPreferences, Workspace, WorkspaceRole } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { isUuid, randomToken } from "../../lib/ids";
 import { maskEmail } from "../../lib/mask-email";
+import {
+  INVITE_EMAILS_PER_WORKSPACE_PER_DAY,
+  INVITE_RESENDS_PER_DAY,
+  type RateLimiter,
+} from "../../lib/rate-limit";
 import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
@@ -65,15 +71,53 @@ export function assertCan(tenant: Pick<Tenant, "role">, action: Permission): voi
   if (!can(tenant.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
 }
 
+/** A role an invitation gives. */
+export type InviteRole = Exclude<WorkspaceRole, "owner">;
+
+/**
+ * The roles a member with `role` may give by invitation (issue 10 "Roles": owners and admins manage
+ * members and may invite admins or members; members invite no one). Checked when an invitation is
+ * sent and again when it is accepted, against the sender's role at that moment: an invitation carries
+ * its sender's authority only while they still have it, as an API key carries its creator's.
+ */
+export function invitableRoles(role: WorkspaceRole): readonly InviteRole[] {
+  return can(role, "manageMembers") ? ["admin", "member"] : [];
+}
+
+/**
+ * Auth's assertCanSend, handed in by the adapters (this feature cannot import auth, which imports
+ * it): refuses a user whose email address is not verified from emailing anyone but themselves.
+ * @throws AppError FORBIDDEN (auth's UNVERIFIED_SEND_MESSAGE).
+ */
+export type SendGate = (ctx: Pick<AppContext, "db">, userId: string, to: readonly string[]) => Promise<void>;
+
+/**
+ * Takes the workspace's row lock for the rest of transaction `tx`, then re-reads the acting person's
+ * membership under it. `tenant.role` was read when the request began; a transfer, role change or
+ * removal that committed since (a concurrent request) may have changed it, and without the lock two
+ * transfers at once both passed the owner check and left two owners. Every write that depends on a
+ * member's role takes the workspace lock first (invite, resend, role change, removal and transfer
+ * through here; leave and accept take it themselves), so they run one after another per workspace
+ * and each sees the roles the previous one left.
+ * Returns the membership: the role and the workspace row as they are now.
+ * @throws AppError FORBIDDEN (the `action`'s sentence) when the person may no longer do `action`.
+ */
+async function lockAsActor(tx: DbOrTx, tenant: Tenant, action: Permission) {
+  await q.lockWorkspace(tx, tenant.workspaceId);
+  const m = await q.findMembership(tx, tenant.workspaceId, tenant.userId);
+  if (!m || !can(m.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
+  return m;
+}
+
 /** The membership of `userId` in the workspace. @throws AppError NOT_FOUND (also for a malformed id). */
-async function memberOrNotFound(ctx: Pick<AppContext, "db">, workspaceId: string, userId: string) {
+async function memberOrNotFound(ctx: { db: DbOrTx }, workspaceId: string, userId: string) {
   const m = isUuid(userId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
   if (!m) throw new AppError("NOT_FOUND", "Member not found");
   return m;
 }
 
 /** A pending (not accepted, not revoked) invite of the workspace. @throws AppError NOT_FOUND. */
-async function pendingInviteOrNotFound(ctx: Pick<AppContext, "db">, workspaceId: string, inviteId: string) {
+async function pendingInviteOrNotFound(ctx: { db: DbOrTx }, workspaceId: string, inviteId: string) {
   const invite = isUuid(inviteId) ? await q.findInvite(ctx.db, workspaceId, inviteId) : null;
   if (!invite || invite.acceptedAt || invite.revokedAt)
     throw new AppError("NOT_FOUND", "Invitation not found");
@@ -273,46 +317,122 @@ function escapeHtml(s: string) {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** One point of `limiter` for `key`: null when taken, else how long (ms) until the window ends. */
+async function tryConsume(limiter: RateLimiter, key: string): Promise<number | null> {
+  try {
+    await limiter.consume(key);
+    return null;
+  } catch (e) {
+    if (e instanceof RateLimiterRes) return e.msBeforeNext;
+    throw e;
+  }
+}
+
+/** A wait in words, rounded up: "45 seconds", "12 minutes", "3 hours". */
+function waitInWords(ms: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (ms < 60_000) return plural(Math.max(1, Math.ceil(ms / 1000)), "second");
+  if (ms < 90 * 60_000) return plural(Math.ceil(ms / 60_000), "minute");
+  return plural(Math.ceil(ms / 3_600_000), "hour");
+}
+
+/** A rate limit an invitation email counts against: its limiter, key and 429 sentence. */
+interface EmailLimit {
+  limiter: RateLimiter;
+  key: string;
+  /** the sentence of the 429, given the wait in words ("45 seconds") */
+  refusal: (wait: string) => string;
+}
+
+/** The workspace's daily bound on invitation emails, new and resent (INVITE_EMAILS_PER_WORKSPACE_PER_DAY). */
+function workspaceEmailLimit(ctx: Pick<AppContext, "limiters">, workspaceId: string): EmailLimit {
+  return {
+    limiter: ctx.limiters.inviteEmailsWorkspace,
+    key: workspaceId,
+    refusal: (wait) =>
+      `This workspace has sent ${INVITE_EMAILS_PER_WORKSPACE_PER_DAY} invitation emails today, the daily limit. You can send more in ${wait}.`,
+  };
+}
+
+/**
+ * Takes one point of each limit in order for one invitation email, before the transaction that
+ * stores it (a limiter on the Postgres store uses a connection of its own; taking one while holding
+ * the workspace lock could wait on a pool whose connections all wait on that lock). Returns a
+ * function that gives the points back, for when the email is not sent after all (a 402, 404, ...).
+ * @throws AppError TOO_MANY_REQUESTS (the refused limit's sentence), having given back the points
+ *   already taken.
+ */
+async function takeEmailPoints(limits: EmailLimit[]): Promise<() => Promise<void>> {
+  const taken: EmailLimit[] = [];
+  const giveBack = async () => {
+    await Promise.all(taken.map((l) => l.limiter.reward(l.key, 1).catch(() => {})));
+  };
+  for (const l of limits) {
+    const wait = await tryConsume(l.limiter, l.key);
+    if (wait !== null) {
+      await giveBack();
+      throw new AppError("TOO_MANY_REQUESTS", l.refusal(waitInWords(wait)));
+    }
+    taken.push(l);
+  }
+  return giveBack;
+}
+
 /**
  * Invites `email` to the active workspace with `role` (admin | member): stores the SHA-256 of a
  * random 160-bit token, expiring in 7 days, and emails the link `APP_URL/invite/{token}`.
- * Seats: members + pending invites + 1 must fit the plan (spec section 9).
- * @throws AppError FORBIDDEN for members; CONFLICT when the person is already a member or invited;
- *   PAYMENT_REQUIRED (402) over the seat limit, naming the plan that allows more.
+ * Seats: members + pending invites + 1 must fit the plan (spec section 9). The inviter's email
+ * address must be verified (`canSend`: auth's assertCanSend, the campaign gate; the email carries the
+ * inviter's and the workspace's names, both chosen by the sender). Each invitation email counts
+ * against the workspace's INVITE_EMAILS_PER_WORKSPACE_PER_DAY. The inviter's role is re-read under the
+ * workspace lock (lockAsActor).
+ * @throws AppError FORBIDDEN for members and for an unverified inviter; CONFLICT when the person is
+ *   already a member or invited; PAYMENT_REQUIRED (402) over the seat limit, naming the plan that
+ *   allows more; TOO_MANY_REQUESTS (429) past the workspace's daily invitation emails.
  */
 export async function inviteMember(
-  ctx: Pick<AppContext, "db" | "providers" | "env">,
+  ctx: Pick<AppContext, "db" | "providers" | "env" | "limiters">,
   tenant: Tenant,
   input: InviteInput,
+  canSend: SendGate,
 ) {
   assertCan(tenant, "manageMembers");
   const email = input.email.trim().toLowerCase();
+  await canSend(ctx, tenant.userId, [email]);
+  const giveBack = await takeEmailPoints([workspaceEmailLimit(ctx, tenant.workspaceId)]);
   const token = randomToken(20);
-  const invite = await ctx.db.transaction(async (tx) => {
-    await q.lockWorkspace(tx, tenant.workspaceId);
-    const members = await q.listMembers(tx, tenant.workspaceId);
-    const profiles = await getUserProfiles(
-      { db: tx },
-      members.map((m) => m.userId),
-    );
-    if ([...profiles.values()].some((p) => p.email.toLowerCase() === email))
-      throw new AppError("CONFLICT", `${email} is already a member of this workspace.`);
-    const pending = await q.listPendingInvites(tx, tenant.workspaceId);
-    if (pending.some((i) => i.email.toLowerCase() === email))
-      throw new AppError(
-        "CONFLICT",
-        `${email} already has a pending invitation. Resend it from the list instead.`,
+  const invite = await ctx.db
+    .transaction(async (tx) => {
+      const actor = await lockAsActor(tx, tenant, "manageMembers");
+      if (!invitableRoles(actor.role).includes(input.role))
+        throw new AppError("FORBIDDEN", DENIED.manageMembers);
+      const members = await q.listMembers(tx, tenant.workspaceId);
+      const profiles = await getUserProfiles(
+        { db: tx },
+        members.map((m) => m.userId),
       );
-    assertWithinPlan(tenant.workspace, "seats", 1, members.length + pending.length);
-    return q.insertInvite(tx, {
-      workspaceId: tenant.workspaceId,
-      email,
-      role: input.role,
-      tokenHash: hashToken(token),
-      invitedBy: tenant.userId,
-      expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+      if ([...profiles.values()].some((p) => p.email.toLowerCase() === email))
+        throw new AppError("CONFLICT", `${email} is already a member of this workspace.`);
+      const pending = await q.listPendingInvites(tx, tenant.workspaceId);
+      if (pending.some((i) => i.email.toLowerCase() === email))
+        throw new AppError(
+          "CONFLICT",
+          `${email} already has a pending invitation. Resend it from the list instead.`,
+        );
+      assertWithinPlan(actor.workspace, "seats", 1, members.length + pending.length);
+      return q.insertInvite(tx, {
+        workspaceId: tenant.workspaceId,
+        email,
+        role: input.role,
+        tokenHash: hashToken(token),
+        invitedBy: tenant.userId,
+        expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+      });
+    })
+    .catch(async (e: unknown) => {
+      await giveBack();
+      throw e;
     });
-  });
   await sendInviteEmail(ctx, tenant, email, token);
   return {
     id: invite.id,
@@ -325,26 +445,68 @@ export async function inviteMember(
 
 /**
  * Sends a pending invite again with a new token (the old link stops working) and a fresh 7 days.
- * @throws AppError FORBIDDEN; NOT_FOUND when the invite is not a pending one of this workspace.
+ * Like inviteMember: the sender's address must be verified (`canSend`) and the email counts against
+ * the workspace's INVITE_EMAILS_PER_WORKSPACE_PER_DAY. Per invitation, at most one resend a minute
+ * and INVITE_RESENDS_PER_DAY a day (limiters inviteResendMinute / inviteResendDay, keyed by the invite
+ * id). An expired invitation holds no seat (seats count pending invites that have not expired), so
+ * bringing one back is checked against the plan's seats under the workspace lock, as a new one is.
+ * @throws AppError FORBIDDEN (members, an unverified sender); NOT_FOUND when the invite is not a
+ *   pending one of this workspace; PAYMENT_REQUIRED (402) when an expired invite would exceed the
+ *   seats; TOO_MANY_REQUESTS (429) past a limit, saying when it can be resent.
  */
 export async function resendInvite(
-  ctx: Pick<AppContext, "db" | "providers" | "env">,
+  ctx: Pick<AppContext, "db" | "providers" | "env" | "limiters">,
   tenant: Tenant,
   inviteId: string,
+  canSend: SendGate,
 ) {
   assertCan(tenant, "manageMembers");
-  const invite = await pendingInviteOrNotFound(ctx, tenant.workspaceId, inviteId);
+  const found = await pendingInviteOrNotFound(ctx, tenant.workspaceId, inviteId);
+  await canSend(ctx, tenant.userId, [found.email]);
+  const giveBack = await takeEmailPoints([
+    {
+      limiter: ctx.limiters.inviteResendMinute,
+      key: found.id,
+      refusal: (wait) => `This invitation was sent less than a minute ago. You can resend it in ${wait}.`,
+    },
+    {
+      limiter: ctx.limiters.inviteResendDay,
+      key: found.id,
+      refusal: (wait) =>
+        `This invitation has been resent ${INVITE_RESENDS_PER_DAY} times today. You can resend it in ${wait}.`,
+    },
+    workspaceEmailLimit(ctx, tenant.workspaceId),
+  ]);
   const token = randomToken(20);
-  const updated = await q.updateInvite(ctx.db, invite.id, {
-    tokenHash: hashToken(token),
-    expiresAt: new Date(Date.now() + INVITE_TTL_MS),
-  });
+  const { invite, updated } = await ctx.db
+    .transaction(async (tx) => {
+      const actor = await lockAsActor(tx, tenant, "manageMembers");
+      const invite = await pendingInviteOrNotFound({ db: tx }, tenant.workspaceId, inviteId);
+      // an expired invite holds no seat (pending invites count until they expire): it takes one again
+      if (invite.expiresAt.getTime() <= Date.now())
+        assertWithinPlan(
+          actor.workspace,
+          "seats",
+          1,
+          (await q.countMembers(tx, tenant.workspaceId)) +
+            (await q.countPendingInvites(tx, tenant.workspaceId)),
+        );
+      const updated = await q.updateInvite(tx, invite.id, {
+        tokenHash: hashToken(token),
+        expiresAt: new Date(Date.now() + INVITE_TTL_MS),
+      });
+      return { invite, updated: updated! };
+    })
+    .catch(async (e: unknown) => {
+      await giveBack();
+      throw e;
+    });
   await sendInviteEmail(ctx, tenant, invite.email, token);
   return {
     id: invite.id,
     email: invite.email,
     role: invite.role,
-    expires_at: updated!.expiresAt.toISOString(),
+    expires_at: updated.expiresAt.toISOString(),
   };
 }
 
@@ -432,10 +594,13 @@ export async function getInvite(
  * also under concurrent accepts), makes it the session's active workspace. The seat limit is checked
  * again under the workspace lock (the plan may have changed since the invite).
  * Only the invitee may accept: the signed-in account's address must be the invited one and verified
- * (inviteRefusal).
+ * (inviteRefusal). The invitation gives its role only while its sender may still give it: under the
+ * same lock the sender must still be a member whose role allows it (invitableRoles); removing,
+ * demoting or leaving revokes a sender's invitations anyway, this is the check at the door.
  * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
- *   "revoked") for an invite that is no longer open; FORBIDDEN (inviteRefusal's sentence) for another
- *   account or an unverified address; CONFLICT when already a member.
+ *   "revoked", "no longer valid" when the sender can no longer invite) for an invite that is no
+ *   longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address;
+ *   CONFLICT when already a member.
  */
 export async function acceptInvite(
   ctx: Pick<AppContext, "db">,
@@ -458,6 +623,12 @@ export async function acceptInvite(
     if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
     if (await q.findMembership(tx, w.id, user.id))
       throw new AppError("CONFLICT", `You are already a member of ${w.name}.`);
+    const sender = invite.invitedBy ? await q.findMembership(tx, w.id, invite.invitedBy) : null;
+    if (!sender || !invitableRoles(sender.role).includes(invite.role))
+      throw new AppError(
+        "BAD_REQUEST",
+        `This invitation is no longer valid: the person who sent it can no longer invite people to ${w.name}. Ask for a new one.`,
+      );
     const claimed = await q.claimInvite(tx, invite.id, user.id);
     if (!claimed) throw new AppError("BAD_REQUEST", "This invitation has already been used.");
     // the accepted invite's seat becomes the member's seat: members before + 1 must fit
@@ -476,24 +647,31 @@ export async function acceptInvite(
 
 /**
  * Removes a member. Access ends at once: every request re-checks membership, and the person's
- * sessions on this workspace are detached (they fall back to another workspace of theirs).
+ * sessions on this workspace are detached (they fall back to another workspace of theirs). The
+ * invitations they sent that are still open are revoked: an invitation carries its sender's
+ * authority (invitableRoles). Runs under the workspace lock with the caller's role re-read
+ * (lockAsActor), so it cannot remove a member a concurrent transfer has just made owner.
  * @throws AppError FORBIDDEN (members; removing the owner); NOT_FOUND for a non-member id.
  */
 export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
   assertCan(tenant, "manageMembers");
-  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
-  if (target.role === "owner")
-    throw new AppError("FORBIDDEN", "The owner cannot be removed. Transfer ownership first.");
-  if (userId === tenant.userId)
-    throw new AppError("BAD_REQUEST", "Use 'Leave workspace' to remove yourself.");
   await ctx.db.transaction(async (tx) => {
+    await lockAsActor(tx, tenant, "manageMembers");
+    const target = await memberOrNotFound({ db: tx }, tenant.workspaceId, userId);
+    if (target.role === "owner")
+      throw new AppError("FORBIDDEN", "The owner cannot be removed. Transfer ownership first.");
+    if (userId === tenant.userId)
+      throw new AppError("BAD_REQUEST", "Use 'Leave workspace' to remove yourself.");
     await q.deleteMember(tx, tenant.workspaceId, userId);
     await q.detachSessions(tx, tenant.workspaceId, userId);
+    await q.revokeInvitesSentBy(tx, tenant.workspaceId, userId);
   });
 }
 
 /**
- * Changes a member's role to admin or member.
+ * Changes a member's role to admin or member. A role that cannot invite (member) revokes the open
+ * invitations the person sent (invitableRoles). Under the workspace lock with the caller's role and
+ * the target's re-read (lockAsActor), so a concurrent transfer's new owner is never demoted.
  * @throws AppError FORBIDDEN (members; the owner's own role: use transfer); NOT_FOUND.
  */
 export async function changeRole(
@@ -503,23 +681,29 @@ export async function changeRole(
   role: Exclude<WorkspaceRole, "owner">,
 ) {
   assertCan(tenant, "manageMembers");
-  const target = await memberOrNotFound(ctx, tenant.workspaceId, userId);
-  if (target.role === "owner")
-    throw new AppError("FORBIDDEN", "The owner's role cannot be changed. Transfer ownership instead.");
-  await q.updateMemberRole(ctx.db, tenant.workspaceId, userId, role);
+  await ctx.db.transaction(async (tx) => {
+    await lockAsActor(tx, tenant, "manageMembers");
+    const target = await memberOrNotFound({ db: tx }, tenant.workspaceId, userId);
+    if (target.role === "owner")
+      throw new AppError("FORBIDDEN", "The owner's role cannot be changed. Transfer ownership instead.");
+    await q.updateMemberRole(tx, tenant.workspaceId, userId, role);
+    if (invitableRoles(role).length === 0) await q.revokeInvitesSentBy(tx, tenant.workspaceId, userId);
+  });
   return { user_id: userId, role };
 }
 
 /**
- * Makes another member the owner; the previous owner becomes an admin. Owner only.
- * @throws AppError FORBIDDEN; NOT_FOUND for a non-member.
+ * Makes another member the owner; the previous owner becomes an admin (and keeps the invitations
+ * they sent: an admin may invite). Owner only, checked again under the workspace lock (lockAsActor):
+ * of two transfers at once, the second finds its caller an admin and is refused.
+ * @throws AppError FORBIDDEN; NOT_FOUND for a non-member; BAD_REQUEST to oneself.
  */
 export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
   assertCan(tenant, "transferOwnership");
-  await memberOrNotFound(ctx, tenant.workspaceId, userId);
-  if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
   await ctx.db.transaction(async (tx) => {
-    await q.lockWorkspace(tx, tenant.workspaceId);
+    await lockAsActor(tx, tenant, "transferOwnership");
+    await memberOrNotFound({ db: tx }, tenant.workspaceId, userId);
+    if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
     await q.updateMemberRole(tx, tenant.workspaceId, tenant.userId, "admin");
     await q.updateMemberRole(tx, tenant.workspaceId, userId, "owner");
     await q.updateWorkspace(tx, tenant.workspaceId, { ownerId: userId });
@@ -527,15 +711,21 @@ export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Ten
 }
 
 /**
- * The signed-in user leaves the active workspace; the session falls back to another of theirs.
+ * The signed-in user leaves the active workspace; the session falls back to another of theirs. The
+ * open invitations they sent are revoked. The role is re-read under the workspace lock (a transfer
+ * may have just made them the owner).
  * @throws AppError BAD_REQUEST for the owner (transfer ownership first).
  */
 export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant) {
-  if (tenant.role === "owner")
-    throw new AppError("BAD_REQUEST", "The owner cannot leave the workspace. Transfer ownership first.");
+  const ownerCannotLeave = "The owner cannot leave the workspace. Transfer ownership first.";
+  if (tenant.role === "owner") throw new AppError("BAD_REQUEST", ownerCannotLeave);
   await ctx.db.transaction(async (tx) => {
+    await q.lockWorkspace(tx, tenant.workspaceId);
+    const m = await q.findMembership(tx, tenant.workspaceId, tenant.userId);
+    if (m?.role === "owner") throw new AppError("BAD_REQUEST", ownerCannotLeave);
     await q.deleteMember(tx, tenant.workspaceId, tenant.userId);
     await q.detachSessions(tx, tenant.workspaceId, tenant.userId);
+    await q.revokeInvitesSentBy(tx, tenant.workspaceId, tenant.userId);
   });
 }
 

@@ -1,14 +1,13 @@
 import Papa from "papaparse";
 import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
-import { parseInput } from "../../lib/validate";
 import { toContactJson } from "./crm.contact-json";
 import { CSV_FORMULA_ESCAPE } from "./crm.csv";
 
 import { contactOrder, contactWhere, selectContactsBeforeCursor } from "./crm.queries";
 
-import { type ListContactsInput, listContactsSchema } from "./crm.schemas";
-import { listFilter } from "./crm.search";
+import type { ListContactsInput } from "./crm.schemas";
+import { shownListFilter } from "./crm.search";
 import { tagsOfContacts } from "./crm.tags";
 
 // The contacts CSV export.
@@ -50,7 +49,9 @@ export const EXPORT_COLUMNS = [
 ] as const;
 
 /**
- * Streams the user's contacts matching the list filter (search, stage, status, tag) as CSV lines,
+ * Streams the user's contacts matching the list filter (search, stage, status, tag) as CSV lines (the
+ * contacts the list shows: a search term matching nothing is corrected as the list does, crm.search
+ * shownListFilter),
  * 2,000 rows per query (keyset on the list's unique (created_at, id) order, newest first), every cell formula-safe (OWASP CSV injection).
  */
 export async function* exportContactsCsv(
@@ -58,8 +59,8 @@ export async function* exportContactsCsv(
   workspaceId: string,
   input: ListContactsInput,
 ) {
-  const q = parseInput(listContactsSchema, input);
-  const filter = listFilter(q);
+  // the list's filter, with a search term's typos corrected when the list corrects them
+  const filter = await shownListFilter(ctx, workspaceId, input);
   yield `\uFEFF${Papa.unparse([EXPORT_COLUMNS as unknown as string[]])}\r\n`;
   // keyset on (created_at, id), the list's order: created_at travels as Postgres text (a JS Date
   // drops its microseconds and skipped rows sharing an import's time), the id breaks ties

@@ -338,6 +338,29 @@ async function broadPage(
 }
 
 /**
+ * The list filter of `input` as the list (GET /api/contacts, listContacts) applies it: when its
+ * search term (4+ characters) matches no contact under the filter, the filter with the term's typos
+ * corrected (correctTerm), as the list searches again; else the filter as given (listFilter). For
+ * the CSV export (crm.export), which must hold what the list shows. One count of at most one row,
+ * plus the dictionary lookup when it is empty.
+ */
+export async function shownListFilter(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  input: ListContactsInput,
+): Promise<SegmentFilter> {
+  const q = parseInput(listContactsSchema, input);
+  const filter = listFilter(q);
+  const term = normaliseSearch(q.search);
+  if (term.length < 4) return filter;
+  if ((await countContactsWhereUpTo(ctx.db, contactWhere(workspaceId, filter), 1)) > 0) return filter;
+  const fixed = await correctTerm(ctx, workspaceId, term);
+  return fixed
+    ? listFilter(parseInput(listContactsSchema, { ...input, search: fixed.slice(0, 100) }))
+    : filter;
+}
+
+/**
  * "Did you mean": corrects each word of `term` (4+ characters, with a letter) that is not a word
  * of the user's contacts to the most similar word of the user's search dictionary (`contact_words`,
  * pg_trgm similarity >= TYPO_SIMILARITY). Returns the corrected term, or null when nothing was

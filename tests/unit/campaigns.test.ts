@@ -147,7 +147,8 @@ describe("quiet hours (8am-9pm recipient local time)", () => {
       zone: "America/Chicago",
       from: "area_code",
     });
-    expect(resolveTimeZone({ phone: "+442071234567" })).toBeNull();
+    // outside the US the number's country decides (countries-and-timezones)
+    expect(resolveTimeZone({ phone: "+442071234567" })).toEqual({ zone: "Europe/London", from: "country" });
   });
   it("allows 08:00-20:59 local and defers to the next 08:00", () => {
     // 2026-07-01 is EDT (UTC-4)

@@ -3,7 +3,7 @@ import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
-import { findSuppressed } from "../compliance/compliance.service";
+import { contactNumberFor, contactsWhoRepliedStop, findSuppressed } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import {
   getContactsByIds,
@@ -34,31 +34,35 @@ type Ctx = Pick<AppContext, "db">;
 /** Contacts read per page while classifying an audience (10,000+ audiences are never loaded at once). */
 export const AUDIENCE_PAGE = 5_000;
 
-const E164 = /^\+[1-9]\d{6,14}$/;
-
 /** The one phone rule (src/server/lib/phone.ts), re-exported for the campaign code. */
 export { toE164 };
 
-/** The address a contact is reached at on a channel: lower-cased email, or E.164 phone (else mobile). */
+/**
+ * The address a contact is reached at on a channel: lower-cased email, or an E.164 number by the
+ * contact page's rule (compliance contactNumberFor: a text goes to the mobile, else the phone; a
+ * call or voicemail to the phone, else the mobile).
+ */
 export function addressFor(
   channel: CampaignChannel,
   c: Pick<Contact, "email" | "phone" | "mobile">,
 ): string | null {
-  if (deliveryKind(channel) === "email") {
+  const kind = deliveryKind(channel);
+  if (kind === "email") {
     const e = c.email?.trim().toLowerCase();
     return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
   }
-  for (const p of [c.phone, c.mobile]) if (p && E164.test(p)) return p;
-  return null;
+  return contactNumberFor(kind, c);
 }
 
 /**
  * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
  * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
  * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
- * consent (`includeNotOptedIn`, like the single-send confirmation); the opt-in rule is
- * campaigns.delivery `optInReason`, which the send engine applies again at send time; a second
- * contact with the same address -> skipped. Returns the reason, or null to send.
+ * consent (`includeNotOptedIn`, like the single-send confirmation); a contact who replied STOP from
+ * any of their numbers (`repliedStop`) -> "opted out (replied STOP)" on every number, never
+ * overridable; the opt-in rule is campaigns.delivery `optInReason`, which the send engine applies
+ * again at send time; a second contact with the same address -> skipped. Returns the reason, or null
+ * to send.
  */
 export function skipReason(
   channel: CampaignChannel,
@@ -67,12 +71,13 @@ export function skipReason(
   suppressed: Map<string, string>,
   seen: Set<string>,
   includeNotOptedIn: boolean,
+  repliedStop = false,
 ): string | null {
   const kind = deliveryKind(channel);
   if (!address) return kind === "email" ? "no email address" : "no valid phone number";
   const sup = suppressed.get(address);
   if (sup) return `suppressed: ${sup}`;
-  const optOut = optInReason(channel, contact, includeNotOptedIn);
+  const optOut = optInReason(channel, contact, includeNotOptedIn, repliedStop);
   if (optOut) return optOut;
   if (seen.has(address)) return "duplicate address";
   return null;
@@ -181,15 +186,30 @@ export async function classifyRecipients(
     const addresses = contacts.map(
       (c) => addressFor(channel, c) ?? (kind !== "email" ? (opts.csvPhone?.get(c.id) ?? null) : null),
     );
-    const suppressed = await findSuppressed(
-      ctx.db,
-      workspaceId,
-      suppressionChannel(channel),
-      addresses.filter((a): a is string => !!a),
-    );
+    // the address's suppression entries, and (texts, calls) whether the person replied STOP from any
+    // of their numbers, not only the one this campaign would use
+    const [suppressed, stopped] = await Promise.all([
+      findSuppressed(
+        ctx.db,
+        workspaceId,
+        suppressionChannel(channel),
+        addresses.filter((a): a is string => !!a),
+      ),
+      kind === "email"
+        ? Promise.resolve(new Map<number, string>())
+        : contactsWhoRepliedStop(ctx.db, workspaceId, contacts, opts.csvPhone),
+    ]);
     contacts.forEach((c, i) => {
       const address = addresses[i];
-      const reason = skipReason(channel, c, address, suppressed, seen, opts.includeNotOptedIn);
+      const reason = skipReason(
+        channel,
+        c,
+        address,
+        suppressed,
+        seen,
+        opts.includeNotOptedIn,
+        stopped.has(c.id),
+      );
       out.rows.push({ contactId: c.id, address, reason });
       if (reason) {
         out.skipped[reason] = (out.skipped[reason] ?? 0) + 1;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Campaign, CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
 import { uuidFromKey } from "../../lib/ids";
-import type { SuppressionChannel } from "../compliance/compliance.service";
+import { REPLIED_STOP_REASON, type SuppressionChannel } from "../compliance/compliance.service";
 
 // Small pure helpers of the send engine: channel mapping, idempotency keys, deterministic job ids,
 // backoff, send-job payloads. No I/O.
@@ -30,15 +30,21 @@ export function suppressionChannel(channel: CampaignChannel): SuppressionChannel
  * email", never overridable; SMS / video SMS without `smsOptIn` -> "not opted in to SMS", AI calls and
  * ringless voicemail without `callOptIn` -> "not opted in to calls", both unless the user confirmed
  * consent for contacts not opted in (`includeNotOptedIn` at launch, kept as `content.ignoreOptIn`).
+ * A contact who replied STOP from any of their numbers (`repliedStop`, compliance
+ * contactsWhoRepliedStop) is "opted out (replied STOP)" for SMS, calls and voicemail whatever number
+ * the message would go to, and no consent confirmation overrides it: the opt-in flag alone cannot
+ * tell "never opted in" from "opted out".
  * Returns the skip reason, or null when the contact may be sent to on `channel`.
  */
 export function optInReason(
   channel: CampaignChannel,
   contact: Pick<Contact, "emailOptIn" | "smsOptIn" | "callOptIn">,
   includeNotOptedIn: boolean,
+  repliedStop = false,
 ): string | null {
   const kind = deliveryKind(channel);
   if (kind === "email") return contact.emailOptIn ? null : "opted out of email";
+  if (repliedStop) return REPLIED_STOP_REASON;
   if (includeNotOptedIn) return null;
   if (kind === "sms") return contact.smsOptIn ? null : "not opted in to SMS";
   return contact.callOptIn ? null : "not opted in to calls";

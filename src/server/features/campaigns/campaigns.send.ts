@@ -8,9 +8,9 @@ import {
   voicemailNotice,
   withVoicemailNotice,
 } from "../compliance/call-opt-out";
-import { findSuppressed, suppress } from "../compliance/compliance.service";
+import { contactsWhoRepliedStop, findSuppressed, suppress } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
-import { getContactsByIds, recordActivities } from "../crm/crm.service";
+import { getContactsByIds, recordActivities, textedNumbers } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import {
@@ -187,7 +187,17 @@ async function sendAllowed(
       senderOnce,
     ]);
     const contacts = new Map(contactRows.map((c) => [c.id, c]));
-    const { outcomes, ready } = screen(campaign, part, contacts, suppressed, new Date());
+    // texts, calls, voicemail: a STOP from any of the contact's numbers, not only this row's address
+    const stopped =
+      kind === "email"
+        ? new Map<number, string>()
+        : await contactsWhoRepliedStop(
+            deps.db,
+            campaign.workspaceId,
+            contactRows,
+            new Map(part.map((r) => [r.contactId, r.address])),
+          );
+    const { outcomes, ready } = screen(campaign, part, contacts, suppressed, stopped, new Date());
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
     if (todo.length > 0) {
       await throttle.take(todo.length);
@@ -209,15 +219,17 @@ async function sendAllowed(
  * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
  * read for the whole chunk: a deleted contact, a suppressed address, or a contact no longer opted in
  * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
- * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent) is
- * skipped; a call, voicemail or SMS outside the contact's quiet hours is deferred to their next
- * allowed time.
+ * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
+ * in `stopped`, who replied STOP from any of their numbers -> "opted out (replied STOP)", whatever
+ * the consent) is skipped; a call, voicemail or SMS outside the contact's quiet hours is deferred to
+ * their next allowed time.
  */
 function screen(
   campaign: Pick<Campaign, "channel" | "content">,
   rows: ClaimedRecipient[],
   contacts: Map<number, Contact>,
   suppressed: Map<string, string>,
+  stopped: Map<number, string>,
   now: Date,
 ): { outcomes: Outcome[]; ready: Ready[] } {
   const kind = deliveryKind(campaign.channel);
@@ -236,7 +248,7 @@ function screen(
       outcomes.push({ ...base, kind: "skipped", reason: `suppressed: ${sup}` });
       continue;
     }
-    const optOut = optInReason(campaign.channel, contact, includeNotOptedIn);
+    const optOut = optInReason(campaign.channel, contact, includeNotOptedIn, stopped.has(contact.id));
     if (optOut) {
       outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
@@ -247,7 +259,7 @@ function screen(
         outcomes.push({
           ...base,
           kind: "deferred",
-          reason: `quiet hours (${q.zone ?? "time zone unknown"})`,
+          reason: `quiet hours (${q.zone ?? (q.country ? `every time zone of ${q.country}` : "time zone unknown")})`,
           notBefore: q.notBefore,
         });
         continue;
@@ -450,17 +462,19 @@ async function recordCarrierOptOuts(
 const statusCallback = (deps: JobDeps) => `${deps.env.APP_URL}/api/webhooks/twilio/status`;
 
 /**
- * SMS (and video SMS). A number's first message from the workspace carries the opt-out notice
- * ("Reply STOP"). Providers with a bulk call (the local outbox) get one call per 500 messages;
+ * SMS (and video SMS). A number's first message from the workspace (no campaign text with the
+ * notice, no contact-page text to it) carries the opt-out notice ("Reply STOP"). Providers with a bulk call (the local outbox) get one call per 500 messages;
  * others one call per message, 16 in flight.
  */
 async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promise<Outcome[]> {
   if (todo.length === 0) return [];
-  const noticed = await selectNoticedSmsAddresses(
-    deps.sql,
-    campaign.workspaceId,
-    todo.map((r) => r.address),
-  );
+  // per number: a campaign text that carried the notice, or a contact-page text (crm textedNumbers)
+  const addresses = todo.map((r) => r.address);
+  const [noticed, texted] = await Promise.all([
+    selectNoticedSmsAddresses(deps.sql, campaign.workspaceId, addresses),
+    textedNumbers(deps, campaign.workspaceId, addresses),
+  ]);
+  for (const a of texted) noticed.add(a);
   const render = (r: Ready) =>
     renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, !noticed.has(r.address));
   const message = (r: Ready, body: string) => ({
@@ -622,6 +636,8 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
           campaignName: campaign.name,
           recipientId: u.id,
           messageId: u.providerMessageId,
+          // the number or email it went to (crm textedNumbers: the opt-out notice is per number)
+          address: u.address,
         },
       })),
     );

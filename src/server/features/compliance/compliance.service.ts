@@ -92,6 +92,71 @@ export async function smsStoppedNumbers(db: DbOrTx, phones: string[]): Promise<S
   return new Set(await q.selectStoppedPhones(db, list));
 }
 
+/**
+ * The skip reason (campaigns) of a contact who replied STOP from one of their numbers: the person's
+ * own opt-out, which no consent confirmation (`includeNotOptedIn`) overrides.
+ */
+export const REPLIED_STOP_REASON = "opted out (replied STOP)";
+
+/** A contact's numbers as the STOP screen reads them (E.164 or null). */
+export interface ContactNumbers {
+  id: number;
+  phone?: string | null;
+  mobile?: string | null;
+}
+
+/**
+ * Which of `contacts` replied STOP from any of their numbers (phone or mobile, plus `extra` numbers
+ * per contact id, e.g. a CSV row's phone): a number whose latest STOP/START reply to the sending
+ * number is STOP (smsStoppedNumbers, every workspace), or that is on this workspace's SMS suppression
+ * list with reason "stop_reply" (the inbound STOP, or Twilio's 21610 refusal). Returns contact id ->
+ * the number that replied STOP. A STOP is the person's, not the number's: one person with two numbers
+ * who told the sender to stop from one of them has told it to stop texting them, and (compliance
+ * findSuppressed: a STOP also revokes consent to the sender's calls and voicemail, FCC 24-24, 47 CFR
+ * 64.1200(a)(10)) calling them, on every number the contact holds. Only a START from that number
+ * lifts it (it ends the number's STOP and removes the stop_reply suppression).
+ */
+export async function contactsWhoRepliedStop(
+  db: DbOrTx,
+  workspaceId: string,
+  contacts: ContactNumbers[],
+  extra?: Map<number, string>,
+): Promise<Map<number, string>> {
+  const numbersOf = (c: ContactNumbers) =>
+    [c.phone, c.mobile, extra?.get(c.id)].filter((n): n is string => !!n?.trim()).map((n) => n.trim());
+  const all = [...new Set(contacts.flatMap(numbersOf))];
+  const out = new Map<number, string>();
+  if (all.length === 0) return out;
+  const [stopped, rows] = await Promise.all([
+    smsStoppedNumbers(db, all),
+    q.selectSuppressions(
+      db,
+      workspaceId,
+      ["sms", "all"],
+      all.map((n) => normaliseSuppressionValue("sms", n)),
+    ),
+  ]);
+  for (const r of rows) if (r.reason === "stop_reply") stopped.add(normaliseSuppressionValue("sms", r.value));
+  for (const c of contacts) {
+    const hit = numbersOf(c).find((n) => stopped.has(n));
+    if (hit) out.set(c.id, hit);
+  }
+  return out;
+}
+
+/**
+ * The one rule for which of a contact's numbers a message goes to (campaigns and the contact page
+ * alike): a text (`sms`) goes to the mobile, else the phone; a call or ringless voicemail to the
+ * phone, else the mobile. Only E.164 numbers count. Returns the number, or null when neither is usable.
+ */
+export function contactNumberFor(
+  kind: "sms" | "voice" | "voicemail",
+  c: { phone?: string | null; mobile?: string | null },
+): string | null {
+  const order = kind === "sms" ? [c.mobile, c.phone] : [c.phone, c.mobile];
+  return order.find((n): n is string => !!n && /^\+[1-9]\d{6,14}$/.test(n)) ?? null;
+}
+
 /** True when `value` is on the user's suppression list for `channel`. */
 export async function isSuppressed(
   db: DbOrTx,

@@ -7,6 +7,8 @@ import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { callOptOutOffer } from "../compliance/call-opt-out";
 import {
+  contactNumberFor,
+  contactsWhoRepliedStop,
   DO_NOT_CALL_REASON,
   findSuppressed,
   isSuppressed,
@@ -17,7 +19,7 @@ import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { withOptOutNotice } from "../compliance/sms-keywords";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
-import { contactWasTexted, selectContactsReachedAt } from "./crm.queries";
+import { selectContactsReachedAt, selectTextedNumbers } from "./crm.queries";
 import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
@@ -79,16 +81,15 @@ export async function sendEmailToContact(
   return { message_id: result.providerMessageId };
 }
 
-function reachableNumber(c: Contact, prefer: "mobile" | "phone"): string | null {
-  const order = prefer === "mobile" ? [c.mobile, c.phone] : [c.phone, c.mobile];
-  return order.find((n): n is string => !!n) ?? null;
-}
-
 /**
- * The E.164 number a single SMS (mobile first) or call (phone first) goes to, never one on the
- * workspace's suppression list for the channel (for SMS and calls that includes an SMS STOP to the
- * sending number, and for calls a keypress opt-out: compliance findSuppressed).
- * @throws AppError UNPROCESSABLE when the contact has no usable number or the number is suppressed.
+ * The E.164 number a single SMS (mobile first) or call (phone first) goes to (compliance
+ * contactNumberFor, the campaigns' rule too), never one on the workspace's suppression list for the
+ * channel (for SMS and calls that includes an SMS STOP to the sending number, and for calls a
+ * keypress opt-out: compliance findSuppressed), and never to a contact who replied STOP from any of
+ * their numbers (compliance contactsWhoRepliedStop: the STOP stops texts and calls to the person on
+ * every number until a START from that number).
+ * @throws AppError UNPROCESSABLE when the contact has no usable number, the number is suppressed or
+ *   the contact replied STOP from another number.
  */
 async function phoneRecipient(
   ctx: Ctx,
@@ -98,8 +99,14 @@ async function phoneRecipient(
 ): Promise<string> {
   if (!c.phoneRaw && !c.mobileRaw && !c.phone && !c.mobile)
     throw new AppError("UNPROCESSABLE", "This contact has no phone number");
-  const to = reachableNumber(c, channel === "sms" ? "mobile" : "phone");
+  const to = contactNumberFor(channel, c);
   if (!to) throw new AppError("UNPROCESSABLE", "This contact's phone number is not a valid number");
+  const stoppedFrom = (await contactsWhoRepliedStop(ctx.db, workspaceId, [c])).get(c.id);
+  if (stoppedFrom && stoppedFrom !== to)
+    throw new AppError(
+      "UNPROCESSABLE",
+      `This contact opted out (replied STOP from ${stoppedFrom}): they cannot be texted or called at any of their numbers until they reply START from that number`,
+    );
   if (await isSuppressed(ctx.db, workspaceId, channel, to))
     throw new AppError(
       "UNPROCESSABLE",
@@ -135,9 +142,10 @@ async function reserveInsideQuietHours(
 /**
  * POST /api/contacts/{id}/send-sms {message}: at most 160 characters (spec section 5), to the
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
- * the contact's quiet hours (reserveInsideQuietHours). The workspace's first text to the contact (no
- * `sms_sent` activity yet) gets "Reply STOP to opt out" on a new line unless the message already says
- * how to opt out (CTIA Messaging Principles: opt-out instructions in the first message). Opt-in is confirmed in the client (spec), not enforced
+ * the contact's quiet hours (reserveInsideQuietHours), nor to a contact who replied STOP from any of
+ * their numbers. The workspace's first text to the number (textedNumbers: no text to it yet from the
+ * contact page or a campaign) gets "Reply STOP to opt out" on a new line unless the message already
+ * says how to opt out (CTIA Messaging Principles: opt-out instructions in the first message). Opt-in is confirmed in the client (spec), not enforced
  * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
@@ -155,8 +163,9 @@ export async function sendSmsToContact(
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
   // or it is outside the contact's quiet hours
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
-  // the workspace's first text to this contact says how to opt out (CTIA), like a campaign's first
-  const body = (await contactWasTexted(ctx.db, workspaceId, c.id)) ? m.message : withOptOutNotice(m.message);
+  // the workspace's first text to this number says how to opt out (CTIA), like a campaign's first
+  const texted = await selectTextedNumbers(ctx.db, workspaceId, [to]);
+  const body = texted.has(to) ? m.message : withOptOutNotice(m.message);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -228,6 +237,20 @@ export async function makeCallToContact(
     },
   ]);
   return { call_id: result.providerMessageId };
+}
+
+/**
+ * Which of `phones` (E.164) the workspace has texted from the contact page or (campaign texts since
+ * they record their address) a campaign: the numbers whose first text already carried, or did not
+ * need, the "Reply STOP to opt out" notice. Per number, never per contact: a person's mobile is a new
+ * number even when their phone was texted (README: "a workspace's first text to a number").
+ */
+export async function textedNumbers(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  phones: string[],
+): Promise<Set<string>> {
+  return selectTextedNumbers(ctx.db, workspaceId, [...new Set(phones.filter(Boolean))]);
 }
 
 /** Whether a contact's numbers may be called (AI calls and ringless voicemail), as the contact page shows it. */

@@ -1259,3 +1259,31 @@ export async function contactWasTexted(db: DbOrTx, workspaceId: string, contactI
     limit 1`);
   return [...rows].length > 0;
 }
+
+/**
+ * Which of `phones` (E.164) the workspace has texted: an `sms_sent` activity of a contact holding the
+ * number (phone or mobile) whose `metadata.to` (a contact-page text) or `metadata.address` (a
+ * campaign text) is that number. Campaign texts recorded before campaigns wrote `address` do not
+ * count (their recipient rows answer for them in campaigns). Indexes contacts_phone_idx,
+ * contacts_mobile_idx, activities_contact_idx.
+ */
+export async function selectTextedNumbers(
+  db: DbOrTx,
+  workspaceId: string,
+  phones: string[],
+): Promise<Set<string>> {
+  if (phones.length === 0) return new Set();
+  const list = sql`array[${sql.join(
+    phones.map((p) => sql`${p}`),
+    sql`, `,
+  )}]::text[]`;
+  const rows = await db.execute<{ n: string }>(sql`
+    select distinct coalesce(a.metadata->>'to', a.metadata->>'address') as n
+    from activities a
+    where a.workspace_id = ${workspaceId} and a.activity_type = 'sms_sent'
+      and a.contact_id in (
+        select id from contacts
+        where workspace_id = ${workspaceId} and (phone = any(${list}) or mobile = any(${list})))
+      and (a.metadata->>'to' = any(${list}) or a.metadata->>'address' = any(${list}))`);
+  return new Set([...rows].map((r) => r.n));
+}

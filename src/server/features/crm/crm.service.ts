@@ -58,6 +58,7 @@ export {
   sendEmailToContact,
   sendSmsToContact,
   setDoNotCall,
+  textedNumbers,
 } from "./crm.messages";
 export {
   addNote,

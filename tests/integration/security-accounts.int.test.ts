@@ -7,6 +7,7 @@ import { avatarVideos } from "../../src/server/db/schema/avatar";
 import { sendPasswordResetJob } from "../../src/server/features/auth/auth.jobs";
 import { requestPasswordReset } from "../../src/server/features/auth/auth.service";
 import { loggerOptions } from "../../src/server/lib/logger";
+import { daytimePhone } from "../daytime-phone";
 import {
   accountLinkToken,
   authedClient,
@@ -110,7 +111,8 @@ describe("public demo carries no visitor links (issue 11)", () => {
     ];
     for (const [i, name] of names.entries()) {
       const email = uniqueEmail(`demo-${i}`);
-      const phone = `+1515555${String((Date.now() + i) % 10000).padStart(4, "0")}`;
+      // a number where it is day now: the demo keeps quiet hours (demo-quiet-hours.int)
+      const phone = daytimePhone(Date.now() + i);
       const [{ last }] = await t.db
         .select({ last: sql<number>`coalesce(max(id), 0)::int` })
         .from(outboxMessages);

@@ -5,7 +5,7 @@ import { demoCallOptOutOffer } from "../compliance/call-opt-out";
 import { smsStoppedNumbers } from "../compliance/compliance.service";
 import { sendDemoJob } from "./demo.jobs";
 import { getDemoRequest, markDemoRequestSent } from "./demo.queries";
-import { demoFirstName, demoOptedOut } from "./demo.service";
+import { demoFirstName, demoOptedOut, demoQuietHoursRefusal } from "./demo.service";
 
 /**
  * Sends the landing-page demo: an email, an SMS and an AI voice call through the configured
@@ -13,7 +13,10 @@ import { demoFirstName, demoOptedOut } from "./demo.service";
  * Pitchwise's sending number (and not START since), or pressed 9 on an earlier demo call, gets
  * neither the text nor the call: anyone can type any number into the demo form, so the person's STOP
  * or keypress is the only say they have. The call offers that keypress like every AI call ("To stop
- * calls from us, press 9 at any time.", compliance demoCallOptOutOffer; 47 CFR 64.1200(b)(3)).
+ * calls from us, press 9 at any time.", compliance demoCallOptOutOffer; 47 CFR 64.1200(b)(3)). The
+ * text and call keep the quiet hours of every text and call (08:00-21:00 where the number is,
+ * demoQuietHoursRefusal; the request was refused outside them): a request whose job runs outside
+ * them (queued late, retried) sends neither, and is not sent later; its email still goes.
  */
 const sendDemoHandler = defineHandler(sendDemoJob, {
   handler: async ({ demoRequestId }, deps) => {
@@ -34,11 +37,15 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         tag: "demo",
       });
     }
-    if (
-      req.phone &&
+    const reachable =
+      !!req.phone &&
       !(await smsStoppedNumbers(db, [req.phone])).has(req.phone) &&
-      !(await demoOptedOut(deps, req.phone))
-    ) {
+      !(await demoOptedOut(deps, req.phone));
+    // re-checked at send time: a demo that has fallen outside the window is dropped, not delayed
+    const quiet = reachable && req.phone ? demoQuietHoursRefusal(new Date(), req.phone) : null;
+    if (quiet)
+      deps.log.info({ demoRequestId }, "demo text and call dropped: outside quiet hours at send time");
+    if (reachable && req.phone && !quiet) {
       await providers.sms.send({
         to: req.phone,
         body: `Hi ${firstName}, this is your Pitchwise demo text. Personal video, SMS, email and AI calls from one place. Start free: ${env.APP_URL}/register Reply STOP to opt out.`,

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
@@ -9,6 +10,14 @@ import {
   CALL_OTHER_KEY_GOODBYE,
   DEMO_OPT_OUT_CONFIRMATION,
 } from "../compliance/call-opt-out";
+import {
+  clock12,
+  countryName,
+  hour12,
+  localMinutes,
+  QUIET_HOURS,
+  quietHoursCheck,
+} from "../compliance/quiet-hours";
 import { sendDemoJob } from "./demo.jobs";
 import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
@@ -37,8 +46,31 @@ export function demoFirstName(name: string): string {
 }
 
 /**
- * Records a demo request and queues the demo job. Rate-limited per IP and per phone/email.
- * @throws AppError BAD_REQUEST for an unparseable phone (default country US); TOO_MANY_REQUESTS.
+ * Why the demo may not text or call `phone` (E.164) at `now`, as a sentence for the visitor, or null
+ * when it may: the same quiet hours as every text and call (compliance quietHoursCheck, 08:00-21:00
+ * where the number is: its NANP area code, else its country's time zone(s); 47 CFR 64.1200(c)(1)).
+ * E.g. "It is 4:12 AM where +1 808 555 0123 is; demo texts and calls are sent between 8 AM and 9 PM
+ * there. Try again later or use another number."
+ */
+export function demoQuietHoursRefusal(now: Date, phone: string): string | null {
+  const q = quietHoursCheck(now, { phone });
+  if (q.allowed) return null;
+  const shown = parsePhoneNumberFromString(phone)?.formatInternational() ?? phone;
+  const window = `between ${hour12(QUIET_HOURS.startHour)} and ${hour12(QUIET_HOURS.endHour)}`;
+  const where = q.zone
+    ? `It is ${clock12(localMinutes(now, q.zone))} where ${shown} is`
+    : q.country
+      ? `It is night in part of ${countryName(q.country)}, where ${shown} is`
+      : `It may be night where ${shown} is`;
+  return `${where}; demo texts and calls are sent ${window} there. Try again later or use another number.`;
+}
+
+/**
+ * Records a demo request and queues the demo job. Rate-limited per IP and per phone/email. A phone
+ * outside the quiet-hours window where it is (demoQuietHoursRefusal) is refused before anything is
+ * recorded or counted; the demo job checks again when it sends.
+ * @throws AppError BAD_REQUEST for an unparseable phone (default country US); UNPROCESSABLE (quiet
+ *   hours, the sentence says the local time and the window); TOO_MANY_REQUESTS.
  */
 export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInput>, meta: { ip: string }) {
   let phone: string | null = null;
@@ -46,6 +78,8 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
     const e164 = toE164(input.phone);
     if (!e164) throw new AppError("BAD_REQUEST", INVALID_PHONE_MESSAGE);
     phone = e164;
+    const quiet = demoQuietHoursRefusal(new Date(), phone);
+    if (quiet) throw new AppError("UNPROCESSABLE", quiet);
   }
   const email = input.email ? input.email.toLowerCase() : null;
   await consumeOrThrow(ctx.limiters.demoIp, meta.ip, "demo requests");

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import {
   type RateLimiterAbstract,
   RateLimiterDrizzle,
@@ -26,6 +27,48 @@ export const INVITE_RESENDS_PER_DAY = 5;
 export const INVITE_EMAILS_PER_WORKSPACE_PER_DAY = 50;
 
 /**
+ * The key a client address counts under in the per-IP limits: an IPv6 address by its /64 prefix,
+ * written `2001:db8:1:2::/64` (a single host, home or VPS is given a whole /64, RFC 6177 and RIPE-690,
+ * so keying by the full address gave one client 2^64 buckets); an IPv4-mapped IPv6 address
+ * (`::ffff:203.0.113.7`, what a dual-stack socket reports for an IPv4 peer) as its IPv4 address; an
+ * IPv4 address as itself (normalised, e.g. without leading zeros). Any other text is returned as it
+ * is (req.clientIp is always an address; this never throws).
+ */
+export function ipRateKey(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const addr = ipaddr.parse(ip);
+  if (addr.kind() === "ipv4") return addr.toString();
+  const v6 = addr as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
+  return `${new ipaddr.IPv6([...v6.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`;
+}
+
+/** The limiter methods whose first argument is the key (rate-limiter-flexible's public API). */
+const KEYED_METHODS = new Set(["consume", "penalty", "reward", "block", "get", "set", "delete"]);
+
+/**
+ * `limiter` with every key passed through `toKey` first (consume, penalty, reward, block, get, set,
+ * delete), so callers keep passing the client's address and the limiter counts by ipRateKey.
+ */
+function keyedBy(limiter: RateLimiter, toKey: (key: string) => string): RateLimiter {
+  return new Proxy(limiter, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (typeof prop === "string" && KEYED_METHODS.has(prop))
+        return (key: string | number, ...rest: unknown[]) => value.call(target, toKey(String(key)), ...rest);
+      return value.bind(target);
+    },
+  });
+}
+
+/** A key `address|rest` (the login limit per address and email) with its address part by ipRateKey. */
+function ipPrefixedKey(key: string): string {
+  const bar = key.indexOf("|");
+  return bar < 0 ? ipRateKey(key) : ipRateKey(key.slice(0, bar)) + key.slice(bar);
+}
+
+/**
  * Fixed-window limiters (rate-limiter-flexible). Where the windows live is `env.RATE_LIMIT_STORE`:
  * - `postgres` (the production default): the table rate_limits through RateLimiterDrizzle, so every
  *   `app` machine counts against the same window (with two machines a per-process window would let
@@ -34,6 +77,8 @@ export const INVITE_EMAILS_PER_WORKSPACE_PER_DAY = 50;
  *   Postgres errors, the machine still limits on its own. One of them deletes windows that ended
  *   more than an hour ago, every 5 minutes.
  * - `memory` (development and tests): per process.
+ * The per-IP limiters (authIp, authIpEmail, demoIp) take the client's address as callers pass it
+ * (req.clientIp) and count it by ipRateKey: an IPv6 client per /64.
  * `db`: the app's Drizzle client (used only by the postgres store).
  */
 export function createRateLimiters(env: Env, db: Db) {
@@ -55,10 +100,10 @@ export function createRateLimiters(env: Env, db: Db) {
     return r;
   };
   return {
-    /** login + register (+ forgot-password) attempts per client IP, per 15 minutes: 429 past it */
-    authIp: limiter("auth-ip", env.AUTH_RATE_LIMIT_PER_IP, 15 * 60),
-    /** login attempts per (client IP, email), per 15 minutes: 429 past it; cleared by a success */
-    authIpEmail: limiter("auth-ip-email", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60),
+    /** login + register (+ forgot-password) attempts per client IP (IPv6: /64), per 15 minutes: 429 past it */
+    authIp: keyedBy(limiter("auth-ip", env.AUTH_RATE_LIMIT_PER_IP, 15 * 60), ipRateKey),
+    /** login attempts per `${client IP}|${email}` (IPv6: /64), per 15 minutes: 429 past it; cleared by a success */
+    authIpEmail: keyedBy(limiter("auth-ip-email", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60), ipPrefixedKey),
     /**
      * failed logins per email from all clients, per 15 minutes: never refuses, only counts; past
      * AUTH_RATE_LIMIT_PER_EMAIL each attempt waits (`slowDownMs`), so the owner is slowed, not locked out
@@ -70,8 +115,8 @@ export function createRateLimiters(env: Env, db: Db) {
     registerEmail: limiter("register-email", env.AUTH_RATE_LIMIT_PER_IP_EMAIL, 15 * 60),
     /** password-reset and verification emails per address, per hour */
     accountEmail: limiter("account-email", 5, 60 * 60),
-    /** demo requests per client IP, per hour */
-    demoIp: limiter("demo-ip", env.DEMO_RATE_LIMIT_PER_IP, 60 * 60),
+    /** demo requests per client IP (IPv6: /64), per hour */
+    demoIp: keyedBy(limiter("demo-ip", env.DEMO_RATE_LIMIT_PER_IP, 60 * 60), ipRateKey),
     /** demo requests per phone number or email address, per day */
     demoTarget: limiter("demo-target", env.DEMO_RATE_LIMIT_PER_TARGET, 24 * 60 * 60),
     /** /api/v1 requests per API key, per minute (issue 15) */

@@ -105,14 +105,69 @@ export function createLogger(
 }
 
 /**
+ * Paths whose segments after the prefix are secrets: links that act for whoever holds them. The
+ * invitation (`/api/invites/{token}`, `.../accept`, the page `/invite/{token}`), the unsubscribe page
+ * (`/u/{token}`), a video landing page and its media and events (`/v/{token}`, `/v/t/{public id}`
+ * thumbnails), signed voicemail audio (`/va/{campaignId}[/{recipientId}]/{signature}.mp3`), click
+ * tracking (`/c/{token}/{i}/{signature}`), TwiML documents (`/api/webhooks/voice/twiml/{id}`,
+ * providers/voice TWIML_DOCUMENT_PATH) and local checkout sessions (`/local-checkout/{id}`). Email
+ * verification, password reset and recovery links carry their token in the query string, which is
+ * never logged.
+ */
+const SECRET_PATH_PREFIXES = [
+  "/api/invites/",
+  "/invite/",
+  "/u/",
+  "/v/",
+  "/va/",
+  "/c/",
+  "/api/webhooks/voice/twiml/",
+  "/local-checkout/",
+];
+/** Under a secret prefix, segments that are route words or ids, not secrets (kept in the log). */
+const PUBLIC_SEGMENT = /^(?:accept|video|poster|events|t|\d{1,15})$/;
+/** Static files under a secret prefix, logged as they are. */
+const PUBLIC_PREFIXES = ["/v/assets/"];
+
+/**
+ * `path` (no query string) as the request log writes it: under a SECRET_PATH_PREFIXES prefix, each
+ * later segment becomes "[redacted]" unless it is a route word or a number (PUBLIC_SEGMENT), e.g.
+ * `/api/invites/abc/accept` -> `/api/invites/[redacted]/accept`, `/c/tok/2/sig` ->
+ * `/c/[redacted]/2/[redacted]`. The prefix is matched case-insensitively on the path with its
+ * percent-escapes decoded (decodeURI, which keeps `%2F`: the segments stay the same), as the router
+ * matches it; a request that matched no route is redacted the same way.
+ */
+export function redactLoggedPath(path: string): string {
+  let plain = path;
+  try {
+    plain = decodeURI(path);
+  } catch {
+    // not decodable: matched as written
+  }
+  const lower = plain.toLowerCase();
+  if (PUBLIC_PREFIXES.some((p) => lower.startsWith(p))) return path;
+  const prefix = SECRET_PATH_PREFIXES.find((p) => lower.startsWith(p));
+  if (!prefix) return path;
+  const kept = prefix.split("/").length - 1;
+  const raw = path.split("/");
+  const decoded = plain.split("/");
+  if (raw.length !== decoded.length) return `${prefix}${REDACTED}`;
+  return raw
+    .map((seg, i) => (i < kept || seg === "" || PUBLIC_SEGMENT.test(decoded[i]!) ? seg : REDACTED))
+    .join("/");
+}
+
+/**
  * One log line per request instead of Fastify's two ("incoming request" + "request completed"): at
  * response time, `{reqId, method, url, status, ms}` with the message "GET /api/contacts 200 3.1 ms".
- * `url` is the path without its query string (queries can carry tokens and search terms).
+ * `url` is the path without its query string (queries can carry tokens and search terms), with the
+ * secrets some paths carry (invitation, unsubscribe, video, voicemail, click links) replaced by
+ * "[redacted]" (redactLoggedPath).
  * Register on an app created with `disableRequestLogging: true`.
  */
 export function registerRequestLog(app: FastifyInstance): void {
   app.addHook("onResponse", async (req, reply) => {
-    const url = req.url.split("?")[0];
+    const url = redactLoggedPath(req.url.split("?")[0]!);
     const ms = Math.round(reply.elapsedTime * 10) / 10;
     const status = reply.statusCode;
     const line = { method: req.method, url, status, ms };

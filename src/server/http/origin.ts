@@ -24,15 +24,34 @@ const ACCOUNT_PROCEDURES = new Set([
   "auth.recoverEmail",
 ]);
 
-/** True for the sign-in, sign-up and password-reset endpoints (REST and tRPC). */
-export function isAccountEndpoint(url: string): boolean {
-  const path = url.split("?")[0];
-  if (ACCOUNT_PATHS.has(path)) return true;
-  if (!path.startsWith("/trpc/")) return false;
-  return path
-    .slice("/trpc/".length)
-    .split(",")
-    .some((p) => ACCOUNT_PROCEDURES.has(decodeURIComponent(p)));
+/** The route the tRPC adapter registers (fastifyTRPCPlugin, prefix /trpc): `${prefix}/:path`. */
+const TRPC_ROUTE = "/trpc/:path";
+
+/**
+ * True for the sign-in, sign-up and password-reset endpoints (REST and tRPC), read from the route
+ * Fastify matched, as the handler that runs will see it: `route` is the matched route's declared path
+ * (`req.routeOptions.url`, undefined when none matched: a 404 runs nothing) and `params` its
+ * parameters as the router decoded them. A REST path is compared as declared, so a percent-encoded
+ * spelling (`/api/auth/%6Cogin`) is the route it reaches. A tRPC path is read as tRPC reads it: the
+ * adapter hands tRPC the `:path` parameter, which tRPC decodes (decodeURIComponent) and only then
+ * splits on "," into the batch's procedures (@trpc/server resolveResponse), so
+ * `auth.login%2Cauth.login` is two auth.login calls (splitting first and decoding each piece saw
+ * one unknown procedure there). A path tRPC cannot decode (it answers 400, running nothing) counts
+ * as an account endpoint: checking it costs nothing.
+ */
+export function isAccountEndpoint(route: string | undefined, params: unknown): boolean {
+  if (!route) return false;
+  if (ACCOUNT_PATHS.has(route)) return true;
+  if (route !== TRPC_ROUTE) return false;
+  const path = (params as { path?: unknown } | undefined)?.path;
+  if (typeof path !== "string") return false;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return true;
+  }
+  return decoded.split(",").some((p) => ACCOUNT_PROCEDURES.has(p));
 }
 
 function hostOf(value: string | undefined): string | null {
@@ -70,7 +89,7 @@ export const originCheckPlugin = fp(async (app: FastifyInstance, opts: { appUrl:
       if (!sameSite(hostOf(req.headers.origin), req)) refuse();
       return;
     }
-    if (!isAccountEndpoint(req.url)) return;
+    if (!isAccountEndpoint(req.routeOptions.url, req.params)) return;
     const origin = req.headers.origin;
     const referer = typeof req.headers.referer === "string" ? req.headers.referer : undefined;
     if (req.headers["sec-fetch-site"] === "cross-site") refuse();

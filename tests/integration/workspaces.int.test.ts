@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceInvites, workspaces } from "../../src/server/db/schema";
+import { getSenderProfile } from "../../src/server/features/workspaces/workspaces.service";
 import {
   type AuthedClient,
   authedClient,
@@ -555,5 +556,29 @@ describe("workspace settings", () => {
     await setPlan(owner.user.id, "enterprise");
     expect((await patch({ hide_branding: true })).json().workspace.hide_branding).toBe(true);
     expect((await c.get("/api/auth/me")).json().workspace.name).toBe("Sam's Plumbing");
+  });
+
+  it("white label stops while an Enterprise subscription is unpaid or paused (the plan in force is Free), and returns with payment", async () => {
+    const owner = await signUp(t.app);
+    const c = authedClient(t.app, owner.cookie);
+    await setPlan(owner.user.id, "enterprise");
+    const on = await c.inject({
+      method: "PATCH",
+      url: "/api/workspaces/current",
+      payload: { hide_branding: true },
+    });
+    expect(on.json().workspace).toMatchObject({ hide_branding: true, white_label_available: true });
+    const status = (s: string) =>
+      t.db.update(workspaces).set({ subscriptionStatus: s }).where(eq(workspaces.id, owner.user.id));
+    for (const held of ["unpaid", "paused"]) {
+      await status(held);
+      expect((await c.get("/api/workspaces/current")).json().workspace.white_label_available, held).toBe(
+        false,
+      );
+      expect((await getSenderProfile(t.ctx, owner.user.id)).hideBranding, held).toBe(false);
+    }
+    await status("active");
+    expect((await c.get("/api/workspaces/current")).json().workspace.white_label_available).toBe(true);
+    expect((await getSenderProfile(t.ctx, owner.user.id)).hideBranding).toBe(true);
   });
 });

@@ -12,7 +12,7 @@ import {
   INVITE_RESENDS_PER_DAY,
   type RateLimiter,
 } from "../../lib/rate-limit";
-import { assertPlanFeature, assertWithinPlan, planOf } from "../billing/billing.plans";
+import { assertPlanFeature, assertWithinPlan, effectivePlan, PLANS, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
 import type { InviteInput, WorkspaceSettingsInput } from "./workspaces.schemas";
@@ -158,7 +158,8 @@ export function toWorkspaceJson(w: Workspace, role: WorkspaceRole) {
     sender_name: w.senderName,
     hide_branding: w.hideBranding,
     phone_country: w.phoneCountry,
-    white_label_available: planOf(w.plan).features.whiteLabel,
+    // the plan the workspace has now: an unpaid, paused or ended subscription counts as Free
+    white_label_available: PLANS[effectivePlan(w)].features.whiteLabel,
     created_at: w.createdAt.toISOString(),
   };
 }
@@ -274,7 +275,7 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   const invites = can(tenant.role, "manageMembers")
     ? await q.listPendingInvites(ctx.db, tenant.workspaceId)
     : [];
-  const limit = planOf(tenant.plan).limits.seats;
+  const limit = PLANS[effectivePlan(tenant.workspace)].limits.seats;
   return {
     members: rows.map((r) => ({
       user_id: r.userId,
@@ -801,7 +802,8 @@ export async function getSenderProfile(
     phone: owner?.phone ?? null,
     brandColor: w.brandColor,
     logoUrl: w.logoUrl,
-    hideBranding: w.hideBranding && planOf(w.plan).features.whiteLabel,
+    // white label only while the plan that includes it is in force (effectivePlan)
+    hideBranding: w.hideBranding && PLANS[effectivePlan(w)].features.whiteLabel,
     ownerPreferences: owner?.preferences ?? null,
     ownerId: w.ownerId,
   };

@@ -22,6 +22,7 @@ import {
 } from "./crm.csv";
 import { CONTACT_COUNT_SQL, CONTACT_CREATION_LOCK_SQL, selectCustomFieldsByEmail } from "./crm.queries";
 import {
+  CONTACT_TEXT_LIMITS,
   type CustomFieldsInput,
   customFieldsSchema,
   isTimeZone,
@@ -49,12 +50,19 @@ export interface ImportRowError {
 
 /**
  * The fields an import leaves empty, rather than rejecting the row, when their value breaks the rule
- * single-contact create/update enforce (crm.schemas isWebAddress, isTimeZone): a website, LinkedIn or
- * Facebook URL that is not http(s) or a bare domain (`javascript:alert(1)`), a time zone that is not
- * an IANA name (`Mars/Base`). The contact is imported without that value (an update keeps the stored
- * one) and the row is listed as kept with the field and the rule. Same in CSV, JSON and v1 bulk imports.
+ * single-contact create/update enforce (crm.schemas isWebAddress, isTimeZone, CONTACT_TEXT_LIMITS): a
+ * website, LinkedIn or Facebook URL that is not http(s) or a bare domain (`javascript:alert(1)`), a
+ * time zone that is not an IANA name (`Mars/Base`), a text value longer than the contact's limit (a
+ * 220-character job title, a 28-character postal code). The contact is imported without that value
+ * (an update keeps the stored one) and the row is listed as kept with the field and the rule. Same
+ * in CSV, JSON and v1 bulk imports. (A phone or mobile over its limit is left out too, reported as a
+ * phone.)
  */
-export const CLEARED_FIELDS = [...WEB_ADDRESS_FIELDS, "timezone"] as const;
+export const CLEARED_FIELDS = (
+  Object.keys(CONTACT_TEXT_LIMITS) as (keyof typeof CONTACT_TEXT_LIMITS)[]
+).filter(
+  (k): k is Exclude<keyof typeof CONTACT_TEXT_LIMITS, "phone" | "mobile"> => k !== "phone" && k !== "mobile",
+);
 
 /** True for a kept row's report about its phone or mobile (also the reports stored without `field`). */
 export function isPhoneReport(e: Pick<ImportRowError, "kept" | "field">): boolean {
@@ -99,7 +107,6 @@ export const MAX_STORED_ERRORS = 10_000;
 const BATCH_ROWS = 10_000;
 /** Rows validated between two turns of the event loop while a batch is being written. */
 const YIELD_ROWS = 500;
-const MAX_TEXT = 500;
 
 /** Staging columns, in COPY order. */
 const STAGE_COLS = [
@@ -223,12 +230,20 @@ export function validateImportRow(
   if (!email) return { reason: "Missing email" };
   if (!isImportEmail(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
   const row: Record<StageCol, string | null> = { ...NULL_ROW };
+  // a value longer than the contact's limit (crm.schemas CONTACT_TEXT_LIMITS, what the edit form
+  // accepts) is left out with a warning, the contact imported
+  const tooLong = (c: keyof typeof CONTACT_TEXT_LIMITS, value: string, from = "") =>
+    warnings.push({
+      field: c,
+      reason: `${humanFieldLabel(c)} '${value.slice(0, 80)}'${from} is longer than ${CONTACT_TEXT_LIMITS[c]} characters: contact imported without it`,
+    });
   for (const c of PLAIN_TEXT_COLS) {
     const given = values[c];
     if (given === undefined || given === null || given === "") continue;
     const s = String(given).trim();
-    if (s.length > MAX_TEXT) return { reason: `${c} is longer than ${MAX_TEXT} characters` };
-    if (s) row[c] = s;
+    const max = CONTACT_TEXT_LIMITS[c as keyof typeof CONTACT_TEXT_LIMITS];
+    if (max !== undefined && s.length > max) tooLong(c as keyof typeof CONTACT_TEXT_LIMITS, s);
+    else if (s) row[c] = s;
   }
   row.email = email;
   if (!row.first_name && !row.last_name) {
@@ -240,19 +255,19 @@ export function validateImportRow(
       row.last_name = parts.slice(1).join(" ") || null;
       for (const c of ["first_name", "last_name"] as const) {
         const value = row[c];
-        if (value && value.length > MAX_TEXT) {
+        if (value && value.length > CONTACT_TEXT_LIMITS[c]) {
           row[c] = null;
-          warnings.push({
-            field: c,
-            reason: `${humanFieldLabel(c)} '${value.slice(0, 80)}' (from the name) is longer than ${MAX_TEXT} characters: contact imported without it`,
-          });
+          tooLong(c, value, " (from the name)");
         }
       }
     }
   }
   for (const k of ["phone", "mobile"] as const) {
     const raw = v(k);
-    if (raw.length > 64) return { reason: `${k} is longer than 64 characters` };
+    if (raw.length > CONTACT_TEXT_LIMITS[k]) {
+      tooLong(k, raw);
+      continue;
+    }
     const p = normalisePhone(raw, phoneCountry);
     row[k] = p.e164;
     row[`${k}_raw`] = p.raw;

@@ -116,10 +116,39 @@ export function withoutNullFields(f: CustomFieldsInput): Record<string, CustomFi
   return out;
 }
 
+/**
+ * Longest value (characters) of each text field of a contact: what create/update accept
+ * (contactFieldsSchema) and what the CSV and JSON imports keep (crm.import validateImportRow leaves a
+ * longer value out with a warning), so that an imported contact can always be saved by the edit
+ * form. One source of truth: change a limit here.
+ */
+export const CONTACT_TEXT_LIMITS = {
+  first_name: 100,
+  last_name: 100,
+  phone: 40,
+  mobile: 40,
+  company: 200,
+  job_title: 200,
+  website: 500,
+  street_address: 300,
+  city: 100,
+  state: 100,
+  postal_code: 20,
+  country: 100,
+  lead_source: 100,
+  preferred_language: 50,
+  timezone: 64,
+  linkedin_url: 500,
+  twitter_handle: 100,
+  facebook_url: 500,
+  instagram_handle: 100,
+} as const;
+const L = CONTACT_TEXT_LIMITS;
+
 /** Every editable Contact field (spec section 3: Contact), snake_case as in the REST API. */
 export const contactFieldsSchema = z.object({
-  first_name: text(100),
-  last_name: text(100),
+  first_name: text(L.first_name),
+  last_name: text(L.last_name),
   email: z
     .string()
     .trim()
@@ -127,32 +156,32 @@ export const contactFieldsSchema = z.object({
     .transform((s) => s.toLowerCase())
     .pipe(z.union([z.literal(""), z.email("Please enter a valid email address")]))
     .nullish(),
-  phone: text(40),
-  mobile: text(40),
-  company: text(200),
-  job_title: text(200),
-  website: webAddress(500),
-  street_address: text(300),
-  city: text(100),
-  state: text(100),
-  postal_code: text(20),
-  country: text(100),
+  phone: text(L.phone),
+  mobile: text(L.mobile),
+  company: text(L.company),
+  job_title: text(L.job_title),
+  website: webAddress(L.website),
+  street_address: text(L.street_address),
+  city: text(L.city),
+  state: text(L.state),
+  postal_code: text(L.postal_code),
+  country: text(L.country),
   lifecycle_stage: z
     .enum(LIFECYCLE_STAGES, { error: `must be one of ${LIFECYCLE_STAGES.join(", ")}` })
     .optional(),
   lead_status: z.enum(LEAD_STATUSES, { error: `must be one of ${LEAD_STATUSES.join(", ")}` }).optional(),
-  lead_source: text(100),
+  lead_source: text(L.lead_source),
   lead_score: score,
   engagement_score: score,
   email_opt_in: looseBool,
   sms_opt_in: looseBool,
   call_opt_in: looseBool,
-  preferred_language: text(50),
+  preferred_language: text(L.preferred_language),
   timezone: timeZoneText,
-  linkedin_url: webAddress(500),
-  twitter_handle: text(100),
-  facebook_url: webAddress(500),
-  instagram_handle: text(100),
+  linkedin_url: webAddress(L.linkedin_url),
+  twitter_handle: text(L.twitter_handle),
+  facebook_url: webAddress(L.facebook_url),
+  instagram_handle: text(L.instagram_handle),
   custom_fields: customFieldsSchema.optional(),
 });
 export type ContactFields = z.output<typeof contactFieldsSchema>;

@@ -1101,6 +1101,45 @@ function unreadReason(cells: string[], delimiter: string): string | null {
   }
 }
 
+/** Occurrences of `part` in `s`. */
+function countOf(s: string, part: string): number {
+  let n = 0;
+  for (let i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + part.length)) n++;
+  return n;
+}
+
+/**
+ * Votes of `b` for UTF-8: its well-formed multi-byte UTF-8 sequences (`valid`) and its non-ASCII
+ * bytes that start none (`invalid`); a sequence cut by the end of `b` counts for neither.
+ * `nonAscii`: b holds a byte over 0x7F. The import reads a file as UTF-8 when valid >= invalid
+ * (isolated bad bytes in a UTF-8 file), else as Windows-1252 (whose accented letters are invalid UTF-8).
+ */
+export function utf8Votes(b: Buffer): { valid: number; invalid: number; nonAscii: boolean } {
+  let valid = 0;
+  let invalid = 0;
+  let nonAscii = false;
+  for (let i = 0; i < b.length; ) {
+    const x = b[i] as number;
+    if (x < 0x80) {
+      i++;
+      continue;
+    }
+    nonAscii = true;
+    const n = x >= 0xc2 && x <= 0xdf ? 1 : x >= 0xe0 && x <= 0xef ? 2 : x >= 0xf0 && x <= 0xf4 ? 3 : 0;
+    if (n && i + n >= b.length) break;
+    let ok = n > 0;
+    for (let k = 1; ok && k <= n; k++) ok = ((b[i + k] as number) & 0xc0) === 0x80;
+    if (ok) {
+      valid++;
+      i += n + 1;
+    } else {
+      invalid++;
+      i++;
+    }
+  }
+  return { valid, invalid, nonAscii };
+}
+
 /**
  * Streams a CSV file from disk into `importer`: sniffs the encoding (BOM, UTF-16, UTF-8, else
  * Latin-1), parses with papaparse (quotes, embedded delimiters and newlines, CRLF; the delimiter
@@ -1120,7 +1159,20 @@ export async function streamCsvFile(
   const head = Buffer.alloc(65536);
   const { bytesRead } = await fd.read(head, 0, head.length, 0);
   await fd.close();
-  const { encoding, bomLength } = sniffEncoding(head.subarray(0, bytesRead));
+  const sniffed = sniffEncoding(head.subarray(0, bytesRead));
+  const { bomLength } = sniffed;
+  // UTF-8 or Windows-1252 (no BOM, not UTF-16): decided by the first bytes that are not ASCII
+  // (utf8Votes; until then both read the same), so a stray byte in a UTF-8 file or a Windows-1252
+  // file whose first 64 KB are ASCII is read in the right encoding
+  let encoding = sniffed.encoding;
+  let decided = bomLength > 0 || encoding.startsWith("utf-16");
+  if (!decided) {
+    const v = utf8Votes(head.subarray(0, bytesRead));
+    if (v.nonAscii) {
+      encoding = v.valid >= v.invalid ? "utf-8" : "windows-1252";
+      decided = true;
+    }
+  }
   // the delimiter and line end papaparse would guess from the first rows, fixed for the whole file
   // so that the record limiter and the parser agree on where fields and records end
   const guess = Papa.parse<string[]>(createDecoder(encoding)(head.subarray(bomLength, bytesRead)), {
@@ -1128,17 +1180,32 @@ export async function streamCsvFile(
   }).meta;
   const delimiter = guess.delimiter || ",";
   const newline: CsvNewline = (["\r\n", "\n", "\r"] as const).find((n) => n === guess.linebreak) ?? "\n";
-  const decode = createDecoder(encoding);
+  let decode = decided ? createDecoder(encoding) : null;
+  // bytes the encoding could not read (U+FFFD beyond the file's own): the rows holding U+FFFD are named
+  let unreadable = false;
+  const unreadableLines: number[] = [];
+  const decodeChunk = (chunk: Buffer) => {
+    if (!decode) {
+      const v = utf8Votes(chunk);
+      if (!v.nonAscii) return chunk.toString("latin1");
+      encoding = v.valid >= v.invalid ? "utf-8" : "windows-1252";
+      decode = createDecoder(encoding);
+    }
+    const out = decode(chunk);
+    if (!unreadable && encoding === "utf-8" && out.includes("\uFFFD"))
+      unreadable = countOf(out, "\uFFFD") > countOf(chunk.toString("latin1"), "\u00EF\u00BF\u00BD");
+    return out;
+  };
   const limiter = createRecordLimiter(delimiter, { newline });
   let bytes = bomLength;
   const file = fs.createReadStream(filePath, { start: bomLength, highWaterMark: 1024 * 1024 });
   async function* text() {
     for await (const chunk of file) {
       bytes += (chunk as Buffer).length;
-      const s = limiter.push(decode(chunk as Buffer));
+      const s = limiter.push(decodeChunk(chunk as Buffer));
       if (s) yield s;
     }
-    const tail = limiter.push(decode(null)) + limiter.end();
+    const tail = limiter.push(decode ? decode(null) : "") + limiter.end();
     if (tail) yield tail;
   }
   let importer: ContactImporter | null = null;
@@ -1191,6 +1258,8 @@ export async function streamCsvFile(
                 const cell = cells[idx];
                 if (cell !== undefined) values[field] = cell;
               }
+              if (unreadable && unreadableLines.length < 1000 && cells.some((c) => c.includes("\uFFFD")))
+                unreadableLines.push(line);
               batch.push({ line, values, cells });
             }
             if (importer && batch.length) await importer.add(batch);
@@ -1210,6 +1279,13 @@ export async function streamCsvFile(
     });
     if (!importer) return { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
     const result = await (importer as ContactImporter).finish();
+    if (unreadableLines.length)
+      result.errors.push({
+        line: unreadableLines[0] as number,
+        reason: `Some bytes of the file are not valid ${encoding === "utf-8" ? "UTF-8" : encoding} and were read as \uFFFD, in the rows on lines ${unreadableLines.slice(0, 50).join(", ")}${unreadableLines.length > 50 ? " and more" : ""}: check those contacts, or save the file as UTF-8 and import it again`,
+        kept: true,
+        field: "encoding",
+      });
     if (opts.onProgress) await opts.onProgress(bytes, result);
     return result;
   } catch (e) {

@@ -939,13 +939,47 @@ export function createRecordLimiter(
     let out = "";
     // texts to read, last first: a broken quoted field's lines are read again before the rest
     const stack: { s: string; from: number }[] = [{ s: text, from: 0 }];
+    // the reading position, shared with breakQuoted (declared once: a closure made per character
+    // cost ~5 s on a 17 MB file, bench:crm import 1.85x -> 3.30x raw COPY)
+    let s = "";
+    let i = 0;
+    let recordStart = 0; // start of the current record within `s` (when not skipping)
+    let broke = false;
+    let isEnd = false;
+    /** Drops the record with a broken quoted field (or over a limit inside quotes) at `i`. */
+    const breakQuoted = (kind: UnreadKind) => {
+      if (skipping) {
+        // the record was dropped already: skip to the end of this line
+        skipping = false;
+        skipLine = !isEnd;
+        resetRecord();
+        recordStart = i + 1;
+        return;
+      }
+      const rec = held + s.slice(recordStart, i + 1);
+      const at = held.length + i - recordStart;
+      out += mark(kind, kind === "quote" ? excerptOf(rec, at) : "");
+      held = "";
+      const from = openNl;
+      resetRecord();
+      if (from >= 0 && from < rec.length) {
+        // read the lines after the opening quote's line again, then the rest of `s`
+        stack.push({ s, from: i + 1 }, { s: rec.slice(from), from: 0 });
+        prev = newline.charCodeAt(newline.length - 1);
+        broke = true;
+      } else if (from >= 0 || isEnd) {
+        recordStart = i + 1; // the broken field's line ended right here
+      } else {
+        skipLine = true;
+      }
+    };
     for (let frame = stack.pop(); frame; frame = stack.pop()) {
-      const s = frame.s;
-      let recordStart = frame.from; // start of the current record within `s` (when not skipping)
-      let broke = false;
-      for (let i = frame.from; i < s.length && !broke; i++) {
+      s = frame.s;
+      recordStart = frame.from;
+      broke = false;
+      for (i = frame.from; i < s.length && !broke; i++) {
         const c = s.charCodeAt(i);
-        const isEnd = crlf ? c === LF && prev === CR : c === endCode;
+        isEnd = crlf ? c === LF && prev === CR : c === endCode;
         prev = c;
         if (skipLine) {
           if (isEnd) {
@@ -955,33 +989,6 @@ export function createRecordLimiter(
           }
           continue;
         }
-        /** Drops the record with a broken quoted field (or over a limit inside quotes) at `i`. */
-        const breakQuoted = (kind: UnreadKind) => {
-          if (skipping) {
-            // the record was dropped already: skip to the end of this line
-            skipping = false;
-            skipLine = !isEnd;
-            resetRecord();
-            recordStart = i + 1;
-            return;
-          }
-          const rec = held + s.slice(recordStart, i + 1);
-          const at = held.length + i - recordStart;
-          out += mark(kind, kind === "quote" ? excerptOf(rec, at) : "");
-          held = "";
-          const from = openNl;
-          resetRecord();
-          if (from >= 0 && from < rec.length) {
-            // read the lines after the opening quote's line again, then the rest of `s`
-            stack.push({ s, from: i + 1 }, { s: rec.slice(from), from: 0 });
-            prev = newline.charCodeAt(newline.length - 1);
-            broke = true;
-          } else if (from >= 0 || isEnd) {
-            recordStart = i + 1; // the broken field's line ended right here
-          } else {
-            skipLine = true;
-          }
-        };
         if (inQuotes) {
           if (closing) {
             if (c === QUOTE && !closingSpaces) {

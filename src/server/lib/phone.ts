@@ -31,6 +31,14 @@ export function invalidPhoneMessage(field: "phone" | "mobile", value: string): s
   return `'${String(value).trim().slice(0, 40)}' is not a valid ${what}. Please include the area code, and +country for numbers abroad (e.g. +1 415 555 0132)`;
 }
 
+/**
+ * True when `value` has the E.164 shape a stored number has (`+`, a country code not starting with 0,
+ * 7 to 15 digits in all: ITU-T E.164), as toE164 writes it; says nothing about the number being valid.
+ */
+export function isE164(value: string | null | undefined): value is string {
+  return !!value && /^\+[1-9]\d{6,14}$/.test(value);
+}
+
 /** True when `code` is an ISO 3166-1 alpha-2 country libphonenumber-js has numbering rules for. */
 export function isPhoneCountry(code: string): code is CountryCode {
   return /^[A-Z]{2}$/.test(code) && isSupportedCountry(code);

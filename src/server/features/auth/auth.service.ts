@@ -92,13 +92,10 @@ function sessionIdFromToken(token: string): string {
 
 /**
  * Creates a session on `workspaceId` (null: the user's first workspace, resolved on first use);
- * returns the raw token for the cookie (only its SHA-256 is stored).
+ * returns the raw token for the cookie (only its SHA-256 is stored). `ctx.db` may be a transaction
+ * (signIn stores the session in the one that re-reads the password).
  */
-export async function createSession(
-  ctx: Pick<AppContext, "db">,
-  userId: string,
-  workspaceId: string | null = null,
-) {
+export async function createSession(ctx: { db: DbOrTx }, userId: string, workspaceId: string | null = null) {
   const token = randomToken(20);
   const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
   await q.insertSession(ctx.db, { id: sessionIdFromToken(token), userId, workspaceId, expiresAt });
@@ -265,27 +262,22 @@ export async function signIn(ctx: AppContext, input: LoginInput, meta: { ip: str
   const user = await login(ctx, input, meta);
   const [first] = await listUserWorkspaces(ctx, user.id);
   const workspace = first ? await getWorkspace(ctx, first.id) : null;
-  const token = randomToken(20);
-  const expiresAt = new Date(Date.now() + SESSION_TTL_MS);
-  const current = await ctx.db.transaction(async (tx) => {
+  const { current, session } = await ctx.db.transaction(async (tx) => {
     const hash = await q.passwordHashForShare(tx, user.id);
-    if (hash === user.passwordHash)
-      await q.insertSession(tx, {
-        id: sessionIdFromToken(token),
-        userId: user.id,
-        workspaceId: workspace?.id ?? null,
-        expiresAt,
-      });
-    return hash;
+    return {
+      current: hash,
+      session:
+        hash === user.passwordHash ? await createSession({ db: tx }, user.id, workspace?.id ?? null) : null,
+    };
   });
-  if (current !== user.passwordHash)
+  if (!session)
     throw new AppError(
       "UNAUTHORIZED",
       current === `${RECOVERY_LOCK_PREFIX}${user.passwordHash}`
         ? PASSWORD_RETIRED_MESSAGE
         : "Invalid email or password",
     );
-  return { user, workspace, token, expiresAt };
+  return { user, workspace, ...session };
 }
 
 /** A password-reset link works for 1 hour; a verification link for 7 days (issue 11). */

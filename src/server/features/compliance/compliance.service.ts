@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../db/client";
+import { isE164 } from "../../lib/phone";
 import { KEYPRESS_OPT_OUT_REASON } from "./call-opt-out";
 import * as q from "./compliance.queries";
 
@@ -154,7 +155,7 @@ export function contactNumberFor(
   c: { phone?: string | null; mobile?: string | null },
 ): string | null {
   const order = kind === "sms" ? [c.mobile, c.phone] : [c.phone, c.mobile];
-  return order.find((n): n is string => !!n && /^\+[1-9]\d{6,14}$/.test(n)) ?? null;
+  return order.find(isE164) ?? null;
 }
 
 /** True when `value` is on the user's suppression list for `channel`. */

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import ct from "countries-and-timezones";
 import { getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/min";
-import { isPhoneCountry } from "../../lib/phone";
+import { isE164, isPhoneCountry } from "../../lib/phone";
 import { timeZoneAt } from "../../lib/time-zone-at";
 
 /**
@@ -186,7 +186,7 @@ export function resolveTimeZones(c: ZoneSource): ResolvedZones | null {
   const geo = timeZoneAt(c.latitude, c.longitude);
   if (geo) return { zones: [geo], from: "coordinates" };
   const named = countryCodeOf(c.country);
-  const phone = [c.phone, c.mobile].find((p) => !!p && /^\+[1-9]\d{6,14}$/.test(p)) ?? null;
+  const phone = [c.phone, c.mobile].find(isE164) ?? null;
   const us = named ? named === "US" : !phone || phone.startsWith("+1");
   // (parsed only when it decides: a campaign screens thousands of +1 numbers)
   const country = named ?? (us ? "US" : phoneCountryOf(phone));

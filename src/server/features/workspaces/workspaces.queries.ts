@@ -203,36 +203,23 @@ export async function countPendingInvites(db: DbOrTx, workspaceId: string, now =
 }
 
 /**
- * Revokes every pending (not accepted, not revoked) invitation sent by `userId` at or after `since`
- * (any workspace); returns the revoked rows' ids.
+ * Revokes every invitation sent by `userId` that is not accepted or revoked yet (expired ones too: a
+ * resend would bring them back), within `scope`: one workspace (`workspaceId`), and/or those sent at
+ * or after `since` (any workspace when no workspaceId). Returns the revoked rows' ids.
  */
-export async function revokeInvitesSentBySince(db: DbOrTx, userId: string, since: Date) {
+export async function revokeInvitesSentBy(
+  db: DbOrTx,
+  userId: string,
+  scope: { workspaceId?: string; since?: Date },
+) {
   return db
     .update(workspaceInvites)
     .set({ revokedAt: sql`now()` })
     .where(
       and(
         eq(workspaceInvites.invitedBy, userId),
-        gte(workspaceInvites.createdAt, since),
-        isNull(workspaceInvites.acceptedAt),
-        isNull(workspaceInvites.revokedAt),
-      ),
-    )
-    .returning({ id: workspaceInvites.id });
-}
-
-/**
- * Revokes every invitation of `workspaceId` sent by `userId` that is not accepted or revoked yet
- * (expired ones too: a resend would bring them back); returns the revoked rows' ids.
- */
-export async function revokeInvitesSentBy(db: DbOrTx, workspaceId: string, userId: string) {
-  return db
-    .update(workspaceInvites)
-    .set({ revokedAt: sql`now()` })
-    .where(
-      and(
-        eq(workspaceInvites.workspaceId, workspaceId),
-        eq(workspaceInvites.invitedBy, userId),
+        scope.workspaceId === undefined ? undefined : eq(workspaceInvites.workspaceId, scope.workspaceId),
+        scope.since === undefined ? undefined : gte(workspaceInvites.createdAt, scope.since),
         isNull(workspaceInvites.acceptedAt),
         isNull(workspaceInvites.revokedAt),
       ),

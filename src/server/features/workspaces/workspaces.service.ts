@@ -176,7 +176,7 @@ export async function revokeInvitesSentBySince(
   userId: string,
   since: Date,
 ): Promise<number> {
-  return (await q.revokeInvitesSentBySince(ctx.db, userId, since)).length;
+  return (await q.revokeInvitesSentBy(ctx.db, userId, { since })).length;
 }
 
 /**
@@ -665,7 +665,7 @@ export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, 
       throw new AppError("BAD_REQUEST", "Use 'Leave workspace' to remove yourself.");
     await q.deleteMember(tx, tenant.workspaceId, userId);
     await q.detachSessions(tx, tenant.workspaceId, userId);
-    await q.revokeInvitesSentBy(tx, tenant.workspaceId, userId);
+    await q.revokeInvitesSentBy(tx, userId, { workspaceId: tenant.workspaceId });
   });
 }
 
@@ -688,7 +688,8 @@ export async function changeRole(
     if (target.role === "owner")
       throw new AppError("FORBIDDEN", "The owner's role cannot be changed. Transfer ownership instead.");
     await q.updateMemberRole(tx, tenant.workspaceId, userId, role);
-    if (invitableRoles(role).length === 0) await q.revokeInvitesSentBy(tx, tenant.workspaceId, userId);
+    if (invitableRoles(role).length === 0)
+      await q.revokeInvitesSentBy(tx, userId, { workspaceId: tenant.workspaceId });
   });
   return { user_id: userId, role };
 }
@@ -726,7 +727,7 @@ export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant
     if (m?.role === "owner") throw new AppError("BAD_REQUEST", ownerCannotLeave);
     await q.deleteMember(tx, tenant.workspaceId, tenant.userId);
     await q.detachSessions(tx, tenant.workspaceId, tenant.userId);
-    await q.revokeInvitesSentBy(tx, tenant.workspaceId, tenant.userId);
+    await q.revokeInvitesSentBy(tx, tenant.userId, { workspaceId: tenant.workspaceId });
   });
 }
 

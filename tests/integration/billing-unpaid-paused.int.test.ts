@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   campaigns,
   contacts,
+  localCheckoutSessions,
   localSubscriptions,
   outboxMessages,
   workspaces,
@@ -144,6 +145,77 @@ describe("local provider: an unpaid or paused subscription grants nothing until 
     },
   );
 
+  it.each(["unpaid", "paused"] as const)(
+    "%s: choosing a plan on /pricing opens the billing portal (no second checkout, no second subscription); paying there restores the held plan",
+    async (status) => {
+      const u = await subscribeProfessional();
+      await t.db.update(localSubscriptions).set({ status }).where(eq(localSubscriptions.id, u.subId));
+      await subscriptionUpdated(u.subId, u.customerId, u.user.id);
+      // the pricing data names the held plan, so the screen can say where a plan choice leads
+      expect((await u.client.get("/api/billing/plans")).json()).toMatchObject({
+        current: "free",
+        status,
+        held_plan: "professional",
+        held_plan_name: "Professional",
+      });
+      for (const plan of ["business", "professional"] as const) {
+        const res = await u.client.post("/api/payment/create-checkout-session", {
+          priceId: `price_${plan}`,
+          planName: plan,
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.json()).toMatchObject({ success: true, portal: true });
+        expect(new URL(res.json().url as string).pathname).toBe("/local-portal");
+      }
+      // the one checkout is the original one: no new session, no new subscription
+      const sessions = await t.db
+        .select()
+        .from(localCheckoutSessions)
+        .where(eq(localCheckoutSessions.workspaceId, u.user.id));
+      expect(sessions).toHaveLength(1);
+
+      // the portal shows the held plan and takes the payment; a plan change waits for it
+      const page = await u.client.get("/local-portal");
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain("Professional");
+      expect(page.body).toContain('action="/local-portal/pay"');
+      const change = await u.client.inject({
+        method: "POST",
+        url: "/local-portal/change",
+        payload: { plan: "business" },
+      });
+      expect(change.statusCode).toBe(400);
+      expect(change.body).toContain("Pay to resume it first");
+      const declined = await u.client.inject({
+        method: "POST",
+        url: "/local-portal/pay",
+        payload: { card_number: "4000 0000 0000 0002" },
+      });
+      expect(declined.statusCode).toBe(402);
+      expect(declined.body).toContain("Your card was declined.");
+      expect(await workspaceOf(t, u.user.id)).toMatchObject({ subscriptionStatus: status });
+      const pay = await u.client.inject({
+        method: "POST",
+        url: "/local-portal/pay",
+        payload: { card_number: "4242 4242 4242 4242" },
+      });
+      expect(pay.statusCode, pay.body).toBe(200);
+      expect(pay.body).toContain("Your Professional plan is active again.");
+      expect(await workspaceOf(t, u.user.id)).toMatchObject({
+        plan: "professional",
+        subscriptionStatus: "active",
+        stripeSubscriptionId: u.subId,
+      });
+      expect(
+        await t.db.select().from(localSubscriptions).where(eq(localSubscriptions.workspaceId, u.user.id)),
+      ).toHaveLength(1);
+      expect((await u.client.get("/api/billing/usage")).json()).toMatchObject({
+        plan: "professional",
+        held_plan: null,
+      });
+    },
+  );
+
   it("a scheduled SMS campaign launched on Professional does not send once the subscription is unpaid: it pauses with the Free plan's sentence", async () => {
     const u = await subscribeProfessional();
     const phone = `+1202555${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
@@ -257,6 +329,26 @@ describe("Stripe provider (fake Stripe API): unpaid and paused subscriptions", (
       held_plan: null,
     });
   });
+
+  it.each(["unpaid", "paused"] as const)(
+    "%s: choosing a plan gets a Customer Portal session for the held subscription's customer, never a new Checkout Session",
+    async (status) => {
+      const u = await subscribed();
+      await deliver(fake.updateSubscription(u.sub, { status }));
+      const customer = (await workspaceOf(t, u.user.id)).stripeCustomerId;
+      const checkoutsBefore = fake.requests.filter((r) => r.path === "/v1/checkout/sessions").length;
+      const res = await u.client.post("/api/payment/create-checkout-session", {
+        priceId: "price_enterprise",
+        planName: "enterprise",
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({ success: true, portal: true });
+      expect(res.json().url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
+      expect(fake.requests.filter((r) => r.path === "/v1/checkout/sessions")).toHaveLength(checkoutsBefore);
+      const portal = fake.requests.filter((r) => r.path === "/v1/billing_portal/sessions").at(-1)!;
+      expect(new URLSearchParams(portal.body).get("customer")).toBe(customer);
+    },
+  );
 
   it("a trial that ended without a payment method (paused) grants nothing; resumed restores the plan", async () => {
     const u = await subscribed();

@@ -44,7 +44,9 @@ const FAQ = [
 /**
  * /pricing (spec sections 2, 4, 9): the four plans as the server describes them (the client never
  * decides what a plan allows), 'Most Popular' on Professional, 'Current Plan' disabled, 'Upgrade to
- * {Plan}' starting a checkout ('Processing...' meanwhile), the closable checkout error, and the
+ * {Plan}' starting a checkout ('Processing...' meanwhile; a workspace whose subscription is unpaid or
+ * paused is sent to the billing portal instead, as the server answers, and told so), the closable
+ * checkout error (the server's sentence), and the
  * success / canceled messages on return from checkout (success goes to /dashboard after 3 s).
  */
 function PricingPage() {
@@ -81,8 +83,8 @@ function PricingPage() {
         }
         window.location.assign(res.url);
       },
-      onError: () => {
-        setError("Failed to start checkout. Please try again.");
+      onError: (e) => {
+        setError(e.message || "Failed to start checkout. Please try again.");
         setProcessing(null);
       },
     }),
@@ -95,7 +97,10 @@ function PricingPage() {
   );
 
   const data = plansQuery.data;
-  const paid = data && data.current !== "free";
+  // a held (unpaid or paused) subscription is still the workspace's: it is paid or resumed in the
+  // portal, and the server answers any plan choice with the portal rather than a second checkout
+  const held = data?.held_plan ?? null;
+  const paid = data && (data.current !== "free" || held !== null);
 
   return (
     <div className="mx-auto w-full max-w-6xl">
@@ -135,6 +140,12 @@ function PricingPage() {
         {error && (
           <AlertBanner variant="error" onDismiss={() => setError(null)}>
             {error}
+          </AlertBanner>
+        )}
+        {data?.held_plan_name && data.can_manage_billing && (
+          <AlertBanner variant="info">
+            Your {data.held_plan_name} subscription is waiting for a payment, so choosing a plan opens the
+            billing portal: pay there to restore {data.held_plan_name}, then change plans if you like.
           </AlertBanner>
         )}
         {data && !data.can_manage_billing && (
@@ -193,7 +204,13 @@ function PricingPage() {
                               checkout.mutate({ priceId: plan.price_id ?? "", planName: plan.id });
                             }}
                           >
-                            {isProcessing ? "Processing..." : `Upgrade to ${plan.name}`}
+                            {isProcessing
+                              ? "Processing..."
+                              : held === plan.id
+                                ? `Pay to restore ${plan.name}`
+                                : held
+                                  ? `Change to ${plan.name} in the billing portal`
+                                  : `Upgrade to ${plan.name}`}
                           </Button>
                         )}
                       </div>

@@ -63,10 +63,14 @@ ${
   );
 }
 
-/** The test billing portal: the subscription, plan change and cancel. */
+/**
+ * The test billing portal: the subscription, plan change and cancel; for a held (unpaid or paused)
+ * subscription, the payment that resumes it (a test card form) instead of plan changes.
+ */
 export function portalPage(p: {
   planName: string | null;
   plan: string | null;
+  held?: boolean;
   status: string | null;
   periodEnd: Date | null;
   cancelAtPeriodEnd: boolean;
@@ -85,7 +89,20 @@ ${p.error ? `<div class="error" role="alert">${esc(p.error)}</div>` : ""}
 <div class="card">${
       active
         ? `<p><strong>${esc(p.planName ?? "")}</strong> - ${esc(p.status ?? "")}</p>
-<p class="muted">${p.cancelAtPeriodEnd ? "Ends" : "Renews"} on ${p.periodEnd ? esc(p.periodEnd.toISOString().slice(0, 10)) : "-"}</p>
+${
+  p.held
+    ? `<p class="error" role="alert">${esc(
+        p.status === "paused"
+          ? `Your trial ended without a payment method, so this subscription is paused. Pay to resume ${p.planName ?? ""}.`
+          : `Your last payment failed and the retries have stopped. Pay the open invoice to restore ${p.planName ?? ""}.`,
+      )}</p>
+<form method="post" action="/local-portal/pay">
+<label for="card_number">Card number</label>
+<input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required>
+<button type="submit">Pay ${usd(p.plans.find((x) => x.id === p.plan)?.amountCents ?? 0)} and resume</button>
+</form>
+<p class="muted">Test cards: 4242 4242 4242 4242 succeeds, 4000 0000 0000 0002 is declined.</p>`
+    : `<p class="muted">${p.cancelAtPeriodEnd ? "Ends" : "Renews"} on ${p.periodEnd ? esc(p.periodEnd.toISOString().slice(0, 10)) : "-"}</p>
 ${p.plans
   .filter((x) => x.id !== p.plan)
   .map(
@@ -94,7 +111,8 @@ ${p.plans
     ) => `<form method="post" action="/local-portal/change"><input type="hidden" name="plan" value="${esc(x.id)}">
 <button type="submit" class="secondary">Switch to ${esc(x.name)} (${usd(x.amountCents)}/month)</button></form>`,
   )
-  .join("")}
+  .join("")}`
+}
 ${p.cancelAtPeriodEnd ? "" : `<form method="post" action="/local-portal/cancel"><button type="submit">Cancel subscription</button></form>`}`
         : `<p>No active subscription.</p><a class="btn" href="/pricing">Choose a plan</a>`
     }</div>

@@ -19,8 +19,8 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
   app.post("/api/payment/create-checkout-session", async (req) => {
     const tenant = requireTenant(req);
     const input = parseInput(checkoutInput, req.body ?? {});
-    const { url } = await svc.createCheckout(ctx, tenant, input);
-    return { success: true, url };
+    const { url, portal } = await svc.createCheckout(ctx, tenant, input);
+    return { success: true, url, portal };
   });
 
   app.post("/api/payment/portal", async (req) => {
@@ -106,12 +106,14 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
   });
 
   const renderPortal = async (req: FastifyRequest, extra: { message?: string; error?: string } = {}) => {
-    const { ws, sub, plan } = await svc.localPortalState(ctx, requireTenant(req));
+    const { ws, sub, plan, heldPlan } = await svc.localPortalState(ctx, requireTenant(req));
     const q = req.query as { return_url?: string };
     const returnUrl = sameOriginUrl(q.return_url, ctx.env.APP_URL) ?? "/settings?tab=billing";
+    const shown = heldPlan ?? plan;
     return portalPage({
-      plan: sub ? plan : null,
-      planName: PLANS[plan].name,
+      plan: sub ? shown : null,
+      planName: PLANS[shown].name,
+      held: heldPlan !== null,
       status: sub?.status ?? null,
       periodEnd: ws.currentPeriodEnd,
       cancelAtPeriodEnd: ws.cancelAtPeriodEnd,
@@ -148,13 +150,41 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     }
     const after = await svc.localPortalState(ctx, tenant);
     const message =
-      after.plan === "free"
+      after.plan === "free" && !after.heldPlan
         ? "Your subscription is canceled and your payment was refunded in full (14-day money-back guarantee)."
         : "Your subscription will end at the end of the current period.";
     return reply
       .type("text/html")
       .header("referrer-policy", "same-origin")
       .send(await renderPortal(req, { message }));
+  });
+
+  app.post("/local-portal/pay", async (req, reply) => {
+    const tenant = requireTenant(req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const card = typeof body.card_number === "string" ? body.card_number : "";
+    try {
+      const form = localCheckoutForm.safeParse(body);
+      if (!form.success || !card.trim()) throw new AppError("BAD_REQUEST", "Enter a card number.");
+      await svc.localPortalPay(ctx, tenant, form.data.card_number);
+      const after = await svc.localPortalState(ctx, tenant);
+      return reply
+        .type("text/html")
+        .header("referrer-policy", "same-origin")
+        .send(
+          await renderPortal(req, {
+            message: `Payment received. Your ${PLANS[after.plan].name} plan is active again.`,
+          }),
+        );
+    } catch (e) {
+      if (e instanceof AppError && e.status < 500)
+        return reply
+          .status(e.status)
+          .type("text/html")
+          .header("referrer-policy", "same-origin")
+          .send(await renderPortal(req, { error: e.message }));
+      throw e;
+    }
   });
 
   app.post("/local-portal/change", async (req, reply) => {

@@ -142,13 +142,21 @@ function heldPlanOf(ws: Pick<Workspace, "plan" | "subscriptionStatus">): PlanId 
 
 // ---------------------------------------------------------------- plans and checkout
 
-/** The four plan cards of /pricing (spec section 2, 9), with the workspace's current plan marked. */
+/**
+ * The four plan cards of /pricing (spec section 2, 9), with the workspace's current plan marked.
+ * `held_plan` / `held_plan_name`: the paid plan an `unpaid` or `paused` subscription holds (the
+ * workspace counts as Free until it is paid in the billing portal, where a plan choice also leads:
+ * createCheckout), null otherwise.
+ */
 export async function listPlans(ctx: Pick<AppContext, "db" | "env">, tenant: Tenant) {
   const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
   const current = effectivePlan(ws);
+  const held = heldPlanOf(ws);
   return {
     current,
     status: ws.subscriptionStatus,
+    held_plan: held,
+    held_plan_name: held ? PLANS[held].name : null,
     can_manage_billing: tenant.role === "owner",
     plans: PLAN_IDS.map((id) => ({
       id,
@@ -187,8 +195,12 @@ function providerFailure(e: unknown, what: string): never {
  * Starts a checkout for a paid plan (spec section 7 `POST /api/payment/create-checkout-session`).
  * `priceId` must be the plan's price (the configured STRIPE_PRICE_* or the spec's `price_<plan>`);
  * the server charges its configured price whatever the client sent. A workspace that already has a
- * live subscription gets the billing portal instead (plan changes there are prorated).
- * Returns `{ url }` to redirect the browser to.
+ * live subscription gets the billing portal instead (plan changes there are prorated), and so does one
+ * whose subscription is held (`unpaid` or `paused`, HELD_STATUSES): that subscription still exists at
+ * the provider, so a second checkout would make a second subscription for one workspace; Stripe's
+ * guidance is the portal, where the open invoice is paid or a payment method added, which resumes it.
+ * Returns `{ url, portal }` to redirect the browser to: `portal` true when `url` is the billing
+ * portal rather than a checkout.
  * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST (unknown plan or price, current plan),
  *   BAD_GATEWAY (provider down)
  */
@@ -215,14 +227,17 @@ export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId:
   const live = ws.stripeSubscriptionId && ws.subscriptionStatus !== "canceled" && current !== "free";
   if (live && current === plan && !ws.cancelAtPeriodEnd)
     throw new AppError("BAD_REQUEST", `You are already on the ${PLANS[plan].name} plan.`);
+  const held = Boolean(ws.stripeSubscriptionId) && isHeld(ws);
   try {
     const customerId = await ensureCustomer(ctx, ws);
-    if (live)
-      return ctx.providers.payments.createPortalSession({
+    if (live || held) {
+      const { url } = await ctx.providers.payments.createPortalSession({
         customerId,
         returnUrl: `${ctx.env.APP_URL}/pricing`,
       });
-    return await ctx.providers.payments.createCheckoutSession({
+      return { url, portal: true };
+    }
+    const { url } = await ctx.providers.payments.createCheckoutSession({
       workspaceId: ws.id,
       customerId,
       plan,
@@ -232,6 +247,7 @@ export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId:
       successUrl: `${ctx.env.APP_URL}/pricing?success=true&session_id={CHECKOUT_SESSION_ID}`,
       cancelUrl: `${ctx.env.APP_URL}/pricing?canceled=true`,
     });
+    return { url, portal: false };
   } catch (e) {
     providerFailure(e, "Starting the checkout");
   }
@@ -488,13 +504,16 @@ export async function payLocalCheckout(ctx: Ctx, sessionId: string, cardNumber: 
   return { ok: true as const, redirect: result.session.successUrl };
 }
 
-/** The local portal's view of the workspace's subscription. */
+/**
+ * The local portal's view of the workspace's subscription: the row, the provider's subscription, the
+ * plan in force and the plan an unpaid or paused subscription holds (null when none is held).
+ */
 export async function localPortalState(ctx: Ctx, tenant: Tenant) {
   assertCan(tenant, "manageBilling");
   const local = localPayments(ctx);
   const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
   const sub = ws.stripeSubscriptionId ? await local.retrieveSubscription(ws.stripeSubscriptionId) : null;
-  return { ws, sub, plan: effectivePlan(ws) };
+  return { ws, sub, plan: effectivePlan(ws), heldPlan: heldPlanOf(ws) };
 }
 
 /** Local portal cancel: ends at period end (refunded and ended now within the 14-day guarantee). */
@@ -506,7 +525,24 @@ export async function localPortalCancel(ctx: Ctx, tenant: Tenant) {
   if (ev) await deliverLocal(ctx, [ev]);
 }
 
-/** Local portal plan change (immediate, like Stripe's prorated change). */
+/**
+ * Local portal payment of a held (`unpaid` or `paused`) subscription with a test card: the subscription
+ * is active again and its plan restored through the webhook code, as a payment in Stripe's portal does.
+ * @throws AppError BAD_REQUEST (nothing held to pay), PAYMENT_REQUIRED (the card is refused: its sentence)
+ */
+export async function localPortalPay(ctx: Ctx, tenant: Tenant, cardNumber: string) {
+  const { ws, sub } = await localPortalState(ctx, tenant);
+  if (!sub || !HELD_STATUSES.has(sub.status) || !ws.stripeCustomerId)
+    throw new AppError("BAD_REQUEST", "This subscription has no open payment to make.");
+  const result = await localPayments(ctx).payHeldSubscription(sub.id, ws.stripeCustomerId, cardNumber);
+  if (!result.ok) throw new AppError("PAYMENT_REQUIRED", result.message);
+  await deliverLocal(ctx, result.events);
+}
+
+/**
+ * Local portal plan change (immediate, like Stripe's prorated change).
+ * @throws AppError BAD_REQUEST (unknown plan, no subscription, or a held one: pay it first)
+ */
 export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: string) {
   const { ws, sub } = await localPortalState(ctx, tenant);
   const plan = PAID_PLAN_IDS.find((p) => p === planName);
@@ -515,6 +551,11 @@ export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: 
     throw new AppError(
       "BAD_REQUEST",
       "There is no active subscription to change. Choose a plan on the Pricing page.",
+    );
+  if (HELD_STATUSES.has(sub.status))
+    throw new AppError(
+      "BAD_REQUEST",
+      "This subscription is unpaid or paused. Pay to resume it first, then change the plan.",
     );
   const ev = await localPayments(ctx).changePlan(sub.id, ws.stripeCustomerId, {
     plan,

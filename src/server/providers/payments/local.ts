@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { localCheckoutSessions, localSubscriptions } from "../../db/schema";
 import {
@@ -285,6 +285,56 @@ export class LocalPaymentsProvider implements PaymentsProvider {
       .where(and(eq(localSubscriptions.id, subscriptionId), eq(localSubscriptions.customerId, customerId)))
       .returning();
     return row ? this.subscriptionEvent("customer.subscription.updated", row) : null;
+  }
+
+  /**
+   * Portal payment of a held subscription (`unpaid` or `paused`): the open invoice is paid with a test
+   * card (the checkout's cards: 4242... succeeds, the declined ones are refused with their sentence) and
+   * the subscription is active again, as Stripe resumes it. Returns the signed
+   * customer.subscription.updated and invoice.paid events, or the sentence to show when the card is
+   * refused or the subscription is not held (or not the customer's).
+   */
+  async payHeldSubscription(
+    subscriptionId: string,
+    customerId: string,
+    cardNumber: string,
+  ): Promise<{ ok: true; events: SignedEvent[] } | { ok: false; message: string }> {
+    const card = cardNumber.replace(/[\s-]/g, "");
+    if (card === LOCAL_TEST_CARDS.declined) return { ok: false, message: "Your card was declined." };
+    if (card === LOCAL_TEST_CARDS.insufficientFunds)
+      return { ok: false, message: "Your card has insufficient funds." };
+    if (card !== LOCAL_TEST_CARDS.success)
+      return {
+        ok: false,
+        message:
+          "Your card number is not a test card. Use 4242 4242 4242 4242 (test portal, no real payment).",
+      };
+    const [row] = await this.db
+      .update(localSubscriptions)
+      .set({ status: "active", updatedAt: new Date() })
+      .where(
+        and(
+          eq(localSubscriptions.id, subscriptionId),
+          eq(localSubscriptions.customerId, customerId),
+          inArray(localSubscriptions.status, ["unpaid", "paused"]),
+        ),
+      )
+      .returning();
+    if (!row) return { ok: false, message: "This subscription has no open payment to make." };
+    return {
+      ok: true,
+      events: [
+        this.subscriptionEvent("customer.subscription.updated", row),
+        this.sign("invoice.paid", {
+          object: "invoice",
+          id: `in_local_${crypto.randomBytes(12).toString("base64url")}`,
+          customer: row.customerId,
+          subscription: row.id,
+          amount_paid: row.amountCents,
+          metadata: { workspace_id: row.workspaceId },
+        }),
+      ],
+    };
   }
 
   /** A signed customer.subscription.* event for a local subscription. */

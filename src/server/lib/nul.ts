@@ -46,6 +46,15 @@ export function findUnstorableText(value: unknown): UnstorableKind | null {
   return null;
 }
 
+/**
+ * `s` with every NUL character and lone UTF-16 surrogate replaced by U+FFFD, so Postgres `text` can
+ * store it: for text that comes from outside and is kept, not refused (e.g. the start of a webhook
+ * receiver's response body recorded as a delivery's `last_error`).
+ */
+export function storableText(s: string): string {
+  return s.replace(new RegExp(`\u0000|${LONE_SURROGATE.source}`, "g"), "\uFFFD");
+}
+
 /** Whether `value` holds a NUL character anywhere (see findUnstorableText). */
 export function containsNul(value: unknown): boolean {
   return findUnstorableText(value) === "nul";

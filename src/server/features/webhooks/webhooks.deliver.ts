@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import type { JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
+import { storableText } from "../../lib/nul";
 import { guardedPost, parseAllowedHosts } from "../../lib/outbound";
 import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
@@ -34,7 +35,9 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, one
  * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
  * or resent before they were removed or demoted is not sent), or a refused (private) target, fails
- * the delivery without retry.
+ * the delivery without retry. The receiver's response text kept in `last_error` (and a disabled
+ * reason) has NUL characters and lone surrogates replaced (storableText), so no response keeps an
+ * attempt from being recorded.
  */
 export async function deliverWebhook(
   deps: Pick<JobDeps, "db" | "env" | "providers" | "log">,
@@ -80,10 +83,11 @@ export async function deliverWebhook(
     );
     status = r.status;
     durationMs = r.durationMs;
-    if (status < 200 || status > 299) error = `HTTP ${status}: ${r.body.slice(0, 200)}`;
+    // the receiver's own text: a NUL in it would fail the attempt's record (Postgres text)
+    if (status < 200 || status > 299) error = storableText(`HTTP ${status}: ${r.body.slice(0, 200)}`);
   } catch (err) {
     permanent = err instanceof AppError || (err as NodeJS.ErrnoException).code === "EPRIVATEADDRESS";
-    error = (err as Error).message.slice(0, 500);
+    error = storableText((err as Error).message.slice(0, 500));
   }
   if (!error) {
     await q.recordAttempt(deps.db, d.id, {

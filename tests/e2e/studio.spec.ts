@@ -50,6 +50,13 @@ test("upload a video, edit it in the advanced editor, save, launch a video campa
   await expect(page).toHaveURL(/tab=editor/);
   await page.getByRole("button", { name: "Edit Video" }).first().click();
   await expect(page.getByRole("button", { name: "advanced" })).toHaveAttribute("aria-pressed", "true");
+  // the simple editor unlocks grading as the server's plan does (Professional: premiumEditor), not by
+  // the user's subscription_tier, which this plan set in the database leaves empty
+  await page.getByRole("button", { name: "basic" }).click();
+  await expect(page.getByText(/Premium editor: 4K export/)).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByText("Free Tier")).toBeHidden();
+  await page.getByRole("button", { name: "advanced" }).click();
+  await expect(page.getByRole("button", { name: "advanced" })).toHaveAttribute("aria-pressed", "true");
   await expect(page.getByTestId("waveform").locator("div").first()).toBeVisible();
   await expect(page.getByTestId("selection-readout")).toContainText("Selection: 5.1s");
 

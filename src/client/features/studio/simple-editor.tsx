@@ -13,7 +13,7 @@ import {
   DialogHeader,
   DialogTitle,
 } from "@/client/components/ui/dialog";
-import { useCurrentUser } from "@/client/features/auth/auth-context";
+import { useUsage } from "@/client/features/billing/usage";
 import { errorMessage } from "@/client/lib/errors";
 import { cn } from "@/client/lib/utils";
 import { formatTime } from "./format";
@@ -24,11 +24,6 @@ import type { Media } from "./types";
 
 /** Simple editor speeds (spec section 9). */
 export const SIMPLE_SPEEDS = [0.5, 1, 2] as const;
-
-/** subscription_tier premium or pro counts as Premium (spec section 6). */
-export function isPremium(tier: string | null | undefined) {
-  return tier === "premium" || tier === "pro";
-}
 
 /** Effects library presets (premium): picture settings sent with the advanced endpoint. */
 const PRESETS = [
@@ -46,8 +41,11 @@ const PRESETS = [
  * (View Pricing, Maybe Later). Premium users get color grading and the effects library.
  */
 export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => void }) {
-  const user = useCurrentUser();
-  const premium = isPremium(user.subscription_tier);
+  // the premium editor as the server grants it (billing.plans `premiumEditor` of the plan in force:
+  // a held, unpaid subscription grants nothing), never decided here; spec section 6's
+  // subscription_tier says the same for a live plan
+  const usage = useUsage();
+  const premium = usage.data?.features.premiumEditor === true;
   const invalidate = useInvalidateMedia();
   const studio = useStudioClient();
   const duration = media.duration ?? 0;
@@ -130,7 +128,7 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
 
   return (
     <div className="space-y-5">
-      {!premium && (
+      {usage.data && !premium && (
         <AlertBanner variant="info" title="Free Tier">
           Trim, volume, speed and fades are free. Upgrade to unlock color grading, the effects library and
           multi-track editing.

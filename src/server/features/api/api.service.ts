@@ -206,11 +206,50 @@ export function assertEventScopes(
   }
 }
 
-/** hex SHA-256 identifying a request for idempotency (method, path, body). */
+/**
+ * hex SHA-256 identifying a request for idempotency: its method, path and parsed JSON body, the body
+ * hashed as JSON.stringify writes it (key order kept) but walked without recursion (writeJsonText), so
+ * a hostile body nested 100,000 arrays deep (well under the 1 MiB body limit) is fingerprinted like
+ * any other instead of overflowing the stack (a 500).
+ */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash("sha256")
-    .update(`${method} ${url}\n${JSON.stringify(body ?? null)}`)
-    .digest("hex");
+  const hash = createHash("sha256").update(`${method} ${url}\n`);
+  writeJsonText(body ?? null, (text) => hash.update(text));
+  return hash.digest("hex");
+}
+
+/**
+ * Writes `value` (a parsed JSON value: null, booleans, numbers, strings, arrays and plain objects)
+ * as the same text JSON.stringify makes, piece by piece to `write`, with an explicit stack instead
+ * of recursion: any nesting depth.
+ */
+function writeJsonText(value: unknown, write: (text: string) => void): void {
+  type Frame = { entries: [string | null, unknown][]; next: number; close: string };
+  const stack: Frame[] = [];
+  const open = (v: unknown) => {
+    if (Array.isArray(v)) {
+      write("[");
+      stack.push({ entries: v.map((x): [null, unknown] => [null, x]), next: 0, close: "]" });
+    } else if (v !== null && typeof v === "object") {
+      write("{");
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      stack.push({ entries, next: 0, close: "}" });
+    } else write(JSON.stringify(v) ?? "null");
+  };
+  open(value);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next === frame.entries.length) {
+      write(frame.close);
+      stack.pop();
+      continue;
+    }
+    const [key, v] = frame.entries[frame.next]!;
+    if (frame.next > 0) write(",");
+    frame.next += 1;
+    if (key !== null) write(`${JSON.stringify(key)}:`);
+    open(v);
+  }
 }
 
 /**

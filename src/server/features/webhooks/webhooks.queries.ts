@@ -21,6 +21,27 @@ const creatorMembership = and(
   eq(workspaceMembers.userId, webhookEndpoints.createdBy),
 );
 
+/** Advisory lock class of endpoint creation (pg_advisory_xact_lock(class, key)); see lockEndpointCreation. */
+const ENDPOINT_CREATION_LOCK_CLASS = 1464813384;
+
+/**
+ * In the transaction `tx`: takes the workspace's endpoint-creation lock (transaction-scoped
+ * advisory lock), then returns how many endpoints the workspace has, counted after the lock was
+ * granted: a concurrent creation has committed by then, and the next waits until `tx` ends, so a
+ * count checked here and the insert that follows cannot pass the limit together with another's.
+ */
+export async function lockEndpointCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(ENDPOINT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
+  );
+  // a statement of its own: its snapshot is taken after the lock was granted
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.workspaceId, workspaceId));
+  return row?.n ?? 0;
+}
+
 export async function insertEndpoint(db: DbOrTx, v: NewEndpoint) {
   const [row] = await db.insert(webhookEndpoints).values(v).returning();
   return row!;

@@ -128,22 +128,40 @@ export async function disableEndpointsCreatedBySince(
 }
 
 /**
+ * Endpoints a workspace may have (enabled or not). Every emitted event stores one delivery per
+ * subscribed endpoint in the emitting change's transaction and POSTs each, so an unbounded count let
+ * one tenant multiply every contact write (a 1,000-row bulk upsert times N endpoints) into the
+ * shared delivery queue. Stripe allows 16 per account.
+ */
+export const WEBHOOK_ENDPOINT_LIMIT = 20;
+
+/**
  * Creates an endpoint `{url, events}`; returns it with its signing `secret` (`whsec_` + base64 of 24
  * random bytes, Standard Webhooks), shown this once. The url must be https and not a private
- * address (OUTBOUND_ALLOWED_HOSTS excepted); it is checked again on every delivery after DNS.
- * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST.
+ * address (OUTBOUND_ALLOWED_HOSTS excepted); it is checked again on every delivery after DNS. A
+ * workspace has at most WEBHOOK_ENDPOINT_LIMIT endpoints (counted under the workspace's
+ * endpoint-creation lock, so concurrent creations cannot pass it together).
+ * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST, CONFLICT
+ *   (409) when the workspace already has WEBHOOK_ENDPOINT_LIMIT endpoints.
  */
 export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndpointInput) {
   assertManage(tenant);
   const f = parseInput(createEndpointSchema, input);
   assertWebhookTarget(ctx, f.url);
   const secret = `whsec_${randomBytes(24).toString("base64")}`;
-  const row = await q.insertEndpoint(ctx.db, {
-    workspaceId: tenant.workspaceId,
-    url: f.url,
-    events: f.events,
-    secret,
-    createdBy: tenant.userId,
+  const row = await ctx.db.transaction(async (tx) => {
+    if ((await q.lockEndpointCreation(tx, tenant.workspaceId)) >= WEBHOOK_ENDPOINT_LIMIT)
+      throw new AppError(
+        "CONFLICT",
+        `This workspace already has ${WEBHOOK_ENDPOINT_LIMIT} webhook endpoints, the most it can have. Delete one it no longer uses, or subscribe an existing endpoint to more events.`,
+      );
+    return q.insertEndpoint(tx, {
+      workspaceId: tenant.workspaceId,
+      url: f.url,
+      events: f.events,
+      secret,
+      createdBy: tenant.userId,
+    });
   });
   return { ...toEndpointJson(row, tenant.role), secret };
 }

@@ -30,7 +30,7 @@ import { workspacesRest } from "./features/workspaces/workspaces.rest";
 import { authPlugin } from "./http/auth";
 import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
 import { cspDirectives, readClientIndex } from "./http/csp";
-import { registerErrorHandler } from "./http/error-handler";
+import { frameworkErrors, registerErrorHandler } from "./http/error-handler";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
 import { AppError } from "./lib/errors";
@@ -84,6 +84,8 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
     bodyLimit: 1024 * 1024,
     genReqId: () => crypto.randomUUID(),
     requestIdHeader: false,
+    // the router's own errors (a broken %-escape, an over-long path parameter) in our error shapes
+    frameworkErrors,
     // one line per request from registerRequestLog instead of Fastify's two
     logController: new LogController({ disableRequestLogging: true }),
   } as Parameters<typeof Fastify>[0]) as unknown as FastifyInstance;

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from "fastify";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ZodError } from "zod";
 import { AppError } from "../lib/errors";
 import { describeZodError } from "../lib/validate";
@@ -50,4 +50,29 @@ export function registerErrorHandler(app: FastifyInstance) {
       .status(500)
       .send({ success: false, error: `Something went wrong on our side. Reference: ${req.id}` });
   });
+}
+
+/**
+ * Fastify's `frameworkErrors` option: the errors its router raises before any route or hook runs,
+ * which otherwise answer Fastify's own `{error, code, message, statusCode}` body with no request id.
+ * - FST_ERR_BAD_URL (a path with a broken percent escape, `/api/v1/contacts/%E0%A4%A`): 400.
+ * - FST_ERR_MAX_PARAM_LENGTH (a path parameter over 100 characters, longer than any id): 414.
+ * - anything else (FST_ERR_ASYNC_CONSTRAINT): 500.
+ * On `/api/v1` the body is the public API's error shape `{error: {type, message}}` with its
+ * `Request-Id` header (api.v1 apiV1, README "Public API v1"); elsewhere the REST adapters'
+ * `{success: false, error}`.
+ */
+export function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyReply) {
+  const [status, message] =
+    err.code === "FST_ERR_BAD_URL"
+      ? [400, "The URL is not valid: its path holds a broken percent-encoded character."]
+      : err.code === "FST_ERR_MAX_PARAM_LENGTH"
+        ? [414, "The URL is not valid: a path segment is longer than any id (at most 100 characters)."]
+        : [500, `Something went wrong on our side. Reference: ${req.id}`];
+  if (status >= 500) req.log.error({ err }, "framework error");
+  if (/^\/api\/v1(\/|\?|$)/.test(req.raw.url ?? "")) {
+    const type = status >= 500 ? "api_error" : "invalid_request_error";
+    return reply.status(status).header("Request-Id", req.id).send({ error: { type, message } });
+  }
+  return reply.status(status).send({ success: false, error: message });
 }

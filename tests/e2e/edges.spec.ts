@@ -85,6 +85,37 @@ test("import dialog: a website or time zone the contact rules refuse is left emp
   await expect(dialog).toBeVisible();
 });
 
+test("import dialog: bytes the file's encoding could not read are listed with the field they are in", async ({
+  page,
+}) => {
+  await register(page);
+  await page.goto("/contacts");
+  await page.getByRole("button", { name: "Import CSV" }).first().click();
+  // UTF-8 (more well-formed multi-byte sequences than stray bytes) with a stray Windows-1252 'é' (0xE9)
+  const csv = Buffer.concat([
+    Buffer.from(
+      "First Name,Email,Company\nZoë Müller,zoe@enc-e2e.example,Ñuñez\nAda,ada@enc-e2e.example,Caf",
+      "utf8",
+    ),
+    Buffer.from([0xe9]),
+    Buffer.from("\n", "utf8"),
+  ]);
+  await page
+    .getByTestId("import-file-input")
+    .setInputFiles({ name: "encoding.csv", mimeType: "text/csv", buffer: csv });
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await expect(page.getByTestId("import-imported")).toHaveText("Imported: 2", { timeout: 60_000 });
+  const dialog = page.getByRole("dialog");
+  await expect(dialog.getByText("Some characters of 1 field could not be read")).toBeVisible();
+  await expect(dialog.getByTestId("import-encoding").getByRole("listitem")).toHaveText([
+    /^Company: some bytes are not valid UTF-8 and were read as \uFFFD, on line 3: /,
+  ]);
+  await expect(dialog.getByTestId("import-fields-cleared")).toHaveCount(0);
+  // not a clean import: the dialog stays open to be read
+  await page.waitForTimeout(2500);
+  await expect(dialog).toBeVisible();
+});
+
 test("select all matching, untick one: bulk actions and the voicemail picker leave it out; recording from the library", async ({
   page,
 }) => {

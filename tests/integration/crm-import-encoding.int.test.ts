@@ -18,8 +18,11 @@ type ImportRow = Record<string, unknown> & {
 };
 
 /** Runs the import job over `bytes` for a new Enterprise workspace; returns the workspace and the stored import row. */
-async function runImport(name: string, bytes: Buffer): Promise<{ workspaceId: string; imp: ImportRow }> {
-  const { user } = await signUp(t.app);
+async function runImport(
+  name: string,
+  bytes: Buffer,
+): Promise<{ workspaceId: string; imp: ImportRow; progress: () => Promise<Record<string, unknown>> }> {
+  const { user, client } = await signUp(t.app);
   await setPlan(t, user.id, "enterprise");
   const file = path.join(t.env.DATA_DIR, name);
   fs.writeFileSync(file, bytes);
@@ -34,7 +37,12 @@ async function runImport(name: string, bytes: Buffer): Promise<{ workspaceId: st
     { id: randomUUID(), retryCount: 0 },
   );
   const [row] = await t.sql`select * from contact_imports where id = ${importId}`;
-  return { workspaceId: user.id, imp: row as ImportRow };
+  const progress = async () => {
+    const res = await client.get(`/api/contacts/imports/${importId}`);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().import as Record<string, unknown>;
+  };
+  return { workspaceId: user.id, imp: row as ImportRow, progress };
 }
 
 const asciiRows = (n: number) =>
@@ -74,9 +82,54 @@ describe("the CSV import's text encoding", () => {
       expect.objectContaining({
         line: 2,
         kept: true,
-        field: "encoding",
-        reason: expect.stringMatching(/not valid UTF-8 .* on lines 2: /),
+        field: "first_name",
+        kind: "encoding",
+        reason: expect.stringMatching(/^First name: some bytes are not valid UTF-8 .* on line 2: /),
       }),
+    ]);
+  });
+
+  it("the warning names each imported field whose values hold unreadable bytes, with its lines, as the other kept-row warnings do (an unmapped column is not reported)", async () => {
+    const stray = Buffer.from([0xe9]);
+    const bytes = Buffer.concat([
+      Buffer.from("email,first_name,company,phone,ignored_column\n", "utf8"),
+      Buffer.from("a@enc.example,Caf", "utf8"),
+      stray,
+      // more well-formed UTF-8 than stray bytes: the file is read as UTF-8
+      Buffer.from(",Acme,,x\nb@enc.example,Zoë Müller-Ñuñez Renée,Bistro ", "utf8"),
+      stray,
+      Buffer.from(",+1 202 555 0100,y\nc@enc.example,Ann,Gar", "utf8"),
+      stray,
+      Buffer.from(",,z\nd@enc.example,Bob,Plain,,only here ", "utf8"),
+      stray,
+      Buffer.from("\n", "utf8"),
+    ]);
+    const { imp, progress } = await runImport("fields.csv", bytes);
+    expect(imp).toMatchObject({ status: "completed", created: 4, error_count: 0 });
+    expect(imp.errors).toEqual([
+      expect.objectContaining({
+        line: 2,
+        kept: true,
+        field: "first_name",
+        kind: "encoding",
+        reason: expect.stringMatching(
+          /^First name: some bytes are not valid UTF-8 .* on line 2: contacts imported as read/,
+        ),
+      }),
+      expect.objectContaining({
+        line: 3,
+        kept: true,
+        field: "company",
+        kind: "encoding",
+        reason: expect.stringMatching(/^Company: some bytes are not valid UTF-8 .* on lines 3, 4: /),
+      }),
+    ]);
+    // the progress the import screen reads: the field and kind, and it is neither a phone nor a field left empty
+    const p = await progress();
+    expect(p).toMatchObject({ phone_invalid: 0, fields_cleared: 0, errors: 0 });
+    expect(p.error_rows).toEqual([
+      expect.objectContaining({ line: 2, kept: true, field: "first_name", kind: "encoding" }),
+      expect.objectContaining({ line: 3, kept: true, field: "company", kind: "encoding" }),
     ]);
   });
 });

@@ -37,9 +37,19 @@ export function clearedTitle(n: number): string {
   return `${plural(n, "contact")} imported with a field left empty`;
 }
 
+/** "Some characters of 2 fields could not be read" (bytes the file's encoding could not read). */
+export function unreadableTitle(n: number): string {
+  return `Some characters of ${plural(n, "field")} could not be read`;
+}
+
+type ErrorRow = { kept: boolean; field?: string; kind?: string };
+
+/** A field whose values hold bytes the file's encoding could not read (`kind` 'encoding'; older reports: field 'encoding'). */
+const isEncodingRow = (e: ErrorRow) => e.kept && (e.kind === "encoding" || e.field === "encoding");
+
 /** Phone problems of kept rows: `field` phone or mobile, or none (reports stored before `field`). */
-const isPhoneRow = (e: { kept: boolean; field?: string }) =>
-  e.kept && (e.field === undefined || e.field === "phone" || e.field === "mobile");
+const isPhoneRow = (e: ErrorRow) =>
+  e.kept && !isEncodingRow(e) && (e.field === undefined || e.field === "phone" || e.field === "mobile");
 
 const MAX_BYTES = 100 * 1024 * 1024;
 const NONE = "__none__";
@@ -72,7 +82,9 @@ async function sniffEncoding(file: File): Promise<string> {
  * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV, and apart from
  * them the rows kept with an invalid phone number (server `phone_invalid`, `error_rows[].kept`: imported,
  * but unreachable by SMS and calls) with their line numbers, and the rows imported with a field left
- * empty (server `fields_cleared`: a website or time zone the contact rules refuse) with the field. On success with neither, the modal closes
+ * empty (server `fields_cleared`: a website or time zone the contact rules refuse) with the field, and
+ * the fields whose values hold bytes the file's encoding could not read (`error_rows[].kind`
+ * 'encoding': the field's label and its lines). On success with none of these, the modal closes
  * after 2 seconds; the list refreshes either way.
  */
 export function ImportDialog({
@@ -192,12 +204,14 @@ export function ImportDialog({
       const done = await poll(started.id);
       setStep("done");
       await invalidateCrm(qc);
-      // a clean import closes by itself; one with rejected rows or unreachable phones stays to be read
+      // a clean import closes by itself; one with rejected rows, unreachable phones, fields left empty
+      // or unreadable characters stays to be read
       if (
         done.status === "completed" &&
         done.errors === 0 &&
         done.phone_invalid === 0 &&
-        done.fields_cleared === 0
+        done.fields_cleared === 0 &&
+        !done.error_rows.some(isEncodingRow)
       ) {
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
       }
@@ -214,7 +228,8 @@ export function ImportDialog({
   const jobPct = progress ? Math.round(progress.progress * 100) : 0;
   // the report lists rejected rows and kept rows (an invalid phone, a field left empty) together
   const kept = progress?.error_rows.filter(isPhoneRow) ?? [];
-  const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e)) ?? [];
+  const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e) && !isEncodingRow(e)) ?? [];
+  const unreadable = progress?.error_rows.filter(isEncodingRow) ?? [];
   const toFix = (progress?.phone_invalid ?? 0) + (progress?.fields_cleared ?? 0);
   const rejected = progress?.error_rows.filter((e) => !e.kept) ?? [];
 
@@ -397,6 +412,15 @@ export function ImportDialog({
                 </ul>
                 {progress.fields_cleared > 20 && <span>and more; the download lists them all. </span>}
                 Fix the field on the contact, or correct the file and import it again with "update".
+              </AlertBanner>
+            )}
+            {unreadable.length > 0 && (
+              <AlertBanner variant="warning" title={unreadableTitle(unreadable.length)}>
+                <ul data-testid="import-encoding" className="grid gap-0.5 break-words">
+                  {unreadable.map((e) => (
+                    <li key={`${e.field}-${e.line}`}>{e.reason}</li>
+                  ))}
+                </ul>
               </AlertBanner>
             )}
             {progress.errors > 0 && (

@@ -181,7 +181,9 @@ export const contactImports = pgTable(
     skipped: integer().notNull().default(0),
     /** rejected rows: [{line, reason, raw}] (first 10,000) */
     errors: jsonb()
-      .$type<{ line: number; reason: string; raw?: string; kept?: boolean; field?: string }[]>()
+      .$type<
+        { line: number; reason: string; raw?: string; kept?: boolean; field?: string; kind?: "encoding" }[]
+      >()
       .notNull()
       .default([]),
     errorCount: integer().notNull().default(0),

@@ -20,6 +20,7 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
+import { IMPORT_FIELD_LABELS } from "./crm.headers";
 import { CONTACT_COUNT_SQL, CONTACT_CREATION_LOCK_SQL, selectCustomFieldsByEmail } from "./crm.queries";
 import {
   CONTACT_TEXT_LIMITS,
@@ -35,10 +36,12 @@ import {
 
 /**
  * One rejected row: its CSV record number (the header is line 1) and why. `kept` marks a row that was
- * imported anyway with a problem the user should see: an invalid phone (issue 14, kept as typed), or a
- * field left empty because its value breaks the contact's rule (CLEARED_FIELDS). `field` names the
- * field of a kept row's problem (phone, mobile, or a CLEARED_FIELDS entry; absent on reports stored
- * before it existed, which were all phones).
+ * imported anyway with a problem the user should see: an invalid phone (issue 14, kept as typed), a
+ * field left empty because its value breaks the contact's rule (CLEARED_FIELDS), or (`kind:
+ * 'encoding'`) a field of a CSV file's rows holding bytes its encoding could not read. `field` names the
+ * field of a kept row's problem (phone, mobile, a CLEARED_FIELDS entry, or the import field whose
+ * values were misread; absent on reports stored before it existed, which were all phones; 'encoding'
+ * on encoding reports stored before they named their field).
  */
 export interface ImportRowError {
   line: number;
@@ -46,6 +49,13 @@ export interface ImportRowError {
   raw?: string;
   kept?: boolean;
   field?: string;
+  /** 'encoding': the field's values hold bytes read as U+FFFD (one entry per field, naming its lines) */
+  kind?: "encoding";
+}
+
+/** True for a kept report of bytes the file's encoding could not read (also those stored as field 'encoding'). */
+export function isEncodingReport(e: Pick<ImportRowError, "kept" | "field" | "kind">): boolean {
+  return !!e.kept && (e.kind === "encoding" || e.field === "encoding");
 }
 
 /**
@@ -65,13 +75,17 @@ export const CLEARED_FIELDS = (
 );
 
 /** True for a kept row's report about its phone or mobile (also the reports stored without `field`). */
-export function isPhoneReport(e: Pick<ImportRowError, "kept" | "field">): boolean {
-  return !!e.kept && (e.field === undefined || e.field === "phone" || e.field === "mobile");
+export function isPhoneReport(e: Pick<ImportRowError, "kept" | "field" | "kind">): boolean {
+  return (
+    !!e.kept && !isEncodingReport(e) && (e.field === undefined || e.field === "phone" || e.field === "mobile")
+  );
 }
 
 /** True for a kept row's report about a field left empty (CLEARED_FIELDS). */
-export function isClearedReport(e: Pick<ImportRowError, "kept" | "field">): boolean {
-  return !!e.kept && (CLEARED_FIELDS as readonly (string | undefined)[]).includes(e.field);
+export function isClearedReport(e: Pick<ImportRowError, "kept" | "field" | "kind">): boolean {
+  return (
+    !!e.kept && !isEncodingReport(e) && (CLEARED_FIELDS as readonly (string | undefined)[]).includes(e.field)
+  );
 }
 
 /** A problem of a row imported anyway (ImportRowError with `kept`): its field and the sentence. */
@@ -1188,9 +1202,10 @@ export async function streamCsvFile(
   const delimiter = guess.delimiter || ",";
   const newline: CsvNewline = (["\r\n", "\n", "\r"] as const).find((n) => n === guess.linebreak) ?? "\n";
   let decode = decided ? createDecoder(encoding) : null;
-  // bytes the encoding could not read (U+FFFD beyond the file's own): the rows holding U+FFFD are named
+  // bytes the encoding could not read (U+FFFD beyond the file's own): for each imported field, the
+  // rows whose value of it holds U+FFFD are named (the first 1,000 lines per field, and how many)
   let unreadable = false;
-  const unreadableLines: number[] = [];
+  const unreadableLines = new Map<ImportField, { lines: number[]; count: number }>();
   const decodeChunk = (chunk: Buffer) => {
     if (!decode) {
       const v = utf8Votes(chunk);
@@ -1263,10 +1278,15 @@ export async function streamCsvFile(
               const values: Partial<Record<ImportField, string>> = {};
               for (const [field, idx] of entries) {
                 const cell = cells[idx];
-                if (cell !== undefined) values[field] = cell;
+                if (cell === undefined) continue;
+                values[field] = cell;
+                if (unreadable && cell.includes("\uFFFD")) {
+                  const seen = unreadableLines.get(field) ?? { lines: [], count: 0 };
+                  if (seen.lines.length < 1000) seen.lines.push(line);
+                  seen.count++;
+                  unreadableLines.set(field, seen);
+                }
               }
-              if (unreadable && unreadableLines.length < 1000 && cells.some((c) => c.includes("\uFFFD")))
-                unreadableLines.push(line);
               batch.push({ line, values, cells });
             }
             if (importer && batch.length) await importer.add(batch);
@@ -1286,13 +1306,19 @@ export async function streamCsvFile(
     });
     if (!importer) return { rows: 0, created: 0, updated: 0, skipped: 0, errorCount: 0, errors: [] };
     const result = await (importer as ContactImporter).finish();
-    if (unreadableLines.length)
+    const encodingName = encoding === "utf-8" ? "UTF-8" : encoding;
+    for (const field of entries.map(([f]) => f)) {
+      const seen = unreadableLines.get(field);
+      if (!seen) continue;
+      const lines = `${seen.count === 1 ? "line" : "lines"} ${seen.lines.slice(0, 50).join(", ")}${seen.count > 50 ? ` and ${(seen.count - 50).toLocaleString("en-US")} more` : ""}`;
       result.errors.push({
-        line: unreadableLines[0] as number,
-        reason: `Some bytes of the file are not valid ${encoding === "utf-8" ? "UTF-8" : encoding} and were read as \uFFFD, in the rows on lines ${unreadableLines.slice(0, 50).join(", ")}${unreadableLines.length > 50 ? " and more" : ""}: check those contacts, or save the file as UTF-8 and import it again`,
+        line: seen.lines[0] as number,
+        reason: `${IMPORT_FIELD_LABELS[field]}: some bytes are not valid ${encodingName} and were read as \uFFFD, on ${lines}: contacts imported as read; check them, or save the file as UTF-8 and import it again`,
         kept: true,
-        field: "encoding",
+        field,
+        kind: "encoding",
       });
+    }
     if (opts.onProgress) await opts.onProgress(bytes, result);
     return result;
   } catch (e) {

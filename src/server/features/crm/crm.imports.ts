@@ -18,7 +18,13 @@ import {
   matchHeaders,
   sniffEncoding,
 } from "./crm.csv";
-import { type ImportRowError, importRows, isClearedReport, isPhoneReport } from "./crm.import";
+import {
+  type ImportRowError,
+  importRows,
+  isClearedReport,
+  isEncodingReport,
+  isPhoneReport,
+} from "./crm.import";
 import { insertContactImport, selectContactImport } from "./crm.imports.queries";
 import { geocodeContactsJob, importContactsJob, importStorageKey } from "./crm.jobs";
 import { importJsonSchema } from "./crm.schemas";
@@ -84,10 +90,20 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
 
 /**
  * One listed row of an import's report as the APIs show it: `{line, reason, kept}`, plus `field` on a
- * kept row (phone, mobile, or the field left empty: CLEARED_FIELDS).
+ * kept row (phone, mobile, the field left empty: CLEARED_FIELDS, or the field whose values hold bytes
+ * the file's encoding could not read) and `kind: 'encoding'` on that last report (its `line` is the
+ * first of the lines its reason names). Encoding reports stored before they named their field have
+ * `field: 'encoding'`.
  */
-function toErrorRow({ line, reason, kept, field }: ImportRowError) {
-  return { line, reason, kept: !!kept, ...(kept && field ? { field } : {}) };
+function toErrorRow(e: ImportRowError) {
+  const { line, reason, kept, field } = e;
+  return {
+    line,
+    reason,
+    kept: !!kept,
+    ...(kept && field ? { field } : {}),
+    ...(isEncodingReport(e) ? { kind: "encoding" as const } : {}),
+  };
 }
 
 const importMappingSchema = z

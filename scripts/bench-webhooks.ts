@@ -34,11 +34,12 @@ import http from "node:http";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { eq } from "drizzle-orm";
 import pino from "pino";
 import { loadEnv } from "../src/env";
 import { createDb, runMigrations } from "../src/server/db/client";
 import { startEmbeddedPostgres } from "../src/server/db/embedded";
-import { users, webhookEndpoints } from "../src/server/db/schema";
+import { users, webhookEndpoints, workspaces } from "../src/server/db/schema";
 import { deliverWebhookJob } from "../src/server/features/webhooks/webhooks.jobs";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../src/server/features/webhooks/webhooks.service";
 import { createWorkspace } from "../src/server/features/workspaces/workspaces.service";
@@ -188,7 +189,7 @@ async function openDatabase() {
   return { url: embedded.url, pgDataDir, stop: () => embedded.stop() };
 }
 
-/** A fresh workspace with one enabled endpoint at `url` subscribed to contact.created. */
+/** A fresh Business workspace with one enabled endpoint at `url` subscribed to contact.created. */
 async function seedEndpoint(db: ReturnType<typeof createDb>["db"], url: string) {
   const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   const [user] = await db
@@ -201,6 +202,11 @@ async function seedEndpoint(db: ReturnType<typeof createDb>["db"], url: string) 
     })
     .returning();
   await createWorkspace({ db }, user!, { sameIdAsUser: true });
+  // webhooks are part of API access (Business and up): a Free workspace's deliveries are not sent
+  await db
+    .update(workspaces)
+    .set({ plan: "business", subscriptionStatus: "active" })
+    .where(eq(workspaces.id, user!.id));
   const [ep] = await db
     .insert(webhookEndpoints)
     .values({

@@ -318,12 +318,21 @@ export function upgradeSentence(limit: PlanLimit, upgrade: PlanFacts | null): st
 }
 
 /**
+ * Whether the plan the workspace has now (effectivePlan: an unpaid, paused or ended subscription
+ * counts as Free) includes `feature`: assertPlanFeature's test, for work that stops quietly instead of
+ * answering a 402 (e.g. an outbound webhook delivery of a workspace that lost API access).
+ */
+export function hasPlanFeature(workspace: PlanHolder, feature: PlanFeature): boolean {
+  return PLANS[effectivePlan(workspace)].features[feature];
+}
+
+/**
  * Feature gate of spec section 9, for the plan the workspace has now (`effectivePlan`).
  * @throws AppError PAYMENT_REQUIRED naming the feature and the cheapest plan that includes it.
  */
 export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature): void {
+  if (hasPlanFeature(workspace, feature)) return;
   const plan = PLANS[effectivePlan(workspace)];
-  if (plan.features[feature]) return;
   const upgrade = planWithFeature(feature);
   throw new AppError(
     "PAYMENT_REQUIRED",

@@ -3,6 +3,7 @@ import type { JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { storableText } from "../../lib/nul";
 import { guardedPost, parseAllowedHosts } from "../../lib/outbound";
+import { hasPlanFeature } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
@@ -34,10 +35,11 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * retries with exponential backoff, until the last attempt marks it failed. An endpoint failing for
  * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, one
  * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
- * or resent before they were removed or demoted is not sent), or a refused (private) target, fails
- * the delivery without retry. The receiver's response text kept in `last_error` (and a disabled
- * reason) has NUL characters and lone surrogates replaced (storableText), so no response keeps an
- * attempt from being recorded.
+ * or resent before they were removed or demoted is not sent), a workspace whose plan in force no
+ * longer includes API access (billing hasPlanFeature: downgraded, unpaid, paused or ended), or a
+ * refused (private) target, fails the delivery without retry. The receiver's response text kept in
+ * `last_error` (and a disabled reason) has NUL characters and lone surrogates replaced
+ * (storableText), so no response keeps an attempt from being recorded.
  */
 export async function deliverWebhook(
   deps: Pick<JobDeps, "db" | "env" | "providers" | "log">,
@@ -48,14 +50,19 @@ export async function deliverWebhook(
   if (!row || row.d.status === "succeeded") return;
   const { d, e, ev } = row;
   const lapsed = !creatorMayDeliver(e.createdBy, row.creatorRole);
-  if (!e.enabled || lapsed) {
+  // outbound webhooks are part of API access: a workspace whose plan in force lost it (a downgrade,
+  // an unpaid, paused or ended subscription) sends nothing, as its API keys get 402 at once
+  const unpaid = !hasPlanFeature(row.plan, "apiAccess");
+  if (!e.enabled || lapsed || unpaid) {
     await q.recordAttempt(deps.db, d.id, {
       status: "failed",
       responseCode: null,
       durationMs: null,
-      lastError: lapsed
-        ? "endpoint is disabled: its creator is no longer an admin of this workspace"
-        : "endpoint is disabled",
+      lastError: !e.enabled
+        ? "endpoint is disabled"
+        : lapsed
+          ? "endpoint is disabled: its creator is no longer an admin of this workspace"
+          : "not sent: the workspace's plan no longer includes API access (webhooks)",
     });
     return;
   }

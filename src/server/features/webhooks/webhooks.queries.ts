@@ -6,6 +6,7 @@ import {
   webhookDeliveries,
   webhookEndpoints,
   workspaceMembers,
+  workspaces,
 } from "../../db/schema";
 
 type NewEndpoint = typeof webhookEndpoints.$inferInsert;
@@ -189,9 +190,11 @@ export function listDeliveriesPage(
 }
 
 /**
- * A delivery with its endpoint, event and the endpoint's creator's role today (`{d, e, ev,
- * creatorRole}`, creatorMembership), or undefined. A prepared statement: it runs for every delivery
- * attempt (job webhooks.deliver).
+ * A delivery with its endpoint, event, the endpoint's creator's role today (`{d, e, ev,
+ * creatorRole}`, creatorMembership) and its workspace's plan fields (`plan`: billing's PlanHolder,
+ * whether the plan in force still includes API access), or undefined. A prepared statement: it runs
+ * for every delivery attempt (job webhooks.deliver). The workspace is read by primary key in the same
+ * statement, as the API key lookup reads it (api.queries findKeyByHash), not with one more round trip.
  */
 export async function findDelivery(db: DbOrTx, deliveryId: string) {
   const q = prepared(db, "webhooks.find-delivery", (db) =>
@@ -201,10 +204,17 @@ export async function findDelivery(db: DbOrTx, deliveryId: string) {
         e: webhookEndpoints,
         ev: outboundWebhookEvents,
         creatorRole: workspaceMembers.role,
+        plan: {
+          plan: workspaces.plan,
+          subscriptionStatus: workspaces.subscriptionStatus,
+          currentPeriodEnd: workspaces.currentPeriodEnd,
+          cancelAtPeriodEnd: workspaces.cancelAtPeriodEnd,
+        },
       })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(outboundWebhookEvents, eq(outboundWebhookEvents.id, webhookDeliveries.eventId))
+      .innerJoin(workspaces, eq(workspaces.id, webhookDeliveries.workspaceId))
       .leftJoin(workspaceMembers, creatorMembership)
       .where(eq(webhookDeliveries.id, sql.placeholder("deliveryId")))
       .prepare("webhooks_find_delivery"),

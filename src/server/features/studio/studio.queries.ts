@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client";
 import {
   type MediaEdit,
@@ -182,8 +182,12 @@ export async function selectDoneEdits(db: DbOrTx, mediaId: number): Promise<Medi
     .orderBy(asc(mediaEdits.createdAt), asc(mediaEdits.id));
 }
 
-/** The id of an edit of media item `mediaId` rendering since after `since`, or undefined. */
-export async function selectRenderingEditSince(
+/**
+ * The id of an edit of media item `mediaId` still in the render queue or rendering (`queued` or
+ * `rendering`) that started, or was queued while not started yet, after `since`; or undefined. An
+ * older one is stale (its job or worker is gone) and blocks nothing.
+ */
+export async function selectActiveEditSince(
   db: DbOrTx,
   mediaId: number,
   since: Date,
@@ -194,11 +198,34 @@ export async function selectRenderingEditSince(
     .where(
       and(
         eq(mediaEdits.mediaId, mediaId),
-        eq(mediaEdits.status, "rendering"),
-        gt(mediaEdits.startedAt, since),
+        inArray(mediaEdits.status, ["queued", "rendering"]),
+        sql`coalesce(${mediaEdits.startedAt}, ${mediaEdits.createdAt}) > ${since.toISOString()}::timestamptz`,
       ),
-    );
+    )
+    .limit(1);
   return row?.id;
+}
+
+/**
+ * Inserts the edit `values` unless another edit of the same media item is active
+ * (`selectActiveEditSince(since)`), in one transaction that first locks the media item's row: of
+ * concurrent requests for one item only one inserts. Returns the new row, or undefined when an edit
+ * is active (nothing inserted).
+ */
+export async function insertMediaEditIfIdle(
+  db: Db,
+  values: NewMediaEdit,
+  since: Date,
+): Promise<MediaEdit | undefined> {
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: mediaItems.id })
+      .from(mediaItems)
+      .where(eq(mediaItems.id, values.mediaId))
+      .for("update");
+    if (await selectActiveEditSince(tx, values.mediaId, since)) return undefined;
+    return insertMediaEdit(tx, values);
+  });
 }
 
 /** Inserts an edit; returns the row. */

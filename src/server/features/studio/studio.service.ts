@@ -545,12 +545,15 @@ async function readyForEdit(deps: Pick<AppContext, "db">, workspaceId: string, m
       "UNPROCESSABLE",
       `This media could not be processed${item.processingError ? `: ${item.processingError}` : ""}`,
     );
-  // a render that started over an hour ago is stale (its worker died): do not block on it
-  const running = await q.selectRenderingEditSince(deps.db, item.id, new Date(Date.now() - 60 * 60 * 1000));
-  if (running)
-    throw new AppError("CONFLICT", "An edit of this media is still rendering. Please wait for it to finish.");
+  if (await q.selectActiveEditSince(deps.db, item.id, staleEditCutoff())) throw editBusy();
   return item;
 }
+
+/** An edit queued or started this long ago is stale (its job or worker died) and blocks nothing: 1 hour. */
+const STALE_EDIT_MS = 60 * 60 * 1000;
+const staleEditCutoff = () => new Date(Date.now() - STALE_EDIT_MS);
+const editBusy = () =>
+  new AppError("CONFLICT", "An edit of this media is still rendering. Please wait for it to finish.");
 
 async function queueEdit(
   deps: StudioDeps,
@@ -559,15 +562,33 @@ async function queueEdit(
   edl: EditDecisionList,
   saveAsDraft: boolean,
 ): Promise<MediaEdit> {
-  const edit = await q.insertMediaEdit(deps.db, {
-    workspaceId: item.workspaceId,
-    mediaId: item.id,
-    mode,
-    edl,
-    inputKey: item.currentKey as string,
-    saveAsDraft,
-  });
-  await deps.jobs.send(renderEditJob, { editId: edit.id });
+  // one edit of an item at a time, queued ones included: checked again under the item's row lock, so
+  // a burst of requests cannot queue renders (CPU, and a stored file each) past the first
+  const edit = await q.insertMediaEditIfIdle(
+    deps.db,
+    {
+      workspaceId: item.workspaceId,
+      mediaId: item.id,
+      mode,
+      edl,
+      inputKey: item.currentKey as string,
+      saveAsDraft,
+    },
+    staleEditCutoff(),
+  );
+  if (!edit) throw editBusy();
+  try {
+    await deps.jobs.send(renderEditJob, { editId: edit.id });
+  } catch (error) {
+    // never queued: it must not hold the item for an hour
+    await q.updateMediaEdit(
+      deps.db,
+      edit.id,
+      { status: "failed", error: "the render could not be queued", finishedAt: new Date() },
+      "queued",
+    );
+    throw error;
+  }
   return (await q.selectMediaEdit(deps.db, edit.id)) ?? edit;
 }
 

@@ -5,6 +5,33 @@ import { apiIdempotencyKeys, apiKeys, workspaceMembers, workspaces } from "../..
 
 type NewApiKey = typeof apiKeys.$inferInsert;
 
+/** Advisory lock class of API key creation (pg_advisory_xact_lock(class, key)); see lockKeyCreation. */
+const KEY_CREATION_LOCK_CLASS = 1095778635;
+
+/**
+ * In the transaction `tx`: takes the workspace's key-creation lock (transaction-scoped advisory lock),
+ * then returns how many of its keys are live (not revoked, not expired), counted after the lock was
+ * granted, so a count checked here and the insert that follows cannot pass the limit together with
+ * a concurrent creation's.
+ */
+export async function lockKeyCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(KEY_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
+  );
+  // a statement of its own: its snapshot is taken after the lock was granted
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(apiKeys)
+    .where(
+      and(
+        eq(apiKeys.workspaceId, workspaceId),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), sql`${apiKeys.expiresAt} > now()`),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
 export async function insertApiKey(db: DbOrTx, values: NewApiKey) {
   const [row] = await db.insert(apiKeys).values(values).returning();
   return row!;

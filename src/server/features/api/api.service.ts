@@ -43,23 +43,40 @@ export function toApiKeyJson(k: ApiKey) {
 export type ApiKeyJson = ReturnType<typeof toApiKeyJson>;
 
 /**
+ * Live keys (not revoked, not expired) a workspace may have. Each key has its own rate limit
+ * (API_RATE_LIMIT_PER_MINUTE), so keys minted without end multiplied the workspace's request rate
+ * without bound; this caps it at 25 times one key's.
+ */
+export const API_KEY_LIMIT = 25;
+
+/**
  * Creates a key for the tenant's workspace (owner/admin, Business plan and up). The returned `key`
- * is shown once; only its SHA-256 hash and a 12-character prefix are stored.
- * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST (input).
+ * is shown once; only its SHA-256 hash and a 12-character prefix are stored. A workspace has at most
+ * API_KEY_LIMIT live keys (counted under the workspace's key-creation lock, so concurrent creations
+ * cannot pass it together).
+ * @throws FORBIDDEN (member), PAYMENT_REQUIRED (plan without API access), BAD_REQUEST (input),
+ *   CONFLICT (409) when the workspace already has API_KEY_LIMIT live keys.
  */
 export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, input: CreateApiKeyInput) {
   assertCan(tenant, "manageApiKeys");
   assertPlanFeature(tenant.workspace, "apiAccess");
   const f = parseInput(createApiKeySchema, input);
   const key = newKey();
-  const row = await q.insertApiKey(ctx.db, {
-    workspaceId: tenant.workspaceId,
-    name: f.name,
-    prefix: key.slice(0, API_KEY_PREFIX.length + 4),
-    keyHash: hashApiKey(key),
-    scopes: f.scopes,
-    expiresAt: f.expires_at ? new Date(f.expires_at) : null,
-    createdBy: tenant.userId,
+  const row = await ctx.db.transaction(async (tx) => {
+    if ((await q.lockKeyCreation(tx, tenant.workspaceId)) >= API_KEY_LIMIT)
+      throw new AppError(
+        "CONFLICT",
+        `This workspace already has ${API_KEY_LIMIT} active API keys, the most it can have. Revoke one it no longer uses to create another.`,
+      );
+    return q.insertApiKey(tx, {
+      workspaceId: tenant.workspaceId,
+      name: f.name,
+      prefix: key.slice(0, API_KEY_PREFIX.length + 4),
+      keyHash: hashApiKey(key),
+      scopes: f.scopes,
+      expiresAt: f.expires_at ? new Date(f.expires_at) : null,
+      createdBy: tenant.userId,
+    });
   });
   return { key, apiKey: toApiKeyJson(row) };
 }

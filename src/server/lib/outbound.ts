@@ -124,10 +124,14 @@ export async function assertPublicUrl(raw: string, opts: OutboundUrlOptions = {}
   if (addresses.length === 0)
     throw new AppError("BAD_REQUEST", `The host ${host} could not be resolved`, extra);
   const bad = addresses.find((a) => !isPublicAddress(a));
+  // a name's private address is not told: the sentence reaches the tenant (webhook and enrichment
+  // logs), and would map this network's internal names to their addresses
   if (bad)
     throw new AppError(
       "BAD_REQUEST",
-      `The host ${host} resolves to a non-public address (${bad}); it cannot be fetched`,
+      isIP(host)
+        ? `The host ${host} resolves to a non-public address (${host}); it cannot be fetched`
+        : `The host ${host} resolves to a non-public address; it cannot be fetched`,
       extra,
     );
   return url;
@@ -136,7 +140,10 @@ export async function assertPublicUrl(raw: string, opts: OutboundUrlOptions = {}
 /**
  * A socket lookup (node:net LookupFunction) that refuses non-public addresses unless `allowed`:
  * the check runs inside the connection's own DNS lookup, so the address checked is the address
- * connected to (no DNS-rebinding window). The refusal is an Error with code EPRIVATEADDRESS.
+ * connected to (no DNS-rebinding window). The refusal is an Error with code EPRIVATEADDRESS whose
+ * message names the host but not the address it resolved to: it is shown to the tenant (a webhook
+ * delivery's last_error, an enrichment's skip reason), and the address would tell them this
+ * network's internal DNS (e.g. that metadata.google.internal is 169.254.169.254).
  */
 export function guardedLookup(allowed: boolean): LookupFunction {
   return (hostname, options, callback) => {
@@ -146,7 +153,7 @@ export function guardedLookup(allowed: boolean): LookupFunction {
       const bad = list.find((a) => !isPublicAddress(a.address));
       if (!allowed && (bad || list.length === 0)) {
         const e = new Error(
-          `${hostname} resolves to a non-public address (${bad?.address ?? "none"}); only public addresses are reached`,
+          `${hostname} resolves to ${bad ? "a non-public address" : "no address"}; only public addresses are reached`,
         ) as NodeJS.ErrnoException;
         e.code = "EPRIVATEADDRESS";
         return callback(e, "", 0);

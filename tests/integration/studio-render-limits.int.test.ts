@@ -8,7 +8,7 @@ import { renderEditJob } from "../../src/server/features/studio/studio.jobs";
 import { applyAdvanced, applyTrim, type StudioDeps } from "../../src/server/features/studio/studio.service";
 import type { JobClient } from "../../src/server/jobs/client";
 import { handlerOf } from "../../src/server/jobs/registry";
-import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
+import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
 import { multipart } from "./studio-helpers";
 
@@ -35,6 +35,36 @@ async function makeClip(name: string, seconds: number): Promise<string> {
     outputs: [{ path: out, options: ["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest"] }],
   });
   return out;
+}
+
+/**
+ * An H.264 MP4 of two 64x64 frames, the second `seconds` after the first: a few kilobytes that last
+ * `seconds` (what a hostile upload looks like: bytes bound nothing in time).
+ */
+async function makeGap(name: string, seconds: number): Promise<string> {
+  const out = path.join(dir, name);
+  await runFfmpeg(bins, {
+    globalOptions: ["-f", "lavfi"],
+    inputs: [{ path: "color=c=red:s=64x64:r=1:d=2" }],
+    outputs: [
+      {
+        path: out,
+        options: ["-vf", `setpts='if(eq(N,0),0,${seconds}/TB)'`, "-vsync", "vfr", "-c:v", "libx264"],
+      },
+    ],
+  });
+  return out;
+}
+
+/** Uploads a video and answers the item as GET /api/media/{id} shows it after processing. */
+async function uploadAndProcess(client: AuthedClient, file: string) {
+  const res = await client.inject({
+    method: "POST",
+    url: "/api/videos/upload",
+    ...multipart({}, { field: "video", filename: path.basename(file), content: fs.readFileSync(file) }),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return (await client.get(`/api/media/${res.json().media.id}`)).json().media;
 }
 
 async function uploadVideo(client: AuthedClient, file: string): Promise<number> {
@@ -120,5 +150,96 @@ describe("one edit of a media item at a time", () => {
       if (r.status === "rejected") expect(r.reason).toMatchObject({ code: "CONFLICT" });
     expect((await edits()).length).toBe(before + 1);
     expect(deps.queued).toHaveLength(1);
+  });
+});
+
+describe("how long and how large media and edits may be (2 hours, 4K)", () => {
+  let client: AuthedClient;
+  let workspaceId: string;
+  beforeAll(async () => {
+    let user: { id: string };
+    ({ client, user } = await signUp(t.app));
+    workspaceId = user.id;
+  });
+
+  it("an upload of a few kilobytes that lasts 10 hours fails processing with a sentence", async () => {
+    const file = await makeGap("ten-hours.mp4", 36_000);
+    expect(fs.statSync(file).size).toBeLessThan(20_000);
+    const media = await uploadAndProcess(client, file);
+    expect(media).toMatchObject({
+      processing_status: "failed",
+      processing_error:
+        "This file is 10 h long; the studio takes media up to 2 h. Please upload a shorter file.",
+    });
+  });
+
+  it("a video larger than 4K fails processing with a sentence", async () => {
+    const file = path.join(dir, "huge.mp4");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "color=c=blue:s=4160x2400:r=1:d=1" }],
+      outputs: [{ path: file, options: ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"] }],
+    });
+    const media = await uploadAndProcess(client, file);
+    expect(media).toMatchObject({
+      processing_status: "failed",
+      processing_error:
+        "This video is 4160 x 2400 pixels; the studio takes video up to 4K (4096 x 2160). Please export it at a smaller size and upload it again.",
+    });
+  });
+
+  it("an edit that would last over 2 hours is a 400 before anything is queued; a shorter one is queued", async () => {
+    // an hour and a minute, kept: under the limit. Its previews take the first 3 s, however far apart
+    // its two frames are (the GIF's fps filter repeated the first frame for the whole hour: minutes of work)
+    const file = await makeGap("an-hour.mp4", 3_660);
+    const started = Date.now();
+    const media = await uploadAndProcess(client, file);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(media.processing_status, media.processing_error).toBe("ready");
+    expect(media.duration).toBeGreaterThan(3_600);
+    const item = await t.db.query.mediaItems.findFirst({ where: (mi, { eq }) => eq(mi.id, media.id) });
+    const gif = await probe(bins, path.join(t.env.DATA_DIR, "media", item!.gifKey!), { format: "gif" });
+    expect(gif.durationSeconds).toBeCloseTo(3, 0);
+    const queued = async () =>
+      (await t.db.select().from(mediaEdits).where(eq(mediaEdits.mediaId, media.id))).length;
+
+    const slow = await client.post("/api/media/edit/trim", {
+      mediaId: media.id,
+      startTime: 0,
+      endTime: 4_000,
+      speed: 0.5,
+    });
+    expect(slow.statusCode, slow.body).toBe(400);
+    expect(slow.json().error).toBe(
+      "This edit would be 2 h 2 min long; an edit can be at most 2 h. Select a shorter part or a faster speed.",
+    );
+    const slower = await client.post("/api/media/edit/advanced", {
+      mediaId: media.id,
+      startTime: 0,
+      endTime: 3_000,
+      speed: 0.25,
+      cuts: [1_000, 2_000],
+      removedSegments: [1],
+    });
+    expect(slower.statusCode, slower.body).toBe(400);
+    expect(slower.json().error).toContain("This edit would be 2 h 13 min long");
+    // tRPC answers the same
+    const trpc = await client.inject({
+      method: "POST",
+      url: "/trpc/studio.trim",
+      payload: { json: { mediaId: media.id, startTime: 0, endTime: 4_000, speed: 0.5 } },
+    });
+    expect(trpc.statusCode).toBe(400);
+    expect(await queued()).toBe(0);
+
+    // 100 minutes is accepted (queued for the worker; rendering it is not this test's business)
+    const ok = await applyTrim(enqueueOnly(), workspaceId, {
+      mediaId: media.id,
+      startTime: 0,
+      endTime: 3_000,
+      speed: 0.5,
+    });
+    expect(ok.status).toBe("queued");
+    expect(ok.edl.segments).toEqual([{ start: 0, end: 3_000 }]);
   });
 });

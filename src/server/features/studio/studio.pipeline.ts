@@ -19,6 +19,7 @@ import {
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
 import * as q from "./studio.queries";
+import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS } from "./studio.schemas";
 
 /** Folder for temporary files (uploads in flight, S3 downloads, ffmpeg outputs): DATA_DIR/tmp. */
 export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
@@ -106,7 +107,9 @@ async function makeVideoPreviews(
   await runFfmpeg(b, {
     inputs: [{ path: input, format, options: ["-t", "3"] }],
     filterComplex:
-      "[0:v]fps=10,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
+      // trim after fps: the input's `-t 3` does not end the stream for fps, which repeats the last frame up to
+      // the next one, and palettegen waits for the end: two frames an hour apart made 36,000 GIF frames
+      "[0:v]fps=10,trim=duration=3,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
     outputs: [{ path: gif, options: ["-loop", "0"] }],
   });
   return { poster: made(poster) ? poster : null, gif: made(gif) ? gif : null };
@@ -154,7 +157,14 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
       await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
     }
+    const tooBig = beyondStudioLimits(info);
+    if (tooBig) {
+      await fail(tooBig);
+      return;
+    }
     const type = info.hasVideo ? "video" : "audio";
+    // every conversion stops at the limit even when the container's duration lied
+    const cap = ["-t", String(MAX_MEDIA_SECONDS)];
     try {
       let playback: { key: string; size: number };
       let posterKey: string | null = null;
@@ -186,7 +196,7 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
           : [];
         await runFfmpeg(b, {
           inputs: [{ path: local.path, format }],
-          outputs: [{ path: out, options: [...videoOpts, ...audioOpts, "-movflags", "+faststart"] }],
+          outputs: [{ path: out, options: [...videoOpts, ...audioOpts, ...cap, "-movflags", "+faststart"] }],
         });
         const outInfo = await probe(b, out, { format: "mov" });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
@@ -245,6 +255,7 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
                 "0:a:0",
                 "-vn",
                 ...(isMp3 ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "128k"]),
+                ...cap,
               ],
             },
           ],
@@ -287,6 +298,20 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
     await local.cleanup();
     await work.done();
   }
+}
+
+/**
+ * Why the studio does not convert a probed file, or null when it may: longer than MAX_MEDIA_SECONDS
+ * (2 hours) or video frames of more than MAX_VIDEO_PIXELS (4096 x 2160). The sentence is the item's
+ * processing error. A duration the file does not state (0: a browser recording) is not refused here;
+ * the conversion stops at the limit (`-t`).
+ */
+export function beyondStudioLimits(info: Pick<ProbeResult, "durationSeconds" | "width" | "height">) {
+  if (info.durationSeconds > MAX_MEDIA_SECONDS)
+    return `This file is ${formatLength(info.durationSeconds)} long; the studio takes media up to ${formatLength(MAX_MEDIA_SECONDS)}. Please upload a shorter file.`;
+  if ((info.width ?? 0) * (info.height ?? 0) > MAX_VIDEO_PIXELS)
+    return `This video is ${info.width} x ${info.height} pixels; the studio takes video up to 4K (4096 x 2160). Please export it at a smaller size and upload it again.`;
+  return null;
 }
 
 /** Hooks for measuring a render (benchmarks). */
@@ -334,7 +359,8 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
         {
           inputs: [{ path: local.path, format }],
           filterComplex: graph.filterComplex,
-          outputs: [{ path: file, options: out.options }],
+          // an edit queued before the length check (studio.service assertRenderLength) stops at the limit
+          outputs: [{ path: file, options: [...out.options, "-t", String(MAX_MEDIA_SECONDS)] }],
           progress: true,
         },
         {

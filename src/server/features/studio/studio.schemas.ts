@@ -8,6 +8,27 @@ export const UNSUPPORTED_TYPE_MESSAGE =
   "Unsupported file type. Please upload MP4, WebM, MOV, MP3, or WAV files.";
 
 /**
+ * The longest media the studio keeps and the longest edit it renders: 2 hours, in seconds. The upload
+ * limit bounds bytes, not time: a file of a few kilobytes can say it lasts 10 hours (two frames far
+ * apart) and every ffmpeg run over it would then make hours of output. Longer uploads fail processing
+ * with a sentence; longer edits are a 400 before anything is queued.
+ */
+export const MAX_MEDIA_SECONDS = 2 * 60 * 60;
+/** The largest video frame the studio converts: 4096 x 2160 pixels (DCI 4K), counted as a pixel total. */
+export const MAX_VIDEO_PIXELS = 4096 * 2160;
+
+/** A length for people: "2 h", "2 h 40 min", "45 min", "30 s". */
+export function formatLength(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  if (!h) return `${m} min`;
+  return m ? `${h} h ${m} min` : `${h} h`;
+}
+
+/**
  * Allowed MIME types decided by magic bytes (spec section 5: video/mp4, video/webm, video/quicktime,
  * audio/mpeg, audio/wav, audio/mp3, audio/webm). file-type's names for the same containers map here.
  */

@@ -20,6 +20,8 @@ import {
   ALLOWED_MIME,
   advancedEditSchema,
   FILE_TOO_LARGE_MESSAGE,
+  formatLength,
+  MAX_MEDIA_SECONDS,
   MAX_UPLOAD_BYTES,
   trimEditSchema,
   UNSUPPORTED_TYPE_MESSAGE,
@@ -536,6 +538,21 @@ function clampSelection(item: MediaItem, startTime: number, endTime: number) {
   return { start: startTime, end };
 }
 
+/**
+ * Refuses an edit whose output would last longer than MAX_MEDIA_SECONDS (2 hours): the kept segments'
+ * total length (seconds) divided by the speed. A slow speed over a long selection would otherwise
+ * render hours of video (CPU, time and disk).
+ * @throws AppError BAD_REQUEST with the length it would have.
+ */
+function assertRenderLength(segments: { start: number; end: number }[], speed: number): void {
+  const seconds = segments.reduce((sum, s) => sum + (s.end - s.start), 0) / speed;
+  if (seconds > MAX_MEDIA_SECONDS)
+    throw new AppError(
+      "BAD_REQUEST",
+      `This edit would be ${formatLength(seconds)} long; an edit can be at most ${formatLength(MAX_MEDIA_SECONDS)}. Select a shorter part or a faster speed.`,
+    );
+}
+
 async function readyForEdit(deps: Pick<AppContext, "db">, workspaceId: string, mediaId: number) {
   const item = await getMedia(deps, workspaceId, mediaId);
   if (item.processingStatus === "processing")
@@ -597,12 +614,14 @@ async function queueEdit(
  * duration), volume 0-2, speed 0.5/1/2, fades 0-5 s. `status: "draft"` keeps the item a draft,
  * otherwise it is published. Queues the render job; returns the edit row (status queued, or done
  * when jobs run inline).
- * @throws AppError BAD_REQUEST for bad times, NOT_FOUND, CONFLICT while processing or rendering.
+ * @throws AppError BAD_REQUEST for bad times or an output longer than 2 hours (assertRenderLength),
+ *   NOT_FOUND, CONFLICT while processing or rendering.
  */
 export async function applyTrim(deps: StudioDeps, workspaceId: string, raw: unknown): Promise<MediaEdit> {
   const input = parseInput(trimEditSchema, raw);
   const item = await readyForEdit(deps, workspaceId, input.mediaId);
   const sel = clampSelection(item, input.startTime, input.endTime);
+  assertRenderLength([sel], input.speed);
   const edl: EditDecisionList = {
     segments: [sel],
     speed: input.speed,
@@ -637,7 +656,8 @@ export function isGraded(effects: {
  * Advanced editor (spec sections 3, 5, 7): the selection startTime..endTime split by `cuts` into
  * segments (those in `removedSegments` dropped), volume, speed, picture effects, fades.
  * Publishes the item when rendered. Returns the queued edit.
- * @throws AppError BAD_REQUEST when every segment is dropped or times are bad; PAYMENT_REQUIRED for
+ * @throws AppError BAD_REQUEST when every segment is dropped, times are bad or the output would last
+ *   longer than 2 hours (assertRenderLength); PAYMENT_REQUIRED for
  *   colour grading or blur (isGraded) on a plan without the premium editor.
  */
 export async function applyAdvanced(deps: StudioDeps, workspaceId: string, raw: unknown): Promise<MediaEdit> {
@@ -650,6 +670,7 @@ export async function applyAdvanced(deps: StudioDeps, workspaceId: string, raw: 
   const { kept } = segmentsFromCuts(sel.start, sel.end, input.cuts, input.removedSegments);
   const segments = kept.filter((s) => s.end - s.start >= MIN_SEGMENT_SECONDS);
   if (!segments.length) throw new AppError("BAD_REQUEST", "Keep at least one segment");
+  assertRenderLength(segments, input.speed);
   const edl: EditDecisionList = {
     segments,
     speed: input.speed,

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
-import type { DbOrTx } from "../../db/client";
+import type { Db, DbOrTx } from "../../db/client";
 import { type AvatarProviderName, type AvatarVideo, avatarVideos } from "../../db/schema/avatar";
 
 /** The avatar feature's SQL (avatar_videos); rules live in avatar.service.ts and avatar.handlers.ts. */
@@ -24,6 +24,31 @@ export async function insertAvatarVideo(
 ): Promise<AvatarVideo> {
   const [row] = await db.insert(avatarVideos).values(values).returning();
   return row;
+}
+
+/** Advisory lock class of starting a workspace's avatar video (pg_advisory_xact_lock(class, key)): "AVA\x01". */
+const AVATAR_START_LOCK_CLASS = 1096171777;
+
+/**
+ * Inserts the avatar video `values` of `values.workspaceId` unless the workspace already has `cap` or
+ * more created or processing (countInProgress). Count and insert run in one transaction after the
+ * workspace's avatar-start advisory lock, so concurrent requests cannot all see a count under the cap.
+ * Returns the row, or `{ inProgress }` (nothing inserted) at the cap.
+ */
+export async function insertAvatarVideoWithinCap(
+  db: Db,
+  values: typeof avatarVideos.$inferInsert & { workspaceId: string },
+  cap: number,
+): Promise<{ row: AvatarVideo } | { inProgress: number }> {
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(${sql.raw(String(AVATAR_START_LOCK_CLASS))}, hashtext(${values.workspaceId}::text))`,
+    );
+    // a statement of its own: its snapshot is taken after the lock was granted
+    const n = await countInProgress(tx, values.workspaceId);
+    if (n >= cap) return { inProgress: n };
+    return { row: await insertAvatarVideo(tx, values) };
+  });
 }
 
 /** Inserts a demo request's video unless that request has one already (then undefined). */

@@ -100,23 +100,20 @@ export async function createAvatarVideo(
       "UNPROCESSABLE",
       `${PROVIDER_DISPLAY[name]} is not configured on this server (set ${name === "did" ? "DID_API_KEY" : "HEYGEN_API_KEY"}); choose another provider`,
     );
-  const n = await q.countInProgress(deps.db, workspaceId);
-  if (n >= MAX_IN_PROGRESS_PER_USER)
-    throw new AppError(
-      "TOO_MANY_REQUESTS",
-      `You already have ${n} avatar videos in progress. Please wait for one to finish.`,
-    );
   const title = input.title || defaultTitle(input.script);
   const deadlineAt = new Date(Date.now() + deps.env.AVATAR_POLL_TIMEOUT_SECONDS * 1000);
-  const row = await q.insertAvatarVideo(deps.db, {
-    workspaceId,
-    createdBy,
-    provider: name,
-    script: input.script,
-    title,
-    deadlineAt,
-    status: "created",
-  });
+  // counted and inserted under the workspace's lock: a burst of requests cannot all pass the cap
+  const started = await q.insertAvatarVideoWithinCap(
+    deps.db,
+    { workspaceId, createdBy, provider: name, script: input.script, title, deadlineAt, status: "created" },
+    MAX_IN_PROGRESS_PER_USER,
+  );
+  if ("inProgress" in started)
+    throw new AppError(
+      "TOO_MANY_REQUESTS",
+      `You already have ${started.inProgress} avatar videos in progress. Please wait for one to finish.`,
+    );
+  const row = started.row;
 
   if (provider.kind === "local") {
     const updated = await q.updateAvatarVideo(deps.db, row.id, {

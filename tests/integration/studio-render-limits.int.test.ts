@@ -243,3 +243,46 @@ describe("how long and how large media and edits may be (2 hours, 4K)", () => {
     expect(ok.edl.segments).toEqual([{ start: 0, end: 3_000 }]);
   });
 });
+
+describe("frames far apart are not repeated across the gap", () => {
+  it("a 60 fps WebM of 3 frames spanning 100 minutes converts and edits in seconds", async () => {
+    const { client } = await signUp(t.app);
+    // VP8 (so processing transcodes instead of remuxing): frames at 0, 1/60 s and 6,000 s
+    const file = path.join(dir, "three-frames.webm");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "testsrc=s=640x360:r=60:d=0.05" }],
+      outputs: [
+        {
+          path: file,
+          options: [
+            "-vf",
+            "setpts='if(lt(N,2),N/60/TB,6000/TB)'",
+            "-vsync",
+            "vfr",
+            "-c:v",
+            "libvpx",
+            "-b:v",
+            "200k",
+          ],
+        },
+      ],
+    });
+    let started = Date.now();
+    const media = await uploadAndProcess(client, file);
+    // at a constant 60 fps that was 360,000 encoded frames (minutes of CPU); now the 3 it has
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(media.processing_status, media.processing_error).toBe("ready");
+    expect(media.duration).toBeGreaterThan(5_999);
+
+    started = Date.now();
+    const edit = await client.post("/api/media/edit/trim", {
+      mediaId: media.id,
+      startTime: 0,
+      endTime: 6_000,
+    });
+    expect(edit.statusCode, edit.body).toBe(200);
+    expect(edit.json().edit.status).toBe("done");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  }, 120_000);
+});

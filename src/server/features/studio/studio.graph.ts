@@ -106,7 +106,10 @@ export function buildEditGraph(edl: EditDecisionList, streams: GraphStreams): Ed
   };
 }
 
-/** Output options for a rendered edit: H.264/AAC MP4 with faststart for video, MP3 for audio only. */
+/**
+ * Output options for a rendered edit: H.264/AAC MP4 with faststart for video (frames at their own
+ * times, `-vsync vfr`), MP3 for audio only.
+ */
 export function renderOutputOptions(graph: EditGraph): {
   options: string[];
   ext: "mp4" | "mp3";
@@ -124,6 +127,10 @@ export function renderOutputOptions(graph: EditGraph): {
       "23",
       "-pix_fmt",
       "yuv420p",
+      // frames pass with their own times (studio.pipeline PASS_FRAMES): a constant rate would repeat
+      // the last frame across every gap in the input
+      "-vsync",
+      "vfr",
     ];
     if (graph.audioLabel) opts.push("-map", graph.audioLabel, "-c:a", "aac", "-b:a", "128k");
     opts.push("-movflags", "+faststart");

@@ -21,6 +21,13 @@ import { buildEditGraph, renderOutputOptions } from "./studio.graph";
 import * as q from "./studio.queries";
 import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS } from "./studio.schemas";
 
+/**
+ * Video frames go out as they came in (`-vsync vfr`), never repeated to fill a constant frame rate: two
+ * frames an hour apart in a file that says 60 fps would otherwise be encoded as 216,000 frames. Kept
+ * as `-vsync` (deprecated for `-fps_mode` since ffmpeg 5.1, still read by 7) for the npm 4.1 build.
+ */
+export const PASS_FRAMES = ["-vsync", "vfr"] as const;
+
 /** Folder for temporary files (uploads in flight, S3 downloads, ffmpeg outputs): DATA_DIR/tmp. */
 export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
   const dir = path.join(deps.env.DATA_DIR, "tmp");
@@ -190,6 +197,7 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
               "23",
               "-pix_fmt",
               "yuv420p",
+              ...PASS_FRAMES,
             ];
         const audioOpts = info.hasAudio
           ? ["-map", "0:a:0", "-c:a", canRemux ? "copy" : "aac", ...(canRemux ? [] : ["-b:a", "128k"])]

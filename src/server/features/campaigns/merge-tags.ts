@@ -60,11 +60,29 @@ function str(v: unknown): string {
   return String(v).trim();
 }
 
-/** The value of one merge field for `contact` ("" when missing). */
+/**
+ * `obj[key]` when `obj` holds `key` itself, else undefined: a tag such as `{{constructor}}`,
+ * `{{toString}}` or `{{valueOf}}` (also valid custom field names) must never read what every
+ * object inherits (it rendered "function Object() { [native code] }").
+ */
+function own<T>(obj: Record<string, T> | null | undefined, key: string): T | undefined {
+  return obj && Object.hasOwn(obj, key) ? obj[key] : undefined;
+}
+
+/**
+ * The value of one merge field for `contact` ("" when missing): a contact field (snake_case or
+ * camelCase) or else a custom field (names compared case-insensitively). Only the contact's own
+ * properties are read, never inherited ones (Object.prototype's `constructor`, `valueOf`, ...).
+ */
 export function mergeValue(contact: MergeContact, field: string): string {
   const key = field.toLowerCase();
   const get = (k: string) =>
-    str(contact[k] ?? contact[camel(k)] ?? contact[k.toLowerCase()] ?? contact[camel(k.toLowerCase())]);
+    str(
+      own(contact, k) ??
+        own(contact, camel(k)) ??
+        own(contact, k.toLowerCase()) ??
+        own(contact, camel(k.toLowerCase())),
+    );
   if (key === "name" || key === "full_name") {
     const full = [get("first_name"), get("last_name")].filter(Boolean).join(" ");
     return full || get("name");
@@ -112,10 +130,10 @@ export function renderMergeTags(
   const value = (field: string, fallback?: string) => {
     const key = field.toLowerCase();
     // `my_business` is the sender's, never a contact field
-    const v = opts.extra?.[key] ?? (key === MY_BUSINESS_TAG ? "" : mergeValue(contact, field));
+    const v = own(opts.extra, key) ?? (key === MY_BUSINESS_TAG ? "" : mergeValue(contact, field));
     if (v) return esc(v);
     if (fallback !== undefined) return esc(fallback.trim());
-    return esc(DEFAULT_FALLBACKS[key] ?? "");
+    return esc(own(DEFAULT_FALLBACKS, key) ?? "");
   };
   return template
     .replace(TAG_RE, (_m, field: string, fallback: string | undefined) => value(field, fallback))
@@ -136,7 +154,7 @@ export function mergeTagsIn(template: string): string[] {
 export function toMergeTags(message: string): string {
   const canonical = (field: string) => {
     const key = field.toLowerCase();
-    const fb = DEFAULT_FALLBACKS[key];
+    const fb = own(DEFAULT_FALLBACKS, key);
     return fb ? `{{${key}|${fb}}}` : `{{${key}}}`;
   };
   return message

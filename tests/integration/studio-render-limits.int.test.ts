@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mediaEdits } from "../../src/server/db/schema";
 import { renderEditJob } from "../../src/server/features/studio/studio.jobs";
+import { MAX_UPLOAD_BYTES } from "../../src/server/features/studio/studio.schemas";
 import { applyAdvanced, applyTrim, type StudioDeps } from "../../src/server/features/studio/studio.service";
 import type { JobClient } from "../../src/server/jobs/client";
 import { handlerOf } from "../../src/server/jobs/registry";
@@ -285,4 +286,39 @@ describe("frames far apart are not repeated across the gap", () => {
     expect(edit.json().edit.status).toBe("done");
     expect(Date.now() - started).toBeLessThan(15_000);
   }, 120_000);
+});
+
+describe("how many frames a video may hold", () => {
+  it("a 4 MB MP4 of 14,000 4K frames fails processing with a sentence; nothing can be rendered from it", async () => {
+    const { client } = await signUp(t.app);
+    // 100 frames of a still 4K picture at 1000 fps, repeated 140 times by stream copy: 14 s, about 4 MB
+    const clip = path.join(dir, "still-4k.mp4");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "color=c=gray:s=4096x2160:r=1000:d=0.1" }],
+      outputs: [
+        {
+          path: clip,
+          options: ["-c:v", "libx264", "-preset", "ultrafast", "-g", "100000", "-pix_fmt", "yuv420p"],
+        },
+      ],
+    });
+    const list = path.join(dir, "still-4k.txt");
+    fs.writeFileSync(list, `file '${clip}'\n`.repeat(140));
+    const file = path.join(dir, "frames-4k.mp4");
+    await runFfmpeg(bins, {
+      inputs: [{ path: list, options: ["-f", "concat", "-safe", "0"] }],
+      outputs: [{ path: file, options: ["-c", "copy"] }],
+    });
+    expect(fs.statSync(file).size).toBeLessThan(MAX_UPLOAD_BYTES / 10);
+    // encoding 14,000 frames of 4K is hours of CPU: the upload is refused before any of it
+    const media = await uploadAndProcess(client, file);
+    expect(media).toMatchObject({
+      processing_status: "failed",
+      processing_error:
+        "This video has 14,000 frames of 4096 x 2160 pixels, more than the studio converts (30 minutes of 1080p at 30 frames a second, or fewer frames of a larger picture). Please export it at a lower frame rate or size and upload it again.",
+    });
+    const edit = await client.post("/api/media/edit/trim", { mediaId: media.id, startTime: 0, endTime: 14 });
+    expect(edit.statusCode).toBe(422);
+  });
 });

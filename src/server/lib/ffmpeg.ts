@@ -507,6 +507,40 @@ export async function probe(
 }
 
 /**
+ * How many packets (frames) the first video stream of `file` holds, counted by demuxing the whole
+ * file without decoding (`ffprobe -count_packets`: a fraction of a second for 100 MB), the demuxer
+ * pinned to `opts.format` (default: its magic bytes'). 0 when the file has no video stream.
+ * @throws FfmpegError when ffprobe cannot read the file.
+ */
+export async function countVideoPackets(
+  bin: FfmpegBinaries,
+  file: string,
+  opts: { format?: string } = {},
+): Promise<number> {
+  const format = opts.format ?? (await mediaDemuxer(file));
+  const stdout = await runProcess(
+    bin.ffprobe,
+    [
+      "-v",
+      "error",
+      ...pinnedInputOptions(format),
+      "-select_streams",
+      "v:0",
+      "-count_packets",
+      "-show_entries",
+      "stream=nb_read_packets",
+      "-of",
+      "json",
+      file,
+    ],
+    { collectStdout: true },
+  );
+  const raw = JSON.parse(stdout || "{}") as { streams?: { nb_read_packets?: string }[] };
+  const n = Number(raw.streams?.[0]?.nb_read_packets);
+  return Number.isFinite(n) ? n : 0;
+}
+
+/**
  * Computes waveform peaks: decodes the audio to mono/stereo 8000 Hz s16le through a pipe (constant
  * memory) and keeps, per bucket, the sample with the largest magnitude (sign kept) scaled to [-1, 1].
  * `buckets` per channel (default 1000). Source of 8000 Hz: spec section 9 (waveform decoding rate).

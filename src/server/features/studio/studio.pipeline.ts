@@ -7,6 +7,7 @@ import type { MediaItem, MediaProbe, RenditionKind } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
 import {
   computePeaks,
+  countVideoPackets,
   type FfmpegBinaries,
   FfmpegError,
   mediaDemuxer,
@@ -19,7 +20,7 @@ import {
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
 import * as q from "./studio.queries";
-import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS } from "./studio.schemas";
+import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS, MAX_VIDEO_WORK_PIXELS } from "./studio.schemas";
 
 /**
  * Video frames go out as they came in (`-vsync vfr`), never repeated to fill a constant frame rate: two
@@ -164,7 +165,14 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
       await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
     }
-    const tooBig = beyondStudioLimits(info);
+    let frames = 0;
+    try {
+      if (info.hasVideo) frames = await countVideoPackets(b, local.path, { format });
+    } catch (error) {
+      await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
+      return;
+    }
+    const tooBig = beyondStudioLimits({ ...info, frames });
     if (tooBig) {
       await fail(tooBig);
       return;
@@ -310,15 +318,21 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
 
 /**
  * Why the studio does not convert a probed file, or null when it may: longer than MAX_MEDIA_SECONDS
- * (2 hours) or video frames of more than MAX_VIDEO_PIXELS (4096 x 2160). The sentence is the item's
- * processing error. A duration the file does not state (0: a browser recording) is not refused here;
- * the conversion stops at the limit (`-t`).
+ * (2 hours), video frames of more than MAX_VIDEO_PIXELS (4096 x 2160), or more video to encode than
+ * MAX_VIDEO_WORK_PIXELS (`frames` x width x height; 30 minutes of 1080p at 30 fps). The sentence is the
+ * item's processing error. A duration the file does not state (0: a browser recording) is not refused
+ * here; the conversion stops at the limit (`-t`).
  */
-export function beyondStudioLimits(info: Pick<ProbeResult, "durationSeconds" | "width" | "height">) {
+export function beyondStudioLimits(
+  info: Pick<ProbeResult, "durationSeconds" | "width" | "height"> & { frames?: number },
+) {
   if (info.durationSeconds > MAX_MEDIA_SECONDS)
     return `This file is ${formatLength(info.durationSeconds)} long; the studio takes media up to ${formatLength(MAX_MEDIA_SECONDS)}. Please upload a shorter file.`;
   if ((info.width ?? 0) * (info.height ?? 0) > MAX_VIDEO_PIXELS)
     return `This video is ${info.width} x ${info.height} pixels; the studio takes video up to 4K (4096 x 2160). Please export it at a smaller size and upload it again.`;
+  const frames = info.frames ?? 0;
+  if (frames * (info.width ?? 0) * (info.height ?? 0) > MAX_VIDEO_WORK_PIXELS)
+    return `This video has ${frames.toLocaleString("en-US")} frames of ${info.width} x ${info.height} pixels, more than the studio converts (30 minutes of 1080p at 30 frames a second, or fewer frames of a larger picture). Please export it at a lower frame rate or size and upload it again.`;
   return null;
 }
 

@@ -17,6 +17,13 @@ export const MAX_MEDIA_SECONDS = 2 * 60 * 60;
 /** The largest video frame the studio converts: 4096 x 2160 pixels (DCI 4K), counted as a pixel total. */
 export const MAX_VIDEO_PIXELS = 4096 * 2160;
 
+/**
+ * The most video the studio encodes from one item, as frames x pixels per frame: 30 minutes of
+ * 1920 x 1080 at 30 fps (what the processing job can encode within its 30-minute expiry). Bytes do not
+ * bound it: a 4 MB H.264 file can hold 14,000 frames of 4K (about 25 bytes per repeated frame).
+ */
+export const MAX_VIDEO_WORK_PIXELS = 1920 * 1080 * 30 * 60 * 30;
+
 /** A length for people: "2 h", "2 h 40 min", "45 min", "30 s". */
 export function formatLength(seconds: number): string {
   const s = Math.round(seconds);

@@ -14,16 +14,29 @@ export async function listLocatedContacts(ctx: Pick<AppContext, "db">, workspace
 }
 
 /**
+ * Half-sides (degrees) of the latitude/longitude box around a circle of `radiusMiles` centred at
+ * `latitude`: `dLat` is the radius as an arc; `dLng` the widest longitude the circle reaches,
+ * asin(sin r / cos latitude) (wider than r / cos latitude: the circle's widest point lies poleward of
+ * its centre), and 180 (every longitude) when the circle holds a pole.
+ */
+export function searchBox(latitude: number, radiusMiles: number): { dLat: number; dLng: number } {
+  const r = radiusMiles / EARTH_RADIUS_MILES;
+  const dLat = (r * 180) / Math.PI;
+  if (Math.abs(latitude) + dLat >= 90) return { dLat, dLng: 180 };
+  const s = Math.sin(r) / Math.cos((latitude * Math.PI) / 180);
+  return { dLat, dLng: s >= 1 ? 180 : (Math.asin(s) * 180) / Math.PI };
+}
+
+/**
  * POST /api/contacts/search/location {latitude, longitude, radius_miles}: contacts within the
  * great-circle (haversine) distance, nearest first, each with `distance_miles`, at most 5,000. A
- * bounding box on (latitude, longitude) lets the (workspace_id, latitude, longitude) index prune
- * before the exact test. @throws BAD_REQUEST on invalid coordinates or radius.
+ * bounding box on (latitude, longitude) (searchBox; wrapped across the 180th meridian, every
+ * longitude around a pole) lets the (workspace_id, latitude, longitude) index prune before the exact
+ * test. @throws BAD_REQUEST on invalid coordinates or radius.
  */
 export async function searchByLocation(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const q = parseInput(locationSearchSchema, input);
-  const dLat = (q.radius_miles / EARTH_RADIUS_MILES) * (180 / Math.PI);
-  const cosLat = Math.cos((q.latitude * Math.PI) / 180);
-  const dLng = cosLat < 1e-6 ? 180 : Math.min(180, dLat / cosLat);
+  const { dLat, dLng } = searchBox(q.latitude, q.radius_miles);
   const rows = await selectContactsNear(ctx.db, workspaceId, {
     latitude: q.latitude,
     longitude: q.longitude,

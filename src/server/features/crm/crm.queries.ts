@@ -1097,10 +1097,24 @@ export async function selectLocatedContacts(
 }
 
 /**
+ * Longitude in [lo, hi] (degrees, lo <= hi) on the circle: a range passing 180 or -180 goes on from
+ * the other side (170..190 is 170..180 or -180..-170); one 360 degrees wide or more is no condition.
+ */
+function longitudeBetween(lo: number, hi: number): SQL | undefined {
+  if (hi - lo >= 360) return undefined;
+  if (lo < -180)
+    return sql`(${contacts.longitude} >= ${lo + 360}::float8 or ${contacts.longitude} <= ${hi}::float8)`;
+  if (hi > 180)
+    return sql`(${contacts.longitude} >= ${lo}::float8 or ${contacts.longitude} <= ${hi - 360}::float8)`;
+  return sql`${contacts.longitude} between ${lo}::float8 and ${hi}::float8`;
+}
+
+/**
  * Contacts of `workspaceId` within `radiusMiles` great-circle (haversine, Earth radius
  * `earthRadiusMiles`) of (latitude, longitude), nearest first, at most `limit`, each with its
  * `distance` in miles. `dLat`/`dLng` (degrees) bound a box the (workspace_id, latitude, longitude)
- * index prunes with before the exact test; `dLng >= 180` leaves longitude unbounded.
+ * index prunes with before the exact test; `dLng >= 180` leaves longitude unbounded, and a box
+ * passing -180 or 180 continues on the meridian's other side (longitudeBetween).
  */
 export async function selectContactsNear(
   db: DbOrTx,
@@ -1128,9 +1142,7 @@ export async function selectContactsNear(
       and(
         eq(contacts.workspaceId, workspaceId),
         sql`${contacts.latitude} between ${p.latitude - p.dLat}::float8 and ${p.latitude + p.dLat}::float8`,
-        p.dLng >= 180
-          ? undefined
-          : sql`${contacts.longitude} between ${p.longitude - p.dLng}::float8 and ${p.longitude + p.dLng}::float8`,
+        longitudeBetween(p.longitude - p.dLng, p.longitude + p.dLng),
         sql`${distance} <= ${p.radiusMiles}::float8`,
       ),
     )

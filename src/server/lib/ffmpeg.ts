@@ -365,6 +365,7 @@ export interface RunOptions {
   onStdout?: (chunk: Buffer) => void;
   /** piped into ffmpeg's stdin (for `-i pipe:0`) */
   stdin?: Readable;
+  /** aborting it kills the process at once (SIGKILL) */
   signal?: AbortSignal;
 }
 
@@ -381,7 +382,10 @@ export function runFfmpeg(bin: FfmpegBinaries, cmd: FfmpegCommand, opts: RunOpti
   return runProcess(bin.ffmpeg, args, opts).then(() => undefined);
 }
 
-/** Spawns a binary; collects stderr (bounded) and optionally parses `-progress` from stdout. */
+/**
+ * Spawns a binary; collects stderr (bounded) and optionally parses `-progress` from stdout. An abort of
+ * `opts.signal` kills the process (SIGKILL) and rejects with an FfmpegError.
+ */
 export function runProcess(
   file: string,
   args: string[],
@@ -391,6 +395,9 @@ export function runProcess(
     const child = spawn(file, args, {
       stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
       signal: opts.signal,
+      // an aborted run must stop now: ffmpeg takes SIGTERM as "finish up", and a filter graph that is
+      // still buffering (palettegen, a long gap) kept running to its end, long after the caller gave up
+      killSignal: "SIGKILL",
     });
     let stderr = "";
     const out: Buffer[] = [];

@@ -15,8 +15,8 @@ import { isImportEmail } from "./crm.import";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { isWebAddress } from "./crm.schemas";
-import { DEFAULT_TAG_COLOR } from "./crm.tags";
-import { ensureTag, tagContactsByTagName } from "./crm.tags.queries";
+import { ensureTagWithinLimit } from "./crm.tags";
+import { tagContactsByTagName } from "./crm.tags.queries";
 
 // Businesses from the lead search (issue 13) -> contacts: matching and adding.
 
@@ -178,7 +178,8 @@ function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
  * lifecycle stage lead and custom_fields.place_id. The creations count against the plan's contact
  * limit, checked before anything is written, under the workspace's contact-creation lock held to the
  * commit (withinContactLimit: concurrent creators cannot pass it together). With `tagName`, the
- * created and matched contacts get that tag (created when missing). Phones are stored in E.164, read
+ * created and matched contacts get that tag (created when missing, within crm.tags MAX_TAGS: a new
+ * tag past it is a 409 CONFLICT and nothing is written). Phones are stored in E.164, read
  * in the workspace's phone country when they have no `+country` (issue 14). In the same transaction
  * (the webhooks outbox), stores `contact.created` per created contact and `contact.updated` per
  * filled one (toContactJson) when an endpoint of the workspace listens (asked once, before it); their
@@ -284,7 +285,7 @@ export async function addBusinessContacts(
       }
       if (opts.tagName?.trim() && ids.length) {
         const name = opts.tagName.trim().slice(0, 50);
-        await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
+        await ensureTagWithinLimit(tx, workspaceId, name);
         await tagContactsByTagName(tx, workspaceId, name, ids);
       }
       // the contacts' events, in this transaction (after the tagging: the JSON carries the tag)

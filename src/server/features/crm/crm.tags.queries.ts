@@ -4,6 +4,50 @@ import { contacts, contactTags, type SegmentFilter, segments, tags } from "../..
 
 // SQL of tags, contact-tag links and saved segments (lists). Rules: crm.tags.ts.
 
+/** Advisory lock class of tag creation (pg_advisory_xact_lock(class, key)): "CRM\x03". */
+const TAG_CREATION_LOCK_CLASS = 1129467139;
+/** Advisory lock class of segment creation (pg_advisory_xact_lock(class, key)): "CRM\x04". */
+const SEGMENT_CREATION_LOCK_CLASS = 1129467140;
+
+/**
+ * In the transaction `tx`: takes the workspace's tag-creation lock (transaction-scoped advisory
+ * lock), then returns how many tags the workspace has, counted after the lock was granted, so a
+ * count checked here and the insert that follows cannot pass a limit together with a concurrent
+ * creation's.
+ */
+export async function lockTagCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(TAG_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
+  );
+  // a statement of its own: its snapshot is taken after the lock was granted
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(tags)
+    .where(eq(tags.workspaceId, workspaceId));
+  return row?.n ?? 0;
+}
+
+/** lockTagCreation for saved segments: the workspace's segment-creation lock, then its segment count. */
+export async function lockSegmentCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(SEGMENT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
+  );
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(segments)
+    .where(eq(segments.workspaceId, workspaceId));
+  return row?.n ?? 0;
+}
+
+/** True when `workspaceId` has a tag named `name` (case-insensitive, as the unique index compares). */
+export async function tagNameExists(db: DbOrTx, workspaceId: string, name: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: tags.id })
+    .from(tags)
+    .where(and(eq(tags.workspaceId, workspaceId), sql`lower(${tags.name}) = lower(${name})`));
+  return !!row;
+}
+
 /** Tags of `workspaceId` with how many contacts carry each: `{id, name, color, contact_count}` by name. */
 export async function selectTagsWithCounts(db: DbOrTx, workspaceId: string) {
   return db

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
@@ -12,8 +13,11 @@ import { listContactsPageJson } from "./crm.search";
 import {
   deleteSegmentRow,
   deleteTagRow,
+  ensureTag,
   insertSegment,
   insertTag,
+  lockSegmentCreation,
+  lockTagCreation,
   selectSegment,
   selectSegments,
   selectSegmentsPage,
@@ -22,6 +26,7 @@ import {
   selectTagsWithCounts,
   tagContactsWhereReturningIds,
   tagExists,
+  tagNameExists,
   untagContactsWhere,
   updateSegmentRow,
 } from "./crm.tags.queries";
@@ -30,6 +35,25 @@ import {
 
 /** The colour of a tag created without one (and of a tag shown without one). */
 export const DEFAULT_TAG_COLOR = "#6366f1";
+
+/**
+ * Most tags a workspace may have. Tags were created without end (every one is listed with its
+ * count on the contacts screen and in the tag pickers); the 501st is a 409 (tooManyTags).
+ */
+export const MAX_TAGS = 500;
+/**
+ * Most saved segments (lists) a workspace may have. Listing them counts each one's contacts with
+ * its own query (a search filter over the whole workspace), so a workspace holding thousands made
+ * every GET /api/contacts/lists/all run thousands of counts; the 101st is a 409.
+ */
+export const MAX_SEGMENTS = 100;
+
+function tooManyTags(): AppError {
+  return new AppError(
+    "CONFLICT",
+    `This workspace already has ${MAX_TAGS} tags, the most it can have. Delete one it no longer uses to create another.`,
+  );
+}
 
 /** GET /api/contacts/tags/all: `{id, name, color, contact_count}` by name. */
 export async function listTags(ctx: Pick<AppContext, "db">, workspaceId: string) {
@@ -144,17 +168,37 @@ async function assertContactOfWorkspace(ctx: Pick<AppContext, "db">, workspaceId
     throw new AppError("NOT_FOUND", "Contact not found");
 }
 
-/** POST /api/contacts/tags {name, color?}: creates a tag. @throws CONFLICT 'A tag with this name already exists'. */
+/**
+ * POST /api/contacts/tags {name, color?}: creates a tag, at most MAX_TAGS per workspace (counted
+ * under the workspace's tag-creation lock, so concurrent creations cannot pass it together).
+ * @throws CONFLICT 'A tag with this name already exists', CONFLICT at MAX_TAGS.
+ */
 export async function createTag(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const t = parseInput(createTagSchema, input);
   try {
-    const row = await insertTag(ctx.db, workspaceId, t.name, t.color ?? DEFAULT_TAG_COLOR);
+    const row = await ctx.db.transaction(async (tx) => {
+      if ((await lockTagCreation(tx, workspaceId)) >= MAX_TAGS) throw tooManyTags();
+      return insertTag(tx, workspaceId, t.name, t.color ?? DEFAULT_TAG_COLOR);
+    });
     if (!row) throw new AppError("INTERNAL", "Failed to create tag");
     return { id: row.id, name: row.name, color: row.color };
   } catch (e) {
     if (isUniqueViolation(e)) throw new AppError("CONFLICT", "A tag with this name already exists");
     throw e;
   }
+}
+
+/**
+ * In the transaction `tx`: creates the tag `name` (DEFAULT_TAG_COLOR) unless the workspace has one
+ * of that name (case-insensitive), within MAX_TAGS as createTag (under the same lock). Used by the
+ * lead search's "add to contacts" with a tag name.
+ * @throws AppError CONFLICT when the tag is new and the workspace already has MAX_TAGS.
+ */
+export async function ensureTagWithinLimit(tx: DbOrTx, workspaceId: string, name: string): Promise<void> {
+  const count = await lockTagCreation(tx, workspaceId);
+  if (await tagNameExists(tx, workspaceId, name)) return;
+  if (count >= MAX_TAGS) throw tooManyTags();
+  await ensureTag(tx, workspaceId, name, DEFAULT_TAG_COLOR);
 }
 
 /** Tags of the given contacts as `{contact_id, id, tag_name, tag_color}` (spec section 3: Tag on a contact). */
@@ -237,14 +281,23 @@ export async function listSegmentContactsPageJson(
 }
 
 /**
- * POST /api/contacts/lists {name, filter}: saves a segment.
- * @throws NOT_FOUND 'Tag not found' (filter.tag_id not the workspace's), CONFLICT on a duplicate name.
+ * POST /api/contacts/lists {name, filter}: saves a segment, at most MAX_SEGMENTS per workspace
+ * (counted under the workspace's segment-creation lock, so concurrent creations cannot pass it).
+ * @throws NOT_FOUND 'Tag not found' (filter.tag_id not the workspace's), CONFLICT on a duplicate
+ *   name or at MAX_SEGMENTS.
  */
 export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const s = parseInput(createSegmentSchema, input);
   if (s.filter.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
   try {
-    const row = await insertSegment(ctx.db, workspaceId, s.name, s.filter);
+    const row = await ctx.db.transaction(async (tx) => {
+      if ((await lockSegmentCreation(tx, workspaceId)) >= MAX_SEGMENTS)
+        throw new AppError(
+          "CONFLICT",
+          `This workspace already has ${MAX_SEGMENTS} saved lists, the most it can have. Delete one it no longer uses to save another.`,
+        );
+      return insertSegment(tx, workspaceId, s.name, s.filter);
+    });
     if (!row) throw new AppError("INTERNAL", "Failed to save list");
     return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };
   } catch (e) {

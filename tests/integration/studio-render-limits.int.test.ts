@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mediaEdits } from "../../src/server/db/schema";
 import { renderEditJob } from "../../src/server/features/studio/studio.jobs";
+import { renderEdit } from "../../src/server/features/studio/studio.pipeline";
 import { MAX_UPLOAD_BYTES } from "../../src/server/features/studio/studio.schemas";
 import { applyAdvanced, applyTrim, type StudioDeps } from "../../src/server/features/studio/studio.service";
 import type { JobClient } from "../../src/server/jobs/client";
@@ -320,5 +321,53 @@ describe("how many frames a video may hold", () => {
     });
     const edit = await client.post("/api/media/edit/trim", { mediaId: media.id, startTime: 0, endTime: 14 });
     expect(edit.statusCode).toBe(422);
+  });
+});
+
+describe("a render's time limit", () => {
+  it("a render still running at its limit is killed and the edit fails with a sentence; the item stays as it was", async () => {
+    const { client, user } = await signUp(t.app);
+    const file = path.join(dir, "minute.mp4");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi", "-i", "testsrc=s=640x360:r=30:d=60", "-f", "lavfi"],
+      inputs: [{ path: "sine=f=440:d=60" }],
+      outputs: [
+        {
+          path: file,
+          options: [
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+          ],
+        },
+      ],
+    });
+    const mediaId = await uploadVideo(client, file);
+    const before = (await client.get(`/api/media/${mediaId}`)).json().media;
+    const edit = await applyAdvanced(enqueueOnly(), user.id, {
+      mediaId,
+      startTime: 0,
+      endTime: 60,
+      speed: 0.25,
+      effects: { fadeIn: 2, fadeOut: 2 },
+    });
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    const started = Date.now();
+    // 1,800 frames at 640 x 360 and 4 minutes of audio: seconds of work, stopped after one
+    expect(await renderEdit(deps, edit.id, { timeLimitMs: 1_000 })).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const after = (await client.get(`/api/media/edits/${edit.id}`)).json().edit;
+    expect(after).toMatchObject({
+      status: "failed",
+      error:
+        "The render took longer than 1 s and was stopped. Try a shorter part, fewer effects or a faster speed.",
+    });
+    expect((await client.get(`/api/media/${mediaId}`)).json().media.version).toBe(before.version);
   });
 });

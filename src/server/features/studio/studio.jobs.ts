@@ -7,6 +7,8 @@ import { defineJob } from "../../jobs/contract";
 export const PROCESS_RETRIES = 2;
 /** Retries of an edit render; the last failed attempt marks the edit failed. */
 export const RENDER_RETRIES = 1;
+/** How long pg-boss lets one render attempt run before it retries the job elsewhere: 1 hour, in seconds. */
+export const RENDER_EXPIRE_SECONDS = 3600;
 
 /** Probes a new media item and makes its playback rendition, poster, GIF and peaks. */
 export const processMediaJob = defineJob({
@@ -26,5 +28,5 @@ export const derivePreviewsJob = defineJob({
 export const renderEditJob = defineJob({
   name: "studio.render-edit",
   schema: z.object({ editId: z.number().int().positive() }),
-  options: { retryLimit: RENDER_RETRIES, expireInSeconds: 3600, localConcurrency: 2 },
+  options: { retryLimit: RENDER_RETRIES, expireInSeconds: RENDER_EXPIRE_SECONDS, localConcurrency: 2 },
 });

@@ -19,6 +19,7 @@ import {
 } from "../../lib/ffmpeg";
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
+import { RENDER_EXPIRE_SECONDS } from "./studio.jobs";
 import * as q from "./studio.queries";
 import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS, MAX_VIDEO_WORK_PIXELS } from "./studio.schemas";
 
@@ -340,6 +341,19 @@ export function beyondStudioLimits(
 export interface RenderHooks {
   /** minimum milliseconds between progress writes (default 500) */
   progressIntervalMs?: number;
+  /** milliseconds the ffmpeg run may take (default RENDER_TIME_LIMIT_MS) */
+  timeLimitMs?: number;
+}
+
+/**
+ * How long a render's ffmpeg may run: a minute less than the job's expiry (RENDER_EXPIRE_SECONDS), so
+ * it is killed before pg-boss hands the job to another attempt, never left encoding beside it.
+ */
+export const RENDER_TIME_LIMIT_MS = (RENDER_EXPIRE_SECONDS - 60) * 1000;
+
+/** The edit's error when its render ran out of time. */
+export function renderTimeoutMessage(ms: number): string {
+  return `The render took longer than ${formatLength(ms / 1000)} and was stopped. Try a shorter part, fewer effects or a faster speed.`;
 }
 
 /**
@@ -348,7 +362,8 @@ export interface RenderHooks {
  * original and earlier renditions stay. Progress (0-1) is parsed from ffmpeg's `-progress` output and
  * written at most every 500 ms. On success the item plays the new rendition (version + 1, draft or
  * published as the edit asked) and a `studio.derive-previews` job refreshes poster, GIF and peaks.
- * An ffmpeg failure marks the edit `failed` with ffmpeg's reason.
+ * An ffmpeg failure marks the edit `failed` with ffmpeg's reason; a run past `hooks.timeLimitMs`
+ * (RENDER_TIME_LIMIT_MS: just under the job's expiry) is killed and the edit fails with renderTimeoutMessage.
  * @returns true when the render succeeded.
  */
 export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHooks = {}): Promise<boolean> {
@@ -374,6 +389,8 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
     let lastWrite = 0;
     let pending: Promise<unknown> = Promise.resolve();
     const interval = hooks.progressIntervalMs ?? 500;
+    const timeLimit = hooks.timeLimitMs ?? RENDER_TIME_LIMIT_MS;
+    const deadline = AbortSignal.timeout(timeLimit);
     try {
       const format = await mediaDemuxer(local.path);
       await runFfmpeg(
@@ -398,6 +415,8 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
               q.updateMediaEdit(deps.db, editId, { progress: fraction }, "rendering").catch(() => {}),
             );
           },
+          // killed (SIGKILL) at the limit
+          signal: deadline,
         },
       );
     } catch (error) {
@@ -405,7 +424,7 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
       if (error instanceof FfmpegError) {
         await q.updateMediaEdit(deps.db, editId, {
           status: "failed",
-          error: error.reason.slice(0, 1000),
+          error: deadline.aborted ? renderTimeoutMessage(timeLimit) : error.reason.slice(0, 1000),
           finishedAt: new Date(),
         });
         return false;

@@ -152,7 +152,6 @@ export function contactOrder(_filter: SegmentFilter = {}): SQL[] {
   return [sql`${contacts.createdAt} desc`, sql`${contacts.id} desc`];
 }
 
-/** WHERE for explicit contact ids of `workspaceId` (an empty list matches nothing). */
 /**
  * `contactWhere(workspaceId, filter)` without the contacts in `excludeIds` (none: the filter alone).
  * The ids travel as one JSON parameter (up to 100,000 of them; a bind parameter per id would pass
@@ -171,9 +170,23 @@ export function contactWhereExcept(
   ) as SQL;
 }
 
+/**
+ * WHERE for the contacts of `workspaceId` among `ids` (an empty list matches nothing). Up to
+ * IDS_AS_PARAMETERS ids are one bind parameter each; a longer list (a bulk operation takes up to
+ * 100,000) travels as one JSON parameter, as contactWhereExcept's: a parameter per id passed
+ * Postgres' 65,535-parameter limit and the statement failed.
+ */
 export function contactIdsWhere(workspaceId: string, ids: number[]): SQL {
+  if (ids.length > IDS_AS_PARAMETERS)
+    return and(
+      eq(contacts.workspaceId, workspaceId),
+      sql`${contacts.id} = any(array(select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::bigint))`,
+    ) as SQL;
   return and(eq(contacts.workspaceId, workspaceId), inArray(contacts.id, ids.length ? ids : [0])) as SQL;
 }
+
+/** Longest id list contactIdsWhere binds as one parameter per id. */
+const IDS_AS_PARAMETERS = 1000;
 
 // ---------------------------------------------------------------------------------------------
 // Counts

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mediaEdits } from "../../src/server/db/schema";
+import { mediaEdits, mediaItems } from "../../src/server/db/schema";
 import { renderEditJob } from "../../src/server/features/studio/studio.jobs";
-import { renderEdit } from "../../src/server/features/studio/studio.pipeline";
+import { processMedia, renderEdit } from "../../src/server/features/studio/studio.pipeline";
 import { MAX_UPLOAD_BYTES } from "../../src/server/features/studio/studio.schemas";
 import { applyAdvanced, applyTrim, type StudioDeps } from "../../src/server/features/studio/studio.service";
 import type { JobClient } from "../../src/server/jobs/client";
@@ -369,5 +369,39 @@ describe("a render's time limit", () => {
         "The render took longer than 1 s and was stopped. Try a shorter part, fewer effects or a faster speed.",
     });
     expect((await client.get(`/api/media/${mediaId}`)).json().media.version).toBe(before.version);
+  });
+});
+
+describe("processing's time limit", () => {
+  it("a conversion still running at its limit is killed and the item fails with a sentence", async () => {
+    const { client, user } = await signUp(t.app);
+    // MPEG-4 Part 2 in MOV: not H.264, so processing transcodes it (a minute of 640 x 360)
+    const file = path.join(dir, "minute.mov");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "testsrc=s=640x360:r=30:d=60" }],
+      outputs: [{ path: file, options: ["-c:v", "mpeg4", "-q:v", "5"] }],
+    });
+    const res = await client.inject({
+      method: "POST",
+      url: "/api/videos/upload",
+      ...multipart({}, { field: "video", filename: "minute.mov", content: fs.readFileSync(file) }),
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const mediaId = res.json().media.id as number;
+    // processed once already (inline jobs); process it again under a 1 s limit
+    await t.db
+      .update(mediaItems)
+      .set({ processingStatus: "processing", currentKey: `u/${user.id}/m/${mediaId}/original.mov` })
+      .where(eq(mediaItems.id, mediaId));
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    const started = Date.now();
+    await processMedia(deps, mediaId, { timeLimitMs: 1_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect((await client.get(`/api/media/${mediaId}`)).json().media).toMatchObject({
+      processing_status: "failed",
+      processing_error:
+        "Converting this file took longer than 1 s and was stopped. Please export it at a smaller size or a lower frame rate and upload it again.",
+    });
   });
 });

@@ -5,6 +5,8 @@ import { defineJob } from "../../jobs/contract";
 
 /** Retries of media processing; the last failed attempt marks the item failed. */
 export const PROCESS_RETRIES = 2;
+/** How long pg-boss lets one processing attempt run before it retries the job: 30 minutes, in seconds. */
+export const PROCESS_EXPIRE_SECONDS = 1800;
 /** Retries of an edit render; the last failed attempt marks the edit failed. */
 export const RENDER_RETRIES = 1;
 /** How long pg-boss lets one render attempt run before it retries the job elsewhere: 1 hour, in seconds. */
@@ -14,7 +16,7 @@ export const RENDER_EXPIRE_SECONDS = 3600;
 export const processMediaJob = defineJob({
   name: "studio.process-media",
   schema: z.object({ mediaId: z.number().int().positive() }),
-  options: { retryLimit: PROCESS_RETRIES, expireInSeconds: 1800, localConcurrency: 2 },
+  options: { retryLimit: PROCESS_RETRIES, expireInSeconds: PROCESS_EXPIRE_SECONDS, localConcurrency: 2 },
 });
 
 /** Refreshes poster, GIF and peaks after a render. */

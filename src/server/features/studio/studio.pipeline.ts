@@ -19,7 +19,7 @@ import {
 } from "../../lib/ffmpeg";
 import { StorageNotFoundError } from "../../providers/storage";
 import { buildEditGraph, renderOutputOptions } from "./studio.graph";
-import { RENDER_EXPIRE_SECONDS } from "./studio.jobs";
+import { PROCESS_EXPIRE_SECONDS, RENDER_EXPIRE_SECONDS } from "./studio.jobs";
 import * as q from "./studio.queries";
 import { formatLength, MAX_MEDIA_SECONDS, MAX_VIDEO_PIXELS, MAX_VIDEO_WORK_PIXELS } from "./studio.schemas";
 
@@ -129,10 +129,19 @@ async function makeVideoPreviews(
  * ffprobe metadata; an H.264/AAC MP4 playback rendition for video (remuxed with faststart when the
  * source already is H.264/AAC in MP4/MOV, else transcoded: webm recordings then play in Safari too)
  * or an MP3 for audio; a poster and an animated GIF for video; waveform peaks for any audio track.
- * A file ffmpeg cannot read ends as `failed` with ffmpeg's reason (no retry, no crash).
- * Other errors (storage, database) are thrown so the job is retried.
+ * A file ffmpeg cannot read ends as `failed` with ffmpeg's reason (no retry, no crash); a conversion
+ * still running `hooks.timeLimitMs` after the start (PROCESS_TIME_LIMIT_MS: just under the job's
+ * expiry) is killed and the item fails with a sentence. Other errors (storage, database) are thrown
+ * so the job is retried.
  */
-export async function processMedia(deps: JobDeps, mediaId: number): Promise<void> {
+export async function processMedia(
+  deps: JobDeps,
+  mediaId: number,
+  hooks: { timeLimitMs?: number } = {},
+): Promise<void> {
+  const timeLimit = hooks.timeLimitMs ?? PROCESS_TIME_LIMIT_MS;
+  // counts from the job's start: the conversion is killed before pg-boss would retry the job beside it
+  const deadline = AbortSignal.timeout(timeLimit);
   const item = await q.selectMediaItem(deps.db, mediaId);
   if (!item?.currentKey) return;
   const b = bins(deps.env);
@@ -211,10 +220,16 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
         const audioOpts = info.hasAudio
           ? ["-map", "0:a:0", "-c:a", canRemux ? "copy" : "aac", ...(canRemux ? [] : ["-b:a", "128k"])]
           : [];
-        await runFfmpeg(b, {
-          inputs: [{ path: local.path, format }],
-          outputs: [{ path: out, options: [...videoOpts, ...audioOpts, ...cap, "-movflags", "+faststart"] }],
-        });
+        await runFfmpeg(
+          b,
+          {
+            inputs: [{ path: local.path, format }],
+            outputs: [
+              { path: out, options: [...videoOpts, ...audioOpts, ...cap, "-movflags", "+faststart"] },
+            ],
+          },
+          { signal: deadline },
+        );
         const outInfo = await probe(b, out, { format: "mov" });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
         const previews = await makeVideoPreviews(b, out, "mov", info.durationSeconds, work.dir);
@@ -304,6 +319,12 @@ export async function processMedia(deps: JobDeps, mediaId: number): Promise<void
       if (error instanceof FfmpegError) {
         // the person sees a sentence; ffmpeg's own words go to the log for whoever debugs it
         deps.log.warn({ mediaId, reason: error.reason }, "media processing failed");
+        if (deadline.aborted) {
+          await fail(
+            `Converting this file took longer than ${formatLength(timeLimit / 1000)} and was stopped. Please export it at a smaller size or a lower frame rate and upload it again.`,
+          );
+          return;
+        }
         await fail(
           "We could not convert this file for playback: it may be damaged or use an unusual encoding. Please export it again (MP4 with H.264 works everywhere) and upload it.",
         );
@@ -344,6 +365,12 @@ export interface RenderHooks {
   /** milliseconds the ffmpeg run may take (default RENDER_TIME_LIMIT_MS) */
   timeLimitMs?: number;
 }
+
+/**
+ * How long processing's conversion (the playback rendition) may run: a minute less than the job's
+ * expiry (PROCESS_EXPIRE_SECONDS); then ffmpeg is killed and the item fails with a sentence.
+ */
+export const PROCESS_TIME_LIMIT_MS = (PROCESS_EXPIRE_SECONDS - 60) * 1000;
 
 /**
  * How long a render's ffmpeg may run: a minute less than the job's expiry (RENDER_EXPIRE_SECONDS), so

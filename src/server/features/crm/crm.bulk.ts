@@ -30,7 +30,8 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * `excludeIds`: "select all N matching", then untick a few; issue 14).
  * delete -> {deleted}; update_stage {lifecycle_stage} -> {updated}; update_status {lead_status}
  * -> {updated}; add_tag {tag_id} -> {tagged}; remove_tag {tag_id} -> {untagged}.
- * Ids that are not the workspace's are ignored. A `member` may delete at most one contact at a time
+ * Ids that are not the workspace's are ignored; a `filter.tag_id` that is not the workspace's tag is a
+ * 404. A `member` may delete at most one contact at a time
  * (issue 10 roles): deleting a filter's result or several ids needs owner or admin.
  * Each operation is one set-based statement ("select all matching" can cover a million rows); updates
  * and deletes lock their contacts in the contacts' one lock order (crm.queries CONTACT_LOCK_ORDER, the
@@ -42,7 +43,8 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * `contact.deleted` per deleted contact (ids from the delete's `returning`); update_stage, update_status -> `contact.updated` per updated contact;
  * add_tag -> `contact.updated` per contact that newly got the tag; remove_tag -> per contact that
  * lost it.
- * @throws BAD_REQUEST (missing data), NOT_FOUND 'Tag not found', FORBIDDEN (member bulk delete).
+ * @throws BAD_REQUEST (missing data, unknown keys, contactIds with filter), NOT_FOUND 'Tag not found'
+ *   (data.tag_id or filter.tag_id), FORBIDDEN (member bulk delete).
  */
 export async function bulkOperation(
   ctx: Pick<AppContext, "db" | "jobs" | "log">,
@@ -53,6 +55,8 @@ export async function bulkOperation(
   const b = parseInput(bulkOperationSchema, input);
   if (b.operation === "delete" && (!b.contactIds || b.contactIds.length > 1))
     assertCan(actor, "bulkDeleteContacts");
+  // a filter on another workspace's (or no) tag is a 404, as a saved segment's and an audience's
+  if (b.filter?.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, b.filter.tag_id);
   const target = b.contactIds
     ? contactIdsWhere(workspaceId, b.contactIds)
     : contactWhereExcept(workspaceId, b.filter ?? {}, b.excludeIds);

@@ -269,9 +269,13 @@ export const segmentFilterSchema = z
   })
   .strict();
 
-/** POST /api/contacts/bulk/operation (spec section 7 "Bulk operations"). */
+/**
+ * POST /api/contacts/bulk/operation (spec section 7 "Bulk operations"): `contactIds` or `filter`
+ * (+ `excludeIds`), never both. Closed, `data` too: an unknown key (`exclude_ids`, `data.stage`) is a
+ * 400 naming it, not a part of the request silently dropped.
+ */
 export const bulkOperationSchema = z
-  .object({
+  .strictObject({
     contactIds: z.array(z.coerce.number().int().positive()).max(100_000).optional(),
     /** bulk over a whole filter result instead of explicit ids ("select all N matching") */
     filter: segmentFilterSchema.optional(),
@@ -286,7 +290,7 @@ export const bulkOperationSchema = z
       error: "operation must be one of delete, update_stage, update_status, add_tag, remove_tag",
     }),
     data: z
-      .object({
+      .strictObject({
         lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
         lead_status: z.enum(LEAD_STATUSES).optional(),
         tag_id: z.coerce.number().int().positive().optional(),
@@ -296,6 +300,10 @@ export const bulkOperationSchema = z
   .refine((b) => b.contactIds !== undefined || b.filter !== undefined, {
     message: "contactIds or filter is required",
     path: ["contactIds"],
+  })
+  .refine((b) => b.contactIds === undefined || b.filter === undefined, {
+    message: "Give contactIds or filter, not both",
+    path: ["filter"],
   })
   .refine((b) => !(b.excludeIds?.length && b.filter === undefined), {
     message: "excludeIds goes with filter; leave excluded contacts out of contactIds instead",

@@ -405,3 +405,61 @@ describe("processing's time limit", () => {
     });
   });
 });
+
+describe("deleting media while its render runs", () => {
+  it("leaves no file of it in storage", async () => {
+    const { client, user } = await signUp(t.app);
+    const file = path.join(dir, "minute-for-delete.mp4");
+    await runFfmpeg(bins, {
+      globalOptions: ["-f", "lavfi", "-i", "testsrc=s=640x360:r=30:d=60", "-f", "lavfi"],
+      inputs: [{ path: "sine=f=440:d=60" }],
+      outputs: [
+        {
+          path: file,
+          options: [
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-c:a",
+            "aac",
+            "-shortest",
+          ],
+        },
+      ],
+    });
+    const mediaId = await uploadVideo(client, file);
+    const edit = await applyAdvanced(enqueueOnly(), user.id, {
+      mediaId,
+      startTime: 0,
+      endTime: 60,
+      speed: 0.25,
+    });
+    const deps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs: t.jobs, log: t.ctx.log };
+    const render = renderEdit(deps, edit.id).then(
+      (ok) => ({ ok }),
+      (error: Error) => ({ error }),
+    );
+    // delete it once ffmpeg is under way (the render takes seconds)
+    for (let i = 0; i < 100; i++) {
+      const [row] = await t.db.select().from(mediaEdits).where(eq(mediaEdits.id, edit.id));
+      if (row?.status === "rendering") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await client.inject({ method: "DELETE", url: `/api/media/${mediaId}` })).statusCode).toBe(200);
+    const outcome = await render;
+    // the job fails (pg-boss would retry it, and the retry finds no edit)
+    expect(outcome).toHaveProperty("error");
+    const folder = path.join(t.env.DATA_DIR, "media", "u", user.id, "m", String(mediaId));
+    const left = fs.existsSync(folder)
+      ? fs
+          .readdirSync(folder, { recursive: true })
+          .map(String)
+          .filter((f) => fs.statSync(path.join(folder, f)).isFile())
+      : [];
+    expect(left).toEqual([]);
+  });
+});

@@ -72,14 +72,21 @@ async function storeRendition(
 ) {
   const key = `${mediaPrefix(item.workspaceId, item.id)}/${name}`;
   const stored = await deps.providers.storage.putFile(key, file, { contentType: mime, move: true });
-  await q.upsertRendition(deps.db, {
-    mediaId: item.id,
-    kind,
-    storageKey: key,
-    mimeType: mime,
-    sizeBytes: stored.size,
-    ...extra,
-  });
+  try {
+    await q.upsertRendition(deps.db, {
+      mediaId: item.id,
+      kind,
+      storageKey: key,
+      mimeType: mime,
+      sizeBytes: stored.size,
+      ...extra,
+    });
+  } catch (error) {
+    // the item was deleted while its job ran (its files went with it): no row will ever name this
+    // file, so it goes too (a retry that still finds the item stores it again)
+    await deps.providers.storage.delete(key).catch(() => {});
+    throw error;
+  }
   return { key, size: stored.size };
 }
 

@@ -238,7 +238,7 @@ export const V1_ROUTES: V1Route[] = [
     method: "POST",
     path: "/contacts/{id}/notes",
     operationId: "createNote",
-    summary: "Add a note to a contact",
+    summary: "Add a note to a contact (a contact holds at most 500 notes; the 501st is refused with 409)",
     tag: "Notes",
     scope: "contacts:write",
     body: s.noteCreateBody,

@@ -4,6 +4,26 @@ import { activities, notes } from "../../db/schema";
 
 // SQL of notes and timeline activities. Rules: crm.notes.ts.
 
+/** Advisory lock class of adding a note to a contact (pg_advisory_xact_lock(class, key)): "CRM\x05". */
+const NOTE_CREATION_LOCK_CLASS = 1129467141;
+
+/**
+ * In the transaction `tx`: takes the contact's note-creation lock (transaction-scoped advisory lock),
+ * then returns how many notes the contact has, counted after the lock was granted, so a count checked
+ * here and the insert that follows cannot pass a limit together with a concurrent note's.
+ */
+export async function lockNoteCreation(tx: DbOrTx, workspaceId: string, contactId: number): Promise<number> {
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(${sql.raw(String(NOTE_CREATION_LOCK_CLASS))}, hashtext(${String(contactId)}::text))`,
+  );
+  // a statement of its own: its snapshot is taken after the lock was granted
+  const [row] = await tx
+    .select({ n: count() })
+    .from(notes)
+    .where(and(eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)));
+  return Number(row?.n ?? 0);
+}
+
 /** One timeline row to insert (`activityType` as documented on the `activities` table). */
 export interface ActivityRow {
   workspaceId: string;

@@ -12,6 +12,7 @@ import {
   deleteNoteRow,
   insertActivities,
   insertNote,
+  lockNoteCreation,
   selectContactNotesPage,
   updateNoteText,
 } from "./crm.notes.queries";
@@ -51,8 +52,17 @@ export async function recordActivities(db: DbOrTx, rows: ActivityRow[]): Promise
 }
 
 /**
+ * Most notes one contact may have. The contact's page (GET /api/contacts/{id}, tRPC crm.get) returns
+ * every note, each up to 10,000 characters: notes added without end made that one response as large
+ * as the tenant liked (200 notes were 2 MB), all of it held in the server's memory.
+ */
+export const MAX_NOTES_PER_CONTACT = 500;
+
+/**
  * POST /api/contacts/{id}/notes {note_text}: blank notes are rejected; records a note_added activity
- * in the same transaction. Returns `{id, note_text, created_at}`. @throws BAD_REQUEST, NOT_FOUND.
+ * in the same transaction. At most MAX_NOTES_PER_CONTACT per contact (counted under the contact's
+ * note lock, so notes added together cannot pass it). Returns `{id, note_text, created_at}`.
+ * @throws BAD_REQUEST, NOT_FOUND, CONFLICT (the contact already has MAX_NOTES_PER_CONTACT notes).
  */
 export async function addNote(
   ctx: Pick<AppContext, "db">,
@@ -64,6 +74,11 @@ export async function addNote(
   const n = parseInput(noteSchema, input);
   await getContact(ctx, workspaceId, contactId);
   return ctx.db.transaction(async (tx) => {
+    if ((await lockNoteCreation(tx, workspaceId, contactId)) >= MAX_NOTES_PER_CONTACT)
+      throw new AppError(
+        "CONFLICT",
+        `This contact already has ${MAX_NOTES_PER_CONTACT} notes, the most it can have. Edit or delete an old note to add another.`,
+      );
     const row = await insertNote(tx, { workspaceId, contactId, noteText: n.note_text, createdBy });
     if (!row) throw new AppError("INTERNAL", "Failed to add note");
     await recordActivities(tx, [

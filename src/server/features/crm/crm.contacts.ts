@@ -6,7 +6,7 @@ import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
-import { assertContactsFit, contactsLimitOf } from "../billing/billing.service";
+import { assertContactsFit, type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import {
   emitWebhookEvent,
   queueWebhookDeliveries,
@@ -152,6 +152,25 @@ export async function withinContactLimit<T>(
       return write(tx);
     }),
   );
+}
+
+/**
+ * Inside a `withinContactLimit` write that holds the contact-creation lock (its transaction `tx`,
+ * with `opts.lock` or on a limited plan): PAYMENT_REQUIRED unless `adding` new contacts fit `limit`
+ * (billing contactsLimitOf, read before the transaction) now. For a write that learns under the lock
+ * that it creates more contacts than the `adding` it was called with (addBusinessContacts matches its
+ * businesses again there: a contact matched before the lock may have been deleted since, and is then
+ * created). Counts on `tx`.
+ * @throws AppError PAYMENT_REQUIRED with the plan's sentence.
+ */
+export async function assertContactsFitInLock(
+  tx: DbOrTx,
+  workspaceId: string,
+  limit: ContactsLimit,
+  adding: number,
+): Promise<void> {
+  if (adding <= 0 || limit.max === null) return;
+  assertContactsFit(limit, await sumContactCounts(tx, workspaceId), adding);
 }
 
 function splitName(name: string | undefined | null): { first: string | null; last: string | null } {

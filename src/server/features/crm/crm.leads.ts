@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { normalisePhone, toE164 } from "../../lib/phone";
+import { contactsLimitOf } from "../billing/billing.service";
 import {
   mergeWebhookEmits,
   NO_WEBHOOK_EMIT,
@@ -10,7 +11,7 @@ import {
 } from "../webhooks/webhooks.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
-import { withinContactLimit } from "./crm.contacts";
+import { assertContactsFitInLock, withinContactLimit } from "./crm.contacts";
 import { isImportEmail } from "./crm.import";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
@@ -232,6 +233,8 @@ export async function addBusinessContacts(
       ? await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"])
       : new Set();
   let emitted: WebhookEmit = NO_WEBHOOK_EMIT;
+  // the plan's contact limit, for creations the match under the lock finds beyond the first one's
+  const limit = await contactsLimitOf(ctx, workspaceId);
   // one transaction (run again as a whole on a deadlock) under the workspace's contact-creation lock:
   // the businesses are matched again once the lock is held, so a concurrent add of the same results
   // (two "Add to contacts" at once) updates the contacts the first one created instead of creating
@@ -242,6 +245,10 @@ export async function addBusinessContacts(
     estimate.create.length,
     async (tx) => {
       const now = split(await matchIn(tx, workspaceId, businesses, phoneCountry));
+      // the limit was checked for the first match's creations: a contact it matched may have been
+      // deleted since (then it is created here), so more creations are checked again, under the lock
+      if (now.create.length > estimate.create.length)
+        await assertContactsFitInLock(tx, workspaceId, limit, now.create.length);
       toCreate = now.create;
       toUpdate = now.update;
       ids = [];

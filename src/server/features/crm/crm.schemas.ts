@@ -187,24 +187,33 @@ export const contactFieldsSchema = z.object({
 export type ContactFields = z.output<typeof contactFieldsSchema>;
 export const CONTACT_FIELD_NAMES = Object.keys(contactFieldsSchema.shape) as (keyof ContactFields)[];
 
-/** POST /api/contacts: first name and email required (spec section 5, Add Contact). */
-export const createContactSchema = contactFieldsSchema.extend({
-  first_name: z
-    .string({ error: "First name is required" })
-    .trim()
-    .min(1, "First name is required")
-    .max(100, "First name must be at most 100 characters"),
-  email: z
-    .string({ error: "Email is required" })
-    .trim()
-    .toLowerCase()
-    .min(1, "Email is required")
-    .max(254, "Email must be at most 254 characters")
-    .pipe(z.email("Please enter a valid email address")),
-});
+/**
+ * POST /api/contacts: first name and email required (spec section 5, Add Contact). Closed, as
+ * updateContactSchema: an unknown field (`customFields`, `stage`) is a 400 naming it.
+ */
+export const createContactSchema = contactFieldsSchema
+  .extend({
+    first_name: z
+      .string({ error: "First name is required" })
+      .trim()
+      .min(1, "First name is required")
+      .max(100, "First name must be at most 100 characters"),
+    email: z
+      .string({ error: "Email is required" })
+      .trim()
+      .toLowerCase()
+      .min(1, "Email is required")
+      .max(254, "Email must be at most 254 characters")
+      .pipe(z.email("Please enter a valid email address")),
+  })
+  .strict();
 
-/** PUT /api/contacts/{id}: any subset of the fields. */
-export const updateContactSchema = contactFieldsSchema;
+/**
+ * PUT /api/contacts/{id} (and tRPC crm.update's data): any subset of the fields. Closed: an unknown
+ * field (`stage`, `lifecycleStage`) is a 400 naming it ("This field is not accepted here: stage"),
+ * never a 200 that changed nothing.
+ */
+export const updateContactSchema = contactFieldsSchema.strict();
 
 export const contactIdSchema = z.coerce
   .number({ error: "Contact id must be a number" })

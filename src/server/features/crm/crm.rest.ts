@@ -74,7 +74,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     return { success: true, list: await crm.createSegment(ctx, tenant.workspaceId, req.body) };
   });
 
-  /** Renames a saved segment (list) and/or replaces its filter: body as POST /api/contacts/lists. */
+  /** Renames a saved segment (list) and replaces its filter when one is given: {name, filter?}. */
   app.put("/api/contacts/lists/:id", async (req) => {
     const tenant = requireTenant(req);
     return { success: true, list: await crm.updateSegment(ctx, tenant.workspaceId, idParam(req), req.body) };

@@ -109,15 +109,21 @@ export const crmRouter = router({
   })),
   tags: protectedProcedure.query(({ ctx }) => crm.listTags(ctx, ctx.workspaceId)),
   createTag: protectedProcedure
-    .input(z.object({ name: z.string().max(50), color: z.string().max(7).optional() }))
+    .input(z.strictObject({ name: z.string().max(50), color: z.string().max(7).optional() }))
     .mutation(({ ctx, input }) => crm.createTag(ctx, ctx.workspaceId, input)),
   lists: protectedProcedure.query(({ ctx }) => crm.listSegments(ctx, ctx.workspaceId)),
   createList: protectedProcedure
-    .input(z.object({ name: z.string().max(100), filter: loose.optional() }))
+    .input(z.strictObject({ name: z.string().max(100), filter: loose.optional() }))
     .mutation(({ ctx, input }) => crm.createSegment(ctx, ctx.workspaceId, input)),
-  /** Renames a saved segment and/or replaces its filter. */
+  /** Renames a saved segment and replaces its filter when one is given (crm updateSegment). */
   updateList: protectedProcedure
-    .input(z.object({ id: z.number().int().positive(), name: z.string().max(100), filter: loose.optional() }))
+    .input(
+      z.strictObject({
+        id: z.number().int().positive(),
+        name: z.string().max(100),
+        filter: loose.optional(),
+      }),
+    )
     .mutation(({ ctx, input }) =>
       crm.updateSegment(ctx, ctx.workspaceId, input.id, { name: input.name, filter: input.filter }),
     ),

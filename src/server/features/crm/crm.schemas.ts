@@ -379,7 +379,8 @@ export const locationSearchSchema = z.object({
     .default(50),
 });
 
-export const createTagSchema = z.object({
+/** POST /api/contacts/tags {name, color?}. Closed: an unknown key (`colour`) is a 400 naming it. */
+export const createTagSchema = z.strictObject({
   name: z
     .string({ error: "Tag name is required" })
     .trim()
@@ -391,13 +392,28 @@ export const createTagSchema = z.object({
     .optional(),
 });
 
-export const createSegmentSchema = z.object({
-  name: z
-    .string({ error: "List name is required" })
-    .trim()
-    .min(1, "List name is required")
-    .max(100, "List name must be at most 100 characters"),
+const segmentName = z
+  .string({ error: "List name is required" })
+  .trim()
+  .min(1, "List name is required")
+  .max(100, "List name must be at most 100 characters");
+
+/**
+ * POST /api/contacts/lists {name, filter?} (no filter: every contact). Closed: an unknown key is a
+ * 400 naming it; `{name, filters: {...}}` was saved as a list of every contact.
+ */
+export const createSegmentSchema = z.strictObject({
+  name: segmentName,
   filter: segmentFilterSchema.default({}),
+});
+
+/**
+ * PUT /api/contacts/lists/{id} {name, filter?}: renames, and replaces the filter when one is given
+ * (without one the stored filter stays: a rename used to reset it to `{}`, every contact). Closed.
+ */
+export const updateSegmentSchema = z.strictObject({
+  name: segmentName,
+  filter: segmentFilterSchema.optional(),
 });
 
 /** One row of POST /api/contacts/import {contacts:[...]}; values are loose (strings from a CSV). */

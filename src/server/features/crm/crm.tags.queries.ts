@@ -236,12 +236,15 @@ export async function insertSegment(db: DbOrTx, workspaceId: string, name: strin
   return row;
 }
 
-/** Sets a segment's name and filter; returns the row, or undefined when not the workspace's. Throws 23505 on a taken name. */
+/**
+ * Sets a segment's name and, when given, its filter; returns the row, or undefined when not the
+ * workspace's. Throws 23505 on a taken name.
+ */
 export async function updateSegmentRow(
   db: DbOrTx,
   workspaceId: string,
   id: number,
-  values: { name: string; filter: SegmentFilter },
+  values: { name: string; filter?: SegmentFilter },
 ) {
   const [row] = await db
     .update(segments)

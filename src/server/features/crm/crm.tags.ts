@@ -8,7 +8,7 @@ import { parseInput } from "../../lib/validate";
 import { queueWebhookDeliveries, subscribedWebhookTypes } from "../webhooks/webhooks.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { contactIdsWhere, contactWhere, countContactsWhere, selectContact } from "./crm.queries";
-import { createSegmentSchema, createTagSchema } from "./crm.schemas";
+import { createSegmentSchema, createTagSchema, updateSegmentSchema } from "./crm.schemas";
 import { listContactsPageJson } from "./crm.search";
 import {
   deleteSegmentRow,
@@ -307,8 +307,8 @@ export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: st
 }
 
 /**
- * Renames a saved segment and/or replaces its filter (issue 14: segments are editable); input as
- * POST /api/contacts/lists `{name, filter}`.
+ * Renames a saved segment and replaces its filter when one is given (issue 14: segments are
+ * editable): `{name, filter?}` (updateSegmentSchema; without `filter` the stored one stays).
  * @throws NOT_FOUND 'List not found' (not the workspace's) or 'Tag not found', CONFLICT on a duplicate name.
  */
 export async function updateSegment(
@@ -317,10 +317,13 @@ export async function updateSegment(
   id: number,
   input: unknown,
 ) {
-  const s = parseInput(createSegmentSchema, input);
-  if (s.filter.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
+  const s = parseInput(updateSegmentSchema, input);
+  if (s.filter?.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
   try {
-    const row = await updateSegmentRow(ctx.db, workspaceId, id, { name: s.name, filter: s.filter });
+    const row = await updateSegmentRow(ctx.db, workspaceId, id, {
+      name: s.name,
+      ...(s.filter ? { filter: s.filter } : {}),
+    });
     if (!row) throw new AppError("NOT_FOUND", "List not found");
     return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };
   } catch (e) {

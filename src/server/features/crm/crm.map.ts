@@ -1,16 +1,28 @@
 import type { AppContext } from "../../context";
 import { parseInput } from "../../lib/validate";
 import { toContactJson } from "./crm.contact-json";
-import { selectContactsNear, selectLocatedContacts } from "./crm.queries";
+import { type MapContactRow, selectContactsNear, selectLocatedContacts } from "./crm.queries";
 import { locationSearchSchema } from "./crm.schemas";
 
 // The map: located contacts and the radius search.
 
 const EARTH_RADIUS_MILES = 3958.7613;
 
-/** Contacts of the user that have coordinates (the map's markers), newest first, at most 5,000. */
+/**
+ * A map contact as JSON: toContactJson's fields without `custom_fields` (the map never shows them,
+ * and 5,000 contacts' custom fields could make a response of 125 MB).
+ */
+function toMapContactJson(row: MapContactRow) {
+  const { custom_fields: _, ...json } = toContactJson({ ...row, customFields: {}, searchText: null });
+  return json;
+}
+
+/**
+ * Contacts of the workspace that have coordinates (the map's markers), newest first, at most 5,000,
+ * each as toContactJson without `custom_fields`.
+ */
 export async function listLocatedContacts(ctx: Pick<AppContext, "db">, workspaceId: string) {
-  return (await selectLocatedContacts(ctx.db, workspaceId, 5000)).map(toContactJson);
+  return (await selectLocatedContacts(ctx.db, workspaceId, 5000)).map(toMapContactJson);
 }
 
 /**
@@ -29,7 +41,8 @@ export function searchBox(latitude: number, radiusMiles: number): { dLat: number
 
 /**
  * POST /api/contacts/search/location {latitude, longitude, radius_miles}: contacts within the
- * great-circle (haversine) distance, nearest first, each with `distance_miles`, at most 5,000. A
+ * great-circle (haversine) distance, nearest first, each with `distance_miles` (and, as the map's
+ * markers, without `custom_fields`), at most 5,000. A
  * bounding box on (latitude, longitude) (searchBox; wrapped across the 180th meridian, every
  * longitude around a pole) lets the (workspace_id, latitude, longitude) index prune before the exact
  * test. @throws BAD_REQUEST on invalid coordinates or radius.
@@ -46,5 +59,5 @@ export async function searchByLocation(ctx: Pick<AppContext, "db">, workspaceId:
     earthRadiusMiles: EARTH_RADIUS_MILES,
     limit: 5000,
   });
-  return rows.map((r) => ({ ...toContactJson(r.c), distance_miles: Math.round(r.distance * 100) / 100 }));
+  return rows.map((r) => ({ ...toMapContactJson(r.c), distance_miles: Math.round(r.distance * 100) / 100 }));
 }

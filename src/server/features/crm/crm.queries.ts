@@ -1091,13 +1091,25 @@ export async function setContactsColumnWhereReturningIds(
 // ---------------------------------------------------------------------------------------------
 
 /** Contacts of `workspaceId` that have coordinates, newest first, at most `limit`. */
+/**
+ * A contact as the map reads it: every column but its custom fields (up to 50 values of 500
+ * characters each, never shown on the map) and the generated search text. The map returns up to
+ * 5,000 contacts; with their custom fields that could be 125 MB, read and written whole per request.
+ */
+export type MapContactRow = Omit<Contact, "customFields" | "searchText">;
+const MAP_COLUMNS = (() => {
+  const { customFields: _c, searchText: _s, ...cols } = getTableColumns(contacts);
+  return cols;
+})();
+
+/** Located contacts of `workspaceId` (both coordinates set), newest first, at most `limit` (MapContactRow). */
 export async function selectLocatedContacts(
   db: DbOrTx,
   workspaceId: string,
   limit: number,
-): Promise<Contact[]> {
+): Promise<MapContactRow[]> {
   return db
-    .select()
+    .select(MAP_COLUMNS)
     .from(contacts)
     .where(
       and(
@@ -1125,7 +1137,7 @@ function longitudeBetween(lo: number, hi: number): SQL | undefined {
 /**
  * Contacts of `workspaceId` within `radiusMiles` great-circle (haversine, Earth radius
  * `earthRadiusMiles`) of (latitude, longitude), nearest first, at most `limit`, each with its
- * `distance` in miles. `dLat`/`dLng` (degrees) bound a box the (workspace_id, latitude, longitude)
+ * `distance` in miles (rows as MapContactRow). `dLat`/`dLng` (degrees) bound a box the (workspace_id, latitude, longitude)
  * index prunes with before the exact test; `dLng >= 180` leaves longitude unbounded, and a box
  * passing -180 or 180 continues on the meridian's other side (longitudeBetween).
  */
@@ -1141,7 +1153,7 @@ export async function selectContactsNear(
     earthRadiusMiles: number;
     limit: number;
   },
-): Promise<{ c: Contact; distance: number }[]> {
+): Promise<{ c: MapContactRow; distance: number }[]> {
   const lat = sql`${p.latitude}::float8`;
   const lng = sql`${p.longitude}::float8`;
   const distance = sql<number>`(${p.earthRadiusMiles}::float8 * 2 * asin(least(1, sqrt(
@@ -1149,7 +1161,7 @@ export async function selectContactsNear(
     cos(radians(${lat})) * cos(radians(${contacts.latitude})) * power(sin(radians(${contacts.longitude} - ${lng}) / 2), 2)
   ))))`;
   return db
-    .select({ c: contacts, distance })
+    .select({ c: MAP_COLUMNS, distance })
     .from(contacts)
     .where(
       and(

@@ -61,8 +61,11 @@ export const swapLocationSchema = z.object({
   searchId: z.uuid().optional(),
 });
 
-/** POST /api/maps/results/add-to-contacts {searchId, placeIds, tagName?}. */
-export const addToContactsSchema = z.object({
+/**
+ * POST /api/maps/results/add-to-contacts {searchId, placeIds, tagName?} (and tRPC leads.addToContacts).
+ * Closed: an unknown key (`tag`, `tag_name`) is a 400 naming it, not contacts added without their tag.
+ */
+export const addToContactsSchema = z.strictObject({
   searchId: z.uuid("searchId must be a search id"),
   placeIds: z
     .array(z.string().min(1).max(300), { error: "placeIds must be a list of place ids" })

@@ -77,7 +77,8 @@ export async function openBenchDatabase(): Promise<{
 
 /**
  * CPU milliseconds used so far by a Postgres cluster's processes (the postmaster named in
- * `<dataDir>/postmaster.pid` and its children: backends, writers), read from /proc; null when it cannot
+ * `<dataDir>/postmaster.pid` and its children: backends, writers, and those that exited, which the
+ * postmaster's cutime/cstime keep), read from /proc; null when it cannot
  * be read (a shared server, or not Linux). Differences over a run give Postgres CPU per request,
  * a cost that does not depend on what else the machine is doing.
  */
@@ -99,7 +100,11 @@ export function pgCpuMs(dataDir: string | null): number | null {
       const pid = Number(d);
       const ppid = Number(f[1]);
       if (pid !== pm && ppid !== pm) continue;
-      total += ((Number(f[11]) + Number(f[12])) * 1000) / tick;
+      // utime + stime; the postmaster's also cutime + cstime: the CPU of the backends and workers
+      // that exited and were reaped, so a backend closing between two readings keeps its CPU in the
+      // sum (without it a leg whose start saw an autovacuum worker that then exited read negative)
+      const own = Number(f[11]) + Number(f[12]);
+      total += ((pid === pm ? own + Number(f[13]) + Number(f[14]) : own) * 1000) / tick;
     }
     return total;
   } catch {

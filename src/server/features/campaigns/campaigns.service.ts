@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context";
+import { pgErrorCode } from "../../db/errors";
 import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -207,6 +208,11 @@ async function repeatAnswer(ctx: Pick<AppContext, "db">, prior: Campaign): Promi
  *   or, for voicemail, when the voice provider has no callback number for the opt-out,
  *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit),
  *   CONFLICT (the launch token belongs to a campaign on another channel)
+ *
+ * A contact deleted while the launch runs (a bulk delete between reading the audience and inserting
+ * the recipients: the contacts foreign key refuses the insert, and the whole transaction, campaign
+ * and reservation included, rolls back) starts the launch over, up to LAUNCH_ATTEMPTS times, so it
+ * goes to the contacts still there instead of failing with a 500.
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
@@ -215,6 +221,37 @@ export async function createAndLaunchCampaign(
   createdBy: string | null = null,
   workspace?: Workspace,
   opts: { repeatRequest?: unknown } = {},
+): Promise<LaunchResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchOnce(ctx, workspaceId, raw, createdBy, workspace, opts);
+    } catch (e) {
+      if (attempt >= LAUNCH_ATTEMPTS || !isRecipientContactGone(e)) throw e;
+    }
+  }
+}
+
+/** How many times createAndLaunchCampaign runs a launch whose audience lost a contact meanwhile. */
+const LAUNCH_ATTEMPTS = 3;
+
+/** True for the recipients' insert refused because its contact was deleted (23503 on contact_id). */
+function isRecipientContactGone(e: unknown): boolean {
+  if (pgErrorCode(e) !== "23503") return false;
+  for (let err = e as { constraint_name?: unknown; cause?: unknown } | undefined, i = 0; err && i < 5; i++) {
+    if (err.constraint_name === "campaign_recipients_contact_id_contacts_id_fk") return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
+/** One attempt of createAndLaunchCampaign (its rules and answers). */
+async function launchOnce(
+  ctx: Ctx,
+  workspaceId: string,
+  raw: CreateCampaignInput,
+  createdBy: string | null,
+  workspace: Workspace | undefined,
+  opts: { repeatRequest?: unknown },
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)

@@ -121,7 +121,12 @@ export async function ensureTag(db: DbOrTx, workspaceId: string, name: string, c
     on conflict (workspace_id, lower(name)) do nothing`);
 }
 
-/** Links the tag named `name` (case-insensitive) of `workspaceId` to each of `contactIds` (existing links kept). */
+/**
+ * Links the tag named `name` (case-insensitive) of `workspaceId` to each of `contactIds` that is still
+ * a contact of the workspace (existing links kept). The contacts are locked (FOR KEY SHARE) as they
+ * are read, so one deleted meanwhile by another request is left out instead of failing the insert on
+ * the contacts foreign key.
+ */
 export async function tagContactsByTagName(
   db: DbOrTx,
   workspaceId: string,
@@ -130,8 +135,11 @@ export async function tagContactsByTagName(
 ): Promise<void> {
   await db.execute(sql`
     insert into contact_tags (contact_id, tag_id)
-    select c, (select id from tags where workspace_id = ${workspaceId} and lower(name) = lower(${name}))
-    from jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb) as j(c0), lateral (select j.c0::bigint as c) x
+    select c.id, (select id from tags where workspace_id = ${workspaceId} and lower(name) = lower(${name}))
+    from contacts c
+    where c.workspace_id = ${workspaceId}
+      and c.id = any(array(select jsonb_array_elements_text(${JSON.stringify(contactIds)}::jsonb)::bigint))
+    for key share of c
     on conflict do nothing`);
 }
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { bulkOperationSchema, contactIdSchema, listContactsSchema } from "./crm.schemas";
+import { bulkOperationSchema, contactIdSchema, listContactsQuerySchema } from "./crm.schemas";
 import * as crm from "./crm.service";
 
 const withId = z.object({ id: contactIdSchema });
@@ -13,7 +13,7 @@ const loose = z.record(z.string(), z.unknown());
  */
 export const crmRouter = router({
   /** A page of the contacts list (GET /api/contacts), each contact with its tags (the list's tags column). */
-  list: protectedProcedure.input(listContactsSchema.partial()).query(async ({ ctx, input }) => {
+  list: protectedProcedure.input(listContactsQuerySchema.partial()).query(async ({ ctx, input }) => {
     const page = await crm.listContacts(ctx, ctx.workspaceId, input);
     const tags = await crm.tagsOfContacts(
       ctx,

@@ -257,8 +257,8 @@ export type ListContactsInput = z.input<typeof listContactsSchema>;
 /**
  * GET /api/contacts' query string, closed: a parameter not in listContactsSchema (`?lifecycle_stage=`
  * where the screen's name is `stage`) is a 400 naming it ("This field is not accepted here:
- * lifecycle_stage"), never a filter silently ignored. Only that route is closed; the CSV export and
- * tRPC `crm.list` take listContactsSchema as it is.
+ * lifecycle_stage"), never a filter silently ignored. The CSV export (GET /api/contacts/export.csv) and
+ * tRPC `crm.list` (every key optional) are closed the same way.
  */
 export const listContactsQuerySchema = listContactsSchema.strict();
 

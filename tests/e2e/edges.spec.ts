@@ -111,6 +111,11 @@ test("import dialog: bytes the file's encoding could not read are listed with th
     /^Company: some bytes are not valid UTF-8 and were read as \uFFFD, on line 3: /,
   ]);
   await expect(dialog.getByTestId("import-fields-cleared")).toHaveCount(0);
+  // the report lists them too (line, reason with the field and its lines)
+  const report = dialog.getByRole("link", { name: "Download the fields to check (CSV)" });
+  await expect(report).toBeVisible();
+  const csv2 = await page.request.get((await report.getAttribute("href")) as string);
+  expect(await csv2.text()).toMatch(/Company: some bytes are not valid UTF-8/);
   // not a clean import: the dialog stays open to be read
   await page.waitForTimeout(2500);
   await expect(dialog).toBeVisible();

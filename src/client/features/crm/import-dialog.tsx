@@ -440,7 +440,7 @@ export function ImportDialog({
                 </ul>
               </>
             )}
-            {(progress.errors > 0 || toFix > 0) && (
+            {(progress.errors > 0 || toFix > 0 || unreadable.length > 0) && (
               <Button variant="outline" asChild>
                 <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
                   <Download aria-hidden />{" "}
@@ -452,7 +452,9 @@ export function ImportDialog({
                       ? "Download rejected rows (CSV)"
                       : progress.fields_cleared > 0
                         ? "Download rows with fields to fix (CSV)"
-                        : "Download rows with numbers to fix (CSV)"}
+                        : progress.phone_invalid > 0
+                          ? "Download rows with numbers to fix (CSV)"
+                          : "Download the fields to check (CSV)"}
                 </a>
               </Button>
             )}

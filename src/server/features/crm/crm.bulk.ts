@@ -20,7 +20,7 @@ import {
   setContactsColumnWhereReturningIds,
 } from "./crm.queries";
 import { type BulkOperationInput, bulkOperationSchema } from "./crm.schemas";
-import { assertTagOfWorkspace } from "./crm.tags";
+import { assertTagOfWorkspace, retryTagging } from "./crm.tags";
 import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } from "./crm.tags.queries";
 
 // Bulk operations (spec section 7 "Bulk operations").
@@ -35,7 +35,9 @@ import { tagContactsWhere, tagContactsWhereReturningIds, untagContactsWhere } fr
  * (issue 10 roles): deleting a filter's result or several ids needs owner or admin.
  * Each operation is one set-based statement ("select all matching" can cover a million rows); updates
  * and deletes lock their contacts in the contacts' one lock order (crm.queries CONTACT_LOCK_ORDER, the
- * upserts' order), and a statement aborted by a deadlock anyway is run again (retryOnRace).
+ * upserts' order), and a statement aborted by a deadlock anyway is run again (retryOnRace). add_tag
+ * is also run again when a contact it read was deleted by another request before its tag link was
+ * checked (the contacts foreign key refuses it; retryTagging): that contact is skipped, not a 500.
  * Webhook events (issue 15, the single-contact events' data), stored in the statement's transaction
  * (the webhooks outbox: the change and its events commit together; their delivery jobs are queued
  * after the commit) and only when an endpoint of the workspace listens (one select of its endpoints
@@ -65,9 +67,10 @@ export async function bulkOperation(
   const emitCtx = (db: DbOrTx) => ({ db, log: ctx.log });
   /** `write` and the events it stores: one transaction (run again as a whole on a deadlock); events queued after the commit */
   const withEvents = async <T extends { emitted: WebhookEmit }>(
+    retry: <R>(work: () => Promise<R>) => Promise<R>,
     write: (tx: DbOrTx) => Promise<T>,
   ): Promise<T> => {
-    const r = await retryOnRace(() => ctx.db.transaction((tx) => write(tx)));
+    const r = await retry(() => ctx.db.transaction((tx) => write(tx)));
     await queueWebhookDeliveries(ctx, r.emitted);
     return r;
   };
@@ -75,7 +78,7 @@ export async function bulkOperation(
     case "delete": {
       if (!(await listens("contact.deleted")))
         return { deleted: await retryOnRace(() => deleteContactsWhere(ctx.db, target)) };
-      const { ids } = await withEvents(async (tx) => {
+      const { ids } = await withEvents(retryOnRace, async (tx) => {
         const ids = await deleteContactsWhereReturningIds(tx, target);
         return { ids, emitted: await emitContactsDeleted(emitCtx(tx), workspaceId, ids) };
       });
@@ -88,7 +91,7 @@ export async function bulkOperation(
       if (!value) throw new AppError("BAD_REQUEST", `data.${column} is required`);
       if (!(await listens("contact.updated")))
         return { updated: await retryOnRace(() => setContactsColumnWhere(ctx.db, target, column, value)) };
-      const { ids } = await withEvents(async (tx) => {
+      const { ids } = await withEvents(retryOnRace, async (tx) => {
         const ids = await setContactsColumnWhereReturningIds(tx, target, column, value);
         return { ids, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", ids) };
       });
@@ -103,15 +106,17 @@ export async function bulkOperation(
       if (b.operation === "remove_tag") {
         if (!events)
           return { untagged: (await retryOnRace(() => untagContactsWhere(ctx.db, target, tagId))).length };
-        const { ids } = await withEvents(async (tx) => {
+        const { ids } = await withEvents(retryOnRace, async (tx) => {
           const ids = await untagContactsWhere(tx, target, tagId);
           return { ids, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", ids) };
         });
         return { untagged: ids.length };
       }
       // contacts already carrying the tag count as tagged
-      if (!events) return { tagged: await retryOnRace(() => tagContactsWhere(ctx.db, target, tagId)) };
-      const { r } = await withEvents(async (tx) => {
+      // a contact deleted meanwhile (after the statement read it, before its link was checked) fails
+      // the insert on the contacts foreign key: the tagging runs again without it (retryTagging)
+      if (!events) return { tagged: await retryTagging(() => tagContactsWhere(ctx.db, target, tagId)) };
+      const { r } = await withEvents(retryTagging, async (tx) => {
         const r = await tagContactsWhereReturningIds(tx, target, tagId);
         return { r, emitted: await emitContactEvents(emitCtx(tx), workspaceId, "contact.updated", r.tagged) };
       });

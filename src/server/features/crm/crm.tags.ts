@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import { isUniqueViolation } from "../../db/errors";
+import { isUniqueViolation, pgErrorCode } from "../../db/errors";
+import { retryOnRace } from "../../db/retry";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -104,8 +105,39 @@ export async function deleteTag(ctx: Pick<AppContext, "db">, workspaceId: string
   if (!(await deleteTagRow(ctx.db, workspaceId, id))) throw new AppError("NOT_FOUND", "Tag not found");
 }
 
+/** How many times `retryTagging` runs a tagging whose contacts lost one meanwhile. */
+const TAGGING_ATTEMPTS = 3;
+
+/** True for a contact_tags insert refused because its contact was deleted meanwhile (23503 on contact_id). */
+function isTaggedContactGone(e: unknown): boolean {
+  if (pgErrorCode(e) !== "23503") return false;
+  for (let err = e as { constraint_name?: unknown; cause?: unknown } | undefined, i = 0; err && i < 5; i++) {
+    if (err.constraint_name === "contact_tags_contact_id_contacts_id_fk") return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
+/**
+ * Runs a tagging `work` (one statement, or one transaction that rolls back as a whole) again when a
+ * contact it read was deleted by another request before its contact_tags insert was checked: the
+ * contacts foreign key refuses the insert (23503); the new run reads the contacts still there (up to
+ * TAGGING_ATTEMPTS runs). Deadlocks and serialization failures are retried too (retryOnRace). Any
+ * other error, or the last run's, is thrown as is.
+ */
+export async function retryTagging<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await retryOnRace(work);
+    } catch (e) {
+      if (attempt >= TAGGING_ATTEMPTS || !isTaggedContactGone(e)) throw e;
+    }
+  }
+}
+
 /**
  * Puts tag `tagId` on one contact (the single-contact form of bulk add_tag; tagging twice is a no-op).
+ * A contact deleted by another request while it is tagged is a 404 too (never a 500).
  * @throws AppError NOT_FOUND 'Contact not found' / 'Tag not found' (also another workspace's ids).
  */
 export async function tagContact(
@@ -120,16 +152,20 @@ export async function tagContact(
   // in one transaction (the webhooks outbox) when an endpoint listens
   const listens = (await subscribedWebhookTypes(ctx, workspaceId, ["contact.updated"])).size > 0;
   const target = contactIdsWhere(workspaceId, [contactId]);
-  if (!listens) await tagContactsWhereReturningIds(ctx.db, target, tagId);
-  else {
-    const emitted = await ctx.db.transaction(async (tx) => {
+  const { matched, emitted } = await retryTagging(async () => {
+    if (!listens)
+      return { matched: (await tagContactsWhereReturningIds(ctx.db, target, tagId)).matched, emitted: null };
+    return ctx.db.transaction(async (tx) => {
       const r = await tagContactsWhereReturningIds(tx, target, tagId);
-      return r.tagged.length
-        ? emitContactEvents({ db: tx, log: ctx.log }, workspaceId, "contact.updated", r.tagged)
+      const emitted = r.tagged.length
+        ? await emitContactEvents({ db: tx, log: ctx.log }, workspaceId, "contact.updated", r.tagged)
         : null;
+      return { matched: r.matched, emitted };
     });
-    await queueWebhookDeliveries(ctx, emitted);
-  }
+  });
+  // deleted by another request since it was found: nothing was tagged
+  if (matched === 0) throw new AppError("NOT_FOUND", "Contact not found");
+  await queueWebhookDeliveries(ctx, emitted);
   return { contact_id: contactId, tag_id: tagId };
 }
 

@@ -59,12 +59,12 @@ export const crmRouter = router({
     .input(z.object({ importId: z.string().max(64) }))
     .query(({ ctx, input }) => crm.getImport(ctx, ctx.workspaceId, input.importId)),
   addNote: protectedProcedure
-    .input(withId.extend({ note_text: z.string().max(10_000) }))
+    .input(withId.extend({ note_text: z.string().max(10_000) }).strict())
     .mutation(({ ctx, input }) =>
       crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }, ctx.tenant.userId),
     ),
   editNote: protectedProcedure
-    .input(withId.extend({ noteId: z.number().int().positive(), note_text: z.string().max(10_000) }))
+    .input(withId.extend({ noteId: z.number().int().positive(), note_text: z.string().max(10_000) }).strict())
     .mutation(({ ctx, input }) =>
       crm.editNote(ctx, ctx.workspaceId, input.id, input.noteId, { note_text: input.note_text }),
     ),

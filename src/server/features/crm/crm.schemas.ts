@@ -320,7 +320,12 @@ export const bulkOperationSchema = z
   });
 export type BulkOperationInput = z.input<typeof bulkOperationSchema>;
 
-export const noteSchema = z.object({
+/**
+ * A note's body: POST /api/contacts/{id}/notes and PUT /api/contacts/{id}/notes/{noteId} (tRPC
+ * crm.addNote and crm.editNote, /api/v1 notes). Closed, as the contact bodies: an unknown key
+ * (`text`, `note`) is a 400 naming it ("This field is not accepted here: text"), never dropped.
+ */
+export const noteSchema = z.strictObject({
   note_text: z
     .string({ error: "Note text is required" })
     .trim()

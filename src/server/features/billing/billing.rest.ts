@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
@@ -72,10 +72,11 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     return s;
   };
 
-  app.get("/local-checkout/:id", async (req, reply) => {
-    const s = await sessionOf(req);
-    return reply.type("text/html").header("referrer-policy", "same-origin").send(checkoutPage(s));
-  });
+  /** An HTML page of the local provider, with the referrer policy its forms need (see above). */
+  const html = (reply: FastifyReply, body: string, status = 200) =>
+    reply.status(status).type("text/html").header("referrer-policy", "same-origin").send(body);
+
+  app.get("/local-checkout/:id", async (req, reply) => html(reply, checkoutPage(await sessionOf(req))));
 
   app.post("/local-checkout/:id", async (req, reply) => {
     const s = await sessionOf(req);
@@ -83,25 +84,23 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     const cardRaw = typeof body.card_number === "string" ? body.card_number : "";
     const form = localCheckoutForm.safeParse(body);
     if (!form.success || !cardRaw.trim())
-      return reply
-        .status(400)
-        .type("text/html")
-        .header("referrer-policy", "same-origin")
-        .send(checkoutPage({ ...s, error: "Enter a card number.", cardNumber: cardRaw.slice(0, 40) }));
+      return html(
+        reply,
+        checkoutPage({ ...s, error: "Enter a card number.", cardNumber: cardRaw.slice(0, 40) }),
+        400,
+      );
     const result = await svc.payLocalCheckout(ctx, s.id, form.data.card_number);
     if (!result.ok)
-      return reply
-        .status(402)
-        .type("text/html")
-        .header("referrer-policy", "same-origin")
-        .send(
-          checkoutPage({
-            ...s,
-            ...(result.session ?? {}),
-            error: result.message,
-            cardNumber: form.data.card_number,
-          }),
-        );
+      return html(
+        reply,
+        checkoutPage({
+          ...s,
+          ...(result.session ?? {}),
+          error: result.message,
+          cardNumber: form.data.card_number,
+        }),
+        402,
+      );
     return reply.redirect(result.redirect, 303);
   });
 
@@ -127,85 +126,59 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     });
   };
 
-  app.get("/local-portal", async (req, reply) => {
-    if (!req.auth) return reply.redirect("/login?redirect=%2Flocal-portal", 303);
-    return reply
-      .type("text/html")
-      .header("referrer-policy", "same-origin")
-      .send(await renderPortal(req));
-  });
-
-  app.post("/local-portal/cancel", async (req, reply) => {
+  /**
+   * A local portal form's POST: `act` does the change and returns the sentence to show; the portal
+   * is shown again with it, or with a refusal's sentence and its status (a 4xx AppError).
+   */
+  const portalAction = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    act: (tenant: ReturnType<typeof requireTenant>) => Promise<string>,
+  ) => {
     const tenant = requireTenant(req);
     try {
-      await svc.localPortalCancel(ctx, tenant);
+      return html(reply, await renderPortal(req, { message: await act(tenant) }));
     } catch (e) {
       if (e instanceof AppError && e.status < 500)
-        return reply
-          .status(e.status)
-          .type("text/html")
-          .header("referrer-policy", "same-origin")
-          .send(await renderPortal(req, { error: e.message }));
+        return html(reply, await renderPortal(req, { error: e.message }), e.status);
       throw e;
     }
-    const after = await svc.localPortalState(ctx, tenant);
-    const message =
-      after.plan === "free" && !after.heldPlan
-        ? "Your subscription is canceled and your payment was refunded in full (14-day money-back guarantee)."
-        : "Your subscription will end at the end of the current period.";
-    return reply
-      .type("text/html")
-      .header("referrer-policy", "same-origin")
-      .send(await renderPortal(req, { message }));
+  };
+
+  app.get("/local-portal", async (req, reply) => {
+    if (!req.auth) return reply.redirect("/login?redirect=%2Flocal-portal", 303);
+    return html(reply, await renderPortal(req));
   });
 
-  app.post("/local-portal/pay", async (req, reply) => {
-    const tenant = requireTenant(req);
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    const card = typeof body.card_number === "string" ? body.card_number : "";
-    try {
+  app.post("/local-portal/cancel", async (req, reply) =>
+    portalAction(req, reply, async (tenant) => {
+      await svc.localPortalCancel(ctx, tenant);
+      const after = await svc.localPortalState(ctx, tenant);
+      return after.plan === "free" && !after.heldPlan
+        ? "Your subscription is canceled and your payment was refunded in full (14-day money-back guarantee)."
+        : "Your subscription will end at the end of the current period.";
+    }),
+  );
+
+  app.post("/local-portal/pay", async (req, reply) =>
+    portalAction(req, reply, async (tenant) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const card = typeof body.card_number === "string" ? body.card_number : "";
       const form = localCheckoutForm.safeParse(body);
       if (!form.success || !card.trim()) throw new AppError("BAD_REQUEST", "Enter a card number.");
       await svc.localPortalPay(ctx, tenant, form.data.card_number);
       const after = await svc.localPortalState(ctx, tenant);
-      return reply
-        .type("text/html")
-        .header("referrer-policy", "same-origin")
-        .send(
-          await renderPortal(req, {
-            message: `Payment received. Your ${PLANS[after.plan].name} plan is active again.`,
-          }),
-        );
-    } catch (e) {
-      if (e instanceof AppError && e.status < 500)
-        return reply
-          .status(e.status)
-          .type("text/html")
-          .header("referrer-policy", "same-origin")
-          .send(await renderPortal(req, { error: e.message }));
-      throw e;
-    }
-  });
+      return `Payment received. Your ${PLANS[after.plan].name} plan is active again.`;
+    }),
+  );
 
-  app.post("/local-portal/change", async (req, reply) => {
-    const tenant = requireTenant(req);
-    try {
+  app.post("/local-portal/change", async (req, reply) =>
+    portalAction(req, reply, async (tenant) => {
       const { plan } = parseInput(localPlanChangeForm, req.body ?? {});
       await svc.localPortalChangePlan(ctx, tenant, plan);
-      return reply
-        .type("text/html")
-        .header("referrer-policy", "same-origin")
-        .send(await renderPortal(req, { message: `Your plan is now ${PLANS[plan].name}.` }));
-    } catch (e) {
-      if (e instanceof AppError && e.status < 500)
-        return reply
-          .status(e.status)
-          .type("text/html")
-          .header("referrer-policy", "same-origin")
-          .send(await renderPortal(req, { error: e.message }));
-      throw e;
-    }
-  });
+      return `Your plan is now ${PLANS[plan].name}.`;
+    }),
+  );
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   sql,
 } from "drizzle-orm";
 import type { DbOrTx, Sql } from "../../db/client";
+import { isConstraintViolation } from "../../db/errors";
 import {
   type Campaign,
   type CampaignChannel,
@@ -181,11 +182,7 @@ export async function lockLaunchFingerprint(
  * same token committed its campaign first (this insert waited for it on the index).
  */
 export function isLaunchTokenConflict(e: unknown): boolean {
-  for (let err = e as { code?: string; constraint_name?: string; cause?: unknown } | undefined; err; ) {
-    if (err.code === "23505" && err.constraint_name === "campaigns_workspace_launch_token_idx") return true;
-    err = err.cause as typeof err;
-  }
-  return false;
+  return isConstraintViolation(e, "23505", "campaigns_workspace_launch_token_idx");
 }
 
 /** Inserts a campaign and returns it. */

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context";
-import { pgErrorCode } from "../../db/errors";
+import { isConstraintViolation } from "../../db/errors";
 import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -236,12 +236,7 @@ const LAUNCH_ATTEMPTS = 3;
 
 /** True for the recipients' insert refused because its contact was deleted (23503 on contact_id). */
 function isRecipientContactGone(e: unknown): boolean {
-  if (pgErrorCode(e) !== "23503") return false;
-  for (let err = e as { constraint_name?: unknown; cause?: unknown } | undefined, i = 0; err && i < 5; i++) {
-    if (err.constraint_name === "campaign_recipients_contact_id_contacts_id_fk") return true;
-    err = err.cause as typeof err;
-  }
-  return false;
+  return isConstraintViolation(e, "23503", "campaign_recipients_contact_id_contacts_id_fk");
 }
 
 /** One attempt of createAndLaunchCampaign (its rules and answers). */

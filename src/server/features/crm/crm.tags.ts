@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import { isUniqueViolation, pgErrorCode } from "../../db/errors";
+import { isConstraintViolation, isUniqueViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
@@ -110,12 +110,7 @@ const TAGGING_ATTEMPTS = 3;
 
 /** True for a contact_tags insert refused because its contact was deleted meanwhile (23503 on contact_id). */
 function isTaggedContactGone(e: unknown): boolean {
-  if (pgErrorCode(e) !== "23503") return false;
-  for (let err = e as { constraint_name?: unknown; cause?: unknown } | undefined, i = 0; err && i < 5; i++) {
-    if (err.constraint_name === "contact_tags_contact_id_contacts_id_fk") return true;
-    err = err.cause as typeof err;
-  }
-  return false;
+  return isConstraintViolation(e, "23503", "contact_tags_contact_id_contacts_id_fk");
 }
 
 /**

@@ -461,6 +461,23 @@ function fraction(v: string | undefined): number | null {
 }
 
 /**
+ * ffprobe's stdout for `file` read with `args`, the demuxer pinned to `format` (default: the one its
+ * magic bytes give, `mediaDemuxer`) and only the file protocol (pinnedInputOptions).
+ * @throws FfmpegError when ffprobe cannot read the file.
+ */
+async function runPinnedProbe(
+  bin: FfmpegBinaries,
+  file: string,
+  format: string | undefined,
+  args: string[],
+): Promise<string> {
+  const demuxer = format ?? (await mediaDemuxer(file));
+  return runProcess(bin.ffprobe, ["-v", "error", ...pinnedInputOptions(demuxer), ...args, file], {
+    collectStdout: true,
+  });
+}
+
+/**
  * Probes a file with `ffprobe -print_format json -show_format -show_streams`, the demuxer pinned to
  * `opts.format` (default: the one its magic bytes give, `mediaDemuxer`). Cover art (an attached picture
  * such as an MP3's mjpeg) does not count as video.
@@ -471,21 +488,12 @@ export async function probe(
   file: string,
   opts: { format?: string } = {},
 ): Promise<ProbeResult> {
-  const format = opts.format ?? (await mediaDemuxer(file));
-  const stdout = await runProcess(
-    bin.ffprobe,
-    [
-      "-v",
-      "error",
-      ...pinnedInputOptions(format),
-      "-print_format",
-      "json",
-      "-show_format",
-      "-show_streams",
-      file,
-    ],
-    { collectStdout: true },
-  );
+  const stdout = await runPinnedProbe(bin, file, opts.format, [
+    "-print_format",
+    "json",
+    "-show_format",
+    "-show_streams",
+  ]);
   const raw = JSON.parse(stdout) as RawProbe;
   const streams = raw.streams ?? [];
   const video = streams.find(
@@ -524,24 +532,15 @@ export async function countVideoPackets(
   file: string,
   opts: { format?: string } = {},
 ): Promise<number> {
-  const format = opts.format ?? (await mediaDemuxer(file));
-  const stdout = await runProcess(
-    bin.ffprobe,
-    [
-      "-v",
-      "error",
-      ...pinnedInputOptions(format),
-      "-select_streams",
-      "v:0",
-      "-count_packets",
-      "-show_entries",
-      "stream=nb_read_packets",
-      "-of",
-      "json",
-      file,
-    ],
-    { collectStdout: true },
-  );
+  const stdout = await runPinnedProbe(bin, file, opts.format, [
+    "-select_streams",
+    "v:0",
+    "-count_packets",
+    "-show_entries",
+    "stream=nb_read_packets",
+    "-of",
+    "json",
+  ]);
   const raw = JSON.parse(stdout || "{}") as { streams?: { nb_read_packets?: string }[] };
   const n = Number(raw.streams?.[0]?.nb_read_packets);
   return Number.isFinite(n) ? n : 0;

@@ -1,12 +1,10 @@
 import { and, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import { apiIdempotencyKeys, apiKeys, workspaceMembers, workspaces } from "../../db/schema";
 
 type NewApiKey = typeof apiKeys.$inferInsert;
-
-/** Advisory lock class of API key creation (pg_advisory_xact_lock(class, key)); see lockKeyCreation. */
-const KEY_CREATION_LOCK_CLASS = 1095778635;
 
 /**
  * In the transaction `tx`: takes the workspace's key-creation lock (transaction-scoped advisory lock),
@@ -15,9 +13,7 @@ const KEY_CREATION_LOCK_CLASS = 1095778635;
  * a concurrent creation's.
  */
 export async function lockKeyCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(KEY_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.apiKeyCreation, workspaceId);
   // a statement of its own: its snapshot is taken after the lock was granted
   const [row] = await tx
     .select({ n: sql<number>`count(*)::int` })

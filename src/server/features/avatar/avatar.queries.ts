@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { Db, DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { type AvatarProviderName, type AvatarVideo, avatarVideos } from "../../db/schema/avatar";
 
 /** The avatar feature's SQL (avatar_videos); rules live in avatar.service.ts and avatar.handlers.ts. */
@@ -26,9 +27,6 @@ export async function insertAvatarVideo(
   return row;
 }
 
-/** Advisory lock class of starting a workspace's avatar video (pg_advisory_xact_lock(class, key)): "AVA\x01". */
-const AVATAR_START_LOCK_CLASS = 1096171777;
-
 /**
  * Inserts the avatar video `values` of `values.workspaceId` unless the workspace already has `cap` or
  * more created or processing (countInProgress). Count and insert run in one transaction after the
@@ -41,9 +39,7 @@ export async function insertAvatarVideoWithinCap(
   cap: number,
 ): Promise<{ row: AvatarVideo } | { inProgress: number }> {
   return db.transaction(async (tx) => {
-    await tx.execute(
-      sql`select pg_advisory_xact_lock(${sql.raw(String(AVATAR_START_LOCK_CLASS))}, hashtext(${values.workspaceId}::text))`,
-    );
+    await advisoryXactLock(tx, ADVISORY_LOCK.avatarStart, values.workspaceId);
     // a statement of its own: its snapshot is taken after the lock was granted
     const n = await countInProgress(tx, values.workspaceId);
     if (n >= cap) return { inProgress: n };

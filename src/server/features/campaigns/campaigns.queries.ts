@@ -14,6 +14,7 @@ import {
 } from "drizzle-orm";
 import type { DbOrTx, Sql } from "../../db/client";
 import { isConstraintViolation } from "../../db/errors";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import {
   type Campaign,
   type CampaignChannel,
@@ -139,9 +140,6 @@ export async function selectCampaignByLaunchToken(
   return c;
 }
 
-/** Advisory lock class of launch fingerprints (pg_advisory_xact_lock(class, key)); see lockLaunchFingerprint. */
-const LAUNCH_FINGERPRINT_LOCK_CLASS = 1129467138;
-
 /**
  * In the launch transaction `tx`: takes the transaction-scoped advisory lock of (`workspaceId`,
  * `fingerprint`), then returns the newest campaign of the workspace with that launch fingerprint
@@ -157,9 +155,7 @@ export async function lockLaunchFingerprint(
   windowMinutes: number,
 ): Promise<Campaign | undefined> {
   const [, rows] = await Promise.all([
-    tx.execute(
-      sql`select pg_advisory_xact_lock(${sql.raw(String(LAUNCH_FINGERPRINT_LOCK_CLASS))}, hashtext(${`${workspaceId}:${fingerprint}`}::text))`,
-    ),
+    advisoryXactLock(tx, ADVISORY_LOCK.launchFingerprint, `${workspaceId}:${fingerprint}`),
     tx
       .select()
       .from(campaigns)

@@ -1,11 +1,9 @@
 import { and, count, countDistinct, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { activities, notes } from "../../db/schema";
 
 // SQL of notes and timeline activities. Rules: crm.notes.ts.
-
-/** Advisory lock class of adding a note to a contact (pg_advisory_xact_lock(class, key)): "CRM\x05". */
-const NOTE_CREATION_LOCK_CLASS = 1129467141;
 
 /**
  * In the transaction `tx`: takes the contact's note-creation lock (transaction-scoped advisory lock),
@@ -13,9 +11,7 @@ const NOTE_CREATION_LOCK_CLASS = 1129467141;
  * here and the insert that follows cannot pass a limit together with a concurrent note's.
  */
 export async function lockNoteCreation(tx: DbOrTx, workspaceId: string, contactId: number): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(NOTE_CREATION_LOCK_CLASS))}, hashtext(${String(contactId)}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.noteCreation, String(contactId));
   // a statement of its own: its snapshot is taken after the lock was granted
   const [row] = await tx
     .select({ n: count() })

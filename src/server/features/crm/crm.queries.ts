@@ -1,5 +1,6 @@
 import { and, count, eq, getTableColumns, inArray, lt, Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Sql } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import {
   type Contact,
@@ -234,18 +235,12 @@ export async function sumContactCounts(
 }
 
 /**
- * The contact-creation lock's class (the first key of the two-int advisory lock; the second is the
- * workspace id's hashtext). "CRM\x01" as an int.
- */
-const CONTACT_CREATION_LOCK_CLASS = 1129467137;
-
-/**
  * The statement taking the contact-creation lock of the workspace `$1` (a transaction-scoped advisory
  * lock: held until the transaction commits or rolls back). Every transaction that creates contacts in
  * a workspace whose plan limits its contacts takes it before counting them (see lockContactCreation);
  * the streaming import runs it on its own connection (crm.import.ts).
  */
-export const CONTACT_CREATION_LOCK_SQL = `select pg_advisory_xact_lock(${CONTACT_CREATION_LOCK_CLASS}, hashtext($1::text))`;
+export const CONTACT_CREATION_LOCK_SQL = `select pg_advisory_xact_lock(${ADVISORY_LOCK.contactCreation}, hashtext($1::text))`;
 
 /** The workspace `$1`'s contacts from contact_counts (sumContactCounts' figure), as one raw statement. */
 export const CONTACT_COUNT_SQL =
@@ -260,9 +255,7 @@ export const CONTACT_COUNT_SQL =
  * transaction's first contact write (the lock is always taken before any contact row lock).
  */
 export async function lockContactCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(CONTACT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.contactCreation, workspaceId);
   // a statement of its own: its snapshot is taken after the lock was granted
   return sumContactCounts(tx, workspaceId);
 }

@@ -1,13 +1,9 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { contacts, contactTags, type SegmentFilter, segments, tags } from "../../db/schema";
 
 // SQL of tags, contact-tag links and saved segments (lists). Rules: crm.tags.ts.
-
-/** Advisory lock class of tag creation (pg_advisory_xact_lock(class, key)): "CRM\x03". */
-const TAG_CREATION_LOCK_CLASS = 1129467139;
-/** Advisory lock class of segment creation (pg_advisory_xact_lock(class, key)): "CRM\x04". */
-const SEGMENT_CREATION_LOCK_CLASS = 1129467140;
 
 /**
  * In the transaction `tx`: takes the workspace's tag-creation lock (transaction-scoped advisory
@@ -16,9 +12,7 @@ const SEGMENT_CREATION_LOCK_CLASS = 1129467140;
  * creation's.
  */
 export async function lockTagCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(TAG_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.tagCreation, workspaceId);
   // a statement of its own: its snapshot is taken after the lock was granted
   const [row] = await tx
     .select({ n: sql<number>`count(*)::int` })
@@ -29,9 +23,7 @@ export async function lockTagCreation(tx: DbOrTx, workspaceId: string): Promise<
 
 /** lockTagCreation for saved segments: the workspace's segment-creation lock, then its segment count. */
 export async function lockSegmentCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(SEGMENT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.segmentCreation, workspaceId);
   const [row] = await tx
     .select({ n: sql<number>`count(*)::int` })
     .from(segments)

@@ -1,5 +1,6 @@
 import { and, arrayContains, desc, eq, gte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import {
   outboundWebhookEvents,
@@ -22,9 +23,6 @@ const creatorMembership = and(
   eq(workspaceMembers.userId, webhookEndpoints.createdBy),
 );
 
-/** Advisory lock class of endpoint creation (pg_advisory_xact_lock(class, key)); see lockEndpointCreation. */
-const ENDPOINT_CREATION_LOCK_CLASS = 1464813384;
-
 /**
  * In the transaction `tx`: takes the workspace's endpoint-creation lock (transaction-scoped
  * advisory lock), then returns how many endpoints the workspace has, counted after the lock was
@@ -32,9 +30,7 @@ const ENDPOINT_CREATION_LOCK_CLASS = 1464813384;
  * count checked here and the insert that follows cannot pass the limit together with another's.
  */
 export async function lockEndpointCreation(tx: DbOrTx, workspaceId: string): Promise<number> {
-  await tx.execute(
-    sql`select pg_advisory_xact_lock(${sql.raw(String(ENDPOINT_CREATION_LOCK_CLASS))}, hashtext(${workspaceId}::text))`,
-  );
+  await advisoryXactLock(tx, ADVISORY_LOCK.webhookEndpointCreation, workspaceId);
   // a statement of its own: its snapshot is taken after the lock was granted
   const [row] = await tx
     .select({ n: sql<number>`count(*)::int` })

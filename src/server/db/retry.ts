@@ -19,7 +19,9 @@ export const RACE_ATTEMPTS = 4;
 
 /**
  * Runs `work` and runs it again, up to `attempts` times in all, when it fails with a deadlock or a
- * serialization failure (isRetryableRace); any other error, or the last attempt's, is thrown as is.
+ * serialization failure (isRetryableRace), or with what `opts.retryable` names instead (another race
+ * a fresh run resolves: a row deleted meanwhile refused by a foreign key); any other error, or the
+ * last attempt's, is thrown as is.
  * `work` must be safe to repeat: one statement, or one transaction that rolled back as a whole. Waits
  * 10-60 ms times the attempt number (random, so the two sides of a deadlock do not meet again) before
  * a retry; `onRetry` hears each retried error (for a log line).
@@ -29,14 +31,19 @@ export const RACE_ATTEMPTS = 4;
  */
 export async function retryOnRace<T>(
   work: (attempt: number) => Promise<T>,
-  opts: { attempts?: number; onRetry?: (err: unknown, attempt: number) => void } = {},
+  opts: {
+    attempts?: number;
+    retryable?: (err: unknown) => boolean;
+    onRetry?: (err: unknown, attempt: number) => void;
+  } = {},
 ): Promise<T> {
   const attempts = Math.max(1, opts.attempts ?? RACE_ATTEMPTS);
+  const retryable = opts.retryable ?? isRetryableRace;
   for (let attempt = 1; ; attempt++) {
     try {
       return await work(attempt);
     } catch (e) {
-      if (attempt >= attempts || !isRetryableRace(e)) throw e;
+      if (attempt >= attempts || !retryable(e)) throw e;
       opts.onRetry?.(e, attempt);
       await new Promise((resolve) => setTimeout(resolve, attempt * (10 + Math.random() * 50)));
     }

@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import { isConstraintViolation } from "../../db/errors";
+import { retryOnRace } from "../../db/retry";
 import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -222,13 +223,10 @@ export async function createAndLaunchCampaign(
   workspace?: Workspace,
   opts: { repeatRequest?: unknown } = {},
 ): Promise<LaunchResult> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await launchOnce(ctx, workspaceId, raw, createdBy, workspace, opts);
-    } catch (e) {
-      if (attempt >= LAUNCH_ATTEMPTS || !isRecipientContactGone(e)) throw e;
-    }
-  }
+  return retryOnRace(() => launchOnce(ctx, workspaceId, raw, createdBy, workspace, opts), {
+    attempts: LAUNCH_ATTEMPTS,
+    retryable: isRecipientContactGone,
+  });
 }
 
 /** How many times createAndLaunchCampaign runs a launch whose audience lost a contact meanwhile. */

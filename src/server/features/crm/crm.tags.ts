@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { isConstraintViolation, isUniqueViolation } from "../../db/errors";
-import { retryOnRace } from "../../db/retry";
+import { isRetryableRace, retryOnRace } from "../../db/retry";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -105,9 +105,6 @@ export async function deleteTag(ctx: Pick<AppContext, "db">, workspaceId: string
   if (!(await deleteTagRow(ctx.db, workspaceId, id))) throw new AppError("NOT_FOUND", "Tag not found");
 }
 
-/** How many times `retryTagging` runs a tagging whose contacts lost one meanwhile. */
-const TAGGING_ATTEMPTS = 3;
-
 /** True for a contact_tags insert refused because its contact was deleted meanwhile (23503 on contact_id). */
 function isTaggedContactGone(e: unknown): boolean {
   return isConstraintViolation(e, "23503", "contact_tags_contact_id_contacts_id_fk");
@@ -116,18 +113,12 @@ function isTaggedContactGone(e: unknown): boolean {
 /**
  * Runs a tagging `work` (one statement, or one transaction that rolls back as a whole) again when a
  * contact it read was deleted by another request before its contact_tags insert was checked: the
- * contacts foreign key refuses the insert (23503); the new run reads the contacts still there (up to
- * TAGGING_ATTEMPTS runs). Deadlocks and serialization failures are retried too (retryOnRace). Any
- * other error, or the last run's, is thrown as is.
+ * contacts foreign key refuses the insert (23503); the new run reads the contacts still there.
+ * Deadlocks and serialization failures are retried too; retryOnRace's attempts and waits. Any other
+ * error, or the last run's, is thrown as is.
  */
 export async function retryTagging<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await retryOnRace(work);
-    } catch (e) {
-      if (attempt >= TAGGING_ATTEMPTS || !isTaggedContactGone(e)) throw e;
-    }
-  }
+  return retryOnRace(work, { retryable: (e) => isRetryableRace(e) || isTaggedContactGone(e) });
 }
 
 /**

@@ -100,6 +100,25 @@ export async function tagExists(db: DbOrTx, workspaceId: string, tagId: number):
   return !!tag;
 }
 
+/**
+ * In the transaction `tx`: locks tag `tagId` of `workspaceId` until `tx` ends and says whether it
+ * exists. `mode` "share" is taken by a segment saved or re-filtered on the tag (several at once),
+ * "update" by the tag's deletion: the two wait for each other, so a deletion's check that no segment
+ * uses the tag sees every segment saved on it, and a segment's save never stores a tag deleted
+ * meanwhile (the locked read finds no row once the deletion committed).
+ */
+export async function lockTagRow(
+  tx: DbOrTx,
+  workspaceId: string,
+  tagId: number,
+  mode: "share" | "update",
+): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }>(sql`
+    select id from tags where workspace_id = ${workspaceId} and id = ${tagId}
+    for ${sql.raw(mode === "share" ? "share" : "update")}`);
+  return rows.length > 0;
+}
+
 /** Inserts a tag and returns it. Throws the driver's unique violation (23505) on a taken name. */
 export async function insertTag(db: DbOrTx, workspaceId: string, name: string, color: string) {
   const [row] = await db.insert(tags).values({ workspaceId, name, color }).returning();

@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { isConstraintViolation, isUniqueViolation } from "../../db/errors";
 import { isRetryableRace, retryOnRace } from "../../db/retry";
+import type { SegmentFilter } from "../../db/schema";
 import { cursorId, cursorPage } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -19,6 +20,7 @@ import {
   insertTag,
   lockSegmentCreation,
   lockTagCreation,
+  lockTagRow,
   selectSegment,
   selectSegments,
   selectSegmentsPage,
@@ -90,19 +92,38 @@ export async function listTagsPage(
 
 /**
  * Deletes a tag of the workspace; it comes off every contact that carried it. A tag a saved segment
- * (list) filters on is refused, so no list silently turns empty.
+ * (list) filters on is refused, so no list silently turns empty. The check and the delete run in one
+ * transaction holding the tag's row FOR UPDATE (lockTagRow), which waits for a segment being saved or
+ * re-filtered on the tag (it holds the row FOR SHARE): that segment is seen by the check, and one
+ * saved after the delete finds no tag (createSegment/updateSegment's 404).
  * @throws AppError NOT_FOUND 'Tag not found' (also another workspace's), CONFLICT naming the lists.
  */
 export async function deleteTag(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Tag not found");
-  await assertTagOfWorkspace(ctx, workspaceId, id);
-  const using = (await selectSegments(ctx.db, workspaceId)).filter((s) => s.filter.tag_id === id);
-  if (using.length)
-    throw new AppError(
-      "CONFLICT",
-      `This tag is used by the list${using.length > 1 ? "s" : ""} ${using.map((s) => `'${s.name}'`).join(", ")}. Change or delete ${using.length > 1 ? "them" : "it"} first.`,
-    );
-  if (!(await deleteTagRow(ctx.db, workspaceId, id))) throw new AppError("NOT_FOUND", "Tag not found");
+  await ctx.db.transaction(async (tx) => {
+    if (!(await lockTagRow(tx, workspaceId, id, "update"))) throw new AppError("NOT_FOUND", "Tag not found");
+    // a statement of its own after the lock: sees every segment committed on the tag before it
+    const using = (await selectSegments(tx, workspaceId)).filter((s) => s.filter.tag_id === id);
+    if (using.length)
+      throw new AppError(
+        "CONFLICT",
+        `This tag is used by the list${using.length > 1 ? "s" : ""} ${using.map((s) => `'${s.name}'`).join(", ")}. Change or delete ${using.length > 1 ? "them" : "it"} first.`,
+      );
+    if (!(await deleteTagRow(tx, workspaceId, id))) throw new AppError("NOT_FOUND", "Tag not found");
+  });
+}
+
+/**
+ * In the transaction `tx` of a segment's save: when `filter` names a tag, holds the tag's row FOR
+ * SHARE until `tx` ends (lockTagRow), so deleteTag waits and then sees the segment, or the tag was
+ * deleted first and the save is refused.
+ * @throws AppError NOT_FOUND 'Tag not found' (also another workspace's, or deleted meanwhile).
+ */
+async function lockSegmentTag(tx: DbOrTx, workspaceId: string, filter: SegmentFilter | undefined) {
+  const tagId = filter?.tag_id;
+  if (tagId === undefined) return;
+  if (!Number.isSafeInteger(tagId) || tagId <= 0 || !(await lockTagRow(tx, workspaceId, tagId, "share")))
+    throw new AppError("NOT_FOUND", "Tag not found");
 }
 
 /** True for a contact_tags insert refused because its contact was deleted meanwhile (23503 on contact_id). */
@@ -305,14 +326,16 @@ export async function listSegmentContactsPageJson(
 /**
  * POST /api/contacts/lists {name, filter}: saves a segment, at most MAX_SEGMENTS per workspace
  * (counted under the workspace's segment-creation lock, so concurrent creations cannot pass it).
- * @throws NOT_FOUND 'Tag not found' (filter.tag_id not the workspace's), CONFLICT on a duplicate
- *   name or at MAX_SEGMENTS.
+ * A filter's tag is held FOR SHARE while the segment is stored (lockSegmentTag), so a concurrent
+ * deleteTag either sees the segment (its 409) or deleted the tag first (this 404).
+ * @throws NOT_FOUND 'Tag not found' (filter.tag_id not the workspace's, or deleted meanwhile),
+ *   CONFLICT on a duplicate name or at MAX_SEGMENTS.
  */
 export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: string, input: unknown) {
   const s = parseInput(createSegmentSchema, input);
-  if (s.filter.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
   try {
     const row = await ctx.db.transaction(async (tx) => {
+      await lockSegmentTag(tx, workspaceId, s.filter);
       if ((await lockSegmentCreation(tx, workspaceId)) >= MAX_SEGMENTS)
         throw new AppError(
           "CONFLICT",
@@ -330,8 +353,10 @@ export async function createSegment(ctx: Pick<AppContext, "db">, workspaceId: st
 
 /**
  * Renames a saved segment and replaces its filter when one is given (issue 14: segments are
- * editable): `{name, filter?}` (updateSegmentSchema; without `filter` the stored one stays).
- * @throws NOT_FOUND 'List not found' (not the workspace's) or 'Tag not found', CONFLICT on a duplicate name.
+ * editable): `{name, filter?}` (updateSegmentSchema; without `filter` the stored one stays). A new
+ * filter's tag is held FOR SHARE while the segment is stored, as in createSegment.
+ * @throws NOT_FOUND 'List not found' (not the workspace's) or 'Tag not found' (also deleted
+ *   meanwhile), CONFLICT on a duplicate name.
  */
 export async function updateSegment(
   ctx: Pick<AppContext, "db">,
@@ -340,11 +365,13 @@ export async function updateSegment(
   input: unknown,
 ) {
   const s = parseInput(updateSegmentSchema, input);
-  if (s.filter?.tag_id !== undefined) await assertTagOfWorkspace(ctx, workspaceId, s.filter.tag_id);
   try {
-    const row = await updateSegmentRow(ctx.db, workspaceId, id, {
-      name: s.name,
-      ...(s.filter ? { filter: s.filter } : {}),
+    const row = await ctx.db.transaction(async (tx) => {
+      await lockSegmentTag(tx, workspaceId, s.filter);
+      return updateSegmentRow(tx, workspaceId, id, {
+        name: s.name,
+        ...(s.filter ? { filter: s.filter } : {}),
+      });
     });
     if (!row) throw new AppError("NOT_FOUND", "List not found");
     return { id: row.id, name: row.name, filter: row.filter, created_at: row.createdAt.toISOString() };

@@ -11,6 +11,10 @@
  * ID3-prefixed HLS playlist that `file-type` calls audio/mpeg read other local files through `file://`
  * segments (issue 11, finding 1). `verifyMediaFormat` refuses a file that ffmpeg or ffprobe would detect as
  * anything but its magic-byte type.
+ *
+ * Decoders of those inputs make no picture larger than DECODE_MAX_PIXELS (`-max_pixels`): ffprobe's
+ * stream header gives only the first frames' size, and a stream can grow part-way. A run whose decoder
+ * refuses a frame is killed and rejects with a FrameTooLargeError.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -174,12 +178,36 @@ export async function mediaDemuxer(file: string): Promise<string> {
 }
 
 /**
+ * The largest picture, in pixels (width x height), that a decoder of user media may make: 4096 x 2160
+ * (DCI 4K), the studio's frame-size limit (studio.schemas MAX_VIDEO_PIXELS). Passed to every pinned input
+ * as ffmpeg's `-max_pixels` (an AVCodecContext option, "Maximum number of pixels per image"), which the
+ * decoder checks on every frame it allocates: a stream that starts small and grows part-way (an H.264
+ * stream joined from two encodes, a VP8 keyframe of a new size), which ffprobe's header reports at its
+ * first size, is refused at the first larger frame instead of being decoded at full cost. Decoders
+ * check the width rounded up to their row alignment (16 to 64 pixels).
+ */
+export const DECODE_MAX_PIXELS = 4096 * 2160;
+
+/** ffmpeg's words when a decoder refuses a picture over `-max_pixels` (libavutil imgutils, AV_LOG_ERROR). */
+const MAX_PIXELS_REFUSAL = /Picture size (\d+)x(\d+) exceeds specified max pixel count/;
+
+/**
  * Input options that open `format` and nothing else: the demuxer pinned (`-f`), only it allowed
  * (`-format_whitelist`, which also covers nested opens), and only plain local files as protocol
- * (no hls, concat, data, http, ...).
+ * (no hls, concat, data, http, ...); and its decoders make no picture over DECODE_MAX_PIXELS
+ * (`-max_pixels`).
  */
 export function pinnedInputOptions(format: string): string[] {
-  return ["-protocol_whitelist", "file", "-format_whitelist", format, "-f", format];
+  return [
+    "-protocol_whitelist",
+    "file",
+    "-format_whitelist",
+    format,
+    "-max_pixels",
+    String(DECODE_MAX_PIXELS),
+    "-f",
+    format,
+  ];
 }
 
 /**
@@ -190,7 +218,14 @@ export function pinnedInputOptions(format: string): string[] {
  * @throws FfmpegError with a sentence for the uploader when either tool detects another format.
  */
 export async function verifyMediaFormat(bin: FfmpegBinaries, file: string, format: string): Promise<void> {
-  const base = ["-protocol_whitelist", "file", "-format_whitelist", format];
+  const base = [
+    "-protocol_whitelist",
+    "file",
+    "-format_whitelist",
+    format,
+    "-max_pixels",
+    String(DECODE_MAX_PIXELS),
+  ];
   const checks = [
     runProcess(
       bin.ffprobe,
@@ -251,11 +286,33 @@ export class FfmpegError extends Error {
   }
 }
 
+/**
+ * A decoder refused a picture of `width` x `height` pixels, over DECODE_MAX_PIXELS (`-max_pixels`): the
+ * run was killed there. Usually a stream that grows part-way past the size its header gave.
+ */
+export class FrameTooLargeError extends FfmpegError {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+    args: string[],
+  ) {
+    super(
+      `a frame of ${width} x ${height} pixels is larger than the ${DECODE_MAX_PIXELS} pixels a decoder may make`,
+      null,
+      args,
+    );
+    this.name = "FrameTooLargeError";
+  }
+}
+
 /** One input file with options placed before `-i` (e.g. `-ss`, `-stream_loop`). */
 export interface FfmpegInput {
   path: string;
   options?: string[];
-  /** pin this demuxer (`pinnedInputOptions`): required for any file a user supplied */
+  /**
+   * pin this demuxer and bound its decoders' picture size (`pinnedInputOptions`): required for any file
+   * a user supplied
+   */
   format?: string;
 }
 
@@ -371,7 +428,8 @@ export interface RunOptions {
 
 /**
  * Runs ffmpeg with `cmd`. Resolves when it exits 0.
- * @throws FfmpegError with stderr's last lines on a non-zero exit or spawn failure.
+ * @throws FrameTooLargeError when a decoder refuses a picture over DECODE_MAX_PIXELS (ffmpeg killed);
+ *   FfmpegError with stderr's last lines on a non-zero exit or spawn failure.
  */
 export function runFfmpeg(bin: FfmpegBinaries, cmd: FfmpegCommand, opts: RunOptions = {}): Promise<void> {
   const args = buildFfmpegArgs(cmd);
@@ -384,7 +442,9 @@ export function runFfmpeg(bin: FfmpegBinaries, cmd: FfmpegCommand, opts: RunOpti
 
 /**
  * Spawns a binary; collects stderr (bounded) and optionally parses `-progress` from stdout. An abort of
- * `opts.signal` kills the process (SIGKILL) and rejects with an FfmpegError.
+ * `opts.signal` kills the process (SIGKILL) and rejects with an FfmpegError. A decoder's refusal of a
+ * picture over `-max_pixels` kills it too (ffmpeg drops the frame and goes on, exiting 0 with the
+ * rest of the stream missing) and rejects with a FrameTooLargeError.
  */
 export function runProcess(
   file: string,
@@ -400,6 +460,7 @@ export function runProcess(
       killSignal: "SIGKILL",
     });
     let stderr = "";
+    let tooLarge: FrameTooLargeError | null = null;
     const out: Buffer[] = [];
     const parse = opts.onProgress ? createProgressParser(opts.onProgress) : null;
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -408,7 +469,14 @@ export function runProcess(
       else if (opts.collectStdout) out.push(chunk);
     });
     child.stderr?.on("data", (chunk: Buffer) => {
+      const seen = stderr.length;
       stderr += chunk.toString();
+      // look from a little before this chunk: the refusal's line may arrive in two chunks
+      const refused = tooLarge ? null : MAX_PIXELS_REFUSAL.exec(stderr.slice(Math.max(0, seen - 200)));
+      if (refused) {
+        tooLarge = new FrameTooLargeError(Number(refused[1]), Number(refused[2]), args);
+        child.kill("SIGKILL");
+      }
       if (stderr.length > 20_000) stderr = stderr.slice(-10_000);
     });
     if (opts.stdin && child.stdin) {
@@ -417,7 +485,8 @@ export function runProcess(
     }
     child.on("error", (err) => reject(new FfmpegError(`could not run ${file}: ${err.message}`, null, args)));
     child.on("close", (code) => {
-      if (code === 0) resolve(Buffer.concat(out).toString());
+      if (tooLarge) reject(tooLarge);
+      else if (code === 0) resolve(Buffer.concat(out).toString());
       else reject(new FfmpegError(reasonFrom(stderr, `exited with code ${code}`), code, args));
     });
   });
@@ -481,7 +550,8 @@ async function runPinnedProbe(
  * Probes a file with `ffprobe -print_format json -show_format -show_streams`, the demuxer pinned to
  * `opts.format` (default: the one its magic bytes give, `mediaDemuxer`). Cover art (an attached picture
  * such as an MP3's mjpeg) does not count as video.
- * @throws FfmpegError with ffprobe's reason for an unreadable file or an unsupported type.
+ * @throws FfmpegError with ffprobe's reason for an unreadable file or an unsupported type;
+ *   FrameTooLargeError when the frames it decodes are over DECODE_MAX_PIXELS.
  */
 export async function probe(
   bin: FfmpegBinaries,

@@ -10,6 +10,7 @@ import {
   countVideoPackets,
   type FfmpegBinaries,
   FfmpegError,
+  FrameTooLargeError,
   mediaDemuxer,
   type ProbeResult,
   probe,
@@ -138,8 +139,9 @@ async function makeVideoPreviews(
  * or an MP3 for audio; a poster and an animated GIF for video; waveform peaks for any audio track.
  * A file ffmpeg cannot read ends as `failed` with ffmpeg's reason (no retry, no crash); a conversion
  * still running `hooks.timeLimitMs` after the start (PROCESS_TIME_LIMIT_MS: just under the job's
- * expiry) is killed and the item fails with a sentence. Other errors (storage, database) are thrown
- * so the job is retried.
+ * expiry) is killed and the item fails with a sentence, as does a file whose decoder meets a frame over
+ * MAX_VIDEO_PIXELS (a stream that grows part-way: frameTooLargeMessage). Other errors (storage,
+ * database) are thrown so the job is retried.
  */
 export async function processMedia(
   deps: JobDeps,
@@ -179,7 +181,13 @@ export async function processMedia(
       await verifyMediaFormat(b, local.path, format);
       info = await probe(b, local.path, { format });
     } catch (error) {
-      await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
+      // a decoder's refusal of the first frames' size says what beyondStudioLimits says of a header
+      if (error instanceof FrameTooLargeError)
+        await fail(
+          beyondStudioLimits({ durationSeconds: 0, width: error.width, height: error.height }) ??
+            frameTooLargeMessage(error),
+        );
+      else await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
     }
     let frames = 0;
@@ -326,6 +334,10 @@ export async function processMedia(
       if (error instanceof FfmpegError) {
         // the person sees a sentence; ffmpeg's own words go to the log for whoever debugs it
         deps.log.warn({ mediaId, reason: error.reason }, "media processing failed");
+        if (error instanceof FrameTooLargeError) {
+          await fail(frameTooLargeMessage(error));
+          return;
+        }
         if (deadline.aborted) {
           await fail(
             `Converting this file took longer than ${formatLength(timeLimit / 1000)} and was stopped. Please export it at a smaller size or a lower frame rate and upload it again.`,
@@ -365,6 +377,14 @@ export function beyondStudioLimits(
   return null;
 }
 
+/**
+ * The sentence for a video whose decoder refused a frame over MAX_VIDEO_PIXELS (lib/ffmpeg
+ * FrameTooLargeError) after the probed size was within it: the stream grows part-way.
+ */
+export function frameTooLargeMessage(frame: { width: number; height: number }): string {
+  return `This video changes to ${frame.width} x ${frame.height} pixels part-way through; the studio takes video up to 4K (4096 x 2160). Please export it at one size no larger than 4K and upload it again.`;
+}
+
 /** Hooks for measuring a render (benchmarks). */
 export interface RenderHooks {
   /** minimum milliseconds between progress writes (default 500) */
@@ -397,7 +417,8 @@ export function renderTimeoutMessage(ms: number): string {
  * written at most every 500 ms. On success the item plays the new rendition (version + 1, draft or
  * published as the edit asked) and a `studio.derive-previews` job refreshes poster, GIF and peaks.
  * An ffmpeg failure marks the edit `failed` with ffmpeg's reason; a run past `hooks.timeLimitMs`
- * (RENDER_TIME_LIMIT_MS: just under the job's expiry) is killed and the edit fails with renderTimeoutMessage.
+ * (RENDER_TIME_LIMIT_MS: just under the job's expiry) is killed and the edit fails with renderTimeoutMessage;
+ * a frame over MAX_VIDEO_PIXELS stops the decoder and the edit fails with frameTooLargeMessage.
  * @returns true when the render succeeded.
  */
 export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHooks = {}): Promise<boolean> {
@@ -458,7 +479,11 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
       if (error instanceof FfmpegError) {
         await q.updateMediaEdit(deps.db, editId, {
           status: "failed",
-          error: deadline.aborted ? renderTimeoutMessage(timeLimit) : error.reason.slice(0, 1000),
+          error: deadline.aborted
+            ? renderTimeoutMessage(timeLimit)
+            : error instanceof FrameTooLargeError
+              ? frameTooLargeMessage(error)
+              : error.reason.slice(0, 1000),
           finishedAt: new Date(),
         });
         return false;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DECODE_MAX_PIXELS } from "../../lib/ffmpeg";
 import { queryInt } from "../../lib/validate";
 
 /** Upload limit: 100 MB (spec section 9), counted in bytes as 100 x 1024 x 1024. */
@@ -14,8 +15,12 @@ export const UNSUPPORTED_TYPE_MESSAGE =
  * with a sentence; longer edits are a 400 before anything is queued.
  */
 export const MAX_MEDIA_SECONDS = 2 * 60 * 60;
-/** The largest video frame the studio converts: 4096 x 2160 pixels (DCI 4K), counted as a pixel total. */
-export const MAX_VIDEO_PIXELS = 4096 * 2160;
+/**
+ * The largest video frame the studio converts: 4096 x 2160 pixels (DCI 4K), counted as a pixel total.
+ * Checked on the probed size before processing, and by the decoder on every frame of every run over
+ * the file (lib/ffmpeg DECODE_MAX_PIXELS, `-max_pixels`): a stream can grow past its header's size.
+ */
+export const MAX_VIDEO_PIXELS = DECODE_MAX_PIXELS;
 
 /**
  * The most video the studio encodes from one item, as frames x pixels per frame: 30 minutes of

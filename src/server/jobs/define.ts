@@ -64,3 +64,19 @@ export class PermanentJobError extends Error {
     this.name = "PermanentJobError";
   }
 }
+
+/**
+ * Thrown by a handler to fail this attempt like any other error (the queue's retry options apply)
+ * and have the retry wait at least until `notBefore`: on pg-boss the retry starts at the later of
+ * the queue's own backoff and `notBefore` (jobs/worker.ts failWithNotBefore), never sooner than the
+ * backoff. The inline client retries it as any error. Used for a receiver's `Retry-After`.
+ */
+export class RetryAfterError extends Error {
+  constructor(
+    message: string,
+    readonly notBefore: Date,
+  ) {
+    super(message);
+    this.name = "RetryAfterError";
+  }
+}

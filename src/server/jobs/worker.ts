@@ -1,6 +1,12 @@
 import { type JobResult, PgBoss } from "pg-boss";
 import { describeZodError } from "../lib/validate";
-import { type AnyJobDefinition, type JobDeps, type JobOptions, PermanentJobError } from "./define";
+import {
+  type AnyJobDefinition,
+  type JobDeps,
+  type JobOptions,
+  PermanentJobError,
+  RetryAfterError,
+} from "./define";
 
 /** Seconds: the longest wait between two attempts of a backoff queue whose contract sets no `retryDelayMax`. */
 export const DEFAULT_RETRY_DELAY_MAX_S = 300;
@@ -99,6 +105,28 @@ export async function syncSchedules(
 }
 
 /**
+ * Fails the active attempt `attempt` of queue `name` (pg-boss fail, fenced on the attempt's retry
+ * count, so an attempt whose claim lapsed is left alone) and, when the job goes to retry, moves the
+ * retry's start to `error.notBefore` if that is later than the start pg-boss's backoff chose
+ * (pg-boss update `startAfter`): the retry runs at the later of the two, never sooner than the
+ * backoff. Returns the retry's start, or null when the job did not go to retry (its last attempt,
+ * or not this attempt's to fail). A throw after the fail leaves the backoff's start.
+ */
+export async function failWithNotBefore(
+  boss: PgBoss,
+  name: string,
+  attempt: { id: string; retryCount: number },
+  error: RetryAfterError,
+): Promise<Date | null> {
+  await boss.fail(name, [attempt], error);
+  const job = await boss.getJobById(name, attempt.id);
+  if (job?.state !== "retry" || job.retryCount !== attempt.retryCount) return null;
+  if (job.startAfter.getTime() >= error.notBefore.getTime()) return job.startAfter;
+  const r = await boss.update(name, undefined, { id: attempt.id, startAfter: error.notBefore });
+  return r.updated ? error.notBefore : job.startAfter;
+}
+
+/**
  * Registers a pg-boss worker per job definition: `localConcurrency` fetch loops (default
  * `concurrency`), each fetching up to `batchSize` jobs every `pollingIntervalSeconds` (default
  * `pollSeconds`) while its queue is empty, and at once again after a fetch that found work (pg-boss
@@ -106,7 +134,8 @@ export async function syncSchedules(
  * every loop at 8 per queue and 0.5 s, an idle worker ran about 250 queries a second; the defaults
  * (env WORKER_CONCURRENCY 2, WORKER_POLL_SECONDS 2) make it about 35 (measured 34), and the queues a user waits on
  * (campaign sends and fan-out, webhook deliveries, CSV imports, geocoding) set 0.5 s in their contracts. Payloads are parsed with zod; a parse failure or a
- * PermanentJobError is logged and not retried (the job completes).
+ * PermanentJobError is logged and not retried (the job completes); a RetryAfterError fails the job
+ * with its retry no sooner than its `notBefore` (failWithNotBefore).
  * - A `batchHandler` gets the whole fetch in one call; throwing fails (and retries) the whole fetch.
  * - Otherwise the jobs of one fetch run concurrently, each through `handler`, and each is settled on
  *   its own (pg-boss `perJobResults`): a job whose handler throws is failed and retried per its
@@ -144,6 +173,13 @@ export async function startWorkers(
         if (error instanceof PermanentJobError) {
           deps.log.warn({ job: job.name, id: j.id, reason: error.message }, "job failed permanently");
           return { id: j.id, status: "completed" };
+        }
+        if (error instanceof RetryAfterError) {
+          // failed here, with its retry moved to notBefore; pg-boss's own settle of the result
+          // below is fenced on the attempt (active, same retry count) and leaves it as it is
+          await failWithNotBefore(boss, job.name, { id: j.id, retryCount: retryCount(j) }, error).catch(
+            (err) => deps.log.warn({ err, job: job.name, id: j.id }, "retry not deferred to Retry-After"),
+          );
         }
         return { id: j.id, status: "failed", output: error };
       }

@@ -172,6 +172,8 @@ export interface PostResult {
   durationMs: number;
   /** the first 1,000 characters of the response body */
   body: string;
+  /** the response's `Retry-After` header as sent (RFC 9110 section 10.2.3), null without one */
+  retryAfter: string | null;
 }
 
 /** Bytes of a response body guardedPost reads at most; past it the connection is closed. */
@@ -278,6 +280,7 @@ function postOnce(
           status: res.statusCode ?? 0,
           durationMs: Math.round(performance.now() - started),
           body: Buffer.concat(head).toString("utf8").slice(0, 1000),
+          retryAfter: res.headers["retry-after"] ?? null,
         });
       res.on("data", (c: Buffer) => {
         if (bytes < 4000) head.push(c.subarray(0, 4000 - bytes));

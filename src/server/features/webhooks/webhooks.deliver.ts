@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import type { JobDeps } from "../../jobs/define";
+import { type JobDeps, RetryAfterError } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { storableText } from "../../lib/nul";
 import { guardedPost, parseAllowedHosts } from "../../lib/outbound";
@@ -12,6 +12,72 @@ import { creatorMayDeliver } from "./webhooks.service";
 
 /** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/**
+ * Seconds: the longest `Retry-After` a delivery honours (1 hour). A receiver asking for more gets its
+ * retry after 1 hour: a misbehaving receiver cannot stretch the ~29 h retry schedule (webhooks.jobs)
+ * past the 5 days that disable its endpoint (DISABLE_AFTER_MS); 1 hour is also well past what rate
+ * limiters ask for in practice.
+ */
+export const RETRY_AFTER_MAX_S = 60 * 60;
+
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const LONG_WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const DAY = WEEKDAYS.join("|");
+const MON = MONTHS.join("|");
+const IMF_FIXDATE = new RegExp(`^(${DAY}), (\\d{2}) (${MON}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
+const RFC850_DATE = new RegExp(
+  `^(${LONG_WEEKDAYS.join("|")}), (\\d{2})-(${MON})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`,
+);
+const ASCTIME_DATE = new RegExp(`^(${DAY}) (${MON}) ([ \\d]\\d) (\\d{2}):(\\d{2}):(\\d{2}) (\\d{4})$`);
+
+/** A UTC date from its parts, or null when they name no real time (Feb 30, 25:00). */
+function utcDate(year: number, month: string, day: number, h: number, m: number, s: number): Date | null {
+  const mon = MONTHS.indexOf(month);
+  if (h > 23 || m > 59 || s > 60) return null;
+  const d = new Date(Date.UTC(year, mon, day, h, m, Math.min(s, 59)));
+  return d.getUTCDate() === day && d.getUTCMonth() === mon ? d : null;
+}
+
+/**
+ * The time a `Retry-After` header value names (RFC 9110 section 10.2.3): delta-seconds (`120`)
+ * after `now`, or an HTTP-date (section 5.6.7): the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`
+ * and the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`, a two-digit year more than 50 years
+ * ahead read as the past century's) and asctime (`Sun Nov  6 08:49:37 1994`, GMT) forms that
+ * recipients must accept. Surrounding whitespace is ignored. Returns null for a missing or malformed
+ * value (a negative or fractional number, another date format).
+ */
+export function parseRetryAfter(value: string | null | undefined, now: Date): Date | null {
+  const v = value?.trim();
+  if (!v) return null;
+  if (/^\d+$/.test(v)) return new Date(now.getTime() + Math.min(Number(v), 1e9) * 1000);
+  let m = IMF_FIXDATE.exec(v);
+  if (m) return utcDate(+m[4]!, m[3]!, +m[2]!, +m[5]!, +m[6]!, +m[7]!);
+  m = RFC850_DATE.exec(v);
+  if (m) {
+    let year = 2000 + +m[4]!;
+    if (year > now.getUTCFullYear() + 50) year -= 100;
+    return utcDate(year, m[3]!, +m[2]!, +m[5]!, +m[6]!, +m[7]!);
+  }
+  m = ASCTIME_DATE.exec(v);
+  if (m) return utcDate(+m[7]!, m[2]!, +m[3]!.trim(), +m[4]!, +m[5]!, +m[6]!);
+  return null;
+}
+
+/**
+ * When the next attempt after a failed one may start, by the receiver's `Retry-After`: for a 429
+ * (RFC 6585 section 4) or 503 (RFC 9110 section 15.6.4) answer, the time its Retry-After names
+ * (parseRetryAfter), at most RETRY_AFTER_MAX_S after `now`. Null (the normal backoff alone) for any
+ * other status, a missing or malformed value, or a time not after `now`. The retry then starts at
+ * the later of this and the backoff's own time (jobs/worker.ts failWithNotBefore), never sooner.
+ */
+export function retryNotBefore(status: number, retryAfter: string | null, now: Date): Date | null {
+  if (status !== 429 && status !== 503) return null;
+  const at = parseRetryAfter(retryAfter, now);
+  if (!at || at.getTime() <= now.getTime()) return null;
+  return new Date(Math.min(at.getTime(), now.getTime() + RETRY_AFTER_MAX_S * 1000));
+}
 
 /**
  * Standard Webhooks signature (https://www.standardwebhooks.com, "Signature scheme"):
@@ -32,7 +98,9 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * One delivery attempt (job `webhooks.deliver`). POSTs the event with `webhook-id` (the event id:
  * the same on every retry and resend), `webhook-timestamp` and `webhook-signature`. A 2xx marks it
  * succeeded and ends the endpoint's failure streak; anything else is recorded and thrown so pg-boss
- * retries with exponential backoff, until the last attempt marks it failed. An endpoint failing for
+ * retries with exponential backoff, until the last attempt marks it failed. A 429 or 503 with a
+ * `Retry-After` has its retry wait at least that long, capped at RETRY_AFTER_MAX_S (retryNotBefore,
+ * thrown as a RetryAfterError), never less than the backoff. An endpoint failing for
  * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, one
  * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
  * or resent before they were removed or demoted is not sent), a workspace whose plan in force no
@@ -73,6 +141,7 @@ export async function deliverWebhook(
   let durationMs: number | null = null;
   let error: string | null = null;
   let permanent = false;
+  let notBefore: Date | null = null;
   try {
     const r = await guardedPost(
       e.url,
@@ -91,7 +160,10 @@ export async function deliverWebhook(
     status = r.status;
     durationMs = r.durationMs;
     // the receiver's own text: a NUL in it would fail the attempt's record (Postgres text)
-    if (status < 200 || status > 299) error = storableText(`HTTP ${status}: ${r.body.slice(0, 200)}`);
+    if (status < 200 || status > 299) {
+      error = storableText(`HTTP ${status}: ${r.body.slice(0, 200)}`);
+      notBefore = retryNotBefore(status, r.retryAfter, new Date());
+    }
   } catch (err) {
     permanent = err instanceof AppError || (err as NodeJS.ErrnoException).code === "EPRIVATEADDRESS";
     error = storableText((err as Error).message.slice(0, 500));
@@ -125,7 +197,10 @@ export async function deliverWebhook(
     );
     return;
   }
-  if (!final) throw new Error(`webhook delivery ${d.id} failed: ${error}`);
+  if (!final) {
+    const message = `webhook delivery ${d.id} failed: ${error}`;
+    throw notBefore ? new RetryAfterError(message, notBefore) : new Error(message);
+  }
 }
 
 async function notifyOwner(

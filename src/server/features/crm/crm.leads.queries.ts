@@ -17,12 +17,15 @@ export type BusinessMatchRow = {
 /**
  * Contacts of `workspaceId` that share a key with the given businesses: `custom_fields.place_id`,
  * lower(email), E.164 phone, website domain (scheme, www. and path stripped) or lower(company) with a
- * street address; oldest first. Email and name keys are passed lower-cased.
+ * street address; oldest first. Email and name keys are passed lower-cased. With `lock` (in a
+ * transaction), the rows are locked FOR KEY SHARE as they are read, until it ends: a contact deleted
+ * by a committed request before that is left out, and a delete after it waits for the commit.
  */
 export async function selectBusinessMatchCandidates(
   db: DbOrTx,
   workspaceId: string,
   keys: { placeIds: string[]; emails: string[]; phones: string[]; domains: string[]; names: string[] },
+  opts: { lock?: boolean } = {},
 ): Promise<BusinessMatchRow[]> {
   const rows = await db.execute<BusinessMatchRow>(sql`
     select id, custom_fields->>'place_id' as place_id, lower(email) as email, phone, website, company, street_address
@@ -34,7 +37,7 @@ export async function selectBusinessMatchCandidates(
       or (website is not null and lower(regexp_replace(regexp_replace(website, '^[a-zA-Z]+://', ''), '^www\\.|[/:?#].*$', '', 'g')) = any(array(select jsonb_array_elements_text(${JSON.stringify(keys.domains)}::jsonb))))
       or (company is not null and street_address is not null and lower(company) = any(array(select jsonb_array_elements_text(${JSON.stringify(keys.names)}::jsonb))))
     )
-    order by id`);
+    order by id${opts.lock ? sql` for key share` : sql``}`);
   return [...rows];
 }
 

@@ -80,7 +80,11 @@ export async function matchBusinessContacts(
   return matchIn(ctx.db, workspaceId, businesses, country);
 }
 
-/** matchBusinessContacts over `db` (a transaction too), phones read in `country`. */
+/**
+ * matchBusinessContacts over `db` (a transaction too), phones read in `country`. With `lock` (in a
+ * transaction), the matched contacts (every candidate read) are locked FOR KEY SHARE until it ends,
+ * so none of them can be deleted before its commit.
+ */
 async function matchIn(
   db: DbOrTx,
   workspaceId: string,
@@ -89,6 +93,7 @@ async function matchIn(
     "placeId" | "name" | "phone" | "website" | "email" | "streetAddress"
   >[],
   country: string,
+  opts: { lock?: boolean } = {},
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   if (!businesses.length) return out;
@@ -96,13 +101,18 @@ async function matchIn(
   const phones = businesses.map((b) => toE164(b.phone, country)).filter((p): p is string => !!p);
   const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
   const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
-  const rows = await selectBusinessMatchCandidates(db, workspaceId, {
-    placeIds,
-    emails,
-    phones,
-    domains,
-    names: businesses.map((b) => b.name.trim().toLowerCase()),
-  });
+  const rows = await selectBusinessMatchCandidates(
+    db,
+    workspaceId,
+    {
+      placeIds,
+      emails,
+      phones,
+      domains,
+      names: businesses.map((b) => b.name.trim().toLowerCase()),
+    },
+    opts,
+  );
   const byPlace = new Map<string, number>();
   const byEmail = new Map<string, number>();
   const byPhone = new Map<string, number>();
@@ -186,6 +196,8 @@ function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
  * filled one (toContactJson) when an endpoint of the workspace listens (asked once, before it); their
  * delivery jobs are queued after the commit. A website, Facebook or LinkedIn URL that is not a web
  * address and an invalid email are left out (withContactSafeValues), the business still added.
+ * `contactIds` (the matched then the created contacts) are all contacts of the workspace when the
+ * add commits: the contacts matched under the lock stay locked against deletion until then.
  */
 export async function addBusinessContacts(
   ctx: ContactEventCtx,
@@ -244,7 +256,11 @@ export async function addBusinessContacts(
     workspaceId,
     estimate.create.length,
     async (tx) => {
-      const now = split(await matchIn(tx, workspaceId, businesses, phoneCountry));
+      // the matched contacts are locked (FOR KEY SHARE) until the commit: one deleted by another
+      // request before this match is not matched (its business is created), one deleted after it
+      // waits for the commit, so every id answered is a contact when the add commits (a skipped
+      // contact, nothing to fill, was not locked before and could be answered though deleted)
+      const now = split(await matchIn(tx, workspaceId, businesses, phoneCountry, { lock: true }));
       // the limit was checked for the first match's creations: a contact it matched may have been
       // deleted since (then it is created here), so more creations are checked again, under the lock
       if (now.create.length > estimate.create.length)

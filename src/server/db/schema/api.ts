@@ -59,6 +59,16 @@ export const apiIdempotencyKeys = pgTable(
     statusCode: integer(),
     response: jsonb(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /**
+     * while in progress: a random id of the request holding the claim, which fences its lease renewals
+     * and its stored response (null once the response is stored, and on claims made before leases)
+     */
+    claimId: uuid(),
+    /**
+     * while in progress: when the claim's lease lapses unless its request renews it (api.service
+     * idempotencyLease); only then may a retry take the claim over
+     */
+    leaseExpiresAt: timestamp({ withTimezone: true }),
   },
   (t) => [
     primaryKey({ name: "api_idempotency_keys_pk", columns: [t.apiKeyId, t.key] }),

@@ -115,30 +115,51 @@ export async function touchApiKey(db: DbOrTx, id: string) {
 }
 
 /**
- * Claims an idempotency key in one statement: inserts `(apiKeyId, key, requestHash)`, or takes over
- * the existing record when it is expired (created more than `ttlHours` ago: forgotten, any request
- * may reuse the key) or when it is a claim still in progress after `staleMinutes` with the same
- * `requestHash` (the first request died mid-flight; this is its retry). A takeover restarts the
- * record (no response, created now). Returns `{claimed: true}` when the caller runs the request,
- * else `{claimed: false, row}` with the stored record.
+ * When an in-progress claim's lease lapses: its `lease_expires_at`, or for a claim made before
+ * leases (no lease) `legacyStaleMinutes` after it was made.
+ */
+function leaseEnd(legacyStaleMinutes: number) {
+  const t = apiIdempotencyKeys;
+  return sql`coalesce(${t.leaseExpiresAt}, ${t.createdAt} + make_interval(mins => ${legacyStaleMinutes}))`;
+}
+
+/**
+ * Claims an idempotency key in one statement for the request `claimId` (a random uuid): inserts
+ * `(apiKeyId, key, requestHash)` with a lease of `leaseSeconds`, or takes over the existing record
+ * when its stored response is expired (made more than `ttlHours` ago: forgotten, any request may
+ * reuse the key), or when it is a claim still in progress whose lease lapsed (its request stopped
+ * renewing it: died mid-flight) and that has the same `requestHash` (this is its retry) or was made
+ * more than `ttlHours` ago. A takeover restarts the record (no response, made now, a new lease and
+ * claim id). Returns `{claimed: true}` when the caller runs the request (and must keep the lease
+ * alive: renewIdempotencyLease), else `{claimed: false, row}` with the stored record.
  */
 export async function claimIdempotencyKey(
   db: DbOrTx,
   apiKeyId: string,
   key: string,
   requestHash: string,
-  opts: { staleMinutes: number; ttlHours: number },
+  claimId: string,
+  opts: { leaseSeconds: number; legacyStaleMinutes: number; ttlHours: number },
 ) {
   const t = apiIdempotencyKeys;
+  const lease = sql`now() + make_interval(secs => ${opts.leaseSeconds})`;
+  const expired = sql`${t.createdAt} < now() - make_interval(hours => ${opts.ttlHours})`;
   const inserted = await db
     .insert(t)
-    .values({ apiKeyId, key, requestHash })
+    .values({ apiKeyId, key, requestHash, claimId, leaseExpiresAt: lease })
     .onConflictDoUpdate({
       target: [t.apiKeyId, t.key],
-      set: { requestHash, statusCode: null, response: null, createdAt: sql`now()` },
-      setWhere: sql`${t.createdAt} < now() - make_interval(hours => ${opts.ttlHours})
-        or (${t.statusCode} is null and ${t.requestHash} = ${requestHash}
-            and ${t.createdAt} < now() - make_interval(mins => ${opts.staleMinutes}))`,
+      set: {
+        requestHash,
+        statusCode: null,
+        response: null,
+        createdAt: sql`now()`,
+        claimId,
+        leaseExpiresAt: lease,
+      },
+      setWhere: sql`(${t.statusCode} is not null and ${expired})
+        or (${t.statusCode} is null and ${leaseEnd(opts.legacyStaleMinutes)} < now()
+            and (${t.requestHash} = ${requestHash} or ${expired}))`,
     })
     .returning({ key: t.key });
   if (inserted.length) return { claimed: true as const };
@@ -149,33 +170,66 @@ export async function claimIdempotencyKey(
   return { claimed: false as const, row };
 }
 
+/**
+ * Extends the lease of the claim `claimId` on `(apiKeyId, key)` to `leaseSeconds` from now, while
+ * it is still that request's claim and in progress. Returns false when it no longer is (taken over
+ * after the lease lapsed, or finished).
+ */
+export async function renewIdempotencyLease(
+  db: DbOrTx,
+  apiKeyId: string,
+  key: string,
+  claimId: string,
+  leaseSeconds: number,
+): Promise<boolean> {
+  const t = apiIdempotencyKeys;
+  const rows = await db
+    .update(t)
+    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId), isNull(t.statusCode)))
+    .returning({ key: t.key });
+  return rows.length > 0;
+}
+
+/**
+ * Stores the response of the claim `claimId` and ends its lease; nothing when the claim is no longer
+ * that request's (taken over after its lease lapsed: the taker's response is the one kept).
+ */
 export async function saveIdempotentResponse(
   db: DbOrTx,
   apiKeyId: string,
   key: string,
+  claimId: string,
   statusCode: number,
   response: unknown,
 ) {
+  const t = apiIdempotencyKeys;
   await db
-    .update(apiIdempotencyKeys)
-    .set({ statusCode, response })
-    .where(and(eq(apiIdempotencyKeys.apiKeyId, apiKeyId), eq(apiIdempotencyKeys.key, key)));
+    .update(t)
+    .set({ statusCode, response, claimId: null, leaseExpiresAt: null })
+    .where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId)));
 }
 
-export async function releaseIdempotencyKey(db: DbOrTx, apiKeyId: string, key: string) {
-  await db
-    .delete(apiIdempotencyKeys)
-    .where(and(eq(apiIdempotencyKeys.apiKeyId, apiKeyId), eq(apiIdempotencyKeys.key, key)));
+/** Deletes the claim `claimId` (a 5xx: a retry may run); another request's claim is left alone. */
+export async function releaseIdempotencyKey(db: DbOrTx, apiKeyId: string, key: string, claimId: string) {
+  const t = apiIdempotencyKeys;
+  await db.delete(t).where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId)));
 }
 
 /**
  * Deletes idempotency records created more than `ttlHours` ago (api.service IDEMPOTENCY_TTL_HOURS;
- * Stripe keeps them 24 h). Returns how many were deleted. Run hourly by api.prune-idempotency-keys.
+ * Stripe keeps them 24 h), except claims whose lease is still live (their request still runs). Returns how many were deleted. Run hourly by api.prune-idempotency-keys.
  */
 export async function pruneIdempotencyKeys(db: DbOrTx, ttlHours = 24): Promise<number> {
   const rows = await db
     .delete(apiIdempotencyKeys)
-    .where(lt(apiIdempotencyKeys.createdAt, sql`now() - make_interval(hours => ${ttlHours})`))
+    .where(
+      and(
+        lt(apiIdempotencyKeys.createdAt, sql`now() - make_interval(hours => ${ttlHours})`),
+        // a claim whose request still runs (its lease renewed) is kept however old
+        or(isNull(apiIdempotencyKeys.leaseExpiresAt), lt(apiIdempotencyKeys.leaseExpiresAt, sql`now()`)),
+      ),
+    )
     .returning({ key: apiIdempotencyKeys.key });
   return rows.length;
 }

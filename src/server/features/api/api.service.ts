@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import type { ApiKey, Workspace } from "../../db/schema";
@@ -270,38 +270,64 @@ function writeJsonText(value: unknown, write: (text: string) => void): void {
 }
 
 /**
- * Minutes after which an Idempotency-Key claim still "in progress" (no stored response) is taken to
- * be from a request that died mid-flight (a crashed or restarted server), and a retry of the same
- * request may take it over. No v1 request runs near this long: the largest (a 1,000-contact bulk
- * upsert, a 10 MiB campaign launch) take seconds; their work goes to background jobs.
+ * The lease of an Idempotency-Key claim in progress: it lasts `seconds` (5 minutes) unless renewed,
+ * and the request holding it renews it every `renewEveryMs` milliseconds (1 minute) while it runs.
+ * A retry with the same key takes a claim over only once its lease lapsed, i.e. when its request has
+ * not renewed it for `seconds` (its process died or was restarted mid-flight); a request that still
+ * runs keeps its claim however long it takes (a long OpenStreetMap lead search can pass 5 minutes).
+ * Exported so tests can shorten both; the renewal period must stay well under the lease.
+ */
+export const idempotencyLease = { seconds: 5 * 60, renewEveryMs: 60_000 };
+/**
+ * Minutes after which a claim made before claims had leases (no `lease_expires_at`, from a server
+ * older than migration 0045) is taken to be from a request that died, as all claims were before.
  */
 export const IDEMPOTENCY_STALE_MINUTES = 5;
 /** Hours an Idempotency-Key's stored response is replayed; older records are forgotten (Stripe's rule). */
 export const IDEMPOTENCY_TTL_HOURS = 24;
 
 /**
+ * A claimed Idempotency-Key whose request is running: `claimId` fences its lease renewals and its
+ * stored response; `stop` ends the renewals (finishIdempotent calls it; calling it again does nothing).
+ */
+export interface IdempotencyClaim {
+  readonly apiKeyId: string;
+  readonly key: string;
+  readonly claimId: string;
+  stop(): void;
+}
+
+/**
  * Idempotency-Key handling of POST /api/v1 (issue 15; semantics as Stripe's): the first request
  * claims the key and runs; a repeat with the same body gets the stored response; a repeat with a
- * different body, or while the first is still running, gets 409. A claim in progress for more than
- * IDEMPOTENCY_STALE_MINUTES is taken over by a retry with the same body; after IDEMPOTENCY_TTL_HOURS
- * a key is forgotten and may be reused (the hourly api.prune-idempotency-keys job deletes those).
- * Returns `null` when the caller should run the request, else the stored `{statusCode, body}`.
+ * different body, or while the first is still running (however long), gets 409. The claim is a lease
+ * (idempotencyLease) that the running request renews until finishIdempotent; a retry with the same
+ * body takes it over only after the lease lapsed (the first request's process died). After
+ * IDEMPOTENCY_TTL_HOURS a finished key is forgotten and may be reused (the hourly
+ * api.prune-idempotency-keys job deletes those).
+ * Returns `{claim}` when the caller should run the request (then must call finishIdempotent with
+ * it), else `{stored: {statusCode, body}}` to replay.
+ * @throws AppError BAD_REQUEST for a key over 255 characters; CONFLICT (409) 'This Idempotency-Key
+ *   was already used with a different request. ...' or 'A request with this Idempotency-Key is still
+ *   in progress.' (param `Idempotency-Key`).
  */
 export async function beginIdempotent(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "log">,
   apiKeyId: string,
   idemKey: string,
   fingerprint: string,
-): Promise<{ statusCode: number; body: unknown } | null> {
+): Promise<{ claim: IdempotencyClaim } | { stored: { statusCode: number; body: unknown } }> {
   if (idemKey.length > 255)
     throw new AppError("BAD_REQUEST", "Idempotency-Key must be at most 255 characters", {
       param: "Idempotency-Key",
     });
-  const r = await q.claimIdempotencyKey(ctx.db, apiKeyId, idemKey, fingerprint, {
-    staleMinutes: IDEMPOTENCY_STALE_MINUTES,
+  const claimId = randomUUID();
+  const r = await q.claimIdempotencyKey(ctx.db, apiKeyId, idemKey, fingerprint, claimId, {
+    leaseSeconds: idempotencyLease.seconds,
+    legacyStaleMinutes: IDEMPOTENCY_STALE_MINUTES,
     ttlHours: IDEMPOTENCY_TTL_HOURS,
   });
-  if (r.claimed) return null;
+  if (r.claimed) return { claim: keepLeaseAlive(ctx, apiKeyId, idemKey, claimId) };
   if (!r.row || r.row.requestHash !== fingerprint)
     throw new AppError(
       "CONFLICT",
@@ -312,17 +338,44 @@ export async function beginIdempotent(
     throw new AppError("CONFLICT", "A request with this Idempotency-Key is still in progress.", {
       param: "Idempotency-Key",
     });
-  return { statusCode: r.row.statusCode, body: r.row.response };
+  return { stored: { statusCode: r.row.statusCode, body: r.row.response } };
 }
 
-/** Stores the response of a claimed idempotency key (5xx responses release it for a retry). */
+/**
+ * Renews the claim's lease every idempotencyLease.renewEveryMs until `stop` (or until the claim is no
+ * longer this request's). A failed renewal is logged and the next one tried: the lease only lapses
+ * after idempotencyLease.seconds without one.
+ */
+function keepLeaseAlive(
+  ctx: Pick<AppContext, "db" | "log">,
+  apiKeyId: string,
+  key: string,
+  claimId: string,
+): IdempotencyClaim {
+  const timer = setInterval(() => {
+    q.renewIdempotencyLease(ctx.db, apiKeyId, key, claimId, idempotencyLease.seconds).then(
+      (held) => {
+        if (!held) clearInterval(timer);
+      },
+      (err) => ctx.log.warn({ err, apiKeyId }, "idempotency lease not renewed"),
+    );
+  }, idempotencyLease.renewEveryMs);
+  timer.unref();
+  return { apiKeyId, key, claimId, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Ends a claim's lease renewals and stores its response (5xx responses release the key for a
+ * retry). Fenced on the claim: a claim taken over meanwhile (its lease had lapsed) is left to its
+ * new request.
+ */
 export async function finishIdempotent(
   ctx: Pick<AppContext, "db">,
-  apiKeyId: string,
-  idemKey: string,
+  claim: IdempotencyClaim,
   statusCode: number,
   body: unknown,
 ) {
-  if (statusCode >= 500) await q.releaseIdempotencyKey(ctx.db, apiKeyId, idemKey);
-  else await q.saveIdempotentResponse(ctx.db, apiKeyId, idemKey, statusCode, body);
+  claim.stop();
+  if (statusCode >= 500) await q.releaseIdempotencyKey(ctx.db, claim.apiKeyId, claim.key, claim.claimId);
+  else await q.saveIdempotentResponse(ctx.db, claim.apiKeyId, claim.key, claim.claimId, statusCode, body);
 }

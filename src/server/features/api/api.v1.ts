@@ -27,6 +27,7 @@ import {
   authenticateApiKey,
   beginIdempotent,
   finishIdempotent,
+  type IdempotencyClaim,
   requestFingerprint,
 } from "./api.service";
 import { toLeadResultJson, toLeadSearchJson, withV1FilterNames } from "./api.v1.leads";
@@ -766,8 +767,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** the API key's principal on /api/v1 routes */
     apiPrincipal?: ApiPrincipal;
-    /** the claimed Idempotency-Key of this POST */
-    idempotencyKey?: string;
+    /** the Idempotency-Key claim this POST holds (its lease renewed until its response is stored) */
+    idempotencyClaim?: IdempotencyClaim;
   }
 }
 
@@ -863,28 +864,35 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
   app.addHook("preHandler", async (req, reply) => {
     const key = req.headers["idempotency-key"];
     if (req.method !== "POST" || !req.apiPrincipal || typeof key !== "string" || !key) return;
-    const stored = await beginIdempotent(
+    const r = await beginIdempotent(
       ctx,
       req.apiPrincipal.key.id,
       key,
       requestFingerprint(req.method, req.url, req.body),
     );
-    if (stored) {
+    if ("stored" in r) {
       reply.header("Idempotent-Replayed", "true");
-      return reply.status(stored.statusCode).send(stored.body);
+      return reply.status(r.stored.statusCode).send(r.stored.body);
     }
-    req.idempotencyKey = key;
+    req.idempotencyClaim = r.claim;
   });
   app.addHook("onSend", async (req, reply, payload) => {
-    if (!req.idempotencyKey || !req.apiPrincipal) return payload;
+    const claim = req.idempotencyClaim;
+    if (!claim) return payload;
     let body: unknown = null;
     try {
       body = typeof payload === "string" || Buffer.isBuffer(payload) ? JSON.parse(payload.toString()) : null;
     } catch {
       body = null;
     }
-    await finishIdempotent(ctx, req.apiPrincipal.key.id, req.idempotencyKey, reply.statusCode, body);
+    req.idempotencyClaim = undefined;
+    await finishIdempotent(ctx, claim, reply.statusCode, body);
     return payload;
+  });
+  // a safety net: once a response went out, the claim is renewed no more (onSend has normally
+  // finished it). Not on a client's abort: the handler still runs, and its claim with it
+  app.addHook("onResponse", async (req) => {
+    req.idempotencyClaim?.stop();
   });
 
   for (const r of V1_ROUTES) {

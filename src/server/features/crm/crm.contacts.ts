@@ -440,13 +440,19 @@ function tooManyCustomFields(n: number): AppError {
   );
 }
 
-/** How many custom fields `stored` holds once `patch` is merged in (null removes a field). */
+/**
+ * How many custom fields `stored` holds once `patch` is merged in (null removes a field), names
+ * compared case-insensitively as the merge does (crm.queries CUSTOM_FIELDS_MERGE: `tier` replaces
+ * `Tier`).
+ */
 export function mergedCustomFieldCount(
   stored: Record<string, unknown> | null | undefined,
   patch: CustomFieldsInput,
 ): number {
-  const keys = new Set(Object.keys(stored ?? {}));
-  for (const [k, v] of Object.entries(patch)) v === null ? keys.delete(k) : keys.add(k);
+  const keys = new Set<string>();
+  const removed = new Set(Object.keys(patch).map((k) => k.toLowerCase()));
+  for (const k of Object.keys(stored ?? {})) if (!removed.has(k.toLowerCase())) keys.add(k);
+  for (const [k, v] of Object.entries(patch)) if (v !== null) keys.add(k);
   return keys.size;
 }
 

@@ -21,7 +21,12 @@ import {
   sniffEncoding,
 } from "./crm.csv";
 import { IMPORT_FIELD_LABELS } from "./crm.headers";
-import { CONTACT_COUNT_SQL, CONTACT_CREATION_LOCK_SQL, selectCustomFieldsByEmail } from "./crm.queries";
+import {
+  CONTACT_COUNT_SQL,
+  CONTACT_CREATION_LOCK_SQL,
+  customFieldsMergeSql,
+  selectCustomFieldsByEmail,
+} from "./crm.queries";
 import {
   CONTACT_TEXT_LIMITS,
   type CustomFieldsInput,
@@ -630,8 +635,12 @@ export class ContactImporter {
         TYPED_COLS.includes(c) ? `${c} = excluded.${c}` : `${c} = coalesce(excluded.${c}, contacts.${c})`,
       );
       // custom fields merge into the stored ones: the staged object still holds its nulls (removals),
-      // which the proposed row (`excluded`) lost to jsonb_strip_nulls
-      const merged = `jsonb_strip_nulls(contacts.custom_fields || coalesce((select s2.custom_fields from crm_import_stage s2 where s2.email = excluded.email), '{}'::jsonb))`;
+      // which the proposed row (`excluded`) lost to jsonb_strip_nulls; names compared
+      // case-insensitively (a row's `tier` replaces a stored `Tier`)
+      const merged = customFieldsMergeSql(
+        "contacts.custom_fields",
+        "coalesce((select s2.custom_fields from crm_import_stage s2 where s2.email = excluded.email), '{}'::jsonb)",
+      );
       if (this.opts.customFields) sets.push(`custom_fields = ${merged}`);
       conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
       if (this.opts.customFields)

@@ -958,8 +958,29 @@ export async function insertContactsReturningIds(db: DbOrTx, values: NewContact[
 }
 
 /**
+ * SQL of custom fields `m.stored` (jsonb) with `m.patch` (jsonb, a null value removes that field)
+ * merged in, names compared case-insensitively: a patch name replaces (or removes) the stored field of
+ * the same name in any case (`tier` replaces `Tier`: one key, the patch's spelling), the others kept.
+ * crm.schemas customFieldsSchema: a contact has one field per name whatever its case. Used through
+ * customFieldsMergeSql (the JSON import) and updateContactRow.
+ */
+const CUSTOM_FIELDS_MERGE = `jsonb_strip_nulls(coalesce((select jsonb_object_agg(e.key, e.value)
+    from jsonb_each(m.stored) e
+    where not exists (select 1 from jsonb_object_keys(m.patch) k where lower(k) = lower(e.key))), '{}'::jsonb)
+  || m.patch)`;
+
+/**
+ * SQL text: the custom fields `stored` (a jsonb expression) with `patch` (a jsonb expression, not
+ * null) merged in as CUSTOM_FIELDS_MERGE does. Both expressions are pasted as given: trusted SQL only.
+ */
+export function customFieldsMergeSql(stored: string, patch: string): string {
+  return `(select ${CUSTOM_FIELDS_MERGE} from (select ${stored} as stored, ${patch} as patch) m)`;
+}
+
+/**
  * Updates one contact of `workspaceId` (updated_at = now) and returns it, or undefined when not found
- * (or when a custom fields merge would pass its limit).
+ * (or when a custom fields merge would pass its limit). The custom fields patch is merged with
+ * names compared case-insensitively (CUSTOM_FIELDS_MERGE).
  */
 export async function updateContactRow(
   db: DbOrTx,
@@ -973,7 +994,7 @@ export async function updateContactRow(
   customFields?: { patch: Record<string, string | number | boolean | null>; maxCustomFields: number },
 ): Promise<Contact | undefined> {
   const merged = customFields
-    ? sql`jsonb_strip_nulls(${contacts.customFields} || ${JSON.stringify(customFields.patch)}::jsonb)`
+    ? sql`(select ${sql.raw(CUSTOM_FIELDS_MERGE)} from (select ${contacts.customFields} as stored, ${JSON.stringify(customFields.patch)}::jsonb as patch) m)`
     : undefined;
   const [row] = await db
     .update(contacts)

@@ -69,10 +69,29 @@ const CUSTOM_KEY_RE = new RegExp(`^[A-Za-z][A-Za-z0-9_]{0,${MAX_CUSTOM_FIELD_KEY
 const CUSTOM_KEY_RULE = `start with a letter and hold only letters, digits and underscores (at most ${MAX_CUSTOM_FIELD_KEY} characters)`;
 
 /**
+ * The custom field names of `keys` that share their lower-cased form with another (`Tier`, `tier`),
+ * grouped: `[["Tier", "tier"]]`; empty when no two differ only in case. A contact holds one field per
+ * name whatever its case (as HubSpot's and GoHighLevel's custom field keys), since merge tags look
+ * custom fields up case-insensitively (`{{tier}}`).
+ */
+export function customFieldCaseCollisions(keys: Iterable<string>): string[][] {
+  const byLower = new Map<string, string[]>();
+  for (const k of keys) {
+    const group = byLower.get(k.toLowerCase());
+    if (group) group.push(k);
+    else byLower.set(k.toLowerCase(), [k]);
+  }
+  return [...byLower.values()].filter((g) => g.length > 1);
+}
+
+/**
  * A contact's custom fields as written (spec section 3: Contact custom_fields): an object of field
  * names (CUSTOM_KEY_RE: usable as merge tags, `{{industry}}`) to text (at most 500 characters), a
- * number or true/false; null removes that field on an update (and is dropped on create). At most
- * MAX_CUSTOM_FIELDS names per request; the merged result is checked by the service.
+ * number or true/false; null removes that field on an update (and is dropped on create). Names are
+ * case-insensitive: two names of one object that differ only in case (`Tier`, `tier`) are refused,
+ * naming them, and on an update a name replaces the stored field of the same name in any case
+ * (crm.queries CUSTOM_FIELDS_MERGE). At most MAX_CUSTOM_FIELDS names per request; the merged result
+ * is checked by the service.
  */
 export const customFieldsSchema = z
   .record(
@@ -102,10 +121,19 @@ export const customFieldsSchema = z
   .refine((o) => Object.keys(o).length <= MAX_CUSTOM_FIELDS, {
     message: `custom_fields may hold at most ${MAX_CUSTOM_FIELDS} fields`,
   })
+  .superRefine((o, ctx) => {
+    const [first] = customFieldCaseCollisions(Object.keys(o));
+    if (first)
+      ctx.addIssue({
+        code: "custom",
+        message: `Custom field names ${first.map((k) => `'${k}'`).join(" and ")} differ only in case; a contact has one field per name whatever its case. Send one of them.`,
+      });
+  })
   .describe(
     `custom fields: names (which ${CUSTOM_KEY_RULE}) to text (at most ${MAX_CUSTOM_FIELD_TEXT} characters), ` +
       `numbers or true/false, at most ${MAX_CUSTOM_FIELDS} per contact; on an update the given ` +
-      "fields are set and the others kept, null removes one",
+      "fields are set and the others kept, null removes one; names are case-insensitive (two differing " +
+      "only in case are refused; `tier` replaces a stored `Tier`)",
   );
 export type CustomFieldsInput = z.output<typeof customFieldsSchema>;
 

@@ -15,6 +15,10 @@
  * Decoders of those inputs make no picture larger than DECODE_MAX_PIXELS (`-max_pixels`): ffprobe's
  * stream header gives only the first frames' size, and a stream can grow part-way. A run whose decoder
  * refuses a frame is killed and rejects with a FrameTooLargeError.
+ *
+ * Every run over user media has a time limit: probes PROBE_TIME_LIMIT_MS, waveform decoding
+ * peaksTimeLimitMs, the callers' conversions, previews and renders their own (`RunOptions.timeLimitMs`
+ * or `signal`). A run past its limit is killed (SIGKILL) and rejects with an FfmpegTimeoutError.
  */
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -215,9 +219,17 @@ export function pinnedInputOptions(format: string): string[] {
  * demuxer its magic bytes gave). Detection runs with `-format_whitelist format` and
  * `-protocol_whitelist file`: a file detected as anything else (an HLS playlist behind an ID3 tag, a
  * concat script) stops at "Format not on whitelist" before its demuxer opens anything.
- * @throws FfmpegError with a sentence for the uploader when either tool detects another format.
+ * Each tool runs for at most `opts.timeLimitMs` (default PROBE_TIME_LIMIT_MS).
+ * @throws FfmpegError with a sentence for the uploader when either tool detects another format;
+ *   FfmpegTimeoutError when either ran out of time.
  */
-export async function verifyMediaFormat(bin: FfmpegBinaries, file: string, format: string): Promise<void> {
+export async function verifyMediaFormat(
+  bin: FfmpegBinaries,
+  file: string,
+  format: string,
+  opts: { timeLimitMs?: number } = {},
+): Promise<void> {
+  const timeLimitMs = opts.timeLimitMs ?? PROBE_TIME_LIMIT_MS;
   const base = [
     "-protocol_whitelist",
     "file",
@@ -230,26 +242,17 @@ export async function verifyMediaFormat(bin: FfmpegBinaries, file: string, forma
     runProcess(
       bin.ffprobe,
       ["-v", "error", ...base, "-show_entries", "format=format_name", "-of", "json", file],
-      {
-        collectStdout: true,
-      },
+      { collectStdout: true, timeLimitMs },
     ),
-    runProcess(bin.ffmpeg, [
-      "-hide_banner",
-      "-nostdin",
-      "-loglevel",
-      "error",
-      ...base,
-      "-i",
-      file,
-      "-t",
-      "0",
-      "-f",
-      "null",
-      "-",
-    ]),
+    runProcess(
+      bin.ffmpeg,
+      ["-hide_banner", "-nostdin", "-loglevel", "error", ...base, "-i", file, "-t", "0", "-f", "null", "-"],
+      { timeLimitMs },
+    ),
   ];
   const results = await Promise.allSettled(checks);
+  for (const r of results)
+    if (r.status === "rejected" && r.reason instanceof FfmpegTimeoutError) throw r.reason;
   for (const r of results) {
     if (
       r.status === "rejected" &&
@@ -302,6 +305,39 @@ export class FrameTooLargeError extends FfmpegError {
       args,
     );
     this.name = "FrameTooLargeError";
+  }
+}
+
+/**
+ * How long one probe of a user's file may run (ffprobe reading its streams or counting its packets, the
+ * format check's ffprobe and ffmpeg): 20 s. Ordinary uploads take a fraction of a second; the slowest
+ * file within the upload limit, 100 MB of tiny packets (millions of them), is counted in about 5 s on
+ * 2 cores. A hung or slower probe is killed (SIGKILL) and rejects with an FfmpegTimeoutError.
+ */
+export const PROBE_TIME_LIMIT_MS = 20_000;
+
+/**
+ * How long decoding `durationSeconds` of audio for waveform peaks (`computePeaks`) may run, in
+ * milliseconds: 10 s plus 1 s per 50 s of audio. Decoding to 8 kHz runs at about 1,000x real time on
+ * 2 cores (20 minutes of AAC in 1.3 s), so 2 hours (the studio's longest media) get 154 s, some 20x
+ * what they need.
+ */
+export function peaksTimeLimitMs(durationSeconds: number): number {
+  return 10_000 + Math.ceil(Math.max(0, durationSeconds) / 50) * 1000;
+}
+
+/**
+ * An ffmpeg or ffprobe run went past its time limit (`RunOptions.timeLimitMs`, milliseconds) and was
+ * killed (SIGKILL).
+ */
+export class FfmpegTimeoutError extends FfmpegError {
+  constructor(
+    readonly limitMs: number,
+    program: string,
+    args: string[],
+  ) {
+    super(`${program} took longer than ${limitMs / 1000} s and was stopped`, null, args);
+    this.name = "FfmpegTimeoutError";
   }
 }
 
@@ -424,12 +460,18 @@ export interface RunOptions {
   stdin?: Readable;
   /** aborting it kills the process at once (SIGKILL) */
   signal?: AbortSignal;
+  /**
+   * milliseconds the process may run; then it is killed (SIGKILL) and the run rejects with an
+   * FfmpegTimeoutError
+   */
+  timeLimitMs?: number;
 }
 
 /**
  * Runs ffmpeg with `cmd`. Resolves when it exits 0.
  * @throws FrameTooLargeError when a decoder refuses a picture over DECODE_MAX_PIXELS (ffmpeg killed);
- *   FfmpegError with stderr's last lines on a non-zero exit or spawn failure.
+ *   FfmpegTimeoutError past `opts.timeLimitMs` (ffmpeg killed); FfmpegError with stderr's last lines
+ *   on a non-zero exit or spawn failure.
  */
 export function runFfmpeg(bin: FfmpegBinaries, cmd: FfmpegCommand, opts: RunOptions = {}): Promise<void> {
   const args = buildFfmpegArgs(cmd);
@@ -444,7 +486,8 @@ export function runFfmpeg(bin: FfmpegBinaries, cmd: FfmpegCommand, opts: RunOpti
  * Spawns a binary; collects stderr (bounded) and optionally parses `-progress` from stdout. An abort of
  * `opts.signal` kills the process (SIGKILL) and rejects with an FfmpegError. A decoder's refusal of a
  * picture over `-max_pixels` kills it too (ffmpeg drops the frame and goes on, exiting 0 with the
- * rest of the stream missing) and rejects with a FrameTooLargeError.
+ * rest of the stream missing) and rejects with a FrameTooLargeError. A run past `opts.timeLimitMs`
+ * is killed (SIGKILL) and rejects with an FfmpegTimeoutError.
  */
 export function runProcess(
   file: string,
@@ -461,6 +504,15 @@ export function runProcess(
     });
     let stderr = "";
     let tooLarge: FrameTooLargeError | null = null;
+    let timedOut: FfmpegTimeoutError | null = null;
+    const limit = opts.timeLimitMs;
+    const timer =
+      limit === undefined
+        ? null
+        : setTimeout(() => {
+            timedOut = new FfmpegTimeoutError(limit, path.basename(file), args);
+            child.kill("SIGKILL");
+          }, limit);
     const out: Buffer[] = [];
     const parse = opts.onProgress ? createProgressParser(opts.onProgress) : null;
     child.stdout?.on("data", (chunk: Buffer) => {
@@ -483,9 +535,14 @@ export function runProcess(
       child.stdin.on("error", () => {}); // ffmpeg may close stdin early (EPIPE)
       opts.stdin.pipe(child.stdin);
     }
-    child.on("error", (err) => reject(new FfmpegError(`could not run ${file}: ${err.message}`, null, args)));
+    child.on("error", (err) => {
+      if (timer) clearTimeout(timer);
+      reject(timedOut ?? new FfmpegError(`could not run ${file}: ${err.message}`, null, args));
+    });
     child.on("close", (code) => {
-      if (tooLarge) reject(tooLarge);
+      if (timer) clearTimeout(timer);
+      if (timedOut) reject(timedOut);
+      else if (tooLarge) reject(tooLarge);
       else if (code === 0) resolve(Buffer.concat(out).toString());
       else reject(new FfmpegError(reasonFrom(stderr, `exited with code ${code}`), code, args));
     });
@@ -529,36 +586,48 @@ function fraction(v: string | undefined): number | null {
   return a / b;
 }
 
+/** Options of one probe: the demuxer to pin and how long it may run. */
+export interface ProbeOptions {
+  /** the demuxer to pin (default: the one the file's magic bytes give, `mediaDemuxer`) */
+  format?: string;
+  /** milliseconds ffprobe may run (default PROBE_TIME_LIMIT_MS) */
+  timeLimitMs?: number;
+}
+
 /**
- * ffprobe's stdout for `file` read with `args`, the demuxer pinned to `format` (default: the one its
- * magic bytes give, `mediaDemuxer`) and only the file protocol (pinnedInputOptions).
- * @throws FfmpegError when ffprobe cannot read the file.
+ * ffprobe's stdout for `file` read with `args`, the demuxer pinned to `opts.format` (default: the one
+ * its magic bytes give, `mediaDemuxer`) and only the file protocol (pinnedInputOptions), killed after
+ * `opts.timeLimitMs` (default PROBE_TIME_LIMIT_MS).
+ * @throws FfmpegError when ffprobe cannot read the file; FfmpegTimeoutError when it ran out of time.
  */
 async function runPinnedProbe(
   bin: FfmpegBinaries,
   file: string,
-  format: string | undefined,
+  opts: ProbeOptions,
   args: string[],
 ): Promise<string> {
-  const demuxer = format ?? (await mediaDemuxer(file));
+  const demuxer = opts.format ?? (await mediaDemuxer(file));
   return runProcess(bin.ffprobe, ["-v", "error", ...pinnedInputOptions(demuxer), ...args, file], {
     collectStdout: true,
+    timeLimitMs: opts.timeLimitMs ?? PROBE_TIME_LIMIT_MS,
   });
 }
 
 /**
  * Probes a file with `ffprobe -print_format json -show_format -show_streams`, the demuxer pinned to
- * `opts.format` (default: the one its magic bytes give, `mediaDemuxer`). Cover art (an attached picture
- * such as an MP3's mjpeg) does not count as video.
+ * `opts.format` (default: the one its magic bytes give, `mediaDemuxer`), for at most `opts.timeLimitMs`
+ * (default PROBE_TIME_LIMIT_MS). Cover art (an attached picture such as an MP3's mjpeg) does not count
+ * as video.
  * @throws FfmpegError with ffprobe's reason for an unreadable file or an unsupported type;
- *   FrameTooLargeError when the frames it decodes are over DECODE_MAX_PIXELS.
+ *   FrameTooLargeError when the frames it decodes are over DECODE_MAX_PIXELS; FfmpegTimeoutError
+ *   when it ran out of time.
  */
 export async function probe(
   bin: FfmpegBinaries,
   file: string,
-  opts: { format?: string } = {},
+  opts: ProbeOptions = {},
 ): Promise<ProbeResult> {
-  const stdout = await runPinnedProbe(bin, file, opts.format, [
+  const stdout = await runPinnedProbe(bin, file, opts, [
     "-print_format",
     "json",
     "-show_format",
@@ -594,15 +663,16 @@ export async function probe(
 /**
  * How many packets (frames) the first video stream of `file` holds, counted by demuxing the whole
  * file without decoding (`ffprobe -count_packets`: a fraction of a second for 100 MB), the demuxer
- * pinned to `opts.format` (default: its magic bytes'). 0 when the file has no video stream.
- * @throws FfmpegError when ffprobe cannot read the file.
+ * pinned to `opts.format` (default: its magic bytes'), for at most `opts.timeLimitMs` (default
+ * PROBE_TIME_LIMIT_MS). 0 when the file has no video stream.
+ * @throws FfmpegError when ffprobe cannot read the file; FfmpegTimeoutError when it ran out of time.
  */
 export async function countVideoPackets(
   bin: FfmpegBinaries,
   file: string,
-  opts: { format?: string } = {},
+  opts: ProbeOptions = {},
 ): Promise<number> {
-  const stdout = await runPinnedProbe(bin, file, opts.format, [
+  const stdout = await runPinnedProbe(bin, file, opts, [
     "-select_streams",
     "v:0",
     "-count_packets",
@@ -620,12 +690,21 @@ export async function countVideoPackets(
  * Computes waveform peaks: decodes the audio to mono/stereo 8000 Hz s16le through a pipe (constant
  * memory) and keeps, per bucket, the sample with the largest magnitude (sign kept) scaled to [-1, 1].
  * `buckets` per channel (default 1000). Source of 8000 Hz: spec section 9 (waveform decoding rate).
- * @throws FfmpegError when decoding fails.
+ * The decode is killed after `opts.timeLimitMs` (default peaksTimeLimitMs(durationSeconds)) or when
+ * `opts.signal` aborts.
+ * @throws FfmpegError when decoding fails; FfmpegTimeoutError when it ran out of time.
  */
 export async function computePeaks(
   bin: FfmpegBinaries,
   file: string,
-  opts: { durationSeconds: number; channels: number; buckets?: number; format?: string },
+  opts: {
+    durationSeconds: number;
+    channels: number;
+    buckets?: number;
+    format?: string;
+    timeLimitMs?: number;
+    signal?: AbortSignal;
+  },
 ): Promise<number[][]> {
   const format = opts.format ?? (await mediaDemuxer(file));
   const channels = Math.min(2, Math.max(1, opts.channels));
@@ -667,6 +746,8 @@ export async function computePeaks(
       ],
     },
     {
+      timeLimitMs: opts.timeLimitMs ?? peaksTimeLimitMs(opts.durationSeconds),
+      signal: opts.signal,
       onStdout: (chunk) => {
         let buf = leftover ? Buffer.concat([leftover, chunk]) : chunk;
         const usable = buf.length - (buf.length % frameBytes);

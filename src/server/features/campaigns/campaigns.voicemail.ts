@@ -8,6 +8,7 @@ import { resolveFfmpegBinaries, runFfmpeg } from "../../lib/ffmpeg";
 import { sign, verifySignature } from "../../lib/signing";
 import { encodeWav, speak } from "../../providers/avatar/tts";
 import { voicemailNotice } from "../compliance/call-opt-out";
+import { MAX_MEDIA_SECONDS } from "../studio/studio.schemas";
 import { findMedia } from "../studio/studio.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent } from "./campaigns.events";
@@ -202,6 +203,17 @@ export async function voicemailAudioWithNotice(
   }
 }
 
+/**
+ * How long joining the spoken notice to a recording of `durationSeconds` may run (ffmpeg: resampling
+ * and MP3 encoding), in milliseconds: 60 s plus 1 s per 10 s of recording (the studio's longest, 2 hours,
+ * when the length is unknown). The join ran at about 46x real time on 2 cores (20 minutes in 26 s), so
+ * a 2-hour recording gets 13 min, some 4x what it needs. Past it ffmpeg is killed (SIGKILL) and the
+ * build fails.
+ */
+export function voicemailBuildTimeLimitMs(durationSeconds: number | null): number {
+  return 60_000 + Math.ceil((durationSeconds ?? MAX_MEDIA_SECONDS) / 10) * 1000;
+}
+
 /** voicemailAudioWithNotice's build of `key` (eSpeak, ffmpeg, storage). @throws VoicemailAudioError */
 async function buildVoicemailAudio(
   ctx: Pick<AppContext, "env" | "providers">,
@@ -228,15 +240,21 @@ async function buildVoicemailAudio(
     const out = path.join(dir, "voicemail.mp3");
     const ffmpegBins = resolveFfmpegBinaries(ctx.env);
     const norm = "aresample=44100,aformat=sample_fmts=fltp:channel_layouts=mono";
-    await runFfmpeg(ffmpegBins, {
-      inputs: [
-        { path: identityWav, format: "wav" },
-        { path: recording.path, format: recordingKey.endsWith(".wav") ? "wav" : "mp3" },
-        { path: optOutWav, format: "wav" },
-      ],
-      filterComplex: `[0:a]${norm}[a0];[1:a]${norm}[a1];[2:a]${norm}[a2];[a0][a1][a2]concat=n=3:v=0:a=1[out]`,
-      outputs: [{ path: out, options: ["-map", "[out]", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"] }],
-    });
+    await runFfmpeg(
+      ffmpegBins,
+      {
+        inputs: [
+          { path: identityWav, format: "wav" },
+          { path: recording.path, format: recordingKey.endsWith(".wav") ? "wav" : "mp3" },
+          { path: optOutWav, format: "wav" },
+        ],
+        filterComplex: `[0:a]${norm}[a0];[1:a]${norm}[a1];[2:a]${norm}[a2];[a0][a1][a2]concat=n=3:v=0:a=1[out]`,
+        outputs: [
+          { path: out, options: ["-map", "[out]", "-c:a", "libmp3lame", "-b:a", "64k", "-f", "mp3"] },
+        ],
+      },
+      { timeLimitMs: voicemailBuildTimeLimitMs(media.durationSeconds) },
+    );
     await ctx.providers.storage.putFile(key, out, { contentType: "audio/mpeg", move: true });
     return served;
   } catch (e) {

@@ -10,8 +10,10 @@ import {
   countVideoPackets,
   type FfmpegBinaries,
   FfmpegError,
+  FfmpegTimeoutError,
   FrameTooLargeError,
   mediaDemuxer,
+  PROBE_TIME_LIMIT_MS,
   type ProbeResult,
   probe,
   resolveFfmpegBinaries,
@@ -99,8 +101,37 @@ async function scratch(deps: JobDeps) {
 }
 
 /**
+ * How long each preview run over a video may take (the poster, the GIF), in milliseconds: 15 s. The
+ * GIF of a 4K 60 fps H.264 file (3 s: 180 frames decoded) takes about 2 s on 2 cores, the poster
+ * under 1 s; a preview still running at the limit is killed (SIGKILL).
+ */
+export const PREVIEW_TIME_LIMIT_MS = 15_000;
+
+/** A time limit for people: "20 s", "29 min"; under a second in milliseconds (limits set by tests). */
+function formatLimit(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : formatLength(ms / 1000);
+}
+
+/** The item's error when reading (probing) its file ran past its limit (PROBE_TIME_LIMIT_MS). */
+export function probeTimeoutMessage(ms: number): string {
+  return `Reading this file took longer than ${formatLimit(ms)} and was stopped: it may be damaged or unusually built. Please export it again (MP4 with H.264 works everywhere) and upload it.`;
+}
+
+/** The item's error when its poster or GIF preview ran past its limit (PREVIEW_TIME_LIMIT_MS). */
+export function previewTimeoutMessage(ms: number): string {
+  return `Making this video's preview took longer than ${formatLimit(ms)} and was stopped. Please export it at a smaller size or a lower frame rate and upload it again.`;
+}
+
+/** The item's error when decoding its sound for the waveform ran past its limit (lib/ffmpeg peaksTimeLimitMs). */
+export function waveformTimeoutMessage(ms: number): string {
+  return `Reading this file's sound for its waveform took longer than ${formatLimit(ms)} and was stopped. Please export it again and upload it.`;
+}
+
+/**
  * Poster (JPEG, 640 px wide, frame at min(1 s, duration/2)) and animated GIF preview (first 3 s,
- * 10 fps, 320 px wide, palettegen/paletteuse) of a video file.
+ * 10 fps, 320 px wide, palettegen/paletteuse) of a video file. Each ffmpeg run is killed after
+ * `limits.timeLimitMs` (default PREVIEW_TIME_LIMIT_MS) or when `limits.signal` aborts.
+ * @throws FfmpegTimeoutError when a run ran out of time; FfmpegError when ffmpeg fails.
  */
 async function makeVideoPreviews(
   b: FfmpegBinaries,
@@ -108,27 +139,37 @@ async function makeVideoPreviews(
   format: string,
   duration: number,
   dir: string,
+  limits: { timeLimitMs?: number; signal?: AbortSignal } = {},
 ) {
+  const run = { timeLimitMs: limits.timeLimitMs ?? PREVIEW_TIME_LIMIT_MS, signal: limits.signal };
   const poster = path.join(dir, "poster.jpg");
   const gif = path.join(dir, "preview.gif");
   const made = (f: string) => fs.existsSync(f) && fs.statSync(f).size > 0;
   // ffmpeg exits 0 with no output when the seek lands past the last video frame (short or
   // oddly timed recordings): fall back to the first frame
   for (const at of [Math.min(1, Math.max(0, duration / 2)), 0]) {
-    await runFfmpeg(b, {
-      inputs: [{ path: input, format, options: ["-ss", at.toFixed(3)] }],
-      outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
-    });
+    await runFfmpeg(
+      b,
+      {
+        inputs: [{ path: input, format, options: ["-ss", at.toFixed(3)] }],
+        outputs: [{ path: poster, options: ["-frames:v", "1", "-vf", "scale=640:-2", "-q:v", "3"] }],
+      },
+      run,
+    );
     if (made(poster)) break;
   }
-  await runFfmpeg(b, {
-    inputs: [{ path: input, format, options: ["-t", "3"] }],
-    filterComplex:
-      // trim after fps: the input's `-t 3` does not end the stream for fps, which repeats the last frame up to
-      // the next one, and palettegen waits for the end: two frames an hour apart made 36,000 GIF frames
-      "[0:v]fps=10,trim=duration=3,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
-    outputs: [{ path: gif, options: ["-loop", "0"] }],
-  });
+  await runFfmpeg(
+    b,
+    {
+      inputs: [{ path: input, format, options: ["-t", "3"] }],
+      filterComplex:
+        // trim after fps: the input's `-t 3` does not end the stream for fps, which repeats the last frame up to
+        // the next one, and palettegen waits for the end: two frames an hour apart made 36,000 GIF frames
+        "[0:v]fps=10,trim=duration=3,scale=320:-2:flags=lanczos,split[a][b];[a]palettegen=max_colors=128[p];[b][p]paletteuse=dither=bayer",
+      outputs: [{ path: gif, options: ["-loop", "0"] }],
+    },
+    run,
+  );
   return { poster: made(poster) ? poster : null, gif: made(gif) ? gif : null };
 }
 
@@ -140,15 +181,21 @@ async function makeVideoPreviews(
  * A file ffmpeg cannot read ends as `failed` with ffmpeg's reason (no retry, no crash); a conversion
  * still running `hooks.timeLimitMs` after the start (PROCESS_TIME_LIMIT_MS: just under the job's
  * expiry) is killed and the item fails with a sentence, as does a file whose decoder meets a frame over
- * MAX_VIDEO_PIXELS (a stream that grows part-way: frameTooLargeMessage). Other errors (storage,
- * database) are thrown so the job is retried.
+ * MAX_VIDEO_PIXELS (a stream that grows part-way: frameTooLargeMessage). Every other ffmpeg and
+ * ffprobe run has its own limit too, and one past it fails the item with a sentence: each probe
+ * `hooks.probeTimeLimitMs` (PROBE_TIME_LIMIT_MS, probeTimeoutMessage), the poster and the GIF
+ * `hooks.previewTimeLimitMs` each (PREVIEW_TIME_LIMIT_MS, previewTimeoutMessage), the waveform's decode
+ * lib/ffmpeg peaksTimeLimitMs of its duration (waveformTimeoutMessage); previews and waveform also stop at
+ * the conversion's limit. Other errors (storage, database) are thrown so the job is retried.
  */
 export async function processMedia(
   deps: JobDeps,
   mediaId: number,
-  hooks: { timeLimitMs?: number } = {},
+  hooks: { timeLimitMs?: number; probeTimeLimitMs?: number; previewTimeLimitMs?: number } = {},
 ): Promise<void> {
   const timeLimit = hooks.timeLimitMs ?? PROCESS_TIME_LIMIT_MS;
+  const probeLimit = hooks.probeTimeLimitMs ?? PROBE_TIME_LIMIT_MS;
+  const previewLimit = hooks.previewTimeLimitMs ?? PREVIEW_TIME_LIMIT_MS;
   // counts from the job's start: the conversion is killed before pg-boss would retry the job beside it
   const deadline = AbortSignal.timeout(timeLimit);
   const item = await q.selectMediaItem(deps.db, mediaId);
@@ -178,8 +225,8 @@ export async function processMedia(
       // the demuxer from the magic bytes, pinned for every ffmpeg run on this file; a file ffmpeg
       // would detect as something else (an HLS playlist behind an ID3 tag) is refused
       format = await mediaDemuxer(local.path);
-      await verifyMediaFormat(b, local.path, format);
-      info = await probe(b, local.path, { format });
+      await verifyMediaFormat(b, local.path, format, { timeLimitMs: probeLimit });
+      info = await probe(b, local.path, { format, timeLimitMs: probeLimit });
     } catch (error) {
       // a decoder's refusal of the first frames' size says what beyondStudioLimits says of a header
       if (error instanceof FrameTooLargeError)
@@ -187,14 +234,16 @@ export async function processMedia(
           beyondStudioLimits({ durationSeconds: 0, width: error.width, height: error.height }) ??
             frameTooLargeMessage(error),
         );
+      else if (error instanceof FfmpegTimeoutError) await fail(probeTimeoutMessage(error.limitMs));
       else await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
     }
     let frames = 0;
     try {
-      if (info.hasVideo) frames = await countVideoPackets(b, local.path, { format });
+      if (info.hasVideo) frames = await countVideoPackets(b, local.path, { format, timeLimitMs: probeLimit });
     } catch (error) {
-      await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
+      if (error instanceof FfmpegTimeoutError) await fail(probeTimeoutMessage(error.limitMs));
+      else await fail(error instanceof FfmpegError ? error.reason : "could not read the file");
       return;
     }
     const tooBig = beyondStudioLimits({ ...info, frames });
@@ -205,6 +254,8 @@ export async function processMedia(
     const type = info.hasVideo ? "video" : "audio";
     // every conversion stops at the limit even when the container's duration lied
     const cap = ["-t", String(MAX_MEDIA_SECONDS)];
+    // which run a time limit stopped, for the sentence
+    let step: "probe" | "preview" | "waveform" | "convert" = "convert";
     try {
       let playback: { key: string; size: number };
       let posterKey: string | null = null;
@@ -245,9 +296,14 @@ export async function processMedia(
           },
           { signal: deadline },
         );
-        const outInfo = await probe(b, out, { format: "mov" });
+        step = "probe";
+        const outInfo = await probe(b, out, { format: "mov", timeLimitMs: probeLimit });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
-        const previews = await makeVideoPreviews(b, out, "mov", info.durationSeconds, work.dir);
+        step = "preview";
+        const previews = await makeVideoPreviews(b, out, "mov", info.durationSeconds, work.dir, {
+          timeLimitMs: previewLimit,
+          signal: deadline,
+        });
         if (previews.poster)
           posterKey = (
             await storeRendition(
@@ -264,11 +320,13 @@ export async function processMedia(
             await storeRendition(deps, item, "gif", `preview-v${item.version}.gif`, previews.gif, "image/gif")
           ).key;
         // peaks before the playback file moves into storage
+        step = "waveform";
         const peaks = info.hasAudio
           ? await computePeaks(b, out, {
               format: "mov",
               durationSeconds: info.durationSeconds,
               channels: info.channels ?? 2,
+              signal: deadline,
             })
           : null;
         playback = await storeRendition(deps, item, "playback", "playback.mp4", out, "video/mp4", {
@@ -292,27 +350,34 @@ export async function processMedia(
       } else {
         const out = path.join(work.dir, "playback.mp3");
         const isMp3 = info.audioCodec === "mp3" && /mp3/.test(info.formatName);
-        await runFfmpeg(b, {
-          inputs: [{ path: local.path, format }],
-          outputs: [
-            {
-              path: out,
-              options: [
-                "-map",
-                "0:a:0",
-                "-vn",
-                ...(isMp3 ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "128k"]),
-                ...cap,
-              ],
-            },
-          ],
-        });
-        const outInfo = await probe(b, out, { format: "mp3" });
+        await runFfmpeg(
+          b,
+          {
+            inputs: [{ path: local.path, format }],
+            outputs: [
+              {
+                path: out,
+                options: [
+                  "-map",
+                  "0:a:0",
+                  "-vn",
+                  ...(isMp3 ? ["-c:a", "copy"] : ["-c:a", "libmp3lame", "-b:a", "128k"]),
+                  ...cap,
+                ],
+              },
+            ],
+          },
+          { signal: deadline },
+        );
+        step = "probe";
+        const outInfo = await probe(b, out, { format: "mp3", timeLimitMs: probeLimit });
         info.durationSeconds = outInfo.durationSeconds || info.durationSeconds;
+        step = "waveform";
         const peaks = await computePeaks(b, out, {
           format: "mp3",
           durationSeconds: info.durationSeconds,
           channels: info.channels ?? 2,
+          signal: deadline,
         });
         playback = await storeRendition(deps, item, "playback", "playback.mp3", out, "audio/mpeg", {
           durationSeconds: info.durationSeconds,
@@ -336,6 +401,16 @@ export async function processMedia(
         deps.log.warn({ mediaId, reason: error.reason }, "media processing failed");
         if (error instanceof FrameTooLargeError) {
           await fail(frameTooLargeMessage(error));
+          return;
+        }
+        if (error instanceof FfmpegTimeoutError && step !== "convert") {
+          await fail(
+            step === "probe"
+              ? probeTimeoutMessage(error.limitMs)
+              : step === "preview"
+                ? previewTimeoutMessage(error.limitMs)
+                : waveformTimeoutMessage(error.limitMs),
+          );
           return;
         }
         if (deadline.aborted) {
@@ -523,7 +598,9 @@ export async function renderEdit(deps: JobDeps, editId: number, hooks: RenderHoo
 
 /**
  * Refreshes poster, GIF preview and waveform peaks from the item's current file after a render
- * (`studio.derive-previews`). Measures the exact duration with ffprobe.
+ * (`studio.derive-previews`). Measures the exact duration with ffprobe. Each run has its time limit
+ * (PROBE_TIME_LIMIT_MS, PREVIEW_TIME_LIMIT_MS per preview, lib/ffmpeg peaksTimeLimitMs); an ffmpeg
+ * failure, a run past its limit included, is logged and the item keeps the previews it had.
  */
 export async function derivePreviews(deps: JobDeps, mediaId: number): Promise<void> {
   const item = await q.selectMediaItem(deps.db, mediaId);

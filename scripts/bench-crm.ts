@@ -10,7 +10,9 @@
  *     created_at) in an account with tags and segments; 50 connections for 15 s over real HTTP
  *     (autocannon in a child process, so the load generator does not share the server's event loop)
  *     on the list's page 1, a stage filter and a search, beside `GET /api/auth/me` measured in the same
- *     run on the same server. Targets: p99 <= 50 ms and throughput >= 0.5x /api/auth/me.
+ *     run on the same server, once the import's background work has settled (waitForQuiet), in
+ *     BENCH_ROUNDS interleaved rounds (each ratio against its own round's baseline; medians reported).
+ *     Targets: p99 <= 50 ms and throughput >= 0.5x /api/auth/me.
  *  3. 1,000,000 contacts for one user plus 1,000,000 for another (seeded set-based with
  *     generate_series, kept between runs): GET /api/contacts search and filter latency p50/p95 through
  *     the real HTTP handler (app.inject), vs a primary-key lookup round trip as the floor.
@@ -21,7 +23,7 @@
  * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40), BENCH_SKIP_IMPORT=1,
  * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_KEEP_LOAD=1 (keep the
  * load legs' accounts and contacts for inspection), BENCH_DURATION
- * (seconds, default 15), BENCH_CONNECTIONS (default 50).
+ * (seconds per leg and round, default 15), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -50,6 +52,7 @@ const ITER = Number(process.env.BENCH_ITERATIONS ?? 40);
 const LOAD_SIZES = (process.env.BENCH_LOAD_SIZES ?? "10000,100000").split(",").map(Number);
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 const SOURCE = path.resolve(import.meta.dirname, "../../shared/data/csv/datablist-customers-10000.csv");
 
 function pct(xs: number[], p: number) {
@@ -258,6 +261,44 @@ async function main() {
   }
   if (process.env.BENCH_SKIP_IMPORT !== "1") await benchImport();
 
+  /**
+   * Waits (up to `timeoutMs`) until the database has no background work in flight or due: no
+   * autovacuum worker running, no table past its autovacuum or autoanalyze threshold (the default
+   * formulas, when autovacuum is on), and no crm job of pg-boss queued or running; quiet when two
+   * checks 500 ms apart agree. Returns how long it waited and whether it got there.
+   */
+  async function waitForQuiet(timeoutMs: number): Promise<{ ms: number; settled: boolean }> {
+    const w0 = performance.now();
+    let calm = 0;
+    while (performance.now() - w0 < timeoutMs) {
+      const [row] = (await sql`
+        select
+          (select count(*)::int from pg_stat_activity
+            where backend_type = 'autovacuum worker' and datname = current_database()) as workers,
+          (select count(*)::int from pg_stat_user_tables
+            where current_setting('autovacuum') = 'on' and (
+              n_dead_tup > 50 + 0.2 * n_live_tup
+              or n_mod_since_analyze > 50 + 0.1 * n_live_tup
+              or n_ins_since_vacuum > 1000 + 0.2 * n_live_tup)) as due,
+          to_regclass('pgboss.job') is not null as boss`) as unknown as [
+        { workers: number; due: number; boss: boolean },
+      ];
+      let jobs = 0;
+      if (row?.boss) {
+        const [j] = (await sql`
+          select count(*)::int as n from pgboss.job
+          where name like 'crm.%' and state in ('created', 'retry', 'active') and start_after <= now()`) as unknown as [
+          { n: number },
+        ];
+        jobs = j?.n ?? 0;
+      }
+      calm = row && row.workers === 0 && row.due === 0 && jobs === 0 ? calm + 1 : 0;
+      if (calm >= 2) return { ms: performance.now() - w0, settled: true };
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    return { ms: performance.now() - w0, settled: false };
+  }
+
   // ------------------------------------------------------------------ 2. load: 50 connections
   async function benchLoad() {
     await app.listen({ port: 0, host: "127.0.0.1" });
@@ -371,6 +412,13 @@ async function main() {
         `\n   ${size.toLocaleString()} contacts by one import (${ms(importMs)} with its follow-ups; ${times} distinct created_at), 5 tags, 4 segments; ${load()}`,
       );
       const headers = { cookie: acct.cookie };
+      // the import's background work (its follow-up jobs, autovacuum and autoanalyze of the rows it
+      // wrote) is let finish first: measured during it, a leg shares the cores with it, and a baseline
+      // taken then (a 100k import's autovacuum: auth/me 3,340 req/s against 5,118) skews every ratio
+      const quiet = await waitForQuiet(60_000);
+      console.log(
+        `   background work after the import settled in ${(quiet.ms / 1000).toFixed(1)} s${quiet.settled ? "" : " (NOT settled after 60 s: figures below share the cores with it)"}`,
+      );
       // warm-up (connections, plan caches)
       await autocannonInChild(`${base}/api/contacts`, headers, {
         connections: CONNECTIONS,
@@ -383,29 +431,55 @@ async function main() {
         ["stage=customer", "/api/contacts?stage=customer"],
         ["search 'garcia'", "/api/contacts?search=garcia"],
       ];
-      const results: LoadResult[] = [];
-      for (const [title, p] of targets) {
+      for (const [, p] of targets) {
         const check = await app.inject({ method: "GET", url: p, headers });
         if (check.statusCode !== 200) throw new Error(`${p}: ${check.statusCode} ${check.body}`);
-        const r: LoadResult = {
-          title,
-          ...(await autocannonInChild(`${base}${p}`, headers, {
-            connections: CONNECTIONS,
-            duration: DURATION,
-            pgDataDir,
-          })),
-        };
-        results.push(r);
-        const me = results[0] as LoadResult;
-        const ratio = r.rps / me.rps;
-        const verdict =
-          r === me
-            ? ""
-            : `  ${ratio.toFixed(2)}x auth/me; p99 target <= 50 ms: ${r.p99 <= 50 ? "met" : "NOT met"}, throughput >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}`;
+      }
+      // ROUNDS rounds of every leg one after the other, each leg's ratio taken against the baseline of
+      // its own round (a few seconds apart), so that a burst of other work on the shared machine moves
+      // one round's figures rather than every ratio of the run; the median round is reported
+      const rounds: LoadResult[][] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const results: LoadResult[] = [];
+        for (const [title, p] of targets) {
+          results.push({
+            title,
+            ...(await autocannonInChild(`${base}${p}`, headers, {
+              connections: CONNECTIONS,
+              duration: DURATION,
+              pgDataDir,
+            })),
+          });
+        }
+        rounds.push(results);
         console.log(
-          `   ${title.padEnd(30)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  non-2xx ${r.non2xx} errors ${r.errors}${verdict}; per request: server CPU ${r.serverMs.toFixed(3)} ms${r.pgMs === null ? "" : `, Postgres CPU ${r.pgMs.toFixed(3)} ms`}  (${load()})`,
+          `   round ${round + 1}: ${results.map((r, i) => (i === 0 ? `auth/me ${r.rps.toFixed(0)} req/s` : `${r.title} ${(r.rps / (results[0] as LoadResult).rps).toFixed(2)}x p99 ${r.p99} ms`)).join("; ")}  (${load()})`,
         );
       }
+      const median = (xs: number[]) => {
+        const s = [...xs].sort((a, b) => a - b);
+        return s.length % 2
+          ? (s[(s.length - 1) / 2] as number)
+          : ((s[s.length / 2 - 1] as number) + (s[s.length / 2] as number)) / 2;
+      };
+      targets.forEach(([title], i) => {
+        const legs = rounds.map((r) => r[i] as LoadResult);
+        const ratios = rounds.map((r) => (r[i] as LoadResult).rps / (r[0] as LoadResult).rps);
+        const rps = median(legs.map((l) => l.rps));
+        const p50 = median(legs.map((l) => l.p50));
+        const p99 = median(legs.map((l) => l.p99));
+        const ratio = median(ratios);
+        const serverMs = median(legs.map((l) => l.serverMs));
+        const pg = legs.every((l) => l.pgMs !== null) ? median(legs.map((l) => l.pgMs as number)) : null;
+        const bad = legs.reduce((n, l) => n + l.non2xx + l.errors, 0);
+        const verdict =
+          i === 0
+            ? ""
+            : `  ${ratio.toFixed(2)}x auth/me (rounds ${ratios.map((x) => x.toFixed(2)).join(", ")}); p99 target <= 50 ms: ${p99 <= 50 ? "met" : "NOT met"}, throughput >= 0.5x: ${ratio >= 0.5 ? "met" : "NOT met"}`;
+        console.log(
+          `   ${title.padEnd(30)} ${rps.toFixed(0).padStart(6)} req/s  p50 ${String(p50).padStart(4)} ms  p99 ${String(p99).padStart(4)} ms  non-2xx/errors ${bad}${verdict}; per request: server CPU ${serverMs.toFixed(3)} ms${pg === null ? "" : `, Postgres CPU ${pg.toFixed(3)} ms`}  (medians of ${ROUNDS} rounds)`,
+        );
+      });
       if (process.env.BENCH_KEEP_LOAD === "1") console.log(`   kept for inspection: workspace ${acct.id}`);
       else {
         await sql`delete from workspaces where id = ${acct.id}`;

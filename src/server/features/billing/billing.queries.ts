@@ -1,5 +1,6 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
 
@@ -54,6 +55,16 @@ export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch)
     .where(eq(workspaces.id, id))
     .returning();
   return row ?? null;
+}
+
+/**
+ * In the transaction `tx`: waits for and takes the workspace's payment-event lock (a transaction-scoped
+ * advisory lock, held to `tx`'s commit), so one event of a workspace at a time goes from re-reading its
+ * subscription to writing it. The workspace row itself is not locked by it (invitations and role changes
+ * that lock the row do not wait on a slow provider read).
+ */
+export async function lockBillingEvents(tx: DbOrTx, workspaceId: string): Promise<void> {
+  await advisoryXactLock(tx, ADVISORY_LOCK.billingEvent, workspaceId);
 }
 
 export async function eventSeen(db: DbOrTx, id: string): Promise<boolean> {

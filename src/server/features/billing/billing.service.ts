@@ -324,28 +324,28 @@ const HANDLED = new Set([
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Applies a verified event once (see handlePaymentWebhook). */
+/**
+ * Applies a verified event once (see handlePaymentWebhook). The events of one workspace are applied one
+ * at a time, each from re-reading the subscription to writing it (q.lockBillingEvents, taken before the
+ * read): Stripe delivers events concurrently and retries them late, and a delivery that read the
+ * subscription before a change must not write that older state over the newer one another delivery
+ * wrote meanwhile (an invoice.paid read while active, applied after the customer.subscription.deleted
+ * read as canceled, would keep a paid plan that Stripe has ended). The provider read therefore runs
+ * inside the transaction, holding a database connection for its duration (webhooks are few).
+ * @throws AppError BAD_GATEWAY when the provider cannot be reached (nothing stored: it redelivers)
+ */
 export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<WebhookOutcome> {
   if (await q.eventSeen(ctx.db, event.id)) return { eventId: event.id, duplicate: true, workspaceId: null };
   // the workspace: the id we sent (client_reference_id / metadata), else the customer's workspace
-  let ws =
+  let found =
     event.workspaceId && UUID.test(event.workspaceId)
       ? await q.findBillingWorkspace(ctx.db, event.workspaceId)
       : null;
-  if (!ws && event.customerId) ws = await q.findWorkspaceByCustomer(ctx.db, event.customerId);
-  const subscriptionId = event.subscriptionId ?? ws?.stripeSubscriptionId ?? null;
+  if (!found && event.customerId) found = await q.findWorkspaceByCustomer(ctx.db, event.customerId);
+  const ws = found;
   let state: SubscriptionState | null = null;
-  if (ws && HANDLED.has(event.type) && subscriptionId) {
-    try {
-      state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
-    } catch (e) {
-      // not stored: the provider redelivers and we try again
-      if (e instanceof ProviderError)
-        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
-      throw e;
-    }
-  }
-  const outcome = await ctx.db.transaction(async (tx) => {
+  const outcome = await ctx.db.transaction(async (tx): Promise<WebhookOutcome> => {
+    if (ws) await q.lockBillingEvents(tx, ws.id);
     const fresh = await q.recordEvent(tx, {
       id: event.id,
       provider: ctx.providers.payments.name,
@@ -353,7 +353,21 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       workspaceId: ws?.id ?? null,
     });
     if (!fresh) return { eventId: event.id, duplicate: true, workspaceId: ws?.id ?? null };
-    if (!ws || !state) return { eventId: event.id, duplicate: false, workspaceId: ws?.id ?? null };
+    if (!ws || !HANDLED.has(event.type))
+      return { eventId: event.id, duplicate: false, workspaceId: ws?.id ?? null };
+    // read under the lock: the subscription id a previous event of this workspace may just have stored
+    const current = await q.findBillingWorkspace(tx, ws.id);
+    const subscriptionId = event.subscriptionId ?? current?.stripeSubscriptionId ?? null;
+    if (!current || !subscriptionId) return { eventId: event.id, duplicate: false, workspaceId: ws.id };
+    try {
+      state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
+    } catch (e) {
+      // rolled back, so not stored: the provider redelivers and we try again
+      if (e instanceof ProviderError)
+        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
+      throw e;
+    }
+    if (!state) return { eventId: event.id, duplicate: false, workspaceId: ws.id };
     const locked = await q.findBillingWorkspace(tx, ws.id, { forUpdate: true });
     if (!locked) return { eventId: event.id, duplicate: false, workspaceId: null };
     // a customer whose id we did not store yet (checkout raced the customer write)
@@ -367,8 +381,9 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       plan: applied ? effectivePlan(applied) : undefined,
     };
   });
-  if (!outcome.duplicate && ws && state) {
-    const refunded = await maybeMoneyBack(ctx, ws.id, state);
+  const applied = state as SubscriptionState | null;
+  if (!outcome.duplicate && ws && applied) {
+    const refunded = await maybeMoneyBack(ctx, ws.id, applied);
     return { ...outcome, refunded };
   }
   return outcome;
@@ -464,6 +479,8 @@ async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: Subscription
         amountCents: refund.amountCents,
       });
     await ctx.db.transaction(async (tx) => {
+      // after any event of the workspace that read the subscription before the cancel (applyPaymentEvent)
+      await q.lockBillingEvents(tx, workspaceId);
       const locked = await q.findBillingWorkspace(tx, workspaceId, { forUpdate: true });
       if (locked) await applySubscriptionState(ctx, tx, locked, ended);
     });

@@ -1,0 +1,108 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaces } from "../../src/server/db/schema";
+import type { SubscriptionState } from "../../src/server/providers/payments";
+import type { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
+import { type StripeFake, startStripeFake } from "../fakes/stripe";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+/**
+ * Stripe delivers events concurrently and retries them late: two deliveries for one workspace can be
+ * in flight at once. Each re-reads the subscription; the one that read it first must not write its
+ * (older) state over the newer one written by the other.
+ */
+describe("Stripe webhooks of one workspace delivered concurrently", () => {
+  let t: TestApp;
+  let fake: StripeFake;
+  const secret = "whsec_race_secret";
+  beforeAll(async () => {
+    fake = await startStripeFake();
+    t = await createTestApp({
+      PAYMENTS_PROVIDER: "stripe",
+      STRIPE_SECRET_KEY: "sk_test_race",
+      STRIPE_WEBHOOK_SECRET: secret,
+      STRIPE_API_HOST: fake.url,
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await fake.close();
+  });
+
+  const provider = () => t.providers.payments as StripePaymentsProvider;
+  function deliver(event: unknown) {
+    const payload = JSON.stringify(event);
+    const header = provider().client.webhooks.generateTestHeaderString({ payload, secret });
+    return t.app.inject({
+      method: "POST",
+      url: "/api/webhooks/stripe",
+      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header },
+      payload,
+    });
+  }
+  async function workspaceOf(id: string) {
+    const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));
+    return w!;
+  }
+
+  it("an event that re-read the subscription before it was deleted never writes the live plan back after the deletion was applied", async () => {
+    const { client, user } = await signUp(t.app);
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_business",
+      planName: "business",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const sessionId = (res.json().url as string).split("/").pop()!;
+    for (const e of fake.completeCheckout(sessionId, 14900)) expect((await deliver(e)).statusCode).toBe(200);
+    const sub = fake.sessions.get(sessionId)!.subscription as string;
+    expect(await workspaceOf(user.id)).toMatchObject({ plan: "business", subscriptionStatus: "active" });
+
+    // the renewal's delivery re-reads the subscription (still active) and is then slow to go on
+    const real = provider().retrieveSubscription.bind(provider());
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let readByRenewal!: () => void;
+    const renewalRead = new Promise<void>((r) => {
+      readByRenewal = r;
+    });
+    let calls = 0;
+    provider().retrieveSubscription = async (id: string): Promise<SubscriptionState | null> => {
+      const state = await real(id);
+      if (++calls === 1) {
+        readByRenewal();
+        await held;
+      }
+      return state;
+    };
+    try {
+      const renewal = deliver(fake.payRenewal(sub));
+      await renewalRead;
+      // meanwhile the subscription ends and its customer.subscription.deleted is delivered
+      const deleted = deliver(fake.endSubscription(sub));
+      // give the deletion every chance to be applied first (it is, on the unfixed code)
+      const first = await Promise.race([
+        deleted.then(() => "deleted"),
+        new Promise((r) => setTimeout(() => r("waiting"), 1500)),
+      ]);
+      release();
+      const [r1, r2] = await Promise.all([renewal, deleted]);
+      expect(r1.statusCode, r1.body).toBe(200);
+      expect(r2.statusCode, r2.body).toBe(200);
+      // the deletion either waited for the renewal, or was applied first and then not undone
+      expect(["deleted", "waiting"]).toContain(first);
+    } finally {
+      provider().retrieveSubscription = real;
+    }
+    // Stripe's current state: the subscription is canceled, so the workspace is on Free
+    expect(fake.subscriptions.get(sub)!.status).toBe("canceled");
+    expect(await workspaceOf(user.id)).toMatchObject({
+      plan: "free",
+      subscriptionStatus: "canceled",
+      subscriptionTier: null,
+    });
+    const usage = await client.get("/api/billing/usage");
+    expect(usage.json()).toMatchObject({ plan: "free" });
+  });
+});

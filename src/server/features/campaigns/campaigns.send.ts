@@ -84,11 +84,12 @@ type Ready = ClaimedRecipient & { contact: Contact };
  * settled after (billing settleCampaignSend), so the meter counts each message in the period it was
  * sent in. Then, in parts of at
  * most one second's worth of the channel's rate (`SEND_RATE_*_PER_SEC`; at the default 2,000/s a
- * whole chunk is one part). Each part: the campaign is still `sending` (parts after the first; a
- * pause or cancel meanwhile releases the rest of the claim), its contacts and suppression entries
- * are read and screened, re-claimed rows recovered, its sends taken from the token bucket, its lease
- * re-checked when the claim is old, it is handed to the provider and its outcomes recorded, so a
- * part is screened at most about a second before it is sent. `claimedAt` (epoch ms) is when the
+ * whole chunk is one part). Each part: its sends are taken from the token bucket (shared by the
+ * channel's campaigns in the process, so even the first part may wait), then the campaign is still
+ * `sending` (a pause or cancel meanwhile releases the rest of the claim), its contacts and
+ * suppression entries are read and screened, re-claimed rows recovered, its lease re-checked when the
+ * claim is old, it is handed to the provider and its outcomes recorded, so a part's status check and
+ * screen happen right before it is sent, never before a wait for the bucket. `claimedAt` (epoch ms) is when the
  * claim was made: a claim older than half its lease is re-checked before sending, and before a part
  * the leases of all rows still to send are renewed once a third of a lease has passed (a heartbeat), so a
  * chunk paced for longer than CAMPAIGN_SEND_LEASE_SECONDS keeps its claim while its worker lives.
@@ -148,26 +149,29 @@ async function sendAllowed(
   // when the leases of the rows still to send were last set (epoch ms)
   let held = claimedAt;
   let rest = rows;
-  for (let first = true; rest.length > 0; first = false) {
-    // the claim checked the campaign was sending; a later part checks again (one read per second's worth)
-    if (!first) {
-      const status = await selectCampaignStatus(deps.db, campaign.id);
-      if (status !== "sending") {
-        const cancelled = status === "cancelled";
-        const released = await releaseClaims(deps.sql, rest, cancelled);
-        // rows a cancel ended unsent give their launch units back (as the cancel's queued rows did)
-        if (cancelled) await releaseCampaignUsage(deps, launchOf(campaign), released);
-        return sent;
-      }
-      // paced slower than the lease (a low SEND_RATE_*): every row still to send has its lease renewed
-      // once a third of it has passed (a part can take a second more before the next check), so no
-      // other worker takes over rows this one is alive and pacing (a row another worker did take over
-      // is left to it)
-      if (Date.now() - held > leaseMs / 3) {
-        held = Date.now();
-        rest = await confirmLease(deps, rest);
-        if (rest.length === 0) return sent;
-      }
+  while (rest.length > 0) {
+    // this part's sends are taken from the token bucket first (it is shared by every campaign of the
+    // channel in this process, so the first part may wait too): the campaign's status, the leases and
+    // the compliance screen below are then read just before the provider call, and a cancel, pause or
+    // opt-out that landed during the wait is seen (before, the first part was screened and then waited,
+    // and went out after the cancel had answered 200)
+    await throttle.take(Math.min(rest.length, throttle.burst));
+    const status = await selectCampaignStatus(deps.db, campaign.id);
+    if (status !== "sending") {
+      const cancelled = status === "cancelled";
+      const released = await releaseClaims(deps.sql, rest, cancelled);
+      // rows a cancel ended unsent give their launch units back (as the cancel's queued rows did)
+      if (cancelled) await releaseCampaignUsage(deps, launchOf(campaign), released);
+      return sent;
+    }
+    // paced slower than the lease (a low SEND_RATE_*, or a long wait for the shared bucket): every row
+    // still to send has its lease renewed once a third of it has passed (a part can take a second more
+    // before the next check), so no other worker takes over rows this one is alive and pacing (a row
+    // another worker did take over is left to it)
+    if (Date.now() - held > leaseMs / 3) {
+      held = Date.now();
+      rest = await confirmLease(deps, rest);
+      if (rest.length === 0) return sent;
     }
     const part = rest.slice(0, throttle.burst);
     rest = rest.slice(throttle.burst);
@@ -200,7 +204,6 @@ async function sendAllowed(
     const { outcomes, ready } = screen(campaign, part, contacts, suppressed, stopped, new Date());
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
     if (todo.length > 0) {
-      await throttle.take(todo.length);
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
       if (Date.now() - held > leaseMs / 2) todo = await confirmLease(deps, todo);
       if (kind === "email") outcomes.push(...(await sendEmails(deps, campaign, todo, sender)));

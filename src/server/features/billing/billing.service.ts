@@ -285,6 +285,11 @@ export interface WebhookOutcome {
   workspaceId: string | null;
   plan?: PlanId;
   refunded?: boolean;
+  /**
+   * set when the event's subscription was a second live one of a workspace that has a live one
+   * (endSecondSubscription): its id, and whether it was ended and refunded
+   */
+  secondSubscription?: { id: string; ended: boolean };
 }
 
 /**
@@ -373,6 +378,15 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
     // a customer whose id we did not store yet (checkout raced the customer write)
     if (!locked.stripeCustomerId && state.customerId)
       await q.updateBilling(tx, locked.id, { stripeCustomerId: state.customerId });
+    if (isSecondLiveSubscription(locked, state)) {
+      ctx.log.warn({ workspaceId: locked.id, subscriptionId: state.id }, "second live subscription");
+      return {
+        eventId: event.id,
+        duplicate: false,
+        workspaceId: locked.id,
+        secondSubscription: { id: state.id, ended: false },
+      };
+    }
     const applied = await applySubscriptionState(ctx, tx, locked, state);
     return {
       eventId: event.id,
@@ -382,11 +396,52 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
     };
   });
   const applied = state as SubscriptionState | null;
+  if (outcome.secondSubscription && ws) {
+    const ended = await endSecondSubscription(ctx, ws.id, outcome.secondSubscription.id);
+    return { ...outcome, secondSubscription: { id: outcome.secondSubscription.id, ended } };
+  }
   if (!outcome.duplicate && ws && applied) {
     const refunded = await maybeMoneyBack(ctx, ws.id, applied);
     return { ...outcome, refunded };
   }
   return outcome;
+}
+
+/**
+ * Whether `state` is a live subscription other than the workspace's current one while that one is live
+ * too: a second subscription to one workspace, paid through a checkout opened before the first was
+ * (two tabs, a double click; createCheckout sends a workspace with a live subscription to the portal,
+ * so only such checkouts can make one). It can grant nothing (one plan per workspace).
+ */
+function isSecondLiveSubscription(ws: Workspace, state: SubscriptionState): boolean {
+  if (!LIVE.has(state.status) || !ws.stripeSubscriptionId || ws.stripeSubscriptionId === state.id)
+    return false;
+  return Boolean(ws.subscriptionStatus && LIVE.has(ws.subscriptionStatus) && ws.plan !== "free");
+}
+
+/**
+ * Ends a second live subscription of a workspace (isSecondLiveSubscription) now and refunds its latest
+ * payment in full: it grants nothing, so it must not go on charging the customer. The workspace keeps
+ * its current subscription and plan (a plan change is made in the billing portal). This refund is not
+ * the 14-day money-back guarantee: nothing is stored in billing_refunds, so the guarantee stays for the
+ * real subscription. Both provider calls are idempotent per subscription (a redelivered event of the
+ * same subscription repeats them harmlessly). Returns true when it was ended; a provider failure is
+ * logged and retried on the subscription's next event (its re-read shows it still live).
+ */
+async function endSecondSubscription(
+  ctx: Ctx,
+  workspaceId: string,
+  subscriptionId: string,
+): Promise<boolean> {
+  try {
+    const refund = await ctx.providers.payments.refundLatestPayment(subscriptionId);
+    await ctx.providers.payments.cancelSubscriptionNow(subscriptionId);
+    ctx.log.warn({ workspaceId, subscriptionId, refund }, "second subscription ended and refunded");
+    return true;
+  } catch (e) {
+    ctx.log.error({ err: e, workspaceId, subscriptionId }, "ending a second subscription failed");
+    return false;
+  }
 }
 
 const LIVE = new Set(["active", "trialing", "past_due"]);
@@ -414,8 +469,9 @@ async function applySubscriptionState(
       ctx.log.warn({ priceId: state.priceId, workspaceId: ws.id }, "subscription price matches no plan");
       return null;
     }
-    // a live subscription replaces a dead current one, never a live one it is not
-    if (!isCurrent && ws.subscriptionStatus && LIVE.has(ws.subscriptionStatus) && ws.plan !== "free") {
+    // a live subscription replaces a dead current one, never a live one it is not (applyPaymentEvent
+    // ends such a second one: endSecondSubscription)
+    if (!isCurrent && isSecondLiveSubscription(ws, state)) {
       ctx.log.warn({ workspaceId: ws.id, subscriptionId: state.id }, "second live subscription ignored");
       return null;
     }

@@ -844,17 +844,30 @@ export async function releaseClaims(
  */
 export async function markRecipientsSent(
   db: DbOrTx,
-  rows: { id: number; providerMessageId: string; segments: number; optOutNotice: boolean }[],
+  rows: {
+    id: number;
+    providerMessageId: string;
+    segments: number;
+    optOutNotice: boolean;
+    /** the address it went to when not the launch's (the contact's changed since); null keeps it */
+    address?: string | null;
+  }[],
 ): Promise<{ id: number; contactId: number; address: string; providerMessageId: string }[]> {
   if (rows.length === 0) return [];
   const json = JSON.stringify(
-    rows.map((o) => ({ id: o.id, pid: o.providerMessageId, seg: o.segments, notice: o.optOutNotice })),
+    rows.map((o) => ({
+      id: o.id,
+      pid: o.providerMessageId,
+      seg: o.segments,
+      notice: o.optOutNotice,
+      addr: o.address ?? null,
+    })),
   );
   const updated = (await db.execute(sql`
     update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
       segments = v.seg, segments_sent = r.segments_sent + v.seg, opt_out_notice = v.notice,
-      lease_until = null, reason = null, updated_at = now()
-    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean)
+      address = coalesce(v.addr, r.address), lease_until = null, reason = null, updated_at = now()
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean, addr text)
     where r.id = v.id and r.status = 'sending'
     returning r.id, r.contact_id, r.address, v.pid`)) as unknown as {
     id: string;
@@ -891,22 +904,44 @@ export async function requeueRecipients(
 }
 
 /**
- * Ends claimed rows as failed (failed_at now) or skipped, with their reason. Only rows still
+ * Ends claimed rows as failed (failed_at now) or skipped, with their reason and, when given, the
+ * address they were screened at (the contact's, changed since the launch). Only rows still
  * `sending`; returns how many it ended.
  */
 export async function finishRecipients(
   db: DbOrTx,
-  rows: { id: number; status: "failed" | "skipped"; reason: string | null }[],
+  rows: { id: number; status: "failed" | "skipped"; reason: string | null; address?: string | null }[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const json = JSON.stringify(rows);
+  const json = JSON.stringify(rows.map((r) => ({ ...r, address: r.address ?? null })));
   const done = await db.execute(sql`
     update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
+      address = coalesce(v.address, r.address),
       failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
-    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text)
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text, address text)
     where r.id = v.id and r.status = 'sending'
     returning r.id`);
   return (done as unknown as unknown[]).length;
+}
+
+/**
+ * Which of `addresses` a message of campaign `campaignId` went to, or is being sent to, on a row
+ * other than `exceptIds` (sent_at set, or `sending`): a recipient whose contact's address changed to
+ * one of them since the launch would be a second message to that address.
+ */
+export async function selectAddressesReached(
+  pg: Sql,
+  campaignId: number,
+  addresses: string[],
+  exceptIds: number[],
+): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await pg<{ address: string }[]>`
+    select distinct address from campaign_recipients
+    where campaign_id = ${campaignId} and address = any(${addresses}::text[])
+      and not (id = any(${exceptIds}::bigint[]))
+      and (sent_at is not null or status = 'sending')`;
+  return new Set(rows.map((r) => r.address));
 }
 
 /** Which of `addresses` already got the SMS opt-out notice from `workspaceId` (a sent sms / video_sms). */

@@ -13,6 +13,7 @@ import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities, textedNumbers } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
+import { addressFor } from "./campaigns.audience";
 import {
   buildEmailTemplate,
   type EmailTemplate,
@@ -45,6 +46,7 @@ import {
   pauseCampaignForPlan,
   releaseClaims,
   requeueRecipients,
+  selectAddressesReached,
   selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
@@ -70,6 +72,8 @@ interface Outcome {
   reason?: string;
   notBefore?: Date;
   attempts: number;
+  /** the address it went to (or was screened at) when the contact's changed since the launch (readdress) */
+  address?: string;
 }
 
 /** A row ready to hand to the provider, with its contact. */
@@ -176,7 +180,7 @@ async function sendAllowed(
     const part = rest.slice(0, throttle.burst);
     rest = rest.slice(throttle.burst);
     // contacts, suppression list and (first part) the sender: independent lookups, run together
-    const [contactRows, suppressed, sender] = await Promise.all([
+    const [contactRows, suppressedAtLaunch, sender] = await Promise.all([
       getContactsByIds(
         deps,
         campaign.workspaceId,
@@ -191,6 +195,22 @@ async function sendAllowed(
       senderOnce,
     ]);
     const contacts = new Map(contactRows.map((c) => [c.id, c]));
+    // each row goes where the contact is now: an address changed since the launch is screened (and
+    // sent to) instead of the one the contact left; only such rows cost the lookups below
+    const { rows: addressed, moved, noAddress } = readdress(campaign.channel, part, contacts);
+    const movedTo = [...new Set(addressed.filter((r) => moved.has(r.id)).map((r) => r.address))];
+    const [suppressedNow, reached] = movedTo.length
+      ? await Promise.all([
+          findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo),
+          selectAddressesReached(
+            deps.sql,
+            campaign.id,
+            movedTo,
+            part.map((r) => r.id),
+          ),
+        ])
+      : [new Map<string, string>(), new Set<string>()];
+    const suppressed = new Map([...suppressedAtLaunch, ...suppressedNow]);
     // texts, calls, voicemail: a STOP from any of the contact's numbers, not only this row's address
     const stopped =
       kind === "email"
@@ -199,9 +219,13 @@ async function sendAllowed(
             deps.db,
             campaign.workspaceId,
             contactRows,
-            new Map(part.map((r) => [r.contactId, r.address])),
+            new Map(addressed.map((r) => [r.contactId, r.address])),
           );
-    const { outcomes, ready } = screen(campaign, part, contacts, suppressed, stopped, new Date());
+    const { outcomes, ready } = screen(campaign, addressed, contacts, suppressed, stopped, new Date(), {
+      moved,
+      noAddress,
+      reached,
+    });
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
     if (todo.length > 0) {
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
@@ -220,7 +244,10 @@ async function sendAllowed(
 
 /**
  * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
- * read for the whole chunk: a deleted contact, a suppressed address, or a contact no longer opted in
+ * read for the part, at each row's address as `readdress` made it (`changed`: rows whose contact's
+ * address changed since the launch; `noAddress`: an email removed -> "no email address"; a changed
+ * address this campaign already reached (`reached`), or one twice in the part -> "duplicate
+ * address"): a deleted contact, a suppressed address, or a contact no longer opted in
  * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
  * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
  * in `stopped`, who replied STOP from any of their numbers -> "opted out (replied STOP)", whatever
@@ -234,16 +261,34 @@ function screen(
   suppressed: Map<string, string>,
   stopped: Map<number, string>,
   now: Date,
+  changed: Pick<Readdressed, "moved" | "noAddress"> & { reached: Set<string> } = {
+    moved: new Set(),
+    noAddress: new Set(),
+    reached: new Set(),
+  },
 ): { outcomes: Outcome[]; ready: Ready[] } {
   const kind = deliveryKind(campaign.channel);
   const includeNotOptedIn = !!campaign.content.ignoreOptIn;
   const outcomes: Outcome[] = [];
   const ready: Ready[] = [];
+  // addresses this part sends to: one message per address, as the launch's "duplicate address"
+  const seen = new Set<string>();
   for (const r of rows) {
-    const base = { id: r.id, contactId: r.contactId, attempts: r.attempts };
+    const moved = changed.moved.has(r.id);
+    const base = {
+      id: r.id,
+      contactId: r.contactId,
+      attempts: r.attempts,
+      ...(moved ? { address: r.address } : {}),
+    };
     const contact = contacts.get(r.contactId);
     if (!contact) {
       outcomes.push({ ...base, kind: "skipped", reason: "contact deleted" });
+      continue;
+    }
+    // the contact's email was removed since the launch (the launch's sentence for none)
+    if (changed.noAddress.has(r.id)) {
+      outcomes.push({ ...base, kind: "skipped", reason: "no email address" });
       continue;
     }
     const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
@@ -256,6 +301,12 @@ function screen(
       outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
+    // a changed address another recipient of this campaign got (or is getting) the message at
+    if (seen.has(r.address) || (moved && changed.reached.has(r.address))) {
+      outcomes.push({ ...base, kind: "skipped", reason: "duplicate address" });
+      continue;
+    }
+    seen.add(r.address);
     if (kind !== "email") {
       const q = quietHoursCheck(now, contact);
       if (!q.allowed) {
@@ -271,6 +322,46 @@ function screen(
     ready.push({ ...r, contact });
   }
   return { outcomes, ready };
+}
+
+/** Rows as `readdress` addressed them, and which of them changed. */
+interface Readdressed {
+  rows: ClaimedRecipient[];
+  /** ids of rows whose contact's address for the channel differs from the launch's */
+  moved: Set<number>;
+  /** ids of email rows whose contact has no valid email any more */
+  noAddress: Set<number>;
+}
+
+/**
+ * Each claimed row at its contact's address for the channel as it is now (campaigns.audience
+ * addressFor, the launch's rule): the launch recorded where it would send, and a contact whose email
+ * or number was changed since must be reached where the CRM says they are, never at the address they
+ * left (a corrected typo is someone else's mailbox). An email removed since is `noAddress`; a text or
+ * call row whose contact has no number on file keeps the launch's (a CSV row's own number, used at
+ * launch for a contact without one). A deleted contact keeps its row as it was (screen skips it).
+ */
+function readdress(
+  channel: Campaign["channel"],
+  rows: ClaimedRecipient[],
+  contacts: Map<number, Contact>,
+): Readdressed {
+  const moved = new Set<number>();
+  const noAddress = new Set<number>();
+  const email = deliveryKind(channel) === "email";
+  const out = rows.map((r) => {
+    const contact = contacts.get(r.contactId);
+    if (!contact) return r;
+    const now = addressFor(channel, contact);
+    if (!now) {
+      if (email) noAddress.add(r.id);
+      return r;
+    }
+    if (now === r.address) return r;
+    moved.add(r.id);
+    return { ...r, address: now };
+  });
+  return { rows: out, moved, noAddress };
 }
 
 /**
@@ -359,6 +450,8 @@ function sentOutcome(r: ClaimedRecipient, providerMessageId: string, extra: Part
     kind: "sent",
     providerMessageId,
     attempts: r.attempts,
+    // the address it went to (the contact's now: readdress may have changed the launch's)
+    address: r.address,
     ...extra,
   };
 }
@@ -624,6 +717,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         providerMessageId: o.providerMessageId ?? "",
         segments: o.segments ?? 1,
         optOutNotice: o.optOutNotice ?? false,
+        address: o.address ?? null,
       })),
     );
     const type = sentActivity(campaign.channel);
@@ -659,6 +753,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         id: o.id,
         status: o.kind === "failed" ? "failed" : "skipped",
         reason: o.reason ?? null,
+        address: o.address ?? null,
       })),
     );
     const emitted = await emitWebhookEvents(

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workspaces } from "../../src/server/db/schema";
+import { localSubscriptions, workspaces } from "../../src/server/db/schema";
 import type { SubscriptionState } from "../../src/server/providers/payments";
 import type { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
 import { type StripeFake, startStripeFake } from "../fakes/stripe";
@@ -104,5 +104,49 @@ describe("Stripe webhooks of one workspace delivered concurrently", () => {
     });
     const usage = await client.get("/api/billing/usage");
     expect(usage.json()).toMatchObject({ plan: "free" });
+  });
+});
+
+/**
+ * The local provider's events re-read its subscriptions from Postgres through the same pool: many
+ * events of one workspace at once must neither wait for each other while holding pool connections
+ * (a pool deadlock) nor leave the workspace on an older plan than its subscription's.
+ */
+describe("local portal plan changes of one workspace made concurrently", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ LOG_LEVEL: "error" });
+  });
+  afterAll(() => t.close());
+
+  it("all complete, and the workspace ends on its subscription's plan", { timeout: 30_000 }, async () => {
+    const { client, user } = await signUp(t.app);
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const paid = await t.app.inject({
+      method: "POST",
+      url: new URL(res.json().url as string).pathname,
+      payload: { card_number: "4242424242424242" },
+    });
+    expect(paid.statusCode, paid.body).toBe(303);
+    const plans = ["business", "enterprise", "professional", "business", "enterprise", "business"];
+    const changes = [...plans, ...plans].map((plan) =>
+      client.inject({ method: "POST", url: "/local-portal/change", payload: { plan } }),
+    );
+    const settled = await Promise.race([
+      Promise.all(changes),
+      new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
+    ]);
+    expect(settled, "the concurrent plan changes did not complete within 20 s").not.toBeNull();
+    for (const r of settled!) expect(r.statusCode, r.body).toBe(200);
+    const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, user.id));
+    const [sub] = await t.db
+      .select()
+      .from(localSubscriptions)
+      .where(eq(localSubscriptions.id, w!.stripeSubscriptionId!));
+    expect(w!.plan).toBe(sub!.plan);
   });
 });

@@ -23,8 +23,6 @@ export const ADVISORY_LOCK = {
   apiKeyCreation: 1095778635,
   /** creating a webhook endpoint (webhooks.queries) */
   webhookEndpointCreation: 1464813384,
-  /** applying a payment provider's event to a workspace ("BIL\x01"; billing.queries) */
-  billingEvent: 1112099841,
 } as const;
 
 /**

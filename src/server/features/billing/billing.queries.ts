@@ -1,6 +1,5 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
 
@@ -58,13 +57,17 @@ export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch)
 }
 
 /**
- * In the transaction `tx`: waits for and takes the workspace's payment-event lock (a transaction-scoped
- * advisory lock, held to `tx`'s commit), so one event of a workspace at a time goes from re-reading its
- * subscription to writing it. The workspace row itself is not locked by it (invitations and role changes
- * that lock the row do not wait on a slow provider read).
+ * The workspace's billing row and its version: Postgres' `xmin` of the row (the id of the transaction
+ * that last wrote it, as text), which every write of the row changes; for optimistic concurrency
+ * (billing.service applyPaymentEvent). Null when the workspace does not exist.
  */
-export async function lockBillingEvents(tx: DbOrTx, workspaceId: string): Promise<void> {
-  await advisoryXactLock(tx, ADVISORY_LOCK.billingEvent, workspaceId);
+export async function findBillingWorkspaceVersion(db: DbOrTx, id: string) {
+  const [row] = await db
+    .select({ row: workspaces, version: sql<string>`${workspaces}.xmin::text` })
+    .from(workspaces)
+    .where(eq(workspaces.id, id))
+    .limit(1);
+  return row ?? null;
 }
 
 export async function eventSeen(db: DbOrTx, id: string): Promise<boolean> {

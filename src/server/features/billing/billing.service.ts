@@ -329,15 +329,24 @@ const HANDLED = new Set([
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Attempts of applyPaymentEvent when other writes keep overtaking its read of the subscription. */
+const APPLY_ATTEMPTS = 8;
+
+/** Thrown inside applyPaymentEvent's transaction to roll it back and read the subscription again. */
+class StaleRead extends Error {}
+
 /**
- * Applies a verified event once (see handlePaymentWebhook). The events of one workspace are applied one
- * at a time, each from re-reading the subscription to writing it (q.lockBillingEvents, taken before the
- * read): Stripe delivers events concurrently and retries them late, and a delivery that read the
- * subscription before a change must not write that older state over the newer one another delivery
- * wrote meanwhile (an invoice.paid read while active, applied after the customer.subscription.deleted
- * read as canceled, would keep a paid plan that Stripe has ended). The provider read therefore runs
- * inside the transaction, holding a database connection for its duration (webhooks are few).
- * @throws AppError BAD_GATEWAY when the provider cannot be reached (nothing stored: it redelivers)
+ * Applies a verified event once (see handlePaymentWebhook). Stripe delivers events concurrently and
+ * retries them late, so a delivery that re-read the subscription before a change must not write that
+ * older state over a newer one another delivery wrote meanwhile (an invoice.paid read while active,
+ * written after the customer.subscription.deleted read as canceled, would keep a plan Stripe ended).
+ * Optimistic concurrency on the workspace row: its version (Postgres `xmin`, q.findBillingWorkspaceVersion)
+ * is read before the subscription and checked again under the row lock before writing; when any write
+ * to the row came in between, the transaction rolls back (the event is not stored) and the subscription
+ * is read again, up to APPLY_ATTEMPTS times. The provider is read outside any transaction, so no
+ * database connection waits on it (the local provider reads its subscriptions through the same pool).
+ * @throws AppError BAD_GATEWAY when the provider cannot be reached, CONFLICT when the workspace kept
+ *   changing on every attempt (nothing stored either way: the provider redelivers)
  */
 export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<WebhookOutcome> {
   if (await q.eventSeen(ctx.db, event.id)) return { eventId: event.id, duplicate: true, workspaceId: null };
@@ -347,64 +356,83 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       ? await q.findBillingWorkspace(ctx.db, event.workspaceId)
       : null;
   if (!found && event.customerId) found = await q.findWorkspaceByCustomer(ctx.db, event.customerId);
-  const ws = found;
-  let state: SubscriptionState | null = null;
-  const outcome = await ctx.db.transaction(async (tx): Promise<WebhookOutcome> => {
-    if (ws) await q.lockBillingEvents(tx, ws.id);
-    const fresh = await q.recordEvent(tx, {
-      id: event.id,
-      provider: ctx.providers.payments.name,
-      type: event.type,
-      workspaceId: ws?.id ?? null,
-    });
-    if (!fresh) return { eventId: event.id, duplicate: true, workspaceId: ws?.id ?? null };
-    if (!ws || !HANDLED.has(event.type))
-      return { eventId: event.id, duplicate: false, workspaceId: ws?.id ?? null };
-    // read under the lock: the subscription id a previous event of this workspace may just have stored
-    const current = await q.findBillingWorkspace(tx, ws.id);
-    const subscriptionId = event.subscriptionId ?? current?.stripeSubscriptionId ?? null;
-    if (!current || !subscriptionId) return { eventId: event.id, duplicate: false, workspaceId: ws.id };
+  const workspaceId = found?.id ?? null;
+  for (let attempt = 1; ; attempt++) {
+    const read = workspaceId ? await q.findBillingWorkspaceVersion(ctx.db, workspaceId) : null;
+    const subscriptionId = event.subscriptionId ?? read?.row.stripeSubscriptionId ?? null;
+    let state: SubscriptionState | null = null;
+    if (read && HANDLED.has(event.type) && subscriptionId) {
+      try {
+        state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
+      } catch (e) {
+        // not stored: the provider redelivers and we try again
+        if (e instanceof ProviderError)
+          throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
+        throw e;
+      }
+    }
+    let outcome: WebhookOutcome;
     try {
-      state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
+      outcome = await ctx.db.transaction(async (tx): Promise<WebhookOutcome> => {
+        // the row lock first: the event's insert below references the workspace (a key-share lock of
+        // the row), and two events each holding that while waiting for the row lock would deadlock
+        const locked =
+          read && state ? await q.findBillingWorkspace(tx, read.row.id, { forUpdate: true }) : null;
+        // another write since the subscription was read: read it again (rolls the event back)
+        if (locked && (await q.findBillingWorkspaceVersion(tx, locked.id))?.version !== read?.version)
+          throw new StaleRead();
+        const fresh = await q.recordEvent(tx, {
+          id: event.id,
+          provider: ctx.providers.payments.name,
+          type: event.type,
+          workspaceId: read?.row.id ?? null,
+        });
+        if (!fresh) return { eventId: event.id, duplicate: true, workspaceId: read?.row.id ?? null };
+        if (!read || !state)
+          return { eventId: event.id, duplicate: false, workspaceId: read?.row.id ?? null };
+        if (!locked) return { eventId: event.id, duplicate: false, workspaceId: null };
+        // a customer whose id we did not store yet (checkout raced the customer write)
+        if (!locked.stripeCustomerId && state.customerId)
+          await q.updateBilling(tx, locked.id, { stripeCustomerId: state.customerId });
+        if (isSecondLiveSubscription(locked, state)) {
+          ctx.log.warn({ workspaceId: locked.id, subscriptionId: state.id }, "second live subscription");
+          return {
+            eventId: event.id,
+            duplicate: false,
+            workspaceId: locked.id,
+            secondSubscription: { id: state.id, ended: false },
+          };
+        }
+        const applied = await applySubscriptionState(ctx, tx, locked, state);
+        return {
+          eventId: event.id,
+          duplicate: false,
+          workspaceId: locked.id,
+          plan: applied ? effectivePlan(applied) : undefined,
+        };
+      });
     } catch (e) {
-      // rolled back, so not stored: the provider redelivers and we try again
-      if (e instanceof ProviderError)
-        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
-      throw e;
+      if (!(e instanceof StaleRead)) throw e;
+      if (attempt < APPLY_ATTEMPTS) {
+        // a short random pause, so events of one workspace arriving together stop overtaking each other
+        await new Promise((r) => setTimeout(r, Math.random() * 25 * attempt));
+        continue;
+      }
+      throw new AppError(
+        "CONFLICT",
+        "The workspace's billing changed while this event was applied. Please deliver it again.",
+      );
     }
-    if (!state) return { eventId: event.id, duplicate: false, workspaceId: ws.id };
-    const locked = await q.findBillingWorkspace(tx, ws.id, { forUpdate: true });
-    if (!locked) return { eventId: event.id, duplicate: false, workspaceId: null };
-    // a customer whose id we did not store yet (checkout raced the customer write)
-    if (!locked.stripeCustomerId && state.customerId)
-      await q.updateBilling(tx, locked.id, { stripeCustomerId: state.customerId });
-    if (isSecondLiveSubscription(locked, state)) {
-      ctx.log.warn({ workspaceId: locked.id, subscriptionId: state.id }, "second live subscription");
-      return {
-        eventId: event.id,
-        duplicate: false,
-        workspaceId: locked.id,
-        secondSubscription: { id: state.id, ended: false },
-      };
+    if (outcome.secondSubscription && workspaceId) {
+      const ended = await endSecondSubscription(ctx, workspaceId, outcome.secondSubscription.id);
+      return { ...outcome, secondSubscription: { id: outcome.secondSubscription.id, ended } };
     }
-    const applied = await applySubscriptionState(ctx, tx, locked, state);
-    return {
-      eventId: event.id,
-      duplicate: false,
-      workspaceId: locked.id,
-      plan: applied ? effectivePlan(applied) : undefined,
-    };
-  });
-  const applied = state as SubscriptionState | null;
-  if (outcome.secondSubscription && ws) {
-    const ended = await endSecondSubscription(ctx, ws.id, outcome.secondSubscription.id);
-    return { ...outcome, secondSubscription: { id: outcome.secondSubscription.id, ended } };
+    if (!outcome.duplicate && workspaceId && state) {
+      const refunded = await maybeMoneyBack(ctx, workspaceId, state);
+      return { ...outcome, refunded };
+    }
+    return outcome;
   }
-  if (!outcome.duplicate && ws && applied) {
-    const refunded = await maybeMoneyBack(ctx, ws.id, applied);
-    return { ...outcome, refunded };
-  }
-  return outcome;
 }
 
 /**
@@ -534,9 +562,9 @@ async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: Subscription
         refundId: refund.refundId,
         amountCents: refund.amountCents,
       });
+    // the ended state is the newest there is (applyPaymentEvent's version check makes an event that
+    // read the subscription before this cancel read it again rather than write over it)
     await ctx.db.transaction(async (tx) => {
-      // after any event of the workspace that read the subscription before the cancel (applyPaymentEvent)
-      await q.lockBillingEvents(tx, workspaceId);
       const locked = await q.findBillingWorkspace(tx, workspaceId, { forUpdate: true });
       if (locked) await applySubscriptionState(ctx, tx, locked, ended);
     });

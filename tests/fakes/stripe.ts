@@ -267,14 +267,27 @@ export async function startStripeFake() {
         event("invoice.paid", invoice),
       ];
     },
-    /** Changes a subscription (portal cancel, plan change); returns customer.subscription.updated. */
+    /**
+     * Changes a subscription (portal cancel, plan change); returns customer.subscription.updated. A
+     * cancel at period end sets `canceled_at` to the time of the request, as Stripe does (`canceled_at`
+     * gives that time when it was made earlier, e.g. an event delivered late); undoing it clears it.
+     */
     updateSubscription(
       id: string,
-      patch: { cancel_at_period_end?: boolean; price?: string; status?: string; current_period_end?: number },
+      patch: {
+        cancel_at_period_end?: boolean;
+        price?: string;
+        status?: string;
+        current_period_end?: number;
+        canceled_at?: number;
+      },
     ) {
       const sub = subscriptions.get(id);
       if (!sub) throw new Error(`no subscription ${id}`);
-      if (patch.cancel_at_period_end !== undefined) sub.cancel_at_period_end = patch.cancel_at_period_end;
+      if (patch.cancel_at_period_end !== undefined) {
+        sub.cancel_at_period_end = patch.cancel_at_period_end;
+        sub.canceled_at = patch.cancel_at_period_end ? (patch.canceled_at ?? now()) : null;
+      }
       if (patch.status) sub.status = patch.status;
       if (patch.price) sub.items.data[0].price = { ...sub.items.data[0].price, id: patch.price };
       if (patch.current_period_end) sub.items.data[0].current_period_end = patch.current_period_end;

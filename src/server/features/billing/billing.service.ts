@@ -541,7 +541,9 @@ async function applySubscriptionState(
 /**
  * Spec section 9 "14-day money-back guarantee": when the owner cancels (cancel at period end, or an
  * immediate cancel) within 14 days of the workspace's first payment, the latest payment is refunded
- * in full and the subscription ends now (plan back to Free). Once per workspace.
+ * in full and the subscription ends now (plan back to Free). Once per workspace. The 14 days are
+ * counted to when the cancel was asked for (`state.canceledAt`, Stripe's `canceled_at`; now when the
+ * provider does not say), so a webhook Stripe retried for days still refunds a cancel made in time.
  * Returns true when this call refunded.
  */
 async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: SubscriptionState): Promise<boolean> {
@@ -549,7 +551,9 @@ async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: Subscription
   if (!canceling) return false;
   const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
   if (!ws?.firstPaidAt || ws.stripeSubscriptionId !== state.id) return false;
-  if (Date.now() - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
+  // the time the owner asked to cancel, not the time its (possibly late, retried) webhook is applied
+  const askedAt = Math.min(state.canceledAt?.getTime() ?? Date.now(), Date.now());
+  if (askedAt - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
   if (await q.findRefundOfWorkspace(ctx.db, workspaceId)) return false;
   try {
     const refund = await ctx.providers.payments.refundLatestPayment(state.id);

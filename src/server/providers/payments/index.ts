@@ -40,6 +40,11 @@ export interface SubscriptionState {
   currentPeriodEnd: Date | null;
   /** true when it ends at `currentPeriodEnd` (portal cancel) */
   cancelAtPeriodEnd: boolean;
+  /**
+   * when the cancel was asked for (Stripe `canceled_at`: for a cancel at period end, the time of the
+   * request, not of the end), or null when not cancelling or the vendor does not say
+   */
+  canceledAt: Date | null;
 }
 
 /** A verified webhook event reduced to what we act on (its body is never trusted beyond ids). */

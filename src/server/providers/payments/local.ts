@@ -369,5 +369,7 @@ function toState(row: LocalSubscription): SubscriptionState {
     status: normalizeStatus(row.status),
     currentPeriodEnd: row.currentPeriodEnd,
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
+    // the local portal's events are applied as the cancel is made: the time they are applied is its time
+    canceledAt: null,
   };
 }

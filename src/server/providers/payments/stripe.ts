@@ -177,6 +177,7 @@ function toState(sub: Stripe.Subscription): SubscriptionState {
     status: normalizeStatus(sub.status),
     currentPeriodEnd: periodEnd ? new Date(periodEnd * 1000) : null,
     cancelAtPeriodEnd: Boolean(sub.cancel_at_period_end || sub.cancel_at),
+    canceledAt: sub.canceled_at ? new Date(sub.canceled_at * 1000) : null,
   };
 }
 

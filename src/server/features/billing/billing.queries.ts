@@ -47,6 +47,20 @@ export type BillingPatch = Partial<
   >
 >;
 
+/**
+ * updateBilling, only while the row is still at `version` (its `xmin` as findBillingWorkspaceVersion
+ * read it): a write committed since (a webhook's) makes this a no-op, returning null, instead of being
+ * overwritten. A concurrent writer's lock is waited for, then the condition is checked on its result.
+ */
+export async function updateBillingIfVersion(db: DbOrTx, id: string, version: string, patch: BillingPatch) {
+  const [row] = await db
+    .update(workspaces)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(and(eq(workspaces.id, id), sql`${workspaces}.xmin::text = ${version}`))
+    .returning();
+  return row ?? null;
+}
+
 export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch) {
   const [row] = await db
     .update(workspaces)

@@ -105,23 +105,30 @@ async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Wor
 /**
  * Loads a workspace's billing row, applying the lazy period-end fallback (written back once). A plan
  * held by an unpaid or paused subscription (billing.plans HELD_STATUSES) is not written back: it
- * counts as Free (effectivePlan) but stays stored, as the plan a payment restores.
+ * counts as Free (effectivePlan) but stays stored, as the plan a payment restores. The fallback is
+ * written only onto the row as it was read (q.updateBillingIfVersion): a webhook that wrote the row
+ * meanwhile (a renewal, the cancel taken back) is not overwritten, and the row as it now is is returned.
  * @throws AppError NOT_FOUND 'Workspace not found'
  */
 export async function loadBillingWorkspace(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
 ): Promise<Workspace> {
-  const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
-  if (!ws) throw new AppError("NOT_FOUND", "Workspace not found");
+  const read = await q.findBillingWorkspaceVersion(ctx.db, workspaceId);
+  if (!read) throw new AppError("NOT_FOUND", "Workspace not found");
+  const ws = read.row;
   if (ws.plan !== "free" && effectivePlan(ws) === "free" && !isHeld(ws)) {
-    const updated = await q.updateBilling(ctx.db, ws.id, {
+    const updated = await q.updateBillingIfVersion(ctx.db, ws.id, read.version, {
       plan: "free",
       subscriptionStatus: "canceled",
       subscriptionTier: null,
       cancelAtPeriodEnd: false,
     });
-    return updated ?? ws;
+    if (updated) return updated;
+    // written meanwhile: the row as it now is (its own fallback, if still due, is written next time)
+    const now = await q.findBillingWorkspace(ctx.db, ws.id);
+    if (!now) throw new AppError("NOT_FOUND", "Workspace not found");
+    return now;
   }
   return ws;
 }

@@ -236,7 +236,7 @@ describe("report figures", () => {
       name: "Texts 2",
       channel: "sms",
       content: { message: "Hi again" },
-      recipients: { contactIds: [...rows.map((r) => r.contactId), ...noPhone] },
+      recipients: { contactIds: [...rows.map((r) => r.contactId as number), ...noPhone] },
       includeNotOptedIn: true,
     });
     expect(Object.values(second.skipped).reduce((a, b) => a + b, 0)).toBe(1);

@@ -148,12 +148,14 @@ describe("Postmark Unsubscribe bounce (TypeCode 16)", () => {
       const people = await t.db
         .select({ id: contacts.id, emailOptIn: contacts.emailOptIn })
         .from(contacts)
-        .where(inArray(contacts.id, [row(a).contactId, row(b).contactId]));
+        .where(inArray(contacts.id, [row(a).contactId as number, row(b).contactId as number]));
       expect(people.map((p) => p.emailOptIn)).toEqual([false, false]);
       const optedOut = await t.db
         .select()
         .from(activities)
-        .where(and(eq(activities.contactId, row(a).contactId), eq(activities.activityType, "opted_out")));
+        .where(
+          and(eq(activities.contactId, row(a).contactId as number), eq(activities.activityType, "opted_out")),
+        );
       expect(optedOut).toHaveLength(1);
       // one contact.unsubscribed per person (b's came with Postmark's SubscriptionChange)
       await expect.poll(() => unsubscribedEvents().length, { timeout: 10_000 }).toBe(2);

@@ -162,9 +162,12 @@ export const campaignRecipients = pgTable(
     workspaceId: uuid()
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
-    contactId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => contacts.id, { onDelete: "cascade" }),
+    /**
+     * the contact it was sent to; null once that contact was deleted: the row stays (the report keeps
+     * counting the message, its unsubscribe link and provider events still work; RFC 8058, CAN-SPAM's
+     * 30 days) with its address
+     */
+    contactId: bigint({ mode: "number" }).references(() => contacts.id, { onDelete: "set null" }),
     channel: text().$type<CampaignChannel>().notNull(),
     /** lower-cased email or E.164 number */
     address: text().notNull(),

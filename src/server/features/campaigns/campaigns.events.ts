@@ -196,7 +196,8 @@ export async function applyRecipientEvent(
     if (change.kind === "repeat") {
       // a repeat open/click: timeline only
       const type = activityFor(seen, event);
-      if (type && event !== "delivered")
+      // (a deleted contact's recipient has no timeline left to add to)
+      if (type && event !== "delivered" && seen.contactId !== null)
         await recordActivities(db, [
           {
             workspaceId: seen.workspaceId,
@@ -254,6 +255,9 @@ async function recorded(
         ...(opts.reason ? { reason: opts.reason } : {}),
         occurred_at: now.toISOString(),
       });
+  // the recipient's contact was deleted since (contact_id null): the row, its suppression and its
+  // webhook event stay; there is no contact flag or timeline to write
+  if (r.contactId === null) return emitted;
   // an opt-out shows on the contact too (its channel's opt-in flag off); the suppression list holds it
   if (event === "unsubscribed" || event === "complained")
     await recordContactOptIn(ctx, r.workspaceId, r.contactId, deliveryKind(r.channel), false);

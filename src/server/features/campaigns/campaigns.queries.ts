@@ -775,7 +775,7 @@ export async function claimRecipients(
     id: Number(r.id),
     campaignId: Number(r.campaign_id),
     workspaceId: String(r.workspace_id),
-    contactId: Number(r.contact_id),
+    contactId: r.contact_id === null ? null : Number(r.contact_id),
     channel: r.channel as CampaignChannel,
     address: String(r.address),
     token: String(r.token),
@@ -852,7 +852,7 @@ export async function markRecipientsSent(
     /** the address it went to when not the launch's (the contact's changed since); null keeps it */
     address?: string | null;
   }[],
-): Promise<{ id: number; contactId: number; address: string; providerMessageId: string }[]> {
+): Promise<{ id: number; contactId: number | null; address: string; providerMessageId: string }[]> {
   if (rows.length === 0) return [];
   const json = JSON.stringify(
     rows.map((o) => ({
@@ -871,13 +871,13 @@ export async function markRecipientsSent(
     where r.id = v.id and r.status = 'sending'
     returning r.id, r.contact_id, r.address, v.pid`)) as unknown as {
     id: string;
-    contact_id: string;
+    contact_id: string | null;
     address: string;
     pid: string;
   }[];
   return updated.map((u) => ({
     id: Number(u.id),
-    contactId: Number(u.contact_id),
+    contactId: u.contact_id === null ? null : Number(u.contact_id),
     address: u.address,
     providerMessageId: u.pid,
   }));

@@ -64,7 +64,7 @@ type Kind = ReturnType<typeof deliveryKind>;
 /** What happened to one claimed row. */
 interface Outcome {
   id: number;
-  contactId: number;
+  contactId: number | null;
   kind: "sent" | "retry" | "failed" | "skipped" | "deferred";
   providerMessageId?: string;
   segments?: number;
@@ -76,8 +76,16 @@ interface Outcome {
   address?: string;
 }
 
+/** An outcome's identifying fields for claimed row `r`. */
+function base(r: ClaimedRecipient) {
+  return { id: r.id, contactId: r.contactId, attempts: r.attempts };
+}
+
 /** A row ready to hand to the provider, with its contact. */
-type Ready = ClaimedRecipient & { contact: Contact };
+/** A claimed row whose contact still exists (a deleted contact's row has contact_id null). */
+type LiveClaim = ClaimedRecipient & { contactId: number };
+
+type Ready = LiveClaim & { contact: Contact };
 
 /**
  * Sends one campaign's claimed rows through its provider and records the outcomes. First the plan as it
@@ -123,10 +131,20 @@ export async function sendClaimed(
   };
   const rows = claimed.slice(0, charge.allowed);
   if (rows.length < claimed.length) await releaseClaims(deps.sql, claimed.slice(rows.length), false);
-  if (rows.length === 0) return pauseForPlan();
+  // rows whose contact was deleted since the launch (contact_id null; the row stays for the report
+  // and the unsubscribe link) are skipped, never sent
+  const gone = rows.filter((r) => r.contactId === null);
+  if (gone.length)
+    await recordOutcomes(
+      deps,
+      campaign,
+      gone.map((r) => ({ ...base(r), kind: "skipped" as const, reason: "contact deleted" })),
+    );
+  const live = rows.filter((r): r is LiveClaim => r.contactId !== null);
+  if (live.length === 0) return pauseForPlan();
   let sent = 0;
   try {
-    sent = await sendAllowed(deps, campaign, rows, claimedAt);
+    sent = await sendAllowed(deps, campaign, live, claimedAt);
   } finally {
     // a part reserved in the current period: the sent ones leave the launch's period, the rest give theirs back
     await settleCampaignSend(deps, metering, charge, sent);
@@ -138,7 +156,7 @@ export async function sendClaimed(
 async function sendAllowed(
   deps: JobDeps,
   campaign: Campaign,
-  rows: ClaimedRecipient[],
+  rows: LiveClaim[],
   claimedAt: number,
 ): Promise<number> {
   let sent = 0;
@@ -256,7 +274,7 @@ async function sendAllowed(
  */
 function screen(
   campaign: Pick<Campaign, "channel" | "content">,
-  rows: ClaimedRecipient[],
+  rows: LiveClaim[],
   contacts: Map<number, Contact>,
   suppressed: Map<string, string>,
   stopped: Map<number, string>,
@@ -326,7 +344,7 @@ function screen(
 
 /** Rows as `readdress` addressed them, and which of them changed. */
 interface Readdressed {
-  rows: ClaimedRecipient[];
+  rows: LiveClaim[];
   /** ids of rows whose contact's address for the channel differs from the launch's */
   moved: Set<number>;
   /** ids of email rows whose contact has no valid email any more */
@@ -343,7 +361,7 @@ interface Readdressed {
  */
 function readdress(
   channel: Campaign["channel"],
-  rows: ClaimedRecipient[],
+  rows: LiveClaim[],
   contacts: Map<number, Contact>,
 ): Readdressed {
   const moved = new Set<number>();
@@ -721,22 +739,24 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
       })),
     );
     const type = sentActivity(campaign.channel);
-    // the CRM's recordActivities, in this same transaction
+    // the CRM's recordActivities, in this same transaction (not for a contact deleted meanwhile)
     await recordActivities(
       tx,
-      updated.map((u) => ({
-        workspaceId: campaign.workspaceId,
-        contactId: u.contactId,
-        activityType: type,
-        metadata: {
-          campaignId: campaign.id,
-          campaignName: campaign.name,
-          recipientId: u.id,
-          messageId: u.providerMessageId,
-          // the number or email it went to (crm textedNumbers: the opt-out notice is per number)
-          address: u.address,
-        },
-      })),
+      updated
+        .flatMap((u) => (u.contactId === null ? [] : [{ ...u, contactId: u.contactId }]))
+        .map((u) => ({
+          workspaceId: campaign.workspaceId,
+          contactId: u.contactId,
+          activityType: type,
+          metadata: {
+            campaignId: campaign.id,
+            campaignName: campaign.name,
+            recipientId: u.id,
+            messageId: u.providerMessageId,
+            // the number or email it went to (crm textedNumbers: the opt-out notice is per number)
+            address: u.address,
+          },
+        })),
     );
     await requeueRecipients(
       tx,

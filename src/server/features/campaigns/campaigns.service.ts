@@ -670,13 +670,14 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
       await getContactsByIds(
         ctx,
         workspaceId,
-        rows.map((r) => r.contactId),
+        rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
       )
     ).map((x) => [x.id, x]),
   );
   return {
     recipients: rows.map((r) => {
-      const ct = contacts.get(r.contactId);
+      // contactId null: the contact was deleted after the launch (the row keeps its address)
+      const ct = r.contactId === null ? undefined : contacts.get(r.contactId);
       return {
         id: r.id,
         contactId: r.contactId,

@@ -98,7 +98,7 @@ export const renderRecipientAvatarHandler = defineHandler(renderRecipientAvatarJ
       await again(deps, data, deps.env.AVATAR_POLL_INTERVAL_SECONDS);
       return;
     }
-    const [contact] = await getContactsByIds(deps, r.workspaceId, [r.contactId]);
+    const [contact] = r.contactId === null ? [] : await getContactsByIds(deps, r.workspaceId, [r.contactId]);
     const sender = await getSenderProfile(deps, r.workspaceId);
     await insertLandingPage(
       deps.db,
@@ -152,13 +152,13 @@ export async function queueRecipientAvatars(
   const rows = await getContactsByIds(
     ctx,
     held[0].workspaceId,
-    held.map((h) => h.contactId),
+    held.flatMap((h) => (h.contactId === null ? [] : [h.contactId])),
   );
   const byId = new Map(rows.map((c) => [c.id, c]));
   const jobs = held
     .sort((a, b) => a.id - b.id)
     .map((h) => {
-      const contact = byId.get(h.contactId) ?? {};
+      const contact = (h.contactId === null ? undefined : byId.get(h.contactId)) ?? {};
       const who = renderMergeTags("{{name|}}", contact) || "recipient";
       return {
         data: {

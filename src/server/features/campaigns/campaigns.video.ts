@@ -323,7 +323,10 @@ export async function landingByToken(
   const sender = await getSenderProfile(ctx, recipient.workspaceId);
   let page = existing;
   if (!page) {
-    const [contact] = await getContactsByIds(ctx, recipient.workspaceId, [recipient.contactId]);
+    const [contact] =
+      recipient.contactId === null
+        ? []
+        : await getContactsByIds(ctx, recipient.workspaceId, [recipient.contactId]);
     const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };
     await insertLandingPage(
       ctx.db,
@@ -379,14 +382,16 @@ export async function trackView(
     const emitted = await ctx.db.transaction(async (tx) => {
       await recordPageView(tx, page, now);
       if (recent) return null;
-      await recordActivities(tx, [
-        {
-          workspaceId: page.workspaceId,
-          contactId: recipient.contactId,
-          activityType: "video_viewed",
-          metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId },
-        },
-      ]);
+      // (a deleted contact has no timeline left: the view and its event are still recorded)
+      if (recipient.contactId !== null)
+        await recordActivities(tx, [
+          {
+            workspaceId: page.workspaceId,
+            contactId: recipient.contactId,
+            activityType: "video_viewed",
+            metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId },
+          },
+        ]);
       return emitVideoViewed({ db: tx, log: ctx.log }, data, "view", page.maxPercent, now);
     });
     if (!page.firstViewedAt)
@@ -400,14 +405,15 @@ export async function trackView(
   // the milestone, its activity and its video.viewed event in one transaction (the webhooks outbox)
   const emitted = await ctx.db.transaction(async (tx) => {
     if (!(await recordPageProgress(tx, page.id, percent))) return null;
-    await recordActivities(tx, [
-      {
-        workspaceId: page.workspaceId,
-        contactId: recipient.contactId,
-        activityType: "video_progress",
-        metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
-      },
-    ]);
+    if (recipient.contactId !== null)
+      await recordActivities(tx, [
+        {
+          workspaceId: page.workspaceId,
+          contactId: recipient.contactId,
+          activityType: "video_progress",
+          metadata: { campaignId: recipient.campaignId, mediaId: page.mediaId, percent },
+        },
+      ]);
     return emitVideoViewed({ db: tx, log: ctx.log }, data, "progress", percent, now);
   });
   if (!emitted) return false;

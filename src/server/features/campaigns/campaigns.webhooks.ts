@@ -332,7 +332,9 @@ async function applyTwilioInbound(
       await unsuppress(ctx.db, workspaceId, "sms", from);
       await clearRecipientOptOut(ctx.db, workspaceId, SMS_CHANNELS, from);
       // the person asked for the texts again: the contact the STOP marked opted out is opted back in
-      await optInAgain(ctx, workspaceId, r.contactId, `${eventKey}:start:${workspaceId}:${r.contactId}`);
+      // (a recipient whose contact was deleted since has no contact to opt back in)
+      if (r.contactId !== null)
+        await optInAgain(ctx, workspaceId, r.contactId, `${eventKey}:start:${workspaceId}:${r.contactId}`);
     }
     for (const c of texted) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);

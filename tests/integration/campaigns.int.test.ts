@@ -337,10 +337,19 @@ describe("campaign lifecycle and crash recovery (local providers)", () => {
       .where(eq(campaignRecipients.campaignId, launched.campaign.id))
       .orderBy(campaignRecipients.id);
     // simulate: row 0 was sent (outbox written) but not recorded; row 1 was claimed but never sent
+    // (neither recorded, so neither carries the simulated engagement of the launch's run)
     await t.db.delete(outboxMessages).where(eq(outboxMessages.to, rows[1].address));
     await t.db
       .update(campaignRecipients)
-      .set({ status: "sending", leaseUntil: new Date(Date.now() - 1000), providerMessageId: null })
+      .set({
+        status: "sending",
+        leaseUntil: new Date(Date.now() - 1000),
+        providerMessageId: null,
+        sentAt: null,
+        deliveredAt: null,
+        openedAt: null,
+        clickedAt: null,
+      })
       .where(eq(campaignRecipients.campaignId, launched.campaign.id));
     await t.db
       .update(campaigns)

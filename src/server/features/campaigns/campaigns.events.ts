@@ -161,7 +161,11 @@ function changeFor(
     if (r.reason !== "unsubscribed" && r.reason !== "spam complaint") set.reason = null;
     return { kind: "set", set };
   }
-  if (!FINAL.has(cur) && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
+  // a row not recorded as sent yet (a link scanner or a quick reader clicks while the send is still
+  // handing its batch over): only the timestamps; the send's record (markRecipientsSent, guarded on
+  // `sending`) then sets sent and the furthest status they show, so the message keeps its record
+  const unrecorded = cur === "queued" || cur === "sending";
+  if (!FINAL.has(cur) && !unrecorded && (RANK[cur] ?? 0) < RANK[event]) set.status = event;
   if (!set.status && r[col]) return { kind: "repeat" };
   return { kind: "set", set };
 }

@@ -839,7 +839,9 @@ export async function releaseClaims(
 
 /**
  * Marks claimed rows sent (vendor id, segments, opt-out notice; only rows still `sending`), adding
- * the message's segments to the row's segments_sent (every attempt's count), and
+ * the message's segments to the row's segments_sent (every attempt's count); a row a click or view
+ * reached before this record (campaigns.events: only its timestamps were set) takes the furthest
+ * status they show (replied, clicked, opened, delivered) instead of `sent`; and
  * returns `{id, contactId, address, providerMessageId}` of those it changed.
  */
 export async function markRecipientsSent(
@@ -864,7 +866,10 @@ export async function markRecipientsSent(
     })),
   );
   const updated = (await db.execute(sql`
-    update campaign_recipients r set status = 'sent', provider_message_id = v.pid, sent_at = now(),
+    update campaign_recipients r set
+      status = case when r.replied_at is not null then 'replied' when r.clicked_at is not null then 'clicked'
+        when r.opened_at is not null then 'opened' when r.delivered_at is not null then 'delivered' else 'sent' end,
+      provider_message_id = v.pid, sent_at = now(),
       segments = v.seg, segments_sent = r.segments_sent + v.seg, opt_out_notice = v.notice,
       address = coalesce(v.addr, r.address), lease_until = null, reason = null, updated_at = now()
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, pid text, seg int, notice boolean, addr text)

@@ -380,7 +380,9 @@ export async function unsubscribeByToken(
  * destination). Records the click (the first one also emits `message.clicked`) and returns the
  * destination, or null for an unknown token or
  * index, a missing or altered signature, or a destination changed since the message was sent (never
- * a redirect the server did not sign for this message).
+ * a redirect the server did not sign for this message). With `opts.record` false (a HEAD request:
+ * a link checker or mail scanner looking at the headers, RFC 9110 section 9.3.2, not a person
+ * following the link) the destination is answered and nothing is recorded.
  */
 export async function clickByToken(
   ctx: EventCtx,
@@ -388,13 +390,14 @@ export async function clickByToken(
   token: string,
   index: number,
   signature: string | undefined,
+  opts: { record?: boolean } = {},
 ): Promise<string | null> {
   const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
   const content = await selectCampaignContent(ctx.db, r.campaignId);
   const url = content?.links?.[index];
   if (!url || !verifyClickSignature(secret, token, index, url, signature)) return null;
-  await applyRecipientEvent(ctx, r, "clicked", { metadata: { url } });
+  if (opts.record !== false) await applyRecipientEvent(ctx, r, "clicked", { metadata: { url } });
   return url;
 }
 

@@ -280,11 +280,14 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       `<p><strong>${mask(done.address)}</strong> will receive no more of these messages.</p>`,
     );
   });
-  // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused
+  // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused.
+  // Fastify answers HEAD with the GET handler: a HEAD (link checkers, mail scanners) is redirected
+  // like a GET but counts no click
   const click = async (req: FastifyRequest, reply: FastifyReply) => {
     const { token, index, signature } = req.params as { token: string; index: string; signature?: string };
     const i = /^\d{1,3}$/.test(index) ? Number(index) : -1;
-    const url = i >= 0 ? await clickByToken(ctx, ctx.env.APP_SECRET, token, i, signature) : null;
+    const record = req.method !== "HEAD";
+    const url = i >= 0 ? await clickByToken(ctx, ctx.env.APP_SECRET, token, i, signature, { record }) : null;
     if (!url)
       return page(
         reply,

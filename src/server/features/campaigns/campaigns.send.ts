@@ -131,20 +131,20 @@ export async function sendClaimed(
   };
   const rows = claimed.slice(0, charge.allowed);
   if (rows.length < claimed.length) await releaseClaims(deps.sql, claimed.slice(rows.length), false);
+  if (rows.length === 0) return pauseForPlan();
   // rows whose contact was deleted since the launch (contact_id null; the row stays for the report
   // and the unsubscribe link) are skipped, never sent
   const gone = rows.filter((r) => r.contactId === null);
-  if (gone.length)
-    await recordOutcomes(
-      deps,
-      campaign,
-      gone.map((r) => ({ ...base(r), kind: "skipped" as const, reason: "contact deleted" })),
-    );
   const live = rows.filter((r): r is LiveClaim => r.contactId !== null);
-  if (live.length === 0) return pauseForPlan();
   let sent = 0;
   try {
-    sent = await sendAllowed(deps, campaign, live, claimedAt);
+    if (gone.length)
+      await recordOutcomes(
+        deps,
+        campaign,
+        gone.map((r) => ({ ...base(r), kind: "skipped" as const, reason: "contact deleted" })),
+      );
+    if (live.length) sent = await sendAllowed(deps, campaign, live, claimedAt);
   } finally {
     // a part reserved in the current period: the sent ones leave the launch's period, the rest give theirs back
     await settleCampaignSend(deps, metering, charge, sent);

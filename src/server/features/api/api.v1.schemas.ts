@@ -519,7 +519,11 @@ export const launchResult = z.object({
 });
 export const recipientObject = z.object({
   id: z.number().int(),
-  contact_id: z.number().int(),
+  contact_id: z
+    .number()
+    .int()
+    .nullable()
+    .describe("null once the contact was deleted (the recipient and its address stay with the campaign)"),
   name: z.string().nullable(),
   address: z.string().nullable(),
   status: z.enum(RECIPIENT_STATUSES),

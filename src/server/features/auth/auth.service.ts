@@ -12,8 +12,8 @@ import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import { revokeKeysCreatedBySince } from "../api/api.service";
-import type { profileInput } from "../user/user.schemas";
-import { updateProfile } from "../user/user.service";
+import type { passwordInput, profileInput } from "../user/user.schemas";
+import { changePassword, updateProfile } from "../user/user.service";
 import { disableEndpointsCreatedBySince } from "../webhooks/webhooks.service";
 import {
   createWorkspace,
@@ -461,6 +461,25 @@ export async function updateProfileAndFollow(
   );
   if (linkId) await followEmailChange(ctx, user, updated, linkId);
   return updated;
+}
+
+/**
+ * PUT /api/user/password and tRPC `user.changePassword`: the user feature's changePassword (current
+ * password checked, other sessions ended), then every still-unused password reset link of the
+ * account is retired. A link asked for before the change would otherwise still set a password of
+ * its holder's choosing and sign them in for the rest of its hour, undoing the change the owner just
+ * made (OWASP Forgot Password Cheat Sheet: reset tokens stop working once the password changes).
+ * @throws what changePassword throws (BAD_REQUEST wrong current password, TOO_MANY_REQUESTS).
+ */
+export async function changePasswordAndRetireLinks(
+  ctx: AppContext,
+  user: User,
+  sessionId: string,
+  input: z.infer<typeof passwordInput>,
+  meta: { ip: string },
+): Promise<void> {
+  await changePassword(ctx, user, sessionId, input, meta);
+  await q.retireAuthTokens(ctx.db, user.id, "password_reset");
 }
 
 /**

@@ -2,7 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
+import { changePasswordAndRetireLinks, toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
@@ -18,7 +18,7 @@ export async function userRest(app: FastifyInstance, { ctx }: { ctx: AppContext 
   });
   app.put("/api/user/password", async (req) => {
     const user = requireUser(req);
-    await svc.changePassword(ctx, user, req.auth!.session.id, parseInput(passwordInput, req.body), {
+    await changePasswordAndRetireLinks(ctx, user, req.auth!.session.id, parseInput(passwordInput, req.body), {
       ip: req.clientIp,
     });
     return { success: true };

@@ -1,5 +1,5 @@
 import { protectedProcedure, router } from "../../trpc/init";
-import { toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
+import { changePasswordAndRetireLinks, toPublicUser, updateProfileAndFollow } from "../auth/auth.service";
 import { passwordInput, profileInput, settingsInput } from "./user.schemas";
 import * as svc from "./user.service";
 
@@ -12,7 +12,7 @@ export const userRouter = router({
     return { success: true as const, user: toPublicUser(updated, ctx.tenant.workspace) };
   }),
   changePassword: protectedProcedure.input(passwordInput).mutation(async ({ ctx, input }) => {
-    await svc.changePassword(ctx, ctx.user, ctx.auth!.session.id, input, { ip: ctx.ip });
+    await changePasswordAndRetireLinks(ctx, ctx.user, ctx.auth!.session.id, input, { ip: ctx.ip });
     return { success: true as const };
   }),
   updateSettings: protectedProcedure.input(settingsInput).mutation(async ({ ctx, input }) => ({

@@ -38,6 +38,7 @@ import {
   twimlReply,
   verifyPostmarkAuth,
 } from "./campaigns.webhooks";
+import { escapeHtml } from "./merge-tags";
 
 const BIG = { bodyLimit: 25 * 1024 * 1024 };
 
@@ -48,9 +49,16 @@ function page(reply: FastifyReply, status: number, title: string, body: string) 
   return reply.status(status).type("text/html; charset=utf-8").header("cache-control", "no-store").send(html);
 }
 
+/**
+ * A recipient's address as the unsubscribe page shows it, masked (`ab***@example.com`, a number's
+ * last four digits) and escaped for HTML: addresses are checked on the way in, but the page does not
+ * rely on that.
+ */
 function mask(address: string) {
   const [u, d] = address.split("@");
-  return d ? `${u.slice(0, 2)}***@${d}` : `${address.slice(0, -4).replace(/\d/g, "*")}${address.slice(-4)}`;
+  return escapeHtml(
+    d ? `${u.slice(0, 2)}***@${d}` : `${address.slice(0, -4).replace(/\d/g, "*")}${address.slice(-4)}`,
+  );
 }
 
 /** REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe / click pages. */

@@ -253,9 +253,18 @@ export const activities = pgTable(
     workspaceId: uuid()
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
-    contactId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => contacts.id, { onDelete: "cascade" }),
+    /**
+     * The contact whose timeline shows the row. Null only for the message history of a deleted
+     * contact (crm.queries deleteContactRow / deleteContactsWhere: their sent and engaged rows stay,
+     * tied to no contact and with metadata emptied, so the dashboard's past figures do not change;
+     * their other rows cascade). A timeline reads `contact_id = its id`, so it never shows them.
+     */
+    contactId: bigint({ mode: "number" }).references(() => contacts.id, { onDelete: "cascade" }),
+    /**
+     * The deleted contact's id, set with contact_id null above: only so the dashboard's engaged
+     * figure still counts that person once (contact ids are never reused). No foreign key.
+     */
+    formerContactId: bigint({ mode: "number" }),
     activityType: text().notNull(),
     metadata: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

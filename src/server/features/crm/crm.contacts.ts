@@ -558,7 +558,9 @@ export async function updateContact(
 }
 
 /**
- * DELETE /api/contacts/{id} (notes, activities and tag links cascade); emits `contact.deleted`.
+ * DELETE /api/contacts/{id} (notes, tag links and activities cascade, except the message history,
+ * which stays detached from the contact for the dashboard: crm.queries deleteContactRow); emits
+ * `contact.deleted`.
  * @throws NOT_FOUND 'Contact not found'.
  */
 export async function deleteContact(

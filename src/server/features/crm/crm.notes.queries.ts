@@ -1,9 +1,28 @@
-import { and, count, countDistinct, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
+import { and, count, countDistinct, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { activities, notes } from "../../db/schema";
 
 // SQL of notes and timeline activities. Rules: crm.notes.ts.
+
+/** Activity types that count as a message sent to a contact (the dashboard's Messages Sent). */
+export const SENT_TYPES = ["email_sent", "sms_sent", "call_made", "voicemail_sent"] as const;
+/** Activity types that count as a contact engaging (opened, clicked, replied, watched). */
+export const ENGAGED_TYPES = ["email_opened", "email_clicked", "sms_received", "video_viewed"] as const;
+
+/**
+ * A data-modifying CTE body (use as `kept as (${...})` inside the statement that deletes the contacts)
+ * that detaches the message history (SENT_TYPES and ENGAGED_TYPES rows) of the contacts whose ids
+ * `contactIds` selects: contact_id null, former_contact_id the id, metadata emptied (addresses,
+ * subjects and urls go with the contact). The contact's ON DELETE CASCADE then takes only its other
+ * rows, and the dashboard's past Messages Sent and Engagement rate keep the messages that really went
+ * (as campaign reports keep their recipients since migration 0046). Uses activities_contact_idx.
+ */
+export function detachMessageHistory(contactIds: SQL): SQL {
+  const types = [...SENT_TYPES, ...ENGAGED_TYPES].map((t) => sql`${t}`);
+  return sql`update activities set former_contact_id = contact_id, contact_id = null, metadata = '{}'::jsonb
+    where contact_id in (${contactIds}) and activity_type in (${sql.join(types, sql`, `)})`;
+}
 
 /**
  * In the transaction `tx`: takes the contact's note-creation lock (transaction-scoped advisory lock),
@@ -70,7 +89,10 @@ export async function countActivities(
   return row?.n ?? 0;
 }
 
-/** Distinct contacts of `workspaceId` with an activity whose type is in `types` in [from, to). */
+/**
+ * Distinct contacts of `workspaceId` with an activity whose type is in `types` in [from, to), deleted
+ * contacts included (their detached rows count by former_contact_id: see detachMessageHistory).
+ */
 export async function countContactsWithActivity(
   db: DbOrTx,
   workspaceId: string,
@@ -79,7 +101,7 @@ export async function countContactsWithActivity(
   types: string[],
 ) {
   const [row] = await db
-    .select({ n: countDistinct(activities.contactId) })
+    .select({ n: countDistinct(sql`coalesce(${activities.contactId}, ${activities.formerContactId})`) })
     .from(activities)
     .where(
       and(

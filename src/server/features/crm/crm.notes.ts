@@ -10,9 +10,11 @@ import {
   countActivities,
   countContactsWithActivity,
   deleteNoteRow,
+  ENGAGED_TYPES,
   insertActivities,
   insertNote,
   lockNoteCreation,
+  SENT_TYPES,
   selectContactNotesPage,
   updateNoteText,
 } from "./crm.notes.queries";
@@ -20,14 +22,13 @@ import { noteSchema } from "./crm.schemas";
 
 // Notes and the contact timeline (activities).
 
-/** Activity types that count as a message sent to a contact. */
-export const SENT_TYPES = ["email_sent", "sms_sent", "call_made", "voicemail_sent"] as const;
-/** Activity types that count as a contact engaging (opened, clicked, replied, watched). */
-export const ENGAGED_TYPES = ["email_opened", "email_clicked", "sms_received", "video_viewed"] as const;
+export { ENGAGED_TYPES, SENT_TYPES };
 
 /**
  * Messages sent to contacts (email_sent, sms_sent, call_made, voicemail_sent activities) in [from, to),
- * and how many of those contacts engaged (opened, clicked or replied) in the same window.
+ * and how many of those contacts engaged (opened, clicked or replied) in the same window. Deleted
+ * contacts' messages and engagement still count: their deletion keeps these rows, detached from the
+ * contact (crm.notes.queries detachMessageHistory), so a past month's figures never drop.
  */
 export async function countMessageActivity(
   ctx: Pick<AppContext, "db">,

@@ -17,6 +17,7 @@ import {
   JsonBytes,
   toContactJson,
 } from "./crm.contact-json";
+import { detachMessageHistory } from "./crm.notes.queries";
 
 // The contacts table's SQL: the list filter (WHERE / ORDER BY builders) and every statement on
 // contact rows. Functions take the database (or a transaction) first; the rules that call them live
@@ -1012,13 +1013,18 @@ export async function updateContactRow(
   return row;
 }
 
-/** Deletes one contact of `workspaceId` (notes, activities, tag links cascade); false when not found. */
+/**
+ * Deletes one contact of `workspaceId` in one statement (notes, tag links and timeline activities
+ * cascade, except the message history, which stays detached: detachMessageHistory); false when not
+ * found.
+ */
 export async function deleteContactRow(db: DbOrTx, workspaceId: string, id: number): Promise<boolean> {
-  const deleted = await db
-    .delete(contacts)
-    .where(and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)))
-    .returning({ id: contacts.id });
-  return deleted.length > 0;
+  const rows = await db.execute(sql`
+    with target as (
+      select id from contacts where workspace_id = ${workspaceId} and id = ${id} for update),
+    kept as (${detachMessageHistory(sql`select id from target`)})
+    delete from contacts where id in (select id from target) returning id`);
+  return [...rows].length > 0;
 }
 
 /**
@@ -1044,16 +1050,35 @@ export function byContactEmail(a: string, b: string): number {
  * another transaction meanwhile is read again once that one ends (and left out if it no longer matches).
  */
 function lockedInOrder(where: SQL): SQL {
-  return sql`${contacts.id} in (select ${contacts.id} from ${contacts} where ${where} order by ${sql.raw(CONTACT_LOCK_ORDER)} for update)`;
+  return sql`${contacts.id} in (${lockedTargets(where)})`;
+}
+
+/** The ids of the contacts matching `where`, locked (FOR UPDATE) in CONTACT_LOCK_ORDER. */
+function lockedTargets(where: SQL): SQL {
+  return sql`select ${contacts.id} from ${contacts} where ${where} order by ${sql.raw(CONTACT_LOCK_ORDER)} for update`;
 }
 
 /**
- * Deletes every contact matching `where` in one statement (taking their locks in CONTACT_LOCK_ORDER);
- * returns how many.
+ * One statement deleting the contacts matching `where` (locks taken in CONTACT_LOCK_ORDER) after
+ * detaching their message history (detachMessageHistory); `select` reads the deleted ids from `d(id)`
+ * (a data-modifying WITH must be at the statement's top level, so the caller's select goes here).
+ */
+function deleteContactsStatement(where: SQL, select: SQL): SQL {
+  return sql`
+    with target as (${lockedTargets(where)}),
+    kept as (${detachMessageHistory(sql`select id from target`)}),
+    d as (delete from contacts where id in (select id from target) returning id)
+    ${select}`;
+}
+
+/**
+ * Deletes every contact matching `where` in one statement (taking their locks in CONTACT_LOCK_ORDER;
+ * notes, tag links and activities cascade, except the message history, which stays detached:
+ * detachMessageHistory); returns how many.
  */
 export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<number> {
   const [r] = await db.execute<{ n: number }>(
-    sql`with d as (delete from ${contacts} where ${lockedInOrder(where)} returning 1) select count(*)::int as n from d`,
+    deleteContactsStatement(where, sql`select count(*)::int as n from d`),
   );
   return Number(r?.n ?? 0);
 }
@@ -1063,8 +1088,10 @@ export async function deleteContactsWhere(db: DbOrTx, where: SQL): Promise<numbe
  * contact.deleted events, captured before the rows are gone).
  */
 export async function deleteContactsWhereReturningIds(db: DbOrTx, where: SQL): Promise<number[]> {
-  const rows = await db.delete(contacts).where(lockedInOrder(where)).returning({ id: contacts.id });
-  return rows.map((r) => r.id);
+  const rows = await db.execute<{ id: string | number }>(
+    deleteContactsStatement(where, sql`select id from d`),
+  );
+  return [...rows].map((r) => Number(r.id));
 }
 
 function columnSet(column: "lifecycle_stage" | "lead_status", value: string): SQL {

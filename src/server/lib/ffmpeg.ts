@@ -196,12 +196,12 @@ export const DECODE_MAX_PIXELS = 4096 * 2160;
 const MAX_PIXELS_REFUSAL = /Picture size (\d+)x(\d+) exceeds specified max pixel count/;
 
 /**
- * Input options that open `format` and nothing else: the demuxer pinned (`-f`), only it allowed
- * (`-format_whitelist`, which also covers nested opens), and only plain local files as protocol
- * (no hls, concat, data, http, ...); and its decoders make no picture over DECODE_MAX_PIXELS
- * (`-max_pixels`).
+ * Input options that allow `format` and nothing else, without naming it: only its demuxer
+ * (`-format_whitelist`, which also covers nested opens), only plain local files as protocol (no hls,
+ * concat, data, http, ...), and decoders that make no picture over DECODE_MAX_PIXELS (`-max_pixels`).
+ * The format check (verifyMediaFormat) uses them as they are, so the tools still detect the format.
  */
-export function pinnedInputOptions(format: string): string[] {
+function restrictedInputOptions(format: string): string[] {
   return [
     "-protocol_whitelist",
     "file",
@@ -209,9 +209,15 @@ export function pinnedInputOptions(format: string): string[] {
     format,
     "-max_pixels",
     String(DECODE_MAX_PIXELS),
-    "-f",
-    format,
   ];
+}
+
+/**
+ * Input options that open `format` and nothing else: restrictedInputOptions with the demuxer pinned
+ * (`-f`).
+ */
+export function pinnedInputOptions(format: string): string[] {
+  return [...restrictedInputOptions(format), "-f", format];
 }
 
 /**
@@ -230,14 +236,7 @@ export async function verifyMediaFormat(
   opts: { timeLimitMs?: number } = {},
 ): Promise<void> {
   const timeLimitMs = opts.timeLimitMs ?? PROBE_TIME_LIMIT_MS;
-  const base = [
-    "-protocol_whitelist",
-    "file",
-    "-format_whitelist",
-    format,
-    "-max_pixels",
-    String(DECODE_MAX_PIXELS),
-  ];
+  const base = restrictedInputOptions(format);
   const checks = [
     runProcess(
       bin.ffprobe,

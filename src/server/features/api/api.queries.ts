@@ -114,6 +114,11 @@ export async function touchApiKey(db: DbOrTx, id: string) {
     );
 }
 
+/** SQL: the end of a claim's lease of `seconds` starting now. */
+function leaseFromNow(seconds: number) {
+  return sql`now() + make_interval(secs => ${seconds})`;
+}
+
 /**
  * When an in-progress claim's lease lapses: its `lease_expires_at`, or for a claim made before
  * leases (no lease) `legacyStaleMinutes` after it was made.
@@ -142,7 +147,7 @@ export async function claimIdempotencyKey(
   opts: { leaseSeconds: number; legacyStaleMinutes: number; ttlHours: number },
 ) {
   const t = apiIdempotencyKeys;
-  const lease = sql`now() + make_interval(secs => ${opts.leaseSeconds})`;
+  const lease = leaseFromNow(opts.leaseSeconds);
   const expired = sql`${t.createdAt} < now() - make_interval(hours => ${opts.ttlHours})`;
   const inserted = await db
     .insert(t)
@@ -185,7 +190,7 @@ export async function renewIdempotencyLease(
   const t = apiIdempotencyKeys;
   const rows = await db
     .update(t)
-    .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .set({ leaseExpiresAt: leaseFromNow(leaseSeconds) })
     .where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId), isNull(t.statusCode)))
     .returning({ key: t.key });
   return rows.length > 0;

@@ -48,24 +48,27 @@ export type BillingPatch = Partial<
 >;
 
 /**
- * updateBilling, only while the row is still at `version` (its `xmin` as findBillingWorkspaceVersion
- * read it): a write committed since (a webhook's) makes this a no-op, returning null, instead of being
- * overwritten. A concurrent writer's lock is waited for, then the condition is checked on its result.
+ * Writes `patch` (and updated_at) to the workspace's billing columns; returns the row, null when
+ * there is none. With `opts.ifVersion`, only while the row is still at that version (its `xmin` as
+ * findBillingWorkspaceVersion read it): a write committed since (a webhook's) makes this a no-op,
+ * returning null, instead of being overwritten (a concurrent writer's lock is waited for, then the
+ * condition is checked on its result).
  */
-export async function updateBillingIfVersion(db: DbOrTx, id: string, version: string, patch: BillingPatch) {
+export async function updateBilling(
+  db: DbOrTx,
+  id: string,
+  patch: BillingPatch,
+  opts: { ifVersion?: string } = {},
+) {
   const [row] = await db
     .update(workspaces)
     .set({ ...patch, updatedAt: new Date() })
-    .where(and(eq(workspaces.id, id), sql`${workspaces}.xmin::text = ${version}`))
-    .returning();
-  return row ?? null;
-}
-
-export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch) {
-  const [row] = await db
-    .update(workspaces)
-    .set({ ...patch, updatedAt: new Date() })
-    .where(eq(workspaces.id, id))
+    .where(
+      and(
+        eq(workspaces.id, id),
+        opts.ifVersion === undefined ? undefined : sql`${workspaces}.xmin::text = ${opts.ifVersion}`,
+      ),
+    )
     .returning();
   return row ?? null;
 }
@@ -73,14 +76,20 @@ export async function updateBilling(db: DbOrTx, id: string, patch: BillingPatch)
 /**
  * The workspace's billing row and its version: Postgres' `xmin` of the row (the id of the transaction
  * that last wrote it, as text), which every write of the row changes; for optimistic concurrency
- * (billing.service applyPaymentEvent). Null when the workspace does not exist.
+ * (billing.service applyPaymentEvent). `forUpdate` locks the row (FOR UPDATE returns its newest
+ * committed version). Null when the workspace does not exist.
  */
-export async function findBillingWorkspaceVersion(db: DbOrTx, id: string) {
-  const [row] = await db
+export async function findBillingWorkspaceVersion(
+  db: DbOrTx,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+) {
+  const q = db
     .select({ row: workspaces, version: sql<string>`${workspaces}.xmin::text` })
     .from(workspaces)
     .where(eq(workspaces.id, id))
     .limit(1);
+  const [row] = opts.forUpdate ? await q.for("update") : await q;
   return row ?? null;
 }
 

@@ -106,7 +106,7 @@ async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Wor
  * Loads a workspace's billing row, applying the lazy period-end fallback (written back once). A plan
  * held by an unpaid or paused subscription (billing.plans HELD_STATUSES) is not written back: it
  * counts as Free (effectivePlan) but stays stored, as the plan a payment restores. The fallback is
- * written only onto the row as it was read (q.updateBillingIfVersion): a webhook that wrote the row
+ * written only onto the row as it was read (q.updateBilling's ifVersion): a webhook that wrote the row
  * meanwhile (a renewal, the cancel taken back) is not overwritten, and the row as it now is is returned.
  * @throws AppError NOT_FOUND 'Workspace not found'
  */
@@ -118,12 +118,12 @@ export async function loadBillingWorkspace(
   if (!read) throw new AppError("NOT_FOUND", "Workspace not found");
   const ws = read.row;
   if (ws.plan !== "free" && effectivePlan(ws) === "free" && !isHeld(ws)) {
-    const updated = await q.updateBillingIfVersion(ctx.db, ws.id, read.version, {
-      plan: "free",
-      subscriptionStatus: "canceled",
-      subscriptionTier: null,
-      cancelAtPeriodEnd: false,
-    });
+    const updated = await q.updateBilling(
+      ctx.db,
+      ws.id,
+      { plan: "free", subscriptionStatus: "canceled", subscriptionTier: null, cancelAtPeriodEnd: false },
+      { ifVersion: read.version },
+    );
     if (updated) return updated;
     // written meanwhile: the row as it now is (its own fallback, if still due, is written next time)
     const now = await q.findBillingWorkspace(ctx.db, ws.id);
@@ -383,11 +383,11 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       outcome = await ctx.db.transaction(async (tx): Promise<WebhookOutcome> => {
         // the row lock first: the event's insert below references the workspace (a key-share lock of
         // the row), and two events each holding that while waiting for the row lock would deadlock
-        const locked =
-          read && state ? await q.findBillingWorkspace(tx, read.row.id, { forUpdate: true }) : null;
+        const current =
+          read && state ? await q.findBillingWorkspaceVersion(tx, read.row.id, { forUpdate: true }) : null;
         // another write since the subscription was read: read it again (rolls the event back)
-        if (locked && (await q.findBillingWorkspaceVersion(tx, locked.id))?.version !== read?.version)
-          throw new StaleRead();
+        if (current && current.version !== read?.version) throw new StaleRead();
+        const locked = current?.row ?? null;
         const fresh = await q.recordEvent(tx, {
           id: event.id,
           provider: ctx.providers.payments.name,

@@ -77,7 +77,7 @@ interface Outcome {
 }
 
 /** An outcome's identifying fields for claimed row `r`. */
-function base(r: ClaimedRecipient) {
+function baseOf(r: ClaimedRecipient) {
   return { id: r.id, contactId: r.contactId, attempts: r.attempts };
 }
 
@@ -142,7 +142,7 @@ export async function sendClaimed(
       await recordOutcomes(
         deps,
         campaign,
-        gone.map((r) => ({ ...base(r), kind: "skipped" as const, reason: "contact deleted" })),
+        gone.map((r) => ({ ...baseOf(r), kind: "skipped" as const, reason: "contact deleted" })),
       );
     if (live.length) sent = await sendAllowed(deps, campaign, live, claimedAt);
   } finally {
@@ -293,12 +293,7 @@ function screen(
   const seen = new Set<string>();
   for (const r of rows) {
     const moved = changed.moved.has(r.id);
-    const base = {
-      id: r.id,
-      contactId: r.contactId,
-      attempts: r.attempts,
-      ...(moved ? { address: r.address } : {}),
-    };
+    const base = { ...baseOf(r), ...(moved ? { address: r.address } : {}) };
     const contact = contacts.get(r.contactId);
     if (!contact) {
       outcomes.push({ ...base, kind: "skipped", reason: "contact deleted" });

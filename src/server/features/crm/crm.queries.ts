@@ -1019,11 +1019,12 @@ export async function updateContactRow(
  * found.
  */
 export async function deleteContactRow(db: DbOrTx, workspaceId: string, id: number): Promise<boolean> {
-  const rows = await db.execute(sql`
-    with target as (
-      select id from contacts where workspace_id = ${workspaceId} and id = ${id} for update),
-    kept as (${detachMessageHistory(sql`select id from target`)})
-    delete from contacts where id in (select id from target) returning id`);
+  const rows = await db.execute(
+    deleteContactsStatement(
+      and(eq(contacts.workspaceId, workspaceId), eq(contacts.id, id)) as SQL,
+      sql`select id from d`,
+    ),
+  );
   return [...rows].length > 0;
 }
 

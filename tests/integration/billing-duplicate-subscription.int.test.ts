@@ -1,9 +1,9 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingRefunds, localSubscriptions, workspaces } from "../../src/server/db/schema";
-import type { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
-import { type StripeFake, startStripeFake } from "../fakes/stripe";
+import type { StripeFake } from "../fakes/stripe";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { stripeTestApp } from "../stripe-app";
 
 /**
  * Two checkouts opened before either was paid (two tabs, a double click) can both be paid: Stripe
@@ -13,31 +13,13 @@ import { createTestApp, signUp, type TestApp } from "../helpers";
 describe("a second subscription paid for one workspace", () => {
   let t: TestApp;
   let fake: StripeFake;
-  const secret = "whsec_dup_secret";
-  beforeAll(async () => {
-    fake = await startStripeFake();
-    t = await createTestApp({
-      PAYMENTS_PROVIDER: "stripe",
-      STRIPE_SECRET_KEY: "sk_test_dup",
-      STRIPE_WEBHOOK_SECRET: secret,
-      STRIPE_API_HOST: fake.url,
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
+  const stripe = stripeTestApp("whsec_dup_secret", "sk_test_dup");
+  beforeAll(() => {
+    ({ t, fake } = stripe.app);
   });
 
-  const stripe = () => (t.providers.payments as StripePaymentsProvider).client;
   async function deliver(event: unknown) {
-    const payload = JSON.stringify(event);
-    const header = stripe().webhooks.generateTestHeaderString({ payload, secret });
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header },
-      payload,
-    });
+    const res = await stripe.sendSigned(event);
     expect(res.statusCode, res.body).toBe(200);
   }
   async function workspaceOf(id: string) {

@@ -12,9 +12,9 @@ import {
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { signPayload } from "../../src/server/providers/payments/local";
-import type { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
-import { type StripeFake, startStripeFake } from "../fakes/stripe";
+import type { StripeFake } from "../fakes/stripe";
 import { type AuthedClient, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
+import { stripeTestApp } from "../stripe-app";
 
 // Stripe's subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status):
 // past_due keeps access while Stripe retries the payment; `unpaid` (retries exhausted, invoices left
@@ -266,31 +266,13 @@ describe("local provider: an unpaid or paused subscription grants nothing until 
 describe("Stripe provider (fake Stripe API): unpaid and paused subscriptions", () => {
   let t: TestApp;
   let fake: StripeFake;
-  const secret = "whsec_test_secret";
-  beforeAll(async () => {
-    fake = await startStripeFake();
-    t = await createTestApp({
-      PAYMENTS_PROVIDER: "stripe",
-      STRIPE_SECRET_KEY: "sk_test_123",
-      STRIPE_WEBHOOK_SECRET: secret,
-      STRIPE_API_HOST: fake.url,
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
+  const stripe = stripeTestApp("whsec_test_secret", "sk_test_123");
+  beforeAll(() => {
+    ({ t, fake } = stripe.app);
   });
 
-  const stripe = () => (t.providers.payments as StripePaymentsProvider).client;
   async function deliver(event: unknown) {
-    const payload = JSON.stringify(event);
-    const header = stripe().webhooks.generateTestHeaderString({ payload, secret });
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header },
-      payload,
-    });
+    const res = await stripe.sendSigned(event);
     expect(res.statusCode, res.body).toBe(200);
   }
   async function subscribed() {

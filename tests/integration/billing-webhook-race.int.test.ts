@@ -2,9 +2,9 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localSubscriptions, workspaces } from "../../src/server/db/schema";
 import type { SubscriptionState } from "../../src/server/providers/payments";
-import type { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
-import { type StripeFake, startStripeFake } from "../fakes/stripe";
+import type { StripeFake } from "../fakes/stripe";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { stripeTestApp } from "../stripe-app";
 
 /**
  * Stripe delivers events concurrently and retries them late: two deliveries for one workspace can be
@@ -14,32 +14,13 @@ import { createTestApp, signUp, type TestApp } from "../helpers";
 describe("Stripe webhooks of one workspace delivered concurrently", () => {
   let t: TestApp;
   let fake: StripeFake;
-  const secret = "whsec_race_secret";
-  beforeAll(async () => {
-    fake = await startStripeFake();
-    t = await createTestApp({
-      PAYMENTS_PROVIDER: "stripe",
-      STRIPE_SECRET_KEY: "sk_test_race",
-      STRIPE_WEBHOOK_SECRET: secret,
-      STRIPE_API_HOST: fake.url,
-    });
-  });
-  afterAll(async () => {
-    await t.close();
-    await fake.close();
+  const stripe = stripeTestApp("whsec_race_secret", "sk_test_race");
+  beforeAll(() => {
+    ({ t, fake } = stripe.app);
   });
 
-  const provider = () => t.providers.payments as StripePaymentsProvider;
-  function deliver(event: unknown) {
-    const payload = JSON.stringify(event);
-    const header = provider().client.webhooks.generateTestHeaderString({ payload, secret });
-    return t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: { "content-type": "application/json; charset=utf-8", "stripe-signature": header },
-      payload,
-    });
-  }
+  const provider = stripe.provider;
+  const deliver = stripe.sendSigned;
   async function workspaceOf(id: string) {
     const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));
     return w!;

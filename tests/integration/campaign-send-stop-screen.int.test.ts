@@ -12,6 +12,7 @@ import {
   signUp,
   type TestApp,
 } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // The send-time screen (campaigns.send `sendClaimed` -> compliance `contactsWhoRepliedStop`): a STOP
 // that arrives after a campaign's launch and before its recipient is sent stops that send, also when
@@ -26,12 +27,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-let seq = 0;
-/** A number unique to this run and call (NANP 555 range, fictional). */
-function freshPhone(): string {
-  seq += 1;
-  return `+1628555${String((process.pid * 17 + seq * 11) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("628");
 
 let sid = 0;
 /** An inbound text from `from` (Twilio's signed webhook). */
@@ -80,8 +77,8 @@ describe("send-time STOP screen: a STOP from the contact's other number after th
     async ({ channel, reached, content }) => {
       const { user } = await signUp(t.app);
       await setPlan(t, user.id, "business");
-      const stopper = { phone: freshPhone(), mobile: freshPhone() };
-      const control = { phone: freshPhone(), mobile: freshPhone() };
+      const stopper = { phone: await freshPhone(), mobile: await freshPhone() };
+      const control = { phone: await freshPhone(), mobile: await freshPhone() };
       const [stopperId, controlId] = await contactsWith(user.id, [stopper, control]);
       const launched = await createAndLaunchCampaign(t.ctx, user.id, {
         name: `Screen ${channel}`,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages, usageMeters } from "../../src/server/db/schema";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, daytimeZone, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // A single SMS or AI call from the contact page follows the same quiet hours as a campaign send
 // (08:00-21:00 in the contact's time zone; 47 CFR 64.1200(c)(1)): outside them it is refused with a
@@ -20,16 +21,13 @@ function nightZone(): { zone: string } {
   return { zone: o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}` };
 }
 
-let seq = 0;
-function freshPhone(): string {
-  seq += 1;
-  return `+1646555${String((process.pid * 17 + seq) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("646");
 
 async function contactIn(zone: string) {
   const s = await signUp(t.app);
   await setPlan(t, s.user.id, "business");
-  const phone = freshPhone();
+  const phone = await freshPhone();
   const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Nia", phone }]);
   await t.db
     .update(contacts)

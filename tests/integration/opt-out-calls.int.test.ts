@@ -23,6 +23,7 @@ import {
   type TestApp,
   trpcCall,
 } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // An AI call offers "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); the press puts the
 // number on the workspace's suppression list for calls and ringless voicemail, so no later campaign
@@ -37,12 +38,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** A phone number unique to this run and call (NANP 555-01xx style fictional numbers). */
-let seq = 0;
-function freshPhone(): string {
-  seq += 1;
-  return `+1312555${String((process.pid * 13 + seq) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("312");
 
 async function workspaceWith(phones: string[], callOptIn = true) {
   const s = await signUp(t.app);
@@ -107,8 +104,8 @@ async function suppressionsOf(workspaceId: string, phone: string) {
 
 describe("the keypress opt-out of AI calls (local voice provider)", () => {
   it("a campaign call offers 'press 9'; pressing it suppresses calls and voicemail and later campaigns skip the number", async () => {
-    const phone = freshPhone();
-    const other = freshPhone();
+    const phone = await freshPhone();
+    const other = await freshPhone();
     const w = await workspaceWith([phone, other]);
     const [contactId, otherId] = w.contactIds as [number, number];
     const first = await launch(w.user.id, "voice", [contactId]);
@@ -173,7 +170,7 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
   });
 
   it("a contact-page call offers it too: the press turns the contact's call opt-in off and stops later calls", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith([phone]);
     const id = w.contactIds[0] as number;
     // an endpoint listens for contact.unsubscribed: the press is reported like every other opt-out
@@ -210,8 +207,8 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
   });
 
   it("an altered or unsigned opt-out URL is refused and suppresses nothing", async () => {
-    const phone = freshPhone();
-    const victim = freshPhone();
+    const phone = await freshPhone();
+    const victim = await freshPhone();
     const w = await workspaceWith([phone]);
     await w.client.post(`/api/contacts/${w.contactIds[0]}/make-call`, { script: "Hello" });
     const keypad = await keypadOf(phone);
@@ -226,7 +223,7 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
   });
 
   it("a press after the workspace was deleted still gets its confirmation, not a 500", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith([phone]);
     await w.client.post(`/api/contacts/${w.contactIds[0]}/make-call`, { script: "Hello" });
     const keypad = await keypadOf(phone);
@@ -239,7 +236,7 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
 
 describe("the contact page's Do Not Call", () => {
   it("shows why a contact may not be called; the owner's mark stops calls and voicemail and can be lifted, a person's opt-out cannot", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith([phone]);
     const id = w.contactIds[0] as number;
     const status = async () => (await trpcCall(w.client, "crm.doNotCall", { id }, "query")).data;
@@ -285,7 +282,7 @@ describe("the contact page's Do Not Call", () => {
 
 describe("an SMS STOP also stops AI calls and ringless voicemail", () => {
   it("after STOP no campaign call or drop and no contact-page call goes to the number; START lifts it", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith([phone]);
     const id = w.contactIds[0] as number;
     const stop = await postTwilioWebhook(t.app, TOKEN, "inbound", {
@@ -332,7 +329,7 @@ describe("the keypress opt-out through Twilio (real SDK against the Twilio fake)
   });
 
   it("the call's TwiML gathers one DTMF digit around the script; Twilio's signed Digits=9 suppresses the number", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const s = await signUp(tt.app);
     await setPlan(tt, s.user.id, "business");
     const ids = await findOrCreateContacts(tt.ctx, s.user.id, [{ name: "Tess", phone }]);

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { daytimePhone } from "../daytime-phone";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { uniqueDaytimePhone, uniquePhone } from "../unique-phone";
 
 // A STOP reply is an opt-out from the number that sent the text (CTIA; Twilio Advanced Opt-Out
 // blocks that sender). Pitchwise sends every workspace's SMS, and the public demo's, from one number
@@ -27,12 +27,8 @@ function daytimeZone(): string {
   return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
 }
 
-/** A phone number unique to this run and call (NANP 555-01xx range is fictional). */
-let seq = 0;
-function freshPhone(): string {
-  seq += 1;
-  return `+1212555${String((process.pid * 7 + seq) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("212");
 
 let sidSeq = 0;
 /** A signed inbound SMS from `from` to the sending number, as Twilio posts it. */
@@ -81,7 +77,7 @@ function launchSms(workspaceId: string, contactId: number) {
 
 describe("an SMS STOP reply stops every SMS to that number", () => {
   it("a STOP answering a single SMS from the contact page stops the next single SMS and campaign", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWithContact(phone);
     const first = await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello" });
     expect(first.statusCode).toBe(200);
@@ -96,7 +92,7 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
   });
 
   it("a STOP to the shared sending number holds in a workspace that never texted the number, until START", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const a = await workspaceWithContact(phone);
     const b = await workspaceWithContact(phone);
     const launched = await launchSms(a.user.id, a.contactId);
@@ -119,7 +115,7 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
 
   it("the public demo does not text or call a number that replied STOP to the demo text", async () => {
     // a number where it is day now: the demo keeps quiet hours (demo-quiet-hours.int)
-    const phone = daytimePhone(process.pid * 7 + 17);
+    const phone = await uniqueDaytimePhone();
     const demo = () =>
       t.app.inject({ method: "POST", url: "/api/demo/send", payload: { name: "Dee", phone } });
     expect((await demo()).statusCode).toBe(200);
@@ -131,7 +127,7 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
   });
 
   it("a STOP shows on the texted contact (sms_opt_in false) and START shows the opt-in again", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWithContact(phone);
     const launched = await launchSms(w.user.id, w.contactId);
     expect("campaign" in launched && launched.campaign.status).toBe("completed");
@@ -144,7 +140,7 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
   });
 
   it("with the local SMS provider the dev outbox's Reply form posts an unsigned STOP that counts; a wrong signature is still refused", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWithContact(phone);
     expect(
       (await w.client.post(`/api/contacts/${w.contactId}/send-sms`, { message: "Hello" })).statusCode,

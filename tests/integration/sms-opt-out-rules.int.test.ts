@@ -19,6 +19,7 @@ import {
   signUp,
   type TestApp,
 } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // The inbound SMS webhook as a US sender's compliance officer reads it: 47 CFR 64.1200(a)(10)
 // (consent revoked by any reasonable means; "stop", "quit", "end", "revoke", "opt out", "cancel",
@@ -47,12 +48,8 @@ function daytimeZone(): string {
   return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
 }
 
-let seq = 0;
-/** A phone number unique to this run and call (NANP 555-01xx is fictional). */
-function freshPhone(): string {
-  seq += 1;
-  return `+1646555${String((process.pid * 13 + seq) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("646");
 
 /**
  * A reply `body` from `from`, received by Twilio `agoMs` ago (the fake keeps it, so the app can read
@@ -111,7 +108,7 @@ describe("opt-out replies are read as a person writes them (47 CFR 64.1200(a)(10
   ];
   for (const body of replies)
     it(`"${body}" opts the number out: no further text from the contact page or a campaign`, async () => {
-      const phone = freshPhone();
+      const phone = await freshPhone();
       const w = await textedContact(phone, "Keyword Bakery");
       expect(textsTo(phone)).toBe(1);
       expect(messageOf(await reply(phone, body))).toContain("You have been unsubscribed");
@@ -121,7 +118,7 @@ describe("opt-out replies are read as a person writes them (47 CFR 64.1200(a)(10
     });
 
   it("an ordinary reply that mentions no opt-out is a reply, not an opt-out", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await textedContact(phone, "Chatty Bakery");
     expect(
       await reply(phone, "Sounds great, see you at the end of the week for the cake tasting!"),
@@ -134,7 +131,7 @@ describe("opt-out replies are read as a person writes them (47 CFR 64.1200(a)(10
 
 describe("the opt-out confirmation (CTIA; 47 CFR 64.1200(a)(11))", () => {
   it("names the business, is sent once, and a repeated STOP gets no second text", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const business = `Bright Bakery ${process.pid}`;
     await textedContact(phone, business);
     const first = messageOf(await reply(phone, "STOP"));
@@ -145,7 +142,7 @@ describe("the opt-out confirmation (CTIA; 47 CFR 64.1200(a)(11))", () => {
   });
 
   it("is not sent when the STOP reaches us more than five minutes after Twilio received it", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await textedContact(phone, "Late Bakery");
     expect(await reply(phone, "STOP", 10 * 60_000)).not.toContain("<Message>");
     // the opt-out itself holds
@@ -155,7 +152,7 @@ describe("the opt-out confirmation (CTIA; 47 CFR 64.1200(a)(11))", () => {
   });
 
   it("a STOP after START is a new opt-out and is confirmed again", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     await textedContact(phone, "Again Bakery");
     expect(messageOf(await reply(phone, "STOP"))).toContain("unsubscribed");
     expect(messageOf(await reply(phone, "START"))).toContain("resubscribed");
@@ -165,7 +162,7 @@ describe("the opt-out confirmation (CTIA; 47 CFR 64.1200(a)(11))", () => {
 
 describe("HELP and START", () => {
   it("HELP names the business that texted, how to reach it and how to opt out", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const business = `Helpful Plumbing ${process.pid}`;
     await textedContact(phone, business);
     const help = messageOf(await reply(phone, "help"));
@@ -176,7 +173,7 @@ describe("HELP and START", () => {
   });
 
   it("YES re-subscribes a number that replied STOP; a YES from a number that never did is just a reply", async () => {
-    const stopped = freshPhone();
+    const stopped = await freshPhone();
     const w = await textedContact(stopped, "Yes Bakery");
     await reply(stopped, "STOP");
     const yes = messageOf(await reply(stopped, "Yes"));
@@ -188,7 +185,7 @@ describe("HELP and START", () => {
     );
 
     // a contact never opted in to SMS answers a question with "yes": no opt-in is invented
-    const other = freshPhone();
+    const other = await freshPhone();
     const o = await textedContact(other, "Question Bakery", false);
     expect(await reply(other, "YES!")).not.toContain("<Message>");
     expect(await t.db.select().from(smsOptEvents).where(eq(smsOptEvents.phone, other))).toHaveLength(0);
@@ -204,7 +201,7 @@ describe("HELP and START", () => {
 
 describe("a number texted only from the contact page", () => {
   it("STOP turns the contact's SMS opt-in off with an opted_out activity and names the business; START turns it on", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const business = `Counter Florist ${process.pid}`;
     const s = await signUp(t.app, { business_name: business });
     await setPlan(t, s.user.id, "business");
@@ -259,7 +256,7 @@ describe("a number texted only from the contact page", () => {
 
 describe("Twilio's own record of a STOP (error 21610)", () => {
   it("suppresses the number, so a resend of failed rows and the contact page do not try it again", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     tw.blocked.add(phone); // the person replied STOP to our number; Twilio refuses with 21610
     const s = await signUp(t.app, { business_name: "Blocked Bakery" });
     await setPlan(t, s.user.id, "business");
@@ -294,7 +291,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
   });
 
   it("a contact-page text refused with 21610 suppresses the number for the next one", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     tw.blocked.add(phone);
     const s = await signUp(t.app, { business_name: "Blocked Florist" });
     await setPlan(t, s.user.id, "business");
@@ -311,7 +308,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
   });
 
   it("the first contact-page text to a contact says how to opt out; the next one does not repeat it", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const s = await signUp(t.app, { business_name: "First Text Florist" });
     await setPlan(t, s.user.id, "business");
     const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Al", phone }]);
@@ -334,7 +331,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
 
 describe("a campaign scheduled before the STOP", () => {
   it("does not text the number when its time comes (screened again at send time)", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const s = await signUp(t.app, { business_name: "Scheduled Salon" });
     await setPlan(t, s.user.id, "business");
     const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Cy", phone }]);
@@ -369,7 +366,7 @@ describe("the inbound webhook with the Twilio provider", () => {
     const res = await t.app.inject({
       method: "POST",
       url: "/api/webhooks/twilio/inbound",
-      payload: new URLSearchParams({ From: freshPhone(), To: OUR_NUMBER, Body: "START" }).toString(),
+      payload: new URLSearchParams({ From: await freshPhone(), To: OUR_NUMBER, Body: "START" }).toString(),
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
     expect(res.statusCode).toBe(403);
@@ -378,7 +375,7 @@ describe("the inbound webhook with the Twilio provider", () => {
 
 describe("the shared sending number", () => {
   it("a STOP names every workspace that texted the number and stops texts from all of them", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const a = await textedContact(phone, `Alpha Dental ${process.pid}`);
     const b = await textedContact(phone, `Beta Gym ${process.pid}`);
     // HELP names the latest sender

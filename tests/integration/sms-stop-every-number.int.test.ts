@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages } from "../../src/server/db/schema";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, daytimeZone, postTwilioWebhook, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // A STOP is the person's opt-out, not only their number's: a contact who replied STOP from one of
 // their numbers (phone or mobile) is opted out of texts, calls and voicemail on every number the
@@ -18,12 +19,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-let seq = 0;
-/** A number unique to this run and call (NANP 555 range, fictional). */
-function freshPhone(): string {
-  seq += 1;
-  return `+1415555${String((process.pid * 13 + seq * 7) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("415");
 
 let sid = 0;
 async function reply(from: string, body: string) {
@@ -63,8 +60,8 @@ async function contactWith(phone: string, mobile: string | null) {
 
 describe("a STOP from one of a contact's numbers opts the person out on all of them", () => {
   it("STOP from the mobile: a consent-confirmed SMS launch, the preflight and a call to the phone all refuse", async () => {
-    const phone = freshPhone();
-    const mobile = freshPhone();
+    const phone = await freshPhone();
+    const mobile = await freshPhone();
     const c = await contactWith(phone, mobile);
     // the contact page texts the mobile first, with the first-text notice
     const first = await c.client.post(`/api/contacts/${c.id}/send-sms`, { message: "Hello Ada" });
@@ -104,8 +101,8 @@ describe("a STOP from one of a contact's numbers opts the person out on all of t
   });
 
   it("STOP from the phone: a consent-confirmed SMS launch to the mobile is skipped 'opted out (replied STOP)'", async () => {
-    const phone = freshPhone();
-    const mobile = freshPhone();
+    const phone = await freshPhone();
+    const mobile = await freshPhone();
     const c = await contactWith(phone, mobile);
     await reply(phone, "STOP");
     const body = {
@@ -127,8 +124,8 @@ describe("a STOP from one of a contact's numbers opts the person out on all of t
   });
 
   it("a campaign texts the phone, STOP from it: the contact page refuses the mobile until START from the phone", async () => {
-    const phone = freshPhone();
-    const mobile = freshPhone();
+    const phone = await freshPhone();
+    const mobile = await freshPhone();
     const c = await contactWith(phone, null);
     const launch = await c.client.post("/api/campaigns/sms/launch", {
       campaignName: "Hello",
@@ -155,8 +152,8 @@ describe("a STOP from one of a contact's numbers opts the person out on all of t
   });
 
   it("a campaign texts the mobile first, like the contact page", async () => {
-    const phone = freshPhone();
-    const mobile = freshPhone();
+    const phone = await freshPhone();
+    const mobile = await freshPhone();
     const c = await contactWith(phone, mobile);
     const launch = await c.client.post("/api/campaigns/sms/launch", {
       campaignName: "Mobile first",

@@ -4,6 +4,7 @@ import { activities, campaignRecipients, contacts, suppressions } from "../../sr
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, daytimeZone, postTwilioWebhook, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // A STOP's handling can fail part-way (a database error on the second of two workspaces that texted
 // the number). Twilio retries a webhook answered with a 5xx; the retry must finish the opt-out, not be
@@ -55,7 +56,7 @@ async function smsOptIn(contactId: number) {
 
 describe("an inbound STOP whose handling failed part-way", () => {
   it("is finished by Twilio's retry of the same delivery, each workspace's opt-out recorded once", async () => {
-    const phone = `+1212555${String((process.pid * 13) % 10_000).padStart(4, "0")}`;
+    const phone = await uniquePhone("212");
     // B texts first, then A: the latest sender (A) is handled first, B second
     const b = await workspaceWithContact(phone);
     expect((await b.client.post(`/api/contacts/${b.contactId}/send-sms`, { message: "Hi" })).statusCode).toBe(
@@ -104,7 +105,7 @@ describe("an inbound STOP whose handling failed part-way", () => {
 
 describe("a Twilio status callback whose handling failed", () => {
   it("is applied by Twilio's retry instead of being taken for a replay", async () => {
-    const phone = `+1212555${String((process.pid * 17 + 1) % 10_000).padStart(4, "0")}`;
+    const phone = await uniquePhone("212");
     const w = await workspaceWithContact(phone);
     const launched = await createAndLaunchCampaign(t.ctx, w.user.id, {
       name: "Texts",

@@ -17,7 +17,6 @@ import { createAndLaunchCampaign } from "../../src/server/features/campaigns/cam
 import { VOICEMAIL_AUDIO_FAILED_REASON } from "../../src/server/features/campaigns/campaigns.voicemail";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { probe, resolveFfmpegBinaries } from "../../src/server/lib/ffmpeg";
-import { daytimePhone } from "../daytime-phone";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
 import {
   campaignRecipientRows,
@@ -28,6 +27,7 @@ import {
   TEST_ORIGIN,
   type TestApp,
 } from "../helpers";
+import { uniqueDaytimePhone, uniquePhone } from "../unique-phone";
 import { multipart, silentWav } from "./studio-helpers";
 
 /** A number's suppressions after its "press 9": calls and voicemail (channel:reason, sorted). */
@@ -42,12 +42,8 @@ const KEYPRESS_OPT_OUT = ["voice:keypress_opt_out", "voicemail:keypress_opt_out"
 /** The local voice provider's (fictional) number, which local voicemails give as their callback number. */
 const LOCAL_CALLBACK = "+12025550100";
 
-let seq = 0;
-/** A phone number unique to this run and call (NANP 555-01xx style fictional numbers). */
-function freshPhone(): string {
-  seq += 1;
-  return `+1415555${String((process.pid * 17 + seq) % 10_000).padStart(4, "0")}`;
-}
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("415");
 
 type Keypad = { digit: string; prompt: string; actionUrl: string };
 
@@ -159,8 +155,8 @@ describe("ringless voicemail: business identity, callback number and the callbac
   afterAll(async () => t?.close());
 
   it("a drop names the business and gives the callback number; calling it and pressing 9 opts out; a later drop is skipped", async () => {
-    const phone = freshPhone();
-    const other = freshPhone();
+    const phone = await freshPhone();
+    const other = await freshPhone();
     const w = await workspaceWith(t, [phone, other], "Harbor Plumbing");
     const first = await launchVoicemail(t, w.user.id, [w.contactIds[0] as number]);
     if (!("campaign" in first)) throw new Error(`launch refused: ${first.message}`);
@@ -208,7 +204,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   });
 
   it("a recorded voicemail's file speaks the business's name before the recording and the opt-out sentence after it", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith(t, [phone], "Gull Bakery");
     const up = await w.client.inject({
       method: "POST",
@@ -247,7 +243,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   }, 60_000);
 
   it("a recording ffmpeg cannot make into the voicemail's audio fails the drops with a reason the report shows, leaving no voicemail", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith(t, [phone], "Hazel Hardware");
     const audioMediaId = await uploadGreeting(w.client, "Broken greeting");
     // the stored recording is damaged: ffmpeg cannot decode it
@@ -270,7 +266,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   }, 60_000);
 
   it("when ffmpeg fails as the provider downloads a drop's audio, the download gets a 410 (no 500) and that drop is marked failed once", async () => {
-    const phones = [freshPhone(), freshPhone()];
+    const phones = [await freshPhone(), await freshPhone()];
     const w = await workspaceWith(t, phones, "Ivy Interiors");
     const audioMediaId = await uploadGreeting(w.client, "Greeting");
     const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
@@ -322,7 +318,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   }, 60_000);
 
   it("concurrent downloads of audio not made yet share one build: eSpeak and ffmpeg run once, every download gets the file", async () => {
-    const phones = [freshPhone(), freshPhone(), freshPhone()];
+    const phones = [await freshPhone(), await freshPhone(), await freshPhone()];
     const w = await workspaceWith(t, phones, "Juniper Joinery");
     const audioMediaId = await uploadGreeting(w.client, "Greeting");
     const r = await createAndLaunchCampaign(t.ctx, w.user.id, {
@@ -365,7 +361,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   }, 60_000);
 
   it("the menu names every business that called or left a voicemail, and 9 opts out of each", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const a = await workspaceWith(t, [phone], "Aster Dental");
     const b = await workspaceWith(t, [phone], "Birch Roofing");
     for (const w of [a, b]) {
@@ -382,7 +378,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   });
 
   it("a workspace that called the number hundreds of times does not push another workspace out of the menu or its opt-out", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const quiet = await workspaceWith(t, [phone], "Olive Optics");
     const loud = await workspaceWith(t, [phone], "Loud Leads");
     for (const w of [quiet, loud]) {
@@ -409,7 +405,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
   });
 
   it("a contact called from the contact page is in the menu under its own workspace's name; 9 turns its call opt-in off and emits contact.unsubscribed", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const campaignWs = await workspaceWith(t, [phone], "Iris Insurance");
     const page = await workspaceWith(t, [phone], "Juniper Gardens");
     // a third workspace has the number as a contact but never called it: not named, not opted out
@@ -472,14 +468,14 @@ describe("ringless voicemail: business identity, callback number and the callbac
   });
 
   it("a caller no one called hears that nothing is on record; an altered menu URL is refused", async () => {
-    const stranger = freshPhone();
+    const stranger = await freshPhone();
     const menu = await postForm(t, "/api/webhooks/voice/inbound", { From: stranger, To: LOCAL_CALLBACK });
     expect(menu.statusCode).toBe(200);
     expect(gatherOf(menu.body)).toBeNull();
     expect(menu.body).toContain("We have no call or voicemail to your number on record.");
 
-    const phone = freshPhone();
-    const victim = freshPhone();
+    const phone = await freshPhone();
+    const victim = await freshPhone();
     const w = await workspaceWith(t, [phone, victim], "Cedar Cafe");
     await launchVoicemail(t, w.user.id, w.contactIds);
     const gather = gatherOf(
@@ -493,7 +489,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
 
   it("the public demo call offers 'press 9'; pressing it stops the demo's calls and texts to that number", async () => {
     // a number where it is day now: the demo keeps quiet hours (demo-quiet-hours.int)
-    const phone = daytimePhone(process.pid * 17 + 29);
+    const phone = await uniqueDaytimePhone();
     const demo = () =>
       t.app.inject({ method: "POST", url: "/api/demo/send", payload: { name: "Dee", phone } });
     expect((await demo()).statusCode).toBe(200);
@@ -505,7 +501,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
     // an altered URL is refused
     const altered = (keypad?.actionUrl ?? "").replace(
       encodeURIComponent(phone),
-      encodeURIComponent(freshPhone()),
+      encodeURIComponent(await freshPhone()),
     );
     expect((await postForm(t, altered, { Digits: "9" })).statusCode).toBe(403);
     const nine = await postForm(t, keypad?.actionUrl ?? "", { Digits: "9", CallSid: "CAdemo" });
@@ -534,7 +530,7 @@ describe("through Twilio (real SDK against the Twilio fake)", () => {
   });
 
   it("voicemails give the Twilio number; its signed inbound webhook answers the menu and a signed 9 opts out", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith(tt, [phone], "Dune Landscaping");
     const r = await launchVoicemail(tt, w.user.id, w.contactIds);
     if (!("campaign" in r)) throw new Error(`launch refused: ${r.message}`);
@@ -562,7 +558,7 @@ describe("through Twilio (real SDK against the Twilio fake)", () => {
   });
 
   it("a 5,000-character script reaches Twilio by a Url serving the full TwiML to Twilio's signed fetch; a short one stays inline", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith(tt, [phone], "Elm Electric");
     const sentence = "Our electricians can inspect your panel, wiring and outlets this week. ";
     const script = sentence.repeat(Math.ceil(5000 / sentence.length)).slice(0, 5000);
@@ -626,7 +622,7 @@ describe("no callback number", () => {
   });
 
   it("a voicemail launch is refused with a 422 sentence, and nothing is dropped", async () => {
-    const phone = freshPhone();
+    const phone = await freshPhone();
     const w = await workspaceWith(tn, [phone], "Fern Florist");
     const res = await w.client.post("/api/campaigns", {
       name: "Voicemails",

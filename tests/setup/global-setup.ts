@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { runMigrations } from "../../src/server/db/client";
+import { createDb, runMigrations } from "../../src/server/db/client";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -58,6 +58,10 @@ export async function setup(project: TestProject) {
     url = await startEmbeddedInChild(path.join(dir, "pg"), port, "pitchwise_test");
   }
   await runMigrations(url);
+  // tests/unique-phone.ts: phone-number suffixes unique across the test files sharing this database
+  const { sql } = createDb(url, { max: 1 });
+  await sql`CREATE SEQUENCE IF NOT EXISTS test_phone_suffix MINVALUE 3000 MAXVALUE 8999 CYCLE`;
+  await sql.end({ timeout: 5 });
   project.provide("databaseUrl", url);
 }
 

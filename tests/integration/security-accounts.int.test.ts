@@ -7,7 +7,6 @@ import { avatarVideos } from "../../src/server/db/schema/avatar";
 import { sendPasswordResetJob } from "../../src/server/features/auth/auth.jobs";
 import { requestPasswordReset } from "../../src/server/features/auth/auth.service";
 import { loggerOptions } from "../../src/server/lib/logger";
-import { daytimePhone } from "../daytime-phone";
 import {
   accountLinkToken,
   authedClient,
@@ -18,6 +17,7 @@ import {
   type TestApp,
   uniqueEmail,
 } from "../helpers";
+import { uniqueDaytimePhone } from "../unique-phone";
 
 /** Issue 11, hardening: click signing, demo text, login CSRF, log redaction, CSP, account links. */
 
@@ -112,7 +112,7 @@ describe("public demo carries no visitor links (issue 11)", () => {
     for (const [i, name] of names.entries()) {
       const email = uniqueEmail(`demo-${i}`);
       // a number where it is day now: the demo keeps quiet hours (demo-quiet-hours.int)
-      const phone = daytimePhone(Date.now() + i);
+      const phone = await uniqueDaytimePhone();
       const [{ last }] = await t.db
         .select({ last: sql<number>`coalesce(max(id), 0)::int` })
         .from(outboxMessages);

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { isIP } from "node:net";
 import path from "node:path";
 import { createEnv } from "@t3-oss/env-core";
@@ -179,8 +180,8 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       STRIPE_PRICE_ENTERPRISE: z.string().default("price_enterprise"),
       /** serve the local test checkout in production too (it is always on outside production) */
       LOCAL_CHECKOUT_ENABLED: bool,
-      /** HMAC secret of the local payments provider's signed events */
-      LOCAL_PAYMENTS_WEBHOOK_SECRET: z.string().default("whsec_local_pitchwise"),
+      /** HMAC secret of the local payments provider's signed events; unset, derived from APP_SECRET */
+      LOCAL_PAYMENTS_WEBHOOK_SECRET: z.string().optional(),
       /** business lead search provider (issue 13): local demo data, OpenStreetMap (Overpass) or Google */
       PLACES_PROVIDER: z.enum(["local", "osm", "google"]).default("local"),
       GOOGLE_PLACES_API_KEY: z.string().optional(),
@@ -238,9 +239,22 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
     // check rebuilds the URL Twilio called the same way (a trailing slash made every one fail)
     APP_URL: (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ""),
     APP_SECRET: env.APP_SECRET ?? DEV_APP_SECRET,
+    LOCAL_PAYMENTS_WEBHOOK_SECRET:
+      env.LOCAL_PAYMENTS_WEBHOOK_SECRET ?? localPaymentsWebhookSecret(env.APP_SECRET ?? DEV_APP_SECRET),
     RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (env.NODE_ENV === "production" ? "postgres" : "memory"),
     isProduction: env.NODE_ENV === "production",
   };
+}
+
+/**
+ * The local payments provider's webhook secret when LOCAL_PAYMENTS_WEBHOOK_SECRET is unset:
+ * "whsec_" + HMAC-SHA256(APP_SECRET, "local-payments-webhook") in hex (70 characters). It was the
+ * literal "whsec_local_pitchwise", public in the source, so on a deploy keeping the local provider
+ * anyone could sign a subscription event for their workspace (issue 11). Derived, every instance of a
+ * deploy agrees on it, and it is as secret as APP_SECRET (which production must set).
+ */
+function localPaymentsWebhookSecret(appSecret: string): string {
+  return `whsec_${createHmac("sha256", appSecret).update("local-payments-webhook").digest("hex")}`;
 }
 
 /** `+1 (500) 555-0006` and `+15005550006` are one number: digits (and the plus) only. */

@@ -154,7 +154,18 @@ describe("parseRetryAfter and retryNotBefore (RFC 9110 section 10.2.3)", () => {
     expect(parseRetryAfter("Sun Mar  1 12:05:00 2026", now)?.toISOString()).toBe(at);
   });
   it("refuses malformed values", () => {
-    for (const v of ["", "soon", "-5", "1.5", "Sun, 31 Feb 2026 12:05:00 GMT", "2026-03-01T12:05:00Z", null])
+    for (const v of [
+      "",
+      "soon",
+      "-5",
+      "1.5",
+      "Sun, 31 Feb 2026 12:05:00 GMT",
+      "Mon, 01 Mar 2026 12:05:00 GMT",
+      "Sun, 01 Mar 2026 25:05:00 GMT",
+      "2026-03-01T12:05:00Z",
+      "Sun, 01 Mar 2026 12:05:00 +0000",
+      null,
+    ])
       expect(parseRetryAfter(v, now), String(v)).toBeNull();
   });
   it("applies to 429 and 503 only, in the future only, capped at 1 hour", () => {

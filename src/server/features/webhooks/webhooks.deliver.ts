@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { DateTime } from "luxon";
 import { type JobDeps, RetryAfterError } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { storableText } from "../../lib/nul";
@@ -21,48 +22,21 @@ export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
  */
 export const RETRY_AFTER_MAX_S = 60 * 60;
 
-const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const LONG_WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const DAY = WEEKDAYS.join("|");
-const MON = MONTHS.join("|");
-const IMF_FIXDATE = new RegExp(`^(${DAY}), (\\d{2}) (${MON}) (\\d{4}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`);
-const RFC850_DATE = new RegExp(
-  `^(${LONG_WEEKDAYS.join("|")}), (\\d{2})-(${MON})-(\\d{2}) (\\d{2}):(\\d{2}):(\\d{2}) GMT$`,
-);
-const ASCTIME_DATE = new RegExp(`^(${DAY}) (${MON}) ([ \\d]\\d) (\\d{2}):(\\d{2}):(\\d{2}) (\\d{4})$`);
-
-/** A UTC date from its parts, or null when they name no real time (Feb 30, 25:00). */
-function utcDate(year: number, month: string, day: number, h: number, m: number, s: number): Date | null {
-  const mon = MONTHS.indexOf(month);
-  if (h > 23 || m > 59 || s > 60) return null;
-  const d = new Date(Date.UTC(year, mon, day, h, m, Math.min(s, 59)));
-  return d.getUTCDate() === day && d.getUTCMonth() === mon ? d : null;
-}
-
 /**
  * The time a `Retry-After` header value names (RFC 9110 section 10.2.3): delta-seconds (`120`)
- * after `now`, or an HTTP-date (section 5.6.7): the IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT`
- * and the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`, a two-digit year more than 50 years
- * ahead read as the past century's) and asctime (`Sun Nov  6 08:49:37 1994`, GMT) forms that
- * recipients must accept. Surrounding whitespace is ignored. Returns null for a missing or malformed
- * value (a negative or fractional number, another date format).
+ * after `now`, or an HTTP-date (section 5.6.7) as luxon's DateTime.fromHTTP reads it: the
+ * IMF-fixdate `Sun, 06 Nov 1994 08:49:37 GMT` and the obsolete RFC 850
+ * (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`, GMT) forms that
+ * recipients must accept; a date that names no real time (Feb 31, 25:00) or whose weekday is wrong is
+ * refused. Surrounding whitespace is ignored. Returns null for a missing or malformed value (a negative
+ * or fractional number, another date format).
  */
 export function parseRetryAfter(value: string | null | undefined, now: Date): Date | null {
   const v = value?.trim();
   if (!v) return null;
   if (/^\d+$/.test(v)) return new Date(now.getTime() + Math.min(Number(v), 1e9) * 1000);
-  let m = IMF_FIXDATE.exec(v);
-  if (m) return utcDate(+m[4]!, m[3]!, +m[2]!, +m[5]!, +m[6]!, +m[7]!);
-  m = RFC850_DATE.exec(v);
-  if (m) {
-    let year = 2000 + +m[4]!;
-    if (year > now.getUTCFullYear() + 50) year -= 100;
-    return utcDate(year, m[3]!, +m[2]!, +m[5]!, +m[6]!, +m[7]!);
-  }
-  m = ASCTIME_DATE.exec(v);
-  if (m) return utcDate(+m[7]!, m[2]!, +m[3]!.trim(), +m[4]!, +m[5]!, +m[6]!);
-  return null;
+  const at = DateTime.fromHTTP(v, { zone: "utc" });
+  return at.isValid ? at.toJSDate() : null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
+import { PERSON } from "../browser-ua";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 
 // A tracked link (/c/{token}/{i}/{signature}) is a GET route, and Fastify answers HEAD for every GET
@@ -42,7 +43,7 @@ describe("a HEAD request to a tracked link", () => {
     expect((await row())?.clickedAt).toBeNull();
     expect((await row())?.status).toBe("sent");
 
-    const get = await t.app.inject({ method: "GET", url: link as string });
+    const get = await t.app.inject({ method: "GET", url: link as string, headers: PERSON });
     expect(get.statusCode).toBe(302);
     expect((await row())?.clickedAt).not.toBeNull();
     expect((await row())?.status).toBe("clicked");

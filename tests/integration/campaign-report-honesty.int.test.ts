@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, outboxMessages } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { PERSON } from "../browser-ua";
 import {
   campaignRecipientRows,
   createTestApp,
@@ -193,7 +194,9 @@ describe("report figures", () => {
       .where(eq(outboxMessages.providerMessageId, p0.providerMessageId as string));
     const link = msg?.body.match(/http:\/\/localhost:80(\/c\/[^\s]+)/)?.[1];
     expect(link).toBeTruthy();
-    expect((await t.app.inject({ method: "GET", url: link as string })).statusCode).toBe(302);
+    expect((await t.app.inject({ method: "GET", url: link as string, headers: PERSON })).statusCode).toBe(
+      302,
+    );
     await inbound({
       MessageSid: `SMreply${Date.now()}`,
       From: p0.address,

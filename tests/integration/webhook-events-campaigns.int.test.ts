@@ -6,6 +6,7 @@ import { contacts, workspaces } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { isSuppressed } from "../../src/server/features/compliance/compliance.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { PERSON } from "../browser-ua";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
 import { campaignRecipientRows, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
@@ -196,11 +197,13 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
       expect(linkA).toBeTruthy();
       expect(linkC).toBeTruthy();
       for (let i = 0; i < 2; i++) {
-        const click = await t.app.inject({ method: "GET", url: linkA! });
+        const click = await t.app.inject({ method: "GET", url: linkA!, headers: PERSON });
         expect(click.statusCode).toBe(302);
         expect(click.headers.location).toBe("https://example.com/x");
       }
-      const both = await Promise.all([0, 1].map(() => t.app.inject({ method: "GET", url: linkC! })));
+      const both = await Promise.all(
+        [0, 1].map(() => t.app.inject({ method: "GET", url: linkC!, headers: PERSON })),
+      );
       expect(both.map((r) => r.statusCode)).toEqual([302, 302]);
 
       // A unsubscribes on the page (twice); C with the mail client's one-click POST

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { isbot } from "isbot";
 import type { DbOrTx } from "../../db/client";
 import { retryOnRace } from "../../db/retry";
 import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
@@ -375,14 +376,28 @@ export async function unsubscribeByToken(
 }
 
 /**
+ * Whether a request to a tracked link comes from a bot rather than a person: true for a User-Agent
+ * matching the npm package isbot's pattern list (https://github.com/omrilotan/isbot: crawlers, link
+ * scanners, chat unfurlers and HTTP libraries, e.g. Googlebot, Slackbot, Twitterbot, Barracuda, curl,
+ * python-requests, Go-http-client), and for a missing or blank User-Agent (browsers and mail
+ * clients always send one; a request without one is a script's). Such a fetch is answered like a
+ * person's but records no engagement.
+ */
+export function isBotUserAgent(userAgent: string | undefined): boolean {
+  const ua = userAgent?.trim() ?? "";
+  return ua === "" || isbot(ua);
+}
+
+/**
  * A tracked click: the campaign's link number `index` for the recipient behind `token`, accepted only
  * with the link's signature (`clickSignature`: HMAC under APP_SECRET over token, index and the
  * destination). Records the click (the first one also emits `message.clicked`) and returns the
  * destination, or null for an unknown token or
  * index, a missing or altered signature, or a destination changed since the message was sent (never
  * a redirect the server did not sign for this message). With `opts.record` false (a HEAD request:
- * a link checker or mail scanner looking at the headers, RFC 9110 section 9.3.2, not a person
- * following the link) the destination is answered and nothing is recorded.
+ * a link checker or mail scanner looking at the headers, RFC 9110 section 9.3.2; or a GET by a bot,
+ * isBotUserAgent: not a person following the link) the destination is answered and nothing is
+ * recorded (no recipient change, activity or webhook event).
  */
 export async function clickByToken(
   ctx: EventCtx,

@@ -16,7 +16,7 @@ import {
   readCallOptOut,
 } from "../compliance/call-opt-out";
 import { preflightAudience } from "./campaigns.audience";
-import { clickByToken, recipientByToken, unsubscribeByToken } from "./campaigns.events";
+import { clickByToken, isBotUserAgent, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import {
   campaignIdInput,
   createCampaignInput,
@@ -290,11 +290,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
   // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused.
   // Fastify answers HEAD with the GET handler: a HEAD (link checkers, mail scanners) is redirected
-  // like a GET but counts no click
+  // like a GET but counts no click; so is a GET by a bot (isBotUserAgent: Safe Links-style scanners,
+  // chat unfurlers, crawlers, scripts), since a person may be waiting behind the scanner
   const click = async (req: FastifyRequest, reply: FastifyReply) => {
     const { token, index, signature } = req.params as { token: string; index: string; signature?: string };
     const i = /^\d{1,3}$/.test(index) ? Number(index) : -1;
-    const record = req.method !== "HEAD";
+    const record = req.method !== "HEAD" && !isBotUserAgent(req.headers["user-agent"]);
     const url = i >= 0 ? await clickByToken(ctx, ctx.env.APP_SECRET, token, i, signature, { record }) : null;
     if (!url)
       return page(

@@ -5,7 +5,7 @@ import { type FakeReply, type RecordedRequest, startFake } from "./http";
  * A fake of the Stripe API endpoints Pitchwise calls, answering with Stripe's documented object shapes
  * (API 2025+ "basil" layout: the period end on subscription items, an invoice's subscription under
  * `parent.subscription_details`):
- * POST /v1/customers, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions,
+ * POST /v1/customers, POST /v1/customers/:id, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions,
  * GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id, GET /v1/invoice_payments, POST /v1/refunds.
  * Test controls (completeCheckout, updateSubscription, failPayment, endSubscription) change the fake's
  * state the way Stripe would and return the event object Stripe would then deliver.
@@ -75,6 +75,18 @@ export async function startStripeFake() {
         created: now(),
       };
       customers.set(c.id, c);
+      return { status: 200, json: c };
+    }
+    // Update a customer (https://docs.stripe.com/api/customers/update): the given fields change, an
+    // empty string unsets one; answers the customer object, or 404 resource_missing for an unknown id
+    const customerMatch = p.match(/^\/v1\/customers\/([^/]+)$/);
+    if (req.method === "POST" && customerMatch) {
+      const c = customers.get(customerMatch[1]!);
+      if (!c) return notFound("customer", customerMatch[1]!);
+      for (const k of ["email", "name"]) {
+        const v = form.get(k);
+        if (v !== null) c[k] = v === "" ? null : v;
+      }
       return { status: 200, json: c };
     }
     if (req.method === "POST" && p === "/v1/checkout/sessions") {

@@ -12,6 +12,7 @@ import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import { revokeKeysCreatedBySince } from "../api/api.service";
+import { syncCustomerEmailJob } from "../billing/billing.jobs";
 import type { passwordInput, profileInput } from "../user/user.schemas";
 import { changePassword, updateProfile } from "../user/user.service";
 import { disableEndpointsCreatedBySince } from "../webhooks/webhooks.service";
@@ -438,8 +439,9 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
  * address held for another account's recovery (emailHeldForRecovery) refused like a taken one and,
  * when the address changes, the recovery link's row stored in the change's own transaction
  * (recordEmailChange); then followEmailChange (the notice to the old address, the new address's
- * verification link). Returns the updated user. `meta.sessionId`: the session making the change
- * (it stays signed in).
+ * verification link) and followBillingEmail (the billing customer of each workspace the account
+ * owns gets the new address). Returns the updated user. `meta.sessionId`: the session making the
+ * change (it stays signed in).
  * @throws what updateProfile throws (BAD_REQUEST, FORBIDDEN, CONFLICT, TOO_MANY_REQUESTS, NOT_FOUND).
  */
 export async function updateProfileAndFollow(
@@ -459,8 +461,25 @@ export async function updateProfileAndFollow(
       linkId = await recordEmailChange(tx, before, after);
     },
   );
-  if (linkId) await followEmailChange(ctx, user, updated, linkId);
+  if (linkId) {
+    await followEmailChange(ctx, user, updated, linkId);
+    await followBillingEmail(ctx, updated.id);
+  }
   return updated;
+}
+
+/**
+ * After an account's email address changed (a profile update, an email recovery): queues billing's
+ * `billing.sync-customer-email` job, so the payments vendor's customer of every workspace the account
+ * owns gets the new address (receipts, failed-payment emails, invoices). Never throws: the change is
+ * saved, so a queue failure is logged as a warning.
+ */
+async function followBillingEmail(ctx: Pick<AppContext, "jobs" | "log">, userId: string): Promise<void> {
+  try {
+    await ctx.jobs.send(syncCustomerEmailJob, { ownerId: userId });
+  } catch (err) {
+    ctx.log.warn({ err, userId }, "billing customer email sync not queued after an email change");
+  }
 }
 
 /**
@@ -725,8 +744,9 @@ export async function checkEmailRecovery(
  * the webhook endpoints it created and revokes the pending invitations it sent since then (webhooks
  * disableEndpointsCreatedBySince, workspaces revokeInvitesSentBySince), and makes a password-reset
  * link (1 hour) whose token is returned so the page can lead the person to choose a new password
- * (the old one is known to whoever made the change). Nobody can sign in until a new password is
- * set, so nothing but its use, a recovery with an earlier change's link, or a Forgot password
+ * (the old one is known to whoever made the change); after the commit the billing customer of each
+ * workspace the account owns gets the restored address (followBillingEmail). Nobody can sign in
+ * until a new password is set, so nothing but its use, a recovery with an earlier change's link, or a Forgot password
  * request for the restored address (which emails a new link to that address) retires that token
  * before its hour is up. Shape: `{email, resetToken, revokedApiKeys, disabledWebhookEndpoints,
  * revokedInvites}` (counts).
@@ -747,7 +767,7 @@ export async function recoverEmail(
   await consumeOrThrow(ctx.limiters.authIp, meta.ip, "attempts");
   if (!AUTH_TOKEN_FORM.test(token)) throw new AppError("BAD_REQUEST", RECOVERY_LINK_INVALID);
   const resetToken = randomToken(20);
-  const seen: { email?: string } = {};
+  const seen: { email?: string; userId?: string } = {};
   try {
     const done = await ctx.db.transaction(async (tx) => {
       const link = await q.consumeAuthToken(tx, sessionIdFromToken(token), EMAIL_RECOVERY_PURPOSE);
@@ -760,6 +780,7 @@ export async function recoverEmail(
       // whoever reads this address (the reset token below, or Forgot password) sets a new one
       const user = await q.restoreUserEmail(tx, link.userId, link.email, RECOVERY_LOCK_PREFIX);
       if (!user) return null;
+      seen.userId = user.id;
       await q.deleteUserSessions(tx, user.id);
       // the links of this change and of later ones; an earlier change's link stays usable, so the
       // holder of a later address (who changed it again to get a link) cannot retire the owner's
@@ -784,6 +805,8 @@ export async function recoverEmail(
       return { email: user.email, resetToken, revokedApiKeys, disabledWebhookEndpoints, revokedInvites };
     });
     if (!done) throw recoveryLinkError(await recoveryLink(ctx, token));
+    // the account is on its old address again: so is the billing customer of what it owns
+    if (seen.userId) await followBillingEmail(ctx, seen.userId);
     return done;
   } catch (e) {
     // two accounts raced for the address: the unique index refused this one

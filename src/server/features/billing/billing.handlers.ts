@@ -1,9 +1,10 @@
-import { defineHandler } from "../../jobs/define";
+import { defineHandler, PermanentJobError } from "../../jobs/define";
+import { ProviderError } from "../../providers/errors";
 import { getUserProfiles } from "../user/user.service";
-import { usageWarningJob } from "./billing.jobs";
+import { syncCustomerEmailJob, usageWarningJob } from "./billing.jobs";
 import { limitUnits, PLANS } from "./billing.plans";
 import * as q from "./billing.queries";
-import { effectivePlan } from "./billing.service";
+import { effectivePlan, syncCustomerEmail } from "./billing.service";
 
 /**
  * `billing.send-usage-warning`: emails the workspace owner that a meter reached 80 % of the plan's
@@ -36,5 +37,28 @@ const usageWarningHandler = defineHandler(usageWarningJob, {
   },
 });
 
+/**
+ * `billing.sync-customer-email` (billing.jobs.ts): the vendor customer's email follows the owner. A
+ * transient vendor failure throws (the queue retries it); a refusal (ProviderError not transient,
+ * e.g. Stripe's 404 for a customer deleted in its dashboard) will not change by asking again: logged
+ * and failed at once (PermanentJobError).
+ */
+const syncCustomerEmailHandler = defineHandler(syncCustomerEmailJob, {
+  async handler(data, deps) {
+    try {
+      await syncCustomerEmail(deps, data);
+    } catch (err) {
+      if (err instanceof ProviderError && !err.transient) {
+        deps.log.warn(
+          { err, ...data },
+          "billing customer email not updated: the payments provider refused it",
+        );
+        throw new PermanentJobError(err.message);
+      }
+      throw err;
+    }
+  },
+});
+
 /** The billing feature's job handlers (registered by src/server/jobs/registry.ts). */
-export const billingHandlers = [usageWarningHandler];
+export const billingHandlers = [usageWarningHandler, syncCustomerEmailHandler];

@@ -19,3 +19,21 @@ export const usageWarningJob = defineJob({
   }),
   options: { retryLimit: 3, retryDelay: 30, retryBackoff: true },
 });
+
+/**
+ * `billing.sync-customer-email`: sets the payments vendor customer's email (where Stripe sends
+ * receipts, failed-payment emails and invoices, and what its billing portal shows) to the workspace
+ * owner's current address (billing.service syncCustomerEmail). Payload `{ workspaceId }` after an
+ * ownership transfer (workspaces' transferOwnership), `{ ownerId }` after an account's email address
+ * changed (auth: profile update, email recovery): every workspace it owns that has a customer. It
+ * carries no address: the owner's is read when the job runs, so a retry or jobs run out of order
+ * still end on the current one. Enqueued after the change commits, so a vendor outage neither fails
+ * nor undoes it: a transient vendor failure is retried with backoff (8 retries from 60 s; the
+ * worker caps a wait at 5 minutes); a refusal (a customer the vendor no longer knows) fails the job
+ * at once, logged as a warning.
+ */
+export const syncCustomerEmailJob = defineJob({
+  name: "billing.sync-customer-email",
+  schema: z.union([z.object({ workspaceId: z.string().uuid() }), z.object({ ownerId: z.string().uuid() })]),
+  options: { retryLimit: 8, retryDelay: 60, retryBackoff: true },
+});

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
 import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
@@ -19,6 +19,14 @@ export async function findWorkspaceByCustomer(db: DbOrTx, customerId: string) {
     .where(eq(workspaces.stripeCustomerId, customerId))
     .limit(1);
   return row ?? null;
+}
+
+/** The workspaces `ownerId` owns that have a vendor customer (id, owner, customer id). */
+export async function findCustomerWorkspacesOwnedBy(db: DbOrTx, ownerId: string) {
+  return db
+    .select({ id: workspaces.id, ownerId: workspaces.ownerId, stripeCustomerId: workspaces.stripeCustomerId })
+    .from(workspaces)
+    .where(and(eq(workspaces.ownerId, ownerId), isNotNull(workspaces.stripeCustomerId)));
 }
 
 /** Sets the vendor customer id if the workspace has none yet; returns the id the workspace now holds. */

@@ -192,6 +192,42 @@ async function ownerEmail(ctx: Pick<AppContext, "db">, ws: Workspace): Promise<s
   return owner?.email ?? "";
 }
 
+/**
+ * Sets the payments vendor customer's email (Stripe: receipts, failed-payment emails, invoices, the
+ * billing portal) to the owner's current account address, for one workspace (`{ workspaceId }`,
+ * after an ownership transfer) or every workspace an account owns (`{ ownerId }`, after its address
+ * changed). The customer was made with the owner's address (createCheckout's ensureCustomer) and
+ * the vendor keeps it until told otherwise. A workspace without a customer yet has nothing to
+ * update (its customer will be made with the owner's address then); nor has one whose owner's
+ * account is gone. The address is read now, not taken from the caller, so a retried or late call
+ * sends the current one. Work of the `billing.sync-customer-email` job (billing.jobs.ts), which
+ * callers enqueue after their change commits. Returns how many customers were updated.
+ * @throws ProviderError from the vendor (all customers are sent again on a retry: the update is
+ *   idempotent)
+ */
+export async function syncCustomerEmail(
+  ctx: Pick<AppContext, "db" | "providers">,
+  target: { workspaceId: string } | { ownerId: string },
+): Promise<number> {
+  const rows =
+    "workspaceId" in target
+      ? [await q.findBillingWorkspace(ctx.db, target.workspaceId)]
+      : await q.findCustomerWorkspacesOwnedBy(ctx.db, target.ownerId);
+  const withCustomer = rows.filter((w): w is NonNullable<typeof w> & { stripeCustomerId: string } =>
+    Boolean(w?.stripeCustomerId),
+  );
+  if (withCustomer.length === 0) return 0;
+  const owners = await getUserProfiles(ctx, [...new Set(withCustomer.map((w) => w.ownerId))]);
+  let updated = 0;
+  for (const w of withCustomer) {
+    const owner = owners.get(w.ownerId);
+    if (!owner) continue;
+    await ctx.providers.payments.updateCustomer(w.stripeCustomerId, { email: owner.email });
+    updated++;
+  }
+  return updated;
+}
+
 function providerFailure(e: unknown, what: string): never {
   if (e instanceof ProviderError)
     throw new AppError("BAD_GATEWAY", `${what} failed at the payment provider. Please try again.`);

@@ -12,6 +12,7 @@ import {
   INVITE_RESENDS_PER_DAY,
   type RateLimiter,
 } from "../../lib/rate-limit";
+import { syncCustomerEmailJob } from "../billing/billing.jobs";
 import { assertPlanFeature, assertWithinPlan, effectivePlan, PLANS, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
@@ -697,10 +698,19 @@ export async function changeRole(
 /**
  * Makes another member the owner; the previous owner becomes an admin (and keeps the invitations
  * they sent: an admin may invite). Owner only, checked again under the workspace lock (lockAsActor):
- * of two transfers at once, the second finds its caller an admin and is refused.
+ * of two transfers at once, the second finds its caller an admin and is refused. After the commit,
+ * billing's `billing.sync-customer-email` job is queued so the payments vendor's customer (receipts,
+ * failed-payment emails, invoices, the billing portal) gets the new owner's email: a job, not a call,
+ * so a vendor outage neither fails nor undoes the transfer (the job retries); billing reaches this
+ * feature (assertCan), so this one reaches billing through its job contract. A queue failure is
+ * logged as a warning and the transfer stands.
  * @throws AppError FORBIDDEN; NOT_FOUND for a non-member; BAD_REQUEST to oneself.
  */
-export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
+export async function transferOwnership(
+  ctx: Pick<AppContext, "db" | "jobs" | "log">,
+  tenant: Tenant,
+  userId: string,
+) {
   assertCan(tenant, "transferOwnership");
   await ctx.db.transaction(async (tx) => {
     await lockAsActor(tx, tenant, "transferOwnership");
@@ -710,6 +720,14 @@ export async function transferOwnership(ctx: Pick<AppContext, "db">, tenant: Ten
     await q.updateMemberRole(tx, tenant.workspaceId, userId, "owner");
     await q.updateWorkspace(tx, tenant.workspaceId, { ownerId: userId });
   });
+  try {
+    await ctx.jobs.send(syncCustomerEmailJob, { workspaceId: tenant.workspaceId });
+  } catch (err) {
+    ctx.log.warn(
+      { err, workspaceId: tenant.workspaceId },
+      "billing customer email sync not queued after an ownership transfer",
+    );
+  }
 }
 
 /**

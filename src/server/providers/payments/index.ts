@@ -89,6 +89,16 @@ export interface PaymentsProvider {
    * @throws ProviderError
    */
   createCustomer(input: { workspaceId: string; email: string; name: string }): Promise<string>;
+  /**
+   * Updates the vendor customer's billing contact: `email` is where the vendor sends receipts,
+   * failed-payment emails and invoices and what its billing portal shows; `name`, when given, the
+   * name on invoices (left as it is when omitted). Stripe "Update a customer"
+   * (https://docs.stripe.com/api/customers/update). Idempotent: sending the same values again
+   * changes nothing.
+   * @throws ProviderError (`transient` false for a customer the vendor does not know: Stripe's 404
+   *   `resource_missing`)
+   */
+  updateCustomer(customerId: string, input: { email: string; name?: string }): Promise<void>;
   /** A hosted checkout for one subscription to `priceId`. @throws ProviderError */
   createCheckoutSession(input: CheckoutInput): Promise<{ id: string; url: string }>;
   /** A billing portal (card, invoices, plan change, cancel) for the customer. @throws ProviderError */

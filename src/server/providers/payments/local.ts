@@ -63,6 +63,14 @@ export class LocalPaymentsProvider implements PaymentsProvider {
     return `cus_local_${input.workspaceId.replaceAll("-", "")}`;
   }
 
+  /**
+   * A no-op: the local provider keeps no customer record (its customer id is derived from the
+   * workspace id, createCustomer) and no email anywhere (local_checkout_sessions and
+   * local_subscriptions hold only the customer id), and it sends no receipts or invoices; its portal
+   * shows no customer email. Nothing to update, so nothing can fail.
+   */
+  async updateCustomer(_customerId: string, _input: { email: string; name?: string }) {}
+
   async createCheckoutSession(input: CheckoutInput) {
     const id = `cs_local_${crypto.randomBytes(18).toString("base64url")}`;
     await this.db.insert(localCheckoutSessions).values({

@@ -73,6 +73,17 @@ export class StripePaymentsProvider implements PaymentsProvider {
     }
   }
 
+  async updateCustomer(customerId: string, input: { email: string; name?: string }) {
+    try {
+      await this.client.customers.update(customerId, {
+        email: input.email,
+        ...(input.name !== undefined ? { name: input.name } : {}),
+      });
+    } catch (e) {
+      throw stripeError(e);
+    }
+  }
+
   async createCheckoutSession(input: CheckoutInput) {
     try {
       const s = await this.client.checkout.sessions.create({

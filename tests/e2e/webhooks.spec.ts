@@ -1,7 +1,7 @@
 import http from "node:http";
 import { expect, test } from "@playwright/test";
 import { registerVerifiedBusiness } from "./account-helpers";
-import { e2eReceiverPort } from "./e2e-info";
+import { e2eReceiverPort, withE2eDb } from "./e2e-info";
 
 /**
  * Settings > Webhooks against a local receiver (127.0.0.1 on e2eReceiverPort, allow-listed by
@@ -116,5 +116,66 @@ test("a test event and a resend show in the delivery log as queued, then deliver
     expect(rx.hits).toHaveLength(2);
   } finally {
     await rx.close();
+  }
+});
+
+test("a failing endpoint's delivery says when it is tried next and which attempt it was, then that it gave up, at 390 px", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      hits += 1;
+      res.statusCode = 500;
+      res.end("down");
+    });
+  });
+  await new Promise<void>((r) => server.listen(e2eReceiverPort(), "127.0.0.1", r));
+  try {
+    await registerVerifiedBusiness(page, { prefix: "hooklog", name: "Rita Retry", business: "Retry Shop" });
+    await page.setViewportSize({ width: 390, height: 844 });
+    const url = `http://127.0.0.1:${e2eReceiverPort()}/failing`;
+    await page.goto("/settings?tab=webhooks");
+    await page.getByLabel("Endpoint URL (https)").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const row = page.getByTestId("webhook-row").filter({ hasText: url });
+    await expect(row).toBeVisible();
+    await row.getByRole("button", { name: "Test" }).click();
+    const delivery = row.getByTestId("webhook-delivery");
+    await expect.poll(() => hits, { timeout: 30_000 }).toBe(1);
+
+    // the first attempt failed: its number of the most, and the next one's time (40-80 s on)
+    const schedule = delivery.getByTestId("webhook-delivery-schedule");
+    await expect(schedule).toContainText(/Attempt 1 of 12 · Next attempt in \d+ (seconds|minute|minutes)/, {
+      timeout: 15_000,
+    });
+    await expect(delivery).toContainText("pending");
+    const time = schedule.locator("time");
+    await expect(time).toHaveAttribute("datetime", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    await expect(time).toHaveAttribute("title", /\d{4}, \d{1,2}:\d{2}:\d{2}/);
+    await expect(schedule).toBeInViewport();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+
+    // its retries run out: the job is moved to its last attempt, due now, which fails too
+    const deliveryId = await withE2eDb(async (sql) => {
+      const [d] = await sql<{ id: string }[]>`
+        select d.id::text from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id
+        where e.url = ${url}`;
+      await sql`update pgboss.job set retry_count = 10, start_after = now()
+        where name = 'webhooks.deliver' and id = ${d!.id}`;
+      return d!.id;
+    });
+    expect(deliveryId).toBeTruthy();
+    await expect.poll(() => hits, { timeout: 30_000 }).toBe(2);
+    await expect(schedule).toHaveText("Gave up after 12 attempts", { timeout: 90_000 });
+    await expect(delivery).toContainText("failed");
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  } finally {
+    await new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   }
 });

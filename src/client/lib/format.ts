@@ -42,3 +42,34 @@ const pluralRules = new Intl.PluralRules("en-US");
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatNumber(count)} ${pluralRules.select(count) === "one" ? one : many}`;
 }
+
+/** A date and time with its time zone, e.g. "Nov 29, 2026, 1:15:03 AM UTC" (the viewer's zone); `fallback` when invalid. */
+export function formatDateTime(value: string | number | Date | null | undefined, fallback = "N/A"): string {
+  if (value === null || value === undefined || value === "") return fallback;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return fallback;
+  return date.toLocaleString("en-US", { dateStyle: "medium", timeStyle: "long" });
+}
+
+const relativeTime = new Intl.RelativeTimeFormat("en-US", { numeric: "always" });
+const RELATIVE_UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["second", 60],
+  ["minute", 60],
+  ["hour", 24],
+  ["day", Number.POSITIVE_INFINITY],
+];
+
+/**
+ * How far `at` is from `now` in words (Intl.RelativeTimeFormat, en-US, long style), in the largest
+ * unit that keeps the number under the next one and rounded: "in 45 seconds", "in 4 minutes",
+ * "in 2 hours", "3 minutes ago", "in 1 day". Under half a second either way: "now".
+ */
+export function formatRelativeTime(at: string | number | Date, now: number | Date = Date.now()): string {
+  let value = (new Date(at).getTime() - new Date(now).getTime()) / 1000;
+  if (Math.abs(value) < 0.5) return "now";
+  for (const [unit, next] of RELATIVE_UNITS) {
+    if (Math.abs(Math.round(value)) < next) return relativeTime.format(Math.round(value), unit);
+    value /= next;
+  }
+  return relativeTime.format(Math.round(value), "day");
+}

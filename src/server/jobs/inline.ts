@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { z } from "zod";
 import { describeZodError } from "../lib/validate";
-import type { JobClient, SendOptions } from "./client";
+import type { JobClient, JobSchedule, SendOptions } from "./client";
 import type { JobContract } from "./contract";
 import { type AnyJobDefinition, type JobDeps, PermanentJobError } from "./define";
 
@@ -70,6 +70,25 @@ export class InlineJobClient implements JobClient {
     items: { data: z.input<S>; options?: SendOptions }[],
   ) {
     for (const it of items) await this.send(job, it.data, it.options);
+  }
+
+  /**
+   * The schedule of the deferred jobs among `ids` (sent with an id and a future `startAfter`, not
+   * yet run): state `created` at their `startAfter`. Jobs sent without one ran at once, with their
+   * retries, and keep no schedule, so they are absent.
+   */
+  async schedules<S extends z.ZodType>(job: JobContract<S>, ids: readonly string[]) {
+    const wanted = new Set(ids);
+    const out = new Map<string, JobSchedule>();
+    for (const d of this.deferred)
+      if (d.job.name === job.name && d.options.id && wanted.has(d.options.id))
+        out.set(d.options.id, {
+          state: "created",
+          retryCount: 0,
+          retryLimit: job.options?.retryLimit ?? 2,
+          startAfter: d.options.startAfter!,
+        });
+    return out;
   }
 
   /** Runs every deferred job now (ignoring startAfter); returns how many ran. */

@@ -139,6 +139,12 @@ export const webhookDeliveries = pgTable(
     durationMs: integer(),
     lastError: text(),
     lastAttemptAt: timestamp({ withTimezone: true }),
+    /**
+     * The pg-boss job (webhooks.deliver) whose retry schedule the delivery follows now: null for the
+     * first queueing and the stranded sweep, whose job id is the delivery's own id; a resend's job
+     * has an id of its own, stored here (the log reads its schedule: webhooks.service listDeliveries).
+     */
+    jobId: uuid(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

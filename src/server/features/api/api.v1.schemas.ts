@@ -581,13 +581,27 @@ export const deliveryObject = z.object({
   id: z.uuid(),
   event_id: z.string().describe("the webhook-id header"),
   event_type: z.string(),
-  status: z.enum(["pending", "succeeded", "failed"]),
+  status: z
+    .enum(["pending", "succeeded", "failed"])
+    .describe(
+      "pending: queued or waiting for a retry; succeeded: a 2xx answer; failed: gave up (its attempts ran out, or it could not be sent)",
+    ),
   attempts: z.number().int(),
   response_code: z.number().int().nullable(),
   duration_ms: z.number().int().nullable(),
   last_error: z.string().nullable(),
   last_attempt_at: iso.nullable(),
   created_at: iso,
+  attempt: z
+    .number()
+    .int()
+    .describe("attempts of the current schedule started so far (0 before the first; a resend starts anew)"),
+  max_attempts: z.number().int().describe("attempts a schedule makes at most before it gives up (12)"),
+  next_attempt_at: iso
+    .nullable()
+    .describe(
+      "when the next attempt is scheduled (exponential backoff, or the receiver's Retry-After); null when none is: succeeded, failed (gave up), or in progress",
+    ),
 });
 
 // --- lead searches --------------------------------------------------------------------------------

@@ -329,11 +329,11 @@ export async function unattemptedDeliveryIds(
   return rows.map((r) => r.id);
 }
 
-/** Sets a delivery back to pending for a resend. */
-export async function resetDelivery(db: DbOrTx, workspaceId: string, deliveryId: string) {
+/** Sets a delivery back to pending for a resend, to follow the schedule of the job `jobId`. */
+export async function resetDelivery(db: DbOrTx, workspaceId: string, deliveryId: string, jobId: string) {
   const [row] = await db
     .update(webhookDeliveries)
-    .set({ status: "pending" })
+    .set({ status: "pending", jobId })
     .where(and(eq(webhookDeliveries.workspaceId, workspaceId), eq(webhookDeliveries.id, deliveryId)))
     .returning();
   return row;

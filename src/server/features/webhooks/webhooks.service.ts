@@ -1,10 +1,11 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import { pgErrorCode } from "../../db/errors";
 import { inTransaction } from "../../db/reserved";
 import type { WebhookDelivery, WebhookEndpoint } from "../../db/schema";
+import type { JobSchedule } from "../../jobs/client";
 import { cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -12,7 +13,7 @@ import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
-import { deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
+import { DELIVERY_RETRY_LIMIT, deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
 import {
   type CreateEndpointInput,
@@ -78,8 +79,22 @@ export function toEndpointJson(e: WebhookEndpoint, creatorRole: string | null) {
   };
 }
 
-/** A delivery log row: status, response code, duration (ms), attempt count. */
-export function toDeliveryJson(d: WebhookDelivery, type: string) {
+/**
+ * A delivery log row. `attempts`: the attempts recorded for it in all (a resend's included);
+ * `response_code`, `duration_ms`, `last_error`: the latest attempt's. Where it stands in the retry
+ * schedule of its current job (`job`: the pg-boss row of webhooks.deliver, JobClient.schedules;
+ * undefined when the queue no longer holds it or the client keeps no schedule):
+ * - `attempt`: attempts its job has started, the one running included (0 before the first; pg-boss
+ *   retry_count + 1 once started); without a job, `attempts` at most `max_attempts`;
+ * - `max_attempts`: the first attempt plus the job's retry limit (DELIVERY_RETRY_LIMIT + 1 = 12);
+ * - `next_attempt_at`: ISO 8601, when the waiting job may start its next attempt, as pg-boss
+ *   scheduled it (start_after: the backoff's time, or a receiver's later Retry-After,
+ *   jobs/worker failWithNotBefore); null unless the delivery is pending and its job waiting
+ *   (created or retry). A `failed` delivery has given up: no attempt follows unless it is resent.
+ */
+export function toDeliveryJson(d: WebhookDelivery, type: string, job?: JobSchedule) {
+  const maxAttempts = (job?.retryLimit ?? DELIVERY_RETRY_LIMIT) + 1;
+  const waiting = d.status === "pending" && (job?.state === "created" || job?.state === "retry");
   return {
     id: d.id,
     event_id: d.eventId,
@@ -91,7 +106,26 @@ export function toDeliveryJson(d: WebhookDelivery, type: string) {
     last_error: d.lastError,
     last_attempt_at: d.lastAttemptAt?.toISOString() ?? null,
     created_at: d.createdAt.toISOString(),
+    attempt: job ? (job.state === "created" ? 0 : job.retryCount + 1) : Math.min(d.attempts, maxAttempts),
+    max_attempts: maxAttempts,
+    next_attempt_at: waiting ? job.startAfter.toISOString() : null,
   };
+}
+
+/** The pg-boss job a delivery follows now: a resend's own (`job_id`), else the delivery's id. */
+const deliveryJobId = (d: WebhookDelivery) => d.jobId ?? d.id;
+
+/**
+ * Log rows with their jobs' retry schedules, read from the job client in one call for the page
+ * (JobClient.schedules; none when the client keeps no schedule).
+ */
+async function deliveryLog(ctx: Pick<AppContext, "jobs">, rows: { d: WebhookDelivery; type: string }[]) {
+  const jobs =
+    (await ctx.jobs.schedules?.(
+      deliverWebhookJob,
+      rows.map((r) => deliveryJobId(r.d)),
+    )) ?? null;
+  return rows.map((r) => toDeliveryJson(r.d, r.type, jobs?.get(deliveryJobId(r.d))));
 }
 
 function assertManage(tenant: Tenant) {
@@ -234,9 +268,12 @@ export async function deleteEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant
     throw new AppError("NOT_FOUND", "Webhook endpoint not found");
 }
 
-/** The endpoint's latest deliveries (at most `limit`, 100 default), newest first. @throws NOT_FOUND. */
+/**
+ * The endpoint's latest deliveries (at most `limit`, 100 default), newest first, each with its retry
+ * schedule (toDeliveryJson). @throws NOT_FOUND.
+ */
 export async function listDeliveries(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "jobs">,
   tenant: Tenant,
   endpointId: string,
   limit = 100,
@@ -249,16 +286,17 @@ export async function listDeliveries(
     endpointId,
     Math.min(Math.max(1, limit), 500),
   );
-  return rows.map((r) => toDeliveryJson(r.d, r.type));
+  return deliveryLog(ctx, rows);
 }
 
 /**
  * A cursor page of an endpoint's deliveries for the public API (issue 15), newest first
- * (created_at desc, id desc): `limit` after `cursor`. Returns `{deliveries, nextCursor}`.
+ * (created_at desc, id desc): `limit` after `cursor`. Returns `{deliveries, nextCursor}`, each
+ * delivery with its retry schedule (toDeliveryJson).
  * @throws FORBIDDEN, NOT_FOUND 'Webhook endpoint not found', BAD_REQUEST 'cursor is not valid'.
  */
 export async function listDeliveriesPage(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "jobs">,
   tenant: Tenant,
   endpointId: string,
   limit: number,
@@ -280,7 +318,7 @@ export async function listDeliveriesPage(
       ),
     (r) => [r.ts, r.d.id],
   );
-  return { deliveries: p.rows.map((r) => toDeliveryJson(r.d, r.type)), nextCursor: p.nextCursor };
+  return { deliveries: await deliveryLog(ctx, p.rows), nextCursor: p.nextCursor };
 }
 
 /**
@@ -299,8 +337,9 @@ function assertEnabled(
 }
 
 /**
- * Queues a delivery again (same event, same `webhook-id`); its status is `pending` until the
- * attempt is recorded. @throws NOT_FOUND 'Delivery not found', CONFLICT (409) when its endpoint is
+ * Queues a delivery again (same event, same `webhook-id`) as a job of its own, whose id the delivery
+ * keeps (`job_id`: the log shows that job's schedule); its status is `pending` until the attempt is
+ * recorded. @throws NOT_FOUND 'Delivery not found', CONFLICT (409) when its endpoint is
  * disabled, FORBIDDEN, PAYMENT_REQUIRED.
  */
 export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: string) {
@@ -310,9 +349,10 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
     : undefined;
   if (!found) throw new AppError("NOT_FOUND", "Delivery not found");
   assertEnabled(found, found.creatorRole, "a delivery again");
-  const d = await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId);
+  const jobId = randomUUID();
+  const d = await q.resetDelivery(ctx.db, tenant.workspaceId, deliveryId, jobId);
   if (!d) throw new AppError("NOT_FOUND", "Delivery not found");
-  await ctx.jobs.send(deliverWebhookJob, { deliveryId: d.id });
+  await ctx.jobs.send(deliverWebhookJob, { deliveryId: d.id }, { id: jobId });
   return { id: d.id, status: "pending" as const };
 }
 

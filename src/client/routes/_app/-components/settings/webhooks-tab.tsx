@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Send, Trash2, Webhook } from "lucide-react";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
@@ -10,11 +10,13 @@ import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import { describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
 
 /**
  * Settings > Webhooks (issue 15, owner and admin): endpoints (https URL, events, secret shown once),
- * enable/disable, delivery log (status, response code, duration, attempts), resend, test event.
+ * enable/disable, delivery log (status, response code, duration, attempts, next attempt or gave up),
+ * resend, test event.
  */
 export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -176,9 +178,6 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   );
 }
 
-/** How often the delivery log is read again while a delivery shown is pending (ms). */
-const PENDING_REFETCH_MS = 2000;
-
 type Delivery = {
   status: string;
   attempts: number;
@@ -204,9 +203,27 @@ function deliveryResult(d: Delivery): string {
 }
 
 /**
- * An endpoint's delivery log. While any delivery shown is pending it is read again every
- * PENDING_REFETCH_MS, so a queued test event or resend turns to its result without a reload; the
- * polling stops once none is pending.
+ * The current time (epoch ms), updated every second while `soonest` (the nearest future time shown
+ * relative to now, epoch ms) is under 2 minutes away, every 30 seconds while it is further, and not
+ * at all without one.
+ */
+function useNow(soonest: number | null): number {
+  const [now, setNow] = useState(() => Date.now());
+  const tick = soonest === null ? null : soonest - Date.now() < 120_000 ? 1000 : 30_000;
+  useEffect(() => {
+    if (tick === null) return;
+    const id = setInterval(() => setNow(Date.now()), tick);
+    return () => clearInterval(id);
+  }, [tick]);
+  return now;
+}
+
+/**
+ * An endpoint's delivery log. While any delivery shown is pending it is read again (logRefetchMs:
+ * every 2 s while one is queued or due, so a queued test event or resend turns to its result without
+ * a reload; when the pending ones wait for later retries, when the first comes due, at most a minute
+ * later); the polling stops once none is pending. A pending or failed delivery says where it stands
+ * in its retry schedule (describeSchedule), the next attempt's full time in its tooltip.
  */
 function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -214,12 +231,13 @@ function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: Sh
   const log = useQuery(
     trpc.webhooks.deliveries.queryOptions(
       { id: endpointId },
-      {
-        refetchInterval: (query) =>
-          query.state.data?.some((d) => d.status === "pending") ? PENDING_REFETCH_MS : false,
-      },
+      { refetchInterval: (query) => logRefetchMs(query.state.data ?? [], Date.now()) },
     ),
   );
+  const upcoming = (log.data ?? [])
+    .map((d) => (d.status === "pending" && d.next_attempt_at ? Date.parse(d.next_attempt_at) : null))
+    .filter((t): t is number => t !== null && t > Date.now());
+  const now = useNow(upcoming.length ? Math.min(...upcoming) : null);
   const resend = useMutation(
     trpc.webhooks.resend.mutationOptions({
       onSuccess: () => {
@@ -252,6 +270,7 @@ function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: Sh
           <span className="min-w-0 break-words text-muted-foreground">
             {deliveryResult(d)} · {formatDate(d.created_at)}
           </span>
+          <DeliveryScheduleText d={d} now={now} />
           <Button
             variant="ghost"
             size="sm"
@@ -263,5 +282,23 @@ function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: Sh
         </li>
       ))}
     </ul>
+  );
+}
+
+/** A delivery's place in its retry schedule (describeSchedule), or nothing when there is none to tell. */
+function DeliveryScheduleText({ d, now }: { d: Parameters<typeof describeSchedule>[0]; now: number }) {
+  const s = describeSchedule(d, now);
+  if (!s) return null;
+  return (
+    <span className="min-w-0 basis-full break-words sm:basis-auto" data-testid="webhook-delivery-schedule">
+      {s.nextAt ? (
+        <time dateTime={s.nextAt} title={s.nextTitle}>
+          {s.text}
+          <span className="sr-only"> ({s.nextTitle})</span>
+        </time>
+      ) : (
+        s.text
+      )}
+    </span>
   );
 }

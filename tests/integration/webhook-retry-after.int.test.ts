@@ -70,9 +70,12 @@ afterAll(async () => {
 /**
  * Creates an endpoint at `/hooks/<name>` answering `answer`, emits one event to it and queues its
  * delivery on pg-boss; waits until the first attempt is recorded and its job is back in the queue.
+ * With `moved`, also until the retry starts later than the normal backoff could put it (85 s after
+ * the attempt): the worker fails the job (pg-boss sets the backoff) and then moves its start to the
+ * Retry-After time (jobs/worker failWithNotBefore), so a read between the two saw the backoff's time.
  * Returns the retry job, the delivery row and the time (ms) the receiver got the attempt.
  */
-async function firstAttempt(name: string, answer: Answer) {
+async function firstAttempt(name: string, answer: Answer, moved = false) {
   answers.set(`/hooks/${name}`, answer);
   const u = await signUp(t.app);
   await setPlan(t, u.user.id, "business");
@@ -91,12 +94,16 @@ async function firstAttempt(name: string, answer: Answer) {
     const [d] = await t.db.execute<{ attempts: number; status: string; response_code: number | null }>(
       sql`select attempts, status, response_code from webhook_deliveries where id = ${deliveryId}`,
     );
+    const got = received.find((r) => r.path === `/hooks/${name}`);
     if (job && job.state !== "active" && job.state !== "created" && d!.attempts > 0) {
-      const got = received.find((r) => r.path === `/hooks/${name}`);
       expect(got).toBeDefined();
-      return { job, delivery: d!, attemptAt: got!.at };
+      if (!moved || job.startAfter.getTime() - got!.at > 85_000)
+        return { job, delivery: d!, attemptAt: got!.at };
     }
-    if (Date.now() > until) throw new Error(`delivery ${deliveryId} not attempted: ${job?.state}`);
+    if (Date.now() > until)
+      throw new Error(
+        `delivery ${deliveryId} not attempted, or its retry not moved: ${job?.state} ${job?.startAfter}`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -107,7 +114,7 @@ const waitS = (r: Awaited<ReturnType<typeof firstAttempt>>) =>
 
 describe("webhook retries honour the receiver's Retry-After", () => {
   it("429 with Retry-After: 120 (delta-seconds) schedules the retry no sooner than 120 s later", async () => {
-    const r = await firstAttempt("delta", { status: 429, retryAfter: "120" });
+    const r = await firstAttempt("delta", { status: 429, retryAfter: "120" }, true);
     expect(r.job.state).toBe("retry");
     expect(r.delivery).toMatchObject({ status: "pending", attempts: 1, response_code: 429 });
     expect(waitS(r)).toBeGreaterThanOrEqual(120 - 1);
@@ -116,7 +123,7 @@ describe("webhook retries honour the receiver's Retry-After", () => {
 
   it("503 with an HTTP-date schedules the retry no sooner than that date", async () => {
     const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 300_000);
-    const r = await firstAttempt("date", { status: 503, retryAfter: at.toUTCString() });
+    const r = await firstAttempt("date", { status: 503, retryAfter: at.toUTCString() }, true);
     expect(r.job.state).toBe("retry");
     expect(r.delivery).toMatchObject({ status: "pending", attempts: 1, response_code: 503 });
     expect(r.job.startAfter.getTime()).toBeGreaterThanOrEqual(at.getTime());
@@ -124,7 +131,7 @@ describe("webhook retries honour the receiver's Retry-After", () => {
   });
 
   it("a Retry-After past the cap is honoured up to 1 hour", async () => {
-    const r = await firstAttempt("far", { status: 429, retryAfter: "86400" });
+    const r = await firstAttempt("far", { status: 429, retryAfter: "86400" }, true);
     expect(r.job.state).toBe("retry");
     expect(waitS(r)).toBeGreaterThanOrEqual(3600 - 1);
     expect(waitS(r)).toBeLessThanOrEqual(3600 + 5);

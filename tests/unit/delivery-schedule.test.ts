@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatRelativeTime } from "../../src/client/lib/format";
 import {
+  type DeliverySchedule,
   describeSchedule,
   logRefetchMs,
   PENDING_REFETCH_MS,
@@ -24,7 +25,7 @@ describe("formatRelativeTime", () => {
 });
 
 describe("describeSchedule", () => {
-  const base = { status: "pending", attempt: 1, max_attempts: 12 };
+  const base = { status: "pending", attempt: 1, max_attempts: 12 } as const;
   it("a delivery waiting for a retry: its attempt of the most, and when the next one is, the full time for a tooltip", () => {
     const next = iso(4 * 60_000);
     const s = describeSchedule({ ...base, next_attempt_at: next }, now);
@@ -56,7 +57,7 @@ describe("describeSchedule", () => {
 });
 
 describe("logRefetchMs", () => {
-  const d = (status: string, next: number | null) => ({
+  const d = (status: DeliverySchedule["status"], next: number | null): DeliverySchedule => ({
     status,
     attempt: 1,
     max_attempts: 12,

@@ -1,13 +1,18 @@
+import type { inferRouterOutputs } from "@trpc/server";
 import { formatDateTime, formatRelativeTime, plural } from "@/client/lib/format";
+import type { AppRouter } from "@/server/trpc/router";
 
-/** The retry fields of a delivery log entry (webhooks.service toDeliveryJson). */
-export type DeliverySchedule = {
-  status: string;
-  attempt: number;
-  max_attempts: number;
-  /** ISO 8601: when its waiting job may start its next attempt, as pg-boss scheduled it */
-  next_attempt_at: string | null;
-};
+/** A delivery log entry as the server shapes it (tRPC `webhooks.deliveries`, webhooks.service toDeliveryJson). */
+export type DeliveryLogEntry = inferRouterOutputs<AppRouter>["webhooks"]["deliveries"][number];
+
+/**
+ * The retry fields of a delivery log entry: `attempt` of `max_attempts`, `next_attempt_at` (ISO 8601:
+ * when its waiting job may start its next attempt, as pg-boss scheduled it).
+ */
+export type DeliverySchedule = Pick<
+  DeliveryLogEntry,
+  "status" | "attempt" | "max_attempts" | "next_attempt_at"
+>;
 
 /**
  * Where a delivery stands in its retry schedule, in words (Stripe's "Next retry in 2 h", Svix's

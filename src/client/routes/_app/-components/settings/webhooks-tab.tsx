@@ -10,7 +10,7 @@ import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
-import { describeSchedule, logRefetchMs } from "./delivery-schedule";
+import { type DeliveryLogEntry, describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
 
 /**
@@ -141,8 +141,9 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
               {endpoints.data.map((e) => (
                 <li key={e.id} className="grid gap-2 py-3" data-testid="webhook-row">
                   <div className="flex flex-wrap items-center gap-3">
-                    <div className="min-w-0 flex-1">
-                      <p className="truncate font-medium">{e.url}</p>
+                    {/* the URL takes its own line on a phone, the controls wrap under it */}
+                    <div className="min-w-0 flex-1 basis-full sm:basis-0">
+                      <p className="break-all font-medium">{e.url}</p>
                       <p className="text-sm text-muted-foreground">{e.events.join(", ")}</p>
                       {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
                     </div>
@@ -178,20 +179,12 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   );
 }
 
-type Delivery = {
-  status: string;
-  attempts: number;
-  response_code: number | null;
-  duration_ms: number | null;
-  last_error: string | null;
-};
-
 /**
  * One delivery's result line. A pending delivery has no current result: it reads "Queued" before its
  * first attempt, "Retrying…" after a failed one (with that failure), "Queued again" after a resend of
  * a delivered one; the earlier attempts are counted, never shown as if they were this one.
  */
-function deliveryResult(d: Delivery): string {
+function deliveryResult(d: DeliveryLogEntry): string {
   const tries = `${d.attempts} ${d.attempts === 1 ? "attempt" : "attempts"}`;
   if (d.status === "pending") {
     if (d.attempts === 0) return "Queued · no attempt yet";

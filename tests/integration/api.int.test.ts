@@ -541,6 +541,11 @@ describe("outbound webhooks", () => {
       const ep = (await k.call("GET", `/webhook_endpoints/${id}`)).json();
       expect(ep.enabled).toBe(false);
       expect(ep.disabled_reason).toContain("5 days");
+      // the delivery that tripped it has ended too: failed, not left pending with no attempt to come
+      const deliveries = (await k.call("GET", `/webhook_endpoints/${id}/deliveries`)).json().data;
+      expect(deliveries).toHaveLength(1);
+      expect(deliveries[0]).toMatchObject({ status: "failed", attempts: 1, next_attempt_at: null });
+      expect(deliveries[0].last_error).toContain("HTTP 503");
       const mails = await t.db.execute<{ to: string; subject: string; body: string }>(
         sql`select "to", subject, body from outbox_messages where workspace_id = ${k.user.id} and subject like 'Webhook endpoint disabled%'`,
       );

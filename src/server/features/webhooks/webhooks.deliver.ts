@@ -75,7 +75,8 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * retries with exponential backoff, until the last attempt marks it failed. A 429 or 503 with a
  * `Retry-After` has its retry wait at least that long, capped at RETRY_AFTER_MAX_S (retryNotBefore,
  * thrown as a RetryAfterError), never less than the backoff. An endpoint failing for
- * DISABLE_AFTER_MS is disabled and the workspace owner emailed. A disabled or deleted endpoint, one
+ * DISABLE_AFTER_MS is disabled and the workspace owner emailed; the attempt that disables it fails
+ * its delivery (no retry follows). A disabled or deleted endpoint, one
  * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
  * or resent before they were removed or demoted is not sent), a workspace whose plan in force no
  * longer includes API access (billing hasPlanFeature: downgraded, unpaid, paused or ended), or a
@@ -152,19 +153,21 @@ export async function deliverWebhook(
     if (e.failingSince) await q.clearFailing(deps.db, e.id); // most endpoints have no streak to end
     return;
   }
-  const final = last || permanent;
-  await q.recordAttempt(deps.db, d.id, {
-    status: final ? "failed" : "pending",
-    responseCode: status || null,
-    durationMs,
-    lastError: error,
-  });
   const disabled = await q.markFailing(
     deps.db,
     e.id,
     DISABLE_AFTER_MS,
     `Disabled automatically after 5 days of failed deliveries (last: ${error.slice(0, 200)})`,
   );
+  // the attempt that disables its endpoint is the delivery's last (no retry follows): failed, not
+  // left pending with no attempt to come
+  const final = last || permanent || disabled;
+  await q.recordAttempt(deps.db, d.id, {
+    status: final ? "failed" : "pending",
+    responseCode: status || null,
+    durationMs,
+    lastError: error,
+  });
   if (disabled) {
     await notifyOwner(deps, e.workspaceId, e.url, error).catch((err) =>
       deps.log.warn({ err, endpointId: e.id }, "webhook disable email failed"),

@@ -1,5 +1,3 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,12 +7,9 @@ import {
   emitWebhookEvent,
   queueWebhookDeliveries,
 } from "../../src/server/features/webhooks/webhooks.service";
-import { PgBossJobClient } from "../../src/server/jobs/client";
-import type { JobDeps } from "../../src/server/jobs/define";
-import { handlerOf } from "../../src/server/jobs/registry";
-import { startBoss, startWorkers } from "../../src/server/jobs/worker";
 import { createServer } from "../../src/server/main";
-import { authedClient, createTestApp, signUp, type TestApp, trpcCall } from "../helpers";
+import { authedClient, signUp, trpcCall } from "../helpers";
+import { type ReceiverAnswer, webhookReceiverHarness } from "../webhook-receiver";
 
 /**
  * The delivery log tells when a failing delivery is tried next and how many attempts it has left
@@ -25,7 +20,6 @@ import { authedClient, createTestApp, signUp, type TestApp, trpcCall } from "../
  * path and /api/v1, on an app whose job client is pg-boss.
  */
 
-type Answer = { status: number; retryAfter?: string };
 type LogEntry = {
   id: string;
   status: string;
@@ -35,51 +29,25 @@ type LogEntry = {
   next_attempt_at: string | null;
 };
 
-let t: TestApp;
-let boss: Awaited<ReturnType<typeof startBoss>>;
+/** the app, pg-boss with a webhooks.deliver worker, and the receiver (its answers per `/hooks/<name>`) */
+const h = webhookReceiverHarness();
 /** the app over pg-boss (createTestApp's own runs jobs inline, with no schedule to show) */
 let app: FastifyInstance;
-let server: http.Server;
-let url: string;
-const answers = new Map<string, Answer>();
-const received: { path: string; at: number }[] = [];
-
 beforeAll(async () => {
-  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" });
-  server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      received.push({ path: req.url ?? "", at: Date.now() });
-      const a = answers.get(req.url ?? "") ?? { status: 200 };
-      res.statusCode = a.status;
-      if (a.retryAfter !== undefined) res.setHeader("Retry-After", a.retryAfter);
-      res.end("down");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  const registry = [handlerOf(deliverWebhookJob)];
-  boss = await startBoss(t.env.DATABASE_URL!, registry, { max: 4 });
-  const jobs = new PgBossJobClient(boss);
-  const deps: JobDeps = { db: t.db, sql: t.sql, env: t.env, providers: t.providers, jobs, log: t.ctx.log };
-  await startWorkers(boss, registry, deps, 1);
-  ({ app } = await createServer({ ...deps, serveClient: false }));
+  ({ app } = await createServer({ ...h.deps, serveClient: false }));
   await app.ready();
 });
 afterAll(async () => {
-  await boss?.stop({ graceful: false, timeout: 2000 });
   await app?.close();
-  await new Promise<void>((r) => server?.close(() => r()));
-  await t?.close();
 });
 
 /** A Business workspace with an endpoint at `/hooks/<name>` answering `answer`, and an API key. */
-async function endpoint(name: string, answer: Answer) {
-  answers.set(`/hooks/${name}`, answer);
-  const u = await signUp(t.app);
-  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+async function endpoint(name: string, answer: ReceiverAnswer) {
+  h.answers.set(`/hooks/${name}`, answer);
+  const u = await signUp(h.t.app);
+  await h.t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
   const ep = await u.client.post("/api/webhook-endpoints", {
-    url: `${url}/${name}`,
+    url: `${h.url}/${name}`,
     events: ["contact.created"],
   });
   expect(ep.statusCode, ep.body).toBe(200);
@@ -111,7 +79,7 @@ async function endpoint(name: string, answer: Answer) {
   };
 }
 
-type Job = NonNullable<Awaited<ReturnType<typeof boss.getJobById>>>;
+type Job = NonNullable<Awaited<ReturnType<typeof h.boss.getJobById>>>;
 
 /**
  * Waits until the delivery's job is settled (not created/active) after `attempts` recorded attempts
@@ -120,8 +88,8 @@ type Job = NonNullable<Awaited<ReturnType<typeof boss.getJobById>>>;
 async function settled(jobId: string, deliveryId: string, attempts: number, ready = (_j: Job) => true) {
   const until = Date.now() + 30_000;
   for (;;) {
-    const job = await boss.getJobById(deliverWebhookJob.name, jobId);
-    const [d] = await t.db.execute<{ attempts: number }>(
+    const job = await h.boss.getJobById(deliverWebhookJob.name, jobId);
+    const [d] = await h.t.db.execute<{ attempts: number }>(
       sql`select attempts from webhook_deliveries where id = ${deliveryId}`,
     );
     if (job && job.state !== "active" && job.state !== "created" && d!.attempts >= attempts && ready(job))
@@ -133,9 +101,9 @@ async function settled(jobId: string, deliveryId: string, attempts: number, read
 
 /** Emits one contact.created to the endpoint and queues it on pg-boss; returns the delivery id. */
 async function emitOne(workspaceId: string) {
-  const emit = await emitWebhookEvent({ db: t.db }, workspaceId, "contact.created", { n: 1 });
+  const emit = await emitWebhookEvent({ db: h.t.db }, workspaceId, "contact.created", { n: 1 });
   expect(emit.deliveryIds).toHaveLength(1);
-  await queueWebhookDeliveries({ jobs: new PgBossJobClient(boss) }, emit);
+  await queueWebhookDeliveries({ jobs: h.deps.jobs }, emit);
   return emit.deliveryIds[0]!;
 }
 
@@ -153,12 +121,12 @@ describe("the delivery log shows the retry schedule", () => {
     expect(e.next_attempt_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
     expect(Math.abs(Date.parse(e.next_attempt_at!) - job.startAfter.getTime())).toBeLessThanOrEqual(1000);
     // the first retry's backoff: 40-80 s after the attempt
-    const at = received.filter((r) => r.path === "/hooks/500").at(-1)!.at;
+    const at = h.received.filter((r) => r.path === "/hooks/500").at(-1)!.at;
     expect((Date.parse(e.next_attempt_at!) - at) / 1000).toBeGreaterThanOrEqual(40 - 1);
     expect((Date.parse(e.next_attempt_at!) - at) / 1000).toBeLessThanOrEqual(80 + 5);
 
     // the retries run out: the job is at its 11th retry, due now; the 12th attempt fails too
-    await t.db.execute(
+    await h.t.db.execute(
       sql`update pgboss.job set retry_count = ${DELIVERY_RETRY_LIMIT - 1}, start_after = now()
           where name = ${deliverWebhookJob.name} and id = ${deliveryId}`,
     );
@@ -187,7 +155,7 @@ describe("the delivery log shows the retry schedule", () => {
     const e = await ep.entry(deliveryId);
     expect(e).toMatchObject({ status: "pending", attempt: 1, max_attempts: MAX });
     expect(Math.abs(Date.parse(e.next_attempt_at!) - job.startAfter.getTime())).toBeLessThanOrEqual(1000);
-    const at = received.filter((r) => r.path === "/hooks/429").at(-1)!.at;
+    const at = h.received.filter((r) => r.path === "/hooks/429").at(-1)!.at;
     expect((Date.parse(e.next_attempt_at!) - at) / 1000).toBeGreaterThanOrEqual(120 - 1);
     expect((Date.parse(e.next_attempt_at!) - at) / 1000).toBeLessThanOrEqual(120 + 5);
   });
@@ -197,7 +165,7 @@ describe("the delivery log shows the retry schedule", () => {
     const deliveryId = await emitOne(ep.workspaceId);
     await settled(deliveryId, deliveryId, 1);
     // the first job gives up
-    await t.db.execute(
+    await h.t.db.execute(
       sql`update pgboss.job set retry_count = ${DELIVERY_RETRY_LIMIT - 1}, start_after = now()
           where name = ${deliverWebhookJob.name} and id = ${deliveryId}`,
     );
@@ -207,7 +175,7 @@ describe("the delivery log shows the retry schedule", () => {
     const r = await ep.client.post(`/api/webhook-deliveries/${deliveryId}/resend`);
     expect(r.statusCode, r.body).toBe(200);
     // the resend's job: the newest of the delivery's jobs
-    const [row] = await t.db.execute<{ id: string }>(
+    const [row] = await h.t.db.execute<{ id: string }>(
       sql`select id::text from pgboss.job where name = ${deliverWebhookJob.name}
           and data->>'deliveryId' = ${deliveryId} order by created_on desc limit 1`,
     );

@@ -1,7 +1,5 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   parseRetryAfter,
   RETRY_AFTER_MAX_S,
@@ -12,11 +10,8 @@ import {
   emitWebhookEvent,
   queueWebhookDeliveries,
 } from "../../src/server/features/webhooks/webhooks.service";
-import { PgBossJobClient } from "../../src/server/jobs/client";
-import type { JobDeps } from "../../src/server/jobs/define";
-import { handlerOf } from "../../src/server/jobs/registry";
-import { startBoss, startWorkers } from "../../src/server/jobs/worker";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { setPlan, signUp } from "../helpers";
+import { type ReceiverAnswer, webhookReceiverHarness } from "../webhook-receiver";
 
 /**
  * A receiver answering 429 or 503 with `Retry-After` (RFC 9110 section 10.2.3: delta-seconds or an
@@ -25,47 +20,8 @@ import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
  * retry is 40-80 s (webhooks.jobs), so a 120 s or 300 s Retry-After is later than any backoff.
  */
 
-type Answer = { status: number; retryAfter?: string };
-
-let t: TestApp;
-let boss: Awaited<ReturnType<typeof startBoss>>;
-let server: http.Server;
-let url: string;
-/** what the receiver answers, per path (`/hooks/<name>`) */
-const answers = new Map<string, Answer>();
-const received: { path: string; at: number }[] = [];
-
-beforeAll(async () => {
-  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" });
-  server = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      received.push({ path: req.url ?? "", at: Date.now() });
-      const a = answers.get(req.url ?? "") ?? { status: 200 };
-      res.statusCode = a.status;
-      if (a.retryAfter !== undefined) res.setHeader("Retry-After", a.retryAfter);
-      res.end("slow down");
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  const registry = [handlerOf(deliverWebhookJob)];
-  boss = await startBoss(t.env.DATABASE_URL!, registry, { max: 4 });
-  const deps: JobDeps = {
-    db: t.db,
-    sql: t.sql,
-    env: t.env,
-    providers: t.providers,
-    jobs: new PgBossJobClient(boss),
-    log: t.ctx.log,
-  };
-  await startWorkers(boss, registry, deps, 1);
-});
-afterAll(async () => {
-  await boss?.stop({ graceful: false, timeout: 2000 });
-  await new Promise<void>((r) => server?.close(() => r()));
-  await t?.close();
-});
+/** the app, pg-boss with a webhooks.deliver worker, and the receiver (its answers per `/hooks/<name>`) */
+const h = webhookReceiverHarness();
 
 /**
  * Creates an endpoint at `/hooks/<name>` answering `answer`, emits one event to it and queues its
@@ -75,26 +31,26 @@ afterAll(async () => {
  * Retry-After time (jobs/worker failWithNotBefore), so a read between the two saw the backoff's time.
  * Returns the retry job, the delivery row and the time (ms) the receiver got the attempt.
  */
-async function firstAttempt(name: string, answer: Answer, moved = false) {
-  answers.set(`/hooks/${name}`, answer);
-  const u = await signUp(t.app);
-  await setPlan(t, u.user.id, "business");
+async function firstAttempt(name: string, answer: ReceiverAnswer, moved = false) {
+  h.answers.set(`/hooks/${name}`, answer);
+  const u = await signUp(h.t.app);
+  await setPlan(h.t, u.user.id, "business");
   const ep = await u.client.post("/api/webhook-endpoints", {
-    url: `${url}/${name}`,
+    url: `${h.url}/${name}`,
     events: ["contact.created"],
   });
   expect(ep.statusCode, ep.body).toBe(200);
-  const emit = await emitWebhookEvent({ db: t.db }, u.user.id, "contact.created", { name });
+  const emit = await emitWebhookEvent({ db: h.t.db }, u.user.id, "contact.created", { name });
   expect(emit.deliveryIds).toHaveLength(1);
   const deliveryId = emit.deliveryIds[0]!;
-  await queueWebhookDeliveries({ jobs: new PgBossJobClient(boss) }, emit);
+  await queueWebhookDeliveries({ jobs: h.deps.jobs }, emit);
   const until = Date.now() + 30_000;
   for (;;) {
-    const job = await boss.getJobById(deliverWebhookJob.name, deliveryId);
-    const [d] = await t.db.execute<{ attempts: number; status: string; response_code: number | null }>(
+    const job = await h.boss.getJobById(deliverWebhookJob.name, deliveryId);
+    const [d] = await h.t.db.execute<{ attempts: number; status: string; response_code: number | null }>(
       sql`select attempts, status, response_code from webhook_deliveries where id = ${deliveryId}`,
     );
-    const got = received.find((r) => r.path === `/hooks/${name}`);
+    const got = h.received.find((r) => r.path === `/hooks/${name}`);
     if (job && job.state !== "active" && job.state !== "created" && d!.attempts > 0) {
       expect(got).toBeDefined();
       if (!moved || job.startAfter.getTime() - got!.at > 85_000)

@@ -43,45 +43,58 @@ async function waitClaimedUnsent(workspaceId: string, name: string) {
   return 0;
 }
 
+/**
+ * Set-up shared by both tests: a new professional workspace with 40 "busy" and 5 "late" email
+ * contacts (addresses `<prefix>-<stamp>-busy-<i>@example.com` / `...-late-<i>@...`, stamp from
+ * Date.now()); launches campaign "Busy" (40 emails keep the 10-per-second bucket empty for about
+ * 4 s), waits until it has handed something over, then launches "Late", whose chunk is claimed and
+ * waits for tokens the first one keeps taking. Returns once Late's rows are all claimed and unsent
+ * (`lateId` is 0 if that never happened within about 4 s); both launches are still in flight.
+ */
+async function lateCampaignBehindBusy(prefix: string) {
+  const { client, user } = await signUp(t.app);
+  await setPlan(t, user.id, "professional");
+  const stamp = `${prefix}-${Date.now()}`;
+  const busy = await findOrCreateContacts(
+    t.ctx,
+    user.id,
+    Array.from({ length: 40 }, (_, i) => ({ name: `B${i}`, email: `${stamp}-busy-${i}@example.com` })),
+  );
+  const late = await findOrCreateContacts(
+    t.ctx,
+    user.id,
+    Array.from({ length: 5 }, (_, i) => ({ name: `L${i}`, email: `${stamp}-late-${i}@example.com` })),
+  );
+  // a 40-email campaign keeps the 10-per-second bucket empty for about 4 s
+  const busyLaunch = Promise.resolve(
+    client.post("/api/campaigns", {
+      name: "Busy",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { contactIds: busy },
+    }),
+  );
+  for (let k = 0; k < 400; k++) {
+    const id = await campaignNamed(user.id, "Busy");
+    if (id && (await outboxOf(id)).length > 0) break;
+    await sleep(10);
+  }
+  // the second campaign's chunk is claimed and waits for tokens the first one keeps taking
+  const lateLaunch = Promise.resolve(
+    client.post("/api/campaigns", {
+      name: "Late",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { contactIds: late },
+    }),
+  );
+  const lateId = await waitClaimedUnsent(user.id, "Late");
+  return { client, user, stamp, late, lateId, lateLaunch, busyLaunch };
+}
+
 describe("a campaign's first part waiting for the send throttle", () => {
   it("a cancel during the wait: nothing goes out after the cancel's 200; the rows end cancelled", async () => {
-    const { client, user } = await signUp(t.app);
-    await setPlan(t, user.id, "professional");
-    const stamp = `cif-${Date.now()}`;
-    const busy = await findOrCreateContacts(
-      t.ctx,
-      user.id,
-      Array.from({ length: 40 }, (_, i) => ({ name: `B${i}`, email: `${stamp}-busy-${i}@example.com` })),
-    );
-    const late = await findOrCreateContacts(
-      t.ctx,
-      user.id,
-      Array.from({ length: 5 }, (_, i) => ({ name: `L${i}`, email: `${stamp}-late-${i}@example.com` })),
-    );
-    // a 40-email campaign keeps the 10-per-second bucket empty for about 4 s
-    const busyLaunch = Promise.resolve(
-      client.post("/api/campaigns", {
-        name: "Busy",
-        channel: "email",
-        content: { subject: "S", body: "B" },
-        recipients: { contactIds: busy },
-      }),
-    );
-    for (let k = 0; k < 400; k++) {
-      const id = await campaignNamed(user.id, "Busy");
-      if (id && (await outboxOf(id)).length > 0) break;
-      await sleep(10);
-    }
-    // the second campaign's chunk is claimed and waits for tokens the first one keeps taking
-    const lateLaunch = Promise.resolve(
-      client.post("/api/campaigns", {
-        name: "Late",
-        channel: "email",
-        content: { subject: "S", body: "B" },
-        recipients: { contactIds: late },
-      }),
-    );
-    const lateId = await waitClaimedUnsent(user.id, "Late");
+    const { client, lateId, lateLaunch, busyLaunch } = await lateCampaignBehindBusy("cif");
     expect(lateId).toBeGreaterThan(0);
     expect(await outboxOf(lateId)).toHaveLength(0);
     const cancel = await client.post(`/api/campaigns/${lateId}/cancel`);
@@ -103,41 +116,7 @@ describe("a campaign's first part waiting for the send throttle", () => {
   });
 
   it("an unsubscribe during the wait: that contact is skipped, never sent to", async () => {
-    const { client, user } = await signUp(t.app);
-    await setPlan(t, user.id, "professional");
-    const stamp = `uif-${Date.now()}`;
-    const busy = await findOrCreateContacts(
-      t.ctx,
-      user.id,
-      Array.from({ length: 40 }, (_, i) => ({ name: `B${i}`, email: `${stamp}-busy-${i}@example.com` })),
-    );
-    const late = await findOrCreateContacts(
-      t.ctx,
-      user.id,
-      Array.from({ length: 5 }, (_, i) => ({ name: `L${i}`, email: `${stamp}-late-${i}@example.com` })),
-    );
-    const busyLaunch = Promise.resolve(
-      client.post("/api/campaigns", {
-        name: "Busy",
-        channel: "email",
-        content: { subject: "S", body: "B" },
-        recipients: { contactIds: busy },
-      }),
-    );
-    for (let k = 0; k < 400; k++) {
-      const id = await campaignNamed(user.id, "Busy");
-      if (id && (await outboxOf(id)).length > 0) break;
-      await sleep(10);
-    }
-    const lateLaunch = Promise.resolve(
-      client.post("/api/campaigns", {
-        name: "Late",
-        channel: "email",
-        content: { subject: "S", body: "B" },
-        recipients: { contactIds: late },
-      }),
-    );
-    const lateId = await waitClaimedUnsent(user.id, "Late");
+    const { client, stamp, late, lateId, lateLaunch, busyLaunch } = await lateCampaignBehindBusy("uif");
     expect(lateId).toBeGreaterThan(0);
     // the late campaign's first contact opts out of email on their record while the part waits
     const optOut = await client.put(`/api/contacts/${late[0]}`, { email_opt_in: false });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, signUp, type TestApp, trpcCall } from "../helpers";
+import { searchSaginawDentists } from "../leads-fixtures";
 
 /**
  * "Add to contacts" from the lead search takes only {searchId, placeIds, tagName}: a misnamed tag
@@ -13,14 +14,7 @@ afterAll(async () => t?.close());
 
 it("an unknown key is refused (REST and tRPC) and nothing is added", async () => {
   const { client } = await signUp(t.app);
-  const s = (
-    await client.post("/api/maps/search", {
-      location: "Saginaw, MI",
-      businessType: "dentist",
-      radius: 5,
-      searchRadius: 2,
-    })
-  ).json();
+  const s = await searchSaginawDentists(client);
   const placeIds = (s.businesses as { place_id: string }[]).slice(0, 2).map((b) => b.place_id);
   const rest = await client.post("/api/maps/results/add-to-contacts", {
     searchId: s.searchId,

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import {
+  searchSaginawDentists,
+  TAG_CREATION_LOCK_CLASS,
+  waitForContactDeleteBlockedBy,
+  waitForTagLockWaiter,
+} from "../leads-fixtures";
 
 /**
  * "Add to contacts" answers `contactIds`, the contacts the businesses were added as. A matched
@@ -16,21 +22,11 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Class of crm.tags.queries' tag-creation advisory lock ("CRM\x03"). */
-const TAG_CREATION_LOCK_CLASS = 1129467139;
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it("a matched contact deleted while the add runs is never answered as added though gone", async () => {
   const { user, client } = await signUp(t.app);
-  const s = (
-    await client.post("/api/maps/search", {
-      location: "Saginaw, MI",
-      businessType: "dentist",
-      radius: 5,
-      searchRadius: 2,
-    })
-  ).json();
+  const s = await searchSaginawDentists(client);
   const placeIds = (s.businesses as { place_id: string }[]).slice(0, 2).map((b) => b.place_id);
   // both already contacts: the second add matches them with nothing to fill (skipped)
   expect(
@@ -52,29 +48,13 @@ it("a matched contact deleted while the add runs is never answered as added thou
         added = r;
       });
     // the add has matched its contacts and waits for the tag-creation lock
-    // (this workspace's key: other test files take the same lock class at the same time)
-    let addPid: number | undefined;
-    for (let i = 0; i < 200 && !addPid; i++) {
-      const [w] = await t.sql<{ pid: number }[]>`
-        select pid from pg_locks
-        where locktype = 'advisory' and not granted and classid = ${TAG_CREATION_LOCK_CLASS}
-          and objid::text::bigint = (hashtext(${user.id}::text)::bigint & 4294967295)`;
-      addPid = w?.pid;
-      if (addPid) break;
-      await sleep(25);
-    }
+    const addPid = await waitForTagLockWaiter(t.sql, user.id);
     expect(addPid, "the add did not reach the tag-creation lock").toBeDefined();
     // another request deletes a matched contact: it either answers at once or waits on a row lock
     client.del(`/api/contacts/${goneId}`).then((r) => {
       deleted = r;
     });
-    for (let i = 0; i < 200 && !deleted; i++) {
-      const [w] = await t.sql<{ n: number }[]>`
-        select count(*)::int as n from pg_stat_activity
-        where ${addPid ?? 0}::int = any(pg_blocking_pids(pid)) and query ilike '%delete from "contacts"%'`;
-      if (w?.n) break;
-      await sleep(25);
-    }
+    await waitForContactDeleteBlockedBy(t.sql, addPid, () => deleted !== undefined);
     deletedWhileAddOpen = deleted;
   });
   for (let i = 0; i < 400 && !(added && deleted); i++) await sleep(25);

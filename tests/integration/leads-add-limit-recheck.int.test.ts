@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { searchSaginawDentists } from "../leads-fixtures";
 
 /**
  * "Add to contacts" from the lead search checks the plan's contact limit for the contacts its first
@@ -22,14 +23,7 @@ it("a business whose matched contact is deleted while the add waits for the lock
   await t.sql`
     insert into contacts (workspace_id, first_name, email)
     select ${user.id}, 'Seed', 'seed' || g || '@example.com' from generate_series(1, 99) g`;
-  const s = (
-    await client.post("/api/maps/search", {
-      location: "Saginaw, MI",
-      businessType: "dentist",
-      radius: 5,
-      searchRadius: 2,
-    })
-  ).json();
+  const s = await searchSaginawDentists(client);
   const placeIds = [(s.businesses as { place_id: string }[])[0]?.place_id];
   const first = await client.post("/api/maps/results/add-to-contacts", { searchId: s.searchId, placeIds });
   expect(first.json()).toMatchObject({ created: 1 });

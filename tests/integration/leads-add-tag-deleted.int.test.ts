@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import {
+  searchSaginawDentists,
+  TAG_CREATION_LOCK_CLASS,
+  waitForContactDeleteBlockedBy,
+  waitForTagLockWaiter,
+} from "../leads-fixtures";
 
 /**
  * "Add to contacts" with a tag name tags the businesses' contacts after matching them; a matched
@@ -17,19 +23,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** Class of crm.tags.queries' tag-creation advisory lock ("CRM\x03"). */
-const TAG_CREATION_LOCK_CLASS = 1129467139;
-
 it("a matched contact deleted before the tagging: the add succeeds and tags the others", async () => {
   const { user, client } = await signUp(t.app);
-  const s = (
-    await client.post("/api/maps/search", {
-      location: "Saginaw, MI",
-      businessType: "dentist",
-      radius: 5,
-      searchRadius: 2,
-    })
-  ).json();
+  const s = await searchSaginawDentists(client);
   const placeIds = (s.businesses as { place_id: string }[]).slice(0, 2).map((b) => b.place_id);
   // both already contacts: the second add matches them (nothing new to fill: skipped)
   expect(
@@ -47,29 +43,13 @@ it("a matched contact deleted before the tagging: the add succeeds and tags the 
       .then((r) => {
         added = r;
       });
-    // (this workspace's key: other test files take the same lock class at the same time)
-    let addPid: number | undefined;
-    for (let i = 0; i < 200 && !addPid; i++) {
-      const [w] = await t.sql<{ pid: number }[]>`
-        select pid from pg_locks
-        where locktype = 'advisory' and not granted and classid = ${TAG_CREATION_LOCK_CLASS}
-          and objid::text::bigint = (hashtext(${user.id}::text)::bigint & 4294967295)`;
-      addPid = w?.pid;
-      if (addPid) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    const addPid = await waitForTagLockWaiter(t.sql, user.id);
     expect(addPid, "the add did not reach the tag-creation lock").toBeDefined();
     client.del(`/api/contacts/${gone?.id}`).then((r) => {
       deleted = r;
     });
     // the delete answers, or waits for the add's row lock on the contact
-    for (let i = 0; i < 200 && !deleted; i++) {
-      const [w] = await t.sql<{ n: number }[]>`
-        select count(*)::int as n from pg_stat_activity
-        where ${addPid ?? 0}::int = any(pg_blocking_pids(pid)) and query ilike '%delete from "contacts"%'`;
-      if (w?.n) break;
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await waitForContactDeleteBlockedBy(t.sql, addPid, () => deleted !== undefined);
   });
   for (let i = 0; i < 400 && !(added && deleted); i++) await new Promise((r) => setTimeout(r, 25));
   expect(added?.statusCode, added?.body).toBe(200);

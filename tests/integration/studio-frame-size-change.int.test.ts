@@ -6,8 +6,8 @@ import { renderEdit } from "../../src/server/features/studio/studio.pipeline";
 import { applyTrim, type StudioDeps } from "../../src/server/features/studio/studio.service";
 import type { JobClient } from "../../src/server/jobs/client";
 import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
-import { multipart } from "./studio-helpers";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+import { uploadAndProcess } from "./studio-helpers";
 
 // The 4K frame-size limit is checked from ffprobe's stream header, which describes the first frames
 // only. A stream that grows part-way (a new H.264 SPS, a VP8 keyframe of a new size) must be refused
@@ -84,17 +84,6 @@ async function growingWebm(name: string): Promise<string> {
     outputs: [{ path: out, options: ["-c", "copy"] }],
   });
   return out;
-}
-
-/** Uploads a video (processed inline) and answers the item as GET /api/media/{id} shows it. */
-async function uploadAndProcess(client: AuthedClient, file: string) {
-  const res = await client.inject({
-    method: "POST",
-    url: "/api/videos/upload",
-    ...multipart({}, { field: "video", filename: path.basename(file), content: fs.readFileSync(file) }),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return (await client.get(`/api/media/${res.json().media.id}`)).json().media;
 }
 
 /** The app's services as a web process runs them: jobs are queued for a worker, not run here. */

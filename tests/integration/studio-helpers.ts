@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
 import { Readable } from "node:stream";
+import { expect } from "vitest";
+import type { AuthedClient } from "../helpers";
 
 /**
  * Builds a multipart/form-data body: text `fields` plus one file part. `content` may be a Buffer or a
@@ -64,4 +68,19 @@ export function silentWav(seconds: number): Buffer {
   b.write("data", 36);
   b.writeUInt32LE(samples * 2, 40);
   return b;
+}
+
+/**
+ * Uploads the video at `file` through POST /api/videos/upload (expects 200; with createTestApp's
+ * inline job client it is processed before the answer) and answers the item as GET /api/media/{id}
+ * shows it (`media`: status, error, sizes, ...).
+ */
+export async function uploadAndProcess(client: AuthedClient, file: string) {
+  const res = await client.inject({
+    method: "POST",
+    url: "/api/videos/upload",
+    ...multipart({}, { field: "video", filename: path.basename(file), content: fs.readFileSync(file) }),
+  });
+  expect(res.statusCode, res.body).toBe(200);
+  return (await client.get(`/api/media/${res.json().media.id}`)).json().media;
 }

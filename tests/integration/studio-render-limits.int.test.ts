@@ -12,7 +12,7 @@ import type { JobClient } from "../../src/server/jobs/client";
 import { handlerOf } from "../../src/server/jobs/registry";
 import { probe, resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
-import { multipart } from "./studio-helpers";
+import { multipart, uploadAndProcess } from "./studio-helpers";
 
 // Renders a tenant can ask for: how many at once, and how long (CPU, time and disk they cost).
 
@@ -56,17 +56,6 @@ async function makeGap(name: string, seconds: number): Promise<string> {
     ],
   });
   return out;
-}
-
-/** Uploads a video and answers the item as GET /api/media/{id} shows it after processing. */
-async function uploadAndProcess(client: AuthedClient, file: string) {
-  const res = await client.inject({
-    method: "POST",
-    url: "/api/videos/upload",
-    ...multipart({}, { field: "video", filename: path.basename(file), content: fs.readFileSync(file) }),
-  });
-  expect(res.statusCode, res.body).toBe(200);
-  return (await client.get(`/api/media/${res.json().media.id}`)).json().media;
 }
 
 async function uploadVideo(client: AuthedClient, file: string): Promise<number> {

@@ -18,10 +18,7 @@ describe("a second subscription paid for one workspace", () => {
     ({ t, fake } = stripe.app);
   });
 
-  async function deliver(event: unknown) {
-    const res = await stripe.sendSigned(event);
-    expect(res.statusCode, res.body).toBe(200);
-  }
+  const { deliver } = stripe;
   async function workspaceOf(id: string) {
     const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));
     return w!;

@@ -1,8 +1,8 @@
 import crypto from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/env";
-import { signPayload } from "../../src/server/providers/payments/local";
 import { createTestApp, type TestApp } from "../helpers";
+import { sendLocalSigned } from "../stripe-app";
 
 // The local payments provider signs its checkout's events the way Stripe does, and
 // POST /api/webhooks/stripe believes any event that carries a valid signature. Its secret defaulted to
@@ -33,27 +33,11 @@ describe("the local payments provider's webhook secret", () => {
   it("is not the public default when unset: an event signed with that literal is refused", async () => {
     expect(t.env.LOCAL_PAYMENTS_WEBHOOK_SECRET).not.toBe(PUBLIC_DEFAULT);
     const payload = event();
-    const forged = await t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": signPayload(payload, PUBLIC_DEFAULT),
-      },
-      payload,
-    });
+    const forged = await sendLocalSigned(t, payload, PUBLIC_DEFAULT);
     expect(forged.statusCode).toBe(400);
     expect(forged.body).toContain("No signature matches the payload");
     // the same event signed with the deploy's secret passes the signature check (and is then handled)
-    const signed = await t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": signPayload(payload, t.env.LOCAL_PAYMENTS_WEBHOOK_SECRET),
-      },
-      payload,
-    });
+    const signed = await sendLocalSigned(t, payload);
     expect(signed.body).not.toContain("signature");
   });
 

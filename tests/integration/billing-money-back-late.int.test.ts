@@ -19,10 +19,7 @@ describe("money-back guarantee with a late webhook", () => {
     ({ t, fake } = stripe.app);
   });
 
-  async function deliver(event: unknown) {
-    const res = await stripe.sendSigned(event);
-    expect(res.statusCode, res.body).toBe(200);
-  }
+  const { deliver } = stripe;
   async function subscribed() {
     const { client, user } = await signUp(t.app);
     const res = await client.post("/api/payment/create-checkout-session", {

@@ -11,10 +11,9 @@ import {
 } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { signPayload } from "../../src/server/providers/payments/local";
 import type { StripeFake } from "../fakes/stripe";
 import { type AuthedClient, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
-import { stripeTestApp } from "../stripe-app";
+import { sendLocalSigned, stripeTestApp } from "../stripe-app";
 
 // Stripe's subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status):
 // past_due keeps access while Stripe retries the payment; `unpaid` (retries exhausted, invoices left
@@ -60,15 +59,7 @@ describe("local provider: an unpaid or paused subscription grants nothing until 
         },
       },
     });
-    const res = await t.app.inject({
-      method: "POST",
-      url: "/api/webhooks/stripe",
-      headers: {
-        "content-type": "application/json",
-        "stripe-signature": signPayload(payload, t.env.LOCAL_PAYMENTS_WEBHOOK_SECRET),
-      },
-      payload,
-    });
+    const res = await sendLocalSigned(t, payload);
     expect(res.statusCode, res.body).toBe(200);
   }
 
@@ -271,10 +262,7 @@ describe("Stripe provider (fake Stripe API): unpaid and paused subscriptions", (
     ({ t, fake } = stripe.app);
   });
 
-  async function deliver(event: unknown) {
-    const res = await stripe.sendSigned(event);
-    expect(res.statusCode, res.body).toBe(200);
-  }
+  const { deliver } = stripe;
   async function subscribed() {
     const u = await signUp(t.app);
     const res = await u.client.post("/api/payment/create-checkout-session", {

@@ -1,7 +1,8 @@
+import { ADVISORY_LOCK } from "../src/server/db/locks";
 import type { AuthedClient, TestApp } from "./helpers";
 
-/** Class of crm.tags.queries' tag-creation advisory lock ("CRM\x03"). */
-export const TAG_CREATION_LOCK_CLASS = 1129467139;
+/** Class of crm.tags.queries' tag-creation advisory lock (db/locks ADVISORY_LOCK.tagCreation). */
+export const TAG_CREATION_LOCK_CLASS = ADVISORY_LOCK.tagCreation;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

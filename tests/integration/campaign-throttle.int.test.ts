@@ -79,13 +79,13 @@ describe("send throttle", () => {
   });
 });
 
-// A slower rate for the pause, cancel and opt-out while a launch is paced: 60 emails take 6 s in
-// parts of 10, so the opt-out of the last contact lands before its part is screened even on a loaded
-// machine (at 20 per second the last part was screened 2 s after the first send, and a PUT that took
-// longer under a full test run's load arrived too late).
+// A slower rate for the pause, cancel and opt-out while a launch is paced: 60 emails take 12 s, so
+// the opt-out of the last contact lands before its part is screened even on a loaded machine (at 20
+// per second the last part was screened 2 s after the first send, and a PUT that took longer under a
+// full test run's load arrived too late; at 10 per second, 5 s after, it still did once in a full run).
 let slow: TestApp;
 beforeAll(async () => {
-  slow = await createTestApp({ SEND_RATE_EMAIL_PER_SEC: "10", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+  slow = await createTestApp({ SEND_RATE_EMAIL_PER_SEC: "5", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
 });
 afterAll(async () => {
   await slow?.close();

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { daytimePhone } from "../daytime-phone";
+import { expectWhollyShown } from "./layout-helpers";
 
 /** Client shell end to end: auth, dashboard, theme persistence, logout guard, landing demo form. */
 
@@ -21,6 +22,10 @@ test("register, see the dashboard, switch theme, survive a reload, log out", asy
     await expect(page.getByRole("heading", { name: title, exact: true })).toBeVisible();
   }
   await expect(page.getByTestId("stat-card").first()).toContainText("from last month");
+  // on a phone (390 px) Account Details shows the whole email, not "e2e-17...@exam..."
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expectWhollyShown(page.getByTitle(email));
+  await page.setViewportSize({ width: 1280, height: 720 });
   await expect(page.getByRole("link", { name: "Dashboard", exact: true }).first()).toHaveAttribute(
     "aria-current",
     "page",

@@ -14,7 +14,7 @@ export function AccountDetails({ user }: { user: User }) {
     {
       label: "Email",
       value: (
-        <span className="block truncate" title={user.email}>
+        <span className="block break-all sm:truncate" title={user.email}>
           {user.email}
         </span>
       ),

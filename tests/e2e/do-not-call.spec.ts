@@ -1,4 +1,5 @@
 import { expect, test } from "@playwright/test";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * The contact page's Do Not Call card (compliance: calls and ringless voicemail): it says whether the
@@ -31,4 +32,26 @@ test("the contact page shows Do Not Call and lets the owner set and lift it", as
   await card.getByRole("button", { name: "Remove Your Do Not Call Mark" }).click();
   await expect(card).toContainText("No: AI calls and voicemails may reach this contact");
   await expect(card.getByRole("button", { name: "Mark Do Not Call" })).toBeVisible();
+
+  // on a phone (390 px) a long name and address stay inside the screen: the header's email used to
+  // widen the page to 529 px (its text block could not shrink beside the avatar)
+  const longEmail = `maximiliana.alexandrina.featherstonehaugh-${email.split("@")[0]}@extraordinarily-long-company-domain-name.example.com`;
+  const long = await page.request.post("/api/contacts", {
+    headers: { origin },
+    data: {
+      first_name: "Maximiliana-Alexandrina",
+      last_name: "Featherstonehaugh-Montgomery",
+      email: longEmail,
+    },
+  });
+  expect(long.ok(), await long.text()).toBe(true);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`/contacts/${(await long.json()).contact.id}`);
+  const heading = page.getByRole("heading", {
+    level: 1,
+    name: "Maximiliana-Alexandrina Featherstonehaugh-Montgomery",
+  });
+  await expectWhollyShown(heading);
+  await expectWhollyShown(heading.locator("xpath=following-sibling::p[1]"));
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

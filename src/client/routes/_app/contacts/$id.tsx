@@ -266,12 +266,12 @@ function ContactDetailPage() {
       </div>
       <header className="flex flex-col gap-4 sm:flex-row sm:items-center sm:justify-between">
         <div className="flex items-center gap-4">
-          <div className="flex size-14 items-center justify-center rounded-full bg-primary/15 text-xl font-semibold text-primary-text">
+          <div className="flex size-14 shrink-0 items-center justify-center rounded-full bg-primary/15 text-xl font-semibold text-primary-text">
             {(name[0] ?? "?").toUpperCase()}
           </div>
-          <div>
-            <h1 className="text-2xl font-semibold">{name}</h1>
-            <p className="text-sm text-muted-foreground">{c.email || "-"}</p>
+          <div className="min-w-0">
+            <h1 className="text-2xl font-semibold break-words">{name}</h1>
+            <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
             <div className="mt-1 flex flex-wrap gap-1" data-testid="contact-tags">
               {tags.map((t) => (
                 <span

@@ -2,6 +2,7 @@ import { expect, type Page, test } from "@playwright/test";
 import { silentWav } from "../integration/studio-helpers";
 import { registerVerifiedBusiness, zoneAt } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * Issue 14's rough edges, as a user meets them: the import dialog shows rows kept with an invalid
@@ -244,4 +245,22 @@ test("one navigation drawer on phones: opens, navigates, closes", async ({ page 
   await page.keyboard.press("Escape");
   await expect(drawer).toBeHidden();
   await expect(page.getByRole("button", { name: "Open navigation" })).toBeFocused();
+
+  // the contact cards (Grid view) fit the phone and show long values whole: the one-column grid used to
+  // grow to the longest line (the page was 844 px wide) and each line was cut with an ellipsis
+  const created = await page.request.post("/api/contacts", {
+    headers: { origin: new URL(page.url()).origin },
+    data: {
+      first_name: "Maximiliana-Alexandrina",
+      last_name: "Featherstonehaugh-Montgomery",
+      email: "maximiliana.alexandrina.featherstonehaugh@extraordinarily-long-company-domain.example.com",
+      company: "International Consolidated Widgets and Gadgets Holdings LLC",
+    },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  await page.reload();
+  await page.getByRole("button", { name: "Grid view" }).click();
+  const card = page.getByRole("link").filter({ hasText: "Featherstonehaugh-Montgomery" });
+  for (const line of await card.locator("p").all()) await expectWhollyShown(line);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
 });

@@ -526,7 +526,7 @@ function ContactsPage() {
             </table>
           </div>
         ) : (
-          <div className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+          <div className="grid grid-cols-1 gap-3 sm:grid-cols-2 xl:grid-cols-3">
             {contacts.map((c) => (
               <Link
                 key={c.id}
@@ -538,10 +538,10 @@ function ContactsPage() {
                   {(contactName(c)[0] ?? "?").toUpperCase()}
                 </div>
                 <div className="min-w-0 flex-1">
-                  <p className="truncate font-medium">{contactName(c)}</p>
-                  <p className="truncate text-sm text-muted-foreground">{c.email || "-"}</p>
-                  <p className="truncate text-sm">{c.company || "No company"}</p>
-                  <p className="truncate text-sm">{c.phone || c.mobile || "No phone"}</p>
+                  <p className="font-medium break-words sm:truncate">{contactName(c)}</p>
+                  <p className="text-sm break-all text-muted-foreground sm:truncate">{c.email || "-"}</p>
+                  <p className="text-sm break-words sm:truncate">{c.company || "No company"}</p>
+                  <p className="text-sm break-words sm:truncate">{c.phone || c.mobile || "No phone"}</p>
                   <div className="mt-2 flex flex-wrap items-center gap-1">
                     <StageBadge stage={c.lifecycle_stage} />
                     <TagChips tags={c.tags} />

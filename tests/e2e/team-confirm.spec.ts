@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { open } from "./a11y-helpers";
 import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * Settings > Team: each pending invitation's Resend and Revoke buttons say whose invitation they act
@@ -80,4 +81,20 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
   await page.reload();
   await expect(page.getByTestId("member-row").filter({ hasText: ben })).toBeVisible();
   await mateContext.close();
+
+  // on a phone (390 px) members' and invitees' addresses are shown whole, not cut to "team-17...@..."
+  const longInvitee = `olivia.featherstonehaugh-montgomery-${stamp}@extraordinarily-long-domain.example.com`;
+  const invited = await page.request.post("/api/workspaces/current/invites", {
+    headers: { origin },
+    data: { email: longInvitee, role: "member" },
+  });
+  expect(invited.ok(), await invited.text()).toBe(true);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, "/settings?tab=team");
+  for (const row of await page.getByTestId("member-row").all()) {
+    for (const line of await row.locator("p").all()) await expectWhollyShown(line);
+  }
+  await expectWhollyShown(
+    invites.getByTestId("invite-row").filter({ hasText: longInvitee }).locator("p").first(),
+  );
 });

@@ -102,11 +102,11 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
             {members.data.members.map((m) => (
               <li key={m.user_id} className="flex flex-wrap items-center gap-3 py-3" data-testid="member-row">
                 <div className="min-w-0 flex-1">
-                  <p className="truncate font-medium">
+                  <p className="font-medium break-words sm:truncate">
                     {m.name || m.email}
                     {m.user_id === me.data?.user.id && <span className="text-muted-foreground"> (you)</span>}
                   </p>
-                  <p className="truncate text-sm text-muted-foreground">
+                  <p className="text-sm break-all text-muted-foreground sm:truncate">
                     {m.email} · joined {formatDate(m.joined_at)}
                   </p>
                 </div>
@@ -164,7 +164,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
               {members.data.invites.map((i, index) => (
                 <li key={i.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="invite-row">
                   <div className="min-w-0 flex-1">
-                    <p className="truncate font-medium">{i.email}</p>
+                    <p className="font-medium break-all sm:truncate">{i.email}</p>
                     <p className="text-sm text-muted-foreground">
                       {ROLE_LABEL[i.role]} · expires {formatDate(i.expires_at)}
                     </p>

@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { open } from "./a11y-helpers";
 import { registerVerifiedBusiness } from "./account-helpers";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * Settings > API keys: each Revoke button says which key it revokes (a screen reader heard "Revoke,
@@ -84,4 +85,15 @@ test("each Revoke button names its key and asks before revoking; Escape and Canc
   expect(after.find((k) => k.id === website.id)?.revoked_at).toBeNull();
   // focus is not dropped to the page when the button it was on goes: it is on the revoked key's row
   await expect(zapierRow.getByText("Zapier sync")).toBeFocused();
+
+  // on a phone (390 px) a long key name is shown whole, not cut to "Zapier sync for the whole..."
+  const longName = "Wholesale order intake form on the bakery website (Zapier)";
+  const created = await page.request.post("/api/api-keys", {
+    headers: { origin },
+    data: { name: longName, scopes: ["contacts:read"] },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, "/settings?tab=api-keys");
+  await expectWhollyShown(list.getByTestId("api-key-row").filter({ hasText: longName }).locator("p").first());
 });

@@ -253,7 +253,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                   <li key={k.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="api-key-row">
                     <div className="min-w-0 flex-1">
                       <p
-                        className="truncate font-medium outline-none"
+                        className="font-medium break-words outline-none sm:truncate"
                         tabIndex={-1}
                         ref={(el) => {
                           if (el) nameRefs.current.set(k.id, el);

@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { loadAxe, seriousViolations, switchTheme } from "./a11y-helpers";
 import { verifyEmailThroughOutbox } from "./account-helpers";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * The Business Lead Search screen at 390 px (leads audit): driven from the keyboard, its error,
@@ -52,6 +53,14 @@ test("business search at 390 px: keyboard, error, results views and filters", as
   await page.getByLabel("Location").press("Enter");
   await expect(page.getByTestId("results-summary")).toBeVisible();
   await expect(page.getByTestId("lead-card").first()).toBeVisible();
+  // a lead's website is shown whole, not cut to "https://www.delgado-bakery-experts-94143.e..."
+  await expectWhollyShown(
+    page
+      .getByTestId("lead-card")
+      .getByRole("link", { name: /^https?:\/\// })
+      .first(),
+  );
+  await page.evaluate(() => window.scrollTo(0, 0));
   for (const view of ["Grid", "Table", "Kanban"]) {
     await page.getByRole("button", { name: view, exact: true }).click();
     const over = await sideways(page);

@@ -1076,7 +1076,7 @@ const LeadCard = memo(function LeadCard({
           </p>
           <p>{b.phone ?? "No phone"}</p>
           {b.website && (
-            <a href={b.website} target="_blank" rel="noreferrer" className="truncate underline">
+            <a href={b.website} target="_blank" rel="noreferrer" className="break-all underline sm:truncate">
               {b.website}
             </a>
           )}

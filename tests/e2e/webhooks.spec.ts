@@ -138,6 +138,9 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
     await page.setViewportSize({ width: 390, height: 844 });
     const url = `http://127.0.0.1:${e2eReceiverPort()}/failing`;
     await page.goto("/settings?tab=webhooks");
+    // the selected tab is on screen (the tab strip used to scroll sideways with Webhooks past its edge)
+    const selectedTab = await page.getByRole("tab", { name: "Webhooks", selected: true }).boundingBox();
+    expect(selectedTab && selectedTab.x + selectedTab.width).toBeLessThanOrEqual(390);
     await page.getByLabel("Endpoint URL (https)").fill(url);
     await page.getByRole("button", { name: "Add endpoint" }).click();
     const row = page.getByTestId("webhook-row").filter({ hasText: url });

@@ -57,7 +57,8 @@ function SettingsPage() {
           void navigate({ search: { tab: value as SettingsTab }, replace: true });
         }}
       >
-        <TabsList>
+        {/* on a phone the eight tabs wrap onto rows, so the selected one is never scrolled out of sight */}
+        <TabsList className="h-auto flex-wrap *:h-9 sm:h-10 sm:flex-nowrap sm:*:h-full">
           <TabsTrigger value="profile">
             <UserRound aria-hidden />
             Profile

@@ -17,6 +17,7 @@ import {
   localMinutes,
   QUIET_HOURS,
   quietHoursCheck,
+  resolveTimeZones,
 } from "../compliance/quiet-hours";
 import { sendDemoJob } from "./demo.jobs";
 import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts } from "./demo.queries";
@@ -50,18 +51,25 @@ export function demoFirstName(name: string): string {
  * when it may: the same quiet hours as every text and call (compliance quietHoursCheck, 08:00-21:00
  * where the number is: its NANP area code, else its country's time zone(s); 47 CFR 64.1200(c)(1)).
  * E.g. "It is 4:12 AM where +1 808 555 0123 is; demo texts and calls are sent between 8 AM and 9 PM
- * there. Try again later or use another number."
+ * there. Try again later or use another number." The local time is said when the number's zone is
+ * known, or its country's zones all show the same time now (Argentina); "It is night in part of
+ * Russia" when they differ; "It may be night" when nothing places the number.
  */
 export function demoQuietHoursRefusal(now: Date, phone: string): string | null {
   const q = quietHoursCheck(now, { phone });
   if (q.allowed) return null;
   const shown = parsePhoneNumberFromString(phone)?.formatInternational() ?? phone;
   const window = `between ${hour12(QUIET_HOURS.startHour)} and ${hour12(QUIET_HOURS.endHour)}`;
-  const where = q.zone
-    ? `It is ${clock12(localMinutes(now, q.zone))} where ${shown} is`
-    : q.country
-      ? `It is night in part of ${countryName(q.country)}, where ${shown} is`
-      : `It may be night where ${shown} is`;
+  // a country with several zones that all show the same time now (Argentina's America/Argentina/*)
+  // has one local time to say
+  const zones = q.zone ? [q.zone] : q.country ? (resolveTimeZones({ phone })?.zones ?? []) : [];
+  const times = new Set(zones.map((z) => localMinutes(now, z)));
+  const where =
+    times.size === 1
+      ? `It is ${clock12([...times][0] as number)} where ${shown} is`
+      : q.country
+        ? `It is night in part of ${countryName(q.country)}, where ${shown} is`
+        : `It may be night where ${shown} is`;
   return `${where}; demo texts and calls are sent ${window} there. Try again later or use another number.`;
 }
 

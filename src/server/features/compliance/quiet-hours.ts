@@ -334,9 +334,11 @@ function utcOffsetMinutes(now: Date, zone: string): number {
 }
 
 /**
- * Quiet-hours decision for a recipient: `{allowed: true, zone, country}` or `{allowed: false,
- * notBefore, zone, country}`; `zone` is the one zone it was judged in (null when several), `country`
- * the ISO country whose zones were used (resolveTimeZones). Several zones (a country that has several,
+ * Quiet-hours decision for a recipient: `{allowed: true, zone, country, localMinutes}` or `{allowed:
+ * false, notBefore, zone, country, localMinutes}`; `zone` is the one zone it was judged in (null when
+ * several), `country` the ISO country whose zones were used (resolveTimeZones), `localMinutes` the
+ * local time now (minutes since midnight) when every zone judged shows the same (one zone, or a
+ * country whose zones agree now, as Argentina's all keep UTC-3), else null. Several zones (a country that has several,
  * or an unknown zone: every FALLBACK_ZONES zone, 11:00-21:00 US Eastern) must all be inside the window;
  * a country whose zones never are together is judged in its middle zone (middleZone).
  */
@@ -344,8 +346,8 @@ export function quietHoursCheck(
   now: Date,
   source: ZoneSource,
 ):
-  | { allowed: true; zone: string | null; country?: string }
-  | { allowed: false; notBefore: Date; zone: string | null; country?: string } {
+  | { allowed: true; zone: string | null; country?: string; localMinutes: number | null }
+  | { allowed: false; notBefore: Date; zone: string | null; country?: string; localMinutes: number | null } {
   const resolved = resolveTimeZones(source);
   let zones = resolved ? resolved.zones : [...FALLBACK_ZONES];
   const country = resolved?.country;
@@ -355,8 +357,10 @@ export function quietHoursCheck(
     next = nextAllowedTime(now, zones[0] as string);
   }
   const zone = zones.length === 1 ? (zones[0] as string) : null;
-  if (!next) return { allowed: true, zone, country };
-  return { allowed: false, notBefore: next, zone, country };
+  const times = new Set(zones.map((z) => localMinutes(now, z)));
+  const local = times.size === 1 ? ([...times][0] as number) : null;
+  if (!next) return { allowed: true, zone, country, localMinutes: local };
+  return { allowed: false, notBefore: next, zone, country, localMinutes: local };
 }
 
 /** The English name of an ISO country code ("RU" -> "Russia"), else the code. */

@@ -10,15 +10,7 @@ import {
   CALL_OTHER_KEY_GOODBYE,
   DEMO_OPT_OUT_CONFIRMATION,
 } from "../compliance/call-opt-out";
-import {
-  clock12,
-  countryName,
-  hour12,
-  localMinutes,
-  QUIET_HOURS,
-  quietHoursCheck,
-  resolveTimeZones,
-} from "../compliance/quiet-hours";
+import { clock12, countryName, hour12, QUIET_HOURS, quietHoursCheck } from "../compliance/quiet-hours";
 import { sendDemoJob } from "./demo.jobs";
 import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
@@ -60,13 +52,10 @@ export function demoQuietHoursRefusal(now: Date, phone: string): string | null {
   if (q.allowed) return null;
   const shown = parsePhoneNumberFromString(phone)?.formatInternational() ?? phone;
   const window = `between ${hour12(QUIET_HOURS.startHour)} and ${hour12(QUIET_HOURS.endHour)}`;
-  // a country with several zones that all show the same time now (Argentina's America/Argentina/*)
-  // has one local time to say
-  const zones = q.zone ? [q.zone] : q.country ? (resolveTimeZones({ phone })?.zones ?? []) : [];
-  const times = new Set(zones.map((z) => localMinutes(now, z)));
+  // one zone, or a country whose zones all show the same time now (Argentina): one local time to say
   const where =
-    times.size === 1
-      ? `It is ${clock12([...times][0] as number)} where ${shown} is`
+    q.localMinutes !== null && (q.zone || q.country)
+      ? `It is ${clock12(q.localMinutes)} where ${shown} is`
       : q.country
         ? `It is night in part of ${countryName(q.country)}, where ${shown} is`
         : `It may be night where ${shown} is`;

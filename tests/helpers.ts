@@ -280,3 +280,18 @@ export function campaignRecipientRows(t: Pick<TestApp, "db">, campaignId: number
     .where(eq(campaignRecipients.campaignId, campaignId))
     .orderBy(campaignRecipients.id);
 }
+
+/**
+ * The invitation token of the newest invite email to `email` in the local outbox (the link
+ * `/invite/<token>` the invitee receives, read through GET /api/dev/outbox).
+ * @throws Error when no invite email was sent to `email`.
+ */
+export async function inviteTokenFor(t: TestApp, email: string): Promise<string> {
+  const res = await t.app.inject({
+    method: "GET",
+    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
+  });
+  const m = (res.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/);
+  if (!m) throw new Error(`no invite email for ${email}`);
+  return m[1] as string;
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
 
 // Issue 15: an API key acts with its creator's authority (keys are made by owners and admins), so
 // it stops working once its creator leaves the workspace, is removed or is demoted to member.
@@ -9,17 +9,6 @@ beforeAll(async () => {
   t = await createTestApp();
 });
 afterAll(async () => t?.close());
-
-/** The invite token from the local outbox (the email the invitee receives). */
-async function inviteToken(email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  const m = (res.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/);
-  if (!m) throw new Error(`no invite email for ${email}`);
-  return m[1]!;
-}
 
 async function createKey(client: AuthedClient) {
   const res = await client.post("/api/api-keys", { name: "zapier", scopes: ["contacts:read"] });
@@ -40,7 +29,7 @@ describe("an API key and its creator's membership", () => {
       role: "admin",
     });
     expect(inv.statusCode, inv.body).toBe(201);
-    const token = await inviteToken(adminEmail);
+    const token = await inviteTokenFor(t, adminEmail);
     const admin = await signUp(t.app, { email: adminEmail, business_name: "" });
     expect((await admin.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
 

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
 import type { StripeFake } from "../fakes/stripe";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
 import { stripeTestApp } from "../stripe-app";
 
 /**
@@ -11,17 +11,6 @@ import { stripeTestApp } from "../stripe-app";
  * (ownership transfer) or the owner's own address changes, the customer's email must follow
  * (Stripe "Update a customer": POST /v1/customers/{id}, form-encoded `email`).
  */
-
-/** The invite link's token from the local outbox (the email the invitee receives). */
-async function inviteTokenFor(t: TestApp, email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  const m = (res.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/);
-  if (!m) throw new Error(`no invite email for ${email}`);
-  return m[1]!;
-}
 
 /** The owner invites a new person as admin, who registers and accepts. */
 async function addAdmin(t: TestApp, owner: AuthedClient, name = "Ada Admin") {

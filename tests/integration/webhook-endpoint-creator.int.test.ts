@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverWebhook } from "../../src/server/features/webhooks/webhooks.deliver";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
 import { webhookReceiver } from "./webhook-receiver";
 
 // A webhook endpoint acts with its creator's authority, like an API key (api-key-creator.int): an
@@ -15,16 +15,6 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-async function inviteToken(email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  const m = (res.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/);
-  if (!m) throw new Error(`no invite email for ${email}`);
-  return m[1]!;
-}
-
 /** A Business workspace with an owner and an admin. */
 async function team() {
   const owner = await signUp(t.app, { business_name: "Hooked Plumbing" });
@@ -35,7 +25,7 @@ async function team() {
     role: "admin",
   });
   expect(inv.statusCode, inv.body).toBe(201);
-  const token = await inviteToken(adminEmail);
+  const token = await inviteTokenFor(t, adminEmail);
   const admin = await signUp(t.app, { email: adminEmail, business_name: "" });
   expect((await admin.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
   return { owner, admin };

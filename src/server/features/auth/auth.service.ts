@@ -12,7 +12,7 @@ import { maskEmail } from "../../lib/mask-email";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
 import { consumeOrThrow, pointsUsed, slowDownMs } from "../../lib/rate-limit";
 import { revokeKeysCreatedBySince } from "../api/api.service";
-import { syncCustomerEmailJob } from "../billing/billing.jobs";
+import { queueCustomerEmailSync } from "../billing/billing.jobs";
 import type { passwordInput, profileInput } from "../user/user.schemas";
 import { changePassword, updateProfile } from "../user/user.service";
 import { disableEndpointsCreatedBySince } from "../webhooks/webhooks.service";
@@ -439,7 +439,7 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
  * address held for another account's recovery (emailHeldForRecovery) refused like a taken one and,
  * when the address changes, the recovery link's row stored in the change's own transaction
  * (recordEmailChange); then followEmailChange (the notice to the old address, the new address's
- * verification link) and followBillingEmail (the billing customer of each workspace the account
+ * verification link) and billing's queueCustomerEmailSync (the billing customer of each workspace the account
  * owns gets the new address). Returns the updated user. `meta.sessionId`: the session making the
  * change (it stays signed in).
  * @throws what updateProfile throws (BAD_REQUEST, FORBIDDEN, CONFLICT, TOO_MANY_REQUESTS, NOT_FOUND).
@@ -463,23 +463,10 @@ export async function updateProfileAndFollow(
   );
   if (linkId) {
     await followEmailChange(ctx, user, updated, linkId);
-    await followBillingEmail(ctx, updated.id);
+    // the payments vendor's customer of every workspace the account owns gets the new address
+    await queueCustomerEmailSync(ctx, { ownerId: updated.id }, "an email change");
   }
   return updated;
-}
-
-/**
- * After an account's email address changed (a profile update, an email recovery): queues billing's
- * `billing.sync-customer-email` job, so the payments vendor's customer of every workspace the account
- * owns gets the new address (receipts, failed-payment emails, invoices). Never throws: the change is
- * saved, so a queue failure is logged as a warning.
- */
-async function followBillingEmail(ctx: Pick<AppContext, "jobs" | "log">, userId: string): Promise<void> {
-  try {
-    await ctx.jobs.send(syncCustomerEmailJob, { ownerId: userId });
-  } catch (err) {
-    ctx.log.warn({ err, userId }, "billing customer email sync not queued after an email change");
-  }
 }
 
 /**
@@ -745,7 +732,7 @@ export async function checkEmailRecovery(
  * disableEndpointsCreatedBySince, workspaces revokeInvitesSentBySince), and makes a password-reset
  * link (1 hour) whose token is returned so the page can lead the person to choose a new password
  * (the old one is known to whoever made the change); after the commit the billing customer of each
- * workspace the account owns gets the restored address (followBillingEmail). Nobody can sign in
+ * workspace the account owns gets the restored address (billing queueCustomerEmailSync). Nobody can sign in
  * until a new password is set, so nothing but its use, a recovery with an earlier change's link, or a Forgot password
  * request for the restored address (which emails a new link to that address) retires that token
  * before its hour is up. Shape: `{email, resetToken, revokedApiKeys, disabledWebhookEndpoints,
@@ -806,7 +793,7 @@ export async function recoverEmail(
     });
     if (!done) throw recoveryLinkError(await recoveryLink(ctx, token));
     // the account is on its old address again: so is the billing customer of what it owns
-    if (seen.userId) await followBillingEmail(ctx, seen.userId);
+    if (seen.userId) await queueCustomerEmailSync(ctx, { ownerId: seen.userId }, "an email recovery");
     return done;
   } catch (e) {
     // two accounts raced for the address: the unique index refused this one

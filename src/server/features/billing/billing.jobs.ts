@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { AppContext } from "../../context";
 import { defineJob } from "../../jobs/contract";
 import { METERS } from "./billing.plans";
 
@@ -37,3 +38,21 @@ export const syncCustomerEmailJob = defineJob({
   schema: z.union([z.object({ workspaceId: z.string().uuid() }), z.object({ ownerId: z.string().uuid() })]),
   options: { retryLimit: 8, retryDelay: 60, retryBackoff: true },
 });
+
+/**
+ * Queues `billing.sync-customer-email` for `target` after the change it follows has committed (an
+ * ownership transfer: `{ workspaceId }`; an owner's email change: `{ ownerId }`). Never throws: the
+ * change stands, so a queue failure is logged as a warning naming `after` (what changed, e.g. "an
+ * ownership transfer"). The one place the two features (auth, workspaces) enqueue it.
+ */
+export async function queueCustomerEmailSync(
+  ctx: Pick<AppContext, "jobs" | "log">,
+  target: z.input<typeof syncCustomerEmailJob.schema>,
+  after: string,
+): Promise<void> {
+  try {
+    await ctx.jobs.send(syncCustomerEmailJob, target);
+  } catch (err) {
+    ctx.log.warn({ err, ...target }, `billing customer email sync not queued after ${after}`);
+  }
+}

@@ -12,7 +12,7 @@ import {
   INVITE_RESENDS_PER_DAY,
   type RateLimiter,
 } from "../../lib/rate-limit";
-import { syncCustomerEmailJob } from "../billing/billing.jobs";
+import { queueCustomerEmailSync } from "../billing/billing.jobs";
 import { assertPlanFeature, assertWithinPlan, effectivePlan, PLANS, planOf } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
@@ -720,14 +720,7 @@ export async function transferOwnership(
     await q.updateMemberRole(tx, tenant.workspaceId, userId, "owner");
     await q.updateWorkspace(tx, tenant.workspaceId, { ownerId: userId });
   });
-  try {
-    await ctx.jobs.send(syncCustomerEmailJob, { workspaceId: tenant.workspaceId });
-  } catch (err) {
-    ctx.log.warn(
-      { err, workspaceId: tenant.workspaceId },
-      "billing customer email sync not queued after an ownership transfer",
-    );
-  }
+  await queueCustomerEmailSync(ctx, { workspaceId: tenant.workspaceId }, "an ownership transfer");
 }
 
 /**

@@ -23,6 +23,8 @@ export const ADVISORY_LOCK = {
   apiKeyCreation: 1095778635,
   /** creating a webhook endpoint (webhooks.queries) */
   webhookEndpointCreation: 1464813384,
+  /** giving a user left without any workspace a new personal one ("WSP\x01"; workspaces.queries) */
+  fallbackWorkspace: 1465077761,
 } as const;
 
 /**

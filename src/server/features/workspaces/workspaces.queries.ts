@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, gte, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
+import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import {
   sessions,
@@ -180,6 +181,14 @@ export async function updateWorkspace(
     .where(eq(workspaces.id, id))
     .returning();
   return row ?? null;
+}
+
+/**
+ * In transaction `tx`: waits for and takes the user's fallback-workspace lock (ADVISORY_LOCK
+ * .fallbackWorkspace), so concurrent requests of a user without any workspace make one between them.
+ */
+export async function lockFallbackWorkspace(tx: DbOrTx, userId: string) {
+  await advisoryXactLock(tx, ADVISORY_LOCK.fallbackWorkspace, userId);
 }
 
 /** Locks the workspace row for the rest of the transaction (serialises seat checks). */

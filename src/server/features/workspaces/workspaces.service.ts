@@ -207,7 +207,8 @@ export async function createWorkspace(
  * Resolves the active workspace of a session. The session's workspace is used while the user is
  * still a member; otherwise (removed, or none chosen yet) the user's first membership (owned
  * workspaces first) becomes active and is stored on the session. A user with no membership left gets
- * a new personal workspace, so a signed-in person always has a tenant.
+ * a new personal workspace (one, also for concurrent requests: fallbackWorkspace), so a signed-in
+ * person always has a tenant.
  * `membership`: the user's membership of `session.workspaceId` when the caller already read it in
  * the same query as the session (validateSessionToken: one round trip per signed-in request); null
  * means "not a member (any more)"; undefined means "not read", and it is looked up here.
@@ -231,15 +232,28 @@ export async function resolveTenant(
       };
   }
   const [first] = await q.listMemberships(ctx.db, user.id);
-  let workspace = first?.workspace;
-  let role: WorkspaceRole = first?.role ?? "owner";
-  if (!workspace) {
-    workspace = await createWorkspace(ctx, user);
-    role = "owner";
-  }
+  const { workspace, role } = first ?? (await fallbackWorkspace(ctx, user));
   await q.setSessionWorkspace(ctx.db, session.id, workspace.id);
   session.workspaceId = workspace.id;
   return { userId: user.id, workspaceId: workspace.id, role, plan: workspace.plan, workspace };
+}
+
+/**
+ * The workspace of a user who has none left (they handed over their own and were removed, or left,
+ * everywhere): their first membership if a concurrent request has just made one, else a new personal
+ * workspace they own. Under the user's fallback-workspace lock, so the requests a page sends at once
+ * (the app's queries, several tabs) make one workspace between them, not one each.
+ */
+async function fallbackWorkspace(
+  ctx: Pick<AppContext, "db">,
+  user: { id: string; name: string; businessName: string | null },
+): Promise<{ workspace: Workspace; role: WorkspaceRole }> {
+  return ctx.db.transaction(async (tx) => {
+    await q.lockFallbackWorkspace(tx, user.id);
+    const [first] = await q.listMemberships(tx, user.id);
+    if (first) return first;
+    return { workspace: await createWorkspace({ db: tx }, user), role: "owner" };
+  });
 }
 
 /** The user's workspaces as `[{id, name, role, plan}]` (owned first). */

@@ -1,7 +1,8 @@
 /**
  * User-Agent headers of people's browsers and mail clients, for requests a test means as a person's
- * (a tracked link followed by its recipient). `app.inject` otherwise sends "lightMyRequest", which
- * the tracked-link routes take for a bot (isbot's pattern list) and record nothing for.
+ * (a tracked link followed by its recipient, a landing page's view event). `app.inject` otherwise
+ * sends "lightMyRequest", which the tracked-link and landing-page event routes take for a bot
+ * (isbot's pattern list) and record nothing for.
  */
 export const BROWSER_UA = {
   chrome:

@@ -2,6 +2,7 @@ import { eq, inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { avatarVideos, campaigns, videoCampaigns, videoLandingPages } from "../../src/server/db/schema";
 import { MAX_SCRIPT_CHARS } from "../../src/server/features/avatar/avatar.schemas";
+import { PERSON } from "../browser-ua";
 import { uniqueEmail } from "../helpers";
 import { LANDING_LINK, SENT, sentCount, setupV1VideoApp } from "./v1-video-setup";
 
@@ -126,6 +127,7 @@ describe("v1 avatar video campaigns", () => {
     const view = await setup.t.app.inject({
       method: "POST",
       url: `/v/${tokens[0]}/events`,
+      headers: PERSON,
       payload: { event: "view" },
     });
     expect(view.json()).toEqual({ success: true, tracked: true });

@@ -5,6 +5,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { videoCampaigns } from "../../src/server/db/schema";
 import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
+import { PERSON } from "../browser-ua";
 import type { AuthedClient } from "../helpers";
 import { multipart } from "./studio-helpers";
 import { LANDING_LINK, SENT, sentCount, setupV1VideoApp } from "./v1-video-setup";
@@ -116,6 +117,7 @@ describe("v1 video campaigns", () => {
     const view = await setup.t.app.inject({
       method: "POST",
       url: `/v/${token}/events`,
+      headers: PERSON,
       payload: { event: "view" },
     });
     expect(view.json()).toEqual({ success: true, tracked: true });

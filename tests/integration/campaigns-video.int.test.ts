@@ -4,6 +4,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts } from "../../src/server/db/schema";
 import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
+import { PERSON } from "../browser-ua";
 import {
   type AuthedClient,
   createTestApp,
@@ -117,7 +118,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
 
     // tracking: a view, milestones in order, repeats ignored
     const ev = (body: unknown) =>
-      t.app.inject({ method: "POST", url: `/v/${token}/events`, payload: body as object });
+      t.app.inject({ method: "POST", url: `/v/${token}/events`, headers: PERSON, payload: body as object });
     expect((await ev({ event: "view" })).json()).toEqual({ success: true, tracked: true });
     expect((await ev({ event: "progress", percent: 25 })).json().tracked).toBe(true);
     expect((await ev({ event: "progress", percent: 50 })).json().tracked).toBe(true);

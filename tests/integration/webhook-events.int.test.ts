@@ -5,6 +5,7 @@ import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
+import { PERSON } from "../browser-ua";
 import {
   createTestApp,
   SHARED_DATA,
@@ -133,7 +134,8 @@ describe("campaign webhook events", () => {
         ).json().messages[0] as { html: string };
         const token = /\/v\/([a-z0-9]{16,64})/.exec(mail.html)?.[1];
         expect(token).toBeTruthy();
-        const ev = (payload: object) => t.app.inject({ method: "POST", url: `/v/${token}/events`, payload });
+        const ev = (payload: object) =>
+          t.app.inject({ method: "POST", url: `/v/${token}/events`, headers: PERSON, payload });
         expect(rx.got).toHaveLength(0); // nothing before the page is opened
         expect((await ev({ event: "view" })).json().tracked).toBe(true);
         expect((await ev({ event: "progress", percent: 25 })).json().tracked).toBe(true);

@@ -376,11 +376,13 @@ export async function unsubscribeByToken(
 }
 
 /**
- * Whether a request to a tracked link comes from a bot rather than a person: true for a User-Agent
- * matching the npm package isbot's pattern list (https://github.com/omrilotan/isbot: crawlers, link
- * scanners, chat unfurlers and HTTP libraries, e.g. Googlebot, Slackbot, Twitterbot, Barracuda, curl,
- * python-requests, Go-http-client), and for a missing or blank User-Agent (browsers and mail
- * clients always send one; a request without one is a script's). Such a fetch is answered like a
+ * Whether a request to a tracked link, or a video landing page's view or watch-progress event
+ * (headless crawlers and link previews run the page's script too), comes from a bot rather than a
+ * person: true for a User-Agent matching the npm package isbot's pattern list
+ * (https://github.com/omrilotan/isbot: crawlers, link scanners, chat unfurlers, headless browsers and
+ * HTTP libraries, e.g. Googlebot, bingbot, facebookexternalhit, Slackbot, HeadlessChrome, Barracuda,
+ * curl, python-requests, Go-http-client), and for a missing or blank User-Agent (browsers and mail
+ * clients always send one; a request without one is a script's). Such a request is answered like a
  * person's but records no engagement.
  */
 export function isBotUserAgent(userAgent: string | undefined): boolean {

@@ -8,6 +8,7 @@ import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { isBotUserAgent } from "./campaigns.events";
 import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
 import { withLaunchToken } from "./campaigns.schemas";
 import {
@@ -96,9 +97,13 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
       return sendMediaFile(ctx, req, reply, data.media, kind, "private, max-age=300");
     });
   }
+  // the page's own view and watch-progress events; a bot's (isBotUserAgent: headless crawlers and
+  // link previews run the page's script too) get the same answer and count nothing
   app.post("/v/:token/events", async (req) => {
     const { token } = parseInput(tokenParams, req.params);
-    const tracked = await trackView(ctx, token, req.body);
+    const tracked = await trackView(ctx, token, req.body, {
+      record: !isBotUserAgent(req.headers["user-agent"]),
+    });
     return { success: true, tracked };
   });
 }

@@ -362,18 +362,27 @@ export const viewEventInput = z.object({
  * Tracks a landing page event (public, by token). `view`: counts the view, records a `video_viewed`
  * contact activity (once per 30 minutes per page) and, on the first view, the campaign engine's
  * `clicked` event (the report's engagement). `progress`: watch milestones 25/50/75/100 % are recorded
- * once each, in order, as `video_progress` activities with `percent`.
- * Returns false for an unknown token or an ignored event.
+ * once each, in order, as `video_progress` activities with `percent`. Each view and new milestone
+ * emits a `video.viewed` webhook event. With `opts.record` false (the event was posted by a bot:
+ * isBotUserAgent, e.g. a headless crawler or link-preview service running the page's script) the
+ * event is validated the same way and nothing is recorded (no view, milestone, activity, engagement
+ * or webhook event); it returns false.
+ * Returns false for an unknown token, an ignored event or an event not recorded.
  * @throws AppError BAD_REQUEST for a percent that is not a milestone.
  */
 export async function trackView(
   ctx: Pick<AppContext, "db" | "jobs"> & Partial<Pick<AppContext, "log">>,
   token: string,
   raw: unknown,
+  opts: { record?: boolean } = {},
 ): Promise<boolean> {
   const input = parseInput(viewEventInput, raw);
   const data = await landingByToken(ctx, token);
   if (!data) return false;
+  const percent = input.percent ?? 0;
+  if (input.event === "progress" && !(MILESTONES as readonly number[]).includes(percent))
+    throw new AppError("BAD_REQUEST", "percent must be 25, 50, 75 or 100");
+  if (opts.record === false) return false;
   const { page, recipient } = data;
   const now = new Date();
   if (input.event === "view") {
@@ -399,9 +408,6 @@ export async function trackView(
     await queueWebhookDeliveries(ctx, emitted);
     return true;
   }
-  const percent = input.percent ?? 0;
-  if (!(MILESTONES as readonly number[]).includes(percent))
-    throw new AppError("BAD_REQUEST", "percent must be 25, 50, 75 or 100");
   // the milestone, its activity and its video.viewed event in one transaction (the webhooks outbox)
   const emitted = await ctx.db.transaction(async (tx) => {
     if (!(await recordPageProgress(tx, page.id, percent))) return null;

@@ -97,8 +97,8 @@ export type SendGate = (ctx: Pick<AppContext, "db">, userId: string, to: readonl
  * membership under it. `tenant.role` was read when the request began; a transfer, role change or
  * removal that committed since (a concurrent request) may have changed it, and without the lock two
  * transfers at once both passed the owner check and left two owners. Every write that depends on a
- * member's role takes the workspace lock first (invite, resend, role change, removal and transfer
- * through here; leave and accept take it themselves), so they run one after another per workspace
+ * member's role takes the workspace lock first (invite, resend, revoke, role change, removal and
+ * transfer through here; leave and accept take it themselves), so they run one after another per workspace
  * and each sees the roles the previous one left.
  * Returns the membership: the role and the workspace row as they are now.
  * @throws AppError FORBIDDEN (the `action`'s sentence) when the person may no longer do `action`.
@@ -526,11 +526,20 @@ export async function resendInvite(
   };
 }
 
-/** Revokes a pending invite (its link stops working). @throws AppError FORBIDDEN; NOT_FOUND. */
+/**
+ * Revokes a pending invite (its link stops working). Under the workspace lock with the caller's role
+ * re-read (lockAsActor), as acceptInvite takes it: of a revoke and an accept at once, the one that
+ * gets the lock first wins, and a revoke that answers success means the invitee did not join (an
+ * invitation accepted meanwhile is no longer pending: 404).
+ * @throws AppError FORBIDDEN; NOT_FOUND.
+ */
 export async function revokeInvite(ctx: Pick<AppContext, "db">, tenant: Tenant, inviteId: string) {
   assertCan(tenant, "manageMembers");
-  const invite = await pendingInviteOrNotFound(ctx, tenant.workspaceId, inviteId);
-  await q.updateInvite(ctx.db, invite.id, { revokedAt: new Date() });
+  await ctx.db.transaction(async (tx) => {
+    await lockAsActor(tx, tenant, "manageMembers");
+    const invite = await pendingInviteOrNotFound({ db: tx }, tenant.workspaceId, inviteId);
+    await q.updateInvite(tx, invite.id, { revokedAt: new Date() });
+  });
 }
 
 type InviteStatus = "pending" | "accepted" | "revoked" | "expired";
@@ -605,6 +614,15 @@ export async function getInvite(
   };
 }
 
+/** The 400 for an invitation that is no longer open (used, revoked or expired), or null while it is. */
+function closedInviteError(invite: { acceptedAt: Date | null; revokedAt: Date | null; expiresAt: Date }) {
+  if (invite.acceptedAt) return new AppError("BAD_REQUEST", "This invitation has already been used.");
+  if (invite.revokedAt) return new AppError("BAD_REQUEST", "This invitation was revoked. Ask for a new one.");
+  if (invite.expiresAt.getTime() <= Date.now())
+    return new AppError("BAD_REQUEST", "This invitation has expired. Ask for a new one.");
+  return null;
+}
+
 /**
  * Accepts an invite for the signed-in user: adds the membership with the invited role (single use,
  * also under concurrent accepts), makes it the session's active workspace. The seat limit is checked
@@ -627,10 +645,8 @@ export async function acceptInvite(
   const row = await findInviteByToken(ctx, token);
   if (!row) throw new AppError("NOT_FOUND", "This invitation link is not valid. Ask for a new one.");
   const { invite } = row;
-  if (invite.acceptedAt) throw new AppError("BAD_REQUEST", "This invitation has already been used.");
-  if (invite.revokedAt) throw new AppError("BAD_REQUEST", "This invitation was revoked. Ask for a new one.");
-  if (invite.expiresAt.getTime() <= Date.now())
-    throw new AppError("BAD_REQUEST", "This invitation has expired. Ask for a new one.");
+  const closed = closedInviteError(invite);
+  if (closed) throw closed;
   const refusal = inviteRefusal(invite.email, user);
   if (refusal) throw new AppError("FORBIDDEN", refusal);
   const workspace = await ctx.db.transaction(async (tx) => {
@@ -646,7 +662,14 @@ export async function acceptInvite(
         `This invitation is no longer valid: the person who sent it can no longer invite people to ${w.name}. Ask for a new one.`,
       );
     const claimed = await q.claimInvite(tx, invite.id, user.id);
-    if (!claimed) throw new AppError("BAD_REQUEST", "This invitation has already been used.");
+    if (!claimed) {
+      // closed since it was read (revoked, used or expired meanwhile): say which
+      const now = await q.findInvite(tx, w.id, invite.id);
+      throw (
+        (now && closedInviteError(now)) ??
+        new AppError("BAD_REQUEST", "This invitation has already been used.")
+      );
+    }
     // the accepted invite's seat becomes the member's seat: members before + 1 must fit
     assertWithinPlan(
       w,

@@ -395,6 +395,34 @@ async function takeEmailPoints(limits: EmailLimit[]): Promise<() => Promise<void
 }
 
 /**
+ * Refuses to invite `email` (lower case) to the workspace when it is a member's address or has a
+ * pending invitation there other than `exceptInviteId` (the one being resent). Run under the
+ * workspace lock. Returns the workspace's member and pending-invitation counts (its seats in use).
+ * @throws AppError CONFLICT naming the address.
+ */
+async function assertInvitable(
+  tx: DbOrTx,
+  workspaceId: string,
+  email: string,
+  exceptInviteId: string | null = null,
+): Promise<{ members: number; pending: number }> {
+  const members = await q.listMembers(tx, workspaceId);
+  const profiles = await getUserProfiles(
+    { db: tx },
+    members.map((m) => m.userId),
+  );
+  if ([...profiles.values()].some((p) => p.email.toLowerCase() === email))
+    throw new AppError("CONFLICT", `${email} is already a member of this workspace.`);
+  const pending = await q.listPendingInvites(tx, workspaceId);
+  if (pending.some((i) => i.id !== exceptInviteId && i.email.toLowerCase() === email))
+    throw new AppError(
+      "CONFLICT",
+      `${email} already has a pending invitation. Resend it from the list instead.`,
+    );
+  return { members: members.length, pending: pending.length };
+}
+
+/**
  * Invites `email` to the active workspace with `role` (admin | member): stores the SHA-256 of a
  * random 160-bit token, expiring in 7 days, and emails the link `APP_URL/invite/{token}`.
  * Seats: members + pending invites + 1 must fit the plan (spec section 9). The inviter's email
@@ -422,20 +450,8 @@ export async function inviteMember(
       const actor = await lockAsActor(tx, tenant, "manageMembers");
       if (!invitableRoles(actor.role).includes(input.role))
         throw new AppError("FORBIDDEN", DENIED.manageMembers);
-      const members = await q.listMembers(tx, tenant.workspaceId);
-      const profiles = await getUserProfiles(
-        { db: tx },
-        members.map((m) => m.userId),
-      );
-      if ([...profiles.values()].some((p) => p.email.toLowerCase() === email))
-        throw new AppError("CONFLICT", `${email} is already a member of this workspace.`);
-      const pending = await q.listPendingInvites(tx, tenant.workspaceId);
-      if (pending.some((i) => i.email.toLowerCase() === email))
-        throw new AppError(
-          "CONFLICT",
-          `${email} already has a pending invitation. Resend it from the list instead.`,
-        );
-      assertWithinPlan(actor.workspace, "seats", 1, members.length + pending.length);
+      const { members, pending } = await assertInvitable(tx, tenant.workspaceId, email);
+      assertWithinPlan(actor.workspace, "seats", 1, members + pending);
       return q.insertInvite(tx, {
         workspaceId: tenant.workspaceId,
         email,
@@ -466,9 +482,12 @@ export async function inviteMember(
  * and INVITE_RESENDS_PER_DAY a day (limiters inviteResendMinute / inviteResendDay, keyed by the invite
  * id). An expired invitation holds no seat (seats count pending invites that have not expired), so
  * bringing one back is checked against the plan's seats under the workspace lock, as a new one is.
+ * An invitation whose address is a member's now, or has a newer pending invitation, is not resent
+ * (409, as inviteMember refuses a new one).
  * @throws AppError FORBIDDEN (members, an unverified sender); NOT_FOUND when the invite is not a
- *   pending one of this workspace; PAYMENT_REQUIRED (402) when an expired invite would exceed the
- *   seats; TOO_MANY_REQUESTS (429) past a limit, saying when it can be resent.
+ *   pending one of this workspace; CONFLICT (the address is a member's or invited again);
+ *   PAYMENT_REQUIRED (402) when an expired invite would exceed the seats; TOO_MANY_REQUESTS (429)
+ *   past a limit, saying when it can be resent.
  */
 export async function resendInvite(
   ctx: Pick<AppContext, "db" | "providers" | "env" | "limiters">,
@@ -498,15 +517,12 @@ export async function resendInvite(
     .transaction(async (tx) => {
       const actor = await lockAsActor(tx, tenant, "manageMembers");
       const invite = await pendingInviteOrNotFound({ db: tx }, tenant.workspaceId, inviteId);
+      // the address may have joined (through a newer invitation, or a member's email change) or been
+      // invited again since this one was sent
+      const seats = await assertInvitable(tx, tenant.workspaceId, invite.email.toLowerCase(), invite.id);
       // an expired invite holds no seat (pending invites count until they expire): it takes one again
       if (invite.expiresAt.getTime() <= Date.now())
-        assertWithinPlan(
-          actor.workspace,
-          "seats",
-          1,
-          (await q.countMembers(tx, tenant.workspaceId)) +
-            (await q.countPendingInvites(tx, tenant.workspaceId)),
-        );
+        assertWithinPlan(actor.workspace, "seats", 1, seats.members + seats.pending);
       const updated = await q.updateInvite(tx, invite.id, {
         tokenHash: hashToken(token),
         expiresAt: new Date(Date.now() + INVITE_TTL_MS),

@@ -1,7 +1,14 @@
 import http from "node:http";
 import { expect, test } from "@playwright/test";
+import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerifiedBusiness } from "./account-helpers";
 import { e2eReceiverPort, withE2eDb } from "./e2e-info";
+
+/**
+ * The attempt counts a delivery log entry's text states ("Attempt 1 of 12", "12 attempts", "1
+ * attempt so far"); each entry should state its count once ("Next attempt in ..." states none).
+ */
+const attemptCounts = (text: string) => text.match(/\bAttempt \d+ of \d+|\b\d+ attempts?\b/g) ?? [];
 
 /**
  * Settings > Webhooks against a local receiver (127.0.0.1 on e2eReceiverPort, allow-listed by
@@ -44,7 +51,7 @@ function heldReceiver() {
   };
 }
 
-test("a test event and a resend show in the delivery log as queued, then delivered, without a reload; a disabled endpoint's test is refused", async ({
+test("a test event and a resend show in the delivery log as being sent, then delivered, without a reload; a disabled endpoint's test is refused", async ({
   page,
 }) => {
   test.setTimeout(180_000);
@@ -73,13 +80,18 @@ test("a test event and a resend show in the delivery log as queued, then deliver
     await expect(page.getByText("Test event queued. Its delivery shows in the log below.")).toBeVisible();
     const delivery = row.getByTestId("webhook-delivery");
     await expect(delivery).toHaveCount(1);
-    await expect(delivery).toContainText("pending");
-    await expect(delivery).toContainText("Queued · no attempt yet");
     await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(1);
     expect(JSON.parse(rx.hits[0]!.body)).toMatchObject({ type: "contact.created", data: { test: true } });
+    // the receiver holds the request: its first attempt is being sent, and the entry says so once
+    const status = delivery.getByTestId("webhook-delivery-status");
+    await expect(status).toHaveText("Sending");
+    await expect(delivery.getByTestId("webhook-delivery-schedule")).toHaveText("Attempt 1 of 12");
+    expect(attemptCounts(await delivery.innerText())).toEqual(["Attempt 1 of 12"]);
     rx.release();
-    await expect(delivery).toContainText("succeeded", { timeout: 15_000 });
-    await expect(delivery).toContainText(/200 · \d+ ms · 1 attempt/);
+    await expect(status).toHaveText("Delivered", { timeout: 15_000 });
+    await expect(delivery).toContainText(/200 · \d+ ms/);
+    // one attempt: no count to give
+    expect(attemptCounts(await delivery.innerText())).toEqual([]);
     // nothing is pending: the log stops reading itself
     const readsWhenDone = logReads.length;
     await page.waitForTimeout(5_000);
@@ -88,14 +100,18 @@ test("a test event and a resend show in the delivery log as queued, then deliver
     // Resend: a success message, the row is queued again without the old result, then delivered again
     await delivery.getByRole("button", { name: "Resend" }).click();
     await expect(page.getByText("Delivery queued again. The log updates when it is sent.")).toBeVisible();
-    await expect(delivery).toContainText("pending");
-    await expect(delivery).toContainText("Queued again · 1 attempt before");
+    await expect(status).not.toHaveText("Delivered");
     await expect(delivery).not.toContainText("200 ·");
     await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(2);
     expect(rx.hits[1]!.id).toBe(rx.hits[0]!.id);
+    // the resend's own first attempt is being sent: its schedule starts again, counted once
+    await expect(status).toHaveText("Sending");
+    await expect(delivery.getByTestId("webhook-delivery-schedule")).toHaveText("Attempt 1 of 12");
+    expect(attemptCounts(await delivery.innerText())).toEqual(["Attempt 1 of 12"]);
     rx.release();
-    await expect(delivery).toContainText("succeeded", { timeout: 15_000 });
+    await expect(status).toHaveText("Delivered", { timeout: 15_000 });
     await expect(delivery).toContainText(/200 · \d+ ms · 2 attempts/);
+    expect(attemptCounts(await delivery.innerText())).toEqual(["2 attempts"]);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(
       true,
     );
@@ -134,6 +150,7 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
   });
   await new Promise<void>((r) => server.listen(e2eReceiverPort(), "127.0.0.1", r));
   try {
+    await loadAxe(page);
     await registerVerifiedBusiness(page, { prefix: "hooklog", name: "Rita Retry", business: "Retry Shop" });
     await page.setViewportSize({ width: 390, height: 844 });
     const url = `http://127.0.0.1:${e2eReceiverPort()}/failing`;
@@ -154,7 +171,12 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
     await expect(schedule).toContainText(/Attempt 1 of 12 · Next attempt in \d+ (seconds|minute|minutes)/, {
       timeout: 15_000,
     });
-    await expect(delivery).toContainText("pending");
+    // the attempt is counted once, by the schedule (the result used to add "1 attempt so far")
+    expect(attemptCounts(await delivery.innerText())).toEqual(["Attempt 1 of 12"]);
+    const status = delivery.getByTestId("webhook-delivery-status");
+    await expect(status).toHaveText("Retrying");
+    await expect(delivery).toContainText("Last failed: HTTP 500: down");
+    expect(await seriousViolations(page, "delivery log, retrying, at 390 px")).toEqual([]);
     const time = schedule.locator("time");
     await expect(time).toHaveAttribute("datetime", /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
     await expect(time).toHaveAttribute("title", /\d{4}, \d{1,2}:\d{2}:\d{2}/);
@@ -182,7 +204,9 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
     await page.reload();
     await row.getByRole("button", { name: "Deliveries" }).click();
     await expect(schedule).toHaveText("Gave up after 12 attempts", { timeout: 20_000 });
-    await expect(delivery).toContainText("failed");
+    await expect(status).toHaveText("Failed");
+    // one count, the schedule's (the result used to add the recorded "2 attempts" beside it)
+    expect(attemptCounts(await delivery.innerText())).toEqual(["12 attempts"]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   } finally {
     await new Promise<void>((r) => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { formatRelativeTime } from "../../src/client/lib/format";
 import {
   type DeliverySchedule,
+  describeDelivery,
   describeSchedule,
   logRefetchMs,
   PENDING_REFETCH_MS,
@@ -53,6 +54,96 @@ describe("describeSchedule", () => {
     expect(describeSchedule({ ...base, attempt: 0, next_attempt_at: iso(0) }, now)).toBeNull();
     expect(describeSchedule({ ...base, attempt: 0, next_attempt_at: null }, now)).toBeNull();
     expect(describeSchedule({ ...base, status: "succeeded", next_attempt_at: null }, now)).toBeNull();
+  });
+});
+
+describe("describeDelivery", () => {
+  const entry = {
+    status: "pending",
+    attempt: 0,
+    max_attempts: 12,
+    next_attempt_at: null,
+    attempts: 0,
+    response_code: null,
+    duration_ms: null,
+    last_error: null,
+  } as const;
+  /** The entry's words as the log shows them, and the attempt counts in them. */
+  const words = (d: Parameters<typeof describeDelivery>[0]) => {
+    const s = describeDelivery(d, now);
+    const text = [s.label, s.result, s.schedule?.text ?? ""].join(" | ");
+    return { text, counts: text.match(/\bAttempt \d+ of \d+|\b\d+ attempts?\b/g) ?? [] };
+  };
+
+  it("a retry waiting after a failed attempt: Retrying, its failure, and its attempt counted once", () => {
+    const w = words({
+      ...entry,
+      attempt: 1,
+      attempts: 1,
+      next_attempt_at: iso(52_000),
+      response_code: 500,
+      duration_ms: 34,
+      last_error: "HTTP 500: down",
+    });
+    expect(w.text).toBe(
+      "Retrying | Last failed: HTTP 500: down | Attempt 1 of 12 · Next attempt in 52 seconds",
+    );
+    expect(w.counts).toEqual(["Attempt 1 of 12"]);
+  });
+
+  it("a resent delivery's retry counts its own job's attempt, not the attempts recorded before", () => {
+    const w = words({
+      ...entry,
+      attempt: 2,
+      attempts: 14,
+      next_attempt_at: iso(4 * 60_000),
+      last_error: "HTTP 503: busy",
+    });
+    expect(w.counts).toEqual(["Attempt 2 of 12"]);
+  });
+
+  it("queued, sending and sending again after a failure", () => {
+    expect(words(entry).text).toBe("Queued | No attempt yet | ");
+    expect(words({ ...entry, attempts: 3, last_error: "HTTP 500: down" })).toEqual({
+      text: "Queued | Resent | ",
+      counts: [],
+    });
+    expect(words({ ...entry, attempt: 1 })).toEqual({
+      text: "Sending |  | Attempt 1 of 12",
+      counts: ["Attempt 1 of 12"],
+    });
+    // a resend's first attempt running: the earlier run's failure is not this job's
+    expect(words({ ...entry, attempt: 1, attempts: 12, last_error: "HTTP 500: down" }).text).toBe(
+      "Sending |  | Attempt 1 of 12",
+    );
+    expect(words({ ...entry, attempt: 3, attempts: 2, last_error: "timeout" })).toEqual({
+      text: "Sending | Last failed: timeout | Attempt 3 of 12",
+      counts: ["Attempt 3 of 12"],
+    });
+  });
+
+  it("delivered says its attempts only when it took more than one; failed counts the schedule's once", () => {
+    const ok = { ...entry, status: "succeeded", attempt: 1, response_code: 200, duration_ms: 34 } as const;
+    expect(words({ ...ok, attempts: 1 })).toEqual({ text: "Delivered | 200 · 34 ms | ", counts: [] });
+    expect(words({ ...ok, attempts: 2 }).counts).toEqual(["2 attempts"]);
+    const gaveUp = words({
+      ...entry,
+      status: "failed",
+      attempt: 12,
+      attempts: 2,
+      response_code: 500,
+      duration_ms: 41,
+      last_error: "HTTP 500: down",
+    });
+    expect(gaveUp).toEqual({
+      text: "Failed | 500 · 41 ms | Gave up after 12 attempts",
+      counts: ["12 attempts"],
+    });
+    expect(
+      words({ ...entry, status: "failed", attempt: 1, attempts: 1, last_error: "endpoint is disabled" }).text,
+    ).toBe("Failed | endpoint is disabled | Gave up after 1 attempt");
+    expect(describeDelivery({ ...ok, attempts: 1 }, now).tone).toBe("default");
+    expect(describeDelivery({ ...entry, status: "failed", attempt: 1 }, now).tone).toBe("destructive");
   });
 });
 

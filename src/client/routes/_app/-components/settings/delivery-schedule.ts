@@ -45,6 +45,60 @@ export function describeSchedule(
   return d.attempt > 0 ? { text: attempt } : null;
 }
 
+/**
+ * A delivery log entry in words, counting its attempts once. `label`: its state for the badge;
+ * `tone`: the badge's variant; `result`: the latest outcome worth telling, or "" when none;
+ * `schedule`: describeSchedule's line (which counts the attempt of the current job), or null.
+ * - pending, its job not yet started: "Queued"; result "No attempt yet", or "Resent" when attempts
+ *   were recorded before (only a resend's new job starts over with earlier attempts recorded);
+ * - pending, an attempt running: "Sending", schedule "Attempt 2 of 12", result the previous
+ *   attempt's failure when this job had one ("Last failed: HTTP 500: down");
+ * - pending, waiting for a retry: "Retrying", result "Last failed: ...", schedule "Attempt 1 of 12 ·
+ *   Next attempt in 52 seconds";
+ * - succeeded: "Delivered", result "200 · 34 ms", with " · 2 attempts" when it took more than one
+ *   (`attempts`, a resend's included; nothing else counts them);
+ * - failed: "Failed", result the last response ("500 · 34 ms") or error, schedule "Gave up after 12
+ *   attempts" (the result carries no count: the schedule's and `attempts` differ after a resend).
+ * The entry used to add "Retrying… · 1 attempt so far" or "500 · 34 ms · 2 attempts" beside the
+ * schedule's own count. `now`: epoch ms.
+ */
+export function describeDelivery(
+  d: DeliverySchedule & Pick<DeliveryLogEntry, "attempts" | "response_code" | "duration_ms" | "last_error">,
+  now: number,
+): {
+  label: "Queued" | "Sending" | "Retrying" | "Delivered" | "Failed";
+  tone: "default" | "secondary" | "destructive";
+  result: string;
+  schedule: ReturnType<typeof describeSchedule>;
+} {
+  const schedule = describeSchedule(d, now);
+  const response = d.response_code ? `${d.response_code} · ${d.duration_ms ?? "-"} ms` : null;
+  const lastFailed = d.last_error ? `Last failed: ${d.last_error.slice(0, 160)}` : "";
+  if (d.status === "succeeded") {
+    const more = d.attempts > 1 ? ` · ${plural(d.attempts, "attempt")}` : "";
+    return { label: "Delivered", tone: "default", result: `${response ?? "Delivered"}${more}`, schedule };
+  }
+  if (d.status === "failed") {
+    return {
+      label: "Failed",
+      tone: "destructive",
+      result: response ?? d.last_error?.slice(0, 160) ?? "No response",
+      schedule,
+    };
+  }
+  if (d.attempt === 0) {
+    return {
+      label: "Queued",
+      tone: "secondary",
+      result: d.attempts === 0 ? "No attempt yet" : "Resent",
+      schedule,
+    };
+  }
+  if (d.next_attempt_at) return { label: "Retrying", tone: "secondary", result: lastFailed, schedule };
+  // running: an earlier failure of this job is its attempt before; the first attempt has none
+  return { label: "Sending", tone: "secondary", result: d.attempt > 1 ? lastFailed : "", schedule };
+}
+
 /** Milliseconds between reads of a log with a delivery pending, at the shortest. */
 export const PENDING_REFETCH_MS = 2000;
 /** Milliseconds between reads while every pending delivery waits for a later retry, at the longest. */

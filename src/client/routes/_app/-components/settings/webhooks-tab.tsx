@@ -10,7 +10,7 @@ import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
-import { type DeliveryLogEntry, describeSchedule, logRefetchMs } from "./delivery-schedule";
+import { describeDelivery, type describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
 
 /**
@@ -180,22 +180,6 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
 }
 
 /**
- * One delivery's result line. A pending delivery has no current result: it reads "Queued" before its
- * first attempt, "Retrying…" after a failed one (with that failure), "Queued again" after a resend of
- * a delivered one; the earlier attempts are counted, never shown as if they were this one.
- */
-function deliveryResult(d: DeliveryLogEntry): string {
-  const tries = `${d.attempts} ${d.attempts === 1 ? "attempt" : "attempts"}`;
-  if (d.status === "pending") {
-    if (d.attempts === 0) return "Queued · no attempt yet";
-    if (d.last_error) return `Retrying… · ${tries} so far, last failed: ${d.last_error.slice(0, 160)}`;
-    return `Queued again · ${tries} before`;
-  }
-  const outcome = d.response_code ?? d.last_error ?? "no response";
-  return `${outcome} · ${d.duration_ms ?? "-"} ms · ${tries}`;
-}
-
-/**
  * The current time (epoch ms), updated every second while `soonest` (the nearest future time shown
  * relative to now, epoch ms) is under 2 minutes away, every 30 seconds while it is further, and not
  * at all without one.
@@ -215,8 +199,10 @@ function useNow(soonest: number | null): number {
  * An endpoint's delivery log. While any delivery shown is pending it is read again (logRefetchMs:
  * every 2 s while one is queued or due, so a queued test event or resend turns to its result without
  * a reload; when the pending ones wait for later retries, when the first comes due, at most a minute
- * later); the polling stops once none is pending. A pending or failed delivery says where it stands
- * in its retry schedule (describeSchedule), the next attempt's full time in its tooltip.
+ * later); the polling stops once none is pending. Each entry is told by describeDelivery: its state
+ * (Queued, Sending, Retrying, Delivered, Failed), its latest outcome and, for a pending or failed
+ * one, where it stands in its retry schedule (its one attempt count), the next attempt's full time
+ * in its tooltip.
  */
 function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -246,41 +232,40 @@ function Deliveries({ endpointId, onBanner }: { endpointId: string; onBanner: Sh
   if (log.data.length === 0) return <p className="text-sm text-muted-foreground">No deliveries yet.</p>;
   return (
     <ul className="grid gap-1 text-sm" aria-label="Delivery log">
-      {log.data.map((d) => (
-        <li
-          key={d.id}
-          className="flex flex-wrap items-center gap-2 rounded border border-border px-2 py-1"
-          data-testid="webhook-delivery"
-        >
-          <Badge
-            variant={
-              d.status === "succeeded" ? "default" : d.status === "failed" ? "destructive" : "secondary"
-            }
+      {log.data.map((d) => {
+        const shown = describeDelivery(d, now);
+        return (
+          <li
+            key={d.id}
+            className="flex flex-wrap items-center gap-2 rounded border border-border px-2 py-1"
+            data-testid="webhook-delivery"
           >
-            {d.status}
-          </Badge>
-          <code>{d.event_type}</code>
-          <span className="min-w-0 break-words text-muted-foreground">
-            {deliveryResult(d)} · {formatDate(d.created_at)}
-          </span>
-          <DeliveryScheduleText d={d} now={now} />
-          <Button
-            variant="ghost"
-            size="sm"
-            disabled={resend.isPending && resend.variables?.id === d.id}
-            onClick={() => resend.mutate({ id: d.id })}
-          >
-            Resend
-          </Button>
-        </li>
-      ))}
+            <Badge variant={shown.tone} data-testid="webhook-delivery-status">
+              {shown.label}
+            </Badge>
+            <code>{d.event_type}</code>
+            <span className="min-w-0 break-words text-muted-foreground">
+              {shown.result ? `${shown.result} · ` : ""}
+              {formatDate(d.created_at)}
+            </span>
+            <DeliveryScheduleText s={shown.schedule} />
+            <Button
+              variant="ghost"
+              size="sm"
+              disabled={resend.isPending && resend.variables?.id === d.id}
+              onClick={() => resend.mutate({ id: d.id })}
+            >
+              Resend
+            </Button>
+          </li>
+        );
+      })}
     </ul>
   );
 }
 
 /** A delivery's place in its retry schedule (describeSchedule), or nothing when there is none to tell. */
-function DeliveryScheduleText({ d, now }: { d: Parameters<typeof describeSchedule>[0]; now: number }) {
-  const s = describeSchedule(d, now);
+function DeliveryScheduleText({ s }: { s: ReturnType<typeof describeSchedule> }) {
   if (!s) return null;
   return (
     <span className="min-w-0 basis-full break-words sm:basis-auto" data-testid="webhook-delivery-schedule">

@@ -1,9 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 import { withE2eDb } from "./e2e-info";
+import { expectWhollyShown } from "./layout-helpers";
 
 /**
  * Campaigns end to end (issue 4): an email campaign and an SMS campaign from the same shared CSV,
@@ -220,4 +222,72 @@ test("a campaign the send engine paused for the plan says why on its report and 
   await expect(page.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
   await page.goto("/campaigns");
   await expect(page.getByText("by your plan")).toBeVisible();
+});
+
+test("step 3 of the email builder at 390 px: a contact's long email is shown whole and the picker works from the keyboard", async ({
+  page,
+}) => {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const email = `picker-390-${stamp}@example.com`;
+  await loadAxe(page);
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Pia Picker", email, password: "correct-horse-battery", business_name: "Picker Co" },
+  });
+  expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+  // realistic long addresses: a person's at a hospital network's subdomain, and a shared mailbox
+  // imported without a name (the picker shows its address as its name)
+  const longEmail = `maximiliana.featherstonehaugh-oyelaran.${stamp}@patient-services.northwestern-regional-health.org`;
+  const mailbox = `accounts.payable.department+${stamp}@international-freight-logistics-consolidated.com`;
+  const imported = await page.request.post("/api/contacts/import", {
+    headers: { origin },
+    data: {
+      contacts: [
+        { first_name: "Maximiliana", last_name: "Featherstonehaugh-Oyelaran", email: longEmail },
+        { email: mailbox },
+      ],
+    },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+  expect((await imported.json()).created).toBe(2);
+
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto("/email-campaign");
+  await page.getByLabel("Campaign name").fill("E2E narrow picker");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByLabel("Subject").fill("Hello {{first_name|there}}");
+  await page.getByRole("button", { name: "Next" }).click();
+  await page.getByText("Choose from contacts").click();
+  const row = page.getByRole("row").filter({ hasText: longEmail });
+  await expect(row).toBeVisible();
+
+  // the table fits its box (no sideways scrolling inside it) and the page fits 390 px
+  await expectWhollyShown(page.getByRole("table").locator(".."));
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  // the name and the address are shown whole, the address in lines most of the table wide (it
+  // used to get a column of about 90 px: eleven lines of a few characters)
+  await expectWhollyShown(row.getByText("Maximiliana Featherstonehaugh-Oyelaran", { exact: true }));
+  const address = row.getByText(longEmail, { exact: true }).filter({ visible: true });
+  await expectWhollyShown(address);
+  expect((await address.boundingBox())!.width).toBeGreaterThanOrEqual(240);
+  // the address-only contact: its address is whole wherever it is shown
+  const shown = await page
+    .getByRole("row")
+    .filter({ hasText: mailbox })
+    .getByText(mailbox, { exact: true })
+    .filter({ visible: true })
+    .all();
+  expect(shown.length).toBeGreaterThan(0);
+  for (const el of shown) await expectWhollyShown(el);
+  expect(await seriousViolations(page, "contact picker at 390 px")).toEqual([]);
+
+  // the contact is picked from the keyboard: its tick box takes focus and Space ticks it
+  const tick = row.getByRole("checkbox", { name: "Select Maximiliana Featherstonehaugh-Oyelaran" });
+  await tick.focus();
+  await page.keyboard.press("Space");
+  await expect(tick).toBeChecked();
+  await expect(page.getByTestId("picker-selected")).toHaveText("1 selected");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByTestId("preview-subject")).toHaveText("Hello Maximiliana");
 });

@@ -21,11 +21,19 @@ export function contactName(c: Pick<ListedContact, "first_name" | "last_name" | 
 
 const selectClass = "h-10 rounded-lg border border-input bg-card px-3 text-sm";
 
+/** A contact's email or phone as the picker shows it, "none" (muted) without one. */
+function Address({ value }: { value: string | null }) {
+  return value ?? <span className="text-muted-foreground">none</span>;
+}
+
 /**
  * Contacts chosen from the CRM (issue 14): search (name, email, company, phone), lifecycle stage,
  * lead status and tag filters, pages of 25 from the server (tRPC `crm.list`), tick boxes, and
  * 'Select all N matching' (the whole filter result, resolved by the server at launch); unticking a
  * contact after it excludes that contact (`pickAll.excludeIds`, the audience's `excludeIds`).
+ * Below sm (a phone) the email or phone is shown under the name, in the name's column, instead of
+ * in a column of its own, and long names and addresses wrap where they must (wrap-anywhere), so a
+ * long address neither widens the table past the screen nor is squeezed into a narrow column.
  */
 export function ContactPicker({
   picked,
@@ -65,6 +73,7 @@ export function ContactPicker({
   const isPicked = (id: number) => (pickAll ? !excluded.has(id) : picked.has(id));
   const allOnPage = contacts.length > 0 && contacts.every((c) => isPicked(c.id));
   const selectedCount = pickAll ? Math.max(0, pickAll.count - excluded.size) : picked.size;
+  const addressOf = (c: ListedContact) => (need === "phone" ? c.phone || c.mobile : c.email) || null;
 
   const update = (next: Partial<AudienceFilterInput>) => {
     setFilter((f) => ({ ...f, ...next }));
@@ -220,8 +229,10 @@ export function ContactPicker({
                     onChange={togglePage}
                   />
                 </th>
-                <th className="p-2">Name</th>
-                <th className="p-2">{need === "phone" ? "Phone" : "Email"}</th>
+                <th className="p-2">
+                  Name<span className="sm:hidden"> and {need === "phone" ? "phone" : "email"}</span>
+                </th>
+                <th className="hidden p-2 sm:table-cell">{need === "phone" ? "Phone" : "Email"}</th>
                 <th className="hidden p-2 sm:table-cell">Company</th>
                 <th className="hidden p-2 md:table-cell">Tags</th>
               </tr>
@@ -237,11 +248,17 @@ export function ContactPicker({
                       onChange={() => toggle(c)}
                     />
                   </td>
-                  <td className="p-2">{contactName(c)}</td>
-                  <td className="p-2 break-all">
-                    {(need === "phone" ? c.phone || c.mobile : c.email) || (
-                      <span className="text-muted-foreground">none</span>
+                  <td className="p-2">
+                    <span className="block wrap-anywhere">{contactName(c)}</span>
+                    {/* below sm the address goes under the name (its own column left no room) */}
+                    {contactName(c) !== addressOf(c) && (
+                      <span className="block text-muted-foreground wrap-anywhere sm:hidden">
+                        <Address value={addressOf(c)} />
+                      </span>
                     )}
+                  </td>
+                  <td className="hidden p-2 wrap-anywhere sm:table-cell">
+                    <Address value={addressOf(c)} />
                   </td>
                   <td className="hidden p-2 sm:table-cell">{c.company ?? ""}</td>
                   <td className="hidden p-2 md:table-cell">{c.tags.map((t) => t.name).join(", ")}</td>

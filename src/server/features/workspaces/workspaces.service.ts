@@ -279,7 +279,9 @@ export async function switchWorkspace(
 
 /**
  * Members of the active workspace, and (for owners and admins) its pending invites.
- * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit}}`.
+ * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit}}`;
+ * `seats.used` counts members and pending invitations for every role (as the seat check does), also
+ * when `invites` is not shown (members).
  */
 export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   const rows = await q.listMembers(ctx.db, tenant.workspaceId);
@@ -290,6 +292,10 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   const invites = can(tenant.role, "manageMembers")
     ? await q.listPendingInvites(ctx.db, tenant.workspaceId)
     : [];
+  // a member is not shown the invitations, but they hold seats all the same (countWorkspaceSeats)
+  const pending = can(tenant.role, "manageMembers")
+    ? invites.length
+    : await q.countPendingInvites(ctx.db, tenant.workspaceId);
   const limit = PLANS[effectivePlan(tenant.workspace)].limits.seats;
   return {
     members: rows.map((r) => ({
@@ -306,7 +312,7 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
       expires_at: i.expiresAt.toISOString(),
       created_at: i.createdAt.toISOString(),
     })),
-    seats: { used: rows.length + invites.length, limit },
+    seats: { used: rows.length + pending, limit },
   };
 }
 

@@ -1,0 +1,51 @@
+/**
+ * Settings > Team says "N of M seats used, pending invitations included" to everyone in the
+ * workspace. Pending invitations are listed only for owners and admins, but they hold seats for a
+ * member's view too: a member sees the same count as the owner and as Billing's usage.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  createTestApp,
+  inviteTokenFor,
+  setPlan,
+  signUp,
+  type TestApp,
+  trpcCall,
+  uniqueEmail,
+} from "../helpers";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("seats in use as a member sees them", () => {
+  it("count the pending invitations a member is not shown", async () => {
+    const owner = await signUp(t.app, { name: "Olive Owner" });
+    await setPlan(t, owner.user.id, "business");
+    const melEmail = uniqueEmail("mel");
+    expect((await owner.client.post("/api/workspaces/current/invites", { email: melEmail })).statusCode).toBe(
+      201,
+    );
+    const token = await inviteTokenFor(t, melEmail);
+    const mel = await signUp(t.app, { name: "Mel Member", email: melEmail });
+    expect((await mel.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+    for (const email of [uniqueEmail("pia"), uniqueEmail("pat")]) {
+      const sent = await owner.client.post("/api/workspaces/current/invites", { email });
+      expect(sent.statusCode, sent.body).toBe(201);
+    }
+
+    const ownerView = (await owner.client.get("/api/workspaces/current/members")).json();
+    expect(ownerView.seats).toEqual({ used: 4, limit: 5 });
+    const melView = (await mel.client.get("/api/workspaces/current/members")).json();
+    expect(melView.invites).toEqual([]); // a member is not shown who is invited
+    expect(melView.seats).toEqual({ used: 4, limit: 5 });
+    const rpc = await trpcCall(mel.client, "workspaces.members", undefined, "query");
+    expect(rpc.data.seats).toEqual({ used: 4, limit: 5 });
+    const usage = (await mel.client.get("/api/billing/usage")).json();
+    expect(usage.usage.seats).toEqual(melView.seats);
+  });
+});

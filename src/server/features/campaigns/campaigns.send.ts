@@ -214,20 +214,23 @@ async function sendAllowed(
     ]);
     const contacts = new Map(contactRows.map((c) => [c.id, c]));
     // each row goes where the contact is now: an address changed since the launch is screened (and
-    // sent to) instead of the one the contact left; only such rows cost the lookups below
+    // sent to) instead of the one the contact left; only such rows cost the suppression lookup below
     const { rows: addressed, moved, noAddress } = readdress(campaign.channel, part, contacts);
     const movedTo = [...new Set(addressed.filter((r) => moved.has(r.id)).map((r) => r.address))];
-    const [suppressedNow, reached] = movedTo.length
-      ? await Promise.all([
-          findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo),
-          selectAddressesReached(
-            deps.sql,
-            campaign.id,
-            movedTo,
-            part.map((r) => r.id),
-          ),
-        ])
-      : [new Map<string, string>(), new Set<string>()];
+    // the addresses another row of this campaign was sent (or is being sent) to: every row's, not only
+    // the moved ones', since a contact whose number changed since the launch may have been texted at
+    // the number a waiting row (a retry's back-off, quiet hours, a later part) still holds
+    const [suppressedNow, reached] = await Promise.all([
+      movedTo.length
+        ? findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo)
+        : new Map<string, string>(),
+      selectAddressesReached(
+        deps.sql,
+        campaign.id,
+        [...new Set(addressed.map((r) => r.address))],
+        part.map((r) => r.id),
+      ),
+    ]);
     const suppressed = new Map([...suppressedAtLaunch, ...suppressedNow]);
     // texts, calls, voicemail: a STOP from any of the contact's numbers, not only this row's address
     const stopped =
@@ -263,8 +266,9 @@ async function sendAllowed(
 /**
  * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
  * read for the part, at each row's address as `readdress` made it (`changed`: rows whose contact's
- * address changed since the launch; `noAddress`: an email removed -> "no email address"; a changed
- * address this campaign already reached (`reached`), or one twice in the part -> "duplicate
+ * address changed since the launch; `noAddress`: an email removed -> "no email address"; an
+ * address another row of this campaign already reached (`reached`: a row moved there since the
+ * launch, or this row's, moved onto by another contact), or one twice in the part -> "duplicate
  * address"): a deleted contact, a suppressed address, or a contact no longer opted in
  * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
  * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
@@ -314,8 +318,9 @@ function screen(
       outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
-    // a changed address another recipient of this campaign got (or is getting) the message at
-    if (seen.has(r.address) || (moved && changed.reached.has(r.address))) {
+    // an address another recipient of this campaign got (or is getting) the message at: one moved
+    // there since the launch, or one a contact moved onto after this row's launch
+    if (seen.has(r.address) || changed.reached.has(r.address)) {
       outcomes.push({ ...base, kind: "skipped", reason: "duplicate address" });
       continue;
     }

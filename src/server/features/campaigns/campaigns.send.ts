@@ -383,10 +383,13 @@ function readdress(
 }
 
 /**
- * Re-claimed rows (a previous worker died while sending them): asks the provider whether it
- * already accepted each one (`findSent` by the vendor idempotency key); found -> recorded as sent
- * without sending again; a failed lookup -> retried later (never risk a duplicate). Pushes those
- * outcomes and returns the rows still to send.
+ * Rows whose earlier attempt may have reached the provider: re-claimed rows (a previous worker died
+ * while sending them) and retries of a transient failure (claimed for at least the second time:
+ * `attempts` counts claims, a quiet-hours deferral gives its claim back), since a timeout or a 5xx
+ * can come after the vendor accepted the message. Asks the provider whether it already accepted
+ * each one (`findSent` by the vendor idempotency key); found -> recorded as sent without sending
+ * again; a failed lookup -> retried later (never risk a duplicate). Pushes those outcomes and
+ * returns the rows still to send.
  */
 async function recoverReclaimed(
   deps: JobDeps,
@@ -394,7 +397,7 @@ async function recoverReclaimed(
   rows: Ready[],
   outcomes: Outcome[],
 ): Promise<Ready[]> {
-  const reclaimed = rows.filter((r) => r.prevStatus === "sending");
+  const reclaimed = rows.filter((r) => r.prevStatus === "sending" || r.attempts > 1);
   if (reclaimed.length === 0) return rows;
   const kind = deliveryKind(campaign.channel);
   const provider = deps.providers[kind];

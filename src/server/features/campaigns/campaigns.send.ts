@@ -402,27 +402,37 @@ async function recoverReclaimed(
   const kind = deliveryKind(campaign.channel);
   const provider = deps.providers[kind];
   const found = new Set<number>();
+  // texts: a vendor without idempotency keys (Twilio) is searched by body, so the body is rendered as
+  // it was sent: with the opt-out notice when the number had none from the workspace (sendSms's rule),
+  // and the other way too in case that changed since (another campaign's first text meanwhile)
+  const noticed =
+    kind === "sms" && provider.findSent
+      ? await noticedNumbers(
+          deps,
+          campaign.workspaceId,
+          reclaimed.map((r) => r.address),
+        )
+      : new Set<string>();
   await mapLimit(reclaimed, 8, async (r) => {
     if (!provider.findSent) return;
     try {
-      const body =
+      const since = new Date(r.updatedAt.getTime() - 86_400_000);
+      // the bodies it may have been sent with (texts: the expected notice first), "" for other channels
+      const variants =
         kind === "sms"
-          ? renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, false).body
-          : "";
-      const id = await provider.findSent(vendorKey(r), {
-        to: r.address,
-        body,
-        since: new Date(r.updatedAt.getTime() - 86_400_000),
-      });
-      if (id) {
+          ? [!noticed.has(r.address), noticed.has(r.address)].map((notice) => ({
+              notice,
+              ...renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, notice),
+            }))
+          : [{ notice: false, body: "", segments: 1 }];
+      for (const [i, v] of variants.entries()) {
+        // a message that says how to opt out itself gets no notice: one body, one lookup
+        if (i > 0 && v.body === variants[0]?.body) break;
+        const id = await provider.findSent(vendorKey(r), { to: r.address, body: v.body, since });
+        if (!id) continue;
         found.add(r.id);
-        outcomes.push({
-          id: r.id,
-          contactId: r.contactId,
-          kind: "sent",
-          providerMessageId: id,
-          attempts: r.attempts,
-        });
+        outcomes.push(sentOutcome(r, id, { segments: v.segments, optOutNotice: v.notice }));
+        break;
       }
     } catch (e) {
       // cannot tell whether it was sent: do not risk a duplicate, retry the lookup later
@@ -579,19 +589,31 @@ async function recordCarrierOptOuts(
 const statusCallback = (deps: JobDeps) => `${deps.env.APP_URL}/api/webhooks/twilio/status`;
 
 /**
+ * Which of `addresses` (E.164) already had the SMS opt-out notice from `workspaceId`: a campaign text
+ * that carried it (sent), or a text from the contact page (crm textedNumbers). The others' next text
+ * carries it.
+ */
+async function noticedNumbers(deps: JobDeps, workspaceId: string, addresses: string[]): Promise<Set<string>> {
+  const [noticed, texted] = await Promise.all([
+    selectNoticedSmsAddresses(deps.sql, workspaceId, addresses),
+    textedNumbers(deps, workspaceId, addresses),
+  ]);
+  for (const a of texted) noticed.add(a);
+  return noticed;
+}
+
+/**
  * SMS (and video SMS). A number's first message from the workspace (no campaign text with the
  * notice, no contact-page text to it) carries the opt-out notice ("Reply STOP"). Providers with a bulk call (the local outbox) get one call per 500 messages;
  * others one call per message, 16 in flight.
  */
 async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promise<Outcome[]> {
   if (todo.length === 0) return [];
-  // per number: a campaign text that carried the notice, or a contact-page text (crm textedNumbers)
-  const addresses = todo.map((r) => r.address);
-  const [noticed, texted] = await Promise.all([
-    selectNoticedSmsAddresses(deps.sql, campaign.workspaceId, addresses),
-    textedNumbers(deps, campaign.workspaceId, addresses),
-  ]);
-  for (const a of texted) noticed.add(a);
+  const noticed = await noticedNumbers(
+    deps,
+    campaign.workspaceId,
+    todo.map((r) => r.address),
+  );
   const render = (r: Ready) =>
     renderSmsFor(campaign.content, mergeSource(r.contact), r.token, deps.env, !noticed.has(r.address));
   const message = (r: Ready, body: string) => ({

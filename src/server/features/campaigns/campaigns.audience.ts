@@ -3,7 +3,12 @@ import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
-import { contactNumberFor, contactsWhoRepliedStop, findSuppressed } from "../compliance/compliance.service";
+import {
+  contactNumberFor,
+  contactsWhoRepliedStop,
+  findSuppressed,
+  normaliseSuppressionValue,
+} from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import {
   getContactsByIds,
@@ -38,9 +43,11 @@ export const AUDIENCE_PAGE = 5_000;
 export { toE164 };
 
 /**
- * The address a contact is reached at on a channel: lower-cased email, or an E.164 number by the
- * contact page's rule (compliance contactNumberFor: a text goes to the mobile, else the phone; a
- * call or voicemail to the phone, else the mobile).
+ * The address a contact is reached at on a channel: the email trimmed, lower-cased and in Unicode
+ * NFC (compliance normaliseSuppressionValue: "josé@" typed with a precomposed é and with e + a
+ * combining accent is one mailbox, RFC 6532 section 3.1), or an E.164 number by the contact page's
+ * rule (compliance contactNumberFor: a text goes to the mobile, else the phone; a call or voicemail
+ * to the phone, else the mobile).
  */
 export function addressFor(
   channel: CampaignChannel,
@@ -48,7 +55,7 @@ export function addressFor(
 ): string | null {
   const kind = deliveryKind(channel);
   if (kind === "email") {
-    const e = c.email?.trim().toLowerCase();
+    const e = c.email ? normaliseSuppressionValue("email", c.email) : null;
     return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
   }
   return contactNumberFor(kind, c);

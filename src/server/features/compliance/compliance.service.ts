@@ -5,9 +5,24 @@ import * as q from "./compliance.queries";
 
 export type SuppressionChannel = "email" | "sms" | "voice" | "voicemail";
 
-/** Normalises a suppression value: emails lower-cased and trimmed, numbers as given (E.164). */
+/**
+ * Normalises a suppression value: emails trimmed, lower-cased and in Unicode NFC (RFC 6532 section
+ * 3.1: an address written with a precomposed "é" and with "e" + a combining accent is one mailbox,
+ * and an opt-out made at one form covers the other), numbers as given (E.164). Campaigns address
+ * email by the same rule (campaigns.audience addressFor).
+ */
 export function normaliseSuppressionValue(channel: SuppressionChannel | "all", value: string): string {
-  return channel === "email" || value.includes("@") ? value.trim().toLowerCase() : value.trim();
+  return channel === "email" || value.includes("@")
+    ? value.trim().toLowerCase().normalize("NFC")
+    : value.trim();
+}
+
+/**
+ * The normalised values to look up for `norm`: each one, and for an email its NFD form too when that
+ * differs (a suppression stored before emails were kept in NFC), compared lower-cased.
+ */
+function lookupForms(norm: string[]): string[] {
+  return [...new Set(norm.flatMap((v) => (v.includes("@") ? [v, v.normalize("NFD")] : [v])))];
 }
 
 /**
@@ -73,7 +88,7 @@ export async function findSuppressed(
   const norm = [...new Set(values.filter(Boolean).map((v) => normaliseSuppressionValue(channel, v)))];
   if (norm.length === 0) return new Map();
   const [rows, stopped] = await Promise.all([
-    q.selectSuppressions(db, workspaceId, [channel, "all"], norm),
+    q.selectSuppressions(db, workspaceId, [channel, "all"], lookupForms(norm)),
     channel === "email" ? Promise.resolve(new Set<string>()) : smsStoppedNumbers(db, norm),
   ]);
   const out = new Map(rows.map((r) => [normaliseSuppressionValue(channel, r.value), r.reason]));

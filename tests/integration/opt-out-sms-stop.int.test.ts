@@ -55,8 +55,8 @@ async function sent(to: string, channel: string) {
   ).length;
 }
 
-async function workspaceWithContact(phone: string) {
-  const s = await signUp(t.app);
+async function workspaceWithContact(phone: string, business?: string) {
+  const s = await signUp(t.app, business === undefined ? {} : { business_name: business });
   await setPlan(t, s.user.id, "business"); // SMS campaigns are a paid feature
   const ids = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Sam", phone }]);
   await t.db
@@ -111,6 +111,45 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
       200,
     );
     expect(await sent(phone, "sms")).toBe(2);
+  });
+
+  it("the STOP and START confirmations name only the businesses that texted the number", async () => {
+    // a business that only scheduled a text to the number (or whose text was skipped) never reached
+    // the person: naming it in the reply would tell them who else holds their number
+    const phone = await freshPhone();
+    const named = (business: string) => workspaceWithContact(phone, business);
+    const bakery = await named(`Open Bakery ${phone.slice(-4)}`);
+    const clinic = await named(`Discreet Clinic ${phone.slice(-4)}`);
+    const florist = await named(`Corner Florist ${phone.slice(-4)}`);
+    const sentNow = await launchSms(bakery.user.id, bakery.contactId);
+    expect("campaign" in sentNow && sentNow.campaign.status).toBe("completed");
+    const later = await createAndLaunchCampaign(t.ctx, clinic.user.id, {
+      name: "Reminder",
+      channel: "sms",
+      content: { message: "See you tomorrow" },
+      recipients: { contactIds: [clinic.contactId] },
+      scheduledAt: new Date(Date.now() + 86_400_000),
+    });
+    expect(later.campaign.status).toBe("scheduled");
+    // the florist texted from the contact page
+    expect(
+      (await florist.client.post(`/api/contacts/${florist.contactId}/send-sms`, { message: "Your order" }))
+        .statusCode,
+    ).toBe(200);
+    const stop = await reply(phone, "STOP");
+    expect(stop).toContain("You have been unsubscribed");
+    expect(stop).toContain("Open Bakery");
+    expect(stop).toContain("Corner Florist");
+    expect(stop).not.toContain("Discreet Clinic");
+    // the STOP still holds for the clinic: its scheduled text will be skipped
+    const clinicText = await clinic.client.post(`/api/contacts/${clinic.contactId}/send-sms`, {
+      message: "Hi",
+    });
+    expect(clinicText.statusCode).toBe(422);
+    const start = await reply(phone, "START");
+    expect(start).toContain("resubscribed");
+    expect(start).toContain("Open Bakery");
+    expect(start).not.toContain("Discreet Clinic");
   });
 
   it("the public demo does not text or call a number that replied STOP to the demo text", async () => {

@@ -221,12 +221,13 @@ async function optOutContact(
  *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
  *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
  *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (optOutContact); the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
- *   one confirmation naming the businesses (compliance stopConfirmation), sent only when the number
+ *   one confirmation naming the businesses that texted the number (compliance stopConfirmation; not
+ *   one that only scheduled a text to it), sent only when the number
  *   was not already opted out and within five minutes of the STOP by the provider's clock
  *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
  * - START / UNSTOP (and YES, only from a number whose latest decision was STOP) removes both (and
  *   turns those contacts' SMS opt-in back on), so a later STOP counts again, and is answered naming
- *   the businesses.
+ *   the businesses that texted the number.
  * - HELP / INFO is answered with the latest sender's business name, contact and how to opt out.
  * - Any other text marks the latest recipient `replied` (a YES from a number that is not opted out is
  *   such a reply).
@@ -286,10 +287,18 @@ async function applyTwilioInbound(
   const accounts = new Map<string, CampaignRecipient>();
   for (const r of recipients) if (!accounts.has(r.workspaceId)) accounts.set(r.workspaceId, r);
   // contacts texted from the contact page at this number (not campaign recipients): same answer
-  const texted = (await contactsTextedAt(ctx, from)).filter(
-    (c) => accounts.get(c.workspaceId)?.contactId !== c.contactId,
-  );
-  const senders = [...new Set([...accounts.keys(), ...texted.map((c) => c.workspaceId)])];
+  const textedHere = await contactsTextedAt(ctx, from);
+  const texted = textedHere.filter((c) => accounts.get(c.workspaceId)?.contactId !== c.contactId);
+  // the businesses a confirmation names: those whose text reached the number (a campaign text sent,
+  // or one from the contact page), newest campaign text first. A workspace whose only row at the
+  // number is scheduled, queued or skipped never texted the person: naming it would tell them who
+  // else holds their number (the STOP still holds for it, as for every workspace)
+  const senders = [
+    ...new Set([
+      ...recipients.filter((r) => r.sentAt !== null).map((r) => r.workspaceId),
+      ...textedHere.map((c) => c.workspaceId),
+    ]),
+  ];
   const wasStopped = from ? (await smsStoppedNumbers(ctx.db, [from])).has(from) : false;
   // a bare YES re-subscribes only a number that opted out; otherwise it answers the text
   if (keyword === "start" && !answeredByTwilio && !isExplicitStart(body) && !wasStopped) keyword = null;

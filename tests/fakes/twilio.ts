@@ -12,12 +12,17 @@ const sid = (prefix: string) => `${prefix}${randomBytes(16).toString("hex")}`;
  * longer than 4,000 characters is refused with error 32018, like Twilio.
  * GET Messages/{Sid}.json fetches one message: sent ones, or `receive()`d inbound ones with the
  * `date_created` Twilio gave them (RFC 2822, like Twilio's JSON).
+ * GET Messages.json lists outbound messages newest first, filtered as Twilio documents: `To`, `From`,
+ * and `DateSent` / `DateSent<` / `DateSent>` on the message's date_sent, which a message still
+ * queued at Twilio does not have yet (null), so no DateSent filter returns it. Messages are sent at
+ * once unless `state.holdQueued` is set: then they stay queued (status queued, date_sent null).
  */
 export async function startTwilioFake(accountSid: string, authToken: string) {
   const messages: Record<string, string>[] = [];
   const inbound: Record<string, string>[] = [];
   const calls: Record<string, string>[] = [];
   const blocked = new Set<string>();
+  const state = { holdQueued: false };
   const expectedAuth = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString("base64")}`;
   const err = (status: number, code: number, message: string): FakeReply => ({
     status,
@@ -33,7 +38,8 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
       if (!form.From && !form.MessagingServiceSid)
         return err(400, 21603, "A 'From' or 'MessagingServiceSid' parameter is required.");
       if (blocked.has(form.To)) return err(400, 21610, "Attempt to send to unsubscribed recipient");
-      const m = { ...form, sid: sid("SM"), date_created: now };
+      const m: Record<string, string> = { ...form, sid: sid("SM"), date_created: now };
+      if (!state.holdQueued) m.date_sent = now;
       messages.push(m);
       return {
         status: 201,
@@ -76,16 +82,34 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
     }
     if (req.method === "GET" && req.path === `${base}/Messages.json`) {
       const to = req.query.get("To");
+      const from = req.query.get("From");
+      // Twilio's DateSent filters (the SDK's dateSent, dateSentBefore, dateSentAfter): ISO dates or
+      // date-times; a message without a date_sent (still queued) matches none of them
+      const on = req.query.get("DateSent");
+      const before = req.query.get("DateSent<");
+      const after = req.query.get("DateSent>");
+      const sentAt = (m: Record<string, string>) => (m.date_sent ? Date.parse(m.date_sent) : null);
       const list = messages
         .filter((m) => !to || m.To === to)
+        .filter((m) => !from || m.From === from)
+        .filter((m) => {
+          if (!on && !before && !after) return true;
+          const at = sentAt(m);
+          if (at === null) return false;
+          if (on && new Date(at).toISOString().slice(0, 10) !== on.slice(0, 10)) return false;
+          if (before && at > Date.parse(before)) return false;
+          if (after && at < Date.parse(after)) return false;
+          return true;
+        })
+        .reverse()
         .map((m) => ({
           sid: m.sid,
           to: m.To,
           from: m.From ?? null,
           body: m.Body,
-          status: "sent",
+          status: m.date_sent ? "sent" : "queued",
           date_created: m.date_created,
-          date_sent: m.date_created,
+          date_sent: m.date_sent ?? null,
         }));
       return {
         status: 200,
@@ -158,7 +182,7 @@ export async function startTwilioFake(accountSid: string, authToken: string) {
     inbound.push(msg);
     return msg.sid;
   };
-  return { ...fake, messages, calls, blocked, inbound, receive };
+  return { ...fake, messages, calls, blocked, inbound, receive, state };
 }
 
 /**

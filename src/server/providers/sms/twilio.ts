@@ -92,16 +92,15 @@ export class TwilioSmsProvider implements SmsProvider {
   }
 
   /**
-   * Twilio keeps no client idempotency key on messages: a message to `to` with the same body sent
-   * since `since` is taken as ours (GET Messages.json?To=&DateSent>=).
+   * Twilio keeps no client idempotency key on messages: a message to `to` with the same body created
+   * since `since` (less a second) is taken as ours. Read from the number's 50 newest messages (GET
+   * Messages.json?To=, newest first) without a DateSent filter: Twilio sets date_sent only once a
+   * message leaves its queue, so a DateSent filter leaves out a message accepted moments ago and
+   * still queued, the very one a retry after a timeout must find.
    */
   async findSent(_key: string, hint: { to: string; body: string; since: Date }): Promise<string | null> {
     try {
-      const list = await this.client.messages.list({
-        to: hint.to,
-        dateSentAfter: new Date(hint.since.getTime() - 86_400_000),
-        limit: 50,
-      });
+      const list = await this.client.messages.list({ to: hint.to, limit: 50 });
       const hit = list.find(
         (m) =>
           m.body === hint.body && (!m.dateCreated || m.dateCreated.getTime() >= hint.since.getTime() - 1000),

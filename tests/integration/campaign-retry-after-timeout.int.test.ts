@@ -110,4 +110,55 @@ describe("a send that timed out after the provider accepted it", () => {
       expect(row).toMatchObject({ status: "sent", providerMessageId: sent[0]?.providerMessageId });
     }
   });
+
+  it("a refusal (HTTP 429: the vendor did not take the messages) is retried without asking the vendor first", async () => {
+    // only an answer that may have come after the vendor took the message (a timeout, a 5xx) calls for
+    // a lookup before the retry; a 429 says it did not, and looking every refused row up would double
+    // the calls to a vendor that is already limiting them
+    const email = t.providers.email as {
+      sendBatch: (m: never[]) => Promise<unknown>;
+      findSent: (...a: never[]) => Promise<string | null>;
+    };
+    const original = { sendBatch: email.sendBatch, findSent: email.findSent };
+    let sends = 0;
+    let lookups = 0;
+    email.sendBatch = async (messages) => {
+      sends += 1;
+      if (sends === 1)
+        throw new ProviderError("Postmark: Rate limit exceeded", {
+          transient: true,
+          httpStatus: 429,
+          vendorCode: 429,
+        });
+      return original.sendBatch.call(email, messages);
+    };
+    email.findSent = async (...a) => {
+      lookups += 1;
+      return original.findSent.apply(email, a);
+    };
+    const { user } = await signUp(t.app);
+    const stamp = `refused-${Date.now()}`;
+    const to = [`${stamp}-a@example.com`, `${stamp}-b@example.com`];
+    let id: number;
+    try {
+      const launched = await createAndLaunchCampaign(t.ctx, user.id, {
+        name: `Refused ${stamp}`,
+        channel: "email",
+        content: { subject: `Offer ${stamp}`, body: "Hello {{first_name}}" },
+        recipients: { csv: to.map((address) => ({ email: address })) },
+      });
+      id = launched.campaign.id;
+      expect((await campaignRecipientRows(t, id)).map((r) => r.status)).toEqual(["queued", "queued"]);
+      await runRetries(id);
+    } finally {
+      Object.assign(email, original);
+    }
+    expect(lookups).toBe(0);
+    for (const address of to) {
+      const sent = await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, address));
+      expect(sent).toHaveLength(1);
+    }
+    const { figures } = await getCampaignReport(t.ctx, user.id, id);
+    expect(figures).toMatchObject({ sent: 2, failed: 0, pending: 0 });
+  });
 });

@@ -175,6 +175,13 @@ export const campaignRecipients = pgTable(
     /** why skipped / failed / bounced (the vendor's reason when there is one) */
     reason: text(),
     attempts: integer().notNull().default(0),
+    /**
+     * the last attempt ended in an answer that may have come after the vendor took the message (a
+     * timeout, a network error, a 408 or 5xx): its retry asks the vendor first (findSent). False after
+     * a refusal the vendor gave before taking it (a 429) and after a lookup that found nothing
+     * (migration 0050).
+     */
+    outcomeUnknown: boolean().notNull().default(false),
     /** a claimed (`sending`) row belongs to its claimer until this time */
     leaseUntil: timestamp({ withTimezone: true }),
     /** quiet hours or retry backoff: not before this time */

@@ -742,6 +742,7 @@ export type ClaimedRecipient = Pick<
   | "attempts"
   | "updatedAt"
   | "providerMessageId"
+  | "outcomeUnknown"
 > & { prevStatus: string; lease: string };
 
 /**
@@ -770,7 +771,7 @@ export async function claimRecipients(
         attempts = r.attempts + 1, updated_at = now()
     from cand where r.id = cand.id
     returning r.id, r.campaign_id, r.workspace_id, r.contact_id, r.channel, r.address, r.token, r.attempts,
-      r.updated_at, r.provider_message_id, cand.prev_status, r.lease_until::text as lease`;
+      r.updated_at, r.provider_message_id, r.outcome_unknown, cand.prev_status, r.lease_until::text as lease`;
   return rows.map((r) => ({
     id: Number(r.id),
     campaignId: Number(r.campaign_id),
@@ -782,6 +783,7 @@ export async function claimRecipients(
     attempts: Number(r.attempts),
     updatedAt: new Date(r.updated_at as string),
     providerMessageId: (r.provider_message_id as string | null) ?? null,
+    outcomeUnknown: r.outcome_unknown === true,
     prevStatus: String(r.prev_status),
     lease: String(r.lease),
   }));
@@ -890,21 +892,30 @@ export async function markRecipientsSent(
 
 /**
  * Puts claimed rows back in the queue until `notBefore` (retry after a transient error, or deferred
- * by quiet hours: a deferral gives its attempt back). Only rows still `sending`.
+ * by quiet hours: a deferral gives its attempt back and keeps its `outcome_unknown`). A retry's
+ * `unknown` (default false) is stored as `outcome_unknown`: whether the vendor may have taken the
+ * message. Only rows still `sending`.
  */
 export async function requeueRecipients(
   db: DbOrTx,
-  rows: { id: number; notBefore: Date; reason: string | null; deferred: boolean }[],
+  rows: { id: number; notBefore: Date; reason: string | null; deferred: boolean; unknown?: boolean }[],
 ): Promise<void> {
   if (rows.length === 0) return;
   const json = JSON.stringify(
-    rows.map((o) => ({ id: o.id, nb: o.notBefore.toISOString(), reason: o.reason, deferred: o.deferred })),
+    rows.map((o) => ({
+      id: o.id,
+      nb: o.notBefore.toISOString(),
+      reason: o.reason,
+      deferred: o.deferred,
+      unknown: o.unknown ?? false,
+    })),
   );
   await db.execute(sql`
     update campaign_recipients r set status = 'queued', not_before = v.nb, reason = v.reason,
       lease_until = null, updated_at = now(),
-      attempts = case when v.deferred then greatest(r.attempts - 1, 0) else r.attempts end
-    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, nb timestamptz, reason text, deferred boolean)
+      attempts = case when v.deferred then greatest(r.attempts - 1, 0) else r.attempts end,
+      outcome_unknown = case when v.deferred then r.outcome_unknown else v.unknown end
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, nb timestamptz, reason text, deferred boolean, unknown boolean)
     where r.id = v.id and r.status = 'sending'`);
 }
 

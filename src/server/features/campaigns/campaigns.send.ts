@@ -74,6 +74,8 @@ interface Outcome {
   attempts: number;
   /** the address it went to (or was screened at) when the contact's changed since the launch (readdress) */
   address?: string;
+  /** a retry whose vendor may have taken the message (mayHaveBeenTaken): looked up before it is sent again */
+  unknown?: boolean;
 }
 
 /** An outcome's identifying fields for claimed row `r`. */
@@ -126,7 +128,7 @@ export async function sendClaimed(
       deps.db,
       campaign.workspaceId,
       campaign.id,
-      `${charge.stop} The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.`,
+      `${charge.stop} The campaign was paused with its remaining messages unsent: resume it ${charge.resume}, or cancel it.`,
     );
   };
   const rows = claimed.slice(0, charge.allowed);
@@ -384,9 +386,9 @@ function readdress(
 
 /**
  * Rows whose earlier attempt may have reached the provider: re-claimed rows (a previous worker died
- * while sending them) and retries of a transient failure (claimed for at least the second time:
- * `attempts` counts claims, a quiet-hours deferral gives its claim back), since a timeout or a 5xx
- * can come after the vendor accepted the message. Asks the provider whether it already accepted
+ * while sending them) and retries of an attempt whose outcome is unknown (`outcome_unknown`: a
+ * timeout, a network error, a 408 or 5xx can come after the vendor accepted the message; a 429 or a
+ * per-message rejection cannot, and is retried without a lookup, see mayHaveBeenTaken). Asks the provider whether it already accepted
  * each one (`findSent` by the vendor idempotency key); found -> recorded as sent without sending
  * again; a failed lookup -> retried later (never risk a duplicate). Pushes those outcomes and
  * returns the rows still to send.
@@ -397,7 +399,7 @@ async function recoverReclaimed(
   rows: Ready[],
   outcomes: Outcome[],
 ): Promise<Ready[]> {
-  const reclaimed = rows.filter((r) => r.prevStatus === "sending" || r.attempts > 1);
+  const reclaimed = rows.filter((r) => r.prevStatus === "sending" || r.outcomeUnknown);
   if (reclaimed.length === 0) return rows;
   const kind = deliveryKind(campaign.channel);
   const provider = deps.providers[kind];
@@ -437,7 +439,7 @@ async function recoverReclaimed(
     } catch (e) {
       // cannot tell whether it was sent: do not risk a duplicate, retry the lookup later
       found.add(r.id);
-      outcomes.push(failureOutcome(r, e));
+      outcomes.push(failureOutcome(r, e, true));
     }
   });
   return rows.filter((r) => !found.has(r.id));
@@ -453,8 +455,22 @@ async function confirmLease<R extends ClaimedRecipient>(deps: JobDeps, rows: R[]
   return rows.filter((r) => mine.has(r.id)).map((r) => ({ ...r, lease: mine.get(r.id) as string }));
 }
 
-/** The outcome of a provider error: retry later (transient, attempts left) or failed, with the vendor's reason. */
-function failureOutcome(r: ClaimedRecipient, e: unknown): Outcome {
+/**
+ * Whether a failed send may still have been taken by the vendor: an error without an HTTP answer (a
+ * timeout, a dropped connection, any non-ProviderError), a 408 or a 5xx may come after the vendor
+ * accepted the message; an HTTP 429 or another 4xx is the vendor's refusal before taking it.
+ */
+function mayHaveBeenTaken(e: unknown): boolean {
+  if (!(e instanceof ProviderError) || e.httpStatus === undefined) return true;
+  return e.httpStatus === 408 || e.httpStatus >= 500;
+}
+
+/**
+ * The outcome of a provider error: retry later (transient, attempts left) or failed, with the
+ * vendor's reason. `unknown`: whether the vendor may have taken the message (default
+ * mayHaveBeenTaken), stored with the retry so that it is looked up before it is sent again.
+ */
+function failureOutcome(r: ClaimedRecipient, e: unknown, unknown = mayHaveBeenTaken(e)): Outcome {
   const pe =
     e instanceof ProviderError
       ? e
@@ -467,6 +483,7 @@ function failureOutcome(r: ClaimedRecipient, e: unknown): Outcome {
       kind: "retry",
       reason,
       attempts: r.attempts,
+      unknown,
       // whole seconds, so rows failing together come back together in one job
       notBefore: new Date(Math.ceil((Date.now() + backoffSeconds(r.attempts) * 1000) / 1000) * 1000),
     };
@@ -551,6 +568,8 @@ async function sendEmails(
                 transient: res?.error?.transient ?? false,
                 vendorCode: res?.error?.vendorCode,
               }),
+              // the vendor answered for this message: it did not take it
+              false,
             ),
           );
       });
@@ -790,6 +809,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         notBefore: o.notBefore ?? new Date(),
         reason: o.reason ?? null,
         deferred: o.kind === "deferred",
+        unknown: o.unknown ?? false,
       })),
     );
     const ended = await finishRecipients(

@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { addMonths, billingPeriod, effectivePlan } from "../../src/server/features/billing/billing.service";
+import {
+  assertPlanFeature,
+  assertWithinPlan,
+  type PlanFeature,
+  type PlanLimit,
+} from "../../src/server/features/billing/billing.plans";
+import {
+  addMonths,
+  billingPeriod,
+  contactsLimitReason,
+  effectivePlan,
+} from "../../src/server/features/billing/billing.service";
+import { AppError } from "../../src/server/lib/errors";
 import { normalizeStatus } from "../../src/server/providers/payments";
 import { addMonth, signPayload } from "../../src/server/providers/payments/local";
 
@@ -77,6 +89,84 @@ describe("effective plan", () => {
     expect(
       effectivePlan(ws({ plan: "business", currentPeriodEnd: end, subscriptionStatus: "past_due" }), at),
     ).toBe("business");
+  });
+});
+
+/** The 402 sentence `check` (an assertWithinPlan or assertPlanFeature call) throws; fails the test when it passes. */
+function refusal(check: () => void): string {
+  try {
+    check();
+  } catch (e) {
+    expect(e).toBeInstanceOf(AppError);
+    expect((e as AppError).code).toBe("PAYMENT_REQUIRED");
+    return (e as AppError).message;
+  }
+  throw new Error("the check passed");
+}
+const limitRefusal = (w: ReturnType<typeof ws>, limit: PlanLimit, amount: number, used: number) =>
+  refusal(() => assertWithinPlan(w, limit, amount, used));
+const featureRefusal = (w: ReturnType<typeof ws>, feature: PlanFeature) =>
+  refusal(() => assertPlanFeature(w, feature));
+
+describe("plan refusals (billing.plans): upgrade sentences, and the payment for a held plan", () => {
+  it("a workspace on Free (or on a live paid plan) is told which plan to upgrade to, as before", () => {
+    expect(limitRefusal(ws({}), "seats", 1, 1)).toBe(
+      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+    );
+    expect(limitRefusal(ws({}), "videoMessages", 1, 0)).toBe(
+      "Your Free plan does not include video messages. Upgrade to Professional for up to 100 video messages a month.",
+    );
+    for (const subscriptionStatus of ["active", "past_due", "trialing"])
+      expect(limitRefusal(ws({ plan: "business", subscriptionStatus }), "smsMessages", 10, 2495)).toBe(
+        "Your Business plan includes 2,500 SMS messages a month; this needs 10 and 5 are left. Upgrade to Enterprise for up to 10,000 SMS messages a month.",
+      );
+    expect(featureRefusal(ws({}), "apiAccess")).toBe(
+      "API access is not included in your Free plan. Upgrade to Business to use API access.",
+    );
+    expect(contactsLimitReason({ plan: "free" })).toBe(
+      "Your Free plan includes 100 contacts. Upgrade to Professional for up to 5,000 contacts.",
+    );
+  });
+
+  it("unpaid: the Free plan's limits apply and paying the open invoice restores the held plan's", () => {
+    const w = ws({ plan: "business", subscriptionStatus: "unpaid" });
+    expect(limitRefusal(w, "seats", 1, 1)).toBe(
+      "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
+    );
+    expect(limitRefusal(w, "emails", 5, 99)).toBe(
+      "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month; this needs 5 and 1 is left. Pay the open invoice in Settings > Billing to restore unlimited emails.",
+    );
+    expect(limitRefusal(w, "videoMessages", 1, 0)).toBe(
+      "Your Business subscription is unpaid, so the Free plan's limits apply: no video messages. Pay the open invoice in Settings > Billing to restore up to 1,000 video messages a month.",
+    );
+    expect(featureRefusal(w, "smsVoiceCampaigns")).toBe(
+      "SMS and voice campaigns are not included in your Free plan, which applies while your Business subscription is unpaid. Pay the open invoice in Settings > Billing to restore them.",
+    );
+    expect(contactsLimitReason({ plan: "business", subscriptionStatus: "unpaid" })).toBe(
+      "Your Business subscription is unpaid, so the Free plan's limits apply: 100 contacts. Pay the open invoice in Settings > Billing to restore up to 25,000 contacts.",
+    );
+  });
+
+  it("paused: adding a payment method restores the held plan", () => {
+    const w = ws({ plan: "business", subscriptionStatus: "paused" });
+    expect(limitRefusal(w, "leadSearches", 1, 10)).toBe(
+      "Your Business subscription is paused, so the Free plan's limits apply: 10 lead searches a month; this needs 1 and 0 are left. Add a payment method in Settings > Billing to restore up to 2,000 lead searches a month.",
+    );
+    expect(featureRefusal(w, "apiAccess")).toBe(
+      "API access is not included in your Free plan, which applies while your Business subscription is paused. Add a payment method in Settings > Billing to restore it.",
+    );
+  });
+
+  it("a held plan that would not allow it either: pay to restore it, then upgrade", () => {
+    const w = ws({ plan: "professional", subscriptionStatus: "unpaid" });
+    expect(limitRefusal(w, "seats", 1, 1)).toBe(
+      "Your Professional subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore your Professional plan (up to 1 team member), then upgrade to Business for up to 5 team members.",
+    );
+    expect(featureRefusal(w, "apiAccess")).toBe(
+      "API access is not included in your Free plan, which applies while your Professional subscription is unpaid. Pay the open invoice in Settings > Billing to restore your Professional plan, then upgrade to Business to use API access.",
+    );
+    // within the Free plan's limits a held workspace passes
+    expect(() => assertWithinPlan(w, "contacts", 10, 90)).not.toThrow();
   });
 });
 

@@ -13,6 +13,7 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
+import { planRefusalLink } from "@/client/features/billing/plan-refusal";
 import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -222,12 +223,23 @@ export function CampaignReport({ id }: { id: number }) {
       {campaign.pausedReason && (
         <AlertBanner variant="warning" title="Paused by your plan">
           <p>{campaign.pausedReason}</p>
-          <Link
-            to="/pricing"
-            className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
-          >
-            See plans
-          </Link>
+          {/* a plan held by an unpaid or paused subscription is paid in Billing, not upgraded */}
+          {planRefusalLink(campaign.pausedReason) === "billing" ? (
+            <Link
+              to="/settings"
+              search={{ tab: "billing" }}
+              className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
+            >
+              Go to Billing
+            </Link>
+          ) : (
+            <Link
+              to="/pricing"
+              className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
+            >
+              See plans
+            </Link>
+          )}
         </AlertBanner>
       )}
       <Card>

@@ -259,34 +259,120 @@ export function effectivePlan(ws: PlanHolder, now = new Date()): PlanId {
 }
 
 /**
- * The one plan check (issue 10/12), against the plan the workspace has now (`effectivePlan`: an ended
- * subscription counts as Free). `used` is what the workspace has already used of `limit` (a
- * total such as seats or contacts, or this period's count of a monthly meter); `amount` is what the
- * request adds. Passes when `used + amount` stays within the plan's limit (null = unlimited).
+ * The paid plan a workspace's `unpaid` or `paused` subscription holds (HELD_STATUSES: its stored plan,
+ * which counts as Free until it is paid), or null when none is held.
+ */
+export function heldPlanOf(ws: PlanHolder): PlanId | null {
+  const plan = planOf(ws.plan).id;
+  return plan !== "free" && ws.subscriptionStatus != null && HELD_STATUSES.has(ws.subscriptionStatus)
+    ? plan
+    : null;
+}
+
+/**
+ * What a held workspace is told to do to get its plan back, in the words of the billing screens
+ * (Settings > Billing opens the billing portal): an `unpaid` subscription has an open invoice to pay,
+ * a `paused` one (a trial ended without a payment method) needs a payment method.
+ */
+function payAction(status: string): string {
+  return status === "paused"
+    ? "Add a payment method in Settings > Billing"
+    : "Pay the open invoice in Settings > Billing";
+}
+
+/** "up to 5 team members", "up to 2,500 SMS messages a month" or "unlimited emails": what `max` allows. */
+function allowance(limit: PlanLimit, max: number | null): string {
+  const words = LIMIT_WORDS[limit];
+  return max === null
+    ? `unlimited ${words.unit(2)}`
+    : `up to ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}`;
+}
+
+/**
+ * The start of a refusal of `limit`, naming the plan in force (effectivePlan at `now`) and its limit:
+ * "Your Free plan includes 100 emails a month" ("Your Free plan does not include video messages" for a
+ * limit of 0). For a paid plan held by an unpaid or paused subscription it says so, since that
+ * workspace did choose the paid plan: "Your Business subscription is unpaid, so the Free plan's limits
+ * apply: 100 emails a month" ("...: no video messages"). Callers end the sentence (assertWithinPlan,
+ * billing's contactsLimitReason and campaign stop sentence) and add `moreSentence`.
+ */
+export function includesPhrase(ws: PlanHolder, limit: PlanLimit, now = new Date()): string {
+  const plan = PLANS[effectivePlan(ws, now)];
+  const max = plan.limits[limit];
+  const words = LIMIT_WORDS[limit];
+  const held = plan.id === "free" ? heldPlanOf(ws) : null;
+  if (held) {
+    const amount =
+      max === null
+        ? `unlimited ${words.unit(2)}`
+        : max === 0
+          ? `no ${words.unit(2)}`
+          : `${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}`;
+    return `Your ${PLANS[held].name} subscription is ${ws.subscriptionStatus}, so the ${plan.name} plan's limits apply: ${amount}`;
+  }
+  if (max === 0) return `Your ${plan.name} plan does not include ${words.unit(2)}`;
+  return max === null
+    ? `Your ${plan.name} plan includes unlimited ${words.unit(2)}`
+    : `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}`;
+}
+
+/**
+ * The sentence after a refusal of `limit` that says how to get `needed` units (with a leading space):
+ * - a paid plan held by an unpaid or paused subscription: the payment that restores it, " Pay the open
+ *   invoice in Settings > Billing to restore up to 5 team members." (" Add a payment method ..." when
+ *   paused), and when the held plan would not allow `needed` either, the upgrade after the payment
+ *   (" ... to restore your Professional plan (up to 1 team member), then upgrade to Business for up to
+ *   5 team members.");
+ * - otherwise upgradeSentence for the cheapest plan above the one in force that allows `needed`
+ *   (" Upgrade to Business for up to 5 team members."), "" when none does.
+ */
+export function moreSentence(ws: PlanHolder, limit: PlanLimit, needed: number, now = new Date()): string {
+  const plan = effectivePlan(ws, now);
+  const held = plan === "free" ? heldPlanOf(ws) : null;
+  if (!held) return upgradeSentence(limit, planAllowing(limit, needed, plan));
+  const action = payAction(ws.subscriptionStatus ?? "");
+  const heldMax = PLANS[held].limits[limit];
+  if (heldMax === null || heldMax >= needed) return ` ${action} to restore ${allowance(limit, heldMax)}.`;
+  const upgrade = planAllowing(limit, needed, held);
+  return (
+    ` ${action} to restore your ${PLANS[held].name} plan (${allowance(limit, heldMax)})` +
+    (upgrade ? `, then upgrade to ${upgrade.name} for ${allowance(limit, upgrade.limits[limit])}.` : ".")
+  );
+}
+
+/**
+ * The one plan check (issue 10/12), against the plan the workspace has at `now` (`effectivePlan`: an
+ * ended, unpaid or paused subscription counts as Free). `used` is what the workspace has already used
+ * of `limit` (a total such as seats or contacts, or this period's count of a monthly meter); `amount`
+ * is what the request adds. Passes when `used + amount` stays within the plan's limit (null =
+ * unlimited).
  *
  * @throws AppError PAYMENT_REQUIRED (402) with a sentence naming the limit, what is left and the
  *   plan that allows more, e.g. "Your Free plan includes 1 team member; this needs 2. Upgrade to
- *   Business for up to 5 team members."
+ *   Business for up to 5 team members."; for a paid plan held by an unpaid or paused subscription
+ *   (HELD_STATUSES) the hold and the payment that restores it instead (includesPhrase,
+ *   moreSentence): "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team
+ *   member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to
+ *   5 team members." Details: `{limit, used, amount, max}`.
  */
 export function assertWithinPlan(
   workspace: PlanHolder,
   limit: PlanLimit,
   amount: number,
   used: number,
+  now = new Date(),
 ): void {
-  const plan = PLANS[effectivePlan(workspace)];
+  const plan = PLANS[effectivePlan(workspace, now)];
   const max = plan.limits[limit];
   if (max === null || used + amount <= max) return;
-  const words = LIMIT_WORDS[limit];
   const left = Math.max(0, max - used);
   const needed = used + amount;
-  const upgrade = planAllowing(limit, needed, plan.id);
   const includes =
     max === 0
-      ? `Your ${plan.name} plan does not include ${words.unit(2)}.`
-      : `Your ${plan.name} plan includes ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}; ` +
+      ? `${includesPhrase(workspace, limit, now)}.`
+      : `${includesPhrase(workspace, limit, now)}; ` +
         `this needs ${amount.toLocaleString("en-US")} and ${left.toLocaleString("en-US")} ${left === 1 ? "is" : "are"} left.`;
-  throw new AppError("PAYMENT_REQUIRED", `${includes}${upgradeSentence(limit, upgrade)}`, {
+  throw new AppError("PAYMENT_REQUIRED", `${includes}${moreSentence(workspace, limit, needed, now)}`, {
     limit,
     used,
     amount,
@@ -307,36 +393,49 @@ export function limitUnits(limit: PlanLimit): string {
  * `upgrade` (planAllowing's answer) and what it allows of `limit`; "" without one.
  */
 export function upgradeSentence(limit: PlanLimit, upgrade: PlanFacts | null): string {
-  if (!upgrade) return "";
-  const words = LIMIT_WORDS[limit];
-  const max = upgrade.limits[limit];
-  return ` Upgrade to ${upgrade.name} for ${
-    max === null
-      ? `unlimited ${words.unit(2)}`
-      : `up to ${max.toLocaleString("en-US")} ${words.unit(max)}${words.period}`
-  }.`;
+  return upgrade ? ` Upgrade to ${upgrade.name} for ${allowance(limit, upgrade.limits[limit])}.` : "";
 }
 
 /**
- * Whether the plan the workspace has now (effectivePlan: an unpaid, paused or ended subscription
+ * Whether the plan the workspace has at `now` (effectivePlan: an unpaid, paused or ended subscription
  * counts as Free) includes `feature`: assertPlanFeature's test, for work that stops quietly instead of
  * answering a 402 (e.g. an outbound webhook delivery of a workspace that lost API access).
  */
-export function hasPlanFeature(workspace: PlanHolder, feature: PlanFeature): boolean {
-  return PLANS[effectivePlan(workspace)].features[feature];
+export function hasPlanFeature(workspace: PlanHolder, feature: PlanFeature, now = new Date()): boolean {
+  return PLANS[effectivePlan(workspace, now)].features[feature];
 }
 
 /**
- * Feature gate of spec section 9, for the plan the workspace has now (`effectivePlan`).
- * @throws AppError PAYMENT_REQUIRED naming the feature and the cheapest plan that includes it.
+ * Feature gate of spec section 9, for the plan the workspace has at `now` (`effectivePlan`).
+ * @throws AppError PAYMENT_REQUIRED naming the feature and the cheapest plan that includes it ("SMS
+ *   and voice campaigns are not included in your Free plan. Upgrade to Professional to use SMS and
+ *   voice campaigns."); for a paid plan held by an unpaid or paused subscription (HELD_STATUSES) the
+ *   hold and the payment that restores it instead ("... not included in your Free plan, which applies
+ *   while your Business subscription is unpaid. Pay the open invoice in Settings > Billing to restore
+ *   them."). Details: `{feature}`.
  */
-export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature): void {
-  if (hasPlanFeature(workspace, feature)) return;
-  const plan = PLANS[effectivePlan(workspace)];
+export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature, now = new Date()): void {
+  if (hasPlanFeature(workspace, feature, now)) return;
+  const plan = PLANS[effectivePlan(workspace, now)];
   const upgrade = planWithFeature(feature);
+  const singular = feature === "apiAccess" || feature === "premiumEditor";
+  const refused = `${FEATURE_WORDS[feature]} ${singular ? "is" : "are"} not included in your ${plan.name} plan`;
+  const held = plan.id === "free" ? heldPlanOf(workspace) : null;
+  if (held) {
+    const action = payAction(workspace.subscriptionStatus ?? "");
+    const upgradeAfter = PLANS[held].features[feature] ? null : planWithFeature(feature);
+    throw new AppError(
+      "PAYMENT_REQUIRED",
+      `${refused}, which applies while your ${PLANS[held].name} subscription is ${workspace.subscriptionStatus}. ` +
+        (upgradeAfter
+          ? `${action} to restore your ${PLANS[held].name} plan, then upgrade to ${upgradeAfter.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.`
+          : `${action} to restore ${singular ? "it" : "them"}.`),
+      { feature },
+    );
+  }
   throw new AppError(
     "PAYMENT_REQUIRED",
-    `${FEATURE_WORDS[feature]} ${feature === "apiAccess" || feature === "premiumEditor" ? "is" : "are"} not included in your ${plan.name} plan.` +
+    `${refused}.` +
       (upgrade ? ` Upgrade to ${upgrade.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.` : ""),
     { feature },
   );

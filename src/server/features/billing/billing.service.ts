@@ -14,17 +14,16 @@ import {
   assertWithinPlan,
   effectivePlan,
   HELD_STATUSES,
-  limitUnits,
+  heldPlanOf,
+  includesPhrase,
   METERS,
   type Meter,
+  moreSentence,
   PLAN_IDS,
   PLANS,
-  type PlanFacts,
   type PlanFeature,
+  type PlanHolder,
   type PlanId,
-  planAllowing,
-  planOf,
-  upgradeSentence,
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
@@ -136,15 +135,6 @@ export async function loadBillingWorkspace(
 /** Whether the workspace's paid plan is held by an unpaid or paused subscription (HELD_STATUSES). */
 function isHeld(ws: Pick<Workspace, "subscriptionStatus">): boolean {
   return ws.subscriptionStatus != null && HELD_STATUSES.has(ws.subscriptionStatus);
-}
-
-/**
- * The paid plan an unpaid or paused subscription holds (the one a payment restores), or null when the
- * workspace's plan is not held: what the usage response names so the owner knows what is suspended.
- */
-function heldPlanOf(ws: Pick<Workspace, "plan" | "subscriptionStatus">): PlanId | null {
-  const plan = planOf(ws.plan).id;
-  return plan !== "free" && isHeld(ws) ? plan : null;
 }
 
 // ---------------------------------------------------------------- plans and checkout
@@ -763,13 +753,13 @@ export async function reserveUsage(
   const db = opts.tx ?? ctx.db;
   const ws = await billingRowOf(ctx, workspace);
   const workspaceId = ws.id;
-  const holder = { plan: effectivePlan(ws, opts.now) };
-  if (opts.feature) assertPlanFeature(holder, opts.feature);
+  const now = opts.now ?? new Date();
+  if (opts.feature) assertPlanFeature(ws, opts.feature, now);
   const period = billingPeriod(ws, opts.now);
   const key = { workspaceId, meter, periodStart: period.start };
   const reservation: Reservation = { ...key, amount };
   if (amount <= 0) return reservation;
-  const max = planOf(holder.plan).limits[meter];
+  const max = PLANS[effectivePlan(ws, now)].limits[meter];
   const row =
     max !== null && amount > max
       ? null
@@ -777,7 +767,7 @@ export async function reserveUsage(
   if (!row) {
     const used =
       (await q.meterUsage(db, workspaceId, period.start)).find((r) => r.meter === meter)?.used ?? 0;
-    assertWithinPlan(holder, meter, amount, used);
+    assertWithinPlan(ws, meter, amount, used, now);
     // the limit moved between the two reads: refuse rather than pass it
     throw new AppError(
       "PAYMENT_REQUIRED",
@@ -856,6 +846,11 @@ export interface CampaignCharge {
    * units out of `from` and gives the unsent ones' back to `to`
    */
   moved?: { from: Date; to: Date; meter: Meter };
+  /**
+   * when a campaign `stop` paused may go on, for the pause's sentence: "after upgrading", or "once
+   * your subscription is paid" for a paid plan held by an unpaid or paused subscription
+   */
+  resume: string;
 }
 
 /**
@@ -886,20 +881,22 @@ export async function chargeCampaignSend(
   const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
   const rule = planRuleOfChannel(c.channel);
-  const excluded = channelExcluded(plan, rule);
-  if (excluded) return { allowed: 0, stop: excluded };
-  if (wanted <= 0) return { allowed: 0, stop: null };
+  // a paid plan held by an unpaid or paused subscription comes back with a payment, not an upgrade
+  const resume = plan.id === "free" && heldPlanOf(ws) ? "once your subscription is paid" : "after upgrading";
+  const excluded = channelExcluded(ws, rule, now);
+  if (excluded) return { allowed: 0, stop: excluded, resume };
+  if (wanted <= 0) return { allowed: 0, stop: null, resume };
   const max = plan.limits[rule.meter];
   const current = billingPeriod(ws, now).start;
   const from = reservationPeriodOf(ws, c);
   const usedNow = async () =>
     (await q.meterUsage(ctx.db, c.workspaceId, current)).find((r) => r.meter === rule.meter)?.used ?? 0;
-  const stopSentence = (used: number) => meterFullSentence(plan, rule.meter, used);
+  const stopSentence = (used: number) => meterFullSentence(ws, rule.meter, used, now);
   if (from.getTime() === current.getTime()) {
-    if (max === null) return { allowed: wanted, stop: null };
+    if (max === null) return { allowed: wanted, stop: null, resume };
     const used = await usedNow();
     const allowed = Math.max(0, Math.min(wanted, max - (used - (await pending()))));
-    return { allowed, stop: allowed < wanted ? stopSentence(used) : null };
+    return { allowed, stop: allowed < wanted ? stopSentence(used) : null, resume };
   }
   // the units are in another period: reserve this part's in the current one, as many as fit
   const key = { workspaceId: c.workspaceId, meter: rule.meter, periodStart: current };
@@ -908,11 +905,11 @@ export async function chargeCampaignSend(
   let ask = max === null ? wanted : Math.min(wanted, max);
   for (let attempt = 0; attempt < 5 && ask > 0; attempt++) {
     if (await q.reserveMeter(ctx.db, key, ask, max, { asyncCommit: false }))
-      return { allowed: ask, stop: ask < wanted ? stopSentence(await usedNow()) : null, moved };
+      return { allowed: ask, stop: ask < wanted ? stopSentence(await usedNow()) : null, moved, resume };
     // max is not null here (an unlimited reservation always succeeds)
     ask = Math.min(wanted, Math.max(0, (max ?? 0) - (await usedNow())));
   }
-  return { allowed: 0, stop: stopSentence(await usedNow()), moved };
+  return { allowed: 0, stop: stopSentence(await usedNow()), moved, resume };
 }
 
 /**
@@ -951,7 +948,7 @@ export async function campaignPlanStop(
   const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
   const rule = planRuleOfChannel(c.channel);
-  const excluded = channelExcluded(plan, rule);
+  const excluded = channelExcluded(ws, rule, now);
   if (excluded) return excluded;
   const max = plan.limits[rule.meter];
   if (max === null || pending <= 0) return null;
@@ -961,17 +958,22 @@ export async function campaignPlanStop(
   // the campaign's own unsent units count only when they are in this period's meter
   const own = reservationPeriodOf(ws, c).getTime() === current.getTime() ? pending : 0;
   if (used - own < max) return null;
-  return meterFullSentence(plan, rule.meter, used);
+  return meterFullSentence(ws, rule.meter, used, now);
 }
 
 /**
- * The sentence of a campaign channel the plan does not include (assertPlanFeature's, e.g. "Your Free
- * plan does not include SMS messages. Upgrade to ..."), or null when it does.
+ * The sentence of a campaign channel the workspace's plan at `now` does not include (assertPlanFeature's,
+ * e.g. "SMS and voice campaigns are not included in your Free plan. Upgrade to ...", or for a held
+ * plan the payment that restores it), or null when it does.
  */
-function channelExcluded(plan: PlanFacts, rule: ReturnType<typeof planRuleOfChannel>): string | null {
+function channelExcluded(
+  ws: Workspace,
+  rule: ReturnType<typeof planRuleOfChannel>,
+  now: Date,
+): string | null {
   if (!rule.feature) return null;
   try {
-    assertPlanFeature({ plan: plan.id }, rule.feature);
+    assertPlanFeature(ws, rule.feature, now);
     return null;
   } catch (e) {
     if (e instanceof AppError) return e.message;
@@ -980,15 +982,15 @@ function channelExcluded(plan: PlanFacts, rule: ReturnType<typeof planRuleOfChan
 }
 
 /**
- * Why a campaign stops at its meter's limit: "Your {plan} plan includes {limit} {units} a month and
- * {used} are already used or reserved this billing period." and the upgrade sentence (billing.plans
- * limitUnits, upgradeSentence).
+ * Why a campaign stops at its meter's limit under the workspace's plan at `now`: "Your {plan} plan
+ * includes {limit} {units} a month and {used} are already used or reserved this billing period." and
+ * the upgrade sentence; for a paid plan held by an unpaid or paused subscription the hold and the
+ * payment that restores it (billing.plans includesPhrase, moreSentence).
  */
-function meterFullSentence(plan: PlanFacts, meter: Meter, used: number): string {
+function meterFullSentence(ws: Workspace, meter: Meter, used: number, now: Date): string {
   return (
-    `Your ${plan.name} plan includes ${plan.limits[meter]?.toLocaleString("en-US")} ${limitUnits(meter)} a month and ` +
-    `${used.toLocaleString("en-US")} are already used or reserved this billing period.` +
-    upgradeSentence(meter, planAllowing(meter, used, plan.id))
+    `${includesPhrase(ws, meter, now)} and ${used.toLocaleString("en-US")} are already used or reserved ` +
+    `this billing period.${moreSentence(ws, meter, used, now)}`
   );
 }
 
@@ -1054,7 +1056,7 @@ export async function assertWorkspaceFeature(
   feature: PlanFeature,
 ) {
   const ws = await billingRowOf(ctx, workspace);
-  assertPlanFeature({ plan: effectivePlan(ws) }, feature);
+  assertPlanFeature(ws, feature);
 }
 
 /**
@@ -1072,12 +1074,17 @@ export async function contactsLimitOf(
   const ws = await loadBillingWorkspace(ctx, workspaceId);
   const plan = effectivePlan(ws);
   const max = PLANS[plan].limits.contacts;
-  return { plan, max, reason: max === null ? null : contactsLimitReason(plan, max) };
+  // a held plan is checked with its status, so that its refusals say to pay rather than to upgrade
+  const held = heldPlanOf(ws);
+  const holder: PlanHolder = held ? { plan: held, subscriptionStatus: ws.subscriptionStatus } : { plan };
+  return { plan, max, holder, reason: max === null ? null : contactsLimitReason(holder) };
 }
 
 /** A workspace's contact limit as `contactsLimitOf` read it. */
 export interface ContactsLimit {
   plan: PlanId;
+  /** what the checks read: the plan in force, or a held plan with its unpaid/paused status */
+  holder: PlanHolder;
   /** contacts the plan includes; null = unlimited */
   max: number | null;
   /** the sentence for import rows refused by the limit; null when unlimited */
@@ -1090,7 +1097,7 @@ export interface ContactsLimit {
  * @throws AppError PAYMENT_REQUIRED with the plan's sentence
  */
 export function assertContactsFit(limit: ContactsLimit, current: number, adding: number): void {
-  assertWithinPlan({ plan: limit.plan }, "contacts", adding, current);
+  assertWithinPlan(limit.holder, "contacts", adding, current);
 }
 
 /**
@@ -1101,18 +1108,15 @@ export function contactsLeft(limit: ContactsLimit, current: number): number | nu
   return limit.max === null ? null : Math.max(0, limit.max - current);
 }
 
-/** The sentence for contacts refused by the limit (import rejected rows). */
-export function contactsLimitReason(plan: PlanId, max: number): string {
-  const up = PLAN_IDS.slice(PLAN_IDS.indexOf(plan) + 1).find((p) => {
-    const m = PLANS[p].limits.contacts;
-    return m === null || m > max;
-  });
-  return (
-    `Your ${PLANS[plan].name} plan includes ${max.toLocaleString("en-US")} contacts.` +
-    (up
-      ? ` Upgrade to ${PLANS[up].name} for ${PLANS[up].limits.contacts === null ? "unlimited contacts" : `up to ${PLANS[up].limits.contacts!.toLocaleString("en-US")} contacts`}.`
-      : "")
-  );
+/**
+ * The sentence for contacts refused by the limit (import rejected rows) of `holder`'s plan (a plan with
+ * a contact limit): "Your Free plan includes 100 contacts. Upgrade to Professional for up to 5,000
+ * contacts.", or for a paid plan held by an unpaid or paused subscription the hold and the payment that
+ * restores it (billing.plans includesPhrase, moreSentence).
+ */
+export function contactsLimitReason(holder: PlanHolder): string {
+  const max = PLANS[effectivePlan(holder)].limits.contacts ?? 0;
+  return `${includesPhrase(holder, "contacts")}.${moreSentence(holder, "contacts", max + 1)}`;
 }
 
 const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {

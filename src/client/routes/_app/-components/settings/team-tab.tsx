@@ -18,6 +18,8 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
+import { planRefusalLink } from "@/client/features/billing/plan-refusal";
+import { useUsage } from "@/client/features/billing/usage";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
@@ -277,7 +279,11 @@ function InviteForm({
   const roleId = useId();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  const [error, setError] = useState<{ message: string; upgrade: boolean } | null>(null);
+  // a plan refusal links where it leads (planRefusalLink): an upgrade to /pricing; a paid plan held by
+  // an unpaid or paused subscription to Billing, where it is paid
+  const [error, setError] = useState<{ message: string; link: "pricing" | "billing" | null } | null>(null);
+  const usage = useUsage();
+  const held = usage.data?.held_plan_name ?? null;
   const invite = useMutation(
     trpc.workspaces.invite.mutationOptions({
       onSuccess: (inv) => {
@@ -286,13 +292,13 @@ function InviteForm({
         onBanner({ variant: "success", message: `Invitation sent to ${inv.email}.` });
         onInvited();
       },
-      onError: (e) => setError({ message: e.message, upgrade: /Upgrade to/.test(e.message) }),
+      onError: (e) => setError({ message: e.message, link: planRefusalLink(e.message) }),
     }),
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!email.trim()) {
-      setError({ message: "Please enter an email address", upgrade: false });
+      setError({ message: "Please enter an email address", link: null });
       return;
     }
     invite.mutate({ email, role });
@@ -344,14 +350,27 @@ function InviteForm({
         {error && (
           <p id={`${emailId}-error`} role="alert" className="mt-3 text-sm text-destructive">
             {error.message}{" "}
-            {error.upgrade && (
+            {error.link === "pricing" && (
               <Link to="/pricing" className="font-medium underline">
                 See plans
               </Link>
             )}
+            {error.link === "billing" && (
+              <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
+                Go to Billing
+              </Link>
+            )}
           </p>
         )}
-        {!error && full && (
+        {!error && full && held && (
+          <p className="mt-3 text-sm text-muted-foreground">
+            Every seat of the Free plan is in use while your {held} subscription waits for a payment.{" "}
+            <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
+              Pay in Billing to restore {held}
+            </Link>
+          </p>
+        )}
+        {!error && full && !held && (
           <p className="mt-3 text-sm text-muted-foreground">
             Every seat of your plan is in use.{" "}
             <Link to="/pricing" className="font-medium underline">

@@ -1,0 +1,91 @@
+import { expect, test } from "@playwright/test";
+import { registerVerifiedBusiness } from "./account-helpers";
+import { withE2eDb } from "./e2e-info";
+
+/**
+ * A Business workspace whose subscription is unpaid counts as Free (1 seat) until it is paid. Settings >
+ * Team sends its owner to Billing to pay, not to /pricing to upgrade to the plan they already have:
+ * the full-seats hint and the refused invitation (the server's sentence, billing.plans) link to the
+ * Billing tab.
+ */
+test("an unpaid Business workspace inviting a teammate is told to pay in Billing, not to upgrade", async ({
+  page,
+}) => {
+  const email = await registerVerifiedBusiness(page, {
+    prefix: "held-invite",
+    name: "Hana Held",
+    business: "Held Plumbing",
+  });
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set subscription_status = 'unpaid' where owner_id = (select id from users where email = ${email})`,
+  );
+
+  await page.goto("/settings?tab=team");
+  await expect(
+    page.getByText(
+      "Every seat of the Free plan is in use while your Business subscription waits for a payment.",
+    ),
+  ).toBeVisible();
+  await expect(page.getByRole("link", { name: "Pay in Billing to restore Business" })).toHaveAttribute(
+    "href",
+    "/settings?tab=billing",
+  );
+  await expect(page.getByRole("link", { name: "Upgrade for more seats" })).toHaveCount(0);
+
+  await page.getByLabel("Email").fill(`mate-${Date.now()}@example.com`);
+  await page.getByRole("button", { name: "Send invitation" }).click();
+  const alert = page.getByRole("alert").filter({ hasText: "in Settings > Billing to restore" });
+  await expect(alert).toContainText(
+    "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
+  );
+  await expect(alert.getByRole("link", { name: "See plans" })).toHaveCount(0);
+  await alert.getByRole("link", { name: "Go to Billing" }).click();
+  await expect(page).toHaveURL(/\/settings\?tab=billing$/);
+  // the Billing tab says how the plan is held (and the banner above every page the same)
+  await expect(
+    page
+      .getByRole("tabpanel")
+      .getByText(
+        "Your last payment failed and the payment retries have stopped, so the Free plan applies: update your card to restore Business.",
+      ),
+  ).toBeVisible();
+});
+
+test("a campaign paused because the Business subscription is unpaid links to Billing, not to /pricing", async ({
+  page,
+}) => {
+  const email = await registerVerifiedBusiness(page, {
+    prefix: "held-campaign",
+    name: "Hal Held",
+    business: "Held Bakery",
+  });
+  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+  const res = await page.request.post("/api/campaigns", {
+    headers: { origin },
+    data: {
+      name: "E2E held",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { csv: [{ email: `to-${Date.now()}@example.com` }] },
+    },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  const id = (await res.json()).campaign.id as number;
+  // the state the send engine leaves when the subscription is unpaid (its own test:
+  // billing-held-limit-message.int)
+  const reason =
+    "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+  await withE2eDb(async (sql) => {
+    await sql`update workspaces set subscription_status = 'unpaid' where owner_id = (select id from users where email = ${email})`;
+    await sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`;
+  });
+  await page.goto(`/campaigns/${id}`);
+  await expect(page.getByText("Paused by your plan")).toBeVisible();
+  await expect(page.getByText(reason)).toBeVisible();
+  await expect(page.getByRole("link", { name: "See plans" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
+    "href",
+    "/settings?tab=billing",
+  );
+});

@@ -223,6 +223,8 @@ export const campaignRecipients = pgTable(
     index("campaign_recipients_user_address_idx").on(t.workspaceId, t.channel, t.address),
     // an inbound SMS or call looks its number up across workspaces (migration 0043)
     index("campaign_recipients_address_idx").on(t.address, t.channel),
+    // the send-time screen asks which of a part's addresses the campaign already reached (migration 0051)
+    index("campaign_recipients_campaign_address_idx").on(t.campaignId, t.address),
   ],
 );
 

@@ -944,7 +944,7 @@ export async function finishRecipients(
  * Which of `addresses` a message of campaign `campaignId` went to, or is being sent to, on a row
  * other than `exceptIds` (sent_at set, or `sending`): a recipient at one of them (its contact's
  * address changed to it since the launch, or another contact's changed to it and was sent first)
- * would be a second message to that address.
+ * would be a second message to that address. Served by (campaign_id, address) (migration 0051).
  */
 export async function selectAddressesReached(
   pg: Sql,

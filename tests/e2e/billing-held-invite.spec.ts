@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { registerVerifiedBusiness } from "./account-helpers";
+import { buildSms, registerWithContact } from "./billing-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -85,6 +86,26 @@ test("a campaign paused because the Business subscription is unpaid links to Bil
   await expect(page.getByText(reason)).toBeVisible();
   await expect(page.getByRole("link", { name: "See plans" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
+    "href",
+    "/settings?tab=billing",
+  );
+});
+
+test("an SMS launch refused while the Business subscription is unpaid links to Billing, not to /pricing", async ({
+  page,
+}) => {
+  const email = await registerWithContact(page);
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'business', subscription_status = 'unpaid' where owner_id = (select id from users where email = ${email})`,
+  );
+  await buildSms(page, Math.random().toString(36).slice(2, 8));
+  const refusal = page
+    .getByRole("alert")
+    .filter({ hasText: "which applies while your Business subscription is unpaid" });
+  await expect(refusal).toContainText("SMS and voice campaigns are not included in your Free plan");
+  await expect(refusal.getByRole("link", { name: "See plans" })).toHaveCount(0);
+  await expect(refusal.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
     "href",
     "/settings?tab=billing",
   );

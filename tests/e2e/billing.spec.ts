@@ -1,56 +1,11 @@
-import { expect, type Page, test } from "@playwright/test";
-import { verifyEmailThroughOutbox } from "./account-helpers";
+import { expect, test } from "@playwright/test";
+import { buildSms, registerWithContact } from "./billing-helpers";
 
 /**
  * Billing end to end (issue 12): a Free user hits the SMS campaign gate, upgrades on /pricing through
  * the local test checkout (4242 4242 4242 4242), sees 'Payment successful!', lands on the dashboard
  * as Professional, and launches the SMS campaign.
  */
-
-/** An Etc/GMT zone where it is now about 14:00, so quiet hours (8am-9pm local) never defer the SMS. */
-function daytimeZone(): string {
-  const o = ((14 - new Date().getUTCHours() + 12 + 24) % 24) - 12;
-  return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
-}
-
-async function registerWithContact(page: Page) {
-  const email = `bill-e2e-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  const reg = await page.request.post("/api/auth/register", {
-    data: { name: "Bill Ing", email, password: "correct-horse-battery", business_name: "Bill Co" },
-  });
-  expect(reg.ok()).toBe(true);
-  await verifyEmailThroughOutbox(page, email);
-  await page.goto("/dashboard");
-  const origin = new URL(page.url()).origin;
-  const created = await page.request.post("/api/contacts", {
-    data: {
-      first_name: "Grace",
-      last_name: "Hopper",
-      email: `grace-${Date.now()}@example.com`,
-      phone: "+15153435776",
-    },
-    headers: { origin },
-  });
-  expect(created.ok(), await created.text()).toBe(true);
-  const id = (await created.json()).contact.id as number;
-  const put = await page.request.put(`/api/contacts/${id}`, {
-    data: { timezone: daytimeZone(), sms_opt_in: true },
-    headers: { origin },
-  });
-  expect(put.ok(), await put.text()).toBe(true);
-  return email;
-}
-
-async function buildSms(page: Page, tag: string) {
-  await page.goto("/campaigns/sms");
-  await page.getByLabel("Campaign name").fill("Upgrade SMS");
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByLabel("Message").fill(`Hi {{name|there}}, spring offer ${tag} at Bill Co.`);
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("checkbox", { name: "Select Grace Hopper" }).check();
-  await page.getByRole("button", { name: "Next" }).click();
-  await page.getByRole("button", { name: "Launch Campaign" }).click();
-}
 
 test("a Free user hits the SMS gate, upgrades through the local checkout and launches the SMS campaign", async ({
   page,
@@ -61,7 +16,12 @@ test("a Free user hits the SMS gate, upgrades through the local checkout and lau
 
   // the gate: refused up front with the plan's sentence and a way to upgrade
   await buildSms(page, tag);
-  await expect(page.getByText(/SMS and voice campaigns are not included in your Free plan/)).toBeVisible();
+  const gate = page
+    .getByRole("alert")
+    .filter({ hasText: "SMS and voice campaigns are not included in your Free plan" });
+  await expect(gate).toBeVisible();
+  await expect(gate.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+  await expect(gate.getByRole("link", { name: "Go to Billing" })).toHaveCount(0);
 
   // /pricing: four plans, the current one disabled, Professional the most popular
   await page.goto("/pricing");

@@ -1,6 +1,5 @@
 import { useState } from "react";
 import { toast } from "sonner";
-import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
@@ -16,7 +15,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { launchErrorMessage } from "./launch-error";
+import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -90,7 +89,7 @@ export function EmailCampaignBuilder() {
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed").message);
+      setError(launchErrorMessage(e, "Campaign failed"));
     } finally {
       setBusy(false);
     }
@@ -105,7 +104,7 @@ export function EmailCampaignBuilder() {
   return (
     <div className="space-y-6">
       <WizardSteps steps={STEPS} step={step} />
-      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+      <LaunchErrorBanner error={error} />
       <Card>
         <CardHeader>
           <CardTitle>{STEPS[step]}</CardTitle>

@@ -18,7 +18,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { launchErrorMessage } from "./launch-error";
+import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -58,7 +58,6 @@ export function SmsCampaignBuilder() {
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | null>(null);
   /** the server refused the launch for the plan (402): the banner links to /pricing */
-  const [needsUpgrade, setNeedsUpgrade] = useState(false);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const preview = usePreview();
@@ -98,9 +97,7 @@ export function SmsCampaignBuilder() {
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);
     } catch (e) {
-      const err = launchErrorMessage(e, "Failed to launch campaign");
-      setNeedsUpgrade(err.upgrade);
-      setError(err.message);
+      setError(launchErrorMessage(e, "Failed to launch campaign"));
       setBusy(false);
     }
   }
@@ -108,19 +105,7 @@ export function SmsCampaignBuilder() {
   return (
     <div className="space-y-6">
       <WizardSteps steps={STEPS} step={step} />
-      {error && (
-        <AlertBanner variant="error">
-          {error}
-          {needsUpgrade && (
-            <>
-              {" "}
-              <Link to="/pricing" className="font-medium underline">
-                See plans
-              </Link>
-            </>
-          )}
-        </AlertBanner>
-      )}
+      <LaunchErrorBanner error={error} />
       {done && <AlertBanner variant="success">{done}</AlertBanner>}
       <Card>
         <CardHeader>

@@ -18,7 +18,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { launchErrorMessage } from "./launch-error";
+import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -99,7 +99,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed").message);
+      setError(launchErrorMessage(e, "Campaign failed"));
     } finally {
       setBusy(false);
     }
@@ -114,7 +114,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   return (
     <div className="space-y-6">
       <WizardSteps steps={steps} step={step} />
-      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+      <LaunchErrorBanner error={error} />
       <Card>
         <CardHeader>
           <CardTitle>{steps[step]}</CardTitle>

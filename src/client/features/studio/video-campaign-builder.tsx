@@ -19,7 +19,7 @@ import {
   firstKnownRecipient,
 } from "@/client/features/campaigns/audience";
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
-import { launchErrorMessage } from "@/client/features/campaigns/launch-error";
+import { LaunchErrorBanner, launchErrorMessage } from "@/client/features/campaigns/launch-error";
 import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { plural } from "@/client/lib/format";
@@ -151,7 +151,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
       });
       setLaunched(res);
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed").message);
+      setError(launchErrorMessage(e, "Campaign failed"));
     } finally {
       setLaunching(false);
     }
@@ -211,7 +211,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
         ))}
       </ol>
 
-      {error && <AlertBanner variant="error">{error}</AlertBanner>}
+      <LaunchErrorBanner error={error} />
 
       <Card>
         <CardHeader>

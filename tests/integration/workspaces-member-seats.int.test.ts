@@ -48,4 +48,35 @@ describe("seats in use as a member sees them", () => {
     const usage = (await mel.client.get("/api/billing/usage")).json();
     expect(usage.usage.seats).toEqual(melView.seats);
   });
+
+  it("an invitation to the address a member moves to is revoked: it holds no seat and cannot be used", async () => {
+    // Mel is a member; an invitation to mel's other address waits. Mel changes her email to it: the
+    // invitation can no longer be accepted (she is a member) nor resent (409), so it would hold a seat
+    // until it expires
+    const owner = await signUp(t.app, { name: "Owen Owner" });
+    await setPlan(t, owner.user.id, "business");
+    const melEmail = uniqueEmail("mel2");
+    expect((await owner.client.post("/api/workspaces/current/invites", { email: melEmail })).statusCode).toBe(
+      201,
+    );
+    const token = await inviteTokenFor(t, melEmail);
+    const mel = await signUp(t.app, { name: "Mel Moving", email: melEmail });
+    expect((await mel.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+    const workAddress = uniqueEmail("mel-work");
+    expect(
+      (await owner.client.post("/api/workspaces/current/invites", { email: workAddress })).statusCode,
+    ).toBe(201);
+    expect((await owner.client.get("/api/workspaces/current/members")).json().seats.used).toBe(3);
+
+    const moved = await mel.client.put("/api/user/profile", {
+      name: "Mel Moving",
+      email: workAddress.toUpperCase(),
+      currentPassword: mel.password,
+    });
+    expect(moved.statusCode, moved.body).toBe(200);
+    const view = (await owner.client.get("/api/workspaces/current/members")).json();
+    expect(view.invites).toEqual([]);
+    expect(view.seats).toEqual({ used: 2, limit: 5 });
+    expect((await owner.client.get("/api/billing/usage")).json().usage.seats.used).toBe(2);
+  });
 });

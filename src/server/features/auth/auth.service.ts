@@ -21,6 +21,7 @@ import {
   getWorkspace,
   listUserWorkspaces,
   revokeInvitesSentBySince,
+  revokeInvitesToMemberAddress,
   type Tenant,
   toWorkspaceSummary,
 } from "../workspaces/workspaces.service";
@@ -438,7 +439,8 @@ export async function resendVerification(ctx: AppContext, user: User): Promise<{
  * PUT /api/user/profile and tRPC `user.updateProfile`: the user feature's updateProfile, with an
  * address held for another account's recovery (emailHeldForRecovery) refused like a taken one and,
  * when the address changes, the recovery link's row stored in the change's own transaction
- * (recordEmailChange); then followEmailChange (the notice to the old address, the new address's
+ * (recordEmailChange), and pending invitations to the new address in the account's own workspaces
+ * revoked there too (workspaces revokeInvitesToMemberAddress: they would only hold seats); then followEmailChange (the notice to the old address, the new address's
  * verification link) and billing's queueCustomerEmailSync (the billing customer of each workspace the account
  * owns gets the new address). Returns the updated user. `meta.sessionId`: the session making the
  * change (it stays signed in).
@@ -459,6 +461,8 @@ export async function updateProfileAndFollow(
     (email, userId) => emailHeldForRecovery(ctx, email, userId),
     async (tx, before, after) => {
       linkId = await recordEmailChange(tx, before, after);
+      // an invitation to the new address in a workspace the person is in would only hold a seat
+      await revokeInvitesToMemberAddress({ db: tx }, after.id, after.email);
     },
   );
   if (linkId) {
@@ -782,6 +786,8 @@ export async function recoverEmail(
         link.createdAt,
       );
       const revokedInvites = await revokeInvitesSentBySince({ db: tx }, user.id, link.createdAt);
+      // the address is the member's again: an invitation to it would only hold a seat
+      await revokeInvitesToMemberAddress({ db: tx }, user.id, link.email);
       await q.insertAuthToken(tx, {
         id: sessionIdFromToken(resetToken),
         userId: user.id,

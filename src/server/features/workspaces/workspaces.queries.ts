@@ -212,6 +212,25 @@ export async function countPendingInvites(db: DbOrTx, workspaceId: string, now =
 }
 
 /**
+ * Revokes the pending invitations to `email` (compared lower-cased) of every workspace `userId` is a
+ * member of; returns their ids.
+ */
+export async function revokeInvitesToMember(db: DbOrTx, userId: string, email: string) {
+  return db
+    .update(workspaceInvites)
+    .set({ revokedAt: sql`now()` })
+    .where(
+      and(
+        sql`lower(${workspaceInvites.email}) = lower(${email})`,
+        isNull(workspaceInvites.acceptedAt),
+        isNull(workspaceInvites.revokedAt),
+        sql`${workspaceInvites.workspaceId} in (select ${workspaceMembers.workspaceId} from ${workspaceMembers} where ${workspaceMembers.userId} = ${userId})`,
+      ),
+    )
+    .returning({ id: workspaceInvites.id });
+}
+
+/**
  * Revokes every invitation sent by `userId` that is not accepted or revoked yet (expired ones too: a
  * resend would bring them back), within `scope`: one workspace (`workspaceId`), and/or those sent at
  * or after `since` (any workspace when no workspaceId). Returns the revoked rows' ids.

@@ -181,6 +181,21 @@ export async function revokeInvitesSentBySince(
 }
 
 /**
+ * After a member's email address changed to `email` (auth: a profile update, an email recovery):
+ * revokes the pending invitations to that address in the workspaces the person is already a member
+ * of. Such an invitation can no longer be accepted (they are a member) nor resent (409), so it would
+ * only hold a seat until it expired. `ctx.db` may be the change's transaction. Returns how many were
+ * revoked.
+ */
+export async function revokeInvitesToMemberAddress(
+  ctx: { db: DbOrTx },
+  userId: string,
+  email: string,
+): Promise<number> {
+  return (await q.revokeInvitesToMember(ctx.db, userId, email)).length;
+}
+
+/**
  * Creates the user's personal workspace (owner membership). Its id is the user's id when
  * `sameIdAsUser` (registration), else random. Name: the business name, else "{name}'s workspace".
  */

@@ -13,7 +13,7 @@ import { EmptyState } from "@/client/components/ui/empty-state";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
-import { planRefusalLink } from "@/client/features/billing/plan-refusal";
+import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -224,22 +224,11 @@ export function CampaignReport({ id }: { id: number }) {
         <AlertBanner variant="warning" title="Paused by your plan">
           <p>{campaign.pausedReason}</p>
           {/* a plan held by an unpaid or paused subscription is paid in Billing, not upgraded */}
-          {planRefusalLink(campaign.pausedReason) === "billing" ? (
-            <Link
-              to="/settings"
-              search={{ tab: "billing" }}
-              className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
-            >
-              Go to Billing
-            </Link>
-          ) : (
-            <Link
-              to="/pricing"
-              className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
-            >
-              See plans
-            </Link>
-          )}
+          <PlanRefusalLink
+            message={campaign.pausedReason}
+            fallback="pricing"
+            className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
+          />
         </AlertBanner>
       )}
       <Card>

@@ -1,7 +1,6 @@
-import { Link } from "@tanstack/react-router";
 import { TRPCClientError } from "@trpc/client";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { planRefusalLink } from "@/client/features/billing/plan-refusal";
+import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 
 /**
@@ -23,26 +22,9 @@ export function launchErrorMessage(e: unknown, fallback: string): string {
  */
 export function LaunchErrorBanner({ error }: { error: string | null }) {
   if (!error) return null;
-  const link = planRefusalLink(error);
   return (
     <AlertBanner variant="error">
-      {error}
-      {link === "billing" && (
-        <>
-          {" "}
-          <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
-            Go to Billing
-          </Link>
-        </>
-      )}
-      {link === "pricing" && (
-        <>
-          {" "}
-          <Link to="/pricing" className="font-medium underline">
-            See plans
-          </Link>
-        </>
-      )}
+      {error} <PlanRefusalLink message={error} />
     </AlertBanner>
   );
 }

@@ -18,7 +18,7 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
-import { planRefusalLink } from "@/client/features/billing/plan-refusal";
+import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { useUsage } from "@/client/features/billing/usage";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
@@ -279,9 +279,9 @@ function InviteForm({
   const roleId = useId();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  // a plan refusal links where it leads (planRefusalLink): an upgrade to /pricing; a paid plan held by
+  // a plan refusal links where it leads (PlanRefusalLink): an upgrade to /pricing; a paid plan held by
   // an unpaid or paused subscription to Billing, where it is paid
-  const [error, setError] = useState<{ message: string; link: "pricing" | "billing" | null } | null>(null);
+  const [error, setError] = useState<{ message: string } | null>(null);
   const usage = useUsage();
   const held = usage.data?.held_plan_name ?? null;
   const invite = useMutation(
@@ -292,13 +292,13 @@ function InviteForm({
         onBanner({ variant: "success", message: `Invitation sent to ${inv.email}.` });
         onInvited();
       },
-      onError: (e) => setError({ message: e.message, link: planRefusalLink(e.message) }),
+      onError: (e) => setError({ message: e.message }),
     }),
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!email.trim()) {
-      setError({ message: "Please enter an email address", link: null });
+      setError({ message: "Please enter an email address" });
       return;
     }
     invite.mutate({ email, role });
@@ -349,17 +349,7 @@ function InviteForm({
         </form>
         {error && (
           <p id={`${emailId}-error`} role="alert" className="mt-3 text-sm text-destructive">
-            {error.message}{" "}
-            {error.link === "pricing" && (
-              <Link to="/pricing" className="font-medium underline">
-                See plans
-              </Link>
-            )}
-            {error.link === "billing" && (
-              <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
-                Go to Billing
-              </Link>
-            )}
+            {error.message} <PlanRefusalLink message={error.message} />
           </p>
         )}
         {!error && full && held && (

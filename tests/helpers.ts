@@ -295,3 +295,24 @@ export async function inviteTokenFor(t: TestApp, email: string): Promise<string>
   if (!m) throw new Error(`no invite email for ${email}`);
   return m[1] as string;
 }
+
+/**
+ * `owner` (a signed-in client of the workspace's owner or an admin) invites a new person, signed up
+ * with `profile`, to its active workspace as `role`, and the person accepts the invitation from its
+ * email. Returns the person as signUp gives them.
+ * @throws Error with the response when the invitation or the accept is refused.
+ */
+export async function joinWorkspace(
+  t: TestApp,
+  owner: AuthedClient,
+  role: "admin" | "member" = "member",
+  profile: Parameters<typeof signUp>[1] = {},
+) {
+  const person = await signUp(t.app, profile);
+  const inv = await owner.post("/api/workspaces/current/invites", { email: person.user.email, role });
+  if (inv.statusCode !== 201) throw new Error(`invite: ${inv.statusCode} ${inv.body}`);
+  const token = await inviteTokenFor(t, person.user.email);
+  const accepted = await person.client.post(`/api/invites/${token}/accept`);
+  if (accepted.statusCode !== 200) throw new Error(`accept: ${accepted.statusCode} ${accepted.body}`);
+  return person;
+}

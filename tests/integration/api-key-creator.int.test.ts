@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, joinWorkspace, setPlan, signUp, type TestApp } from "../helpers";
 
 // Issue 15: an API key acts with its creator's authority (keys are made by owners and admins), so
 // it stops working once its creator leaves the workspace, is removed or is demoted to member.
@@ -23,15 +23,7 @@ describe("an API key and its creator's membership", () => {
   it("works while its creator is an owner or admin; a demotion or removal stops it at once with a sentence", async () => {
     const owner = await signUp(t.app, { business_name: "Keyed Plumbing" });
     await setPlan(t, owner.user.id, "business");
-    const adminEmail = `admin-${Date.now()}@example.com`;
-    const inv = await owner.client.post("/api/workspaces/current/invites", {
-      email: adminEmail,
-      role: "admin",
-    });
-    expect(inv.statusCode, inv.body).toBe(201);
-    const token = await inviteTokenFor(t, adminEmail);
-    const admin = await signUp(t.app, { email: adminEmail, business_name: "" });
-    expect((await admin.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+    const admin = await joinWorkspace(t, owner.client, "admin", { business_name: "" });
 
     const adminKey = await createKey(admin.client);
     const ownerKey = await createKey(owner.client);

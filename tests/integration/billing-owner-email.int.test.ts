@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
 import type { StripeFake } from "../fakes/stripe";
-import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, joinWorkspace, setPlan, signUp, type TestApp } from "../helpers";
 import { stripeTestApp } from "../stripe-app";
 
 /**
@@ -13,15 +13,8 @@ import { stripeTestApp } from "../stripe-app";
  */
 
 /** The owner invites a new person as admin, who registers and accepts. */
-async function addAdmin(t: TestApp, owner: AuthedClient, name = "Ada Admin") {
-  const admin = await signUp(t.app, { name });
-  const res = await owner.post("/api/workspaces/current/invites", { email: admin.user.email, role: "admin" });
-  expect(res.statusCode, res.body).toBe(201);
-  const token = await inviteTokenFor(t, admin.user.email);
-  const accepted = await admin.client.post(`/api/invites/${token}/accept`);
-  expect(accepted.statusCode, accepted.body).toBe(200);
-  return admin;
-}
+const addAdmin = (t: TestApp, owner: AuthedClient, name = "Ada Admin") =>
+  joinWorkspace(t, owner, "admin", { name });
 
 async function workspaceOf(t: TestApp, id: string) {
   const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deliverWebhook } from "../../src/server/features/webhooks/webhooks.deliver";
-import { type AuthedClient, createTestApp, inviteTokenFor, setPlan, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, joinWorkspace, setPlan, signUp, type TestApp } from "../helpers";
 import { webhookReceiver } from "./webhook-receiver";
 
 // A webhook endpoint acts with its creator's authority, like an API key (api-key-creator.int): an
@@ -19,15 +19,7 @@ afterAll(async () => t?.close());
 async function team() {
   const owner = await signUp(t.app, { business_name: "Hooked Plumbing" });
   await setPlan(t, owner.user.id, "business");
-  const adminEmail = `hook-admin-${Date.now()}-${Math.random().toString(36).slice(2)}@example.com`;
-  const inv = await owner.client.post("/api/workspaces/current/invites", {
-    email: adminEmail,
-    role: "admin",
-  });
-  expect(inv.statusCode, inv.body).toBe(201);
-  const token = await inviteTokenFor(t, adminEmail);
-  const admin = await signUp(t.app, { email: adminEmail, business_name: "" });
-  expect((await admin.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+  const admin = await joinWorkspace(t, owner.client, "admin", { business_name: "" });
   return { owner, admin };
 }
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createTestApp,
-  inviteTokenFor,
+  joinWorkspace,
   setPlan,
   signUp,
   type TestApp,
@@ -26,13 +26,7 @@ describe("seats in use as a member sees them", () => {
   it("count the pending invitations a member is not shown", async () => {
     const owner = await signUp(t.app, { name: "Olive Owner" });
     await setPlan(t, owner.user.id, "business");
-    const melEmail = uniqueEmail("mel");
-    expect((await owner.client.post("/api/workspaces/current/invites", { email: melEmail })).statusCode).toBe(
-      201,
-    );
-    const token = await inviteTokenFor(t, melEmail);
-    const mel = await signUp(t.app, { name: "Mel Member", email: melEmail });
-    expect((await mel.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+    const mel = await joinWorkspace(t, owner.client, "member", { name: "Mel Member" });
     for (const email of [uniqueEmail("pia"), uniqueEmail("pat")]) {
       const sent = await owner.client.post("/api/workspaces/current/invites", { email });
       expect(sent.statusCode, sent.body).toBe(201);
@@ -55,13 +49,7 @@ describe("seats in use as a member sees them", () => {
     // until it expires
     const owner = await signUp(t.app, { name: "Owen Owner" });
     await setPlan(t, owner.user.id, "business");
-    const melEmail = uniqueEmail("mel2");
-    expect((await owner.client.post("/api/workspaces/current/invites", { email: melEmail })).statusCode).toBe(
-      201,
-    );
-    const token = await inviteTokenFor(t, melEmail);
-    const mel = await signUp(t.app, { name: "Mel Moving", email: melEmail });
-    expect((await mel.client.post(`/api/invites/${token}/accept`)).statusCode).toBe(200);
+    const mel = await joinWorkspace(t, owner.client, "member", { name: "Mel Moving" });
     const workAddress = uniqueEmail("mel-work");
     expect(
       (await owner.client.post("/api/workspaces/current/invites", { email: workAddress })).statusCode,

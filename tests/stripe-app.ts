@@ -1,8 +1,10 @@
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect } from "vitest";
+import { workspaces } from "../src/server/db/schema";
 import { signPayload } from "../src/server/providers/payments/local";
 import type { StripePaymentsProvider } from "../src/server/providers/payments/stripe";
 import { type StripeFake, startStripeFake } from "./fakes/stripe";
-import { createTestApp, type TestApp } from "./helpers";
+import { createTestApp, signUp, type TestApp } from "./helpers";
 
 /**
  * A test app on the Stripe payments provider (the real SDK) against its own fake Stripe API, for the
@@ -59,4 +61,28 @@ export function sendLocalSigned(t: TestApp, payload: string, secret = t.env.LOCA
     headers: { "content-type": "application/json", "stripe-signature": signPayload(payload, secret) },
     payload,
   });
+}
+
+/**
+ * A new account whose workspace subscribes to `plan` through the local test checkout, as a person
+ * pays it (POST /api/payment/create-checkout-session, then the checkout page with the success card
+ * 4242 4242 4242 4242). Expects the workspace to end on `plan`, active. Returns the signUp result with
+ * the workspace row.
+ */
+export async function subscribeLocally(t: TestApp, plan: "professional" | "business") {
+  const u = await signUp(t.app);
+  const start = await u.client.post("/api/payment/create-checkout-session", {
+    priceId: `price_${plan}`,
+    planName: plan,
+  });
+  expect(start.statusCode, start.body).toBe(200);
+  const paid = await t.app.inject({
+    method: "POST",
+    url: new URL(start.json().url as string).pathname,
+    payload: { card_number: "4242424242424242" },
+  });
+  expect(paid.statusCode).toBe(303);
+  const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, u.user.id));
+  expect(w).toMatchObject({ plan, subscriptionStatus: "active" });
+  return { ...u, workspace: w! };
 }

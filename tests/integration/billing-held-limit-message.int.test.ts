@@ -13,7 +13,7 @@ import { reserveUsage } from "../../src/server/features/billing/billing.service"
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { createTestApp, daytimeZone, signUp, type TestApp, trpcCall, uniqueEmail } from "../helpers";
-import { sendLocalSigned } from "../stripe-app";
+import { sendLocalSigned, subscribeLocally } from "../stripe-app";
 import { uniquePhone } from "../unique-phone";
 
 // A Business workspace whose subscription is `unpaid` (payment retries exhausted) or `paused` (a trial
@@ -34,23 +34,7 @@ describe("a held (unpaid or paused) Business subscription: plan refusals say to 
   afterAll(() => t.close());
 
   /** A fresh owner subscribed to Business through the local checkout. */
-  async function business() {
-    const u = await signUp(t.app);
-    const start = await u.client.post("/api/payment/create-checkout-session", {
-      priceId: "price_business",
-      planName: "business",
-    });
-    expect(start.statusCode, start.body).toBe(200);
-    const paid = await t.app.inject({
-      method: "POST",
-      url: new URL(start.json().url as string).pathname,
-      payload: { card_number: "4242424242424242" },
-    });
-    expect(paid.statusCode).toBe(303);
-    const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, u.user.id));
-    expect(w).toMatchObject({ plan: "business", subscriptionStatus: "active" });
-    return u;
-  }
+  const business = () => subscribeLocally(t, "business");
 
   /** Sets the local subscription of `u`'s Business workspace to `status`, through the signed webhook. */
   async function hold(u: Awaited<ReturnType<typeof signUp>>, status: "unpaid" | "paused") {

@@ -13,7 +13,7 @@ import { createAndLaunchCampaign } from "../../src/server/features/campaigns/cam
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import type { StripeFake } from "../fakes/stripe";
 import { type AuthedClient, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
-import { sendLocalSigned, stripeTestApp } from "../stripe-app";
+import { sendLocalSigned, stripeTestApp, subscribeLocally } from "../stripe-app";
 
 // Stripe's subscription statuses (https://docs.stripe.com/api/subscriptions/object#subscription_object-status):
 // past_due keeps access while Stripe retries the payment; `unpaid` (retries exhausted, invoices left
@@ -64,21 +64,7 @@ describe("local provider: an unpaid or paused subscription grants nothing until 
   }
 
   async function subscribeProfessional() {
-    const u = await signUp(t.app);
-    const start = await u.client.post("/api/payment/create-checkout-session", {
-      priceId: "price_professional",
-      planName: "professional",
-    });
-    expect(start.statusCode, start.body).toBe(200);
-    const path = new URL(start.json().url as string).pathname;
-    const paid = await t.app.inject({
-      method: "POST",
-      url: path,
-      payload: { card_number: "4242424242424242" },
-    });
-    expect(paid.statusCode).toBe(303);
-    const w = await workspaceOf(t, u.user.id);
-    expect(w).toMatchObject({ plan: "professional", subscriptionStatus: "active" });
+    const { workspace: w, ...u } = await subscribeLocally(t, "professional");
     return { ...u, subId: w.stripeSubscriptionId!, customerId: w.stripeCustomerId! };
   }
 

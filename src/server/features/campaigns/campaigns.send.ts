@@ -1,6 +1,6 @@
 import type { Campaign, Contact } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
-import { ProviderError } from "../../providers/errors";
+import { mayHaveBeenTaken, ProviderError } from "../../providers/errors";
 import { chargeCampaignSend, releaseCampaignUsage, settleCampaignSend } from "../billing/billing.service";
 import {
   callOptOutOffer,
@@ -453,16 +453,6 @@ async function recoverReclaimed(
 async function confirmLease<R extends ClaimedRecipient>(deps: JobDeps, rows: R[]): Promise<R[]> {
   const mine = await extendLeases(deps.sql, rows, deps.env.CAMPAIGN_SEND_LEASE_SECONDS);
   return rows.filter((r) => mine.has(r.id)).map((r) => ({ ...r, lease: mine.get(r.id) as string }));
-}
-
-/**
- * Whether a failed send may still have been taken by the vendor: an error without an HTTP answer (a
- * timeout, a dropped connection, any non-ProviderError), a 408 or a 5xx may come after the vendor
- * accepted the message; an HTTP 429 or another 4xx is the vendor's refusal before taking it.
- */
-function mayHaveBeenTaken(e: unknown): boolean {
-  if (!(e instanceof ProviderError) || e.httpStatus === undefined) return true;
-  return e.httpStatus === 408 || e.httpStatus >= 500;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { z } from "zod";
 
+/** An account's email: trimmed and in Unicode NFC (lib/email: one mailbox, one account), case kept. */
 const email = z
   .string({ error: "Email is required" })
   .trim()
+  .normalize("NFC")
   .min(1, "Email is required")
   .max(254, "Email is too long")
   .pipe(z.email({ error: "Please enter a valid email address" }));
@@ -22,11 +24,12 @@ export const registerInput = z.object({
     .max(200, "Password is too long"),
 });
 
-/** POST /api/auth/login */
+/** POST /api/auth/login; the email in Unicode NFC, as accounts' are stored (either form signs in). */
 export const loginInput = z.object({
   email: z
     .string({ error: "Email is required" })
     .trim()
+    .normalize("NFC")
     .min(1, "Email is required")
     .max(254, "Email must be at most 254 characters"),
   password: z

@@ -3,6 +3,7 @@ import type { DbOrTx, Sql } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
 import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
+import { normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
@@ -181,9 +182,10 @@ function splitName(name: string | undefined | null): { first: string | null; las
 
 /**
  * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
- * email (case-insensitive), else by E.164 phone (libphonenumber-js, default US); missing ones are
- * created (a row with neither a usable email nor phone always creates a new contact). Used for
- * campaign CSV recipients. Rows repeating an email or phone map to the same id, across concurrent calls
+ * email (case-insensitive, in Unicode NFC: lib/email normaliseContactEmail, the form emails are
+ * stored in), else by E.164 phone (libphonenumber-js, default US); missing ones are created (a row
+ * with neither a usable email nor phone always creates a new contact). Used for campaign CSV
+ * recipients. Rows repeating an email or phone map to the same id, across concurrent calls
  * too (emails by the unique index, phone-only rows under the workspace's contact-creation lock). Creating any queues
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
  * when an endpoint listens (one select of the workspace's endpoints, only when creating): stored in
@@ -204,7 +206,7 @@ export async function findOrCreateContacts(
 ): Promise<number[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => {
-    const email = r.email?.trim().toLowerCase() || null;
+    const email = (r.email && normaliseContactEmail(r.email)) || null;
     const validEmail = email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
     const phone = normalisePhone(r.phone, country);
     const split = splitName(r.name);
@@ -580,8 +582,9 @@ export async function deleteContact(
 
 /**
  * The existing contact each row would map to in `findOrCreateContacts`, without creating any: one
- * id or null per row, in input order (matched by email, case-insensitive; a row without a usable
- * email by its E.164 phone, else mobile). Used by the campaign preflight (issue 14).
+ * id or null per row, in input order (matched by email, case-insensitive and in Unicode NFC as
+ * findOrCreateContacts stores it; a row without a usable email by its E.164 phone, else mobile).
+ * Used by the campaign preflight (issue 14).
  */
 export async function matchContactsByAddress(
   ctx: Pick<AppContext, "db">,
@@ -590,7 +593,7 @@ export async function matchContactsByAddress(
 ): Promise<(number | null)[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => {
-    const email = r.email?.trim().toLowerCase() || null;
+    const email = (r.email && normaliseContactEmail(r.email)) || null;
     return {
       email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
       phone: normalisePhone(r.phone || r.mobile, country).e164,

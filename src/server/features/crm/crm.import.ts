@@ -6,6 +6,7 @@ import type { Db, Sql } from "../../db/client";
 import { openTransactionDb, type ReservedSql } from "../../db/reserved";
 import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
+import { normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
 import { describeZodError, humanFieldLabel } from "../../lib/validate";
@@ -209,7 +210,7 @@ const FALSE = new Set(["false", "no", "n", "0", "opted out", "unsubscribed"]);
 const EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
 
 /**
- * True for an email an import accepts (trimmed, lower-cased by the caller): at most 254 characters,
+ * True for an email an import accepts (normaliseContactEmail by the caller): at most 254 characters,
  * `local@domain.tld` without white space, `@` twice, `, ; < > "`. The rule of the CSV and JSON
  * imports (validateImportRow) and of the lead search's contacts (crm.leads addBusinessContacts).
  */
@@ -226,12 +227,13 @@ function copyEscape(v: string | null): string {
 
 /**
  * Validates one row (field -> raw text) into staging values, or returns the reason it is rejected.
- * Rules: email required and well-formed (spec section 5: rows without an email are dropped),
- * phones to E.164 with the original kept, lifecycle stage / lead status from the spec's values
- * (HubSpot names mapped), lead score 0-100, opt-ins yes/no/true/false/1/0. A website, LinkedIn or
- * Facebook URL or time zone breaking the contact's rule (crm.schemas isWebAddress, isTimeZone) is
- * left empty and reported, the row imported (CLEARED_FIELDS). `warnings`: the kept row's problems
- * (an invalid phone first, at most one for the phones; then each field left empty).
+ * Rules: email required and well-formed (spec section 5: rows without an email are dropped), kept
+ * lower-cased and in Unicode NFC (lib/email normaliseContactEmail), phones to E.164 with the original
+ * kept, lifecycle stage / lead status from the spec's values (HubSpot names mapped), lead score
+ * 0-100, opt-ins yes/no/true/false/1/0. A website, LinkedIn or Facebook URL or time zone breaking the
+ * contact's rule (crm.schemas isWebAddress, isTimeZone) is left empty and reported, the row imported
+ * (CLEARED_FIELDS). `warnings`: the kept row's problems (an invalid phone first, at most one for the
+ * phones; then each field left empty).
  */
 export function validateImportRow(
   values: Partial<Record<ImportField, string>>,
@@ -245,7 +247,9 @@ export function validateImportRow(
     const s = values[k];
     return s === undefined || s === null ? "" : String(s).trim();
   };
-  const email = v("email").toLowerCase();
+  // lower-cased and in Unicode NFC (lib/email): both forms of "josé@" are one contact, and the
+  // file's second form is its duplicate
+  const email = normaliseContactEmail(v("email"));
   if (!email) return { reason: "Missing email" };
   if (!isImportEmail(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
   const row: Record<StageCol, string | null> = { ...NULL_ROW };

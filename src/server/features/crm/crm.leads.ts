@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
+import { normaliseContactEmail } from "../../lib/email";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import { contactsLimitOf } from "../billing/billing.service";
 import {
@@ -61,10 +62,10 @@ const nameAddressKey = (name: string | null | undefined, street: string | null |
 
 /**
  * Contacts of the workspace matching businesses, keyed by the business's placeId. A business matches a
- * contact (in this order) by the place id it was created from (`custom_fields.place_id`), its email,
- * its E.164 phone, its website domain, then name (the contact's company) + street address. Phones
- * without `+country` are read in `opts.phoneCountry` (ISO 3166-1 alpha-2), by default the workspace's
- * phone country (issue 14).
+ * contact (in this order) by the place id it was created from (`custom_fields.place_id`), its email
+ * (case-insensitive, in Unicode NFC: lib/email normaliseContactEmail), its E.164 phone, its website
+ * domain, then name (the contact's company) + street address. Phones without `+country` are read in
+ * `opts.phoneCountry` (ISO 3166-1 alpha-2), by default the workspace's phone country (issue 14).
  */
 export async function matchBusinessContacts(
   ctx: Pick<AppContext, "db">,
@@ -99,7 +100,9 @@ async function matchIn(
   if (!businesses.length) return out;
   const placeIds = businesses.map((b) => b.placeId);
   const phones = businesses.map((b) => toE164(b.phone, country)).filter((p): p is string => !!p);
-  const emails = businesses.map((b) => b.email?.trim().toLowerCase()).filter((e): e is string => !!e);
+  const emails = businesses
+    .map((b) => b.email && normaliseContactEmail(b.email))
+    .filter((e): e is string => !!e);
   const domains = businesses.map((b) => websiteDomain(b.website)).filter((d): d is string => !!d);
   const rows = await selectBusinessMatchCandidates(
     db,
@@ -134,7 +137,7 @@ async function matchIn(
     const k = nameAddressKey(b.name, b.streetAddress);
     const id =
       byPlace.get(b.placeId) ??
-      (b.email ? byEmail.get(b.email.trim().toLowerCase()) : undefined) ??
+      (b.email ? byEmail.get(normaliseContactEmail(b.email)) : undefined) ??
       (e164 ? byPhone.get(e164) : undefined) ??
       (d ? byDomain.get(d) : undefined) ??
       (k ? byNameAddr.get(k) : undefined);
@@ -167,11 +170,12 @@ function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
  * A business with the values a contact may not hold left out, by the rules of the CSV and JSON
  * imports (crm.import CLEARED_FIELDS, validateImportRow): a website, Facebook or LinkedIn URL that is
  * not a web address (crm.schemas isWebAddress: `javascript:`, `data:` ...) and an email the imports
- * refuse (isImportEmail). The lead search's data comes from providers anyone may edit (OpenStreetMap).
+ * refuse (isImportEmail); the email kept lower-cased and in NFC (normaliseContactEmail), as imports
+ * keep it. The lead search's data comes from providers anyone may edit (OpenStreetMap).
  */
 function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
   const web = (v: string | null | undefined) => (v?.trim() && isWebAddress(v.trim()) ? v.trim() : null);
-  const email = b.email?.trim().toLowerCase();
+  const email = b.email && normaliseContactEmail(b.email);
   return {
     ...b,
     website: web(b.website),

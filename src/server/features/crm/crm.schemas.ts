@@ -177,9 +177,11 @@ const L = CONTACT_TEXT_LIMITS;
 export const contactFieldsSchema = z.object({
   first_name: text(L.first_name),
   last_name: text(L.last_name),
+  // lower-cased and in Unicode NFC, the form contacts' emails are stored in (lib/email)
   email: z
     .string()
     .trim()
+    .normalize("NFC")
     .max(254)
     .transform((s) => s.toLowerCase())
     .pipe(z.union([z.literal(""), z.email("Please enter a valid email address")]))
@@ -230,6 +232,7 @@ export const createContactSchema = contactFieldsSchema
       .string({ error: "Email is required" })
       .trim()
       .toLowerCase()
+      .normalize("NFC")
       .min(1, "Email is required")
       .max(254, "Email must be at most 254 characters")
       .pipe(z.email("Please enter a valid email address")),

@@ -12,6 +12,7 @@ export const demoInput = z
     email: z
       .string()
       .trim()
+      .normalize("NFC")
       .max(254)
       .optional()
       .nullable()

@@ -39,9 +39,11 @@ export const profileInput = z.object({
     .trim()
     .min(1, "Name is required")
     .max(120, "Name is too long"),
+  // in Unicode NFC, the form accounts' emails are stored in (lib/email)
   email: z
     .string({ error: "Email is required" })
     .trim()
+    .normalize("NFC")
     .min(1, "Email is required")
     .max(254, "Email must be at most 254 characters")
     .pipe(z.email({ error: "Please enter a valid email address" })),

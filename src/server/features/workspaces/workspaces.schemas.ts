@@ -1,11 +1,12 @@
 import { z } from "zod";
 import { isPhoneCountry } from "../../lib/phone";
 
-/** POST /api/workspaces/current/invites */
+/** POST /api/workspaces/current/invites; the email in Unicode NFC, as accounts' (lib/email). */
 export const inviteInput = z.object({
   email: z
     .string({ error: "Please enter a valid email address" })
     .trim()
+    .normalize("NFC")
     .max(254, { error: "Email is too long" })
     .pipe(z.email({ error: "Please enter a valid email address" })),
   role: z.enum(["admin", "member"], { error: "Role must be admin or member" }).default("member"),

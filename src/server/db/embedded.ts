@@ -83,6 +83,12 @@ export async function startEmbeddedPostgres(opts: {
     password: "postgres",
     persistent: opts.persistent ?? true,
     createPostgresUser: isRoot,
+    // UTF8 with PostgreSQL's own C.UTF-8 locale (PostgreSQL 17's builtin provider: Unicode case
+    // mapping and character classes, code-point order, the same on every OS). Left to initdb, the
+    // encoding follows the environment's locale: with no LANG / LC_* (a bare container) it was
+    // SQL_ASCII, where lower('JOSÉ') is 'josÉ', pg_trgm does not see 'é' as a letter, and normalize()
+    // (migration 0052) fails. A data folder initialised before keeps its encoding.
+    initdbFlags: ["--encoding=UTF8", "--locale-provider=builtin", "--builtin-locale=C.UTF-8"],
     postgresFlags: ["-c", "max_connections=200", "-c", "fsync=off", "-c", "synchronous_commit=off"],
     onLog: (message: string) => {
       if (startLog.length < 64 * 1024) startLog += message;

@@ -7,7 +7,7 @@ import { withE2eDb } from "./e2e-info";
  * A Business workspace whose subscription is unpaid counts as Free (1 seat) until it is paid. Settings >
  * Team sends its owner to Billing to pay, not to /pricing to upgrade to the plan they already have:
  * the full-seats hint and the refused invitation (the server's sentence, billing.plans) link to the
- * Billing tab.
+ * Billing tab. An admin, who cannot pay, is told that only the owner can, with no link.
  */
 test("an unpaid Business workspace inviting a teammate is told to pay in Billing, not to upgrade", async ({
   page,
@@ -109,4 +109,79 @@ test("an SMS launch refused while the Business subscription is unpaid links to B
     "href",
     "/settings?tab=billing",
   );
+});
+
+test("an admin of an unpaid Business workspace is told only the owner can pay, with no link to Billing", async ({
+  page,
+  browser,
+}) => {
+  const ownerEmail = await registerVerifiedBusiness(page, {
+    prefix: "held-owner",
+    name: "Oona Owner",
+    business: "Held Florist",
+  });
+  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+  const res = await page.request.post("/api/campaigns", {
+    headers: { origin },
+    data: {
+      name: "E2E held admin",
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { csv: [{ email: `to-${Date.now()}@example.com` }] },
+    },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  const id = (await res.json()).campaign.id as number;
+  const reason =
+    "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+
+  // Ada, an admin of the owner's workspace (a membership made directly; the invitation flow has its own spec)
+  const context = await browser.newContext();
+  const admin = await context.newPage();
+  const adminEmail = await registerVerifiedBusiness(admin, {
+    prefix: "held-admin",
+    name: "Ada Admin",
+    business: "Ada's Own",
+  });
+  await withE2eDb(async (sql) => {
+    const [ws] =
+      await sql`select id from workspaces where owner_id = (select id from users where email = ${ownerEmail})`;
+    const [ada] = await sql`select id from users where email = ${adminEmail}`;
+    await sql`insert into workspace_members (workspace_id, user_id, role) values (${ws!.id}, ${ada!.id}, 'admin')`;
+    await sql`update sessions set workspace_id = ${ws!.id} where user_id = ${ada!.id}`;
+    await sql`update workspaces set subscription_status = 'unpaid' where id = ${ws!.id}`;
+    await sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`;
+  });
+
+  const ownerOnly = "Only the workspace owner can pay for or change the plan.";
+  await admin.goto(`/campaigns/${id}`);
+  await expect(admin.getByText("Paused by your plan")).toBeVisible();
+  await expect(admin.getByText(reason)).toBeVisible();
+  await expect(admin.getByText(ownerOnly)).toBeVisible();
+  await expect(admin.getByRole("link", { name: "Go to Billing" })).toHaveCount(0);
+  await expect(admin.getByRole("link", { name: "See plans" })).toHaveCount(0);
+
+  await admin.goto("/settings?tab=team");
+  await expect(
+    admin.getByText(
+      "Every seat of the Free plan is in use while your Business subscription waits for a payment.",
+    ),
+  ).toContainText(ownerOnly);
+  await expect(admin.getByRole("link", { name: "Pay in Billing to restore Business" })).toHaveCount(0);
+  await admin.getByLabel("Email").fill(`mate-${Date.now()}@example.com`);
+  await admin.getByRole("button", { name: "Send invitation" }).click();
+  const alert = admin.getByRole("alert").filter({ hasText: "in Settings > Billing to restore" });
+  await expect(alert).toContainText(
+    `Pay the open invoice in Settings > Billing to restore up to 5 team members. ${ownerOnly}`,
+  );
+  await expect(alert.getByRole("link")).toHaveCount(0);
+
+  // the owner still gets the link
+  await page.goto(`/campaigns/${id}`);
+  await expect(page.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
+    "href",
+    "/settings?tab=billing",
+  );
+  await expect(page.getByText(ownerOnly)).toHaveCount(0);
+  await context.close();
 });

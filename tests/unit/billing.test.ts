@@ -4,6 +4,7 @@ import {
   assertWithinPlan,
   type PlanFeature,
   type PlanLimit,
+  planRefusalOf,
 } from "../../src/server/features/billing/billing.plans";
 import {
   addMonths,
@@ -167,6 +168,75 @@ describe("plan refusals (billing.plans): upgrade sentences, and the payment for 
     );
     // within the Free plan's limits a held workspace passes
     expect(() => assertWithinPlan(w, "contacts", 10, 90)).not.toThrow();
+  });
+});
+
+/** The structured refusal (`details.planRefusal`) the 402 of `check` carries; fails the test when it passes. */
+function detailOf(check: () => void) {
+  try {
+    check();
+  } catch (e) {
+    expect((e as AppError).code).toBe("PAYMENT_REQUIRED");
+    return planRefusalOf(e);
+  }
+  throw new Error("the check passed");
+}
+
+describe("plan refusals as data (details.planRefusal): what the sentence says, for the client's link", () => {
+  it("Free or a live plan: upgrade to the plan the sentence names; none when no plan allows more", () => {
+    expect(detailOf(() => assertWithinPlan(ws({}), "seats", 1, 1))).toEqual({
+      action: "upgrade",
+      plan: "free",
+      held_plan: null,
+      suggested_plan: "business",
+      limit: "seats",
+    });
+    expect(detailOf(() => assertPlanFeature(ws({}), "smsVoiceCampaigns"))).toEqual({
+      action: "upgrade",
+      plan: "free",
+      held_plan: null,
+      suggested_plan: "professional",
+      feature: "smsVoiceCampaigns",
+    });
+    const enterprise = ws({ plan: "enterprise", subscriptionStatus: "active" });
+    expect(detailOf(() => assertWithinPlan(enterprise, "voiceCalls", 1, 2500))).toEqual({
+      action: "none",
+      plan: "enterprise",
+      held_plan: null,
+      suggested_plan: null,
+      limit: "voiceCalls",
+    });
+  });
+
+  it("a held plan: pay (unpaid or paused), with the upgrade after it only when the held plan is not enough", () => {
+    for (const subscriptionStatus of ["unpaid", "paused"]) {
+      const w = ws({ plan: "business", subscriptionStatus });
+      expect(detailOf(() => assertWithinPlan(w, "seats", 1, 1))).toEqual({
+        action: "pay",
+        plan: "free",
+        held_plan: "business",
+        suggested_plan: null,
+        limit: "seats",
+      });
+      expect(detailOf(() => assertPlanFeature(w, "apiAccess"))).toEqual({
+        action: "pay",
+        plan: "free",
+        held_plan: "business",
+        suggested_plan: null,
+        feature: "apiAccess",
+      });
+    }
+    const professional = ws({ plan: "professional", subscriptionStatus: "unpaid" });
+    expect(detailOf(() => assertWithinPlan(professional, "seats", 1, 1))).toMatchObject({
+      action: "pay",
+      held_plan: "professional",
+      suggested_plan: "business",
+    });
+    expect(detailOf(() => assertPlanFeature(professional, "apiAccess"))).toMatchObject({
+      action: "pay",
+      held_plan: "professional",
+      suggested_plan: "business",
+    });
   });
 });
 

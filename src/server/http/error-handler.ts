@@ -1,19 +1,25 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ZodError } from "zod";
+import { planRefusalFor } from "../features/billing/billing.service";
 import { AppError } from "../lib/errors";
 import { describeZodError } from "../lib/validate";
 
 /**
- * One error handler for every REST route: AppError -> its status with `{success:false, error}`;
- * Fastify's own client errors (bad JSON, body too large, wrong content type) -> 4xx with a clear
- * message; anything else -> 500 with the request id and no internal text.
+ * One error handler for every REST route: AppError -> its status with `{success:false, error}`, plus
+ * `plan_refusal` for a plan refusal (a 402 of billing.plans: billing.service PlanRefusalDetail, with
+ * `actor_can_pay` for the signed-in member); Fastify's own client errors (bad JSON, body too large,
+ * wrong content type) -> 4xx with a clear message; anything else -> 500 with the request id and no
+ * internal text.
  */
 export function registerErrorHandler(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError | Error, req, reply) => {
     if (err instanceof AppError) {
       // `details.expose`: extra fields a service chose to show (e.g. a refused launch's `skipped`)
       const expose = (err.details as { expose?: Record<string, unknown> } | undefined)?.expose;
-      return reply.status(err.status).send({ ...expose, success: false, error: err.message });
+      const refusal = planRefusalFor(err, req.auth?.tenant.role);
+      return reply
+        .status(err.status)
+        .send({ ...expose, ...(refusal && { plan_refusal: refusal }), success: false, error: err.message });
     }
     if (err instanceof ZodError) {
       return reply.status(400).send({ success: false, error: describeZodError(err) });

@@ -1,6 +1,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
+import { planRefusalFor } from "../features/billing/billing.service";
 import { AppError, ERROR_TABLE } from "../lib/errors";
 import { findUnstorableText, unstorableMessage } from "../lib/nul";
 import { describeZodError } from "../lib/validate";
@@ -8,21 +9,28 @@ import type { TrpcContext } from "./context";
 
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
-  errorFormatter({ shape, error }) {
+  /**
+   * `data` carries, besides tRPC's own fields (no stack), `planRefusal`: for a plan refusal (a 402 of
+   * billing.plans, FORBIDDEN here) its structured form with `actor_can_pay` for the signed-in member
+   * (billing.service PlanRefusalDetail), else null. The client reads it typed from
+   * `TRPCClientError<AppRouter>.data.planRefusal`.
+   */
+  errorFormatter({ shape, error, ctx }) {
+    const data = {
+      ...shape.data,
+      stack: undefined,
+      planRefusal: planRefusalFor(error.cause, ctx?.auth?.tenant.role),
+    };
     // Unknown errors never leak internal text.
     if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)) {
-      return {
-        ...shape,
-        message: "Something went wrong on our side",
-        data: { ...shape.data, stack: undefined },
-      };
+      return { ...shape, message: "Something went wrong on our side", data };
     }
     // A procedure's input schema refused the input: the same sentence as the REST adapters
     // ('name: Name is too long'), not zod's JSON list of issues.
     if (error.code === "BAD_REQUEST" && error.cause instanceof ZodError) {
-      return { ...shape, message: describeZodError(error.cause), data: { ...shape.data, stack: undefined } };
+      return { ...shape, message: describeZodError(error.cause), data };
     }
-    return { ...shape, data: { ...shape.data, stack: undefined } };
+    return { ...shape, data };
   },
 });
 

@@ -1,45 +1,49 @@
 import { Link } from "@tanstack/react-router";
+import { TRPCClientError, type TRPCClientErrorLike } from "@trpc/client";
+import type { AppRouter } from "@/server/trpc/router";
 
 /**
- * Where a plan refusal from the server (a 402 sentence of billing.plans: assertWithinPlan,
- * assertPlanFeature, a campaign paused by its plan) leads the person who reads it:
- * - "billing": the workspace's paid plan is held by an unpaid or paused subscription and the sentence
- *   says to pay ("... in Settings > Billing to restore ..."): Settings > Billing, where it is paid;
- * - "pricing": the sentence offers an upgrade ("Upgrade to Business ..."): /pricing;
- * - null: neither (not a plan refusal, or no plan allows more).
+ * A plan refusal as the server decided it (billing.plans PlanRefusal with `actor_can_pay`, billing.service
+ * PlanRefusalDetail): a tRPC error's `data.planRefusal`, or a paused campaign's report `pausedRefusal`.
+ * `action`: "pay" (a paid plan held by an unpaid or paused subscription: Settings > Billing), "upgrade"
+ * (/pricing) or "none"; `actor_can_pay`: whether the signed-in member may act on it (only the owner).
  */
-export function planRefusalLink(message: string): "billing" | "pricing" | null {
-  if (/in Settings > Billing to restore/.test(message)) return "billing";
-  if (/Upgrade to/.test(message)) return "pricing";
-  return null;
+export type PlanRefusal = NonNullable<NonNullable<TRPCClientErrorLike<AppRouter>["data"]>["planRefusal"]>;
+
+/** The plan refusal a failed tRPC call carries (`error.data.planRefusal`), or null for any other error. */
+export function planRefusalOf(e: unknown): PlanRefusal | null {
+  if (!(e instanceof TRPCClientError)) return null;
+  return (e as TRPCClientError<AppRouter>).data?.planRefusal ?? null;
 }
 
+/** Told to an admin or member instead of a link to Billing or /pricing, which only the owner can use. */
+export const OWNER_ONLY_SENTENCE = "Only the workspace owner can pay for or change the plan.";
+
 /**
- * The link a plan refusal leads to (planRefusalLink): "Go to Billing" (/settings?tab=billing) or "See
- * plans" (/pricing); `fallback` when the sentence names neither (null: no link). One place for the
- * builders' launch banner, Settings > Team's invite error and a paused campaign's report.
+ * What follows a plan refusal's sentence, from the server's decision (never from the sentence's
+ * wording): for the owner "Go to Billing" (/settings?tab=billing) when the plan is to be paid, "See
+ * plans" (/pricing) when it is to be upgraded; for an admin or member OWNER_ONLY_SENTENCE instead;
+ * nothing without a refusal or when no plan allows more. One place for the builders' launch banner,
+ * Settings > Team's invite error and a paused campaign's report.
  */
 export function PlanRefusalLink({
-  message,
+  refusal,
   className = "font-medium underline",
-  fallback = null,
 }: {
-  message: string;
+  refusal: PlanRefusal | null | undefined;
   className?: string;
-  fallback?: "pricing" | null;
 }) {
-  const link = planRefusalLink(message) ?? fallback;
-  if (link === "billing")
+  if (!refusal || refusal.action === "none") return null;
+  if (!refusal.actor_can_pay) return <span>{OWNER_ONLY_SENTENCE}</span>;
+  if (refusal.action === "pay")
     return (
       <Link to="/settings" search={{ tab: "billing" }} className={className}>
         Go to Billing
       </Link>
     );
-  if (link === "pricing")
-    return (
-      <Link to="/pricing" className={className}>
-        See plans
-      </Link>
-    );
-  return null;
+  return (
+    <Link to="/pricing" className={className}>
+      See plans
+    </Link>
+  );
 }

@@ -163,7 +163,7 @@ export function CampaignReport({ id }: { id: number }) {
   if (report.isLoading) return <Skeleton className="h-64 w-full" />;
   if (report.isError || !report.data)
     return <AlertBanner variant="error">{errorMessage(report.error, "Campaign not found")}</AlertBanner>;
-  const { campaign, content, timeline, figures } = report.data;
+  const { campaign, pausedRefusal, content, timeline, figures } = report.data;
   const counts = campaign.counts;
   // every stage a recipient reached, counted by the server from the rows (not its latest status only)
   const { sent, delivered, opened, clicked } = figures;
@@ -223,12 +223,16 @@ export function CampaignReport({ id }: { id: number }) {
       {campaign.pausedReason && (
         <AlertBanner variant="warning" title="Paused by your plan">
           <p>{campaign.pausedReason}</p>
-          {/* a plan held by an unpaid or paused subscription is paid in Billing, not upgraded */}
-          <PlanRefusalLink
-            message={campaign.pausedReason}
-            fallback="pricing"
-            className={buttonVariants({ variant: "outline", size: "sm", className: "mt-2" })}
-          />
+          {/* the server's decision for the plan as it is now: pay in Billing (a plan held by an unpaid
+              or paused subscription), upgrade on /pricing, or for an admin or member, ask the owner */}
+          {pausedRefusal && pausedRefusal.action !== "none" && (
+            <div className="mt-2">
+              <PlanRefusalLink
+                refusal={pausedRefusal}
+                className={buttonVariants({ variant: "outline", size: "sm" })}
+              />
+            </div>
+          )}
         </AlertBanner>
       )}
       <Card>

@@ -15,7 +15,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
+import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -39,7 +39,7 @@ export function EmailCampaignBuilder() {
   // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
   const launchToken = useLaunchToken();
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | LaunchError | null>(null);
   const [busy, setBusy] = useState(false);
   const [testing, setTesting] = useState(false);
   const [launched, setLaunched] = useState<{
@@ -89,7 +89,7 @@ export function EmailCampaignBuilder() {
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed"));
+      setError(launchError(e, "Campaign failed"));
     } finally {
       setBusy(false);
     }

@@ -1,30 +1,39 @@
 import { TRPCClientError } from "@trpc/client";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
+import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 
-/**
- * The sentence to show for a failed launch over tRPC: the server's (a plan refusal of billing.plans
- * among them), or NETWORK_ERROR_MESSAGE for a failure with no response, else `fallback`.
- */
-export function launchErrorMessage(e: unknown, fallback: string): string {
-  if (e instanceof TRPCClientError) {
-    if (!e.data && /fetch|network/i.test(e.message)) return NETWORK_ERROR_MESSAGE;
-    return e.message || fallback;
-  }
-  return (e as Error)?.message || fallback;
+/** A builder's launch error: the sentence and, for a plan refusal, the server's structured refusal. */
+export interface LaunchError {
+  message: string;
+  refusal: PlanRefusal | null;
 }
 
 /**
- * A campaign builder's launch error banner: the sentence and, for a plan refusal, where it leads
- * (planRefusalLink): "Go to Billing" when the workspace's paid plan waits for a payment, "See plans"
- * when the sentence offers an upgrade. Nothing when `error` is null.
+ * A failed launch over tRPC as the banner shows it: the server's sentence (a plan refusal of
+ * billing.plans among them, with its `data.planRefusal`), or NETWORK_ERROR_MESSAGE for a failure with
+ * no response, else `fallback`.
  */
-export function LaunchErrorBanner({ error }: { error: string | null }) {
+export function launchError(e: unknown, fallback: string): LaunchError {
+  if (e instanceof TRPCClientError) {
+    if (!e.data && /fetch|network/i.test(e.message)) return { message: NETWORK_ERROR_MESSAGE, refusal: null };
+    return { message: e.message || fallback, refusal: planRefusalOf(e) };
+  }
+  return { message: (e as Error)?.message || fallback, refusal: null };
+}
+
+/**
+ * A campaign builder's launch error banner: the sentence (a plain string: the builder's own check)
+ * and, for a plan refusal, what follows it (PlanRefusalLink: "Go to Billing" when the workspace's paid
+ * plan waits for a payment, "See plans" when it is to be upgraded, or that only the owner can, for an
+ * admin or member). Nothing when `error` is null.
+ */
+export function LaunchErrorBanner({ error }: { error: string | LaunchError | null }) {
   if (!error) return null;
+  const { message, refusal } = typeof error === "string" ? { message: error, refusal: null } : error;
   return (
     <AlertBanner variant="error">
-      {error} <PlanRefusalLink message={error} />
+      {message} <PlanRefusalLink refusal={refusal} />
     </AlertBanner>
   );
 }

@@ -18,7 +18,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
+import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -56,7 +56,7 @@ export function SmsCampaignBuilder() {
   const [message, setMessage] = useState("");
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | LaunchError | null>(null);
   /** the server refused the launch for the plan (402): the banner links to /pricing */
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
@@ -97,7 +97,7 @@ export function SmsCampaignBuilder() {
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);
     } catch (e) {
-      setError(launchErrorMessage(e, "Failed to launch campaign"));
+      setError(launchError(e, "Failed to launch campaign"));
       setBusy(false);
     }
   }

@@ -18,7 +18,7 @@ import {
   firstKnownRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
-import { LaunchErrorBanner, launchErrorMessage } from "./launch-error";
+import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
 import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
@@ -55,7 +55,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   const [audioMediaId, setAudioMediaId] = useState<number | null>(null);
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | LaunchError | null>(null);
   const [busy, setBusy] = useState(false);
   const [launched, setLaunched] = useState<{
     campaignId: number;
@@ -99,7 +99,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
       });
       setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed"));
+      setError(launchError(e, "Campaign failed"));
     } finally {
       setBusy(false);
     }

@@ -19,7 +19,7 @@ import {
   firstKnownRecipient,
 } from "@/client/features/campaigns/audience";
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
-import { LaunchErrorBanner, launchErrorMessage } from "@/client/features/campaigns/launch-error";
+import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/features/campaigns/launch-error";
 import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { plural } from "@/client/lib/format";
@@ -65,7 +65,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   const [csvText, setCsvText] = useState<string | null>(null);
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("csv"));
   const [consent, setConsent] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | LaunchError | null>(null);
   const [launching, setLaunching] = useState(false);
   const [launched, setLaunched] = useState<LaunchResult | null>(null);
 
@@ -151,7 +151,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
       });
       setLaunched(res);
     } catch (e) {
-      setError(launchErrorMessage(e, "Campaign failed"));
+      setError(launchError(e, "Campaign failed"));
     } finally {
       setLaunching(false);
     }

@@ -270,6 +270,93 @@ export function heldPlanOf(ws: PlanHolder): PlanId | null {
 }
 
 /**
+ * A plan refusal in structured form: what the workspace's plan refused and what gets it more, decided
+ * here with the sentence, so that a client chooses its link (Settings > Billing or /pricing) from this
+ * and never from the sentence's wording. assertWithinPlan and assertPlanFeature put it in their
+ * AppError's details as `planRefusal` (read it with planRefusalOf); the REST error body carries it as
+ * `plan_refusal` and tRPC as `error.data.planRefusal`, each with `actor_can_pay` for the person asking
+ * (billing.service planRefusalFor).
+ */
+export interface PlanRefusal {
+  /**
+   * what gets the workspace more: "pay" when its paid plan is held by an unpaid or paused subscription
+   * (HELD_STATUSES; paid in Settings > Billing, then an upgrade to `suggested_plan` if that is set too),
+   * "upgrade" to `suggested_plan` (/pricing), "none" when no plan allows more
+   */
+  action: "pay" | "upgrade" | "none";
+  /** the plan in force (effectivePlan): "free" while a paid plan is held */
+  plan: PlanId;
+  /** the paid plan an unpaid or paused subscription holds (action "pay"), else null */
+  held_plan: PlanId | null;
+  /**
+   * the cheapest plan (above the held plan, when one is held) that allows what was asked; null when
+   * none does, or when paying for the held plan is enough
+   */
+  suggested_plan: PlanId | null;
+  /** the limit refused (seats, contacts or a monthly meter); absent when a feature was refused */
+  limit?: PlanLimit;
+  /** the feature (entitlement) refused; absent when a limit was refused */
+  feature?: PlanFeature;
+}
+
+/**
+ * The structured refusal of `needed` units of `limit` under the plan the workspace has at `now`
+ * (what moreSentence says, as data): for a held plan "pay", with the upgrade after the payment when
+ * the held plan would not allow `needed` either; otherwise "upgrade" to the cheapest plan that allows
+ * it, or "none".
+ */
+export function limitRefusal(
+  ws: PlanHolder,
+  limit: PlanLimit,
+  needed: number,
+  now = new Date(),
+): PlanRefusal {
+  const plan = effectivePlan(ws, now);
+  const held = plan === "free" ? heldPlanOf(ws) : null;
+  if (held) {
+    const heldMax = PLANS[held].limits[limit];
+    const after = heldMax === null || heldMax >= needed ? null : planAllowing(limit, needed, held);
+    return { action: "pay", plan, held_plan: held, suggested_plan: after?.id ?? null, limit };
+  }
+  const upgrade = planAllowing(limit, needed, plan);
+  return {
+    action: upgrade ? "upgrade" : "none",
+    plan,
+    held_plan: null,
+    suggested_plan: upgrade?.id ?? null,
+    limit,
+  };
+}
+
+/**
+ * The structured refusal of `feature` under the plan the workspace has at `now` (assertPlanFeature's
+ * sentence, as data): "pay" for a held plan (with `suggested_plan` when the held plan lacks the
+ * feature too), else "upgrade" to the cheapest plan that includes it, or "none".
+ */
+export function featureRefusal(ws: PlanHolder, feature: PlanFeature, now = new Date()): PlanRefusal {
+  const plan = effectivePlan(ws, now);
+  const held = plan === "free" ? heldPlanOf(ws) : null;
+  const upgrade = planWithFeature(feature);
+  if (held) {
+    const after = PLANS[held].features[feature] ? null : upgrade;
+    return { action: "pay", plan, held_plan: held, suggested_plan: after?.id ?? null, feature };
+  }
+  return {
+    action: upgrade ? "upgrade" : "none",
+    plan,
+    held_plan: null,
+    suggested_plan: upgrade?.id ?? null,
+    feature,
+  };
+}
+
+/** The PlanRefusal an AppError carries (`details.planRefusal`), or null for any other error. */
+export function planRefusalOf(err: unknown): PlanRefusal | null {
+  if (!(err instanceof AppError)) return null;
+  return (err.details as { planRefusal?: PlanRefusal } | undefined)?.planRefusal ?? null;
+}
+
+/**
  * What a held workspace is told to do to get its plan back, in the words of the billing screens
  * (Settings > Billing opens the billing portal): an `unpaid` subscription has an open invoice to pay,
  * a `paused` one (a trial ended without a payment method) needs a payment method.
@@ -353,7 +440,7 @@ export function moreSentence(ws: PlanHolder, limit: PlanLimit, needed: number, n
  *   (HELD_STATUSES) the hold and the payment that restores it instead (includesPhrase,
  *   moreSentence): "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team
  *   member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to
- *   5 team members." Details: `{limit, used, amount, max}`.
+ *   5 team members." Details: `{limit, used, amount, max, planRefusal}` (limitRefusal).
  */
 export function assertWithinPlan(
   workspace: PlanHolder,
@@ -377,6 +464,7 @@ export function assertWithinPlan(
     used,
     amount,
     max,
+    planRefusal: limitRefusal(workspace, limit, needed, now),
   });
 }
 
@@ -412,7 +500,7 @@ export function hasPlanFeature(workspace: PlanHolder, feature: PlanFeature, now 
  *   voice campaigns."); for a paid plan held by an unpaid or paused subscription (HELD_STATUSES) the
  *   hold and the payment that restores it instead ("... not included in your Free plan, which applies
  *   while your Business subscription is unpaid. Pay the open invoice in Settings > Billing to restore
- *   them."). Details: `{feature}`.
+ *   them."). Details: `{feature, planRefusal}` (featureRefusal).
  */
 export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature, now = new Date()): void {
   if (hasPlanFeature(workspace, feature, now)) return;
@@ -430,13 +518,13 @@ export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature, n
         (upgradeAfter
           ? `${action} to restore your ${PLANS[held].name} plan, then upgrade to ${upgradeAfter.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.`
           : `${action} to restore ${singular ? "it" : "them"}.`),
-      { feature },
+      { feature, planRefusal: featureRefusal(workspace, feature, now) },
     );
   }
   throw new AppError(
     "PAYMENT_REQUIRED",
     `${refused}.` +
       (upgrade ? ` Upgrade to ${upgrade.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.` : ""),
-    { feature },
+    { feature, planRefusal: featureRefusal(workspace, feature, now) },
   );
 }

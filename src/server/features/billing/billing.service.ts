@@ -7,7 +7,7 @@ import type { PaidPlanId, PaymentEvent, SubscriptionState } from "../../provider
 import { WebhookSignatureError } from "../../providers/payments";
 import { LocalPaymentsProvider, type SignedEvent } from "../../providers/payments/local";
 import { getUserProfiles } from "../user/user.service";
-import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import { assertCan, can, type Tenant } from "../workspaces/workspaces.service";
 import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
@@ -16,6 +16,7 @@ import {
   HELD_STATUSES,
   heldPlanOf,
   includesPhrase,
+  limitRefusal,
   METERS,
   type Meter,
   moreSentence,
@@ -24,6 +25,8 @@ import {
   type PlanFeature,
   type PlanHolder,
   type PlanId,
+  type PlanRefusal,
+  planRefusalOf,
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
@@ -165,6 +168,35 @@ export async function listPlans(ctx: Pick<AppContext, "db" | "env">, tenant: Ten
       current: id === current,
     })),
   };
+}
+
+/** A PlanRefusal (billing.plans) as the person who met it reads it. */
+export interface PlanRefusalDetail extends PlanRefusal {
+  /**
+   * whether this person may act on `action` in Settings > Billing (pay, or change the plan): only the
+   * workspace owner may (workspaces PERMISSIONS manageBilling); an admin or member is told to ask them
+   */
+  actor_can_pay: boolean;
+}
+
+/**
+ * The structured plan refusal an error carries (billing.plans planRefusalOf: a 402 of assertWithinPlan
+ * or assertPlanFeature) for a member of `role` (null: nobody signed in, who can pay nothing), or null
+ * when `err` is no plan refusal. What the REST error handler sends as `plan_refusal` and the tRPC error
+ * formatter as `data.planRefusal`.
+ */
+export function planRefusalFor(
+  err: unknown,
+  role: Tenant["role"] | null | undefined,
+): PlanRefusalDetail | null {
+  return withActor(planRefusalOf(err), role);
+}
+
+function withActor(
+  refusal: PlanRefusal | null,
+  role: Tenant["role"] | null | undefined,
+): PlanRefusalDetail | null {
+  return refusal ? { ...refusal, actor_can_pay: role ? can(role, "manageBilling") : false } : null;
 }
 
 async function ensureCustomer(ctx: Ctx, ws: Workspace): Promise<string> {
@@ -884,7 +916,7 @@ export async function chargeCampaignSend(
   // a paid plan held by an unpaid or paused subscription comes back with a payment, not an upgrade
   const resume = plan.id === "free" && heldPlanOf(ws) ? "once your subscription is paid" : "after upgrading";
   const excluded = channelExcluded(ws, rule, now);
-  if (excluded) return { allowed: 0, stop: excluded, resume };
+  if (excluded) return { allowed: 0, stop: excluded.sentence, resume };
   if (wanted <= 0) return { allowed: 0, stop: null, resume };
   const max = plan.limits[rule.meter];
   const current = billingPeriod(ws, now).start;
@@ -933,18 +965,27 @@ export async function settleCampaignSend(
     await q.releaseMeter(ctx.db, { workspaceId: c.workspaceId, meter, periodStart: to }, unsent);
 }
 
+/** Why a campaign may not go on sending: the plan's sentence and the same refusal as data. */
+export interface CampaignPlanStop {
+  sentence: string;
+  refusal: PlanRefusal;
+}
+
 /**
  * Why a campaign may not go on sending under the workspace's plan as it is now (a downgrade since the
- * launch), or null when it may: chargeCampaignSend's answer for one more of its `pending` unsent
- * messages, without reserving anything. Asked by a resume (a campaign the plan stopped resumes only once
- * the plan allows it again).
+ * launch, or a paid plan now held by an unpaid or paused subscription), or null when it may:
+ * chargeCampaignSend's answer for one more of its `pending` unsent messages, without reserving
+ * anything. `sentence` is the plan's ("SMS and voice campaigns are not included in your Free plan.
+ * Upgrade to ...", "Your Free plan includes 100 emails a month and 100 are already used ..."),
+ * `refusal` the same as data (billing.plans featureRefusal / limitRefusal). Asked by a resume (a
+ * campaign the plan stopped resumes only once the plan allows it again).
  */
 export async function campaignPlanStop(
   ctx: Pick<AppContext, "db">,
   c: CampaignMetering,
   pending: number,
   now = new Date(),
-): Promise<string | null> {
+): Promise<CampaignPlanStop | null> {
   const ws = await loadBillingWorkspace(ctx, c.workspaceId);
   const plan = PLANS[effectivePlan(ws, now)];
   const rule = planRuleOfChannel(c.channel);
@@ -958,25 +999,52 @@ export async function campaignPlanStop(
   // the campaign's own unsent units count only when they are in this period's meter
   const own = reservationPeriodOf(ws, c).getTime() === current.getTime() ? pending : 0;
   if (used - own < max) return null;
-  return meterFullSentence(ws, rule.meter, used, now);
+  return {
+    sentence: meterFullSentence(ws, rule.meter, used, now),
+    refusal: limitRefusal(ws, rule.meter, used, now),
+  };
+}
+
+/**
+ * Where more of a campaign's channel comes from, for `role`'s view of the report of a campaign its plan
+ * paused: the refusal of the channel's feature when the plan at `now` lacks it (featureRefusal), else
+ * of one message past the channel's monthly limit (limitRefusal: pay for a held plan, or upgrade), with
+ * `actor_can_pay` for that reader (PlanRefusalDetail); null when the plan now has no limit on it (the
+ * campaign may simply be resumed). The pause's stored sentence says what the plan was when it paused;
+ * this is decided from the plan as it is now, so the report links to Settings > Billing or /pricing
+ * (or tells a non-owner who can) without reading the sentence.
+ */
+export async function campaignPlanRefusal(
+  ctx: Pick<AppContext, "db">,
+  c: Pick<CampaignMetering, "workspaceId" | "channel">,
+  role: Tenant["role"],
+  now = new Date(),
+): Promise<PlanRefusalDetail | null> {
+  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
+  const rule = planRuleOfChannel(c.channel);
+  const excluded = channelExcluded(ws, rule, now);
+  if (excluded) return withActor(excluded.refusal, role);
+  const max = PLANS[effectivePlan(ws, now)].limits[rule.meter];
+  return max === null ? null : withActor(limitRefusal(ws, rule.meter, max + 1, now), role);
 }
 
 /**
  * The sentence of a campaign channel the workspace's plan at `now` does not include (assertPlanFeature's,
  * e.g. "SMS and voice campaigns are not included in your Free plan. Upgrade to ...", or for a held
- * plan the payment that restores it), or null when it does.
+ * plan the payment that restores it) with its refusal (featureRefusal), or null when it does.
  */
 function channelExcluded(
   ws: Workspace,
   rule: ReturnType<typeof planRuleOfChannel>,
   now: Date,
-): string | null {
+): CampaignPlanStop | null {
   if (!rule.feature) return null;
   try {
     assertPlanFeature(ws, rule.feature, now);
     return null;
   } catch (e) {
-    if (e instanceof AppError) return e.message;
+    const refusal = planRefusalOf(e);
+    if (e instanceof AppError && refusal) return { sentence: e.message, refusal };
     throw e;
   }
 }

@@ -172,7 +172,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.get("/api/campaigns/:id", async (req) => {
     const tenant = requireTenant(req);
     const { id } = parseInput(campaignIdInput, req.params);
-    return { success: true, ...(await svc.getCampaignReport(ctx, tenant.workspaceId, id)) };
+    return { success: true, ...(await svc.getCampaignReport(ctx, tenant.workspaceId, id, tenant.role)) };
   });
   app.get("/api/campaigns/:id/recipients", async (req) => {
     const tenant = requireTenant(req);

@@ -20,7 +20,7 @@ export const campaignsRouter = router({
     .query(({ ctx, input }) => svc.listCampaigns(ctx, ctx.workspaceId, input ?? {})),
   report: protectedProcedure
     .input(campaignIdInput)
-    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.workspaceId, input.id)),
+    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.workspaceId, input.id, ctx.tenant.role)),
   recipients: protectedProcedure
     .input(recipientsQuery)
     .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.workspaceId, input)),

@@ -1,13 +1,21 @@
 import type { AppContext } from "../../context";
 import { isConstraintViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
-import type { Campaign, CampaignChannel, CampaignContent, RecipientStatus, Workspace } from "../../db/schema";
+import type {
+  Campaign,
+  CampaignChannel,
+  CampaignContent,
+  RecipientStatus,
+  Workspace,
+  WorkspaceRole,
+} from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
+  campaignPlanRefusal,
   campaignPlanStop,
   launchPeriodStart,
   loadBillingWorkspace,
@@ -619,16 +627,23 @@ export interface ReportFigures {
  * A campaign's report: summary, content, per-status counts, the headline figures (ReportFigures),
  * SMS totals (`totalSegments`: the segments of every message handed to the provider, a resent
  * message's earlier attempts included: the carrier bills each), and a timeline of sent / delivered / opened / clicked / replied / failed per time
- * bucket (minute, or hour past 3 hours).
+ * bucket (minute, or hour past 3 hours). With the reader's `role` (the app's report), a campaign its
+ * plan paused (`campaign.pausedReason`) also gets `pausedRefusal`: where more of its channel comes
+ * from under the plan as it is now (pay or upgrade), with `actor_can_pay` for that reader (billing
+ * campaignPlanRefusal; null when the plan now has no limit on it, or without `role`), so the report
+ * links to Billing or /pricing, or tells a non-owner who can, without reading the sentence.
  * @throws AppError NOT_FOUND 'Campaign not found' (also for another user's campaign)
  */
 export async function getCampaignReport(
   ctx: Pick<AppContext, "db" | "sql">,
   workspaceId: string,
   id: number,
+  role?: WorkspaceRole,
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
   const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
+  const campaign = summarize(c, counts);
+  const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
   const span = await selectReportSpan(ctx.sql, c.id);
   const hours =
     span?.first && span.last
@@ -646,7 +661,8 @@ export async function getCampaignReport(
     skippedReasons: skipped.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n })),
   };
   return {
-    campaign: summarize(c, counts),
+    campaign,
+    pausedRefusal,
     figures,
     content,
     totalSegments: span?.segments ?? 0,
@@ -743,7 +759,7 @@ async function fanOutNow(ctx: Ctx, c: Campaign) {
  * status it now has. A campaign the workspace's plan no longer allows (billing campaignPlanStop: a
  * downgrade since its launch) is not resumed.
  * @throws NOT_FOUND, CONFLICT ('A sending campaign cannot be resumed'), PAYMENT_REQUIRED (the plan's
- *   sentence)
+ *   sentence; details `planRefusal`, billing.plans PlanRefusal)
  */
 export async function resumeCampaign(
   ctx: Ctx,
@@ -756,7 +772,13 @@ export async function resumeCampaign(
   if (own.status === "paused") {
     const stop = await campaignPlanStop(ctx, launchOf(own), await countQueuedOrSending(ctx.sql, own.id));
     if (stop)
-      throw new AppError("PAYMENT_REQUIRED", `${stop} Upgrade to resume this campaign, or cancel it.`);
+      throw new AppError(
+        "PAYMENT_REQUIRED",
+        `${stop.sentence} Upgrade to resume this campaign, or cancel it.`,
+        {
+          planRefusal: stop.refusal,
+        },
+      );
   }
   const c = await resumeCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");

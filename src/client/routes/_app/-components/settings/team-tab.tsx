@@ -18,7 +18,11 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
-import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
+import {
+  OWNER_ONLY_SENTENCE,
+  type PlanRefusal,
+  PlanRefusalLink,
+} from "@/client/features/billing/plan-refusal";
 import { useUsage } from "@/client/features/billing/usage";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
@@ -87,7 +91,9 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
 
   return (
     <div className="grid grid-cols-1 gap-6">
-      {canManage && <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} />}
+      {canManage && (
+        <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} isOwner={role === "owner"} />
+      )}
       <Card>
         <CardHeader>
           <CardTitle ref={membersHeading} tabIndex={-1} className="outline-none">
@@ -269,19 +275,23 @@ function InviteForm({
   onBanner,
   onInvited,
   seats,
+  isOwner,
 }: {
   onBanner: ShowBanner;
   onInvited: () => void;
   seats: { used: number; limit: number | null };
+  /** only the owner pays or changes the plan: an admin's full-seats hint links nowhere */
+  isOwner: boolean;
 }) {
   const trpc = useTRPC();
   const emailId = useId();
   const roleId = useId();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
-  // a plan refusal links where it leads (PlanRefusalLink): an upgrade to /pricing; a paid plan held by
-  // an unpaid or paused subscription to Billing, where it is paid
-  const [error, setError] = useState<{ message: string } | null>(null);
+  // a plan refusal carries the server's decision (`data.planRefusal`), which PlanRefusalLink follows:
+  // an upgrade to /pricing, a paid plan held by an unpaid or paused subscription to Billing, and for
+  // an admin neither (only the owner can)
+  const [error, setError] = useState<{ message: string; refusal?: PlanRefusal | null } | null>(null);
   const usage = useUsage();
   const held = usage.data?.held_plan_name ?? null;
   const invite = useMutation(
@@ -292,7 +302,7 @@ function InviteForm({
         onBanner({ variant: "success", message: `Invitation sent to ${inv.email}.` });
         onInvited();
       },
-      onError: (e) => setError({ message: e.message }),
+      onError: (e) => setError({ message: e.message, refusal: e.data?.planRefusal }),
     }),
   );
   const submit = (e: FormEvent) => {
@@ -349,23 +359,31 @@ function InviteForm({
         </form>
         {error && (
           <p id={`${emailId}-error`} role="alert" className="mt-3 text-sm text-destructive">
-            {error.message} <PlanRefusalLink message={error.message} />
+            {error.message} <PlanRefusalLink refusal={error.refusal} />
           </p>
         )}
         {!error && full && held && (
           <p className="mt-3 text-sm text-muted-foreground">
             Every seat of the Free plan is in use while your {held} subscription waits for a payment.{" "}
-            <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
-              Pay in Billing to restore {held}
-            </Link>
+            {isOwner ? (
+              <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
+                Pay in Billing to restore {held}
+              </Link>
+            ) : (
+              OWNER_ONLY_SENTENCE
+            )}
           </p>
         )}
         {!error && full && !held && (
           <p className="mt-3 text-sm text-muted-foreground">
             Every seat of your plan is in use.{" "}
-            <Link to="/pricing" className="font-medium underline">
-              Upgrade for more seats
-            </Link>
+            {isOwner ? (
+              <Link to="/pricing" className="font-medium underline">
+                Upgrade for more seats
+              </Link>
+            ) : (
+              OWNER_ONLY_SENTENCE
+            )}
           </p>
         )}
       </CardContent>

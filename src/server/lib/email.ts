@@ -3,9 +3,24 @@
  * (RFC 6532 section 3.1: "josé@" written with a precomposed "é", U+00E9, and with "e" + a combining
  * acute accent, U+0065 U+0301, is one mailbox, and the contacts' unique index (workspace_id,
  * lower(email)) compares the stored text). "" for blank input; not a validity check (crm.import
- * isImportEmail, the zod schemas). The zod email schemas (crm, auth, user, workspaces, demo) put
+ * isContactEmail, the zod schemas). The zod email schemas (crm, auth, user, workspaces, demo) put
  * addresses in the same form with `.normalize("NFC")`; migration 0052 put the rows stored before in it.
  */
 export function normaliseContactEmail(value: string): string {
   return value.trim().toLowerCase().normalize("NFC");
+}
+
+const CONTACT_EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
+
+/**
+ * True for an address a contact may hold (given normalised: normaliseContactEmail or the zod
+ * schema's trim, lower-case and NFC): at most 254 characters (RFC 5321 section 4.5.3.1.3's path
+ * limit less its angle brackets), `local@domain.tld` without white space, a second `@`, or
+ * `, ; < > "`. Non-ASCII letters are allowed on either side (RFC 6531/6532 internationalised
+ * addresses, e.g. "josé@bücher.de"). The one rule of CSV and JSON imports (crm.import
+ * validateImportRow), the lead search's contacts (crm.leads) and the Add Contact and edit forms
+ * (crm.schemas), so a contact an import stored can be saved again from its edit form.
+ */
+export function isContactEmail(email: string): boolean {
+  return email.length <= 254 && CONTACT_EMAIL_RE.test(email);
 }

@@ -6,7 +6,7 @@ import type { Db, Sql } from "../../db/client";
 import { openTransactionDb, type ReservedSql } from "../../db/reserved";
 import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
-import { normaliseContactEmail } from "../../lib/email";
+import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
 import { describeZodError, humanFieldLabel } from "../../lib/validate";
@@ -207,17 +207,6 @@ const STATUS_ALIASES: Record<string, LeadStatus> = {
 };
 const TRUE = new Set(["true", "yes", "y", "1", "opted in", "subscribed"]);
 const FALSE = new Set(["false", "no", "n", "0", "opted out", "unsubscribed"]);
-const EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
-
-/**
- * True for an email an import accepts (normaliseContactEmail by the caller): at most 254 characters,
- * `local@domain.tld` without white space, `@` twice, `, ; < > "`. The rule of the CSV and JSON
- * imports (validateImportRow) and of the lead search's contacts (crm.leads addBusinessContacts).
- */
-export function isImportEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL_RE.test(email);
-}
-
 function copyEscape(v: string | null): string {
   if (v === null) return "\\N";
   return v.replace(/[\\\t\n\r]/g, (c) =>
@@ -251,7 +240,7 @@ export function validateImportRow(
   // file's second form is its duplicate
   const email = normaliseContactEmail(v("email"));
   if (!email) return { reason: "Missing email" };
-  if (!isImportEmail(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
+  if (!isContactEmail(email)) return { reason: `Invalid email '${email.slice(0, 80)}'` };
   const row: Record<StageCol, string | null> = { ...NULL_ROW };
   // a value longer than the contact's limit (crm.schemas CONTACT_TEXT_LIMITS, what the edit form
   // accepts) is left out with a warning, the contact imported

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import { normaliseContactEmail } from "../../lib/email";
+import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import { contactsLimitOf } from "../billing/billing.service";
 import {
@@ -13,7 +13,6 @@ import {
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { assertContactsFitInLock, withinContactLimit } from "./crm.contacts";
-import { isImportEmail } from "./crm.import";
 import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { isWebAddress } from "./crm.schemas";
@@ -170,7 +169,7 @@ function businessPlaceColumns(b: BusinessContactInput, phoneCountry: string) {
  * A business with the values a contact may not hold left out, by the rules of the CSV and JSON
  * imports (crm.import CLEARED_FIELDS, validateImportRow): a website, Facebook or LinkedIn URL that is
  * not a web address (crm.schemas isWebAddress: `javascript:`, `data:` ...) and an email the imports
- * refuse (isImportEmail); the email kept lower-cased and in NFC (normaliseContactEmail), as imports
+ * refuse (lib/email isContactEmail); the email kept lower-cased and in NFC (normaliseContactEmail), as imports
  * keep it. The lead search's data comes from providers anyone may edit (OpenStreetMap).
  */
 function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
@@ -181,7 +180,7 @@ function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
     website: web(b.website),
     facebookUrl: web(b.facebookUrl),
     linkedinUrl: web(b.linkedinUrl),
-    email: email && isImportEmail(email) ? email : null,
+    email: email && isContactEmail(email) ? email : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
+import { isContactEmail } from "../../lib/email";
 import { limitParam, pageParam, queryInt } from "../../lib/validate";
 import { isTimeZone } from "../compliance/quiet-hours";
 
@@ -177,14 +178,15 @@ const L = CONTACT_TEXT_LIMITS;
 export const contactFieldsSchema = z.object({
   first_name: text(L.first_name),
   last_name: text(L.last_name),
-  // lower-cased and in Unicode NFC, the form contacts' emails are stored in (lib/email)
+  // lower-cased and in Unicode NFC, the form contacts' emails are stored in, and the addresses an
+  // import accepts (lib/email isContactEmail): a contact an import stored can be saved from its form
   email: z
     .string()
     .trim()
     .normalize("NFC")
     .max(254)
     .transform((s) => s.toLowerCase())
-    .pipe(z.union([z.literal(""), z.email("Please enter a valid email address")]))
+    .pipe(z.string().refine((s) => s === "" || isContactEmail(s), "Please enter a valid email address"))
     .nullish(),
   phone: text(L.phone),
   mobile: text(L.mobile),
@@ -235,7 +237,7 @@ export const createContactSchema = contactFieldsSchema
       .normalize("NFC")
       .min(1, "Email is required")
       .max(254, "Email must be at most 254 characters")
-      .pipe(z.email("Please enter a valid email address")),
+      .pipe(z.string().refine(isContactEmail, "Please enter a valid email address")),
   })
   .strict();
 

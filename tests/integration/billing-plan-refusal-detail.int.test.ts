@@ -255,5 +255,15 @@ describe("plan refusals carry a structured detail over REST and tRPC", () => {
       feature: "smsVoiceCampaigns",
       actor_can_pay: false,
     });
+    expect(resume.json().error).toMatch(/ Upgrade to resume this campaign, or cancel it\.$/);
+
+    // a held Business plan: its resume says to pay, not to upgrade to the plan it has
+    await setPlan(t, workspaceId, "business");
+    await t.db.update(workspaces).set({ subscriptionStatus: "unpaid" }).where(eq(workspaces.id, workspaceId));
+    const heldResume = await owner.client.post(`/api/campaigns/${campaignId}/resume`);
+    expect(heldResume.statusCode, heldResume.body).toBe(402);
+    expect(heldResume.json().plan_refusal).toMatchObject({ action: "pay", held_plan: "business" });
+    expect(heldResume.json().error).not.toContain("Upgrade");
+    expect(heldResume.json().error).toMatch(/ Once it is paid, resume this campaign, or cancel it\.$/);
   });
 });

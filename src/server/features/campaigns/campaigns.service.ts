@@ -752,6 +752,17 @@ async function fanOutNow(ctx: Ctx, c: Campaign) {
 }
 
 /**
+ * What a refused resume ends with, by what the plan's refusal says gets more (billing.plans
+ * PlanRefusal `action`): an upgrade, the held plan's payment (not an upgrade to the plan it has), or
+ * neither (the top plan's monthly limit: it resets with the next billing period).
+ */
+const RESUME_AFTER: Record<"pay" | "upgrade" | "none", string> = {
+  upgrade: "Upgrade to resume this campaign, or cancel it.",
+  pay: "Once it is paid, resume this campaign, or cancel it.",
+  none: "Resume this campaign when the next billing period starts, or cancel it.",
+};
+
+/**
  * Resumes a paused campaign with one compare-and-set UPDATE (campaigns.queries resumeCampaignRow), so
  * of concurrent resumes exactly one starts a round and a cancel that got there first stays. A
  * campaign whose scheduled time is still ahead goes back to `scheduled` and its fan-out is queued for
@@ -772,13 +783,9 @@ export async function resumeCampaign(
   if (own.status === "paused") {
     const stop = await campaignPlanStop(ctx, launchOf(own), await countQueuedOrSending(ctx.sql, own.id));
     if (stop)
-      throw new AppError(
-        "PAYMENT_REQUIRED",
-        `${stop.sentence} Upgrade to resume this campaign, or cancel it.`,
-        {
-          planRefusal: stop.refusal,
-        },
-      );
+      throw new AppError("PAYMENT_REQUIRED", `${stop.sentence} ${RESUME_AFTER[stop.refusal.action]}`, {
+        planRefusal: stop.refusal,
+      });
   }
   const c = await resumeCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "resumed");

@@ -157,9 +157,13 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
   await admin.goto(`/campaigns/${id}`);
   await expect(admin.getByText("Paused by your plan")).toBeVisible();
   await expect(admin.getByText(reason)).toBeVisible();
-  await expect(admin.getByText(ownerOnly)).toBeVisible();
+  await expect(admin.getByText(ownerOnly, { exact: true })).toBeVisible();
   await expect(admin.getByRole("link", { name: "Go to Billing" })).toHaveCount(0);
   await expect(admin.getByRole("link", { name: "See plans" })).toHaveCount(0);
+  // the held plan's banner: no payment button for an admin (Billing's portal is the owner's)
+  const heldBanner = admin.getByRole("alert").filter({ hasText: "Your subscription is unpaid" });
+  await expect(heldBanner).toContainText(`update your card to restore Business. ${ownerOnly}`);
+  await expect(heldBanner.getByRole("button", { name: "Update payment method" })).toHaveCount(0);
 
   await admin.goto("/settings?tab=team");
   await expect(
@@ -183,5 +187,11 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     "/settings?tab=billing",
   );
   await expect(page.getByText(ownerOnly)).toHaveCount(0);
+  await expect(
+    page
+      .getByRole("alert")
+      .filter({ hasText: "Your subscription is unpaid" })
+      .getByRole("button", { name: "Update payment method" }),
+  ).toBeVisible();
   await context.close();
 });

@@ -267,3 +267,21 @@ describe("plan refusals carry a structured detail over REST and tRPC", () => {
     expect(heldResume.json().error).toMatch(/ Once it is paid, resume this campaign, or cancel it\.$/);
   });
 });
+
+describe("the usage banners' data says who may pay", () => {
+  it("billing.usage and GET /api/billing/usage: actor_can_pay for the owner only", async () => {
+    const { owner, admin, workspaceId } = await ownerAndAdmin("business");
+    await t.db.update(workspaces).set({ subscriptionStatus: "unpaid" }).where(eq(workspaces.id, workspaceId));
+    for (const [client, canPay] of [
+      [owner.client, true],
+      [admin.client, false],
+    ] as const) {
+      const rest = await client.get("/api/billing/usage");
+      expect(rest.statusCode, rest.body).toBe(200);
+      expect(rest.json()).toMatchObject({ held_plan: "business", actor_can_pay: canPay });
+      const rpc = await rpcError(client, "billing.usage", undefined, "query");
+      expect(rpc.status).toBe(200);
+      expect(rpc.body.result.data.json).toMatchObject({ held_plan: "business", actor_can_pay: canPay });
+    }
+  });
+});

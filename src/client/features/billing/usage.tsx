@@ -6,6 +6,7 @@ import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { formatDate, formatNumber } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import { OWNER_ONLY_SENTENCE } from "./plan-refusal";
 
 /** Labels of the server's usage keys (spec section 9 limits). */
 const LABELS: Record<string, string> = {
@@ -50,7 +51,8 @@ export function heldPlanSentence(data: { status: string | null; held_plan_name: 
 /**
  * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
  * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
- * /pricing.
+ * /pricing. The payment and upgrade links are for who may use them (the server's `actor_can_pay`: the
+ * owner); an admin or member reads OWNER_ONLY_SENTENCE in their place.
  */
 export function UsageBanners() {
   const { data } = useUsage();
@@ -67,9 +69,13 @@ export function UsageBanners() {
       {data.past_due && (
         <AlertBanner variant="error" title="Your last payment failed">
           Please update your card to keep your {data.plan_name} plan.{" "}
-          <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
-            Update payment method
-          </Button>
+          {data.actor_can_pay ? (
+            <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
+              Update payment method
+            </Button>
+          ) : (
+            OWNER_ONLY_SENTENCE
+          )}
         </AlertBanner>
       )}
       {held && (
@@ -78,9 +84,13 @@ export function UsageBanners() {
           title={data.status === "paused" ? "Your subscription is paused" : "Your subscription is unpaid"}
         >
           {held}{" "}
-          <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
-            Update payment method
-          </Button>
+          {data.actor_can_pay ? (
+            <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
+              Update payment method
+            </Button>
+          ) : (
+            OWNER_ONLY_SENTENCE
+          )}
         </AlertBanner>
       )}
       {limits.length > 0 && (
@@ -88,9 +98,13 @@ export function UsageBanners() {
           You have used all {limits.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
           {data.plan_name} plan includes. {limits.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
           {formatDate(data.period_end)} or an upgrade.{" "}
-          <Link to="/pricing" className="font-medium underline">
-            Upgrade your plan
-          </Link>
+          {data.actor_can_pay ? (
+            <Link to="/pricing" className="font-medium underline">
+              Upgrade your plan
+            </Link>
+          ) : (
+            OWNER_ONLY_SENTENCE
+          )}
         </AlertBanner>
       )}
       {warnings.length > 0 && (
@@ -99,9 +113,13 @@ export function UsageBanners() {
             .map((a) => `${LABELS[a.meter]}: ${formatNumber(a.used)} of ${formatNumber(a.limit)}`)
             .join(" · ")}
           .{" "}
-          <Link to="/pricing" className="font-medium underline">
-            See plans
-          </Link>
+          {data.actor_can_pay ? (
+            <Link to="/pricing" className="font-medium underline">
+              See plans
+            </Link>
+          ) : (
+            OWNER_ONLY_SENTENCE
+          )}
         </AlertBanner>
       )}
     </div>

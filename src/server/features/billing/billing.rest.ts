@@ -35,10 +35,15 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   app.get("/api/billing/usage", async (req) => {
     const t = requireTenant(req);
-    return svc.getUsage(ctx, t.workspaceId, {
-      contacts: await countContacts(ctx, t.workspaceId),
-      seats: await countWorkspaceSeats(ctx, t.workspaceId),
-    });
+    return svc.getUsage(
+      ctx,
+      t.workspaceId,
+      {
+        contacts: await countContacts(ctx, t.workspaceId),
+        seats: await countWorkspaceSeats(ctx, t.workspaceId),
+      },
+      t.role,
+    );
   });
 
   // the webhook needs its raw bytes for the signature: its own content-type parsers, scoped here

@@ -8,10 +8,15 @@ import * as svc from "./billing.service";
 export const billingRouter = router({
   plans: protectedProcedure.query(({ ctx }) => svc.listPlans(ctx, ctx.tenant)),
   usage: protectedProcedure.query(async ({ ctx }) =>
-    svc.getUsage(ctx, ctx.workspaceId, {
-      contacts: await countContacts(ctx, ctx.workspaceId),
-      seats: await countWorkspaceSeats(ctx, ctx.workspaceId),
-    }),
+    svc.getUsage(
+      ctx,
+      ctx.workspaceId,
+      {
+        contacts: await countContacts(ctx, ctx.workspaceId),
+        seats: await countWorkspaceSeats(ctx, ctx.workspaceId),
+      },
+      ctx.tenant.role,
+    ),
   ),
   checkout: protectedProcedure
     .input(checkoutInput)

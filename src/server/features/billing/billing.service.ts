@@ -1204,11 +1204,14 @@ const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
  * the workspace) passed in by the adapter. `plan` is the plan in force (effectivePlan); `status` the
  * subscription's real status; `held_plan` / `held_plan_name` the paid plan an `unpaid` or `paused`
  * subscription holds (the workspace counts as Free until it is paid), null otherwise.
+ * `actor_can_pay`: whether `role`, the member asking, may pay or change the plan (workspaces `can`
+ * manageBilling: the owner only), so the banners offer a payment or an upgrade only to who can make it.
  */
 export async function getUsage(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   totals: { contacts: number; seats: number },
+  role: Tenant["role"],
 ) {
   const ws = await loadBillingWorkspace(ctx, workspaceId);
   const plan = effectivePlan(ws);
@@ -1245,6 +1248,7 @@ export async function getUsage(
     features: PLANS[plan].features,
     usage,
     alerts,
+    actor_can_pay: can(role, "manageBilling"),
   };
 }
 

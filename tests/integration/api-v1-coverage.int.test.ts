@@ -1035,6 +1035,11 @@ describe("v1 keyset cursors of recipients, media and lead-search results", () =>
         param: "cursor",
       });
     }
+    // a key without media:read is a 403 (also here: the real-file test above is skipped without ../shared/data)
+    const noScope = await keyed("business", ["contacts:read"]);
+    const refused = await noScope.call("GET", "/media");
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error.message).toBe("This API key lacks the 'media:read' scope.");
   }, 60_000);
 });
 

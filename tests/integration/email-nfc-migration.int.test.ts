@@ -179,7 +179,8 @@ describe("migration 0052_email_nfc", () => {
   it("on a SQL_ASCII database (an embedded server initialised under the C locale) changes nothing and does not fail", async () => {
     const asciiName = `${dbName}_ascii`;
     await admin.unsafe(
-      `create database ${asciiName} encoding 'SQL_ASCII' template template0 lc_collate 'C' lc_ctype 'C'`,
+      // libc's C locale: the embedded cluster's own default is the builtin C.UTF-8, which needs UTF8
+      `create database ${asciiName} encoding 'SQL_ASCII' template template0 locale_provider 'libc' lc_collate 'C' lc_ctype 'C'`,
     );
     const base = new URL(inject("databaseUrl"));
     base.pathname = `/${asciiName}`;

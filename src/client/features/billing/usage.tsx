@@ -1,5 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
+import type { ReactNode } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Progress } from "@/client/components/ui/progress";
@@ -48,6 +49,11 @@ export function heldPlanSentence(data: { status: string | null; held_plan_name: 
   return `Your last payment failed and the payment retries have stopped, so the Free plan applies: update your card to restore ${data.held_plan_name}.`;
 }
 
+/** `children` (a payment or upgrade link) for who may use it, else OWNER_ONLY_SENTENCE in its place. */
+function OwnerAction({ canPay, children }: { canPay: boolean; children: ReactNode }) {
+  return <>{canPay ? children : OWNER_ONLY_SENTENCE}</>;
+}
+
 /**
  * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
  * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
@@ -69,13 +75,11 @@ export function UsageBanners() {
       {data.past_due && (
         <AlertBanner variant="error" title="Your last payment failed">
           Please update your card to keep your {data.plan_name} plan.{" "}
-          {data.actor_can_pay ? (
+          <OwnerAction canPay={data.actor_can_pay}>
             <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
               Update payment method
             </Button>
-          ) : (
-            OWNER_ONLY_SENTENCE
-          )}
+          </OwnerAction>
         </AlertBanner>
       )}
       {held && (
@@ -84,13 +88,11 @@ export function UsageBanners() {
           title={data.status === "paused" ? "Your subscription is paused" : "Your subscription is unpaid"}
         >
           {held}{" "}
-          {data.actor_can_pay ? (
+          <OwnerAction canPay={data.actor_can_pay}>
             <Button variant="link" className="h-auto p-0" onClick={() => portal.mutate()}>
               Update payment method
             </Button>
-          ) : (
-            OWNER_ONLY_SENTENCE
-          )}
+          </OwnerAction>
         </AlertBanner>
       )}
       {limits.length > 0 && (
@@ -98,13 +100,11 @@ export function UsageBanners() {
           You have used all {limits.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
           {data.plan_name} plan includes. {limits.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
           {formatDate(data.period_end)} or an upgrade.{" "}
-          {data.actor_can_pay ? (
+          <OwnerAction canPay={data.actor_can_pay}>
             <Link to="/pricing" className="font-medium underline">
               Upgrade your plan
             </Link>
-          ) : (
-            OWNER_ONLY_SENTENCE
-          )}
+          </OwnerAction>
         </AlertBanner>
       )}
       {warnings.length > 0 && (
@@ -113,13 +113,11 @@ export function UsageBanners() {
             .map((a) => `${LABELS[a.meter]}: ${formatNumber(a.used)} of ${formatNumber(a.limit)}`)
             .join(" · ")}
           .{" "}
-          {data.actor_can_pay ? (
+          <OwnerAction canPay={data.actor_can_pay}>
             <Link to="/pricing" className="font-medium underline">
               See plans
             </Link>
-          ) : (
-            OWNER_ONLY_SENTENCE
-          )}
+          </OwnerAction>
         </AlertBanner>
       )}
     </div>

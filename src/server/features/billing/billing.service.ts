@@ -192,11 +192,20 @@ export function planRefusalFor(
   return withActor(planRefusalOf(err), role);
 }
 
+/**
+ * Whether a member of `role` may pay for or change the workspace's plan (workspaces PERMISSIONS
+ * manageBilling: the owner only); false for nobody signed in. The `actor_can_pay` of plan refusals
+ * and of billing.usage.
+ */
+function actorCanPay(role: Tenant["role"] | null | undefined): boolean {
+  return role ? can(role, "manageBilling") : false;
+}
+
 function withActor(
   refusal: PlanRefusal | null,
   role: Tenant["role"] | null | undefined,
 ): PlanRefusalDetail | null {
-  return refusal ? { ...refusal, actor_can_pay: role ? can(role, "manageBilling") : false } : null;
+  return refusal ? { ...refusal, actor_can_pay: actorCanPay(role) } : null;
 }
 
 async function ensureCustomer(ctx: Ctx, ws: Workspace): Promise<string> {
@@ -1204,8 +1213,8 @@ const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
  * the workspace) passed in by the adapter. `plan` is the plan in force (effectivePlan); `status` the
  * subscription's real status; `held_plan` / `held_plan_name` the paid plan an `unpaid` or `paused`
  * subscription holds (the workspace counts as Free until it is paid), null otherwise.
- * `actor_can_pay`: whether `role`, the member asking, may pay or change the plan (workspaces `can`
- * manageBilling: the owner only), so the banners offer a payment or an upgrade only to who can make it.
+ * `actor_can_pay`: whether `role`, the member asking, may pay or change the plan (actorCanPay: the
+ * owner only), so the banners offer a payment or an upgrade only to who can make it.
  */
 export async function getUsage(
   ctx: Pick<AppContext, "db">,
@@ -1248,7 +1257,7 @@ export async function getUsage(
     features: PLANS[plan].features,
     usage,
     alerts,
-    actor_can_pay: can(role, "manageBilling"),
+    actor_can_pay: actorCanPay(role),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { DbOrTx } from "../../db/client";
+import { normaliseContactEmail } from "../../lib/email";
 import { isE164 } from "../../lib/phone";
 import { KEYPRESS_OPT_OUT_REASON } from "./call-opt-out";
 import * as q from "./compliance.queries";
@@ -8,13 +9,12 @@ export type SuppressionChannel = "email" | "sms" | "voice" | "voicemail";
 /**
  * Normalises a suppression value: emails trimmed, lower-cased and in Unicode NFC (RFC 6532 section
  * 3.1: an address written with a precomposed "é" and with "e" + a combining accent is one mailbox,
- * and an opt-out made at one form covers the other), numbers as given (E.164). Campaigns address
+ * and an opt-out made at one form covers the other; lib/email normaliseContactEmail, the form contacts
+ * store), numbers as given (E.164). Campaigns address
  * email by the same rule (campaigns.audience addressFor).
  */
 export function normaliseSuppressionValue(channel: SuppressionChannel | "all", value: string): string {
-  return channel === "email" || value.includes("@")
-    ? value.trim().toLowerCase().normalize("NFC")
-    : value.trim();
+  return channel === "email" || value.includes("@") ? normaliseContactEmail(value) : value.trim();
 }
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AuthedClient, createTestApp, signUp, type TestApp } from "../helpers";
+import { importCsv } from "../contacts-import";
+import { createTestApp, signUp, type TestApp } from "../helpers";
 
 // One rule for a contact's email address: what an import stores (crm.import validateImportRow), the
 // Add Contact form and the edit form accept. The forms used zod's ASCII-only email pattern, so a
@@ -14,26 +15,6 @@ beforeAll(async () => {
 afterAll(async () => t?.close());
 
 const stamp = () => `${Date.now()}${Math.random().toString(36).slice(2, 6)}`;
-
-async function importCsv(client: AuthedClient, content: string) {
-  const boundary = `----pwtest${stamp()}`;
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="people.csv"\r\nContent-Type: text/csv\r\n\r\n`,
-    ),
-    Buffer.from(content, "utf8"),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  const res = await client.inject({
-    method: "POST",
-    url: "/api/contacts/import/upload",
-    payload,
-    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-  });
-  expect(res.statusCode, res.body).toBe(202);
-  const status = await client.get(`/api/contacts/imports/${res.json().import.id}`);
-  return status.json().import as { created: number; errors: number };
-}
 
 describe("a contact's email: one rule for imports and the forms", () => {
   it("an imported contact whose address zod's ASCII pattern refuses can be edited and saved", async () => {

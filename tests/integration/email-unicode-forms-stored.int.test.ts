@@ -6,7 +6,8 @@ import {
   findOrCreateContacts,
   matchContactsByAddress,
 } from "../../src/server/features/crm/crm.service";
-import { type AuthedClient, createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { importCsv } from "../contacts-import";
+import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 // One mailbox written two ways: "josé@" with a precomposed é (NFC, U+00E9) and with e + a combining
 // acute accent (NFD, U+0065 U+0301) are one address (RFC 6532 section 3.1). The contacts' unique
@@ -44,36 +45,6 @@ async function storedForms(workspaceId: string, nfc: string) {
       ),
     );
   return rows;
-}
-
-/** Multipart body of one CSV file (as the import page uploads it). */
-function csvUpload(content: string) {
-  const boundary = `----pwtest${stamp()}`;
-  const payload = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="people.csv"\r\nContent-Type: text/csv\r\n\r\n`,
-    ),
-    Buffer.from(content, "utf8"),
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { payload, headers: { "content-type": `multipart/form-data; boundary=${boundary}` } };
-}
-
-async function importCsv(client: AuthedClient, content: string) {
-  const res = await client.inject({
-    method: "POST",
-    url: "/api/contacts/import/upload",
-    ...csvUpload(content),
-  });
-  expect(res.statusCode, res.body).toBe(202);
-  const status = await client.get(`/api/contacts/imports/${res.json().import.id}`);
-  expect(status.statusCode).toBe(200);
-  return status.json().import as {
-    created: number;
-    skipped: number;
-    errors: number;
-    error_rows: { line: number; reason: string }[];
-  };
 }
 
 describe("an email address in its composed (NFC) and decomposed (NFD) forms is one contact", () => {

@@ -1,11 +1,10 @@
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { MIGRATIONS_FOLDER } from "../../src/server/db/client";
+import { migrationsUpTo } from "../migrations";
 
 /**
  * Migration 0017 (issue 10) on a database seeded BEFORE it: every user gets a personal workspace with
@@ -18,17 +17,6 @@ let admin: postgres.Sql;
 let sql: postgres.Sql;
 let url: string;
 let before: string;
-
-function migrationsUpTo(tag: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pw-migrations-"));
-  fs.cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalPath = path.join(dir, "meta/_journal.json");
-  const journal = JSON.parse(fs.readFileSync(journalPath, "utf8"));
-  const last = journal.entries.findIndex((e: { tag: string }) => e.tag === tag);
-  journal.entries = journal.entries.slice(0, last + 1);
-  fs.writeFileSync(journalPath, JSON.stringify(journal));
-  return dir;
-}
 
 beforeAll(async () => {
   const base = new URL(inject("databaseUrl"));

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { registerVerifiedBusiness } from "./account-helpers";
 import { buildSms, registerWithContact } from "./billing-helpers";
 import { withE2eDb } from "./e2e-info";
@@ -9,6 +9,26 @@ import { withE2eDb } from "./e2e-info";
  * the full-seats hint and the refused invitation (the server's sentence, billing.plans) link to the
  * Billing tab. An admin, who cannot pay, is told that only the owner can, with no link.
  */
+/** The pause reason the send engine leaves when the subscription is unpaid (its own test: billing-held-limit-message.int). */
+const HELD_PAUSE_REASON =
+  "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+
+/** Launches a one-recipient email campaign as the signed-in page's user (REST); returns its id. */
+async function launchEmailCampaign(page: Page, name: string): Promise<number> {
+  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
+  const res = await page.request.post("/api/campaigns", {
+    headers: { origin },
+    data: {
+      name,
+      channel: "email",
+      content: { subject: "S", body: "B" },
+      recipients: { csv: [{ email: `to-${Date.now()}@example.com` }] },
+    },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+  return (await res.json()).campaign.id as number;
+}
+
 test("an unpaid Business workspace inviting a teammate is told to pay in Billing, not to upgrade", async ({
   page,
 }) => {
@@ -61,29 +81,14 @@ test("a campaign paused because the Business subscription is unpaid links to Bil
     name: "Hal Held",
     business: "Held Bakery",
   });
-  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
-  const res = await page.request.post("/api/campaigns", {
-    headers: { origin },
-    data: {
-      name: "E2E held",
-      channel: "email",
-      content: { subject: "S", body: "B" },
-      recipients: { csv: [{ email: `to-${Date.now()}@example.com` }] },
-    },
-  });
-  expect(res.ok(), await res.text()).toBe(true);
-  const id = (await res.json()).campaign.id as number;
-  // the state the send engine leaves when the subscription is unpaid (its own test:
-  // billing-held-limit-message.int)
-  const reason =
-    "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+  const id = await launchEmailCampaign(page, "E2E held");
   await withE2eDb(async (sql) => {
     await sql`update workspaces set subscription_status = 'unpaid' where owner_id = (select id from users where email = ${email})`;
-    await sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`;
+    await sql`update campaigns set status = 'paused', error = ${HELD_PAUSE_REASON} where id = ${id}`;
   });
   await page.goto(`/campaigns/${id}`);
   await expect(page.getByText("Paused by your plan")).toBeVisible();
-  await expect(page.getByText(reason)).toBeVisible();
+  await expect(page.getByText(HELD_PAUSE_REASON)).toBeVisible();
   await expect(page.getByRole("link", { name: "See plans" })).toHaveCount(0);
   await expect(page.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
     "href",
@@ -120,20 +125,7 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     name: "Oona Owner",
     business: "Held Florist",
   });
-  const origin = `http://127.0.0.1:${process.env.E2E_PORT ?? 3100}`;
-  const res = await page.request.post("/api/campaigns", {
-    headers: { origin },
-    data: {
-      name: "E2E held admin",
-      channel: "email",
-      content: { subject: "S", body: "B" },
-      recipients: { csv: [{ email: `to-${Date.now()}@example.com` }] },
-    },
-  });
-  expect(res.ok(), await res.text()).toBe(true);
-  const id = (await res.json()).campaign.id as number;
-  const reason =
-    "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+  const id = await launchEmailCampaign(page, "E2E held admin");
 
   // Ada, an admin of the owner's workspace (a membership made directly; the invitation flow has its own spec)
   const context = await browser.newContext();
@@ -150,13 +142,13 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     await sql`insert into workspace_members (workspace_id, user_id, role) values (${ws!.id}, ${ada!.id}, 'admin')`;
     await sql`update sessions set workspace_id = ${ws!.id} where user_id = ${ada!.id}`;
     await sql`update workspaces set subscription_status = 'unpaid' where id = ${ws!.id}`;
-    await sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`;
+    await sql`update campaigns set status = 'paused', error = ${HELD_PAUSE_REASON} where id = ${id}`;
   });
 
   const ownerOnly = "Only the workspace owner can pay for or change the plan.";
   await admin.goto(`/campaigns/${id}`);
   await expect(admin.getByText("Paused by your plan")).toBeVisible();
-  await expect(admin.getByText(reason)).toBeVisible();
+  await expect(admin.getByText(HELD_PAUSE_REASON)).toBeVisible();
   await expect(admin.getByText(ownerOnly, { exact: true })).toBeVisible();
   await expect(admin.getByRole("link", { name: "Go to Billing" })).toHaveCount(0);
   await expect(admin.getByRole("link", { name: "See plans" })).toHaveCount(0);

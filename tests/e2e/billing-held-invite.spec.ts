@@ -171,8 +171,18 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     `Pay the open invoice in Settings > Billing to restore up to 5 team members. ${ownerOnly}`,
   );
   await expect(alert.getByRole("link")).toHaveCount(0);
+  // Settings > Billing: changing the plan and the billing portal are the owner's
+  await admin.goto("/settings?tab=billing");
+  await expect(admin.getByText("Team members", { exact: true })).toBeVisible();
+  await expect(admin.getByText(ownerOnly, { exact: true })).toBeVisible();
+  await expect(admin.getByRole("button", { name: "Manage subscription" })).toHaveCount(0);
+  await expect(admin.getByRole("link", { name: "Upgrade" })).toHaveCount(0);
 
-  // the owner still gets the link
+  // the owner still gets the links
+  await page.goto("/settings?tab=billing");
+  await expect(page.getByRole("button", { name: "Manage subscription" })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Upgrade", exact: true })).toHaveAttribute("href", "/pricing");
+  await expect(page.getByText(ownerOnly)).toHaveCount(0);
   await page.goto(`/campaigns/${id}`);
   await expect(page.getByRole("link", { name: "Go to Billing" })).toHaveAttribute(
     "href",

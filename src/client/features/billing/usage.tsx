@@ -49,8 +49,11 @@ export function heldPlanSentence(data: { status: string | null; held_plan_name: 
   return `Your last payment failed and the payment retries have stopped, so the Free plan applies: update your card to restore ${data.held_plan_name}.`;
 }
 
-/** `children` (a payment or upgrade link) for who may use it, else OWNER_ONLY_SENTENCE in its place. */
-function OwnerAction({ canPay, children }: { canPay: boolean; children: ReactNode }) {
+/**
+ * `children` (a payment or upgrade link) for who may use it, else OWNER_ONLY_SENTENCE in its place.
+ * `canPay` is the server's decision (billing.usage / plan refusals `actor_can_pay`), never the role.
+ */
+export function OwnerAction({ canPay, children }: { canPay: boolean; children: ReactNode }) {
   return <>{canPay ? children : OWNER_ONLY_SENTENCE}</>;
 }
 

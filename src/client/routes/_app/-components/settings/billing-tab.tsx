@@ -3,7 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { Badge } from "@/client/components/ui/badge";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
-import { heldPlanSentence, UsageBars, useUsage } from "@/client/features/billing/usage";
+import { heldPlanSentence, OwnerAction, UsageBars, useUsage } from "@/client/features/billing/usage";
 import { formatDate, statusLabel } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 
@@ -42,16 +42,26 @@ export function BillingTab() {
             )}
           </CardDescription>
         </div>
-        <div className="flex flex-wrap gap-2">
-          <Link to="/pricing" className={buttonVariants({ variant: "default", size: "sm" })}>
-            {data?.plan === "free" ? "Upgrade" : "Change plan"}
-          </Link>
-          {data && (data.plan !== "free" || data.held_plan) && (
-            <Button variant="outline" size="sm" loading={portal.isPending} onClick={() => portal.mutate()}>
-              Manage subscription
-            </Button>
-          )}
-        </div>
+        {/* changing the plan and the billing portal are the owner's (the server's actor_can_pay) */}
+        {data && (
+          <div className="flex max-w-xs flex-wrap gap-2 text-sm text-muted-foreground">
+            <OwnerAction canPay={data.actor_can_pay}>
+              <Link to="/pricing" className={buttonVariants({ variant: "default", size: "sm" })}>
+                {data.plan === "free" ? "Upgrade" : "Change plan"}
+              </Link>
+              {(data.plan !== "free" || data.held_plan) && (
+                <Button
+                  variant="outline"
+                  size="sm"
+                  loading={portal.isPending}
+                  onClick={() => portal.mutate()}
+                >
+                  Manage subscription
+                </Button>
+              )}
+            </OwnerAction>
+          </div>
+        )}
       </CardHeader>
       <CardContent>
         {portal.isError && <p className="mb-4 text-sm text-destructive">{portal.error.message}</p>}

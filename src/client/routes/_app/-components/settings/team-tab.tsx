@@ -18,12 +18,8 @@ import {
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
-import {
-  OWNER_ONLY_SENTENCE,
-  type PlanRefusal,
-  PlanRefusalLink,
-} from "@/client/features/billing/plan-refusal";
-import { useUsage } from "@/client/features/billing/usage";
+import { type PlanRefusal, PlanRefusalLink } from "@/client/features/billing/plan-refusal";
+import { OwnerAction, useUsage } from "@/client/features/billing/usage";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
@@ -91,9 +87,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
 
   return (
     <div className="grid grid-cols-1 gap-6">
-      {canManage && (
-        <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} isOwner={role === "owner"} />
-      )}
+      {canManage && <InviteForm onBanner={onBanner} onInvited={refresh} seats={seats} />}
       <Card>
         <CardHeader>
           <CardTitle ref={membersHeading} tabIndex={-1} className="outline-none">
@@ -275,13 +269,10 @@ function InviteForm({
   onBanner,
   onInvited,
   seats,
-  isOwner,
 }: {
   onBanner: ShowBanner;
   onInvited: () => void;
   seats: { used: number; limit: number | null };
-  /** only the owner pays or changes the plan: an admin's full-seats hint links nowhere */
-  isOwner: boolean;
 }) {
   const trpc = useTRPC();
   const emailId = useId();
@@ -294,6 +285,9 @@ function InviteForm({
   const [error, setError] = useState<{ message: string; refusal?: PlanRefusal | null } | null>(null);
   const usage = useUsage();
   const held = usage.data?.held_plan_name ?? null;
+  // who may pay or change the plan is the server's decision (billing.usage actor_can_pay), so the
+  // full-seats hint offers a link only to whoever can follow it
+  const canPay = usage.data?.actor_can_pay === true;
   const invite = useMutation(
     trpc.workspaces.invite.mutationOptions({
       onSuccess: (inv) => {
@@ -364,26 +358,23 @@ function InviteForm({
         )}
         {!error && full && held && (
           <p className="mt-3 text-sm text-muted-foreground">
-            Every seat of the Free plan is in use while your {held} subscription waits for a payment.{" "}
-            {isOwner ? (
+            Every seat of the {usage.data?.plan_name} plan is in use while your {held} subscription waits for
+            a payment.{" "}
+            <OwnerAction canPay={canPay}>
               <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
                 Pay in Billing to restore {held}
               </Link>
-            ) : (
-              OWNER_ONLY_SENTENCE
-            )}
+            </OwnerAction>
           </p>
         )}
         {!error && full && !held && (
           <p className="mt-3 text-sm text-muted-foreground">
             Every seat of your plan is in use.{" "}
-            {isOwner ? (
+            <OwnerAction canPay={canPay}>
               <Link to="/pricing" className="font-medium underline">
                 Upgrade for more seats
               </Link>
-            ) : (
-              OWNER_ONLY_SENTENCE
-            )}
+            </OwnerAction>
           </p>
         )}
       </CardContent>

@@ -415,9 +415,12 @@ async function main() {
       // the import's background work (its follow-up jobs, autovacuum and autoanalyze of the rows it
       // wrote) is let finish first: measured during it, a leg shares the cores with it, and a baseline
       // taken then (a 100k import's autovacuum: auth/me 3,340 req/s against 5,118) skews every ratio
-      const quiet = await waitForQuiet(60_000);
+      // up to 150 s: autovacuum visits a database once per autovacuum_naptime (60 s by default), so an
+      // import's insert-driven vacuum can start a minute after it and then take a while (a 60 s wait
+      // often ended before it had begun)
+      const quiet = await waitForQuiet(150_000);
       console.log(
-        `   background work after the import settled in ${(quiet.ms / 1000).toFixed(1)} s${quiet.settled ? "" : " (NOT settled after 60 s: figures below share the cores with it)"}`,
+        `   background work after the import settled in ${(quiet.ms / 1000).toFixed(1)} s${quiet.settled ? "" : " (NOT settled after 150 s: figures below share the cores with it)"}`,
       );
       // warm-up (connections, plan caches)
       await autocannonInChild(`${base}/api/contacts`, headers, {

@@ -58,12 +58,14 @@ describe("send throttle", () => {
     expect(calls.length).toBeGreaterThanOrEqual(4);
     // parts start a second apart; each call's rows are stamped when the provider writes them, after
     // its part's lookups, whose time varies on a loaded machine (855 ms between two writes once in CI):
-    // every gap is clearly paced, and on average a second apart
+    // every gap is clearly paced, and on average close to a second apart (unpaced, the 80 would go
+    // out within a few ms). The average allows the first write's lookups to run late by up to a
+    // fifth of a second per gap: under a full run's load on 2 cores it once read 879 ms
     for (let i = 1; i < calls.length; i++)
       expect((calls[i]?.at ?? 0) - (calls[i - 1]?.at ?? 0)).toBeGreaterThan(500);
     const first = calls[0]?.at ?? 0;
     const last = calls[calls.length - 1]?.at ?? 0;
-    expect((last - first) / (calls.length - 1)).toBeGreaterThan(900);
+    expect((last - first) / (calls.length - 1)).toBeGreaterThan(800);
     // 60 sends after a drained bucket take about 3 s (the inline job client sends within the launch request)
     expect(took).toBeGreaterThanOrEqual(2500);
     // the bucket is not in debt afterwards: a next campaign of one email goes out within a second

@@ -16,10 +16,11 @@ import type { DbOrTx } from "./client";
  * length) and whose generic plan is good (equality on indexed keys, keyset ranges). A `LIMIT $n`
  * makes Postgres cost the generic plan at a tenth of the table, so it plans every run anew: write
  * the usual limits into the text instead (crm.queries selectContactsPage's LITERAL_LIMITS);
- * a search's statement (crm.queries selectSearchPage) takes its LIKE pattern as a parameter too:
  * Postgres plans a prepared statement's first five runs for their own values and keeps a generic plan
- * only when it costs no more (plan_cache_mode auto); the estimate that decides a large workspace's
- * search strategy (estimateContactsWhere) is always planned with its values inlined.
+ * only when it is estimated to cost no more (plan_cache_mode auto): where the values sway the estimate
+ * (a small workspace beside large ones, a search term's index keys), the search statements pass them
+ * as opaque parameters (crm.queries opaque) so that the generic plan is kept; the estimate that decides
+ * a large workspace's search strategy (estimateContactsWhere) is always planned with its values inlined.
  */
 const statements = new WeakMap<object, Map<string, unknown>>();
 

@@ -100,14 +100,13 @@ function walkMatch(pattern: unknown): SQL {
 }
 
 /**
- * A page statement's optional lifecycle stage and lead status conditions, on their placeholders
- * (`hidden`: as opaque parameters, see opaque).
+ * A page statement's optional lifecycle stage and lead status conditions, on the placeholders `stage`
+ * and `status` as opaque parameters (see opaque).
  */
-function shapeConditions(stage: boolean, status: boolean, hidden = false): (SQL | undefined)[] {
-  const value = (name: string) => (hidden ? opaque(name, "text") : sql.placeholder(name));
+function shapeConditions(stage: boolean, status: boolean): (SQL | undefined)[] {
   return [
-    stage ? sql`${contacts.lifecycleStage} = ${value("stage")}` : undefined,
-    status ? sql`${contacts.leadStatus} = ${value("status")}` : undefined,
+    stage ? sql`${contacts.lifecycleStage} = ${opaque("stage", "text")}` : undefined,
+    status ? sql`${contacts.leadStatus} = ${opaque("status", "text")}` : undefined,
   ];
 }
 
@@ -488,7 +487,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
       .where(
         and(
           eq(contacts.workspaceId, opaque("workspaceId", "uuid")),
-          ...shapeConditions(stage, status, true),
+          ...shapeConditions(stage, status),
           keyset
             ? sql`(${contacts.createdAt}, ${contacts.id}) < (${opaque("beforeTs", "timestamptz")}, ${opaque("beforeId", "bigint")})`
             : undefined,
@@ -776,7 +775,7 @@ export async function selectSearchPage<F extends PageForm = "rows">(
           and(
             eq(contacts.workspaceId, ws),
             searchArms(ws, pattern, term, keyed ? "index" : "walk"),
-            ...shapeConditions(stage, status, true),
+            ...shapeConditions(stage, status),
             // a one-time filter: a large workspace reads no contact here
             sql`${size} <= ${countUpTo}`,
           ),
@@ -792,7 +791,7 @@ export async function selectSearchPage<F extends PageForm = "rows">(
     const walk = d
       .select({ id: contacts.id })
       .from(contacts)
-      .where(and(eq(contacts.workspaceId, ws), walkMatch(pattern), ...shapeConditions(stage, status, true)))
+      .where(and(eq(contacts.workspaceId, ws), walkMatch(pattern), ...shapeConditions(stage, status)))
       .orderBy(...contactOrder())
       .offset(offset as unknown as number)
       .limit(limit as unknown as number);
@@ -870,7 +869,7 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
       .where(
         and(
           eq(contacts.workspaceId, opaque("workspaceId", "uuid")),
-          ...shapeConditions(stage, status, true),
+          ...shapeConditions(stage, status),
           walkMatch(opaque("pattern", "text")),
         ),
       )

@@ -10,6 +10,7 @@ import { startDropCowboyFake } from "../fakes/dropcowboy";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
 import { campaignRecipientRows, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 import { multipart, silentWav } from "./studio-helpers";
 
 /** An Etc/GMT zone where the local time is now about 14:00 (inside the 8am-9pm window). */
@@ -275,11 +276,13 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("sends SMS with basic auth, From, StatusCallback and the STOP notice once; maps 21610 to a permanent failure", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
+    const sam = await uniquePhone("212");
+    const blocked = await uniquePhone("212");
     const ids = await makeContacts(t, user.id, [
-      { name: "Sam", phone: "+12125550111" },
-      { name: "Blocked", phone: "+12125550112" },
+      { name: "Sam", phone: sam },
+      { name: "Blocked", phone: blocked },
     ]);
-    tw.blocked.add("+12125550112");
+    tw.blocked.add(blocked);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "S",
       channel: "sms",
@@ -288,12 +291,12 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       includeNotOptedIn: true,
     });
     const req = tw.requests.find(
-      (q) => q.path.endsWith("/Messages.json") && q.method === "POST" && q.body.includes("2125550111"),
+      (q) => q.path.endsWith("/Messages.json") && q.method === "POST" && q.body.includes(sam.slice(2)),
     )!;
     expect(req.headers.authorization).toBe(`Basic ${Buffer.from(`${sid}:${token}`).toString("base64")}`);
     const form = Object.fromEntries(new URLSearchParams(req.body));
     expect(form).toMatchObject({
-      To: "+12125550111",
+      To: sam,
       From: "+15005550006",
       Body: "Hi Sam\nReply STOP to opt out",
       StatusCallback: "http://localhost:80/api/webhooks/twilio/status",
@@ -316,7 +319,8 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("defers SMS outside 8am-9pm recipient local time", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Night", phone: "+13125550113" }], nightZone());
+    const night = await uniquePhone("312");
+    const ids = await makeContacts(t, user.id, [{ name: "Night", phone: night }], nightZone());
     const before = tw.messages.length;
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "N",
@@ -337,7 +341,8 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("retries a 429 and records the vendor code on permanent 4xx", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Rita", phone: "+12125550114" }]);
+    const rita = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Rita", phone: rita }]);
     tw.failNext({
       status: 429,
       json: { code: 20429, message: "Too Many Requests", more_info: "", status: 429 },
@@ -359,13 +364,14 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     await t.jobs.runDeferred();
     [row] = await campaignRecipientRows(t, r.campaign.id);
     expect(row.status).toBe("sent");
-    expect(tw.messages.filter((m) => m.To === "+12125550114")).toHaveLength(1);
+    expect(tw.messages.filter((m) => m.To === rita)).toHaveLength(1);
   });
 
   it("status callbacks: valid signature applies, forged is refused, replay changes nothing", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Dee", phone: "+12125550115" }]);
+    const dee = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Dee", phone: dee }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "D",
       channel: "sms",
@@ -378,7 +384,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       MessageSid: row.providerMessageId!,
       MessageStatus: "delivered",
       AccountSid: sid,
-      To: "+12125550115",
+      To: dee,
     };
     const forged = await t.app.inject({
       method: "POST",
@@ -424,7 +430,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("inbound STOP suppresses, START resubscribes, HELP is answered, OptOutType is honoured", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const phone = "+12125550116";
+    const phone = await uniquePhone("212");
     const ids = await makeContacts(t, user.id, [{ name: "Opt", phone }]);
     await createAndLaunchCampaign(t.ctx, user.id, {
       name: "O",
@@ -470,7 +476,8 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("replays are keyed on signed content: a captured status callback with a new idempotency header changes nothing", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Rex", phone: "+12125550119" }]);
+    const rex = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Rex", phone: rex }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "R",
       channel: "sms",
@@ -498,7 +505,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("STOP/START follow Twilio's time: a replayed or late START cannot re-subscribe a number that sent STOP later", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const phone = "+12125550120";
+    const phone = await uniquePhone("212");
     const ids = await makeContacts(t, user.id, [{ name: "Ord", phone }]);
     await createAndLaunchCampaign(t.ctx, user.id, {
       name: "Ord",
@@ -554,7 +561,8 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
   it("places AI calls with TwiML <Say> and answering-machine detection", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Cal", phone: "+12125550117" }]);
+    const cal = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Cal", phone: cal }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "Call",
       channel: "voice",
@@ -563,7 +571,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       includeNotOptedIn: true,
     });
     const call = tw.calls.at(-1)!;
-    expect(call.To).toBe("+12125550117");
+    expect(call.To).toBe(cal);
     expect(call.MachineDetection).toBe("Enable");
     expect(call.Twiml).toContain("<Say");
     expect(call.Twiml).toContain("Hello Cal, this is Acme.");
@@ -593,7 +601,8 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
   it("drops a TTS voicemail with our idempotency key as foreign_id", async () => {
     const { user } = await signUp(t.app);
     await setPlan(t, user.id, "business"); // SMS and voice campaigns are paid features
-    const ids = await makeContacts(t, user.id, [{ name: "Val", phone: "+12125550118" }]);
+    const val = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Val", phone: val }]);
     const r = await createAndLaunchCampaign(t.ctx, user.id, {
       name: "VM",
       channel: "voicemail",
@@ -605,7 +614,7 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     expect(row.status).toBe("sent");
     expect(dc.drops.at(-1)).toMatchObject({
       team_id: "team-1",
-      phone_number: "+12125550118",
+      phone_number: val,
       foreign_id: `cr-${row.id}`,
       caller_id: "+15005550006",
     });
@@ -638,7 +647,8 @@ describe("Drop Cowboy ringless voicemail (fetch against a fake RVM API)", () => 
     };
     const mine = await uploadAudio(client, "greeting");
     const theirs = await uploadAudio(other.client, "their-greeting");
-    const ids = await makeContacts(t, user.id, [{ name: "Vic", phone: "+12125550119" }]);
+    const vic = await uniquePhone("212");
+    const ids = await makeContacts(t, user.id, [{ name: "Vic", phone: vic }]);
     const launch = (content: Record<string, unknown>) =>
       client.post("/api/campaigns", {
         name: "VM audio",

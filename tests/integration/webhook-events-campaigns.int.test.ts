@@ -10,6 +10,7 @@ import { PERSON } from "../browser-ua";
 import { startPostmarkFake } from "../fakes/postmark";
 import { startTwilioFake } from "../fakes/twilio";
 import { campaignRecipientRows, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 import { type ReceivedWebhook, webhookReceiver as receiver } from "./webhook-receiver";
 
 // Issue 15's engagement and opt-out events on the real paths: the app's own unsubscribe page and
@@ -296,7 +297,8 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
     const rx = await receiver();
     try {
       const k = await subscribed(t, rx.url);
-      const phone = "+12125550177";
+      // a number no other test of this run is given: a STOP suppresses it in every workspace
+      const phone = await uniquePhone("212");
       const ids = await findOrCreateContacts(t.ctx, k.user.id, [{ name: "Sue", phone }]);
       await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
       const launched = await createAndLaunchCampaign(t.ctx, k.user.id, {

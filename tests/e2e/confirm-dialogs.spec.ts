@@ -136,11 +136,14 @@ test("contact page: SMS and call without opt-in, and a note's delete, ask in the
     .click();
   await expect(page.getByRole("dialog", { name: "Send the SMS to Olive Optout?" })).toHaveCount(0);
   await expect(send).toBeFocused();
+  // the texts of this run's message to the number (a database an earlier run used holds its texts too)
   const outbox = async () =>
     (
       (await (await page.request.get(`/api/dev/outbox?channel=sms&to=${encodeURIComponent(phone)}`)).json())
         .messages as { body: string }[]
-    ).map((m) => m.body);
+    )
+      .map((m) => m.body)
+      .filter((b) => b.startsWith(smsText));
   expect(await outbox()).toEqual([]);
   // Send anyway: sent
   await (await ask(page, native, send, "Send the SMS to Olive Optout?"))
@@ -149,7 +152,7 @@ test("contact page: SMS and call without opt-in, and a note's delete, ask in the
   await expect(page.getByText("SMS sent successfully!")).toBeVisible();
   await expect(sms).toHaveCount(0);
   await expect(page.getByRole("button", { name: "Send SMS" })).toBeFocused();
-  await expect.poll(async () => (await outbox()).some((b) => b.startsWith(smsText))).toBe(true);
+  await expect.poll(async () => (await outbox()).length).toBe(1);
 
   // ---- Call: asked the same way; cancelling keeps the script and calls no one ----
   await page.getByRole("button", { name: "Call", exact: true }).click();

@@ -18,9 +18,10 @@ import type { DbOrTx } from "./client";
  * the usual limits into the text instead (crm.queries selectContactsPage's LITERAL_LIMITS);
  * Postgres plans a prepared statement's first five runs for their own values and keeps a generic plan
  * only when it is estimated to cost no more (plan_cache_mode auto): where the values sway the estimate
- * (a small workspace beside large ones, a search term's index keys), the search statements pass them
- * as opaque parameters (crm.queries opaque) so that the generic plan is kept; the estimate that decides
- * a large workspace's search strategy (estimateContactsWhere) is always planned with its values inlined.
+ * (a small workspace beside large ones, a large workspace's size, a search term's index keys), the
+ * contact list's search and page statements pass them as opaque parameters (crm.queries opaque) so
+ * that the generic plan is kept; the estimate that decides a large workspace's search strategy
+ * (estimateContactsWhere) is always planned with its values inlined.
  */
 const statements = new WeakMap<object, Map<string, unknown>>();
 

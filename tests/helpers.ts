@@ -291,9 +291,12 @@ export async function inviteTokenFor(t: TestApp, email: string): Promise<string>
     method: "GET",
     url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
   });
-  const m = (res.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/);
-  if (!m) throw new Error(`no invite email for ${email}`);
-  return m[1] as string;
+  // newest first; other emails to the address (a verification link) may be newer than the invite
+  for (const { body } of res.json().messages as { body: string }[]) {
+    const m = body.match(/\/invite\/([a-z2-7]+)/);
+    if (m) return m[1] as string;
+  }
+  throw new Error(`no invite email for ${email}`);
 }
 
 /**

@@ -34,6 +34,34 @@ export async function accountLinkFromOutbox(
 }
 
 /**
+ * The newest invitation link (`<origin>/invite/<token>`) emailed to `email`, read from the dev outbox
+ * once it has arrived; `token` is its last path segment (for `POST /api/invites/{token}/accept`).
+ */
+export async function inviteLinkFromOutbox(
+  page: Page,
+  email: string,
+): Promise<{ link: string; token: string }> {
+  let link: string | undefined;
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
+        expect(res.ok()).toBe(true);
+        const messages = (await res.json()).messages as { body: string; id: number }[];
+        link = messages
+          .sort((a, b) => b.id - a.id)
+          .map((m) => m.body.match(/https?:\/\/\S+\/invite\/[a-z2-7]+/)?.[0])
+          .find((l) => !!l);
+        return !!link;
+      },
+      { message: `an invitation email to ${email}`, timeout: 30_000 },
+    )
+    .toBe(true);
+  const found = link as string;
+  return { link: found, token: found.slice(found.lastIndexOf("/") + 1) };
+}
+
+/**
  * Confirms a freshly registered address through its emailed verification link (the API call the
  * /verify-email page makes), so the account can launch campaigns (issue 11).
  */

@@ -1,6 +1,6 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { open } from "./a11y-helpers";
-import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
 
 /**
  * WCAG 2.4.3 Focus Order: a confirmed action that removes the control which opened its dialog (the
@@ -31,9 +31,7 @@ async function expectFocusNotOnBody(page: Page) {
 
 /** Registers `email` in a fresh browser context, confirms it and accepts the invitation sent to it. */
 async function joinAs(browser: Browser, origin: string, inviter: Page, email: string, name: string) {
-  const outbox = await inviter.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
-  const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
-  const token = body.match(/\/invite\/([a-z2-7]+)/)![1]!;
+  const { token } = await inviteLinkFromOutbox(inviter, email);
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto("/");

@@ -1,6 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { open } from "./a11y-helpers";
-import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
 import { expectWhollyShown } from "./layout-helpers";
 
 /**
@@ -54,9 +54,7 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
   await expect(invites.getByTestId("invite-row")).toContainText(ben);
 
   // Ben joins through his link, then Leave workspace asks before it takes his access away
-  const outbox = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(ben)}`);
-  const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
-  const token = body.match(/\/invite\/([a-z2-7]+)/)![1]!;
+  const { token } = await inviteLinkFromOutbox(page, ben);
   const mateContext = await browser.newContext();
   const mate = await mateContext.newPage();
   await mate.goto("/");

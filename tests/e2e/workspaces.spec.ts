@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { accountLinkFromOutbox, verifyEmailThroughOutbox } from "./account-helpers";
+import { accountLinkFromOutbox, inviteLinkFromOutbox, verifyEmailThroughOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -45,9 +45,7 @@ test("owner invites a teammate by email; the teammate registers through the link
   await expect(page.getByTestId("invite-row")).toContainText(mateEmail);
 
   // the link from the invite email in the outbox
-  const outbox = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(mateEmail)}`);
-  const body = ((await outbox.json()).messages as { body: string }[])[0]!.body;
-  const link = body.match(/https?:\/\/\S+\/invite\/[a-z2-7]+/)![0];
+  const { link } = await inviteLinkFromOutbox(page, mateEmail);
 
   // someone else, signed in with another account, opens the forwarded link: no way to join, the
   // invited address masked, and a way to switch account

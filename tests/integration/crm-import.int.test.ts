@@ -6,6 +6,7 @@ import { contactImports } from "../../src/server/db/schema";
 import { ContactImporter, indexImportSearch } from "../../src/server/features/crm/crm.import";
 import { importContactsJob, importStorageKey } from "../../src/server/features/crm/crm.jobs";
 import { handlerOf } from "../../src/server/jobs/registry";
+import { type ImportRecord, importCsv, uploadContactsFile } from "../contacts-import";
 import {
   type AuthedClient,
   createTestApp,
@@ -29,51 +30,9 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-/** A multipart/form-data body: text fields first, then the file part. */
-function multipart(
-  file: { name: string; content: Buffer | string; type?: string },
-  fields: Record<string, string> = {},
-) {
-  const boundary = `----pwtest${Date.now()}${Math.random().toString(16).slice(2)}`;
-  const parts: Buffer[] = [];
-  for (const [k, v] of Object.entries(fields)) {
-    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
-  }
-  parts.push(
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type ?? "text/csv"}\r\n\r\n`,
-    ),
-  );
-  parts.push(Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content));
-  parts.push(Buffer.from(`\r\n--${boundary}--\r\n`));
-  return {
-    payload: Buffer.concat(parts),
-    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-  };
-}
+const upload = uploadContactsFile;
 
-async function upload(
-  client: AuthedClient,
-  file: { name: string; content: Buffer | string; type?: string },
-  fields: Record<string, string> = {},
-) {
-  const { payload, headers } = multipart(file, fields);
-  return client.inject({ method: "POST", url: "/api/contacts/import/upload", payload, headers });
-}
-
-type ImportJson = {
-  id: string;
-  status: string;
-  rows_processed: number;
-  imported: number;
-  created: number;
-  updated: number;
-  skipped: number;
-  errors: number;
-  error_rows: { line: number; reason: string }[];
-  progress: number;
-  failure_reason: string | null;
-};
+type ImportJson = ImportRecord;
 
 /** Uploads and returns the finished import (the inline job client runs the job during the request). */
 async function importFile(
@@ -82,12 +41,7 @@ async function importFile(
   content: Buffer | string,
   fields: Record<string, string> = {},
 ) {
-  const res = await upload(client, { name, content }, fields);
-  expect(res.statusCode, res.body).toBe(202);
-  const id = res.json().import.id as string;
-  const status = await client.get(`/api/contacts/imports/${id}`);
-  expect(status.statusCode).toBe(200);
-  return status.json().import as ImportJson;
+  return await importCsv(client, content, fields, name);
 }
 
 const csvDir = SHARED_DATA ? path.join(SHARED_DATA, "csv") : "";

@@ -27,6 +27,7 @@ import {
   type AuthedClient,
   createTestApp,
   daytimeZone,
+  inviteTokenFor,
   setPlan,
   signUp,
   type TestApp,
@@ -430,11 +431,7 @@ async function setUpPrincipals() {
     role: "admin",
   });
   if (inv.statusCode !== 201) throw new Error(`invite: ${inv.body}`);
-  const out = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(memberEmail)}`,
-  });
-  const token = (out.json().messages as { body: string }[])[0]?.body.match(/\/invite\/([a-z2-7]+)/)?.[1];
+  const token = await inviteTokenFor(t, memberEmail);
   const member = await signUp(t.app, { name: "Fuzz Member", email: memberEmail });
   const acc = await member.client.post(`/api/invites/${token}/accept`);
   if (acc.statusCode !== 200) throw new Error(`accept: ${acc.body}`);

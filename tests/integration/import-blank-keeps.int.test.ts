@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts } from "../../src/server/db/schema";
+import { importCsv } from "../contacts-import";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 // An import in update mode (existing contacts matched by email) that leaves the lifecycle stage, lead
@@ -36,20 +37,6 @@ async function lead(workspaceId: string, email: string) {
   return c;
 }
 
-function multipart(name: string, content: string, fields: Record<string, string>) {
-  const boundary = `----blank${Date.now()}`;
-  const parts = Object.entries(fields).map(
-    ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
-  );
-  parts.push(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/csv\r\n\r\n${content}\r\n--${boundary}--\r\n`,
-  );
-  return {
-    payload: parts.join(""),
-    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-  };
-}
-
 const SEEDED = { stage: "customer", status: "qualified", score: 80 };
 
 describe("an update import keeps the stored stage, status and score when the value is blank", () => {
@@ -59,17 +46,7 @@ describe("an update import keeps the stored stage, status and score when the val
     const a = `blank-csv-a-${stamp}@example.com`;
     const b = `blank-csv-b-${stamp}@example.com`;
     const c = `blank-csv-c-${stamp}@example.com`;
-    const upload = async (csv: string, fields: Record<string, string> = {}) => {
-      const { payload, headers } = multipart("people.csv", csv, fields);
-      const res = await client.inject({
-        method: "POST",
-        url: "/api/contacts/import/upload",
-        payload,
-        headers,
-      });
-      expect(res.statusCode, res.body).toBe(202);
-      return (await client.get(`/api/contacts/imports/${res.json().import.id}`)).json().import;
-    };
+    const upload = (csv: string, fields: Record<string, string> = {}) => importCsv(client, csv, fields);
     const header = "email,first_name,lifecycle_stage,lead_status,lead_score";
     await upload(`${header}\n${a},Al,customer,qualified,80\n${b},Bo,customer,qualified,80\n`);
     expect(await lead(user.id, a)).toEqual({ first: "Al", ...SEEDED });

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts } from "../../src/server/db/schema";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { importCsv } from "../contacts-import";
+import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 
 // Every import path applies the contact's web address and time zone rules (crm.schemas isWebAddress,
 // isTimeZone; single-contact create/update refuse such values, see contact-field-rules.int). Before,
@@ -48,26 +49,6 @@ function clearedOf(rows: Row[]) {
   return cleared.map((e) => [e.line, e.field]);
 }
 
-async function uploadCsv(client: AuthedClient, csv: string, fields: Record<string, string> = {}) {
-  const boundary = `----pwtest${Date.now()}`;
-  const parts = [
-    ...Object.entries(fields).map(
-      ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
-    ),
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="c.csv"\r\nContent-Type: text/csv\r\n\r\n${csv}\r\n--${boundary}--\r\n`,
-  ];
-  const res = await client.inject({
-    method: "POST",
-    url: "/api/contacts/import/upload",
-    payload: Buffer.from(parts.join("")),
-    headers: { "content-type": `multipart/form-data; boundary=${boundary}` },
-  });
-  expect(res.statusCode, res.body).toBe(202);
-  const status = await client.get(`/api/contacts/imports/${res.json().import.id}`);
-  expect(status.statusCode, status.body).toBe(200);
-  return status.json().import;
-}
-
 describe("imports apply the contact's web address and time zone rules", () => {
   it("CSV file: bad website, profile URLs and time zone are left empty and reported by line and field", async () => {
     const { client, user: u } = await user();
@@ -77,7 +58,7 @@ describe("imports apply the contact's web address and time zone rules", () => {
       "b@x.example,Bob,example.com,vbscript:msgbox(1),data:text/html;base64,America/Chicago",
       "c@x.example,Cy,https://cy.example,,,Etc/GMT+5",
     ].join("\n");
-    const imp = await uploadCsv(client, csv);
+    const imp = await importCsv(client, csv);
     expect(imp).toMatchObject({ status: "completed", imported: 3, errors: 0, fields_cleared: 2 });
     expect(imp.phone_invalid).toBe(0);
     expect(clearedOf(imp.error_rows)).toEqual([

@@ -7,7 +7,15 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceInvites, workspaceMembers } from "../../src/server/db/schema";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import {
+  type AuthedClient,
+  createTestApp,
+  inviteTokenFor,
+  setPlan,
+  signUp,
+  type TestApp,
+  uniqueEmail,
+} from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -17,23 +25,10 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The newest invite link's token emailed to `email` (local outbox). */
-async function inviteTokenFor(email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  for (const { body } of res.json().messages as { body: string }[]) {
-    const m = body.match(/\/invite\/([a-z2-7]+)/);
-    if (m) return m[1]!;
-  }
-  throw new Error(`no invite email for ${email}`);
-}
-
 async function invite(by: AuthedClient, email: string, role: "admin" | "member") {
   const res = await by.post("/api/workspaces/current/invites", { email, role });
   expect(res.statusCode, res.body).toBe(201);
-  return inviteTokenFor(email);
+  return inviteTokenFor(t, email);
 }
 
 /** An owner on Business and an admin A who joined by invitation. */

@@ -7,7 +7,15 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceMembers, workspaces } from "../../src/server/db/schema";
-import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import {
+  type AuthedClient,
+  createTestApp,
+  inviteTokenFor,
+  setPlan,
+  signUp,
+  type TestApp,
+  uniqueEmail,
+} from "../helpers";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,19 +27,6 @@ afterAll(async () => {
 
 const RUNS = 4;
 
-/** The invite link's token from the local outbox. */
-async function inviteTokenFor(email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  for (const { body } of res.json().messages as { body: string }[]) {
-    const m = body.match(/\/invite\/([a-z2-7]+)/);
-    if (m) return m[1]!;
-  }
-  throw new Error(`no invite email for ${email}`);
-}
-
 /** An owner on Business with two admins, A and M. */
 async function team() {
   const owner = await signUp(t.app, { name: "Olive Owner" });
@@ -41,7 +36,7 @@ async function team() {
     const res = await owner.client.post("/api/workspaces/current/invites", { email, role: "admin" });
     expect(res.statusCode, res.body).toBe(201);
     const person = await signUp(t.app, { name, email });
-    const accepted = await person.client.post(`/api/invites/${await inviteTokenFor(email)}/accept`);
+    const accepted = await person.client.post(`/api/invites/${await inviteTokenFor(t, email)}/accept`);
     expect(accepted.statusCode, accepted.body).toBe(200);
     return person;
   };

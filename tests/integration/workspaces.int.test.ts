@@ -6,6 +6,7 @@ import {
   type AuthedClient,
   authedClient,
   createTestApp,
+  inviteTokenFor,
   signUp,
   type TestApp,
   trpcCall,
@@ -26,22 +27,10 @@ async function setPlan(workspaceId: string, plan: string) {
   await t.db.update(workspaces).set({ plan }).where(eq(workspaces.id, workspaceId));
 }
 
-/** The invite link's token from the local outbox (the email the invitee receives). */
-async function inviteTokenFor(email: string): Promise<string> {
-  const res = await t.app.inject({
-    method: "GET",
-    url: `/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`,
-  });
-  const messages = res.json().messages as { body: string }[];
-  const m = messages[0]?.body.match(/\/invite\/([a-z2-7]+)/);
-  if (!m) throw new Error(`no invite email for ${email}`);
-  return m[1]!;
-}
-
 async function invite(owner: AuthedClient, email: string, role: "admin" | "member" = "member") {
   const res = await owner.post("/api/workspaces/current/invites", { email, role });
   expect(res.statusCode, res.body).toBe(201);
-  return inviteTokenFor(email);
+  return inviteTokenFor(t, email);
 }
 
 async function createContact(client: AuthedClient, email: string) {

@@ -114,6 +114,18 @@ function InvitePage() {
             <Link to="/dashboard">Back to my dashboard</Link>
           </Button>
         </div>
+      ) : user && i.refusal_kind === "no_seat" ? (
+        <div className="grid gap-3">
+          <AlertBanner variant="warning" title={`${i.workspace.name} has no free seat`}>
+            {i.refusal}
+          </AlertBanner>
+          <Button onClick={() => void invite.refetch()} disabled={invite.isFetching}>
+            {invite.isFetching ? "Checking..." : "Check again"}
+          </Button>
+          <Button asChild variant="outline">
+            <Link to="/dashboard">Back to my dashboard</Link>
+          </Button>
+        </div>
       ) : user && i.refusal ? (
         <div className="grid gap-3">
           <AlertBanner variant="warning" title="Confirm your email to join">

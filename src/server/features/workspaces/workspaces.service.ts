@@ -13,7 +13,14 @@ import {
   type RateLimiter,
 } from "../../lib/rate-limit";
 import { queueCustomerEmailSync } from "../billing/billing.jobs";
-import { assertPlanFeature, assertWithinPlan, effectivePlan, PLANS, planOf } from "../billing/billing.plans";
+import {
+  assertPlanFeature,
+  assertWithinPlan,
+  effectivePlan,
+  PLANS,
+  planOf,
+  planRefusalOf,
+} from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
 import type { InviteInput, WorkspaceSettingsInput } from "./workspaces.schemas";
@@ -609,12 +616,32 @@ export function inviteRefusal(invitedEmail: string, viewer: InviteViewer): strin
 }
 
 /**
+ * Why an invitation to workspace `w` cannot be accepted for want of a seat, as the sentence its
+ * invitee reads, or null when a seat is free. `used` is the seats held without this invitation:
+ * members plus the other open invitations (accepting turns this invitation's seat into the member's).
+ * The plan may have been lowered since the invitation was sent (seats: billing.plans, asked through
+ * assertWithinPlan); the invitee cannot change the plan, so the sentence sends them to the owner
+ * rather than to an upgrade.
+ */
+function inviteSeatRefusal(w: { name: string } & Parameters<typeof assertWithinPlan>[0], used: number) {
+  try {
+    assertWithinPlan(w, "seats", 1, used);
+    return null;
+  } catch (err) {
+    if (!planRefusalOf(err)) throw err;
+    return `${w.name} has no free seat on its current plan, so you cannot join yet. Ask the workspace owner to upgrade the plan or free a seat, then accept again.`;
+  }
+}
+
+/**
  * Who invites whom to what, for the invite page (public: the token is the secret).
  * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at, viewer, refusal}`.
  * `email` is the invited address in full only for a signed-in viewer whose own address it is;
  * anyone else (signed out, another account) sees it masked ("a•••@example.com").
  * `viewer`: "signed_out" | "invitee" (the signed-in address is the invited one) | "other_account".
- * `refusal`: the sentence accepting would answer the signed-in viewer now (inviteRefusal), else null.
+ * `refusal`: the sentence accepting would answer the signed-in viewer now (inviteRefusal, then for an
+ * open invitation the workspace's free seats: inviteSeatRefusal), else null; `refusal_kind` names it:
+ * "other_account" | "unverified" | "no_seat" | null.
  * @throws AppError NOT_FOUND for an unknown or forged token.
  */
 export async function getInvite(
@@ -636,6 +663,19 @@ export async function getInvite(
         ? "expired"
         : "pending";
   const isInvitee = viewer !== null && viewer.email.trim().toLowerCase() === invite.email.toLowerCase();
+  // what stops the signed-in viewer from accepting now: the invitation's address, then a seat
+  let refusal = viewer ? inviteRefusal(invite.email, viewer) : null;
+  let refusalKind: "other_account" | "unverified" | "no_seat" | null = refusal
+    ? isInvitee
+      ? "unverified"
+      : "other_account"
+    : null;
+  if (viewer && !refusal && status === "pending") {
+    const used =
+      (await q.countMembers(ctx.db, workspace.id)) + (await q.countPendingInvites(ctx.db, workspace.id)) - 1;
+    refusal = inviteSeatRefusal(workspace, used);
+    refusalKind = refusal ? "no_seat" : null;
+  }
   return {
     workspace: { name: workspace.name },
     inviter: { name: inviter?.name ?? null },
@@ -647,7 +687,8 @@ export async function getInvite(
       | "signed_out"
       | "invitee"
       | "other_account",
-    refusal: viewer ? inviteRefusal(invite.email, viewer) : null,
+    refusal,
+    refusal_kind: refusalKind,
   };
 }
 
@@ -670,8 +711,9 @@ function closedInviteError(invite: { acceptedAt: Date | null; revokedAt: Date | 
  * demoting or leaving revokes a sender's invitations anyway, this is the check at the door.
  * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
  *   "revoked", "no longer valid" when the sender can no longer invite) for an invite that is no
- *   longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address;
- *   CONFLICT when already a member.
+ *   longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address,
+ *   and (inviteSeatRefusal's sentence) when the workspace's plan has no free seat now; CONFLICT when
+ *   already a member.
  */
 export async function acceptInvite(
   ctx: Pick<AppContext, "db">,
@@ -708,12 +750,11 @@ export async function acceptInvite(
       );
     }
     // the accepted invite's seat becomes the member's seat: members before + 1 must fit
-    assertWithinPlan(
+    const noSeat = inviteSeatRefusal(
       w,
-      "seats",
-      1,
       (await q.countMembers(tx, w.id)) + (await q.countPendingInvites(tx, w.id)),
     );
+    if (noSeat) throw new AppError("FORBIDDEN", noSeat);
     await q.insertMember(tx, { workspaceId: w.id, userId: user.id, role: invite.role });
     await q.setSessionWorkspace(tx, sessionId, w.id);
     return w;

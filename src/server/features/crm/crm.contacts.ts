@@ -412,11 +412,15 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
   };
 }
 
-/** Refuses a typed phone or mobile that is not a valid number (lib/phone.ts, the one phone rule). */
+/**
+ * Refuses a typed phone or mobile that is not a valid number (lib/phone.ts, the one phone rule).
+ * @throws AppError BAD_REQUEST with `param` naming the field (the v1 API's error `param`).
+ */
 function assertPhonesValid(f: Partial<ContactFields>, country: string) {
   for (const key of ["phone", "mobile"] as const) {
     const v = f[key];
-    if (v && !toE164(v, country)) throw new AppError("BAD_REQUEST", invalidPhoneMessage(key, v));
+    if (v && !toE164(v, country))
+      throw new AppError("BAD_REQUEST", invalidPhoneMessage(key, v), { param: key });
   }
 }
 
@@ -503,8 +507,11 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
  * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode). `custom_fields` is
  * merged into the stored ones (the given fields set, the others kept, null removes one), at most
  * MAX_CUSTOM_FIELDS after the merge (checked in the same UPDATE). Emits `contact.updated`.
- * @throws NOT_FOUND, BAD_REQUEST (also param custom_fields: over the limit), CONFLICT (email taken by
- * another contact).
+ * A phone or mobile sent back as stored (an import keeps an invalid number as typed) is not checked
+ * again, so the form saves its other fields; a changed one must be a valid number.
+ * @throws NOT_FOUND; BAD_REQUEST (an invalid new number, param phone/mobile; clearing a stored first
+ * name "First name is required", param first_name; param custom_fields: over the limit); CONFLICT
+ * (email taken by another contact).
  */
 export async function updateContact(
   ctx: Ctx,
@@ -518,8 +525,22 @@ export async function updateContact(
     const n = mergedCustomFieldCount(current.customFields, f.custom_fields);
     if (n > MAX_CUSTOM_FIELDS) throw tooManyCustomFields(n);
   }
+  // Add Contact requires a first name (spec section 5): an edit may change it but not clear it (a
+  // contact stored without one, from a lead or an older import, may still be saved without one)
+  if ("first_name" in f && !f.first_name && current.firstName?.trim())
+    throw new AppError("BAD_REQUEST", "First name is required", { param: "first_name" });
   const country = await phoneCountryOf(ctx, workspaceId);
-  assertPhonesValid(f, country);
+  // a number kept as it was typed (an import keeps an invalid one, reported, for the user to fix) and
+  // sent back unchanged with the rest of the form does not block saving the other fields
+  const kept = (key: "phone" | "mobile") => {
+    const v = f[key]?.trim();
+    const stored = key === "phone" ? [current.phoneRaw, current.phone] : [current.mobileRaw, current.mobile];
+    return !!v && stored.some((s) => s != null && s.trim() === v);
+  };
+  assertPhonesValid(
+    { phone: kept("phone") ? undefined : f.phone, mobile: kept("mobile") ? undefined : f.mobile },
+    country,
+  );
   const cols = fieldsToColumns(f, country);
   const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
   if (addressChanged) {

@@ -226,12 +226,12 @@ export const CONTACT_FIELD_NAMES = Object.keys(contactFieldsSchema.shape) as (ke
 export const createContactSchema = contactFieldsSchema
   .extend({
     first_name: z
-      .string({ error: "First name is required" })
+      .string({ error: (iss) => (iss.input == null ? "First name is required" : "First name must be text") })
       .trim()
       .min(1, "First name is required")
       .max(100, "First name must be at most 100 characters"),
     email: z
-      .string({ error: "Email is required" })
+      .string({ error: (iss) => (iss.input == null ? "Email is required" : "Email must be text") })
       .trim()
       .toLowerCase()
       .normalize("NFC")

@@ -116,6 +116,35 @@ describe("email campaigns (local provider)", () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it("a test email's links open their targets and its unsubscribe link says it is a test (they were 404 'Link not found')", async () => {
+    const { client, user } = await signUp(t.app);
+    const ok = await client.post("/api/campaigns/email/test", {
+      subject: "Menu",
+      body: "See https://example.com/menu?x=1 today",
+      testEmail: user.email,
+    });
+    expect(ok.statusCode, ok.body).toBe(200);
+    const [mail] = (await outboxFor(user.email)).filter((m) => m.subject === "[Test] Menu");
+    expect(mail?.body).toContain("https://example.com/menu?x=1");
+    expect(mail?.body).not.toMatch(/\/c\//);
+    const unsub = mail?.body.match(/http:\/\/localhost:80(\/u\/[^\s)"<]+)/)?.[1];
+    expect(unsub).toBe("/u/test");
+    for (const method of ["GET", "POST"] as const) {
+      const page = await t.app.inject({ method, url: unsub as string });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain("This link came in a test email, so it unsubscribes nobody.");
+    }
+    // nothing was suppressed: the user's own address still gets a campaign
+    const res = await client.post("/api/campaigns/email/launch", {
+      campaignName: "After test",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "Me", email: user.email }],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await outboxFor(user.email)).filter((m) => m.subject === "S")).toHaveLength(1);
+  });
+
   it("unsubscribe (RFC 8058 one-click) suppresses the address for the next campaign; clicks redirect only to campaign links", async () => {
     const { client } = await signUp(t.app);
     const a = `unsub-${Date.now()}@example.com`;

@@ -97,8 +97,17 @@ export function videoUrlFor(content: CampaignContent, token: string): string | n
   return content.landingUrl ? content.landingUrl.split("{{token}}").join(token) : null;
 }
 
+/**
+ * The recipient token of a test email (campaigns.service sendTestEmail): no recipient has it (tokens
+ * are 20 characters), its links go straight to their targets (nothing to track) and its unsubscribe
+ * link, /u/test, opens a page saying what the link does in a real send.
+ */
+export const TEST_EMAIL_TOKEN = "test";
+
 function fillUrls(s: string, env: LinkEnv, token: string, videoUrl: string | null, links: readonly string[]) {
-  const urls = recipientUrls(env, token, links);
+  const tracked = recipientUrls(env, token, links);
+  const urls =
+    token === TEST_EMAIL_TOKEN ? { ...tracked, click: (i: number) => links[i] ?? env.APP_URL } : tracked;
   return s
     .replace(/https:\/\/pwlink\.invalid\/(\d+)/g, (_m, i: string) => urls.click(Number(i)))
     .split(UNSUB_PLACEHOLDER)

@@ -16,6 +16,7 @@ import {
   readCallOptOut,
 } from "../compliance/call-opt-out";
 import { preflightAudience } from "./campaigns.audience";
+import { TEST_EMAIL_TOKEN } from "./campaigns.content";
 import { clickByToken, isBotUserAgent, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import {
   campaignIdInput,
@@ -262,8 +263,17 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   });
 
   // --- public pages ---
+  // a test email's unsubscribe link (campaigns.content TEST_EMAIL_TOKEN): says what it does, changes nothing
+  const testUnsubscribe = (reply: FastifyReply) =>
+    page(
+      reply,
+      200,
+      "Unsubscribe (test email)",
+      "<p>This link came in a test email, so it unsubscribes nobody. In your campaign, each recipient's link opens their own unsubscribe page.</p>",
+    );
   app.get("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
+    if (token === TEST_EMAIL_TOKEN) return testUnsubscribe(reply);
     const r = await recipientByToken(ctx.db, token);
     if (!r)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
@@ -277,6 +287,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" (form-encoded); the page's button posts the same URL
   app.post("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
+    if (token === TEST_EMAIL_TOKEN) return testUnsubscribe(reply);
     const oneClick = twilioFormParams(req.body)["List-Unsubscribe"] === "One-Click";
     const done = await unsubscribeByToken(ctx, token, oneClick ? "one-click" : "unsubscribe page");
     if (!done)

@@ -37,7 +37,13 @@ import {
 } from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
 import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
-import { buildEmailTemplate, extractLinks, renderEmailFor, senderFrom } from "./campaigns.content";
+import {
+  buildEmailTemplate,
+  extractLinks,
+  renderEmailFor,
+  senderFrom,
+  TEST_EMAIL_TOKEN,
+} from "./campaigns.content";
 import {
   deliveryKind,
   LAUNCH_REPEAT_WINDOW_MINUTES,
@@ -496,7 +502,7 @@ export async function sendTestEmail(
     company: user.businessName ?? "",
     phone: user.phone ?? "",
   };
-  const m = renderEmailFor(tpl, content, sample, "test0000000000000000", ctx.env);
+  const m = renderEmailFor(tpl, content, sample, TEST_EMAIL_TOKEN, ctx.env);
   await ctx.providers.email.send({
     to: user.email,
     from: senderFrom(sender.businessName, ctx.env.EMAIL_FROM),

@@ -118,7 +118,8 @@ export function CampaignList() {
 }
 
 /**
- * A campaign report: live progress bar while sending (polls every 2 s), per-status counts,
+ * A campaign report: live progress bar while sending (polls every 2 s, then every 30 s for the events
+ * that follow the sends), per-status counts,
  * delivery/open/click/reply chart over time, recipients table with status and reason, and
  * pause / resume / cancel / resend-failed actions.
  */
@@ -133,9 +134,11 @@ export function CampaignReport({ id }: { id: number }) {
   const statusLine = useRef<HTMLDivElement>(null);
   const report = useQuery({
     ...trpc.campaigns.report.queryOptions({ id }),
+    // every 2 s while it sends; after that every 30 s while the page is open: deliveries, bounces,
+    // opens, clicks and replies keep arriving after the last message went out
     refetchInterval: (q) => {
       const s = q.state.data?.campaign.status;
-      return s === "sending" || s === "scheduled" ? 2000 : false;
+      return s === "sending" || s === "scheduled" ? 2000 : 30_000;
     },
   });
   const recipients = useQuery(

@@ -126,7 +126,9 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
         return `<article class="msg" data-channel="${esc(r.channel)}" data-to="${esc(r.to)}">${head}${content}</article>`;
       })
       .join("");
-    reply.type("text/html; charset=utf-8");
+    // its forms (reply, keypad, call back) POST to this site: Helmet's `no-referrer` makes browsers
+    // send `Origin: null`, which the same-origin check refuses while signed in (billing.rest's local pages)
+    reply.type("text/html; charset=utf-8").header("referrer-policy", "same-origin");
     return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Outbox · Pitchwise (development)</title>
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <style>body{font:14px system-ui,sans-serif;background:#f4f5f7;margin:0;padding:24px;color:#111}h1{font-size:20px;margin:0 0 4px}

@@ -24,6 +24,11 @@ describe("contact web addresses and time zone", () => {
       ["website", "data:text/html,<script>alert(1)</script>"],
       ["linkedin_url", "vbscript:msgbox(1)"],
       ["facebook_url", "file:///etc/passwd"],
+      // text that is no address (it was stored and shown as a link)
+      ["website", "not a url"],
+      ["website", "n/a"],
+      ["website", "https://"],
+      ["linkedin_url", "linkedin"],
     ] as const) {
       const r = await client.post("/api/contacts", { ...base, [field]: value });
       expect(r.statusCode, `${field} ${value}`).toBe(400);

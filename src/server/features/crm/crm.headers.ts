@@ -70,7 +70,27 @@ const RULES: { field: ImportField; all: string[]; not?: string[] }[] = [
   { field: "facebook_url", all: ["facebook"] },
   { field: "instagram_handle", all: ["instagram"] },
   { field: "street_address", all: ["street"] },
-  { field: "street_address", all: ["address"], not: ["email", "e-mail", "ip", "web"] },
+  // Google Contacts names every part "Address 1 - <part>": the city, region, postal code and country
+  // columns are not the street
+  {
+    field: "street_address",
+    all: ["address"],
+    not: [
+      "email",
+      "e-mail",
+      "ip",
+      "web",
+      "city",
+      "region",
+      "state",
+      "postal",
+      "zip",
+      "country",
+      "po box",
+      "type",
+      "label",
+    ],
+  },
   { field: "city", all: ["city"] },
   { field: "state", all: ["state"] },
   { field: "state", all: ["region"] },

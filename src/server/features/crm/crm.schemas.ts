@@ -39,11 +39,22 @@ const timeZoneText = text(64).refine((s) => !s || isTimeZone(s), TIME_ZONE_RULE)
 
 /**
  * True for a web address a contact may hold: blank, a bare domain ("example.com/about") or an
- * http(s) URL. Any other scheme (javascript:, data:, vbscript:, file:) is refused: the value is shown
- * to people and sent to other systems (exports, webhooks, the API) where it may become a link.
+ * http(s) URL, whose host is a domain name with a dot (WHATWG URL parsing) and which holds no
+ * whitespace. Any other scheme (javascript:, data:, vbscript:, file:) is refused: the value is shown
+ * to people and sent to other systems (exports, webhooks, the API) where it may become a link. Text
+ * that is no address at all ("not a url", "n/a") is refused too: it was stored and shown as a link.
  */
 export function isWebAddress(s: string): boolean {
-  return !s || !/^[a-z][a-z0-9+-]*:/i.test(s) || /^https?:\/\//i.test(s);
+  if (!s) return true;
+  if (/\s/.test(s)) return false;
+  const scheme = /^[a-z][a-z0-9+-]*:/i.test(s);
+  if (scheme && !/^https?:\/\//i.test(s)) return false;
+  try {
+    const host = new URL(scheme ? s : `https://${s}`).hostname;
+    return /^[^.]+(\.[^.]+)+$/.test(host.replace(/\.$/, ""));
+  } catch {
+    return false;
+  }
 }
 
 /** What a contact's website, LinkedIn and Facebook URLs must be (the rule's sentence, after the field's name). */

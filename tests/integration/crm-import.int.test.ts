@@ -249,6 +249,23 @@ describe("CSV dialects and encodings", () => {
     });
   });
 
+  it("reported lines count blank rows, as a spreadsheet numbers the rows (they were reported too early)", async () => {
+    const { client } = await signUpUnlimited();
+    const stamp = Date.now();
+    const content = [
+      "Name,Email",
+      "",
+      `Ann Blank,ann-${stamp}@example.com`,
+      "  ",
+      ",",
+      "Bob Blank,not-an-email",
+      "",
+    ].join("\r\n");
+    const imp = await importFile(client, "blank-rows.csv", content);
+    expect(imp).toMatchObject({ status: "completed", rows_processed: 2, created: 1, errors: 1 });
+    expect(imp.error_rows).toEqual([{ line: 6, reason: "Invalid email 'not-an-email'", kept: false }]);
+  });
+
   it("rejected rows are reported with line and reason, and downloadable as CSV", async () => {
     const { client } = await signUpUnlimited();
     const content =

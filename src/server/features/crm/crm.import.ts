@@ -41,7 +41,8 @@ import {
 } from "./crm.schemas";
 
 /**
- * One rejected row: its CSV record number (the header is line 1) and why. `kept` marks a row that was
+ * One rejected row: its CSV record number, blank rows counted, as a spreadsheet numbers the file's
+ * rows (the header is line 1), and why. `kept` marks a row that was
  * imported anyway with a problem the user should see: an invalid phone (issue 14, kept as typed), a
  * field left empty because its value breaks the contact's rule (CLEARED_FIELDS), or (`kind:
  * 'encoding'`) a field of a CSV file's rows holding bytes its encoding could not read. `field` names the
@@ -1241,7 +1242,9 @@ export async function streamCsvFile(
   try {
     await new Promise<void>((resolve, reject) => {
       Papa.parse<string[]>(Readable.from(text(), { objectMode: true }) as unknown as NodeJS.ReadableStream, {
-        skipEmptyLines: "greedy",
+        // blank rows are read (and skipped below) so that they are counted: a reported line is the
+        // row a spreadsheet shows (with "greedy" a row under a blank line was reported one too early)
+        skipEmptyLines: false,
         delimiter,
         newline,
         chunk(results, parser) {
@@ -1257,6 +1260,7 @@ export async function streamCsvFile(
                 parseErrors.set(e.row, `The row could not be read (${e.message}); it was not imported`);
             for (const [index, cells] of results.data.entries()) {
               line++;
+              if (cells.every((c) => !String(c).trim())) continue; // a blank row, as "greedy" skipped
               const unread = unreadReason(cells, delimiter) ?? parseErrors.get(index) ?? null;
               if (unread && !headers)
                 throw new AppError("BAD_REQUEST", `The header row cannot be read: ${unread.toLowerCase()}`);

@@ -128,3 +128,26 @@ test("a street style that loads is drawn", async ({ page, baseURL }) => {
   await expect(page.locator('[title="Fay Francisco"]')).toBeVisible();
   await expectAllInside(page);
 });
+
+test("radius search by keyboard alone: a contact picked by name is the centre", async ({ page, baseURL }) => {
+  // the centre could only be set by clicking the map canvas: keyboard and screen-reader users could
+  // not search by radius
+  await registerWithLocatedContacts(page, baseURL!);
+  await page.route("https://tiles.openfreemap.org/**", (route) => route.abort("internetdisconnected"));
+  await page.goto("/contacts/map");
+  await expect(page.getByRole("heading", { name: `Contact Map (${PEOPLE.length} contacts)` })).toBeVisible();
+  const centre = page.getByLabel("Search around a contact");
+  await centre.focus();
+  await page.keyboard.type("Cat Saginaw (Saginaw, MI)");
+  await expect(page.getByText(/^Center: 43\.\d{4}, -83\.\d{4}$/)).toBeVisible();
+  await page.keyboard.press("Tab");
+  await expect(page.getByLabel("Search radius (miles)")).toBeFocused();
+  await page.keyboard.press("Control+A");
+  await page.keyboard.type("20");
+  await page.keyboard.press("Tab");
+  await expect(page.getByRole("button", { name: "Search by Radius" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  // Saginaw's two contacts (Bay City is about 13 miles away: its two as well), not New York or San Francisco
+  await expect(page.getByText("Found 4 contacts within 20 miles")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Contact Map (4 contacts)" })).toBeVisible();
+});

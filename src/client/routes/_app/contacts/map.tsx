@@ -43,6 +43,28 @@ function ContactMapPage() {
     null,
   );
   const shown = useMemo(() => located(results ?? all.data ?? []), [results, all.data]);
+  // the search centre without a pointer: a contact's location, picked by name (keyboard, screen
+  // readers); each label names the contact and where they are, numbered when two read the same
+  const centreChoices = useMemo(() => {
+    const seen = new Map<string, number>();
+    return located(all.data ?? []).map((c) => {
+      const name = [c.first_name, c.last_name].filter(Boolean).join(" ") || c.email || `Contact ${c.id}`;
+      const place = [c.city, c.state].filter(Boolean).join(", ");
+      const base = place ? `${name} (${place})` : name;
+      const n = (seen.get(base) ?? 0) + 1;
+      seen.set(base, n);
+      return { label: n > 1 ? `${base} #${n}` : base, lat: c.lat, lng: c.lng };
+    });
+  }, [all.data]);
+  const [centreText, setCentreText] = useState("");
+  function pickCentre(text: string) {
+    setCentreText(text);
+    const choice = centreChoices.find((c) => c.label === text);
+    if (choice) {
+      setCenter({ lat: choice.lat, lng: choice.lng });
+      setMessage(null);
+    }
+  }
 
   async function searchRadius() {
     if (!center) {
@@ -67,6 +89,7 @@ function ContactMapPage() {
 
   function reset() {
     setCenter(null);
+    setCentreText("");
     setResults(null);
     setMessage(null);
     void all.refetch();
@@ -90,6 +113,23 @@ function ContactMapPage() {
 
       <div className="flex flex-wrap items-end gap-3">
         <div className="grid gap-1.5">
+          <Label htmlFor="map-centre">Search around a contact</Label>
+          <Input
+            id="map-centre"
+            list="map-centre-contacts"
+            className="w-64 max-w-full"
+            placeholder="Type a contact's name"
+            autoComplete="off"
+            value={centreText}
+            onChange={(e) => pickCentre(e.target.value)}
+          />
+          <datalist id="map-centre-contacts">
+            {centreChoices.map((c) => (
+              <option key={c.label} value={c.label} />
+            ))}
+          </datalist>
+        </div>
+        <div className="grid gap-1.5">
           <Label htmlFor="radius">Search radius (miles)</Label>
           <Input
             id="radius"
@@ -110,7 +150,7 @@ function ContactMapPage() {
         <p className="text-sm text-muted-foreground">
           {center
             ? `Center: ${center.lat.toFixed(4)}, ${center.lng.toFixed(4)}`
-            : "Click the map to set the search center."}
+            : "Click the map, or pick a contact, to set the search center."}
         </p>
       </div>
 

@@ -357,6 +357,19 @@ describe("launches that tell the truth", () => {
       deferred: { count: 1 },
       skipped: { "not opted in to SMS": 1, "suppressed: stop_reply": 1 },
     });
+    // the review step's merge-tag preview reads the first recipient sent to (a tag audience: the
+    // client knows no contact of it; the preview showed only the fallbacks)
+    const [first] = await t.db
+      .select({ firstName: contacts.firstName, email: contacts.email, phone: contacts.phone })
+      .from(contacts)
+      .where(eq(contacts.id, ids[0] as number));
+    expect(p.sample).toEqual({
+      first_name: first?.firstName,
+      last_name: "",
+      email: first?.email,
+      phone: first?.phone,
+      company: "",
+    });
     // 03:xx local now: sending starts at 08:00 local, 4 to 5 hours from now
     const wait = new Date(p.deferred.nextWindowStart).getTime() - before;
     expect(wait).toBeGreaterThan(4 * 3_600_000 - 120_000);
@@ -382,6 +395,7 @@ describe("launches that tell the truth", () => {
       willSendNow: consent.willSendNow,
       deferred: consent.deferred,
       skipped: consent.skipped,
+      sample: consent.sample,
     });
     // and the launch agrees: queued = willSendNow + deferred, same skipped
     const launched = await client.post("/api/campaigns/sms/launch", { ...body, includeNotOptedIn: true });

@@ -105,6 +105,21 @@ export function firstKnownRecipient(a: AudienceState): Record<string, unknown> |
   return null;
 }
 
+/**
+ * The recipient the review step previews merge tags for: the first one the client knows
+ * (firstKnownRecipient), else the preflight's `sample` (a segment, tag or filter audience: the
+ * server's first recipient), with `name` as the merge tags read it; null when neither is known.
+ */
+export function previewRecipient(
+  a: AudienceState,
+  preflight: PreflightResult | undefined,
+): Record<string, unknown> | null {
+  const known = firstKnownRecipient(a);
+  if (known) return known;
+  const s = preflight?.sample;
+  return s ? { ...s, name: [s.first_name, s.last_name].filter(Boolean).join(" ") } : null;
+}
+
 /** "3 not opted in to SMS, 1 no valid phone number" (largest first). */
 export function describeSkipped(skipped: Record<string, number>): string {
   return Object.entries(skipped)

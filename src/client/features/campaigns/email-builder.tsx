@@ -12,7 +12,7 @@ import {
   audienceChosen,
   createRecipients,
   emptyAudience,
-  firstKnownRecipient,
+  previewRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
@@ -99,7 +99,7 @@ export function EmailCampaignBuilder() {
     return (
       <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
-  const first = firstKnownRecipient(audience) ?? {};
+  const first = previewRecipient(audience, preflight.result) ?? {};
 
   return (
     <div className="space-y-6">

@@ -15,7 +15,7 @@ import {
   audienceChosen,
   createRecipients,
   emptyAudience,
-  firstKnownRecipient,
+  previewRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
@@ -65,7 +65,7 @@ export function SmsCampaignBuilder() {
   const preflight = usePreflight("sms", audience, consent, step === 3);
   const recipients = preflight.reach;
   const segments = smsSegments(message).segments;
-  const sample = firstKnownRecipient(audience) ?? {};
+  const sample = previewRecipient(audience, preflight.result) ?? {};
 
   useClearWhenEdited(setError, [name, message, audience]);
 

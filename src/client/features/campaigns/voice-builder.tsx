@@ -15,7 +15,7 @@ import {
   audienceChosen,
   createRecipients,
   emptyAudience,
-  firstKnownRecipient,
+  previewRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
@@ -109,7 +109,7 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
     return (
       <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
-  const sample = firstKnownRecipient(audience) ?? {};
+  const sample = previewRecipient(audience, preflight.result) ?? {};
 
   return (
     <div className="space-y-6">

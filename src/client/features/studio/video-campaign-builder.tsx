@@ -16,7 +16,7 @@ import {
   audienceBody,
   audienceChosen,
   emptyAudience,
-  firstKnownRecipient,
+  previewRecipient,
 } from "@/client/features/campaigns/audience";
 import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/campaigns/audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/features/campaigns/launch-error";
@@ -87,7 +87,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   }, [csvText, delivery]);
   const channel = delivery === "email" ? "video_email" : "video_sms";
   const preflight = usePreflight(channel, audience, consent, step === 3);
-  const known = firstKnownRecipient(audience);
+  const known = previewRecipient(audience, preflight.result);
   /** the first recipient known on the client, for the previews */
   const first: CampaignContact | undefined = known
     ? {

@@ -148,6 +148,8 @@ export interface Classification {
   skipped: Record<string, number>;
   /** with `quietHoursAt`: queued SMS/call/voicemail recipients outside 08:00-21:00 their time */
   deferred: { count: number; nextWindowStart: Date | null };
+  /** the first contact that will be sent to (lowest id, then the new CSV rows), or null */
+  sample: Contact | null;
 }
 
 /**
@@ -176,6 +178,7 @@ export async function classifyRecipients(
     queued: 0,
     skipped: {},
     deferred: { count: 0, nextWindowStart: null },
+    sample: null,
   };
   const ids = [...new Set(contactIds)].sort((a, b) => a - b);
   const pages: (() => Promise<Contact[]>)[] = [];
@@ -224,6 +227,7 @@ export async function classifyRecipients(
       }
       if (address) seen.add(address);
       out.queued += 1;
+      out.sample ??= c;
       if (opts.quietHoursAt && kind !== "email") {
         const q = quietHoursCheck(opts.quietHoursAt, c);
         if (!q.allowed) {
@@ -273,6 +277,11 @@ export interface PreflightResult {
   deferred: { count: number; nextWindowStart: string | null };
   /** recipients skipped, by reason */
   skipped: Record<string, number>;
+  /**
+   * the first recipient who would be sent to, for the review step's merge-tag preview when the
+   * audience is a segment, tag or filter (the client knows no contact of it), else null
+   */
+  sample: { first_name: string; last_name: string; email: string; phone: string; company: string } | null;
 }
 
 function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChannel {
@@ -311,7 +320,8 @@ function newContactFrom(r: RecipientInput, id: number, country: string): Contact
  * `channel` (or a video body's `deliveryMethod`), `includeNotOptedIn` and `scheduledAt` (quiet
  * hours are evaluated at that time, else now). CSV rows are matched to existing contacts by email
  * or phone as the launch does; unmatched rows count as new contacts with the CRM's defaults (SMS and
- * call opt-in off). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped}`.
+ * call opt-in off). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped,
+ * sample}` (sample: the first recipient sent to, for a merge-tag preview, or null).
  * @throws AppError BAD_REQUEST (invalid body, no channel), NOT_FOUND (segment or tag not the workspace's)
  */
 export async function preflightAudience(
@@ -384,5 +394,12 @@ export async function preflightAudience(
       nextWindowStart: result.deferred.nextWindowStart?.toISOString() ?? null,
     },
     skipped: result.skipped,
+    sample: result.sample && {
+      first_name: result.sample.firstName ?? "",
+      last_name: result.sample.lastName ?? "",
+      email: result.sample.email ?? "",
+      phone: result.sample.phone ?? result.sample.mobile ?? "",
+      company: result.sample.company ?? "",
+    },
   };
 }

@@ -288,6 +288,9 @@ export function MessageDialog({
   const sendButton = useRef<HTMLButtonElement>(null);
   useFocusBackWhenIdle(busy, sendButton);
   const hasPhone = !!(contact.phone || contact.mobile);
+  // a number the server can dial (E.164): a number an import kept as typed has none, and asking about
+  // the opt-in first only led to a second refusal ('not a valid number')
+  const hasValidPhone = !!(contact.phone_e164 || contact.mobile_e164);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
   useClearWhenEdited(setError, [subject, body]);
 
@@ -298,6 +301,10 @@ export function MessageDialog({
     if (channel === "sms" && !body.trim()) return setError("Please enter a message");
     if (channel === "call" && !body.trim()) return setError("Please enter a script for the call");
     if (channel !== "email" && !hasPhone) return setError("This contact has no phone number");
+    if (channel !== "email" && !hasValidPhone)
+      return setError(
+        `${contact.mobile || contact.phone} is not a valid phone number. Fix the number on the contact first.`,
+      );
     if ((channel === "sms" && !contact.sms_opt_in) || (channel === "call" && !contact.call_opt_in))
       return setAskOptIn(true);
     await deliver();

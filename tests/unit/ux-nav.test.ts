@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { activeTopNavLabel, TOP_NAV_ITEMS } from "../../src/client/components/layout/nav";
+import { activeTopNavLabel, breadcrumbsFor, TOP_NAV_ITEMS } from "../../src/client/components/layout/nav";
 import { type DashboardStats, greeting } from "../../src/client/routes/_app/-components/dashboard/stats";
 
 describe("top-bar navigation (spec section 2)", () => {
@@ -39,5 +39,16 @@ describe("dashboard greeting (issue 14)", () => {
     expect(greeting("Ada", undefined)).toBe("Welcome, Ada!");
     expect(greeting("Ada", stats(0))).toBe("Welcome to Pitchwise, Ada!");
     expect(greeting("Ada", stats(3))).toBe("Welcome back, Ada!");
+  });
+});
+
+describe("breadcrumbs of pages about one record", () => {
+  it("name the page, not the record's id ('Dashboard > Campaigns > 5' read as a number)", () => {
+    expect(breadcrumbsFor("/campaigns/5").map((c) => c.label)).toEqual([
+      "Dashboard",
+      "Campaigns",
+      "Campaign Report",
+    ]);
+    expect(breadcrumbsFor("/contacts/99").at(-1)?.label).toBe("Contact Details");
   });
 });

@@ -154,6 +154,7 @@ function labelFor(path: string): string {
   const known = CRUMB_LABELS[path];
   if (known) return known;
   if (/^\/contacts\/[^/]+$/.test(path)) return "Contact Details";
+  if (/^\/campaigns\/\d+$/.test(path)) return "Campaign Report";
   return titleCase(decodeURIComponent(path.split("/").pop() ?? ""));
 }
 

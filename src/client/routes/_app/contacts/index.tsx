@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery, useQueryClient } from "@tanstack/react-query";
 import { createFileRoute, Link, useNavigate } from "@tanstack/react-router";
+import type { inferRouterInputs } from "@trpc/server";
 import {
   BookmarkPlus,
   Download,
@@ -47,6 +48,7 @@ import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/fea
 import { StageBadge } from "@/client/features/crm/stage-badge";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
+import type { AppRouter } from "@/server/trpc/router";
 
 /** The list's state in the URL (issue 14): Back from a contact returns to the same list. */
 interface ContactsSearch {
@@ -90,10 +92,14 @@ type Modal =
   | "stage"
   | "status"
   | "tag"
+  | "untag"
   | "save-segment"
   | "segments"
   | "delete"
   | "delete-one";
+
+/** A bulk action over the selection (tRPC crm.bulk). */
+type BulkInput = inferRouterInputs<AppRouter>["crm"]["bulk"];
 
 function ContactsPage() {
   const qc = useQueryClient();
@@ -191,18 +197,15 @@ function ContactsPage() {
     else setSelected(flip);
   }
 
-  async function bulk(operation: string, body: Record<string, unknown> = {}) {
+  async function bulk(operation: BulkInput["operation"], body: NonNullable<BulkInput["data"]> = {}) {
     const target = allMatching
       ? { filter: toSegmentFilter(filter), ...(excluded.size ? { excludeIds: [...excluded] } : {}) }
       : { contactIds: [...selected] };
-    const res = (await client.crm.bulk.mutate({
-      ...target,
-      operation: operation as "delete",
-      data: body as { lifecycle_stage?: LifecycleStage; lead_status?: LeadStatus; tag_id?: number },
-    })) as { deleted?: number; updated?: number; tagged?: number };
+    const res = await client.crm.bulk.mutate({ ...target, operation, data: body });
     await invalidateCrm(qc);
     clearSelection();
-    return res;
+    // each operation answers its own count ({deleted} | {updated} | {tagged} | {untagged})
+    return res as Partial<Record<"deleted" | "updated" | "tagged" | "untagged", number>>;
   }
 
   /** Deletes the selection, once confirmed in the dialog (modal "delete"). */
@@ -384,6 +387,14 @@ function ContactsPage() {
           <div className="ml-auto flex flex-wrap gap-2">
             <Button size="sm" variant="outline" onClick={() => setModal("tag")}>
               <TagIcon aria-hidden /> Add Tag
+            </Button>
+            <Button
+              size="sm"
+              variant="outline"
+              onClick={() => setModal("untag")}
+              disabled={tags.length === 0}
+            >
+              Remove Tag
             </Button>
             <Button size="sm" variant="outline" onClick={() => setModal("stage")}>
               Update Stage
@@ -619,7 +630,7 @@ function ContactsPage() {
         confirmLabel="Update Stage"
         focusAfterConfirm={focusResults}
         onConfirm={async (v) => {
-          const r = await bulk("update_stage", { lifecycle_stage: v });
+          const r = await bulk("update_stage", { lifecycle_stage: v as LifecycleStage });
           setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
         }}
       />
@@ -633,7 +644,7 @@ function ContactsPage() {
         confirmLabel="Update Status"
         focusAfterConfirm={focusResults}
         onConfirm={async (v) => {
-          const r = await bulk("update_status", { lead_status: v });
+          const r = await bulk("update_status", { lead_status: v as LeadStatus });
           setBanner({ variant: "success", message: `Updated ${plural(r.updated ?? 0, "contact")} to ${v}` });
         }}
       />
@@ -650,6 +661,23 @@ function ContactsPage() {
         onConfirm={async (v) => {
           const r = await bulk("add_tag", { tag_id: Number(v) });
           setBanner({ variant: "success", message: `Tagged ${plural(r.tagged ?? 0, "contact")}` });
+        }}
+      />
+      <ChoiceDialog
+        open={modal === "untag"}
+        onOpenChange={(o) => setModal(o ? "untag" : null)}
+        title="Remove Tag from Contacts"
+        description={`Take a tag off ${plural(selectedCount, "contact")}. The tag itself is kept.`}
+        label="Tag"
+        options={tags.map((t) => ({ value: String(t.id), label: t.name }))}
+        confirmLabel="Remove Tag"
+        focusAfterConfirm={focusResults}
+        onConfirm={async (v) => {
+          const r = await bulk("remove_tag", { tag_id: Number(v) });
+          setBanner({
+            variant: "success",
+            message: `Removed the tag from ${plural(r.untagged ?? 0, "contact")}`,
+          });
         }}
       />
       <ConfirmDialog

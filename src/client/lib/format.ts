@@ -8,9 +8,13 @@ export function titleCase(value: string): string {
     .replace(/\b\w/g, (ch) => ch.toUpperCase());
 }
 
-/** Plan label (spec sections 3 and 9): missing or "free" -> "Starter", otherwise the capitalised plan. */
+/**
+ * Plan label (spec sections 3 and 9): a missing plan shows as "Starter" (spec: 'shown as Starter if
+ * missing'); every stored plan, "free" included, as its capitalised name ("free" -> "Free", the name
+ * /pricing and the server's messages use).
+ */
 export function planLabel(plan: string | null | undefined): string {
-  if (!plan || plan.toLowerCase() === "free") return "Starter";
+  if (!plan) return "Starter";
   return titleCase(plan);
 }
 

@@ -59,11 +59,16 @@ export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email
   return n || c.email || "Unnamed contact";
 }
 
-/** Badge classes per lifecycle stage (missing shows as lead, spec section 4). */
+/**
+ * Badge classes per lifecycle stage (missing shows as lead, spec section 4): the stage's hue as a 15%
+ * tint with its -700/-800 shade as text in light themes and its -300 shade in dark themes (`dark:`
+ * follows the theme, styles.css), each 4.5:1 or more on the tint over every theme's background and
+ * card. Customer takes emerald-800: emerald-700 on its tint was 4.44-4.49:1 in half the light themes.
+ */
 export const STAGE_BADGE: Record<LifecycleStage, string> = {
   subscriber: "bg-slate-500/15 text-slate-700 dark:text-slate-300",
   lead: "bg-blue-500/15 text-blue-700 dark:text-blue-300",
   prospect: "bg-amber-500/15 text-amber-800 dark:text-amber-300",
-  customer: "bg-emerald-500/15 text-emerald-700 dark:text-emerald-300",
+  customer: "bg-emerald-500/15 text-emerald-800 dark:text-emerald-300",
   advocate: "bg-purple-500/15 text-purple-700 dark:text-purple-300",
 };

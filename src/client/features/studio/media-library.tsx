@@ -77,7 +77,7 @@ export function MediaLibrary() {
         </Button>
       </div>
       {isLoading && (
-        <div className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+        <div className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
           {[0, 1, 2].map((i) => (
             <Skeleton key={i} className="h-72 rounded-xl" />
           ))}
@@ -94,17 +94,17 @@ export function MediaLibrary() {
         />
       )}
       {data && data.length > 0 && (
-        <ul ref={grid} className="grid gap-4 sm:grid-cols-2 xl:grid-cols-3">
+        <ul ref={grid} className="grid grid-cols-1 gap-4 sm:grid-cols-2 xl:grid-cols-3">
           {data.map((m, index) => (
-            <li key={m.id}>
-              <Card className="flex h-full flex-col overflow-hidden" data-testid="media-card">
+            <li key={m.id} className="min-w-0">
+              <Card className="flex h-full min-w-0 flex-col overflow-hidden" data-testid="media-card">
                 <div className="flex items-center gap-2 px-4 pt-4">
                   {m.type === "video" ? (
                     <FileVideo className="size-5 text-primary-text" aria-label="Video" />
                   ) : (
                     <FileAudio className="size-5 text-primary-text" aria-label="Audio" />
                   )}
-                  <h3 className="min-w-0 flex-1 truncate font-medium" title={m.name}>
+                  <h3 className="line-clamp-2 min-w-0 flex-1 font-medium wrap-anywhere" title={m.name}>
                     {m.name}
                   </h3>
                   {m.status === "draft" && <Badge variant="warning">Draft</Badge>}
@@ -132,7 +132,7 @@ export function MediaLibrary() {
                       <AlertCircle className="size-5" aria-hidden />
                       <span>Processing failed</span>
                       {m.processing_error && (
-                        <span className="line-clamp-2 text-xs">{m.processing_error}</span>
+                        <span className="line-clamp-2 text-xs wrap-anywhere">{m.processing_error}</span>
                       )}
                     </div>
                   )}

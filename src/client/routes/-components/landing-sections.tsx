@@ -169,8 +169,8 @@ export function TrialCta() {
           Start your free trial today
         </h2>
         <p className="relative mx-auto mt-4 max-w-xl opacity-85">
-          Free forever on the Starter plan: 100 contacts, 10 lead searches and 100 emails a month. Upgrade
-          when you grow.
+          Free forever on the Free plan: 100 contacts, 10 lead searches and 100 emails a month. Upgrade when
+          you grow.
         </p>
         <ul className="relative mx-auto mt-6 flex max-w-xl flex-wrap justify-center gap-x-6 gap-y-2 text-sm">
           {["No credit card required", "Set up in 2 minutes", "Cancel anytime"].map((t) => (

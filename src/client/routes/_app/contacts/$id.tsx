@@ -34,6 +34,7 @@ import { errorMessage } from "@/client/lib/errors";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
+import { readableTextOn } from "@/server/lib/contrast";
 
 export const Route = createFileRoute("/_app/contacts/$id")({
   component: ContactDetailPage,
@@ -273,15 +274,20 @@ function ContactDetailPage() {
             <h1 className="text-2xl font-semibold break-words">{name}</h1>
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
             <div className="mt-1 flex flex-wrap gap-1" data-testid="contact-tags">
-              {tags.map((t) => (
-                <span
-                  key={t.id}
-                  className="rounded-full px-2 py-0.5 text-xs font-medium text-white"
-                  style={{ backgroundColor: t.tag_color || "#6366f1" }}
-                >
-                  {t.tag_name}
-                </span>
-              ))}
+              {tags.map((t) => {
+                // text in near-black or white, whichever reads on the tag's own colour (white on a
+                // yellow tag was 1.07:1), as Business Search's tag chips do
+                const color = t.tag_color || "#6366f1";
+                return (
+                  <span
+                    key={t.id}
+                    className="rounded-full px-2 py-0.5 text-xs font-medium"
+                    style={{ backgroundColor: color, color: readableTextOn(color) }}
+                  >
+                    {t.tag_name}
+                  </span>
+                );
+              })}
               <StageBadge stage={c.lifecycle_stage} />
             </div>
           </div>

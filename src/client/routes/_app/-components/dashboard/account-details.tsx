@@ -7,7 +7,10 @@ import type { User } from "@/client/features/auth/types";
 import { UsageBars } from "@/client/features/billing/usage";
 import { formatDate, planLabel, statusLabel } from "@/client/lib/format";
 
-/** Account Details card: email, plan (default Starter), status (default Trial), member since (or N/A). */
+/**
+ * Account Details card: email, plan (planLabel: "Free" for the free plan, Starter when missing), status
+ * (default Trial), member since (or N/A).
+ */
 export function AccountDetails({ user }: { user: User }) {
   const status = statusLabel(user.subscription_status);
   const rows: { label: string; value: ReactNode }[] = [

@@ -54,10 +54,10 @@ export function revokeLabel(k: { name: string; prefix: string }): string {
 
 /**
  * Settings > API keys (issue 15, owner and admin): create a key with a name, scopes and an optional
- * expiry (shown once), list keys with prefix, scopes, last use and expiry, revoke. Links to the API
- * reference at /docs/api. Revoking asks first (a dialog naming the key; Escape or Cancel keep it and
- * focus goes back to the key's Revoke button); once revoked, the button is gone and focus moves to
- * the key's name in the list.
+ * expiry (the key shown once, and hidden again if that key is revoked), list keys with prefix, scopes,
+ * last use and expiry, revoke. Links to the API reference at /docs/api. Revoking asks first (a dialog
+ * naming the key; Escape or Cancel keep it and focus goes back to the key's Revoke button); once
+ * revoked, the button is gone and focus moves to the key's name in the list.
  */
 export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -68,7 +68,8 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const [chosen, setChosen] = useState<string[]>(["contacts:read"]);
   const [expiry, setExpiry] = useState<ExpiryChoice>("never");
   const [expiryDay, setExpiryDay] = useState("");
-  const [shown, setShown] = useState<string | null>(null);
+  /** the key just created, shown once (its secret and its id, to hide it once that key is revoked) */
+  const [shown, setShown] = useState<{ id: string; key: string } | null>(null);
   /** the key the confirmation dialog asks about */
   const [confirming, setConfirming] = useState<{ id: string; name: string; prefix: string } | null>(null);
   /** a key just revoked: its name takes focus once its Revoke button has left the list */
@@ -82,7 +83,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
       onSuccess: (r) => {
-        setShown(r.key);
+        setShown({ id: r.apiKey.id, key: r.key });
         setName("");
         setExpiry("never");
         setExpiryDay("");
@@ -100,6 +101,8 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
           message: "API key revoked. Requests with it are refused from now on.",
         });
         setRevokedId(vars.id);
+        // a revoked key's secret is of no use: stop showing it if it is the one just created
+        setShown((s) => (s?.id === vars.id ? null : s));
         void refresh();
       },
       onError: (e) => onBanner({ variant: "error", message: e.message }),
@@ -120,6 +123,8 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   }, [revokedId, keys.data]);
 
   if (keys.error) return <p role="alert">{keys.error.message}</p>;
+  // also hidden when the list reads the shown key as revoked (e.g. revoked from another tab)
+  const shownKey = shown && !keys.data?.find((k) => k.id === shown.id)?.revoked_at ? shown.key : null;
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (expiresAt === undefined) return;
@@ -217,15 +222,15 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
               </Button>
             </div>
           </form>
-          {shown && (
+          {shownKey && (
             <div className="mt-4 grid gap-2 rounded-md border border-border p-3" data-testid="new-api-key">
               <p className="text-sm font-medium">Your new key (shown once):</p>
-              <code className="break-all text-sm">{shown}</code>
+              <code className="break-all text-sm">{shownKey}</code>
               <div>
                 <Button
                   variant="outline"
                   size="sm"
-                  onClick={() => void navigator.clipboard?.writeText(shown).then(() => setShown(null))}
+                  onClick={() => void navigator.clipboard?.writeText(shownKey).then(() => setShown(null))}
                 >
                   <Copy aria-hidden />
                   Copy and hide

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Send, Trash2, Webhook } from "lucide-react";
-import { type FormEvent, useEffect, useId, useState } from "react";
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
@@ -16,9 +16,9 @@ import type { ShowBanner } from "./types";
 /**
  * Settings > Webhooks (issue 15, owner and admin): endpoints (https URL, events, secret shown once),
  * enable/disable, delivery log (status, response code, duration, attempts, next attempt or gave up),
- * resend, test event.
+ * resend, test event. An error banner (e.g. a URL refused as not public) goes once the form is edited.
  */
-export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
+export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const endpoints = useQuery(trpc.webhooks.list.queryOptions(undefined, { retry: false }));
@@ -28,6 +28,16 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const urlId = useId();
+  /** whether the page's banner shows an error this tab reported (cleared when the form is edited) */
+  const errorShown = useRef(false);
+  const onBanner: ShowBanner = (banner) => {
+    errorShown.current = banner?.variant === "error";
+    showBanner(banner);
+  };
+  /** a change to the form: the error of the last refused submit no longer applies */
+  const edited = () => {
+    if (errorShown.current) onBanner(null);
+  };
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
   const fail = (e: { message: string }) => onBanner({ variant: "error", message: e.message });
   const create = useMutation(
@@ -87,7 +97,10 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
                 type="url"
                 placeholder="https://example.com/hooks/pitchwise"
                 value={url}
-                onChange={(e) => setUrl(e.target.value)}
+                onChange={(e) => {
+                  setUrl(e.target.value);
+                  edited();
+                }}
                 required
               />
             </div>
@@ -100,9 +113,10 @@ export function WebhooksTab({ onBanner }: { onBanner: ShowBanner }) {
                       type="checkbox"
                       className="size-4"
                       checked={events.includes(t)}
-                      onChange={(e) =>
-                        setEvents((c) => (e.target.checked ? [...c, t] : c.filter((x) => x !== t)))
-                      }
+                      onChange={(e) => {
+                        setEvents((c) => (e.target.checked ? [...c, t] : c.filter((x) => x !== t)));
+                        edited();
+                      }}
                     />
                     <code>{t}</code>
                   </label>

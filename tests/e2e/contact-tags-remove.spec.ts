@@ -48,3 +48,20 @@ test("the contacts list's bulk bar removes a tag from the selected contacts", as
   await expect(rows.filter({ hasText: "Wrong Tag" })).toHaveCount(1);
   await expect(rows.filter({ hasText: "Cy Tagged" })).toContainText("Wrong Tag");
 });
+
+test("the contact page's tag chip has a remove button; focus stays on the tag row", async ({ page }) => {
+  await registerVerifiedBusiness(page, { prefix: "untag-one", name: "Una Untag", business: "Untag Co" });
+  const [id] = await taggedContacts(page, ["Dee"]);
+  await page.goto(`/contacts/${id}`);
+  const tags = page.getByTestId("contact-tags");
+  await expect(tags).toContainText("Wrong Tag");
+  const remove = tags.getByRole("button", { name: "Remove tag Wrong Tag" });
+  await remove.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Removed the tag Wrong Tag")).toBeVisible();
+  await expect(tags).not.toContainText("Wrong Tag");
+  await expect(tags).toBeFocused();
+  // the tag itself is kept, and the contact no longer carries it
+  const detail = await page.request.get(`/api/contacts/${id}`);
+  expect((await detail.json()).tags).toEqual([]);
+});

@@ -11,6 +11,7 @@ import {
   Phone,
   StickyNote,
   Upload,
+  X,
 } from "lucide-react";
 import { useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -152,6 +153,25 @@ function ContactDetailPage() {
     enabled: valid,
   });
   const refreshDetail = () => qc.invalidateQueries(trpc.crm.get.queryFilter({ id: contactId }));
+  /** Takes a tag off this contact (crm.bulk remove_tag; the tag itself stays). */
+  async function removeTag(tagId: number, name: string, index: number) {
+    try {
+      await client.crm.bulk.mutate({
+        contactIds: [contactId],
+        operation: "remove_tag",
+        data: { tag_id: tagId },
+      });
+      await qc.invalidateQueries(trpc.crm.pathFilter());
+      setBanner({ variant: "success", message: `Removed the tag ${name}` });
+      // the removed chip's button had focus: the next chip's takes it, else the tag row itself
+      requestAnimationFrame(() => {
+        const left = tagRow.current?.querySelectorAll<HTMLButtonElement>("button") ?? [];
+        (left[Math.min(index, left.length - 1)] ?? tagRow.current)?.focus();
+      });
+    } catch (e) {
+      setBanner({ variant: "error", message: `Failed to remove the tag: ${(e as Error).message}` });
+    }
+  }
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState<Record<string, unknown>>({});
   const [saving, setSaving] = useState(false);
@@ -161,6 +181,7 @@ function ContactDetailPage() {
   // after a confirmed note delete: the next note's Delete, else the Notes tab panel
   const notesList = useRef<HTMLUListElement>(null);
   const notesBox = useRef<HTMLDivElement>(null);
+  const tagRow = useRef<HTMLDivElement>(null);
 
   if (isPending && valid) return <p className="p-6 text-muted-foreground">Loading contact...</p>;
   if (isError || !data)
@@ -273,18 +294,33 @@ function ContactDetailPage() {
           <div className="min-w-0">
             <h1 className="text-2xl font-semibold break-words">{name}</h1>
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
-            <div className="mt-1 flex flex-wrap gap-1" data-testid="contact-tags">
-              {tags.map((t) => {
+            <div
+              ref={tagRow}
+              tabIndex={-1}
+              role="group"
+              aria-label="Tags"
+              className="mt-1 flex flex-wrap gap-1 outline-none"
+              data-testid="contact-tags"
+            >
+              {tags.map((t, i) => {
                 // text in near-black or white, whichever reads on the tag's own colour (white on a
                 // yellow tag was 1.07:1), as Business Search's tag chips do
                 const color = t.tag_color || "#6366f1";
                 return (
                   <span
                     key={t.id}
-                    className="rounded-full px-2 py-0.5 text-xs font-medium"
+                    className="inline-flex items-center gap-0.5 rounded-full py-0.5 pr-1 pl-2 text-xs font-medium"
                     style={{ backgroundColor: color, color: readableTextOn(color) }}
                   >
                     {t.tag_name}
+                    <button
+                      type="button"
+                      className="rounded-full p-0.5 hover:bg-black/10 focus-visible:outline-2 focus-visible:outline-current"
+                      aria-label={`Remove tag ${t.tag_name}`}
+                      onClick={() => void removeTag(t.id, t.tag_name, i)}
+                    >
+                      <X className="size-3" aria-hidden />
+                    </button>
                   </span>
                 );
               })}

@@ -635,7 +635,8 @@ function inviteSeatRefusal(w: { name: string } & Parameters<typeof assertWithinP
 
 /**
  * Who invites whom to what, for the invite page (public: the token is the secret).
- * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at, viewer, refusal}`.
+ * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at, viewer, refusal,
+ * refusal_kind}`.
  * `email` is the invited address in full only for a signed-in viewer whose own address it is;
  * anyone else (signed out, another account) sees it masked ("a•••@example.com").
  * `viewer`: "signed_out" | "invitee" (the signed-in address is the invited one) | "other_account".

@@ -13,7 +13,7 @@ import {
   Upload,
   X,
 } from "lucide-react";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -161,13 +161,10 @@ function ContactDetailPage() {
         operation: "remove_tag",
         data: { tag_id: tagId },
       });
+      // the removed chip's button had focus: once the chip has left the page (the effect below)
+      setRefocusTag({ removedId: tagId, index });
       await qc.invalidateQueries(trpc.crm.pathFilter());
       setBanner({ variant: "success", message: `Removed the tag ${name}` });
-      // the removed chip's button had focus: the next chip's takes it, else the tag row itself
-      requestAnimationFrame(() => {
-        const left = tagRow.current?.querySelectorAll<HTMLButtonElement>("button") ?? [];
-        (left[Math.min(index, left.length - 1)] ?? tagRow.current)?.focus();
-      });
     } catch (e) {
       setBanner({ variant: "error", message: `Failed to remove the tag: ${(e as Error).message}` });
     }
@@ -182,6 +179,16 @@ function ContactDetailPage() {
   const notesList = useRef<HTMLUListElement>(null);
   const notesBox = useRef<HTMLDivElement>(null);
   const tagRow = useRef<HTMLDivElement>(null);
+  // after a tag's removal, focus goes to the next chip's remove button, else the tag row itself: once
+  // the refetched contact no longer carries the tag (a render before that still shows its chip)
+  const [refocusTag, setRefocusTag] = useState<{ removedId: number; index: number } | null>(null);
+  const shownTagIds = (data?.tags ?? []).map((t) => t.id).join(",");
+  useEffect(() => {
+    if (!refocusTag || shownTagIds.split(",").includes(String(refocusTag.removedId))) return;
+    const left = tagRow.current?.querySelectorAll<HTMLButtonElement>("button") ?? [];
+    (left[Math.min(refocusTag.index, left.length - 1)] ?? tagRow.current)?.focus();
+    setRefocusTag(null);
+  }, [refocusTag, shownTagIds]);
 
   if (isPending && valid) return <p className="p-6 text-muted-foreground">Loading contact...</p>;
   if (isError || !data)

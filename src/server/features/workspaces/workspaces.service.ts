@@ -672,9 +672,8 @@ export async function getInvite(
       : "other_account"
     : null;
   if (viewer && !refusal && status === "pending") {
-    const used =
-      (await q.countMembers(ctx.db, workspace.id)) + (await q.countPendingInvites(ctx.db, workspace.id)) - 1;
-    refusal = inviteSeatRefusal(workspace, used);
+    // this invitation is among the pending ones: without it
+    refusal = inviteSeatRefusal(workspace, (await countWorkspaceSeats(ctx, workspace.id)) - 1);
     refusalKind = refusal ? "no_seat" : null;
   }
   return {
@@ -751,10 +750,7 @@ export async function acceptInvite(
       );
     }
     // the accepted invite's seat becomes the member's seat: members before + 1 must fit
-    const noSeat = inviteSeatRefusal(
-      w,
-      (await q.countMembers(tx, w.id)) + (await q.countPendingInvites(tx, w.id)),
-    );
+    const noSeat = inviteSeatRefusal(w, await countWorkspaceSeats({ db: tx }, w.id));
     if (noSeat) throw new AppError("FORBIDDEN", noSeat);
     await q.insertMember(tx, { workspaceId: w.id, userId: user.id, role: invite.role });
     await q.setSessionWorkspace(tx, sessionId, w.id);
@@ -946,8 +942,9 @@ export async function getWorkspace(ctx: Pick<AppContext, "db">, workspaceId: str
 
 /**
  * Seats in use (issue 10/12): members plus pending invites, as the seat check counts them. Used by
- * the billing usage report.
+ * the billing usage report and an invitation's seat check (inviteSeatRefusal's callers; `db` may be
+ * the accept's transaction).
  */
-export async function countWorkspaceSeats(ctx: Pick<AppContext, "db">, workspaceId: string): Promise<number> {
+export async function countWorkspaceSeats(ctx: { db: DbOrTx }, workspaceId: string): Promise<number> {
   return (await q.countMembers(ctx.db, workspaceId)) + (await q.countPendingInvites(ctx.db, workspaceId));
 }

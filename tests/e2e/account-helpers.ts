@@ -2,6 +2,31 @@ import { expect, type Page } from "@playwright/test";
 import { withE2eDb } from "./e2e-info";
 
 /**
+ * The links matching `pattern` in the emails to `email` in the dev outbox, newest email first, once
+ * at least `atLeast` have arrived (emails are sent by background jobs: polled up to 30 s; `what`
+ * names them in the failure).
+ */
+async function outboxLinks(page: Page, email: string, pattern: RegExp, atLeast: number, what: string) {
+  let links: string[] = [];
+  await expect
+    .poll(
+      async () => {
+        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
+        expect(res.ok()).toBe(true);
+        const messages = (await res.json()).messages as { body: string; id: number }[];
+        links = messages
+          .sort((a, b) => b.id - a.id)
+          .map((m) => m.body.match(pattern)?.[0])
+          .filter((l): l is string => !!l);
+        return links.length;
+      },
+      { message: what, timeout: 30_000 },
+    )
+    .toBeGreaterThanOrEqual(atLeast);
+  return links;
+}
+
+/**
  * The newest account link (`/verify-email?token=...` or `/reset-password?token=...`) emailed to
  * `email`, read from the dev outbox (issue 11), once at least `atLeast` such emails have arrived (each
  * link retires the earlier ones: after a resend, wait for the second email, or the first one's
@@ -13,24 +38,10 @@ export async function accountLinkFromOutbox(
   path: "verify-email" | "reset-password",
   atLeast = 1,
 ): Promise<string> {
-  // the email is sent by a background job: wait for it to reach the outbox
-  let links: string[] = [];
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
-        expect(res.ok()).toBe(true);
-        const messages = (await res.json()).messages as { body: string; id: number }[];
-        links = messages
-          .sort((a, b) => b.id - a.id)
-          .map((m) => m.body.match(new RegExp(`https?://[^\\s]+/${path}\\?token=[a-z2-7]+`))?.[0])
-          .filter((l): l is string => !!l);
-        return links.length;
-      },
-      { message: `${atLeast} ${path} email(s) to ${email}`, timeout: 30_000 },
-    )
-    .toBeGreaterThanOrEqual(atLeast);
-  return links[0];
+  const pattern = new RegExp(`https?://[^\\s]+/${path}\\?token=[a-z2-7]+`);
+  return (
+    await outboxLinks(page, email, pattern, atLeast, `${atLeast} ${path} email(s) to ${email}`)
+  )[0] as string;
 }
 
 /**
@@ -41,22 +52,13 @@ export async function inviteLinkFromOutbox(
   page: Page,
   email: string,
 ): Promise<{ link: string; token: string }> {
-  let link: string | undefined;
-  await expect
-    .poll(
-      async () => {
-        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
-        expect(res.ok()).toBe(true);
-        const messages = (await res.json()).messages as { body: string; id: number }[];
-        link = messages
-          .sort((a, b) => b.id - a.id)
-          .map((m) => m.body.match(/https?:\/\/\S+\/invite\/[a-z2-7]+/)?.[0])
-          .find((l) => !!l);
-        return !!link;
-      },
-      { message: `an invitation email to ${email}`, timeout: 30_000 },
-    )
-    .toBe(true);
+  const [link] = await outboxLinks(
+    page,
+    email,
+    /https?:\/\/\S+\/invite\/[a-z2-7]+/,
+    1,
+    `an invitation email to ${email}`,
+  );
   const found = link as string;
   return { link: found, token: found.slice(found.lastIndexOf("/") + 1) };
 }

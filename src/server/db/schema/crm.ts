@@ -88,12 +88,13 @@ export const contacts = pgTable(
      */
     searchIndexed: boolean().notNull().default(true),
     /**
-     * Lower-cased name, email, company and phones in one string, maintained by Postgres; a GIN index
-     * over its pg_trgm trigrams keyed by the workspace (`contact_search_keys`, migration 0044) serves
-     * substring search (spec: Contacts list search).
+     * Name, email, company and phones in one string, accents folded and lower-cased (migration 0053,
+     * `contact_search_fold`; crm.queries normaliseSearch folds a term the same way), maintained by
+     * Postgres; a GIN index over its pg_trgm trigrams keyed by the workspace (`contact_search_keys`,
+     * migration 0044) serves substring search (spec: Contacts list search).
      */
     searchText: text().generatedAlwaysAs(
-      sql`lower(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(company, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(phone_raw, '') || ' ' || coalesce(mobile, ''))`,
+      sql`lower(contact_search_fold(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(company, '') || ' ' || coalesce(phone, '') || ' ' || coalesce(phone_raw, '') || ' ' || coalesce(mobile, '')))`,
     ),
   },
   (t) => [

@@ -31,9 +31,26 @@ export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-/** Normalises a search term: trimmed, lower-cased, at most 100 characters. */
+/**
+ * Normalises a search term as `contacts.search_text` is stored (migration 0053): trimmed, accents
+ * folded (canonical decomposition, the combining diacritical marks U+0300-U+036F removed, recomposed:
+ * "Núñez" -> "Nunez"; ø, æ, ß stay), lower-cased, at most 100 characters. The same fold as Postgres's
+ * `contact_search_fold`, so "jose" and "josé" both find "José" and "Jose".
+ */
 export function normaliseSearch(search: string | undefined | null): string {
-  return (search ?? "").trim().toLowerCase().slice(0, 100);
+  return foldAccents((search ?? "").trim())
+    .toLowerCase()
+    .slice(0, 100);
+}
+
+/** `text` without combining diacritical marks (NFD, U+0300-U+036F removed, NFC); ASCII as it is. */
+function foldAccents(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, as contact_search_fold tests it
+  if (!/[^\x01-\x7f]/.test(text)) return text;
+  return text
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .normalize("NFC");
 }
 
 /**

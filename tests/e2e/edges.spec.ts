@@ -193,8 +193,15 @@ test("select all matching, untick one: bulk actions and the voicemail picker lea
     )
     .toBe("ready");
 
-  // ---- voicemail builder: the recording picker, then the contact picker with an exclusion ----
-  await page.goto("/campaigns/voice");
+  // ---- voicemail builder, opened from the recording's 'Use in Campaign' in the library: the recording
+  // is preselected; then the contact picker with an exclusion ----
+  await page.goto("/studio?tab=library");
+  await page
+    .getByTestId("media-card")
+    .filter({ hasText: "Spring greeting" })
+    .getByRole("button", { name: "Use in Campaign" })
+    .click();
+  await expect(page).toHaveURL(new RegExp(`/campaigns/voice\\?audioId=${recordingId}$`));
   await page.getByLabel("Campaign name").fill("Spring voicemail");
   await page.getByRole("button", { name: "Next" }).click();
   await expect(page.getByRole("link", { name: "Record one in Studio" })).toHaveAttribute(
@@ -203,7 +210,7 @@ test("select all matching, untick one: bulk actions and the voicemail picker lea
   );
   const recording = page.getByLabel("Recording from your media library (optional)");
   await expect(recording.locator("option", { hasText: "Spring greeting" })).toHaveCount(1);
-  await recording.selectOption(String(recordingId));
+  await expect(recording).toHaveValue(String(recordingId));
   await expect(page.getByLabel("Preview of Spring greeting")).toBeVisible();
   await page.getByRole("button", { name: "Next" }).click();
   await page.getByRole("checkbox", { name: "Select all on this page" }).check();
@@ -227,6 +234,13 @@ test("select all matching, untick one: bulk actions and the voicemail picker lea
     (sql) => sql`select content from campaigns where name = 'Spring voicemail' order by id desc limit 1`,
   );
   expect(campaign.content.audioMediaId).toBe(recordingId);
+
+  // a link naming no recording of this workspace preselects nothing: the picker says text to speech
+  await page.goto(`/campaigns/voice?audioId=${recordingId + 1_000_000}`);
+  await page.getByLabel("Campaign name").fill("Stale link");
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(recording.locator("option", { hasText: "Spring greeting" })).toHaveCount(1);
+  await expect(recording).toHaveValue("");
 });
 
 test("one navigation drawer on phones: opens, navigates, closes", async ({ page }) => {

@@ -1,5 +1,5 @@
 import { Link } from "@tanstack/react-router";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -31,8 +31,16 @@ const CENTS = { voice: 1.4, voicemail: 1 } as const;
  * answering-machine detection) and ringless voicemail campaigns (/campaigns/voice: an audio recording
  * picked from the media library, or a text-to-speech script), in the same 4 steps: details, script or audio,
  * contacts, review with cost and quota preview. Calls and drops happen 8am-9pm recipient local time.
+ * `initialAudioId` preselects a voicemail's recording (the media library's 'Use in Campaign' on an
+ * audio file); one that is not a ready recording of the workspace is dropped once the library loads.
  */
-export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) {
+export function VoiceCampaignBuilder({
+  kind,
+  initialAudioId,
+}: {
+  kind: "voice" | "voicemail";
+  initialAudioId?: number;
+}) {
   // the plan's voice calls come from the server (billing.usage); ringless voicemails count against them
   const { data: usage } = useUsage();
   const client = useTRPCClient();
@@ -52,7 +60,9 @@ export function VoiceCampaignBuilder({ kind }: { kind: "voice" | "voicemail" }) 
   );
   const preview = usePreview();
   // voicemail: one of the workspace's audio recordings (media library), or none for text to speech
-  const [audioMediaId, setAudioMediaId] = useState<number | null>(null);
+  const [audioMediaId, setAudioMediaId] = useState<number | null>(
+    kind === "voicemail" ? (initialAudioId ?? null) : null,
+  );
   const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | LaunchError | null>(null);
@@ -228,6 +238,12 @@ function RecordingPicker({
   const { data, isPending, isError } = useMediaList();
   const recordings = (data ?? []).filter((m) => m.type === "audio" && m.processing_status === "ready");
   const chosen = recordings.find((m) => m.id === value) ?? null;
+  // a preselected id that is no ready recording (deleted, still processing, a stale link) is dropped,
+  // so the select shows what will be sent
+  const unknown = !isPending && !isError && value !== null && chosen === null;
+  useEffect(() => {
+    if (unknown) onChange(null);
+  }, [unknown, onChange]);
   return (
     <div className="space-y-2">
       <Label htmlFor="voice-audio">Recording from your media library (optional)</Label>

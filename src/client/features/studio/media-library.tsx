@@ -36,7 +36,7 @@ import type { Media, MediaVersion } from "./types";
  * The studio's media library grid (spec section 2): type icon, name, player, size, duration (m:ss),
  * date; Refresh; Delete with confirmation (a ConfirmDialog naming the file; focus then goes to the
  * next card's Delete, else the library heading); 'Use in Campaign' opens the video campaign builder with
- * that video. Shows processing/failed states. An edited item shows 'Versions (n)': the original and
+ * that video, or on an audio file the voicemail campaign builder with that recording. Shows processing/failed states. An edited item shows 'Versions (n)': the original and
  * every saved edit, each playable, with 'Restore' to make it current again.
  */
 export function MediaLibrary() {
@@ -179,6 +179,17 @@ export function MediaLibrary() {
                         className="flex-1"
                         disabled={m.processing_status !== "ready"}
                         onClick={() => void navigate({ to: "/campaigns/video", search: { videoId: m.id } })}
+                      >
+                        <Megaphone className="size-4" aria-hidden /> Use in Campaign
+                      </Button>
+                    )}
+                    {m.type === "audio" && (
+                      <Button
+                        size="sm"
+                        className="flex-1"
+                        disabled={m.processing_status !== "ready"}
+                        onClick={() => void navigate({ to: "/campaigns/voice", search: { audioId: m.id } })}
+                        title="Drop this recording into voicemail with a ringless voicemail campaign"
                       >
                         <Megaphone className="size-4" aria-hidden /> Use in Campaign
                       </Button>

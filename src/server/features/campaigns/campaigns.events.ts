@@ -362,17 +362,18 @@ export async function unsubscribeRecipient(
  * Unsubscribes the recipient behind `token` (RFC 8058 one-click or the page's button) through
  * unsubscribeRecipient: the address goes on the workspace's suppression list for the channel and the
  * opt-out is recorded (activity and the `contact.unsubscribed` webhook event, once: a second POST
- * changes nothing). Idempotent. Returns the address, or null for an unknown token.
+ * changes nothing). Idempotent. Returns the recipient row (its address, workspace and channel: what
+ * the page names), or null for an unknown token.
  */
 export async function unsubscribeByToken(
   ctx: EventCtx,
   token: string,
   source: string,
-): Promise<{ address: string } | null> {
+): Promise<CampaignRecipient | null> {
   const r = await recipientByToken(ctx.db, token);
   if (!r) return null;
   await unsubscribeRecipient(ctx, r, source);
-  return { address: r.address };
+  return r;
 }
 
 /**

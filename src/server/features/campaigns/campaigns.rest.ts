@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
+import type { CampaignChannel } from "../../db/schema";
 import { requireTenant } from "../../http/auth";
 import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
@@ -15,8 +16,10 @@ import {
   readCallbackOptOut,
   readCallOptOut,
 } from "../compliance/call-opt-out";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { preflightAudience } from "./campaigns.audience";
 import { TEST_EMAIL_TOKEN } from "./campaigns.content";
+import { deliveryKind } from "./campaigns.delivery";
 import { clickByToken, isBotUserAgent, recipientByToken, unsubscribeByToken } from "./campaigns.events";
 import {
   campaignIdInput,
@@ -60,6 +63,19 @@ function mask(address: string) {
   return escapeHtml(
     d ? `${u.slice(0, 2)}***@${d}` : `${address.slice(0, -4).replace(/\d/g, "*")}${address.slice(-4)}`,
   );
+}
+
+/** What an opt-out of a recipient's channel stops, as the unsubscribe page says it. */
+const OPTED_OUT_OF = { email: "emails", sms: "texts", voice: "calls", voicemail: "voicemails" } as const;
+
+/**
+ * "emails from <strong>Rosa's Bakery</strong>": what the unsubscribe page stops, escaped for HTML.
+ * The opt-out covers the channel for the whole sending workspace (its suppression list), so the page
+ * names the business (its sender name, as the message's footer does), not "these messages".
+ */
+async function optOutScope(ctx: AppContext, r: { workspaceId: string; channel: CampaignChannel }) {
+  const sender = await getSenderProfile(ctx, r.workspaceId);
+  return `${OPTED_OUT_OF[deliveryKind(r.channel)]} from <strong>${escapeHtml(sender.businessName)}</strong>`;
 }
 
 /** REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe / click pages. */
@@ -281,7 +297,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       reply,
       200,
       "Unsubscribe",
-      `<p>Stop receiving these messages at <strong>${mask(r.address)}</strong>?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+      `<p>Stop receiving ${await optOutScope(ctx, r)} at <strong>${mask(r.address)}</strong>?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
     );
   });
   // RFC 8058: the mail client POSTs "List-Unsubscribe=One-Click" (form-encoded); the page's button posts the same URL
@@ -296,7 +312,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       reply,
       200,
       "You are unsubscribed",
-      `<p><strong>${mask(done.address)}</strong> will receive no more of these messages.</p>`,
+      `<p><strong>${mask(done.address)}</strong> will receive no more ${await optOutScope(ctx, done)}.</p>`,
     );
   });
   // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused.

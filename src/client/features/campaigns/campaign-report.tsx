@@ -48,6 +48,34 @@ function pct(n: number) {
   return `${Math.round(n * 100)}%`;
 }
 
+/**
+ * The recipients table's Reason cell: the row's reason (skip, failure, deferral), and for a queued
+ * row that waits (`notBefore`: quiet hours, a retry after a provider error) when it will be sent, in
+ * the viewer's local time. A deferral always has a reason, so the time must not replace it.
+ */
+export function recipientNote(r: Pick<RecipientRow, "status" | "reason" | "notBefore">): string {
+  const waiting =
+    r.status === "queued" && r.notBefore ? `waiting until ${new Date(r.notBefore).toLocaleString()}` : "";
+  return [r.reason, waiting].filter(Boolean).join(" · ");
+}
+
+/**
+ * A recipient's name: a link to their contact page, or plain text once the contact was deleted
+ * (`contactId` null: the recipient stays in the report, the page does not exist).
+ */
+export function RecipientName({ contactId, name }: { contactId: number | null; name: string | null }) {
+  if (contactId === null) return <span>{name}</span>;
+  return (
+    <Link
+      to="/contacts/$id"
+      params={{ id: String(contactId) }}
+      className="underline-offset-4 hover:underline"
+    >
+      {name}
+    </Link>
+  );
+}
+
 /** All the user's campaigns with live progress (polls while any is sending). */
 export function CampaignList() {
   const trpc = useTRPC();
@@ -375,24 +403,13 @@ export function CampaignReport({ id }: { id: number }) {
                 {recipients.data?.recipients.map((r) => (
                   <TableRow key={r.id}>
                     <TableCell>
-                      <Link
-                        to="/contacts/$id"
-                        params={{ id: String(r.contactId) }}
-                        className="underline-offset-4 hover:underline"
-                      >
-                        {r.name}
-                      </Link>
+                      <RecipientName contactId={r.contactId} name={r.name} />
                     </TableCell>
                     <TableCell>{r.address}</TableCell>
                     <TableCell>
                       <StatusBadge status={r.status} />
                     </TableCell>
-                    <TableCell className="text-sm text-muted-foreground">
-                      {r.reason ??
-                        (r.notBefore && r.status === "queued"
-                          ? `waiting until ${new Date(r.notBefore).toLocaleString()}`
-                          : "")}
-                    </TableCell>
+                    <TableCell className="text-sm text-muted-foreground">{recipientNote(r)}</TableCell>
                     <TableCell className="text-sm">
                       {r.sentAt ? new Date(r.sentAt).toLocaleTimeString() : ""}
                     </TableCell>

@@ -9,7 +9,7 @@ import { Label } from "@/client/components/ui/label";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
-import { smsSegments } from "@/server/features/campaigns/sms-segments";
+import { type SmsSegmentInfo, sentSmsSegments, smsSegments } from "@/server/features/campaigns/sms-segments";
 import {
   type AudienceState,
   audienceChosen,
@@ -25,19 +25,34 @@ import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
 
 const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review & Launch"] as const;
 
-/** Live counter: characters (red past 160, spec section 5) and GSM-7 / UCS-2 segments. */
-export function SmsCounter({ text }: { text: string }) {
+/**
+ * Live counter: characters (red past 160, spec section 5) and GSM-7 / UCS-2 segments of the text as
+ * typed; with `asSent` (sentSmsSegments of the preview) also what a contact's first text is sent as
+ * when that differs (tracked links, "Reply STOP to opt out", merged values outside GSM-7).
+ */
+export function SmsCounter({ text, asSent }: { text: string; asSent?: SmsSegmentInfo }) {
   const info = smsSegments(text);
+  const differs = asSent && (asSent.segments !== info.segments || asSent.encoding !== info.encoding);
   return (
-    <p className="text-sm" data-testid="sms-counter">
-      <span className={cn(info.characters > 160 ? "font-medium text-destructive" : "text-muted-foreground")}>
-        {info.characters} / 160 characters
-      </span>
-      <span className="text-muted-foreground">
-        {" "}
-        · {plural(info.segments, "segment")} ({info.encoding})
-      </span>
-    </p>
+    <div className="space-y-1 text-sm">
+      <p data-testid="sms-counter">
+        <span
+          className={cn(info.characters > 160 ? "font-medium text-destructive" : "text-muted-foreground")}
+        >
+          {info.characters} / 160 characters
+        </span>
+        <span className="text-muted-foreground">
+          {" "}
+          · {plural(info.segments, "segment")} ({info.encoding})
+        </span>
+      </p>
+      {differs && (
+        <p className="font-medium text-amber-800 dark:text-amber-300" data-testid="sms-counter-sent">
+          As a first text, with tracked links and "Reply STOP to opt out":{" "}
+          {plural(asSent.segments, "segment")} ({asSent.encoding})
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -64,8 +79,11 @@ export function SmsCampaignBuilder() {
 
   const preflight = usePreflight("sms", audience, consent, step === 3);
   const recipients = preflight.reach;
-  const segments = smsSegments(message).segments;
   const sample = previewRecipient(audience, preflight.result) ?? {};
+  // what a contact's first text is sent as (merged, tracked links, the opt-out notice): the review's
+  // segments and total messages count that, not the template as typed
+  const asSent = sentSmsSegments(preview(message, sample), window.location.origin);
+  const segments = asSent.segments;
 
   useClearWhenEdited(setError, [name, message, audience]);
 
@@ -135,7 +153,7 @@ export function SmsCampaignBuilder() {
                   onChange={setMessage}
                   maxLength={1600}
                 />
-                <SmsCounter text={message} />
+                <SmsCounter text={message} asSent={asSent} />
               </div>
               <div className="rounded-lg border bg-muted/40 p-4">
                 <p className="text-sm text-muted-foreground">Preview</p>

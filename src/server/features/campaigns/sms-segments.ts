@@ -8,6 +8,8 @@
  * a UCS-2 surrogate pair (e.g. an emoji) is never split either (Twilio behaves the same way).
  */
 
+import { withOptOutNotice } from "../compliance/sms-keywords";
+
 const GSM7_BASIC =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\u001bÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
 const GSM7_EXTENDED = "\f^{}\\[~]|€";
@@ -75,4 +77,34 @@ export function smsSegments(text: string): SmsSegmentInfo {
     perSegment: multi,
     remaining: multi - used,
   };
+}
+
+/** An http(s) link in a campaign text, as the engine finds them to track (campaigns.content extractLinks). */
+const LINK_RE = /https?:\/\/[^\s<>"')]+/g;
+
+/**
+ * The length of a tracked click link as a recipient gets it: `appUrl/c/{token}/{i}/{signature}`
+ * (a 26-character recipient token: 16 random bytes in base32; a 22-character signature).
+ */
+function trackedLinkLength(appUrl: string, index: number): number {
+  return `${appUrl.replace(/\/+$/, "")}/c/`.length + 26 + 1 + String(index).length + 1 + 22;
+}
+
+/**
+ * The segments a campaign text is sent as when it is a number's first text from the workspace:
+ * `text` (merged for one recipient, e.g. the builder's preview) with each distinct link replaced by
+ * its tracked link on `appUrl` (campaigns.content fillUrls) and "Reply STOP to opt out" on a new line
+ * unless the text already says how to opt out by reply (compliance withOptOutNotice). What the
+ * builder's counter and review show beside the template's own count: the notice and the tracked
+ * links can add a segment, and a merged value outside GSM-7 (a name such as "Zoë") makes the whole
+ * text UCS-2 (70 / 67 per part).
+ */
+export function sentSmsSegments(text: string, appUrl: string): SmsSegmentInfo {
+  const links: string[] = [];
+  const withLinks = text.replace(LINK_RE, (url) => {
+    let i = links.indexOf(url);
+    if (i < 0) i = links.push(url) - 1;
+    return "x".repeat(trackedLinkLength(appUrl, i));
+  });
+  return smsSegments(withOptOutNotice(withLinks.trim()));
 }

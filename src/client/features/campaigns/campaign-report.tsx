@@ -48,6 +48,25 @@ function pct(n: number) {
   return `${Math.round(n * 100)}%`;
 }
 
+const SCHEDULE_FORMAT: Intl.DateTimeFormatOptions = {
+  year: "numeric",
+  month: "short",
+  day: "numeric",
+  hour: "numeric",
+  minute: "2-digit",
+  timeZoneName: "short",
+};
+
+/**
+ * When a scheduled campaign sends ("sends Dec 1, 2026, 3:00 PM UTC"), in the viewer's time with its
+ * zone named; "" for a campaign that is not waiting for its scheduled time.
+ */
+export function scheduleNote(c: { status: string; scheduledAt: Date | string | null }): string {
+  if (c.status !== "scheduled" || !c.scheduledAt) return "";
+  const at = new Date(c.scheduledAt);
+  return `sends ${at.toLocaleString([], SCHEDULE_FORMAT)}`;
+}
+
 /**
  * The recipients table's Reason cell: the row's reason (skip, failure, deferral), and for a queued
  * row that waits (`notBefore`: quiet hours, a retry after a provider error) when it will be sent, in
@@ -126,6 +145,9 @@ export function CampaignList() {
               <TableCell>{CHANNEL_LABELS[c.channel]}</TableCell>
               <TableCell>
                 <StatusBadge status={c.status} />
+                {scheduleNote(c) && (
+                  <span className="mt-1 block text-xs text-muted-foreground">{scheduleNote(c)}</span>
+                )}
                 {c.pausedReason && (
                   <span className="mt-1 block text-xs text-muted-foreground" title={c.pausedReason}>
                     by your plan
@@ -212,6 +234,7 @@ export function CampaignReport({ id }: { id: number }) {
           <span className="text-sm text-muted-foreground">
             {CHANNEL_LABELS[campaign.channel]} · {plural(campaign.recipientCount, "recipient")}
             {campaign.channel === "sms" ? ` · ${plural(report.data.totalSegments, "segment")} sent` : ""}
+            {scheduleNote(campaign) ? ` · ${scheduleNote(campaign)}` : ""}
           </span>
         </div>
         <div className="ml-auto flex flex-wrap gap-2">

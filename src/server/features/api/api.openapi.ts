@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { API_SCOPES } from "./api.schemas";
 import { V1_ROUTES } from "./api.v1";
-import { errorObject } from "./api.v1.schemas";
+import { errorObject, WEBHOOK_EVENT_DATA } from "./api.v1.schemas";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -72,6 +72,76 @@ function responseHeaders(method: string, status: string): Record<string, unknown
     ...required.map((n) => [n, { ...HEADERS[n], required: true }]),
     ...optional.map((n) => [n, HEADERS[n]]),
   ]);
+}
+
+/** What a test event (Settings > Webhooks "Test", POST /webhook_endpoints/{id}/test) carries as `data`. */
+const testEventData = z
+  .object({ test: z.literal(true), message: z.string() })
+  .describe("a test event: sent with the endpoint's first subscribed type, carries only this");
+
+/**
+ * The document's `webhooks` (OpenAPI 3.1): one entry per outbound event type, the POST Pitchwise
+ * sends to a subscribed endpoint: the Standard Webhooks headers and the body `{type, timestamp,
+ * data}` with that type's data (api.v1.schemas WEBHOOK_EVENT_DATA), or a test event's.
+ */
+function webhookOperations(): Record<string, unknown> {
+  const header = (name: string, description: string) => ({
+    name,
+    in: "header",
+    required: true,
+    description,
+    schema: { type: "string" },
+  });
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_DATA).map(([type, data]) => [
+      type,
+      {
+        post: {
+          operationId: `webhook_${type.replace(".", "_")}`,
+          summary: `${type} event`,
+          description:
+            "POSTed as JSON to each enabled endpoint subscribed to this event type. Verify the signature with a Standard Webhooks library (e.g. `new Webhook(secret).verify(body, headers)` of the `standardwebhooks` npm package) over the raw body.",
+          tags: ["Webhooks"],
+          parameters: [
+            header(
+              "webhook-id",
+              "The event id (msg_...): the same on every retry and resend; use it to drop duplicates",
+            ),
+            header("webhook-timestamp", "Seconds since the Unix epoch when this attempt was signed"),
+            header(
+              "webhook-signature",
+              "v1,<base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint's secret>",
+            ),
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": {
+                schema: toSchema(
+                  z.object({
+                    type: z.literal(type),
+                    timestamp: z.iso.datetime({ offset: true }).describe("when the event happened"),
+                    data: z.union([data, testEventData]),
+                  }),
+                  "output",
+                ),
+              },
+            },
+          },
+          responses: {
+            "2XX": {
+              description:
+                "Delivered. Answer within 10 seconds (the default time limit); the body is ignored.",
+            },
+            default: {
+              description:
+                "Any other answer, or none within 10 seconds, is retried with exponential backoff from 40 seconds (12 attempts over 23 to 35 hours; a 429 or 503 with Retry-After is not retried before that time). An endpoint failing for 5 days is disabled and the workspace owner emailed.",
+            },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 let cached: JsonSchema | null = null;
@@ -157,7 +227,7 @@ function build(): JsonSchema {
         "Fields are snake_case, times ISO 8601, lists use keyset cursor pagination (`limit`, `cursor`, `next_cursor`; the next page may use another `limit`), errors are `{error: {type, message, param?}}`, " +
         "query strings and request bodies are closed (an unknown query parameter or field is a 400 naming it in `param`), " +
         "every response carries `Request-Id`, and POSTs accept an `Idempotency-Key`. Rate limit per key: see the RateLimit-* headers. " +
-        "Outbound webhooks are signed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature).",
+        "Outbound webhooks are signed per the Standard Webhooks specification (webhook-id, webhook-timestamp, webhook-signature); each event type's body is described under Webhooks.",
     },
     tags: ["Contacts", "Notes", "Tags", "Segments", "Campaigns", "Media", "Lead searches", "Webhooks"].map(
       (name) => ({
@@ -165,6 +235,7 @@ function build(): JsonSchema {
       }),
     ),
     paths,
+    webhooks: webhookOperations(),
     components: {
       securitySchemes: {
         bearerAuth: {

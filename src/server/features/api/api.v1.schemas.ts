@@ -742,3 +742,63 @@ export const errorObject = z.object({
     param: z.string().optional(),
   }),
 });
+
+// --- outbound webhook events (the OpenAPI document's `webhooks`) ------------------------------------
+/** A campaign recipient's event (message.*, and contact.unsubscribed from a campaign message). */
+const recipientEventData = z.object({
+  campaign_id: z.number().int(),
+  recipient_id: z.number().int(),
+  contact_id: z.number().int().nullable().describe("null once the contact was deleted"),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  address: z.string().nullable().describe("the email address or phone number the message went to"),
+  status: z.string().describe("the recipient's status after the event (GET /campaigns/{id}/recipients)"),
+  reason: z.string().optional().describe("why, when the provider gave a reason (a bounce's, a failure's)"),
+  occurred_at: iso,
+});
+const campaignEventData = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  channel: z.enum(CAMPAIGN_CHANNELS),
+  status: z.string(),
+  recipient_count: z.number().int(),
+});
+
+/**
+ * The `data` of each outbound webhook event type (webhooks.schemas WEBHOOK_EVENT_TYPES), as the
+ * emitting features store it: crm (contact.*, the v1 contact), campaigns (campaign.*, message.*,
+ * video.viewed, contact.unsubscribed), leads (lead_search.completed, the v1 lead search). The OpenAPI
+ * document describes each event's request body with it (api.openapi `webhooks`).
+ */
+export const WEBHOOK_EVENT_DATA = {
+  "contact.created": contactObject,
+  "contact.updated": contactObject,
+  "contact.deleted": z.object({ id: z.number().int(), deleted: z.literal(true) }),
+  "contact.unsubscribed": recipientEventData.extend({
+    campaign_id: z.number().int().nullable().describe("null when the opt-out did not answer a campaign"),
+    recipient_id: z.number().int().nullable(),
+    channel: z
+      .string()
+      .describe(
+        "the campaign's channel, or sms / voice for an opt-out answering a contact-page text or call",
+      ),
+  }),
+  "campaign.launched": campaignEventData.extend({ scheduled_at: iso.nullable() }),
+  "campaign.completed": campaignEventData.extend({ completed_at: iso }),
+  "message.sent": recipientEventData.extend({ provider_message_id: z.string().nullable() }),
+  "message.delivered": recipientEventData,
+  "message.opened": recipientEventData,
+  "message.clicked": recipientEventData,
+  "message.replied": recipientEventData,
+  "message.bounced": recipientEventData,
+  "video.viewed": z.object({
+    campaign_id: z.number().int(),
+    recipient_id: z.number().int(),
+    contact_id: z.number().int().nullable(),
+    media_id: z.number().int().nullable(),
+    event: z.enum(["view", "progress"]),
+    watch_percent: z.number().int().describe("0, 25, 50, 75 or 100: the milestone reached"),
+    view_count: z.number().int(),
+    occurred_at: iso,
+  }),
+  "lead_search.completed": leadSearchObject,
+} satisfies Record<(typeof WEBHOOK_EVENT_TYPES)[number], z.ZodType>;

@@ -1,0 +1,114 @@
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaces } from "../../src/server/db/schema";
+import { API_SCOPES } from "../../src/server/features/api/api.schemas";
+import { WEBHOOK_EVENT_TYPES } from "../../src/server/features/webhooks/webhooks.schemas";
+import { campaignRecipientRows, createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { webhookReceiver } from "./webhook-receiver";
+
+// The OpenAPI document is what an outside developer reads (/docs/api). It described every /api/v1
+// route but not one outbound webhook event: no `webhooks`, so what a receiver gets in `data` for
+// contact.created, message.sent or lead_search.completed was nowhere to be read. Each event type now
+// has an entry (OpenAPI 3.1 `webhooks`) whose request body is checked here against real deliveries.
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1", CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => t?.close());
+
+type Op = {
+  parameters: { name: string; in: string; required: boolean }[];
+  requestBody: { content: { "application/json": { schema: object } } };
+};
+
+describe("OpenAPI document: outbound webhook events", () => {
+  it("describes every event type, and real deliveries match their event's body schema", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const ops = doc.webhooks as Record<string, { post: Op }>;
+    for (const type of WEBHOOK_EVENT_TYPES) {
+      const headers = ops[type]!.post.parameters.filter((p) => p.in === "header").map((p) => p.name);
+      expect(headers).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    }
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const bodySchema = (type: string) => ops[type]!.post.requestBody.content["application/json"].schema;
+
+    const rx = await webhookReceiver();
+    try {
+      const u = await signUp(t.app);
+      await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+      const { key } = (await u.client.post("/api/api-keys", { name: "all", scopes: API_SCOPES })).json();
+      const call = (method: string, p: string, payload?: object) =>
+        t.app.inject({
+          method: method as "POST",
+          url: `/api/v1${p}`,
+          headers: { authorization: `Bearer ${key}` },
+          ...(payload ? { payload } : {}),
+        });
+      const ep = await call("POST", "/webhook_endpoints", { url: rx.url, events: WEBHOOK_EVENT_TYPES });
+      expect(ep.statusCode, ep.body).toBe(201);
+      const secret = ep.json().secret as string;
+
+      const email = uniqueEmail("doc-hooks");
+      const created = await call("POST", "/contacts", {
+        first_name: "Doc",
+        email,
+        custom_fields: { tier: 1 },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const id = created.json().id;
+      expect((await call("PATCH", `/contacts/${id}`, { company: "Acme" })).statusCode).toBe(200);
+      const launch = await call("POST", "/campaigns", {
+        name: "Doc hooks",
+        channel: "email",
+        content: { subject: "Hi", body: "Hello {{first_name}}" },
+        audience: { contact_ids: [id] },
+      });
+      expect(launch.statusCode, launch.body).toBe(201);
+      const [row] = await campaignRecipientRows(t, launch.json().campaign.id);
+      expect((await t.app.inject({ method: "POST", url: `/u/${row!.token}` })).statusCode).toBe(200);
+      const search = await call("POST", "/lead_searches", {
+        location: "Austin, TX",
+        business_type: "dentist",
+      });
+      expect(search.statusCode, search.body).toBe(201);
+      expect((await call("DELETE", `/contacts/${id}`)).statusCode).toBe(200);
+      const test = await call("POST", `/webhook_endpoints/${ep.json().id}/test`);
+      expect(test.statusCode, test.body).toBe(200);
+
+      const events = rx.got.map(
+        (g) =>
+          new Webhook(secret).verify(g.body, {
+            "webhook-id": String(g.headers["webhook-id"]),
+            "webhook-timestamp": String(g.headers["webhook-timestamp"]),
+            "webhook-signature": String(g.headers["webhook-signature"]),
+          }) as { type: string; data: Record<string, unknown> },
+      );
+      const types = new Set(events.map((e) => e.type));
+      for (const type of [
+        "contact.created",
+        "contact.updated",
+        "contact.deleted",
+        "contact.unsubscribed",
+        "campaign.launched",
+        "campaign.completed",
+        "message.sent",
+        "lead_search.completed",
+      ])
+        expect(types, `no ${type} delivered`).toContain(type);
+      for (const e of events) {
+        const valid = ajv.validate(bodySchema(e.type), e);
+        expect(valid, `${e.type} ${JSON.stringify(e.data)}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
+      }
+      // the test event (the endpoint's first type, data {test, message}) is described too
+      expect(events.some((e) => e.data.test === true)).toBe(true);
+    } finally {
+      await rx.close();
+    }
+  });
+});

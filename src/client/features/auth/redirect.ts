@@ -3,11 +3,16 @@ export const DEFAULT_AFTER_LOGIN = "/dashboard";
 
 /**
  * A same-origin path to return to after login (the `redirect` search param set by the protected layout),
- * or /dashboard. Rejects absolute and protocol-relative URLs and the auth pages themselves.
+ * or /dashboard. Rejects absolute and protocol-relative URLs and the auth pages themselves, and any
+ * value holding a control character: the URL parser drops tab, LF and CR wherever they are, so
+ * `/\t/evil.example` is `//evil.example` (the router then refused it and a signed-in user opening
+ * `/login?redirect=/%09/evil.example` got an error page instead of the dashboard).
  */
 export function safeRedirect(value: unknown): string {
   if (
     typeof value !== "string" ||
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+    /[\u0000-\u001f\u007f]/.test(value) ||
     !value.startsWith("/") ||
     value.startsWith("//") ||
     value.startsWith("/\\")

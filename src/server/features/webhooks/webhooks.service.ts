@@ -241,16 +241,18 @@ export async function getEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, i
 /**
  * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason and
  * makes the enabling owner or admin (`tenant.userId`; for an API key, the key's creator) the
- * endpoint's creator, whose membership it then depends on (creatorMayDeliver).
+ * endpoint's creator, whose membership it then depends on (creatorMayDeliver). A new URL clears the
+ * failure streak too: the streak measured the old receiver, and kept, the new receiver's first failed
+ * answer would disable the endpoint "after 5 days" (the same URL sent again keeps it).
  * @throws FORBIDDEN, PAYMENT_REQUIRED, NOT_FOUND, BAD_REQUEST.
  */
 export async function updateEndpoint(ctx: Ctx, tenant: Tenant, id: string, input: UpdateEndpointInput) {
   assertManage(tenant);
   const f = parseInput(updateEndpointSchema, input);
-  const { creatorRole } = await ownEndpoint(ctx, tenant, id);
+  const { e, creatorRole } = await ownEndpoint(ctx, tenant, id);
   if (f.url) assertWebhookTarget(ctx, f.url);
   const row = await q.updateEndpoint(ctx.db, tenant.workspaceId, id, {
-    ...(f.url ? { url: f.url } : {}),
+    ...(f.url ? { url: f.url, ...(f.url !== e.url ? { failingSince: null } : {}) } : {}),
     ...(f.events ? { events: f.events } : {}),
     ...(f.enabled === true
       ? { enabled: true, disabledReason: null, failingSince: null, createdBy: tenant.userId }

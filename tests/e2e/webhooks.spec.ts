@@ -223,6 +223,13 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
     await expect(status).toHaveText("Failed");
     // one count, the schedule's (the result used to add the recorded "2 attempts" beside it)
     expect(attemptCounts(await delivery.innerText())).toEqual(["12 attempts"]);
+    // the endpoint itself says its deliveries are failing, before the 5 days that disable it run out
+    // (the list used to show nothing until it was disabled)
+    await expect(row.getByTestId("webhook-failing")).toHaveText(
+      /^Deliveries failing since .+\. It is disabled after 5 days of failures: see Deliveries for the errors\.$/,
+    );
+    await expect(row.getByRole("switch", { name: `Enabled: ${url}` })).toBeChecked();
+    expect(await seriousViolations(page, "failing endpoint, at 390 px")).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   } finally {
     await new Promise<void>((r) => {

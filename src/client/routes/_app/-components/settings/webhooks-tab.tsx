@@ -8,7 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/cli
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
-import { formatDate } from "@/client/lib/format";
+import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import { describeDelivery, type describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
@@ -160,6 +160,13 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                       <p className="break-all font-medium">{e.url}</p>
                       <p className="text-sm text-muted-foreground">{e.events.join(", ")}</p>
                       {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
+                      {/* an enabled endpoint whose deliveries are failing: said before the 5 days run out */}
+                      {e.enabled && e.failing_since && (
+                        <p className="text-sm text-destructive" data-testid="webhook-failing">
+                          Deliveries failing since {formatDateTime(e.failing_since)}. It is disabled after 5
+                          days of failures: see Deliveries for the errors.
+                        </p>
+                      )}
                     </div>
                     <Switch
                       checked={e.enabled}

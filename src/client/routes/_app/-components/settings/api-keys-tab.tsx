@@ -11,6 +11,7 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import { API_KEY_MAX_EXPIRY_DAYS } from "@/server/features/api/api.schemas";
+import { ApiAccessNotice } from "./api-access-notice";
 import type { ShowBanner } from "./types";
 
 /** Expiry choices on create: never, a number of days from now, or a chosen date. */
@@ -133,6 +134,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
 
   return (
     <div className="grid grid-cols-1 gap-6">
+      <ApiAccessNotice what="keys" />
       <Card>
         <CardHeader>
           <CardTitle>Create an API key</CardTitle>

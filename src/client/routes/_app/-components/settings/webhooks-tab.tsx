@@ -10,6 +10,7 @@ import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import { ApiAccessNotice } from "./api-access-notice";
 import { describeDelivery, type describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
 
@@ -80,6 +81,7 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
 
   return (
     <div className="grid grid-cols-1 gap-6">
+      <ApiAccessNotice what="webhooks" />
       <Card>
         <CardHeader>
           <CardTitle>Add a webhook endpoint</CardTitle>

@@ -5,7 +5,8 @@ import { registerVerifiedBusiness, zoneAt } from "./account-helpers";
  * The development outbox's "Reply as ... / Send reply" form (simulating a texted STOP) was refused
  * while signed in: the page went out with Helmet's `Referrer-Policy: no-referrer`, so Chromium
  * posted the form with `Origin: null` and the same-origin check answered 403 "Cross-site request
- * refused". The page now sends `same-origin`, as the local billing pages do.
+ * refused". The page now sends `same-origin`, as the local billing pages do. The contact page then
+ * shows the STOP beside the contact's SMS opt-in (crm.optOuts), and no longer after a START.
  */
 test("the dev outbox's reply form sends a STOP while the user is signed in", async ({ page }) => {
   await registerVerifiedBusiness(page, { prefix: "outbox-reply", name: "Olga Outbox", business: "Olga Co" });
@@ -48,5 +49,15 @@ test("the dev outbox's reply form sends a STOP while the user is signed in", asy
   });
   expect(again.ok()).toBe(false);
 
+  // the contact page says so beside the SMS opt-in flag, which a STOP does not change by itself
+  await page.goto(`/contacts/${id}`);
+  const smsOptOut = page.getByTestId("opt-out-texts");
+  await expect(smsOptOut).toContainText("Opted out");
+  await expect(smsOptOut).toContainText("They replied STOP to a text from your sending number.");
+  await expect(page.getByTestId("opt-out-emails")).toHaveCount(0);
+
   expect((await start()).ok()).toBe(true);
+  await page.reload();
+  await expect(page.getByText("SMS opt-in", { exact: true })).toBeVisible();
+  await expect(page.getByTestId("opt-out-texts")).toHaveCount(0);
 });

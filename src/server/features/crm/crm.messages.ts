@@ -297,6 +297,47 @@ export async function getDoNotCall(
   };
 }
 
+/** Why a contact's email address or numbers are on the workspace's suppression list (`getOptOuts`). */
+export interface OptOutStatus {
+  /** sentences, one per reason, for the contact's email address; empty when it may be emailed */
+  email: string[];
+  /** sentences for the contact's phone and mobile and texts; empty when they may be texted */
+  sms: string[];
+}
+
+const OPT_OUT_SENTENCES: Record<"email" | "sms", Record<string, string>> = {
+  email: {
+    unsubscribed: "They unsubscribed from your emails.",
+    hard_bounce: "Emails to this address bounced; it may not exist.",
+    spam_complaint: "They marked one of your emails as spam.",
+  },
+  sms: {
+    stop_reply: "They replied STOP to a text from your sending number.",
+  },
+};
+
+/**
+ * The contact's opt-outs of email and texts (the workspace's suppression list, compliance
+ * findSuppressed: an unsubscribe, a hard bounce or spam complaint, an SMS STOP), which campaigns and
+ * single sends honour whatever the contact's opt-in flags say: the contact page shows them beside
+ * those flags. Returns `{email, sms}`, each a list of sentences (empty: not suppressed).
+ * @throws AppError NOT_FOUND for another workspace's contact or an unknown id.
+ */
+export async function getOptOuts(ctx: Ctx, workspaceId: string, contactId: number): Promise<OptOutStatus> {
+  const c = await getContact(ctx, workspaceId, contactId);
+  const [email, sms] = await Promise.all([
+    c.email ? findSuppressed(ctx.db, workspaceId, "email", [c.email]) : new Map<string, string>(),
+    findSuppressed(ctx.db, workspaceId, "sms", contactNumbers(c)),
+  ]);
+  const sentences = (channel: "email" | "sms", reasons: Map<string, string>) =>
+    [...new Set(reasons.values())].map(
+      (r) =>
+        OPT_OUT_SENTENCES[channel][r] ??
+        `On your suppression list for ${channel === "sms" ? "texts" : "email"} (${r}).`,
+    );
+  return { email: sentences("email", email), sms: sentences("sms", sms) };
+}
+
 /**
  * The owner marks the contact "do not call" (`{do_not_call: true}`: its numbers go on the suppression
  * list for calls and ringless voicemail, reason "do_not_call", and its call opt-in is turned off) or

@@ -93,6 +93,10 @@ export const crmRouter = router({
   doNotCall: protectedProcedure
     .input(withId)
     .query(({ ctx, input }) => crm.getDoNotCall(ctx, ctx.workspaceId, input.id)),
+  /** The contact's opt-outs of email and texts (suppression list), shown beside its opt-in flags. */
+  optOuts: protectedProcedure
+    .input(withId)
+    .query(({ ctx, input }) => crm.getOptOuts(ctx, ctx.workspaceId, input.id)),
   /** The owner's "do not call" mark on the contact's numbers (a person's own opt-out cannot be lifted). */
   setDoNotCall: protectedProcedure
     .input(withId.extend({ do_not_call: z.boolean() }))

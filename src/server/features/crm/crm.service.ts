@@ -54,6 +54,7 @@ export {
   contactsTextedAt,
   type DoNotCallStatus,
   getDoNotCall,
+  getOptOuts,
   makeCallToContact,
   sendEmailToContact,
   sendSmsToContact,

@@ -15,6 +15,7 @@ import {
 } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
@@ -152,7 +153,13 @@ function ContactDetailPage() {
     retry: false,
     enabled: valid,
   });
-  const refreshDetail = () => qc.invalidateQueries(trpc.crm.get.queryFilter({ id: contactId }));
+  // opt-outs on the suppression list, which the opt-in flags alone do not show (an unsubscribe, a STOP)
+  const { data: optOuts } = useQuery({ ...trpc.crm.optOuts.queryOptions({ id: contactId }), enabled: valid });
+  const refreshDetail = () =>
+    Promise.all([
+      qc.invalidateQueries(trpc.crm.get.queryFilter({ id: contactId })),
+      qc.invalidateQueries(trpc.crm.optOuts.queryFilter({ id: contactId })),
+    ]);
   /** Takes a tag off this contact (crm.bulk remove_tag; the tag itself stays). */
   async function removeTag(tagId: number, name: string, index: number) {
     try {
@@ -377,7 +384,11 @@ function ContactDetailPage() {
                         <dt className="text-muted-foreground">
                           {editing ? <label htmlFor={`edit-${f.key}`}>{f.label}</label> : f.label}
                         </dt>
-                        <dd className="min-w-0 break-words">{editing ? editor(f) : display(c, f)}</dd>
+                        <dd className="min-w-0 break-words">
+                          {editing ? editor(f) : display(c, f)}
+                          {f.key === "email_opt_in" && <OptOutNote reasons={optOuts?.email} what="emails" />}
+                          {f.key === "sms_opt_in" && <OptOutNote reasons={optOuts?.sms} what="texts" />}
+                        </dd>
                       </div>
                     ))}
                   </dl>
@@ -545,6 +556,23 @@ function DoNotCallCard({
         )}
       </CardContent>
     </Card>
+  );
+}
+
+/**
+ * Beside an opt-in flag: that the contact opted out of `what` (emails or texts) through the suppression
+ * list (crm.optOuts), with the reasons, since campaigns and single sends skip them whatever the flag
+ * says. Nothing when `reasons` is empty or not loaded.
+ */
+function OptOutNote({ reasons, what }: { reasons: string[] | undefined; what: "emails" | "texts" }) {
+  if (!reasons?.length) return null;
+  return (
+    <span className="mt-1 block text-muted-foreground" data-testid={`opt-out-${what}`}>
+      <Badge variant="destructive" className="mr-1">
+        Opted out
+      </Badge>
+      {reasons.join(" ")} No {what} go to them.
+    </span>
   );
 }
 

@@ -190,6 +190,68 @@ test("a launch whose response is lost and is launched again sends one campaign, 
   }
 });
 
+test("the same campaign launched from a second tab sends once; 'Send it again' sends it again", async ({
+  page,
+  context,
+}, testInfo) => {
+  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+  const email = `tabs-e2e-${stamp}@example.com`;
+  const reg = await page.request.post("/api/auth/register", {
+    data: { name: "Tab Two", email, password: "correct-horse-battery", business_name: "Tab Co" },
+  });
+  expect(reg.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  const to = [`ada-${stamp}@example.com`, `bob-${stamp}@example.com`];
+  const csv = testInfo.outputPath("two.csv");
+  fs.writeFileSync(csv, `name,email\nAda,${to[0]}\nBob,${to[1]}\n`);
+  const sentTo = async () => {
+    const counts = [];
+    for (const addr of to) {
+      const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
+      counts.push(((await res.json()).messages as unknown[]).length);
+    }
+    return counts;
+  };
+
+  // the same draft built in two tabs (each builder has its own launch token)
+  await loadAxe(page); // the context's pages, both tabs
+  const tabs = [page, await context.newPage()];
+  for (const tab of tabs) {
+    await tab.goto("/email-campaign");
+    await tab.getByLabel("Campaign name").fill("E2E two tabs");
+    await tab.getByRole("button", { name: "Next" }).click();
+    await tab.getByLabel("Subject").fill("Hello {{name|there}}");
+    await tab.getByLabel("Email body").fill("Hi {{name|there}}.");
+    await tab.getByRole("button", { name: "Next" }).click();
+    await tab.getByLabel("Contacts CSV (needs an email column)").setInputFiles(csv);
+    await expect(tab.getByText("two.csv: 2 contacts")).toBeVisible();
+    await tab.getByRole("button", { name: "Next" }).click();
+  }
+  const [first, second] = tabs as [typeof page, typeof page];
+  await first.getByRole("button", { name: "Launch Campaign" }).click();
+  await expect(first.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  await expect.poll(sentTo).toEqual([1, 1]);
+
+  // the second tab is told, and nothing goes out twice
+  await second.getByRole("button", { name: "Launch Campaign" }).click();
+  const card = second.getByTestId("already-launched");
+  await expect(card.getByRole("heading", { name: "Already launched" })).toBeVisible();
+  await expect(card).toContainText("“E2E two tabs”");
+  await expect(card).toContainText("Nothing was sent twice.");
+  expect(await seriousViolations(second, "already launched")).toEqual([]);
+  await second.waitForTimeout(2000); // a second send would have been queued by now
+  expect(await sentTo()).toEqual([1, 1]);
+  let list = (await (await page.request.get("/api/campaigns")).json()).campaigns as { name: string }[];
+  expect(list).toHaveLength(1);
+
+  // a deliberate second send
+  await card.getByRole("button", { name: "Send it again" }).click();
+  await expect(second.getByRole("heading", { name: "Campaign Launched!" })).toBeVisible();
+  await expect.poll(sentTo).toEqual([2, 2]);
+  list = (await (await page.request.get("/api/campaigns")).json()).campaigns as { name: string }[];
+  expect(list).toHaveLength(2);
+});
+
 test("a campaign the send engine paused for the plan says why on its report and in the list", async ({
   page,
 }) => {

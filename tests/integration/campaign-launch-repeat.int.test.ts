@@ -211,18 +211,63 @@ describe("launches without a launch token: an identical launch within 10 minutes
     expect(relaunched.statusCode).toBe(200);
     expect(relaunched.json().campaignId).not.toBe(scheduled.json().campaignId);
 
-    // launches with tokens: two drafts (two tokens) are two campaigns, as before
-    const tokens = [crypto.randomUUID(), crypto.randomUUID()];
-    const drafts = await Promise.all(
-      tokens.map((launchToken) => client.post("/api/campaigns/email/launch", { ...body, launchToken })),
-    );
-    expect(drafts.map((r) => r.statusCode)).toEqual([200, 200]);
-    expect(drafts[0]!.json().campaignId).not.toBe(drafts[1]!.json().campaignId);
     const rows = await t.db
       .select({ id: campaigns.id })
       .from(campaigns)
       .where(and(eq(campaigns.workspaceId, user.id), eq(campaigns.status, "cancelled")));
     expect(rows).toHaveLength(1);
-    expect(await campaignsOf(user.id)).toHaveLength(6);
+    expect(await campaignsOf(user.id)).toHaveLength(4);
+  });
+
+  it("two drafts of the same campaign (two builder tabs: two launch tokens) send once; 'Send it again' sends again", async () => {
+    const { client, user } = await signUp(t.app);
+    const emails = [uniqueEmail("tabs"), uniqueEmail("tabs")];
+    const body = {
+      name: "Two tabs",
+      channel: "email",
+      content: { subject: "Hello", body: "Our offer" },
+      recipients: { csv: emails.map((email) => ({ name: "T", email })) },
+    };
+    const [tabA, tabB] = [crypto.randomUUID(), crypto.randomUUID()];
+    const first = await trpc(client, "campaigns.create", { ...body, launchToken: tabA });
+    expect(first.status, JSON.stringify(first.error)).toBe(200);
+    expect(first.data.repeated).toBeUndefined();
+    // the second tab's launch, minutes later: answered with the first campaign, nothing sent again
+    await age(user.id, 3);
+    const second = await trpc(client, "campaigns.create", { ...body, launchToken: tabB });
+    expect(second.status).toBe(200);
+    expect(second.data).toMatchObject({ repeated: true, otherLaunch: true, queued: 2 });
+    expect(second.data.campaign.id).toBe(first.data.campaign.id);
+    // the first tab's own retry is a plain repeat, not "another launch"
+    const retry = await trpc(client, "campaigns.create", { ...body, launchToken: tabA });
+    expect(retry.data).toMatchObject({ repeated: true, queued: 2 });
+    expect(retry.data.otherLaunch).toBeUndefined();
+    // the REST routes say the same (the spec's body plus repeated / otherLaunch)
+    const rest = await client.post("/api/campaigns/email/launch", {
+      campaignName: body.name,
+      subject: body.content.subject,
+      body: body.content.body,
+      contacts: body.recipients.csv,
+      launchToken: crypto.randomUUID(),
+    });
+    expect(rest.json()).toMatchObject({
+      campaignId: first.data.campaign.id,
+      repeated: true,
+      otherLaunch: true,
+    });
+    expect(await campaignsOf(user.id)).toHaveLength(1);
+    expect(await sentTo(emails)).toEqual([1, 1]);
+
+    // "Send it again" in the second tab: allowRepeat makes a new campaign that sends again
+    const again = await trpc(client, "campaigns.create", { ...body, launchToken: tabB, allowRepeat: true });
+    expect(again.status, JSON.stringify(again.error)).toBe(200);
+    expect(again.data.repeated).toBeUndefined();
+    expect(again.data.campaign.id).not.toBe(first.data.campaign.id);
+    expect(await campaignsOf(user.id)).toHaveLength(2);
+    await expect.poll(() => sentTo(emails), { timeout: 15_000 }).toEqual([2, 2]);
+    // and a tokenless repeat (an outside client) now answers that newest campaign
+    const tokenless = await trpc(client, "campaigns.create", body);
+    expect(tokenless.data).toMatchObject({ repeated: true, campaign: { id: again.data.campaign.id } });
+    expect(await campaignsOf(user.id)).toHaveLength(2);
   });
 });

@@ -18,7 +18,14 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
-import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
+import {
+  AlreadyLaunchedCard,
+  type EarlierLaunch,
+  LaunchedCard,
+  useClearWhenEdited,
+  WizardNav,
+  WizardSteps,
+} from "./wizard";
 
 const STEPS = ["Campaign Details", "Email Content", "Select Contacts", "Review & Launch"] as const;
 
@@ -47,6 +54,8 @@ export function EmailCampaignBuilder() {
     queued: number;
     skipped: Record<string, number>;
   } | null>(null);
+  // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
+  const [earlier, setEarlier] = useState<EarlierLaunch | null>(null);
   const preflight = usePreflight("email", audience, false, step === 3);
 
   useClearWhenEdited(setError, [name, subject, body, audience]);
@@ -74,7 +83,8 @@ export function EmailCampaignBuilder() {
     }
   }
 
-  async function launch() {
+  /** Launches the draft; `allowRepeat` after "Send it again" on an identical earlier campaign. */
+  async function launch(allowRepeat = false) {
     if (!name.trim() || !subject.trim() || !body.trim() || !audienceChosen(audience))
       return setError("Please complete all steps");
     setBusy(true);
@@ -86,8 +96,10 @@ export function EmailCampaignBuilder() {
         content: { subject, body },
         ...createRecipients(audience),
         launchToken,
+        ...(allowRepeat ? { allowRepeat } : {}),
       });
-      setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
+      if (res.repeated && res.otherLaunch) setEarlier(res.campaign);
+      else setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
       setError(launchError(e, "Campaign failed"));
     } finally {
@@ -99,6 +111,8 @@ export function EmailCampaignBuilder() {
     return (
       <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
+  if (earlier)
+    return <AlreadyLaunchedCard campaign={earlier} sending={busy} onSendAgain={() => void launch(true)} />;
   const first = previewRecipient(audience, preflight.result) ?? {};
 
   return (

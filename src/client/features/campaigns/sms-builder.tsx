@@ -21,7 +21,13 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
+import {
+  AlreadyLaunchedCard,
+  type EarlierLaunch,
+  useClearWhenEdited,
+  WizardNav,
+  WizardSteps,
+} from "./wizard";
 
 const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review & Launch"] as const;
 
@@ -75,6 +81,8 @@ export function SmsCampaignBuilder() {
   /** the server refused the launch for the plan (402): the banner links to /pricing */
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
+  const [earlier, setEarlier] = useState<EarlierLaunch | null>(null);
   const preview = usePreview();
 
   const preflight = usePreflight("sms", audience, consent, step === 3);
@@ -95,7 +103,8 @@ export function SmsCampaignBuilder() {
     setStep((s) => s + 1);
   }
 
-  async function launch() {
+  /** Launches the draft; `allowRepeat` after "Send it again" on an identical earlier campaign. */
+  async function launch(allowRepeat = false) {
     if (!name.trim()) return setError("Please enter a campaign name");
     if (!message.trim()) return setError("Please enter your SMS message");
     if (!audienceChosen(audience)) return setError("Please select at least one contact");
@@ -109,7 +118,14 @@ export function SmsCampaignBuilder() {
         ...createRecipients(audience),
         includeNotOptedIn: consent,
         launchToken,
+        ...(allowRepeat ? { allowRepeat } : {}),
       });
+      if (res.repeated && res.otherLaunch) {
+        setEarlier(res.campaign);
+        setBusy(false);
+        return;
+      }
+      setEarlier(null);
       const text = `Campaign launched! Sending to ${plural(res.queued, "contact")}.`;
       setDone(text);
       toast.success(text);
@@ -120,6 +136,8 @@ export function SmsCampaignBuilder() {
     }
   }
 
+  if (earlier && !done)
+    return <AlreadyLaunchedCard campaign={earlier} sending={busy} onSendAgain={() => void launch(true)} />;
   return (
     <div className="space-y-6">
       <WizardSteps steps={STEPS} step={step} />

@@ -21,7 +21,14 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
-import { LaunchedCard, useClearWhenEdited, WizardNav, WizardSteps } from "./wizard";
+import {
+  AlreadyLaunchedCard,
+  type EarlierLaunch,
+  LaunchedCard,
+  useClearWhenEdited,
+  WizardNav,
+  WizardSteps,
+} from "./wizard";
 
 /** Rough vendor cost per attempt in US cents, for the review's estimate (Twilio voice ~1.4 c/min, RVM ~1 c/drop). */
 const CENTS = { voice: 1.4, voicemail: 1 } as const;
@@ -72,6 +79,8 @@ export function VoiceCampaignBuilder({
     queued: number;
     skipped: Record<string, number>;
   } | null>(null);
+  // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
+  const [earlier, setEarlier] = useState<EarlierLaunch | null>(null);
   const preflight = usePreflight(kind, audience, consent, step === 3);
   const recipients = preflight.reach;
   const voice = usage?.usage.voice_calls;
@@ -91,7 +100,8 @@ export function VoiceCampaignBuilder({
     setStep((s) => s + 1);
   }
 
-  async function launch() {
+  /** Launches the draft; `allowRepeat` after "Send it again" on an identical earlier campaign. */
+  async function launch(allowRepeat = false) {
     setBusy(true);
     setError(null);
     try {
@@ -106,8 +116,10 @@ export function VoiceCampaignBuilder({
         ...createRecipients(audience),
         includeNotOptedIn: consent,
         launchToken,
+        ...(allowRepeat ? { allowRepeat } : {}),
       });
-      setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
+      if (res.repeated && res.otherLaunch) setEarlier(res.campaign);
+      else setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
     } catch (e) {
       setError(launchError(e, "Campaign failed"));
     } finally {
@@ -119,6 +131,8 @@ export function VoiceCampaignBuilder({
     return (
       <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
     );
+  if (earlier)
+    return <AlreadyLaunchedCard campaign={earlier} sending={busy} onSendAgain={() => void launch(true)} />;
   const sample = previewRecipient(audience, preflight.result) ?? {};
 
   return (

@@ -1,9 +1,9 @@
 import { Link } from "@tanstack/react-router";
-import { CheckCircle2, PartyPopper } from "lucide-react";
+import { CheckCircle2, CopyCheck, PartyPopper } from "lucide-react";
 import { type ReactNode, useEffect, useRef } from "react";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
-import { plural } from "@/client/lib/format";
+import { formatDateTime, formatRelativeTime, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 
 const FIELD =
@@ -158,6 +158,60 @@ export function LaunchedCard({
           <Link to="/dashboard" className={buttonVariants()}>
             Back to Dashboard
           </Link>
+        </div>
+      </CardContent>
+    </Card>
+  );
+}
+
+/** An earlier identical campaign a launch was answered with (the server's `repeated` + `otherLaunch`). */
+export interface EarlierLaunch {
+  id: number;
+  name: string;
+  createdAt: Date | string;
+}
+
+/**
+ * The launch was answered by an identical campaign (same channel, name, content and contacts)
+ * launched within the last 10 minutes from another tab or draft: the server sent nothing again.
+ * Says so, links the earlier campaign's report, and 'Send it again' launches once more with
+ * `allowRepeat` (the builder's `onSendAgain`; `sending` while it runs).
+ */
+export function AlreadyLaunchedCard({
+  campaign,
+  onSendAgain,
+  sending,
+}: {
+  campaign: EarlierLaunch;
+  onSendAgain: () => void;
+  sending: boolean;
+}) {
+  return (
+    <Card className="mx-auto max-w-lg text-center" data-testid="already-launched">
+      <CardContent className="flex flex-col items-center gap-4 p-10">
+        <CopyCheck className="size-12 text-primary" aria-hidden />
+        <h2 className="text-2xl font-semibold">Already launched</h2>
+        <p className="text-muted-foreground">
+          The same campaign, &ldquo;{campaign.name}&rdquo;, to the same contacts was launched{" "}
+          <time
+            dateTime={new Date(campaign.createdAt).toISOString()}
+            title={formatDateTime(campaign.createdAt)}
+          >
+            {formatRelativeTime(campaign.createdAt)}
+          </time>{" "}
+          from another tab or window. Nothing was sent twice.
+        </p>
+        <div className="flex flex-wrap justify-center gap-2">
+          <Link
+            to="/campaigns/$id"
+            params={{ id: String(campaign.id) }}
+            className={buttonVariants({ variant: "outline" })}
+          >
+            View report
+          </Link>
+          <Button onClick={onSendAgain} loading={sending}>
+            Send it again
+          </Button>
         </div>
       </CardContent>
     </Card>

@@ -22,6 +22,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/c
 import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/features/campaigns/launch-error";
 import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
+import { AlreadyLaunchedCard } from "@/client/features/campaigns/wizard";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -121,7 +122,8 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
     setStep((s) => Math.min(3, s + 1));
   }
 
-  async function launch() {
+  /** Launches the draft; `allowRepeat` after "Send it again" on an identical earlier campaign. */
+  async function launch(allowRepeat = false) {
     setError(null);
     const recipients = audienceBody(audience);
     if (!name.trim() || !hasVideo || !recipients) return setError("Please complete all steps");
@@ -148,6 +150,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
             }
           : { audience: recipients.audience }),
         launchToken,
+        ...(allowRepeat ? { allowRepeat } : {}),
       });
       setLaunched(res);
     } catch (e) {
@@ -157,6 +160,15 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
     }
   }
 
+  // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
+  if (launched?.repeated && launched.otherLaunch)
+    return (
+      <AlreadyLaunchedCard
+        campaign={launched.campaign}
+        sending={launching}
+        onSendAgain={() => void launch(true)}
+      />
+    );
   if (launched) {
     const skipped = Object.entries(launched.skipped ?? {});
     return (

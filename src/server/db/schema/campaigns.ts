@@ -126,9 +126,10 @@ export const campaigns = pgTable(
     /** what that launch answered (queued, skipped by reason), replayed to a repeat of it */
     launchResult: jsonb().$type<CampaignLaunchResult>(),
     /**
-     * A launch without a launch token: SHA-256 (hex) of its normalised request (campaigns.delivery
-     * launchFingerprint). An identical launch of the workspace within LAUNCH_REPEAT_WINDOW_MINUTES
-     * answers this campaign instead of creating another (migration 0040); null for token launches.
+     * SHA-256 (hex) of the launch's normalised request (campaigns.delivery launchFingerprint). An
+     * identical launch of the workspace within LAUNCH_REPEAT_WINDOW_MINUTES, without a token or with
+     * another one, answers this campaign instead of creating another unless it says `allowRepeat`
+     * (migration 0040); null for token launches made before every launch was fingerprinted.
      */
     launchFingerprint: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

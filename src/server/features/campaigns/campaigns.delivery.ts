@@ -156,7 +156,7 @@ function canonicalJson(v: unknown): string {
 }
 
 /**
- * The fingerprint of a launch without a launch token (campaigns.launch_fingerprint): hex SHA-256 of
+ * The fingerprint of a launch (campaigns.launch_fingerprint; with or without a launch token): hex SHA-256 of
  * the normalised request: `channel`, `name` (trimmed), `request` (what else the caller was asked to
  * send: the content as given, the scheduled time as given, the consent flag; the video launch passes
  * its own fields, since its engine content carries per-launch values) and `recipients`, the resolved

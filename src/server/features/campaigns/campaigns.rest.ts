@@ -109,6 +109,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         audience: input.audience,
         scheduledAt: input.scheduledAt,
         launchToken: input.launchToken,
+        allowRepeat: input.allowRepeat,
       },
       tenant.userId,
       tenant.workspace,
@@ -119,6 +120,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       campaign: r.campaign,
       recipients: r.queued,
       skipped: r.skipped,
+      ...(r.repeated ? { repeated: true, otherLaunch: !!r.otherLaunch } : {}),
     };
   });
 
@@ -144,6 +146,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         includeNotOptedIn: input.includeNotOptedIn,
         scheduledAt: input.scheduledAt,
         launchToken: input.launchToken,
+        allowRepeat: input.allowRepeat,
       },
       tenant.userId,
       tenant.workspace,
@@ -155,6 +158,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       recipients: r.queued,
       skipped: r.skipped,
       message: `Campaign launched! Sending to ${r.queued} contacts.`,
+      ...(r.repeated ? { repeated: true, otherLaunch: !!r.otherLaunch } : {}),
     };
   });
 

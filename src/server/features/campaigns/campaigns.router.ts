@@ -67,7 +67,14 @@ export const campaignsRouter = router({
     .input(z.custom<VideoCampaignInput>())
     .mutation(async ({ ctx, input }) => {
       const r = await launchVideoCampaign(ctx, ctx.workspaceId, input, ctx.tenant.userId);
-      return { campaign: r.campaign, queued: r.queued, skipped: r.skipped };
+      return {
+        campaign: r.campaign,
+        queued: r.queued,
+        skipped: r.skipped,
+        // an identical launch's answer (createAndLaunchCampaign `repeated` / `otherLaunch`)
+        repeated: r.repeated ?? false,
+        otherLaunch: r.otherLaunch ?? false,
+      };
     }),
   videoCampaignStats: protectedProcedure
     .input(z.object({ campaignId: z.number().int().positive() }))

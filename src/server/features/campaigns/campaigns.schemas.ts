@@ -181,6 +181,12 @@ export const createCampaignInput = z.object({
   includeNotOptedIn: z.boolean().optional(),
   /** the draft's launch token (`launchTokenInput`): a repeat with it answers the first campaign */
   launchToken: launchTokenInput.optional(),
+  /**
+   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
+   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
+   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
+   */
+  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
 });
 export type CreateCampaignInput = z.input<typeof createCampaignInput>;
 
@@ -202,6 +208,12 @@ export const emailLaunchInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
+  /**
+   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
+   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
+   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
+   */
+  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
 });
 
 /** POST /api/campaigns/sms/launch (spec section 7). */
@@ -215,6 +227,12 @@ export const smsLaunchInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
+  /**
+   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
+   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
+   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
+   */
+  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
 });
 
 /**

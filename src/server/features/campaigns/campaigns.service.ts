@@ -144,6 +144,12 @@ export interface LaunchResult {
    * identical launch within LAUNCH_REPEAT_WINDOW_MINUTES): nothing new was created or sent
    */
   repeated?: boolean;
+  /**
+   * with `repeated`: the earlier campaign came from another launch than this request's own (another
+   * launch token: a second builder tab or draft), not from a retry of this one; the builders then say
+   * it was already launched and offer to send it again (`allowRepeat`)
+   */
+  otherLaunch?: boolean;
 }
 
 /**
@@ -170,14 +176,22 @@ export async function answerRepeatedLaunch(
   return repeatAnswer(ctx, prior);
 }
 
-/** A repeated launch's answer: the first campaign as it is now, with the first launch's queued / skipped. */
-async function repeatAnswer(ctx: Pick<AppContext, "db">, prior: Campaign): Promise<LaunchResult> {
+/**
+ * A repeated launch's answer: the first campaign as it is now, with the first launch's queued /
+ * skipped; `otherLaunch` when that campaign came from another launch token than the request's.
+ */
+async function repeatAnswer(
+  ctx: Pick<AppContext, "db">,
+  prior: Campaign,
+  otherLaunch = false,
+): Promise<LaunchResult> {
   const counts = (await statusCounts(ctx, [prior.id])).get(prior.id) ?? {};
   return {
     campaign: summarize(prior, counts),
     queued: prior.launchResult?.queued ?? 0,
     skipped: prior.launchResult?.skipped ?? {},
     repeated: true,
+    ...(otherLaunch ? { otherLaunch: true } : {}),
   };
 }
 
@@ -200,16 +214,19 @@ async function repeatAnswer(ctx: Pick<AppContext, "db">, prior: Campaign): Promi
  *   that campaign (`repeated: true`, the first launch's queued / skipped) and creates and sends
  *   nothing; of two concurrent ones, the second waits on the unique index for the first to commit,
  *   then answers the same. A token used on another channel is a 409.
- * - Without a launch token (an outside client that sends no Idempotency-Key; the API's own
- *   Idempotency-Key records are not launch tokens): the launch's fingerprint (campaigns.delivery
- *   launchFingerprint: channel, trimmed name, the request's content / schedule / consent flag or
- *   `opts.repeatRequest`, and the resolved recipients) is kept on the campaign. A launch whose
- *   fingerprint one of the workspace's campaigns got within the last LAUNCH_REPEAT_WINDOW_MINUTES (10)
- *   and that is not cancelled answers that campaign the same way (`repeated: true`, its first answer)
- *   and creates and sends nothing. Launches of one fingerprint take a transaction advisory lock before
- *   they look (campaigns.queries lockLaunchFingerprint), so of two at once the second waits for the
- *   first to commit and answers its campaign. After the window, or once that campaign was cancelled,
- *   the same launch makes a new campaign.
+ * - Every launch's fingerprint (campaigns.delivery launchFingerprint: channel, trimmed name, the
+ *   request's content / schedule / consent flag or `opts.repeatRequest`, and the resolved recipients)
+ *   is kept on the campaign. A launch whose fingerprint one of the workspace's campaigns got within the
+ *   last LAUNCH_REPEAT_WINDOW_MINUTES (10) and that is not cancelled answers that campaign the same way
+ *   (`repeated: true`, its first answer) and creates and sends nothing: without a launch token (an
+ *   outside client that sends no Idempotency-Key; the API's own Idempotency-Key records are not launch
+ *   tokens), and with another token than that campaign's (a second builder tab or draft of the same
+ *   campaign: `otherLaunch: true`, so the builder says it was already launched and nothing was sent
+ *   twice). `allowRepeat: true` skips this check (the builder's "Send it again"). Launches of one
+ *   fingerprint take a transaction advisory lock before they look (campaigns.queries
+ *   lockLaunchFingerprint), so of two at once the second waits for the first to commit and answers its
+ *   campaign. After the window, or once that campaign was cancelled, the same launch makes a new
+ *   campaign.
  * - `opts.repeatRequest`: what identifies the request instead of the engine's content and schedule in
  *   the fingerprint (the video launch: its video, avatar script, message and call to action, since the
  *   content it builds carries per-launch values).
@@ -347,20 +364,18 @@ async function launchOnce(
   const sendsAt = scheduled ?? now;
   const billingRow = typeof billing === "string" ? await loadBillingWorkspace(ctx, billing) : billing;
 
-  // a launch without a token is known by what it sends, to whom (a repeat within the window answers
-  // the first campaign: a double-submitted form, a client's retry)
-  const fingerprint = input.launchToken
-    ? null
-    : launchFingerprint({
-        channel: input.channel,
-        name: input.name,
-        request: opts.repeatRequest ?? {
-          content: input.content,
-          scheduledAt: input.scheduledAt ?? null,
-          includeNotOptedIn: !!input.includeNotOptedIn,
-        },
-        recipients: classified.rows,
-      });
+  // a launch is known by what it sends, to whom: a repeat within the window answers the first campaign
+  // (a double-submitted form, a client's retry, the same campaign launched from a second tab)
+  const fingerprint = launchFingerprint({
+    channel: input.channel,
+    name: input.name,
+    request: opts.repeatRequest ?? {
+      content: input.content,
+      scheduledAt: input.scheduledAt ?? null,
+      includeNotOptedIn: !!input.includeNotOptedIn,
+    },
+    recipients: classified.rows,
+  });
 
   const queuedIds: number[] = [];
   let reservation: Reservation | undefined;
@@ -369,7 +384,7 @@ async function launchOnce(
   // the campaign, its recipients, the plan reservation and the campaign.launched event: one transaction
   const launchTransaction = () =>
     ctx.db.transaction(async (tx): Promise<Campaign | null> => {
-      if (fingerprint) {
+      if (!input.allowRepeat) {
         // the fingerprint's lock first (before any write): an identical launch that got it first has
         // committed its campaign by the time this one looks
         repeatOf = await lockLaunchFingerprint(tx, workspaceId, fingerprint, LAUNCH_REPEAT_WINDOW_MINUTES);
@@ -439,8 +454,12 @@ async function launchOnce(
     }
     throw e;
   }
-  // an identical launch without a token made its campaign within the window: answer it, send nothing
-  if (!campaign) return repeatAnswer(ctx, repeatOf as Campaign);
+  // an identical launch made its campaign within the window: answer it, send nothing (another launch
+  // token than this request's: another tab or draft, which the builder says)
+  if (!campaign) {
+    const prior = repeatOf as Campaign;
+    return repeatAnswer(ctx, prior, !!input.launchToken && prior.launchToken !== input.launchToken);
+  }
   await queueWebhookDeliveries(ctx, launched);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   if (queued > 0 && scheduled)

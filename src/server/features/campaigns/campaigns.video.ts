@@ -102,6 +102,8 @@ export const videoCampaignInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
+  /** send even when an identical campaign was launched within 10 minutes (createCampaignInput's allowRepeat) */
+  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 
@@ -215,6 +217,7 @@ export async function launchVideoCampaign(
         },
         includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
         launchToken: input.launchToken,
+        allowRepeat: input.allowRepeat,
         // personalised: launched "scheduled" so nothing sends before the recipients are held
         scheduledAt: personalised ? new Date(Date.now() + 10 * 60 * 1000) : input.scheduledAt,
         audience: input.audience,

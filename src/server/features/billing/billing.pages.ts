@@ -64,7 +64,8 @@ ${
 }
 
 /**
- * The test billing portal: the subscription, plan change and cancel; for a held (unpaid or paused)
+ * The test billing portal: the subscription, plan change and cancel (once set to cancel, "Keep my
+ * {plan} plan" takes the cancel back, as Stripe's "Renew plan"); for a held (unpaid or paused)
  * subscription, the payment that resumes it (a test card form) instead of plan changes.
  */
 export function portalPage(p: {
@@ -113,7 +114,13 @@ ${p.plans
   )
   .join("")}`
 }
-${p.cancelAtPeriodEnd ? "" : `<form method="post" action="/local-portal/cancel"><button type="submit">Cancel subscription</button></form>`}`
+${
+  p.cancelAtPeriodEnd
+    ? p.held
+      ? ""
+      : `<form method="post" action="/local-portal/renew"><button type="submit">Keep my ${esc(p.planName ?? "")} plan</button></form>`
+    : `<form method="post" action="/local-portal/cancel"><button type="submit">Cancel subscription</button></form>`
+}`
         : `<p>No active subscription.</p><a class="btn" href="/pricing">Choose a plan</a>`
     }</div>
 <a class="btn secondary" href="${esc(p.returnUrl)}">Back to Pitchwise</a>`,

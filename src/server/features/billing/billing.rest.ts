@@ -165,6 +165,14 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     }),
   );
 
+  app.post("/local-portal/renew", async (req, reply) =>
+    portalAction(req, reply, async (tenant) => {
+      await svc.localPortalRenew(ctx, tenant);
+      const after = await svc.localPortalState(ctx, tenant);
+      return `Your ${PLANS[after.plan].name} plan will renew. Nothing was canceled.`;
+    }),
+  );
+
   app.post("/local-portal/pay", async (req, reply) =>
     portalAction(req, reply, async (tenant) => {
       const body = (req.body ?? {}) as Record<string, unknown>;

@@ -705,6 +705,28 @@ export async function localPortalCancel(ctx: Ctx, tenant: Tenant) {
 }
 
 /**
+ * Local portal "Renew plan": takes back a cancel at period end (localPortalCancel after the 14 days),
+ * so the subscription renews on its plan again, as Stripe's portal offers for a subscription set to
+ * cancel. Applied through the webhook code like every local portal action.
+ * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST when the subscription is not set to cancel
+ */
+export async function localPortalRenew(ctx: Ctx, tenant: Tenant) {
+  const { ws, sub } = await localPortalState(ctx, tenant);
+  if (!sub || sub.status === "canceled" || !sub.cancelAtPeriodEnd || !ws.stripeCustomerId)
+    throw new AppError(
+      "BAD_REQUEST",
+      "This subscription is not set to cancel, so there is nothing to take back.",
+    );
+  const ev = await localPayments(ctx).resumeCancel(sub.id, ws.stripeCustomerId);
+  if (!ev)
+    throw new AppError(
+      "BAD_REQUEST",
+      "This subscription is not set to cancel, so there is nothing to take back.",
+    );
+  await deliverLocal(ctx, [ev]);
+}
+
+/**
  * Local portal payment of a held (`unpaid` or `paused`) subscription with a test card: the subscription
  * is active again and its plan restored through the webhook code, as a payment in Stripe's portal does.
  * @throws AppError BAD_REQUEST (nothing held to pay), PAYMENT_REQUIRED (the card is refused: its sentence)

@@ -275,6 +275,28 @@ export class LocalPaymentsProvider implements PaymentsProvider {
     return row ? this.subscriptionEvent("customer.subscription.updated", row) : null;
   }
 
+  /**
+   * Portal "Renew plan": a subscription set to cancel at its period end (scheduleCancel) goes on
+   * renewing, as Stripe's portal does for such a subscription (`cancel_at_period_end: false`). Only a
+   * live subscription set to cancel changes. Returns the customer.subscription.updated event, or null
+   * when there was nothing to take back.
+   */
+  async resumeCancel(subscriptionId: string, customerId: string): Promise<SignedEvent | null> {
+    const [row] = await this.db
+      .update(localSubscriptions)
+      .set({ cancelAtPeriodEnd: false, updatedAt: new Date() })
+      .where(
+        and(
+          eq(localSubscriptions.id, subscriptionId),
+          eq(localSubscriptions.customerId, customerId),
+          eq(localSubscriptions.cancelAtPeriodEnd, true),
+          inArray(localSubscriptions.status, ["active", "trialing", "past_due"]),
+        ),
+      )
+      .returning();
+    return row ? this.subscriptionEvent("customer.subscription.updated", row) : null;
+  }
+
   /** Portal plan change (takes effect now, as Stripe's proration does). Returns the updated event. */
   async changePlan(
     subscriptionId: string,

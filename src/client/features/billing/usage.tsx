@@ -60,7 +60,8 @@ export function OwnerAction({ canPay, children }: { canPay: boolean; children: R
 /**
  * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
  * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
- * /pricing. The payment and upgrade links are for who may use them (the server's `actor_can_pay`: the
+ * /pricing: a monthly meter until the billing period's end date, the contacts (a total) until an
+ * upgrade or a deletion. The payment and upgrade links are for who may use them (the server's `actor_can_pay`: the
  * owner); an admin or member reads OWNER_ONLY_SENTENCE in their place.
  */
 export function UsageBanners() {
@@ -72,6 +73,9 @@ export function UsageBanners() {
   if (!data) return null;
   const held = heldPlanSentence(data);
   const limits = data.alerts.filter((a) => a.level === "limit");
+  // the contact limit is a total, not a monthly meter: it never comes back on the period's end date
+  const contactsFull = limits.find((a) => a.meter === "contacts");
+  const monthlyFull = limits.filter((a) => a.meter !== "contacts");
   const warnings = data.alerts.filter((a) => a.level === "warning");
   return (
     <div className="mb-6 grid gap-3 empty:hidden">
@@ -100,9 +104,20 @@ export function UsageBanners() {
       )}
       {limits.length > 0 && (
         <AlertBanner variant="error" title="Plan limit reached">
-          You have used all {limits.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
-          {data.plan_name} plan includes. {limits.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
-          {formatDate(data.period_end)} or an upgrade.{" "}
+          {contactsFull && (
+            <>
+              You have used all {formatNumber(contactsFull.limit)} contacts your {data.plan_name} plan
+              includes: {STOPS.contacts} are refused until you upgrade or delete contacts.{" "}
+            </>
+          )}
+          {monthlyFull.length > 0 && (
+            <>
+              You have used all the {monthlyFull.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
+              {data.plan_name} plan includes this billing period:{" "}
+              {monthlyFull.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
+              {formatDate(data.period_end)} or an upgrade.{" "}
+            </>
+          )}
           <OwnerAction canPay={data.actor_can_pay}>
             <Link to="/pricing" className="font-medium underline">
               Upgrade your plan

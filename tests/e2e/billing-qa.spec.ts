@@ -1,0 +1,70 @@
+import { expect, type Page, test } from "@playwright/test";
+import { verifyEmailThroughOutbox } from "./account-helpers";
+import { withE2eDb } from "./e2e-info";
+
+/**
+ * QA findings on plans and limits, each reproduced by a tester as a small-business owner:
+ * - the 'Plan limit reached' banner said new contacts and imports "are refused until Dec 1, 2026 or an
+ *   upgrade", though the contact limit is no monthly meter: nothing changes on that date (and the
+ *   sentence began in lower case);
+ * - a plan refusal met outside the campaign builders and Settings > Team (Add Contact at the contact
+ *   limit, a lead search past the month's searches, a Free owner creating an API key) said "Upgrade to
+ *   ..." with no way there: no link to /pricing;
+ * - on a paid plan, /pricing offered the cheaper plans as 'Upgrade to Professional';
+ * - at 390 px, Settings > Team squeezed a member's name and address to a 60 px column broken letter by
+ *   letter beside the role picker and Remove button.
+ */
+
+test.use({ reducedMotion: "reduce" });
+
+/** A new verified account on the Free plan (signed in in `page`); returns its address. */
+async function registerFree(page: Page, prefix: string): Promise<string> {
+  const email = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await page.goto("/");
+  const res = await page.request.post("/api/auth/register", {
+    data: { name: "Fay Free", email, password: "correct-horse-battery", business_name: "Fay Co" },
+  });
+  expect(res.ok()).toBe(true);
+  await verifyEmailThroughOutbox(page, email);
+  return email;
+}
+
+/** Imports `n` contacts through the spec's JSON import. */
+async function importContacts(page: Page, n: number) {
+  const origin = new URL(page.url()).origin;
+  const res = await page.request.post("/api/contacts/import", {
+    data: {
+      contacts: Array.from({ length: n }, (_, i) => ({
+        first_name: `P${i}`,
+        email: `p${i}-${Date.now()}@example.com`,
+      })),
+    },
+    headers: { origin },
+  });
+  expect(res.ok(), await res.text()).toBe(true);
+}
+
+test("at the contact limit the banner never promises contacts back on the period's end date", async ({
+  page,
+}) => {
+  await registerFree(page, "limit-banner");
+  await importContacts(page, 100);
+  // the month's lead searches are used up too: that one does come back on the period's end date
+  await withE2eDb(
+    (sql) =>
+      sql`insert into usage_meters (workspace_id, meter, period_start, used)
+          select w.id, 'leadSearches', date_trunc('month', now() at time zone 'UTC') at time zone 'UTC', 10
+          from workspaces w join users u on u.id = w.owner_id where u.email like 'limit-banner-%'
+          on conflict do nothing`,
+  );
+  await page.goto("/dashboard");
+  const banner = page.getByRole("alert").filter({ hasText: "Plan limit reached" });
+  await expect(banner).toBeVisible();
+  await expect(banner).toContainText(
+    "You have used all 100 contacts your Free plan includes: new contacts and imports are refused until you upgrade or delete contacts.",
+  );
+  await expect(banner).toContainText(
+    /You have used all the lead searches your Free plan includes this billing period: lead searches are refused until [A-Z][a-z]{2} \d{1,2}, \d{4} or an upgrade\./,
+  );
+  await expect(banner).not.toContainText(/contacts[^.]*refused until [A-Z][a-z]{2} \d/);
+});

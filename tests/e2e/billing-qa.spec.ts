@@ -68,3 +68,43 @@ test("at the contact limit the banner never promises contacts back on the period
   );
   await expect(banner).not.toContainText(/contacts[^.]*refused until [A-Z][a-z]{2} \d/);
 });
+
+test("Add Contact at the contact limit links the owner to the plans", async ({ page }) => {
+  await registerFree(page, "limit-add");
+  await importContacts(page, 100);
+  await page.goto("/contacts");
+  await page.getByRole("button", { name: "Add Contact" }).first().click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("First name").fill("One");
+  await dialog.getByLabel("Email").fill(`one-more-${Date.now()}@example.com`);
+  await dialog.getByRole("button", { name: "Add Contact" }).click();
+  await expect(dialog).toContainText("Your Free plan includes 100 contacts");
+  await expect(dialog.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+});
+
+test("a lead search past the month's searches links the owner to the plans", async ({ page }) => {
+  const email = await registerFree(page, "limit-search");
+  await withE2eDb(
+    (sql) =>
+      sql`insert into usage_meters (workspace_id, meter, period_start, used)
+          select w.id, 'leadSearches', date_trunc('month', now() at time zone 'UTC') at time zone 'UTC', 10
+          from workspaces w join users u on u.id = w.owner_id where u.email = ${email}`,
+  );
+  await page.goto("/contacts/business-search");
+  await page.getByPlaceholder("Location (city, state or zip)").fill("Flint, MI");
+  await page.getByPlaceholder(/business type/i).fill("bakery");
+  await page.getByRole("button", { name: "Search", exact: true }).click();
+  const banner = page.getByRole("alert").filter({ hasText: "10 lead searches a month" });
+  await expect(banner).toBeVisible();
+  await expect(banner.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+});
+
+test("a Free owner creating an API key is linked to the plans", async ({ page }) => {
+  await registerFree(page, "limit-apikey");
+  await page.goto("/settings?tab=api-keys");
+  await page.getByLabel("Name").fill("Zapier");
+  await page.getByRole("button", { name: "Create key" }).click();
+  const banner = page.getByRole("alert").filter({ hasText: "API access is not included" });
+  await expect(banner).toBeVisible();
+  await expect(banner.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+});

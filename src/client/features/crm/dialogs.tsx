@@ -14,6 +14,7 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
+import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { errorMessage } from "@/client/lib/errors";
 import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
@@ -33,12 +34,15 @@ export function AddContactDialog({
   const client = useTRPCClient();
   const [form, setForm] = useState({ first_name: "", last_name: "", email: "", phone: "", company: "" });
   const [error, setError] = useState<string | null>(null);
+  // the contact limit's refusal (billing.plans): its link to /pricing, or the owner-only sentence
+  const [refusal, setRefusal] = useState<PlanRefusal | null>(null);
   const [saving, setSaving] = useState(false);
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) =>
     setForm({ ...form, [k]: e.target.value });
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
+    setRefusal(null);
     if (!form.first_name.trim() || !form.email.trim()) return setError("First name and email are required");
     setSaving(true);
     setError(null);
@@ -49,6 +53,7 @@ export function AddContactDialog({
       onOpenChange(false);
     } catch (err) {
       setError(errorMessage(err, "Failed to add contact"));
+      setRefusal(planRefusalOf(err));
     } finally {
       setSaving(false);
     }
@@ -62,7 +67,11 @@ export function AddContactDialog({
           <DialogDescription>First name and email are required.</DialogDescription>
         </DialogHeader>
         <form onSubmit={submit} className="grid gap-3" noValidate>
-          {error && <AlertBanner variant="error">{error}</AlertBanner>}
+          {error && (
+            <AlertBanner variant="error">
+              {error} <PlanRefusalLink refusal={refusal} />
+            </AlertBanner>
+          )}
           <div className="grid gap-3 sm:grid-cols-2">
             <FormField label="First name" htmlFor="ac-first">
               <Input id="ac-first" value={form.first_name} onChange={set("first_name")} required autoFocus />
@@ -280,6 +289,8 @@ export function MessageDialog({
   const [subject, setSubject] = useState("");
   const [body, setBody] = useState("");
   const [error, setError] = useState<string | null>(null);
+  // a refused send's plan decision (the month's emails, or SMS and calls on Free): PlanRefusalLink
+  const [refusal, setRefusal] = useState<PlanRefusal | null>(null);
   const [busy, setBusy] = useState(false);
   // the opt-in question is open (send() found the contact has not opted in to this channel)
   const [askOptIn, setAskOptIn] = useState(false);
@@ -296,6 +307,7 @@ export function MessageDialog({
 
   async function send() {
     setError(null);
+    setRefusal(null);
     if (channel === "email" && (!subject.trim() || !body.trim()))
       return setError("Please fill in subject and message");
     if (channel === "sms" && !body.trim()) return setError("Please enter a message");
@@ -330,6 +342,7 @@ export function MessageDialog({
       onDone(texts[0] as string, true);
     } catch (e) {
       setError(`${texts[1]}${errorMessage(e, "Unknown error")}`);
+      setRefusal(planRefusalOf(e));
     } finally {
       setBusy(false);
     }
@@ -348,7 +361,11 @@ export function MessageDialog({
                 : contact.mobile || contact.phone || "(no phone)"}
             </DialogDescription>
           </DialogHeader>
-          {error && <AlertBanner variant="error">{error}</AlertBanner>}
+          {error && (
+            <AlertBanner variant="error">
+              {error} <PlanRefusalLink refusal={refusal} />
+            </AlertBanner>
+          )}
           {channel === "email" && (
             <FormField label="Subject" htmlFor="msg-subject">
               <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { ApiKeysTab } from "./-components/settings/api-keys-tab";
 import { BillingTab } from "./-components/settings/billing-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
@@ -47,7 +48,7 @@ function SettingsPage() {
       />
       {banner && (
         <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
-          {banner.message}
+          {banner.message} <PlanRefusalLink refusal={banner.refusal} />
         </AlertBanner>
       )}
       <Tabs

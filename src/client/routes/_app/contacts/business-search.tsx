@@ -30,6 +30,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
+import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import { SwapLocationDialog, type SwapTarget } from "@/client/features/leads/swap-location-dialog";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
@@ -84,6 +85,10 @@ function BusinessSearchPage() {
   const [tab, setTab] = useState("basic");
   const [result, setResult] = useState<SearchResult | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // the plan refusal behind `error` when it is one (the month's searches, the contact limit): the
+  // banner adds its link to /pricing (or the owner-only sentence); kept with its sentence, so another
+  // error shown later never gets it
+  const [refused, setRefused] = useState<{ message: string; refusal: PlanRefusal } | null>(null);
   const [view, setView] = useState<View>("grid");
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [saveOpen, setSaveOpen] = useState(false);
@@ -156,6 +161,8 @@ function BusinessSearchPage() {
     setSearchId(null);
     const msg = e instanceof Error && e.message ? e.message : "Search failed";
     lastError.current = msg;
+    const refusal = planRefusalOf(e);
+    setRefused(refusal ? { message: msg, refusal } : null);
     setError(msg);
   }
 
@@ -267,7 +274,12 @@ function BusinessSearchPage() {
       void qc.invalidateQueries({ queryKey: trpc.leads.results.queryKey({ searchId: result.searchId }) });
       if (thenCampaign) await navigate({ to: "/campaigns/sms" });
     } catch (e) {
-      toast.error(e instanceof Error ? e.message : "Failed to add contacts");
+      const refusal = planRefusalOf(e);
+      if (refusal && e instanceof Error) {
+        // the contact limit: a banner with the way to more contacts, not a toast that goes away
+        setRefused({ message: e.message, refusal });
+        setError(e.message);
+      } else toast.error(e instanceof Error ? e.message : "Failed to add contacts");
     }
   }
 
@@ -396,7 +408,7 @@ function BusinessSearchPage() {
       )}
       {error && (
         <AlertBanner variant="error" className="mb-4">
-          {error}
+          {error} <PlanRefusalLink refusal={refused?.message === error ? refused.refusal : null} />
         </AlertBanner>
       )}
 

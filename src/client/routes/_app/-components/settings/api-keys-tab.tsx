@@ -91,7 +91,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
         onBanner({ variant: "success", message: "API key created. Copy it now: it is shown only once." });
         void refresh();
       },
-      onError: (e) => onBanner({ variant: "error", message: e.message }),
+      onError: (e) => onBanner({ variant: "error", message: e.message, refusal: e.data?.planRefusal }),
     }),
   );
   const revoke = useMutation(

@@ -8,6 +8,7 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/cli
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
+import type { PlanRefusal } from "@/client/features/billing/plan-refusal";
 import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import { ApiAccessNotice } from "./api-access-notice";
@@ -40,7 +41,8 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
     if (errorShown.current) onBanner(null);
   };
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
-  const fail = (e: { message: string }) => onBanner({ variant: "error", message: e.message });
+  const fail = (e: { message: string; data?: { planRefusal?: PlanRefusal | null } | null }) =>
+    onBanner({ variant: "error", message: e.message, refusal: e.data?.planRefusal });
   const create = useMutation(
     trpc.webhooks.create.mutationOptions({
       onSuccess: (r) => {

@@ -54,7 +54,7 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
         onBanner({ variant: "success", message: "Workspace settings saved." });
         void qc.invalidateQueries();
       },
-      onError: (e) => onBanner({ variant: "error", message: e.message }),
+      onError: (e) => onBanner({ variant: "error", message: e.message, refusal: e.data?.planRefusal }),
     }),
   );
   if (!current.data) return <p className="text-sm text-muted-foreground">Loading workspace...</p>;

@@ -1,5 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
-import { verifyEmailThroughOutbox } from "./account-helpers";
+import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -107,4 +107,14 @@ test("a Free owner creating an API key is linked to the plans", async ({ page })
   const banner = page.getByRole("alert").filter({ hasText: "API access is not included" });
   await expect(banner).toBeVisible();
   await expect(banner.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
+});
+
+test("on a paid plan /pricing offers the cheaper plans as downgrades, not upgrades", async ({ page }) => {
+  await registerVerifiedBusiness(page, { prefix: "pricing-down", name: "Bea", business: "Bea Co" });
+  await page.goto("/pricing");
+  await expect(page.getByTestId("plan-business").getByRole("button")).toHaveText("Current Plan");
+  await expect(page.getByTestId("plan-professional").getByRole("button")).toHaveText(
+    "Downgrade to Professional",
+  );
+  await expect(page.getByTestId("plan-enterprise").getByRole("button")).toHaveText("Upgrade to Enterprise");
 });

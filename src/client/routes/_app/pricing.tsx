@@ -44,7 +44,8 @@ const FAQ = [
 /**
  * /pricing (spec sections 2, 4, 9): the four plans as the server describes them (the client never
  * decides what a plan allows), 'Most Popular' on Professional, 'Current Plan' disabled, 'Upgrade to
- * {Plan}' starting a checkout ('Processing...' meanwhile; a workspace whose subscription is unpaid or
+ * {Plan}' starting a checkout ('Downgrade to {Plan}' for a plan cheaper than the current one, which the
+ * server answers with the billing portal) ('Processing...' meanwhile; a workspace whose subscription is unpaid or
  * paused is sent to the billing portal instead, as the server answers, and told so), the closable
  * checkout error (the server's sentence), and the
  * success / canceled messages on return from checkout (success goes to /dashboard after 3 s).
@@ -101,6 +102,8 @@ function PricingPage() {
   // portal, and the server answers any plan choice with the portal rather than a second checkout
   const held = data?.held_plan ?? null;
   const paid = data && (data.current !== "free" || held !== null);
+  // a plan cheaper than the one in force is a downgrade (in the billing portal), not an 'Upgrade to'
+  const currentPrice = data?.plans.find((p) => p.current)?.price_usd ?? 0;
 
   return (
     <div className="mx-auto w-full max-w-6xl">
@@ -210,7 +213,9 @@ function PricingPage() {
                                 ? `Pay to restore ${plan.name}`
                                 : held
                                   ? `Change to ${plan.name} in the billing portal`
-                                  : `Upgrade to ${plan.name}`}
+                                  : plan.price_usd < currentPrice
+                                    ? `Downgrade to ${plan.name}`
+                                    : `Upgrade to ${plan.name}`}
                           </Button>
                         )}
                       </div>

@@ -118,3 +118,27 @@ test("on a paid plan /pricing offers the cheaper plans as downgrades, not upgrad
   );
   await expect(page.getByTestId("plan-enterprise").getByRole("button")).toHaveText("Upgrade to Enterprise");
 });
+
+test("Settings > Team at 390 px shows a member's name and address at a readable width", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const owner = await registerVerifiedBusiness(page, { prefix: "team-390", name: "Tia", business: "Tia Co" });
+  const member = `team-390-member-${Date.now()}@example.com`;
+  const other = await page.context().browser()!.newContext();
+  const reg = await other.request.post(`${new URL(page.url()).origin}/api/auth/register`, {
+    data: { name: "Marguerite Longname", email: member, password: "correct-horse-battery" },
+  });
+  expect(reg.ok()).toBe(true);
+  await other.close();
+  await withE2eDb(
+    (sql) =>
+      sql`insert into workspace_members (workspace_id, user_id, role)
+          select w.id, m.id, 'member' from workspaces w join users o on o.id = w.owner_id, users m
+          where o.email = ${owner} and m.email = ${member} and w.id = o.id`,
+  );
+  await page.goto("/settings?tab=team");
+  const row = page.getByTestId("member-row").filter({ hasText: "Marguerite Longname" });
+  await expect(row.getByRole("button", { name: "Remove" })).toBeVisible();
+  const address = row.getByText(member);
+  const box = await address.boundingBox();
+  expect(box!.width, "the address column's width").toBeGreaterThan(200);
+});

@@ -103,7 +103,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
           <ul ref={membersList} className="divide-y divide-border" aria-label="Members">
             {members.data.members.map((m) => (
               <li key={m.user_id} className="flex flex-wrap items-center gap-3 py-3" data-testid="member-row">
-                <div className="min-w-0 flex-1">
+                {/* basis-48: on a phone the role picker and Remove wrap below instead of squeezing this */}
+                <div className="min-w-0 flex-1 basis-48">
                   <p className="font-medium break-words sm:truncate">
                     {m.name || m.email}
                     {m.user_id === me.data?.user.id && <span className="text-muted-foreground"> (you)</span>}
@@ -165,7 +166,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
             <ul ref={invitesList} className="divide-y divide-border" aria-label="Pending invitations">
               {members.data.invites.map((i, index) => (
                 <li key={i.id} className="flex flex-wrap items-center gap-3 py-3" data-testid="invite-row">
-                  <div className="min-w-0 flex-1">
+                  <div className="min-w-0 flex-1 basis-48">
                     <p className="font-medium break-all sm:truncate">{i.email}</p>
                     <p className="text-sm text-muted-foreground">
                       {ROLE_LABEL[i.role]} · expires {formatDate(i.expires_at)}

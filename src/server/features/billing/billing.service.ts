@@ -1271,7 +1271,12 @@ export async function getUsage(
     plan_name: PLANS[plan].name,
     status: ws.subscriptionStatus,
     period_start: period.start.toISOString(),
-    period_end: (plan !== "free" && ws.currentPeriodEnd ? ws.currentPeriodEnd : period.end).toISOString(),
+    // the subscription's own end while it is ahead ("Renews on" / "Ends on"); once it has passed
+    // without a renewal event moving it yet, the end of the period the meters now count in
+    period_end: (plan !== "free" && ws.currentPeriodEnd && ws.currentPeriodEnd.getTime() > Date.now()
+      ? ws.currentPeriodEnd
+      : period.end
+    ).toISOString(),
     cancel_at_period_end: ws.cancelAtPeriodEnd,
     past_due: ws.subscriptionStatus === "past_due",
     held_plan: held,

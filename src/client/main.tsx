@@ -30,7 +30,11 @@ const queryClient = new QueryClient({
   },
 });
 
-const trpcClient = createTrpcClient();
+// the plan usage (billing.usage: meters, banners) follows every change that may move it, at once rather
+// than once its 30 s stale time has passed and something mounts it again
+const trpcClient = createTrpcClient({
+  onMutation: () => void queryClient.invalidateQueries({ queryKey: [["billing", "usage"]] }),
+});
 const auth = createAuthStore(trpcClient);
 const router = createAppRouter({ queryClient, auth });
 

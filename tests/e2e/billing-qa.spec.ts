@@ -142,3 +142,25 @@ test("Settings > Team at 390 px shows a member's name and address at a readable 
   const box = await address.boundingBox();
   expect(box!.width, "the address column's width").toBeGreaterThan(200);
 });
+
+test("the usage meters and limit banner follow a change at once, not half a minute later", async ({
+  page,
+}) => {
+  await registerFree(page, "usage-fresh");
+  await importContacts(page, 99);
+  await page.goto("/dashboard");
+  await expect(page.getByTestId("usage-contacts")).toContainText("99 of 100");
+  // the 100th contact, added on the contacts page without reloading the app
+  await page.getByRole("link", { name: "All Contacts" }).click();
+  await page.getByRole("button", { name: "Add Contact" }).first().click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("First name").fill("Hundredth");
+  await dialog.getByLabel("Email").fill(`hundredth-${Date.now()}@example.com`);
+  await dialog.getByRole("button", { name: "Add Contact" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByRole("alert").filter({ hasText: "Plan limit reached" })).toBeVisible({
+    timeout: 5_000,
+  });
+  await page.getByRole("link", { name: "Dashboard" }).first().click();
+  await expect(page.getByTestId("usage-contacts")).toContainText("100 of 100", { timeout: 5_000 });
+});

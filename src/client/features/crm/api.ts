@@ -48,9 +48,15 @@ export function filterQuery(f: ContactFilter): string {
   return s ? `?${s}` : "";
 }
 
-/** Refreshes every tRPC `crm.*` query (list, detail, tags, segments, map). */
+/**
+ * Refreshes every tRPC `crm.*` query (list, detail, tags, segments, map) and the plan usage
+ * (`billing.usage`: the contact count and its banners), which a finished import changes too.
+ */
 export function invalidateCrm(qc: QueryClient) {
-  return qc.invalidateQueries({ queryKey: [["crm"]] });
+  return Promise.all([
+    qc.invalidateQueries({ queryKey: [["crm"]] }),
+    qc.invalidateQueries({ queryKey: [["billing", "usage"]] }),
+  ]);
 }
 
 /** "First Last", else the email, else "Unnamed contact". */

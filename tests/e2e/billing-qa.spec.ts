@@ -164,3 +164,23 @@ test("the usage meters and limit banner follow a change at once, not half a minu
   await page.getByRole("link", { name: "Dashboard" }).first().click();
   await expect(page.getByTestId("usage-contacts")).toContainText("100 of 100", { timeout: 5_000 });
 });
+
+test("after a paid plan ended, the owner still reaches the billing portal (invoices and receipts) from Billing", async ({
+  page,
+}) => {
+  await registerFree(page, "ended-invoices");
+  await page.goto("/pricing");
+  await page.getByRole("button", { name: "Upgrade to Professional" }).click();
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByRole("button", { name: /^Pay/ }).click();
+  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+  // cancelled within the 14 days: refunded, and the workspace is on Free again at once
+  await page.goto("/settings?tab=billing");
+  await page.getByRole("button", { name: "Manage subscription" }).click();
+  await page.getByRole("button", { name: "Cancel subscription" }).click();
+  await expect(page.getByText("refunded in full")).toBeVisible();
+  await page.goto("/settings?tab=billing");
+  await expect(page.getByText("Usage resets on")).toBeVisible();
+  await page.getByRole("button", { name: "Billing history" }).click();
+  await expect(page).toHaveURL(/\/local-portal/);
+});

@@ -1237,6 +1237,8 @@ const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
  * subscription holds (the workspace counts as Free until it is paid), null otherwise.
  * `actor_can_pay`: whether `role`, the member asking, may pay or change the plan (actorCanPay: the
  * owner only), so the banners offer a payment or an upgrade only to who can make it.
+ * `has_billing_history`: the workspace has had a subscription (its customer's invoices and receipts
+ * are in the billing portal), also once it has ended and the plan is Free again.
  */
 export async function getUsage(
   ctx: Pick<AppContext, "db">,
@@ -1281,6 +1283,7 @@ export async function getUsage(
     past_due: ws.subscriptionStatus === "past_due",
     held_plan: held,
     held_plan_name: held ? PLANS[held].name : null,
+    has_billing_history: Boolean(ws.stripeCustomerId && ws.stripeSubscriptionId),
     features: PLANS[plan].features,
     usage,
     alerts,

@@ -10,7 +10,8 @@ import { useTRPC } from "@/client/trpc";
 /**
  * Settings > Billing (issue 12): the workspace's plan, status and period, a bar per plan limit
  * (from `billing.usage`; the client never computes a limit), and the way to change plan or manage
- * the subscription (billing portal: card, invoices, cancel).
+ * the subscription (billing portal: card, invoices, cancel; 'Billing history' once a subscription has
+ * ended, for its invoices and receipts).
  */
 export function BillingTab() {
   const { data } = useUsage();
@@ -49,7 +50,7 @@ export function BillingTab() {
               <Link to="/pricing" className={buttonVariants({ variant: "default", size: "sm" })}>
                 {data.plan === "free" ? "Upgrade" : "Change plan"}
               </Link>
-              {(data.plan !== "free" || data.held_plan) && (
+              {data.plan !== "free" || data.held_plan ? (
                 <Button
                   variant="outline"
                   size="sm"
@@ -58,6 +59,18 @@ export function BillingTab() {
                 >
                   Manage subscription
                 </Button>
+              ) : (
+                // a subscription that has ended: its invoices and receipts stay in the billing portal
+                data.has_billing_history && (
+                  <Button
+                    variant="outline"
+                    size="sm"
+                    loading={portal.isPending}
+                    onClick={() => portal.mutate()}
+                  >
+                    Billing history
+                  </Button>
+                )
               )}
             </OwnerAction>
           </div>

@@ -617,12 +617,17 @@ describe("v1 tenant isolation through keys", () => {
       { name: "s", channel: "email", content: CONTENT.email, audience: { filter: { tag_id: bTag.id } } },
       "Tag not found",
     );
+    // B's contact is counted as "contact not found", word for word as an id no workspace has: the
+    // answer tells nothing of whether B's contact exists
     const ids = await launch({ contact_ids: [bContact.id] });
     expect(ids.statusCode, ids.body).toBe(422);
     expect(ids.json().error).toEqual({
       type: "invalid_request_error",
-      message: "Nobody would receive this campaign: the audience has no contacts.",
+      message: "Nobody would receive this campaign: 1 contact not found.",
     });
+    const unknown = await launch({ contact_ids: [2_000_000_000] });
+    expect(unknown.statusCode).toBe(422);
+    expect(unknown.json().error).toEqual(ids.json().error);
     // mixed with one of A's own: only A's contact is a recipient
     const mine = await created<{ id: number }>(
       a.call("POST", "/contacts", { first_name: "Mine", email: "mine@example.com" }),

@@ -241,6 +241,24 @@ export async function classifyRecipients(
   return out;
 }
 
+/** The skip reason of a contact id a launch named that is no contact of the workspace (`countMissingContacts`). */
+export const CONTACT_NOT_FOUND = "contact not found";
+
+/**
+ * Counts, under `skipped["contact not found"]` of `classified`, the contact ids a launch or preflight
+ * named explicitly (`named`: its `recipients.contactIds`, an ids audience's `contactIds`) that no
+ * classified recipient has: deleted since they were picked, never existing, or another workspace's.
+ * The resolvers leave such ids out (crm resolveTargetContactIds), so without this the answer's
+ * `queued` was lower than the ids sent and `skipped` said nothing of them. Changes `classified`.
+ */
+export function countMissingContacts(classified: Classification, named: (number[] | undefined)[]): void {
+  const found = new Set(classified.rows.map((r) => r.contactId));
+  const missing = new Set<number>();
+  for (const ids of named) for (const id of ids ?? []) if (!found.has(id)) missing.add(id);
+  if (missing.size)
+    classified.skipped[CONTACT_NOT_FOUND] = (classified.skipped[CONTACT_NOT_FOUND] ?? 0) + missing.size;
+}
+
 /** "3 not opted in to SMS, 1 no valid phone number" (largest first). */
 export function describeSkipped(skipped: Record<string, number>): string {
   return Object.entries(skipped)
@@ -386,6 +404,7 @@ export async function preflightAudience(
     extra,
     quietHoursAt: scheduled ?? new Date(),
   });
+  countMissingContacts(result, [input.recipients?.contactIds, input.audience?.contactIds]);
   return {
     audienceSize: result.rows.length,
     willSendNow: result.queued - result.deferred.count,

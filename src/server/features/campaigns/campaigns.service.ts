@@ -36,7 +36,13 @@ import {
   type WebhookEmit,
 } from "../webhooks/webhooks.service";
 import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
-import { classifyRecipients, nobodyToSendTo, resolveAudience, toE164 } from "./campaigns.audience";
+import {
+  classifyRecipients,
+  countMissingContacts,
+  nobodyToSendTo,
+  resolveAudience,
+  toE164,
+} from "./campaigns.audience";
 import {
   buildEmailTemplate,
   extractLinks,
@@ -339,6 +345,8 @@ async function launchOnce(
     includeNotOptedIn: !!input.includeNotOptedIn,
     csvPhone,
   });
+  // ids named that are no contact of the workspace are reported, not dropped unsaid
+  countMissingContacts(classified, [input.recipients.contactIds, input.audience?.contactIds]);
   // a launch that would reach nobody is refused with the reasons (issue 14), not "completed"
   if (classified.queued === 0) throw nobodyToSendTo(classified.skipped);
   const skipped = classified.skipped;

@@ -5,6 +5,7 @@ import { billingHandlers } from "../features/billing/billing.handlers";
 import { recoverCampaigns } from "../features/campaigns/campaigns.engine";
 import { campaignsHandlers } from "../features/campaigns/campaigns.handlers";
 import { crmHandlers } from "../features/crm/crm.handlers";
+import { dashboardHandlers } from "../features/dashboard/dashboard.handlers";
 import { demoHandlers } from "../features/demo/demo.handlers";
 import { leadsHandlers } from "../features/leads/leads.handlers";
 import { studioHandlers } from "../features/studio/studio.handlers";
@@ -27,6 +28,7 @@ export const jobRegistry: AnyJobDefinition[] = [
   ...billingHandlers,
   ...webhooksHandlers,
   ...leadsHandlers,
+  ...dashboardHandlers,
 ];
 
 /**

@@ -5,7 +5,12 @@ import { uuidFromKey } from "../../lib/ids";
 import { recordActivities } from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { laterJobs, mapLimit, SEND_CHUNK, sendJobs } from "./campaigns.delivery";
-import { sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
+import {
+  notifyCampaignCompletedJob,
+  sendMessageJob,
+  simulateEngagementJob,
+  watchCampaignJob,
+} from "./campaigns.jobs";
 import {
   type ClaimedRecipient,
   campaignMoved,
@@ -158,8 +163,9 @@ export async function watchCampaign(deps: JobDeps, campaignId: number): Promise<
 
 /**
  * Marks a sending campaign completed (once) and stores `campaign.completed` in the same transaction
- * (the webhooks outbox; its deliveries queued after the commit), and with the local providers
- * simulates engagement.
+ * (the webhooks outbox; its deliveries queued after the commit), queues the campaign-finished email
+ * (campaigns.notify: one job per campaign and round), and with the local providers simulates
+ * engagement.
  */
 async function completeCampaign(deps: JobDeps, campaign: Campaign): Promise<void> {
   const emitted = await deps.db.transaction(async (tx) => {
@@ -175,6 +181,11 @@ async function completeCampaign(deps: JobDeps, campaign: Campaign): Promise<void
   });
   if (!emitted) return;
   await queueWebhookDeliveries(deps, emitted);
+  await deps.jobs.send(
+    notifyCampaignCompletedJob,
+    { campaignId: campaign.id },
+    { id: uuidFromKey(`notify-completed:${campaign.id}:${campaign.round}`) },
+  );
   if (shouldSimulate(deps))
     await deps.jobs.send(
       simulateEngagementJob,

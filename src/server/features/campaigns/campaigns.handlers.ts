@@ -1,7 +1,14 @@
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
 import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
 import { simulateEngagement } from "./campaigns.events";
-import { fanOutJob, sendMessageJob, simulateEngagementJob, watchCampaignJob } from "./campaigns.jobs";
+import {
+  fanOutJob,
+  notifyCampaignCompletedJob,
+  sendMessageJob,
+  simulateEngagementJob,
+  watchCampaignJob,
+} from "./campaigns.jobs";
+import { notifyCampaignCompleted } from "./campaigns.notify";
 import { beginScheduledCampaign, selectCampaign } from "./campaigns.queries";
 import { renderRecipientAvatarHandler } from "./campaigns.video-avatars";
 
@@ -64,6 +71,13 @@ const simulateEngagementHandler = defineHandler(simulateEngagementJob, {
   },
 });
 
+/** The campaign-finished email to whoever launched it (campaigns.notify). */
+const notifyCompletedHandler = defineHandler(notifyCampaignCompletedJob, {
+  handler: async ({ campaignId }, deps) => {
+    await notifyCampaignCompleted(deps, campaignId);
+  },
+});
+
 /** The campaigns feature's job handlers (worker registry). */
 export const campaignsHandlers: AnyJobDefinition[] = [
   fanOutHandler,
@@ -71,4 +85,5 @@ export const campaignsHandlers: AnyJobDefinition[] = [
   watchCampaignHandler,
   simulateEngagementHandler,
   renderRecipientAvatarHandler,
+  notifyCompletedHandler,
 ];

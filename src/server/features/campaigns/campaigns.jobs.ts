@@ -75,3 +75,15 @@ export const renderRecipientAvatarJob = defineJob({
   }),
   options: { retryLimit: 3, retryDelay: 5, expireInSeconds: 900 },
 });
+
+/**
+ * Emails the person who launched a campaign (or, once they have left the workspace, its owner) that
+ * it finished, with its results, unless they turned Campaign Notifications off (Settings >
+ * Preferences, spec: campaignNotifications, default on). Enqueued once per completion (job id per
+ * campaign and send round) by the watchdog's completion.
+ */
+export const notifyCampaignCompletedJob = defineJob({
+  name: "campaigns.notify-completed",
+  schema: z.object({ campaignId: z.number().int().positive() }),
+  options: { retryLimit: 3 },
+});

@@ -3,6 +3,8 @@ import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
 import { countCampaigns } from "../campaigns/campaigns.service";
 import { countContacts, countMessageActivity } from "../crm/crm.service";
+import { getUserProfiles } from "../user/user.service";
+import { listUserWorkspaces } from "../workspaces/workspaces.service";
 
 export interface StatCard {
   value: number;
@@ -75,4 +77,78 @@ export async function getDashboardStats(
     messagesSent: card(thisMonth.sent, lastMonth.sent),
     engagementRate: card(rate(thisMonth), rate(lastMonth)),
   };
+}
+
+/** One workspace's week in the weekly report. */
+export interface WeekFigures {
+  workspace: string;
+  /** contacts now, and how many more than 7 days before (added less deleted) */
+  contacts: number;
+  contactsChange: number;
+  /** campaigns that began sending in the week */
+  campaigns: number;
+  /** messages sent in the week, and the contacts who engaged (opened, clicked, replied) */
+  sent: number;
+  engaged: number;
+}
+
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+/**
+ * The weekly report (job `dashboard.weekly-report`, spec: weeklyReports): emails user `userId` the 7
+ * days before `weekEnding` in each workspace they belong to (contacts and their change, campaigns
+ * started, messages sent and contacts engaged: the dashboard's own counts), unless the user turned
+ * Weekly Reports off since the job was queued. Returns the figures sent, or null when nothing was
+ * sent (unknown user, preference off, no workspace).
+ */
+export async function sendWeeklyReport(
+  ctx: Pick<AppContext, "db" | "env" | "providers">,
+  userId: string,
+  weekEnding: Date,
+): Promise<WeekFigures[] | null> {
+  const user = (await getUserProfiles(ctx, [userId])).get(userId);
+  if (user?.preferences?.weeklyReports !== true) return null;
+  const workspaces = await listUserWorkspaces(ctx, userId);
+  if (workspaces.length === 0) return null;
+  const weekStart = new Date(weekEnding.getTime() - 7 * 24 * 3600 * 1000);
+  const figures = await Promise.all(
+    workspaces.map(async (w): Promise<WeekFigures> => {
+      const [contacts, contactsBefore, campaigns, campaignsBefore, activity] = await Promise.all([
+        countContacts(ctx, w.id),
+        countContacts(ctx, w.id, { before: weekStart }),
+        countCampaigns(ctx, w.id, { before: weekEnding }),
+        countCampaigns(ctx, w.id, { before: weekStart }),
+        countMessageActivity(ctx, w.id, weekStart, weekEnding),
+      ]);
+      return {
+        workspace: w.name,
+        contacts,
+        contactsChange: contacts - contactsBefore,
+        campaigns: campaigns - campaignsBefore,
+        sent: activity.sent,
+        engaged: Math.min(activity.engaged, activity.sent),
+      };
+    }),
+  );
+  const day = (d: Date) => d.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
+  const app = ctx.env.APP_URL.replace(/\/+$/, "");
+  const sentTotal = figures.reduce((a, f) => a + f.sent, 0);
+  const blocks = figures.map(
+    (f) =>
+      `${f.workspace}\n` +
+      `- Contacts: ${fmt(f.contacts)} (${f.contactsChange >= 0 ? "+" : ""}${fmt(f.contactsChange)} this week)\n` +
+      `- Campaigns started: ${fmt(f.campaigns)}\n` +
+      `- Messages sent: ${fmt(f.sent)}; contacts who opened, clicked or replied: ${fmt(f.engaged)}`,
+  );
+  await ctx.providers.email.send({
+    to: user.email,
+    subject: `Your week on Pitchwise: ${fmt(sentTotal)} message${sentTotal === 1 ? "" : "s"} sent`,
+    text:
+      `Hi ${user.name},\n\nHere is your week, ${day(weekStart)} to ${day(new Date(weekEnding.getTime() - 1))}:\n\n` +
+      `${blocks.join("\n\n")}\n\nYour dashboard: ${app}/dashboard\n\n` +
+      `You get this email because Weekly Reports is on in Settings > Preferences: ${app}/settings?tab=preferences\n`,
+    tag: "weekly-report",
+    metadata: { kind: "weekly-report" },
+  });
+  return figures;
 }

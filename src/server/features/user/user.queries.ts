@@ -24,3 +24,13 @@ export async function findUserByEmail(db: DbOrTx, email: string) {
 export async function findUsersByIds(db: DbOrTx, ids: string[]) {
   return db.select().from(users).where(inArray(users.id, ids));
 }
+
+/** Ids of the users whose preference `key` (users.preferences jsonb) is true, in id order. */
+export async function selectUserIdsWithPreference(db: DbOrTx, key: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(sql`(${users.preferences} ->> ${key}) = 'true'`)
+    .orderBy(users.id);
+  return rows.map((r) => r.id);
+}

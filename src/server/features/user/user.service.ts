@@ -167,3 +167,11 @@ export async function getUserProfiles(ctx: { db: DbOrTx }, ids: string[]): Promi
     ]),
   );
 }
+
+/**
+ * Ids of the users who turned Weekly Reports on (Settings > Preferences, spec: weeklyReports,
+ * default off), for the weekly report job (dashboard.handlers).
+ */
+export async function listWeeklyReportUserIds(ctx: { db: DbOrTx }): Promise<string[]> {
+  return q.selectUserIdsWithPreference(ctx.db, "weeklyReports");
+}

@@ -1,0 +1,59 @@
+import type { JobDeps } from "../../jobs/define";
+import { getUserProfiles } from "../user/user.service";
+import { getWorkspace, listUserWorkspaces } from "../workspaces/workspaces.service";
+import { countRecipientsByStatus, selectCampaign } from "./campaigns.queries";
+
+/** What each recipient status is called in the campaign-finished email, in its order. */
+const RESULT_LINES: [status: string, label: string][] = [
+  ["sent", "sent"],
+  ["delivered", "delivered"],
+  ["opened", "opened"],
+  ["clicked", "clicked"],
+  ["replied", "replied"],
+  ["bounced", "bounced"],
+  ["failed", "failed"],
+  ["skipped", "skipped (opted out, duplicate or no address)"],
+  ["cancelled", "cancelled"],
+];
+
+/**
+ * The campaign-finished email (job `campaigns.notify-completed`): to the member who launched campaign
+ * `campaignId` while they still belong to its workspace, else to the workspace's owner; not sent when
+ * that person turned Campaign Notifications off (user preferences `campaignNotifications`, default
+ * on, spec section 6), nor for a campaign that is not `completed` (cancelled, or sending again after
+ * a resend-failed). Text: the campaign's name, its recipients per status (recipient rows, as the
+ * report counts them) and a link to its report. Returns the address written to, or null.
+ */
+export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number): Promise<string | null> {
+  const campaign = await selectCampaign(deps.db, campaignId);
+  if (campaign?.status !== "completed") return null;
+  const workspace = await getWorkspace(deps, campaign.workspaceId);
+  let userId = workspace.ownerId;
+  if (campaign.createdBy && campaign.createdBy !== userId) {
+    const theirs = await listUserWorkspaces(deps, campaign.createdBy);
+    if (theirs.some((w) => w.id === campaign.workspaceId)) userId = campaign.createdBy;
+  }
+  const user = (await getUserProfiles(deps, [userId])).get(userId);
+  if (!user || user.preferences?.campaignNotifications === false) return null;
+  const counts = (await countRecipientsByStatus(deps.db, [campaign.id])).get(campaign.id) ?? {};
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const lines = RESULT_LINES.filter(([s]) => counts[s]).map(
+    ([s, label]) => `- ${(counts[s] ?? 0).toLocaleString("en-US")} ${label}`,
+  );
+  const app = deps.env.APP_URL.replace(/\/+$/, "");
+  await deps.providers.email.send({
+    to: user.email,
+    subject: `Your campaign "${campaign.name}" has finished`,
+    text:
+      `Hi ${user.name},\n\nYour campaign "${campaign.name}" in ${workspace.name} has finished: ` +
+      `${total.toLocaleString("en-US")} recipient${total === 1 ? "" : "s"}.\n\n${lines.join("\n")}\n\n` +
+      `Deliveries, opens and replies keep arriving after this; the report shows them as they come:\n` +
+      `${app}/campaigns/${campaign.id}\n\n` +
+      `You get this email because Campaign Notifications is on in Settings > Preferences: ` +
+      `${app}/settings?tab=preferences\n`,
+    tag: "campaign-completed",
+    workspaceId: campaign.workspaceId,
+    metadata: { kind: "campaign-completed", campaignId: String(campaign.id) },
+  });
+  return user.email;
+}

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, type Page, type TestInfo, test } from "@playwright/test";
 import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
@@ -126,19 +126,37 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   await expect(page.getByRole("cell", { name: /^\+1\d{10}$/ }).first()).toBeVisible();
 });
 
-test("a launch whose response is lost and is launched again sends one campaign, once (the builder's launch token)", async ({
-  page,
-}, testInfo) => {
+/**
+ * Registers and verifies a business (`{prefix}-…@example.com`) and writes a CSV of two new contacts,
+ * Ada and Bob, into the test's output folder. Returns their addresses (`to`), the CSV's path and
+ * `sentTo()`: how many emails the dev outbox holds for each of them, in that order.
+ */
+async function ownerWithTwoContactsCsv(page: Page, testInfo: TestInfo, prefix: string) {
   const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const email = `token-e2e-${stamp}@example.com`;
+  const email = `${prefix}-${stamp}@example.com`;
   const reg = await page.request.post("/api/auth/register", {
-    data: { name: "Tok En", email, password: "correct-horse-battery", business_name: "Tok Co" },
+    data: { name: "Owner Two", email, password: "correct-horse-battery", business_name: "Two Co" },
   });
   expect(reg.ok()).toBe(true);
   await verifyEmailThroughOutbox(page, email);
   const to = [`ada-${stamp}@example.com`, `bob-${stamp}@example.com`];
   const csv = testInfo.outputPath("two.csv");
   fs.writeFileSync(csv, `name,email\nAda,${to[0]}\nBob,${to[1]}\n`);
+  const sentTo = async () => {
+    const counts = [];
+    for (const addr of to) {
+      const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
+      counts.push(((await res.json()).messages as unknown[]).length);
+    }
+    return counts;
+  };
+  return { to, csv, sentTo };
+}
+
+test("a launch whose response is lost and is launched again sends one campaign, once (the builder's launch token)", async ({
+  page,
+}, testInfo) => {
+  const { csv, sentTo } = await ownerWithTwoContactsCsv(page, testInfo, "token-e2e");
 
   await page.goto("/email-campaign");
   await page.getByLabel("Campaign name").fill("E2E once");
@@ -173,45 +191,16 @@ test("a launch whose response is lost and is launched again sends one campaign, 
   // one campaign, and each recipient gets one email
   const list = (await (await page.request.get("/api/campaigns")).json()).campaigns as { name: string }[];
   expect(list.map((c) => c.name)).toEqual(["E2E once"]);
-  await expect
-    .poll(async () => {
-      const counts = [];
-      for (const addr of to) {
-        const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
-        counts.push(((await res.json()).messages as unknown[]).length);
-      }
-      return counts;
-    })
-    .toEqual([1, 1]);
+  await expect.poll(sentTo).toEqual([1, 1]);
   await page.waitForTimeout(2000); // a second send would have been queued by now
-  for (const addr of to) {
-    const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
-    expect(((await res.json()).messages as unknown[]).length).toBe(1);
-  }
+  expect(await sentTo()).toEqual([1, 1]);
 });
 
 test("the same campaign launched from a second tab sends once; 'Send it again' sends it again", async ({
   page,
   context,
 }, testInfo) => {
-  const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-  const email = `tabs-e2e-${stamp}@example.com`;
-  const reg = await page.request.post("/api/auth/register", {
-    data: { name: "Tab Two", email, password: "correct-horse-battery", business_name: "Tab Co" },
-  });
-  expect(reg.ok()).toBe(true);
-  await verifyEmailThroughOutbox(page, email);
-  const to = [`ada-${stamp}@example.com`, `bob-${stamp}@example.com`];
-  const csv = testInfo.outputPath("two.csv");
-  fs.writeFileSync(csv, `name,email\nAda,${to[0]}\nBob,${to[1]}\n`);
-  const sentTo = async () => {
-    const counts = [];
-    for (const addr of to) {
-      const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(addr)}`);
-      counts.push(((await res.json()).messages as unknown[]).length);
-    }
-    return counts;
-  };
+  const { csv, sentTo } = await ownerWithTwoContactsCsv(page, testInfo, "tabs-e2e");
 
   // the same draft built in two tabs (each builder has its own launch token)
   await loadAxe(page); // the context's pages, both tabs

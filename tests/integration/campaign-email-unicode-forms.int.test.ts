@@ -25,9 +25,10 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+/** The campaign messages (metadata campaignId; not the "has finished" email to the launcher) whose subject holds `marker`. */
 const emailsMarked = async (marker: string) =>
-  (await t.db.select().from(outboxMessages).where(eq(outboxMessages.channel, "email"))).filter((m) =>
-    (m.subject ?? "").includes(marker),
+  (await t.db.select().from(outboxMessages).where(eq(outboxMessages.channel, "email"))).filter(
+    (m) => (m.subject ?? "").includes(marker) && (m.metadata as Record<string, unknown> | null)?.campaignId,
   );
 
 describe("an email address in its composed and decomposed Unicode forms", () => {

@@ -52,8 +52,10 @@ export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number)
       `You get this email because Campaign Notifications is on in Settings > Preferences: ` +
       `${app}/settings?tab=preferences\n`,
     tag: "campaign-completed",
-    workspaceId: campaign.workspaceId,
-    metadata: { kind: "campaign-completed", campaignId: String(campaign.id) },
+    // an account email to the person (as the verification and weekly report emails), not one of the
+    // workspace's messages: the local outbox keeps it out of the workspace's own
+    // not `campaignId`: that key marks a campaign's own messages (recipient sends), which this is not
+    metadata: { kind: "campaign-completed", finishedCampaignId: String(campaign.id) },
   });
   return user.email;
 }

@@ -102,9 +102,13 @@ test("a lead search past the month's searches links the owner to the plans", asy
 test("a Free owner creating an API key is linked to the plans", async ({ page }) => {
   await registerFree(page, "limit-apikey");
   await page.goto("/settings?tab=api-keys");
+  // the tab says so before any attempt (ApiAccessNotice), and the refused create says it again
+  await expect(
+    page.getByRole("alert").filter({ hasText: "API access is not included in the Free plan" }),
+  ).toBeVisible();
   await page.getByLabel("Name").fill("Zapier");
   await page.getByRole("button", { name: "Create key" }).click();
-  const banner = page.getByRole("alert").filter({ hasText: "API access is not included" });
+  const banner = page.getByRole("alert").filter({ hasText: "API access is not included in your Free plan" });
   await expect(banner).toBeVisible();
   await expect(banner.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
 });

@@ -712,12 +712,9 @@ export async function localPortalCancel(ctx: Ctx, tenant: Tenant) {
  */
 export async function localPortalRenew(ctx: Ctx, tenant: Tenant) {
   const { ws, sub } = await localPortalState(ctx, tenant);
-  if (!sub || sub.status === "canceled" || !sub.cancelAtPeriodEnd || !ws.stripeCustomerId)
-    throw new AppError(
-      "BAD_REQUEST",
-      "This subscription is not set to cancel, so there is nothing to take back.",
-    );
-  const ev = await localPayments(ctx).resumeCancel(sub.id, ws.stripeCustomerId);
+  // resumeCancel changes only a live subscription set to cancel (and answers null otherwise)
+  const ev =
+    sub && ws.stripeCustomerId ? await localPayments(ctx).resumeCancel(sub.id, ws.stripeCustomerId) : null;
   if (!ev)
     throw new AppError(
       "BAD_REQUEST",

@@ -3,11 +3,10 @@ import { renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
 import { withOptOutNotice } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
-import { smsSegments } from "./sms-segments";
+import { CAMPAIGN_LINK_RE, smsSegments } from "./sms-segments";
 
 export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
 
-const URL_RE = /https?:\/\/[^\s<>"')]+/g;
 const LINK_PLACEHOLDER = (i: number) => `https://pwlink.invalid/${i}`;
 const UNSUB_PLACEHOLDER = "https://pwunsub.invalid/";
 const VIDEO_PLACEHOLDER = "https://pwvideo.invalid/";
@@ -16,7 +15,8 @@ const VIDEO_PLACEHOLDER = "https://pwvideo.invalid/";
 export function extractLinks(...texts: (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const t of texts)
-    for (const m of (t ?? "").matchAll(URL_RE)) if (!out.includes(m[0]) && out.length < 50) out.push(m[0]);
+    for (const m of (t ?? "").matchAll(CAMPAIGN_LINK_RE))
+      if (!out.includes(m[0]) && out.length < 50) out.push(m[0]);
   return out;
 }
 

@@ -79,8 +79,12 @@ export function smsSegments(text: string): SmsSegmentInfo {
   };
 }
 
-/** An http(s) link in a campaign text, as the engine finds them to track (campaigns.content extractLinks). */
-const LINK_RE = /https?:\/\/[^\s<>"')]+/g;
+/**
+ * An http(s) link in a campaign text, as the engine finds them to track (campaigns.content
+ * extractLinks) and as sentSmsSegments counts them: one pattern for both (global: use with
+ * matchAll or replace).
+ */
+export const CAMPAIGN_LINK_RE = /https?:\/\/[^\s<>"')]+/g;
 
 /**
  * The length of a tracked click link as a recipient gets it: `appUrl/c/{token}/{i}/{signature}`
@@ -101,7 +105,7 @@ function trackedLinkLength(appUrl: string, index: number): number {
  */
 export function sentSmsSegments(text: string, appUrl: string): SmsSegmentInfo {
   const links: string[] = [];
-  const withLinks = text.replace(LINK_RE, (url) => {
+  const withLinks = text.replace(CAMPAIGN_LINK_RE, (url) => {
     let i = links.indexOf(url);
     if (i < 0) i = links.push(url) - 1;
     return "x".repeat(trackedLinkLength(appUrl, i));

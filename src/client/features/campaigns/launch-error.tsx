@@ -3,7 +3,10 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 
-/** A builder's launch error: the sentence and, for a plan refusal, the server's structured refusal. */
+/**
+ * A send's error (a builder's launch, the contact page's Add Contact and single send): the sentence and,
+ * for a plan refusal, the server's structured refusal.
+ */
 export interface LaunchError {
   message: string;
   refusal: PlanRefusal | null;
@@ -23,7 +26,7 @@ export function launchError(e: unknown, fallback: string): LaunchError {
 }
 
 /**
- * A campaign builder's launch error banner: the sentence (a plain string: the builder's own check)
+ * The error banner of a campaign builder's launch (and of the contact dialogs' sends): the sentence (a plain string: the builder's own check)
  * and, for a plan refusal, what follows it (PlanRefusalLink: "Go to Billing" when the workspace's paid
  * plan waits for a payment, "See plans" when it is to be upgraded, or that only the owner can, for an
  * admin or member). Nothing when `error` is null.

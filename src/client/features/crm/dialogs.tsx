@@ -14,7 +14,8 @@ import {
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
-import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
+import { planRefusalOf } from "@/client/features/billing/plan-refusal";
+import { type LaunchError, LaunchErrorBanner } from "@/client/features/campaigns/launch-error";
 import { errorMessage } from "@/client/lib/errors";
 import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
@@ -33,16 +34,15 @@ export function AddContactDialog({
   const qc = useQueryClient();
   const client = useTRPCClient();
   const [form, setForm] = useState({ first_name: "", last_name: "", email: "", phone: "", company: "" });
-  const [error, setError] = useState<string | null>(null);
-  // the contact limit's refusal (billing.plans): its link to /pricing, or the owner-only sentence
-  const [refusal, setRefusal] = useState<PlanRefusal | null>(null);
+  // with the contact limit's refusal (billing.plans): the banner adds its link to /pricing, or the
+  // owner-only sentence
+  const [error, setError] = useState<string | LaunchError | null>(null);
   const [saving, setSaving] = useState(false);
   const set = (k: keyof typeof form) => (e: React.ChangeEvent<HTMLInputElement>) =>
     setForm({ ...form, [k]: e.target.value });
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
-    setRefusal(null);
     if (!form.first_name.trim() || !form.email.trim()) return setError("First name and email are required");
     setSaving(true);
     setError(null);
@@ -52,8 +52,7 @@ export function AddContactDialog({
       setForm({ first_name: "", last_name: "", email: "", phone: "", company: "" });
       onOpenChange(false);
     } catch (err) {
-      setError(errorMessage(err, "Failed to add contact"));
-      setRefusal(planRefusalOf(err));
+      setError({ message: errorMessage(err, "Failed to add contact"), refusal: planRefusalOf(err) });
     } finally {
       setSaving(false);
     }
@@ -67,11 +66,7 @@ export function AddContactDialog({
           <DialogDescription>First name and email are required.</DialogDescription>
         </DialogHeader>
         <form onSubmit={submit} className="grid gap-3" noValidate>
-          {error && (
-            <AlertBanner variant="error">
-              {error} <PlanRefusalLink refusal={refusal} />
-            </AlertBanner>
-          )}
+          <LaunchErrorBanner error={error} />
           <div className="grid gap-3 sm:grid-cols-2">
             <FormField label="First name" htmlFor="ac-first">
               <Input id="ac-first" value={form.first_name} onChange={set("first_name")} required autoFocus />
@@ -288,9 +283,9 @@ export function MessageDialog({
   const client = useTRPCClient();
   const [subject, setSubject] = useState("");
   const [body, setBody] = useState("");
-  const [error, setError] = useState<string | null>(null);
-  // a refused send's plan decision (the month's emails, or SMS and calls on Free): PlanRefusalLink
-  const [refusal, setRefusal] = useState<PlanRefusal | null>(null);
+  // with a refused send's plan decision (the month's emails, or SMS and calls on Free): the banner
+  // adds its PlanRefusalLink
+  const [error, setError] = useState<string | LaunchError | null>(null);
   const [busy, setBusy] = useState(false);
   // the opt-in question is open (send() found the contact has not opted in to this channel)
   const [askOptIn, setAskOptIn] = useState(false);
@@ -307,7 +302,6 @@ export function MessageDialog({
 
   async function send() {
     setError(null);
-    setRefusal(null);
     if (channel === "email" && (!subject.trim() || !body.trim()))
       return setError("Please fill in subject and message");
     if (channel === "sms" && !body.trim()) return setError("Please enter a message");
@@ -341,8 +335,7 @@ export function MessageDialog({
       onOpenChange(false);
       onDone(texts[0] as string, true);
     } catch (e) {
-      setError(`${texts[1]}${errorMessage(e, "Unknown error")}`);
-      setRefusal(planRefusalOf(e));
+      setError({ message: `${texts[1]}${errorMessage(e, "Unknown error")}`, refusal: planRefusalOf(e) });
     } finally {
       setBusy(false);
     }
@@ -361,11 +354,7 @@ export function MessageDialog({
                 : contact.mobile || contact.phone || "(no phone)"}
             </DialogDescription>
           </DialogHeader>
-          {error && (
-            <AlertBanner variant="error">
-              {error} <PlanRefusalLink refusal={refusal} />
-            </AlertBanner>
-          )}
+          <LaunchErrorBanner error={error} />
           {channel === "email" && (
             <FormField label="Subject" htmlFor="msg-subject">
               <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />

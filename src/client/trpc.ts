@@ -1,8 +1,13 @@
-import { createTRPCClient, httpBatchLink, type TRPCLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, TRPCClientError, type TRPCLink } from "@trpc/client";
 import { observable } from "@trpc/server/observable";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import superjson from "superjson";
 import type { AppRouter } from "../server/trpc/router";
+import {
+  reportWorkspaceChanged,
+  setShownWorkspace,
+  shownWorkspaceHeaders,
+} from "./features/workspaces/shown-workspace";
 
 /**
  * tRPC for React (TanStack Query integration): wrap the app in `<TRPCProvider trpcClient={trpcClient}
@@ -29,6 +34,43 @@ function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
       );
 }
 
+/** Calls after which the session (and so the workspace the tab works in) may belong to someone else. */
+const SESSION_CHANGES = new Set(["auth.login", "auth.register", "auth.logout"]);
+
+/**
+ * Keeps the tab's workspace (features/workspaces/shown-workspace): learnt from the first `auth.me`
+ * answer, forgotten when the session changes hands; and reports a refusal because the account now
+ * works in another workspace (`data.workspaceChanged`), which WorkspaceChangedDialog shows.
+ */
+function shownWorkspaceLink(): TRPCLink<AppRouter> {
+  return () =>
+    ({ next, op }) =>
+      observable((observer) =>
+        next(op).subscribe({
+          next: (value) => {
+            if (op.path === "auth.me") {
+              const data = value.result.type === "data" ? value.result.data : undefined;
+              const workspace = (data as { workspace?: { id: string; name: string } } | undefined)?.workspace;
+              if (workspace) setShownWorkspace(workspace);
+            }
+            if (SESSION_CHANGES.has(op.path)) setShownWorkspace(null);
+            observer.next(value);
+          },
+          error: (err) => {
+            if (err instanceof TRPCClientError) {
+              const changed = (
+                err.data as { workspaceChanged?: { id: string; name: string } | null } | undefined
+              )?.workspaceChanged;
+              if (changed) reportWorkspaceChanged(changed);
+            }
+            if (SESSION_CHANGES.has(op.path)) setShownWorkspace(null);
+            observer.error(err);
+          },
+          complete: () => observer.complete(),
+        }),
+      );
+}
+
 /**
  * The app's tRPC client. `onMutation`: called after each successful mutation (main.tsx refreshes the
  * plan usage there: contacts, seats and the monthly meters change with many mutations of other features).
@@ -36,10 +78,13 @@ function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
 export function createTrpcClient(opts: { onMutation?: () => void } = {}) {
   return createTRPCClient<AppRouter>({
     links: [
+      shownWorkspaceLink(),
       ...(opts.onMutation ? [afterMutations(opts.onMutation)] : []),
       httpBatchLink({
         url: "/trpc",
         transformer: superjson,
+        // the workspace this tab shows: the server refuses a call when the account now works in another
+        headers: () => shownWorkspaceHeaders(),
         fetch: (url, options) => fetch(url, { ...options, credentials: "include" }),
       }),
     ],

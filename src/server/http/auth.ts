@@ -3,8 +3,9 @@ import fp from "fastify-plugin";
 import type { AppContext } from "../context";
 import type { Session, User } from "../db/schema";
 import { SESSION_COOKIE, SESSION_TTL_MS, validateSessionToken } from "../features/auth/auth.service";
-import { resolveTenant, type Tenant } from "../features/workspaces/workspaces.service";
+import { assertShownWorkspace, resolveTenant, type Tenant } from "../features/workspaces/workspaces.service";
 import { AppError } from "../lib/errors";
+import { SHOWN_WORKSPACE_HEADER, SHOWN_WORKSPACE_PARAM } from "../lib/shown-workspace";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -72,10 +73,25 @@ export function requireUser(req: FastifyRequest): User {
 
 /**
  * The signed-in user's active workspace: `{userId, workspaceId, role, plan, workspace}`. Every
- * tenant-scoped REST adapter passes `workspaceId` to its service.
- * @throws AppError UNAUTHORIZED when signed out.
+ * tenant-scoped REST adapter passes `workspaceId` to its service. A request from an app tab that
+ * names the workspace it shows (shownWorkspaceOf) must name this one.
+ * @throws AppError UNAUTHORIZED when signed out; CONFLICT when the tab shows another workspace
+ *   (workspaces.service assertShownWorkspace).
  */
 export function requireTenant(req: FastifyRequest): Tenant {
   if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  assertShownWorkspace(req.auth.tenant, shownWorkspaceOf(req));
   return req.auth.tenant;
+}
+
+/**
+ * The workspace the calling browser tab shows: the SHOWN_WORKSPACE_HEADER header, else (downloads
+ * opened as links) the SHOWN_WORKSPACE_PARAM query parameter; undefined when neither is a single
+ * non-empty string (outside clients send neither).
+ */
+export function shownWorkspaceOf(req: FastifyRequest): string | undefined {
+  const header = req.headers[SHOWN_WORKSPACE_HEADER];
+  if (typeof header === "string" && header) return header;
+  const param = (req.query as Record<string, unknown> | undefined)?.[SHOWN_WORKSPACE_PARAM];
+  return typeof param === "string" && param ? param : undefined;
 }

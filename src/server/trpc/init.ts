@@ -2,15 +2,29 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { ZodError } from "zod";
 import { planRefusalFor } from "../features/billing/billing.service";
+import { assertShownWorkspace } from "../features/workspaces/workspaces.service";
+import { shownWorkspaceOf } from "../http/auth";
 import { AppError, ERROR_TABLE } from "../lib/errors";
 import { findUnstorableText, unstorableMessage } from "../lib/nul";
+import type { WorkspaceChanged } from "../lib/shown-workspace";
 import { describeZodError } from "../lib/validate";
 import type { TrpcContext } from "./context";
+
+/**
+ * The active workspace a refusal of workspaces.service assertShownWorkspace names (its
+ * `details.expose.workspace_changed`), else null.
+ */
+function workspaceChangedOf(cause: unknown): WorkspaceChanged | null {
+  if (!(cause instanceof AppError) || cause.code !== "CONFLICT") return null;
+  const expose = (cause.details as { expose?: { workspace_changed?: WorkspaceChanged } } | undefined)?.expose;
+  return expose?.workspace_changed ?? null;
+}
 
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   /**
-   * `data` carries, besides tRPC's own fields (no stack), `planRefusal`: for a plan refusal (a 402 of
+   * `data` carries, besides tRPC's own fields (no stack), `workspaceChanged` ({id, name} of the
+   * session's active workspace when the calling tab shows another, else null) and `planRefusal`: for a plan refusal (a 402 of
    * billing.plans, FORBIDDEN here) its structured form with `actor_can_pay` for the signed-in member
    * (billing.service PlanRefusalDetail), else null. The client reads it typed from
    * `TRPCClientError<AppRouter>.data.planRefusal`.
@@ -20,6 +34,7 @@ const t = initTRPC.context<TrpcContext>().create({
       ...shape.data,
       stack: undefined,
       planRefusal: planRefusalFor(error.cause, ctx?.auth?.tenant.role),
+      workspaceChanged: workspaceChangedOf(error.cause),
     };
     // Unknown errors never leak internal text.
     if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)) {
@@ -54,6 +69,12 @@ const storableInput = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
+/**
+ * Procedures a tab may call while it shows another workspace than the session's (see
+ * protectedProcedure): switching is how the tab goes back to the workspace it shows.
+ */
+const SHOWN_WORKSPACE_EXEMPT = new Set(["workspaces.switch"]);
+
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 export const publicProcedure = t.procedure.use(appErrors).use(storableInput);
@@ -62,8 +83,11 @@ export const publicProcedure = t.procedure.use(appErrors).use(storableInput);
  * Narrows the session: `ctx.workspaceId` is the tenant every query filters by, `ctx.tenant` the
  * acting member (user id, role, plan), `ctx.user` the signed-in person.
  */
-export const protectedProcedure = publicProcedure.use(({ ctx, next }) => {
+export const protectedProcedure = publicProcedure.use(({ ctx, next, path }) => {
   if (!ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: "Please sign in to continue" });
+  // a tab showing another workspace than the session's is refused (CONFLICT, data.workspaceChanged),
+  // except when it switches workspace, which is how such a tab gets back to the one it shows
+  if (!SHOWN_WORKSPACE_EXEMPT.has(path)) assertShownWorkspace(ctx.auth.tenant, shownWorkspaceOf(ctx.req));
   return next({
     ctx: {
       ...ctx,

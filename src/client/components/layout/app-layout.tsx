@@ -4,6 +4,7 @@ import { Logo } from "@/client/components/logo";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { VerifyEmailBanner } from "@/client/features/auth/verify-email-banner";
 import { UsageBanners } from "@/client/features/billing/usage";
+import { WorkspaceChangedDialog } from "@/client/features/workspaces/workspace-changed-dialog";
 import { Breadcrumbs } from "./breadcrumbs";
 import { NavDrawer, NavDrawerTrigger } from "./nav-drawer";
 import { SidebarContent } from "./sidebar";
@@ -61,6 +62,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
   return (
     <div className="min-h-dvh bg-background" data-layout={topbar ? "topbar" : "sidebar"}>
       {skipLink}
+      <WorkspaceChangedDialog />
       {topbar ? <TopBar onLogout={handleLogout} loggingOut={loggingOut} /> : null}
       {topbar ? null : (
         <aside className="fixed inset-y-0 left-0 z-30 hidden w-64 border-r border-sidebar-border lg:block">

@@ -15,6 +15,11 @@ import {
 } from "@/client/components/ui/dialog";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
+import {
+  reportRestWorkspaceChanged,
+  shownWorkspaceHeaders,
+  withShownWorkspace,
+} from "@/client/features/workspaces/shown-workspace";
 import { errorMessage, NETWORK_ERROR_MESSAGE } from "@/client/lib/errors";
 import { formatNumber, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
@@ -186,6 +191,8 @@ export function ImportDialog({
         const xhr = new XMLHttpRequest();
         xhr.open("POST", "/api/contacts/import/upload");
         xhr.withCredentials = true;
+        // the workspace this tab shows: refused (409) when the account now works in another
+        for (const [k, v] of Object.entries(shownWorkspaceHeaders())) xhr.setRequestHeader(k, v);
         xhr.upload.onprogress = (e) =>
           e.lengthComputable && setUploadPct(Math.round((e.loaded / e.total) * 100));
         xhr.onload = () => {
@@ -194,7 +201,11 @@ export function ImportDialog({
             body = JSON.parse(xhr.responseText);
           } catch {}
           if (xhr.status >= 200 && xhr.status < 300 && body.import) resolve(body.import);
-          else reject(new Error(body.error ?? `Upload failed (${xhr.status})`));
+          else {
+            // a tab showing another workspace: the app-wide dialog says so (workspace-changed-dialog)
+            reportRestWorkspaceChanged(body);
+            reject(new Error(body.error ?? `Upload failed (${xhr.status})`));
+          }
         };
         xhr.onerror = () => reject(new Error(NETWORK_ERROR_MESSAGE));
         xhr.send(form);
@@ -442,7 +453,7 @@ export function ImportDialog({
             )}
             {(progress.errors > 0 || toFix > 0 || unreadable.length > 0) && (
               <Button variant="outline" asChild>
-                <a href={`/api/contacts/imports/${progress.id}/errors.csv`} download>
+                <a href={withShownWorkspace(`/api/contacts/imports/${progress.id}/errors.csv`)} download>
                   <Download aria-hidden />{" "}
                   {progress.errors > 0 && toFix > 0
                     ? progress.fields_cleared > 0

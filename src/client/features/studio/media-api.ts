@@ -1,4 +1,8 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import {
+  reportRestWorkspaceChanged,
+  shownWorkspaceHeaders,
+} from "@/client/features/workspaces/shown-workspace";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import type { MediaUploadResponse } from "@/server/features/studio/studio.rest";
 
@@ -76,13 +80,19 @@ export function uploadMedia(
     xhr.open("POST", url);
     xhr.withCredentials = true;
     xhr.responseType = "json";
+    // the workspace this tab shows: refused (409) when the account now works in another
+    for (const [k, v] of Object.entries(shownWorkspaceHeaders())) xhr.setRequestHeader(k, v);
     xhr.upload.onprogress = (e) => {
       if (e.lengthComputable) opts.onProgress?.(Math.round((e.loaded / e.total) * 100));
     };
     xhr.onload = () => {
       const body = xhr.response as MediaUploadResponse | { success: false; error?: string } | null;
       if (xhr.status >= 200 && xhr.status < 300 && body?.success) resolve(body);
-      else reject(new Error((body && !body.success && body.error) || "Upload failed"));
+      else {
+        // a tab showing another workspace: the app-wide dialog says so (workspace-changed-dialog)
+        reportRestWorkspaceChanged(body);
+        reject(new Error((body && !body.success && body.error) || "Upload failed"));
+      }
     };
     xhr.onerror = () => reject(new Error("Network error. Please try again."));
     xhr.onabort = () => reject(new DOMException("Upload cancelled", "AbortError"));

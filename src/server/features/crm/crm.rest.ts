@@ -9,6 +9,7 @@ import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
 import { jsonWithRaw } from "../../lib/raw-json";
+import { SHOWN_WORKSPACE_PARAM } from "../../lib/shown-workspace";
 import { parseInput } from "../../lib/validate";
 import { importFilePath, sweepImportSpool } from "./crm.jobs";
 import { type BulkOperationInput, listContactsQuerySchema } from "./crm.schemas";
@@ -96,8 +97,10 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
   app.get("/api/contacts/export.csv", async (req, reply) => {
     const tenant = requireTenant(req);
     // closed as the list's query: `?lifecycle_stage=customer` is a 400 naming it, never an export of
-    // every contact with the filter silently ignored
-    const query = parseInput(listContactsQuerySchema, req.query ?? {});
+    // every contact with the filter silently ignored. The app's link adds the workspace its tab shows
+    // (`workspace`, checked by requireTenant), which is not a filter.
+    const { [SHOWN_WORKSPACE_PARAM]: _shown, ...filterQuery } = (req.query ?? {}) as Record<string, unknown>;
+    const query = parseInput(listContactsQuerySchema, filterQuery);
     const gen = crm.exportContactsCsv(ctx, tenant.workspaceId, query);
     const first = await gen.next(); // validates the query before the 200 goes out
     const stream = Readable.from(

@@ -12,6 +12,7 @@ import {
   INVITE_RESENDS_PER_DAY,
   type RateLimiter,
 } from "../../lib/rate-limit";
+import type { WorkspaceChanged } from "../../lib/shown-workspace";
 import { queueCustomerEmailSync } from "../billing/billing.jobs";
 import {
   assertPlanFeature,
@@ -36,6 +37,27 @@ export interface Tenant {
   /** the active workspace's plan (free | professional | business | enterprise) */
   plan: string;
   workspace: Workspace;
+}
+
+/**
+ * Refuses a request from a browser tab that shows another workspace than the session's active one
+ * (`shownId`: the tab's SHOWN_WORKSPACE_HEADER or SHOWN_WORKSPACE_PARAM value; undefined or empty
+ * when the caller sent none, as outside clients do, and then nothing is checked). The session's
+ * workspace is shared by a browser's tabs: it changes when another tab switches workspace, and when
+ * the person is removed from the workspace (resolveTenant falls back to another). Without this, the
+ * stale tab's next action (an added contact, a launched campaign) would land in that other workspace
+ * while the tab still names the first. Nothing has run when this throws.
+ * @throws AppError CONFLICT "Your account is now working in ..." with `details.expose.workspace_changed`
+ *   = {id, name} of the active workspace (shown-workspace WorkspaceChanged).
+ */
+export function assertShownWorkspace(tenant: Tenant, shownId: string | undefined): void {
+  if (!shownId || shownId === tenant.workspaceId) return;
+  const active: WorkspaceChanged = { id: tenant.workspaceId, name: tenant.workspace.name };
+  throw new AppError(
+    "CONFLICT",
+    `Your account is now working in ‘${active.name}’: the workspace was switched in another tab, or your access to the one this tab shows has ended. Nothing was changed. Reload the page to continue.`,
+    { expose: { workspace_changed: active } },
+  );
 }
 
 /** Invite links live 7 days (issue 10). */

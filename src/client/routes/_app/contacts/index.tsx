@@ -46,6 +46,7 @@ import {
 import { ImportDialog } from "@/client/features/crm/import-dialog";
 import { SaveSegmentDialog, SegmentsDialog, toSegmentFilter } from "@/client/features/crm/segments";
 import { StageBadge } from "@/client/features/crm/stage-badge";
+import { withShownWorkspace } from "@/client/features/workspaces/shown-workspace";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import type { AppRouter } from "@/server/trpc/router";
@@ -252,7 +253,12 @@ function ContactsPage() {
               <Filter aria-hidden /> Segments
             </Button>
             <Button variant="outline" asChild>
-              <a href={`/api/contacts/export.csv${filterQuery({ ...filter, page: undefined })}`} download>
+              <a
+                href={withShownWorkspace(
+                  `/api/contacts/export.csv${filterQuery({ ...filter, page: undefined })}`,
+                )}
+                download
+              >
                 <Download aria-hidden /> Export CSV
               </a>
             </Button>

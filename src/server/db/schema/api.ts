@@ -15,6 +15,13 @@ import { users } from "./auth";
 import { workspaces } from "./workspaces";
 
 /**
+ * Why a key was revoked: in Settings > API keys (`manual`), its creator removed from the workspace or
+ * leaving it (`creator_removed`, `creator_left`), or made while someone else held its creator's
+ * account (`account_recovery`). Checked by the table's api_keys_revoked_reason_ck.
+ */
+export type ApiKeyRevokedReason = "manual" | "creator_removed" | "creator_left" | "account_recovery";
+
+/**
  * API keys of a workspace (issue 15). The key itself (`pw_live_<random>`) is shown once; only its
  * SHA-256 hash (hex) and a visible prefix are stored.
  */
@@ -35,6 +42,8 @@ export const apiKeys = pgTable(
     lastUsedAt: timestamp({ withTimezone: true }),
     expiresAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
+    /** why it was revoked (migration 0054; null for keys revoked before it, and live keys) */
+    revokedReason: text().$type<ApiKeyRevokedReason>(),
     createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

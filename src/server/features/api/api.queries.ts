@@ -52,25 +52,61 @@ export function listApiKeys(db: DbOrTx, workspaceId: string) {
     .orderBy(desc(apiKeys.createdAt));
 }
 
-/** Sets revoked_at on a workspace's live key; returns the row or undefined. */
+/** Sets revoked_at (reason `manual`) on a workspace's live key; returns the row or undefined. */
 export async function revokeApiKey(db: DbOrTx, workspaceId: string, id: string) {
   const [row] = await db
     .update(apiKeys)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: new Date(), revokedReason: "manual" })
     .where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning();
   return row;
 }
 
 /**
- * Revokes every still-active key created by `userId` at or after `since` (any workspace); returns
- * the revoked rows.
+ * Revokes every still-active key created by `userId` at or after `since` (any workspace), reason
+ * `account_recovery`; returns the revoked rows.
  */
 export async function revokeKeysCreatedBySince(db: DbOrTx, userId: string, since: Date) {
   return db
     .update(apiKeys)
-    .set({ revokedAt: new Date() })
+    .set({ revokedAt: new Date(), revokedReason: "account_recovery" })
     .where(and(eq(apiKeys.createdBy, userId), gte(apiKeys.createdAt, since), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id });
+}
+
+/** The keys `userId` created in the workspace that are neither revoked nor expired (SQL condition). */
+function liveKeysOfCreator(workspaceId: string, userId: string) {
+  return and(
+    eq(apiKeys.workspaceId, workspaceId),
+    eq(apiKeys.createdBy, userId),
+    isNull(apiKeys.revokedAt),
+    or(isNull(apiKeys.expiresAt), sql`${apiKeys.expiresAt} > now()`),
+  );
+}
+
+/** How many keys `userId` created in the workspace are neither revoked nor expired. */
+export async function countLiveKeysOfCreator(db: DbOrTx, workspaceId: string, userId: string) {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(apiKeys)
+    .where(liveKeysOfCreator(workspaceId, userId));
+  return row?.n ?? 0;
+}
+
+/**
+ * Revokes, with `reason`, every key `userId` created in the workspace that is neither revoked nor
+ * expired (an expired key keeps its record as it is: it already stopped); returns the revoked ids.
+ */
+export async function revokeLiveKeysOfCreator(
+  db: DbOrTx,
+  workspaceId: string,
+  userId: string,
+  reason: "creator_removed" | "creator_left",
+) {
+  return db
+    .update(apiKeys)
+    .set({ revokedAt: new Date(), revokedReason: reason })
+    .where(liveKeysOfCreator(workspaceId, userId))
     .returning({ id: apiKeys.id });
 }
 

@@ -10,6 +10,13 @@ export const apiKeysRouter = router({
   create: protectedProcedure
     .input(createApiKeySchema)
     .mutation(({ ctx, input }) => svc.createApiKey(ctx, ctx.tenant, input)),
+  /**
+   * `{count}`: the API keys `userId` created in the workspace that their removal or leaving would
+   * revoke (Settings > Team's confirmations); see countKeysRevokedOnDeparture.
+   */
+  revokedOnDeparture: protectedProcedure
+    .input(z.object({ userId: z.string().max(100) }))
+    .query(({ ctx, input }) => svc.countKeysRevokedOnDeparture(ctx, ctx.tenant, input.userId)),
   revoke: protectedProcedure
     .input(z.object({ id: z.string().max(100) }))
     .mutation(({ ctx, input }) => svc.revokeApiKey(ctx, ctx.tenant, input.id)),

@@ -1,10 +1,12 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import type { ApiKey, Workspace } from "../../db/schema";
+import type { ApiKey, ApiKeyRevokedReason, Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { isUuid } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
+import { getUserProfiles } from "../user/user.service";
 import type { WebhookEventType } from "../webhooks/webhooks.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
 import * as q from "./api.queries";
@@ -27,7 +29,22 @@ function newKey(): string {
   return API_KEY_PREFIX + s;
 }
 
-/** A key as lists show it (never the key itself). */
+/**
+ * What Settings > API keys says of a revoked key, by its `revoked_reason` (a key revoked before reasons
+ * were kept, migration 0054, has none and shows only that it was revoked).
+ */
+export const REVOKED_REASON_TEXT: Readonly<Record<ApiKeyRevokedReason, string>> = {
+  manual: "Revoked by an owner or admin.",
+  creator_removed: "Revoked when its creator was removed from the workspace.",
+  creator_left: "Revoked when its creator left the workspace.",
+  account_recovery:
+    "Revoked when its creator's account was recovered: it was made while someone else held it.",
+};
+
+/**
+ * A key as lists show it (never the key itself). `revoked_reason`: a sentence (REVOKED_REASON_TEXT)
+ * once revoked with a recorded reason, else null.
+ */
 export function toApiKeyJson(k: ApiKey) {
   return {
     id: k.id,
@@ -37,6 +54,7 @@ export function toApiKeyJson(k: ApiKey) {
     last_used_at: k.lastUsedAt?.toISOString() ?? null,
     expires_at: k.expiresAt?.toISOString() ?? null,
     revoked_at: k.revokedAt?.toISOString() ?? null,
+    revoked_reason: k.revokedReason ? REVOKED_REASON_TEXT[k.revokedReason] : null,
     created_at: k.createdAt.toISOString(),
   };
 }
@@ -83,15 +101,28 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
 
 /**
  * The workspace's keys, newest first, as toApiKeyJson plus `creator_active` (false once the key's
- * creator is no longer an owner or admin, when its requests get 401). @throws FORBIDDEN for members.
+ * creator is no longer an owner or admin, when its requests get 401) and `creator_name`: the name
+ * (or, without one, the email) of its creator while they are a member of the workspace, null once
+ * they are not (removed, left, account deleted), which Settings shows as "Former member".
+ * @throws FORBIDDEN for members.
  */
 export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageApiKeys");
-  return (await q.listApiKeys(ctx.db, tenant.workspaceId)).map((r) => ({
-    ...toApiKeyJson(r.key),
-    // false once its creator is no longer an owner or admin: its requests get 401 (authenticateApiKey)
-    creator_active: creatorMayUseKeys(r.creatorRole),
-  }));
+  const rows = await q.listApiKeys(ctx.db, tenant.workspaceId);
+  const members = rows.filter((r) => r.creatorRole !== null && r.key.createdBy !== null);
+  const profiles = await getUserProfiles(
+    ctx,
+    members.map((r) => r.key.createdBy as string),
+  );
+  return rows.map((r) => {
+    const profile = r.creatorRole !== null && r.key.createdBy ? profiles.get(r.key.createdBy) : undefined;
+    return {
+      ...toApiKeyJson(r.key),
+      // false once its creator is no longer an owner or admin: its requests get 401 (authenticateApiKey)
+      creator_active: creatorMayUseKeys(r.creatorRole),
+      creator_name: profile ? profile.name || profile.email : null,
+    };
+  });
 }
 
 /**
@@ -118,6 +149,42 @@ export async function revokeKeysCreatedBySince(
   since: Date,
 ): Promise<number> {
   return (await q.revokeKeysCreatedBySince(ctx.db, userId, since)).length;
+}
+
+/**
+ * How many API keys would be revoked if `userId` left the workspace or were removed from it now
+ * (revokeKeysOfDepartingMember): the keys they created in the tenant's workspace that are neither
+ * revoked nor expired. Settings > Team's remove and leave confirmations say it. Anyone may ask about
+ * themselves (leaving); asking about someone else needs the right to remove members. Shape `{count}`.
+ * @throws FORBIDDEN (a member asking about someone else), NOT_FOUND 'Member not found' for a
+ *   malformed id (a well-formed id of a non-member counts 0).
+ */
+export async function countKeysRevokedOnDeparture(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  userId: string,
+): Promise<{ count: number }> {
+  if (userId !== tenant.userId) assertCan(tenant, "manageMembers");
+  if (!isUuid(userId)) throw new AppError("NOT_FOUND", "Member not found");
+  return { count: await q.countLiveKeysOfCreator(ctx.db, tenant.workspaceId, userId) };
+}
+
+/**
+ * Revokes every API key `userId` created in `workspaceId` (neither revoked nor expired yet) as they
+ * leave the workspace (`reason: "left"`) or are removed from it (`"removed"`): they saw each key's
+ * secret once and no longer belong to the workspace, so the keys end with their membership, as
+ * GitHub and Slack end user-bound tokens. The keys are kept, marked revoked with the reason
+ * (`creator_left`, `creator_removed`), so Settings > API keys still lists them; a re-invited person
+ * does not get them back. Called by workspaces.service removeMember and leaveWorkspace inside their
+ * transaction (`ctx.db` is it), handed in by their adapters (workspaces cannot import this feature,
+ * which imports it). Returns how many keys were revoked.
+ */
+export async function revokeKeysOfDepartingMember(
+  ctx: { db: DbOrTx },
+  departure: { workspaceId: string; userId: string; reason: "removed" | "left" },
+): Promise<number> {
+  const reason = departure.reason === "removed" ? "creator_removed" : "creator_left";
+  return (await q.revokeLiveKeysOfCreator(ctx.db, departure.workspaceId, departure.userId, reason)).length;
 }
 
 /** Whether a key whose creator has `role` in its workspace (null: not a member) may act: owners and admins. */

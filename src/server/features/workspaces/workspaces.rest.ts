@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
+import { revokeKeysOfDepartingMember } from "../api/api.service";
 import { assertCanSend } from "../auth/auth.service";
 import { inviteInput, roleInput, transferInput, workspaceSettingsInput } from "./workspaces.schemas";
 import * as svc from "./workspaces.service";
@@ -12,7 +13,9 @@ const param = (req: FastifyRequest, name: string) =>
 /**
  * REST adapters of the workspaces feature (issue 10): switch, members, invites, roles, ownership,
  * leave, settings. Roles are enforced by the service for REST and tRPC alike. Invitation emails need a
- * verified sender: the service is handed auth's assertCanSend (it cannot import auth itself).
+ * verified sender: the service is handed auth's assertCanSend (it cannot import auth itself). Removal
+ * and leave revoke the departing person's API keys: the service is handed the api feature's
+ * revokeKeysOfDepartingMember (it cannot import api, which imports it).
  */
 export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.get("/api/workspaces", async (req) => ({
@@ -77,7 +80,7 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   });
 
   app.delete("/api/workspaces/current/members/:userId", async (req) => {
-    await svc.removeMember(ctx, requireTenant(req), param(req, "userId"));
+    await svc.removeMember(ctx, requireTenant(req), param(req, "userId"), revokeKeysOfDepartingMember);
     return { success: true };
   });
 
@@ -88,7 +91,7 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   });
 
   app.post("/api/workspaces/current/leave", async (req) => {
-    await svc.leaveWorkspace(ctx, requireTenant(req));
+    await svc.leaveWorkspace(ctx, requireTenant(req), revokeKeysOfDepartingMember);
     return { success: true };
   });
 

@@ -1,5 +1,6 @@
 import { phoneCountryOptions } from "../../lib/phone";
 import { protectedProcedure, publicProcedure, router } from "../../trpc/init";
+import { revokeKeysOfDepartingMember } from "../api/api.service";
 import { assertCanSend } from "../auth/auth.service";
 import {
   inviteIdInput,
@@ -15,7 +16,8 @@ import * as svc from "./workspaces.service";
 
 /**
  * tRPC procedures of the workspaces feature: the same service calls as workspaces.rest.ts (invitation
- * emails get auth's assertCanSend, as there).
+ * emails get auth's assertCanSend, removal and leave the api feature's revokeKeysOfDepartingMember, as
+ * there).
  */
 export const workspacesRouter = router({
   list: protectedProcedure.query(({ ctx }) => svc.listUserWorkspaces(ctx, ctx.user.id)),
@@ -45,11 +47,15 @@ export const workspacesRouter = router({
     .mutation(({ ctx, input }) => svc.changeRole(ctx, ctx.tenant, input.userId, input.role)),
   removeMember: protectedProcedure
     .input(userIdInput)
-    .mutation(({ ctx, input }) => svc.removeMember(ctx, ctx.tenant, input.userId)),
+    .mutation(({ ctx, input }) =>
+      svc.removeMember(ctx, ctx.tenant, input.userId, revokeKeysOfDepartingMember),
+    ),
   transferOwnership: protectedProcedure
     .input(transferInput)
     .mutation(({ ctx, input }) => svc.transferOwnership(ctx, ctx.tenant, input.user_id)),
-  leave: protectedProcedure.mutation(({ ctx }) => svc.leaveWorkspace(ctx, ctx.tenant)),
+  leave: protectedProcedure.mutation(({ ctx }) =>
+    svc.leaveWorkspace(ctx, ctx.tenant, revokeKeysOfDepartingMember),
+  ),
   invitation: publicProcedure
     .input(tokenInput)
     .query(({ ctx, input }) => svc.getInvite(ctx, input.token, ctx.auth?.user ?? null)),

@@ -122,6 +122,22 @@ export function invitableRoles(role: WorkspaceRole): readonly InviteRole[] {
 export type SendGate = (ctx: Pick<AppContext, "db">, userId: string, to: readonly string[]) => Promise<void>;
 
 /**
+ * What ends with a person's membership in features this one cannot import (they import it), handed
+ * in by the adapters like SendGate: the api feature's revokeKeysOfDepartingMember, which revokes the
+ * API keys the person created in the workspace. Called inside the removal's or leave's transaction
+ * (`ctx.db` is it), after the membership row is gone, so the keys end in the same commit.
+ * Webhook endpoints the person created are not touched here: an endpoint belongs to the workspace
+ * and carries no secret the person could use to read its data (its signing secret only signs what
+ * the workspace sends to the URL). It still acts with its creator's authority: webhooks.service
+ * creatorMayDeliver pauses one whose creator is no longer an owner or admin, until an owner or admin
+ * re-enables it.
+ */
+export type MemberDepartureHook = (
+  ctx: { db: DbOrTx },
+  departure: { workspaceId: string; userId: string; reason: "removed" | "left" },
+) => Promise<number>;
+
+/**
  * Takes the workspace's row lock for the rest of transaction `tx`, then re-reads the acting person's
  * membership under it. `tenant.role` was read when the request began; a transfer, role change or
  * removal that committed since (a concurrent request) may have changed it, and without the lock two
@@ -785,11 +801,18 @@ export async function acceptInvite(
  * Removes a member. Access ends at once: every request re-checks membership, and the person's
  * sessions on this workspace are detached (they fall back to another workspace of theirs). The
  * invitations they sent that are still open are revoked: an invitation carries its sender's
- * authority (invitableRoles). Runs under the workspace lock with the caller's role re-read
- * (lockAsActor), so it cannot remove a member a concurrent transfer has just made owner.
+ * authority (invitableRoles). The API keys they created in the workspace are revoked in the same
+ * transaction by `onDeparture` (MemberDepartureHook; webhook endpoints stay, see there). Runs under
+ * the workspace lock with the caller's role re-read (lockAsActor), so it cannot remove a member a
+ * concurrent transfer has just made owner.
  * @throws AppError FORBIDDEN (members; removing the owner); NOT_FOUND for a non-member id.
  */
-export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, userId: string) {
+export async function removeMember(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  userId: string,
+  onDeparture: MemberDepartureHook,
+) {
   assertCan(tenant, "manageMembers");
   await ctx.db.transaction(async (tx) => {
     await lockAsActor(tx, tenant, "manageMembers");
@@ -801,6 +824,7 @@ export async function removeMember(ctx: Pick<AppContext, "db">, tenant: Tenant, 
     await q.deleteMember(tx, tenant.workspaceId, userId);
     await q.detachSessions(tx, tenant.workspaceId, userId);
     await q.revokeInvitesSentBy(tx, userId, { workspaceId: tenant.workspaceId });
+    await onDeparture({ db: tx }, { workspaceId: tenant.workspaceId, userId, reason: "removed" });
   });
 }
 
@@ -859,11 +883,16 @@ export async function transferOwnership(
 
 /**
  * The signed-in user leaves the active workspace; the session falls back to another of theirs. The
- * open invitations they sent are revoked. The role is re-read under the workspace lock (a transfer
- * may have just made them the owner).
+ * open invitations they sent are revoked, and so are the API keys they created in the workspace, by
+ * `onDeparture` in the same transaction (MemberDepartureHook; webhook endpoints stay, see there).
+ * The role is re-read under the workspace lock (a transfer may have just made them the owner).
  * @throws AppError BAD_REQUEST for the owner (transfer ownership first).
  */
-export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant) {
+export async function leaveWorkspace(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  onDeparture: MemberDepartureHook,
+) {
   const ownerCannotLeave = "The owner cannot leave the workspace. Transfer ownership first.";
   if (tenant.role === "owner") throw new AppError("BAD_REQUEST", ownerCannotLeave);
   await ctx.db.transaction(async (tx) => {
@@ -873,6 +902,7 @@ export async function leaveWorkspace(ctx: Pick<AppContext, "db">, tenant: Tenant
     await q.deleteMember(tx, tenant.workspaceId, tenant.userId);
     await q.detachSessions(tx, tenant.workspaceId, tenant.userId);
     await q.revokeInvitesSentBy(tx, tenant.userId, { workspaceId: tenant.workspaceId });
+    await onDeparture({ db: tx }, { workspaceId: tenant.workspaceId, userId: tenant.userId, reason: "left" });
   });
 }
 

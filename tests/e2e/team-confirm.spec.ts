@@ -6,7 +6,9 @@ import { expectWhollyShown } from "./layout-helpers";
 /**
  * Settings > Team: each pending invitation's Resend and Revoke buttons say whose invitation they act
  * on (a screen reader heard "Revoke, Revoke" before), revoking asks first (Escape keeps it, focus back
- * on the button), and leaving a workspace asks first too (one click left at once before).
+ * on the button), and leaving a workspace asks first too (one click left at once before). The leave and
+ * remove confirmations say how many API keys the departure revokes (the person's own keys in the
+ * workspace), and say nothing of keys when there are none.
  */
 test("invitation Revoke buttons name the invitee and ask first; Leave workspace asks first", async ({
   page,
@@ -21,10 +23,13 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
   const stamp = `${Date.now()}-${Math.random().toString(36).slice(2, 7)}`;
   const amy = `amy-${stamp}@example.com`;
   const ben = `ben-${stamp}@example.com`;
-  for (const email of [amy, ben]) {
+  for (const [email, role] of [
+    [amy, "member"],
+    [ben, "admin"],
+  ] as const) {
     const res = await page.request.post("/api/workspaces/current/invites", {
       headers: { origin },
-      data: { email, role: "member" },
+      data: { email, role },
     });
     expect(res.ok(), await res.text()).toBe(true);
   }
@@ -53,7 +58,7 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
   await expect(invites.getByTestId("invite-row")).toHaveCount(1);
   await expect(invites.getByTestId("invite-row")).toContainText(ben);
 
-  // Ben joins through his link, then Leave workspace asks before it takes his access away
+  // Ben (an admin) joins through his link, then Leave workspace asks before it takes his access away
   const { token } = await inviteLinkFromOutbox(page, ben);
   const mateContext = await browser.newContext();
   const mate = await mateContext.newPage();
@@ -69,15 +74,42 @@ test("invitation Revoke buttons name the invitee and ask first; Leave workspace 
   expect(accepted.ok(), await accepted.text()).toBe(true);
   await open(mate, "/settings?tab=team");
   const leave = mate.getByRole("button", { name: "Leave workspace" });
+  const counted = (p: typeof page) =>
+    p.waitForResponse((r) => r.url().includes("apiKeys.revokedOnDeparture") && r.ok());
+  // no keys of his yet: the confirmation says nothing of keys once the count is in
+  let count = counted(mate);
   await leave.click();
   const leaving = mate.getByRole("dialog", { name: "Leave Team Confirm Co?" });
   await expect(leaving).toBeVisible();
+  await count;
+  await expect(leaving).toContainText("An owner or admin can invite you again.");
+  await expect(leaving).not.toContainText("API key");
   await leaving.getByRole("button", { name: "Cancel" }).click();
   await expect(mate.getByRole("dialog")).toHaveCount(0);
   await expect(leave).toBeFocused();
-  // still a member: the owner's team list shows him
+  // he makes two API keys: leaving would revoke them, and the confirmation says so
+  for (const name of ["Ben sync", "Ben form"]) {
+    const made = await mate.request.post("/api/api-keys", {
+      headers: { origin },
+      data: { name, scopes: ["contacts:read"] },
+    });
+    expect(made.ok(), await made.text()).toBe(true);
+  }
+  await leave.click();
+  await expect(leaving).toContainText("Your 2 API keys will be revoked.");
+  await leaving.getByRole("button", { name: "Cancel" }).click();
+  await expect(mate.getByRole("dialog")).toHaveCount(0);
+  // still a member: the owner's team list shows him, and removing him says his keys go too
   await page.reload();
-  await expect(page.getByTestId("member-row").filter({ hasText: ben })).toBeVisible();
+  const benRow = page.getByTestId("member-row").filter({ hasText: ben });
+  await expect(benRow).toBeVisible();
+  count = counted(page);
+  await benRow.getByRole("button", { name: "Remove" }).click();
+  const removing = page.getByRole("dialog", { name: "Remove Ben Mate?" });
+  await expect(removing).toContainText("Their 2 API keys will be revoked.");
+  await count;
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
   await mateContext.close();
 
   // on a phone (390 px) members' and invitees' addresses are shown whole, not cut to "team-17...@..."

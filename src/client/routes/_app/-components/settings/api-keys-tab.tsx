@@ -56,7 +56,8 @@ export function revokeLabel(k: { name: string; prefix: string }): string {
 /**
  * Settings > API keys (issue 15, owner and admin): create a key with a name, scopes and an optional
  * expiry (the key shown once, and hidden again if that key is revoked), list keys with prefix, scopes,
- * last use and expiry, revoke. Links to the API reference at /docs/api. Revoking asks first (a dialog
+ * last use, expiry and creator (their name, or "Former member" once they left the workspace or were
+ * removed, which revoked the key), revoke; a revoked key says why. Links to the API reference at /docs/api. Revoking asks first (a dialog
  * naming the key; Escape or Cancel keep it and focus goes back to the key's Revoke button); once
  * revoked, the button is gone and focus moves to the key's name in the list.
  */
@@ -274,8 +275,12 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                         {k.last_used_at ? formatDate(k.last_used_at) : "never"} ·{" "}
                         {k.expires_at
                           ? `${expired ? "expired" : "expires"} ${formatDate(k.expires_at)}`
-                          : "never expires"}
+                          : "never expires"}{" "}
+                        · creator: {k.creator_name ?? "Former member"}
                       </p>
+                      {k.revoked_at && k.revoked_reason && (
+                        <p className="text-sm text-muted-foreground">{k.revoked_reason}</p>
+                      )}
                       {!k.revoked_at && !expired && !k.creator_active && (
                         <p className="text-sm text-muted-foreground">
                           Not working: the person who created it is no longer an owner or admin here.

@@ -28,6 +28,31 @@ import type { ShowBanner } from "./types";
 const ROLE_LABEL = { owner: "Owner", admin: "Admin", member: "Member" } as const;
 
 /**
+ * The sentence a remove or leave confirmation adds about the API keys the departure revokes (the
+ * server's count, tRPC apiKeys.revokedOnDeparture): "Their 2 API keys will be revoked." /
+ * "Your API key will be revoked."; empty when there are none or the count is not known yet.
+ */
+export function keysRevokedSentence(count: number | undefined, whose: "Their" | "Your"): string {
+  if (!count) return "";
+  return ` ${whose} ${count === 1 ? "API key" : plural(count, "API key")} will be revoked.`;
+}
+
+/**
+ * How many API keys `userId`'s removal or leaving would revoke, asked while `open` (the confirmation
+ * is shown) and asked again each time it opens: undefined until known.
+ */
+function useKeysRevokedOnDeparture(userId: string | undefined, open: boolean): number | undefined {
+  const trpc = useTRPC();
+  const q = useQuery(
+    trpc.apiKeys.revokedOnDeparture.queryOptions(
+      { userId: userId ?? "" },
+      { enabled: open && !!userId, staleTime: 0, retry: false },
+    ),
+  );
+  return open ? q.data?.count : undefined;
+}
+
+/**
  * Settings > Team (issue 10): members with roles, pending invites with resend/revoke, the invite form
  * and seat count, transfer ownership, leave. Buttons a role cannot use are hidden; the server enforces
  * the same rules.
@@ -70,6 +95,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
     null,
   );
   const [leaving, setLeaving] = useState(false);
+  const removingKeys = useKeysRevokedOnDeparture(removing?.user_id, removing !== null);
+  const leavingKeys = useKeysRevokedOnDeparture(me.data?.user.id, leaving);
   // stable places for focus after a confirmed removal (rescueFocusWhenGone in ConfirmDialog)
   const membersList = useRef<HTMLUListElement>(null);
   const membersHeading = useRef<HTMLHeadingElement>(null);
@@ -226,7 +253,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         open={removing !== null}
         onOpenChange={(open) => !open && setRemoving(null)}
         title={`Remove ${removing?.name ?? ""}?`}
-        description="Their access to this workspace ends at once, including any open sessions. Their contacts, notes and campaigns stay in the workspace."
+        description={`Their access to this workspace ends at once, including any open sessions. Their contacts, notes and campaigns stay in the workspace.${keysRevokedSentence(removingKeys, "Their")}`}
         confirmLabel="Remove member"
         onConfirm={() => {
           if (removing) remove.mutate({ userId: removing.user_id });
@@ -258,7 +285,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         open={leaving}
         onOpenChange={setLeaving}
         title={`Leave ${me.data?.workspace.name ?? "this workspace"}?`}
-        description="You lose access to its contacts, campaigns and media at once. An owner or admin can invite you again."
+        description={`You lose access to its contacts, campaigns and media at once. An owner or admin can invite you again.${keysRevokedSentence(leavingKeys, "Your")}`}
         confirmLabel="Leave workspace"
         onConfirm={() => leave.mutate()}
       />

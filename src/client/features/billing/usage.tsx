@@ -61,7 +61,9 @@ export function OwnerAction({ canPay, children }: { canPay: boolean; children: R
  * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
  * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
  * /pricing: a monthly meter until the billing period's end date, the contacts (a total) until an
- * upgrade or a deletion. The payment and upgrade links are for who may use them (the server's `actor_can_pay`: the
+ * upgrade or a deletion; for an owner or admin, a workspace holding more members and invitations than its
+ * plan's seats after a downgrade (the server's `seats_over` sentence, with links to Settings > Team and
+ * /pricing). The payment and upgrade links are for who may use them (the server's `actor_can_pay`: the
  * owner); an admin or member reads OWNER_ONLY_SENTENCE in their place.
  */
 export function UsageBanners() {
@@ -121,6 +123,19 @@ export function UsageBanners() {
           <OwnerAction canPay={data.actor_can_pay}>
             <Link to="/pricing" className="font-medium underline">
               Upgrade your plan
+            </Link>
+          </OwnerAction>
+        </AlertBanner>
+      )}
+      {data.seats_over && (
+        <AlertBanner variant="warning" title="More team members than your plan includes">
+          {data.seats_over.sentence} New invitations are refused meanwhile.{" "}
+          <Link to="/settings" search={{ tab: "team" }} className="font-medium underline">
+            Go to Settings &gt; Team
+          </Link>{" "}
+          <OwnerAction canPay={data.actor_can_pay}>
+            <Link to="/pricing" className="font-medium underline">
+              See plans
             </Link>
           </OwnerAction>
         </AlertBanner>

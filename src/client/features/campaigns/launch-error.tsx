@@ -26,10 +26,12 @@ export function launchError(e: unknown, fallback: string): LaunchError {
 }
 
 /**
- * The error banner of a campaign builder's launch (and of the contact dialogs' sends): the sentence (a plain string: the builder's own check)
+ * The error banner of a campaign builder's launch (and of the contact dialogs' sends, and /pricing's refused
+ * plan choice): the sentence (a plain string: the builder's own check)
  * and, for a plan refusal, what follows it (PlanRefusalLink: "Go to Billing" when the workspace's paid
- * plan waits for a payment, "See plans" when it is to be upgraded, or that only the owner can, for an
- * admin or member). Nothing when `error` is null.
+ * plan waits for a payment, "See plans" when it is to be upgraded, "Go to Settings > Team" when a plan
+ * change needs members removed first, or that only the owner can, for an admin or member). Nothing when
+ * `error` is null.
  */
 export function LaunchErrorBanner({ error }: { error: string | LaunchError | null }) {
   if (!error) return null;

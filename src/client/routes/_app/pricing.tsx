@@ -8,6 +8,7 @@ import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { useAuth } from "@/client/features/auth/auth-context";
+import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/features/campaigns/launch-error";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 
 /** Spec section 9: redirect to the dashboard 3 seconds after a successful payment. */
@@ -46,8 +47,9 @@ const FAQ = [
  * decides what a plan allows), 'Most Popular' on Professional, 'Current Plan' disabled, 'Upgrade to
  * {Plan}' starting a checkout ('Downgrade to {Plan}' for a plan cheaper than the current one, which the
  * server answers with the billing portal) ('Processing...' meanwhile; a workspace whose subscription is unpaid or
- * paused is sent to the billing portal instead, as the server answers, and told so), the closable
- * checkout error (the server's sentence), and the
+ * paused is sent to the billing portal instead, as the server answers, and told so), a refused plan
+ * choice in the chosen plan's card (the server's sentence with its plan refusal's link, LaunchErrorBanner:
+ * e.g. too many members for the plan's seats, "Go to Settings > Team"), the closable portal error, and the
  * success / canceled messages on return from checkout (success goes to /dashboard after 3 s).
  */
 function PricingPage() {
@@ -60,6 +62,8 @@ function PricingPage() {
   const plansQuery = useQuery(trpc.billing.plans.queryOptions());
   const [processing, setProcessing] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // a refused plan choice, shown in the card of the plan that was chosen
+  const [choiceError, setChoiceError] = useState<{ plan: string; error: LaunchError } | null>(null);
   const [dismissed, setDismissed] = useState(false);
 
   // back from a paid checkout: refresh the plan everywhere, then go to the dashboard after 3 s
@@ -84,8 +88,11 @@ function PricingPage() {
         }
         window.location.assign(res.url);
       },
-      onError: (e) => {
-        setError(e.message || "Failed to start checkout. Please try again.");
+      onError: (e, vars) => {
+        setChoiceError({
+          plan: vars.planName,
+          error: launchError(e, "Failed to start checkout. Please try again."),
+        });
         setProcessing(null);
       },
     }),
@@ -203,6 +210,7 @@ function PricingPage() {
                             disabled={!data.can_manage_billing || processing !== null}
                             onClick={() => {
                               setError(null);
+                              setChoiceError(null);
                               setProcessing(plan.id);
                               checkout.mutate({ priceId: plan.price_id ?? "", planName: plan.id });
                             }}
@@ -217,6 +225,11 @@ function PricingPage() {
                                     ? `Downgrade to ${plan.name}`
                                     : `Upgrade to ${plan.name}`}
                           </Button>
+                        )}
+                        {choiceError?.plan === plan.id && (
+                          <div className="mt-3">
+                            <LaunchErrorBanner error={choiceError.error} />
+                          </div>
                         )}
                       </div>
                     </CardContent>

@@ -271,13 +271,17 @@ export function heldPlanOf(ws: PlanHolder): PlanId | null {
 
 /**
  * A plan refusal in structured form: what the workspace's plan refused and what gets it more, decided
- * here with the sentence, so that a client chooses its link (Settings > Billing or /pricing) from this
- * and never from the sentence's wording. assertWithinPlan and assertPlanFeature put it in their
- * AppError's details as `planRefusal` (read it with planRefusalOf); the REST error body carries it as
+ * here with the sentence, so that a client chooses its link (Settings > Billing, /pricing, or Settings >
+ * Team for a plan change refused for its seats) from this and never from the sentence's wording.
+ * assertWithinPlan, assertPlanFeature and assertSeatsFitPlan put it in their AppError's details as
+ * `planRefusal` (read it with planRefusalOf); the REST error body carries it as
  * `plan_refusal` and tRPC as `error.data.planRefusal`, each with `actor_can_pay` for the person asking
  * (billing.service planRefusalFor).
  */
-export interface PlanRefusal {
+export type PlanRefusal = PlanLimitRefusal | SeatsChangeRefusal;
+
+/** A limit or feature the plan in force refused (limitRefusal, featureRefusal). */
+export interface PlanLimitRefusal {
   /**
    * what gets the workspace more: "pay" when its paid plan is held by an unpaid or paused subscription
    * (HELD_STATUSES; paid in Settings > Billing, then an upgrade to `suggested_plan` if that is set too),
@@ -300,6 +304,26 @@ export interface PlanRefusal {
 }
 
 /**
+ * A plan change refused because the workspace's members and pending invitations exceed the seats of
+ * the plan it asked for (assertSeatsFitPlan): what gets it there is removing members or revoking
+ * invitations in Settings > Team ("remove_members"), not a payment or an upgrade.
+ */
+export interface SeatsChangeRefusal {
+  action: "remove_members";
+  /** the plan in force (effectivePlan) */
+  plan: PlanId;
+  /** the paid plan an unpaid or paused subscription holds, else null */
+  held_plan: PlanId | null;
+  /** no plan is suggested: the workspace chose `target_plan` */
+  suggested_plan: null;
+  limit: "seats";
+  /** the plan the workspace asked to move to */
+  target_plan: PlanId;
+  /** how many members or invitations to remove before switching */
+  excess: number;
+}
+
+/**
  * The structured refusal of `needed` units of `limit` under the plan the workspace has at `now`
  * (what moreSentence says, as data): for a held plan "pay", with the upgrade after the payment when
  * the held plan would not allow `needed` either; otherwise "upgrade" to the cheapest plan that allows
@@ -310,7 +334,7 @@ export function limitRefusal(
   limit: PlanLimit,
   needed: number,
   now = new Date(),
-): PlanRefusal {
+): PlanLimitRefusal {
   const plan = effectivePlan(ws, now);
   const held = plan === "free" ? heldPlanOf(ws) : null;
   if (held) {
@@ -333,7 +357,7 @@ export function limitRefusal(
  * sentence, as data): "pay" for a held plan (with `suggested_plan` when the held plan lacks the
  * feature too), else "upgrade" to the cheapest plan that includes it, or "none".
  */
-export function featureRefusal(ws: PlanHolder, feature: PlanFeature, now = new Date()): PlanRefusal {
+export function featureRefusal(ws: PlanHolder, feature: PlanFeature, now = new Date()): PlanLimitRefusal {
   const plan = effectivePlan(ws, now);
   const held = plan === "free" ? heldPlanOf(ws) : null;
   const upgrade = planWithFeature(feature);
@@ -527,4 +551,128 @@ export function assertPlanFeature(workspace: PlanHolder, feature: PlanFeature, n
       (upgrade ? ` Upgrade to ${upgrade.name} to use ${lowerFirst(FEATURE_WORDS[feature])}.` : ""),
     { feature, planRefusal: featureRefusal(workspace, feature, now) },
   );
+}
+
+/**
+ * The seats a workspace holds (spec section 9 "team members"), as workspaces counts them
+ * (countWorkspaceSeats): its members, owner included, and its pending invitations (not accepted,
+ * revoked or expired), which hold a seat each.
+ */
+export interface SeatsHeld {
+  members: number;
+  pending: number;
+}
+
+/** "1 pending invitation", "3 members": `n` of `word` with its plural. */
+function countOf(n: number, word: string): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? word : `${word}s`}`;
+}
+
+/**
+ * What a plan change to `target` would leave over its seats: how many members and pending invitations
+ * the workspace holds (`used`), the target plan's seats (`max`, null = unlimited) and how many are too
+ * many (`excess`, 0 when they fit).
+ */
+export function seatsExcess(
+  target: PlanId,
+  seats: SeatsHeld,
+): { used: number; max: number | null; excess: number } {
+  const used = seats.members + seats.pending;
+  const max = PLANS[target].limits.seats;
+  return { used, max, excess: max === null ? 0 : Math.max(0, used - max) };
+}
+
+/**
+ * The seat rule of a plan change the workspace asks us for (a checkout or the local portal's plan
+ * change; billing.service createCheckout, localPortalChangePlan): it may move to `target` only while
+ * its members plus pending invitations (`seats`) fit the target plan's seats, as GitHub and HubSpot
+ * refuse a downgrade below the seats in use (members are never removed by a plan change). `ws` is the
+ * workspace as it is (the refusal's `plan` / `held_plan`). A change made where we do not decide (Stripe's
+ * hosted portal, a failed payment or a refund ending the plan) still lands: seatsOverPlan then reports
+ * the workspace over its seats.
+ * @throws AppError CONFLICT (409): "Professional includes 1 team member; this workspace has 4. Remove 3
+ *   members in Settings > Team before switching." (with pending invitations: "...; this workspace has 4
+ *   (2 members and 2 pending invitations). Remove 3 members or invitations in Settings > Team before
+ *   switching."). Details: `{limit: "seats", used, max, planRefusal}`, the refusal's action
+ *   "remove_members" with `target_plan` and `excess`.
+ */
+export function assertSeatsFitPlan(ws: PlanHolder, target: PlanId, seats: SeatsHeld, now = new Date()): void {
+  const { used, max, excess } = seatsExcess(target, seats);
+  if (max === null || excess === 0) return;
+  const plan = PLANS[target];
+  const held =
+    seats.pending > 0
+      ? ` (${countOf(seats.members, "member")} and ${countOf(seats.pending, "pending invitation")})`
+      : "";
+  const what =
+    seats.pending > 0
+      ? `${countOf(excess, "member")} or invitation${excess === 1 ? "" : "s"}`
+      : countOf(excess, "member");
+  throw new AppError(
+    "CONFLICT",
+    `${plan.name} includes ${max.toLocaleString("en-US")} ${LIMIT_WORDS.seats.unit(max)}; this workspace has ` +
+      `${used.toLocaleString("en-US")}${held}. Remove ${what} in Settings > Team before switching.`,
+    {
+      limit: "seats",
+      used,
+      max,
+      planRefusal: {
+        action: "remove_members",
+        plan: effectivePlan(ws, now),
+        held_plan: heldPlanOf(ws),
+        suggested_plan: null,
+        limit: "seats",
+        target_plan: target,
+        excess,
+      } satisfies SeatsChangeRefusal,
+    },
+  );
+}
+
+/** A workspace holding more seats than its plan includes (seatsOverPlan). */
+export interface SeatsOver {
+  /** members plus pending invitations */
+  used: number;
+  /** the plan's seats */
+  limit: number;
+  /** how many members or invitations to remove */
+  excess: number;
+  /** the plan whose seats are exceeded */
+  plan: PlanId;
+  /**
+   * "This workspace has 4 members; Professional includes 1. Remove 3 members or upgrade." (with
+   * pending invitations: "This workspace has 2 members and 2 pending invitations; Professional
+   * includes 1. Remove 3 members or invitations, or upgrade.")
+   */
+  sentence: string;
+}
+
+/**
+ * Whether the workspace holds more seats (`seats`) than its plan includes, after a downgrade we did not
+ * decide (Stripe's hosted portal, a failed payment or a refund ending the plan: the subscription
+ * webhook applies it whatever the seats), or null when they fit. The plan is the one in force at `now`
+ * (effectivePlan), except that a paid plan held by an unpaid or paused subscription is read as that
+ * plan: its payment, not a removal, is what brings its seats back (the held plan's own notices say so),
+ * so such a workspace is over only when the held plan's seats are exceeded too. New invitations stay
+ * refused meanwhile (assertWithinPlan on seats, in workspaces); nobody loses access.
+ */
+export function seatsOverPlan(ws: PlanHolder, seats: SeatsHeld, now = new Date()): SeatsOver | null {
+  const plan = heldPlanOf(ws) ?? effectivePlan(ws, now);
+  const { used, max, excess } = seatsExcess(plan, seats);
+  if (max === null || excess === 0) return null;
+  const has =
+    seats.pending > 0
+      ? `${countOf(seats.members, "member")} and ${countOf(seats.pending, "pending invitation")}`
+      : countOf(seats.members, "member");
+  const remove =
+    seats.pending > 0
+      ? `Remove ${countOf(excess, "member")} or invitation${excess === 1 ? "" : "s"}, or upgrade.`
+      : `Remove ${countOf(excess, "member")} or upgrade.`;
+  return {
+    used,
+    limit: max,
+    excess,
+    plan,
+    sentence: `This workspace has ${has}; ${PLANS[plan].name} includes ${max.toLocaleString("en-US")}. ${remove}`,
+  };
 }

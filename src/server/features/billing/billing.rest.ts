@@ -4,7 +4,7 @@ import { requireTenant } from "../../http/auth";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { countContacts } from "../crm/crm.service";
-import { countWorkspaceSeats } from "../workspaces/workspaces.service";
+import { workspaceSeatsOf } from "../workspaces/workspaces.service";
 import { checkoutPage, portalPage } from "./billing.pages";
 import { PLANS } from "./billing.plans";
 import { checkoutInput, localCheckoutForm, localPlanChangeForm } from "./billing.schemas";
@@ -40,7 +40,7 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       t.workspaceId,
       {
         contacts: await countContacts(ctx, t.workspaceId),
-        seats: await countWorkspaceSeats(ctx, t.workspaceId),
+        seats: await workspaceSeatsOf(ctx, t.workspaceId),
       },
       t.role,
     );

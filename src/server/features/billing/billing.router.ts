@@ -1,6 +1,6 @@
 import { protectedProcedure, router } from "../../trpc/init";
 import { countContacts } from "../crm/crm.service";
-import { countWorkspaceSeats } from "../workspaces/workspaces.service";
+import { workspaceSeatsOf } from "../workspaces/workspaces.service";
 import { checkoutInput } from "./billing.schemas";
 import * as svc from "./billing.service";
 
@@ -13,7 +13,7 @@ export const billingRouter = router({
       ctx.workspaceId,
       {
         contacts: await countContacts(ctx, ctx.workspaceId),
-        seats: await countWorkspaceSeats(ctx, ctx.workspaceId),
+        seats: await workspaceSeatsOf(ctx, ctx.workspaceId),
       },
       ctx.tenant.role,
     ),

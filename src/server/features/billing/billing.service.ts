@@ -7,10 +7,11 @@ import type { PaidPlanId, PaymentEvent, SubscriptionState } from "../../provider
 import { WebhookSignatureError } from "../../providers/payments";
 import { LocalPaymentsProvider, type SignedEvent } from "../../providers/payments/local";
 import { getUserProfiles } from "../user/user.service";
-import { assertCan, can, type Tenant } from "../workspaces/workspaces.service";
+import { assertCan, can, type Tenant, workspaceSeatsOf } from "../workspaces/workspaces.service";
 import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
+  assertSeatsFitPlan,
   assertWithinPlan,
   effectivePlan,
   HELD_STATUSES,
@@ -25,8 +26,11 @@ import {
   type PlanFeature,
   type PlanHolder,
   type PlanId,
+  type PlanLimitRefusal,
   type PlanRefusal,
   planRefusalOf,
+  type SeatsHeld,
+  seatsOverPlan,
 } from "./billing.plans";
 import * as q from "./billing.queries";
 
@@ -170,8 +174,8 @@ export async function listPlans(ctx: Pick<AppContext, "db" | "env">, tenant: Ten
   };
 }
 
-/** A PlanRefusal (billing.plans) as the person who met it reads it. */
-export interface PlanRefusalDetail extends PlanRefusal {
+/** Who reads a plan refusal: whether they may pay or change the plan. */
+interface RefusalActor {
   /**
    * whether this person may act on `action` in Settings > Billing (pay, or change the plan): only the
    * workspace owner may (workspaces PERMISSIONS manageBilling); an admin or member is told to ask them
@@ -179,9 +183,12 @@ export interface PlanRefusalDetail extends PlanRefusal {
   actor_can_pay: boolean;
 }
 
+/** A PlanRefusal (billing.plans) as the person who met it reads it. */
+export type PlanRefusalDetail = PlanRefusal & RefusalActor;
+
 /**
  * The structured plan refusal an error carries (billing.plans planRefusalOf: a 402 of assertWithinPlan
- * or assertPlanFeature) for a member of `role` (null: nobody signed in, who can pay nothing), or null
+ * or assertPlanFeature, a 409 of assertSeatsFitPlan) for a member of `role` (null: nobody signed in, who can pay nothing), or null
  * when `err` is no plan refusal. What the REST error handler sends as `plan_refusal` and the tRPC error
  * formatter as `data.planRefusal`.
  */
@@ -201,10 +208,10 @@ function actorCanPay(role: Tenant["role"] | null | undefined): boolean {
   return role ? can(role, "manageBilling") : false;
 }
 
-function withActor(
-  refusal: PlanRefusal | null,
+function withActor<R extends PlanRefusal>(
+  refusal: R | null,
   role: Tenant["role"] | null | undefined,
-): PlanRefusalDetail | null {
+): (R & RefusalActor) | null {
   return refusal ? { ...refusal, actor_can_pay: actorCanPay(role) } : null;
 }
 
@@ -275,8 +282,12 @@ function providerFailure(e: unknown, what: string): never {
  * guidance is the portal, where the open invoice is paid or a payment method added, which resumes it.
  * Returns `{ url, portal }` to redirect the browser to: `portal` true when `url` is the billing
  * portal rather than a checkout.
+ * Choosing a plan other than the one the subscription holds (the plan in force, or a held one) is a
+ * plan change, refused while the workspace's members and pending invitations exceed that plan's seats
+ * (billing.plans assertSeatsFitPlan): nothing is started, neither checkout nor portal.
  * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST (unknown plan or price, current plan),
- *   BAD_GATEWAY (provider down)
+ *   CONFLICT (too many members for the plan: "Professional includes 1 team member; this workspace has
+ *   4. Remove 3 members in Settings > Team before switching."), BAD_GATEWAY (provider down)
  */
 export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId: string; planName: string }) {
   assertCan(tenant, "manageBilling");
@@ -302,6 +313,9 @@ export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId:
   if (live && current === plan && !ws.cancelAtPeriodEnd)
     throw new AppError("BAD_REQUEST", `You are already on the ${PLANS[plan].name} plan.`);
   const held = Boolean(ws.stripeSubscriptionId) && isHeld(ws);
+  // paying for the plan a subscription already holds (a held one, or taking back a cancel) changes no plan
+  const holds = held ? heldPlanOf(ws) : live ? current : null;
+  if (plan !== holds) assertSeatsFitPlan(ws, plan, await workspaceSeatsOf(ctx, ws.id));
   try {
     const customerId = await ensureCustomer(ctx, ws);
     if (live || held) {
@@ -738,8 +752,11 @@ export async function localPortalPay(ctx: Ctx, tenant: Tenant, cardNumber: strin
 }
 
 /**
- * Local portal plan change (immediate, like Stripe's prorated change).
- * @throws AppError BAD_REQUEST (unknown plan, no subscription, or a held one: pay it first)
+ * Local portal plan change (immediate, like Stripe's prorated change). Refused while the workspace's
+ * members and pending invitations exceed the new plan's seats (billing.plans assertSeatsFitPlan), as
+ * the checkout path refuses it.
+ * @throws AppError BAD_REQUEST (unknown plan, no subscription, or a held one: pay it first), CONFLICT
+ *   (too many members for the plan, with the sentence saying how many to remove in Settings > Team)
  */
 export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: string) {
   const { ws, sub } = await localPortalState(ctx, tenant);
@@ -755,6 +772,7 @@ export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: 
       "BAD_REQUEST",
       "This subscription is unpaid or paused. Pay to resume it first, then change the plan.",
     );
+  if (plan !== effectivePlan(ws)) assertSeatsFitPlan(ws, plan, await workspaceSeatsOf(ctx, ws.id));
   const ev = await localPayments(ctx).changePlan(sub.id, ws.stripeCustomerId, {
     plan,
     priceId: priceIdOf(ctx.env, plan),
@@ -996,7 +1014,7 @@ export async function settleCampaignSend(
 /** Why a campaign may not go on sending: the plan's sentence and the same refusal as data. */
 export interface CampaignPlanStop {
   sentence: string;
-  refusal: PlanRefusal;
+  refusal: PlanLimitRefusal;
 }
 
 /**
@@ -1072,7 +1090,9 @@ function channelExcluded(
     return null;
   } catch (e) {
     const refusal = planRefusalOf(e);
-    if (e instanceof AppError && refusal) return { sentence: e.message, refusal };
+    // assertPlanFeature refuses with a feature refusal (never a plan change's seats)
+    if (e instanceof AppError && refusal && refusal.action !== "remove_members")
+      return { sentence: e.message, refusal };
     throw e;
   }
 }
@@ -1236,11 +1256,17 @@ const USAGE_KEYS: Record<Meter | "contacts" | "seats", string> = {
  * owner only), so the banners offer a payment or an upgrade only to who can make it.
  * `has_billing_history`: the workspace has had a subscription (its customer's invoices and receipts
  * are in the billing portal), also once it has ended and the plan is Free again.
+ * `usage.seats` is the seats meter: members plus pending invitations of `totals.seats` (workspaces
+ * workspaceSeatsOf) against the plan's seats. `seats_over`: for an owner or admin (who manage members),
+ * the workspace holding more seats than its plan includes after a downgrade we did not decide (Stripe's
+ * portal, a failed payment or a refund ending the plan), as billing.plans seatsOverPlan says it
+ * (`{used, limit, excess, plan, sentence}`: "This workspace has 4 members; Professional includes 1.
+ * Remove 3 members or upgrade."); null when the seats fit, and always for a member.
  */
 export async function getUsage(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  totals: { contacts: number; seats: number },
+  totals: { contacts: number; seats: SeatsHeld },
   role: Tenant["role"],
 ) {
   const ws = await loadBillingWorkspace(ctx, workspaceId);
@@ -1262,7 +1288,7 @@ export async function getUsage(
     }
   };
   add("contacts", totals.contacts);
-  add("seats", totals.seats);
+  add("seats", totals.seats.members + totals.seats.pending);
   for (const m of METERS) add(m, rows.find((r) => r.meter === m)?.used ?? 0);
   return {
     success: true as const,
@@ -1284,6 +1310,7 @@ export async function getUsage(
     features: PLANS[plan].features,
     usage,
     alerts,
+    seats_over: can(role, "manageMembers") ? seatsOverPlan(ws, totals.seats) : null,
     actor_can_pay: actorCanPay(role),
   };
 }

@@ -994,9 +994,25 @@ export async function getWorkspace(ctx: Pick<AppContext, "db">, workspaceId: str
 
 /**
  * Seats in use (issue 10/12): members plus pending invites, as the seat check counts them. Used by
- * the billing usage report and an invitation's seat check (inviteSeatRefusal's callers; `db` may be
- * the accept's transaction).
+ * an invitation's seat check (inviteSeatRefusal's callers; `db` may be the accept's transaction).
  */
 export async function countWorkspaceSeats(ctx: { db: DbOrTx }, workspaceId: string): Promise<number> {
-  return (await q.countMembers(ctx.db, workspaceId)) + (await q.countPendingInvites(ctx.db, workspaceId));
+  const { members, pending } = await workspaceSeatsOf(ctx, workspaceId);
+  return members + pending;
+}
+
+/**
+ * The seats a workspace holds, split as its plan's sentences name them (billing.plans SeatsHeld):
+ * `members` (owner included) and `pending` invitations (not accepted, revoked or expired). Read by
+ * billing's usage report (the seats meter and an over-seats notice) and its plan changes (a change to
+ * a plan with fewer seats is refused: billing.plans assertSeatsFitPlan).
+ */
+export async function workspaceSeatsOf(
+  ctx: { db: DbOrTx },
+  workspaceId: string,
+): Promise<{ members: number; pending: number }> {
+  return {
+    members: await q.countMembers(ctx.db, workspaceId),
+    pending: await q.countPendingInvites(ctx.db, workspaceId),
+  };
 }

@@ -11,6 +11,8 @@ import { withE2eDb } from "./e2e-info";
  *   limit, a lead search past the month's searches, a Free owner creating an API key) said "Upgrade to
  *   ..." with no way there: no link to /pricing;
  * - on a paid plan, /pricing offered the cheaper plans as 'Upgrade to Professional';
+ * - a Business workspace of four moved to Professional (1 team member) and kept all four: the choice is
+ *   refused in the plan's card with a link to Settings > Team, and a downgrade made elsewhere shows a banner;
  * - at 390 px, Settings > Team squeezed a member's name and address to a 60 px column broken letter by
  *   letter beside the role picker and Remove button.
  */
@@ -121,6 +123,46 @@ test("on a paid plan /pricing offers the cheaper plans as downgrades, not upgrad
     "Downgrade to Professional",
   );
   await expect(page.getByTestId("plan-enterprise").getByRole("button")).toHaveText("Upgrade to Enterprise");
+});
+
+test("a Business owner of four choosing Professional is told in its card to free 3 seats; a downgrade that landed anyway shows a banner", async ({
+  page,
+}) => {
+  const owner = await registerVerifiedBusiness(page, {
+    prefix: "seats-down",
+    name: "Sid",
+    business: "Sid Co",
+  });
+  const origin = new URL(page.url()).origin;
+  for (const who of ["ana", "ben", "cy"]) {
+    const res = await page.request.post("/api/workspaces/current/invites", {
+      data: { email: `${who}-${Date.now()}@example.com` },
+      headers: { origin },
+    });
+    expect(res.status(), await res.text()).toBe(201);
+  }
+  await page.goto("/pricing");
+  const card = page.getByTestId("plan-professional");
+  await card.getByRole("button", { name: "Downgrade to Professional" }).click();
+  const refusal = card.getByRole("alert");
+  await expect(refusal).toContainText(
+    "Professional includes 1 team member; this workspace has 4 (1 member and 3 pending invitations). Remove 3 members or invitations in Settings > Team before switching.",
+  );
+  await expect(page).toHaveURL(/\/pricing$/);
+  await refusal.getByRole("link", { name: "Go to Settings > Team" }).click();
+  await expect(page).toHaveURL(/\/settings\?tab=team$/);
+
+  // the same downgrade made where we do not decide (Stripe's portal): it lands, and the owner is told
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set plan = 'professional' where owner_id = (select id from users where email = ${owner})`,
+  );
+  await page.goto("/settings?tab=team");
+  const banner = page.getByRole("alert").filter({ hasText: "More team members than your plan includes" });
+  await expect(banner).toContainText(
+    "This workspace has 1 member and 3 pending invitations; Professional includes 1. Remove 3 members or invitations, or upgrade.",
+  );
+  await expect(banner.getByRole("link", { name: "See plans" })).toHaveAttribute("href", "/pricing");
 });
 
 test("Settings > Team at 390 px shows a member's name and address at a readable width", async ({ page }) => {

@@ -6,7 +6,8 @@ import { describeZodError } from "../lib/validate";
 
 /**
  * One error handler for every REST route: AppError -> its status with `{success:false, error}`, plus
- * `plan_refusal` for a plan refusal (a 402 of billing.plans: billing.service PlanRefusalDetail, with
+ * `plan_refusal` for a plan refusal (a 402 of billing.plans, or the 409 of a plan change refused for its
+ * seats: billing.service PlanRefusalDetail, with
  * `actor_can_pay` for the signed-in member); Fastify's own client errors (bad JSON, body too large,
  * wrong content type) -> 4xx with a clear message; anything else -> 500 with the request id and no
  * internal text.

@@ -24,8 +24,9 @@ const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   /**
    * `data` carries, besides tRPC's own fields (no stack), `workspaceChanged` ({id, name} of the
-   * session's active workspace when the calling tab shows another, else null) and `planRefusal`: for a plan refusal (a 402 of
-   * billing.plans, FORBIDDEN here) its structured form with `actor_can_pay` for the signed-in member
+   * session's active workspace when the calling tab shows another, else null) and `planRefusal`: for a
+   * plan refusal (a 402 of billing.plans, FORBIDDEN here; or a plan change refused for its seats,
+   * CONFLICT) its structured form with `actor_can_pay` for the signed-in member
    * (billing.service PlanRefusalDetail), else null. The client reads it typed from
    * `TRPCClientError<AppRouter>.data.planRefusal`.
    */

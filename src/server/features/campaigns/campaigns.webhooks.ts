@@ -220,14 +220,20 @@ async function optOutContact(
  * - STOP puts the number on the suppression list of every account that texted it and marks that
  *   account's latest recipient unsubscribed (`opted_out` activity, `contact.unsubscribed` webhook
  *   event); a contact texted from the contact page at the number (crm contactsTextedAt) gets its
- *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (optOutContact); the number's STOP holds for every workspace (compliance smsStoppedNumbers). The reply is the
- *   one confirmation naming the businesses that texted the number (compliance stopConfirmation; not
+ *   SMS opt-in turned off, an `opted_out` activity and `contact.unsubscribed` (optOutContact). So
+ *   does a contact that a workspace called or left a voicemail at the number, by campaign or from the
+ *   contact page (voiceCallersOf), with the number on that workspace's SMS suppression list: those
+ *   calls and drops showed the same sending number as caller ID (TWILIO_FROM_NUMBER;
+ *   DROPCOWBOY_CALLER_ID must be that number), and a STOP to a number opts out of its sender (CTIA;
+ *   TCPA revocation by any reasonable means, 47 CFR 64.1200(a)(10)). The number's STOP holds for
+ *   every workspace (compliance smsStoppedNumbers). The reply is the one confirmation naming the
+ *   businesses that texted, called or left a voicemail at the number (compliance stopConfirmation; not
  *   one that only scheduled a text to it), sent only when the number
  *   was not already opted out and within five minutes of the STOP by the provider's clock
  *   (47 CFR 64.1200(a)(11)); a repeated STOP gets no second confirmation.
  * - START / UNSTOP (and YES, only from a number whose latest decision was STOP) removes both (and
- *   turns those contacts' SMS opt-in back on), so a later STOP counts again, and is answered naming
- *   the businesses that texted the number.
+ *   turns those contacts' SMS opt-in back on, the called ones' too), so a later STOP counts again, and
+ *   is answered naming the same businesses.
  * - HELP / INFO is answered with the latest sender's business name, contact and how to opt out.
  * - Any other text marks the latest recipient `replied` (a YES from a number that is not opted out is
  *   such a reply).
@@ -289,6 +295,16 @@ async function applyTwilioInbound(
   // contacts texted from the contact page at this number (not campaign recipients): same answer
   const textedHere = await contactsTextedAt(ctx, from);
   const texted = textedHere.filter((c) => accounts.get(c.workspaceId)?.contactId !== c.contactId);
+  // the contacts called or left a voicemail at this number (campaign or contact page): those calls
+  // and drops showed the same sending number as caller ID (TWILIO_FROM_NUMBER; DROPCOWBOY_CALLER_ID
+  // must match it), so a STOP to it is an opt-out from these workspaces too; a contact the texts
+  // above already cover is not repeated
+  const covered = new Set([
+    ...[...accounts.values()].map((r) => `${r.workspaceId}:${r.contactId}`),
+    ...texted.map((c) => `${c.workspaceId}:${c.contactId}`),
+  ]);
+  const voice = from ? await voiceCallersOf(ctx, from) : { workspaceIds: [], targets: [] };
+  const called = voice.targets.filter((c) => !covered.has(`${c.workspaceId}:${c.contactId}`));
   // the businesses a confirmation names: those whose text reached the number (a campaign text sent,
   // or one from the contact page), newest campaign text first. A workspace whose only row at the
   // number is scheduled, queued or skipped never texted the person: naming it would tell them who
@@ -297,6 +313,7 @@ async function applyTwilioInbound(
     ...new Set([
       ...recipients.filter((r) => r.sentAt !== null).map((r) => r.workspaceId),
       ...textedHere.map((c) => c.workspaceId),
+      ...voice.workspaceIds,
     ]),
   ];
   const wasStopped = from ? (await smsStoppedNumbers(ctx.db, [from])).has(from) : false;
@@ -332,6 +349,20 @@ async function applyTwilioInbound(
           `${eventKey}:stop:${c.workspaceId}:${c.contactId}`,
         );
       }
+      for (const c of called) {
+        await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
+        // a campaign recipient whose contact was deleted since has no contact to mark
+        if (c.contactId !== null)
+          await optOutContact(
+            ctx,
+            c.workspaceId,
+            c.contactId,
+            "sms",
+            from,
+            { channel: "sms", keyword: said },
+            `${eventKey}:stop:${c.workspaceId}:${c.contactId}`,
+          );
+      }
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
       if (answeredByTwilio || wasStopped || late) return null;
@@ -348,6 +379,16 @@ async function applyTwilioInbound(
     for (const c of texted) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);
       await optInAgain(ctx, c.workspaceId, c.contactId, `${eventKey}:start:${c.workspaceId}:${c.contactId}`);
+    }
+    for (const c of called) {
+      await unsuppress(ctx.db, c.workspaceId, "sms", from);
+      if (c.contactId !== null)
+        await optInAgain(
+          ctx,
+          c.workspaceId,
+          c.contactId,
+          `${eventKey}:start:${c.workspaceId}:${c.contactId}`,
+        );
     }
     return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, senders));
   }
@@ -410,7 +451,8 @@ export async function handleCallKeypress(
 const VOICE_CHANNELS: CampaignChannel[] = ["voice", "voicemail"];
 
 /**
- * Who called or left a voicemail at `phone`, for the callback number's menu: the latest campaign call
+ * Who called or left a voicemail at `phone`, for the callback number's menu and an inbound SMS
+ * STOP/START (applyTwilioInbound): the latest campaign call
  * or voicemail of each workspace (one latest recipient per workspace, at most 200 workspaces) and each contact called
  * from the contact page at the number (crm contactsCalledAt; a contact already behind that
  * workspace's campaign recipient is not repeated). `workspaceIds` are the workspaces behind them,

@@ -1,0 +1,163 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { activities, contacts, outboxMessages, suppressions } from "../../src/server/db/schema";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
+import { createTestApp, daytimeZone, postTwilioWebhook, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
+
+// An AI call and a ringless voicemail show Pitchwise's sending number as caller ID (TWILIO_FROM_NUMBER;
+// DROPCOWBOY_CALLER_ID must be that number). A person who was only called or left a voicemail by a
+// business and texts STOP to that number has opted out of that sender (CTIA; TCPA revocation by any
+// reasonable means): the workspace's contact must record the SMS opt-out (sms_opt_in off, the number
+// on its SMS suppression list, an `opted_out` activity), as a workspace that texted the number does,
+// and START must reverse it the same way. Before, only the workspaces that had texted the number
+// (campaign recipients, crm contactsTextedAt) were answered for.
+
+const TOKEN = "sms-stop-called-token";
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ TWILIO_AUTH_TOKEN: TOKEN, CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+});
+afterAll(async () => t?.close());
+
+/** A number no other test of this run is given (tests/unique-phone.ts). */
+const freshPhone = () => uniquePhone("646");
+
+let sid = 0;
+async function reply(from: string, body: string): Promise<string> {
+  sid += 1;
+  const res = await postTwilioWebhook(t.app, TOKEN, "inbound", {
+    MessageSid: `SMcalled${Date.now()}${sid}`,
+    From: from,
+    To: "+15005550006",
+    Body: body,
+  });
+  expect(res.statusCode).toBe(200);
+  return res.body;
+}
+
+/** A signed-in Business workspace named `business` with one contact at `phone`, SMS and call opt-in on, in daytime. */
+async function workspaceWith(phone: string, business: string) {
+  const s = await signUp(t.app, { business_name: business });
+  await setPlan(t, s.user.id, "business");
+  const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Cal Lee", phone }]);
+  await t.db
+    .update(contacts)
+    .set({ timezone: daytimeZone(), smsOptIn: true, callOptIn: true })
+    .where(inArray(contacts.id, [id as number]));
+  return { ...s, contactId: id as number };
+}
+
+function launch(workspaceId: string, channel: "sms" | "voice" | "voicemail", contactId: number) {
+  return createAndLaunchCampaign(t.ctx, workspaceId, {
+    name: channel,
+    channel,
+    content:
+      channel === "sms"
+        ? { message: "Spring offer" }
+        : { script: "Hi {{first_name}}, this is a spring offer." },
+    recipients: { contactIds: [contactId] },
+  }).catch((e: { status: number; message: string; details: { expose: { skipped: unknown } } }) => e);
+}
+
+/** What the workspace's contact records about its SMS opt-out. */
+async function smsOptOutOf(w: { user: { id: string }; contactId: number }, phone: string) {
+  const [c] = await t.db.select().from(contacts).where(eq(contacts.id, w.contactId));
+  const supp = await t.db
+    .select({ reason: suppressions.reason })
+    .from(suppressions)
+    .where(
+      and(
+        eq(suppressions.workspaceId, w.user.id),
+        eq(suppressions.channel, "sms"),
+        eq(suppressions.value, phone),
+      ),
+    );
+  const acts = await t.db
+    .select({ type: activities.activityType, metadata: activities.metadata })
+    .from(activities)
+    .where(and(eq(activities.workspaceId, w.user.id), eq(activities.contactId, w.contactId)));
+  const of = (type: string) =>
+    acts.filter((a) => a.type === type && (a.metadata as { channel?: string }).channel === "sms").length;
+  return {
+    smsOptIn: c?.smsOptIn,
+    suppressed: supp.map((r) => r.reason),
+    optedOut: of("opted_out"),
+    optedIn: of("opted_in"),
+  };
+}
+
+async function textsTo(phone: string) {
+  return (
+    await t.db
+      .select()
+      .from(outboxMessages)
+      .where(and(eq(outboxMessages.to, phone), eq(outboxMessages.channel, "sms")))
+  ).length;
+}
+
+describe("an SMS STOP from a number a workspace only called or left a voicemail for", () => {
+  it("records the SMS opt-out on each such workspace's contact, names them, skips their SMS campaigns; START reverses it", async () => {
+    const phone = await freshPhone();
+    const tag = phone.slice(-4);
+    const caller = await workspaceWith(phone, `Campaign Caller ${tag}`);
+    const pageCaller = await workspaceWith(phone, `Page Caller ${tag}`);
+    const dropper = await workspaceWith(phone, `Voicemail Dropper ${tag}`);
+    // holds the number but never reached it: the STOP still holds for its texts, but its contact is
+    // not told about an opt-out it never got
+    const bystander = await workspaceWith(phone, `Bystander ${tag}`);
+
+    const call = await launch(caller.user.id, "voice", caller.contactId);
+    if (!("campaign" in call)) throw new Error(`voice launch refused: ${call.message}`);
+    expect(call.campaign.status).toBe("completed");
+    const made = await pageCaller.client.post(`/api/contacts/${pageCaller.contactId}/make-call`, {
+      script: "Hello from the page",
+    });
+    expect(made.statusCode, made.body).toBe(200);
+    const drop = await launch(dropper.user.id, "voicemail", dropper.contactId);
+    if (!("campaign" in drop)) throw new Error(`voicemail launch refused: ${drop.message}`);
+    expect(drop.campaign.status).toBe("completed");
+    expect(await textsTo(phone)).toBe(0);
+
+    const stop = await reply(phone, "STOP");
+    expect(stop).toContain("You have been unsubscribed");
+    // the confirmation names the businesses that reached the number, newest first (two, then "1 other")
+    expect(stop).toContain(`from Voicemail Dropper ${tag}, Page Caller ${tag} and 1 other and`);
+    expect(stop).not.toContain("Bystander");
+
+    for (const w of [caller, pageCaller, dropper]) {
+      expect(await smsOptOutOf(w, phone)).toEqual({
+        smsOptIn: false,
+        suppressed: ["stop_reply"],
+        optedOut: 1,
+        optedIn: 0,
+      });
+      const sms = await launch(w.user.id, "sms", w.contactId);
+      expect("details" in sms && sms.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    }
+    expect(await smsOptOutOf(bystander, phone)).toEqual({
+      smsOptIn: true,
+      suppressed: [],
+      optedOut: 0,
+      optedIn: 0,
+    });
+    expect(await textsTo(phone)).toBe(0);
+
+    const start = await reply(phone, "START");
+    expect(start).toContain("resubscribed");
+    expect(start).toContain("Voicemail Dropper");
+    for (const w of [caller, pageCaller, dropper]) {
+      expect(await smsOptOutOf(w, phone)).toEqual({
+        smsOptIn: true,
+        suppressed: [],
+        optedOut: 1,
+        optedIn: 1,
+      });
+    }
+    const sms = await launch(caller.user.id, "sms", caller.contactId);
+    if (!("campaign" in sms)) throw new Error(`SMS launch refused after START: ${sms.message}`);
+    expect(sms.campaign.status).toBe("completed");
+    expect(await textsTo(phone)).toBe(1);
+  });
+});

@@ -61,6 +61,22 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   // the recipients table lists the CSV's contacts (its first page; the row order follows the
   // contacts' ids, created in email order); one recipient's mail is checked in the outbox below
   await expect(page.getByRole("cell", { name: /^[^@\s]+@[^@\s]+$/ }).first()).toBeVisible();
+  // "Export CSV" downloads every recipient with its status and times (GET /api/campaigns/{id}/recipients.csv)
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.getByRole("link", { name: "Export CSV" }).click(),
+  ]);
+  expect(download.suggestedFilename()).toMatch(/^campaign-\d+-results-\d{4}-\d{2}-\d{2}\.csv$/);
+  const results = fs
+    .readFileSync(await download.path(), "utf8")
+    .replace(/^\uFEFF/, "")
+    .trim()
+    .split("\r\n");
+  expect(results[0]).toBe("name,email,status,reason,sent_at,delivered_at,opened_at,clicked_at");
+  expect(results).toHaveLength(101);
+  expect(results.find((l) => l.includes("zunigavanessa@smith.info"))).toMatch(
+    /^Sheryl Baxter,zunigavanessa@smith\.info,\w+,,\d{4}-\d{2}-\d{2}T[\d:.]+Z,/,
+  );
 
   const outbox = await page.request.get("/api/dev/outbox?channel=email&to=zunigavanessa@smith.info");
   const mails = (await outbox.json()).messages as {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
-import { BarChart3, Megaphone } from "lucide-react";
+import { BarChart3, Download, Megaphone } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { toast } from "sonner";
@@ -170,8 +170,9 @@ export function CampaignList() {
 /**
  * A campaign report: live progress bar while sending (polls every 2 s, then every 30 s for the events
  * that follow the sends), per-status counts,
- * delivery/open/click/reply chart over time, recipients table with status and reason, and
- * pause / resume / cancel / resend-failed actions.
+ * delivery/open/click/reply chart over time, recipients table with status and reason, an "Export CSV"
+ * link (GET /api/campaigns/{id}/recipients.csv: every recipient), and pause / resume / cancel /
+ * resend-failed actions.
  */
 export function CampaignReport({ id }: { id: number }) {
   const qc = useQueryClient();
@@ -238,6 +239,12 @@ export function CampaignReport({ id }: { id: number }) {
           </span>
         </div>
         <div className="ml-auto flex flex-wrap gap-2">
+          {/* every recipient with status, reason and event times (REST, streamed by the server) */}
+          <Button variant="outline" asChild>
+            <a href={`/api/campaigns/${campaign.id}/recipients.csv`} download>
+              <Download aria-hidden /> Export CSV
+            </a>
+          </Button>
           {(campaign.status === "sending" || campaign.status === "scheduled") && (
             <Button variant="outline" onClick={() => action.mutate("pause")} disabled={action.isPending}>
               Pause

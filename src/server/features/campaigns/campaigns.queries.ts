@@ -436,6 +436,45 @@ export async function selectRecipientPage(
   return { rows, total: n?.n ?? 0 };
 }
 
+/**
+ * Up to `limit` recipients of campaign `campaignId` after `after` (keyset on (address, id): address
+ * order, the recipient id breaking ties; from the first without `after`), with the columns the results
+ * CSV writes (campaigns.service exportRecipientsCsv). Index campaign_recipients_campaign_address_idx
+ * serves every page in the same time whatever the table holds (a keyset on the id alone walked the
+ * primary key from the table's first row and filtered other campaigns' rows out).
+ */
+export async function selectRecipientsAfter(
+  db: DbOrTx,
+  campaignId: number,
+  after: { address: string; id: number } | undefined,
+  limit: number,
+) {
+  return db
+    .select({
+      id: campaignRecipients.id,
+      contactId: campaignRecipients.contactId,
+      address: campaignRecipients.address,
+      status: campaignRecipients.status,
+      reason: campaignRecipients.reason,
+      sentAt: campaignRecipients.sentAt,
+      deliveredAt: campaignRecipients.deliveredAt,
+      openedAt: campaignRecipients.openedAt,
+      clickedAt: campaignRecipients.clickedAt,
+      repliedAt: campaignRecipients.repliedAt,
+    })
+    .from(campaignRecipients)
+    .where(
+      and(
+        eq(campaignRecipients.campaignId, campaignId),
+        after
+          ? sql`(${campaignRecipients.address}, ${campaignRecipients.id}) > (${after.address}, ${after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(asc(campaignRecipients.address), asc(campaignRecipients.id))
+    .limit(limit);
+}
+
 /** Recipients of a campaign in one of `statuses`. */
 export async function selectRecipientsWithStatus(
   db: DbOrTx,

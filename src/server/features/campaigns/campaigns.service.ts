@@ -1,3 +1,4 @@
+import Papa from "papaparse";
 import type { AppContext } from "../../context";
 import { isConstraintViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
@@ -9,6 +10,7 @@ import type {
   Workspace,
   WorkspaceRole,
 } from "../../db/schema";
+import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
@@ -73,6 +75,7 @@ import {
   selectCampaign,
   selectCampaignByLaunchToken,
   selectRecipientPage,
+  selectRecipientsAfter,
   selectReportFigures,
   selectReportSpan,
   selectReportTimeline,
@@ -746,6 +749,88 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
     }),
     pagination: { page: q.page, pages: Math.max(1, Math.ceil(n / q.limit)), total: n },
   };
+}
+
+/** The event times a results CSV carries for each kind of channel: the ones that channel records. */
+const RESULT_TIMES = {
+  email: ["delivered_at", "opened_at", "clicked_at"],
+  sms: ["delivered_at", "clicked_at", "replied_at"],
+  voice: ["delivered_at"],
+  voicemail: ["delivered_at"],
+} as const;
+
+/**
+ * The columns of a campaign's results CSV (exportRecipientsCsv), in order: `name`, the address
+ * column (`email` for email and video email campaigns, `phone` for SMS, video SMS, call and
+ * voicemail campaigns), `status`, `reason`, `sent_at`, then the event times the channel records:
+ * email `delivered_at`, `opened_at`, `clicked_at`; SMS `delivered_at`, `clicked_at`, `replied_at`
+ * (a video campaign's view counts as its click); calls and voicemail `delivered_at` (the call
+ * completed, the drop delivered).
+ */
+export function recipientCsvColumns(channel: CampaignChannel): string[] {
+  const kind = deliveryKind(channel);
+  return ["name", kind === "email" ? "email" : "phone", "status", "reason", "sent_at", ...RESULT_TIMES[kind]];
+}
+
+/** Recipients per query of the results CSV. */
+const EXPORT_PAGE = 2000;
+
+/**
+ * Streams every recipient of the workspace's campaign `id` as CSV text chunks (the campaign report's
+ * "Export CSV", REST GET /api/campaigns/{id}/recipients.csv): a UTF-8 BOM and the header
+ * (recipientCsvColumns), then one CRLF line per recipient in address order (then recipient id),
+ * 2,000 per query (campaigns.queries selectRecipientsAfter, keyset on (address, id)). `name` is the contact's first and last name (empty once the contact was
+ * deleted: the row keeps its address); the address is the one the campaign used; `reason` the
+ * skip, failure or deferral reason; times are ISO 8601 UTC, empty when the event did not happen.
+ * Every cell is formula-safe (lib/csv CSV_FORMULA_ESCAPE, as the contacts export).
+ * The first chunk is produced only after the campaign was found, so a caller that awaits it before
+ * answering can still answer 404. @throws AppError NOT_FOUND 'Campaign not found' (also for another
+ * workspace's campaign or an invalid id).
+ */
+export async function* exportRecipientsCsv(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+): AsyncGenerator<string> {
+  const c = await ownCampaign(ctx, workspaceId, id);
+  const columns = recipientCsvColumns(c.channel);
+  const times = RESULT_TIMES[deliveryKind(c.channel)] as readonly string[];
+  const iso = (d: Date | null) => (d ? d.toISOString() : "");
+  yield `\uFEFF${Papa.unparse([columns])}\r\n`;
+  let after: { address: string; id: number } | undefined;
+  for (;;) {
+    const rows = await selectRecipientsAfter(ctx.db, c.id, after, EXPORT_PAGE);
+    if (rows.length === 0) break;
+    const names = new Map(
+      (
+        await getContactsByIds(
+          ctx,
+          workspaceId,
+          rows.flatMap((r) => (r.contactId === null ? [] : [r.contactId])),
+        )
+      ).map((x) => [x.id, [x.firstName, x.lastName].filter(Boolean).join(" ")]),
+    );
+    const data = rows.map((r) => {
+      const at: Record<string, string> = {
+        delivered_at: iso(r.deliveredAt),
+        opened_at: iso(r.openedAt),
+        clicked_at: iso(r.clickedAt),
+        replied_at: iso(r.repliedAt),
+      };
+      return [
+        r.contactId === null ? "" : (names.get(r.contactId) ?? ""),
+        r.address,
+        r.status,
+        r.reason ?? "",
+        iso(r.sentAt),
+        ...times.map((t) => at[t] ?? ""),
+      ];
+    });
+    yield `${Papa.unparse(data, { newline: "\r\n", escapeFormulae: CSV_FORMULA_ESCAPE })}\r\n`;
+    const last = rows[rows.length - 1] as { address: string; id: number };
+    after = { address: last.address, id: last.id };
+    if (rows.length < EXPORT_PAGE) break;
+  }
 }
 
 /**

@@ -275,6 +275,32 @@ async function optInAgain(ctx: Ctx, workspaceId: string, contactId: number, step
 }
 
 /**
+ * The workspaces and contacts that called or left a voicemail at `phone` (voiceCallersOf: campaign
+ * calls and drops that went out, contact-page calls and voicemails), for an inbound STOP/START: those
+ * calls and drops showed the same sending number as caller ID (TWILIO_FROM_NUMBER;
+ * DROPCOWBOY_CALLER_ID must be that number), so a STOP to it is an opt-out from these workspaces
+ * too. `targets` leaves out a contact that the texts already answer for (`accounts`' latest SMS
+ * recipients, `texted` contact-page texts); `workspaceIds` are all the callers, newest call first.
+ */
+async function voiceReachedOnly(
+  ctx: Pick<AppContext, "db">,
+  phone: string,
+  accounts: Map<string, CampaignRecipient>,
+  texted: { workspaceId: string; contactId: number }[],
+): Promise<{ workspaceIds: string[]; targets: CallOptOutTarget[] }> {
+  if (!phone) return { workspaceIds: [], targets: [] };
+  const covered = new Set([
+    ...[...accounts.values()].map((r) => `${r.workspaceId}:${r.contactId}`),
+    ...texted.map((c) => `${c.workspaceId}:${c.contactId}`),
+  ]);
+  const voice = await voiceCallersOf(ctx, phone);
+  return {
+    workspaceIds: voice.workspaceIds,
+    targets: voice.targets.filter((c) => !covered.has(`${c.workspaceId}:${c.contactId}`)),
+  };
+}
+
+/**
  * handleTwilioInbound's work for a delivery seen for the first time (or retried after it failed:
  * suppressions and recipient opt-outs are idempotent, and the steps that record an activity are
  * marked per step with `eventKey`).
@@ -295,16 +321,6 @@ async function applyTwilioInbound(
   // contacts texted from the contact page at this number (not campaign recipients): same answer
   const textedHere = await contactsTextedAt(ctx, from);
   const texted = textedHere.filter((c) => accounts.get(c.workspaceId)?.contactId !== c.contactId);
-  // the contacts called or left a voicemail at this number (campaign or contact page): those calls
-  // and drops showed the same sending number as caller ID (TWILIO_FROM_NUMBER; DROPCOWBOY_CALLER_ID
-  // must match it), so a STOP to it is an opt-out from these workspaces too; a contact the texts
-  // above already cover is not repeated
-  const covered = new Set([
-    ...[...accounts.values()].map((r) => `${r.workspaceId}:${r.contactId}`),
-    ...texted.map((c) => `${c.workspaceId}:${c.contactId}`),
-  ]);
-  const voice = from ? await voiceCallersOf(ctx, from) : { workspaceIds: [], targets: [] };
-  const called = voice.targets.filter((c) => !covered.has(`${c.workspaceId}:${c.contactId}`));
   // the businesses a confirmation names: those whose text reached the number (a campaign text sent,
   // or one from the contact page), newest campaign text first. A workspace whose only row at the
   // number is scheduled, queued or skipped never texted the person: naming it would tell them who
@@ -313,7 +329,6 @@ async function applyTwilioInbound(
     ...new Set([
       ...recipients.filter((r) => r.sentAt !== null).map((r) => r.workspaceId),
       ...textedHere.map((c) => c.workspaceId),
-      ...voice.workspaceIds,
     ]),
   ];
   const wasStopped = from ? (await smsStoppedNumbers(ctx.db, [from])).has(from) : false;
@@ -327,6 +342,10 @@ async function applyTwilioInbound(
       ctx.log.info({ from, sid }, "ignored an out-of-date STOP/START reply");
       return null;
     }
+    // the workspaces that called or left a voicemail at the number answer too, and are named
+    const voice = await voiceReachedOnly(ctx, from, accounts, texted);
+    const called = voice.targets;
+    const names = [...new Set([...senders, ...voice.workspaceIds])];
     if (keyword === "stop") {
       // what the person sent, for the opt-out's activity
       const said = optOutType || replyWords(body).join(" ").slice(0, 40);
@@ -366,7 +385,7 @@ async function applyTwilioInbound(
       // one confirmation per opt-out, within five minutes of it (47 CFR 64.1200(a)(11))
       const late = Date.now() - decision.providerTime.getTime() > OPT_OUT_CONFIRMATION_WINDOW_MS;
       if (answeredByTwilio || wasStopped || late) return null;
-      return stopConfirmation(await businessNames(ctx, senders));
+      return stopConfirmation(await businessNames(ctx, names));
     }
     for (const [workspaceId, r] of accounts) {
       await unsuppress(ctx.db, workspaceId, "sms", from);
@@ -390,7 +409,7 @@ async function applyTwilioInbound(
           `${eventKey}:start:${c.workspaceId}:${c.contactId}`,
         );
     }
-    return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, senders));
+    return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, names));
   }
   if (keyword === "help") {
     if (answeredByTwilio) return null;

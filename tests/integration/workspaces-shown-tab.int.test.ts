@@ -94,6 +94,8 @@ describe("a tab showing a workspace the session no longer works in", () => {
     expect(await contactsNamed(at("cy"))).toEqual([]);
     const exported = await mia.client.get(`/api/contacts/export.csv?workspace=${shared}`);
     expect(exported.statusCode).toBe(409);
+    const results = await mia.client.get(`/api/campaigns/1/recipients.csv?workspace=${shared}`);
+    expect(results.statusCode).toBe(409);
     // a query too (the dialog appears when the tab refetches)
     const me = await mia.client.inject({
       method: "GET",

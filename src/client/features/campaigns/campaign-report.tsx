@@ -14,6 +14,7 @@ import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/client/components/ui/table";
 import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
+import { withShownWorkspace } from "@/client/features/workspaces/shown-workspace";
 import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
@@ -241,7 +242,7 @@ export function CampaignReport({ id }: { id: number }) {
         <div className="ml-auto flex flex-wrap gap-2">
           {/* every recipient with status, reason and event times (REST, streamed by the server) */}
           <Button variant="outline" asChild>
-            <a href={`/api/campaigns/${campaign.id}/recipients.csv`} download>
+            <a href={withShownWorkspace(`/api/campaigns/${campaign.id}/recipients.csv`)} download>
               <Download aria-hidden /> Export CSV
             </a>
           </Button>

@@ -30,8 +30,8 @@ export function shownWorkspace(): WorkspaceChanged | null {
  * (a later one may already describe the workspace another tab switched to). `null` forgets it (sign-in,
  * sign-out, registration: the next `auth.me` names the new session's workspace).
  */
-export function setShownWorkspace(workspace: WorkspaceChanged | null, opts: { replace?: boolean } = {}) {
-  if (workspace && shown && !opts.replace) return;
+export function setShownWorkspace(workspace: WorkspaceChanged | null) {
+  if (workspace && shown) return;
   shown = workspace && { id: workspace.id, name: workspace.name };
 }
 

@@ -97,6 +97,13 @@ export const webhookEndpoints = pgTable(
     events: text().array().notNull(),
     /** `whsec_<base64>` (Standard Webhooks) */
     secret: text().notNull(),
+    /**
+     * The secret before the last roll (webhooks.service rotateEndpointSecret), which deliveries are
+     * also signed with until `previousSecretExpiresAt`; both null, or both set
+     * (webhook_endpoints_previous_secret_ck, migration 0055).
+     */
+    previousSecret: text(),
+    previousSecretExpiresAt: timestamp({ withTimezone: true }),
     enabled: boolean().notNull().default(true),
     disabledReason: text(),
     /** first failed delivery since the last success; 5 days of failures disable the endpoint */

@@ -24,6 +24,7 @@ import {
 import { searchSchema } from "../leads/leads.schemas";
 import {
   createEndpointSchema,
+  rotateSecretBody as rotateSecretBodySchema,
   updateEndpointSchema,
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/webhooks.schemas";
@@ -558,6 +559,7 @@ export const mediaObject = z.object({
 // --- webhooks -------------------------------------------------------------------------------------
 export const endpointCreateBody = createEndpointSchema.strict();
 export const endpointUpdateBody = updateEndpointSchema.strict();
+export const rotateSecretBody = rotateSecretBodySchema.strict();
 export const endpointObject = z.object({
   id: z.uuid(),
   url: z.string(),
@@ -565,6 +567,11 @@ export const endpointObject = z.object({
   enabled: z.boolean(),
   disabled_reason: z.string().nullable(),
   failing_since: iso.nullable(),
+  previous_secret_expires_at: iso
+    .nullable()
+    .describe(
+      "until when the secret replaced by the last roll (rotate_secret) still signs deliveries beside the current one; null when none does",
+    ),
   created_at: iso,
 });
 export const endpointWithSecret = endpointObject.extend({

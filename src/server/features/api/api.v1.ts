@@ -50,6 +50,11 @@ export interface V1Route {
    */
   query?: z.ZodObject;
   body?: z.ZodType;
+  /**
+   * The body may be left out (read as `{}`: every field optional), as a body-less POST many clients
+   * send; the document marks it not required. Otherwise a route with `body` refuses a missing one.
+   */
+  bodyOptional?: boolean;
   response: z.ZodType;
   /** success status (200 default) */
   status?: number;
@@ -702,6 +707,27 @@ export const V1_ROUTES: V1Route[] = [
     },
   },
   {
+    method: "POST",
+    path: "/webhook_endpoints/{id}/rotate_secret",
+    operationId: "rotateWebhookEndpointSecret",
+    summary: "Roll the endpoint's signing secret; the new secret is returned once",
+    tag: "Webhooks",
+    scope: "webhooks:write",
+    description:
+      "For a secret that leaked, or routine rotation. The replaced secret keeps signing deliveries beside the new one " +
+      `for \`expires_in_hours\` (default ${webhooks.ROLL_SECRET_DEFAULT_HOURS}, 0 to ${webhooks.ROLL_SECRET_MAX_HOURS}; 0 stops it at once): ` +
+      "meanwhile `webhook-signature` carries both (`v1,<new> v1,<old>`), and a Standard Webhooks library accepts the " +
+      "delivery with either secret, so the receiver can switch without losing one. `previous_secret_expires_at` says " +
+      "until when. Rolling again replaces the previous secret. The body may be left out.",
+    body: s.rotateSecretBody,
+    bodyOptional: true,
+    response: s.endpointWithSecret,
+    handler: async ({ ctx, p, params, body }) =>
+      webhooks.rotateEndpointSecret(ctx, p.tenant, params.id ?? "", {
+        expiresInHours: (body as { expires_in_hours?: number }).expires_in_hours,
+      }),
+  },
+  {
     method: "GET",
     path: "/webhook_endpoints/{id}/deliveries",
     operationId: "listWebhookDeliveries",
@@ -908,12 +934,12 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
         const query = parseInput(querySchema, req.query ?? {});
-        if (r.body && req.body === undefined)
+        if (r.body && req.body === undefined && !r.bodyOptional)
           throw new AppError(
             "BAD_REQUEST",
             "The request body is missing: send a JSON object with Content-Type: application/json",
           );
-        const body = r.body ? parseInput(r.body, req.body) : undefined;
+        const body = r.body ? parseInput(r.body, req.body ?? (r.bodyOptional ? {} : undefined)) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
         reply.status(r.status ?? 200);
         // a contact page already written as JSON (crm listContactsPageJson) goes out as it is

@@ -9,7 +9,7 @@ import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
-import { creatorMayDeliver } from "./webhooks.service";
+import { creatorMayDeliver, signingSecrets } from "./webhooks.service";
 
 /** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -63,6 +63,16 @@ export function signWebhook(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
+/**
+ * The `webhook-signature` header over `{id}.{timestamp}.{body}`: one signWebhook signature per secret,
+ * space-separated (`v1,<sig1> v1,<sig2>`, Standard Webhooks; a receiver accepts the message when any
+ * of them verifies). `secrets`: the endpoint's current secret first, then its previous one while it
+ * is valid (webhooks.service signingSecrets).
+ */
+export function signatureHeader(secrets: readonly string[], id: string, timestamp: number, body: string) {
+  return secrets.map((s) => signWebhook(s, id, timestamp, body)).join(" ");
+}
+
 /** The payload of an event as POSTed: `{type, timestamp, data}` (Standard Webhooks payload shape). */
 export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }): string {
   return JSON.stringify({ type: ev.type, timestamp: ev.createdAt.toISOString(), data: ev.data });
@@ -70,7 +80,9 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
 
 /**
  * One delivery attempt (job `webhooks.deliver`). POSTs the event with `webhook-id` (the event id:
- * the same on every retry and resend), `webhook-timestamp` and `webhook-signature`. A 2xx marks it
+ * the same on every retry and resend), `webhook-timestamp` and `webhook-signature` (signed at the
+ * attempt with the endpoint's secrets then: the current one, and a rolled-over previous one until it
+ * expires, signatureHeader). A 2xx marks it
  * succeeded and ends the endpoint's failure streak; anything else is recorded and thrown so pg-boss
  * retries with exponential backoff, until the last attempt marks it failed. A 429 or 503 with a
  * `Retry-After` has its retry wait at least that long, capped at RETRY_AFTER_MAX_S (retryNotBefore,
@@ -124,7 +136,8 @@ export async function deliverWebhook(
       {
         "webhook-id": ev.id,
         "webhook-timestamp": String(timestamp),
-        "webhook-signature": signWebhook(e.secret, ev.id, timestamp, body),
+        // the current secret's signature, and the previous one's while it is valid (a roll's grace)
+        "webhook-signature": signatureHeader(signingSecrets(e, new Date()), ev.id, timestamp, body),
         "user-agent": "Pitchwise-Webhooks/1",
       },
       {

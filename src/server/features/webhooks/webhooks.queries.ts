@@ -98,6 +98,35 @@ export async function updateEndpoint(db: DbOrTx, workspaceId: string, id: string
   return row;
 }
 
+/**
+ * Rolls a workspace's endpoint's secret in one statement: `secret` becomes the current one, the
+ * row's current secret its previous one until `previousExpiresAt` (null: no previous secret, both
+ * columns cleared). Returns `{e, creatorRole}` (creatorMembership) after the change, or undefined
+ * (no such endpoint in the workspace).
+ */
+export async function rotateEndpointSecret(
+  db: DbOrTx,
+  workspaceId: string,
+  id: string,
+  secret: string,
+  previousExpiresAt: Date | null,
+) {
+  const e = webhookEndpoints;
+  const [row] = await db
+    .update(e)
+    .set({
+      // the right-hand side reads the row as it was before this update
+      previousSecret: previousExpiresAt ? sql`${e.secret}` : null,
+      previousSecretExpiresAt: previousExpiresAt,
+      secret,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(e.workspaceId, workspaceId), eq(e.id, id)))
+    .returning();
+  if (!row) return undefined;
+  return findEndpoint(db, workspaceId, row.id);
+}
+
 export async function deleteEndpoint(db: DbOrTx, workspaceId: string, id: string) {
   const rows = await db
     .delete(webhookEndpoints)

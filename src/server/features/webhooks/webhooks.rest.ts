@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
-import type { CreateEndpointInput, UpdateEndpointInput } from "./webhooks.schemas";
+import type { CreateEndpointInput, RotateSecretInput, UpdateEndpointInput } from "./webhooks.schemas";
 import * as svc from "./webhooks.service";
 
 /**
@@ -9,6 +9,7 @@ import * as svc from "./webhooks.service";
  * API-key clients use /api/v1/webhook_endpoints. `{success, ...}` shapes:
  * GET /api/webhook-endpoints -> {endpoints}; POST {url, events} -> {endpoint (with secret, once)};
  * PATCH /api/webhook-endpoints/{id} {enabled?|url?|events?} -> {endpoint}; DELETE -> {};
+ * POST /api/webhook-endpoints/{id}/rotate-secret {expiresInHours?} -> {endpoint (with the new secret, once)};
  * GET /api/webhook-endpoints/{id}/deliveries -> {deliveries}; POST .../test -> {delivery_id, event_id};
  * POST /api/webhook-deliveries/{id}/resend -> {id, status}.
  */
@@ -30,6 +31,15 @@ export async function webhooksRest(app: FastifyInstance, { ctx }: { ctx: AppCont
     await svc.deleteEndpoint(ctx, requireTenant(req), id(req));
     return { success: true };
   });
+  app.post("/api/webhook-endpoints/:id/rotate-secret", async (req) => ({
+    success: true,
+    endpoint: await svc.rotateEndpointSecret(
+      ctx,
+      requireTenant(req),
+      id(req),
+      (req.body ?? {}) as RotateSecretInput,
+    ),
+  }));
   app.get("/api/webhook-endpoints/:id/deliveries", async (req) => ({
     success: true,
     deliveries: await svc.listDeliveries(ctx, requireTenant(req), id(req)),

@@ -15,6 +15,11 @@ export const webhooksRouter = router({
   setEnabled: protectedProcedure
     .input(z.object({ id: z.string().max(100), enabled: z.boolean() }))
     .mutation(({ ctx, input }) => svc.updateEndpoint(ctx, ctx.tenant, input.id, { enabled: input.enabled })),
+  rotateSecret: protectedProcedure
+    .input(z.object({ id: z.string().max(100), expiresInHours: z.number().optional() }))
+    .mutation(({ ctx, input }) =>
+      svc.rotateEndpointSecret(ctx, ctx.tenant, input.id, { expiresInHours: input.expiresInHours }),
+    ),
   remove: protectedProcedure
     .input(idInput)
     .mutation(({ ctx, input }) => svc.deleteEndpoint(ctx, ctx.tenant, input.id)),

@@ -50,3 +50,31 @@ export const updateEndpointSchema = z.object({
 export type UpdateEndpointInput = z.input<typeof updateEndpointSchema>;
 
 export const endpointIdSchema = z.uuid();
+
+/** Hours an endpoint's previous secret keeps signing after a roll when none is chosen (Stripe's default). */
+export const ROLL_SECRET_DEFAULT_HOURS = 24;
+/** The most hours a previous secret may keep signing after a roll (7 days). */
+export const ROLL_SECRET_MAX_HOURS = 168;
+
+const rollHours = (name: string) =>
+  z
+    .number({ error: `${name} must be a whole number of hours from 0 to ${ROLL_SECRET_MAX_HOURS}` })
+    .int(`${name} must be a whole number of hours from 0 to ${ROLL_SECRET_MAX_HOURS}`)
+    .min(0, `${name} must be a whole number of hours from 0 to ${ROLL_SECRET_MAX_HOURS}`)
+    .max(ROLL_SECRET_MAX_HOURS, `${name} must be at most ${ROLL_SECRET_MAX_HOURS} hours (7 days)`);
+
+/**
+ * webhooks.service rotateEndpointSecret: how long the replaced secret keeps signing deliveries
+ * (hours, 0..ROLL_SECRET_MAX_HOURS; ROLL_SECRET_DEFAULT_HOURS when absent; 0: it stops at once).
+ */
+export const rotateSecretSchema = z.object({ expiresInHours: rollHours("expiresInHours").optional() });
+export type RotateSecretInput = z.input<typeof rotateSecretSchema>;
+
+/** POST /api/v1/webhook_endpoints/{id}/rotate_secret's body (snake_case; no body: the default). */
+export const rotateSecretBody = z.object({
+  expires_in_hours: rollHours("expires_in_hours")
+    .optional()
+    .describe(
+      `How long the replaced secret keeps signing deliveries beside the new one, in hours: 0 (it stops at once) to ${ROLL_SECRET_MAX_HOURS} (7 days); ${ROLL_SECRET_DEFAULT_HOURS} when not given`,
+    ),
+});

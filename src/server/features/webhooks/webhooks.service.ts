@@ -19,12 +19,20 @@ import {
   type CreateEndpointInput,
   createEndpointSchema,
   endpointIdSchema,
+  ROLL_SECRET_DEFAULT_HOURS,
+  type RotateSecretInput,
+  rotateSecretSchema,
   type UpdateEndpointInput,
   updateEndpointSchema,
   type WebhookEventType,
 } from "./webhooks.schemas";
 
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "./webhooks.schemas";
+export {
+  ROLL_SECRET_DEFAULT_HOURS,
+  ROLL_SECRET_MAX_HOURS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from "./webhooks.schemas";
 
 type Ctx = Pick<AppContext, "db" | "jobs" | "env">;
 
@@ -75,8 +83,33 @@ export function toEndpointJson(e: WebhookEndpoint, creatorRole: string | null) {
     enabled: e.enabled && !lapsed,
     disabled_reason: lapsed ? CREATOR_LAPSED_REASON : e.disabledReason,
     failing_since: e.failingSince?.toISOString() ?? null,
+    previous_secret_expires_at: previousSecretValid(e, new Date())
+      ? e.previousSecretExpiresAt!.toISOString()
+      : null,
     created_at: e.createdAt.toISOString(),
   };
+}
+
+/**
+ * Whether the endpoint's previous secret (kept by rotateEndpointSecret) still signs deliveries at
+ * `now`: it exists and its expiry is after `now`.
+ */
+export function previousSecretValid(
+  e: Pick<WebhookEndpoint, "previousSecret" | "previousSecretExpiresAt">,
+  now: Date,
+): boolean {
+  return !!e.previousSecret && !!e.previousSecretExpiresAt && e.previousSecretExpiresAt > now;
+}
+
+/**
+ * The secrets a delivery at `now` is signed with (webhooks.deliver signWebhookHeader): the current
+ * one first, then the previous one while it is valid (previousSecretValid).
+ */
+export function signingSecrets(
+  e: Pick<WebhookEndpoint, "secret" | "previousSecret" | "previousSecretExpiresAt">,
+  now: Date,
+): string[] {
+  return previousSecretValid(e, now) ? [e.secret, e.previousSecret!] : [e.secret];
 }
 
 /**
@@ -182,7 +215,7 @@ export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndp
   assertManage(tenant);
   const f = parseInput(createEndpointSchema, input);
   assertWebhookTarget(ctx, f.url);
-  const secret = `whsec_${randomBytes(24).toString("base64")}`;
+  const secret = newSecret();
   const row = await ctx.db.transaction(async (tx) => {
     if ((await q.lockEndpointCreation(tx, tenant.workspaceId)) >= WEBHOOK_ENDPOINT_LIMIT)
       throw new AppError(
@@ -198,6 +231,48 @@ export async function createEndpoint(ctx: Ctx, tenant: Tenant, input: CreateEndp
     });
   });
   return { ...toEndpointJson(row, tenant.role), secret };
+}
+
+/** A new signing secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks). */
+function newSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+/**
+ * Rolls an endpoint's signing secret (Stripe's "Roll secret", Svix's rotate): a new secret (same
+ * form as at creation) becomes the current one and is returned this once, as `{...endpoint,
+ * secret}`; the secret it replaces keeps signing deliveries beside it for `expiresInHours`
+ * (ROLL_SECRET_DEFAULT_HOURS = 24 when not given, 0 to ROLL_SECRET_MAX_HOURS = 168 whole hours;
+ * 0 stops it at once), so the receiver can switch without losing a delivery: each delivery meanwhile
+ * carries `webhook-signature: v1,<new> v1,<old>` (Standard Webhooks: a receiver accepts any signature
+ * that verifies). Only one previous secret is kept: rolling again drops the one before. One UPDATE
+ * statement (the previous secret is the row's current value), so concurrent rolls cannot lose a
+ * secret in between. Allowed to owners and admins whatever the plan, as deleting is: it is the
+ * remedy for a leaked secret.
+ * @throws FORBIDDEN (member), NOT_FOUND 'Webhook endpoint not found' (also another workspace's),
+ *   BAD_REQUEST (param `expiresInHours`) outside 0..168 or not a whole number.
+ */
+export async function rotateEndpointSecret(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  id: string,
+  input: RotateSecretInput = {},
+) {
+  assertCan(tenant, "manageWebhooks");
+  const f = parseInput(rotateSecretSchema, input ?? {});
+  const hours = f.expiresInHours ?? ROLL_SECRET_DEFAULT_HOURS;
+  const secret = newSecret();
+  const row = endpointIdSchema.safeParse(id).success
+    ? await q.rotateEndpointSecret(
+        ctx.db,
+        tenant.workspaceId,
+        id,
+        secret,
+        hours > 0 ? new Date(Date.now() + hours * 3_600_000) : null,
+      )
+    : undefined;
+  if (!row) throw new AppError("NOT_FOUND", "Webhook endpoint not found");
+  return { ...toEndpointJson(row.e, row.creatorRole), secret };
 }
 
 /** The workspace's endpoints, newest first. @throws FORBIDDEN for members. */

@@ -939,7 +939,9 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
             "BAD_REQUEST",
             "The request body is missing: send a JSON object with Content-Type: application/json",
           );
-        const body = r.body ? parseInput(r.body, req.body ?? (r.bodyOptional ? {} : undefined)) : undefined;
+        // a body left out where it may be: no fields (JSON null is still refused as not an object)
+        const given = req.body === undefined && r.bodyOptional ? {} : req.body;
+        const body = r.body ? parseInput(r.body, given) : undefined;
         const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
         reply.status(r.status ?? 200);
         // a contact page already written as JSON (crm listContactsPageJson) goes out as it is

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { expect, test } from "@playwright/test";
+import { Webhook } from "standardwebhooks";
 import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerifiedBusiness } from "./account-helpers";
 import { e2eReceiverPort, withE2eDb } from "./e2e-info";
@@ -231,6 +232,107 @@ test("a failing endpoint's delivery says when it is tried next and which attempt
     await expect(row.getByRole("switch", { name: `Enabled: ${url}` })).toBeChecked();
     expect(await seriousViolations(page, "failing endpoint, at 390 px")).toEqual([]);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  } finally {
+    await new Promise<void>((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
+  }
+});
+
+test("Roll secret: the old secret's lifetime is chosen in a dialog, the new secret is shown once, the row says until when the previous one signs, and deliveries verify with both", async ({
+  page,
+}) => {
+  test.setTimeout(180_000);
+  const path = `/rolled-${randomUUID()}`;
+  const hits: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => {
+      if (req.url === path) hits.push({ headers: req.headers, body });
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => server.listen(e2eReceiverPort(), "127.0.0.1", r));
+  const verifies = (h: (typeof hits)[number], secret: string) => {
+    try {
+      new Webhook(secret).verify(h.body, {
+        "webhook-id": String(h.headers["webhook-id"]),
+        "webhook-timestamp": String(h.headers["webhook-timestamp"]),
+        "webhook-signature": String(h.headers["webhook-signature"]),
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    await loadAxe(page);
+    await registerVerifiedBusiness(page, { prefix: "hookroll", name: "Rolf Roll", business: "Roll Shop" });
+    const url = `http://127.0.0.1:${e2eReceiverPort()}${path}`;
+    await page.goto("/settings?tab=webhooks");
+    await page.getByLabel("Endpoint URL (https)").fill(url);
+    await page.getByRole("button", { name: "Add endpoint" }).click();
+    const first = (await page.getByTestId("webhook-secret").locator("code").innerText()).trim();
+    expect(first).toMatch(/^whsec_/);
+    const row = page.getByTestId("webhook-row").filter({ hasText: url });
+    await expect(row.getByTestId("webhook-previous-secret")).toHaveCount(0);
+
+    // the dialog: 24 hours chosen by default; Cancel rolls nothing
+    await row.getByRole("button", { name: `Roll secret: ${url}` }).click();
+    const dialog = page.getByRole("dialog", { name: "Roll the signing secret?" });
+    await expect(dialog.getByRole("radio", { name: "In 24 hours" })).toBeChecked();
+    expect(await seriousViolations(page, "roll secret dialog")).toEqual([]);
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toHaveCount(0);
+    await expect(row.getByTestId("webhook-rolled-secret")).toHaveCount(0);
+
+    // roll, keeping the old secret for 7 days
+    await row.getByRole("button", { name: `Roll secret: ${url}` }).click();
+    await dialog.getByRole("radio", { name: "In 7 days" }).check();
+    await dialog.getByRole("button", { name: "Roll secret" }).click();
+    const shown = row.getByTestId("webhook-rolled-secret");
+    await expect(shown).toContainText("New signing secret (shown once):");
+    const second = (await shown.locator("code").innerText()).trim();
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    const previous = row.getByTestId("webhook-previous-secret");
+    await expect(previous).toHaveText(/^Previous secret valid until .+\d{4}/);
+    const until = (await previous.innerText()).replace("Previous secret valid until ", "");
+    const days = (Date.parse(until.replace(/ [A-Z]{2,5}([+-]\d+)?$/, "")) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.9);
+    expect(days).toBeLessThan(7.1);
+
+    // a test event is signed with both secrets
+    await row.getByRole("button", { name: "Test" }).click();
+    await expect.poll(() => hits.length, { timeout: 30_000 }).toBe(1);
+    expect(String(hits[0]!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verifies(hits[0]!, second)).toBe(true);
+    expect(verifies(hits[0]!, first)).toBe(true);
+
+    // shown once: gone after a reload; the row still says until when the previous secret signs
+    await page.reload();
+    await expect(row.getByTestId("webhook-previous-secret")).toHaveText(
+      `Previous secret valid until ${until}`,
+    );
+    await expect(row.getByTestId("webhook-rolled-secret")).toHaveCount(0);
+    await expect(page.getByText(second)).toHaveCount(0);
+
+    // roll again, the old secret stopping now: the row no longer speaks of a previous secret
+    await row.getByRole("button", { name: `Roll secret: ${url}` }).click();
+    await dialog.getByRole("radio", { name: /^Now/ }).check();
+    await dialog.getByRole("button", { name: "Roll secret" }).click();
+    await expect(row.getByTestId("webhook-rolled-secret")).toBeVisible();
+    const third = (await row.getByTestId("webhook-rolled-secret").locator("code").innerText()).trim();
+    expect(third).not.toBe(second);
+    await expect(row.getByTestId("webhook-previous-secret")).toHaveCount(0);
+    await row.getByRole("button", { name: "Test" }).click();
+    await expect.poll(() => hits.length, { timeout: 30_000 }).toBe(2);
+    expect(verifies(hits[1]!, third)).toBe(true);
+    expect(verifies(hits[1]!, second)).toBe(false);
   } finally {
     await new Promise<void>((r) => {
       server.closeAllConnections();

@@ -1,10 +1,19 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Send, Trash2, Webhook } from "lucide-react";
+import { KeyRound, Send, Trash2, Webhook } from "lucide-react";
 import { type FormEvent, useEffect, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
@@ -17,8 +26,9 @@ import type { ShowBanner } from "./types";
 
 /**
  * Settings > Webhooks (issue 15, owner and admin): endpoints (https URL, events, secret shown once),
- * enable/disable, delivery log (status, response code, duration, attempts, next attempt or gave up),
- * resend, test event. An error banner (e.g. a URL refused as not public) goes once the form is edited.
+ * enable/disable, roll the signing secret (RollSecretDialog: the new secret shown once under its row,
+ * the row saying until when the previous one still signs), delivery log (status, response code,
+ * duration, attempts, next attempt or gave up), resend, test event. An error banner (e.g. a URL refused as not public) goes once the form is edited.
  */
 export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -29,6 +39,10 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
   const [events, setEvents] = useState<string[]>(["contact.created"]);
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  /** the endpoint whose roll dialog is open */
+  const [rolling, setRolling] = useState<{ id: string; url: string } | null>(null);
+  /** the secret a roll returned, shown once under its endpoint's row */
+  const [rolled, setRolled] = useState<{ id: string; secret: string } | null>(null);
   const urlId = useId();
   /** whether the page's banner shows an error this tab reported (cleared when the form is edited) */
   const errorShown = useRef(false);
@@ -59,6 +73,21 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
   );
   const setEnabled = useMutation(
     trpc.webhooks.setEnabled.mutationOptions({ onSuccess: () => void refresh(), onError: fail }),
+  );
+  const rotate = useMutation(
+    trpc.webhooks.rotateSecret.mutationOptions({
+      onSuccess: (r) => {
+        setRolled({ id: r.id, secret: r.secret });
+        onBanner({
+          variant: "success",
+          message: r.previous_secret_expires_at
+            ? `Secret rolled. Copy the new signing secret now: it is shown once. The previous secret also signs deliveries until ${formatDateTime(r.previous_secret_expires_at)}.`
+            : "Secret rolled. Copy the new signing secret now: it is shown once. The previous secret no longer signs deliveries.",
+        });
+        void refresh();
+      },
+      onError: fail,
+    }),
   );
   const remove = useMutation(
     trpc.webhooks.remove.mutationOptions({ onSuccess: () => void refresh(), onError: fail }),
@@ -164,6 +193,11 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                       <p className="break-all font-medium">{e.url}</p>
                       <p className="text-sm text-muted-foreground">{e.events.join(", ")}</p>
                       {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
+                      {e.previous_secret_expires_at && (
+                        <p className="text-sm text-muted-foreground" data-testid="webhook-previous-secret">
+                          Previous secret valid until {formatDateTime(e.previous_secret_expires_at)}
+                        </p>
+                      )}
                       {/* an enabled endpoint whose deliveries are failing: said before the 5 days run out */}
                       {e.enabled && e.failing_since && (
                         <p className="text-sm text-destructive" data-testid="webhook-failing">
@@ -181,6 +215,16 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                       <Send aria-hidden />
                       Test
                     </Button>
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      aria-label={`Roll secret: ${e.url}`}
+                      disabled={rotate.isPending && rotate.variables?.id === e.id}
+                      onClick={() => setRolling({ id: e.id, url: e.url })}
+                    >
+                      <KeyRound aria-hidden />
+                      Roll secret
+                    </Button>
                     <Button variant="outline" size="sm" onClick={() => setOpen(open === e.id ? null : e.id)}>
                       Deliveries
                     </Button>
@@ -193,6 +237,15 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                       <Trash2 aria-hidden />
                     </Button>
                   </div>
+                  {rolled?.id === e.id && (
+                    <div
+                      className="grid gap-2 rounded-md border border-border p-3"
+                      data-testid="webhook-rolled-secret"
+                    >
+                      <p className="text-sm font-medium">New signing secret (shown once):</p>
+                      <code className="break-all text-sm">{rolled.secret}</code>
+                    </div>
+                  )}
                   {open === e.id && <Deliveries endpointId={e.id} onBanner={onBanner} />}
                 </li>
               ))}
@@ -200,7 +253,94 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
           )}
         </CardContent>
       </Card>
+      <RollSecretDialog
+        endpoint={rolling}
+        onClose={() => setRolling(null)}
+        onConfirm={(id, expiresInHours) => {
+          setRolled(null);
+          rotate.mutate({ id, expiresInHours });
+        }}
+      />
     </div>
+  );
+}
+
+/**
+ * How long a rolled secret's predecessor may keep signing (hours, webhooks.rotateSecret's
+ * `expiresInHours`; the server allows 0 to 168 and defaults to 24).
+ */
+const ROLL_CHOICES = [
+  { hours: 0, label: "Now", hint: "deliveries are signed with the new secret only" },
+  { hours: 1, label: "In 1 hour", hint: "" },
+  { hours: 24, label: "In 24 hours", hint: "" },
+  { hours: 168, label: "In 7 days", hint: "" },
+] as const;
+
+/**
+ * The confirmation of rolling an endpoint's signing secret (open while `endpoint` is set): what
+ * happens, and when the previous secret stops working (ROLL_CHOICES, 24 hours preselected). Until
+ * then deliveries carry a signature with each secret, so the receiver can switch to the new one.
+ */
+function RollSecretDialog({
+  endpoint,
+  onClose,
+  onConfirm,
+}: {
+  endpoint: { id: string; url: string } | null;
+  onClose: () => void;
+  onConfirm: (id: string, expiresInHours: number) => void;
+}) {
+  const [hours, setHours] = useState(24);
+  const name = useId();
+  const endpointId = endpoint?.id;
+  // each opening starts from the default choice
+  useEffect(() => {
+    if (endpointId) setHours(24);
+  }, [endpointId]);
+  return (
+    <Dialog open={endpoint !== null} onOpenChange={(o) => !o && onClose()}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Roll the signing secret?</DialogTitle>
+          <DialogDescription>
+            A new secret is made for {endpoint?.url} and shown once. Until the previous secret stops working,
+            each delivery is signed with both, so your receiver keeps verifying while you switch it to the new
+            one.
+          </DialogDescription>
+        </DialogHeader>
+        <fieldset className="grid gap-2">
+          <legend className="mb-1 text-sm font-medium">The previous secret stops working</legend>
+          {ROLL_CHOICES.map((c) => (
+            <label key={c.hours} className="flex items-center gap-2 text-sm">
+              <input
+                type="radio"
+                className="size-4"
+                name={name}
+                value={c.hours}
+                checked={hours === c.hours}
+                onChange={() => setHours(c.hours)}
+              />
+              {c.label}
+              {c.hint && <span className="text-muted-foreground">({c.hint})</span>}
+            </label>
+          ))}
+        </fieldset>
+        <DialogFooter>
+          <DialogClose asChild>
+            <Button variant="outline">Cancel</Button>
+          </DialogClose>
+          <Button
+            variant="destructive"
+            onClick={() => {
+              if (endpoint) onConfirm(endpoint.id, hours);
+              onClose();
+            }}
+          >
+            Roll secret
+          </Button>
+        </DialogFooter>
+      </DialogContent>
+    </Dialog>
   );
 }
 

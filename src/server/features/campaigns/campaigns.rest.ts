@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { Readable } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import type { CampaignChannel } from "../../db/schema";
 import { requireTenant } from "../../http/auth";
+import { sendCsvDownload } from "../../http/csv-download";
 import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
@@ -212,20 +212,12 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   app.get("/api/campaigns/:id/recipients.csv", async (req, reply) => {
     const tenant = requireTenant(req);
     const { id } = parseInput(campaignIdInput, req.params);
-    const gen = svc.exportRecipientsCsv(ctx, tenant.workspaceId, id);
-    const first = await gen.next(); // finds the campaign (or the 404) before the 200 goes out
-    const stream = Readable.from(
-      (async function* () {
-        if (!first.done) yield first.value;
-        yield* gen;
-      })(),
+    // the campaign is found (or the 404 answered) before the 200 goes out (sendCsvDownload)
+    return sendCsvDownload(
+      reply,
+      svc.exportRecipientsCsv(ctx, tenant.workspaceId, id),
+      `campaign-${id}-results`,
     );
-    const day = new Date().toISOString().slice(0, 10);
-    return reply
-      .type("text/csv; charset=utf-8")
-      .header("content-disposition", `attachment; filename="campaign-${id}-results-${day}.csv"`)
-      .header("cache-control", "no-store")
-      .send(stream);
   });
   const actions = {
     pause: svc.pauseCampaign,

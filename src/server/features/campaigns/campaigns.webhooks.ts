@@ -356,21 +356,9 @@ async function applyTwilioInbound(
           metadata: { channel: "sms", keyword: said },
         });
       }
-      for (const c of texted) {
+      for (const c of [...texted, ...called]) {
         await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        await optOutContact(
-          ctx,
-          c.workspaceId,
-          c.contactId,
-          "sms",
-          from,
-          { channel: "sms", keyword: said },
-          `${eventKey}:stop:${c.workspaceId}:${c.contactId}`,
-        );
-      }
-      for (const c of called) {
-        await suppress(ctx.db, c.workspaceId, "sms", from, "stop_reply", "twilio inbound");
-        // a campaign recipient whose contact was deleted since has no contact to mark
+        // a called campaign recipient whose contact was deleted since has no contact to mark
         if (c.contactId !== null)
           await optOutContact(
             ctx,
@@ -395,11 +383,7 @@ async function applyTwilioInbound(
       if (r.contactId !== null)
         await optInAgain(ctx, workspaceId, r.contactId, `${eventKey}:start:${workspaceId}:${r.contactId}`);
     }
-    for (const c of texted) {
-      await unsuppress(ctx.db, c.workspaceId, "sms", from);
-      await optInAgain(ctx, c.workspaceId, c.contactId, `${eventKey}:start:${c.workspaceId}:${c.contactId}`);
-    }
-    for (const c of called) {
+    for (const c of [...texted, ...called]) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);
       if (c.contactId !== null)
         await optInAgain(

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
+import { sendCsvDownload } from "../../http/csv-download";
 import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
 import { jsonWithRaw } from "../../lib/raw-json";
@@ -101,20 +101,8 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     // (`workspace`, checked by requireTenant), which is not a filter.
     const { [SHOWN_WORKSPACE_PARAM]: _shown, ...filterQuery } = (req.query ?? {}) as Record<string, unknown>;
     const query = parseInput(listContactsQuerySchema, filterQuery);
-    const gen = crm.exportContactsCsv(ctx, tenant.workspaceId, query);
-    const first = await gen.next(); // validates the query before the 200 goes out
-    const stream = Readable.from(
-      (async function* () {
-        if (!first.done) yield first.value;
-        yield* gen;
-      })(),
-    );
-    const day = new Date().toISOString().slice(0, 10);
-    return reply
-      .type("text/csv; charset=utf-8")
-      .header("content-disposition", `attachment; filename="contacts-${day}.csv"`)
-      .header("cache-control", "no-store")
-      .send(stream);
+    // the export's own checks answer before the 200 goes out (sendCsvDownload)
+    return sendCsvDownload(reply, crm.exportContactsCsv(ctx, tenant.workspaceId, query), "contacts");
   });
 
   app.post("/api/contacts/search/location", async (req) => {

@@ -569,6 +569,24 @@ function countOf(n: number, word: string): string {
 }
 
 /**
+ * The words a seats refusal or notice uses for `seats` and the `excess` to remove: `held` "2 members
+ * and 1 pending invitation" (without pending invitations "2 members"), `remove` "3 members or
+ * invitations" ("3 members"), and whether invitations are pending.
+ */
+function seatsWords(seats: SeatsHeld, excess: number): { held: string; remove: string; pending: boolean } {
+  const pending = seats.pending > 0;
+  return {
+    held: pending
+      ? `${countOf(seats.members, "member")} and ${countOf(seats.pending, "pending invitation")}`
+      : countOf(seats.members, "member"),
+    remove: pending
+      ? `${countOf(excess, "member")} or invitation${excess === 1 ? "" : "s"}`
+      : countOf(excess, "member"),
+    pending,
+  };
+}
+
+/**
  * What a plan change to `target` would leave over its seats: how many members and pending invitations
  * the workspace holds (`used`), the target plan's seats (`max`, null = unlimited) and how many are too
  * many (`excess`, 0 when they fit).
@@ -600,18 +618,11 @@ export function assertSeatsFitPlan(ws: PlanHolder, target: PlanId, seats: SeatsH
   const { used, max, excess } = seatsExcess(target, seats);
   if (max === null || excess === 0) return;
   const plan = PLANS[target];
-  const held =
-    seats.pending > 0
-      ? ` (${countOf(seats.members, "member")} and ${countOf(seats.pending, "pending invitation")})`
-      : "";
-  const what =
-    seats.pending > 0
-      ? `${countOf(excess, "member")} or invitation${excess === 1 ? "" : "s"}`
-      : countOf(excess, "member");
+  const words = seatsWords(seats, excess);
   throw new AppError(
     "CONFLICT",
     `${plan.name} includes ${max.toLocaleString("en-US")} ${LIMIT_WORDS.seats.unit(max)}; this workspace has ` +
-      `${used.toLocaleString("en-US")}${held}. Remove ${what} in Settings > Team before switching.`,
+      `${used.toLocaleString("en-US")}${words.pending ? ` (${words.held})` : ""}. Remove ${words.remove} in Settings > Team before switching.`,
     {
       limit: "seats",
       used,
@@ -660,19 +671,14 @@ export function seatsOverPlan(ws: PlanHolder, seats: SeatsHeld, now = new Date()
   const plan = heldPlanOf(ws) ?? effectivePlan(ws, now);
   const { used, max, excess } = seatsExcess(plan, seats);
   if (max === null || excess === 0) return null;
-  const has =
-    seats.pending > 0
-      ? `${countOf(seats.members, "member")} and ${countOf(seats.pending, "pending invitation")}`
-      : countOf(seats.members, "member");
-  const remove =
-    seats.pending > 0
-      ? `Remove ${countOf(excess, "member")} or invitation${excess === 1 ? "" : "s"}, or upgrade.`
-      : `Remove ${countOf(excess, "member")} or upgrade.`;
+  const words = seatsWords(seats, excess);
   return {
     used,
     limit: max,
     excess,
     plan,
-    sentence: `This workspace has ${has}; ${PLANS[plan].name} includes ${max.toLocaleString("en-US")}. ${remove}`,
+    sentence:
+      `This workspace has ${words.held}; ${PLANS[plan].name} includes ${max.toLocaleString("en-US")}. ` +
+      `Remove ${words.remove}${words.pending ? ", or upgrade." : " or upgrade."}`,
   };
 }

@@ -40,7 +40,7 @@ export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number)
   const lines = RESULT_LINES.filter(([s]) => counts[s]).map(
     ([s, label]) => `- ${(counts[s] ?? 0).toLocaleString("en-US")} ${label}`,
   );
-  const app = deps.env.APP_URL.replace(/\/+$/, "");
+  const app = deps.env.APP_URL; // without a trailing slash (env)
   await deps.providers.email.send({
     to: user.email,
     subject: `Your campaign "${campaign.name}" has finished`,

@@ -437,7 +437,7 @@ export async function selectRecipientPage(
 }
 
 /**
- * Up to `limit` recipients of campaign `campaignId` after `after` (keyset on (address, id): address
+ * Up to `limit` recipients of the workspace's campaign `campaignId` after `after` (keyset on (address, id): address
  * order, the recipient id breaking ties; from the first without `after`), with the columns the results
  * CSV writes (campaigns.service exportRecipientsCsv). Index campaign_recipients_campaign_address_idx
  * serves every page in the same time whatever the table holds (a keyset on the id alone walked the
@@ -445,6 +445,7 @@ export async function selectRecipientPage(
  */
 export async function selectRecipientsAfter(
   db: DbOrTx,
+  workspaceId: string,
   campaignId: number,
   after: { address: string; id: number } | undefined,
   limit: number,
@@ -465,6 +466,7 @@ export async function selectRecipientsAfter(
     .from(campaignRecipients)
     .where(
       and(
+        eq(campaignRecipients.workspaceId, workspaceId),
         eq(campaignRecipients.campaignId, campaignId),
         after
           ? sql`(${campaignRecipients.address}, ${campaignRecipients.id}) > (${after.address}, ${after.id})`

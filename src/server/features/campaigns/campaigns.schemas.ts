@@ -46,6 +46,14 @@ export const launchTokenInput = z
   );
 
 /**
+ * A launch's `allowRepeat`: send even when an identical campaign (channel, name, content, schedule,
+ * recipients) was launched within the last 10 minutes by another launch (another builder tab or
+ * draft); without it such a launch answers that campaign and sends nothing (campaigns.service
+ * createAndLaunchCampaign). The builders' "Send it again".
+ */
+export const allowRepeatInput = z.boolean({ error: "allowRepeat must be true or false" });
+
+/**
  * A REST launch body with the request's `Idempotency-Key` header as its `launchToken` (the header
  * and the body field are two spellings of one token). Returns the body unchanged without the
  * header; a body that is not an object is returned as it is (its schema refuses it).
@@ -181,12 +189,8 @@ export const createCampaignInput = z.object({
   includeNotOptedIn: z.boolean().optional(),
   /** the draft's launch token (`launchTokenInput`): a repeat with it answers the first campaign */
   launchToken: launchTokenInput.optional(),
-  /**
-   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
-   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
-   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
-   */
-  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
+  /** send even when an identical campaign was launched within 10 minutes (`allowRepeatInput`) */
+  allowRepeat: allowRepeatInput.optional(),
 });
 export type CreateCampaignInput = z.input<typeof createCampaignInput>;
 
@@ -208,12 +212,8 @@ export const emailLaunchInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
-  /**
-   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
-   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
-   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
-   */
-  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
+  /** send even when an identical campaign was launched within 10 minutes (`allowRepeatInput`) */
+  allowRepeat: allowRepeatInput.optional(),
 });
 
 /** POST /api/campaigns/sms/launch (spec section 7). */
@@ -227,12 +227,8 @@ export const smsLaunchInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
-  /**
-   * send even when an identical campaign (channel, name, content, schedule, recipients) was launched
-   * within the last 10 minutes by another launch (another builder tab or draft); without it such a
-   * launch answers that campaign and sends nothing (campaigns.service createAndLaunchCampaign)
-   */
-  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
+  /** send even when an identical campaign was launched within 10 minutes (`allowRepeatInput`) */
+  allowRepeat: allowRepeatInput.optional(),
 });
 
 /**

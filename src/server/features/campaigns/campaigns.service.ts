@@ -799,7 +799,7 @@ export async function* exportRecipientsCsv(
   yield `\uFEFF${Papa.unparse([columns])}\r\n`;
   let after: { address: string; id: number } | undefined;
   for (;;) {
-    const rows = await selectRecipientsAfter(ctx.db, c.id, after, EXPORT_PAGE);
+    const rows = await selectRecipientsAfter(ctx.db, workspaceId, c.id, after, EXPORT_PAGE);
     if (rows.length === 0) break;
     const names = new Map(
       (

@@ -18,7 +18,7 @@ import {
 } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
-import { audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
+import { allowRepeatInput, audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
 import { answerRepeatedLaunch, createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
   deleteVideoCampaign,
@@ -102,8 +102,8 @@ export const videoCampaignInput = z.object({
   scheduledAt: scheduledAtInput,
   /** the draft's launch token (or the Idempotency-Key header): a repeat answers the first campaign */
   launchToken: launchTokenInput.optional(),
-  /** send even when an identical campaign was launched within 10 minutes (createCampaignInput's allowRepeat) */
-  allowRepeat: z.boolean({ error: "allowRepeat must be true or false" }).optional(),
+  /** send even when an identical campaign was launched within 10 minutes (`allowRepeatInput`) */
+  allowRepeat: allowRepeatInput.optional(),
 });
 export type VideoCampaignInput = z.input<typeof videoCampaignInput>;
 

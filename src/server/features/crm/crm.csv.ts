@@ -84,5 +84,3 @@ export function createDecoder(encoding: TextEncodingName): (chunk: Buffer | null
     return dec.decode(swapped, { stream: true });
   };
 }
-
-export { CSV_FORMULA_ESCAPE } from "../../lib/csv";

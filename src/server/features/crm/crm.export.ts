@@ -1,8 +1,8 @@
 import Papa from "papaparse";
 import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
+import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
 import { toContactJson } from "./crm.contact-json";
-import { CSV_FORMULA_ESCAPE } from "./crm.csv";
 
 import { contactOrder, contactWhere, selectContactsBeforeCursor } from "./crm.queries";
 

@@ -3,6 +3,7 @@ import Papa from "papaparse";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import type { ContactImport } from "../../db/schema";
+import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
 import { AppError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
@@ -12,7 +13,6 @@ import { importEventListener } from "./crm.contact-events";
 import { refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
-  CSV_FORMULA_ESCAPE,
   decodeWithEncoding,
   IMPORT_FIELDS,
   matchHeaders,

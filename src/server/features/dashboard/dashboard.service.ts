@@ -131,7 +131,7 @@ export async function sendWeeklyReport(
     }),
   );
   const day = (d: Date) => d.toLocaleDateString("en-US", { month: "short", day: "numeric", timeZone: "UTC" });
-  const app = ctx.env.APP_URL.replace(/\/+$/, "");
+  const app = ctx.env.APP_URL; // without a trailing slash (env)
   const sentTotal = figures.reduce((a, f) => a + f.sent, 0);
   const blocks = figures.map(
     (f) =>

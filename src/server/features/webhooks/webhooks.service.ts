@@ -102,7 +102,7 @@ export function previousSecretValid(
 }
 
 /**
- * The secrets a delivery at `now` is signed with (webhooks.deliver signWebhookHeader): the current
+ * The secrets a delivery at `now` is signed with (webhooks.deliver signatureHeader): the current
  * one first, then the previous one while it is valid (previousSecretValid).
  */
 export function signingSecrets(

@@ -18,10 +18,22 @@ import { jobRegistry } from "../src/server/jobs/registry";
 import { createServer } from "../src/server/main";
 import { createProviders } from "../src/server/providers";
 
+/**
+ * The V8 flag the web process runs with in production (Dockerfile CMD, fly.toml `app`, `npm start`: a
+ * 32 MB young generation; README "Build and deploy"). The benchmarks serve from their own process, so
+ * their package.json scripts pass it to tsx; startBenchServer says so when a run lacks it.
+ */
+export const WEB_NODE_FLAG = "--max-semi-space-size=32";
+
 export async function startBenchServer(
   url: string,
   opts: { tag: string; poolMax?: number; env?: Record<string, string> },
 ) {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)];
+  if (!flags.includes(WEB_NODE_FLAG))
+    console.warn(
+      `note: production runs the web server with ${WEB_NODE_FLAG}; this process runs without it, so its HTTP figures are not production's (run it through its npm script, e.g. npm run bench:crm)`,
+    );
   await runMigrations(url);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `pw-bench-${opts.tag}-`));
   const env = loadEnv({

@@ -4,9 +4,10 @@
 #   2. the image's build stage there: `npm ci`, `npm run build`, `npm prune --omit=dev`
 #      (SMOKE_REUSE_NODE_MODULES=1 hard-links this checkout's node_modules instead of `npm ci`, for a
 #      machine without the registry; the prune then only unlinks in the copy);
-#   3. the fly.toml release command `node dist/server/migrate.js`, then the two process groups as fly.toml
-#      starts them (`PROCESS_ROLE=web node dist/server/index.js` and `node dist/server/worker.js`) with
-#      NODE_ENV=production against a temp database on SMOKE_PG (default postgres://postgres@127.0.0.1:5432);
+#   3. the fly.toml release command `node dist/server/migrate.js`, then the two process groups with the
+#      commands fly.toml's [processes] gives them (read from the file: `app`, the web server, and
+#      `worker`) with NODE_ENV=production against a temp database on SMOKE_PG (default
+#      postgres://postgres@127.0.0.1:5432);
 #   4. scripts/smoke.ts against it (health, compressed client, register, CSV import, email campaign);
 #   5. SIGTERM to both processes: each must exit 0 (graceful shutdown).
 # Leaves nothing behind (temp folder and database are removed) unless SMOKE_KEEP=1.
@@ -70,10 +71,19 @@ export CAMPAIGN_SIMULATE_ENGAGEMENT=false SHUTDOWN_TIMEOUT_MS=10000
 step "release command: node dist/server/migrate.js"
 node dist/server/migrate.js
 
-step "processes: web (PROCESS_ROLE=web node dist/server/index.js) and worker (node dist/server/worker.js)"
-PROCESS_ROLE=web node --enable-source-maps dist/server/index.js >"$TMP/web.log" 2>&1 &
+# a process group's command as fly.toml's [processes] table writes it (`  app = "..."`)
+fly_process() { sed -n "s/^  $1 = \"\(.*\)\"\$/\1/p" fly.toml; }
+WEB_CMD="$(fly_process app)"
+WORKER_CMD="$(fly_process worker)"
+if [ -z "$WEB_CMD" ] || [ -z "$WORKER_CMD" ]; then
+  echo "fly.toml has no [processes] app and worker commands" >&2
+  exit 1
+fi
+step "processes as fly.toml starts them: web ($WEB_CMD) and worker ($WORKER_CMD)"
+# exec: the PID is the command's own (env execs node in its place), so SIGTERM below reaches node
+bash -c "exec $WEB_CMD" >"$TMP/web.log" 2>&1 &
 WEB_PID=$!
-node --enable-source-maps dist/server/worker.js >"$TMP/worker.log" 2>&1 &
+bash -c "exec $WORKER_CMD" >"$TMP/worker.log" 2>&1 &
 WORKER_PID=$!
 
 step "smoke test against http://127.0.0.1:$PORT"

@@ -99,13 +99,12 @@ describe("a campaign's first part waiting for the send throttle", () => {
     expect(await outboxOf(lateId)).toHaveLength(0);
     const cancel = await client.post(`/api/campaigns/${lateId}/cancel`);
     expect(cancel.statusCode, cancel.body).toBe(200);
+    // what had gone out when the cancel answered: a part past its status check when the cancel landed
+    // may finish (the 200 waits for it), nothing goes out afterwards
+    const atAnswer = (await outboxOf(lateId)).length;
     expect((await lateLaunch).statusCode).toBe(200);
     expect((await busyLaunch).statusCode).toBe(200);
-    // handed to the provider after the cancel was recorded (its completed_at, set before it committed)
-    const after = await t.sql<{ to: string }[]>`
-      select o."to" from outbox_messages o, campaigns c
-      where c.id = ${lateId} and o.metadata->>'campaignId' = ${String(lateId)} and o.created_at > c.completed_at`;
-    expect(after.map((m) => m.to)).toEqual([]);
+    expect((await outboxOf(lateId)).length).toBe(atAnswer);
     const rows = await t.sql<{ status: string; n: number }[]>`
       select status, count(*)::int as n from campaign_recipients where campaign_id = ${lateId} group by status`;
     const sent = (await outboxOf(lateId)).length;
@@ -129,5 +128,71 @@ describe("a campaign's first part waiting for the send throttle", () => {
     const [r] = await t.sql<{ status: string; reason: string | null }[]>`
       select status, reason from campaign_recipients where campaign_id = ${lateId} and contact_id = ${late[0] as number}`;
     expect(r).toEqual({ status: "skipped", reason: "opted out of email" });
+  });
+
+  it("a cancel or pause while a part is with the provider: the 200 waits for it, nothing goes out after", async () => {
+    for (const verb of ["cancel", "pause"] as const) {
+      const { client, user } = await signUp(t.app);
+      await setPlan(t, user.id, "professional");
+      const stamp = `hand-${verb}-${Date.now()}`;
+      const ids = await findOrCreateContacts(
+        t.ctx,
+        user.id,
+        Array.from({ length: 3 }, (_, i) => ({ name: `H${i}`, email: `${stamp}-${i}@example.com` })),
+      );
+      // the provider takes its time with this campaign's first batch (a slow vendor answer): the part
+      // is past its status check and handing its rows over when the cancel or pause lands
+      const email = t.providers.email;
+      const sendBatch = email.sendBatch.bind(email);
+      let entered!: () => void;
+      const inProvider = new Promise<void>((r) => {
+        entered = r;
+      });
+      let openGate!: () => void;
+      const gate = new Promise<void>((r) => {
+        openGate = r;
+      });
+      email.sendBatch = async (messages) => {
+        if (messages.some((m) => m.to.startsWith(stamp))) {
+          entered();
+          await gate;
+        }
+        return sendBatch(messages);
+      };
+      try {
+        const launch = Promise.resolve(
+          client.post("/api/campaigns", {
+            name: `Slow vendor ${verb}`,
+            channel: "email",
+            content: { subject: "S", body: "B" },
+            recipients: { contactIds: ids },
+          }),
+        );
+        await inProvider;
+        const id = await campaignNamed(user.id, `Slow vendor ${verb}`);
+        let answered = false;
+        const stop = Promise.resolve(client.post(`/api/campaigns/${id}/${verb}`)).then((r) => {
+          answered = true;
+          return r;
+        });
+        await sleep(300);
+        // before: the 200 came at once and the part's three emails went out after it
+        expect(answered).toBe(false);
+        openGate();
+        const res = await stop;
+        expect(res.statusCode, res.body).toBe(200);
+        const atAnswer = (await outboxOf(id)).map((m) => m.to).sort();
+        expect(atAnswer).toEqual(ids.map((_, i) => `${stamp}-${i}@example.com`).sort());
+        expect((await launch).statusCode).toBe(200);
+        expect((await outboxOf(id)).length).toBe(atAnswer.length);
+        // the report says they were sent
+        const rows = await t.sql<{ status: string; n: number }[]>`
+          select status, count(*)::int as n from campaign_recipients where campaign_id = ${id} group by status`;
+        expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({ sent: 3 });
+      } finally {
+        openGate();
+        email.sendBatch = sendBatch;
+      }
+    }
   });
 });

@@ -849,6 +849,19 @@ export async function extendLeases(
   return new Map(kept.map((k) => [Number(k.id), k.lease]));
 }
 
+/**
+ * How many of a campaign's rows a send engine holds right now: `sending` with a live lease (claimed,
+ * and waiting for the send throttle, being screened or being handed to the provider). A claim ends
+ * when its rows are sent, failed, queued again or released (a paused or cancelled campaign's part
+ * releases them at its next status check), or when its lease lapses (a crashed worker).
+ */
+export async function countLiveClaims(pg: Sql, campaignId: number): Promise<number> {
+  const [r] = await pg<{ n: number }[]>`
+    select count(*)::int as n from campaign_recipients
+    where campaign_id = ${campaignId} and status = 'sending' and lease_until > now()`;
+  return r?.n ?? 0;
+}
+
 /** A campaign's status (any workspace: the send engine between paced parts), or undefined. */
 export async function selectCampaignStatus(db: DbOrTx, id: number): Promise<Campaign["status"] | undefined> {
   const [c] = await db.select({ status: campaigns.status }).from(campaigns).where(eq(campaigns.id, id));

@@ -62,6 +62,7 @@ import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
   cancelCampaignRows,
+  countLiveClaims,
   countQueuedOrSending,
   countRecipientsByStatus,
   countWorkspaceCampaigns,
@@ -852,8 +853,36 @@ function assertCampaignId(id: number) {
   if (!Number.isSafeInteger(id) || id <= 0) throw new AppError("NOT_FOUND", "Campaign not found");
 }
 
+/** How long a pause or cancel waits for the rows a send engine already holds (settleClaims), ms. */
+export const SETTLE_CLAIMS_MS = 15_000;
+
 /**
- * Pauses a sending or scheduled campaign: queued recipients wait; in-flight sends finish. One
+ * Waits, after a pause or cancel committed, until no send engine holds rows of campaign `id`
+ * (campaigns.queries countLiveClaims; polled every 25 ms, at most SETTLE_CLAIMS_MS), so that its 200
+ * means what the screen says: nothing of the campaign goes out after it. A part reads the campaign's
+ * status after its throttle wait and then screens and hands its rows to the provider: a pause or
+ * cancel landing between that read and the hand-over used to answer 200 while that part still went
+ * out (campaign-cancel-in-flight, under load: 5 messages after the cancel). Held rows end within
+ * about one part: sent or failed when the part was past its status check, else released at the next
+ * check. Returns how many rows were still held when it stopped waiting (0 normally; a worker that
+ * died holding rows keeps them until their lease lapses, CAMPAIGN_SEND_LEASE_SECONDS), logged.
+ */
+async function settleClaims(ctx: Ctx, id: number): Promise<number> {
+  const until = Date.now() + SETTLE_CLAIMS_MS;
+  for (;;) {
+    const held = await countLiveClaims(ctx.sql, id);
+    if (held === 0) return 0;
+    if (Date.now() >= until) {
+      ctx.log?.warn({ campaignId: id, held }, "campaign stopped while rows were still held by a send engine");
+      return held;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Pauses a sending or scheduled campaign: queued recipients wait, and the answer comes once no part
+ * of it is on its way to the provider (settleClaims): nothing goes out after the 200. One
  * compare-and-set UPDATE (campaigns.queries pauseCampaignRow): of concurrent pauses one wins, and a
  * cancel that got there first stays. @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be paused')
  */
@@ -861,6 +890,7 @@ export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
   assertCampaignId(id);
   const c = await pauseCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "paused");
+  await settleClaims(ctx, id);
   return { status: "paused" as const };
 }
 
@@ -918,9 +948,11 @@ export async function resumeCampaign(
 }
 
 /**
- * Cancels a campaign: queued recipients become cancelled; nothing more is sent (in-flight sends
- * finish). A compare-and-set from any unfinished status, in one transaction with the recipients
- * (campaigns.queries cancelCampaignRows): it wins over a concurrent pause or resume.
+ * Cancels a campaign: queued recipients become cancelled, and the answer comes once no part of it is
+ * on its way to the provider (settleClaims: sends already handed over finish, claimed rows not yet
+ * handed over end cancelled): nothing goes out after the 200. A compare-and-set from any unfinished
+ * status, in one transaction with the recipients (campaigns.queries cancelCampaignRows): it wins over
+ * a concurrent pause or resume.
  * @throws NOT_FOUND, CONFLICT ('A completed campaign cannot be cancelled')
  */
 export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) {
@@ -929,6 +961,7 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
   // the cancelled recipients' launch units go back to the plan's meter (nothing was sent to them)
   await releaseCampaignUsage(ctx, launchOf(c.campaign), c.cancelledRecipients);
+  await settleClaims(ctx, id);
   return { status: "cancelled" as const };
 }
 

@@ -174,6 +174,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
       STRIPE_WEBHOOK_SECRET: z.string().optional(),
       /** base URL replacing https://api.stripe.com (a local fake) */
       STRIPE_API_HOST: z.string().url().optional(),
+      /**
+       * the billing portal configuration (bpc_...) of plan-change confirmations (subscription updates
+       * enabled with the plans' prices); unset: the account's default configuration
+       */
+      STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION: z
+        .string()
+        .regex(/^bpc_\w+$/, "must be a bpc_... id")
+        .optional(),
       /** Stripe price ids of the paid plans (spec section 9 names them price_professional, ...) */
       STRIPE_PRICE_PROFESSIONAL: z.string().default("price_professional"),
       STRIPE_PRICE_BUSINESS: z.string().default("price_business"),

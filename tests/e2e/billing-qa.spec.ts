@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
@@ -229,4 +230,28 @@ test("after a paid plan ended, the owner still reaches the billing portal (invoi
   await expect(page.getByText("Usage resets on")).toBeVisible();
   await page.getByRole("button", { name: "Billing history" }).click();
   await expect(page).toHaveURL(/\/local-portal/);
+});
+
+test("a subscriber's Upgrade to Business opens the portal on that plan's confirmation; confirming it returns on Business", async ({
+  page,
+}) => {
+  await loadAxe(page);
+  await registerFree(page, "confirm-plan");
+  await page.goto("/pricing");
+  await page.getByRole("button", { name: "Upgrade to Professional" }).click();
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByRole("button", { name: /^Pay/ }).click();
+  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+  await page.getByRole("button", { name: "Upgrade to Business" }).click();
+  // the portal opens on the plan chosen (before: its home page, where every plan could be picked again)
+  await expect(page).toHaveURL(/\/local-portal\?.*plan=business/);
+  const confirm = page.getByRole("region", { name: "Confirm your new plan" });
+  await expect(confirm).toContainText("Switch from Professional to Business");
+  expect(await seriousViolations(page, "local portal plan confirmation")).toEqual([]);
+  await confirm.getByRole("button", { name: "Confirm Business" }).click();
+  await expect(page.getByRole("status")).toHaveText("Your plan is now Business.");
+  await expect(page.getByRole("region", { name: "Confirm your new plan" })).toHaveCount(0);
+  await page.getByRole("link", { name: "Back to Pitchwise" }).click();
+  await expect(page).toHaveURL(/\/pricing/);
+  await expect(page.getByRole("button", { name: "Current Plan" })).toBeVisible();
 });

@@ -5,7 +5,8 @@ import { type FakeReply, type RecordedRequest, startFake } from "./http";
  * A fake of the Stripe API endpoints Pitchwise calls, answering with Stripe's documented object shapes
  * (API 2025+ "basil" layout: the period end on subscription items, an invoice's subscription under
  * `parent.subscription_details`):
- * POST /v1/customers, POST /v1/customers/:id, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions,
+ * POST /v1/customers, POST /v1/customers/:id, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions
+ * (home page, or the subscription_update_confirm deep link),
  * GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id, GET /v1/invoice_payments, POST /v1/refunds.
  * Test controls (completeCheckout, updateSubscription, failPayment, endSubscription) change the fake's
  * state the way Stripe would and return the event object Stripe would then deliver.
@@ -19,6 +20,9 @@ export async function startStripeFake() {
   const invoicePayments = new Map<string, Record<string, any>>(); // by invoice id
   const refunds: Record<string, any>[] = [];
   const refundsByKey = new Map<string, Record<string, any>>();
+  // the account's portal configurations (bpc_ ids): its default, and those a test adds
+  const defaultPortalConfiguration = rid("bpc");
+  const portalConfigurations = new Set([defaultPortalConfiguration]);
 
   const notFound = (what: string, id: string): FakeReply => ({
     status: 404,
@@ -117,17 +121,78 @@ export async function startStripeFake() {
       const { subscription_metadata: _m, price: _p, quantity: _q, ...wire } = s;
       return { status: 200, json: wire };
     }
+    // Create a portal session (https://docs.stripe.com/api/customer_portal/sessions/create): the home
+    // page, or a deep link (`flow_data`, https://docs.stripe.com/customer-management/portal-deep-links);
+    // the subscription_update_confirm flow names one of the customer's subscriptions, an item of it and
+    // the new price; `configuration` must be an existing bpc_ (the account's default when left out)
     if (req.method === "POST" && p === "/v1/billing_portal/sessions") {
-      if (!form.get("customer")) return missing("customer");
+      const customer = form.get("customer");
+      if (!customer) return missing("customer");
+      if (!customers.has(customer)) return notFound("customer", customer);
+      const configuration = form.get("configuration") ?? defaultPortalConfiguration;
+      if (!portalConfigurations.has(configuration)) return notFound("configuration", configuration);
+      let flow: Record<string, unknown> | null = null;
+      const type = form.get("flow_data[type]");
+      if (type !== null) {
+        const invalid = (param: string, message: string): FakeReply => ({
+          status: 400,
+          json: { error: { type: "invalid_request_error", code: "parameter_invalid", message, param } },
+        });
+        if (type !== "subscription_update_confirm")
+          return invalid(
+            "flow_data[type]",
+            `This fake serves only subscription_update_confirm, not ${type}.`,
+          );
+        const key = "flow_data[subscription_update_confirm]";
+        const subId = form.get(`${key}[subscription]`);
+        if (!subId) return missing(`${key}[subscription]`);
+        const sub = subscriptions.get(subId);
+        if (!sub || sub.customer !== customer) return notFound("subscription", subId);
+        const itemId = form.get(`${key}[items][0][id]`);
+        const price = form.get(`${key}[items][0][price]`);
+        if (!itemId) return missing(`${key}[items][0][id]`);
+        if (!price) return missing(`${key}[items][0][price]`);
+        if (!sub.items.data.some((i: { id: string }) => i.id === itemId))
+          return invalid(`${key}[items][0][id]`, `No such subscription item: '${itemId}'`);
+        const afterType = form.get("flow_data[after_completion][type]") ?? "portal_homepage";
+        flow = {
+          type,
+          after_completion: {
+            type: afterType,
+            redirect:
+              afterType === "redirect"
+                ? { return_url: form.get("flow_data[after_completion][redirect][return_url]") }
+                : null,
+            hosted_confirmation: null,
+          },
+          subscription_cancel: null,
+          subscription_update: null,
+          subscription_update_confirm: {
+            subscription: subId,
+            items: [
+              {
+                id: itemId,
+                price,
+                quantity: Number(form.get(`${key}[items][0][quantity]`) ?? 1),
+              },
+            ],
+            discounts: null,
+          },
+        };
+      }
       const id = rid("bps");
       return {
         status: 200,
         json: {
           id,
           object: "billing_portal.session",
-          customer: form.get("customer"),
+          configuration,
+          customer,
+          flow,
+          locale: null,
+          on_behalf_of: null,
           return_url: form.get("return_url"),
-          url: `https://billing.stripe.com/p/session/${id}`,
+          url: `https://billing.stripe.com/p/session/${id}${flow ? "/flow" : ""}`,
           created: now(),
           livemode: false,
         },
@@ -227,6 +292,12 @@ export async function startStripeFake() {
     sessions,
     subscriptions,
     refunds,
+    /** Adds a portal configuration to the account (as made in the Dashboard); returns its bpc_ id. */
+    addPortalConfiguration() {
+      const id = rid("bpc");
+      portalConfigurations.add(id);
+      return id;
+    },
     /**
      * The customer pays the session: an active subscription to its price with a one-month period and
      * a paid invoice. Returns the events Stripe sends: checkout.session.completed,

@@ -39,14 +39,14 @@ describe("local billing portal: taking back a cancel at period end", () => {
 
     // the portal offers to keep the subscription
     const page = await client.get("/local-portal");
-    expect(page.body).toContain('action="/local-portal/renew"');
+    expect(page.body).toContain('action="/local-portal/renew?return_url=');
     expect(page.body).toContain("Keep my Professional plan");
 
     const renew = await client.inject({ method: "POST", url: "/local-portal/renew" });
     expect(renew.statusCode, renew.body).toBe(200);
     expect(renew.body).toContain("Your Professional plan will renew");
     expect(renew.body).toContain("Renews on");
-    expect(renew.body).toContain('action="/local-portal/cancel"');
+    expect(renew.body).toContain('action="/local-portal/cancel?return_url=');
     const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, user.id));
     expect(w).toMatchObject({ plan: "professional", cancelAtPeriodEnd: false, subscriptionStatus: "active" });
     expect((await client.get("/api/billing/usage")).json()).toMatchObject({

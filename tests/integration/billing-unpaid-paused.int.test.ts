@@ -155,7 +155,7 @@ describe("local provider: an unpaid or paused subscription grants nothing until 
       const page = await u.client.get("/local-portal");
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain("Professional");
-      expect(page.body).toContain('action="/local-portal/pay"');
+      expect(page.body).toContain('action="/local-portal/pay?return_url=');
       const change = await u.client.inject({
         method: "POST",
         url: "/local-portal/change",

@@ -90,6 +90,7 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
             secretKey: env.STRIPE_SECRET_KEY ?? "",
             webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? "",
             apiHost: env.STRIPE_API_HOST,
+            planChangeConfiguration: env.STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION,
           })
         : new LocalPaymentsProvider(deps.db, {
             appUrl: env.APP_URL,

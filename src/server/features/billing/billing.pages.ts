@@ -77,16 +77,32 @@ export function portalPage(p: {
   cancelAtPeriodEnd: boolean;
   returnUrl: string;
   plans: { id: string; name: string; amountCents: number }[];
+  /** the plan chosen on /pricing (`?plan=`): shown first, to confirm (as Stripe's update-confirm deep link) */
+  confirmPlan?: string | null;
   message?: string;
   error?: string;
 }) {
   const active = p.plan && p.status && p.status !== "canceled";
+  // each form keeps the page's return_url, so "Back to Pitchwise" after an action still goes there
+  const back = `?return_url=${esc(encodeURIComponent(p.returnUrl))}`;
+  const confirm =
+    active && !p.held && !p.message && !p.error && p.confirmPlan !== p.plan
+      ? p.plans.find((x) => x.id === p.confirmPlan)
+      : undefined;
   return layout(
     "Billing portal",
     `<span class="badge" role="note">Test billing portal - no real payment</span>
 <h1>Your subscription</h1>
 ${p.message ? `<div class="ok" role="status">${esc(p.message)}</div>` : ""}
 ${p.error ? `<div class="error" role="alert">${esc(p.error)}</div>` : ""}
+${
+  confirm
+    ? `<section class="card" aria-labelledby="confirm-plan"><h2 id="confirm-plan">Confirm your new plan</h2>
+<p>Switch from <strong>${esc(p.planName ?? "")}</strong> to <strong>${esc(confirm.name)}</strong> (${usd(confirm.amountCents)}/month). The change applies now; the difference for the rest of this period is prorated.</p>
+<form method="post" action="/local-portal/change${back}"><input type="hidden" name="plan" value="${esc(confirm.id)}">
+<button type="submit">Confirm ${esc(confirm.name)}</button></form></section>`
+    : ""
+}
 <div class="card">${
       active
         ? `<p><strong>${esc(p.planName ?? "")}</strong> - ${esc(p.status ?? "")}</p>
@@ -97,7 +113,7 @@ ${
           ? `Your trial ended without a payment method, so this subscription is paused. Pay to resume ${p.planName ?? ""}.`
           : `Your last payment failed and the retries have stopped. Pay the open invoice to restore ${p.planName ?? ""}.`,
       )}</p>
-<form method="post" action="/local-portal/pay">
+<form method="post" action="/local-portal/pay${back}">
 <label for="card_number">Card number</label>
 <input id="card_number" name="card_number" inputmode="numeric" autocomplete="cc-number" placeholder="4242 4242 4242 4242" required>
 <button type="submit">Pay ${usd(p.plans.find((x) => x.id === p.plan)?.amountCents ?? 0)} and resume</button>
@@ -109,7 +125,7 @@ ${p.plans
   .map(
     (
       x,
-    ) => `<form method="post" action="/local-portal/change"><input type="hidden" name="plan" value="${esc(x.id)}">
+    ) => `<form method="post" action="/local-portal/change${back}"><input type="hidden" name="plan" value="${esc(x.id)}">
 <button type="submit" class="secondary">Switch to ${esc(x.name)} (${usd(x.amountCents)}/month)</button></form>`,
   )
   .join("")}`
@@ -118,8 +134,8 @@ ${
   p.cancelAtPeriodEnd
     ? p.held
       ? ""
-      : `<form method="post" action="/local-portal/renew"><button type="submit">Keep my ${esc(p.planName ?? "")} plan</button></form>`
-    : `<form method="post" action="/local-portal/cancel"><button type="submit">Cancel subscription</button></form>`
+      : `<form method="post" action="/local-portal/renew${back}"><button type="submit">Keep my ${esc(p.planName ?? "")} plan</button></form>`
+    : `<form method="post" action="/local-portal/cancel${back}"><button type="submit">Cancel subscription</button></form>`
 }`
         : `<p>No active subscription.</p><a class="btn" href="/pricing">Choose a plan</a>`
     }</div>

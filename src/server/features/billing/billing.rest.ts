@@ -111,9 +111,11 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   const renderPortal = async (req: FastifyRequest, extra: { message?: string; error?: string } = {}) => {
     const { ws, sub, plan, heldPlan } = await svc.localPortalState(ctx, requireTenant(req));
-    const q = req.query as { return_url?: string };
+    const q = req.query as { return_url?: string; plan?: string };
     const returnUrl = sameOriginUrl(q.return_url, ctx.env.APP_URL) ?? "/settings?tab=billing";
     const shown = heldPlan ?? plan;
+    // the plan a change from /pricing opens on (LocalPaymentsProvider createPortalSession's planChange)
+    const confirmPlan = svc.PAID_PLAN_IDS.find((id) => id === q.plan) ?? null;
     return portalPage({
       plan: sub ? shown : null,
       planName: PLANS[shown].name,
@@ -122,6 +124,7 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
       periodEnd: ws.currentPeriodEnd,
       cancelAtPeriodEnd: ws.cancelAtPeriodEnd,
       returnUrl,
+      confirmPlan,
       plans: svc.PAID_PLAN_IDS.map((id) => ({
         id,
         name: PLANS[id].name,

@@ -284,7 +284,10 @@ function providerFailure(e: unknown, what: string): never {
  * portal rather than a checkout.
  * Choosing a plan other than the one the subscription holds (the plan in force, or a held one) is a
  * plan change, refused while the workspace's members and pending invitations exceed that plan's seats
- * (billing.plans assertSeatsFitPlan): nothing is started, neither checkout nor portal.
+ * (billing.plans assertSeatsFitPlan): nothing is started, neither checkout nor portal. Allowed, a plan
+ * change of a subscription in force opens the portal on the confirmation of that plan only (Stripe's
+ * subscription_update_confirm deep link; the local portal's `?plan=`), not on its home page where
+ * another plan could be picked.
  * @throws AppError FORBIDDEN (not the owner), BAD_REQUEST (unknown plan or price, current plan),
  *   CONFLICT (too many members for the plan: "Professional includes 1 team member; this workspace has
  *   4. Remove 3 members in Settings > Team before switching."), BAD_GATEWAY (provider down)
@@ -319,9 +322,16 @@ export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId:
   try {
     const customerId = await ensureCustomer(ctx, ws);
     if (live || held) {
+      // a plan change of a subscription in force opens on the confirmation of the plan chosen (and
+      // checked) here; paying a held one, or taking back a cancel, on the portal's home page
+      const change =
+        live && !held && plan !== current && ws.stripeSubscriptionId
+          ? { subscriptionId: ws.stripeSubscriptionId, plan, priceId: priceIdOf(ctx.env, plan) }
+          : undefined;
       const { url } = await ctx.providers.payments.createPortalSession({
         customerId,
         returnUrl: `${ctx.env.APP_URL}/pricing`,
+        ...(change ? { planChange: change } : {}),
       });
       return { url, portal: true };
     }

@@ -74,6 +74,14 @@ export interface CheckoutInput {
   cancelUrl: string;
 }
 
+/** What a billing portal session opens on (PaymentsProvider.createPortalSession). */
+export interface PortalInput {
+  customerId: string;
+  returnUrl: string;
+  /** confirm this one plan change (the subscription's only item moves to `priceId`, quantity 1) */
+  planChange?: { subscriptionId: string; plan: PaidPlanId; priceId: string };
+}
+
 /** Thrown by `parseWebhook` for a missing, forged or stale signature (answered with HTTP 400). */
 export class WebhookSignatureError extends Error {
   constructor(message: string) {
@@ -101,8 +109,15 @@ export interface PaymentsProvider {
   updateCustomer(customerId: string, input: { email: string; name?: string }): Promise<void>;
   /** A hosted checkout for one subscription to `priceId`. @throws ProviderError */
   createCheckoutSession(input: CheckoutInput): Promise<{ id: string; url: string }>;
-  /** A billing portal (card, invoices, plan change, cancel) for the customer. @throws ProviderError */
-  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /**
+   * A billing portal session for the customer: its home page (card, invoices, cancel, and plan changes
+   * where the portal's configuration allows them), or with `planChange` a page that only confirms
+   * moving subscription `subscriptionId` to `priceId` (the plan chosen and checked on /pricing; Stripe's
+   * deep link `flow_data.type = subscription_update_confirm`, https://docs.stripe.com/customer-management/portal-deep-links),
+   * which returns to `returnUrl` once confirmed. Returns `{ url }` to redirect the browser to.
+   * @throws ProviderError (`transient` false when the subscription does not exist or has no item)
+   */
+  createPortalSession(input: PortalInput): Promise<{ url: string }>;
   /**
    * Verifies a webhook delivery on its raw body (HMAC-SHA256 `t=...,v1=...`, 300 s tolerance).
    * @throws WebhookSignatureError

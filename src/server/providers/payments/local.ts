@@ -8,6 +8,7 @@ import {
   type PaidPlanId,
   type PaymentEvent,
   type PaymentsProvider,
+  type PortalInput,
   type SubscriptionState,
   WebhookSignatureError,
 } from "./index";
@@ -87,8 +88,11 @@ export class LocalPaymentsProvider implements PaymentsProvider {
     return { id, url: `${this.opts.appUrl}/local-checkout/${id}` };
   }
 
-  async createPortalSession(input: { customerId: string; returnUrl: string }) {
-    return { url: `${this.opts.appUrl}/local-portal?return_url=${encodeURIComponent(input.returnUrl)}` };
+  /** The local portal (`/local-portal`); with `planChange`, opened on the confirmation of that plan (`plan=`). */
+  async createPortalSession(input: PortalInput) {
+    const q = new URLSearchParams({ return_url: input.returnUrl });
+    if (input.planChange) q.set("plan", input.planChange.plan);
+    return { url: `${this.opts.appUrl}/local-portal?${q}` };
   }
 
   parseWebhook(rawBody: string | Buffer, signature: string | undefined): PaymentEvent {

@@ -5,6 +5,7 @@ import {
   normalizeStatus,
   type PaymentEvent,
   type PaymentsProvider,
+  type PortalInput,
   type SubscriptionState,
   WebhookSignatureError,
 } from "./index";
@@ -14,6 +15,13 @@ export interface StripeOptions {
   webhookSecret: string;
   /** base URL replacing https://api.stripe.com (a local fake in tests), e.g. http://127.0.0.1:4012 */
   apiHost?: string;
+  /**
+   * the portal configuration (`bpc_...`) of plan-change confirmations (STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION:
+   * subscription updates enabled with the plans' prices, which Stripe requires of that flow), so that the
+   * account's default configuration, used by "Manage billing", may leave plan changes off; unset: the
+   * default configuration for both
+   */
+  planChangeConfiguration?: string;
 }
 
 /** Stripe's default signature tolerance: events signed more than 300 s ago are refused. */
@@ -103,14 +111,39 @@ export class StripePaymentsProvider implements PaymentsProvider {
     }
   }
 
-  async createPortalSession(input: { customerId: string; returnUrl: string }) {
+  async createPortalSession(input: PortalInput) {
     try {
+      const change = input.planChange;
+      if (!change) {
+        const s = await this.client.billingPortal.sessions.create({
+          customer: input.customerId,
+          return_url: input.returnUrl,
+        });
+        return { url: s.url };
+      }
+      // the deep link names the subscription item to move (plans are one-item subscriptions)
+      const sub = await this.client.subscriptions.retrieve(change.subscriptionId);
+      const item = sub.items.data[0];
+      if (!item)
+        throw new ProviderError(`Stripe subscription ${change.subscriptionId} has no item to change`, {
+          transient: false,
+        });
       const s = await this.client.billingPortal.sessions.create({
         customer: input.customerId,
         return_url: input.returnUrl,
+        ...(this.opts.planChangeConfiguration ? { configuration: this.opts.planChangeConfiguration } : {}),
+        flow_data: {
+          type: "subscription_update_confirm",
+          subscription_update_confirm: {
+            subscription: change.subscriptionId,
+            items: [{ id: item.id, price: change.priceId, quantity: 1 }],
+          },
+          after_completion: { type: "redirect", redirect: { return_url: input.returnUrl } },
+        },
       });
       return { url: s.url };
     } catch (e) {
+      if (e instanceof ProviderError) throw e;
       throw stripeError(e);
     }
   }

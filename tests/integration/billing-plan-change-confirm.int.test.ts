@@ -1,0 +1,179 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaces } from "../../src/server/db/schema";
+import { ProviderError } from "../../src/server/providers/errors";
+import { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
+import { createTestApp, joinWorkspace, signUp, type TestApp } from "../helpers";
+import { stripeTestApp } from "../stripe-app";
+
+/**
+ * A subscriber who picks another plan on /pricing is sent to the billing portal. It used to open on
+ * the portal's home page, where the plan had to be found and picked again, and where any plan could
+ * be picked: one with fewer seats than the workspace holds too, although the plan chosen here had
+ * passed the seat check. It now opens on the confirmation of the plan chosen (Stripe's
+ * subscription_update_confirm deep link; the local portal's `?plan=`), which returns to /pricing.
+ * "Manage billing" still opens the home page; STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION lets the
+ * confirmation use a portal configuration of its own, so that the default one can leave plan changes off.
+ */
+
+async function workspaceOf(t: TestApp, id: string) {
+  const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));
+  return w!;
+}
+
+describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation (real SDK, fake Stripe API)", () => {
+  const secret = "whsec_plan_change_confirm";
+  const { app: s, deliver } = stripeTestApp(secret, "sk_test_plan_change");
+
+  /** A Professional subscriber: the owner's client, workspace id and Stripe subscription id. */
+  async function professionalSubscriber() {
+    const { client, user } = await signUp(s.t.app);
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const session = (res.json().url as string).split("/").pop()!;
+    for (const e of s.fake.completeCheckout(session)) await deliver(e);
+    const subscriptionId = s.fake.sessions.get(session)!.subscription as string;
+    return { client, user, subscriptionId };
+  }
+  const lastPortalRequest = () =>
+    new URLSearchParams(s.fake.requests.filter((r) => r.path === "/v1/billing_portal/sessions").at(-1)!.body);
+
+  it("Business chosen: a subscription_update_confirm session for the subscription's item and Business's price, back to /pricing; confirming it changes the plan", async () => {
+    const { client, user, subscriptionId } = await professionalSubscriber();
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_business",
+      planName: "business",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({ portal: true });
+    expect(res.json().url).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\/bps_\w+\/flow$/);
+    const form = lastPortalRequest();
+    const itemId = s.fake.subscriptions.get(subscriptionId)!.items.data[0].id as string;
+    expect(Object.fromEntries(form)).toEqual({
+      customer: (await workspaceOf(s.t, user.id)).stripeCustomerId,
+      return_url: "http://localhost:80/pricing",
+      "flow_data[type]": "subscription_update_confirm",
+      "flow_data[subscription_update_confirm][subscription]": subscriptionId,
+      "flow_data[subscription_update_confirm][items][0][id]": itemId,
+      "flow_data[subscription_update_confirm][items][0][price]": "price_business",
+      "flow_data[subscription_update_confirm][items][0][quantity]": "1",
+      "flow_data[after_completion][type]": "redirect",
+      "flow_data[after_completion][redirect][return_url]": "http://localhost:80/pricing",
+    });
+    // the customer confirms in the portal: Stripe moves the item to the price and says so by webhook
+    expect((await workspaceOf(s.t, user.id)).plan).toBe("professional");
+    await deliver(s.fake.updateSubscription(subscriptionId, { price: "price_business" }));
+    expect((await workspaceOf(s.t, user.id)).plan).toBe("business");
+  });
+
+  it("Manage billing, paying nothing new, and taking back a cancel open the portal's home page (no flow)", async () => {
+    const { client, subscriptionId } = await professionalSubscriber();
+    expect((await client.post("/api/payment/portal")).statusCode).toBe(200);
+    expect(lastPortalRequest().get("flow_data[type]")).toBeNull();
+    await deliver(s.fake.updateSubscription(subscriptionId, { cancel_at_period_end: true }));
+    const renew = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(renew.statusCode, renew.body).toBe(200);
+    expect(lastPortalRequest().get("flow_data[type]")).toBeNull();
+  });
+
+  it("a plan with fewer seats than the workspace holds is refused before any portal session", async () => {
+    const { client, user, subscriptionId } = await professionalSubscriber();
+    await deliver(s.fake.updateSubscription(subscriptionId, { price: "price_business" }));
+    expect((await workspaceOf(s.t, user.id)).plan).toBe("business");
+    await joinWorkspace(s.t, client, "member", { name: "Mo Member" });
+    const sessions = () => s.fake.requests.filter((r) => r.path === "/v1/billing_portal/sessions").length;
+    const before = sessions();
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().error).toContain("Professional includes 1 team member; this workspace has 2.");
+    expect(sessions()).toBe(before);
+  });
+
+  it("the provider: STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION names the confirmation's configuration only; an unknown one or subscription is a ProviderError", async () => {
+    const { user, subscriptionId } = await professionalSubscriber();
+    const customerId = (await workspaceOf(s.t, user.id)).stripeCustomerId!;
+    const configuration = s.fake.addPortalConfiguration();
+    const provider = (planChangeConfiguration?: string) =>
+      new StripePaymentsProvider({
+        secretKey: "sk_test_plan_change",
+        webhookSecret: secret,
+        apiHost: s.fake.url,
+        planChangeConfiguration,
+      });
+    const planChange = { subscriptionId, plan: "business" as const, priceId: "price_business" };
+    await provider(configuration).createPortalSession({
+      customerId,
+      returnUrl: "http://x/pricing",
+      planChange,
+    });
+    expect(lastPortalRequest().get("configuration")).toBe(configuration);
+    await provider(configuration).createPortalSession({ customerId, returnUrl: "http://x/settings" });
+    expect(lastPortalRequest().get("configuration")).toBeNull();
+    await expect(
+      provider("bpc_unknown").createPortalSession({ customerId, returnUrl: "http://x/pricing", planChange }),
+    ).rejects.toBeInstanceOf(ProviderError);
+    await expect(
+      provider().createPortalSession({
+        customerId,
+        returnUrl: "http://x/pricing",
+        planChange: { ...planChange, subscriptionId: "sub_unknown" },
+      }),
+    ).rejects.toBeInstanceOf(ProviderError);
+  });
+});
+
+describe("local portal: a plan chosen on /pricing opens on its confirmation", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it("?plan=business shows 'Confirm your new plan' with one button; confirming changes the plan; the current plan or an unknown one shows none", async () => {
+    const { client, user } = await signUp(t.app);
+    const checkout = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    const path = new URL(checkout.json().url as string).pathname;
+    await t.app.inject({ method: "POST", url: path, payload: { card_number: "4242424242424242" } });
+    expect((await workspaceOf(t, user.id)).plan).toBe("professional");
+
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_business",
+      planName: "business",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const url = new URL(res.json().url as string);
+    expect(url.pathname).toBe("/local-portal");
+    expect(url.searchParams.get("plan")).toBe("business");
+    expect(url.searchParams.get("return_url")).toBe("http://localhost:80/pricing");
+    const page = await client.get(`${url.pathname}${url.search}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain("Confirm your new plan");
+    expect(page.body).toContain("Switch from <strong>Professional</strong> to <strong>Business</strong>");
+    expect(page.body).toContain("Confirm Business</button>");
+    for (const other of ["professional", "platinum"]) {
+      const p = await client.get(`/local-portal?plan=${other}`);
+      expect(p.body).not.toContain("Confirm your new plan");
+    }
+    const change = await client.inject({
+      method: "POST",
+      url: "/local-portal/change",
+      payload: { plan: "business" },
+    });
+    expect(change.statusCode).toBe(200);
+    expect(change.body).toContain("Your plan is now Business.");
+    expect(change.body).not.toContain("Confirm your new plan");
+    expect((await workspaceOf(t, user.id)).plan).toBe("business");
+  });
+});

@@ -4,7 +4,7 @@ import { workspaces } from "../../src/server/db/schema";
 import { ProviderError } from "../../src/server/providers/errors";
 import { StripePaymentsProvider } from "../../src/server/providers/payments/stripe";
 import { createTestApp, joinWorkspace, signUp, type TestApp } from "../helpers";
-import { stripeTestApp } from "../stripe-app";
+import { stripeTestApp, subscribeLocally } from "../stripe-app";
 
 /**
  * A subscriber who picks another plan on /pricing is sent to the billing portal. It used to open on
@@ -139,14 +139,7 @@ describe("local portal: a plan chosen on /pricing opens on its confirmation", ()
   afterAll(() => t.close());
 
   it("?plan=business shows 'Confirm your new plan' with one button; confirming changes the plan; the current plan or an unknown one shows none", async () => {
-    const { client, user } = await signUp(t.app);
-    const checkout = await client.post("/api/payment/create-checkout-session", {
-      priceId: "price_professional",
-      planName: "professional",
-    });
-    const path = new URL(checkout.json().url as string).pathname;
-    await t.app.inject({ method: "POST", url: path, payload: { card_number: "4242424242424242" } });
-    expect((await workspaceOf(t, user.id)).plan).toBe("professional");
+    const { client, user } = await subscribeLocally(t, "professional");
 
     const res = await client.post("/api/payment/create-checkout-session", {
       priceId: "price_business",

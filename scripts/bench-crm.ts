@@ -23,7 +23,11 @@
  * Options: BENCH_SEED_ROWS (default 1000000 per user), BENCH_ITERATIONS (default 40), BENCH_SKIP_IMPORT=1,
  * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_KEEP_LOAD=1 (keep the
  * load legs' accounts and contacts for inspection), BENCH_DURATION
- * (seconds per leg and round, default 15), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3).
+ * (seconds per leg and round, default 15), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3),
+ * BENCH_POOL_MAX (the server's Postgres connections, default 8). The web process opens up to 20
+ * (server/boot.ts) against a Postgres of its own machine; here Postgres shares the benchmark's 2 cores,
+ * and 20 connections measured slower on every leg (10,000 contacts, two runs at 20 around one at 8:
+ * auth/me 2,197-2,524 vs 3,637 req/s, page 1 1,260-1,263 vs 2,051, search 779-855 vs 894).
  */
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -75,7 +79,8 @@ async function main() {
   const t0 = performance.now();
   const { url, pgDataDir, stop } = await openBenchDatabase();
   console.log(`database: ${url.replace(/:[^:@/]*@/, ":***@")}`);
-  const { app, sql, jobs, deps, dataDir, close } = await startBenchServer(url, { tag: "crm", poolMax: 8 });
+  const poolMax = Number(process.env.BENCH_POOL_MAX ?? 8);
+  const { app, sql, jobs, deps, dataDir, close } = await startBenchServer(url, { tag: "crm", poolMax });
   const { db, providers } = deps;
   await app.ready();
 

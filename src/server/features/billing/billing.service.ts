@@ -325,7 +325,7 @@ export async function createCheckout(ctx: Ctx, tenant: Tenant, input: { priceId:
       // a plan change of a subscription in force opens on the confirmation of the plan chosen (and
       // checked) here; paying a held one, or taking back a cancel, on the portal's home page
       const change =
-        live && !held && plan !== current && ws.stripeSubscriptionId
+        live && !held && plan !== holds && ws.stripeSubscriptionId
           ? { subscriptionId: ws.stripeSubscriptionId, plan, priceId: priceIdOf(ctx.env, plan) }
           : undefined;
       const { url } = await ctx.providers.payments.createPortalSession({

@@ -850,15 +850,16 @@ export async function extendLeases(
 }
 
 /**
- * How many of a campaign's rows a send engine holds right now: `sending` with a live lease (claimed,
+ * How many of the workspace's campaign's rows a send engine holds right now: `sending` with a live lease (claimed,
  * and waiting for the send throttle, being screened or being handed to the provider). A claim ends
  * when its rows are sent, failed, queued again or released (a paused or cancelled campaign's part
  * releases them at its next status check), or when its lease lapses (a crashed worker).
  */
-export async function countLiveClaims(pg: Sql, campaignId: number): Promise<number> {
+export async function countLiveClaims(pg: Sql, workspaceId: string, campaignId: number): Promise<number> {
   const [r] = await pg<{ n: number }[]>`
     select count(*)::int as n from campaign_recipients
-    where campaign_id = ${campaignId} and status = 'sending' and lease_until > now()`;
+    where workspace_id = ${workspaceId} and campaign_id = ${campaignId}
+      and status = 'sending' and lease_until > now()`;
   return r?.n ?? 0;
 }
 

@@ -857,7 +857,7 @@ function assertCampaignId(id: number) {
 export const SETTLE_CLAIMS_MS = 15_000;
 
 /**
- * Waits, after a pause or cancel committed, until no send engine holds rows of campaign `id`
+ * Waits, after a pause or cancel committed, until no send engine holds rows of the workspace's campaign `id`
  * (campaigns.queries countLiveClaims; polled every 25 ms, at most SETTLE_CLAIMS_MS), so that its 200
  * means what the screen says: nothing of the campaign goes out after it. A part reads the campaign's
  * status after its throttle wait and then screens and hands its rows to the provider: a pause or
@@ -867,10 +867,10 @@ export const SETTLE_CLAIMS_MS = 15_000;
  * check. Returns how many rows were still held when it stopped waiting (0 normally; a worker that
  * died holding rows keeps them until their lease lapses, CAMPAIGN_SEND_LEASE_SECONDS), logged.
  */
-async function settleClaims(ctx: Ctx, id: number): Promise<number> {
+async function settleClaims(ctx: Ctx, workspaceId: string, id: number): Promise<number> {
   const until = Date.now() + SETTLE_CLAIMS_MS;
   for (;;) {
-    const held = await countLiveClaims(ctx.sql, id);
+    const held = await countLiveClaims(ctx.sql, workspaceId, id);
     if (held === 0) return 0;
     if (Date.now() >= until) {
       ctx.log?.warn({ campaignId: id, held }, "campaign stopped while rows were still held by a send engine");
@@ -890,7 +890,7 @@ export async function pauseCampaign(ctx: Ctx, workspaceId: string, id: number) {
   assertCampaignId(id);
   const c = await pauseCampaignRow(ctx.db, workspaceId, id);
   if (!c) return refuseTransition(ctx, workspaceId, id, "paused");
-  await settleClaims(ctx, id);
+  await settleClaims(ctx, workspaceId, id);
   return { status: "paused" as const };
 }
 
@@ -961,7 +961,7 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   if (!c) return refuseTransition(ctx, workspaceId, id, "cancelled");
   // the cancelled recipients' launch units go back to the plan's meter (nothing was sent to them)
   await releaseCampaignUsage(ctx, launchOf(c.campaign), c.cancelledRecipients);
-  await settleClaims(ctx, id);
+  await settleClaims(ctx, workspaceId, id);
   return { status: "cancelled" as const };
 }
 

@@ -20,6 +20,10 @@ import { Switch } from "@/client/components/ui/switch";
 import type { PlanRefusal } from "@/client/features/billing/plan-refusal";
 import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import {
+  ROLL_SECRET_DEFAULT_HOURS,
+  ROLL_SECRET_MAX_HOURS,
+} from "@/server/features/webhooks/webhooks.schemas";
 import { ApiAccessNotice } from "./api-access-notice";
 import { describeDelivery, type describeSchedule, logRefetchMs } from "./delivery-schedule";
 import type { ShowBanner } from "./types";
@@ -267,18 +271,18 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
 
 /**
  * How long a rolled secret's predecessor may keep signing (hours, webhooks.rotateSecret's
- * `expiresInHours`; the server allows 0 to 168 and defaults to 24).
+ * `expiresInHours`; the server allows 0 to ROLL_SECRET_MAX_HOURS and defaults to ROLL_SECRET_DEFAULT_HOURS).
  */
 const ROLL_CHOICES = [
   { hours: 0, label: "Now", hint: "deliveries are signed with the new secret only" },
   { hours: 1, label: "In 1 hour", hint: "" },
-  { hours: 24, label: "In 24 hours", hint: "" },
-  { hours: 168, label: "In 7 days", hint: "" },
+  { hours: ROLL_SECRET_DEFAULT_HOURS, label: `In ${ROLL_SECRET_DEFAULT_HOURS} hours`, hint: "" },
+  { hours: ROLL_SECRET_MAX_HOURS, label: "In 7 days", hint: "" },
 ] as const;
 
 /**
  * The confirmation of rolling an endpoint's signing secret (open while `endpoint` is set): what
- * happens, and when the previous secret stops working (ROLL_CHOICES, 24 hours preselected). Until
+ * happens, and when the previous secret stops working (ROLL_CHOICES, the server's default preselected). Until
  * then deliveries carry a signature with each secret, so the receiver can switch to the new one.
  */
 function RollSecretDialog({
@@ -290,12 +294,12 @@ function RollSecretDialog({
   onClose: () => void;
   onConfirm: (id: string, expiresInHours: number) => void;
 }) {
-  const [hours, setHours] = useState(24);
+  const [hours, setHours] = useState<number>(ROLL_SECRET_DEFAULT_HOURS);
   const name = useId();
   const endpointId = endpoint?.id;
   // each opening starts from the default choice
   useEffect(() => {
-    if (endpointId) setHours(24);
+    if (endpointId) setHours(ROLL_SECRET_DEFAULT_HOURS);
   }, [endpointId]);
   return (
     <Dialog open={endpoint !== null} onOpenChange={(o) => !o && onClose()}>

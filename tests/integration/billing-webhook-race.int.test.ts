@@ -130,4 +130,59 @@ describe("local portal plan changes of one workspace made concurrently", () => {
       .where(eq(localSubscriptions.id, w!.stripeSubscriptionId!));
     expect(w!.plan).toBe(sub!.plan);
   });
+
+  it("a plan change whose event conflicts on every one of its attempts is delivered again, as Stripe redelivers a 409", {
+    timeout: 30_000,
+  }, async () => {
+    const { client, user } = await signUp(t.app);
+    const res = await client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const paid = await t.app.inject({
+      method: "POST",
+      url: new URL(res.json().url as string).pathname,
+      payload: { card_number: "4242424242424242" },
+    });
+    expect(paid.statusCode, paid.body).toBe(303);
+    // another write to the workspace row lands between each of the first delivery's reads of the
+    // subscription and its write (all 8 of its attempts: billing.service APPLY_ATTEMPTS), as when
+    // many events of the workspace arrive together; later reads go through undisturbed
+    const payments = t.providers.payments;
+    const retrieve = payments.retrieveSubscription.bind(payments);
+    let disturbed = 0;
+    payments.retrieveSubscription = async (id: string) => {
+      const state = await retrieve(id);
+      // (the portal's own reads of the subscription are left alone: only the webhook code's)
+      if (disturbed < 8 && new Error().stack?.includes("applyPaymentEvent")) {
+        disturbed++;
+        await t.db
+          .update(workspaces)
+          .set({ name: `Race ${disturbed}` })
+          .where(eq(workspaces.id, user.id));
+      }
+      return state;
+    };
+    try {
+      const changed = await client.inject({
+        method: "POST",
+        url: "/local-portal/change",
+        payload: { plan: "business" },
+      });
+      expect(disturbed).toBe(8);
+      // the person sees the portal with the new plan, not "Please deliver it again"
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.body).not.toContain("deliver it again");
+      const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, user.id));
+      expect(w).toMatchObject({ plan: "business", subscriptionStatus: "active" });
+      const [sub] = await t.db
+        .select()
+        .from(localSubscriptions)
+        .where(eq(localSubscriptions.id, w!.stripeSubscriptionId!));
+      expect(sub!.plan).toBe("business");
+    } finally {
+      payments.retrieveSubscription = retrieve;
+    }
+  });
 });

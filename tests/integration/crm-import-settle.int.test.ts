@@ -89,23 +89,31 @@ describe("an import's search-index follow-up", () => {
     expect(await pendingIndexEntries(user.id)).toBe(n);
 
     // what a follow-up's rewrite leaves: every contact indexed, its pending version dead
-    const updated = await t.sql`update contacts set search_indexed = true where workspace_id = ${user.id}`;
-    expect(updated.count).toBe(n);
+    const { updated, xid } = await t.sql.begin(async (tx) => {
+      const u = await tx`update contacts set search_indexed = true where workspace_id = ${user.id}`;
+      const [row] = await tx<{ xid: string }[]>`select pg_current_xact_id()::text as xid`;
+      return { updated: u.count, xid: row!.xid };
+    });
+    expect(updated).toBe(n);
     expect(await pendingIndexEntries(user.id)).toBe(n);
 
-    // the follow-up job as the worker runs it (its own rewrite has nothing left to do), once no other
-    // session of this database holds a snapshot older than the rewrite (then no entry could be
-    // marked dead; on a loaded machine a pg-boss poll can be mid-statement)
+    // the follow-up job as the worker runs it (its own rewrite has nothing left to do), once nothing
+    // can still see the rewritten versions: no other session of this database holds a snapshot (on a
+    // loaded machine a pg-boss poll can be mid-statement), and no transaction anywhere in the cluster
+    // that began before the rewrite is still running (every snapshot taken meanwhile, the pruning
+    // scan's own too, counts it as running, so no version it might see can be marked dead: other test
+    // files' imports and a DROP DATABASE run side by side). Once both hold, later ones cannot undo it.
     await expect
       .poll(
         async () =>
           (
             await t.sql`select count(*)::int as n from pg_stat_activity
               where datname = current_database() and pid <> pg_backend_pid() and backend_xmin is not null`
-          )[0]?.n,
-        { timeout: 10_000, interval: 20 },
+          )[0]?.n === 0 &&
+          (await t.sql`select pg_snapshot_xmin(pg_current_snapshot()) > ${xid}::xid8 as done`)[0]?.done,
+        { timeout: 20_000, interval: 20 },
       )
-      .toBe(0);
+      .toBe(true);
     await t.jobs.send(indexImportSearchJob, { workspaceId: user.id, importId });
     expect(t.jobs.failures).toEqual([]);
     expect(await pendingIndexEntries(user.id)).toBe(0);

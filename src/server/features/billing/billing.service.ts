@@ -689,9 +689,35 @@ export function localPayments(ctx: Pick<AppContext, "env" | "providers">): Local
   return p;
 }
 
-/** Feeds the local provider's signed events through the same code as Stripe's webhook. */
+/**
+ * Redeliveries of a local event whose application conflicted (applyPaymentEvent's CONFLICT: the
+ * workspace kept changing on each of its attempts, e.g. a dozen plan changes of one workspace at
+ * once). Stripe answers our 409 by delivering the event again later; the local provider has no one to
+ * do that for it, so deliverLocal does, after LOCAL_REDELIVERY_MS x 2^n plus up to as much at random.
+ */
+const LOCAL_REDELIVERIES = 6;
+const LOCAL_REDELIVERY_MS = 50;
+
+/**
+ * Feeds the local provider's signed events, in order, through the same code as Stripe's webhook,
+ * each delivered again (up to LOCAL_REDELIVERIES times, well inside the signature's 300 s tolerance)
+ * when it conflicted with other writes to the workspace, as Stripe redelivers: the person who chose a
+ * plan in the local portal must not be told to "deliver it again", nor the workspace be left on the
+ * old plan while its subscription holds the new one.
+ * @throws AppError as handlePaymentWebhook, CONFLICT only when every redelivery conflicted too.
+ */
 async function deliverLocal(ctx: Ctx, events: SignedEvent[]) {
-  for (const e of events) await handlePaymentWebhook(ctx, e.payload, e.signature);
+  for (const e of events)
+    for (let n = 0; ; n++) {
+      try {
+        await handlePaymentWebhook(ctx, e.payload, e.signature);
+        break;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === "CONFLICT") || n >= LOCAL_REDELIVERIES) throw err;
+        const wait = LOCAL_REDELIVERY_MS * 2 ** n;
+        await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
+      }
+    }
 }
 
 /**

@@ -182,6 +182,14 @@ export function loadEnv(source: Record<string, string | undefined> = process.env
         .string()
         .regex(/^bpc_\w+$/, "must be a bpc_... id")
         .optional(),
+      /**
+       * the billing portal configuration (bpc_...) of "Manage billing" and the portal's other home-page
+       * sessions; unset: the one Pitchwise creates in the account, which cannot change plans
+       */
+      STRIPE_PORTAL_CONFIGURATION: z
+        .string()
+        .regex(/^bpc_\w+$/, "must be a bpc_... id")
+        .optional(),
       /** Stripe price ids of the paid plans (spec section 9 names them price_professional, ...) */
       STRIPE_PRICE_PROFESSIONAL: z.string().default("price_professional"),
       STRIPE_PRICE_BUSINESS: z.string().default("price_business"),

@@ -6,7 +6,7 @@ import { type FakeReply, type RecordedRequest, startFake } from "./http";
  * (API 2025+ "basil" layout: the period end on subscription items, an invoice's subscription under
  * `parent.subscription_details`):
  * POST /v1/customers, POST /v1/customers/:id, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions
- * (home page, or the subscription_update_confirm deep link),
+ * (home page, or the subscription_update_confirm deep link), GET and POST /v1/billing_portal/configurations,
  * GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id, GET /v1/invoice_payments, POST /v1/refunds.
  * Test controls (completeCheckout, updateSubscription, failPayment, endSubscription) change the fake's
  * state the way Stripe would and return the event object Stripe would then deliver.
@@ -20,9 +20,56 @@ export async function startStripeFake() {
   const invoicePayments = new Map<string, Record<string, any>>(); // by invoice id
   const refunds: Record<string, any>[] = [];
   const refundsByKey = new Map<string, Record<string, any>>();
-  // the account's portal configurations (bpc_ ids): its default, and those a test adds
-  const defaultPortalConfiguration = rid("bpc");
-  const portalConfigurations = new Set([defaultPortalConfiguration]);
+  // the account's portal configurations by bpc_ id: its default (set up in the Dashboard to allow plan
+  // changes, as the README asks of the plan-change confirmation), those a test adds, those created by API
+  const portalConfigurations = new Map<string, Record<string, any>>();
+  const configurationsByKey = new Map<string, Record<string, any>>();
+  function portalConfiguration(opts: {
+    isDefault?: boolean;
+    subscriptionUpdate: boolean;
+    metadata?: Record<string, string>;
+    name?: string | null;
+    features?: Record<string, any>;
+  }) {
+    const c = {
+      id: rid("bpc"),
+      object: "billing_portal.configuration",
+      active: true,
+      application: null,
+      business_profile: { headline: null, privacy_policy_url: null, terms_of_service_url: null },
+      created: now(),
+      default_return_url: null,
+      features: {
+        customer_update: { enabled: false, allowed_updates: [] },
+        invoice_history: { enabled: true },
+        payment_method_update: { enabled: true },
+        subscription_cancel: { enabled: false, mode: "at_period_end", proration_behavior: "none" },
+        ...opts.features,
+        subscription_update: {
+          enabled: opts.subscriptionUpdate,
+          default_allowed_updates: opts.subscriptionUpdate ? ["price"] : [],
+          products: opts.subscriptionUpdate
+            ? [
+                {
+                  product: "prod_plans",
+                  prices: ["price_professional", "price_business", "price_enterprise"],
+                },
+              ]
+            : [],
+          proration_behavior: "create_prorations",
+        },
+      },
+      is_default: opts.isDefault ?? false,
+      livemode: false,
+      login_page: { enabled: false, url: null },
+      metadata: opts.metadata ?? {},
+      name: opts.name ?? null,
+      updated: now(),
+    };
+    portalConfigurations.set(c.id, c);
+    return c;
+  }
+  const defaultPortalConfiguration = portalConfiguration({ isDefault: true, subscriptionUpdate: true }).id;
 
   const notFound = (what: string, id: string): FakeReply => ({
     status: 404,
@@ -121,6 +168,87 @@ export async function startStripeFake() {
       const { subscription_metadata: _m, price: _p, quantity: _q, ...wire } = s;
       return { status: 200, json: wire };
     }
+    // List portal configurations (https://docs.stripe.com/api/customer_portal/configurations/list):
+    // newest first, `active` and `is_default` filters, `limit` (1-100, default 10), `starting_after`
+    if (req.method === "GET" && p === "/v1/billing_portal/configurations") {
+      const flag = (k: string) => (req.query.get(k) === null ? null : req.query.get(k) === "true");
+      const active = flag("active");
+      const isDefault = flag("is_default");
+      let all = [...portalConfigurations.values()]
+        .reverse()
+        .filter(
+          (c) =>
+            (active === null || c.active === active) && (isDefault === null || c.is_default === isDefault),
+        );
+      const after = req.query.get("starting_after");
+      if (after) all = all.slice(all.findIndex((c) => c.id === after) + 1);
+      const limit = Math.min(100, Math.max(1, Number(req.query.get("limit") ?? 10)));
+      return {
+        status: 200,
+        json: {
+          object: "list",
+          url: "/v1/billing_portal/configurations",
+          has_more: all.length > limit,
+          data: all.slice(0, limit),
+        },
+      };
+    }
+    // Create a portal configuration (https://docs.stripe.com/api/customer_portal/configurations/create):
+    // `features` is required; plan changes (`features[subscription_update][enabled]`) need their
+    // products; an Idempotency-Key replays the first answer
+    if (req.method === "POST" && p === "/v1/billing_portal/configurations") {
+      const key = String(req.headers["idempotency-key"] ?? "");
+      if (key && configurationsByKey.has(key)) return { status: 200, json: configurationsByKey.get(key) };
+      if (![...form.keys()].some((k) => k.startsWith("features["))) return missing("features");
+      const on = (k: string) => form.get(`features[${k}][enabled]`) === "true";
+      const update = on("subscription_update");
+      if (update && !form.get("features[subscription_update][products][0][product]"))
+        return missing("features[subscription_update][products]");
+      const mode = form.get("features[subscription_cancel][mode]") ?? "at_period_end";
+      if (!["at_period_end", "immediately"].includes(mode))
+        return {
+          status: 400,
+          json: {
+            error: {
+              type: "invalid_request_error",
+              code: "parameter_invalid",
+              message: `Invalid features[subscription_cancel][mode]: must be one of at_period_end or immediately`,
+              param: "features[subscription_cancel][mode]",
+            },
+          },
+        };
+      const list = (prefix: string) =>
+        [...form.entries()].filter(([k]) => k.startsWith(prefix)).map(([, v]) => v);
+      const metadata = Object.fromEntries(
+        [...form.entries()]
+          .filter(([k]) => k.startsWith("metadata["))
+          .map(([k, v]) => [k.slice("metadata[".length, -1), v]),
+      );
+      const c = portalConfiguration({
+        subscriptionUpdate: update,
+        metadata,
+        name: form.get("name"),
+        features: {
+          customer_update: {
+            enabled: on("customer_update"),
+            allowed_updates: list("features[customer_update][allowed_updates]"),
+          },
+          invoice_history: { enabled: on("invoice_history") },
+          payment_method_update: { enabled: on("payment_method_update") },
+          subscription_cancel: {
+            enabled: on("subscription_cancel"),
+            mode,
+            proration_behavior: form.get("features[subscription_cancel][proration_behavior]") ?? "none",
+            cancellation_reason: {
+              enabled: form.get("features[subscription_cancel][cancellation_reason][enabled]") === "true",
+              options: list("features[subscription_cancel][cancellation_reason][options]"),
+            },
+          },
+        },
+      });
+      if (key) configurationsByKey.set(key, c);
+      return { status: 200, json: c };
+    }
     // Create a portal session (https://docs.stripe.com/api/customer_portal/sessions/create): the home
     // page, or a deep link (`flow_data`, https://docs.stripe.com/customer-management/portal-deep-links);
     // the subscription_update_confirm flow names one of the customer's subscriptions, an item of it and
@@ -130,7 +258,8 @@ export async function startStripeFake() {
       if (!customer) return missing("customer");
       if (!customers.has(customer)) return notFound("customer", customer);
       const configuration = form.get("configuration") ?? defaultPortalConfiguration;
-      if (!portalConfigurations.has(configuration)) return notFound("configuration", configuration);
+      const config = portalConfigurations.get(configuration);
+      if (!config?.active) return notFound("configuration", configuration);
       let flow: Record<string, unknown> | null = null;
       const type = form.get("flow_data[type]");
       if (type !== null) {
@@ -154,6 +283,13 @@ export async function startStripeFake() {
         if (!price) return missing(`${key}[items][0][price]`);
         if (!sub.items.data.some((i: { id: string }) => i.id === itemId))
           return invalid(`${key}[items][0][id]`, `No such subscription item: '${itemId}'`);
+        // the flow updates the subscription as the configuration allows
+        // (https://docs.stripe.com/customer-management/portal-deep-links)
+        if (!config.features.subscription_update.enabled)
+          return invalid(
+            "flow_data[type]",
+            "You can't use a subscription_update_confirm flow with a configuration that has subscription updates disabled.",
+          );
         const afterType = form.get("flow_data[after_completion][type]") ?? "portal_homepage";
         flow = {
           type,
@@ -292,11 +428,17 @@ export async function startStripeFake() {
     sessions,
     subscriptions,
     refunds,
-    /** Adds a portal configuration to the account (as made in the Dashboard); returns its bpc_ id. */
-    addPortalConfiguration() {
-      const id = rid("bpc");
-      portalConfigurations.add(id);
-      return id;
+    portalConfigurations,
+    defaultPortalConfiguration,
+    /**
+     * Adds a portal configuration to the account, as made in the Dashboard (plan changes allowed unless
+     * `subscriptionUpdate` is false; `metadata` as given); returns its bpc_ id.
+     */
+    addPortalConfiguration(opts: { subscriptionUpdate?: boolean; metadata?: Record<string, string> } = {}) {
+      return portalConfiguration({
+        subscriptionUpdate: opts.subscriptionUpdate ?? true,
+        metadata: opts.metadata,
+      }).id;
     },
     /**
      * The customer pays the session: an active subscription to its price with a one-month period and

@@ -12,8 +12,10 @@ import { stripeTestApp, subscribeLocally } from "../stripe-app";
  * be picked: one with fewer seats than the workspace holds too, although the plan chosen here had
  * passed the seat check. It now opens on the confirmation of the plan chosen (Stripe's
  * subscription_update_confirm deep link; the local portal's `?plan=`), which returns to /pricing.
- * "Manage billing" still opens the home page; STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION lets the
- * confirmation use a portal configuration of its own, so that the default one can leave plan changes off.
+ * "Manage billing" still opens the home page, on a portal configuration Pitchwise keeps in the account
+ * with plan changes off (else any plan could be picked there, past the seat check), or on
+ * STRIPE_PORTAL_CONFIGURATION; STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION lets the confirmation use a
+ * configuration of its own (the account's default otherwise).
  */
 
 async function workspaceOf(t: TestApp, id: string) {
@@ -69,10 +71,26 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
     expect((await workspaceOf(s.t, user.id)).plan).toBe("business");
   });
 
-  it("Manage billing, paying nothing new, and taking back a cancel open the portal's home page (no flow)", async () => {
-    const { client, subscriptionId } = await professionalSubscriber();
+  it("Manage billing, paying nothing new, and taking back a cancel open the portal's home page (no flow) on a configuration that cannot change plans", async () => {
+    const { client, user, subscriptionId } = await professionalSubscriber();
     expect((await client.post("/api/payment/portal")).statusCode).toBe(200);
-    expect(lastPortalRequest().get("flow_data[type]")).toBeNull();
+    const home = lastPortalRequest();
+    expect(home.get("flow_data[type]")).toBeNull();
+    // not the account's default (which allows plan changes, for the confirmation): the one Pitchwise
+    // keeps, made once through the API and found by its metadata
+    const managed = home.get("configuration")!;
+    expect(managed).not.toBe(s.fake.defaultPortalConfiguration);
+    expect(s.fake.portalConfigurations.get(managed)).toMatchObject({
+      active: true,
+      is_default: false,
+      metadata: { pitchwise_portal: "manage" },
+      features: {
+        subscription_update: { enabled: false },
+        subscription_cancel: { enabled: true, mode: "at_period_end" },
+        invoice_history: { enabled: true },
+        payment_method_update: { enabled: true },
+      },
+    });
     await deliver(s.fake.updateSubscription(subscriptionId, { cancel_at_period_end: true }));
     const renew = await client.post("/api/payment/create-checkout-session", {
       priceId: "price_professional",
@@ -80,6 +98,71 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
     });
     expect(renew.statusCode, renew.body).toBe(200);
     expect(lastPortalRequest().get("flow_data[type]")).toBeNull();
+    expect(lastPortalRequest().get("configuration")).toBe(managed);
+    const creates = s.fake.requests.filter(
+      (r) => r.method === "POST" && r.path === "/v1/billing_portal/configurations",
+    );
+    expect(creates).toHaveLength(1);
+    // that configuration cannot confirm a plan change: Stripe refuses the deep link on it, so the
+    // only way to another plan is /pricing, through the seat check
+    const customerId = (await workspaceOf(s.t, user.id)).stripeCustomerId!;
+    await expect(
+      new StripePaymentsProvider({
+        secretKey: "sk_test_plan_change",
+        webhookSecret: secret,
+        apiHost: s.fake.url,
+        planChangeConfiguration: managed,
+      }).createPortalSession({
+        customerId,
+        returnUrl: "http://x/pricing",
+        planChange: { subscriptionId, plan: "business", priceId: "price_business" },
+      }),
+    ).rejects.toThrow(/subscription updates disabled/);
+  });
+
+  it("the provider: the managed configuration is found again by a new process, STRIPE_PORTAL_CONFIGURATION replaces it, and a failed lookup is asked again", async () => {
+    const { user } = await signUp(s.t.app);
+    const ws = await workspaceOf(s.t, user.id);
+    const customerId = await s.t.providers.payments.createCustomer({
+      workspaceId: ws.id,
+      email: "owner@example.com",
+      name: "Owner",
+    });
+    const configRequests = () =>
+      s.fake.requests.filter((r) => r.path === "/v1/billing_portal/configurations");
+    const provider = (opts: { secretKey?: string; manageConfiguration?: string } = {}) =>
+      new StripePaymentsProvider({
+        secretKey: opts.secretKey ?? "sk_test_plan_change",
+        webhookSecret: secret,
+        apiHost: s.fake.url,
+        manageConfiguration: opts.manageConfiguration,
+      });
+    // a first process makes it (or finds the one an earlier test's process made)
+    const first = await provider().manageConfiguration();
+    // a second process lists and finds it, behind more configurations than one page holds, creating none
+    for (let i = 0; i < 3; i++) s.fake.addPortalConfiguration({ metadata: { other: String(i) } });
+    const before = configRequests().length;
+    const p2 = provider();
+    expect(await p2.manageConfiguration()).toBe(first);
+    expect(await p2.manageConfiguration()).toBe(first);
+    const asked = configRequests().slice(before);
+    expect(asked.map((r) => r.method)).toEqual(["GET"]);
+    expect(asked[0]!.query.get("active")).toBe("true");
+    // an operator's own configuration is used as given, nothing listed or made
+    const own = s.fake.addPortalConfiguration({ subscriptionUpdate: false });
+    const p3 = provider({ manageConfiguration: own });
+    const n = configRequests().length;
+    await p3.createPortalSession({ customerId, returnUrl: "http://x/settings" });
+    expect(lastPortalRequest().get("configuration")).toBe(own);
+    expect(configRequests().length).toBe(n);
+    // a refused lookup (a wrong key: 401) is a ProviderError, and the next call asks Stripe again
+    const bad = provider({ secretKey: "wrong_key" });
+    const fails = configRequests().length;
+    await expect(
+      bad.createPortalSession({ customerId, returnUrl: "http://x/settings" }),
+    ).rejects.toBeInstanceOf(ProviderError);
+    await expect(bad.manageConfiguration()).rejects.toBeInstanceOf(ProviderError);
+    expect(configRequests().length).toBe(fails + 2);
   });
 
   it("a plan with fewer seats than the workspace holds is refused before any portal session", async () => {
@@ -117,7 +200,8 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
     });
     expect(lastPortalRequest().get("configuration")).toBe(configuration);
     await provider(configuration).createPortalSession({ customerId, returnUrl: "http://x/settings" });
-    expect(lastPortalRequest().get("configuration")).toBeNull();
+    expect(lastPortalRequest().get("configuration")).not.toBe(configuration);
+    expect(lastPortalRequest().get("configuration")).not.toBe(s.fake.defaultPortalConfiguration);
     await expect(
       provider("bpc_unknown").createPortalSession({ customerId, returnUrl: "http://x/pricing", planChange }),
     ).rejects.toBeInstanceOf(ProviderError);

@@ -91,6 +91,7 @@ export function createProviders(env: Env, deps: { db: Db }): Providers {
             webhookSecret: env.STRIPE_WEBHOOK_SECRET ?? "",
             apiHost: env.STRIPE_API_HOST,
             planChangeConfiguration: env.STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION,
+            manageConfiguration: env.STRIPE_PORTAL_CONFIGURATION,
           })
         : new LocalPaymentsProvider(deps.db, {
             appUrl: env.APP_URL,

@@ -18,11 +18,42 @@ export interface StripeOptions {
   /**
    * the portal configuration (`bpc_...`) of plan-change confirmations (STRIPE_PORTAL_PLAN_CHANGE_CONFIGURATION:
    * subscription updates enabled with the plans' prices, which Stripe requires of that flow), so that the
-   * account's default configuration, used by "Manage billing", may leave plan changes off; unset: the
-   * default configuration for both
+   * account's default configuration may leave plan changes off; unset: the default configuration
    */
   planChangeConfiguration?: string;
+  /**
+   * the portal configuration (`bpc_...`) of every other portal session ("Manage billing", paying a held
+   * subscription, taking back a cancel: STRIPE_PORTAL_CONFIGURATION); unset: the one Pitchwise keeps in
+   * the account (manageConfiguration), which cannot change plans
+   */
+  manageConfiguration?: string;
 }
+
+/**
+ * The billing portal configuration Pitchwise keeps in the Stripe account for the portal's home page
+ * (https://docs.stripe.com/api/customer_portal/configurations/create): invoices, card, billing
+ * details, cancel at period end (the pricing FAQ: cancel anytime, no long-term contract), and no plan
+ * changes, which go through /pricing and its seat check (billing.service createCheckout) to the
+ * plan-change confirmation. Found again by `metadata.pitchwise_portal` ("manage").
+ */
+export const MANAGE_PORTAL_CONFIGURATION = {
+  name: "Pitchwise: manage billing (plan changes through Pitchwise's pricing page)",
+  metadata: { pitchwise_portal: "manage" },
+  features: {
+    invoice_history: { enabled: true },
+    payment_method_update: { enabled: true },
+    customer_update: { enabled: true, allowed_updates: ["email", "address", "tax_id"] },
+    subscription_cancel: {
+      enabled: true,
+      mode: "at_period_end",
+      cancellation_reason: {
+        enabled: true,
+        options: ["too_expensive", "missing_features", "switched_service", "unused", "other"],
+      },
+    },
+    subscription_update: { enabled: false },
+  },
+} satisfies Stripe.BillingPortal.ConfigurationCreateParams;
 
 /** Stripe's default signature tolerance: events signed more than 300 s ago are refused. */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
@@ -111,13 +142,44 @@ export class StripePaymentsProvider implements PaymentsProvider {
     }
   }
 
+  /** The pending or settled lookup of the managed configuration's id (manageConfiguration). */
+  private manageLookup: Promise<string> | null = null;
+
+  /**
+   * The id of the portal configuration of the portal's home page: STRIPE_PORTAL_CONFIGURATION when
+   * set, else the account's active configuration with `metadata.pitchwise_portal` "manage" (listed,
+   * https://docs.stripe.com/api/customer_portal/configurations/list), created as
+   * MANAGE_PORTAL_CONFIGURATION when there is none (an idempotency key keeps two instances asking at
+   * once to one). Kept for the process's life; a failed lookup is asked again next time.
+   * @throws ProviderError when Stripe cannot be reached or refuses
+   */
+  async manageConfiguration(): Promise<string> {
+    if (this.opts.manageConfiguration) return this.opts.manageConfiguration;
+    this.manageLookup ??= (async () => {
+      for await (const c of this.client.billingPortal.configurations.list({ active: true, limit: 100 }))
+        if (c.metadata?.pitchwise_portal === MANAGE_PORTAL_CONFIGURATION.metadata.pitchwise_portal)
+          return c.id;
+      const created = await this.client.billingPortal.configurations.create(MANAGE_PORTAL_CONFIGURATION, {
+        idempotencyKey: "pitchwise-portal-configuration-manage-v1",
+      });
+      return created.id;
+    })().catch((e) => {
+      this.manageLookup = null;
+      throw stripeError(e);
+    });
+    return this.manageLookup;
+  }
+
   async createPortalSession(input: PortalInput) {
     try {
       const change = input.planChange;
       if (!change) {
+        // the home page on a configuration that cannot change plans: a plan change must pass the seat
+        // check of /pricing first (billing.service createCheckout), then opens the confirmation below
         const s = await this.client.billingPortal.sessions.create({
           customer: input.customerId,
           return_url: input.returnUrl,
+          configuration: await this.manageConfiguration(),
         });
         return { url: s.url };
       }

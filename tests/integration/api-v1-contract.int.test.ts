@@ -1,11 +1,15 @@
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
 import { API_SCOPES } from "../../src/server/features/api/api.schemas";
+import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import { createTestApp, signUp, type TestApp } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
 
@@ -111,6 +115,28 @@ async function call(
     expect(ajv.validate(doc.components.schemas.Error, json), where).toBe(true);
   }
   return { status: r.status, headers: r.headers, body: json, text };
+}
+
+/**
+ * GETs a download operation's `url` (under /api/v1) over HTTP with the key: the status must be listed
+ * for the operation as binary (`*\/*`, format binary), the body as long as its Content-Length, the
+ * declared headers there. Returns the status, headers and bytes.
+ */
+async function download(url: string, headers: Record<string, string> = {}) {
+  const r = await fetch(`${base}/api/v1${url}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+  const bytes = Buffer.from(await r.arrayBuffer());
+  const where = `GET ${url} -> ${r.status}`;
+  const o = opOf("GET", url)!;
+  const response = o.op.responses[String(r.status)];
+  expect(response?.content?.["*/*"]?.schema, `${where}: not a documented download`).toMatchObject({
+    type: "string",
+    format: "binary",
+  });
+  expect(bytes.length, where).toBe(Number(r.headers.get("content-length")));
+  for (const [name, hdr] of Object.entries(response.headers as Record<string, any>))
+    if (hdr.required) expect(r.headers.get(name), `${where}\nheader ${name} missing`).not.toBeNull();
+  seen.add(`${o.op.operationId} ${r.status}`);
+  return { status: r.status, headers: r.headers, bytes };
 }
 
 /** Expects a 4xx in the Error shape with `status` (and `param` when given). */
@@ -258,6 +284,48 @@ describe("v1 contract: every operation, valid input, answers as documented", () 
     const mediaId = uploaded.json().media.id;
     expect((await call("GET", "/media")).body.data.map((m: any) => m.id)).toEqual([mediaId]);
     expect((await call("GET", `/media/${mediaId}`)).body.id).toBe(mediaId);
+    // its file, whole and in part, at the url v1 gives (the key, not a session, opens it)
+    const recording = (await call("GET", `/media/${mediaId}`)).body;
+    expect(recording.url).toBe(`/api/v1/media/${mediaId}/file`);
+    const whole = await download(`/media/${mediaId}/file`);
+    expect(whole.status).toBe(200);
+    expect(whole.headers.get("content-type")).toBe(recording.mime_type);
+    expect(whole.bytes.length).toBe(recording.size);
+    const part = await download(`/media/${mediaId}/file`, { range: "bytes=10-19" });
+    expect(part.status).toBe(206);
+    expect(part.bytes.equals(whole.bytes.subarray(10, 20))).toBe(true);
+    await refused(
+      call("GET", `/media/${mediaId}/file`, undefined, { range: `bytes=${whole.bytes.length}-` }),
+      416,
+      "Range",
+    );
+    // a video's thumbnail and GIF preview (a one-second clip made with ffmpeg, processed by the app)
+    const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-contract-"));
+    const clipFile = path.join(clipDir, "clip.mp4");
+    await runFfmpeg(resolveFfmpegBinaries({}), {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "testsrc=size=160x120:rate=10:duration=1" }],
+      outputs: [
+        { path: clipFile, options: ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"] },
+      ],
+    });
+    const clip = multipart(
+      { name: "Clip" },
+      { field: "video", filename: "clip.mp4", contentType: "video/mp4", content: fs.readFileSync(clipFile) },
+    );
+    fs.rmSync(clipDir, { recursive: true, force: true });
+    const video = await owner.client.inject({ method: "POST", url: "/api/videos/upload", ...clip });
+    expect(video.statusCode, video.body).toBe(200);
+    const clipMedia = (await call("GET", `/media/${video.json().media.id}`)).body;
+    expect(clipMedia.thumbnail_url).toBe(`/api/v1/media/${clipMedia.id}/thumbnail`);
+    expect(clipMedia.gif_url).toBe(`/api/v1/media/${clipMedia.id}/gif`);
+    const thumb = await download(`/media/${clipMedia.id}/thumbnail`);
+    expect([thumb.status, thumb.headers.get("content-type")]).toEqual([200, "image/jpeg"]);
+    const gif = await download(`/media/${clipMedia.id}/gif`);
+    expect([gif.status, gif.headers.get("content-type")]).toEqual([200, "image/gif"]);
+    expect(gif.bytes.subarray(0, 4).toString("latin1")).toBe("GIF8");
+    const clipFileBytes = await download(`/media/${clipMedia.id}/file`);
+    expect(clipFileBytes.headers.get("content-type")).toBe("video/mp4");
     // lead searches
     const search = await call("POST", "/lead_searches", {
       location: "Austin, TX",

@@ -63,6 +63,18 @@ function assertDocumented(method: string, url: string, res: LightMyRequestRespon
   if (!route) return; // no such route: the not-found handler, not an operation of the document
   const op = doc.paths[route.path][method.toLowerCase()];
   const status = String(res.statusCode);
+  if (route.binary && res.statusCode < 300) {
+    // a download: a status the document lists as the file's bytes, all of them
+    const listed = op.responses[status]?.content?.["*/*"]?.schema;
+    expect(listed, `${method} ${url}: ${status} is not a documented download`).toMatchObject({
+      type: "string",
+      format: "binary",
+    });
+    expect(res.headers["content-type"], `${method} ${url}`).not.toMatch(/^application\/json/);
+    expect(res.rawPayload.length, `${method} ${url}`).toBe(Number(res.headers["content-length"]));
+    validated.add(`${route.operationId} ${status}`);
+    return;
+  }
   expect(res.headers["content-type"], `${method} ${url}`).toMatch(/^application\/json/);
   const body = res.json();
   let response = op.responses[status];
@@ -730,14 +742,45 @@ describe.skipIf(!SHARED_DATA)(`v1 media (${SHARED_DATA_MISSING})`, () => {
     expect(video.size).toBeGreaterThan(0);
     expect(video.duration).toBeGreaterThan(4.9);
     expect(video.duration).toBeLessThan(5.2);
-    expect(video.url).toMatch(new RegExp(`^/api/media/${videoId}/`));
-    expect(video.thumbnail_url).toMatch(/^\/api\/media\/\d+\/poster/);
+    // the files at v1 routes that take the API key (the app's /api/media/... take a session only)
+    expect(video).toMatchObject({
+      url: `/api/v1/media/${videoId}/file`,
+      thumbnail_url: `/api/v1/media/${videoId}/thumbnail`,
+      gif_url: `/api/v1/media/${videoId}/gif`,
+    });
     expect(list.data.find((m: { id: number }) => m.id === videoId)).toEqual(video);
+    const v1Path = (url: string) => url.replace(/^\/api\/v1/, "");
+    const file = await k.call("GET", v1Path(video.url));
+    expect(file.statusCode).toBe(200);
+    expect(file.headers["content-type"]).toBe("video/mp4");
+    expect(file.rawPayload.length).toBe(video.size);
+    expect(file.rawPayload.subarray(4, 8).toString("latin1")).toBe("ftyp");
+    expect(file.headers["request-id"]).toBeTruthy();
+    const part = await k.call("GET", v1Path(video.url), undefined, { range: "bytes=0-99" });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers["content-range"]).toBe(`bytes 0-99/${video.size}`);
+    expect(part.rawPayload.equals(file.rawPayload.subarray(0, 100))).toBe(true);
+    const past = await k.call("GET", v1Path(video.url), undefined, { range: `bytes=${video.size + 10}-` });
+    expect(past.statusCode).toBe(416);
+    expect(past.json().error).toMatchObject({ type: "invalid_request_error", param: "Range" });
+    const thumb = await k.call("GET", v1Path(video.thumbnail_url));
+    expect(thumb.statusCode).toBe(200);
+    expect(thumb.headers["content-type"]).toBe("image/jpeg");
+    expect(thumb.rawPayload.subarray(0, 2).toString("hex")).toBe("ffd8");
+    const gif = await k.call("GET", v1Path(video.gif_url));
+    expect(gif.statusCode).toBe(200);
+    expect(gif.rawPayload.subarray(0, 4).toString("latin1")).toBe("GIF8");
     const audio = (await k.call("GET", `/media/${audioId}`)).json();
     expect(audio).toMatchObject({ id: audioId, name: "Roar", type: "audio", processing_status: "ready" });
     expect(audio.mime_type).toMatch(/^audio\//);
     expect(audio.width).toBeNull();
     expect(audio.duration).toBeGreaterThan(1.9);
+    expect(audio).toMatchObject({ url: `/api/v1/media/${audioId}/file`, thumbnail_url: null, gif_url: null });
+    const audioFile = await k.call("GET", `/media/${audioId}/file`);
+    expect(audioFile.statusCode).toBe(200);
+    expect(audioFile.headers["content-type"]).toBe(audio.mime_type);
+    // an audio item has no thumbnail: 404 in the Error shape
+    expect((await k.call("GET", `/media/${audioId}/thumbnail`)).statusCode).toBe(404);
 
     // a voicemail campaign plays the uploaded recording; a video is refused; another workspace's is 404
     const c = await created<{ id: number }>(
@@ -762,7 +805,12 @@ describe.skipIf(!SHARED_DATA)(`v1 media (${SHARED_DATA_MISSING})`, () => {
     expect(asVideo.json().error.message).toContain('"Flower" is a video');
 
     const other = await keyed();
-    for (const url of [`/media/${videoId}`, `/media/${audioId}`]) {
+    for (const url of [
+      `/media/${videoId}`,
+      `/media/${audioId}`,
+      `/media/${videoId}/file`,
+      `/media/${videoId}/gif`,
+    ]) {
       const res = await other.call("GET", url);
       expect(res.statusCode).toBe(404);
       expect(res.json().error.message).toBe("Media not found");
@@ -780,9 +828,11 @@ describe.skipIf(!SHARED_DATA)(`v1 media (${SHARED_DATA_MISSING})`, () => {
     expect(foreign.json().error.message).toBe("Recording not found in your media library");
     // the key needs media:read
     const noScope = await keyed("business", ["contacts:read"]);
-    const refused = await noScope.call("GET", "/media");
-    expect(refused.statusCode).toBe(403);
-    expect(refused.json().error.message).toBe("This API key lacks the 'media:read' scope.");
+    for (const url of ["/media", `/media/${videoId}/file`]) {
+      const refused = await noScope.call("GET", url);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error.message).toBe("This API key lacks the 'media:read' scope.");
+    }
   }, 120_000);
 });
 
@@ -1559,7 +1609,7 @@ describe("OpenAPI conformance of the responses above", () => {
       "getLeadSearch",
       "listLeadSearchResults",
       "listMedia",
-      ...(SHARED_DATA ? ["getMedia"] : []),
+      ...(SHARED_DATA ? ["getMedia", "downloadMedia", "downloadMediaThumbnail", "downloadMediaGif"] : []),
     ])
       expect(ops, op).toContain(op);
     for (const s of ["400", "401", "402", "403", "404", "409"])

@@ -4,7 +4,10 @@ import { type MediaFileKind, type MediaVersionId, openMediaFile } from "../featu
 
 /**
  * Streams a media file with HTTP Range support (206 Partial Content, 416 when unsatisfiable), so
- * players can seek. `versionId` serves that version's file instead of `kind` (studio versions). Shared by the studio's file routes and the campaigns' public landing pages.
+ * players can seek. `versionId` serves that version's file instead of `kind` (studio versions).
+ * `opts.unsatisfiable(size)` gives the 416's JSON body (the public API's Error shape), else
+ * `{success: false, error}`. Shared by the studio's file routes, the public API's media downloads and
+ * the campaigns' public landing pages.
  */
 export async function sendMediaFile(
   ctx: AppContext,
@@ -14,6 +17,7 @@ export async function sendMediaFile(
   kind: MediaFileKind,
   cache = "private, max-age=3600",
   versionId?: MediaVersionId,
+  opts: { unsatisfiable?: (size: number) => unknown } = {},
 ) {
   const file = await openMediaFile(ctx, item, kind, req.headers.range, versionId);
   reply.header("Accept-Ranges", "bytes").header("Cache-Control", cache).type(file.contentType);
@@ -22,7 +26,7 @@ export async function sendMediaFile(
       .status(416)
       .type("application/json")
       .header("Content-Range", `bytes */${file.size}`)
-      .send({ success: false, error: "Requested range not satisfiable" });
+      .send(opts.unsatisfiable?.(file.size) ?? { success: false, error: "Requested range not satisfiable" });
   }
   if (file.status === 206 && file.range) {
     reply

@@ -185,14 +185,35 @@ function build(): JsonSchema {
         schema: { type: "string", maxLength: 255 },
       });
     const ok = String(r.status ?? 200);
-    const responses: Record<string, unknown> = {
-      [ok]: {
-        description: "Success",
-        headers: responseHeaders(r.method, ok),
-        content: { "application/json": { schema: toSchema(r.response, "output") } },
-      },
-    };
-    for (const [code, description] of Object.entries(ERROR_RESPONSES))
+    // a download: the file's bytes in its own type, whole or (Range) in part
+    const file = { "*/*": { schema: { type: "string", format: "binary", description: r.binary } } };
+    const responses: Record<string, unknown> = r.binary
+      ? {
+          "200": {
+            description: `The file (${r.binary})`,
+            headers: responseHeaders(r.method, "200"),
+            content: file,
+          },
+          "206": {
+            description: "The part of the file the Range header asked for (see Content-Range)",
+            headers: responseHeaders(r.method, "206"),
+            content: file,
+          },
+        }
+      : {
+          [ok]: {
+            description: "Success",
+            headers: responseHeaders(r.method, ok),
+            content: { "application/json": { schema: toSchema(r.response, "output") } },
+          },
+        };
+    const errors = r.binary
+      ? {
+          ...ERROR_RESPONSES,
+          "416": "The Range header asks for bytes past the end of the file (`param`: Range)",
+        }
+      : ERROR_RESPONSES;
+    for (const [code, description] of Object.entries(errors))
       responses[code] = {
         description,
         headers: responseHeaders(r.method, code),

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { ZodError, z } from "zod";
 import type { AppContext } from "../../context";
+import { sendMediaFile } from "../../http/media-file";
 import {
   cursorId,
   cursorPage,
@@ -56,6 +57,12 @@ export interface V1Route {
    */
   bodyOptional?: boolean;
   response: z.ZodType;
+  /**
+   * A file download instead of JSON: the handler sends the file itself on `reply` (Range requests
+   * give 206, an unsatisfiable one 416) and the document describes the success as binary, this text
+   * saying which media types it has; `response` is then unused.
+   */
+  binary?: string;
   /** success status (200 default) */
   status?: number;
   handler: (a: {
@@ -64,6 +71,8 @@ export interface V1Route {
     params: Record<string, string>;
     query: any;
     body: any;
+    req: FastifyRequest;
+    reply: FastifyReply;
   }) => Promise<unknown>;
 }
 
@@ -113,14 +122,20 @@ function campaignJson(c: campaigns.CampaignSummary) {
   };
 }
 
+/**
+ * A media item as v1 gives it: its file, thumbnail and GIF at the v1 download routes (downloadMedia
+ * and the two beside it), which take the API key, where the app's `/api/media/{id}/file` takes a
+ * signed-in session only.
+ */
 function mediaJson(m: studio.PublicMedia) {
+  const at = (kind: MediaDownload) => `/api/v1/media/${m.id}/${kind}`;
   return {
     id: m.id,
     name: m.name,
     type: m.type,
-    url: m.url,
-    thumbnail_url: m.thumbnail_url,
-    gif_url: m.gif_url,
+    url: at("file"),
+    thumbnail_url: m.thumbnail_url === null ? null : at("thumbnail"),
+    gif_url: m.gif_url === null ? null : at("gif"),
     mime_type: m.mime_type,
     size: m.size,
     duration: m.duration,
@@ -131,6 +146,32 @@ function mediaJson(m: studio.PublicMedia) {
     created_at: m.created_at,
   };
 }
+
+/** The files of a media item v1 serves: its path segment, the studio's file kind, the document's words. */
+const MEDIA_DOWNLOADS = [
+  {
+    kind: "file",
+    file: "file",
+    operationId: "downloadMedia",
+    summary: "A media item's file",
+    types: "video/mp4 (videos), audio/mpeg (audio), or the uploaded type while it is processed",
+  },
+  {
+    kind: "thumbnail",
+    file: "poster",
+    operationId: "downloadMediaThumbnail",
+    summary: "A video's thumbnail (its `thumbnail_url`)",
+    types: "image/jpeg",
+  },
+  {
+    kind: "gif",
+    file: "gif",
+    operationId: "downloadMediaGif",
+    summary: "A video's animated GIF preview (its `gif_url`)",
+    types: "image/gif",
+  },
+] as const satisfies readonly { kind: string; file: studio.MediaFileKind; [k: string]: string }[];
+type MediaDownload = (typeof MEDIA_DOWNLOADS)[number]["kind"];
 
 /** Every v1 route (issue 15). Handlers call the owning features' services; no second implementation. */
 export const V1_ROUTES: V1Route[] = [
@@ -561,6 +602,32 @@ export const V1_ROUTES: V1Route[] = [
         studio.toPublicMedia(await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"))),
       ),
   },
+  ...MEDIA_DOWNLOADS.map(
+    (d): V1Route => ({
+      method: "GET",
+      path: `/media/{id}/${d.kind}`,
+      operationId: d.operationId,
+      summary: d.summary,
+      tag: "Media",
+      scope: "media:read",
+      response: z.never(),
+      binary: d.types,
+      description:
+        "Answers the file's bytes with its Content-Type, Content-Length and Accept-Ranges: bytes; a `Range: bytes=start-end` request gets 206 Partial Content with Content-Range, one past the file's end 416. 404 while the file is not ready.",
+      handler: async ({ ctx, p, params, req, reply }) => {
+        const item = await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"));
+        return sendMediaFile(ctx, req, reply, item, d.file, "private, no-cache", undefined, {
+          unsatisfiable: (size) => ({
+            error: {
+              type: "invalid_request_error",
+              message: `The Range header asks for bytes past the end of the file (${size} bytes).`,
+              param: "Range",
+            },
+          }),
+        });
+      },
+    }),
+  ),
   // lead searches
   {
     method: "POST",
@@ -942,7 +1009,10 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
         // a body left out where it may be: no fields (JSON null is still refused as not an object)
         const given = req.body === undefined && r.bodyOptional ? {} : req.body;
         const body = r.body ? parseInput(r.body, given) : undefined;
-        const out = await r.handler({ ctx, p, params: req.params as Record<string, string>, query, body });
+        const params = req.params as Record<string, string>;
+        const out = await r.handler({ ctx, p, params, query, body, req, reply });
+        // a download: the handler sent the file
+        if (r.binary) return out;
         reply.status(r.status ?? 200);
         // a contact page already written as JSON (crm listContactsPageJson) goes out as it is
         if (hasRawJson(out)) return reply.type("application/json; charset=utf-8").send(jsonWithRaw(out));

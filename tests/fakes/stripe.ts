@@ -246,7 +246,8 @@ export async function startStripeFake() {
           },
         },
       });
-      if (key) configurationsByKey.set(key, c);
+      // a replay answers the first response as it was (Stripe stores the response body)
+      if (key) configurationsByKey.set(key, structuredClone(c));
       return { status: 200, json: c };
     }
     // Create a portal session (https://docs.stripe.com/api/customer_portal/sessions/create): the home

@@ -139,7 +139,7 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
       });
     // a first process makes it (or finds the one an earlier test's process made)
     const first = await provider().manageConfiguration();
-    // a second process lists and finds it, behind more configurations than one page holds, creating none
+    // a second process lists and finds it among other configurations, creating none
     for (let i = 0; i < 3; i++) s.fake.addPortalConfiguration({ metadata: { other: String(i) } });
     const before = configRequests().length;
     const p2 = provider();
@@ -147,7 +147,6 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
     expect(await p2.manageConfiguration()).toBe(first);
     const asked = configRequests().slice(before);
     expect(asked.map((r) => r.method)).toEqual(["GET"]);
-    expect(asked[0]!.query.get("active")).toBe("true");
     // an operator's own configuration is used as given, nothing listed or made
     const own = s.fake.addPortalConfiguration({ subscriptionUpdate: false });
     const p3 = provider({ manageConfiguration: own });
@@ -155,6 +154,20 @@ describe("Stripe: a plan chosen on /pricing opens the portal on its confirmation
     await p3.createPortalSession({ customerId, returnUrl: "http://x/settings" });
     expect(lastPortalRequest().get("configuration")).toBe(own);
     expect(configRequests().length).toBe(n);
+    // deactivated in the Dashboard: the session refused on it is a ProviderError, the next one makes
+    // another (the same day's idempotent replay hands back the deactivated one, which is not used)
+    s.fake.portalConfigurations.get(first)!.active = false;
+    await expect(
+      p2.createPortalSession({ customerId, returnUrl: "http://x/settings" }),
+    ).rejects.toBeInstanceOf(ProviderError);
+    await p2.createPortalSession({ customerId, returnUrl: "http://x/settings" });
+    const replacement = lastPortalRequest().get("configuration")!;
+    expect(replacement).not.toBe(first);
+    expect(s.fake.portalConfigurations.get(replacement)).toMatchObject({
+      active: true,
+      metadata: { pitchwise_portal: "manage" },
+      features: { subscription_update: { enabled: false } },
+    });
     // a refused lookup (a wrong key: 401) is a ProviderError, and the next call asks Stripe again
     const bad = provider({ secretKey: "wrong_key" });
     const fails = configRequests().length;

@@ -32,7 +32,7 @@ export interface StripeOptions {
 /**
  * The billing portal configuration Pitchwise keeps in the Stripe account for the portal's home page
  * (https://docs.stripe.com/api/customer_portal/configurations/create): invoices, card, billing
- * details, cancel at period end (the pricing FAQ: cancel anytime, no long-term contract), and no plan
+ * address and tax id, cancel at period end (the pricing FAQ: cancel anytime, no long-term contract), and no plan
  * changes, which go through /pricing and its seat check (billing.service createCheckout) to the
  * plan-change confirmation. Found again by `metadata.pitchwise_portal` ("manage").
  */
@@ -42,7 +42,8 @@ export const MANAGE_PORTAL_CONFIGURATION = {
   features: {
     invoice_history: { enabled: true },
     payment_method_update: { enabled: true },
-    customer_update: { enabled: true, allowed_updates: ["email", "address", "tax_id"] },
+    // not the email: the customer's email follows the workspace owner's (billing.sync-customer-email)
+    customer_update: { enabled: true, allowed_updates: ["address", "tax_id"] },
     subscription_cancel: {
       enabled: true,
       mode: "at_period_end",
@@ -150,19 +151,32 @@ export class StripePaymentsProvider implements PaymentsProvider {
    * set, else the account's active configuration with `metadata.pitchwise_portal` "manage" (listed,
    * https://docs.stripe.com/api/customer_portal/configurations/list), created as
    * MANAGE_PORTAL_CONFIGURATION when there is none (an idempotency key keeps two instances asking at
-   * once to one). Kept for the process's life; a failed lookup is asked again next time.
+   * once to one). Kept for the process's life; after a failed lookup, or a portal session refused on
+   * it (deactivated in the Dashboard), it is looked up again next time.
    * @throws ProviderError when Stripe cannot be reached or refuses
    */
   async manageConfiguration(): Promise<string> {
     if (this.opts.manageConfiguration) return this.opts.manageConfiguration;
     this.manageLookup ??= (async () => {
-      for await (const c of this.client.billingPortal.configurations.list({ active: true, limit: 100 }))
-        if (c.metadata?.pitchwise_portal === MANAGE_PORTAL_CONFIGURATION.metadata.pitchwise_portal)
-          return c.id;
-      const created = await this.client.billingPortal.configurations.create(MANAGE_PORTAL_CONFIGURATION, {
-        idempotencyKey: "pitchwise-portal-configuration-manage-v1",
-      });
-      return created.id;
+      const purpose = MANAGE_PORTAL_CONFIGURATION.metadata.pitchwise_portal;
+      // ours deactivated in the Dashboard: never used again
+      const inactive = new Set<string>();
+      for await (const c of this.client.billingPortal.configurations.list({ limit: 100 })) {
+        if (c.metadata?.pitchwise_portal !== purpose) continue;
+        if (c.active) return c.id;
+        inactive.add(c.id);
+      }
+      const create = (idempotencyKey?: string) =>
+        this.client.billingPortal.configurations.create(
+          MANAGE_PORTAL_CONFIGURATION,
+          idempotencyKey ? { idempotencyKey } : undefined,
+        );
+      // one key a day: Stripe replays a key's first answer for 24 h, so a replay can name one that was
+      // deactivated since (the replayed body still says active): then a new one is made
+      const created = await create(
+        `pitchwise-portal-configuration-manage-v1-${new Date().toISOString().slice(0, 10)}`,
+      );
+      return inactive.has(created.id) ? (await create()).id : created.id;
     })().catch((e) => {
       this.manageLookup = null;
       throw stripeError(e);
@@ -176,12 +190,19 @@ export class StripePaymentsProvider implements PaymentsProvider {
       if (!change) {
         // the home page on a configuration that cannot change plans: a plan change must pass the seat
         // check of /pricing first (billing.service createCheckout), then opens the confirmation below
-        const s = await this.client.billingPortal.sessions.create({
-          customer: input.customerId,
-          return_url: input.returnUrl,
-          configuration: await this.manageConfiguration(),
-        });
-        return { url: s.url };
+        const configuration = await this.manageConfiguration();
+        try {
+          const s = await this.client.billingPortal.sessions.create({
+            customer: input.customerId,
+            return_url: input.returnUrl,
+            configuration,
+          });
+          return { url: s.url };
+        } catch (e) {
+          // e.g. the configuration was deactivated in the Dashboard: the next session looks it up again
+          if (!this.opts.manageConfiguration) this.manageLookup = null;
+          throw e;
+        }
       }
       // the deep link names the subscription item to move (plans are one-item subscriptions)
       const sub = await this.client.subscriptions.retrieve(change.subscriptionId);

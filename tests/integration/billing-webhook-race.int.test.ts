@@ -4,7 +4,7 @@ import { localSubscriptions, workspaces } from "../../src/server/db/schema";
 import type { SubscriptionState } from "../../src/server/providers/payments";
 import type { StripeFake } from "../fakes/stripe";
 import { createTestApp, signUp, type TestApp } from "../helpers";
-import { stripeTestApp } from "../stripe-app";
+import { stripeTestApp, subscribeLocally } from "../stripe-app";
 
 /**
  * Stripe delivers events concurrently and retries them late: two deliveries for one workspace can be
@@ -134,18 +134,7 @@ describe("local portal plan changes of one workspace made concurrently", () => {
   it("a plan change whose event conflicts on every one of its attempts is delivered again, as Stripe redelivers a 409", {
     timeout: 30_000,
   }, async () => {
-    const { client, user } = await signUp(t.app);
-    const res = await client.post("/api/payment/create-checkout-session", {
-      priceId: "price_professional",
-      planName: "professional",
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    const paid = await t.app.inject({
-      method: "POST",
-      url: new URL(res.json().url as string).pathname,
-      payload: { card_number: "4242424242424242" },
-    });
-    expect(paid.statusCode, paid.body).toBe(303);
+    const { client, user } = await subscribeLocally(t, "professional");
     // another write to the workspace row lands between each of the first delivery's reads of the
     // subscription and its write (all 8 of its attempts: billing.service APPLY_ATTEMPTS), as when
     // many events of the workspace arrive together; later reads go through undisturbed

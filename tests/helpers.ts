@@ -93,6 +93,18 @@ export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
 let counter = 0;
 /** A unique email for this test run. */
+/**
+ * A promise and the function that settles it, for a test to hold a step until another has happened
+ * (as Promise.withResolvers, which needs Node 22): `await d.promise` waits, `d.resolve()` lets it go.
+ */
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
 export function uniqueEmail(prefix = "user") {
   counter += 1;
   return `${prefix}-${process.pid}-${Date.now()}-${counter}@example.com`;

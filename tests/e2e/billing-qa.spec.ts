@@ -32,6 +32,15 @@ async function registerFree(page: Page, prefix: string): Promise<string> {
   return email;
 }
 
+/** Subscribes the signed-in workspace to Professional through /pricing and the local test checkout. */
+async function subscribeProfessional(page: Page) {
+  await page.goto("/pricing");
+  await page.getByRole("button", { name: "Upgrade to Professional" }).click();
+  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+  await page.getByRole("button", { name: /^Pay/ }).click();
+  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+}
+
 /** Imports `n` contacts through the spec's JSON import. */
 async function importContacts(page: Page, n: number) {
   const origin = new URL(page.url()).origin;
@@ -216,11 +225,7 @@ test("after a paid plan ended, the owner still reaches the billing portal (invoi
   page,
 }) => {
   await registerFree(page, "ended-invoices");
-  await page.goto("/pricing");
-  await page.getByRole("button", { name: "Upgrade to Professional" }).click();
-  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByRole("button", { name: /^Pay/ }).click();
-  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+  await subscribeProfessional(page);
   // cancelled within the 14 days: refunded, and the workspace is on Free again at once
   await page.goto("/settings?tab=billing");
   await page.getByRole("button", { name: "Manage subscription" }).click();
@@ -237,11 +242,7 @@ test("a subscriber's Upgrade to Business opens the portal on that plan's confirm
 }) => {
   await loadAxe(page);
   await registerFree(page, "confirm-plan");
-  await page.goto("/pricing");
-  await page.getByRole("button", { name: "Upgrade to Professional" }).click();
-  await page.getByLabel("Card number").fill("4242 4242 4242 4242");
-  await page.getByRole("button", { name: /^Pay/ }).click();
-  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+  await subscribeProfessional(page);
   await page.getByRole("button", { name: "Upgrade to Business" }).click();
   // the portal opens on the plan chosen (before: its home page, where every plan could be picked again)
   await expect(page).toHaveURL(/\/local-portal\?.*plan=business/);

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, deferred, signUp, type TestApp } from "../helpers";
 
 const DAY = 86_400_000;
 
@@ -33,27 +33,21 @@ describe("the period-end fallback against a concurrent webhook write", () => {
       .where(eq(workspaces.id, user.id));
     const renewedUntil = new Date(Date.now() + 30 * DAY);
     // the webhook's transaction: the subscription renewed (cancel taken back), not committed yet
-    let commit!: () => void;
-    const held = new Promise<void>((r) => {
-      commit = r;
-    });
-    let written!: () => void;
-    const rowWritten = new Promise<void>((r) => {
-      written = r;
-    });
+    const held = deferred();
+    const rowWritten = deferred();
     const webhook = t.db.transaction(async (tx) => {
       await tx
         .update(workspaces)
         .set({ cancelAtPeriodEnd: false, currentPeriodEnd: renewedUntil })
         .where(eq(workspaces.id, user.id));
-      written();
-      await held;
+      rowWritten.resolve();
+      await held.promise;
     });
-    await rowWritten;
+    await rowWritten.promise;
     // a request reads the (committed, ended) row and writes the fallback: it waits for the row lock
     const usage = client.get("/api/billing/usage");
     await new Promise((r) => setTimeout(r, 700));
-    commit();
+    held.resolve();
     await webhook;
     const res = await usage;
     expect(res.statusCode, res.body).toBe(200);

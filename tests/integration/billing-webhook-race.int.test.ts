@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { localSubscriptions, workspaces } from "../../src/server/db/schema";
 import type { SubscriptionState } from "../../src/server/providers/payments";
 import type { StripeFake } from "../fakes/stripe";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, deferred, signUp, type TestApp } from "../helpers";
 import { stripeTestApp, subscribeLocally } from "../stripe-app";
 
 /**
@@ -40,26 +40,20 @@ describe("Stripe webhooks of one workspace delivered concurrently", () => {
 
     // the renewal's delivery re-reads the subscription (still active) and is then slow to go on
     const real = provider().retrieveSubscription.bind(provider());
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let readByRenewal!: () => void;
-    const renewalRead = new Promise<void>((r) => {
-      readByRenewal = r;
-    });
+    const held = deferred();
+    const renewalRead = deferred();
     let calls = 0;
     provider().retrieveSubscription = async (id: string): Promise<SubscriptionState | null> => {
       const state = await real(id);
       if (++calls === 1) {
-        readByRenewal();
-        await held;
+        renewalRead.resolve();
+        await held.promise;
       }
       return state;
     };
     try {
       const renewal = deliver(fake.payRenewal(sub));
-      await renewalRead;
+      await renewalRead.promise;
       // meanwhile the subscription ends and its customer.subscription.deleted is delivered
       const deleted = deliver(fake.endSubscription(sub));
       // give the deletion every chance to be applied first (it is, on the unfixed code)
@@ -67,7 +61,7 @@ describe("Stripe webhooks of one workspace delivered concurrently", () => {
         deleted.then(() => "deleted"),
         new Promise((r) => setTimeout(() => r("waiting"), 1500)),
       ]);
-      release();
+      held.resolve();
       const [r1, r2] = await Promise.all([renewal, deleted]);
       expect(r1.statusCode, r1.body).toBe(200);
       expect(r2.statusCode, r2.body).toBe(200);

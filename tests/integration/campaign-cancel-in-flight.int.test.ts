@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, deferred, setPlan, signUp, type TestApp } from "../helpers";
 
 // A claimed chunk's first part waits for the channel's send throttle (shared by every campaign of
 // the channel in the process) before it is handed to the provider. A cancel, or an opt-out, that
@@ -144,18 +144,12 @@ describe("a campaign's first part waiting for the send throttle", () => {
       // is past its status check and handing its rows over when the cancel or pause lands
       const email = t.providers.email;
       const sendBatch = email.sendBatch.bind(email);
-      let entered!: () => void;
-      const inProvider = new Promise<void>((r) => {
-        entered = r;
-      });
-      let openGate!: () => void;
-      const gate = new Promise<void>((r) => {
-        openGate = r;
-      });
+      const inProvider = deferred();
+      const gate = deferred();
       email.sendBatch = async (messages) => {
         if (messages.some((m) => m.to.startsWith(stamp))) {
-          entered();
-          await gate;
+          inProvider.resolve();
+          await gate.promise;
         }
         return sendBatch(messages);
       };
@@ -168,7 +162,7 @@ describe("a campaign's first part waiting for the send throttle", () => {
             recipients: { contactIds: ids },
           }),
         );
-        await inProvider;
+        await inProvider.promise;
         const id = await campaignNamed(user.id, `Slow vendor ${verb}`);
         let answered = false;
         const stop = Promise.resolve(client.post(`/api/campaigns/${id}/${verb}`)).then((r) => {
@@ -178,7 +172,7 @@ describe("a campaign's first part waiting for the send throttle", () => {
         await sleep(300);
         // before: the 200 came at once and the part's three emails went out after it
         expect(answered).toBe(false);
-        openGate();
+        gate.resolve();
         const res = await stop;
         expect(res.statusCode, res.body).toBe(200);
         const atAnswer = (await outboxOf(id)).map((m) => m.to).sort();
@@ -190,7 +184,7 @@ describe("a campaign's first part waiting for the send throttle", () => {
           select status, count(*)::int as n from campaign_recipients where campaign_id = ${id} group by status`;
         expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual({ sent: 3 });
       } finally {
-        openGate();
+        gate.resolve();
         email.sendBatch = sendBatch;
       }
     }

@@ -36,7 +36,7 @@ export interface StripeOptions {
  * changes, which go through /pricing and its seat check (billing.service createCheckout) to the
  * plan-change confirmation. Found again by `metadata.pitchwise_portal` ("manage").
  */
-export const MANAGE_PORTAL_CONFIGURATION = {
+const MANAGE_PORTAL_CONFIGURATION = {
   name: "Pitchwise: manage billing (plan changes through Pitchwise's pricing page)",
   metadata: { pitchwise_portal: "manage" },
   features: {

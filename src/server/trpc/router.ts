@@ -1,3 +1,4 @@
+import { accountRouter } from "../features/account/account.router";
 import { apiKeysRouter } from "../features/api/api.router";
 import { authRouter } from "../features/auth/auth.router";
 import { avatarRouter } from "../features/avatar/avatar.router";
@@ -16,6 +17,7 @@ import { router } from "./init";
 export const appRouter = router({
   auth: authRouter,
   user: userRouter,
+  account: accountRouter,
   demo: demoRouter,
   dashboard: dashboardRouter,
   crm: crmRouter,

@@ -570,6 +570,36 @@ async function endSecondSubscription(
   }
 }
 
+/**
+ * Ends the workspace's subscription now, before the workspace is deleted (features/account), so its
+ * customer is never charged again for a workspace that no longer exists: the vendor's current state
+ * is read and, unless it has already ended, cancelled at once (Stripe "Cancel a subscription",
+ * DELETE /v1/subscriptions/{id}: no further invoices, automatic collection of open ones stops). No
+ * refund: what was paid covered the period until now (the 14-day guarantee is asked for by cancelling
+ * from the billing portal first). Nothing to do without a subscription. The vendor customer and its
+ * invoices are kept (the vendor's receipts and tax records). The subscription's later events find no
+ * workspace and are recorded and answered 200 (applyPaymentEvent).
+ * @throws AppError BAD_GATEWAY when the vendor cannot be reached: the caller then deletes nothing.
+ */
+export async function endSubscriptionForDeletion(ctx: Ctx, workspaceId: string): Promise<void> {
+  const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
+  if (!ws?.stripeSubscriptionId) return;
+  try {
+    const state = await ctx.providers.payments.retrieveSubscription(ws.stripeSubscriptionId);
+    if (state && state.status !== "canceled") {
+      await ctx.providers.payments.cancelSubscriptionNow(state.id);
+      ctx.log.info({ workspaceId, subscriptionId: state.id }, "subscription ended: workspace deleted");
+    }
+  } catch (e) {
+    if (e instanceof ProviderError)
+      throw new AppError(
+        "BAD_GATEWAY",
+        "The payment provider could not be reached to end this workspace's subscription, so nothing was deleted. Please try again in a minute.",
+      );
+    throw e;
+  }
+}
+
 const LIVE = new Set(["active", "trialing", "past_due"]);
 
 /**

@@ -55,6 +55,17 @@ export async function selectWorkspaceCampaign(
   return c;
 }
 
+/** Every campaign of `workspaceId` as `{id, status}` (a workspace's deletion cancels and cleans them). */
+export async function selectWorkspaceCampaignStates(
+  db: DbOrTx,
+  workspaceId: string,
+): Promise<{ id: number; status: Campaign["status"] }[]> {
+  return db
+    .select({ id: campaigns.id, status: campaigns.status })
+    .from(campaigns)
+    .where(eq(campaigns.workspaceId, workspaceId));
+}
+
 /** Campaigns with the given ids (any workspace: the engine groups claimed rows by campaign). */
 export async function selectCampaignsByIds(db: DbOrTx, ids: number[]): Promise<Campaign[]> {
   return db.select().from(campaigns).where(inArray(campaigns.id, ids));
@@ -197,7 +208,8 @@ export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$infer
  */
 
 /** Statuses a campaign can be cancelled from: anything not finished. */
-const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as const;
+/** The statuses a cancel ends (cancelCampaignRows). */
+export const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as const;
 
 /** A scheduled campaign is still ahead when its time is more than this away (the launch's rule). */
 const SCHEDULE_AHEAD = sql`now() + interval '5 seconds'`;

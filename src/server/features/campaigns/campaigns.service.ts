@@ -61,6 +61,7 @@ import {
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
+  CANCELLABLE,
   cancelCampaignRows,
   countLiveClaims,
   countQueuedOrSending,
@@ -81,6 +82,7 @@ import {
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
+  selectWorkspaceCampaignStates,
   selectWorkspaceCampaigns,
   setCampaignMeterPeriod,
 } from "./campaigns.queries";
@@ -91,7 +93,7 @@ import {
   type RecipientInput,
   recipientsQuery,
 } from "./campaigns.schemas";
-import { resolveVoicemailAudio } from "./campaigns.voicemail";
+import { resolveVoicemailAudio, voicemailNoticePrefix } from "./campaigns.voicemail";
 import { smsSegments } from "./sms-segments";
 
 type Ctx = Pick<AppContext, "db" | "sql" | "env" | "providers" | "jobs"> & {
@@ -963,6 +965,31 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
   await releaseCampaignUsage(ctx, launchOf(c.campaign), c.cancelledRecipients);
   await settleClaims(ctx, workspaceId, id);
   return { status: "cancelled" as const };
+}
+
+/**
+ * Before a workspace is deleted (features/account): cancels each of its unfinished campaigns as
+ * cancelCampaign does, one after another, each answering once no part of it is on its way to a
+ * provider (settleClaims), so nothing is sent for the workspace once its deletion goes ahead; a
+ * campaign that finished meanwhile is left as it is. Returns the clean-up to run once the
+ * workspace's rows are gone: it deletes the campaigns' stored files (ringless voicemail audio built
+ * with its opt-out notice, under voicemailNoticePrefix) and logs, not throws, a storage failure.
+ */
+export async function stopCampaignsForDeletion(ctx: Ctx, workspaceId: string): Promise<() => Promise<void>> {
+  for (const c of await selectWorkspaceCampaignStates(ctx.db, workspaceId)) {
+    if (!(CANCELLABLE as readonly string[]).includes(c.status)) continue;
+    try {
+      await cancelCampaign(ctx, workspaceId, c.id);
+    } catch (e) {
+      // finished, cancelled or gone between the read and the cancel: nothing more goes out
+      if (!(e instanceof AppError && (e.code === "CONFLICT" || e.code === "NOT_FOUND"))) throw e;
+    }
+  }
+  return async () => {
+    await ctx.providers.storage.deletePrefix(voicemailNoticePrefix(workspaceId)).catch((err) => {
+      ctx.log?.warn({ err, workspaceId }, "a deleted workspace's voicemail audio was not removed");
+    });
+  };
 }
 
 /**

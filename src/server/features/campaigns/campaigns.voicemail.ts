@@ -161,6 +161,11 @@ function rememberFailedBuild(key: string, message: string): void {
  */
 const buildsUnderWay = new Map<string, Promise<MediaItem>>();
 
+/** The storage folder of a workspace's voicemail audio built with its notice (voicemailAudioWithNotice). */
+export function voicemailNoticePrefix(workspaceId: string): string {
+  return `voicemail-notice/${workspaceId}`;
+}
+
 /**
  * The recording a voicemail campaign's drops play, as stored audio (MP3): the business identity
  * spoken first ("This is a message from <business>."), then the workspace's recording, then the
@@ -168,7 +173,7 @@ const buildsUnderWay = new Map<string, Promise<MediaItem>>();
  * recording cannot carry them otherwise: the voicemail provider plays one audio file and takes no
  * keypress. The sentences are spoken offline with eSpeak NG (providers/avatar/tts) and joined to the
  * recording with ffmpeg (44.1 kHz mono MP3), made once per campaign, recording and notice and kept in
- * storage under `voicemail-notice/` (one build at a time per file in this process: concurrent callers
+ * storage under `voicemail-notice/<workspace>/` (one build at a time per file in this process: concurrent callers
  * share it). Returns the media item to serve with `currentKey` pointing at
  * that file, or null when the voice provider has no callback number (the drop would be refused).
  * @throws VoicemailAudioError when the audio cannot be made (eSpeak or ffmpeg failed, the recording
@@ -187,7 +192,8 @@ export async function voicemailAudioWithNotice(
     .update([media.currentKey, notice.identity, notice.optOut].join("\n"))
     .digest("hex")
     .slice(0, 24);
-  const key = `voicemail-notice/${campaign.id}-${media.id}-${hash}.mp3`;
+  // under the workspace's folder, so deleting the workspace deletes them (stopCampaignsForDeletion)
+  const key = `${voicemailNoticePrefix(campaign.workspaceId)}/${campaign.id}-${media.id}-${hash}.mp3`;
   const served = { ...media, currentKey: key, mimeType: "audio/mpeg" };
   if (await ctx.providers.storage.stat(key)) return served;
   const failed = failedBuilds.get(key);

@@ -39,3 +39,12 @@ export async function contactImportExists(
     .where(and(eq(contactImports.workspaceId, workspaceId), eq(contactImports.id, importId)));
   return rows.length > 0;
 }
+
+/** The ids of every import of `workspaceId` (its deletion removes their stored files). */
+export async function selectWorkspaceImportIds(db: DbOrTx, workspaceId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: contactImports.id })
+    .from(contactImports)
+    .where(eq(contactImports.workspaceId, workspaceId));
+  return rows.map((r) => r.id);
+}

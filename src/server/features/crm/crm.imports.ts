@@ -25,7 +25,7 @@ import {
   isEncodingReport,
   isPhoneReport,
 } from "./crm.import";
-import { insertContactImport, selectContactImport } from "./crm.imports.queries";
+import { insertContactImport, selectContactImport, selectWorkspaceImportIds } from "./crm.imports.queries";
 import { geocodeContactsJob, importContactsJob, importStorageKey } from "./crm.jobs";
 import { importJsonSchema } from "./crm.schemas";
 
@@ -209,6 +209,26 @@ export async function startFileImport(
     await ctx.providers.storage.delete(importStorageKey(file.importId)).catch(() => {});
     throw e;
   }
+}
+
+/**
+ * Before a workspace is deleted (features/account): returns the clean-up to run once its rows are
+ * gone, which deletes the stored file of each of its imports (`imports/<id>.csv`: an import still
+ * queued or running keeps its file until its job ends; finished ones have none, and deleting an absent
+ * key is fine). A storage failure is logged, not thrown. An import job that runs after the deletion
+ * finds no import row and ends without a retry (PermanentJobError).
+ */
+export async function importFilesCleanupForDeletion(
+  ctx: Pick<AppContext, "db" | "providers" | "log">,
+  workspaceId: string,
+): Promise<() => Promise<void>> {
+  const ids = await selectWorkspaceImportIds(ctx.db, workspaceId);
+  return async () => {
+    for (const id of ids)
+      await ctx.providers.storage.delete(importStorageKey(id)).catch((err) => {
+        ctx.log.warn({ err, importId: id }, "a deleted workspace's import file was not removed");
+      });
+  };
 }
 
 function parseMapping(raw: unknown): ColumnMapping {

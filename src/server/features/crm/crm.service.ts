@@ -39,6 +39,7 @@ export {
   importContactLimit,
   importContactsJson,
   importErrorsCsv,
+  importFilesCleanupForDeletion,
   startFileImport,
   toImportJson,
 } from "./crm.imports";

@@ -42,7 +42,12 @@ export function tmpDir(deps: { env: Pick<Env, "DATA_DIR"> }): string {
 
 /** Storage prefix of every file of one media item: `u/<workspaceId>/m/<mediaId>`. */
 export function mediaPrefix(workspaceId: string, mediaId: number): string {
-  return `u/${workspaceId}/m/${mediaId}`;
+  return `${workspaceMediaPrefix(workspaceId)}/m/${mediaId}`;
+}
+
+/** The storage folder of a workspace's whole media library (each item under mediaPrefix). */
+export function workspaceMediaPrefix(workspaceId: string): string {
+  return `u/${workspaceId}`;
 }
 
 function bins(env: Env): FfmpegBinaries {

@@ -14,7 +14,7 @@ import type { ByteRange } from "../../providers/storage";
 import { assertWorkspaceFeature } from "../billing/billing.service";
 import { segmentsFromCuts } from "./studio.graph";
 import { derivePreviewsJob, processMediaJob, renderEditJob } from "./studio.jobs";
-import { mediaPrefix, tmpDir } from "./studio.pipeline";
+import { mediaPrefix, tmpDir, workspaceMediaPrefix } from "./studio.pipeline";
 import * as q from "./studio.queries";
 import {
   ALLOWED_MIME,
@@ -322,6 +322,23 @@ export async function deleteMedia(deps: StudioDeps, workspaceId: string, mediaId
   await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch((err) => {
     deps.log.warn({ err, mediaId }, "could not delete media files");
   });
+}
+
+/**
+ * Before a workspace is deleted (features/account): returns the clean-up to run once its rows are
+ * gone, which deletes every stored file of its media library (`u/<workspace>/`: originals, playback
+ * renditions, posters, GIFs, edited versions, finished AI avatar videos). A storage failure is logged,
+ * not thrown.
+ */
+export function mediaFilesCleanupForDeletion(
+  deps: Pick<StudioDeps, "providers" | "log">,
+  workspaceId: string,
+) {
+  return async (): Promise<void> => {
+    await deps.providers.storage.deletePrefix(workspaceMediaPrefix(workspaceId)).catch((err) => {
+      deps.log.warn({ err, workspaceId }, "a deleted workspace's media files were not removed");
+    });
+  };
 }
 
 /** Which stored file of an item to serve. */

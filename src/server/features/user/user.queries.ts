@@ -34,3 +34,13 @@ export async function selectUserIdsWithPreference(db: DbOrTx, key: string): Prom
     .orderBy(users.id);
   return rows.map((r) => r.id);
 }
+
+/**
+ * Deletes the user row: sessions, one-time links and memberships go with it (ON DELETE CASCADE), what
+ * they authored in workspaces keeps a null author (SET NULL). A workspace they still own refuses it
+ * (workspaces.owner_id ON DELETE RESTRICT: a foreign key violation). Returns whether a row was deleted.
+ */
+export async function deleteUser(db: DbOrTx, userId: string): Promise<boolean> {
+  const rows = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
+  return rows.length > 0;
+}

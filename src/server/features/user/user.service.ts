@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
-import { isUniqueViolation } from "../../db/errors";
+import { isConstraintViolation, isUniqueViolation } from "../../db/errors";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { hashPassword, verifyPassword } from "../../lib/passwords";
@@ -125,6 +125,51 @@ export async function changePassword(
   await ctx.limiters.passwordCheck.delete(user.id).catch(() => {});
   await q.updateUser(ctx.db, user.id, { passwordHash: await hashPassword(input.newPassword) });
   await q.deleteOtherSessions(ctx.db, user.id, sessionId);
+}
+
+/** The sentence of an account deletion without the current password. */
+export const DELETE_ACCOUNT_NEEDS_PASSWORD = "Enter your current password to delete your account.";
+/** The sentence of an account deletion with a wrong current password. */
+export const DELETE_ACCOUNT_WRONG_PASSWORD =
+  "That is not your current password. Enter your current password to delete your account.";
+
+/**
+ * Checks the account's current password before its deletion (features/account deleteAccount), with
+ * the limits of a password change (per client IP and per account), so a stolen session can neither
+ * delete the account nor guess the password by trying.
+ * @throws AppError BAD_REQUEST (DELETE_ACCOUNT_NEEDS_PASSWORD), FORBIDDEN
+ *   (DELETE_ACCOUNT_WRONG_PASSWORD), TOO_MANY_REQUESTS past a limit.
+ */
+export async function confirmPasswordForDeletion(
+  ctx: AppContext,
+  user: User,
+  password: string,
+  meta: { ip: string },
+): Promise<void> {
+  await assertCurrentPassword(ctx, user, password, meta, {
+    missing: DELETE_ACCOUNT_NEEDS_PASSWORD,
+    wrong: DELETE_ACCOUNT_WRONG_PASSWORD,
+  });
+}
+
+/**
+ * The last step of an account's deletion (features/account deleteAccount, once the workspaces it
+ * owned are deleted and the others left): deletes the user with their sessions, links and
+ * memberships; what they wrote in workspaces they leave keeps a null author.
+ * @throws AppError CONFLICT when the account owns a workspace again (an ownership transfer to it
+ *   since the check): nothing is deleted then.
+ */
+export async function deleteUserAccount(ctx: Pick<AppContext, "db">, userId: string): Promise<void> {
+  try {
+    await q.deleteUser(ctx.db, userId);
+  } catch (e) {
+    if (isConstraintViolation(e, "23503", "workspaces_owner_id_fkey"))
+      throw new AppError(
+        "CONFLICT",
+        "Your account was just made the owner of a workspace. Transfer its ownership or delete it first, then try again.",
+      );
+    throw e;
+  }
 }
 
 /** Saves the theme and/or merges preferences into the stored ones. */

@@ -191,6 +191,15 @@ export async function lockFallbackWorkspace(tx: DbOrTx, userId: string) {
   await advisoryXactLock(tx, ADVISORY_LOCK.fallbackWorkspace, userId);
 }
 
+/**
+ * Deletes a workspace row; its tenant-owned rows go with it (foreign keys ON DELETE CASCADE; billing
+ * events and local outbox rows keep a null workspace). Returns whether a row was deleted.
+ */
+export async function deleteWorkspace(db: DbOrTx, id: string): Promise<boolean> {
+  const rows = await db.delete(workspaces).where(eq(workspaces.id, id)).returning({ id: workspaces.id });
+  return rows.length > 0;
+}
+
 /** Locks the workspace row for the rest of the transaction (serialises seat checks). */
 export async function lockWorkspace(db: DbOrTx, id: string) {
   await db.execute(sql`select 1 from ${workspaces} where ${workspaces.id} = ${id} for update`);

@@ -906,6 +906,68 @@ export async function leaveWorkspace(
   });
 }
 
+/** One of an account's memberships, with how many other people are members (account deletion). */
+export interface AccountMembership {
+  tenant: Tenant;
+  /** members other than the account itself */
+  otherMembers: number;
+}
+
+/**
+ * The user's memberships as tenants (owned first, then by join time), each with its count of other
+ * members: what features/account needs to say what deleting the account does to each workspace.
+ */
+export async function listAccountMemberships(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+): Promise<AccountMembership[]> {
+  const memberships = await q.listMemberships(ctx.db, userId);
+  return Promise.all(
+    memberships.map(async (m) => ({
+      tenant: {
+        userId,
+        workspaceId: m.workspace.id,
+        role: m.role,
+        plan: m.workspace.plan,
+        workspace: m.workspace,
+      },
+      otherMembers: Math.max(0, (await q.countMembers(ctx.db, m.workspace.id)) - 1),
+    })),
+  );
+}
+
+/**
+ * The last step of deleting a workspace (features/account deleteWorkspace and deleteAccount, which
+ * end its subscription, campaigns and files around it): under the workspace lock, re-reads that the
+ * caller still owns it (lockAsActor: a transfer may have just moved it) and, with `soloOnly`, that
+ * nobody else is a member now (an invitation may have been accepted since the account's preview),
+ * then deletes the row and with it everything the workspace owns (foreign keys ON DELETE CASCADE:
+ * contacts, campaigns, media rows, keys, webhooks, invitations, memberships). Sessions that had it
+ * active fall back to another workspace of their person (resolveTenant). Returns the user ids of the
+ * other members it had, for their notice.
+ * @throws AppError FORBIDDEN (not the owner); CONFLICT (`soloOnly` and other members).
+ */
+export async function deleteOwnedWorkspace(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  opts: { soloOnly?: boolean } = {},
+): Promise<{ otherMemberIds: string[] }> {
+  assertCan(tenant, "deleteWorkspace");
+  return ctx.db.transaction(async (tx) => {
+    await lockAsActor(tx, tenant, "deleteWorkspace");
+    const otherMemberIds = (await q.listMembers(tx, tenant.workspaceId))
+      .map((m) => m.userId)
+      .filter((id) => id !== tenant.userId);
+    if (opts.soloOnly && otherMemberIds.length > 0)
+      throw new AppError(
+        "CONFLICT",
+        `${tenant.workspace.name} has other members now. Transfer its ownership (Settings > Team) or delete it (Settings > Workspace) first.`,
+      );
+    await q.deleteWorkspace(tx, tenant.workspaceId);
+    return { otherMemberIds };
+  });
+}
+
 /**
  * Updates name, branding and the phone country (owner and admin). Hiding 'Powered by Pitchwise' is
  * the Enterprise white-label option (spec section 9); `phone_country` (ISO 3166-1 alpha-2, checked

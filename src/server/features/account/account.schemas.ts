@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+/** The word a person types to confirm deleting their account (as Mailchimp and GitHub ask). */
+export const DELETE_ACCOUNT_WORD = "DELETE";
+
+/** Settings > Workspace > Delete workspace: the workspace's name, typed to confirm. */
+export const deleteWorkspaceInput = z.object({
+  confirm_name: z.string().max(200),
+});
+export type DeleteWorkspaceInput = z.infer<typeof deleteWorkspaceInput>;
+
+/** Settings > Profile > Delete account: the current password and DELETE_ACCOUNT_WORD, typed. */
+export const deleteAccountInput = z.object({
+  password: z.string().max(1000),
+  confirm: z.string().max(50),
+});
+export type DeleteAccountInput = z.infer<typeof deleteAccountInput>;

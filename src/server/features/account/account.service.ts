@@ -1,0 +1,181 @@
+import type { AppContext } from "../../context";
+import type { User } from "../../db/schema";
+import { AppError } from "../../lib/errors";
+import { revokeKeysOfDepartingMember } from "../api/api.service";
+import { endSubscriptionForDeletion } from "../billing/billing.service";
+import { stopCampaignsForDeletion } from "../campaigns/campaigns.service";
+import { importFilesCleanupForDeletion } from "../crm/crm.service";
+import { mediaFilesCleanupForDeletion } from "../studio/studio.service";
+import { confirmPasswordForDeletion, deleteUserAccount, getUserProfiles } from "../user/user.service";
+import {
+  assertCan,
+  deleteOwnedWorkspace,
+  leaveWorkspace,
+  listAccountMemberships,
+  type Tenant,
+} from "../workspaces/workspaces.service";
+import { DELETE_ACCOUNT_WORD, type DeleteAccountInput, type DeleteWorkspaceInput } from "./account.schemas";
+
+// Deleting a workspace or a whole account: the one place that reaches every feature holding a
+// workspace's data or money (billing, campaigns, CRM imports, the media library, API keys) through
+// their services, so none of them has to know about the others. Nothing here imports this feature
+// but its router.
+
+/** What deleting the signed-in account would do to each of its workspaces (Settings > Profile). */
+export interface AccountDeletionPreview {
+  /** owned workspaces with other members: the account cannot be deleted until each is handed over or deleted */
+  blocking: { id: string; name: string; other_members: number }[];
+  /** owned workspaces nobody else is in: deleted with the account (subscription ended, data and files removed) */
+  deleted: { id: string; name: string; plan: string; subscribed: boolean }[];
+  /** workspaces the account is a member of: it leaves them (its API keys there are revoked) */
+  left: { id: string; name: string; role: string }[];
+}
+
+/**
+ * What deleting `userId`'s account would do, workspace by workspace (AccountDeletionPreview); read
+ * again by deleteAccount itself, so a preview that went stale changes nothing.
+ */
+export async function accountDeletionPreview(
+  ctx: Pick<AppContext, "db">,
+  userId: string,
+): Promise<AccountDeletionPreview> {
+  const preview: AccountDeletionPreview = { blocking: [], deleted: [], left: [] };
+  for (const { tenant, otherMembers } of await listAccountMemberships(ctx, userId)) {
+    const { workspace: w } = tenant;
+    if (tenant.role !== "owner") preview.left.push({ id: w.id, name: w.name, role: tenant.role });
+    else if (otherMembers > 0) preview.blocking.push({ id: w.id, name: w.name, other_members: otherMembers });
+    else
+      preview.deleted.push({
+        id: w.id,
+        name: w.name,
+        plan: w.plan,
+        subscribed: Boolean(w.stripeSubscriptionId) && w.subscriptionStatus !== "canceled",
+      });
+  }
+  return preview;
+}
+
+/**
+ * Deletes a workspace the caller owns, with everything in it, in this order (each step's failure
+ * stops the rest): its subscription ends now at the payments vendor (billing
+ * endSubscriptionForDeletion: a vendor outage deletes nothing); its unfinished campaigns are
+ * cancelled, each once nothing of it is on its way to a provider (campaigns
+ * stopCampaignsForDeletion); the row goes under the workspace lock with the ownership re-read
+ * (workspaces deleteOwnedWorkspace; `soloOnly` also refuses it if someone else is a member now),
+ * taking its contacts, campaigns, media rows, keys, webhooks and invitations (ON DELETE CASCADE); then
+ * the stored files of its imports, campaigns and media library are removed (a storage failure is
+ * logged, leaving orphan files, never undeleted data). Returns the other members' user ids it had.
+ * @throws AppError FORBIDDEN (not the owner), CONFLICT (`soloOnly`), BAD_GATEWAY (payments vendor).
+ */
+async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?: boolean }) {
+  assertCan(tenant, "deleteWorkspace");
+  await endSubscriptionForDeletion(ctx, tenant.workspaceId);
+  const cleanCampaigns = await stopCampaignsForDeletion(ctx, tenant.workspaceId);
+  const cleanImports = await importFilesCleanupForDeletion(ctx, tenant.workspaceId);
+  const cleanMedia = mediaFilesCleanupForDeletion(ctx, tenant.workspaceId);
+  const { otherMemberIds } = await deleteOwnedWorkspace(ctx, tenant, opts);
+  await cleanCampaigns();
+  await cleanImports();
+  await cleanMedia();
+  ctx.log.info({ workspaceId: tenant.workspaceId, by: tenant.userId }, "workspace deleted");
+  return otherMemberIds;
+}
+
+/**
+ * Settings > Workspace > Delete workspace (owner only): deletes the active workspace and everything
+ * in it (purgeWorkspace), after the owner typed its name (compared after trimming, case and all).
+ * Its other members lose access at once (their sessions fall back to another workspace of theirs,
+ * resolveTenant) and each gets an email saying who deleted it. A person whose only workspace this was
+ * gets a new empty one on their next request (resolveTenant), as after leaving their last. Returns
+ * `{ success, deleted: {id, name}, notified }` (how many members were emailed).
+ * @throws AppError FORBIDDEN (admins, members), BAD_REQUEST (the name does not match), BAD_GATEWAY
+ *   (the payments vendor could not end the subscription: nothing was deleted).
+ */
+export async function deleteWorkspace(ctx: AppContext, tenant: Tenant, input: DeleteWorkspaceInput) {
+  assertCan(tenant, "deleteWorkspace");
+  const name = tenant.workspace.name.trim();
+  if (input.confirm_name.trim() !== name)
+    throw new AppError("BAD_REQUEST", `Type the workspace's name, ${name}, exactly as it is to confirm.`);
+  const others = await purgeWorkspace(ctx, tenant, {});
+  const profiles = await getUserProfiles(ctx, [tenant.userId, ...others]);
+  const by = profiles.get(tenant.userId)?.name ?? "The owner";
+  let notified = 0;
+  for (const id of others) {
+    const p = profiles.get(id);
+    if (!p) continue;
+    try {
+      await ctx.providers.email.send({
+        to: p.email,
+        subject: `${name} was deleted on Pitchwise`,
+        text: `Hi ${p.name},\n\n${by} deleted the ${name} workspace on Pitchwise, with its contacts, campaigns and media. You no longer have access to it.\n\nYour Pitchwise account and your other workspaces are not affected.`,
+        tag: "workspace-deleted",
+      });
+      notified++;
+    } catch (err) {
+      ctx.log.warn({ err, workspaceId: tenant.workspaceId }, "a workspace deletion notice was not sent");
+    }
+  }
+  return { success: true as const, deleted: { id: tenant.workspaceId, name }, notified };
+}
+
+/**
+ * Settings > Profile > Delete account: after the person typed DELETE_ACCOUNT_WORD and their current
+ * password (checked and rate-limited as a password change: user confirmPasswordForDeletion), deletes
+ * the account. A workspace it owns with other members blocks it (CONFLICT naming them: hand it over in
+ * Settings > Team or delete it first, as GitHub asks of organisation owners); each workspace it owns
+ * alone is deleted (purgeWorkspace, soloOnly); it leaves the others (workspaces leaveWorkspace, its API
+ * keys there revoked); then the user row goes with its sessions, links and memberships (user
+ * deleteUserAccount; what it wrote elsewhere keeps a null author). A confirmation goes to the
+ * account's address (logged if it cannot be sent). The caller clears the session cookie.
+ * Returns `{ success, deleted_workspaces, left_workspaces }` (counts).
+ * @throws AppError BAD_REQUEST (DELETE not typed, no password), FORBIDDEN (wrong password),
+ *   TOO_MANY_REQUESTS, CONFLICT (owned workspaces with members), BAD_GATEWAY (payments vendor: the
+ *   account and that workspace stay; workspaces deleted before it stay deleted, and trying again
+ *   goes on from there).
+ */
+export async function deleteAccount(
+  ctx: AppContext,
+  user: User,
+  input: DeleteAccountInput,
+  meta: { ip: string },
+) {
+  if (input.confirm.trim() !== DELETE_ACCOUNT_WORD)
+    throw new AppError(
+      "BAD_REQUEST",
+      `Type ${DELETE_ACCOUNT_WORD} to confirm that the account should be deleted.`,
+    );
+  await confirmPasswordForDeletion(ctx, user, input.password, meta);
+  const memberships = await listAccountMemberships(ctx, user.id);
+  const blocking = memberships.filter((m) => m.tenant.role === "owner" && m.otherMembers > 0);
+  if (blocking.length > 0) {
+    const names = blocking.map((m) => m.tenant.workspace.name).join(", ");
+    throw new AppError(
+      "CONFLICT",
+      `You own ${names}, which ${blocking.length === 1 ? "has" : "have"} other members. Transfer ${blocking.length === 1 ? "its" : "their"} ownership (Settings > Team) or delete ${blocking.length === 1 ? "it" : "them"} (Settings > Workspace) first.`,
+    );
+  }
+  let deleted = 0;
+  let left = 0;
+  for (const { tenant } of memberships) {
+    if (tenant.role === "owner") {
+      await purgeWorkspace(ctx, tenant, { soloOnly: true });
+      deleted++;
+    } else {
+      await leaveWorkspace(ctx, tenant, revokeKeysOfDepartingMember);
+      left++;
+    }
+  }
+  await deleteUserAccount(ctx, user.id);
+  ctx.log.info({ userId: user.id, deleted, left }, "account deleted");
+  try {
+    await ctx.providers.email.send({
+      to: user.email,
+      subject: "Your Pitchwise account was deleted",
+      text: `Hi ${user.name},\n\nYour Pitchwise account (${user.email}) was deleted, as you asked. ${deleted === 1 ? "The workspace you owned was" : `The ${deleted} workspaces you owned were`} deleted with ${deleted === 1 ? "its" : "their"} contacts, campaigns and media${deleted > 0 ? ", and any subscription ended" : ""}.\n\nIf this wasn't you, reply to this email at once.`,
+      tag: "account-deleted",
+    });
+  } catch (err) {
+    ctx.log.warn({ err, userId: user.id }, "the account deletion confirmation was not sent");
+  }
+  return { success: true as const, deleted_workspaces: deleted, left_workspaces: left };
+}

@@ -1,0 +1,300 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiKeys, campaigns, contacts, outboxMessages, users, workspaces } from "../../src/server/db/schema";
+import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
+import {
+  type AuthedClient,
+  createTestApp,
+  joinWorkspace,
+  setPlan,
+  signUp,
+  type TestApp,
+  trpcCall,
+  uniqueEmail,
+} from "../helpers";
+import { stripeTestApp, subscribeLocally } from "../stripe-app";
+import { multipart } from "./studio-helpers";
+
+/**
+ * Deleting a workspace (Settings > Workspace, owner only, its name typed) and a whole account
+ * (Settings > Profile, the current password and DELETE typed): the subscription ends at the vendor
+ * first (a vendor outage deletes nothing), campaigns stop, rows and stored files go, other members are
+ * told, and nothing of another workspace is touched.
+ */
+
+async function workspaceRow(t: TestApp, id: string) {
+  const [w] = await t.db.select().from(workspaces).where(eq(workspaces.id, id));
+  return w ?? null;
+}
+async function contactCount(t: TestApp, workspaceId: string) {
+  return (await t.db.select().from(contacts).where(eq(contacts.workspaceId, workspaceId))).length;
+}
+async function emailsTo(t: TestApp, to: string) {
+  return t.db.select().from(outboxMessages).where(eq(outboxMessages.to, to));
+}
+async function me(client: AuthedClient) {
+  return client.get("/api/auth/me");
+}
+async function addContact(client: AuthedClient, email = uniqueEmail("contact")) {
+  const res = await client.post("/api/contacts", { first_name: "Dana", last_name: "Lee", email });
+  expect(res.statusCode, res.body).toBe(200);
+}
+/** Uploads a one-second clip made with ffmpeg through the studio's upload; returns the media id. */
+async function uploadClip(client: AuthedClient): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-deletion-"));
+  const file = path.join(dir, "clip.mp4");
+  await runFfmpeg(resolveFfmpegBinaries({}), {
+    globalOptions: ["-f", "lavfi"],
+    inputs: [{ path: "testsrc=size=160x120:rate=10:duration=1" }],
+    outputs: [{ path: file, options: ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"] }],
+  });
+  const body = multipart(
+    { name: "Clip" },
+    { field: "video", filename: "clip.mp4", contentType: "video/mp4", content: fs.readFileSync(file) },
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+  const res = await client.inject({ method: "POST", url: "/api/videos/upload", ...body });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().media.id as number;
+}
+
+describe("deleting a workspace (local providers)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it("only the owner, with the name typed exactly; members lose access and are told; other workspaces keep everything", async () => {
+    const name = `Harbour Plumbing ${Date.now()}`;
+    const owner = await signUp(t.app, { business_name: name });
+    const wsId = owner.user.id;
+    await addContact(owner.client);
+    await setPlan(t, wsId, "business");
+    const admin = await joinWorkspace(t, owner.client, "admin");
+    expect((await me(admin.client)).json().workspace.id).toBe(wsId);
+    const stranger = await signUp(t.app);
+    await addContact(stranger.client);
+
+    const byAdmin = await trpcCall(admin.client, "account.deleteWorkspace", { confirm_name: name });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.error?.message).toBe("Only the workspace owner can delete the workspace.");
+    const misspelt = await trpcCall(owner.client, "account.deleteWorkspace", {
+      confirm_name: name.toUpperCase(),
+    });
+    expect(misspelt.status).toBe(400);
+    expect(misspelt.error?.message).toBe(`Type the workspace's name, ${name}, exactly as it is to confirm.`);
+    expect(await workspaceRow(t, wsId)).not.toBeNull();
+
+    const done = await trpcCall(owner.client, "account.deleteWorkspace", { confirm_name: ` ${name} ` });
+    expect(done.status, JSON.stringify(done.error)).toBe(200);
+    expect(done.data).toEqual({ success: true, deleted: { id: wsId, name }, notified: 1 });
+    expect(await workspaceRow(t, wsId)).toBeNull();
+    expect(await contactCount(t, wsId)).toBe(0);
+    // the stranger's workspace is untouched
+    expect(await contactCount(t, stranger.user.id)).toBe(1);
+    // the admin is back in their own workspace, and was told who deleted which workspace
+    const adminMe = await me(admin.client);
+    expect(adminMe.statusCode).toBe(200);
+    expect(adminMe.json().workspace.id).toBe(admin.user.id);
+    const [notice] = await emailsTo(t, admin.user.email).then((m) =>
+      m.filter((x) => x.subject === `${name} was deleted on Pitchwise`),
+    );
+    expect(notice?.body).toContain(`${owner.user.name} deleted the ${name} workspace on Pitchwise`);
+    // the owner, whose only workspace it was, is signed in still, in a new empty workspace
+    const ownerMe = await me(owner.client);
+    expect(ownerMe.statusCode).toBe(200);
+    expect(ownerMe.json().workspace.id).not.toBe(wsId);
+    expect(ownerMe.json().workspace.role).toBe("owner");
+    expect(await contactCount(t, ownerMe.json().workspace.id)).toBe(0);
+  });
+
+  it("cancels its scheduled campaign (nothing is sent when its time comes) and removes its media files from storage", async () => {
+    const name = `Deletion Media ${Date.now()}`;
+    const owner = await signUp(t.app, { business_name: name });
+    const wsId = owner.user.id;
+    const recipient = uniqueEmail("later");
+    const launch = await owner.client.post("/api/campaigns/email/launch", {
+      campaignName: "Later",
+      subject: "S",
+      body: "B",
+      contacts: [{ name: "L", email: recipient }],
+      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
+    expect(launch.statusCode, launch.body).toBe(200);
+    const campaignId = launch.json().campaignId as number;
+    const mediaId = await uploadClip(owner.client);
+    const libraryDir = path.join(t.env.DATA_DIR, "media", "u", wsId);
+    expect(fs.readdirSync(path.join(libraryDir, "m", String(mediaId))).length).toBeGreaterThan(0);
+
+    const done = await trpcCall(owner.client, "account.deleteWorkspace", { confirm_name: name });
+    expect(done.status, JSON.stringify(done.error)).toBe(200);
+    expect(fs.existsSync(libraryDir)).toBe(false);
+    expect(await t.db.select().from(campaigns).where(eq(campaigns.id, campaignId))).toEqual([]);
+    // the campaign's time comes: its fan-out finds nothing to send
+    await t.jobs.runDeferred();
+    expect(await emailsTo(t, recipient)).toEqual([]);
+  });
+});
+
+describe("deleting an account (local providers)", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => t?.close());
+
+  it("needs DELETE typed and the current password; then the account, its own workspace and its sessions are gone", async () => {
+    const u = await subscribeLocally(t, "professional");
+    const wsId = u.user.id;
+    await addContact(u.client);
+    const preview = await trpcCall(u.client, "account.deletionPreview", undefined, "query");
+    expect(preview.data).toEqual({
+      blocking: [],
+      deleted: [{ id: wsId, name: "Acme", plan: "professional", subscribed: true }],
+      left: [],
+    });
+
+    const noWord = await trpcCall(u.client, "account.deleteAccount", {
+      password: u.password,
+      confirm: "delete me",
+    });
+    expect(noWord.status).toBe(400);
+    expect(noWord.error?.message).toBe("Type DELETE to confirm that the account should be deleted.");
+    const wrong = await trpcCall(u.client, "account.deleteAccount", {
+      password: "not-my-password",
+      confirm: "DELETE",
+    });
+    expect(wrong.status).toBe(403);
+    expect(wrong.error?.message).toBe(
+      "That is not your current password. Enter your current password to delete your account.",
+    );
+    expect(await workspaceRow(t, wsId)).not.toBeNull();
+
+    const res = await u.client.inject({
+      method: "POST",
+      url: "/trpc/account.deleteAccount",
+      payload: { json: { password: u.password, confirm: "DELETE" } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().result.data.json).toEqual({ success: true, deleted_workspaces: 1, left_workspaces: 0 });
+    // the cookie is cleared and the session no longer exists
+    expect(res.cookies.find((c) => c.name === "pw_session")?.value ?? "").toBe("");
+    expect((await me(u.client)).statusCode).toBe(401);
+    expect(await t.db.select().from(users).where(eq(users.id, u.user.id))).toEqual([]);
+    expect(await workspaceRow(t, wsId)).toBeNull();
+    expect(await contactCount(t, wsId)).toBe(0);
+    // signing in again is refused; the confirmation went to the address
+    const login = await t.app.inject({
+      method: "POST",
+      url: "/api/auth/login",
+      payload: { email: u.user.email, password: u.password },
+    });
+    expect(login.statusCode).toBe(401);
+    const sent = await emailsTo(t, u.user.email);
+    expect(sent.some((m) => m.subject === "Your Pitchwise account was deleted")).toBe(true);
+  });
+
+  it("an owned workspace with other members blocks it until handed over; then it leaves, its API keys there revoked", async () => {
+    const name = `Shared Studio ${Date.now()}`;
+    const owner = await signUp(t.app, { business_name: name });
+    await setPlan(t, owner.user.id, "business");
+    const teammate = await joinWorkspace(t, owner.client, "admin");
+    const blocked = await trpcCall(owner.client, "account.deleteAccount", {
+      password: owner.password,
+      confirm: "DELETE",
+    });
+    expect(blocked.status).toBe(409);
+    expect(blocked.error?.message).toBe(
+      `You own ${name}, which has other members. Transfer its ownership (Settings > Team) or delete it (Settings > Workspace) first.`,
+    );
+    expect((await trpcCall(owner.client, "account.deletionPreview", undefined, "query")).data).toEqual({
+      blocking: [{ id: owner.user.id, name, other_members: 1 }],
+      deleted: [],
+      left: [],
+    });
+
+    // the teammate (admin of the shared workspace) makes a key there, then deletes their account
+    const key = await teammate.client.post("/api/api-keys", { name: "Zapier", scopes: ["contacts:read"] });
+    expect(key.statusCode, key.body).toBe(200);
+    const preview = await trpcCall(teammate.client, "account.deletionPreview", undefined, "query");
+    expect(preview.data.left).toEqual([{ id: owner.user.id, name, role: "admin" }]);
+    expect(preview.data.deleted.map((w: { id: string }) => w.id)).toEqual([teammate.user.id]);
+    const gone = await trpcCall(teammate.client, "account.deleteAccount", {
+      password: teammate.password,
+      confirm: "DELETE",
+    });
+    expect(gone.status, JSON.stringify(gone.error)).toBe(200);
+    expect(gone.data).toEqual({ success: true, deleted_workspaces: 1, left_workspaces: 1 });
+    // the shared workspace stays with its owner; the teammate's key is revoked and no longer works
+    expect(await workspaceRow(t, owner.user.id)).not.toBeNull();
+    expect(await workspaceRow(t, teammate.user.id)).toBeNull();
+    const [k] = await t.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.workspaceId, owner.user.id), eq(apiKeys.name, "Zapier")));
+    expect(k?.revokedAt).not.toBeNull();
+    const call = await t.app.inject({
+      method: "GET",
+      url: "/api/v1/contacts",
+      headers: { authorization: `Bearer ${key.json().key}` },
+    });
+    expect(call.statusCode).toBe(401);
+    const members = (await owner.client.get("/api/workspaces/current/members")).json().members;
+    expect(members.map((m: { user_id: string }) => m.user_id)).toEqual([owner.user.id]);
+    // now alone, the owner can delete theirs
+    const ok = await trpcCall(owner.client, "account.deleteAccount", {
+      password: owner.password,
+      confirm: "DELETE",
+    });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+  });
+});
+
+describe("deleting an account with a Stripe subscription (real SDK, fake Stripe API)", () => {
+  const { app: s, deliver } = stripeTestApp("whsec_account_deletion", "sk_test_account_deletion");
+
+  async function subscriber() {
+    const u = await signUp(s.t.app);
+    const res = await u.client.post("/api/payment/create-checkout-session", {
+      priceId: "price_professional",
+      planName: "professional",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const session = (res.json().url as string).split("/").pop()!;
+    for (const e of s.fake.completeCheckout(session)) await deliver(e);
+    return { ...u, subscriptionId: s.fake.sessions.get(session)!.subscription as string };
+  }
+
+  it("Stripe unreachable: nothing is deleted; once it answers, the subscription is cancelled now, then everything goes", async () => {
+    const u = await subscriber();
+    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
+    s.fake.failNext(down, down, down);
+    const failed = await trpcCall(u.client, "account.deleteAccount", {
+      password: u.password,
+      confirm: "DELETE",
+    });
+    // BAD_GATEWAY: tRPC has no 502 and answers INTERNAL_SERVER_ERROR (500) with the sentence
+    expect(failed.status).toBe(500);
+    expect(failed.error?.message).toBe(
+      "The payment provider could not be reached to end this workspace's subscription, so nothing was deleted. Please try again in a minute.",
+    );
+    expect(await workspaceRow(s.t, u.user.id)).not.toBeNull();
+    expect((await me(u.client)).statusCode).toBe(200);
+    expect(s.fake.subscriptions.get(u.subscriptionId)!.status).toBe("active");
+
+    const ok = await trpcCall(u.client, "account.deleteAccount", { password: u.password, confirm: "DELETE" });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+    const cancels = s.fake.requests.filter(
+      (r) => r.method === "DELETE" && r.path === `/v1/subscriptions/${u.subscriptionId}`,
+    );
+    expect(cancels.length).toBeGreaterThanOrEqual(1);
+    expect(s.fake.subscriptions.get(u.subscriptionId)!.status).toBe("canceled");
+    expect(await workspaceRow(s.t, u.user.id)).toBeNull();
+    // Stripe's later event about the ended subscription finds no workspace and is answered 200
+    await deliver(s.fake.endSubscription(u.subscriptionId));
+  });
+});

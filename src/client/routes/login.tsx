@@ -55,13 +55,22 @@ function LoginPage() {
       footer={
         <>
           Don&apos;t have an account?{" "}
-          <Link to="/register" search={search} className="font-medium text-primary-text hover:underline">
+          <Link
+            to="/register"
+            search={{ redirect: search.redirect }}
+            className="font-medium text-primary-text hover:underline"
+          >
             Sign up
           </Link>
         </>
       }
     >
       <form onSubmit={onSubmit} className="grid gap-4" noValidate>
+        {search.deleted === "account" && !error && (
+          <AlertBanner variant="success">
+            Your account was deleted. A confirmation is on its way to your email.
+          </AlertBanner>
+        )}
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
         <FormField label="Email" htmlFor="login-email" error={errors.email?.message}>
           <Input

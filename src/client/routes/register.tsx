@@ -60,7 +60,11 @@ function RegisterPage() {
       footer={
         <>
           Already have an account?{" "}
-          <Link to="/login" search={search} className="font-medium text-primary-text hover:underline">
+          <Link
+            to="/login"
+            search={{ redirect: search.redirect }}
+            className="font-medium text-primary-text hover:underline"
+          >
             Sign in
           </Link>
         </>

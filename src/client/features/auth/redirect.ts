@@ -24,12 +24,19 @@ export function safeRedirect(value: unknown): string {
   return value;
 }
 
-/** Search params of /login and /register: `?redirect=/contacts/42`. */
+/**
+ * Search params of /login and /register: `?redirect=/contacts/42`; `?deleted=account` after Settings >
+ * Profile > Delete account (the sign-in page then says the account was deleted).
+ */
 export interface AuthSearch {
   redirect?: string;
+  deleted?: "account";
 }
 
 /** validateSearch for /login and /register. */
 export function validateAuthSearch(search: Record<string, unknown>): AuthSearch {
-  return typeof search.redirect === "string" && search.redirect ? { redirect: search.redirect } : {};
+  return {
+    ...(typeof search.redirect === "string" && search.redirect ? { redirect: search.redirect } : {}),
+    ...(search.deleted === "account" ? { deleted: "account" as const } : {}),
+  };
 }

@@ -9,6 +9,7 @@ import { Input } from "@/client/components/ui/input";
 import { useAuth, useCurrentUser } from "@/client/features/auth/auth-context";
 import { errorMessage } from "@/client/lib/errors";
 import { useTRPC } from "@/client/trpc";
+import { DeleteAccountCard } from "./danger-zone";
 import type { ShowBanner } from "./types";
 
 /** Profile rules (spec section 5): name and email required. */
@@ -44,12 +45,16 @@ type PasswordValues = z.infer<typeof passwordSchema>;
 
 const EMAIL_NEEDS_PASSWORD = "Enter your current password to change your email.";
 
-/** Profile tab: the profile form (tRPC `user.updateProfile`) and the change-password form (`user.changePassword`). */
+/**
+ * Profile tab: the profile form (tRPC `user.updateProfile`), the change-password form
+ * (`user.changePassword`) and Delete account (danger-zone DeleteAccountCard).
+ */
 export function ProfileTab({ onBanner }: { onBanner: ShowBanner }) {
   return (
     <div className="grid gap-6 xl:grid-cols-2">
       <ProfileForm onBanner={onBanner} />
       <PasswordForm onBanner={onBanner} />
+      <DeleteAccountCard />
     </div>
   );
 }

@@ -7,19 +7,25 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
 import { useTRPC } from "@/client/trpc";
+import { DeleteWorkspaceCard } from "./danger-zone";
 import type { ShowBanner } from "./types";
 
 /**
  * Settings > Workspace (issue 10): name and the branding recipients see on landing pages and emails
  * (sender name, brand colour, logo); Enterprise may hide 'Powered by Pitchwise'; the phone country
  * national numbers are read in (issue 14: `020 7946 0018` is a UK number once it is GB). Owners and
- * admins edit; members read.
+ * admins edit; members read. The owner also sees Delete workspace (danger-zone DeleteWorkspaceCard).
  */
 export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
   const qc = useQueryClient();
   const current = useQuery(trpc.workspaces.current.queryOptions());
   const countries = usePhoneCountries();
+  // how many people lose access if the owner deletes the workspace (Delete workspace)
+  const members = useQuery({
+    ...trpc.workspaces.members.queryOptions(),
+    enabled: current.data?.role === "owner",
+  });
   const ids = {
     name: useId(),
     sender: useId(),
@@ -70,97 +76,104 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
     onChange: (e: React.ChangeEvent<HTMLInputElement>) => setForm((f) => ({ ...f, [key]: e.target.value })),
   });
   return (
-    <Card>
-      <CardHeader>
-        <CardTitle>Workspace</CardTitle>
-        <CardDescription>
-          {canEdit
-            ? "Your business as recipients see it on video pages and in emails."
-            : "Only the owner or an admin can change these settings."}
-        </CardDescription>
-      </CardHeader>
-      <CardContent>
-        <form onSubmit={submit} className="grid max-w-xl gap-4" noValidate>
-          <div className="grid gap-1.5">
-            <Label htmlFor={ids.name}>Workspace name</Label>
-            <Input id={ids.name} {...field("name")} maxLength={80} />
-          </div>
-          <div className="grid gap-1.5">
-            <Label htmlFor={ids.sender}>Sender name</Label>
-            <Input id={ids.sender} {...field("sender_name")} maxLength={80} placeholder={form.name} />
-            <p className="text-xs text-muted-foreground">Shown as the sender of emails and on video pages.</p>
-          </div>
-          <div className="grid gap-1.5">
-            <Label htmlFor={ids.color}>Brand colour</Label>
-            <div className="flex items-center gap-3">
-              <Input id={ids.color} {...field("brand_color")} placeholder="#1a2b3c" className="max-w-40" />
-              <span
-                aria-hidden
-                className="size-8 rounded-md border border-border"
-                style={{
-                  background: /^#[0-9a-f]{6}$/i.test(form.brand_color) ? form.brand_color : "transparent",
-                }}
+    <div className="grid gap-6">
+      <Card>
+        <CardHeader>
+          <CardTitle>Workspace</CardTitle>
+          <CardDescription>
+            {canEdit
+              ? "Your business as recipients see it on video pages and in emails."
+              : "Only the owner or an admin can change these settings."}
+          </CardDescription>
+        </CardHeader>
+        <CardContent>
+          <form onSubmit={submit} className="grid max-w-xl gap-4" noValidate>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.name}>Workspace name</Label>
+              <Input id={ids.name} {...field("name")} maxLength={80} />
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.sender}>Sender name</Label>
+              <Input id={ids.sender} {...field("sender_name")} maxLength={80} placeholder={form.name} />
+              <p className="text-xs text-muted-foreground">
+                Shown as the sender of emails and on video pages.
+              </p>
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.color}>Brand colour</Label>
+              <div className="flex items-center gap-3">
+                <Input id={ids.color} {...field("brand_color")} placeholder="#1a2b3c" className="max-w-40" />
+                <span
+                  aria-hidden
+                  className="size-8 rounded-md border border-border"
+                  style={{
+                    background: /^#[0-9a-f]{6}$/i.test(form.brand_color) ? form.brand_color : "transparent",
+                  }}
+                />
+              </div>
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.logo}>Logo URL</Label>
+              <Input
+                id={ids.logo}
+                type="url"
+                {...field("logo_url")}
+                placeholder="https://example.com/logo.png"
               />
             </div>
-          </div>
-          <div className="grid gap-1.5">
-            <Label htmlFor={ids.logo}>Logo URL</Label>
-            <Input
-              id={ids.logo}
-              type="url"
-              {...field("logo_url")}
-              placeholder="https://example.com/logo.png"
-            />
-          </div>
-          <div className="grid gap-1.5">
-            <Label htmlFor={ids.country}>Phone country</Label>
-            <select
-              id={ids.country}
-              aria-describedby={ids.countryHelp}
-              className="h-10 w-full min-w-0 max-w-sm rounded-lg border border-input bg-card px-3 text-sm disabled:cursor-not-allowed disabled:opacity-50"
-              value={form.phone_country}
-              disabled={!canEdit}
-              onChange={(e) => setForm((f) => ({ ...f, phone_country: e.target.value }))}
-            >
-              {countries.length === 0 && <option value={form.phone_country}>{form.phone_country}</option>}
-              {countries.map((c) => (
-                <option key={c.code} value={c.code}>
-                  {c.name} (+{c.callingCode})
-                </option>
-              ))}
-            </select>
-            <p id={ids.countryHelp} className="text-xs text-muted-foreground">
-              Phone numbers typed without a + country code (on contacts, imports and campaigns) are read as
-              numbers of this country.
-            </p>
-          </div>
-          <div className="flex items-center gap-3">
-            <Switch
-              id={ids.hide}
-              checked={form.hide_branding}
-              disabled={!canEdit || !current.data.white_label_available}
-              onCheckedChange={(v) => setForm((f) => ({ ...f, hide_branding: v }))}
-            />
-            <Label htmlFor={ids.hide}>Hide 'Powered by Pitchwise'</Label>
-          </div>
-          {!current.data.white_label_available && (
-            <p className="text-xs text-muted-foreground">
-              White-label options come with the Enterprise plan.{" "}
-              <Link to="/pricing" className="underline">
-                See plans
-              </Link>
-            </p>
-          )}
-          {canEdit && (
-            <div>
-              <Button type="submit" disabled={save.isPending}>
-                {save.isPending ? "Saving..." : "Save workspace"}
-              </Button>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.country}>Phone country</Label>
+              <select
+                id={ids.country}
+                aria-describedby={ids.countryHelp}
+                className="h-10 w-full min-w-0 max-w-sm rounded-lg border border-input bg-card px-3 text-sm disabled:cursor-not-allowed disabled:opacity-50"
+                value={form.phone_country}
+                disabled={!canEdit}
+                onChange={(e) => setForm((f) => ({ ...f, phone_country: e.target.value }))}
+              >
+                {countries.length === 0 && <option value={form.phone_country}>{form.phone_country}</option>}
+                {countries.map((c) => (
+                  <option key={c.code} value={c.code}>
+                    {c.name} (+{c.callingCode})
+                  </option>
+                ))}
+              </select>
+              <p id={ids.countryHelp} className="text-xs text-muted-foreground">
+                Phone numbers typed without a + country code (on contacts, imports and campaigns) are read as
+                numbers of this country.
+              </p>
             </div>
-          )}
-        </form>
-      </CardContent>
-    </Card>
+            <div className="flex items-center gap-3">
+              <Switch
+                id={ids.hide}
+                checked={form.hide_branding}
+                disabled={!canEdit || !current.data.white_label_available}
+                onCheckedChange={(v) => setForm((f) => ({ ...f, hide_branding: v }))}
+              />
+              <Label htmlFor={ids.hide}>Hide 'Powered by Pitchwise'</Label>
+            </div>
+            {!current.data.white_label_available && (
+              <p className="text-xs text-muted-foreground">
+                White-label options come with the Enterprise plan.{" "}
+                <Link to="/pricing" className="underline">
+                  See plans
+                </Link>
+              </p>
+            )}
+            {canEdit && (
+              <div>
+                <Button type="submit" disabled={save.isPending}>
+                  {save.isPending ? "Saving..." : "Save workspace"}
+                </Button>
+              </div>
+            )}
+          </form>
+        </CardContent>
+      </Card>
+      {current.data.role === "owner" && (
+        <DeleteWorkspaceCard name={current.data.name} members={members.data?.members.length ?? 1} />
+      )}
+    </div>
   );
 }
 

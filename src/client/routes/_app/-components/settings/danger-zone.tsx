@@ -1,0 +1,237 @@
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { type FormEvent, useId, useState } from "react";
+import { AlertBanner } from "@/client/components/ui/alert-banner";
+import { Button } from "@/client/components/ui/button";
+import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
+import {
+  Dialog,
+  DialogClose,
+  DialogContent,
+  DialogDescription,
+  DialogFooter,
+  DialogHeader,
+  DialogTitle,
+} from "@/client/components/ui/dialog";
+import { FormField } from "@/client/components/ui/form-field";
+import { Input } from "@/client/components/ui/input";
+import { useTRPC } from "@/client/trpc";
+import { DELETE_ACCOUNT_WORD } from "@/server/features/account/account.schemas";
+
+/**
+ * Settings > Workspace > Delete workspace (shown to the owner only; the server enforces it): a dialog
+ * that says what goes (contacts, campaigns, media, the subscription, members' access) and asks for the
+ * workspace's name before tRPC `account.deleteWorkspace`. Afterwards the whole app reloads on the
+ * dashboard of the workspace the session falls back to.
+ */
+export function DeleteWorkspaceCard({ name, members }: { name: string; members: number }) {
+  const trpc = useTRPC();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const inputId = useId();
+  const remove = useMutation(
+    trpc.account.deleteWorkspace.mutationOptions({
+      onSuccess: () => window.location.assign("/dashboard"),
+      onError: (e) => setError(e.message),
+    }),
+  );
+  // the server checks the name and answers with the sentence to show
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    remove.mutate({ confirm_name: typed });
+  };
+  const others = members - 1;
+  return (
+    <Card className="border-destructive/40">
+      <CardHeader>
+        <CardTitle>Delete workspace</CardTitle>
+        <CardDescription>
+          Deletes {name} with its contacts, campaigns, media and API keys, and ends its subscription now. This
+          cannot be undone.
+        </CardDescription>
+      </CardHeader>
+      <CardContent>
+        <Button variant="destructive" onClick={() => setOpen(true)}>
+          Delete workspace
+        </Button>
+      </CardContent>
+      <Dialog
+        open={open}
+        onOpenChange={(o) => {
+          if (remove.isPending) return;
+          setOpen(o);
+          if (!o) {
+            setTyped("");
+            setError(null);
+          }
+        }}
+      >
+        <DialogContent>
+          <form onSubmit={submit} className="grid gap-4" noValidate>
+            <DialogHeader>
+              <DialogTitle>Delete {name}?</DialogTitle>
+              <DialogDescription>
+                Its contacts, campaigns (scheduled and sending ones stop now), videos and API keys are
+                deleted, and a paid subscription ends today without a refund.
+                {others > 0
+                  ? ` ${others} other ${others === 1 ? "member loses" : "members lose"} access at once and ${others === 1 ? "is" : "are"} told by email.`
+                  : ""}{" "}
+                This cannot be undone.
+              </DialogDescription>
+            </DialogHeader>
+            {error && <AlertBanner variant="error">{error}</AlertBanner>}
+            <FormField label={`Type ${name.trim()} to confirm`} htmlFor={inputId}>
+              <Input
+                id={inputId}
+                value={typed}
+                autoComplete="off"
+                spellCheck={false}
+                onChange={(e) => setTyped(e.target.value)}
+              />
+            </FormField>
+            <DialogFooter>
+              <DialogClose asChild>
+                <Button type="button" variant="outline" disabled={remove.isPending}>
+                  Cancel
+                </Button>
+              </DialogClose>
+              <Button type="submit" variant="destructive" loading={remove.isPending}>
+                {remove.isPending ? "Deleting..." : "Delete this workspace"}
+              </Button>
+            </DialogFooter>
+          </form>
+        </DialogContent>
+      </Dialog>
+    </Card>
+  );
+}
+
+/**
+ * Settings > Profile > Delete account: what deleting the account does to each workspace (tRPC
+ * `account.deletionPreview`: owned ones with members block it, owned ones alone are deleted, the rest
+ * are left), then a dialog asking for the current password and DELETE before `account.deleteAccount`.
+ * Afterwards the browser goes to the sign-in page, which says the account was deleted.
+ */
+export function DeleteAccountCard() {
+  const trpc = useTRPC();
+  const preview = useQuery(trpc.account.deletionPreview.queryOptions());
+  const [open, setOpen] = useState(false);
+  const [password, setPassword] = useState("");
+  const [typed, setTyped] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const ids = { password: useId(), word: useId() };
+  const remove = useMutation(
+    trpc.account.deleteAccount.mutationOptions({
+      onSuccess: () => window.location.assign("/login?deleted=account"),
+      onError: (e) => setError(e.message),
+    }),
+  );
+  // the server checks the word and the password and answers with the sentence to show
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setError(null);
+    remove.mutate({ password, confirm: typed });
+  };
+  const p = preview.data;
+  const blocked = (p?.blocking.length ?? 0) > 0;
+  return (
+    <Card className="border-destructive/40 xl:col-span-2">
+      <CardHeader>
+        <CardTitle>Delete account</CardTitle>
+        <CardDescription>
+          Deletes your Pitchwise account and signs you out everywhere. This cannot be undone.
+        </CardDescription>
+      </CardHeader>
+      <CardContent className="grid gap-4">
+        {preview.isPending && <p className="text-sm text-muted-foreground">Checking your workspaces...</p>}
+        {preview.error && <AlertBanner variant="error">{preview.error.message}</AlertBanner>}
+        {p && (
+          <ul className="grid gap-1 text-sm">
+            {p.blocking.map((w) => (
+              <li key={w.id}>
+                <strong>{w.name}</strong>: you own it and{" "}
+                {w.other_members === 1
+                  ? "1 other person is a member"
+                  : `${w.other_members} other people are members`}
+                . Transfer its ownership (Team tab) or delete it (Workspace tab) first.
+              </li>
+            ))}
+            {p.deleted.map((w) => (
+              <li key={w.id}>
+                <strong>{w.name}</strong> is deleted with its contacts, campaigns and media
+                {w.subscribed ? ", and its subscription ends today" : ""}.
+              </li>
+            ))}
+            {p.left.map((w) => (
+              <li key={w.id}>
+                You leave <strong>{w.name}</strong> (your API keys there stop working); it stays with its
+                owner.
+              </li>
+            ))}
+          </ul>
+        )}
+        <div>
+          <Button variant="destructive" disabled={!p || blocked} onClick={() => setOpen(true)}>
+            Delete account
+          </Button>
+        </div>
+      </CardContent>
+      <Dialog
+        open={open}
+        onOpenChange={(o) => {
+          if (remove.isPending) return;
+          setOpen(o);
+          if (!o) {
+            setPassword("");
+            setTyped("");
+            setError(null);
+          }
+        }}
+      >
+        <DialogContent>
+          <form onSubmit={submit} className="grid gap-4" noValidate>
+            <DialogHeader>
+              <DialogTitle>Delete your account?</DialogTitle>
+              <DialogDescription>
+                {p && p.deleted.length > 0
+                  ? `${p.deleted.map((w) => w.name).join(", ")} ${p.deleted.length === 1 ? "is" : "are"} deleted with everything in ${p.deleted.length === 1 ? "it" : "them"}. `
+                  : ""}
+                You are signed out everywhere and cannot sign in again. This cannot be undone.
+              </DialogDescription>
+            </DialogHeader>
+            {error && <AlertBanner variant="error">{error}</AlertBanner>}
+            <FormField label="Current password" htmlFor={ids.password}>
+              <Input
+                id={ids.password}
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+              />
+            </FormField>
+            <FormField label={`Type ${DELETE_ACCOUNT_WORD} to confirm`} htmlFor={ids.word}>
+              <Input
+                id={ids.word}
+                value={typed}
+                autoComplete="off"
+                spellCheck={false}
+                onChange={(e) => setTyped(e.target.value)}
+              />
+            </FormField>
+            <DialogFooter>
+              <DialogClose asChild>
+                <Button type="button" variant="outline" disabled={remove.isPending}>
+                  Cancel
+                </Button>
+              </DialogClose>
+              <Button type="submit" variant="destructive" loading={remove.isPending}>
+                {remove.isPending ? "Deleting..." : "Delete my account"}
+              </Button>
+            </DialogFooter>
+          </form>
+        </DialogContent>
+      </Dialog>
+    </Card>
+  );
+}

@@ -168,8 +168,12 @@ describe("local payments provider (default, offline)", () => {
     const portal = await client.post("/api/payment/portal");
     expect(portal.statusCode).toBe(200);
     expect(portal.json().url).toMatch(/^http:\/\/localhost:80\/local-portal/);
+    // the home page changes no plan (as Stripe's on the managed configuration): /pricing checks seats first
     const page = await client.get("/local-portal");
-    expect(page.body).toContain("Switch to Business");
+    expect(page.body).toContain('<a class="btn secondary" href="/pricing">Change plan</a>');
+    expect(page.body).not.toContain("Switch to");
+    const chosen = await client.get("/local-portal?plan=business");
+    expect(chosen.body).toContain("Confirm your new plan");
 
     const change = await client.inject({
       method: "POST",

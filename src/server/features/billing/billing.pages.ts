@@ -64,9 +64,11 @@ ${
 }
 
 /**
- * The test billing portal: the subscription, plan change and cancel (once set to cancel, "Keep my
- * {plan} plan" takes the cancel back, as Stripe's "Renew plan"); for a held (unpaid or paused)
- * subscription, the payment that resumes it (a test card form) instead of plan changes.
+ * The test billing portal: the subscription and cancel (once set to cancel, "Keep my {plan} plan" takes
+ * the cancel back, as Stripe's "Renew plan"); for a held (unpaid or paused) subscription, the payment
+ * that resumes it (a test card form). Like Stripe's home page on the configuration Pitchwise keeps
+ * (plan changes off), the home page changes no plan: "Change plan" goes to /pricing, whose seat check
+ * sends a plan that fits back here as `confirmPlan`, the one plan change this page offers.
  */
 export function portalPage(p: {
   planName: string | null;
@@ -120,15 +122,8 @@ ${
 </form>
 <p class="muted">Test cards: 4242 4242 4242 4242 succeeds, 4000 0000 0000 0002 is declined.</p>`
     : `<p class="muted">${p.cancelAtPeriodEnd ? "Ends" : "Renews"} on ${p.periodEnd ? esc(p.periodEnd.toISOString().slice(0, 10)) : "-"}</p>
-${p.plans
-  .filter((x) => x.id !== p.plan)
-  .map(
-    (
-      x,
-    ) => `<form method="post" action="/local-portal/change${back}"><input type="hidden" name="plan" value="${esc(x.id)}">
-<button type="submit" class="secondary">Switch to ${esc(x.name)} (${usd(x.amountCents)}/month)</button></form>`,
-  )
-  .join("")}`
+<p class="muted">To change plans, choose one on Pitchwise's pricing page: it checks your team's seats first and brings you back here to confirm.</p>
+<a class="btn secondary" href="/pricing">Change plan</a>`
 }
 ${
   p.cancelAtPeriodEnd

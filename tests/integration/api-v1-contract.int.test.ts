@@ -632,7 +632,7 @@ describe("v1 contract: cursors are stable under inserts between pages", () => {
 });
 
 describe("v1 contract: Idempotency-Key, rate limit and filters as documented", () => {
-  it("Idempotency-Key: a repeat replays the first answer (status, body, Idempotent-Replayed), another body is 409, over 255 characters is 400", async () => {
+  it("Idempotency-Key: a repeat replays the first answer (status, body, Idempotent-Replayed), another body is 409, over 255 characters is 400, a refusal is not kept", async () => {
     const k = await newKey();
     key = k.key;
     const o = ops.find((x) => x.op.operationId === "createContact")!;
@@ -660,12 +660,17 @@ describe("v1 contract: Idempotency-Key, rate limit and filters as documented", (
       400,
       "Idempotency-Key",
     );
-    // a refusal is replayed too (it changed nothing, so the retry gets the same answer)
+    // a refusal that changed nothing is not kept (as documented: "retry with the same key, with the
+    // body corrected"): the same key then runs the corrected request, whose answer is the one kept
     const bad = await call("POST", "/tags", { name: "" }, { "Idempotency-Key": "contract-2" });
     expect(bad.status).toBe(400);
-    expect((await call("POST", "/tags", { name: "" }, { "Idempotency-Key": "contract-2" })).body).toEqual(
-      bad.body,
-    );
+    expect(bad.headers.get("idempotent-replayed")).toBeNull();
+    const fixed = await call("POST", "/tags", { name: "N" }, { "Idempotency-Key": "contract-2" });
+    expect(fixed.status, fixed.text).toBe(201);
+    const replayed = await call("POST", "/tags", { name: "N" }, { "Idempotency-Key": "contract-2" });
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body).toEqual(fixed.body);
+    expect(header.description).toContain("not kept");
   });
 
   it("rate limit: RateLimit-* on every answer to a key, then 429 with Retry-After in the Error shape", async () => {

@@ -40,3 +40,25 @@ export class AppError extends Error {
 export const notFound = (what = "Not found") => new AppError("NOT_FOUND", what);
 export const badRequest = (message: string, details?: unknown) =>
   new AppError("BAD_REQUEST", message, details);
+
+/** Errors raised after their request had already committed changes (markRaisedAfterChanges). */
+const raisedAfterChangesSet = new WeakSet<object>();
+
+/**
+ * Marks `err` (returned as is, for `throw markRaisedAfterChanges(e)`) as raised after the request
+ * it ends had already committed changes that its failure does not undo, e.g. the contacts a
+ * campaign launch creates from inline recipients before its plan check or audience check refuses
+ * it. The public API's Idempotency-Key handling stores such a 4xx answer instead of releasing the
+ * key (api.service finishIdempotent): its work began, so a retry with the key must not run it again
+ * (Stripe: results are saved once the endpoint began executing). The error itself is unchanged (its
+ * status, message and details); a value that is not an object cannot be marked and is returned as is.
+ */
+export function markRaisedAfterChanges<E>(err: E): E {
+  if (typeof err === "object" && err !== null) raisedAfterChangesSet.add(err);
+  return err;
+}
+
+/** True for an error marked by markRaisedAfterChanges. */
+export function raisedAfterChanges(err: unknown): boolean {
+  return typeof err === "object" && err !== null && raisedAfterChangesSet.has(err);
+}

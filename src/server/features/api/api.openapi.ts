@@ -181,7 +181,12 @@ function build(): JsonSchema {
         in: "header",
         required: false,
         description:
-          "A unique key: a repeat with the same body returns the first response; a different body gets 409.",
+          "A unique key (e.g. a UUID) that makes a retry safe. When the request's work ran, its answer is kept for 24 hours: " +
+          "a repeat with the same body gets that answer again (with `Idempotent-Replayed: true`) without running the request, " +
+          "and a different body gets 409. A repeat while the first request still runs gets 409 too. A refusal that changed " +
+          "nothing (invalid input, a missing scope, an unknown id, a conflict, a plan limit: a 4xx) and a 5xx are not kept: " +
+          "retry with the same key, with the body corrected if need be, and get the real answer. A refusal that comes after " +
+          "the request changed data is kept like a success (a campaign whose inline contacts were created before it was refused).",
         schema: { type: "string", maxLength: 255 },
       });
     const ok = String(r.status ?? 200);

@@ -251,7 +251,11 @@ export async function saveIdempotentResponse(
     .where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId)));
 }
 
-/** Deletes the claim `claimId` (a 5xx: a retry may run); another request's claim is left alone. */
+/**
+ * Deletes the claim `claimId` (an answer not kept, api.service keepsIdempotentAnswer: a refusal that
+ * changed nothing, or a 5xx), so a retry with the key, with any body, claims it anew; another
+ * request's claim (taken over after this one's lease lapsed) is left alone.
+ */
 export async function releaseIdempotencyKey(db: DbOrTx, apiKeyId: string, key: string, claimId: string) {
   const t = apiIdempotencyKeys;
   await db.delete(t).where(and(eq(t.apiKeyId, apiKeyId), eq(t.key, key), eq(t.claimId, claimId)));

@@ -365,18 +365,24 @@ export interface IdempotencyClaim {
 }
 
 /**
- * Idempotency-Key handling of POST /api/v1 (issue 15; semantics as Stripe's): the first request
- * claims the key and runs; a repeat with the same body gets the stored response; a repeat with a
- * different body, or while the first is still running (however long), gets 409. The claim is a lease
- * (idempotencyLease) that the running request renews until finishIdempotent; a retry with the same
- * body takes it over only after the lease lapsed (the first request's process died). After
- * IDEMPOTENCY_TTL_HOURS a finished key is forgotten and may be reused (the hourly
- * api.prune-idempotency-keys job deletes those).
+ * Idempotency-Key handling of POST /api/v1 (issue 15; semantics as Stripe's, "Idempotent requests",
+ * https://docs.stripe.com/api/idempotent_requests): the first request claims the key and runs; a
+ * repeat with the same body gets the stored response; a repeat with a different body, or while the
+ * first is still running (however long), gets 409 and stores nothing (it conflicted with another
+ * request: a retry may come later). Only the answers of requests whose work ran are stored
+ * (keepsIdempotentAnswer): a request refused before it changed anything (a 4xx) or failed (a 5xx)
+ * releases its claim (finishIdempotent), so a retry with the same key, with the same body or a
+ * corrected one, runs anew and gets the real result. The claim is a lease (idempotencyLease) that
+ * the running request renews until finishIdempotent; a retry with the same body takes it over only
+ * after the lease lapsed (the first request's process died). After IDEMPOTENCY_TTL_HOURS a stored
+ * answer is forgotten and the key may be reused (the hourly api.prune-idempotency-keys job deletes
+ * those).
  * Returns `{claim}` when the caller should run the request (then must call finishIdempotent with
  * it), else `{stored: {statusCode, body}}` to replay.
  * @throws AppError BAD_REQUEST for a key over 255 characters; CONFLICT (409) 'This Idempotency-Key
- *   was already used with a different request. ...' or 'A request with this Idempotency-Key is still
- *   in progress.' (param `Idempotency-Key`).
+ *   was already used with a different request. ...' (a stored answer, or a claim in progress, of
+ *   another body) or 'A request with this Idempotency-Key is still in progress.' (param
+ *   `Idempotency-Key`). None of these claims or stores anything.
  */
 export async function beginIdempotent(
   ctx: Pick<AppContext, "db" | "log">,
@@ -432,17 +438,59 @@ function keepLeaseAlive(
 }
 
 /**
- * Ends a claim's lease renewals and stores its response (5xx responses release the key for a
- * retry). Fenced on the claim: a claim taken over meanwhile (its lease had lapsed) is left to its
- * new request.
+ * Whether the answer a request made with an Idempotency-Key ended with is stored and replayed to
+ * its retries (true), or its claim released so that a retry with the key runs the request anew
+ * (false). `afterChanges`: the request had committed changes before it was refused (its error was
+ * marked with lib/errors markRaisedAfterChanges).
+ *
+ * The rule is Stripe's (https://docs.stripe.com/api/idempotent_requests): "Results are only saved
+ * if an API endpoint started executing. If incoming parameters failed validation, or the request
+ * conflicted with another that was executing concurrently, no idempotent result is saved because no
+ * API endpoint began execution. You can retry these requests." Here:
+ * - below 400 (the work ran): stored.
+ * - 4xx: not stored. What a /api/v1 POST refuses with a 4xx it refuses before its work changed
+ *   anything: 400 validation, 403 a missing scope, 404 an unknown id (or route), 409 a conflict (a
+ *   limit reached, a duplicate, a state that forbids the action: checked before the write or in its
+ *   transaction, which the refusal rolls back), 422. (401 and 402 of the key or of the plan's API
+ *   access, 429, 413, 415 and a body that is not JSON come before a key is claimed: nothing to keep.)
+ *   A 402 plan refusal inside a route is no different: the plan's feature, and a paused campaign's
+ *   limit on resume, are checked before anything is written, and a meter is reserved before the work
+ *   writes (a lead search) or in the transaction that writes (a campaign launch), which the refusal
+ *   rolls back; so a client that upgrades may retry with the same key and get the real result.
+ *   Except `afterChanges`: a 4xx raised after changes were committed is stored, as Stripe stores the
+ *   result of an endpoint that began executing: a retry must not make those changes again (a new
+ *   request takes a new key). The one such refusal today is a campaign launch (POST /campaigns) with
+ *   inline contacts: they are found or created before its plan (402) and audience (404, 422) checks,
+ *   and a contact without a usable email or phone is created anew on every run
+ *   (campaigns.service createAndLaunchCampaign).
+ * - 5xx: not stored, the rule this API had before (Stripe's API v1 replays a 500 too; its API v2,
+ *   like this one, lets a retry complete failed work instead): a 5xx ends work that did not finish,
+ *   mostly a failure that rolled its transaction back or a vendor that failed (a lead search's 502
+ *   gives its quota unit back), as a request whose process died is taken over by its retry
+ *   (idempotencyLease); replaying it for 24 hours would only keep the client from the real result.
+ */
+export function keepsIdempotentAnswer(statusCode: number, afterChanges = false): boolean {
+  if (statusCode < 400) return true;
+  if (statusCode < 500) return afterChanges;
+  return false;
+}
+
+/**
+ * Ends a claim's lease renewals, then stores its answer `{statusCode, body}` when
+ * keepsIdempotentAnswer says so (`opts.afterChanges`: see there), else deletes the claim so that a
+ * retry with the key (with any body) runs anew instead of getting 409 'in progress'. Fenced on the
+ * claim: a claim taken over meanwhile (its lease had lapsed) is left to its new request. Throws only
+ * what the database throws.
  */
 export async function finishIdempotent(
   ctx: Pick<AppContext, "db">,
   claim: IdempotencyClaim,
   statusCode: number,
   body: unknown,
+  opts: { afterChanges?: boolean } = {},
 ) {
   claim.stop();
-  if (statusCode >= 500) await q.releaseIdempotencyKey(ctx.db, claim.apiKeyId, claim.key, claim.claimId);
-  else await q.saveIdempotentResponse(ctx.db, claim.apiKeyId, claim.key, claim.claimId, statusCode, body);
+  if (keepsIdempotentAnswer(statusCode, opts.afterChanges))
+    await q.saveIdempotentResponse(ctx.db, claim.apiKeyId, claim.key, claim.claimId, statusCode, body);
+  else await q.releaseIdempotencyKey(ctx.db, claim.apiKeyId, claim.key, claim.claimId);
 }

@@ -11,7 +11,7 @@ import {
   keysetPage,
   pgTimestampText,
 } from "../../lib/cursor";
-import { AppError } from "../../lib/errors";
+import { AppError, raisedAfterChanges } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
@@ -862,6 +862,11 @@ declare module "fastify" {
     apiPrincipal?: ApiPrincipal;
     /** the Idempotency-Key claim this POST holds (its lease renewed until its response is stored) */
     idempotencyClaim?: IdempotencyClaim;
+    /**
+     * the error this request ends with was raised after it had committed changes (lib/errors
+     * raisedAfterChanges): its 4xx is stored under the Idempotency-Key (api.service keepsIdempotentAnswer)
+     */
+    idempotencyAfterChanges?: boolean;
   }
 }
 
@@ -910,6 +915,8 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
     );
   });
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    // a refusal after changes were committed is kept under the Idempotency-Key (onSend below)
+    if (req.idempotencyClaim && raisedAfterChanges(err)) req.idempotencyAfterChanges = true;
     if (err instanceof AppError) {
       const details = err.details as { param?: string } | undefined;
       return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
@@ -953,7 +960,9 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
     req.apiPrincipal = principal;
   });
 
-  // Idempotency-Key on POST (after body parsing): replay the first response or 409
+  // Idempotency-Key on POST (after body parsing): replay the stored response or 409; otherwise the
+  // request claims the key, and onSend stores its answer or, for a refusal that changed nothing (4xx)
+  // or a 5xx, releases the key for a retry (api.service keepsIdempotentAnswer)
   app.addHook("preHandler", async (req, reply) => {
     const key = req.headers["idempotency-key"];
     if (req.method !== "POST" || !req.apiPrincipal || typeof key !== "string" || !key) return;
@@ -979,7 +988,9 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
       body = null;
     }
     req.idempotencyClaim = undefined;
-    await finishIdempotent(ctx, claim, reply.statusCode, body);
+    await finishIdempotent(ctx, claim, reply.statusCode, body, {
+      afterChanges: req.idempotencyAfterChanges === true,
+    });
     return payload;
   });
   // a safety net: once a response went out, the claim is renewed no more (onSend has normally

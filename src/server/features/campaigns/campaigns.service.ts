@@ -11,7 +11,7 @@ import type {
   WorkspaceRole,
 } from "../../db/schema";
 import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
-import { AppError } from "../../lib/errors";
+import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
@@ -257,6 +257,12 @@ async function repeatAnswer(
  * the recipients: the contacts foreign key refuses the insert, and the whole transaction, campaign
  * and reservation included, rolls back) starts the launch over, up to LAUNCH_ATTEMPTS times, so it
  * goes to the contacts still there instead of failing with a 500.
+ *
+ * Inline recipients (`recipients.csv`) become contacts (found or created, committed at once) before
+ * the audience, plan and launch checks: an error thrown after that step is marked
+ * (lib/errors markRaisedAfterChanges), so the public API keeps such a refusal (4xx) under its
+ * Idempotency-Key instead of letting a retry run the launch, and create those contacts, again
+ * (api.service keepsIdempotentAnswer).
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
@@ -266,10 +272,15 @@ export async function createAndLaunchCampaign(
   workspace?: Workspace,
   opts: { repeatRequest?: unknown } = {},
 ): Promise<LaunchResult> {
-  return retryOnRace(() => launchOnce(ctx, workspaceId, raw, createdBy, workspace, opts), {
-    attempts: LAUNCH_ATTEMPTS,
-    retryable: isRecipientContactGone,
-  });
+  const progress = { contactsWritten: false };
+  try {
+    return await retryOnRace(() => launchOnce(ctx, workspaceId, raw, createdBy, workspace, opts, progress), {
+      attempts: LAUNCH_ATTEMPTS,
+      retryable: isRecipientContactGone,
+    });
+  } catch (e) {
+    throw progress.contactsWritten ? markRaisedAfterChanges(e) : e;
+  }
 }
 
 /** How many times createAndLaunchCampaign runs a launch whose audience lost a contact meanwhile. */
@@ -288,6 +299,8 @@ async function launchOnce(
   createdBy: string | null,
   workspace: Workspace | undefined,
   opts: { repeatRequest?: unknown },
+  /** set once the inline recipients' contacts were found or created (committed) */
+  progress: { contactsWritten: boolean },
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
@@ -318,6 +331,7 @@ async function launchOnce(
   if (csv.length) {
     const country = await phoneCountryOf(ctx, workspaceId);
     const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow));
+    progress.contactsWritten = true;
     created.forEach((id, i) => {
       ids.add(id);
       const raw = csv[i].phone || csv[i].mobile;

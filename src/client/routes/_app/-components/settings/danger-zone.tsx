@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, type ReactNode, useId, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -18,10 +18,90 @@ import { useTRPC } from "@/client/trpc";
 import { DELETE_ACCOUNT_WORD } from "@/server/features/account/account.schemas";
 
 /**
+ * A deletion that asks for typed confirmation: title, what goes, the server's refusal (`error`), the
+ * fields (`children`), Cancel and a destructive submit. While `pending` it cannot be closed (Escape,
+ * Cancel, the close button) and its buttons are disabled; `onClosed` resets the caller's fields.
+ */
+function TypedDeleteDialog({
+  open,
+  setOpen,
+  pending,
+  title,
+  description,
+  error,
+  submitLabel,
+  onSubmit,
+  onClosed,
+  children,
+}: {
+  open: boolean;
+  setOpen: (open: boolean) => void;
+  pending: boolean;
+  title: ReactNode;
+  description: ReactNode;
+  error: string | null;
+  submitLabel: string;
+  onSubmit: () => void;
+  onClosed: () => void;
+  children: ReactNode;
+}) {
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    onSubmit();
+  };
+  return (
+    <Dialog
+      open={open}
+      onOpenChange={(o) => {
+        if (pending) return;
+        setOpen(o);
+        if (!o) onClosed();
+      }}
+    >
+      <DialogContent>
+        <form onSubmit={submit} className="grid gap-4" noValidate>
+          <DialogHeader>
+            <DialogTitle>{title}</DialogTitle>
+            <DialogDescription>{description}</DialogDescription>
+          </DialogHeader>
+          {error && <AlertBanner variant="error">{error}</AlertBanner>}
+          {children}
+          <DialogFooter>
+            <DialogClose asChild>
+              <Button type="button" variant="outline" disabled={pending}>
+                Cancel
+              </Button>
+            </DialogClose>
+            <Button type="submit" variant="destructive" loading={pending}>
+              {pending ? "Deleting..." : submitLabel}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** A text field whose value is typed to confirm (no autocomplete or spell check). */
+function ConfirmField(props: { id: string; label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <FormField label={props.label} htmlFor={props.id}>
+      <Input
+        id={props.id}
+        value={props.value}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </FormField>
+  );
+}
+
+/**
  * Settings > Workspace > Delete workspace (shown to the owner only; the server enforces it): a dialog
  * that says what goes (contacts, campaigns, media, the subscription, members' access) and asks for the
- * workspace's name before tRPC `account.deleteWorkspace`. Afterwards the whole app reloads on the
- * dashboard of the workspace the session falls back to.
+ * workspace's name before tRPC `account.deleteWorkspace`, whose sentence a wrong name shows. Afterwards
+ * the whole app reloads on the dashboard of the workspace the session falls back to.
  */
 export function DeleteWorkspaceCard({ name, members }: { name: string; members: number }) {
   const trpc = useTRPC();
@@ -35,12 +115,6 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
       onError: (e) => setError(e.message),
     }),
   );
-  // the server checks the name and answers with the sentence to show
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    remove.mutate({ confirm_name: typed });
-  };
   const others = members - 1;
   return (
     <Card className="border-destructive/40">
@@ -56,53 +130,40 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
           Delete workspace
         </Button>
       </CardContent>
-      <Dialog
+      <TypedDeleteDialog
         open={open}
-        onOpenChange={(o) => {
-          if (remove.isPending) return;
-          setOpen(o);
-          if (!o) {
-            setTyped("");
-            setError(null);
-          }
+        setOpen={setOpen}
+        pending={remove.isPending}
+        title={`Delete ${name}?`}
+        description={
+          <>
+            Its contacts, campaigns (scheduled and sending ones stop now), videos and API keys are deleted,
+            and a paid subscription ends today without a refund.
+            {others > 0
+              ? ` ${others} other ${others === 1 ? "member loses" : "members lose"} access at once and ${others === 1 ? "is" : "are"} told by email.`
+              : ""}{" "}
+            This cannot be undone.
+          </>
+        }
+        error={error}
+        submitLabel="Delete this workspace"
+        onSubmit={() => {
+          // the server checks the name and answers with the sentence to show
+          setError(null);
+          remove.mutate({ confirm_name: typed });
+        }}
+        onClosed={() => {
+          setTyped("");
+          setError(null);
         }}
       >
-        <DialogContent>
-          <form onSubmit={submit} className="grid gap-4" noValidate>
-            <DialogHeader>
-              <DialogTitle>Delete {name}?</DialogTitle>
-              <DialogDescription>
-                Its contacts, campaigns (scheduled and sending ones stop now), videos and API keys are
-                deleted, and a paid subscription ends today without a refund.
-                {others > 0
-                  ? ` ${others} other ${others === 1 ? "member loses" : "members lose"} access at once and ${others === 1 ? "is" : "are"} told by email.`
-                  : ""}{" "}
-                This cannot be undone.
-              </DialogDescription>
-            </DialogHeader>
-            {error && <AlertBanner variant="error">{error}</AlertBanner>}
-            <FormField label={`Type ${name.trim()} to confirm`} htmlFor={inputId}>
-              <Input
-                id={inputId}
-                value={typed}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(e) => setTyped(e.target.value)}
-              />
-            </FormField>
-            <DialogFooter>
-              <DialogClose asChild>
-                <Button type="button" variant="outline" disabled={remove.isPending}>
-                  Cancel
-                </Button>
-              </DialogClose>
-              <Button type="submit" variant="destructive" loading={remove.isPending}>
-                {remove.isPending ? "Deleting..." : "Delete this workspace"}
-              </Button>
-            </DialogFooter>
-          </form>
-        </DialogContent>
-      </Dialog>
+        <ConfirmField
+          id={inputId}
+          label={`Type ${name.trim()} to confirm`}
+          value={typed}
+          onChange={setTyped}
+        />
+      </TypedDeleteDialog>
     </Card>
   );
 }
@@ -110,8 +171,9 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
 /**
  * Settings > Profile > Delete account: what deleting the account does to each workspace (tRPC
  * `account.deletionPreview`: owned ones with members block it, owned ones alone are deleted, the rest
- * are left), then a dialog asking for the current password and DELETE before `account.deleteAccount`.
- * Afterwards the browser goes to the sign-in page, which says the account was deleted.
+ * are left), then a dialog asking for the current password and DELETE before `account.deleteAccount`
+ * (its sentence shows a wrong password or word). Afterwards the browser goes to the sign-in page,
+ * which says the account was deleted.
  */
 export function DeleteAccountCard() {
   const trpc = useTRPC();
@@ -127,12 +189,6 @@ export function DeleteAccountCard() {
       onError: (e) => setError(e.message),
     }),
   );
-  // the server checks the word and the password and answers with the sentence to show
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    setError(null);
-    remove.mutate({ password, confirm: typed });
-  };
   const p = preview.data;
   const blocked = (p?.blocking.length ?? 0) > 0;
   return (
@@ -177,61 +233,48 @@ export function DeleteAccountCard() {
           </Button>
         </div>
       </CardContent>
-      <Dialog
+      <TypedDeleteDialog
         open={open}
-        onOpenChange={(o) => {
-          if (remove.isPending) return;
-          setOpen(o);
-          if (!o) {
-            setPassword("");
-            setTyped("");
-            setError(null);
-          }
+        setOpen={setOpen}
+        pending={remove.isPending}
+        title="Delete your account?"
+        description={
+          <>
+            {p && p.deleted.length > 0
+              ? `${p.deleted.map((w) => w.name).join(", ")} ${p.deleted.length === 1 ? "is" : "are"} deleted with everything in ${p.deleted.length === 1 ? "it" : "them"}. `
+              : ""}
+            You are signed out everywhere and cannot sign in again. This cannot be undone.
+          </>
+        }
+        error={error}
+        submitLabel="Delete my account"
+        onSubmit={() => {
+          // the server checks the word and the password and answers with the sentence to show
+          setError(null);
+          remove.mutate({ password, confirm: typed });
+        }}
+        onClosed={() => {
+          setPassword("");
+          setTyped("");
+          setError(null);
         }}
       >
-        <DialogContent>
-          <form onSubmit={submit} className="grid gap-4" noValidate>
-            <DialogHeader>
-              <DialogTitle>Delete your account?</DialogTitle>
-              <DialogDescription>
-                {p && p.deleted.length > 0
-                  ? `${p.deleted.map((w) => w.name).join(", ")} ${p.deleted.length === 1 ? "is" : "are"} deleted with everything in ${p.deleted.length === 1 ? "it" : "them"}. `
-                  : ""}
-                You are signed out everywhere and cannot sign in again. This cannot be undone.
-              </DialogDescription>
-            </DialogHeader>
-            {error && <AlertBanner variant="error">{error}</AlertBanner>}
-            <FormField label="Current password" htmlFor={ids.password}>
-              <Input
-                id={ids.password}
-                type="password"
-                autoComplete="current-password"
-                value={password}
-                onChange={(e) => setPassword(e.target.value)}
-              />
-            </FormField>
-            <FormField label={`Type ${DELETE_ACCOUNT_WORD} to confirm`} htmlFor={ids.word}>
-              <Input
-                id={ids.word}
-                value={typed}
-                autoComplete="off"
-                spellCheck={false}
-                onChange={(e) => setTyped(e.target.value)}
-              />
-            </FormField>
-            <DialogFooter>
-              <DialogClose asChild>
-                <Button type="button" variant="outline" disabled={remove.isPending}>
-                  Cancel
-                </Button>
-              </DialogClose>
-              <Button type="submit" variant="destructive" loading={remove.isPending}>
-                {remove.isPending ? "Deleting..." : "Delete my account"}
-              </Button>
-            </DialogFooter>
-          </form>
-        </DialogContent>
-      </Dialog>
+        <FormField label="Current password" htmlFor={ids.password}>
+          <Input
+            id={ids.password}
+            type="password"
+            autoComplete="current-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </FormField>
+        <ConfirmField
+          id={ids.word}
+          label={`Type ${DELETE_ACCOUNT_WORD} to confirm`}
+          value={typed}
+          onChange={setTyped}
+        />
+      </TypedDeleteDialog>
     </Card>
   );
 }

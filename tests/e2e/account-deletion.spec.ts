@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { expect, test } from "@playwright/test";
 import { loadAxe, open, seriousViolations } from "./a11y-helpers";
 import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
@@ -52,6 +53,11 @@ test("delete a shared workspace by its name, then the account with the password 
   await page.getByRole("button", { name: "Delete workspace" }).click();
   const dialog = page.getByRole("dialog", { name: `Delete ${business}?` });
   await expect(dialog).toContainText("1 other member loses access at once and is told by email.");
+  // a copy first: the dialog's export link downloads every contact of the workspace
+  const download = page.waitForEvent("download");
+  await dialog.getByRole("link", { name: "Export all contacts (CSV)" }).click();
+  const csv = await (await download).path();
+  expect(fs.readFileSync(csv, "utf8").split("\n")[0]).toContain("email");
   const nameBox = dialog.getByLabel(`Type ${business} to confirm`);
   await nameBox.fill(business.toLowerCase());
   await dialog.getByRole("button", { name: "Delete this workspace" }).click();

@@ -14,6 +14,7 @@ import {
 } from "@/client/components/ui/dialog";
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
+import { withShownWorkspace } from "@/client/features/workspaces/shown-workspace";
 import { useTRPC } from "@/client/trpc";
 import { DELETE_ACCOUNT_WORD } from "@/server/features/account/account.schemas";
 
@@ -99,8 +100,8 @@ function ConfirmField(props: { id: string; label: string; value: string; onChang
 
 /**
  * Settings > Workspace > Delete workspace (shown to the owner only; the server enforces it): a dialog
- * that says what goes (contacts, campaigns, media, the subscription, members' access) and asks for the
- * workspace's name before tRPC `account.deleteWorkspace`, whose sentence a wrong name shows. Afterwards
+ * that says what goes (contacts, campaigns, media, the subscription, members' access), offers the
+ * contacts' CSV export first, and asks for the workspace's name before tRPC `account.deleteWorkspace`, whose sentence a wrong name shows. Afterwards
  * the whole app reloads on the dashboard of the workspace the session falls back to.
  */
 export function DeleteWorkspaceCard({ name, members }: { name: string; members: number }) {
@@ -157,6 +158,16 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
           setError(null);
         }}
       >
+        <p className="text-sm">
+          Want a copy first?{" "}
+          <a
+            href={withShownWorkspace("/api/contacts/export.csv")}
+            download
+            className="font-medium text-primary-text underline"
+          >
+            Export all contacts (CSV)
+          </a>
+        </p>
         <ConfirmField
           id={inputId}
           label={`Type ${name.trim()} to confirm`}

@@ -6,8 +6,8 @@ import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbo
 /**
  * Settings > Workspace > Delete workspace and Settings > Profile > Delete account, as a person uses
  * them: a workspace shared with a teammate blocks the account's deletion (the card says which and
- * why); the owner deletes that workspace by typing its name (a wrong name is refused with the
- * server's sentence) and lands in a new empty workspace; then deletes the account with the current
+ * why); the owner deletes that workspace by typing its name and the password (a wrong name is
+ * refused with the server's sentence) and lands in a new empty workspace; then deletes the account with the current
  * password and DELETE, and the sign-in page says so. The dialogs have no serious axe violations and
  * work at 390 px.
  */
@@ -60,6 +60,7 @@ test("delete a shared workspace by its name, then the account with the password 
   expect(fs.readFileSync(csv, "utf8").split("\n")[0]).toContain("email");
   const nameBox = dialog.getByLabel(`Type ${business} to confirm`);
   await nameBox.fill(business.toLowerCase());
+  await dialog.getByLabel("Current password").fill("correct-horse-battery");
   await dialog.getByRole("button", { name: "Delete this workspace" }).click();
   await expect(dialog.getByRole("alert")).toHaveText(
     `Type the workspace's name, ${business}, exactly as it is to confirm.`,

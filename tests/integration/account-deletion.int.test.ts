@@ -19,7 +19,7 @@ import { stripeTestApp, subscribeLocally } from "../stripe-app";
 import { multipart } from "./studio-helpers";
 
 /**
- * Deleting a workspace (Settings > Workspace, owner only, its name typed) and a whole account
+ * Deleting a workspace (Settings > Workspace, owner only, its name typed and the password given) and a whole account
  * (Settings > Profile, the current password and DELETE typed): the subscription ends at the vendor
  * first (a vendor outage deletes nothing), campaigns stop, rows and stored files go, other members are
  * told, and nothing of another workspace is touched.
@@ -68,7 +68,7 @@ describe("deleting a workspace (local providers)", () => {
   });
   afterAll(async () => t?.close());
 
-  it("only the owner, with the name typed exactly; members lose access and are told; other workspaces keep everything", async () => {
+  it("only the owner, with the name typed exactly and the current password; members lose access and are told; other workspaces keep everything", async () => {
     const name = `Harbour Plumbing ${Date.now()}`;
     const owner = await signUp(t.app, { business_name: name });
     const wsId = owner.user.id;
@@ -79,17 +79,39 @@ describe("deleting a workspace (local providers)", () => {
     const stranger = await signUp(t.app);
     await addContact(stranger.client);
 
-    const byAdmin = await trpcCall(admin.client, "account.deleteWorkspace", { confirm_name: name });
+    const byAdmin = await trpcCall(admin.client, "account.deleteWorkspace", {
+      confirm_name: name,
+      password: admin.password,
+    });
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.error?.message).toBe("Only the workspace owner can delete the workspace.");
     const misspelt = await trpcCall(owner.client, "account.deleteWorkspace", {
       confirm_name: name.toUpperCase(),
+      password: owner.password,
     });
     expect(misspelt.status).toBe(400);
     expect(misspelt.error?.message).toBe(`Type the workspace's name, ${name}, exactly as it is to confirm.`);
+    // the owner's session alone is not enough: the current password is asked again
+    const noPassword = await trpcCall(owner.client, "account.deleteWorkspace", {
+      confirm_name: name,
+      password: "",
+    });
+    expect(noPassword.status).toBe(400);
+    expect(noPassword.error?.message).toBe("Enter your current password to delete this workspace.");
+    const wrongPassword = await trpcCall(owner.client, "account.deleteWorkspace", {
+      confirm_name: name,
+      password: "not-the-password",
+    });
+    expect(wrongPassword.status).toBe(403);
+    expect(wrongPassword.error?.message).toBe(
+      "That is not your current password. Enter your current password to delete this workspace.",
+    );
     expect(await workspaceRow(t, wsId)).not.toBeNull();
 
-    const done = await trpcCall(owner.client, "account.deleteWorkspace", { confirm_name: ` ${name} ` });
+    const done = await trpcCall(owner.client, "account.deleteWorkspace", {
+      confirm_name: ` ${name} `,
+      password: owner.password,
+    });
     expect(done.status, JSON.stringify(done.error)).toBe(200);
     expect(done.data).toEqual({ success: true, deleted: { id: wsId, name }, notified: 1 });
     expect(await workspaceRow(t, wsId)).toBeNull();
@@ -130,7 +152,10 @@ describe("deleting a workspace (local providers)", () => {
     const libraryDir = path.join(t.env.DATA_DIR, "media", "u", wsId);
     expect(fs.readdirSync(path.join(libraryDir, "m", String(mediaId))).length).toBeGreaterThan(0);
 
-    const done = await trpcCall(owner.client, "account.deleteWorkspace", { confirm_name: name });
+    const done = await trpcCall(owner.client, "account.deleteWorkspace", {
+      confirm_name: name,
+      password: owner.password,
+    });
     expect(done.status, JSON.stringify(done.error)).toBe(200);
     expect(fs.existsSync(libraryDir)).toBe(false);
     expect(await t.db.select().from(campaigns).where(eq(campaigns.id, campaignId))).toEqual([]);

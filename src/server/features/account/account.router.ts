@@ -8,7 +8,7 @@ export const accountRouter = router({
   deletionPreview: protectedProcedure.query(({ ctx }) => svc.accountDeletionPreview(ctx, ctx.userId)),
   deleteWorkspace: protectedProcedure
     .input(deleteWorkspaceInput)
-    .mutation(({ ctx, input }) => svc.deleteWorkspace(ctx, ctx.tenant, input)),
+    .mutation(({ ctx, input }) => svc.deleteWorkspace(ctx, ctx.tenant, ctx.user, input, { ip: ctx.ip })),
   deleteAccount: protectedProcedure.input(deleteAccountInput).mutation(async ({ ctx, input }) => {
     const r = await svc.deleteAccount(ctx, ctx.user, input, { ip: ctx.ip });
     clearSessionCookie(ctx.res, ctx);

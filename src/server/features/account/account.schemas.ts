@@ -3,8 +3,9 @@ import { z } from "zod";
 /** The word a person types to confirm deleting their account (as Mailchimp and GitHub ask). */
 export const DELETE_ACCOUNT_WORD = "DELETE";
 
-/** Settings > Workspace > Delete workspace: the workspace's name, typed to confirm. */
+/** Settings > Workspace > Delete workspace: the owner's current password and the workspace's name, typed. */
 export const deleteWorkspaceInput = z.object({
+  password: z.string().max(1000),
   confirm_name: z.string().max(200),
 });
 export type DeleteWorkspaceInput = z.infer<typeof deleteWorkspaceInput>;

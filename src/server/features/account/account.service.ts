@@ -83,19 +83,29 @@ async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?
 
 /**
  * Settings > Workspace > Delete workspace (owner only): deletes the active workspace and everything
- * in it (purgeWorkspace), after the owner typed its name (compared after trimming, case and all).
+ * in it (purgeWorkspace), after the owner typed its name (compared after trimming, case and all) and
+ * their current password (user confirmPasswordForDeletion: rate-limited as a password change, so a
+ * stolen session cannot delete a workspace; `user` is the signed-in owner).
  * Its other members lose access at once (their sessions fall back to another workspace of theirs,
  * resolveTenant) and each gets an email saying who deleted it. A person whose only workspace this was
  * gets a new empty one on their next request (resolveTenant), as after leaving their last. Returns
  * `{ success, deleted: {id, name}, notified }` (how many members were emailed).
- * @throws AppError FORBIDDEN (admins, members), BAD_REQUEST (the name does not match), BAD_GATEWAY
- *   (the payments vendor could not end the subscription: nothing was deleted).
+ * @throws AppError FORBIDDEN (admins, members; a wrong password), BAD_REQUEST (the name does not
+ *   match; no password), TOO_MANY_REQUESTS (password attempts), BAD_GATEWAY (the payments vendor
+ *   could not end the subscription: nothing was deleted).
  */
-export async function deleteWorkspace(ctx: AppContext, tenant: Tenant, input: DeleteWorkspaceInput) {
+export async function deleteWorkspace(
+  ctx: AppContext,
+  tenant: Tenant,
+  user: User,
+  input: DeleteWorkspaceInput,
+  meta: { ip: string },
+) {
   assertCan(tenant, "deleteWorkspace");
   const name = tenant.workspace.name.trim();
   if (input.confirm_name.trim() !== name)
     throw new AppError("BAD_REQUEST", `Type the workspace's name, ${name}, exactly as it is to confirm.`);
+  await confirmPasswordForDeletion(ctx, user, input.password, meta, "workspace");
   const others = await purgeWorkspace(ctx, tenant, {});
   const profiles = await getUserProfiles(ctx, [tenant.userId, ...others]);
   const by = profiles.get(tenant.userId)?.name ?? "The owner";
@@ -144,7 +154,7 @@ export async function deleteAccount(
       "BAD_REQUEST",
       `Type ${DELETE_ACCOUNT_WORD} to confirm that the account should be deleted.`,
     );
-  await confirmPasswordForDeletion(ctx, user, input.password, meta);
+  await confirmPasswordForDeletion(ctx, user, input.password, meta, "account");
   const memberships = await listAccountMemberships(ctx, user.id);
   const blocking = memberships.filter((m) => m.tenant.role === "owner" && m.otherMembers > 0);
   if (blocking.length > 0) {

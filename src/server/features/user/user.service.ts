@@ -127,29 +127,37 @@ export async function changePassword(
   await q.deleteOtherSessions(ctx.db, user.id, sessionId);
 }
 
-/** The sentence of an account deletion without the current password. */
-export const DELETE_ACCOUNT_NEEDS_PASSWORD = "Enter your current password to delete your account.";
-/** The sentence of an account deletion with a wrong current password. */
-export const DELETE_ACCOUNT_WRONG_PASSWORD =
-  "That is not your current password. Enter your current password to delete your account.";
+/**
+ * The sentences of a deletion's password check (confirmPasswordForDeletion), by what is deleted: the
+ * account (Settings > Profile) or a workspace (Settings > Workspace).
+ */
+export const DELETION_PASSWORD_SENTENCES = {
+  account: {
+    missing: "Enter your current password to delete your account.",
+    wrong: "That is not your current password. Enter your current password to delete your account.",
+  },
+  workspace: {
+    missing: "Enter your current password to delete this workspace.",
+    wrong: "That is not your current password. Enter your current password to delete this workspace.",
+  },
+} as const;
 
 /**
- * Checks the account's current password before its deletion (features/account deleteAccount), with
- * the limits of a password change (per client IP and per account), so a stolen session can neither
- * delete the account nor guess the password by trying.
- * @throws AppError BAD_REQUEST (DELETE_ACCOUNT_NEEDS_PASSWORD), FORBIDDEN
- *   (DELETE_ACCOUNT_WRONG_PASSWORD), TOO_MANY_REQUESTS past a limit.
+ * Checks the account's current password before a deletion (features/account deleteAccount and
+ * deleteWorkspace: `what` is deleted), with the limits of a password change (per client IP and per
+ * account), so a stolen session can neither delete the account or a workspace nor guess the password
+ * by trying (GitHub asks for it again before deleting an organisation or an account).
+ * @throws AppError BAD_REQUEST (DELETION_PASSWORD_SENTENCES[what].missing), FORBIDDEN (`.wrong`),
+ *   TOO_MANY_REQUESTS past a limit.
  */
 export async function confirmPasswordForDeletion(
   ctx: AppContext,
   user: User,
   password: string,
   meta: { ip: string },
+  what: keyof typeof DELETION_PASSWORD_SENTENCES,
 ): Promise<void> {
-  await assertCurrentPassword(ctx, user, password, meta, {
-    missing: DELETE_ACCOUNT_NEEDS_PASSWORD,
-    wrong: DELETE_ACCOUNT_WRONG_PASSWORD,
-  });
+  await assertCurrentPassword(ctx, user, password, meta, DELETION_PASSWORD_SENTENCES[what]);
 }
 
 /**

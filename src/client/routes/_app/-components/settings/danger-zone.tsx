@@ -98,18 +98,35 @@ function ConfirmField(props: { id: string; label: string; value: string; onChang
   );
 }
 
+/** The signed-in person's current password, asked again before a deletion. */
+function PasswordField(props: { id: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <FormField label="Current password" htmlFor={props.id}>
+      <Input
+        id={props.id}
+        type="password"
+        autoComplete="current-password"
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </FormField>
+  );
+}
+
 /**
  * Settings > Workspace > Delete workspace (shown to the owner only; the server enforces it): a dialog
  * that says what goes (contacts, campaigns, media, the subscription, members' access), offers the
- * contacts' CSV export first, and asks for the workspace's name before tRPC `account.deleteWorkspace`, whose sentence a wrong name shows. Afterwards
+ * contacts' CSV export first, and asks for the workspace's name and the current password before tRPC
+ * `account.deleteWorkspace`, whose sentence a wrong name or password shows. Afterwards
  * the whole app reloads on the dashboard of the workspace the session falls back to.
  */
 export function DeleteWorkspaceCard({ name, members }: { name: string; members: number }) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
+  const [password, setPassword] = useState("");
   const [error, setError] = useState<string | null>(null);
-  const inputId = useId();
+  const ids = { name: useId(), password: useId() };
   const remove = useMutation(
     trpc.account.deleteWorkspace.mutationOptions({
       onSuccess: () => window.location.assign("/dashboard"),
@@ -149,12 +166,13 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
         error={error}
         submitLabel="Delete this workspace"
         onSubmit={() => {
-          // the server checks the name and answers with the sentence to show
+          // the server checks the name and the password and answers with the sentence to show
           setError(null);
-          remove.mutate({ confirm_name: typed });
+          remove.mutate({ confirm_name: typed, password });
         }}
         onClosed={() => {
           setTyped("");
+          setPassword("");
           setError(null);
         }}
       >
@@ -169,11 +187,12 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
           </a>
         </p>
         <ConfirmField
-          id={inputId}
+          id={ids.name}
           label={`Type ${name.trim()} to confirm`}
           value={typed}
           onChange={setTyped}
         />
+        <PasswordField id={ids.password} value={password} onChange={setPassword} />
       </TypedDeleteDialog>
     </Card>
   );
@@ -270,15 +289,7 @@ export function DeleteAccountCard() {
           setError(null);
         }}
       >
-        <FormField label="Current password" htmlFor={ids.password}>
-          <Input
-            id={ids.password}
-            type="password"
-            autoComplete="current-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </FormField>
+        <PasswordField id={ids.password} value={password} onChange={setPassword} />
         <ConfirmField
           id={ids.word}
           label={`Type ${DELETE_ACCOUNT_WORD} to confirm`}

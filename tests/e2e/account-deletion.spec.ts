@@ -11,6 +11,9 @@ import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbo
  * password and DELETE, and the sign-in page says so. The dialogs have no serious axe violations and
  * work at 390 px.
  */
+// axe reads settled colours (no dialog or toast half-way through its entry animation)
+test.use({ reducedMotion: "reduce" });
+
 test("delete a shared workspace by its name, then the account with the password and DELETE", async ({
   page,
   browser,

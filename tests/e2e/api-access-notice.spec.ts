@@ -3,6 +3,9 @@ import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerifiedBusiness } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
+// axe reads settled colours (no dialog or toast half-way through its entry animation)
+test.use({ reducedMotion: "reduce" });
+
 /**
  * Settings > API keys and Webhooks on a plan without API access. The API refuses the workspace's keys
  * (402) and its endpoints get no events, but both tabs used to look as on Business: the forms, the

@@ -20,6 +20,9 @@ function daytimeZone(): string {
   return o === 0 ? "Etc/GMT" : `Etc/GMT${o > 0 ? "-" : "+"}${Math.abs(o)}`;
 }
 
+// axe reads settled colours (no dialog or toast half-way through its entry animation)
+test.use({ reducedMotion: "reduce" });
+
 test("email then SMS campaign from a shared CSV, to completion, in the outbox and on the report", async ({
   page,
 }) => {

@@ -12,6 +12,11 @@ import { e2eReceiverPort, withE2eDb } from "./e2e-info";
  */
 const attemptCounts = (text: string) => text.match(/\bAttempt \d+ of \d+|\b\d+ attempts?\b/g) ?? [];
 
+// axe reads settled colours: without reduced motion a toast fading in or out while axe runs measured
+// its own half-transparent text (4.37:1 for a success toast, once in a full run), as the other specs
+// that run axe do
+test.use({ reducedMotion: "reduce" });
+
 /**
  * Settings > Webhooks against a local receiver (127.0.0.1 on e2eReceiverPort, allow-listed by
  * tests/e2e/server.ts), delivered by the e2e server's real pg-boss worker. The receiver holds each

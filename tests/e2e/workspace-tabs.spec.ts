@@ -3,6 +3,9 @@ import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { accountLinkFromOutbox, inviteLinkFromOutbox, registerVerifiedBusiness } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
+// axe reads settled colours (no dialog or toast half-way through its entry animation)
+test.use({ reducedMotion: "reduce" });
+
 /**
  * Two tabs of one browser share a session, and so its active workspace. When one tab switches
  * workspace, the other tab (still showing the first workspace) must not act in the new one: its next

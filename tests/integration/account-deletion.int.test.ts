@@ -1,10 +1,8 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, campaigns, contacts, outboxMessages, users, workspaces } from "../../src/server/db/schema";
-import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import {
   type AuthedClient,
   createTestApp,
@@ -16,7 +14,7 @@ import {
   uniqueEmail,
 } from "../helpers";
 import { stripeTestApp, subscribeLocally } from "../stripe-app";
-import { multipart } from "./studio-helpers";
+import { uploadTestClip } from "./studio-helpers";
 
 /**
  * Deleting a workspace (Settings > Workspace, owner only, its name typed and the password given) and a whole account
@@ -42,25 +40,6 @@ async function addContact(client: AuthedClient, email = uniqueEmail("contact")) 
   const res = await client.post("/api/contacts", { first_name: "Dana", last_name: "Lee", email });
   expect(res.statusCode, res.body).toBe(200);
 }
-/** Uploads a one-second clip made with ffmpeg through the studio's upload; returns the media id. */
-async function uploadClip(client: AuthedClient): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-deletion-"));
-  const file = path.join(dir, "clip.mp4");
-  await runFfmpeg(resolveFfmpegBinaries({}), {
-    globalOptions: ["-f", "lavfi"],
-    inputs: [{ path: "testsrc=size=160x120:rate=10:duration=1" }],
-    outputs: [{ path: file, options: ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"] }],
-  });
-  const body = multipart(
-    { name: "Clip" },
-    { field: "video", filename: "clip.mp4", contentType: "video/mp4", content: fs.readFileSync(file) },
-  );
-  fs.rmSync(dir, { recursive: true, force: true });
-  const res = await client.inject({ method: "POST", url: "/api/videos/upload", ...body });
-  expect(res.statusCode, res.body).toBe(200);
-  return res.json().media.id as number;
-}
-
 describe("deleting a workspace (local providers)", () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -148,7 +127,7 @@ describe("deleting a workspace (local providers)", () => {
     });
     expect(launch.statusCode, launch.body).toBe(200);
     const campaignId = launch.json().campaignId as number;
-    const mediaId = await uploadClip(owner.client);
+    const mediaId = await uploadTestClip(owner.client);
     const libraryDir = path.join(t.env.DATA_DIR, "media", "u", wsId);
     expect(fs.readdirSync(path.join(libraryDir, "m", String(mediaId))).length).toBeGreaterThan(0);
 

@@ -1,17 +1,13 @@
-import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
 import { API_SCOPES } from "../../src/server/features/api/api.schemas";
-import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import { createTestApp, signUp, type TestApp } from "../helpers";
-import { multipart, silentWav } from "./studio-helpers";
+import { multipart, silentWav, uploadTestClip } from "./studio-helpers";
 
 /*
  * Contract test of the public REST API v1 as an outside developer meets it: a real server on a real
@@ -300,23 +296,7 @@ describe("v1 contract: every operation, valid input, answers as documented", () 
       "Range",
     );
     // a video's thumbnail and GIF preview (a one-second clip made with ffmpeg, processed by the app)
-    const clipDir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-contract-"));
-    const clipFile = path.join(clipDir, "clip.mp4");
-    await runFfmpeg(resolveFfmpegBinaries({}), {
-      globalOptions: ["-f", "lavfi"],
-      inputs: [{ path: "testsrc=size=160x120:rate=10:duration=1" }],
-      outputs: [
-        { path: clipFile, options: ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"] },
-      ],
-    });
-    const clip = multipart(
-      { name: "Clip" },
-      { field: "video", filename: "clip.mp4", contentType: "video/mp4", content: fs.readFileSync(clipFile) },
-    );
-    fs.rmSync(clipDir, { recursive: true, force: true });
-    const video = await owner.client.inject({ method: "POST", url: "/api/videos/upload", ...clip });
-    expect(video.statusCode, video.body).toBe(200);
-    const clipMedia = (await call("GET", `/media/${video.json().media.id}`)).body;
+    const clipMedia = (await call("GET", `/media/${await uploadTestClip(owner.client)}`)).body;
     expect(clipMedia.thumbnail_url).toBe(`/api/v1/media/${clipMedia.id}/thumbnail`);
     expect(clipMedia.gif_url).toBe(`/api/v1/media/${clipMedia.id}/gif`);
     const thumb = await download(`/media/${clipMedia.id}/thumbnail`);

@@ -1,7 +1,9 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { expect } from "vitest";
+import { resolveFfmpegBinaries, runFfmpeg } from "../../src/server/lib/ffmpeg";
 import type { AuthedClient } from "../helpers";
 
 /**
@@ -83,4 +85,30 @@ export async function uploadAndProcess(client: AuthedClient, file: string) {
   });
   expect(res.statusCode, res.body).toBe(200);
   return (await client.get(`/api/media/${res.json().media.id}`)).json().media;
+}
+
+/**
+ * Makes a one-second 160x120 video with ffmpeg (lavfi testsrc, H.264) and uploads it as `name` through
+ * POST /api/videos/upload, as a person would; expects 200 and returns the new media item's id (the app
+ * then processes it: playback file, thumbnail, GIF).
+ */
+export async function uploadTestClip(client: AuthedClient, name = "Clip"): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pitchwise-clip-"));
+  const file = path.join(dir, "clip.mp4");
+  try {
+    await runFfmpeg(resolveFfmpegBinaries({}), {
+      globalOptions: ["-f", "lavfi"],
+      inputs: [{ path: "testsrc=size=160x120:rate=10:duration=1" }],
+      outputs: [{ path: file, options: ["-pix_fmt", "yuv420p", "-c:v", "libx264", "-preset", "ultrafast"] }],
+    });
+    const body = multipart(
+      { name },
+      { field: "video", filename: "clip.mp4", contentType: "video/mp4", content: fs.readFileSync(file) },
+    );
+    const res = await client.inject({ method: "POST", url: "/api/videos/upload", ...body });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().media.id as number;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

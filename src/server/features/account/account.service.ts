@@ -8,6 +8,7 @@ import { importFilesCleanupForDeletion } from "../crm/crm.service";
 import { mediaFilesCleanupForDeletion } from "../studio/studio.service";
 import { confirmPasswordForDeletion, deleteUserAccount, getUserProfiles } from "../user/user.service";
 import {
+  type AccountMembership,
   assertCan,
   deleteOwnedWorkspace,
   leaveWorkspace,
@@ -32,6 +33,15 @@ export interface AccountDeletionPreview {
 }
 
 /**
+ * What deleting the account does to one of its workspaces: an owned one with other members blocks it,
+ * an owned one without is deleted, any other is left.
+ */
+function fateOf(m: AccountMembership): "blocks" | "deleted" | "left" {
+  if (m.tenant.role !== "owner") return "left";
+  return m.otherMembers > 0 ? "blocks" : "deleted";
+}
+
+/**
  * What deleting `userId`'s account would do, workspace by workspace (AccountDeletionPreview); read
  * again by deleteAccount itself, so a preview that went stale changes nothing.
  */
@@ -40,10 +50,12 @@ export async function accountDeletionPreview(
   userId: string,
 ): Promise<AccountDeletionPreview> {
   const preview: AccountDeletionPreview = { blocking: [], deleted: [], left: [] };
-  for (const { tenant, otherMembers } of await listAccountMemberships(ctx, userId)) {
-    const { workspace: w } = tenant;
-    if (tenant.role !== "owner") preview.left.push({ id: w.id, name: w.name, role: tenant.role });
-    else if (otherMembers > 0) preview.blocking.push({ id: w.id, name: w.name, other_members: otherMembers });
+  for (const m of await listAccountMemberships(ctx, userId)) {
+    const { workspace: w, role } = m.tenant;
+    const fate = fateOf(m);
+    if (fate === "left") preview.left.push({ id: w.id, name: w.name, role });
+    else if (fate === "blocks")
+      preview.blocking.push({ id: w.id, name: w.name, other_members: m.otherMembers });
     else
       preview.deleted.push({
         id: w.id,
@@ -156,7 +168,7 @@ export async function deleteAccount(
     );
   await confirmPasswordForDeletion(ctx, user, input.password, meta, "account");
   const memberships = await listAccountMemberships(ctx, user.id);
-  const blocking = memberships.filter((m) => m.tenant.role === "owner" && m.otherMembers > 0);
+  const blocking = memberships.filter((m) => fateOf(m) === "blocks");
   if (blocking.length > 0) {
     const names = blocking.map((m) => m.tenant.workspace.name).join(", ");
     throw new AppError(
@@ -166,8 +178,9 @@ export async function deleteAccount(
   }
   let deleted = 0;
   let left = 0;
-  for (const { tenant } of memberships) {
-    if (tenant.role === "owner") {
+  for (const m of memberships) {
+    const { tenant } = m;
+    if (fateOf(m) === "deleted") {
       await purgeWorkspace(ctx, tenant, { soloOnly: true });
       deleted++;
     } else {

@@ -617,13 +617,12 @@ export const V1_ROUTES: V1Route[] = [
       handler: async ({ ctx, p, params, req, reply }) => {
         const item = await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"));
         return sendMediaFile(ctx, req, reply, item, d.file, "private, no-cache", undefined, {
-          unsatisfiable: (size) => ({
-            error: {
-              type: "invalid_request_error",
-              message: `The Range header asks for bytes past the end of the file (${size} bytes).`,
-              param: "Range",
-            },
-          }),
+          unsatisfiable: (size) =>
+            errorBody(
+              416,
+              `The Range header asks for bytes past the end of the file (${size} bytes).`,
+              "Range",
+            ),
         });
       },
     }),

@@ -55,15 +55,13 @@ export async function selectWorkspaceCampaign(
   return c;
 }
 
-/** Every campaign of `workspaceId` as `{id, status}` (a workspace's deletion cancels and cleans them). */
-export async function selectWorkspaceCampaignStates(
-  db: DbOrTx,
-  workspaceId: string,
-): Promise<{ id: number; status: Campaign["status"] }[]> {
-  return db
-    .select({ id: campaigns.id, status: campaigns.status })
+/** The ids of `workspaceId`'s campaigns a cancel would end (CANCELLABLE: a workspace's deletion cancels them). */
+export async function selectCancellableCampaignIds(db: DbOrTx, workspaceId: string): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaigns.id })
     .from(campaigns)
-    .where(eq(campaigns.workspaceId, workspaceId));
+    .where(and(eq(campaigns.workspaceId, workspaceId), inArray(campaigns.status, [...CANCELLABLE])));
+  return rows.map((r) => r.id);
 }
 
 /** Campaigns with the given ids (any workspace: the engine groups claimed rows by campaign). */
@@ -209,7 +207,7 @@ export async function insertCampaign(db: DbOrTx, values: typeof campaigns.$infer
 
 /** Statuses a campaign can be cancelled from: anything not finished. */
 /** The statuses a cancel ends (cancelCampaignRows). */
-export const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as const;
+const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as const;
 
 /** A scheduled campaign is still ahead when its time is more than this away (the launch's rule). */
 const SCHEDULE_AHEAD = sql`now() + interval '5 seconds'`;

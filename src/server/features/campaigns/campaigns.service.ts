@@ -61,7 +61,6 @@ import {
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
-  CANCELLABLE,
   cancelCampaignRows,
   countLiveClaims,
   countQueuedOrSending,
@@ -76,13 +75,13 @@ import {
   resumeCampaignRow,
   selectCampaign,
   selectCampaignByLaunchToken,
+  selectCancellableCampaignIds,
   selectRecipientPage,
   selectRecipientsAfter,
   selectReportFigures,
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
-  selectWorkspaceCampaignStates,
   selectWorkspaceCampaigns,
   setCampaignMeterPeriod,
 } from "./campaigns.queries";
@@ -990,10 +989,9 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
  * with its opt-out notice, under voicemailNoticePrefix) and logs, not throws, a storage failure.
  */
 export async function stopCampaignsForDeletion(ctx: Ctx, workspaceId: string): Promise<() => Promise<void>> {
-  for (const c of await selectWorkspaceCampaignStates(ctx.db, workspaceId)) {
-    if (!(CANCELLABLE as readonly string[]).includes(c.status)) continue;
+  for (const id of await selectCancellableCampaignIds(ctx.db, workspaceId)) {
     try {
-      await cancelCampaign(ctx, workspaceId, c.id);
+      await cancelCampaign(ctx, workspaceId, id);
     } catch (e) {
       // finished, cancelled or gone between the read and the cancel: nothing more goes out
       if (!(e instanceof AppError && (e.code === "CONFLICT" || e.code === "NOT_FOUND"))) throw e;

@@ -38,9 +38,8 @@ export async function selectUserIdsWithPreference(db: DbOrTx, key: string): Prom
 /**
  * Deletes the user row: sessions, one-time links and memberships go with it (ON DELETE CASCADE), what
  * they authored in workspaces keeps a null author (SET NULL). A workspace they still own refuses it
- * (workspaces.owner_id ON DELETE RESTRICT: a foreign key violation). Returns whether a row was deleted.
+ * (workspaces.owner_id ON DELETE RESTRICT: a foreign key violation).
  */
-export async function deleteUser(db: DbOrTx, userId: string): Promise<boolean> {
-  const rows = await db.delete(users).where(eq(users.id, userId)).returning({ id: users.id });
-  return rows.length > 0;
+export async function deleteUser(db: DbOrTx, userId: string): Promise<void> {
+  await db.delete(users).where(eq(users.id, userId));
 }

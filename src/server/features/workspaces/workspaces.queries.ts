@@ -193,11 +193,10 @@ export async function lockFallbackWorkspace(tx: DbOrTx, userId: string) {
 
 /**
  * Deletes a workspace row; its tenant-owned rows go with it (foreign keys ON DELETE CASCADE; billing
- * events and local outbox rows keep a null workspace). Returns whether a row was deleted.
+ * events and local outbox rows keep a null workspace).
  */
-export async function deleteWorkspace(db: DbOrTx, id: string): Promise<boolean> {
-  const rows = await db.delete(workspaces).where(eq(workspaces.id, id)).returning({ id: workspaces.id });
-  return rows.length > 0;
+export async function deleteWorkspace(db: DbOrTx, id: string): Promise<void> {
+  await db.delete(workspaces).where(eq(workspaces.id, id));
 }
 
 /** Locks the workspace row for the rest of the transaction (serialises seat checks). */

@@ -282,20 +282,24 @@ export async function resolveTenant(
   if (session.workspaceId) {
     const m =
       membership === undefined ? await q.findMembership(ctx.db, session.workspaceId, user.id) : membership;
-    if (m)
-      return {
-        userId: user.id,
-        workspaceId: m.workspace.id,
-        role: m.role,
-        plan: m.workspace.plan,
-        workspace: m.workspace,
-      };
+    if (m) return tenantOf(user.id, m);
   }
   const [first] = await q.listMemberships(ctx.db, user.id);
-  const { workspace, role } = first ?? (await fallbackWorkspace(ctx, user));
-  await q.setSessionWorkspace(ctx.db, session.id, workspace.id);
-  session.workspaceId = workspace.id;
-  return { userId: user.id, workspaceId: workspace.id, role, plan: workspace.plan, workspace };
+  const m = first ?? (await fallbackWorkspace(ctx, user));
+  await q.setSessionWorkspace(ctx.db, session.id, m.workspace.id);
+  session.workspaceId = m.workspace.id;
+  return tenantOf(user.id, m);
+}
+
+/** `userId` acting in the workspace of membership `m` with its role. */
+function tenantOf(userId: string, m: { role: WorkspaceRole; workspace: Workspace }): Tenant {
+  return {
+    userId,
+    workspaceId: m.workspace.id,
+    role: m.role,
+    plan: m.workspace.plan,
+    workspace: m.workspace,
+  };
 }
 
 /**
@@ -924,13 +928,7 @@ export async function listAccountMemberships(
   const memberships = await q.listMemberships(ctx.db, userId);
   return Promise.all(
     memberships.map(async (m) => ({
-      tenant: {
-        userId,
-        workspaceId: m.workspace.id,
-        role: m.role,
-        plan: m.workspace.plan,
-        workspace: m.workspace,
-      },
+      tenant: tenantOf(userId, m),
       otherMembers: Math.max(0, (await q.countMembers(ctx.db, m.workspace.id)) - 1),
     })),
   );

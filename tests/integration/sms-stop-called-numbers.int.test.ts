@@ -37,14 +37,17 @@ async function reply(from: string, body: string): Promise<string> {
   return res.body;
 }
 
-/** A signed-in Business workspace named `business` with one contact at `phone`, SMS and call opt-in on, in daytime. */
-async function workspaceWith(phone: string, business: string) {
+/**
+ * A signed-in Business workspace named `business` with one contact at `phone`, call opt-in on, SMS
+ * opt-in on unless `smsOptIn` is false, in daytime.
+ */
+async function workspaceWith(phone: string, business: string, smsOptIn = true) {
   const s = await signUp(t.app, { business_name: business });
   await setPlan(t, s.user.id, "business");
   const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Cal Lee", phone }]);
   await t.db
     .update(contacts)
-    .set({ timezone: daytimeZone(), smsOptIn: true, callOptIn: true })
+    .set({ timezone: daytimeZone(), smsOptIn, callOptIn: true })
     .where(inArray(contacts.id, [id as number]));
   return { ...s, contactId: id as number };
 }
@@ -85,6 +88,7 @@ async function smsOptOutOf(w: { user: { id: string }; contactId: number }, phone
     suppressed: supp.map((r) => r.reason),
     optedOut: of("opted_out"),
     optedIn: of("opted_in"),
+    replies: of("sms_received"),
   };
 }
 
@@ -132,6 +136,7 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
         suppressed: ["stop_reply"],
         optedOut: 1,
         optedIn: 0,
+        replies: 0,
       });
       const sms = await launch(w.user.id, "sms", w.contactId);
       expect("details" in sms && sms.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
@@ -141,6 +146,7 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
       suppressed: [],
       optedOut: 0,
       optedIn: 0,
+      replies: 0,
     });
     expect(await textsTo(phone)).toBe(0);
 
@@ -153,11 +159,52 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
         suppressed: [],
         optedOut: 1,
         optedIn: 1,
+        replies: 0,
       });
     }
     const sms = await launch(caller.user.id, "sms", caller.contactId);
     if (!("campaign" in sms)) throw new Error(`SMS launch refused after START: ${sms.message}`);
     expect(sms.campaign.status).toBe("completed");
     expect(await textsTo(phone)).toBe(1);
+  });
+
+  it("START gives back only the SMS opt-in the STOP took: a called contact that never agreed to texts stays not opted in", async () => {
+    const phone = await freshPhone();
+    const tag = phone.slice(-4);
+    // called with call consent only: the SMS opt-in was never given
+    const neverTexts = await workspaceWith(phone, `Calls Only ${tag}`, false);
+    const call = await launch(neverTexts.user.id, "voice", neverTexts.contactId);
+    if (!("campaign" in call)) throw new Error(`voice launch refused: ${call.message}`);
+
+    // an explicit START with no STOP before it: nothing to give back, the flag stays off
+    expect(await reply(phone, "START")).toContain("resubscribed");
+    expect(await smsOptOutOf(neverTexts, phone)).toEqual({
+      smsOptIn: false,
+      suppressed: [],
+      optedOut: 0,
+      optedIn: 0,
+      replies: 1,
+    });
+
+    await reply(phone, "STOP");
+    const [stopped] = await t.db
+      .select({ metadata: activities.metadata })
+      .from(activities)
+      .where(and(eq(activities.contactId, neverTexts.contactId), eq(activities.activityType, "opted_out")));
+    expect(stopped?.metadata).toMatchObject({ channel: "sms", opt_in_before: false });
+    expect((await smsOptOutOf(neverTexts, phone)).suppressed).toEqual(["stop_reply"]);
+
+    // START lifts the STOP (suppression gone) but gives no SMS consent the contact never had
+    await reply(phone, "START");
+    expect(await smsOptOutOf(neverTexts, phone)).toEqual({
+      smsOptIn: false,
+      suppressed: [],
+      optedOut: 1,
+      optedIn: 0,
+      replies: 2,
+    });
+    const sms = await launch(neverTexts.user.id, "sms", neverTexts.contactId);
+    expect("details" in sms && sms.details.expose.skipped).toEqual({ "not opted in to SMS": 1 });
+    expect(await textsTo(phone)).toBe(0);
   });
 });

@@ -263,9 +263,12 @@ async function recorded(
   // the recipient's contact was deleted since (contact_id null): the row, its suppression and its
   // webhook event stay; there is no contact flag or timeline to write
   if (r.contactId === null) return emitted;
-  // an opt-out shows on the contact too (its channel's opt-in flag off); the suppression list holds it
-  if (event === "unsubscribed" || event === "complained")
-    await recordContactOptIn(ctx, r.workspaceId, r.contactId, deliveryKind(r.channel), false);
+  // an opt-out shows on the contact too (its channel's opt-in flag off); the suppression list holds
+  // it. Its activity keeps the flag it turned off (`opt_in_before`), for a START to put back
+  const optInBefore =
+    event === "unsubscribed" || event === "complained"
+      ? await recordContactOptIn(ctx, r.workspaceId, r.contactId, deliveryKind(r.channel), false)
+      : null;
   const type = activityFor(r, event);
   if (type)
     await recordActivities(ctx.db, [
@@ -278,6 +281,7 @@ async function recorded(
           recipientId: r.id,
           ...(opts.reason ? { reason: opts.reason } : {}),
           ...(opts.metadata ?? {}),
+          ...(optInBefore !== null ? { opt_in_before: optInBefore } : {}),
         },
       },
     ]);

@@ -34,6 +34,7 @@ import {
   getContactsByIds,
   recordActivities,
   recordContactOptIn,
+  smsOptInBeforeOptOut,
 } from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
@@ -198,8 +199,10 @@ async function optOutContact(
   const emitted = await ctx.db.transaction(async (tx) => {
     // a retried delivery skips the step it already committed (the mark commits with the step)
     if (stepKey && !(await firstDelivery(tx, INBOUND_STEP, stepKey))) return null;
-    await recordContactOptIn({ db: tx }, workspaceId, contactId, channel, false);
-    await recordActivities(tx, [{ workspaceId, contactId, activityType: "opted_out", metadata }]);
+    const before = await recordContactOptIn({ db: tx }, workspaceId, contactId, channel, false);
+    await recordActivities(tx, [
+      { workspaceId, contactId, activityType: "opted_out", metadata: { ...metadata, opt_in_before: before } },
+    ]);
     return emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.unsubscribed", {
       campaign_id: null,
       recipient_id: null,
@@ -260,16 +263,36 @@ export async function handleTwilioInbound(
 const INBOUND_STEP = "twilio-inbound-step";
 
 /**
- * A START's opt-in again of contact `contactId` of `workspaceId`: SMS opt-in on and an `opted_in`
- * activity, once per `stepKey` (the mark commits with them, so a retried delivery does not record
- * the activity twice).
+ * A START's opt-in again of contact `contactId` of `workspaceId`, once per `stepKey` (the mark
+ * commits with the change, so a retried delivery does not record it twice). The START undoes the
+ * STOP: the contact's SMS opt-in goes back to what it was before its latest SMS opt-out (crm
+ * smsOptInBeforeOptOut) with an `opted_in` activity. Where no opt-out recorded it (a START without a
+ * STOP, or an opt-out older than the record), a contact the workspace `texted` at the number is opted
+ * in (the person asked for the texts of a business that texts them), one it only called or left a
+ * voicemail for is not: it never agreed to texts, and a START is not that agreement for a business
+ * that never texted. A contact whose flag stays off gets an `sms_received` activity instead, so the
+ * timeline still shows the reply (its suppression is lifted by the caller either way).
  */
-async function optInAgain(ctx: Ctx, workspaceId: string, contactId: number, stepKey: string): Promise<void> {
+async function optInAgain(
+  ctx: Ctx,
+  workspaceId: string,
+  contactId: number,
+  stepKey: string,
+  texted: boolean,
+): Promise<void> {
   await ctx.db.transaction(async (tx) => {
     if (!(await firstDelivery(tx, INBOUND_STEP, stepKey))) return;
-    await recordContactOptIn({ db: tx }, workspaceId, contactId, "sms", true);
+    const restore = (await smsOptInBeforeOptOut(tx, workspaceId, contactId)) ?? texted;
+    if (restore) await recordContactOptIn({ db: tx }, workspaceId, contactId, "sms", true);
     await recordActivities(tx, [
-      { workspaceId, contactId, activityType: "opted_in", metadata: { channel: "sms" } },
+      restore
+        ? { workspaceId, contactId, activityType: "opted_in", metadata: { channel: "sms" } }
+        : {
+            workspaceId,
+            contactId,
+            activityType: "sms_received",
+            metadata: { channel: "sms", keyword: "START", sms_opt_in: false },
+          },
     ]);
   });
 }
@@ -381,8 +404,15 @@ async function applyTwilioInbound(
       // the person asked for the texts again: the contact the STOP marked opted out is opted back in
       // (a recipient whose contact was deleted since has no contact to opt back in)
       if (r.contactId !== null)
-        await optInAgain(ctx, workspaceId, r.contactId, `${eventKey}:start:${workspaceId}:${r.contactId}`);
+        await optInAgain(
+          ctx,
+          workspaceId,
+          r.contactId,
+          `${eventKey}:start:${workspaceId}:${r.contactId}`,
+          r.sentAt !== null,
+        );
     }
+    const textedHereKeys = new Set(texted.map((c) => `${c.workspaceId}:${c.contactId}`));
     for (const c of [...texted, ...called]) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);
       if (c.contactId !== null)
@@ -391,6 +421,7 @@ async function applyTwilioInbound(
           c.workspaceId,
           c.contactId,
           `${eventKey}:start:${c.workspaceId}:${c.contactId}`,
+          textedHereKeys.has(`${c.workspaceId}:${c.contactId}`),
         );
     }
     return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, names));

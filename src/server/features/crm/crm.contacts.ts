@@ -40,6 +40,7 @@ import {
   selectContactIdsIn,
   selectContactIdsWhere,
   selectContactsByIds,
+  setContactOptIn,
   sumContactCounts,
   updateContactRow,
 } from "./crm.queries";
@@ -642,6 +643,9 @@ export async function matchContactsByAddress(
  * The suppression list, not this flag, is what keeps an opted-out person from being messaged: a later
  * edit of the flag (UI, import, API) does not re-subscribe them. A contact that no longer exists is ignored.
  * `ctx.db` may be the transaction of the change that caused it (campaigns applyRecipientEvent).
+ * Returns the flag's value before the change (an opt-out records it on its `opted_out` activity as
+ * `opt_in_before`, so a START can put back what the STOP took: smsOptInBeforeOptOut), null when the
+ * contact does not exist.
  */
 export async function recordContactOptIn(
   ctx: { db: DbOrTx },
@@ -649,7 +653,7 @@ export async function recordContactOptIn(
   contactId: number,
   channel: "email" | "sms" | "voice" | "voicemail",
   optedIn: boolean,
-): Promise<void> {
-  const col = channel === "email" ? "emailOptIn" : channel === "sms" ? "smsOptIn" : "callOptIn";
-  await updateContactRow(ctx.db, workspaceId, contactId, { [col]: optedIn });
+): Promise<boolean | null> {
+  const flag = channel === "email" ? "emailOptIn" : channel === "sms" ? "smsOptIn" : "callOptIn";
+  return setContactOptIn(ctx.db, workspaceId, contactId, flag, optedIn);
 }

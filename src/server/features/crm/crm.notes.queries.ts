@@ -114,6 +114,32 @@ export async function countContactsWithActivity(
   return row?.n ?? 0;
 }
 
+/**
+ * The metadata of contact `contactId`'s latest `opted_out` activity for `channel` (metadata.channel),
+ * or undefined when it has none. Uses activities_contact_idx.
+ */
+export async function selectLatestOptOutMetadata(
+  db: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  channel: string,
+): Promise<Record<string, unknown> | undefined> {
+  const [row] = await db
+    .select({ metadata: activities.metadata })
+    .from(activities)
+    .where(
+      and(
+        eq(activities.workspaceId, workspaceId),
+        eq(activities.contactId, contactId),
+        eq(activities.activityType, "opted_out"),
+        sql`${activities.metadata}->>'channel' = ${channel}`,
+      ),
+    )
+    .orderBy(desc(activities.createdAt), desc(activities.id))
+    .limit(1);
+  return row?.metadata as Record<string, unknown> | undefined;
+}
+
 /** The latest `limit` activities of one contact, newest first. */
 export async function selectContactActivities(
   db: DbOrTx,

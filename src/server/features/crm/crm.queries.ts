@@ -1065,6 +1065,34 @@ export async function updateContactRow(
   return row;
 }
 
+/** The contacts column of each opt-in flag recordContactOptIn sets. */
+const OPT_IN_COLUMN = {
+  emailOptIn: "email_opt_in",
+  smsOptIn: "sms_opt_in",
+  callOptIn: "call_opt_in",
+} as const;
+
+/**
+ * Sets one opt-in flag of contact `id` of `workspaceId` to `value` and returns what it was before
+ * (the row locked by the statement's subselect, so a concurrent change cannot slip between the read
+ * and the write); null when the workspace has no such contact.
+ */
+export async function setContactOptIn(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+  flag: keyof typeof OPT_IN_COLUMN,
+  value: boolean,
+): Promise<boolean | null> {
+  const col = sql.raw(OPT_IN_COLUMN[flag]);
+  const res = await db.execute<{ before: boolean }>(sql`
+    update contacts c set ${col} = ${value}, updated_at = now()
+    from (select id, ${col} as before from contacts where workspace_id = ${workspaceId} and id = ${id} for update) o
+    where c.id = o.id
+    returning o.before`);
+  return res[0] ? res[0].before : null;
+}
+
 /**
  * Deletes one contact of `workspaceId` in one statement (notes, tag links and timeline activities
  * cascade, except the message history, which stays detached: detachMessageHistory); false when not

@@ -71,6 +71,7 @@ export {
   listNotesPage,
   recordActivities,
   SENT_TYPES,
+  smsOptInBeforeOptOut,
 } from "./crm.notes";
 export {
   BROAD_ESTIMATE,

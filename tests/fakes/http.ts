@@ -18,6 +18,8 @@ export interface FakeReply {
 export async function startFake(route: (req: RecordedRequest) => FakeReply | Promise<FakeReply>) {
   const requests: RecordedRequest[] = [];
   const failures: FakeReply[] = [];
+  const hooks: { match: (req: RecordedRequest) => boolean; run: (req: RecordedRequest) => Promise<void> }[] =
+    [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -30,6 +32,8 @@ export async function startFake(route: (req: RecordedRequest) => FakeReply | Pro
       body: Buffer.concat(chunks).toString("utf8"),
     };
     requests.push(rec);
+    const hook = hooks.findIndex((h) => h.match(rec));
+    if (hook >= 0) await hooks.splice(hook, 1)[0]!.run(rec);
     const reply = failures.shift() ?? (await route(rec));
     res.writeHead(reply.status, { "content-type": "application/json" });
     res.end(JSON.stringify(reply.json));
@@ -43,6 +47,13 @@ export async function startFake(route: (req: RecordedRequest) => FakeReply | Pro
     /** the next calls get these replies instead of the normal route */
     failNext(...replies: FakeReply[]) {
       failures.push(...replies);
+    },
+    /**
+     * The next request `match` accepts waits for `run` before it is answered (once): something the
+     * test does while the app waits on the vendor (a race the app must survive).
+     */
+    beforeReply(match: (req: RecordedRequest) => boolean, run: (req: RecordedRequest) => Promise<void>) {
+      hooks.push({ match, run });
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

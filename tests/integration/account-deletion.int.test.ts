@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { and, eq } from "drizzle-orm";
@@ -6,6 +7,7 @@ import { apiKeys, campaigns, contacts, outboxMessages, users, workspaces } from 
 import {
   type AuthedClient,
   createTestApp,
+  inviteTokenFor,
   joinWorkspace,
   setPlan,
   signUp,
@@ -259,18 +261,39 @@ describe("deleting an account (local providers)", () => {
 });
 
 describe("deleting an account with a Stripe subscription (real SDK, fake Stripe API)", () => {
-  const { app: s, deliver } = stripeTestApp("whsec_account_deletion", "sk_test_account_deletion");
+  const { app: s, deliver, provider } = stripeTestApp("whsec_account_deletion", "sk_test_account_deletion");
 
-  async function subscriber() {
-    const u = await signUp(s.t.app);
-    const res = await u.client.post("/api/payment/create-checkout-session", {
-      priceId: "price_professional",
-      planName: "professional",
+  /** Opens a Stripe checkout of `plan` for the signed-in `u`; returns the session's id. */
+  async function openCheckout(u: AuthedClient, plan: "professional" | "business" = "professional") {
+    const res = await u.post("/api/payment/create-checkout-session", {
+      priceId: `price_${plan}`,
+      planName: plan,
     });
     expect(res.statusCode, res.body).toBe(200);
-    const session = (res.json().url as string).split("/").pop()!;
+    return (res.json().url as string).split("/").pop()!;
+  }
+
+  async function subscriber(plan: "professional" | "business" = "professional") {
+    const u = await signUp(s.t.app);
+    const session = await openCheckout(u.client, plan);
     for (const e of s.fake.completeCheckout(session)) await deliver(e);
     return { ...u, subscriptionId: s.fake.sessions.get(session)!.subscription as string };
+  }
+
+  /** `owner` invites a new account as a member; returns it with the invitation's token. */
+  async function invited(owner: AuthedClient) {
+    const person = await signUp(s.t.app);
+    const inv = await owner.post("/api/workspaces/current/invites", {
+      email: person.user.email,
+      role: "member",
+    });
+    expect(inv.statusCode, inv.body).toBe(201);
+    return { ...person, token: await inviteTokenFor(s.t, person.user.email) };
+  }
+
+  /** The amounts (cents) of the refunds the fake Stripe made since it had made `before`. */
+  function refundsSince(before: number) {
+    return s.fake.refunds.slice(before).map((r) => r.amount);
   }
 
   it("Stripe unreachable: nothing is deleted; once it answers, the subscription is cancelled now, then everything goes", async () => {
@@ -300,5 +323,94 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
     expect(await workspaceRow(s.t, u.user.id)).toBeNull();
     // Stripe's later event about the ended subscription finds no workspace and is answered 200
     await deliver(s.fake.endSubscription(u.subscriptionId));
+  });
+
+  it("an invitation accepted while the deletion runs is refused and the deletion finishes; a failed deletion lets invitations be accepted again", async () => {
+    const u = await subscriber("business");
+    const guest = await invited(u.client);
+    // the guest accepts while the deletion waits on Stripe (after its check that nobody else is a member)
+    let accepted: Awaited<ReturnType<AuthedClient["post"]>> | undefined;
+    s.fake.beforeReply(
+      (r) => r.method === "GET" && r.path === `/v1/subscriptions/${u.subscriptionId}`,
+      async () => {
+        accepted = await guest.client.post(`/api/invites/${guest.token}/accept`);
+      },
+    );
+    const ok = await trpcCall(u.client, "account.deleteAccount", { password: u.password, confirm: "DELETE" });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+    expect(accepted?.statusCode).toBe(400);
+    expect(accepted?.json().error).toMatch(
+      /is being deleted by its owner, so this invitation can no longer be accepted\.$/,
+    );
+    expect(await workspaceRow(s.t, u.user.id)).toBeNull();
+    expect(s.fake.subscriptions.get(u.subscriptionId)!.status).toBe("canceled");
+    expect((await me(guest.client)).json().workspace.id).toBe(guest.user.id);
+
+    // Stripe down: nothing is deleted, and the workspace takes its invitations again
+    const v = await subscriber("business");
+    const other = await invited(v.client);
+    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
+    s.fake.failNext(down, down, down);
+    const failed = await trpcCall(v.client, "account.deleteAccount", {
+      password: v.password,
+      confirm: "DELETE",
+    });
+    expect(failed.status).toBe(500);
+    const joined = await other.client.post(`/api/invites/${other.token}/accept`);
+    expect(joined.statusCode, joined.body).toBe(200);
+    expect(s.fake.subscriptions.get(v.subscriptionId)!.status).toBe("active");
+  });
+
+  it("a checkout paid after its workspace was deleted is ended and refunded; another deployment's checkout is left alone", async () => {
+    const u = await signUp(s.t.app);
+    // opened in another tab before the deletion, paid after it
+    const late = await openCheckout(u.client, "professional");
+    const before = s.fake.refunds.length;
+    const ok = await trpcCall(u.client, "account.deleteAccount", { password: u.password, confirm: "DELETE" });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+    for (const e of s.fake.completeCheckout(late, 4900)) await deliver(e);
+    const orphan = s.fake.sessions.get(late)!.subscription as string;
+    expect(s.fake.subscriptions.get(orphan)!.status).toBe("canceled");
+    expect(refundsSince(before)).toEqual([4900]);
+    const afterOrphan = s.fake.refunds.length;
+
+    // a workspace this deployment never had (a Stripe account shared with another deployment)
+    const foreign = await provider().client.checkout.sessions.create({
+      mode: "subscription",
+      success_url: "https://other.example/ok",
+      client_reference_id: randomUUID(),
+      line_items: [{ price: "price_professional", quantity: 1 }],
+    });
+    for (const e of s.fake.completeCheckout(foreign.id, 4900)) await deliver(e);
+    const theirs = s.fake.sessions.get(foreign.id)!.subscription as string;
+    expect(s.fake.subscriptions.get(theirs)!.status).toBe("active");
+    expect(refundsSince(afterOrphan)).toEqual([]);
+  });
+
+  it("a subscription a checkout made while the deletion ran is ended once the workspace is gone", async () => {
+    const owner = await signUp(s.t.app);
+    // two checkouts opened before either was paid (two tabs); the first is paid now
+    const first = await openCheckout(owner.client, "professional");
+    const second = await openCheckout(owner.client, "business");
+    for (const e of s.fake.completeCheckout(first)) await deliver(e);
+    const u = { ...owner, subscriptionId: s.fake.sessions.get(first)!.subscription as string };
+    const before = s.fake.refunds.length;
+    let raced = "";
+    // while the deletion reads the subscription: the customer ends it and pays the other checkout,
+    // so the workspace moves to a new live subscription after the deletion's check of the first
+    s.fake.beforeReply(
+      (r) => r.method === "GET" && r.path === `/v1/subscriptions/${u.subscriptionId}`,
+      async () => {
+        await deliver(s.fake.endSubscription(u.subscriptionId));
+        for (const e of s.fake.completeCheckout(second, 14900)) await deliver(e);
+        raced = s.fake.sessions.get(second)!.subscription as string;
+      },
+    );
+    const ok = await trpcCall(u.client, "account.deleteAccount", { password: u.password, confirm: "DELETE" });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+    expect(raced).not.toBe("");
+    expect(await workspaceRow(s.t, u.user.id)).toBeNull();
+    expect(s.fake.subscriptions.get(raced)!.status).toBe("canceled");
+    expect(refundsSince(before)).toEqual([14900]);
   });
 });

@@ -1,6 +1,8 @@
+import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  index,
   integer,
   pgTable,
   primaryKey,
@@ -23,6 +25,27 @@ export const billingEvents = pgTable("billing_events", {
   workspaceId: uuid().references(() => workspaces.id, { onDelete: "set null" }),
   receivedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * Workspaces this deployment deleted, with the vendor customer and subscription they last had
+ * (billing rememberDeletedWorkspace): a subscription made for one afterwards (a checkout paid in
+ * another tab) is ended and refunded when its events arrive (billing applyPaymentEvent). No foreign
+ * key: the workspace row is gone.
+ */
+export const billingDeletedWorkspaces = pgTable(
+  "billing_deleted_workspaces",
+  {
+    workspaceId: uuid().primaryKey(),
+    stripeCustomerId: text(),
+    stripeSubscriptionId: text(),
+    deletedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("billing_deleted_workspaces_customer_idx")
+      .on(t.stripeCustomerId)
+      .where(sql`${t.stripeCustomerId} is not null`),
+  ],
+);
 
 /** Money-back refunds (spec section 9: 14-day guarantee), at most one per subscription. */
 export const billingRefunds = pgTable(

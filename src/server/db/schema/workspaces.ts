@@ -41,6 +41,11 @@ export const workspaces = pgTable(
     hideBranding: boolean().notNull().default(false),
     /** ISO 3166-1 alpha-2 country for phone numbers typed without +country (issue 14; lib/phone.ts) */
     phoneCountry: text().notNull().default("US"),
+    /**
+     * when a deletion of the workspace began (features/account; cleared when it fails): no invitation
+     * is accepted into it meanwhile. A mark older than workspaces DELETION_MARK_MS does not count.
+     */
+    deletionStartedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

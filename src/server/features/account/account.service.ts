@@ -2,14 +2,20 @@ import type { AppContext } from "../../context";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { revokeKeysOfDepartingMember } from "../api/api.service";
-import { endSubscriptionForDeletion } from "../billing/billing.service";
+import {
+  endSubscriptionAfterDeletion,
+  endSubscriptionForDeletion,
+  rememberDeletedWorkspace,
+} from "../billing/billing.service";
 import { stopCampaignsForDeletion } from "../campaigns/campaigns.service";
 import { importFilesCleanupForDeletion } from "../crm/crm.service";
 import { mediaFilesCleanupForDeletion } from "../studio/studio.service";
 import { confirmPasswordForDeletion, deleteUserAccount, getUserProfiles } from "../user/user.service";
 import {
   type AccountMembership,
+  abandonWorkspaceDeletion,
   assertCan,
+  beginWorkspaceDeletion,
   deleteOwnedWorkspace,
   leaveWorkspace,
   listAccountMemberships,
@@ -69,26 +75,39 @@ export async function accountDeletionPreview(
 
 /**
  * Deletes a workspace the caller owns, with everything in it, in this order (each step's failure
- * stops the rest): its subscription ends now at the payments vendor (billing
- * endSubscriptionForDeletion: a vendor outage deletes nothing); its unfinished campaigns are
+ * stops the rest): it is marked as being deleted, so no invitation is accepted into it meanwhile
+ * (workspaces beginWorkspaceDeletion, which with `soloOnly` also refuses it when someone else is a
+ * member; a later failure clears the mark); its subscription ends now at the payments vendor
+ * (billing endSubscriptionForDeletion: a vendor outage deletes nothing); its unfinished campaigns are
  * cancelled, each once nothing of it is on its way to a provider (campaigns
  * stopCampaignsForDeletion); the row goes under the workspace lock with the ownership re-read
- * (workspaces deleteOwnedWorkspace; `soloOnly` also refuses it if someone else is a member now),
- * taking its contacts, campaigns, media rows, keys, webhooks and invitations (ON DELETE CASCADE); then
+ * (workspaces deleteOwnedWorkspace), billing remembering its customer and subscription in the same
+ * transaction (rememberDeletedWorkspace: a checkout paid later for it is ended and refunded), taking
+ * its contacts, campaigns, media rows, keys, webhooks and invitations (ON DELETE CASCADE); then a
+ * subscription a checkout made while this ran is ended (billing endSubscriptionAfterDeletion) and
  * the stored files of its imports, campaigns and media library are removed (a storage failure is
  * logged, leaving orphan files, never undeleted data). Returns the other members' user ids it had.
  * @throws AppError FORBIDDEN (not the owner), CONFLICT (`soloOnly`), BAD_GATEWAY (payments vendor).
  */
 async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?: boolean }) {
-  assertCan(tenant, "deleteWorkspace");
-  await endSubscriptionForDeletion(ctx, tenant.workspaceId);
-  const cleanCampaigns = await stopCampaignsForDeletion(ctx, tenant.workspaceId);
-  const cleanImports = await importFilesCleanupForDeletion(ctx, tenant.workspaceId);
-  const cleanMedia = mediaFilesCleanupForDeletion(ctx, tenant.workspaceId);
-  const { otherMemberIds } = await deleteOwnedWorkspace(ctx, tenant, opts);
-  await cleanCampaigns();
-  await cleanImports();
-  await cleanMedia();
+  await beginWorkspaceDeletion(ctx, tenant, opts);
+  let otherMemberIds: string[];
+  let cleanups: (() => Promise<void>)[];
+  try {
+    await endSubscriptionForDeletion(ctx, tenant.workspaceId);
+    const cleanCampaigns = await stopCampaignsForDeletion(ctx, tenant.workspaceId);
+    const cleanImports = await importFilesCleanupForDeletion(ctx, tenant.workspaceId);
+    const cleanMedia = mediaFilesCleanupForDeletion(ctx, tenant.workspaceId);
+    ({ otherMemberIds } = await deleteOwnedWorkspace(ctx, tenant, opts, rememberDeletedWorkspace));
+    cleanups = [cleanCampaigns, cleanImports, cleanMedia];
+  } catch (err) {
+    await abandonWorkspaceDeletion(ctx, tenant.workspaceId).catch((e) =>
+      ctx.log.warn({ err: e, workspaceId: tenant.workspaceId }, "a deletion mark was not cleared"),
+    );
+    throw err;
+  }
+  await endSubscriptionAfterDeletion(ctx, tenant.workspaceId);
+  for (const clean of cleanups) await clean();
   ctx.log.info({ workspaceId: tenant.workspaceId, by: tenant.userId }, "workspace deleted");
   return otherMemberIds;
 }

@@ -1,7 +1,13 @@
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { prepared } from "../../db/prepared";
-import { billingEvents, billingRefunds, usageMeters, workspaces } from "../../db/schema";
+import {
+  billingDeletedWorkspaces,
+  billingEvents,
+  billingRefunds,
+  usageMeters,
+  workspaces,
+} from "../../db/schema";
 
 /** All SQL of the billing feature (drizzle functions taking `db` first). */
 
@@ -17,6 +23,41 @@ export async function findWorkspaceByCustomer(db: DbOrTx, customerId: string) {
     .select()
     .from(workspaces)
     .where(eq(workspaces.stripeCustomerId, customerId))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Records a deleted workspace's last vendor customer and subscription (once; a repeat changes nothing). */
+export async function insertDeletedWorkspace(
+  db: DbOrTx,
+  values: typeof billingDeletedWorkspaces.$inferInsert,
+) {
+  await db.insert(billingDeletedWorkspaces).values(values).onConflictDoNothing();
+}
+
+/**
+ * The deleted workspace (billing_deleted_workspaces) whose id is `workspaceId`, else the latest one
+ * whose vendor customer is `customerId`; null when neither names one.
+ */
+export async function findDeletedWorkspace(
+  db: DbOrTx,
+  workspaceId: string | null,
+  customerId: string | null,
+) {
+  if (workspaceId) {
+    const [row] = await db
+      .select()
+      .from(billingDeletedWorkspaces)
+      .where(eq(billingDeletedWorkspaces.workspaceId, workspaceId))
+      .limit(1);
+    if (row) return row;
+  }
+  if (!customerId) return null;
+  const [row] = await db
+    .select()
+    .from(billingDeletedWorkspaces)
+    .where(eq(billingDeletedWorkspaces.stripeCustomerId, customerId))
+    .orderBy(desc(billingDeletedWorkspaces.deletedAt))
     .limit(1);
   return row ?? null;
 }

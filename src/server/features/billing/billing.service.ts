@@ -388,6 +388,11 @@ export interface WebhookOutcome {
    * (endSecondSubscription): its id, and whether it was ended and refunded
    */
   secondSubscription?: { id: string; ended: boolean };
+  /**
+   * set when the event was about a workspace this deployment deleted (applyDeletedWorkspaceEvent):
+   * the workspace, and the subscription that was still charging and has now been ended (null if none)
+   */
+  deletedWorkspace?: { id: string; endedSubscription: string | null };
 }
 
 /**
@@ -454,6 +459,15 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       ? await q.findBillingWorkspace(ctx.db, event.workspaceId)
       : null;
   if (!found && event.customerId) found = await q.findWorkspaceByCustomer(ctx.db, event.customerId);
+  if (!found) {
+    // a workspace this deployment deleted: its subscription, if one was made since, must not charge
+    const gone = await q.findDeletedWorkspace(
+      ctx.db,
+      event.workspaceId && UUID.test(event.workspaceId) ? event.workspaceId : null,
+      event.customerId,
+    );
+    if (gone) return applyDeletedWorkspaceEvent(ctx, event, gone.workspaceId);
+  }
   const workspaceId = found?.id ?? null;
   for (let attempt = 1; ; attempt++) {
     const read = workspaceId ? await q.findBillingWorkspaceVersion(ctx.db, workspaceId) : null;
@@ -597,6 +611,99 @@ export async function endSubscriptionForDeletion(ctx: Ctx, workspaceId: string):
         "The payment provider could not be reached to end this workspace's subscription, so nothing was deleted. Please try again in a minute.",
       );
     throw e;
+  }
+}
+
+/**
+ * In the transaction that deletes workspace `workspaceId` (workspaces deleteOwnedWorkspace's
+ * `beforeDelete`, features/account): remembers its vendor customer and current subscription
+ * (billing_deleted_workspaces), so a subscription made for it later, or one a checkout made while it
+ * was being deleted, is ended (applyDeletedWorkspaceEvent, endSubscriptionAfterDeletion).
+ */
+export async function rememberDeletedWorkspace(db: DbOrTx, workspaceId: string): Promise<void> {
+  const ws = await q.findBillingWorkspace(db, workspaceId);
+  await q.insertDeletedWorkspace(db, {
+    workspaceId,
+    stripeCustomerId: ws?.stripeCustomerId ?? null,
+    stripeSubscriptionId: ws?.stripeSubscriptionId ?? null,
+  });
+}
+
+/**
+ * Ends a subscription that still charges for a deleted workspace: refunds its latest payment in full
+ * when it is live (it grants nothing: there is no workspace to have a plan) and cancels it now. Both
+ * vendor calls are idempotent per subscription. Returns whether there was one to end.
+ * @throws ProviderError when the vendor cannot be reached
+ */
+async function endDeletedWorkspaceSubscription(
+  ctx: Ctx,
+  workspaceId: string,
+  subscriptionId: string,
+): Promise<boolean> {
+  const state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
+  if (!state || state.status === "canceled") return false;
+  const refund = LIVE.has(state.status) ? await ctx.providers.payments.refundLatestPayment(state.id) : null;
+  await ctx.providers.payments.cancelSubscriptionNow(state.id);
+  ctx.log.warn(
+    { workspaceId, subscriptionId: state.id, refund },
+    "subscription of a deleted workspace ended and refunded",
+  );
+  return true;
+}
+
+/**
+ * An event about a workspace this deployment deleted (billing_deleted_workspaces by the event's
+ * workspace id or customer): a checkout opened before the deletion and paid after it (another tab)
+ * makes a subscription no workspace holds, which Stripe would go on charging every month. It is
+ * ended and its payment refunded (endDeletedWorkspaceSubscription); then the event is recorded. A
+ * workspace of another deployment sharing the vendor account is never in the table, so its
+ * subscriptions are left alone.
+ * @throws AppError BAD_GATEWAY when the vendor cannot be reached (nothing recorded: it redelivers)
+ */
+async function applyDeletedWorkspaceEvent(
+  ctx: Ctx,
+  event: PaymentEvent,
+  workspaceId: string,
+): Promise<WebhookOutcome> {
+  let ended: string | null = null;
+  if (HANDLED.has(event.type) && event.subscriptionId) {
+    try {
+      if (await endDeletedWorkspaceSubscription(ctx, workspaceId, event.subscriptionId))
+        ended = event.subscriptionId;
+    } catch (e) {
+      if (e instanceof ProviderError)
+        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
+      throw e;
+    }
+  }
+  const fresh = await q.recordEvent(ctx.db, {
+    id: event.id,
+    provider: ctx.providers.payments.name,
+    type: event.type,
+    workspaceId: null,
+  });
+  return {
+    eventId: event.id,
+    duplicate: !fresh,
+    workspaceId: null,
+    deletedWorkspace: { id: workspaceId, endedSubscription: ended },
+  };
+}
+
+/**
+ * After workspace `workspaceId` was deleted (features/account, after rememberDeletedWorkspace
+ * committed): ends the subscription it held at that moment if it still charges. endSubscriptionForDeletion
+ * ended the one it had when the deletion began; a checkout paid while the deletion ran (its
+ * campaigns' cancels can take seconds) could have given it a new one. A vendor failure is logged: that
+ * subscription's next event ends it (applyDeletedWorkspaceEvent).
+ */
+export async function endSubscriptionAfterDeletion(ctx: Ctx, workspaceId: string): Promise<void> {
+  const gone = await q.findDeletedWorkspace(ctx.db, workspaceId, null);
+  if (!gone?.stripeSubscriptionId) return;
+  try {
+    await endDeletedWorkspaceSubscription(ctx, workspaceId, gone.stripeSubscriptionId);
+  } catch (e) {
+    ctx.log.error({ err: e, workspaceId }, "ending a deleted workspace's subscription failed");
   }
 }
 

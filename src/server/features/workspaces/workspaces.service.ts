@@ -752,8 +752,8 @@ function closedInviteError(invite: { acceptedAt: Date | null; revokedAt: Date | 
  * same lock the sender must still be a member whose role allows it (invitableRoles); removing,
  * demoting or leaving revokes a sender's invitations anyway, this is the check at the door.
  * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
- *   "revoked", "no longer valid" when the sender can no longer invite) for an invite that is no
- *   longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address,
+ *   "revoked", "no longer valid" when the sender can no longer invite, "being deleted" while the
+ *   owner's deletion of the workspace runs: beginWorkspaceDeletion) for an invite that is no longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address,
  *   and (inviteSeatRefusal's sentence) when the workspace's plan has no free seat now; CONFLICT when
  *   already a member.
  */
@@ -774,6 +774,11 @@ export async function acceptInvite(
     await q.lockWorkspace(tx, invite.workspaceId);
     const w = await q.findWorkspace(tx, invite.workspaceId);
     if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+    if (beingDeleted(w))
+      throw new AppError(
+        "BAD_REQUEST",
+        `${w.name} is being deleted by its owner, so this invitation can no longer be accepted.`,
+      );
     if (await q.findMembership(tx, w.id, user.id))
       throw new AppError("CONFLICT", `You are already a member of ${w.name}.`);
     const sender = invite.invitedBy ? await q.findMembership(tx, w.id, invite.invitedBy) : null;
@@ -935,20 +940,72 @@ export async function listAccountMemberships(
 }
 
 /**
+ * How long a workspace's deletion mark (deletion_started_at, beginWorkspaceDeletion) keeps
+ * invitations from being accepted: a deletion's steps take seconds (its campaigns' cancels at most
+ * about 15 s each); a mark this old was left by a process that died mid-way and no longer counts.
+ */
+export const DELETION_MARK_MS = 15 * 60_000;
+
+/** Whether workspace `w` is being deleted now (its deletion mark is younger than DELETION_MARK_MS). */
+function beingDeleted(w: { deletionStartedAt: Date | null }): boolean {
+  return w.deletionStartedAt !== null && Date.now() - w.deletionStartedAt.getTime() < DELETION_MARK_MS;
+}
+
+/** The CONFLICT for an owned workspace that has other members when only a solo one may be deleted. */
+function notSoloError(name: string) {
+  return new AppError(
+    "CONFLICT",
+    `${name} has other members now. Transfer its ownership (Settings > Team) or delete it (Settings > Workspace) first.`,
+  );
+}
+
+/**
+ * The first step of deleting a workspace (features/account), before anything is ended or removed:
+ * under the workspace lock, re-reads that the caller owns it (lockAsActor) and, with `soloOnly`, that
+ * nobody else is a member (an invitation may have been accepted since the account's preview), then
+ * marks it as being deleted (deletion_started_at), so no invitation is accepted into it while the
+ * deletion runs (acceptInvite): such a member would otherwise make the last step refuse after the
+ * subscription was already ended. A deletion that fails clears the mark (abandonWorkspaceDeletion).
+ * @throws AppError FORBIDDEN (not the owner); CONFLICT (`soloOnly` and other members).
+ */
+export async function beginWorkspaceDeletion(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  opts: { soloOnly?: boolean } = {},
+): Promise<void> {
+  assertCan(tenant, "deleteWorkspace");
+  await ctx.db.transaction(async (tx) => {
+    await lockAsActor(tx, tenant, "deleteWorkspace");
+    if (opts.soloOnly && (await q.countMembers(tx, tenant.workspaceId)) > 1)
+      throw notSoloError(tenant.workspace.name);
+    await q.updateWorkspace(tx, tenant.workspaceId, { deletionStartedAt: new Date() });
+  });
+}
+
+/** Clears the deletion mark of a workspace whose deletion failed (beginWorkspaceDeletion): invitations work again. */
+export async function abandonWorkspaceDeletion(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+): Promise<void> {
+  await q.updateWorkspace(ctx.db, workspaceId, { deletionStartedAt: null });
+}
+
+/**
  * The last step of deleting a workspace (features/account deleteWorkspace and deleteAccount, which
  * end its subscription, campaigns and files around it): under the workspace lock, re-reads that the
  * caller still owns it (lockAsActor: a transfer may have just moved it) and, with `soloOnly`, that
- * nobody else is a member now (an invitation may have been accepted since the account's preview),
- * then deletes the row and with it everything the workspace owns (foreign keys ON DELETE CASCADE:
- * contacts, campaigns, media rows, keys, webhooks, invitations, memberships). Sessions that had it
- * active fall back to another workspace of their person (resolveTenant). Returns the user ids of the
- * other members it had, for their notice.
+ * nobody else is a member now, then runs `beforeDelete` in the same transaction (billing remembers
+ * the workspace's subscription there) and deletes the row and with it everything the workspace owns
+ * (foreign keys ON DELETE CASCADE: contacts, campaigns, media rows, keys, webhooks, invitations,
+ * memberships). Sessions that had it active fall back to another workspace of their person
+ * (resolveTenant). Returns the user ids of the other members it had, for their notice.
  * @throws AppError FORBIDDEN (not the owner); CONFLICT (`soloOnly` and other members).
  */
 export async function deleteOwnedWorkspace(
   ctx: Pick<AppContext, "db">,
   tenant: Tenant,
   opts: { soloOnly?: boolean } = {},
+  beforeDelete?: (tx: DbOrTx, workspaceId: string) => Promise<void>,
 ): Promise<{ otherMemberIds: string[] }> {
   assertCan(tenant, "deleteWorkspace");
   return ctx.db.transaction(async (tx) => {
@@ -956,11 +1013,8 @@ export async function deleteOwnedWorkspace(
     const otherMemberIds = (await q.listMembers(tx, tenant.workspaceId))
       .map((m) => m.userId)
       .filter((id) => id !== tenant.userId);
-    if (opts.soloOnly && otherMemberIds.length > 0)
-      throw new AppError(
-        "CONFLICT",
-        `${tenant.workspace.name} has other members now. Transfer its ownership (Settings > Team) or delete it (Settings > Workspace) first.`,
-      );
+    if (opts.soloOnly && otherMemberIds.length > 0) throw notSoloError(tenant.workspace.name);
+    await beforeDelete?.(tx, tenant.workspaceId);
     await q.deleteWorkspace(tx, tenant.workspaceId);
     return { otherMemberIds };
   });

@@ -25,6 +25,11 @@ export const ADVISORY_LOCK = {
   webhookEndpointCreation: 1464813384,
   /** giving a user left without any workspace a new personal one ("WSP\x01"; workspaces.queries) */
   fallbackWorkspace: 1465077761,
+  /**
+   * a change of what a workspace's seats allow against how many it uses: a plan change in the local
+   * billing portal, a new or resent invitation ("WSP\x02"; workspaces.queries lockSeatChanges)
+   */
+  seatChange: 1465077762,
 } as const;
 
 /**
@@ -38,4 +43,21 @@ export async function advisoryXactLock(
   key: string,
 ): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(${sql.raw(String(lockClass))}, hashtext(${key}::text))`);
+}
+
+/**
+ * In the transaction `tx`: takes the advisory lock (`lockClass`, hashtext(`key`)) in shared mode if
+ * no exclusive holder has it or waits for it (advisoryXactLock is exclusive), without waiting; held
+ * until `tx` ends. Shared holders do not exclude one another. Returns whether it was taken. For a
+ * caller that must not hold a pool connection while waiting.
+ */
+export async function tryAdvisoryXactLockShared(
+  tx: DbOrTx,
+  lockClass: (typeof ADVISORY_LOCK)[keyof typeof ADVISORY_LOCK],
+  key: string,
+): Promise<boolean> {
+  const rows = await tx.execute<{ taken: boolean }>(
+    sql`select pg_try_advisory_xact_lock_shared(${sql.raw(String(lockClass))}, hashtext(${key}::text)) as taken`,
+  );
+  return rows[0]?.taken === true;
 }

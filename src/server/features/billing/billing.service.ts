@@ -7,7 +7,13 @@ import type { PaidPlanId, PaymentEvent, SubscriptionState } from "../../provider
 import { WebhookSignatureError } from "../../providers/payments";
 import { LocalPaymentsProvider, type SignedEvent } from "../../providers/payments/local";
 import { getUserProfiles } from "../user/user.service";
-import { assertCan, can, type Tenant, workspaceSeatsOf } from "../workspaces/workspaces.service";
+import {
+  assertCan,
+  can,
+  type Tenant,
+  withSeatChangesHeld,
+  workspaceSeatsOf,
+} from "../workspaces/workspaces.service";
 import { usageWarningJob } from "./billing.jobs";
 import {
   assertPlanFeature,
@@ -932,9 +938,16 @@ export async function localPortalPay(ctx: Ctx, tenant: Tenant, cardNumber: strin
  *   (too many members for the plan, with the sentence saying how many to remove in Settings > Team)
  */
 export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: string) {
-  const { ws, sub } = await localPortalState(ctx, tenant);
   const plan = PAID_PLAN_IDS.find((p) => p === planName);
   if (!plan) throw new AppError("BAD_REQUEST", "Choose Professional, Business or Enterprise.");
+  // the seat check and the plan's delivery under the seat-change lock: an invitation sent meanwhile
+  // waits, then is counted against the new plan (without it both passed their checks)
+  await withSeatChangesHeld(ctx, tenant.workspaceId, () => changeLocalPlan(ctx, tenant, plan));
+}
+
+/** localPortalChangePlan's work, under the workspace's seat-change lock. */
+async function changeLocalPlan(ctx: Ctx, tenant: Tenant, plan: PaidPlanId) {
+  const { ws, sub } = await localPortalState(ctx, tenant);
   if (!sub || sub.status === "canceled" || !ws.stripeCustomerId)
     throw new AppError(
       "BAD_REQUEST",

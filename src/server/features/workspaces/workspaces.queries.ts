@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gt, gte, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
-import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
+import { ADVISORY_LOCK, advisoryXactLock, tryAdvisoryXactLockShared } from "../../db/locks";
 import { prepared } from "../../db/prepared";
 import {
   sessions,
@@ -197,6 +197,24 @@ export async function lockFallbackWorkspace(tx: DbOrTx, userId: string) {
  */
 export async function deleteWorkspace(db: DbOrTx, id: string): Promise<void> {
   await db.delete(workspaces).where(eq(workspaces.id, id));
+}
+
+/**
+ * Takes the workspace's seat-change lock exclusively for the rest of transaction `tx`, waiting for it
+ * (a plan change of the local billing portal: workspaces withSeatChangesHeld, one waiter per process).
+ */
+export async function lockSeatChanges(tx: DbOrTx, workspaceId: string) {
+  await advisoryXactLock(tx, ADVISORY_LOCK.seatChange, workspaceId);
+}
+
+/**
+ * Takes the workspace's seat-change lock in shared mode for the rest of transaction `tx` (invitations
+ * do not exclude one another: the workspace row lock orders them) unless a plan change holds it or
+ * waits for it, without waiting (waiting would hold a pool connection while the plan change needs
+ * others to finish). Returns whether it was taken.
+ */
+export async function tryLockSeatChangesShared(tx: DbOrTx, workspaceId: string): Promise<boolean> {
+  return tryAdvisoryXactLockShared(tx, ADVISORY_LOCK.seatChange, workspaceId);
 }
 
 /** Locks the workspace row for the rest of the transaction (serialises seat checks). */

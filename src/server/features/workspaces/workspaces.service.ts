@@ -517,6 +517,7 @@ export async function inviteMember(
   const token = randomToken(20);
   const invite = await ctx.db
     .transaction(async (tx) => {
+      await assertNoSeatChange(tx, tenant);
       const actor = await lockAsActor(tx, tenant, "manageMembers");
       if (!invitableRoles(actor.role).includes(input.role))
         throw new AppError("FORBIDDEN", DENIED.manageMembers);
@@ -585,6 +586,7 @@ export async function resendInvite(
   const token = randomToken(20);
   const { invite, updated } = await ctx.db
     .transaction(async (tx) => {
+      await assertNoSeatChange(tx, tenant);
       const actor = await lockAsActor(tx, tenant, "manageMembers");
       const invite = await pendingInviteOrNotFound({ db: tx }, tenant.workspaceId, inviteId);
       // the address may have joined (through a newer invitation, or a member's email change) or been
@@ -1018,6 +1020,57 @@ export async function deleteOwnedWorkspace(
     await q.deleteWorkspace(tx, tenant.workspaceId);
     return { otherMemberIds };
   });
+}
+
+/**
+ * In an invitation's transaction `tx` (inviteMember, resendInvite), before its seat check: takes the
+ * workspace's seat-change lock in shared mode for the rest of it (invitations do not exclude one
+ * another), or refuses while a plan change of the local billing
+ * portal holds it (withSeatChangesHeld), since that change's seat check did not count this invitation
+ * and its plan is written after it. Does not wait (see workspaces.queries tryLockSeatChangesShared); a plan
+ * change takes a fraction of a second.
+ * @throws AppError CONFLICT while a plan change is under way.
+ */
+async function assertNoSeatChange(tx: DbOrTx, tenant: Tenant): Promise<void> {
+  if (!(await q.tryLockSeatChangesShared(tx, tenant.workspaceId)))
+    throw new AppError(
+      "CONFLICT",
+      `${tenant.workspace.name}'s plan is being changed right now. Send the invitation again in a moment.`,
+    );
+}
+
+/** Plan changes under way in this process, by workspace: each waits for the one before (withSeatChangesHeld). */
+const seatChangeQueue = new Map<string, Promise<unknown>>();
+
+/**
+ * Runs `work` while holding workspace `workspaceId`'s seat-change lock (lockSeatChanges, in a
+ * transaction that does nothing else, so `work` uses its own connections): for a seat check followed
+ * by a plan change that is applied elsewhere (billing localPortalChangePlan: the plan is written by
+ * the payment event's delivery). Invitations and resent invitations of the workspace are refused
+ * meanwhile (assertNoSeatChange), so none is counted against the old plan after the check. Calls in
+ * one process queue here first and only one at a time waits for the database lock, so waiting plan
+ * changes hold no pool connection that the running one's `work` could need.
+ */
+export async function withSeatChangesHeld<T>(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const before = seatChangeQueue.get(workspaceId) ?? Promise.resolve();
+  const run = before
+    .catch(() => {})
+    .then(() =>
+      ctx.db.transaction(async (tx) => {
+        await q.lockSeatChanges(tx, workspaceId);
+        return work();
+      }),
+    );
+  seatChangeQueue.set(workspaceId, run);
+  try {
+    return await run;
+  } finally {
+    if (seatChangeQueue.get(workspaceId) === run) seatChangeQueue.delete(workspaceId);
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeys, campaigns, contacts, outboxMessages, users, workspaces } from "../../src/server/db/schema";
@@ -132,6 +133,20 @@ describe("deleting a workspace (local providers)", () => {
     const mediaId = await uploadTestClip(owner.client);
     const libraryDir = path.join(t.env.DATA_DIR, "media", "u", wsId);
     expect(fs.readdirSync(path.join(libraryDir, "m", String(mediaId))).length).toBeGreaterThan(0);
+    // voicemail audio as it was stored before it was kept per workspace (voicemail-notice/<campaign
+    // id>-<media id>-<hash>.mp3): one of this workspace's voicemail campaign, one of another's
+    const stranger = await signUp(t.app);
+    const voicemailOf = async (workspaceId: string) => {
+      const [c] = await t.db
+        .insert(campaigns)
+        .values({ workspaceId, name: "Drop", channel: "voicemail", status: "completed", content: {} })
+        .returning({ id: campaigns.id });
+      const key = `voicemail-notice/${c!.id}-${mediaId}-${"a1".repeat(12)}.mp3`;
+      await t.providers.storage.put(key, Readable.from([Buffer.from("mp3")]), { contentType: "audio/mpeg" });
+      return key;
+    };
+    const ours = await voicemailOf(wsId);
+    const theirs = await voicemailOf(stranger.user.id);
 
     const done = await trpcCall(owner.client, "account.deleteWorkspace", {
       confirm_name: name,
@@ -139,6 +154,8 @@ describe("deleting a workspace (local providers)", () => {
     });
     expect(done.status, JSON.stringify(done.error)).toBe(200);
     expect(fs.existsSync(libraryDir)).toBe(false);
+    expect(await t.providers.storage.stat(ours)).toBeNull();
+    expect(await t.providers.storage.stat(theirs)).not.toBeNull();
     expect(await t.db.select().from(campaigns).where(eq(campaigns.id, campaignId))).toEqual([]);
     // the campaign's time comes: its fan-out finds nothing to send
     await t.jobs.runDeferred();

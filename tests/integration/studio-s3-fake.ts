@@ -33,14 +33,27 @@ export async function startFakeS3(bucket: string) {
     }
     if (req.method === "GET" && !key && url.searchParams.get("list-type") === "2") {
       const prefix = url.searchParams.get("prefix") ?? "";
-      const keys = [...objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+      const delimiter = url.searchParams.get("delimiter") ?? "";
+      const matching = [...objects.keys()].filter((k) => k.startsWith(prefix)).sort();
+      // with a delimiter, keys that hold it after the prefix are rolled up into CommonPrefixes
+      // (up to and including its first occurrence), as S3 documents for ListObjectsV2
+      const rolled = (k: string) => delimiter !== "" && k.slice(prefix.length).includes(delimiter);
+      const keys = matching.filter((k) => !rolled(k));
+      const common = [
+        ...new Set(
+          matching
+            .filter(rolled)
+            .map((k) => k.slice(0, prefix.length + k.slice(prefix.length).indexOf(delimiter) + delimiter.length)),
+        ),
+      ];
       const contents = keys
         .map((k) => `<Contents><Key>${k}</Key><Size>${objects.get(k)?.body.length}</Size></Contents>`)
         .join("");
+      const prefixes = common.map((p) => `<CommonPrefixes><Prefix>${p}</Prefix></CommonPrefixes>`).join("");
       return xml(
         res,
         200,
-        `<ListBucketResult><Name>${bucket}</Name><Prefix>${prefix}</Prefix><KeyCount>${keys.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}</ListBucketResult>`,
+        `<ListBucketResult><Name>${bucket}</Name><Prefix>${prefix}</Prefix>${delimiter ? `<Delimiter>${delimiter}</Delimiter>` : ""}<KeyCount>${keys.length + common.length}</KeyCount><IsTruncated>false</IsTruncated>${contents}${prefixes}</ListBucketResult>`,
       );
     }
     const obj = objects.get(key);

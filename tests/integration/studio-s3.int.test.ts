@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { S3StorageProvider } from "../../src/server/providers/storage/s3";
 import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
@@ -94,3 +95,21 @@ describe.skipIf(!SHARED_DATA)(
     });
   },
 );
+
+describe("S3 storage folder listing (ListObjectsV2 with a delimiter, against the fake)", () => {
+  it("lists the objects directly in a folder, not those of its sub-folders", async () => {
+    const storage = t.providers.storage;
+    const put = (key: string) =>
+      storage.put(key, Readable.from([Buffer.from(key)]), { contentType: "audio/mpeg" });
+    await put("listing-test/1-2-aaa.mp3");
+    await put("listing-test/3-4-bbb.mp3");
+    await put("listing-test/ws-1/5-6-ccc.mp3");
+    await put("listing-test-other/7.mp3");
+    expect((await storage.listFolder("listing-test")).sort()).toEqual([
+      "listing-test/1-2-aaa.mp3",
+      "listing-test/3-4-bbb.mp3",
+    ]);
+    expect(await storage.listFolder("listing-test/ws-1")).toEqual(["listing-test/ws-1/5-6-ccc.mp3"]);
+    expect(await storage.listFolder("no-such-folder")).toEqual([]);
+  });
+});

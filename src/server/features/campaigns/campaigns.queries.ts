@@ -64,6 +64,19 @@ export async function selectCancellableCampaignIds(db: DbOrTx, workspaceId: stri
   return rows.map((r) => r.id);
 }
 
+/** The ids of `workspaceId`'s campaigns on `channel` (a workspace's deletion removes their stored files). */
+export async function selectWorkspaceCampaignIds(
+  db: DbOrTx,
+  workspaceId: string,
+  channel: CampaignChannel,
+): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaigns.id })
+    .from(campaigns)
+    .where(and(eq(campaigns.workspaceId, workspaceId), eq(campaigns.channel, channel)));
+  return rows.map((r) => r.id);
+}
+
 /** Campaigns with the given ids (any workspace: the engine groups claimed rows by campaign). */
 export async function selectCampaignsByIds(db: DbOrTx, ids: number[]): Promise<Campaign[]> {
   return db.select().from(campaigns).where(inArray(campaigns.id, ids));

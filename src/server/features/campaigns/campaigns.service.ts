@@ -82,6 +82,7 @@ import {
   selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
+  selectWorkspaceCampaignIds,
   selectWorkspaceCampaigns,
   setCampaignMeterPeriod,
 } from "./campaigns.queries";
@@ -981,12 +982,21 @@ export async function cancelCampaign(ctx: Ctx, workspaceId: string, id: number) 
 }
 
 /**
+ * Voicemail audio built before it was kept per workspace: `voicemail-notice/<campaign id>-<media
+ * id>-<hash>.mp3`, directly in the folder (voicemailAudioWithNotice now writes under
+ * voicemailNoticePrefix). Nothing reads these any more (a drop builds its audio again under the new
+ * key); a workspace's deletion removes those of its campaigns.
+ */
+const LEGACY_VOICEMAIL_AUDIO = /^voicemail-notice\/(\d+)-\d+-[0-9a-f]{24}\.mp3$/;
+
+/**
  * Before a workspace is deleted (features/account): cancels each of its unfinished campaigns as
  * cancelCampaign does, one after another, each answering once no part of it is on its way to a
  * provider (settleClaims), so nothing is sent for the workspace once its deletion goes ahead; a
  * campaign that finished meanwhile is left as it is. Returns the clean-up to run once the
  * workspace's rows are gone: it deletes the campaigns' stored files (ringless voicemail audio built
- * with its opt-out notice, under voicemailNoticePrefix) and logs, not throws, a storage failure.
+ * with its opt-out notice, under voicemailNoticePrefix, and the audio of its voicemail campaigns
+ * built before that folder existed: LEGACY_VOICEMAIL_AUDIO) and logs, not throws, a storage failure.
  */
 export async function stopCampaignsForDeletion(ctx: Ctx, workspaceId: string): Promise<() => Promise<void>> {
   for (const id of await selectCancellableCampaignIds(ctx.db, workspaceId)) {
@@ -997,10 +1007,22 @@ export async function stopCampaignsForDeletion(ctx: Ctx, workspaceId: string): P
       if (!(e instanceof AppError && (e.code === "CONFLICT" || e.code === "NOT_FOUND"))) throw e;
     }
   }
+  // read now: the campaign rows go with the workspace
+  const voicemailIds = new Set(
+    (await selectWorkspaceCampaignIds(ctx.db, workspaceId, "voicemail")).map(String),
+  );
   return async () => {
-    await ctx.providers.storage.deletePrefix(voicemailNoticePrefix(workspaceId)).catch((err) => {
+    const { storage } = ctx.providers;
+    try {
+      await storage.deletePrefix(voicemailNoticePrefix(workspaceId));
+      if (voicemailIds.size > 0)
+        for (const key of await storage.listFolder("voicemail-notice")) {
+          const campaignId = LEGACY_VOICEMAIL_AUDIO.exec(key)?.[1];
+          if (campaignId && voicemailIds.has(campaignId)) await storage.delete(key);
+        }
+    } catch (err) {
       ctx.log?.warn({ err, workspaceId }, "a deleted workspace's voicemail audio was not removed");
-    });
+    }
   };
 }
 

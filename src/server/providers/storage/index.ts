@@ -47,6 +47,11 @@ export interface StorageProvider {
   delete(key: string): Promise<void>;
   /** Deletes every object whose key starts with `prefix` (absent is fine). */
   deletePrefix(prefix: string): Promise<void>;
+  /**
+   * The keys of the objects directly in `folder` (`folder/<name>`, not in its sub-folders), in no
+   * particular order; none when it does not exist.
+   */
+  listFolder(folder: string): Promise<string[]>;
 }
 
 /** The object does not exist. */

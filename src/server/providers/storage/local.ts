@@ -88,4 +88,16 @@ export class LocalStorageProvider implements StorageProvider {
     const clean = prefix.replace(/\/+$/, "");
     await fsp.rm(this.pathOf(clean), { recursive: true, force: true });
   }
+
+  async listFolder(folder: string): Promise<string[]> {
+    const clean = assertSafeKey(folder.replace(/\/+$/, ""));
+    try {
+      const entries = await fsp.readdir(this.pathOf(clean), { withFileTypes: true });
+      // (a write under way is a .part file: not an object yet)
+      return entries.filter((e) => e.isFile() && !e.name.endsWith(".part")).map((e) => `${clean}/${e.name}`);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+  }
 }

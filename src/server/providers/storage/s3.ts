@@ -157,4 +157,24 @@ export class S3StorageProvider implements StorageProvider {
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
   }
+
+  async listFolder(folder: string): Promise<string[]> {
+    const base = `${assertSafeKey(folder.replace(/\/+$/, ""))}/`;
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      // Delimiter "/": the folder's own objects in Contents, its sub-folders rolled up in CommonPrefixes
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.opts.bucket,
+          Prefix: base,
+          Delimiter: "/",
+          ContinuationToken: token,
+        }),
+      );
+      for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
 }

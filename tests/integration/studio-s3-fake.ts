@@ -43,7 +43,9 @@ export async function startFakeS3(bucket: string) {
         ...new Set(
           matching
             .filter(rolled)
-            .map((k) => k.slice(0, prefix.length + k.slice(prefix.length).indexOf(delimiter) + delimiter.length)),
+            .map((k) =>
+              k.slice(0, prefix.length + k.slice(prefix.length).indexOf(delimiter) + delimiter.length),
+            ),
         ),
       ];
       const contents = keys

@@ -173,10 +173,14 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
     const tag = phone.slice(-4);
     // called with call consent only: the SMS opt-in was never given
     const neverTexts = await workspaceWith(phone, `Calls Only ${tag}`, false);
-    const call = await launch(neverTexts.user.id, "voice", neverTexts.contactId);
-    if (!("campaign" in call)) throw new Error(`voice launch refused: ${call.message}`);
+    // called, and had agreed to texts too
+    const agreed = await workspaceWith(phone, `Calls And Texts ${tag}`, true);
+    for (const w of [neverTexts, agreed]) {
+      const call = await launch(w.user.id, "voice", w.contactId);
+      if (!("campaign" in call)) throw new Error(`voice launch refused: ${call.message}`);
+    }
 
-    // an explicit START with no STOP before it: nothing to give back, the flag stays off
+    // an explicit START with no STOP before it: nothing to give back, no flag changes
     expect(await reply(phone, "START")).toContain("resubscribed");
     expect(await smsOptOutOf(neverTexts, phone)).toEqual({
       smsOptIn: false,
@@ -185,26 +189,38 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
       optedIn: 0,
       replies: 1,
     });
+    expect((await smsOptOutOf(agreed, phone)).smsOptIn).toBe(true);
 
+    // STOP, and STOP again (the second finds the flags already off)
+    await reply(phone, "STOP");
     await reply(phone, "STOP");
     const [stopped] = await t.db
       .select({ metadata: activities.metadata })
       .from(activities)
-      .where(and(eq(activities.contactId, neverTexts.contactId), eq(activities.activityType, "opted_out")));
+      .where(and(eq(activities.contactId, neverTexts.contactId), eq(activities.activityType, "opted_out")))
+      .orderBy(activities.id);
     expect(stopped?.metadata).toMatchObject({ channel: "sms", opt_in_before: false });
-    expect((await smsOptOutOf(neverTexts, phone)).suppressed).toEqual(["stop_reply"]);
+    for (const w of [neverTexts, agreed]) {
+      const now = await smsOptOutOf(w, phone);
+      expect(now.smsOptIn).toBe(false);
+      expect(now.suppressed).toEqual(["stop_reply"]);
+      expect(now.optedOut).toBeGreaterThanOrEqual(1);
+    }
 
-    // START lifts the STOP (suppression gone) but gives no SMS consent the contact never had
+    // START lifts the STOP (suppression gone) and gives back what the first STOP took: nothing to the
+    // contact that never agreed to texts, the opt-in to the one that had
     await reply(phone, "START");
-    expect(await smsOptOutOf(neverTexts, phone)).toEqual({
+    expect(await smsOptOutOf(neverTexts, phone)).toMatchObject({
       smsOptIn: false,
       suppressed: [],
-      optedOut: 1,
       optedIn: 0,
       replies: 2,
     });
+    expect(await smsOptOutOf(agreed, phone)).toMatchObject({ smsOptIn: true, suppressed: [], optedIn: 1 });
     const sms = await launch(neverTexts.user.id, "sms", neverTexts.contactId);
     expect("details" in sms && sms.details.expose.skipped).toEqual({ "not opted in to SMS": 1 });
-    expect(await textsTo(phone)).toBe(0);
+    const allowed = await launch(agreed.user.id, "sms", agreed.contactId);
+    if (!("campaign" in allowed)) throw new Error(`SMS launch refused after START: ${allowed.message}`);
+    expect(await textsTo(phone)).toBe(1);
   });
 });

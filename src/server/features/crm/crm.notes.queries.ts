@@ -115,29 +115,32 @@ export async function countContactsWithActivity(
 }
 
 /**
- * The metadata of contact `contactId`'s latest `opted_out` activity for `channel` (metadata.channel),
- * or undefined when it has none. Uses activities_contact_idx.
+ * The metadata of contact `contactId`'s first SMS `opted_out` activity (metadata.channel "sms") since
+ * its latest SMS START (an `opted_in` activity of channel "sms", or an `sms_received` one of keyword
+ * "START": campaigns optInAgain records one or the other), or since ever; undefined when there is
+ * none. The first, not the latest: a STOP repeated before the START finds the flag already off.
+ * Uses activities_contact_idx.
  */
-export async function selectLatestOptOutMetadata(
+export async function selectFirstSmsOptOutSinceStart(
   db: DbOrTx,
   workspaceId: string,
   contactId: number,
-  channel: string,
 ): Promise<Record<string, unknown> | undefined> {
-  const [row] = await db
-    .select({ metadata: activities.metadata })
-    .from(activities)
-    .where(
-      and(
-        eq(activities.workspaceId, workspaceId),
-        eq(activities.contactId, contactId),
-        eq(activities.activityType, "opted_out"),
-        sql`${activities.metadata}->>'channel' = ${channel}`,
-      ),
+  const rows = await db.execute<{ metadata: Record<string, unknown> }>(sql`
+    with last_start as (
+      select created_at, id from activities
+      where workspace_id = ${workspaceId} and contact_id = ${contactId}
+        and ((activity_type = 'opted_in' and metadata->>'channel' = 'sms')
+          or (activity_type = 'sms_received' and metadata->>'keyword' = 'START'))
+      order by created_at desc, id desc limit 1
     )
-    .orderBy(desc(activities.createdAt), desc(activities.id))
-    .limit(1);
-  return row?.metadata as Record<string, unknown> | undefined;
+    select a.metadata from activities a
+    where a.workspace_id = ${workspaceId} and a.contact_id = ${contactId}
+      and a.activity_type = 'opted_out' and a.metadata->>'channel' = 'sms'
+      and not exists (select 1 from last_start s where (a.created_at, a.id) <= (s.created_at, s.id))
+    order by a.created_at, a.id
+    limit 1`);
+  return rows[0]?.metadata;
 }
 
 /** The latest `limit` activities of one contact, newest first. */

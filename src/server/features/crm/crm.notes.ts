@@ -16,7 +16,7 @@ import {
   lockNoteCreation,
   SENT_TYPES,
   selectContactNotesPage,
-  selectLatestOptOutMetadata,
+  selectFirstSmsOptOutSinceStart,
   updateNoteText,
 } from "./crm.notes.queries";
 import { noteSchema } from "./crm.schemas";
@@ -54,18 +54,19 @@ export async function recordActivities(db: DbOrTx, rows: ActivityRow[]): Promise
 }
 
 /**
- * The SMS opt-in flag contact `contactId` had before its latest SMS opt-out (the `opt_in_before`
- * that opt-out's `opted_out` activity records: crm recordContactOptIn's return); undefined when the
- * contact has no SMS opt-out, or only one recorded before opt-outs kept it. A START reply puts back
- * this value, not "on": a number's STOP also opts it out of the businesses that only called it, whose
- * contact may never have agreed to texts (campaigns applyTwilioInbound).
+ * The SMS opt-in flag contact `contactId` had before the STOP that a START now lifts: the
+ * `opt_in_before` recorded on its first SMS opt-out since its latest START (crm recordContactOptIn's
+ * return, kept on the `opted_out` activity; a STOP repeated meanwhile found the flag already off);
+ * undefined when it has no such opt-out, or only one recorded before opt-outs kept the flag. A START
+ * puts back this value, not "on": a number's STOP also opts it out of the businesses that only
+ * called it, whose contact may never have agreed to texts (campaigns applyTwilioInbound).
  */
 export async function smsOptInBeforeOptOut(
   db: DbOrTx,
   workspaceId: string,
   contactId: number,
 ): Promise<boolean | undefined> {
-  const before = (await selectLatestOptOutMetadata(db, workspaceId, contactId, "sms"))?.opt_in_before;
+  const before = (await selectFirstSmsOptOutSinceStart(db, workspaceId, contactId))?.opt_in_before;
   return typeof before === "boolean" ? before : undefined;
 }
 

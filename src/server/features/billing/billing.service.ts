@@ -933,7 +933,8 @@ export async function localPortalPay(ctx: Ctx, tenant: Tenant, cardNumber: strin
 /**
  * Local portal plan change (immediate, like Stripe's prorated change). Refused while the workspace's
  * members and pending invitations exceed the new plan's seats (billing.plans assertSeatsFitPlan), as
- * the checkout path refuses it.
+ * the checkout path refuses it. The check and the delivery of the change's event run under the
+ * workspace's seat-change lock (workspaces withSeatChangesHeld), so no invitation slips in between.
  * @throws AppError BAD_REQUEST (unknown plan, no subscription, or a held one: pay it first), CONFLICT
  *   (too many members for the plan, with the sentence saying how many to remove in Settings > Team)
  */
@@ -941,7 +942,7 @@ export async function localPortalChangePlan(ctx: Ctx, tenant: Tenant, planName: 
   const plan = PAID_PLAN_IDS.find((p) => p === planName);
   if (!plan) throw new AppError("BAD_REQUEST", "Choose Professional, Business or Enterprise.");
   // the seat check and the plan's delivery under the seat-change lock: an invitation sent meanwhile
-  // waits, then is counted against the new plan (without it both passed their checks)
+  // is refused for that moment (without it both passed their checks: the invitation against the old plan)
   await withSeatChangesHeld(ctx, tenant.workspaceId, () => changeLocalPlan(ctx, tenant, plan));
 }
 

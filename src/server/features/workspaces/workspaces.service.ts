@@ -501,8 +501,9 @@ async function assertInvitable(
  * against the workspace's INVITE_EMAILS_PER_WORKSPACE_PER_DAY. The inviter's role is re-read under the
  * workspace lock (lockAsActor).
  * @throws AppError FORBIDDEN for members and for an unverified inviter; CONFLICT when the person is
- *   already a member or invited; PAYMENT_REQUIRED (402) over the seat limit, naming the plan that
- *   allows more; TOO_MANY_REQUESTS (429) past the workspace's daily invitation emails.
+ *   already a member or invited, or while a plan change of the local billing portal runs
+ *   (assertNoSeatChange); PAYMENT_REQUIRED (402) over the seat limit, naming the plan that allows
+ *   more; TOO_MANY_REQUESTS (429) past the workspace's daily invitation emails.
  */
 export async function inviteMember(
   ctx: Pick<AppContext, "db" | "providers" | "env" | "limiters">,
@@ -556,7 +557,8 @@ export async function inviteMember(
  * An invitation whose address is a member's now, or has a newer pending invitation, is not resent
  * (409, as inviteMember refuses a new one).
  * @throws AppError FORBIDDEN (members, an unverified sender); NOT_FOUND when the invite is not a
- *   pending one of this workspace; CONFLICT (the address is a member's or invited again);
+ *   pending one of this workspace; CONFLICT (the address is a member's or invited again; a plan
+ *   change of the local billing portal under way: assertNoSeatChange);
  *   PAYMENT_REQUIRED (402) when an expired invite would exceed the seats; TOO_MANY_REQUESTS (429)
  *   past a limit, saying when it can be resent.
  */
@@ -755,8 +757,9 @@ function closedInviteError(invite: { acceptedAt: Date | null; revokedAt: Date | 
  * demoting or leaving revokes a sender's invitations anyway, this is the check at the door.
  * @throws AppError NOT_FOUND for an unknown token; BAD_REQUEST ("already used", "expired",
  *   "revoked", "no longer valid" when the sender can no longer invite, "being deleted" while the
- *   owner's deletion of the workspace runs: beginWorkspaceDeletion) for an invite that is no longer open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address,
- *   and (inviteSeatRefusal's sentence) when the workspace's plan has no free seat now; CONFLICT when
+ *   owner's deletion of the workspace runs: beginWorkspaceDeletion) for an invite that is no longer
+ *   open; FORBIDDEN (inviteRefusal's sentence) for another account or an unverified address, and
+ *   (inviteSeatRefusal's sentence) when the workspace's plan has no free seat now; CONFLICT when
  *   already a member.
  */
 export async function acceptInvite(
@@ -1025,10 +1028,10 @@ export async function deleteOwnedWorkspace(
 /**
  * In an invitation's transaction `tx` (inviteMember, resendInvite), before its seat check: takes the
  * workspace's seat-change lock in shared mode for the rest of it (invitations do not exclude one
- * another), or refuses while a plan change of the local billing
- * portal holds it (withSeatChangesHeld), since that change's seat check did not count this invitation
- * and its plan is written after it. Does not wait (see workspaces.queries tryLockSeatChangesShared); a plan
- * change takes a fraction of a second.
+ * another), or refuses while a plan change of the local billing portal holds it
+ * (withSeatChangesHeld), since that change's seat check did not count this invitation and its plan
+ * is written after it. Does not wait (see workspaces.queries tryLockSeatChangesShared); a plan change
+ * takes a fraction of a second.
  * @throws AppError CONFLICT while a plan change is under way.
  */
 async function assertNoSeatChange(tx: DbOrTx, tenant: Tenant): Promise<void> {

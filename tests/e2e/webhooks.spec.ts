@@ -65,10 +65,12 @@ test("a test event and a resend show in the delivery log as being sent, then del
   const rx = heldReceiver();
   await rx.listen();
   try {
+    await loadAxe(page);
     await registerVerifiedBusiness(page, { prefix: "hooks", name: "Hana Hook", business: "Hook Shop" });
     const url = `http://127.0.0.1:${e2eReceiverPort()}/pitchwise`;
     await page.goto("/settings?tab=webhooks");
     await page.getByLabel("Endpoint URL (https)").fill(url);
+    await page.getByRole("checkbox", { name: "message.bounced" }).check();
     await page.getByRole("button", { name: "Add endpoint" }).click();
     await expect(page.getByTestId("webhook-secret")).toBeVisible();
     const row = page.getByTestId("webhook-row").filter({ hasText: url });
@@ -82,9 +84,11 @@ test("a test event and a resend show in the delivery log as being sent, then del
       if (r.url().includes("webhooks.deliveries")) logReads.push(r.url());
     });
 
-    // Test: queued (the receiver holds the request), then delivered
+    // Test (the endpoint's first event type): queued (the receiver holds the request), then delivered
     await row.getByRole("button", { name: "Test" }).click();
-    await expect(page.getByText("Test event queued. Its delivery shows in the log below.")).toBeVisible();
+    await expect(
+      page.getByText("Test contact.created event queued. Its delivery shows in the log below."),
+    ).toBeVisible();
     const delivery = row.getByTestId("webhook-delivery");
     await expect(delivery).toHaveCount(1);
     await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(1);
@@ -123,6 +127,25 @@ test("a test event and a resend show in the delivery log as being sent, then del
       true,
     );
 
+    // a test of the endpoint's other event type, chosen beside Test: that type's example data
+    await row.getByRole("combobox", { name: `Test event type: ${url}` }).click();
+    await page.getByRole("option", { name: "message.bounced" }).click();
+    await row.getByRole("button", { name: "Test" }).click();
+    await expect(
+      page.getByText("Test message.bounced event queued. Its delivery shows in the log below."),
+    ).toBeVisible();
+    await expect.poll(() => rx.hits.length, { timeout: 30_000 }).toBe(3);
+    expect(JSON.parse(rx.hits[2]!.body)).toMatchObject({
+      type: "message.bounced",
+      data: { test: true, status: "bounced", channel: "email" },
+    });
+    rx.release();
+    await expect(delivery).toHaveCount(2);
+    await expect(delivery.first().getByTestId("webhook-delivery-status")).toHaveText("Delivered", {
+      timeout: 15_000,
+    });
+    expect(await seriousViolations(page, "endpoint with its test event type select")).toEqual([]);
+
     // a disabled endpoint: the server's sentence, and no delivery
     await row.getByRole("switch", { name: `Enabled: ${url}` }).click();
     await expect(row.getByText("Disabled by a user")).toBeVisible();
@@ -132,11 +155,9 @@ test("a test event and a resend show in the delivery log as being sent, then del
         .getByRole("alert")
         .filter({ hasText: "This endpoint is disabled. Enable it to send a test event." }),
     ).toBeVisible();
-    await expect(page.getByText("Test event queued. Its delivery shows in the log below.")).toHaveCount(0, {
-      timeout: 10_000,
-    });
-    await expect(delivery).toHaveCount(1);
-    expect(rx.hits).toHaveLength(2);
+    await expect(page.getByText(/^Test [a-z_.]+ event queued\./)).toHaveCount(0, { timeout: 10_000 });
+    await expect(delivery).toHaveCount(2);
+    expect(rx.hits).toHaveLength(3);
   } finally {
     await rx.close();
   }

@@ -22,7 +22,7 @@ afterAll(async () => t?.close());
 
 type Op = {
   parameters: { name: string; in: string; required: boolean }[];
-  requestBody: { content: { "application/json": { schema: object } } };
+  requestBody: { content: { "application/json": { schema: object; example: unknown } } };
 };
 
 describe("OpenAPI document: outbound webhook events", () => {
@@ -80,6 +80,11 @@ describe("OpenAPI document: outbound webhook events", () => {
       expect((await call("DELETE", `/contacts/${id}`)).statusCode).toBe(200);
       const test = await call("POST", `/webhook_endpoints/${ep.json().id}/test`);
       expect(test.statusCode, test.body).toBe(200);
+      // a test event of every type: its example data, which the document's schema must accept too
+      for (const type of WEBHOOK_EVENT_TYPES) {
+        const typed = await call("POST", `/webhook_endpoints/${ep.json().id}/test`, { type });
+        expect(typed.statusCode, typed.body).toBe(200);
+      }
 
       const events = rx.got.map(
         (g) =>
@@ -105,8 +110,17 @@ describe("OpenAPI document: outbound webhook events", () => {
         const valid = ajv.validate(bodySchema(e.type), e);
         expect(valid, `${e.type} ${JSON.stringify(e.data)}: ${ajv.errorsText(ajv.errors)}`).toBe(true);
       }
-      // the test event (the endpoint's first type, data {test, message}) is described too
-      expect(events.some((e) => e.data.test === true)).toBe(true);
+      // the test events (the type's example with test: true) are described too, one of each type
+      const tests = events.filter((e) => e.data.test === true);
+      expect(new Set(tests.map((e) => e.type))).toEqual(new Set(WEBHOOK_EVENT_TYPES));
+      // and each operation's example is a valid body of its type
+      for (const type of WEBHOOK_EVENT_TYPES) {
+        const example = ops[type]!.post.requestBody.content["application/json"].example;
+        expect(
+          ajv.validate(bodySchema(type), example),
+          `${type} example: ${ajv.errorsText(ajv.errors)}`,
+        ).toBe(true);
+      }
     } finally {
       await rx.close();
     }

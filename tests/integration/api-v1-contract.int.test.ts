@@ -428,6 +428,7 @@ const VALID_BODY: Record<string, unknown> = {
   createWebhookEndpoint: { url: "https://example.com/hook", events: ["contact.created"] },
   updateWebhookEndpoint: { enabled: true },
   rotateWebhookEndpointSecret: { expires_in_hours: 1 },
+  sendWebhookTestEvent: { type: "contact.created" },
 };
 
 describe("v1 contract: invalid input is a documented 4xx in the Error shape, never a 5xx", () => {

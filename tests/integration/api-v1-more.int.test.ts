@@ -9,6 +9,7 @@ import { workspaces } from "../../src/server/db/schema";
 import { pruneIdempotencyKeysJob } from "../../src/server/features/api/api.jobs";
 import { requestFingerprint } from "../../src/server/features/api/api.service";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
+import { WEBHOOK_EVENT_DATA } from "../../src/server/features/api/api.v1.schemas";
 import { defineHandler, defineJob, type JobDeps } from "../../src/server/jobs/define";
 import { handlerOf } from "../../src/server/jobs/registry";
 import { startBoss } from "../../src/server/jobs/worker";
@@ -394,9 +395,14 @@ describe("v1 tag, segment and webhook operations", () => {
       expect(test.json()).toEqual({
         delivery_id: expect.any(String),
         event_id: expect.stringMatching(/^msg_/),
+        type: "contact.created",
       });
       expect(got).toHaveLength(1);
-      expect(JSON.parse(got[0]!.body)).toMatchObject({ type: "contact.created", data: { test: true } });
+      // the type's example with every field a real contact.created carries, marked test: true
+      const sent = JSON.parse(got[0]!.body);
+      expect(sent).toMatchObject({ type: "contact.created", data: { test: true } });
+      const { test: _mark, ...data } = sent.data;
+      expect(() => WEBHOOK_EVENT_DATA["contact.created"].strict().parse(data)).not.toThrow();
       const resend = await k.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
       expect(resend.json()).toEqual({ id: test.json().delivery_id, status: "pending" });
       expect(got).toHaveLength(2);
@@ -418,6 +424,35 @@ describe("v1 tag, segment and webhook operations", () => {
       expect(got).toHaveLength(4);
       expect(got[3]!.id).toBe(got[2]!.id);
 
+      // a chosen type of the endpoint's: its example; a type it does not subscribe to: 400
+      const multi = (
+        await k.call("POST", "/webhook_endpoints", { url, events: ["contact.created", "message.bounced"] })
+      ).json();
+      const bounced = await k.call("POST", `/webhook_endpoints/${multi.id}/test`, {
+        type: "message.bounced",
+      });
+      expect(bounced.statusCode, bounced.body).toBe(200);
+      expect(bounced.json().type).toBe("message.bounced");
+      const last = JSON.parse(got.at(-1)!.body);
+      expect(last.type).toBe("message.bounced");
+      const { test: _m, ...bouncedData } = last.data;
+      expect(() => WEBHOOK_EVENT_DATA["message.bounced"].strict().parse(bouncedData)).not.toThrow();
+      const before = got.length;
+      const notSubscribed = await k.call("POST", `/webhook_endpoints/${multi.id}/test`, {
+        type: "video.viewed",
+      });
+      expect(notSubscribed.statusCode).toBe(400);
+      expect(notSubscribed.json().error.message).toBe(
+        "This endpoint does not subscribe to video.viewed. Send a test of one of its events: contact.created, message.bounced.",
+      );
+      const unknown = await k.call("POST", `/webhook_endpoints/${multi.id}/test`, {
+        type: "contact.exploded",
+      });
+      expect(unknown.statusCode).toBe(400);
+      expect(unknown.json().error.message).toContain("Type must be one of contact.created");
+      expect(got).toHaveLength(before);
+      await k.call("DELETE", `/webhook_endpoints/${multi.id}`);
+
       const other = await keyed();
       expect((await other.call("POST", `/webhook_endpoints/${ep.id}/test`)).statusCode).toBe(404);
       const notYours = await other.call("POST", `/webhook_deliveries/${test.json().delivery_id}/resend`);
@@ -428,7 +463,7 @@ describe("v1 tag, segment and webhook operations", () => {
       const denied = await noScope.call("POST", `/webhook_endpoints/${ep.id}/test`);
       expect(denied.statusCode).toBe(403);
       expect(denied.json().error.message).toBe("This API key lacks the 'webhooks:write' scope.");
-      expect(got).toHaveLength(4);
+      expect(got).toHaveLength(5);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WEBHOOK_EVENT_EXAMPLES } from "../webhooks/webhooks.examples";
 import { API_SCOPES } from "./api.schemas";
 import { V1_ROUTES } from "./api.v1";
 import { errorObject, WEBHOOK_EVENT_DATA } from "./api.v1.schemas";
@@ -74,15 +75,19 @@ function responseHeaders(method: string, status: string): Record<string, unknown
   ]);
 }
 
-/** What a test event (Settings > Webhooks "Test", POST /webhook_endpoints/{id}/test) carries as `data`. */
-const testEventData = z
-  .object({ test: z.literal(true), message: z.string() })
-  .describe("a test event: sent with the endpoint's first subscribed type, carries only this");
+/** The mark a test event (Settings > Webhooks "Test", POST /webhook_endpoints/{id}/test) adds to its example `data`. */
+const testMark = z
+  .literal(true)
+  .optional()
+  .describe(
+    "present on a test event only: its data is this type's example (webhooks.examples), not a real change",
+  );
 
 /**
  * The document's `webhooks` (OpenAPI 3.1): one entry per outbound event type, the POST Pitchwise
  * sends to a subscribed endpoint: the Standard Webhooks headers and the body `{type, timestamp,
- * data}` with that type's data (api.v1.schemas WEBHOOK_EVENT_DATA), or a test event's.
+ * data}` with that type's data (api.v1.schemas WEBHOOK_EVENT_DATA; a test event's adds `test: true`
+ * to the type's example, webhooks.examples, which is also the operation's example).
  */
 function webhookOperations(): Record<string, unknown> {
   const header = (name: string, description: string) => ({
@@ -121,10 +126,15 @@ function webhookOperations(): Record<string, unknown> {
                   z.object({
                     type: z.literal(type),
                     timestamp: z.iso.datetime({ offset: true }).describe("when the event happened"),
-                    data: z.union([data, testEventData]),
+                    data: data.extend({ test: testMark }),
                   }),
                   "output",
                 ),
+                example: {
+                  type,
+                  timestamp: "2026-01-15T14:30:00.000Z",
+                  data: WEBHOOK_EVENT_EXAMPLES[type as keyof typeof WEBHOOK_EVENT_EXAMPLES],
+                },
               },
             },
           },

@@ -25,6 +25,7 @@ import { searchSchema } from "../leads/leads.schemas";
 import {
   createEndpointSchema,
   rotateSecretBody as rotateSecretBodySchema,
+  testEventSchema,
   updateEndpointSchema,
   WEBHOOK_EVENT_TYPES,
 } from "../webhooks/webhooks.schemas";
@@ -560,6 +561,8 @@ export const mediaObject = z.object({
 export const endpointCreateBody = createEndpointSchema.strict();
 export const endpointUpdateBody = updateEndpointSchema.strict();
 export const rotateSecretBody = rotateSecretBodySchema.strict();
+/** POST /webhook_endpoints/{id}/test's body (no body: the endpoint's first subscribed type). */
+export const testEventBody = testEventSchema.strict();
 export const endpointObject = z.object({
   id: z.uuid(),
   url: z.string(),
@@ -582,6 +585,7 @@ export const endpointWithSecret = endpointObject.extend({
 export const testEventResult = z.object({
   delivery_id: z.uuid(),
   event_id: z.string().describe("the webhook-id header of the test event"),
+  type: z.enum(WEBHOOK_EVENT_TYPES).describe("the event type of the test event"),
 });
 export const resendResult = z.object({ id: z.uuid(), status: z.literal("pending") });
 export const deliveryObject = z.object({

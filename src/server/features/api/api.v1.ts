@@ -811,13 +811,20 @@ export const V1_ROUTES: V1Route[] = [
     method: "POST",
     path: "/webhook_endpoints/{id}/test",
     operationId: "sendWebhookTestEvent",
-    summary: "Send a test event (the endpoint's first subscribed type, data {test: true}) to the endpoint",
+    summary: "Send a test event of one of the endpoint's event types to the endpoint",
     tag: "Webhooks",
     scope: "webhooks:write",
     description:
-      "The delivery is queued (status pending until its attempt is recorded). A disabled endpoint is refused with 409.",
+      "The event's `data` is the type's example, with every field the real event has (see Webhooks), and `test: true`. " +
+      "`type` must be one of the endpoint's events (400 otherwise); without it, its first. " +
+      "The delivery is queued (status pending until its attempt is recorded). A disabled endpoint is refused with 409. The body may be left out.",
+    body: s.testEventBody,
+    bodyOptional: true,
     response: s.testEventResult,
-    handler: async ({ ctx, p, params }) => webhooks.sendTestEvent(ctx, p.tenant, params.id ?? ""),
+    handler: async ({ ctx, p, params, body }) =>
+      webhooks.sendTestEvent(ctx, p.tenant, params.id ?? "", {
+        type: (body as { type?: webhooks.WebhookEventType }).type,
+      }),
   },
   {
     method: "POST",

@@ -1,7 +1,12 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
-import type { CreateEndpointInput, RotateSecretInput, UpdateEndpointInput } from "./webhooks.schemas";
+import type {
+  CreateEndpointInput,
+  RotateSecretInput,
+  TestEventInput,
+  UpdateEndpointInput,
+} from "./webhooks.schemas";
 import * as svc from "./webhooks.service";
 
 /**
@@ -46,7 +51,7 @@ export async function webhooksRest(app: FastifyInstance, { ctx }: { ctx: AppCont
   }));
   app.post("/api/webhook-endpoints/:id/test", async (req) => ({
     success: true,
-    ...(await svc.sendTestEvent(ctx, requireTenant(req), id(req))),
+    ...(await svc.sendTestEvent(ctx, requireTenant(req), id(req), (req.body ?? {}) as TestEventInput)),
   }));
   app.post("/api/webhook-deliveries/:id/resend", async (req) => ({
     success: true,

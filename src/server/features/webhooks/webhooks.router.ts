@@ -27,8 +27,8 @@ export const webhooksRouter = router({
     .input(idInput)
     .query(({ ctx, input }) => svc.listDeliveries(ctx, ctx.tenant, input.id)),
   test: protectedProcedure
-    .input(idInput)
-    .mutation(({ ctx, input }) => svc.sendTestEvent(ctx, ctx.tenant, input.id)),
+    .input(idInput.extend({ type: z.enum(WEBHOOK_EVENT_TYPES).optional() }))
+    .mutation(({ ctx, input }) => svc.sendTestEvent(ctx, ctx.tenant, input.id, { type: input.type })),
   resend: protectedProcedure
     .input(idInput)
     .mutation(({ ctx, input }) => svc.resendDelivery(ctx, ctx.tenant, input.id)),

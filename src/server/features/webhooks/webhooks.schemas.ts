@@ -78,3 +78,18 @@ export const rotateSecretBody = z.object({
       `How long the replaced secret keeps signing deliveries beside the new one, in hours: 0 (it stops at once) to ${ROLL_SECRET_MAX_HOURS} (7 days); ${ROLL_SECRET_DEFAULT_HOURS} when not given`,
     ),
 });
+
+/**
+ * webhooks.service sendTestEvent (tRPC webhooks.test, POST /api/webhook-endpoints/{id}/test, v1 POST
+ * /webhook_endpoints/{id}/test): the event type to send an example of, one the endpoint is
+ * subscribed to; its first subscribed type when absent.
+ */
+export const testEventSchema = z.object({
+  type: z
+    .enum(WEBHOOK_EVENT_TYPES, { error: `type must be one of ${WEBHOOK_EVENT_TYPES.join(", ")}` })
+    .optional()
+    .describe(
+      "the event type to send an example of (one the endpoint subscribes to); its first when not given",
+    ),
+});
+export type TestEventInput = z.input<typeof testEventSchema>;

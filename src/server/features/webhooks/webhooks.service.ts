@@ -13,6 +13,7 @@ import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
+import { testEventData } from "./webhooks.examples";
 import { DELIVERY_RETRY_LIMIT, deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
 import {
@@ -22,6 +23,8 @@ import {
   ROLL_SECRET_DEFAULT_HOURS,
   type RotateSecretInput,
   rotateSecretSchema,
+  type TestEventInput,
+  testEventSchema,
   type UpdateEndpointInput,
   updateEndpointSchema,
   type WebhookEventType,
@@ -434,22 +437,38 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
 }
 
 /**
- * Sends a `test.ping`-style event to one endpoint: an event of the endpoint's first subscribed type
- * with `data: {test: true}`. Returns `{delivery_id, event_id}`; the delivery is queued (status
- * `pending` until its attempt is recorded). @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED,
- * CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
+ * Sends a test event to one endpoint: an event of `input.type` (one of the endpoint's subscribed
+ * types; its first when absent) whose `data` is that type's example with every field a real one has
+ * and `test: true` (webhooks.examples testEventData), so the receiver can try its handling of the
+ * real shape. Returns `{delivery_id, event_id}`; the delivery is queued (status `pending` until its
+ * attempt is recorded).
+ * @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED, BAD_REQUEST (a type the endpoint is not subscribed
+ *   to, or no event type), CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
  */
-export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string) {
+export async function sendTestEvent(
+  ctx: Ctx,
+  tenant: Tenant,
+  endpointId: string,
+  input: TestEventInput = {},
+) {
   assertManage(tenant);
+  const { type: asked } = parseInput(testEventSchema, input ?? {});
   const { e, creatorRole } = await ownEndpoint(ctx, tenant, endpointId);
   assertEnabled(e, creatorRole, "a test event");
+  const subscribed = e.events as WebhookEventType[];
+  const type = asked ?? subscribed[0] ?? "contact.created";
+  if (asked && !subscribed.includes(asked))
+    throw new AppError(
+      "BAD_REQUEST",
+      `This endpoint does not subscribe to ${asked}. Send a test of one of its events: ${subscribed.join(", ")}.`,
+    );
   // the event and its delivery in one transaction, the job queued after its commit
   const { ev, d } = await ctx.db.transaction(async (tx) => {
     const ev = await q.insertEvent(tx, {
       id: newEventId(),
       workspaceId: tenant.workspaceId,
-      type: e.events[0] ?? "contact.created",
-      data: { test: true, message: "This is a test event from Pitchwise." },
+      type,
+      data: testEventData(type),
     });
     const [d] = await q.insertDeliveries(tx, [
       { workspaceId: tenant.workspaceId, endpointId: e.id, eventId: ev.id },
@@ -457,7 +476,7 @@ export async function sendTestEvent(ctx: Ctx, tenant: Tenant, endpointId: string
     return { ev, d: d! };
   });
   await queueDeliveries(ctx, [d]);
-  return { delivery_id: d!.id, event_id: ev.id };
+  return { delivery_id: d!.id, event_id: ev.id, type };
 }
 
 async function queueDeliveries(ctx: Pick<AppContext, "jobs">, rows: { id: string }[]) {

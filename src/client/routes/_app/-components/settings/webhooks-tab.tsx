@@ -16,11 +16,13 @@ import {
 } from "@/client/components/ui/dialog";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import type { PlanRefusal } from "@/client/features/billing/plan-refusal";
 import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import {
+  type WebhookEventType as EventType,
   ROLL_SECRET_DEFAULT_HOURS,
   ROLL_SECRET_MAX_HOURS,
 } from "@/server/features/webhooks/webhooks.schemas";
@@ -96,11 +98,13 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
   const remove = useMutation(
     trpc.webhooks.remove.mutationOptions({ onSuccess: () => void refresh(), onError: fail }),
   );
+  // the event type each endpoint's Test sends (its first subscribed type until another is chosen)
+  const [testTypes, setTestTypes] = useState<Record<string, EventType>>({});
   const test = useMutation(
     trpc.webhooks.test.mutationOptions({
-      onSuccess: (_r, v) => {
+      onSuccess: (r, v) => {
         onBanner(null);
-        toast.success("Test event queued. Its delivery shows in the log below.");
+        toast.success(`Test ${r.type} event queued. Its delivery shows in the log below.`);
         setOpen(v.id);
         void qc.invalidateQueries({ queryKey: trpc.webhooks.deliveries.queryKey({ id: v.id }) });
       },
@@ -215,7 +219,33 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                       aria-label={`Enabled: ${e.url}`}
                       onCheckedChange={(v) => setEnabled.mutate({ id: e.id, enabled: v })}
                     />
-                    <Button variant="outline" size="sm" onClick={() => test.mutate({ id: e.id })}>
+                    {/* a test of one of the endpoint's event types: that type's example data, test: true */}
+                    {e.events.length > 1 && (
+                      <Select
+                        value={testTypes[e.id] ?? e.events[0]}
+                        onValueChange={(v) => setTestTypes((m) => ({ ...m, [e.id]: v as EventType }))}
+                      >
+                        <SelectTrigger
+                          className="h-8 w-auto min-w-44"
+                          aria-label={`Test event type: ${e.url}`}
+                        >
+                          <SelectValue />
+                        </SelectTrigger>
+                        <SelectContent>
+                          {e.events.map((type) => (
+                            <SelectItem key={type} value={type}>
+                              {type}
+                            </SelectItem>
+                          ))}
+                        </SelectContent>
+                      </Select>
+                    )}
+                    <Button
+                      variant="outline"
+                      size="sm"
+                      disabled={test.isPending && test.variables?.id === e.id}
+                      onClick={() => test.mutate({ id: e.id, type: testTypes[e.id] ?? e.events[0] })}
+                    >
                       <Send aria-hidden />
                       Test
                     </Button>

@@ -440,10 +440,10 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
  * Sends a test event to one endpoint: an event of `input.type` (one of the endpoint's subscribed
  * types; its first when absent) whose `data` is that type's example with every field a real one has
  * and `test: true` (webhooks.examples testEventData), so the receiver can try its handling of the
- * real shape. Returns `{delivery_id, event_id}`; the delivery is queued (status `pending` until its
- * attempt is recorded).
- * @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED, BAD_REQUEST (a type the endpoint is not subscribed
- *   to, or no event type), CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
+ * real shape. Returns `{delivery_id, event_id, type}` (the type sent); the delivery is queued (status
+ * `pending` until its attempt is recorded).
+ * @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED, BAD_REQUEST (an unknown type, or one the endpoint
+ *   does not subscribe to), CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
  */
 export async function sendTestEvent(
   ctx: Ctx,

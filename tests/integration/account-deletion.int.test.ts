@@ -308,6 +308,13 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
     return { ...person, token: await inviteTokenFor(s.t, person.user.email) };
   }
 
+  /** Asks to delete `u`'s account while the fake Stripe answers 500 to the SDK's every try. */
+  function deleteAccountWhileStripeIsDown(u: { client: AuthedClient; password: string }) {
+    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
+    s.fake.failNext(down, down, down);
+    return trpcCall(u.client, "account.deleteAccount", { password: u.password, confirm: "DELETE" });
+  }
+
   /** The amounts (cents) of the refunds the fake Stripe made since it had made `before`. */
   function refundsSince(before: number) {
     return s.fake.refunds.slice(before).map((r) => r.amount);
@@ -315,12 +322,7 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
 
   it("Stripe unreachable: nothing is deleted; once it answers, the subscription is cancelled now, then everything goes", async () => {
     const u = await subscriber();
-    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
-    s.fake.failNext(down, down, down);
-    const failed = await trpcCall(u.client, "account.deleteAccount", {
-      password: u.password,
-      confirm: "DELETE",
-    });
+    const failed = await deleteAccountWhileStripeIsDown(u);
     // BAD_GATEWAY: tRPC has no 502 and answers INTERNAL_SERVER_ERROR (500) with the sentence
     expect(failed.status).toBe(500);
     expect(failed.error?.message).toBe(
@@ -366,12 +368,7 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
     // Stripe down: nothing is deleted, and the workspace takes its invitations again
     const v = await subscriber("business");
     const other = await invited(v.client);
-    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
-    s.fake.failNext(down, down, down);
-    const failed = await trpcCall(v.client, "account.deleteAccount", {
-      password: v.password,
-      confirm: "DELETE",
-    });
+    const failed = await deleteAccountWhileStripeIsDown(v);
     expect(failed.status).toBe(500);
     const joined = await other.client.post(`/api/invites/${other.token}/accept`);
     expect(joined.statusCode, joined.body).toBe(200);

@@ -484,9 +484,7 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
         state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
       } catch (e) {
         // not stored: the provider redelivers and we try again
-        if (e instanceof ProviderError)
-          throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
-        throw e;
+        webhookProviderFailure(e);
       }
     }
     let outcome: WebhookOutcome;
@@ -580,14 +578,32 @@ async function endSecondSubscription(
   subscriptionId: string,
 ): Promise<boolean> {
   try {
-    const refund = await ctx.providers.payments.refundLatestPayment(subscriptionId);
-    await ctx.providers.payments.cancelSubscriptionNow(subscriptionId);
+    const refund = await refundAndEndNow(ctx, subscriptionId, true);
     ctx.log.warn({ workspaceId, subscriptionId, refund }, "second subscription ended and refunded");
     return true;
   } catch (e) {
     ctx.log.error({ err: e, workspaceId, subscriptionId }, "ending a second subscription failed");
     return false;
   }
+}
+
+/**
+ * Refunds the latest payment of subscription `subscriptionId` in full (when `refund`) and cancels
+ * it now: a subscription that grants nothing (a second one of a workspace, one of a deleted
+ * workspace). Both vendor calls are idempotent per subscription. Returns the refund, if any.
+ * @throws ProviderError when the vendor cannot be reached
+ */
+async function refundAndEndNow(ctx: Ctx, subscriptionId: string, refund: boolean) {
+  const refunded = refund ? await ctx.providers.payments.refundLatestPayment(subscriptionId) : null;
+  await ctx.providers.payments.cancelSubscriptionNow(subscriptionId);
+  return refunded;
+}
+
+/** The 502 of a payment webhook whose subscription could not be read or changed: not recorded, so the vendor delivers it again. */
+function webhookProviderFailure(e: unknown): never {
+  if (e instanceof ProviderError)
+    throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
+  throw e;
 }
 
 /**
@@ -648,8 +664,7 @@ async function endDeletedWorkspaceSubscription(
 ): Promise<boolean> {
   const state = await ctx.providers.payments.retrieveSubscription(subscriptionId);
   if (!state || state.status === "canceled") return false;
-  const refund = LIVE.has(state.status) ? await ctx.providers.payments.refundLatestPayment(state.id) : null;
-  await ctx.providers.payments.cancelSubscriptionNow(state.id);
+  const refund = await refundAndEndNow(ctx, state.id, LIVE.has(state.status));
   ctx.log.warn(
     { workspaceId, subscriptionId: state.id, refund },
     "subscription of a deleted workspace ended and refunded",
@@ -677,9 +692,7 @@ async function applyDeletedWorkspaceEvent(
       if (await endDeletedWorkspaceSubscription(ctx, workspaceId, event.subscriptionId))
         ended = event.subscriptionId;
     } catch (e) {
-      if (e instanceof ProviderError)
-        throw new AppError("BAD_GATEWAY", "The payment provider could not be reached.");
-      throw e;
+      webhookProviderFailure(e);
     }
   }
   const fresh = await q.recordEvent(ctx.db, {

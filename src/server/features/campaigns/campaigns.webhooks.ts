@@ -34,7 +34,7 @@ import {
   getContactsByIds,
   recordActivities,
   recordContactOptIn,
-  smsOptInBeforeOptOut,
+  recordSmsStart,
 } from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
@@ -263,15 +263,9 @@ export async function handleTwilioInbound(
 const INBOUND_STEP = "twilio-inbound-step";
 
 /**
- * A START's opt-in again of contact `contactId` of `workspaceId`, once per `stepKey` (the mark
- * commits with the change, so a retried delivery does not record it twice). The START undoes the
- * STOP: the contact's SMS opt-in goes back to what it was before its latest SMS opt-out (crm
- * smsOptInBeforeOptOut) with an `opted_in` activity. Where no opt-out recorded it (a START without a
- * STOP, or an opt-out older than the record), a contact the workspace `texted` at the number is opted
- * in (the person asked for the texts of a business that texts them), one it only called or left a
- * voicemail for is not: it never agreed to texts, and a START is not that agreement for a business
- * that never texted. A contact whose flag stays off gets an `sms_received` activity instead, so the
- * timeline still shows the reply (its suppression is lifted by the caller either way).
+ * A START's opt-in again of contact `contactId` of `workspaceId` (crm recordSmsStart: the SMS opt-in
+ * its STOP took, or, with no opt-out on record, on only when the workspace `texted` the number), once
+ * per `stepKey` (the mark commits with the change, so a retried delivery does not record it twice).
  */
 async function optInAgain(
   ctx: Ctx,
@@ -281,19 +275,8 @@ async function optInAgain(
   texted: boolean,
 ): Promise<void> {
   await ctx.db.transaction(async (tx) => {
-    if (!(await firstDelivery(tx, INBOUND_STEP, stepKey))) return;
-    const restore = (await smsOptInBeforeOptOut(tx, workspaceId, contactId)) ?? texted;
-    if (restore) await recordContactOptIn({ db: tx }, workspaceId, contactId, "sms", true);
-    await recordActivities(tx, [
-      restore
-        ? { workspaceId, contactId, activityType: "opted_in", metadata: { channel: "sms" } }
-        : {
-            workspaceId,
-            contactId,
-            activityType: "sms_received",
-            metadata: { channel: "sms", keyword: "START", sms_opt_in: false },
-          },
-    ]);
+    if (await firstDelivery(tx, INBOUND_STEP, stepKey))
+      await recordSmsStart(tx, workspaceId, contactId, texted);
   });
 }
 
@@ -412,8 +395,10 @@ async function applyTwilioInbound(
           r.sentAt !== null,
         );
     }
-    const textedHereKeys = new Set(texted.map((c) => `${c.workspaceId}:${c.contactId}`));
-    for (const c of [...texted, ...called]) {
+    for (const [c, wasTexted] of [
+      ...texted.map((c) => [c, true] as const),
+      ...called.map((c) => [c, false] as const),
+    ]) {
       await unsuppress(ctx.db, c.workspaceId, "sms", from);
       if (c.contactId !== null)
         await optInAgain(
@@ -421,7 +406,7 @@ async function applyTwilioInbound(
           c.workspaceId,
           c.contactId,
           `${eventKey}:start:${c.workspaceId}:${c.contactId}`,
-          textedHereKeys.has(`${c.workspaceId}:${c.contactId}`),
+          wasTexted,
         );
     }
     return answeredByTwilio ? null : startConfirmation(await businessNames(ctx, names));

@@ -644,7 +644,7 @@ export async function matchContactsByAddress(
  * edit of the flag (UI, import, API) does not re-subscribe them. A contact that no longer exists is ignored.
  * `ctx.db` may be the transaction of the change that caused it (campaigns applyRecipientEvent).
  * Returns the flag's value before the change (an opt-out records it on its `opted_out` activity as
- * `opt_in_before`, so a START can put back what the STOP took: smsOptInBeforeOptOut), null when the
+ * `opt_in_before`, so a START can put back what the STOP took: crm recordSmsStart), null when the
  * contact does not exist.
  */
 export async function recordContactOptIn(

@@ -117,7 +117,7 @@ export async function countContactsWithActivity(
 /**
  * The metadata of contact `contactId`'s first SMS `opted_out` activity (metadata.channel "sms") since
  * its latest SMS START (an `opted_in` activity of channel "sms", or an `sms_received` one of keyword
- * "START": campaigns optInAgain records one or the other), or since ever; undefined when there is
+ * "START": crm.notes recordSmsStart records one or the other), or since ever; undefined when there is
  * none. The first, not the latest: a STOP repeated before the START finds the flag already off.
  * Uses activities_contact_idx.
  */

@@ -4,7 +4,7 @@ import type { DbOrTx } from "../../db/client";
 import { cursorId, cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
-import { getContact } from "./crm.contacts";
+import { getContact, recordContactOptIn } from "./crm.contacts";
 import {
   type ActivityRow,
   countActivities,
@@ -54,20 +54,39 @@ export async function recordActivities(db: DbOrTx, rows: ActivityRow[]): Promise
 }
 
 /**
- * The SMS opt-in flag contact `contactId` had before the STOP that a START now lifts: the
- * `opt_in_before` recorded on its first SMS opt-out since its latest START (crm recordContactOptIn's
- * return, kept on the `opted_out` activity; a STOP repeated meanwhile found the flag already off);
- * undefined when it has no such opt-out, or only one recorded before opt-outs kept the flag. A START
- * puts back this value, not "on": a number's STOP also opts it out of the businesses that only
- * called it, whose contact may never have agreed to texts (campaigns applyTwilioInbound).
+ * Records an SMS START of contact `contactId` of `workspaceId` (campaigns applyTwilioInbound, in the
+ * transaction `db` that marks the reply as applied). The START undoes the STOP: the SMS opt-in goes
+ * back to what it was before the first SMS opt-out since the contact's last START (the
+ * `opt_in_before` that opt-out's `opted_out` activity kept: crm recordContactOptIn's return; a STOP
+ * repeated meanwhile found the flag already off), with an `opted_in` activity. Without such a record
+ * (a START with no STOP, or an opt-out recorded before the flag was kept), a contact the workspace
+ * `texted` at the number is opted in (the person asked for the texts of a business that texts them)
+ * and one it only called or left a voicemail for is not: a number's STOP also opts it out of those
+ * businesses, whose contact may never have agreed to texts, and a START is not that agreement. A
+ * contact whose flag stays off gets an `sms_received` activity of keyword START instead, so the
+ * timeline still shows the reply. Either activity marks the START for the next one's lookup
+ * (selectFirstSmsOptOutSinceStart). The caller lifts the suppression. Returns whether the flag is on.
  */
-export async function smsOptInBeforeOptOut(
+export async function recordSmsStart(
   db: DbOrTx,
   workspaceId: string,
   contactId: number,
-): Promise<boolean | undefined> {
+  texted: boolean,
+): Promise<boolean> {
   const before = (await selectFirstSmsOptOutSinceStart(db, workspaceId, contactId))?.opt_in_before;
-  return typeof before === "boolean" ? before : undefined;
+  const restore = typeof before === "boolean" ? before : texted;
+  if (restore) await recordContactOptIn({ db }, workspaceId, contactId, "sms", true);
+  await insertActivities(db, [
+    restore
+      ? { workspaceId, contactId, activityType: "opted_in", metadata: { channel: "sms" } }
+      : {
+          workspaceId,
+          contactId,
+          activityType: "sms_received",
+          metadata: { channel: "sms", keyword: "START", sms_opt_in: false },
+        },
+  ]);
+  return restore;
 }
 
 /**

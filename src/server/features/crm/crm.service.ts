@@ -70,8 +70,8 @@ export {
   editNote,
   listNotesPage,
   recordActivities,
+  recordSmsStart,
   SENT_TYPES,
-  smsOptInBeforeOptOut,
 } from "./crm.notes";
 export {
   BROAD_ESTIMATE,

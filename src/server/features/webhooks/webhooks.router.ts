@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { createEndpointSchema, WEBHOOK_EVENT_TYPES } from "./webhooks.schemas";
+import { createEndpointSchema, testEventSchema, WEBHOOK_EVENT_TYPES } from "./webhooks.schemas";
 import * as svc from "./webhooks.service";
 
 const idInput = z.object({ id: z.string().max(100) });
@@ -27,7 +27,7 @@ export const webhooksRouter = router({
     .input(idInput)
     .query(({ ctx, input }) => svc.listDeliveries(ctx, ctx.tenant, input.id)),
   test: protectedProcedure
-    .input(idInput.extend({ type: z.enum(WEBHOOK_EVENT_TYPES).optional() }))
+    .input(idInput.extend(testEventSchema.shape))
     .mutation(({ ctx, input }) => svc.sendTestEvent(ctx, ctx.tenant, input.id, { type: input.type })),
   resend: protectedProcedure
     .input(idInput)

@@ -93,8 +93,9 @@ async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?
   await beginWorkspaceDeletion(ctx, tenant, opts);
   let otherMemberIds: string[];
   let cleanups: (() => Promise<void>)[];
+  let ended: string | null;
   try {
-    await endSubscriptionForDeletion(ctx, tenant.workspaceId);
+    ended = await endSubscriptionForDeletion(ctx, tenant.workspaceId);
     const cleanCampaigns = await stopCampaignsForDeletion(ctx, tenant.workspaceId);
     const cleanImports = await importFilesCleanupForDeletion(ctx, tenant.workspaceId);
     const cleanMedia = mediaFilesCleanupForDeletion(ctx, tenant.workspaceId);
@@ -106,7 +107,7 @@ async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?
     );
     throw err;
   }
-  await endSubscriptionAfterDeletion(ctx, tenant.workspaceId);
+  await endSubscriptionAfterDeletion(ctx, tenant.workspaceId, ended);
   for (const clean of cleanups) await clean();
   ctx.log.info({ workspaceId: tenant.workspaceId, by: tenant.userId }, "workspace deleted");
   return otherMemberIds;

@@ -614,18 +614,20 @@ function webhookProviderFailure(e: unknown): never {
  * refund: what was paid covered the period until now (the 14-day guarantee is asked for by cancelling
  * from the billing portal first). Nothing to do without a subscription. The vendor customer and its
  * invoices are kept (the vendor's receipts and tax records). The subscription's later events find no
- * workspace and are recorded and answered 200 (applyPaymentEvent).
+ * workspace and are recorded and answered 200 (applyPaymentEvent). Returns the id of the subscription
+ * it found ended or ended (null without one), for endSubscriptionAfterDeletion.
  * @throws AppError BAD_GATEWAY when the vendor cannot be reached: the caller then deletes nothing.
  */
-export async function endSubscriptionForDeletion(ctx: Ctx, workspaceId: string): Promise<void> {
+export async function endSubscriptionForDeletion(ctx: Ctx, workspaceId: string): Promise<string | null> {
   const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
-  if (!ws?.stripeSubscriptionId) return;
+  if (!ws?.stripeSubscriptionId) return null;
   try {
     const state = await ctx.providers.payments.retrieveSubscription(ws.stripeSubscriptionId);
     if (state && state.status !== "canceled") {
       await ctx.providers.payments.cancelSubscriptionNow(state.id);
       ctx.log.info({ workspaceId, subscriptionId: state.id }, "subscription ended: workspace deleted");
     }
+    return ws.stripeSubscriptionId;
   } catch (e) {
     if (e instanceof ProviderError)
       throw new AppError(
@@ -712,13 +714,17 @@ async function applyDeletedWorkspaceEvent(
 /**
  * After workspace `workspaceId` was deleted (features/account, after rememberDeletedWorkspace
  * committed): ends the subscription it held at that moment if it still charges. endSubscriptionForDeletion
- * ended the one it had when the deletion began; a checkout paid while the deletion ran (its
- * campaigns' cancels can take seconds) could have given it a new one. A vendor failure is logged: that
- * subscription's next event ends it (applyDeletedWorkspaceEvent).
+ * ended the one it had when the deletion began (`alreadyEnded`, its return: not asked about again); a
+ * checkout paid while the deletion ran (its campaigns' cancels can take seconds) could have given it a
+ * new one. A vendor failure is logged: that subscription's next event ends it (applyDeletedWorkspaceEvent).
  */
-export async function endSubscriptionAfterDeletion(ctx: Ctx, workspaceId: string): Promise<void> {
+export async function endSubscriptionAfterDeletion(
+  ctx: Ctx,
+  workspaceId: string,
+  alreadyEnded: string | null,
+): Promise<void> {
   const gone = await q.findDeletedWorkspace(ctx.db, workspaceId, null);
-  if (!gone?.stripeSubscriptionId) return;
+  if (!gone?.stripeSubscriptionId || gone.stripeSubscriptionId === alreadyEnded) return;
   try {
     await endDeletedWorkspaceSubscription(ctx, workspaceId, gone.stripeSubscriptionId);
   } catch (e) {

@@ -4,7 +4,15 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeys, campaigns, contacts, outboxMessages, users, workspaces } from "../../src/server/db/schema";
+import {
+  apiKeys,
+  campaignRecipients,
+  campaigns,
+  contacts,
+  outboxMessages,
+  users,
+  workspaces,
+} from "../../src/server/db/schema";
 import {
   type AuthedClient,
   createTestApp,
@@ -373,6 +381,67 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
     const joined = await other.client.post(`/api/invites/${other.token}/accept`);
     expect(joined.statusCode, joined.body).toBe(200);
     expect(s.fake.subscriptions.get(v.subscriptionId)!.status).toBe("active");
+  });
+
+  it("no campaign is launched or resent while the owner deletes the workspace; a failed deletion lets them launch again", async () => {
+    /** An email campaign to one new address, sent now, or scheduled an hour ahead. */
+    const launch = (c: AuthedClient, scheduledAt?: string) =>
+      c.post("/api/campaigns/email/launch", {
+        campaignName: "Spring offer",
+        subject: "Spring",
+        body: "Hello",
+        contacts: [{ name: "Robin", email: uniqueEmail("spring") }],
+        ...(scheduledAt ? { scheduledAt } : {}),
+      });
+    const u = await subscriber("business");
+    const member = await joinWorkspace(s.t, u.client, "member");
+    const name = (await me(u.client)).json().workspace.name as string;
+    // a finished campaign with a failed recipient, which "Resend to failed" would send again
+    const earlier = await launch(u.client, new Date(Date.now() + 3_600_000).toISOString());
+    expect(earlier.statusCode, earlier.body).toBe(200);
+    const earlierId = earlier.json().campaignId as number;
+    await s.t.db.update(campaigns).set({ status: "completed" }).where(eq(campaigns.id, earlierId));
+    await s.t.db
+      .update(campaignRecipients)
+      .set({ status: "failed", reason: "vendor said no" })
+      .where(eq(campaignRecipients.campaignId, earlierId));
+
+    // while the deletion waits on Stripe (after it marked the workspace and before it cancels campaigns)
+    let launched: Awaited<ReturnType<AuthedClient["post"]>> | undefined;
+    let resent: Awaited<ReturnType<AuthedClient["post"]>> | undefined;
+    s.fake.beforeReply(
+      (r) => r.method === "GET" && r.path === `/v1/subscriptions/${u.subscriptionId}`,
+      async () => {
+        launched = await launch(member.client);
+        resent = await u.client.post(`/api/campaigns/${earlierId}/resend-failed`);
+      },
+    );
+    const ok = await trpcCall(u.client, "account.deleteWorkspace", {
+      confirm_name: name,
+      password: u.password,
+    });
+    expect(ok.status, JSON.stringify(ok.error)).toBe(200);
+    const refusal = `${name} is being deleted by its owner, so nothing more can be sent from it.`;
+    expect(launched?.statusCode, launched?.body).toBe(409);
+    expect(launched?.json().error).toBe(refusal);
+    expect(resent?.statusCode, resent?.body).toBe(409);
+    expect(resent?.json().error).toBe(refusal);
+    expect(await workspaceRow(s.t, u.user.id)).toBeNull();
+
+    // Stripe down: nothing is deleted, and the workspace's members launch again
+    const v = await subscriber("business");
+    const other = await joinWorkspace(s.t, v.client, "member");
+    const vName = (await me(v.client)).json().workspace.name as string;
+    const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
+    s.fake.failNext(down, down, down);
+    const failed = await trpcCall(v.client, "account.deleteWorkspace", {
+      confirm_name: vName,
+      password: v.password,
+    });
+    expect(failed.status).toBe(500);
+    const again = await launch(other.client);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().campaignId).toEqual(expect.any(Number));
   });
 
   it("a checkout paid after its workspace was deleted is ended and refunded; another deployment's checkout is left alone", async () => {

@@ -37,7 +37,11 @@ import {
   queueWebhookDeliveries,
   type WebhookEmit,
 } from "../webhooks/webhooks.service";
-import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
+import {
+  assertWorkspaceNotBeingDeleted,
+  getSenderProfile,
+  phoneCountryOf,
+} from "../workspaces/workspaces.service";
 import {
   classifyRecipients,
   countMissingContacts,
@@ -251,7 +255,8 @@ async function repeatAnswer(
  *   workspace's), UNPROCESSABLE when every recipient would be skipped (message names the reasons)
  *   or, for voicemail, when the voice provider has no callback number for the opt-out,
  *   PAYMENT_REQUIRED (the plan lacks the channel or its monthly meter would pass the limit),
- *   CONFLICT (the launch token belongs to a campaign on another channel)
+ *   CONFLICT (the launch token belongs to a campaign on another channel; the owner is deleting the
+ *   workspace: workspaces assertWorkspaceNotBeingDeleted)
  *
  * A contact deleted while the launch runs (a bulk delete between reading the audience and inserting
  * the recipients: the contacts foreign key refuses the insert, and the whole transaction, campaign
@@ -412,6 +417,8 @@ async function launchOnce(
   // the campaign, its recipients, the plan reservation and the campaign.launched event: one transaction
   const launchTransaction = () =>
     ctx.db.transaction(async (tx): Promise<Campaign | null> => {
+      // first, before any other lock: no launch while the owner deletes the workspace
+      await assertWorkspaceNotBeingDeleted(tx, workspaceId);
       if (!input.allowRepeat) {
         // the fingerprint's lock first (before any write): an identical launch that got it first has
         // committed its campaign by the time this one looks
@@ -1031,7 +1038,8 @@ export async function stopCampaignsForDeletion(ctx: Ctx, workspaceId: string): P
  * scheduled begins a new round now (a paused one sends them when resumed, a scheduled one at its
  * time). One transaction holding the campaign row (campaigns.queries resendFailedRows), so two
  * concurrent requests requeue once and a concurrent cancel is never undone.
- * @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be resent', 'No failed recipients to resend')
+ * @throws NOT_FOUND, CONFLICT ('A cancelled campaign cannot be resent', 'No failed recipients to resend',
+ *   the workspace being deleted: workspaces assertWorkspaceNotBeingDeleted)
  */
 export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   assertCampaignId(id);
@@ -1039,6 +1047,7 @@ export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   // again, in the requeue's transaction (402 with the plan's sentence, nothing requeued)
   let reservation: Reservation | undefined;
   const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
+    await assertWorkspaceNotBeingDeleted(tx, workspaceId);
     const rule = planRuleOfChannel(c.channel);
     reservation = await reserveUsage(ctx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
     // reserved in the current period: when the campaign's other unsent messages are reserved in

@@ -217,6 +217,24 @@ export async function tryLockSeatChangesShared(tx: DbOrTx, workspaceId: string):
   return tryAdvisoryXactLockShared(tx, ADVISORY_LOCK.seatChange, workspaceId);
 }
 
+/**
+ * The workspace's name and deletion mark, read with a FOR SHARE lock on its row held for the rest of
+ * transaction `tx`: a deletion's mark (an UPDATE under the row's FOR UPDATE lock) waits for `tx` to
+ * commit, and a read that waited for the mark's commit returns the marked row. Null when the
+ * workspace no longer exists.
+ */
+export async function selectDeletionMarkForShare(
+  tx: DbOrTx,
+  id: string,
+): Promise<{ name: string; deletionStartedAt: Date | null } | null> {
+  const [row] = await tx
+    .select({ name: workspaces.name, deletionStartedAt: workspaces.deletionStartedAt })
+    .from(workspaces)
+    .where(eq(workspaces.id, id))
+    .for("share");
+  return row ?? null;
+}
+
 /** Locks the workspace row for the rest of the transaction (serialises seat checks). */
 export async function lockWorkspace(db: DbOrTx, id: string) {
   await db.execute(sql`select 1 from ${workspaces} where ${workspaces.id} = ${id} for update`);

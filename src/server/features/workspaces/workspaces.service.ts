@@ -956,6 +956,26 @@ function beingDeleted(w: { deletionStartedAt: Date | null }): boolean {
   return w.deletionStartedAt !== null && Date.now() - w.deletionStartedAt.getTime() < DELETION_MARK_MS;
 }
 
+/**
+ * In transaction `tx` of work that starts sending (a campaign launch, a resend of its failed
+ * recipients), before it writes: refuses while the workspace is being deleted
+ * (beginWorkspaceDeletion's mark). A deletion cancels the campaigns it finds after marking the
+ * workspace, so a campaign started after that read would send until the workspace's rows go. The
+ * workspace row stays FOR SHARE locked until `tx` ends: a deletion that has not marked it yet waits
+ * for `tx` to commit, and then finds and cancels what `tx` started.
+ * @throws AppError CONFLICT ("<name> is being deleted by its owner, so nothing more can be sent
+ *   from it."), NOT_FOUND (the workspace was deleted meanwhile).
+ */
+export async function assertWorkspaceNotBeingDeleted(tx: DbOrTx, workspaceId: string): Promise<void> {
+  const w = await q.selectDeletionMarkForShare(tx, workspaceId);
+  if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+  if (beingDeleted(w))
+    throw new AppError(
+      "CONFLICT",
+      `${w.name} is being deleted by its owner, so nothing more can be sent from it.`,
+    );
+}
+
 /** The CONFLICT for an owned workspace that has other members when only a solo one may be deleted. */
 function notSoloError(name: string) {
   return new AppError(

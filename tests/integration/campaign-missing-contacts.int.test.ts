@@ -71,6 +71,6 @@ describe("contact ids that name no contact of the workspace", () => {
       recipients: { contactIds: [gone, theirs] },
     });
     expect(none.status).toBe(422);
-    expect(none.error?.message).toBe("Nobody would receive this campaign: 2 contact not found.");
+    expect(none.error?.message).toBe("Nobody would receive this campaign: 2 contacts not found.");
   });
 });

@@ -135,7 +135,8 @@ export async function deleteWorkspace(
 ) {
   assertCan(tenant, "deleteWorkspace");
   const name = tenant.workspace.name.trim();
-  if (input.confirm_name.trim() !== name)
+  // compared in Unicode NFC: an é typed as one character matches a name stored as e + accent
+  if (input.confirm_name.trim().normalize("NFC") !== name.normalize("NFC"))
     throw new AppError("BAD_REQUEST", `Type the workspace's name, ${name}, exactly as it is to confirm.`);
   await confirmPasswordForDeletion(ctx, user, input.password, meta, "workspace");
   const others = await purgeWorkspace(ctx, tenant, {});
@@ -158,6 +159,14 @@ export async function deleteWorkspace(
     }
   }
   return { success: true as const, deleted: { id: tenant.workspaceId, name }, notified };
+}
+
+/** The account deletion email's sentence on the workspaces it deleted (none when it owned none). */
+function ownedSentence(deleted: number): string {
+  if (deleted === 0) return "";
+  return deleted === 1
+    ? " The workspace you owned was deleted with its contacts, campaigns and media, and any subscription ended."
+    : ` The ${deleted} workspaces you owned were deleted with their contacts, campaigns and media, and any subscriptions ended.`;
 }
 
 /**
@@ -214,7 +223,7 @@ export async function deleteAccount(
     await ctx.providers.email.send({
       to: user.email,
       subject: "Your Pitchwise account was deleted",
-      text: `Hi ${user.name},\n\nYour Pitchwise account (${user.email}) was deleted, as you asked. ${deleted === 1 ? "The workspace you owned was" : `The ${deleted} workspaces you owned were`} deleted with ${deleted === 1 ? "its" : "their"} contacts, campaigns and media${deleted > 0 ? ", and any subscription ended" : ""}.\n\nIf this wasn't you, reply to this email at once.`,
+      text: `Hi ${user.name},\n\nYour Pitchwise account (${user.email}) was deleted, as you asked.${ownedSentence(deleted)}\n\nIf this wasn't you, reply to this email at once.`,
       tag: "account-deleted",
     });
   } catch (err) {

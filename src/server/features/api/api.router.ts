@@ -15,9 +15,9 @@ export const apiKeysRouter = router({
    * revoke (Settings > Team's confirmations); see countKeysRevokedOnDeparture.
    */
   revokedOnDeparture: protectedProcedure
-    .input(z.object({ userId: z.string().max(100) }))
+    .input(z.strictObject({ userId: z.string().max(100) }))
     .query(({ ctx, input }) => svc.countKeysRevokedOnDeparture(ctx, ctx.tenant, input.userId)),
   revoke: protectedProcedure
-    .input(z.object({ id: z.string().max(100) }))
+    .input(z.strictObject({ id: z.string().max(100) }))
     .mutation(({ ctx, input }) => svc.revokeApiKey(ctx, ctx.tenant, input.id)),
 });

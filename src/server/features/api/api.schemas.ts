@@ -21,7 +21,7 @@ export type ApiScope = (typeof API_SCOPES)[number];
 export const API_KEY_MAX_EXPIRY_DAYS = 3653;
 
 /** POST /api/api-keys {name, scopes, expires_at?}. */
-export const createApiKeySchema = z.object({
+export const createApiKeySchema = z.strictObject({
   name: z
     .string({ error: "Name is required" })
     .trim()
@@ -32,7 +32,7 @@ export const createApiKeySchema = z.object({
       error: "scopes must be a list",
     })
     .min(1, "Choose at least one scope")
-    .max(API_SCOPES.length)
+    .max(API_SCOPES.length, `scopes can list at most the ${API_SCOPES.length} scopes, each once`)
     .transform((s) => [...new Set(s)]),
   expires_at: isoUserDateTime({
     invalid: "expires_at must be an ISO 8601 date-time",

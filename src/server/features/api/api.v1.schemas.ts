@@ -39,8 +39,9 @@ import { leadFiltersBody } from "./api.v1.leads";
  *
  * Every request body is closed, nested objects too (`.strict()`, `z.strictObject`; the OpenAPI
  * document says `additionalProperties: false`): an unknown or misspelt field is a 400 naming it
- * ("This field is not accepted here: enable", `param: "enable"`), never silently ignored. The app's
- * own routes keep the features' schemas as they are; only the public API closes them. Query strings
+ * ("This field is not accepted here: enable", `param: "enable"`), never silently ignored. Many
+ * features' schemas are closed already (crm bodies, webhooks, API keys, workspaces, account,
+ * checkout: the app's routes refuse the same keys); the rest are closed here. Query strings
  * are closed too: apiV1 registers each route's `query` object `.strict()` (a route without one takes
  * no parameters), so `?stage=customer` on GET /contacts (whose filter is `lifecycle_stage`) is a 400
  * naming `stage`, not the whole list.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** `POST /api/payment/create-checkout-session` (spec section 7): the plan's price id and lowercase name. */
-export const checkoutInput = z.object({
+export const checkoutInput = z.strictObject({
   priceId: z
     .string({ error: "priceId is required" })
     .trim()

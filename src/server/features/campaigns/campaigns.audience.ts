@@ -259,11 +259,14 @@ export function countMissingContacts(classified: Classification, named: (number[
     classified.skipped[CONTACT_NOT_FOUND] = (classified.skipped[CONTACT_NOT_FOUND] ?? 0) + missing.size;
 }
 
-/** "3 not opted in to SMS, 1 no valid phone number" (largest first). */
+/** "3 not opted in to SMS, 1 no valid phone number, 2 contacts not found" (largest first). */
 export function describeSkipped(skipped: Record<string, number>): string {
   return Object.entries(skipped)
     .sort((a, b) => b[1] - a[1])
-    .map(([reason, n]) => `${n.toLocaleString("en-US")} ${reason}`)
+    .map(
+      ([reason, n]) =>
+        `${n.toLocaleString("en-US")} ${reason === CONTACT_NOT_FOUND && n !== 1 ? "contacts not found" : reason}`,
+    )
     .join(", ");
 }
 

@@ -15,9 +15,10 @@ import { importFilePath, sweepImportSpool } from "./crm.jobs";
 import { type BulkOperationInput, listContactsQuerySchema } from "./crm.schemas";
 import * as crm from "./crm.service";
 
-function idParam(req: FastifyRequest): number {
+/** The route's `:id` as a number; an id that is not 1-15 digits names no `what` ("Contact", "List"): 404. */
+function idParam(req: FastifyRequest, what = "Contact"): number {
   const raw = (req.params as { id: string }).id;
-  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", "Contact not found");
+  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", `${what} not found`);
   return Number(raw);
 }
 
@@ -78,13 +79,16 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
   /** Renames a saved segment (list) and replaces its filter when one is given: {name, filter?}. */
   app.put("/api/contacts/lists/:id", async (req) => {
     const tenant = requireTenant(req);
-    return { success: true, list: await crm.updateSegment(ctx, tenant.workspaceId, idParam(req), req.body) };
+    return {
+      success: true,
+      list: await crm.updateSegment(ctx, tenant.workspaceId, idParam(req, "List"), req.body),
+    };
   });
 
   /** Deletes a saved segment (list); its contacts stay. 404 'List not found' for another workspace's. */
   app.delete("/api/contacts/lists/:id", async (req) => {
     const tenant = requireTenant(req);
-    await crm.deleteSegment(ctx, tenant.workspaceId, idParam(req));
+    await crm.deleteSegment(ctx, tenant.workspaceId, idParam(req, "List"));
     return { success: true };
   });
 

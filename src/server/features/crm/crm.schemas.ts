@@ -67,7 +67,10 @@ export const WEB_ADDRESS_FIELDS = ["website", "linkedin_url", "facebook_url"] as
 /** A web address field (isWebAddress) of at most `max` characters. */
 const webAddress = (max: number) => text(max).refine((s) => !s || isWebAddress(s), WEB_ADDRESS_RULE);
 
-const score = z.coerce.number().int("must be a whole number").min(0).max(100).optional();
+/** A score (0-100): a JSON number or decimal digits, never true, [70] or "" (z.coerce took those as 1, 70 and 0). */
+const score = queryInt(
+  z.number({ error: "must be a whole number from 0 to 100" }).int("must be a whole number").min(0).max(100),
+).optional();
 
 /** A custom field's value as stored (contacts.custom_fields jsonb): text, a number or true/false. */
 export type CustomFieldValue = string | number | boolean;
@@ -323,18 +326,32 @@ export const segmentFilterSchema = z
   .strict();
 
 /**
+ * An id in a request body: a JSON number or decimal digits (lib/validate queryInt), never true, [2]
+ * or " 3 ", which z.coerce took as 1, 2 and 3 and so acted on contacts nobody named.
+ */
+const bodyId = (sentence: string) =>
+  queryInt(
+    z.number({ error: sentence }).int(sentence).positive(sentence).max(Number.MAX_SAFE_INTEGER, sentence),
+  );
+
+/**
  * POST /api/contacts/bulk/operation (spec section 7 "Bulk operations"): `contactIds` or `filter`
  * (+ `excludeIds`), never both. Closed, `data` too: an unknown key (`exclude_ids`, `data.stage`) is a
  * 400 naming it, not a part of the request silently dropped.
  */
 export const bulkOperationSchema = z
   .strictObject({
-    contactIds: z.array(z.coerce.number().int().positive()).max(100_000).optional(),
+    contactIds: z
+      .array(bodyId("contactIds must be a list of contact ids"), {
+        error: "contactIds must be a list of contact ids",
+      })
+      .max(100_000, "At most 100,000 contacts at a time")
+      .optional(),
     /** bulk over a whole filter result instead of explicit ids ("select all N matching") */
     filter: segmentFilterSchema.optional(),
     /** with `filter`: contacts left out of it (unticked after "select all N matching") */
     excludeIds: z
-      .array(z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER), {
+      .array(bodyId("excludeIds must be a list of contact ids"), {
         error: "excludeIds must be a list of contact ids",
       })
       .max(100_000, "At most 100,000 excluded contacts")
@@ -346,7 +363,7 @@ export const bulkOperationSchema = z
       .strictObject({
         lifecycle_stage: z.enum(LIFECYCLE_STAGES).optional(),
         lead_status: z.enum(LEAD_STATUSES).optional(),
-        tag_id: z.coerce.number().int().positive().optional(),
+        tag_id: bodyId("tag_id must be a whole number (the tag's id)").optional(),
       })
       .optional(),
   })

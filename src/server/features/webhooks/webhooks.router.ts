@@ -3,7 +3,7 @@ import { protectedProcedure, router } from "../../trpc/init";
 import { createEndpointSchema, testEventSchema, WEBHOOK_EVENT_TYPES } from "./webhooks.schemas";
 import * as svc from "./webhooks.service";
 
-const idInput = z.object({ id: z.string().max(100) });
+const idInput = z.strictObject({ id: z.string().max(100) });
 
 /** tRPC procedures of Settings > Webhooks: the same service calls as webhooks.rest.ts. */
 export const webhooksRouter = router({
@@ -13,10 +13,10 @@ export const webhooksRouter = router({
     .input(createEndpointSchema)
     .mutation(({ ctx, input }) => svc.createEndpoint(ctx, ctx.tenant, input)),
   setEnabled: protectedProcedure
-    .input(z.object({ id: z.string().max(100), enabled: z.boolean() }))
+    .input(z.strictObject({ id: z.string().max(100), enabled: z.boolean() }))
     .mutation(({ ctx, input }) => svc.updateEndpoint(ctx, ctx.tenant, input.id, { enabled: input.enabled })),
   rotateSecret: protectedProcedure
-    .input(z.object({ id: z.string().max(100), expiresInHours: z.number().optional() }))
+    .input(z.strictObject({ id: z.string().max(100), expiresInHours: z.number().optional() }))
     .mutation(({ ctx, input }) =>
       svc.rotateEndpointSecret(ctx, ctx.tenant, input.id, { expiresInHours: input.expiresInHours }),
     ),

@@ -34,15 +34,18 @@ const events = z
     },
   )
   .min(1, "Choose at least one event")
-  .max(WEBHOOK_EVENT_TYPES.length)
+  .max(
+    WEBHOOK_EVENT_TYPES.length,
+    `events can list at most the ${WEBHOOK_EVENT_TYPES.length} event types, each once`,
+  )
   .transform((e) => [...new Set(e)]);
 
 /** POST /api/v1/webhook_endpoints {url, events}. */
-export const createEndpointSchema = z.object({ url, events });
+export const createEndpointSchema = z.strictObject({ url, events });
 export type CreateEndpointInput = z.input<typeof createEndpointSchema>;
 
 /** PATCH: enable/disable, or change url/events. */
-export const updateEndpointSchema = z.object({
+export const updateEndpointSchema = z.strictObject({
   url: url.optional(),
   events: events.optional(),
   enabled: z.boolean({ error: "enabled must be true or false" }).optional(),
@@ -67,11 +70,11 @@ const rollHours = (name: string) =>
  * webhooks.service rotateEndpointSecret: how long the replaced secret keeps signing deliveries
  * (hours, 0..ROLL_SECRET_MAX_HOURS; ROLL_SECRET_DEFAULT_HOURS when absent; 0: it stops at once).
  */
-export const rotateSecretSchema = z.object({ expiresInHours: rollHours("expiresInHours").optional() });
+export const rotateSecretSchema = z.strictObject({ expiresInHours: rollHours("expiresInHours").optional() });
 export type RotateSecretInput = z.input<typeof rotateSecretSchema>;
 
 /** POST /api/v1/webhook_endpoints/{id}/rotate_secret's body (snake_case; no body: the default). */
-export const rotateSecretBody = z.object({
+export const rotateSecretBody = z.strictObject({
   expires_in_hours: rollHours("expires_in_hours")
     .optional()
     .describe(
@@ -84,7 +87,7 @@ export const rotateSecretBody = z.object({
  * /webhook_endpoints/{id}/test): the event type to send an example of, one the endpoint is
  * subscribed to; its first subscribed type when absent.
  */
-export const testEventSchema = z.object({
+export const testEventSchema = z.strictObject({
   type: z
     .enum(WEBHOOK_EVENT_TYPES, { error: `type must be one of ${WEBHOOK_EVENT_TYPES.join(", ")}` })
     .optional()

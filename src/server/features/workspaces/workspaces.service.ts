@@ -146,11 +146,14 @@ export type MemberDepartureHook = (
  * transfer through here; leave and accept take it themselves), so they run one after another per workspace
  * and each sees the roles the previous one left.
  * Returns the membership: the role and the workspace row as they are now.
- * @throws AppError FORBIDDEN (the `action`'s sentence) when the person may no longer do `action`.
+ * @throws AppError NOT_FOUND when the workspace was deleted since the request began (a second click
+ *   of Delete workspace); FORBIDDEN (the `action`'s sentence) when the person may no longer do `action`.
  */
 async function lockAsActor(tx: DbOrTx, tenant: Tenant, action: Permission) {
   await q.lockWorkspace(tx, tenant.workspaceId);
   const m = await q.findMembership(tx, tenant.workspaceId, tenant.userId);
+  if (!m && !(await q.findWorkspace(tx, tenant.workspaceId)))
+    throw new AppError("NOT_FOUND", "This workspace no longer exists.");
   if (!m || !can(m.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
   return m;
 }
@@ -991,7 +994,8 @@ function notSoloError(name: string) {
  * marks it as being deleted (deletion_started_at), so no invitation is accepted into it while the
  * deletion runs (acceptInvite): such a member would otherwise make the last step refuse after the
  * subscription was already ended. A deletion that fails clears the mark (abandonWorkspaceDeletion).
- * @throws AppError FORBIDDEN (not the owner); CONFLICT (`soloOnly` and other members).
+ * @throws AppError FORBIDDEN (not the owner); NOT_FOUND (deleted meanwhile); CONFLICT (`soloOnly` and
+ *   other members; a deletion of it already under way, such as a second click: the first goes on).
  */
 export async function beginWorkspaceDeletion(
   ctx: Pick<AppContext, "db">,
@@ -1000,7 +1004,12 @@ export async function beginWorkspaceDeletion(
 ): Promise<void> {
   assertCan(tenant, "deleteWorkspace");
   await ctx.db.transaction(async (tx) => {
-    await lockAsActor(tx, tenant, "deleteWorkspace");
+    const m = await lockAsActor(tx, tenant, "deleteWorkspace");
+    if (beingDeleted(m.workspace))
+      throw new AppError(
+        "CONFLICT",
+        `${m.workspace.name} is already being deleted. If it is still there in 15 minutes, try again.`,
+      );
     if (opts.soloOnly && (await q.countMembers(tx, tenant.workspaceId)) > 1)
       throw notSoloError(tenant.workspace.name);
     await q.updateWorkspace(tx, tenant.workspaceId, { deletionStartedAt: new Date() });

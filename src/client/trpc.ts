@@ -27,7 +27,9 @@ function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
           next: (value) => observer.next(value),
           error: (err) => observer.error(err),
           complete: () => {
-            if (op.type === "mutation") onDone();
+            // a mutation that ends or changes the session leaves nothing of this account to refresh
+            // (the cache is cleared when the user changes): refreshing after a logout was a 401
+            if (op.type === "mutation" && !SESSION_ENDS.has(op.path)) onDone();
             observer.complete();
           },
         }),
@@ -36,6 +38,9 @@ function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
 
 /** Calls after which the session (and so the workspace the tab works in) may belong to someone else. */
 const SESSION_CHANGES = new Set(["auth.login", "auth.register", "auth.logout"]);
+
+/** Mutations after which the signed-in account's data is gone from the tab (afterMutations skips them). */
+const SESSION_ENDS = new Set([...SESSION_CHANGES, "account.deleteAccount"]);
 
 /**
  * Keeps the tab's workspace (features/workspaces/shown-workspace): learnt from the first `auth.me`

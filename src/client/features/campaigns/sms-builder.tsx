@@ -21,6 +21,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
+import { PlanFeatureNotice } from "./plan-feature-notice";
 import {
   AlreadyLaunchedCard,
   type EarlierLaunch,
@@ -141,6 +142,7 @@ export function SmsCampaignBuilder() {
   return (
     <div className="space-y-6">
       <WizardSteps steps={STEPS} step={step} />
+      <PlanFeatureNotice channel="sms" />
       <LaunchErrorBanner error={error} />
       {done && <AlertBanner variant="success">{done}</AlertBanner>}
       <Card>

@@ -21,6 +21,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview } from "./merge-tag-field";
+import { PlanFeatureNotice } from "./plan-feature-notice";
 import {
   AlreadyLaunchedCard,
   type EarlierLaunch,
@@ -138,6 +139,7 @@ export function VoiceCampaignBuilder({
   return (
     <div className="space-y-6">
       <WizardSteps steps={steps} step={step} />
+      <PlanFeatureNotice channel={kind} />
       <LaunchErrorBanner error={error} />
       <Card>
         <CardHeader>

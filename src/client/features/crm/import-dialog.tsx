@@ -1,6 +1,7 @@
 import { useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { TRPCClientError } from "@trpc/client";
-import { CheckCircle2, Download, FileUp, Upload } from "lucide-react";
+import { CheckCircle2, CircleAlert, Download, FileUp, Upload } from "lucide-react";
 import Papa from "papaparse";
 import { useEffect, useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
@@ -15,6 +16,7 @@ import {
 } from "@/client/components/ui/dialog";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
+import { OwnerAction, useUsage } from "@/client/features/billing/usage";
 import {
   reportRestWorkspaceChanged,
   shownWorkspaceHeaders,
@@ -112,6 +114,13 @@ export function ImportDialog({
   const [progress, setProgress] = useState<ImportProgress | null>(null);
   const inputRef = useRef<HTMLInputElement>(null);
   const closeTimer = useRef<number | null>(null);
+  /** Column `col`'s first non-empty values in the preview rows ("Ada · Ben · Cy"). */
+  const firstValues = (col: number) =>
+    preview
+      .map((r) => r[col])
+      .filter(Boolean)
+      .slice(0, 3)
+      .join(" · ");
 
   function reset() {
     setStep("choose");
@@ -242,7 +251,7 @@ export function ImportDialog({
   const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e) && !isEncodingRow(e)) ?? [];
   const unreadable = progress?.error_rows.filter(isEncodingRow) ?? [];
   const toFix = (progress?.phone_invalid ?? 0) + (progress?.fields_cleared ?? 0);
-  const rejected = progress?.error_rows.filter((e) => !e.kept) ?? [];
+  const rejected = groupByReason(progress?.error_rows.filter((e) => !e.kept) ?? []);
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -255,6 +264,9 @@ export function ImportDialog({
         </DialogHeader>
 
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
+        {(step === "choose" || step === "map" || (step === "done" && (progress?.errors ?? 0) > 0)) && (
+          <ContactLimitNotice />
+        )}
 
         {step === "choose" && (
           <div className="grid gap-3">
@@ -298,17 +310,23 @@ export function ImportDialog({
                   <tr>
                     <th className="p-2 font-medium">Column</th>
                     <th className="p-2 font-medium">Imports as</th>
-                    <th className="p-2 font-medium">First rows</th>
+                    <th className="hidden p-2 font-medium sm:table-cell">First rows</th>
                   </tr>
                 </thead>
                 <tbody>
                   {headers.map((h, col) => (
                     <tr key={`${col}-${h}`} className="border-t border-border">
-                      <td className="p-2 font-medium">{h || `Column ${col + 1}`}</td>
+                      <td className="max-w-32 p-2 font-medium break-words sm:max-w-none">
+                        {h || `Column ${col + 1}`}
+                        {/* on a phone the first rows go under the column's name, leaving the select room */}
+                        <span className="block truncate text-xs font-normal text-muted-foreground sm:hidden">
+                          {firstValues(col)}
+                        </span>
+                      </td>
                       <td className="p-2">
                         <select
                           aria-label={`Field for column ${h || col + 1}`}
-                          className="h-9 w-full rounded-md border border-input bg-card px-2 text-sm"
+                          className="h-9 w-full min-w-36 rounded-md border border-input bg-card px-2 text-sm"
                           value={fieldOfColumn(col)}
                           onChange={(e) => setColumnField(col, e.target.value)}
                         >
@@ -320,12 +338,8 @@ export function ImportDialog({
                           ))}
                         </select>
                       </td>
-                      <td className="max-w-64 truncate p-2 text-muted-foreground">
-                        {preview
-                          .map((r) => r[col])
-                          .filter(Boolean)
-                          .slice(0, 3)
-                          .join(" · ")}
+                      <td className="hidden max-w-64 truncate p-2 text-muted-foreground sm:table-cell">
+                        {firstValues(col)}
                       </td>
                     </tr>
                   ))}
@@ -381,7 +395,11 @@ export function ImportDialog({
               <AlertBanner variant="error">Import failed: {progress.failure_reason}</AlertBanner>
             ) : (
               <div className="flex items-start gap-3 rounded-lg border border-border p-4">
-                <CheckCircle2 className="mt-0.5 size-5 text-success" aria-hidden />
+                {progress.imported > 0 || progress.errors === 0 ? (
+                  <CheckCircle2 className="mt-0.5 size-5 text-success" aria-hidden />
+                ) : (
+                  <CircleAlert className="mt-0.5 size-5 text-destructive" aria-hidden />
+                )}
                 <div className="grid gap-1 text-sm">
                   <p className="font-medium" data-testid="import-imported">
                     Imported: {formatNumber(progress.imported)}
@@ -443,9 +461,9 @@ export function ImportDialog({
                   className="max-h-40 overflow-auto rounded-lg border border-border p-3 text-xs"
                   data-testid="import-rejected-rows"
                 >
-                  {rejected.slice(0, 20).map((e) => (
-                    <li key={`${e.line}-${e.reason}`}>
-                      Line {e.line}: {e.reason}
+                  {rejected.slice(0, 20).map((g) => (
+                    <li key={g.reason}>
+                      {linesLabel(g.lines)}: {g.reason}
                     </li>
                   ))}
                 </ul>
@@ -487,5 +505,50 @@ export function ImportDialog({
         </DialogFooter>
       </DialogContent>
     </Dialog>
+  );
+}
+
+/**
+ * Rejected rows grouped by their sentence, in the order each first appears: a plan's contact limit
+ * refusing 100 rows is one line ("Lines 2, 3, 4 and 97 more: ..."), not the sentence 100 times.
+ */
+function groupByReason(rows: { line: number; reason: string }[]): { reason: string; lines: number[] }[] {
+  const groups = new Map<string, number[]>();
+  for (const r of rows) {
+    const lines = groups.get(r.reason);
+    if (lines) lines.push(r.line);
+    else groups.set(r.reason, [r.line]);
+  }
+  return [...groups].map(([reason, lines]) => ({ reason, lines }));
+}
+
+/** "Line 4", "Lines 4 and 9", "Lines 2, 3, 4 and 97 more" (the report lists at most 100 rows). */
+function linesLabel(lines: number[]): string {
+  if (lines.length === 1) return `Line ${lines[0]}`;
+  if (lines.length <= 3) return `Lines ${lines.slice(0, -1).join(", ")} and ${lines.at(-1)}`;
+  return `Lines ${lines.slice(0, 3).join(", ")} and ${formatNumber(lines.length - 3)} more`;
+}
+
+/**
+ * Says, before and after an import, that the workspace has every contact its plan includes (the
+ * server's `billing.usage` contacts alert at 'limit'), so new rows will be refused: an import can only
+ * update contacts it already has. The owner gets the way to more (/pricing). Nothing otherwise.
+ */
+function ContactLimitNotice() {
+  const { data } = useUsage();
+  const full = data?.alerts.find((a) => a.meter === "contacts" && a.level === "limit");
+  if (!data || !full) return null;
+  return (
+    <AlertBanner
+      variant="warning"
+      title={`All ${formatNumber(full.limit)} contacts of the ${data.plan_name} plan are used`}
+    >
+      An import can update the contacts you have, but new rows will not be added.{" "}
+      <OwnerAction canPay={data.actor_can_pay}>
+        <Link to="/pricing" className="font-medium underline">
+          See plans
+        </Link>
+      </OwnerAction>
+    </AlertBanner>
   );
 }

@@ -22,6 +22,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "@/client/features/c
 import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/features/campaigns/launch-error";
 import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
+import { PlanFeatureNotice } from "@/client/features/campaigns/plan-feature-notice";
 import { AlreadyLaunchedCard } from "@/client/features/campaigns/wizard";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
@@ -196,6 +197,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
 
   return (
     <div className="space-y-6">
+      <PlanFeatureNotice channel="video" />
       <ol className="grid grid-cols-2 gap-2 sm:grid-cols-4" aria-label="Steps">
         {STEPS.map((label, i) => (
           <li

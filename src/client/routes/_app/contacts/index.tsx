@@ -481,13 +481,14 @@ function ContactsPage() {
                     <input type="checkbox" aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
                   </th>
                   <th className="p-3">Name</th>
-                  <th className="p-3">Email</th>
-                  <th className="p-3">Company</th>
-                  <th className="p-3">Phone</th>
+                  <th className="hidden p-3 sm:table-cell">Email</th>
+                  <th className="hidden p-3 md:table-cell">Company</th>
+                  <th className="hidden p-3 lg:table-cell">Phone</th>
                   <th className="p-3">Stage</th>
-                  <th className="p-3">Tags</th>
-                  <th className="p-3">Score</th>
-                  <th className="p-3 text-right">Actions</th>
+                  <th className="hidden p-3 xl:table-cell">Tags</th>
+                  <th className="hidden p-3 lg:table-cell">Score</th>
+                  {/* kept in view when the table scrolls sideways (View and Delete were off-screen at 1280 px) */}
+                  <th className="sticky right-0 bg-card p-3 text-right shadow-[-1px_0_0_0_var(--color-border)]">Actions</th>
                 </tr>
               </thead>
               <tbody>
@@ -506,17 +507,26 @@ function ContactsPage() {
                         {contactName(c)}
                       </Link>
                     </td>
-                    <td className="p-3 text-muted-foreground">{c.email || "-"}</td>
-                    <td className="p-3">{c.company || "-"}</td>
-                    <td className="p-3 whitespace-nowrap">{c.phone || c.mobile || "-"}</td>
+                    <td
+                      className="hidden max-w-56 truncate p-3 text-muted-foreground sm:table-cell"
+                      title={c.email || undefined}
+                    >
+                      {c.email || "-"}
+                    </td>
+                    <td className="hidden max-w-44 truncate p-3 md:table-cell" title={c.company || undefined}>
+                      {c.company || "-"}
+                    </td>
+                    <td className="hidden p-3 whitespace-nowrap lg:table-cell">
+                      {c.phone || c.mobile || "-"}
+                    </td>
                     <td className="p-3">
                       <StageBadge stage={c.lifecycle_stage} />
                     </td>
-                    <td className="p-3">
+                    <td className="hidden p-3 xl:table-cell">
                       <TagChips tags={c.tags} />
                     </td>
-                    <td className="p-3">{c.lead_score ?? 0}</td>
-                    <td className="p-3 text-right whitespace-nowrap">
+                    <td className="hidden p-3 lg:table-cell">{c.lead_score ?? 0}</td>
+                    <td className="sticky right-0 bg-card p-3 text-right whitespace-nowrap shadow-[-1px_0_0_0_var(--color-border)]">
                       <Button
                         size="icon-sm"
                         variant="ghost"

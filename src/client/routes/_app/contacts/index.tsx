@@ -488,7 +488,9 @@ function ContactsPage() {
                   <th className="hidden p-3 xl:table-cell">Tags</th>
                   <th className="hidden p-3 lg:table-cell">Score</th>
                   {/* kept in view when the table scrolls sideways (View and Delete were off-screen at 1280 px) */}
-                  <th className="sticky right-0 bg-card p-3 text-right shadow-[-1px_0_0_0_var(--color-border)]">Actions</th>
+                  <th className="sticky right-0 bg-card p-3 text-right shadow-[-1px_0_0_0_var(--color-border)]">
+                    Actions
+                  </th>
                 </tr>
               </thead>
               <tbody>

@@ -50,7 +50,9 @@ describe("a local-portal plan change and an invitation sent at the same moment",
         else expect(invite.statusCode, invite.body).toBe(402);
       } else {
         expect(change.statusCode, change.body).toBe(409);
-        expect(change.body).toContain("Professional includes 1 team member; this workspace has 2.");
+        expect(change.body).toContain(
+          "Professional includes 1 team member; this workspace has 2 (1 member and 1 pending invitation).",
+        );
         expect(invite.statusCode, invite.body).toBe(201);
         expect(w?.plan).toBe("business");
         expect(pending).toHaveLength(1);

@@ -251,7 +251,10 @@ export function ImportDialog({
   const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e) && !isEncodingRow(e)) ?? [];
   const unreadable = progress?.error_rows.filter(isEncodingRow) ?? [];
   const toFix = (progress?.phone_invalid ?? 0) + (progress?.fields_cleared ?? 0);
-  const rejected = groupByReason(progress?.error_rows.filter((e) => !e.kept) ?? []);
+  const rejectedRows = progress?.error_rows.filter((e) => !e.kept) ?? [];
+  const rejected = groupByReason(rejectedRows);
+  // the report carries the first 100 rejected rows: with more, the list says it shows a part
+  const allListed = rejectedRows.length >= (progress?.errors ?? 0);
 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
@@ -467,6 +470,12 @@ export function ImportDialog({
                     </li>
                   ))}
                 </ul>
+                {!allListed && (
+                  <p className="text-xs text-muted-foreground">
+                    These are the first {formatNumber(rejectedRows.length)} of {formatNumber(progress.errors)}{" "}
+                    rejected rows; the download lists them all.
+                  </p>
+                )}
               </>
             )}
             {(progress.errors > 0 || toFix > 0 || unreadable.length > 0) && (
@@ -522,7 +531,7 @@ function groupByReason(rows: { line: number; reason: string }[]): { reason: stri
   return [...groups].map(([reason, lines]) => ({ reason, lines }));
 }
 
-/** "Line 4", "Lines 4 and 9", "Lines 2, 3, 4 and 97 more" (the report lists at most 100 rows). */
+/** "Line 4", "Lines 4 and 9", "Lines 2, 3, 4 and 97 more" (of the rows the report lists). */
 function linesLabel(lines: number[]): string {
   if (lines.length === 1) return `Line ${lines[0]}`;
   if (lines.length <= 3) return `Lines ${lines.slice(0, -1).join(", ")} and ${lines.at(-1)}`;

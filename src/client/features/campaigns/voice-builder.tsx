@@ -202,11 +202,10 @@ export function VoiceCampaignBuilder({
                   </div>
                 ))}
               </dl>
-              {left !== null && recipients > left && (
+              {/* a plan without voice campaigns says so at the top (PlanFeatureNotice) */}
+              {left !== null && quota !== 0 && recipients > left && (
                 <AlertBanner variant="warning">
-                  {quota === 0
-                    ? `Voice campaigns are not included in your ${usage?.plan_name} plan.`
-                    : "This campaign is larger than what is left of your plan's monthly calls."}{" "}
+                  This campaign is larger than what is left of your plan's monthly calls.{" "}
                   <Link to="/pricing">Upgrade</Link>
                 </AlertBanner>
               )}

@@ -120,6 +120,21 @@ describe("phone rule", () => {
     const bad = rows.find((c) => c.email === "bad@x.example");
     expect(bad).toMatchObject({ phone: null, phoneRaw: "(188)169-1674x58692" });
 
+    // a number written with dots is quoted whole (the report cut it at its first ".": "'229: contact ...")
+    const dotted = await client.post("/api/contacts/import", {
+      contacts: [{ first_name: "Dot", email: "dot@x.example", phone: "229.077.5154" }],
+    });
+    expect(dotted.statusCode, dotted.body).toBe(200);
+    expect(dotted.json().error_rows).toEqual([
+      {
+        line: 1,
+        kept: true,
+        field: "phone",
+        reason:
+          "'229.077.5154' is not a valid phone number: contact imported, but it cannot be texted or called until the number is fixed",
+      },
+    ]);
+
     // a campaign to them: the invalid number is skipped with a reason, never sent
     await setPlan(t, user.id, "business");
     await t.db.update(contacts).set({ smsOptIn: true }).where(eq(contacts.workspaceId, user.id));

@@ -27,8 +27,16 @@ export const INVALID_PHONE_MESSAGE =
  * numbers abroad (e.g. +1 415 555 0132)". `field` is "phone" or "mobile"; the value is cut to 40 characters.
  */
 export function invalidPhoneMessage(field: "phone" | "mobile", value: string): string {
+  return `${invalidPhoneSentence(field, value)}. Please include the area code, and +country for numbers abroad (e.g. +1 415 555 0132)`;
+}
+
+/**
+ * The first sentence of invalidPhoneMessage, without its advice: "'229.077.5154' is not a valid phone
+ * number" (the value trimmed, at most 40 characters), as an import's report line starts.
+ */
+export function invalidPhoneSentence(field: "phone" | "mobile", value: string): string {
   const what = field === "mobile" ? "mobile number" : "phone number";
-  return `'${String(value).trim().slice(0, 40)}' is not a valid ${what}. Please include the area code, and +country for numbers abroad (e.g. +1 415 555 0132)`;
+  return `'${String(value).trim().slice(0, 40)}' is not a valid ${what}`;
 }
 
 /**

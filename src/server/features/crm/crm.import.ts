@@ -8,7 +8,7 @@ import { retryOnRace } from "../../db/retry";
 import { LEAD_STATUSES, type LeadStatus, LIFECYCLE_STAGES, type LifecycleStage } from "../../db/schema";
 import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
-import { invalidPhoneMessage, normalisePhone } from "../../lib/phone";
+import { invalidPhoneSentence, normalisePhone } from "../../lib/phone";
 import { describeZodError, humanFieldLabel } from "../../lib/validate";
 import { type ContactsLimit, contactsLeft } from "../billing/billing.service";
 import type { ImportEventListener } from "./crm.contact-events";
@@ -287,7 +287,8 @@ export function validateImportRow(
     if (p.raw && !p.e164 && !warnings.some((w) => w.field === "phone" || w.field === "mobile"))
       warnings.push({
         field: k,
-        reason: `${invalidPhoneMessage(k, p.raw).split(".")[0]}: contact imported, but it cannot be texted or called until the number is fixed`,
+        // the sentence alone: cutting the message at its first "." cut a number such as 229.077.5154
+        reason: `${invalidPhoneSentence(k, p.raw)}: contact imported, but it cannot be texted or called until the number is fixed`,
       });
   }
   // the single-contact rules (crm.schemas): the value is left out, the contact imported

@@ -71,6 +71,23 @@ describe("double launch from the app (finding 7): a launch token makes it idempo
     const [a, b] = await Promise.all([sms(), sms()]);
     expect([a.statusCode, b.statusCode], a.body + b.body).toEqual([200, 200]);
     expect(a.json().campaignId).toBe(b.json().campaignId);
+    // the same key on another campaign of the channel (another name or text) is refused: it was
+    // answered 200 with the first campaign, and the second was never made nor sent
+    for (const other of [
+      { campaignName: "SMS twice", message: "Another text" },
+      { campaignName: "Another name", message: "Hi" },
+    ]) {
+      const res = await client.inject({
+        method: "POST",
+        url: "/api/campaigns/sms/launch",
+        headers: { "idempotency-key": key },
+        payload: { ...other, contacts: [{ name: "S", phone: "+12125550122" }], includeNotOptedIn: true },
+      });
+      expect(res.statusCode, res.body).toBe(409);
+      expect(res.json().error).toBe(
+        "This launch token was already used for another campaign; make a new token for a new campaign",
+      );
+    }
     const emails = [uniqueEmail("gen"), uniqueEmail("gen")];
     const generic = () =>
       client.inject({

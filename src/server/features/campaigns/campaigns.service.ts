@@ -172,24 +172,43 @@ export interface LaunchResult {
  * The answer to a repeated launch (audit finding 7): when a launch of `workspaceId` with
  * `launchToken` already made a campaign, that campaign (its current status and counts) with the
  * first launch's queued / skipped and `repeated: true`; undefined when there is no token or no such
- * campaign yet. A token used by a launch on another channel is refused rather than answered with an
- * unrelated campaign. @throws AppError CONFLICT
+ * campaign yet. A token used by a launch on another channel, or (with `same`) by a campaign of
+ * another name or text, is refused rather than answered with an unrelated campaign: the answer would
+ * say a campaign was launched that never was (found by a QA pass: a second email campaign under the
+ * first one's Idempotency-Key was answered 200 with the first and never sent). @throws AppError CONFLICT
  */
 export async function answerRepeatedLaunch(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   launchToken: string | undefined,
   channel: CampaignChannel,
+  same?: (prior: Campaign) => boolean,
 ): Promise<LaunchResult | undefined> {
   if (!launchToken) return undefined;
   const prior = await selectCampaignByLaunchToken(ctx.db, workspaceId, launchToken);
   if (!prior) return undefined;
-  if (prior.channel !== channel)
+  if (prior.channel !== channel || (same && !same(prior)))
     throw new AppError(
       "CONFLICT",
       "This launch token was already used for another campaign; make a new token for a new campaign",
     );
   return repeatAnswer(ctx, prior);
+}
+
+/**
+ * Whether `prior` (the campaign a launch token made) is the campaign `input` launches: the same name
+ * and the same subject, body, SMS message and call script (as parsed, so a retry of the request
+ * compares equal). Recipients are not compared: who receives it is classified again at each launch.
+ */
+function sameLaunchText(
+  prior: Campaign,
+  input: { name: string; content: Partial<CampaignContent> },
+): boolean {
+  const text = (c: Partial<CampaignContent>) =>
+    [c.subject, c.body, c.message, c.script].map((v) => v ?? null);
+  return (
+    prior.name === input.name && JSON.stringify(text(prior.content)) === JSON.stringify(text(input.content))
+  );
 }
 
 /**
@@ -311,7 +330,8 @@ async function launchOnce(
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
   // a repeat of a launch that already made its campaign (finding 7): answer it, create nothing
-  const repeat = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+  const same = (prior: Campaign) => sameLaunchText(prior, input);
+  const repeat = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel, same);
   if (repeat) return repeat;
   let content: CampaignContent = { ...input.content };
   requireContent(input.channel, content);
@@ -484,7 +504,7 @@ async function launchOnce(
     // a concurrent launch with the same token committed first (this insert waited for it on the
     // unique index, or its reservation made this one's fail): answer its campaign, send nothing
     if (input.launchToken && (isLaunchTokenConflict(e) || e instanceof AppError)) {
-      const repeated = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel);
+      const repeated = await answerRepeatedLaunch(ctx, workspaceId, input.launchToken, input.channel, same);
       if (repeated) return repeated;
     }
     throw e;

@@ -52,7 +52,7 @@ describe("tRPC crm router", () => {
     expect(sms.status).toBe(200);
 
     const detail = await trpc(a.client, "crm.get", { id }, "query");
-    expect(detail.data.tags).toEqual([{ id: tag.data.id, tag_name: "Gold", tag_color: "#6366f1" }]);
+    expect(detail.data.tags).toEqual([{ id: tag.data.id, tag_name: "Gold", tag_color: "#4f46e5" }]);
     expect(detail.data.activities.map((x: { activity_type: string }) => x.activity_type).sort()).toEqual([
       "note_added",
       "sms_sent",
@@ -75,7 +75,7 @@ describe("tRPC crm router", () => {
     );
     expect(imported.data).toMatchObject({ imported: 1, errors: 1 });
     expect((await trpc(a.client, "crm.tags", undefined, "query")).data).toEqual([
-      { id: tag.data.id, name: "Gold", color: "#6366f1", contact_count: 1 },
+      { id: tag.data.id, name: "Gold", color: "#4f46e5", contact_count: 1 },
     ]);
     const deleted = await trpc(a.client, "crm.delete", { id }, "mutation");
     expect(deleted.data).toEqual({ success: true });

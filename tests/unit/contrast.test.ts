@@ -18,3 +18,15 @@ describe("readableTextOn (lead tier badges)", () => {
     expect(readableTextOn("#777777")).toBe("#ffffff");
   });
 });
+
+describe("a new tag's default colour", () => {
+  it("takes its chip's text at 4.5:1 or more (#6366f1 gave 4.47:1 with white, 3.86:1 with near-black)", async () => {
+    const { DEFAULT_TAG_COLOR } = await import("../../src/server/features/crm/crm.tags");
+    const text = readableTextOn(DEFAULT_TAG_COLOR);
+    const ratio = contrastRatio(
+      relativeLuminance(DEFAULT_TAG_COLOR) as number,
+      relativeLuminance(text) as number,
+    );
+    expect(ratio).toBeGreaterThanOrEqual(4.5);
+  });
+});

@@ -209,7 +209,7 @@ export function NewTagRow({ onCreated }: { onCreated?: (tag: CreatedTag) => void
   const qc = useQueryClient();
   const client = useTRPCClient();
   const [name, setName] = useState("");
-  const [color, setColor] = useState("#6366f1");
+  const [color, setColor] = useState("#4f46e5");
   const [error, setError] = useState<string | null>(null);
   return (
     <div className="grid gap-2 rounded-lg border border-border p-3">

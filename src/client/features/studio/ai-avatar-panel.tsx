@@ -179,7 +179,7 @@ export function AiAvatarPanel({ onCreated }: { onCreated?: () => void }) {
   const estimate = Math.round((words / WORDS_PER_MINUTE) * 60);
 
   return (
-    <div className="grid gap-6 lg:grid-cols-2">
+    <div className="grid grid-cols-1 gap-6 lg:grid-cols-2">
       <Card>
         <CardHeader>
           <CardTitle className="flex items-center gap-2">

@@ -135,7 +135,7 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
         </AlertBanner>
       )}
       {premium && (
-        <Badge variant="success">
+        <Badge variant="success" className="rounded-md whitespace-normal">
           <Crown aria-hidden /> Premium editor: 4K export, priority rendering, keyframe animation
         </Badge>
       )}
@@ -282,7 +282,7 @@ export function SimpleEditor({ media, onDone }: { media: Media; onDone: () => vo
               className="absolute inset-y-0 rounded-md bg-primary/30 ring-2 ring-primary"
               style={{ left: `${startPct}%`, width: `${endPct - startPct}%` }}
             />
-            <div className="absolute inset-0 flex items-center justify-between px-2 text-xs tabular-nums text-muted-foreground">
+            <div className="absolute inset-0 flex items-center justify-between px-2 text-xs font-medium tabular-nums text-foreground">
               <span>{formatTime(start)}</span>
               <span>Output {formatTime((end - start) / speed)}</span>
               <span>{formatTime(end)}</span>

@@ -163,8 +163,9 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
                   type="button"
                   className="group relative block aspect-video w-full bg-black"
                   onClick={() => setSelectedId(m.id)}
-                  aria-label={`Open ${m.name} in the editor`}
                 >
+                  {/* the name is this text and the visible badges after it ("... editor Draft 0:05") */}
+                  <span className="sr-only">Open {m.name} in the editor</span>
                   {m.thumbnail_url && (
                     <img src={m.thumbnail_url} alt="" className="size-full object-cover opacity-90" />
                   )}

@@ -204,7 +204,7 @@ export const tags = pgTable(
       .references(() => workspaces.id, { onDelete: "cascade" }),
     name: text().notNull(),
     /** CSS colour, e.g. #6366f1 */
-    color: text().notNull().default("#6366f1"),
+    color: text().notNull().default("#4f46e5"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("tags_user_name_uq").on(t.workspaceId, sql`lower(${t.name})`)],

@@ -108,7 +108,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
   * { box-sizing: border-box; }
   body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; background: #f4f5f8; color: #111827; }
   main { max-width: 860px; margin: 0 auto; padding: 32px 16px 48px; }
-  header p { margin: 0; color: #6b7280; font-size: 14px; }
+  header p { margin: 0; color: #4b5563; font-size: 14px; }
   h1 { margin: 4px 0 20px; font-size: 28px; line-height: 1.2; }
   .player { border-radius: 12px; overflow: hidden; background: #000; box-shadow: 0 10px 30px rgba(17,24,39,.15); }
   .card { background: #fff; border-radius: 12px; padding: 24px; margin-top: 24px; box-shadow: 0 1px 3px rgba(17,24,39,.08); }
@@ -118,7 +118,7 @@ export function renderLandingPage(d: LandingData, token: string): string {
   .sender { display: flex; flex-wrap: wrap; gap: 8px 24px; margin-top: 20px; padding-top: 20px; border-top: 1px solid #e5e7eb; font-size: 14px; color: #374151; }
   .sender strong { display: block; width: 100%; font-size: 15px; color: #111827; }
   .sender a { color: #4338ca; }
-  footer { margin-top: 24px; text-align: center; font-size: 12px; color: #6b7280; }
+  footer { margin-top: 24px; text-align: center; font-size: 12px; color: #4b5563; }
   .logo { max-height: 48px; max-width: 200px; display: block; margin-bottom: 8px; }
   /* Plyr hides controls by viewport only: size the controls by the player's own width so the
      progress bar stays wide enough to scrub on phones (same rules as the app's styles.css) */
@@ -159,6 +159,6 @@ export function renderLandingPage(d: LandingData, token: string): string {
 /** The page for an unknown token or a deleted video. */
 export function renderUnavailablePage(): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>Video not available</title>
-<style>body{font-family:system-ui,sans-serif;background:#f4f5f8;color:#111827;display:grid;place-items:center;min-height:100vh;margin:0}main{text-align:center;padding:24px}p{color:#6b7280}</style></head>
+<style>body{font-family:system-ui,sans-serif;background:#f4f5f8;color:#111827;display:grid;place-items:center;min-height:100vh;margin:0}main{text-align:center;padding:24px}p{color:#4b5563}</style></head>
 <body><main><h1>This video is no longer available</h1><p>The link may be mistyped, or the sender removed the video.</p></main></body></html>`;
 }

@@ -73,6 +73,18 @@ const ACTIVITY_LABELS: Record<string, string> = {
   video_viewed: "Video viewed",
 };
 
+/**
+ * A timeline row's words: the type's label, and for a video's watched milestone its share ("Watched
+ * 50 % of the video"; the four milestones all read "Video Progress" before).
+ */
+function activityLabel(a: { activity_type: string; metadata?: unknown }): string {
+  if (a.activity_type === "video_progress") {
+    const percent = (a.metadata as { percent?: unknown } | null | undefined)?.percent;
+    if (typeof percent === "number") return `Watched ${percent} % of the video`;
+  }
+  return ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type);
+}
+
 type FieldDef = {
   key: keyof Contact;
   label: string;
@@ -423,9 +435,7 @@ function ContactDetailPage() {
                 return (
                   <li key={a.id} className="flex items-center gap-3 rounded-lg border border-border p-3">
                     <Icon className="size-4 text-primary-text" aria-hidden />
-                    <span className="font-medium">
-                      {ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type)}
-                    </span>
+                    <span className="font-medium">{activityLabel(a)}</span>
                     <span className="ml-auto text-sm text-muted-foreground">
                       {new Date(a.created_at).toLocaleString()}
                     </span>

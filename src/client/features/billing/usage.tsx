@@ -58,6 +58,28 @@ export function OwnerAction({ canPay, children }: { canPay: boolean; children: R
 }
 
 /**
+ * The way to more for a notice of what the plan in force lacks, for who may take it (OwnerAction):
+ * "Pay in Billing to restore <plan>" while a paid plan is held by an unpaid or paused subscription (the
+ * server's `held_plan_name`), else "See plans" (/pricing).
+ */
+export function PlanWayOut({ data }: { data: { held_plan_name: string | null; actor_can_pay: boolean } }) {
+  const held = data.held_plan_name;
+  return (
+    <OwnerAction canPay={data.actor_can_pay}>
+      {held ? (
+        <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
+          Pay in Billing to restore {held}
+        </Link>
+      ) : (
+        <Link to="/pricing" className="font-medium underline">
+          See plans
+        </Link>
+      )}
+    </OwnerAction>
+  );
+}
+
+/**
  * Banners under the page header: past-due payment (link to fix the card), a plan on hold (unpaid or
  * paused subscription: link to fix the card), 80 % warnings, and at 100 % what stops with a link to
  * /pricing: a monthly meter until the billing period's end date, the contacts (a total) until an

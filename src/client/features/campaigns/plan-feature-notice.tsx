@@ -1,6 +1,5 @@
-import { Link } from "@tanstack/react-router";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { OwnerAction, useUsage } from "@/client/features/billing/usage";
+import { PlanWayOut, useUsage } from "@/client/features/billing/usage";
 
 /** What each campaign builder needs of the plan (the server's `billing.usage` `features`). */
 const CHANNEL = {
@@ -27,17 +26,7 @@ export function PlanFeatureNotice({ channel }: { channel: keyof typeof CHANNEL }
       {held
         ? `You can build this campaign, and launch it once your ${held} subscription is paid. `
         : "You can build this campaign, and launch it once the workspace is on a plan that includes it. "}
-      <OwnerAction canPay={data.actor_can_pay}>
-        {held ? (
-          <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
-            Pay in Billing to restore {held}
-          </Link>
-        ) : (
-          <Link to="/pricing" className="font-medium underline">
-            See plans
-          </Link>
-        )}
-      </OwnerAction>
+      <PlanWayOut data={data} />
     </AlertBanner>
   );
 }

@@ -1,5 +1,4 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { Link } from "@tanstack/react-router";
 import { TRPCClientError } from "@trpc/client";
 import { CheckCircle2, CircleAlert, Download, FileUp, Upload } from "lucide-react";
 import Papa from "papaparse";
@@ -16,7 +15,7 @@ import {
 } from "@/client/components/ui/dialog";
 import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
-import { OwnerAction, useUsage } from "@/client/features/billing/usage";
+import { PlanWayOut, useUsage } from "@/client/features/billing/usage";
 import {
   reportRestWorkspaceChanged,
   shownWorkspaceHeaders,
@@ -552,12 +551,7 @@ function ContactLimitNotice() {
       variant="warning"
       title={`All ${formatNumber(full.limit)} contacts of the ${data.plan_name} plan are used`}
     >
-      An import can update the contacts you have, but new rows will not be added.{" "}
-      <OwnerAction canPay={data.actor_can_pay}>
-        <Link to="/pricing" className="font-medium underline">
-          See plans
-        </Link>
-      </OwnerAction>
+      An import can update the contacts you have, but new rows will not be added. <PlanWayOut data={data} />
     </AlertBanner>
   );
 }

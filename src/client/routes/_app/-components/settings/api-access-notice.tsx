@@ -1,6 +1,5 @@
-import { Link } from "@tanstack/react-router";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
-import { OwnerAction, useUsage } from "@/client/features/billing/usage";
+import { PlanWayOut, useUsage } from "@/client/features/billing/usage";
 
 /**
  * Settings > API keys and Settings > Webhooks: when the plan in force has no API access (the
@@ -21,17 +20,7 @@ export function ApiAccessNotice({ what }: { what: "keys" | "webhooks" }) {
       {held
         ? ` while your ${held} subscription waits for a payment. `
         : " until the workspace is on a plan with API access. "}
-      <OwnerAction canPay={data.actor_can_pay}>
-        {held ? (
-          <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
-            Pay in Billing to restore {held}
-          </Link>
-        ) : (
-          <Link to="/pricing" className="font-medium underline">
-            See plans
-          </Link>
-        )}
-      </OwnerAction>
+      <PlanWayOut data={data} />
     </AlertBanner>
   );
 }

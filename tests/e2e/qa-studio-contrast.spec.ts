@@ -128,3 +128,33 @@ test("a contact's tag chip and watched milestones; the recipient's landing page"
   await expect(page.getByRole("heading", { name: "A video for Grace Hopper" })).toBeVisible();
   expect(await seriousViolations(page, "landing page", ["color-contrast"])).toEqual([]);
 });
+
+test("an audio item's player takes the dark theme's card colours, not Plyr's white", async ({ page }) => {
+  const mp3 = path.join(MEDIA, "mdn-t-rex-roar.mp3");
+  test.skip(!fs.existsSync(mp3), "../shared/data/media is absent: the sample audio is needed");
+  test.setTimeout(120_000);
+  await loadAxe(page);
+  await registerVerifiedBusiness(page, { prefix: "qa-audio", name: "Al Audio", business: "Audio Co" });
+  const up = await page.request.post("/api/audio/upload", {
+    headers: { origin: new URL(page.url()).origin },
+    multipart: {
+      name: "Roar",
+      audio: { name: "roar.mp3", mimeType: "audio/mpeg", buffer: fs.readFileSync(mp3) },
+    },
+  });
+  expect(up.ok(), await up.text()).toBe(true);
+  await page.goto("/studio?tab=library");
+  await switchTheme(page, "dark-vibrant");
+  const controls = page.locator(".plyr--audio .plyr__controls").first();
+  await expect(controls).toBeVisible({ timeout: 60_000 });
+  const [player, card] = await Promise.all([
+    controls.evaluate((el) => getComputedStyle(el).backgroundColor),
+    page
+      .getByTestId("media-card")
+      .first()
+      .evaluate((el) => getComputedStyle(el).backgroundColor),
+  ]);
+  expect(player).not.toBe("rgb(255, 255, 255)");
+  expect(player).toBe(card);
+  expect(await seriousViolations(page, "audio player dark", ["color-contrast"])).toEqual([]);
+});

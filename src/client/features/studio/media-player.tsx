@@ -63,7 +63,10 @@ export function MediaPlayer({
     <div
       className={cn(
         "overflow-hidden rounded-[12px] [--plyr-color-main:var(--color-primary)]",
-        type === "video" ? "bg-black" : "border border-border",
+        // Plyr draws audio controls on white with grey icons whatever the theme: the card's colours instead
+        type === "video"
+          ? "bg-black"
+          : "border border-border [--plyr-audio-control-color:var(--color-card-foreground)] [--plyr-audio-controls-background:var(--color-card)]",
       )}
       data-testid="media-player"
     >

@@ -14,7 +14,8 @@ import { landingUrlFromOutbox } from "./landing-helpers";
  *   timeline labels were muted text on the selection (2.73:1);
  * - a new tag's default colour took its chip's text at 4.47:1;
  * - a video's watched milestones all read "Video Progress" on the contact's timeline;
- * - the recipient's landing page wrote the business name and footer at 4.43:1.
+ * - the recipient's landing page wrote the business name and footer at 4.43:1;
+ * - an audio item's player stayed Plyr's white bar in dark themes.
  */
 
 test.use({ reducedMotion: "reduce" });

@@ -77,11 +77,11 @@ export async function verifyEmailThroughOutbox(page: Page, email: string): Promi
 }
 
 /**
- * Registers a new account (`name`, `business`, an address starting with `prefix`), verifies it through
- * the emailed link and puts its workspace on the Business plan in the e2e server's database (paid
- * channels and large imports need a plan above Free). Leaves the page on "/". Returns the address.
+ * Registers a new account (`name`, `business`, an address starting with `prefix`) and verifies it
+ * through the emailed link; its workspace is on the Free plan. Leaves the page on "/", signed in.
+ * Returns the address.
  */
-export async function registerVerifiedBusiness(
+export async function registerVerified(
   page: Page,
   who: { prefix: string; name: string; business: string },
 ): Promise<string> {
@@ -92,6 +92,18 @@ export async function registerVerifiedBusiness(
   });
   expect(res.ok()).toBe(true);
   await verifyEmailThroughOutbox(page, email);
+  return email;
+}
+
+/**
+ * registerVerified, then puts its workspace on the Business plan in the e2e server's database (paid
+ * channels and large imports need a plan above Free). Returns the address.
+ */
+export async function registerVerifiedBusiness(
+  page: Page,
+  who: { prefix: string; name: string; business: string },
+): Promise<string> {
+  const email = await registerVerified(page, who);
   await withE2eDb(
     (sql) =>
       sql`update workspaces set plan = 'business', subscription_status = 'active' where owner_id = (select id from users where email = ${email})`,

@@ -1,6 +1,6 @@
 import { expect, type Page, test } from "@playwright/test";
 import { loadAxe, seriousViolations } from "./a11y-helpers";
-import { registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -21,15 +21,8 @@ import { withE2eDb } from "./e2e-info";
 test.use({ reducedMotion: "reduce" });
 
 /** A new verified account on the Free plan (signed in in `page`); returns its address. */
-async function registerFree(page: Page, prefix: string): Promise<string> {
-  const email = `${prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  await page.goto("/");
-  const res = await page.request.post("/api/auth/register", {
-    data: { name: "Fay Free", email, password: "correct-horse-battery", business_name: "Fay Co" },
-  });
-  expect(res.ok()).toBe(true);
-  await verifyEmailThroughOutbox(page, email);
-  return email;
+function registerFree(page: Page, prefix: string): Promise<string> {
+  return registerVerified(page, { prefix, name: "Fay Free", business: "Fay Co" });
 }
 
 /** Subscribes the signed-in workspace to Professional through /pricing and the local test checkout. */

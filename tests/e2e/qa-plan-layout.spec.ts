@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
-import { verifyEmailThroughOutbox } from "./account-helpers";
+import { registerVerified } from "./account-helpers";
 import { withE2eDb } from "./e2e-info";
 
 /**
@@ -20,15 +20,8 @@ test.use({ reducedMotion: "reduce" });
 const CSV = path.resolve(import.meta.dirname, "../../../shared/data/csv/datablist-people-100.csv");
 
 /** A verified Free-plan owner, signed in. */
-async function freeOwner(page: Page) {
-  const email = `qa-plan-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`;
-  await page.goto("/");
-  const res = await page.request.post("/api/auth/register", {
-    data: { name: "Quinn Free", email, password: "correct-horse-battery", business_name: "Quinn Roofing" },
-  });
-  expect(res.ok()).toBe(true);
-  await verifyEmailThroughOutbox(page, email);
-  return email;
+function freeOwner(page: Page) {
+  return registerVerified(page, { prefix: "qa-plan", name: "Quinn Free", business: "Quinn Roofing" });
 }
 
 /** Gives the owner's workspace `n` contacts, as imported ones (SQL: the test is about what the screens show). */

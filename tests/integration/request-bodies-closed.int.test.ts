@@ -7,7 +7,15 @@ import {
   webhookEndpoints,
   workspaces,
 } from "../../src/server/db/schema";
-import { createTestApp, joinWorkspace, signUp, type TestApp, trpcCall, uniqueEmail } from "../helpers";
+import {
+  createTestApp,
+  joinWorkspace,
+  setPlan,
+  signUp,
+  type TestApp,
+  trpcCall,
+  uniqueEmail,
+} from "../helpers";
 
 // Found by a QA pass of the app's own routes (the public API already refused these):
 // - settings bodies dropped unknown keys, so a misspelt field was a 200 that did something else
@@ -25,7 +33,7 @@ afterAll(async () => t?.close());
 
 async function businessOwner(profile: Parameters<typeof signUp>[1] = {}) {
   const u = await signUp(t.app, profile);
-  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+  await setPlan(t, u.user.id, "business");
   return u;
 }
 

@@ -204,10 +204,10 @@ function sameLaunchText(
   prior: Campaign,
   input: { name: string; content: Partial<CampaignContent> },
 ): boolean {
-  const text = (c: Partial<CampaignContent>) =>
-    [c.subject, c.body, c.message, c.script].map((v) => v ?? null);
+  const fields = ["subject", "body", "message", "script"] as const;
   return (
-    prior.name === input.name && JSON.stringify(text(prior.content)) === JSON.stringify(text(input.content))
+    prior.name === input.name &&
+    fields.every((f) => (prior.content[f] ?? null) === (input.content[f] ?? null))
   );
 }
 

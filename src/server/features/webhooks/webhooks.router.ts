@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { protectedProcedure, router } from "../../trpc/init";
-import { createEndpointSchema, testEventSchema, WEBHOOK_EVENT_TYPES } from "./webhooks.schemas";
+import {
+  createEndpointSchema,
+  rotateSecretSchema,
+  testEventSchema,
+  WEBHOOK_EVENT_TYPES,
+} from "./webhooks.schemas";
 import * as svc from "./webhooks.service";
 
 const idInput = z.strictObject({ id: z.string().max(100) });
@@ -16,7 +21,7 @@ export const webhooksRouter = router({
     .input(z.strictObject({ id: z.string().max(100), enabled: z.boolean() }))
     .mutation(({ ctx, input }) => svc.updateEndpoint(ctx, ctx.tenant, input.id, { enabled: input.enabled })),
   rotateSecret: protectedProcedure
-    .input(z.strictObject({ id: z.string().max(100), expiresInHours: z.number().optional() }))
+    .input(idInput.extend(rotateSecretSchema.shape))
     .mutation(({ ctx, input }) =>
       svc.rotateEndpointSecret(ctx, ctx.tenant, input.id, { expiresInHours: input.expiresInHours }),
     ),

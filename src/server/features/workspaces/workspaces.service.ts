@@ -152,8 +152,7 @@ export type MemberDepartureHook = (
 async function lockAsActor(tx: DbOrTx, tenant: Tenant, action: Permission) {
   await q.lockWorkspace(tx, tenant.workspaceId);
   const m = await q.findMembership(tx, tenant.workspaceId, tenant.userId);
-  if (!m && !(await q.findWorkspace(tx, tenant.workspaceId)))
-    throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+  if (!m && !(await q.findWorkspace(tx, tenant.workspaceId))) throw workspaceGone();
   if (!m || !can(m.role, action)) throw new AppError("FORBIDDEN", DENIED[action]);
   return m;
 }
@@ -781,7 +780,7 @@ export async function acceptInvite(
   const workspace = await ctx.db.transaction(async (tx) => {
     await q.lockWorkspace(tx, invite.workspaceId);
     const w = await q.findWorkspace(tx, invite.workspaceId);
-    if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+    if (!w) throw workspaceGone();
     if (beingDeleted(w))
       throw new AppError(
         "BAD_REQUEST",
@@ -954,6 +953,11 @@ export async function listAccountMemberships(
  */
 export const DELETION_MARK_MS = 15 * 60_000;
 
+/** The NOT_FOUND of a workspace deleted since the request began (an invitation to it, a second delete, a launch). */
+function workspaceGone(): AppError {
+  return new AppError("NOT_FOUND", "This workspace no longer exists.");
+}
+
 /** Whether workspace `w` is being deleted now (its deletion mark is younger than DELETION_MARK_MS). */
 function beingDeleted(w: { deletionStartedAt: Date | null }): boolean {
   return w.deletionStartedAt !== null && Date.now() - w.deletionStartedAt.getTime() < DELETION_MARK_MS;
@@ -971,7 +975,7 @@ function beingDeleted(w: { deletionStartedAt: Date | null }): boolean {
  */
 export async function assertWorkspaceNotBeingDeleted(tx: DbOrTx, workspaceId: string): Promise<void> {
   const w = await q.selectDeletionMarkForShare(tx, workspaceId);
-  if (!w) throw new AppError("NOT_FOUND", "This workspace no longer exists.");
+  if (!w) throw workspaceGone();
   if (beingDeleted(w))
     throw new AppError(
       "CONFLICT",
@@ -1008,7 +1012,7 @@ export async function beginWorkspaceDeletion(
     if (beingDeleted(m.workspace))
       throw new AppError(
         "CONFLICT",
-        `${m.workspace.name} is already being deleted. If it is still there in 15 minutes, try again.`,
+        `${m.workspace.name} is already being deleted. If it is still there in ${DELETION_MARK_MS / 60_000} minutes, try again.`,
       );
     if (opts.soloOnly && (await q.countMembers(tx, tenant.workspaceId)) > 1)
       throw notSoloError(tenant.workspace.name);

@@ -70,12 +70,14 @@ describe("deleting a workspace (local providers)", () => {
     await addContact(stranger.client);
 
     const byAdmin = await trpcCall(admin.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: name,
       password: admin.password,
     });
     expect(byAdmin.status).toBe(403);
     expect(byAdmin.error?.message).toBe("Only the workspace owner can delete the workspace.");
     const misspelt = await trpcCall(owner.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: name.toUpperCase(),
       password: owner.password,
     });
@@ -83,12 +85,14 @@ describe("deleting a workspace (local providers)", () => {
     expect(misspelt.error?.message).toBe(`Type the workspace's name, ${name}, exactly as it is to confirm.`);
     // the owner's session alone is not enough: the current password is asked again
     const noPassword = await trpcCall(owner.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: name,
       password: "",
     });
     expect(noPassword.status).toBe(400);
     expect(noPassword.error?.message).toBe("Enter your current password to delete this workspace.");
     const wrongPassword = await trpcCall(owner.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: name,
       password: "not-the-password",
     });
@@ -99,6 +103,7 @@ describe("deleting a workspace (local providers)", () => {
     expect(await workspaceRow(t, wsId)).not.toBeNull();
 
     const done = await trpcCall(owner.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: ` ${name} `,
       password: owner.password,
     });
@@ -157,6 +162,7 @@ describe("deleting a workspace (local providers)", () => {
     const theirs = await voicemailOf(stranger.user.id);
 
     const done = await trpcCall(owner.client, "account.deleteWorkspace", {
+      workspace_id: wsId,
       confirm_name: name,
       password: owner.password,
     });
@@ -417,6 +423,7 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
       },
     );
     const ok = await trpcCall(u.client, "account.deleteWorkspace", {
+      workspace_id: u.user.id,
       confirm_name: name,
       password: u.password,
     });
@@ -435,6 +442,7 @@ describe("deleting an account with a Stripe subscription (real SDK, fake Stripe 
     const down = { status: 500, json: { error: { type: "api_error", message: "Stripe is down" } } };
     s.fake.failNext(down, down, down);
     const failed = await trpcCall(v.client, "account.deleteWorkspace", {
+      workspace_id: v.user.id,
       confirm_name: vName,
       password: v.password,
     });

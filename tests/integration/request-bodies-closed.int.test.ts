@@ -141,6 +141,7 @@ describe("the app's settings bodies are closed: an unknown key is a 400 naming i
       "coupon",
     );
     const del = await trpcCall(u.client, "account.deleteWorkspace", {
+      workspace_id: u.user.id,
       confirm_name: "x",
       password: u.password,
       force: true,
@@ -242,6 +243,7 @@ describe("workspace names and deleting a workspace", () => {
     // a name saved decomposed before names were normalised: typed with a precomposed é, it matches
     await t.db.execute(sql`update workspaces set name = ${decomposed} where id = ${u.user.id}`);
     const del = await trpcCall(u.client, "account.deleteWorkspace", {
+      workspace_id: u.user.id,
       confirm_name: "Caf\u00e9 Bar",
       password: u.password,
     });
@@ -253,7 +255,11 @@ describe("workspace names and deleting a workspace", () => {
     const name = (await u.client.get("/api/auth/me")).json().workspace.name as string;
     const calls = await Promise.all(
       [0, 1, 2].map(() =>
-        trpcCall(u.client, "account.deleteWorkspace", { confirm_name: name, password: u.password }),
+        trpcCall(u.client, "account.deleteWorkspace", {
+          workspace_id: u.user.id,
+          confirm_name: name,
+          password: u.password,
+        }),
       ),
     );
     const statuses = calls.map((c) => c.status).sort();
@@ -266,6 +272,59 @@ describe("workspace names and deleting a workspace", () => {
     }
   });
 
+  it("a delete confirmed for one workspace never deletes another: the new one after a deletion, or a workspace switched to in another tab", async () => {
+    const u = await signUp(t.app, { business_name: `Again ${Date.now()}` });
+    const name = (await u.client.get("/api/auth/me")).json().workspace.name as string;
+    const first = await trpcCall(u.client, "account.deleteWorkspace", {
+      workspace_id: u.user.id,
+      confirm_name: name,
+      password: u.password,
+    });
+    expect(first.status, JSON.stringify(first.error)).toBe(200);
+    // the person's only workspace went: their next request gets a new empty one, under the same name
+    const fresh = (await u.client.get("/api/auth/me")).json().workspace as { id: string; name: string };
+    expect(fresh.id).not.toBe(u.user.id);
+    expect(fresh.name).toBe(name);
+    // a late second click for the deleted workspace: refused, and the new one stays
+    const late = await trpcCall(u.client, "account.deleteWorkspace", {
+      workspace_id: u.user.id,
+      confirm_name: name,
+      password: u.password,
+    });
+    expect(late.status).toBe(404);
+    expect(late.error?.message).toBe("This workspace no longer exists.");
+    const [kept] = await t.db.select().from(workspaces).where(eq(workspaces.id, fresh.id));
+    expect(kept?.name).toBe(name);
+    for (const bad of ["", "not-a-uuid"]) {
+      const res = await trpcCall(u.client, "account.deleteWorkspace", {
+        workspace_id: bad,
+        confirm_name: name,
+        password: u.password,
+      });
+      expect(res.status).toBe(404);
+    }
+
+    // a tab still showing workspace A after another tab switched to B: A is not deleted in B's place
+    const owner = await businessOwner();
+    const member = await joinWorkspace(t, owner.client, "member");
+    const [own] = await t.db.select().from(workspaces).where(eq(workspaces.id, member.user.id));
+    const ownName = own!.name;
+    expect((await member.client.get("/api/auth/me")).json().workspace.id).toBe(owner.user.id);
+    const stale = await trpcCall(member.client, "account.deleteWorkspace", {
+      workspace_id: member.user.id,
+      confirm_name: ownName,
+      password: member.password,
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.error?.message).toMatch(
+      /^Your account is now working in ‘.+’: the workspace was switched in another tab/,
+    );
+    const [still] = await t.db.select().from(workspaces).where(eq(workspaces.id, member.user.id));
+    expect(still).toBeDefined();
+    const [theirs] = await t.db.select().from(workspaces).where(eq(workspaces.id, owner.user.id));
+    expect(theirs).toBeDefined();
+  });
+
   it("the account-deleted email says nothing of owned workspaces when none was deleted", async () => {
     const owner = await businessOwner();
     const member = await joinWorkspace(t, owner.client, "member");
@@ -274,6 +333,7 @@ describe("workspace names and deleting a workspace", () => {
     expect(back.status, JSON.stringify(back.error)).toBe(200);
     // the member deletes their own workspace; their session falls back to the one they joined
     const own = await trpcCall(member.client, "account.deleteWorkspace", {
+      workspace_id: member.user.id,
       confirm_name: (await member.client.get("/api/auth/me")).json().workspace.name,
       password: member.password,
     });

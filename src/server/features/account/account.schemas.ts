@@ -3,8 +3,15 @@ import { z } from "zod";
 /** The word a person types to confirm deleting their account (as Mailchimp and GitHub ask). */
 export const DELETE_ACCOUNT_WORD = "DELETE";
 
-/** Settings > Workspace > Delete workspace: the owner's current password and the workspace's name, typed. */
+/**
+ * Settings > Workspace > Delete workspace: the owner's current password, the workspace's name, typed,
+ * and the id of the workspace the dialog showed (`workspace_id`). The id binds the confirmation to that
+ * workspace: a second click that arrives after the first deleted it would otherwise act on the
+ * session's next workspace (the one it falls back to, or the new empty one a person whose only
+ * workspace it was gets, which has the same name).
+ */
 export const deleteWorkspaceInput = z.strictObject({
+  workspace_id: z.string().max(100),
   password: z.string().max(1000),
   confirm_name: z.string().max(200),
 });

@@ -15,6 +15,7 @@ import {
   type AccountMembership,
   abandonWorkspaceDeletion,
   assertCan,
+  assertDeletingActiveWorkspace,
   beginWorkspaceDeletion,
   deleteOwnedWorkspace,
   leaveWorkspace,
@@ -115,16 +116,19 @@ async function purgeWorkspace(ctx: AppContext, tenant: Tenant, opts: { soloOnly?
 
 /**
  * Settings > Workspace > Delete workspace (owner only): deletes the active workspace and everything
- * in it (purgeWorkspace), after the owner typed its name (compared after trimming, case and all) and
+ * in it (purgeWorkspace), when it is the workspace the dialog showed (`workspace_id`,
+ * workspaces assertDeletingActiveWorkspace), after the owner typed its name (compared after trimming, case and all) and
  * their current password (user confirmPasswordForDeletion: rate-limited as a password change, so a
  * stolen session cannot delete a workspace; `user` is the signed-in owner).
  * Its other members lose access at once (their sessions fall back to another workspace of theirs,
  * resolveTenant) and each gets an email saying who deleted it. A person whose only workspace this was
  * gets a new empty one on their next request (resolveTenant), as after leaving their last. Returns
  * `{ success, deleted: {id, name}, notified }` (how many members were emailed).
- * @throws AppError FORBIDDEN (admins, members; a wrong password), BAD_REQUEST (the name does not
- *   match; no password), TOO_MANY_REQUESTS (password attempts), BAD_GATEWAY (the payments vendor
- *   could not end the subscription: nothing was deleted).
+ * @throws AppError NOT_FOUND (`workspace_id` was deleted: a second click), CONFLICT (`workspace_id`
+ *   is no longer the active workspace; a deletion of it already under way), FORBIDDEN (admins,
+ *   members; a wrong password), BAD_REQUEST (the name does not match; no password),
+ *   TOO_MANY_REQUESTS (password attempts), BAD_GATEWAY (the payments vendor could not end the
+ *   subscription: nothing was deleted).
  */
 export async function deleteWorkspace(
   ctx: AppContext,
@@ -133,6 +137,7 @@ export async function deleteWorkspace(
   input: DeleteWorkspaceInput,
   meta: { ip: string },
 ) {
+  await assertDeletingActiveWorkspace(ctx, tenant, input.workspace_id);
   assertCan(tenant, "deleteWorkspace");
   const name = tenant.workspace.name.trim();
   // compared in Unicode NFC: an é typed as one character matches a name stored as e + accent

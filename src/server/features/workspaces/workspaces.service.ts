@@ -983,6 +983,26 @@ export async function assertWorkspaceNotBeingDeleted(tx: DbOrTx, workspaceId: st
     );
 }
 
+/**
+ * Before a deletion of the workspace `workspaceId` that a screen showed (account deleteWorkspace's
+ * `workspace_id`): refuses when it is not the session's active workspace now, so a confirmation given
+ * for one workspace never deletes another. That happens to a second click that arrives after the
+ * first deleted the workspace (the session then works in another workspace, or in the new empty one a
+ * person whose only workspace it was gets, under the same name), and to a tab whose workspace was
+ * switched in another tab.
+ * @throws AppError NOT_FOUND "This workspace no longer exists." (deleted, or never one); CONFLICT
+ *   "Your account is now working in ..." (assertShownWorkspace) when it still exists.
+ */
+export async function assertDeletingActiveWorkspace(
+  ctx: Pick<AppContext, "db">,
+  tenant: Tenant,
+  workspaceId: string,
+): Promise<void> {
+  if (workspaceId === tenant.workspaceId) return;
+  if (!isUuid(workspaceId) || !(await q.findWorkspace(ctx.db, workspaceId))) throw workspaceGone();
+  assertShownWorkspace(tenant, workspaceId);
+}
+
 /** The CONFLICT for an owned workspace that has other members when only a solo one may be deleted. */
 function notSoloError(name: string) {
   return new AppError(

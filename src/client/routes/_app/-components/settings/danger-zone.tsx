@@ -117,10 +117,10 @@ function PasswordField(props: { id: string; value: string; onChange: (v: string)
  * Settings > Workspace > Delete workspace (shown to the owner only; the server enforces it): a dialog
  * that says what goes (contacts, campaigns, media, the subscription, members' access), offers the
  * contacts' CSV export first, and asks for the workspace's name and the current password before tRPC
- * `account.deleteWorkspace`, whose sentence a wrong name or password shows. Afterwards
+ * `account.deleteWorkspace` (with workspace `id`, so only the workspace shown can go), whose sentence a wrong name or password shows. Afterwards
  * the whole app reloads on the dashboard of the workspace the session falls back to.
  */
-export function DeleteWorkspaceCard({ name, members }: { name: string; members: number }) {
+export function DeleteWorkspaceCard({ id, name, members }: { id: string; name: string; members: number }) {
   const trpc = useTRPC();
   const [open, setOpen] = useState(false);
   const [typed, setTyped] = useState("");
@@ -168,7 +168,7 @@ export function DeleteWorkspaceCard({ name, members }: { name: string; members: 
         onSubmit={() => {
           // the server checks the name and the password and answers with the sentence to show
           setError(null);
-          remove.mutate({ confirm_name: typed, password });
+          remove.mutate({ workspace_id: id, confirm_name: typed, password });
         }}
         onClosed={() => {
           setTyped("");

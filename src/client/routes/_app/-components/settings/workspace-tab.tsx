@@ -171,7 +171,11 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
         </CardContent>
       </Card>
       {current.data.role === "owner" && (
-        <DeleteWorkspaceCard name={current.data.name} members={members.data?.members.length ?? 1} />
+        <DeleteWorkspaceCard
+          id={current.data.id}
+          name={current.data.name}
+          members={members.data?.members.length ?? 1}
+        />
       )}
     </div>
   );

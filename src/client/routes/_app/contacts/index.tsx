@@ -25,6 +25,7 @@ import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
+import { useUsage } from "@/client/features/billing/usage";
 import {
   type ContactFilter,
   contactName,
@@ -147,6 +148,17 @@ function ContactsPage() {
   const total = pagination?.total ?? 0;
   const totalText = `${formatNumber(total)}${pagination?.total_capped ? "+" : ""}`;
   const filtered = !!(filter.search || filter.stage || filter.status || filter.tag);
+  // the heading counts the workspace's contacts; a search or filter's matches are said beside the
+  // list (a tester read "Contacts (0)" under a search as an empty workspace). The workspace's count
+  // is the server's (billing.usage, which the import dialog reads too) while a filter is on.
+  const workspaceTotal = useUsage().data?.usage.contacts?.used;
+  const heading = filtered
+    ? workspaceTotal === undefined
+      ? "Contacts"
+      : `Contacts (${formatNumber(workspaceTotal)})`
+    : isPending
+      ? "Contacts"
+      : `Contacts (${totalText})`;
 
   const update = (next: Partial<ContactFilter> & { view?: "list" | "grid" }) => {
     void navigate({
@@ -239,7 +251,7 @@ function ContactsPage() {
   return (
     <>
       <PageHeader
-        title={isPending ? "Contacts" : `Contacts (${totalText})`}
+        title={heading}
         description="Search, segment and reach the people and businesses you work with."
         actions={
           <>
@@ -415,6 +427,13 @@ function ContactsPage() {
         </div>
       )}
 
+      {filtered && !isPending && !isError && (
+        <p className="mb-2 text-sm text-muted-foreground" role="status" data-testid="match-count">
+          {totalText} {total === 1 && !pagination?.total_capped ? "contact matches" : "contacts match"}{" "}
+          {filter.search ? `“${filter.search}”` : "these filters"}
+          {filter.search && (filter.stage || filter.status || filter.tag) ? " and these filters" : ""}
+        </p>
+      )}
       <div
         ref={results}
         role="region"

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { activities, contacts } from "../../src/server/db/schema";
+import { activities, contacts, videoLandingPages } from "../../src/server/db/schema";
 import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import { PERSON } from "../browser-ua";
 import {
@@ -138,6 +138,22 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     expect(acts.filter((a) => a.activityType === "video_progress").map((a) => a.metadata.percent)).toEqual([
       25, 50,
     ]);
+
+    // the contact is deleted: the public page forgets them (name, email, phone, the merged message)
+    const [adaContact] = await t.db
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.workspaceId, user.id), eq(contacts.email, ada)));
+    expect((await client.del(`/api/contacts/${adaContact!.id}`)).statusCode).toBe(200);
+    const forgotten = await t.app.inject({ method: "GET", url: `/v/${token}` });
+    expect(forgotten.statusCode).toBe(200);
+    expect(forgotten.body).toContain("A video for you");
+    expect(forgotten.body).toContain("Hi there, here is a quick video for your company.");
+    expect(forgotten.body).not.toContain("Ada");
+    expect(forgotten.body).not.toContain("Analytical");
+    const [row] = await t.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token!));
+    expect(row).toMatchObject({ contactId: null, recipientName: null, recipientEmail: null, recipientPhone: null });
+    expect(row?.viewCount).toBe(1);
 
     // another user cannot read the stats; unknown tokens get the unavailable page
     const other = await signUp(t.app);

@@ -75,6 +75,24 @@ export async function insertLandingPage(
   else await q.onConflictDoUpdate({ target: videoLandingPages.token, set: { mediaId: values.mediaId } });
 }
 
+/**
+ * Forgets the person a landing page was made for, once their contact was deleted: the name, email,
+ * phone and contact link go, and the message becomes `message` (merged for nobody). Returns the
+ * page as it is now.
+ */
+export async function forgetLandingRecipient(
+  db: DbOrTx,
+  pageId: number,
+  message: string,
+): Promise<VideoLandingPage | undefined> {
+  const [page] = await db
+    .update(videoLandingPages)
+    .set({ contactId: null, recipientName: null, recipientEmail: null, recipientPhone: null, message })
+    .where(eq(videoLandingPages.id, pageId))
+    .returning();
+  return page;
+}
+
 /** Counts a view of a page (view_count + 1, last viewed now, first viewed kept) and logs the view event. */
 export async function recordPageView(db: DbOrTx, page: VideoLandingPage, now: Date): Promise<void> {
   await db

@@ -22,6 +22,7 @@ import { allowRepeatInput, audienceSchema, launchTokenInput, scheduledAtInput } 
 import { answerRepeatedLaunch, createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
   deleteVideoCampaign,
+  forgetLandingRecipient,
   insertLandingPage,
   insertVideoCampaign,
   recordPageProgress,
@@ -308,7 +309,8 @@ export interface LandingData {
 /**
  * Resolves `/v/{token}`: the campaign recipient (engine token), the studio's video campaign, the
  * video and the sender; creates the recipient's landing page row on first use with the message
- * merged for them. Returns null for an unknown token or a deleted video.
+ * merged for them. Once their contact is deleted, the page forgets them (forgetLandingRecipient:
+ * "A video for you", the message merged for nobody). Returns null for an unknown token or a deleted video.
  */
 export async function landingByToken(
   ctx: Pick<AppContext, "db">,
@@ -325,12 +327,21 @@ export async function landingByToken(
   if (!media) return null;
   const sender = await getSenderProfile(ctx, recipient.workspaceId);
   let page = existing;
+  const nobody = { firstName: null, lastName: null, email: null, phone: null, company: null };
+  // the contact was deleted since the page was made (the recipient's link to it is gone): the public
+  // page forgets them, their name, email, phone and the message merged with their details
+  if (page && page.contactId !== null && recipient.contactId === null)
+    page = await forgetLandingRecipient(
+      ctx.db,
+      page.id,
+      mergeFor(campaign.message, nobody, sender.businessName),
+    );
   if (!page) {
     const [contact] =
       recipient.contactId === null
         ? []
         : await getContactsByIds(ctx, recipient.workspaceId, [recipient.contactId]);
-    const c = contact ?? { firstName: null, lastName: null, email: null, phone: null, company: null };
+    const c = contact ?? nobody;
     await insertLandingPage(
       ctx.db,
       {

@@ -59,5 +59,48 @@ describe("the unsubscribe page names the sender", () => {
     });
     expect(oneClick.statusCode).toBe(200);
     expect(oneClick.body).toContain(`will receive no more emails from <strong>${name}</strong>`);
+
+    // the link opened again (a reload, the email's link later): it says they are unsubscribed, with no
+    // button asking again, for the page's unsubscribe and for one-click alike
+    for (const row of [rowA, rowB]) {
+      const again = await t.app.inject({ method: "GET", url: `/u/${row.token}` });
+      expect(again.statusCode).toBe(200);
+      expect(again.body).toContain("You are unsubscribed");
+      expect(again.body).toContain(`will receive no more emails from <strong>${name}</strong>`);
+      expect(again.body).not.toContain("<form");
+    }
+  });
+
+  it("a person unsubscribed through another campaign's email is told so on this one's page", async () => {
+    const { client } = await signUp(t.app, { business_name: "Twice Bakery" });
+    const a = `twice-${Date.now()}@example.com`;
+    const ids: number[] = [];
+    for (const campaignName of ["First", "Second"]) {
+      const launch = await client.post("/api/campaigns/email/launch", {
+        campaignName,
+        subject: "S",
+        body: "B",
+        contacts: [{ name: "A", email: a }],
+      });
+      expect(launch.statusCode).toBe(200);
+      ids.push(launch.json().campaignId);
+    }
+    const tokenOf = async (campaignId: number) =>
+      (await t.db.select().from(campaignRecipients).where(eq(campaignRecipients.campaignId, campaignId)))[0]!
+        .token;
+    const first = await tokenOf(ids[0]!);
+    const second = await tokenOf(ids[1]!);
+    const before = await t.app.inject({ method: "GET", url: `/u/${second}` });
+    expect(before.body).toContain("<form");
+    const post = await t.app.inject({
+      method: "POST",
+      url: `/u/${first}`,
+      payload: "",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(post.statusCode).toBe(200);
+    const after = await t.app.inject({ method: "GET", url: `/u/${second}` });
+    expect(after.body).toContain("You are unsubscribed");
+    expect(after.body).not.toContain("<form");
   });
 });

@@ -4,7 +4,7 @@ import type { DbOrTx } from "../../db/client";
 import { retryOnRace } from "../../db/retry";
 import type { CampaignChannel, CampaignRecipient, campaignRecipients } from "../../db/schema";
 import type { JobDeps } from "../../jobs/define";
-import { suppress } from "../compliance/compliance.service";
+import { isSuppressed, suppress } from "../compliance/compliance.service";
 import { recordActivities, recordContactOptIn } from "../crm/crm.service";
 import {
   emitWebhookEvent,
@@ -360,6 +360,18 @@ export async function unsubscribeRecipient(
     true,
   );
   return applyRecipientEvent(ctx, r, "unsubscribed", { metadata: { source, ...metadata } });
+}
+
+/**
+ * Whether recipient `r`'s address is on its workspace's suppression list for the recipient's channel
+ * now (an unsubscribe through this message's link, another message's, a bounce or a complaint): the
+ * unsubscribe page then says so instead of asking again.
+ */
+export async function recipientOptedOut(
+  ctx: Pick<EventCtx, "db">,
+  r: Pick<CampaignRecipient, "workspaceId" | "channel" | "address">,
+): Promise<boolean> {
+  return isSuppressed(ctx.db, r.workspaceId, suppressionChannel(r.channel), r.address);
 }
 
 /**

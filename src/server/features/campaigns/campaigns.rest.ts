@@ -21,7 +21,13 @@ import { getSenderProfile } from "../workspaces/workspaces.service";
 import { preflightAudience } from "./campaigns.audience";
 import { TEST_EMAIL_TOKEN } from "./campaigns.content";
 import { deliveryKind } from "./campaigns.delivery";
-import { clickByToken, isBotUserAgent, recipientByToken, unsubscribeByToken } from "./campaigns.events";
+import {
+  clickByToken,
+  isBotUserAgent,
+  recipientByToken,
+  recipientOptedOut,
+  unsubscribeByToken,
+} from "./campaigns.events";
 import {
   campaignIdInput,
   createCampaignInput,
@@ -305,12 +311,24 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       "Unsubscribe (test email)",
       "<p>This link came in a test email, so it unsubscribes nobody. In your campaign, each recipient's link opens their own unsubscribe page.</p>",
     );
+  const unsubscribed = async (
+    reply: FastifyReply,
+    r: Parameters<typeof optOutScope>[1] & { address: string },
+  ) =>
+    page(
+      reply,
+      200,
+      "You are unsubscribed",
+      `<p><strong>${mask(r.address)}</strong> will receive no more ${await optOutScope(ctx, r)}.</p>`,
+    );
   app.get("/u/:token", async (req, reply) => {
     const { token } = req.params as { token: string };
     if (token === TEST_EMAIL_TOKEN) return testUnsubscribe(reply);
     const r = await recipientByToken(ctx.db, token);
     if (!r)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
+    // opened again after unsubscribing (or opted out another way): say so, do not ask again
+    if (await recipientOptedOut(ctx, r)) return unsubscribed(reply, r);
     return page(
       reply,
       200,
@@ -326,12 +344,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const done = await unsubscribeByToken(ctx, token, oneClick ? "one-click" : "unsubscribe page");
     if (!done)
       return page(reply, 404, "Link not valid", "<p>This unsubscribe link is not valid or has expired.</p>");
-    return page(
-      reply,
-      200,
-      "You are unsubscribed",
-      `<p><strong>${mask(done.address)}</strong> will receive no more ${await optOutScope(ctx, done)}.</p>`,
-    );
+    return unsubscribed(reply, done);
   });
   // tracked links carry their signature (/c/:token/:i/:signature); an unsigned or altered one is refused.
   // Fastify answers HEAD with the GET handler: a HEAD (link checkers, mail scanners) is redirected

@@ -76,6 +76,7 @@ describe("a tracked link fetched by a bot", () => {
       }
       const r = await rowOf(p.email);
       expect(r?.clickedAt).toBeNull();
+      expect(r?.openedAt).toBeNull();
       expect(r?.status).toBe("sent");
     }
     expect(await clickedFigure()).toBe(0);
@@ -91,10 +92,18 @@ describe("a tracked link fetched by a bot", () => {
       expect(get.headers.location).toBe("https://example.com/offer");
       const r = await rowOf(p.email);
       expect(r?.clickedAt, p.ua).not.toBeNull();
+      // the click proves the email was opened (its open pixel was never fetched): the open is recorded
+      expect(r?.openedAt, p.ua).not.toBeNull();
+      expect(r!.openedAt!.getTime()).toBeLessThanOrEqual(r!.clickedAt!.getTime());
       expect(r?.status).toBe("clicked");
     }
     expect(await clickedFigure()).toBe(3);
     expect(await clickActivities()).toBe(3);
+    const opens = await t.db
+      .select()
+      .from(activities)
+      .where(and(eq(activities.workspaceId, u.user.id), eq(activities.activityType, "email_opened")));
+    expect(opens.map((a) => a.metadata.inferred_from)).toEqual(["click", "click", "click"]);
 
     // a bot after the person's click adds no timeline row either (a person's repeat click would)
     await t.app.inject({

@@ -179,6 +179,7 @@ function changeFor(
  * one before it is undone), and a failure beats "delivered" (a failure clears delivered_at; a
  * "delivered" after a failure changes nothing). An opt-out marks the
  * recipient once (`reason` unsubscribed / spam complaint), and the contact gets a timeline activity.
+ * A click on an email without an open records the open first (metadata `inferred_from: "click"`).
  * When the recipient changed, the outbound webhook event (WEBHOOK_EVENT: message.delivered/opened/
  * clicked/replied/bounced, contact.unsubscribed; issue 15) is emitted with the change, so each real
  * occurrence emits once: a repeat (a second click or open, a second unsubscribe) changes nothing and
@@ -193,12 +194,21 @@ export async function applyRecipientEvent(
   opts: { reason?: string; answeredBy?: string; metadata?: Record<string, unknown> } = {},
 ): Promise<boolean> {
   const { db } = ctx;
+  // a click on an email's link proves it was opened (images blocked, or an open pixel a privacy proxy
+  // never fetched): the open is recorded first, as Mailchimp and HubSpot count it, so no recipient
+  // reads "clicked" with no open time and message.opened reaches webhooks for every clicked email
+  if (event === "clicked" && !r.openedAt && deliveryKind(r.channel) === "email") {
+    await applyRecipientEvent(ctx, r, "opened", { metadata: { inferred_from: "click" } });
+    r = (await selectRecipientById(db, r.id)) ?? r;
+  }
   const now = new Date();
   let seen: CampaignRecipient | undefined = r;
   for (let attempt = 0; seen && attempt < 5; attempt++) {
     const change = changeFor(seen, event, opts, now);
     if (change.kind === "none") return false;
     if (change.kind === "repeat") {
+      // an open inferred from a click that another request already recorded: nothing to add
+      if (opts.metadata?.inferred_from === "click") return false;
       // a repeat open/click: timeline only
       const type = activityFor(seen, event);
       // (a deleted contact's recipient has no timeline left to add to)

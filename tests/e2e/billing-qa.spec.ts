@@ -128,6 +128,56 @@ test("on a paid plan /pricing offers the cheaper plans as downgrades, not upgrad
   await expect(page.getByTestId("plan-enterprise").getByRole("button")).toHaveText("Upgrade to Enterprise");
 });
 
+test("at 1280 px the cards' plan buttons show their whole label", async ({ page }) => {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await registerVerifiedBusiness(page, { prefix: "pricing-clip", name: "Cid", business: "Cid Co" });
+  await page.goto("/pricing");
+  const down = page.getByTestId("plan-professional").getByRole("button");
+  await expect(down).toHaveText("Downgrade to Professional");
+  // the label was 178 px in a 168 px button with nowrap: "owngrade to Professiona"
+  const clipped = await down.evaluate(
+    (b) => b.scrollWidth > b.clientWidth || b.scrollHeight > b.clientHeight,
+  );
+  expect(clipped).toBe(false);
+});
+
+test("a second checkout paid in another tab is refunded, and the page says so instead of 'Payment successful'", async ({
+  page,
+}) => {
+  await registerFree(page, "two-checkouts");
+  const origin = new URL(page.url()).origin;
+  // two tabs opened checkouts before either was paid
+  const open = async (priceId: string, planName: string) => {
+    const res = await page.request.post("/api/payment/create-checkout-session", {
+      data: { priceId, planName },
+      headers: { origin },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+    return (await res.json()).url as string;
+  };
+  const business = await open("price_business", "business");
+  const enterprise = await open("price_enterprise", "enterprise");
+  const pay = async (url: string) => {
+    await page.goto(url);
+    await page.getByLabel("Card number").fill("4242 4242 4242 4242");
+    await page.getByRole("button", { name: /^Pay/ }).click();
+    await expect(page).toHaveURL(/\/pricing\?success=true/);
+  };
+  await pay(business);
+  await expect(page.getByText("Payment successful! Your subscription is now active.")).toBeVisible();
+  await pay(enterprise);
+  const banner = page.getByText(
+    "This workspace already has the Business plan, so your Enterprise payment was refunded in full and that subscription ended.",
+  );
+  await expect(banner).toBeVisible();
+  await expect(page.getByText("Payment successful! Your subscription is now active.")).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Billing" })).toBeVisible();
+  // it stays to be read (a success goes to the dashboard after 3 s)
+  await page.waitForTimeout(3_500);
+  await expect(page).toHaveURL(/\/pricing/);
+  await expect(page.getByTestId("plan-business").getByRole("button")).toHaveText("Current Plan");
+});
+
 test("a Business owner of four choosing Professional is told in its card to free 3 seats; a downgrade that landed anyway shows a banner", async ({
   page,
 }) => {

@@ -5,7 +5,7 @@ import { type FakeReply, type RecordedRequest, startFake } from "./http";
  * A fake of the Stripe API endpoints Pitchwise calls, answering with Stripe's documented object shapes
  * (API 2025+ "basil" layout: the period end on subscription items, an invoice's subscription under
  * `parent.subscription_details`):
- * POST /v1/customers, POST /v1/customers/:id, POST /v1/checkout/sessions, POST /v1/billing_portal/sessions
+ * POST /v1/customers, POST /v1/customers/:id, POST and GET /v1/checkout/sessions(/:id), POST /v1/billing_portal/sessions
  * (home page, or the subscription_update_confirm deep link), GET and POST /v1/billing_portal/configurations,
  * GET /v1/subscriptions/:id, DELETE /v1/subscriptions/:id, GET /v1/invoice_payments, POST /v1/refunds.
  * Test controls (completeCheckout, updateSubscription, failPayment, endSubscription) change the fake's
@@ -334,6 +334,14 @@ export async function startStripeFake() {
           livemode: false,
         },
       };
+    }
+    // Retrieve a Checkout Session (https://docs.stripe.com/api/checkout/sessions/retrieve)
+    const sessionMatch = p.match(/^\/v1\/checkout\/sessions\/([^/]+)$/);
+    if (req.method === "GET" && sessionMatch) {
+      const s = sessions.get(sessionMatch[1]);
+      if (!s) return notFound("checkout.session", sessionMatch[1]);
+      const { subscription_metadata: _m, price: _p, quantity: _q, ...wire } = s;
+      return { status: 200, json: wire };
     }
     const subMatch = p.match(/^\/v1\/subscriptions\/([^/]+)$/);
     if (subMatch) {

@@ -1,9 +1,42 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { billingRefunds, localSubscriptions, workspaces } from "../../src/server/db/schema";
+import { billingRefunds, localSubscriptions, outboxMessages, workspaces } from "../../src/server/db/schema";
 import type { StripeFake } from "../fakes/stripe";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { type AuthedClient, createTestApp, signUp, type TestApp, trpcCall } from "../helpers";
 import { stripeTestApp } from "../stripe-app";
+
+/** tRPC billing.checkoutResult for `sessionId`, as the pricing page asks on return from a checkout. */
+const resultOf = (client: AuthedClient, sessionId: string) =>
+  trpcCall(client, "billing.checkoutResult", { session_id: sessionId }, "query");
+
+/**
+ * What the owner is told: the page (checkoutResult: the first checkout "active", the second
+ * "refunded") and an email about the refund; another workspace cannot read the session (404).
+ */
+async function expectToldAboutRefund(
+  t: TestApp,
+  owner: { client: AuthedClient; user: { email: string } },
+  first: string,
+  second: string,
+  names: { paid: string; current: string },
+) {
+  const a = await resultOf(owner.client, first);
+  expect(a.status, JSON.stringify(a.error)).toBe(200);
+  expect(a.data).toEqual({ status: "active", plan_name: names.current });
+  const b = await resultOf(owner.client, second);
+  expect(b.data).toEqual({ status: "refunded", plan_name: names.paid, current_plan_name: names.current });
+  const stranger = await signUp(t.app);
+  const theirs = await resultOf(stranger.client, second);
+  expect(theirs.status).toBe(404);
+  expect(theirs.error?.message).toBe("This payment was not found for this workspace.");
+  expect((await resultOf(owner.client, "cs_test_unknown")).status).toBe(404);
+  expect((await resultOf(owner.client, "not-a-session")).status).toBe(400);
+  const mails = await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, owner.user.email));
+  const notice = mails.find((m) => m.subject.startsWith(`Your ${names.paid} payment for `));
+  expect(notice?.subject).toMatch(/was refunded$/);
+  expect(notice?.body).toContain(`already has the ${names.current} plan`);
+  expect(notice?.body).toContain("refunded in full and that subscription ended");
+}
 
 /**
  * Two checkouts opened before either was paid (two tabs, a double click) can both be paid: Stripe
@@ -50,6 +83,11 @@ describe("a second subscription paid for one workspace", () => {
     expect(fake.subscriptions.get(sub2)!.status).toBe("canceled");
     expect(fake.refunds.slice(refundsBefore)).toMatchObject([{ amount: 14900, status: "succeeded" }]);
     expect(fake.subscriptions.get(sub1)!.status).toBe("active");
+    // the page and an email say so (the sessions read back from Stripe: GET /v1/checkout/sessions/:id)
+    await expectToldAboutRefund(t, { client, user }, first, second, {
+      paid: "Business",
+      current: "Professional",
+    });
     // that refund is not the money-back guarantee: canceling the real one within 14 days still refunds it
     expect(
       await t.db.select().from(billingRefunds).where(eq(billingRefunds.workspaceId, user.id)),
@@ -97,6 +135,10 @@ describe("a second subscription paid through the local test checkout", () => {
     expect(subs.find((s) => s.id === w!.stripeSubscriptionId)).toMatchObject({
       status: "active",
       refundId: null,
+    });
+    await expectToldAboutRefund(t, { client, user }, first.split("/").pop()!, second.split("/").pop()!, {
+      paid: "Enterprise",
+      current: "Professional",
     });
   });
 });

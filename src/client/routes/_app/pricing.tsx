@@ -15,9 +15,15 @@ import { useTRPC, useTRPCClient } from "@/client/trpc";
 const SUCCESS_REDIRECT_MS = 3000;
 
 export const Route = createFileRoute("/_app/pricing")({
-  validateSearch: (search: Record<string, unknown>): { success?: boolean; canceled?: boolean } => ({
+  validateSearch: (
+    search: Record<string, unknown>,
+  ): { success?: boolean; canceled?: boolean; session_id?: string } => ({
     ...(search.success === true || search.success === "true" ? { success: true } : {}),
     ...(search.canceled === true || search.canceled === "true" ? { canceled: true } : {}),
+    // the checkout session the payment page returned from (its outcome is asked of the server)
+    ...(typeof search.session_id === "string" && /^cs_[A-Za-z0-9_-]{1,250}$/.test(search.session_id)
+      ? { session_id: search.session_id }
+      : {}),
   }),
   component: PricingPage,
 });
@@ -50,7 +56,9 @@ const FAQ = [
  * paused is sent to the billing portal instead, as the server answers, and told so), a refused plan
  * choice in the chosen plan's card (the server's sentence with its plan refusal's link, LaunchErrorBanner:
  * e.g. too many members for the plan's seats, "Go to Settings > Team"), the closable portal error, and the
- * success / canceled messages on return from checkout (success goes to /dashboard after 3 s).
+ * success / canceled messages on return from checkout (success goes to /dashboard after 3 s; a second
+ * checkout that the server refunded because the workspace already had a paid plan says so and stays:
+ * tRPC billing.checkoutResult).
  */
 function PricingPage() {
   const trpc = useTRPC();
@@ -58,7 +66,7 @@ function PricingPage() {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const { logout, setUser } = useAuth();
-  const { success, canceled } = Route.useSearch();
+  const { success, canceled, session_id: sessionId } = Route.useSearch();
   const plansQuery = useQuery(trpc.billing.plans.queryOptions());
   const [processing, setProcessing] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -66,7 +74,16 @@ function PricingPage() {
   const [choiceError, setChoiceError] = useState<{ plan: string; error: LaunchError } | null>(null);
   const [dismissed, setDismissed] = useState(false);
 
-  // back from a paid checkout: refresh the plan everywhere, then go to the dashboard after 3 s
+  // back from a paid checkout: what it did, as the server reads it from the payments vendor; a
+  // second checkout of a workspace that already had a paid plan was refunded, not applied
+  const result = useQuery({
+    ...trpc.billing.checkoutResult.queryOptions({ session_id: sessionId ?? "" }),
+    enabled: Boolean(success && sessionId),
+    retry: false,
+  });
+  const refunded = result.data?.status === "refunded" ? result.data : null;
+
+  // back from a paid checkout: refresh the plan everywhere
   useEffect(() => {
     if (!success) return;
     void trpcClient.auth.me
@@ -74,9 +91,13 @@ function PricingPage() {
       .then((res) => setUser(res.user))
       .catch(() => {});
     void queryClient.invalidateQueries();
+  }, [success, queryClient, setUser, trpcClient]);
+  // ... then go to the dashboard after 3 s, unless the payment was refunded (the page says why)
+  useEffect(() => {
+    if (!success || refunded) return;
     const timer = setTimeout(() => void navigate({ to: "/dashboard" }), SUCCESS_REDIRECT_MS);
     return () => clearTimeout(timer);
-  }, [success, navigate, queryClient, setUser, trpcClient]);
+  }, [success, refunded, navigate]);
 
   const checkout = useMutation(
     trpc.billing.checkout.mutationOptions({
@@ -137,7 +158,18 @@ function PricingPage() {
       </div>
 
       <div className="mb-6 grid gap-3">
-        {success && !dismissed && (
+        {success && !dismissed && refunded && (
+          <AlertBanner variant="warning" onDismiss={() => setDismissed(true)}>
+            This workspace already has the {refunded.current_plan_name} plan, so your
+            {refunded.plan_name ? ` ${refunded.plan_name}` : ""} payment was refunded in full and that
+            subscription ended. To change plans, use{" "}
+            <Link to="/settings" search={{ tab: "billing" }} className="font-medium underline">
+              Billing
+            </Link>
+            .
+          </AlertBanner>
+        )}
+        {success && !dismissed && !refunded && (
           <AlertBanner variant="success" onDismiss={() => setDismissed(true)}>
             Payment successful! Your subscription is now active.
           </AlertBanner>
@@ -205,7 +237,9 @@ function PricingPage() {
                           </Button>
                         ) : plan.id === "free" ? null : (
                           <Button
-                            className="w-full"
+                            // a long label ("Downgrade to Professional", "Change to ... in the billing
+                            // portal") wraps in the narrow four-column cards instead of being cut off
+                            className="h-auto min-h-10 w-full py-2 text-center whitespace-normal"
                             variant={plan.most_popular ? "default" : "outline"}
                             disabled={!data.can_manage_billing || processing !== null}
                             onClick={() => {

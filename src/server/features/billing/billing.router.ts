@@ -1,7 +1,7 @@
 import { protectedProcedure, router } from "../../trpc/init";
 import { countContacts } from "../crm/crm.service";
 import { workspaceSeatsOf } from "../workspaces/workspaces.service";
-import { checkoutInput } from "./billing.schemas";
+import { checkoutInput, checkoutResultInput } from "./billing.schemas";
 import * as svc from "./billing.service";
 
 /** tRPC `billing` router: plan cards, usage, checkout and portal sessions (the client never decides limits). */
@@ -21,5 +21,9 @@ export const billingRouter = router({
   checkout: protectedProcedure
     .input(checkoutInput)
     .mutation(({ ctx, input }) => svc.createCheckout(ctx, ctx.tenant, input)),
+  /** what the checkout the owner returned from did: active, refunded (a second checkout) or pending */
+  checkoutResult: protectedProcedure
+    .input(checkoutResultInput)
+    .query(({ ctx, input }) => svc.checkoutResult(ctx, ctx.tenant, input.session_id)),
   portal: protectedProcedure.mutation(({ ctx }) => svc.createPortal(ctx, ctx.tenant)),
 });

@@ -15,6 +15,17 @@ export const checkoutInput = z.strictObject({
 });
 export type CheckoutInputBody = z.infer<typeof checkoutInput>;
 
+/**
+ * tRPC `billing.checkoutResult`: the checkout session id the payments vendor put in the success URL
+ * (`/pricing?success=true&session_id=...`; Stripe `cs_...`, the local checkout `cs_local_...`).
+ */
+export const checkoutResultInput = z.strictObject({
+  session_id: z
+    .string({ error: "session_id is required" })
+    .trim()
+    .regex(/^cs_[A-Za-z0-9_-]{1,250}$/, "session_id is not a checkout session id"),
+});
+
 /** The local checkout form: the card number (spaces allowed). */
 export const localCheckoutForm = z.object({
   card_number: z.string({ error: "Enter a card number" }).max(40, "That card number is too long"),

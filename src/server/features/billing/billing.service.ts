@@ -580,11 +580,93 @@ async function endSecondSubscription(
   try {
     const refund = await refundAndEndNow(ctx, subscriptionId, true);
     ctx.log.warn({ workspaceId, subscriptionId, refund }, "second subscription ended and refunded");
+    await tellOwnerSecondRefunded(ctx, workspaceId, subscriptionId, refund?.amountCents ?? null);
     return true;
   } catch (e) {
     ctx.log.error({ err: e, workspaceId, subscriptionId }, "ending a second subscription failed");
     return false;
   }
+}
+
+/**
+ * Emails the owner of workspace `workspaceId` that the subscription `subscriptionId` their second
+ * checkout made was ended and its payment (`amountCents`, null when nothing was charged) refunded,
+ * because the workspace already had a paid plan, and where plans are changed instead (Billing). The
+ * success page says the same (checkoutResult); the email reaches an owner who paid with Stripe and
+ * left before its events arrived. A failure to send is logged: the refund stands either way.
+ */
+async function tellOwnerSecondRefunded(
+  ctx: Ctx,
+  workspaceId: string,
+  subscriptionId: string,
+  amountCents: number | null,
+): Promise<void> {
+  try {
+    const ws = await loadBillingWorkspace(ctx, workspaceId);
+    const owner = (await getUserProfiles(ctx, [ws.ownerId])).get(ws.ownerId);
+    if (!owner) return;
+    const state = await ctx.providers.payments.retrieveSubscription(subscriptionId).catch(() => null);
+    const paidFor = planOfPrice(ctx.env, state?.priceId ?? null);
+    const current = PLANS[effectivePlan(ws)].name;
+    const what = paidFor ? `${PLANS[paidFor].name} payment` : "second payment";
+    const money = amountCents ? ` ($${(amountCents / 100).toFixed(2)})` : "";
+    await ctx.providers.email.send({
+      to: owner.email,
+      subject: `Your ${what} for ${ws.name} was refunded`,
+      text:
+        `Hi ${owner.name},\n\n${ws.name} already has the ${current} plan, so the ${what}${money} ` +
+        "made through a second checkout was refunded in full and that subscription ended. Nothing else changed.\n\n" +
+        `To change plans, open Billing: ${ctx.env.APP_URL}/settings?tab=billing\n`,
+      tag: "billing-second-refund",
+      workspaceId,
+      metadata: { kind: "billing-second-refund", subscription_id: subscriptionId },
+    });
+  } catch (e) {
+    ctx.log.warn({ err: e, workspaceId, subscriptionId }, "the second-payment refund email was not sent");
+  }
+}
+
+/**
+ * What a checkout the owner just returned from did (`/pricing?success=true&session_id=...`): read
+ * from the payments vendor (retrieveCheckoutSession) and the workspace, so the page says what
+ * happened instead of assuming the payment made the plan. Returns `{ status }`:
+ * - `"active"` with `plan_name`: the session's subscription is the workspace's;
+ * - `"refunded"` with `plan_name` (what was paid for, when known) and `current_plan_name`: a second
+ *   checkout of a workspace that had a paid plan, ended and refunded (endSecondSubscription);
+ * - `"pending"`: not paid yet, or its events are not applied yet (ask again in a moment).
+ * @throws AppError FORBIDDEN (not the owner: who may pay, manageBilling); NOT_FOUND when the vendor
+ *   does not know the session or it belongs to another workspace; BAD_GATEWAY when the vendor
+ *   cannot be reached.
+ */
+export async function checkoutResult(ctx: Ctx, tenant: Tenant, sessionId: string) {
+  assertCan(tenant, "manageBilling");
+  let session: Awaited<ReturnType<Ctx["providers"]["payments"]["retrieveCheckoutSession"]>>;
+  let state: SubscriptionState | null = null;
+  try {
+    session = await ctx.providers.payments.retrieveCheckoutSession(sessionId);
+    if (session?.subscriptionId && session.workspaceId === tenant.workspaceId)
+      state = await ctx.providers.payments.retrieveSubscription(session.subscriptionId);
+  } catch (e) {
+    ctx.log.warn({ err: e, sessionId }, "a checkout session could not be read");
+    throw new AppError(
+      "BAD_GATEWAY",
+      "We could not check this payment with the payment provider. Check Billing for your plan.",
+    );
+  }
+  if (!session || session.workspaceId !== tenant.workspaceId)
+    throw new AppError("NOT_FOUND", "This payment was not found for this workspace.");
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
+  if (!session.complete || !session.subscriptionId) return { status: "pending" as const };
+  if (ws.stripeSubscriptionId === session.subscriptionId)
+    return { status: "active" as const, plan_name: PLANS[effectivePlan(ws)].name };
+  const paidFor = planOfPrice(ctx.env, state?.priceId ?? null);
+  if (state?.status === "canceled" && ws.stripeSubscriptionId)
+    return {
+      status: "refunded" as const,
+      plan_name: paidFor ? PLANS[paidFor].name : null,
+      current_plan_name: PLANS[effectivePlan(ws)].name,
+    };
+  return { status: "pending" as const };
 }
 
 /**

@@ -61,6 +61,17 @@ export interface PaymentEvent {
   subscriptionId: string | null;
 }
 
+/** A checkout session's outcome (PaymentsProvider retrieveCheckoutSession). */
+export interface CheckoutSessionState {
+  id: string;
+  /** the workspace the session was made for (client_reference_id), or null */
+  workspaceId: string | null;
+  /** true once paid (Stripe `status` "complete") */
+  complete: boolean;
+  /** the subscription the payment made, or null before it is paid */
+  subscriptionId: string | null;
+}
+
 export interface CheckoutInput {
   workspaceId: string;
   customerId: string;
@@ -123,6 +134,13 @@ export interface PaymentsProvider {
    * @throws WebhookSignatureError
    */
   parseWebhook(rawBody: string | Buffer, signature: string | undefined): PaymentEvent;
+  /**
+   * A checkout session as the vendor holds it now (Stripe "Retrieve a Checkout Session",
+   * https://docs.stripe.com/api/checkout/sessions/retrieve): the workspace it was made for
+   * (`client_reference_id`), whether it is paid (`status` complete) and the subscription it made.
+   * Null when the vendor does not know the id. @throws ProviderError
+   */
+  retrieveCheckoutSession(id: string): Promise<CheckoutSessionState | null>;
   /** The subscription as the vendor holds it now, or null when it does not exist. @throws ProviderError */
   retrieveSubscription(id: string): Promise<SubscriptionState | null>;
   /** Ends a subscription immediately (money-back guarantee). @throws ProviderError */

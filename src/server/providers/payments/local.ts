@@ -4,6 +4,7 @@ import type { Db } from "../../db/client";
 import { localCheckoutSessions, localSubscriptions } from "../../db/schema";
 import {
   type CheckoutInput,
+  type CheckoutSessionState,
   normalizeStatus,
   type PaidPlanId,
   type PaymentEvent,
@@ -129,6 +130,18 @@ export class LocalPaymentsProvider implements PaymentsProvider {
       customerId: obj.customer,
       subscriptionId: obj.subscription ?? (obj.id.startsWith("sub_") ? obj.id : null),
     };
+  }
+
+  async retrieveCheckoutSession(id: string): Promise<CheckoutSessionState | null> {
+    const s = await this.getCheckoutSession(id);
+    return s
+      ? {
+          id: s.id,
+          workspaceId: s.workspaceId,
+          complete: s.status === "complete",
+          subscriptionId: s.subscriptionId,
+        }
+      : null;
   }
 
   async retrieveSubscription(id: string): Promise<SubscriptionState | null> {

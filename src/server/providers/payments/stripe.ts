@@ -2,6 +2,7 @@ import Stripe from "stripe";
 import { isTransientStatus, ProviderError } from "../errors";
 import {
   type CheckoutInput,
+  type CheckoutSessionState,
   normalizeStatus,
   type PaymentEvent,
   type PaymentsProvider,
@@ -245,6 +246,21 @@ export class StripePaymentsProvider implements PaymentsProvider {
       throw new WebhookSignatureError(`Invalid Stripe signature: ${(e as Error).message}`);
     }
     return toPaymentEvent(event);
+  }
+
+  async retrieveCheckoutSession(id: string): Promise<CheckoutSessionState | null> {
+    try {
+      const s = await this.client.checkout.sessions.retrieve(id);
+      return {
+        id: s.id,
+        workspaceId: s.client_reference_id ?? null,
+        complete: s.status === "complete",
+        subscriptionId: idOf(s.subscription as string | { id: string } | null),
+      };
+    } catch (e) {
+      if ((e as { statusCode?: number }).statusCode === 404) return null;
+      throw stripeError(e);
+    }
   }
 
   async retrieveSubscription(id: string): Promise<SubscriptionState | null> {

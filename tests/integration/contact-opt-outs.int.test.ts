@@ -44,10 +44,10 @@ describe("a contact's opt-outs (crm.optOuts)", () => {
     });
     expect(unsubscribe.statusCode).toBe(200);
 
-    // the owner ticks the flag again: the opt-out still holds and is named
+    // the owner ticks the flag again: refused (only the person can opt back in), and the opt-out is named
     const edited = await client.put(`/api/contacts/${id}`, { email_opt_in: true });
-    expect(edited.statusCode, edited.body).toBe(200);
-    expect(edited.json().contact.email_opt_in).toBe(true);
+    expect(edited.statusCode, edited.body).toBe(409);
+    expect((await client.get(`/api/contacts/${id}`)).json().contact.email_opt_in).toBe(false);
     const after = await trpcCall(client, "crm.optOuts", { id }, "query");
     expect(after.status).toBe(200);
     expect(after.data).toEqual({ email: ["They unsubscribed from your emails."], sms: [] });

@@ -585,6 +585,7 @@ describe("POST /api/contacts/import (JSON)", () => {
       errors: 2,
       phone_invalid: 0,
       fields_cleared: 0,
+      opt_outs_kept: 0,
       error_rows: [
         { line: 2, reason: "Missing email", kept: false },
         { line: 3, reason: "email must be text, not object", kept: false },

@@ -141,9 +141,11 @@ describe("a Postmark reactivation and the person's own unsubscribe", () => {
     // the CRM, the API and the export read the flag: it must say the person opted out
     const contact = (await client.get(`/api/contacts/${r.contactId}`)).json().contact;
     expect(contact.email_opt_in).toBe(false);
-    // a user (or an API client) may set the flag again; the suppression list still holds
+    // a user (or an API client) cannot set the flag again: only the person can opt back in (409, the
+    // flag stays false); the suppression list holds either way
     const put = await client.put(`/api/contacts/${r.contactId}`, { email_opt_in: true });
-    expect(put.statusCode).toBe(200);
+    expect(put.statusCode).toBe(409);
+    expect((await client.get(`/api/contacts/${r.contactId}`)).json().contact.email_opt_in).toBe(false);
     const single = await client.post(`/api/contacts/${r.contactId}/send-email`, { subject: "S", body: "B" });
     expect(single.statusCode).toBe(422);
     expect(await sentTo(to)).toBe(1);

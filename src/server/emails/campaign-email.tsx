@@ -19,10 +19,38 @@ export interface CampaignEmailProps {
   /** the user's email signature (plain text, line breaks kept) */
   signature?: string;
   senderName: string;
+  /**
+   * the sender's physical postal address as one line (postalAddressLine), shown after the sender's
+   * name in the footer (CAN-SPAM, 15 U.S.C. 7704(a)(5)(A)(iii)); nothing when empty or absent
+   */
+  postalAddress?: string | null;
   unsubscribeUrl: string;
   preview?: string;
   /** video campaigns: the recipient's landing page and thumbnail */
   video?: { url: string; title?: string; thumbnailUrl?: string | null } | null;
+}
+
+/**
+ * A postal address as one footer line: its lines trimmed, blank ones dropped, joined with ", " (a
+ * line's own trailing comma is not doubled), with no trailing full stop (the footer adds one):
+ * "12 Baker St\nSpringfield, IL 62701\nUSA" -> "12 Baker St, Springfield, IL 62701, USA". "" for
+ * none.
+ */
+export function postalAddressLine(address: string | null | undefined): string {
+  return (address ?? "")
+    .split(/\r\n?|\n|[\u2028\u2029]/)
+    .map((l) => l.trim().replace(/[\s,;]+$/, ""))
+    .filter(Boolean)
+    .join(", ")
+    .replace(/[\s.,;]+$/, "");
+}
+
+/**
+ * The footer's sentence before the unsubscribe link: "Sent by Bee Bakery." or, with a postal address
+ * (one line, postalAddressLine), "Sent by Bee Bakery, 12 Baker St, Springfield, IL 62701, USA."
+ */
+export function sentByLine(senderName: string, postalAddress?: string | null): string {
+  return postalAddress ? `Sent by ${senderName}, ${postalAddress}.` : `Sent by ${senderName}.`;
 }
 
 const URL_RE = /(https?:\/\/[^\s<>"')]+)/g;
@@ -44,11 +72,15 @@ function Linkified({ text }: { text: string }) {
   );
 }
 
-/** A campaign email (React Email): body paragraphs, optional video button, signature, unsubscribe footer. */
+/**
+ * A campaign email (React Email): body paragraphs, optional video button, signature, and the footer
+ * "Sent by <sender>[, <postal address>]. Unsubscribe".
+ */
 export function CampaignEmail({
   body,
   signature,
   senderName,
+  postalAddress,
   unsubscribeUrl,
   preview,
   video,
@@ -90,7 +122,7 @@ export function CampaignEmail({
           ) : null}
           <Hr />
           <Text style={{ color: "#6b7280", fontSize: 12 }}>
-            Sent by {senderName}.{" "}
+            {sentByLine(senderName, postalAddress)}{" "}
             <Link href={unsubscribeUrl} style={{ color: "#6b7280" }}>
               Unsubscribe
             </Link>
@@ -101,7 +133,10 @@ export function CampaignEmail({
   );
 }
 
-/** Renders a campaign email to `{html, text}` (text: the plain-text part). */
+/**
+ * Renders a campaign email to `{html, text}` (text: the plain-text part, whose last line is
+ * "Sent by <sender>[, <postal address>]. Unsubscribe: <url>").
+ */
 export async function renderCampaignEmail(props: CampaignEmailProps) {
   const element = <CampaignEmail {...props} />;
   const html = await render(element);
@@ -111,6 +146,6 @@ export async function renderCampaignEmail(props: CampaignEmailProps) {
       `${props.video.title ? `Watch: ${props.video.title}` : "Watch your video"}: ${props.video.url}`,
     );
   if (props.signature?.trim()) lines.push(props.signature.trim());
-  lines.push(`--\nSent by ${props.senderName}. Unsubscribe: ${props.unsubscribeUrl}`);
+  lines.push(`--\n${sentByLine(props.senderName, props.postalAddress)} Unsubscribe: ${props.unsubscribeUrl}`);
   return { html, text: lines.join("\n\n") };
 }

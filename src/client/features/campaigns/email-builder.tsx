@@ -18,6 +18,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
+import { PostalAddressNotice } from "./postal-address-notice";
 import {
   AlreadyLaunchedCard,
   type EarlierLaunch,
@@ -32,7 +33,8 @@ const STEPS = ["Campaign Details", "Email Content", "Select Contacts", "Review &
 /**
  * The email campaign builder (/email-campaign, spec sections 2, 5, 8): Campaign Details; Email
  * Content (subject, body with merge tags, Send Test to the user's own address); Upload Contacts
- * (CSV with an email column); Review & Launch with a preview for the first contact.
+ * (CSV with an email column); Review & Launch with a preview for the first contact, headed by a
+ * warning while the workspace has no postal address for the footer (PostalAddressNotice).
  */
 export function EmailCampaignBuilder() {
   const { user } = useAuth();
@@ -164,6 +166,7 @@ export function EmailCampaignBuilder() {
           {step === 2 && <AudienceStep need="email" value={audience} onChange={setAudience} />}
           {step === 3 && (
             <div className="space-y-4">
+              <PostalAddressNotice />
               <dl className="grid gap-4 sm:grid-cols-3">
                 <div className="rounded-lg border p-4">
                   <dt className="text-sm text-muted-foreground">Campaign</dt>

@@ -23,6 +23,7 @@ import { type LaunchError, LaunchErrorBanner, launchError } from "@/client/featu
 import { useLaunchToken } from "@/client/features/campaigns/launch-token";
 import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { PlanFeatureNotice } from "@/client/features/campaigns/plan-feature-notice";
+import { PostalAddressNotice } from "@/client/features/campaigns/postal-address-notice";
 import { AlreadyLaunchedCard } from "@/client/features/campaigns/wizard";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
@@ -440,6 +441,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
 
           {step === 3 && hasVideo && (
             <div className="grid gap-6 md:grid-cols-2">
+              {delivery === "email" && <PostalAddressNotice className="md:col-span-2" />}
               <dl className="space-y-3 text-sm">
                 <div>
                   <dt className="text-muted-foreground">Campaign</dt>

@@ -180,10 +180,17 @@ export const contactImports = pgTable(
     created: integer().notNull().default(0),
     updated: integer().notNull().default(0),
     skipped: integer().notNull().default(0),
-    /** rejected rows: [{line, reason, raw}] (first 10,000) */
+    /** rejected rows: [{line, reason, raw}] (first 10,000), and kept rows (kind opted_out: crm.import keepOptOutsOff) */
     errors: jsonb()
       .$type<
-        { line: number; reason: string; raw?: string; kept?: boolean; field?: string; kind?: "encoding" }[]
+        {
+          line: number;
+          reason: string;
+          raw?: string;
+          kept?: boolean;
+          field?: string;
+          kind?: "encoding" | "opted_out";
+        }[]
       >()
       .notNull()
       .default([]),

@@ -37,6 +37,12 @@ export const workspaces = pgTable(
     brandColor: text(),
     /** the name recipients see as the sender ("Sam's Plumbing") */
     senderName: text(),
+    /**
+     * the business's physical postal address, free text (multi-line allowed, at most 300 characters,
+     * NFC), shown in the footer of every campaign email: CAN-SPAM, 15 U.S.C. 7704(a)(5)(A)(iii). Null
+     * until set in Settings > Workspace.
+     */
+    postalAddress: text(),
     /** white-label: hide 'Powered by Pitchwise' (Enterprise only, spec section 9) */
     hideBranding: boolean().notNull().default(false),
     /** ISO 3166-1 alpha-2 country for phone numbers typed without +country (issue 14; lib/phone.ts) */

@@ -151,6 +151,14 @@ export const bulkResult = z.object({
         "http(s) URL or a bare domain, or a timezone that is not an IANA name (an existing contact keeps " +
         "its stored value); each such field is in error_rows with kept true and its field",
     ),
+  opt_outs_kept: z
+    .number()
+    .int()
+    .describe(
+      "rows whose person opted out earlier (unsubscribed, replied STOP, pressed 9; the workspace's suppression " +
+        "list): imported with those opt-ins kept false, whatever the row says (a new contact's email opt-in " +
+        "too). Only the person can opt back in. Each is in error_rows with kept true and kind opted_out",
+    ),
   error_rows: z
     .array(
       z.object({
@@ -165,7 +173,13 @@ export const bulkResult = z.object({
           .string()
           .optional()
           .describe(
-            "on a kept row: the field the problem is about (phone, mobile, website, linkedin_url, facebook_url, timezone)",
+            "on a kept row: the field the problem is about (phone, mobile, website, linkedin_url, facebook_url, timezone; email_opt_in, sms_opt_in or call_opt_in for kind opted_out)",
+          ),
+        kind: z
+          .enum(["encoding", "opted_out"])
+          .optional()
+          .describe(
+            "encoding: the field's values hold bytes the file's encoding could not read; opted_out: the row's person opted out earlier, its opt-ins kept false",
           ),
       }),
     )

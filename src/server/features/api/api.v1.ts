@@ -206,6 +206,11 @@ export const V1_ROUTES: V1Route[] = [
     path: "/contacts",
     operationId: "createContact",
     summary: "Create a contact (first_name and email required)",
+    description:
+      "A person who opted out (the workspace's suppression list: unsubscribed, bounced, replied STOP, pressed 9) " +
+      "stays opted out: email_opt_in left out defaults to false for an opted-out email, and an opt-in sent as " +
+      "true for a channel they opted out of is refused with 409 (error.param names the flag; nothing is created). " +
+      "Only the person can opt back in.",
     tag: "Contacts",
     scope: "contacts:write",
     body: s.contactCreateBody,
@@ -219,6 +224,10 @@ export const V1_ROUTES: V1Route[] = [
     path: "/contacts/bulk",
     operationId: "bulkUpsertContacts",
     summary: "Create or update up to 1,000 contacts by email",
+    description:
+      "A row whose person opted out (the workspace's suppression list) is imported with those opt-ins kept " +
+      "false whatever it says (a new contact's default email opt-in too): counted in opt_outs_kept and listed " +
+      "in error_rows with kept true and kind opted_out. Only the person can opt back in.",
     tag: "Contacts",
     scope: "contacts:write",
     body: s.contactBulkBody,
@@ -242,6 +251,11 @@ export const V1_ROUTES: V1Route[] = [
     path: "/contacts/{id}",
     operationId: "updateContact",
     summary: "Update any subset of a contact's fields",
+    description:
+      "email_opt_in, sms_opt_in or call_opt_in set to true while the contact's email or one of its numbers is " +
+      "opted out of that channel (unsubscribed, bounced, replied STOP, pressed 9, a Do Not Call mark) is refused " +
+      "with 409 and a sentence saying how they opted out (error.param names the flag); nothing is changed. " +
+      "Only the person can opt back in (START for texts); the owner lifts their own Do Not Call mark in the app.",
     tag: "Contacts",
     scope: "contacts:write",
     body: s.contactUpdateBody,

@@ -1,5 +1,5 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
-import { renderCampaignEmail } from "../../emails/campaign-email";
+import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
 import { withOptOutNotice } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
@@ -10,6 +10,11 @@ export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
 const LINK_PLACEHOLDER = (i: number) => `https://pwlink.invalid/${i}`;
 const UNSUB_PLACEHOLDER = "https://pwunsub.invalid/";
 const VIDEO_PLACEHOLDER = "https://pwvideo.invalid/";
+/**
+ * Where the postal address goes in a compiled template: filled after merge tags and links, so an
+ * address is never read as a merge tag ("Suite {{name}}", "[company]") or a link placeholder.
+ */
+const ADDRESS_PLACEHOLDER = "PWPOSTALADDRESS7F3C";
 
 /** Distinct http(s) links in the texts (at most 50), in order of appearance; clicks are tracked through /c/:token/:i. */
 export function extractLinks(...texts: (string | undefined)[]): string[] {
@@ -31,6 +36,11 @@ function withPlaceholders(text: string, links: string[]): string {
 export interface RenderEnv {
   appUrl: string;
   senderName: string;
+  /**
+   * the workspace's physical postal address (workspaces SenderProfile `postalAddress`, free text,
+   * may hold line breaks), shown in the footer as one line; null or absent: the footer has none
+   */
+  postalAddress?: string | null;
 }
 
 /**
@@ -121,6 +131,8 @@ export interface EmailTemplate {
   subject: string;
   html: string;
   text: string;
+  /** the footer's postal address as one line (emails postalAddressLine); "" or absent: none */
+  postalAddress?: string;
 }
 
 /** Renders the React Email template once for a campaign (merge tags and links left as placeholders). */
@@ -133,17 +145,22 @@ export async function buildEmailTemplate(
   const isVideo = campaign.channel === "video_email";
   let body = withPlaceholders(c.body ?? c.message ?? "", links);
   if (isVideo) body = body.split("{{video_url}}").join(VIDEO_PLACEHOLDER);
+  const postalAddress = postalAddressLine(env.postalAddress);
   const { html, text } = await renderCampaignEmail({
     body,
     signature: c.signature,
     senderName: env.senderName,
+    postalAddress: postalAddress ? ADDRESS_PLACEHOLDER : null,
     unsubscribeUrl: UNSUB_PLACEHOLDER,
     video: isVideo ? { url: VIDEO_PLACEHOLDER, title: c.videoTitle, thumbnailUrl: c.thumbnailUrl } : null,
   });
-  return { subject: c.subject ?? "", html, text };
+  return { subject: c.subject ?? "", html, text, postalAddress };
 }
 
-/** One recipient's email: subject, HTML, text and the RFC 8058 one-click unsubscribe headers. */
+/**
+ * One recipient's email: subject, HTML, text (the footer with the template's postal address, HTML-escaped
+ * in the HTML part) and the RFC 8058 one-click unsubscribe headers.
+ */
 export function renderEmailFor(
   tpl: EmailTemplate,
   content: CampaignContent,
@@ -155,6 +172,7 @@ export function renderEmailFor(
   const extra = { ...contentExtra(content), ...(videoUrl ? { video_url: videoUrl } : {}) };
   const links = content.links ?? [];
   const unsubscribe = recipientUrls(env, token).unsubscribe;
+  const address = tpl.postalAddress ?? "";
   return {
     subject: renderMergeTags(tpl.subject, contact, { extra }).replace(/[\r\n]+/g, " "),
     html: fillUrls(
@@ -163,8 +181,12 @@ export function renderEmailFor(
       token,
       videoUrl,
       links,
-    ),
-    text: fillUrls(renderMergeTags(tpl.text, contact, { extra }), env, token, videoUrl, links),
+    )
+      .split(ADDRESS_PLACEHOLDER)
+      .join(escapeHtml(address)),
+    text: fillUrls(renderMergeTags(tpl.text, contact, { extra }), env, token, videoUrl, links)
+      .split(ADDRESS_PLACEHOLDER)
+      .join(address),
     headers: {
       "List-Unsubscribe": `<${unsubscribe}>`,
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",

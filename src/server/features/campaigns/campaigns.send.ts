@@ -496,12 +496,21 @@ function sentOutcome(r: ClaimedRecipient, providerMessageId: string, extra: Part
 
 const templateCache = new Map<string, EmailTemplate>();
 
-/** The campaign's compiled email template (cached per campaign version, at most ~200 kept). */
-async function emailTemplate(deps: JobDeps, campaign: Campaign, senderName: string) {
-  const key = `${campaign.id}:${campaign.updatedAt.getTime()}`;
+/**
+ * The campaign's compiled email template (cached per campaign version, sender name and postal
+ * address, at most ~200 kept): an address added in Settings > Workspace while a campaign sends is in
+ * its later emails.
+ */
+async function emailTemplate(
+  deps: JobDeps,
+  campaign: Campaign,
+  senderName: string,
+  postalAddress: string | null,
+) {
+  const key = JSON.stringify([campaign.id, campaign.updatedAt.getTime(), senderName, postalAddress]);
   let t = templateCache.get(key);
   if (!t) {
-    t = await buildEmailTemplate(campaign, { appUrl: deps.env.APP_URL, senderName });
+    t = await buildEmailTemplate(campaign, { appUrl: deps.env.APP_URL, senderName, postalAddress });
     if (templateCache.size > 200) templateCache.clear();
     templateCache.set(key, t);
   }
@@ -521,7 +530,8 @@ async function sendEmails(
   sender: SenderProfile | null,
 ): Promise<Outcome[]> {
   const outcomes: Outcome[] = [];
-  const tpl = await emailTemplate(deps, campaign, emailSenderName(sender));
+  // the footer carries the workspace's postal address as it is now (CAN-SPAM 7704(a)(5)(A)(iii))
+  const tpl = await emailTemplate(deps, campaign, emailSenderName(sender), sender?.postalAddress ?? null);
   // the workspace's sender name on the verified EMAIL_FROM address (what the builder's review showed)
   const from = senderFrom(campaign.content.myBusiness || emailSenderName(sender), deps.env.EMAIL_FROM);
   for (let i = 0; i < todo.length; i += 500) {

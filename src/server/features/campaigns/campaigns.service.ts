@@ -566,7 +566,7 @@ export async function sendTestEmail(
   };
   const tpl = await buildEmailTemplate(
     { content, channel: "email" },
-    { appUrl: ctx.env.APP_URL, senderName: sender.businessName },
+    { appUrl: ctx.env.APP_URL, senderName: sender.businessName, postalAddress: sender.postalAddress },
   );
   const [first, ...rest] = user.name.trim().split(/\s+/);
   const sample = {

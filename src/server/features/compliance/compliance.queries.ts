@@ -82,3 +82,95 @@ export async function selectStoppedPhones(db: DbOrTx, phones: string[]): Promise
     .orderBy(smsOptEvents.phone, desc(smsOptEvents.providerTime), desc(smsOptEvents.id));
   return rows.filter((r) => r.kind === "stop").map((r) => r.phone);
 }
+
+/**
+ * Suppressions of the workspace on any of `channels` whose lower-cased value is one of `values`,
+ * passed as one array parameter (an import batch looks up 10,000 addresses at once: one bind, one
+ * index scan per value on suppressions_user_channel_value_uq). With each row's channel.
+ */
+export async function selectSuppressionsByValues(
+  db: DbOrTx,
+  workspaceId: string,
+  channels: string[],
+  values: string[],
+): Promise<{ channel: string; value: string; reason: string; source: string | null }[]> {
+  if (values.length === 0) return [];
+  return db
+    .select({
+      channel: suppressions.channel,
+      value: suppressions.value,
+      reason: suppressions.reason,
+      source: suppressions.source,
+    })
+    .from(suppressions)
+    .where(
+      and(
+        eq(suppressions.workspaceId, workspaceId),
+        inArray(suppressions.channel, channels),
+        sql`lower(${suppressions.value}) = any(${sql.param(values)}::text[])`,
+      ),
+    );
+}
+
+/** selectStoppedPhones for many numbers: one array parameter. */
+export async function selectStoppedPhonesByValues(db: DbOrTx, phones: string[]): Promise<string[]> {
+  if (phones.length === 0) return [];
+  const rows = await db
+    .selectDistinctOn([smsOptEvents.phone], { phone: smsOptEvents.phone, kind: smsOptEvents.kind })
+    .from(smsOptEvents)
+    .where(sql`${smsOptEvents.phone} = any(${sql.param(phones)}::text[])`)
+    .orderBy(smsOptEvents.phone, desc(smsOptEvents.providerTime), desc(smsOptEvents.id));
+  return rows.filter((r) => r.kind === "stop").map((r) => r.phone);
+}
+
+/** One row of the workspace's suppression list as the Opt-outs screen shows it. */
+export interface SuppressionListRow {
+  id: number;
+  channel: string;
+  value: string;
+  reason: string;
+  source: string | null;
+  createdAt: Date;
+}
+
+/**
+ * A page of the workspace's suppressions, newest first (ties by id), optionally one `channels` set
+ * and a `search` matched case-insensitively inside the value, reason or source (LIKE metacharacters
+ * taken literally). `limit` rows from `offset`, and the total that match.
+ */
+export async function selectSuppressionPage(
+  db: DbOrTx,
+  workspaceId: string,
+  opts: { channels?: string[]; search?: string; offset: number; limit: number },
+): Promise<{ rows: SuppressionListRow[]; total: number }> {
+  const where = and(
+    eq(suppressions.workspaceId, workspaceId),
+    opts.channels ? inArray(suppressions.channel, opts.channels) : undefined,
+    opts.search
+      ? sql`(${suppressions.value} ilike ${likePattern(opts.search)} escape '\\' or ${suppressions.reason} ilike ${likePattern(opts.search)} escape '\\' or coalesce(${suppressions.source}, '') ilike ${likePattern(opts.search)} escape '\\')`
+      : undefined,
+  );
+  const [rows, [count]] = await Promise.all([
+    db
+      .select({
+        id: suppressions.id,
+        channel: suppressions.channel,
+        value: suppressions.value,
+        reason: suppressions.reason,
+        source: suppressions.source,
+        createdAt: suppressions.createdAt,
+      })
+      .from(suppressions)
+      .where(where)
+      .orderBy(desc(suppressions.createdAt), desc(suppressions.id))
+      .offset(opts.offset)
+      .limit(opts.limit),
+    db.select({ n: sql<number>`count(*)::int` }).from(suppressions).where(where),
+  ]);
+  return { rows, total: Number(count?.n ?? 0) };
+}
+
+/** `%text%` with LIKE's metacharacters (\ % _) escaped. */
+function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

@@ -220,3 +220,173 @@ export async function setDoNotCallNumbers(
       else await unsuppress(db, workspaceId, channel, phone, DO_NOT_CALL_SOURCE);
     }
 }
+
+/** A contact's opt-in flags by channel: email_opt_in, sms_opt_in, call_opt_in (calls and voicemail). */
+export type OptInChannel = "email" | "sms" | "call";
+
+/** What keeps one opt-in flag off: the suppression's reason and source (null when unrecorded). */
+export interface OptOutCause {
+  reason: string;
+  source: string | null;
+}
+
+/** A contact (or a row about to become one) as optOutsOf reads it: its email and its numbers (E.164). */
+export interface OptOutSubject {
+  email?: string | null;
+  numbers?: (string | null | undefined)[];
+}
+
+/**
+ * Which of each subject's opt-in flags must stay off because the person opted out (or the address
+ * cannot be sent to), the suppression list deciding exactly as the send paths do:
+ * - `email`: the email (trimmed, lower-cased, NFC; a stored NFD form found too) is suppressed for
+ *   "email" or "all" (an unsubscribe, one-click, a Postmark bounce, complaint or unsubscribe);
+ * - `sms`: any of its numbers is suppressed for "sms" or "all" in this workspace, or last replied STOP
+ *   to the shared sending number (smsStoppedNumbers: in every workspace, as findSuppressed);
+ * - `call`: any of its numbers is suppressed for "voice", "voicemail" or "all" (a keypress opt-out,
+ *   the owner's Do Not Call mark), last replied STOP to the sending number, or is on this workspace's
+ *   SMS list for a STOP ("stop_reply": a STOP revokes the sender's calls too, FCC 24-24, as
+ *   contactsWhoRepliedStop and findSuppressed read it).
+ * "Any of its numbers": a STOP or keypress is the person's, not one number's (contactsWhoRepliedStop).
+ * Two queries whatever the number of subjects (values passed as array parameters), so an import batch
+ * of 10,000 rows costs two round trips. Returns one entry per subject, in order, holding only the
+ * `channels` asked for that are opted out (empty object: none).
+ */
+export async function optOutsOf(
+  db: DbOrTx,
+  workspaceId: string,
+  subjects: OptOutSubject[],
+  channels: readonly OptInChannel[] = ["email", "sms", "call"],
+): Promise<Partial<Record<OptInChannel, OptOutCause>>[]> {
+  const wantEmail = channels.includes("email");
+  const wantPhones = channels.includes("sms") || channels.includes("call");
+  const emailOf = (s: OptOutSubject) =>
+    wantEmail && s.email?.trim() ? normaliseSuppressionValue("email", s.email) : null;
+  const numbersOf = (s: OptOutSubject) =>
+    wantPhones ? [...new Set((s.numbers ?? []).map((n) => n?.trim()).filter((n): n is string => !!n))] : [];
+  const emails = [...new Set(subjects.map(emailOf).filter((e): e is string => !!e))];
+  const numbers = [...new Set(subjects.flatMap(numbersOf))];
+  if (emails.length === 0 && numbers.length === 0) return subjects.map(() => ({}));
+  const [rows, stopped] = await Promise.all([
+    q.selectSuppressionsByValues(
+      db,
+      workspaceId,
+      ["email", "sms", "voice", "voicemail", "all"],
+      [...lookupForms(emails), ...numbers],
+    ),
+    q.selectStoppedPhonesByValues(db, numbers),
+  ]);
+  const email = new Map<string, OptOutCause>();
+  const sms = new Map<string, OptOutCause>();
+  const call = new Map<string, OptOutCause>();
+  const STOP: OptOutCause = { reason: "stop_reply", source: null };
+  for (const r of rows) {
+    const cause = { reason: r.reason, source: r.source };
+    if (r.value.includes("@")) {
+      if (r.channel === "email" || r.channel === "all")
+        email.set(normaliseSuppressionValue("email", r.value), cause);
+      continue;
+    }
+    const v = normaliseSuppressionValue("sms", r.value);
+    if (r.channel === "sms" || r.channel === "all") sms.set(v, cause);
+    if (r.channel !== "sms" || r.reason === "stop_reply") if (!call.has(v)) call.set(v, cause);
+  }
+  for (const p of stopped) {
+    if (!sms.has(p)) sms.set(p, STOP);
+    if (!call.has(p)) call.set(p, STOP);
+  }
+  return subjects.map((s) => {
+    const out: Partial<Record<OptInChannel, OptOutCause>> = {};
+    const e = emailOf(s);
+    const byEmail = e ? email.get(e) : undefined;
+    if (byEmail) out.email = byEmail;
+    const nums = numbersOf(s);
+    for (const [channel, map] of [
+      ["sms", sms],
+      ["call", call],
+    ] as const) {
+      if (!channels.includes(channel)) continue;
+      const hit = nums.map((n) => map.get(n)).find(Boolean);
+      if (hit) out[channel] = hit;
+    }
+    return out;
+  });
+}
+
+/** The reasons the Opt-outs screen names, by suppression reason (anything else is shown as stored). */
+const OPT_OUT_REASON_WORDS: Record<string, string> = {
+  unsubscribed: "unsubscribed",
+  stop_reply: "replied STOP",
+  keypress_opt_out: "pressed 9",
+  hard_bounce: "bounced",
+  spam_complaint: "marked as spam",
+  do_not_call: "Do Not Call mark",
+  manual: "added by hand",
+};
+
+/** The sources the Opt-outs screen names, by stored `source` (anything else is shown as stored). */
+const OPT_OUT_SOURCE_WORDS: Record<string, string> = {
+  "unsubscribe page": "unsubscribe page",
+  "one-click": "one-click unsubscribe",
+  "postmark unsubscribe request": "their mail app's unsubscribe button",
+  "twilio inbound": "reply to a text",
+  "call keypress": "during a call",
+  "contact page": "contact page",
+};
+
+/**
+ * How an opt-out came, in words for people: "unsubscribed (unsubscribe page)", "replied STOP",
+ * "pressed 9 (during a call)", "bounced (postmark webhook)". The Opt-outs screen, its CSV and the
+ * refusal of a re-opt-in (crm) say it so.
+ */
+export function describeOptOut(reason: string, source: string | null): string {
+  const r = OPT_OUT_REASON_WORDS[reason] ?? reason.replaceAll("_", " ");
+  const s = source ? (OPT_OUT_SOURCE_WORDS[source] ?? source) : null;
+  return s && s !== r && !(reason === "stop_reply" && source === "twilio inbound") ? `${r} (${s})` : r;
+}
+
+/** The channels the suppression list holds, as the Opt-outs screen filters them. */
+export const SUPPRESSION_CHANNELS = ["email", "sms", "voice", "voicemail", "all"] as const;
+
+/** One suppression as listed (listSuppressions): `created_at` ISO 8601 UTC. */
+export interface SuppressionListEntry {
+  id: number;
+  channel: string;
+  value: string;
+  reason: string;
+  source: string | null;
+  /** describeOptOut(reason, source) */
+  how: string;
+  created_at: string;
+}
+
+/**
+ * A page of the workspace's suppression list, newest first: `channel` one of SUPPRESSION_CHANNELS
+ * (undefined: all; "voice" also lists "voicemail", calls and voicemail being one opt-in), `search`
+ * matched inside the address or number, reason or source (case-insensitive), `page` from 1 and
+ * `limit` rows (the caller bounds both). Never another workspace's rows. Returns `{entries, total}`.
+ */
+export async function listSuppressions(
+  db: DbOrTx,
+  workspaceId: string,
+  opts: { channel?: (typeof SUPPRESSION_CHANNELS)[number]; search?: string; page: number; limit: number },
+): Promise<{ entries: SuppressionListEntry[]; total: number }> {
+  const { rows, total } = await q.selectSuppressionPage(db, workspaceId, {
+    channels: opts.channel ? (opts.channel === "voice" ? ["voice", "voicemail"] : [opts.channel]) : undefined,
+    search: opts.search?.trim() || undefined,
+    offset: (opts.page - 1) * opts.limit,
+    limit: opts.limit,
+  });
+  return {
+    total,
+    entries: rows.map((r) => ({
+      id: r.id,
+      channel: r.channel,
+      value: r.value,
+      reason: r.reason,
+      source: r.source,
+      how: describeOptOut(r.reason, r.source),
+      created_at: r.createdAt.toISOString(),
+    })),
+  };
+}

@@ -9,6 +9,12 @@ import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import { assertContactsFit, type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import {
+  describeOptOut,
+  type OptInChannel,
+  type OptOutCause,
+  optOutsOf,
+} from "../compliance/compliance.service";
+import {
   emitWebhookEvent,
   queueWebhookDeliveries,
   subscribedWebhookTypes,
@@ -190,7 +196,8 @@ function splitName(name: string | undefined | null): { first: string | null; las
  * too (emails by the unique index, phone-only rows under the workspace's contact-creation lock). Creating any queues
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
  * when an endpoint listens (one select of the workspace's endpoints, only when creating): stored in
- * the inserts' transaction (the webhooks outbox), queued after its commit.
+ * the inserts' transaction (the webhooks outbox), queued after its commit. A contact created for an
+ * opted-out email (compliance optOutsOf) starts with `email_opt_in` false.
  * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
  */
 export async function findOrCreateContacts(
@@ -256,6 +263,19 @@ export async function findOrCreateContacts(
       leadSource: "campaign",
     });
   });
+  // an opted-out address (the suppression list) starts with its email opt-in off, not the default on
+  const emailed = toCreate.filter((c) => c.email);
+  if (emailed.length) {
+    const found = await optOutsOf(
+      ctx.db,
+      workspaceId,
+      emailed.map((c) => ({ email: c.email })),
+      ["email"],
+    );
+    emailed.forEach((c, i) => {
+      if (found[i]?.email) c.emailOptIn = false;
+    });
+  }
   // contact.created (issue 15) for the contacts created here, when an endpoint listens: only then
   // do the inserts return the rows
   const listens =
@@ -463,12 +483,73 @@ export function mergedCustomFieldCount(
   return keys.size;
 }
 
+/** The contact field of each opt-in channel. */
+const OPT_IN_FIELDS = { email: "email_opt_in", sms: "sms_opt_in", call: "call_opt_in" } as const;
+const OPT_IN_COLUMNS = { email: "emailOptIn", sms: "smsOptIn", call: "callOptIn" } as const;
+
+/**
+ * The refusal of a request that turns on an opt-in the person opted out of: CONFLICT (409) with a
+ * sentence naming the channel and how they opted out, `param` the field. The owner's own Do Not Call
+ * mark is theirs to lift first (contact page); anything else only the person can undo.
+ */
+function optedOutError(channel: OptInChannel, cause: OptOutCause): AppError {
+  const how = describeOptOut(cause.reason, cause.source);
+  const param = OPT_IN_FIELDS[channel];
+  if (cause.reason === "do_not_call")
+    return new AppError(
+      "CONFLICT",
+      "This contact's number is marked Do Not Call: remove that mark on the contact page before turning call opt-in on.",
+      { param, reason: cause.reason },
+    );
+  const what = { email: "your emails", sms: "your texts", call: "your calls" }[channel];
+  const flag = { email: "email opt-in", sms: "SMS opt-in", call: "call opt-in" }[channel];
+  const back =
+    channel === "sms" ? " Only they can opt back in, by replying START." : " Only they can opt back in.";
+  return new AppError("CONFLICT", `This person opted out of ${what} (${how}), so ${flag} stays off.${back}`, {
+    param,
+    reason: cause.reason,
+  });
+}
+
+/**
+ * The opt-in rule of a single create or edit (README "Opt-outs": only the person can re-subscribe):
+ * an opt-in the request sets to true while the contact's address (email) or one of its numbers (SMS,
+ * calls) is opted out (compliance optOutsOf, the send paths' rule) is refused; a new contact's email
+ * opt-in, when the request does not state it, defaults to off instead of on for an opted-out email
+ * (`cols.emailOptIn` set false). `after`: the contact's email and numbers as the write leaves them.
+ * One lookup, only when some flag would turn on.
+ * @throws AppError CONFLICT (optedOutError) naming the first such flag in `param`.
+ */
+async function assertOptInsAllowed(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  f: Partial<ContactFields>,
+  cols: Partial<NewContact>,
+  after: { email?: string | null; phone?: string | null; mobile?: string | null },
+  isNew: boolean,
+): Promise<void> {
+  const asked = (["email", "sms", "call"] as const).filter((c) => f[OPT_IN_FIELDS[c]] === true);
+  const defaultEmail = isNew && f.email_opt_in === undefined && !!after.email;
+  if (asked.length === 0 && !defaultEmail) return;
+  const [found = {}] = await optOutsOf(ctx.db, workspaceId, [
+    { email: after.email, numbers: [after.phone, after.mobile] },
+  ]);
+  for (const c of asked) {
+    const cause = found[c];
+    if (cause) throw optedOutError(c, cause);
+  }
+  if (defaultEmail && found.email) cols[OPT_IN_COLUMNS.email] = false;
+}
+
 /**
  * POST /api/contacts. First name and email required (spec section 5); phones to E.164; optional
  * `custom_fields` (crm.schemas customFieldsSchema; null values are dropped).
- * Emits the `contact.created` webhook event.
+ * Emits the `contact.created` webhook event. An opted-out email or number (the suppression list)
+ * keeps its opt-in off: `email_opt_in` left out defaults to false for such an email
+ * (assertOptInsAllowed).
  * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists',
- * PAYMENT_REQUIRED at the plan's contact limit.
+ * CONFLICT 'This person opted out of ...' (an opt-in set to true the person opted out of; `param` the
+ * flag), PAYMENT_REQUIRED at the plan's contact limit.
  */
 export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
@@ -480,6 +561,7 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
     workspaceId,
     leadSource: f.lead_source || "manual",
   };
+  await assertOptInsAllowed(ctx, workspaceId, f, values, values, true);
   // the contact and its contact.created event in one transaction (the webhooks outbox): both or
   // neither; the event's delivery jobs are queued after the commit
   const insertAndEmit = async (db: DbOrTx) => {
@@ -512,7 +594,8 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
  * again, so the form saves its other fields; a changed one must be a valid number.
  * @throws NOT_FOUND; BAD_REQUEST (an invalid new number, param phone/mobile; clearing a stored first
  * name "First name is required", param first_name; param custom_fields: over the limit); CONFLICT
- * (email taken by another contact).
+ * (email taken by another contact; an opt-in set to true while the person is opted out of that channel,
+ * `param` the flag: assertOptInsAllowed, nothing changed).
  */
 export async function updateContact(
   ctx: Ctx,
@@ -543,6 +626,18 @@ export async function updateContact(
     country,
   );
   const cols = fieldsToColumns(f, country);
+  await assertOptInsAllowed(
+    ctx,
+    workspaceId,
+    f,
+    cols,
+    {
+      email: "email" in cols ? cols.email : current.email,
+      phone: "phone" in cols ? cols.phone : current.phone,
+      mobile: "mobile" in cols ? cols.mobile : current.mobile,
+    },
+    false,
+  );
   const addressChanged = ["city", "state", "postalCode", "country"].some((k) => k in cols);
   if (addressChanged) {
     cols.latitude = null;

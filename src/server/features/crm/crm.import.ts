@@ -11,6 +11,12 @@ import { AppError } from "../../lib/errors";
 import { invalidPhoneSentence, normalisePhone } from "../../lib/phone";
 import { describeZodError, humanFieldLabel } from "../../lib/validate";
 import { type ContactsLimit, contactsLeft } from "../billing/billing.service";
+import {
+  describeOptOut,
+  type OptInChannel,
+  type OptOutCause,
+  optOutsOf,
+} from "../compliance/compliance.service";
 import type { ImportEventListener } from "./crm.contact-events";
 import { mergedCustomFieldCount } from "./crm.contacts";
 import {
@@ -56,8 +62,13 @@ export interface ImportRowError {
   raw?: string;
   kept?: boolean;
   field?: string;
-  /** 'encoding': the field's values hold bytes read as U+FFFD (one entry per field, naming its lines) */
-  kind?: "encoding";
+  /**
+   * 'encoding': the field's values hold bytes read as U+FFFD (one entry per field, naming its lines);
+   * 'opted_out': the row's person opted out earlier, so its opt-in flags the file (or a new contact's
+   * default) would have turned on stayed off (`field` the first such flag; ContactImporter
+   * keepOptOutsOff)
+   */
+  kind?: "encoding" | "opted_out";
 }
 
 /** True for a kept report of bytes the file's encoding could not read (also those stored as field 'encoding'). */
@@ -84,8 +95,19 @@ export const CLEARED_FIELDS = (
 /** True for a kept row's report about its phone or mobile (also the reports stored without `field`). */
 export function isPhoneReport(e: Pick<ImportRowError, "kept" | "field" | "kind">): boolean {
   return (
-    !!e.kept && !isEncodingReport(e) && (e.field === undefined || e.field === "phone" || e.field === "mobile")
+    !!e.kept &&
+    !isEncodingReport(e) &&
+    !isOptOutReport(e) &&
+    (e.field === undefined || e.field === "phone" || e.field === "mobile")
   );
+}
+
+/**
+ * True for a kept row's report that its person opted out earlier (kind 'opted_out'): the row was
+ * imported with the opt-in flags they opted out of kept off.
+ */
+export function isOptOutReport(e: Pick<ImportRowError, "kept" | "kind">): boolean {
+  return !!e.kept && e.kind === "opted_out";
 }
 
 /** True for a kept row's report about a field left empty (CLEARED_FIELDS). */
@@ -121,6 +143,12 @@ export interface ImportResult {
    * unknown time zone), each such field listed in `errors` with `kept: true` and its `field`
    */
   fieldsCleared?: number;
+  /**
+   * imported rows whose person opted out earlier (the suppression list, compliance optOutsOf): the
+   * opt-in flags the file stated yes for, and a new contact's default email opt-in, stayed off; each
+   * listed in `errors` with `kept: true` and `kind: 'opted_out'`. Only the person can opt back in.
+   */
+  optOutsKept?: number;
 }
 
 export type OnDuplicate = "skip" | "update";
@@ -516,6 +544,84 @@ export class ContactImporter {
         });
   }
 
+  /**
+   * Keeps off, in the staged batch, the opt-in flags of people who opted out (compliance optOutsOf:
+   * the workspace's suppression list and the sending number's STOP, as the send paths decide): a
+   * flag the file states yes for, and a new contact's default email opt-in, is staged false when the
+   * row's email (email) or one of its numbers (SMS, calls; the file's, else the stored contact's) is
+   * opted out. Rows that will not be written are not looked at (with `skip`, existing contacts).
+   * Set-based: one select of the batch's candidate rows, optOutsOf's two lookups, one update of the
+   * stage when any. Runs in the batch's transaction, after the plan limit's cut. Returns the rows
+   * kept off with the causes by channel.
+   */
+  private async keepOptOutsOff(
+    w: Writer,
+  ): Promise<{ email: string; causes: Partial<Record<OptInChannel, OptOutCause>> }[]> {
+    const conn = w.conn;
+    const rows = await conn.unsafe(
+      `select s.email, coalesce(s.phone, c.phone) as phone, coalesce(s.mobile, c.mobile) as mobile,
+              coalesce(s.email_opt_in, c.id is null) as e, coalesce(s.sms_opt_in, false) as m,
+              coalesce(s.call_opt_in, false) as v
+         from crm_import_stage s
+         left join contacts c on c.workspace_id = $1::uuid and lower(c.email) = lower(s.email)
+        where (coalesce(s.email_opt_in, c.id is null) or s.sms_opt_in or s.call_opt_in)
+          ${this.opts.onDuplicate === "skip" ? "and c.id is null" : ""}`,
+      [this.workspaceId],
+    );
+    if (rows.length === 0) return [];
+    const found = await optOutsOf(
+      batchDb(w),
+      this.workspaceId,
+      rows.map((r) => ({
+        email: r.e ? String(r.email) : null,
+        numbers: r.m || r.v ? [r.phone as string | null, r.mobile as string | null] : [],
+      })),
+    );
+    const kept: { email: string; causes: Partial<Record<OptInChannel, OptOutCause>> }[] = [];
+    const off: Record<OptInChannel, string[]> = { email: [], sms: [], call: [] };
+    rows.forEach((r, i) => {
+      const f = found[i] ?? {};
+      const causes: Partial<Record<OptInChannel, OptOutCause>> = {};
+      if (r.e && f.email) causes.email = f.email;
+      if (r.m && f.sms) causes.sms = f.sms;
+      if (r.v && f.call) causes.call = f.call;
+      const channels = Object.keys(causes) as OptInChannel[];
+      if (channels.length === 0) return;
+      for (const c of channels) off[c].push(String(r.email));
+      kept.push({ email: String(r.email), causes });
+    });
+    if (kept.length)
+      await conn.unsafe(
+        `update crm_import_stage s
+            set email_opt_in = case when s.email = any($1::text[]) then false else s.email_opt_in end,
+                sms_opt_in = case when s.email = any($2::text[]) then false else s.sms_opt_in end,
+                call_opt_in = case when s.email = any($3::text[]) then false else s.call_opt_in end
+          where s.email = any($1::text[]) or s.email = any($2::text[]) or s.email = any($3::text[])`,
+        [off.email, off.sms, off.call],
+      );
+    return kept;
+  }
+
+  /** Lists a written row whose opt-ins stayed off (keepOptOutsOff) as kept, and counts it in optOutsKept. */
+  private keptOptOut(email: string, causes: Partial<Record<OptInChannel, OptOutCause>>) {
+    this.result.optOutsKept = (this.result.optOutsKept ?? 0) + 1;
+    if (this.result.errors.length >= MAX_STORED_ERRORS) return;
+    const channels = (["email", "sms", "call"] as const).filter((c) => causes[c]);
+    const words = { email: "email", sms: "SMS", call: "call" } as const;
+    const how = channels
+      .map((c) => `${words[c]}: ${describeOptOut(causes[c]!.reason, causes[c]!.source)}`)
+      .join("; ");
+    const flags = channels.map((c) => words[c]);
+    const list = flags.length > 1 ? `${flags.slice(0, -1).join(", ")} and ${flags.at(-1)}` : flags[0];
+    this.result.errors.push({
+      line: this.seen.get(email) ?? 0,
+      reason: `${email} opted out earlier (${how}): ${list} opt-in ${flags.length > 1 ? "stay" : "stays"} off. Only they can opt back in.`,
+      kept: true,
+      field: `${channels[0]}_opt_in`,
+      kind: "opted_out",
+    });
+  }
+
   /** Counts a row the reader could not read (e.g. an oversized record) as read and rejected. */
   rejectRow(line: number, reason: string) {
     this.result.rows++;
@@ -681,7 +787,7 @@ export class ContactImporter {
     // taken out of the stage, and the upsert; the lock is held to the commit. With a listener, the
     // batch's webhook events are stored in it too (in savepoints: a webhook-table error is logged and
     // the batch still commits), so a process that stops after the commit has not lost them
-    const { res, removed, emitted } = await retryOnRace(async () => {
+    const { res, removed, emitted, keptOff } = await retryOnRace(async () => {
       await conn.unsafe("begin");
       try {
         let removed: string[] = [];
@@ -700,6 +806,7 @@ export class ContactImporter {
           removed = cut.map((r) => String(r.email));
         }
         if (keepStored) await conn.unsafe(keepStored, [this.workspaceId]);
+        const keptOff = await this.keepOptOutsOff(w);
         const [res] = await conn.unsafe(
           upsert,
           warned.length ? [this.workspaceId, this.importId, warnedEmails] : [this.workspaceId, this.importId],
@@ -719,7 +826,7 @@ export class ContactImporter {
           throw new Error(
             `An import batch of ${lines.length} rows was rolled back by the database (an error inside its transaction); nothing of it was written`,
           );
-        return { res, removed, emitted };
+        return { res, removed, emitted, keptOff };
       } catch (e) {
         await conn.unsafe("rollback").catch(() => {});
         throw e;
@@ -727,6 +834,7 @@ export class ContactImporter {
     });
     for (const email of removed)
       this.reject(this.seen.get(email) ?? 0, limit?.reason ?? "Over the plan's contact limit", email);
+    for (const k of keptOff) this.keptOptOut(k.email, k.causes);
     const writtenWarned = new Set(((res?.warned_written ?? []) as string[]).map(String));
     for (const w of warned)
       if (writtenWarned.has(w.email.toLowerCase())) this.warn(w.line, w.warnings, w.raw);

@@ -23,6 +23,7 @@ import {
   importRows,
   isClearedReport,
   isEncodingReport,
+  isOptOutReport,
   isPhoneReport,
 } from "./crm.import";
 import { insertContactImport, selectContactImport, selectWorkspaceImportIds } from "./crm.imports.queries";
@@ -84,6 +85,8 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     phone_invalid: r.phoneInvalid ?? 0,
     // rows imported with a website, LinkedIn/Facebook URL or time zone left empty (CLEARED_FIELDS)
     fields_cleared: r.fieldsCleared ?? 0,
+    // rows whose person opted out earlier: imported with those opt-ins kept off (only they can opt back in)
+    opt_outs_kept: r.optOutsKept ?? 0,
     error_rows: r.errors.slice(0, 1000).map(toErrorRow),
   };
 }
@@ -93,7 +96,8 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
  * kept row (phone, mobile, the field left empty: CLEARED_FIELDS, or the field whose values hold bytes
  * the file's encoding could not read) and `kind: 'encoding'` on that last report (its `line` is the
  * first of the lines its reason names). Encoding reports stored before they named their field have
- * `field: 'encoding'`.
+ * `field: 'encoding'`. A row whose person opted out earlier has `kind: 'opted_out'` and `field` the
+ * first opt-in flag kept off (email_opt_in, sms_opt_in, call_opt_in).
  */
 function toErrorRow(e: ImportRowError) {
   const { line, reason, kept, field } = e;
@@ -103,6 +107,7 @@ function toErrorRow(e: ImportRowError) {
     kept: !!kept,
     ...(kept && field ? { field } : {}),
     ...(isEncodingReport(e) ? { kind: "encoding" as const } : {}),
+    ...(isOptOutReport(e) ? { kind: "opted_out" as const } : {}),
   };
 }
 
@@ -132,6 +137,8 @@ export function toImportJson(i: ContactImport) {
     phone_invalid: i.errors.filter(isPhoneReport).length,
     // rows imported with a website, LinkedIn/Facebook URL or time zone left empty (CLEARED_FIELDS)
     fields_cleared: new Set(i.errors.filter(isClearedReport).map((e) => e.line)).size,
+    // rows whose person opted out earlier: imported with those opt-ins kept off (only they can opt back in)
+    opt_outs_kept: i.errors.filter(isOptOutReport).length,
     // the first 100 rejected rows, then the first 100 kept ones (so neither list hides the other)
     error_rows: [
       ...i.errors.filter((e) => !e.kept).slice(0, 100),

@@ -3,6 +3,7 @@ import type { DbOrTx } from "../../db/client";
 import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { normalisePhone, toE164 } from "../../lib/phone";
 import { contactsLimitOf } from "../billing/billing.service";
+import { optOutsOf } from "../compliance/compliance.service";
 import {
   mergeWebhookEmits,
   NO_WEBHOOK_EMIT,
@@ -248,6 +249,21 @@ export async function addBusinessContacts(
       ? await subscribedWebhookTypes(ctx, workspaceId, ["contact.created", "contact.updated"])
       : new Set();
   let emitted: WebhookEmit = NO_WEBHOOK_EMIT;
+  // an opted-out email (the suppression list) makes a contact with its email opt-in off, not the
+  // default on (README "Opt-outs": only the person can opt back in)
+  const withEmail = businesses.filter((b) => b.email);
+  const optedOut = new Set<string>();
+  if (withEmail.length)
+    (
+      await optOutsOf(
+        ctx.db,
+        workspaceId,
+        withEmail.map((b) => ({ email: b.email })),
+        ["email"],
+      )
+    ).forEach((o, i) => {
+      if (o.email) optedOut.add(withEmail[i]!.placeId);
+    });
   // the plan's contact limit, for creations the match under the lock finds beyond the first one's
   const limit = await contactsLimitOf(ctx, workspaceId);
   // one transaction (run again as a whole on a deadlock) under the workspace's contact-creation lock:
@@ -294,6 +310,7 @@ export async function addBusinessContacts(
               workspaceId,
               company: b.name,
               email: b.email?.toLowerCase() ?? null,
+              ...(optedOut.has(b.placeId) ? { emailOptIn: false } : {}),
               ...businessPlaceColumns(b, phoneCountry),
               country: "US",
               geocodedAt: b.latitude != null ? new Date() : null,

@@ -1446,3 +1446,34 @@ export async function selectTextedNumbers(
       and (a.metadata->>'to' = any(${list}) or a.metadata->>'address' = any(${list}))`);
   return new Set([...rows].map((r) => r.n));
 }
+
+/**
+ * The workspace's contacts holding any of `emails` (compared lower-cased) or `phones` (E.164, as phone
+ * or mobile): `{id, firstName, lastName, email, phone, mobile}`, oldest first. One array parameter
+ * each (the Opt-outs screen's page of suppressions names the contacts they belong to).
+ */
+export async function selectContactsByAddresses(
+  db: DbOrTx,
+  workspaceId: string,
+  emails: string[],
+  phones: string[],
+) {
+  if (emails.length === 0 && phones.length === 0) return [];
+  return db
+    .select({
+      id: contacts.id,
+      firstName: contacts.firstName,
+      lastName: contacts.lastName,
+      email: contacts.email,
+      phone: contacts.phone,
+      mobile: contacts.mobile,
+    })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        sql`(lower(${contacts.email}) = any(${sql.param(emails)}::text[]) or ${contacts.phone} = any(${sql.param(phones)}::text[]) or ${contacts.mobile} = any(${sql.param(phones)}::text[]))`,
+      ),
+    )
+    .orderBy(contacts.id);
+}

@@ -109,6 +109,17 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     return sendCsvDownload(reply, crm.exportContactsCsv(ctx, tenant.workspaceId, query), "contacts");
   });
 
+  /**
+   * The Opt-outs screen's CSV (session cookie): the workspace's suppression list with `search` and
+   * `channel` as the screen's (crm exportOptOutsCsv; closed: another parameter is a 400 naming it),
+   * `opt-outs-{YYYY-MM-DD}.csv`.
+   */
+  app.get("/api/contacts/opt-outs.csv", async (req, reply) => {
+    const tenant = requireTenant(req);
+    const { [SHOWN_WORKSPACE_PARAM]: _shown, ...query } = (req.query ?? {}) as Record<string, unknown>;
+    return sendCsvDownload(reply, crm.exportOptOutsCsv(ctx, tenant.workspaceId, query), "opt-outs");
+  });
+
   app.post("/api/contacts/search/location", async (req) => {
     const tenant = requireTenant(req);
     return { success: true, contacts: await crm.searchByLocation(ctx, tenant.workspaceId, req.body) };

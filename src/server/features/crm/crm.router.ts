@@ -97,6 +97,13 @@ export const crmRouter = router({
   optOuts: protectedProcedure
     .input(withId)
     .query(({ ctx, input }) => crm.getOptOuts(ctx, ctx.workspaceId, input.id)),
+  /**
+   * The workspace's Opt-outs screen: a page of its suppression list with each entry's contact
+   * (crm listOptOuts; read only: only the person can opt back in).
+   */
+  optOutList: protectedProcedure
+    .input(loose.optional())
+    .query(({ ctx, input }) => crm.listOptOuts(ctx, ctx.workspaceId, input ?? {})),
   /** The owner's "do not call" mark on the contact's numbers (a person's own opt-out cannot be lifted). */
   setDoNotCall: protectedProcedure
     .input(withId.extend({ do_not_call: z.boolean() }))

@@ -74,6 +74,13 @@ export {
   SENT_TYPES,
 } from "./crm.notes";
 export {
+  exportOptOutsCsv,
+  listOptOuts,
+  OPT_OUT_EXPORT_COLUMNS,
+  type OptOutListEntry,
+  optOutListSchema,
+} from "./crm.opt-outs";
+export {
   BROAD_ESTIMATE,
   type ContactsPagination,
   forgetSearchPlannerHints,

@@ -36,6 +36,37 @@ export const transferInput = z.strictObject({
  */
 const VISIBLE = /[^\s\p{Cc}\p{Cf}\p{Z}]/u;
 
+/** At most this many characters in a workspace's postal address (workspaceSettingsInput `postal_address`). */
+export const POSTAL_ADDRESS_MAX = 300;
+
+/**
+ * A character a postal address may not hold: a control character other than a line break (NUL, tab,
+ * escape, ...) or a bidirectional override (U+202A-U+202E, U+2066-U+2069, which make the text read in
+ * another order than it is stored).
+ */
+const ADDRESS_REFUSED = /(?!\n)[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+/**
+ * The business's physical postal address, shown in the footer of every campaign email (CAN-SPAM,
+ * 15 U.S.C. 7704(a)(5)(A)(iii)): free text, several lines allowed ("12 Baker St\nSpringfield, IL
+ * 62701"). Line breaks (CR LF, CR, U+2028, U+2029) become LF, then the text is trimmed and put in
+ * Unicode NFC; at most POSTAL_ADDRESS_MAX characters. "" or null clears it.
+ */
+const postalAddress = z
+  .string({ error: "Postal address must be text" })
+  .transform((a) =>
+    a
+      .replace(/\r\n?|[\u2028\u2029]/g, "\n")
+      .trim()
+      .normalize("NFC"),
+  )
+  .refine((a) => !ADDRESS_REFUSED.test(a), {
+    error: "Postal address cannot contain tabs or other control characters; use spaces and line breaks",
+  })
+  .refine((a) => a.length <= POSTAL_ADDRESS_MAX, {
+    error: `Postal address must be at most ${POSTAL_ADDRESS_MAX} characters`,
+  });
+
 /** PATCH /api/workspaces/current; the name in Unicode NFC (as typed back to confirm a deletion). */
 export const workspaceSettingsInput = z.strictObject({
   name: z
@@ -56,6 +87,8 @@ export const workspaceSettingsInput = z.strictObject({
     ])
     .optional(),
   sender_name: z.string().trim().max(80, { error: "Sender name must be at most 80 characters" }).optional(),
+  /** the postal address campaign emails carry in their footer (see postalAddress); "" or null clears it */
+  postal_address: postalAddress.nullable().optional(),
   hide_branding: z.boolean({ error: "Hide branding must be true or false" }).optional(),
   /** default country for phone numbers typed without +country (lib/phone.ts) */
   phone_country: z

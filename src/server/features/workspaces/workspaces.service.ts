@@ -204,6 +204,7 @@ export function toWorkspaceJson(w: Workspace, role: WorkspaceRole) {
     logo_url: w.logoUrl,
     brand_color: w.brandColor,
     sender_name: w.senderName,
+    postal_address: w.postalAddress,
     hide_branding: w.hideBranding,
     phone_country: w.phoneCountry,
     // the plan the workspace has now: an unpaid, paused or ended subscription counts as Free
@@ -1130,10 +1131,13 @@ export async function withSeatChangesHeld<T>(
 }
 
 /**
- * Updates name, branding and the phone country (owner and admin). Hiding 'Powered by Pitchwise' is
- * the Enterprise white-label option (spec section 9); `phone_country` (ISO 3166-1 alpha-2, checked
- * by the schema with libphonenumber-js) is how national numbers are read from then on (lib/phone.ts).
- * @throws AppError FORBIDDEN; PAYMENT_REQUIRED for hide_branding below Enterprise.
+ * Updates name, branding, the postal address and the phone country (owner and admin). Hiding
+ * 'Powered by Pitchwise' is the Enterprise white-label option (spec section 9); `phone_country` (ISO
+ * 3166-1 alpha-2, checked by the schema with libphonenumber-js) is how national numbers are read from
+ * then on (lib/phone.ts); `postal_address` (the schema trims it, NFC, at most 300 characters, no
+ * control characters; "" or null clears it) is shown in the footer of every campaign email (CAN-SPAM,
+ * 15 U.S.C. 7704(a)(5)(A)(iii)). Returns the settings as toWorkspaceJson shows them.
+ * @throws AppError FORBIDDEN for a member; PAYMENT_REQUIRED for hide_branding below Enterprise.
  */
 export async function updateWorkspaceSettings(
   ctx: Pick<AppContext, "db">,
@@ -1147,6 +1151,7 @@ export async function updateWorkspaceSettings(
     ...(input.logo_url !== undefined ? { logoUrl: input.logo_url || null } : {}),
     ...(input.brand_color !== undefined ? { brandColor: input.brand_color || null } : {}),
     ...(input.sender_name !== undefined ? { senderName: input.sender_name || null } : {}),
+    ...(input.postal_address !== undefined ? { postalAddress: input.postal_address || null } : {}),
     ...(input.hide_branding !== undefined ? { hideBranding: input.hide_branding } : {}),
     ...(input.phone_country !== undefined ? { phoneCountry: input.phone_country } : {}),
   });
@@ -1176,6 +1181,11 @@ export interface SenderProfile {
   phone: string | null;
   brandColor: string | null;
   logoUrl: string | null;
+  /**
+   * the business's physical postal address (Settings > Workspace; free text, may hold line breaks),
+   * null when not set: campaign emails show it in their footer (CAN-SPAM, 15 U.S.C. 7704(a)(5)(A)(iii))
+   */
+  postalAddress: string | null;
   /** true only when the plan includes white-label and the workspace chose it */
   hideBranding: boolean;
   /** the owner's preferences (notification emails, signature) */
@@ -1201,6 +1211,7 @@ export async function getSenderProfile(
     phone: owner?.phone ?? null,
     brandColor: w.brandColor,
     logoUrl: w.logoUrl,
+    postalAddress: w.postalAddress?.trim() || null,
     // white label only while the plan that includes it is in force (effectivePlan)
     hideBranding: w.hideBranding && PLANS[effectivePlan(w)].features.whiteLabel,
     ownerPreferences: owner?.preferences ?? null,

@@ -6,13 +6,15 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/cli
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Switch } from "@/client/components/ui/switch";
+import { Textarea } from "@/client/components/ui/textarea";
 import { useTRPC } from "@/client/trpc";
 import { DeleteWorkspaceCard } from "./danger-zone";
 import type { ShowBanner } from "./types";
 
 /**
  * Settings > Workspace (issue 10): name and the branding recipients see on landing pages and emails
- * (sender name, brand colour, logo); Enterprise may hide 'Powered by Pitchwise'; the phone country
+ * (sender name, brand colour, logo); the business's postal address, which every campaign email's footer
+ * shows (CAN-SPAM, 15 U.S.C. 7704(a)(5)(A)(iii)); Enterprise may hide 'Powered by Pitchwise'; the phone country
  * national numbers are read in (issue 14: `020 7946 0018` is a UK number once it is GB). Owners and
  * admins edit; members read. The owner also sees Delete workspace (danger-zone DeleteWorkspaceCard).
  */
@@ -29,6 +31,8 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
   const ids = {
     name: useId(),
     sender: useId(),
+    address: useId(),
+    addressHelp: useId(),
     color: useId(),
     logo: useId(),
     hide: useId(),
@@ -38,6 +42,7 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
   const [form, setForm] = useState({
     name: "",
     sender_name: "",
+    postal_address: "",
     brand_color: "",
     logo_url: "",
     hide_branding: false,
@@ -48,6 +53,7 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
       setForm({
         name: current.data.name,
         sender_name: current.data.sender_name ?? "",
+        postal_address: current.data.postal_address ?? "",
         brand_color: current.data.brand_color ?? "",
         logo_url: current.data.logo_url ?? "",
         hide_branding: current.data.hide_branding,
@@ -97,6 +103,24 @@ export function WorkspaceTab({ onBanner }: { onBanner: ShowBanner }) {
               <Input id={ids.sender} {...field("sender_name")} maxLength={80} placeholder={form.name} />
               <p className="text-xs text-muted-foreground">
                 Shown as the sender of emails and on video pages.
+              </p>
+            </div>
+            <div className="grid gap-1.5">
+              <Label htmlFor={ids.address}>Postal address</Label>
+              <Textarea
+                id={ids.address}
+                aria-describedby={ids.addressHelp}
+                value={form.postal_address}
+                disabled={!canEdit}
+                onChange={(e) => setForm((f) => ({ ...f, postal_address: e.target.value }))}
+                maxLength={300}
+                rows={3}
+                className="min-h-20"
+                placeholder={"12 Baker St\nSpringfield, IL 62701\nUSA"}
+              />
+              <p id={ids.addressHelp} className="text-xs text-muted-foreground">
+                The law (CAN-SPAM) requires a postal address in marketing email; it is shown in the footer of
+                every campaign email.
               </p>
             </div>
             <div className="grid gap-1.5">

@@ -272,6 +272,10 @@ test("after a paid plan ended, the owner still reaches the billing portal (invoi
   // cancelled within the 14 days: refunded, and the workspace is on Free again at once
   await page.goto("/settings?tab=billing");
   await page.getByRole("button", { name: "Manage subscription" }).click();
+  // the portal asks first, saying what happens now (as Stripe's portal does)
+  await page.getByRole("link", { name: "Cancel subscription" }).click();
+  await expect(page.getByRole("heading", { name: /^Cancel your .+ subscription\?$/ })).toBeVisible();
+  await expect(page.getByText("your payment is refunded in full")).toBeVisible();
   await page.getByRole("button", { name: "Cancel subscription" }).click();
   await expect(page.getByText("refunded in full")).toBeVisible();
   await page.goto("/settings?tab=billing");

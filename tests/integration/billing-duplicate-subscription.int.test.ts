@@ -32,7 +32,7 @@ async function expectToldAboutRefund(
   expect((await resultOf(owner.client, "cs_test_unknown")).status).toBe(404);
   expect((await resultOf(owner.client, "not-a-session")).status).toBe(400);
   const mails = await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, owner.user.email));
-  const notice = mails.find((m) => m.subject.startsWith(`Your ${names.paid} payment for `));
+  const notice = mails.find((m) => m.subject?.startsWith(`Your ${names.paid} payment for `));
   expect(notice?.subject).toMatch(/was refunded$/);
   expect(notice?.body).toContain(`already has the ${names.current} plan`);
   expect(notice?.body).toContain("refunded in full and that subscription ended");

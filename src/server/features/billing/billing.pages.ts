@@ -18,7 +18,7 @@ function layout(title: string, body: string) {
 main{max-width:440px;margin:0 auto;padding:24px 16px}
 .badge{display:inline-block;background:#fef3c7;color:#92400e;border:1px solid #f59e0b;border-radius:6px;padding:4px 8px;font-size:13px;font-weight:600}
 .card{background:#fff;border:1px solid #e4e4e7;border-radius:12px;padding:20px;margin-top:16px}
-h1{font-size:22px;margin:12px 0 4px}p{margin:6px 0}.muted{color:#71717a;font-size:14px}
+h1{font-size:22px;margin:12px 0 4px}p{margin:6px 0}.muted{color:#52525b;font-size:14px}
 .price{font-size:28px;font-weight:700}label{display:block;font-size:14px;font-weight:600;margin:12px 0 4px}
 input{width:100%;padding:10px 12px;border:1px solid #d4d4d8;border-radius:8px;font-size:16px}
 .row{display:flex;gap:12px}.row>div{flex:1}
@@ -130,10 +130,46 @@ ${
     ? p.held
       ? ""
       : `<form method="post" action="/local-portal/renew${back}"><button type="submit">Keep my ${esc(p.planName ?? "")} plan</button></form>`
-    : `<form method="post" action="/local-portal/cancel${back}"><button type="submit">Cancel subscription</button></form>`
+    : `<a class="btn" href="/local-portal/cancel${back}">Cancel subscription</a>`
 }`
         : `<p>No active subscription.</p><a class="btn" href="/pricing">Choose a plan</a>`
     }</div>
 <a class="btn secondary" href="${esc(p.returnUrl)}">Back to Pitchwise</a>`,
+  );
+}
+
+/**
+ * The test billing portal's cancel confirmation (as Stripe's portal asks before it cancels): what a
+ * cancel does now (`refundNow`: within the 14-day money-back guarantee, refunded in full and Free at
+ * once; else the plan stays until `periodEnd`), a button that posts the cancel, and a way back.
+ */
+export function cancelConfirmPage(p: {
+  planName: string;
+  refundNow: boolean;
+  periodEnd: Date | null;
+  returnUrl: string;
+}) {
+  const back = `?return_url=${esc(encodeURIComponent(p.returnUrl))}`;
+  const what = p.refundNow
+    ? "It is within 14 days of your first payment, so it ends now, your payment is refunded in full and the workspace moves to the Free plan."
+    : `You keep ${esc(p.planName)} until ${p.periodEnd ? esc(p.periodEnd.toISOString().slice(0, 10)) : "the end of the period"}; then the workspace moves to the Free plan. Nothing is deleted.`;
+  return layout(
+    "Cancel subscription",
+    `<span class="badge" role="note">Test billing portal - no real payment</span>
+<h1>Cancel your ${esc(p.planName)} subscription?</h1>
+<div class="card"><p>${what}</p>
+<form method="post" action="/local-portal/cancel${back}"><button type="submit">Cancel subscription</button></form></div>
+<a class="btn secondary" href="/local-portal${back}">Keep my ${esc(p.planName)} plan</a>`,
+  );
+}
+
+/** The test billing portal for someone who may not use it (not the owner): the server's sentence and a way back. */
+export function portalRefusedPage(message: string) {
+  return layout(
+    "Billing portal",
+    `<span class="badge" role="note">Test billing portal - no real payment</span>
+<h1>Billing portal</h1>
+<div class="error" role="alert">${esc(message)}</div>
+<a class="btn secondary" href="/settings?tab=billing">Back to Pitchwise</a>`,
   );
 }

@@ -5,7 +5,7 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { countContacts } from "../crm/crm.service";
 import { workspaceSeatsOf } from "../workspaces/workspaces.service";
-import { checkoutPage, portalPage } from "./billing.pages";
+import { cancelConfirmPage, checkoutPage, portalPage, portalRefusedPage } from "./billing.pages";
 import { PLANS } from "./billing.plans";
 import { checkoutInput, localCheckoutForm, localPlanChangeForm } from "./billing.schemas";
 import * as svc from "./billing.service";
@@ -147,16 +147,51 @@ export async function billingRest(app: FastifyInstance, { ctx }: { ctx: AppConte
     try {
       return html(reply, await renderPortal(req, { message: await act(tenant) }));
     } catch (e) {
-      if (e instanceof AppError && e.status < 500)
-        return html(reply, await renderPortal(req, { error: e.message }), e.status);
+      if (e instanceof AppError && e.status < 500) return refusedOrPortal(req, reply, e);
       throw e;
     }
   };
 
-  app.get("/local-portal", async (req, reply) => {
+  /**
+   * A refusal as a page: the portal with the sentence, or, when the portal itself is refused (not
+   * the owner: FORBIDDEN), a page with the sentence and a way back, never the JSON error body.
+   */
+  const refusedOrPortal = async (req: FastifyRequest, reply: FastifyReply, e: AppError) => {
+    try {
+      return html(reply, await renderPortal(req, { error: e.message }), e.status);
+    } catch (again) {
+      if (again instanceof AppError && again.status < 500)
+        return html(reply, portalRefusedPage(again.message), again.status);
+      throw again;
+    }
+  };
+
+  /** Renders a portal page, or its refusal as a page (refusedOrPortal). */
+  const portalGet = async (req: FastifyRequest, reply: FastifyReply, render: () => Promise<string>) => {
     if (!req.auth) return reply.redirect("/login?redirect=%2Flocal-portal", 303);
-    return html(reply, await renderPortal(req));
-  });
+    try {
+      return html(reply, await render());
+    } catch (e) {
+      if (e instanceof AppError && e.status < 500) return html(reply, portalRefusedPage(e.message), e.status);
+      throw e;
+    }
+  };
+
+  app.get("/local-portal", (req, reply) => portalGet(req, reply, () => renderPortal(req)));
+
+  // the cancel asks first, as Stripe's portal does: what it does now (refund or end of period)
+  app.get("/local-portal/cancel", (req, reply) =>
+    portalGet(req, reply, async () => {
+      const { ws, plan, heldPlan } = await svc.localPortalState(ctx, requireTenant(req));
+      const q = req.query as { return_url?: string };
+      return cancelConfirmPage({
+        planName: PLANS[heldPlan ?? plan].name,
+        refundNow: await svc.moneyBackOnCancel(ctx, ws),
+        periodEnd: ws.currentPeriodEnd,
+        returnUrl: sameOriginUrl(q.return_url, ctx.env.APP_URL) ?? "/settings?tab=billing",
+      });
+    }),
+  );
 
   app.post("/local-portal/cancel", async (req, reply) =>
     portalAction(req, reply, async (tenant) => {

@@ -989,6 +989,16 @@ export async function localPortalState(ctx: Ctx, tenant: Tenant) {
   return { ws, sub, plan: effectivePlan(ws), heldPlan: heldPlanOf(ws) };
 }
 
+/**
+ * Whether a cancel asked for now would be refunded and end at once (maybeMoneyBack's rule: within
+ * MONEY_BACK_MS of the workspace's first payment, and no money-back refund yet), for the local
+ * portal's cancel confirmation to say which of the two happens.
+ */
+export async function moneyBackOnCancel(ctx: Pick<AppContext, "db">, ws: Workspace): Promise<boolean> {
+  if (!ws.firstPaidAt || Date.now() - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
+  return !(await q.findRefundOfWorkspace(ctx.db, ws.id));
+}
+
 /** Local portal cancel: ends at period end (refunded and ended now within the 14-day guarantee). */
 export async function localPortalCancel(ctx: Ctx, tenant: Tenant) {
   const { ws, sub } = await localPortalState(ctx, tenant);

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
@@ -94,6 +95,19 @@ describe("OpenAPI document: outbound webhook events", () => {
             "webhook-signature": String(g.headers["webhook-signature"]),
           }) as { type: string; data: Record<string, unknown> },
       );
+      // by hand, as the document's webhook-signature description says: the key is the secret's
+      // base64 part after whsec_, decoded (a developer keying with the secret's text never matches)
+      const described = ops["contact.created"]!.post.parameters.find((p) => p.name === "webhook-signature");
+      expect(JSON.stringify(described)).toContain(
+        "base64-decoded part of the endpoint's secret after `whsec_`",
+      );
+      for (const g of rx.got) {
+        const signed = `${g.headers["webhook-id"]}.${g.headers["webhook-timestamp"]}.${g.body}`;
+        const byHand = createHmac("sha256", Buffer.from(secret.slice("whsec_".length), "base64"))
+          .update(signed)
+          .digest("base64");
+        expect(String(g.headers["webhook-signature"]).split(" ")).toContain(`v1,${byHand}`);
+      }
       const types = new Set(events.map((e) => e.type));
       for (const type of [
         "contact.created",

@@ -115,7 +115,7 @@ function webhookOperations(): Record<string, unknown> {
             header("webhook-timestamp", "Seconds since the Unix epoch when this attempt was signed"),
             header(
               "webhook-signature",
-              "v1,<base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` with the endpoint's secret>; after the secret was rolled (rotate_secret), until the replaced secret expires, a second space-separated signature with that one (`v1,<new> v1,<old>`): accept the delivery when any signature verifies",
+              "v1,<base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the endpoint's secret after `whsec_` (the bytes, not the secret's text; Standard Webhooks)>; after the secret was rolled (rotate_secret), until the replaced secret expires, a second space-separated signature with that one (`v1,<new> v1,<old>`): accept the delivery when any signature verifies",
             ),
           ],
           requestBody: {

@@ -269,7 +269,8 @@ export const V1_ROUTES: V1Route[] = [
     method: "DELETE",
     path: "/contacts/{id}",
     operationId: "deleteContact",
-    summary: "Delete a contact (its notes, activities and tag links too)",
+    summary:
+      "Delete a contact: its notes, tag links and other activities go; its message history (sent, opened, clicked, replied, watched) stays in campaign reports, detached from the contact, and an opt-out of its address stays on the suppression list",
     tag: "Contacts",
     scope: "contacts:write",
     response: s.deletedResult,

@@ -34,6 +34,7 @@ import { Route as AppContactsIndexRouteImport } from "./routes/_app/contacts/ind
 import { Route as AppContactsIdRouteImport } from "./routes/_app/contacts/$id"
 import { Route as AppContactsBusinessSearchRouteImport } from "./routes/_app/contacts/business-search"
 import { Route as AppContactsMapRouteImport } from "./routes/_app/contacts/map"
+import { Route as AppContactsOptOutsRouteImport } from "./routes/_app/contacts/opt-outs"
 
 const IndexRoute = IndexRouteImport.update({
   id: "/",
@@ -160,6 +161,11 @@ const AppContactsMapRoute = AppContactsMapRouteImport.update({
   path: "/contacts/map",
   getParentRoute: () => AppRoute,
 } as any)
+const AppContactsOptOutsRoute = AppContactsOptOutsRouteImport.update({
+  id: "/contacts/opt-outs",
+  path: "/contacts/opt-outs",
+  getParentRoute: () => AppRoute,
+} as any)
 
 export interface FileRoutesByFullPath {
   "/": typeof IndexRoute
@@ -184,6 +190,7 @@ export interface FileRoutesByFullPath {
   "/contacts/$id": typeof AppContactsIdRoute
   "/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/contacts/map": typeof AppContactsMapRoute
+  "/contacts/opt-outs": typeof AppContactsOptOutsRoute
   "/campaigns/": typeof AppCampaignsIndexRoute
   "/contacts/": typeof AppContactsIndexRoute
 }
@@ -210,6 +217,7 @@ export interface FileRoutesByTo {
   "/contacts/$id": typeof AppContactsIdRoute
   "/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/contacts/map": typeof AppContactsMapRoute
+  "/contacts/opt-outs": typeof AppContactsOptOutsRoute
   "/campaigns": typeof AppCampaignsIndexRoute
   "/contacts": typeof AppContactsIndexRoute
 }
@@ -238,6 +246,7 @@ export interface FileRoutesById {
   "/_app/contacts/$id": typeof AppContactsIdRoute
   "/_app/contacts/business-search": typeof AppContactsBusinessSearchRoute
   "/_app/contacts/map": typeof AppContactsMapRoute
+  "/_app/contacts/opt-outs": typeof AppContactsOptOutsRoute
   "/_app/campaigns/": typeof AppCampaignsIndexRoute
   "/_app/contacts/": typeof AppContactsIndexRoute
 }
@@ -266,6 +275,7 @@ export interface FileRouteTypes {
     | "/contacts/$id"
     | "/contacts/business-search"
     | "/contacts/map"
+    | "/contacts/opt-outs"
     | "/campaigns/"
     | "/contacts/"
   fileRoutesByTo: FileRoutesByTo
@@ -292,6 +302,7 @@ export interface FileRouteTypes {
     | "/contacts/$id"
     | "/contacts/business-search"
     | "/contacts/map"
+    | "/contacts/opt-outs"
     | "/campaigns"
     | "/contacts"
   id:
@@ -319,6 +330,7 @@ export interface FileRouteTypes {
     | "/_app/contacts/$id"
     | "/_app/contacts/business-search"
     | "/_app/contacts/map"
+    | "/_app/contacts/opt-outs"
     | "/_app/campaigns/"
     | "/_app/contacts/"
   fileRoutesById: FileRoutesById
@@ -512,6 +524,13 @@ declare module "@tanstack/react-router" {
       preLoaderRoute: typeof AppContactsMapRouteImport
       parentRoute: typeof AppRoute
     }
+    "/_app/contacts/opt-outs": {
+      id: "/_app/contacts/opt-outs"
+      path: "/contacts/opt-outs"
+      fullPath: "/contacts/opt-outs"
+      preLoaderRoute: typeof AppContactsOptOutsRouteImport
+      parentRoute: typeof AppRoute
+    }
   }
 }
 
@@ -530,6 +549,7 @@ interface AppRouteChildren {
   AppContactsIdRoute: typeof AppContactsIdRoute
   AppContactsBusinessSearchRoute: typeof AppContactsBusinessSearchRoute
   AppContactsMapRoute: typeof AppContactsMapRoute
+  AppContactsOptOutsRoute: typeof AppContactsOptOutsRoute
   AppCampaignsIndexRoute: typeof AppCampaignsIndexRoute
   AppContactsIndexRoute: typeof AppContactsIndexRoute
 }
@@ -549,6 +569,7 @@ const AppRouteChildren: AppRouteChildren = {
   AppContactsIdRoute: AppContactsIdRoute,
   AppContactsBusinessSearchRoute: AppContactsBusinessSearchRoute,
   AppContactsMapRoute: AppContactsMapRoute,
+  AppContactsOptOutsRoute: AppContactsOptOutsRoute,
   AppCampaignsIndexRoute: AppCampaignsIndexRoute,
   AppContactsIndexRoute: AppContactsIndexRoute,
 }

@@ -71,6 +71,12 @@ describe("Contacts > Opt-outs (crm.optOutList, opt-outs.csv)", () => {
       (await list(s.client, { search: email.slice(0, 8).toUpperCase() })).entries.map((e) => e.value),
     ).toEqual([email]);
     expect((await list(s.client, { search: "bounce" })).entries.map((e) => e.value)).toEqual([stranger]);
+    // and by the words the screen shows for a reason
+    expect((await list(s.client, { search: "Replied" })).entries.map((e) => e.channel)).toEqual(["sms"]);
+    expect((await list(s.client, { search: "pressed 9" })).entries.map((e) => e.channel).sort()).toEqual([
+      "voice",
+      "voicemail",
+    ]);
     expect((await list(s.client, { channel: "voice" })).entries.map((e) => e.channel).sort()).toEqual([
       "voice",
       "voicemail",

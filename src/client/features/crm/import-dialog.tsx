@@ -1,4 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { TRPCClientError } from "@trpc/client";
 import { CheckCircle2, CircleAlert, Download, FileUp, Upload } from "lucide-react";
 import Papa from "papaparse";
@@ -43,6 +44,17 @@ export function clearedTitle(n: number): string {
   return `${plural(n, "contact")} imported with a field left empty`;
 }
 
+/**
+ * "3 people in this file opted out earlier: their opt-in stays off. Only they can opt back in."
+ * (server `opt_outs_kept`: rows whose person unsubscribed, replied STOP or pressed 9; the file's "yes"
+ * did not turn their opt-in back on).
+ */
+export function optedOutSentence(n: number): string {
+  return n === 1
+    ? "1 person in this file opted out earlier: their opt-in stays off. Only they can opt back in."
+    : `${formatNumber(n)} people in this file opted out earlier: their opt-in stays off. Only they can opt back in.`;
+}
+
 /** "Some characters of 2 fields could not be read" (bytes the file's encoding could not read). */
 export function unreadableTitle(n: number): string {
   return `Some characters of ${plural(n, "field")} could not be read`;
@@ -54,8 +66,13 @@ type ErrorRow = { kept: boolean; field?: string; kind?: string };
 const isEncodingRow = (e: ErrorRow) => e.kept && (e.kind === "encoding" || e.field === "encoding");
 
 /** Phone problems of kept rows: `field` phone or mobile, or none (reports stored before `field`). */
+/** A kept row whose person opted out earlier (server kind 'opted_out'): its opt-ins stayed off. */
+const isOptedOutRow = (e: ErrorRow) => e.kept && e.kind === "opted_out";
 const isPhoneRow = (e: ErrorRow) =>
-  e.kept && !isEncodingRow(e) && (e.field === undefined || e.field === "phone" || e.field === "mobile");
+  e.kept &&
+  !isEncodingRow(e) &&
+  !isOptedOutRow(e) &&
+  (e.field === undefined || e.field === "phone" || e.field === "mobile");
 
 const MAX_BYTES = 100 * 1024 * 1024;
 const NONE = "__none__";
@@ -90,7 +107,8 @@ async function sniffEncoding(file: File): Promise<string> {
  * but unreachable by SMS and calls) with their line numbers, and the rows imported with a field left
  * empty (server `fields_cleared`: a website or time zone the contact rules refuse) with the field, and
  * the fields whose values hold bytes the file's encoding could not read (`error_rows[].kind`
- * 'encoding': the field's label and its lines). On success with none of these, the modal closes
+ * 'encoding': the field's label and its lines), and the people who opted out earlier, whose opt-ins
+ * the file did not turn back on (`opt_outs_kept`, `kind` 'opted_out': optedOutSentence and the lines). On success with none of these, the modal closes
  * after 2 seconds; the list refreshes either way.
  */
 export function ImportDialog({
@@ -230,6 +248,7 @@ export function ImportDialog({
         done.errors === 0 &&
         done.phone_invalid === 0 &&
         done.fields_cleared === 0 &&
+        done.opt_outs_kept === 0 &&
         !done.error_rows.some(isEncodingRow)
       ) {
         closeTimer.current = window.setTimeout(() => onOpenChange(false), 2000);
@@ -247,7 +266,10 @@ export function ImportDialog({
   const jobPct = progress ? Math.round(progress.progress * 100) : 0;
   // the report lists rejected rows and kept rows (an invalid phone, a field left empty) together
   const kept = progress?.error_rows.filter(isPhoneRow) ?? [];
-  const cleared = progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e) && !isEncodingRow(e)) ?? [];
+  const cleared =
+    progress?.error_rows.filter((e) => e.kept && !isPhoneRow(e) && !isEncodingRow(e) && !isOptedOutRow(e)) ??
+    [];
+  const optedOut = progress?.error_rows.filter(isOptedOutRow) ?? [];
   const unreadable = progress?.error_rows.filter(isEncodingRow) ?? [];
   const toFix = (progress?.phone_invalid ?? 0) + (progress?.fields_cleared ?? 0);
   const rejectedRows = progress?.error_rows.filter((e) => !e.kept) ?? [];
@@ -430,6 +452,21 @@ export function ImportDialog({
                   )}
                   Fix the number on the contact to reach them by text or phone.
                 </span>
+              </AlertBanner>
+            )}
+            {progress.opt_outs_kept > 0 && (
+              <AlertBanner variant="info" title={optedOutSentence(progress.opt_outs_kept)}>
+                <ul data-testid="import-opted-out" className="grid gap-0.5 break-words">
+                  {optedOut.slice(0, 20).map((e) => (
+                    <li key={`${e.line}-${e.field}`}>
+                      Line {e.line}: {e.reason}
+                    </li>
+                  ))}
+                </ul>
+                {progress.opt_outs_kept > 20 && <span>and more. </span>}
+                <Link to="/contacts/opt-outs" className="underline">
+                  See everyone who opted out
+                </Link>
               </AlertBanner>
             )}
             {progress.fields_cleared > 0 && (

@@ -136,18 +136,27 @@ export interface SuppressionListRow {
 /**
  * A page of the workspace's suppressions, newest first (ties by id), optionally one `channels` set
  * and a `search` matched case-insensitively inside the value, reason or source (LIKE metacharacters
- * taken literally). `limit` rows from `offset`, and the total that match.
+ * taken literally), or naming one of `alsoReasons` / `alsoSources`. `limit` rows from `offset`, and the total that match.
  */
 export async function selectSuppressionPage(
   db: DbOrTx,
   workspaceId: string,
-  opts: { channels?: string[]; search?: string; offset: number; limit: number },
+  opts: {
+    channels?: string[];
+    search?: string;
+    /** reasons and sources whose words for people match `search` (compliance describeOptOut) */
+    alsoReasons?: string[];
+    alsoSources?: string[];
+    offset: number;
+    limit: number;
+  },
 ): Promise<{ rows: SuppressionListRow[]; total: number }> {
+  const like = opts.search ? likePattern(opts.search) : "";
   const where = and(
     eq(suppressions.workspaceId, workspaceId),
     opts.channels ? inArray(suppressions.channel, opts.channels) : undefined,
     opts.search
-      ? sql`(${suppressions.value} ilike ${likePattern(opts.search)} escape '\\' or ${suppressions.reason} ilike ${likePattern(opts.search)} escape '\\' or coalesce(${suppressions.source}, '') ilike ${likePattern(opts.search)} escape '\\')`
+      ? sql`(${suppressions.value} ilike ${like} escape '\\' or ${suppressions.reason} ilike ${like} escape '\\' or coalesce(${suppressions.source}, '') ilike ${like} escape '\\' or ${suppressions.reason} = any(${sql.param(opts.alsoReasons ?? [])}::text[]) or ${suppressions.source} = any(${sql.param(opts.alsoSources ?? [])}::text[]))`
       : undefined,
   );
   const [rows, [count]] = await Promise.all([

@@ -363,7 +363,8 @@ export interface SuppressionListEntry {
 /**
  * A page of the workspace's suppression list, newest first: `channel` one of SUPPRESSION_CHANNELS
  * (undefined: all; "voice" also lists "voicemail", calls and voicemail being one opt-in), `search`
- * matched inside the address or number, reason or source (case-insensitive), `page` from 1 and
+ * matched inside the address or number, reason or source (case-insensitive) or the words the screen
+ * shows for them (describeOptOut: "replied STOP", "pressed 9"), `page` from 1 and
  * `limit` rows (the caller bounds both). Never another workspace's rows. Returns `{entries, total}`.
  */
 export async function listSuppressions(
@@ -371,9 +372,19 @@ export async function listSuppressions(
   workspaceId: string,
   opts: { channel?: (typeof SUPPRESSION_CHANNELS)[number]; search?: string; page: number; limit: number },
 ): Promise<{ entries: SuppressionListEntry[]; total: number }> {
+  const search = opts.search?.trim() || undefined;
+  // the words the screen shows ("replied STOP", "pressed 9", "one-click unsubscribe") find their rows too
+  const wordsMatch = (words: Record<string, string>) =>
+    search
+      ? Object.entries(words)
+          .filter(([, w]) => w.toLowerCase().includes(search.toLowerCase()))
+          .map(([k]) => k)
+      : [];
   const { rows, total } = await q.selectSuppressionPage(db, workspaceId, {
     channels: opts.channel ? (opts.channel === "voice" ? ["voice", "voicemail"] : [opts.channel]) : undefined,
-    search: opts.search?.trim() || undefined,
+    search,
+    alsoReasons: wordsMatch(OPT_OUT_REASON_WORDS),
+    alsoSources: wordsMatch(OPT_OUT_SOURCE_WORDS),
     offset: (opts.page - 1) * opts.limit,
     limit: opts.limit,
   });

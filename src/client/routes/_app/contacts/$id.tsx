@@ -73,14 +73,58 @@ const ACTIVITY_LABELS: Record<string, string> = {
   video_viewed: "Video viewed",
 };
 
+/** How an email opt-out came, by the activity's `source` (campaigns.events unsubscribeRecipient). */
+const EMAIL_OPT_OUT_SOURCES: Record<string, string> = {
+  "unsubscribe page": "unsubscribe page",
+  "one-click": "one-click unsubscribe",
+  "postmark unsubscribe request": "their mail app's unsubscribe button",
+};
+
+/**
+ * An `opted_out` / `opted_in` row's words from its metadata (server: campaigns.events
+ * applyRecipientEvent, campaigns.webhooks optOutContact, crm.notes recordSmsStart): the channel and
+ * how. `channel` "sms" with the `keyword` replied -> "Opted out of SMS (replied STOP)"; "voice" with
+ * `method` keypress and `digit` -> "Opted out of calls (pressed 9)"; an email unsubscribe (no
+ * channel, a `source`) -> "Unsubscribed from email (unsubscribe page)". Null when the metadata says
+ * neither (the generic label then).
+ */
+export function optActivityLabel(type: "opted_out" | "opted_in", metadata: unknown): string | null {
+  const m = (metadata ?? {}) as {
+    channel?: unknown;
+    keyword?: unknown;
+    method?: unknown;
+    digit?: unknown;
+    source?: unknown;
+  };
+  const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
+  const channel = str(m.channel);
+  const keyword = str(m.keyword);
+  const replied = keyword ? ` (replied ${/\s/.test(keyword) ? `“${keyword}”` : keyword.toUpperCase()})` : "";
+  if (type === "opted_in") return channel === "sms" ? `Opted back in to SMS${replied}` : null;
+  if (channel === "sms") return `Opted out of SMS${replied}`;
+  if (channel === "voice" || channel === "voicemail") {
+    const digit = str(m.digit) ?? (typeof m.digit === "number" ? String(m.digit) : null);
+    return `Opted out of calls${m.method === "keypress" ? ` (pressed ${digit ?? "a key"})` : ""}`;
+  }
+  const source = str(m.source);
+  if (channel === "email" || source)
+    return `Unsubscribed from email${source ? ` (${EMAIL_OPT_OUT_SOURCES[source] ?? source})` : ""}`;
+  return null;
+}
+
 /**
  * A timeline row's words: the type's label, and for a video's watched milestone its share ("Watched
- * 50 % of the video"; the four milestones all read "Video Progress" before).
+ * 50 % of the video"; the four milestones all read "Video Progress" before); an opt-out or opt-in
+ * names its channel and how (optActivityLabel: two "Opted out" rows said neither).
  */
 function activityLabel(a: { activity_type: string; metadata?: unknown }): string {
   if (a.activity_type === "video_progress") {
     const percent = (a.metadata as { percent?: unknown } | null | undefined)?.percent;
     if (typeof percent === "number") return `Watched ${percent} % of the video`;
+  }
+  if (a.activity_type === "opted_out" || a.activity_type === "opted_in") {
+    const label = optActivityLabel(a.activity_type, a.metadata);
+    if (label) return label;
   }
   return ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type);
 }
@@ -167,6 +211,18 @@ function ContactDetailPage() {
   });
   // opt-outs on the suppression list, which the opt-in flags alone do not show (an unsubscribe, a STOP)
   const { data: optOuts } = useQuery({ ...trpc.crm.optOuts.queryOptions({ id: contactId }), enabled: valid });
+  const { data: doNotCall } = useQuery({
+    ...trpc.crm.doNotCall.queryOptions({ id: contactId }),
+    enabled: valid,
+  });
+  /**
+   * The opt-in flags the edit form cannot turn on: the person opted out of that channel (only they can
+   * opt back in; the server refuses it with 409), or the number is marked Do Not Call.
+   */
+  const lockedOptIn = (key: keyof Contact) =>
+    (key === "email_opt_in" && !!optOuts?.email.length) ||
+    (key === "sms_opt_in" && !!optOuts?.sms.length) ||
+    (key === "call_opt_in" && !!doNotCall?.do_not_call);
   const refreshDetail = () =>
     Promise.all([
       qc.invalidateQueries(trpc.crm.get.queryFilter({ id: contactId })),
@@ -228,7 +284,11 @@ function ContactDetailPage() {
   function startEdit() {
     setDraft(
       Object.fromEntries(
-        SECTIONS.flatMap((s) => s.fields).map((f) => [f.key, c[f.key] ?? (f.type === "bool" ? false : "")]),
+        SECTIONS.flatMap((s) => s.fields).map((f) => [
+          f.key,
+          // an opted-out channel's flag is off, whatever was stored
+          f.type === "bool" && lockedOptIn(f.key) ? false : (c[f.key] ?? (f.type === "bool" ? false : "")),
+        ]),
       ),
     );
     setEditing(true);
@@ -266,15 +326,28 @@ function ContactDetailPage() {
   function editor(f: FieldDef) {
     const id = `edit-${f.key}`;
     const value = draft[f.key];
-    if (f.type === "bool")
+    if (f.type === "bool") {
+      const locked = lockedOptIn(f.key);
       return (
-        <input
-          id={id}
-          type="checkbox"
-          checked={!!value}
-          onChange={(e) => setDraft({ ...draft, [f.key]: e.target.checked })}
-        />
+        <>
+          <input
+            id={id}
+            type="checkbox"
+            checked={!locked && !!value}
+            disabled={locked}
+            aria-describedby={locked ? `${id}-locked` : undefined}
+            onChange={(e) => setDraft({ ...draft, [f.key]: e.target.checked })}
+          />
+          {locked && (
+            <span id={`${id}-locked`} className="ml-2 text-xs text-muted-foreground">
+              {f.key === "call_opt_in" && doNotCall?.marked_by_owner && !doNotCall.opted_out_by_person
+                ? "Marked Do Not Call: remove your mark first."
+                : "They opted out: only they can opt back in."}
+            </span>
+          )}
+        </>
       );
+    }
     if (f.type === "stage" || f.type === "status")
       return (
         <select

@@ -12,6 +12,7 @@ import {
   Plus,
   Search,
   SearchCheck,
+  ShieldOff,
   Tag as TagIcon,
   Trash2,
   Upload,
@@ -282,6 +283,11 @@ function ContactsPage() {
             <Button variant="outline" asChild>
               <Link to="/contacts/map">
                 <MapIcon aria-hidden /> Map View
+              </Link>
+            </Button>
+            <Button variant="outline" asChild>
+              <Link to="/contacts/opt-outs">
+                <ShieldOff aria-hidden /> Opt-outs
               </Link>
             </Button>
           </>

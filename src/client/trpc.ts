@@ -63,10 +63,14 @@ function shownWorkspaceLink(): TRPCLink<AppRouter> {
           },
           error: (err) => {
             if (err instanceof TRPCClientError) {
-              const changed = (
-                err.data as { workspaceChanged?: { id: string; name: string } | null } | undefined
-              )?.workspaceChanged;
-              if (changed) reportWorkspaceChanged(changed);
+              const data = err.data as
+                | {
+                    workspaceChanged?: { id: string; name: string } | null;
+                    shownWorkspaceMember?: boolean | null;
+                  }
+                | undefined;
+              const changed = data?.workspaceChanged;
+              if (changed) reportWorkspaceChanged(changed, data?.shownWorkspaceMember ?? null);
             }
             if (SESSION_CHANGES.has(op.path)) setShownWorkspace(null);
             observer.error(err);

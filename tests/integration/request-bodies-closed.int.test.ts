@@ -281,20 +281,22 @@ describe("workspace names and deleting a workspace", () => {
       password: u.password,
     });
     expect(first.status, JSON.stringify(first.error)).toBe(200);
-    // the person's only workspace went: their next request gets a new empty one, under the same name
+    // the person's only workspace went: their next request gets a new empty one, named after them
+    // (workspaces fallbackWorkspace; it used to take the deleted one's name)
     const fresh = (await u.client.get("/api/auth/me")).json().workspace as { id: string; name: string };
     expect(fresh.id).not.toBe(u.user.id);
-    expect(fresh.name).toBe(name);
-    // a late second click for the deleted workspace: refused, and the new one stays
+    expect(fresh.name).toBe("Test User's workspace");
+    // a late second click for the deleted workspace, even with the new one's name typed: refused by
+    // its id, and the new one stays
     const late = await trpcCall(u.client, "account.deleteWorkspace", {
       workspace_id: u.user.id,
-      confirm_name: name,
+      confirm_name: fresh.name,
       password: u.password,
     });
     expect(late.status).toBe(404);
     expect(late.error?.message).toBe("This workspace no longer exists.");
     const [kept] = await t.db.select().from(workspaces).where(eq(workspaces.id, fresh.id));
-    expect(kept?.name).toBe(name);
+    expect(kept?.name).toBe(fresh.name);
     for (const bad of ["", "not-a-uuid"]) {
       const res = await trpcCall(u.client, "account.deleteWorkspace", {
         workspace_id: bad,

@@ -62,7 +62,12 @@ describe("a person without any workspace", () => {
       expect(rows.map((r) => r.role)).toEqual(["owner"]);
       const own = rows[0]!.workspaceId;
       expect(own).not.toBe(fran.user.id); // that one is Olive's now
-      expect(current.json().workspace).toMatchObject({ id: own, role: "owner", name: "Acme" });
+      // named after her, not after her business (the workspace she handed over was "Acme" too)
+      expect(current.json().workspace).toMatchObject({
+        id: own,
+        role: "owner",
+        name: "Fran Freelancer's workspace",
+      });
       const me = (await fran.client.get("/api/auth/me")).json();
       expect(me.workspaces.map((w: { id: string }) => w.id)).toEqual([own]);
       // Olive keeps what Fran handed over

@@ -18,7 +18,9 @@ const ROLE_WORDS = { admin: "an admin", member: "a member" } as const;
  * signed out: register (or sign in) first and land back here; signed in as another account: the
  * masked invited address and a way to switch account; signed in as the invitee before confirming the
  * address: resend the link, and the invitation is remembered so /verify-email leads back here;
- * otherwise: accept.
+ * otherwise: accept. A link that cannot be used (used, revoked, expired, unknown) still leads on: to
+ * the dashboard when signed in, to sign in when not; and a signed-in member of the invitation's
+ * workspace (the server's `member_workspace`: Back after accepting) is told so and offered to go to it.
  */
 function InvitePage() {
   const { token } = Route.useParams();
@@ -42,6 +44,10 @@ function InvitePage() {
     }),
   );
   const resend = useMutation(trpc.auth.resendVerification.mutationOptions());
+  // "Go to <workspace>": make it the session's workspace, then a full load (cached screens are another's)
+  const goTo = useMutation(
+    trpc.workspaces.switch.mutationOptions({ onSuccess: () => window.location.assign("/dashboard") }),
+  );
   const back = { redirect: `/invite/${token}` };
   const signedInAs = user?.id ?? null;
   const seenUser = useRef(signedInAs);
@@ -77,12 +83,25 @@ function InvitePage() {
         <p className="text-sm text-muted-foreground">Loading...</p>
       </AuthShell>
     );
+  // where a link that cannot be used leads: the dashboard when signed in, else sign in
+  const wayOn = user ? (
+    <Button asChild>
+      <Link to="/dashboard">Go to dashboard</Link>
+    </Button>
+  ) : (
+    <Button asChild>
+      <Link to="/login">Sign in</Link>
+    </Button>
+  );
   if (invite.error || !i)
     return (
       <AuthShell title="Invitation" subtitle="This link cannot be used.">
-        <AlertBanner variant="error">
-          {invite.error?.message ?? "This invitation cannot be read."}
-        </AlertBanner>
+        <div className="grid gap-3">
+          <AlertBanner variant="error">
+            {invite.error?.message ?? "This invitation cannot be read."}
+          </AlertBanner>
+          {wayOn}
+        </div>
       </AuthShell>
     );
   const closed =
@@ -102,8 +121,22 @@ function InvitePage() {
       title={`Join ${i.workspace.name}`}
       subtitle={`${i.inviter.name ?? "A teammate"} invited ${i.email} to join as ${ROLE_WORDS[i.role]}.`}
     >
-      {closed ? (
-        <AlertBanner variant="error">{closed}</AlertBanner>
+      {user && i.member_workspace ? (
+        <div className="grid gap-3">
+          <AlertBanner variant="info">{`You're already a member of ${i.member_workspace.name}.`}</AlertBanner>
+          {goTo.error && <AlertBanner variant="error">{goTo.error.message}</AlertBanner>}
+          <Button
+            loading={goTo.isPending}
+            onClick={() => i.member_workspace && goTo.mutate({ workspaceId: i.member_workspace.id })}
+          >
+            Go to {i.member_workspace.name}
+          </Button>
+        </div>
+      ) : closed ? (
+        <div className="grid gap-3">
+          <AlertBanner variant="error">{closed}</AlertBanner>
+          {wayOn}
+        </div>
       ) : user && i.viewer === "other_account" ? (
         <div className="grid gap-3">
           <AlertBanner variant="warning" title={`You are signed in as ${user.email}`}>

@@ -3,14 +3,23 @@ import fp from "fastify-plugin";
 import type { AppContext } from "../context";
 import type { Session, User } from "../db/schema";
 import { SESSION_COOKIE, SESSION_TTL_MS, validateSessionToken } from "../features/auth/auth.service";
-import { assertShownWorkspace, resolveTenant, type Tenant } from "../features/workspaces/workspaces.service";
+import {
+  assertShownWorkspace,
+  isMemberOfShownWorkspace,
+  resolveTenant,
+  type Tenant,
+} from "../features/workspaces/workspaces.service";
 import { AppError } from "../lib/errors";
 import { SHOWN_WORKSPACE_HEADER, SHOWN_WORKSPACE_PARAM } from "../lib/shown-workspace";
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** the signed-in user, their session and the active workspace (the tenant) */
-    auth: { session: Session; user: User; tenant: Tenant } | null;
+    /**
+     * the signed-in user, their session and the active workspace (the tenant); `memberOfShown`:
+     * whether the user is still a member of the workspace the calling tab shows when that is not the
+     * active one (workspaces isMemberOfShownWorkspace), else undefined
+     */
+    auth: { session: Session; user: User; tenant: Tenant; memberOfShown?: boolean } | null;
   }
 }
 
@@ -33,7 +42,11 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { ctx: AppContex
     // membership is checked on every request (read with the session, one query): a removed
     // member loses the workspace at once
     const { membership, ...auth } = result;
-    req.auth = { ...auth, tenant: await resolveTenant(opts.ctx, result.session, result.user, membership) };
+    const tenant = await resolveTenant(opts.ctx, result.session, result.user, membership);
+    // a tab showing another workspace is refused (requireTenant, protectedProcedure); the refusal says
+    // whether the person still belongs to the one it shows (one query, only for such a tab)
+    const memberOfShown = await isMemberOfShownWorkspace(opts.ctx, tenant, shownWorkspaceOf(req));
+    req.auth = { ...auth, tenant, ...(memberOfShown === undefined ? {} : { memberOfShown }) };
     // re-send the cookie when the expiry moved (sliding window)
     if (result.session.expiresAt.getTime() - Date.now() > SESSION_TTL_MS - 60_000)
       setSessionCookie(reply, opts.ctx, token, result.session.expiresAt);
@@ -80,7 +93,7 @@ export function requireUser(req: FastifyRequest): User {
  */
 export function requireTenant(req: FastifyRequest): Tenant {
   if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
-  assertShownWorkspace(req.auth.tenant, shownWorkspaceOf(req));
+  assertShownWorkspace(req.auth.tenant, shownWorkspaceOf(req), req.auth.memberOfShown);
   return req.auth.tenant;
 }
 

@@ -20,11 +20,23 @@ function workspaceChangedOf(cause: unknown): WorkspaceChanged | null {
   return expose?.workspace_changed ?? null;
 }
 
+/**
+ * Whether the person still belongs to the workspace the refused tab shows (the same refusal's
+ * `details.expose.shown_workspace_member`): true or false when known, else null.
+ */
+function shownWorkspaceMemberOf(cause: unknown): boolean | null {
+  if (!workspaceChangedOf(cause)) return null;
+  const expose = (cause as AppError).details as { expose?: { shown_workspace_member?: boolean | null } };
+  return expose.expose?.shown_workspace_member ?? null;
+}
+
 const t = initTRPC.context<TrpcContext>().create({
   transformer: superjson,
   /**
    * `data` carries, besides tRPC's own fields (no stack), `workspaceChanged` ({id, name} of the
-   * session's active workspace when the calling tab shows another, else null) and `planRefusal`: for a
+   * session's active workspace when the calling tab shows another, else null) with
+   * `shownWorkspaceMember` (whether the person still belongs to the workspace that tab shows; null
+   * when there was no such refusal or it is not known), and `planRefusal`: for a
    * plan refusal (a 402 of billing.plans, FORBIDDEN here; or a plan change refused for its seats,
    * CONFLICT) its structured form with `actor_can_pay` for the signed-in member
    * (billing.service PlanRefusalDetail), else null. The client reads it typed from
@@ -36,6 +48,7 @@ const t = initTRPC.context<TrpcContext>().create({
       stack: undefined,
       planRefusal: planRefusalFor(error.cause, ctx?.auth?.tenant.role),
       workspaceChanged: workspaceChangedOf(error.cause),
+      shownWorkspaceMember: shownWorkspaceMemberOf(error.cause),
     };
     // Unknown errors never leak internal text.
     if (error.code === "INTERNAL_SERVER_ERROR" && !(error.cause instanceof AppError)) {
@@ -88,7 +101,8 @@ export const protectedProcedure = publicProcedure.use(({ ctx, next, path }) => {
   if (!ctx.auth) throw new TRPCError({ code: "UNAUTHORIZED", message: "Please sign in to continue" });
   // a tab showing another workspace than the session's is refused (CONFLICT, data.workspaceChanged),
   // except when it switches workspace, which is how such a tab gets back to the one it shows
-  if (!SHOWN_WORKSPACE_EXEMPT.has(path)) assertShownWorkspace(ctx.auth.tenant, shownWorkspaceOf(ctx.req));
+  if (!SHOWN_WORKSPACE_EXEMPT.has(path))
+    assertShownWorkspace(ctx.auth.tenant, shownWorkspaceOf(ctx.req), ctx.auth.memberOfShown);
   return next({
     ctx: {
       ...ctx,

@@ -7,6 +7,7 @@ import { UsageBanners } from "@/client/features/billing/usage";
 import { WorkspaceChangedDialog } from "@/client/features/workspaces/workspace-changed-dialog";
 import { Breadcrumbs } from "./breadcrumbs";
 import { NavDrawer, NavDrawerTrigger } from "./nav-drawer";
+import { NoticeAfterReload } from "./notice-after-reload";
 import { SidebarContent } from "./sidebar";
 import { TopBar } from "./top-bar";
 
@@ -53,6 +54,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
       <Breadcrumbs className="mb-5" />
       <VerifyEmailBanner />
       <UsageBanners />
+      <NoticeAfterReload />
       {children}
     </main>
   );

@@ -17,7 +17,14 @@ import {
  * it does not show.
  */
 let shown: WorkspaceChanged | null = null;
-let changed: WorkspaceChanged | null = null;
+let changed: ActiveWorkspace | null = null;
+
+/**
+ * The active workspace a refusal named, and whether the person still belongs to the workspace this
+ * tab shows (the refusal's `shown_workspace_member` / tRPC `data.shownWorkspaceMember`): false when
+ * their access to it ended, null when the server did not say.
+ */
+export type ActiveWorkspace = WorkspaceChanged & { memberOfShown: boolean | null };
 const listeners = new Set<() => void>();
 
 /** The tab's workspace `{id, name}`, or null before the first `auth.me` answer (and after sign-out). */
@@ -47,10 +54,14 @@ export function withShownWorkspace(url: string): string {
   return `${url}${sep}${SHOWN_WORKSPACE_PARAM}=${encodeURIComponent(shown.id)}`;
 }
 
-/** Called when the server refused a call because the account now works in `active` (the first one wins). */
-export function reportWorkspaceChanged(active: WorkspaceChanged) {
+/**
+ * Called when the server refused a call because the account now works in `active` (the first one
+ * wins); `memberOfShown`: whether the person still belongs to the workspace this tab shows, as the
+ * refusal said (null when it did not).
+ */
+export function reportWorkspaceChanged(active: WorkspaceChanged, memberOfShown: boolean | null = null) {
   if (changed) return;
-  changed = { id: active.id, name: active.name };
+  changed = { id: active.id, name: active.name, memberOfShown };
   for (const l of listeners) l();
 }
 
@@ -59,14 +70,19 @@ export function reportWorkspaceChanged(active: WorkspaceChanged) {
  * reportWorkspaceChanged does; returns whether there was one.
  */
 export function reportRestWorkspaceChanged(body: unknown): boolean {
-  const w = (body as { workspace_changed?: WorkspaceChanged } | null)?.workspace_changed;
+  const b = body as { workspace_changed?: WorkspaceChanged; shown_workspace_member?: unknown } | null;
+  const w = b?.workspace_changed;
   if (!w || typeof w.id !== "string" || typeof w.name !== "string") return false;
-  reportWorkspaceChanged(w);
+  const member = b?.shown_workspace_member;
+  reportWorkspaceChanged(w, typeof member === "boolean" ? member : null);
   return true;
 }
 
-/** The active workspace the server named when it refused this tab's call, or null (React). */
-export function useWorkspaceChanged(): WorkspaceChanged | null {
+/**
+ * The active workspace the server named when it refused this tab's call (with whether the person
+ * still belongs to the one the tab shows), or null (React).
+ */
+export function useWorkspaceChanged(): ActiveWorkspace | null {
   return useSyncExternalStore(
     (l) => {
       listeners.add(l);

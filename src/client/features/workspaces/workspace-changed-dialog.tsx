@@ -19,7 +19,9 @@ import { shownWorkspace, useWorkspaceChanged } from "./shown-workspace";
  * shown-workspace). Nothing of the refused call was done. Two ways on: continue in the active
  * workspace (a full load of the dashboard, so no screen keeps the previous workspace's cached data),
  * or switch the account back to the workspace this tab shows and reload this page (refused with the
- * server's sentence when the person is no longer a member). Not dismissable: the tab's screens all
+ * server's sentence when the person is no longer a member). When the refusal said the person no
+ * longer belongs to the workspace the tab shows (`memberOfShown` false: removed, or left in another
+ * tab), it says their access ended and offers only to continue. Not dismissable: the tab's screens all
  * belong to a workspace the account no longer works in. When the tab becomes visible again it asks
  * the server once (`auth.me`), so the dialog appears before the person acts.
  */
@@ -41,6 +43,7 @@ export function WorkspaceChangedDialog() {
     return () => document.removeEventListener("visibilitychange", onVisible);
   }, [client]);
   if (!active) return null;
+  const accessEnded = active.memberOfShown === false;
   return (
     <Dialog open>
       <DialogContent
@@ -50,15 +53,28 @@ export function WorkspaceChangedDialog() {
         onInteractOutside={(e) => e.preventDefault()}
         data-testid="workspace-changed-dialog"
       >
-        <DialogHeader>
-          <DialogTitle>This tab shows another workspace</DialogTitle>
-          <DialogDescription>
-            {shown ? <>This tab shows &lsquo;{shown.name}&rsquo;, but your</> : <>Your</>} account is now
-            working in &lsquo;{active.name}&rsquo;: the workspace was switched in another tab, or your access
-            to {shown ? <>&lsquo;{shown.name}&rsquo;</> : "the one this tab shows"} has ended. Nothing was
-            changed.
-          </DialogDescription>
-        </DialogHeader>
+        {accessEnded ? (
+          <DialogHeader>
+            <DialogTitle>
+              {shown ? <>Your access to &lsquo;{shown.name}&rsquo; has ended</> : "Your access has ended"}
+            </DialogTitle>
+            <DialogDescription>
+              You are no longer a member of{" "}
+              {shown ? <>&lsquo;{shown.name}&rsquo;</> : "the workspace this tab shows"}, so this tab cannot
+              go on showing it. Nothing was changed. Your account now works in &lsquo;{active.name}&rsquo;.
+            </DialogDescription>
+          </DialogHeader>
+        ) : (
+          <DialogHeader>
+            <DialogTitle>This tab shows another workspace</DialogTitle>
+            <DialogDescription>
+              {shown ? <>This tab shows &lsquo;{shown.name}&rsquo;, but your</> : <>Your</>} account is now
+              working in &lsquo;{active.name}&rsquo;: the workspace was switched in another tab, or your
+              access to {shown ? <>&lsquo;{shown.name}&rsquo;</> : "the one this tab shows"} has ended.
+              Nothing was changed.
+            </DialogDescription>
+          </DialogHeader>
+        )}
         {switchBack.error && (
           <p role="alert" className="text-sm text-destructive">
             {httpStatusOf(switchBack.error) === 404 && shown
@@ -67,7 +83,7 @@ export function WorkspaceChangedDialog() {
           </p>
         )}
         <DialogFooter>
-          {shown && !switchBack.error && (
+          {shown && !accessEnded && !switchBack.error && (
             <Button
               variant="outline"
               loading={switchBack.isPending}

@@ -47,17 +47,43 @@ export interface Tenant {
  * the person is removed from the workspace (resolveTenant falls back to another). Without this, the
  * stale tab's next action (an added contact, a launched campaign) would land in that other workspace
  * while the tab still names the first. Nothing has run when this throws.
+ * `memberOfShown`: whether the person is still a member of the workspace the tab shows
+ * (isMemberOfShownWorkspace, read by the auth hook only when the ids differ), undefined when the
+ * caller did not read it; the refusal carries it so the tab offers to switch back only to a
+ * workspace the person still belongs to.
  * @throws AppError CONFLICT "Your account is now working in ..." with `details.expose.workspace_changed`
- *   = {id, name} of the active workspace (shown-workspace WorkspaceChanged).
+ *   = {id, name} of the active workspace (shown-workspace WorkspaceChanged) and
+ *   `details.expose.shown_workspace_member` = `memberOfShown` (null when not known).
  */
-export function assertShownWorkspace(tenant: Tenant, shownId: string | undefined): void {
+export function assertShownWorkspace(
+  tenant: Tenant,
+  shownId: string | undefined,
+  memberOfShown?: boolean,
+): void {
   if (!shownId || shownId === tenant.workspaceId) return;
   const active: WorkspaceChanged = { id: tenant.workspaceId, name: tenant.workspace.name };
   throw new AppError(
     "CONFLICT",
     `Your account is now working in ‘${active.name}’: the workspace was switched in another tab, or your access to the one this tab shows has ended. Nothing was changed. Reload the page to continue.`,
-    { expose: { workspace_changed: active } },
+    { expose: { workspace_changed: active, shown_workspace_member: memberOfShown ?? null } },
   );
+}
+
+/**
+ * For a request from a tab that shows workspace `shownId` while the session works in another
+ * (assertShownWorkspace will refuse it): whether `userId` is still a member of `shownId` (false for a
+ * malformed or unknown id: nothing about another workspace is revealed). Returns undefined, without a
+ * query, when there is nothing to refuse (no `shownId`, or it is the active workspace): the auth hook
+ * calls this on every request.
+ */
+export async function isMemberOfShownWorkspace(
+  ctx: Pick<AppContext, "db">,
+  tenant: Pick<Tenant, "workspaceId" | "userId">,
+  shownId: string | undefined,
+): Promise<boolean | undefined> {
+  if (!shownId || shownId === tenant.workspaceId) return undefined;
+  if (!isUuid(shownId)) return false;
+  return (await q.findMembership(ctx.db, shownId, tenant.userId)) !== null;
 }
 
 /** Invite links live 7 days (issue 10). */
@@ -308,8 +334,10 @@ function tenantOf(userId: string, m: { role: WorkspaceRole; workspace: Workspace
 /**
  * The workspace of a user who has none left (they handed over their own and were removed, or left,
  * everywhere): their first membership if a concurrent request has just made one, else a new personal
- * workspace they own. Under the user's fallback-workspace lock, so the requests a page sends at once
- * (the app's queries, several tabs) make one workspace between them, not one each.
+ * workspace they own, named "{name}'s workspace" (fallbackWorkspaceName), not after their business as
+ * the registration's is: that name is usually the lost workspace's, and an empty workspace under it
+ * read as if its data had been wiped. Under the user's fallback-workspace lock, so the requests a page
+ * sends at once (the app's queries, several tabs) make one workspace between them, not one each.
  */
 async function fallbackWorkspace(
   ctx: Pick<AppContext, "db">,
@@ -319,8 +347,14 @@ async function fallbackWorkspace(
     await q.lockFallbackWorkspace(tx, user.id);
     const [first] = await q.listMemberships(tx, user.id);
     if (first) return first;
-    return { workspace: await createWorkspace({ db: tx }, user), role: "owner" };
+    const name = fallbackWorkspaceName(user.name);
+    return { workspace: await createWorkspace({ db: tx }, user, { name }), role: "owner" };
   });
+}
+
+/** The name of a fallback workspace (fallbackWorkspace): "Olive Owner's workspace" ("My workspace" without a name). */
+function fallbackWorkspaceName(personName: string): string {
+  return personName.trim() ? `${personName.trim()}'s workspace` : "My workspace";
 }
 
 /** The user's workspaces as `[{id, name, role, plan}]` (owned first). */
@@ -383,21 +417,32 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   };
 }
 
-/** Emails the invite link `APP_URL/invite/{token}` to `to`, signed by the inviting member. */
+/** What a resent invitation's email adds: its token replaced the earlier one's (resendInvite). */
+const INVITE_REPLACES_EARLIER =
+  "This invitation replaces the one sent earlier: the link in that email no longer works.";
+
+/**
+ * Emails the invite link `APP_URL/invite/{token}` to `to`, signed by the inviting member. `resent`:
+ * the invitation was sent before with another token (resendInvite), so the email says the earlier
+ * email's link no longer works (INVITE_REPLACES_EARLIER).
+ */
 async function sendInviteEmail(
   ctx: Pick<AppContext, "db" | "providers" | "env">,
   tenant: Tenant,
   to: string,
   token: string,
+  opts: { resent?: boolean } = {},
 ) {
   const inviterName = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId)?.name ?? "A teammate";
   const workspaceName = tenant.workspace.name;
   const link = `${ctx.env.APP_URL}/invite/${token}`;
+  const replaces = opts.resent ? `\n\n${INVITE_REPLACES_EARLIER}` : "";
+  const replacesHtml = opts.resent ? `<p>${INVITE_REPLACES_EARLIER}</p>` : "";
   await ctx.providers.email.send({
     to,
     subject: `${inviterName} invited you to ${workspaceName} on Pitchwise`,
-    text: `${inviterName} invited you to join the ${workspaceName} workspace on Pitchwise.\n\nAccept the invitation: ${link}\n\nThe link works once and expires in 7 days. If you did not expect this, ignore this email.`,
-    html: `<p>${escapeHtml(inviterName)} invited you to join the <strong>${escapeHtml(workspaceName)}</strong> workspace on Pitchwise.</p><p><a href="${link}">Accept the invitation</a></p><p>The link works once and expires in 7 days. If you did not expect this, ignore this email.</p>`,
+    text: `${inviterName} invited you to join the ${workspaceName} workspace on Pitchwise.\n\nAccept the invitation: ${link}${replaces}\n\nThe link works once and expires in 7 days. If you did not expect this, ignore this email.`,
+    html: `<p>${escapeHtml(inviterName)} invited you to join the <strong>${escapeHtml(workspaceName)}</strong> workspace on Pitchwise.</p><p><a href="${link}">Accept the invitation</a></p>${replacesHtml}<p>The link works once and expires in 7 days. If you did not expect this, ignore this email.</p>`,
     tag: "workspace-invite",
   });
 }
@@ -551,8 +596,8 @@ export async function inviteMember(
 }
 
 /**
- * Sends a pending invite again with a new token (the old link stops working) and a fresh 7 days.
- * Like inviteMember: the sender's address must be verified (`canSend`) and the email counts against
+ * Sends a pending invite again with a new token (the old link stops working, and the email says so:
+ * INVITE_REPLACES_EARLIER) and a fresh 7 days. Like inviteMember: the sender's address must be verified (`canSend`) and the email counts against
  * the workspace's INVITE_EMAILS_PER_WORKSPACE_PER_DAY. Per invitation, at most one resend a minute
  * and INVITE_RESENDS_PER_DAY a day (limiters inviteResendMinute / inviteResendDay, keyed by the invite
  * id). An expired invitation holds no seat (seats count pending invites that have not expired), so
@@ -610,7 +655,7 @@ export async function resendInvite(
       await giveBack();
       throw e;
     });
-  await sendInviteEmail(ctx, tenant, invite.email, token);
+  await sendInviteEmail(ctx, tenant, invite.email, token, { resent: true });
   return {
     id: invite.id,
     email: invite.email,
@@ -685,19 +730,23 @@ function inviteSeatRefusal(w: { name: string } & Parameters<typeof assertWithinP
 /**
  * Who invites whom to what, for the invite page (public: the token is the secret).
  * Shape: `{workspace: {name}, inviter: {name}, email, role, status, expires_at, viewer, refusal,
- * refusal_kind}`.
+ * refusal_kind, member_workspace}`.
  * `email` is the invited address in full only for a signed-in viewer whose own address it is;
  * anyone else (signed out, another account) sees it masked ("a•••@example.com").
  * `viewer`: "signed_out" | "invitee" (the signed-in address is the invited one) | "other_account".
  * `refusal`: the sentence accepting would answer the signed-in viewer now (inviteRefusal, then for an
  * open invitation the workspace's free seats: inviteSeatRefusal), else null; `refusal_kind` names it:
  * "other_account" | "unverified" | "no_seat" | null.
+ * `member_workspace`: `{id, name}` of the invitation's workspace when the signed-in viewer is a
+ * member of it now (Back to the link after accepting it, or joined otherwise), so the page can say so
+ * and offer to switch to it; null for anyone else and when signed out (it tells the viewer only about
+ * their own membership).
  * @throws AppError NOT_FOUND for an unknown or forged token.
  */
 export async function getInvite(
   ctx: Pick<AppContext, "db">,
   token: string,
-  viewer: InviteViewer | null = null,
+  viewer: ({ id: string } & InviteViewer) | null = null,
 ) {
   const row = await findInviteByToken(ctx, token);
   if (!row) throw new AppError("NOT_FOUND", "This invitation link is not valid. Ask for a new one.");
@@ -738,6 +787,10 @@ export async function getInvite(
       | "other_account",
     refusal,
     refusal_kind: refusalKind,
+    member_workspace:
+      viewer && (await q.findMembership(ctx.db, workspace.id, viewer.id))
+        ? { id: workspace.id, name: workspace.name }
+        : null,
   };
 }
 
@@ -822,17 +875,20 @@ export async function acceptInvite(
  * transaction by `onDeparture` (MemberDepartureHook; webhook endpoints stay, see there). Runs under
  * the workspace lock with the caller's role re-read (lockAsActor), so it cannot remove a member a
  * concurrent transfer has just made owner.
+ * After the commit the removed person is emailed "You were removed from {workspace} on Pitchwise"
+ * (sendRemovalNotice; a failure to send is logged and the removal stands): nothing else tells them,
+ * and a person who had no other workspace lands in a new empty one on their next request.
  * @throws AppError FORBIDDEN (members; removing the owner); NOT_FOUND for a non-member id.
  */
 export async function removeMember(
-  ctx: Pick<AppContext, "db">,
+  ctx: Pick<AppContext, "db" | "providers" | "log">,
   tenant: Tenant,
   userId: string,
   onDeparture: MemberDepartureHook,
 ) {
   assertCan(tenant, "manageMembers");
-  await ctx.db.transaction(async (tx) => {
-    await lockAsActor(tx, tenant, "manageMembers");
+  const workspace = await ctx.db.transaction(async (tx) => {
+    const actor = await lockAsActor(tx, tenant, "manageMembers");
     const target = await memberOrNotFound({ db: tx }, tenant.workspaceId, userId);
     if (target.role === "owner")
       throw new AppError("FORBIDDEN", "The owner cannot be removed. Transfer ownership first.");
@@ -842,7 +898,35 @@ export async function removeMember(
     await q.detachSessions(tx, tenant.workspaceId, userId);
     await q.revokeInvitesSentBy(tx, userId, { workspaceId: tenant.workspaceId });
     await onDeparture({ db: tx }, { workspaceId: tenant.workspaceId, userId, reason: "removed" });
+    return actor.workspace;
   });
+  await sendRemovalNotice(ctx, tenant.userId, userId, workspace.name);
+}
+
+/**
+ * Emails `removedId` that `byId` removed them from workspace `workspaceName` (removeMember), through
+ * the email provider as the other workspace emails go. Logged as a warning when it cannot be sent.
+ */
+async function sendRemovalNotice(
+  ctx: Pick<AppContext, "db" | "providers" | "log">,
+  byId: string,
+  removedId: string,
+  workspaceName: string,
+): Promise<void> {
+  const profiles = await getUserProfiles(ctx, [byId, removedId]);
+  const removed = profiles.get(removedId);
+  if (!removed) return;
+  const by = profiles.get(byId)?.name || "An admin";
+  try {
+    await ctx.providers.email.send({
+      to: removed.email,
+      subject: `You were removed from ${workspaceName} on Pitchwise`,
+      text: `Hi ${removed.name},\n\n${by} removed you from the ${workspaceName} workspace on Pitchwise. You no longer have access to its contacts, campaigns and media. Its data is not affected.\n\nYour Pitchwise account and your other workspaces are not affected. If you had no other workspace, you now work in a new empty one of your own.`,
+      tag: "workspace-removed",
+    });
+  } catch (err) {
+    ctx.log.warn({ err, userId: removedId }, "a workspace removal notice was not sent");
+  }
 }
 
 /**
@@ -879,6 +963,8 @@ export async function changeRole(
  * so a vendor outage neither fails nor undoes the transfer (the job retries); billing reaches this
  * feature (assertCan), so this one reaches billing through its job contract. A queue failure is
  * logged as a warning and the transfer stands.
+ * Returns `{workspace: {id, name}, new_owner: {user_id, name}, previous_owner_role}` (the role the
+ * caller has now, "admin"), for the confirmation the caller is shown.
  * @throws AppError FORBIDDEN; NOT_FOUND for a non-member; BAD_REQUEST to oneself.
  */
 export async function transferOwnership(
@@ -887,15 +973,23 @@ export async function transferOwnership(
   userId: string,
 ) {
   assertCan(tenant, "transferOwnership");
-  await ctx.db.transaction(async (tx) => {
-    await lockAsActor(tx, tenant, "transferOwnership");
+  const previousOwnerRole = "admin" as const satisfies WorkspaceRole;
+  const workspace = await ctx.db.transaction(async (tx) => {
+    const actor = await lockAsActor(tx, tenant, "transferOwnership");
     await memberOrNotFound({ db: tx }, tenant.workspaceId, userId);
     if (userId === tenant.userId) throw new AppError("BAD_REQUEST", "You already own this workspace.");
-    await q.updateMemberRole(tx, tenant.workspaceId, tenant.userId, "admin");
+    await q.updateMemberRole(tx, tenant.workspaceId, tenant.userId, previousOwnerRole);
     await q.updateMemberRole(tx, tenant.workspaceId, userId, "owner");
     await q.updateWorkspace(tx, tenant.workspaceId, { ownerId: userId });
+    return actor.workspace;
   });
   await queueCustomerEmailSync(ctx, { workspaceId: tenant.workspaceId }, "an ownership transfer");
+  const newOwner = (await getUserProfiles(ctx, [userId])).get(userId);
+  return {
+    workspace: { id: workspace.id, name: workspace.name },
+    new_owner: { user_id: userId, name: newOwner?.name || newOwner?.email || "" },
+    previous_owner_role: previousOwnerRole,
+  };
 }
 
 /**
@@ -989,7 +1083,7 @@ export async function assertWorkspaceNotBeingDeleted(tx: DbOrTx, workspaceId: st
  * `workspace_id`): refuses when it is not the session's active workspace now, so a confirmation given
  * for one workspace never deletes another. That happens to a second click that arrives after the
  * first deleted the workspace (the session then works in another workspace, or in the new empty one a
- * person whose only workspace it was gets, under the same name), and to a tab whose workspace was
+ * person whose only workspace it was gets), and to a tab whose workspace was
  * switched in another tab.
  * @throws AppError NOT_FOUND "This workspace no longer exists." (deleted, or never one); CONFLICT
  *   "Your account is now working in ..." (assertShownWorkspace) when it still exists.

@@ -22,10 +22,37 @@ import { type PlanRefusal, PlanRefusalLink } from "@/client/features/billing/pla
 import { OwnerAction, useUsage } from "@/client/features/billing/usage";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
+import { leaveNoticeAfterReload } from "@/client/lib/notice-after-reload";
 import { useTRPC } from "@/client/trpc";
 import type { ShowBanner } from "./types";
 
 const ROLE_LABEL = { owner: "Owner", admin: "Admin", member: "Member" } as const;
+/** A role in a sentence: "Ada is now an admin." */
+const ROLE_WORDS = { owner: "the owner", admin: "an admin", member: "a member" } as const;
+
+/**
+ * Which of a list's requests (by id) are running, for buttons that must send one request per click:
+ * the second click of a double click arrives before React has re-rendered the button disabled, so
+ * `start` is checked synchronously (a ref) and refuses an id already running. `running` re-renders.
+ */
+function useRunning() {
+  const ids = useRef(new Set<string>());
+  const [, rerender] = useState(0);
+  return {
+    running: (id: string) => ids.current.has(id),
+    /** false when `id` is already running (the click is dropped) */
+    start: (id: string) => {
+      if (ids.current.has(id)) return false;
+      ids.current.add(id);
+      rerender((n) => n + 1);
+      return true;
+    },
+    end: (id: string) => {
+      ids.current.delete(id);
+      rerender((n) => n + 1);
+    },
+  };
+}
 
 /**
  * The sentence a remove or leave confirmation adds about the API keys the departure revokes (the
@@ -72,21 +99,55 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
     },
     onError: (e: { message: string }) => onBanner({ variant: "error", message: e.message }),
   });
-  const changeRole = useMutation(trpc.workspaces.changeRole.mutationOptions(done("Role updated.")));
-  const resend = useMutation(trpc.workspaces.resendInvite.mutationOptions(done("Invitation sent again.")));
+  const changeRole = useMutation(
+    trpc.workspaces.changeRole.mutationOptions({
+      onSuccess: (changed) => {
+        const m = members.data?.members.find((x) => x.user_id === changed.user_id);
+        const who = m ? m.name || m.email : "The member";
+        onBanner({ variant: "success", message: `${who} is now ${ROLE_WORDS[changed.role]}.` });
+        void refresh();
+      },
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+    }),
+  );
+  const resending = useRunning();
+  const resend = useMutation(
+    trpc.workspaces.resendInvite.mutationOptions({
+      onSuccess: (inv) => {
+        onBanner({
+          variant: "success",
+          message: `Invitation sent again to ${inv.email}. The link in the earlier email no longer works.`,
+        });
+        void refresh();
+      },
+      onError: (e) => onBanner({ variant: "error", message: e.message }),
+      onSettled: (_data, _error, input) => resending.end(input.inviteId),
+    }),
+  );
   const revoke = useMutation(trpc.workspaces.revokeInvite.mutationOptions(done("Invitation revoked.")));
   const remove = useMutation(
     trpc.workspaces.removeMember.mutationOptions(done("Member removed. Their access ended.")),
   );
+  // both end with a full load (every cached screen has the old role or workspace), whose page then
+  // says what happened (lib/notice-after-reload)
   const transfer = useMutation(
     trpc.workspaces.transferOwnership.mutationOptions({
-      onSuccess: () => window.location.assign("/settings?tab=team"),
+      onSuccess: (moved) => {
+        leaveNoticeAfterReload(
+          `Ownership of ${moved.workspace.name} moved to ${moved.new_owner.name}. You are now ${ROLE_WORDS[moved.previous_owner_role]}.`,
+        );
+        window.location.assign("/settings?tab=team");
+      },
       onError: (e) => onBanner({ variant: "error", message: e.message }),
     }),
   );
+  const leftName = me.data?.workspace.name;
   const leave = useMutation(
     trpc.workspaces.leave.mutationOptions({
-      onSuccess: () => window.location.assign("/dashboard"),
+      onSuccess: () => {
+        if (leftName) leaveNoticeAfterReload(`You left ${leftName}.`);
+        window.location.assign("/dashboard");
+      },
       onError: (e) => onBanner({ variant: "error", message: e.message }),
     }),
   );
@@ -136,8 +197,10 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
                     {m.name || m.email}
                     {m.user_id === me.data?.user.id && <span className="text-muted-foreground"> (you)</span>}
                   </p>
-                  <p className="text-sm break-all text-muted-foreground sm:truncate">
-                    {m.email} · joined {formatDate(m.joined_at)}
+                  {/* the address may break anywhere on a phone; "joined <date>" never inside */}
+                  <p className="text-sm text-muted-foreground sm:truncate">
+                    <span className="[overflow-wrap:anywhere]">{m.email}</span> ·{" "}
+                    <span className="whitespace-nowrap">joined {formatDate(m.joined_at)}</span>
                   </p>
                 </div>
                 {canManage && m.role !== "owner" && m.user_id !== me.data?.user.id ? (
@@ -203,7 +266,8 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
                     variant="outline"
                     size="sm"
                     aria-label={`Resend the invitation to ${i.email}`}
-                    onClick={() => resend.mutate({ inviteId: i.id })}
+                    loading={resending.running(i.id)}
+                    onClick={() => resending.start(i.id) && resend.mutate({ inviteId: i.id })}
                   >
                     Resend
                   </Button>
@@ -316,8 +380,13 @@ function InviteForm({
   // who may pay or change the plan is the server's decision (billing.usage actor_can_pay), so the
   // full-seats hint offers a link only to whoever can follow it
   const canPay = usage.data?.actor_can_pay === true;
+  // one request per click: a double click's second click arrives before the button renders disabled
+  const sending = useRef(false);
   const invite = useMutation(
     trpc.workspaces.invite.mutationOptions({
+      onSettled: () => {
+        sending.current = false;
+      },
       onSuccess: (inv) => {
         setEmail("");
         setError(null);
@@ -329,10 +398,12 @@ function InviteForm({
   );
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    if (sending.current) return;
     if (!email.trim()) {
       setError({ message: "Please enter an email address" });
       return;
     }
+    sending.current = true;
     invite.mutate({ email, role });
   };
   const full = seats.limit !== null && seats.used >= seats.limit;

@@ -228,3 +228,21 @@ export async function deleteNoteRow(db: DbOrTx, workspaceId: string, contactId: 
     .returning();
   return row;
 }
+
+/**
+ * Adds engagement points to contacts' `engagement_score`, capped at ENGAGEMENT_SCORE_MAX: `points`
+ * holds one entry per contact (the sum of its new activities' points, crm.notes ENGAGEMENT_POINTS).
+ * Contacts of another workspace than each entry's are never touched.
+ */
+export async function addEngagementPoints(
+  db: DbOrTx,
+  points: { workspaceId: string; contactId: number; points: number }[],
+  max: number,
+): Promise<void> {
+  if (points.length === 0) return;
+  const rows = points.map((p) => ({ u: p.workspaceId, c: p.contactId, p: p.points }));
+  await db.execute(sql`
+    update contacts set engagement_score = least(${max}::int, coalesce(contacts.engagement_score, 0) + v.p)
+    from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(u uuid, c bigint, p int)
+    where contacts.workspace_id = v.u and contacts.id = v.c`);
+}

@@ -7,6 +7,7 @@ import { parseInput } from "../../lib/validate";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import {
   type ActivityRow,
+  addEngagementPoints,
   countActivities,
   countContactsWithActivity,
   deleteNoteRow,
@@ -45,12 +46,48 @@ export async function countMessageActivity(
 }
 
 /**
+ * Points a contact's `engagement_score` gains per timeline activity of theirs (Pitchwise's rule, in
+ * the manner of HubSpot's and Mailchimp's contact ratings: the more a person engages, the higher;
+ * replies and clicks weigh more than opens): an email open 1, a click (email or SMS link) 3, a reply
+ * 5, a video landing page view 2, each video watch milestone (25/50/75/100 %) 1, an answered call 2.
+ * The score is capped at ENGAGEMENT_SCORE_MAX; the user and the API may still set it (e.g. to reset it).
+ */
+export const ENGAGEMENT_POINTS: Readonly<Record<string, number>> = {
+  email_opened: 1,
+  email_clicked: 3,
+  sms_clicked: 3,
+  sms_received: 5,
+  video_viewed: 2,
+  video_progress: 1,
+  call_completed: 2,
+};
+/** The highest engagement score (a 0-100 rating, as lead_score). */
+export const ENGAGEMENT_SCORE_MAX = 100;
+
+/**
  * Bulk-inserts timeline activities (5,000 rows per statement). `activityType` is one of the types
  * documented on the `activities` table (email_sent, sms_sent, video_viewed, ...). The caller vouches
  * that every contactId belongs to workspaceId (campaigns and studio pass ids they resolved for that user).
+ * Engagement activities (ENGAGEMENT_POINTS) also raise their contact's `engagement_score`, in `db`
+ * (the caller's transaction, when it has one).
  */
 export async function recordActivities(db: DbOrTx, rows: ActivityRow[]): Promise<void> {
   await insertActivities(db, rows);
+  const gained = new Map<string, { workspaceId: string; contactId: number; points: number }>();
+  for (const r of rows) {
+    const p = ENGAGEMENT_POINTS[r.activityType];
+    if (!p || r.contactId === null || r.contactId === undefined) continue;
+    const key = `${r.workspaceId}:${r.contactId}`;
+    const g = gained.get(key) ?? { workspaceId: r.workspaceId, contactId: r.contactId, points: 0 };
+    g.points += p;
+    gained.set(key, g);
+  }
+  // one contact's points in one row; contacts in id order (a fixed lock order for concurrent calls)
+  await addEngagementPoints(
+    db,
+    [...gained.values()].sort((a, b) => a.contactId - b.contactId),
+    ENGAGEMENT_SCORE_MAX,
+  );
 }
 
 /**

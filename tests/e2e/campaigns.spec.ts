@@ -116,6 +116,12 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
   await page.getByLabel("Message").fill("Hi ");
   await page.getByRole("button", { name: "Insert full name" }).click();
   await expect(page.getByLabel("Message")).toHaveValue("Hi {{name|there}}");
+  // a first text that does not name the business is led by it (CTIA: identify the sender), and the
+  // builder's count as sent includes it: 131 characters and the notice fit one segment (153), with
+  // "Cam Co: " they are 161, 2 segments
+  await page.getByLabel("Message").fill(`Hi, ${"x".repeat(127)}`);
+  await expect(page.getByText('starts with your business name ("Cam Co: ")')).toBeVisible();
+  await expect(page.getByTestId("sms-counter-sent")).toContainText("2 segments (GSM-7)");
   await page.getByLabel("Message").fill("Hi {{name|there}}, 20% off this week at Cam Co.");
   await expect(page.getByTestId("sms-counter")).toContainText("1 segment (GSM-7)");
   await page.getByRole("button", { name: "Next" }).click();

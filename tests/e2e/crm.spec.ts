@@ -104,8 +104,9 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   await expect(page.getByRole("button", { name: "Send SMS" })).toBeFocused();
   const outbox = await page.request.get("/api/dev/outbox?channel=sms&to=%2B14232623059");
   const messages = (await outbox.json()).messages as { body: string }[];
-  // the workspace's first text to the contact says how to opt out (CTIA)
-  expect(messages.map((m) => m.body)).toContain(`${smsText}\nReply STOP to opt out`);
+  // the workspace's first text to the contact names the business (every workspace texts from one
+  // number) and says how to opt out (CTIA)
+  expect(messages.map((m) => m.body)).toContain(`Cora Co: ${smsText}\nReply STOP to opt out`);
   await page.getByRole("tab", { name: "Activity" }).click();
   await expect(page.getByText("SMS sent", { exact: true })).toBeVisible();
   await expect(page.getByText("Note added", { exact: true })).toBeVisible();

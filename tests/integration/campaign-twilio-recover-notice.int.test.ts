@@ -47,7 +47,7 @@ describe("Twilio: a text accepted but not recorded", () => {
       includeNotOptedIn: true,
     });
     const texts = () => tw.messages.filter((m) => m.To === phone);
-    expect(texts().map((m) => m.Body)).toEqual(["Hi Nora, spring offer\nReply STOP to opt out"]);
+    expect(texts().map((m) => m.Body)).toEqual(["Acme: Hi Nora, spring offer\nReply STOP to opt out"]);
     const [row] = await campaignRecipientRows(t, launched.campaign.id);
     // the worker "died" after Twilio accepted the text, before recording it: the row is back to
     // sending with an expired lease, as a crash leaves it

@@ -298,7 +298,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
     expect(form).toMatchObject({
       To: sam,
       From: "+15005550006",
-      Body: "Hi Sam\nReply STOP to opt out",
+      Body: "Acme: Hi Sam\nReply STOP to opt out",
       StatusCallback: "http://localhost:80/api/webhooks/twilio/status",
     });
     const rows = await campaignRecipientRows(t, r.campaign.id);

@@ -226,7 +226,8 @@ describe("sms campaigns (local provider)", () => {
       expect(sam.notBefore).toBeTruthy();
     } else {
       const [msg] = await outboxFor(phone);
-      expect(msg.body).toBe("Hi Sam, 20% off at Shop\nReply STOP to opt out");
+      // the first text names the business (the workspace "Acme") and says how to opt out (CTIA)
+      expect(msg.body).toBe("Acme: Hi Sam, 20% off at Shop\nReply STOP to opt out");
     }
   });
 });

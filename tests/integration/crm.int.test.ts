@@ -391,10 +391,11 @@ describe("send-email, send-sms, make-call", () => {
     expect(res.statusCode).toBe(400);
     res = await client.post(`/api/contacts/${c.id}/send-sms`, { message: "Quick hello" });
     expect(res.statusCode, res.body).toBe(200);
-    // the workspace's first text to the contact carries the opt-out instructions (CTIA)
-    expect((await outbox(mobile, "sms")).some((m) => m.body === "Quick hello\nReply STOP to opt out")).toBe(
-      true,
-    );
+    // the workspace's first text to the contact names the business and carries the opt-out
+    // instructions (CTIA)
+    expect(
+      (await outbox(mobile, "sms")).some((m) => m.body === "Acme: Quick hello\nReply STOP to opt out"),
+    ).toBe(true);
 
     res = await client.post(`/api/contacts/${c.id}/make-call`, { script: " " });
     expect(res.json().error).toBe("Please enter a script for the call");

@@ -307,7 +307,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
     expect(second.json().error).toBe("This number is on your suppression list (opted out of SMS)");
   });
 
-  it("the first contact-page text to a contact says how to opt out; the next one does not repeat it", async () => {
+  it("the first contact-page text to a contact names the business and says how to opt out; the next one does not repeat it", async () => {
     const phone = await freshPhone();
     const s = await signUp(t.app, { business_name: "First Text Florist" });
     await setPlan(t, s.user.id, "business");
@@ -323,7 +323,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
       (await s.client.post(`/api/contacts/${id}/send-sms`, { message: "See you soon" })).statusCode,
     ).toBe(200);
     expect(tw.messages.filter((m) => m.To === phone).map((m) => m.Body)).toEqual([
-      "Your order is ready\nReply STOP to opt out",
+      "First Text Florist: Your order is ready\nReply STOP to opt out",
       "See you soon",
     ]);
   });

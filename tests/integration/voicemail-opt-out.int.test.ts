@@ -585,8 +585,11 @@ describe("through Twilio (real SDK against the Twilio fake)", () => {
     const says = [...(gather?.inner ?? "").matchAll(/<Say[^>]*>(.*?)<\/Say>/gs)].map((m) => m[1] ?? "");
     // one Polly <Say> speaks at most 3,000 bytes (Twilio warning 13521): the script is split, nothing lost
     for (const s of says) expect(Buffer.byteLength(s)).toBeLessThanOrEqual(3000);
-    expect(says[0]).toBe("To stop calls from us, press 9 at any time.");
-    expect(says.at(-1)).toBe("To stop calls from us, press 9 at any time.");
+    // the business first and the callback number last (47 CFR 64.1200(b)(1), (2)), with the offer
+    expect(says[0]).toBe("This is a message from Elm Electric. To stop calls from us, press 9 at any time.");
+    expect(says.at(-1)).toBe(
+      "To stop calls from us, press 9 at any time. To stop calls and voicemails from Elm Electric, call (500) 555-0006 and press 9.",
+    );
     expect(says.slice(1, -1).join(" ")).toBe(script.trim());
 
     // a short script: inline TwiML within Twilio's 4,000 characters

@@ -1,7 +1,7 @@
 import twilio from "twilio";
 import { describe, expect, it } from "vitest";
 import { loadEnv } from "../../src/env";
-import { callOptOutOffer } from "../../src/server/features/compliance/call-opt-out";
+import { callNotice, callOptOutOffer } from "../../src/server/features/compliance/call-opt-out";
 import { twilioRequestSigned } from "../../src/server/providers/sms/twilio-webhooks";
 
 // APP_URL is written with or without a trailing slash. The links the server hands out strip it
@@ -29,12 +29,16 @@ describe("APP_URL with a trailing slash", () => {
 
   it("a keypress posted by Twilio to the opt-out URL the server gave passes the signature check", () => {
     const env = loadEnv({ ...base, APP_URL: "https://app.example.com/" });
-    const offer = callOptOutOffer(env, {
-      workspaceId: "00000000-0000-4000-8000-000000000001",
-      phone: "+14155550100",
-      contactId: 7,
-      recipientId: null,
-    });
+    const offer = callOptOutOffer(
+      env,
+      {
+        workspaceId: "00000000-0000-4000-8000-000000000001",
+        phone: "+14155550100",
+        contactId: 7,
+        recipientId: null,
+      },
+      callNotice("Acme", "+15005550006"),
+    );
     expect(offer.actionUrl.startsWith("https://app.example.com/api/webhooks/voice/opt-out?")).toBe(true);
     const params = { Digits: "9", CallSid: "CA123" };
     const signature = twilio.getExpectedTwilioSignature("token", offer.actionUrl, params);

@@ -48,7 +48,43 @@ const cases: [string, string, Record<string, unknown>][] = [
 describe("sentSmsSegments", () => {
   it.each(cases)("counts what the engine sends: %s", (_label, message, contact) => {
     const preview = renderPreview(message, contact, business);
-    expect(sentSmsSegments(preview, env.APP_URL).segments).toBe(asSentByEngine(message, contact));
+    expect(sentSmsSegments(preview, env.APP_URL, business).segments).toBe(asSentByEngine(message, contact));
+  });
+
+  // QA: every workspace texts from one shared number, and a first text read "Hi Nina, big deals today
+  // only!\nReply STOP to opt out": nobody could tell which business sent it (CTIA: identify the
+  // sender). The first text is led by the business's name unless it names it, and the builder's
+  // count includes the name: 130 characters + the notice fit one segment, the name makes two.
+  it("a first text is led by the business's name, which the count includes", () => {
+    const message = `Hi Nina, ${"big deals today only! ".repeat(6)}`.slice(0, 130).trim();
+    const content: CampaignContent = { message, links: [], myBusiness: business };
+    const sent = renderSmsFor(content, { first_name: "Nina" }, randomToken(16), env, true);
+    expect(sent.body).toBe(
+      `Rosa's Bakery: ${renderPreview(message, { first_name: "Nina" }, business).trim()}\nReply STOP to opt out`,
+    );
+    expect(sent.segments).toBe(2);
+    const preview = renderPreview(message, { first_name: "Nina" }, business);
+    expect(sentSmsSegments(preview, env.APP_URL, business).segments).toBe(2);
+    expect(sentSmsSegments(preview, env.APP_URL, "").segments).toBe(1);
+    // a later text to the number carries neither
+    expect(renderSmsFor(content, { first_name: "Nina" }, randomToken(16), env, false).body).not.toContain(
+      "Rosa's Bakery",
+    );
+  });
+
+  it("a first text that names the business already is not prefixed", () => {
+    const content: CampaignContent = {
+      message: "Fresh loaves at {{my_business}} today!",
+      links: [],
+      myBusiness: business,
+    };
+    expect(renderSmsFor(content, {}, randomToken(16), env, true).body).toBe(
+      "Fresh loaves at Rosa's Bakery today!\nReply STOP to opt out",
+    );
+    const shouted: CampaignContent = { message: "ROSA'S  BAKERY: bread!", links: [], myBusiness: business };
+    expect(renderSmsFor(shouted, {}, randomToken(16), env, true).body).toBe(
+      "ROSA'S  BAKERY: bread!\nReply STOP to opt out",
+    );
   });
 
   it("differs from the template's own count where the engine adds a segment", () => {
@@ -61,15 +97,15 @@ describe("sentSmsSegments", () => {
 describe("SmsCounter", () => {
   it("shows the segments as sent when they differ from the typed text's", () => {
     const text = `Spring sale: 20% off all cakes this week. Order: https://rosa.example/s ${"x".repeat(60)}`;
-    render(<SmsCounter text={text} asSent={sentSmsSegments(text, env.APP_URL)} />);
+    render(<SmsCounter text={text} asSent={sentSmsSegments(text, env.APP_URL, business)} />);
     expect(screen.getByTestId("sms-counter").textContent).toContain("1 segment (GSM-7)");
     expect(screen.getByTestId("sms-counter-sent").textContent).toBe(
-      'As a first text, with tracked links and "Reply STOP to opt out": 2 segments (GSM-7)',
+      'As a first text, with your business name, tracked links and "Reply STOP to opt out": 2 segments (GSM-7)',
     );
   });
 
   it("adds nothing when they are the same", () => {
-    render(<SmsCounter text="Hi Bo" asSent={sentSmsSegments("Hi Bo", env.APP_URL)} />);
+    render(<SmsCounter text="Hi Bo" asSent={sentSmsSegments("Hi Bo", env.APP_URL, business)} />);
     expect(screen.queryByTestId("sms-counter-sent")).toBeNull();
   });
 });

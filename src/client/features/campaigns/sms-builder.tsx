@@ -20,7 +20,7 @@ import {
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
-import { MergeTagTextarea, usePreview } from "./merge-tag-field";
+import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { PlanFeatureNotice } from "./plan-feature-notice";
 import {
   AlreadyLaunchedCard,
@@ -35,7 +35,8 @@ const STEPS = ["Campaign Details", "Message Content", "Select Contacts", "Review
 /**
  * Live counter: characters (red past 160, spec section 5) and GSM-7 / UCS-2 segments of the text as
  * typed; with `asSent` (sentSmsSegments of the preview) also what a contact's first text is sent as
- * when that differs (tracked links, "Reply STOP to opt out", merged values outside GSM-7).
+ * when that differs (the business's name, tracked links, "Reply STOP to opt out", merged values
+ * outside GSM-7).
  */
 export function SmsCounter({ text, asSent }: { text: string; asSent?: SmsSegmentInfo }) {
   const info = smsSegments(text);
@@ -55,7 +56,7 @@ export function SmsCounter({ text, asSent }: { text: string; asSent?: SmsSegment
       </p>
       {differs && (
         <p className="font-medium text-amber-800 dark:text-amber-300" data-testid="sms-counter-sent">
-          As a first text, with tracked links and "Reply STOP to opt out":{" "}
+          As a first text, with your business name, tracked links and "Reply STOP to opt out":{" "}
           {plural(asSent.segments, "segment")} ({asSent.encoding})
         </p>
       )}
@@ -85,13 +86,14 @@ export function SmsCampaignBuilder() {
   // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
   const [earlier, setEarlier] = useState<EarlierLaunch | null>(null);
   const preview = usePreview();
+  const business = useSender().data?.myBusiness ?? "";
 
   const preflight = usePreflight("sms", audience, consent, step === 3);
   const recipients = preflight.reach;
   const sample = previewRecipient(audience, preflight.result) ?? {};
-  // what a contact's first text is sent as (merged, tracked links, the opt-out notice): the review's
-  // segments and total messages count that, not the template as typed
-  const asSent = sentSmsSegments(preview(message, sample), window.location.origin);
+  // what a contact's first text is sent as (merged, the business's name, tracked links, the opt-out
+  // notice): the review's segments and total messages count that, not the template as typed
+  const asSent = sentSmsSegments(preview(message, sample), window.location.origin, business);
   const segments = asSent.segments;
 
   useClearWhenEdited(setError, [name, message, audience]);
@@ -181,8 +183,9 @@ export function SmsCampaignBuilder() {
                   {preview(message, sample)}
                 </p>
                 <p className="mt-2 text-xs text-muted-foreground">
-                  "Reply STOP to opt out" is added to the first message each contact receives. Texts go out
-                  between 8am and 9pm in each contact's time zone.
+                  The first message each number receives starts with your business name
+                  {business ? ` ("${business}: ")` : ""} unless the text already names it, and ends with
+                  "Reply STOP to opt out". Texts go out between 8am and 9pm in each contact's time zone.
                 </p>
               </div>
             </>

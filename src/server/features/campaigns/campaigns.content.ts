@@ -1,7 +1,7 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
 import { sign, verifySignature } from "../../lib/signing";
-import { withOptOutNotice } from "../compliance/sms-keywords";
+import { firstTextBody } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { CAMPAIGN_LINK_RE, smsSegments } from "./sms-segments";
 
@@ -196,8 +196,10 @@ export function renderEmailFor(
 
 /**
  * One recipient's SMS text: merged message with tracked links (and the video landing URL for
- * video_sms), plus "Reply STOP to opt out" on the first message to this contact unless the text
- * already says how to opt out by reply (compliance hasOptOutInstructions).
+ * video_sms). A number's first message from the workspace (`firstMessage`) is led by
+ * "<business>: " (the sender name snapshotted at launch, `content.myBusiness`) unless it names the
+ * business, and ends with "Reply STOP to opt out" unless the text already says how to opt out by
+ * reply (compliance firstTextBody; CTIA: the first message identifies the sender).
  */
 export function renderSmsFor(
   content: CampaignContent,
@@ -220,8 +222,8 @@ export function renderSmsFor(
     content.links ?? [],
   ).trim();
   // the notice is left out only when the text itself says how to opt out, not when it merely uses
-  // the word ("Stop by our shop Saturday!")
-  if (firstMessage) body = withOptOutNotice(body);
+  // the word ("Stop by our shop Saturday!"); the name only when the text names the business
+  if (firstMessage) body = firstTextBody(body, content.myBusiness ?? "");
   return { body, segments: smsSegments(body).segments };
 }
 

@@ -3,6 +3,7 @@ import type { JobDeps } from "../../jobs/define";
 import { mayHaveBeenTaken, ProviderError } from "../../providers/errors";
 import { chargeCampaignSend, releaseCampaignUsage, settleCampaignSend } from "../billing/billing.service";
 import {
+  callNotice,
   callOptOutOffer,
   NO_CALLBACK_NUMBER_REASON,
   voicemailNotice,
@@ -164,9 +165,9 @@ async function sendAllowed(
   let sent = 0;
   const kind = deliveryKind(campaign.channel);
   const throttle = throttleFor(deps, kind);
-  // (email, voicemail) the sender, read once, beside the first part's lookups
+  // (email, calls, voicemail) the sender, read once, beside the first part's lookups
   const senderOnce =
-    kind === "email" || kind === "voicemail"
+    kind === "email" || kind === "voice" || kind === "voicemail"
       ? getSenderProfile(deps, campaign.workspaceId)
       : Promise.resolve(null);
   const leaseMs = deps.env.CAMPAIGN_SEND_LEASE_SECONDS * 1000;
@@ -679,8 +680,9 @@ async function sendSms(deps: JobDeps, campaign: Campaign, todo: Ready[]): Promis
 }
 
 /**
- * AI voice calls (TwiML <Say> of the rendered script, offering the keypress opt-out: compliance
- * call-opt-out.ts) and ringless voicemail drops: one call each, 16 in flight. A voicemail cannot take
+ * AI voice calls (TwiML <Say> of the rendered script, after "This is a message from <business>." and
+ * the keypress opt-out offer, before the offer again and the callback number: compliance callNotice,
+ * callOptOutOffer) and ringless voicemail drops: one call each, 16 in flight. A voicemail cannot take
  * a keypress, so it starts by naming the business (the workspace's sender name, else its name) and
  * ends by giving the callback number (the voice provider's number, whose inbound menu takes the
  * opt-out): compliance voicemailNotice, 47 CFR 64.1200(b). The text-to-speech script carries both
@@ -700,6 +702,8 @@ async function callOrDrop(
   const callback = deps.providers.voice.callbackNumber;
   const notice =
     kind === "voicemail" && callback ? voicemailNotice(sender?.businessName || "us", callback) : null;
+  // an AI call names the business first and gives the callback number last (47 CFR 64.1200(b)(1), (2))
+  const spoken = callNotice(sender?.businessName || campaign.content.myBusiness || "us", callback);
   // a recording is made into the drops' audio (notice around it) before any drop: when that fails,
   // the drops fail with a reason the report shows instead of leaving voicemails whose download fails
   const audioFailure =
@@ -730,13 +734,18 @@ async function callOrDrop(
               script,
               machineDetection: campaign.content.machineDetection ?? true,
               statusCallback: statusCallback(deps),
-              // "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); a press suppresses the number
-              optOut: callOptOutOffer(deps.env, {
-                workspaceId: campaign.workspaceId,
-                phone: r.address,
-                contactId: r.contactId,
-                recipientId: r.id,
-              }),
+              // the business's name, "press 9 to stop calls from us" and the callback number
+              // (47 CFR 64.1200(b)); a press suppresses the number
+              optOut: callOptOutOffer(
+                deps.env,
+                {
+                  workspaceId: campaign.workspaceId,
+                  phone: r.address,
+                  contactId: r.contactId,
+                  recipientId: r.id,
+                },
+                spoken,
+              ),
             })
           : await deps.providers.voicemail.drop({
               ...common,

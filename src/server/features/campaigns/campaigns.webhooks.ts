@@ -11,6 +11,8 @@ import {
   type CallOptOutTarget,
   callbackMenuPrompt,
   callbackOptOutOffer,
+  DEMO_BUSINESS,
+  demoCallbackOptOutOffer,
 } from "../compliance/call-opt-out";
 import {
   isSuppressed,
@@ -36,6 +38,7 @@ import {
   recordContactOptIn,
   recordSmsStart,
 } from "../crm/crm.service";
+import { demoCalled, optOutOfDemoCalls } from "../demo/demo.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import {
@@ -507,7 +510,9 @@ async function voiceCallersOf(
  * `params` is the form Twilio posts to the number's voice webhook: From, To, CallSid). The caller
  * hears "To stop calls and voicemail from <business>, press 9." naming each workspace that called or
  * left a voicemail at the caller's number, by campaign or from the contact page (voiceCallersOf;
- * newest first), with the key posted to the signed callback opt-out URL (handleCallbackKeypress); a
+ * newest first, then "Pitchwise" when the landing-page demo called it: demo demoCalled), with the key
+ * posted to the signed callback opt-out URL (handleCallbackKeypress); a caller only the demo called
+ * gets the demo's own opt-out URL (compliance demoCallbackOptOutOffer, demo optOutOfDemoCalls); a
  * caller no one called hears that there is nothing on record. Returns the voice provider's TwiML (the
  * local provider also records the call in the outbox). Source: 47 CFR 64.1200(b)(3).
  */
@@ -518,15 +523,25 @@ export async function handleInboundCall(
   const from = (params.From ?? "").trim();
   const to = (params.To ?? "").trim();
   const base = { from, to, callSid: params.CallSid };
-  const { workspaceIds } = /^\+\d{6,15}$/.test(from)
-    ? await voiceCallersOf(ctx, from)
-    : { workspaceIds: [] as string[] };
-  if (workspaceIds.length === 0)
+  const valid = /^\+\d{6,15}$/.test(from);
+  const { workspaceIds } = valid ? await voiceCallersOf(ctx, from) : { workspaceIds: [] as string[] };
+  const demo = valid && (await demoCalled(ctx, from));
+  if (workspaceIds.length === 0 && !demo)
     return ctx.providers.voice.answerInbound({ ...base, say: CALLBACK_NOTHING_ON_RECORD });
+  if (workspaceIds.length === 0) {
+    const prompt = callbackMenuPrompt([DEMO_BUSINESS]);
+    return ctx.providers.voice.answerInbound({
+      ...base,
+      say: prompt,
+      optOut: demoCallbackOptOutOffer(ctx.env, from, prompt),
+    });
+  }
   const names: string[] = [];
   for (const id of workspaceIds.slice(0, 3))
     names.push((await getSenderProfile(ctx, id).catch(() => null))?.businessName ?? "");
-  const prompt = callbackMenuPrompt(names, workspaceIds.length - names.length);
+  const callers = demo ? workspaceIds.length + 1 : workspaceIds.length;
+  if (demo && names.length < 3) names.push(DEMO_BUSINESS);
+  const prompt = callbackMenuPrompt(names, callers - names.length);
   return ctx.providers.voice.answerInbound({
     ...base,
     say: prompt,
@@ -540,7 +555,8 @@ export async function handleInboundCall(
  * workspace that called or left a voicemail there (voiceCallersOf), the same way as a key pressed
  * during one of their calls (handleCallKeypress: suppression "keypress_opt_out"; a campaign's latest
  * recipient marked unsubscribed; a contact called from the contact page gets its call opt-in turned
- * off, an `opted_out` activity and `contact.unsubscribed`); another key changes nothing. Returns
+ * off, an `opted_out` activity and `contact.unsubscribed`), and out of the landing-page demo's calls
+ * and texts when the demo called it (demo optOutOfDemoCalls); another key changes nothing. Returns
  * whether it opted out and the TwiML the call ends with.
  */
 export async function handleCallbackKeypress(
@@ -552,6 +568,7 @@ export async function handleCallbackKeypress(
     return { optedOut: false, twiml: twimlSayAndHangUp(CALL_OTHER_KEY_GOODBYE) };
   for (const target of (await voiceCallersOf(ctx, phone)).targets)
     await handleCallKeypress(ctx, target, params);
+  if (await demoCalled(ctx, phone)) await optOutOfDemoCalls(ctx, phone, CALL_OPT_OUT_DIGIT);
   return { optedOut: true, twiml: twimlSayAndHangUp(CALL_OPT_OUT_CONFIRMATION) };
 }
 

@@ -8,7 +8,7 @@
  * a UCS-2 surrogate pair (e.g. an emoji) is never split either (Twilio behaves the same way).
  */
 
-import { withOptOutNotice } from "../compliance/sms-keywords";
+import { firstTextBody } from "../compliance/sms-keywords";
 
 const GSM7_BASIC =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\u001bÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
@@ -97,18 +97,20 @@ function trackedLinkLength(appUrl: string, index: number): number {
 /**
  * The segments a campaign text is sent as when it is a number's first text from the workspace:
  * `text` (merged for one recipient, e.g. the builder's preview) with each distinct link replaced by
- * its tracked link on `appUrl` (campaigns.content fillUrls) and "Reply STOP to opt out" on a new line
- * unless the text already says how to opt out by reply (compliance withOptOutNotice). What the
- * builder's counter and review show beside the template's own count: the notice and the tracked
- * links can add a segment, and a merged value outside GSM-7 (a name such as "Zoë") makes the whole
- * text UCS-2 (70 / 67 per part).
+ * its tracked link on `appUrl` (campaigns.content fillUrls), led by "<business>: " unless it names
+ * `business` (the workspace's sender name, else its name: what `{{my_business}}` renders to) and with
+ * "Reply STOP to opt out" on a new line unless the text already says how to opt out by reply
+ * (compliance firstTextBody, as campaigns.content renderSmsFor sends it). What the builder's counter
+ * and review show beside the template's own count: the name, the notice and the tracked links can
+ * add a segment, and a merged value outside GSM-7 (a name such as "Zoë") makes the whole text UCS-2
+ * (70 / 67 per part).
  */
-export function sentSmsSegments(text: string, appUrl: string): SmsSegmentInfo {
+export function sentSmsSegments(text: string, appUrl: string, business: string): SmsSegmentInfo {
   const links: string[] = [];
   const withLinks = text.replace(CAMPAIGN_LINK_RE, (url) => {
     let i = links.indexOf(url);
     if (i < 0) i = links.push(url) - 1;
     return "x".repeat(trackedLinkLength(appUrl, i));
   });
-  return smsSegments(withOptOutNotice(withLinks.trim()));
+  return smsSegments(firstTextBody(withLinks.trim(), business));
 }

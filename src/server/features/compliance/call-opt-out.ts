@@ -3,13 +3,18 @@ import { isUuid } from "../../lib/ids";
 import { sign, verifySignature } from "../../lib/signing";
 
 /*
- * The keypress opt-out of AI voice calls. Every AI call (campaign or contact page) says, before and
- * after its script, "To stop calls from us, press 9 at any time." and listens for that key (Twilio
+ * The keypress opt-out of AI voice calls. Every AI call (campaign, contact page or landing-page demo)
+ * starts by naming the business ("This is a message from <business>.") and offering the key ("To stop
+ * calls from us, press 9 at any time."), and ends with the offer again and the callback number ("To
+ * stop calls and voicemails from <business>, call <number> and press 9."), the sentences a voicemail
+ * speaks (callNotice, voicemailNotice); it listens for the key throughout (Twilio
  * <Gather input="dtmf">; the local provider records the same offer in the outbox). A press posts to
  * the call's signed opt-out URL, which puts the number on the workspace's suppression list for calls
  * and ringless voicemail. Source of the rule: 47 CFR 64.1200(b)(3) (an artificial or prerecorded-voice
- * call must offer an automated, interactive key-press opt-out, announced at the start of the message)
- * and 64.1200(d)(3) (a do-not-call request is honoured for that caller from then on).
+ * call must offer an automated, interactive key-press opt-out, announced at the start of the message),
+ * 64.1200(b)(1) (the identity of the business at the beginning of the message), (b)(2) (its telephone
+ * number during or after the message) and 64.1200(d)(3) (a do-not-call request is honoured for that
+ * caller from then on).
  * Ringless voicemail cannot take a keypress (the person hears it later in their mailbox; Drop
  * Cowboy's RVM API has no DTMF), so every voicemail drop starts by naming the business and ends by
  * giving the number to call back to opt out (voicemailNotice): 47 CFR 64.1200(b)(1) (identity at the
@@ -22,7 +27,7 @@ import { sign, verifySignature } from "../../lib/signing";
 
 /** The DTMF key that opts the called person out. */
 export const CALL_OPT_OUT_DIGIT = "9";
-/** What the call says, before and after the script. */
+/** The key-press offer a call says after the business's name and again after the script. */
 export const CALL_OPT_OUT_PROMPT = `To stop calls from us, press ${CALL_OPT_OUT_DIGIT} at any time.`;
 /** What the call says after the opt-out key was pressed, before hanging up. */
 export const CALL_OPT_OUT_CONFIRMATION =
@@ -58,10 +63,58 @@ export interface CallOptOutTarget {
 export interface KeypadOptOut {
   /** the DTMF key, "9" */
   digit: string;
-  /** the sentence spoken before and after the script */
+  /**
+   * spoken before the script: an AI call's "This is a message from <business>. To stop calls from us,
+   * press 9 at any time." (callSpeech); the callback number's menu sentence (callbackOptOutOffer)
+   */
   prompt: string;
+  /**
+   * spoken after the script: "To stop calls from us, press 9 at any time. To stop calls and voicemails
+   * from <business>, call <number> and press 9." (callSpeech); absent: `prompt` again
+   */
+  closing?: string;
   /** where the key press is POSTed (Twilio <Gather action>; form fields Digits, CallSid, To, From) */
   actionUrl: string;
+}
+
+/**
+ * The business an AI call names and the number it gives (callNotice): what the call says besides its
+ * script and the key-press offer.
+ */
+export interface CallNotice {
+  /** said first: "This is a message from <business>." (47 CFR 64.1200(b)(1)) */
+  identity: string;
+  /**
+   * said last: "To stop calls and voicemails from <business>, call <number> and press 9." (47 CFR
+   * 64.1200(b)(2)); null when the voice provider has no callback number (the local provider in
+   * production; Twilio without TWILIO_FROM_NUMBER, which places no call either)
+   */
+  callback: string | null;
+}
+
+/**
+ * What an AI call from `business` (the workspace's sender name, else its name; "Pitchwise" for the
+ * landing-page demo) says besides its script: a ringless voicemail's identity and callback sentences
+ * (voicemailNotice), the callback sentence only with a `callbackNumber` (E.164: the voice provider's
+ * number, TWILIO_FROM_NUMBER, whose inbound menu takes the opt-out; null: none).
+ */
+export function callNotice(business: string, callbackNumber: string | null): CallNotice {
+  const v = voicemailNotice(business, callbackNumber ?? "");
+  return { identity: v.identity, callback: callbackNumber ? v.optOut : null };
+}
+
+/**
+ * The sentences an AI call speaks around its script (KeypadOptOut `prompt` and `closing`): first the
+ * business's name and the key-press offer, last the offer again and the callback number:
+ * `{prompt: "This is a message from Acme. To stop calls from us, press 9 at any time.", closing: "To
+ * stop calls from us, press 9 at any time. To stop calls and voicemails from Acme, call (202)
+ * 555-0100 and press 9."}`. Source: 47 CFR 64.1200(b)(1)-(3).
+ */
+export function callSpeech(notice: CallNotice): { prompt: string; closing: string } {
+  return {
+    prompt: `${notice.identity} ${CALL_OPT_OUT_PROMPT}`,
+    closing: [CALL_OPT_OUT_PROMPT, notice.callback].filter(Boolean).join(" "),
+  };
 }
 
 const parts = (t: CallOptOutTarget) => [t.workspaceId, t.phone, t.contactId ?? "", t.recipientId ?? ""];
@@ -69,11 +122,13 @@ const parts = (t: CallOptOutTarget) => [t.workspaceId, t.phone, t.contactId ?? "
 /**
  * The keypress opt-out offer of one call: `{APP_URL}/api/webhooks/voice/opt-out?w=&n=&c=&r=&s=`,
  * where `s` is an HMAC (APP_SECRET, lib/signing) over the workspace, number, contact and recipient,
- * so the URL cannot be altered to opt out another number or workspace.
+ * so the URL cannot be altered to opt out another number or workspace; spoken with `notice`'s
+ * business and callback number around the script (callSpeech).
  */
 export function callOptOutOffer(
   env: { APP_URL: string; APP_SECRET: string },
   target: CallOptOutTarget,
+  notice: CallNotice,
 ): KeypadOptOut {
   const q = new URLSearchParams({
     w: target.workspaceId,
@@ -84,7 +139,7 @@ export function callOptOutOffer(
   });
   return {
     digit: CALL_OPT_OUT_DIGIT,
-    prompt: CALL_OPT_OUT_PROMPT,
+    ...callSpeech(notice),
     actionUrl: `${env.APP_URL}${CALL_OPT_OUT_PATH}?${q.toString()}`,
   };
 }
@@ -230,17 +285,37 @@ export function readCallbackOptOut(
   return readPhoneOptOut(env, CALLBACK_PURPOSE, query);
 }
 
+/** The business a landing-page demo call and text come from. */
+export const DEMO_BUSINESS = "Pitchwise";
+
 /**
- * The keypress offer of a landing-page demo call to `phone` (E.164): "To stop calls from us, press 9
- * at any time." posting to `{APP_URL}/api/webhooks/voice/demo-opt-out?n=&s=` (signed like
- * callbackOptOutOffer). The demo has no workspace: a press stops the demo's calls and texts to the
- * number (demo feature).
+ * The keypress offer of a landing-page demo call to `phone` (E.164), spoken like every AI call's
+ * (callSpeech): "This is a message from Pitchwise. To stop calls from us, press 9 at any time." before
+ * the script, the offer and "To stop calls and voicemails from Pitchwise, call <callbackNumber> and
+ * press 9." after it (`callbackNumber`: the voice provider's, null when it has none), posting to
+ * `{APP_URL}/api/webhooks/voice/demo-opt-out?n=&s=` (signed like callbackOptOutOffer). The demo has
+ * no workspace: a press stops the demo's calls and texts to the number (demo feature).
  */
 export function demoCallOptOutOffer(
   env: { APP_URL: string; APP_SECRET: string },
   phone: string,
+  callbackNumber: string | null,
 ): KeypadOptOut {
-  return phoneOptOutOffer(env, DEMO_CALL_OPT_OUT_PATH, DEMO_PURPOSE, phone, CALL_OPT_OUT_PROMPT);
+  const { prompt, closing } = callSpeech(callNotice(DEMO_BUSINESS, callbackNumber));
+  return { ...phoneOptOutOffer(env, DEMO_CALL_OPT_OUT_PATH, DEMO_PURPOSE, phone, prompt), closing };
+}
+
+/**
+ * The keypress offer the callback number's menu makes a caller from `phone` (E.164) whose only call
+ * was a landing-page demo: `prompt` (callbackMenuPrompt(["Pitchwise"])) posting to the demo's signed
+ * opt-out URL, so the key stops the demo's calls and texts as during the call.
+ */
+export function demoCallbackOptOutOffer(
+  env: { APP_URL: string; APP_SECRET: string },
+  phone: string,
+  prompt: string,
+): KeypadOptOut {
+  return phoneOptOutOffer(env, DEMO_CALL_OPT_OUT_PATH, DEMO_PURPOSE, phone, prompt);
 }
 
 /** The number of a posted demo-call opt-out URL (`n`, `s`), or null when unsigned or altered. */

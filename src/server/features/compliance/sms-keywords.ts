@@ -168,8 +168,35 @@ export const SMS_OPT_OUT_NOTICE = "Reply STOP to opt out";
 
 /**
  * `body` with SMS_OPT_OUT_NOTICE on a new line, unless it already says how to opt out by reply
- * (hasOptOutInstructions). For the first text to a number.
+ * (hasOptOutInstructions). For the first text to a number (firstTextBody adds the sender's name too).
  */
 export function withOptOutNotice(body: string): string {
   return hasOptOutInstructions(body) ? body : `${body}\n${SMS_OPT_OUT_NOTICE}`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * True when `body` names `business` (case-insensitive, spaces matched loosely, not inside a longer
+ * word: "Acme" is named by "Thanks from ACME!" and "acme.com", not by "Acmeville"). An empty name
+ * counts as named.
+ */
+export function namesBusiness(body: string, business: string): boolean {
+  const words = business.trim().split(/\s+/).filter(Boolean).map(escapeRegExp);
+  if (words.length === 0) return true;
+  return new RegExp(`(?<![\\p{L}\\p{N}])${words.join("\\s+")}(?![\\p{L}\\p{N}])`, "iu").test(body);
+}
+
+/**
+ * The first text a number gets from a workspace: `body` led by "<business>: " unless it already names
+ * the business (namesBusiness), and ending with SMS_OPT_OUT_NOTICE on a new line unless it already
+ * says how to opt out (withOptOutNotice): "Acme: Hi Nina, big deals today only!\nReply STOP to opt
+ * out". `business` is the workspace's sender name, else its name ("" adds no name). Every workspace
+ * texts from the same number, so the name is how the person knows who texted. Source: CTIA
+ * Messaging Principles and Best Practices (the first message identifies the sender and says how to
+ * opt out).
+ */
+export function firstTextBody(body: string, business: string): string {
+  const name = business.trim();
+  return withOptOutNotice(!name || namesBusiness(body, name) ? body : `${name}: ${body}`);
 }

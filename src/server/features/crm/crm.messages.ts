@@ -5,7 +5,7 @@ import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
-import { callOptOutOffer } from "../compliance/call-opt-out";
+import { callNotice, callOptOutOffer } from "../compliance/call-opt-out";
 import {
   contactNumberFor,
   contactsWhoRepliedStop,
@@ -16,7 +16,8 @@ import {
   suppress,
 } from "../compliance/compliance.service";
 import { quietHoursRefusal } from "../compliance/quiet-hours";
-import { withOptOutNotice } from "../compliance/sms-keywords";
+import { firstTextBody } from "../compliance/sms-keywords";
+import { getSenderProfile } from "../workspaces/workspaces.service";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
 import { selectContactsReachedAt, selectTextedNumbers } from "./crm.queries";
@@ -144,8 +145,10 @@ async function reserveInsideQuietHours(
  * mobile (else phone) in E.164; never to a number on the suppression list (STOP replies) nor outside
  * the contact's quiet hours (reserveInsideQuietHours), nor to a contact who replied STOP from any of
  * their numbers. The workspace's first text to the number (textedNumbers: no text to it yet from the
- * contact page or a campaign) gets "Reply STOP to opt out" on a new line unless the message already
- * says how to opt out (CTIA Messaging Principles: opt-out instructions in the first message). Opt-in is confirmed in the client (spec), not enforced
+ * contact page or a campaign) is led by "<business>: " (the workspace's sender name, else its name)
+ * unless the message names the business, and gets "Reply STOP to opt out" on a new line unless it
+ * already says how to opt out (compliance firstTextBody; CTIA Messaging Principles: the first message
+ * identifies the sender and gives opt-out instructions; every workspace texts from one number). Opt-in is confirmed in the client (spec), not enforced
  * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
@@ -162,10 +165,13 @@ export async function sendSmsToContact(
   const to = await phoneRecipient(ctx, workspaceId, c, "sms");
   // counts against the plan's monthly smsMessages (issue 12); given back if the provider refuses it
   // or it is outside the contact's quiet hours
+  // the business a first text names (read before the plan's unit is reserved)
+  const sender = await getSenderProfile(ctx, workspaceId);
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
-  // the workspace's first text to this number says how to opt out (CTIA), like a campaign's first
+  // the workspace's first text to this number names the business and says how to opt out (CTIA),
+  // like a campaign's first
   const texted = await selectTextedNumbers(ctx.db, workspaceId, [to]);
-  const body = texted.has(to) ? m.message : withOptOutNotice(m.message);
+  const body = texted.has(to) ? m.message : firstTextBody(m.message, sender.businessName);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -196,8 +202,10 @@ export async function sendSmsToContact(
 /**
  * POST /api/contacts/{id}/make-call {script}: an AI text-to-speech call through the voice provider
  * to the phone (else mobile), never to a number suppressed for voice (a keypress opt-out, an SMS
- * STOP) nor outside the contact's quiet hours (reserveInsideQuietHours). The call offers the keypress opt-out
- * (compliance call-opt-out.ts). Records call_made. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE,
+ * STOP) nor outside the contact's quiet hours (reserveInsideQuietHours). The call names the business
+ * first (the workspace's sender name, else its name), offers the keypress opt-out and ends with the
+ * callback number (the voice provider's, TWILIO_FROM_NUMBER): compliance callNotice / callOptOutOffer,
+ * 47 CFR 64.1200(b). Records call_made. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE,
  * BAD_GATEWAY.
  */
 export async function makeCallToContact(
@@ -213,6 +221,9 @@ export async function makeCallToContact(
   const to = await phoneRecipient(ctx, workspaceId, c, "voice");
   // counts against the plan's monthly voiceCalls (issue 12); given back if the provider refuses it
   // or it is outside the contact's quiet hours
+  // the business the call names and the number it gives (read before the plan's unit is reserved)
+  const sender = await getSenderProfile(ctx, workspaceId);
+  const notice = callNotice(sender.businessName, ctx.providers.voice.callbackNumber);
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "voiceCalls");
   let result: { providerMessageId: string };
   try {
@@ -221,8 +232,13 @@ export async function makeCallToContact(
       script: m.script,
       workspaceId,
       metadata: { contact_id: c.id },
-      // "press 9 to stop calls from us" (47 CFR 64.1200(b)(3)); a press suppresses the number
-      optOut: callOptOutOffer(ctx.env, { workspaceId, phone: to, contactId: c.id, recipientId: null }),
+      // the business's name, "press 9 to stop calls from us" and the callback number (47 CFR
+      // 64.1200(b)); a press suppresses the number
+      optOut: callOptOutOffer(
+        ctx.env,
+        { workspaceId, phone: to, contactId: c.id, recipientId: null },
+        notice,
+      ),
     });
   } catch (e) {
     await releaseUsage(ctx, reservation);

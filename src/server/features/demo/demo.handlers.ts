@@ -12,8 +12,10 @@ import { demoFirstName, demoOptedOut, demoQuietHoursRefusal } from "./demo.servi
  * providers. Idempotent: a request already marked sent is skipped. A number that replied STOP to
  * Pitchwise's sending number (and not START since), or pressed 9 on an earlier demo call, gets
  * neither the text nor the call: anyone can type any number into the demo form, so the person's STOP
- * or keypress is the only say they have. The call offers that keypress like every AI call ("To stop
- * calls from us, press 9 at any time.", compliance demoCallOptOutOffer; 47 CFR 64.1200(b)(3)). The
+ * or keypress is the only say they have. Like every AI call, the call names the business first ("This
+ * is a message from Pitchwise."), offers that keypress ("To stop calls from us, press 9 at any time.")
+ * and ends with the callback number (the voice provider's; its menu offers the same opt-out):
+ * compliance demoCallOptOutOffer, 47 CFR 64.1200(b). The
  * text and call keep the quiet hours of every text and call (08:00-21:00 where the number is,
  * demoQuietHoursRefusal; the request was refused outside them): a request whose job runs outside
  * them (queued late, retried) sends neither, and is not sent later; its email still goes.
@@ -54,7 +56,7 @@ const sendDemoHandler = defineHandler(sendDemoJob, {
         to: req.phone,
         script: `Hello ${firstName}! This is the Pitchwise AI assistant calling with your demo. Pitchwise lets your business reach customers by personal video, text message, email and calls like this one. Thanks for trying it, and have a great day!`,
         machineDetection: true,
-        optOut: demoCallOptOutOffer(env, req.phone),
+        optOut: demoCallOptOutOffer(env, req.phone, providers.voice.callbackNumber),
       });
     }
     await markDemoRequestSent(db, demoRequestId);

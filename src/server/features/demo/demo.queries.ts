@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { demoOptOuts, demoRequests } from "../../db/schema";
 
@@ -39,4 +39,14 @@ export async function selectDemoOptOuts(db: DbOrTx, phones: string[]): Promise<S
     .from(demoOptOuts)
     .where(inArray(demoOptOuts.phone, phones));
   return new Set(rows.map((r) => r.phone));
+}
+
+/** True when a demo request to `phone` (E.164) was sent (its text and call went out, or were dropped). */
+export async function selectDemoSentTo(db: DbOrTx, phone: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: demoRequests.id })
+    .from(demoRequests)
+    .where(and(eq(demoRequests.phone, phone), eq(demoRequests.status, "sent")))
+    .limit(1);
+  return rows.length > 0;
 }

@@ -12,7 +12,7 @@ import {
 } from "../compliance/call-opt-out";
 import { clock12, countryName, hour12, QUIET_HOURS, quietHoursCheck } from "../compliance/quiet-hours";
 import { sendDemoJob } from "./demo.jobs";
-import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts } from "./demo.queries";
+import { insertDemoOptOut, insertDemoRequest, selectDemoOptOuts, selectDemoSentTo } from "./demo.queries";
 import type { demoInput } from "./demo.schemas";
 
 /** Longest first name the demo messages carry (characters). */
@@ -108,4 +108,14 @@ export async function optOutOfDemoCalls(
 /** True when `phone` (E.164) pressed the opt-out key on a demo call (optOutOfDemoCalls). */
 export async function demoOptedOut(ctx: Pick<AppContext, "db">, phone: string): Promise<boolean> {
   return (await selectDemoOptOuts(ctx.db, [phone])).has(phone);
+}
+
+/**
+ * True when the landing-page demo called (or texted) `phone` (E.164: a sent demo request to it) and the
+ * number has not opted out of the demo since: the callback number's menu (campaigns.webhooks
+ * handleInboundCall) then offers to stop the demo's calls, which the demo call's closing sentence
+ * tells people to call back for (compliance demoCallOptOutOffer; 47 CFR 64.1200(b)(3)).
+ */
+export async function demoCalled(ctx: Pick<AppContext, "db">, phone: string): Promise<boolean> {
+  return (await selectDemoSentTo(ctx.db, phone)) && !(await demoOptedOut(ctx, phone));
 }

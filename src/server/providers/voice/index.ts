@@ -11,11 +11,22 @@ export interface VoiceCall {
   /** our key for this call (campaign recipient id), for `findSent` */
   idempotencyKey?: string;
   /**
-   * The keypress opt-out the call offers (compliance call-opt-out.ts): `prompt` is spoken before and
-   * after the script while the call listens for `digit`; a press is POSTed to `actionUrl` with the
-   * form fields Twilio's <Gather> action sends (Digits, CallSid, From, To).
+   * The keypress opt-out the call offers (compliance call-opt-out.ts): `prompt` is spoken before the
+   * script (the business's name and the offer) and `closing` after it (the offer and the callback
+   * number; `prompt` again when absent) while the call listens for `digit`; a press is POSTed to
+   * `actionUrl` with the form fields Twilio's <Gather> action sends (Digits, CallSid, From, To).
    */
-  optOut?: { digit: string; prompt: string; actionUrl: string };
+  optOut?: { digit: string; prompt: string; closing?: string; actionUrl: string };
+}
+
+/**
+ * What a call says, in order: with an opt-out offer its `prompt`, the script and its `closing` (the
+ * prompt when there is none); else the script. The local outbox records these lines and Twilio speaks
+ * them as consecutive <Say>s, so both providers say the same words.
+ */
+export function spokenParts(call: Pick<VoiceCall, "script" | "optOut">): string[] {
+  if (!call.optOut) return [call.script];
+  return [call.optOut.prompt, call.script, call.optOut.closing ?? call.optOut.prompt];
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import { findOutboxByKey, writeOutbox } from "../outbox";
-import type { InboundVoiceCall, VoiceCall, VoiceProvider } from "./index";
+import { type InboundVoiceCall, spokenParts, type VoiceCall, type VoiceProvider } from "./index";
 import { inboundMenuTwiml } from "./twilio";
 
 /**
@@ -11,8 +11,8 @@ export const LOCAL_CALLBACK_NUMBER = "+12025550100";
 
 /**
  * Offline voice provider: the call lands in the outbox as the recipient would hear it (with the
- * keypress opt-out offer: prompt, script, prompt, one per line, like the Twilio TwiML). The offer is
- * kept in the row's metadata as `keypad: {digit, prompt, actionUrl}`: pressing the key is a POST of
+ * keypress opt-out offer: prompt, script, closing, one per line, spokenParts, like the Twilio TwiML).
+ * The offer is kept in the row's metadata as `keypad: {digit, prompt, closing, actionUrl}`: pressing the key is a POST of
  * `Digits={digit}` (form-encoded, as Twilio's <Gather> posts it) to `actionUrl`, which the dev outbox
  * page's "Press 9" button and tests do. An inbound call to the callback number (the dev outbox's
  * "Call back" button posts what Twilio would to `/api/webhooks/voice/inbound`) is recorded the same
@@ -32,7 +32,7 @@ export class LocalVoiceProvider implements VoiceProvider {
         channel: "voice",
         to: c.to,
         from: "Pitchwise AI voice",
-        body: c.optOut ? [c.optOut.prompt, c.script, c.optOut.prompt].join("\n") : c.script,
+        body: spokenParts(c).join("\n"),
         metadata: {
           ...(c.metadata ?? {}),
           idempotencyKey: c.idempotencyKey,

@@ -1,7 +1,7 @@
 import twilio from "twilio";
 import type { Db } from "../../db/client";
 import { createTwilioClient, type TwilioOptions, twilioError } from "../sms/twilio";
-import type { InboundVoiceCall, VoiceCall, VoiceProvider } from "./index";
+import { type InboundVoiceCall, spokenParts, type VoiceCall, type VoiceProvider } from "./index";
 import { findTwimlDocument, storeTwimlDocument, TWIML_DOCUMENT_PATH } from "./twiml-documents";
 
 const VOICE = { voice: "Polly.Joanna-Neural" } as const;
@@ -53,8 +53,9 @@ function say(target: { say: (attrs: typeof VOICE, text: string) => unknown }, te
 
 /**
  * TwiML that speaks `script` with Amazon Polly's neural voice via <Say> (Twilio TwiML docs; a script
- * longer than one <Say> takes is spoken by several, splitForSay). With an `optOut` offer, the prompt,
- * the script and the prompt again are spoken inside
+ * longer than one <Say> takes is spoken by several, splitForSay). With an `optOut` offer, its prompt
+ * (the business's name and the offer), the script and its closing (the offer and the callback number;
+ * spokenParts, the lines the local provider records) are spoken inside
  * `<Gather input="dtmf" numDigits="1" action=… method="POST">`: a key pressed at any time stops the
  * speech and Twilio POSTs `Digits` (with CallSid, From, To) to the action URL, whose TwiML answer
  * continues the call (https://www.twilio.com/docs/voice/twiml/gather). No key: the call ends after
@@ -73,9 +74,10 @@ export function sayTwiml(script: string, optOut?: VoiceCall["optOut"]): string {
     method: "POST",
     timeout: 5,
   });
-  g.say(VOICE, optOut.prompt);
+  const [prompt, , closing] = spokenParts({ script, optOut });
+  say(g, prompt ?? "");
   say(g, script);
-  g.say(VOICE, optOut.prompt);
+  say(g, closing ?? "");
   return r.toString();
 }
 

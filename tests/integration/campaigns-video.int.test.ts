@@ -152,7 +152,12 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     expect(forgotten.body).not.toContain("Ada");
     expect(forgotten.body).not.toContain("Analytical");
     const [row] = await t.db.select().from(videoLandingPages).where(eq(videoLandingPages.token, token!));
-    expect(row).toMatchObject({ contactId: null, recipientName: null, recipientEmail: null, recipientPhone: null });
+    expect(row).toMatchObject({
+      contactId: null,
+      recipientName: null,
+      recipientEmail: null,
+      recipientPhone: null,
+    });
     expect(row?.viewCount).toBe(1);
 
     // another user cannot read the stats; unknown tokens get the unavailable page

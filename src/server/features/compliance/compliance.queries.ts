@@ -183,3 +183,19 @@ export async function selectSuppressionPage(
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
+
+/**
+ * Whether the workspace has any suppression on `channels`, and whether any number anywhere last
+ * replied STOP (a STOP ever recorded: sms_opt_events kind 'stop'). Two index probes.
+ */
+export async function selectSuppressionsInUse(
+  db: DbOrTx,
+  workspaceId: string,
+  channels: string[],
+): Promise<{ any: boolean; anyStop: boolean }> {
+  const [row] = await db.execute<{ any: boolean; any_stop: boolean }>(sql`
+    select exists (select 1 from ${suppressions} where ${suppressions.workspaceId} = ${workspaceId}
+                     and ${suppressions.channel} = any(${sql.param(channels)}::text[])) as any,
+           exists (select 1 from ${smsOptEvents} where ${smsOptEvents.kind} = 'stop') as any_stop`);
+  return { any: !!row?.any, anyStop: !!row?.any_stop };
+}

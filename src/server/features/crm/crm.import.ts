@@ -15,6 +15,7 @@ import {
   describeOptOut,
   type OptInChannel,
   type OptOutCause,
+  optOutChannelsInUse,
   optOutsOf,
 } from "../compliance/compliance.service";
 import type { ImportEventListener } from "./crm.contact-events";
@@ -550,21 +551,30 @@ export class ContactImporter {
    * flag the file states yes for, and a new contact's default email opt-in, is staged false when the
    * row's email (email) or one of its numbers (SMS, calls; the file's, else the stored contact's) is
    * opted out. Rows that will not be written are not looked at (with `skip`, existing contacts).
-   * Set-based: one select of the batch's candidate rows, optOutsOf's two lookups, one update of the
-   * stage when any. Runs in the batch's transaction, after the plan limit's cut. Returns the rows
+   * Set-based: a probe of whether anyone in the workspace opted out of email or a number did
+   * (optOutChannelsInUse; nothing more when not), then one select of the batch's candidate rows,
+   * optOutsOf's two lookups, one update of the stage when any. Runs in the batch's transaction, after the plan limit's cut. Returns the rows
    * kept off with the causes by channel.
    */
   private async keepOptOutsOff(
     w: Writer,
   ): Promise<{ email: string; causes: Partial<Record<OptInChannel, OptOutCause>> }[]> {
     const conn = w.conn;
+    // a workspace nobody opted out of (the usual case) costs one probe, not a look at every row
+    const inUse = await optOutChannelsInUse(batchDb(w), this.workspaceId);
+    if (!inUse.email && !inUse.phones) return [];
+    const asks = [
+      ...(inUse.email ? ["coalesce(s.email_opt_in, c.id is null)"] : []),
+      ...(inUse.phones ? ["s.sms_opt_in", "s.call_opt_in"] : []),
+    ];
     const rows = await conn.unsafe(
       `select s.email, coalesce(s.phone, c.phone) as phone, coalesce(s.mobile, c.mobile) as mobile,
-              coalesce(s.email_opt_in, c.id is null) as e, coalesce(s.sms_opt_in, false) as m,
-              coalesce(s.call_opt_in, false) as v
+              ${inUse.email ? "coalesce(s.email_opt_in, c.id is null)" : "false"} as e,
+              ${inUse.phones ? "coalesce(s.sms_opt_in, false)" : "false"} as m,
+              ${inUse.phones ? "coalesce(s.call_opt_in, false)" : "false"} as v
          from crm_import_stage s
          left join contacts c on c.workspace_id = $1::uuid and lower(c.email) = lower(s.email)
-        where (coalesce(s.email_opt_in, c.id is null) or s.sms_opt_in or s.call_opt_in)
+        where (${asks.join(" or ")})
           ${this.opts.onDuplicate === "skip" ? "and c.id is null" : ""}`,
       [this.workspaceId],
     );

@@ -178,7 +178,7 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
   });
 
   it("SMS delivery carries the landing page link; contacts not opted in need the user's confirmation", async () => {
-    const { client, user } = await signUp(t.app);
+    const { client, user } = await signUp(t.app, { business_name: "Cy Flowers" });
     await setPlan(t, user.id, "professional"); // video campaigns are not on the Free plan
     // the engine holds SMS during the recipient's quiet hours (8:00-21:00 local): give the contact a
     // time zone where it is daytime now, so the test passes at any hour
@@ -230,7 +230,8 @@ describe.skipIf(!SHARED_DATA)(`video campaigns (${SHARED_DATA_MISSING})`, () => 
     const messages = await outbox("sms", "+14155550142");
     expect(messages.length).toBe(before + 1);
     const [sms] = messages; // newest first
-    expect(sms.body).toMatch(/^Hey Cy! http:\/\/localhost:80\/v\/[a-z0-9]+/);
+    // the workspace's first text to the number names the business (compliance firstTextBody)
+    expect(sms.body).toMatch(/^Cy Flowers: Hey Cy! http:\/\/localhost:80\/v\/[a-z0-9]+/);
   });
 
   it.each([

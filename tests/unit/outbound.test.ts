@@ -68,6 +68,18 @@ describe("outbound SSRF guard", () => {
     await expect(safeFetch(`http://127.0.0.1:${port}/`)).rejects.toThrow(/non-public/);
   });
 
+  it("tells a webhook's owner how to test a receiver on their own computer, and why https", () => {
+    for (const url of ["https://127.0.0.1:5499/hook", "https://localhost:5499/hook"])
+      expect(() => assertOutboundUrl(url, { httpsOnly: true }), url).toThrow(
+        /non-public address.*it cannot be fetched\. Use a public URL: to test a receiver on your own computer, expose it with a tunnel such as ngrok or Cloudflare Tunnel$/,
+      );
+    expect(() => assertOutboundUrl("http://hooks.example.com/x", { httpsOnly: true })).toThrow(
+      /^The URL must start with https:\/\/, so that what is sent to it is encrypted/,
+    );
+    // other fetches (a lead's website) get no webhook advice
+    expect(() => assertOutboundUrl("https://127.0.0.1/")).toThrow(/it cannot be fetched$/);
+  });
+
   it("allows listed hosts, re-checks redirects and caps the body", async () => {
     const allowedHosts = parseAllowedHosts(` 127.0.0.1:${port} , other.test`);
     const ok = await safeFetch(`http://127.0.0.1:${port}/`, { allowedHosts });

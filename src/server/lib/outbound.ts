@@ -78,6 +78,16 @@ export interface OutboundUrlOptions {
 }
 
 /**
+ * What a person registering a receiver on their own computer can do instead (webhook endpoints:
+ * `httpsOnly`), appended to the refusal of a local or private address; nothing for other fetches.
+ */
+function localHint(opts: OutboundUrlOptions): string {
+  return opts.httpsOnly
+    ? ". Use a public URL: to test a receiver on your own computer, expose it with a tunnel such as ngrok or Cloudflare Tunnel"
+    : "";
+}
+
+/**
  * Checks a URL's form without resolving it (e.g. when a webhook endpoint is registered): an
  * absolute http(s) URL (https only with `httpsOnly`, plain http then only for allow-listed hosts),
  * no credentials, and unless allow-listed, not a non-public literal address nor `localhost`.
@@ -96,15 +106,19 @@ export function assertOutboundUrl(raw: string, opts: OutboundUrlOptions = {}): U
     throw fail(`Only http and https URLs can be fetched (got ${url.protocol})`);
   const allowed = isAllowedHost(url, opts.allowedHosts);
   if (opts.httpsOnly && url.protocol !== "https:" && !allowed)
-    throw fail("The URL must use https (plain http only for hosts in OUTBOUND_ALLOWED_HOSTS)");
+    throw fail(
+      "The URL must start with https://, so that what is sent to it is encrypted (a server operator can allow a plain-http test host with OUTBOUND_ALLOWED_HOSTS)",
+    );
   if (url.username || url.password) throw fail("URLs with credentials cannot be fetched");
   if (allowed) return url;
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   if (isIP(host) && !isPublicAddress(host))
-    throw fail(`The host ${host} resolves to a non-public address (${host}); it cannot be fetched`);
+    throw fail(
+      `The host ${host} resolves to a non-public address (${host}); it cannot be fetched${localHint(opts)}`,
+    );
   const name = host.replace(/\.+$/, ""); // "localhost." is the same name as "localhost"
   if (name === "localhost" || name.endsWith(".localhost"))
-    throw fail(`The host ${host} resolves to a non-public address; it cannot be fetched`);
+    throw fail(`The host ${host} resolves to a non-public address; it cannot be fetched${localHint(opts)}`);
   return url;
 }
 

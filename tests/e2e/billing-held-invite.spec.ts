@@ -58,7 +58,7 @@ test("an unpaid Business workspace inviting a teammate is told to pay in Billing
   await page.getByRole("button", { name: "Send invitation" }).click();
   const alert = page.getByRole("alert").filter({ hasText: "in Settings > Billing to restore" });
   await expect(alert).toContainText(
-    "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
+    "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member, counting the owner, and it is taken. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
   );
   await expect(alert.getByRole("link", { name: "See plans" })).toHaveCount(0);
   await alert.getByRole("link", { name: "Go to Billing" }).click();

@@ -85,8 +85,8 @@ describe("a held (unpaid or paused) Business subscription: plan refusals say to 
     async (status) => {
       const u = await heldBusiness(status);
       const expected =
-        `Your Business subscription is ${status}, so the Free plan's limits apply: 1 team member; ` +
-        `this needs 1 and 0 are left. ${ACTION[status]} to restore up to 5 team members.`;
+        `Your Business subscription is ${status}, so the Free plan's limits apply: 1 team member, ` +
+        `counting the owner, and it is taken. ${ACTION[status]} to restore up to 5 team members.`;
       const rest = await u.client.post("/api/workspaces/current/invites", {
         email: uniqueEmail("held"),
         role: "member",
@@ -231,7 +231,7 @@ describe("a held (unpaid or paused) Business subscription: plan refusals say to 
     });
     expect(rest.statusCode).toBe(402);
     expect(rest.json().error).toBe(
-      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+      "Your Free plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.",
     );
     const sms = await u.client.post("/api/campaigns/sms/launch", {
       campaignName: "Free plan",

@@ -54,7 +54,7 @@ describe("plan refusals carry a structured detail over REST and tRPC", () => {
   it("the seat limit on Free: upgrade to Business; the owner may act on it, an admin may not", async () => {
     const { owner, admin } = await ownerAndAdmin("free");
     const sentence =
-      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.";
+      "Your Free plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.";
     const detail = {
       action: "upgrade",
       plan: "free",

@@ -296,7 +296,7 @@ describe("a subscription that ended (cancelled at period end) before its workspa
     });
     expect(invite.statusCode).toBe(402);
     expect(invite.json().error).toBe(
-      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+      "Your Free plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.",
     );
     const key = await client.post("/api/api-keys", { name: "ended", scopes: ["contacts:read"] });
     expect(key.statusCode).toBe(402);

@@ -300,7 +300,7 @@ describe("seat limits (spec section 9: Free and Professional 1 seat, Business 5,
     });
     expect(free.statusCode).toBe(402);
     expect(free.json().error).toBe(
-      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+      "Your Free plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.",
     );
     await setPlan(owner.user.id, "professional");
     expect(

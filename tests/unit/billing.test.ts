@@ -112,7 +112,17 @@ const featureRefusal = (w: ReturnType<typeof ws>, feature: PlanFeature) =>
 describe("plan refusals (billing.plans): upgrade sentences, and the payment for a held plan", () => {
   it("a workspace on Free (or on a live paid plan) is told which plan to upgrade to, as before", () => {
     expect(limitRefusal(ws({}), "seats", 1, 1)).toBe(
-      "Your Free plan includes 1 team member; this needs 1 and 0 are left. Upgrade to Business for up to 5 team members.",
+      "Your Free plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.",
+    );
+    // the owner holds one of the seats (Professional's "1 team member" was read as one teammate)
+    expect(limitRefusal(ws({ plan: "professional", subscriptionStatus: "active" }), "seats", 1, 1)).toBe(
+      "Your Professional plan includes 1 team member, counting the owner, and it is taken. Upgrade to Business for up to 5 team members.",
+    );
+    expect(limitRefusal(ws({ plan: "business", subscriptionStatus: "active" }), "seats", 1, 5)).toBe(
+      "Your Business plan includes 5 team members, counting the owner, and all 5 are taken. Upgrade to Enterprise for unlimited team members.",
+    );
+    expect(limitRefusal(ws({ plan: "business", subscriptionStatus: "active" }), "seats", 2, 4)).toBe(
+      "Your Business plan includes 5 team members, counting the owner; 1 is left and this needs 2. Upgrade to Enterprise for unlimited team members.",
     );
     expect(limitRefusal(ws({}), "videoMessages", 1, 0)).toBe(
       "Your Free plan does not include video messages. Upgrade to Professional for up to 100 video messages a month.",
@@ -132,7 +142,7 @@ describe("plan refusals (billing.plans): upgrade sentences, and the payment for 
   it("unpaid: the Free plan's limits apply and paying the open invoice restores the held plan's", () => {
     const w = ws({ plan: "business", subscriptionStatus: "unpaid" });
     expect(limitRefusal(w, "seats", 1, 1)).toBe(
-      "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
+      "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team member, counting the owner, and it is taken. Pay the open invoice in Settings > Billing to restore up to 5 team members.",
     );
     expect(limitRefusal(w, "emails", 5, 99)).toBe(
       "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month; this needs 5 and 1 is left. Pay the open invoice in Settings > Billing to restore unlimited emails.",
@@ -161,7 +171,7 @@ describe("plan refusals (billing.plans): upgrade sentences, and the payment for 
   it("a held plan that would not allow it either: pay to restore it, then upgrade", () => {
     const w = ws({ plan: "professional", subscriptionStatus: "unpaid" });
     expect(limitRefusal(w, "seats", 1, 1)).toBe(
-      "Your Professional subscription is unpaid, so the Free plan's limits apply: 1 team member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore your Professional plan (up to 1 team member), then upgrade to Business for up to 5 team members.",
+      "Your Professional subscription is unpaid, so the Free plan's limits apply: 1 team member, counting the owner, and it is taken. Pay the open invoice in Settings > Billing to restore your Professional plan (up to 1 team member), then upgrade to Business for up to 5 team members.",
     );
     expect(featureRefusal(w, "apiAccess")).toBe(
       "API access is not included in your Free plan, which applies while your Professional subscription is unpaid. Pay the open invoice in Settings > Billing to restore your Professional plan, then upgrade to Business to use API access.",

@@ -459,12 +459,12 @@ export function moreSentence(ws: PlanHolder, limit: PlanLimit, needed: number, n
  * unlimited).
  *
  * @throws AppError PAYMENT_REQUIRED (402) with a sentence naming the limit, what is left and the
- *   plan that allows more, e.g. "Your Free plan includes 1 team member; this needs 2. Upgrade to
- *   Business for up to 5 team members."; for a paid plan held by an unpaid or paused subscription
- *   (HELD_STATUSES) the hold and the payment that restores it instead (includesPhrase,
- *   moreSentence): "Your Business subscription is unpaid, so the Free plan's limits apply: 1 team
- *   member; this needs 1 and 0 are left. Pay the open invoice in Settings > Billing to restore up to
- *   5 team members." Details: `{limit, used, amount, max, planRefusal}` (limitRefusal).
+ *   plan that allows more, e.g. "Your Professional plan includes 5,000 contacts; this needs 20 and 10
+ *   are left. Upgrade to Business for up to 25,000 contacts." (seats say the owner holds one:
+ *   seatsTaken); for a paid plan held by an unpaid or paused subscription (HELD_STATUSES) the hold
+ *   and the payment that restores it instead (includesPhrase, moreSentence): "Your Business
+ *   subscription is unpaid, so the Free plan's limits apply: 1 team member, counting the owner, and
+ *   it is taken. Pay the open invoice in Settings > Billing to restore up to 5 team members." Details: `{limit, used, amount, max, planRefusal}` (limitRefusal).
  */
 export function assertWithinPlan(
   workspace: PlanHolder,
@@ -481,8 +481,10 @@ export function assertWithinPlan(
   const includes =
     max === 0
       ? `${includesPhrase(workspace, limit, now)}.`
-      : `${includesPhrase(workspace, limit, now)}; ` +
-        `this needs ${amount.toLocaleString("en-US")} and ${left.toLocaleString("en-US")} ${left === 1 ? "is" : "are"} left.`;
+      : limit === "seats"
+        ? `${includesPhrase(workspace, limit, now)}${seatsTaken(max, left, amount)}`
+        : `${includesPhrase(workspace, limit, now)}; ` +
+          `this needs ${amount.toLocaleString("en-US")} and ${left.toLocaleString("en-US")} ${left === 1 ? "is" : "are"} left.`;
   throw new AppError("PAYMENT_REQUIRED", `${includes}${moreSentence(workspace, limit, needed, now)}`, {
     limit,
     used,
@@ -490,6 +492,21 @@ export function assertWithinPlan(
     max,
     planRefusal: limitRefusal(workspace, limit, needed, now),
   });
+}
+
+/**
+ * The end of a seat refusal's first sentence: the owner holds one of the plan's `max` seats (a QA
+ * tester read Professional's "1 team member" as one teammate besides the owner), so it says so and
+ * what is taken: ", counting the owner, and it is taken." (max 1), ", counting the owner, and all 5
+ * are taken.", or with `left` seats free for a request of `amount`: ", counting the owner; 1 is left
+ * and this needs 2."
+ */
+function seatsTaken(max: number, left: number, amount: number): string {
+  if (left === 0)
+    return max === 1
+      ? ", counting the owner, and it is taken."
+      : `, counting the owner, and all ${max.toLocaleString("en-US")} are taken.`;
+  return `, counting the owner; ${left.toLocaleString("en-US")} ${left === 1 ? "is" : "are"} left and this needs ${amount.toLocaleString("en-US")}.`;
 }
 
 /**

@@ -93,8 +93,15 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
 
   // an SMS (not opted in: the app's confirmation is accepted), delivered to the local outbox
   await page.getByRole("button", { name: "Send SMS" }).click();
+  // 150 characters fit one segment as typed; as a first text (the business's name and the opt-out
+  // notice added) they take two, which the dialog says
+  await page.getByRole("dialog").getByLabel("Message").fill("x".repeat(150));
+  await expect(page.getByTestId("sms-first-text")).toContainText(
+    "If this is your first text to them, it starts with “Cora Co: ” and ends with “Reply STOP to opt out”, so it is sent as 2 segments.",
+  );
   const smsText = `Hi Maxwell, quick hello ${Date.now()}`;
   await page.getByRole("dialog").getByLabel("Message").fill(smsText);
+  await expect(page.getByTestId("sms-first-text")).toHaveCount(0);
   await page.getByRole("dialog").getByRole("button", { name: "Send" }).click();
   const optIn = page.getByRole("dialog", { name: "Send the SMS to Maxwell Frye?" });
   await expect(optIn).toContainText("This contact has not opted in to SMS. Send anyway?");

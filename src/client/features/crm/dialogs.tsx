@@ -21,6 +21,8 @@ import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/clien
 import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
+import { smsSegments } from "@/server/features/campaigns/sms-segments";
+import { firstTextBody } from "@/server/features/compliance/sms-keywords";
 import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
 
 /** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
@@ -257,6 +259,30 @@ export function useTags(): Tag[] {
   return useQuery(trpc.crm.tags.queryOptions()).data ?? [];
 }
 
+/**
+ * The Send SMS dialog's counter: characters of the message as typed (at most 160) and, when a first
+ * text to the number would be longer (the server leads it with "<business>: " and ends it with
+ * "Reply STOP to opt out": compliance firstTextBody, crm.messages), the segments it would be sent as.
+ * The business is the server's (tRPC campaigns.sender), as the SMS builder's counter shows it.
+ */
+function SmsDialogCounter({ body }: { body: string }) {
+  const trpc = useTRPC();
+  const business = useQuery({ ...trpc.campaigns.sender.queryOptions(), staleTime: 60_000 }).data?.myBusiness;
+  const typed = smsSegments(body);
+  const first = business === undefined ? null : smsSegments(firstTextBody(body.trim(), business));
+  return (
+    <div className="space-y-1 text-right text-xs">
+      <p className={body.length >= 160 ? "text-destructive" : "text-muted-foreground"}>{body.length}/160</p>
+      {first && body.trim() && first.segments > typed.segments && (
+        <p className="text-left font-medium text-amber-800 dark:text-amber-300" data-testid="sms-first-text">
+          If this is your first text to them, it starts with &ldquo;{business}: &rdquo; and ends with
+          &ldquo;Reply STOP to opt out&rdquo;, so it is sent as {first.segments} segments.
+        </p>
+      )}
+    </div>
+  );
+}
+
 type Channel = "email" | "sms" | "call";
 
 /**
@@ -379,13 +405,7 @@ export function MessageDialog({
               onChange={(e) => setBody(e.target.value)}
             />
           </FormField>
-          {channel === "sms" && (
-            <p
-              className={`text-right text-xs ${body.length >= 160 ? "text-destructive" : "text-muted-foreground"}`}
-            >
-              {body.length}/160
-            </p>
-          )}
+          {channel === "sms" && <SmsDialogCounter body={body} />}
           <DialogFooter>
             <Button variant="outline" onClick={() => onOpenChange(false)}>
               Cancel

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { verifyEmailThroughOutbox } from "./account-helpers";
 import { upgradeThroughLocalCheckout } from "./billing-helpers";
 
@@ -114,6 +115,16 @@ test("import, bulk tag, detail, note, SMS to the outbox, map", async ({ page }) 
   // the workspace's first text to the contact names the business (every workspace texts from one
   // number) and says how to opt out (CTIA)
   expect(messages.map((m) => m.body)).toContain(`Cora Co: ${smsText}\nReply STOP to opt out`);
+  // the development outbox shows it readable at 390 px (QA: it scrolled sideways, and its SMS bubbles
+  // were white on #22c55e, 2.27:1)
+  await loadAxe(page);
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.goto("/dev/outbox");
+  await expect(page.getByText(smsText)).toBeVisible();
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  expect(await seriousViolations(page, "dev outbox at 390 px")).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(contactUrl.pathname);
   await page.getByRole("tab", { name: "Activity" }).click();
   await expect(page.getByText("SMS sent", { exact: true })).toBeVisible();
   await expect(page.getByText("Note added", { exact: true })).toBeVisible();

@@ -135,8 +135,9 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 .note{color:#555;margin:0 0 16px}.tab{display:inline-block;padding:4px 12px;border-radius:999px;background:#e5e7eb;color:#111;text-decoration:none;margin-right:6px}
 .tab.on{background:#111;color:#fff}.msg{background:#fff;border-radius:12px;padding:16px;margin:12px 0;box-shadow:0 1px 2px #0001;max-width:760px}
 .meta{color:#555;font-size:12px;margin-bottom:8px}.ch{font-weight:700;text-transform:uppercase}.subject{font-weight:700;font-size:16px;margin-bottom:8px}
-iframe{width:100%;height:420px;border:1px solid #e5e7eb;border-radius:8px;background:#fff}.bubble{background:#22c55e;color:#fff;padding:10px 14px;border-radius:18px;display:inline-block;max-width:420px;white-space:pre-wrap}
-.bubble a{color:#fff}blockquote{margin:8px 0;padding:8px 12px;border-left:4px solid #6366f1;background:#eef2ff}pre{white-space:pre-wrap}</style></head>
+iframe{width:100%;height:420px;border:1px solid #e5e7eb;border-radius:8px;background:#fff}.bubble{background:#15803d;color:#fff;padding:10px 14px;border-radius:18px;display:inline-block;max-width:min(420px,100%);white-space:pre-wrap;overflow-wrap:anywhere}
+.bubble a{color:#fff}blockquote{margin:8px 0;padding:8px 12px;border-left:4px solid #6366f1;background:#eef2ff}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+.meta,.subject{overflow-wrap:anywhere}nav{display:flex;flex-wrap:wrap;gap:6px}@media (max-width:480px){body{padding:12px}}</style></head>
 <body><h1>Outbox</h1><p class="note">Development only: every email, SMS, call and voicemail the local providers delivered, newest first (${rows.length}).</p>
 <nav>${tabs}</nav>${cards || '<p class="note">No messages yet.</p>'}</body></html>`;
   });

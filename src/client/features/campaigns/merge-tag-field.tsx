@@ -1,18 +1,10 @@
-import { useQuery } from "@tanstack/react-query";
 import { useRef } from "react";
 import { Button } from "@/client/components/ui/button";
 import { Textarea } from "@/client/components/ui/textarea";
-import { useTRPC } from "@/client/trpc";
 import { MERGE_TAG_BUTTONS, type MergeContact, renderPreview } from "@/server/features/campaigns/merge-tags";
+import { useSender } from "./sender";
 
-/**
- * Who campaigns come from (tRPC `campaigns.sender`): `myBusiness` is what `{{my_business}}` renders
- * to, `from` the exact From header of campaign emails.
- */
-export function useSender() {
-  const trpc = useTRPC();
-  return useQuery({ ...trpc.campaigns.sender.queryOptions(), staleTime: 60_000 });
-}
+export { useSender };
 
 /**
  * Renders `template` for the first recipient exactly as it will be sent (same function as the

@@ -16,6 +16,7 @@ import { Input } from "@/client/components/ui/input";
 import { Textarea } from "@/client/components/ui/textarea";
 import { planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { type LaunchError, LaunchErrorBanner } from "@/client/features/campaigns/launch-error";
+import { useSender } from "@/client/features/campaigns/sender";
 import { errorMessage } from "@/client/lib/errors";
 import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/client/lib/focus-rescue";
 import { titleCase } from "@/client/lib/format";
@@ -263,11 +264,10 @@ export function useTags(): Tag[] {
  * The Send SMS dialog's counter: characters of the message as typed (at most 160) and, when a first
  * text to the number would be longer (the server leads it with "<business>: " and ends it with
  * "Reply STOP to opt out": compliance firstTextBody, crm.messages), the segments it would be sent as.
- * The business is the server's (tRPC campaigns.sender), as the SMS builder's counter shows it.
+ * The business is the server's (useSender: tRPC campaigns.sender), as the SMS builder's counter shows it.
  */
 function SmsDialogCounter({ body }: { body: string }) {
-  const trpc = useTRPC();
-  const business = useQuery({ ...trpc.campaigns.sender.queryOptions(), staleTime: 60_000 }).data?.myBusiness;
+  const business = useSender().data?.myBusiness;
   const typed = smsSegments(body);
   const first = business === undefined ? null : smsSegments(firstTextBody(body.trim(), business));
   return (

@@ -540,7 +540,12 @@ export async function applyPaymentEvent(ctx: Ctx, event: PaymentEvent): Promise<
       );
     }
     if (outcome.secondSubscription && workspaceId) {
-      const ended = await endSecondSubscription(ctx, workspaceId, outcome.secondSubscription.id);
+      const ended = await endSecondSubscription(
+        ctx,
+        workspaceId,
+        outcome.secondSubscription.id,
+        state?.priceId ?? null,
+      );
       return { ...outcome, secondSubscription: { id: outcome.secondSubscription.id, ended } };
     }
     if (!outcome.duplicate && workspaceId && state) {
@@ -576,11 +581,12 @@ async function endSecondSubscription(
   ctx: Ctx,
   workspaceId: string,
   subscriptionId: string,
+  priceId: string | null,
 ): Promise<boolean> {
   try {
     const refund = await refundAndEndNow(ctx, subscriptionId, true);
     ctx.log.warn({ workspaceId, subscriptionId, refund }, "second subscription ended and refunded");
-    await tellOwnerSecondRefunded(ctx, workspaceId, subscriptionId, refund?.amountCents ?? null);
+    await tellOwnerSecondRefunded(ctx, workspaceId, subscriptionId, priceId, refund?.amountCents ?? null);
     return true;
   } catch (e) {
     ctx.log.error({ err: e, workspaceId, subscriptionId }, "ending a second subscription failed");
@@ -589,8 +595,9 @@ async function endSecondSubscription(
 }
 
 /**
- * Emails the owner of workspace `workspaceId` that the subscription `subscriptionId` their second
- * checkout made was ended and its payment (`amountCents`, null when nothing was charged) refunded,
+ * Emails the owner of workspace `workspaceId` that the subscription `subscriptionId` (of price
+ * `priceId`, as the event's read of it gave) their second checkout made was ended and its payment
+ * (`amountCents`, null when nothing was charged) refunded,
  * because the workspace already had a paid plan, and where plans are changed instead (Billing). The
  * success page says the same (checkoutResult); the email reaches an owner who paid with Stripe and
  * left before its events arrived. A failure to send is logged: the refund stands either way.
@@ -599,14 +606,14 @@ async function tellOwnerSecondRefunded(
   ctx: Ctx,
   workspaceId: string,
   subscriptionId: string,
+  priceId: string | null,
   amountCents: number | null,
 ): Promise<void> {
   try {
     const ws = await loadBillingWorkspace(ctx, workspaceId);
     const owner = (await getUserProfiles(ctx, [ws.ownerId])).get(ws.ownerId);
     if (!owner) return;
-    const state = await ctx.providers.payments.retrieveSubscription(subscriptionId).catch(() => null);
-    const paidFor = planOfPrice(ctx.env, state?.priceId ?? null);
+    const paidFor = planOfPrice(ctx.env, priceId);
     const current = PLANS[effectivePlan(ws)].name;
     const what = paidFor ? `${PLANS[paidFor].name} payment` : "second payment";
     const money = amountCents ? ` ($${(amountCents / 100).toFixed(2)})` : "";
@@ -640,25 +647,27 @@ async function tellOwnerSecondRefunded(
  */
 export async function checkoutResult(ctx: Ctx, tenant: Tenant, sessionId: string) {
   assertCan(tenant, "manageBilling");
-  let session: Awaited<ReturnType<Ctx["providers"]["payments"]["retrieveCheckoutSession"]>>;
-  let state: SubscriptionState | null = null;
-  try {
-    session = await ctx.providers.payments.retrieveCheckoutSession(sessionId);
-    if (session?.subscriptionId && session.workspaceId === tenant.workspaceId)
-      state = await ctx.providers.payments.retrieveSubscription(session.subscriptionId);
-  } catch (e) {
-    ctx.log.warn({ err: e, sessionId }, "a checkout session could not be read");
-    throw new AppError(
-      "BAD_GATEWAY",
-      "We could not check this payment with the payment provider. Check Billing for your plan.",
-    );
-  }
+  const vendor = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (e) {
+      ctx.log.warn({ err: e, sessionId }, "a checkout session could not be read");
+      throw new AppError(
+        "BAD_GATEWAY",
+        "We could not check this payment with the payment provider. Check Billing for your plan.",
+      );
+    }
+  };
+  const session = await vendor(() => ctx.providers.payments.retrieveCheckoutSession(sessionId));
   if (!session || session.workspaceId !== tenant.workspaceId)
     throw new AppError("NOT_FOUND", "This payment was not found for this workspace.");
-  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
   if (!session.complete || !session.subscriptionId) return { status: "pending" as const };
+  const ws = await loadBillingWorkspace(ctx, tenant.workspaceId);
   if (ws.stripeSubscriptionId === session.subscriptionId)
     return { status: "active" as const, plan_name: PLANS[effectivePlan(ws)].name };
+  // another subscription holds the workspace: this one's state says whether it was ended as a second
+  const subscriptionId = session.subscriptionId;
+  const state = await vendor(() => ctx.providers.payments.retrieveSubscription(subscriptionId));
   const paidFor = planOfPrice(ctx.env, state?.priceId ?? null);
   if (state?.status === "canceled" && ws.stripeSubscriptionId)
     return {
@@ -892,11 +901,10 @@ async function maybeMoneyBack(ctx: Ctx, workspaceId: string, state: Subscription
   const canceling = state.cancelAtPeriodEnd && LIVE.has(state.status);
   if (!canceling) return false;
   const ws = await q.findBillingWorkspace(ctx.db, workspaceId);
-  if (!ws?.firstPaidAt || ws.stripeSubscriptionId !== state.id) return false;
+  if (!ws || ws.stripeSubscriptionId !== state.id) return false;
   // the time the owner asked to cancel, not the time its (possibly late, retried) webhook is applied
   const askedAt = Math.min(state.canceledAt?.getTime() ?? Date.now(), Date.now());
-  if (askedAt - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
-  if (await q.findRefundOfWorkspace(ctx.db, workspaceId)) return false;
+  if (!(await moneyBackOnCancel(ctx, ws, askedAt))) return false;
   try {
     const refund = await ctx.providers.payments.refundLatestPayment(state.id);
     const ended = await ctx.providers.payments.cancelSubscriptionNow(state.id);
@@ -990,12 +998,17 @@ export async function localPortalState(ctx: Ctx, tenant: Tenant) {
 }
 
 /**
- * Whether a cancel asked for now would be refunded and end at once (maybeMoneyBack's rule: within
- * MONEY_BACK_MS of the workspace's first payment, and no money-back refund yet), for the local
- * portal's cancel confirmation to say which of the two happens.
+ * The 14-day money-back rule (spec section 9): whether a cancel asked for at `askedAt` (ms since the
+ * epoch, default now) is refunded and ends at once: within MONEY_BACK_MS of the workspace's first
+ * payment, and no money-back refund yet (once per workspace). maybeMoneyBack applies it; the local
+ * portal's cancel confirmation says which of the two a cancel now does.
  */
-export async function moneyBackOnCancel(ctx: Pick<AppContext, "db">, ws: Workspace): Promise<boolean> {
-  if (!ws.firstPaidAt || Date.now() - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
+export async function moneyBackOnCancel(
+  ctx: Pick<AppContext, "db">,
+  ws: Pick<Workspace, "id" | "firstPaidAt">,
+  askedAt = Date.now(),
+): Promise<boolean> {
+  if (!ws.firstPaidAt || askedAt - ws.firstPaidAt.getTime() > MONEY_BACK_MS) return false;
   return !(await q.findRefundOfWorkspace(ctx.db, ws.id));
 }
 

@@ -50,45 +50,13 @@ export async function deleteSuppression(
     );
 }
 
-/** Suppressions of the workspace on any of `channels` whose lower-cased value is one of `values`. */
-export async function selectSuppressions(
-  db: DbOrTx,
-  workspaceId: string,
-  channels: string[],
-  values: string[],
-): Promise<{ value: string; reason: string }[]> {
-  return db
-    .select({ value: suppressions.value, reason: suppressions.reason })
-    .from(suppressions)
-    .where(
-      and(
-        eq(suppressions.workspaceId, workspaceId),
-        inArray(suppressions.channel, channels),
-        inArray(sql`lower(${suppressions.value})`, values),
-      ),
-    );
-}
-
-/**
- * Which of `phones` (E.164, compared exactly) last replied STOP rather than START (sms_opt_events:
- * the latest decision by the provider's time, ties by arrival, as campaigns.webhooks records them).
- */
-export async function selectStoppedPhones(db: DbOrTx, phones: string[]): Promise<string[]> {
-  if (phones.length === 0) return [];
-  const rows = await db
-    .selectDistinctOn([smsOptEvents.phone], { phone: smsOptEvents.phone, kind: smsOptEvents.kind })
-    .from(smsOptEvents)
-    .where(inArray(smsOptEvents.phone, phones))
-    .orderBy(smsOptEvents.phone, desc(smsOptEvents.providerTime), desc(smsOptEvents.id));
-  return rows.filter((r) => r.kind === "stop").map((r) => r.phone);
-}
-
 /**
  * Suppressions of the workspace on any of `channels` whose lower-cased value is one of `values`,
- * passed as one array parameter (an import batch looks up 10,000 addresses at once: one bind, one
- * index scan per value on suppressions_user_channel_value_uq). With each row's channel.
+ * with each row's channel, reason and source. `values` go as one array parameter (an import batch
+ * looks up 10,000 addresses at once: one bind, one index scan per value on
+ * suppressions_user_channel_value_uq).
  */
-export async function selectSuppressionsByValues(
+export async function selectSuppressions(
   db: DbOrTx,
   workspaceId: string,
   channels: string[],
@@ -112,8 +80,12 @@ export async function selectSuppressionsByValues(
     );
 }
 
-/** selectStoppedPhones for many numbers: one array parameter. */
-export async function selectStoppedPhonesByValues(db: DbOrTx, phones: string[]): Promise<string[]> {
+/**
+ * Which of `phones` (E.164, compared exactly; one array parameter) last replied STOP rather than
+ * START (sms_opt_events: the latest decision by the provider's time, ties by arrival, as
+ * campaigns.webhooks records them).
+ */
+export async function selectStoppedPhones(db: DbOrTx, phones: string[]): Promise<string[]> {
   if (phones.length === 0) return [];
   const rows = await db
     .selectDistinctOn([smsOptEvents.phone], { phone: smsOptEvents.phone, kind: smsOptEvents.kind })

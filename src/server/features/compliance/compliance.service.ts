@@ -268,13 +268,13 @@ export async function optOutsOf(
   const numbers = [...new Set(subjects.flatMap(numbersOf))];
   if (emails.length === 0 && numbers.length === 0) return subjects.map(() => ({}));
   const [rows, stopped] = await Promise.all([
-    q.selectSuppressionsByValues(
+    q.selectSuppressions(
       db,
       workspaceId,
       ["email", "sms", "voice", "voicemail", "all"],
       [...lookupForms(emails), ...numbers],
     ),
-    q.selectStoppedPhonesByValues(db, numbers),
+    q.selectStoppedPhones(db, numbers),
   ]);
   const email = new Map<string, OptOutCause>();
   const sms = new Map<string, OptOutCause>();

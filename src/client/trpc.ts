@@ -17,7 +17,9 @@ export const { TRPCProvider, useTRPC, useTRPCClient } = createTRPCContext<AppRou
 
 /**
  * A link that calls `onDone` after every mutation that succeeded (a contact added, a campaign launched,
- * a lead search run, a member removed...), so the caller can refresh what any of them may change.
+ * a lead search run, a member removed...), so the caller can refresh what any of them may change; and
+ * after a call the plan refused (`data.planRefusal`): the server knew the plan otherwise than the
+ * screen (a subscription held or changed since it loaded), so what the screen shows of it is stale.
  */
 function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
   return () =>
@@ -25,7 +27,14 @@ function afterMutations(onDone: () => void): TRPCLink<AppRouter> {
       observable((observer) =>
         next(op).subscribe({
           next: (value) => observer.next(value),
-          error: (err) => observer.error(err),
+          error: (err) => {
+            if (
+              err instanceof TRPCClientError &&
+              (err.data as { planRefusal?: unknown } | undefined)?.planRefusal
+            )
+              onDone();
+            observer.error(err);
+          },
           complete: () => {
             // a mutation that ends or changes the session leaves nothing of this account to refresh
             // (the cache is cleared when the user changes): refreshing after a logout was a 401
@@ -81,8 +90,9 @@ function shownWorkspaceLink(): TRPCLink<AppRouter> {
 }
 
 /**
- * The app's tRPC client. `onMutation`: called after each successful mutation (main.tsx refreshes the
- * plan usage there: contacts, seats and the monthly meters change with many mutations of other features).
+ * The app's tRPC client. `onMutation`: called after each successful mutation and each plan refusal
+ * (main.tsx refreshes the plan usage there: contacts, seats and the monthly meters change with many
+ * mutations of other features).
  */
 export function createTrpcClient(opts: { onMutation?: () => void } = {}) {
   return createTRPCClient<AppRouter>({

@@ -6,12 +6,20 @@ import { withE2eDb } from "./e2e-info";
 /**
  * A Business workspace whose subscription is unpaid counts as Free (1 seat) until it is paid. Settings >
  * Team sends its owner to Billing to pay, not to /pricing to upgrade to the plan they already have:
- * the full-seats hint and the refused invitation (the server's sentence, billing.plans) link to the
- * Billing tab. An admin, who cannot pay, is told that only the owner can, with no link.
+ * the full-seats hint (Send invitation off while it shows) and the refused invitation of a screen
+ * opened before the hold (the server's sentence, billing.plans) link to the Billing tab. An admin, who cannot pay, is told that only the owner can, with no link.
  */
 /** The pause reason the send engine leaves when the subscription is unpaid (its own test: billing-held-limit-message.int). */
 const HELD_PAUSE_REASON =
   "Your Business subscription is unpaid, so the Free plan's limits apply: 100 emails a month and 100 are already used or reserved this billing period. Pay the open invoice in Settings > Billing to restore unlimited emails. The campaign was paused with its remaining messages unsent: resume it once your subscription is paid, or cancel it.";
+
+/** Sets the subscription status of the workspace `ownerEmail` owns (what Stripe's events would). */
+async function setStatusOf(ownerEmail: string, status: "active" | "unpaid"): Promise<void> {
+  await withE2eDb(
+    (sql) =>
+      sql`update workspaces set subscription_status = ${status} where owner_id = (select id from users where email = ${ownerEmail})`,
+  );
+}
 
 /** Launches a one-recipient email campaign as the signed-in page's user (REST); returns its id. */
 async function launchEmailCampaign(page: Page, name: string): Promise<number> {
@@ -53,7 +61,17 @@ test("an unpaid Business workspace inviting a teammate is told to pay in Billing
     "/settings?tab=billing",
   );
   await expect(page.getByRole("link", { name: "Upgrade for more seats" })).toHaveCount(0);
+  // the server's seat check (seats.full) keeps Send invitation off, the hint saying why
+  await expect(page.getByRole("button", { name: "Send invitation" })).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Send invitation" })).toHaveAccessibleDescription(
+    /^Every seat of the Free plan is in use/,
+  );
 
+  // a screen opened while the plan was paid and held afterwards: the server's refusal says it
+  await setStatusOf(email, "active");
+  await page.reload();
+  await expect(page.getByRole("button", { name: "Send invitation" })).toBeEnabled();
+  await setStatusOf(email, "unpaid");
   await page.getByLabel("Email").fill(`mate-${Date.now()}@example.com`);
   await page.getByRole("button", { name: "Send invitation" }).click();
   const alert = page.getByRole("alert").filter({ hasText: "in Settings > Billing to restore" });
@@ -164,6 +182,11 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     ),
   ).toContainText(ownerOnly);
   await expect(admin.getByRole("link", { name: "Pay in Billing to restore Business" })).toHaveCount(0);
+  await expect(admin.getByRole("button", { name: "Send invitation" })).toBeDisabled();
+  await setStatusOf(ownerEmail, "active");
+  await admin.reload();
+  await expect(admin.getByRole("button", { name: "Send invitation" })).toBeEnabled();
+  await setStatusOf(ownerEmail, "unpaid");
   await admin.getByLabel("Email").fill(`mate-${Date.now()}@example.com`);
   await admin.getByRole("button", { name: "Send invitation" }).click();
   const alert = admin.getByRole("alert").filter({ hasText: "in Settings > Billing to restore" });

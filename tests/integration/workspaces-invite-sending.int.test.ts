@@ -167,7 +167,7 @@ describe("resending an expired invitation takes a seat again", () => {
       expect(rpc.error?.message).toBe(overInvite.json().error);
     }
     const seats = (await owner.client.get("/api/workspaces/current/members")).json().seats;
-    expect(seats).toEqual({ used: 5, limit: 5 });
+    expect(seats).toEqual({ used: 5, limit: 5, full: true });
     expect((await outboxCountsTo(t, [expired[0]!.email])).get(expired[0]!.email)).toBe(1);
 
     // a pending (not expired) invitation holds its seat already: resending it is fine
@@ -179,6 +179,7 @@ describe("resending an expired invitation takes a seat again", () => {
     expect((await owner.client.get("/api/workspaces/current/members")).json().seats).toEqual({
       used: 5,
       limit: 5,
+      full: true,
     });
     expect((await resend(owner.client, expired[1]!.id)).statusCode).toBe(402);
   });

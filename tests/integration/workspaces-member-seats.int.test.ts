@@ -33,14 +33,14 @@ describe("seats in use as a member sees them", () => {
     }
 
     const ownerView = (await owner.client.get("/api/workspaces/current/members")).json();
-    expect(ownerView.seats).toEqual({ used: 4, limit: 5 });
+    expect(ownerView.seats).toEqual({ used: 4, limit: 5, full: false });
     const melView = (await mel.client.get("/api/workspaces/current/members")).json();
     expect(melView.invites).toEqual([]); // a member is not shown who is invited
-    expect(melView.seats).toEqual({ used: 4, limit: 5 });
+    expect(melView.seats).toEqual({ used: 4, limit: 5, full: false });
     const rpc = await trpcCall(mel.client, "workspaces.members", undefined, "query");
-    expect(rpc.data.seats).toEqual({ used: 4, limit: 5 });
+    expect(rpc.data.seats).toEqual({ used: 4, limit: 5, full: false });
     const usage = (await mel.client.get("/api/billing/usage")).json();
-    expect(usage.usage.seats).toEqual(melView.seats);
+    expect(usage.usage.seats).toEqual({ used: melView.seats.used, limit: melView.seats.limit });
   });
 
   it("an invitation to the address a member moves to is revoked: it holds no seat and cannot be used", async () => {
@@ -64,7 +64,7 @@ describe("seats in use as a member sees them", () => {
     expect(moved.statusCode, moved.body).toBe(200);
     const view = (await owner.client.get("/api/workspaces/current/members")).json();
     expect(view.invites).toEqual([]);
-    expect(view.seats).toEqual({ used: 2, limit: 5 });
+    expect(view.seats).toEqual({ used: 2, limit: 5, full: false });
     expect((await owner.client.get("/api/billing/usage")).json().usage.seats.used).toBe(2);
   });
 });

@@ -141,7 +141,7 @@ describe("workspaces: invite, accept, share, switch, remove", () => {
       [owner.user.email, "owner"],
       [memberEmail, "member"],
     ]);
-    expect(members.seats).toEqual({ used: 2, limit: 5 });
+    expect(members.seats).toEqual({ used: 2, limit: 5, full: false });
     const removed = await owner.client.del(`/api/workspaces/current/members/${member.user.id}`);
     expect(removed.statusCode, removed.body).toBe(200);
     expect((await member.client.get(`/api/contacts/${contactId}`)).statusCode).toBe(404);

@@ -452,6 +452,23 @@ export function moreSentence(ws: PlanHolder, limit: PlanLimit, needed: number, n
 }
 
 /**
+ * Whether `amount` more of `limit` fits the plan the workspace has at `now` after `used`
+ * (assertWithinPlan's rule without the refusal), for a screen that must know before the person
+ * asks, e.g. the Team screen's Send invitation (workspaces listMembers `seats.full`). Same
+ * arguments as assertWithinPlan; true when the plan has no such limit (null).
+ */
+export function withinPlan(
+  workspace: PlanHolder,
+  limit: PlanLimit,
+  amount: number,
+  used: number,
+  now = new Date(),
+): boolean {
+  const max = PLANS[effectivePlan(workspace, now)].limits[limit];
+  return max === null || used + amount <= max;
+}
+
+/**
  * The one plan check (issue 10/12), against the plan the workspace has at `now` (`effectivePlan`: an
  * ended, unpaid or paused subscription counts as Free). `used` is what the workspace has already used
  * of `limit` (a total such as seats or contacts, or this period's count of a monthly meter); `amount`
@@ -473,9 +490,8 @@ export function assertWithinPlan(
   used: number,
   now = new Date(),
 ): void {
-  const plan = PLANS[effectivePlan(workspace, now)];
-  const max = plan.limits[limit];
-  if (max === null || used + amount <= max) return;
+  if (withinPlan(workspace, limit, amount, used, now)) return;
+  const max = PLANS[effectivePlan(workspace, now)].limits[limit] as number;
   const left = Math.max(0, max - used);
   const needed = used + amount;
   const includes =

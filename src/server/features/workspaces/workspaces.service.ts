@@ -21,6 +21,7 @@ import {
   PLANS,
   planOf,
   planRefusalOf,
+  withinPlan,
 } from "../billing/billing.plans";
 import { getUserProfiles } from "../user/user.service";
 import * as q from "./workspaces.queries";
@@ -380,9 +381,10 @@ export async function switchWorkspace(
 
 /**
  * Members of the active workspace, and (for owners and admins) its pending invites.
- * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit}}`;
- * `seats.used` counts members and pending invitations for every role (as the seat check does), also
- * when `invites` is not shown (members).
+ * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit,
+ * full}}`; `seats.used` counts members and pending invitations for every role (as the seat check
+ * does), also when `invites` is not shown (members); `seats.full` is true when the plan's seat check
+ * (billing.plans withinPlan, the rule `invite` applies) would refuse one more invitation.
  */
 export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   const rows = await q.listMembers(ctx.db, tenant.workspaceId);
@@ -413,7 +415,11 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
       expires_at: i.expiresAt.toISOString(),
       created_at: i.createdAt.toISOString(),
     })),
-    seats: { used: rows.length + pending, limit },
+    seats: {
+      used: rows.length + pending,
+      limit,
+      full: !withinPlan(tenant.workspace, "seats", 1, rows.length + pending),
+    },
   };
 }
 

@@ -364,10 +364,11 @@ function InviteForm({
 }: {
   onBanner: ShowBanner;
   onInvited: () => void;
-  seats: { used: number; limit: number | null };
+  seats: { full: boolean };
 }) {
   const trpc = useTRPC();
   const emailId = useId();
+  const fullId = useId();
   const roleId = useId();
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<"admin" | "member">("member");
@@ -406,7 +407,9 @@ function InviteForm({
     sending.current = true;
     invite.mutate({ email, role });
   };
-  const full = seats.limit !== null && seats.used >= seats.limit;
+  // the server's seat check (workspaces listMembers seats.full): the button stays off while the
+  // hint below says why, instead of offering a send the server refuses
+  const full = seats.full;
   return (
     <Card>
       <CardHeader>
@@ -445,7 +448,11 @@ function InviteForm({
               </SelectContent>
             </Select>
           </div>
-          <Button type="submit" disabled={invite.isPending}>
+          <Button
+            type="submit"
+            disabled={invite.isPending || full}
+            aria-describedby={full && !error ? fullId : undefined}
+          >
             <MailPlus aria-hidden />
             {invite.isPending ? "Sending..." : "Send invitation"}
           </Button>
@@ -456,7 +463,7 @@ function InviteForm({
           </p>
         )}
         {!error && full && held && (
-          <p className="mt-3 text-sm text-muted-foreground">
+          <p id={fullId} className="mt-3 text-sm text-muted-foreground">
             Every seat of the {usage.data?.plan_name} plan is in use while your {held} subscription waits for
             a payment.{" "}
             <OwnerAction canPay={canPay}>
@@ -467,7 +474,7 @@ function InviteForm({
           </p>
         )}
         {!error && full && !held && (
-          <p className="mt-3 text-sm text-muted-foreground">
+          <p id={fullId} className="mt-3 text-sm text-muted-foreground">
             Every seat of your plan is in use.{" "}
             <OwnerAction canPay={canPay}>
               <Link to="/pricing" className="font-medium underline">

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { suppress, suppressCallsByKeypress } from "../../src/server/features/compliance/compliance.service";
+import { selectAddressesOfContactsNamed } from "../../src/server/features/crm/crm.queries";
 import { createTestApp, signUp, type TestApp, trpcCall, uniqueEmail } from "../helpers";
 import { uniquePhone } from "../unique-phone";
 
@@ -142,5 +143,79 @@ describe("Contacts > Opt-outs (crm.optOutList, opt-outs.csv)", () => {
     const bad = await s.client.get("/api/contacts/opt-outs.csv?page=2");
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain("page");
+  });
+
+  it("finds the opt-outs of the contacts a search names (email, phone or mobile; accents and case ignored), in the list and the CSV", async () => {
+    const s = await signUp(t.app);
+    const ws = s.user.id;
+    const email = uniqueEmail("zoe");
+    const mobile = await uniquePhone("415");
+    const phone = await uniquePhone("212");
+    const zoe = await s.client.post("/api/contacts", {
+      first_name: "Zoë",
+      last_name: "Quintana-Núñez",
+      email,
+      mobile,
+    });
+    expect(zoe.statusCode, zoe.body).toBe(200);
+    // a contact of the same family name who opted out of texts only
+    const ana = await s.client.post("/api/contacts", {
+      first_name: "Ana",
+      last_name: "Quintana-Nunez",
+      email: uniqueEmail("ana"),
+      phone,
+    });
+    expect(ana.statusCode, ana.body).toBe(200);
+    // addresses that hold nothing of the name, and an opt-out of no contact
+    await suppress(t.db, ws, "email", email, "unsubscribed", "unsubscribe page", true);
+    await suppress(t.db, ws, "sms", mobile, "stop_reply", "twilio inbound");
+    await suppress(t.db, ws, "sms", phone, "stop_reply", "twilio inbound");
+    await suppress(t.db, ws, "email", uniqueEmail("nobody"), "hard_bounce", "postmark webhook");
+    // another workspace's contact of the same name, opted out: never listed here
+    const other = await signUp(t.app);
+    const foreignEmail = uniqueEmail("foreign");
+    await other.client.post("/api/contacts", {
+      first_name: "Zoe",
+      last_name: "Quintana-Nunez",
+      email: foreignEmail,
+    });
+    await suppress(t.db, other.user.id, "email", foreignEmail, "unsubscribed", "unsubscribe page", true);
+
+    const byFamily = await list(s.client, { search: "quintana-nunez" });
+    expect(byFamily.entries.map((e) => e.value).sort()).toEqual([email, mobile, phone].sort());
+    expect(byFamily.total).toBe(3);
+    expect((byFamily as Listed & { name_match_cap: number | null }).name_match_cap).toBeNull();
+    // the full name, typed with its accent or without
+    for (const search of ["Zoë Quintana", "zoe quintana"]) {
+      const r = await list(s.client, { search });
+      expect(r.entries.map((e) => e.value).sort(), search).toEqual([email, mobile].sort());
+      expect(r.entries.every((e) => e.contact?.name === "Zoë Quintana-Núñez")).toBe(true);
+    }
+    // with the channel filter
+    expect(
+      (await list(s.client, { search: "quintana", channel: "sms" })).entries.map((e) => e.value).sort(),
+    ).toEqual([mobile, phone].sort());
+    // LIKE metacharacters in a name search are literal
+    expect((await list(s.client, { search: "quin%na" })).total).toBe(0);
+    // the CSV takes the same search
+    const csv = await s.client.get(`/api/contacts/opt-outs.csv?search=${encodeURIComponent("zoe quintana")}`);
+    expect(csv.statusCode).toBe(200);
+    const lines = csv.body
+      .replace(/^\uFEFF/, "")
+      .trim()
+      .split("\r\n");
+    expect(lines).toHaveLength(3);
+    expect(csv.body).not.toContain(foreignEmail);
+    // past the cap the name match keeps the oldest contacts' addresses and says it was capped
+    expect(await selectAddressesOfContactsNamed(t.db, ws, "quintana", 1)).toEqual({
+      emails: [email],
+      phones: [mobile],
+      capped: true,
+    });
+    expect((await selectAddressesOfContactsNamed(t.db, ws, "quintana", 2)).capped).toBe(false);
+    // the other workspace finds its own contact, not these
+    expect((await list(other.client, { search: "quintana" })).entries.map((e) => e.value)).toEqual([
+      foreignEmail,
+    ]);
   });
 });

@@ -108,7 +108,7 @@ export interface SuppressionListRow {
 /**
  * A page of the workspace's suppressions, newest first (ties by id), optionally one `channels` set
  * and a `search` matched case-insensitively inside the value, reason or source (LIKE metacharacters
- * taken literally), or naming one of `alsoReasons` / `alsoSources`. `limit` rows from `offset`, and the total that match.
+ * taken literally), or naming one of `alsoReasons` / `alsoSources`, or a value among `alsoValues`. `limit` rows from `offset`, and the total that match.
  */
 export async function selectSuppressionPage(
   db: DbOrTx,
@@ -119,6 +119,8 @@ export async function selectSuppressionPage(
     /** reasons and sources whose words for people match `search` (compliance describeOptOut) */
     alsoReasons?: string[];
     alsoSources?: string[];
+    /** values (normalised) that match `search` some other way: the addresses of contacts it names */
+    alsoValues?: string[];
     offset: number;
     limit: number;
   },
@@ -128,7 +130,7 @@ export async function selectSuppressionPage(
     eq(suppressions.workspaceId, workspaceId),
     opts.channels ? inArray(suppressions.channel, opts.channels) : undefined,
     opts.search
-      ? sql`(${suppressions.value} ilike ${like} escape '\\' or ${suppressions.reason} ilike ${like} escape '\\' or coalesce(${suppressions.source}, '') ilike ${like} escape '\\' or ${suppressions.reason} = any(${sql.param(opts.alsoReasons ?? [])}::text[]) or ${suppressions.source} = any(${sql.param(opts.alsoSources ?? [])}::text[]))`
+      ? sql`(${suppressions.value} ilike ${like} escape '\\' or ${suppressions.reason} ilike ${like} escape '\\' or coalesce(${suppressions.source}, '') ilike ${like} escape '\\' or ${suppressions.reason} = any(${sql.param(opts.alsoReasons ?? [])}::text[]) or ${suppressions.source} = any(${sql.param(opts.alsoSources ?? [])}::text[]) or ${suppressions.value} = any(${sql.param(opts.alsoValues ?? [])}::text[]))`
       : undefined,
   );
   const [rows, [count]] = await Promise.all([

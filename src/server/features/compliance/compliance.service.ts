@@ -381,13 +381,21 @@ export interface SuppressionListEntry {
  * A page of the workspace's suppression list, newest first: `channel` one of SUPPRESSION_CHANNELS
  * (undefined: all; "voice" also lists "voicemail", calls and voicemail being one opt-in), `search`
  * matched inside the address or number, reason or source (case-insensitive) or the words the screen
- * shows for them (describeOptOut: "replied STOP", "pressed 9"), `page` from 1 and
- * `limit` rows (the caller bounds both). Never another workspace's rows. Returns `{entries, total}`.
+ * shows for them (describeOptOut: "replied STOP", "pressed 9"), or, with a search, being one of
+ * `alsoMatching` (addresses and numbers the caller found the search names: its contacts' by name);
+ * `page` from 1 and `limit` rows (the caller bounds both). Never another workspace's rows. Returns
+ * `{entries, total}`.
  */
 export async function listSuppressions(
   db: DbOrTx,
   workspaceId: string,
-  opts: { channel?: (typeof SUPPRESSION_CHANNELS)[number]; search?: string; page: number; limit: number },
+  opts: {
+    channel?: (typeof SUPPRESSION_CHANNELS)[number];
+    search?: string;
+    alsoMatching?: string[];
+    page: number;
+    limit: number;
+  },
 ): Promise<{ entries: SuppressionListEntry[]; total: number }> {
   const search = opts.search?.trim() || undefined;
   // the words the screen shows ("replied STOP", "pressed 9", "one-click unsubscribe") find their rows too
@@ -402,6 +410,9 @@ export async function listSuppressions(
     search,
     alsoReasons: wordsMatch(OPT_OUT_REASON_WORDS),
     alsoSources: wordsMatch(OPT_OUT_SOURCE_WORDS),
+    alsoValues: search
+      ? lookupForms((opts.alsoMatching ?? []).map((v) => normaliseSuppressionValue("all", v)))
+      : [],
     offset: (opts.page - 1) * opts.limit,
     limit: opts.limit,
   });

@@ -9,7 +9,13 @@ import {
   SUPPRESSION_CHANNELS,
   type SuppressionListEntry,
 } from "../compliance/compliance.service";
-import { selectContactsByAddresses } from "./crm.queries";
+import { normaliseSearch, selectAddressesOfContactsNamed, selectContactsByAddresses } from "./crm.queries";
+
+/**
+ * How many contacts a search's name match brings in (their addresses and numbers join the list's
+ * search): past it the screen says the name matches too many contacts to list all their opt-outs.
+ */
+export const OPT_OUT_NAME_MATCH_CAP = 5000;
 
 // The workspace's Opt-outs screen (Contacts > Opt-outs): the suppression list (compliance) with the
 // contact each address or number belongs to. Read only: only the person can opt back in.
@@ -66,8 +72,22 @@ async function withContacts(
 }
 
 /**
+ * The search's matches among the workspace's contact names: the addresses and numbers of up to
+ * OPT_OUT_NAME_MATCH_CAP contacts whose name contains it (accents and case ignored), for
+ * listSuppressions' `alsoMatching`; `capped` when more contacts match. Nothing without a search.
+ */
+async function namedAddresses(ctx: Pick<AppContext, "db">, workspaceId: string, search: string | undefined) {
+  const term = normaliseSearch(search);
+  if (!term) return { values: [], capped: false };
+  const found = await selectAddressesOfContactsNamed(ctx.db, workspaceId, term, OPT_OUT_NAME_MATCH_CAP);
+  return { values: [...found.emails, ...found.phones], capped: found.capped };
+}
+
+/**
  * A page of the workspace's Opt-outs (compliance listSuppressions, newest first) with each entry's
- * contact (`{id, name}` or null). Returns `{entries, total, page, limit}`. Only the workspace's own
+ * contact (`{id, name}` or null). A search also finds the opt-outs of the contacts it names (their
+ * email, phone or mobile; up to OPT_OUT_NAME_MATCH_CAP contacts: `name_match_cap` is that number when
+ * more matched, else null). Returns `{entries, total, page, limit, name_match_cap}`. Only the workspace's own
  * suppressions; there is no way to remove one here (README "Opt-outs": only the person can opt back in).
  * @throws AppError BAD_REQUEST on an unknown key or a value out of range (optOutListSchema).
  */
@@ -75,13 +95,21 @@ export async function listOptOuts(ctx: Pick<AppContext, "db">, workspaceId: stri
   const q = parseInput(optOutListSchema, input ?? {});
   const page = q.page ?? 1;
   const limit = q.limit ?? 25;
+  const named = await namedAddresses(ctx, workspaceId, q.search);
   const { entries, total } = await listSuppressions(ctx.db, workspaceId, {
     channel: q.channel,
     search: q.search,
+    alsoMatching: named.values,
     page,
     limit,
   });
-  return { entries: await withContacts(ctx, workspaceId, entries), total, page, limit };
+  return {
+    entries: await withContacts(ctx, workspaceId, entries),
+    total,
+    page,
+    limit,
+    name_match_cap: named.capped ? OPT_OUT_NAME_MATCH_CAP : null,
+  };
 }
 
 /** Columns of the Opt-outs CSV, in order. */
@@ -97,7 +125,7 @@ export const OPT_OUT_EXPORT_COLUMNS = [
 ] as const;
 
 /**
- * The workspace's Opt-outs as CSV lines (UTF-8 BOM, CRLF; `search` and `channel` as the screen's,
+ * The workspace's Opt-outs as CSV lines (UTF-8 BOM, CRLF; `search` (names included) and `channel` as the screen's,
  * no paging): OPT_OUT_EXPORT_COLUMNS, newest first, 1,000 suppressions per query, every cell
  * formula-safe like the contacts export (lib/csv CSV_FORMULA_ESCAPE: "=HYPERLINK(...)" in an address
  * or a contact's name is exported as text). `opted_out_at` ISO 8601 UTC.
@@ -107,8 +135,14 @@ export async function* exportOptOutsCsv(ctx: Pick<AppContext, "db">, workspaceId
   const q = parseInput(optOutListSchema.omit({ page: true, limit: true }), input ?? {});
   yield `\uFEFF${Papa.unparse([OPT_OUT_EXPORT_COLUMNS as unknown as string[]])}\r\n`;
   const limit = 1000;
+  const named = await namedAddresses(ctx, workspaceId, q.search);
   for (let page = 1; ; page++) {
-    const { entries } = await listSuppressions(ctx.db, workspaceId, { ...q, page, limit });
+    const { entries } = await listSuppressions(ctx.db, workspaceId, {
+      ...q,
+      alsoMatching: named.values,
+      page,
+      limit,
+    });
     if (entries.length === 0) break;
     const rows = (await withContacts(ctx, workspaceId, entries)).map((e) => [
       e.channel,

@@ -1448,6 +1448,40 @@ export async function selectTextedNumbers(
 }
 
 /**
+ * The email addresses and phone numbers (phone, mobile) of up to `cap` contacts of `workspaceId`
+ * whose name ("first last", accents folded and lower-cased as the search text is: contact_search_fold)
+ * contains `term` (already normaliseSearch'd; LIKE metacharacters taken literally), oldest first.
+ * Returns `{emails, phones, capped}` (as stored); `capped` when more than `cap` contacts match.
+ * For the Opt-outs screen's search by name (crm.opt-outs listOptOuts).
+ */
+export async function selectAddressesOfContactsNamed(
+  db: DbOrTx,
+  workspaceId: string,
+  term: string,
+  cap: number,
+): Promise<{ emails: string[]; phones: string[]; capped: boolean }> {
+  const rows = await db
+    .select({ email: contacts.email, phone: contacts.phone, mobile: contacts.mobile })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        sql`lower(contact_search_fold(coalesce(${contacts.firstName}, '') || ' ' || coalesce(${contacts.lastName}, ''))) like ${`%${escapeLike(term)}%`}`,
+      ),
+    )
+    .orderBy(contacts.id)
+    .limit(cap + 1);
+  const kept = rows.slice(0, cap);
+  const emails = new Set<string>();
+  const phones = new Set<string>();
+  for (const r of kept) {
+    if (r.email) emails.add(r.email);
+    for (const p of [r.phone, r.mobile]) if (p) phones.add(p);
+  }
+  return { emails: [...emails], phones: [...phones], capped: rows.length > cap };
+}
+
+/**
  * The workspace's contacts holding any of `emails` (compared lower-cased) or `phones` (E.164, as phone
  * or mobile): `{id, firstName, lastName, email, phone, mobile}`, oldest first. One array parameter
  * each (the Opt-outs screen's page of suppressions names the contacts they belong to).

@@ -42,7 +42,7 @@ const PAGE_SIZE = 25;
 /**
  * Contacts > Opt-outs: the workspace's suppression list (tRPC crm.optOutList), newest first: channel,
  * address or number, how they opted out, when, and the contact it belongs to (a link) when one does.
- * Search (address, number, reason or source; typed text applies after a short pause), a channel
+ * Search (a contact's name, address, number, reason or source; typed text applies after a short pause), a channel
  * filter, pages of 25, an empty state, and "Export CSV" (GET /api/contacts/opt-outs.csv with the same
  * search and channel). Read only: only the person can opt back in, which the page says.
  */
@@ -99,7 +99,7 @@ function OptOutsPage() {
           <Input
             id="opt-outs-search"
             type="search"
-            placeholder="Email, number, reason"
+            placeholder="Name, email, number, reason"
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
           />
@@ -148,6 +148,13 @@ function OptOutsPage() {
               {plural(total, "opt-out")}
               {filtered ? " match" : ""}
             </p>
+            {list.data.name_match_cap !== null && (
+              <p className="mb-2 text-sm text-muted-foreground" data-testid="opt-outs-name-capped">
+                More than {formatNumber(list.data.name_match_cap)} contacts have this in their name, so only
+                the opt-outs of the first {formatNumber(list.data.name_match_cap)} are listed by name. Search
+                by address or number to find anyone else.
+              </p>
+            )}
             <section
               className="overflow-x-auto rounded-lg border border-border"
               aria-label="Opt-outs"

@@ -93,8 +93,9 @@ export function UploadPanel() {
 
   const isVideo = file?.type.startsWith("video");
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_280px]">
-      <div className="space-y-4">
+    // min-w-0 / minmax(0,1fr): a long file name is cut short (truncate) instead of widening the page
+    <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:grid-cols-[minmax(0,1fr)_280px]">
+      <div className="min-w-0 space-y-4">
         {error && <AlertBanner variant="error">{error}</AlertBanner>}
         {!file ? (
           <label
@@ -131,9 +132,11 @@ export function UploadPanel() {
         ) : (
           <div className="space-y-3 rounded-xl border border-border p-4">
             <div className="flex items-center gap-2 text-sm">
-              <FileUp className="size-4 text-primary-text" aria-hidden />
-              <span className="truncate font-medium">{file.name}</span>
-              <span className="text-muted-foreground">{formatBytes(file.size)}</span>
+              <FileUp className="size-4 shrink-0 text-primary-text" aria-hidden />
+              <span className="min-w-0 truncate font-medium" title={file.name}>
+                {file.name}
+              </span>
+              <span className="shrink-0 text-muted-foreground">{formatBytes(file.size)}</span>
             </div>
             {url &&
               (isVideo ? (

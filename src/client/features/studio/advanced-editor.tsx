@@ -1,6 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import { Lock, Pause, Play, Scissors, Trash2, X, ZoomIn } from "lucide-react";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import WaveSurfer from "wavesurfer.js";
 import RegionsPlugin, { type Region } from "wavesurfer.js/dist/plugins/regions.esm.js";
@@ -28,11 +28,93 @@ export function segmentsOf(start: number, end: number, cuts: number[]) {
   return points.slice(0, -1).map((p, i) => ({ start: p, end: points[i + 1] }));
 }
 
+/** Shortest selection the keyboard sliders allow, in seconds (the start stays before the end). */
+export const MIN_SELECTION = 0.1;
+
+/**
+ * The value a time slider's key moves to (null for keys it leaves alone): arrows by 0.1 s, Shift+arrow
+ * and Page Up/Down by 1 s, both to the next tenth in that direction (a clip's 5.067 s end steps to 5.0),
+ * Home/End to min/max; the result is clamped to [min, max].
+ */
+export function steppedTime(
+  key: string,
+  shift: boolean,
+  value: number,
+  min: number,
+  max: number,
+): number | null {
+  const up = key === "ArrowRight" || key === "ArrowUp" || key === "PageUp";
+  const down = key === "ArrowLeft" || key === "ArrowDown" || key === "PageDown";
+  let next: number;
+  if (key === "Home") next = min;
+  else if (key === "End") next = max;
+  else if (up || down) {
+    const tenths = shift || key === "PageUp" || key === "PageDown" ? 10 : 1;
+    next = up ? (Math.floor(value * 10 + 1e-6) + tenths) / 10 : (Math.ceil(value * 10 - 1e-6) - tenths) / 10;
+  } else return null;
+  return Math.min(max, Math.max(min, next));
+}
+
+/**
+ * A labelled time slider over the clip (a native range input: role slider with its min, max and now,
+ * aria-valuetext as m:ss.t), moved by the keys of `steppedTime`; the pointer drags it freely.
+ */
+function TimeSlider({
+  label,
+  value,
+  min = 0,
+  max,
+  onChange,
+  disabled,
+}: {
+  label: string;
+  value: number;
+  min?: number;
+  max: number;
+  onChange: (v: number) => void;
+  disabled?: boolean;
+}) {
+  const id = useId();
+  function onKeyDown(e: KeyboardEvent<HTMLInputElement>) {
+    const next = steppedTime(e.key, e.shiftKey, value, min, max);
+    if (next === null) return;
+    e.preventDefault();
+    onChange(next);
+  }
+  return (
+    <div className="min-w-0 space-y-1.5">
+      <div className="flex items-center justify-between gap-2 text-sm">
+        <label htmlFor={id} className="font-medium">
+          {label}
+        </label>
+        <output htmlFor={id} className="font-mono tabular-nums text-muted-foreground">
+          {formatTime(value)}
+        </output>
+      </div>
+      <input
+        id={id}
+        type="range"
+        min={min}
+        max={max}
+        step="any"
+        value={value}
+        disabled={disabled}
+        aria-valuetext={`${formatTime(value)} (${value.toFixed(1)} seconds)`}
+        onKeyDown={onKeyDown}
+        onChange={(e) => onChange(Number(e.target.value))}
+        className="w-full accent-primary disabled:opacity-50"
+      />
+    </div>
+  );
+}
+
 /**
  * Advanced editor (spec sections 2, 5, 9): wavesurfer.js waveform timeline with zoom 1x-5x (step
  * 0.5, zoom = level x 20 px/s), Time and Selection readouts, 'Add Cut at Playhead' (only strictly
  * inside the selection), removable cuts splitting the selection into segments that can be dropped,
- * Video/Audio/Effects tabs, Cancel and Save Video ('Processing...') with render progress.
+ * Video/Audio/Effects tabs, Cancel and Save Video ('Processing...') with render progress. The
+ * selection's start and end and the playhead also have keyboard sliders (WCAG 2.1.1), kept in step
+ * with the waveform's region both ways.
  */
 export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => void }) {
   const invalidate = useInvalidateMedia();
@@ -128,6 +210,31 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
   const canCut =
     time > selection.start && time < selection.end && !cuts.some((c) => Math.abs(c - time) < 0.05);
   const keptCount = segments.length - [...dropped].filter((i) => i < segments.length).length;
+
+  /**
+   * Moves one end of the selection from a slider: kept inside the clip and at least MIN_SELECTION
+   * from the other end, drawn on the waveform's region, then read back from it (as a drag is).
+   */
+  function moveSelection(side: "start" | "end", value: number) {
+    const next =
+      side === "start"
+        ? { start: Math.max(0, Math.min(value, selection.end - MIN_SELECTION)), end: selection.end }
+        : {
+            start: selection.start,
+            end: Math.min(duration, Math.max(value, selection.start + MIN_SELECTION)),
+          };
+    const region = regionRef.current;
+    if (region) {
+      region.setOptions(next);
+      setSelection({ start: region.start, end: region.end });
+    } else setSelection(next);
+  }
+  /** Moves the playhead from its slider (the video and the waveform follow). */
+  function seek(value: number) {
+    const t = Math.max(0, Math.min(duration, value));
+    wsRef.current?.setTime(t);
+    setTime(t);
+  }
 
   function addCut() {
     if (!canCut) return;
@@ -235,6 +342,30 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
         {!peaksReady && <p className="p-4 text-sm text-muted-foreground">Loading waveform...</p>}
         {peaksReady && !peaks && <p className="p-2 text-xs text-muted-foreground">No waveform data</p>}
       </div>
+      <fieldset className="grid gap-4 sm:grid-cols-3" data-testid="selection-controls">
+        <legend className="sr-only">Selection and playhead</legend>
+        <TimeSlider
+          label="Selection start"
+          value={selection.start}
+          max={duration}
+          onChange={(v) => moveSelection("start", v)}
+          disabled={!ready}
+        />
+        <TimeSlider
+          label="Selection end"
+          value={selection.end}
+          max={duration}
+          onChange={(v) => moveSelection("end", v)}
+          disabled={!ready}
+        />
+        <TimeSlider
+          label="Playhead"
+          value={Math.min(time, duration)}
+          max={duration}
+          onChange={seek}
+          disabled={!ready}
+        />
+      </fieldset>
       <div className="grid gap-6 lg:grid-cols-2">
         <div className="space-y-3">
           <div className="flex items-center gap-2">
@@ -247,7 +378,8 @@ export function AdvancedEditor({ media, onDone }: { media: Media; onDone: () => 
               <Scissors className="size-4" aria-hidden /> Add Cut at Playhead
             </Button>
             <span className="text-xs text-muted-foreground">
-              Drag the highlighted region to change the selection.
+              Drag the highlighted region or use the Selection start and end sliders (arrows 0.1 s,
+              Shift+arrows 1 s) to change the selection.
             </span>
           </div>
           <div>

@@ -449,6 +449,39 @@ describe("launches that tell the truth", () => {
     expect(noChannel.json().error).toContain("channel is required");
   });
 
+  it("a list naming one person twice says so: preflight and launch count the row as a duplicate, and one message goes", async () => {
+    const { client, user } = await paidUser();
+    const stamp = Date.now();
+    const [known] = await addContacts(user.id, [{ email: `known-${stamp}@example.com` }]);
+    expect(known).toBeGreaterThan(0);
+    const csv = [
+      { name: "Known", email: `known-${stamp}@example.com` },
+      { name: "Known again", email: `KNOWN-${stamp}@example.com` },
+      { name: "New", email: `new-${stamp}@example.com` },
+      { name: "New again", email: ` new-${stamp}@Example.com` },
+      { name: "Other", email: `other-${stamp}@example.com` },
+    ];
+    const body = {
+      name: "Dupes",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      recipients: { csv },
+    };
+    const pre = await client.post("/api/campaigns/preflight", body);
+    expect(pre.statusCode, pre.body).toBe(200);
+    expect(pre.json()).toMatchObject({
+      audienceSize: 3,
+      willSendNow: 3,
+      skipped: { "duplicate address": 2 },
+    });
+    const launched = await client.post("/api/campaigns", body);
+    expect(launched.statusCode, launched.body).toBe(200);
+    expect(launched.json().recipients).toBe(3);
+    expect(launched.json().skipped).toEqual(pre.json().skipped);
+    const sent = await recipientsOf(launched.json().campaignId);
+    expect(sent).toHaveLength(3);
+  });
+
   it("resolves 12,000 contacts of a filter in pages with the workspace's rules", async () => {
     const { client, user } = await paidUser();
     await t.db.execute(sql`

@@ -45,6 +45,7 @@ import {
 import {
   classifyRecipients,
   countMissingContacts,
+  DUPLICATE_ROW,
   nobodyToSendTo,
   resolveAudience,
   toE164,
@@ -265,6 +266,9 @@ async function repeatAnswer(
  * - `opts.repeatRequest`: what identifies the request instead of the engine's content and schedule in
  *   the fingerprint (the video launch: its video, avatar script, message and call to action, since the
  *   content it builds carries per-launch values).
+ * - `opts.ctaUrl` (video launches): the landing page button's destination, an http(s) URL the caller
+ *   validated; appended to `content.links` after the message's own links, its index kept as
+ *   `content.ctaLink`, so the button links through the signed click-tracking link /c/:token/:ctaLink.
  *
  * Resolve a recipient of a video campaign from its token with `recipientByToken` (campaigns.events).
  * - `workspace`: the workspace row the request's tenant already loaded, when the caller has it: the
@@ -294,7 +298,7 @@ export async function createAndLaunchCampaign(
   raw: CreateCampaignInput,
   createdBy: string | null = null,
   workspace?: Workspace,
-  opts: { repeatRequest?: unknown } = {},
+  opts: { repeatRequest?: unknown; ctaUrl?: string } = {},
 ): Promise<LaunchResult> {
   const progress = { contactsWritten: false };
   try {
@@ -322,7 +326,7 @@ async function launchOnce(
   raw: CreateCampaignInput,
   createdBy: string | null,
   workspace: Workspace | undefined,
-  opts: { repeatRequest?: unknown },
+  opts: { repeatRequest?: unknown; ctaUrl?: string },
   /** set once the inline recipients' contacts were found or created (committed) */
   progress: { contactsWritten: boolean },
 ): Promise<LaunchResult> {
@@ -353,11 +357,14 @@ async function launchOnce(
   const csv = (input.recipients.csv ?? []).filter((r) => r.email || r.phone || r.mobile);
   // a CSV row's own phone is used when its (existing) contact has none on file
   const csvPhone = new Map<number, string>();
+  let duplicateRows = 0;
   if (csv.length) {
     const country = await phoneCountryOf(ctx, workspaceId);
     const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow));
     progress.contactsWritten = true;
     created.forEach((id, i) => {
+      // a row naming someone an earlier row named: one message, and the row counted (DUPLICATE_ROW)
+      if (ids.has(id)) duplicateRows += 1;
       ids.add(id);
       const raw = csv[i].phone || csv[i].mobile;
       const e164 = raw ? toE164(raw, country) : null;
@@ -383,6 +390,11 @@ async function launchOnce(
   if (deliveryKind(input.channel) === "email")
     content.signature = senderProfile.ownerPreferences?.emailSignature ?? "";
   content.links = extractLinks(content.body, content.message);
+  // a video landing page's button: its own link number, even when the message has the same URL
+  if (opts.ctaUrl) {
+    content.ctaLink = content.links.length;
+    content.links.push(opts.ctaUrl);
+  }
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
   // compliance per recipient, page by page (the preflight runs the same classification)
@@ -392,6 +404,8 @@ async function launchOnce(
   });
   // ids named that are no contact of the workspace are reported, not dropped unsaid
   countMissingContacts(classified, [input.recipients.contactIds, input.audience?.contactIds]);
+  if (duplicateRows)
+    classified.skipped[DUPLICATE_ROW] = (classified.skipped[DUPLICATE_ROW] ?? 0) + duplicateRows;
   // a launch that would reach nobody is refused with the reasons (issue 14), not "completed"
   if (classified.queued === 0) throw nobodyToSendTo(classified.skipped);
   const skipped = classified.skipped;

@@ -108,7 +108,11 @@ describe("v1 avatar video campaigns", () => {
     const page = await setup.t.app.inject({ method: "GET", url: `/v/${tokens[0]}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Hi Ada, I made this video just for you.");
-    expect(page.body).toContain('href="https://example.com/book"');
+    // the button goes through its signed click-tracking link to the campaign's link
+    const cta = /<a class="cta" href="(\/c\/[^"]+)"/.exec(page.body)?.[1];
+    expect((await setup.t.app.inject({ method: "GET", url: cta! })).headers.location).toBe(
+      "https://example.com/book",
+    );
     expect(page.body).toContain(`/v/${tokens[0]}/video`);
     const files: Buffer[] = [];
     for (const token of tokens) {

@@ -105,7 +105,11 @@ describe("v1 video campaigns", () => {
     const page = await setup.t.app.inject({ method: "GET", url: `/v/${token}` });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain("Hi Ada, a quick video for Ada Co.");
-    expect(page.body).toContain('href="https://example.com/book"');
+    // the button goes through its signed click-tracking link to the campaign's link
+    const cta = /<a class="cta" href="(\/c\/[^"]+)"/.exec(page.body)?.[1];
+    expect((await setup.t.app.inject({ method: "GET", url: cta! })).headers.location).toBe(
+      "https://example.com/book",
+    );
     const vid = await setup.t.app.inject({
       method: "GET",
       url: `/v/${token}/video`,

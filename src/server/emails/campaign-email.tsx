@@ -26,7 +26,10 @@ export interface CampaignEmailProps {
   postalAddress?: string | null;
   unsubscribeUrl: string;
   preview?: string;
-  /** video campaigns: the recipient's landing page and thumbnail */
+  /**
+   * video campaigns: the recipient's landing page and thumbnail; `title` only when the sender chose
+   * one (the button then reads "Watch: <title>", else "Watch the video"; videoButtonLabel)
+   */
   video?: { url: string; title?: string; thumbnailUrl?: string | null } | null;
 }
 
@@ -51,6 +54,23 @@ export function postalAddressLine(address: string | null | undefined): string {
  */
 export function sentByLine(senderName: string, postalAddress?: string | null): string {
   return postalAddress ? `Sent by ${senderName}, ${postalAddress}.` : `Sent by ${senderName}.`;
+}
+
+/**
+ * The video button's words: "Watch: <title>" for a title the sender chose (the engine content's
+ * videoTitle), else the neutral "Watch the video" (never the library file's name, which video
+ * campaign launches do not pass).
+ */
+export function videoButtonLabel(title: string | null | undefined): string {
+  const t = title?.trim();
+  return t ? `Watch: ${t}` : "Watch the video";
+}
+
+/** The video thumbnail's alt text: "Video message from <sender>" (with the chosen title, if any). */
+export function videoAltText(senderName: string, title: string | null | undefined): string {
+  const t = title?.trim();
+  const from = senderName.trim() ? `Video message from ${senderName.trim()}` : "Video message";
+  return t ? `${t}: ${from.charAt(0).toLowerCase()}${from.slice(1)}` : from;
 }
 
 const URL_RE = /(https?:\/\/[^\s<>"')]+)/g;
@@ -103,7 +123,7 @@ export function CampaignEmail({
                 <Link href={video.url}>
                   <Img
                     src={video.thumbnailUrl}
-                    alt={video.title ?? "Your video"}
+                    alt={videoAltText(senderName, video.title)}
                     width="480"
                     style={{ borderRadius: 8, margin: "0 auto" }}
                   />
@@ -113,7 +133,7 @@ export function CampaignEmail({
                 href={video.url}
                 style={{ background: "#111827", color: "#fff", padding: "12px 20px", borderRadius: 8 }}
               >
-                {video.title ? `Watch: ${video.title}` : "Watch your video"}
+                {videoButtonLabel(video.title)}
               </Button>
             </Section>
           ) : null}
@@ -141,10 +161,7 @@ export async function renderCampaignEmail(props: CampaignEmailProps) {
   const element = <CampaignEmail {...props} />;
   const html = await render(element);
   const lines = [props.body.trim()];
-  if (props.video)
-    lines.push(
-      `${props.video.title ? `Watch: ${props.video.title}` : "Watch your video"}: ${props.video.url}`,
-    );
+  if (props.video) lines.push(`${videoButtonLabel(props.video.title)}: ${props.video.url}`);
   if (props.signature?.trim()) lines.push(props.signature.trim());
   lines.push(`--\n${sentByLine(props.senderName, props.postalAddress)} Unsubscribe: ${props.unsubscribeUrl}`);
   return { html, text: lines.join("\n\n") };

@@ -5,8 +5,9 @@ import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui
 import { useTRPC } from "@/client/trpc";
 
 /**
- * Video campaigns only: how many recipients opened their landing page and how far they watched
- * (25/50/75/100 %), from tRPC `campaigns.videoCampaignStats`, as a funnel chart.
+ * Video campaigns only: how many recipients opened their landing page, how far they watched
+ * (25/50/75/100 %, as a funnel chart) and how many clicked the page's button (`cta_clicks`), from
+ * tRPC `campaigns.videoCampaignStats`.
  */
 export function VideoEngagement({
   campaignId,
@@ -57,6 +58,13 @@ export function VideoEngagement({
               <div>
                 <dt className="text-sm text-muted-foreground">Total plays</dt>
                 <dd className="text-2xl font-semibold">{s.views}</dd>
+              </div>
+              <div>
+                <dt className="text-sm text-muted-foreground">Clicked your button</dt>
+                <dd className="text-2xl font-semibold" data-testid="video-cta-clicks">
+                  {s.cta_clicks}{" "}
+                  <span className="text-sm font-normal text-muted-foreground">of {recipients}</span>
+                </dd>
               </div>
             </dl>
             <div

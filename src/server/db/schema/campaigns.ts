@@ -77,6 +77,12 @@ export interface CampaignContent {
   thumbnailUrl?: string | null;
   /** links found in the content at launch; clicks go through /c/:token/:index */
   links?: string[];
+  /**
+   * video campaigns: the index in `links` of the landing page button's destination (appended at
+   * launch, after the message's own links), so the button's clicks go through the signed
+   * /c/:token/:ctaLink link and count as the video's button clicks; absent when the page has no link
+   */
+  ctaLink?: number;
   /** the user's email signature, copied at launch */
   signature?: string;
   /** the workspace's sender (business) name at launch: `{{my_business}}` and the email From name */
@@ -326,6 +332,11 @@ export const videoLandingPages = pgTable(
     maxPercent: integer().notNull().default(0),
     firstViewedAt: timestamp({ withTimezone: true }),
     lastViewedAt: timestamp({ withTimezone: true }),
+    /**
+     * when the recipient first clicked the page's call-to-action button (its signed click link
+     * /c/{token}/{content.ctaLink}/{signature}, by a person: not HEAD, not a bot); null until then
+     */
+    ctaClickedAt: timestamp({ withTimezone: true }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

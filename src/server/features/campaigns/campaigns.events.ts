@@ -28,6 +28,7 @@ import {
   selectRecipientsWithStatus,
   updateRecipientIfUnchanged,
 } from "./campaigns.queries";
+import { recordLandingCtaClick } from "./campaigns.video.queries";
 
 /**
  * Start of the `reason` of a recipient failed by a soft (temporary) bounce: "soft bounce (SoftBounce):
@@ -427,6 +428,9 @@ export function isBotUserAgent(userAgent: string | undefined): boolean {
  * a link checker or mail scanner looking at the headers, RFC 9110 section 9.3.2; or a GET by a bot,
  * isBotUserAgent: not a person following the link) the destination is answered and nothing is
  * recorded (no recipient change, activity or webhook event).
+ * A video landing page's button (the link number `content.ctaLink`, campaigns.video landingCtaHref)
+ * is a click like any other and, the first time, also stamps the recipient's page
+ * (recordLandingCtaClick: the video stats' `cta_clicks`, once per recipient).
  */
 export async function clickByToken(
   ctx: EventCtx,
@@ -441,7 +445,10 @@ export async function clickByToken(
   const content = await selectCampaignContent(ctx.db, r.campaignId);
   const url = content?.links?.[index];
   if (!url || !verifyClickSignature(secret, token, index, url, signature)) return null;
-  if (opts.record !== false) await applyRecipientEvent(ctx, r, "clicked", { metadata: { url } });
+  if (opts.record === false) return url;
+  const cta = content?.ctaLink === index;
+  if (cta) await recordLandingCtaClick(ctx.db, token, new Date());
+  await applyRecipientEvent(ctx, r, "clicked", { metadata: cta ? { url, videoCta: true } : { url } });
   return url;
 }
 

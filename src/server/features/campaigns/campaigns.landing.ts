@@ -80,8 +80,15 @@ export const LANDING_JS = `(function () {
  * The recipient's landing page (`/v/{token}`): the video in Plyr, the sender's message merged for
  * this recipient, a call-to-action button (the campaign's link, else a reply email), the sender's
  * contact details, and the view / watch-progress (25/50/75/100 %) tracking script.
+ * `opts.ctaHref`: the button's signed click-tracking link (campaigns.video landingCtaHref), used
+ * instead of the page's raw `ctaUrl` so the click is recorded; without it the button links to
+ * `ctaUrl` directly (a campaign launched before the button was tracked).
  */
-export function renderLandingPage(d: LandingData, token: string): string {
+export function renderLandingPage(
+  d: LandingData,
+  token: string,
+  opts: { ctaHref?: string | null } = {},
+): string {
   const senderName = d.sender.businessName || d.sender.name;
   // workspace branding (Settings > Workspace): brand colour on the player and button, logo, white-label footer
   const brand =
@@ -89,9 +96,10 @@ export function renderLandingPage(d: LandingData, token: string): string {
   const onBrand = readableTextOn(brand);
   const logo = d.sender.logoUrl && safeHref(d.sender.logoUrl);
   const hello = d.page.recipientName ? `A video for ${d.page.recipientName}` : "A video for you";
+  // the reply subject never names the library file (the sender's own label, not meant for recipients)
   const ctaHref =
-    (d.page.ctaUrl && safeHref(d.page.ctaUrl)) ||
-    `mailto:${d.sender.email}?subject=${encodeURIComponent(`Re: ${d.media.name}`)}`;
+    (d.page.ctaUrl && (opts.ctaHref || safeHref(d.page.ctaUrl))) ||
+    `mailto:${d.sender.email}?subject=${encodeURIComponent(`Re: your video from ${senderName}`)}`;
   const ctaLabel = d.page.ctaLabel || (d.page.ctaUrl ? "Learn more" : `Reply to ${d.sender.name}`);
   const base = `/v/${encodeURIComponent(token)}`;
   const message = esc(d.page.message).replace(/\r?\n/g, "<br>");

@@ -13,6 +13,7 @@ import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaign
 import { withLaunchToken } from "./campaigns.schemas";
 import {
   landingByToken,
+  landingCtaHref,
   launchVideoCampaign,
   thumbnailByPublicId,
   trackView,
@@ -43,7 +44,11 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
     );
     return { success: true, campaign: result.campaign, queued: result.queued, skipped: result.skipped };
   });
-  /** Video engagement of a video campaign (views, watch milestones). */
+  /**
+   * Video engagement of a video campaign: `{success, stats: {campaign_id, media_id, viewers, views,
+   * watched: {25, 50, 75, 100}, cta_clicks}}` (cta_clicks: recipients who clicked the landing page's
+   * button, each once; campaigns.video videoCampaignStats).
+   */
   app.get("/api/campaigns/video/:id/stats", async (req) => {
     const tenant = requireTenant(req);
     const { id } = parseInput(
@@ -84,7 +89,7 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
       .header("Referrer-Policy", "no-referrer")
       .type("text/html; charset=utf-8");
     if (!data) return reply.status(404).send(renderUnavailablePage());
-    return reply.send(renderLandingPage(data, token));
+    return reply.send(renderLandingPage(data, token, { ctaHref: await landingCtaHref(ctx, data) }));
   });
   for (const [suffix, kind] of [
     ["video", "file"],

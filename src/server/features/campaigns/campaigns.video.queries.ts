@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import {
   type CampaignRecipient,
@@ -121,7 +121,10 @@ export async function recordPageProgress(db: DbOrTx, pageId: number, percent: nu
   return true;
 }
 
-/** Viewers, views and recipients past each watch milestone of one campaign's landing pages. */
+/**
+ * Viewers, views, recipients past each watch milestone and recipients who clicked the call-to-action
+ * button (`ctaClicks`: pages with a first button click) of one campaign's landing pages.
+ */
 export async function selectVideoEngagement(db: DbOrTx, workspaceId: string, campaignId: number) {
   const [row] = await db
     .select({
@@ -131,6 +134,7 @@ export async function selectVideoEngagement(db: DbOrTx, workspaceId: string, cam
       p50: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 50)::int`,
       p75: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 75)::int`,
       p100: sql<number>`count(*) filter (where ${videoLandingPages.maxPercent} >= 100)::int`,
+      ctaClicks: sql<number>`count(*) filter (where ${videoLandingPages.ctaClickedAt} is not null)::int`,
     })
     .from(videoLandingPages)
     .where(
@@ -140,6 +144,20 @@ export async function selectVideoEngagement(db: DbOrTx, workspaceId: string, cam
       ),
     );
   return row;
+}
+
+/**
+ * Records the first click of a landing page's call-to-action button (cta_clicked_at, kept after);
+ * true when this was that first click, false when the page had one already or there is no page of
+ * `token`.
+ */
+export async function recordLandingCtaClick(db: DbOrTx, token: string, now: Date): Promise<boolean> {
+  const updated = await db
+    .update(videoLandingPages)
+    .set({ ctaClickedAt: now })
+    .where(and(eq(videoLandingPages.token, token), isNull(videoLandingPages.ctaClickedAt)))
+    .returning({ id: videoLandingPages.id });
+  return updated.length > 0;
 }
 
 // ---------------------------------------------------------------------------------------------

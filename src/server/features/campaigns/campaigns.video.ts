@@ -17,7 +17,9 @@ import {
   type WebhookEmitCtx,
 } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
+import { clickSignature } from "./campaigns.content";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
+import { selectCampaignContent } from "./campaigns.queries";
 import { allowRepeatInput, audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
 import { answerRepeatedLaunch, createAndLaunchCampaign, type LaunchResult } from "./campaigns.service";
 import {
@@ -204,7 +206,8 @@ export async function launchVideoCampaign(
         channel,
         content: {
           landingUrl: `${appUrl}/v/{{token}}`,
-          videoTitle: media?.name ?? `${from}'s personal video`,
+          // no videoTitle: the library name is the sender's own label, never shown to recipients
+          // (the email's button reads "Watch the video"); the request has no title field (spec section 7)
           thumbnailUrl:
             media && (media.gifKey || media.posterKey)
               ? `${appUrl}/v/t/${publicId}.${media.gifKey ? "gif" : "jpg"}`
@@ -248,6 +251,8 @@ export async function launchVideoCampaign(
           includeNotOptedIn: !!input.includeNotOptedIn,
           scheduledAt: input.scheduledAt ?? null,
         },
+        // the landing page button links through the signed click-tracking link (landingCtaHref)
+        ctaUrl: input.ctaUrl || undefined,
       },
     );
     if (result.repeated) {
@@ -468,8 +473,11 @@ async function emitVideoViewed(
 }
 
 /**
- * Video engagement of one campaign for its report: recipients whose page was opened, total views,
- * and how many reached each watch milestone (25/50/75/100 %).
+ * Video engagement of one campaign for its report: `viewers` (recipients whose page was opened),
+ * `views` (total plays), `watched` (recipients past each watch milestone, 25/50/75/100 %) and
+ * `cta_clicks` (recipients who clicked the page's call-to-action button, each counted once: the
+ * first click by a person through its signed click link, landingCtaHref; campaigns launched before
+ * the button was tracked count 0).
  * @throws AppError NOT_FOUND when the campaign is not the user's video campaign.
  */
 export async function videoCampaignStats(
@@ -486,5 +494,27 @@ export async function videoCampaignStats(
     viewers: row?.viewers ?? 0,
     views: row?.views ?? 0,
     watched: { 25: row?.p25 ?? 0, 50: row?.p50 ?? 0, 75: row?.p75 ?? 0, 100: row?.p100 ?? 0 },
+    cta_clicks: row?.ctaClicks ?? 0,
   };
+}
+
+/**
+ * The landing page button's tracked link for the recipient behind `token`: the relative signed click
+ * link `/c/{token}/{content.ctaLink}/{signature}` (campaigns.content clickSignature, the email and SMS
+ * links' signature), which records the click (campaigns.events clickByToken: the recipient's `clicked`
+ * event, and the page's first button click for the stats' `cta_clicks`) and redirects to the page's
+ * `ctaUrl`. Null when the page has no link of its own (its button replies by email) or the campaign
+ * was launched before the button was tracked (the page then links straight to `ctaUrl`).
+ */
+export async function landingCtaHref(
+  ctx: Pick<AppContext, "db" | "env">,
+  data: Pick<LandingData, "page" | "recipient">,
+): Promise<string | null> {
+  const { page, recipient } = data;
+  if (!page.ctaUrl) return null;
+  const content = await selectCampaignContent(ctx.db, recipient.campaignId);
+  const i = content?.ctaLink;
+  if (i === undefined || content?.links?.[i] !== page.ctaUrl) return null;
+  const token = page.token;
+  return `/c/${encodeURIComponent(token)}/${i}/${clickSignature(ctx.env.APP_SECRET, token, i, page.ctaUrl)}`;
 }

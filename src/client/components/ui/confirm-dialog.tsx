@@ -24,6 +24,8 @@ import {
  * `cancelLabel` renames Cancel where "Cancel" would be ambiguous (cancelling a campaign); a warning
  * that is not destructive (send to a contact who has not opted in) sets `confirmVariant="default"`.
  * It also works opened from inside another dialog (that dialog stays open behind it).
+ * `confirmDisabled` turns the confirm button off while the action is known to be refused (the
+ * description then says why, e.g. a video a scheduled campaign still sends).
  */
 export function ConfirmDialog({
   open,
@@ -35,6 +37,7 @@ export function ConfirmDialog({
   confirmVariant = "destructive",
   onConfirm,
   focusAfterConfirm,
+  confirmDisabled = false,
 }: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -45,6 +48,7 @@ export function ConfirmDialog({
   confirmVariant?: "destructive" | "default";
   onConfirm: () => void;
   focusAfterConfirm?: () => HTMLElement | null | undefined;
+  confirmDisabled?: boolean;
 }) {
   const opener = useOpenerRef(open);
   return (
@@ -60,6 +64,7 @@ export function ConfirmDialog({
           </DialogClose>
           <Button
             variant={confirmVariant}
+            disabled={confirmDisabled}
             onClick={() => {
               // also when the opener stays but is disabled while the request runs (focus back once enabled)
               rescueFocusWhenGone(opener.current, focusAfterConfirm);

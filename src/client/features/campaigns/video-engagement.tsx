@@ -41,6 +41,12 @@ export function VideoEngagement({
         </CardTitle>
       </CardHeader>
       <CardContent>
+        {s?.video_deleted && (
+          <p className="mb-4 text-sm text-muted-foreground" data-testid="video-deleted">
+            The video was deleted from your library. Its figures are kept; recipients who open their link now
+            see "This video is no longer available".
+          </p>
+        )}
         {!s ? (
           <p className="text-sm text-muted-foreground">
             {stats.isError ? "Video stats are unavailable." : "Loading…"}

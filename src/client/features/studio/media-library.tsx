@@ -30,11 +30,13 @@ import { sameSlotOr } from "@/client/lib/focus-rescue";
 import { formatBytes, formatDuration, formatShortDate } from "./format";
 import { useInvalidateMedia, useMediaList, useMediaVersions, useStudioClient } from "./media-api";
 import { MediaPlayer } from "./media-player";
+import { DeleteMediaDescription, useMediaUses } from "./media-uses";
 import type { Media, MediaVersion } from "./types";
 
 /**
  * The studio's media library grid (spec section 2): type icon, name, player, size, duration (m:ss),
- * date; Refresh; Delete with confirmation (a ConfirmDialog naming the file; focus then goes to the
+ * date; Refresh; Delete with confirmation (a ConfirmDialog naming the file and the campaigns using it,
+ * its confirm off while one still has messages to send, DeleteMediaDescription; focus then goes to the
  * next card's Delete, else the library heading); 'Use in Campaign' opens the video campaign builder with
  * that video, or on an audio file the voicemail campaign builder with that recording. Shows processing/failed states. An edited item shows 'Versions (n)': the original and
  * every saved edit, each playable, with 'Restore' to make it current again.
@@ -50,6 +52,8 @@ export function MediaLibrary() {
   const [confirming, setConfirming] = useState<{ media: Media; index: number } | null>(null);
   const grid = useRef<HTMLUListElement>(null);
   const heading = useRef<HTMLHeadingElement>(null);
+  // the campaigns using the file being confirmed (its deletion is refused while one still sends)
+  const uses = useMediaUses(confirming?.media.id ?? 0, confirming !== null);
 
   /** Deletes `m` (already confirmed) and reloads the library. */
   async function remove(m: Media) {
@@ -206,8 +210,9 @@ export function MediaLibrary() {
         open={confirming !== null}
         onOpenChange={(o) => !o && setConfirming(null)}
         title={`Delete "${confirming?.media.name ?? ""}"?`}
-        description="The file and all its saved versions are deleted. This cannot be undone."
+        description={<DeleteMediaDescription what="file" uses={uses} />}
         confirmLabel="Delete file"
+        confirmDisabled={!!uses.data?.refusal}
         onConfirm={() => confirming && void remove(confirming.media)}
         focusAfterConfirm={
           confirming

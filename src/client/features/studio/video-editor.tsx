@@ -14,6 +14,7 @@ import { cn } from "@/client/lib/utils";
 import { AdvancedEditor } from "./advanced-editor";
 import { formatDuration } from "./format";
 import { useInvalidateMedia, useMediaList, useStudioClient } from "./media-api";
+import { DeleteMediaDescription, useMediaUses } from "./media-uses";
 import { SimpleEditor } from "./simple-editor";
 import type { Media } from "./types";
 
@@ -33,6 +34,8 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
   const [deleting, setDeleting] = useState(false);
   // the video whose Delete Video asks for confirmation
   const [confirming, setConfirming] = useState<Media | null>(null);
+  // the campaigns using it (its deletion is refused while one still has messages to send)
+  const uses = useMediaUses(confirming?.id ?? 0, confirming !== null);
   // after a confirmed delete focus goes to the Video Editor tab panel (the selector shown again),
   // found from the editor view's root as the dialog opens
   const root = useRef<HTMLDivElement>(null);
@@ -111,8 +114,9 @@ export function VideoEditorTab({ draftId }: { draftId?: number }) {
           open={confirming !== null}
           onOpenChange={(o) => !o && setConfirming(null)}
           title={`Delete "${confirming?.name ?? ""}"?`}
-          description="The video and all its saved versions are deleted. This cannot be undone."
+          description={<DeleteMediaDescription what="video" uses={uses} />}
           confirmLabel="Delete video"
+          confirmDisabled={!!uses.data?.refusal}
           onConfirm={() => confirming && void remove(confirming)}
           focusAfterConfirm={() => panel.current}
         />

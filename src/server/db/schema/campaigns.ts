@@ -315,9 +315,11 @@ export const videoLandingPages = pgTable(
       .references(() => workspaces.id, { onDelete: "cascade" }),
     /** unguessable url token (base32, 160 bits) */
     token: text().notNull(),
-    mediaId: bigint({ mode: "number" })
-      .notNull()
-      .references(() => mediaItems.id, { onDelete: "cascade" }),
+    /**
+     * the video it plays; null once that video is deleted from the library (the page and its views stay
+     * for the campaign's report; `/v/{token}` then says the video is no longer available)
+     */
+    mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
     campaignId: text(),
     contactId: bigint({ mode: "number" }),
     recipientName: text(),
@@ -343,6 +345,7 @@ export const videoLandingPages = pgTable(
     uniqueIndex("video_landing_pages_token_uq").on(t.token),
     index("video_landing_pages_campaign_idx").on(t.campaignId),
     index("video_landing_pages_user_idx").on(t.workspaceId, t.createdAt),
+    index("video_landing_pages_media_idx").on(t.mediaId),
   ],
 );
 
@@ -362,6 +365,11 @@ export const videoCampaigns = pgTable(
     createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     publicId: text().notNull(),
     mediaId: bigint({ mode: "number" }).references(() => mediaItems.id, { onDelete: "set null" }),
+    /**
+     * when the campaign's video was deleted from the library (`mediaId` is then null; a personalised
+     * avatar campaign has no campaign video and keeps this null): its report says so
+     */
+    mediaDeletedAt: timestamp({ withTimezone: true }),
     /** the campaign engine's campaign id, set right after launch */
     campaignId: bigint({ mode: "number" }),
     deliveryMethod: text().$type<"email" | "sms">().notNull(),
@@ -374,6 +382,7 @@ export const videoCampaigns = pgTable(
   (t) => [
     uniqueIndex("video_campaigns_public_uq").on(t.publicId),
     index("video_campaigns_campaign_idx").on(t.campaignId),
+    index("video_campaigns_media_idx").on(t.mediaId),
   ],
 );
 

@@ -51,6 +51,7 @@ import {
   selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
+import { rowsWithoutVideo, VIDEO_DELETED_REASON } from "./campaigns.video-media";
 import { prepareVoicemailAudio, voicemailAudioUrl } from "./campaigns.voicemail";
 import { applyEarlyEvents } from "./campaigns.webhooks";
 
@@ -251,6 +252,14 @@ async function sendAllowed(
       reached,
     });
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
+    // a video message whose video was deleted since the launch fails with the reason instead of going
+    // out with a link to "This video is no longer available" (a deletion the studio did not refuse)
+    const noVideo = await rowsWithoutVideo(deps, campaign, todo);
+    if (noVideo.size > 0) {
+      for (const r of todo)
+        if (noVideo.has(r.id)) outcomes.push({ ...baseOf(r), kind: "failed", reason: VIDEO_DELETED_REASON });
+      todo = todo.filter((r) => !noVideo.has(r.id));
+    }
     if (todo.length > 0) {
       // a claim younger than half its lease cannot have expired: skip the re-check (one UPDATE saved)
       if (Date.now() - held > leaseMs / 2) todo = await confirmLease(deps, todo);

@@ -491,6 +491,8 @@ export async function videoCampaignStats(
   return {
     campaign_id: campaignId,
     media_id: vc.mediaId,
+    /** the campaign's video was deleted from the library (its figures above are kept) */
+    video_deleted: vc.mediaDeletedAt !== null,
     viewers: row?.viewers ?? 0,
     views: row?.views ?? 0,
     watched: { 25: row?.p25 ?? 0, 50: row?.p50 ?? 0, 75: row?.p75 ?? 0, 100: row?.p100 ?? 0 },

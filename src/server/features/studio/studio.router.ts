@@ -11,6 +11,7 @@ import {
   listMediaVersions,
   listMyVideos,
   listPublicMedia,
+  mediaUses,
   restoreMediaVersion,
   toPublicEdit,
   toPublicMedia,
@@ -31,6 +32,10 @@ export const studioRouter = router({
     const item = await getMedia(ctx, ctx.workspaceId, input.id);
     return { media: toPublicMedia(item), peaks: item.peaks ?? null };
   }),
+  /** The campaigns using an item (the delete dialog): id, name, status, pending (messages still to send). */
+  uses: protectedProcedure
+    .input(z.object({ id: mediaIdSchema }))
+    .query(async ({ ctx, input }) => mediaUses(ctx, ctx.workspaceId, input.id)),
   delete: protectedProcedure.input(z.object({ id: mediaIdSchema })).mutation(async ({ ctx, input }) => {
     await deleteMedia(ctx, ctx.workspaceId, input.id);
     return { success: true as const };

@@ -7,6 +7,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { fileTypeFromFile } from "file-type";
 import type { AppContext } from "../../context";
+import type { DbOrTx } from "../../db/client";
 import type { EditDecisionList, MediaEdit, MediaItem, MediaSource, MediaType } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
@@ -312,13 +313,99 @@ export async function getMedia(
   return row;
 }
 
+/** A campaign that uses a library item, as the Studio's delete dialog names it (mediaUses). */
+export interface MediaUse {
+  /** the campaign's id (its report is /campaigns/{id}) */
+  id: number;
+  name: string;
+  /** the campaign's status: draft, scheduled, sending, paused, completed, cancelled, failed */
+  status: string;
+  /** it still has messages to send (scheduled, sending, paused): the item cannot be deleted meanwhile */
+  pending: boolean;
+}
+
 /**
- * Deletes a media item, its renditions, edits and stored files.
- * @throws AppError NOT_FOUND for an unknown id or another user's item.
+ * A feature whose records use library items (campaigns: video campaigns). The studio cannot import
+ * it (it imports the studio), so it registers itself here with registerMediaUser when it loads.
+ */
+export interface MediaUser {
+  /** the workspace's records using item `mediaId`, newest first */
+  uses(deps: Pick<AppContext, "db">, workspaceId: string, mediaId: number): Promise<MediaUse[]>;
+  /** runs in the deletion's transaction before the item's row goes (e.g. to note the deletion) */
+  deleting(tx: DbOrTx, workspaceId: string, mediaId: number): Promise<void>;
+}
+
+const mediaUsers: MediaUser[] = [];
+
+/**
+ * Registers a feature that uses library items (campaigns, once, when its service module loads): its
+ * uses are listed by mediaUses, refuse deleteMedia while pending, and it is told of each deletion.
+ */
+export function registerMediaUser(user: MediaUser): void {
+  if (!mediaUsers.includes(user)) mediaUsers.push(user);
+}
+
+/** What the Studio's delete dialog shows of an item's uses (mediaUses). */
+export interface MediaUses {
+  /** the campaigns using it, newest first */
+  campaigns: MediaUse[];
+  /**
+   * why it cannot be deleted now (the sentence deleteMedia's 409 gives): which campaign still has
+   * messages to send and what to do; null when it can be deleted
+   */
+  refusal: string | null;
+}
+
+/**
+ * The campaigns using one media item of the workspace (the Studio's delete dialog: how many and
+ * which), and the sentence refusing its deletion while one still has messages to send.
+ * @throws AppError NOT_FOUND 'Media not found' when absent or another workspace's.
+ */
+export async function mediaUses(
+  deps: Pick<AppContext, "db">,
+  workspaceId: string,
+  mediaId: number,
+): Promise<MediaUses> {
+  const row = await getMedia(deps, workspaceId, mediaId);
+  const campaigns = (await Promise.all(mediaUsers.map((u) => u.uses(deps, workspaceId, row.id)))).flat();
+  const pending = campaigns.filter((u) => u.pending);
+  return { campaigns, refusal: pending.length > 0 ? inUseRefusal(row, pending) : null };
+}
+
+/**
+ * The refusal of deleting an item that campaigns with messages still to send use: which campaign
+ * (or how many, naming the first three) and what to do (cancel, or wait until it finishes).
+ */
+function inUseRefusal(media: MediaItem, pending: MediaUse[]): string {
+  const what = media.type === "video" ? "video" : "file";
+  const quoted = pending.slice(0, 3).map((u) => `"${u.name}" (${u.status})`);
+  const more = pending.length > 3 ? ` and ${pending.length - 3} more` : "";
+  return pending.length === 1
+    ? `This ${what} is used by the campaign ${quoted[0]}, which still has messages to send. Cancel that campaign or wait until it finishes, then delete the ${what}.`
+    : `This ${what} is used by ${pending.length} campaigns that still have messages to send: ${quoted.join(", ")}${more}. Cancel them or wait until they finish, then delete the ${what}.`;
+}
+
+/**
+ * Deletes a media item, its renditions, edits and stored files. Refused while a campaign using it
+ * still has messages to send (scheduled, sending, paused: its messages would link to a dead page);
+ * the registered users (mediaUses) are told in the deletion's transaction, so the landing pages and
+ * engagement of campaigns already sent stay, their video marked deleted.
+ * @throws AppError NOT_FOUND for an unknown id or another user's item; CONFLICT naming the campaign(s)
+ * with messages still to send (REST body `campaigns`: id, name, status of each).
  */
 export async function deleteMedia(deps: StudioDeps, workspaceId: string, mediaId: number): Promise<void> {
   const row = await getMedia(deps, workspaceId, mediaId);
-  await q.deleteMediaItem(deps.db, row.id, workspaceId);
+  const { campaigns, refusal } = await mediaUses(deps, workspaceId, row.id);
+  if (refusal)
+    throw new AppError("CONFLICT", refusal, {
+      expose: {
+        campaigns: campaigns.filter((u) => u.pending).map(({ id, name, status }) => ({ id, name, status })),
+      },
+    });
+  await deps.db.transaction(async (tx) => {
+    for (const user of mediaUsers) await user.deleting(tx, workspaceId, row.id);
+    await q.deleteMediaItem(tx, row.id, workspaceId);
+  });
   await deps.providers.storage.deletePrefix(mediaPrefix(workspaceId, row.id)).catch((err) => {
     deps.log.warn({ err, mediaId }, "could not delete media files");
   });

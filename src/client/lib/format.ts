@@ -31,6 +31,25 @@ export function formatDate(value: string | number | Date | null | undefined, fal
   return date.toLocaleDateString("en-US", { month: "short", day: "numeric", year: "numeric" });
 }
 
+/**
+ * A moment as date and minute in the viewer's time zone, the zone named: "Nov 30, 2026, 4:00 PM PST".
+ * For moments that are not midnight where the viewer is, such as a Free plan's usage reset (midnight
+ * UTC at the start of a month: 4 PM the day before in California, where a date alone read "today").
+ */
+export function formatMoment(value: string | number | Date | null | undefined, fallback = "N/A"): string {
+  if (value === null || value === undefined || value === "") return fallback;
+  const date = value instanceof Date ? value : new Date(value);
+  if (Number.isNaN(date.getTime())) return fallback;
+  return date.toLocaleString("en-US", {
+    month: "short",
+    day: "numeric",
+    year: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+}
+
 /** An integer with thousands separators: 12345 -> "12,345". */
 export function formatNumber(value: number): string {
   return new Intl.NumberFormat("en-US").format(value);

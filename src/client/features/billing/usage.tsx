@@ -5,7 +5,7 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { Progress } from "@/client/components/ui/progress";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { formatDate, formatNumber } from "@/client/lib/format";
+import { formatMoment, formatNumber } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import { OWNER_ONLY_SENTENCE } from "./plan-refusal";
 
@@ -139,7 +139,7 @@ export function UsageBanners() {
               You have used all the {monthlyFull.map((a) => LABELS[a.meter]?.toLowerCase()).join(", ")} your{" "}
               {data.plan_name} plan includes this billing period:{" "}
               {monthlyFull.map((a) => STOPS[a.meter]).join(", ")} are refused until{" "}
-              {formatDate(data.period_end)} or an upgrade.{" "}
+              {formatMoment(data.period_end)} or an upgrade.{" "}
             </>
           )}
           <OwnerAction canPay={data.actor_can_pay}>

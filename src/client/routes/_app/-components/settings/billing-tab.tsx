@@ -4,7 +4,7 @@ import { Badge } from "@/client/components/ui/badge";
 import { Button, buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { heldPlanSentence, OwnerAction, UsageBars, useUsage } from "@/client/features/billing/usage";
-import { formatDate, statusLabel } from "@/client/lib/format";
+import { formatDate, formatMoment, statusLabel } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 
 /**
@@ -33,7 +33,7 @@ export function BillingTab() {
                 </Badge>{" "}
                 {heldPlanSentence(data) ??
                   (data.plan === "free"
-                    ? `Usage resets on ${formatDate(data.period_end)}.`
+                    ? `Usage resets on ${formatMoment(data.period_end)}.`
                     : data.cancel_at_period_end
                       ? `Ends on ${formatDate(data.period_end)}; then the Free plan applies.`
                       : `Renews on ${formatDate(data.period_end)}.`)}

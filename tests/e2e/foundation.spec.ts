@@ -73,6 +73,14 @@ test("landing page demo form validates, succeeds and resets", async ({ page }) =
   await send.click();
   await expect(page.getByText("Please provide at least a phone number or email")).toBeVisible();
   await expect(page.getByText("Please enter your name")).toHaveCount(0);
+  // announced, and tied to both fields it is about (a screen reader heard only "invalid")
+  await expect(page.getByRole("alert").filter({ hasText: "at least a phone number or email" })).toBeVisible();
+  await expect(page.getByLabel("Phone")).toHaveAccessibleDescription(
+    "Please provide at least a phone number or email",
+  );
+  await expect(page.getByLabel("Email")).toHaveAccessibleDescription(
+    "Please provide at least a phone number or email",
+  );
 
   // a number where it is day now: the demo keeps quiet hours (08:00-21:00 where the number is)
   await page.getByLabel("Phone").fill(daytimePhone(123));

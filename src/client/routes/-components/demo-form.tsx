@@ -156,6 +156,7 @@ export function DemoForm() {
           autoComplete="tel"
           placeholder="+1 415 555 0132"
           aria-invalid={!!errors.phone}
+          aria-describedby={errors.phone?.message ? "demo-contact-error" : undefined}
           {...form.register("phone")}
         />
       </FormField>
@@ -166,11 +167,16 @@ export function DemoForm() {
           autoComplete="email"
           placeholder="jane@company.com"
           aria-invalid={!!errors.phone || !!errors.email}
+          aria-describedby={errors.phone?.message ? "demo-contact-error" : undefined}
           {...form.register("email")}
         />
       </FormField>
       {errors.phone?.message && (
-        <p className="-mt-1 text-sm font-medium text-destructive">{errors.phone.message}</p>
+        // tied to both fields (the phone's own error and "at least a phone number or email"), and
+        // announced when it appears
+        <p id="demo-contact-error" role="alert" className="-mt-1 text-sm font-medium text-destructive">
+          {errors.phone.message}
+        </p>
       )}
       {serverError && <AlertBanner variant="error">{serverError}</AlertBanner>}
       <Button type="submit" size="lg" loading={isSubmitting}>

@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from "libphonenumber-js/min";
 import type { z } from "zod";
 import type { AppContext } from "../../context";
 import { AppError } from "../../lib/errors";
-import { INVALID_PHONE_MESSAGE, toE164 } from "../../lib/phone";
+import { toE164 } from "../../lib/phone";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import { twimlSayAndHangUp } from "../../providers/sms/twilio-webhooks";
 import {
@@ -63,6 +63,14 @@ export function demoQuietHoursRefusal(now: Date, phone: string): string | null {
 }
 
 /**
+ * The demo form's refusal of a number it cannot read: a visitor has no workspace, so it names the
+ * default country the form reads a number without "+" in (lib/phone DEFAULT_PHONE_COUNTRY, the US),
+ * where INVALID_PHONE_MESSAGE speaks of the workspace's country.
+ */
+export const DEMO_INVALID_PHONE_MESSAGE =
+  "Please enter a valid phone number, with the country code if it is not a US number (e.g. +44 20 7946 0958)";
+
+/**
  * Records a demo request and queues the demo job. Rate-limited per IP and per phone/email. A phone
  * outside the quiet-hours window where it is (demoQuietHoursRefusal) is refused before anything is
  * recorded or counted; the demo job checks again when it sends.
@@ -73,7 +81,7 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
   let phone: string | null = null;
   if (input.phone) {
     const e164 = toE164(input.phone);
-    if (!e164) throw new AppError("BAD_REQUEST", INVALID_PHONE_MESSAGE);
+    if (!e164) throw new AppError("BAD_REQUEST", DEMO_INVALID_PHONE_MESSAGE);
     phone = e164;
     const quiet = demoQuietHoursRefusal(new Date(), phone);
     if (quiet) throw new AppError("UNPROCESSABLE", quiet);

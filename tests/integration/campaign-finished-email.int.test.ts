@@ -1,6 +1,6 @@
 import { and, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { outboxMessages } from "../../src/server/db/schema";
+import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
 import { notifyCampaignCompletedJob } from "../../src/server/features/campaigns/campaigns.jobs";
 import { createTestApp, joinWorkspace, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 
@@ -88,5 +88,55 @@ describe("the campaign-finished email", () => {
     expect(ownerMails).toHaveLength(2);
     expect(ownerMails[0]!.subject).toBe('Your campaign "Member news" has finished');
     expect(await finishedEmails(member.user.email)).toHaveLength(1);
+  });
+
+  it("says what the report says: a recipient who opened was delivered too", async () => {
+    const owner = await signUp(t.app, { business_name: "Wren Florist" });
+    const r = await owner.client.post("/api/campaigns/email/launch", {
+      campaignName: "Figures",
+      subject: "Hello",
+      body: "Our news",
+      contacts: [1, 2, 3].map((i) => ({ name: `R${i}`, email: uniqueEmail(`fig${i}`) })),
+    });
+    expect(r.statusCode, r.body).toBe(200);
+    const id = r.json().campaignId as number;
+    await expect
+      .poll(async () => (await owner.client.get(`/api/campaigns/${id}`)).json().campaign.status, {
+        timeout: 20_000,
+      })
+      .toBe("completed");
+    await expect
+      .poll(() => finishedEmails(owner.user.email).then((m) => m.length), { timeout: 10_000 })
+      .toBe(1);
+    // what the provider reports afterwards: all three delivered, two of them opened (their latest
+    // status "opened"), one of those clicked
+    const rows = await t.db
+      .select({ id: campaignRecipients.id })
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, id))
+      .orderBy(campaignRecipients.id);
+    expect(rows).toHaveLength(3);
+    const now = new Date();
+    await t.db
+      .update(campaignRecipients)
+      .set({ deliveredAt: now, status: "delivered" })
+      .where(eq(campaignRecipients.campaignId, id));
+    for (const [i, row] of rows.slice(0, 2).entries())
+      await t.db
+        .update(campaignRecipients)
+        .set({
+          openedAt: now,
+          status: i === 0 ? "clicked" : "opened",
+          ...(i === 0 ? { clickedAt: now } : {}),
+        })
+        .where(eq(campaignRecipients.id, row.id));
+    await t.jobs.send(notifyCampaignCompletedJob, { campaignId: id });
+    await expect
+      .poll(() => finishedEmails(owner.user.email).then((m) => m.length), { timeout: 10_000 })
+      .toBe(2);
+    const [mail] = await finishedEmails(owner.user.email);
+    const report = (await owner.client.get(`/api/campaigns/${id}`)).json().figures;
+    expect(report).toMatchObject({ sent: 3, delivered: 3, opened: 2, clicked: 1 });
+    expect(mail!.body).toContain("- 3 sent\n- 3 delivered\n- 2 opened\n- 1 clicked\n");
   });
 });

@@ -1,10 +1,17 @@
 import type { JobDeps } from "../../jobs/define";
 import { getUserProfiles } from "../user/user.service";
 import { getWorkspace, listUserWorkspaces } from "../workspaces/workspaces.service";
-import { countRecipientsByStatus, selectCampaign } from "./campaigns.queries";
+import { countRecipientsByStatus, selectCampaign, selectReportFigures } from "./campaigns.queries";
 
-/** What each recipient status is called in the campaign-finished email, in its order. */
-const RESULT_LINES: [status: string, label: string][] = [
+type Figures = Awaited<ReturnType<typeof selectReportFigures>>["figures"];
+
+/**
+ * The campaign-finished email's result lines, in order: the report's headline figures (each recipient
+ * in every stage it reached: one who opened was delivered too), so the email and /campaigns/:id say
+ * the same (a QA pass: the email counted each recipient's latest status only, "2 delivered, 3 opened"
+ * where the report said 5 delivered and 3 opened).
+ */
+const RESULT_LINES: [figure: keyof Figures | "skipped", label: string][] = [
   ["sent", "sent"],
   ["delivered", "delivered"],
   ["opened", "opened"],
@@ -21,8 +28,8 @@ const RESULT_LINES: [status: string, label: string][] = [
  * `campaignId` while they still belong to its workspace, else to the workspace's owner; not sent when
  * that person turned Campaign Notifications off (user preferences `campaignNotifications`, default
  * on, spec section 6), nor for a campaign that is not `completed` (cancelled, or sending again after
- * a resend-failed). Text: the campaign's name, its recipients per status (recipient rows, as the
- * report counts them) and a link to its report. Returns the address written to, or null.
+ * a resend-failed). Text: the campaign's name, its recipients, the report's headline figures
+ * (RESULT_LINES: campaigns.queries selectReportFigures, as getCampaignReport) and a link to the report. Returns the address written to, or null.
  */
 export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number): Promise<string | null> {
   const campaign = await selectCampaign(deps.db, campaignId);
@@ -35,10 +42,15 @@ export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number)
   }
   const user = (await getUserProfiles(deps, [userId])).get(userId);
   if (!user || user.preferences?.campaignNotifications === false) return null;
-  const counts = (await countRecipientsByStatus(deps.db, [campaign.id])).get(campaign.id) ?? {};
+  const [counts, { figures, skipped }] = await Promise.all([
+    countRecipientsByStatus(deps.db, [campaign.id]).then((m) => m.get(campaign.id) ?? {}),
+    selectReportFigures(deps.sql, campaign.id),
+  ]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const lines = RESULT_LINES.filter(([s]) => counts[s]).map(
-    ([s, label]) => `- ${(counts[s] ?? 0).toLocaleString("en-US")} ${label}`,
+  const value = (f: (typeof RESULT_LINES)[number][0]) =>
+    f === "skipped" ? skipped.reduce((n, s) => n + s.n, 0) : figures[f];
+  const lines = RESULT_LINES.filter(([f]) => value(f) > 0).map(
+    ([f, label]) => `- ${value(f).toLocaleString("en-US")} ${label}`,
   );
   const app = deps.env.APP_URL; // without a trailing slash (env)
   await deps.providers.email.send({

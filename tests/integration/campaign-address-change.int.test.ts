@@ -106,7 +106,7 @@ describe("a contact's email changed after the launch", () => {
     expect(await emailsTo(`${stamp}-gil@example.com`)).toHaveLength(1);
     const rows = await campaignRecipientRows(t, id);
     const by = (cid: number | undefined) => rows.find((r) => r.contactId === cid);
-    expect(by(sup)).toMatchObject({ status: "skipped", reason: "suppressed: unsubscribed" });
+    expect(by(sup)).toMatchObject({ status: "skipped", reason: "opted out: unsubscribed" });
     expect(by(dup)).toMatchObject({ status: "skipped", reason: "duplicate address" });
     expect(by(gone)).toMatchObject({ status: "skipped", reason: "no email address" });
     expect(by(moved)).toMatchObject({ status: "sent", address: `${stamp}-gil@example.com` });

@@ -102,7 +102,7 @@ describe("audience sources on the launch calls", () => {
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().recipients).toBe(2);
-    expect(res.json().skipped).toEqual({ "suppressed: stop_reply": 1, "no valid phone number": 1 });
+    expect(res.json().skipped).toEqual({ "opted out: replied STOP": 1, "no valid phone number": 1 });
     const rows = await recipientsOf(res.json().campaignId);
     expect(rows.map((r) => r.contactId).sort()).toEqual([optedIn, notOptedIn, stopped, noPhone].sort());
     expect(rows.some((r) => r.contactId === untagged)).toBe(false);
@@ -355,7 +355,7 @@ describe("launches that tell the truth", () => {
       audienceSize: 5,
       willSendNow: 2,
       deferred: { count: 1 },
-      skipped: { "not opted in to SMS": 1, "suppressed: stop_reply": 1 },
+      skipped: { "not opted in to SMS": 1, "opted out: replied STOP": 1 },
     });
     // the review step's merge-tag preview reads the first recipient sent to (a tag audience: the
     // client knows no contact of it; the preview showed only the fallbacks)
@@ -381,7 +381,7 @@ describe("launches that tell the truth", () => {
     expect(consent).toMatchObject({
       willSendNow: 3,
       deferred: { count: 1 },
-      skipped: { "suppressed: stop_reply": 1 },
+      skipped: { "opted out: replied STOP": 1 },
     });
     // tRPC gives the same numbers
     const viaTrpc = await trpc(

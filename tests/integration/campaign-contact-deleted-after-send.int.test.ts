@@ -67,7 +67,7 @@ describe("a contact deleted after the campaign emailed them", () => {
       recipients: { contactIds: [again, kept] },
     });
     expect(next.statusCode, next.body).toBe(200);
-    expect(next.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect(next.json().skipped).toEqual({ "opted out: unsubscribed": 1 });
     expect(next.json().recipients).toBe(1);
   });
 

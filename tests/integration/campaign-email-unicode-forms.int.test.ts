@@ -81,7 +81,7 @@ describe("an email address in its composed and decomposed Unicode forms", () => 
       content: { subject: `Offer B ${stamp}`, body: "Hello again" },
       recipients: { contactIds: both },
     });
-    await expect(second).rejects.toThrow("Nobody would receive this campaign: 2 suppressed: unsubscribed.");
+    await expect(second).rejects.toThrow("Nobody would receive this campaign: 2 opted out: unsubscribed.");
     expect(await emailsMarked(`Offer B ${stamp}`)).toHaveLength(0);
   });
 
@@ -101,7 +101,7 @@ describe("an email address in its composed and decomposed Unicode forms", () => 
         recipients: { csv: [{ email: nfd }, { email: `other.${stamp}@example.com` }] },
       });
     const inA = await launch(a.user.id, `Offer C ${stamp}`);
-    expect(inA.skipped).toEqual({ "suppressed: hard_bounce": 1 });
+    expect(inA.skipped).toEqual({ "email bounced before": 1 });
     expect(await emailsMarked(`Offer C ${stamp}`)).toHaveLength(1);
     // another workspace's suppression list does not hold here
     const inB = await launch(b.user.id, `Offer D ${stamp}`);

@@ -460,7 +460,7 @@ describe("Twilio SMS and calls (real twilio SDK through a host-rewriting Request
       includeNotOptedIn: true,
     }).catch((e: { status: number; details: { expose: { skipped: unknown } } }) => e);
     expect("status" in next && next.status).toBe(422);
-    expect("details" in next && next.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect("details" in next && next.details.expose.skipped).toEqual({ "opted out: replied STOP": 1 });
     expect((await inbound("HELP", 2)).body).toContain("Reply STOP to unsubscribe");
     const start = await inbound("start", 3);
     expect(start.body).toContain("resubscribed");

@@ -182,7 +182,7 @@ describe("email campaigns (local provider)", () => {
     });
     // nobody left to send to: refused with the reason (issue 14), nothing sent
     expect(again.statusCode).toBe(422);
-    expect(again.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect(again.json().skipped).toEqual({ "opted out: unsubscribed": 1 });
     expect((await outboxFor(a)).length).toBe(1);
   });
 });
@@ -208,7 +208,7 @@ describe("sms campaigns (local provider)", () => {
       includeNotOptedIn: true,
     });
     expect(r.statusCode).toBe(200);
-    expect(r.json().skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect(r.json().skipped).toEqual({ "opted out: replied STOP": 1 });
     const withoutConsent = await client.post("/api/campaigns/sms/launch", {
       ...base,
       contacts: [{ name: "Sam", phone }],

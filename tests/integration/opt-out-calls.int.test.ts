@@ -148,9 +148,9 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
     for (const channel of ["voice", "voicemail"] as const) {
       const later = await launch(w.user.id, channel, [contactId, otherId]);
       if (!("campaign" in later)) throw new Error(`launch refused: ${later.message}`);
-      expect(later.skipped).toEqual({ "suppressed: keypress_opt_out": 1 });
+      expect(later.skipped).toEqual({ "opted out: pressed 9 during a call": 1 });
       const report = (await w.client.get(`/api/campaigns/${later.campaign.id}`)).json();
-      expect(report.figures.skippedReasons).toEqual([{ reason: "suppressed: keypress_opt_out", count: 1 }]);
+      expect(report.figures.skippedReasons).toEqual([{ reason: "opted out: pressed 9 during a call", count: 1 }]);
       expect((await outbox(other, channel)).length).toBe(1);
     }
     expect((await outbox(phone, "voice")).length).toBe(1);
@@ -203,7 +203,7 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
     await t.db.update(contacts).set({ callOptIn: true }).where(eq(contacts.id, id));
     expect((await w.client.post(`/api/contacts/${id}/make-call`, { script: "Again" })).statusCode).toBe(422);
     const vm = await launch(w.user.id, "voicemail", [id]);
-    expect("details" in vm && vm.details.expose.skipped).toEqual({ "suppressed: keypress_opt_out": 1 });
+    expect("details" in vm && vm.details.expose.skipped).toEqual({ "opted out: pressed 9 during a call": 1 });
   });
 
   it("an altered or unsigned opt-out URL is refused and suppresses nothing", async () => {
@@ -258,7 +258,7 @@ describe("the contact page's Do Not Call", () => {
     expect((await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hi" })).statusCode).toBe(422);
     await t.db.update(contacts).set({ callOptIn: true }).where(eq(contacts.id, id));
     const vm = await launch(w.user.id, "voicemail", [id]);
-    expect("details" in vm && vm.details.expose.skipped).toEqual({ "suppressed: do_not_call": 1 });
+    expect("details" in vm && vm.details.expose.skipped).toEqual({ "opted out: Do Not Call mark": 1 });
     // lifted: calls may go again
     await trpcCall(w.client, "crm.setDoNotCall", { id, do_not_call: false });
     expect((await status()).do_not_call).toBe(false);
@@ -294,7 +294,7 @@ describe("an SMS STOP also stops AI calls and ringless voicemail", () => {
     expect(stop.statusCode).toBe(200);
     for (const channel of ["voice", "voicemail"] as const) {
       const c = await launch(w.user.id, channel, [id]);
-      expect("details" in c && c.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+      expect("details" in c && c.details.expose.skipped).toEqual({ "opted out: replied STOP": 1 });
     }
     const call = await w.client.post(`/api/contacts/${id}/make-call`, { script: "Hello" });
     expect(call.statusCode).toBe(422);

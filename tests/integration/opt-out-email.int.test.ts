@@ -81,7 +81,7 @@ describe("a Postmark reactivation and the person's own unsubscribe", () => {
     }
     const second = await launch("Second");
     expect(second.statusCode).toBe(200);
-    expect(second.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect(second.json().skipped).toEqual({ "opted out: unsubscribed": 1 });
     expect([await sentTo(unsub), await sentTo(bounced)]).toEqual([1, 2]);
   });
 
@@ -114,7 +114,7 @@ describe("a Postmark reactivation and the person's own unsubscribe", () => {
     });
     const second = await launch("Second");
     expect(second.statusCode).toBe(422);
-    expect(second.json().skipped).toEqual({ "suppressed: unsubscribed": 1 });
+    expect(second.json().skipped).toEqual({ "opted out: unsubscribed": 1 });
     expect(await sentTo(to)).toBe(1);
   });
 

@@ -183,7 +183,7 @@ describe("Postmark Unsubscribe bounce (TypeCode 16)", () => {
       // the workspace never emails them again: a later campaign skips both, sends to c
       const later = await launch("Later", [a, b, c]);
       expect(later.statusCode, later.body).toBe(200);
-      expect(later.json()).toMatchObject({ recipients: 1, skipped: { "suppressed: unsubscribed": 2 } });
+      expect(later.json()).toMatchObject({ recipients: 1, skipped: { "opted out: unsubscribed": 2 } });
       expect(Object.fromEntries(await outboxCountsTo(t, [a, b, c]))).toEqual({ [a]: 1, [b]: 1, [c]: 1 });
       expect(unsubscribedEvents()).toHaveLength(2);
     } finally {

@@ -284,7 +284,7 @@ describe("Twilio's own record of a STOP (error 21610)", () => {
     expect(resend.statusCode).toBe(200);
     const [again] = await campaignRecipientRows(t, launched.campaign.id);
     expect(again?.status).toBe("skipped");
-    expect(again?.reason).toBe("suppressed: stop_reply");
+    expect(again?.reason).toBe("opted out: replied STOP");
     const single = await s.client.post(`/api/contacts/${contactId}/send-sms`, { message: "Hello?" });
     expect(single.statusCode).toBe(422);
     expect(attempts()).toBe(before);
@@ -356,7 +356,7 @@ describe("a campaign scheduled before the STOP", () => {
     await t.jobs.runDeferred();
     const [row] = await campaignRecipientRows(t, campaignId);
     expect(row?.status).toBe("skipped");
-    expect(row?.reason).toBe("suppressed: stop_reply");
+    expect(row?.reason).toBe("opted out: replied STOP");
     expect(textsTo(phone)).toBe(0);
   });
 });

@@ -139,7 +139,7 @@ describe("an SMS STOP from a number a workspace only called or left a voicemail 
         replies: 0,
       });
       const sms = await launch(w.user.id, "sms", w.contactId);
-      expect("details" in sms && sms.details.expose.skipped).toEqual({ "suppressed: stop_reply": 1 });
+      expect("details" in sms && sms.details.expose.skipped).toEqual({ "opted out: replied STOP": 1 });
     }
     expect(await smsOptOutOf(bystander, phone)).toEqual({
       smsOptIn: true,

@@ -82,7 +82,7 @@ describe("a STOP from one of a contact's numbers opts the person out on all of t
     // the text would go to the mobile (its own STOP); never "not opted in", which consent overrides
     const pre = await c.client.post("/api/campaigns/preflight", { ...body, channel: "sms" });
     expect(pre.statusCode).toBe(200);
-    expect(pre.json().skipped).toEqual({ "suppressed: stop_reply": 1 });
+    expect(pre.json().skipped).toEqual({ "opted out: replied STOP": 1 });
     expect(pre.json().willSendNow).toBe(0);
     const launch = await c.client.post("/api/campaigns/sms/launch", body);
     expect(launch.statusCode).toBe(422);

@@ -198,7 +198,7 @@ describe("ringless voicemail: business identity, callback number and the callbac
     // a later drop skips the number; the other contact still gets theirs
     const later = await launchVoicemail(t, w.user.id, w.contactIds);
     if (!("campaign" in later)) throw new Error(`launch refused: ${later.message}`);
-    expect(later.skipped).toEqual({ "suppressed: keypress_opt_out": 1 });
+    expect(later.skipped).toEqual({ "opted out: pressed 9 during a call": 1 });
     expect((await outbox(t, phone, "voicemail")).length).toBe(1);
     expect((await outbox(t, other, "voicemail")).length).toBe(1);
   });

@@ -8,6 +8,7 @@ import {
   contactsWhoRepliedStop,
   findSuppressed,
   normaliseSuppressionValue,
+  skipReasonOfSuppression,
 } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import {
@@ -83,7 +84,7 @@ export function skipReason(
   const kind = deliveryKind(channel);
   if (!address) return kind === "email" ? "no email address" : "no valid phone number";
   const sup = suppressed.get(address);
-  if (sup) return `suppressed: ${sup}`;
+  if (sup) return skipReasonOfSuppression(sup);
   const optOut = optInReason(channel, contact, includeNotOptedIn, repliedStop);
   if (optOut) return optOut;
   if (seen.has(address)) return DUPLICATE_ROW;

@@ -9,7 +9,12 @@ import {
   voicemailNotice,
   withVoicemailNotice,
 } from "../compliance/call-opt-out";
-import { contactsWhoRepliedStop, findSuppressed, suppress } from "../compliance/compliance.service";
+import {
+  contactsWhoRepliedStop,
+  findSuppressed,
+  skipReasonOfSuppression,
+  suppress,
+} from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities, textedNumbers } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
@@ -322,7 +327,7 @@ function screen(
     }
     const sup = suppressed.get(kind === "email" ? r.address.toLowerCase() : r.address);
     if (sup) {
-      outcomes.push({ ...base, kind: "skipped", reason: `suppressed: ${sup}` });
+      outcomes.push({ ...base, kind: "skipped", reason: skipReasonOfSuppression(sup) });
       continue;
     }
     const optOut = optInReason(campaign.channel, contact, includeNotOptedIn, stopped.has(contact.id));

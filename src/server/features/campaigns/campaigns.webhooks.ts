@@ -431,7 +431,7 @@ async function applyTwilioInbound(
  * `target` is the signed opt-out URL's, `params` the form Twilio's <Gather> action posts: Digits,
  * CallSid, From, To). The opt-out key ("9") puts the number on the workspace's suppression list for
  * calls and ringless voicemail (suppressCallsByKeypress: later campaign calls and drops are skipped
- * "suppressed: keypress_opt_out", the contact page refuses to call) and, once per call, records it:
+ * "opted out: pressed 9 during a call", the contact page refuses to call) and, once per call, records it:
  * a campaign call's recipient is marked unsubscribed (`opted_out` activity, `contact.unsubscribed`
  * webhook event, call opt-in off); a contact-page call turns the contact's call opt-in off, adds an
  * `opted_out` activity and emits `contact.unsubscribed` (optOutContact). Returns whether the person opted out and the TwiML the call continues with

@@ -362,6 +362,27 @@ export function describeOptOut(reason: string, source: string | null): string {
   return s && s !== r && !(reason === "stop_reply" && source === "twilio inbound") ? `${r} (${s})` : r;
 }
 
+/** A campaign recipient's skip reason by suppression reason (skipReasonOfSuppression). */
+const SKIP_REASON_WORDS: Record<string, string> = {
+  unsubscribed: "opted out: unsubscribed",
+  stop_reply: "opted out: replied STOP",
+  keypress_opt_out: "opted out: pressed 9 during a call",
+  spam_complaint: "opted out: marked as spam",
+  do_not_call: "opted out: Do Not Call mark",
+  manual: "opted out: added by hand",
+  hard_bounce: "email bounced before",
+};
+
+/**
+ * Why a campaign skips a recipient whose address is on the suppression list with `reason`, in words
+ * the launch, its preflight and the report show as they are ("opted out: replied STOP", "email
+ * bounced before"); a reason without words is "suppressed: <reason with spaces>". Before, the
+ * stored code showed ("suppressed: stop_reply"; a QA pass).
+ */
+export function skipReasonOfSuppression(reason: string): string {
+  return SKIP_REASON_WORDS[reason] ?? `suppressed: ${reason.replaceAll("_", " ")}`;
+}
+
 /** The channels the suppression list holds, as the Opt-outs screen filters them. */
 export const SUPPRESSION_CHANNELS = ["email", "sms", "voice", "voicemail", "all"] as const;
 

@@ -156,6 +156,14 @@ test("Settings > Profile at 390 px: a new email asks for the current password (l
   const current = form.getByLabel("Current Password");
   // the same address: no password field, and other changes save without one
   await expect(current).toHaveCount(0);
+  // the account's business name is not what messages are sent under: the field says where that is
+  await expect(form.getByLabel("Business Name")).toHaveAccessibleDescription(
+    "Yours, on your account. The name your emails and texts are sent under is the workspace's: Settings > Workspace.",
+  );
+  await expect(form.getByRole("link", { name: "Settings > Workspace" })).toHaveAttribute(
+    "href",
+    "/settings?tab=workspace",
+  );
   await form.getByLabel("Business Name").fill("Nia Company");
   await form.getByRole("button", { name: "Save Profile" }).click();
   await expect(page.getByText("Profile updated successfully!")).toBeVisible();

@@ -1,5 +1,6 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
 import { useForm } from "react-hook-form";
 import { z } from "zod";
 import { Button } from "@/client/components/ui/button";
@@ -148,7 +149,21 @@ function ProfileForm({ onBanner }: { onBanner: ShowBanner }) {
               />
             </FormField>
           )}
-          <FormField label="Business Name" htmlFor="profile-business" optional>
+          <FormField
+            label="Business Name"
+            htmlFor="profile-business"
+            optional
+            hint={
+              // a QA pass changed it and expected the messages to follow: they are the workspace's
+              <>
+                Yours, on your account. The name your emails and texts are sent under is the workspace's:{" "}
+                <Link to="/settings" search={{ tab: "workspace" }} className="font-medium underline">
+                  Settings &gt; Workspace
+                </Link>
+                .
+              </>
+            }
+          >
             <Input id="profile-business" autoComplete="organization" {...form.register("businessName")} />
           </FormField>
           <FormField label="Phone" htmlFor="profile-phone" optional>

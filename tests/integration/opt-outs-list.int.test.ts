@@ -61,7 +61,8 @@ describe("Contacts > Opt-outs (crm.optOutList, opt-outs.csv)", () => {
     });
     expect(all.entries.find((e) => e.channel === "sms")).toMatchObject({
       value: phone,
-      how: "replied STOP",
+      // a STOP revokes calls and voicemail too (compliance optOutsOf): the list says so
+      how: "replied STOP: no texts, calls or voicemail",
       contact: null,
     });
     expect(all.entries.find((e) => e.channel === "voice")?.how).toBe("pressed 9 (during a call)");
@@ -78,10 +79,13 @@ describe("Contacts > Opt-outs (crm.optOutList, opt-outs.csv)", () => {
       "voice",
       "voicemail",
     ]);
+    // the calls filter lists the STOP too
     expect((await list(s.client, { channel: "voice" })).entries.map((e) => e.channel).sort()).toEqual([
+      "sms",
       "voice",
       "voicemail",
     ]);
+    expect((await list(s.client, { channel: "sms" })).entries.map((e) => e.channel)).toEqual(["sms"]);
     expect((await list(s.client, { search: "100%_" })).total).toBe(0);
     // pages
     const p1 = await list(s.client, { limit: 2, page: 1 });

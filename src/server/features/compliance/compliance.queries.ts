@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { smsOptEvents, suppressions } from "../../db/schema";
 
@@ -121,6 +121,8 @@ export async function selectSuppressionPage(
     alsoSources?: string[];
     /** values (normalised) that match `search` some other way: the addresses of contacts it names */
     alsoValues?: string[];
+    /** with `channels`, also the SMS list's STOP replies ("stop_reply": a STOP revokes calls too) */
+    withSmsStops?: boolean;
     offset: number;
     limit: number;
   },
@@ -128,7 +130,14 @@ export async function selectSuppressionPage(
   const like = opts.search ? likePattern(opts.search) : "";
   const where = and(
     eq(suppressions.workspaceId, workspaceId),
-    opts.channels ? inArray(suppressions.channel, opts.channels) : undefined,
+    opts.channels
+      ? opts.withSmsStops
+        ? or(
+            inArray(suppressions.channel, opts.channels),
+            and(eq(suppressions.channel, "sms"), eq(suppressions.reason, "stop_reply")),
+          )
+        : inArray(suppressions.channel, opts.channels)
+      : undefined,
     opts.search
       ? sql`(${suppressions.value} ilike ${like} escape '\\' or ${suppressions.reason} ilike ${like} escape '\\' or coalesce(${suppressions.source}, '') ilike ${like} escape '\\' or ${suppressions.reason} = any(${sql.param(opts.alsoReasons ?? [])}::text[]) or ${suppressions.source} = any(${sql.param(opts.alsoSources ?? [])}::text[]) or ${suppressions.value} = any(${sql.param(opts.alsoValues ?? [])}::text[]))`
       : undefined,

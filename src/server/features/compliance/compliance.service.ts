@@ -400,7 +400,8 @@ export interface SuppressionListEntry {
 
 /**
  * A page of the workspace's suppression list, newest first: `channel` one of SUPPRESSION_CHANNELS
- * (undefined: all; "voice" also lists "voicemail", calls and voicemail being one opt-in), `search`
+ * (undefined: all; "voice" also lists "voicemail", calls and voicemail being one opt-in, and both list
+ * the SMS list's STOP replies, which revoke calls too: their `how` says so), `search`
  * matched inside the address or number, reason or source (case-insensitive) or the words the screen
  * shows for them (describeOptOut: "replied STOP", "pressed 9"), or, with a search, being one of
  * `alsoMatching` (addresses and numbers the caller found the search names: its contacts' by name);
@@ -428,6 +429,8 @@ export async function listSuppressions(
       : [];
   const { rows, total } = await q.selectSuppressionPage(db, workspaceId, {
     channels: opts.channel ? (opts.channel === "voice" ? ["voice", "voicemail"] : [opts.channel]) : undefined,
+    // a STOP revokes calls and voicemail too (optOutsOf): the calls filter lists it
+    withSmsStops: opts.channel === "voice" || opts.channel === "voicemail",
     search,
     alsoReasons: wordsMatch(OPT_OUT_REASON_WORDS),
     alsoSources: wordsMatch(OPT_OUT_SOURCE_WORDS),
@@ -445,7 +448,10 @@ export async function listSuppressions(
       value: r.value,
       reason: r.reason,
       source: r.source,
-      how: describeOptOut(r.reason, r.source),
+      how:
+        r.reason === "stop_reply"
+          ? `${describeOptOut(r.reason, r.source)}: no texts, calls or voicemail`
+          : describeOptOut(r.reason, r.source),
       created_at: r.createdAt.toISOString(),
     })),
   };

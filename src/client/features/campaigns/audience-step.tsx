@@ -11,11 +11,13 @@ import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import {
+  type AudienceHandOff,
   type AudienceSource,
   type AudienceState,
   audienceBody,
   type CsvRecipient,
   describeSkipped,
+  HAND_OFF_SOURCES,
   type PreflightResult,
   type SavedKind,
 } from "./audience";
@@ -135,6 +137,7 @@ export function AudienceStep({
         </div>
       )}
 
+      {value.source === "crm" && value.handOff && <HandOffNote handOff={value.handOff} />}
       {value.source === "crm" && (
         <ContactPicker
           need={need}
@@ -153,6 +156,30 @@ export function AudienceStep({
         />
       )}
     </div>
+  );
+}
+
+/**
+ * What another screen's "Start a campaign" handed the builder: "2 selected from Business Search",
+ * and when fewer contacts arrived than the owner chose there, how many and why the others are not in
+ * the audience (never dropped silently). The contacts stay ticked in the picker below, to change.
+ */
+export function HandOffNote({ handOff }: { handOff: AudienceHandOff }) {
+  const arrived = handOff.contactIds.length;
+  const missing = handOff.chosen - arrived;
+  const where = HAND_OFF_SOURCES[handOff.from];
+  return (
+    <AlertBanner
+      variant={missing > 0 ? "warning" : "info"}
+      title={`${formatNumber(arrived)} selected from ${where}`}
+    >
+      <span data-testid="audience-hand-off">
+        {missing > 0
+          ? `${formatNumber(arrived)} of the ${plural(handOff.chosen, "business", "businesses")} you chose in ${where} arrived: ${plural(missing, "business", "businesses")} could not be added to your contacts (the same business chosen twice, or a result no longer stored) and ${missing === 1 ? "is" : "are"} not in this audience. `
+          : `The ${plural(arrived, "business", "businesses")} you chose in ${where} ${arrived === 1 ? "is" : "are"} ticked below. `}
+        You can untick them or add other contacts.
+      </span>
+    </AlertBanner>
   );
 }
 

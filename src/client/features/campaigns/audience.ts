@@ -1,4 +1,5 @@
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { z } from "zod";
 import type { AppRouter } from "@/server/trpc/router";
 
 type In = inferRouterInputs<AppRouter>;
@@ -31,13 +32,18 @@ export interface AudienceState {
   /** CSV rows (source "csv") and the file they came from */
   csvRows: CsvRecipient[];
   csvFileName: string;
-  /** contacts ticked in the CRM picker (source "crm"), by id */
-  picked: Map<number, ListedContact>;
+  /**
+   * contacts ticked in the CRM picker (source "crm"), by id; null for a contact chosen on another
+   * screen (a hand-off) whose row the picker has not loaded
+   */
+  picked: Map<number, ListedContact | null>;
   /** "select all N matching": the picker's filter, its count and the unticked contacts (source "crm") */
   pickAll: PickAll | null;
   /** source "saved" */
   savedKind: SavedKind;
   savedValue: string;
+  /** the contacts another screen sent the builder (its "Start a campaign"), as they arrived */
+  handOff: AudienceHandOff | null;
 }
 
 export const emptyAudience = (source: AudienceSource = "csv"): AudienceState => ({
@@ -48,7 +54,50 @@ export const emptyAudience = (source: AudienceSource = "csv"): AudienceState => 
   pickAll: null,
   savedKind: "segment",
   savedValue: "",
+  handOff: null,
 });
+
+/** The screens that hand a builder its audience, as the audience step names them. */
+export const HAND_OFF_SOURCES = { "business-search": "Business Search" } as const;
+
+/**
+ * The history state a screen's "Start a campaign" passes the builder (router `state.campaignAudience`):
+ * the contacts it chose (`contactIds`, the workspace's: the server's preflight and launch refuse any
+ * other as "contact not found") and how many things the owner chose there (`chosen`), so the
+ * audience step can say how many arrived when some could not be added.
+ */
+const handOffSchema = z.object({
+  from: z.enum(Object.keys(HAND_OFF_SOURCES) as [keyof typeof HAND_OFF_SOURCES]),
+  contactIds: z.array(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)).max(5000),
+  chosen: z.number().int().min(0).max(5000),
+});
+export type AudienceHandOff = z.infer<typeof handOffSchema>;
+
+declare module "@tanstack/history" {
+  interface HistoryState {
+    /** read through parseAudienceHandOff only (history state is whatever the entry holds) */
+    campaignAudience?: unknown;
+  }
+}
+
+/**
+ * The audience hand-off in a history entry's state, validated: null when there is none or it is not
+ * one (a hand-off is never half-read: an invalid one selects nobody). Ids are kept once each.
+ */
+export function parseAudienceHandOff(raw: unknown): AudienceHandOff | null {
+  const r = handOffSchema.safeParse(raw);
+  if (!r.success) return null;
+  return { ...r.data, contactIds: [...new Set(r.data.contactIds)] };
+}
+
+/** The builder's opening audience for a hand-off: its contacts ticked in the CRM picker. */
+export function audienceFromHandOff(h: AudienceHandOff): AudienceState {
+  return {
+    ...emptyAudience("crm"),
+    picked: new Map(h.contactIds.map((id) => [id, null])),
+    handOff: h,
+  };
+}
 
 /**
  * The launch body's recipients part for an audience: `{contacts}` (CSV rows, the spec's form) or
@@ -99,7 +148,7 @@ export function firstKnownRecipient(a: AudienceState): Record<string, unknown> |
     return { ...r, first_name: first ?? "", last_name: rest.join(" ") };
   }
   if (a.source === "crm" && !a.pickAll) {
-    const c = a.picked.values().next().value;
+    const c = [...a.picked.values()].find((x) => x !== null);
     if (c) return { ...c, name: [c.first_name, c.last_name].filter(Boolean).join(" ") };
   }
   return null;

@@ -42,8 +42,8 @@ export function ContactPicker({
   onPickAll,
   need,
 }: {
-  picked: Map<number, ListedContact>;
-  onPicked: (m: Map<number, ListedContact>) => void;
+  picked: Map<number, ListedContact | null>;
+  onPicked: (m: Map<number, ListedContact | null>) => void;
   pickAll: PickAll | null;
   onPickAll: (p: PickAll | null) => void;
   need: "phone" | "email";

@@ -11,10 +11,13 @@ import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
 import { type SmsSegmentInfo, sentSmsSegments, smsSegments } from "@/server/features/campaigns/sms-segments";
 import {
+  type AudienceHandOff,
   type AudienceState,
   audienceChosen,
+  audienceFromHandOff,
   createRecipients,
   emptyAudience,
+  HAND_OFF_SOURCES,
   previewRecipient,
 } from "./audience";
 import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
@@ -67,9 +70,10 @@ export function SmsCounter({ text, asSent }: { text: string; asSent?: SmsSegment
 /**
  * The SMS campaign builder (/campaigns/sms, spec sections 2, 5, 8): details, message with counter,
  * insert buttons and preview, contact selection (CRM table and/or CSV), review with stat cards.
- * After launch it waits 2 seconds, then goes to /dashboard.
+ * After launch it waits 2 seconds, then goes to /dashboard. `handOff`: the contacts another screen's
+ * "Start a campaign" chose (Business Search), ticked in the contact picker when the builder opens.
  */
-export function SmsCampaignBuilder() {
+export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandOff | null } = {}) {
   const navigate = useNavigate();
   const client = useTRPCClient();
   // one token per builder session: a repeated launch answers the first campaign (launch-token.ts)
@@ -77,7 +81,9 @@ export function SmsCampaignBuilder() {
   const [step, setStep] = useState(0);
   const [name, setName] = useState("");
   const [message, setMessage] = useState("");
-  const [audience, setAudience] = useState<AudienceState>(() => emptyAudience("crm"));
+  const [audience, setAudience] = useState<AudienceState>(() =>
+    handOff ? audienceFromHandOff(handOff) : emptyAudience("crm"),
+  );
   const [consent, setConsent] = useState(false);
   const [error, setError] = useState<string | LaunchError | null>(null);
   /** the server refused the launch for the plan (402): the banner links to /pricing */
@@ -147,6 +153,12 @@ export function SmsCampaignBuilder() {
       <PlanFeatureNotice channel="sms" />
       <LaunchErrorBanner error={error} />
       {done && <AlertBanner variant="success">{done}</AlertBanner>}
+      {handOff && step < 2 && (
+        <p className="text-sm text-muted-foreground" data-testid="sms-hand-off">
+          Audience: {plural(handOff.contactIds.length, "contact")} from {HAND_OFF_SOURCES[handOff.from]},
+          selected in step 3 (Select Contacts), where you can change it.
+        </p>
+      )}
       <Card>
         <CardHeader>
           <CardTitle>{STEPS[step]}</CardTitle>

@@ -31,6 +31,7 @@ import { Label } from "@/client/components/ui/label";
 import { Progress } from "@/client/components/ui/progress";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { type PlanRefusal, PlanRefusalLink, planRefusalOf } from "@/client/features/billing/plan-refusal";
+import type { AudienceHandOff } from "@/client/features/campaigns/audience";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import { SwapLocationDialog, type SwapTarget } from "@/client/features/leads/swap-location-dialog";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
@@ -272,7 +273,20 @@ function BusinessSearchPage() {
           : cur,
       );
       void qc.invalidateQueries({ queryKey: trpc.leads.results.queryKey({ searchId: result.searchId }) });
-      if (thenCampaign) await navigate({ to: "/campaigns/sms" });
+      // "Start a campaign": the added contacts arrive as the SMS campaign's audience (selected in its
+      // Select Contacts step, to change there), with how many businesses were chosen, so the builder
+      // says when fewer arrived (the same business twice, a result no longer stored)
+      if (thenCampaign)
+        await navigate({
+          to: "/campaigns/sms",
+          state: {
+            campaignAudience: {
+              from: "business-search",
+              contactIds: [...new Set(r.contactIds)],
+              chosen: chosen.length,
+            } satisfies AudienceHandOff,
+          },
+        });
     } catch (e) {
       const refusal = planRefusalOf(e);
       if (refusal && e instanceof Error) {

@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { activeTopNavLabel, breadcrumbsFor, TOP_NAV_ITEMS } from "../../src/client/components/layout/nav";
 import { type DashboardStats, greeting } from "../../src/client/routes/_app/-components/dashboard/stats";
@@ -50,5 +51,19 @@ describe("breadcrumbs of pages about one record", () => {
       "Campaign Report",
     ]);
     expect(breadcrumbsFor("/contacts/99").at(-1)?.label).toBe("Contact Details");
+  });
+
+  it("name each page of its own under /contacts, not 'Contact Details' (opt-outs read so)", () => {
+    const pages = readdirSync(new URL("../../src/client/routes/_app/contacts/", import.meta.url))
+      .map((f) => f.replace(/\.tsx$/, ""))
+      .filter((f) => f !== "$id" && f !== "index");
+    expect(pages).toContain("opt-outs");
+    for (const p of pages)
+      expect(breadcrumbsFor(`/contacts/${p}`).at(-1)?.label, p).not.toBe("Contact Details");
+    expect(breadcrumbsFor("/contacts/opt-outs").map((c) => c.label)).toEqual([
+      "Dashboard",
+      "Contacts",
+      "Opt-outs",
+    ]);
   });
 });

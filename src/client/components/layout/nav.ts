@@ -141,6 +141,7 @@ const CRUMB_LABELS: Record<string, string> = {
   "/contacts": "Contacts",
   "/contacts/map": "Map View",
   "/contacts/business-search": "Business Search",
+  "/contacts/opt-outs": "Opt-outs",
   "/settings": "Settings",
   "/pricing": "Pricing",
 };
@@ -150,10 +151,15 @@ const CRUMB_PARENTS: Record<string, string> = { "/email-campaign": "/campaigns" 
 /** Crumbs that are labels only (no page of their own). */
 const GROUP_ONLY = new Set(["/campaigns"]);
 
+/**
+ * A crumb's label: the page's own (CRUMB_LABELS), else "Contact Details" / "Campaign Report" for a
+ * record's page (a numeric id: /contacts/<word> pages such as opt-outs are not a contact), else the
+ * last segment in title case.
+ */
 function labelFor(path: string): string {
   const known = CRUMB_LABELS[path];
   if (known) return known;
-  if (/^\/contacts\/[^/]+$/.test(path)) return "Contact Details";
+  if (/^\/contacts\/\d+$/.test(path)) return "Contact Details";
   if (/^\/campaigns\/\d+$/.test(path)) return "Campaign Report";
   return titleCase(decodeURIComponent(path.split("/").pop() ?? ""));
 }

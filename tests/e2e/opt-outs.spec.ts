@@ -64,7 +64,11 @@ test("opt-outs: the import keeps them off and says so, the timeline names them, 
   await page.getByText("Update them with the file's values").click();
   await page.getByRole("button", { name: "Import", exact: true }).click();
   const dialog = page.getByRole("dialog");
-  await expect(dialog.getByTestId("import-imported")).toHaveText("Imported: 2", { timeout: 60_000 });
+  // both were in the contacts already: updated, none new (they read "Imported: 2" before)
+  await expect(dialog.getByTestId("import-updated")).toHaveText("Updated (already in your contacts): 2", {
+    timeout: 60_000,
+  });
+  await expect(dialog.getByTestId("import-imported")).toHaveText("New contacts: 0");
   await expect(
     dialog.getByText(
       "1 person in this file opted out earlier: their opt-in stays off. Only they can opt back in.",

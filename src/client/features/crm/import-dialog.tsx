@@ -102,7 +102,9 @@ async function sniffEncoding(file: File): Promise<string> {
  * Import Contacts (CSV) modal (spec: Contacts list modals; section 4 import states idle, importing,
  * result). Steps: choose a .csv file, map columns (pre-filled by the header rules) with a preview of
  * the first rows and a duplicate policy, then upload (progress) and follow the import job (progress)
- * to the result: 'Imported: N', 'Errors: N' with the rejected rows downloadable as CSV, and apart from
+ * to the result: 'Imported: N' (with updated rows: 'New contacts: N' and 'Updated (already in your
+ * contacts): N', the server's `created` and `updated`), 'Errors: N' with the rejected rows
+ * downloadable as CSV, and apart from
  * them the rows kept with an invalid phone number (server `phone_invalid`, `error_rows[].kept`: imported,
  * but unreachable by SMS and calls) with their line numbers, and the rows imported with a field left
  * empty (server `fields_cleared`: a website or time zone the contact rules refuse) with the field, and
@@ -425,9 +427,16 @@ export function ImportDialog({
                   <CircleAlert className="mt-0.5 size-5 text-destructive" aria-hidden />
                 )}
                 <div className="grid gap-1 text-sm">
+                  {/* new contacts and updated ones apart (the server counts both as imported):
+                      a re-import with "Update them" said "Imported: 7" for 7 contacts it only updated */}
                   <p className="font-medium" data-testid="import-imported">
-                    Imported: {formatNumber(progress.imported)}
+                    {progress.updated > 0 ? "New contacts" : "Imported"}: {formatNumber(progress.created)}
                   </p>
+                  {progress.updated > 0 && (
+                    <p className="font-medium" data-testid="import-updated">
+                      Updated (already in your contacts): {formatNumber(progress.updated)}
+                    </p>
+                  )}
                   {progress.skipped > 0 && (
                     <p>Skipped (already in your contacts): {formatNumber(progress.skipped)}</p>
                   )}

@@ -26,7 +26,12 @@ import { smsSegments } from "@/server/features/campaigns/sms-segments";
 import { firstTextBody } from "@/server/features/compliance/sms-keywords";
 import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
 
-/** Add Contact modal: first name and email required; last name, phone, company optional (spec section 5). */
+/**
+ * Add Contact modal: first name and email required; last name, phone, company optional (spec section
+ * 5). Each opening starts empty: the form and its error live in AddContactForm, inside the dialog's
+ * content, which is unmounted when the dialog closes (Cancel, Escape, outside click), so a cancelled
+ * entry's values and error never come back with the next contact.
+ */
 export function AddContactDialog({
   open,
   onOpenChange,
@@ -34,6 +39,21 @@ export function AddContactDialog({
   open: boolean;
   onOpenChange: (o: boolean) => void;
 }) {
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent>
+        <DialogHeader>
+          <DialogTitle>Add Contact</DialogTitle>
+          <DialogDescription>First name and email are required.</DialogDescription>
+        </DialogHeader>
+        <AddContactForm onDone={() => onOpenChange(false)} />
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+/** The Add Contact form (tRPC `crm.create`); `onDone` closes the dialog (Cancel, or the contact added). */
+function AddContactForm({ onDone }: { onDone: () => void }) {
   const qc = useQueryClient();
   const client = useTRPCClient();
   const [form, setForm] = useState({ first_name: "", last_name: "", email: "", phone: "", company: "" });
@@ -52,8 +72,7 @@ export function AddContactDialog({
     try {
       await client.crm.create.mutate(form);
       await invalidateCrm(qc);
-      setForm({ first_name: "", last_name: "", email: "", phone: "", company: "" });
-      onOpenChange(false);
+      onDone();
     } catch (err) {
       setError({ message: errorMessage(err, "Failed to add contact"), refusal: planRefusalOf(err) });
     } finally {
@@ -62,42 +81,34 @@ export function AddContactDialog({
   }
 
   return (
-    <Dialog open={open} onOpenChange={onOpenChange}>
-      <DialogContent>
-        <DialogHeader>
-          <DialogTitle>Add Contact</DialogTitle>
-          <DialogDescription>First name and email are required.</DialogDescription>
-        </DialogHeader>
-        <form onSubmit={submit} className="grid gap-3" noValidate>
-          <LaunchErrorBanner error={error} />
-          <div className="grid gap-3 sm:grid-cols-2">
-            <FormField label="First name" htmlFor="ac-first">
-              <Input id="ac-first" value={form.first_name} onChange={set("first_name")} required autoFocus />
-            </FormField>
-            <FormField label="Last name" htmlFor="ac-last" optional>
-              <Input id="ac-last" value={form.last_name} onChange={set("last_name")} />
-            </FormField>
-          </div>
-          <FormField label="Email" htmlFor="ac-email">
-            <Input id="ac-email" type="email" value={form.email} onChange={set("email")} required />
-          </FormField>
-          <FormField label="Phone" htmlFor="ac-phone" optional>
-            <Input id="ac-phone" type="tel" value={form.phone} onChange={set("phone")} />
-          </FormField>
-          <FormField label="Company" htmlFor="ac-company" optional>
-            <Input id="ac-company" value={form.company} onChange={set("company")} />
-          </FormField>
-          <DialogFooter>
-            <Button type="button" variant="outline" onClick={() => onOpenChange(false)}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={saving}>
-              Add Contact
-            </Button>
-          </DialogFooter>
-        </form>
-      </DialogContent>
-    </Dialog>
+    <form onSubmit={submit} className="grid gap-3" noValidate>
+      <LaunchErrorBanner error={error} />
+      <div className="grid gap-3 sm:grid-cols-2">
+        <FormField label="First name" htmlFor="ac-first">
+          <Input id="ac-first" value={form.first_name} onChange={set("first_name")} required autoFocus />
+        </FormField>
+        <FormField label="Last name" htmlFor="ac-last" optional>
+          <Input id="ac-last" value={form.last_name} onChange={set("last_name")} />
+        </FormField>
+      </div>
+      <FormField label="Email" htmlFor="ac-email">
+        <Input id="ac-email" type="email" value={form.email} onChange={set("email")} required />
+      </FormField>
+      <FormField label="Phone" htmlFor="ac-phone" optional>
+        <Input id="ac-phone" type="tel" value={form.phone} onChange={set("phone")} />
+      </FormField>
+      <FormField label="Company" htmlFor="ac-company" optional>
+        <Input id="ac-company" value={form.company} onChange={set("company")} />
+      </FormField>
+      <DialogFooter>
+        <Button type="button" variant="outline" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" loading={saving}>
+          Add Contact
+        </Button>
+      </DialogFooter>
+    </form>
   );
 }
 

@@ -195,6 +195,15 @@ export const contactImports = pgTable(
       .notNull()
       .default([]),
     errorCount: integer().notNull().default(0),
+    /**
+     * The importer's counts of rows imported with an unusable phone, with a field left empty, and with
+     * opt-ins kept off (ImportResult phoneInvalid, fieldsCleared, optOutsKept), whatever the number of
+     * stored row reports (at most MAX_STORED_ERRORS); null for imports before migration 0062, whose
+     * figures are counted from `errors`.
+     */
+    phoneInvalid: integer(),
+    fieldsCleared: integer(),
+    optOutsKept: integer(),
     failureReason: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp({ withTimezone: true }),

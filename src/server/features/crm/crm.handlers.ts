@@ -109,6 +109,9 @@ export const importContactsHandler = defineHandler(importContactsJob, {
           updated: r.updated,
           skipped: r.skipped,
           errorCount: r.errorCount,
+          phoneInvalid: r.phoneInvalid ?? 0,
+          fieldsCleared: r.fieldsCleared ?? 0,
+          optOutsKept: r.optOutsKept ?? 0,
           ...extra,
         })
         .where(and(eq(contactImports.id, imp.id), eq(contactImports.workspaceId, imp.workspaceId)));

@@ -134,11 +134,12 @@ export function toImportJson(i: ContactImport) {
     skipped: i.skipped,
     errors: i.errorCount,
     // rows imported with a phone that is not a valid number (kept, unreachable by SMS and calls)
-    phone_invalid: i.errors.filter(isPhoneReport).length,
+    // (the importer's counts; from the stored row reports for imports before migration 0062)
+    phone_invalid: i.phoneInvalid ?? i.errors.filter(isPhoneReport).length,
     // rows imported with a website, LinkedIn/Facebook URL or time zone left empty (CLEARED_FIELDS)
-    fields_cleared: new Set(i.errors.filter(isClearedReport).map((e) => e.line)).size,
+    fields_cleared: i.fieldsCleared ?? new Set(i.errors.filter(isClearedReport).map((e) => e.line)).size,
     // rows whose person opted out earlier: imported with those opt-ins kept off (only they can opt back in)
-    opt_outs_kept: i.errors.filter(isOptOutReport).length,
+    opt_outs_kept: i.optOutsKept ?? i.errors.filter(isOptOutReport).length,
     // the first 100 rejected rows, then the first 100 kept ones (so neither list hides the other)
     error_rows: [
       ...i.errors.filter((e) => !e.kept).slice(0, 100),

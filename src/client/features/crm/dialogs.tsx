@@ -297,10 +297,56 @@ function SmsDialogCounter({ body }: { body: string }) {
 type Channel = "email" | "sms" | "call";
 
 /**
+ * Why the contact may not be texted (`channel` "sms") or called ("call"), as the server says it (tRPC
+ * `crm.optOuts` for texts, `crm.doNotCall` for calls: the contact page's queries, so the answers are
+ * shared), or null when nothing stops it or the answer has not arrived. `title` says who stopped it:
+ * the person ('<name> opted out of texts' / 'of calls') or the owner's Do Not Call mark; `reasons` are
+ * the server's sentences, the words the contact page shows beside the opt-in and in Do Not Call.
+ * `pending` is true while the answer is loading (for an email, never).
+ */
+export function useSendBlock(
+  channel: Channel,
+  contact: Contact,
+  enabled: boolean,
+): { pending: boolean; block: { title: string; reasons: string[] } | null } {
+  const trpc = useTRPC();
+  const sms = useQuery({
+    ...trpc.crm.optOuts.queryOptions({ id: contact.id }),
+    enabled: enabled && channel === "sms",
+  });
+  const call = useQuery({
+    ...trpc.crm.doNotCall.queryOptions({ id: contact.id }),
+    enabled: enabled && channel === "call",
+  });
+  const name = contactName(contact);
+  if (channel === "sms") {
+    const reasons = sms.data?.sms ?? [];
+    return {
+      pending: sms.isPending && enabled,
+      block: reasons.length ? { title: `${name} opted out of texts`, reasons } : null,
+    };
+  }
+  if (channel === "call") {
+    const d = call.data;
+    if (!d?.do_not_call) return { pending: call.isPending && enabled, block: null };
+    return {
+      pending: false,
+      block: {
+        title: d.opted_out_by_person ? `${name} opted out of calls` : `${name} is marked Do Not Call`,
+        reasons: d.reasons,
+      },
+    };
+  }
+  return { pending: false, block: null };
+}
+
+/**
  * Send Email / Send SMS / Call dialog for one contact (spec section 5 validation texts and opt-in
- * confirmations; section 8 success and failure texts). A contact who has not opted in to SMS (calls)
- * is asked about in an in-app confirmation on top of this dialog ('This contact has not opted in to
- * SMS. Send anyway?'): Cancel or Escape sends nothing and keeps the message.
+ * confirmations; section 8 success and failure texts). A contact who opted out of texts (calls), or
+ * whose numbers are marked Do Not Call, gets no message box and no Send: the dialog says so up front
+ * with the server's reasons (useSendBlock), since the server would refuse the send. A contact who has
+ * not opted in to SMS (calls) is asked about in an in-app confirmation on top of this dialog ('This
+ * contact has not opted in to SMS. Send anyway?'): Cancel or Escape sends nothing and keeps the message.
  */
 export function MessageDialog({
   channel,
@@ -336,9 +382,11 @@ export function MessageDialog({
   const hasValidPhone = !!(contact.phone_e164 || contact.mobile_e164);
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
   useClearWhenEdited(setError, [subject, body]);
+  const { pending: checking, block } = useSendBlock(channel, contact, open);
 
   async function send() {
     setError(null);
+    if (block || checking) return;
     if (channel === "email" && (!subject.trim() || !body.trim()))
       return setError("Please fill in subject and message");
     if (channel === "sms" && !body.trim()) return setError("Please enter a message");
@@ -391,40 +439,58 @@ export function MessageDialog({
                 : contact.mobile || contact.phone || "(no phone)"}
             </DialogDescription>
           </DialogHeader>
-          <LaunchErrorBanner error={error} />
-          {channel === "email" && (
-            <FormField label="Subject" htmlFor="msg-subject">
-              <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
-            </FormField>
+          {block ? (
+            <>
+              <AlertBanner variant="warning" title={block.title}>
+                <span data-testid="send-blocked">
+                  {block.reasons.join(" ")}{" "}
+                  {channel === "sms" ? "No texts go to them." : "No calls go to them."}
+                </span>
+              </AlertBanner>
+              <DialogFooter>
+                <Button variant="outline" onClick={() => onOpenChange(false)}>
+                  Close
+                </Button>
+              </DialogFooter>
+            </>
+          ) : (
+            <>
+              <LaunchErrorBanner error={error} />
+              {channel === "email" && (
+                <FormField label="Subject" htmlFor="msg-subject">
+                  <Input id="msg-subject" value={subject} onChange={(e) => setSubject(e.target.value)} />
+                </FormField>
+              )}
+              <FormField
+                label={
+                  channel === "email"
+                    ? "Message"
+                    : channel === "sms"
+                      ? "Message"
+                      : "Script (spoken by an AI voice)"
+                }
+                htmlFor="msg-body"
+                hint={channel === "sms" ? undefined : undefined}
+              >
+                <Textarea
+                  id="msg-body"
+                  rows={channel === "email" ? 8 : 4}
+                  value={body}
+                  maxLength={channel === "sms" ? 160 : undefined}
+                  onChange={(e) => setBody(e.target.value)}
+                />
+              </FormField>
+              {channel === "sms" && <SmsDialogCounter body={body} />}
+              <DialogFooter>
+                <Button variant="outline" onClick={() => onOpenChange(false)}>
+                  Cancel
+                </Button>
+                <Button ref={sendButton} loading={busy} disabled={checking} onClick={() => void send()}>
+                  {channel === "call" ? "Call" : "Send"}
+                </Button>
+              </DialogFooter>
+            </>
           )}
-          <FormField
-            label={
-              channel === "email"
-                ? "Message"
-                : channel === "sms"
-                  ? "Message"
-                  : "Script (spoken by an AI voice)"
-            }
-            htmlFor="msg-body"
-            hint={channel === "sms" ? undefined : undefined}
-          >
-            <Textarea
-              id="msg-body"
-              rows={channel === "email" ? 8 : 4}
-              value={body}
-              maxLength={channel === "sms" ? 160 : undefined}
-              onChange={(e) => setBody(e.target.value)}
-            />
-          </FormField>
-          {channel === "sms" && <SmsDialogCounter body={body} />}
-          <DialogFooter>
-            <Button variant="outline" onClick={() => onOpenChange(false)}>
-              Cancel
-            </Button>
-            <Button ref={sendButton} loading={busy} onClick={() => void send()}>
-              {channel === "call" ? "Call" : "Send"}
-            </Button>
-          </DialogFooter>
         </DialogContent>
       </Dialog>
       {channel !== "email" && (

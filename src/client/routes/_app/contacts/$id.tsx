@@ -51,6 +51,7 @@ const ACTIVITY_ICONS: Record<string, typeof Mail> = {
   note_edited: StickyNote,
   note_deleted: StickyNote,
   sms_sent: MessageSquare,
+  sms_received: MessageSquare,
   imported: Upload,
   video_viewed: Eye,
 };
@@ -127,6 +128,20 @@ function activityLabel(a: { activity_type: string; metadata?: unknown }): string
     if (label) return label;
   }
   return ACTIVITY_LABELS[a.activity_type] ?? titleCase(a.activity_type);
+}
+
+/**
+ * The words a person sent, for a timeline row that carries them: an `sms_received` row's reply text
+ * (metadata `body`, campaigns.webhooks handleInboundSms, at most 1,600 characters), else the keyword
+ * it stands for (a START that left the opt-in off, crm.notes recordSmsStart). Null for other rows and
+ * for a reply with neither.
+ */
+export function activityReplyText(a: { activity_type: string; metadata?: unknown }): string | null {
+  if (a.activity_type !== "sms_received") return null;
+  const m = (a.metadata ?? {}) as { body?: unknown; keyword?: unknown };
+  if (typeof m.body === "string" && m.body.trim()) return m.body;
+  if (typeof m.keyword === "string" && m.keyword.trim()) return m.keyword.trim();
+  return null;
 }
 
 type FieldDef = {
@@ -505,13 +520,27 @@ function ContactDetailPage() {
             <ol className="grid gap-2">
               {activities.map((a) => {
                 const Icon = ACTIVITY_ICONS[a.activity_type] ?? ActivityIcon;
+                const reply = activityReplyText(a);
                 return (
-                  <li key={a.id} className="flex items-center gap-3 rounded-lg border border-border p-3">
-                    <Icon className="size-4 text-primary-text" aria-hidden />
-                    <span className="font-medium">{activityLabel(a)}</span>
-                    <span className="ml-auto text-sm text-muted-foreground">
-                      {new Date(a.created_at).toLocaleString()}
-                    </span>
+                  <li key={a.id} className="flex items-start gap-3 rounded-lg border border-border p-3">
+                    <Icon className="mt-1 size-4 shrink-0 text-primary-text" aria-hidden />
+                    <div className="grid min-w-0 flex-1 gap-1">
+                      <div className="flex flex-wrap items-baseline gap-x-3">
+                        <span className="font-medium">{activityLabel(a)}</span>
+                        <span className="ml-auto text-sm text-muted-foreground">
+                          {new Date(a.created_at).toLocaleString()}
+                        </span>
+                      </div>
+                      {/* the person's own words, as text (React escapes it), wrapped however long */}
+                      {reply !== null && (
+                        <blockquote
+                          className="rounded-md border-l-2 border-primary/40 bg-muted/50 px-3 py-1.5 text-sm whitespace-pre-wrap wrap-anywhere"
+                          data-testid="activity-reply"
+                        >
+                          {reply}
+                        </blockquote>
+                      )}
+                    </div>
                   </li>
                 );
               })}

@@ -7,17 +7,13 @@ import { Button } from "@/client/components/ui/button";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
-import { LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
+import { contactName, LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
+import { ContactNameText } from "@/client/features/crm/contact-name";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import type { AudienceFilterInput, ListedContact, PickAll } from "./audience";
 
 const PAGE_SIZE = 25;
-
-/** "First Last", else the email, else "(no name)". */
-export function contactName(c: Pick<ListedContact, "first_name" | "last_name" | "email">) {
-  return [c.first_name, c.last_name].filter(Boolean).join(" ") || c.email || "(no name)";
-}
 
 const selectClass = "h-10 rounded-lg border border-input bg-card px-3 text-sm";
 
@@ -249,7 +245,9 @@ export function ContactPicker({
                     />
                   </td>
                   <td className="p-2">
-                    <span className="block wrap-anywhere">{contactName(c)}</span>
+                    <span className="block wrap-anywhere">
+                      <ContactNameText contact={c} />
+                    </span>
                     {/* below sm the address goes under the name (its own column left no room) */}
                     {contactName(c) !== addressOf(c) && (
                       <span className="block text-muted-foreground wrap-anywhere sm:hidden">

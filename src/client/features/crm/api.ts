@@ -59,10 +59,24 @@ export function invalidateCrm(qc: QueryClient) {
   ]);
 }
 
-/** "First Last", else the email, else "Unnamed contact". */
-export function contactName(c: Pick<Contact, "first_name" | "last_name" | "email">): string {
-  const n = [c.first_name, c.last_name].filter(Boolean).join(" ").trim();
-  return n || c.email || "Unnamed contact";
+type Named = Pick<Contact, "first_name" | "last_name" | "email" | "company">;
+
+/** The contact's "First Last" (trimmed; empty when it has neither). */
+function personName(c: Named): string {
+  return [c.first_name, c.last_name].filter(Boolean).join(" ").trim();
+}
+
+/**
+ * "First Last", else the company (a business saved from lead search has no person's name), else the
+ * email, else "Unnamed contact". ContactNameText shows it with a building icon when it is the company.
+ */
+export function contactName(c: Named): string {
+  return personName(c) || c.company?.trim() || c.email || "Unnamed contact";
+}
+
+/** Whether contactName is the contact's company: it has a company and no first or last name. */
+export function namedByCompany(c: Named): boolean {
+  return !personName(c) && !!c.company?.trim();
 }
 
 /**

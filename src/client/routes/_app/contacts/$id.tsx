@@ -30,6 +30,7 @@ import {
   LIFECYCLE_STAGES,
   type Note,
 } from "@/client/features/crm/api";
+import { ContactNameText } from "@/client/features/crm/contact-name";
 import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
 import { errorMessage } from "@/client/lib/errors";
@@ -406,7 +407,9 @@ function ContactDetailPage() {
             {(name[0] ?? "?").toUpperCase()}
           </div>
           <div className="min-w-0">
-            <h1 className="text-2xl font-semibold break-words">{name}</h1>
+            <h1 className="text-2xl font-semibold break-words">
+              <ContactNameText contact={c} />
+            </h1>
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
             <div
               ref={tagRow}

@@ -38,6 +38,7 @@ import {
   type LifecycleStage,
   type ListedContact,
 } from "@/client/features/crm/api";
+import { ContactNameText } from "@/client/features/crm/contact-name";
 import {
   AddContactDialog,
   ChoiceDialog,
@@ -531,7 +532,7 @@ function ContactsPage() {
                     </td>
                     <td className="p-3 font-medium">
                       <Link to="/contacts/$id" params={{ id: String(c.id) }} className="hover:underline">
-                        {contactName(c)}
+                        <ContactNameText contact={c} />
                       </Link>
                     </td>
                     <td
@@ -592,7 +593,9 @@ function ContactsPage() {
                   {(contactName(c)[0] ?? "?").toUpperCase()}
                 </div>
                 <div className="min-w-0 flex-1">
-                  <p className="font-medium break-words sm:truncate">{contactName(c)}</p>
+                  <p className="font-medium break-words sm:truncate">
+                    <ContactNameText contact={c} />
+                  </p>
                   <p className="text-sm break-all text-muted-foreground sm:truncate">{c.email || "-"}</p>
                   <p className="text-sm break-words sm:truncate">{c.company || "No company"}</p>
                   <p className="text-sm break-words sm:truncate">{c.phone || c.mobile || "No phone"}</p>

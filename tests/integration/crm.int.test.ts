@@ -723,23 +723,35 @@ describe("shared service functions", () => {
       email: "old@example.com",
       phone: "(989) 555-0100",
     });
-    const ids = await findOrCreateContacts(t.ctx, user.id, [
-      { name: "Someone Else", email: "OLD@example.com" },
-      { name: "Phone Match", phone: "+1 989-555-0100" },
-      { first_name: "New", last_name: "Person", email: "new@example.com", company: "N Co" },
-      { name: "New Again", email: "new@example.com" },
-      { name: "Nobody" },
-    ]);
+    const ids = await findOrCreateContacts(
+      t.ctx,
+      user.id,
+      [
+        { name: "Someone Else", email: "OLD@example.com" },
+        { name: "Phone Match", phone: "+1 989-555-0100" },
+        { first_name: "New", last_name: "Person", email: "new@example.com", company: "N Co" },
+        { name: "New Again", email: "new@example.com" },
+        { name: "Nobody" },
+        { name: "Bad Number", phone: "12345", email: "not-an-email" },
+      ],
+      { skipUnaddressable: true },
+    );
     expect(ids[0]).toBe(existing.id);
     expect(ids[1]).toBe(existing.id);
     expect(ids[2]).toBe(ids[3]);
+    // a row with neither a valid email nor phone makes no contact
+    expect(ids.slice(4)).toEqual([null, null]);
     expect(new Set(ids).size).toBe(3);
-    const created = await getContactsByIds(t.ctx, user.id, [ids[2] as number, ids[4] as number]);
+    const created = await getContactsByIds(t.ctx, user.id, [ids[2] as number]);
     expect(created.map((c) => [c.firstName, c.lastName, c.email])).toEqual([
       ["New", "Person", "new@example.com"],
-      ["Nobody", null, null],
     ]);
-    expect(await countContacts(t.ctx, user.id)).toBe(3);
+    expect(await countContacts(t.ctx, user.id)).toBe(2);
+    // without skipUnaddressable such a row is refused before anything is written
+    await expect(
+      findOrCreateContacts(t.ctx, user.id, [{ email: "x@example.com" }, { name: "Nobody" }]),
+    ).rejects.toThrow("Row 2 has no valid email or phone number");
+    expect(await countContacts(t.ctx, user.id)).toBe(2);
     expect(await countContacts(t.ctx, user.id, { before: new Date(Date.now() - 60_000) })).toBe(0);
   });
 

@@ -148,7 +148,7 @@ describe("phone rule", () => {
       ],
     });
     expect(pre.statusCode, pre.body).toBe(200);
-    expect(pre.json().skipped["no valid phone number"]).toBe(1);
+    expect(pre.json().skipped["no valid email or phone number"]).toBe(1);
   });
 });
 

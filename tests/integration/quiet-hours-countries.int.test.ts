@@ -26,7 +26,9 @@ type Fields = Partial<Pick<typeof contacts.$inferInsert, "country" | "city" | "p
 async function preflightOne(fields: Fields, at: string) {
   const s = await signUp(t.app);
   await setPlan(t, s.user.id, "business");
-  const [id] = await findOrCreateContacts(t.ctx, s.user.id, [{ name: "Camille Martin" }]);
+  const [id] = await findOrCreateContacts(t.ctx, s.user.id, [
+    { name: "Camille Martin", email: `camille-${Date.now()}@example.fr` },
+  ]);
   await t.db
     .update(contacts)
     .set({ ...fields, smsOptIn: true, callOptIn: true })

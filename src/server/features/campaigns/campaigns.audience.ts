@@ -13,6 +13,7 @@ import {
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import {
   getContactsByIds,
+  hasContactAddress,
   listTags,
   matchContactsByAddress,
   resolveTargetContactIds,
@@ -249,6 +250,13 @@ export async function classifyRecipients(
  */
 export const DUPLICATE_ROW = "duplicate address";
 
+/**
+ * The skip reason of a recipient list's row with neither a valid email nor a valid phone number
+ * (crm hasContactAddress, e.g. "Bad Number, 12345" or an email "not-an-email"): no contact is made of
+ * it (crm findOrCreateContacts answers null), and the launch and its preflight count the row here.
+ */
+export const NO_VALID_ADDRESS = "no valid email or phone number";
+
 /** The skip reason of a contact id a launch named that is no contact of the workspace (`countMissingContacts`). */
 export const CONTACT_NOT_FOUND = "contact not found";
 
@@ -349,7 +357,7 @@ function newContactFrom(r: RecipientInput, id: number, country: string): Contact
  * `channel` (or a video body's `deliveryMethod`), `includeNotOptedIn` and `scheduledAt` (quiet
  * hours are evaluated at that time, else now). CSV rows are matched to existing contacts by email
  * or phone as the launch does; unmatched rows count as new contacts with the CRM's defaults (SMS and
- * call opt-in off). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped,
+ * call opt-in off), rows with neither a valid email nor a valid phone as skipped (NO_VALID_ADDRESS). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped,
  * sample}` (sample: the first recipient sent to, for a merge-tag preview, or null).
  * @throws AppError BAD_REQUEST (invalid body, no channel), NOT_FOUND (segment or tag not the workspace's)
  */
@@ -402,6 +410,10 @@ export async function preflightAudience(
     const matchedIds = new Set<number>();
     matched.forEach((id, i) => {
       const r = rows[i];
+      if (!hasContactAddress(r, country)) {
+        skipRow(NO_VALID_ADDRESS);
+        return;
+      }
       const raw = r.phone || r.mobile;
       const e164 = raw ? toE164(raw, country) : null;
       if (id !== null) {

@@ -46,6 +46,7 @@ import {
   classifyRecipients,
   countMissingContacts,
   DUPLICATE_ROW,
+  NO_VALID_ADDRESS,
   nobodyToSendTo,
   resolveAudience,
   toE164,
@@ -358,11 +359,19 @@ async function launchOnce(
   // a CSV row's own phone is used when its (existing) contact has none on file
   const csvPhone = new Map<number, string>();
   let duplicateRows = 0;
+  let noAddressRows = 0;
   if (csv.length) {
     const country = await phoneCountryOf(ctx, workspaceId);
-    const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow));
+    const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow), {
+      skipUnaddressable: true,
+    });
     progress.contactsWritten = true;
     created.forEach((id, i) => {
+      // a row with neither a valid email nor phone: no contact, the row counted (NO_VALID_ADDRESS)
+      if (id === null) {
+        noAddressRows += 1;
+        return;
+      }
       // a row naming someone an earlier row named: one message, and the row counted (DUPLICATE_ROW)
       if (ids.has(id)) duplicateRows += 1;
       ids.add(id);
@@ -382,6 +391,7 @@ async function launchOnce(
     for (const id of input.recipients.contactIds ?? []) ids.add(id);
   }
   if (input.audience) for (const id of await resolveAudience(ctx, workspaceId, input.audience)) ids.add(id);
+  if (ids.size === 0 && noAddressRows) throw nobodyToSendTo({ [NO_VALID_ADDRESS]: noAddressRows });
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
 
   const senderProfile = await getSenderProfile(ctx, workspaceId);
@@ -406,6 +416,8 @@ async function launchOnce(
   countMissingContacts(classified, [input.recipients.contactIds, input.audience?.contactIds]);
   if (duplicateRows)
     classified.skipped[DUPLICATE_ROW] = (classified.skipped[DUPLICATE_ROW] ?? 0) + duplicateRows;
+  if (noAddressRows)
+    classified.skipped[NO_VALID_ADDRESS] = (classified.skipped[NO_VALID_ADDRESS] ?? 0) + noAddressRows;
   // a launch that would reach nobody is refused with the reasons (issue 14), not "completed"
   if (classified.queued === 0) throw nobodyToSendTo(classified.skipped);
   const skipped = classified.skipped;

@@ -33,8 +33,6 @@ import {
   countContactsCreatedBefore,
   deleteContactRow,
   insertContact,
-  insertContactsReturning,
-  insertContactsReturningIds,
   insertContactsSkippingDuplicates,
   insertContactsSkippingDuplicatesReturning,
   lockContactCreation,
@@ -187,46 +185,117 @@ function splitName(name: string | undefined | null): { first: string | null; las
   return { first: parts[0] ?? null, last: parts.slice(1).join(" ") || null };
 }
 
+/** A campaign list's row as findOrCreateContacts and matchContactsByAddress read its address. */
+type AddressRow = { email?: string | null; phone?: string | null; mobile?: string | null };
+
+/**
+ * A campaign list row's address: its email normalised (normaliseContactEmail) when it is usable, its
+ * phone (else its mobile) in E.164 read with `country` when valid (lib/phone), else null each; and
+ * the number as typed (phoneRaw, for the contact's display).
+ */
+function rowAddress(
+  r: AddressRow,
+  country: string,
+): { email: string | null; phone: string | null; phoneRaw: string | null } {
+  const email = (r.email && normaliseContactEmail(r.email)) || null;
+  const phone = normalisePhone(r.phone || r.mobile, country);
+  return {
+    email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
+    phone: phone.e164,
+    phoneRaw: phone.raw,
+  };
+}
+
+/**
+ * True when a campaign list's row (`contacts` / `recipients.csv`) gives a usable email or a valid
+ * phone number (its phone, else its mobile, read with the workspace's `country`): the rows
+ * findOrCreateContacts finds or makes a contact of. A row with neither (e.g. "Bad Number, 12345")
+ * gets no contact: findOrCreateContacts answers null for it, and the campaign preflight and launch
+ * count it as skipped.
+ */
+export function hasContactAddress(row: AddressRow, country: string): boolean {
+  const a = rowAddress(row, country);
+  return !!(a.email || a.phone);
+}
+
+/**
+ * The contacts of `workspaceId` holding each of `numbers` (E.164) as their phone or their mobile:
+ * number -> contact id, the oldest contact whose phone it is, else the oldest whose mobile it is.
+ */
+async function contactIdsByNumber(
+  db: DbOrTx,
+  workspaceId: string,
+  numbers: string[],
+): Promise<Map<string, number>> {
+  const found: { id: number; phone: string | null; mobile: string | null }[] = [];
+  for (let i = 0; i < numbers.length; i += 5000)
+    found.push(...(await selectContactIdsByPhone(db, workspaceId, numbers.slice(i, i + 5000))));
+  const out = new Map<string, number>();
+  for (const f of found) if (f.phone && !out.has(f.phone)) out.set(f.phone, f.id);
+  for (const f of found) if (f.mobile && !out.has(f.mobile)) out.set(f.mobile, f.id);
+  return out;
+}
+
+type FindOrCreateCtx = Pick<AppContext, "db" | "jobs"> & { log?: Pick<AppContext["log"], "warn"> };
+
+/** A campaign list's row as findOrCreateContacts takes it (mobile: used when `phone` is empty). */
+type ContactListRow = {
+  first_name?: string;
+  last_name?: string;
+  name?: string;
+  email?: string;
+  phone?: string;
+  mobile?: string;
+  company?: string;
+};
+
 /**
  * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
  * email (case-insensitive, in Unicode NFC: lib/email normaliseContactEmail, the form emails are
- * stored in), else by E.164 phone (libphonenumber-js, default US); missing ones are created (a row
- * with neither a usable email nor phone always creates a new contact). Used for campaign CSV
- * recipients. Rows repeating an email or phone map to the same id, across concurrent calls
+ * stored in), else by E.164 number (libphonenumber-js, the workspace's phone country) against the
+ * contacts' phone or mobile; missing ones are created. A row with neither a usable email nor a valid
+ * phone number (hasContactAddress false) creates no contact: with `opts.skipUnaddressable` its id is
+ * null (the campaign launch counts it as skipped), else the call is refused before any write. Used
+ * for campaign CSV recipients. Rows repeating an email or phone map to the same id, across concurrent calls
  * too (emails by the unique index, phone-only rows under the workspace's contact-creation lock). Creating any queues
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
  * when an endpoint listens (one select of the workspace's endpoints, only when creating): stored in
  * the inserts' transaction (the webhooks outbox), queued after its commit. A contact created for an
  * opted-out email (compliance optOutsOf) starts with `email_opt_in` false.
- * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit.
+ * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit;
+ * BAD_REQUEST 'Row N has no valid email or phone number' without `opts.skipUnaddressable`.
  */
 export async function findOrCreateContacts(
-  ctx: Pick<AppContext, "db" | "jobs"> & { log?: Pick<AppContext["log"], "warn"> },
+  ctx: FindOrCreateCtx,
   workspaceId: string,
-  rows: {
-    first_name?: string;
-    last_name?: string;
-    name?: string;
-    email?: string;
-    phone?: string;
-    company?: string;
-  }[],
-): Promise<number[]> {
+  rows: ContactListRow[],
+): Promise<number[]>;
+export async function findOrCreateContacts(
+  ctx: FindOrCreateCtx,
+  workspaceId: string,
+  rows: ContactListRow[],
+  opts: { skipUnaddressable: true },
+): Promise<(number | null)[]>;
+export async function findOrCreateContacts(
+  ctx: FindOrCreateCtx,
+  workspaceId: string,
+  rows: ContactListRow[],
+  opts: { skipUnaddressable?: boolean } = {},
+): Promise<(number | null)[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => {
-    const email = (r.email && normaliseContactEmail(r.email)) || null;
-    const validEmail = email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null;
-    const phone = normalisePhone(r.phone, country);
     const split = splitName(r.name);
     return {
-      email: validEmail,
-      phone: phone.e164,
-      phoneRaw: phone.raw,
+      ...rowAddress(r, country),
       firstName: r.first_name?.trim() || split.first,
       lastName: r.last_name?.trim() || (r.first_name ? null : split.last),
       company: r.company?.trim() || null,
     };
   });
+  if (!opts.skipUnaddressable) {
+    const bad = norm.findIndex((n) => !n.email && !n.phone);
+    if (bad >= 0) throw new AppError("BAD_REQUEST", `Row ${bad + 1} has no valid email or phone number`);
+  }
   const byEmail = new Map<string, number>();
   const byPhone = new Map<string, number>();
   const lookup = async () => {
@@ -235,23 +304,19 @@ export async function findOrCreateContacts(
     for (let i = 0; i < emails.length; i += 5000)
       for (const f of await selectContactIdsByEmail(ctx.db, workspaceId, emails.slice(i, i + 5000)))
         byEmail.set(f.email, f.id);
-    for (let i = 0; i < phones.length; i += 5000)
-      for (const f of await selectContactIdsByPhone(ctx.db, workspaceId, phones.slice(i, i + 5000)))
-        if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
+    for (const [phone, id] of await contactIdsByNumber(ctx.db, workspaceId, phones))
+      if (!byPhone.has(phone)) byPhone.set(phone, id);
   };
   const resolve = (n: (typeof norm)[number]) =>
     (n.email ? byEmail.get(n.email) : undefined) ?? (!n.email && n.phone ? byPhone.get(n.phone) : undefined);
   await lookup();
   const toCreate: NewContact[] = [];
   const seen = new Set<string>();
-  const anonymous: number[] = [];
-  norm.forEach((n, i) => {
-    if (resolve(n) !== undefined) return;
+  for (const n of norm) {
+    // a row with no usable address makes no contact (null below)
     const key = n.email ? `e:${n.email}` : n.phone ? `p:${n.phone}` : null;
-    if (key) {
-      if (seen.has(key)) return;
-      seen.add(key);
-    } else anonymous.push(i);
+    if (!key || resolve(n) !== undefined || seen.has(key)) continue;
+    seen.add(key);
     toCreate.push({
       workspaceId,
       email: n.email,
@@ -262,7 +327,7 @@ export async function findOrCreateContacts(
       company: n.company,
       leadSource: "campaign",
     });
-  });
+  }
   // an opted-out address (the suppression list) starts with its email opt-in off, not the default on
   const emailed = toCreate.filter((c) => c.email);
   if (emailed.length) {
@@ -282,54 +347,31 @@ export async function findOrCreateContacts(
     toCreate.length > 0 &&
     (await subscribedWebhookTypes(ctx, workspaceId, ["contact.created"])).has("contact.created");
   // rows with an email in CONTACT_LOCK_ORDER: an insert meeting another's same emails waits, not deadlocks
-  const keyed = toCreate
-    .filter((c) => c.email || c.phone)
-    .sort((a, b) => (a.email && b.email ? byContactEmail(a.email, b.email) : a.email ? -1 : b.email ? 1 : 0));
-  const unkeyed = toCreate.filter((c) => !c.email && !c.phone);
+  const keyed = toCreate.sort((a, b) =>
+    a.email && b.email ? byContactEmail(a.email, b.email) : a.email ? -1 : b.email ? 1 : 0,
+  );
   // the plan's contact limit (issue 12), checked under the workspace's contact-creation lock and
   // held to the inserts' commit: refuse before creating any
   // rows keyed by phone alone: no unique index stops a concurrent call creating the same phone, so
-  // they are created under the workspace's contact-creation lock, after reading the phones again
+  // they are created under the workspace's contact-creation lock, after reading the numbers again
   const phoneOnly = keyed.filter((c) => !c.email).map((c) => c.phone as string);
-  const { anonIds, emitted } = await withinContactLimit(
+  const emitted = await withinContactLimit(
     ctx,
     workspaceId,
     toCreate.length,
     async (db) => {
       const createdRows: Contact[] = [];
-      const anonIds = new Map<number, number>();
       let rows = keyed;
       if (phoneOnly.length) {
-        const taken = new Set<string | null>();
-        for (let i = 0; i < phoneOnly.length; i += 5000)
-          for (const f of await selectContactIdsByPhone(db, workspaceId, phoneOnly.slice(i, i + 5000)))
-            taken.add(f.phone);
-        if (taken.size) rows = keyed.filter((c) => c.email || !taken.has(c.phone ?? null));
+        const taken = await contactIdsByNumber(db, workspaceId, phoneOnly);
+        if (taken.size) rows = keyed.filter((c) => c.email || !taken.has(c.phone as string));
       }
       for (let i = 0; i < rows.length; i += 2000)
         if (listens)
           createdRows.push(...(await insertContactsSkippingDuplicatesReturning(db, rows.slice(i, i + 2000))));
         else await insertContactsSkippingDuplicates(db, rows.slice(i, i + 2000));
-      if (unkeyed.length) {
-        let created: number[];
-        if (listens) {
-          const rows = await insertContactsReturning(db, unkeyed);
-          createdRows.push(...rows);
-          created = rows.map((r) => r.id);
-        } else created = await insertContactsReturningIds(db, unkeyed);
-        anonymous.forEach((rowIdx, k) => {
-          const id = created[k];
-          if (id !== undefined) anonIds.set(rowIdx, id);
-        });
-      }
       // contact.created in the inserts' transaction (the webhooks outbox), queued after its commit
-      const emitted = await emitContactRows(
-        { db, log: ctx.log },
-        workspaceId,
-        "contact.created",
-        createdRows,
-      );
-      return { anonIds, emitted };
+      return emitContactRows({ db, log: ctx.log }, workspaceId, "contact.created", createdRows);
     },
     // a transaction whenever events are stored: the contacts and their events commit together
     { lock: phoneOnly.length > 0, transaction: listens },
@@ -337,8 +379,9 @@ export async function findOrCreateContacts(
   await queueWebhookDeliveries(ctx, emitted);
   if (keyed.length) await lookup();
   if (toCreate.length) await refreshContactStatsSoon(ctx);
-  return norm.map((n, i) => {
-    const id = resolve(n) ?? anonIds.get(i);
+  return norm.map((n) => {
+    if (!n.email && !n.phone) return null;
+    const id = resolve(n);
     if (id === undefined) throw new AppError("INTERNAL", "Could not create a contact");
     return id;
   });
@@ -700,32 +743,24 @@ export async function deleteContact(
 /**
  * The existing contact each row would map to in `findOrCreateContacts`, without creating any: one
  * id or null per row, in input order (matched by email, case-insensitive and in Unicode NFC as
- * findOrCreateContacts stores it; a row without a usable email by its E.164 phone, else mobile).
- * Used by the campaign preflight (issue 14).
+ * findOrCreateContacts stores it; a row without a usable email by its E.164 phone, else mobile,
+ * against the contacts' phone or mobile). Null also for a row findOrCreateContacts makes no contact
+ * of (hasContactAddress). Used by the campaign preflight (issue 14).
  */
 export async function matchContactsByAddress(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  rows: { email?: string | null; phone?: string | null; mobile?: string | null }[],
+  rows: AddressRow[],
 ): Promise<(number | null)[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
-  const norm = rows.map((r) => {
-    const email = (r.email && normaliseContactEmail(r.email)) || null;
-    return {
-      email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
-      phone: normalisePhone(r.phone || r.mobile, country).e164,
-    };
-  });
+  const norm = rows.map((r) => rowAddress(r, country));
   const byEmail = new Map<string, number>();
-  const byPhone = new Map<string, number>();
   const emails = [...new Set(norm.map((n) => n.email).filter((e): e is string => !!e))];
   const phones = [...new Set(norm.filter((n) => !n.email && n.phone).map((n) => n.phone as string))];
   for (let i = 0; i < emails.length; i += 5000)
     for (const f of await selectContactIdsByEmail(ctx.db, workspaceId, emails.slice(i, i + 5000)))
       byEmail.set(f.email, f.id);
-  for (let i = 0; i < phones.length; i += 5000)
-    for (const f of await selectContactIdsByPhone(ctx.db, workspaceId, phones.slice(i, i + 5000)))
-      if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id);
+  const byPhone = await contactIdsByNumber(ctx.db, workspaceId, phones);
   return norm.map(
     (n) => (n.email ? byEmail.get(n.email) : n.phone ? byPhone.get(n.phone) : undefined) ?? null,
   );

@@ -1,4 +1,4 @@
-import { and, count, eq, getTableColumns, inArray, lt, Placeholder, type SQL, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns, inArray, lt, or, Placeholder, type SQL, sql } from "drizzle-orm";
 import type { Db, DbOrTx, Sql } from "../../db/client";
 import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
@@ -935,12 +935,20 @@ export async function selectContactIdsByEmail(db: DbOrTx, workspaceId: string, e
     .where(and(eq(contacts.workspaceId, workspaceId), inArray(sql`lower(${contacts.email})`, emails)));
 }
 
-/** `{id, phone}` of the contacts of `workspaceId` whose E.164 phone is in `phones`, oldest first. */
+/**
+ * `{id, phone, mobile}` of the contacts of `workspaceId` whose E.164 phone or E.164 mobile is in
+ * `phones`, oldest first (a number on a campaign list is the person's whichever field holds it).
+ */
 export async function selectContactIdsByPhone(db: DbOrTx, workspaceId: string, phones: string[]) {
   return db
-    .select({ id: contacts.id, phone: contacts.phone })
+    .select({ id: contacts.id, phone: contacts.phone, mobile: contacts.mobile })
     .from(contacts)
-    .where(and(eq(contacts.workspaceId, workspaceId), inArray(contacts.phone, phones)))
+    .where(
+      and(
+        eq(contacts.workspaceId, workspaceId),
+        or(inArray(contacts.phone, phones), inArray(contacts.mobile, phones)),
+      ),
+    )
     .orderBy(contacts.id);
 }
 
@@ -995,12 +1003,6 @@ export async function insertContactsSkippingDuplicatesReturning(
 ): Promise<Contact[]> {
   if (!values.length) return [];
   return db.insert(contacts).values(values).onConflictDoNothing().returning();
-}
-
-/** Inserts contacts and returns them in input order. */
-export async function insertContactsReturning(db: DbOrTx, values: NewContact[]): Promise<Contact[]> {
-  if (!values.length) return [];
-  return db.insert(contacts).values(values).returning();
 }
 
 /** Inserts contacts and returns their ids in input order. */

@@ -26,6 +26,7 @@ export {
   getContact,
   getContactDetail,
   getContactsByIds,
+  hasContactAddress,
   matchContactsByAddress,
   recordContactOptIn,
   refreshContactSearchState,

@@ -176,9 +176,9 @@ function ContactsPage() {
         return out;
       },
     });
-    if (next.view === undefined) {
-      clearSelection();
-    }
+    // a new filter is a new list: the selection goes; paging through the same list keeps it (a QA
+    // pass lost "Select all 220 matching" and page 1's ticks by moving to page 2)
+    if (Object.keys(next).some((k) => k !== "page" && k !== "view")) clearSelection();
   };
   const pageIds = contacts.map((c) => c.id);
   const isSelected = (id: number) => (allMatching ? !excluded.has(id) : selected.has(id));
@@ -200,7 +200,12 @@ function ContactsPage() {
       });
       return;
     }
-    setSelected(allOnPage ? new Set() : new Set(pageIds));
+    // this page's rows join the selection or leave it; other pages' ticks stay
+    setSelected((sel) => {
+      const n = new Set(sel);
+      for (const id of pageIds) allOnPage ? n.delete(id) : n.add(id);
+      return n;
+    });
   }
   function toggle(id: number) {
     const flip = (s: Set<number>) => {
@@ -409,6 +414,9 @@ function ContactsPage() {
               Select all {totalText} matching
             </Button>
           )}
+          <Button variant="link" size="sm" onClick={clearSelection}>
+            Clear selection
+          </Button>
           <div className="ml-auto flex flex-wrap gap-2">
             <Button size="sm" variant="outline" onClick={() => setModal("tag")}>
               <TagIcon aria-hidden /> Add Tag

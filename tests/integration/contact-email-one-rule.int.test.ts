@@ -1,6 +1,8 @@
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts } from "../../src/server/db/schema";
 import { importCsv } from "../contacts-import";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { createTestApp, setPlan, signUp, type TestApp, trpcCall } from "../helpers";
 
 // One rule for a contact's email address: what an import stores (crm.import validateImportRow), the
 // Add Contact form and the edit form accept. The forms used zod's ASCII-only email pattern, so a
@@ -68,5 +70,51 @@ describe("a contact's email: one rule for imports and the forms", () => {
       const imported = await importCsv(client, `first_name,email\nBad,${bad}\n`);
       expect(imported, bad).toMatchObject({ created: 0, errors: 1 });
     }
+  });
+});
+
+describe("a local part's dots (RFC 5321 dot-atom)", () => {
+  // a QA pass: the contact form and REST accepted "qa3-a..b@example.com", which mail servers refuse
+  const dotted = (s: string) => [
+    `qa3-a..b.${s}@example.com`,
+    `.qa3.${s}@example.com`,
+    `qa3.${s}.@example.com`,
+  ];
+
+  it("two dots in a row, or a leading or trailing dot, are refused by the form, REST, tRPC, imports and campaign rows", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "business");
+    const s = stamp();
+    const ok = await client.post("/api/contacts", { first_name: "Dot", email: `qa3-a.b.${s}@example.com` });
+    expect(ok.statusCode, ok.body).toBe(200);
+    for (const bad of dotted(s)) {
+      const res = await client.post("/api/contacts", { first_name: "Bad", email: bad });
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error).toContain("Please enter a valid email address");
+      const edit = await client.put(`/api/contacts/${ok.json().contact.id}`, { email: bad });
+      expect(edit.statusCode, bad).toBe(400);
+      expect(edit.json().error).toContain("Please enter a valid email address");
+      const viaTrpc = await trpcCall(client, "crm.create", { first_name: "Bad", email: bad });
+      expect(viaTrpc.status, bad).toBe(400);
+      const imported = await importCsv(client, `first_name,email\nBad,${bad}\n`);
+      expect(imported, bad).toMatchObject({ created: 0, errors: 1 });
+    }
+    // a campaign list row with such an address and no phone makes no contact and is skipped
+    const launched = await client.post("/api/campaigns", {
+      name: "Dots",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      recipients: { csv: [{ email: `qa3-a.b.${s}@example.com` }, ...dotted(s).map((email) => ({ email }))] },
+    });
+    expect(launched.statusCode, launched.body).toBe(200);
+    expect(launched.json()).toMatchObject({
+      recipients: 1,
+      skipped: { "no valid email or phone number": 3 },
+    });
+    const [{ n }] = await t.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(contacts)
+      .where(eq(contacts.workspaceId, user.id));
+    expect(n).toBe(1);
   });
 });

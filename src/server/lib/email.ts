@@ -16,11 +16,17 @@ const CONTACT_EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
  * True for an address a contact may hold (given normalised: normaliseContactEmail or the zod
  * schema's trim, lower-case and NFC): at most 254 characters (RFC 5321 section 4.5.3.1.3's path
  * limit less its angle brackets), `local@domain.tld` without white space, a second `@`, or
- * `, ; < > "`. Non-ASCII letters are allowed on either side (RFC 6531/6532 internationalised
- * addresses, e.g. "josé@bücher.de"). The one rule of CSV and JSON imports (crm.import
- * validateImportRow), the lead search's contacts (crm.leads) and the Add Contact and edit forms
- * (crm.schemas), so a contact an import stored can be saved again from its edit form.
+ * `, ; < > "`, and a local part that is a dot-atom's dots (RFC 5321 section 4.1.2, RFC 5322 section
+ * 3.2.3): not starting or ending with a dot and no two dots in a row ("qa3-a..b@example.com" is
+ * refused by mail servers and bounces). Non-ASCII letters are allowed on either side (RFC 6531/6532
+ * internationalised addresses, e.g. "josé@bücher.de"). The one rule of CSV and JSON imports
+ * (crm.import validateImportRow), the lead search's contacts (crm.leads), the Add Contact and edit
+ * forms and REST (crm.schemas), campaign list rows (crm findOrCreateContacts) and the campaign
+ * address of a contact (campaigns.audience addressFor), so a contact an import stored can be saved
+ * again from its edit form.
  */
 export function isContactEmail(email: string): boolean {
-  return email.length <= 254 && CONTACT_EMAIL_RE.test(email);
+  if (email.length > 254 || !CONTACT_EMAIL_RE.test(email)) return false;
+  const local = email.slice(0, email.indexOf("@"));
+  return !local.startsWith(".") && !local.endsWith(".") && !local.includes("..");
 }

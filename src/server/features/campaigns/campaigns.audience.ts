@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
+import { isContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
@@ -47,7 +48,8 @@ export { toE164 };
 /**
  * The address a contact is reached at on a channel: the email trimmed, lower-cased and in Unicode
  * NFC (compliance normaliseSuppressionValue: "josé@" typed with a precomposed é and with e + a
- * combining accent is one mailbox, RFC 6532 section 3.1), or an E.164 number by the contact page's
+ * combining accent is one mailbox, RFC 6532 section 3.1) when valid by the contacts' one rule
+ * (lib/email isContactEmail, e.g. not "a..b@example.com"), or an E.164 number by the contact page's
  * rule (compliance contactNumberFor: a text goes to the mobile, else the phone; a call or voicemail
  * to the phone, else the mobile).
  */
@@ -58,7 +60,7 @@ export function addressFor(
   const kind = deliveryKind(channel);
   if (kind === "email") {
     const e = c.email ? normaliseSuppressionValue("email", c.email) : null;
-    return e && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(e) ? e : null;
+    return e && isContactEmail(e) ? e : null;
   }
   return contactNumberFor(kind, c);
 }

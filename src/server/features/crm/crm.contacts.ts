@@ -3,7 +3,7 @@ import type { DbOrTx, Sql } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
 import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
-import { normaliseContactEmail } from "../../lib/email";
+import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
@@ -189,9 +189,9 @@ function splitName(name: string | undefined | null): { first: string | null; las
 type AddressRow = { email?: string | null; phone?: string | null; mobile?: string | null };
 
 /**
- * A campaign list row's address: its email normalised (normaliseContactEmail) when it is usable, its
- * phone (else its mobile) in E.164 read with `country` when valid (lib/phone), else null each; and
- * the number as typed (phoneRaw, for the contact's display).
+ * A campaign list row's address: its email normalised (normaliseContactEmail) when valid by the
+ * contacts' one rule (lib/email isContactEmail), its phone (else its mobile) in E.164 read with
+ * `country` when valid (lib/phone), else null each; and the number as typed (phoneRaw, for display).
  */
 function rowAddress(
   r: AddressRow,
@@ -200,7 +200,7 @@ function rowAddress(
   const email = (r.email && normaliseContactEmail(r.email)) || null;
   const phone = normalisePhone(r.phone || r.mobile, country);
   return {
-    email: email && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : null,
+    email: email && isContactEmail(email) ? email : null,
     phone: phone.e164,
     phoneRaw: phone.raw,
   };

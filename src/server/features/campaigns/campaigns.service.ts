@@ -29,7 +29,12 @@ import {
   sendUsageWarningIfDue,
 } from "../billing/billing.service";
 import { NO_CALLBACK_NUMBER_MESSAGE } from "../compliance/call-opt-out";
-import { findOrCreateContacts, getContactsByIds, resolveTargetContactIds } from "../crm/crm.service";
+import {
+  contactDisplayName,
+  findOrCreateContacts,
+  getContactsByIds,
+  resolveTargetContactIds,
+} from "../crm/crm.service";
 import { getUserProfiles } from "../user/user.service";
 import {
   emitWebhookEvent,
@@ -803,7 +808,8 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
       return {
         id: r.id,
         contactId: r.contactId,
-        name: [ct?.firstName, ct?.lastName].filter(Boolean).join(" ") || ct?.email || r.address,
+        // a business without a person's name is listed by its company (crm contactDisplayName)
+        name: (ct && contactDisplayName(ct)) || r.address,
         address: r.address,
         status: r.status,
         reason: r.reason,

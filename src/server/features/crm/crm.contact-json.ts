@@ -46,6 +46,17 @@ export function toContactJson(c: Contact) {
 }
 export type ContactJson = ReturnType<typeof toContactJson>;
 
+/**
+ * The name a contact is shown under outside its own page: first and last name, else its company (a
+ * business saved from lead search has no person's name), else its email; null when it has none of
+ * them. The client's contactName follows the same order.
+ */
+export function contactDisplayName(
+  c: Pick<Contact, "firstName" | "lastName" | "company" | "email">,
+): string | null {
+  return [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || c.company?.trim() || c.email || null;
+}
+
 const str = JSON.stringify;
 
 // How contactJsonWriter writes a field's value from its column's text; small integers, since its

@@ -9,6 +9,7 @@ import {
   SUPPRESSION_CHANNELS,
   type SuppressionListEntry,
 } from "../compliance/compliance.service";
+import { contactDisplayName } from "./crm.contact-json";
 import { normaliseSearch, selectAddressesOfContactsNamed, selectContactsByAddresses } from "./crm.queries";
 
 /**
@@ -39,9 +40,15 @@ export interface OptOutListEntry extends SuppressionListEntry {
   contact: { id: number; name: string } | null;
 }
 
-/** The name a contact is listed under: first and last name, else its email, else "Contact #id". */
-function nameOf(c: { id: number; firstName: string | null; lastName: string | null; email: string | null }) {
-  return [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || c.email || `Contact #${c.id}`;
+/** The name a contact is listed under: contactDisplayName (name, company, email), else "Contact #id". */
+function nameOf(c: {
+  id: number;
+  firstName: string | null;
+  lastName: string | null;
+  company: string | null;
+  email: string | null;
+}) {
+  return contactDisplayName(c) ?? `Contact #${c.id}`;
 }
 
 /** `entries` with the contact each belongs to (its email, or its phone or mobile; the oldest such contact). */

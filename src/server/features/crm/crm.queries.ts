@@ -1500,6 +1500,7 @@ export async function selectContactsByAddresses(
       id: contacts.id,
       firstName: contacts.firstName,
       lastName: contacts.lastName,
+      company: contacts.company,
       email: contacts.email,
       phone: contacts.phone,
       mobile: contacts.mobile,

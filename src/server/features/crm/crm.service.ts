@@ -17,7 +17,7 @@
  */
 
 export { bulkOperation } from "./crm.bulk";
-export { type ContactJson, fieldsToColumns, toContactJson } from "./crm.contact-json";
+export { type ContactJson, contactDisplayName, fieldsToColumns, toContactJson } from "./crm.contact-json";
 export {
   countContacts,
   createContact,

@@ -150,7 +150,9 @@ describe("the keypress opt-out of AI calls (local voice provider)", () => {
       if (!("campaign" in later)) throw new Error(`launch refused: ${later.message}`);
       expect(later.skipped).toEqual({ "opted out: pressed 9 during a call": 1 });
       const report = (await w.client.get(`/api/campaigns/${later.campaign.id}`)).json();
-      expect(report.figures.skippedReasons).toEqual([{ reason: "opted out: pressed 9 during a call", count: 1 }]);
+      expect(report.figures.skippedReasons).toEqual([
+        { reason: "opted out: pressed 9 during a call", count: 1 },
+      ]);
       expect((await outbox(other, channel)).length).toBe(1);
     }
     expect((await outbox(phone, "voice")).length).toBe(1);

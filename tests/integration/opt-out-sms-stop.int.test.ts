@@ -87,7 +87,9 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
     expect(again.json().error).toBe("This number is on your suppression list (opted out of SMS)");
     const campaign = await launchSms(w.user.id, w.contactId);
     expect("status" in campaign && campaign.status).toBe(422);
-    expect("details" in campaign && campaign.details.expose.skipped).toEqual({ "opted out: replied STOP": 1 });
+    expect("details" in campaign && campaign.details.expose.skipped).toEqual({
+      "opted out: replied STOP": 1,
+    });
     expect(await sent(phone, "sms")).toBe(1);
   });
 
@@ -103,7 +105,9 @@ describe("an SMS STOP reply stops every SMS to that number", () => {
       422,
     );
     const campaign = await launchSms(b.user.id, b.contactId);
-    expect("details" in campaign && campaign.details.expose.skipped).toEqual({ "opted out: replied STOP": 1 });
+    expect("details" in campaign && campaign.details.expose.skipped).toEqual({
+      "opted out: replied STOP": 1,
+    });
     expect(await sent(phone, "sms")).toBe(1);
     // START is the number's later decision: texts may go again
     expect(await reply(phone, "START")).toContain("resubscribed");

@@ -14,7 +14,11 @@ import {
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { type ContactEventCtx, emitContactEvents } from "./crm.contact-events";
 import { assertContactsFitInLock, withinContactLimit } from "./crm.contacts";
-import { fillContactFromBusiness, selectBusinessMatchCandidates } from "./crm.leads.queries";
+import {
+  type BusinessMatchRow,
+  fillContactFromBusiness,
+  selectBusinessMatchCandidates,
+} from "./crm.leads.queries";
 import { insertContactsReturningIds } from "./crm.queries";
 import { isWebAddress } from "./crm.schemas";
 import { ensureTagWithinLimit } from "./crm.tags";
@@ -52,6 +56,36 @@ export function websiteDomain(url: string | null | undefined): string | null {
   }
 }
 
+/** "Patel Plumbing & Co." -> "patelplumbingco" (null when nothing is left): names compared by letters and digits. */
+const businessNameKey = (name: string | null | undefined) =>
+  name
+    ?.trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "") || null;
+/** "12 Main St." -> "12mainst" (null when blank). */
+const streetKey = (street: string | null | undefined) =>
+  street
+    ?.trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "") || null;
+
+/**
+ * False when `a` and `b` are visibly two businesses: both named and the names differ, or both with
+ * a street address and the addresses differ (a chain's branches, two shops of one building, a
+ * plumber and the answering service whose number they share); true otherwise. Two businesses sharing
+ * a phone number or a website are the same contact only when this holds (a QA pass: 24 of 244 lead
+ * search results, each sharing a phone or website with another, were never created).
+ */
+function maybeSameBusiness(
+  a: { name: string | null | undefined; street: string | null | undefined },
+  b: { name: string | null | undefined; street: string | null | undefined },
+): boolean {
+  const [na, nb] = [businessNameKey(a.name), businessNameKey(b.name)];
+  if (na && nb && na !== nb) return false;
+  const [sa, sb] = [streetKey(a.street), streetKey(b.street)];
+  return !(sa && sb && sa !== sb);
+}
+
 const nameAddressKey = (name: string | null | undefined, street: string | null | undefined) =>
   name && street
     ? `${name.trim().toLowerCase()}|${street
@@ -64,7 +98,9 @@ const nameAddressKey = (name: string | null | undefined, street: string | null |
  * Contacts of the workspace matching businesses, keyed by the business's placeId. A business matches a
  * contact (in this order) by the place id it was created from (`custom_fields.place_id`), its email
  * (case-insensitive, in Unicode NFC: lib/email normaliseContactEmail), its E.164 phone, its website
- * domain, then name (the contact's company) + street address. Phones without `+country` are read in
+ * domain, then name (the contact's company) + street address; by phone or website only a contact
+ * that may be the same business (maybeSameBusiness: not another company name, not another street
+ * address). Phones without `+country` are read in
  * `opts.phoneCountry` (ISO 3166-1 alpha-2), by default the workspace's phone country (issue 14).
  */
 export async function matchBusinessContacts(
@@ -118,16 +154,19 @@ async function matchIn(
   );
   const byPlace = new Map<string, number>();
   const byEmail = new Map<string, number>();
-  const byPhone = new Map<string, number>();
-  const byDomain = new Map<string, number>();
+  // phone and website: every contact holding it, oldest first (the first that may be the business wins)
+  const byPhone = new Map<string, BusinessMatchRow[]>();
+  const byDomain = new Map<string, BusinessMatchRow[]>();
   const byNameAddr = new Map<string, number>();
+  const add = (m: Map<string, BusinessMatchRow[]>, key: string, r: BusinessMatchRow) =>
+    m.set(key, [...(m.get(key) ?? []), r]);
   for (const r of rows) {
     const id = Number(r.id);
     if (r.place_id && !byPlace.has(r.place_id)) byPlace.set(r.place_id, id);
     if (r.email && !byEmail.has(r.email)) byEmail.set(r.email, id);
-    if (r.phone && !byPhone.has(r.phone)) byPhone.set(r.phone, id);
+    if (r.phone) add(byPhone, r.phone, r);
     const d = websiteDomain(r.website);
-    if (d && !byDomain.has(d)) byDomain.set(d, id);
+    if (d) add(byDomain, d, r);
     const k = nameAddressKey(r.company, r.street_address);
     if (k && !byNameAddr.has(k)) byNameAddr.set(k, id);
   }
@@ -135,11 +174,20 @@ async function matchIn(
     const e164 = toE164(b.phone, country);
     const d = websiteDomain(b.website);
     const k = nameAddressKey(b.name, b.streetAddress);
+    const same = (found: BusinessMatchRow[] | undefined) => {
+      const r = found?.find((c) =>
+        maybeSameBusiness(
+          { name: c.company, street: c.street_address },
+          { name: b.name, street: b.streetAddress },
+        ),
+      );
+      return r ? Number(r.id) : undefined;
+    };
     const id =
       byPlace.get(b.placeId) ??
       (b.email ? byEmail.get(normaliseContactEmail(b.email)) : undefined) ??
-      (e164 ? byPhone.get(e164) : undefined) ??
-      (d ? byDomain.get(d) : undefined) ??
+      (e164 ? same(byPhone.get(e164)) : undefined) ??
+      (d ? same(byDomain.get(d)) : undefined) ??
       (k ? byNameAddr.get(k) : undefined);
     if (id !== undefined) out.set(b.placeId, id);
   }
@@ -185,6 +233,28 @@ function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
   };
 }
 
+/** A business addBusinessContacts did not add or fill, and why ("same phone as Patel Plumber"). */
+export interface SkippedBusiness {
+  placeId: string;
+  name: string;
+  reason: string;
+}
+
+/** What addBusinessContacts did: counts, contact ids, the place ids now in contacts, the skipped ones. */
+export interface AddedBusinesses {
+  created: number;
+  updated: number;
+  /** skippedBusinesses.length */
+  skipped: number;
+  contactIds: number[];
+  /** place ids of the businesses that became or matched a contact */
+  inContacts: string[];
+  skippedBusinesses: SkippedBusiness[];
+}
+
+/** The skip reason of a business that matched a contact with nothing missing to fill. */
+export const ALREADY_IN_CONTACTS = "already in contacts, nothing new to add";
+
 /**
  * Adds businesses from the lead search to the workspace's contacts (issue 13): each is matched first
  * (see matchBusinessContacts; duplicates within the call collapse too). Matched contacts get their
@@ -202,44 +272,74 @@ function withContactSafeValues(b: BusinessContactInput): BusinessContactInput {
  * address and an invalid email are left out (withContactSafeValues), the business still added.
  * `contactIds` (the matched then the created contacts) are all contacts of the workspace when the
  * add commits: the contacts matched under the lock stay locked against deletion until then.
+ * Within the call, a business with the place id or email of an earlier one is skipped, and one with
+ * its phone number or website only when it may be the same business (maybeSameBusiness: two
+ * businesses with different names or street addresses are both created). `skippedBusinesses` says
+ * why each skipped one was ("same phone as Patel Plumber", ALREADY_IN_CONTACTS); `inContacts` lists
+ * the place ids that became or matched a contact (a skipped duplicate too: the contact of the same
+ * place, email or business), as matchBusinessContacts finds them later.
  */
 export async function addBusinessContacts(
   ctx: ContactEventCtx,
   workspaceId: string,
   given: BusinessContactInput[],
   opts: { tagName?: string } = {},
-): Promise<{ created: number; updated: number; skipped: number; contactIds: number[] }> {
+): Promise<AddedBusinesses> {
   const businesses = given.map(withContactSafeValues);
   const phoneCountry = await phoneCountryOf(ctx, workspaceId);
   /** Splits the businesses into creations and updates given the contacts they match. */
+  // within the call: a business with the place id of an earlier one, or its email (one contact per
+  // email), is skipped; with its phone or website only when it may be the same business
+  // (maybeSameBusiness), else both are added
   const split = (matched: Map<string, number>) => {
-    const seen = new Set<string>();
+    const taken = new Map<string, BusinessContactInput[]>();
     const create: BusinessContactInput[] = [];
     const update: { id: number; b: BusinessContactInput }[] = [];
-    let dup = 0;
+    const dups: (SkippedBusiness & { inContacts: boolean })[] = [];
     for (const b of businesses) {
-      const keys = [
-        `p:${b.placeId}`,
-        b.email ? `e:${b.email.toLowerCase()}` : null,
-        toE164(b.phone, phoneCountry) ? `t:${toE164(b.phone, phoneCountry)}` : null,
-        websiteDomain(b.website) ? `d:${websiteDomain(b.website)}` : null,
-      ].filter((k): k is string => !!k);
-      if (keys.some((k) => seen.has(k))) {
-        dup++;
+      const e164 = toE164(b.phone, phoneCountry);
+      const domain = websiteDomain(b.website);
+      const keys: [string | null, string, boolean][] = [
+        [`p:${b.placeId}`, "same place as", false],
+        [b.email ? `e:${b.email.toLowerCase()}` : null, "same email as", false],
+        [e164 ? `t:${e164}` : null, "same phone as", true],
+        [domain ? `d:${domain}` : null, "same website as", true],
+      ];
+      const same = (o: BusinessContactInput) =>
+        o.placeId === b.placeId ||
+        maybeSameBusiness(
+          { name: o.name, street: o.streetAddress },
+          { name: b.name, street: b.streetAddress },
+        );
+      let dup: (typeof dups)[number] | null = null;
+      for (const [key, what, onlySame] of keys) {
+        const other = key ? taken.get(key)?.find((o) => !onlySame || same(o)) : undefined;
+        if (other) {
+          // in contacts as the earlier one's contact: the same place or email, or maybe the same business
+          dup = {
+            placeId: b.placeId,
+            name: b.name,
+            reason: `${what} ${other.name}`,
+            inContacts: !onlySame || same(other),
+          };
+          break;
+        }
+      }
+      if (dup) {
+        dups.push(dup);
         continue;
       }
-      for (const k of keys) seen.add(k);
+      for (const [key] of keys) if (key) taken.set(key, [...(taken.get(key) ?? []), b]);
       const id = matched.get(b.placeId);
       if (id !== undefined) update.push({ id, b });
       else create.push(b);
     }
-    return { create, update, dup };
+    return { create, update, dups };
   };
   // a first match outside the lock: how many contacts at most this call creates (the plan check)
   const estimate = split(await matchBusinessContacts(ctx, workspaceId, businesses, { phoneCountry }));
   let toCreate = estimate.create;
   let toUpdate = estimate.update;
-  let skipped = estimate.dup;
   let ids: number[] = [];
   let filledIds: number[] = [];
   let createdIds: number[] = [];
@@ -289,7 +389,9 @@ export async function addBusinessContacts(
       ids = [];
       filledIds = [];
       createdIds = [];
-      skipped = now.dup;
+      const skippedBusinesses: SkippedBusiness[] = now.dups.map(({ inContacts: _, ...d }) => d);
+      // a duplicate of a business added here is in contacts as that business's contact
+      const inContacts = now.dups.filter((d) => d.inContacts).map((d) => d.placeId);
       let updated = 0;
       for (const { id, b } of toUpdate) {
         const filled = await fillContactFromBusiness(tx, workspaceId, id, {
@@ -299,9 +401,11 @@ export async function addBusinessContacts(
         if (filled) {
           updated++;
           filledIds.push(id);
-        } else skipped++;
+        } else skippedBusinesses.push({ placeId: b.placeId, name: b.name, reason: ALREADY_IN_CONTACTS });
         ids.push(id);
+        inContacts.push(b.placeId);
       }
+      inContacts.push(...toCreate.map((b) => b.placeId));
       if (toCreate.length) {
         const created = await insertContactsReturningIds(
           tx,
@@ -341,7 +445,14 @@ export async function addBusinessContacts(
           ? await emitContactEvents(ectx, workspaceId, "contact.updated", filledIds)
           : null,
       );
-      return { created: toCreate.length, updated, skipped, contactIds: ids };
+      return {
+        created: toCreate.length,
+        updated,
+        skipped: skippedBusinesses.length,
+        contactIds: ids,
+        inContacts,
+        skippedBusinesses,
+      };
     },
     { transaction: true, lock: true },
   );

@@ -45,9 +45,12 @@ export {
   toImportJson,
 } from "./crm.imports";
 export {
+  type AddedBusinesses,
+  ALREADY_IN_CONTACTS,
   addBusinessContacts,
   type BusinessContactInput,
   matchBusinessContacts,
+  type SkippedBusiness,
   websiteDomain,
 } from "./crm.leads";
 export { listLocatedContacts, searchByLocation } from "./crm.map";

@@ -40,7 +40,7 @@ export async function leadsRest(app: FastifyInstance, { ctx }: { ctx: AppContext
     leads.deleteSavedSearch(ctx, tenantOf(req), (req.params as { id: string }).id),
   );
 
-  /** {searchId, placeIds, tagName?} -> {success, created, updated, skipped} */
+  /** {searchId, placeIds, tagName?} -> {success, created, updated, skipped, skippedResults, inContacts, contactIds} */
   app.post("/api/maps/results/add-to-contacts", async (req) =>
     leads.addResultsToContacts(ctx, tenantOf(req), req.body),
   );

@@ -821,10 +821,13 @@ export async function swapLocation(ctx: Ctx, t: LeadsTenant, input: unknown) {
 
 /**
  * POST /api/maps/results/add-to-contacts {searchId, placeIds, tagName?} -> {success, created, updated,
- * skipped}: the chosen results of one of the workspace's searches become contacts through the crm
- * feature (dedupe by place id, email, E.164 phone, website domain, then name + address; lead_source
- * 'business_search'). Creations count against the plan's contact limit (402 before anything is written).
- * The added results are stored as `in_contacts: true` afterwards.
+ * skipped, skippedResults: [{placeId, name, reason}], inContacts: placeIds, contactIds}: the chosen
+ * results of one of the workspace's searches become contacts through the crm feature (crm
+ * addBusinessContacts: dedupe by place id, email, E.164 phone and website domain of the same
+ * business, then name + address; lead_source 'business_search'; each skipped result with its reason,
+ * e.g. "same phone as Patel Plumber"). Creations count against the plan's contact limit (402 before
+ * anything is written). The results that became or matched a contact (`inContacts`) are stored as
+ * `in_contacts: true` afterwards, the others are not.
  * @throws NOT_FOUND 'Search not found', BAD_REQUEST (no chosen id belongs to the search), PAYMENT_REQUIRED.
  */
 export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unknown) {
@@ -867,17 +870,16 @@ export async function addResultsToContacts(ctx: Ctx, t: LeadsTenant, input: unkn
     }),
     { tagName: a.tagName },
   );
-  // the stored results now show the badge too (GET results, the enriched list, the public API)
-  await q.markResultsInContacts(
-    ctx.db,
-    search.id,
-    results.map((x) => x.placeId),
-  );
+  // the results that became or matched a contact now show the badge too (GET results, the enriched
+  // list, the public API); a skipped one only when it is a duplicate of the same business
+  await q.markResultsInContacts(ctx.db, search.id, r.inContacts);
   return {
     success: true as const,
     created: r.created,
     updated: r.updated,
     skipped: r.skipped,
+    skippedResults: r.skippedBusinesses,
+    inContacts: r.inContacts,
     contactIds: r.contactIds,
   };
 }

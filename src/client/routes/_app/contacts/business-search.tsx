@@ -61,6 +61,18 @@ const TIERS = [
 const tierOf = (b: Business) => b.leadTier ?? TIERS[2];
 
 /**
+ * The toast's description of the skipped results of an "Add to contacts": each result's name and
+ * why ("Patel Plumbing: same email as Patel Plumber"), at most 5, then "and N more"; undefined when
+ * none was skipped.
+ */
+function skippedDescription(skipped: { name: string; reason: string }[]): string | undefined {
+  if (!skipped.length) return undefined;
+  const shown = skipped.slice(0, 5).map((s) => `${s.name}: ${s.reason}`);
+  if (skipped.length > 5) shown.push(`and ${formatNumber(skipped.length - 5)} more`);
+  return `Skipped: ${shown.join("; ")}`;
+}
+
+/**
  * Business Lead Search (spec section 2; issue 13): preset, location and business type, radius and
  * circle-size sliders, the 131-filter panel in 19 tabs (filters the active provider cannot answer are
  * disabled with the reason), a progress bar while circles are searched, the results summary, Grid /
@@ -259,9 +271,12 @@ function BusinessSearchPage() {
         searchId: result.searchId,
         placeIds: chosen.map((b) => b.place_id),
       });
-      toast.success(`Added to contacts: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`);
-      // the added results show "In contacts" at once (the server stored the flag too)
-      const added = new Set(chosen.map((b) => b.place_id));
+      toast.success(`Added to contacts: ${r.created} created, ${r.updated} updated, ${r.skipped} skipped`, {
+        description: skippedDescription(r.skippedResults),
+      });
+      // the results that became or matched a contact (r.inContacts) show "In contacts" at once (the
+      // server stored the flag too); the others keep their cards as they were
+      const added = new Set(r.inContacts);
       setResult((cur) =>
         cur
           ? {

@@ -18,7 +18,8 @@ const CONTACT_EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
  * limit less its angle brackets), `local@domain.tld` without white space, a second `@`, or
  * `, ; < > "`, and a local part that is a dot-atom's dots (RFC 5321 section 4.1.2, RFC 5322 section
  * 3.2.3): not starting or ending with a dot and no two dots in a row ("qa3-a..b@example.com" is
- * refused by mail servers and bounces). Non-ASCII letters are allowed on either side (RFC 6531/6532
+ * refused by mail servers and bounces), and a domain of non-empty labels of at most 63 characters that
+ * neither start nor end with a hyphen ("a@b..com", "a@-b.com"). Non-ASCII letters are allowed on either side (RFC 6531/6532
  * internationalised addresses, e.g. "josé@bücher.de"). The one rule of CSV and JSON imports
  * (crm.import validateImportRow), the lead search's contacts (crm.leads), the Add Contact and edit
  * forms and REST (crm.schemas), campaign list rows (crm findOrCreateContacts) and the campaign
@@ -27,6 +28,15 @@ const CONTACT_EMAIL_RE = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
  */
 export function isContactEmail(email: string): boolean {
   if (email.length > 254 || !CONTACT_EMAIL_RE.test(email)) return false;
-  const local = email.slice(0, email.indexOf("@"));
-  return !local.startsWith(".") && !local.endsWith(".") && !local.includes("..");
+  const at = email.indexOf("@");
+  const local = email.slice(0, at);
+  if (local.startsWith(".") || local.endsWith(".") || local.includes("..")) return false;
+  // the domain's labels (RFC 1035 section 2.3.4, RFC 5890 for non-ASCII ones): none empty ("b..com",
+  // "b.com."), none over 63 characters, none starting or ending with a hyphen
+  return email
+    .slice(at + 1)
+    .split(".")
+    .every(
+      (label) => label.length > 0 && label.length <= 63 && !label.startsWith("-") && !label.endsWith("-"),
+    );
 }

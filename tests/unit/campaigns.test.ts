@@ -14,6 +14,7 @@ import {
   nextAllowedTime,
   quietHoursCheck,
   resolveTimeZone,
+  resolveTimeZones,
 } from "../../src/server/features/compliance/quiet-hours";
 import { uuidFromKey } from "../../src/server/lib/ids";
 
@@ -149,6 +150,27 @@ describe("quiet hours (8am-9pm recipient local time)", () => {
     });
     // outside the US the number's country decides (countries-and-timezones)
     expect(resolveTimeZone({ phone: "+442071234567" })).toEqual({ zone: "Europe/London", from: "country" });
+  });
+  it("places Alaska's 907 in Anchorage, not Greenland, and a Canadian +1 number in Canada (a QA pass)", () => {
+    // the areacodes data puts 907's centre off Greenland: the state decides instead
+    expect(resolveTimeZone({ phone: "+19075551234" })).toEqual({
+      zone: "America/Anchorage",
+      from: "area_code",
+    });
+    // 03:00 in Anchorage (12:00 UTC in winter) is quiet; 07:52 too; 08:00 is not
+    expect(quietHoursCheck(new Date("2026-11-30T12:00:00Z"), { phone: "+19075551234" }).allowed).toBe(false);
+    expect(quietHoursCheck(new Date("2026-11-30T16:52:00Z"), { phone: "+19075551234" }).allowed).toBe(false);
+    expect(quietHoursCheck(new Date("2026-11-30T17:00:00Z"), { phone: "+19075551234" }).allowed).toBe(true);
+    // Halifax (902) and St. John's (709): Canada's zones, not the continental US's window
+    for (const phone of ["+19025551234", "+17095551234"]) {
+      expect(resolveTimeZones({ phone })?.country).toBe("CA");
+      // 21:30 in Halifax, 22:00 in St. John's (01:30 UTC in winter): quiet, where NY/LA allowed it
+      expect(quietHoursCheck(new Date("2026-12-01T01:30:00Z"), { phone }).allowed, phone).toBe(false);
+      // 12:00 in Vancouver, 16:00 in Halifax: allowed everywhere in Canada
+      expect(quietHoursCheck(new Date("2026-11-30T20:00:00Z"), { phone }).allowed, phone).toBe(true);
+    }
+    // US area codes stay where they were
+    expect(resolveTimeZone({ phone: "+18085551234" })?.zone).toBe("Pacific/Honolulu");
   });
   it("allows 08:00-20:59 local and defers to the next 08:00", () => {
     // 2026-07-01 is EDT (UTC-4)

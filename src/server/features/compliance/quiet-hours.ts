@@ -152,6 +152,20 @@ function isNanp(country: string): boolean {
 }
 
 /**
+ * The zone of a US area code: the zone at its centre (areacodes data), checked against its state: a
+ * centre that falls outside the US (the data puts 907, Anchorage, at 58.1 N 48.2 W, off Greenland,
+ * which read America/Nuuk and let texts reach Alaska at night; a QA pass) gives way to the zone of
+ * the state's first ZIP code (zipcodes), as a contact's state does. Null when neither tells.
+ */
+function areaCodeZone(entry: AreaCodeEntry | undefined): string | null {
+  if (!entry) return null;
+  const zone = entry.location ? timeZoneAt(entry.location.latitude, entry.location.longitude) : null;
+  if (zone && ct.getTimezone(zone)?.countries.includes("US")) return zone;
+  const first = entry.stateCode ? zipcodes.lookupByState(entry.stateCode)[0] : undefined;
+  return first ? timeZoneAt(first.latitude, first.longitude) : null;
+}
+
+/**
  * The IANA time zones of a country (countries-and-timezones, its canonical zones that this runtime's
  * Intl knows), or [] for an unknown code.
  */
@@ -187,9 +201,16 @@ export function resolveTimeZones(c: ZoneSource): ResolvedZones | null {
   if (geo) return { zones: [geo], from: "coordinates" };
   const named = countryCodeOf(c.country);
   const phone = [c.phone, c.mobile].find(isE164) ?? null;
-  const us = named ? named === "US" : !phone || phone.startsWith("+1");
-  // (parsed only when it decides: a campaign screens thousands of +1 numbers)
-  const country = named ?? (us ? "US" : phoneCountryOf(phone));
+  // a +1 number whose area code is no US one (areacodes data) is placed by libphonenumber-js: Canada's
+  // 902 or 709 counted as the US and, with no US area code to read, got the continental US's window
+  // (its 21:00 in Halifax passed as allowed; a QA pass). Parsed only then: a campaign screens
+  // thousands of +1 numbers
+  const nanpRegion =
+    !named && phone?.startsWith("+1") && !areaCodeData()[phone.slice(2, 5)] ? phoneCountryOf(phone) : null;
+  const us = named
+    ? named === "US"
+    : !phone || (phone.startsWith("+1") && (nanpRegion === null || nanpRegion === "US"));
+  const country = named ?? (us ? "US" : (nanpRegion ?? phoneCountryOf(phone)));
   if (us) {
     const zip = c.postalCode?.trim().slice(0, 5);
     if (zip && /^\d{5}$/.test(zip)) {
@@ -216,8 +237,7 @@ export function resolveTimeZones(c: ZoneSource): ResolvedZones | null {
     for (const p of [c.phone, c.mobile]) {
       const m = p ? /^\+1(\d{3})\d{7}$/.exec(p) : null;
       if (!m) continue;
-      const entry = areaCodeData()[m[1] as string];
-      const zone = entry?.location ? timeZoneAt(entry.location.latitude, entry.location.longitude) : null;
+      const zone = areaCodeZone(areaCodeData()[m[1] as string]);
       if (zone) return { zones: [zone], from: "area_code" };
     }
   }

@@ -358,17 +358,20 @@ describe("launches that tell the truth", () => {
       skipped: { "not opted in to SMS": 1, "opted out: replied STOP": 1 },
     });
     // the review step's merge-tag preview reads the first recipient sent to (a tag audience: the
-    // client knows no contact of it; the preview showed only the fallbacks)
+    // client knows no contact of it; the preview showed only the fallbacks), with every field the
+    // send merges (campaign-preview-and-list-skips.int)
     const [first] = await t.db
       .select({ firstName: contacts.firstName, email: contacts.email, phone: contacts.phone })
       .from(contacts)
       .where(eq(contacts.id, ids[0] as number));
-    expect(p.sample).toEqual({
+    expect(p.sample).toMatchObject({
       first_name: first?.firstName,
       last_name: "",
       email: first?.email,
       phone: first?.phone,
       company: "",
+      id: ids[0],
+      firstName: first?.firstName,
     });
     // 03:xx local now: sending starts at 08:00 local, 4 to 5 hours from now
     const wait = new Date(p.deferred.nextWindowStart).getTime() - before;

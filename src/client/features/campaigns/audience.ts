@@ -155,18 +155,17 @@ export function firstKnownRecipient(a: AudienceState): Record<string, unknown> |
 }
 
 /**
- * The recipient the review step previews merge tags for: the first one the client knows
- * (firstKnownRecipient), else the preflight's `sample` (a segment, tag or filter audience: the
- * server's first recipient), with `name` as the merge tags read it; null when neither is known.
+ * The recipient the review step previews merge tags for: once the preflight answered, its `sample`
+ * (the server's first recipient with every field the send merges: a CSV row matching an existing
+ * contact is sent that contact's values, not the row's; null when nobody would be sent to, which
+ * previews the fallbacks); before that, the first one the client knows (firstKnownRecipient).
  */
 export function previewRecipient(
   a: AudienceState,
   preflight: PreflightResult | undefined,
 ): Record<string, unknown> | null {
-  const known = firstKnownRecipient(a);
-  if (known) return known;
-  const s = preflight?.sample;
-  return s ? { ...s, name: [s.first_name, s.last_name].filter(Boolean).join(" ") } : null;
+  if (preflight) return preflight.sample;
+  return firstKnownRecipient(a);
 }
 
 /** "3 not opted in to SMS, 1 no valid phone number" (largest first). */

@@ -28,8 +28,9 @@ import { AlreadyLaunchedCard } from "@/client/features/campaigns/wizard";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
+import { mergeValue } from "@/server/features/campaigns/merge-tags";
 import type { AppRouter } from "@/server/trpc/router";
-import { type CampaignContact, parseCampaignCsv } from "./campaign-csv";
+import { parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";
 
 /** What `campaigns.launchVideoCampaign` answers (queued count, skipped counts by reason). */
@@ -90,16 +91,11 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
   }, [csvText, delivery]);
   const channel = delivery === "email" ? "video_email" : "video_sms";
   const preflight = usePreflight(channel, audience, consent, step === 3);
-  const known = previewRecipient(audience, preflight.result);
-  /** the first recipient known on the client, for the previews */
-  const first: CampaignContact | undefined = known
-    ? {
-        name: String(known.name ?? ""),
-        email: String(known.email ?? ""),
-        phone: String(known.phone ?? known.mobile ?? ""),
-        company: String(known.company ?? ""),
-      }
-    : undefined;
+  /**
+   * the first recipient, for the previews: the preflight's (every field the send merges, the CRM's
+   * values for a CSV row of an existing contact), else the first one known on the client
+   */
+  const first = previewRecipient(audience, preflight.result);
 
   const video = videos?.find((v) => v.id === videoId) ?? null;
   const avatar = source === "avatar";
@@ -468,12 +464,12 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
               </dl>
               <div className="space-y-2">
                 <p className="text-sm text-muted-foreground">
-                  Preview for {first?.name || "the first contact"}
+                  Preview for {(first && mergeValue(first, "name")) || "the first contact"}
                 </p>
                 <div className="rounded-xl border border-border p-4 text-sm">
                   {avatar && (
                     <p className="mb-3 rounded-lg bg-muted p-3 italic">
-                      Avatar says: “{preview(avatarScript, contactForPreview(first))}”
+                      Avatar says: “{preview(avatarScript, first)}”
                     </p>
                   )}
                   {!avatar && video?.thumbnail_url && (
@@ -483,9 +479,7 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
                       className="mb-3 w-full rounded-lg"
                     />
                   )}
-                  <p className="whitespace-pre-line">
-                    {preview(message, contactForPreview(first)) || "(no message)"}
-                  </p>
+                  <p className="whitespace-pre-line">{preview(message, first) || "(no message)"}</p>
                   <p className="mt-2 text-primary-text underline">Watch the video</p>
                 </div>
               </div>
@@ -524,11 +518,4 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
       </div>
     </div>
   );
-}
-
-/** A CSV contact as merge-tag values for the avatar script preview. */
-function contactForPreview(c: CampaignContact | undefined): Record<string, unknown> {
-  if (!c) return {};
-  const [first, ...rest] = (c.name ?? "").trim().split(/\s+/);
-  return { ...c, first_name: first ?? "", last_name: rest.join(" ") };
 }

@@ -13,6 +13,7 @@ import {
 } from "../compliance/compliance.service";
 import { quietHoursCheck } from "../compliance/quiet-hours";
 import {
+  contactFieldsOfListRow,
   getContactsByIds,
   hasContactAddress,
   listTags,
@@ -20,6 +21,7 @@ import {
   resolveTargetContactIds,
 } from "../crm/crm.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
+import { mergeSource } from "./campaigns.content";
 import { deliveryKind, optInReason, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
@@ -28,6 +30,7 @@ import {
   preflightInput,
   type RecipientInput,
 } from "./campaigns.schemas";
+import type { MergeContact } from "./merge-tags";
 
 /*
  * Campaign audiences (issue 14): who a launch goes to, and who of them is skipped and why. One
@@ -277,6 +280,28 @@ export function countMissingContacts(classified: Classification, named: (number[
     classified.skipped[CONTACT_NOT_FOUND] = (classified.skipped[CONTACT_NOT_FOUND] ?? 0) + missing.size;
 }
 
+/**
+ * The skips of a launch that made no recipient row, by reason: `skipped` (the launch's answer)
+ * less the classified rows' own reasons, i.e. a list's duplicate rows (DUPLICATE_ROW), rows with no
+ * valid address (NO_VALID_ADDRESS) and ids that are no contact (CONTACT_NOT_FOUND). The campaign
+ * keeps them in its launch result (`unrecorded`) so its report and finished email count them with the
+ * skipped recipients (a QA pass: the launch said "1 duplicate address, 1 no valid email or phone
+ * number" and the report 0 skipped).
+ */
+export function unrecordedSkips(
+  skipped: Record<string, number>,
+  rows: Pick<ClassifiedRecipient, "reason">[],
+): Record<string, number> {
+  const recorded: Record<string, number> = {};
+  for (const r of rows) if (r.reason) recorded[r.reason] = (recorded[r.reason] ?? 0) + 1;
+  const out: Record<string, number> = {};
+  for (const [reason, n] of Object.entries(skipped)) {
+    const left = n - (recorded[reason] ?? 0);
+    if (left > 0) out[reason] = left;
+  }
+  return out;
+}
+
 /** "3 not opted in to SMS, 1 no valid phone number, 2 contacts not found" (largest first). */
 export function describeSkipped(skipped: Record<string, number>): string {
   return Object.entries(skipped)
@@ -307,6 +332,38 @@ export function nobodyToSendTo(skipped: Record<string, number>): AppError {
   );
 }
 
+/**
+ * A preflight's sample recipient: the contact exactly as the send path merges it (campaigns.content
+ * `mergeSource`: every contact column by its name, e.g. `city`, `jobTitle`, `leadScore`, and
+ * `customFields`), so a preview rendered from it with merge-tags `renderPreview` (the send's
+ * `renderMergeTags`) is the message sent; plus the five spec fields in snake_case, "" when empty
+ * (`phone`: the contact's phone, as `{{phone}}` reads it with `phoneRaw`, `mobile`, `mobileRaw`).
+ */
+export type PreflightSample = MergeContact & {
+  first_name: string;
+  last_name: string;
+  email: string;
+  phone: string;
+  company: string;
+};
+
+/**
+ * The preflight sample of the first contact sent to (PreflightSample); a CSV row's contact the launch
+ * would create has no id yet (its stand-in's negative id is left out).
+ */
+function sampleOf(c: Contact): PreflightSample {
+  const { id, ...fields } = mergeSource(c);
+  return {
+    ...(c.id > 0 ? { id } : {}),
+    ...fields,
+    first_name: c.firstName ?? "",
+    last_name: c.lastName ?? "",
+    email: c.email ?? "",
+    phone: c.phone ?? "",
+    company: c.company ?? "",
+  };
+}
+
 export interface PreflightResult {
   /** contacts in the audience (after duplicates of the same contact are merged) */
   audienceSize: number;
@@ -317,10 +374,12 @@ export interface PreflightResult {
   /** recipients skipped, by reason */
   skipped: Record<string, number>;
   /**
-   * the first recipient who would be sent to, for the review step's merge-tag preview when the
-   * audience is a segment, tag or filter (the client knows no contact of it), else null
+   * the first recipient who would be sent to, with every field the send merges (PreflightSample),
+   * for the review step's merge-tag preview (every audience: a CSV row matching a contact is sent
+   * the contact's values, a new row those of the contact the launch makes of it); null when nobody
+   * would be sent to
    */
-  sample: { first_name: string; last_name: string; email: string; phone: string; company: string } | null;
+  sample: PreflightSample | null;
 }
 
 function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChannel {
@@ -333,11 +392,31 @@ function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChan
   );
 }
 
-/** A contact-shaped stand-in for a CSV row the launch would create (the CRM's column defaults). */
+/**
+ * A contact-shaped stand-in for a CSV row the launch would create: the fields crm
+ * findOrCreateContacts gives it (contactFieldsOfListRow: names, company, the number as typed) and the
+ * CRM's column defaults, so its merge-tag preview is the contact's.
+ */
 function newContactFrom(r: RecipientInput, id: number, country: string): Contact {
   const phone = r.phone || r.mobile;
+  const fields = contactFieldsOfListRow(r, country);
   return {
     id,
+    firstName: fields.firstName,
+    lastName: fields.lastName,
+    company: fields.company,
+    phoneRaw: fields.phoneRaw,
+    mobileRaw: null,
+    jobTitle: null,
+    website: null,
+    streetAddress: null,
+    country: null,
+    lifecycleStage: "lead",
+    leadStatus: "new",
+    leadSource: "campaign",
+    leadScore: 0,
+    engagementScore: 0,
+    customFields: {},
     email: r.email?.trim().toLowerCase() || null,
     phone: phone ? toE164(phone, country) : null,
     mobile: null,
@@ -456,12 +535,6 @@ export async function preflightAudience(
       nextWindowStart: result.deferred.nextWindowStart?.toISOString() ?? null,
     },
     skipped: result.skipped,
-    sample: result.sample && {
-      first_name: result.sample.firstName ?? "",
-      last_name: result.sample.lastName ?? "",
-      email: result.sample.email ?? "",
-      phone: result.sample.phone ?? result.sample.mobile ?? "",
-      company: result.sample.company ?? "",
-    },
+    sample: result.sample && sampleOf(result.sample),
   };
 }

@@ -240,14 +240,34 @@ type FindOrCreateCtx = Pick<AppContext, "db" | "jobs"> & { log?: Pick<AppContext
 
 /** A campaign list's row as findOrCreateContacts takes it (mobile: used when `phone` is empty). */
 type ContactListRow = {
-  first_name?: string;
-  last_name?: string;
-  name?: string;
-  email?: string;
-  phone?: string;
-  mobile?: string;
-  company?: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
+  company?: string | null;
 };
+
+/**
+ * The fields findOrCreateContacts gives the contact it creates for a campaign list's row: the
+ * address (rowAddress: normalised email, E.164 phone read with `country`, the number as typed), the
+ * first and last name (`first_name` / `last_name`, else `name` split at its first space) and the
+ * company, each null when empty. The campaign preflight previews a new row's merge tags with them,
+ * so the preview is the contact the launch will make.
+ */
+export function contactFieldsOfListRow(
+  r: ContactListRow,
+  country: string,
+): Pick<Contact, "email" | "phone" | "phoneRaw" | "firstName" | "lastName" | "company"> {
+  const split = splitName(r.name);
+  return {
+    ...rowAddress(r, country),
+    firstName: r.first_name?.trim() || split.first,
+    lastName: r.last_name?.trim() || (r.first_name ? null : split.last),
+    company: r.company?.trim() || null,
+  };
+}
 
 /**
  * Returns one contact id per input row, in input order: an existing contact of `workspaceId` matched by
@@ -283,15 +303,7 @@ export async function findOrCreateContacts(
   opts: { skipUnaddressable?: boolean } = {},
 ): Promise<(number | null)[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
-  const norm = rows.map((r) => {
-    const split = splitName(r.name);
-    return {
-      ...rowAddress(r, country),
-      firstName: r.first_name?.trim() || split.first,
-      lastName: r.last_name?.trim() || (r.first_name ? null : split.last),
-      company: r.company?.trim() || null,
-    };
-  });
+  const norm = rows.map((r) => contactFieldsOfListRow(r, country));
   if (!opts.skipUnaddressable) {
     const bad = norm.findIndex((n) => !n.email && !n.phone);
     if (bad >= 0) throw new AppError("BAD_REQUEST", `Row ${bad + 1} has no valid email or phone number`);

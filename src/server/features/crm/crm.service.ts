@@ -19,6 +19,7 @@
 export { bulkOperation } from "./crm.bulk";
 export { type ContactJson, contactDisplayName, fieldsToColumns, toContactJson } from "./crm.contact-json";
 export {
+  contactFieldsOfListRow,
   countContacts,
   createContact,
   deleteContact,

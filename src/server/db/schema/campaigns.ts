@@ -157,6 +157,13 @@ export const campaigns = pgTable(
 export interface CampaignLaunchResult {
   queued: number;
   skipped: Record<string, number>;
+  /**
+   * of `skipped`, those that made no recipient row, by reason (campaigns.audience unrecordedSkips: a
+   * list's duplicate rows, rows with no valid email or phone number, ids that are no contact); the
+   * report and the finished email add them to the recipients' skipped rows. Absent for campaigns
+   * launched before it was kept (campaigns.delivery reportSkipped derives it for them).
+   */
+  unrecorded?: Record<string, number>;
 }
 
 export const campaignRecipients = pgTable(

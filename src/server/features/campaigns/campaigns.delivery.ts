@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import type { Campaign, CampaignChannel, CampaignRecipient, Contact } from "../../db/schema";
+import type {
+  Campaign,
+  CampaignChannel,
+  CampaignLaunchResult,
+  CampaignRecipient,
+  Contact,
+} from "../../db/schema";
 import { uuidFromKey } from "../../lib/ids";
 import { REPLIED_STOP_REASON, type SuppressionChannel } from "../compliance/compliance.service";
 
@@ -183,4 +189,37 @@ export function launchFingerprint(parts: {
       }),
     )
     .digest("hex");
+}
+
+/**
+ * The note a report's skip reason gets for skips that made no recipient row (a list's duplicate
+ * row, a row with no valid email or phone number, an id that is no contact): they are counted as
+ * skipped like the launch counted them, but have no row in the recipients list or its CSV.
+ */
+export const NO_RECIPIENT_NOTE = "no recipient made, not in the recipients CSV";
+
+/**
+ * A campaign's skipped figures as its report and finished email give them: the recipients' skipped
+ * rows by reason (`rows`, campaigns.queries selectReportFigures) plus the launch's skips that made no
+ * recipient (`launch.unrecorded`, each reason followed by NO_RECIPIENT_NOTE in brackets), so they
+ * tell the same story as the launch's answer. For a campaign launched before `unrecorded` was kept,
+ * it is derived: the launch's skipped count of each reason less the recipient rows skipped for it.
+ * Returns the total and the reasons, most first (then by reason).
+ */
+export function reportSkipped(
+  rows: { reason: string | null; n: number }[],
+  launch: CampaignLaunchResult | null | undefined,
+): { total: number; reasons: { reason: string; count: number }[] } {
+  const reasons = rows.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n }));
+  let unrecorded = launch?.unrecorded;
+  if (launch && !unrecorded) {
+    const recorded = new Map(rows.map((r) => [r.reason, r.n]));
+    unrecorded = {};
+    for (const [reason, n] of Object.entries(launch.skipped))
+      if (n > (recorded.get(reason) ?? 0)) unrecorded[reason] = n - (recorded.get(reason) ?? 0);
+  }
+  for (const [reason, count] of Object.entries(unrecorded ?? {}))
+    if (count > 0) reasons.push({ reason: `${reason} (${NO_RECIPIENT_NOTE})`, count });
+  reasons.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  return { total: reasons.reduce((n, r) => n + r.count, 0), reasons };
 }

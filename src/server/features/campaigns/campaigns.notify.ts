@@ -1,6 +1,7 @@
 import type { JobDeps } from "../../jobs/define";
 import { getUserProfiles } from "../user/user.service";
 import { getWorkspace, listUserWorkspaces } from "../workspaces/workspaces.service";
+import { reportSkipped } from "./campaigns.delivery";
 import { countRecipientsByStatus, selectCampaign, selectReportFigures } from "./campaigns.queries";
 
 type Figures = Awaited<ReturnType<typeof selectReportFigures>>["figures"];
@@ -29,7 +30,7 @@ const RESULT_LINES: [figure: keyof Figures | "skipped", label: string][] = [
  * that person turned Campaign Notifications off (user preferences `campaignNotifications`, default
  * on, spec section 6), nor for a campaign that is not `completed` (cancelled, or sending again after
  * a resend-failed). Text: the campaign's name, its recipients, the report's headline figures
- * (RESULT_LINES: campaigns.queries selectReportFigures, as getCampaignReport) and a link to the report. Returns the address written to, or null.
+ * (RESULT_LINES: campaigns.queries selectReportFigures and the launch's skips that made no recipient, campaigns.delivery reportSkipped, as getCampaignReport) and a link to the report. Returns the address written to, or null.
  */
 export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number): Promise<string | null> {
   const campaign = await selectCampaign(deps.db, campaignId);
@@ -47,8 +48,9 @@ export async function notifyCampaignCompleted(deps: JobDeps, campaignId: number)
     selectReportFigures(deps.sql, campaign.id),
   ]);
   const total = Object.values(counts).reduce((a, b) => a + b, 0);
-  const value = (f: (typeof RESULT_LINES)[number][0]) =>
-    f === "skipped" ? skipped.reduce((n, s) => n + s.n, 0) : figures[f];
+  // skipped as the report counts it: the launch's skips that made no recipient too (reportSkipped)
+  const skippedTotal = reportSkipped(skipped, campaign.launchResult).total;
+  const value = (f: (typeof RESULT_LINES)[number][0]) => (f === "skipped" ? skippedTotal : figures[f]);
   const lines = RESULT_LINES.filter(([f]) => value(f) > 0).map(
     ([f, label]) => `- ${value(f).toLocaleString("en-US")} ${label}`,
   );

@@ -23,6 +23,7 @@ import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
+import { contactNumberFor } from "@/server/features/compliance/contact-number";
 import { firstTextBody } from "@/server/features/compliance/sms-keywords";
 import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
 
@@ -436,7 +437,13 @@ export function MessageDialog({
               To{" "}
               {channel === "email"
                 ? contact.email || "(no email)"
-                : contact.mobile || contact.phone || "(no phone)"}
+                : // the number the server sends to (compliance contactNumberFor: a text to the mobile
+                  // first, a call to the phone first); a number kept as typed when it has no usable one
+                  (contactNumberFor(channel === "sms" ? "sms" : "voice", {
+                    phone: contact.phone_e164,
+                    mobile: contact.mobile_e164,
+                  }) ??
+                  (contact.mobile || contact.phone || "(no phone)"))}
             </DialogDescription>
           </DialogHeader>
           {block ? (

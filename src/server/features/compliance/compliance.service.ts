@@ -1,6 +1,5 @@
 import type { DbOrTx } from "../../db/client";
 import { normaliseContactEmail } from "../../lib/email";
-import { isE164 } from "../../lib/phone";
 import { KEYPRESS_OPT_OUT_REASON } from "./call-opt-out";
 import * as q from "./compliance.queries";
 
@@ -160,18 +159,7 @@ export async function contactsWhoRepliedStop(
   return out;
 }
 
-/**
- * The one rule for which of a contact's numbers a message goes to (campaigns and the contact page
- * alike): a text (`sms`) goes to the mobile, else the phone; a call or ringless voicemail to the
- * phone, else the mobile. Only E.164 numbers count. Returns the number, or null when neither is usable.
- */
-export function contactNumberFor(
-  kind: "sms" | "voice" | "voicemail",
-  c: { phone?: string | null; mobile?: string | null },
-): string | null {
-  const order = kind === "sms" ? [c.mobile, c.phone] : [c.phone, c.mobile];
-  return order.find(isE164) ?? null;
-}
+export { contactNumberFor } from "./contact-number";
 
 /** True when `value` is on the user's suppression list for `channel`. */
 export async function isSuppressed(

@@ -77,14 +77,14 @@ describe("resending an old invitation", () => {
     const old = await invite(owner.client, email);
     await expire(old);
     await invite(owner.client, email);
-    expect(await seatsOf(owner.client)).toEqual({ used: 2, limit: 5 });
+    expect(await seatsOf(owner.client)).toEqual({ used: 2, limit: 5, full: false });
 
     const res = await owner.client.post(`/api/workspaces/current/invites/${old}/resend`);
     expect(res.statusCode, res.body).toBe(409);
     expect(res.json().error).toBe(
       `${email} already has a pending invitation. Resend it from the list instead.`,
     );
-    expect(await seatsOf(owner.client)).toEqual({ used: 2, limit: 5 });
+    expect(await seatsOf(owner.client)).toEqual({ used: 2, limit: 5, full: false });
     const pending = (await owner.client.get("/api/workspaces/current/members")).json().invites;
     expect(pending.filter((i: { email: string }) => i.email === email)).toHaveLength(1);
 

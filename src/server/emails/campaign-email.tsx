@@ -12,6 +12,7 @@ import {
   Text,
 } from "@react-email/components";
 import { render } from "@react-email/render";
+import { findHttpLinks } from "../lib/links";
 
 export interface CampaignEmailProps {
   /** the merged body, already with tracked links; paragraphs split on blank lines */
@@ -73,10 +74,18 @@ export function videoAltText(senderName: string, title: string | null | undefine
   return t ? `${t}: ${from.charAt(0).toLowerCase()}${from.slice(1)}` : from;
 }
 
-const URL_RE = /(https?:\/\/[^\s<>"')]+)/g;
-
+/**
+ * A paragraph with its http(s) links as <a> tags: the links lib/links findHttpLinks finds, the ones
+ * campaigns.content gave placeholders to track (a full stop or comma after a link stays text).
+ */
 function Linkified({ text }: { text: string }) {
-  const parts = text.split(URL_RE);
+  const parts: string[] = [];
+  let at = 0;
+  for (const link of findHttpLinks(text)) {
+    parts.push(text.slice(at, link.index), link.url);
+    at = link.end;
+  }
+  parts.push(text.slice(at));
   return (
     <>
       {parts.map((p, i) =>

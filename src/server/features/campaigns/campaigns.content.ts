@@ -1,9 +1,10 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
+import { findHttpLinks, replaceHttpLinks } from "../../lib/links";
 import { sign, verifySignature } from "../../lib/signing";
 import { firstTextBody } from "../compliance/sms-keywords";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
-import { CAMPAIGN_LINK_RE, smsSegments } from "./sms-segments";
+import { smsSegments } from "./sms-segments";
 
 export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
 
@@ -16,21 +17,28 @@ const VIDEO_PLACEHOLDER = "https://pwvideo.invalid/";
  */
 const ADDRESS_PLACEHOLDER = "PWPOSTALADDRESS7F3C";
 
-/** Distinct http(s) links in the texts (at most 50), in order of appearance; clicks are tracked through /c/:token/:i. */
+/**
+ * Distinct http(s) links in the texts (at most 50), in order of appearance, as lib/links findHttpLinks
+ * finds them (a sentence's full stop or comma after a link is not part of it); clicks are tracked
+ * through /c/:token/:i.
+ */
 export function extractLinks(...texts: (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const t of texts)
-    for (const m of (t ?? "").matchAll(CAMPAIGN_LINK_RE))
-      if (!out.includes(m[0]) && out.length < 50) out.push(m[0]);
+    for (const { url } of findHttpLinks(t ?? "")) if (!out.includes(url) && out.length < 50) out.push(url);
   return out;
 }
 
-function withPlaceholders(text: string, links: string[]): string {
-  // longest first so a link that prefixes another is not replaced inside it
-  const order = links.map((l, i) => [l, i] as const).sort((a, b) => b[0].length - a[0].length);
-  let out = text;
-  for (const [l, i] of order) out = out.split(l).join(LINK_PLACEHOLDER(i));
-  return out;
+/**
+ * `text` with each link findHttpLinks finds there that is the campaign's link number i replaced by
+ * its placeholder (the links the engine renders, email HTML and SMS segment counts all find); a link
+ * that is not one of `links` (past the 50 tracked) and the text around links stay as they are.
+ */
+function withPlaceholders(text: string, links: readonly string[]): string {
+  return replaceHttpLinks(text, (url) => {
+    const i = links.indexOf(url);
+    return i < 0 ? url : LINK_PLACEHOLDER(i);
+  });
 }
 
 export interface RenderEnv {

@@ -8,6 +8,7 @@
  * a UCS-2 surrogate pair (e.g. an emoji) is never split either (Twilio behaves the same way).
  */
 
+import { replaceHttpLinks } from "../../lib/links";
 import { firstTextBody } from "../compliance/sms-keywords";
 
 const GSM7_BASIC =
@@ -80,13 +81,6 @@ export function smsSegments(text: string): SmsSegmentInfo {
 }
 
 /**
- * An http(s) link in a campaign text, as the engine finds them to track (campaigns.content
- * extractLinks) and as sentSmsSegments counts them: one pattern for both (global: use with
- * matchAll or replace).
- */
-export const CAMPAIGN_LINK_RE = /https?:\/\/[^\s<>"')]+/g;
-
-/**
  * The length of a tracked click link as a recipient gets it: `appUrl/c/{token}/{i}/{signature}`
  * (a 26-character recipient token: 16 random bytes in base32; a 22-character signature).
  */
@@ -97,7 +91,8 @@ function trackedLinkLength(appUrl: string, index: number): number {
 /**
  * The segments a campaign text is sent as when it is a number's first text from the workspace:
  * `text` (merged for one recipient, e.g. the builder's preview) with each distinct link replaced by
- * its tracked link on `appUrl` (campaigns.content fillUrls), led by "<business>: " unless it names
+ * its tracked link on `appUrl` (campaigns.content fillUrls; links found by lib/links findHttpLinks, as
+ * the engine finds them, so a full stop after a link stays outside it), led by "<business>: " unless it names
  * `business` (the workspace's sender name, else its name: what `{{my_business}}` renders to) and with
  * "Reply STOP to opt out" on a new line unless the text already says how to opt out by reply
  * (compliance firstTextBody, as campaigns.content renderSmsFor sends it). What the builder's counter
@@ -107,7 +102,7 @@ function trackedLinkLength(appUrl: string, index: number): number {
  */
 export function sentSmsSegments(text: string, appUrl: string, business: string): SmsSegmentInfo {
   const links: string[] = [];
-  const withLinks = text.replace(CAMPAIGN_LINK_RE, (url) => {
+  const withLinks = replaceHttpLinks(text, (url) => {
     let i = links.indexOf(url);
     if (i < 0) i = links.push(url) - 1;
     return "x".repeat(trackedLinkLength(appUrl, i));

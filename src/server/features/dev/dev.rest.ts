@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { AppContext } from "../../context";
 import { outboxMessages } from "../../db/schema";
+import { findHttpLinks } from "../../lib/links";
 import { parseInput } from "../../lib/validate";
 import { INBOUND_CALL_PATH } from "../compliance/call-opt-out";
 
@@ -17,6 +18,20 @@ const esc = (s: unknown) =>
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
   );
+
+/**
+ * A text message as HTML with its links clickable: the links lib/links findHttpLinks finds, as the
+ * engine tracked them (a full stop after a link stays text, not part of the href).
+ */
+function linkedHtml(text: string): string {
+  let out = "";
+  let at = 0;
+  for (const { url, index, end } of findHttpLinks(text)) {
+    out += `${esc(text.slice(at, index))}<a href="${esc(url)}">${esc(url)}</a>`;
+    at = end;
+  }
+  return out + esc(text.slice(at));
+}
 
 type Keypad = { digit?: unknown; actionUrl?: unknown };
 
@@ -108,7 +123,7 @@ export async function devRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
               : `<pre>${esc(r.body)}</pre>`
           }<details><summary>Plain text</summary><pre>${esc(r.body)}</pre></details>`;
         } else if (r.channel === "sms") {
-          content = `<div class="bubble">${esc(r.body).replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>')}</div>${smsReplyForm(r.to, r.id)}`;
+          content = `<div class="bubble">${linkedHtml(r.body)}</div>${smsReplyForm(r.to, r.id)}`;
         } else {
           const meta = r.metadata as { direction?: unknown; callbackNumber?: unknown };
           const what =

@@ -19,6 +19,7 @@ import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
+import { sentAtLabel, timelineLabels, viewerTimeZone } from "./report-time";
 import { VideoEngagement } from "./video-engagement";
 
 const STATUS_ORDER: RecipientRow["status"][] = [
@@ -94,6 +95,34 @@ export function RecipientName({ contactId, name }: { contactId: number | null; n
       {name}
     </Link>
   );
+}
+
+/**
+ * A recipient's Sent time: the time alone today, else with the date ("Nov 28, 8:42 AM"), in the
+ * viewer's zone; the full date, time and zone as its tooltip and for screen readers (sentAtLabel).
+ */
+export function SentAt({ at }: { at: string | Date }) {
+  const { short, full } = sentAtLabel(at);
+  return (
+    <time dateTime={new Date(at).toISOString()} title={full} data-testid="recipient-sent-at">
+      <span aria-hidden>{short}</span>
+      <span className="sr-only">{full}</span>
+    </time>
+  );
+}
+
+/** The timeline's points with their axis label (`tick`) and tooltip title (`full`): timelineLabels. */
+function chartData<T extends { t: string }>(
+  timeline: T[],
+  bucket: Parameters<typeof timelineLabels>[1],
+  timeZone: string,
+) {
+  const labels = timelineLabels(
+    timeline.map((p) => p.t),
+    bucket,
+    timeZone,
+  );
+  return timeline.map((p, i) => ({ ...p, ...labels[i] }));
 }
 
 /** All the user's campaigns with live progress (polls while any is sending). */
@@ -185,7 +214,8 @@ export function CampaignReport({ id }: { id: number }) {
   // where focus goes when Cancel (and with it the other actions) leaves the page: the status line
   const statusLine = useRef<HTMLDivElement>(null);
   const report = useQuery({
-    ...trpc.campaigns.report.queryOptions({ id }),
+    // the viewer's zone: the timeline's hours and days are cut where they are (a half-hour zone's hours)
+    ...trpc.campaigns.report.queryOptions({ id, timeZone: viewerTimeZone() }),
     // every 2 s while it sends; after that every 30 s while the page is open: deliveries, bounces,
     // opens, clicks and replies keep arriving after the last message went out
     refetchInterval: (q) => {
@@ -368,16 +398,13 @@ export function CampaignReport({ id }: { id: number }) {
             <p className="text-sm text-muted-foreground">No activity yet.</p>
           ) : (
             <ResponsiveContainer width="100%" height="100%">
-              <LineChart
-                data={timeline.map((t) => ({
-                  ...t,
-                  t: new Date(t.t).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }),
-                }))}
-              >
+              {/* every bucket from the first event to the last, empty ones as zeros (the server's), so
+                  the axis is evenly spaced in time; labels carry the date once the buckets cross a day */}
+              <LineChart data={chartData(timeline, report.data.bucket, report.data.timeZone)}>
                 <CartesianGrid strokeDasharray="3 3" />
-                <XAxis dataKey="t" />
+                <XAxis dataKey="tick" interval="preserveStartEnd" minTickGap={16} />
                 <YAxis allowDecimals={false} />
-                <Tooltip />
+                <Tooltip labelFormatter={(_, payload) => payload?.[0]?.payload?.full ?? ""} />
                 <Legend />
                 <Line type="monotone" dataKey="sent" stroke="#6366f1" />
                 <Line type="monotone" dataKey="delivered" stroke="#10b981" />
@@ -441,8 +468,8 @@ export function CampaignReport({ id }: { id: number }) {
                       <StatusBadge status={r.status} />
                     </TableCell>
                     <TableCell className="text-sm text-muted-foreground">{recipientNote(r)}</TableCell>
-                    <TableCell className="text-sm">
-                      {r.sentAt ? new Date(r.sentAt).toLocaleTimeString() : ""}
+                    <TableCell className="whitespace-nowrap text-sm">
+                      {r.sentAt ? <SentAt at={r.sentAt} /> : ""}
                     </TableCell>
                   </TableRow>
                 ))}

@@ -764,9 +764,38 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
   return { figures: f as NonNullable<typeof f>, skipped };
 }
 
-/** Sent / delivered / opened / clicked / replied / failed per `unit` bucket of a campaign (at most 500 buckets). */
-export async function selectReportTimeline(pg: Sql, campaignId: number, unit: "hour" | "minute") {
-  return pg<
+/** A report timeline's bucket size (selectReportTimeline). */
+export type ReportBucket = "minute" | "hour" | "day" | "week";
+
+/**
+ * The bucket size of a report timeline whose activity runs from `first` to `last`: minutes up to 3
+ * hours, hours up to 3 days, days up to 400 days, weeks after that, so a timeline has at most about
+ * 400 buckets (selectReportTimeline also stops at 500).
+ */
+export function reportBucket(first: Date | null, last: Date | null): ReportBucket {
+  const hours = first && last ? (last.getTime() - first.getTime()) / 3_600_000 : 0;
+  return hours <= 3 ? "minute" : hours <= 72 ? "hour" : hours <= 400 * 24 ? "day" : "week";
+}
+
+/**
+ * Sent / delivered / opened / clicked / replied / failed per bucket of a campaign, every bucket from
+ * the first event's to the last one's (a bucket without activity is all zeros, so points far apart are
+ * drawn far apart), at most 500. The bucket size follows the activity's span (reportBucket); buckets
+ * are cut in IANA zone `timeZone` (the viewer's: an hour in Asia/Kolkata starts at :30 UTC, a day at
+ * local midnight). `t` is each bucket's start. A local hour a daylight-saving change skips is left out.
+ * A zone Postgres does not know (its tz database older than the runtime's) falls back to UTC;
+ * `timeZone` in the answer is the zone the buckets were cut in.
+ */
+export async function selectReportTimeline(pg: Sql, campaignId: number, timeZone = "UTC") {
+  const [span] = await pg<{ first: Date | null; last: Date | null }[]>`
+    select least(min(sent_at), min(delivered_at), min(opened_at), min(clicked_at), min(replied_at), min(failed_at)) as first,
+      greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last
+    from campaign_recipients where campaign_id = ${campaignId}`;
+  const first = span?.first ? new Date(span.first) : null;
+  const last = span?.last ? new Date(span.last) : null;
+  const unit = reportBucket(first, last);
+  if (!first || !last) return { unit, timeZone, buckets: [] };
+  const buckets = (tz: string) => pg<
     {
       t: Date;
       sent: number;
@@ -777,16 +806,37 @@ export async function selectReportTimeline(pg: Sql, campaignId: number, unit: "h
       failed: number;
     }[]
   >`
-    select t, sum(sent)::int as sent, sum(delivered)::int as delivered, sum(opened)::int as opened,
-      sum(clicked)::int as clicked, sum(replied)::int as replied, sum(failed)::int as failed
-    from (
-      select date_trunc(${unit}, sent_at) as t, 1 as sent, 0 as delivered, 0 as opened, 0 as clicked, 0 as replied, 0 as failed from campaign_recipients where campaign_id = ${campaignId} and sent_at is not null
-      union all select date_trunc(${unit}, delivered_at), 0, 1, 0, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and delivered_at is not null
-      union all select date_trunc(${unit}, opened_at), 0, 0, 1, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and opened_at is not null
-      union all select date_trunc(${unit}, clicked_at), 0, 0, 0, 1, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and clicked_at is not null
-      union all select date_trunc(${unit}, replied_at), 0, 0, 0, 0, 1, 0 from campaign_recipients where campaign_id = ${campaignId} and replied_at is not null
-      union all select date_trunc(${unit}, failed_at), 0, 0, 0, 0, 0, 1 from campaign_recipients where campaign_id = ${campaignId} and failed_at is not null
-    ) e group by t order by t limit 500`;
+    with e as (
+      select date_trunc(${unit}, sent_at at time zone ${tz}) as k, 1 as sent, 0 as delivered, 0 as opened, 0 as clicked, 0 as replied, 0 as failed from campaign_recipients where campaign_id = ${campaignId} and sent_at is not null
+      union all select date_trunc(${unit}, delivered_at at time zone ${tz}), 0, 1, 0, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and delivered_at is not null
+      union all select date_trunc(${unit}, opened_at at time zone ${tz}), 0, 0, 1, 0, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and opened_at is not null
+      union all select date_trunc(${unit}, clicked_at at time zone ${tz}), 0, 0, 0, 1, 0, 0 from campaign_recipients where campaign_id = ${campaignId} and clicked_at is not null
+      union all select date_trunc(${unit}, replied_at at time zone ${tz}), 0, 0, 0, 0, 1, 0 from campaign_recipients where campaign_id = ${campaignId} and replied_at is not null
+      union all select date_trunc(${unit}, failed_at at time zone ${tz}), 0, 0, 0, 0, 0, 1 from campaign_recipients where campaign_id = ${campaignId} and failed_at is not null
+    ), c as (
+      select k, sum(sent)::int as sent, sum(delivered)::int as delivered, sum(opened)::int as opened,
+        sum(clicked)::int as clicked, sum(replied)::int as replied, sum(failed)::int as failed
+      from e group by k
+    ), s as (
+      select k from generate_series(
+        date_trunc(${unit}, ${first.toISOString()}::timestamptz at time zone ${tz}),
+        date_trunc(${unit}, ${last.toISOString()}::timestamptz at time zone ${tz}),
+        ${`1 ${unit}`}::interval) k
+      limit 500
+    )
+    select s.k at time zone ${tz} as t, coalesce(c.sent, 0) as sent, coalesce(c.delivered, 0) as delivered,
+      coalesce(c.opened, 0) as opened, coalesce(c.clicked, 0) as clicked, coalesce(c.replied, 0) as replied,
+      coalesce(c.failed, 0) as failed
+    from s left join c using (k)
+    where ${unit} in ('day', 'week') or (s.k at time zone ${tz}) at time zone ${tz} = s.k
+    order by s.k`;
+  try {
+    return { unit, timeZone, buckets: await buckets(timeZone) };
+  } catch (e) {
+    // 22023 invalid_parameter_value: 'time zone "..." not recognized'
+    if ((e as { code?: string }).code !== "22023" || timeZone === "UTC") throw e;
+    return { unit, timeZone: "UTC", buckets: await buckets("UTC") };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

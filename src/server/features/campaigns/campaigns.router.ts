@@ -5,6 +5,7 @@ import { preflightAudience } from "./campaigns.audience";
 import { senderFrom } from "./campaigns.content";
 import {
   campaignIdInput,
+  campaignReportInput,
   createCampaignInput,
   emailTestInput,
   preflightInput,
@@ -18,9 +19,12 @@ export const campaignsRouter = router({
   list: protectedProcedure
     .input(z.object({ limit: z.number().int().min(1).max(500).optional() }).optional())
     .query(({ ctx, input }) => svc.listCampaigns(ctx, ctx.workspaceId, input ?? {})),
+  /** A campaign's report; `timeZone` (IANA, the viewer's) is where its timeline's hours and days are cut. */
   report: protectedProcedure
-    .input(campaignIdInput)
-    .query(({ ctx, input }) => svc.getCampaignReport(ctx, ctx.workspaceId, input.id, ctx.tenant.role)),
+    .input(campaignReportInput)
+    .query(({ ctx, input }) =>
+      svc.getCampaignReport(ctx, ctx.workspaceId, input.id, ctx.tenant.role, input.timeZone),
+    ),
   recipients: protectedProcedure
     .input(recipientsQuery)
     .query(({ ctx, input }) => svc.listRecipients(ctx, ctx.workspaceId, input)),

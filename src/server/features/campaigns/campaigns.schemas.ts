@@ -3,6 +3,7 @@ import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES 
 import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
 import { AppError } from "../../lib/errors";
 import { limitParam, pageParam, queryInt } from "../../lib/validate";
+import { isTimeZone } from "../compliance/quiet-hours";
 
 const text = (max: number) => z.string().max(max);
 
@@ -243,6 +244,23 @@ const campaignId = queryInt(
     .max(Number.MAX_SAFE_INTEGER, "Campaign id is too large"),
 );
 export const campaignIdInput = z.object({ id: campaignId });
+
+/**
+ * A campaign report's input (tRPC `campaigns.report`): the campaign id and, optionally, the viewer's
+ * IANA time zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`), in which the activity timeline
+ * cuts its hour and day buckets (a half-hour zone's hours start at :00 there, a day at its midnight).
+ * A name that is not an IANA zone this runtime knows (an offset such as "+05:30", "Mars/Base") is refused.
+ */
+export const campaignReportInput = campaignIdInput.extend({
+  timeZone: z
+    .string()
+    .max(64)
+    .refine(
+      (s) => /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(s) && isTimeZone(s),
+      "timeZone must be a time zone name such as Asia/Kolkata (IANA time zone database)",
+    )
+    .optional(),
+});
 
 /**
  * A campaign's recipients page: tRPC, REST GET /api/campaigns/:id/recipients (its query string's

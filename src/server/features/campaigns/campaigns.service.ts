@@ -738,7 +738,10 @@ export interface ReportFigures {
  * A campaign's report: summary, content, per-status counts, the headline figures (ReportFigures),
  * SMS totals (`totalSegments`: the segments of every message handed to the provider, a resent
  * message's earlier attempts included: the carrier bills each), and a timeline of sent / delivered / opened / clicked / replied / failed per time
- * bucket (minute, or hour past 3 hours). With the reader's `role` (the app's report), a campaign its
+ * bucket (`bucket`: minute up to 3 hours of activity, hour up to 3 days, day up to 400 days, then week;
+ * empty buckets included as zeros; campaigns.queries selectReportTimeline), cut in IANA zone `timeZone`
+ * (the viewer's, validated by campaignReportInput; UTC by default; the answer's `timeZone` is the zone
+ * used). With the reader's `role` (the app's report), a campaign its
  * plan paused (`campaign.pausedReason`) also gets `pausedRefusal`: where more of its channel comes
  * from under the plan as it is now (pay or upgrade), with `actor_can_pay` for that reader (billing
  * campaignPlanRefusal; null when the plan now has no limit on it, or without `role`), so the report
@@ -750,19 +753,15 @@ export async function getCampaignReport(
   workspaceId: string,
   id: number,
   role?: WorkspaceRole,
+  timeZone = "UTC",
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
   const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
   const campaign = summarize(c, counts);
   const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
   const span = await selectReportSpan(ctx.sql, c.id);
-  const hours =
-    span?.first && span.last
-      ? (new Date(span.last).getTime() - new Date(span.first).getTime()) / 3_600_000
-      : 0;
-  const unit = hours > 3 ? "hour" : "minute";
   const [timeline, { figures: f, skipped }] = await Promise.all([
-    selectReportTimeline(ctx.sql, c.id, unit),
+    selectReportTimeline(ctx.sql, c.id, timeZone),
     selectReportFigures(ctx.sql, c.id),
   ]);
   const { signature: _s, ...content } = c.content;
@@ -777,8 +776,9 @@ export async function getCampaignReport(
     figures,
     content,
     totalSegments: span?.segments ?? 0,
-    timeline: timeline.map((r) => ({ ...r, t: new Date(r.t).toISOString() })),
-    bucket: unit,
+    timeline: timeline.buckets.map((r) => ({ ...r, t: new Date(r.t).toISOString() })),
+    bucket: timeline.unit,
+    timeZone: timeline.timeZone,
   };
 }
 

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { createFileRoute, Link } from "@tanstack/react-router";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { CampaignReport } from "@/client/features/campaigns/campaign-report";
+import { viewerTimeZone } from "@/client/features/campaigns/report-time";
 import { useTRPC } from "@/client/trpc";
 
 export const Route = createFileRoute("/_app/campaigns/$id")({
@@ -14,7 +15,8 @@ function CampaignReportPage() {
   const n = Number(id);
   const trpc = useTRPC();
   const { data } = useQuery({
-    ...trpc.campaigns.report.queryOptions({ id: n }),
+    // the same query (and input) as the report below: one request for both
+    ...trpc.campaigns.report.queryOptions({ id: n, timeZone: viewerTimeZone() }),
     enabled: Number.isInteger(n) && n > 0,
   });
   return (

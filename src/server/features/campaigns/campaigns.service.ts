@@ -55,6 +55,7 @@ import {
   nobodyToSendTo,
   resolveAudience,
   toE164,
+  unrecordedSkips,
 } from "./campaigns.audience";
 import {
   buildEmailTemplate,
@@ -68,6 +69,7 @@ import {
   LAUNCH_REPEAT_WINDOW_MINUTES,
   launchFingerprint,
   launchOf,
+  reportSkipped,
 } from "./campaigns.delivery";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
@@ -507,7 +509,8 @@ async function launchOnce(
           segmentsPerMessage,
           launchToken: input.launchToken ?? null,
           launchFingerprint: fingerprint,
-          launchResult: { queued, skipped },
+          // the skips that make no recipient row are kept with it for its report (unrecordedSkips)
+          launchResult: { queued, skipped, unrecorded: unrecordedSkips(skipped, classified.rows) },
         }),
       ]);
       // the token's unique violation first: it says why this launch's reservation may have failed too
@@ -719,9 +722,16 @@ export interface ReportFigures {
    * ...): the address was not suppressed and "resend to failed" tries them again
    */
   softBounced: number;
-  /** skipped at launch or at send time, in all */
+  /**
+   * skipped at launch or at send time, in all: the recipients' skipped rows and the launch's skips
+   * that made no recipient (a list's duplicate rows, rows with no valid email or phone, ids that are
+   * no contact), so it is what the launch answered (campaigns.delivery reportSkipped)
+   */
   skipped: number;
-  /** skipped recipients per reason ("no email", "suppressed: unsubscribed", ...), most first */
+  /**
+   * skipped per reason ("no email", "suppressed: unsubscribed", ...), most first; a reason of skips
+   * that made no recipient ends with "(no recipient made, not in the recipients CSV)"
+   */
   skippedReasons: { reason: string; count: number }[];
   cancelled: number;
   /** queued or sending (including retries waiting for their time) */
@@ -765,11 +775,9 @@ export async function getCampaignReport(
     selectReportFigures(ctx.sql, c.id),
   ]);
   const { signature: _s, ...content } = c.content;
-  const figures: ReportFigures = {
-    ...f,
-    skipped: skipped.reduce((n, s) => n + s.n, 0),
-    skippedReasons: skipped.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n })),
-  };
+  // the recipients' skipped rows and the launch's skips that made no recipient (reportSkipped)
+  const skips = reportSkipped(skipped, c.launchResult);
+  const figures: ReportFigures = { ...f, skipped: skips.total, skippedReasons: skips.reasons };
   return {
     campaign,
     pausedRefusal,

@@ -1,6 +1,6 @@
 import { Link } from "@tanstack/react-router";
 import { Lock, Pause, Play, Scissors, Trash2, X, ZoomIn } from "lucide-react";
-import { type KeyboardEvent, useEffect, useId, useMemo, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import WaveSurfer from "wavesurfer.js";
 import RegionsPlugin, { type Region } from "wavesurfer.js/dist/plugins/regions.esm.js";
@@ -56,8 +56,9 @@ export function steppedTime(
 }
 
 /**
- * A labelled time slider over the clip (a native range input: role slider with its min, max and now,
- * aria-valuetext as m:ss.t), moved by the keys of `steppedTime`; the pointer drags it freely.
+ * A labelled time slider over the clip (RangeField: a native range input, role slider with its min,
+ * max and now, aria-valuetext as m:ss.t), moved by the keys of `steppedTime`; the pointer drags it
+ * freely.
  */
 function TimeSlider({
   label,
@@ -74,7 +75,6 @@ function TimeSlider({
   onChange: (v: number) => void;
   disabled?: boolean;
 }) {
-  const id = useId();
   function onKeyDown(e: KeyboardEvent<HTMLInputElement>) {
     const next = steppedTime(e.key, e.shiftKey, value, min, max);
     if (next === null) return;
@@ -82,29 +82,18 @@ function TimeSlider({
     onChange(next);
   }
   return (
-    <div className="min-w-0 space-y-1.5">
-      <div className="flex items-center justify-between gap-2 text-sm">
-        <label htmlFor={id} className="font-medium">
-          {label}
-        </label>
-        <output htmlFor={id} className="font-mono tabular-nums text-muted-foreground">
-          {formatTime(value)}
-        </output>
-      </div>
-      <input
-        id={id}
-        type="range"
-        min={min}
-        max={max}
-        step="any"
-        value={value}
-        disabled={disabled}
-        aria-valuetext={`${formatTime(value)} (${value.toFixed(1)} seconds)`}
-        onKeyDown={onKeyDown}
-        onChange={(e) => onChange(Number(e.target.value))}
-        className="w-full accent-primary disabled:opacity-50"
-      />
-    </div>
+    <RangeField
+      label={label}
+      value={value}
+      min={min}
+      max={max}
+      step="any"
+      onChange={onChange}
+      format={formatTime}
+      valueText={(v) => `${formatTime(v)} (${v.toFixed(1)} seconds)`}
+      onKeyDown={onKeyDown}
+      disabled={disabled}
+    />
   );
 }
 

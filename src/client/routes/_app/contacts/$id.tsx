@@ -145,6 +145,21 @@ export function activityReplyText(a: { activity_type: string; metadata?: unknown
   return null;
 }
 
+/**
+ * The text sent to the person, for a timeline row that carries it: an `sms_sent` row of the contact
+ * page's Send SMS (metadata `message` and the number `to`, crm.messages sendSms). Null for other rows
+ * (a campaign's text is on its report).
+ */
+export function activitySentText(a: {
+  activity_type: string;
+  metadata?: unknown;
+}): { text: string; to: string | null } | null {
+  if (a.activity_type !== "sms_sent") return null;
+  const m = (a.metadata ?? {}) as { message?: unknown; to?: unknown };
+  if (typeof m.message !== "string" || !m.message.trim()) return null;
+  return { text: m.message, to: typeof m.to === "string" ? m.to : null };
+}
+
 type FieldDef = {
   key: keyof Contact;
   label: string;
@@ -524,6 +539,7 @@ function ContactDetailPage() {
               {activities.map((a) => {
                 const Icon = ACTIVITY_ICONS[a.activity_type] ?? ActivityIcon;
                 const reply = activityReplyText(a);
+                const sent = activitySentText(a);
                 return (
                   <li key={a.id} className="flex items-start gap-3 rounded-lg border border-border p-3">
                     <Icon className="mt-1 size-4 shrink-0 text-primary-text" aria-hidden />
@@ -542,6 +558,15 @@ function ContactDetailPage() {
                         >
                           {reply}
                         </blockquote>
+                      )}
+                      {/* the text the page sent, and to which number (both sides of the conversation) */}
+                      {sent !== null && (
+                        <div className="grid gap-0.5" data-testid="activity-sent">
+                          {sent.to && <span className="text-xs text-muted-foreground">To {sent.to}</span>}
+                          <p className="rounded-md bg-primary/5 px-3 py-1.5 text-sm whitespace-pre-wrap wrap-anywhere">
+                            {sent.text}
+                          </p>
+                        </div>
                       )}
                     </div>
                   </li>

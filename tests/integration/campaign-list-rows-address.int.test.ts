@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, contacts } from "../../src/server/db/schema";
 import { suppress } from "../../src/server/features/compliance/compliance.service";
 import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 /*
  * A QA pass on campaign audiences given as rows (the launch's inline `contacts`, generic
@@ -45,6 +46,11 @@ describe("campaign list rows", () => {
     const { client, user } = await signUp(t.app);
     await setPlan(t, user.id, "business");
     const stamp = Date.now();
+    // numbers of this test's own: the outbox and the STOP records are shared by the run's test files
+    const ivyPhone = await uniquePhone("212");
+    const ivyMobile = await uniquePhone("212");
+    const fayMobile = await uniquePhone("212");
+    const typed = (e164: string) => `(212) 555-${e164.slice(-4)}`;
     const [ivy, fay] = await t.db
       .insert(contacts)
       .values([
@@ -53,8 +59,8 @@ describe("campaign list rows", () => {
           firstName: "Ivy",
           lastName: "Ink",
           email: `ivy-${stamp}@example.com`,
-          phone: "+12125550140",
-          mobile: "+12125550141",
+          phone: ivyPhone,
+          mobile: ivyMobile,
           smsOptIn: true,
           timezone: noonZone(),
         },
@@ -62,17 +68,17 @@ describe("campaign list rows", () => {
           workspaceId: user.id,
           firstName: "Fay",
           lastName: "Fox",
-          mobile: "+12125550151",
+          mobile: fayMobile,
           smsOptIn: true,
           timezone: noonZone(),
         },
       ])
       .returning({ id: contacts.id });
-    await suppress(t.db, user.id, "sms", "+12125550151", "stop_reply");
+    await suppress(t.db, user.id, "sms", fayMobile, "stop_reply");
     const before = await contactCount(user.id);
     const rows = [
-      { name: "Ivy I", phone: "(212) 555-0141" },
-      { name: "Fay Again", phone: "212 555 0151" },
+      { name: "Ivy I", phone: typed(ivyMobile) },
+      { name: "Fay Again", phone: `212 555 ${fayMobile.slice(-4)}` },
       { name: "Bad Number", phone: "12345" },
       { name: "Broken Again", email: "not-an-email" },
     ];
@@ -100,8 +106,8 @@ describe("campaign list rows", () => {
       .map((r) => [r.contactId, r.status === "skipped" ? r.reason : "sent", r.address])
       .sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(byContact).toEqual([
-      [ivy.id, "sent", "+12125550141"],
-      [fay.id, "opted out: replied STOP", "+12125550151"],
+      [ivy.id, "sent", ivyMobile],
+      [fay.id, "opted out: replied STOP", fayMobile],
     ]);
 
     // an email launch: the broken address is skipped with the reason, no contact made of it

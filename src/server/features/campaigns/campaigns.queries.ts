@@ -701,26 +701,14 @@ export async function deleteWebhookEventKey(db: DbOrTx, provider: string, eventK
 // ---------------------------------------------------------------------------------------------
 
 /**
- * First send and last event of a campaign, and the SMS segments sent: of every attempt handed to the
- * provider (segments_sent), so a resent message's first attempt still counts.
- */
-export async function selectReportSpan(pg: Sql, campaignId: number) {
-  const [span] = await pg<{ first: Date | null; last: Date | null; segments: number | null }[]>`
-    select min(sent_at) as first,
-      greatest(max(sent_at), max(delivered_at), max(opened_at), max(clicked_at), max(replied_at), max(failed_at)) as last,
-      sum(segments_sent)::int as segments
-    from campaign_recipients where campaign_id = ${campaignId}`;
-  return span;
-}
-
-/**
  * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
  * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
  * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
  * cancelled / pending (queued or sending) = current status, softBounced = failed by a soft bounce
  * (reason 'soft bounce ...', campaigns.events SOFT_BOUNCE), optedOut = marked unsubscribed or spam
  * complaint, answered / voicemail = completed calls a person / an answering machine picked up
- * (answered_by), and skipped rows per reason.
+ * (answered_by), and skipped rows per reason; `segments`: the SMS segments handed to the provider, of
+ * every attempt (segments_sent), so a resent message's first attempt still counts.
  */
 export async function selectReportFigures(pg: Sql, campaignId: number) {
   const [[f], skipped] = await Promise.all([
@@ -739,6 +727,7 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         optedOut: number;
         answered: number;
         voicemail: number;
+        segments: number | null;
       }[]
     >`
       select count(*) filter (where sent_at is not null)::int as sent,
@@ -753,7 +742,8 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where status in ('queued', 'sending'))::int as pending,
         count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as "optedOut",
         count(*) filter (where delivered_at is not null and answered_by = 'human')::int as answered,
-        count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail
+        count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail,
+        sum(segments_sent)::int as segments
       from campaign_recipients where campaign_id = ${campaignId}`,
     pg<{ reason: string | null; n: number }[]>`
       select reason, count(*)::int as n from campaign_recipients
@@ -761,7 +751,8 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
       group by reason order by n desc, reason`,
   ]);
   // an aggregate without GROUP BY always returns its one row
-  return { figures: f as NonNullable<typeof f>, skipped };
+  const { segments, ...figures } = f as NonNullable<typeof f>;
+  return { figures, skipped, segments: segments ?? 0 };
 }
 
 /** A report timeline's bucket size (selectReportTimeline). */

@@ -92,7 +92,6 @@ import {
   selectRecipientPage,
   selectRecipientsAfter,
   selectReportFigures,
-  selectReportSpan,
   selectReportTimeline,
   selectWorkspaceCampaign,
   selectWorkspaceCampaignIds,
@@ -769,8 +768,7 @@ export async function getCampaignReport(
   const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
   const campaign = summarize(c, counts);
   const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
-  const span = await selectReportSpan(ctx.sql, c.id);
-  const [timeline, { figures: f, skipped }] = await Promise.all([
+  const [timeline, { figures: f, skipped, segments }] = await Promise.all([
     selectReportTimeline(ctx.sql, c.id, timeZone),
     selectReportFigures(ctx.sql, c.id),
   ]);
@@ -783,7 +781,7 @@ export async function getCampaignReport(
     pausedRefusal,
     figures,
     content,
-    totalSegments: span?.segments ?? 0,
+    totalSegments: segments,
     timeline: timeline.buckets.map((r) => ({ ...r, t: new Date(r.t).toISOString() })),
     bucket: timeline.unit,
     timeZone: timeline.timeZone,

@@ -45,15 +45,6 @@ export async function markCampaignVideoDeleted(db: DbOrTx, workspaceId: string, 
     .where(and(eq(videoCampaigns.workspaceId, workspaceId), eq(videoCampaigns.mediaId, mediaId)));
 }
 
-/** The video campaign's video of engine campaign `campaignId` (null: none, or deleted), or undefined without one. */
-export async function selectCampaignVideo(db: DbOrTx, campaignId: number) {
-  const [vc] = await db
-    .select({ mediaId: videoCampaigns.mediaId })
-    .from(videoCampaigns)
-    .where(eq(videoCampaigns.campaignId, campaignId));
-  return vc;
-}
-
 /** The landing pages (token, video) of `tokens` that exist. */
 export async function selectLandingVideos(db: DbOrTx, tokens: string[]) {
   if (tokens.length === 0) return [];

@@ -2,10 +2,10 @@ import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
 import type { Campaign, CampaignStatus } from "../../db/schema";
 import { findMedia, type MediaUse, type MediaUser, registerMediaUser } from "../studio/studio.service";
+import { selectVideoCampaignOf } from "./campaigns.video.queries";
 import {
   markCampaignVideoDeleted,
   selectCampaignsUsingMedia,
-  selectCampaignVideo,
   selectLandingVideos,
 } from "./campaigns.video-media.queries";
 
@@ -63,7 +63,7 @@ export async function rowsWithoutVideo(
   const none = new Set<number>();
   if (rows.length === 0 || (campaign.channel !== "video_email" && campaign.channel !== "video_sms"))
     return none;
-  const vc = await selectCampaignVideo(ctx.db, campaign.id);
+  const vc = await selectVideoCampaignOf(ctx.db, campaign.id);
   // a video campaign is always launched with its row (campaigns.video launchVideoCampaign)
   if (!vc) return none;
   const pages = new Map(

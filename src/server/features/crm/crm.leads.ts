@@ -56,15 +56,12 @@ export function websiteDomain(url: string | null | undefined): string | null {
   }
 }
 
-/** "Patel Plumbing & Co." -> "patelplumbingco" (null when nothing is left): names compared by letters and digits. */
-const businessNameKey = (name: string | null | undefined) =>
-  name
-    ?.trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]/gu, "") || null;
-/** "12 Main St." -> "12mainst" (null when blank). */
-const streetKey = (street: string | null | undefined) =>
-  street
+/**
+ * A name or street address compared by its letters and digits: "Patel Plumbing & Co." ->
+ * "patelplumbingco", "12 Main St." -> "12mainst" (null when nothing is left).
+ */
+const compactKey = (text: string | null | undefined) =>
+  text
     ?.trim()
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]/gu, "") || null;
@@ -80,9 +77,9 @@ function maybeSameBusiness(
   a: { name: string | null | undefined; street: string | null | undefined },
   b: { name: string | null | undefined; street: string | null | undefined },
 ): boolean {
-  const [na, nb] = [businessNameKey(a.name), businessNameKey(b.name)];
+  const [na, nb] = [compactKey(a.name), compactKey(b.name)];
   if (na && nb && na !== nb) return false;
-  const [sa, sb] = [streetKey(a.street), streetKey(b.street)];
+  const [sa, sb] = [compactKey(a.street), compactKey(b.street)];
   return !(sa && sb && sa !== sb);
 }
 

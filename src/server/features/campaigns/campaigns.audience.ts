@@ -22,7 +22,7 @@ import {
 } from "../crm/crm.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { mergeSource } from "./campaigns.content";
-import { deliveryKind, optInReason, suppressionChannel } from "./campaigns.delivery";
+import { deliveryKind, optInReason, skipsWithoutRows, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
   type AudienceFilter,
@@ -292,14 +292,9 @@ export function unrecordedSkips(
   skipped: Record<string, number>,
   rows: Pick<ClassifiedRecipient, "reason">[],
 ): Record<string, number> {
-  const recorded: Record<string, number> = {};
-  for (const r of rows) if (r.reason) recorded[r.reason] = (recorded[r.reason] ?? 0) + 1;
-  const out: Record<string, number> = {};
-  for (const [reason, n] of Object.entries(skipped)) {
-    const left = n - (recorded[reason] ?? 0);
-    if (left > 0) out[reason] = left;
-  }
-  return out;
+  const recorded = new Map<string | null, number>();
+  for (const r of rows) if (r.reason) recorded.set(r.reason, (recorded.get(r.reason) ?? 0) + 1);
+  return skipsWithoutRows(skipped, recorded);
 }
 
 /** "3 not opted in to SMS, 1 no valid phone number, 2 contacts not found" (largest first). */

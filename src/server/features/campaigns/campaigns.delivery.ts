@@ -199,6 +199,23 @@ export function launchFingerprint(parts: {
 export const NO_RECIPIENT_NOTE = "no recipient made, not in the recipients CSV";
 
 /**
+ * The skips of a launch's answer (`skipped`, by reason) that no recipient row holds: each reason's
+ * count less the rows skipped for it (`recorded`), the reasons left above zero. The launch keeps them
+ * (campaigns.audience unrecordedSkips) and the report adds them (reportSkipped).
+ */
+export function skipsWithoutRows(
+  skipped: Record<string, number>,
+  recorded: Map<string | null, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [reason, n] of Object.entries(skipped)) {
+    const left = n - (recorded.get(reason) ?? 0);
+    if (left > 0) out[reason] = left;
+  }
+  return out;
+}
+
+/**
  * A campaign's skipped figures as its report and finished email give them: the recipients' skipped
  * rows by reason (`rows`, campaigns.queries selectReportFigures) plus the launch's skips that made no
  * recipient (`launch.unrecorded`, each reason followed by NO_RECIPIENT_NOTE in brackets), so they
@@ -211,13 +228,9 @@ export function reportSkipped(
   launch: CampaignLaunchResult | null | undefined,
 ): { total: number; reasons: { reason: string; count: number }[] } {
   const reasons = rows.map((s) => ({ reason: s.reason ?? "no reason recorded", count: s.n }));
-  let unrecorded = launch?.unrecorded;
-  if (launch && !unrecorded) {
-    const recorded = new Map(rows.map((r) => [r.reason, r.n]));
-    unrecorded = {};
-    for (const [reason, n] of Object.entries(launch.skipped))
-      if (n > (recorded.get(reason) ?? 0)) unrecorded[reason] = n - (recorded.get(reason) ?? 0);
-  }
+  const unrecorded =
+    launch?.unrecorded ??
+    (launch ? skipsWithoutRows(launch.skipped, new Map(rows.map((r) => [r.reason, r.n]))) : undefined);
   for (const [reason, count] of Object.entries(unrecorded ?? {}))
     if (count > 0) reasons.push({ reason: `${reason} (${NO_RECIPIENT_NOTE})`, count });
   reasons.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyAudience, previewRecipient } from "../../src/client/features/campaigns/audience";
 import { contacts, outboxMessages } from "../../src/server/db/schema";
-import { renderPreview } from "../../src/server/features/campaigns/merge-tags";
+import { renderPreview } from "../../src/server/lib/merge-tags";
 import {
   type AuthedClient,
   createTestApp,

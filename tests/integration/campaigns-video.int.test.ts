@@ -3,7 +3,7 @@ import path from "node:path";
 import { and, asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts, videoLandingPages } from "../../src/server/db/schema";
-import { toMergeTags } from "../../src/server/features/campaigns/merge-tags";
+import { toMergeTags } from "../../src/server/lib/merge-tags";
 import { PERSON } from "../browser-ua";
 import {
   type AuthedClient,

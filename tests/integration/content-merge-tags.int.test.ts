@@ -8,8 +8,8 @@ import {
   renderSmsFor,
   senderFrom,
 } from "../../src/server/features/campaigns/campaigns.content";
-import { renderMergeTags, toMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import { getContactsByIds } from "../../src/server/features/crm/crm.service";
+import { renderMergeTags, toMergeTags } from "../../src/server/lib/merge-tags";
 import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 /**

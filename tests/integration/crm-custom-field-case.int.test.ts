@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { renderMergeTags } from "../../src/server/features/campaigns/merge-tags";
+import { renderMergeTags } from "../../src/server/lib/merge-tags";
 import { createTestApp, signUp, type TestApp, trpcCall, uniqueEmail } from "../helpers";
 
 /**

@@ -8,7 +8,6 @@ import {
 const LINK_ENV = { APP_URL: "https://app.test", APP_SECRET: "unit-test-secret-0123456789abcdef0123" };
 
 import { backoffSeconds } from "../../src/server/features/campaigns/campaigns.engine";
-import { mergeTagsIn, renderMergeTags } from "../../src/server/features/campaigns/merge-tags";
 import { isGsm7, smsSegments } from "../../src/server/features/campaigns/sms-segments";
 import {
   nextAllowedTime,
@@ -17,6 +16,7 @@ import {
   resolveTimeZones,
 } from "../../src/server/features/compliance/quiet-hours";
 import { uuidFromKey } from "../../src/server/lib/ids";
+import { mergeTagsIn, renderMergeTags } from "../../src/server/lib/merge-tags";
 
 describe("SMS segment math (3GPP TS 23.038 / 23.040)", () => {
   it("GSM-7: 160 in one part, 153 per part after", () => {

@@ -4,9 +4,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SmsCounter } from "../../src/client/features/campaigns/sms-builder";
 import type { CampaignContent } from "../../src/server/db/schema";
 import { extractLinks, renderSmsFor } from "../../src/server/features/campaigns/campaigns.content";
-import { renderPreview } from "../../src/server/features/campaigns/merge-tags";
 import { sentSmsSegments, smsSegments } from "../../src/server/features/campaigns/sms-segments";
 import { randomToken } from "../../src/server/lib/ids";
+import { renderPreview } from "../../src/server/lib/merge-tags";
 
 afterEach(cleanup);
 

@@ -1,7 +1,7 @@
 import { useRef } from "react";
 import { Button } from "@/client/components/ui/button";
 import { Textarea } from "@/client/components/ui/textarea";
-import { MERGE_TAG_BUTTONS, type MergeContact, renderPreview } from "@/server/features/campaigns/merge-tags";
+import { MERGE_TAG_BUTTONS, type MergeContact, renderPreview } from "@/server/lib/merge-tags";
 import { useSender } from "./sender";
 
 export { useSender };

@@ -28,7 +28,7 @@ import { AlreadyLaunchedCard } from "@/client/features/campaigns/wizard";
 import { plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
-import { mergeValue } from "@/server/features/campaigns/merge-tags";
+import { mergeValue } from "@/server/lib/merge-tags";
 import type { AppRouter } from "@/server/trpc/router";
 import { parseCampaignCsv } from "./campaign-csv";
 import { formatDuration } from "./format";

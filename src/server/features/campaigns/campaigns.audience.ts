@@ -2,6 +2,7 @@ import type { AppContext } from "../../context";
 import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
 import { isContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
+import type { MergeContact } from "../../lib/merge-tags";
 import { toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
 import {
@@ -30,7 +31,6 @@ import {
   preflightInput,
   type RecipientInput,
 } from "./campaigns.schemas";
-import type { MergeContact } from "./merge-tags";
 
 /*
  * Campaign audiences (issue 14): who a launch goes to, and who of them is skipped and why. One

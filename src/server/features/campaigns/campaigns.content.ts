@@ -1,9 +1,9 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
 import { findHttpLinks, replaceHttpLinks } from "../../lib/links";
+import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "../../lib/merge-tags";
 import { sign, verifySignature } from "../../lib/signing";
 import { firstTextBody } from "../compliance/sms-keywords";
-import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "./merge-tags";
 import { smsSegments } from "./sms-segments";
 
 export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";

@@ -7,6 +7,7 @@ import { sendCsvDownload } from "../../http/csv-download";
 import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
+import { escapeHtml } from "../../lib/merge-tags";
 import { parseInput } from "../../lib/validate";
 import { twilioFormParams, twilioRequestSigned } from "../../providers/sms/twilio-webhooks";
 import { TWIML_DOCUMENT_PATH } from "../../providers/voice/twiml-documents";
@@ -49,7 +50,6 @@ import {
   twimlReply,
   verifyPostmarkAuth,
 } from "./campaigns.webhooks";
-import { escapeHtml } from "./merge-tags";
 
 const BIG = { bodyLimit: 25 * 1024 * 1024 };
 

@@ -4,6 +4,7 @@ import type { AVATAR_PROVIDERS } from "../../db/schema";
 import { defineHandler, type JobDeps } from "../../jobs/define";
 import { AppError } from "../../lib/errors";
 import { uuidFromKey } from "../../lib/ids";
+import { MY_BUSINESS_TAG, mergeFor, renderMergeTags } from "../../lib/merge-tags";
 import { createAvatarVideo, getAvatarVideo } from "../avatar/avatar.service";
 import { releaseCampaignUsage } from "../billing/billing.service";
 import { getContactsByIds } from "../crm/crm.service";
@@ -20,7 +21,6 @@ import {
   skipQueuedRecipient,
   startScheduledCampaign,
 } from "./campaigns.video.queries";
-import { MY_BUSINESS_TAG, mergeFor, renderMergeTags } from "./merge-tags";
 
 /**
  * How long a personalised recipient's message is held for its avatar video (the campaign engine does

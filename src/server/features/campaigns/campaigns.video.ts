@@ -3,6 +3,7 @@ import type { AppContext } from "../../context";
 import type { CampaignRecipient, MediaItem, VideoCampaign, VideoLandingPage } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { mergeFor, toMergeTags } from "../../lib/merge-tags";
 import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
@@ -36,7 +37,6 @@ import {
   setVideoCampaignCampaign,
 } from "./campaigns.video.queries";
 import { queueRecipientAvatars } from "./campaigns.video-avatars";
-import { mergeFor, toMergeTags } from "./merge-tags";
 
 const COMPLETE_STEPS = "Please complete all steps";
 

@@ -1,5 +1,7 @@
 /**
- * Merge tags (pure; shared by the server and the builders' previews).
+ * Merge tags (pure; shared by the server and the builders' previews). A shared lib, not a feature's:
+ * campaigns render them per recipient, crm for a one-off send from the contact page
+ * (crm.messages), and the client's builders and contact dialogs preview with the same functions.
  *
  * One syntax in every channel (email, SMS, call and voicemail scripts, video messages, AI avatar
  * scripts): `{{field}}` or `{{field|fallback}}`, whitespace allowed inside the braces. `field` is any

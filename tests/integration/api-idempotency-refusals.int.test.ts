@@ -8,7 +8,8 @@ import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
 // 422, 402) used to be stored and replayed for 24 hours, so a client that corrected its request and
 // retried with the same key got the old refusal again, or 409 'already used with a different
 // request'. Now such a refusal releases the key: the retry runs and its answer is the one kept. A
-// refusal that comes after the request committed changes (a campaign's inline contacts) is kept.
+// campaign launch's inline contacts are made in the launch's transaction, so its refusal wrote nothing
+// and is not kept either.
 
 let t: TestApp;
 
@@ -157,12 +158,13 @@ describe("Idempotency-Key: a refusal that changed nothing is not kept", () => {
   });
 });
 
-describe("Idempotency-Key: a refusal after the request changed data is kept", () => {
-  it("POST /campaigns whose inline contacts were created before its 422 replays the 422; no contact is made twice", async () => {
+describe("Idempotency-Key: a campaign launch with inline contacts that is refused wrote nothing, so it is not kept", () => {
+  it("POST /campaigns whose inline contacts are all skipped (422) creates no contact and keeps nothing; the corrected launch runs with the same key", async () => {
     const k = await keyed();
     const K = "campaign-nobody";
-    // a phone and no email: the contact is created (a row with neither a valid email nor phone makes
-    // none since 37a30f7) and then skipped, "no email address"
+    // a phone and no email: matched to a new contact, then skipped, "no email address"; the contact
+    // is made in the launch's transaction, which the 422 rolls back (it used to be committed first,
+    // so the 422 was kept under the key and the corrected launch needed a new key)
     const body = {
       name: "Nobody",
       channel: "email",
@@ -172,23 +174,45 @@ describe("Idempotency-Key: a refusal after the request changed data is kept", ()
     const first = await k.call("POST", "/campaigns", body, K);
     expect(first.statusCode, first.body).toBe(422);
     expect(first.json().error.message).toMatch(/^Nobody would receive this campaign/);
-    expect(await k.contactCount()).toBe(1);
-    expect(await k.records()).toEqual({ [K]: 422 });
+    expect(await k.contactCount()).toBe(0);
+    expect(await k.records()).toEqual({});
 
     const again = await k.call("POST", "/campaigns", body, K);
     expect(again.statusCode).toBe(422);
-    expect(again.headers["idempotent-replayed"]).toBe("true");
-    expect(again.json()).toEqual(first.json());
+    expect(again.headers["idempotent-replayed"]).toBeUndefined();
+    expect(await k.contactCount()).toBe(0);
+    const fixed = { ...body, audience: { contacts: [{ first_name: "Nemo", email: "nemo@example.com" }] } };
+    const run = await k.call("POST", "/campaigns", fixed, K);
+    expect(run.statusCode, run.body).toBe(201);
     expect(await k.contactCount()).toBe(1);
-    // its key is spent: a corrected campaign takes a new one
-    const other = await k.call(
-      "POST",
-      "/campaigns",
-      { ...body, audience: { contacts: [{ first_name: "Nemo", email: "nemo@example.com" }] } },
-      K,
-    );
-    expect(other.statusCode).toBe(409);
-    expect(other.json().error.param).toBe("Idempotency-Key");
+    expect(await k.records()).toEqual({ [K]: 201 });
+  });
+
+  it("POST /campaigns refused by the SMS meter (402) creates no contact; after an upgrade the same key launches once", async () => {
+    const k = await keyed();
+    const K = "campaign-over-meter";
+    // Business: 2,500 SMS a month, all used
+    await reserveUsage(t.ctx, k.user.id, "smsMessages", 2500);
+    const body = {
+      name: "Texts",
+      channel: "sms",
+      content: { message: "Hi" },
+      include_not_opted_in: true,
+      audience: { contacts: [{ first_name: "Tex", phone: "+14155550188" }] },
+    };
+    const over = await k.call("POST", "/campaigns", body, K);
+    expect(over.statusCode, over.body).toBe(402);
+    expect(await k.contactCount()).toBe(0);
+    expect(await k.records()).toEqual({});
+    await setPlan(t, k.user.id, "enterprise");
+    const run = await k.call("POST", "/campaigns", body, K);
+    expect(run.statusCode, run.body).toBe(201);
+    expect(run.json().queued).toBe(1);
+    expect(await k.contactCount()).toBe(1);
+    const again = await k.call("POST", "/campaigns", body, K);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.json().id).toBe(run.json().id);
+    expect(await k.contactCount()).toBe(1);
   });
 
   it("the same launch without inline contacts (nothing written before its 422) is not kept", async () => {

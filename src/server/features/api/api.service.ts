@@ -459,10 +459,9 @@ function keepLeaseAlive(
  *   rolls back; so a client that upgrades may retry with the same key and get the real result.
  *   Except `afterChanges`: a 4xx raised after changes were committed is stored, as Stripe stores the
  *   result of an endpoint that began executing: a retry must not make those changes again (a new
- *   request takes a new key). The one such refusal today is a campaign launch (POST /campaigns) with
- *   inline contacts: they are found or created before its plan (402) and audience (404, 422) checks,
- *   and a contact without a usable email or phone is created anew on every run
- *   (campaigns.service createAndLaunchCampaign).
+ *   request takes a new key). No route refuses so today: a campaign launch (POST /campaigns) with
+ *   inline contacts creates them in the launch's one transaction, which its plan (402) and audience
+ *   (404, 422) refusals roll back (campaigns.service createAndLaunchCampaign).
  * - 5xx: not stored, the rule this API had before (Stripe's API v1 replays a 500 too; its API v2,
  *   like this one, lets a retry complete failed work instead): a 5xx ends work that did not finish,
  *   mostly a failure that rolled its transaction back or a vendor that failed (a lead search's 502

@@ -1,6 +1,7 @@
 import Papa from "papaparse";
 import type { AppContext } from "../../context";
 import { isConstraintViolation } from "../../db/errors";
+import { openTransactionDb } from "../../db/reserved";
 import { retryOnRace } from "../../db/retry";
 import type {
   Campaign,
@@ -10,6 +11,7 @@ import type {
   Workspace,
   WorkspaceRole,
 } from "../../db/schema";
+import type { JobClient } from "../../jobs/client";
 import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
 import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
@@ -293,11 +295,13 @@ async function repeatAnswer(
  * and reservation included, rolls back) starts the launch over, up to LAUNCH_ATTEMPTS times, so it
  * goes to the contacts still there instead of failing with a 500.
  *
- * Inline recipients (`recipients.csv`) become contacts (found or created, committed at once) before
- * the audience, plan and launch checks: an error thrown after that step is marked
- * (lib/errors markRaisedAfterChanges), so the public API keeps such a refusal (4xx) under its
- * Idempotency-Key instead of letting a retry run the launch, and create those contacts, again
- * (api.service keepsIdempotentAnswer).
+ * Inline recipients (`recipients.csv`) become contacts (found or created) before the audience, plan
+ * and launch checks, in the launch's one transaction (inlineRowsTransaction): a launch refused after
+ * that step (402 of the meter, 422 nobody to send to) rolls those contacts back with everything else,
+ * so a refused launch writes nothing (no contact, campaign or usage) and a retry, e.g. after an
+ * upgrade, with the same launch token or Idempotency-Key runs it anew (api.service
+ * keepsIdempotentAnswer: the refusal is not kept). Only an error thrown after that transaction
+ * committed is marked (lib/errors markRaisedAfterChanges).
  */
 export async function createAndLaunchCampaign(
   ctx: Ctx,
@@ -318,6 +322,59 @@ export async function createAndLaunchCampaign(
   }
 }
 
+/**
+ * Runs `launch` (a launch with inline rows) in one transaction on a connection reserved from the pool
+ * (db/reserved openTransactionDb: every `ctx.db` statement of the launch runs in it, and its own
+ * `db.transaction(fn)` calls, the contact inserts' and the launch transaction's, become savepoints of
+ * it), so the contacts made of the rows, the campaign, its recipients, the meter reservation and their
+ * webhook events commit together: a refusal thrown anywhere in it (402 of the plan's meter or
+ * contact limit, 422, 404) rolls all of it back and the launch has written nothing. Jobs the launch
+ * sends (`ctx.jobs`: webhook deliveries, the contacts' statistics refresh, the campaign's send,
+ * fan-out and watchdog jobs, the usage warning) are held and sent after the commit, in order, and
+ * dropped on a rollback, so no job runs before what it reads is committed. `progress.contactsWritten`
+ * is set once the commit is done. The contact-creation lock (crm lockContactCreation, taken on a plan
+ * with a contact limit or for phone-only rows) is then held until the launch commits: other contact
+ * creations of the workspace wait for the launch, and count its contacts.
+ * `ctx.sql` stays the pool: the launch path reads and writes only through `ctx.db`.
+ * @throws whatever `launch` throws (after the rollback); Error when the database answered the COMMIT
+ *   with a rollback (a statement failed inside and its error was caught by a callee).
+ */
+async function inlineRowsTransaction<T>(
+  ctx: Ctx,
+  progress: { contactsWritten: boolean },
+  launch: (tctx: Ctx) => Promise<T>,
+): Promise<T> {
+  const held: (() => Promise<unknown>)[] = [];
+  const jobs: JobClient = {
+    send: async (job, data, options) => {
+      held.push(() => ctx.jobs.send(job, data, options));
+      return null;
+    },
+    sendMany: async (job, items) => {
+      held.push(() => ctx.jobs.sendMany(job, items));
+    },
+  };
+  const conn = await ctx.sql.reserve();
+  let result: T;
+  try {
+    await conn.unsafe("begin");
+    try {
+      result = await launch({ ...ctx, db: openTransactionDb(conn), jobs });
+      const done = await conn.unsafe("commit");
+      if (done.command !== "COMMIT")
+        throw new Error("The campaign launch was rolled back by the database; nothing of it was written");
+    } catch (e) {
+      await conn.unsafe("rollback").catch(() => {});
+      throw e;
+    }
+  } finally {
+    conn.release();
+  }
+  progress.contactsWritten = true;
+  for (const send of held) await send();
+  return result;
+}
+
 /** How many times createAndLaunchCampaign runs a launch whose audience lost a contact meanwhile. */
 const LAUNCH_ATTEMPTS = 3;
 
@@ -336,8 +393,17 @@ async function launchOnce(
   opts: { repeatRequest?: unknown; ctaUrl?: string },
   /** set once the inline recipients' contacts were found or created (committed) */
   progress: { contactsWritten: boolean },
+  /** true when run inside inlineRowsTransaction (the launch's one transaction for inline rows) */
+  inTransaction = false,
 ): Promise<LaunchResult> {
   const input = parseInput(createCampaignInput, raw);
+  // inline rows become contacts: those contacts, the campaign, its recipients and its plan reservation
+  // commit together or not at all, so a launch refused after they were matched (402 of the plan's
+  // meter, 422 nobody to send to) leaves no contact behind
+  if (!inTransaction && input.recipients.csv?.some((r) => r.email || r.phone || r.mobile))
+    return inlineRowsTransaction(ctx, progress, (tctx) =>
+      launchOnce(tctx, workspaceId, raw, createdBy, workspace, opts, progress, true),
+    );
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
   // a repeat of a launch that already made its campaign (finding 7): answer it, create nothing
@@ -368,10 +434,11 @@ async function launchOnce(
   let noAddressRows = 0;
   if (csv.length) {
     const country = await phoneCountryOf(ctx, workspaceId);
+    // in the launch's transaction (inlineRowsTransaction): the plan's contact limit counts these new
+    // contacts before they are written (crm withinContactLimit), and they are undone with a refusal
     const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow), {
       skipUnaddressable: true,
     });
-    progress.contactsWritten = true;
     created.forEach((id, i) => {
       // a row with neither a valid email nor phone: no contact, the row counted (NO_VALID_ADDRESS)
       if (id === null) {

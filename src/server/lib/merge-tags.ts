@@ -56,6 +56,11 @@ function camel(key: string) {
   return key.replace(/_([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 }
 
+/** `jobTitle` -> `job_title`: a camelCase tag read from a snake_case source (a contact's JSON). */
+function snake(key: string) {
+  return key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
 function str(v: unknown): string {
   if (v === null || v === undefined) return "";
   if (v instanceof Date) return v.toISOString();
@@ -73,8 +78,9 @@ function own<T>(obj: Record<string, T> | null | undefined, key: string): T | und
 
 /**
  * The value of one merge field for `contact` ("" when missing): a contact field (snake_case or
- * camelCase) or else a custom field (names compared case-insensitively). Only the contact's own
- * properties are read, never inherited ones (Object.prototype's `constructor`, `valueOf`, ...).
+ * camelCase, whichever case `contact` uses: a contact row or its JSON) or else a custom field (names
+ * compared case-insensitively). Only the contact's own properties are read, never inherited ones
+ * (Object.prototype's `constructor`, `valueOf`, ...).
  */
 export function mergeValue(contact: MergeContact, field: string): string {
   const key = field.toLowerCase();
@@ -83,7 +89,8 @@ export function mergeValue(contact: MergeContact, field: string): string {
       own(contact, k) ??
         own(contact, camel(k)) ??
         own(contact, k.toLowerCase()) ??
-        own(contact, camel(k.toLowerCase())),
+        own(contact, camel(k.toLowerCase())) ??
+        own(contact, snake(k)),
     );
   if (key === "name" || key === "full_name") {
     const full = [get("first_name"), get("last_name")].filter(Boolean).join(" ");

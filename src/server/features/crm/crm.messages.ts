@@ -1,6 +1,7 @@
 import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
 import { AppError } from "../../lib/errors";
+import { mergeFor } from "../../lib/merge-tags";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
 import { assertCanSend } from "../auth/auth.service";
@@ -18,6 +19,7 @@ import {
 import { quietHoursRefusal } from "../compliance/quiet-hours";
 import { firstTextBody } from "../compliance/sms-keywords";
 import { getSenderProfile } from "../workspaces/workspaces.service";
+import { toContactJson } from "./crm.contact-json";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
 import { selectContactsReachedAt, selectTextedNumbers } from "./crm.queries";
@@ -33,9 +35,31 @@ function providerFailure(e: unknown, what: string): never {
 }
 
 /**
+ * `template` (a subject, message or call script as typed on the contact page) with its merge tags
+ * filled in for the contact `c`: the campaigns' syntax and renderer (lib/merge-tags mergeFor:
+ * `{{first_name|there}}`, `{{name}}`, `{{company}}`, `{{email}}`, `{{phone}}`, any contact field or
+ * custom field, `{{my_business}}` = `myBusiness`, the workspace's sender name; the spec's `{name}` and
+ * `[company]` too). The fields are read from the contact's JSON (crm.contact-json toContactJson, what
+ * tRPC `crm.get` gives the page), so the dialogs' preview (merge-tags renderPreview of that same JSON)
+ * is exactly the text sent. A tag the contact has no value for renders its fallback, else its default
+ * one (name/first_name "there", company "your company"), else nothing: as in a campaign, which never
+ * refuses a tag (a custom field one contact lacks is a tag another has). Returns the filled text, trimmed.
+ * @throws AppError BAD_REQUEST `whenEmpty` when nothing is left once the tags are filled in (e.g. a
+ *   subject of only `{{city}}` for a contact without a city).
+ */
+function fillContactMergeTags(template: string, c: Contact, myBusiness: string, whenEmpty: string): string {
+  const filled = mergeFor(template, toContactJson(c), myBusiness).trim();
+  if (!filled) throw new AppError("BAD_REQUEST", whenEmpty);
+  return filled;
+}
+
+/**
  * POST /api/contacts/{id}/send-email {subject, body}: sends through the email provider, never to a
- * suppressed address (compliance suppression list) or a contact who opted out of email.
- * Records an email_sent activity. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
+ * suppressed address (compliance suppression list) or a contact who opted out of email. The subject
+ * and body have their merge tags filled in for the contact (fillContactMergeTags; the subject's line
+ * breaks become spaces, as a campaign's). Records an email_sent activity with the subject as sent.
+ * @throws BAD_REQUEST (also a subject or body empty once filled in), NOT_FOUND, UNPROCESSABLE,
+ *   BAD_GATEWAY.
  */
 export async function sendEmailToContact(
   ctx: Ctx,
@@ -55,14 +79,28 @@ export async function sendEmailToContact(
       "This email address is on your suppression list and cannot be emailed",
     );
   if (!c.emailOptIn) throw new AppError("UNPROCESSABLE", "This contact has opted out of email");
+  // merge tags filled in for this contact ({{my_business}}: the workspace's sender name)
+  const business = (await getSenderProfile(ctx, workspaceId)).businessName;
+  const subject = fillContactMergeTags(
+    m.subject,
+    c,
+    business,
+    "The subject is empty once its merge tags are filled in for this contact",
+  ).replace(/[\r\n]+/g, " ");
+  const text = fillContactMergeTags(
+    m.body,
+    c,
+    business,
+    "The message is empty once its merge tags are filled in for this contact",
+  );
   // counts against the plan's monthly emails (issue 12); given back if the provider refuses it
   const reservation = await reserveUsage(ctx, workspaceId, "emails", 1);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.email.send({
       to: c.email,
-      subject: m.subject,
-      text: m.body,
+      subject,
+      text,
       workspaceId,
       stream: "transactional",
       metadata: { contact_id: String(c.id) },
@@ -76,7 +114,7 @@ export async function sendEmailToContact(
       workspaceId,
       contactId: c.id,
       activityType: "email_sent",
-      metadata: { subject: m.subject, provider_message_id: result.providerMessageId },
+      metadata: { subject, provider_message_id: result.providerMessageId },
     },
   ]);
   return { message_id: result.providerMessageId };
@@ -149,7 +187,10 @@ async function reserveInsideQuietHours(
  * unless the message names the business, and gets "Reply STOP to opt out" on a new line unless it
  * already says how to opt out (compliance firstTextBody; CTIA Messaging Principles: the first message
  * identifies the sender and gives opt-out instructions; every workspace texts from one number). Opt-in is confirmed in the client (spec), not enforced
- * here. Records sms_sent. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
+ * here. The message's merge tags are filled in for the contact first (fillContactMergeTags; the
+ * 160 characters are the message as typed, the filled text may be longer and go as more segments).
+ * Records sms_sent with the filled message. @throws BAD_REQUEST (also a message empty once filled
+ * in), NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
   ctx: Ctx,
@@ -167,11 +208,17 @@ export async function sendSmsToContact(
   // or it is outside the contact's quiet hours
   // the business a first text names (read before the plan's unit is reserved)
   const sender = await getSenderProfile(ctx, workspaceId);
+  const message = fillContactMergeTags(
+    m.message,
+    c,
+    sender.businessName,
+    "The message is empty once its merge tags are filled in for this contact",
+  );
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
   // the workspace's first text to this number names the business and says how to opt out (CTIA),
   // like a campaign's first
   const texted = await selectTextedNumbers(ctx.db, workspaceId, [to]);
-  const body = texted.has(to) ? m.message : firstTextBody(m.message, sender.businessName);
+  const body = texted.has(to) ? message : firstTextBody(message, sender.businessName);
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({
@@ -193,7 +240,7 @@ export async function sendSmsToContact(
       workspaceId,
       contactId: c.id,
       activityType: "sms_sent",
-      metadata: { message: m.message, to, provider_message_id: result.providerMessageId },
+      metadata: { message, to, provider_message_id: result.providerMessageId },
     },
   ]);
   return { message_id: result.providerMessageId };
@@ -205,8 +252,9 @@ export async function sendSmsToContact(
  * STOP) nor outside the contact's quiet hours (reserveInsideQuietHours). The call names the business
  * first (the workspace's sender name, else its name), offers the keypress opt-out and ends with the
  * callback number (the voice provider's, TWILIO_FROM_NUMBER): compliance callNotice / callOptOutOffer,
- * 47 CFR 64.1200(b). Records call_made. @throws BAD_REQUEST, NOT_FOUND, UNPROCESSABLE,
- * BAD_GATEWAY.
+ * 47 CFR 64.1200(b). The script's merge tags are filled in for the contact (fillContactMergeTags).
+ * Records call_made with the filled script. @throws BAD_REQUEST (also a script empty once filled in),
+ * NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function makeCallToContact(
   ctx: Ctx,
@@ -224,12 +272,18 @@ export async function makeCallToContact(
   // the business the call names and the number it gives (read before the plan's unit is reserved)
   const sender = await getSenderProfile(ctx, workspaceId);
   const notice = callNotice(sender.businessName, ctx.providers.voice.callbackNumber);
+  const script = fillContactMergeTags(
+    m.script,
+    c,
+    sender.businessName,
+    "The call script is empty once its merge tags are filled in for this contact",
+  );
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "voiceCalls");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.voice.call({
       to,
-      script: m.script,
+      script,
       workspaceId,
       metadata: { contact_id: c.id },
       // the business's name, "press 9 to stop calls from us" and the callback number (47 CFR
@@ -249,7 +303,7 @@ export async function makeCallToContact(
       workspaceId,
       contactId: c.id,
       activityType: "call_made",
-      metadata: { script: m.script, to, provider_message_id: result.providerMessageId },
+      metadata: { script, to, provider_message_id: result.providerMessageId },
     },
   ]);
   return { call_id: result.providerMessageId };

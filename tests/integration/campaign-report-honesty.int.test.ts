@@ -233,6 +233,9 @@ describe("report figures", () => {
       optedOut: 0,
       answered: 0,
       voicemail: 0,
+      noAnswer: 0,
+      busy: 0,
+      talkSeconds: 0,
     });
     // the figures agree with the timeline, which counts the same timestamps
     const sum = (k: string) => report.timeline.reduce((n: number, b: Record<string, number>) => n + b[k], 0);
@@ -285,20 +288,34 @@ describe("call campaign report", () => {
     const id = launched.campaign.id;
     const rows = await rowsOf(id);
     expect(rows.map((r) => r.status)).toEqual(phones.map(() => "sent"));
-    const call = (r: Row, CallStatus: string, AnsweredBy?: string) =>
+    const call = (r: Row, CallStatus: string, AnsweredBy?: string, CallDuration = "12") =>
       twilioStatus({
         CallSid: r.providerMessageId as string,
         CallStatus,
         To: r.address,
-        CallDuration: "12",
+        CallDuration,
         ...(AnsweredBy ? { AnsweredBy } : {}),
       });
     const [h, m, b, n] = rows as [Row, Row, Row, Row];
-    expect((await call(h, "completed", "human")).json().result).toBe("applied");
-    expect((await call(m, "completed", "machine_end_beep")).json().result).toBe("applied");
-    expect((await call(b, "busy")).json().result).toBe("applied");
-    expect((await call(n, "no-answer")).json().result).toBe("applied");
+    expect((await call(h, "completed", "human", "95")).json().result).toBe("applied");
+    expect((await call(m, "completed", "machine_end_beep", "21")).json().result).toBe("applied");
+    expect((await call(b, "busy", undefined, "0")).json().result).toBe("applied");
+    expect((await call(n, "no-answer", undefined, "0")).json().result).toBe("applied");
+    // a repeated completed callback does not count its call twice
+    await call(h, "completed", "human", "95");
     const report = (await u.client.get(`/api/campaigns/${id}`)).json();
-    expect(report.figures).toMatchObject({ sent: 4, delivered: 2, answered: 1, voicemail: 1, failed: 2 });
+    // the phone outcomes the call report shows instead of opens and clicks: who answered, no answer,
+    // busy, and the completed calls' talk time (Twilio CallDuration, seconds)
+    expect(report.figures).toMatchObject({
+      sent: 4,
+      delivered: 2,
+      answered: 1,
+      voicemail: 1,
+      failed: 2,
+      noAnswer: 1,
+      busy: 1,
+      talkSeconds: 116,
+    });
+    expect(report.timeline.length).toBeGreaterThan(0);
   });
 });

@@ -224,6 +224,17 @@ export const campaignRecipients = pgTable(
      * machine_end_silence, machine_end_other, fax, unknown); null when not known
      */
     answeredBy: text(),
+    /**
+     * when the recipient opted out from this campaign's message (unsubscribe link, STOP reply, spam
+     * complaint, a key pressed during the call): set once and never cleared, so a START or a Postmark
+     * reactivation (which clear `reason` 'unsubscribed') leaves the campaign's report as it happened
+     * (migration 0063)
+     */
+    optedOutAt: timestamp({ withTimezone: true }),
+    /** the text of the latest SMS reply the recipient sent (attacker text: escape it), null without one */
+    replyText: text(),
+    /** a completed call's length in seconds (Twilio CallDuration), null when not a completed call */
+    callSeconds: integer(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -27,6 +27,7 @@ import {
   selectRecipientsAtAddress,
   selectRecipientsWithStatus,
   updateRecipientIfUnchanged,
+  updateRecipientReplyText,
 } from "./campaigns.queries";
 import { recordLandingCtaClick } from "./campaigns.video.queries";
 
@@ -104,7 +105,7 @@ type Change =
 function changeFor(
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string; answeredBy?: string },
+  opts: { reason?: string; answeredBy?: string; callSeconds?: number; replyText?: string },
   now: Date,
 ): Change {
   const set: Partial<typeof campaignRecipients.$inferInsert> = { updatedAt: now };
@@ -136,6 +137,8 @@ function changeFor(
     // already opted out this way (a second click on the page, a STOP after the unsubscribe link)
     if (r.reason === reason) return { kind: "none" };
     set.reason = reason;
+    // the campaign's record of the opt-out: a START clears `reason` (clearRecipientOptOut), never this
+    if (!r.optedOutAt) set.optedOutAt = now;
     return { kind: "set", set };
   }
   const ts = {
@@ -155,6 +158,11 @@ function changeFor(
   // a completed call: who answered it (a person or a machine), once
   if (event === "delivered" && opts.answeredBy && !r.answeredBy)
     set.answeredBy = opts.answeredBy.slice(0, 40);
+  // and how long it lasted (Twilio CallDuration), once
+  if (event === "delivered" && opts.callSeconds !== undefined && r.callSeconds === null)
+    set.callSeconds = opts.callSeconds;
+  // the reply's text (the latest reply's: a repeat reply writes it in applyRecipientEvent)
+  if (event === "replied" && opts.replyText !== undefined) set.replyText = opts.replyText;
   if (failedNow) {
     // an open, click or reply after a failure proves the message arrived: the failure was wrong
     // (or stale), so the recipient is engaged, not failed; an opt-out mark in reason stays
@@ -192,7 +200,13 @@ export async function applyRecipientEvent(
   ctx: EventCtx,
   r: CampaignRecipient,
   event: RecipientEvent,
-  opts: { reason?: string; answeredBy?: string; metadata?: Record<string, unknown> } = {},
+  opts: {
+    reason?: string;
+    answeredBy?: string;
+    callSeconds?: number;
+    replyText?: string;
+    metadata?: Record<string, unknown>;
+  } = {},
 ): Promise<boolean> {
   const { db } = ctx;
   // a click on an email's link proves it was opened (images blocked, or an open pixel a privacy proxy
@@ -210,6 +224,9 @@ export async function applyRecipientEvent(
     if (change.kind === "repeat") {
       // an open inferred from a click that another request already recorded: nothing to add
       if (opts.metadata?.inferred_from === "click") return false;
+      // a second reply: the row keeps the latest reply's text (the report's recipients table)
+      if (event === "replied" && opts.replyText !== undefined)
+        await updateRecipientReplyText(db, seen.id, opts.replyText);
       // a repeat open/click: timeline only
       const type = activityFor(seen, event);
       // (a deleted contact's recipient has no timeline left to add to)
@@ -483,6 +500,7 @@ export async function simulateEngagement(deps: EventCtx, campaignId: number): Pr
         await applyRecipientEvent(deps, fresh, "clicked", { metadata: { simulated: true } });
       else if (b >= 95)
         await applyRecipientEvent(deps, fresh, "replied", {
+          replyText: "Thanks!",
           metadata: { simulated: true, body: "Thanks!" },
         });
     }

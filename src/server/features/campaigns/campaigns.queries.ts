@@ -600,6 +600,17 @@ export async function updateRecipientIfUnchanged(
   return rows.length > 0;
 }
 
+/**
+ * Sets the text of recipient `id`'s latest SMS reply (`text`, as the person sent it, up to 1,600
+ * characters): a second reply to a campaign's message replaces the first in the report.
+ */
+export async function updateRecipientReplyText(db: DbOrTx, id: number, text: string): Promise<void> {
+  await db
+    .update(campaignRecipients)
+    .set({ replyText: text, updatedAt: new Date() })
+    .where(eq(campaignRecipients.id, id));
+}
+
 /** One recipient by id (any workspace: event handlers re-read a row another writer changed), or undefined. */
 export async function selectRecipientById(db: DbOrTx, id: number): Promise<CampaignRecipient | undefined> {
   const [r] = await db.select().from(campaignRecipients).where(eq(campaignRecipients.id, id));
@@ -704,11 +715,19 @@ export async function deleteWebhookEventKey(db: DbOrTx, provider: string, eventK
  * A campaign's report figures, each counted from the recipients' own rows: sent = handed to the
  * provider (sent_at set, whatever happened after), delivered / clicked / replied = their timestamp
  * set, opened = opened or clicked (a click implies the message was opened), bounced / failed /
- * cancelled / pending (queued or sending) = current status, softBounced = failed by a soft bounce
- * (reason 'soft bounce ...', campaigns.events SOFT_BOUNCE), optedOut = marked unsubscribed or spam
- * complaint, answered / voicemail = completed calls a person / an answering machine picked up
- * (answered_by), and skipped rows per reason; `segments`: the SMS segments handed to the provider, of
- * every attempt (segments_sent), so a resent message's first attempt still counts.
+ * skipped rows per reason = current status, softBounced = failed by a soft bounce (reason 'soft
+ * bounce ...', campaigns.events SOFT_BOUNCE), answered / voicemail = completed calls a person / an
+ * answering machine picked up (answered_by), noAnswer / busy = calls failed with Twilio's CallStatus
+ * 'no-answer' / 'busy' (their reason; both are in `failed` too), talkSeconds = the seconds of the
+ * completed calls (call_seconds, Twilio CallDuration; machine-answered calls included), and
+ * `segments`: the SMS segments handed to the provider, of every attempt (segments_sent), so a resent
+ * message's first attempt still counts.
+ * optedOut = recipients who opted out from this campaign (opted_out_at: the unsubscribe link, a STOP
+ * reply, a spam complaint, a key pressed during the call), kept when a later START re-subscribes the
+ * number, so a past campaign's report keeps its opt-outs. A recipient not sent to yet is counted once:
+ * one who opted out while waiting (quiet hours, a schedule) is opted out, not pending or cancelled;
+ * once the send skips them for it, skipped (with the skip's reason), not opted out. So pending,
+ * cancelled, skipped and optedOut never share a recipient.
  */
 export async function selectReportFigures(pg: Sql, campaignId: number) {
   const [[f], skipped] = await Promise.all([
@@ -727,6 +746,9 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         optedOut: number;
         answered: number;
         voicemail: number;
+        noAnswer: number;
+        busy: number;
+        talkSeconds: number;
         segments: number | null;
       }[]
     >`
@@ -738,11 +760,14 @@ export async function selectReportFigures(pg: Sql, campaignId: number) {
         count(*) filter (where status = 'bounced')::int as bounced,
         count(*) filter (where status = 'failed')::int as failed,
         count(*) filter (where status = 'failed' and reason like 'soft bounce%')::int as "softBounced",
-        count(*) filter (where status = 'cancelled')::int as cancelled,
-        count(*) filter (where status in ('queued', 'sending'))::int as pending,
-        count(*) filter (where reason in ('unsubscribed', 'spam complaint'))::int as "optedOut",
+        count(*) filter (where status = 'cancelled' and opted_out_at is null)::int as cancelled,
+        count(*) filter (where status in ('queued', 'sending') and opted_out_at is null)::int as pending,
+        count(*) filter (where opted_out_at is not null and status <> 'skipped')::int as "optedOut",
         count(*) filter (where delivered_at is not null and answered_by = 'human')::int as answered,
         count(*) filter (where delivered_at is not null and answered_by like 'machine%')::int as voicemail,
+        count(*) filter (where status = 'failed' and reason = 'no-answer')::int as "noAnswer",
+        count(*) filter (where status = 'failed' and reason = 'busy')::int as busy,
+        coalesce(sum(call_seconds) filter (where delivered_at is not null), 0)::int as "talkSeconds",
         sum(segments_sent)::int as segments
       from campaign_recipients where campaign_id = ${campaignId}`,
     pg<{ reason: string | null; n: number }[]>`

@@ -31,6 +31,7 @@ import {
 } from "./campaigns.events";
 import {
   campaignIdInput,
+  campaignReportQuery,
   createCampaignInput,
   emailLaunchInput,
   smsLaunchInput,
@@ -85,7 +86,12 @@ async function optOutScope(ctx: AppContext, r: { workspaceId: string; channel: C
   return `${OPTED_OUT_OF[deliveryKind(r.channel)]} from <strong>${escapeHtml(sender.businessName)}</strong>`;
 }
 
-/** REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe / click pages. */
+/**
+ * REST adapters of the campaigns feature (spec section 7), vendor webhooks, and the public unsubscribe /
+ * click pages. GET /api/campaigns/{id} (the report) takes one optional query parameter, `tz`: the IANA
+ * time zone (e.g. `America/New_York`) its `timeline` buckets are cut in, UTC by default; an unknown
+ * zone is a 400 with a sentence.
+ */
 export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   // --- spec section 7 ---
   app.post("/api/campaigns/email/test", async (req) => {
@@ -197,10 +203,19 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     success: true,
     campaigns: await svc.listCampaigns(ctx, requireTenant(req).workspaceId),
   }));
+  // the campaign's report (campaigns.service getCampaignReport): `?tz=Asia/Kolkata` cuts the
+  // timeline's hour and day buckets in that IANA zone, as the app's report does in the viewer's (tRPC
+  // `timeZone`); UTC without it, and the answer's `timeZone` names the zone used. A zone Intl does not
+  // know ("+05:30", "Mars/Base", an empty or repeated `tz`) or any other query parameter is a 400
+  // with a sentence naming it (campaignReportQuery).
   app.get("/api/campaigns/:id", async (req) => {
     const tenant = requireTenant(req);
     const { id } = parseInput(campaignIdInput, req.params);
-    return { success: true, ...(await svc.getCampaignReport(ctx, tenant.workspaceId, id, tenant.role)) };
+    const { tz } = parseInput(campaignReportQuery, req.query ?? {});
+    return {
+      success: true,
+      ...(await svc.getCampaignReport(ctx, tenant.workspaceId, id, tenant.role, tz)),
+    };
   });
   app.get("/api/campaigns/:id/recipients", async (req) => {
     const tenant = requireTenant(req);

@@ -246,21 +246,36 @@ const campaignId = queryInt(
 export const campaignIdInput = z.object({ id: campaignId });
 
 /**
+ * A report timeline's IANA time zone (`name`: the field as the caller knows it, `timeZone` over tRPC,
+ * the query parameter `tz` in REST): a name this runtime's Intl knows (isTimeZone) and of the IANA form;
+ * an offset such as "+05:30", "Mars/Base" or an empty value is refused with a sentence naming it.
+ */
+function reportTimeZone(name: string) {
+  const rule = `${name} must be a time zone name such as Asia/Kolkata (IANA time zone database)`;
+  return z
+    .string({ error: rule })
+    .max(64, rule)
+    .refine((s) => /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(s) && isTimeZone(s), rule);
+}
+
+/**
  * A campaign report's input (tRPC `campaigns.report`): the campaign id and, optionally, the viewer's
  * IANA time zone (`Intl.DateTimeFormat().resolvedOptions().timeZone`), in which the activity timeline
  * cuts its hour and day buckets (a half-hour zone's hours start at :00 there, a day at its midnight).
  * A name that is not an IANA zone this runtime knows (an offset such as "+05:30", "Mars/Base") is refused.
  */
 export const campaignReportInput = campaignIdInput.extend({
-  timeZone: z
-    .string()
-    .max(64)
-    .refine(
-      (s) => /^[A-Za-z][A-Za-z0-9_+-]*(?:\/[A-Za-z0-9_+-]+)*$/.test(s) && isTimeZone(s),
-      "timeZone must be a time zone name such as Asia/Kolkata (IANA time zone database)",
-    )
-    .optional(),
+  timeZone: reportTimeZone("timeZone").optional(),
 });
+
+/**
+ * The query string of REST GET /api/campaigns/:id (closed: any other parameter is a 400 naming it):
+ * `tz`, optionally, the IANA time zone the timeline's buckets are cut in, as tRPC's `timeZone`
+ * (UTC without it); a repeated or unknown zone is a 400 with a sentence.
+ */
+export const campaignReportQuery = z
+  .object({ tz: reportTimeZone("The query parameter tz").optional() })
+  .strict();
 
 /**
  * A campaign's recipients page: tRPC, REST GET /api/campaigns/:id/recipients (its query string's

@@ -799,15 +799,33 @@ export interface ReportFigures {
    * that made no recipient ends with "(no recipient made, not in the recipients CSV)"
    */
   skippedReasons: { reason: string; count: number }[];
+  /** cancelled before they were sent (not one who opted out meanwhile: that one is in `optedOut`) */
   cancelled: number;
-  /** queued or sending (including retries waiting for their time) */
+  /**
+   * queued or sending (including retries and quiet-hours deferrals waiting for their time), less those
+   * who opted out while waiting (in `optedOut`: each recipient is counted once)
+   */
   pending: number;
-  /** recipients who unsubscribed or complained (from this campaign's messages) */
+  /**
+   * recipients who opted out from this campaign (unsubscribe link, STOP reply, spam complaint, a key
+   * pressed during the call; campaign_recipients.opted_out_at), kept when they re-subscribe later (a
+   * START), so a past campaign's report keeps what happened in it. One the send then skipped for the
+   * opt-out is in `skipped` instead.
+   */
   optedOut: number;
   /** calls: completed calls a person answered (Twilio AnsweredBy human) */
   answered: number;
   /** calls: completed calls an answering machine or voicemail picked up (AnsweredBy machine_*) */
   voicemail: number;
+  /** calls: not answered (Twilio CallStatus no-answer); also in `failed` */
+  noAnswer: number;
+  /** calls: the line was busy (Twilio CallStatus busy); also in `failed` */
+  busy: number;
+  /**
+   * calls: seconds of the completed calls (Twilio CallDuration, summed; calls a machine answered
+   * included); 0 for other channels
+   */
+  talkSeconds: number;
 }
 
 /**
@@ -855,7 +873,11 @@ export async function getCampaignReport(
   };
 }
 
-/** One page of a campaign's recipients with contact names, optionally one status. @throws NOT_FOUND */
+/**
+ * One page of a campaign's recipients with contact names, optionally one status; each with its
+ * event times, its latest SMS reply's text (`replyText`, attacker text: escape it) and when it opted
+ * out from this campaign (`optedOutAt`, kept after a later START). @throws NOT_FOUND
+ */
 export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: string, raw: unknown) {
   const q = parseInput(recipientsQuery, raw);
   const c = await ownCampaign(ctx, workspaceId, q.id);
@@ -893,6 +915,11 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
         deliveredAt: r.deliveredAt,
         openedAt: r.openedAt,
         clickedAt: r.clickedAt,
+        repliedAt: r.repliedAt,
+        /** the latest SMS reply's text, as the person sent it (escape it), or null */
+        replyText: r.replyText,
+        /** when they opted out from this campaign (kept after a later START), or null */
+        optedOutAt: r.optedOutAt,
         notBefore: r.notBefore,
       };
     }),

@@ -168,8 +168,11 @@ async function applyTwilioStatus(
   }
   if (status === "completed") {
     const by = params.AnsweredBy ? { answeredBy: params.AnsweredBy } : {};
+    // the call's length in whole seconds (Twilio CallDuration), kept for the report's talk time
+    const seconds = /^\d{1,7}$/.test(params.CallDuration ?? "") ? Number(params.CallDuration) : undefined;
     return (await applyRecipientEvent(ctx, r, "delivered", {
       answeredBy: params.AnsweredBy || undefined,
+      callSeconds: seconds,
       metadata: { ...by, duration: params.CallDuration },
     }))
       ? "applied"
@@ -422,7 +425,11 @@ async function applyTwilioInbound(
     return helpReply(profile?.businessName ?? null, profile ? profile.phone || profile.email || null : null);
   }
   const latest = recipients.find((r) => r.sentAt);
-  if (latest) await applyRecipientEvent(ctx, latest, "replied", { metadata: { body: body.slice(0, 1600) } });
+  if (latest)
+    await applyRecipientEvent(ctx, latest, "replied", {
+      replyText: body.slice(0, 1600),
+      metadata: { body: body.slice(0, 1600) },
+    });
   return null;
 }
 

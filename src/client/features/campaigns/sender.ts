@@ -4,8 +4,7 @@ import { useTRPC } from "@/client/trpc";
 /**
  * Who campaigns come from (tRPC `campaigns.sender`): `myBusiness` is what `{{my_business}}` renders
  * to and what leads a first text ("<business>: "), `from` the exact From header of campaign emails.
- * Its own module, so screens that only need the sender (the contact page's Send SMS) do not load the
- * merge-tag field.
+ * Its own module, so screens that only need the sender do not load the merge-tag field.
  */
 export function useSender() {
   const trpc = useTRPC();

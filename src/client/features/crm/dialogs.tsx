@@ -13,9 +13,9 @@ import {
 } from "@/client/components/ui/dialog";
 import { FormField } from "@/client/components/ui/form-field";
 import { Input } from "@/client/components/ui/input";
-import { Textarea } from "@/client/components/ui/textarea";
 import { planRefusalOf } from "@/client/features/billing/plan-refusal";
 import { type LaunchError, LaunchErrorBanner } from "@/client/features/campaigns/launch-error";
+import { MergeTagTextarea, usePreview } from "@/client/features/campaigns/merge-tag-field";
 import { useSender } from "@/client/features/campaigns/sender";
 import { errorMessage } from "@/client/lib/errors";
 import { rescueFocusWhenGone, useFocusBackWhenIdle, useOpenerRef } from "@/client/lib/focus-rescue";
@@ -273,25 +273,69 @@ export function useTags(): Tag[] {
 }
 
 /**
- * The Send SMS dialog's counter: characters of the message as typed (at most 160) and, when a first
- * text to the number would be longer (the server leads it with "<business>: " and ends it with
- * "Reply STOP to opt out": compliance firstTextBody, crm.messages), the segments it would be sent as.
- * The business is the server's (useSender: tRPC campaigns.sender), as the SMS builder's counter shows it.
+ * The Send SMS dialog's counter: characters of the message as typed (at most 160) and, when the text
+ * sent would be longer than one segment more than the typed one (its merge tags filled in, `filled`,
+ * and on a first text to the number led by "<business>: " and ended with "Reply STOP to opt out":
+ * compliance firstTextBody, crm.messages), the segments it would be sent as. The business is the
+ * server's (useSender: tRPC campaigns.sender), as the SMS builder's counter shows it.
  */
-function SmsDialogCounter({ body }: { body: string }) {
+function SmsDialogCounter({ body, filled }: { body: string; filled: string }) {
   const business = useSender().data?.myBusiness;
   const typed = smsSegments(body);
-  const first = business === undefined ? null : smsSegments(firstTextBody(body.trim(), business));
+  const sent = smsSegments(filled);
+  const first = business === undefined ? null : smsSegments(firstTextBody(filled, business));
   return (
     <div className="space-y-1 text-right text-xs">
       <p className={body.length >= 160 ? "text-destructive" : "text-muted-foreground"}>{body.length}/160</p>
-      {first && body.trim() && first.segments > typed.segments && (
+      {first && body.trim() && first.segments > Math.max(typed.segments, sent.segments) ? (
         <p className="text-left font-medium text-amber-800 dark:text-amber-300" data-testid="sms-first-text">
           If this is your first text to them, it starts with &ldquo;{business}: &rdquo; and ends with
           &ldquo;Reply STOP to opt out&rdquo;, so it is sent as {first.segments} segments.
         </p>
+      ) : (
+        sent.segments > typed.segments && (
+          <p className="text-left text-muted-foreground" data-testid="sms-filled-segments">
+            With its merge tags filled in it is sent as {sent.segments} segments.
+          </p>
+        )
       )}
     </div>
+  );
+}
+
+/**
+ * The message as the contact will get it: `subject` (email) and `body` with their merge tags filled in
+ * with the contact's fields (`filled`, merge-tags renderPreview of the contact's JSON: the function and
+ * fields the server's crm.messages fills the sent text with). Shown once there is something typed.
+ */
+function MessagePreview({
+  channel,
+  name,
+  filled,
+}: {
+  channel: Channel;
+  name: string;
+  filled: { subject: string; body: string };
+}) {
+  if (!filled.body && !filled.subject) return null;
+  return (
+    <section
+      aria-label="Preview"
+      data-testid="message-preview"
+      className="space-y-1 rounded-lg border border-border bg-muted/40 p-3 text-sm"
+    >
+      <p className="text-xs font-medium text-muted-foreground">
+        {channel === "call" ? `What ${name} hears` : `What ${name} receives`} (merge tags filled in)
+      </p>
+      {channel === "email" && (
+        <p className="font-medium" data-testid="message-preview-subject">
+          {filled.subject}
+        </p>
+      )}
+      <p className="whitespace-pre-wrap break-words" data-testid="message-preview-body">
+        {filled.body}
+      </p>
+    </section>
   );
 }
 
@@ -348,6 +392,9 @@ export function useSendBlock(
  * with the server's reasons (useSendBlock), since the server would refuse the send. A contact who has
  * not opted in to SMS (calls) is asked about in an in-app confirmation on top of this dialog ('This
  * contact has not opted in to SMS. Send anyway?'): Cancel or Escape sends nothing and keeps the message.
+ * The message box offers the campaigns' merge-tag buttons (MergeTagTextarea) and the dialog previews
+ * the text with its tags filled in for this contact (MessagePreview) before it is sent; the server
+ * fills the same tags the same way (crm.messages).
  */
 export function MessageDialog({
   channel,
@@ -384,6 +431,16 @@ export function MessageDialog({
   const titles = { email: "Send Email", sms: "Send SMS", call: "Call" } as const;
   useClearWhenEdited(setError, [subject, body]);
   const { pending: checking, block } = useSendBlock(channel, contact, open);
+  // the text as sent: merge tags filled in with this contact's fields (crm.messages does the same)
+  const preview = usePreview();
+  const filled = {
+    subject: subject.trim()
+      ? preview(subject, contact)
+          .trim()
+          .replace(/[\r\n]+/g, " ")
+      : "",
+    body: body.trim() ? preview(body, contact).trim() : "",
+  };
 
   async function send() {
     setError(null);
@@ -479,15 +536,16 @@ export function MessageDialog({
                 htmlFor="msg-body"
                 hint={channel === "sms" ? undefined : undefined}
               >
-                <Textarea
+                <MergeTagTextarea
                   id="msg-body"
                   rows={channel === "email" ? 8 : 4}
                   value={body}
                   maxLength={channel === "sms" ? 160 : undefined}
-                  onChange={(e) => setBody(e.target.value)}
+                  onChange={setBody}
                 />
               </FormField>
-              {channel === "sms" && <SmsDialogCounter body={body} />}
+              {channel === "sms" && <SmsDialogCounter body={body} filled={filled.body} />}
+              <MessagePreview channel={channel} name={contactName(contact)} filled={filled} />
               <DialogFooter>
                 <Button variant="outline" onClick={() => onOpenChange(false)}>
                   Cancel

@@ -6,7 +6,7 @@ import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { plural } from "@/client/lib/format";
+import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
 import { type SmsSegmentInfo, sentSmsSegments, smsSegments } from "@/server/features/campaigns/sms-segments";
@@ -24,6 +24,7 @@ import { AudienceStep, PreflightReview, usePreflight } from "./audience-step";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
+import { SmsPlanCount } from "./plan-count";
 import { PlanFeatureNotice } from "./plan-feature-notice";
 import {
   AlreadyLaunchedCard,
@@ -205,19 +206,32 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
           {step === 2 && <AudienceStep need="phone" value={audience} onChange={setAudience} />}
           {step === 3 && (
             <div className="space-y-6">
-              <dl className="grid gap-4 sm:grid-cols-4">
+              {/* the plan's meter counts messages (one per recipient), the carrier bills segments:
+                  the cards and SmsPlanCount keep the two apart */}
+              <dl className="grid gap-4 sm:grid-cols-3 lg:grid-cols-5">
                 {[
-                  ["Campaign name", name],
-                  ["Recipients", preflight.result ? String(recipients) : "..."],
-                  ["Message segments", String(segments)],
-                  ["Total messages", preflight.result ? String(recipients * segments) : "..."],
-                ].map(([k, v]) => (
+                  ["Campaign name", name, null],
+                  ["Recipients", preflight.result ? formatNumber(recipients) : "...", null],
+                  ["Message segments", formatNumber(segments), "per message"],
+                  [
+                    "Total messages",
+                    preflight.result ? formatNumber(recipients) : "...",
+                    "one per recipient, counted by your plan",
+                  ],
+                  [
+                    "Segments billed",
+                    preflight.result ? formatNumber(recipients * segments) : "...",
+                    "by the carrier",
+                  ],
+                ].map(([k, v, note]) => (
                   <div key={k} className="rounded-lg border p-4">
                     <dt className="text-sm text-muted-foreground">{k}</dt>
                     <dd className="text-lg font-semibold break-words">{v}</dd>
+                    {note && <dd className="text-xs text-muted-foreground">{note}</dd>}
                   </div>
                 ))}
               </dl>
+              <SmsPlanCount messages={preflight.result ? recipients : null} segments={segments} />
               <PreflightReview channel="sms" preflight={preflight} consent={consent} onConsent={setConsent} />
             </div>
           )}

@@ -19,6 +19,7 @@ import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
+import { channelKind, figureCards, outcomeLine, timelineLines } from "./report-figures";
 import { sentAtLabel, timelineLabels, viewerTimeZone } from "./report-time";
 import { VideoEngagement } from "./video-engagement";
 
@@ -69,15 +70,53 @@ export function scheduleNote(c: { status: string; scheduledAt: Date | string | n
   return `sends ${at.toLocaleString([], SCHEDULE_FORMAT)}`;
 }
 
+/** The reasons that already say a recipient opted out (campaigns.events: unsubscribed, complained). */
+const OPT_OUT_REASONS = new Set(["unsubscribed", "spam complaint"]);
+
 /**
  * The recipients table's Reason cell: the row's reason (skip, failure, deferral), and for a queued
  * row that waits (`notBefore`: quiet hours, a retry after a provider error) when it will be sent, in
- * the viewer's local time. A deferral always has a reason, so the time must not replace it.
+ * the viewer's local time. A deferral always has a reason, so the time must not replace it. A
+ * recipient who opted out from this campaign (`optedOutAt`) reads "opted out" even when a later START
+ * cleared the reason: the campaign's report keeps what happened in it (a skip names its own cause).
  */
-export function recipientNote(r: Pick<RecipientRow, "status" | "reason" | "notBefore">): string {
+export function recipientNote(
+  r: Pick<RecipientRow, "status" | "reason" | "notBefore"> & Partial<Pick<RecipientRow, "optedOutAt">>,
+): string {
   const waiting =
     r.status === "queued" && r.notBefore ? `waiting until ${new Date(r.notBefore).toLocaleString()}` : "";
-  return [r.reason, waiting].filter(Boolean).join(" · ");
+  const optedOut =
+    r.optedOutAt && r.status !== "skipped" && !OPT_OUT_REASONS.has(r.reason ?? "") ? "opted out" : "";
+  return [r.reason, optedOut, waiting].filter(Boolean).join(" · ");
+}
+
+/** Characters of a reply shown before it folds into "Show the whole reply". */
+const REPLY_PREVIEW = 140;
+
+/**
+ * A recipient's SMS reply in the recipients table, as the person wrote it (rendered as text: React
+ * escapes it, it is never HTML). A long reply shows its start, and the whole text in a <details>
+ * disclosure (opened with Enter or Space, announced as expandable).
+ */
+export function RecipientReply({ text }: { text: string }) {
+  if (text.length <= REPLY_PREVIEW)
+    return (
+      <p
+        className="mt-1 max-w-sm whitespace-pre-wrap break-words text-foreground"
+        data-testid="recipient-reply"
+      >
+        <span className="font-medium">Replied: </span>“{text}”
+      </p>
+    );
+  return (
+    <details className="mt-1 max-w-sm text-foreground" data-testid="recipient-reply">
+      <summary className="cursor-pointer rounded-sm break-words outline-none focus-visible:ring-2 focus-visible:ring-ring">
+        <span className="font-medium">Replied: </span>“{text.slice(0, REPLY_PREVIEW).trimEnd()}…”
+        <span className="sr-only"> (show the whole reply)</span>
+      </summary>
+      <p className="mt-1 whitespace-pre-wrap break-words">{text}</p>
+    </details>
+  );
 }
 
 /**
@@ -199,8 +238,10 @@ export function CampaignList() {
 
 /**
  * A campaign report: live progress bar while sending (polls every 2 s, then every 30 s for the events
- * that follow the sends), per-status counts,
- * delivery/open/click/reply chart over time, recipients table with status and reason, an "Export CSV"
+ * that follow the sends), per-status counts, the headline figures the channel records (an email's
+ * opens and clicks, a text's clicks and replies, a call's answers, voicemails, no answers, busy lines
+ * and talk time, a voicemail drop's deliveries: report-figures) and their chart over time, recipients
+ * table with status, reason and an SMS reply's text, an "Export CSV"
  * link (GET /api/campaigns/{id}/recipients.csv: every recipient), and pause / resume / cancel /
  * resend-failed actions.
  */
@@ -250,8 +291,10 @@ export function CampaignReport({ id }: { id: number }) {
     return <AlertBanner variant="error">{errorMessage(report.error, "Campaign not found")}</AlertBanner>;
   const { campaign, pausedRefusal, content, timeline, figures } = report.data;
   const counts = campaign.counts;
-  // every stage a recipient reached, counted by the server from the rows (not its latest status only)
-  const { sent, delivered, opened, clicked } = figures;
+  // every stage a recipient reached, counted by the server from the rows (not its latest status
+  // only), as the channel records them: a call's outcomes, not opens (report-figures)
+  const cards = figureCards(campaign.channel, figures, campaign.recipientCount);
+  const takesReplies = channelKind(campaign.channel) === "sms";
 
   return (
     <div className="space-y-6">
@@ -336,49 +379,22 @@ export function CampaignReport({ id }: { id: number }) {
           <Progress value={campaign.progress * 100} aria-label="Campaign progress" />
         </CardContent>
       </Card>
-      <dl className="grid gap-4 sm:grid-cols-4">
-        {[
-          ["Sent", sent, campaign.recipientCount],
-          ["Delivered", delivered, sent],
-          ["Opened", opened, delivered],
-          ["Clicked", clicked, delivered],
-        ].map(([label, n, of]) => (
-          <div key={label as string} className="rounded-lg border p-4">
-            <dt className="text-sm text-muted-foreground">{label as string}</dt>
-            <dd className="text-2xl font-semibold" data-testid={`stat-${String(label).toLowerCase()}`}>
-              {n as number}
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
+        {cards.map((c) => (
+          <div key={c.id} className="min-w-0 rounded-lg border p-4">
+            <dt className="text-sm text-muted-foreground">{c.label}</dt>
+            <dd className="text-2xl font-semibold" data-testid={`stat-${c.id}`}>
+              {c.value}
             </dd>
             {/* a rate of nothing is not 0 %: no percentage until there is something to divide by */}
             <dd className="text-xs text-muted-foreground">
-              {(of as number) > 0 ? pct((n as number) / (of as number)) : "–"}
+              {c.note ?? (c.of !== undefined && c.of > 0 ? pct((c.count ?? 0) / c.of) : "–")}
             </dd>
           </div>
         ))}
       </dl>
       <p className="text-sm text-muted-foreground" data-testid="campaign-outcomes">
-        {[
-          ["bounced", figures.bounced],
-          [
-            figures.softBounced > 0 ? `failed (${figures.softBounced} by a soft bounce)` : "failed",
-            figures.failed,
-          ],
-          ["replied", figures.replied],
-          ["answered by a person", figures.answered],
-          ["reached voicemail", figures.voicemail],
-          ["opted out", figures.optedOut],
-          ["cancelled", figures.cancelled],
-          ["waiting to send", figures.pending],
-        ]
-          .filter(([, n]) => (n as number) > 0)
-          .map(([label, n]) => `${n} ${label}`)
-          .concat(
-            figures.skipped > 0
-              ? [
-                  `${figures.skipped} skipped (${figures.skippedReasons.map((r) => `${r.reason}: ${r.count}`).join(", ")})`,
-                ]
-              : [],
-          )
-          .join(" · ")}
+        {outcomeLine(campaign.channel, figures)}
       </p>
       {String(campaign.channel).startsWith("video") && (
         <VideoEngagement
@@ -406,11 +422,10 @@ export function CampaignReport({ id }: { id: number }) {
                 <YAxis allowDecimals={false} />
                 <Tooltip labelFormatter={(_, payload) => payload?.[0]?.payload?.full ?? ""} />
                 <Legend />
-                <Line type="monotone" dataKey="sent" stroke="#6366f1" />
-                <Line type="monotone" dataKey="delivered" stroke="#10b981" />
-                <Line type="monotone" dataKey="opened" stroke="#f59e0b" />
-                <Line type="monotone" dataKey="clicked" stroke="#ef4444" />
-                <Line type="monotone" dataKey="replied" stroke="#0ea5e9" />
+                {/* the events the channel records (a call has no opens): report-figures timelineLines */}
+                {timelineLines(campaign.channel).map((l) => (
+                  <Line key={l.key} type="monotone" dataKey={l.key} name={l.name} stroke={l.color} />
+                ))}
               </LineChart>
             </ResponsiveContainer>
           )}
@@ -453,7 +468,7 @@ export function CampaignReport({ id }: { id: number }) {
                   <TableHead>Name</TableHead>
                   <TableHead>Address</TableHead>
                   <TableHead>Status</TableHead>
-                  <TableHead>Reason</TableHead>
+                  <TableHead>{takesReplies ? "Reason or reply" : "Reason"}</TableHead>
                   <TableHead>Sent</TableHead>
                 </TableRow>
               </TableHeader>
@@ -467,7 +482,10 @@ export function CampaignReport({ id }: { id: number }) {
                     <TableCell>
                       <StatusBadge status={r.status} />
                     </TableCell>
-                    <TableCell className="text-sm text-muted-foreground">{recipientNote(r)}</TableCell>
+                    <TableCell className="min-w-40 text-sm text-muted-foreground">
+                      {recipientNote(r)}
+                      {r.replyText && <RecipientReply text={r.replyText} />}
+                    </TableCell>
                     <TableCell className="whitespace-nowrap text-sm">
                       {r.sentAt ? <SentAt at={r.sentAt} /> : ""}
                     </TableCell>

@@ -55,3 +55,21 @@ export async function findOutboxByKey(db: Db, key: string, to: string): Promise<
     .limit(1);
   return row?.id ?? null;
 }
+
+/**
+ * The metadata of the outbox row with provider message id `id` sent to `to` (the local providers'
+ * own record of a message, e.g. how a local call ended), or null when there is none; `to` lets the
+ * lookup use the outbox "to" index.
+ */
+export async function findOutboxMetadata(
+  db: Db,
+  id: string,
+  to: string,
+): Promise<Record<string, unknown> | null> {
+  const [row] = await db
+    .select({ metadata: outboxMessages.metadata })
+    .from(outboxMessages)
+    .where(and(eq(outboxMessages.to, to), eq(outboxMessages.providerMessageId, id)))
+    .limit(1);
+  return (row?.metadata as Record<string, unknown> | undefined) ?? null;
+}

@@ -1,4 +1,5 @@
 import { type AnyJobDefinition, defineHandler } from "../../jobs/define";
+import { simulateCallStatuses } from "./campaigns.call-outcomes";
 import { fanOut, processRecipients, watchCampaign } from "./campaigns.engine";
 import { simulateEngagement } from "./campaigns.events";
 import {
@@ -64,9 +65,14 @@ const watchCampaignHandler = defineHandler(watchCampaignJob, {
   },
 });
 
-/** Local providers only: simulates delivery, opens, clicks and replies for a completed campaign. */
+/**
+ * Local providers only: simulates delivery, opens, clicks and replies for a completed campaign; a
+ * voice campaign's calls first end as the local voice provider acted them out (busy, no answer,
+ * failed, a machine or a person: simulateCallStatuses, through the Twilio status webhook's handler).
+ */
 const simulateEngagementHandler = defineHandler(simulateEngagementJob, {
   handler: async ({ campaignId }, deps) => {
+    await simulateCallStatuses(deps, campaignId);
     await simulateEngagement(deps, campaignId);
   },
 });

@@ -66,4 +66,16 @@ export interface VoiceProvider {
   call(call: VoiceCall): Promise<{ providerMessageId: string }>;
   /** The id of a call already placed for `idempotencyKey`, or null. */
   findSent?(idempotencyKey: string, hint: { to: string; since: Date }): Promise<string | null>;
+  /**
+   * Offline providers only (`local`): the form fields Twilio's status callback would POST to the
+   * call's `statusCallback` when the call ended (`CallSid`, `CallStatus` completed / busy / no-answer /
+   * failed, `To`, and for a completed call `CallDuration` in seconds and, when the call asked for
+   * machine detection, `AnsweredBy` human / machine_start), as the provider acted the call out. The
+   * campaigns' simulation (CAMPAIGN_SIMULATE_ENGAGEMENT) hands them to the status webhook's handler.
+   * null for an unknown call, or one placed without a `statusCallback` (Twilio posts none then).
+   */
+  simulatedStatusCallback?(call: {
+    providerMessageId: string;
+    to: string;
+  }): Promise<Record<string, string> | null>;
 }

@@ -13,8 +13,14 @@ import { withE2eDb } from "./e2e-info";
  */
 test.use({ reducedMotion: "reduce" });
 
-/** A number for this run (random in 9000-9999 of 555: outside the integration tests' suffixes). */
-const phone = (area: string) => `+1${area}555${9000 + Math.floor(Math.random() * 1000)}`;
+/**
+ * `n` different numbers for this run: 555 9000-9999 (outside the integration tests' suffixes) in an
+ * area code no other spec texts or STOPs (312 Chicago, 646 New York).
+ */
+function phones(area: string, n: number): string[] {
+  const base = Math.floor(Math.random() * 1000);
+  return Array.from({ length: n }, (_, i) => `+1${area}555${9000 + ((base + i) % 1000)}`);
+}
 
 /**
  * A Business workspace's campaign on `channel` to `n` new contacts (a daytime zone, consent
@@ -30,12 +36,13 @@ async function completedCampaign(page: Page, channel: "voice" | "sms", n: number
   });
   const origin = new URL(page.url()).origin;
   const ids: number[] = [];
+  const numbers = phones(channel === "voice" ? "312" : "646", n);
   for (let i = 0; i < n; i++) {
     const made = await page.request.post("/api/contacts", {
       data: {
         first_name: `P${i}`,
         email: `p${i}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`,
-        phone: phone(channel === "voice" ? "312" : "628"),
+        phone: numbers[i],
         timezone: zoneAt(14),
       },
       headers: { origin },

@@ -282,12 +282,21 @@ export function usePreflight(
   audience: AudienceState,
   consent: boolean,
   enabled: boolean,
+  /** the launch's scheduled moment (send-time scheduledMoment): quiet hours are read at it */
+  scheduledAt?: Date,
 ) {
   const client = useTRPCClient();
   const body = audienceBody(audience);
+  const at = scheduledAt?.toISOString();
   const options = (includeNotOptedIn: boolean) => ({
-    queryKey: ["campaigns", "preflight", channel, body, includeNotOptedIn],
-    queryFn: () => client.campaigns.preflight.mutate({ channel, ...body, includeNotOptedIn }),
+    queryKey: ["campaigns", "preflight", channel, body, includeNotOptedIn, at ?? null],
+    queryFn: () =>
+      client.campaigns.preflight.mutate({
+        channel,
+        ...body,
+        includeNotOptedIn,
+        ...(at ? { scheduledAt: at } : {}),
+      }),
     enabled: enabled && !!body && (includeNotOptedIn ? needsConsent(channel) : true),
     staleTime: 0,
     retry: false,
@@ -306,6 +315,8 @@ export function usePreflight(
     error: (base.error ?? consented.error) as Error | null,
     nobody: !!result && reach === 0,
     reach,
+    /** the preflight was read for a scheduled moment, not now */
+    scheduled: !!at,
   };
 }
 
@@ -359,7 +370,9 @@ export function PreflightReview({
               </dd>
             </div>
             <div className="rounded-lg border p-3">
-              <dt className="text-sm text-muted-foreground">Will send now</dt>
+              <dt className="text-sm text-muted-foreground">
+                {preflight.scheduled ? "Will send at that time" : "Will send now"}
+              </dt>
               <dd className="text-lg font-semibold" data-testid="preflight-now">
                 {formatNumber(result.willSendNow)}
               </dd>

@@ -6,6 +6,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { isServerRefusal } from "@/client/lib/errors";
+import { formatDateTime, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import {
   type AudienceState,
@@ -19,6 +20,7 @@ import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error
 import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { PostalAddressNotice } from "./postal-address-notice";
+import { type SendTime, SendTimeField, scheduledMoment, sendTimeError } from "./send-time";
 import {
   AlreadyLaunchedCard,
   type EarlierLaunch,
@@ -55,10 +57,17 @@ export function EmailCampaignBuilder() {
     campaignId: number;
     queued: number;
     skipped: Record<string, number>;
+    /** the moment a scheduled campaign sends (null: sending now) */
+    scheduledAt: Date | null;
   } | null>(null);
+  // Send now, or Schedule for later (the review step's When to send)
+  const [sendTime, setSendTime] = useState<SendTime>({ mode: "now" });
+  const [triedLaunch, setTriedLaunch] = useState(false);
+  const scheduledAt = scheduledMoment(sendTime);
+  const timeError = sendTimeError(sendTime);
   // an identical campaign launched minutes ago from another tab answered the launch (nothing sent)
   const [earlier, setEarlier] = useState<EarlierLaunch | null>(null);
-  const preflight = usePreflight("email", audience, false, step === 3);
+  const preflight = usePreflight("email", audience, false, step === 3, scheduledAt);
 
   useClearWhenEdited(setError, [name, subject, body, audience]);
 
@@ -89,6 +98,10 @@ export function EmailCampaignBuilder() {
   async function launch(allowRepeat = false) {
     if (!name.trim() || !subject.trim() || !body.trim() || !audienceChosen(audience))
       return setError("Please complete all steps");
+    // a time picked for later must still be ahead when Launch is pressed (the error is under the input)
+    setTriedLaunch(true);
+    if (sendTimeError(sendTime)) return;
+    const at = scheduledMoment(sendTime);
     setBusy(true);
     setError(null);
     try {
@@ -97,11 +110,18 @@ export function EmailCampaignBuilder() {
         channel: "email",
         content: { subject, body },
         ...createRecipients(audience),
+        ...(at ? { scheduledAt: at } : {}),
         launchToken,
         ...(allowRepeat ? { allowRepeat } : {}),
       });
       if (res.repeated && res.otherLaunch) setEarlier(res.campaign);
-      else setLaunched({ campaignId: res.campaign.id, queued: res.queued, skipped: res.skipped });
+      else
+        setLaunched({
+          campaignId: res.campaign.id,
+          queued: res.queued,
+          skipped: res.skipped,
+          scheduledAt: res.campaign.scheduledAt ? new Date(res.campaign.scheduledAt) : null,
+        });
     } catch (e) {
       setError(launchError(e, "Campaign failed"));
     } finally {
@@ -111,7 +131,16 @@ export function EmailCampaignBuilder() {
 
   if (launched)
     return (
-      <LaunchedCard campaignId={launched.campaignId} queued={launched.queued} skipped={launched.skipped} />
+      <LaunchedCard
+        campaignId={launched.campaignId}
+        queued={launched.queued}
+        skipped={launched.skipped}
+        note={
+          launched.scheduledAt
+            ? `Scheduled: sending to ${plural(launched.queued, "contact")} on ${formatDateTime(launched.scheduledAt)}.`
+            : undefined
+        }
+      />
     );
   if (earlier)
     return <AlreadyLaunchedCard campaign={earlier} sending={busy} onSendAgain={() => void launch(true)} />;
@@ -194,6 +223,11 @@ export function EmailCampaignBuilder() {
                   {preview(body, first ?? null)}
                 </p>
               </section>
+              <SendTimeField
+                value={sendTime}
+                onChange={setSendTime}
+                error={triedLaunch || (sendTime.mode === "later" && sendTime.local) ? timeError : null}
+              />
               <PreflightReview channel="email" preflight={preflight} consent={false} onConsent={() => {}} />
             </div>
           )}
@@ -207,6 +241,7 @@ export function EmailCampaignBuilder() {
         onBack={() => setStep((s) => Math.max(0, s - 1))}
         onNext={next}
         onLaunch={() => void launch()}
+        launchLabel={sendTime.mode === "later" ? "Schedule Campaign" : undefined}
       />
     </div>
   );

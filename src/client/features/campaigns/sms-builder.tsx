@@ -6,7 +6,7 @@ import { buttonVariants } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
-import { formatNumber, plural } from "@/client/lib/format";
+import { formatDateTime, formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPCClient } from "@/client/trpc";
 import { type SmsSegmentInfo, sentSmsSegments, smsSegments } from "@/server/features/campaigns/sms-segments";
@@ -26,6 +26,7 @@ import { useLaunchToken } from "./launch-token";
 import { MergeTagTextarea, usePreview, useSender } from "./merge-tag-field";
 import { SmsPlanCount } from "./plan-count";
 import { PlanFeatureNotice } from "./plan-feature-notice";
+import { type SendTime, SendTimeField, scheduledMoment, sendTimeError } from "./send-time";
 import {
   AlreadyLaunchedCard,
   type EarlierLaunch,
@@ -95,7 +96,13 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
   const preview = usePreview();
   const business = useSender().data?.myBusiness ?? "";
 
-  const preflight = usePreflight("sms", audience, consent, step === 3);
+  // Send now, or Schedule for later (the review step's When to send)
+  const [sendTime, setSendTime] = useState<SendTime>({ mode: "now" });
+  const [triedLaunch, setTriedLaunch] = useState(false);
+  const scheduledAt = scheduledMoment(sendTime);
+  const timeError = sendTimeError(sendTime);
+
+  const preflight = usePreflight("sms", audience, consent, step === 3, scheduledAt);
   const recipients = preflight.reach;
   const sample = previewRecipient(audience, preflight.result) ?? {};
   // what a contact's first text is sent as (merged, the business's name, tracked links, the opt-out
@@ -118,6 +125,10 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
     if (!name.trim()) return setError("Please enter a campaign name");
     if (!message.trim()) return setError("Please enter your SMS message");
     if (!audienceChosen(audience)) return setError("Please select at least one contact");
+    // a time picked for later must still be ahead when Launch is pressed (the error is under the input)
+    setTriedLaunch(true);
+    if (sendTimeError(sendTime)) return;
+    const at = scheduledMoment(sendTime);
     setBusy(true);
     setError(null);
     try {
@@ -126,6 +137,7 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
         channel: "sms",
         content: { message },
         ...createRecipients(audience),
+        ...(at ? { scheduledAt: at } : {}),
         includeNotOptedIn: consent,
         launchToken,
         ...(allowRepeat ? { allowRepeat } : {}),
@@ -136,7 +148,9 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
         return;
       }
       setEarlier(null);
-      const text = `Campaign launched! Sending to ${plural(res.queued, "contact")}.`;
+      const text = res.campaign.scheduledAt
+        ? `Campaign scheduled! Sending to ${plural(res.queued, "contact")} on ${formatDateTime(res.campaign.scheduledAt)}.`
+        : `Campaign launched! Sending to ${plural(res.queued, "contact")}.`;
       setDone(text);
       toast.success(text);
       setTimeout(() => void navigate({ to: "/dashboard" }), 2000);
@@ -231,7 +245,16 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
                   </div>
                 ))}
               </dl>
-              <SmsPlanCount messages={preflight.result ? recipients : null} segments={segments} />
+              <SmsPlanCount
+                messages={preflight.result ? recipients : null}
+                segments={segments}
+                scheduledAt={scheduledAt}
+              />
+              <SendTimeField
+                value={sendTime}
+                onChange={setSendTime}
+                error={triedLaunch || (sendTime.mode === "later" && sendTime.local) ? timeError : null}
+              />
               <PreflightReview channel="sms" preflight={preflight} consent={consent} onConsent={setConsent} />
             </div>
           )}
@@ -245,6 +268,7 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
         onBack={() => setStep((s) => Math.max(0, s - 1))}
         onNext={next}
         onLaunch={() => void launch()}
+        launchLabel={sendTime.mode === "later" ? "Schedule Campaign" : undefined}
         cancel={
           <Link to="/dashboard" className={buttonVariants({ variant: "ghost" })}>
             Cancel

@@ -87,6 +87,7 @@ export function WizardNav({
   onLaunch,
   cancel,
   launchDisabled = false,
+  launchLabel = "Launch Campaign",
 }: {
   step: number;
   last: number;
@@ -97,6 +98,8 @@ export function WizardNav({
   cancel?: ReactNode;
   /** the review found nobody to send to (issue 14) */
   launchDisabled?: boolean;
+  /** the last step's button ("Schedule Campaign" for a campaign scheduled for later) */
+  launchLabel?: string;
 }) {
   return (
     <div className="flex items-center justify-between gap-2">
@@ -112,7 +115,7 @@ export function WizardNav({
         </Button>
       ) : (
         <Button onClick={onLaunch} disabled={busy || launchDisabled}>
-          {busy ? "Launching..." : "Launch Campaign"}
+          {busy ? "Launching..." : launchLabel}
         </Button>
       )}
     </div>

@@ -20,3 +20,32 @@ export async function startDropCowboyFake(teamId: string, secret: string) {
   });
   return { ...fake, drops, apiUrl: `${fake.url}/v1` };
 }
+
+/** What Drop Cowboy's webhook reports for a drop (its docs' "Webhooks" page). */
+export type DropCowboyOutcome = { status: string; reason?: string; dnc?: boolean; spam?: boolean };
+
+/**
+ * The callback Drop Cowboy makes for `drop` (a request the fake recorded): the path of the drop's
+ * `callback_url` (to post to the app) and the documented webhook JSON (drop_id, phone_number,
+ * attempt_date, status, reason, dnc, spam, product_cost, compliance_fee, tts_fee, network, foreign_id).
+ */
+export function dropCowboyCallback(drop: Record<string, unknown>, outcome: DropCowboyOutcome) {
+  const url = new URL(String(drop.callback_url));
+  return {
+    path: url.pathname,
+    body: {
+      drop_id: drop.drop_id,
+      phone_number: drop.phone_number,
+      attempt_date: new Date().toISOString(),
+      status: outcome.status,
+      reason: outcome.reason ?? "",
+      dnc: outcome.dnc ?? false,
+      spam: outcome.spam ?? false,
+      product_cost: outcome.status === "success" ? 0.099 : 0,
+      compliance_fee: 0.0029,
+      tts_fee: 0,
+      network: { name: "Verizon Wireless:6006 - SVR/2", type: "wireless" },
+      foreign_id: drop.foreign_id,
+    },
+  };
+}

@@ -93,6 +93,7 @@ describe("request log", () => {
       ["GET", `/c/${SECRET}/0/${SIG}`, "/c/[redacted]/0/[redacted]"],
       ["GET", `/c/${SECRET}/1`, "/c/[redacted]/1"],
       ["GET", `/api/webhooks/voice/twiml/${SECRET}`, "/api/webhooks/voice/twiml/[redacted]"],
+      ["POST", `/api/webhooks/dropcowboy/rvm/${SECRET}`, "/api/webhooks/dropcowboy/rvm/[redacted]"],
       ["GET", `/local-checkout/${SECRET}`, "/local-checkout/[redacted]"],
       // a method the route does not have (404), and a query string as before
       ["GET", `/api/invites/${SECRET}/accept?x=${SIG}`, "/api/invites/[redacted]/accept"],

@@ -110,7 +110,9 @@ export function createLogger(
  * (`/u/{token}`), a video landing page and its media and events (`/v/{token}`, `/v/t/{public id}`
  * thumbnails), signed voicemail audio (`/va/{campaignId}[/{recipientId}]/{signature}.mp3`), click
  * tracking (`/c/{token}/{i}/{signature}`), TwiML documents (`/api/webhooks/voice/twiml/{id}`,
- * providers/voice TWIML_DOCUMENT_PATH) and local checkout sessions (`/local-checkout/{id}`). Email
+ * providers/voice TWIML_DOCUMENT_PATH), a voicemail drop's status callback
+ * (`/api/webhooks/dropcowboy/rvm/{token}`, campaigns.voicemail VOICEMAIL_STATUS_PATH) and local
+ * checkout sessions (`/local-checkout/{id}`). Email
  * verification, password reset and recovery links carry their token in the query string, which is
  * never logged.
  */
@@ -122,6 +124,7 @@ const SECRET_PATH_PREFIXES = [
   "/va/",
   "/c/",
   "/api/webhooks/voice/twiml/",
+  "/api/webhooks/dropcowboy/rvm/",
   "/local-checkout/",
 ];
 /** Under a secret prefix, segments that are route words or ids, not secrets (kept in the log). */

@@ -33,12 +33,17 @@ import {
   campaignIdInput,
   campaignReportQuery,
   createCampaignInput,
+  dropCowboyRvmCallback,
   emailLaunchInput,
   smsLaunchInput,
   withLaunchToken,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
-import { voicemailAudioForDrop } from "./campaigns.voicemail";
+import {
+  VOICEMAIL_STATUS_PATH,
+  voicemailAudioForDrop,
+  voicemailStatusTokenValid,
+} from "./campaigns.voicemail";
 import {
   handleCallbackKeypress,
   handleCallKeypress,
@@ -46,6 +51,7 @@ import {
   handlePostmarkEvent,
   handleTwilioInbound,
   handleTwilioStatus,
+  handleVoicemailStatus,
   twilioEventKey,
   twilioInboundKey,
   twimlReply,
@@ -261,6 +267,18 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       return reply.status(403).send({ success: false, error: "Invalid Twilio signature" });
     const result = await handleTwilioStatus(ctx, params, twilioEventKey(params));
     return { success: true, result };
+  });
+  // a ringless voicemail drop's outcome from Drop Cowboy (the drop's callback_url). Drop Cowboy signs
+  // nothing: the path's token, an HMAC of the drop's foreign_id, is checked before anything is read
+  // or recorded (a wrong one is a 401 that changes nothing); replays change nothing (handleVoicemailStatus)
+  app.post(`${VOICEMAIL_STATUS_PATH}/:token`, { bodyLimit: 16 * 1024 }, async (req, reply) => {
+    const { token } = req.params as { token: string };
+    const body = parseInput(dropCowboyRvmCallback, req.body);
+    if (!voicemailStatusTokenValid(ctx.env, body.foreign_id, token))
+      return reply
+        .status(401)
+        .send({ success: false, error: "This callback URL is not valid for this voicemail drop" });
+    return { success: true, result: await handleVoicemailStatus(ctx, body) };
   });
   // an inbound SMS (Twilio: the number's messaging webhook, signed; local SMS provider outside
   // production: the dev outbox's "Reply" form, unsigned, so STOP/START/HELP can be tried offline)

@@ -316,3 +316,35 @@ export const preflightInput = z
   })
   .passthrough();
 export type PreflightInput = z.input<typeof preflightInput>;
+
+/**
+ * The JSON Drop Cowboy POSTs to a ringless voicemail drop's `callback_url` once delivery was attempted
+ * (Drop Cowboy API docs, "Webhooks": `drop_id`, `phone_number`, `attempt_date`, `status` "success" or a
+ * failure, `reason`, `dnc`, `spam`, costs, `network`, and the `foreign_id` we sent). Only the fields we
+ * use are checked (other fields are dropped, not refused); `phone_number` is never trusted (the drop is found by `drop_id`
+ * and the signed token bound to `foreign_id`).
+ */
+export const dropCowboyRvmCallback = z.object({
+  drop_id: z
+    .string({ error: "drop_id must be Drop Cowboy's drop id (text)" })
+    .trim()
+    .min(1, "drop_id must not be empty")
+    .max(100, "drop_id must be at most 100 characters"),
+  foreign_id: z
+    .string({ error: "foreign_id must be the id this app sent with the drop (text)" })
+    .min(1, "foreign_id must not be empty")
+    .max(256, "foreign_id must be at most 256 characters"),
+  status: z
+    .string({ error: 'status must be text ("success" or a failure)' })
+    .trim()
+    .min(1, "status must not be empty")
+    .max(40, "status must be at most 40 characters"),
+  reason: z
+    .string({ error: "reason must be text" })
+    .max(2000, "reason must be at most 2000 characters")
+    .nullish(),
+  dnc: z.boolean({ error: "dnc must be true or false" }).nullish(),
+  spam: z.boolean({ error: "spam must be true or false" }).nullish(),
+  attempt_date: z.string({ error: "attempt_date must be text" }).max(64).nullish(),
+});
+export type DropCowboyRvmCallback = z.output<typeof dropCowboyRvmCallback>;

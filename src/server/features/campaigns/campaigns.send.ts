@@ -57,7 +57,7 @@ import {
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
 import { rowsWithoutVideo, VIDEO_DELETED_REASON } from "./campaigns.video-media";
-import { prepareVoicemailAudio, voicemailAudioUrl } from "./campaigns.voicemail";
+import { prepareVoicemailAudio, voicemailAudioUrl, voicemailStatusCallbackUrl } from "./campaigns.voicemail";
 import { applyEarlyEvents } from "./campaigns.webhooks";
 
 // Sending one campaign's claimed recipients (campaigns.engine.ts claims them): screen (contact
@@ -768,6 +768,9 @@ async function callOrDrop(
                 : (campaign.content.audioUrl ?? null),
               ttsText: withVoicemailNotice(script, notice!),
               notice: notice!,
+              // where Drop Cowboy posts the drop's outcome (handleVoicemailStatus), as calls and
+              // texts always name Twilio's status callback
+              statusCallback: voicemailStatusCallbackUrl(deps.env, common.idempotencyKey),
             });
       return sentOutcome(r, res.providerMessageId);
     } catch (e) {

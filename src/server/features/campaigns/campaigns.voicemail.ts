@@ -96,6 +96,36 @@ export function voicemailAudioUrl(
 }
 
 /**
+ * Path of the route that takes a ringless voicemail drop's delivery status from Drop Cowboy (its
+ * webhook, posted to the drop's `callback_url`); the drop's token follows it: `{path}/{token}`.
+ */
+export const VOICEMAIL_STATUS_PATH = "/api/webhooks/dropcowboy/rvm";
+const STATUS_PURPOSE = "voicemail-status";
+
+/**
+ * The `callback_url` a drop is sent with: `{APP_URL}/api/webhooks/dropcowboy/rvm/{token}`, the token
+ * an HMAC of the drop's `foreign_id` (our recipient key, campaigns.delivery vendorKey) under
+ * APP_SECRET (lib/signing, 132 bits). Drop Cowboy signs no webhook (its docs name no signature), so
+ * this token is what authenticates the callback: the route accepts a status only for the
+ * `foreign_id` its token was made for (voicemailStatusTokenValid).
+ */
+export function voicemailStatusCallbackUrl(
+  env: Pick<AppContext["env"], "APP_URL" | "APP_SECRET">,
+  foreignId: string,
+): string {
+  return `${env.APP_URL}${VOICEMAIL_STATUS_PATH}/${sign(env.APP_SECRET, STATUS_PURPOSE, [foreignId])}`;
+}
+
+/** Whether `token` (from the callback's path) is the one voicemailStatusCallbackUrl made for `foreignId`. */
+export function voicemailStatusTokenValid(
+  env: Pick<AppContext["env"], "APP_SECRET">,
+  foreignId: string,
+  token: string,
+): boolean {
+  return verifySignature(env.APP_SECRET, STATUS_PURPOSE, [foreignId], token);
+}
+
+/**
  * The media item behind a signed voicemail audio URL (`/va/{campaignId}[/{recipientId}]/{signature}.mp3`),
  * or null when the signature is wrong, the campaign is gone or has no recording, or the item was deleted.
  */

@@ -41,6 +41,7 @@ import {
 import { demoCalled, optOutOfDemoCalls } from "../demo/demo.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile } from "../workspaces/workspaces.service";
+import { deliveryKind, vendorKey } from "./campaigns.delivery";
 import {
   applyRecipientEvent,
   firstDelivery,
@@ -60,6 +61,7 @@ import {
   takeEarlyEvent,
   takeEarlyEventsOf,
 } from "./campaigns.queries";
+import type { DropCowboyRvmCallback } from "./campaigns.schemas";
 
 type Ctx = Pick<AppContext, "db" | "env" | "log" | "jobs">;
 
@@ -182,6 +184,66 @@ async function applyTwilioStatus(
     return (await applyRecipientEvent(ctx, r, "failed", { reason: status })) ? "applied" : "ignored";
   }
   return "ignored";
+}
+
+/** Replay key of a Drop Cowboy RVM callback: the drop (our key and theirs) and its status. */
+export function voicemailStatusEventKey(e: DropCowboyRvmCallback): string {
+  return `${e.foreign_id}:${e.drop_id}:${e.status.toLowerCase()}:${e.dnc ? "dnc" : ""}`;
+}
+
+/**
+ * The campaign report's words for a drop Drop Cowboy could not deliver: the do-not-call list (`dnc`)
+ * or the carrier's spam block (`spam`) when it says so, else its `reason` ("Possible Error Reasons"
+ * of its webhook docs), else its status. Cut to 300 characters.
+ */
+export function voicemailFailureReason(e: DropCowboyRvmCallback): string {
+  const said = (e.reason ?? "").replace(/\s+/g, " ").trim();
+  const vendor = said ? ` (Drop Cowboy: ${said})` : "";
+  const words = e.dnc
+    ? `Not delivered: the number is on a do-not-call list${vendor}`
+    : e.spam
+      ? `Not delivered: the carrier flagged the voicemail as spam${vendor}`
+      : said
+        ? `Not delivered: ${said} (Drop Cowboy)`
+        : `Not delivered (Drop Cowboy status "${e.status}")`;
+  return words.length > 300 ? `${words.slice(0, 299)}…` : words;
+}
+
+/**
+ * Applies a ringless voicemail drop's outcome that Drop Cowboy posted to the drop's `callback_url`
+ * (campaigns.voicemail voicemailStatusCallbackUrl; the route has already checked the URL's token
+ * against `foreign_id`). The drop is found by `drop_id` (the id the send recorded) and must be the
+ * recipient the token names (vendorKey = `foreign_id`): `status` "success" delivers it (delivered_at,
+ * as the report counts, and the `message.delivered` webhook event), any other status fails it with
+ * voicemailFailureReason (a `voicemail_failed` activity), through applyRecipientEvent as the Twilio
+ * status callback does: a failure wins over a delivery in either order. The same drop's same
+ * status again is a "replay" and changes nothing; a callback whose work failed is not remembered,
+ * so a retry applies it (onFirstDelivery). A callback arriving before the send recorded `drop_id`
+ * is held and applied when it does (holdEarlyEvent), as Twilio's are.
+ */
+export async function handleVoicemailStatus(
+  ctx: Ctx,
+  e: DropCowboyRvmCallback,
+): Promise<"replay" | "unknown" | "applied" | "ignored"> {
+  const done = await onFirstDelivery(ctx.db, "dropcowboy", voicemailStatusEventKey(e), async () => {
+    const r = await recipientByProviderId(ctx.db, e.drop_id);
+    if (!r) return holdEarlyEvent(ctx, "dropcowboy", e.drop_id, e);
+    return applyVoicemailStatus(ctx, r, e);
+  });
+  return done.replay ? "replay" : done.value;
+}
+
+/** A Drop Cowboy RVM callback applied to its recipient `r` (handleVoicemailStatus' work). */
+async function applyVoicemailStatus(
+  ctx: Ctx,
+  r: CampaignRecipient,
+  e: DropCowboyRvmCallback,
+): Promise<"applied" | "ignored"> {
+  // the drop id must be the drop of the recipient the token was made for
+  if (vendorKey(r) !== e.foreign_id || deliveryKind(r.channel) !== "voicemail") return "ignored";
+  const ok = (b: boolean) => (b ? "applied" : "ignored");
+  if (e.status.toLowerCase() === "success") return ok(await applyRecipientEvent(ctx, r, "delivered"));
+  return ok(await applyRecipientEvent(ctx, r, "failed", { reason: voicemailFailureReason(e) }));
 }
 
 /**
@@ -755,7 +817,7 @@ async function applyPostmarkEvent(
  */
 async function holdEarlyEvent(
   ctx: Ctx,
-  provider: "twilio" | "postmark",
+  provider: "twilio" | "postmark" | "dropcowboy",
   messageId: string,
   payload: Record<string, unknown>,
 ): Promise<"unknown" | "applied" | "ignored"> {
@@ -773,6 +835,8 @@ function applyHeld(
   r: CampaignRecipient,
   held: { provider: string; payload: Record<string, unknown> },
 ): Promise<"applied" | "ignored"> {
+  if (held.provider === "dropcowboy")
+    return applyVoicemailStatus(ctx, r, held.payload as DropCowboyRvmCallback);
   return held.provider === "twilio"
     ? applyTwilioStatus(ctx, r, held.payload as Record<string, string>)
     : applyPostmarkEvent(ctx, r, held.payload);

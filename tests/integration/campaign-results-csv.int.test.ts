@@ -1,4 +1,4 @@
-import { eq, inArray } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaignRecipients, contacts } from "../../src/server/db/schema";
@@ -65,6 +65,12 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
         clickedAt: new Date("2026-03-01T10:06:30.250Z"),
       })
       .where(eq(campaignRecipients.id, plain?.id as number));
+    // another unsubscribed through the email's link (opted_out_at stays after a re-subscription)
+    const evil = rows.find((r) => r.address === evilEmail);
+    await t.db
+      .update(campaignRecipients)
+      .set({ optedOutAt: new Date("2026-03-01T11:00:00.000Z") })
+      .where(eq(campaignRecipients.id, evil?.id as number));
 
     const res = await owner.client.get(`/api/campaigns/${campaignId}/recipients.csv`);
     expect(res.statusCode, res.body).toBe(200);
@@ -82,6 +88,7 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       "delivered_at",
       "opened_at",
       "clicked_at",
+      "opted_out_at",
     ]);
     expect(csv.rows).toHaveLength(3);
     const byEmail = new Map(csv.rows.map((r) => [r.email, r]));
@@ -105,6 +112,9 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
     });
     // a name starting with "=" comes out as text, not a formula (as in the contacts export)
     expect(byEmail.get(evilEmail)?.name).toBe(`'=HYPERLINK("http://evil.example")`);
+    // when they opted out from this campaign, ISO 8601 UTC; empty for the others
+    expect(byEmail.get(evilEmail)?.opted_out_at).toBe("2026-03-01T11:00:00.000Z");
+    expect(p?.opted_out_at).toBe("");
     expect(res.body).not.toMatch(/(^|,)"?=HYPERLINK/m);
 
     // another workspace: the same id is a 404, and an unknown or malformed id too; no session: 401
@@ -138,7 +148,13 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
     const campaignId = launched.campaign.id;
     await t.db
       .update(campaignRecipients)
-      .set({ status: "replied", repliedAt: new Date("2026-03-02T08:00:00.000Z") })
+      .set({
+        status: "replied",
+        repliedAt: new Date("2026-03-02T08:00:00.000Z"),
+        // the reply's text is the person's: a formula in it must reach the spreadsheet as text
+        replyText: '=HYPERLINK("http://evil.example","Yes, call me")',
+        optedOutAt: new Date("2026-03-02T09:30:00.000Z"),
+      })
       .where(eq(campaignRecipients.campaignId, campaignId));
     // 4,500 more rows (more than two of the export's 2,000-row queries) of contacts deleted since, two
     // rows per number (a duplicate's skip row keeps the address), one pair split by a query's end
@@ -160,6 +176,8 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       "delivered_at",
       "clicked_at",
       "replied_at",
+      "reply_text",
+      "opted_out_at",
     ]);
     expect(csv.rows).toHaveLength(4501);
     // sorted by number; the texted contact's row last (+1718... after +1555...)
@@ -168,7 +186,10 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       phone,
       status: "replied",
       replied_at: "2026-03-02T08:00:00.000Z",
+      reply_text: `'=HYPERLINK("http://evil.example","Yes, call me")`,
+      opted_out_at: "2026-03-02T09:30:00.000Z",
     });
+    expect(res.body).not.toMatch(/(^|,)"?=HYPERLINK/m);
     expect(csv.rows.at(-1)?.sent_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     // phone numbers are written exactly (no apostrophe before the +)
     expect(csv.rows[0]).toEqual({
@@ -180,6 +201,8 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       delivered_at: "",
       clicked_at: "",
       replied_at: "",
+      reply_text: "",
+      opted_out_at: "",
     });
     // every inserted row exactly once, none repeated or lost at the queries' boundaries
     const numbers = csv.rows.slice(0, -1).map((r) => r.phone);
@@ -188,5 +211,94 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       (_, i) => `+1555${String(Math.floor((i + 1) / 2)).padStart(7, "0")}`,
     );
     expect(numbers).toEqual(expected);
+  });
+  it("a call campaign: who answered each completed call and its length in seconds, after the existing columns", async () => {
+    const owner = await signUp(t.app);
+    await setPlan(t, owner.user.id, "business"); // calls are a paid feature
+    const human = await uniquePhone("718");
+    const machine = await uniquePhone("718");
+    const busy = await uniquePhone("718");
+    const ids = await findOrCreateContacts(t.ctx, owner.user.id, [
+      { name: "Hana Human", phone: human },
+      { name: "Mack Machine", phone: machine },
+      { name: "Bea Busy", phone: busy },
+    ]);
+    await t.db
+      .update(contacts)
+      .set({ timezone: daytimeZone() })
+      .where(inArray(contacts.id, ids as number[]));
+    const launched = await createAndLaunchCampaign(t.ctx, owner.user.id, {
+      name: "Calls",
+      channel: "voice",
+      content: { script: "Hello {{first_name}}, this is Acme." },
+      recipients: { contactIds: ids as number[] },
+      includeNotOptedIn: true,
+    });
+    const campaignId = launched.campaign.id;
+    // what Twilio's status callbacks record (AnsweredBy, CallDuration; busy a failure)
+    const set = async (address: string, values: Partial<typeof campaignRecipients.$inferInsert>) =>
+      t.db
+        .update(campaignRecipients)
+        .set(values)
+        .where(and(eq(campaignRecipients.campaignId, campaignId), eq(campaignRecipients.address, address)));
+    const at = new Date("2026-03-03T15:00:00.000Z");
+    await set(human, {
+      status: "delivered",
+      deliveredAt: at,
+      answeredBy: "human",
+      callSeconds: 42,
+      reason: null,
+      // pressed the key that opts out during the call
+      optedOutAt: new Date("2026-03-03T15:00:30.000Z"),
+    });
+    await set(machine, {
+      status: "delivered",
+      deliveredAt: at,
+      answeredBy: "machine_start",
+      callSeconds: 18,
+    });
+    await set(busy, {
+      status: "failed",
+      reason: "busy",
+      deliveredAt: null,
+      answeredBy: null,
+      callSeconds: null,
+    });
+
+    const res = await owner.client.get(`/api/campaigns/${campaignId}/recipients.csv`);
+    expect(res.statusCode, res.body).toBe(200);
+    const csv = parse(res.body);
+    expect(csv.columns).toEqual([
+      "name",
+      "phone",
+      "status",
+      "reason",
+      "sent_at",
+      "delivered_at",
+      "answered_by",
+      "call_seconds",
+      "opted_out_at",
+    ]);
+    const byPhone = new Map(csv.rows.map((r) => [r.phone, r]));
+    expect(byPhone.get(human)).toMatchObject({
+      name: "Hana Human",
+      status: "delivered",
+      delivered_at: "2026-03-03T15:00:00.000Z",
+      answered_by: "human",
+      call_seconds: "42",
+      opted_out_at: "2026-03-03T15:00:30.000Z",
+    });
+    expect(byPhone.get(machine)).toMatchObject({
+      answered_by: "machine_start",
+      call_seconds: "18",
+      opted_out_at: "",
+    });
+    expect(byPhone.get(busy)).toMatchObject({
+      status: "failed",
+      reason: "busy",
+      delivered_at: "",
+      answered_by: "",
+      call_seconds: "",
+    });
   });
 });

@@ -485,6 +485,10 @@ export async function selectRecipientsAfter(
       openedAt: campaignRecipients.openedAt,
       clickedAt: campaignRecipients.clickedAt,
       repliedAt: campaignRecipients.repliedAt,
+      replyText: campaignRecipients.replyText,
+      optedOutAt: campaignRecipients.optedOutAt,
+      answeredBy: campaignRecipients.answeredBy,
+      callSeconds: campaignRecipients.callSeconds,
     })
     .from(campaignRecipients)
     .where(

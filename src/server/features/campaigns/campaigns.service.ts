@@ -936,16 +936,40 @@ const RESULT_TIMES = {
 } as const;
 
 /**
+ * The columns a results CSV adds after the event times (added later than those: appended, so a
+ * spreadsheet reading the earlier columns by position keeps working): SMS `reply_text`; calls
+ * `answered_by`, `call_seconds`; then every channel `opted_out_at`.
+ */
+const RESULT_FACTS = {
+  email: ["opted_out_at"],
+  sms: ["reply_text", "opted_out_at"],
+  voice: ["answered_by", "call_seconds", "opted_out_at"],
+  voicemail: ["opted_out_at"],
+} as const;
+
+/**
  * The columns of a campaign's results CSV (exportRecipientsCsv), in order: `name`, the address
  * column (`email` for email and video email campaigns, `phone` for SMS, video SMS, call and
  * voicemail campaigns), `status`, `reason`, `sent_at`, then the event times the channel records:
  * email `delivered_at`, `opened_at`, `clicked_at`; SMS `delivered_at`, `clicked_at`, `replied_at`
  * (a video campaign's view counts as its click); calls and voicemail `delivered_at` (the call
- * completed, the drop delivered).
+ * completed, the drop delivered); then what else the channel records (RESULT_FACTS): an SMS's
+ * `reply_text` (the latest reply's text), a call's `answered_by` (Twilio AnsweredBy: human,
+ * machine_start, ...) and `call_seconds` (a completed call's length, Twilio CallDuration), and for
+ * every channel `opted_out_at` (when the recipient opted out from this campaign, kept after a later
+ * START).
  */
 export function recipientCsvColumns(channel: CampaignChannel): string[] {
   const kind = deliveryKind(channel);
-  return ["name", kind === "email" ? "email" : "phone", "status", "reason", "sent_at", ...RESULT_TIMES[kind]];
+  return [
+    "name",
+    kind === "email" ? "email" : "phone",
+    "status",
+    "reason",
+    "sent_at",
+    ...RESULT_TIMES[kind],
+    ...RESULT_FACTS[kind],
+  ];
 }
 
 /** Recipients per query of the results CSV. */
@@ -957,8 +981,10 @@ const EXPORT_PAGE = 2000;
  * (recipientCsvColumns), then one CRLF line per recipient in address order (then recipient id),
  * 2,000 per query (campaigns.queries selectRecipientsAfter, keyset on (address, id)). `name` is the contact's first and last name (empty once the contact was
  * deleted: the row keeps its address); the address is the one the campaign used; `reason` the
- * skip, failure or deferral reason; times are ISO 8601 UTC, empty when the event did not happen.
- * Every cell is formula-safe (lib/csv CSV_FORMULA_ESCAPE, as the contacts export).
+ * skip, failure or deferral reason; times are ISO 8601 UTC, empty when the event did not happen;
+ * `reply_text`, `answered_by` and `call_seconds` (whole seconds) are empty when unknown.
+ * Every cell is formula-safe (lib/csv CSV_FORMULA_ESCAPE, as the contacts export): a reply text
+ * starting with = + - @ comes out with a leading apostrophe, as text.
  * The first chunk is produced only after the campaign was found, so a caller that awaits it before
  * answering can still answer 404. @throws AppError NOT_FOUND 'Campaign not found' (also for another
  * workspace's campaign or an invalid id).
@@ -971,6 +997,7 @@ export async function* exportRecipientsCsv(
   const c = await ownCampaign(ctx, workspaceId, id);
   const columns = recipientCsvColumns(c.channel);
   const times = RESULT_TIMES[deliveryKind(c.channel)] as readonly string[];
+  const facts = RESULT_FACTS[deliveryKind(c.channel)] as readonly string[];
   const iso = (d: Date | null) => (d ? d.toISOString() : "");
   yield `\uFEFF${Papa.unparse([columns])}\r\n`;
   let after: { address: string; id: number } | undefined;
@@ -993,6 +1020,12 @@ export async function* exportRecipientsCsv(
         clicked_at: iso(r.clickedAt),
         replied_at: iso(r.repliedAt),
       };
+      const fact: Record<string, string | number> = {
+        reply_text: r.replyText ?? "",
+        answered_by: r.answeredBy ?? "",
+        call_seconds: r.callSeconds ?? "",
+        opted_out_at: iso(r.optedOutAt),
+      };
       return [
         r.contactId === null ? "" : (names.get(r.contactId) ?? ""),
         r.address,
@@ -1000,6 +1033,7 @@ export async function* exportRecipientsCsv(
         r.reason ?? "",
         iso(r.sentAt),
         ...times.map((t) => at[t] ?? ""),
+        ...facts.map((f) => fact[f] ?? ""),
       ];
     });
     yield `${Papa.unparse(data, { newline: "\r\n", escapeFormulae: CSV_FORMULA_ESCAPE })}\r\n`;

@@ -2,15 +2,16 @@ import fs from "node:fs";
 import path from "node:path";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { LightMyRequestResponse } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mediaItems, workspaces } from "../../src/server/db/schema";
+import { campaignRecipients, mediaItems, workspaces } from "../../src/server/db/schema";
 import { V1_ROUTES } from "../../src/server/features/api/api.v1";
 import { FILTER_NAMES } from "../../src/server/features/api/api.v1.leads";
 import { reserveUsage } from "../../src/server/features/billing/billing.service";
 import { FILTERS } from "../../src/server/features/leads/leads.filters";
 import { createTestApp, SHARED_DATA, SHARED_DATA_MISSING, signUp, type TestApp } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 import { multipart } from "./studio-helpers";
 
 /*
@@ -656,6 +657,113 @@ describe("v1 tenant isolation through keys", () => {
     ).toEqual([bNote.id]);
     expect((await b.call("GET", `/webhook_endpoints/${bHook.id}`)).json().enabled).toBe(true);
     expect((await b.call("GET", `/campaigns/${bCamp.id}`)).json().status).toBe("scheduled");
+  });
+});
+
+describe("v1 campaign recipients carry what the campaign report records", () => {
+  it("an SMS recipient's reply text, reply and opt-out times; a call's answerer and length; null when unknown; documented; another workspace's campaign is a 404", async () => {
+    const k = await keyed();
+    const phone = await uniquePhone("312");
+    const other = await uniquePhone("312");
+    const mk = (first_name: string, p: string) =>
+      created<{ id: number }>(
+        k.call("POST", "/contacts", {
+          first_name,
+          email: `${first_name.toLowerCase()}@example.com`,
+          phone: p,
+          sms_opt_in: true,
+          call_opt_in: true,
+        }),
+      );
+    const [rita, sam] = [await mk("Rita", phone), await mk("Sam", other)];
+    // scheduled: nothing is sent; the rows below are set as the providers' callbacks set them
+    const launch = async (channel: "sms" | "voice") =>
+      (
+        await created<{ campaign: { id: number } }>(
+          k.call("POST", "/campaigns", {
+            name: `Report facts ${channel}`,
+            channel,
+            content: CONTENT[channel],
+            audience: { contact_ids: [rita.id, sam.id] },
+            scheduled_at: LATER(),
+          }),
+        )
+      ).campaign.id;
+    const sms = await launch("sms");
+    const voice = await launch("voice");
+    const reply = '<b>Yes</b> =1+1 "call me"';
+    await t.db
+      .update(campaignRecipients)
+      .set({
+        status: "replied",
+        sentAt: new Date("2026-04-01T10:00:00.000Z"),
+        repliedAt: new Date("2026-04-01T10:05:00.000Z"),
+        replyText: reply,
+        optedOutAt: new Date("2026-04-01T10:06:00.000Z"),
+      })
+      .where(and(eq(campaignRecipients.campaignId, sms), eq(campaignRecipients.contactId, rita.id)));
+    await t.db
+      .update(campaignRecipients)
+      .set({
+        status: "delivered",
+        sentAt: new Date("2026-04-01T11:00:00.000Z"),
+        deliveredAt: new Date("2026-04-01T11:01:00.000Z"),
+        answeredBy: "machine_start",
+        callSeconds: 18,
+      })
+      .where(and(eq(campaignRecipients.campaignId, voice), eq(campaignRecipients.contactId, rita.id)));
+
+    const byContact = async (id: number) => {
+      const res = await k.call("GET", `/campaigns/${id}/recipients`);
+      expect(res.statusCode, res.body).toBe(200);
+      return new Map((res.json().data as Record<string, unknown>[]).map((r) => [r.contact_id as number, r]));
+    };
+    const texts = await byContact(sms);
+    expect(texts.get(rita.id)).toMatchObject({
+      status: "replied",
+      replied_at: "2026-04-01T10:05:00.000Z",
+      reply_text: reply,
+      opted_out_at: "2026-04-01T10:06:00.000Z",
+      answered_by: null,
+      call_seconds: null,
+    });
+    expect(texts.get(sam.id)).toMatchObject({
+      replied_at: null,
+      reply_text: null,
+      opted_out_at: null,
+      answered_by: null,
+      call_seconds: null,
+    });
+    const calls = await byContact(voice);
+    expect(calls.get(rita.id)).toMatchObject({
+      status: "delivered",
+      delivered_at: "2026-04-01T11:01:00.000Z",
+      answered_by: "machine_start",
+      call_seconds: 18,
+      reply_text: null,
+      opted_out_at: null,
+    });
+    expect(calls.get(sam.id)).toMatchObject({ answered_by: null, call_seconds: null });
+
+    // the OpenAPI document lists and describes each field (each answer above was validated against it)
+    const item =
+      doc.paths["/campaigns/{id}/recipients"].get.responses["200"].content["application/json"].schema
+        .properties.data.items;
+    const schema = item.$ref ? doc.components.schemas[item.$ref.split("/").pop()] : item;
+    for (const field of ["replied_at", "reply_text", "opted_out_at", "answered_by", "call_seconds"]) {
+      expect(schema.required, field).toContain(field);
+      expect(schema.properties[field]?.description, field).toBeTruthy();
+    }
+    expect(schema.properties.opted_out_at.description).toContain("START");
+
+    // another workspace's key: the campaigns are not found, their reply text never shown
+    const stranger = await keyed();
+    for (const id of [sms, voice]) {
+      const res = await stranger.call("GET", `/campaigns/${id}/recipients`);
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().error).toMatchObject({ type: "not_found", message: "Campaign not found" });
+      expect(res.body).not.toContain("call me");
+    }
   });
 });
 

@@ -359,13 +359,58 @@ describe("campaign engagement webhook events (Postmark and Twilio)", () => {
       expect(ofType(rx.got, k.secret, "message.delivered")[0].data).toMatchObject({
         ...expected,
         status: "delivered",
+        // a text is not a call: no answerer, no length
+        answered_by: null,
+        call_seconds: null,
       });
       expect(ofType(rx.got, k.secret, "message.replied")[0].data).toMatchObject({
         ...expected,
         status: "replied",
+        reply_text: "Sounds good",
       });
       for (const e of ofType(rx.got, k.secret, "contact.unsubscribed"))
         expect(e.data).toMatchObject({ ...expected, address: phone });
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("call: a completed call's message.delivered says who answered and how long it lasted (Twilio AnsweredBy, CallDuration)", async () => {
+    const rx = await receiver();
+    try {
+      const k = await subscribed(t, rx.url);
+      const phone = await uniquePhone("212");
+      const ids = await findOrCreateContacts(t.ctx, k.user.id, [{ name: "Cal", phone }]);
+      await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
+      const launched = await createAndLaunchCampaign(t.ctx, k.user.id, {
+        name: "Calls",
+        channel: "voice",
+        content: { script: "Hello, this is a test call." },
+        recipients: { contactIds: ids },
+        includeNotOptedIn: true,
+      });
+      const [row] = await campaignRecipientRows(t, launched.campaign.id);
+      expect(row.providerMessageId).toBeTruthy();
+      const completed = {
+        CallSid: row.providerMessageId!,
+        CallStatus: "completed",
+        AnsweredBy: "human",
+        CallDuration: "42",
+        AccountSid: sid,
+        To: phone,
+      };
+      expect((await twilioPost("/api/webhooks/twilio/status", completed)).json().result).toBe("applied");
+      await expect
+        .poll(() => ofType(rx.got, k.secret, "message.delivered").length, { timeout: 10_000 })
+        .toBe(1);
+      expect(ofType(rx.got, k.secret, "message.delivered")[0].data).toMatchObject({
+        campaign_id: launched.campaign.id,
+        recipient_id: row.id,
+        channel: "voice",
+        status: "delivered",
+        answered_by: "human",
+        call_seconds: 42,
+      });
     } finally {
       await rx.close();
     }

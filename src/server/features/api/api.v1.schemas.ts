@@ -550,6 +550,33 @@ export const recipientObject = z.object({
   delivered_at: iso.nullable(),
   opened_at: iso.nullable(),
   clicked_at: iso.nullable(),
+  replied_at: iso
+    .nullable()
+    .describe(
+      "when the recipient first replied to the campaign's text (SMS campaigns), null without a reply",
+    ),
+  reply_text: z
+    .string()
+    .nullable()
+    .describe(
+      "the text of the recipient's latest SMS reply, as they sent it (untrusted text: escape it before showing it), null without a reply",
+    ),
+  opted_out_at: iso
+    .nullable()
+    .describe(
+      "when the recipient opted out from this campaign's message (unsubscribe link, STOP reply, spam complaint, a key pressed during the call); kept when they re-subscribe later (START), null when they did not",
+    ),
+  answered_by: z
+    .string()
+    .nullable()
+    .describe(
+      "call campaigns: who answered the completed call, as Twilio's AnsweredBy (human, machine_start, machine_end_beep, machine_end_silence, machine_end_other, fax, unknown); null when not known or not a call",
+    ),
+  call_seconds: z
+    .number()
+    .int()
+    .nullable()
+    .describe("call campaigns: the completed call's length in whole seconds; null when not a completed call"),
 });
 export const statusResult = z.object({ id: z.number().int(), status: z.string() });
 
@@ -811,10 +838,27 @@ export const WEBHOOK_EVENT_DATA = {
   "campaign.launched": campaignEventData.extend({ scheduled_at: iso.nullable() }),
   "campaign.completed": campaignEventData.extend({ completed_at: iso }),
   "message.sent": recipientEventData.extend({ provider_message_id: z.string().nullable() }),
-  "message.delivered": recipientEventData,
+  "message.delivered": recipientEventData.extend({
+    answered_by: z
+      .string()
+      .nullable()
+      .describe(
+        "call campaigns: who answered the completed call, as Twilio's AnsweredBy (human, machine_start, ...); null for other channels or when not known",
+      ),
+    call_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe("call campaigns: the completed call's length in whole seconds; null for other channels"),
+  }),
   "message.opened": recipientEventData,
   "message.clicked": recipientEventData,
-  "message.replied": recipientEventData,
+  "message.replied": recipientEventData.extend({
+    reply_text: z
+      .string()
+      .nullable()
+      .describe("the reply's text as the person sent it (untrusted text: escape it); null when not known"),
+  }),
   "message.bounced": recipientEventData,
   "video.viewed": z.object({
     campaign_id: z.number().int(),

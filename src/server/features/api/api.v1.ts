@@ -574,6 +574,11 @@ export const V1_ROUTES: V1Route[] = [
           delivered_at: iso(x.deliveredAt),
           opened_at: iso(x.openedAt),
           clicked_at: iso(x.clickedAt),
+          replied_at: iso(x.repliedAt),
+          reply_text: x.replyText,
+          opted_out_at: iso(x.optedOutAt),
+          answered_by: x.answeredBy,
+          call_seconds: x.callSeconds,
         })),
         r.nextCursor,
       );

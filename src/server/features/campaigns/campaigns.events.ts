@@ -263,6 +263,27 @@ export async function applyRecipientEvent(
 }
 
 /**
+ * What a recipient event's webhook data adds to the common fields (api.v1.schemas
+ * WEBHOOK_EVENT_DATA), from the recipient's row after the change (`set` over `r`): message.replied
+ * its `reply_text` (the reply's text as the person sent it, null when not known);
+ * message.delivered `answered_by` (a completed call's Twilio AnsweredBy) and `call_seconds` (its
+ * CallDuration), both null for other channels or when not known. Other events add nothing.
+ */
+function recipientFacts(
+  r: CampaignRecipient,
+  event: RecipientEvent,
+  set: Partial<typeof campaignRecipients.$inferInsert>,
+): Record<string, string | number | null> {
+  if (event === "replied") return { reply_text: set.replyText ?? r.replyText ?? null };
+  if (event === "delivered")
+    return {
+      answered_by: set.answeredBy ?? r.answeredBy ?? null,
+      call_seconds: set.callSeconds ?? r.callSeconds ?? null,
+    };
+  return {};
+}
+
+/**
  * The webhook event and the timeline activity of an applied recipient event, written with `ctx.db`,
  * the transaction of the recipient's change; an opt-out (unsubscribed, complained) also turns off the
  * contact's opt-in flag for the channel. Returns the stored event, to queue after the commit.
@@ -286,6 +307,7 @@ async function recorded(
         address: r.address,
         status: set.status ?? r.status,
         ...(opts.reason ? { reason: opts.reason } : {}),
+        ...recipientFacts(r, event, set),
         occurred_at: now.toISOString(),
       });
   // the recipient's contact was deleted since (contact_id null): the row, its suppression and its

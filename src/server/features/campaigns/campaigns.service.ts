@@ -875,8 +875,9 @@ export async function getCampaignReport(
 
 /**
  * One page of a campaign's recipients with contact names, optionally one status; each with its
- * event times, its latest SMS reply's text (`replyText`, attacker text: escape it) and when it opted
- * out from this campaign (`optedOutAt`, kept after a later START). @throws NOT_FOUND
+ * event times, its latest SMS reply's text (`replyText`, attacker text: escape it), when it opted
+ * out from this campaign (`optedOutAt`, kept after a later START) and, for a completed call, who
+ * answered (`answeredBy`) and its length in seconds (`callSeconds`). @throws NOT_FOUND
  */
 export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: string, raw: unknown) {
   const q = parseInput(recipientsQuery, raw);
@@ -920,6 +921,10 @@ export async function listRecipients(ctx: Pick<AppContext, "db">, workspaceId: s
         replyText: r.replyText,
         /** when they opted out from this campaign (kept after a later START), or null */
         optedOutAt: r.optedOutAt,
+        /** a completed call's answerer (Twilio AnsweredBy: human, machine_start, ...), or null */
+        answeredBy: r.answeredBy,
+        /** a completed call's length in whole seconds (Twilio CallDuration), or null */
+        callSeconds: r.callSeconds,
         notBefore: r.notBefore,
       };
     }),

@@ -67,10 +67,14 @@ export const WEBHOOK_EVENT_EXAMPLES: Record<WebhookEventType, Record<string, unk
   "campaign.launched": { ...campaign, status: "sending", scheduled_at: null },
   "campaign.completed": { ...campaign, status: "completed", completed_at: AT },
   "message.sent": message("sent", { provider_message_id: "b7bc2f4a-8d8e-4a7c-9f1e-3c5d2e1a0b9c" }),
-  "message.delivered": message("delivered"),
+  "message.delivered": message("delivered", { answered_by: null, call_seconds: null }),
   "message.opened": message("opened"),
   "message.clicked": message("clicked"),
-  "message.replied": { ...message("replied"), channel: "sms", address: contact.phone_e164 },
+  "message.replied": {
+    ...message("replied", { reply_text: "Yes, Thursday morning works" }),
+    channel: "sms",
+    address: contact.phone_e164,
+  },
   "message.bounced": message("bounced", { reason: "The mailbox does not exist (hard bounce)." }),
   "video.viewed": {
     campaign_id: 318,

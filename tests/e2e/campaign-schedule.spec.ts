@@ -6,7 +6,8 @@ import { withE2eDb } from "./e2e-info";
  * QA: scheduling was API-only (`scheduledAt` of the launch); the email and SMS builders had no way
  * to schedule. Their review step now offers Send now / Schedule for later: a date-time input in the
  * user's time zone, labelled with the zone's name, refused with a plain sentence unless it is in the
- * future; the campaign is launched with that moment (status scheduled, the same instant).
+ * future; the campaign is launched with that moment (status scheduled, the same instant). A scheduled
+ * campaign's report has Reschedule (tRPC campaigns.reschedule), held to the same rules.
  */
 
 test.use({ timezoneId: "America/Chicago" });
@@ -79,6 +80,23 @@ test("the email builder schedules a campaign for later, in the user's time zone,
   const got = await (await page.request.get(`/api/campaigns/${id}`)).json();
   expect(got.campaign.status).toBe("scheduled");
   expect(new Date(got.campaign.scheduledAt).toISOString()).toBe(later.iso);
+
+  // the report's Reschedule moves it: in the same zone, never into the past
+  await page.goto(`/campaigns/${id}`);
+  await page.getByRole("button", { name: "Reschedule" }).click();
+  const dialog = page.getByRole("dialog", { name: "Reschedule the campaign" });
+  const newTime = dialog.getByLabel("Date and time (America/Chicago)");
+  await expect(newTime).toHaveValue(later.local);
+  await newTime.fill((await localIn(page, -3600_000)).local);
+  await expect(dialog).toContainText(/Please pick a time in the future: .* C[SD]T has already passed\./);
+  const moved = await localIn(page, 3 * 24 * 3600_000);
+  await newTime.fill(moved.local);
+  await dialog.getByRole("button", { name: "Reschedule" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText(/^Rescheduled: sends .* C[SD]T\.$/)).toBeVisible();
+  const after = await (await page.request.get(`/api/campaigns/${id}`)).json();
+  expect(after.campaign.status).toBe("scheduled");
+  expect(new Date(after.campaign.scheduledAt).toISOString()).toBe(moved.iso);
 });
 
 test("the SMS builder schedules a campaign for later", async ({ page }) => {

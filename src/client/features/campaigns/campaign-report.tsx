@@ -21,6 +21,7 @@ import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
 import { channelKind, figureCards, outcomeLine, timelineLines } from "./report-figures";
 import { sentAtLabel, timelineLabels, viewerTimeZone } from "./report-time";
+import { RescheduleAction } from "./reschedule";
 import { VideoEngagement } from "./video-engagement";
 
 const STATUS_ORDER: RecipientRow["status"][] = [
@@ -323,6 +324,9 @@ export function CampaignReport({ id }: { id: number }) {
             <Button variant="outline" onClick={() => action.mutate("pause")} disabled={action.isPending}>
               Pause
             </Button>
+          )}
+          {campaign.status === "scheduled" && campaign.scheduledAt && (
+            <RescheduleAction id={campaign.id} scheduledAt={campaign.scheduledAt} />
           )}
           {campaign.status === "paused" && (
             <Button variant="outline" onClick={() => action.mutate("resume")} disabled={action.isPending}>

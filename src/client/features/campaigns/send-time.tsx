@@ -39,7 +39,7 @@ export function sendTimeError(t: SendTime, now: Date = new Date()): string | nul
 }
 
 /** The datetime-local value of `d` in the browser's zone, to the minute ("2026-12-01T09:30"). */
-function localValue(d: Date): string {
+export function localValue(d: Date): string {
   const p = (n: number) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }

@@ -1448,6 +1448,32 @@ export async function moveCampaignReservation(
 }
 
 /**
+ * Moves a scheduled campaign's `amount` unsent units to the billing period its new send time
+ * `sendsAt` falls in (campaigns rescheduleCampaign), in the caller's transaction `tx`: reserved there
+ * first under the plan's limit at that time, as a launch scheduled for `sendsAt` would be
+ * (reserveUsage with `now: sendsAt`), then given back in the period that held them
+ * (`meterPeriodStart`). Nothing moves when both are one period. Returns the period start that then
+ * holds them and the reservation made (for sendUsageWarningIfDue after the commit), if any.
+ * @throws AppError PAYMENT_REQUIRED with the plan's sentence when they do not fit that period.
+ */
+export async function moveScheduledReservation(
+  ctx: Pick<AppContext, "db" | "jobs">,
+  c: CampaignMetering,
+  amount: number,
+  sendsAt: Date,
+  tx: DbOrTx,
+): Promise<{ periodStart: Date; reservation?: Reservation }> {
+  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
+  const from = reservationPeriodOf(ws, c);
+  const to = launchPeriodStart(ws, sendsAt);
+  if (from.getTime() === to.getTime() || amount <= 0) return { periodStart: to };
+  const meter = planRuleOfChannel(c.channel).meter;
+  const reservation = await reserveUsage(ctx, ws, meter, amount, { tx, now: sendsAt });
+  await q.releaseMeter(tx, { workspaceId: c.workspaceId, meter, periodStart: from }, amount);
+  return { periodStart: to, reservation };
+}
+
+/**
  * Gives back `amount` units of a campaign's launch reservation for messages that were not sent after
  * all: recipients skipped or failed when sending, or still queued when the campaign was cancelled
  * (campaigns are metered on launch and settled on outcome). The units go back to the meter of the

@@ -294,15 +294,54 @@ export async function resumeCampaignRow(
 
 /**
  * A scheduled campaign whose time came: `scheduled` -> `sending` (started_at now). False when it is
- * no longer scheduled (paused or cancelled meanwhile, or another fan-out started it).
+ * no longer scheduled (paused or cancelled meanwhile, or another fan-out started it) or its time is
+ * more than a second ahead (rescheduled later after the fan-out read it: that time's job starts it).
  */
 export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<boolean> {
   const rows = await db
     .update(campaigns)
     .set({ status: "sending", startedAt: new Date(), updatedAt: new Date() })
-    .where(and(eq(campaigns.id, id), eq(campaigns.status, "scheduled")))
+    .where(
+      and(
+        eq(campaigns.id, id),
+        eq(campaigns.status, "scheduled"),
+        sql`(${campaigns.scheduledAt} is null or ${campaigns.scheduledAt} <= now() + interval '1 second')`,
+      ),
+    )
     .returning({ id: campaigns.id });
   return rows.length > 0;
+}
+
+/**
+ * Moves a scheduled campaign of `workspaceId` to `at`, in one transaction holding the campaign row
+ * (FOR UPDATE), so it never races the fan-out's start (beginScheduledCampaign), a pause or a cancel:
+ * only a campaign still `scheduled` is moved. `move` runs in the transaction first with the campaign
+ * as read (the plan's units to the billing period of `at`; throwing rolls everything back) and
+ * returns the period start that then holds its unsent units. Returns the campaign as read (undefined:
+ * not the workspace's) and as moved (undefined when it was not scheduled).
+ */
+export async function rescheduleCampaignRow(
+  db: DbOrTx,
+  workspaceId: string,
+  id: number,
+  at: Date,
+  move: (tx: DbOrTx, campaign: Campaign) => Promise<Date>,
+): Promise<{ before?: Campaign; after?: Campaign }> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select()
+      .from(campaigns)
+      .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId)))
+      .for("update");
+    if (before?.status !== "scheduled") return { before };
+    const meterPeriodStart = await move(tx, before);
+    const [after] = await tx
+      .update(campaigns)
+      .set({ scheduledAt: at, meterPeriodStart, updatedAt: new Date() })
+      .where(eq(campaigns.id, id))
+      .returning();
+    return { before, after };
+  });
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   emailTestInput,
   preflightInput,
   recipientsQuery,
+  rescheduleInput,
 } from "./campaigns.schemas";
 import * as svc from "./campaigns.service";
 import { launchVideoCampaign, type VideoCampaignInput, videoCampaignStats } from "./campaigns.video";
@@ -60,6 +61,10 @@ export const campaignsRouter = router({
   cancel: protectedProcedure
     .input(campaignIdInput)
     .mutation(({ ctx, input }) => svc.cancelCampaign(ctx, ctx.workspaceId, input.id)),
+  /** a scheduled campaign's new send time (rescheduleCampaign) */
+  reschedule: protectedProcedure
+    .input(rescheduleInput)
+    .mutation(({ ctx, input }) => svc.rescheduleCampaign(ctx, ctx.workspaceId, input)),
   resendFailed: protectedProcedure
     .input(campaignIdInput)
     .mutation(({ ctx, input }) => svc.resendFailed(ctx, ctx.workspaceId, input.id)),

@@ -269,6 +269,15 @@ export const campaignReportInput = campaignIdInput.extend({
 });
 
 /**
+ * tRPC `campaigns.reschedule`: a scheduled campaign's new send time (an ISO 8601 date-time with Z or
+ * an offset, epoch ms or a Date; at most SCHEDULE_MAX_AHEAD_DAYS ahead). Unlike a launch, a time
+ * that is not ahead is refused (campaigns.service rescheduleCampaign), not read as "now".
+ */
+export const rescheduleInput = campaignIdInput.extend({
+  scheduledAt: userDateTime(scheduleRule("scheduledAt")),
+});
+
+/**
  * The query string of REST GET /api/campaigns/:id (closed: any other parameter is a 400 naming it):
  * `tz`, optionally, the IANA time zone the timeline's buckets are cut in, as tRPC's `timeZone`
  * (UTC without it); a repeated or unknown zone is a 400 with a sentence.

@@ -24,6 +24,7 @@ import {
   launchPeriodStart,
   loadBillingWorkspace,
   moveCampaignReservation,
+  moveScheduledReservation,
   planRuleOfChannel,
   type Reservation,
   releaseCampaignUsage,
@@ -86,6 +87,7 @@ import {
   isLaunchTokenConflict,
   lockLaunchFingerprint,
   pauseCampaignRow,
+  rescheduleCampaignRow,
   resendFailedRows,
   resumeCampaignRow,
   selectCampaign,
@@ -106,6 +108,7 @@ import {
   emailTestInput,
   type RecipientInput,
   recipientsQuery,
+  rescheduleInput,
 } from "./campaigns.schemas";
 import { resolveVoicemailAudio, voicemailNoticePrefix } from "./campaigns.voicemail";
 import { smsSegments } from "./sms-segments";
@@ -1159,6 +1162,53 @@ export async function resumeCampaign(
   }
   await fanOutNow(ctx, c);
   return { status: "sending" };
+}
+
+/** How far ahead a campaign may be rescheduled to: a minute (a time sooner is "Send now"'s). */
+const RESCHEDULE_MIN_AHEAD_MS = 60_000;
+
+/**
+ * Moves a scheduled campaign's send time (tRPC `campaigns.reschedule`, the report's Reschedule) to
+ * `scheduledAt`, which must be at least a minute ahead and at most SCHEDULE_MAX_AHEAD_DAYS ahead
+ * (campaigns.schemas rescheduleInput). Only a campaign that is still `scheduled` moves (not one that
+ * started, was paused or cancelled), in one transaction holding its row (campaigns.queries
+ * rescheduleCampaignRow), so it never races its start. Its unsent messages' plan units move to the
+ * billing period of the new time when that is another one, under that period's limit (billing
+ * moveScheduledReservation: a launch for that time would be refused the same way). A fan-out job is
+ * queued for the new time; the launch's job, still waiting for the old one, finds the campaign not
+ * due yet (a later time) or already sending (an earlier one) and sends nothing twice.
+ * @throws AppError BAD_REQUEST (the time is not ahead: 'Please pick a time in the future ...'; not a
+ *   date; over a year ahead), NOT_FOUND, CONFLICT ('A sending campaign cannot be rescheduled'; the
+ *   workspace being deleted), PAYMENT_REQUIRED (the new period's meter is full: the plan's sentence)
+ */
+export async function rescheduleCampaign(
+  ctx: Ctx,
+  workspaceId: string,
+  raw: unknown,
+): Promise<{ status: "scheduled"; scheduledAt: Date }> {
+  const input = parseInput(rescheduleInput, raw);
+  assertCampaignId(input.id);
+  const at = input.scheduledAt;
+  if (at.getTime() < Date.now() + RESCHEDULE_MIN_AHEAD_MS)
+    throw new AppError(
+      "BAD_REQUEST",
+      "Please pick a time in the future, at least a minute from now, to reschedule the campaign to.",
+    );
+  const own = await ownCampaign(ctx, workspaceId, input.id);
+  // a scheduled campaign sends nothing before its time: its queued rows are all its unsent units
+  const unsent = await countQueuedOrSending(ctx.sql, own.id);
+  let reservation: Reservation | undefined;
+  const r = await rescheduleCampaignRow(ctx.db, workspaceId, own.id, at, async (tx, c) => {
+    await assertWorkspaceNotBeingDeleted(tx, workspaceId);
+    const moved = await moveScheduledReservation(ctx, launchOf(c), unsent, at, tx);
+    reservation = moved.reservation;
+    return moved.periodStart;
+  });
+  if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
+  if (!r.after) throw new AppError("CONFLICT", `A ${r.before.status} campaign cannot be rescheduled`);
+  if (reservation) await sendUsageWarningIfDue(ctx, reservation);
+  await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
+  return { status: "scheduled", scheduledAt: at };
 }
 
 /**

@@ -75,7 +75,7 @@ test("email then SMS campaign from a shared CSV, to completion, in the outbox an
     .replace(/^\uFEFF/, "")
     .trim()
     .split("\r\n");
-  expect(results[0]).toBe("name,email,status,reason,sent_at,delivered_at,opened_at,clicked_at");
+  expect(results[0]).toBe("name,email,status,reason,sent_at,delivered_at,opened_at,clicked_at,opted_out_at");
   expect(results).toHaveLength(101);
   expect(results.find((l) => l.includes("zunigavanessa@smith.info"))).toMatch(
     /^Sheryl Baxter,zunigavanessa@smith\.info,\w+,,\d{4}-\d{2}-\d{2}T[\d:.]+Z,/,

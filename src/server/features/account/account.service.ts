@@ -1,7 +1,6 @@
 import type { AppContext } from "../../context";
 import type { User } from "../../db/schema";
 import { AppError } from "../../lib/errors";
-import { revokeKeysOfDepartingMember } from "../api/api.service";
 import {
   endSubscriptionAfterDeletion,
   endSubscriptionForDeletion,
@@ -11,6 +10,7 @@ import { stopCampaignsForDeletion } from "../campaigns/campaigns.service";
 import { importFilesCleanupForDeletion } from "../crm/crm.service";
 import { mediaFilesCleanupForDeletion } from "../studio/studio.service";
 import { confirmPasswordForDeletion, deleteUserAccount, getUserProfiles } from "../user/user.service";
+import { endMemberAccess } from "../workspaces/workspaces.departure";
 import {
   type AccountMembership,
   abandonWorkspaceDeletion,
@@ -218,7 +218,7 @@ export async function deleteAccount(
       await purgeWorkspace(ctx, tenant, { soloOnly: true });
       deleted++;
     } else {
-      await leaveWorkspace(ctx, tenant, revokeKeysOfDepartingMember);
+      await leaveWorkspace(ctx, tenant, endMemberAccess);
       left++;
     }
   }

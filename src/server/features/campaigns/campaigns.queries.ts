@@ -265,6 +265,32 @@ export async function pauseCampaignForPlan(
 }
 
 /**
+ * A member's departure (campaigns.departure pauseScheduledCampaignsOfDeparting): every campaign of
+ * `workspaceId` that `userId` launched and that is still `scheduled` (not started) becomes `paused`
+ * with `reason` kept in `error` until it is resumed (resumeCampaignRow clears it). One UPDATE, so a
+ * fan-out that starts one of them at the same moment either wins (it is sending: not paused) or finds
+ * it paused. Returns the paused campaigns' ids and names.
+ */
+export async function pauseScheduledCampaignsOf(
+  db: DbOrTx,
+  workspaceId: string,
+  userId: string,
+  reason: string,
+): Promise<{ id: number; name: string }[]> {
+  return db
+    .update(campaigns)
+    .set({ status: "paused", error: reason, updatedAt: new Date() })
+    .where(
+      and(
+        eq(campaigns.workspaceId, workspaceId),
+        eq(campaigns.createdBy, userId),
+        eq(campaigns.status, "scheduled"),
+      ),
+    )
+    .returning({ id: campaigns.id, name: campaigns.name });
+}
+
+/**
  * `paused` -> `scheduled` when its scheduled time is still more than 5 s ahead (the fan-out waits for
  * that time; no round starts), else -> `sending` in a new round (round + 1: fresh deterministic send
  * job ids; completed_at cleared; started_at kept or now). Returns the resumed campaign, or undefined

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant, requireUser } from "../../http/auth";
 import { parseInput } from "../../lib/validate";
-import { revokeKeysOfDepartingMember } from "../api/api.service";
 import { assertCanSend } from "../auth/auth.service";
+import { endMemberAccess } from "./workspaces.departure";
 import { inviteInput, roleInput, transferInput, workspaceSettingsInput } from "./workspaces.schemas";
 import * as svc from "./workspaces.service";
 
@@ -14,8 +14,8 @@ const param = (req: FastifyRequest, name: string) =>
  * REST adapters of the workspaces feature (issue 10): switch, members, invites, roles, ownership,
  * leave, settings. Roles are enforced by the service for REST and tRPC alike. Invitation emails need a
  * verified sender: the service is handed auth's assertCanSend (it cannot import auth itself). Removal
- * and leave revoke the departing person's API keys: the service is handed the api feature's
- * revokeKeysOfDepartingMember (it cannot import api, which imports it).
+ * and leave end the departing person's API keys and pause their scheduled campaigns: the service is
+ * handed workspaces.departure endMemberAccess (it cannot import api or campaigns, which import it).
  */
 export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppContext }) {
   app.get("/api/workspaces", async (req) => ({
@@ -80,7 +80,7 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   });
 
   app.delete("/api/workspaces/current/members/:userId", async (req) => {
-    await svc.removeMember(ctx, requireTenant(req), param(req, "userId"), revokeKeysOfDepartingMember);
+    await svc.removeMember(ctx, requireTenant(req), param(req, "userId"), endMemberAccess);
     return { success: true };
   });
 
@@ -91,7 +91,7 @@ export async function workspacesRest(app: FastifyInstance, { ctx }: { ctx: AppCo
   });
 
   app.post("/api/workspaces/current/leave", async (req) => {
-    await svc.leaveWorkspace(ctx, requireTenant(req), revokeKeysOfDepartingMember);
+    await svc.leaveWorkspace(ctx, requireTenant(req), endMemberAccess);
     return { success: true };
   });
 

@@ -1,7 +1,7 @@
 import { phoneCountryOptions } from "../../lib/phone";
 import { protectedProcedure, publicProcedure, router } from "../../trpc/init";
-import { revokeKeysOfDepartingMember } from "../api/api.service";
 import { assertCanSend } from "../auth/auth.service";
+import { endMemberAccess } from "./workspaces.departure";
 import {
   inviteIdInput,
   inviteInput,
@@ -16,8 +16,7 @@ import * as svc from "./workspaces.service";
 
 /**
  * tRPC procedures of the workspaces feature: the same service calls as workspaces.rest.ts (invitation
- * emails get auth's assertCanSend, removal and leave the api feature's revokeKeysOfDepartingMember, as
- * there).
+ * emails get auth's assertCanSend, removal and leave workspaces.departure endMemberAccess, as there).
  */
 export const workspacesRouter = router({
   list: protectedProcedure.query(({ ctx }) => svc.listUserWorkspaces(ctx, ctx.user.id)),
@@ -47,15 +46,11 @@ export const workspacesRouter = router({
     .mutation(({ ctx, input }) => svc.changeRole(ctx, ctx.tenant, input.userId, input.role)),
   removeMember: protectedProcedure
     .input(userIdInput)
-    .mutation(({ ctx, input }) =>
-      svc.removeMember(ctx, ctx.tenant, input.userId, revokeKeysOfDepartingMember),
-    ),
+    .mutation(({ ctx, input }) => svc.removeMember(ctx, ctx.tenant, input.userId, endMemberAccess)),
   transferOwnership: protectedProcedure
     .input(transferInput)
     .mutation(({ ctx, input }) => svc.transferOwnership(ctx, ctx.tenant, input.user_id)),
-  leave: protectedProcedure.mutation(({ ctx }) =>
-    svc.leaveWorkspace(ctx, ctx.tenant, revokeKeysOfDepartingMember),
-  ),
+  leave: protectedProcedure.mutation(({ ctx }) => svc.leaveWorkspace(ctx, ctx.tenant, endMemberAccess)),
   invitation: publicProcedure
     .input(tokenInput)
     .query(({ ctx, input }) => svc.getInvite(ctx, input.token, ctx.auth?.user ?? null)),

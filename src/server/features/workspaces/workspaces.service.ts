@@ -150,9 +150,11 @@ export type SendGate = (ctx: Pick<AppContext, "db">, userId: string, to: readonl
 
 /**
  * What ends with a person's membership in features this one cannot import (they import it), handed
- * in by the adapters like SendGate: the api feature's revokeKeysOfDepartingMember, which revokes the
- * API keys the person created in the workspace. Called inside the removal's or leave's transaction
- * (`ctx.db` is it), after the membership row is gone, so the keys end in the same commit.
+ * in by the adapters like SendGate: workspaces.departure endMemberAccess, which revokes the API keys
+ * the person created in the workspace (api.service revokeKeysOfDepartingMember) and pauses the
+ * campaigns they launched that are still scheduled (campaigns.departure). Called inside the removal's
+ * or leave's transaction (`ctx.db` is it), after the membership row is gone, so both end in the same
+ * commit.
  * Webhook endpoints the person created are not touched here: an endpoint belongs to the workspace
  * and carries no secret the person could use to read its data (its signing secret only signs what
  * the workspace sends to the URL). It still acts with its creator's authority: webhooks.service
@@ -877,8 +879,9 @@ export async function acceptInvite(
  * Removes a member. Access ends at once: every request re-checks membership, and the person's
  * sessions on this workspace are detached (they fall back to another workspace of theirs). The
  * invitations they sent that are still open are revoked: an invitation carries its sender's
- * authority (invitableRoles). The API keys they created in the workspace are revoked in the same
- * transaction by `onDeparture` (MemberDepartureHook; webhook endpoints stay, see there). Runs under
+ * authority (invitableRoles). The API keys they created in the workspace are revoked and their
+ * still-scheduled campaigns paused in the same transaction by `onDeparture` (MemberDepartureHook;
+ * webhook endpoints stay, see there). Runs under
  * the workspace lock with the caller's role re-read (lockAsActor), so it cannot remove a member a
  * concurrent transfer has just made owner.
  * After the commit the removed person is emailed "You were removed from {workspace} on Pitchwise"
@@ -1000,8 +1003,9 @@ export async function transferOwnership(
 
 /**
  * The signed-in user leaves the active workspace; the session falls back to another of theirs. The
- * open invitations they sent are revoked, and so are the API keys they created in the workspace, by
- * `onDeparture` in the same transaction (MemberDepartureHook; webhook endpoints stay, see there).
+ * open invitations they sent are revoked, and so are the API keys they created in the workspace, and
+ * their still-scheduled campaigns are paused, by `onDeparture` in the same transaction
+ * (MemberDepartureHook; webhook endpoints stay, see there).
  * The role is re-read under the workspace lock (a transfer may have just made them the owner).
  * @throws AppError BAD_REQUEST for the owner (transfer ownership first).
  */

@@ -317,7 +317,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         open={removing !== null}
         onOpenChange={(open) => !open && setRemoving(null)}
         title={`Remove ${removing?.name ?? ""}?`}
-        description={`Their access to this workspace ends at once, including any open sessions. Their contacts, notes and campaigns stay in the workspace.${keysRevokedSentence(removingKeys, "Their")}`}
+        description={`Their access to this workspace ends at once, including any open sessions. Their contacts, notes and campaigns stay in the workspace; campaigns they scheduled that have not started are paused until an owner or admin resumes them.${keysRevokedSentence(removingKeys, "Their")}`}
         confirmLabel="Remove member"
         onConfirm={() => {
           if (removing) remove.mutate({ userId: removing.user_id });
@@ -349,7 +349,7 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         open={leaving}
         onOpenChange={setLeaving}
         title={`Leave ${me.data?.workspace.name ?? "this workspace"}?`}
-        description={`You lose access to its contacts, campaigns and media at once. An owner or admin can invite you again.${keysRevokedSentence(leavingKeys, "Your")}`}
+        description={`You lose access to its contacts, campaigns and media at once; campaigns you scheduled that have not started are paused until an owner or admin resumes them. An owner or admin can invite you again.${keysRevokedSentence(leavingKeys, "Your")}`}
         confirmLabel="Leave workspace"
         onConfirm={() => leave.mutate()}
       />

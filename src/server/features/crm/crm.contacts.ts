@@ -14,6 +14,7 @@ import {
   type OptOutCause,
   optOutsOf,
 } from "../compliance/compliance.service";
+import { getUserProfiles } from "../user/user.service";
 import {
   emitWebhookEvent,
   queueWebhookDeliveries,
@@ -455,7 +456,10 @@ export async function getContact(
 
 /**
  * GET /api/contacts/{id}: the contact with its tags, the 200 latest activities and all notes
- * (newest first). @throws NOT_FOUND 'Contact not found'.
+ * (newest first). Each note is `{id, note_text, created_at, author_name}`: `author_name` is the name
+ * of the person who wrote it (notes.created_by; kept after they leave the workspace, as a CRM keeps a
+ * former colleague's notes signed), null when nobody is recorded (notes written before it was kept,
+ * through the public API, or by an account since deleted). @throws NOT_FOUND 'Contact not found'.
  */
 export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
   const c = await getContact(ctx, workspaceId, id);
@@ -465,6 +469,10 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
     selectContactNotes(ctx.db, workspaceId, c.id),
     c.importId ? contactImportExists(ctx.db, workspaceId, c.importId) : Promise.resolve(false),
   ]);
+  const authors = await getUserProfiles(
+    ctx,
+    noteRows.flatMap((n) => (n.createdBy ? [n.createdBy] : [])),
+  );
   const timeline = acts.map((a) => ({
     id: a.id,
     activity_type: a.activityType,
@@ -484,7 +492,12 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
     contact: toContactJson(c),
     tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
     activities: timeline,
-    notes: noteRows.map((n) => ({ id: n.id, note_text: n.noteText, created_at: n.createdAt.toISOString() })),
+    notes: noteRows.map((n) => ({
+      id: n.id,
+      note_text: n.noteText,
+      created_at: n.createdAt.toISOString(),
+      author_name: (n.createdBy && authors.get(n.createdBy)?.name) || null,
+    })),
   };
 }
 

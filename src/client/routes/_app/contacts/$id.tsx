@@ -717,7 +717,7 @@ function OptOutNote({ reasons, what }: { reasons: string[] | undefined; what: "e
 }
 
 /**
- * One note: its text and date, Edit (in place) and Delete, which asks first in a ConfirmDialog quoting
+ * One note: its text, who wrote it and when, Edit (in place) and Delete, which asks first in a ConfirmDialog quoting
  * the note ('Delete this note?', spec section 5); once it is gone focus goes to `focusAfterDelete()`.
  */
 function NoteItem({
@@ -801,7 +801,11 @@ function NoteItem({
         <>
           <p className="whitespace-pre-wrap">{note.note_text}</p>
           <div className="mt-1 flex flex-wrap items-center gap-2">
-            <p className="text-xs text-muted-foreground">{new Date(note.created_at).toLocaleString()}</p>
+            {/* who wrote it (the server's author_name; none for notes from before it was kept or the API) */}
+            <p className="text-xs text-muted-foreground">
+              {note.author_name && <span className="font-medium">{note.author_name} · </span>}
+              {new Date(note.created_at).toLocaleString()}
+            </p>
             <span className="ml-auto flex gap-1">
               <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label="Edit note">
                 Edit

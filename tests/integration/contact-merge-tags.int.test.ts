@@ -1,4 +1,4 @@
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { activities, contacts, outboxMessages, workspaces } from "../../src/server/db/schema";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
@@ -107,5 +107,31 @@ describe("merge tags in the contact page's one-off sends", () => {
     expect(sms.json().error).toBe("The message is empty once its merge tags are filled in for this contact");
     expect(await lastOutbox(c.email, "email")).toBeUndefined();
     expect(await lastOutbox(c.phone, "sms")).toBeUndefined();
+  });
+  it("an SMS whose tags fill it past 1,600 characters (Twilio's limit for one message) is a 400, nothing sent or counted", async () => {
+    const c = await contactWithFields();
+    // a custom field may hold 500 characters: 22 of its tags make a 154-character message of 11,000
+    await t.db
+      .update(contacts)
+      .set({ customFields: { industry: "bakery", bio: "b".repeat(500) } })
+      .where(eq(contacts.id, c.id));
+    const meter = async () =>
+      (
+        await t.db.execute<{ used: number }>(
+          sql`select coalesce(sum(used), 0)::int as used from usage_meters where workspace_id = ${c.user.id} and meter = 'smsMessages'`,
+        )
+      )[0]?.used;
+    const before = await meter();
+    const res = await c.client.post(`/api/contacts/${c.id}/send-sms`, { message: "{{bio}}".repeat(22) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toMatch(
+      /^The message is [\d,]+ characters once its merge tags are filled in for this contact; a text can be at most 1,600\.$/,
+    );
+    expect(await lastOutbox(c.phone, "sms")).toBeUndefined();
+    expect(await meter()).toBe(before);
+    // three tags (1,500 characters and the first text's business name and opt-out line) still go
+    const ok = await c.client.post(`/api/contacts/${c.id}/send-sms`, { message: "{{bio}}".repeat(3) });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect((await lastOutbox(c.phone, "sms"))?.body.length).toBeLessThanOrEqual(1600);
   });
 });

@@ -35,6 +35,12 @@ function providerFailure(e: unknown, what: string): never {
 }
 
 /**
+ * The most characters one text message may hold, its segments joined: Twilio refuses a longer body
+ * (error 21617, "The concatenated message body exceeds the 1600 character limit").
+ */
+const SMS_MAX_CHARACTERS = 1600;
+
+/**
  * `template` (a subject, message or call script as typed on the contact page) with its merge tags
  * filled in for the contact `c`: the campaigns' syntax and renderer (lib/merge-tags mergeFor:
  * `{{first_name|there}}`, `{{name}}`, `{{company}}`, `{{email}}`, `{{phone}}`, any contact field or
@@ -188,9 +194,11 @@ async function reserveInsideQuietHours(
  * already says how to opt out (compliance firstTextBody; CTIA Messaging Principles: the first message
  * identifies the sender and gives opt-out instructions; every workspace texts from one number). Opt-in is confirmed in the client (spec), not enforced
  * here. The message's merge tags are filled in for the contact first (fillContactMergeTags; the
- * 160 characters are the message as typed, the filled text may be longer and go as more segments).
- * Records sms_sent with the filled message. @throws BAD_REQUEST (also a message empty once filled
- * in), NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
+ * 160 characters are the message as typed, the filled text may be longer and go as more segments, up
+ * to SMS_MAX_CHARACTERS with the first text's additions). Records sms_sent with the filled message.
+ * @throws BAD_REQUEST (also a message empty once filled in, or over 1,600 characters once filled in
+ *   and, for a first text, named and given its opt-out line: nothing is reserved or sent), NOT_FOUND,
+ *   UNPROCESSABLE, BAD_GATEWAY.
  */
 export async function sendSmsToContact(
   ctx: Ctx,
@@ -214,11 +222,18 @@ export async function sendSmsToContact(
     sender.businessName,
     "The message is empty once its merge tags are filled in for this contact",
   );
-  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
   // the workspace's first text to this number names the business and says how to opt out (CTIA),
   // like a campaign's first
   const texted = await selectTextedNumbers(ctx.db, workspaceId, [to]);
   const body = texted.has(to) ? message : firstTextBody(message, sender.businessName);
+  // the tags can fill 160 typed characters with thousands (a custom field holds 500): refused before
+  // the plan's unit is reserved, as Twilio would refuse it (error 21617)
+  if (body.length > SMS_MAX_CHARACTERS)
+    throw new AppError(
+      "BAD_REQUEST",
+      `The message is ${body.length.toLocaleString("en-US")} characters once its merge tags are filled in for this contact; a text can be at most 1,600.`,
+    );
+  const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "smsMessages");
   let result: { providerMessageId: string };
   try {
     result = await ctx.providers.sms.send({

@@ -1,8 +1,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reserveUsage } from "../../src/server/features/billing/billing.service";
-import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
+import { deliverWebhookJob } from "../../src/server/features/webhooks/webhooks.jobs";
+import type { JobClient } from "../../src/server/jobs/client";
+import { createTestApp, outboxCountsTo, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 import { uniquePhone } from "../unique-phone";
+import { webhookReceiver } from "./webhook-receiver";
 
 // A campaign launch the plan refuses (402) after its inline rows (the builder's CSV, `contacts`) were
 // matched to contacts used to leave the contacts it made for the new rows behind: they were written
@@ -12,7 +16,7 @@ import { uniquePhone } from "../unique-phone";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp({ CAMPAIGN_SIMULATE_ENGAGEMENT: "false" });
+  t = await createTestApp({ CAMPAIGN_SIMULATE_ENGAGEMENT: "false", OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" });
 });
 afterAll(async () => {
   await t?.close();
@@ -132,5 +136,50 @@ describe("a launch the plan refuses writes nothing", () => {
     expect(after.contacts).toHaveLength(100);
     expect(after.contacts).toContain(two[0]);
     expect(after.campaigns).toBe(1);
+  });
+});
+
+describe("a launch with inline rows queues its jobs after the commit as the launch did before", () => {
+  it("a webhook delivery that cannot be queued (left to the stranded-delivery sweep) does not stop the campaign's send jobs or fail the launch", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const u = await signUp(t.app);
+      await setPlan(t, u.user.id, "business");
+      const { key } = (
+        await u.client.post("/api/api-keys", { name: "hooks", scopes: ["webhooks:write", "contacts:read"] })
+      ).json();
+      const ep = await t.app.inject({
+        method: "POST",
+        url: "/api/v1/webhook_endpoints",
+        headers: { authorization: `Bearer ${key}` },
+        payload: { url: hook.url, events: ["contact.created"] },
+      });
+      expect(ep.statusCode, ep.body).toBe(201);
+      // the queue refuses the webhook deliveries' jobs (queueWebhookDeliveries logs that and goes on:
+      // the sweep queues them later); every other job goes through
+      const jobs: JobClient = {
+        send: (job, data, options) => t.jobs.send(job, data, options),
+        sendMany: async (job, items) => {
+          if (job.name === deliverWebhookJob.name) throw new Error("connection terminated");
+          return t.jobs.sendMany(job, items);
+        },
+      };
+      const email = uniqueEmail("hooked");
+      const r = await createAndLaunchCampaign({ ...t.ctx, jobs }, u.user.id, {
+        name: "Hooked",
+        channel: "email",
+        content: { subject: "Hello", body: "Hi" },
+        recipients: { csv: [{ name: "Hook Person", email }] },
+      });
+      expect(r.queued).toBe(1);
+      // the contact.created delivery was stored (for the sweep) and the campaign's message went out
+      const [stored] = await t.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from webhook_deliveries where endpoint_id = ${ep.json().id}`,
+      );
+      expect(stored!.n).toBe(1);
+      expect((await outboxCountsTo(t, [email])).get(email)).toBe(1);
+    } finally {
+      await hook.close();
+    }
   });
 });

@@ -41,6 +41,7 @@ import {
 import { getUserProfiles } from "../user/user.service";
 import {
   emitWebhookEvent,
+  isWebhookDeliveryJob,
   NO_WEBHOOK_EMIT,
   queueWebhookDeliveries,
   type WebhookEmit,
@@ -334,27 +335,30 @@ export async function createAndLaunchCampaign(
  * contact limit, 422, 404) rolls all of it back and the launch has written nothing. Jobs the launch
  * sends (`ctx.jobs`: webhook deliveries, the contacts' statistics refresh, the campaign's send,
  * fan-out and watchdog jobs, the usage warning) are held and sent after the commit, in order, and
- * dropped on a rollback, so no job runs before what it reads is committed. `progress.contactsWritten`
+ * dropped on a rollback, so no job runs before what it reads is committed; one that cannot be queued
+ * then does not keep the others from being sent (a webhook delivery's failure is logged, as
+ * queueWebhookDeliveries does: the stranded-delivery sweep queues it). `progress.contactsWritten`
  * is set once the commit is done. The contact-creation lock (crm lockContactCreation, taken on a plan
  * with a contact limit or for phone-only rows) is then held until the launch commits: other contact
  * creations of the workspace wait for the launch, and count its contacts.
  * `ctx.sql` stays the pool: the launch path reads and writes only through `ctx.db`.
  * @throws whatever `launch` throws (after the rollback); Error when the database answered the COMMIT
- *   with a rollback (a statement failed inside and its error was caught by a callee).
+ *   with a rollback (a statement failed inside and its error was caught by a callee); after the
+ *   commit, the first error of a held job other than a webhook delivery's that could not be queued.
  */
 async function inlineRowsTransaction<T>(
   ctx: Ctx,
   progress: { contactsWritten: boolean },
   launch: (tctx: Ctx) => Promise<T>,
 ): Promise<T> {
-  const held: (() => Promise<unknown>)[] = [];
+  const held: { job: string; send: () => Promise<unknown> }[] = [];
   const jobs: JobClient = {
     send: async (job, data, options) => {
-      held.push(() => ctx.jobs.send(job, data, options));
+      held.push({ job: job.name, send: () => ctx.jobs.send(job, data, options) });
       return null;
     },
     sendMany: async (job, items) => {
-      held.push(() => ctx.jobs.sendMany(job, items));
+      held.push({ job: job.name, send: () => ctx.jobs.sendMany(job, items) });
     },
   };
   const conn = await ctx.sql.reserve();
@@ -374,7 +378,21 @@ async function inlineRowsTransaction<T>(
     conn.release();
   }
   progress.contactsWritten = true;
-  for (const send of held) await send();
+  // every held job is sent even when one before it fails (what committed needs them all: the send
+  // jobs and the watchdog); a webhook delivery's failure is only logged, as queueWebhookDeliveries
+  // does when called outside this transaction (the stranded-delivery sweep queues it), any other
+  // failure is thrown once the rest were sent
+  let failure: { err: unknown } | undefined;
+  for (const h of held) {
+    try {
+      await h.send();
+    } catch (err) {
+      if (isWebhookDeliveryJob(h.job))
+        ctx.log?.warn({ err }, "webhook deliveries not queued; the stranded-delivery sweep queues them");
+      else failure ??= { err };
+    }
+  }
+  if (failure) throw failure.err;
   return result;
 }
 

@@ -648,6 +648,16 @@ export function mergeWebhookEmits(...emits: readonly (WebhookEmit | null | undef
 }
 
 /**
+ * Whether a job named `jobName` is a webhook delivery's: one whose failure to be queued loses nothing,
+ * since the stranded-delivery sweep queues its stored delivery again (queueWebhookDeliveries logs such
+ * a failure and goes on). For a caller that queues jobs later on another's behalf (campaigns.service
+ * inlineRowsTransaction, after its commit) and must keep that rule.
+ */
+export function isWebhookDeliveryJob(jobName: string): boolean {
+  return jobName === deliverWebhookJob.name;
+}
+
+/**
  * Queues the first attempt of the deliveries `emits` stored, once the transaction that stored them
  * has committed (never before: a worker could look for a delivery not yet visible): one
  * `webhooks.deliver` job each, whose job id is the delivery's id, so queueing a delivery again while

@@ -134,4 +134,28 @@ describe("merge tags in the contact page's one-off sends", () => {
     expect(ok.statusCode, ok.body).toBe(200);
     expect((await lastOutbox(c.phone, "sms"))?.body.length).toBeLessThanOrEqual(1600);
   });
+  it("a call script its tags fill past 5,000 characters (the script's limit as typed) is a 400, no call placed or counted", async () => {
+    const c = await contactWithFields();
+    await t.db
+      .update(contacts)
+      .set({ customFields: { industry: "bakery", bio: "b".repeat(500) } })
+      .where(eq(contacts.id, c.id));
+    const meter = async () =>
+      (
+        await t.db.execute<{ used: number }>(
+          sql`select coalesce(sum(used), 0)::int as used from usage_meters where workspace_id = ${c.user.id} and meter = 'voiceCalls'`,
+        )
+      )[0]?.used;
+    const before = await meter();
+    // 140 typed characters, 10,000 once filled in
+    const res = await c.client.post(`/api/contacts/${c.id}/make-call`, { script: "{{bio}}".repeat(20) });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().error).toBe(
+      "The call script is 10,000 characters once its merge tags are filled in for this contact; a call script can be at most 5,000.",
+    );
+    expect(await lastOutbox(c.phone, "voice")).toBeUndefined();
+    expect(await meter()).toBe(before);
+    const ok = await c.client.post(`/api/contacts/${c.id}/make-call`, { script: "{{bio}}".repeat(10) });
+    expect(ok.statusCode, ok.body).toBe(200);
+  });
 });

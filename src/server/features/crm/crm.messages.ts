@@ -40,6 +40,9 @@ function providerFailure(e: unknown, what: string): never {
  */
 const SMS_MAX_CHARACTERS = 1600;
 
+/** The most characters a call script may hold, as typed (crm.schemas makeCallSchema) and filled in. */
+const CALL_SCRIPT_MAX_CHARACTERS = 5000;
+
 /**
  * `template` (a subject, message or call script as typed on the contact page) with its merge tags
  * filled in for the contact `c`: the campaigns' syntax and renderer (lib/merge-tags mergeFor:
@@ -268,8 +271,9 @@ export async function sendSmsToContact(
  * first (the workspace's sender name, else its name), offers the keypress opt-out and ends with the
  * callback number (the voice provider's, TWILIO_FROM_NUMBER): compliance callNotice / callOptOutOffer,
  * 47 CFR 64.1200(b). The script's merge tags are filled in for the contact (fillContactMergeTags).
- * Records call_made with the filled script. @throws BAD_REQUEST (also a script empty once filled in),
- * NOT_FOUND, UNPROCESSABLE, BAD_GATEWAY.
+ * Records call_made with the filled script. @throws BAD_REQUEST (also a script empty once filled in,
+ * or over 5,000 characters once filled in: nothing is reserved or called), NOT_FOUND, UNPROCESSABLE,
+ * BAD_GATEWAY.
  */
 export async function makeCallToContact(
   ctx: Ctx,
@@ -293,6 +297,13 @@ export async function makeCallToContact(
     sender.businessName,
     "The call script is empty once its merge tags are filled in for this contact",
   );
+  // the script's limit as typed (crm.schemas makeCallSchema) holds for it filled in: 5,000 typed
+  // characters of tags could make hundreds of thousands to speak
+  if (script.length > CALL_SCRIPT_MAX_CHARACTERS)
+    throw new AppError(
+      "BAD_REQUEST",
+      `The call script is ${script.length.toLocaleString("en-US")} characters once its merge tags are filled in for this contact; a call script can be at most 5,000.`,
+    );
   const reservation = await reserveInsideQuietHours(ctx, workspaceId, c, "voiceCalls");
   let result: { providerMessageId: string };
   try {

@@ -61,7 +61,7 @@ test("a double click on Send invitation sends one invitation with one outcome", 
   await page.goto("/settings?tab=team");
   await page.getByLabel("Email").fill(ada);
   await page.getByRole("button", { name: "Send invitation" }).dblclick();
-  await expect(page.getByText(`Invitation sent to ${ada}.`)).toBeVisible();
+  await expect(page.getByText(`Invitation sent to ${ada} as a member.`)).toBeVisible();
   await expect(page.getByTestId("invite-row")).toHaveCount(1);
   await page.waitForTimeout(1500);
   await expect(page.getByText("already has a pending invitation")).toHaveCount(0);

@@ -41,7 +41,7 @@ test("owner invites a teammate by email; the teammate registers through the link
   await page.goto("/settings?tab=team");
   await page.getByLabel("Email").fill(mateEmail);
   await page.getByRole("button", { name: "Send invitation" }).click();
-  await expect(page.getByText(`Invitation sent to ${mateEmail}.`)).toBeVisible();
+  await expect(page.getByText(`Invitation sent to ${mateEmail} as a member.`)).toBeVisible();
   await expect(page.getByTestId("invite-row")).toContainText(mateEmail);
 
   // the link from the invite email in the outbox

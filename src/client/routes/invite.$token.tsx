@@ -5,6 +5,7 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { forgetPendingInvite, rememberPendingInvite } from "@/client/features/workspaces/pending-invite";
+import { leaveNoticeAfterReload } from "@/client/lib/notice-after-reload";
 import { useTRPC } from "@/client/trpc";
 import { AuthShell } from "./-components/auth-shell";
 
@@ -35,8 +36,12 @@ function InvitePage() {
   });
   const accept = useMutation(
     trpc.workspaces.acceptInvite.mutationOptions({
-      onSuccess: () => {
+      onSuccess: (joined) => {
         forgetPendingInvite();
+        // the page it lands on says where they are now (the switcher is behind the menu on a phone)
+        leaveNoticeAfterReload(
+          `You joined ${joined.name} as ${ROLE_WORDS[joined.role === "admin" ? "admin" : "member"]} and are working in it now.`,
+        );
         // a full load: every cached screen belongs to the previous workspace
         window.location.assign("/contacts");
       },

@@ -383,8 +383,12 @@ export async function switchWorkspace(
 
 /**
  * Members of the active workspace, and (for owners and admins) its pending invites.
- * Shape: `{members: [{user_id, name, email, role, joined_at}], invites: [...], seats: {used, limit,
- * full}}`; `seats.used` counts members and pending invitations for every role (as the seat check
+ * Shape: `{permissions, members: [{user_id, name, email, role, joined_at}], invites: [...], seats:
+ * {used, limit, full}}`; `permissions` is what the caller's role may do here (PERMISSIONS, so the
+ * Team screen never decides it from the role's name): `{manage_members, transfer_ownership,
+ * leave_workspace, manage_members_refusal}`, the last the sentence a 403 would give (null when
+ * allowed), shown to a member in place of the controls; `seats.used` counts members and pending
+ * invitations for every role (as the seat check
  * does), also when `invites` is not shown (members); `seats.full` is true when the plan's seat check
  * (billing.plans withinPlan, the rule `invite` applies) would refuse one more invitation.
  */
@@ -402,7 +406,15 @@ export async function listMembers(ctx: Pick<AppContext, "db">, tenant: Tenant) {
     ? invites.length
     : await q.countPendingInvites(ctx.db, tenant.workspaceId);
   const limit = PLANS[effectivePlan(tenant.workspace)].limits.seats;
+  const manage = can(tenant.role, "manageMembers");
   return {
+    permissions: {
+      manage_members: manage,
+      transfer_ownership: can(tenant.role, "transferOwnership"),
+      // everyone but the owner (leaveWorkspace: the owner transfers ownership first)
+      leave_workspace: tenant.role !== "owner",
+      manage_members_refusal: manage ? null : DENIED.manageMembers,
+    },
     members: rows.map((r) => ({
       user_id: r.userId,
       name: profiles.get(r.userId)?.name ?? "",
@@ -430,7 +442,17 @@ const INVITE_REPLACES_EARLIER =
   "This invitation replaces the one sent earlier: the link in that email no longer works.";
 
 /**
- * Emails the invite link `APP_URL/invite/{token}` to `to`, signed by the inviting member. `resent`:
+ * A role an invitation gives, in its email's sentence ("... on Pitchwise as an admin."), with what the
+ * role may do: the invitee learns before accepting what they are joining as.
+ */
+const INVITE_ROLE_WORDS: Record<InviteRole, string> = {
+  admin: "an admin (you can manage its team, settings, API keys and webhooks)",
+  member: "a member (you can work with its contacts, media and campaigns)",
+};
+
+/**
+ * Emails the invite link `APP_URL/invite/{token}` to `to`, signed by the inviting member, naming the
+ * `role` it gives (INVITE_ROLE_WORDS). `resent`:
  * the invitation was sent before with another token (resendInvite), so the email says the earlier
  * email's link no longer works (INVITE_REPLACES_EARLIER).
  */
@@ -439,6 +461,7 @@ async function sendInviteEmail(
   tenant: Tenant,
   to: string,
   token: string,
+  role: InviteRole,
   opts: { resent?: boolean } = {},
 ) {
   const inviterName = (await getUserProfiles(ctx, [tenant.userId])).get(tenant.userId)?.name ?? "A teammate";
@@ -449,8 +472,8 @@ async function sendInviteEmail(
   await ctx.providers.email.send({
     to,
     subject: `${inviterName} invited you to ${workspaceName} on Pitchwise`,
-    text: `${inviterName} invited you to join the ${workspaceName} workspace on Pitchwise.\n\nAccept the invitation: ${link}${replaces}\n\nThe link works once and expires in 7 days. If you did not expect this, ignore this email.`,
-    html: `<p>${escapeHtml(inviterName)} invited you to join the <strong>${escapeHtml(workspaceName)}</strong> workspace on Pitchwise.</p><p><a href="${link}">Accept the invitation</a></p>${replacesHtml}<p>The link works once and expires in 7 days. If you did not expect this, ignore this email.</p>`,
+    text: `${inviterName} invited you to join the ${workspaceName} workspace on Pitchwise as ${INVITE_ROLE_WORDS[role]}.\n\nAccept the invitation: ${link}${replaces}\n\nThe link works once and expires in 7 days. If you did not expect this, ignore this email.`,
+    html: `<p>${escapeHtml(inviterName)} invited you to join the <strong>${escapeHtml(workspaceName)}</strong> workspace on Pitchwise as ${INVITE_ROLE_WORDS[role]}.</p><p><a href="${link}">Accept the invitation</a></p>${replacesHtml}<p>The link works once and expires in 7 days. If you did not expect this, ignore this email.</p>`,
     tag: "workspace-invite",
   });
 }
@@ -593,7 +616,7 @@ export async function inviteMember(
       await giveBack();
       throw e;
     });
-  await sendInviteEmail(ctx, tenant, email, token);
+  await sendInviteEmail(ctx, tenant, email, token, invite.role);
   return {
     id: invite.id,
     email: invite.email,
@@ -663,7 +686,7 @@ export async function resendInvite(
       await giveBack();
       throw e;
     });
-  await sendInviteEmail(ctx, tenant, invite.email, token, { resent: true });
+  await sendInviteEmail(ctx, tenant, invite.email, token, invite.role, { resent: true });
   return {
     id: invite.id,
     email: invite.email,

@@ -81,8 +81,8 @@ function useKeysRevokedOnDeparture(userId: string | undefined, open: boolean): n
 
 /**
  * Settings > Team (issue 10): members with roles, pending invites with resend/revoke, the invite form
- * and seat count, transfer ownership, leave. Buttons a role cannot use are hidden; the server enforces
- * the same rules.
+ * and seat count, transfer ownership, leave. Buttons the person cannot use are hidden, as the server's
+ * `permissions` say (a member reads why instead of the invite form); the server enforces the same rules.
  */
 export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
   const trpc = useTRPC();
@@ -90,8 +90,9 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
   const me = useQuery(trpc.auth.me.queryOptions());
   const members = useQuery(trpc.workspaces.members.queryOptions());
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.workspaces.members.queryKey() });
-  const role = me.data?.workspace.role;
-  const canManage = role === "owner" || role === "admin";
+  // what this person may do here is the server's decision (workspaces listMembers permissions)
+  const permissions = members.data?.permissions;
+  const canManage = permissions?.manage_members === true;
   const done = (message: string) => ({
     onSuccess: () => {
       onBanner({ variant: "success", message });
@@ -186,6 +187,11 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
               ? `${plural(seats.used, "seat")} used (unlimited on your plan)`
               : `${formatNumber(seats.used)} of ${plural(seats.limit, "seat")} used, pending invitations included`}
           </CardDescription>
+          {permissions?.manage_members_refusal && (
+            <p className="text-sm text-muted-foreground">
+              {permissions.manage_members_refusal} Ask one of them to invite a teammate or change a role.
+            </p>
+          )}
         </CardHeader>
         <CardContent>
           <ul ref={membersList} className="divide-y divide-border" aria-label="Members">
@@ -287,14 +293,14 @@ export function TeamTab({ onBanner }: { onBanner: ShowBanner }) {
         </Card>
       )}
 
-      {role === "owner" && others.length > 0 && (
+      {permissions?.transfer_ownership && others.length > 0 && (
         <TransferOwnership
           members={others}
           pending={transfer.isPending}
           onTransfer={(userId) => transfer.mutate({ user_id: userId })}
         />
       )}
-      {role && role !== "owner" && (
+      {permissions?.leave_workspace && (
         <Card>
           <CardHeader>
             <CardTitle>Leave workspace</CardTitle>
@@ -390,8 +396,13 @@ function InviteForm({
       },
       onSuccess: (inv) => {
         setEmail("");
+        // back to the least access: the next invitation is not an admin's because this one was
+        setRole("member");
         setError(null);
-        onBanner({ variant: "success", message: `Invitation sent to ${inv.email}.` });
+        onBanner({
+          variant: "success",
+          message: `Invitation sent to ${inv.email} as ${ROLE_WORDS[inv.role]}.`,
+        });
         onInvited();
       },
       onError: (e) => setError({ message: e.message, refusal: e.data?.planRefusal }),

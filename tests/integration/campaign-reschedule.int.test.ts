@@ -162,3 +162,24 @@ describe("campaigns.reschedule", () => {
     expect((await campaignRow(id)).period).toBe(cur);
   });
 });
+
+describe("campaigns.reschedule while the plan's subscription lapsed", () => {
+  it("answers (the workspace falls back to Free in the reschedule's own transaction) instead of waiting forever on its own lock", async () => {
+    const { client, user } = await signUp(t.app);
+    await setPlan(t, user.id, "professional");
+    const id = await launchScheduled(client, new Date(Date.now() + 2 * DAY));
+    // the subscription was cancelled and its period has ended: the next billing read writes the
+    // fallback to Free (billing loadBillingWorkspace), an UPDATE of the workspaces row
+    await t.db.execute(
+      sql`update workspaces set subscription_status = 'canceled', current_period_end = now() - interval '1 day' where id = ${user.id}`,
+    );
+    const later = new Date(Date.now() + 3 * DAY);
+    const res = await Promise.race([
+      trpc(client, "campaigns.reschedule", { id, scheduledAt: later.toISOString() }),
+      new Promise<"hung">((r) => setTimeout(() => r("hung"), 8000)),
+    ]);
+    expect(res).not.toBe("hung");
+    const [ws] = await t.db.execute<{ plan: string }>(sql`select plan from workspaces where id = ${user.id}`);
+    expect(ws!.plan).toBe("free");
+  }, 20_000);
+});

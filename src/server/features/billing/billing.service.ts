@@ -1453,7 +1453,8 @@ export async function moveCampaignReservation(
  * first under the plan's limit at that time, as a launch scheduled for `sendsAt` would be
  * (reserveUsage with `now: sendsAt`), then given back in the period that held them
  * (`meterPeriodStart`). Nothing moves when both are one period. Returns the period start that then
- * holds them and the reservation made (for sendUsageWarningIfDue after the commit), if any.
+ * holds them and the reservation made (for sendUsageWarningIfDue after the commit), if any. Every
+ * statement, the workspace's billing read included, runs in `tx` (none on `ctx.db`).
  * @throws AppError PAYMENT_REQUIRED with the plan's sentence when they do not fit that period.
  */
 export async function moveScheduledReservation(
@@ -1463,7 +1464,10 @@ export async function moveScheduledReservation(
   sendsAt: Date,
   tx: DbOrTx,
 ): Promise<{ periodStart: Date; reservation?: Reservation }> {
-  const ws = await loadBillingWorkspace(ctx, c.workspaceId);
+  // read (and a lapsed plan's fallback to Free written) in `tx`: the caller holds the workspace row
+  // FOR SHARE there (assertWorkspaceNotBeingDeleted), so that UPDATE on another connection would wait
+  // for this very transaction forever, and a second pooled connection per call can starve the pool
+  const ws = await loadBillingWorkspace({ db: tx as AppContext["db"] }, c.workspaceId);
   const from = reservationPeriodOf(ws, c);
   const to = launchPeriodStart(ws, sendsAt);
   if (from.getTime() === to.getTime() || amount <= 0) return { periodStart: to };

@@ -1307,13 +1307,17 @@ export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   let reservation: Reservation | undefined;
   const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
     await assertWorkspaceNotBeingDeleted(tx, workspaceId);
+    // the plan read in this transaction too: it holds the workspaces row FOR SHARE, so a lapsed
+    // plan's fallback to Free (an UPDATE of that row) on another pooled connection would wait for it
+    // forever (billing loadBillingWorkspace)
+    const inTx = { ...ctx, db: tx as Ctx["db"] };
     const rule = planRuleOfChannel(c.channel);
-    reservation = await reserveUsage(ctx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
+    reservation = await reserveUsage(inTx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
     // reserved in the current period: when the campaign's other unsent messages are reserved in
     // another one (launched in an earlier period), they move here too, so one period holds them all
     const metering = launchOf(c);
     const others = await countQueuedOrSending(ctx.sql, c.id);
-    const period = await moveCampaignReservation(ctx, metering, others, tx);
+    const period = await moveCampaignReservation(inTx, metering, others, tx);
     if (c.meterPeriodStart?.getTime() !== period.getTime()) await setCampaignMeterPeriod(tx, c.id, period);
   });
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);

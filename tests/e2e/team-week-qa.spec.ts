@@ -7,7 +7,8 @@ import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbo
  * Admin, so the next teammate was made an admin by accident, and the banner did not say which role
  * went out; a member's Team tab showed no invite form and no reason; an invitee who accepted landed
  * on the contacts with nothing saying which workspace they had joined (on a phone the switcher is
- * behind the menu); and the notes on a contact were unsigned. At 390 px, by keyboard, with axe.
+ * behind the menu); and the notes on a contact were unsigned, the contact itself not saying who
+ * added it. At 390 px, by keyboard, with axe.
  */
 
 async function registerIn(page: Page, email: string, name: string) {
@@ -91,6 +92,7 @@ test("invite as admin then member by keyboard at 390 px; the joiner is told wher
   await caraPage.getByLabel("New note").fill("Called Dora, she wants a quote.");
   await caraPage.getByRole("button", { name: "Add Note" }).click();
   await page.goto(`/contacts/${contactId}`);
+  await expect(page.getByTestId("contact-added")).toContainText("Added by Cara Member on");
   await page.getByRole("tab", { name: /Notes/ }).click();
   await expect(page.getByTestId("note")).toContainText("Called Dora, she wants a quote.");
   await expect(page.getByTestId("note")).toContainText("Cara Member ·");

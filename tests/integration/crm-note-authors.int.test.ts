@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { importCsv } from "../contacts-import";
 import {
   createTestApp,
   joinWorkspace,
@@ -13,7 +14,9 @@ import {
 // A QA pass of a small team's week: three people wrote notes on one contact and the contact's page
 // showed them unsigned, so nobody could tell who had promised the customer what. The notes were
 // recorded with their writer (notes.created_by) but the contact's page did not say it. Each note now
-// carries author_name, kept after its writer leaves the workspace.
+// carries author_name, kept after its writer leaves the workspace. Likewise nobody could tell who
+// had added a contact: contacts now record who added them by hand (migration 0064), and the contact's
+// page says "Added by Cara Member on <date>" (added_by_name: by hand, or the CSV file's importer).
 
 let t: TestApp;
 beforeAll(async () => {
@@ -72,5 +75,57 @@ describe("notes say who wrote them", () => {
         author_name: n.author_name,
       })),
     ).toEqual(expected);
+  });
+});
+
+describe("a contact says who added it", () => {
+  it("added by hand over REST and tRPC, or by a CSV file's importer, names them (also once removed); the public API and a JSON import name nobody", async () => {
+    const owner = await signUp(t.app, { name: "Ana Owner", business_name: "Acme Roofing" });
+    await setPlan(t, owner.user.id, "business");
+    const ben = await joinWorkspace(t, owner.client, "admin", { name: "Ben Admin" });
+    const cara = await joinWorkspace(t, owner.client, "member", { name: "Cara Member" });
+    const byCara = await cara.client.post("/api/contacts", {
+      first_name: "Dora",
+      email: uniqueEmail("dora"),
+    });
+    expect(byCara.statusCode, byCara.body).toBe(200);
+    const byBen = await trpcCall(ben.client, "crm.create", { first_name: "Eve", email: uniqueEmail("eve") });
+    expect(byBen.status, JSON.stringify(byBen.error)).toBe(200);
+    const fileEmail = uniqueEmail("finn");
+    const imported = await importCsv(ben.client, `first_name,email\nFinn,${fileEmail}\n`);
+    expect(imported.status).toBe("completed");
+    const jsonEmail = uniqueEmail("gus");
+    const json = await owner.client.post("/api/contacts/import", {
+      contacts: [{ first_name: "Gus", email: jsonEmail }],
+    });
+    expect(json.statusCode, json.body).toBe(200);
+    const keyRes = await owner.client.post("/api/api-keys", { name: "Zap", scopes: ["contacts:write"] });
+    expect(keyRes.statusCode, keyRes.body).toBe(200);
+    const viaApi = await t.app.inject({
+      method: "POST",
+      url: "/api/v1/contacts",
+      headers: { authorization: `Bearer ${keyRes.json().key}` },
+      payload: { first_name: "Hal", email: uniqueEmail("hal") },
+    });
+    expect(viaApi.statusCode, viaApi.body).toBe(201);
+    await owner.client.del(`/api/workspaces/current/members/${ben.user.id}`);
+
+    const list = (await owner.client.get("/api/contacts?limit=50")).json().contacts as {
+      id: number;
+      email: string;
+    }[];
+    const idOf = (email: string) => list.find((c) => c.email === email)?.id;
+    const addedBy = async (id: number | undefined) => {
+      const res = await owner.client.get(`/api/contacts/${id}`);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().added_by_name;
+    };
+    expect(await addedBy(byCara.json().contact.id)).toBe("Cara Member");
+    expect(await addedBy(byBen.data.id)).toBe("Ben Admin");
+    expect(await addedBy(idOf(fileEmail))).toBe("Ben Admin");
+    expect(await addedBy(idOf(jsonEmail))).toBeNull();
+    expect(await addedBy(viaApi.json().id ?? viaApi.json().contact?.id)).toBeNull();
+    const trpc = await trpcCall(cara.client, "crm.get", { id: byCara.json().contact.id }, "query");
+    expect(trpc.data.added_by_name).toBe("Cara Member");
   });
 });

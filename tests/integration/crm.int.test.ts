@@ -63,7 +63,14 @@ describe("POST /api/contacts and GET /api/contacts/{id}", () => {
     const res = await client.get(`/api/contacts/${c.id}`);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(Object.keys(body).sort()).toEqual(["activities", "contact", "notes", "success", "tags"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "activities",
+      "added_by_name",
+      "contact",
+      "notes",
+      "success",
+      "tags",
+    ]);
     expect(body.success).toBe(true);
     expect(body.contact.id).toBe(c.id);
     expect(body.tags).toEqual([]);
@@ -354,7 +361,7 @@ describe("notes and activity", () => {
     const d = (await client.get(`/api/contacts/${c.id}`)).json();
     expect(d.notes).toHaveLength(1);
     expect(d.notes[0]).toMatchObject({ note_text: "Called, wants a demo" });
-    expect(Object.keys(d.notes[0]).sort()).toEqual(["created_at", "id", "note_text"]);
+    expect(Object.keys(d.notes[0]).sort()).toEqual(["author_name", "created_at", "id", "note_text"]);
     expect(d.activities.map((a: { activity_type: string }) => a.activity_type)).toEqual(["note_added"]);
   });
 });

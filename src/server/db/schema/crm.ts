@@ -78,6 +78,12 @@ export const contacts = pgTable(
      * (no activities row per imported contact: that doubled the cost of an import).
      */
     importId: uuid(),
+    /**
+     * who added the contact by hand (Add Contact, POST /api/contacts, tRPC crm.create; migration 0064);
+     * null for older contacts, the public API, imports (contact_imports.created_by says who imported),
+     * campaign lists, and once that account is deleted
+     */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**

@@ -24,7 +24,7 @@ import {
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { emitContactRows } from "./crm.contact-events";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
-import { contactImportExists } from "./crm.imports.queries";
+import { selectFileImportOf } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
 import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
 import {
@@ -459,7 +459,10 @@ export async function getContact(
  * (newest first). Each note is `{id, note_text, created_at, author_name}`: `author_name` is the name
  * of the person who wrote it (notes.created_by; kept after they leave the workspace, as a CRM keeps a
  * former colleague's notes signed), null when nobody is recorded (notes written before it was kept,
- * through the public API, or by an account since deleted). @throws NOT_FOUND 'Contact not found'.
+ * through the public API, or by an account since deleted). `added_by_name`: who added the contact by
+ * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), null
+ * when not known (older contacts, the public API, JSON imports, campaign lists, a deleted account).
+ * @throws NOT_FOUND 'Contact not found'.
  */
 export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
   const c = await getContact(ctx, workspaceId, id);
@@ -467,12 +470,14 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
     tagsOfContacts(ctx, workspaceId, [c.id]),
     selectContactActivities(ctx.db, workspaceId, c.id, 200),
     selectContactNotes(ctx.db, workspaceId, c.id),
-    c.importId ? contactImportExists(ctx.db, workspaceId, c.importId) : Promise.resolve(false),
+    c.importId ? selectFileImportOf(ctx.db, workspaceId, c.importId) : Promise.resolve(undefined),
   ]);
-  const authors = await getUserProfiles(
-    ctx,
-    noteRows.flatMap((n) => (n.createdBy ? [n.createdBy] : [])),
-  );
+  // who added it: by hand (contacts.created_by), else who imported its file
+  const addedBy = c.createdBy ?? fromFile?.createdBy ?? null;
+  const authors = await getUserProfiles(ctx, [
+    ...noteRows.flatMap((n) => (n.createdBy ? [n.createdBy] : [])),
+    ...(addedBy ? [addedBy] : []),
+  ]);
   const timeline = acts.map((a) => ({
     id: a.id,
     activity_type: a.activityType,
@@ -490,6 +495,7 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
     });
   return {
     contact: toContactJson(c),
+    added_by_name: (addedBy && authors.get(addedBy)?.name) || null,
     tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
     activities: timeline,
     notes: noteRows.map((n) => ({
@@ -614,12 +620,18 @@ async function assertOptInsAllowed(
  * `custom_fields` (crm.schemas customFieldsSchema; null values are dropped).
  * Emits the `contact.created` webhook event. An opted-out email or number (the suppression list)
  * keeps its opt-in off: `email_opt_in` left out defaults to false for such an email
- * (assertOptInsAllowed).
+ * (assertOptInsAllowed). `createdBy`: the user adding it (the contact page's "Added by"), null
+ * when no person is known (the public API).
  * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists',
  * CONFLICT 'This person opted out of ...' (an opt-in set to true the person opted out of; `param` the
  * flag), PAYMENT_REQUIRED at the plan's contact limit.
  */
-export async function createContact(ctx: Ctx, workspaceId: string, input: unknown): Promise<Contact> {
+export async function createContact(
+  ctx: Ctx,
+  workspaceId: string,
+  input: unknown,
+  createdBy: string | null = null,
+): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
   const country = await phoneCountryOf(ctx, workspaceId);
   assertPhonesValid(f, country);
@@ -628,6 +640,7 @@ export async function createContact(ctx: Ctx, workspaceId: string, input: unknow
     ...(f.custom_fields ? { customFields: withoutNullFields(f.custom_fields) } : {}),
     workspaceId,
     leadSource: f.lead_source || "manual",
+    createdBy,
   };
   await assertOptInsAllowed(ctx, workspaceId, f, values, values, true);
   // the contact and its contact.created event in one transaction (the webhooks outbox): both or

@@ -27,17 +27,21 @@ export async function selectContactImport(
   return row;
 }
 
-/** True when `importId` is a file import of `workspaceId` (a contact's import_id may name a JSON import). */
-export async function contactImportExists(
+/**
+ * The file import `importId` of `workspaceId` as a contact's page names it: `{createdBy}` (who
+ * imported the file, null once that account is deleted), or undefined when there is no such file
+ * import (a contact's import_id may name a JSON import).
+ */
+export async function selectFileImportOf(
   db: DbOrTx,
   workspaceId: string,
   importId: string,
-): Promise<boolean> {
-  const rows = await db
-    .select({ id: contactImports.id })
+): Promise<{ createdBy: string | null } | undefined> {
+  const [row] = await db
+    .select({ createdBy: contactImports.createdBy })
     .from(contactImports)
     .where(and(eq(contactImports.workspaceId, workspaceId), eq(contactImports.id, importId)));
-  return rows.length > 0;
+  return row;
 }
 
 /** The ids of every import of `workspaceId` (its deletion removes their stored files). */

@@ -231,7 +231,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.post("/api/contacts", async (req) => {
     const tenant = requireTenant(req);
-    const c = await crm.createContact(ctx, tenant.workspaceId, req.body);
+    const c = await crm.createContact(ctx, tenant.workspaceId, req.body, tenant.userId);
     return { success: true, contact: crm.toContactJson(c) };
   });
 

@@ -36,7 +36,7 @@ export const crmRouter = router({
   create: protectedProcedure
     .input(loose)
     .mutation(async ({ ctx, input }) =>
-      crm.toContactJson(await crm.createContact(ctx, ctx.workspaceId, input)),
+      crm.toContactJson(await crm.createContact(ctx, ctx.workspaceId, input, ctx.tenant.userId)),
     ),
   update: protectedProcedure
     .input(withId.extend({ data: loose }))

@@ -35,7 +35,7 @@ import { MessageDialog } from "@/client/features/crm/dialogs";
 import { StageBadge } from "@/client/features/crm/stage-badge";
 import { errorMessage } from "@/client/lib/errors";
 import { sameSlotOr } from "@/client/lib/focus-rescue";
-import { titleCase } from "@/client/lib/format";
+import { formatDate, titleCase } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { readableTextOn } from "@/server/lib/contrast";
 
@@ -309,7 +309,7 @@ function ContactDetailPage() {
       </div>
     );
 
-  const { contact: c, tags, activities, notes } = data;
+  const { contact: c, tags, activities, notes, added_by_name: addedBy } = data;
   const name = contactName(c);
 
   function startEdit() {
@@ -426,6 +426,10 @@ function ContactDetailPage() {
               <ContactNameText contact={c} />
             </h1>
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
+            {/* who brought the contact in (the server's added_by_name: by hand, or the CSV file's importer) */}
+            <p className="text-xs text-muted-foreground" data-testid="contact-added">
+              Added {addedBy ? `by ${addedBy} ` : ""}on {formatDate(c.created_at)}
+            </p>
             <div
               ref={tagRow}
               tabIndex={-1}

@@ -101,26 +101,30 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
 
 /**
  * The workspace's keys, newest first, as toApiKeyJson plus `creator_active` (false once the key's
- * creator is no longer an owner or admin, when its requests get 401) and `creator_name`: the name
+ * creator is no longer an owner or admin, when its requests get 401), `creator_name`: the name
  * (or, without one, the email) of its creator while they are a member of the workspace, null once
- * they are not (removed, left, account deleted), which Settings shows as "Former member".
+ * they are not (removed, left, account deleted), and `former_creator_name`: that person's name once
+ * they are no longer a member (null while they are, and once their account is deleted), which
+ * Settings shows as "Ben Admin (former member)": an owner auditing a revoked key learns whose it was.
  * @throws FORBIDDEN for members.
  */
 export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageApiKeys");
   const rows = await q.listApiKeys(ctx.db, tenant.workspaceId);
-  const members = rows.filter((r) => r.creatorRole !== null && r.key.createdBy !== null);
   const profiles = await getUserProfiles(
     ctx,
-    members.map((r) => r.key.createdBy as string),
+    rows.flatMap((r) => (r.key.createdBy ? [r.key.createdBy] : [])),
   );
   return rows.map((r) => {
-    const profile = r.creatorRole !== null && r.key.createdBy ? profiles.get(r.key.createdBy) : undefined;
+    const profile = r.key.createdBy ? profiles.get(r.key.createdBy) : undefined;
+    const name = profile ? profile.name || profile.email : null;
+    const member = r.creatorRole !== null;
     return {
       ...toApiKeyJson(r.key),
       // false once its creator is no longer an owner or admin: its requests get 401 (authenticateApiKey)
       creator_active: creatorMayUseKeys(r.creatorRole),
-      creator_name: profile ? profile.name || profile.email : null,
+      creator_name: member ? name : null,
+      former_creator_name: member ? null : name,
     };
   });
 }

@@ -56,7 +56,7 @@ export function revokeLabel(k: { name: string; prefix: string }): string {
 /**
  * Settings > API keys (issue 15, owner and admin): create a key with a name, scopes and an optional
  * expiry (the key shown once, and hidden again if that key is revoked), list keys with prefix, scopes,
- * last use, expiry and creator (their name, or "Former member" once they left the workspace or were
+ * last use, expiry and creator (their name, "Ben Admin (former member)" once they left the workspace or were
  * removed, which revoked the key), revoke; a revoked key says why. Links to the API reference at /docs/api. Revoking asks first (a dialog
  * naming the key; Escape or Cancel keep it and focus goes back to the key's Revoke button); once
  * revoked, the button is gone and focus moves to the key's name in the list.
@@ -276,7 +276,11 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
                         {k.expires_at
                           ? `${expired ? "expired" : "expires"} ${formatDate(k.expires_at)}`
                           : "never expires"}{" "}
-                        · creator: {k.creator_name ?? "Former member"}
+                        · creator:{" "}
+                        {k.creator_name ??
+                          (k.former_creator_name
+                            ? `${k.former_creator_name} (former member)`
+                            : "Former member")}
                       </p>
                       {k.revoked_at && k.revoked_reason && (
                         <p className="text-sm text-muted-foreground">{k.revoked_reason}</p>

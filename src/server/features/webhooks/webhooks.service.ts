@@ -12,6 +12,7 @@ import { randomToken } from "../../lib/ids";
 import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
+import { getUserProfiles } from "../user/user.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
 import { testEventData } from "./webhooks.examples";
 import { DELIVERY_RETRY_LIMIT, deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
@@ -278,10 +279,29 @@ export async function rotateEndpointSecret(
   return { ...toEndpointJson(row.e, row.creatorRole), secret };
 }
 
-/** The workspace's endpoints, newest first. @throws FORBIDDEN for members. */
+/**
+ * The workspace's endpoints, newest first, for Settings > Webhooks (REST `GET /api/webhook-endpoints`,
+ * tRPC `webhooks.list`; not the public API's list): toEndpointJson plus `creator_name`, the name of
+ * whoever made (or last re-enabled) the endpoint, also once they are no longer a member (the row then
+ * reads "Ben Admin (former member)" beside the disabled reason), null when nobody is recorded, and
+ * `creator_member` (false once they are not a member of the workspace).
+ * @throws FORBIDDEN for members.
+ */
 export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageWebhooks");
-  return (await q.listEndpoints(ctx.db, tenant.workspaceId)).map((r) => toEndpointJson(r.e, r.creatorRole));
+  const rows = await q.listEndpoints(ctx.db, tenant.workspaceId);
+  const profiles = await getUserProfiles(
+    ctx,
+    rows.flatMap((r) => (r.e.createdBy ? [r.e.createdBy] : [])),
+  );
+  return rows.map((r) => {
+    const profile = r.e.createdBy ? profiles.get(r.e.createdBy) : undefined;
+    return {
+      ...toEndpointJson(r.e, r.creatorRole),
+      creator_name: profile ? profile.name || profile.email : null,
+      creator_member: r.creatorRole !== null,
+    };
+  });
 }
 
 /** Cursor of the newest-first lists: the last row's `[created_at::text, id]`. */

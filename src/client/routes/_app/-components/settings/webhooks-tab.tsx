@@ -200,6 +200,12 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                     <div className="min-w-0 flex-1 basis-full sm:basis-0">
                       <p className="break-all font-medium">{e.url}</p>
                       <p className="text-sm text-muted-foreground">{e.events.join(", ")}</p>
+                      {e.creator_name && (
+                        <p className="text-sm text-muted-foreground">
+                          Added by {e.creator_name}
+                          {e.creator_member ? "" : " (former member)"}
+                        </p>
+                      )}
                       {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
                       {e.previous_secret_expires_at && (
                         <p className="text-sm text-muted-foreground" data-testid="webhook-previous-secret">

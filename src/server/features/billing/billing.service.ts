@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import type { DbOrTx } from "../../db/client";
+import { inTransaction } from "../../db/reserved";
 import type { Workspace } from "../../db/schema";
 import { AppError } from "../../lib/errors";
 import { ProviderError } from "../../providers/errors";
@@ -120,6 +121,13 @@ async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Wor
  * counts as Free (effectivePlan) but stays stored, as the plan a payment restores. The fallback is
  * written only onto the row as it was read (q.updateBilling's ifVersion): a webhook that wrote the row
  * meanwhile (a renewal, the cancel taken back) is not overwritten, and the row as it now is is returned.
+ * Read inside a transaction (`ctx.db` a drizzle transaction or db/reserved openTransactionDb: a
+ * reschedule's, a resend's, a launch with inline rows), the fallback is applied to the row returned
+ * but not written: that UPDATE would hold the workspace row's lock until the commit, and two such
+ * transactions, which hold the row FOR SHARE (workspaces assertWorkspaceNotBeingDeleted) or the
+ * contact-creation lock, would each wait for the other (Postgres aborts one: a deadlock). Such callers
+ * read once on the pool before their transaction (campaigns rescheduleCampaign, resendFailed,
+ * createAndLaunchCampaign), which writes it in its own one-statement transaction.
  * @throws AppError NOT_FOUND 'Workspace not found'
  */
 export async function loadBillingWorkspace(
@@ -130,12 +138,15 @@ export async function loadBillingWorkspace(
   if (!read) throw new AppError("NOT_FOUND", "Workspace not found");
   const ws = read.row;
   if (ws.plan !== "free" && effectivePlan(ws) === "free" && !isHeld(ws)) {
-    const updated = await q.updateBilling(
-      ctx.db,
-      ws.id,
-      { plan: "free", subscriptionStatus: "canceled", subscriptionTier: null, cancelAtPeriodEnd: false },
-      { ifVersion: read.version },
-    );
+    const fallback = {
+      plan: "free",
+      subscriptionStatus: "canceled",
+      subscriptionTier: null,
+      cancelAtPeriodEnd: false,
+    } as const;
+    // in a transaction: applied, not written (see above; the next read on the pool writes it)
+    if (inTransaction(ctx.db)) return { ...ws, ...fallback };
+    const updated = await q.updateBilling(ctx.db, ws.id, fallback, { ifVersion: read.version });
     if (updated) return updated;
     // written meanwhile: the row as it now is (its own fallback, if still due, is written next time)
     const now = await q.findBillingWorkspace(ctx.db, ws.id);
@@ -1464,9 +1475,9 @@ export async function moveScheduledReservation(
   sendsAt: Date,
   tx: DbOrTx,
 ): Promise<{ periodStart: Date; reservation?: Reservation }> {
-  // read (and a lapsed plan's fallback to Free written) in `tx`: the caller holds the workspace row
-  // FOR SHARE there (assertWorkspaceNotBeingDeleted), so that UPDATE on another connection would wait
-  // for this very transaction forever, and a second pooled connection per call can starve the pool
+  // read in `tx` (a second pooled connection per call could starve the pool); a lapsed plan's
+  // fallback to Free is applied, not written there (loadBillingWorkspace): the caller holds the
+  // workspace row FOR SHARE, and two callers' UPDATEs of that row would deadlock
   const ws = await loadBillingWorkspace({ db: tx as AppContext["db"] }, c.workspaceId);
   const from = reservationPeriodOf(ws, c);
   const to = launchPeriodStart(ws, sendsAt);

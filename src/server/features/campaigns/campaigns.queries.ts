@@ -1201,6 +1201,24 @@ export async function countQueuedRecipients(pg: Sql, campaignId: number): Promis
   return row?.n ?? 0;
 }
 
+/**
+ * Rows of a campaign still queued or sending, read on `db`: in a transaction, its own uncommitted
+ * changes counted (campaigns.service resendFailed counts in its requeue's transaction, so a resend
+ * holds one pooled connection, not two).
+ */
+export async function countQueuedOrSendingIn(db: DbOrTx, campaignId: number): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(campaignRecipients)
+    .where(
+      and(
+        eq(campaignRecipients.campaignId, campaignId),
+        inArray(campaignRecipients.status, ["queued", "sending"]),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
 /** Rows of a campaign still queued or sending (the watchdog's completion test). */
 export async function countQueuedOrSending(pg: Sql, campaignId: number): Promise<number> {
   const [row] = await pg<{ pending: number }[]>`

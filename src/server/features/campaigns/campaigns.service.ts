@@ -81,6 +81,7 @@ import {
   cancelCampaignRows,
   countLiveClaims,
   countQueuedOrSending,
+  countQueuedOrSendingIn,
   countRecipientsByStatus,
   countWorkspaceCampaigns,
   insertCampaign,
@@ -421,10 +422,15 @@ async function launchOnce(
   // inline rows become contacts: those contacts, the campaign, its recipients and its plan reservation
   // commit together or not at all, so a launch refused after they were matched (402 of the plan's
   // meter, 422 nobody to send to) leaves no contact behind
-  if (!inTransaction && input.recipients.csv?.some((r) => r.email || r.phone || r.mobile))
+  if (!inTransaction && input.recipients.csv?.some((r) => r.email || r.phone || r.mobile)) {
+    // a lapsed plan's fallback to Free is written here, on the pool, before the transaction: in it the
+    // fallback is only applied (billing loadBillingWorkspace), as its UPDATE would hold the workspace
+    // row while the launch waits for the contact-creation lock another launch holds (a deadlock)
+    await loadBillingWorkspace(ctx, workspaceId);
     return inlineRowsTransaction(ctx, progress, (tctx) =>
       launchOnce(tctx, workspaceId, raw, createdBy, workspace, opts, progress, true),
     );
+  }
   // issue 11: an account whose email is not verified cannot launch campaigns (403 with the reason)
   if (createdBy) await assertCanSend(ctx, createdBy);
   // a repeat of a launch that already made its campaign (finding 7): answer it, create nothing
@@ -1215,6 +1221,10 @@ export async function rescheduleCampaign(
   const own = await ownCampaign(ctx, workspaceId, input.id);
   // a scheduled campaign sends nothing before its time: its queued rows are all its unsent units
   const unsent = await countQueuedOrSending(ctx.sql, own.id);
+  // a lapsed plan's fallback to Free is written here, on the pool, before the transaction holds the
+  // workspace row FOR SHARE (billing loadBillingWorkspace only applies it in a transaction: two
+  // reschedules both writing it there deadlocked)
+  await loadBillingWorkspace(ctx, workspaceId);
   let reservation: Reservation | undefined;
   const r = await rescheduleCampaignRow(ctx.db, workspaceId, own.id, at, async (tx, c) => {
     await assertWorkspaceNotBeingDeleted(tx, workspaceId);
@@ -1305,18 +1315,24 @@ export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
   // the failed messages gave their units back when they failed: sending them again reserves them
   // again, in the requeue's transaction (402 with the plan's sentence, nothing requeued)
   let reservation: Reservation | undefined;
+  // a lapsed plan's fallback to Free is written here, on the pool, before the transaction holds the
+  // workspace row FOR SHARE (billing loadBillingWorkspace only applies it in a transaction: two
+  // resends both writing it there deadlocked)
+  await loadBillingWorkspace(ctx, workspaceId);
   const r = await resendFailedRows(ctx.db, workspaceId, id, async (tx, c, n) => {
     await assertWorkspaceNotBeingDeleted(tx, workspaceId);
-    // the plan read in this transaction too: it holds the workspaces row FOR SHARE, so a lapsed
-    // plan's fallback to Free (an UPDATE of that row) on another pooled connection would wait for it
-    // forever (billing loadBillingWorkspace)
+    // the plan read in this transaction too (one pooled connection per resend; the fallback to Free
+    // is applied there, not written: billing loadBillingWorkspace)
     const inTx = { ...ctx, db: tx as Ctx["db"] };
     const rule = planRuleOfChannel(c.channel);
     reservation = await reserveUsage(inTx, workspaceId, rule.meter, n, { tx, feature: rule.feature });
     // reserved in the current period: when the campaign's other unsent messages are reserved in
     // another one (launched in an earlier period), they move here too, so one period holds them all
     const metering = launchOf(c);
-    const others = await countQueuedOrSending(ctx.sql, c.id);
+    // counted in this transaction (not on another pooled connection: a resend holds one connection,
+    // so concurrent resends cannot take the whole pool and wait on each other); it sees the rows just
+    // requeued, which are the `n` reserved above, not others
+    const others = (await countQueuedOrSendingIn(tx, c.id)) - n;
     const period = await moveCampaignReservation(inTx, metering, others, tx);
     if (c.meterPeriodStart?.getTime() !== period.getTime()) await setCampaignMeterPeriod(tx, c.id, period);
   });

@@ -165,6 +165,8 @@ export interface Classification {
  * contacts not yet in the CRM (a preflight's new CSV rows), classified after the stored ones, as
  * the launch would create them. `csvPhone` is a CSV row's own phone for a stored contact with none.
  * With `quietHoursAt`, queued non-email recipients are also checked against quiet hours at that time.
+ * `contentSkip` skips, with its reason, a contact the compliance rules send to (what the message
+ * would be for them: campaigns.content smsLengthSkipReason).
  */
 export async function classifyRecipients(
   ctx: Ctx,
@@ -176,6 +178,8 @@ export async function classifyRecipients(
     csvPhone?: Map<number, string>;
     extra?: Contact[];
     quietHoursAt?: Date;
+    /** a further skip reason of a contact the rules above send to (the launch's SMS length check) */
+    contentSkip?: (c: Contact) => string | null;
   },
 ): Promise<Classification> {
   const kind = deliveryKind(channel);
@@ -218,15 +222,10 @@ export async function classifyRecipients(
     ]);
     contacts.forEach((c, i) => {
       const address = addresses[i];
-      const reason = skipReason(
-        channel,
-        c,
-        address,
-        suppressed,
-        seen,
-        opts.includeNotOptedIn,
-        stopped.has(c.id),
-      );
+      const reason =
+        skipReason(channel, c, address, suppressed, seen, opts.includeNotOptedIn, stopped.has(c.id)) ??
+        opts.contentSkip?.(c) ??
+        null;
       out.rows.push({ contactId: c.id, address, reason });
       if (reason) {
         out.skipped[reason] = (out.skipped[reason] ?? 0) + 1;

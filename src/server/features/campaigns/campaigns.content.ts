@@ -235,6 +235,32 @@ export function renderSmsFor(
   return { body, segments: smsSegments(body).segments };
 }
 
+/**
+ * The most characters one text may hold, its segments joined: Twilio refuses a longer body (error
+ * 21617, "The concatenated message body exceeds the 1600 character limit"); the builder's message
+ * as typed is held to it too (campaigns.schemas).
+ */
+export const SMS_MAX_CHARACTERS = 1600;
+
+/**
+ * A launch's check of each recipient's SMS (and video SMS) once filled in (renderSmsFor: merge tags,
+ * tracked links of a recipient token's length, the video URL), counted as the number's first text
+ * (with the business name and "Reply STOP to opt out" where firstTextBody adds them: whether a
+ * number was texted before is known only when it is sent, and a text Twilio would refuse is not sent
+ * at all). Returns, for a contact, the skip reason in words when it passes SMS_MAX_CHARACTERS
+ * ("message too long once filled in: 2,340 characters, the limit is 1,600"), else null. Merge tags
+ * can lengthen a message without bound (a custom field holds 500 characters).
+ */
+export function smsLengthSkipReason(content: CampaignContent, env: LinkEnv): (c: Contact) => string | null {
+  // a recipient's token (ids randomToken(16)) is 26 characters: the tracked links' length
+  const token = "x".repeat(26);
+  return (c) => {
+    const { body } = renderSmsFor(content, mergeSource(c), token, env, true);
+    if (body.length <= SMS_MAX_CHARACTERS) return null;
+    return `message too long once filled in: ${body.length.toLocaleString("en-US")} characters, the limit is ${SMS_MAX_CHARACTERS.toLocaleString("en-US")}`;
+  };
+}
+
 /** One recipient's AI call script or voicemail TTS text (merge tags rendered). */
 export function renderScriptFor(content: CampaignContent, contact: MergeContact) {
   return renderMergeTags(content.script ?? content.message ?? "", contact, { extra: contentExtra(content) });

@@ -66,6 +66,7 @@ import {
   extractLinks,
   renderEmailFor,
   senderFrom,
+  smsLengthSkipReason,
   TEST_EMAIL_TOKEN,
 } from "./campaigns.content";
 import {
@@ -295,6 +296,10 @@ async function repeatAnswer(
  *   CONFLICT (the launch token belongs to a campaign on another channel; the owner is deleting the
  *   workspace: workspaces assertWorkspaceNotBeingDeleted)
  *
+ * An SMS or video SMS recipient whose text, once its merge tags are filled in (and counted as the
+ * number's first text), passes 1,600 characters (Twilio's limit) is skipped with the length in words
+ * (campaigns.content smsLengthSkipReason), as other skips are.
+ *
  * A contact deleted while the launch runs (a bulk delete between reading the audience and inserting
  * the recipients: the contacts foreign key refuses the insert, and the whole transaction, campaign
  * and reservation included, rolls back) starts the launch over, up to LAUNCH_ATTEMPTS times, so it
@@ -508,9 +513,13 @@ async function launchOnce(
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
   // compliance per recipient, page by page (the preflight runs the same classification)
+  // a text merge tags fill past 1,600 characters (Twilio's limit, error 21617) is not sent: that
+  // recipient is skipped with the length in words, as other skips are (the rest of the audience still
+  // gets the campaign; nobody left is a 422 naming the reason)
   const classified = await classifyRecipients(ctx, workspaceId, input.channel, [...ids], {
     includeNotOptedIn: !!input.includeNotOptedIn,
     csvPhone,
+    contentSkip: deliveryKind(input.channel) === "sms" ? smsLengthSkipReason(content, ctx.env) : undefined,
   });
   // ids named that are no contact of the workspace are reported, not dropped unsaid
   countMissingContacts(classified, [input.recipients.contactIds, input.audience?.contactIds]);

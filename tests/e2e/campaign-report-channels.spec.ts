@@ -112,6 +112,8 @@ test("a call campaign's report shows answered, voicemail, no answer, busy and ta
   await expect(page.getByTestId("stat-busy")).toHaveText("1");
   await expect(page.getByTestId("stat-failed")).toHaveText("1");
   await expect(page.getByTestId("stat-talk-time")).toHaveText("1m 00s");
+  // who launched it: the report's status line, and the campaigns list
+  await expect(page.getByTestId("campaign-status-line")).toContainText("Launched by Rey Port");
   await expect(page.getByText("30s per completed call")).toBeVisible();
   for (const label of [
     "Called",
@@ -136,6 +138,10 @@ test("a call campaign's report shows answered, voicemail, no answer, busy and ta
   await expect(legend).not.toContainText("clicked");
   await expectNoSidewaysScroll(page);
   expect(await seriousViolations(page, `call campaign ${id} at 390 px`)).toEqual([]);
+  await page.goto("/campaigns");
+  await expect(
+    page.getByRole("row").filter({ hasText: "Report voice" }).getByText("by Rey Port", { exact: true }),
+  ).toBeVisible();
 });
 
 test("an SMS campaign's report shows a reply's text, as text, the whole of a long one by keyboard (390 px, axe)", async ({

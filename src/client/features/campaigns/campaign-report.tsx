@@ -228,7 +228,12 @@ export function CampaignList() {
                 <Progress value={c.progress * 100} aria-label={`${c.name} progress`} />
               </TableCell>
               <TableCell>{c.recipientCount}</TableCell>
-              <TableCell>{new Date(c.createdAt).toLocaleString()}</TableCell>
+              <TableCell>
+                {new Date(c.createdAt).toLocaleString()}
+                {c.launchedBy && (
+                  <span className="mt-1 block text-xs text-muted-foreground">by {c.launchedBy}</span>
+                )}
+              </TableCell>
             </TableRow>
           ))}
         </TableBody>
@@ -311,6 +316,7 @@ export function CampaignReport({ id }: { id: number }) {
             {CHANNEL_LABELS[campaign.channel]} · {plural(campaign.recipientCount, "recipient")}
             {campaign.channel === "sms" ? ` · ${plural(report.data.totalSegments, "segment")} sent` : ""}
             {scheduleNote(campaign) ? ` · ${scheduleNote(campaign)}` : ""}
+            {campaign.launchedBy ? ` · Launched by ${campaign.launchedBy}` : ""}
           </span>
         </div>
         <div className="ml-auto flex flex-wrap gap-2">

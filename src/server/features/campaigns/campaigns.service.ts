@@ -236,9 +236,9 @@ async function repeatAnswer(
   prior: Campaign,
   otherLaunch = false,
 ): Promise<LaunchResult> {
-  const counts = (await statusCounts(ctx, [prior.id])).get(prior.id) ?? {};
+  const [counts, names] = await Promise.all([statusCounts(ctx, [prior.id]), launcherNames(ctx, [prior])]);
   return {
-    campaign: summarize(prior, counts),
+    campaign: summarize(prior, counts.get(prior.id) ?? {}, names),
     queued: prior.launchResult?.queued ?? 0,
     skipped: prior.launchResult?.skipped ?? {},
     repeated: true,
@@ -667,11 +667,12 @@ async function launchOnce(
   }
   // the answer reports the campaign as GET does: its status now and its recipients' real counts (queued
   // and skipped right after the launch, nothing sent yet), never empty counts read as "all done"
-  const [c, counts] = await Promise.all([
+  const [c, counts, names] = await Promise.all([
     selectCampaign(ctx.db, campaign.id),
     statusCounts(ctx, [campaign.id]),
+    launcherNames(ctx, [campaign]),
   ]);
-  return { campaign: summarize(c ?? campaign, counts.get(campaign.id) ?? {}), queued, skipped };
+  return { campaign: summarize(c ?? campaign, counts.get(campaign.id) ?? {}, names), queued, skipped };
 }
 
 /**
@@ -741,9 +742,30 @@ export interface CampaignSummary {
   progress: number;
   /** why the send engine paused it (the plan no longer allows it), null otherwise */
   pausedReason: string | null;
+  /**
+   * the name of the person who launched it (campaigns.created_by: the signed-in user, or for a
+   * launch through the public API the API key's creator), kept after they leave the workspace, as a
+   * CRM keeps a former colleague's work signed; null when nobody is recorded (an account since
+   * deleted)
+   */
+  launchedBy: string | null;
 }
 
-function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary {
+/**
+ * The names of the people who launched `list` (their `createdBy`), by user id, for summarize: one
+ * read of the users (user.service getUserProfiles), none when no campaign records a person.
+ */
+async function launcherNames(
+  ctx: Pick<AppContext, "db">,
+  list: Pick<Campaign, "createdBy">[],
+): Promise<Map<string, string>> {
+  const ids = list.flatMap((c) => (c.createdBy ? [c.createdBy] : []));
+  if (ids.length === 0) return new Map();
+  const profiles = await getUserProfiles(ctx, ids);
+  return new Map([...profiles].map(([id, p]) => [id, p.name]));
+}
+
+function summarize(c: Campaign, counts: Record<string, number>, names: Map<string, string>): CampaignSummary {
   const pending = (counts.queued ?? 0) + (counts.sending ?? 0);
   const total = c.recipientCount;
   return {
@@ -765,6 +787,7 @@ function summarize(c: Campaign, counts: Record<string, number>): CampaignSummary
           ? 1
           : (total - pending) / total,
     pausedReason: c.status === "paused" ? (c.error ?? null) : null,
+    launchedBy: (c.createdBy && names.get(c.createdBy)) || null,
   };
 }
 
@@ -773,8 +796,9 @@ async function statusCounts(ctx: Pick<AppContext, "db">, ids: number[]) {
 }
 
 /**
- * The workspace's campaigns, newest first (at most `limit`, 500 max), with per-status counts and
- * progress; `beforeId` starts after that campaign (cursor pages of the public API).
+ * The workspace's campaigns, newest first (at most `limit`, 500 max), with per-status counts,
+ * progress and who launched each (`launchedBy`); `beforeId` starts after that campaign (cursor
+ * pages of the public API).
  */
 export async function listCampaigns(
   ctx: Pick<AppContext, "db">,
@@ -788,11 +812,14 @@ export async function listCampaigns(
     Math.min(opts.limit ?? 100, 500),
     opts.beforeId,
   );
-  const counts = await statusCounts(
-    ctx,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => summarize(r, counts.get(r.id) ?? {}));
+  const [counts, names] = await Promise.all([
+    statusCounts(
+      ctx,
+      rows.map((r) => r.id),
+    ),
+    launcherNames(ctx, rows),
+  ]);
+  return rows.map((r) => summarize(r, counts.get(r.id) ?? {}, names));
 }
 
 async function ownCampaign(ctx: Pick<AppContext, "db">, workspaceId: string, id: number): Promise<Campaign> {
@@ -886,8 +913,8 @@ export async function getCampaignReport(
   timeZone = "UTC",
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
-  const counts = (await statusCounts(ctx, [c.id])).get(c.id) ?? {};
-  const campaign = summarize(c, counts);
+  const [counts, names] = await Promise.all([statusCounts(ctx, [c.id]), launcherNames(ctx, [c])]);
+  const campaign = summarize(c, counts.get(c.id) ?? {}, names);
   const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
   const [timeline, { figures: f, skipped, segments }] = await Promise.all([
     selectReportTimeline(ctx.sql, c.id, timeZone),

@@ -138,16 +138,32 @@ describe("a lapsed subscription's fallback to Free under concurrent requests", (
     }
   }, 60_000);
 
-  it("two concurrent launches with CSV rows each answer (no deadlock 500), rounds after a fresh lapse; the meter counts what they queued", async () => {
+  it("concurrent launches with CSV rows each answer (no deadlock 500), rounds after a fresh lapse; the meter counts what they queued", async () => {
     const { client, user } = await signUp(t.app);
+    // rows of contacts already there, one with only a phone: that launch takes the contact-creation
+    // lock without a plan read (nothing is added), while a launch of new rows reads the plan (and on
+    // the old code wrote the fallback to Free, holding the workspace row) before taking that lock
+    const known = uniqueEmail("known");
+    const phoneOnly = `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, "0")}`;
+    const generic = (csv: Record<string, string>[]) =>
+      client.post("/api/campaigns", {
+        name: `Lapsed rows ${Math.random()}`,
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        recipients: { csv },
+      });
+    const first = await generic([{ email: known }, { phone: phoneOnly }]);
+    expect(first.statusCode, first.body).toBe(200);
     for (let round = 0; round < ROUNDS; round++) {
       await lapse(user.id);
-      const answers = await Promise.all([1, 2, 3, 4].map(() => launch(client, 2)));
+      const answers = await Promise.all([
+        generic([{ email: known }, { phone: phoneOnly }]),
+        launch(client, 2),
+        generic([{ email: uniqueEmail("lapsedn") }, { email: known }]),
+        generic([{ email: known }, { phone: phoneOnly }]),
+      ]);
       expectAnswered(
-        answers.map((a) => ({
-          status: a.statusCode,
-          message: a.statusCode >= 400 ? a.json().message : undefined,
-        })),
+        answers.map((a) => ({ status: a.statusCode, message: a.statusCode >= 400 ? a.body : undefined })),
       );
       const m = await meterAndHolders(user.id);
       expect(m.used).toBe(m.holders);

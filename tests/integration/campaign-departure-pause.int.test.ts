@@ -44,6 +44,9 @@ async function shown(owner: AuthedClient, id: number) {
   const res = await owner.get(`/api/campaigns/${id}`);
   expect(res.statusCode, res.body).toBe(200);
   const c = res.json().campaign;
+  // what paused it, for the screens' wording ("Paused: its launcher left the workspace", not "by your plan")
+  const cause = c.pauseCause as "plan" | "departure" | null;
+  expect(cause).toBe(c.pausedReason ? "departure" : null);
   return { status: c.status as string, pausedReason: c.pausedReason as string | null };
 }
 

@@ -87,6 +87,7 @@ describe("a downgrade to Free stops a running email campaign at Free's 100 email
     expect(await emailsSent(user.id)).toBe(100);
     const c = (await client.get(`/api/campaigns/${id}`)).json().campaign;
     expect(c.status).toBe("paused");
+    expect(c.pauseCause).toBe("plan");
     expect(c.pausedReason).toBe(
       "Your Free plan includes 100 emails a month and 100 are already used or reserved this billing period. Upgrade to Professional for unlimited emails. The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.",
     );

@@ -220,7 +220,7 @@ export function CampaignList() {
                 )}
                 {c.pausedReason && (
                   <span className="mt-1 block text-xs text-muted-foreground" title={c.pausedReason}>
-                    by your plan
+                    {c.pauseCause === "departure" ? "its launcher left" : "by your plan"}
                   </span>
                 )}
               </TableCell>
@@ -366,7 +366,14 @@ export function CampaignReport({ id }: { id: number }) {
         focusAfterConfirm={() => statusLine.current}
       />
       {campaign.pausedReason && (
-        <AlertBanner variant="warning" title="Paused by your plan">
+        <AlertBanner
+          variant="warning"
+          title={
+            campaign.pauseCause === "departure"
+              ? "Paused: its launcher left the workspace"
+              : "Paused by your plan"
+          }
+        >
           <p>{campaign.pausedReason}</p>
           {/* the server's decision for the plan as it is now: pay in Billing (a plan held by an unpaid
               or paused subscription), upgrade on /pricing, or for an admin or member, ask the owner */}

@@ -11,7 +11,17 @@ import { pauseScheduledCampaignsOf } from "./campaigns.queries";
 export function departurePauseReason(name: string, reason: "removed" | "left"): string {
   const who = name.trim() || "the member";
   const what = reason === "removed" ? "was removed from the workspace" : "left the workspace";
-  return `Paused because ${who}, who scheduled it, ${what}. Resume it to send it as scheduled (at once if that time has passed), or cancel it.`;
+  return `${DEPARTURE_PREFIX}${who}, who scheduled it, ${what}. Resume it to send it as scheduled (at once if that time has passed), or cancel it.`;
+}
+const DEPARTURE_PREFIX = "Paused because ";
+
+/**
+ * Whether a paused campaign's reason (`campaigns.error`) is a departure's (departurePauseReason
+ * writes it; the send engine's plan pauses, billing campaignPlanStop, never start so), for the
+ * screens to say who paused it: a member's departure, not the plan.
+ */
+export function isDeparturePause(reason: string): boolean {
+  return reason.startsWith(DEPARTURE_PREFIX);
 }
 
 /**

@@ -76,6 +76,7 @@ import {
   launchOf,
   reportSkipped,
 } from "./campaigns.delivery";
+import { isDeparturePause } from "./campaigns.departure";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -740,8 +741,13 @@ export interface CampaignSummary {
   counts: Record<string, number>;
   /** recipients no longer queued or sending, 0..1 */
   progress: number;
-  /** why the send engine paused it (the plan no longer allows it), null otherwise */
+  /**
+   * why it was paused, null otherwise: the send engine's sentence when the plan no longer allowed it,
+   * or a member's departure (campaigns.departure departurePauseReason); a pause by a person has none
+   */
   pausedReason: string | null;
+  /** what paused it, when `pausedReason` says why: "plan" or "departure" (the member who launched it left) */
+  pauseCause: "plan" | "departure" | null;
   /**
    * the name of the person who launched it (campaigns.created_by: the signed-in user, or for a
    * launch through the public API the API key's creator), kept after they leave the workspace, as a
@@ -787,6 +793,7 @@ function summarize(c: Campaign, counts: Record<string, number>, names: Map<strin
           ? 1
           : (total - pending) / total,
     pausedReason: c.status === "paused" ? (c.error ?? null) : null,
+    pauseCause: c.status === "paused" && c.error ? (isDeparturePause(c.error) ? "departure" : "plan") : null,
     launchedBy: (c.createdBy && names.get(c.createdBy)) || null,
   };
 }

@@ -16,7 +16,7 @@ import { Input } from "@/client/components/ui/input";
 import { formatDateTime } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { type LaunchError, LaunchErrorBanner, launchError } from "./launch-error";
-import { browserTimeZone, localValue, scheduledMoment, sendTimeError } from "./send-time";
+import { browserTimeZone, localValue, SendTimeHint, scheduledMoment, sendTimeError } from "./send-time";
 
 /**
  * The report's "Reschedule" for a campaign still waiting for its time (status scheduled): a dialog
@@ -93,17 +93,12 @@ export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt:
               aria-invalid={tried && !!timeError}
               aria-describedby={`${inputId}-when`}
             />
-            <p id={`${inputId}-when`} className="text-xs text-muted-foreground">
-              {(tried || local) && timeError ? (
-                <span className="font-medium text-destructive" role="alert">
-                  {timeError}
-                </span>
-              ) : at ? (
-                `Sends ${formatDateTime(at)}.`
-              ) : (
-                `In your time zone, ${zone}.`
-              )}
-            </p>
+            <SendTimeHint
+              id={`${inputId}-when`}
+              error={(tried || local) && timeError ? timeError : null}
+              at={at}
+              zone={zone}
+            />
           </div>
           <DialogFooter>
             <DialogClose asChild>

@@ -45,6 +45,36 @@ export function localValue(d: Date): string {
 }
 
 /**
+ * The line under a send-time input (its `aria-describedby`, `id`): the refusal `error` as an alert,
+ * else when the picked moment `at` sends, else the time zone `zone` the input is read in.
+ */
+export function SendTimeHint({
+  id,
+  error,
+  at,
+  zone,
+}: {
+  id: string;
+  error?: string | null;
+  at: Date | undefined;
+  zone: string;
+}) {
+  return (
+    <p id={id} className="text-xs text-muted-foreground" data-testid="send-time-when">
+      {error ? (
+        <span className="font-medium text-destructive" role="alert">
+          {error}
+        </span>
+      ) : at ? (
+        `Sends ${formatDateTime(at)}.`
+      ) : (
+        `In your time zone, ${zone}.`
+      )}
+    </p>
+  );
+}
+
+/**
  * The review step's "When to send" choice: Send now, or Schedule for later with a date-time input
  * in the user's time zone, labelled with the zone's name, and the moment it reads as. `error` is
  * the builder's sendTimeError for it, shown under the input once the user tried to launch.
@@ -99,17 +129,7 @@ export function SendTimeField({
             aria-invalid={!!error}
             aria-describedby={`${id}-when`}
           />
-          <p id={`${id}-when`} className="text-xs text-muted-foreground" data-testid="send-time-when">
-            {error ? (
-              <span className="font-medium text-destructive" role="alert">
-                {error}
-              </span>
-            ) : at ? (
-              `Sends ${formatDateTime(at)}.`
-            ) : (
-              `In your time zone, ${zone}.`
-            )}
-          </p>
+          <SendTimeHint id={`${id}-when`} error={error} at={at} zone={zone} />
         </div>
       )}
     </fieldset>

@@ -487,7 +487,11 @@ export async function countRecipientsByStatus(
   return out;
 }
 
-/** Recipients of a campaign still queued or sending. */
+/**
+ * Recipients of a campaign still queued or sending, read on `db`: in a transaction, its own
+ * uncommitted changes counted (campaigns.service resendFailed counts in its requeue's transaction,
+ * so a resend holds one pooled connection, not two).
+ */
 export async function countPendingRecipients(db: DbOrTx, campaignId: number): Promise<number> {
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
@@ -1198,24 +1202,6 @@ export async function countQueuedRecipients(pg: Sql, campaignId: number): Promis
   const [row] = await pg<{ n: number }[]>`
     select count(*)::int as n from campaign_recipients
     where campaign_id = ${campaignId} and status = 'queued'`;
-  return row?.n ?? 0;
-}
-
-/**
- * Rows of a campaign still queued or sending, read on `db`: in a transaction, its own uncommitted
- * changes counted (campaigns.service resendFailed counts in its requeue's transaction, so a resend
- * holds one pooled connection, not two).
- */
-export async function countQueuedOrSendingIn(db: DbOrTx, campaignId: number): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(campaignRecipients)
-    .where(
-      and(
-        eq(campaignRecipients.campaignId, campaignId),
-        inArray(campaignRecipients.status, ["queued", "sending"]),
-      ),
-    );
   return row?.n ?? 0;
 }
 

@@ -82,8 +82,8 @@ import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
   cancelCampaignRows,
   countLiveClaims,
+  countPendingRecipients,
   countQueuedOrSending,
-  countQueuedOrSendingIn,
   countRecipientsByStatus,
   countWorkspaceCampaigns,
   insertCampaign,
@@ -1375,7 +1375,7 @@ export async function resendFailed(ctx: Ctx, workspaceId: string, id: number) {
     // counted in this transaction (not on another pooled connection: a resend holds one connection,
     // so concurrent resends cannot take the whole pool and wait on each other); it sees the rows just
     // requeued, which are the `n` reserved above, not others
-    const others = (await countQueuedOrSendingIn(tx, c.id)) - n;
+    const others = (await countPendingRecipients(tx, c.id)) - n;
     const period = await moveCampaignReservation(inTx, metering, others, tx);
     if (c.meterPeriodStart?.getTime() !== period.getTime()) await setCampaignMeterPeriod(tx, c.id, period);
   });

@@ -58,7 +58,10 @@ async function subscribed(events: string[], url: string) {
  * (`data.recipient_id`: message.*, contact.unsubscribed), a contact (`data.id`) or a campaign
  * (`data.id`) fails to be stored unless the
  * storing transaction is the one that last wrote that row (its xmin), i.e. unless it is stored with
- * the change it reports.
+ * the change it reports. A row written in a subtransaction of it (a savepoint: a launch with inline
+ * rows creates its contacts in savepoints of the launch's one transaction) has that subtransaction's
+ * xid as its xmin, which `pg_xact_status` reports 'in progress' only inside the same top-level
+ * transaction (a row another transaction wrote is not visible until it commits, then 'committed').
  */
 async function stopAfterCommit(workspaceId: string) {
   const fn = `test_outbox_${randomUUID().replace(/-/g, "")}`;
@@ -75,7 +78,9 @@ async function stopAfterCommit(workspaceId: string) {
         else
           return new;
         end if;
-        if subject is null or subject::text::bigint <> txid_current() % 4294967296 then
+        if subject is null or pg_xact_status(
+            ((txid_current() / 4294967296) * 4294967296 + subject::text::bigint)::text::xid8
+          ) <> 'in progress' then
           raise exception 'the process stopped after the change committed, before its % event was stored', new.type;
         end if;
         return new;

@@ -4,7 +4,11 @@
 // deliveries, tracked-link clicks and replies (a text has no open); a call's outcome (Twilio
 // CallStatus and AnsweredBy) and talk time (CallDuration); a ringless voicemail's delivery or failure.
 
+import { formatTalkTime } from "@/server/features/campaigns/talk-time";
 import type { CampaignChannel, CampaignReport } from "./api";
+
+/** The report's talk-time format, shared with the campaign-finished email. */
+export { formatTalkTime };
 
 type Figures = CampaignReport["figures"];
 
@@ -30,17 +34,6 @@ export interface FigureCard {
   count?: number;
   of?: number;
   note?: string;
-}
-
-/**
- * A length of time as a call report says it: "0s", "45s", "3m 12s", "1h 02m" (whole seconds,
- * rounded down; hours past 24 stay hours).
- */
-export function formatTalkTime(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
 }
 
 const card = (id: string, label: string, count: number, of?: number): FigureCard => ({

@@ -3,6 +3,7 @@ import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-em
 import { findHttpLinks, replaceHttpLinks } from "../../lib/links";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "../../lib/merge-tags";
 import { sign, verifySignature } from "../../lib/signing";
+import { SMS_MAX_CHARACTERS } from "../../providers/sms";
 import { firstTextBody } from "../compliance/sms-keywords";
 import { smsSegments } from "./sms-segments";
 
@@ -234,13 +235,6 @@ export function renderSmsFor(
   if (firstMessage) body = firstTextBody(body, content.myBusiness ?? "");
   return { body, segments: smsSegments(body).segments };
 }
-
-/**
- * The most characters one text may hold, its segments joined: Twilio refuses a longer body (error
- * 21617, "The concatenated message body exceeds the 1600 character limit"); the builder's message
- * as typed is held to it too (campaigns.schemas).
- */
-export const SMS_MAX_CHARACTERS = 1600;
 
 /**
  * A launch's check of each recipient's SMS (and video SMS) once filled in (renderSmsFor: merge tags,

@@ -3,6 +3,7 @@ import { getUserProfiles } from "../user/user.service";
 import { getWorkspace, listUserWorkspaces } from "../workspaces/workspaces.service";
 import { deliveryKind, reportSkipped } from "./campaigns.delivery";
 import { countRecipientsByStatus, selectCampaign, selectReportFigures } from "./campaigns.queries";
+import { formatTalkTime } from "./talk-time";
 
 type Figures = Awaited<ReturnType<typeof selectReportFigures>>["figures"];
 type Kind = ReturnType<typeof deliveryKind>;
@@ -68,17 +69,6 @@ const LATER: Record<Kind, string> = {
 };
 
 /**
- * A call campaign's talk time as its report says it (client report-figures formatTalkTime): "45s",
- * "3m 12s", "1h 02m" (`seconds` rounded down).
- */
-function talkTime(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
-  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
-}
-
-/**
  * The result lines of a finished campaign of `kind` ("- 3 delivered"; the lines above 0 of
  * RESULT_LINES), with `figures` (selectReportFigures) and `skipped` (the report's skipped total); a
  * call campaign with completed calls ends with its talk time ("- 1m 00s talk time").
@@ -88,7 +78,8 @@ export function resultLines(kind: Kind, figures: Figures, skipped: number): stri
     .map(([count, label]) => [count(figures, skipped), label] as const)
     .filter(([value]) => value > 0)
     .map(([value, label]) => `- ${value.toLocaleString("en-US")} ${label}`);
-  if (kind === "voice" && figures.delivered > 0) lines.push(`- ${talkTime(figures.talkSeconds)} talk time`);
+  if (kind === "voice" && figures.delivered > 0)
+    lines.push(`- ${formatTalkTime(figures.talkSeconds)} talk time`);
   return lines;
 }
 

@@ -237,9 +237,9 @@ async function repeatAnswer(
   prior: Campaign,
   otherLaunch = false,
 ): Promise<LaunchResult> {
-  const [counts, names] = await Promise.all([statusCounts(ctx, [prior.id]), launcherNames(ctx, [prior])]);
+  const [campaign] = await summaries(ctx, [prior]);
   return {
-    campaign: summarize(prior, counts.get(prior.id) ?? {}, names),
+    campaign: campaign as CampaignSummary,
     queued: prior.launchResult?.queued ?? 0,
     skipped: prior.launchResult?.skipped ?? {},
     repeated: true,
@@ -668,12 +668,9 @@ async function launchOnce(
   }
   // the answer reports the campaign as GET does: its status now and its recipients' real counts (queued
   // and skipped right after the launch, nothing sent yet), never empty counts read as "all done"
-  const [c, counts, names] = await Promise.all([
-    selectCampaign(ctx.db, campaign.id),
-    statusCounts(ctx, [campaign.id]),
-    launcherNames(ctx, [campaign]),
-  ]);
-  return { campaign: summarize(c ?? campaign, counts.get(campaign.id) ?? {}, names), queued, skipped };
+  const c = await selectCampaign(ctx.db, campaign.id);
+  const [summary] = await summaries(ctx, [c ?? campaign]);
+  return { campaign: summary as CampaignSummary, queued, skipped };
 }
 
 /**
@@ -758,17 +755,21 @@ export interface CampaignSummary {
 }
 
 /**
- * The names of the people who launched `list` (their `createdBy`), by user id, for summarize: one
- * read of the users (user.service getUserProfiles), none when no campaign records a person.
+ * `list` as CampaignSummary, in its order: their recipients' status counts in one read
+ * (countRecipientsByStatus) and the names of the people who launched them (`createdBy`) in one read
+ * of the users (user.service getUserProfiles, none when no campaign records a person).
  */
-async function launcherNames(
-  ctx: Pick<AppContext, "db">,
-  list: Pick<Campaign, "createdBy">[],
-): Promise<Map<string, string>> {
+async function summaries(ctx: Pick<AppContext, "db">, list: Campaign[]): Promise<CampaignSummary[]> {
   const ids = list.flatMap((c) => (c.createdBy ? [c.createdBy] : []));
-  if (ids.length === 0) return new Map();
-  const profiles = await getUserProfiles(ctx, ids);
-  return new Map([...profiles].map(([id, p]) => [id, p.name]));
+  const [counts, profiles] = await Promise.all([
+    statusCounts(
+      ctx,
+      list.map((c) => c.id),
+    ),
+    ids.length ? getUserProfiles(ctx, ids) : new Map<string, { name: string }>(),
+  ]);
+  const names = new Map([...profiles].map(([id, p]) => [id, p.name]));
+  return list.map((c) => summarize(c, counts.get(c.id) ?? {}, names));
 }
 
 function summarize(c: Campaign, counts: Record<string, number>, names: Map<string, string>): CampaignSummary {
@@ -819,14 +820,7 @@ export async function listCampaigns(
     Math.min(opts.limit ?? 100, 500),
     opts.beforeId,
   );
-  const [counts, names] = await Promise.all([
-    statusCounts(
-      ctx,
-      rows.map((r) => r.id),
-    ),
-    launcherNames(ctx, rows),
-  ]);
-  return rows.map((r) => summarize(r, counts.get(r.id) ?? {}, names));
+  return summaries(ctx, rows);
 }
 
 async function ownCampaign(ctx: Pick<AppContext, "db">, workspaceId: string, id: number): Promise<Campaign> {
@@ -920,8 +914,7 @@ export async function getCampaignReport(
   timeZone = "UTC",
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
-  const [counts, names] = await Promise.all([statusCounts(ctx, [c.id]), launcherNames(ctx, [c])]);
-  const campaign = summarize(c, counts.get(c.id) ?? {}, names);
+  const [campaign] = (await summaries(ctx, [c])) as [CampaignSummary];
   const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
   const [timeline, { figures: f, skipped, segments }] = await Promise.all([
     selectReportTimeline(ctx.sql, c.id, timeZone),

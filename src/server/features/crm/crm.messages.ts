@@ -4,6 +4,7 @@ import { AppError } from "../../lib/errors";
 import { mergeFor } from "../../lib/merge-tags";
 import { parseInput } from "../../lib/validate";
 import { ProviderError } from "../../providers/errors";
+import { SMS_MAX_CHARACTERS } from "../../providers/sms";
 import { assertCanSend } from "../auth/auth.service";
 import { releaseUsage, reserveUsage } from "../billing/billing.service";
 import { callNotice, callOptOutOffer } from "../compliance/call-opt-out";
@@ -23,7 +24,13 @@ import { toContactJson } from "./crm.contact-json";
 import { getContact, recordContactOptIn } from "./crm.contacts";
 import { recordActivities } from "./crm.notes";
 import { selectContactsReachedAt, selectTextedNumbers } from "./crm.queries";
-import { doNotCallSchema, makeCallSchema, sendEmailSchema, sendSmsSchema } from "./crm.schemas";
+import {
+  CALL_SCRIPT_MAX_CHARACTERS,
+  doNotCallSchema,
+  makeCallSchema,
+  sendEmailSchema,
+  sendSmsSchema,
+} from "./crm.schemas";
 
 // One message to one contact from the contact page: email, SMS, AI call.
 
@@ -33,15 +40,6 @@ function providerFailure(e: unknown, what: string): never {
   if (e instanceof ProviderError) throw new AppError("BAD_GATEWAY", `${what}: ${e.message}`);
   throw e;
 }
-
-/**
- * The most characters one text message may hold, its segments joined: Twilio refuses a longer body
- * (error 21617, "The concatenated message body exceeds the 1600 character limit").
- */
-const SMS_MAX_CHARACTERS = 1600;
-
-/** The most characters a call script may hold, as typed (crm.schemas makeCallSchema) and filled in. */
-const CALL_SCRIPT_MAX_CHARACTERS = 5000;
 
 /**
  * `template` (a subject, message or call script as typed on the contact page) with its merge tags

@@ -420,12 +420,15 @@ export const doNotCallSchema = z.object({
   do_not_call: z.boolean({ error: "do_not_call must be true or false" }),
 });
 
+/** The most characters a call script may hold, as typed and once its merge tags are filled in (crm.messages). */
+export const CALL_SCRIPT_MAX_CHARACTERS = 5000;
+
 export const makeCallSchema = z.object({
   script: z
     .string({ error: "Please enter a script for the call" })
     .trim()
     .min(1, "Please enter a script for the call")
-    .max(5_000, "The call script must be at most 5,000 characters"),
+    .max(CALL_SCRIPT_MAX_CHARACTERS, "The call script must be at most 5,000 characters"),
 });
 
 /** POST /api/contacts/search/location; radius in miles (spec: 1 to 500). */

@@ -1,3 +1,10 @@
+/**
+ * The most characters one text may hold, its segments joined: Twilio refuses a longer body (error
+ * 21617, "The concatenated message body exceeds the 1600 character limit"). Campaigns (the builder's
+ * message as typed, each recipient's filled text) and the contact page's one-off texts hold to it.
+ */
+export const SMS_MAX_CHARACTERS = 1600;
+
 export interface SmsMessage {
   /** E.164 */
   to: string;

@@ -11,6 +11,7 @@ import {
   trpcCall as trpc,
   uniqueEmail,
 } from "../helpers";
+import { uniquePhone } from "../unique-phone";
 
 // A launch without a launch token (an outside client that sends no Idempotency-Key) is known by what
 // it sends, to whom: the same workspace launching an identical campaign (channel, name, content,
@@ -90,7 +91,7 @@ describe("launches without a launch token: an identical launch within 10 minutes
   it("sms, the generic route and tRPC: concurrent identical launches make one campaign and one message each", async () => {
     const { client, user } = await signUp(t.app);
     await setPlan(t, user.id, "business");
-    const phones = ["+12125550141", "+12125550142"];
+    const phones = [await uniquePhone("212"), await uniquePhone("212")];
     const sms = {
       campaignName: "Texts",
       message: "Hi {{name|there}}, see you soon",

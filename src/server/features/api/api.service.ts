@@ -160,7 +160,7 @@ export async function revokeKeysCreatedBySince(
  * (revokeKeysOfDepartingMember): the keys they created in the tenant's workspace that are neither
  * revoked nor expired. Settings > Team's remove and leave confirmations say it. Anyone may ask about
  * themselves (leaving); asking about someone else needs the right to remove members. Shape `{count}`.
- * @throws FORBIDDEN (a member asking about someone else), NOT_FOUND 'Member not found' for a
+ * @throws FORBIDDEN (a member asking about someone else), NOT_FOUND 'Member not found.' for a
  *   malformed id (a well-formed id of a non-member counts 0).
  */
 export async function countKeysRevokedOnDeparture(
@@ -169,7 +169,7 @@ export async function countKeysRevokedOnDeparture(
   userId: string,
 ): Promise<{ count: number }> {
   if (userId !== tenant.userId) assertCan(tenant, "manageMembers");
-  if (!isUuid(userId)) throw new AppError("NOT_FOUND", "Member not found");
+  if (!isUuid(userId)) throw new AppError("NOT_FOUND", "Member not found.");
   return { count: await q.countLiveKeysOfCreator(ctx.db, tenant.workspaceId, userId) };
 }
 

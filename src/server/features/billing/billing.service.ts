@@ -128,14 +128,14 @@ async function billingRowOf(ctx: Pick<AppContext, "db">, workspace: string | Wor
  * contact-creation lock, would each wait for the other (Postgres aborts one: a deadlock). Such callers
  * read once on the pool before their transaction (campaigns rescheduleCampaign, resendFailed,
  * createAndLaunchCampaign), which writes it in its own one-statement transaction.
- * @throws AppError NOT_FOUND 'Workspace not found'
+ * @throws AppError NOT_FOUND 'Workspace not found.'
  */
 export async function loadBillingWorkspace(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
 ): Promise<Workspace> {
   const read = await q.findBillingWorkspaceVersion(ctx.db, workspaceId);
-  if (!read) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (!read) throw new AppError("NOT_FOUND", "Workspace not found.");
   const ws = read.row;
   if (ws.plan !== "free" && effectivePlan(ws) === "free" && !isHeld(ws)) {
     const fallback = {
@@ -150,7 +150,7 @@ export async function loadBillingWorkspace(
     if (updated) return updated;
     // written meanwhile: the row as it now is (its own fallback, if still due, is written next time)
     const now = await q.findBillingWorkspace(ctx.db, ws.id);
-    if (!now) throw new AppError("NOT_FOUND", "Workspace not found");
+    if (!now) throw new AppError("NOT_FOUND", "Workspace not found.");
     return now;
   }
   return ws;
@@ -1533,7 +1533,7 @@ export async function assertWorkspaceFeature(
  * that inserts them (crm.contacts.ts, crm.import.ts). `max` is the plan's number of contacts (null =
  * unlimited), `reason` the sentence import rows refused by the limit get (null when unlimited).
  * Check it with `assertContactsFit` / `contactsLeft`.
- * @throws AppError NOT_FOUND 'Workspace not found'.
+ * @throws AppError NOT_FOUND 'Workspace not found.'
  */
 export async function contactsLimitOf(
   ctx: Pick<AppContext, "db">,

@@ -189,7 +189,7 @@ async function lockAsActor(tx: DbOrTx, tenant: Tenant, action: Permission) {
 /** The membership of `userId` in the workspace. @throws AppError NOT_FOUND (also for a malformed id). */
 async function memberOrNotFound(ctx: { db: DbOrTx }, workspaceId: string, userId: string) {
   const m = isUuid(userId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
-  if (!m) throw new AppError("NOT_FOUND", "Member not found");
+  if (!m) throw new AppError("NOT_FOUND", "Member not found.");
   return m;
 }
 
@@ -376,7 +376,7 @@ export async function switchWorkspace(
   workspaceId: string,
 ) {
   const m = isUuid(workspaceId) ? await q.findMembership(ctx.db, workspaceId, userId) : null;
-  if (!m) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (!m) throw new AppError("NOT_FOUND", "Workspace not found.");
   await q.setSessionWorkspace(ctx.db, sessionId, workspaceId);
   return toWorkspaceSummary(m.workspace, m.role);
 }
@@ -1289,11 +1289,11 @@ export async function updateWorkspaceSettings(
  * The workspace's default country for phone numbers typed without `+country` (ISO 3166-1 alpha-2,
  * 'US' unless chosen in Settings > Workspace): the second argument of lib/phone.ts's toE164 for
  * contacts, imports and campaign recipients of this workspace (issue 14).
- * @throws AppError NOT_FOUND 'Workspace not found'.
+ * @throws AppError NOT_FOUND 'Workspace not found.'
  */
 export async function phoneCountryOf(ctx: Pick<AppContext, "db">, workspaceId: string): Promise<string> {
   const w = await q.findWorkspace(ctx.db, workspaceId);
-  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found.");
   return w.phoneCountry;
 }
 
@@ -1329,7 +1329,7 @@ export async function getSenderProfile(
   workspaceId: string,
 ): Promise<SenderProfile> {
   const w = await q.findWorkspace(ctx.db, workspaceId);
-  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found.");
   const owner = (await getUserProfiles(ctx, [w.ownerId])).get(w.ownerId);
   return {
     name: owner?.name ?? w.name,
@@ -1349,7 +1349,7 @@ export async function getSenderProfile(
 /** The workspace's plan and billing fields (for features that gate on the plan). */
 export async function getWorkspace(ctx: Pick<AppContext, "db">, workspaceId: string) {
   const w = await q.findWorkspace(ctx.db, workspaceId);
-  if (!w) throw new AppError("NOT_FOUND", "Workspace not found");
+  if (!w) throw new AppError("NOT_FOUND", "Workspace not found.");
   return w;
 }
 

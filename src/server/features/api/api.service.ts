@@ -6,7 +6,7 @@ import { AppError } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
-import { getUserProfiles } from "../user/user.service";
+import { displayNames } from "../user/user.service";
 import type { WebhookEventType } from "../webhooks/webhooks.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
 import * as q from "./api.queries";
@@ -101,8 +101,9 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
 
 /**
  * The workspace's keys, newest first, as toApiKeyJson plus `creator_active` (false once the key's
- * creator is no longer an owner or admin, when its requests get 401), `creator_name`: the name
- * (or, without one, the email) of its creator while they are a member of the workspace, null once
+ * creator is no longer an owner or admin, when its requests get 401), `creator_name`: the name of
+ * its creator (user.service displayNames: the name, else the email, else 'A former member') while
+ * they are a member of the workspace, null once
  * they are not (removed, left, account deleted), and `former_creator_name`: that person's name once
  * they are no longer a member (null while they are, and once their account is deleted), which
  * Settings shows as "Ben Admin (former member)": an owner auditing a revoked key learns whose it was.
@@ -111,13 +112,12 @@ export async function createApiKey(ctx: Pick<AppContext, "db">, tenant: Tenant, 
 export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageApiKeys");
   const rows = await q.listApiKeys(ctx.db, tenant.workspaceId);
-  const profiles = await getUserProfiles(
+  const names = await displayNames(
     ctx,
-    rows.flatMap((r) => (r.key.createdBy ? [r.key.createdBy] : [])),
+    rows.map((r) => r.key.createdBy),
   );
   return rows.map((r) => {
-    const profile = r.key.createdBy ? profiles.get(r.key.createdBy) : undefined;
-    const name = profile ? profile.name || profile.email : null;
+    const name = (r.key.createdBy && names.get(r.key.createdBy)) ?? null;
     const member = r.creatorRole !== null;
     return {
       ...toApiKeyJson(r.key),

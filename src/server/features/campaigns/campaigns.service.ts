@@ -38,7 +38,7 @@ import {
   getContactsByIds,
   resolveTargetContactIds,
 } from "../crm/crm.service";
-import { getUserProfiles } from "../user/user.service";
+import { displayNames, getUserProfiles } from "../user/user.service";
 import {
   emitWebhookEvent,
   isWebhookDeliveryJob,
@@ -747,7 +747,8 @@ export interface CampaignSummary {
   pauseCause: "plan" | "departure" | null;
   /**
    * the name of the person who launched it (campaigns.created_by: the signed-in user, or for a
-   * launch through the public API the API key's creator), kept after they leave the workspace, as a
+   * launch through the public API the API key's creator; user.service displayNames: the name, else
+   * the email, else 'A former member'), kept after they leave the workspace, as a
    * CRM keeps a former colleague's work signed; null when nobody is recorded (an account since
    * deleted)
    */
@@ -757,18 +758,19 @@ export interface CampaignSummary {
 /**
  * `list` as CampaignSummary, in its order: their recipients' status counts in one read
  * (countRecipientsByStatus) and the names of the people who launched them (`createdBy`) in one read
- * of the users (user.service getUserProfiles, none when no campaign records a person).
+ * of the users (user.service displayNames, none when no campaign records a person).
  */
 async function summaries(ctx: Pick<AppContext, "db">, list: Campaign[]): Promise<CampaignSummary[]> {
-  const ids = list.flatMap((c) => (c.createdBy ? [c.createdBy] : []));
-  const [counts, profiles] = await Promise.all([
+  const [counts, names] = await Promise.all([
     statusCounts(
       ctx,
       list.map((c) => c.id),
     ),
-    ids.length ? getUserProfiles(ctx, ids) : new Map<string, { name: string }>(),
+    displayNames(
+      ctx,
+      list.map((c) => c.createdBy),
+    ),
   ]);
-  const names = new Map([...profiles].map(([id, p]) => [id, p.name]));
   return list.map((c) => summarize(c, counts.get(c.id) ?? {}, names));
 }
 
@@ -795,7 +797,7 @@ function summarize(c: Campaign, counts: Record<string, number>, names: Map<strin
           : (total - pending) / total,
     pausedReason: c.status === "paused" ? (c.error ?? null) : null,
     pauseCause: c.status === "paused" && c.error ? (isDeparturePause(c.error) ? "departure" : "plan") : null,
-    launchedBy: (c.createdBy && names.get(c.createdBy)) || null,
+    launchedBy: (c.createdBy && names.get(c.createdBy)) ?? null,
   };
 }
 

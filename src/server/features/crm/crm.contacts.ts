@@ -14,7 +14,7 @@ import {
   type OptOutCause,
   optOutsOf,
 } from "../compliance/compliance.service";
-import { getUserProfiles } from "../user/user.service";
+import { displayNames } from "../user/user.service";
 import {
   emitWebhookEvent,
   queueWebhookDeliveries,
@@ -457,10 +457,12 @@ export async function getContact(
 /**
  * GET /api/contacts/{id}: the contact with its tags, the 200 latest activities and all notes
  * (newest first). Each note is `{id, note_text, created_at, author_name}`: `author_name` is the name
- * of the person who wrote it (notes.created_by; kept after they leave the workspace, as a CRM keeps a
+ * of the person who wrote it (notes.created_by, as user.service displayNames gives it: the name, else
+ * the email, else 'A former member'; kept after they leave the workspace, as a CRM keeps a
  * former colleague's notes signed), null when nobody is recorded (notes written before it was kept,
  * through the public API, or by an account since deleted). `added_by_name`: who added the contact by
- * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), null
+ * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), by
+ * displayNames too, null
  * when not known (older contacts, the public API, JSON imports, campaign lists, a deleted account).
  * @throws NOT_FOUND 'Contact not found'.
  */
@@ -474,10 +476,7 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
   ]);
   // who added it: by hand (contacts.created_by), else who imported its file
   const addedBy = c.createdBy ?? fromFile?.createdBy ?? null;
-  const authors = await getUserProfiles(ctx, [
-    ...noteRows.flatMap((n) => (n.createdBy ? [n.createdBy] : [])),
-    ...(addedBy ? [addedBy] : []),
-  ]);
+  const names = await displayNames(ctx, [...noteRows.map((n) => n.createdBy), addedBy]);
   const timeline = acts.map((a) => ({
     id: a.id,
     activity_type: a.activityType,
@@ -495,14 +494,14 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
     });
   return {
     contact: toContactJson(c),
-    added_by_name: (addedBy && authors.get(addedBy)?.name) || null,
+    added_by_name: (addedBy && names.get(addedBy)) ?? null,
     tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
     activities: timeline,
     notes: noteRows.map((n) => ({
       id: n.id,
       note_text: n.noteText,
       created_at: n.createdAt.toISOString(),
-      author_name: (n.createdBy && authors.get(n.createdBy)?.name) || null,
+      author_name: (n.createdBy && names.get(n.createdBy)) ?? null,
     })),
   };
 }

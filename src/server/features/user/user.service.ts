@@ -221,6 +221,32 @@ export async function getUserProfiles(ctx: { db: DbOrTx }, ids: string[]): Promi
   );
 }
 
+/** What displayNames says for an id no user has any more (the account was deleted meanwhile). */
+export const FORMER_MEMBER_NAME = "A former member";
+
+/**
+ * The names the app shows for the people who did something (who launched a campaign, wrote a note,
+ * added a contact, created an API key or a webhook endpoint), in one read of the users: for each
+ * distinct non-null id of `ids`, the user's name (trimmed), else their email when the name is blank,
+ * else FORMER_MEMBER_NAME when no user has that id any more. The one fallback every "by <name>" line
+ * of the app uses (a name is kept after its person leaves the workspace, as a CRM keeps a former
+ * colleague's work signed). Nulls are skipped: a caller shows nothing (or its own wording) for "nobody
+ * recorded". Shape: Map id -> display name; no query when there is no id.
+ */
+export async function displayNames(
+  ctx: { db: DbOrTx },
+  ids: readonly (string | null | undefined)[],
+): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""))];
+  const profiles = await getUserProfiles(ctx, wanted);
+  return new Map(
+    wanted.map((id) => {
+      const p = profiles.get(id);
+      return [id, p ? p.name.trim() || p.email : FORMER_MEMBER_NAME];
+    }),
+  );
+}
+
 /**
  * Ids of the users who turned Weekly Reports on (Settings > Preferences, spec: weeklyReports,
  * default off), for the weekly report job (dashboard.handlers).

@@ -12,7 +12,7 @@ import { randomToken } from "../../lib/ids";
 import { assertOutboundUrl, parseAllowedHosts } from "../../lib/outbound";
 import { parseInput } from "../../lib/validate";
 import { assertPlanFeature } from "../billing/billing.plans";
-import { getUserProfiles } from "../user/user.service";
+import { displayNames } from "../user/user.service";
 import { assertCan, type Tenant } from "../workspaces/workspaces.service";
 import { testEventData } from "./webhooks.examples";
 import { DELIVERY_RETRY_LIMIT, deliverWebhookJob, STRANDED_DELIVERY_MINUTES } from "./webhooks.jobs";
@@ -281,7 +281,8 @@ export async function rotateEndpointSecret(
 
 /**
  * The workspace's endpoints, newest first, for Settings > Webhooks (REST `GET /api/webhook-endpoints`,
- * tRPC `webhooks.list`; not the public API's list): toEndpointJson plus `creator_name`, the name of
+ * tRPC `webhooks.list`; not the public API's list): toEndpointJson plus `creator_name`, the name
+ * (user.service displayNames: the name, else the email, else 'A former member') of
  * whoever made (or last re-enabled) the endpoint, also once they are no longer a member (the row then
  * reads "Ben Admin (former member)" beside the disabled reason), null when nobody is recorded, and
  * `creator_member` (false once they are not a member of the workspace).
@@ -290,15 +291,14 @@ export async function rotateEndpointSecret(
 export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant) {
   assertCan(tenant, "manageWebhooks");
   const rows = await q.listEndpoints(ctx.db, tenant.workspaceId);
-  const profiles = await getUserProfiles(
+  const names = await displayNames(
     ctx,
-    rows.flatMap((r) => (r.e.createdBy ? [r.e.createdBy] : [])),
+    rows.map((r) => r.e.createdBy),
   );
   return rows.map((r) => {
-    const profile = r.e.createdBy ? profiles.get(r.e.createdBy) : undefined;
     return {
       ...toEndpointJson(r.e, r.creatorRole),
-      creator_name: profile ? profile.name || profile.email : null,
+      creator_name: (r.e.createdBy && names.get(r.e.createdBy)) ?? null,
       creator_member: r.creatorRole !== null,
     };
   });

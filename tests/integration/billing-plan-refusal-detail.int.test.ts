@@ -189,8 +189,12 @@ describe("plan refusals carry a structured detail over REST and tRPC", () => {
     });
     const campaignId = sms.campaign.id;
     // the send engine pauses a campaign the plan no longer allows with the plan's sentence in `error`
+    // and the cause 'plan' (campaigns.queries pauseCampaignForPlan)
     const reason = "SMS and voice campaigns are not included in your Free plan. (stored when it paused)";
-    await t.db.update(campaigns).set({ status: "paused", error: reason }).where(eq(campaigns.id, campaignId));
+    await t.db
+      .update(campaigns)
+      .set({ status: "paused", error: reason, pauseCause: "plan" })
+      .where(eq(campaigns.id, campaignId));
 
     // Business now: SMS campaigns are included, more SMS a month come with Enterprise
     let report = await owner.client.get(`/api/campaigns/${campaignId}`);
@@ -238,13 +242,16 @@ describe("plan refusals carry a structured detail over REST and tRPC", () => {
     report = await owner.client.get(`/api/campaigns/${campaignId}`);
     expect(report.json().pausedRefusal).toMatchObject({ action: "none", suggested_plan: null });
     // a campaign that is not paused by its plan has none
-    await t.db.update(campaigns).set({ error: null }).where(eq(campaigns.id, campaignId));
+    await t.db.update(campaigns).set({ error: null, pauseCause: null }).where(eq(campaigns.id, campaignId));
     report = await owner.client.get(`/api/campaigns/${campaignId}`);
     expect(report.json().pausedRefusal).toBeNull();
 
     // back on Free with the pause reason: resuming it is refused with the same detail as the report
     await setPlan(t, workspaceId, "free");
-    await t.db.update(campaigns).set({ error: reason }).where(eq(campaigns.id, campaignId));
+    await t.db
+      .update(campaigns)
+      .set({ error: reason, pauseCause: "plan" })
+      .where(eq(campaigns.id, campaignId));
     const resume = await admin.client.post(`/api/campaigns/${campaignId}/resume`);
     expect(resume.statusCode, resume.body).toBe(402);
     expect(resume.json().plan_refusal).toEqual({

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -32,6 +33,10 @@ export const CAMPAIGN_STATUSES = [
   "failed",
 ] as const;
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** What paused a campaign (campaigns.pause_cause, migration 0065); a pause by a person has none. */
+export const CAMPAIGN_PAUSE_CAUSES = ["plan", "departure"] as const;
+export type CampaignPauseCause = (typeof CAMPAIGN_PAUSE_CAUSES)[number];
 
 /**
  * Recipient status machine: queued -> sending -> sent -> delivered -> opened -> clicked / replied;
@@ -122,7 +127,15 @@ export const campaigns = pgTable(
     segmentsPerMessage: integer().notNull().default(1),
     /** bumped by "resend to failed only"; part of the send-job idempotency id */
     round: integer().notNull().default(0),
+    /** a paused campaign's reason as its report shows it (`pausedReason`); cleared by a resume */
     error: text(),
+    /**
+     * What paused it (migration 0065): "plan" (the send engine, the plan no longer allowing its
+     * messages) or "departure" (the member who launched it left while it was scheduled); null when
+     * it is not paused or a person paused it. Only a `paused` campaign has one (a check constraint):
+     * resume and cancel clear it.
+     */
+    pauseCause: text().$type<CampaignPauseCause>(),
     /**
      * The launch token of the request that created it (a builder's per-draft UUID, or the app's
      * `Idempotency-Key` header): unique per workspace, so a repeated launch answers this campaign
@@ -144,6 +157,10 @@ export const campaigns = pgTable(
   (t) => [
     index("campaigns_user_created_idx").on(t.workspaceId, t.createdAt),
     index("campaigns_status_idx").on(t.status),
+    check(
+      "campaigns_pause_cause_ck",
+      sql`${t.pauseCause} is null or (${t.status} = 'paused' and ${t.pauseCause} in ('plan', 'departure'))`,
+    ),
     uniqueIndex("campaigns_workspace_launch_token_idx")
       .on(t.workspaceId, t.launchToken)
       .where(sql`${t.launchToken} is not null`),

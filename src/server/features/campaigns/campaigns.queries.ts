@@ -225,7 +225,10 @@ const CANCELLABLE = ["draft", "scheduled", "sending", "paused", "failed"] as con
 /** A scheduled campaign is still ahead when its time is more than this away (the launch's rule). */
 const SCHEDULE_AHEAD = sql`now() + interval '5 seconds'`;
 
-/** `sending` or `scheduled` -> `paused`; the paused campaign, or undefined when it was in no such state. */
+/**
+ * `sending` or `scheduled` -> `paused` by a person (Pause button, POST /campaigns/{id}/pause): no
+ * reason and no cause (`pause_cause` null). The paused campaign, or undefined when it was in no such state.
+ */
 export async function pauseCampaignRow(
   db: DbOrTx,
   workspaceId: string,
@@ -233,7 +236,7 @@ export async function pauseCampaignRow(
 ): Promise<Campaign | undefined> {
   const [c] = await db
     .update(campaigns)
-    .set({ status: "paused", updatedAt: new Date() })
+    .set({ status: "paused", pauseCause: null, updatedAt: new Date() })
     .where(
       and(
         eq(campaigns.id, id),
@@ -247,8 +250,8 @@ export async function pauseCampaignRow(
 
 /**
  * The send engine's pause of a `sending` campaign the workspace's plan no longer allows (billing
- * campaignPlanStop): `paused` with `reason` kept in `error` until it is resumed. False when it was no
- * longer sending (paused, cancelled or completed meanwhile).
+ * campaignPlanStop): `paused` with `reason` kept in `error` and `pause_cause` 'plan' until it is
+ * resumed or cancelled. False when it was no longer sending (paused, cancelled or completed meanwhile).
  */
 export async function pauseCampaignForPlan(
   db: DbOrTx,
@@ -258,7 +261,7 @@ export async function pauseCampaignForPlan(
 ): Promise<boolean> {
   const rows = await db
     .update(campaigns)
-    .set({ status: "paused", error: reason, updatedAt: new Date() })
+    .set({ status: "paused", error: reason, pauseCause: "plan", updatedAt: new Date() })
     .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "sending")))
     .returning({ id: campaigns.id });
   return rows.length > 0;
@@ -267,7 +270,8 @@ export async function pauseCampaignForPlan(
 /**
  * A member's departure (campaigns.departure pauseScheduledCampaignsOfDeparting): every campaign of
  * `workspaceId` that `userId` launched and that is still `scheduled` (not started) becomes `paused`
- * with `reason` kept in `error` until it is resumed (resumeCampaignRow clears it). One UPDATE, so a
+ * with `reason` kept in `error` and `pause_cause` 'departure' until it is resumed (resumeCampaignRow
+ * clears both) or cancelled. One UPDATE, so a
  * fan-out that starts one of them at the same moment either wins (it is sending: not paused) or finds
  * it paused. Returns the paused campaigns' ids and names.
  */
@@ -279,7 +283,7 @@ export async function pauseScheduledCampaignsOf(
 ): Promise<{ id: number; name: string }[]> {
   return db
     .update(campaigns)
-    .set({ status: "paused", error: reason, updatedAt: new Date() })
+    .set({ status: "paused", error: reason, pauseCause: "departure", updatedAt: new Date() })
     .where(
       and(
         eq(campaigns.workspaceId, workspaceId),
@@ -293,8 +297,9 @@ export async function pauseScheduledCampaignsOf(
 /**
  * `paused` -> `scheduled` when its scheduled time is still more than 5 s ahead (the fan-out waits for
  * that time; no round starts), else -> `sending` in a new round (round + 1: fresh deterministic send
- * job ids; completed_at cleared; started_at kept or now). Returns the resumed campaign, or undefined
- * when it was not paused (another request resumed or cancelled it first).
+ * job ids; completed_at cleared; started_at kept or now), its pause's reason and cause cleared.
+ * Returns the resumed campaign, or undefined when it was not paused (another request resumed or
+ * cancelled it first).
  */
 export async function resumeCampaignRow(
   db: DbOrTx,
@@ -309,8 +314,9 @@ export async function resumeCampaignRow(
       round: sql`case when ${ahead} then ${campaigns.round} else ${campaigns.round} + 1 end`,
       startedAt: sql`case when ${ahead} then ${campaigns.startedAt} else coalesce(${campaigns.startedAt}, now()) end`,
       completedAt: null,
-      // a pause's reason (the plan stopped it, pausedForPlan) ends with the pause
+      // a pause's reason and cause (the plan, a departure) end with the pause
       error: null,
+      pauseCause: null,
       updatedAt: new Date(),
     })
     .where(and(eq(campaigns.id, id), eq(campaigns.workspaceId, workspaceId), eq(campaigns.status, "paused")))
@@ -600,7 +606,9 @@ export async function cancelCampaignRows(
   return db.transaction(async (tx) => {
     const [c] = await tx
       .update(campaigns)
-      .set({ status: "cancelled", completedAt: new Date(), updatedAt: new Date() })
+      // a paused campaign's cause ends with the pause (only a paused campaign has one); its
+      // reason stays in `error`, which the screens show only while it is paused
+      .set({ status: "cancelled", pauseCause: null, completedAt: new Date(), updatedAt: new Date() })
       .where(
         and(
           eq(campaigns.id, id),

@@ -7,6 +7,7 @@ import type {
   Campaign,
   CampaignChannel,
   CampaignContent,
+  CampaignPauseCause,
   RecipientStatus,
   Workspace,
   WorkspaceRole,
@@ -76,7 +77,6 @@ import {
   launchOf,
   reportSkipped,
 } from "./campaigns.delivery";
-import { isDeparturePause } from "./campaigns.departure";
 import { enqueueDue } from "./campaigns.engine";
 import { fanOutJob, watchCampaignJob } from "./campaigns.jobs";
 import {
@@ -743,8 +743,12 @@ export interface CampaignSummary {
    * or a member's departure (campaigns.departure departurePauseReason); a pause by a person has none
    */
   pausedReason: string | null;
-  /** what paused it, when `pausedReason` says why: "plan" or "departure" (the member who launched it left) */
-  pauseCause: "plan" | "departure" | null;
+  /**
+   * what paused it (campaigns.pause_cause, written by the pause itself): "plan" (the send engine, the
+   * plan no longer allowing its messages) or "departure" (the member who launched it left while it
+   * was scheduled); null when it is not paused or a person paused it
+   */
+  pauseCause: CampaignPauseCause | null;
   /**
    * the name of the person who launched it (campaigns.created_by: the signed-in user, or for a
    * launch through the public API the API key's creator; user.service displayNames: the name, else
@@ -796,7 +800,7 @@ function summarize(c: Campaign, counts: Record<string, number>, names: Map<strin
           ? 1
           : (total - pending) / total,
     pausedReason: c.status === "paused" ? (c.error ?? null) : null,
-    pauseCause: c.status === "paused" && c.error ? (isDeparturePause(c.error) ? "departure" : "plan") : null,
+    pauseCause: c.status === "paused" ? c.pauseCause : null,
     launchedBy: (c.createdBy && names.get(c.createdBy)) ?? null,
   };
 }
@@ -902,7 +906,8 @@ export interface ReportFigures {
  * empty buckets included as zeros; campaigns.queries selectReportTimeline), cut in IANA zone `timeZone`
  * (the viewer's, validated by campaignReportInput; UTC by default; the answer's `timeZone` is the zone
  * used). With the reader's `role` (the app's report), a campaign its
- * plan paused (`campaign.pausedReason`) also gets `pausedRefusal`: where more of its channel comes
+ * plan paused (`campaign.pauseCause` "plan"; not a departure's pause: the plan did not stop it) also
+ * gets `pausedRefusal`: where more of its channel comes
  * from under the plan as it is now (pay or upgrade), with `actor_can_pay` for that reader (billing
  * campaignPlanRefusal; null when the plan now has no limit on it, or without `role`), so the report
  * links to Billing or /pricing, or tells a non-owner who can, without reading the sentence.
@@ -917,7 +922,8 @@ export async function getCampaignReport(
 ) {
   const c = await ownCampaign(ctx, workspaceId, id);
   const [campaign] = (await summaries(ctx, [c])) as [CampaignSummary];
-  const pausedRefusal = role && campaign.pausedReason ? await campaignPlanRefusal(ctx, c, role) : null;
+  const pausedRefusal =
+    role && campaign.pauseCause === "plan" ? await campaignPlanRefusal(ctx, c, role) : null;
   const [timeline, { figures: f, skipped, segments }] = await Promise.all([
     selectReportTimeline(ctx.sql, c.id, timeZone),
     selectReportFigures(ctx.sql, c.id),

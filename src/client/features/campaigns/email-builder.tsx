@@ -8,6 +8,7 @@ import { useAuth } from "@/client/features/auth/auth-context";
 import { isServerRefusal } from "@/client/lib/errors";
 import { formatDateTime, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
+import { emailSubjectLine } from "@/server/lib/email-subject";
 import {
   type AudienceState,
   audienceChosen,
@@ -217,7 +218,8 @@ export function EmailCampaignBuilder() {
                   Preview for {typeof first.email === "string" && first.email ? first.email : "a contact"}
                 </p>
                 <p className="mt-2 font-semibold" data-testid="preview-subject">
-                  {preview(subject, first ?? null)}
+                  {/* as sent: one header line, cut with an ellipsis past the cap (emailSubjectLine) */}
+                  {emailSubjectLine(preview(subject, first ?? null))}
                 </p>
                 <p className="mt-2 whitespace-pre-line" data-testid="preview-body">
                   {preview(body, first ?? null)}

@@ -25,6 +25,7 @@ import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
 import { contactNumberFor } from "@/server/features/compliance/contact-number";
 import { firstTextBody } from "@/server/features/compliance/sms-keywords";
+import { emailSubjectLine } from "@/server/lib/email-subject";
 import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
 
 /**
@@ -434,11 +435,8 @@ export function MessageDialog({
   // the text as sent: merge tags filled in with this contact's fields (crm.messages does the same)
   const preview = usePreview();
   const filled = {
-    subject: subject.trim()
-      ? preview(subject, contact)
-          .trim()
-          .replace(/[\r\n]+/g, " ")
-      : "",
+    // the subject as one header line, cut past the cap as sent (lib/email-subject emailSubjectLine)
+    subject: subject.trim() ? emailSubjectLine(preview(subject, contact)) : "",
     body: body.trim() ? preview(body, contact).trim() : "",
   };
 

@@ -1,5 +1,6 @@
 import type { Campaign, CampaignContent, Contact } from "../../db/schema";
 import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
+import { emailSubjectLine } from "../../lib/email-subject";
 import { findHttpLinks, replaceHttpLinks } from "../../lib/links";
 import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "../../lib/merge-tags";
 import { sign, verifySignature } from "../../lib/signing";
@@ -168,7 +169,9 @@ export async function buildEmailTemplate(
 
 /**
  * One recipient's email: subject, HTML, text (the footer with the template's postal address, HTML-escaped
- * in the HTML part) and the RFC 8058 one-click unsubscribe headers.
+ * in the HTML part) and the RFC 8058 one-click unsubscribe headers. The subject is the template's
+ * filled in as one header line (lib/email-subject emailSubjectLine: no line break or control
+ * character, cut at a word boundary with an ellipsis past EMAIL_SUBJECT_MAX_LENGTH).
  */
 export function renderEmailFor(
   tpl: EmailTemplate,
@@ -183,7 +186,7 @@ export function renderEmailFor(
   const unsubscribe = recipientUrls(env, token).unsubscribe;
   const address = tpl.postalAddress ?? "";
   return {
-    subject: renderMergeTags(tpl.subject, contact, { extra }).replace(/[\r\n]+/g, " "),
+    subject: emailSubjectLine(renderMergeTags(tpl.subject, contact, { extra })),
     html: fillUrls(
       renderMergeTags(tpl.html, contact, { extra, escape: escapeHtml }),
       env,

@@ -14,6 +14,7 @@ import type {
 } from "../../db/schema";
 import type { JobClient } from "../../jobs/client";
 import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
+import { emailSubjectLine } from "../../lib/email-subject";
 import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { parseInput } from "../../lib/validate";
@@ -674,7 +675,9 @@ async function launchOnce(
 }
 
 /**
- * Sends the email draft to the user's own address ("Test email sent to {email}", spec section 8).
+ * Sends the email draft to the user's own address ("Test email sent to {email}", spec section 8), its
+ * subject "[Test] " and the draft's filled in for the user as a campaign's (renderEmailFor), as one
+ * header line (lib/email-subject emailSubjectLine).
  * @throws AppError BAD_REQUEST 'Please write subject and email body first'; BAD_REQUEST when
  * `testEmail` is another address (test sends only go to the signed-in user).
  */
@@ -715,7 +718,8 @@ export async function sendTestEmail(
   await ctx.providers.email.send({
     to: user.email,
     from: senderFrom(sender.businessName, ctx.env.EMAIL_FROM),
-    subject: `[Test] ${m.subject}`,
+    // one header line with its "[Test] " (the cap counts it too)
+    subject: emailSubjectLine(`[Test] ${m.subject}`),
     html: m.html,
     text: m.text,
     tag: "campaign-test",

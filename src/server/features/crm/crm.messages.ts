@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context";
 import type { Contact } from "../../db/schema";
+import { emailSubjectLine } from "../../lib/email-subject";
 import { AppError } from "../../lib/errors";
 import { mergeFor } from "../../lib/merge-tags";
 import { parseInput } from "../../lib/validate";
@@ -63,8 +64,10 @@ function fillContactMergeTags(template: string, c: Contact, myBusiness: string, 
 /**
  * POST /api/contacts/{id}/send-email {subject, body}: sends through the email provider, never to a
  * suppressed address (compliance suppression list) or a contact who opted out of email. The subject
- * and body have their merge tags filled in for the contact (fillContactMergeTags; the subject's line
- * breaks become spaces, as a campaign's). Records an email_sent activity with the subject as sent.
+ * and body have their merge tags filled in for the contact (fillContactMergeTags); the subject is then
+ * one header line as a campaign's (lib/email-subject emailSubjectLine: line breaks and control
+ * characters become a space, past EMAIL_SUBJECT_MAX_LENGTH it is cut at a word boundary with an
+ * ellipsis). Records an email_sent activity with the subject as sent.
  * @throws BAD_REQUEST (also a subject or body empty once filled in), NOT_FOUND, UNPROCESSABLE,
  *   BAD_GATEWAY.
  */
@@ -88,12 +91,10 @@ export async function sendEmailToContact(
   if (!c.emailOptIn) throw new AppError("UNPROCESSABLE", "This contact has opted out of email");
   // merge tags filled in for this contact ({{my_business}}: the workspace's sender name)
   const business = (await getSenderProfile(ctx, workspaceId)).businessName;
-  const subject = fillContactMergeTags(
-    m.subject,
-    c,
-    business,
-    "The subject is empty once its merge tags are filled in for this contact",
-  ).replace(/[\r\n]+/g, " ");
+  // one header line: no line break or control character, cut past EMAIL_SUBJECT_MAX_LENGTH
+  const subjectEmpty = "The subject is empty once its merge tags are filled in for this contact";
+  const subject = emailSubjectLine(fillContactMergeTags(m.subject, c, business, subjectEmpty));
+  if (!subject) throw new AppError("BAD_REQUEST", subjectEmpty);
   const text = fillContactMergeTags(
     m.body,
     c,

@@ -3,6 +3,11 @@ export interface EmailMessage {
   /** defaults to EMAIL_FROM */
   from?: string;
   replyTo?: string;
+  /**
+   * sent as one header line (lib/email-subject emailSubjectLine, applied by every provider): line
+   * breaks and control characters become a space, past EMAIL_SUBJECT_MAX_LENGTH it is cut with an
+   * ellipsis; callers whose subject is previewed apply it themselves, so the preview is what is sent
+   */
   subject: string;
   html?: string;
   text: string;

@@ -1,4 +1,5 @@
 import type { Db } from "../../db/client";
+import { emailSubjectLine } from "../../lib/email-subject";
 import { findOutboxByKey, writeOutbox } from "../outbox";
 import type { BatchSendResult, EmailMessage, EmailProvider } from "./index";
 
@@ -16,7 +17,8 @@ export class LocalEmailProvider implements EmailProvider {
       channel: "email" as const,
       to: m.to,
       from: m.from ?? this.defaultFrom,
-      subject: m.subject,
+      // one header line, as a vendor is sent it (EmailProvider)
+      subject: emailSubjectLine(m.subject),
       body: m.text,
       html: m.html ?? null,
       metadata: {

@@ -1,4 +1,5 @@
 import * as postmark from "postmark";
+import { emailSubjectLine } from "../../lib/email-subject";
 import { isTransientStatus, ProviderError } from "../errors";
 import type { BatchSendResult, EmailMessage, EmailProvider } from "./index";
 
@@ -48,7 +49,8 @@ export class PostmarkEmailProvider implements EmailProvider {
     return {
       From: m.from ?? this.opts.defaultFrom,
       To: m.to,
-      Subject: m.subject,
+      // one header line: no CR/LF from a name in the subject, at most 989 characters (EmailProvider)
+      Subject: emailSubjectLine(m.subject),
       HtmlBody: m.html,
       TextBody: m.text,
       ReplyTo: m.replyTo,

@@ -1,5 +1,6 @@
-import { type Browser, expect, type Page, test } from "@playwright/test";
-import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { expect, type Page, test } from "@playwright/test";
+import { registerVerifiedBusiness } from "./account-helpers";
+import { memberJoins } from "./team-helpers";
 
 /**
  * Settings > Team after a QA pass: a double click on Send invitation or Resend is one request with one
@@ -15,39 +16,6 @@ async function emailsTo(page: Page, email: string): Promise<number> {
   const res = await page.request.get(`/api/dev/outbox?channel=email&to=${encodeURIComponent(email)}`);
   expect(res.ok()).toBe(true);
   return ((await res.json()).messages as unknown[]).length;
-}
-
-/** Registers `name` (business `business`) in a fresh browser context and verifies the address. */
-async function registerIn(page: Page, origin: string, email: string, name: string, business: string) {
-  await page.goto("/");
-  const reg = await page.request.post("/api/auth/register", {
-    headers: { origin },
-    data: { name, email, password: "correct-horse-battery", business_name: business },
-  });
-  expect(reg.ok(), await reg.text()).toBe(true);
-  await verifyEmailThroughOutbox(page, email);
-}
-
-/** A member named `name` (own workspace `business`) joins the signed-in owner's workspace through her emailed link; returns her page. */
-async function memberJoins(
-  page: Page,
-  browser: Browser,
-  origin: string,
-  who: { prefix: string; name: string; business: string; role?: "admin" | "member" },
-) {
-  const email = `${who.prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}@example.com`;
-  const invited = await page.request.post("/api/workspaces/current/invites", {
-    headers: { origin },
-    data: { email, role: who.role ?? "member" },
-  });
-  expect(invited.ok(), await invited.text()).toBe(true);
-  const context = await browser.newContext();
-  const tab = await context.newPage();
-  await registerIn(tab, origin, email, who.name, who.business);
-  const { link, token } = await inviteLinkFromOutbox(tab, email);
-  const accepted = await tab.request.post(`/api/invites/${token}/accept`, { headers: { origin } });
-  expect(accepted.ok(), await accepted.text()).toBe(true);
-  return { email, tab, context, link, token };
 }
 
 test("a double click on Send invitation sends one invitation with one outcome", async ({ page }) => {

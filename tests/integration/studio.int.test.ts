@@ -424,7 +424,8 @@ describe.skipIf(!SHARED_DATA)(`editing (${SHARED_DATA_MISSING})`, () => {
   });
 
   it.each([
-    [{ mediaId: 0, startTime: 0, endTime: 1 }, 400, "Media id must be positive"],
+    // 0 is no media id: answered like an unknown id (lib/validate recordId)
+    [{ mediaId: 0, startTime: 0, endTime: 1 }, 404, "Media not found"],
     [{ mediaId: 1, startTime: 2, endTime: 1 }, 404, "Media not found"],
     [{ startTime: 0, endTime: 1 }, 400, "Media id must be a number"],
     [{ mediaId: 1, startTime: -1, endTime: 1 }, 400, "Start time cannot be negative"],

@@ -240,6 +240,48 @@ export function queryInt<T extends z.ZodType>(schema: T) {
 }
 
 /**
+ * The id a request gives for a record that cannot exist (see recordId): no row has it (every table's
+ * id is an identity counting from 1), so a lookup by it finds nothing.
+ */
+export const NO_RECORD_ID = -1;
+
+/** Decimal digits of any length (a path segment; its value is checked against the id range after). */
+const ID_DIGITS = /^[0-9]+$/;
+const MAX_ID = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A record's id as a request names it (a REST path's `:id`, a tRPC input's `id`, a body's `mediaId`):
+ * a JSON number, a superjson bigint or, as text, decimal digits ("12", "007"). Records' ids are
+ * identities from 1 read as JS numbers, so an id is a whole number from 1 to Number.MAX_SAFE_INTEGER.
+ *
+ * A whole number that cannot be an id (0, negative, past Number.MAX_SAFE_INTEGER such as
+ * 9007199254740993, 17+ digits, past the bigint range) names a record that does not exist, the rule of
+ * /api/v1 (api.v1 `intId`) and of /api/contacts/:id (crm.rest `idParam`), which answer "Contact not
+ * found" for 99999999999999999999: it reads as NO_RECORD_ID, so the route or procedure answers exactly
+ * what it answers an unknown id (404 "Campaign not found", tRPC NOT_FOUND), never a 400, and never
+ * reaches Postgres as an out-of-range bigint (a 500).
+ * Anything that is no whole number (text such as `0x10`, `1e1`, `+5`, `5.0`; 1.5; true; missing) is a
+ * 400 whose sentence starts with `label` ("Media id must be a number", "Media id must be a whole
+ * number"), where those two adapters answer 404 for any segment that is not digits.
+ */
+export function recordId(label: string) {
+  return z.preprocess<unknown, z.ZodNumber, number | string | bigint>(
+    (v) => {
+      const whole = typeof v === "string" && ID_DIGITS.test(v) ? BigInt(v) : v;
+      if (typeof whole === "bigint") return whole >= 1n && whole <= MAX_ID ? Number(whole) : NO_RECORD_ID;
+      if (
+        typeof whole === "number" &&
+        Number.isInteger(whole) &&
+        (whole < 1 || whole > Number.MAX_SAFE_INTEGER)
+      )
+        return NO_RECORD_ID;
+      return whole;
+    },
+    z.number({ error: `${label} must be a number` }).int(`${label} must be a whole number`),
+  );
+}
+
+/**
  * A list's `page` parameter (1-based, default 1, at most `max`): a JSON number or decimal digits
  * (queryInt), with sentences that say how to write it ("page must be a whole number written in
  * digits (such as 2)", "page must be at most 100,000").

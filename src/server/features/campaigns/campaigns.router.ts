@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "../../lib/validate";
 import { protectedProcedure, router } from "../../trpc/init";
 import { getSenderProfile } from "../workspaces/workspaces.service";
 import { preflightAudience } from "./campaigns.audience";
@@ -86,6 +87,6 @@ export const campaignsRouter = router({
       };
     }),
   videoCampaignStats: protectedProcedure
-    .input(z.object({ campaignId: z.number().int().positive() }))
+    .input(z.object({ campaignId: recordId("Campaign id") }))
     .query(async ({ ctx, input }) => videoCampaignStats(ctx, ctx.workspaceId, input.campaignId)),
 });

@@ -10,7 +10,7 @@ import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
 import { isBotUserAgent } from "./campaigns.events";
 import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
-import { withLaunchToken } from "./campaigns.schemas";
+import { campaignIdInput, withLaunchToken } from "./campaigns.schemas";
 import {
   landingByToken,
   landingCtaHref,
@@ -51,10 +51,7 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
    */
   app.get("/api/campaigns/video/:id/stats", async (req) => {
     const tenant = requireTenant(req);
-    const { id } = parseInput(
-      z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) }),
-      req.params,
-    );
+    const { id } = parseInput(campaignIdInput, req.params);
     return { success: true, stats: await videoCampaignStats(ctx, tenant.workspaceId, id) };
   });
 

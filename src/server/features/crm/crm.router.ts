@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { recordId } from "../../lib/validate";
 import { protectedProcedure, router } from "../../trpc/init";
 import { bulkOperationSchema, contactIdSchema, listContactsQuerySchema } from "./crm.schemas";
 import * as crm from "./crm.service";
@@ -64,12 +65,12 @@ export const crmRouter = router({
       crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }, ctx.tenant.userId),
     ),
   editNote: protectedProcedure
-    .input(withId.extend({ noteId: z.number().int().positive(), note_text: z.string().max(10_000) }).strict())
+    .input(withId.extend({ noteId: recordId("Note id"), note_text: z.string().max(10_000) }).strict())
     .mutation(({ ctx, input }) =>
       crm.editNote(ctx, ctx.workspaceId, input.id, input.noteId, { note_text: input.note_text }),
     ),
   deleteNote: protectedProcedure
-    .input(withId.extend({ noteId: z.number().int().positive() }))
+    .input(withId.extend({ noteId: recordId("Note id") }))
     .mutation(async ({ ctx, input }) => {
       await crm.deleteNote(ctx, ctx.workspaceId, input.id, input.noteId);
       return { success: true as const };
@@ -130,7 +131,7 @@ export const crmRouter = router({
   updateList: protectedProcedure
     .input(
       z.strictObject({
-        id: z.number().int().positive(),
+        id: recordId("List id"),
         name: z.string().max(100),
         filter: loose.optional(),
       }),
@@ -139,7 +140,7 @@ export const crmRouter = router({
       crm.updateSegment(ctx, ctx.workspaceId, input.id, { name: input.name, filter: input.filter }),
     ),
   deleteList: protectedProcedure
-    .input(z.object({ id: z.number().int().positive() }))
+    .input(z.object({ id: recordId("List id") }))
     .mutation(async ({ ctx, input }) => {
       await crm.deleteSegment(ctx, ctx.workspaceId, input.id);
       return { success: true as const };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
 import { isContactEmail } from "../../lib/email";
-import { limitParam, pageParam, queryInt } from "../../lib/validate";
+import { limitParam, pageParam, queryInt, recordId } from "../../lib/validate";
 import { isTimeZone } from "../compliance/quiet-hours";
 
 const text = (max: number) =>
@@ -262,11 +262,11 @@ export const createContactSchema = contactFieldsSchema
  */
 export const updateContactSchema = contactFieldsSchema.strict();
 
-export const contactIdSchema = z.coerce
-  .number({ error: "Contact id must be a number" })
-  .int("Contact id must be a whole number")
-  .positive("Contact id must be a positive number")
-  .max(2 ** 53, "Contact id is too large");
+/**
+ * A contact's id in a tRPC input: a number or decimal digits (lib/validate recordId); a number no
+ * contact can have (0, 99999999999999999999) is "Contact not found", as for any unknown id.
+ */
+export const contactIdSchema = recordId("Contact id");
 
 /**
  * An optional tag filter read from a query string: a tag's id (a positive safe integer) as decimal

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DECODE_MAX_PIXELS } from "../../lib/ffmpeg";
-import { queryInt } from "../../lib/validate";
+import { recordId } from "../../lib/validate";
 
 /** Upload limit: 100 MB (spec section 9), counted in bytes as 100 x 1024 x 1024. */
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
@@ -58,16 +58,11 @@ export const ALLOWED_MIME: Record<string, { mime: string; ext: string }> = {
 };
 
 /**
- * A media item's id: a JSON number or, in a path, decimal digits only (lib/validate queryInt:
- * `/api/media/0x10` or `1e1` is a 400, not media 16 or 10).
+ * A media item's id: a JSON number or, in a path, decimal digits only (lib/validate recordId:
+ * `/api/media/0x10` or `1e1` is a 400, not media 16 or 10; a number no media can have, 0 or
+ * 99999999999999999999, is "Media not found" like any unknown id).
  */
-export const mediaIdSchema = queryInt(
-  z
-    .number({ error: "Media id must be a number" })
-    .int("Media id must be a whole number")
-    .positive("Media id must be positive")
-    .max(Number.MAX_SAFE_INTEGER),
-);
+export const mediaIdSchema = recordId("Media id");
 
 /** Display name of a media item: trimmed, 1-200 characters. */
 export const mediaNameSchema = z.string().trim().max(200, "Name must be at most 200 characters");
@@ -161,14 +156,11 @@ export const advancedEditSchema = z.object({
 });
 export type AdvancedEditInput = z.input<typeof advancedEditSchema>;
 
-/** An edit's id (render progress): a JSON number or, in a path, decimal digits only (queryInt). */
-export const editIdSchema = queryInt(
-  z
-    .number({ error: "Edit id must be a number" })
-    .int("Edit id must be a whole number")
-    .positive("Edit id must be positive")
-    .max(Number.MAX_SAFE_INTEGER),
-);
+/**
+ * An edit's id (render progress): a JSON number or, in a path, decimal digits only (lib/validate
+ * recordId: a number no edit can have is "Edit not found" like any unknown id).
+ */
+export const editIdSchema = recordId("Edit id");
 
 /** A media version id: "original" or a finished edit's id (studio versions). */
 export const mediaVersionIdSchema = z.union([z.literal("original"), editIdSchema], {

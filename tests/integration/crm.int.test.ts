@@ -361,7 +361,14 @@ describe("notes and activity", () => {
     const d = (await client.get(`/api/contacts/${c.id}`)).json();
     expect(d.notes).toHaveLength(1);
     expect(d.notes[0]).toMatchObject({ note_text: "Called, wants a demo" });
-    expect(Object.keys(d.notes[0]).sort()).toEqual(["author_name", "created_at", "id", "note_text"]);
+    expect(Object.keys(d.notes[0]).sort()).toEqual([
+      "author_name",
+      "can_delete",
+      "can_edit",
+      "created_at",
+      "id",
+      "note_text",
+    ]);
     expect(d.activities.map((a: { activity_type: string }) => a.activity_type)).toEqual(["note_added"]);
   });
 });

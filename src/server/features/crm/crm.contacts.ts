@@ -26,6 +26,7 @@ import { emitContactRows } from "./crm.contact-events";
 import { fieldsToColumns, toContactJson } from "./crm.contact-json";
 import { selectFileImportOf } from "./crm.imports.queries";
 import { analyzeContactsJob, geocodeContactsJob } from "./crm.jobs";
+import { canChangeNote, type NoteActor } from "./crm.note-access";
 import { selectContactActivities, selectContactNotes } from "./crm.notes.queries";
 import {
   analyzeContactStats,
@@ -462,11 +463,18 @@ export async function getContact(
  * former colleague's notes signed), null when nobody is recorded (notes written before it was kept,
  * through the public API, or by an account since deleted). `added_by_name`: who added the contact by
  * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), by
- * displayNames too, null
- * when not known (older contacts, the public API, JSON imports, campaign lists, a deleted account).
+ * displayNames too, null when not known (older contacts, the public API, JSON imports, campaign
+ * lists, a deleted account).
+ * Each note also says what `viewer` may do with it, `can_edit` and `can_delete` (crm.note-access
+ * canChangeNote: its author, or an owner or admin), which the page's Edit and Delete follow.
  * @throws NOT_FOUND 'Contact not found'.
  */
-export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId: string, id: number) {
+export async function getContactDetail(
+  ctx: Pick<AppContext, "db">,
+  workspaceId: string,
+  id: number,
+  viewer: NoteActor,
+) {
   const c = await getContact(ctx, workspaceId, id);
   const [tagRows, acts, noteRows, fromFile] = await Promise.all([
     tagsOfContacts(ctx, workspaceId, [c.id]),
@@ -502,6 +510,8 @@ export async function getContactDetail(ctx: Pick<AppContext, "db">, workspaceId:
       note_text: n.noteText,
       created_at: n.createdAt.toISOString(),
       author_name: (n.createdBy && names.get(n.createdBy)) ?? null,
+      can_edit: canChangeNote(viewer, n.createdBy),
+      can_delete: canChangeNote(viewer, n.createdBy),
     })),
   };
 }

@@ -204,6 +204,24 @@ export async function insertNote(
   return row;
 }
 
+/**
+ * In the transaction `tx`: one note of the workspace's contact, locked FOR UPDATE until `tx` ends (so
+ * the author checked is the author of the row then changed), as `{id, createdBy}`, or undefined.
+ */
+export async function selectNoteForUpdate(
+  db: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  noteId: number,
+) {
+  const [row] = await db
+    .select({ id: notes.id, createdBy: notes.createdBy })
+    .from(notes)
+    .where(and(eq(notes.id, noteId), eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)))
+    .for("update");
+  return row;
+}
+
 /** Changes one note's text (scoped to the workspace and contact); returns the row or undefined. */
 export async function updateNoteText(
   db: DbOrTx,

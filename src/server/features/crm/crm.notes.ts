@@ -4,7 +4,9 @@ import type { DbOrTx } from "../../db/client";
 import { cursorId, cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { displayNames } from "../user/user.service";
 import { getContact, recordContactOptIn } from "./crm.contacts";
+import { canChangeNote, type NoteActor } from "./crm.note-access";
 import {
   type ActivityRow,
   addEngagementPoints,
@@ -18,6 +20,7 @@ import {
   SENT_TYPES,
   selectContactNotesPage,
   selectFirstSmsOptOutSinceStart,
+  selectNoteForUpdate,
   updateNoteText,
 } from "./crm.notes.queries";
 import { noteSchema } from "./crm.schemas";
@@ -202,11 +205,38 @@ export async function listNotesPage(
 }
 
 /**
+ * In the transaction `tx`: locks the note (FOR UPDATE) and checks that `actor` may `verb` it
+ * (canChangeNote: its author, or an owner or admin).
+ * @throws AppError NOT_FOUND 'Note not found', FORBIDDEN (403) with a sentence naming its author.
+ */
+async function lockChangeableNote(
+  tx: DbOrTx,
+  workspaceId: string,
+  contactId: number,
+  noteId: number,
+  actor: NoteActor,
+  verb: "edit" | "delete",
+): Promise<void> {
+  const note = await selectNoteForUpdate(tx, workspaceId, contactId, noteId);
+  if (!note) throw new AppError("NOT_FOUND", "Note not found");
+  if (canChangeNote(actor, note.createdBy)) return;
+  const author = note.createdBy
+    ? (await displayNames({ db: tx }, [note.createdBy])).get(note.createdBy)
+    : null;
+  throw new AppError(
+    "FORBIDDEN",
+    `You can ${verb} only the notes you wrote${author ? `; this one is ${author}'s` : ""}. The workspace owner or an admin can ${verb} anyone's.`,
+  );
+}
+
+/**
  * PUT /api/contacts/{id}/notes/{noteId} {note_text}: replaces a note's text (blank refused like a new
  * note) and records a `note_edited` activity (metadata note_id) in the same transaction, so the
- * timeline says the note changed. Returns `{id, note_text, created_at}`.
+ * timeline says the note changed. Only its author, or an owner or admin, may (`actor`:
+ * canChangeNote). Returns `{id, note_text, created_at}`.
  * @throws AppError BAD_REQUEST (blank), NOT_FOUND 'Note not found' (unknown, another contact's or
- * another workspace's note).
+ * another workspace's note), FORBIDDEN (403) 'You can edit only the notes you wrote; ...' for
+ * another member's note.
  */
 export async function editNote(
   ctx: Pick<AppContext, "db">,
@@ -214,10 +244,12 @@ export async function editNote(
   contactId: number,
   noteId: number,
   input: unknown,
+  actor: NoteActor,
 ) {
   const n = parseInput(noteSchema, input);
   await getContact(ctx, workspaceId, contactId);
   return ctx.db.transaction(async (tx) => {
+    await lockChangeableNote(tx, workspaceId, contactId, noteId, actor, "edit");
     const row = await updateNoteText(tx, workspaceId, contactId, noteId, n.note_text);
     if (!row) throw new AppError("NOT_FOUND", "Note not found");
     await recordActivities(tx, [
@@ -230,17 +262,21 @@ export async function editNote(
 /**
  * DELETE /api/contacts/{id}/notes/{noteId}: deletes a note and records a `note_deleted` activity
  * (metadata note_id) in the same transaction, so the timeline's earlier 'note added' is not left
- * pointing at a note that silently vanished.
- * @throws AppError NOT_FOUND 'Note not found'.
+ * pointing at a note that silently vanished. Only its author, or an owner or admin, may (`actor`:
+ * canChangeNote).
+ * @throws AppError NOT_FOUND 'Note not found', FORBIDDEN (403) 'You can delete only the notes you
+ * wrote; ...' for another member's note.
  */
 export async function deleteNote(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   contactId: number,
   noteId: number,
+  actor: NoteActor,
 ): Promise<void> {
   await getContact(ctx, workspaceId, contactId);
   await ctx.db.transaction(async (tx) => {
+    await lockChangeableNote(tx, workspaceId, contactId, noteId, actor, "delete");
     const row = await deleteNoteRow(tx, workspaceId, contactId, noteId);
     if (!row) throw new AppError("NOT_FOUND", "Note not found");
     await recordActivities(tx, [

@@ -226,7 +226,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.get("/api/contacts/:id", async (req) => {
     const tenant = requireTenant(req);
-    return { success: true, ...(await crm.getContactDetail(ctx, tenant.workspaceId, idParam(req))) };
+    return { success: true, ...(await crm.getContactDetail(ctx, tenant.workspaceId, idParam(req), tenant)) };
   });
 
   app.post("/api/contacts", async (req) => {
@@ -259,13 +259,13 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      note: await crm.editNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), req.body),
+      note: await crm.editNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), req.body, tenant),
     };
   });
 
   app.delete("/api/contacts/:id/notes/:noteId", async (req) => {
     const tenant = requireTenant(req);
-    await crm.deleteNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req));
+    await crm.deleteNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), tenant);
     return { success: true };
   });
 

@@ -33,7 +33,7 @@ export const crmRouter = router({
   }),
   get: protectedProcedure
     .input(withId)
-    .query(({ ctx, input }) => crm.getContactDetail(ctx, ctx.workspaceId, input.id)),
+    .query(({ ctx, input }) => crm.getContactDetail(ctx, ctx.workspaceId, input.id, ctx.tenant)),
   create: protectedProcedure
     .input(loose)
     .mutation(async ({ ctx, input }) =>
@@ -67,12 +67,12 @@ export const crmRouter = router({
   editNote: protectedProcedure
     .input(withId.extend({ noteId: recordId("Note id"), note_text: z.string().max(10_000) }).strict())
     .mutation(({ ctx, input }) =>
-      crm.editNote(ctx, ctx.workspaceId, input.id, input.noteId, { note_text: input.note_text }),
+      crm.editNote(ctx, ctx.workspaceId, input.id, input.noteId, { note_text: input.note_text }, ctx.tenant),
     ),
   deleteNote: protectedProcedure
     .input(withId.extend({ noteId: recordId("Note id") }))
     .mutation(async ({ ctx, input }) => {
-      await crm.deleteNote(ctx, ctx.workspaceId, input.id, input.noteId);
+      await crm.deleteNote(ctx, ctx.workspaceId, input.id, input.noteId, ctx.tenant);
       return { success: true as const };
     }),
   sendEmail: protectedProcedure

@@ -93,7 +93,9 @@ export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /**
  * What each role may do (issue 10 "Roles"): owner everything; admin everything but billing, deleting
  * the workspace and changing the owner; member works with contacts, media and campaigns but cannot
- * manage members, billing or API keys, or delete more than one contact at a time.
+ * manage members, billing or API keys, or delete more than one contact at a time. Notes: anyone reads
+ * them and edits or deletes their own; `editOthersNotes` lets owners and admins edit or delete anyone's
+ * (HubSpot's and Pipedrive's rule for a shared contact record; crm.note-access canChangeNote).
  */
 export const PERMISSIONS = {
   manageMembers: ["owner", "admin"],
@@ -101,6 +103,7 @@ export const PERMISSIONS = {
   manageApiKeys: ["owner", "admin"],
   manageWebhooks: ["owner", "admin"],
   bulkDeleteContacts: ["owner", "admin"],
+  editOthersNotes: ["owner", "admin"],
   manageBilling: ["owner"],
   deleteWorkspace: ["owner"],
   transferOwnership: ["owner"],
@@ -113,6 +116,8 @@ const DENIED: Record<Permission, string> = {
   manageApiKeys: "Only the workspace owner or an admin can manage API keys.",
   manageWebhooks: "Only the workspace owner or an admin can manage webhooks.",
   bulkDeleteContacts: "Only the workspace owner or an admin can delete more than one contact at a time.",
+  editOthersNotes:
+    "Only the note's author, the workspace owner or an admin can edit or delete a note someone else wrote.",
   manageBilling: "Only the workspace owner can manage billing.",
   deleteWorkspace: "Only the workspace owner can delete the workspace.",
   transferOwnership: "Only the workspace owner can transfer ownership.",

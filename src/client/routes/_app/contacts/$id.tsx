@@ -600,8 +600,12 @@ function ContactDetailPage() {
                     key={n.id}
                     contactId={c.id}
                     note={n}
-                    focusAfterDelete={sameSlotOr(notesList, "[data-delete-note]", index, () =>
-                      notesBox.current?.closest<HTMLElement>("[role=tabpanel]"),
+                    // the slot among the Delete buttons (notes the reader may not delete have none)
+                    focusAfterDelete={sameSlotOr(
+                      notesList,
+                      "[data-delete-note]",
+                      notes.slice(0, index).filter((o) => o.can_delete).length,
+                      () => notesBox.current?.closest<HTMLElement>("[role=tabpanel]"),
                     )}
                     onChanged={refreshDetail}
                     onError={(message) => setBanner({ variant: "error", message })}
@@ -722,7 +726,8 @@ function OptOutNote({ reasons, what }: { reasons: string[] | undefined; what: "e
 
 /**
  * One note: its text, who wrote it and when, Edit (in place) and Delete, which asks first in a ConfirmDialog quoting
- * the note ('Delete this note?', spec section 5); once it is gone focus goes to `focusAfterDelete()`.
+ * the note ('Delete this note?', spec section 5); once it is gone focus goes to `focusAfterDelete()`. Edit and
+ * Delete show only when the server's `can_edit` / `can_delete` allow them for the reader.
  */
 function NoteItem({
   contactId,
@@ -810,21 +815,29 @@ function NoteItem({
               {note.author_name && <span className="font-medium">{note.author_name} · </span>}
               {new Date(note.created_at).toLocaleString()}
             </p>
-            <span className="ml-auto flex gap-1">
-              <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label="Edit note">
-                Edit
-              </Button>
-              <Button
-                size="sm"
-                variant="ghost"
-                onClick={() => setConfirming(true)}
-                loading={busy}
-                aria-label="Delete note"
-                data-delete-note
-              >
-                Delete
-              </Button>
-            </span>
+            {/* only what the server says this reader may do (its can_edit / can_delete: the note's
+                author, or an owner or admin) */}
+            {(note.can_edit || note.can_delete) && (
+              <span className="ml-auto flex gap-1">
+                {note.can_edit && (
+                  <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label="Edit note">
+                    Edit
+                  </Button>
+                )}
+                {note.can_delete && (
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    onClick={() => setConfirming(true)}
+                    loading={busy}
+                    aria-label="Delete note"
+                    data-delete-note
+                  >
+                    Delete
+                  </Button>
+                )}
+              </span>
+            )}
           </div>
         </>
       )}

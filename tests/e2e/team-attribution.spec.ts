@@ -1,0 +1,88 @@
+import { type Browser, expect, type Page, test } from "@playwright/test";
+import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+
+/**
+ * A small team must see who did what on a contact, and a member must not be offered what the server
+ * refuses: Edit and Delete show only on the notes the reader may change (their own; an owner or admin
+ * any), as the server's can_edit / can_delete say.
+ */
+
+/** `name` is invited as a member by the owner on `page`, registers in a context of their own and joins. */
+async function memberJoins(
+  page: Page,
+  browser: Browser,
+  origin: string,
+  who: { prefix: string; name: string },
+) {
+  const email = `${who.prefix}-${Date.now()}-${Math.random().toString(36).slice(2, 7)}@example.com`;
+  const invited = await page.request.post("/api/workspaces/current/invites", {
+    headers: { origin },
+    data: { email, role: "member" },
+  });
+  expect(invited.ok(), await invited.text()).toBe(true);
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  await tab.goto("/");
+  const reg = await tab.request.post("/api/auth/register", {
+    headers: { origin },
+    data: { name: who.name, email, password: "correct-horse-battery", business_name: `${who.name} Co` },
+  });
+  expect(reg.ok(), await reg.text()).toBe(true);
+  await verifyEmailThroughOutbox(tab, email);
+  const { token } = await inviteLinkFromOutbox(tab, email);
+  const accepted = await tab.request.post(`/api/invites/${token}/accept`, { headers: { origin } });
+  expect(accepted.ok(), await accepted.text()).toBe(true);
+  return { tab, context };
+}
+
+test("a member sees Edit and Delete on her own note only; the owner on every note", async ({
+  page,
+  browser,
+}) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "ana-attr",
+    name: "Ana Owner",
+    business: "Attribution Roofing",
+  });
+  await page.goto("/contacts");
+  const origin = new URL(page.url()).origin;
+  const cara = await memberJoins(page, browser, origin, {
+    prefix: "cara-attr",
+    name: "Cara Member",
+  });
+  try {
+    const created = await page.request.post("/api/contacts", {
+      headers: { origin },
+      data: { first_name: "Dora", email: `dora-attr-${Date.now()}@example.com` },
+    });
+    expect(created.ok(), await created.text()).toBe(true);
+    const contactId = (await created.json()).contact.id as number;
+    const owners = await page.request.post(`/api/contacts/${contactId}/notes`, {
+      headers: { origin },
+      data: { note_text: "Owner: quote approved." },
+    });
+    expect(owners.ok(), await owners.text()).toBe(true);
+
+    await cara.tab.goto(`/contacts/${contactId}`);
+    await cara.tab.getByRole("tab", { name: /Notes/ }).click();
+    await cara.tab.getByLabel("New note").fill("Cara: called her back.");
+    await cara.tab.getByRole("button", { name: "Add Note" }).click();
+    const carasNote = cara.tab.getByTestId("note").filter({ hasText: "Cara: called her back." });
+    const ownersNote = cara.tab.getByTestId("note").filter({ hasText: "Owner: quote approved." });
+    await expect(carasNote.getByRole("button", { name: "Edit note" })).toBeVisible();
+    await expect(carasNote.getByRole("button", { name: "Delete note" })).toBeVisible();
+    await expect(ownersNote).toContainText("Ana Owner ·");
+    await expect(ownersNote.getByRole("button", { name: "Edit note" })).toHaveCount(0);
+    await expect(ownersNote.getByRole("button", { name: "Delete note" })).toHaveCount(0);
+
+    await page.goto(`/contacts/${contactId}`);
+    await page.getByRole("tab", { name: /Notes/ }).click();
+    for (const text of ["Cara: called her back.", "Owner: quote approved."]) {
+      const note = page.getByTestId("note").filter({ hasText: text });
+      await expect(note.getByRole("button", { name: "Edit note" })).toBeVisible();
+      await expect(note.getByRole("button", { name: "Delete note" })).toBeVisible();
+    }
+  } finally {
+    await cara.context.close();
+  }
+});

@@ -275,7 +275,8 @@ export function needsConsent(channel: string): boolean {
  * Runs the server's preflight (tRPC `campaigns.preflight`) for a launch body: without consent, and
  * for consent channels also with it, so the review can show how many have not opted in. Returns
  * `{result, withoutConsent, notOptedIn, nobody, ...}`; `nobody` is true when the launch would reach
- * no one (the server refuses such a launch).
+ * no one (the server refuses such a launch). A text's builder passes its `message`, so the counts
+ * leave out, as the launch does, the recipients whose text filled in is too long to send.
  */
 export function usePreflight(
   channel: "email" | "sms" | "voice" | "voicemail" | "video_email" | "video_sms",
@@ -284,18 +285,21 @@ export function usePreflight(
   enabled: boolean,
   /** the launch's scheduled moment (send-time scheduledMoment): quiet hours are read at it */
   scheduledAt?: Date,
+  /** an SMS or video SMS launch's message as typed (merge tags unfilled) */
+  message?: string,
 ) {
   const client = useTRPCClient();
   const body = audienceBody(audience);
   const at = scheduledAt?.toISOString();
   const options = (includeNotOptedIn: boolean) => ({
-    queryKey: ["campaigns", "preflight", channel, body, includeNotOptedIn, at ?? null],
+    queryKey: ["campaigns", "preflight", channel, body, includeNotOptedIn, at ?? null, message ?? null],
     queryFn: () =>
       client.campaigns.preflight.mutate({
         channel,
         ...body,
         includeNotOptedIn,
         ...(at ? { scheduledAt: at } : {}),
+        ...(message !== undefined ? { message } : {}),
       }),
     enabled: enabled && !!body && (includeNotOptedIn ? needsConsent(channel) : true),
     staleTime: 0,

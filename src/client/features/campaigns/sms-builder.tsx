@@ -102,7 +102,8 @@ export function SmsCampaignBuilder({ handOff = null }: { handOff?: AudienceHandO
   const scheduledAt = scheduledMoment(sendTime);
   const timeError = sendTimeError(sendTime);
 
-  const preflight = usePreflight("sms", audience, consent, step === 3, scheduledAt);
+  // with the message: recipients whose text filled in passes 1,600 characters are counted as skipped
+  const preflight = usePreflight("sms", audience, consent, step === 3, scheduledAt, message);
   const recipients = preflight.reach;
   const sample = previewRecipient(audience, preflight.result) ?? {};
   // what a contact's first text is sent as (merged, the business's name, tracked links, the opt-out

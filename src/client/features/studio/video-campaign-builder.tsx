@@ -90,7 +90,15 @@ export function VideoCampaignBuilder({ initialVideoId }: { initialVideoId?: numb
     }
   }, [csvText, delivery]);
   const channel = delivery === "email" ? "video_email" : "video_sms";
-  const preflight = usePreflight(channel, audience, consent, step === 3);
+  // a video SMS's message: recipients whose text (with its video link) filled in is too long are skipped
+  const preflight = usePreflight(
+    channel,
+    audience,
+    consent,
+    step === 3,
+    undefined,
+    delivery === "sms" ? message : undefined,
+  );
   /**
    * the first recipient, for the previews: the preflight's (every field the send merges, the CRM's
    * values for a CSV row of an existing contact), else the first one known on the client

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context";
-import type { CampaignChannel, Contact, SegmentFilter } from "../../db/schema";
+import type { CampaignChannel, CampaignContent, Contact, SegmentFilter } from "../../db/schema";
 import { isContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import type { MergeContact } from "../../lib/merge-tags";
@@ -21,8 +21,15 @@ import {
   matchContactsByAddress,
   resolveTargetContactIds,
 } from "../crm/crm.service";
-import { phoneCountryOf } from "../workspaces/workspaces.service";
-import { mergeSource } from "./campaigns.content";
+import { getSenderProfile, phoneCountryOf } from "../workspaces/workspaces.service";
+import {
+  launchContent,
+  launchContentSkip,
+  mergeSource,
+  videoLandingUrl,
+  videoSenderName,
+  videoSmsMessage,
+} from "./campaigns.content";
 import { deliveryKind, optInReason, skipsWithoutRows, suppressionChannel } from "./campaigns.delivery";
 import {
   type Audience,
@@ -166,7 +173,7 @@ export interface Classification {
  * the launch would create them. `csvPhone` is a CSV row's own phone for a stored contact with none.
  * With `quietHoursAt`, queued non-email recipients are also checked against quiet hours at that time.
  * `contentSkip` skips, with its reason, a contact the compliance rules send to (what the message
- * would be for them: campaigns.content smsLengthSkipReason).
+ * would be for them: campaigns.content launchContentSkip, the launch and its preflight).
  */
 export async function classifyRecipients(
   ctx: Ctx,
@@ -376,7 +383,9 @@ export interface PreflightResult {
   sample: PreflightSample | null;
 }
 
-function channelOf(input: ReturnType<typeof preflightInput.parse>): CampaignChannel {
+type ParsedPreflight = ReturnType<typeof preflightInput.parse>;
+
+function channelOf(input: ParsedPreflight): CampaignChannel {
   if (input.channel) return input.channel;
   if (input.deliveryMethod) return input.deliveryMethod === "email" ? "video_email" : "video_sms";
   throw new AppError(
@@ -427,17 +436,59 @@ function newContactFrom(r: RecipientInput, id: number, country: string): Contact
 }
 
 /**
+ * The skip a preflight applies for what the message would be (campaigns.content launchContentSkip,
+ * as the launch does), or undefined when the body gives no text or the channel is not a text: the
+ * content the launch would render, from a generic body's `content` as given, a video body's
+ * `message` as the video launch makes it (campaigns.content videoSmsMessage and videoLandingUrl) or
+ * an SMS body's `message`, with the launch's snapshot of the sender (launchContent).
+ */
+async function preflightContentSkip(
+  ctx: Ctx & Pick<AppContext, "env">,
+  workspaceId: string,
+  channel: CampaignChannel,
+  input: ParsedPreflight,
+): Promise<((c: Contact) => string | null) | undefined> {
+  if (deliveryKind(channel) !== "sms" || (input.content === undefined && input.message === undefined))
+    return undefined;
+  const sender = await getSenderProfile(ctx, workspaceId);
+  const video = channel === "video_sms";
+  const content: CampaignContent = input.content
+    ? {
+        message: input.content.message,
+        body: input.content.body,
+        ...(video && input.content.landingUrl ? { landingUrl: input.content.landingUrl } : {}),
+      }
+    : video
+      ? {
+          message: videoSmsMessage(input.message ?? "", videoSenderName(sender)),
+          landingUrl: videoLandingUrl(ctx.env.APP_URL),
+        }
+      : { message: input.message };
+  const launched = launchContent(channel, content, {
+    businessName: sender.businessName,
+    emailSignature: sender.ownerPreferences?.emailSignature,
+  });
+  return launchContentSkip(channel, launched, ctx.env);
+}
+
+/**
  * POST /api/campaigns/preflight (issue 14): what launching this body would do, without creating
  * anything. Takes any launch body (`contacts` rows, a CRM `audience`, generic `recipients`) with its
  * `channel` (or a video body's `deliveryMethod`), `includeNotOptedIn` and `scheduledAt` (quiet
  * hours are evaluated at that time, else now). CSV rows are matched to existing contacts by email
  * or phone as the launch does; unmatched rows count as new contacts with the CRM's defaults (SMS and
- * call opt-in off), rows with neither a valid email nor a valid phone as skipped (NO_VALID_ADDRESS). Returns `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped,
- * sample}` (sample: the first recipient sent to, for a merge-tag preview, or null).
- * @throws AppError BAD_REQUEST (invalid body, no channel), NOT_FOUND (segment or tag not the workspace's)
+ * call opt-in off), rows with neither a valid email nor a valid phone as skipped (NO_VALID_ADDRESS).
+ * Given the text (`message`, or a generic body's `content`), an SMS or video SMS preflight also skips
+ * the recipients whose text, filled in as the launch fills it, passes 1,600 characters ("message too
+ * long once filled in (over 1,600 characters)", campaigns.content launchContentSkip: the launch's own
+ * check), so its counts are the launch's; without it that skip is not counted. Returns
+ * `{audienceSize, willSendNow, deferred: {count, nextWindowStart}, skipped, sample}` (sample: the first
+ * recipient sent to, for a merge-tag preview, or null).
+ * @throws AppError BAD_REQUEST (invalid body, no channel, a `message` over 1,600 characters), NOT_FOUND
+ *   (segment or tag not the workspace's)
  */
 export async function preflightAudience(
-  ctx: Ctx,
+  ctx: Ctx & Pick<AppContext, "env">,
   workspaceId: string,
   raw: PreflightInput | unknown,
 ): Promise<PreflightResult> {
@@ -517,6 +568,7 @@ export async function preflightAudience(
     csvPhone,
     extra,
     quietHoursAt: scheduled ?? new Date(),
+    contentSkip: await preflightContentSkip(ctx, workspaceId, channel, input),
   });
   countMissingContacts(result, [input.recipients?.contactIds, input.audience?.contactIds]);
   for (const [reason, n] of Object.entries(csvSkipped))

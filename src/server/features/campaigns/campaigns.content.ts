@@ -1,11 +1,18 @@
-import type { Campaign, CampaignContent, Contact } from "../../db/schema";
+import type { Campaign, CampaignChannel, CampaignContent, Contact } from "../../db/schema";
 import { postalAddressLine, renderCampaignEmail } from "../../emails/campaign-email";
 import { emailSubjectLine } from "../../lib/email-subject";
 import { findHttpLinks, replaceHttpLinks } from "../../lib/links";
-import { escapeHtml, type MergeContact, MY_BUSINESS_TAG, renderMergeTags } from "../../lib/merge-tags";
+import {
+  escapeHtml,
+  type MergeContact,
+  MY_BUSINESS_TAG,
+  renderMergeTags,
+  toMergeTags,
+} from "../../lib/merge-tags";
 import { sign, verifySignature } from "../../lib/signing";
 import { SMS_MAX_CHARACTERS } from "../../providers/sms";
 import { firstTextBody } from "../compliance/sms-keywords";
+import { deliveryKind } from "./campaigns.delivery";
 import { smsSegments } from "./sms-segments";
 
 export { SMS_OPT_OUT_NOTICE } from "../compliance/sms-keywords";
@@ -240,22 +247,89 @@ export function renderSmsFor(
 }
 
 /**
+ * The skip reason of a text (SMS or video SMS recipient) that, once filled in, passes
+ * SMS_MAX_CHARACTERS (Twilio refuses longer bodies, error 21617): "message too long once filled in
+ * (over 1,600 characters)". One reason whatever each recipient's length, so a launch's and its
+ * preflight's skipped counts (and the review step, the report, a 422's sentence) give it one line.
+ */
+export const SMS_TOO_LONG = `message too long once filled in (over ${SMS_MAX_CHARACTERS.toLocaleString("en-US")} characters)`;
+
+/**
  * A launch's check of each recipient's SMS (and video SMS) once filled in (renderSmsFor: merge tags,
  * tracked links of a recipient token's length, the video URL), counted as the number's first text
  * (with the business name and "Reply STOP to opt out" where firstTextBody adds them: whether a
  * number was texted before is known only when it is sent, and a text Twilio would refuse is not sent
- * at all). Returns, for a contact, the skip reason in words when it passes SMS_MAX_CHARACTERS
- * ("message too long once filled in: 2,340 characters, the limit is 1,600"), else null. Merge tags
- * can lengthen a message without bound (a custom field holds 500 characters).
+ * at all). Returns, for a contact, SMS_TOO_LONG when it passes SMS_MAX_CHARACTERS, else null. Merge
+ * tags can lengthen a message without bound (a custom field holds 500 characters). `content` is the
+ * launch's (launchContent: with `myBusiness` and `links`).
  */
 export function smsLengthSkipReason(content: CampaignContent, env: LinkEnv): (c: Contact) => string | null {
   // a recipient's token (ids randomToken(16)) is 26 characters: the tracked links' length
   const token = "x".repeat(26);
   return (c) => {
     const { body } = renderSmsFor(content, mergeSource(c), token, env, true);
-    if (body.length <= SMS_MAX_CHARACTERS) return null;
-    return `message too long once filled in: ${body.length.toLocaleString("en-US")} characters, the limit is ${SMS_MAX_CHARACTERS.toLocaleString("en-US")}`;
+    return body.length <= SMS_MAX_CHARACTERS ? null : SMS_TOO_LONG;
   };
+}
+
+/**
+ * The skip a launch applies to a recipient for what its message would be (campaigns.audience
+ * classifyRecipients `contentSkip`): for texts (SMS, video SMS) smsLengthSkipReason, for other
+ * channels none (undefined). `content` is the launch's (launchContent). The launch
+ * (campaigns.service) and its preflight (campaigns.audience preflightAudience) both take it from
+ * here, so the preflight counts the skips the launch then makes.
+ */
+export function launchContentSkip(
+  channel: CampaignChannel,
+  content: CampaignContent,
+  env: LinkEnv,
+): ((c: Contact) => string | null) | undefined {
+  return deliveryKind(channel) === "sms" ? smsLengthSkipReason(content, env) : undefined;
+}
+
+/**
+ * A launch's content as stored with its campaign and sent: `content` plus the sender's business name
+ * (`myBusiness`: what {{my_business}} renders to and a first text is led by, snapshotted at launch),
+ * an email's signature (the owner's, `emailSignature`), the message's tracked links (`links`,
+ * extractLinks of body and message) and, for a video launch, the landing page button's link
+ * (`ctaUrl`, appended after the message's links, its index kept as `ctaLink`). Returns a new object.
+ * Used by the launch (campaigns.service) and its preflight, so both render the same text.
+ */
+export function launchContent(
+  channel: CampaignChannel,
+  content: CampaignContent,
+  sender: { businessName: string; emailSignature?: string | null },
+  ctaUrl?: string,
+): CampaignContent {
+  const out: CampaignContent = { ...content, myBusiness: sender.businessName };
+  if (deliveryKind(channel) === "email") out.signature = sender.emailSignature ?? "";
+  out.links = extractLinks(out.body, out.message);
+  // a video landing page's button: its own link number, even when the message has the same URL
+  if (ctaUrl) {
+    out.ctaLink = out.links.length;
+    out.links.push(ctaUrl);
+  }
+  return out;
+}
+
+/** Who a video campaign's default texts name as its sender: the business name, else the owner's name, else "We". */
+export function videoSenderName(sender: { businessName: string; name: string }): string {
+  return sender.businessName || sender.name || "We";
+}
+
+/** A video campaign recipient's landing page, `APP_URL/v/{{token}}` (videoUrlFor fills the token). */
+export function videoLandingUrl(appUrl: string): string {
+  return `${appUrl}/v/{{token}}`;
+}
+
+/**
+ * The text of a video SMS launch (campaigns.video launchVideoCampaign) for the `message` typed:
+ * trimmed, in the canonical merge tags (lib/merge-tags toMergeTags: `{name}` -> `{{name|there}}`),
+ * or when empty "Hi {{name|there}}, <from> recorded a short video for you:" (`from`:
+ * videoSenderName). renderSmsFor appends the landing page's URL unless the text places {{video_url}}.
+ */
+export function videoSmsMessage(message: string, from: string): string {
+  return toMergeTags(message.trim()) || `Hi {{name|there}}, ${from} recorded a short video for you:`;
 }
 
 /** One recipient's AI call script or voicemail TTS text (merge tags rendered). */

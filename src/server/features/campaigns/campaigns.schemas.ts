@@ -3,6 +3,7 @@ import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES 
 import { isoUserDateTime, type UserDateRule, userDateTime } from "../../lib/dates";
 import { AppError } from "../../lib/errors";
 import { limitParam, pageParam, queryInt, recordId } from "../../lib/validate";
+import { SMS_MAX_CHARACTERS } from "../../providers/sms";
 import { isTimeZone } from "../compliance/quiet-hours";
 
 const text = (max: number) => z.string().max(max);
@@ -304,7 +305,10 @@ export const recipientsQuery = z.object({
 /**
  * POST /api/campaigns/preflight (issue 14): any launch body (email, SMS, generic or video) plus the
  * channel it launches on: `channel`, or a video body's `deliveryMethod` (video_email / video_sms).
- * Only the audience parts are read; content is not validated here.
+ * The audience parts are read and, optionally, the text a text (SMS, video SMS) launch sends: the SMS
+ * or video body's `message`, or a generic body's `content.message` (`content.body` without it;
+ * `content.landingUrl` for a video channel); with it the preflight counts the recipients the launch
+ * would skip because their text, filled in, is too long. Other content is not validated here.
  */
 export const preflightInput = z
   .object({
@@ -317,6 +321,32 @@ export const preflightInput = z
     audience: audienceSchema.optional(),
     includeNotOptedIn: z.boolean().optional(),
     scheduledAt: scheduledAtInput,
+    /**
+     * the SMS or video body's text as it would be launched (merge tags unfilled; a video body's may be
+     * "" for its default text); absent, no text is checked (as before this field)
+     */
+    message: z
+      .string({ error: "message must be text" })
+      .max(
+        SMS_MAX_CHARACTERS,
+        `message must be at most ${SMS_MAX_CHARACTERS.toLocaleString("en-US")} characters`,
+      )
+      .optional(),
+    /** a generic launch body's content: its text parts (other fields pass unread) */
+    content: z
+      .object({
+        message: z
+          .string({ error: "content.message must be text" })
+          .max(
+            SMS_MAX_CHARACTERS,
+            `content.message must be at most ${SMS_MAX_CHARACTERS.toLocaleString("en-US")} characters`,
+          )
+          .optional(),
+        body: z.string({ error: "content.body must be text" }).max(100_000).optional(),
+        landingUrl: z.string({ error: "content.landingUrl must be text" }).max(2000).optional(),
+      })
+      .passthrough()
+      .optional(),
   })
   .passthrough();
 export type PreflightInput = z.input<typeof preflightInput>;

@@ -66,9 +66,10 @@ import {
 import {
   buildEmailTemplate,
   extractLinks,
+  launchContent,
+  launchContentSkip,
   renderEmailFor,
   senderFrom,
-  smsLengthSkipReason,
   TEST_EMAIL_TOKEN,
 } from "./campaigns.content";
 import {
@@ -299,8 +300,9 @@ async function repeatAnswer(
  *   workspace: workspaces assertWorkspaceNotBeingDeleted)
  *
  * An SMS or video SMS recipient whose text, once its merge tags are filled in (and counted as the
- * number's first text), passes 1,600 characters (Twilio's limit) is skipped with the length in words
- * (campaigns.content smsLengthSkipReason), as other skips are.
+ * number's first text), passes 1,600 characters (Twilio's limit) is skipped "message too long once
+ * filled in (over 1,600 characters)" (campaigns.content launchContentSkip, SMS_TOO_LONG), as other
+ * skips are; the preflight given the message counts the same skip.
  *
  * A contact deleted while the launch runs (a bulk delete between reading the audience and inserting
  * the recipients: the contacts foreign key refuses the insert, and the whole transaction, campaign
@@ -502,26 +504,28 @@ async function launchOnce(
   if (ids.size === 0) throw new AppError("BAD_REQUEST", "Please select at least one contact");
 
   const senderProfile = await getSenderProfile(ctx, workspaceId);
-  // {{my_business}} and the email's From name: the workspace's sender name, snapshotted at launch
-  content.myBusiness = senderProfile.businessName;
-  if (deliveryKind(input.channel) === "email")
-    content.signature = senderProfile.ownerPreferences?.emailSignature ?? "";
-  content.links = extractLinks(content.body, content.message);
-  // a video landing page's button: its own link number, even when the message has the same URL
-  if (opts.ctaUrl) {
-    content.ctaLink = content.links.length;
-    content.links.push(opts.ctaUrl);
-  }
+  // {{my_business}} and the email's From name: the workspace's sender name, snapshotted at launch;
+  // the signature, tracked links and a video's button link (the preflight renders the same content)
+  content = launchContent(
+    input.channel,
+    content,
+    {
+      businessName: senderProfile.businessName,
+      emailSignature: senderProfile.ownerPreferences?.emailSignature,
+    },
+    opts.ctaUrl,
+  );
   if (input.includeNotOptedIn) content.ignoreOptIn = true;
 
   // compliance per recipient, page by page (the preflight runs the same classification)
   // a text merge tags fill past 1,600 characters (Twilio's limit, error 21617) is not sent: that
-  // recipient is skipped with the length in words, as other skips are (the rest of the audience still
-  // gets the campaign; nobody left is a 422 naming the reason)
+  // recipient is skipped "message too long once filled in", as other skips are (the rest of the
+  // audience still gets the campaign; nobody left is a 422 naming the reason); the preflight given
+  // the message counts it too (launchContentSkip)
   const classified = await classifyRecipients(ctx, workspaceId, input.channel, [...ids], {
     includeNotOptedIn: !!input.includeNotOptedIn,
     csvPhone,
-    contentSkip: deliveryKind(input.channel) === "sms" ? smsLengthSkipReason(content, ctx.env) : undefined,
+    contentSkip: launchContentSkip(input.channel, content, ctx.env),
   });
   // ids named that are no contact of the workspace are reported, not dropped unsaid
   countMissingContacts(classified, [input.recipients.contactIds, input.audience?.contactIds]);

@@ -18,7 +18,7 @@ import {
   type WebhookEmitCtx,
 } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
-import { clickSignature } from "./campaigns.content";
+import { clickSignature, videoLandingUrl, videoSenderName, videoSmsMessage } from "./campaigns.content";
 import { applyRecipientEvent, recipientByToken } from "./campaigns.events";
 import { selectCampaignContent } from "./campaigns.queries";
 import { allowRepeatInput, audienceSchema, launchTokenInput, scheduledAtInput } from "./campaigns.schemas";
@@ -183,7 +183,7 @@ export async function launchVideoCampaign(
   await assertWorkspaceFeature(ctx, workspaceId, "videoCampaigns");
 
   const sender = await getSenderProfile(ctx, workspaceId);
-  const from = sender.businessName || sender.name || "We";
+  const from = videoSenderName(sender);
   const publicId = randomToken(16);
   const vc = await insertVideoCampaign(ctx.db, {
     workspaceId,
@@ -205,7 +205,7 @@ export async function launchVideoCampaign(
         name: input.campaignName,
         channel,
         content: {
-          landingUrl: `${appUrl}/v/{{token}}`,
+          landingUrl: videoLandingUrl(appUrl),
           // no videoTitle: the library name is the sender's own label, never shown to recipients
           // (the email's button reads "Watch the video"); the request has no title field (spec section 7)
           thumbnailUrl:
@@ -217,7 +217,8 @@ export async function launchVideoCampaign(
                 subject: input.subject || `${from} recorded a video for you`,
                 body: merged || `Hi {{name|there}}, I recorded a short video for you.`,
               }
-            : { message: merged || `Hi {{name|there}}, ${from} recorded a short video for you:` }),
+            : // the text the preflight checks too (campaigns.audience preflightAudience)
+              { message: videoSmsMessage(input.message, from) }),
         },
         includeNotOptedIn: input.deliveryMethod === "sms" ? input.includeNotOptedIn : undefined,
         launchToken: input.launchToken,

@@ -130,7 +130,41 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
     expect(anon.statusCode).toBe(401);
   });
 
-  it("an SMS campaign: a phone column and SMS's times (no opened_at); a deleted contact's row keeps its number; all of 4,501 recipients, by address, across query pages", async () => {
+  it("lists recipients in send order (the order they were queued, recipient id), not by address or name", async () => {
+    const owner = await signUp(t.app);
+    // queued Zed, Amy, Mia: their addresses and names sort Amy, Mia, Zed
+    const people = [
+      { first_name: "Zed", last_name: "Young", email: uniqueEmail("zz-zed") },
+      { first_name: "Amy", last_name: "Adams", email: uniqueEmail("aa-amy") },
+      { first_name: "Mia", last_name: "Moss", email: uniqueEmail("mm-mia") },
+    ];
+    const ids: number[] = [];
+    for (const p of people) {
+      const made = await owner.client.post("/api/contacts", p);
+      expect(made.statusCode, made.body).toBe(200);
+      ids.push(made.json().contact.id);
+    }
+    const launched = await createAndLaunchCampaign(t.ctx, owner.user.id, {
+      name: "Order",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      recipients: { contactIds: ids },
+    });
+    const queued = await t.db
+      .select({ id: campaignRecipients.id, address: campaignRecipients.address })
+      .from(campaignRecipients)
+      .where(eq(campaignRecipients.campaignId, launched.campaign.id))
+      .orderBy(campaignRecipients.id);
+    expect(queued.map((r) => r.address)).toEqual(people.map((p) => p.email.toLowerCase()));
+
+    const res = await owner.client.get(`/api/campaigns/${launched.campaign.id}/recipients.csv`);
+    expect(res.statusCode, res.body).toBe(200);
+    const csv = parse(res.body);
+    expect(csv.rows.map((r) => r.name)).toEqual(["Zed Young", "Amy Adams", "Mia Moss"]);
+    expect(csv.rows.map((r) => r.email)).toEqual(queued.map((r) => r.address));
+  });
+
+  it("an SMS campaign: a phone column and SMS's times (no opened_at); a deleted contact's row keeps its number; all of 4,501 recipients, in send order, across query pages", async () => {
     const owner = await signUp(t.app);
     await setPlan(t, owner.user.id, "business");
     const phone = await uniquePhone("718");
@@ -180,8 +214,9 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       "opted_out_at",
     ]);
     expect(csv.rows).toHaveLength(4501);
-    // sorted by number; the texted contact's row last (+1718... after +1555...)
-    expect(csv.rows.at(-1)).toMatchObject({
+    // in send order: the texted contact's row, queued at the launch, first (its +1718... number sorts
+    // after the +1555... ones), then the inserted rows in the order they were queued
+    expect(csv.rows[0]).toMatchObject({
       name: "Rita Reply",
       phone,
       status: "replied",
@@ -190,9 +225,9 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       opted_out_at: "2026-03-02T09:30:00.000Z",
     });
     expect(res.body).not.toMatch(/(^|,)"?=HYPERLINK/m);
-    expect(csv.rows.at(-1)?.sent_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(csv.rows[0]?.sent_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     // phone numbers are written exactly (no apostrophe before the +)
-    expect(csv.rows[0]).toEqual({
+    expect(csv.rows[1]).toEqual({
       name: "",
       phone: "+15550000000",
       status: "skipped",
@@ -205,7 +240,7 @@ describe("GET /api/campaigns/{id}/recipients.csv", () => {
       opted_out_at: "",
     });
     // every inserted row exactly once, none repeated or lost at the queries' boundaries
-    const numbers = csv.rows.slice(0, -1).map((r) => r.phone);
+    const numbers = csv.rows.slice(1).map((r) => r.phone);
     const expected = Array.from(
       { length: 4500 },
       (_, i) => `+1555${String(Math.floor((i + 1) / 2)).padStart(7, "0")}`,

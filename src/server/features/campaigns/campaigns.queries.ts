@@ -535,19 +535,40 @@ export async function selectRecipientPage(
 }
 
 /**
- * Up to `limit` recipients of the workspace's campaign `campaignId` after `after` (keyset on (address, id): address
- * order, the recipient id breaking ties; from the first without `after`), with the columns the results
- * CSV writes (campaigns.service exportRecipientsCsv). Index campaign_recipients_campaign_address_idx
- * serves every page in the same time whatever the table holds (a keyset on the id alone walked the
- * primary key from the table's first row and filtered other campaigns' rows out).
+ * The ids of every recipient of the workspace's campaign `campaignId` in send order: by recipient id,
+ * the order the launch queued them, which is the order the send engine takes them
+ * (selectQueuedRecipients; a recipient deferred by quiet hours or retried keeps its place). One read of
+ * the campaign's rows (index campaign_recipients_campaign_status_idx) and a sort of their ids (8 bytes
+ * each); a keyset on the id with a LIMIT walked the primary key from the table's first row instead,
+ * filtering other campaigns' rows out, or sorted the whole campaign again for every page.
  */
-export async function selectRecipientsAfter(
+export async function selectRecipientIdsInSendOrder(
   db: DbOrTx,
   workspaceId: string,
   campaignId: number,
-  after: { address: string; id: number } | undefined,
-  limit: number,
+): Promise<number[]> {
+  const rows = await db
+    .select({ id: campaignRecipients.id })
+    .from(campaignRecipients)
+    .where(
+      and(eq(campaignRecipients.workspaceId, workspaceId), eq(campaignRecipients.campaignId, campaignId)),
+    )
+    .orderBy(asc(campaignRecipients.id));
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The recipients `ids` (a page of selectRecipientIdsInSendOrder) of the workspace's campaign
+ * `campaignId`, by id, with the columns the results CSV writes (campaigns.service exportRecipientsCsv);
+ * primary-key lookups. An id no longer there (its campaign deleted meanwhile) is left out.
+ */
+export async function selectRecipientsByIds(
+  db: DbOrTx,
+  workspaceId: string,
+  campaignId: number,
+  ids: number[],
 ) {
+  if (ids.length === 0) return [];
   return db
     .select({
       id: campaignRecipients.id,
@@ -570,13 +591,10 @@ export async function selectRecipientsAfter(
       and(
         eq(campaignRecipients.workspaceId, workspaceId),
         eq(campaignRecipients.campaignId, campaignId),
-        after
-          ? sql`(${campaignRecipients.address}, ${campaignRecipients.id}) > (${after.address}, ${after.id})`
-          : undefined,
+        inArray(campaignRecipients.id, ids),
       ),
     )
-    .orderBy(asc(campaignRecipients.address), asc(campaignRecipients.id))
-    .limit(limit);
+    .orderBy(asc(campaignRecipients.id));
 }
 
 /** Recipients of a campaign in one of `statuses`. */

@@ -99,8 +99,9 @@ import {
   selectCampaign,
   selectCampaignByLaunchToken,
   selectCancellableCampaignIds,
+  selectRecipientIdsInSendOrder,
   selectRecipientPage,
-  selectRecipientsAfter,
+  selectRecipientsByIds,
   selectReportFigures,
   selectReportTimeline,
   selectWorkspaceCampaign,
@@ -1062,8 +1063,12 @@ const EXPORT_PAGE = 2000;
 /**
  * Streams every recipient of the workspace's campaign `id` as CSV text chunks (the campaign report's
  * "Export CSV", REST GET /api/campaigns/{id}/recipients.csv): a UTF-8 BOM and the header
- * (recipientCsvColumns), then one CRLF line per recipient in address order (then recipient id),
- * 2,000 per query (campaigns.queries selectRecipientsAfter, keyset on (address, id)). `name` is the contact's first and last name (empty once the contact was
+ * (recipientCsvColumns), then one CRLF line per recipient in send order: by recipient id, the order
+ * the launch queued them and the send engine takes them (a recipient deferred by quiet hours or
+ * retried keeps its place), as the report's recipients table and /api/v1's recipients list page them;
+ * not by address or name, which would scatter the campaign's own order (Mailchimp's campaign report
+ * export keeps its send order too). The recipients are the ones the campaign has when the export
+ * starts, read 2,000 per query (campaigns.queries selectRecipientIdsInSendOrder, selectRecipientsByIds). `name` is the contact's first and last name (empty once the contact was
  * deleted: the row keeps its address); the address is the one the campaign used; `reason` the
  * skip, failure or deferral reason; times are ISO 8601 UTC, empty when the event did not happen;
  * `reply_text`, `answered_by` and `call_seconds` (whole seconds) are empty when unknown.
@@ -1084,10 +1089,15 @@ export async function* exportRecipientsCsv(
   const facts = RESULT_FACTS[deliveryKind(c.channel)] as readonly string[];
   const iso = (d: Date | null) => (d ? d.toISOString() : "");
   yield `\uFEFF${Papa.unparse([columns])}\r\n`;
-  let after: { address: string; id: number } | undefined;
-  for (;;) {
-    const rows = await selectRecipientsAfter(ctx.db, workspaceId, c.id, after, EXPORT_PAGE);
-    if (rows.length === 0) break;
+  const ids = await selectRecipientIdsInSendOrder(ctx.db, workspaceId, c.id);
+  for (let start = 0; start < ids.length; start += EXPORT_PAGE) {
+    const rows = await selectRecipientsByIds(
+      ctx.db,
+      workspaceId,
+      c.id,
+      ids.slice(start, start + EXPORT_PAGE),
+    );
+    if (rows.length === 0) continue;
     const names = new Map(
       (
         await getContactsByIds(
@@ -1121,9 +1131,6 @@ export async function* exportRecipientsCsv(
       ];
     });
     yield `${Papa.unparse(data, { newline: "\r\n", escapeFormulae: CSV_FORMULA_ESCAPE })}\r\n`;
-    const last = rows[rows.length - 1] as { address: string; id: number };
-    after = { address: last.address, id: last.id };
-    if (rows.length < EXPORT_PAGE) break;
   }
 }
 

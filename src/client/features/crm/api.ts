@@ -1,5 +1,6 @@
 import type { QueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
+import { type ContactNameFields, displayNameOf } from "@/server/features/crm/contact-name";
 import type { AppRouter } from "@/server/trpc/router";
 
 /** Lifecycle stages and lead statuses (spec section 4). */
@@ -59,24 +60,13 @@ export function invalidateCrm(qc: QueryClient) {
   ]);
 }
 
-type Named = Pick<Contact, "first_name" | "last_name" | "email" | "company">;
-
-/** The contact's "First Last" (trimmed; empty when it has neither). */
-function personName(c: Named): string {
-  return [c.first_name, c.last_name].filter(Boolean).join(" ").trim();
-}
-
 /**
- * "First Last", else the company (a business saved from lead search has no person's name), else the
- * email, else "Unnamed contact". ContactNameText shows it with a building icon when it is the company.
+ * The server's display-name rule (crm/contact-name displayNameOf: "First Last", else the company, a
+ * business saved from lead search having no person's name, else the email), else "Unnamed contact".
+ * ContactNameText shows it with a building icon when it is the company (contact-name namedByCompany).
  */
-export function contactName(c: Named): string {
-  return personName(c) || c.company?.trim() || c.email || "Unnamed contact";
-}
-
-/** Whether contactName is the contact's company: it has a company and no first or last name. */
-export function namedByCompany(c: Named): boolean {
-  return !personName(c) && !!c.company?.trim();
+export function contactName(c: ContactNameFields): string {
+  return displayNameOf(c) ?? "Unnamed contact";
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Building2 } from "lucide-react";
-import { type Contact, contactName, namedByCompany } from "./api";
+import { namedByCompany } from "@/server/features/crm/contact-name";
+import { type Contact, contactName } from "./api";
 
 /**
  * A contact's name as lists show it (contactName): the person's name, else their company, marked as

@@ -1,5 +1,6 @@
 import type { Contact, NewContact } from "../../db/schema";
 import { normalisePhone } from "../../lib/phone";
+import { displayNameOf } from "./contact-name";
 import type { ContactFields } from "./crm.schemas";
 
 // JSON shapes of a contact (spec section 3: Contact; section 7) and their mapping to columns.
@@ -47,14 +48,19 @@ export function toContactJson(c: Contact) {
 export type ContactJson = ReturnType<typeof toContactJson>;
 
 /**
- * The name a contact is shown under outside its own page: first and last name, else its company (a
- * business saved from lead search has no person's name), else its email; null when it has none of
- * them. The client's contactName follows the same order.
+ * The name a contact (a row) is shown under outside its own page: contact-name displayNameOf, the one
+ * rule the client's contactName uses too (first and last name, else its company, else its email; null
+ * when it has none of them).
  */
 export function contactDisplayName(
   c: Pick<Contact, "firstName" | "lastName" | "company" | "email">,
 ): string | null {
-  return [c.firstName, c.lastName].filter(Boolean).join(" ").trim() || c.company?.trim() || c.email || null;
+  return displayNameOf({
+    first_name: c.firstName,
+    last_name: c.lastName,
+    company: c.company,
+    email: c.email,
+  });
 }
 
 const str = JSON.stringify;

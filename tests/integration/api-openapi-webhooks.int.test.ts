@@ -71,6 +71,19 @@ describe("OpenAPI document: outbound webhook events", () => {
         audience: { contact_ids: [id] },
       });
       expect(launch.statusCode, launch.body).toBe(201);
+      // a scheduled campaign moved to another time: campaign.rescheduled
+      const later = await call("POST", "/campaigns", {
+        name: "Doc hooks later",
+        channel: "email",
+        content: { subject: "Hi", body: "Hello {{first_name}}" },
+        audience: { contact_ids: [id] },
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      expect(later.statusCode, later.body).toBe(201);
+      const moved = await call("POST", `/campaigns/${later.json().campaign.id}/reschedule`, {
+        scheduled_at: new Date(Date.now() + 7_200_000).toISOString(),
+      });
+      expect(moved.statusCode, moved.body).toBe(200);
       const [row] = await campaignRecipientRows(t, launch.json().campaign.id);
       expect((await t.app.inject({ method: "POST", url: `/u/${row!.token}` })).statusCode).toBe(200);
       const search = await call("POST", "/lead_searches", {
@@ -115,6 +128,7 @@ describe("OpenAPI document: outbound webhook events", () => {
         "contact.deleted",
         "contact.unsubscribed",
         "campaign.launched",
+        "campaign.rescheduled",
         "campaign.completed",
         "message.sent",
         "lead_search.completed",

@@ -258,6 +258,12 @@ describe("v1 contract: every operation, valid input, answers as documented", () 
     const cid = camp.body.campaign.id;
     expect((await call("POST", `/campaigns/${cid}/pause`)).body).toEqual({ id: cid, status: "paused" });
     expect((await call("POST", `/campaigns/${cid}/resume`)).body.status).toBe("scheduled");
+    const movedTo = new Date(Date.now() + 2 * 3600_000).toISOString();
+    expect((await call("POST", `/campaigns/${cid}/reschedule`, { scheduled_at: movedTo })).body).toEqual({
+      id: cid,
+      status: "scheduled",
+      scheduled_at: movedTo,
+    });
     expect((await call("POST", `/campaigns/${cid}/cancel`)).body.status).toBe("cancelled");
     const now = await call("POST", "/campaigns", {
       name: "Now",
@@ -424,6 +430,7 @@ const VALID_BODY: Record<string, unknown> = {
     content: { subject: "s", body: "b" },
     audience: { contacts: [{ email: "g@example.com" }] },
   },
+  rescheduleCampaign: { scheduled_at: new Date(Date.now() + 3 * 3600_000).toISOString() },
   createLeadSearch: { location: "Austin, TX", business_type: "dentist" },
   createWebhookEndpoint: { url: "https://example.com/hook", events: ["contact.created"] },
   updateWebhookEndpoint: { enabled: true },

@@ -529,6 +529,44 @@ describe("v1 campaign state machine", () => {
     await post(c.id, "pause");
     expect((await post(c.id, "cancel")).json().status).toBe("cancelled");
 
+    // reschedule: a scheduled campaign moves (the time given with an offset, answered in UTC); a past
+    // or unreadable time is a 400 with a sentence; a campaign no longer scheduled a 409
+    const e = (await launch(true)).campaign;
+    const at = new Date(Date.now() + 2 * 86_400_000);
+    at.setUTCSeconds(0, 0);
+    const withOffset = `${new Date(at.getTime() + 2 * 3600_000).toISOString().slice(0, 19)}+02:00`;
+    const reschedule = (id: number, body: unknown) => k.call("POST", `/campaigns/${id}/reschedule`, body);
+    const moved = await reschedule(e.id, { scheduled_at: withOffset });
+    expect(moved.statusCode, moved.body).toBe(200);
+    expect(moved.json()).toEqual({ id: e.id, status: "scheduled", scheduled_at: at.toISOString() });
+    expect((await k.call("GET", `/campaigns/${e.id}`)).json()).toMatchObject({
+      status: "scheduled",
+      scheduled_at: at.toISOString(),
+    });
+    const past = await reschedule(e.id, { scheduled_at: new Date(Date.now() - 60_000).toISOString() });
+    expect(past.statusCode, past.body).toBe(400);
+    expect(past.json().error.message).toBe(
+      "Please pick a time in the future, at least a minute from now, to reschedule the campaign to.",
+    );
+    const unreadable = await reschedule(e.id, { scheduled_at: "tomorrow at noon" });
+    expect(unreadable.statusCode, unreadable.body).toBe(400);
+    expect(unreadable.json().error).toEqual({
+      type: "invalid_request_error",
+      message: "Scheduled at must be a date and time such as 2026-01-31T09:00:00Z",
+      param: "scheduled_at",
+    });
+    expect((await reschedule(e.id, {})).json().error.param).toBe("scheduled_at");
+    expect((await k.call("GET", `/campaigns/${e.id}`)).json().scheduled_at).toBe(at.toISOString());
+    await post(e.id, "pause");
+    const notScheduled = await reschedule(e.id, { scheduled_at: LATER() });
+    expect(notScheduled.statusCode, notScheduled.body).toBe(409);
+    expect(notScheduled.json()).toEqual({
+      error: { type: "conflict", message: "A paused campaign cannot be rescheduled" },
+    });
+    const gone = await reschedule(999_999_999, { scheduled_at: LATER() });
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ error: { type: "not_found", message: "Campaign not found" } });
+
     // launched now: sent at once (inline jobs), so already completed with delivered recipients
     const d = (await launch(false)).campaign;
     const now = (await k.call("GET", `/campaigns/${d.id}`)).json();
@@ -595,6 +633,13 @@ describe("v1 tenant isolation through keys", () => {
     await notFound("GET", `/campaigns/${bCamp.id}/recipients`, undefined, "Campaign not found");
     for (const action of ["pause", "resume", "cancel"])
       await notFound("POST", `/campaigns/${bCamp.id}/${action}`);
+    const bScheduledAt = (await b.call("GET", `/campaigns/${bCamp.id}`)).json().scheduled_at;
+    await notFound(
+      "POST",
+      `/campaigns/${bCamp.id}/reschedule`,
+      { scheduled_at: new Date(Date.now() + 86_400_000).toISOString() },
+      "Campaign not found",
+    );
     await notFound("GET", `/contacts/${bContact.id}/notes`, undefined, "Contact not found");
     await notFound("POST", `/contacts/${bContact.id}/notes`, { note_text: "mine now" }, "Contact not found");
     await notFound("GET", `/webhook_endpoints/${bHook.id}`);
@@ -656,7 +701,10 @@ describe("v1 tenant isolation through keys", () => {
       (await b.call("GET", `/contacts/${bContact.id}/notes`)).json().data.map((n: { id: number }) => n.id),
     ).toEqual([bNote.id]);
     expect((await b.call("GET", `/webhook_endpoints/${bHook.id}`)).json().enabled).toBe(true);
-    expect((await b.call("GET", `/campaigns/${bCamp.id}`)).json().status).toBe("scheduled");
+    expect((await b.call("GET", `/campaigns/${bCamp.id}`)).json()).toMatchObject({
+      status: "scheduled",
+      scheduled_at: bScheduledAt,
+    });
   });
 });
 
@@ -1697,6 +1745,7 @@ describe("OpenAPI conformance of the responses above", () => {
       "pauseCampaign",
       "resumeCampaign",
       "cancelCampaign",
+      "rescheduleCampaign",
       "listCampaignRecipients",
       "createContact",
       "getContact",

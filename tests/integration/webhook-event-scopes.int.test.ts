@@ -36,6 +36,7 @@ const NEEDS: Record<string, string> = {
   "contact.deleted": "contacts:read",
   "contact.unsubscribed": "contacts:read",
   "campaign.launched": "campaigns:read",
+  "campaign.rescheduled": "campaigns:read",
   "campaign.completed": "campaigns:read",
   "message.sent": "campaigns:read",
   "message.delivered": "campaigns:read",

@@ -313,6 +313,46 @@ describe("webhook events commit with the change they report (transactional outbo
       await hook.close();
     }
   });
+
+  it("a reschedule's campaign.rescheduled is stored in the move's transaction, even when queueing fails", async () => {
+    const hook = await webhookReceiver();
+    try {
+      const s = await subscribed(["campaign.rescheduled"], hook.url);
+      const launch = await s.call("POST", "/campaigns", {
+        name: "Outbox later",
+        channel: "email",
+        content: { subject: "Hi", body: "Hello" },
+        audience: { contacts: [{ first_name: "A", email: uniqueEmail("outbox-resched") }] },
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      expect(launch.statusCode, launch.body).toBe(201);
+      const campaignId = launch.json().campaign.id as number;
+      const drop = await stopAfterCommit(s.workspaceId);
+      const restore = withDeliveryQueueDown();
+      const to = new Date(Date.now() + 7_200_000).toISOString();
+      try {
+        const moved = await s.call("POST", `/campaigns/${campaignId}/reschedule`, { scheduled_at: to });
+        expect(moved.statusCode, moved.body).toBe(200);
+      } finally {
+        restore();
+        await drop();
+      }
+      const events = await storedEvents(s.workspaceId);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        type: "campaign.rescheduled",
+        data: { id: campaignId, scheduled_at: to },
+        status: "pending",
+        attempts: 0,
+      });
+      expect(hook.got).toHaveLength(0);
+      await ageDeliveries(s.workspaceId);
+      await sweep();
+      expect(hook.got).toHaveLength(1);
+    } finally {
+      await hook.close();
+    }
+  });
 });
 
 /**

@@ -262,6 +262,7 @@ export const WEBHOOK_EVENT_SCOPES: Readonly<Record<WebhookEventType, ApiScope>> 
   "contact.deleted": "contacts:read",
   "contact.unsubscribed": "contacts:read",
   "campaign.launched": "campaigns:read",
+  "campaign.rescheduled": "campaigns:read",
   "campaign.completed": "campaigns:read",
   "message.sent": "campaigns:read",
   "message.delivered": "campaigns:read",

@@ -580,6 +580,22 @@ export const recipientObject = z.object({
 });
 export const statusResult = z.object({ id: z.number().int(), status: z.string() });
 
+/**
+ * POST /campaigns/{id}/reschedule: the new send time of a scheduled campaign, `scheduled_at` as a
+ * launch's (campaigns.schemas scheduledAtIso: ISO 8601 with Z or an offset, at most
+ * SCHEDULE_MAX_AHEAD_DAYS ahead); the campaigns service then holds it to the tRPC procedure's
+ * rules (campaigns.schemas rescheduleInput, rescheduleCampaign: at least a minute ahead).
+ */
+export const campaignRescheduleBody = z.strictObject({
+  scheduled_at: scheduledAtIso.describe(
+    `the new send time, at least a minute and at most ${SCHEDULE_MAX_AHEAD_DAYS} days from now`,
+  ),
+});
+export const rescheduleResult = statusResult.extend({
+  status: z.literal("scheduled"),
+  scheduled_at: iso.describe("the new send time (UTC)"),
+});
+
 // --- media ----------------------------------------------------------------------------------------
 export const mediaListQuery = v1PageSchema;
 export const mediaObject = z.object({
@@ -836,6 +852,12 @@ export const WEBHOOK_EVENT_DATA = {
       ),
   }),
   "campaign.launched": campaignEventData.extend({ scheduled_at: iso.nullable() }),
+  "campaign.rescheduled": campaignEventData.extend({
+    scheduled_at: iso.describe("the new send time (UTC)"),
+    previous_scheduled_at: iso
+      .nullable()
+      .describe("the send time it had before (UTC); a scheduled campaign always has one"),
+  }),
   "campaign.completed": campaignEventData.extend({ completed_at: iso }),
   "message.sent": recipientEventData.extend({ provider_message_id: z.string().nullable() }),
   "message.delivered": recipientEventData.extend({

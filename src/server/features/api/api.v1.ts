@@ -535,6 +535,30 @@ export const V1_ROUTES: V1Route[] = [
     }),
   ),
   {
+    method: "POST",
+    path: "/campaigns/{id}/reschedule",
+    operationId: "rescheduleCampaign",
+    summary: "Move a scheduled campaign to another send time",
+    tag: "Campaigns",
+    scope: "campaigns:write",
+    description:
+      "Only a campaign that is still scheduled moves (one that started, was paused or cancelled is a 409), to a " +
+      "time at least a minute and at most 365 days ahead (400 otherwise). Its unsent messages count in the " +
+      "billing period of the new time (402 when that period's limit is reached). Emits campaign.rescheduled.",
+    body: s.campaignRescheduleBody,
+    response: s.rescheduleResult,
+    handler: async ({ ctx, p, params, body }) => {
+      const id = intId(params.id, "Campaign");
+      const b = body as z.output<typeof s.campaignRescheduleBody>;
+      // the tRPC procedure's service and input (campaigns.schemas rescheduleInput) with the v1 name
+      const r = await campaigns.rescheduleCampaign(ctx, p.tenant.workspaceId, {
+        id,
+        scheduledAt: b.scheduled_at,
+      });
+      return { id, status: r.status, scheduled_at: r.scheduledAt.toISOString() };
+    },
+  },
+  {
     method: "GET",
     path: "/campaigns/{id}/recipients",
     operationId: "listCampaignRecipients",

@@ -349,8 +349,10 @@ export async function beginScheduledCampaign(db: DbOrTx, id: number): Promise<bo
  * (FOR UPDATE), so it never races the fan-out's start (beginScheduledCampaign), a pause or a cancel:
  * only a campaign still `scheduled` is moved. `move` runs in the transaction first with the campaign
  * as read (the plan's units to the billing period of `at`; throwing rolls everything back) and
- * returns the period start that then holds its unsent units. Returns the campaign as read (undefined:
- * not the workspace's) and as moved (undefined when it was not scheduled).
+ * returns the period start that then holds its unsent units; `moved`, when given, runs in the
+ * transaction after the campaign row was updated (its `campaign.rescheduled` webhook event: the
+ * outbox row commits or rolls back with the move). Returns the campaign as read (undefined: not the
+ * workspace's) and as moved (undefined when it was not scheduled).
  */
 export async function rescheduleCampaignRow(
   db: DbOrTx,
@@ -358,6 +360,7 @@ export async function rescheduleCampaignRow(
   id: number,
   at: Date,
   move: (tx: DbOrTx, campaign: Campaign) => Promise<Date>,
+  moved: (tx: DbOrTx, before: Campaign, after: Campaign) => Promise<void> = async () => {},
 ): Promise<{ before?: Campaign; after?: Campaign }> {
   return db.transaction(async (tx) => {
     const [before] = await tx
@@ -372,6 +375,7 @@ export async function rescheduleCampaignRow(
       .set({ scheduledAt: at, meterPeriodStart, updatedAt: new Date() })
       .where(eq(campaigns.id, id))
       .returning();
+    if (after) await moved(tx, before, after);
     return { before, after };
   });
 }

@@ -1259,7 +1259,11 @@ const RESCHEDULE_MIN_AHEAD_MS = 60_000;
  * billing period of the new time when that is another one, under that period's limit (billing
  * moveScheduledReservation: a launch for that time would be refused the same way). A fan-out job is
  * queued for the new time; the launch's job, still waiting for the old one, finds the campaign not
- * due yet (a later time) or already sending (an earlier one) and sends nothing twice.
+ * due yet (a later time) or already sending (an earlier one) and sends nothing twice. The move stores
+ * the webhook event `campaign.rescheduled` in its transaction (the campaign as campaign.launched gives
+ * it, with `scheduled_at` the new time and `previous_scheduled_at` the old one, ISO 8601 UTC; its
+ * deliveries queued after the commit). Called by tRPC `campaigns.reschedule` and v1
+ * `POST /campaigns/{id}/reschedule`.
  * @throws AppError BAD_REQUEST (the time is not ahead: 'Please pick a time in the future ...'; not a
  *   date; over a year ahead), NOT_FOUND, CONFLICT ('A sending campaign cannot be rescheduled'; the
  *   workspace being deleted), PAYMENT_REQUIRED (the new period's meter is full: the plan's sentence)
@@ -1285,14 +1289,34 @@ export async function rescheduleCampaign(
   // reschedules both writing it there deadlocked)
   await loadBillingWorkspace(ctx, workspaceId);
   let reservation: Reservation | undefined;
-  const r = await rescheduleCampaignRow(ctx.db, workspaceId, own.id, at, async (tx, c) => {
-    await assertWorkspaceNotBeingDeleted(tx, workspaceId);
-    const moved = await moveScheduledReservation(ctx, launchOf(c), unsent, at, tx);
-    reservation = moved.reservation;
-    return moved.periodStart;
-  });
+  let rescheduled: WebhookEmit = NO_WEBHOOK_EMIT;
+  const r = await rescheduleCampaignRow(
+    ctx.db,
+    workspaceId,
+    own.id,
+    at,
+    async (tx, c) => {
+      await assertWorkspaceNotBeingDeleted(tx, workspaceId);
+      const moved = await moveScheduledReservation(ctx, launchOf(c), unsent, at, tx);
+      reservation = moved.reservation;
+      return moved.periodStart;
+    },
+    async (tx, before, after) => {
+      // with the move, in its transaction (the webhooks outbox); queued after the commit
+      rescheduled = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.rescheduled", {
+        id: after.id,
+        name: after.name,
+        channel: after.channel,
+        status: after.status,
+        recipient_count: after.recipientCount,
+        scheduled_at: at.toISOString(),
+        previous_scheduled_at: before.scheduledAt?.toISOString() ?? null,
+      });
+    },
+  );
   if (!r.before) throw new AppError("NOT_FOUND", "Campaign not found");
   if (!r.after) throw new AppError("CONFLICT", `A ${r.before.status} campaign cannot be rescheduled`);
+  await queueWebhookDeliveries(ctx, rescheduled);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
   await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
   return { status: "scheduled", scheduledAt: at };

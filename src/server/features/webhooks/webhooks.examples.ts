@@ -65,6 +65,12 @@ export const WEBHOOK_EVENT_EXAMPLES: Record<WebhookEventType, Record<string, unk
   "contact.deleted": { id: contact.id, deleted: true },
   "contact.unsubscribed": message("unsubscribed"),
   "campaign.launched": { ...campaign, status: "sending", scheduled_at: null },
+  "campaign.rescheduled": {
+    ...campaign,
+    status: "scheduled",
+    scheduled_at: "2026-01-20T16:00:00.000Z",
+    previous_scheduled_at: "2026-01-16T09:00:00.000Z",
+  },
   "campaign.completed": { ...campaign, status: "completed", completed_at: AT },
   "message.sent": message("sent", { provider_message_id: "b7bc2f4a-8d8e-4a7c-9f1e-3c5d2e1a0b9c" }),
   "message.delivered": message("delivered", { answered_by: null, call_seconds: null }),

@@ -7,6 +7,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "contact.deleted",
   "contact.unsubscribed",
   "campaign.launched",
+  "campaign.rescheduled",
   "campaign.completed",
   "message.sent",
   "message.delivered",

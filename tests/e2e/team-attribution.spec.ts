@@ -86,3 +86,32 @@ test("a member sees Edit and Delete on her own note only; the owner on every not
     await cara.context.close();
   }
 });
+
+test("a contact and a note added through an API key say which key", async ({ page }) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-key", name: "Ana Owner", business: "Keyed Roofing" });
+  await page.goto("/contacts");
+  const origin = new URL(page.url()).origin;
+  const made = await page.request.post("/api/api-keys", {
+    headers: { origin },
+    data: { name: "Zapier", scopes: ["contacts:write"] },
+  });
+  expect(made.ok(), await made.text()).toBe(true);
+  const auth = { origin, authorization: `Bearer ${(await made.json()).key}` };
+  const created = await page.request.post("/api/v1/contacts", {
+    headers: auth,
+    data: { first_name: "Hal", email: `hal-key-${Date.now()}@example.com` },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  const contactId = (await created.json()).id as number;
+  const note = await page.request.post(`/api/v1/contacts/${contactId}/notes`, {
+    headers: auth,
+    data: { note_text: "Synced from the web form." },
+  });
+  expect(note.ok(), await note.text()).toBe(true);
+
+  await page.goto(`/contacts/${contactId}`);
+  await expect(page.getByTestId("contact-added")).toContainText("Added through API key 'Zapier' on");
+  await page.getByRole("tab", { name: /Notes/ }).click();
+  await expect(page.getByTestId("note")).toContainText("Added through API key 'Zapier' ·");
+  await expect(page.getByTestId("note")).not.toContainText("Ana Owner");
+});

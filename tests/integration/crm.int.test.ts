@@ -65,6 +65,7 @@ describe("POST /api/contacts and GET /api/contacts/{id}", () => {
     const body = res.json();
     expect(Object.keys(body).sort()).toEqual([
       "activities",
+      "added_by_api_key_name",
       "added_by_name",
       "contact",
       "notes",
@@ -362,6 +363,7 @@ describe("notes and activity", () => {
     expect(d.notes).toHaveLength(1);
     expect(d.notes[0]).toMatchObject({ note_text: "Called, wants a demo" });
     expect(Object.keys(d.notes[0]).sort()).toEqual([
+      "author_api_key_name",
       "author_name",
       "can_delete",
       "can_edit",

@@ -13,6 +13,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { apiKeys } from "./api";
 import { users } from "./auth";
 import { workspaces } from "./workspaces";
 
@@ -84,6 +85,12 @@ export const contacts = pgTable(
      * campaign lists, and once that account is deleted
      */
     createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
+    /**
+     * the API key the contact was added through (POST /api/v1/contacts, the v1 bulk upsert; migration
+     * 0066), shown as "Added through API key 'Zapier'" (a revoked key's row stays, so does its name);
+     * null for contacts added otherwise and for older ones
+     */
+    createdByApiKeyId: uuid().references(() => apiKeys.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     /**
@@ -121,6 +128,10 @@ export const contacts = pgTable(
       .using("gin", sql`(contact_search_keys(${t.workspaceId}, ${t.searchText})) collate "C"`)
       .where(sql`search_indexed`),
     index("contacts_search_pending_idx").on(t.workspaceId).where(sql`not search_indexed`),
+    // the foreign key's ON DELETE SET NULL of a deleted API key row (migration 0066)
+    index("contacts_created_by_api_key_idx")
+      .on(t.createdByApiKeyId)
+      .where(sql`${t.createdByApiKeyId} is not null`),
   ],
 );
 
@@ -253,15 +264,25 @@ export const notes = pgTable(
     workspaceId: uuid()
       .notNull()
       .references(() => workspaces.id, { onDelete: "cascade" }),
-    /** who did it (the acting user); null once that user is deleted */
+    /**
+     * who wrote it (the acting user); null once that user is deleted, and for a note added through
+     * the public API (createdByApiKeyId says which key)
+     */
     createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
+    /** the API key the note was added through (POST /api/v1/contacts/{id}/notes; migration 0066) */
+    createdByApiKeyId: uuid().references(() => apiKeys.id, { onDelete: "set null" }),
     contactId: bigint({ mode: "number" })
       .notNull()
       .references(() => contacts.id, { onDelete: "cascade" }),
     noteText: text().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("notes_contact_idx").on(t.contactId, t.createdAt)],
+  (t) => [
+    index("notes_contact_idx").on(t.contactId, t.createdAt),
+    index("notes_created_by_api_key_idx")
+      .on(t.createdByApiKeyId)
+      .where(sql`${t.createdByApiKeyId} is not null`),
+  ],
 );
 
 /**
@@ -290,11 +311,19 @@ export const activities = pgTable(
     formerContactId: bigint({ mode: "number" }),
     activityType: text().notNull(),
     metadata: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    /**
+     * the person who did it by hand (migration 0066): an email, SMS or call sent from the contact's
+     * page, a note written, edited or deleted; the timeline says "Sent by Cara Member". Null for what
+     * no person did there (campaign sends, replies, opens, opt-outs), for rows from before 0066, and
+     * once that account is deleted.
+     */
+    createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index("activities_contact_idx").on(t.contactId, t.createdAt),
     index("activities_user_type_created_idx").on(t.workspaceId, t.activityType, t.createdAt),
+    index("activities_created_by_idx").on(t.createdBy).where(sql`${t.createdBy} is not null`),
   ],
 );
 

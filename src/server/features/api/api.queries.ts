@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client";
 import { ADVISORY_LOCK, advisoryXactLock } from "../../db/locks";
 import { prepared } from "../../db/prepared";
@@ -26,6 +26,14 @@ export async function lockKeyCreation(tx: DbOrTx, workspaceId: string): Promise<
       ),
     );
   return row?.n ?? 0;
+}
+
+/** `{id, name}` of the workspace's keys among `ids` (revoked ones included). */
+export async function selectKeyNames(db: DbOrTx, workspaceId: string, ids: string[]) {
+  return db
+    .select({ id: apiKeys.id, name: apiKeys.name })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.workspaceId, workspaceId), inArray(apiKeys.id, ids)));
 }
 
 export async function insertApiKey(db: DbOrTx, values: NewApiKey) {

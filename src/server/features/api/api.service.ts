@@ -130,6 +130,22 @@ export async function listApiKeys(ctx: Pick<AppContext, "db">, tenant: Tenant) {
 }
 
 /**
+ * The names of the workspace's API keys among `ids`, revoked keys included (a revoked key's row and
+ * name stay), for the screens that say what was added through a key ("Added through API key
+ * 'Zapier'": crm's contact page). Nulls and repeats are skipped; an id that is no key of the workspace
+ * is left out. Shape: Map id -> name; no query when there is no id.
+ */
+export async function apiKeyNames(
+  ctx: { db: DbOrTx },
+  workspaceId: string,
+  ids: readonly (string | null | undefined)[],
+): Promise<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => typeof id === "string" && isUuid(id)))];
+  if (!wanted.length) return new Map();
+  return new Map((await q.selectKeyNames(ctx.db, workspaceId, wanted)).map((k) => [k.id, k.name]));
+}
+
+/**
  * Revokes a key: the next request with it gets 401.
  * @throws FORBIDDEN for members, NOT_FOUND 'API key not found' (also another workspace's or an
  *   already revoked key).

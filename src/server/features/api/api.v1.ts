@@ -217,7 +217,7 @@ export const V1_ROUTES: V1Route[] = [
     response: s.contactObject,
     status: 201,
     handler: async ({ ctx, p, body }) =>
-      crm.toContactJson(await crm.createContact(ctx, p.tenant.workspaceId, body)),
+      crm.toContactJson(await crm.createContact(ctx, p.tenant.workspaceId, body, { apiKeyId: p.key.id })),
   },
   {
     method: "POST",
@@ -233,7 +233,12 @@ export const V1_ROUTES: V1Route[] = [
     body: s.contactBulkBody,
     response: s.bulkResult,
     handler: async ({ ctx, p, body }) =>
-      crm.importContactsJson(ctx, p.tenant.workspaceId, { contacts: body.contacts, on_duplicate: "update" }),
+      crm.importContactsJson(
+        ctx,
+        p.tenant.workspaceId,
+        { contacts: body.contacts, on_duplicate: "update" },
+        { apiKeyId: p.key.id },
+      ),
   },
   {
     method: "GET",
@@ -307,7 +312,7 @@ export const V1_ROUTES: V1Route[] = [
     response: s.noteObject,
     status: 201,
     handler: async ({ ctx, p, params, body }) =>
-      crm.addNote(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body, p.tenant.userId),
+      crm.addNote(ctx, p.tenant.workspaceId, intId(params.id, "Contact"), body, { apiKeyId: p.key.id }),
   },
   // tags
   {

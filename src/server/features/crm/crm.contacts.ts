@@ -7,6 +7,7 @@ import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
 import { parseInput } from "../../lib/validate";
+import { apiKeyNames } from "../api/api.service";
 import { assertContactsFit, type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import {
   describeOptOut,
@@ -464,7 +465,9 @@ export async function getContact(
  * through the public API, or by an account since deleted). `added_by_name`: who added the contact by
  * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), by
  * displayNames too, null when not known (older contacts, the public API, JSON imports, campaign
- * lists, a deleted account).
+ * lists, a deleted account). `added_by_api_key_name` and each note's `author_api_key_name`: the name
+ * of the API key it was added through (contacts / notes created_by_api_key_id; api.service
+ * apiKeyNames, a revoked key's too), null otherwise.
  * Each note also says what `viewer` may do with it, `can_edit` and `can_delete` (crm.note-access
  * canChangeNote: its author, or an owner or admin), which the page's Edit and Delete follow.
  * @throws NOT_FOUND 'Contact not found'.
@@ -482,9 +485,12 @@ export async function getContactDetail(
     selectContactNotes(ctx.db, workspaceId, c.id),
     c.importId ? selectFileImportOf(ctx.db, workspaceId, c.importId) : Promise.resolve(undefined),
   ]);
-  // who added it: by hand (contacts.created_by), else who imported its file
+  // who added it: by hand (contacts.created_by), else who imported its file; or the API key it came through
   const addedBy = c.createdBy ?? fromFile?.createdBy ?? null;
-  const names = await displayNames(ctx, [...noteRows.map((n) => n.createdBy), addedBy]);
+  const [names, keyNames] = await Promise.all([
+    displayNames(ctx, [...noteRows.map((n) => n.createdBy), addedBy]),
+    apiKeyNames(ctx, workspaceId, [c.createdByApiKeyId, ...noteRows.map((n) => n.createdByApiKeyId)]),
+  ]);
   const timeline = acts.map((a) => ({
     id: a.id,
     activity_type: a.activityType,
@@ -503,6 +509,7 @@ export async function getContactDetail(
   return {
     contact: toContactJson(c),
     added_by_name: (addedBy && names.get(addedBy)) ?? null,
+    added_by_api_key_name: (c.createdByApiKeyId && keyNames.get(c.createdByApiKeyId)) ?? null,
     tags: tagRows.map(({ contact_id: _c, ...t }) => ({ ...t, tag_color: t.tag_color || DEFAULT_TAG_COLOR })),
     activities: timeline,
     notes: noteRows.map((n) => ({
@@ -510,6 +517,7 @@ export async function getContactDetail(
       note_text: n.noteText,
       created_at: n.createdAt.toISOString(),
       author_name: (n.createdBy && names.get(n.createdBy)) ?? null,
+      author_api_key_name: (n.createdByApiKeyId && keyNames.get(n.createdByApiKeyId)) ?? null,
       can_edit: canChangeNote(viewer, n.createdBy),
       can_delete: canChangeNote(viewer, n.createdBy),
     })),
@@ -625,12 +633,22 @@ async function assertOptInsAllowed(
 }
 
 /**
+ * Who added a contact or a note: the signed-in person (`userId`: the app's REST and tRPC) or the API
+ * key it came through (`apiKeyId`: the public API, /api/v1; its creator is not taken for the author,
+ * as HubSpot shows "Created by: <integration>"). Neither: nobody known.
+ */
+export interface AddedBy {
+  userId?: string | null;
+  apiKeyId?: string | null;
+}
+
+/**
  * POST /api/contacts. First name and email required (spec section 5); phones to E.164; optional
  * `custom_fields` (crm.schemas customFieldsSchema; null values are dropped).
  * Emits the `contact.created` webhook event. An opted-out email or number (the suppression list)
  * keeps its opt-in off: `email_opt_in` left out defaults to false for such an email
- * (assertOptInsAllowed). `createdBy`: the user adding it (the contact page's "Added by"), null
- * when no person is known (the public API).
+ * (assertOptInsAllowed). `by`: who adds it (the contact page's "Added by Cara Member" or "Added
+ * through API key 'Zapier'"; contacts.created_by / created_by_api_key_id).
  * @throws BAD_REQUEST on invalid fields, CONFLICT 'A contact with this email already exists',
  * CONFLICT 'This person opted out of ...' (an opt-in set to true the person opted out of; `param` the
  * flag), PAYMENT_REQUIRED at the plan's contact limit.
@@ -639,7 +657,7 @@ export async function createContact(
   ctx: Ctx,
   workspaceId: string,
   input: unknown,
-  createdBy: string | null = null,
+  by: AddedBy = {},
 ): Promise<Contact> {
   const f = parseInput(createContactSchema, input);
   const country = await phoneCountryOf(ctx, workspaceId);
@@ -649,7 +667,8 @@ export async function createContact(
     ...(f.custom_fields ? { customFields: withoutNullFields(f.custom_fields) } : {}),
     workspaceId,
     leadSource: f.lead_source || "manual",
-    createdBy,
+    createdBy: by.userId ?? null,
+    createdByApiKeyId: by.apiKeyId ?? null,
   };
   await assertOptInsAllowed(ctx, workspaceId, f, values, values, true);
   // the contact and its contact.created event in one transaction (the webhooks outbox): both or

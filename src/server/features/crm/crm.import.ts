@@ -448,6 +448,8 @@ export class ContactImporter {
        * (a file import's next batch waits for a writer).
        */
       events?: ImportEventListener;
+      /** the API key the created contacts come through (contacts.created_by_api_key_id: the v1 bulk upsert) */
+      createdByApiKeyId?: string | null;
       /**
        * Rows carry custom fields (a JSON import): created contacts get them without their null
        * values; with `update`, existing contacts get them merged into theirs (null removes a field),
@@ -780,12 +782,19 @@ export class ContactImporter {
     const written = warned.length
       ? `, (select coalesce(array_agg(w.e), '{}') from unnest($3::text[]) w(e) join (select lower(email) as e from ins) i using (e)) as warned_written`
       : "";
+    // the API key new contacts come through (the v1 bulk upsert; set on insert only): the last parameter
+    const upsertParams: (string | string[])[] = warned.length
+      ? [this.workspaceId, this.importId, warnedEmails]
+      : [this.workspaceId, this.importId];
+    const apiKeyId = this.opts.createdByApiKeyId
+      ? `$${upsertParams.push(this.opts.createdByApiKeyId)}::uuid`
+      : "null::uuid";
     // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
     // activities per contact. The rows go in by their conflict key in CONTACT_LOCK_ORDER (crm.queries):
     // an upsert meeting another's (or a bulk update's) contacts waits for it instead of deadlocking.
     const upsert = `with ins as (
-         insert into contacts (workspace_id, import_id, search_indexed, ${STAGE_COLS.join(", ")})
-         select $1::uuid, $2::uuid, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
+         insert into contacts (workspace_id, import_id, created_by_api_key_id, search_indexed, ${STAGE_COLS.join(", ")})
+         select $1::uuid, $2::uuid, ${apiKeyId}, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          order by lower(s.email) collate "C"
          on conflict (workspace_id, lower(email)) ${conflict}
          returning (xmax = 0) as inserted${events ? ", id" : ""}${warned.length ? ", email" : ""}
@@ -817,10 +826,7 @@ export class ContactImporter {
         }
         if (keepStored) await conn.unsafe(keepStored, [this.workspaceId]);
         const keptOff = await this.keepOptOutsOff(w);
-        const [res] = await conn.unsafe(
-          upsert,
-          warned.length ? [this.workspaceId, this.importId, warnedEmails] : [this.workspaceId, this.importId],
-        );
+        const [res] = await conn.unsafe(upsert, upsertParams);
         const emitted = events
           ? await events.stored(batchDb(w), {
               created: ((res?.created_ids ?? []) as (string | number)[]).map(Number),
@@ -904,6 +910,8 @@ export async function importRows(
   phoneCountry?: string,
   /** the contact.* webhook events, stored in each batch's transaction (ContactImporter's `events`) */
   events?: ImportEventListener,
+  /** the API key the rows come through (the v1 bulk upsert): new contacts record it */
+  createdByApiKeyId?: string | null,
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: {
@@ -968,6 +976,7 @@ export async function importRows(
     phoneCountry,
     events,
     customFields,
+    createdByApiKeyId,
   });
   await importer.open();
   try {

@@ -10,7 +10,7 @@ import { parseInput } from "../../lib/validate";
 import { type ContactsLimit, contactsLimitOf } from "../billing/billing.service";
 import { phoneCountryOf } from "../workspaces/workspaces.service";
 import { importEventListener } from "./crm.contact-events";
-import { refreshContactStatsSoon } from "./crm.contacts";
+import { type AddedBy, refreshContactStatsSoon } from "./crm.contacts";
 import {
   type ColumnMapping,
   decodeWithEncoding,
@@ -55,9 +55,11 @@ export async function importContactLimit(
  * every caller, also the v1 bulk upsert, gets it). Emits `contact.created` and `contact.updated`
  * (issue 15; the single-contact events' data) for the created and updated rows when an endpoint
  * listens (importEventListener: one select otherwise). Returns `{imported, created, updated, skipped,
- * errors (count), error_rows:[{line, reason}]}` where imported = created + updated.
+ * errors (count), error_rows:[{line, reason}]}` where imported = created + updated. `by.apiKeyId`:
+ * the API key the rows come through (the v1 bulk upsert), which the contacts it creates record
+ * (contacts.created_by_api_key_id; updated contacts keep theirs).
  */
-export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown) {
+export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown, by: AddedBy = {}) {
   if (typeof input !== "object" || input === null || Array.isArray(input))
     throw new AppError("BAD_REQUEST", 'Send a JSON object: {"contacts": [{"first_name", "email", ...}]}');
   const body = parseInput(importJsonSchema, input);
@@ -70,6 +72,7 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     await phoneCountryOf(ctx, workspaceId),
     // contact.created / contact.updated in each batch's transaction, when an endpoint listens
     await importEventListener(ctx, workspaceId),
+    by.apiKeyId,
   );
   if (r.created + r.updated > 0) {
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });

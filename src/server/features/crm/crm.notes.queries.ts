@@ -198,7 +198,13 @@ export async function selectContactNotesPage(
 /** Inserts a note and returns it. */
 export async function insertNote(
   db: DbOrTx,
-  values: { workspaceId: string; contactId: number; noteText: string; createdBy: string | null },
+  values: {
+    workspaceId: string;
+    contactId: number;
+    noteText: string;
+    createdBy: string | null;
+    createdByApiKeyId: string | null;
+  },
 ) {
   const [row] = await db.insert(notes).values(values).returning();
   return row;
@@ -206,7 +212,8 @@ export async function insertNote(
 
 /**
  * In the transaction `tx`: one note of the workspace's contact, locked FOR UPDATE until `tx` ends (so
- * the author checked is the author of the row then changed), as `{id, createdBy}`, or undefined.
+ * the author checked is the author of the row then changed), as `{id, createdBy, createdByApiKeyId}`,
+ * or undefined.
  */
 export async function selectNoteForUpdate(
   db: DbOrTx,
@@ -215,7 +222,7 @@ export async function selectNoteForUpdate(
   noteId: number,
 ) {
   const [row] = await db
-    .select({ id: notes.id, createdBy: notes.createdBy })
+    .select({ id: notes.id, createdBy: notes.createdBy, createdByApiKeyId: notes.createdByApiKeyId })
     .from(notes)
     .where(and(eq(notes.id, noteId), eq(notes.workspaceId, workspaceId), eq(notes.contactId, contactId)))
     .for("update");

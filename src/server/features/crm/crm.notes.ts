@@ -4,8 +4,9 @@ import type { DbOrTx } from "../../db/client";
 import { cursorId, cursorPage, pgTimestampText } from "../../lib/cursor";
 import { AppError } from "../../lib/errors";
 import { parseInput } from "../../lib/validate";
+import { apiKeyNames } from "../api/api.service";
 import { displayNames } from "../user/user.service";
-import { getContact, recordContactOptIn } from "./crm.contacts";
+import { type AddedBy, getContact, recordContactOptIn } from "./crm.contacts";
 import { canChangeNote, type NoteActor } from "./crm.note-access";
 import {
   type ActivityRow,
@@ -139,7 +140,9 @@ export const MAX_NOTES_PER_CONTACT = 500;
 /**
  * POST /api/contacts/{id}/notes {note_text}: blank notes are rejected; records a note_added activity
  * in the same transaction. At most MAX_NOTES_PER_CONTACT per contact (counted under the contact's
- * note lock, so notes added together cannot pass it). Returns `{id, note_text, created_at}`.
+ * note lock, so notes added together cannot pass it). `by`: its author (notes.created_by, the
+ * signed-in person) or the API key it came through (notes.created_by_api_key_id, the public API).
+ * Returns `{id, note_text, created_at}`.
  * @throws BAD_REQUEST, NOT_FOUND, CONFLICT (the contact already has MAX_NOTES_PER_CONTACT notes).
  */
 export async function addNote(
@@ -147,7 +150,7 @@ export async function addNote(
   workspaceId: string,
   contactId: number,
   input: unknown,
-  createdBy: string | null = null,
+  by: AddedBy = {},
 ) {
   const n = parseInput(noteSchema, input);
   await getContact(ctx, workspaceId, contactId);
@@ -157,7 +160,13 @@ export async function addNote(
         "CONFLICT",
         `This contact already has ${MAX_NOTES_PER_CONTACT} notes, the most it can have. Edit or delete an old note to add another.`,
       );
-    const row = await insertNote(tx, { workspaceId, contactId, noteText: n.note_text, createdBy });
+    const row = await insertNote(tx, {
+      workspaceId,
+      contactId,
+      noteText: n.note_text,
+      createdBy: by.userId ?? null,
+      createdByApiKeyId: by.apiKeyId ?? null,
+    });
     if (!row) throw new AppError("INTERNAL", "Failed to add note");
     await recordActivities(tx, [
       { workspaceId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
@@ -223,9 +232,17 @@ async function lockChangeableNote(
   const author = note.createdBy
     ? (await displayNames({ db: tx }, [note.createdBy])).get(note.createdBy)
     : null;
+  const key = note.createdByApiKeyId
+    ? (await apiKeyNames({ db: tx }, workspaceId, [note.createdByApiKeyId])).get(note.createdByApiKeyId)
+    : null;
+  const whose = author
+    ? `; this one is ${author}'s`
+    : key
+      ? `; this one was added through API key '${key}'`
+      : "";
   throw new AppError(
     "FORBIDDEN",
-    `You can ${verb} only the notes you wrote${author ? `; this one is ${author}'s` : ""}. The workspace owner or an admin can ${verb} anyone's.`,
+    `You can ${verb} only the notes you wrote${whose}. The workspace owner or an admin can ${verb} anyone's.`,
   );
 }
 

@@ -231,7 +231,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.post("/api/contacts", async (req) => {
     const tenant = requireTenant(req);
-    const c = await crm.createContact(ctx, tenant.workspaceId, req.body, tenant.userId);
+    const c = await crm.createContact(ctx, tenant.workspaceId, req.body, { userId: tenant.userId });
     return { success: true, contact: crm.toContactJson(c) };
   });
 
@@ -251,7 +251,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId),
+      note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body, { userId: tenant.userId }),
     };
   });
 

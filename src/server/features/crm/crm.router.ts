@@ -37,7 +37,7 @@ export const crmRouter = router({
   create: protectedProcedure
     .input(loose)
     .mutation(async ({ ctx, input }) =>
-      crm.toContactJson(await crm.createContact(ctx, ctx.workspaceId, input, ctx.tenant.userId)),
+      crm.toContactJson(await crm.createContact(ctx, ctx.workspaceId, input, { userId: ctx.tenant.userId })),
     ),
   update: protectedProcedure
     .input(withId.extend({ data: loose }))
@@ -62,7 +62,13 @@ export const crmRouter = router({
   addNote: protectedProcedure
     .input(withId.extend({ note_text: z.string().max(10_000) }).strict())
     .mutation(({ ctx, input }) =>
-      crm.addNote(ctx, ctx.workspaceId, input.id, { note_text: input.note_text }, ctx.tenant.userId),
+      crm.addNote(
+        ctx,
+        ctx.workspaceId,
+        input.id,
+        { note_text: input.note_text },
+        { userId: ctx.tenant.userId },
+      ),
     ),
   editNote: protectedProcedure
     .input(withId.extend({ noteId: recordId("Note id"), note_text: z.string().max(10_000) }).strict())

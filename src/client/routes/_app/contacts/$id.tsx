@@ -309,7 +309,14 @@ function ContactDetailPage() {
       </div>
     );
 
-  const { contact: c, tags, activities, notes, added_by_name: addedBy } = data;
+  const {
+    contact: c,
+    tags,
+    activities,
+    notes,
+    added_by_name: addedBy,
+    added_by_api_key_name: addedThroughKey,
+  } = data;
   const name = contactName(c);
 
   function startEdit() {
@@ -426,9 +433,12 @@ function ContactDetailPage() {
               <ContactNameText contact={c} />
             </h1>
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
-            {/* who brought the contact in (the server's added_by_name: by hand, or the CSV file's importer) */}
+            {/* who brought the contact in (the server's added_by_name: by hand, or the CSV file's importer;
+                added_by_api_key_name: the API key it came through) */}
             <p className="text-xs text-muted-foreground" data-testid="contact-added">
-              Added {addedBy ? `by ${addedBy} ` : ""}on {formatDate(c.created_at)}
+              Added{" "}
+              {addedBy ? `by ${addedBy} ` : addedThroughKey ? `through API key '${addedThroughKey}' ` : ""}on{" "}
+              {formatDate(c.created_at)}
             </p>
             <div
               ref={tagRow}
@@ -810,9 +820,16 @@ function NoteItem({
         <>
           <p className="whitespace-pre-wrap">{note.note_text}</p>
           <div className="mt-1 flex flex-wrap items-center gap-2">
-            {/* who wrote it (the server's author_name; none for notes from before it was kept or the API) */}
+            {/* who wrote it (the server's author_name), or the API key it came through (author_api_key_name);
+                neither for notes from before they were kept */}
             <p className="text-xs text-muted-foreground">
-              {note.author_name && <span className="font-medium">{note.author_name} · </span>}
+              {note.author_name ? (
+                <span className="font-medium">{note.author_name} · </span>
+              ) : (
+                note.author_api_key_name && (
+                  <span className="font-medium">Added through API key '{note.author_api_key_name}' · </span>
+                )
+              )}
               {new Date(note.created_at).toLocaleString()}
             </p>
             {/* only what the server says this reader may do (its can_edit / can_delete: the note's

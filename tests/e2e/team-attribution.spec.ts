@@ -115,3 +115,24 @@ test("a contact and a note added through an API key say which key", async ({ pag
   await expect(page.getByTestId("note")).toContainText("Added through API key 'Zapier' ·");
   await expect(page.getByTestId("note")).not.toContainText("Ana Owner");
 });
+
+test("the timeline says who sent an email from the contact's page", async ({ page }) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-sent", name: "Ana Owner", business: "Sent Roofing" });
+  await page.goto("/contacts");
+  const origin = new URL(page.url()).origin;
+  const created = await page.request.post("/api/contacts", {
+    headers: { origin },
+    data: { first_name: "Nia", email: `nia-sent-${Date.now()}@example.com` },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  const contactId = (await created.json()).contact.id as number;
+  const sent = await page.request.post(`/api/contacts/${contactId}/send-email`, {
+    headers: { origin },
+    data: { subject: "Your quote", body: "Here it is." },
+  });
+  expect(sent.ok(), await sent.text()).toBe(true);
+
+  await page.goto(`/contacts/${contactId}`);
+  await page.getByRole("tab", { name: "Activity" }).click();
+  await expect(page.getByTestId("activity-actor")).toHaveText("Sent by Ana Owner");
+});

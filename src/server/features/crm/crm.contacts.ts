@@ -467,7 +467,9 @@ export async function getContact(
  * displayNames too, null when not known (older contacts, the public API, JSON imports, campaign
  * lists, a deleted account). `added_by_api_key_name` and each note's `author_api_key_name`: the name
  * of the API key it was added through (contacts / notes created_by_api_key_id; api.service
- * apiKeyNames, a revoked key's too), null otherwise.
+ * apiKeyNames, a revoked key's too), null otherwise. Each activity's `created_by_name`: the person
+ * who did it by hand (activities.created_by: a send from the contact's page, a note written, edited
+ * or deleted; displayNames), null for the rest (campaign sends, replies, opens) and older rows.
  * Each note also says what `viewer` may do with it, `can_edit` and `can_delete` (crm.note-access
  * canChangeNote: its author, or an owner or admin), which the page's Edit and Delete follow.
  * @throws NOT_FOUND 'Contact not found'.
@@ -488,7 +490,7 @@ export async function getContactDetail(
   // who added it: by hand (contacts.created_by), else who imported its file; or the API key it came through
   const addedBy = c.createdBy ?? fromFile?.createdBy ?? null;
   const [names, keyNames] = await Promise.all([
-    displayNames(ctx, [...noteRows.map((n) => n.createdBy), addedBy]),
+    displayNames(ctx, [...noteRows.map((n) => n.createdBy), ...acts.map((a) => a.createdBy), addedBy]),
     apiKeyNames(ctx, workspaceId, [c.createdByApiKeyId, ...noteRows.map((n) => n.createdByApiKeyId)]),
   ]);
   const timeline = acts.map((a) => ({
@@ -496,6 +498,7 @@ export async function getContactDetail(
     activity_type: a.activityType,
     metadata: a.metadata,
     created_at: a.createdAt.toISOString(),
+    created_by_name: (a.createdBy && names.get(a.createdBy)) ?? null,
   }));
   // an imported contact's first entry: the import that created it (kept on the contact as
   // import_id; the negative id cannot collide with an activities id)
@@ -505,6 +508,7 @@ export async function getContactDetail(
       activity_type: "imported",
       metadata: { source: fromFile ? "csv_import" : "import", import_id: c.importId },
       created_at: c.createdAt.toISOString(),
+      created_by_name: null,
     });
   return {
     contact: toContactJson(c),

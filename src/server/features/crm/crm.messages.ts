@@ -67,7 +67,8 @@ function fillContactMergeTags(template: string, c: Contact, myBusiness: string, 
  * and body have their merge tags filled in for the contact (fillContactMergeTags); the subject is then
  * one header line as a campaign's (lib/email-subject emailSubjectLine: line breaks and control
  * characters become a space, past EMAIL_SUBJECT_MAX_LENGTH it is cut at a word boundary with an
- * ellipsis). Records an email_sent activity with the subject as sent.
+ * ellipsis). Records an email_sent activity with the subject as sent and who sent it (`sentBy`,
+ * activities.created_by: the timeline's "Sent by Cara Member").
  * @throws BAD_REQUEST (also a subject or body empty once filled in), NOT_FOUND, UNPROCESSABLE,
  *   BAD_GATEWAY.
  */
@@ -122,6 +123,7 @@ export async function sendEmailToContact(
       workspaceId,
       contactId: c.id,
       activityType: "email_sent",
+      createdBy: sentBy,
       metadata: { subject, provider_message_id: result.providerMessageId },
     },
   ]);
@@ -197,7 +199,8 @@ async function reserveInsideQuietHours(
  * identifies the sender and gives opt-out instructions; every workspace texts from one number). Opt-in is confirmed in the client (spec), not enforced
  * here. The message's merge tags are filled in for the contact first (fillContactMergeTags; the
  * 160 characters are the message as typed, the filled text may be longer and go as more segments, up
- * to SMS_MAX_CHARACTERS with the first text's additions). Records sms_sent with the filled message.
+ * to SMS_MAX_CHARACTERS with the first text's additions). Records sms_sent with the filled message and
+ * who sent it (`sentBy`, activities.created_by).
  * @throws BAD_REQUEST (also a message empty once filled in, or over 1,600 characters once filled in
  *   and, for a first text, named and given its opt-out line: nothing is reserved or sent), NOT_FOUND,
  *   UNPROCESSABLE, BAD_GATEWAY.
@@ -257,6 +260,7 @@ export async function sendSmsToContact(
       workspaceId,
       contactId: c.id,
       activityType: "sms_sent",
+      createdBy: sentBy,
       metadata: { message, to, provider_message_id: result.providerMessageId },
     },
   ]);
@@ -270,7 +274,7 @@ export async function sendSmsToContact(
  * first (the workspace's sender name, else its name), offers the keypress opt-out and ends with the
  * callback number (the voice provider's, TWILIO_FROM_NUMBER): compliance callNotice / callOptOutOffer,
  * 47 CFR 64.1200(b). The script's merge tags are filled in for the contact (fillContactMergeTags).
- * Records call_made with the filled script. @throws BAD_REQUEST (also a script empty once filled in,
+ * Records call_made with the filled script and who placed it (`sentBy`, activities.created_by). @throws BAD_REQUEST (also a script empty once filled in,
  * or over 5,000 characters once filled in: nothing is reserved or called), NOT_FOUND, UNPROCESSABLE,
  * BAD_GATEWAY.
  */
@@ -328,6 +332,7 @@ export async function makeCallToContact(
       workspaceId,
       contactId: c.id,
       activityType: "call_made",
+      createdBy: sentBy,
       metadata: { script, to, provider_message_id: result.providerMessageId },
     },
   ]);

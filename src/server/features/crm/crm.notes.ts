@@ -169,7 +169,13 @@ export async function addNote(
     });
     if (!row) throw new AppError("INTERNAL", "Failed to add note");
     await recordActivities(tx, [
-      { workspaceId, contactId, activityType: "note_added", metadata: { note_id: row.id } },
+      {
+        workspaceId,
+        contactId,
+        activityType: "note_added",
+        metadata: { note_id: row.id },
+        createdBy: by.userId ?? null,
+      },
     ]);
     return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
   });
@@ -270,7 +276,13 @@ export async function editNote(
     const row = await updateNoteText(tx, workspaceId, contactId, noteId, n.note_text);
     if (!row) throw new AppError("NOT_FOUND", "Note not found");
     await recordActivities(tx, [
-      { workspaceId, contactId, activityType: "note_edited", metadata: { note_id: row.id } },
+      {
+        workspaceId,
+        contactId,
+        activityType: "note_edited",
+        metadata: { note_id: row.id },
+        createdBy: actor.userId,
+      },
     ]);
     return { id: row.id, note_text: row.noteText, created_at: row.createdAt.toISOString() };
   });
@@ -297,7 +309,13 @@ export async function deleteNote(
     const row = await deleteNoteRow(tx, workspaceId, contactId, noteId);
     if (!row) throw new AppError("NOT_FOUND", "Note not found");
     await recordActivities(tx, [
-      { workspaceId, contactId, activityType: "note_deleted", metadata: { note_id: row.id } },
+      {
+        workspaceId,
+        contactId,
+        activityType: "note_deleted",
+        metadata: { note_id: row.id },
+        createdBy: actor.userId,
+      },
     ]);
   });
 }

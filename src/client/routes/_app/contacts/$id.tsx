@@ -160,6 +160,29 @@ export function activitySentText(a: {
   return { text: m.message, to: typeof m.to === "string" ? m.to : null };
 }
 
+/** How the timeline says who did an activity by hand, by its type ("Sent by Cara Member"). */
+const ACTIVITY_ACTOR_VERBS: Readonly<Record<string, string>> = {
+  email_sent: "Sent by",
+  sms_sent: "Sent by",
+  call_made: "Sent by",
+  note_added: "Written by",
+  note_edited: "Edited by",
+  note_deleted: "Deleted by",
+};
+
+/**
+ * Who did a timeline row by hand, from the server's `created_by_name` (activities.created_by: a send
+ * from this page, a note): "Sent by Cara Member", "Edited by Ben Admin". Null when nobody is recorded
+ * (campaign sends say who launched them on their report; replies and opens are the person's own).
+ */
+export function activityActorText(a: {
+  activity_type: string;
+  created_by_name?: string | null;
+}): string | null {
+  if (!a.created_by_name) return null;
+  return `${ACTIVITY_ACTOR_VERBS[a.activity_type] ?? "By"} ${a.created_by_name}`;
+}
+
 type FieldDef = {
   key: keyof Contact;
   label: string;
@@ -554,6 +577,7 @@ function ContactDetailPage() {
                 const Icon = ACTIVITY_ICONS[a.activity_type] ?? ActivityIcon;
                 const reply = activityReplyText(a);
                 const sent = activitySentText(a);
+                const actor = activityActorText(a);
                 return (
                   <li key={a.id} className="flex items-start gap-3 rounded-lg border border-border p-3">
                     <Icon className="mt-1 size-4 shrink-0 text-primary-text" aria-hidden />
@@ -564,6 +588,12 @@ function ContactDetailPage() {
                           {new Date(a.created_at).toLocaleString()}
                         </span>
                       </div>
+                      {/* who did it from this page (the server's created_by_name) */}
+                      {actor !== null && (
+                        <span className="text-xs text-muted-foreground" data-testid="activity-actor">
+                          {actor}
+                        </span>
+                      )}
                       {/* the person's own words, as text (React escapes it), wrapped however long */}
                       {reply !== null && (
                         <blockquote

@@ -1,5 +1,6 @@
 import { type Browser, expect, type Page, test } from "@playwright/test";
 import { inviteLinkFromOutbox, registerVerifiedBusiness, verifyEmailThroughOutbox } from "./account-helpers";
+import { e2eReceiverPort } from "./e2e-info";
 
 /**
  * A small team must see who did what on a contact, and a member must not be offered what the server
@@ -135,4 +136,28 @@ test("the timeline says who sent an email from the contact's page", async ({ pag
   await page.goto(`/contacts/${contactId}`);
   await page.getByRole("tab", { name: "Activity" }).click();
   await expect(page.getByTestId("activity-actor")).toHaveText("Sent by Ana Owner");
+});
+
+test("a re-enabled webhook endpoint says who added it and who re-enabled it", async ({ page }) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-hook", name: "Ana Owner", business: "Hooked Roofing" });
+  await page.goto("/settings?tab=webhooks");
+  const origin = new URL(page.url()).origin;
+  const url = `http://127.0.0.1:${e2eReceiverPort()}/reenabled`;
+  const made = await page.request.post("/api/webhook-endpoints", {
+    headers: { origin },
+    data: { url, events: ["contact.created"] },
+  });
+  expect(made.ok(), await made.text()).toBe(true);
+  const id = (await made.json()).endpoint.id as string;
+  for (const enabled of [false, true]) {
+    const res = await page.request.patch(`/api/webhook-endpoints/${id}`, {
+      headers: { origin },
+      data: { enabled },
+    });
+    expect(res.ok(), await res.text()).toBe(true);
+  }
+  await page.reload();
+  const row = page.getByTestId("webhook-row").filter({ hasText: url });
+  await expect(row).toContainText("Added by Ana Owner");
+  await expect(row.getByTestId("webhook-reenabled-by")).toHaveText("Re-enabled by Ana Owner");
 });

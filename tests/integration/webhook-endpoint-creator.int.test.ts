@@ -6,8 +6,9 @@ import { webhookReceiver } from "./webhook-receiver";
 
 // A webhook endpoint acts with its creator's authority, like an API key (api-key-creator.int): an
 // admin who is removed or demoted must stop receiving the workspace's data through the endpoints
-// they created. Such an endpoint shows as disabled with a reason; an admin who enables it again
-// becomes its creator. An endpoint with no recorded creator counts as the workspace owner's.
+// they created. Such an endpoint shows as disabled with a reason; an admin who enables it again takes
+// it over (reenabled_by; its creator stays recorded). An endpoint with no recorded creator counts as
+// the workspace owner's.
 
 let t: TestApp;
 beforeAll(async () => {
@@ -44,7 +45,7 @@ const listed = async (client: AuthedClient, id: string) =>
   ((await client.get("/api/webhook-endpoints")).json().endpoints as Listed[]).find((e) => e.id === id)!;
 
 describe("a webhook endpoint and its creator's membership", () => {
-  it("a removed admin's endpoint stops receiving, is listed as disabled with a reason, and an admin's re-enable makes them its creator", async () => {
+  it("a removed admin's endpoint stops receiving, is listed as disabled with a reason, and an admin's re-enable makes it act for them", async () => {
     const { owner, admin } = await team();
     const rx = await webhookReceiver();
     try {
@@ -63,7 +64,7 @@ describe("a webhook endpoint and its creator's membership", () => {
       // a test event is refused like for any disabled endpoint
       expect((await owner.client.post(`/api/webhook-endpoints/${id}/test`)).statusCode).toBe(409);
 
-      // the owner enables it again: it is theirs now, and delivers
+      // the owner enables it again: it acts for them now (reenabled_by), keeps who added it, and delivers
       const on = await owner.client.inject({
         method: "PATCH",
         url: `/api/webhook-endpoints/${id}`,
@@ -71,10 +72,10 @@ describe("a webhook endpoint and its creator's membership", () => {
       });
       expect(on.statusCode, on.body).toBe(200);
       expect(on.json().endpoint).toMatchObject({ enabled: true, disabled_reason: null });
-      const [row] = await t.db.execute<{ created_by: string }>(
-        sql`select created_by from webhook_endpoints where id = ${id}`,
+      const [row] = await t.db.execute<{ created_by: string; reenabled_by: string }>(
+        sql`select created_by, reenabled_by from webhook_endpoints where id = ${id}`,
       );
-      expect(row!.created_by).toBe(owner.user.id);
+      expect(row).toEqual({ created_by: admin.user.id, reenabled_by: owner.user.id });
       await addContact(owner.client);
       expect(rx.got).toHaveLength(2);
     } finally {

@@ -108,7 +108,14 @@ export const webhookEndpoints = pgTable(
     disabledReason: text(),
     /** first failed delivery since the last success; 5 days of failures disable the endpoint */
     failingSince: timestamp({ withTimezone: true }),
+    /** who added the endpoint (Settings > Webhooks "Added by"); kept when someone re-enables it */
     createdBy: uuid().references(() => users.id, { onDelete: "set null" }),
+    /**
+     * who last enabled it again (migration 0066; null until someone does): the endpoint then delivers
+     * with their authority instead of its creator's (webhooks.service endpointActor), and Settings says
+     * "Re-enabled by Ana Owner"
+     */
+    reenabledBy: uuid().references(() => users.id, { onDelete: "set null" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

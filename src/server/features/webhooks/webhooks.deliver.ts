@@ -9,7 +9,7 @@ import { getUserProfiles } from "../user/user.service";
 import { getWorkspace } from "../workspaces/workspaces.service";
 import { DELIVERY_RETRY_LIMIT } from "./webhooks.jobs";
 import * as q from "./webhooks.queries";
-import { creatorMayDeliver, signingSecrets } from "./webhooks.service";
+import { creatorMayDeliver, endpointActor, signingSecrets } from "./webhooks.service";
 
 /** An endpoint whose deliveries keep failing this long is disabled and its owner emailed (issue 15). */
 export const DISABLE_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
@@ -89,7 +89,8 @@ export function webhookBody(ev: { type: string; createdAt: Date; data: unknown }
  * thrown as a RetryAfterError), never less than the backoff. An endpoint failing for
  * DISABLE_AFTER_MS is disabled and the workspace owner emailed; the attempt that disables it fails
  * its delivery (no retry follows). A disabled or deleted endpoint, one
- * whose creator is no longer an owner or admin of its workspace (creatorMayDeliver: a delivery stored
+ * whose creator (or whoever re-enabled it: endpointActor) is no longer an owner or admin of its
+ * workspace (creatorMayDeliver: a delivery stored
  * or resent before they were removed or demoted is not sent), a workspace whose plan in force no
  * longer includes API access (billing hasPlanFeature: downgraded, unpaid, paused or ended), or a
  * refused (private) target, fails the delivery without retry. The receiver's response text kept in
@@ -104,7 +105,7 @@ export async function deliverWebhook(
   const row = await q.findDelivery(deps.db, deliveryId);
   if (!row || row.d.status === "succeeded") return;
   const { d, e, ev } = row;
-  const lapsed = !creatorMayDeliver(e.createdBy, row.creatorRole);
+  const lapsed = !creatorMayDeliver(endpointActor(e), row.creatorRole);
   // outbound webhooks are part of API access: a workspace whose plan in force lost it (a downgrade,
   // an unpaid, paused or ended subscription) sends nothing, as its API keys get 402 at once
   const unpaid = !hasPlanFeature(row.plan, "apiAccess");
@@ -116,7 +117,9 @@ export async function deliverWebhook(
       lastError: !e.enabled
         ? "endpoint is disabled"
         : lapsed
-          ? "endpoint is disabled: its creator is no longer an admin of this workspace"
+          ? e.reenabledBy
+            ? "endpoint is disabled: the admin who re-enabled it is no longer an admin of this workspace"
+            : "endpoint is disabled: its creator is no longer an admin of this workspace"
           : "not sent: the workspace's plan no longer includes API access (webhooks)",
     });
     return;

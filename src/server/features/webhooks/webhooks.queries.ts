@@ -13,14 +13,21 @@ import {
 type NewEndpoint = typeof webhookEndpoints.$inferInsert;
 
 /**
- * The join of an endpoint's creator's membership in its workspace today (their role: null once they
- * left or were removed, or for an endpoint with no recorded creator). The same read of the workspaces
- * feature's table as the API key lookup (api.queries findKeyByHash), for the same rule: an endpoint,
- * like a key, acts with its creator's authority (webhooks.service creatorMayDeliver).
+ * The person whose authority an endpoint delivers with: who last re-enabled it, else who added it
+ * (webhooks.service endpointActor).
+ */
+const endpointActor = sql`coalesce(${webhookEndpoints.reenabledBy}, ${webhookEndpoints.createdBy})`;
+
+/**
+ * The join of the membership in its workspace today of the person an endpoint acts for (endpointActor:
+ * who re-enabled it, else its creator; their role: null once they left or were removed, or for an
+ * endpoint with nobody recorded). The same read of the workspaces feature's table as the API key
+ * lookup (api.queries findKeyByHash), for the same rule: an endpoint, like a key, acts with that
+ * person's authority (webhooks.service creatorMayDeliver).
  */
 const creatorMembership = and(
   eq(workspaceMembers.workspaceId, webhookEndpoints.workspaceId),
-  eq(workspaceMembers.userId, webhookEndpoints.createdBy),
+  eq(workspaceMembers.userId, endpointActor),
 );
 
 /**
@@ -44,10 +51,19 @@ export async function insertEndpoint(db: DbOrTx, v: NewEndpoint) {
   return row!;
 }
 
-/** A workspace's endpoints, newest first, as `{e, creatorRole}` (creatorMembership). */
+/**
+ * A workspace's endpoints, newest first, as `{e, creatorRole, creatorIsMember}`: `creatorRole` the
+ * role of the person it acts for (creatorMembership), `creatorIsMember` whether the person who added
+ * it (created_by) is a member of the workspace today.
+ */
 export function listEndpoints(db: DbOrTx, workspaceId: string) {
   return db
-    .select({ e: webhookEndpoints, creatorRole: workspaceMembers.role })
+    .select({
+      e: webhookEndpoints,
+      creatorRole: workspaceMembers.role,
+      creatorIsMember: sql<boolean>`exists (select 1 from ${workspaceMembers} m
+        where m.workspace_id = ${webhookEndpoints.workspaceId} and m.user_id = ${webhookEndpoints.createdBy})`,
+    })
     .from(webhookEndpoints)
     .leftJoin(workspaceMembers, creatorMembership)
     .where(eq(webhookEndpoints.workspaceId, workspaceId))
@@ -137,9 +153,9 @@ export async function deleteEndpoint(db: DbOrTx, workspaceId: string, id: string
 
 /**
  * Enabled endpoints of a workspace subscribed to `type` (served by the workspace index) whose creator
- * may still have the workspace's data sent out: no recorded creator (made before creators counted:
- * the owner's), or one who is an owner or admin of it today (webhooks.service creatorMayDeliver; the
- * membership's primary key answers the check).
+ * (or whoever re-enabled them: endpointActor) may still have the workspace's data sent out: nobody
+ * recorded (made before creators counted: the owner's), or one who is an owner or admin of it today
+ * (webhooks.service creatorMayDeliver; the membership's primary key answers the check).
  */
 export function subscribedEndpoints(db: DbOrTx, workspaceId: string, type: string) {
   const e = webhookEndpoints;
@@ -151,9 +167,9 @@ export function subscribedEndpoints(db: DbOrTx, workspaceId: string, type: strin
         eq(e.workspaceId, workspaceId),
         eq(e.enabled, true),
         arrayContains(e.events, [type]),
-        sql`(${e.createdBy} is null or exists (
+        sql`(${endpointActor} is null or exists (
           select 1 from ${workspaceMembers}
-          where ${workspaceMembers.workspaceId} = ${e.workspaceId} and ${workspaceMembers.userId} = ${e.createdBy}
+          where ${workspaceMembers.workspaceId} = ${e.workspaceId} and ${workspaceMembers.userId} = ${endpointActor}
             and ${workspaceMembers.role} in ('owner', 'admin')))`,
       ),
     );
@@ -258,6 +274,7 @@ export async function findWorkspaceDelivery(db: DbOrTx, workspaceId: string, del
       id: webhookDeliveries.id,
       enabled: webhookEndpoints.enabled,
       createdBy: webhookEndpoints.createdBy,
+      reenabledBy: webhookEndpoints.reenabledBy,
       creatorRole: workspaceMembers.role,
     })
     .from(webhookDeliveries)

@@ -61,31 +61,50 @@ function assertWebhookTarget(ctx: Pick<AppContext, "env">, url: string): URL {
 export const CREATOR_LAPSED_REASON =
   "Its creator is no longer an admin of this workspace; an admin can re-enable it.";
 
+/** The same for an endpoint someone re-enabled (it acts for them: endpointActor). */
+export const REENABLER_LAPSED_REASON =
+  "The admin who re-enabled it is no longer an admin of this workspace; an admin can re-enable it.";
+
 /**
- * Whether an endpoint may still send the workspace's data, by its creator: an endpoint acts with its
- * creator's authority, as an API key does (api.service authenticateApiKey), so it stops once they are
- * no longer an owner or admin of the workspace (removed, left, demoted). `createdBy` null: made before
- * endpoints recorded who made them, taken as the owner's. `role`: the creator's role in the
- * endpoint's workspace today (null: not a member). Checked live, like keys: a creator made admin
- * again makes it deliver again; an admin who enables it becomes its creator (updateEndpoint).
+ * The person whose authority an endpoint delivers with: whoever last enabled it again
+ * (`reenabledBy`, updateEndpoint), else whoever added it (`createdBy`, which re-enabling keeps, so
+ * Settings still says who added it). Null: nobody recorded (creatorMayDeliver).
  */
-export function creatorMayDeliver(createdBy: string | null, role: string | null): boolean {
-  return createdBy === null || role === "owner" || role === "admin";
+export function endpointActor(e: Pick<WebhookEndpoint, "createdBy" | "reenabledBy">): string | null {
+  return e.reenabledBy ?? e.createdBy;
 }
 
 /**
- * An endpoint as the API shows it (the secret only at creation). `creatorRole`: its creator's role
- * in the workspace today; an endpoint whose creator may no longer deliver (creatorMayDeliver) shows
- * `enabled: false` with CREATOR_LAPSED_REASON, as it sends nothing.
+ * Whether an endpoint may still send the workspace's data, by the person it acts for (`actor`:
+ * endpointActor, its creator or whoever re-enabled it): an endpoint acts with that person's
+ * authority, as an API key does with its creator's (api.service authenticateApiKey), so it stops once
+ * they are no longer an owner or admin of the workspace (removed, left, demoted). `actor` null: made
+ * before endpoints recorded who made them, taken as the owner's. `role`: that person's role in the
+ * endpoint's workspace today (null: not a member). Checked live, like keys: a creator made admin
+ * again makes it deliver again; an admin who enables it again takes it over (updateEndpoint).
+ */
+export function creatorMayDeliver(actor: string | null, role: string | null): boolean {
+  return actor === null || role === "owner" || role === "admin";
+}
+
+/**
+ * An endpoint as the API shows it (the secret only at creation). `creatorRole`: the role in the
+ * workspace today of the person it acts for (endpointActor); an endpoint that person may no longer
+ * deliver for (creatorMayDeliver) shows `enabled: false` with CREATOR_LAPSED_REASON (or
+ * REENABLER_LAPSED_REASON for one someone re-enabled), as it sends nothing.
  */
 export function toEndpointJson(e: WebhookEndpoint, creatorRole: string | null) {
-  const lapsed = e.enabled && !creatorMayDeliver(e.createdBy, creatorRole);
+  const lapsed = e.enabled && !creatorMayDeliver(endpointActor(e), creatorRole);
   return {
     id: e.id,
     url: e.url,
     events: e.events as WebhookEventType[],
     enabled: e.enabled && !lapsed,
-    disabled_reason: lapsed ? CREATOR_LAPSED_REASON : e.disabledReason,
+    disabled_reason: lapsed
+      ? e.reenabledBy
+        ? REENABLER_LAPSED_REASON
+        : CREATOR_LAPSED_REASON
+      : e.disabledReason,
     failing_since: e.failingSince?.toISOString() ?? null,
     previous_secret_expires_at: previousSecretValid(e, new Date())
       ? e.previousSecretExpiresAt!.toISOString()
@@ -282,10 +301,12 @@ export async function rotateEndpointSecret(
 /**
  * The workspace's endpoints, newest first, for Settings > Webhooks (REST `GET /api/webhook-endpoints`,
  * tRPC `webhooks.list`; not the public API's list): toEndpointJson plus `creator_name`, the name
- * (user.service displayNames: the name, else the email, else 'A former member') of
- * whoever made (or last re-enabled) the endpoint, also once they are no longer a member (the row then
- * reads "Ben Admin (former member)" beside the disabled reason), null when nobody is recorded, and
- * `creator_member` (false once they are not a member of the workspace).
+ * (user.service displayNames: the name, else the email, else 'A former member') of whoever added
+ * the endpoint (kept when someone re-enables it), also once they are no longer a member (the row then
+ * reads "Ben Admin (former member)" beside the disabled reason), null when nobody is recorded;
+ * `creator_member` (false once that person is not a member of the workspace); and
+ * `reenabled_by_name`, the name of whoever last enabled it again (null until someone does), which
+ * the row shows as "Re-enabled by Ana Owner".
  * @throws FORBIDDEN for members.
  */
 export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant) {
@@ -293,13 +314,14 @@ export async function listEndpoints(ctx: Pick<AppContext, "db">, tenant: Tenant)
   const rows = await q.listEndpoints(ctx.db, tenant.workspaceId);
   const names = await displayNames(
     ctx,
-    rows.map((r) => r.e.createdBy),
+    rows.flatMap((r) => [r.e.createdBy, r.e.reenabledBy]),
   );
   return rows.map((r) => {
     return {
       ...toEndpointJson(r.e, r.creatorRole),
       creator_name: (r.e.createdBy && names.get(r.e.createdBy)) ?? null,
-      creator_member: r.creatorRole !== null,
+      creator_member: r.creatorIsMember,
+      reenabled_by_name: (r.e.reenabledBy && names.get(r.e.reenabledBy)) ?? null,
     };
   });
 }
@@ -337,9 +359,11 @@ export async function getEndpoint(ctx: Pick<AppContext, "db">, tenant: Tenant, i
 }
 
 /**
- * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason and
- * makes the enabling owner or admin (`tenant.userId`; for an API key, the key's creator) the
- * endpoint's creator, whose membership it then depends on (creatorMayDeliver). A new URL clears the
+ * Changes url, events or `enabled`; enabling clears the failure streak and the disabled reason, and
+ * enabling an endpoint that was not delivering (disabled, or its creator no longer an admin) records
+ * the enabling owner or admin (`tenant.userId`; for an API key, the key's creator) as `reenabled_by`:
+ * the endpoint then acts for them (endpointActor, creatorMayDeliver), while `created_by` keeps who
+ * added it (Settings: "Added by Ben Admin (former member)", "Re-enabled by Ana Owner"). A new URL clears the
  * failure streak too: the streak measured the old receiver, and kept, the new receiver's first failed
  * answer would disable the endpoint "after 5 days" (the same URL sent again keeps it).
  * @throws FORBIDDEN, PAYMENT_REQUIRED, NOT_FOUND, BAD_REQUEST.
@@ -349,16 +373,17 @@ export async function updateEndpoint(ctx: Ctx, tenant: Tenant, id: string, input
   const f = parseInput(updateEndpointSchema, input);
   const { e, creatorRole } = await ownEndpoint(ctx, tenant, id);
   if (f.url) assertWebhookTarget(ctx, f.url);
+  // enabling one that was delivering changes nobody's authority over it
+  const reenabling = f.enabled === true && !(e.enabled && creatorMayDeliver(endpointActor(e), creatorRole));
   const row = await q.updateEndpoint(ctx.db, tenant.workspaceId, id, {
     ...(f.url ? { url: f.url, ...(f.url !== e.url ? { failingSince: null } : {}) } : {}),
     ...(f.events ? { events: f.events } : {}),
-    ...(f.enabled === true
-      ? { enabled: true, disabledReason: null, failingSince: null, createdBy: tenant.userId }
-      : {}),
+    ...(f.enabled === true ? { enabled: true, disabledReason: null, failingSince: null } : {}),
+    ...(reenabling ? { reenabledBy: tenant.userId } : {}),
     ...(f.enabled === false ? { enabled: false, disabledReason: "Disabled by a user" } : {}),
   });
   if (!row) throw new AppError("NOT_FOUND", "Webhook endpoint not found");
-  return toEndpointJson(row, f.enabled === true ? tenant.role : creatorRole);
+  return toEndpointJson(row, reenabling ? tenant.role : creatorRole);
 }
 
 /** Deletes an endpoint and its delivery log. @throws FORBIDDEN, NOT_FOUND. */
@@ -428,11 +453,11 @@ export async function listDeliveriesPage(
  * @throws AppError CONFLICT (409).
  */
 function assertEnabled(
-  e: Pick<WebhookEndpoint, "enabled" | "createdBy">,
+  e: Pick<WebhookEndpoint, "enabled" | "createdBy" | "reenabledBy">,
   creatorRole: string | null,
   what: "a test event" | "a delivery again",
 ) {
-  if (!e.enabled || !creatorMayDeliver(e.createdBy, creatorRole))
+  if (!e.enabled || !creatorMayDeliver(endpointActor(e), creatorRole))
     throw new AppError("CONFLICT", `This endpoint is disabled. Enable it to send ${what}.`);
 }
 
@@ -720,7 +745,7 @@ export async function subscribedWebhookTypes(
     const subscribed = new Set<string>();
     // the endpoints emitWebhookEvents would store deliveries for (q.subscribedEndpoints)
     for (const { e, creatorRole } of await q.listEndpoints(ctx.db, workspaceId))
-      if (e.enabled && creatorMayDeliver(e.createdBy, creatorRole))
+      if (e.enabled && creatorMayDeliver(endpointActor(e), creatorRole))
         for (const type of e.events) subscribed.add(type);
     return new Set(types.filter((type) => subscribed.has(type)));
   } catch (err) {

@@ -206,6 +206,12 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
                           {e.creator_member ? "" : " (former member)"}
                         </p>
                       )}
+                      {/* who turned it back on (it then delivers for them); the adder is kept above */}
+                      {e.reenabled_by_name && (
+                        <p className="text-sm text-muted-foreground" data-testid="webhook-reenabled-by">
+                          Re-enabled by {e.reenabled_by_name}
+                        </p>
+                      )}
                       {e.disabled_reason && <p className="text-sm text-destructive">{e.disabled_reason}</p>}
                       {e.previous_secret_expires_at && (
                         <p className="text-sm text-muted-foreground" data-testid="webhook-previous-secret">

@@ -79,7 +79,7 @@ describe("notes say who wrote them", () => {
 });
 
 describe("a contact says who added it", () => {
-  it("added by hand over REST and tRPC, or by a CSV file's importer, names them (also once removed); the public API and a JSON import name nobody", async () => {
+  it("added by hand over REST and tRPC, or by a CSV file's importer, names them (also once removed), as does the app's JSON import; the public API names no person (its key instead: crm-api-key-attribution)", async () => {
     const owner = await signUp(t.app, { name: "Ana Owner", business_name: "Acme Roofing" });
     await setPlan(t, owner.user.id, "business");
     const ben = await joinWorkspace(t, owner.client, "admin", { name: "Ben Admin" });
@@ -123,7 +123,7 @@ describe("a contact says who added it", () => {
     expect(await addedBy(byCara.json().contact.id)).toBe("Cara Member");
     expect(await addedBy(byBen.data.id)).toBe("Ben Admin");
     expect(await addedBy(idOf(fileEmail))).toBe("Ben Admin");
-    expect(await addedBy(idOf(jsonEmail))).toBeNull();
+    expect(await addedBy(idOf(jsonEmail))).toBe("Ana Owner");
     expect(await addedBy(viaApi.json().id ?? viaApi.json().contact?.id)).toBeNull();
     const trpc = await trpcCall(cara.client, "crm.get", { id: byCara.json().contact.id }, "query");
     expect(trpc.data.added_by_name).toBe("Cara Member");

@@ -473,8 +473,11 @@ async function launchOnce(
     const country = await phoneCountryOf(ctx, workspaceId);
     // in the launch's transaction (inlineRowsTransaction): the plan's contact limit counts these new
     // contacts before they are written (crm withinContactLimit), and they are undone with a refusal
+    // created contacts say who added them: the launcher (for /api/v1, the key's creator, as the
+    // campaign's launchedBy does)
     const created = await findOrCreateContacts(ctx, workspaceId, csv.map(csvRow), {
       skipUnaddressable: true,
+      by: { userId: createdBy },
     });
     created.forEach((id, i) => {
       // a row with neither a valid email nor phone: no contact, the row counted (NO_VALID_ADDRESS)

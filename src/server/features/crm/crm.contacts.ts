@@ -284,7 +284,9 @@ export function contactFieldsOfListRow(
  * a statistics refresh (refreshContactStatsSoon) and emits `contact.created` per created contact
  * when an endpoint listens (one select of the workspace's endpoints, only when creating): stored in
  * the inserts' transaction (the webhooks outbox), queued after its commit. A contact created for an
- * opted-out email (compliance optOutsOf) starts with `email_opt_in` false.
+ * opted-out email (compliance optOutsOf) starts with `email_opt_in` false. The contacts created
+ * record `opts.by` (who launched the campaign: contacts.created_by, or the API key:
+ * created_by_api_key_id), the contact page's "Added by"; matched contacts keep theirs.
  * @throws AppError PAYMENT_REQUIRED when the new contacts would pass the plan's contact limit;
  * BAD_REQUEST 'Row N has no valid email or phone number' without `opts.skipUnaddressable`.
  */
@@ -297,13 +299,13 @@ export async function findOrCreateContacts(
   ctx: FindOrCreateCtx,
   workspaceId: string,
   rows: ContactListRow[],
-  opts: { skipUnaddressable: true },
+  opts: { skipUnaddressable: true; by?: AddedBy },
 ): Promise<(number | null)[]>;
 export async function findOrCreateContacts(
   ctx: FindOrCreateCtx,
   workspaceId: string,
   rows: ContactListRow[],
-  opts: { skipUnaddressable?: boolean } = {},
+  opts: { skipUnaddressable?: boolean; by?: AddedBy } = {},
 ): Promise<(number | null)[]> {
   const country = await phoneCountryOf(ctx, workspaceId);
   const norm = rows.map((r) => contactFieldsOfListRow(r, country));
@@ -341,6 +343,8 @@ export async function findOrCreateContacts(
       lastName: n.lastName,
       company: n.company,
       leadSource: "campaign",
+      createdBy: opts.by?.userId ?? null,
+      createdByApiKeyId: opts.by?.apiKeyId ?? null,
     });
   }
   // an opted-out address (the suppression list) starts with its email opt-in off, not the default on

@@ -450,6 +450,8 @@ export class ContactImporter {
       events?: ImportEventListener;
       /** the API key the created contacts come through (contacts.created_by_api_key_id: the v1 bulk upsert) */
       createdByApiKeyId?: string | null;
+      /** the person who imports rows given in a request (contacts.created_by: the app's JSON import) */
+      createdBy?: string | null;
       /**
        * Rows carry custom fields (a JSON import): created contacts get them without their null
        * values; with `update`, existing contacts get them merged into theirs (null removes a field),
@@ -789,12 +791,14 @@ export class ContactImporter {
     const apiKeyId = this.opts.createdByApiKeyId
       ? `$${upsertParams.push(this.opts.createdByApiKeyId)}::uuid`
       : "null::uuid";
+    // and the person who imported them (a JSON import in the app; a file's importer is its import's)
+    const createdBy = this.opts.createdBy ? `$${upsertParams.push(this.opts.createdBy)}::uuid` : "null::uuid";
     // the contact's "imported" timeline entry is its import_id (set on insert only), not a row in
     // activities per contact. The rows go in by their conflict key in CONTACT_LOCK_ORDER (crm.queries):
     // an upsert meeting another's (or a bulk update's) contacts waits for it instead of deadlocking.
     const upsert = `with ins as (
-         insert into contacts (workspace_id, import_id, created_by_api_key_id, search_indexed, ${STAGE_COLS.join(", ")})
-         select $1::uuid, $2::uuid, ${apiKeyId}, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
+         insert into contacts (workspace_id, import_id, created_by_api_key_id, created_by, search_indexed, ${STAGE_COLS.join(", ")})
+         select $1::uuid, $2::uuid, ${apiKeyId}, ${createdBy}, ${this.opts.deferSearchIndex ? "false" : "true"}, ${cols.join(", ")} from crm_import_stage s
          order by lower(s.email) collate "C"
          on conflict (workspace_id, lower(email)) ${conflict}
          returning (xmax = 0) as inserted${events ? ", id" : ""}${warned.length ? ", email" : ""}
@@ -910,8 +914,12 @@ export async function importRows(
   phoneCountry?: string,
   /** the contact.* webhook events, stored in each batch's transaction (ContactImporter's `events`) */
   events?: ImportEventListener,
-  /** the API key the rows come through (the v1 bulk upsert): new contacts record it */
-  createdByApiKeyId?: string | null,
+  /**
+   * who the rows come from, which the contacts they create record: the API key (`apiKeyId`, the v1
+   * bulk upsert: contacts.created_by_api_key_id) or the person (`userId`, the app's JSON import:
+   * contacts.created_by); updated contacts keep theirs
+   */
+  by: { userId?: string | null; apiKeyId?: string | null } = {},
 ): Promise<ImportResult> {
   const mapped = new Set<ImportField>();
   const prepared: {
@@ -976,7 +984,8 @@ export async function importRows(
     phoneCountry,
     events,
     customFields,
-    createdByApiKeyId,
+    createdByApiKeyId: by.apiKeyId ?? null,
+    createdBy: by.userId ?? null,
   });
   await importer.open();
   try {

@@ -55,9 +55,10 @@ export async function importContactLimit(
  * every caller, also the v1 bulk upsert, gets it). Emits `contact.created` and `contact.updated`
  * (issue 15; the single-contact events' data) for the created and updated rows when an endpoint
  * listens (importEventListener: one select otherwise). Returns `{imported, created, updated, skipped,
- * errors (count), error_rows:[{line, reason}]}` where imported = created + updated. `by.apiKeyId`:
- * the API key the rows come through (the v1 bulk upsert), which the contacts it creates record
- * (contacts.created_by_api_key_id; updated contacts keep theirs).
+ * errors (count), error_rows:[{line, reason}]}` where imported = created + updated. `by`: who the
+ * rows come from, which the contacts it creates record (updated contacts keep theirs): the API key
+ * (`apiKeyId`, the v1 bulk upsert: contacts.created_by_api_key_id) or the signed-in person
+ * (`userId`, the app's import: contacts.created_by, the contact page's "Added by").
  */
 export async function importContactsJson(ctx: Ctx, workspaceId: string, input: unknown, by: AddedBy = {}) {
   if (typeof input !== "object" || input === null || Array.isArray(input))
@@ -72,7 +73,7 @@ export async function importContactsJson(ctx: Ctx, workspaceId: string, input: u
     await phoneCountryOf(ctx, workspaceId),
     // contact.created / contact.updated in each batch's transaction, when an endpoint listens
     await importEventListener(ctx, workspaceId),
-    by.apiKeyId,
+    by,
   );
   if (r.created + r.updated > 0) {
     await ctx.jobs.send(geocodeContactsJob, { workspaceId }, { singletonKey: `geo:${workspaceId}` });

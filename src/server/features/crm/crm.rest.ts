@@ -133,7 +133,7 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.post("/api/contacts/import", { bodyLimit: 32 * 1024 * 1024 }, async (req) => {
     const tenant = requireTenant(req);
-    const r = await crm.importContactsJson(ctx, tenant.workspaceId, req.body);
+    const r = await crm.importContactsJson(ctx, tenant.workspaceId, req.body, { userId: tenant.userId });
     return { success: true, ...r };
   });
 

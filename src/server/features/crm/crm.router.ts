@@ -55,7 +55,9 @@ export const crmRouter = router({
     .input(
       z.object({ contacts: z.array(loose).max(50_000), on_duplicate: z.enum(["skip", "update"]).optional() }),
     )
-    .mutation(({ ctx, input }) => crm.importContactsJson(ctx, ctx.workspaceId, input)),
+    .mutation(({ ctx, input }) =>
+      crm.importContactsJson(ctx, ctx.workspaceId, input, { userId: ctx.tenant.userId }),
+    ),
   importStatus: protectedProcedure
     .input(z.object({ importId: z.string().max(64) }))
     .query(({ ctx, input }) => crm.getImport(ctx, ctx.workspaceId, input.importId)),

@@ -231,6 +231,18 @@ export async function setPlan(t: Pick<TestApp, "db">, workspaceId: string, plan:
     .where(eq(workspaces.id, workspaceId));
 }
 
+/**
+ * A time for a scheduled send later in the current calendar month (UTC, the monthly meters' period
+ * on Free and on a plan set without a subscription): an hour from now, or in the month's last hour
+ * halfway from now to the month's end. Tests that schedule "in an hour" and expect this month's meter
+ * failed in the last hour of every month, when an hour from now is the next month.
+ */
+export function laterThisMonth(now = Date.now()): Date {
+  const d = new Date(now);
+  const monthEnd = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+  return new Date(Math.min(now + 3_600_000, now + Math.floor((monthEnd - now) / 2)));
+}
+
 /** How many outbox messages (any channel) went to each of `addresses`: a count above 1 is a double send. */
 export async function outboxCountsTo(t: Pick<TestApp, "db">, addresses: string[]) {
   const n = new Map<string, number>();

@@ -4,7 +4,7 @@ import { campaigns, outboxMessages, usageMeters, workspaces } from "../../src/se
 import { addMonths } from "../../src/server/features/billing/billing.service";
 import { processRecipients } from "../../src/server/features/campaigns/campaigns.engine";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { createTestApp, laterThisMonth, setPlan, signUp, type TestApp } from "../helpers";
 
 // A campaign's messages count in the billing period they are sent in:
 // - a Professional workspace (a real subscription: its period runs from the renewal day, not the 1st)
@@ -71,7 +71,7 @@ describe("a downgrade to Free stops a running email campaign at Free's 100 email
       channel: "email",
       content: { subject: "Hi", body: "Hello" },
       recipients: { contactIds: ids },
-      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      scheduledAt: laterThisMonth().toISOString(),
     });
     expect(res.statusCode, res.body).toBe(200);
     const id = res.json().campaign.id as number;
@@ -115,7 +115,7 @@ describe("a downgrade to Free stops a running email campaign at Free's 100 email
       channel: "email",
       content: { subject: "Hi", body: "Hello" },
       recipients: { contactIds: ids },
-      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      scheduledAt: laterThisMonth().toISOString(),
     });
     expect(res.statusCode, res.body).toBe(200);
     const id = res.json().campaign.id as number;
@@ -140,7 +140,7 @@ describe("concurrent parts of one campaign after a downgrade", () => {
       channel: "email",
       content: { subject: "Hi", body: "Hello" },
       recipients: { contactIds: ids },
-      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      scheduledAt: laterThisMonth().toISOString(),
     });
     expect(res.statusCode, res.body).toBe(200);
     const id = res.json().campaign.id as number;
@@ -206,7 +206,7 @@ describe("a scheduled campaign counts in the period it sends in", () => {
       channel: "email",
       content: { subject: "Hi", body: "Hello" },
       recipients: { contactIds: ids },
-      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      scheduledAt: laterThisMonth().toISOString(),
     });
     expect(same.statusCode).toBe(402);
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { campaigns, usageMeters, workspaces } from "../../src/server/db/schema";
 import { reserveUsage } from "../../src/server/features/billing/billing.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
-import { createTestApp, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
+import { createTestApp, laterThisMonth, setPlan, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 // Plan limits and monthly meters under real concurrency: requests sent at once (Promise.all over
 // app.inject against the real app and Postgres) and the meters and outbox checked afterwards. The
@@ -163,7 +163,7 @@ describe("a plan downgrade mid-month stops a running campaign at the plan, and s
       content: { message: "Hi" },
       recipients: { contactIds: ids },
       includeNotOptedIn: true,
-      scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+      scheduledAt: laterThisMonth().toISOString(),
     });
     expect(res.statusCode, res.body).toBe(200);
     return res.json().campaign.id as number;
@@ -228,7 +228,7 @@ describe("send-time outcomes and the meter", () => {
         channel: "email",
         content: { subject: "Hi", body: "Hello" },
         recipients: { contactIds: ids },
-        scheduledAt: new Date(Date.now() + 3_600_000).toISOString(),
+        scheduledAt: laterThisMonth().toISOString(),
       });
     const a = await launch("A");
     const b = await launch("B");

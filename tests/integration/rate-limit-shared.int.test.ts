@@ -28,10 +28,17 @@ afterAll(async () => {
   await b?.close();
 });
 
-/** An address of TEST-NET-2 of its own for each test (the windows outlive a test app). */
+/**
+ * An address of its own for each call (the windows outlive a test app): one of 25,000 in
+ * 198.51.100-199.1-250, a random start then the next ones, so no two calls of a run share one (both
+ * octets used to come from one number, n % 100 and n % 250, repeating every 500: the "another
+ * address" of the first test was at times the limited address itself, 429 instead of 401).
+ */
+const ADDRESSES = 25_000;
+let nextAddress = Number.parseInt(randomUUID().slice(0, 8), 16) % ADDRESSES;
 function clientAddress(): string {
-  const n = Number.parseInt(randomUUID().slice(0, 4), 16);
-  return `198.51.${100 + (n % 100)}.${1 + (n % 250)}`;
+  const n = nextAddress++ % ADDRESSES;
+  return `198.51.${100 + Math.floor(n / 250)}.${1 + (n % 250)}`;
 }
 
 describe("rate limits shared by every app machine (RATE_LIMIT_STORE=postgres)", () => {

@@ -151,3 +151,41 @@ test("radius search by keyboard alone: a contact picked by name is the centre", 
   await expect(page.getByText("Found 4 contacts within 20 miles")).toBeVisible();
   await expect(page.getByRole("heading", { name: "Contact Map (4 contacts)" })).toBeVisible();
 });
+
+test("a business saved by its company alone is picked as the centre by its company", async ({
+  page,
+  baseURL,
+}) => {
+  // the centre picker named contacts "First Last, else email": a business from lead search (a company,
+  // no person's name) was listed by its email, where the rest of the app names it by its company
+  await registerWithLocatedContacts(page, baseURL!);
+  // the way such a contact arrives: an import (lead search's or a file's) with no person's name
+  const r = await page.request.post("/api/contacts/import", {
+    data: {
+      contacts: [
+        {
+          company: "Saginaw Bakery",
+          email: "orders@saginaw-bakery.example.com",
+          city: "Saginaw",
+          state: "MI",
+          postal_code: "48601",
+          country: "United States",
+        },
+      ],
+    },
+    headers: { origin: baseURL! },
+  });
+  expect(r.ok(), await r.text()).toBe(true);
+  await expect
+    .poll(
+      async () => ((await (await page.request.get("/api/contacts/map")).json()).contacts as unknown[]).length,
+      { timeout: 30_000 },
+    )
+    .toBe(PEOPLE.length + 1);
+  await page.route("https://tiles.openfreemap.org/**", (route) => route.abort("internetdisconnected"));
+  await page.goto("/contacts/map");
+  const centre = page.getByLabel("Search around a contact");
+  await centre.focus();
+  await page.keyboard.type("Saginaw Bakery (Saginaw, MI)");
+  await expect(page.getByText(/^Center: 43\.\d{4}, -83\.\d{4}$/)).toBeVisible();
+});

@@ -11,6 +11,7 @@ import type { LocatedContact, MapContact } from "@/client/features/crm/contact-m
 import { errorMessage } from "@/client/lib/errors";
 import { plural } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
+import { displayNameOf } from "@/server/features/crm/contact-name";
 
 const ContactMap = lazy(() =>
   import("@/client/features/crm/contact-map").then((m) => ({ default: m.ContactMap })),
@@ -48,7 +49,8 @@ function ContactMapPage() {
   const centreChoices = useMemo(() => {
     const seen = new Map<string, number>();
     return located(all.data ?? []).map((c) => {
-      const name = [c.first_name, c.last_name].filter(Boolean).join(" ") || c.email || `Contact ${c.id}`;
+      // the app's display name (a business saved from lead search goes by its company), else its id
+      const name = displayNameOf(c) ?? `Contact ${c.id}`;
       const place = [c.city, c.state].filter(Boolean).join(", ");
       const base = place ? `${name} (${place})` : name;
       const n = (seen.get(base) ?? 0) + 1;

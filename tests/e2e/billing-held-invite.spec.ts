@@ -102,7 +102,7 @@ test("a campaign paused because the Business subscription is unpaid links to Bil
   const id = await launchEmailCampaign(page, "E2E held");
   await withE2eDb(async (sql) => {
     await sql`update workspaces set subscription_status = 'unpaid' where owner_id = (select id from users where email = ${email})`;
-    await sql`update campaigns set status = 'paused', error = ${HELD_PAUSE_REASON} where id = ${id}`;
+    await sql`update campaigns set status = 'paused', pause_cause = 'plan', error = ${HELD_PAUSE_REASON} where id = ${id}`;
   });
   await page.goto(`/campaigns/${id}`);
   await expect(page.getByText("Paused by your plan")).toBeVisible();
@@ -160,7 +160,7 @@ test("an admin of an unpaid Business workspace is told only the owner can pay, w
     await sql`insert into workspace_members (workspace_id, user_id, role) values (${ws!.id}, ${ada!.id}, 'admin')`;
     await sql`update sessions set workspace_id = ${ws!.id} where user_id = ${ada!.id}`;
     await sql`update workspaces set subscription_status = 'unpaid' where id = ${ws!.id}`;
-    await sql`update campaigns set status = 'paused', error = ${HELD_PAUSE_REASON} where id = ${id}`;
+    await sql`update campaigns set status = 'paused', pause_cause = 'plan', error = ${HELD_PAUSE_REASON} where id = ${id}`;
   });
 
   const ownerOnly = "Only the workspace owner can pay for or change the plan.";

@@ -291,7 +291,10 @@ test("a campaign the send engine paused for the plan says why on its report and 
   // the state the engine leaves after a downgrade (its own test: meters-concurrency.int)
   const reason =
     "Your Free plan does not include SMS campaigns. The campaign was paused with its remaining messages unsent: resume it after upgrading, or cancel it.";
-  await withE2eDb((sql) => sql`update campaigns set status = 'paused', error = ${reason} where id = ${id}`);
+  await withE2eDb(
+    (sql) =>
+      sql`update campaigns set status = 'paused', pause_cause = 'plan', error = ${reason} where id = ${id}`,
+  );
   await page.goto(`/campaigns/${id}`);
   await expect(page.getByText("Paused by your plan")).toBeVisible();
   await expect(page.getByText(reason)).toBeVisible();

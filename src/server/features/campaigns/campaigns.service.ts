@@ -250,6 +250,22 @@ async function repeatAnswer(
   };
 }
 
+/** What a launch made by another feature's launch (a video campaign) adds to its input. */
+export interface LaunchOptions {
+  /** what identifies a repeat of this launch, in place of the engine input's own fields */
+  repeatRequest?: unknown;
+  /** a video landing page button's link (campaigns.content launchContent `ctaUrl`) */
+  ctaUrl?: string;
+  /**
+   * The input's `scheduledAt` is a hold, not the sender's time: a personalised video launch is
+   * launched "scheduled" ten minutes ahead only so nothing sends before its recipients' renders are
+   * held, and its messages go as soon as their videos are ready. They are reserved in the billing
+   * period of now, as an immediate send's are (a hold's time in the next period let a launch in a
+   * period's last ten minutes pass a full meter: its units were reserved in the next period's).
+   */
+  heldUntilReady?: boolean;
+}
+
 /**
  * Creates a campaign and launches it (or schedules it): the one entry point for every channel,
  * including video campaigns (studio).
@@ -324,7 +340,7 @@ export async function createAndLaunchCampaign(
   raw: CreateCampaignInput,
   createdBy: string | null = null,
   workspace?: Workspace,
-  opts: { repeatRequest?: unknown; ctaUrl?: string } = {},
+  opts: LaunchOptions = {},
 ): Promise<LaunchResult> {
   const progress = { contactsWritten: false };
   try {
@@ -422,7 +438,7 @@ async function launchOnce(
   raw: CreateCampaignInput,
   createdBy: string | null,
   workspace: Workspace | undefined,
-  opts: { repeatRequest?: unknown; ctaUrl?: string },
+  opts: LaunchOptions,
   /** set once the inline recipients' contacts were found or created (committed) */
   progress: { contactsWritten: boolean },
   /** true when run inside inlineRowsTransaction (the launch's one transaction for inline rows) */
@@ -559,7 +575,7 @@ async function launchOnce(
   // scheduled campaign's in its time's period (a campaign scheduled into next month counts next
   // month), the campaign recording which (meterPeriodStart); a part sent in another period after all
   // is reserved there when it goes (billing chargeCampaignSend)
-  const sendsAt = scheduled ?? now;
+  const sendsAt = opts.heldUntilReady ? now : (scheduled ?? now);
   const billingRow = typeof billing === "string" ? await loadBillingWorkspace(ctx, billing) : billing;
 
   // a launch is known by what it sends, to whom: a repeat within the window answers the first campaign

@@ -254,6 +254,8 @@ export async function launchVideoCampaign(
         },
         // the landing page button links through the signed click-tracking link (landingCtaHref)
         ctaUrl: input.ctaUrl || undefined,
+        // the personalised launch's schedule above holds it for its renders: reserved as sent now
+        heldUntilReady: personalised,
       },
     );
     if (result.repeated) {

@@ -236,3 +236,14 @@ export function reportSkipped(
   reasons.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
   return { total: reasons.reduce((n, r) => n + r.count, 0), reasons };
 }
+
+/**
+ * The fields every campaign.* webhook event's data begins with (campaign.launched, campaign.rescheduled,
+ * campaign.completed; webhooks.examples shows them): `{id, name, channel, status, recipient_count}`.
+ * Each event adds its own times after them.
+ */
+export function campaignEventBase(
+  c: Pick<Campaign, "id" | "name" | "channel" | "status" | "recipientCount">,
+) {
+  return { id: c.id, name: c.name, channel: c.channel, status: c.status, recipient_count: c.recipientCount };
+}

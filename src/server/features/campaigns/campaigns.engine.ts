@@ -4,7 +4,7 @@ import type { JobDeps } from "../../jobs/define";
 import { uuidFromKey } from "../../lib/ids";
 import { recordActivities } from "../crm/crm.service";
 import { emitWebhookEvent, queueWebhookDeliveries } from "../webhooks/webhooks.service";
-import { laterJobs, mapLimit, SEND_CHUNK, sendJobs } from "./campaigns.delivery";
+import { campaignEventBase, laterJobs, mapLimit, SEND_CHUNK, sendJobs } from "./campaigns.delivery";
 import {
   notifyCampaignCompletedJob,
   sendMessageJob,
@@ -171,11 +171,8 @@ async function completeCampaign(deps: JobDeps, campaign: Campaign): Promise<void
   const emitted = await deps.db.transaction(async (tx) => {
     if (!(await completeSendingCampaign(tx, campaign.id))) return null;
     return emitWebhookEvent({ db: tx, log: deps.log }, campaign.workspaceId, "campaign.completed", {
-      id: campaign.id,
-      name: campaign.name,
-      channel: campaign.channel,
+      ...campaignEventBase(campaign),
       status: "completed",
-      recipient_count: campaign.recipientCount,
       completed_at: new Date().toISOString(),
     });
   });

@@ -73,6 +73,7 @@ import {
   TEST_EMAIL_TOKEN,
 } from "./campaigns.content";
 import {
+  campaignEventBase,
   deliveryKind,
   LAUNCH_REPEAT_WINDOW_MINUTES,
   launchFingerprint,
@@ -650,11 +651,7 @@ async function launchOnce(
       queuedIds.push(...(await insertRecipients(tx, c, rows)));
       // campaign.launched with the campaign, in its transaction (the webhooks outbox); queued after the commit
       launched = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.launched", {
-        id: c.id,
-        name: c.name,
-        channel: c.channel,
-        status: c.status,
-        recipient_count: c.recipientCount,
+        ...campaignEventBase(c),
         scheduled_at: c.scheduledAt?.toISOString() ?? null,
       });
       return c;
@@ -828,7 +825,8 @@ function summarize(c: Campaign, counts: Record<string, number>, names: Map<strin
           ? 1
           : (total - pending) / total,
     pausedReason: c.status === "paused" ? (c.error ?? null) : null,
-    pauseCause: c.status === "paused" ? c.pauseCause : null,
+    // null unless paused: campaigns_pause_cause_ck allows a cause only on a paused campaign
+    pauseCause: c.pauseCause,
     launchedBy: (c.createdBy && names.get(c.createdBy)) ?? null,
   };
 }
@@ -1323,11 +1321,7 @@ export async function rescheduleCampaign(
     async (tx, before, after) => {
       // with the move, in its transaction (the webhooks outbox); queued after the commit
       rescheduled = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.rescheduled", {
-        id: after.id,
-        name: after.name,
-        channel: after.channel,
-        status: after.status,
-        recipient_count: after.recipientCount,
+        ...campaignEventBase(after),
         scheduled_at: at.toISOString(),
         previous_scheduled_at: before.scheduledAt?.toISOString() ?? null,
       });

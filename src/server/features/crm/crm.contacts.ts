@@ -467,9 +467,9 @@ export async function getContact(
  * the email, else 'A former member'; kept after they leave the workspace, as a CRM keeps a
  * former colleague's notes signed), null when nobody is recorded (notes written before it was kept,
  * through the public API, or by an account since deleted). `added_by_name`: who added the contact by
- * hand (contacts.created_by) or imported the CSV file it came from (contact_imports.created_by), by
- * displayNames too, null when not known (older contacts, the public API, JSON imports, campaign
- * lists, a deleted account). `added_by_api_key_name` and each note's `author_api_key_name`: the name
+ * hand, imported it as JSON or launched the campaign whose list created it (contacts.created_by), or
+ * imported the CSV file it came from (contact_imports.created_by), by displayNames too, null when not
+ * known (older contacts, the public API, a deleted account). `added_by_api_key_name` and each note's `author_api_key_name`: the name
  * of the API key it was added through (contacts / notes created_by_api_key_id; api.service
  * apiKeyNames, a revoked key's too), null otherwise. Each activity's `created_by_name`: the person
  * who did it by hand (activities.created_by: a send from the contact's page, a note written, edited

@@ -17,6 +17,7 @@ import { CSV_FORMULA_ESCAPE } from "../../lib/csv";
 import { emailSubjectLine } from "../../lib/email-subject";
 import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
+import { consumeOrThrow } from "../../lib/rate-limit";
 import { parseInput } from "../../lib/validate";
 import { assertCanSend } from "../auth/auth.service";
 import {
@@ -699,11 +700,14 @@ async function launchOnce(
  * Sends the email draft to the user's own address ("Test email sent to {email}", spec section 8), its
  * subject "[Test] " and the draft's filled in for the user as a campaign's (renderEmailFor), as one
  * header line (lib/email-subject emailSubjectLine).
+ * At most TEST_EMAILS_PER_HOUR (lib/rate-limit) per account an hour: an account that has not
+ * verified its address may have signed up with a stranger's.
  * @throws AppError BAD_REQUEST 'Please write subject and email body first'; BAD_REQUEST when
- * `testEmail` is another address (test sends only go to the signed-in user).
+ * `testEmail` is another address (test sends only go to the signed-in user); TOO_MANY_REQUESTS
+ * ('Too many test emails. Please try again in N minutes.') past the hourly limit.
  */
 export async function sendTestEmail(
-  ctx: Ctx,
+  ctx: Ctx & Pick<AppContext, "limiters">,
   tenant: { workspaceId: string; userId: string },
   raw: unknown,
 ): Promise<{ email: string }> {
@@ -716,6 +720,9 @@ export async function sendTestEmail(
   const sender = await getSenderProfile(ctx, workspaceId);
   if (input.testEmail && input.testEmail.trim().toLowerCase() !== user.email.toLowerCase())
     throw new AppError("BAD_REQUEST", "Test emails can only be sent to your own address");
+  // the own address of an account that has not verified it may be anyone's: at most
+  // TEST_EMAILS_PER_HOUR tests an hour per account (lib/rate-limit testEmailUser)
+  await consumeOrThrow(ctx.limiters.testEmailUser, tenant.userId, "test emails");
   const content: CampaignContent = {
     subject: input.subject,
     body: input.body,

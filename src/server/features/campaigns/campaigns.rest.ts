@@ -395,7 +395,15 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
         "Link not found",
         "<p>This link is not valid: it may be incomplete or changed. Please use the link exactly as it appears in the message.</p>",
       );
-    return reply.redirect(url, 302);
+    const location = locationOf(url);
+    if (!location)
+      return page(
+        reply,
+        400,
+        "Link cannot be opened",
+        `<p>This message links to <strong>${escapeHtml(url)}</strong>, which is not a web address a browser can open.</p>`,
+      );
+    return reply.redirect(location, 302);
   };
   app.get("/c/:token/:index", click);
   app.get("/c/:token/:index/:signature", click);
@@ -439,4 +447,19 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
     const { campaignId, file } = req.params as Record<string, string>;
     return voicemailAudio(reply, req, campaignId ?? "", null, file ?? "");
   });
+}
+
+/**
+ * The Location a tracked link redirects to: the link as a URL serialises it (WHATWG URL `href`:
+ * punycode host, path, query and fragment percent-encoded), so plain ASCII. A campaign keeps its links
+ * as written ("https://例え.jp/menu"), and Node refuses a header with characters outside Latin-1
+ * (ERR_INVALID_CHAR: the click answered 500). Null for a link no URL parser accepts (e.g. a port
+ * above 65535).
+ */
+function locationOf(link: string): string | null {
+  try {
+    return new URL(link).href;
+  } catch {
+    return null;
+  }
 }

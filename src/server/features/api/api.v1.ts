@@ -555,11 +555,15 @@ export const V1_ROUTES: V1Route[] = [
     handler: async ({ ctx, p, params, body }) => {
       const id = intId(params.id, "Campaign");
       const b = body as z.output<typeof s.campaignRescheduleBody>;
-      // the tRPC procedure's service and input (campaigns.schemas rescheduleInput) with the v1 name
-      const r = await campaigns.rescheduleCampaign(ctx, p.tenant.workspaceId, {
-        id,
-        scheduledAt: b.scheduled_at,
-      });
+      // the tRPC procedure's service and input (campaigns.schemas rescheduleInput) with the v1 name,
+      // in its refusals' `param` too (a time less than a minute ahead: scheduledAt -> scheduled_at)
+      const r = await campaigns
+        .rescheduleCampaign(ctx, p.tenant.workspaceId, { id, scheduledAt: b.scheduled_at })
+        .catch((e: unknown) => {
+          if (e instanceof AppError && (e.details as { param?: string } | undefined)?.param === "scheduledAt")
+            throw new AppError(e.code, e.message, { param: "scheduled_at" });
+          throw e;
+        });
       return { id, status: r.status, scheduled_at: r.scheduledAt.toISOString() };
     },
   },

@@ -1,0 +1,159 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { workspaces } from "../../src/server/db/schema";
+import { createTestApp, signUp, type TestApp } from "../helpers";
+
+/*
+ * What an outside developer building a connector met walking the public API with only its
+ * OpenAPI document (GET /api/v1/openapi.json) in hand, where the server and the document disagreed:
+ * - Idempotency-Key: the document promises the stored answer to "a repeat with the same body"; a
+ *   retry whose JSON serialiser wrote the same fields in another order got 409 'already used with a
+ *   different request' (the fingerprint hashed the body's text order).
+ * - 400s whose `param` was missing although the document says `param` holds the field.
+ * - error statuses the document's generic descriptions did not explain (a 403 for an unverified
+ *   sender, a 402 for a plan limit, a 401 for a key whose creator left).
+ */
+
+let t: TestApp;
+
+const SCOPES = ["contacts:read", "contacts:write", "campaigns:read", "campaigns:write", "webhooks:write"];
+
+/** A Business workspace and a key of SCOPES; `call` sends a v1 request with it. */
+async function keyed(opts: { verify?: boolean } = {}) {
+  const u = await signUp(t.app, {}, opts);
+  await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+  const res = await u.client.post("/api/api-keys", { name: "Connector", scopes: SCOPES });
+  expect(res.statusCode, res.body).toBe(200);
+  const key = res.json().key as string;
+  const call = (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: method as "GET",
+      url: `/api/v1${url}`,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(typeof payload === "string" ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+  return { ...u, call };
+}
+
+beforeAll(async () => {
+  t = await createTestApp({ OUTBOUND_ALLOWED_HOSTS: "127.0.0.1" });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+describe("Idempotency-Key: the same body is the same JSON, whatever its fields' order", () => {
+  it("a retry that writes the fields in another order (nested objects too) gets the stored answer, not 409", async () => {
+    const k = await keyed();
+    const first = await k.call(
+      "POST",
+      "/contacts",
+      '{"first_name":"Rosa","email":"rosa@example.com","custom_fields":{"shoe":"9","color":"red"}}',
+      { "idempotency-key": "order-1" },
+    );
+    expect(first.statusCode, first.body).toBe(201);
+    const retry = await k.call(
+      "POST",
+      "/contacts",
+      '{"custom_fields":{"color":"red","shoe":"9"},"email":"rosa@example.com","first_name":"Rosa"}',
+      { "idempotency-key": "order-1" },
+    );
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers["idempotent-replayed"]).toBe("true");
+    expect(retry.json().id).toBe(first.json().id);
+    // a list's order is part of the body: another order is another request
+    const tagged = await k.call(
+      "POST",
+      "/contacts/bulk",
+      {
+        contacts: [
+          { first_name: "A", email: "a1@example.com" },
+          { first_name: "B", email: "b1@example.com" },
+        ],
+      },
+      { "idempotency-key": "order-2" },
+    );
+    expect(tagged.statusCode, tagged.body).toBe(200);
+    const swapped = await k.call(
+      "POST",
+      "/contacts/bulk",
+      {
+        contacts: [
+          { first_name: "B", email: "b1@example.com" },
+          { first_name: "A", email: "a1@example.com" },
+        ],
+      },
+      { "idempotency-key": "order-2" },
+    );
+    expect(swapped.statusCode).toBe(409);
+    // and a different value is still a different request
+    const changed = await k.call(
+      "POST",
+      "/contacts",
+      '{"email":"rosa@example.com","first_name":"Rose","custom_fields":{"shoe":"9","color":"red"}}',
+      { "idempotency-key": "order-1" },
+    );
+    expect(changed.statusCode).toBe(409);
+    expect(changed.json().error.param).toBe("Idempotency-Key");
+  });
+});
+
+describe("a 400 names its field in param, as the document says", () => {
+  it("reschedule to a time less than a minute ahead: param scheduled_at", async () => {
+    const k = await keyed();
+    const c = await k.call("POST", "/contacts", { first_name: "Ida", email: "ida@example.com" });
+    const launch = await k.call("POST", "/campaigns", {
+      name: "Later",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      audience: { contact_ids: [c.json().id] },
+      scheduled_at: new Date(Date.now() + 3 * 3600_000).toISOString(),
+    });
+    expect(launch.statusCode, launch.body).toBe(201);
+    const res = await k.call("POST", `/campaigns/${launch.json().campaign.id}/reschedule`, {
+      scheduled_at: new Date(Date.now() + 20_000).toISOString(),
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toMatch(/at least a minute from now/);
+    expect(res.json().error.param).toBe("scheduled_at");
+  });
+
+  it("a test event of a type the endpoint does not subscribe to: param type", async () => {
+    const k = await keyed();
+    const ep = await k.call("POST", "/webhook_endpoints", {
+      url: "http://127.0.0.1:9/hook",
+      events: ["contact.created"],
+    });
+    expect(ep.statusCode, ep.body).toBe(201);
+    const res = await k.call("POST", `/webhook_endpoints/${ep.json().id}/test`, { type: "contact.deleted" });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.message).toMatch(/does not subscribe to contact\.deleted/);
+    expect(res.json().error.param).toBe("type");
+  });
+});
+
+describe("the document explains the error statuses the server gives", () => {
+  it("403 of an unverified sender's launch, 402 of a plan limit, 401 of a departed creator are described", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const k = await keyed({ verify: false });
+    const c = await k.call("POST", "/contacts", { first_name: "Uma", email: "uma@example.com" });
+    const res = await k.call("POST", "/campaigns", {
+      name: "Unverified",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      audience: { contact_ids: [c.json().id] },
+    });
+    // the server: a 403 that is not about a scope
+    expect(res.statusCode).toBe(403);
+    expect(res.json().error.message).toMatch(/verify your email address/);
+    const launch = doc.paths["/campaigns"].post.responses;
+    expect(launch["403"].description).toMatch(/verif/i);
+    expect(launch["402"].description).toMatch(/limit/i);
+    expect(doc.paths["/campaigns/{id}/reschedule"].post.responses["402"].description).toMatch(/limit/i);
+    expect(launch["401"].description).toMatch(/no longer an owner or admin/i);
+  });
+});

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { multipart, silentWav } from "./studio-helpers";
 
 /*
  * What an outside developer building a connector met walking the public API with only its
@@ -16,7 +17,14 @@ import { createTestApp, signUp, type TestApp } from "../helpers";
 
 let t: TestApp;
 
-const SCOPES = ["contacts:read", "contacts:write", "campaigns:read", "campaigns:write", "webhooks:write"];
+const SCOPES = [
+  "contacts:read",
+  "contacts:write",
+  "campaigns:read",
+  "campaigns:write",
+  "webhooks:write",
+  "media:read",
+];
 
 /** A Business workspace and a key of SCOPES; `call` sends a v1 request with it. */
 async function keyed(opts: { verify?: boolean } = {}) {
@@ -155,5 +163,30 @@ describe("the document explains the error statuses the server gives", () => {
     expect(launch["402"].description).toMatch(/limit/i);
     expect(doc.paths["/campaigns/{id}/reschedule"].post.responses["402"].description).toMatch(/limit/i);
     expect(launch["401"].description).toMatch(/no longer an owner or admin/i);
+  });
+});
+
+describe("media downloads an item never has", () => {
+  it("an audio recording's thumbnail and GIF are a 404 saying only videos have them, not 'not ready yet'", async () => {
+    const k = await keyed();
+    const up = multipart(
+      { name: "Greeting" },
+      { field: "audio", filename: "g.wav", contentType: "audio/wav", content: silentWav(1) },
+    );
+    const uploaded = await k.client.inject({ method: "POST", url: "/api/audio/upload", ...up });
+    expect(uploaded.statusCode, uploaded.body).toBe(200);
+    const id = uploaded.json().media.id;
+    const item = (await k.call("GET", `/media/${id}`)).json();
+    expect(item.thumbnail_url).toBeNull();
+    expect(item.gif_url).toBeNull();
+    for (const kind of ["thumbnail", "gif"]) {
+      const res = await k.call("GET", `/media/${id}/${kind}`);
+      expect(res.statusCode).toBe(404);
+      // a connector that reads 'not ready yet' polls for a file that never comes
+      expect(res.json().error.message).not.toMatch(/not ready/i);
+      expect(res.json().error.message).toMatch(/only videos have/i);
+    }
+    // the recording's own file is there
+    expect((await k.call("GET", `/media/${id}/file`)).statusCode).toBe(200);
   });
 });

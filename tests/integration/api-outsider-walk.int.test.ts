@@ -1,8 +1,12 @@
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
 import { eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaces } from "../../src/server/db/schema";
-import { createTestApp, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, signUp, type TestApp } from "../helpers";
 import { multipart, silentWav } from "./studio-helpers";
+import { webhookReceiver } from "./webhook-receiver";
 
 /*
  * What an outside developer building a connector met walking the public API with only its
@@ -188,5 +192,78 @@ describe("media downloads an item never has", () => {
     }
     // the recording's own file is there
     expect((await k.call("GET", `/media/${id}/file`)).statusCode).toBe(200);
+  });
+});
+
+describe("webhook deliveries as a receiver checks them against the document", () => {
+  it("a campaign opt-out's contact.unsubscribed verifies (standardwebhooks) and matches the document's schema and example", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const rx = await webhookReceiver();
+    try {
+      const k = await keyed();
+      const ep = await k.call("POST", "/webhook_endpoints", {
+        url: rx.url,
+        events: ["message.sent", "contact.unsubscribed", "campaign.launched"],
+      });
+      expect(ep.statusCode, ep.body).toBe(201);
+      const c = await k.call("POST", "/contacts", { first_name: "Opal", email: "opal@example.com" });
+      const launch = await k.call("POST", "/campaigns", {
+        name: "Opt-out walk",
+        channel: "email",
+        content: { subject: "Hi {name}", body: "Spring offer" },
+        audience: { contact_ids: [c.json().id] },
+      });
+      expect(launch.statusCode, launch.body).toBe(201);
+      const [row] = await campaignRecipientRows(t, launch.json().campaign.id);
+      // the person presses Unsubscribe on the email's page
+      expect((await t.app.inject({ method: "POST", url: `/u/${row!.token}` })).statusCode).toBe(200);
+      const ajv = new Ajv2020({ strict: false, allErrors: true });
+      addFormats(ajv);
+      const wh = new Webhook(ep.json().secret);
+      const events = rx.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
+      expect(events.map((e) => e.type).sort()).toEqual(
+        ["campaign.launched", "contact.unsubscribed", "message.sent"].sort(),
+      );
+      for (const e of events) {
+        const body = doc.webhooks[e.type].post.requestBody.content["application/json"];
+        const validate = ajv.compile(body.schema);
+        expect(validate(e), `${e.type}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+      const unsub = events.find((e) => e.type === "contact.unsubscribed");
+      // the opt-out leaves the recipient's status as it was (here delivered by the local provider)
+      expect(unsub.data.status).not.toBe("unsubscribed");
+      // the document's example of a campaign opt-out must look like one: a recipient's status
+      const example =
+        doc.webhooks["contact.unsubscribed"].post.requestBody.content["application/json"].example;
+      expect(example.data.campaign_id).not.toBeNull();
+      const recipientStatuses = doc.paths["/campaigns/{id}/recipients"].get.parameters.find(
+        (x: { name: string }) => x.name === "status",
+      ).schema.enum;
+      expect(recipientStatuses).toContain(example.data.status);
+      // and the schema names the statuses a receiver can get
+      const statusSchema =
+        doc.webhooks["contact.unsubscribed"].post.requestBody.content["application/json"].schema.properties
+          .data.properties.status;
+      expect(statusSchema.enum).toEqual(expect.arrayContaining([unsub.data.status, "unsubscribed"]));
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("the document names the values of campaign, media and delivery status fields", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const ok = (path: string, method: string, code = "200") =>
+      doc.paths[path][method].responses[code].content["application/json"].schema;
+    expect(ok("/campaigns/{id}", "get").properties.status.enum).toEqual(
+      expect.arrayContaining(["scheduled", "sending", "paused", "completed", "cancelled"]),
+    );
+    expect(ok("/campaigns/{id}/pause", "post").properties.status.enum).toContain("paused");
+    expect(ok("/media/{id}", "get").properties.type.enum).toEqual(["video", "audio"]);
+    expect(ok("/media/{id}", "get").properties.processing_status.enum).toEqual(
+      expect.arrayContaining(["processing", "ready", "failed"]),
+    );
+    expect(
+      ok("/webhook_endpoints/{id}/deliveries", "get").properties.data.items.properties.event_type.enum,
+    ).toContain("contact.unsubscribed");
   });
 });

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  LEAD_STATUSES,
+  LIFECYCLE_STAGES,
+  MEDIA_TYPES,
+  PROCESSING_STATUSES,
+  RECIPIENT_STATUSES,
+} from "../../db/schema";
 import { jsonTyped } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
@@ -520,9 +528,11 @@ export const campaignObject = z.object({
   id: z.number().int(),
   name: z.string(),
   channel: z.enum(CAMPAIGN_CHANNELS),
-  status: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
   recipient_count: z.number().int(),
-  counts: z.record(z.string(), z.number().int()).describe("recipients per status"),
+  counts: z
+    .record(z.string(), z.number().int())
+    .describe("recipients per status (a recipient's status, as GET /campaigns/{id}/recipients gives it)"),
   progress: z.number().describe("0..1"),
   scheduled_at: iso.nullable(),
   started_at: iso.nullable(),
@@ -578,7 +588,7 @@ export const recipientObject = z.object({
     .nullable()
     .describe("call campaigns: the completed call's length in whole seconds; null when not a completed call"),
 });
-export const statusResult = z.object({ id: z.number().int(), status: z.string() });
+export const statusResult = z.object({ id: z.number().int(), status: z.enum(CAMPAIGN_STATUSES) });
 
 /**
  * POST /campaigns/{id}/reschedule: the new send time of a scheduled campaign, `scheduled_at` as a
@@ -601,7 +611,7 @@ export const mediaListQuery = v1PageSchema;
 export const mediaObject = z.object({
   id: z.number().int(),
   name: z.string(),
-  type: z.string(),
+  type: z.enum(MEDIA_TYPES),
   url: z.string(),
   thumbnail_url: z.string().nullable(),
   gif_url: z.string().nullable(),
@@ -611,7 +621,7 @@ export const mediaObject = z.object({
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
   status: z.enum(["draft", "published"]),
-  processing_status: z.string(),
+  processing_status: z.enum(PROCESSING_STATUSES),
   created_at: iso,
 });
 
@@ -649,7 +659,7 @@ export const resendResult = z.object({ id: z.uuid(), status: z.literal("pending"
 export const deliveryObject = z.object({
   id: z.uuid(),
   event_id: z.string().describe("the webhook-id header"),
-  event_type: z.string(),
+  event_type: z.enum(WEBHOOK_EVENT_TYPES),
   status: z
     .enum(["pending", "succeeded", "failed"])
     .describe(
@@ -820,7 +830,9 @@ const recipientEventData = z.object({
   contact_id: z.number().int().nullable().describe("null once the contact was deleted"),
   channel: z.enum(CAMPAIGN_CHANNELS),
   address: z.string().nullable().describe("the email address or phone number the message went to"),
-  status: z.string().describe("the recipient's status after the event (GET /campaigns/{id}/recipients)"),
+  status: z
+    .enum(RECIPIENT_STATUSES)
+    .describe("the recipient's status after the event (GET /campaigns/{id}/recipients)"),
   reason: z.string().optional().describe("why, when the provider gave a reason (a bounce's, a failure's)"),
   occurred_at: iso,
 });
@@ -828,7 +840,7 @@ const campaignEventData = z.object({
   id: z.number().int(),
   name: z.string(),
   channel: z.enum(CAMPAIGN_CHANNELS),
-  status: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
   recipient_count: z.number().int(),
 });
 
@@ -845,6 +857,11 @@ export const WEBHOOK_EVENT_DATA = {
   "contact.unsubscribed": recipientEventData.extend({
     campaign_id: z.number().int().nullable().describe("null when the opt-out did not answer a campaign"),
     recipient_id: z.number().int().nullable(),
+    status: z
+      .enum([...RECIPIENT_STATUSES, "unsubscribed"])
+      .describe(
+        "an opt-out answering a campaign message: its recipient's status, which the opt-out leaves as it was (e.g. delivered, clicked, replied; GET /campaigns/{id}/recipients); unsubscribed for an opt-out that did not answer a campaign (campaign_id null). Key on the event type, not on this status",
+      ),
     channel: z
       .string()
       .describe(

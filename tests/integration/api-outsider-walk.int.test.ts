@@ -267,3 +267,48 @@ describe("webhook deliveries as a receiver checks them against the document", ()
     ).toContain("contact.unsubscribed");
   });
 });
+
+describe("POST /campaigns: a content field the channel does not use is refused, not dropped", () => {
+  it("an SMS with a subject, an email with a script, a voicemail with machine_detection: 400 naming the field; nothing launched", async () => {
+    const k = await keyed();
+    const c = await k.call("POST", "/contacts", {
+      first_name: "Cal",
+      email: "cal@example.com",
+      phone: "+1 312 555 0147",
+      sms_opt_in: true,
+      call_opt_in: true,
+    });
+    expect(c.statusCode, c.body).toBe(201);
+    const audience = { contact_ids: [c.json().id] };
+    const refused = async (channel: string, content: Record<string, unknown>, field: string) => {
+      const res = await k.call("POST", "/campaigns", {
+        name: `Refused ${field}`,
+        channel,
+        content,
+        audience,
+      });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().error.param).toBe(`content.${field}`);
+      expect(res.json().error.message).toContain(`content.${field}`);
+    };
+    // the subject of a text would have been dropped without a word (201, a text without it)
+    await refused("sms", { message: "Fresh bread today", subject: "Bakery news" }, "subject");
+    await refused("email", { subject: "Hi", body: "Hello", script: "Hello there" }, "script");
+    await refused("voice", { script: "Hello", message: "Hi" }, "message");
+    // answering-machine detection is a call's (Twilio AMD); a ringless voicemail never rings
+    await refused("voicemail", { script: "Hello", machine_detection: false }, "machine_detection");
+    expect((await k.call("GET", "/campaigns")).json().data).toEqual([]);
+    // what each channel uses still launches
+    const voice = await k.call("POST", "/campaigns", {
+      name: "Call",
+      channel: "voice",
+      content: { script: "Hello {name}", machine_detection: false },
+      audience,
+    });
+    expect(voice.statusCode, voice.body).toBe(201);
+    const doc = (await t.app.inject({ method: "GET", url: "/api/v1/openapi.json" })).json();
+    const content =
+      doc.paths["/campaigns"].post.requestBody.content["application/json"].schema.properties.content;
+    expect(content.properties.machine_detection.description).toMatch(/^voice\b/);
+  });
+});

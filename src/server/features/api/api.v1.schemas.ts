@@ -257,6 +257,27 @@ const PASS_VIDEO_ID =
   "pass content.video_id: a ready video from your media library (GET /media); each recipient then gets a personal landing page";
 
 /**
+ * The content fields each channel other than the video ones uses (campaigns.send: an email's subject
+ * and body, a text's message, a call's script and answering-machine detection, a voicemail's
+ * recording or script); POST /campaigns refuses the others' fields on it.
+ */
+const CHANNEL_CONTENT = {
+  email: { label: "Email", uses: ["subject", "body"] },
+  sms: { label: "SMS", uses: ["message"] },
+  voice: { label: "Voice", uses: ["script", "machine_detection"] },
+  voicemail: { label: "Voicemail", uses: ["script", "audio_url", "audio_media_id"] },
+} as const;
+const OTHER_CHANNEL_CONTENT = [
+  "subject",
+  "body",
+  "message",
+  "script",
+  "audio_url",
+  "audio_media_id",
+  "machine_detection",
+] as const;
+
+/**
  * POST /campaigns: the campaigns service's createCampaignInput in snake_case; for video_email /
  * video_sms the fields of the app's video campaign call (spec section 7, POST /api/campaigns/video:
  * videoId, message, subject, ctaLabel/ctaUrl, avatarScript) in snake_case, launched by the same
@@ -289,7 +310,12 @@ export const campaignCreateBody = z
         .positive()
         .nullish()
         .describe("voicemail: one of your audio recordings"),
-      machine_detection: z.boolean().optional().describe("voicemail"),
+      machine_detection: z
+        .boolean()
+        .optional()
+        .describe(
+          "voice: detect an answering machine (default true); the recipient's answered_by then says who answered",
+        ),
       video_id: positiveId("video_id")
         .optional()
         .describe(
@@ -396,6 +422,15 @@ export const campaignCreateBody = z
     if (!video) {
       for (const f of ["video_id", "avatar_script", "avatar_provider", "cta_label", "cta_url"] as const)
         if (c[f] !== undefined) refuse(f, `content.${f} is for video_email and video_sms campaigns`);
+      // a field of another channel (an SMS's subject, a voicemail's machine_detection) was dropped
+      // without a word: the launch went out without it
+      const { label, uses } = CHANNEL_CONTENT[b.channel as keyof typeof CHANNEL_CONTENT];
+      for (const f of OTHER_CHANNEL_CONTENT)
+        if (c[f] !== undefined && c[f] !== null && !(uses as readonly string[]).includes(f))
+          refuse(
+            f,
+            `${label} campaigns do not use content.${f}: they take ${uses.map((u) => `content.${u}`).join(", ")}`,
+          );
       if (b.channel === "email")
         for (const f of ["subject", "body"] as const)
           if (blank(c[f])) refuse(f, `content.${f} is required for an email campaign`);

@@ -312,3 +312,29 @@ describe("POST /campaigns: a content field the channel does not use is refused, 
     expect(content.properties.machine_detection.description).toMatch(/^voice\b/);
   });
 });
+
+describe("an API key sent to the app's own routes", () => {
+  it("GET or POST /api/contacts with a key is a 401 that points to /api/v1, not 'Please sign in'", async () => {
+    const u = await signUp(t.app);
+    await t.db.update(workspaces).set({ plan: "business" }).where(eq(workspaces.id, u.user.id));
+    const key = (await u.client.post("/api/api-keys", { name: "Wrong door", scopes: SCOPES })).json().key;
+    for (const [method, url] of [
+      ["GET", "/api/contacts"],
+      ["POST", "/api/contacts"],
+      ["GET", "/api/campaigns"],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}` },
+        ...(method === "POST" ? { payload: { first_name: "Kit", email: "kit@example.com" } } : {}),
+      });
+      expect(res.statusCode, `${method} ${url}`).toBe(401);
+      expect(res.json().error, `${method} ${url}`).toMatch(/\/api\/v1/);
+      expect(res.json().error).toMatch(/\/docs\/api/);
+    }
+    // nothing was created, and without a key the sentence is the app's own
+    const plain = await t.app.inject({ method: "GET", url: "/api/contacts" });
+    expect(plain.json().error).toBe("Please sign in to continue");
+  });
+});

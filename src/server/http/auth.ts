@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import fp from "fastify-plugin";
 import type { AppContext } from "../context";
 import type { Session, User } from "../db/schema";
+import { API_KEY_PREFIX } from "../features/api/api.service";
 import { SESSION_COOKIE, SESSION_TTL_MS, validateSessionToken } from "../features/auth/auth.service";
 import {
   assertShownWorkspace,
@@ -78,9 +79,28 @@ export function clearSessionCookie(reply: FastifyReply, ctx: Pick<AppContext, "e
   });
 }
 
-/** The signed-in user's id (the tenant). @throws AppError UNAUTHORIZED when signed out. */
+/**
+ * The refusal of a signed-out request to a route that takes a session. One that sends an API key
+ * (`Authorization: Bearer pw_live_...`, an outside developer at the app's `/api/contacts` rather than
+ * `/api/v1/contacts`) is told where keys work instead of being asked to sign in.
+ */
+function signedOut(req: FastifyRequest): AppError {
+  const authorization = req.headers.authorization;
+  if (typeof authorization === "string" && /^Bearer\s+/i.test(authorization))
+    if (authorization.replace(/^Bearer\s+/i, "").startsWith(API_KEY_PREFIX))
+      return new AppError(
+        "UNAUTHORIZED",
+        "API keys work only on the public API under /api/v1 (e.g. GET /api/v1/contacts; reference at /docs/api). This route is the app's own and takes a signed-in session.",
+      );
+  return new AppError("UNAUTHORIZED", "Please sign in to continue");
+}
+
+/**
+ * The signed-in user's id (the tenant). @throws AppError UNAUTHORIZED when signed out (an API key
+ * sent here is told to use /api/v1).
+ */
 export function requireUser(req: FastifyRequest): User {
-  if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  if (!req.auth) throw signedOut(req);
   return req.auth.user;
 }
 
@@ -92,7 +112,7 @@ export function requireUser(req: FastifyRequest): User {
  *   (workspaces.service assertShownWorkspace).
  */
 export function requireTenant(req: FastifyRequest): Tenant {
-  if (!req.auth) throw new AppError("UNAUTHORIZED", "Please sign in to continue");
+  if (!req.auth) throw signedOut(req);
   assertShownWorkspace(req.auth.tenant, shownWorkspaceOf(req), req.auth.memberOfShown);
   return req.auth.tenant;
 }

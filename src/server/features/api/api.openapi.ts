@@ -13,9 +13,12 @@ function toSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
 
 const ERROR_RESPONSES: Record<string, string> = {
   "400": "Invalid request (the message names the field; `param` holds it)",
-  "401": "Missing, unknown, revoked or expired API key",
-  "402": "The workspace's plan does not include API access",
-  "403": "The key lacks the route's scope",
+  "401":
+    "Missing, unknown, revoked or expired API key, or a key whose creator is no longer an owner or admin of the workspace",
+  "402":
+    "The workspace's plan does not include API access, or the request would pass one of its plan's limits (contacts, messages or video messages a month, lead searches a month; the message says which, and the plan to upgrade to)",
+  "403":
+    "The key lacks the route's scope (the message names it), or a send (a campaign launch) before the key's creator verified their email address",
   "404": "Not found (also another workspace's id)",
   "409": "Conflict, or an Idempotency-Key reused with a different request",
   "413": "The request body is larger than the route accepts",
@@ -192,7 +195,7 @@ function build(): JsonSchema {
         required: false,
         description:
           "A unique key (e.g. a UUID) that makes a retry safe. When the request's work ran, its answer is kept for 24 hours: " +
-          "a repeat with the same body gets that answer again (with `Idempotent-Replayed: true`) without running the request, " +
+          "a repeat with the same body (the same JSON: its fields may come in any order, a list's items may not) gets that answer again (with `Idempotent-Replayed: true`) without running the request, " +
           "and a different body gets 409. A repeat while the first request still runs gets 409 too. A refusal that changed " +
           "nothing (invalid input, a missing scope, an unknown id, a conflict, a plan limit: a 4xx) and a 5xx are not kept: " +
           "retry with the same key, with the body corrected if need be, and get the real answer. A refusal that comes after " +

@@ -313,8 +313,11 @@ export function assertEventScopes(
 
 /**
  * hex SHA-256 identifying a request for idempotency: its method, path and parsed JSON body, the body
- * hashed as JSON.stringify writes it (key order kept) but walked without recursion (writeJsonText), so
- * a hostile body nested 100,000 arrays deep (well under the 1 MiB body limit) is fingerprinted like
+ * hashed as JSON.stringify writes it but with each object's fields in code-unit order of their names
+ * (writeJsonText), so the same JSON object is the same request whatever order a client's serialiser
+ * wrote its fields in (a retry that rebuilt its body from a map got 409 'already used with a
+ * different request'); an array's order is kept, it is part of the request. Walked without recursion,
+ * so a hostile body nested 100,000 arrays deep (well under the 1 MiB body limit) is fingerprinted like
  * any other instead of overflowing the stack (a 500).
  */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
@@ -325,8 +328,8 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 
 /**
  * Writes `value` (a parsed JSON value: null, booleans, numbers, strings, arrays and plain objects)
- * as the same text JSON.stringify makes, piece by piece to `write`, with an explicit stack instead
- * of recursion: any nesting depth.
+ * as the text JSON.stringify makes of it with every object's fields sorted by name (code-unit order),
+ * piece by piece to `write`, with an explicit stack instead of recursion: any nesting depth.
  */
 function writeJsonText(value: unknown, write: (text: string) => void): void {
   type Frame = { entries: [string | null, unknown][]; next: number; close: string };
@@ -337,7 +340,9 @@ function writeJsonText(value: unknown, write: (text: string) => void): void {
       stack.push({ entries: v.map((x): [null, unknown] => [null, x]), next: 0, close: "]" });
     } else if (v !== null && typeof v === "object") {
       write("{");
-      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      const entries = Object.entries(v)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       stack.push({ entries, next: 0, close: "}" });
     } else write(JSON.stringify(v) ?? "null");
   };

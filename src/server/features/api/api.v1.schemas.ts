@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { CAMPAIGN_CHANNELS, LEAD_STATUSES, LIFECYCLE_STAGES, RECIPIENT_STATUSES } from "../../db/schema";
+import {
+  CAMPAIGN_CHANNELS,
+  CAMPAIGN_STATUSES,
+  LEAD_STATUSES,
+  LIFECYCLE_STAGES,
+  MEDIA_TYPES,
+  PROCESSING_STATUSES,
+  RECIPIENT_STATUSES,
+} from "../../db/schema";
 import { jsonTyped } from "../../lib/validate";
 import { MAX_SCRIPT_CHARS } from "../avatar/avatar.schemas";
 import {
@@ -249,6 +257,27 @@ const PASS_VIDEO_ID =
   "pass content.video_id: a ready video from your media library (GET /media); each recipient then gets a personal landing page";
 
 /**
+ * The content fields each channel other than the video ones uses (campaigns.send: an email's subject
+ * and body, a text's message, a call's script and answering-machine detection, a voicemail's
+ * recording or script); POST /campaigns refuses the others' fields on it.
+ */
+const CHANNEL_CONTENT = {
+  email: { label: "Email", uses: ["subject", "body"] },
+  sms: { label: "SMS", uses: ["message"] },
+  voice: { label: "Voice", uses: ["script", "machine_detection"] },
+  voicemail: { label: "Voicemail", uses: ["script", "audio_url", "audio_media_id"] },
+} as const;
+const OTHER_CHANNEL_CONTENT = [
+  "subject",
+  "body",
+  "message",
+  "script",
+  "audio_url",
+  "audio_media_id",
+  "machine_detection",
+] as const;
+
+/**
  * POST /campaigns: the campaigns service's createCampaignInput in snake_case; for video_email /
  * video_sms the fields of the app's video campaign call (spec section 7, POST /api/campaigns/video:
  * videoId, message, subject, ctaLabel/ctaUrl, avatarScript) in snake_case, launched by the same
@@ -281,7 +310,12 @@ export const campaignCreateBody = z
         .positive()
         .nullish()
         .describe("voicemail: one of your audio recordings"),
-      machine_detection: z.boolean().optional().describe("voicemail"),
+      machine_detection: z
+        .boolean()
+        .optional()
+        .describe(
+          "voice: detect an answering machine (default true); the recipient's answered_by then says who answered",
+        ),
       video_id: positiveId("video_id")
         .optional()
         .describe(
@@ -388,6 +422,15 @@ export const campaignCreateBody = z
     if (!video) {
       for (const f of ["video_id", "avatar_script", "avatar_provider", "cta_label", "cta_url"] as const)
         if (c[f] !== undefined) refuse(f, `content.${f} is for video_email and video_sms campaigns`);
+      // a field of another channel (an SMS's subject, a voicemail's machine_detection) was dropped
+      // without a word: the launch went out without it
+      const { label, uses } = CHANNEL_CONTENT[b.channel as keyof typeof CHANNEL_CONTENT];
+      for (const f of OTHER_CHANNEL_CONTENT)
+        if (c[f] !== undefined && c[f] !== null && !(uses as readonly string[]).includes(f))
+          refuse(
+            f,
+            `${label} campaigns do not use content.${f}: they take ${uses.map((u) => `content.${u}`).join(", ")}`,
+          );
       if (b.channel === "email")
         for (const f of ["subject", "body"] as const)
           if (blank(c[f])) refuse(f, `content.${f} is required for an email campaign`);
@@ -520,9 +563,11 @@ export const campaignObject = z.object({
   id: z.number().int(),
   name: z.string(),
   channel: z.enum(CAMPAIGN_CHANNELS),
-  status: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
   recipient_count: z.number().int(),
-  counts: z.record(z.string(), z.number().int()).describe("recipients per status"),
+  counts: z
+    .record(z.string(), z.number().int())
+    .describe("recipients per status (a recipient's status, as GET /campaigns/{id}/recipients gives it)"),
   progress: z.number().describe("0..1"),
   scheduled_at: iso.nullable(),
   started_at: iso.nullable(),
@@ -578,7 +623,7 @@ export const recipientObject = z.object({
     .nullable()
     .describe("call campaigns: the completed call's length in whole seconds; null when not a completed call"),
 });
-export const statusResult = z.object({ id: z.number().int(), status: z.string() });
+export const statusResult = z.object({ id: z.number().int(), status: z.enum(CAMPAIGN_STATUSES) });
 
 /**
  * POST /campaigns/{id}/reschedule: the new send time of a scheduled campaign, `scheduled_at` as a
@@ -601,7 +646,7 @@ export const mediaListQuery = v1PageSchema;
 export const mediaObject = z.object({
   id: z.number().int(),
   name: z.string(),
-  type: z.string(),
+  type: z.enum(MEDIA_TYPES),
   url: z.string(),
   thumbnail_url: z.string().nullable(),
   gif_url: z.string().nullable(),
@@ -611,7 +656,7 @@ export const mediaObject = z.object({
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
   status: z.enum(["draft", "published"]),
-  processing_status: z.string(),
+  processing_status: z.enum(PROCESSING_STATUSES),
   created_at: iso,
 });
 
@@ -649,7 +694,7 @@ export const resendResult = z.object({ id: z.uuid(), status: z.literal("pending"
 export const deliveryObject = z.object({
   id: z.uuid(),
   event_id: z.string().describe("the webhook-id header"),
-  event_type: z.string(),
+  event_type: z.enum(WEBHOOK_EVENT_TYPES),
   status: z
     .enum(["pending", "succeeded", "failed"])
     .describe(
@@ -820,7 +865,9 @@ const recipientEventData = z.object({
   contact_id: z.number().int().nullable().describe("null once the contact was deleted"),
   channel: z.enum(CAMPAIGN_CHANNELS),
   address: z.string().nullable().describe("the email address or phone number the message went to"),
-  status: z.string().describe("the recipient's status after the event (GET /campaigns/{id}/recipients)"),
+  status: z
+    .enum(RECIPIENT_STATUSES)
+    .describe("the recipient's status after the event (GET /campaigns/{id}/recipients)"),
   reason: z.string().optional().describe("why, when the provider gave a reason (a bounce's, a failure's)"),
   occurred_at: iso,
 });
@@ -828,7 +875,7 @@ const campaignEventData = z.object({
   id: z.number().int(),
   name: z.string(),
   channel: z.enum(CAMPAIGN_CHANNELS),
-  status: z.string(),
+  status: z.enum(CAMPAIGN_STATUSES),
   recipient_count: z.number().int(),
 });
 
@@ -845,6 +892,11 @@ export const WEBHOOK_EVENT_DATA = {
   "contact.unsubscribed": recipientEventData.extend({
     campaign_id: z.number().int().nullable().describe("null when the opt-out did not answer a campaign"),
     recipient_id: z.number().int().nullable(),
+    status: z
+      .enum([...RECIPIENT_STATUSES, "unsubscribed"])
+      .describe(
+        "an opt-out answering a campaign message: its recipient's status, which the opt-out leaves as it was (e.g. delivered, clicked, replied; GET /campaigns/{id}/recipients); unsubscribed for an opt-out that did not answer a campaign (campaign_id null). Key on the event type, not on this status",
+      ),
     channel: z
       .string()
       .describe(

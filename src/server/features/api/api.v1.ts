@@ -555,11 +555,15 @@ export const V1_ROUTES: V1Route[] = [
     handler: async ({ ctx, p, params, body }) => {
       const id = intId(params.id, "Campaign");
       const b = body as z.output<typeof s.campaignRescheduleBody>;
-      // the tRPC procedure's service and input (campaigns.schemas rescheduleInput) with the v1 name
-      const r = await campaigns.rescheduleCampaign(ctx, p.tenant.workspaceId, {
-        id,
-        scheduledAt: b.scheduled_at,
-      });
+      // the tRPC procedure's service and input (campaigns.schemas rescheduleInput) with the v1 name,
+      // in its refusals' `param` too (a time less than a minute ahead: scheduledAt -> scheduled_at)
+      const r = await campaigns
+        .rescheduleCampaign(ctx, p.tenant.workspaceId, { id, scheduledAt: b.scheduled_at })
+        .catch((e: unknown) => {
+          if (e instanceof AppError && (e.details as { param?: string } | undefined)?.param === "scheduledAt")
+            throw new AppError(e.code, e.message, { param: "scheduled_at" });
+          throw e;
+        });
       return { id, status: r.status, scheduled_at: r.scheduledAt.toISOString() };
     },
   },
@@ -662,9 +666,18 @@ export const V1_ROUTES: V1Route[] = [
       response: z.never(),
       binary: d.types,
       description:
-        "Answers the file's bytes with its Content-Type, Content-Length and Accept-Ranges: bytes; a `Range: bytes=start-end` request gets 206 Partial Content with Content-Range, one past the file's end 416. 404 while the file is not ready.",
+        "Answers the file's bytes with its Content-Type, Content-Length and Accept-Ranges: bytes; a `Range: bytes=start-end` request gets 206 Partial Content with Content-Range, one past the file's end 416. 404 while the file is not ready" +
+        (d.kind === "file"
+          ? "."
+          : `, and for an audio recording, which never has one (its \`${d.kind === "gif" ? "gif_url" : "thumbnail_url"}\` is null): only videos have a thumbnail and a GIF preview.`),
       handler: async ({ ctx, p, params, req, reply }) => {
         const item = await studio.getMedia(ctx, p.tenant.workspaceId, intId(params.id, "Media"));
+        // 'File not ready yet' (studio openMediaFile) would have a client wait for a file that never comes
+        if (d.kind !== "file" && item.type !== "video")
+          throw new AppError(
+            "NOT_FOUND",
+            `Only videos have a ${d.kind === "gif" ? "GIF preview" : "thumbnail"}: this item is an audio recording (its ${d.kind === "gif" ? "gif_url" : "thumbnail_url"} is null). Its file is at /api/v1/media/${item.id}/file.`,
+          );
         return sendMediaFile(ctx, req, reply, item, d.file, "private, no-cache", undefined, {
           unsatisfiable: (size) =>
             errorBody(

@@ -1288,7 +1288,8 @@ const RESCHEDULE_MIN_AHEAD_MS = 60_000;
  * it, with `scheduled_at` the new time and `previous_scheduled_at` the old one, ISO 8601 UTC; its
  * deliveries queued after the commit). Called by tRPC `campaigns.reschedule` and v1
  * `POST /campaigns/{id}/reschedule`.
- * @throws AppError BAD_REQUEST (the time is not ahead: 'Please pick a time in the future ...'; not a
+ * @throws AppError BAD_REQUEST (the time is not ahead: 'Please pick a time in the future ...', param
+ *   `scheduledAt`; not a
  *   date; over a year ahead), NOT_FOUND, CONFLICT ('A sending campaign cannot be rescheduled'; the
  *   workspace being deleted), PAYMENT_REQUIRED (the new period's meter is full: the plan's sentence)
  */
@@ -1304,6 +1305,7 @@ export async function rescheduleCampaign(
     throw new AppError(
       "BAD_REQUEST",
       "Please pick a time in the future, at least a minute from now, to reschedule the campaign to.",
+      { param: "scheduledAt" },
     );
   const own = await ownCampaign(ctx, workspaceId, input.id);
   // a scheduled campaign sends nothing before its time: its queued rows are all its unsent units

@@ -63,7 +63,8 @@ export const WEBHOOK_EVENT_EXAMPLES: Record<WebhookEventType, Record<string, unk
   "contact.created": contact,
   "contact.updated": { ...contact, lifecycle_stage: "customer", updated_at: "2026-01-16T09:05:00.000Z" },
   "contact.deleted": { id: contact.id, deleted: true },
-  "contact.unsubscribed": message("unsubscribed"),
+  // a campaign opt-out leaves its recipient's status as it was (the email had been delivered)
+  "contact.unsubscribed": message("delivered"),
   "campaign.launched": { ...campaign, status: "sending", scheduled_at: null },
   "campaign.rescheduled": {
     ...campaign,

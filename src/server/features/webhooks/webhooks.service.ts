@@ -488,7 +488,7 @@ export async function resendDelivery(ctx: Ctx, tenant: Tenant, deliveryId: strin
  * real shape. Returns `{delivery_id, event_id, type}` (the type sent); the delivery is queued (status
  * `pending` until its attempt is recorded).
  * @throws NOT_FOUND, FORBIDDEN, PAYMENT_REQUIRED, BAD_REQUEST (an unknown type, or one the endpoint
- *   does not subscribe to), CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
+ *   does not subscribe to: param `type`), CONFLICT (409) 'This endpoint is disabled. Enable it to send a test event.'
  */
 export async function sendTestEvent(
   ctx: Ctx,
@@ -506,6 +506,7 @@ export async function sendTestEvent(
     throw new AppError(
       "BAD_REQUEST",
       `This endpoint does not subscribe to ${asked}. Send a test of one of its events: ${subscribed.join(", ")}.`,
+      { param: "type" },
     );
   // the event and its delivery in one transaction, the job queued after its commit
   const { ev, d } = await ctx.db.transaction(async (tx) => {

@@ -70,3 +70,72 @@ test("a note is added once on a double click; focus stays in the note box and re
   const edited = page.getByTestId("note").filter({ hasText: "spring and summer" });
   await expect(edited.getByRole("button", { name: "Edit note" })).toBeFocused();
 });
+
+test("Pause and Resume by keyboard keep focus; a paused campaign says when it sends once resumed", async ({
+  page,
+  browser,
+  baseURL,
+}) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-qpause", name: "Ana Owner", business: "Pause Bakery" });
+  const ben = await memberJoins(page, browser, baseURL!, {
+    prefix: "ben-qpause",
+    name: "Ben Admin",
+    business: "Ben Co",
+    role: "admin",
+  });
+  const at = new Date(Date.now() + 2 * DAY);
+  const name = `Ben's weekend sale ${Date.now().toString(36)}`;
+  const launched = await ben.tab.request.post("/api/campaigns/email/launch", {
+    headers: { origin: baseURL! },
+    data: {
+      campaignName: name,
+      subject: "Weekend sale",
+      body: "Hi there",
+      contacts: [{ name: "Rita", email: `rita-qpause-${Date.now()}@example.com` }],
+      scheduledAt: at.toISOString(),
+    },
+  });
+  expect(launched.ok(), await launched.text()).toBe(true);
+  const id = (await launched.json()).campaignId as number;
+  await ben.context.close();
+  const when = at.toLocaleString("en-US", {
+    timeZone: "America/Detroit",
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short",
+  });
+
+  await page.goto(`/campaigns/${id}`);
+  const status = page.getByTestId("campaign-status-line");
+  await expect(status).toContainText(`sends ${when}`);
+  await page.getByRole("button", { name: "Pause" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(status).toContainText("paused");
+  // the paused campaign keeps its time: resuming it waits for it (campaigns.service resumeCampaign)
+  await expect(status).toContainText(`sends ${when} once resumed`);
+  await expect(status).toBeFocused();
+  expect(await focusLost(page)).toBe(false);
+  // Tab from the status line reaches Resume
+  const resume = page.getByRole("button", { name: "Resume" });
+  for (let i = 0; i < 4 && !(await resume.evaluate((b) => b === document.activeElement)); i++)
+    await page.keyboard.press("Tab");
+  await expect(resume).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(status).toContainText("scheduled");
+  await expect(status).toBeFocused();
+
+  // Ben is removed: his campaign is paused; the list and report say when it sends once resumed
+  await withE2eDb(
+    (sql) =>
+      sql`update campaigns set status = 'paused', pause_cause = 'departure', error = ${"Paused because Ben Admin, who scheduled it, was removed from the workspace. Resume it to send it as scheduled (at once if that time has passed), or cancel it."} where id = ${id}`,
+  );
+  await page.goto("/campaigns");
+  const row = page.getByRole("row").filter({ hasText: name });
+  await expect(row).toContainText(`sends ${when} once resumed`);
+  await expect(row).toContainText("its launcher left");
+  await page.goto(`/campaigns/${id}`);
+  await expect(status).toContainText(`sends ${when} once resumed`);
+});

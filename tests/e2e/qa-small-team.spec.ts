@@ -139,3 +139,43 @@ test("Pause and Resume by keyboard keep focus; a paused campaign says when it se
   await page.goto(`/campaigns/${id}`);
   await expect(status).toContainText(`sends ${when} once resumed`);
 });
+
+test("Send invitation, Create key and Add endpoint keep keyboard focus through their request", async ({
+  page,
+}) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-qfocus", name: "Ana Owner", business: "Focus Bakery" });
+
+  await page.goto("/settings?tab=team");
+  await page.getByLabel("Email").fill(`dan-qfocus-${Date.now()}@example.com`);
+  const send = page.getByRole("button", { name: "Send invitation" });
+  await send.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText(/^Invitation sent to dan-qfocus-/)).toBeVisible();
+  await expect(page.getByRole("button", { name: "Revoke" })).toBeVisible();
+  // focus is back in the emptied Email field, for the next teammate
+  await expect(page.getByLabel("Email")).toBeFocused();
+  await expect(page.getByLabel("Email")).toHaveValue("");
+  // a refusal: focus in the field the sentence describes
+  await page.getByLabel("Email").fill("ana-qfocus-nobody@");
+  await send.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("alert").filter({ hasText: "valid email" })).toBeVisible();
+  await expect(page.getByLabel("Email")).toBeFocused();
+
+  await page.goto("/settings?tab=api-keys");
+  await page.getByLabel("Name").fill("Website form");
+  const create = page.getByRole("button", { name: "Create key" });
+  await create.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Your new key (shown once):")).toBeVisible();
+  // the name field is emptied, so Create key stays off: focus goes to the new key's Copy and hide
+  await expect(page.getByRole("button", { name: "Copy and hide" })).toBeFocused();
+
+  await page.goto("/settings?tab=webhooks");
+  await page.getByLabel(/Endpoint URL/).fill(`http://127.0.0.1:${e2eReceiverPort()}/qfocus`);
+  const add = page.getByRole("button", { name: "Add endpoint" });
+  await add.focus();
+  await page.keyboard.press("Enter");
+  // the URL field is emptied, so Add endpoint stays off: focus goes to the secret shown once
+  await expect(page.getByTestId("webhook-secret")).toBeFocused();
+});

@@ -21,6 +21,15 @@ describe("scheduleNote", () => {
     expect(scheduleNote({ status: "scheduled", scheduledAt: at.toISOString() })).toBe(`sends ${when}`);
   });
 
+  it("says when a paused campaign whose time is still ahead sends once resumed", () => {
+    // resumeCampaign puts such a campaign back on its schedule; the pause's reason says "as scheduled"
+    const before = at.getTime() - 3600_000;
+    expect(scheduleNote({ status: "paused", scheduledAt: at }, before)).toBe(`sends ${when} once resumed`);
+    // its time has passed: resuming sends it at once, there is no time to name
+    expect(scheduleNote({ status: "paused", scheduledAt: at }, at.getTime() + 1)).toBe("");
+    expect(scheduleNote({ status: "paused", scheduledAt: null }, before)).toBe("");
+  });
+
   it("says nothing for a campaign that is not waiting for its time", () => {
     expect(scheduleNote({ status: "sending", scheduledAt: at })).toBe("");
     expect(scheduleNote({ status: "completed", scheduledAt: at })).toBe("");

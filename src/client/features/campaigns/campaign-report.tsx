@@ -16,6 +16,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { withShownWorkspace } from "@/client/features/workspaces/shown-workspace";
 import { errorMessage } from "@/client/lib/errors";
+import { rescueFocusWhenGone } from "@/client/lib/focus-rescue";
 import { plural } from "@/client/lib/format";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { CHANNEL_LABELS, type RecipientRow } from "./api";
@@ -63,12 +64,21 @@ const SCHEDULE_FORMAT: Intl.DateTimeFormatOptions = {
 
 /**
  * When a scheduled campaign sends ("sends Dec 1, 2026, 3:00 PM UTC"), in the viewer's time with its
- * zone named; "" for a campaign that is not waiting for its scheduled time.
+ * zone named. A paused campaign whose scheduled time is still ahead (`now`) goes back to waiting for
+ * it when resumed (campaigns.service resumeCampaign), so it says "sends ... once resumed": the pause's
+ * reason tells the owner to resume it "to send it as scheduled", and this is the time it means. ""
+ * for a campaign that is not waiting for a time.
  */
-export function scheduleNote(c: { status: string; scheduledAt: Date | string | null }): string {
-  if (c.status !== "scheduled" || !c.scheduledAt) return "";
+export function scheduleNote(
+  c: { status: string; scheduledAt: Date | string | null },
+  now: number = Date.now(),
+): string {
+  if (!c.scheduledAt) return "";
   const at = new Date(c.scheduledAt);
-  return `sends ${at.toLocaleString([], SCHEDULE_FORMAT)}`;
+  const when = at.toLocaleString([], SCHEDULE_FORMAT);
+  if (c.status === "scheduled") return `sends ${when}`;
+  if (c.status === "paused" && at.getTime() > now) return `sends ${when} once resumed`;
+  return "";
 }
 
 /** The reasons that already say a recipient opted out (campaigns.events: unsubscribed, complained). */
@@ -292,6 +302,16 @@ export function CampaignReport({ id }: { id: number }) {
     onError: (e) => toast.error(errorMessage(e, "Action failed")),
   });
 
+  /**
+   * Runs Pause, Resume or Resend to failed pressed on `opener`: the button goes (Pause becomes
+   * Resume) once the report refetches, and focus that it took along goes to the status line, which
+   * reads the new status, instead of the page's top.
+   */
+  const act = (a: "pause" | "resume" | "resend-failed", opener: HTMLElement) => {
+    rescueFocusWhenGone(opener, () => statusLine.current);
+    action.mutate(a);
+  };
+
   if (report.isLoading) return <Skeleton className="h-64 w-full" />;
   if (report.isError || !report.data)
     return <AlertBanner variant="error">{errorMessage(report.error, "Campaign not found")}</AlertBanner>;
@@ -327,7 +347,11 @@ export function CampaignReport({ id }: { id: number }) {
             </a>
           </Button>
           {(campaign.status === "sending" || campaign.status === "scheduled") && (
-            <Button variant="outline" onClick={() => action.mutate("pause")} disabled={action.isPending}>
+            <Button
+              variant="outline"
+              onClick={(e) => act("pause", e.currentTarget)}
+              disabled={action.isPending}
+            >
               Pause
             </Button>
           )}
@@ -335,14 +359,18 @@ export function CampaignReport({ id }: { id: number }) {
             <RescheduleAction id={campaign.id} scheduledAt={campaign.scheduledAt} />
           )}
           {campaign.status === "paused" && (
-            <Button variant="outline" onClick={() => action.mutate("resume")} disabled={action.isPending}>
+            <Button
+              variant="outline"
+              onClick={(e) => act("resume", e.currentTarget)}
+              disabled={action.isPending}
+            >
               Resume
             </Button>
           )}
           {(counts.failed ?? 0) > 0 && campaign.status !== "cancelled" && (
             <Button
               variant="outline"
-              onClick={() => action.mutate("resend-failed")}
+              onClick={(e) => act("resend-failed", e.currentTarget)}
               disabled={action.isPending}
             >
               Resend to failed

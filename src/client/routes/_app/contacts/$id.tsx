@@ -302,6 +302,10 @@ function ContactDetailPage() {
   const [draft, setDraft] = useState<Record<string, unknown>>({});
   const [saving, setSaving] = useState(false);
   const [note, setNote] = useState("");
+  // one note per press: a double click's second click comes before the button re-renders busy
+  const [addingNote, setAddingNote] = useState(false);
+  const addingNoteNow = useRef(false);
+  const newNoteBox = useRef<HTMLTextAreaElement>(null);
   const [banner, setBanner] = useState<{ variant: "success" | "error"; message: string } | null>(null);
   const [dialog, setDialog] = useState<null | "email" | "sms" | "call">(null);
   // after a confirmed note delete: the next note's Delete, else the Notes tab panel
@@ -372,15 +376,26 @@ function ContactDetailPage() {
     }
   }
 
+  /**
+   * Adds the typed note once (a second press while it is being added does nothing), then empties the
+   * box and puts focus back in it: the emptied box turns Add Note off, and a focused button that
+   * turns off drops keyboard focus to the page's top.
+   */
   async function addNote() {
     const text = note.trim();
-    if (!text) return; // empty notes are not sent (spec section 5)
+    if (!text || addingNoteNow.current) return; // empty notes are not sent (spec section 5)
+    addingNoteNow.current = true;
+    setAddingNote(true);
     try {
       await client.crm.addNote.mutate({ id: c.id, note_text: text });
       setNote("");
+      newNoteBox.current?.focus();
       await refreshDetail();
     } catch (e) {
       setBanner({ variant: "error", message: `Error: ${errorMessage(e, "Failed to add note")}` });
+    } finally {
+      addingNoteNow.current = false;
+      setAddingNote(false);
     }
   }
 
@@ -622,13 +637,19 @@ function ContactDetailPage() {
         <TabsContent value="notes">
           <div className="grid gap-3" ref={notesBox}>
             <Textarea
+              ref={newNoteBox}
               rows={4}
               aria-label="New note"
               placeholder="Write a note..."
               value={note}
               onChange={(e) => setNote(e.target.value)}
             />
-            <Button className="w-fit" onClick={() => void addNote()} disabled={!note.trim()}>
+            <Button
+              className="w-fit"
+              onClick={() => void addNote()}
+              disabled={!note.trim()}
+              loading={addingNote}
+            >
               Add Note
             </Button>
             {notes.length === 0 ? (
@@ -787,6 +808,19 @@ function NoteItem({
   const [confirming, setConfirming] = useState(false);
   const [text, setText] = useState(note.note_text);
   const [busy, setBusy] = useState(false);
+  // leaving the edit (Save, Cancel, Escape) puts focus back on Edit: the editor that had it is gone
+  const editButton = useRef<HTMLButtonElement>(null);
+  const refocusEdit = useRef(false);
+  useEffect(() => {
+    if (editing || !refocusEdit.current) return;
+    refocusEdit.current = false;
+    editButton.current?.focus();
+  }, [editing]);
+  /** Closes the editor (keeping `text` as is) and returns focus to the note's Edit button. */
+  function stopEditing() {
+    refocusEdit.current = true;
+    setEditing(false);
+  }
 
   async function save() {
     if (!text.trim()) return;
@@ -794,7 +828,7 @@ function NoteItem({
     try {
       await crm.editNote.mutate({ id: contactId, noteId: note.id, note_text: text });
       await onChanged();
-      setEditing(false);
+      stopEditing();
     } catch (e) {
       onError(`Error: ${errorMessage(e, "Failed to save the note")}`);
     } finally {
@@ -826,7 +860,7 @@ function NoteItem({
             onKeyDown={(e) => {
               if (e.key === "Escape") {
                 setText(note.note_text);
-                setEditing(false);
+                stopEditing();
               }
             }}
           />
@@ -839,7 +873,7 @@ function NoteItem({
               variant="ghost"
               onClick={() => {
                 setText(note.note_text);
-                setEditing(false);
+                stopEditing();
               }}
             >
               Cancel
@@ -867,7 +901,13 @@ function NoteItem({
             {(note.can_edit || note.can_delete) && (
               <span className="ml-auto flex gap-1">
                 {note.can_edit && (
-                  <Button size="sm" variant="ghost" onClick={() => setEditing(true)} aria-label="Edit note">
+                  <Button
+                    ref={editButton}
+                    size="sm"
+                    variant="ghost"
+                    onClick={() => setEditing(true)}
+                    aria-label="Edit note"
+                  >
                     Edit
                   </Button>
                 )}

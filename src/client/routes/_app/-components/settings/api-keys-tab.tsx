@@ -81,6 +81,14 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const expiryId = useId();
   const expiryDayId = useId();
   const expiresAt = expiresAtOf(expiry, expiryDay);
+  // the new key, shown once: focus goes to its Copy and hide after Create key, whose button turns off
+  // with the emptied name and drops keyboard focus to the page's top (only when focus was lost)
+  const copyNewKey = useRef<HTMLButtonElement>(null);
+  const shownId = shown?.id;
+  useEffect(() => {
+    const active = document.activeElement;
+    if (shownId !== undefined && (!active || active === document.body)) copyNewKey.current?.focus();
+  }, [shownId]);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
   const create = useMutation(
     trpc.apiKeys.create.mutationOptions({
@@ -231,6 +239,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
               <code className="break-all text-sm">{shownKey}</code>
               <div>
                 <Button
+                  ref={copyNewKey}
                   variant="outline"
                   size="sm"
                   onClick={() => void navigator.clipboard?.writeText(shownKey).then(() => setShown(null))}

@@ -20,7 +20,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { type PlanRefusal, PlanRefusalLink } from "@/client/features/billing/plan-refusal";
 import { OwnerAction, useUsage } from "@/client/features/billing/usage";
-import { sameSlotOr } from "@/client/lib/focus-rescue";
+import { sameSlotOr, useFocusBackWhenIdle } from "@/client/lib/focus-rescue";
 import { formatDate, formatNumber, plural } from "@/client/lib/format";
 import { leaveNoticeAfterReload } from "@/client/lib/notice-after-reload";
 import { useTRPC } from "@/client/trpc";
@@ -421,6 +421,10 @@ function InviteForm({
   // the server's seat check (workspaces listMembers seats.full): the button stays off while the
   // hint below says why, instead of offering a send the server refuses
   const full = seats.full;
+  // Send invitation is disabled while the request runs, which drops its keyboard focus to the page's
+  // top: focus goes back to the Email field, emptied for the next teammate or marked with the refusal
+  const emailField = useRef<HTMLInputElement>(null);
+  useFocusBackWhenIdle(invite.isPending, emailField);
   return (
     <Card>
       <CardHeader>
@@ -434,6 +438,7 @@ function InviteForm({
           <div className="grid min-w-56 flex-1 gap-1.5">
             <Label htmlFor={emailId}>Email</Label>
             <Input
+              ref={emailField}
               id={emailId}
               type="email"
               value={email}

@@ -60,6 +60,13 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
   const edited = () => {
     if (errorShown.current) onBanner(null);
   };
+  // the new endpoint's secret, shown once: focus goes to it after Add endpoint, whose button turns off
+  // with the emptied URL field and drops keyboard focus to the page's top (only when focus was lost)
+  const secretBox = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (secret && (!active || active === document.body)) secretBox.current?.focus();
+  }, [secret]);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
   const fail = (e: { message: string; data?: { planRefusal?: PlanRefusal | null } | null }) =>
     onBanner({ variant: "error", message: e.message, refusal: e.data?.planRefusal });
@@ -172,7 +179,12 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
             </div>
           </form>
           {secret && (
-            <div className="mt-4 grid gap-2 rounded-md border border-border p-3" data-testid="webhook-secret">
+            <div
+              ref={secretBox}
+              tabIndex={-1}
+              className="mt-4 grid gap-2 rounded-md border border-border p-3 outline-none focus-visible:ring-2 focus-visible:ring-ring"
+              data-testid="webhook-secret"
+            >
               <p className="text-sm font-medium">Signing secret (shown once):</p>
               <code className="break-all text-sm">{secret}</code>
             </div>

@@ -1,6 +1,7 @@
 import { expect, type Page, test } from "@playwright/test";
 import { registerVerifiedBusiness } from "./account-helpers";
 import { e2eReceiverPort, withE2eDb } from "./e2e-info";
+import { expectWhollyShown } from "./layout-helpers";
 import { memberJoins } from "./team-helpers";
 
 /**
@@ -14,7 +15,9 @@ import { memberJoins } from "./team-helpers";
  * - Send invitation, Create key and a webhook endpoint's Add dropped focus to the page's top while
  *   their request ran (a focused button that turns disabled loses focus in Chromium): focus goes to
  *   the Email field (emptied, or marked with the refusal), and to the key or secret shown once (Create
- *   key and Add endpoint stay off after it, their field emptied).
+ *   key and Add endpoint stay off after it, their field emptied);
+ * - a contact added through an API key whose name is one long word, and a note holding a long link,
+ *   widened the contact's page past 390 px (no wrap inside a word).
  */
 
 const DAY = 24 * 3600_000;
@@ -178,4 +181,44 @@ test("Send invitation, Create key and Add endpoint keep keyboard focus through t
   await page.keyboard.press("Enter");
   // the URL field is emptied, so Add endpoint stays off: focus goes to the secret shown once
   await expect(page.getByTestId("webhook-secret")).toBeFocused();
+});
+
+test("at 390 px a contact added through a key with a one-word name, and a note with a long link, fit the screen", async ({
+  page,
+  baseURL,
+}) => {
+  await registerVerifiedBusiness(page, { prefix: "ana-qwrap", name: "Ana Owner", business: "Wrap Bakery" });
+  const origin = baseURL!;
+  const made = await page.request.post("/api/api-keys", {
+    headers: { origin },
+    data: {
+      name: "ZapierWebsiteContactFormIntegrationForTheSpringWeddingSeason",
+      scopes: ["contacts:write"],
+    },
+  });
+  expect(made.ok(), await made.text()).toBe(true);
+  const auth = { origin, authorization: `Bearer ${(await made.json()).key}` };
+  const created = await page.request.post("/api/v1/contacts", {
+    headers: auth,
+    data: { first_name: "Hal", email: `hal-qwrap-${Date.now()}@example.com` },
+  });
+  expect(created.ok(), await created.text()).toBe(true);
+  const contactId = (await created.json()).id as number;
+  const link = `https://example.com/quotes/${"spring-wedding-bouquets-".repeat(4)}final`.replaceAll("-", "");
+  const note = await page.request.post(`/api/v1/contacts/${contactId}/notes`, {
+    headers: auth,
+    data: { note_text: `Form sent: ${link}` },
+  });
+  expect(note.ok(), await note.text()).toBe(true);
+
+  const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
+  await page.goto(`/contacts/${contactId}`);
+  await expect(page.getByTestId("contact-added")).toContainText("Added through API key 'ZapierWebsite");
+  await expectWhollyShown(page.getByTestId("contact-added"));
+  expect(await pageWidth()).toBeLessThanOrEqual(390);
+  await page.getByRole("tab", { name: /Notes/ }).click();
+  const shown = page.getByTestId("note");
+  await expect(shown).toContainText(link);
+  await expectWhollyShown(shown);
+  expect(await pageWidth()).toBeLessThanOrEqual(390);
 });

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { useId, useState } from "react";
+import { useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/client/components/ui/button";
 import {
@@ -30,6 +30,7 @@ export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt:
   const qc = useQueryClient();
   const campaigns = useTRPCClient().campaigns;
   const inputId = useId();
+  const timeInput = useRef<HTMLInputElement>(null);
   const [open, setOpen] = useState(false);
   const [local, setLocal] = useState("");
   const [tried, setTried] = useState(false);
@@ -69,12 +70,19 @@ export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt:
             It is scheduled for {formatDateTime(scheduledAt)}. Pick the new time.
           </DialogDescription>
         </DialogHeader>
+        {/* noValidate: the input's `min` (for the picker) made the browser refuse a past time with its
+            own bubble, worded in its own format, over this dialog's sentence, and the refusal never
+            reached the form (no aria-invalid); the sentence below is the one message */}
         <form
           className="space-y-3"
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
             setTried(true);
-            if (timeError || !at) return;
+            if (timeError || !at) {
+              timeInput.current?.focus();
+              return;
+            }
             setError(null);
             save.mutate(at);
           }}
@@ -85,6 +93,7 @@ export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt:
               Date and time ({zone})
             </label>
             <Input
+              ref={timeInput}
               id={inputId}
               type="datetime-local"
               value={local}

@@ -473,7 +473,8 @@ function ContactDetailPage() {
             <p className="text-sm break-all text-muted-foreground">{c.email || "-"}</p>
             {/* who brought the contact in (the server's added_by_name: by hand, or the CSV file's importer;
                 added_by_api_key_name: the API key it came through) */}
-            <p className="text-xs text-muted-foreground" data-testid="contact-added">
+            {/* an API key's name may be one long word ("ZapierWebsiteForm..."): it wraps, not the page at 390 px */}
+            <p className="text-xs text-muted-foreground wrap-anywhere" data-testid="contact-added">
               Added{" "}
               {addedBy ? `by ${addedBy} ` : addedThroughKey ? `through API key '${addedThroughKey}' ` : ""}on{" "}
               {formatDate(c.created_at)}
@@ -882,11 +883,12 @@ function NoteItem({
         </div>
       ) : (
         <>
-          <p className="whitespace-pre-wrap">{note.note_text}</p>
+          {/* a pasted link or a key's long name wraps anywhere instead of widening the page at 390 px */}
+          <p className="whitespace-pre-wrap wrap-anywhere">{note.note_text}</p>
           <div className="mt-1 flex flex-wrap items-center gap-2">
             {/* who wrote it (the server's author_name), or the API key it came through (author_api_key_name);
                 neither for notes from before they were kept */}
-            <p className="text-xs text-muted-foreground">
+            <p className="min-w-0 text-xs text-muted-foreground wrap-anywhere">
               {note.author_name ? (
                 <span className="font-medium">{note.author_name} · </span>
               ) : (

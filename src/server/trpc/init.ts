@@ -10,6 +10,24 @@ import type { WorkspaceChanged } from "../lib/shown-workspace";
 import { describeZodError } from "../lib/validate";
 import type { TrpcContext } from "./context";
 
+/** The sentence of a tRPC call whose input envelope (superjson) cannot be read. */
+export const TRPC_UNREADABLE_INPUT =
+  "The request could not be read: its input is not in the form this app sends. Please reload the page and try again.";
+
+/**
+ * Whether a BAD_REQUEST's cause is a failure to read the input itself: an error thrown while the
+ * superjson envelope was turned back into values (a plain Error or RangeError), not a refusal of ours
+ * (AppError), of an input schema (ZodError) or one tRPC made with its own sentence (TRPCError).
+ */
+function isUnreadableInput(cause: unknown): boolean {
+  return (
+    cause instanceof Error &&
+    !(cause instanceof AppError) &&
+    !(cause instanceof ZodError) &&
+    !(cause instanceof TRPCError)
+  );
+}
+
 /**
  * The active workspace a refusal of workspaces.service assertShownWorkspace names (its
  * `details.expose.workspace_changed`), else null.
@@ -58,6 +76,12 @@ const t = initTRPC.context<TrpcContext>().create({
     // ('name: Name is too long'), not zod's JSON list of issues.
     if (error.code === "BAD_REQUEST" && error.cause instanceof ZodError) {
       return { ...shape, message: describeZodError(error.cause), data };
+    }
+    // The input's superjson envelope could not be read (a `meta` naming a type its value does not
+    // hold, an unknown transformation, nesting past the stack): tRPC refuses it with the
+    // deserialiser's own error as the message ("Maximum call stack size exceeded"), not a sentence.
+    if (error.code === "BAD_REQUEST" && isUnreadableInput(error.cause)) {
+      return { ...shape, message: TRPC_UNREADABLE_INPUT, data };
     }
     return { ...shape, data };
   },

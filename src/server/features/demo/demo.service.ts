@@ -70,6 +70,30 @@ export function demoQuietHoursRefusal(now: Date, phone: string): string | null {
 export const DEMO_INVALID_PHONE_MESSAGE =
   "Please enter a valid phone number, with the country code if it is not a US number (e.g. +44 20 7946 0958)";
 
+/** Gmail's domains: there dots in the local part reach the same inbox (and googlemail.com is gmail.com). */
+const GMAIL_DOMAINS = new Set(["gmail.com", "googlemail.com"]);
+
+/**
+ * The inbox an email address reaches, as the demo's per-target limit counts it: lower-cased, without
+ * a `+tag` (plus-addressing: anna+1@ and anna+2@ reach anna@ at Gmail, Outlook, iCloud, Fastmail and
+ * most mail servers) and, at Gmail, without the dots of the local part and with googlemail.com as
+ * gmail.com. Counted by its exact text, the forms of one address each got the limit anew, so anyone
+ * could flood a stranger's inbox with demos from new client addresses.
+ */
+export function demoInboxKey(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 0) return email.toLowerCase();
+  let local = email.slice(0, at).toLowerCase();
+  let domain = email.slice(at + 1).toLowerCase();
+  const plus = local.indexOf("+");
+  if (plus > 0) local = local.slice(0, plus);
+  if (GMAIL_DOMAINS.has(domain)) {
+    local = local.replaceAll(".", "");
+    domain = "gmail.com";
+  }
+  return `${local}@${domain}`;
+}
+
 /**
  * Records a demo request and queues the demo job. Rate-limited per IP and per phone/email. A phone
  * outside the quiet-hours window where it is (demoQuietHoursRefusal) is refused before anything is
@@ -88,7 +112,7 @@ export async function requestDemo(ctx: AppContext, input: z.infer<typeof demoInp
   }
   const email = input.email ? input.email.toLowerCase() : null;
   await consumeOrThrow(ctx.limiters.demoIp, meta.ip, "demo requests");
-  for (const target of [phone, email])
+  for (const target of [phone, email && demoInboxKey(email)])
     if (target) await consumeOrThrow(ctx.limiters.demoTarget, target, "demo requests");
   const id = await insertDemoRequest(ctx.db, { name: input.name, phone, email, ip: meta.ip });
   await ctx.jobs.send(sendDemoJob, { demoRequestId: id });

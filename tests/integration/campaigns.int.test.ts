@@ -197,7 +197,6 @@ describe("sms campaigns (local provider)", () => {
     const base = {
       campaignName: "Promo",
       message: "Hi {{name|there}}, 20% off at {{company|your company}}",
-      quietHoursOff: true,
     };
     const r = await client.post("/api/campaigns/sms/launch", {
       ...base,

@@ -338,3 +338,38 @@ describe("an API key sent to the app's own routes", () => {
     expect(plain.json().error).toBe("Please sign in to continue");
   });
 });
+
+describe("contact.updated is sent for a change", () => {
+  it("a PATCH that changes nothing (an empty body, the stored values) sends no contact.updated; a real change sends one", async () => {
+    const rx = await webhookReceiver();
+    try {
+      const k = await keyed();
+      const ep = await k.call("POST", "/webhook_endpoints", { url: rx.url, events: ["contact.updated"] });
+      expect(ep.statusCode, ep.body).toBe(201);
+      const c = await k.call("POST", "/contacts", {
+        first_name: "Nell",
+        email: "nell@example.com",
+        company: "Nell's Nails",
+        custom_fields: { chair: "3" },
+      });
+      const id = c.json().id;
+      for (const body of [
+        {},
+        { company: "Nell's Nails" },
+        { email: "NELL@example.com", custom_fields: { chair: "3" } },
+      ])
+        expect((await k.call("PATCH", `/contacts/${id}`, body)).statusCode).toBe(200);
+      const wh = new Webhook(ep.json().secret);
+      const updates = () => rx.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
+      // a connector's "contact updated" trigger fired three times for nothing
+      expect(updates()).toEqual([]);
+      const changed = await k.call("PATCH", `/contacts/${id}`, { company: "Nell's Nail Studio" });
+      expect(changed.statusCode).toBe(200);
+      expect(updates().map((e) => [e.type, e.data.id, e.data.company])).toEqual([
+        ["contact.updated", id, "Nell's Nail Studio"],
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+});

@@ -373,3 +373,19 @@ describe("contact.updated is sent for a change", () => {
     }
   });
 });
+
+describe("a query parameter given twice", () => {
+  it("is a 400 saying so, not 'must be one of' a list the value is in", async () => {
+    const k = await keyed();
+    for (const [qs, param] of [
+      ["lifecycle_stage=lead&lifecycle_stage=customer", "lifecycle_stage"],
+      ["limit=10&limit=20", "limit"],
+      ["search=ann&search=bob", "search"],
+    ]) {
+      const res = await k.call("GET", `/contacts?${qs}`);
+      expect(res.statusCode, qs).toBe(400);
+      expect(res.json().error.param).toBe(param);
+      expect(res.json().error.message).toBe(`The query parameter ${param} is given 2 times: give it once`);
+    }
+  });
+});

@@ -1079,7 +1079,17 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
-        const query = parseInput(querySchema, req.query ?? {});
+        const rawQuery = (req.query ?? {}) as Record<string, unknown>;
+        // a parameter the route takes, given more than once (`?limit=10&limit=20`), reaches its
+        // schema as a list and read as 'must be one of' a list its values are in
+        for (const [name, v] of Object.entries(rawQuery))
+          if (Array.isArray(v) && Object.hasOwn(querySchema.shape, name))
+            throw new AppError(
+              "BAD_REQUEST",
+              `The query parameter ${name} is given ${v.length} times: give it once`,
+              { param: name },
+            );
+        const query = parseInput(querySchema, rawQuery);
         if (r.body && req.body === undefined && !r.bodyOptional)
           throw new AppError(
             "BAD_REQUEST",

@@ -389,3 +389,39 @@ describe("a query parameter given twice", () => {
     }
   });
 });
+
+describe("POST /campaigns: a library item of the wrong kind names its content field", () => {
+  it("a voicemail's audio_url outside the library, a video campaign's video_id of an audio item: 400 with param", async () => {
+    const k = await keyed();
+    const c = await k.call("POST", "/contacts", {
+      first_name: "Val",
+      email: "val@example.com",
+      phone: "+1 312 555 0166",
+      sms_opt_in: true,
+      call_opt_in: true,
+    });
+    const audience = { contact_ids: [c.json().id] };
+    const up = multipart(
+      { name: "Hello clip" },
+      { field: "audio", filename: "h.wav", contentType: "audio/wav", content: silentWav(1) },
+    );
+    const audio = (await k.client.inject({ method: "POST", url: "/api/audio/upload", ...up })).json().media
+      .id;
+    const outside = await k.call("POST", "/campaigns", {
+      name: "Drop",
+      channel: "voicemail",
+      content: { audio_url: "https://cdn.example/hello.mp3" },
+      audience,
+    });
+    expect(outside.statusCode, outside.body).toBe(400);
+    expect(outside.json().error.param).toBe("content.audio_url");
+    const notVideo = await k.call("POST", "/campaigns", {
+      name: "Clip",
+      channel: "video_email",
+      content: { video_id: audio, subject: "Hi", message: "A video for you" },
+      audience,
+    });
+    expect(notVideo.statusCode, notVideo.body).toBe(400);
+    expect(notVideo.json().error.param).toBe("content.video_id");
+  });
+});

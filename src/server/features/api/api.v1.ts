@@ -11,7 +11,7 @@ import {
   keysetPage,
   pgTimestampText,
 } from "../../lib/cursor";
-import { AppError, raisedAfterChanges } from "../../lib/errors";
+import { AppError, markRaisedAfterChanges, raisedAfterChanges } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
 import * as campaigns from "../campaigns/campaigns.service";
@@ -82,6 +82,26 @@ const intId = (raw: string | undefined, what: string) => {
 };
 const list = <T>(data: T[], next: string | null) => ({ object: "list" as const, data, next_cursor: next });
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** The campaigns services' names of a content field in a refusal's `param`, and v1's. */
+const CAMPAIGN_CONTENT_PARAMS: Record<string, string> = {
+  videoId: "content.video_id",
+  audioUrl: "content.audio_url",
+  audioMediaId: "content.audio_media_id",
+};
+
+/**
+ * `e` with its `param` renamed from a service's input name to v1's (`names`: service name -> v1 name),
+ * keeping its code, message and whether it was raised after changes (the Idempotency-Key keeps such
+ * a refusal); any other error as it is.
+ */
+function withV1Param(e: unknown, names: Record<string, string>): unknown {
+  if (!(e instanceof AppError)) return e;
+  const param = (e.details as { param?: string } | undefined)?.param;
+  if (!param || !Object.hasOwn(names, param)) return e;
+  const renamed = new AppError(e.code, e.message, { param: names[param] });
+  return raisedAfterChanges(e) ? markRaisedAfterChanges(renamed) : renamed;
+}
 
 /** The query of a route that takes no parameters: any parameter is a 400 naming it. */
 const NO_QUERY = z.strictObject({});
@@ -483,6 +503,11 @@ export const V1_ROUTES: V1Route[] = [
     status: 201,
     handler: async ({ ctx, p, body }) => {
       const b = body as s.CampaignCreateBody;
+      // the campaigns services name a refused field as their input does (videoId, audioUrl): v1 names
+      // it as its body does (content.video_id, content.audio_url)
+      const contentParam = (e: unknown): never => {
+        throw withV1Param(e, CAMPAIGN_CONTENT_PARAMS);
+      };
       if (s.isVideoChannel(b.channel)) {
         // the landing pages play the library video to whoever holds a link: reading the media library
         // is part of this call, so a key without media:read cannot send (and so watch) its videos
@@ -492,16 +517,18 @@ export const V1_ROUTES: V1Route[] = [
           p.tenant.workspaceId,
           s.toVideoCampaignInput(b),
           p.tenant.userId,
-        );
+        ).catch(contentParam);
         return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
       }
-      const r = await campaigns.createAndLaunchCampaign(
-        ctx,
-        p.tenant.workspaceId,
-        s.toCampaignInput(b),
-        p.tenant.userId,
-        p.tenant.workspace,
-      );
+      const r = await campaigns
+        .createAndLaunchCampaign(
+          ctx,
+          p.tenant.workspaceId,
+          s.toCampaignInput(b),
+          p.tenant.userId,
+          p.tenant.workspace,
+        )
+        .catch(contentParam);
       return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
     },
   },
@@ -560,9 +587,7 @@ export const V1_ROUTES: V1Route[] = [
       const r = await campaigns
         .rescheduleCampaign(ctx, p.tenant.workspaceId, { id, scheduledAt: b.scheduled_at })
         .catch((e: unknown) => {
-          if (e instanceof AppError && (e.details as { param?: string } | undefined)?.param === "scheduledAt")
-            throw new AppError(e.code, e.message, { param: "scheduled_at" });
-          throw e;
+          throw withV1Param(e, { scheduledAt: "scheduled_at" });
         });
       return { id, status: r.status, scheduled_at: r.scheduledAt.toISOString() };
     },

@@ -14,6 +14,7 @@ import {
 import { AppError, markRaisedAfterChanges, raisedAfterChanges } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
+import { UNVERIFIED_SEND_MESSAGE } from "../auth/auth.service";
 import * as campaigns from "../campaigns/campaigns.service";
 import { launchVideoCampaign } from "../campaigns/campaigns.video";
 import * as crm from "../crm/crm.service";
@@ -102,6 +103,14 @@ function withV1Param(e: unknown, names: Record<string, string>): unknown {
   const renamed = new AppError(e.code, e.message, { param: names[param] });
   return raisedAfterChanges(e) ? markRaisedAfterChanges(renamed) : renamed;
 }
+
+/**
+ * v1's 403 for a send by a key whose creator has not verified their email address (auth
+ * assertCanSend's UNVERIFIED_SEND_MESSAGE, which tells a signed-in person to verify theirs): sends
+ * act as the key's creator.
+ */
+const V1_UNVERIFIED_SEND_MESSAGE =
+  "The person who created this API key has not verified their email address yet, so campaigns cannot be launched with it: they can open the link Pitchwise emailed them, or resend it from the banner at the top of the app. Until then, sends go only to their own address.";
 
 /** The query of a route that takes no parameters: any parameter is a 400 naming it. */
 const NO_QUERY = z.strictObject({});
@@ -1012,7 +1021,10 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
     if (req.idempotencyClaim && raisedAfterChanges(err)) req.idempotencyAfterChanges = true;
     if (err instanceof AppError) {
       const details = err.details as { param?: string } | undefined;
-      return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
+      // the app's sentence speaks to the signed-in sender; here the sender is the key's creator,
+      // whom the developer holding the key may not be
+      const message = err.message === UNVERIFIED_SEND_MESSAGE ? V1_UNVERIFIED_SEND_MESSAGE : err.message;
+      return reply.status(err.status).send(errorBody(err.status, message, details?.param));
     }
     if (err instanceof ZodError)
       return reply.status(400).send(errorBody(400, describeZodError(err), issueParam(err.issues[0])));

@@ -161,7 +161,11 @@ describe("the document explains the error statuses the server gives", () => {
     });
     // the server: a 403 that is not about a scope
     expect(res.statusCode).toBe(403);
-    expect(res.json().error.message).toMatch(/verify your email address/);
+    // whose address: the key's creator's, which the developer holding the key may not be
+    expect(res.json().error.message).toMatch(
+      /^The person who created this API key has not verified their email address yet/,
+    );
+    expect(res.json().error.message).not.toMatch(/Please verify your email/);
     const launch = doc.paths["/campaigns"].post.responses;
     expect(launch["403"].description).toMatch(/verif/i);
     expect(launch["402"].description).toMatch(/limit/i);
@@ -336,5 +340,92 @@ describe("an API key sent to the app's own routes", () => {
     // nothing was created, and without a key the sentence is the app's own
     const plain = await t.app.inject({ method: "GET", url: "/api/contacts" });
     expect(plain.json().error).toBe("Please sign in to continue");
+  });
+});
+
+describe("contact.updated is sent for a change", () => {
+  it("a PATCH that changes nothing (an empty body, the stored values) sends no contact.updated; a real change sends one", async () => {
+    const rx = await webhookReceiver();
+    try {
+      const k = await keyed();
+      const ep = await k.call("POST", "/webhook_endpoints", { url: rx.url, events: ["contact.updated"] });
+      expect(ep.statusCode, ep.body).toBe(201);
+      const c = await k.call("POST", "/contacts", {
+        first_name: "Nell",
+        email: "nell@example.com",
+        company: "Nell's Nails",
+        custom_fields: { chair: "3" },
+      });
+      const id = c.json().id;
+      for (const body of [
+        {},
+        { company: "Nell's Nails" },
+        { email: "NELL@example.com", custom_fields: { chair: "3" } },
+      ])
+        expect((await k.call("PATCH", `/contacts/${id}`, body)).statusCode).toBe(200);
+      const wh = new Webhook(ep.json().secret);
+      const updates = () => rx.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
+      // a connector's "contact updated" trigger fired three times for nothing
+      expect(updates()).toEqual([]);
+      const changed = await k.call("PATCH", `/contacts/${id}`, { company: "Nell's Nail Studio" });
+      expect(changed.statusCode).toBe(200);
+      expect(updates().map((e) => [e.type, e.data.id, e.data.company])).toEqual([
+        ["contact.updated", id, "Nell's Nail Studio"],
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
+describe("a query parameter given twice", () => {
+  it("is a 400 saying so, not 'must be one of' a list the value is in", async () => {
+    const k = await keyed();
+    for (const [qs, param] of [
+      ["lifecycle_stage=lead&lifecycle_stage=customer", "lifecycle_stage"],
+      ["limit=10&limit=20", "limit"],
+      ["search=ann&search=bob", "search"],
+    ]) {
+      const res = await k.call("GET", `/contacts?${qs}`);
+      expect(res.statusCode, qs).toBe(400);
+      expect(res.json().error.param).toBe(param);
+      expect(res.json().error.message).toBe(`The query parameter ${param} is given 2 times: give it once`);
+    }
+  });
+});
+
+describe("POST /campaigns: a library item of the wrong kind names its content field", () => {
+  it("a voicemail's audio_url outside the library, a video campaign's video_id of an audio item: 400 with param", async () => {
+    const k = await keyed();
+    const c = await k.call("POST", "/contacts", {
+      first_name: "Val",
+      email: "val@example.com",
+      phone: "+1 312 555 0166",
+      sms_opt_in: true,
+      call_opt_in: true,
+    });
+    const audience = { contact_ids: [c.json().id] };
+    const up = multipart(
+      { name: "Hello clip" },
+      { field: "audio", filename: "h.wav", contentType: "audio/wav", content: silentWav(1) },
+    );
+    const audio = (await k.client.inject({ method: "POST", url: "/api/audio/upload", ...up })).json().media
+      .id;
+    const outside = await k.call("POST", "/campaigns", {
+      name: "Drop",
+      channel: "voicemail",
+      content: { audio_url: "https://cdn.example/hello.mp3" },
+      audience,
+    });
+    expect(outside.statusCode, outside.body).toBe(400);
+    expect(outside.json().error.param).toBe("content.audio_url");
+    const notVideo = await k.call("POST", "/campaigns", {
+      name: "Clip",
+      channel: "video_email",
+      content: { video_id: audio, subject: "Hi", message: "A video for you" },
+      audience,
+    });
+    expect(notVideo.statusCode, notVideo.body).toBe(400);
+    expect(notVideo.json().error.param).toBe("content.video_id");
   });
 });

@@ -11,9 +11,10 @@ import {
   keysetPage,
   pgTimestampText,
 } from "../../lib/cursor";
-import { AppError, raisedAfterChanges } from "../../lib/errors";
+import { AppError, markRaisedAfterChanges, raisedAfterChanges } from "../../lib/errors";
 import { jsonWithRaw, RawJson } from "../../lib/raw-json";
 import { describeZodError, issueParam, parseInput } from "../../lib/validate";
+import { UNVERIFIED_SEND_MESSAGE } from "../auth/auth.service";
 import * as campaigns from "../campaigns/campaigns.service";
 import { launchVideoCampaign } from "../campaigns/campaigns.video";
 import * as crm from "../crm/crm.service";
@@ -82,6 +83,34 @@ const intId = (raw: string | undefined, what: string) => {
 };
 const list = <T>(data: T[], next: string | null) => ({ object: "list" as const, data, next_cursor: next });
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+/** The campaigns services' names of a content field in a refusal's `param`, and v1's. */
+const CAMPAIGN_CONTENT_PARAMS: Record<string, string> = {
+  videoId: "content.video_id",
+  audioUrl: "content.audio_url",
+  audioMediaId: "content.audio_media_id",
+};
+
+/**
+ * `e` with its `param` renamed from a service's input name to v1's (`names`: service name -> v1 name),
+ * keeping its code, message and whether it was raised after changes (the Idempotency-Key keeps such
+ * a refusal); any other error as it is.
+ */
+function withV1Param(e: unknown, names: Record<string, string>): unknown {
+  if (!(e instanceof AppError)) return e;
+  const param = (e.details as { param?: string } | undefined)?.param;
+  if (!param || !Object.hasOwn(names, param)) return e;
+  const renamed = new AppError(e.code, e.message, { param: names[param] });
+  return raisedAfterChanges(e) ? markRaisedAfterChanges(renamed) : renamed;
+}
+
+/**
+ * v1's 403 for a send by a key whose creator has not verified their email address (auth
+ * assertCanSend's UNVERIFIED_SEND_MESSAGE, which tells a signed-in person to verify theirs): sends
+ * act as the key's creator.
+ */
+const V1_UNVERIFIED_SEND_MESSAGE =
+  "The person who created this API key has not verified their email address yet, so campaigns cannot be launched with it: they can open the link Pitchwise emailed them, or resend it from the banner at the top of the app. Until then, sends go only to their own address.";
 
 /** The query of a route that takes no parameters: any parameter is a 400 naming it. */
 const NO_QUERY = z.strictObject({});
@@ -483,6 +512,11 @@ export const V1_ROUTES: V1Route[] = [
     status: 201,
     handler: async ({ ctx, p, body }) => {
       const b = body as s.CampaignCreateBody;
+      // the campaigns services name a refused field as their input does (videoId, audioUrl): v1 names
+      // it as its body does (content.video_id, content.audio_url)
+      const contentParam = (e: unknown): never => {
+        throw withV1Param(e, CAMPAIGN_CONTENT_PARAMS);
+      };
       if (s.isVideoChannel(b.channel)) {
         // the landing pages play the library video to whoever holds a link: reading the media library
         // is part of this call, so a key without media:read cannot send (and so watch) its videos
@@ -492,16 +526,18 @@ export const V1_ROUTES: V1Route[] = [
           p.tenant.workspaceId,
           s.toVideoCampaignInput(b),
           p.tenant.userId,
-        );
+        ).catch(contentParam);
         return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
       }
-      const r = await campaigns.createAndLaunchCampaign(
-        ctx,
-        p.tenant.workspaceId,
-        s.toCampaignInput(b),
-        p.tenant.userId,
-        p.tenant.workspace,
-      );
+      const r = await campaigns
+        .createAndLaunchCampaign(
+          ctx,
+          p.tenant.workspaceId,
+          s.toCampaignInput(b),
+          p.tenant.userId,
+          p.tenant.workspace,
+        )
+        .catch(contentParam);
       return { campaign: campaignJson(r.campaign), queued: r.queued, skipped: r.skipped };
     },
   },
@@ -560,9 +596,7 @@ export const V1_ROUTES: V1Route[] = [
       const r = await campaigns
         .rescheduleCampaign(ctx, p.tenant.workspaceId, { id, scheduledAt: b.scheduled_at })
         .catch((e: unknown) => {
-          if (e instanceof AppError && (e.details as { param?: string } | undefined)?.param === "scheduledAt")
-            throw new AppError(e.code, e.message, { param: "scheduled_at" });
-          throw e;
+          throw withV1Param(e, { scheduledAt: "scheduled_at" });
         });
       return { id, status: r.status, scheduled_at: r.scheduledAt.toISOString() };
     },
@@ -987,7 +1021,10 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
     if (req.idempotencyClaim && raisedAfterChanges(err)) req.idempotencyAfterChanges = true;
     if (err instanceof AppError) {
       const details = err.details as { param?: string } | undefined;
-      return reply.status(err.status).send(errorBody(err.status, err.message, details?.param));
+      // the app's sentence speaks to the signed-in sender; here the sender is the key's creator,
+      // whom the developer holding the key may not be
+      const message = err.message === UNVERIFIED_SEND_MESSAGE ? V1_UNVERIFIED_SEND_MESSAGE : err.message;
+      return reply.status(err.status).send(errorBody(err.status, message, details?.param));
     }
     if (err instanceof ZodError)
       return reply.status(400).send(errorBody(400, describeZodError(err), issueParam(err.issues[0])));
@@ -1079,7 +1116,17 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         const p = req.apiPrincipal!;
         assertScope(p, r.scope);
-        const query = parseInput(querySchema, req.query ?? {});
+        const rawQuery = (req.query ?? {}) as Record<string, unknown>;
+        // a parameter the route takes, given more than once (`?limit=10&limit=20`), reaches its
+        // schema as a list and read as 'must be one of' a list its values are in
+        for (const [name, v] of Object.entries(rawQuery))
+          if (Array.isArray(v) && Object.hasOwn(querySchema.shape, name))
+            throw new AppError(
+              "BAD_REQUEST",
+              `The query parameter ${name} is given ${v.length} times: give it once`,
+              { param: name },
+            );
+        const query = parseInput(querySchema, rawQuery);
         if (r.body && req.body === undefined && !r.bodyOptional)
           throw new AppError(
             "BAD_REQUEST",

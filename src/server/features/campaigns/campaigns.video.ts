@@ -162,7 +162,8 @@ export async function launchVideoCampaign(
       );
   } else {
     media = await getMedia(ctx, workspaceId, input.videoId as number);
-    if (media.type !== "video") throw new AppError("BAD_REQUEST", "Please choose a video");
+    if (media.type !== "video")
+      throw new AppError("BAD_REQUEST", "Please choose a video", { param: "videoId" });
     if (media.processingStatus !== "ready")
       throw new AppError(
         "UNPROCESSABLE",

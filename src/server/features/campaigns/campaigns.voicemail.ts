@@ -44,9 +44,11 @@ export function mediaIdOfLibraryUrl(url: string, appUrl: string): number | null 
  * Checks a voicemail launch's recording and returns the content to store: `audioMediaId` set to one
  * of the workspace's ready audio items (from `audioMediaId`, or from a library URL in `audioUrl`),
  * `audioUrl` cleared. Content without a recording is returned unchanged (text to speech).
- * @throws AppError BAD_REQUEST 'Choose the recording from your media library: ...' for any other URL;
+ * @throws AppError BAD_REQUEST 'Choose the recording from your media library: ...' for any other URL
+ *   (param `audioUrl`);
  *   NOT_FOUND 'Recording not found in your media library' for an unknown id or another workspace's;
- *   BAD_REQUEST for a video item or one still processing (the provider plays MP3 audio).
+ *   BAD_REQUEST for a video item or one still processing (the provider plays MP3 audio; param the field
+ *   that named it, `audioMediaId` or `audioUrl`).
  */
 export async function resolveVoicemailAudio(
   ctx: Pick<AppContext, "db" | "env">,
@@ -61,20 +63,25 @@ export async function resolveVoicemailAudio(
       throw new AppError(
         "BAD_REQUEST",
         "Choose the recording from your media library: other addresses cannot be used for voicemail audio.",
+        { param: "audioUrl" },
       );
   }
   if (mediaId === null) return { ...content, audioUrl: null, audioMediaId: null };
   const media = await findMedia(ctx, workspaceId, mediaId);
   if (!media) throw new AppError("NOT_FOUND", "Recording not found in your media library");
+  // the input field the recording was named in, for APIs that name it (v1 `param`)
+  const param = content.audioMediaId != null ? "audioMediaId" : "audioUrl";
   if (media.type !== "audio")
     throw new AppError(
       "BAD_REQUEST",
       `"${media.name}" is a video: ringless voicemail plays audio. Choose an audio recording.`,
+      { param },
     );
   if (media.processingStatus !== "ready")
     throw new AppError(
       "BAD_REQUEST",
       `"${media.name}" is still being processed. Try again when it shows as ready in your library.`,
+      { param },
     );
   return { ...content, audioUrl: null, audioMediaId: media.id };
 }

@@ -706,7 +706,8 @@ export async function createContact(
 /**
  * PUT /api/contacts/{id}: updates the given fields (address changes re-geocode). `custom_fields` is
  * merged into the stored ones (the given fields set, the others kept, null removes one), at most
- * MAX_CUSTOM_FIELDS after the merge (checked in the same UPDATE). Emits `contact.updated`.
+ * MAX_CUSTOM_FIELDS after the merge (checked in the same UPDATE). Emits `contact.updated` when the
+ * contact as the API gives it changed (contactChanged: not for a save of the stored values).
  * A phone or mobile sent back as stored (an import keeps an invalid number as typed) is not checked
  * again, so the form saves its other fields; a changed one must be a valid number.
  * @throws NOT_FOUND; BAD_REQUEST (an invalid new number, param phone/mobile; clearing a stored first
@@ -773,9 +774,17 @@ export async function updateContact(
         cols,
         f.custom_fields ? { patch: f.custom_fields, maxCustomFields: MAX_CUSTOM_FIELDS } : undefined,
       );
-      const emitted = row
-        ? await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "contact.updated", toContactJson(row))
-        : undefined;
+      // a save that changed nothing (an empty PATCH, the stored values sent back) is no update: a
+      // receiver's "contact updated" trigger fired for nothing
+      const emitted =
+        row && contactChanged(current, row)
+          ? await emitWebhookEvent(
+              { db: tx, log: ctx.log },
+              workspaceId,
+              "contact.updated",
+              toContactJson(row),
+            )
+          : undefined;
       return { row, emitted };
     }));
   } catch (e) {
@@ -791,6 +800,16 @@ export async function updateContact(
   await queueWebhookDeliveries(ctx, emitted);
   if (addressChanged && needsGeocode(row)) await queueGeocode(ctx, workspaceId, [row.id]);
   return row;
+}
+
+/**
+ * Whether `after` differs from `before` in any field of the contact as the API and its webhook events
+ * give it (toContactJson), `updated_at` aside: the UPDATE stamps it even when no value changed.
+ */
+function contactChanged(before: Contact, after: Contact): boolean {
+  const { updated_at: _b, ...was } = toContactJson(before);
+  const { updated_at: _a, ...now } = toContactJson(after);
+  return JSON.stringify(was) !== JSON.stringify(now);
 }
 
 /**

@@ -42,6 +42,15 @@ describe("test emails are limited per account (attack re-test)", () => {
     expect(await testEmailsTo(u.user.email)).toBe(TEST_EMAILS_PER_HOUR);
   });
 
+  it("a verified account, which owns its address, checks its draft as often as it likes", async () => {
+    const u = await signUp(t.app);
+    for (let i = 0; i <= TEST_EMAILS_PER_HOUR; i++) {
+      const ok = await u.client.post("/api/campaigns/email/test", { subject: "Draft", body: `Try ${i}` });
+      expect(ok.statusCode, ok.body).toBe(200);
+    }
+    expect(await testEmailsTo(u.user.email)).toBe(TEST_EMAILS_PER_HOUR + 1);
+  });
+
   it("the limit is per account: another account still sends its test email", async () => {
     const other = await signUp(t.app);
     const ok = await other.client.post("/api/campaigns/email/test", { subject: "S", body: "B" });

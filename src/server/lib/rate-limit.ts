@@ -27,11 +27,11 @@ export const INVITE_RESENDS_PER_DAY = 5;
 export const INVITE_EMAILS_PER_WORKSPACE_PER_DAY = 50;
 
 /**
- * Test emails ("Send test", POST /api/campaigns/email/test) one account may send per hour. A test goes
- * to the account's own address, which an account that has not verified it does not own: anyone can
- * sign up with a stranger's address and, without a limit, mail them the draft of their choosing (any
- * text and links) again and again, unmetered, from the app's sending domain. Ten an hour is plenty
- * for checking a draft.
+ * Test emails ("Send test", POST /api/campaigns/email/test) an account that has not verified its
+ * address may send per hour. A test goes to the account's own address, which such an account may not
+ * own: anyone can sign up with a stranger's address and, without a limit, mail them the draft of their
+ * choosing (any text and links) again and again, unmetered, from the app's sending domain. A verified
+ * account is not limited (campaigns.service sendTestEmail).
  */
 export const TEST_EMAILS_PER_HOUR = 10;
 
@@ -134,7 +134,7 @@ export function createRateLimiters(env: Env, db: Db) {
     inviteResendMinute: limiter("invite-resend-minute", 1, 60),
     /** resends per workspace invitation (key: the invite id), per day */
     inviteResendDay: limiter("invite-resend-day", INVITE_RESENDS_PER_DAY, 24 * 60 * 60),
-    /** test emails per account (key: the user id), per hour (TEST_EMAILS_PER_HOUR) */
+    /** test emails per unverified account (key: the user id), per hour (TEST_EMAILS_PER_HOUR) */
     testEmailUser: limiter("test-email-user", TEST_EMAILS_PER_HOUR, 60 * 60),
     /** invitation emails, new and resent, per workspace (key: the workspace id), per day */
     inviteEmailsWorkspace: limiter(

@@ -19,7 +19,7 @@ import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import { parseInput } from "../../lib/validate";
-import { assertCanSend } from "../auth/auth.service";
+import { assertCanSend, isEmailVerified } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   campaignPlanRefusal,
@@ -700,11 +700,11 @@ async function launchOnce(
  * Sends the email draft to the user's own address ("Test email sent to {email}", spec section 8), its
  * subject "[Test] " and the draft's filled in for the user as a campaign's (renderEmailFor), as one
  * header line (lib/email-subject emailSubjectLine).
- * At most TEST_EMAILS_PER_HOUR (lib/rate-limit) per account an hour: an account that has not
- * verified its address may have signed up with a stranger's.
+ * At most TEST_EMAILS_PER_HOUR (lib/rate-limit) an hour while the account has not verified its
+ * address (it may have signed up with a stranger's); a verified account is not limited.
  * @throws AppError BAD_REQUEST 'Please write subject and email body first'; BAD_REQUEST when
  * `testEmail` is another address (test sends only go to the signed-in user); TOO_MANY_REQUESTS
- * ('Too many test emails. Please try again in N minutes.') past the hourly limit.
+ * ('Too many test emails. Please try again in N minutes.') past an unverified account's hourly limit.
  */
 export async function sendTestEmail(
   ctx: Ctx & Pick<AppContext, "limiters">,
@@ -721,8 +721,10 @@ export async function sendTestEmail(
   if (input.testEmail && input.testEmail.trim().toLowerCase() !== user.email.toLowerCase())
     throw new AppError("BAD_REQUEST", "Test emails can only be sent to your own address");
   // the own address of an account that has not verified it may be anyone's: at most
-  // TEST_EMAILS_PER_HOUR tests an hour per account (lib/rate-limit testEmailUser)
-  await consumeOrThrow(ctx.limiters.testEmailUser, tenant.userId, "test emails");
+  // TEST_EMAILS_PER_HOUR tests an hour until it is verified (lib/rate-limit testEmailUser); a verified
+  // account mails only itself and may check its drafts as often as it likes
+  if (!(await isEmailVerified(ctx, tenant.userId)))
+    await consumeOrThrow(ctx.limiters.testEmailUser, tenant.userId, "test emails");
   const content: CampaignContent = {
     subject: input.subject,
     body: input.body,

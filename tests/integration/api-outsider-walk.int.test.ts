@@ -429,3 +429,32 @@ describe("POST /campaigns: a library item of the wrong kind names its content fi
     expect(notVideo.json().error.param).toBe("content.video_id");
   });
 });
+
+describe("a route without a request body is closed too", () => {
+  it("POST /campaigns/{id}/pause with fields is a 400 naming the first; no body or {} pauses", async () => {
+    const k = await keyed();
+    const c = await k.call("POST", "/contacts", { first_name: "Pia", email: "pia@example.com" });
+    const launch = await k.call("POST", "/campaigns", {
+      name: "Closed",
+      channel: "email",
+      content: { subject: "Hi", body: "Hello" },
+      audience: { contact_ids: [c.json().id] },
+      scheduled_at: new Date(Date.now() + 3 * 3600_000).toISOString(),
+    });
+    const id = launch.json().campaign.id;
+    // a connector that thinks pause takes a time or a reason: refused, not a pause that ignored it
+    const withFields = await k.call("POST", `/campaigns/${id}/pause`, { until: "2027-01-01T00:00:00Z" });
+    expect(withFields.statusCode, withFields.body).toBe(400);
+    expect(withFields.json().error).toEqual({
+      type: "invalid_request_error",
+      message: "This field is not accepted here: until",
+      param: "until",
+    });
+    const notObject = await k.call("DELETE", `/contacts/${c.json().id}`, "[1]");
+    expect(notObject.statusCode, notObject.body).toBe(400);
+    expect(notObject.json().error.message).toMatch(/takes no request body/);
+    expect((await k.call("GET", `/campaigns/${id}`)).json().status).toBe("scheduled");
+    expect((await k.call("POST", `/campaigns/${id}/pause`, {})).json().status).toBe("paused");
+    expect((await k.call("POST", `/campaigns/${id}/resume`)).json().status).toBe("scheduled");
+  });
+});

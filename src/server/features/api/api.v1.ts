@@ -1132,6 +1132,19 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
             "BAD_REQUEST",
             "The request body is missing: send a JSON object with Content-Type: application/json",
           );
+        // a route that takes no body is closed like the others: a field sent to it (`{"until": ...}`
+        // to /pause) was ignored; none, or {} (what many clients send), is no body
+        if (!r.body && r.method !== "GET" && req.body !== undefined) {
+          const sent = req.body;
+          if (sent === null || typeof sent !== "object" || Array.isArray(sent))
+            throw new AppError(
+              "BAD_REQUEST",
+              `${r.method} ${r.path} takes no request body: send none (or an empty JSON object)`,
+            );
+          const first = Object.keys(sent)[0];
+          if (first !== undefined)
+            throw new AppError("BAD_REQUEST", `This field is not accepted here: ${first}`, { param: first });
+        }
         // a body left out where it may be: no fields (JSON null is still refused as not an object)
         const given = req.body === undefined && r.bodyOptional ? {} : req.body;
         const body = r.body ? parseInput(r.body, given) : undefined;

@@ -103,6 +103,19 @@ test("the email builder schedules a campaign for later, in the user's time zone,
   const after = await (await page.request.get(`/api/campaigns/${id}`)).json();
   expect(after.campaign.status).toBe("scheduled");
   expect(new Date(after.campaign.scheduledAt).toISOString()).toBe(moved.iso);
+
+  // opened and saved without a change: it keeps its time and nothing is asked of the server (saving
+  // the minute-precision field moved a time with seconds and told webhooks of a move)
+  const asked: string[] = [];
+  page.on("request", (r) => {
+    if (r.url().includes("campaigns.reschedule")) asked.push(r.url());
+  });
+  await page.getByRole("button", { name: "Reschedule" }).click();
+  await expect(newTime).toHaveValue(moved.local);
+  await dialog.getByRole("button", { name: "Reschedule" }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByText(/^The campaign keeps its time: sends .* C[SD]T\.$/)).toBeVisible();
+  expect(asked).toEqual([]);
 });
 
 test("the SMS builder schedules a campaign for later", async ({ page }) => {

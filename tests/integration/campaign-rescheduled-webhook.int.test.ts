@@ -148,4 +148,34 @@ describe("campaign.rescheduled", () => {
       await rx.close();
     }
   });
+
+  it("a move to the time it already has stores no event and queues no second send job (a dialog saved unchanged)", async () => {
+    const rx = await webhookReceiver();
+    const u = await subscribed(rx.url);
+    await rx.close();
+    const at = new Date(Date.now() + 2 * HOUR);
+    at.setUTCSeconds(0, 0);
+    const id = await scheduled(u.client, at);
+    // the inline job client keeps jobs sent for later (startAfter) in `deferred`
+    const fanOuts = async () =>
+      t.jobs.deferred.filter(
+        (d) => d.job.name === "campaigns.fan-out" && (d.data as { campaignId: number }).campaignId === id,
+      ).length;
+    const jobsBefore = await fanOuts();
+    const same = await trpcCall(u.client, "campaigns.reschedule", { id, scheduledAt: at.toISOString() });
+    expect(same.status, JSON.stringify(same.error)).toBe(200);
+    const sameViaApi = await u.call("POST", `/campaigns/${id}/reschedule`, {
+      scheduled_at: at.toISOString(),
+    });
+    expect(sameViaApi.statusCode, sameViaApi.body).toBe(200);
+    expect(sameViaApi.json().scheduled_at).toBe(at.toISOString());
+    expect(await storedEvents(u.user.id)).toEqual([]);
+    expect(await fanOuts()).toBe(jobsBefore);
+    // a real move still tells
+    const later = new Date(at.getTime() + HOUR);
+    expect(
+      (await u.call("POST", `/campaigns/${id}/reschedule`, { scheduled_at: later.toISOString() })).statusCode,
+    ).toBe(200);
+    expect((await storedEvents(u.user.id)).length).toBe(1);
+  });
 });

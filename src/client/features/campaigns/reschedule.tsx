@@ -23,7 +23,8 @@ import { browserTimeZone, localValue, SendTimeHint, scheduledMoment, sendTimeErr
  * with a date-time input in the user's time zone (named), filled with the current time, refused in
  * plain words unless it is in the future (send-time sendTimeError); saving calls tRPC
  * `campaigns.reschedule`, whose refusals (the campaign started meanwhile, the new time's billing
- * period has no room on the plan) are shown in the dialog, and refreshes the report.
+ * period has no room on the plan) are shown in the dialog, and refreshes the report. Saved with the
+ * time it was opened with, it closes and calls nothing (the campaign keeps its time to the second).
  */
 export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt: Date | string }) {
   const trpc = useTRPC();
@@ -78,6 +79,13 @@ export function RescheduleAction({ id, scheduledAt }: { id: number; scheduledAt:
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
+            // the time it has, left as it was (the input shows whole minutes): nothing to move, and
+            // saving it would cut the seconds off and tell every webhook of a move
+            if (local === localValue(new Date(scheduledAt))) {
+              toast.info(`The campaign keeps its time: sends ${formatDateTime(scheduledAt)}.`);
+              setOpen(false);
+              return;
+            }
             setTried(true);
             if (timeError || !at) {
               timeInput.current?.focus();

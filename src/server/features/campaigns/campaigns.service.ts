@@ -1288,7 +1288,8 @@ const RESCHEDULE_MIN_AHEAD_MS = 60_000;
  * due yet (a later time) or already sending (an earlier one) and sends nothing twice. The move stores
  * the webhook event `campaign.rescheduled` in its transaction (the campaign as campaign.launched gives
  * it, with `scheduled_at` the new time and `previous_scheduled_at` the old one, ISO 8601 UTC; its
- * deliveries queued after the commit). Called by tRPC `campaigns.reschedule` and v1
+ * deliveries queued after the commit). A move to the time the campaign already has changes nothing
+ * and stores no event (answered as a move). Called by tRPC `campaigns.reschedule` and v1
  * `POST /campaigns/{id}/reschedule`.
  * @throws AppError BAD_REQUEST (the time is not ahead: 'Please pick a time in the future ...', param
  *   `scheduledAt`; not a
@@ -1318,6 +1319,7 @@ export async function rescheduleCampaign(
   await loadBillingWorkspace(ctx, workspaceId);
   let reservation: Reservation | undefined;
   let rescheduled: WebhookEmit = NO_WEBHOOK_EMIT;
+  let unchanged = false;
   const r = await rescheduleCampaignRow(
     ctx.db,
     workspaceId,
@@ -1330,6 +1332,12 @@ export async function rescheduleCampaign(
       return moved.periodStart;
     },
     async (tx, before, after) => {
+      // the time it already had (a dialog saved unchanged, a client's retry): nothing moved, so no
+      // event, and the fan-out job already waiting for that time stands
+      if (before.scheduledAt?.getTime() === at.getTime()) {
+        unchanged = true;
+        return;
+      }
       // with the move, in its transaction (the webhooks outbox); queued after the commit
       rescheduled = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.rescheduled", {
         ...campaignEventBase(after),
@@ -1342,7 +1350,7 @@ export async function rescheduleCampaign(
   if (!r.after) throw new AppError("CONFLICT", `A ${r.before.status} campaign cannot be rescheduled`);
   await queueWebhookDeliveries(ctx, rescheduled);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
-  await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
+  if (!unchanged) await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
   return { status: "scheduled", scheduledAt: at };
 }
 

@@ -108,10 +108,12 @@ describe("a campaign's first part waiting for the send throttle", () => {
     const rows = await t.sql<{ status: string; n: number }[]>`
       select status, count(*)::int as n from campaign_recipients where campaign_id = ${lateId} group by status`;
     const sent = (await outboxOf(lateId)).length;
-    // the report tells the truth: what went out is sent, the rest cancelled
-    expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual(
-      sent === 0 ? { cancelled: 5 } : { sent, cancelled: 5 - sent },
+    // the report tells the truth: what went out is sent, the rest cancelled (a part that was past its
+    // status check when the cancel landed may have held all five, on a loaded machine)
+    const expected = Object.fromEntries(
+      Object.entries({ sent, cancelled: 5 - sent }).filter(([, n]) => n > 0),
     );
+    expect(Object.fromEntries(rows.map((r) => [r.status, r.n]))).toEqual(expected);
   });
 
   it("an unsubscribe during the wait: that contact is skipped, never sent to", async () => {

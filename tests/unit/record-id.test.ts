@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NO_RECORD_ID, recordId } from "../../src/server/lib/validate";
+import { AppError } from "../../src/server/lib/errors";
+import { NO_RECORD_ID, pathRecordId, recordId } from "../../src/server/lib/validate";
 
 // lib/validate recordId: the id a request names, as a number, NO_RECORD_ID for a whole number no
 // record can have, a 400 sentence for anything that is no whole number.
@@ -37,6 +38,43 @@ describe("recordId", () => {
       const r = id.safeParse(v);
       expect(r.success, String(v)).toBe(false);
       expect(r.error?.issues[0]?.message, String(v)).toMatch(/^Media id must be a (whole )?number$/);
+    }
+  });
+});
+
+describe("pathRecordId", () => {
+  it("reads a path segment of digits naming a possible record", () => {
+    expect(pathRecordId("12", "Campaign")).toBe(12);
+    expect(pathRecordId("007", "Campaign")).toBe(7);
+    expect(pathRecordId("9007199254740991", "Campaign")).toBe(Number.MAX_SAFE_INTEGER);
+  });
+
+  it("answers any other segment with the unknown id's 404 sentence", () => {
+    for (const v of [
+      "abc",
+      "0x10",
+      "1e1",
+      "+5",
+      "-5",
+      "5.0",
+      "",
+      " 5",
+      "0",
+      "9007199254740992",
+      "1".repeat(17),
+      undefined,
+    ]) {
+      let thrown: unknown;
+      try {
+        pathRecordId(v, "Campaign");
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown, String(v)).toBeInstanceOf(AppError);
+      expect([(thrown as AppError).code, (thrown as AppError).message], String(v)).toEqual([
+        "NOT_FOUND",
+        "Campaign not found",
+      ]);
     }
   });
 });

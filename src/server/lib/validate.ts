@@ -263,7 +263,8 @@ const MAX_ID_DIGITS = String(Number.MAX_SAFE_INTEGER).length;
  * reaches Postgres as an out-of-range bigint (a 500).
  * Anything that is no whole number (text such as `0x10`, `1e1`, `+5`, `5.0`; 1.5; true; missing) is a
  * 400 whose sentence starts with `label` ("Media id must be a number", "Media id must be a whole
- * number"), where those two adapters answer 404 for any segment that is not digits.
+ * number"): an id in a body or a tRPC input. A route's path segment is read by pathRecordId, which
+ * answers any segment that names no record with the unknown id's 404.
  */
 export function recordId(label: string) {
   return z.preprocess<unknown, z.ZodNumber, number | string | bigint>(
@@ -284,6 +285,26 @@ export function recordId(label: string) {
     },
     z.number({ error: `${label} must be a number` }).int(`${label} must be a whole number`),
   );
+}
+
+/**
+ * A route's `:id` path segment as a record id: decimal digits naming a record that could exist (1 to
+ * Number.MAX_SAFE_INTEGER, leading zeros aside, as recordId reads them) give that number; any other
+ * segment (letters, `0x10`, `1e1`, 0, 20 digits) names no record and is the unknown id's 404, "<what>
+ * not found". A path is an address, not a form field: the app's REST routes answer a wrong one as
+ * /api/v1 (api.v1 intId) does, where recordId's "must be a number" 400 stays for ids in bodies and
+ * tRPC inputs. @throws AppError NOT_FOUND `${what} not found` (e.g. "Campaign not found").
+ */
+export function pathRecordId(raw: unknown, what: string): number {
+  if (typeof raw === "string" && ID_DIGITS.test(raw)) {
+    const digits = raw.replace(/^0+(?=.)/, "");
+    // at most 16 digits: Number() is exact up to 2^53, and anything past MAX_SAFE_INTEGER is refused
+    if (digits.length <= MAX_ID_DIGITS) {
+      const n = Number(digits);
+      if (n >= 1 && n <= Number.MAX_SAFE_INTEGER) return n;
+    }
+  }
+  throw new AppError("NOT_FOUND", `${what} not found`);
 }
 
 /**

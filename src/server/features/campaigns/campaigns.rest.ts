@@ -8,7 +8,7 @@ import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
 import { escapeHtml } from "../../lib/merge-tags";
-import { parseInput } from "../../lib/validate";
+import { parseInput, pathRecordId } from "../../lib/validate";
 import { twilioFormParams, twilioRequestSigned } from "../../providers/sms/twilio-webhooks";
 import { TWIML_DOCUMENT_PATH } from "../../providers/voice/twiml-documents";
 import {
@@ -30,7 +30,6 @@ import {
   unsubscribeByToken,
 } from "./campaigns.events";
 import {
-  campaignIdInput,
   campaignReportQuery,
   createCampaignInput,
   dropCowboyRvmCallback,
@@ -90,6 +89,11 @@ const OPTED_OUT_OF = { email: "emails", sms: "texts", voice: "calls", voicemail:
 async function optOutScope(ctx: AppContext, r: { workspaceId: string; channel: CampaignChannel }) {
   const sender = await getSenderProfile(ctx, r.workspaceId);
   return `${OPTED_OUT_OF[deliveryKind(r.channel)]} from <strong>${escapeHtml(sender.businessName)}</strong>`;
+}
+
+/** The route's `:id` as a campaign id; a segment that names no campaign is "Campaign not found" (404). */
+function campaignIdParam(req: FastifyRequest): number {
+  return pathRecordId((req.params as { id: string }).id, "Campaign");
 }
 
 /**
@@ -216,7 +220,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // with a sentence naming it (campaignReportQuery).
   app.get("/api/campaigns/:id", async (req) => {
     const tenant = requireTenant(req);
-    const { id } = parseInput(campaignIdInput, req.params);
+    const id = campaignIdParam(req);
     const { tz } = parseInput(campaignReportQuery, req.query ?? {});
     return {
       success: true,
@@ -229,7 +233,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       success: true,
       ...(await svc.listRecipients(ctx, tenant.workspaceId, {
         ...(req.query as object),
-        ...(req.params as object),
+        id: campaignIdParam(req),
       })),
     };
   });
@@ -238,7 +242,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // exportRecipientsCsv: 2,000 recipients per query, formula-safe cells)
   app.get("/api/campaigns/:id/recipients.csv", async (req, reply) => {
     const tenant = requireTenant(req);
-    const { id } = parseInput(campaignIdInput, req.params);
+    const id = campaignIdParam(req);
     // the campaign is found (or the 404 answered) before the 200 goes out (sendCsvDownload)
     return sendCsvDownload(
       reply,
@@ -255,7 +259,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   for (const [name, fn] of Object.entries(actions)) {
     app.post(`/api/campaigns/:id/${name}`, async (req) => {
       const tenant = requireTenant(req);
-      const { id } = parseInput(campaignIdInput, req.params);
+      const id = campaignIdParam(req);
       return { success: true, ...(await fn(ctx, tenant.workspaceId, id)) };
     });
   }

@@ -7,10 +7,10 @@ import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
 import { AppError } from "../../lib/errors";
-import { parseInput } from "../../lib/validate";
+import { parseInput, pathRecordId } from "../../lib/validate";
 import { isBotUserAgent } from "./campaigns.events";
 import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
-import { campaignIdInput, withLaunchToken } from "./campaigns.schemas";
+import { withLaunchToken } from "./campaigns.schemas";
 import {
   landingByToken,
   landingCtaHref,
@@ -51,7 +51,7 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
    */
   app.get("/api/campaigns/video/:id/stats", async (req) => {
     const tenant = requireTenant(req);
-    const { id } = parseInput(campaignIdInput, req.params);
+    const id = pathRecordId((req.params as { id: string }).id, "Campaign");
     return { success: true, stats: await videoCampaignStats(ctx, tenant.workspaceId, id) };
   });
 

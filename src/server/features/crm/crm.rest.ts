@@ -10,22 +10,19 @@ import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
 import { jsonWithRaw } from "../../lib/raw-json";
 import { SHOWN_WORKSPACE_PARAM } from "../../lib/shown-workspace";
-import { parseInput } from "../../lib/validate";
+import { parseInput, pathRecordId } from "../../lib/validate";
 import { importFilePath, sweepImportSpool } from "./crm.jobs";
 import { type BulkOperationInput, listContactsQuerySchema } from "./crm.schemas";
 import * as crm from "./crm.service";
 
-/** The route's `:id` as a number; an id that is not 1-15 digits names no `what` ("Contact", "List"): 404. */
+/** The route's `:id` as a number; a segment that names no record is `what`'s 404 (lib/validate pathRecordId). */
 function idParam(req: FastifyRequest, what = "Contact"): number {
-  const raw = (req.params as { id: string }).id;
-  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", `${what} not found`);
-  return Number(raw);
+  return pathRecordId((req.params as { id: string }).id, what);
 }
 
+/** The route's `:noteId` as a number; a segment that names no note is "Note not found" (404). */
 function noteIdParam(req: FastifyRequest): number {
-  const raw = (req.params as { noteId: string }).noteId;
-  if (!/^\d{1,15}$/.test(raw)) throw new AppError("NOT_FOUND", "Note not found");
-  return Number(raw);
+  return pathRecordId((req.params as { noteId: string }).noteId, "Note");
 }
 
 /**

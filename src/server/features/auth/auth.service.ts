@@ -814,15 +814,6 @@ export const UNVERIFIED_SEND_MESSAGE =
   "Please verify your email address before sending: open the link we emailed you, or resend it from the banner at the top of the app. Until then you can send only to your own address.";
 
 /**
- * Whether `userId`'s account has verified its email address (`users.email_verified_at` set); false
- * for an unknown id.
- */
-export async function isEmailVerified(ctx: Pick<AppContext, "db">, userId: string): Promise<boolean> {
-  const user = await q.findUserById(ctx.db, userId);
-  return !!user?.emailVerifiedAt;
-}
-
-/**
  * Refuses sending for a user whose email address is not verified, unless every recipient is the
  * user's own address (`to`, case-insensitive). Used by campaign launches and one-off sends.
  * @throws AppError FORBIDDEN (UNVERIFIED_SEND_MESSAGE).

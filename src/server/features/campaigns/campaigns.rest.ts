@@ -6,9 +6,10 @@ import { requireTenant } from "../../http/auth";
 import { sendCsvDownload } from "../../http/csv-download";
 import { postKeypressOptOut } from "../../http/keypress-opt-out";
 import { sendMediaFile } from "../../http/media-file";
+import { pathId } from "../../http/path-id";
 import { AppError } from "../../lib/errors";
 import { escapeHtml } from "../../lib/merge-tags";
-import { parseInput, pathRecordId } from "../../lib/validate";
+import { parseInput } from "../../lib/validate";
 import { twilioFormParams, twilioRequestSigned } from "../../providers/sms/twilio-webhooks";
 import { TWIML_DOCUMENT_PATH } from "../../providers/voice/twiml-documents";
 import {
@@ -89,11 +90,6 @@ const OPTED_OUT_OF = { email: "emails", sms: "texts", voice: "calls", voicemail:
 async function optOutScope(ctx: AppContext, r: { workspaceId: string; channel: CampaignChannel }) {
   const sender = await getSenderProfile(ctx, r.workspaceId);
   return `${OPTED_OUT_OF[deliveryKind(r.channel)]} from <strong>${escapeHtml(sender.businessName)}</strong>`;
-}
-
-/** The route's `:id` as a campaign id; a segment that names no campaign is "Campaign not found" (404). */
-function campaignIdParam(req: FastifyRequest): number {
-  return pathRecordId((req.params as { id: string }).id, "Campaign");
 }
 
 /**
@@ -220,7 +216,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // with a sentence naming it (campaignReportQuery).
   app.get("/api/campaigns/:id", async (req) => {
     const tenant = requireTenant(req);
-    const id = campaignIdParam(req);
+    const id = pathId(req, "Campaign");
     const { tz } = parseInput(campaignReportQuery, req.query ?? {});
     return {
       success: true,
@@ -233,7 +229,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
       success: true,
       ...(await svc.listRecipients(ctx, tenant.workspaceId, {
         ...(req.query as object),
-        id: campaignIdParam(req),
+        id: pathId(req, "Campaign"),
       })),
     };
   });
@@ -242,7 +238,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   // exportRecipientsCsv: 2,000 recipients per query, formula-safe cells)
   app.get("/api/campaigns/:id/recipients.csv", async (req, reply) => {
     const tenant = requireTenant(req);
-    const id = campaignIdParam(req);
+    const id = pathId(req, "Campaign");
     // the campaign is found (or the 404 answered) before the 200 goes out (sendCsvDownload)
     return sendCsvDownload(
       reply,
@@ -259,7 +255,7 @@ export async function campaignsRest(app: FastifyInstance, { ctx }: { ctx: AppCon
   for (const [name, fn] of Object.entries(actions)) {
     app.post(`/api/campaigns/:id/${name}`, async (req) => {
       const tenant = requireTenant(req);
-      const id = campaignIdParam(req);
+      const id = pathId(req, "Campaign");
       return { success: true, ...(await fn(ctx, tenant.workspaceId, id)) };
     });
   }

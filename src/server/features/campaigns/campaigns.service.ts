@@ -19,7 +19,7 @@ import { AppError, markRaisedAfterChanges } from "../../lib/errors";
 import { randomToken } from "../../lib/ids";
 import { consumeOrThrow } from "../../lib/rate-limit";
 import { parseInput } from "../../lib/validate";
-import { assertCanSend, isEmailVerified } from "../auth/auth.service";
+import { assertCanSend } from "../auth/auth.service";
 import {
   assertWorkspaceFeature,
   campaignPlanRefusal,
@@ -723,8 +723,7 @@ export async function sendTestEmail(
   // the own address of an account that has not verified it may be anyone's: at most
   // TEST_EMAILS_PER_HOUR tests an hour until it is verified (lib/rate-limit testEmailUser); a verified
   // account mails only itself and may check its drafts as often as it likes
-  if (!(await isEmailVerified(ctx, tenant.userId)))
-    await consumeOrThrow(ctx.limiters.testEmailUser, tenant.userId, "test emails");
+  if (!user.emailVerified) await consumeOrThrow(ctx.limiters.testEmailUser, tenant.userId, "test emails");
   const content: CampaignContent = {
     subject: input.subject,
     body: input.body,
@@ -1319,7 +1318,9 @@ export async function rescheduleCampaign(
   await loadBillingWorkspace(ctx, workspaceId);
   let reservation: Reservation | undefined;
   let rescheduled: WebhookEmit = NO_WEBHOOK_EMIT;
-  let unchanged = false;
+  // the time it already has (a dialog saved unchanged, a client's retry): nothing moves, so no event,
+  // and the fan-out job already waiting for that time stands
+  const unchanged = (c: { scheduledAt: Date | null }) => c.scheduledAt?.getTime() === at.getTime();
   const r = await rescheduleCampaignRow(
     ctx.db,
     workspaceId,
@@ -1332,12 +1333,7 @@ export async function rescheduleCampaign(
       return moved.periodStart;
     },
     async (tx, before, after) => {
-      // the time it already had (a dialog saved unchanged, a client's retry): nothing moved, so no
-      // event, and the fan-out job already waiting for that time stands
-      if (before.scheduledAt?.getTime() === at.getTime()) {
-        unchanged = true;
-        return;
-      }
+      if (unchanged(before)) return;
       // with the move, in its transaction (the webhooks outbox); queued after the commit
       rescheduled = await emitWebhookEvent({ db: tx, log: ctx.log }, workspaceId, "campaign.rescheduled", {
         ...campaignEventBase(after),
@@ -1350,7 +1346,7 @@ export async function rescheduleCampaign(
   if (!r.after) throw new AppError("CONFLICT", `A ${r.before.status} campaign cannot be rescheduled`);
   await queueWebhookDeliveries(ctx, rescheduled);
   if (reservation) await sendUsageWarningIfDue(ctx, reservation);
-  if (!unchanged) await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
+  if (!unchanged(r.before)) await ctx.jobs.send(fanOutJob, { campaignId: own.id }, { startAfter: at });
   return { status: "scheduled", scheduledAt: at };
 }
 

@@ -6,8 +6,9 @@ import { z } from "zod";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
+import { pathId } from "../../http/path-id";
 import { AppError } from "../../lib/errors";
-import { parseInput, pathRecordId } from "../../lib/validate";
+import { parseInput } from "../../lib/validate";
 import { isBotUserAgent } from "./campaigns.events";
 import { LANDING_JS, renderLandingPage, renderUnavailablePage } from "./campaigns.landing";
 import { withLaunchToken } from "./campaigns.schemas";
@@ -51,7 +52,7 @@ export async function videoCampaignsRest(app: FastifyInstance, { ctx }: { ctx: A
    */
   app.get("/api/campaigns/video/:id/stats", async (req) => {
     const tenant = requireTenant(req);
-    const id = pathRecordId((req.params as { id: string }).id, "Campaign");
+    const id = pathId(req, "Campaign");
     return { success: true, stats: await videoCampaignStats(ctx, tenant.workspaceId, id) };
   });
 

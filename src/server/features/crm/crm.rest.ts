@@ -2,28 +2,19 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../../context";
 import { requireTenant } from "../../http/auth";
 import { sendCsvDownload } from "../../http/csv-download";
+import { pathId } from "../../http/path-id";
 import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
 import { jsonWithRaw } from "../../lib/raw-json";
 import { SHOWN_WORKSPACE_PARAM } from "../../lib/shown-workspace";
-import { parseInput, pathRecordId } from "../../lib/validate";
+import { parseInput } from "../../lib/validate";
 import { importFilePath, sweepImportSpool } from "./crm.jobs";
 import { type BulkOperationInput, listContactsQuerySchema } from "./crm.schemas";
 import * as crm from "./crm.service";
-
-/** The route's `:id` as a number; a segment that names no record is `what`'s 404 (lib/validate pathRecordId). */
-function idParam(req: FastifyRequest, what = "Contact"): number {
-  return pathRecordId((req.params as { id: string }).id, what);
-}
-
-/** The route's `:noteId` as a number; a segment that names no note is "Note not found" (404). */
-function noteIdParam(req: FastifyRequest): number {
-  return pathRecordId((req.params as { noteId: string }).noteId, "Note");
-}
 
 /**
  * REST adapters of the crm feature (spec section 7 "/api/contacts..."): each parses with the
@@ -78,14 +69,14 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      list: await crm.updateSegment(ctx, tenant.workspaceId, idParam(req, "List"), req.body),
+      list: await crm.updateSegment(ctx, tenant.workspaceId, pathId(req, "List"), req.body),
     };
   });
 
   /** Deletes a saved segment (list); its contacts stay. 404 'List not found' for another workspace's. */
   app.delete("/api/contacts/lists/:id", async (req) => {
     const tenant = requireTenant(req);
-    await crm.deleteSegment(ctx, tenant.workspaceId, idParam(req, "List"));
+    await crm.deleteSegment(ctx, tenant.workspaceId, pathId(req, "List"));
     return { success: true };
   });
 
@@ -223,7 +214,10 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.get("/api/contacts/:id", async (req) => {
     const tenant = requireTenant(req);
-    return { success: true, ...(await crm.getContactDetail(ctx, tenant.workspaceId, idParam(req), tenant)) };
+    return {
+      success: true,
+      ...(await crm.getContactDetail(ctx, tenant.workspaceId, pathId(req, "Contact"), tenant)),
+    };
   });
 
   app.post("/api/contacts", async (req) => {
@@ -234,13 +228,13 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
 
   app.put("/api/contacts/:id", async (req) => {
     const tenant = requireTenant(req);
-    const c = await crm.updateContact(ctx, tenant.workspaceId, idParam(req), req.body);
+    const c = await crm.updateContact(ctx, tenant.workspaceId, pathId(req, "Contact"), req.body);
     return { success: true, contact: crm.toContactJson(c) };
   });
 
   app.delete("/api/contacts/:id", async (req) => {
     const tenant = requireTenant(req);
-    await crm.deleteContact(ctx, tenant.workspaceId, idParam(req));
+    await crm.deleteContact(ctx, tenant.workspaceId, pathId(req, "Contact"));
     return { success: true };
   });
 
@@ -248,7 +242,9 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      note: await crm.addNote(ctx, tenant.workspaceId, idParam(req), req.body, { userId: tenant.userId }),
+      note: await crm.addNote(ctx, tenant.workspaceId, pathId(req, "Contact"), req.body, {
+        userId: tenant.userId,
+      }),
     };
   });
 
@@ -256,13 +252,26 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      note: await crm.editNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), req.body, tenant),
+      note: await crm.editNote(
+        ctx,
+        tenant.workspaceId,
+        pathId(req, "Contact"),
+        pathId(req, "Note", "noteId"),
+        req.body,
+        tenant,
+      ),
     };
   });
 
   app.delete("/api/contacts/:id/notes/:noteId", async (req) => {
     const tenant = requireTenant(req);
-    await crm.deleteNote(ctx, tenant.workspaceId, idParam(req), noteIdParam(req), tenant);
+    await crm.deleteNote(
+      ctx,
+      tenant.workspaceId,
+      pathId(req, "Contact"),
+      pathId(req, "Note", "noteId"),
+      tenant,
+    );
     return { success: true };
   });
 
@@ -270,7 +279,13 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.sendEmailToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
+      ...(await crm.sendEmailToContact(
+        ctx,
+        tenant.workspaceId,
+        pathId(req, "Contact"),
+        req.body,
+        tenant.userId,
+      )),
     };
   });
 
@@ -278,7 +293,13 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.sendSmsToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
+      ...(await crm.sendSmsToContact(
+        ctx,
+        tenant.workspaceId,
+        pathId(req, "Contact"),
+        req.body,
+        tenant.userId,
+      )),
     };
   });
 
@@ -286,7 +307,13 @@ export async function crmRest(app: FastifyInstance, { ctx }: { ctx: AppContext }
     const tenant = requireTenant(req);
     return {
       success: true,
-      ...(await crm.makeCallToContact(ctx, tenant.workspaceId, idParam(req), req.body, tenant.userId)),
+      ...(await crm.makeCallToContact(
+        ctx,
+        tenant.workspaceId,
+        pathId(req, "Contact"),
+        req.body,
+        tenant.userId,
+      )),
     };
   });
 }

@@ -5,9 +5,10 @@ import type { AppContext } from "../../context";
 import type { MediaSource, MediaType } from "../../db/schema";
 import { requireTenant } from "../../http/auth";
 import { sendMediaFile } from "../../http/media-file";
+import { pathId } from "../../http/path-id";
 import { AppError } from "../../lib/errors";
 import { assertStorableText } from "../../lib/nul";
-import { parseInput, pathRecordId } from "../../lib/validate";
+import { parseInput } from "../../lib/validate";
 import { FILE_TOO_LARGE_MESSAGE, mediaVersionIdSchema } from "./studio.schemas";
 import {
   applyAdvanced,
@@ -94,7 +95,7 @@ async function handleUpload(
 
 async function serveFile(ctx: AppContext, req: FastifyRequest, reply: FastifyReply, kind: MediaFileKind) {
   const tenant = requireTenant(req);
-  const id = pathRecordId((req.params as { id: string }).id, "Media");
+  const id = pathId(req, "Media");
   const item = await getMedia(ctx, tenant.workspaceId, id);
   return sendMediaFile(ctx, req, reply, item, kind);
 }
@@ -130,13 +131,13 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   /** One item with its waveform peaks (editor). */
   app.get("/api/media/:id", async (req) => {
     const tenant = requireTenant(req);
-    const id = pathRecordId((req.params as { id: string }).id, "Media");
+    const id = pathId(req, "Media");
     const item = await getMedia(ctx, tenant.workspaceId, id);
     return { success: true, media: toPublicMedia(item), peaks: item.peaks ?? null };
   });
   app.delete("/api/media/:id", async (req) => {
     const tenant = requireTenant(req);
-    const id = pathRecordId((req.params as { id: string }).id, "Media");
+    const id = pathId(req, "Media");
     await deleteMedia(ctx, tenant.workspaceId, id);
     return { success: true };
   });
@@ -148,7 +149,7 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   /** One version's file (the library's version list plays these; listing and restoring are tRPC). */
   app.get("/api/media/:id/versions/:version/file", async (req, reply) => {
     const tenant = requireTenant(req);
-    const id = pathRecordId((req.params as { id: string }).id, "Media");
+    const id = pathId(req, "Media");
     const { version } = parseInput(z.object({ version: mediaVersionIdSchema }), req.params);
     const item = await getMedia(ctx, tenant.workspaceId, id);
     return sendMediaFile(ctx, req, reply, item, "file", "private, max-age=3600", version);
@@ -167,7 +168,7 @@ export async function studioRest(app: FastifyInstance, { ctx }: { ctx: AppContex
   /** Render progress of an edit (status queued|rendering|done|failed, progress 0-100). */
   app.get("/api/media/edits/:id", async (req) => {
     const tenant = requireTenant(req);
-    const id = pathRecordId((req.params as { id: string }).id, "Edit");
+    const id = pathId(req, "Edit");
     return { success: true, edit: toPublicEdit(await getEdit(ctx, tenant.workspaceId, id)) };
   });
 }

@@ -198,6 +198,8 @@ export interface UserProfile {
   phone: string | null;
   businessName: string | null;
   preferences: User["preferences"];
+  /** whether the account verified its email address (users.email_verified_at set) */
+  emailVerified: boolean;
 }
 
 /**
@@ -216,6 +218,7 @@ export async function getUserProfiles(ctx: { db: DbOrTx }, ids: string[]): Promi
         phone: u.phone,
         businessName: u.businessName,
         preferences: u.preferences,
+        emailVerified: u.emailVerifiedAt !== null,
       },
     ]),
   );

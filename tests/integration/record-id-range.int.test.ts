@@ -48,14 +48,15 @@ describe("the app's REST routes: an impossible id is the unknown id's 404", () =
     ["GET", `/api/media/${id}/versions/original/file`],
     ["GET", `/api/media/edits/${id}`],
   ];
+  /** One of `routes`' requests, `{contact}` standing for the test's contact. */
+  const send = (method: string, url: string, payload?: object) =>
+    client.inject({
+      method: method as "GET",
+      url: url.replace("{contact}", String(contactId)),
+      ...(payload ? { payload } : {}),
+    });
 
   it("answers 404 with the same sentence as an unknown id, for every impossible id", async () => {
-    const send = (method: string, url: string, payload?: object) =>
-      client.inject({
-        method: method as "GET",
-        url: url.replace("{contact}", String(contactId)),
-        ...(payload ? { payload } : {}),
-      });
     const unknown = routes(UNKNOWN);
     for (const id of IMPOSSIBLE) {
       const each = routes(id);
@@ -90,12 +91,6 @@ describe("the app's REST routes: an impossible id is the unknown id's 404", () =
   it("answers a path segment that is not written in digits as the unknown id too (a path names a record or none)", async () => {
     // campaign, media and edit routes answered 400 'Campaign id must be a number' where contacts and
     // /api/v1 answered 404 (lib/validate pathRecordId)
-    const send = (method: string, url: string, payload?: object) =>
-      client.inject({
-        method: method as "GET",
-        url: url.replace("{contact}", String(contactId)),
-        ...(payload ? { payload } : {}),
-      });
     const unknown = routes(UNKNOWN);
     for (const id of ["abc", "0x10", "1e1", "-5", "1.5", "%20"]) {
       const each = routes(id);

@@ -97,6 +97,9 @@ function defaultSentence(issue: z.core.$ZodIssue, label: string | null): string 
   const field = label ?? "The request";
   switch (issue.code) {
     case "invalid_type": {
+      // no body at all (none sent, or an empty one): the whole request's object is missing
+      if (!label && issue.expected === "object" && /received undefined$/.test(issue.message))
+        return "The request body is missing: send a JSON object";
       if (/received undefined$/.test(issue.message)) return `${field} is required`;
       if (!label && issue.expected === "object") return "The request body must be a JSON object";
       return `${field} must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;

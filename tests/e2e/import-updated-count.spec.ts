@@ -54,4 +54,15 @@ test("a re-import that updates existing contacts counts them as updated, not imp
   });
   await expect(second.getByTestId("import-imported")).toHaveText("New contacts: 1");
   expect(await seriousViolations(page, "import result with updates")).toEqual([]);
+
+  // the same file again: nothing in it differs, so nothing is updated (it said "Updated: 8")
+  const third = await importCsv(page, again, true);
+  await expect(third.getByTestId("import-skipped")).toHaveText(
+    "Left as they were (already in your contacts): 8",
+    {
+      timeout: 60_000,
+    },
+  );
+  await expect(third.getByTestId("import-updated")).toHaveCount(0);
+  await expect(third.getByTestId("import-imported")).toHaveText("Imported: 0");
 });

@@ -378,6 +378,54 @@ describe("contact.updated is sent for a change", () => {
   });
 });
 
+describe("the bulk upsert counts and announces only contacts it changed", () => {
+  it("a nightly sync of unchanged contacts: updated 0, skipped 2, no contact.updated, updated_at kept; a changed row: updated 1 and one event", async () => {
+    const rx = await webhookReceiver();
+    try {
+      const k = await keyed();
+      const rows = [
+        { email: "ora@example.com", first_name: "Ora", company: "Ora's Oven", custom_fields: { ovens: 2 } },
+        { email: "pim@example.com", first_name: "Pim", phone: "+12125550147", lifecycle_stage: "customer" },
+      ];
+      const first = await k.call("POST", "/contacts/bulk", { contacts: rows });
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json()).toMatchObject({ created: 2, updated: 0, skipped: 0 });
+      const ep = await k.call("POST", "/webhook_endpoints", { url: rx.url, events: ["contact.updated"] });
+      expect(ep.statusCode, ep.body).toBe(201);
+      const before = (await k.call("GET", "/contacts?limit=10")).json().data as {
+        email: string;
+        updated_at: string;
+      }[];
+      // the same rows again (the email in another case: the same contact)
+      const again = await k.call("POST", "/contacts/bulk", {
+        contacts: [{ ...rows[0], email: "ORA@example.com" }, rows[1]],
+      });
+      expect(again.statusCode, again.body).toBe(200);
+      expect(again.json()).toMatchObject({ imported: 0, created: 0, updated: 0, skipped: 2, errors: 0 });
+      const after = (await k.call("GET", "/contacts?limit=10")).json().data as {
+        email: string;
+        updated_at: string;
+      }[];
+      expect(after.map((c) => [c.email, c.updated_at]).sort()).toEqual(
+        before.map((c) => [c.email, c.updated_at]).sort(),
+      );
+      const wh = new Webhook(ep.json().secret);
+      const updates = () => rx.got.map((g) => wh.verify(g.body, g.headers as Record<string, string>) as any);
+      expect(updates()).toEqual([]);
+      const changed = await k.call("POST", "/contacts/bulk", {
+        contacts: [rows[0], { ...rows[1], lifecycle_stage: "lead" }],
+      });
+      expect(changed.json()).toMatchObject({ imported: 1, created: 0, updated: 1, skipped: 1 });
+      await expect.poll(() => updates().length).toBe(1);
+      expect(updates().map((e) => [e.type, e.data.email, e.data.lifecycle_stage])).toEqual([
+        ["contact.updated", "pim@example.com", "lead"],
+      ]);
+    } finally {
+      await rx.close();
+    }
+  });
+});
+
 describe("a query parameter given twice", () => {
   it("is a 400 saying so, not 'must be one of' a list the value is in", async () => {
     const k = await keyed();

@@ -96,8 +96,8 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
     expect(c).toMatchObject({ first_name: "Shelby", last_name: "Terrell", job_title: "Games developer" });
   });
 
-  it("datablist-customers-10000.csv: 10,000 created; re-import skips all; update mode updates all", async () => {
-    const { client } = await signUpUnlimited();
+  it("datablist-customers-10000.csv: 10,000 created; re-import skips all; update mode changes nothing and says so", async () => {
+    const { client, user } = await signUpUnlimited();
     const content = readShared("datablist-customers-10000.csv");
     let imp = await importFile(client, "big.csv", content);
     expect(imp).toMatchObject({
@@ -110,14 +110,28 @@ describe.skipIf(!SHARED_DATA)(`shared CSV files (${SHARED_DATA ? "present" : SHA
     expect((await client.get("/api/contacts?limit=1")).json().pagination.total).toBe(10_000);
     imp = await importFile(client, "big.csv", content);
     expect(imp).toMatchObject({ status: "completed", created: 0, updated: 0, skipped: 10_000, imported: 0 });
+    // the same file in update mode: every row equals its contact, so none is written (they kept
+    // their updated_at) and all count as skipped, where it said "updated: 10,000"
+    const [{ stamp }] =
+      await t.sql`select max(updated_at)::text as stamp from contacts where workspace_id = ${user.id}`;
     imp = await importFile(client, "big.csv", content, { on_duplicate: "update" });
     expect(imp).toMatchObject({
       status: "completed",
       created: 0,
-      updated: 10_000,
-      skipped: 0,
-      imported: 10_000,
+      updated: 0,
+      skipped: 10_000,
+      imported: 0,
     });
+    const [{ stamp: after }] =
+      await t.sql`select max(updated_at)::text as stamp from contacts where workspace_id = ${user.id}`;
+    expect(after).toBe(stamp);
+    // one row changed in the file: that contact alone is updated
+    const edited = Buffer.from(
+      content.toString("utf8").replace(",Heather,Callahan,", ",Heathcliff,Callahan,"),
+    );
+    expect(edited.equals(content)).toBe(false);
+    imp = await importFile(client, "big.csv", edited, { on_duplicate: "update" });
+    expect(imp).toMatchObject({ status: "completed", created: 0, updated: 1, skipped: 9_999, imported: 1 });
     expect((await client.get("/api/contacts?limit=1")).json().pagination.total).toBe(10_000);
   });
 

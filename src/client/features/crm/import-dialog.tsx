@@ -437,8 +437,15 @@ export function ImportDialog({
                       Updated (already in your contacts): {formatNumber(progress.updated)}
                     </p>
                   )}
+                  {/* with "Update them", a skipped row matched a contact it would not change (the same
+                      values, or only values refused: an opt-in kept off, a field left empty) */}
                   {progress.skipped > 0 && (
-                    <p>Skipped (already in your contacts): {formatNumber(progress.skipped)}</p>
+                    <p data-testid="import-skipped">
+                      {onDuplicate === "update"
+                        ? "Left as they were (already in your contacts)"
+                        : "Skipped (already in your contacts)"}
+                      : {formatNumber(progress.skipped)}
+                    </p>
                   )}
                   {progress.errors > 0 && (
                     <p data-testid="import-errors">Errors: {formatNumber(progress.errors)}</p>

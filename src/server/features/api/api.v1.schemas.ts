@@ -142,10 +142,16 @@ export const contactObject = z.object({
 });
 
 export const bulkResult = z.object({
-  imported: z.number().int(),
-  created: z.number().int(),
-  updated: z.number().int(),
-  skipped: z.number().int(),
+  imported: z.number().int().describe("created plus updated"),
+  created: z.number().int().describe("new contacts"),
+  updated: z
+    .number()
+    .int()
+    .describe("existing contacts a row changed (updated_at set; contact.updated sent)"),
+  skipped: z
+    .number()
+    .int()
+    .describe("existing contacts left as they were: every value in the row equals the stored one"),
   errors: z.number().int().describe("rows rejected"),
   phone_invalid: z
     .number()

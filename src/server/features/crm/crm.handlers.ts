@@ -172,8 +172,11 @@ export const importContactsHandler = defineHandler(importContactsJob, {
           select count(*)::int as n from contacts where workspace_id = ${imp.workspaceId} and import_id = ${imp.id}`;
         const earlier = Math.max(0, (row?.n ?? 0) - result.created);
         result.created += earlier;
-        if (imp.onDuplicate === "update") result.updated = Math.max(0, result.updated - earlier);
-        else result.skipped = Math.max(0, result.skipped - earlier);
+        // this run found them as they were (skipped; or updated, in update mode, where a row differs
+        // from what the earlier attempt wrote, e.g. edited in between)
+        const fromSkipped = Math.min(earlier, result.skipped);
+        result.skipped -= fromSkipped;
+        result.updated = Math.max(0, result.updated - (earlier - fromSkipped));
         deps.log.info({ importId: imp.id, earlier }, "interrupted contact import resumed and completed");
       }
       await save("completed", imp.fileSize, result, { errors: result.errors, finishedAt: new Date() });

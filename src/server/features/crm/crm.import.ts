@@ -129,7 +129,10 @@ export interface ImportResult {
   rows: number;
   created: number;
   updated: number;
-  /** existing contacts left as they were (on_duplicate = skip) */
+  /**
+   * existing contacts left as they were: with on_duplicate skip every one; with update those whose
+   * row would change nothing (every mapped value equal to the stored one)
+   */
   skipped: number;
   errorCount: number;
   /** the first MAX_STORED_ERRORS rejected rows, and imported rows with an invalid phone (`kept`) */
@@ -742,12 +745,13 @@ export class ContactImporter {
     let conflict = "do nothing";
     if (this.opts.onDuplicate === "update") {
       const mapped = this.opts.mappedFields;
-      const sets = STAGE_COLS.filter((c) => {
+      const setCols = STAGE_COLS.filter((c) => {
         if (c === "email" || c === "custom_fields") return false;
         const field = (c.endsWith("_raw") ? c.slice(0, -4) : c) as ImportField;
         return mapped.has(field) || ((c === "first_name" || c === "last_name") && mapped.has("name"));
-      }).map((c) =>
-        TYPED_COLS.includes(c) ? `${c} = excluded.${c}` : `${c} = coalesce(excluded.${c}, contacts.${c})`,
+      });
+      const values = setCols.map((c) =>
+        TYPED_COLS.includes(c) ? `excluded.${c}` : `coalesce(excluded.${c}, contacts.${c})`,
       );
       // custom fields merge into the stored ones: the staged object still holds its nulls (removals),
       // which the proposed row (`excluded`) lost to jsonb_strip_nulls; names compared
@@ -756,10 +760,20 @@ export class ContactImporter {
         "contacts.custom_fields",
         "coalesce((select s2.custom_fields from crm_import_stage s2 where s2.email = excluded.email), '{}'::jsonb)",
       );
-      if (this.opts.customFields) sets.push(`custom_fields = ${merged}`);
-      conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")}`;
+      if (this.opts.customFields) {
+        setCols.push("custom_fields");
+        values.push(merged);
+      }
+      const sets = setCols.map((c, i) => `${c} = ${values[i]}`);
+      // a row that would change nothing leaves the contact as it is (no write, updated_at kept, no
+      // contact.updated event) and is counted as skipped, not updated: a nightly sync of 1,000 unchanged
+      // contacts through the v1 bulk upsert said "updated: 1000" and sent 1,000 webhook events
+      const changes = setCols.length
+        ? `(${setCols.map((c) => `contacts.${c}`).join(", ")}) is distinct from (${values.join(", ")})`
+        : "false";
+      conflict = `do update set ${[...sets, "updated_at = now()"].join(", ")} where ${changes}`;
       if (this.opts.customFields)
-        conflict += ` where (select count(*) from jsonb_object_keys(${merged})) <= ${MAX_CUSTOM_FIELDS}`;
+        conflict += ` and (select count(*) from jsonb_object_keys(${merged})) <= ${MAX_CUSTOM_FIELDS}`;
     }
     // an update's row that leaves an opt-in, the lifecycle stage, the lead status or the lead score
     // empty (an empty cell; a JSON row without the key, or with null, that other rows have) keeps the
@@ -781,8 +795,12 @@ export class ContactImporter {
     // which of the warned rows' emails were written (inserted or updated; not cut, not left as they were):
     // a join, not `= any(array)` per written row (quadratic: a 10,000-row batch of invalid phones)
     const warnedEmails = warned.map((w) => w.email.toLowerCase());
+    // In update mode a row that changed nothing is not in `ins` but matched its contact: its refused
+    // values (a field left empty, an invalid phone) are still reported, so the rows still staged (every
+    // row the plan limit did not take out) are the ones written or matched
+    const writtenFrom = this.opts.onDuplicate === "update" ? "crm_import_stage" : "ins";
     const written = warned.length
-      ? `, (select coalesce(array_agg(w.e), '{}') from unnest($3::text[]) w(e) join (select lower(email) as e from ins) i using (e)) as warned_written`
+      ? `, (select coalesce(array_agg(w.e), '{}') from unnest($3::text[]) w(e) join (select lower(email) as e from ${writtenFrom}) i using (e)) as warned_written`
       : "";
     // the API key new contacts come through (the v1 bulk upsert; set on insert only): the last parameter
     const upsertParams: (string | string[])[] = warned.length

@@ -19,7 +19,7 @@ import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities, textedNumbers } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
-import { addressFor } from "./campaigns.audience";
+import { addressFor, quietHoursSource } from "./campaigns.audience";
 import {
   buildEmailTemplate,
   type EmailTemplate,
@@ -343,7 +343,7 @@ function screen(
     }
     seen.add(r.address);
     if (kind !== "email") {
-      const q = quietHoursCheck(now, contact);
+      const q = quietHoursCheck(now, quietHoursSource(contact, r.address));
       if (!q.allowed) {
         outcomes.push({
           ...base,

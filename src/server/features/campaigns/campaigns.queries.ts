@@ -1168,20 +1168,30 @@ export async function requeueRecipients(
 
 /**
  * Ends claimed rows as failed (failed_at now) or skipped, with their reason and, when given, the
- * address they were screened at (the contact's, changed since the launch). Only rows still
- * `sending`; returns how many it ended.
+ * address they were screened at (the contact's, changed since the launch). `unknown`: a failure
+ * after which the vendor may still have taken the message (a last attempt that timed out), set as
+ * `outcome_unknown` (never cleared here: an earlier attempt's unknown outcome stays), so a resend of
+ * failed rows looks it up before sending again. Only rows still `sending`; returns how many it ended.
  */
 export async function finishRecipients(
   db: DbOrTx,
-  rows: { id: number; status: "failed" | "skipped"; reason: string | null; address?: string | null }[],
+  rows: {
+    id: number;
+    status: "failed" | "skipped";
+    reason: string | null;
+    address?: string | null;
+    unknown?: boolean;
+  }[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const json = JSON.stringify(rows.map((r) => ({ ...r, address: r.address ?? null })));
+  const json = JSON.stringify(
+    rows.map((r) => ({ ...r, address: r.address ?? null, unknown: r.unknown ?? false })),
+  );
   const done = await db.execute(sql`
     update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
-      address = coalesce(v.address, r.address),
+      address = coalesce(v.address, r.address), outcome_unknown = r.outcome_unknown or v.unknown,
       failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
-    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text, address text)
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text, address text, unknown boolean)
     where r.id = v.id and r.status = 'sending'
     returning r.id`);
   return (done as unknown as unknown[]).length;

@@ -493,7 +493,9 @@ function failureOutcome(r: ClaimedRecipient, e: unknown, unknown = mayHaveBeenTa
       notBefore: new Date(Math.ceil((Date.now() + backoffSeconds(r.attempts) * 1000) / 1000) * 1000),
     };
   }
-  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts };
+  // the last attempt's outcome may be unknown too: kept on the failed row, so "Resend to failed only"
+  // asks the provider before sending it again (it may have taken this one)
+  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts, unknown };
 }
 
 function sentOutcome(r: ClaimedRecipient, providerMessageId: string, extra: Partial<Outcome> = {}): Outcome {
@@ -845,6 +847,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         status: o.kind === "failed" ? "failed" : "skipped",
         reason: o.reason ?? null,
         address: o.address ?? null,
+        unknown: o.kind === "failed" && !!o.unknown,
       })),
     );
     const emitted = await emitWebhookEvents(

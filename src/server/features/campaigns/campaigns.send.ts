@@ -52,7 +52,7 @@ import {
   pauseCampaignForPlan,
   releaseClaims,
   requeueRecipients,
-  selectAddressesReached,
+  reserveAddresses,
   selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
@@ -226,20 +226,9 @@ async function sendAllowed(
     // sent to) instead of the one the contact left; only such rows cost the suppression lookup below
     const { rows: addressed, moved, noAddress } = readdress(campaign.channel, part, contacts);
     const movedTo = [...new Set(addressed.filter((r) => moved.has(r.id)).map((r) => r.address))];
-    // the addresses another row of this campaign was sent (or is being sent) to: every row's, not only
-    // the moved ones', since a contact whose number changed since the launch may have been texted at
-    // the number a waiting row (a retry's back-off, quiet hours, a later part) still holds
-    const [suppressedNow, reached] = await Promise.all([
-      movedTo.length
-        ? findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo)
-        : new Map<string, string>(),
-      selectAddressesReached(
-        deps.sql,
-        campaign.id,
-        [...new Set(addressed.map((r) => r.address))],
-        part.map((r) => r.id),
-      ),
-    ]);
+    const suppressedNow = movedTo.length
+      ? await findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo)
+      : new Map<string, string>();
     const suppressed = new Map([...suppressedAtLaunch, ...suppressedNow]);
     // texts, calls, voicemail: a STOP from any of the contact's numbers, not only this row's address
     const stopped =
@@ -251,11 +240,16 @@ async function sendAllowed(
             contactRows,
             new Map(addressed.map((r) => [r.contactId, r.address])),
           );
-    const { outcomes, ready } = screen(campaign, addressed, contacts, suppressed, stopped, new Date(), {
+    const screened = screen(campaign, addressed, contacts, suppressed, stopped, new Date(), {
       moved,
       noAddress,
-      reached,
     });
+    const { outcomes } = screened;
+    // the addresses another row of this campaign was sent (or is being sent) to: every row's, not only
+    // the moved ones', since a contact whose number changed since the launch may have been texted at
+    // the number a waiting row (a retry's back-off, quiet hours, a later part) still holds; the moved
+    // rows reserve theirs (reserveAddresses), so a part sending at the same time sees them
+    const ready = await skipAddressesReached(deps, campaign, screened.ready, moved, part, outcomes);
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
     // a video message whose video was deleted since the launch fails with the reason instead of going
     // out with a link to "This video is no longer available" (a deletion the studio did not refuse)
@@ -284,9 +278,8 @@ async function sendAllowed(
  * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
  * read for the part, at each row's address as `readdress` made it (`changed`: rows whose contact's
  * address changed since the launch; `noAddress`: an email removed -> "no email address"; an
- * address another row of this campaign already reached (`reached`: a row moved there since the
- * launch, or this row's, moved onto by another contact), or one twice in the part -> "duplicate
- * address"): a deleted contact, a suppressed address, or a contact no longer opted in
+ * address twice in the part -> "duplicate address", and one another row of this campaign reached is
+ * skipAddressesReached's, after the screen): a deleted contact, a suppressed address, or a contact no longer opted in
  * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
  * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
  * in `stopped`, who replied STOP from any of their numbers -> "opted out (replied STOP)", whatever
@@ -300,10 +293,9 @@ function screen(
   suppressed: Map<string, string>,
   stopped: Map<number, string>,
   now: Date,
-  changed: Pick<Readdressed, "moved" | "noAddress"> & { reached: Set<string> } = {
+  changed: Pick<Readdressed, "moved" | "noAddress"> = {
     moved: new Set(),
     noAddress: new Set(),
-    reached: new Set(),
   },
 ): { outcomes: Outcome[]; ready: Ready[] } {
   const kind = deliveryKind(campaign.channel);
@@ -335,9 +327,8 @@ function screen(
       outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
-    // an address another recipient of this campaign got (or is getting) the message at: one moved
-    // there since the launch, or one a contact moved onto after this row's launch
-    if (seen.has(r.address) || changed.reached.has(r.address)) {
+    // an address this part already sends to (two contacts moved onto one address since the launch)
+    if (seen.has(r.address)) {
       outcomes.push({ ...base, kind: "skipped", reason: "duplicate address" });
       continue;
     }
@@ -357,6 +348,40 @@ function screen(
     ready.push({ ...r, contact });
   }
   return { outcomes, ready };
+}
+
+/**
+ * The screened rows of a part (`ready`) whose address no other row of the campaign reached: a row
+ * whose address another row was sent (or is being sent) to (campaigns.queries reserveAddresses: one
+ * moved there since the launch, or this row's own, moved onto by another contact) is skipped
+ * "duplicate address" (pushed onto `outcomes`); the moved rows that go reserve their address there,
+ * under the campaign's lock, so a part of the same campaign sending at the same time (another chunk,
+ * another worker) whose contact moved onto it too skips it instead of sending a second message.
+ * `part`: all the part's rows (the screen's skipped and deferred ones are still `sending`).
+ */
+async function skipAddressesReached(
+  deps: JobDeps,
+  campaign: Campaign,
+  ready: Ready[],
+  moved: Set<number>,
+  part: LiveClaim[],
+  outcomes: Outcome[],
+): Promise<Ready[]> {
+  const taken = await reserveAddresses(
+    deps.sql,
+    campaign.id,
+    ready.map((r) => ({ id: r.id, address: r.address, lease: r.lease, moved: moved.has(r.id) })),
+    part.map((r) => r.id),
+  );
+  for (const r of ready)
+    if (taken.has(r.id))
+      outcomes.push({
+        ...baseOf(r),
+        ...(moved.has(r.id) ? { address: r.address } : {}),
+        kind: "skipped",
+        reason: "duplicate address",
+      });
+  return ready.filter((r) => !taken.has(r.id));
 }
 
 /** Rows as `readdress` addressed them, and which of them changed. */

@@ -458,7 +458,7 @@ async function recoverReclaimed(
   await mapLimit(reclaimed, 8, async (r) => {
     if (!provider.findSent) return;
     try {
-      const since = new Date(r.updatedAt.getTime() - 86_400_000);
+      const since = lookupSince(campaign, r);
       // the bodies it may have been sent with (texts: the expected notice first), "" for other channels
       const variants =
         kind === "sms"
@@ -483,6 +483,21 @@ async function recoverReclaimed(
     }
   });
   return rows.filter((r) => !found.has(r.id));
+}
+
+/**
+ * Since when a provider without idempotency keys (Twilio: a call or text to the number, with the
+ * same body for a text, created since then is taken as this row's) may hold an earlier attempt of
+ * claimed row `r`: the campaign's start (no attempt goes before it; a resend of failed rows days
+ * later still finds the attempt that timed out), less a minute for clocks, else a day before the
+ * claim. It was always the day before the claim: a call to the person from before the campaign (the
+ * contact page that morning, another campaign) was taken for the campaign's call, the row recorded
+ * called with that call's id and the person never called; and an attempt more than a day old was
+ * not found, so a resend sent it again.
+ */
+function lookupSince(campaign: Pick<Campaign, "startedAt">, r: ClaimedRecipient): Date {
+  if (campaign.startedAt) return new Date(campaign.startedAt.getTime() - 60_000);
+  return new Date(r.updatedAt.getTime() - 86_400_000);
 }
 
 /**

@@ -30,6 +30,11 @@ export const ADVISORY_LOCK = {
    * billing portal, a new or resent invitation ("WSP\x02"; workspaces.queries lockSeatChanges)
    */
   seatChange: 1465077762,
+  /**
+   * a campaign part's check that no other recipient of the campaign reached its addresses, and its
+   * reservation of the addresses its contacts moved to ("CMP\x01"; campaigns.queries reserveAddresses)
+   */
+  campaignAddresses: 1129140225,
 } as const;
 
 /**

@@ -76,6 +76,18 @@ export function addressFor(
 }
 
 /**
+ * What quiet hours judge a text, call or voicemail to `contact` at `address` by (compliance
+ * quietHoursCheck): the contact, and when `address` is none of its numbers (a recipient list's own
+ * number for a stored contact with none on file), that number too, in place of the contact's, so
+ * its country or area code places the person. Without it such a contact, with no other place on
+ * file, was judged in the continental US fallback and a Honolulu or Tokyo number was texted at night.
+ */
+export function quietHoursSource(contact: Contact, address: string | null): Contact {
+  if (!address || address === contact.phone || address === contact.mobile) return contact;
+  return { ...contact, phone: address, mobile: null };
+}
+
+/**
  * Compliance at launch (issue 4, spec section 5): no address -> skipped; on the suppression list
  * (unsubscribe, STOP, bounce, complaint) -> skipped, never overridable; email opt-in off -> skipped
  * (an email opt-out); SMS/call/voicemail without opt-in -> skipped unless the user confirmed
@@ -242,7 +254,7 @@ export async function classifyRecipients(
       out.queued += 1;
       out.sample ??= c;
       if (opts.quietHoursAt && kind !== "email") {
-        const q = quietHoursCheck(opts.quietHoursAt, c);
+        const q = quietHoursCheck(opts.quietHoursAt, quietHoursSource(c, address));
         if (!q.allowed) {
           out.deferred.count += 1;
           if (!out.deferred.nextWindowStart || q.notBefore < out.deferred.nextWindowStart)

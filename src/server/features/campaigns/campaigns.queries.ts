@@ -1168,44 +1168,75 @@ export async function requeueRecipients(
 
 /**
  * Ends claimed rows as failed (failed_at now) or skipped, with their reason and, when given, the
- * address they were screened at (the contact's, changed since the launch). Only rows still
- * `sending`; returns how many it ended.
+ * address they were screened at (the contact's, changed since the launch). `unknown`: a failure
+ * after which the vendor may still have taken the message (a last attempt that timed out), set as
+ * `outcome_unknown` (never cleared here: an earlier attempt's unknown outcome stays), so a resend of
+ * failed rows looks it up before sending again. Only rows still `sending`; returns how many it ended.
  */
 export async function finishRecipients(
   db: DbOrTx,
-  rows: { id: number; status: "failed" | "skipped"; reason: string | null; address?: string | null }[],
+  rows: {
+    id: number;
+    status: "failed" | "skipped";
+    reason: string | null;
+    address?: string | null;
+    unknown?: boolean;
+  }[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const json = JSON.stringify(rows.map((r) => ({ ...r, address: r.address ?? null })));
+  const json = JSON.stringify(
+    rows.map((r) => ({ ...r, address: r.address ?? null, unknown: r.unknown ?? false })),
+  );
   const done = await db.execute(sql`
     update campaign_recipients r set status = v.status, reason = v.reason, lease_until = null,
-      address = coalesce(v.address, r.address),
+      address = coalesce(v.address, r.address), outcome_unknown = r.outcome_unknown or v.unknown,
       failed_at = case when v.status = 'failed' then now() else r.failed_at end, updated_at = now()
-    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text, address text)
+    from jsonb_to_recordset(${json}::jsonb) as v(id bigint, status text, reason text, address text, unknown boolean)
     where r.id = v.id and r.status = 'sending'
     returning r.id`);
   return (done as unknown as unknown[]).length;
 }
 
 /**
- * Which of `addresses` a message of campaign `campaignId` went to, or is being sent to, on a row
- * other than `exceptIds` (sent_at set, or `sending`): a recipient at one of them (its contact's
- * address changed to it since the launch, or another contact's changed to it and was sent first)
- * would be a second message to that address. Served by (campaign_id, address) (migration 0051).
+ * Which of a part's rows (`rows`: claimed, screened and about to be sent, each at the address it
+ * goes to, `moved` when that is its contact's address changed since the launch) would be a second
+ * message to an address: another row of campaign `campaignId` was sent there (sent_at set) or is
+ * being sent there (`sending`: a row claimed at its launch address, or a moved row another part
+ * reserved), other than the part's own rows (`partIds`: `rows` and those the screen ended or
+ * deferred, still `sending` until recorded; twice in one part is the screen's). The moved rows not taken reserve their address on their row (only while still held by
+ * their claim: `sending`, same lease_until), so a concurrent part whose contact moved onto the same
+ * address sees it. The check and the reservation hold the campaign's advisory lock
+ * (ADVISORY_LOCK.campaignAddresses) in one transaction: two parts of one campaign (two chunks, two
+ * workers) each checked before either had written its moved address, and both sent. Returns the ids
+ * of the rows whose address was taken. Served by (campaign_id, address) (migration 0051).
  */
-export async function selectAddressesReached(
+export async function reserveAddresses(
   pg: Sql,
   campaignId: number,
-  addresses: string[],
-  exceptIds: number[],
-): Promise<Set<string>> {
-  if (addresses.length === 0) return new Set();
-  const rows = await pg<{ address: string }[]>`
-    select distinct address from campaign_recipients
-    where campaign_id = ${campaignId} and address = any(${addresses}::text[])
-      and not (id = any(${exceptIds}::bigint[]))
-      and (sent_at is not null or status = 'sending')`;
-  return new Set(rows.map((r) => r.address));
+  rows: { id: number; address: string; lease: string; moved: boolean }[],
+  partIds: number[],
+): Promise<Set<number>> {
+  if (rows.length === 0) return new Set();
+  const ids = [...new Set([...partIds, ...rows.map((r) => r.id)])];
+  const addresses = [...new Set(rows.map((r) => r.address))];
+  return pg.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${ADVISORY_LOCK.campaignAddresses}, hashtext(${String(campaignId)}::text))`;
+    const reached = await tx<{ address: string }[]>`
+      select distinct address from campaign_recipients
+      where campaign_id = ${campaignId} and address = any(${addresses}::text[])
+        and not (id = any(${ids}::bigint[]))
+        and (sent_at is not null or status = 'sending')`;
+    const taken = new Set(reached.map((r) => r.address));
+    const mine = rows.filter((r) => r.moved && !taken.has(r.address));
+    if (mine.length) {
+      const json = JSON.stringify(mine.map((r) => ({ id: r.id, address: r.address, lease: r.lease })));
+      await tx`
+        update campaign_recipients r set address = v.address
+        from jsonb_to_recordset(${json}::jsonb) as v(id bigint, address text, lease text)
+        where r.id = v.id and r.status = 'sending' and r.lease_until = v.lease::timestamptz`;
+    }
+    return new Set(rows.filter((r) => taken.has(r.address)).map((r) => r.id));
+  }) as Promise<Set<number>>;
 }
 
 /** Which of `addresses` already got the SMS opt-out notice from `workspaceId` (a sent sms / video_sms). */

@@ -19,7 +19,7 @@ import { quietHoursCheck } from "../compliance/quiet-hours";
 import { getContactsByIds, recordActivities, textedNumbers } from "../crm/crm.service";
 import { emitWebhookEvents, queueWebhookDeliveries } from "../webhooks/webhooks.service";
 import { getSenderProfile, type SenderProfile } from "../workspaces/workspaces.service";
-import { addressFor } from "./campaigns.audience";
+import { addressFor, quietHoursSource } from "./campaigns.audience";
 import {
   buildEmailTemplate,
   type EmailTemplate,
@@ -52,7 +52,7 @@ import {
   pauseCampaignForPlan,
   releaseClaims,
   requeueRecipients,
-  selectAddressesReached,
+  reserveAddresses,
   selectCampaignStatus,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
@@ -226,20 +226,9 @@ async function sendAllowed(
     // sent to) instead of the one the contact left; only such rows cost the suppression lookup below
     const { rows: addressed, moved, noAddress } = readdress(campaign.channel, part, contacts);
     const movedTo = [...new Set(addressed.filter((r) => moved.has(r.id)).map((r) => r.address))];
-    // the addresses another row of this campaign was sent (or is being sent) to: every row's, not only
-    // the moved ones', since a contact whose number changed since the launch may have been texted at
-    // the number a waiting row (a retry's back-off, quiet hours, a later part) still holds
-    const [suppressedNow, reached] = await Promise.all([
-      movedTo.length
-        ? findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo)
-        : new Map<string, string>(),
-      selectAddressesReached(
-        deps.sql,
-        campaign.id,
-        [...new Set(addressed.map((r) => r.address))],
-        part.map((r) => r.id),
-      ),
-    ]);
+    const suppressedNow = movedTo.length
+      ? await findSuppressed(deps.db, campaign.workspaceId, suppressionChannel(campaign.channel), movedTo)
+      : new Map<string, string>();
     const suppressed = new Map([...suppressedAtLaunch, ...suppressedNow]);
     // texts, calls, voicemail: a STOP from any of the contact's numbers, not only this row's address
     const stopped =
@@ -251,11 +240,16 @@ async function sendAllowed(
             contactRows,
             new Map(addressed.map((r) => [r.contactId, r.address])),
           );
-    const { outcomes, ready } = screen(campaign, addressed, contacts, suppressed, stopped, new Date(), {
+    const screened = screen(campaign, addressed, contacts, suppressed, stopped, new Date(), {
       moved,
       noAddress,
-      reached,
     });
+    const { outcomes } = screened;
+    // the addresses another row of this campaign was sent (or is being sent) to: every row's, not only
+    // the moved ones', since a contact whose number changed since the launch may have been texted at
+    // the number a waiting row (a retry's back-off, quiet hours, a later part) still holds; the moved
+    // rows reserve theirs (reserveAddresses), so a part sending at the same time sees them
+    const ready = await skipAddressesReached(deps, campaign, screened.ready, moved, part, outcomes);
     let todo = await recoverReclaimed(deps, campaign, ready, outcomes);
     // a video message whose video was deleted since the launch fails with the reason instead of going
     // out with a link to "This video is no longer available" (a deletion the studio did not refuse)
@@ -284,9 +278,8 @@ async function sendAllowed(
  * Compliance re-check at send time, on the contacts and suppression entries `sendClaimed` already
  * read for the part, at each row's address as `readdress` made it (`changed`: rows whose contact's
  * address changed since the launch; `noAddress`: an email removed -> "no email address"; an
- * address another row of this campaign already reached (`reached`: a row moved there since the
- * launch, or this row's, moved onto by another contact), or one twice in the part -> "duplicate
- * address"): a deleted contact, a suppressed address, or a contact no longer opted in
+ * address twice in the part -> "duplicate address", and one another row of this campaign reached is
+ * skipAddressesReached's, after the screen): a deleted contact, a suppressed address, or a contact no longer opted in
  * to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
  * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
  * in `stopped`, who replied STOP from any of their numbers -> "opted out (replied STOP)", whatever
@@ -300,10 +293,9 @@ function screen(
   suppressed: Map<string, string>,
   stopped: Map<number, string>,
   now: Date,
-  changed: Pick<Readdressed, "moved" | "noAddress"> & { reached: Set<string> } = {
+  changed: Pick<Readdressed, "moved" | "noAddress"> = {
     moved: new Set(),
     noAddress: new Set(),
-    reached: new Set(),
   },
 ): { outcomes: Outcome[]; ready: Ready[] } {
   const kind = deliveryKind(campaign.channel);
@@ -335,15 +327,14 @@ function screen(
       outcomes.push({ ...base, kind: "skipped", reason: optOut });
       continue;
     }
-    // an address another recipient of this campaign got (or is getting) the message at: one moved
-    // there since the launch, or one a contact moved onto after this row's launch
-    if (seen.has(r.address) || changed.reached.has(r.address)) {
+    // an address this part already sends to (two contacts moved onto one address since the launch)
+    if (seen.has(r.address)) {
       outcomes.push({ ...base, kind: "skipped", reason: "duplicate address" });
       continue;
     }
     seen.add(r.address);
     if (kind !== "email") {
-      const q = quietHoursCheck(now, contact);
+      const q = quietHoursCheck(now, quietHoursSource(contact, r.address));
       if (!q.allowed) {
         outcomes.push({
           ...base,
@@ -357,6 +348,40 @@ function screen(
     ready.push({ ...r, contact });
   }
   return { outcomes, ready };
+}
+
+/**
+ * The screened rows of a part (`ready`) whose address no other row of the campaign reached: a row
+ * whose address another row was sent (or is being sent) to (campaigns.queries reserveAddresses: one
+ * moved there since the launch, or this row's own, moved onto by another contact) is skipped
+ * "duplicate address" (pushed onto `outcomes`); the moved rows that go reserve their address there,
+ * under the campaign's lock, so a part of the same campaign sending at the same time (another chunk,
+ * another worker) whose contact moved onto it too skips it instead of sending a second message.
+ * `part`: all the part's rows (the screen's skipped and deferred ones are still `sending`).
+ */
+async function skipAddressesReached(
+  deps: JobDeps,
+  campaign: Campaign,
+  ready: Ready[],
+  moved: Set<number>,
+  part: LiveClaim[],
+  outcomes: Outcome[],
+): Promise<Ready[]> {
+  const taken = await reserveAddresses(
+    deps.sql,
+    campaign.id,
+    ready.map((r) => ({ id: r.id, address: r.address, lease: r.lease, moved: moved.has(r.id) })),
+    part.map((r) => r.id),
+  );
+  for (const r of ready)
+    if (taken.has(r.id))
+      outcomes.push({
+        ...baseOf(r),
+        ...(moved.has(r.id) ? { address: r.address } : {}),
+        kind: "skipped",
+        reason: "duplicate address",
+      });
+  return ready.filter((r) => !taken.has(r.id));
 }
 
 /** Rows as `readdress` addressed them, and which of them changed. */
@@ -433,7 +458,7 @@ async function recoverReclaimed(
   await mapLimit(reclaimed, 8, async (r) => {
     if (!provider.findSent) return;
     try {
-      const since = new Date(r.updatedAt.getTime() - 86_400_000);
+      const since = lookupSince(campaign, r);
       // the bodies it may have been sent with (texts: the expected notice first), "" for other channels
       const variants =
         kind === "sms"
@@ -458,6 +483,21 @@ async function recoverReclaimed(
     }
   });
   return rows.filter((r) => !found.has(r.id));
+}
+
+/**
+ * Since when a provider without idempotency keys (Twilio: a call or text to the number, with the
+ * same body for a text, created since then is taken as this row's) may hold an earlier attempt of
+ * claimed row `r`: the campaign's start (no attempt goes before it; a resend of failed rows days
+ * later still finds the attempt that timed out), less a minute for clocks, else a day before the
+ * claim. It was always the day before the claim: a call to the person from before the campaign (the
+ * contact page that morning, another campaign) was taken for the campaign's call, the row recorded
+ * called with that call's id and the person never called; and an attempt more than a day old was
+ * not found, so a resend sent it again.
+ */
+function lookupSince(campaign: Pick<Campaign, "startedAt">, r: ClaimedRecipient): Date {
+  if (campaign.startedAt) return new Date(campaign.startedAt.getTime() - 60_000);
+  return new Date(r.updatedAt.getTime() - 86_400_000);
 }
 
 /**
@@ -493,7 +533,9 @@ function failureOutcome(r: ClaimedRecipient, e: unknown, unknown = mayHaveBeenTa
       notBefore: new Date(Math.ceil((Date.now() + backoffSeconds(r.attempts) * 1000) / 1000) * 1000),
     };
   }
-  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts };
+  // the last attempt's outcome may be unknown too: kept on the failed row, so "Resend to failed only"
+  // asks the provider before sending it again (it may have taken this one)
+  return { id: r.id, contactId: r.contactId, kind: "failed", reason, attempts: r.attempts, unknown };
 }
 
 function sentOutcome(r: ClaimedRecipient, providerMessageId: string, extra: Partial<Outcome> = {}): Outcome {
@@ -845,6 +887,7 @@ async function recordOutcomes(deps: JobDeps, campaign: Campaign, outcomes: Outco
         status: o.kind === "failed" ? "failed" : "skipped",
         reason: o.reason ?? null,
         address: o.address ?? null,
+        unknown: o.kind === "failed" && !!o.unknown,
       })),
     );
     const emitted = await emitWebhookEvents(

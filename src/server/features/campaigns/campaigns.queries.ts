@@ -1140,8 +1140,10 @@ export async function markRecipientsSent(
 /**
  * Puts claimed rows back in the queue until `notBefore` (retry after a transient error, or deferred
  * by quiet hours: a deferral gives its attempt back and keeps its `outcome_unknown`). A retry's
- * `unknown` (default false) is stored as `outcome_unknown`: whether the vendor may have taken the
- * message. Only rows still `sending`.
+ * `unknown` (default false: whether the vendor may have taken this attempt) sets `outcome_unknown`,
+ * which stays set once set: a later attempt refused (429) says nothing of the earlier one the vendor
+ * may have taken, whose lookup may have come before the vendor's search showed it. It was replaced by
+ * each retry's, so the attempt after a refusal sent again without asking. Only rows still `sending`.
  */
 export async function requeueRecipients(
   db: DbOrTx,
@@ -1161,7 +1163,7 @@ export async function requeueRecipients(
     update campaign_recipients r set status = 'queued', not_before = v.nb, reason = v.reason,
       lease_until = null, updated_at = now(),
       attempts = case when v.deferred then greatest(r.attempts - 1, 0) else r.attempts end,
-      outcome_unknown = case when v.deferred then r.outcome_unknown else v.unknown end
+      outcome_unknown = r.outcome_unknown or (not v.deferred and v.unknown)
     from jsonb_to_recordset(${json}::jsonb) as v(id bigint, nb timestamptz, reason text, deferred boolean, unknown boolean)
     where r.id = v.id and r.status = 'sending'`);
 }

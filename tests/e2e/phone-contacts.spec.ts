@@ -1,0 +1,43 @@
+import { expect, type Page, test } from "@playwright/test";
+import { registerVerifiedBusiness } from "./account-helpers";
+
+/**
+ * The contacts screen on a phone (390 x 844, touch), as a one-person business uses it: importing a
+ * shared CSV, checking contacts far down the list, tagging them and keeping segments (helper "phone").
+ */
+test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, reducedMotion: "reduce" });
+
+/** Adds `n` contacts (Person 01 ... Person n) through the app's REST route. */
+async function addContacts(page: Page, n: number) {
+  const headers = { origin: new URL(page.url()).origin };
+  for (let i = 1; i <= n; i++) {
+    const r = await page.request.post("/api/contacts", {
+      headers,
+      data: {
+        first_name: "Person",
+        last_name: String(i).padStart(2, "0"),
+        email: `person${i}-${Date.now()}@example.com`,
+      },
+    });
+    expect(r.ok(), await r.text()).toBe(true);
+  }
+}
+
+test("a contact checked far down the list keeps the bulk actions in sight", async ({ page }) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-bulk",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  await addContacts(page, 20);
+  await page.goto("/contacts");
+  const last = page.getByRole("checkbox", { name: "Select Person 01" });
+  await last.tap();
+  await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
+  // the bar is drawn above the table: with the list scrolled to row 20 it was above the screen
+  const bar = page.getByRole("region", { name: "Bulk actions" });
+  await expect(bar).toBeInViewport();
+  const barBox = await bar.boundingBox();
+  expect(barBox!.y, "below the 56 px header").toBeGreaterThanOrEqual(56);
+  await expect(bar.getByRole("button", { name: "Add Tag" })).toBeInViewport();
+});

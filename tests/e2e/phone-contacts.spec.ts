@@ -41,3 +41,25 @@ test("a contact checked far down the list keeps the bulk actions in sight", asyn
   expect(barBox!.y, "below the 56 px header").toBeGreaterThanOrEqual(56);
   await expect(bar.getByRole("button", { name: "Add Tag" })).toBeInViewport();
 });
+
+test("Add Tag: creating a tag selects it and focus stays in the dialog, on Add Tag", async ({ page }) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-tag",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  await addContacts(page, 2);
+  await page.goto("/contacts");
+  await page.getByRole("checkbox", { name: "Select Person 02" }).tap();
+  await page.getByRole("region", { name: "Bulk actions" }).getByRole("button", { name: "Add Tag" }).tap();
+  const dialog = page.getByRole("dialog", { name: "Add Tag to Contacts" });
+  await dialog.getByLabel("New tag name").fill("VIP");
+  await dialog.getByRole("button", { name: "Create" }).tap();
+  await expect(dialog.getByLabel("Tag", { exact: true })).toHaveValue(/\d+/);
+  // the Create button is disabled once its name is cleared: focus fell to <body>
+  const confirm = dialog.getByRole("button", { name: "Add Tag" });
+  await expect(confirm).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText("Tagged 1 contact")).toBeVisible();
+  await expect(page.getByRole("row").filter({ hasText: "Person 02" })).toContainText("VIP");
+});

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from "@playwright/test";
+import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerifiedBusiness } from "./account-helpers";
 
 /**
@@ -62,4 +63,28 @@ test("Add Tag: creating a tag selects it and focus stays in the dialog, on Add T
   await page.keyboard.press("Enter");
   await expect(page.getByText("Tagged 1 contact")).toBeVisible();
   await expect(page.getByRole("row").filter({ hasText: "Person 02" })).toContainText("VIP");
+});
+
+test("Segments: each button's name starts with the words it shows (axe, label in name)", async ({ page }) => {
+  await loadAxe(page);
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-seg",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  await addContacts(page, 1);
+  await page.goto("/contacts");
+  await page.getByLabel("Lifecycle stage").selectOption("lead");
+  await page.getByRole("button", { name: "Save as segment" }).tap();
+  const save = page.getByRole("dialog", { name: "Save as segment" });
+  await save.getByLabel("Segment name").fill("Leads");
+  await save.getByRole("button", { name: "Save segment" }).tap();
+  await expect(save).toBeHidden();
+  await page.getByRole("button", { name: "Segments", exact: true }).tap();
+  const dialog = page.getByRole("dialog", { name: "Segments" });
+  await expect(dialog.getByText("Leads", { exact: true })).toBeVisible();
+  // "Use current filter" was named "Set Leads to the current filter": a voice user saying what they
+  // see did not reach it
+  expect(await seriousViolations(page, "segments", ["label-content-name-mismatch"])).toEqual([]);
+  await expect(dialog.getByRole("button", { name: "Use current filter for Leads" })).toBeVisible();
 });

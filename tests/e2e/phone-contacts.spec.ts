@@ -1,12 +1,16 @@
+import fs from "node:fs";
+import path from "node:path";
 import { expect, type Page, test } from "@playwright/test";
 import { loadAxe, seriousViolations } from "./a11y-helpers";
-import { registerVerifiedBusiness } from "./account-helpers";
+import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
 
 /**
  * The contacts screen on a phone (390 x 844, touch), as a one-person business uses it: importing a
  * shared CSV, checking contacts far down the list, tagging them and keeping segments (helper "phone").
  */
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, reducedMotion: "reduce" });
+
+const SEMICOLON_CSV = path.resolve(import.meta.dirname, "../../../shared/data/csv/csv_semicolon.csv");
 
 /** Adds `n` contacts (Person 01 ... Person n) through the app's REST route. */
 async function addContacts(page: Page, n: number) {
@@ -23,6 +27,23 @@ async function addContacts(page: Page, n: number) {
     expect(r.ok(), await r.text()).toBe(true);
   }
 }
+
+test("import: the duplicate choice's radios are targets a finger can hit", async ({ page }) => {
+  test.skip(!fs.existsSync(SEMICOLON_CSV), "../shared/data is absent");
+  await loadAxe(page);
+  await registerVerified(page, { prefix: "phone-import", name: "Pat Phone", business: "Pat's Plumbing" });
+  await page.goto("/contacts");
+  await page.getByRole("button", { name: "Import CSV" }).first().tap();
+  await page.getByTestId("import-file-input").setInputFiles(SEMICOLON_CSV);
+  const dialog = page.getByRole("dialog");
+  const update = dialog.getByRole("radio", { name: "Update them with the file's values" });
+  await expect(update).toBeVisible();
+  // the two radios were 13 px, 20 px apart: axe's target-size (WCAG 2.5.8) is serious
+  expect(await seriousViolations(page, "import mapping", ["target-size"])).toEqual([]);
+  // the row's text is the target too
+  await dialog.getByText("Update them with the file's values").tap();
+  await expect(update).toBeChecked();
+});
 
 test("a contact checked far down the list keeps the bulk actions in sight", async ({ page }) => {
   await registerVerifiedBusiness(page, {

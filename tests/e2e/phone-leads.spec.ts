@@ -24,3 +24,20 @@ test("lead cards: the website link and 'Why this score' are 24 px targets", asyn
     expect(box!.height).toBeGreaterThanOrEqual(24);
   }
 });
+
+test("Add to contacts keeps keyboard focus on its button", async ({ page }) => {
+  await registerVerified(page, { prefix: "phone-leads-add", name: "Pat Phone", business: "Pat's Plumbing" });
+  await page.goto("/contacts/business-search");
+  await page.getByLabel("Location").fill("48706");
+  await page.getByLabel("Business type").fill("plumber");
+  await page.getByLabel("Business type").press("Enter");
+  const card = page.getByTestId("lead-card").first();
+  await card.getByRole("checkbox").tap();
+  const add = page.getByRole("button", { name: "Add to contacts" });
+  await add.focus();
+  await page.keyboard.press("Enter");
+  await expect(page.getByText(/Added to contacts: 1 created/)).toBeVisible();
+  await expect(card.getByText("In contacts")).toBeVisible();
+  // the button is disabled while the add runs: focus fell to <body>, the page's top
+  await expect(add).toBeFocused();
+});

@@ -35,7 +35,7 @@ import type { AudienceHandOff } from "@/client/features/campaigns/audience";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import { SwapLocationDialog, type SwapTarget } from "@/client/features/leads/swap-location-dialog";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
-import { sameSlotOr } from "@/client/lib/focus-rescue";
+import { sameSlotOr, useFocusBackWhenIdle } from "@/client/lib/focus-rescue";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
@@ -263,6 +263,11 @@ function BusinessSearchPage() {
 
   const businesses = enrichedBusinesses ?? result?.businesses ?? [];
   const chosen = businesses.filter((b) => selected.has(b.place_id));
+
+  // Add to contacts and Start a campaign are disabled while the add runs, which dropped keyboard focus
+  // to <body>: it goes back to the one pressed (Start a campaign leaves the page on success)
+  const addButton = useRef<HTMLButtonElement | null>(null);
+  useFocusBackWhenIdle(addM.isPending, addButton);
 
   async function addToContacts(thenCampaign = false) {
     if (!result || !chosen.length) return;
@@ -534,7 +539,10 @@ function BusinessSearchPage() {
             <Button
               size="sm"
               disabled={!chosen.length || addM.isPending}
-              onClick={() => void addToContacts()}
+              onClick={(e) => {
+                addButton.current = e.currentTarget;
+                void addToContacts();
+              }}
             >
               Add to contacts
             </Button>
@@ -542,7 +550,10 @@ function BusinessSearchPage() {
               size="sm"
               variant="outline"
               disabled={!chosen.length || addM.isPending}
-              onClick={() => void addToContacts(true)}
+              onClick={(e) => {
+                addButton.current = e.currentTarget;
+                void addToContacts(true);
+              }}
             >
               Start a campaign
             </Button>

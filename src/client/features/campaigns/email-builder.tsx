@@ -1,4 +1,4 @@
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { toast } from "sonner";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent, CardHeader, CardTitle } from "@/client/components/ui/card";
@@ -6,6 +6,7 @@ import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { useAuth } from "@/client/features/auth/auth-context";
 import { isServerRefusal } from "@/client/lib/errors";
+import { useFocusBackWhenIdle } from "@/client/lib/focus-rescue";
 import { formatDateTime, plural } from "@/client/lib/format";
 import { useTRPCClient } from "@/client/trpc";
 import { emailSubjectLine } from "@/server/lib/email-subject";
@@ -71,6 +72,9 @@ export function EmailCampaignBuilder() {
   const preflight = usePreflight("email", audience, false, step === 3, scheduledAt);
 
   useClearWhenEdited(setError, [name, subject, body, audience]);
+  // Send Test is disabled while it sends, which dropped keyboard focus to <body>: it comes back after
+  const testButton = useRef<HTMLButtonElement>(null);
+  useFocusBackWhenIdle(testing, testButton);
 
   function next() {
     if (step === 0 && !name.trim()) return setError("Please enter a campaign name");
@@ -188,7 +192,7 @@ export function EmailCampaignBuilder() {
                   value. Your email signature and an unsubscribe link are added.
                 </p>
               </div>
-              <Button variant="outline" onClick={() => void sendTest()} disabled={testing}>
+              <Button ref={testButton} variant="outline" onClick={() => void sendTest()} disabled={testing}>
                 {testing ? "Sending..." : "Send Test"}
               </Button>
             </>

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
 import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
@@ -117,7 +117,8 @@ function AddContactForm({ onDone }: { onDone: () => void }) {
 /**
  * A modal with a list of choices and a confirm button that stays disabled until a choice is made
  * (spec section 5: Update stage, status and tag modals). `extra` renders below the choice; as a
- * function it gets `choose(value)`, which selects a value (e.g. a tag created in the modal, issue 14).
+ * function it gets `choose(value)`, which selects a value (e.g. a tag created in the modal, issue 14)
+ * and moves focus to the confirm button.
  */
 export function ChoiceDialog({
   open,
@@ -150,6 +151,19 @@ export function ChoiceDialog({
   // a failed confirm leaves the dialog open: focus goes back to its button, not <body> (disabled meanwhile)
   const confirmButton = useRef<HTMLButtonElement>(null);
   useFocusBackWhenIdle(busy, confirmButton);
+  // a value chosen from `extra` (a tag just created: its Create button is disabled once its name is
+  // cleared, which dropped focus to <body>) moves focus to the confirm button, enabled by that value:
+  // the next step, and where a keyboard or screen reader user is still inside the dialog
+  const [focusConfirm, setFocusConfirm] = useState(false);
+  useEffect(() => {
+    if (!focusConfirm || !value) return;
+    setFocusConfirm(false);
+    confirmButton.current?.focus();
+  }, [focusConfirm, value]);
+  const choose = (v: string) => {
+    setValue(v);
+    setFocusConfirm(true);
+  };
   return (
     <Dialog
       open={open}
@@ -182,7 +196,7 @@ export function ChoiceDialog({
             ))}
           </select>
         </FormField>
-        {typeof extra === "function" ? extra(setValue) : extra}
+        {typeof extra === "function" ? extra(choose) : extra}
         <DialogFooter>
           <Button variant="outline" onClick={() => onOpenChange(false)}>
             Cancel

@@ -264,7 +264,7 @@ export function SegmentsDialog({
                     <Button
                       size="sm"
                       variant="ghost"
-                      aria-label={`Set ${s.name} to the current filter`}
+                      aria-label={`Use current filter for ${s.name}`}
                       disabled={update.isPending}
                       onClick={() => update.mutate({ id: s.id, name: s.name, filter: current })}
                     >

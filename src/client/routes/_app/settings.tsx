@@ -1,6 +1,6 @@
 import { createFileRoute } from "@tanstack/react-router";
 import { Bell, Building2, CreditCard, KeyRound, Palette, UserRound, Users, Webhook } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
@@ -39,6 +39,19 @@ function SettingsPage() {
   const { tab = "profile" } = Route.useSearch();
   const navigate = Route.useNavigate();
   const [banner, setBanner] = useState<SettingsBanner | null>(null);
+  const bannerBox = useRef<HTMLDivElement>(null);
+  // The banner sits above the tabs, while the button that set it may be a screen further down (Save
+  // workspace on a phone): a banner out of sight is scrolled into view, so a refusal or "saved" is not
+  // a press that seems to do nothing; and when the press left keyboard focus nowhere (its button was
+  // disabled while saving), focus goes to the banner, which is read out.
+  useEffect(() => {
+    const box = bannerBox.current;
+    if (!banner || !box) return;
+    const r = box.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: "start" });
+    const active = document.activeElement;
+    if (!active || active === document.body) box.focus({ preventScroll: true });
+  }, [banner]);
 
   return (
     <>
@@ -47,9 +60,16 @@ function SettingsPage() {
         description="Manage your profile, theme, preferences, team, workspace and billing."
       />
       {banner && (
-        <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)} className="mb-6">
-          {banner.message} <PlanRefusalLink refusal={banner.refusal} />
-        </AlertBanner>
+        // scroll-mt-20: clear of the sticky 56 px header when scrolled to
+        <div
+          ref={bannerBox}
+          tabIndex={-1}
+          className="mb-6 scroll-mt-20 rounded-lg outline-none focus-visible:ring-2 focus-visible:ring-ring"
+        >
+          <AlertBanner variant={banner.variant} onDismiss={() => setBanner(null)}>
+            {banner.message} <PlanRefusalLink refusal={banner.refusal} />
+          </AlertBanner>
+        </div>
       )}
       <Tabs
         value={tab}

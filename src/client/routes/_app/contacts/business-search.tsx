@@ -35,7 +35,7 @@ import type { AudienceHandOff } from "@/client/features/campaigns/audience";
 import { ListTextInput } from "@/client/features/leads/list-text-input";
 import { SwapLocationDialog, type SwapTarget } from "@/client/features/leads/swap-location-dialog";
 import type { Business, FilterInfo, SearchResult } from "@/client/features/leads/types";
-import { sameSlotOr } from "@/client/lib/focus-rescue";
+import { sameSlotOr, useFocusBackWhenIdle } from "@/client/lib/focus-rescue";
 import { formatNumber, plural } from "@/client/lib/format";
 import { cn } from "@/client/lib/utils";
 import { useTRPC } from "@/client/trpc";
@@ -263,6 +263,11 @@ function BusinessSearchPage() {
 
   const businesses = enrichedBusinesses ?? result?.businesses ?? [];
   const chosen = businesses.filter((b) => selected.has(b.place_id));
+
+  // Add to contacts and Start a campaign are disabled while the add runs, which dropped keyboard focus
+  // to <body>: it goes back to the one pressed (Start a campaign leaves the page on success)
+  const addButton = useRef<HTMLButtonElement | null>(null);
+  useFocusBackWhenIdle(addM.isPending, addButton);
 
   async function addToContacts(thenCampaign = false) {
     if (!result || !chosen.length) return;
@@ -534,7 +539,10 @@ function BusinessSearchPage() {
             <Button
               size="sm"
               disabled={!chosen.length || addM.isPending}
-              onClick={() => void addToContacts()}
+              onClick={(e) => {
+                addButton.current = e.currentTarget;
+                void addToContacts();
+              }}
             >
               Add to contacts
             </Button>
@@ -542,7 +550,10 @@ function BusinessSearchPage() {
               size="sm"
               variant="outline"
               disabled={!chosen.length || addM.isPending}
-              onClick={() => void addToContacts(true)}
+              onClick={(e) => {
+                addButton.current = e.currentTarget;
+                void addToContacts(true);
+              }}
             >
               Start a campaign
             </Button>
@@ -1117,12 +1128,18 @@ const LeadCard = memo(function LeadCard({
           </p>
           <p>{b.phone ?? "No phone"}</p>
           {b.website && (
-            <a href={b.website} target="_blank" rel="noreferrer" className="break-all underline sm:truncate">
+            // py-0.5 and the summary's py-1: each 24 px tall, a finger's target (WCAG 2.5.8), not 20 and 16
+            <a
+              href={b.website}
+              target="_blank"
+              rel="noreferrer"
+              className="break-all py-0.5 underline sm:truncate"
+            >
               {b.website}
             </a>
           )}
           <details>
-            <summary className="cursor-pointer text-xs text-muted-foreground">Why this score</summary>
+            <summary className="cursor-pointer py-1 text-xs text-muted-foreground">Why this score</summary>
             <ul className="mt-1 list-disc pl-4 text-xs">
               {b.scoreReasons.map((r) => (
                 <li key={r}>{r}</li>

@@ -394,8 +394,10 @@ function ContactsPage() {
       </div>
 
       {selectedCount > 0 && (
+        // sticky below the 56 px header: a contact checked far down the list (a phone shows about 6 rows)
+        // keeps its actions in sight, not above the screen; opaque, with the tint laid over it
         <div
-          className="mb-4 flex flex-wrap items-center gap-2 rounded-lg border border-primary/30 bg-primary/5 px-4 py-2"
+          className="sticky top-16 z-10 mb-4 flex flex-wrap items-center gap-2 rounded-lg border border-primary/30 bg-background bg-linear-to-r from-primary/5 to-primary/5 px-4 py-2 shadow-sm"
           role="region"
           aria-label="Bulk actions"
         >

@@ -51,7 +51,8 @@ export {
  *    without a lookup, unless an earlier attempt's outcome is unknown: the flag stays set once set; a failed row whose last attempt's outcome was unknown keeps the flag, so
  *    "Resend to failed only" looks it up too), is first looked up at the provider by its idempotency key
  *    (`findSent`: the outbox row for local providers, Postmark metadata search, Twilio list by
- *    To+body); found -> recorded as sent without sending again.
+ *    To+body; Drop Cowboy, which has no lookup, by its status callback held for the drop's foreign_id,
+ *    waited for DROP_REPORT_WAIT_MS); found -> recorded as sent without sending again.
  * 4. The outcome (sent / retry / failed) and the contact activity are written in one transaction,
  *    guarded by `status = 'sending'`.
  * 5. A per-campaign watchdog job completes the campaign and re-enqueues rows whose job was lost.

@@ -1376,6 +1376,28 @@ export async function insertEarlyEvent(
   return (row as { id: number }).id;
 }
 
+/**
+ * The drop id of a Drop Cowboy status callback held for the drop sent with `foreignId` (our
+ * recipient key, campaigns.delivery vendorKey), or null: a callback whose drop id matched no recipient
+ * because the drop's answer was lost (holdEarlyEvent keeps it an hour; the route checked its token
+ * for that foreign_id before holding it). Drop Cowboy has no API to look a drop up, so this is how a
+ * retry learns that the attempt whose answer was lost was taken.
+ */
+export async function selectHeldDropId(db: DbOrTx, foreignId: string): Promise<string | null> {
+  const [row] = await db
+    .select({ id: campaignEarlyEvents.providerMessageId })
+    .from(campaignEarlyEvents)
+    .where(
+      and(
+        eq(campaignEarlyEvents.provider, "dropcowboy"),
+        sql`${campaignEarlyEvents.payload}->>'foreign_id' = ${foreignId}`,
+      ),
+    )
+    .orderBy(campaignEarlyEvents.id)
+    .limit(1);
+  return row?.id ?? null;
+}
+
 /** Takes (deletes and returns) the held event `id`, or null when another caller took it first. */
 export async function takeEarlyEvent(
   db: DbOrTx,

@@ -54,6 +54,7 @@ import {
   requeueRecipients,
   reserveAddresses,
   selectCampaignStatus,
+  selectHeldDropId,
   selectNoticedSmsAddresses,
 } from "./campaigns.queries";
 import { rowsWithoutVideo, VIDEO_DELETED_REASON } from "./campaigns.video-media";
@@ -456,7 +457,10 @@ async function recoverReclaimed(
         )
       : new Set<string>();
   await mapLimit(reclaimed, 8, async (r) => {
-    if (!provider.findSent) return;
+    if (!provider.findSent) {
+      if (kind === "voicemail") await recoverDrop(deps, r, found, outcomes);
+      return;
+    }
     try {
       const since = lookupSince(campaign, r);
       // the bodies it may have been sent with (texts: the expected notice first), "" for other channels
@@ -483,6 +487,54 @@ async function recoverReclaimed(
     }
   });
   return rows.filter((r) => !found.has(r.id));
+}
+
+/**
+ * How long a ringless voicemail drop whose answer was lost waits for the vendor's status callback
+ * before it is dropped again (a provider with no lookup: Drop Cowboy): its callbacks come once the
+ * drop was attempted, within minutes. Dropping again at the usual back-off (seconds) left two
+ * voicemails when the first had been taken.
+ */
+export const DROP_REPORT_WAIT_MS = 10 * 60_000;
+
+/**
+ * A claimed voicemail row whose earlier drop may have been taken, on a provider that cannot be asked
+ * (no `findSent`): a status callback held for its foreign_id (selectHeldDropId) records it sent with
+ * that drop's id (recordOutcomes then applies the callback); a row re-claimed from a worker that died
+ * mid-drop, with no callback yet, waits DROP_REPORT_WAIT_MS for one (outcome unknown). A row that
+ * already waited (a retry with its outcome unknown, held back by awaitDropReport) goes ahead.
+ * Adds the rows it decided to `found` and their outcomes to `outcomes`.
+ */
+async function recoverDrop(deps: JobDeps, r: Ready, found: Set<number>, outcomes: Outcome[]): Promise<void> {
+  const held = await selectHeldDropId(deps.db, vendorKey(r));
+  if (held) {
+    found.add(r.id);
+    outcomes.push(sentOutcome(r, held));
+    return;
+  }
+  if (r.prevStatus !== "sending") return;
+  found.add(r.id);
+  outcomes.push({
+    id: r.id,
+    contactId: r.contactId,
+    kind: "retry",
+    reason: "Waiting for the voicemail provider's report of an earlier drop, so it is not dropped twice",
+    attempts: r.attempts,
+    unknown: true,
+    notBefore: new Date(Date.now() + DROP_REPORT_WAIT_MS),
+  });
+}
+
+/**
+ * A failed drop's outcome on a voicemail provider that cannot be asked whether it took a drop (no
+ * `findSent`): a retry whose drop may have been taken (a timeout, a 5xx) waits at least
+ * DROP_REPORT_WAIT_MS for the vendor's status callback (recoverDrop then finds it) instead of the
+ * usual back-off. Other outcomes as they are.
+ */
+function awaitDropReport(o: Outcome): Outcome {
+  if (o.kind !== "retry" || !o.unknown) return o;
+  const at = Date.now() + DROP_REPORT_WAIT_MS;
+  return o.notBefore && o.notBefore.getTime() >= at ? o : { ...o, notBefore: new Date(at) };
 }
 
 /**
@@ -816,7 +868,8 @@ async function callOrDrop(
             });
       return sentOutcome(r, res.providerMessageId);
     } catch (e) {
-      return failureOutcome(r, e);
+      const out = failureOutcome(r, e);
+      return kind === "voicemail" && !deps.providers.voicemail.findSent ? awaitDropReport(out) : out;
     }
   });
 }

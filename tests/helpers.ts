@@ -306,6 +306,19 @@ export function campaignRecipientRows(t: Pick<TestApp, "db">, campaignId: number
 }
 
 /**
+ * Makes campaign `campaignId`'s waiting rows due now (not_before a second ago: a retry's back-off,
+ * quiet hours, a wait for a vendor's report) and runs the deferred jobs, as the worker does once
+ * their time comes.
+ */
+export async function runCampaignRowsNow(t: Pick<TestApp, "db" | "jobs">, campaignId: number): Promise<void> {
+  await t.db
+    .update(campaignRecipients)
+    .set({ notBefore: new Date(Date.now() - 1000) })
+    .where(eq(campaignRecipients.campaignId, campaignId));
+  await t.jobs.runDeferred();
+}
+
+/**
  * The invitation token of the newest invite email to `email` in the local outbox (the link
  * `/invite/<token>` the invitee receives, read through GET /api/dev/outbox).
  * @throws Error when no invite email was sent to `email`.

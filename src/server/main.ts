@@ -31,6 +31,7 @@ import { authPlugin } from "./http/auth";
 import { clientIpPlugin, trustProxyOption } from "./http/client-ip";
 import { cspDirectives, readClientIndex } from "./http/csp";
 import { frameworkErrors, registerErrorHandler } from "./http/error-handler";
+import { addJsonBodyParser } from "./http/json-body";
 import { originCheckPlugin } from "./http/origin";
 import type { JobClient } from "./jobs/client";
 import { AppError } from "./lib/errors";
@@ -105,16 +106,9 @@ export async function createServer(deps: ServerDeps): Promise<{ app: FastifyInst
   }
   registerErrorHandler(app);
   registerRequestLog(app);
-  // An empty (or whitespace-only) body sent as application/json is no body at all, not invalid JSON:
-  // many clients send that Content-Type on every request, a body-less DELETE or POST included. A route
-  // that needs a body refuses it as missing (lib/validate parseInput); anything else goes to Fastify's
-  // own JSON parser with its prototype-poisoning rules. /api/v1 has its own parsers (api.v1 apiV1).
-  const defaultJson = app.getDefaultJsonParser("error", "error");
+  // an empty body sent as application/json is no body, not invalid JSON (http/json-body)
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
-    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
-    return defaultJson(req, body as string, done);
-  });
+  addJsonBodyParser(app);
   await app.register(clientIpPlugin, { env });
   // every route: a NUL character or a lone surrogate cannot be stored in Postgres text/jsonb;
   // refuse it up front with a 400 (tRPC inputs: trpc/init.ts; multipart fields: the upload routes)

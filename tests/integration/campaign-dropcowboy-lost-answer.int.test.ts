@@ -1,11 +1,18 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts, workspaces } from "../../src/server/db/schema";
+import { contacts, workspaces } from "../../src/server/db/schema";
 import { DROP_REPORT_WAIT_MS } from "../../src/server/features/campaigns/campaigns.send";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { ProviderError } from "../../src/server/providers/errors";
 import { dropCowboyCallback, startDropCowboyFake } from "../fakes/dropcowboy";
-import { campaignRecipientRows, createTestApp, daytimeZone, signUp, type TestApp } from "../helpers";
+import {
+  campaignRecipientRows,
+  createTestApp,
+  daytimeZone,
+  runCampaignRowsNow,
+  signUp,
+  type TestApp,
+} from "../helpers";
 import { uniquePhone } from "../unique-phone";
 
 // Drop Cowboy keeps no idempotency key and has no API to look a drop up. A drop it took whose answer
@@ -70,14 +77,6 @@ async function launchLosingFirstAnswer() {
 
 const dropsOf = (recipientId: number) => dc.drops.filter((d) => d.foreign_id === `cr-${recipientId}`);
 
-async function runRetryNow(campaignId: number) {
-  await t.db
-    .update(campaignRecipients)
-    .set({ notBefore: new Date(Date.now() - 1000) })
-    .where(eq(campaignRecipients.campaignId, campaignId));
-  await t.jobs.runDeferred();
-}
-
 describe("a Drop Cowboy drop whose answer was lost", () => {
   it("waits for the drop's report; the report held meanwhile records it sent and delivered, never a second drop", async () => {
     const { campaignId, row, restore } = await launchLosingFirstAnswer();
@@ -97,7 +96,7 @@ describe("a Drop Cowboy drop whose answer was lost", () => {
       });
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json().result).toBe("unknown");
-      await runRetryNow(campaignId);
+      await runCampaignRowsNow(t, campaignId);
       expect(t.jobs.failures).toEqual([]);
     } finally {
       restore();
@@ -111,7 +110,7 @@ describe("a Drop Cowboy drop whose answer was lost", () => {
     const { campaignId, row, restore } = await launchLosingFirstAnswer();
     try {
       expect(row).toMatchObject({ status: "queued", outcomeUnknown: true });
-      await runRetryNow(campaignId);
+      await runCampaignRowsNow(t, campaignId);
       expect(t.jobs.failures).toEqual([]);
     } finally {
       restore();

@@ -1,6 +1,6 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts } from "../../src/server/db/schema";
+import { contacts } from "../../src/server/db/schema";
 import { createAndLaunchCampaign } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import {
@@ -8,6 +8,7 @@ import {
   createTestApp,
   daytimeZone,
   postTwilioWebhook,
+  runCampaignRowsNow,
   setPlan,
   signUp,
   type TestApp,
@@ -156,11 +157,7 @@ describe("opt-outs in the report", () => {
     });
     // its time comes: the send skips them for the opt-out, and they are counted skipped only
     await t.db.update(contacts).set({ timezone: daytimeZone() }).where(inArray(contacts.id, ids));
-    await t.db
-      .update(campaignRecipients)
-      .set({ notBefore: new Date(Date.now() - 1000) })
-      .where(eq(campaignRecipients.campaignId, id));
-    await t.jobs.runDeferred();
+    await runCampaignRowsNow(t, id);
     const [after] = await campaignRecipientRows(t, id);
     expect(after?.status).toBe("skipped");
     f = (await reportOf(u.client, id)).figures;

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
+import { outboxMessages } from "../../src/server/db/schema";
 import { MAX_ATTEMPTS } from "../../src/server/features/campaigns/campaigns.delivery";
 import {
   createAndLaunchCampaign,
@@ -8,7 +8,7 @@ import {
   resendFailed,
 } from "../../src/server/features/campaigns/campaigns.service";
 import { ProviderError } from "../../src/server/providers/errors";
-import { campaignRecipientRows, createTestApp, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, runCampaignRowsNow, signUp, type TestApp } from "../helpers";
 
 // A message whose last allowed attempt timed out after the provider accepted it ends `failed` (the
 // engine cannot tell), and "Resend to failed only" sent it again without asking the provider first:
@@ -49,11 +49,7 @@ describe("resend to failed after a last attempt that timed out", () => {
       });
       id = launched.campaign.id;
       for (let i = 1; i < MAX_ATTEMPTS; i++) {
-        await t.db
-          .update(campaignRecipients)
-          .set({ notBefore: new Date(Date.now() - 1000) })
-          .where(eq(campaignRecipients.campaignId, id));
-        await t.jobs.runDeferred();
+        await runCampaignRowsNow(t, id);
       }
       expect(calls).toBe(MAX_ATTEMPTS);
       expect((await campaignRecipientRows(t, id)).map((r) => r.status)).toEqual(["failed"]);

@@ -1,13 +1,21 @@
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts, outboxMessages } from "../../src/server/db/schema";
+import { contacts, outboxMessages } from "../../src/server/db/schema";
 import {
   createAndLaunchCampaign,
   getCampaignReport,
 } from "../../src/server/features/campaigns/campaigns.service";
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { ProviderError } from "../../src/server/providers/errors";
-import { campaignRecipientRows, createTestApp, daytimeZone, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  campaignRecipientRows,
+  createTestApp,
+  daytimeZone,
+  runCampaignRowsNow,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 import { uniquePhone } from "../unique-phone";
 
 // A provider call that times out (or answers 5xx) after the vendor accepted the message: the engine
@@ -38,11 +46,7 @@ function acceptThenTimeOut(provider: { sendBatch?: (m: never[]) => Promise<unkno
 
 /** Lets the rows' back-off end and runs their waiting send jobs. */
 async function runRetries(campaignId: number) {
-  await t.db
-    .update(campaignRecipients)
-    .set({ notBefore: new Date(Date.now() - 1000) })
-    .where(eq(campaignRecipients.campaignId, campaignId));
-  await t.jobs.runDeferred();
+  await runCampaignRowsNow(t, campaignId);
   expect(t.jobs.failures).toEqual([]);
 }
 

@@ -1,6 +1,6 @@
-import { eq, inArray } from "drizzle-orm";
+import { inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, contacts } from "../../src/server/db/schema";
+import { contacts } from "../../src/server/db/schema";
 import {
   createAndLaunchCampaign,
   getCampaignReport,
@@ -8,7 +8,15 @@ import {
 import { findOrCreateContacts } from "../../src/server/features/crm/crm.service";
 import { ProviderError } from "../../src/server/providers/errors";
 import { startTwilioFake, twilioFakeEnv } from "../fakes/twilio";
-import { campaignRecipientRows, createTestApp, daytimeZone, setPlan, signUp, type TestApp } from "../helpers";
+import {
+  campaignRecipientRows,
+  createTestApp,
+  daytimeZone,
+  runCampaignRowsNow,
+  setPlan,
+  signUp,
+  type TestApp,
+} from "../helpers";
 import { uniquePhone } from "../unique-phone";
 
 // Twilio keeps no idempotency key: a call whose attempt timed out is looked up before it is placed
@@ -69,11 +77,7 @@ describe("a campaign call retried after a timeout", () => {
       expect((await campaignRecipientRows(t, id)).map((r) => [r.status, r.outcomeUnknown])).toEqual([
         ["queued", true],
       ]);
-      await t.db
-        .update(campaignRecipients)
-        .set({ notBefore: new Date(Date.now() - 1000) })
-        .where(eq(campaignRecipients.campaignId, id));
-      await t.jobs.runDeferred();
+      await runCampaignRowsNow(t, id);
       expect(t.jobs.failures).toEqual([]);
     } finally {
       voice.call = original;

@@ -1,12 +1,12 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { campaignRecipients, outboxMessages } from "../../src/server/db/schema";
+import { outboxMessages } from "../../src/server/db/schema";
 import {
   createAndLaunchCampaign,
   getCampaignReport,
 } from "../../src/server/features/campaigns/campaigns.service";
 import { ProviderError } from "../../src/server/providers/errors";
-import { campaignRecipientRows, createTestApp, signUp, type TestApp } from "../helpers";
+import { campaignRecipientRows, createTestApp, runCampaignRowsNow, signUp, type TestApp } from "../helpers";
 
 // A message whose attempt timed out after the provider took it carries "outcome unknown", so the next
 // attempt asks the provider first. When that lookup did not see it yet (Postmark's message search lags
@@ -58,11 +58,7 @@ describe("an attempt's unknown outcome survives a later refusal", () => {
       });
       id = launched.campaign.id;
       for (let i = 0; i < 3; i++) {
-        await t.db
-          .update(campaignRecipients)
-          .set({ notBefore: new Date(Date.now() - 1000) })
-          .where(eq(campaignRecipients.campaignId, id));
-        await t.jobs.runDeferred();
+        await runCampaignRowsNow(t, id);
         const [row] = await campaignRecipientRows(t, id);
         if (row?.status === "sent") break;
       }

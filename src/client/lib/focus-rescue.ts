@@ -3,6 +3,16 @@ import { type RefObject, useLayoutEffect, useRef } from "react";
 const OPEN_DIALOG = '[role="dialog"][data-state="open"],[role="alertdialog"][data-state="open"]';
 const CLOSING_DIALOG = '[role="dialog"][data-state="closed"],[role="alertdialog"][data-state="closed"]';
 
+/**
+ * Whether keyboard focus is nowhere: on <body> or no element, where the browser drops it when the
+ * focused control is disabled or removed. A result a press produced may take focus then, never from
+ * where the person put it.
+ */
+export function focusLost(): boolean {
+  const active = document.activeElement;
+  return !active || active === document.body;
+}
+
 /** How long after a confirmed action its opener may still disappear (the request and the list's refetch). */
 const WATCH_MS = 15_000;
 

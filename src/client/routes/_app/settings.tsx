@@ -5,6 +5,7 @@ import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/client/components/ui/tabs";
 import { PlanRefusalLink } from "@/client/features/billing/plan-refusal";
+import { focusLost } from "@/client/lib/focus-rescue";
 import { ApiKeysTab } from "./-components/settings/api-keys-tab";
 import { BillingTab } from "./-components/settings/billing-tab";
 import { PreferencesTab } from "./-components/settings/preferences-tab";
@@ -49,8 +50,7 @@ function SettingsPage() {
     if (!banner || !box) return;
     const r = box.getBoundingClientRect();
     if (r.top < 0 || r.bottom > window.innerHeight) box.scrollIntoView({ block: "start" });
-    const active = document.activeElement;
-    if (!active || active === document.body) box.focus({ preventScroll: true });
+    if (focusLost()) box.focus({ preventScroll: true });
   }, [banner]);
 
   return (

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { ZodError, z } from "zod";
 import type { AppContext } from "../../context";
+import { addJsonBodyParser } from "../../http/json-body";
 import { sendMediaFile } from "../../http/media-file";
 import {
   cursorId,
@@ -999,12 +1000,8 @@ export async function apiV1(app: FastifyInstance, { ctx }: { ctx: AppContext }) 
   // send JSON. Before, `text/plain` was parsed as a string ("must be a JSON object", a 400) and a
   // form body as fields (a 400 naming the whole JSON text as an unknown field). An empty body of any
   // type is still no body (`curl -X POST -d ''` sends an empty form).
-  const defaultJson = app.getDefaultJsonParser("error", "error");
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
-    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
-    return defaultJson(req, body as string, done);
-  });
+  addJsonBodyParser(app);
   app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {
     if (typeof body === "string" && body.trim() === "") return done(null, undefined);
     const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().slice(0, 60);

@@ -48,8 +48,9 @@ export {
  *    (the worker died) may be re-claimed by anyone.
  * 3. A re-claimed row, and a retry whose last attempt's outcome is unknown (`outcome_unknown`: a
  *    timeout or 5xx may come after the vendor accepted the message; a 429 did not and is retried
- *    without a lookup, unless an earlier attempt's outcome is unknown: the flag stays set once set; a failed row whose last attempt's outcome was unknown keeps the flag, so
- *    "Resend to failed only" looks it up too), is first looked up at the provider by its idempotency key
+ *    without a lookup, unless an earlier attempt's outcome is unknown: the flag stays set once set;
+ *    a failed row whose last attempt's outcome was unknown keeps the flag, so "Resend to failed
+ *    only" looks it up too), is first looked up at the provider by its idempotency key
  *    (`findSent`: the outbox row for local providers, Postmark metadata search, Twilio list by
  *    To+body; Drop Cowboy, which has no lookup, by its status callback held for the drop's foreign_id,
  *    waited for DROP_REPORT_WAIT_MS); found -> recorded as sent without sending again.

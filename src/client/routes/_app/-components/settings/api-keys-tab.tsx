@@ -8,6 +8,7 @@ import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { Input } from "@/client/components/ui/input";
 import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
+import { focusLost } from "@/client/lib/focus-rescue";
 import { formatDate } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import { API_KEY_MAX_EXPIRY_DAYS } from "@/server/features/api/api.schemas";
@@ -86,8 +87,7 @@ export function ApiKeysTab({ onBanner }: { onBanner: ShowBanner }) {
   const copyNewKey = useRef<HTMLButtonElement>(null);
   const shownId = shown?.id;
   useEffect(() => {
-    const active = document.activeElement;
-    if (shownId !== undefined && (!active || active === document.body)) copyNewKey.current?.focus();
+    if (shownId !== undefined && focusLost()) copyNewKey.current?.focus();
   }, [shownId]);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.apiKeys.list.queryKey() });
   const create = useMutation(

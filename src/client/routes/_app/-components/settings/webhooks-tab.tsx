@@ -19,6 +19,7 @@ import { Label } from "@/client/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/client/components/ui/select";
 import { Switch } from "@/client/components/ui/switch";
 import type { PlanRefusal } from "@/client/features/billing/plan-refusal";
+import { focusLost } from "@/client/lib/focus-rescue";
 import { formatDate, formatDateTime } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
 import {
@@ -64,8 +65,7 @@ export function WebhooksTab({ onBanner: showBanner }: { onBanner: ShowBanner }) 
   // with the emptied URL field and drops keyboard focus to the page's top (only when focus was lost)
   const secretBox = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const active = document.activeElement;
-    if (secret && (!active || active === document.body)) secretBox.current?.focus();
+    if (secret && focusLost()) secretBox.current?.focus();
   }, [secret]);
   const refresh = () => qc.invalidateQueries({ queryKey: trpc.webhooks.list.queryKey() });
   const fail = (e: { message: string; data?: { planRefusal?: PlanRefusal | null } | null }) =>

@@ -144,3 +144,56 @@ describe("the contact list's statements keep their generic plan (no planning per
     );
   });
 });
+
+type PlanNode = {
+  "Node Type": string;
+  "Rows Removed by Filter"?: number;
+  "Heap Fetches"?: number;
+  "Actual Rows": number;
+  Plans?: PlanNode[];
+};
+const nodesOf = (p: PlanNode): PlanNode[] => [p, ...(p.Plans ?? []).flatMap(nodesOf)];
+
+describe("a broad search's walk (issue 11: the load benchmark's search leg)", () => {
+  it("tests the rows it passes over in the list index alone and reads only the page's rows from the table", async () => {
+    // the visibility map as autovacuum leaves it after an import (an index-only scan reads the table
+    // for a page that is not all-visible)
+    await t.sql`vacuum contacts`;
+    const names = async () =>
+      new Set(
+        (await one.sql<{ name: string }[]>`select name from pg_prepared_statements where not from_sql`).map(
+          (r) => r.name,
+        ),
+      );
+    const before = await names();
+    // 'garcia' is one contact in 24: a page of 50 (+1) passes over ~1,200 others
+    const rows = await selectBroadSearchPage(one.db, large, { term: "garcia" }, 51, 0, "rows");
+    expect(rows).toHaveLength(51);
+    const added = [...(await names())].filter((n) => !before.has(n));
+    expect(added).toHaveLength(1);
+    const [stmt] = await one.sql<{ statement: string; types: string[] }[]>`
+      select statement, parameter_types::text[] as types from pg_prepared_statements where name = ${added[0] as string}`;
+    // the statement's parameters by type, in order: the workspace (uuid), the LIKE pattern (text), then
+    // the limit and the offset (integers, LIMIT written before OFFSET)
+    const ints = [51, 0];
+    const params = (stmt?.types ?? []).map((ty) =>
+      ty === "uuid" ? large : ty === "text" ? "%garcia%" : (ints.shift() as number),
+    );
+    expect(ints).toHaveLength(0);
+    const [row] = await one.sql.unsafe(
+      `explain (analyze, format json) ${stmt?.statement as string}`,
+      params as never[],
+    );
+    const raw = (row as Record<string, unknown>)["QUERY PLAN"];
+    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
+    const all = nodesOf(plan[0].Plan);
+    const shape = all.map((n) => `${n["Node Type"]}(${n["Actual Rows"]})`).join(" > ");
+    const walk = all.filter((n) => (n["Rows Removed by Filter"] ?? 0) > 0);
+    // the walk passed over the non-matching rows ...
+    expect(walk.length, shape).toBe(1);
+    expect(walk[0]?.["Rows Removed by Filter"], shape).toBeGreaterThan(1_000);
+    // ... in the index alone (the old walk was an Index Scan that read each of them from the table)
+    expect(walk[0]?.["Node Type"], shape).toBe("Index Only Scan");
+    expect(walk[0]?.["Heap Fetches"] ?? 0, shape).toBeLessThan(100);
+  });
+});

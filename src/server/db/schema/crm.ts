@@ -113,7 +113,9 @@ export const contacts = pgTable(
   (t) => [
     uniqueIndex("contacts_user_email_uq").on(t.workspaceId, sql`lower(${t.email})`),
     // list pages are ordered newest first by (created_at, id) (crm.queries contactOrder); one index per
-    // list shape, so page 1 is a backward scan that stops after one page (migration 0023)
+    // list shape, so page 1 is a backward scan that stops after one page (migration 0023). The first
+    // also INCLUDEs search_text, lifecycle_stage and lead_status (migration 0067; drizzle cannot
+    // declare INCLUDE), so a broad search's walk reads only the index (crm.queries selectBroadSearchPage)
     index("contacts_ws_created_id_idx").on(t.workspaceId, t.createdAt, t.id),
     index("contacts_ws_stage_created_id_idx").on(t.workspaceId, t.lifecycleStage, t.createdAt, t.id),
     index("contacts_ws_status_created_id_idx").on(t.workspaceId, t.leadStatus, t.createdAt, t.id),

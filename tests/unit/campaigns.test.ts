@@ -183,6 +183,29 @@ describe("quiet hours (8am-9pm recipient local time)", () => {
       "2026-07-01T12:00:00.000Z",
     ); // 07:30
   });
+  it("defers to 08:00 local across a daylight-saving change, not 07:00 or 09:00", () => {
+    // 2026-11-01 02:00 EDT falls back to 01:00 EST: 23:00 EDT the evening before waits for 08:00 EST
+    // (13:00Z), where nine hours ahead was 07:00 EST
+    expect(nextAllowedTime(new Date("2026-11-01T03:00:00Z"), "America/New_York")?.toISOString()).toBe(
+      "2026-11-01T13:00:00.000Z",
+    );
+    // 2027-03-14 02:00 EST springs forward to 03:00 EDT: 23:00 EST waits for 08:00 EDT (12:00Z), not 09:00
+    expect(nextAllowedTime(new Date("2027-03-14T04:00:00Z"), "America/New_York")?.toISOString()).toBe(
+      "2027-03-14T12:00:00.000Z",
+    );
+    // Europe/London, 2026-10-25 02:00 BST back to 01:00 GMT: 21:30 BST waits for 08:00 GMT
+    expect(nextAllowedTime(new Date("2026-10-24T20:30:00Z"), "Europe/London")?.toISOString()).toBe(
+      "2026-10-25T08:00:00.000Z",
+    );
+    // unknown zone on the fall-back night: open when it is 08:00 PST (16:00Z, 11:00 EST); the old
+    // arithmetic found no shared start in two days and judged the contact in one zone only
+    const r = quietHoursCheck(new Date("2026-11-01T03:00:00Z"), {});
+    expect(r.allowed).toBe(false);
+    if (!r.allowed) {
+      expect(r.notBefore.toISOString()).toBe("2026-11-01T16:00:00.000Z");
+      expect(r.zone).toBeNull();
+    }
+  });
   it("with no known zone, waits until it is daytime in both US Eastern and Pacific", () => {
     const r = quietHoursCheck(new Date("2026-07-01T13:00:00Z"), {}); // 09:00 ET, 06:00 PT
     expect(r.allowed).toBe(false);

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import ct from "countries-and-timezones";
+import { DateTime } from "luxon";
 import { getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/min";
 import { isE164, isPhoneCountry } from "../../lib/phone";
 import { timeZoneAt } from "../../lib/time-zone-at";
@@ -284,19 +285,42 @@ function computeLocalMinutes(now: Date, zone: string): number {
 
 /**
  * When a message to someone in `zone` may go out: null when `now` is inside the window, otherwise
- * the next 08:00 local (to the minute; a DST jump may put it up to an hour off, which the send job
- * re-checks before sending).
+ * the next QUIET_HOURS.startHour (08:00) local, exact across daylight-saving changes (luxon: on the
+ * night a zone falls back or springs forward, the minutes-ahead arithmetic gave 07:00 or 09:00).
+ * @throws RangeError for a zone Intl does not know.
  */
 export function nextAllowedTime(now: Date, zone: string): Date | null {
   const mins = localMinutes(now, zone);
-  const start = QUIET_HOURS.startHour * 60;
-  const end = QUIET_HOURS.endHour * 60;
-  if (mins >= start && mins < end) return null;
-  const wait = (start - mins + 1440) % 1440;
-  const t = new Date(now.getTime() + wait * 60_000);
-  t.setUTCSeconds(0, 0);
-  return t;
+  if (mins >= QUIET_HOURS.startHour * 60 && mins < QUIET_HOURS.endHour * 60) return null;
+  return windowStarts(now, zone, 1)[0] as Date;
 }
+
+/**
+ * The next `count` local starts of the window (QUIET_HOURS.startHour:00) in `zone` strictly after
+ * `now`, one a day, as instants (luxon keeps the wall-clock hour across daylight-saving changes).
+ */
+function windowStarts(now: Date, zone: string, count: number): Date[] {
+  // memo per (zone, UTC minute), as localMinutes': a campaign batch asks the same few zones thousands
+  // of times, and luxon costs ~40 µs a call. The answer is the same for every instant of one minute
+  // (starts fall on whole minutes; from 08:00:00 on, through 08:00:59, the next start is the next
+  // day's), so it is computed from the minute's first instant
+  const minute = Math.floor(now.getTime() / 60_000);
+  if (minute !== startsMinute) {
+    startsMemo.clear();
+    startsMinute = minute;
+  }
+  const key = `${count}|${zone}`;
+  const hit = startsMemo.get(key);
+  if (hit) return hit.map((t) => new Date(t));
+  const local = DateTime.fromMillis(minute * 60_000, { zone });
+  let start = local.set({ hour: QUIET_HOURS.startHour, minute: 0, second: 0, millisecond: 0 });
+  if (start <= local) start = start.plus({ days: 1 });
+  const v = Array.from({ length: count }, (_, i) => start.plus({ days: i }).toMillis());
+  startsMemo.set(key, v);
+  return v.map((t) => new Date(t));
+}
+const startsMemo = new Map<string, number[]>();
+let startsMinute = -1;
 
 /** True when `at` is inside the window (QUIET_HOURS) in `zone`. */
 function insideWindow(at: Date, zone: string): boolean {
@@ -318,16 +342,7 @@ function sharedWindow(now: Date, zones: string[]): Date | null | undefined {
   )
     return null;
   // the shared window, when there is one, opens when the last of its zones reaches 08:00
-  const starts: number[] = [];
-  for (const z of zones) {
-    const mins = localMinutes(now, z);
-    const first = (QUIET_HOURS.startHour * 60 - mins + 1440) % 1440 || 1440;
-    for (const wait of [first, first + 1440]) {
-      const t = new Date(now.getTime() + wait * 60_000);
-      t.setUTCSeconds(0, 0);
-      starts.push(t.getTime());
-    }
-  }
+  const starts = zones.flatMap((z) => windowStarts(now, z, 2).map((t) => t.getTime()));
   for (const at of [...new Set(starts)].sort((a, b) => a - b)) {
     const t = new Date(at);
     if (zones.every((z) => insideWindow(t, z))) return t;

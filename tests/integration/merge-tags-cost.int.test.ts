@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { outboxMessages } from "../../src/server/db/schema";
+import { cpuMsSince } from "../cpu-time";
 import { createTestApp, signUp, type TestApp, uniqueEmail } from "../helpers";
 
 // Attack re-test: merge tags were found with a regex that, for a `{{field|` without its closing
@@ -20,9 +21,11 @@ const HOSTILE = "{{a|".repeat(25_000);
 describe("a draft full of unclosed merge tags", () => {
   it("a test email of it is answered at once, the braces sent as written", async () => {
     const u = await signUp(t.app);
-    const started = performance.now();
+    // CPU time of this process (the app and its inline jobs run here), which a loaded machine does
+    // not stretch as it does wall time; the quadratic scan cost 13 s of it
+    const started = process.cpuUsage();
     const res = await u.client.post("/api/campaigns/email/test", { subject: "Braces", body: HOSTILE });
-    const ms = performance.now() - started;
+    const ms = cpuMsSince(started);
     expect(res.statusCode, res.body).toBe(200);
     expect(ms).toBeLessThan(3000);
     const mails = await t.db.select().from(outboxMessages).where(eq(outboxMessages.to, u.user.email));
@@ -33,7 +36,7 @@ describe("a draft full of unclosed merge tags", () => {
   it("a campaign of it is sent to its recipients at once", async () => {
     const u = await signUp(t.app);
     const to = [uniqueEmail("braces"), uniqueEmail("braces")];
-    const started = performance.now();
+    const started = process.cpuUsage();
     const res = await u.client.post("/api/campaigns/email/launch", {
       campaignName: "Braces",
       subject: "Hello {{first_name|there}}",
@@ -46,7 +49,7 @@ describe("a draft full of unclosed merge tags", () => {
       .select()
       .from(outboxMessages)
       .where(eq(outboxMessages.to, to[1] as string));
-    const ms = performance.now() - started;
+    const ms = cpuMsSince(started);
     expect(sent).toHaveLength(1);
     expect(sent[0]?.subject).toBe("Hello Bea");
     expect(ms).toBeLessThan(4000);

@@ -4,6 +4,7 @@ import { Search, Users } from "lucide-react";
 import { useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { Checkbox } from "@/client/components/ui/checkbox";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
@@ -218,12 +219,7 @@ export function ContactPicker({
             <thead className="border-b bg-muted/40 text-left text-xs text-muted-foreground uppercase">
               <tr>
                 <th className="w-10 p-2">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all on this page"
-                    checked={allOnPage}
-                    onChange={togglePage}
-                  />
+                  <Checkbox aria-label="Select all on this page" checked={allOnPage} onChange={togglePage} />
                 </th>
                 <th className="p-2">
                   Name<span className="sm:hidden"> and {need === "phone" ? "phone" : "email"}</span>
@@ -237,8 +233,7 @@ export function ContactPicker({
               {contacts.map((c) => (
                 <tr key={c.id} className="border-b last:border-0">
                   <td className="p-2">
-                    <input
-                      type="checkbox"
+                    <Checkbox
                       aria-label={`Select ${contactName(c)}`}
                       checked={isPicked(c.id)}
                       onChange={() => toggle(c)}

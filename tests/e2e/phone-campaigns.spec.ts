@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { registerVerified } from "./account-helpers";
+import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
 
 /**
  * The campaign builders on a phone (390 x 844, touch), as a one-person business uses them (helper
@@ -24,4 +24,81 @@ test("email builder: Send Test keeps keyboard focus on its button", async ({ pag
   await expect(page.getByText(`Test email sent to ${email}`)).toBeVisible();
   // disabled while it sends ("Sending..."): focus fell to <body>, so the next Tab started at the top
   await expect(sendTest).toBeFocused();
+});
+
+test("SMS builder: the contact picker offers no contact whose number the import found invalid", async ({
+  page,
+}) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-sms-picker",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  const stamp = Date.now();
+  const imported = await page.request.post("/api/contacts/import", {
+    headers: { origin: new URL(page.url()).origin },
+    data: {
+      contacts: [
+        {
+          first_name: "Vera",
+          last_name: "Valid",
+          email: `vera-${stamp}@example.com`,
+          phone: "+1 415 555 0132",
+        },
+        { first_name: "Bruno", last_name: "Broken", email: `bruno-${stamp}@example.com`, phone: "555-1234" },
+        // more than a page of the picker (25), so it offers "Select all N matching"
+        ...Array.from({ length: 25 }, (_, i) => ({
+          first_name: "Client",
+          last_name: String(i + 1).padStart(2, "0"),
+          email: `client${i + 1}-${stamp}@example.com`,
+          phone: `+1 415 555 01${String(40 + i)}`,
+        })),
+      ],
+    },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+  // the import kept Bruno with his number as typed, reported invalid
+  expect((await imported.json()).created).toBe(27);
+
+  await page.goto("/campaigns/sms");
+  await page.getByLabel("Campaign name").fill("Spring tune-up");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page.getByLabel("Message").fill("Hi {{first_name|there}}, spring tune-ups are 15% off this week.");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await expect(page.getByRole("checkbox", { name: /^Select Client \d\d$/ })).not.toHaveCount(0);
+  // he was listed (his raw "555-1234" shown as his number) and, picked, was skipped at review as
+  // "no valid phone number"
+  const search = page.getByLabel("Search contacts to add");
+  await search.fill("Bruno");
+  await search.press("Enter");
+  await expect(page.getByText("No contacts match")).toBeVisible();
+  await expect(page.getByRole("checkbox", { name: "Select Bruno Broken" })).toHaveCount(0);
+  await search.fill("");
+  await search.press("Enter");
+  await expect(page.getByTestId("picker-reach-note")).toHaveText(
+    "Contacts without a valid phone number are not listed: this campaign cannot reach them.",
+  );
+  await page.getByRole("checkbox", { name: "Select all on this page" }).tap();
+  await expect(page.getByTestId("picker-selected")).toHaveText("25 selected");
+  // every contact with a valid number, Bruno not among them, and the review agrees
+  await page.getByRole("button", { name: "Select all 26 matching" }).tap();
+  await expect(page.getByTestId("picker-selected")).toHaveText("26 selected");
+  // the wizard's Next (the picker's page navigation has a Next too)
+  await page.getByRole("button", { name: "Next" }).last().tap();
+  await expect(page.getByTestId("preflight-audience")).toHaveText("26");
+  await expect(page.getByTestId("preflight-reasons")).toContainText("not opted in to SMS");
+  await expect(page.getByTestId("preflight-reasons")).not.toContainText("no valid phone number");
+
+  // the email builder's picker lists him: he has an email
+  await page.goto("/email-campaign");
+  await page.getByLabel("Campaign name").fill("Spring tune-up");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page.getByLabel("Subject").fill("Spring tune-up");
+  await page.getByLabel("Email body").fill("Book a spring tune-up this month and get 15% off.");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page.getByText("Choose from contacts").tap();
+  await expect(page.getByRole("checkbox", { name: "Select Vera Valid" })).toBeVisible();
+  await search.fill("Bruno");
+  await search.press("Enter");
+  await expect(page.getByRole("checkbox", { name: "Select Bruno Broken" })).toBeVisible();
 });

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { expect, type Page, test } from "@playwright/test";
+import { expect, type Locator, type Page, test } from "@playwright/test";
 import { loadAxe, seriousViolations } from "./a11y-helpers";
 import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
 
@@ -108,4 +108,62 @@ test("Segments: each button's name starts with the words it shows (axe, label in
   // see did not reach it
   expect(await seriousViolations(page, "segments", ["label-content-name-mismatch"])).toEqual([]);
   await expect(dialog.getByRole("button", { name: "Use current filter for Leads" })).toBeVisible();
+});
+
+/**
+ * The area a tap on a checkbox toggles it in: the checkbox's own box, or the box of a <label> wrapping
+ * it (a tap anywhere in such a label toggles the checkbox), whichever is larger, in CSS px.
+ */
+async function checkboxHitArea(box: Locator) {
+  return box.evaluate((el) => {
+    const own = el.getBoundingClientRect();
+    const label = el.closest("label");
+    const wrap = label && label.control === el ? label.getBoundingClientRect() : null;
+    const r = wrap && wrap.width * wrap.height > own.width * own.height ? wrap : own;
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+}
+
+test("row checkboxes and breadcrumb links are targets of at least 24 x 24 px (WCAG 2.5.8)", async ({
+  page,
+}) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-targets",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  await addContacts(page, 3);
+  await page.goto("/contacts");
+  const boxes = page.getByRole("table").getByRole("checkbox");
+  // "Select all" and one per row; axe's target-size counted the 13 px boxes as spaced far enough apart
+  await expect(boxes).toHaveCount(4);
+  for (const box of await boxes.all()) {
+    const name = await box.getAttribute("aria-label");
+    const area = await checkboxHitArea(box);
+    expect(area.width, `${name}: width`).toBeGreaterThanOrEqual(24);
+    expect(area.height, `${name}: height`).toBeGreaterThanOrEqual(24);
+  }
+  // a tap at the hit area's corner (outside the small visible box) toggles the row's checkbox
+  const row = page.getByRole("checkbox", { name: "Select Person 02" });
+  const area = await checkboxHitArea(row);
+  await page.touchscreen.tap(area.x + 1, area.y + 1);
+  await expect(row).toBeChecked();
+  await expect(page.getByTestId("selected-count")).toHaveText("1 selected");
+  // the keyboard still works: Space on the focused checkbox unticks it
+  await row.focus();
+  await page.keyboard.press("Space");
+  await expect(row).not.toBeChecked();
+
+  // the contact page's trail: Dashboard / Contacts / Contact Details
+  await page.getByRole("link", { name: "Person 01" }).tap();
+  const crumbs = page.getByRole("navigation", { name: "Breadcrumb" });
+  await expect(crumbs.locator("[aria-current=page]")).toHaveText("Contact Details");
+  const links = crumbs.getByRole("link");
+  await expect(links).toHaveText(["Dashboard", "Contacts"]);
+  for (const link of await links.all()) {
+    const b = await link.boundingBox();
+    expect(b!.height, `${await link.textContent()}: height`).toBeGreaterThanOrEqual(24);
+  }
+  await links.filter({ hasText: "Contacts" }).tap();
+  await expect(page).toHaveURL(/\/contacts$/);
 });

@@ -40,11 +40,20 @@ export function invalidPhoneSentence(field: "phone" | "mobile", value: string): 
 }
 
 /**
- * True when `value` has the E.164 shape a stored number has (`+`, a country code not starting with 0,
- * 7 to 15 digits in all: ITU-T E.164), as toE164 writes it; says nothing about the number being valid.
+ * The E.164 shape a stored number has (`+`, a country code not starting with 0, 7 to 15 digits in
+ * all: ITU-T E.164), as toE164 writes it, as a regular expression's source that means the same in
+ * JavaScript and in Postgres (`~`, ARE: ASCII digit classes, no flags): isE164 tests a value with it,
+ * and the contacts' SQL (crm.queries reachableWhere) tests the stored phone and mobile with it.
+ */
+export const E164_PATTERN = "^\\+[1-9][0-9]{6,14}$";
+const E164 = new RegExp(E164_PATTERN);
+
+/**
+ * True when `value` has the E.164 shape a stored number has ({@link E164_PATTERN}), as toE164 writes
+ * it; says nothing about the number being valid.
  */
 export function isE164(value: string | null | undefined): value is string {
-  return !!value && /^\+[1-9]\d{6,14}$/.test(value);
+  return !!value && E164.test(value);
 }
 
 /** True when `code` is an ISO 3166-1 alpha-2 country libphonenumber-js has numbering rules for. */

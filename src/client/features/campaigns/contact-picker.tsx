@@ -4,6 +4,7 @@ import { Search, Users } from "lucide-react";
 import { useState } from "react";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { Checkbox } from "@/client/components/ui/checkbox";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
@@ -27,6 +28,10 @@ function Address({ value }: { value: string | null }) {
  * lead status and tag filters, pages of 25 from the server (tRPC `crm.list`), tick boxes, and
  * 'Select all N matching' (the whole filter result, resolved by the server at launch); unticking a
  * contact after it excludes that contact (`pickAll.excludeIds`, the audience's `excludeIds`).
+ * Only the contacts the campaign can reach are offered: the server lists those with an email
+ * (`need` "email") or a valid phone or mobile number (`need` "phone": SMS, calls, voicemail), by the
+ * rule the review skips the others by (`crm.list` `reachable`; 'Select all N matching' is the audience
+ * filter with the same `reachable`); a line under the table says so.
  * Below sm (a phone) the email or phone is shown under the name, in the name's column, instead of
  * in a column of its own, and long names and addresses wrap where they must (wrap-anywhere), so a
  * long address neither widens the table past the screen nor is squeezed into a narrow column.
@@ -57,6 +62,7 @@ export function ContactPicker({
       tag: filter.tagId || undefined,
       page,
       limit: PAGE_SIZE,
+      reachable: need,
     }),
     placeholderData: keepPreviousData,
   });
@@ -70,6 +76,7 @@ export function ContactPicker({
   const allOnPage = contacts.length > 0 && contacts.every((c) => isPicked(c.id));
   const selectedCount = pickAll ? Math.max(0, pickAll.count - excluded.size) : picked.size;
   const addressOf = (c: ListedContact) => (need === "phone" ? c.phone || c.mobile : c.email) || null;
+  const reach = need === "phone" ? "a valid phone number" : "an email address";
 
   const update = (next: Partial<AudienceFilterInput>) => {
     setFilter((f) => ({ ...f, ...next }));
@@ -172,7 +179,10 @@ export function ContactPicker({
           <Button
             variant="link"
             size="sm"
-            onClick={() => onPickAll({ filter: { ...filter }, count: total, excludeIds: [] })}
+            // the server resolves the same list at launch: the filter's contacts this campaign reaches
+            onClick={() =>
+              onPickAll({ filter: { ...filter, reachable: need }, count: total, excludeIds: [] })
+            }
           >
             Select all {formatNumber(total)}
             {capped ? "+" : ""} matching
@@ -180,7 +190,8 @@ export function ContactPicker({
         )}
         {pickAll && (
           <span className="text-muted-foreground">
-            All contacts matching {filtered ? "this filter" : "(every contact)"} are selected
+            All contacts with {reach}
+            {filtered ? " matching this filter" : ""} are selected
             {excluded.size > 0 ? `, except ${plural(excluded.size, "unticked contact")}` : ""}.
           </span>
         )}
@@ -203,11 +214,15 @@ export function ContactPicker({
         <Skeleton className="h-40 w-full" />
       ) : contacts.length === 0 ? (
         filtered ? (
-          <EmptyState icon={Search} title="No contacts match" description="Try another search or filter." />
+          <EmptyState
+            icon={Search}
+            title="No contacts match"
+            description={`Try another search or filter. Only contacts with ${reach} are listed.`}
+          />
         ) : (
           <EmptyState
             icon={Users}
-            title="No contacts yet"
+            title={`No contacts with ${reach}`}
             description="Add or import contacts, or upload a CSV instead."
             action={<Link to="/contacts">Go to contacts</Link>}
           />
@@ -218,12 +233,7 @@ export function ContactPicker({
             <thead className="border-b bg-muted/40 text-left text-xs text-muted-foreground uppercase">
               <tr>
                 <th className="w-10 p-2">
-                  <input
-                    type="checkbox"
-                    aria-label="Select all on this page"
-                    checked={allOnPage}
-                    onChange={togglePage}
-                  />
+                  <Checkbox aria-label="Select all on this page" checked={allOnPage} onChange={togglePage} />
                 </th>
                 <th className="p-2">
                   Name<span className="sm:hidden"> and {need === "phone" ? "phone" : "email"}</span>
@@ -237,8 +247,7 @@ export function ContactPicker({
               {contacts.map((c) => (
                 <tr key={c.id} className="border-b last:border-0">
                   <td className="p-2">
-                    <input
-                      type="checkbox"
+                    <Checkbox
                       aria-label={`Select ${contactName(c)}`}
                       checked={isPicked(c.id)}
                       onChange={() => toggle(c)}
@@ -265,6 +274,11 @@ export function ContactPicker({
             </tbody>
           </table>
         </div>
+      )}
+      {contacts.length > 0 && (
+        <p className="text-xs text-muted-foreground" data-testid="picker-reach-note">
+          Contacts without {reach} are not listed: this campaign cannot reach them.
+        </p>
       )}
       {pages > 1 && (
         <nav className="flex items-center justify-between gap-2" aria-label="Contact pages">

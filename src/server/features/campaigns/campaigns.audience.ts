@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context";
-import type { CampaignChannel, CampaignContent, Contact, SegmentFilter } from "../../db/schema";
+import type { CampaignChannel, CampaignContent, Contact } from "../../db/schema";
 import { isContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import type { MergeContact } from "../../lib/merge-tags";
@@ -17,6 +17,7 @@ import {
   contactFieldsOfListRow,
   getContactsByIds,
   hasContactAddress,
+  type ListFilter,
   listTags,
   matchContactsByAddress,
   resolveTargetContactIds,
@@ -116,13 +117,17 @@ export function skipReason(
   return null;
 }
 
-/** The contacts-list filter of an audience filter, in the CRM's SegmentFilter keys. */
-export function toSegmentFilter(f: AudienceFilter): SegmentFilter {
+/**
+ * The contacts-list filter of an audience filter, in the CRM's SegmentFilter keys, with `reachable`
+ * (the contact picker's channel: crm ListFilter) when given.
+ */
+export function toSegmentFilter(f: AudienceFilter): ListFilter {
   return {
     search: f.search || undefined,
     lifecycle_stage: f.stage,
     lead_status: f.status,
     tag_id: f.tagId,
+    ...(f.reachable ? { reachable: f.reachable } : {}),
   };
 }
 

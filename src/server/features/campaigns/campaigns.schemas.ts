@@ -5,6 +5,7 @@ import { AppError } from "../../lib/errors";
 import { limitParam, pageParam, queryInt, recordId } from "../../lib/validate";
 import { SMS_MAX_CHARACTERS } from "../../providers/sms";
 import { isTimeZone } from "../compliance/quiet-hours";
+import { contactReachSchema } from "../crm/crm.schemas";
 
 const text = (max: number) => z.string().max(max);
 
@@ -121,6 +122,9 @@ const positiveId = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
  * A contacts-list filter as a campaign audience (issue 14): the same filter as the contacts list
  * (`search` substring of name/email/company/phone, lifecycle `stage`, lead `status`, `tagId`); empty
  * strings mean "any". Unknown keys are refused, so a misspelt filter never silently widens the audience.
+ * `reachable` ("email" | "phone"): only the contacts that channel can reach, as the builders' contact
+ * picker lists them (crm.list `reachable`), so its "Select all N matching" is those N; without it, a
+ * matching contact with no address is in the audience and skipped ("no valid phone number").
  */
 export const audienceFilterSchema = z
   .object({
@@ -138,6 +142,7 @@ export const audienceFilterSchema = z
       .optional()
       .transform((v) => v || undefined),
     tagId: positiveId.optional(),
+    reachable: contactReachSchema.optional(),
   })
   .strict();
 export type AudienceFilter = z.output<typeof audienceFilterSchema>;

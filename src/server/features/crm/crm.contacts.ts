@@ -2,7 +2,7 @@ import type { AppContext } from "../../context";
 import type { DbOrTx, Sql } from "../../db/client";
 import { isUniqueViolation } from "../../db/errors";
 import { retryOnRace } from "../../db/retry";
-import type { Contact, NewContact, SegmentFilter } from "../../db/schema";
+import type { Contact, NewContact } from "../../db/schema";
 import { isContactEmail, normaliseContactEmail } from "../../lib/email";
 import { AppError } from "../../lib/errors";
 import { invalidPhoneMessage, normalisePhone, toE164 } from "../../lib/phone";
@@ -55,6 +55,7 @@ import {
   type ContactFields,
   type CustomFieldsInput,
   createContactSchema,
+  type ListFilter,
   MAX_CUSTOM_FIELDS,
   updateContactSchema,
   withoutNullFields,
@@ -409,12 +410,13 @@ export async function findOrCreateContacts(
 /**
  * Contact ids of `workspaceId` addressed by a campaign target: explicit `contactIds` (unknown or foreign
  * ids are ignored), a saved segment (`segmentId`, NOT_FOUND 'List not found' when not the user's),
- * and/or an ad-hoc `filter`; the union, ascending.
+ * and/or an ad-hoc `filter` (with `reachable`, only the contacts that channel reaches: a campaign
+ * picker's "select all N matching"); the union, ascending.
  */
 export async function resolveTargetContactIds(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  target: { contactIds?: number[]; segmentId?: number; filter?: SegmentFilter },
+  target: { contactIds?: number[]; segmentId?: number; filter?: ListFilter },
 ): Promise<number[]> {
   const ids = new Set<number>();
   if (target.contactIds?.length) {
@@ -423,7 +425,7 @@ export async function resolveTargetContactIds(
       for (const id of await selectContactIdsIn(ctx.db, workspaceId, unique.slice(i, i + 10_000)))
         ids.add(id);
   }
-  const filters: SegmentFilter[] = [];
+  const filters: ListFilter[] = [];
   if (target.segmentId !== undefined) {
     const seg = await selectSegment(ctx.db, workspaceId, target.segmentId);
     if (!seg) throw new AppError("NOT_FOUND", "List not found");

@@ -10,6 +10,7 @@ import {
   type NewContact,
   type SegmentFilter,
 } from "../../db/schema";
+import { E164_PATTERN } from "../../lib/phone";
 import {
   CONTACT_JSON_SOURCES,
   contactJsonWriter,
@@ -18,6 +19,7 @@ import {
   toContactJson,
 } from "./crm.contact-json";
 import { detachMessageHistory } from "./crm.notes.queries";
+import type { ContactReach, ListFilter } from "./crm.schemas";
 
 // The contacts table's SQL: the list filter (WHERE / ORDER BY builders) and every statement on
 // contact rows. Functions take the database (or a transaction) first; the rules that call them live
@@ -146,6 +148,19 @@ function opaque(name: string, type: "uuid" | "text" | "int" | "bigint" | "timest
 }
 
 /**
+ * WHERE of the contacts a campaign on `reach` can address, the campaigns' rule (campaigns.audience
+ * addressFor, whose null is the review's "no valid phone number" / "no email address") in SQL: for
+ * "phone", a phone or mobile in E.164 (compliance contactNumberFor: a text goes to the mobile, else
+ * the phone; a call or voicemail to the phone, else the mobile; each only when lib/phone isE164, whose
+ * E164_PATTERN this tests, so a number an import kept only as typed, `phone_raw`, is none); for
+ * "email", an email on file (every write path stores it normalised and valid: crm isContactEmail).
+ */
+export function reachableWhere(reach: ContactReach): SQL {
+  if (reach === "email") return sql`(${contacts.email} is not null and ${contacts.email} <> '')`;
+  return sql`(${contacts.phone} ~ ${E164_PATTERN} or ${contacts.mobile} ~ ${E164_PATTERN})`;
+}
+
+/**
  * WHERE clause of a contact filter, always scoped to `workspaceId`. `search` matches a substring of the
  * name, email, company or phones (`search_text LIKE %term%`, lower-cased; searchArms: served by the
  * workspace-keyed trigram index, by the pending index on workspace_id for contacts a CSV import
@@ -155,10 +170,11 @@ function opaque(name: string, type: "uuid" | "text" | "int" | "bigint" | "timest
  * the planner estimates from search_text's statistics (estimateContactsWhere); "run" (default) is
  * the form to read rows with. `keyed`: whether the term has index keys, when the caller asked
  * Postgres (termHasSearchKeys); by default searchKeyable's answer (ASCII), which walks the other terms.
+ * `reachable` keeps only the contacts that channel reaches (reachableWhere).
  */
 export function contactWhere(
   workspaceId: string,
-  filter: SegmentFilter = {},
+  filter: ListFilter = {},
   use: "run" | "estimate" = "run",
   keyed?: boolean,
 ): SQL {
@@ -175,6 +191,7 @@ export function contactWhere(
     parts.push(
       sql`exists (select 1 from contact_tags ct where ct.contact_id = ${contacts.id} and ct.tag_id = ${filter.tag_id})`,
     );
+  if (filter.reachable) parts.push(reachableWhere(filter.reachable));
   return and(...parts) as SQL;
 }
 

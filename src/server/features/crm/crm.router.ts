@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { recordId } from "../../lib/validate";
 import { protectedProcedure, router } from "../../trpc/init";
-import { bulkOperationSchema, contactIdSchema, listContactsQuerySchema } from "./crm.schemas";
+import { bulkOperationSchema, contactIdSchema, listContactsTrpcSchema } from "./crm.schemas";
 import * as crm from "./crm.service";
 
 const withId = z.object({ id: contactIdSchema });
@@ -13,9 +13,14 @@ const loose = z.record(z.string(), z.unknown());
  * service functions, scoped to `ctx.workspaceId`.
  */
 export const crmRouter = router({
-  /** A page of the contacts list (GET /api/contacts), each contact with its tags (the list's tags column). */
-  list: protectedProcedure.input(listContactsQuerySchema.partial()).query(async ({ ctx, input }) => {
-    const page = await crm.listContacts(ctx, ctx.workspaceId, input);
+  /**
+   * A page of the contacts list (GET /api/contacts), each contact with its tags (the list's tags
+   * column); with `reachable`, only the contacts a campaign on that channel can address (the
+   * builders' contact pickers).
+   */
+  list: protectedProcedure.input(listContactsTrpcSchema).query(async ({ ctx, input }) => {
+    const { reachable, ...query } = input;
+    const page = await crm.listContacts(ctx, ctx.workspaceId, query, { reachable });
     const tags = await crm.tagsOfContacts(
       ctx,
       ctx.workspaceId,

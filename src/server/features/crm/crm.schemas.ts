@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { LEAD_STATUSES, LIFECYCLE_STAGES } from "../../db/schema";
+import { LEAD_STATUSES, LIFECYCLE_STAGES, type SegmentFilter } from "../../db/schema";
 import { isContactEmail } from "../../lib/email";
 import { limitParam, pageParam, queryInt, recordId } from "../../lib/validate";
 import { isTimeZone } from "../compliance/quiet-hours";
@@ -308,6 +308,30 @@ export type ListContactsInput = z.input<typeof listContactsSchema>;
  * tRPC `crm.list` (every key optional) are closed the same way.
  */
 export const listContactsQuerySchema = listContactsSchema.strict();
+
+/**
+ * How a campaign reaches a contact: "email" (its email address) or "phone" (a text, call or ringless
+ * voicemail to its phone or mobile). crm.queries reachableWhere says who is reachable.
+ */
+export const contactReachSchema = z.enum(["email", "phone"]);
+export type ContactReach = z.infer<typeof contactReachSchema>;
+
+/**
+ * A contacts-list filter: a segment's filter, plus, for a campaign builder's contact picker (its
+ * list and its "select all N matching" audience), `reachable`: only the contacts that channel can
+ * reach (crm.queries reachableWhere). Never stored: saved segments hold a SegmentFilter
+ * (segmentFilterSchema refuses the key).
+ */
+export type ListFilter = SegmentFilter & { reachable?: ContactReach };
+
+/**
+ * tRPC `crm.list`'s input: listContactsQuerySchema, every key optional, plus `reachable`, with which
+ * a campaign builder's contact picker lists only the contacts that channel can reach (crm.search
+ * listContacts). Closed like the query string; GET /api/contacts has no such key.
+ */
+export const listContactsTrpcSchema = listContactsQuerySchema.partial().extend({
+  reachable: contactReachSchema.optional(),
+});
 
 /**
  * A segment's filter (saved segments, bulk operations over "all N matching", API v1 audiences):

@@ -26,7 +26,12 @@ import {
   sumContactCounts,
   termHasSearchKeys,
 } from "./crm.queries";
-import { type ListContactsInput, listContactsSchema } from "./crm.schemas";
+import {
+  type ContactReach,
+  type ListContactsInput,
+  type ListFilter,
+  listContactsSchema,
+} from "./crm.schemas";
 
 // The contacts list: search with counts and typo tolerance (the screen, GET /api/contacts) and
 // cursor pages (public API).
@@ -61,14 +66,19 @@ export function listFilter(q: z.output<typeof listContactsSchema>): SegmentFilte
  * max 200). Returns `{ contacts, pagination: {page, pages, total, limit, total_capped?} }`; the
  * total without a search or tag comes from the trigger-maintained `contact_counts` (exact, O(1));
  * a search's total is exact up to SEARCH_COUNT_CAP, else a lower bound with `total_capped`.
+ * `opts.reachable` (tRPC `crm.list` only, for the campaign builders' contact pickers) lists only the
+ * contacts a campaign on that channel can address (crm.queries reachableWhere: the campaigns' rule,
+ * so none the review would skip as "no valid phone number" / "no email address"); its total is
+ * exact in a workspace of up to SMALL_WORKSPACE contacts without a search or tag, else as a search's.
  * @throws BAD_REQUEST on invalid input.
  */
 export async function listContacts(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   input: ListContactsInput,
+  opts: { reachable?: ContactReach } = {},
 ): Promise<{ contacts: ContactJson[]; pagination: ContactsPagination }> {
-  const r = await contactsListPage(ctx, workspaceId, input, "rows");
+  const r = await contactsListPage(ctx, workspaceId, input, "rows", opts.reachable);
   return { contacts: r.rows.map(contactJsonOf), pagination: r.pagination };
 }
 
@@ -107,29 +117,37 @@ const jsonTextOf = (r: ListedRow): Buffer | string =>
   "json" in r ? r.json : JSON.stringify(toContactJson(r.c));
 
 /**
- * listContacts' work, its rows in `form` where a page statement reads them. `corrected` marks the
- * typo-corrected second pass.
+ * listContacts' work, its rows in `form` where a page statement reads them. `reachable`: only the
+ * contacts that channel reaches (listContacts). `corrected` marks the typo-corrected second pass.
  */
 async function contactsListPage(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
   input: ListContactsInput,
   form: PageForm,
+  reachable?: ContactReach,
   corrected = false,
 ): Promise<{ rows: ListedRow[]; pagination: ContactsPagination }> {
   const q = parseInput(listContactsSchema, input);
-  const filter = listFilter(q);
+  const filter: ListFilter = reachable ? { ...listFilter(q), reachable } : listFilter(q);
   const term = normaliseSearch(q.search);
   const offset = (q.page - 1) * q.limit;
   let page: { rows: ListedRow[]; total: number; capped: boolean };
-  if (term || q.tag) {
+  if (term || q.tag || reachable) {
     page = await searchPage(ctx, workspaceId, filter, offset, q.limit, form);
     // typo tolerance: nothing contains the term; search again with its words corrected against
     // the user's search dictionary ("did you mean", pg_trgm similarity), once
     if (page.total === 0 && offset === 0 && term.length >= 4 && !corrected) {
       const fixed = await correctTerm(ctx, workspaceId, term);
       if (fixed)
-        return contactsListPage(ctx, workspaceId, { ...input, search: fixed.slice(0, 100) }, form, true);
+        return contactsListPage(
+          ctx,
+          workspaceId,
+          { ...input, search: fixed.slice(0, 100) },
+          form,
+          reachable,
+          true,
+        );
     }
   } else {
     // the page with its total in one statement; past the last page, the total on its own
@@ -215,11 +233,14 @@ export function forgetSearchPlannerHints(): void {
  *   one row (without a tag: selectBroadSearchPage, one prepared statement per shape); the
  *   total is then the exact number when this is the last page, else the lower bound
  *   offset + limit + 1 with `capped` ("51+").
+ * A `reachable` filter (a campaign picker's) is read as a tag filter is; without a search or tag, in
+ * a workspace of up to SMALL_WORKSPACE contacts, it is counted exactly (up to SMALL_WORKSPACE ids),
+ * as the plain list's total is, so the picker's "Select all N matching" names every such contact.
  */
 async function searchPage(
   ctx: Pick<AppContext, "db">,
   workspaceId: string,
-  filter: SegmentFilter,
+  filter: ListFilter,
   offset: number,
   limit: number,
   form: PageForm,
@@ -231,7 +252,7 @@ async function searchPage(
   // where a strategy needs it
   const estimate = () => estimateContactsWhere(ctx.db, contactWhere(workspaceId, filter, "estimate"));
   const order = contactOrder(filter);
-  if (term && filter.tag_id == null) {
+  if (term && filter.tag_id == null && !filter.reachable) {
     // a search without a tag: ids, count and page in one statement (crm.queries selectSearchPage)
     const by = { term, lifecycleStage: filter.lifecycle_stage, leadStatus: filter.lead_status, keyed };
     const key = `selective:${workspaceId}:${by.lifecycleStage ?? ""}:${by.leadStatus ?? ""}:${term}`;
@@ -293,17 +314,19 @@ async function searchPage(
     if (broad.capped && selective === "over-cap") broad.total = Math.max(broad.total, SEARCH_COUNT_CAP);
     return broad;
   }
-  // a tag filter, with or without a search
+  // a tag or reachable filter, with or without a search
   const small = (await sumContactCounts(ctx.db, workspaceId)) <= SMALL_WORKSPACE;
   const selective = small || (await estimate()) <= BROAD_ESTIMATE;
-  if (selective && offset + limit <= SEARCH_COUNT_CAP) {
-    const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: SEARCH_COUNT_CAP + 1 });
+  const cap =
+    small && filter.reachable && !term && filter.tag_id == null ? SMALL_WORKSPACE : SEARCH_COUNT_CAP;
+  if (selective && offset + limit <= cap) {
+    const ids = await selectContactIdsWhere(ctx.db, where, { order, limit: cap + 1 });
     const pageIds = ids.slice(offset, offset + limit);
     return {
       // the page's rows by id: one prepared statement (newest first, as the ids)
       rows: pageIds.length ? await selectContactsPageByIds(ctx.db, workspaceId, pageIds, form) : [],
-      total: Math.min(ids.length, SEARCH_COUNT_CAP),
-      capped: ids.length > SEARCH_COUNT_CAP,
+      total: Math.min(ids.length, cap),
+      capped: ids.length > cap,
     };
   }
   return broadPage(ctx, where, offset, limit, async (n) =>

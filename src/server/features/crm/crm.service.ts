@@ -85,6 +85,7 @@ export {
   type OptOutListEntry,
   optOutListSchema,
 } from "./crm.opt-outs";
+export type { ListFilter } from "./crm.schemas";
 export {
   BROAD_ESTIMATE,
   type ContactsPagination,

@@ -18,6 +18,7 @@ import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Badge } from "@/client/components/ui/badge";
 import { Button } from "@/client/components/ui/button";
 import { Card, CardContent } from "@/client/components/ui/card";
+import { Checkbox } from "@/client/components/ui/checkbox";
 import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import {
   Dialog,
@@ -985,8 +986,7 @@ function Results({
             {businesses.map((b) => (
               <tr key={b.place_id} className="border-t border-border">
                 <td className="p-2">
-                  <input
-                    type="checkbox"
+                  <Checkbox
                     aria-label={`Select ${b.name}`}
                     checked={selected.has(b.place_id)}
                     onChange={() => toggle(b.place_id)}
@@ -1096,13 +1096,7 @@ const LeadCard = memo(function LeadCard({
       data-testid="lead-card"
     >
       <div className="flex items-start gap-2">
-        <input
-          type="checkbox"
-          aria-label={`Select ${b.name}`}
-          checked={selected}
-          onChange={() => onToggle(b.place_id)}
-          className="mt-1"
-        />
+        <Checkbox aria-label={`Select ${b.name}`} checked={selected} onChange={() => onToggle(b.place_id)} />
         <p className="font-semibold">{b.name}</p>
         <span
           className="ml-auto shrink-0 rounded-full px-2 py-0.5 text-xs font-semibold"

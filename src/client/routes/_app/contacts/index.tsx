@@ -22,6 +22,7 @@ import { useEffect, useRef, useState } from "react";
 import { PageHeader } from "@/client/components/layout/page-header";
 import { AlertBanner } from "@/client/components/ui/alert-banner";
 import { Button } from "@/client/components/ui/button";
+import { Checkbox } from "@/client/components/ui/checkbox";
 import { ConfirmDialog } from "@/client/components/ui/confirm-dialog";
 import { EmptyState } from "@/client/components/ui/empty-state";
 import { Input } from "@/client/components/ui/input";
@@ -514,7 +515,7 @@ function ContactsPage() {
               <thead className="border-b border-border bg-muted/40 text-left text-xs text-muted-foreground uppercase">
                 <tr>
                   <th className="w-10 p-3">
-                    <input type="checkbox" aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
+                    <Checkbox aria-label="Select all" checked={allOnPage} onChange={toggleAll} />
                   </th>
                   <th className="p-3">Name</th>
                   <th className="hidden p-3 sm:table-cell">Email</th>
@@ -533,8 +534,7 @@ function ContactsPage() {
                 {contacts.map((c) => (
                   <tr key={c.id} className="border-b border-border last:border-0 hover:bg-accent/30">
                     <td className="p-3">
-                      <input
-                        type="checkbox"
+                      <Checkbox
                         aria-label={`Select ${contactName(c)}`}
                         checked={isSelected(c.id)}
                         onChange={() => toggle(c.id)}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cpuMsSince } from "../cpu-time";
 import { CSV_FORMULA_ESCAPE } from "../../src/server/lib/csv";
+import { cpuMsSince } from "../cpu-time";
 
 describe("CSV_FORMULA_ESCAPE", () => {
   it("escapes cells a spreadsheet would run, and leaves numbers and phone numbers as they are", () => {

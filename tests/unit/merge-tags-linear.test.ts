@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cpuMsSince } from "../cpu-time";
 import { mergeTagsIn, renderMergeTags } from "../../src/server/lib/merge-tags";
+import { cpuMsSince } from "../cpu-time";
 
 /** The merge-tag pattern as it was: the reference for what is a tag (fine on short text). */
 const REFERENCE_TAG_RE = /\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*(?:\|([^}]*))?\}\}/g;

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import ct from "countries-and-timezones";
-import { DateTime } from "luxon";
 import { getCountryCallingCode, parsePhoneNumberFromString } from "libphonenumber-js/min";
+import { DateTime } from "luxon";
 import { isE164, isPhoneCountry } from "../../lib/phone";
 import { timeZoneAt } from "../../lib/time-zone-at";
 

@@ -4,6 +4,7 @@ import type { SegmentFilter } from "../../src/server/db/schema";
 import { contacts } from "../../src/server/db/schema";
 import { contactOrder, contactWhere } from "../../src/server/features/crm/crm.queries";
 import { type AuthedClient, createTestApp, setPlan, signUp, type TestApp } from "../helpers";
+import { planNodes, planOfRow } from "../query-plan";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -78,17 +79,6 @@ describe("CSV export pages by a key that survives the round trip (issue 11 #2)",
   });
 });
 
-type PlanNode = {
-  "Node Type": string;
-  "Actual Rows": number;
-  "Rows Removed by Filter"?: number;
-  "Index Name"?: string;
-  Plans?: PlanNode[];
-};
-function nodes(p: PlanNode): PlanNode[] {
-  return [p, ...(p.Plans ?? []).flatMap(nodes)];
-}
-
 describe("contacts list page 1 on imported contacts (issue 11: linear list)", () => {
   it("reads one page from an index, with no sort and nothing filtered away, for no filter, a stage and a status, also when another workspace has many newer contacts", async () => {
     const u = await userWithImport(10_000, "plan");
@@ -108,9 +98,7 @@ describe("contacts list page 1 on imported contacts (issue 11: linear list)", ()
         .offset(0)
         .toSQL();
       const [row] = await t.sql.unsafe(`explain (analyze, format json) ${q.sql}`, q.params as never[]);
-      const raw = (row as Record<string, unknown>)["QUERY PLAN"];
-      const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
-      const all = nodes(plan[0].Plan);
+      const all = planNodes(planOfRow(row));
       const shape = all.map((n) => `${n["Node Type"]}(${n["Actual Rows"]})`).join(" > ");
       expect(
         all.some((n) => /Sort/.test(n["Node Type"])),
@@ -129,9 +117,7 @@ describe("contacts list page 1 on imported contacts (issue 11: linear list)", ()
       const [row] = await t.sql.unsafe(
         `explain (format json) select * from contacts where workspace_id = '${user.id}'`,
       );
-      const raw = (row as Record<string, unknown>)["QUERY PLAN"];
-      const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: { "Plan Rows": number } }];
-      return plan[0].Plan["Plan Rows"];
+      return planOfRow(row)["Plan Rows"];
     };
     await t.sql`analyze contacts`;
     expect(await estimate()).toBeLessThan(1_000);

@@ -6,6 +6,7 @@ import {
   selectSearchPage,
 } from "../../src/server/features/crm/crm.queries";
 import { createTestApp, signUp, type TestApp } from "../helpers";
+import { type PlanNode, planNodes, planOfRow } from "../query-plan";
 
 // The contact list's statements are prepared once per connection and meant to run on their generic
 // plan (crm.queries opaque). Where the parameter values swayed the planner's estimate, Postgres
@@ -36,22 +37,33 @@ async function seed(ws: string, n: number, tag: string) {
 }
 
 /**
+ * Runs `run` and returns pg_prepared_statements' row of the one statement it added to the `one`
+ * connection: its plan counts, text and parameter types.
+ */
+async function statementPreparedBy(run: () => Promise<unknown>) {
+  const rows = () =>
+    one.sql<{ name: string; generic: number; custom: number; statement: string; types: string[] }[]>`
+      select name, generic_plans::int as generic, custom_plans::int as custom, statement,
+        parameter_types::text[] as types
+      from pg_prepared_statements where not from_sql`;
+  const before = new Set((await rows()).map((r) => r.name));
+  await run();
+  const added = (await rows()).filter((r) => !before.has(r.name));
+  expect(added).toHaveLength(1);
+  return added[0] as (typeof added)[number];
+}
+
+/**
  * Runs `run` `RUNS` times on the one connection and returns the plans Postgres made for the one
  * prepared statement those runs added to the connection (pg_prepared_statements).
  */
 const RUNS = 12;
 async function plansOfRuns(run: () => Promise<unknown>) {
-  const names = async () =>
-    one.sql<{ name: string; generic: number; custom: number }[]>`
-      select name, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements
-      where not from_sql`;
-  const before = new Set((await names()).map((r) => r.name));
-  await statsHeld(async () => {
-    for (let i = 0; i < RUNS; i++) await run();
-  });
-  const added = (await names()).filter((r) => !before.has(r.name));
-  expect(added).toHaveLength(1);
-  return added[0] as { generic: number; custom: number };
+  return statementPreparedBy(() =>
+    statsHeld(async () => {
+      for (let i = 0; i < RUNS; i++) await run();
+    }),
+  );
 }
 
 /**
@@ -145,40 +157,19 @@ describe("the contact list's statements keep their generic plan (no planning per
   });
 });
 
-type PlanNode = {
-  "Node Type": string;
-  "Total Cost"?: number;
-  "Rows Removed by Filter"?: number;
-  "Heap Fetches"?: number;
-  "Actual Rows": number;
-  Plans?: PlanNode[];
-};
-const nodesOf = (p: PlanNode): PlanNode[] => [p, ...(p.Plans ?? []).flatMap(nodesOf)];
-
 /**
  * The one statement `run` prepares on the `one` connection (its first run of that shape), with its
  * parameters filled by type, in order: the workspace for a uuid, `term` for text, then `ints` in
  * turn (the LIMIT before the OFFSET, where they are parameters).
  */
 async function preparedBy(run: () => Promise<unknown>, term: string, ints: number[]) {
-  const names = async () =>
-    new Set(
-      (await one.sql<{ name: string }[]>`select name from pg_prepared_statements where not from_sql`).map(
-        (r) => r.name,
-      ),
-    );
-  const before = await names();
-  await run();
-  const added = [...(await names())].filter((n) => !before.has(n));
-  expect(added).toHaveLength(1);
-  const [stmt] = await one.sql<{ statement: string; types: string[] }[]>`
-    select statement, parameter_types::text[] as types from pg_prepared_statements where name = ${added[0] as string}`;
+  const stmt = await statementPreparedBy(run);
   const left = [...ints];
-  const params = (stmt?.types ?? []).map((ty) =>
+  const params = stmt.types.map((ty) =>
     ty === "uuid" ? large : ty === "text" ? term : (left.shift() as number),
   );
   expect(left).toHaveLength(0);
-  return { text: stmt?.statement as string, params };
+  return { text: stmt.statement, params };
 }
 
 /** EXPLAIN (format json) of `stmt` on the `one` connection, with `settings` SET for it (then reset). */
@@ -189,9 +180,7 @@ async function planOf(stmt: { text: string; params: unknown[] }, analyze: boolea
       `explain (${analyze ? "analyze, " : ""}format json) ${stmt.text}`,
       stmt.params as never[],
     );
-    const raw = (row as Record<string, unknown>)["QUERY PLAN"];
-    const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as [{ Plan: PlanNode }];
-    return plan[0].Plan;
+    return planOfRow(row);
   } finally {
     for (const s of settings) await one.sql.unsafe(`reset ${s.split("=")[0]}`);
   }
@@ -212,7 +201,7 @@ describe("a broad search's walk (issue 11: the load benchmark's search leg)", ()
         "garcia",
         offset ? [offset] : [],
       );
-      const all = nodesOf(await planOf(stmt, true));
+      const all = planNodes(await planOf(stmt, true));
       const shape = all.map((n) => `${n["Node Type"]}(${n["Actual Rows"]})`).join(" > ");
       const walk = all.filter((n) => (n["Rows Removed by Filter"] ?? 0) > 0);
       // the walk passed over the non-matching rows ...
@@ -239,7 +228,7 @@ describe("a broad search's walk (issue 11: the load benchmark's search leg)", ()
     const chosen = await planOf(stmt, false, [generic]);
     const other = await planOf(stmt, false, [generic, "enable_indexonlyscan=off", "enable_indexscan=off"]);
     const cost = (p: PlanNode) => p["Total Cost"] ?? 0;
-    expect(nodesOf(chosen).some((n) => n["Node Type"] === "Index Only Scan")).toBe(true);
+    expect(planNodes(chosen).some((n) => n["Node Type"] === "Index Only Scan")).toBe(true);
     expect(cost(other) / cost(chosen)).toBeGreaterThan(20);
   });
 });

@@ -1207,10 +1207,11 @@ export async function finishRecipients(
  * reserved), other than the part's own rows (`partIds`: `rows` and those the screen ended or
  * deferred, still `sending` until recorded; twice in one part is the screen's). The moved rows not
  * taken reserve their address on their row (only while still held by their claim: `sending`, same
- * lease_until), so a concurrent part whose contact moved onto the same address sees it. The check and the reservation hold the campaign's advisory lock
- * (ADVISORY_LOCK.campaignAddresses) in one transaction: two parts of one campaign (two chunks, two
- * workers) each checked before either had written its moved address, and both sent. Returns the ids
- * of the rows whose address was taken. Served by (campaign_id, address) (migration 0051).
+ * lease_until), so a concurrent part whose contact moved onto the same address sees it. The check
+ * and the reservation hold the campaign's advisory lock (ADVISORY_LOCK.campaignAddresses) in one
+ * transaction: two parts of one campaign (two chunks, two workers) each checked before either had
+ * written its moved address, and both sent. Returns the ids of the rows whose address was taken.
+ * Served by (campaign_id, address) (migration 0051).
  */
 export async function reserveAddresses(
   pg: Sql,

@@ -281,8 +281,8 @@ async function sendAllowed(
  * address changed since the launch; `noAddress`: an email removed -> "no email address"; an
  * address twice in the part -> "duplicate address", and one another row of this campaign reached is
  * skipAddressesReached's, after the screen): a deleted contact, a suppressed address, or a contact no
- * longer opted in to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an email opt-out
- * -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
+ * longer opted in to the campaign's channel (the launch's rule, campaigns.delivery `optInReason`: an
+ * email opt-out -> "opted out of email"; SMS / calls without opt-in unless the launch confirmed consent; a contact
  * in `stopped`, who replied STOP from any of their numbers -> "opted out (replied STOP)", whatever
  * the consent) is skipped; a call, voicemail or SMS outside the contact's quiet hours is deferred to
  * their next allowed time.

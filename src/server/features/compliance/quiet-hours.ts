@@ -292,14 +292,15 @@ function computeLocalMinutes(now: Date, zone: string): number {
 export function nextAllowedTime(now: Date, zone: string): Date | null {
   const mins = localMinutes(now, zone);
   if (mins >= QUIET_HOURS.startHour * 60 && mins < QUIET_HOURS.endHour * 60) return null;
-  return windowStarts(now, zone, 1)[0] as Date;
+  return windowStarts(now, zone)[0];
 }
 
 /**
- * The next `count` local starts of the window (QUIET_HOURS.startHour:00) in `zone` strictly after
- * `now`, one a day, as instants (luxon keeps the wall-clock hour across daylight-saving changes).
+ * The next two local starts of the window (QUIET_HOURS.startHour:00) in `zone` strictly after `now`,
+ * today's or tomorrow's and the day after, as instants (luxon keeps the wall-clock hour across
+ * daylight-saving changes).
  */
-function windowStarts(now: Date, zone: string, count: number): Date[] {
+function windowStarts(now: Date, zone: string): [Date, Date] {
   // memo per (zone, UTC minute), as localMinutes': a campaign batch asks the same few zones thousands
   // of times, and luxon costs ~40 µs a call. The answer is the same for every instant of one minute
   // (starts fall on whole minutes; from 08:00:00 on, through 08:00:59, the next start is the next
@@ -309,17 +310,17 @@ function windowStarts(now: Date, zone: string, count: number): Date[] {
     startsMemo.clear();
     startsMinute = minute;
   }
-  const key = `${count}|${zone}`;
-  const hit = startsMemo.get(key);
-  if (hit) return hit.map((t) => new Date(t));
-  const local = DateTime.fromMillis(minute * 60_000, { zone });
-  let start = local.set({ hour: QUIET_HOURS.startHour, minute: 0, second: 0, millisecond: 0 });
-  if (start <= local) start = start.plus({ days: 1 });
-  const v = Array.from({ length: count }, (_, i) => start.plus({ days: i }).toMillis());
-  startsMemo.set(key, v);
-  return v.map((t) => new Date(t));
+  let starts = startsMemo.get(zone);
+  if (!starts) {
+    const local = DateTime.fromMillis(minute * 60_000, { zone });
+    let start = local.set({ hour: QUIET_HOURS.startHour, minute: 0, second: 0, millisecond: 0 });
+    if (start <= local) start = start.plus({ days: 1 });
+    starts = [start.toMillis(), start.plus({ days: 1 }).toMillis()];
+    startsMemo.set(zone, starts);
+  }
+  return [new Date(starts[0]), new Date(starts[1])];
 }
-const startsMemo = new Map<string, number[]>();
+const startsMemo = new Map<string, [number, number]>();
 let startsMinute = -1;
 
 /** True when `at` is inside the window (QUIET_HOURS) in `zone`. */
@@ -342,7 +343,7 @@ function sharedWindow(now: Date, zones: string[]): Date | null | undefined {
   )
     return null;
   // the shared window, when there is one, opens when the last of its zones reaches 08:00
-  const starts = zones.flatMap((z) => windowStarts(now, z, 2).map((t) => t.getTime()));
+  const starts = zones.flatMap((z) => windowStarts(now, z).map((t) => t.getTime()));
   for (const at of [...new Set(starts)].sort((a, b) => a - b)) {
     const t = new Date(at);
     if (zones.every((z) => insideWindow(t, z))) return t;

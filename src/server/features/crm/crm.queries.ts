@@ -534,12 +534,7 @@ export async function selectContactsPage<F extends PageForm = "rows">(
         ),
       )
       .orderBy(...contactOrder())
-      // drizzle sends a number as a parameter: the literal goes in as SQL text
-      .limit(
-        literal === null
-          ? (opaque("limit", "int") as unknown as number)
-          : (sql.raw(String(literal)) as unknown as number),
-      );
+      .limit(pageLimit(literal));
     const q = offset ? base.offset(opaque("offset", "int") as unknown as number) : base;
     return pageStatement(q, `crm_page_${shape}`);
   });
@@ -555,6 +550,15 @@ export async function selectContactsPage<F extends PageForm = "rows">(
  * set, so each connection prepares a bounded number of statements; other sizes keep `$n`.
  */
 const LITERAL_LIMITS = new Set([10, 11, 20, 21, 25, 26, 50, 51, 100, 101, 200, 201]);
+
+/**
+ * A page statement's LIMIT: `literal` (one of LITERAL_LIMITS) written into the statement's text,
+ * else the opaque parameter `limit`. drizzle sends a number as a parameter, so the literal goes in as
+ * SQL text; typed as a number for drizzle's `.limit()`.
+ */
+function pageLimit(literal: number | null): number {
+  return (literal === null ? opaque("limit", "int") : sql.raw(String(literal))) as unknown as number;
+}
 
 /** A prepared page statement (selectContactsPage, selectContactsPageByIds): its text and drizzle form. */
 type PageStatement = {
@@ -924,12 +928,7 @@ export async function selectBroadSearchPage<F extends PageForm = "rows">(
         ),
       )
       .orderBy(...contactOrder())
-      // drizzle sends a number as a parameter: the literal goes in as SQL text
-      .limit(
-        literal === null
-          ? (opaque("limit", "int") as unknown as number)
-          : (sql.raw(String(literal)) as unknown as number),
-      );
+      .limit(pageLimit(literal));
     const walk = skip ? matching.offset(opaque("offset", "int") as unknown as number) : matching;
     const q = d
       .select(pageSelection(json))

@@ -13,41 +13,11 @@
  * diagnosis, e.g. `/api/contacts,/api/contacts?search=company 42`; the seeded contacts are
  * First<n> Bench, c<n>@bench.example.com, Company <n mod 97>).
  */
-import fs from "node:fs";
-import inspector from "node:inspector";
 import os from "node:os";
-import path from "node:path";
 import autocannon from "autocannon";
 import { eq } from "drizzle-orm";
 import { workspaces } from "../src/server/db/schema";
-import { autocannonInChild, openBenchDatabase, startBenchServer } from "./bench-server";
-
-/**
- * With BENCH_CPU_PROFILE=<dir>, a V8 CPU profile of the server during one run (open it in Chrome
- * DevTools); otherwise null.
- */
-async function startProfile() {
-  const dir = process.env.BENCH_CPU_PROFILE;
-  if (!dir) return null;
-  const session = new inspector.Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
-    );
-  await post("Profiler.enable");
-  await post("Profiler.start");
-  return {
-    async stop(title: string) {
-      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
-      fs.mkdirSync(dir, { recursive: true });
-      const file = path.join(dir, `${title.replace(/\W+/g, "_")}.cpuprofile`);
-      fs.writeFileSync(file, JSON.stringify(profile));
-      session.disconnect();
-      console.log(`CPU profile of ${title}: ${file}`);
-    },
-  };
-}
+import { autocannonInChild, openBenchDatabase, startBenchServer, startProfile } from "./bench-server";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);

@@ -24,7 +24,7 @@
  * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_KEEP_LOAD=1 (keep the
  * load legs' accounts and contacts for inspection), BENCH_DURATION
  * (seconds per leg and round, default 15), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3),
- * BENCH_POOL_MAX (the server's Postgres connections, default 8). The web process opens up to 20
+ * BENCH_CPU_PROFILE=<dir> (a V8 CPU profile of the server during each leg's first round), BENCH_POOL_MAX (the server's Postgres connections, default 8). The web process opens up to 20
  * (server/boot.ts) against a Postgres of its own machine; here Postgres shares the benchmark's 2 cores,
  * and 20 connections measured slower on every leg (10,000 contacts, two runs at 20 around one at 8:
  * auth/me 2,197-2,524 vs 3,637 req/s, page 1 1,260-1,263 vs 2,051, search 779-855 vs 894).
@@ -46,7 +46,13 @@ import {
 import type { JobClient } from "../src/server/jobs/client";
 import { handlerOf } from "../src/server/jobs/registry";
 import { normalisePhone } from "../src/server/lib/phone";
-import { autocannonInChild, type LoadFigures, openBenchDatabase, startBenchServer } from "./bench-server";
+import {
+  autocannonInChild,
+  type LoadFigures,
+  openBenchDatabase,
+  startBenchServer,
+  startProfile,
+} from "./bench-server";
 
 const SEED_ROWS = Number(process.env.BENCH_SEED_ROWS ?? 1_000_000);
 /** The search GIN index as migration 0044 creates it (dropped while seeding, built once after). */
@@ -450,14 +456,15 @@ async function main() {
       for (let round = 0; round < ROUNDS; round++) {
         const results: LoadResult[] = [];
         for (const [title, p] of targets) {
-          results.push({
-            title,
-            ...(await autocannonInChild(`${base}${p}`, headers, {
-              connections: CONNECTIONS,
-              duration: DURATION,
-              pgDataDir,
-            })),
+          // BENCH_CPU_PROFILE: the server's CPU profile of each leg's first round
+          const profiler = round === 0 ? await startProfile() : null;
+          const figures = await autocannonInChild(`${base}${p}`, headers, {
+            connections: CONNECTIONS,
+            duration: DURATION,
+            pgDataDir,
           });
+          await profiler?.stop(`${size} ${title}`);
+          results.push({ title, ...figures });
         }
         rounds.push(results);
         console.log(

@@ -6,6 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
+import inspector from "node:inspector";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -184,5 +185,32 @@ export async function autocannonInChild(
     errors: r.errors,
     serverMs: (cpu.user + cpu.system) / 1000 / n,
     pgMs: pg0 !== null && pg1 !== null ? (pg1 - pg0) / n : null,
+  };
+}
+
+/**
+ * With BENCH_CPU_PROFILE=<dir>, a V8 CPU profile of the server during one run (open it in Chrome
+ * DevTools); otherwise null.
+ */
+export async function startProfile() {
+  const dir = process.env.BENCH_CPU_PROFILE;
+  if (!dir) return null;
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  return {
+    async stop(title: string) {
+      const { profile } = (await post("Profiler.stop")) as { profile: unknown };
+      fs.mkdirSync(dir, { recursive: true });
+      const file = path.join(dir, `${title.replace(/\W+/g, "_")}.cpuprofile`);
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+      console.log(`CPU profile of ${title}: ${file}`);
+    },
   };
 }

@@ -102,3 +102,63 @@ test("SMS builder: the contact picker offers no contact whose number the import 
   await search.press("Enter");
   await expect(page.getByRole("checkbox", { name: "Select Bruno Broken" })).toBeVisible();
 });
+
+test("SMS and call pickers show the number each campaign uses, not an invalid one", async ({ page }) => {
+  await registerVerifiedBusiness(page, {
+    prefix: "phone-picker-number",
+    name: "Pat Phone",
+    business: "Pat's Plumbing",
+  });
+  const stamp = Date.now();
+  const imported = await page.request.post("/api/contacts/import", {
+    headers: { origin: new URL(page.url()).origin },
+    data: {
+      contacts: [
+        // an office line the import found invalid, and a valid mobile
+        {
+          first_name: "Mia",
+          last_name: "Mobile",
+          email: `mia-${stamp}@example.com`,
+          phone: "555-1234",
+          mobile: "+1 415 555 0177",
+        },
+        // two valid numbers: a text goes to the mobile, a call to the phone
+        {
+          first_name: "Dan",
+          last_name: "Double",
+          email: `dan-${stamp}@example.com`,
+          phone: "+1 415 555 0188",
+          mobile: "+1 415 555 0199",
+        },
+      ],
+    },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+  expect((await imported.json()).created).toBe(2);
+
+  await page.goto("/campaigns/sms");
+  await page.getByLabel("Campaign name").fill("Spring tune-up");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page.getByLabel("Message").fill("Hi {{first_name|there}}, spring tune-ups are 15% off this week.");
+  await page.getByRole("button", { name: "Next" }).tap();
+  const mia = page.getByRole("row", { name: /Mia Mobile/ });
+  const dan = page.getByRole("row", { name: /Dan Double/ });
+  // the address shows under the name at 390 px
+  await expect(mia.getByText("+1 415 555 0177").first()).toBeVisible();
+  await expect(mia).not.toContainText("555-1234");
+  await expect(dan.getByText("+1 415 555 0199").first()).toBeVisible();
+  await expect(dan).not.toContainText("0188");
+
+  await page.goto("/campaigns/call");
+  await page.getByLabel("Campaign name").fill("Tune-up reminder");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page
+    .getByLabel("Script (spoken by the AI voice)")
+    .fill("Hi {{first_name|there}}, this is Pat's Plumbing.");
+  await page.getByRole("button", { name: "Next" }).tap();
+  await page.getByText("Choose from contacts").tap();
+  await expect(mia.getByText("+1 415 555 0177").first()).toBeVisible();
+  await expect(mia).not.toContainText("555-1234");
+  await expect(dan.getByText("+1 415 555 0188").first()).toBeVisible();
+  await expect(dan).not.toContainText("0199");
+});

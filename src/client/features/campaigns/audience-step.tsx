@@ -42,12 +42,15 @@ export function AudienceStep({
   value,
   onChange,
   need,
+  numberKind,
   parseCsv,
   csvInputId = "audience-csv",
 }: {
   value: AudienceState;
   onChange: (a: AudienceState) => void;
   need: "phone" | "email";
+  /** a phone campaign's number of a contact: "sms" (the default: texts) or "voice" (calls, voicemail) */
+  numberKind?: "sms" | "voice";
   parseCsv?: (text: string) => CsvRecipient[];
   csvInputId?: string;
 }) {
@@ -141,6 +144,7 @@ export function AudienceStep({
       {value.source === "crm" && (
         <ContactPicker
           need={need}
+          numberKind={numberKind}
           picked={value.picked}
           onPicked={(picked) => set({ picked })}
           pickAll={value.pickAll}

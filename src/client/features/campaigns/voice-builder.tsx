@@ -179,7 +179,9 @@ export function VoiceCampaignBuilder({
               </div>
             </>
           )}
-          {step === 2 && <AudienceStep need="phone" value={audience} onChange={setAudience} />}
+          {step === 2 && (
+            <AudienceStep need="phone" numberKind="voice" value={audience} onChange={setAudience} />
+          )}
           {step === 3 && (
             <div className="space-y-4">
               <dl className="grid gap-4 sm:grid-cols-4">

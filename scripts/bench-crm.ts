@@ -24,7 +24,8 @@
  * BENCH_SKIP_LOAD=1, BENCH_SKIP_SEARCH=1, BENCH_LOAD_SIZES (default 10000,100000), BENCH_KEEP_LOAD=1 (keep the
  * load legs' accounts and contacts for inspection), BENCH_DURATION
  * (seconds per leg and round, default 15), BENCH_CONNECTIONS (default 50), BENCH_ROUNDS (default 3),
- * BENCH_CPU_PROFILE=<dir> (a V8 CPU profile of the server during each leg's first round), BENCH_POOL_MAX (the server's Postgres connections, default 8). The web process opens up to 20
+ * BENCH_CPU_PROFILE=<dir> (a V8 CPU profile of the server during each leg's first round),
+ * BENCH_POOL_MAX (the server's Postgres connections, default 8). The web process opens up to 20
  * (server/boot.ts) against a Postgres of its own machine; here Postgres shares the benchmark's 2 cores,
  * and 20 connections measured slower on every leg (10,000 contacts, two runs at 20 around one at 8:
  * auth/me 2,197-2,524 vs 3,637 req/s, page 1 1,260-1,263 vs 2,051, search 779-855 vs 894).

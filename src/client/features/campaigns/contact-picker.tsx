@@ -29,7 +29,7 @@ function Address({ value }: { value: string | null }) {
  * phone; a call or voicemail the other way round; only a valid number), shown as its field was typed;
  * null when it has none.
  */
-export function pickerNumber(
+function pickerNumber(
   kind: "sms" | "voice",
   c: Pick<ListedContact, "phone" | "phone_e164" | "mobile" | "mobile_e164">,
 ): string | null {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, type Page, test } from "@playwright/test";
 import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
 
 /**
@@ -6,6 +6,17 @@ import { registerVerified, registerVerifiedBusiness } from "./account-helpers";
  * "phone").
  */
 test.use({ viewport: { width: 390, height: 844 }, hasTouch: true, reducedMotion: "reduce" });
+
+/** A Business account (Pat's Plumbing) that imports `contacts` (JSON import); returns how many it created. */
+async function businessWithContacts(page: Page, prefix: string, contacts: Record<string, string>[]) {
+  await registerVerifiedBusiness(page, { prefix, name: "Pat Phone", business: "Pat's Plumbing" });
+  const imported = await page.request.post("/api/contacts/import", {
+    headers: { origin: new URL(page.url()).origin },
+    data: { contacts },
+  });
+  expect(imported.ok(), await imported.text()).toBe(true);
+  return (await imported.json()).created as number;
+}
 
 test("email builder: Send Test keeps keyboard focus on its button", async ({ page }) => {
   const email = await registerVerified(page, {
@@ -29,36 +40,25 @@ test("email builder: Send Test keeps keyboard focus on its button", async ({ pag
 test("SMS builder: the contact picker offers no contact whose number the import found invalid", async ({
   page,
 }) => {
-  await registerVerifiedBusiness(page, {
-    prefix: "phone-sms-picker",
-    name: "Pat Phone",
-    business: "Pat's Plumbing",
-  });
   const stamp = Date.now();
-  const imported = await page.request.post("/api/contacts/import", {
-    headers: { origin: new URL(page.url()).origin },
-    data: {
-      contacts: [
-        {
-          first_name: "Vera",
-          last_name: "Valid",
-          email: `vera-${stamp}@example.com`,
-          phone: "+1 415 555 0132",
-        },
-        { first_name: "Bruno", last_name: "Broken", email: `bruno-${stamp}@example.com`, phone: "555-1234" },
-        // more than a page of the picker (25), so it offers "Select all N matching"
-        ...Array.from({ length: 25 }, (_, i) => ({
-          first_name: "Client",
-          last_name: String(i + 1).padStart(2, "0"),
-          email: `client${i + 1}-${stamp}@example.com`,
-          phone: `+1 415 555 01${String(40 + i)}`,
-        })),
-      ],
+  const created = await businessWithContacts(page, "phone-sms-picker", [
+    {
+      first_name: "Vera",
+      last_name: "Valid",
+      email: `vera-${stamp}@example.com`,
+      phone: "+1 415 555 0132",
     },
-  });
-  expect(imported.ok(), await imported.text()).toBe(true);
+    { first_name: "Bruno", last_name: "Broken", email: `bruno-${stamp}@example.com`, phone: "555-1234" },
+    // more than a page of the picker (25), so it offers "Select all N matching"
+    ...Array.from({ length: 25 }, (_, i) => ({
+      first_name: "Client",
+      last_name: String(i + 1).padStart(2, "0"),
+      email: `client${i + 1}-${stamp}@example.com`,
+      phone: `+1 415 555 01${String(40 + i)}`,
+    })),
+  ]);
   // the import kept Bruno with his number as typed, reported invalid
-  expect((await imported.json()).created).toBe(27);
+  expect(created).toBe(27);
 
   await page.goto("/campaigns/sms");
   await page.getByLabel("Campaign name").fill("Spring tune-up");
@@ -104,37 +104,26 @@ test("SMS builder: the contact picker offers no contact whose number the import 
 });
 
 test("SMS and call pickers show the number each campaign uses, not an invalid one", async ({ page }) => {
-  await registerVerifiedBusiness(page, {
-    prefix: "phone-picker-number",
-    name: "Pat Phone",
-    business: "Pat's Plumbing",
-  });
   const stamp = Date.now();
-  const imported = await page.request.post("/api/contacts/import", {
-    headers: { origin: new URL(page.url()).origin },
-    data: {
-      contacts: [
-        // an office line the import found invalid, and a valid mobile
-        {
-          first_name: "Mia",
-          last_name: "Mobile",
-          email: `mia-${stamp}@example.com`,
-          phone: "555-1234",
-          mobile: "+1 415 555 0177",
-        },
-        // two valid numbers: a text goes to the mobile, a call to the phone
-        {
-          first_name: "Dan",
-          last_name: "Double",
-          email: `dan-${stamp}@example.com`,
-          phone: "+1 415 555 0188",
-          mobile: "+1 415 555 0199",
-        },
-      ],
+  const created = await businessWithContacts(page, "phone-picker-number", [
+    // an office line the import found invalid, and a valid mobile
+    {
+      first_name: "Mia",
+      last_name: "Mobile",
+      email: `mia-${stamp}@example.com`,
+      phone: "555-1234",
+      mobile: "+1 415 555 0177",
     },
-  });
-  expect(imported.ok(), await imported.text()).toBe(true);
-  expect((await imported.json()).created).toBe(2);
+    // two valid numbers: a text goes to the mobile, a call to the phone
+    {
+      first_name: "Dan",
+      last_name: "Double",
+      email: `dan-${stamp}@example.com`,
+      phone: "+1 415 555 0188",
+      mobile: "+1 415 555 0199",
+    },
+  ]);
+  expect(created).toBe(2);
 
   await page.goto("/campaigns/sms");
   await page.getByLabel("Campaign name").fill("Spring tune-up");

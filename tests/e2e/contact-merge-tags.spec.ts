@@ -72,3 +72,23 @@ test("the send dialogs insert merge tags, preview them filled in, and the outbox
   await expect(call.getByTestId("message-preview")).toContainText("What Nia Ortiz hears");
   await expect(call.getByTestId("message-preview-body")).toHaveText("Hello Ortiz Bakery, this is Merge Co.");
 });
+
+test("on a slow device, typing right after an inserted tag stays where it was typed", async ({ page }) => {
+  // frames 300 ms apart, as on a busy phone: the insert used to place the caret after the tag one frame
+  // later, so it moved the caret back under text typed in the meantime
+  await page.addInitScript(() => {
+    window.requestAnimationFrame = (cb) => window.setTimeout(() => cb(performance.now()), 300);
+  });
+  await registerVerifiedBusiness(page, { prefix: "merge-tags-slow", name: "Sol Slow", business: "Slow Co" });
+  await page.goto("/campaigns/sms");
+  await page.getByLabel("Campaign name").fill("Slow frames");
+  await page.getByRole("button", { name: "Next" }).click();
+  const box = page.getByLabel("Message");
+  await box.fill("Hi ");
+  await box.press("End");
+  await page.getByRole("button", { name: /^Insert first name/ }).click();
+  // typed at once, in the box, over several of those frames
+  await box.press("End");
+  await box.pressSequentially(", your order is ready", { delay: 40 });
+  await expect(box).toHaveValue("Hi {{first_name|there}}, your order is ready");
+});

@@ -1,4 +1,4 @@
-import { useRef } from "react";
+import { useLayoutEffect, useRef } from "react";
 import { Button } from "@/client/components/ui/button";
 import { Textarea } from "@/client/components/ui/textarea";
 import { MERGE_TAG_BUTTONS, type MergeContact, renderPreview } from "@/server/lib/merge-tags";
@@ -36,17 +36,27 @@ export function MergeTagTextarea({
   maxLength?: number;
 } & Omit<React.ComponentProps<typeof Textarea>, "value" | "onChange" | "id" | "rows" | "maxLength">) {
   const ref = useRef<HTMLTextAreaElement>(null);
+  // the caret after an inserted tag, placed when the box shows the text it was inserted into (in the
+  // commit that renders it, before any later keystroke: placed a frame later, on a slow device it
+  // moved the caret back while the person was already typing after the tag)
+  const caret = useRef<{ text: string; at: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    const pending = caret.current;
+    if (!el || !pending || el.value !== value) return;
+    caret.current = null;
+    if (value !== pending.text) return;
+    el.focus();
+    el.setSelectionRange(pending.at, pending.at);
+  }, [value]);
   function insert(tag: string) {
     const el = ref.current;
     const start = el?.selectionStart ?? value.length;
     const end = el?.selectionEnd ?? value.length;
     const next = `${value.slice(0, start)}${tag}${value.slice(end)}`;
     if (maxLength !== undefined && next.length > maxLength) return;
+    caret.current = { text: next, at: start + tag.length };
     onChange(next);
-    requestAnimationFrame(() => {
-      el?.focus();
-      el?.setSelectionRange(start + tag.length, start + tag.length);
-    });
   }
   return (
     <div className="space-y-2">

@@ -43,7 +43,7 @@ export function MergeTagTextarea({
   useLayoutEffect(() => {
     const el = ref.current;
     const pending = caret.current;
-    if (!el || !pending || el.value !== value) return;
+    if (!el || !pending) return;
     caret.current = null;
     if (value !== pending.text) return;
     el.focus();

@@ -10,9 +10,9 @@ import { Input } from "@/client/components/ui/input";
 import { Skeleton } from "@/client/components/ui/skeleton";
 import { contactName, LEAD_STATUSES, LIFECYCLE_STAGES } from "@/client/features/crm/api";
 import { ContactNameText } from "@/client/features/crm/contact-name";
+import { contactSendNumber } from "@/client/features/crm/send-number";
 import { formatNumber, plural, titleCase } from "@/client/lib/format";
 import { useTRPC } from "@/client/trpc";
-import { contactNumberFor } from "@/server/features/compliance/contact-number";
 import type { AudienceFilterInput, ListedContact, PickAll } from "./audience";
 
 const PAGE_SIZE = 25;
@@ -25,20 +25,6 @@ function Address({ value }: { value: string | null }) {
 }
 
 /**
- * The number a `kind` send to `c` goes to (compliance contactNumberFor: a text to the mobile, else the
- * phone; a call or voicemail the other way round; only a valid number), shown as its field was typed;
- * null when it has none.
- */
-function pickerNumber(
-  kind: "sms" | "voice",
-  c: Pick<ListedContact, "phone" | "phone_e164" | "mobile" | "mobile_e164">,
-): string | null {
-  const n = contactNumberFor(kind, { phone: c.phone_e164, mobile: c.mobile_e164 });
-  if (!n) return null;
-  return (n === c.mobile_e164 ? c.mobile : c.phone) ?? n;
-}
-
-/**
  * Contacts chosen from the CRM (issue 14): search (name, email, company, phone), lifecycle stage,
  * lead status and tag filters, pages of 25 from the server (tRPC `crm.list`), tick boxes, and
  * 'Select all N matching' (the whole filter result, resolved by the server at launch); unticking a
@@ -48,7 +34,7 @@ function pickerNumber(
  * rule the review skips the others by (`crm.list` `reachable`; 'Select all N matching' is the audience
  * filter with the same `reachable`); a line under the table says so. A contact's number is the one the
  * campaign sends to (`numberKind`: "sms" texts the mobile first, "voice" calls the phone first;
- * pickerNumber), not an invalid number it also has.
+ * crm/send-number contactSendNumber, as that field was typed), not an invalid number it also has.
  * Below sm (a phone) the email or phone is shown under the name, in the name's column, instead of
  * in a column of its own, and long names and addresses wrap where they must (wrap-anywhere), so a
  * long address neither widens the table past the screen nor is squeezed into a narrow column.
@@ -95,7 +81,8 @@ export function ContactPicker({
   const isPicked = (id: number) => (pickAll ? !excluded.has(id) : picked.has(id));
   const allOnPage = contacts.length > 0 && contacts.every((c) => isPicked(c.id));
   const selectedCount = pickAll ? Math.max(0, pickAll.count - excluded.size) : picked.size;
-  const addressOf = (c: ListedContact) => (need === "phone" ? pickerNumber(numberKind, c) : c.email || null);
+  const addressOf = (c: ListedContact) =>
+    need === "phone" ? (contactSendNumber(numberKind, c)?.typed ?? null) : c.email || null;
   const reach = need === "phone" ? "a valid phone number" : "an email address";
 
   const update = (next: Partial<AudienceFilterInput>) => {

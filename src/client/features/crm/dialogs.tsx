@@ -23,10 +23,10 @@ import { titleCase } from "@/client/lib/format";
 import { useClearWhenEdited } from "@/client/lib/use-clear-when-edited";
 import { useTRPC, useTRPCClient } from "@/client/trpc";
 import { smsSegments } from "@/server/features/campaigns/sms-segments";
-import { contactNumberFor } from "@/server/features/compliance/contact-number";
 import { firstTextBody } from "@/server/features/compliance/sms-keywords";
 import { emailSubjectLine } from "@/server/lib/email-subject";
 import { type Contact, type CreatedTag, contactName, invalidateCrm, type Tag } from "./api";
+import { contactSendNumber } from "./send-number";
 
 /**
  * Add Contact modal: first name and email required; last name, phone, company optional (spec section
@@ -506,12 +506,9 @@ export function MessageDialog({
               To{" "}
               {channel === "email"
                 ? contact.email || "(no email)"
-                : // the number the server sends to (compliance contactNumberFor: a text to the mobile
+                : // the number the server sends to (crm/send-number contactSendNumber: a text to the mobile
                   // first, a call to the phone first); a number kept as typed when it has no usable one
-                  (contactNumberFor(channel === "sms" ? "sms" : "voice", {
-                    phone: contact.phone_e164,
-                    mobile: contact.mobile_e164,
-                  }) ??
+                  (contactSendNumber(channel === "sms" ? "sms" : "voice", contact)?.e164 ??
                   (contact.mobile || contact.phone || "(no phone)"))}
             </DialogDescription>
           </DialogHeader>
